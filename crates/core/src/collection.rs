@@ -1,0 +1,262 @@
+//! The one data model: a collection of items, each an id plus a JSON value stored as text.
+//!
+//! Items keep their JSON text rather than a parsed tree: a million-line NDJSON file then costs its
+//! own size in memory, the profiler parses each item exactly once while loading, and tools that need
+//! a value (sampling, selectors) parse just the items they touch. All items of a collection share one
+//! buffer, so a collection is a handful of allocations however many items it has.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::CoreError;
+use crate::profile::{CollectionProfile, ProfileBuilder};
+
+/// What a collection holds; it decides how items are shown and what the extra fields mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectionKind {
+    /// Graph nodes: `{id, data}`.
+    Nodes,
+    /// Graph edges: `{id, source, target, data}`.
+    Edges,
+    /// A record set: `{key, value, metadata?}`; a key may have many values (its history).
+    Records,
+    /// A document set: `{id, data}` from a JSON array or NDJSON file.
+    Documents,
+}
+
+impl CollectionKind {
+    /// The singular noun for one item ("node", "record", …).
+    pub fn item_noun(self) -> &'static str {
+        match self {
+            Self::Nodes => "node",
+            Self::Edges => "edge",
+            Self::Records => "record value",
+            Self::Documents => "document",
+        }
+    }
+
+    /// The plural noun ("nodes", "record values", …).
+    pub fn items_noun(self) -> &'static str {
+        match self {
+            Self::Nodes => "nodes",
+            Self::Edges => "edges",
+            Self::Records => "record values",
+            Self::Documents => "documents",
+        }
+    }
+}
+
+impl fmt::Display for CollectionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Nodes => "nodes",
+            Self::Edges => "edges",
+            Self::Records => "records",
+            Self::Documents => "documents",
+        })
+    }
+}
+
+/// The endpoints of an edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EdgeEnds {
+    /// Source node id.
+    pub source: Box<str>,
+    /// Target node id.
+    pub target: Box<str>,
+}
+
+/// One item: its id, where its JSON text lives in the buffer, and kind-specific extras.
+#[derive(Debug, Clone)]
+pub struct ItemEntry {
+    /// The item's id (for records, the record key; several values may share it).
+    pub id: Box<str>,
+    /// Byte range of the item's value in the collection buffer.
+    pub value: Range<usize>,
+    /// Edge endpoints, for edges.
+    pub ends: Option<Box<EdgeEnds>>,
+    /// Byte range of the record metadata, for records that carry it.
+    pub metadata: Option<Range<usize>>,
+}
+
+/// A borrowed view of one item.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemRef<'a> {
+    /// Position of the item in its collection.
+    pub index: usize,
+    /// The item's id.
+    pub id: &'a str,
+    /// The item's JSON text.
+    pub json: &'a str,
+    /// Edge endpoints, for edges.
+    pub ends: Option<&'a EdgeEnds>,
+    /// Record metadata JSON text, if any.
+    pub metadata_json: Option<&'a str>,
+}
+
+impl ItemRef<'_> {
+    /// Parses the item's value.
+    pub fn value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.json)
+    }
+
+    /// Parses the record metadata, if any.
+    pub fn metadata(&self) -> Option<Value> {
+        self.metadata_json.and_then(|m| serde_json::from_str(m).ok())
+    }
+}
+
+/// A named set of items with the profile computed when it was built.
+#[derive(Debug)]
+pub struct Collection {
+    name: String,
+    kind: CollectionKind,
+    buffer: Arc<str>,
+    items: Vec<ItemEntry>,
+    profile: CollectionProfile,
+    /// For record sets: one profile per record key, built on first use.
+    record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
+}
+
+impl Collection {
+    /// Assembles a collection from a buffer, its items, and their profile (see [`crate::profile`]).
+    pub fn new(
+        name: impl Into<String>,
+        kind: CollectionKind,
+        buffer: Arc<str>,
+        items: Vec<ItemEntry>,
+        profile: CollectionProfile,
+    ) -> Self {
+        Self { name: name.into(), kind, buffer, items, profile, record_profiles: OnceLock::new() }
+    }
+
+    /// Builds a collection from parsed values (tests, small sources, synthesized items).
+    pub fn from_values<I>(name: impl Into<String>, kind: CollectionKind, values: I) -> Self
+    where
+        I: IntoIterator<Item = OwnedItem>,
+    {
+        let name = name.into();
+        let mut buffer = String::new();
+        let mut items = Vec::new();
+        let mut profiler = ProfileBuilder::new();
+        for item in values {
+            profiler.add_value(&item.value);
+            let value = append_json(&mut buffer, &item.value);
+            let metadata = item.metadata.as_ref().map(|m| append_json(&mut buffer, m));
+            items.push(ItemEntry { id: item.id.into(), value, ends: item.ends.map(Box::new), metadata });
+        }
+        let profile = profiler.finish(items.len() as u64);
+        Self::new(name, kind, Arc::from(buffer), items, profile)
+    }
+
+    /// The collection's name (`nodes`, `edges`, a record set's or document set's name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the collection holds.
+    pub fn kind(&self) -> CollectionKind {
+        self.kind
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The profile of every property, computed from all items when the collection was built.
+    pub fn profile(&self) -> &CollectionProfile {
+        &self.profile
+    }
+
+    /// The item at `index`.
+    pub fn item(&self, index: usize) -> Option<ItemRef<'_>> {
+        let entry = self.items.get(index)?;
+        Some(ItemRef {
+            index,
+            id: &entry.id,
+            json: self.buffer.get(entry.value.clone()).unwrap_or("null"),
+            ends: entry.ends.as_deref(),
+            metadata_json: entry.metadata.clone().and_then(|m| self.buffer.get(m)),
+        })
+    }
+
+    /// All items in order.
+    pub fn items(&self) -> impl Iterator<Item = ItemRef<'_>> + '_ {
+        (0..self.items.len()).filter_map(move |i| self.item(i))
+    }
+
+    /// For record sets: every record key with its own profile (over all of its values), in
+    /// first-seen order. Computed once, on first use; other kinds have one group per item id.
+    pub fn record_profiles(&self) -> &[(String, CollectionProfile)] {
+        self.record_profiles.get_or_init(|| {
+            let mut order: Vec<&str> = Vec::new();
+            let mut builders: std::collections::HashMap<&str, (ProfileBuilder, u64)> = std::collections::HashMap::new();
+            for item in self.items() {
+                let (builder, count) = builders.entry(item.id).or_insert_with(|| {
+                    order.push(item.id);
+                    (ProfileBuilder::new(), 0)
+                });
+                // Items were validated when the collection was built.
+                if builder.add_json(item.json).is_ok() {
+                    *count += 1;
+                }
+            }
+            order
+                .into_iter()
+                .filter_map(|key| builders.remove(key).map(|(b, n)| (key.to_string(), b.finish(n))))
+                .collect()
+        })
+    }
+
+    /// The profile of one record key, if the collection has it.
+    pub fn record_profile(&self, key: &str) -> Option<&CollectionProfile> {
+        self.record_profiles().iter().find(|(k, _)| k == key).map(|(_, p)| p)
+    }
+
+    /// Parses one item's value, naming the item if its text is not JSON.
+    pub fn parse_item(&self, item: &ItemRef<'_>) -> Result<Value, CoreError> {
+        item.value().map_err(|e| CoreError::CorruptItem {
+            collection: self.name.clone(),
+            item: item.id.to_string(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// An item given as a parsed value, for [`Collection::from_values`].
+#[derive(Debug, Clone)]
+pub struct OwnedItem {
+    /// Item id.
+    pub id: String,
+    /// Item value.
+    pub value: Value,
+    /// Edge endpoints, for edges.
+    pub ends: Option<EdgeEnds>,
+    /// Record metadata, for records.
+    pub metadata: Option<Value>,
+}
+
+impl OwnedItem {
+    /// An item with just an id and a value.
+    pub fn new(id: impl Into<String>, value: Value) -> Self {
+        Self { id: id.into(), value, ends: None, metadata: None }
+    }
+}
+
+fn append_json(buffer: &mut String, value: &Value) -> Range<usize> {
+    let start = buffer.len();
+    // Serializing a Value cannot fail: its keys are strings and its numbers finite.
+    buffer.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "null".into()));
+    start..buffer.len()
+}

@@ -1,0 +1,136 @@
+//! Making values safe to show an LLM: long strings cut at a character limit, deep values cut at
+//! a depth limit, each cut marked so the reader knows something was left out.
+
+use serde_json::{Map, Value};
+
+/// How values are shortened for output.
+#[derive(Debug, Clone, Copy)]
+pub struct DisplayLimits {
+    /// Longest string shown, in characters (default 100).
+    pub max_string: usize,
+    /// Deepest nesting shown (default 6); deeper objects/arrays become a marker string.
+    pub max_depth: usize,
+    /// Most array elements shown (default 20).
+    pub max_array: usize,
+}
+
+impl Default for DisplayLimits {
+    fn default() -> Self {
+        Self { max_string: 100, max_depth: 6, max_array: 20 }
+    }
+}
+
+/// Counts of what [`shorten`] cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cuts {
+    /// Strings truncated.
+    pub strings: usize,
+    /// Objects or arrays replaced by a depth marker.
+    pub depth: usize,
+    /// Arrays whose tail was dropped.
+    pub arrays: usize,
+}
+
+impl Cuts {
+    /// True when nothing was cut.
+    pub fn is_empty(&self) -> bool {
+        self.strings == 0 && self.depth == 0 && self.arrays == 0
+    }
+}
+
+/// Shortens one string to `max` characters, marking the cut with the original length.
+pub fn shorten_str(text: &str, max: usize) -> Option<String> {
+    let mut chars = text.char_indices();
+    let (cut, _) = chars.nth(max)?;
+    let total = text.chars().count();
+    Some(format!("{}… [truncated: {total} chars]", &text[..cut]))
+}
+
+/// Returns `value` shortened to `limits`, counting every cut in `cuts`.
+pub fn shorten(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts) -> Value {
+    shorten_at(value, limits, cuts, 0)
+}
+
+fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usize) -> Value {
+    match value {
+        Value::String(s) => match shorten_str(s, limits.max_string) {
+            Some(short) => {
+                cuts.strings += 1;
+                Value::String(short)
+            }
+            None => value.clone(),
+        },
+        Value::Array(items) if depth >= limits.max_depth && !items.is_empty() => {
+            cuts.depth += 1;
+            Value::String(format!("[depth limit: array of {} elements]", items.len()))
+        }
+        Value::Object(map) if depth >= limits.max_depth && !map.is_empty() => {
+            cuts.depth += 1;
+            Value::String(format!("[depth limit: object with {} keys]", map.len()))
+        }
+        Value::Array(items) => {
+            let mut out: Vec<Value> =
+                items.iter().take(limits.max_array).map(|v| shorten_at(v, limits, cuts, depth + 1)).collect();
+            if items.len() > limits.max_array {
+                cuts.arrays += 1;
+                out.push(Value::String(format!("[+{} more elements]", items.len() - limits.max_array)));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let out: Map<String, Value> =
+                map.iter().map(|(k, v)| (k.clone(), shorten_at(v, limits, cuts, depth + 1))).collect();
+            Value::Object(out)
+        }
+        _ => value.clone(),
+    }
+}
+
+/// A short, single-line rendering of a scalar for prose (`"server"`, `0.45`, `true`).
+pub fn inline(value: &Value, max_chars: usize) -> String {
+    let text = match value {
+        Value::String(s) => {
+            let short = match s.char_indices().nth(max_chars) {
+                Some((cut, _)) => format!("{}…", &s[..cut]),
+                None => s.clone(),
+            };
+            serde_json::to_string(&short).unwrap_or_default()
+        }
+        other => other.to_string(),
+    };
+    text.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_strings_are_cut_and_marked() {
+        let long = "x".repeat(250);
+        let mut cuts = Cuts::default();
+        let out = shorten(&json!({ "note": long }), &DisplayLimits::default(), &mut cuts);
+        let note = out["note"].as_str().expect("string");
+        assert!(note.starts_with(&"x".repeat(100)));
+        assert!(note.ends_with("[truncated: 250 chars]"), "{note}");
+        assert_eq!(cuts.strings, 1);
+    }
+
+    #[test]
+    fn deep_values_are_replaced_by_a_marker() {
+        let deep = json!({"a": {"b": {"c": {"d": 1}}}});
+        let limits = DisplayLimits { max_depth: 2, ..DisplayLimits::default() };
+        let mut cuts = Cuts::default();
+        let out = shorten(&deep, &limits, &mut cuts);
+        assert_eq!(out, json!({"a": {"b": "[depth limit: object with 1 keys]"}}));
+        assert_eq!(cuts.depth, 1);
+    }
+
+    #[test]
+    fn multibyte_strings_are_cut_on_character_boundaries() {
+        let text = "é".repeat(150);
+        let short = shorten_str(&text, 100).expect("cut");
+        assert!(short.starts_with(&"é".repeat(100)));
+    }
+}

@@ -1,0 +1,57 @@
+//! Errors of the profiling core. Each message names the input at fault and, where it can, a fix.
+
+use thiserror::Error;
+
+/// What went wrong in the core.
+#[derive(Debug, Error)]
+pub enum CoreError {
+    /// A property path that cannot be parsed.
+    #[error("invalid property path `{path}`: {reason}")]
+    InvalidPath {
+        /// The path as given.
+        path: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A JMESPath selector that does not parse.
+    #[error("invalid selector at line {line}, column {column} (offset {offset}): {reason}\n{expression}\n{caret}{hint}")]
+    InvalidSelector {
+        /// The selector as given.
+        expression: String,
+        /// Character offset of the error.
+        offset: usize,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        reason: String,
+        /// A caret line pointing at the error.
+        caret: String,
+        /// A suggestion, possibly empty.
+        hint: String,
+    },
+    /// A selector that parsed but failed while evaluating an item.
+    #[error("selector `{expression}` failed on item `{item}`: {reason}")]
+    SelectorRuntime {
+        /// The selector.
+        expression: String,
+        /// The item it failed on.
+        item: String,
+        /// What the evaluator said.
+        reason: String,
+    },
+    /// An item whose stored JSON does not parse (the source changed under us).
+    #[error("item `{item}` of collection `{collection}` is not valid JSON: {reason}")]
+    CorruptItem {
+        /// Collection name.
+        collection: String,
+        /// Item id.
+        item: String,
+        /// Parser message.
+        reason: String,
+    },
+    /// A JSON Schema that the validator rejected (an internal inference bug if it ever happens).
+    #[error("inferred schema could not be compiled: {0}")]
+    SchemaCompile(String),
+}

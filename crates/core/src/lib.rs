@@ -1,0 +1,21 @@
+//! schemascope's pure core: the data model, exact property profiles, schema summaries, sampling,
+//! JSON Schema inference and validation, and JMESPath selection. It does no I/O: sources hand it
+//! items, surfaces render what it returns.
+
+pub mod collection;
+pub mod error;
+pub mod path;
+pub mod profile;
+
+pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemRef, OwnedItem};
+pub use error::CoreError;
+pub use path::{PropertyPath, Segment};
+pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};
+pub mod display;
+pub mod markdown;
+pub mod property;
+pub mod sample;
+pub mod suggest;
+pub mod summary;
+pub mod tokens;
+pub mod json_schema;

@@ -1,0 +1,483 @@
+//! The accumulating side of profiling: a tree of per-path counters fed by a serde visitor.
+//!
+//! Items are pushed into a [`ProfileBuilder`] one at a time, as JSON text or as a parsed value.
+//! Both go through the same serde visitor, so the text path never materialises a value tree: keys
+//! are borrowed from the input where possible and every scalar lands directly in its counters.
+//! Builders are mergeable, which is how loaders use every core: each thread profiles a slice of the
+//! items and the partial builders are merged before [`ProfileBuilder::finish`].
+
+use std::borrow::Cow;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+
+use foldhash::fast::RandomState;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::CollectionProfile;
+
+type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
+
+/// Longest string kept verbatim as a value-count key. Longer strings are counted under their
+/// prefix plus a hash of the whole, which keeps distinct counts exact (up to a 64-bit hash
+/// collision) without letting a file of huge unique strings hold them all twice in memory.
+pub(crate) const MAX_KEY_LEN: usize = 256;
+
+/// Limits that keep hostile input from exhausting memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileLimits {
+    /// Most distinct property paths profiled per collection; keys past it are counted, not profiled.
+    pub max_paths: usize,
+    /// Deepest nesting profiled; deeper values are counted by type but not descended into.
+    pub max_depth: usize,
+}
+
+impl Default for ProfileLimits {
+    fn default() -> Self {
+        Self { max_paths: 10_000, max_depth: 64 }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct StringStats {
+    pub count: u64,
+    pub values: Map<Box<str>, u64>,
+    pub len_min: u64,
+    pub len_max: u64,
+    pub len_sum: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct NumberStats {
+    pub integers: u64,
+    pub floats: u64,
+    /// Every value, so medians, histograms and distinct counts are exact.
+    pub values: Vec<f64>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct ArrayStats {
+    pub count: u64,
+    pub len_min: u64,
+    pub len_max: u64,
+    pub len_sum: u64,
+    pub empty: u64,
+}
+
+/// Counters for the values seen at one path.
+#[derive(Debug, Default)]
+pub(crate) struct ValueStats {
+    pub present: u64,
+    pub nulls: u64,
+    pub trues: u64,
+    pub falses: u64,
+    pub strings: StringStats,
+    pub numbers: NumberStats,
+    pub arrays: ArrayStats,
+    pub objects: u64,
+    /// Object/array values past the depth limit: counted, not descended into.
+    pub depth_limited: u64,
+}
+
+impl ValueStats {
+    fn add_str(&mut self, value: &str) {
+        self.present += 1;
+        let s = &mut self.strings;
+        let len = value.chars().count() as u64;
+        if s.count == 0 || len < s.len_min {
+            s.len_min = len;
+        }
+        s.len_max = s.len_max.max(len);
+        s.len_sum += len;
+        s.count += 1;
+        if value.len() <= MAX_KEY_LEN {
+            if let Some(count) = s.values.get_mut(value) {
+                *count += 1;
+            } else {
+                s.values.insert(value.into(), 1);
+            }
+        } else {
+            *s.values.entry(long_string_key(value)).or_insert(0) += 1;
+        }
+    }
+
+    fn add_number(&mut self, value: f64, integer: bool) {
+        self.present += 1;
+        if integer {
+            self.numbers.integers += 1;
+        } else {
+            self.numbers.floats += 1;
+        }
+        self.numbers.values.push(value);
+    }
+
+    fn add_bool(&mut self, value: bool) {
+        self.present += 1;
+        if value {
+            self.trues += 1;
+        } else {
+            self.falses += 1;
+        }
+    }
+
+    fn add_null(&mut self) {
+        self.present += 1;
+        self.nulls += 1;
+    }
+
+    fn add_array(&mut self, len: u64) {
+        self.present += 1;
+        let a = &mut self.arrays;
+        if a.count == 0 || len < a.len_min {
+            a.len_min = len;
+        }
+        a.len_max = a.len_max.max(len);
+        a.len_sum += len;
+        a.count += 1;
+        if len == 0 {
+            a.empty += 1;
+        }
+    }
+
+    fn merge(&mut self, other: ValueStats) {
+        self.present += other.present;
+        self.nulls += other.nulls;
+        self.trues += other.trues;
+        self.falses += other.falses;
+        self.objects += other.objects;
+        self.depth_limited += other.depth_limited;
+        let (s, o) = (&mut self.strings, other.strings);
+        if o.count > 0 {
+            s.len_min = if s.count == 0 { o.len_min } else { s.len_min.min(o.len_min) };
+            s.len_max = s.len_max.max(o.len_max);
+            s.len_sum += o.len_sum;
+            s.count += o.count;
+            if s.values.len() < o.values.len() {
+                let mine = std::mem::replace(&mut s.values, o.values);
+                for (k, v) in mine {
+                    *s.values.entry(k).or_insert(0) += v;
+                }
+            } else {
+                for (k, v) in o.values {
+                    *s.values.entry(k).or_insert(0) += v;
+                }
+            }
+        }
+        self.numbers.integers += other.numbers.integers;
+        self.numbers.floats += other.numbers.floats;
+        self.numbers.values.extend(other.numbers.values);
+        let (a, o) = (&mut self.arrays, other.arrays);
+        if o.count > 0 {
+            a.len_min = if a.count == 0 { o.len_min } else { a.len_min.min(o.len_min) };
+            a.len_max = a.len_max.max(o.len_max);
+            a.len_sum += o.len_sum;
+            a.count += o.count;
+            a.empty += o.empty;
+        }
+    }
+}
+
+/// The key under which an over-long string is counted: a prefix, an ellipsis, and a hash of the
+/// whole string (so two long strings sharing a prefix still count as distinct).
+pub(crate) fn long_string_key(value: &str) -> Box<str> {
+    let mut cut = MAX_KEY_LEN.min(value.len());
+    while !value.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut hasher = foldhash::fast::FixedState::with_seed(0x5c4e_3a5c).build_hasher();
+    hasher.write(value.as_bytes());
+    format!("{}…[{} chars, #{:016x}]", &value[..cut], value.chars().count(), hasher.finish()).into()
+}
+
+/// The counters of one path plus its children: object members by key, array elements as `items`.
+#[derive(Debug, Default)]
+pub(crate) struct PathNode {
+    pub stats: ValueStats,
+    pub keys: Vec<(Box<str>, PathNode)>,
+    key_index: Option<Map<Box<str>, usize>>,
+    pub items: Option<Box<PathNode>>,
+    /// Members not profiled because the path limit was reached.
+    pub dropped_keys: u64,
+}
+
+/// Past this many members, key lookup switches from a scan to a hash map.
+const SCAN_LIMIT: usize = 16;
+
+impl PathNode {
+    /// Finds or creates the child for `key`. `ordinal` is the key's position in the current
+    /// object: records of one collection usually list keys in the same order, so that slot is
+    /// checked first.
+    fn child_index(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
+        if let Some((k, _)) = self.keys.get(ordinal)
+            && **k == *key
+        {
+            return Some(ordinal);
+        }
+        let found = match &self.key_index {
+            Some(index) => index.get(key).copied(),
+            None => self.keys.iter().position(|(k, _)| **k == *key),
+        };
+        if found.is_some() {
+            return found;
+        }
+        if ctx.paths >= ctx.limits.max_paths {
+            return None;
+        }
+        ctx.paths += 1;
+        let position = self.keys.len();
+        self.keys.push((key.into(), PathNode::default()));
+        if let Some(index) = &mut self.key_index {
+            index.insert(key.into(), position);
+        } else if self.keys.len() > SCAN_LIMIT {
+            self.key_index = Some(self.keys.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
+        }
+        Some(position)
+    }
+
+    fn merge(&mut self, other: PathNode, ctx: &mut Ctx) {
+        self.stats.merge(other.stats);
+        self.dropped_keys += other.dropped_keys;
+        for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
+            match self.child_index(&key, ordinal, ctx) {
+                Some(i) => self.keys[i].1.merge(child, ctx),
+                None => self.dropped_keys += child.stats.present,
+            }
+        }
+        if let Some(items) = other.items {
+            match &mut self.items {
+                Some(mine) => mine.merge(*items, ctx),
+                None => self.items = Some(items),
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Ctx {
+    limits: ProfileLimits,
+    paths: usize,
+    /// Set while visiting the value of the top-level `id` member, when ids are wanted.
+    capture_id: bool,
+    captured_id: Option<String>,
+}
+
+/// Pushes items into per-path counters; see the module docs.
+#[derive(Debug)]
+pub struct ProfileBuilder {
+    root: PathNode,
+    ctx: Ctx,
+    want_id: bool,
+}
+
+impl Default for ProfileBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProfileBuilder {
+    /// A builder with the default [`ProfileLimits`].
+    pub fn new() -> Self {
+        Self::with_limits(ProfileLimits::default())
+    }
+
+    /// A builder with explicit limits.
+    pub fn with_limits(limits: ProfileLimits) -> Self {
+        Self {
+            root: PathNode::default(),
+            ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None },
+            want_id: false,
+        }
+    }
+
+    /// Makes [`ProfileBuilder::add_json`] return each item's top-level scalar `id` member.
+    pub fn capture_ids(mut self) -> Self {
+        self.want_id = true;
+        self
+    }
+
+    /// Profiles one item given as JSON text. Returns the item's top-level `id` when
+    /// [`ProfileBuilder::capture_ids`] was set and the item has a scalar one.
+    ///
+    /// On a parse error the counters may hold part of the bad item: callers that keep going
+    /// must rebuild without it (loaders re-profile the affected slice; see `sources`).
+    pub fn add_json(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
+        self.ctx.captured_id = None;
+        let mut de = serde_json::Deserializer::from_str(json);
+        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }
+            .deserialize(&mut de)?;
+        de.end()?;
+        Ok(self.ctx.captured_id.take())
+    }
+
+    /// Profiles one item given as a parsed value.
+    pub fn add_value(&mut self, value: &Value) {
+        // A Value always deserializes: the visitor accepts every JSON shape.
+        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }
+            .deserialize(value);
+    }
+
+    /// Adds another builder's counts to this one.
+    pub fn merge(&mut self, other: ProfileBuilder) {
+        self.root.merge(other.root, &mut self.ctx);
+    }
+
+    /// Computes the final statistics. `item_count` is the number of items pushed.
+    pub fn finish(self, item_count: u64) -> CollectionProfile {
+        let path_limit_hit = self.ctx.paths >= self.ctx.limits.max_paths;
+        super::finalize::finish(self.root, item_count, path_limit_hit)
+    }
+}
+
+struct NodeSeed<'a> {
+    node: &'a mut PathNode,
+    ctx: &'a mut Ctx,
+    depth: usize,
+    want_id: bool,
+}
+
+impl NodeSeed<'_> {
+    fn capture(&mut self, value: impl FnOnce() -> String) {
+        if self.ctx.capture_id && self.depth == 1 {
+            self.ctx.captured_id = Some(value());
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(mut self, v: bool) -> Result<(), E> {
+        self.capture(|| v.to_string());
+        self.node.stats.add_bool(v);
+        Ok(())
+    }
+
+    fn visit_i64<E>(mut self, v: i64) -> Result<(), E> {
+        self.capture(|| v.to_string());
+        self.node.stats.add_number(v as f64, true);
+        Ok(())
+    }
+
+    fn visit_u64<E>(mut self, v: u64) -> Result<(), E> {
+        self.capture(|| v.to_string());
+        self.node.stats.add_number(v as f64, true);
+        Ok(())
+    }
+
+    fn visit_f64<E>(mut self, v: f64) -> Result<(), E> {
+        self.capture(|| v.to_string());
+        self.node.stats.add_number(v, false);
+        Ok(())
+    }
+
+    fn visit_str<E>(mut self, v: &str) -> Result<(), E> {
+        self.capture(|| v.to_string());
+        self.node.stats.add_str(v);
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.node.stats.add_null();
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.node.stats.add_null();
+        Ok(())
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut len = 0u64;
+        if self.depth >= self.ctx.limits.max_depth {
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                len += 1;
+            }
+            self.node.stats.depth_limited += 1;
+        } else {
+            let items = self.node.items.get_or_insert_with(|| {
+                self.ctx.paths += 1;
+                Box::default()
+            });
+            while seq
+                .next_element_seed(NodeSeed { node: items, ctx: self.ctx, depth: self.depth + 1, want_id: false })?
+                .is_some()
+            {
+                len += 1;
+            }
+        }
+        self.node.stats.add_array(len);
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.node.stats.present += 1;
+        self.node.stats.objects += 1;
+        if self.depth >= self.ctx.limits.max_depth {
+            self.node.stats.depth_limited += 1;
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let mut ordinal = 0;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let Some(index) = self.node.child_index(&key, ordinal, self.ctx) else {
+                self.node.dropped_keys += 1;
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            self.ctx.capture_id = self.want_id && self.depth == 0 && key == "id";
+            let child = &mut self.node.keys[index].1;
+            map.next_value_seed(NodeSeed { node: child, ctx: self.ctx, depth: self.depth + 1, want_id: false })?;
+            self.ctx.capture_id = false;
+            ordinal += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Deserializes an object key, borrowing it from the input when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}

@@ -1,0 +1,212 @@
+//! Turning accumulated counters into a [`CollectionProfile`]: sorting, top values, formats, stats.
+//!
+//! The work per path is independent (sorting a million numbers, ranking a million strings), so
+//! paths are finalised on all cores and the tree is reassembled afterwards.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::accumulate::{PathNode, ValueStats};
+use super::formats::{self, StringFormat};
+use super::model::*;
+use super::numeric::{mean_std, median};
+use super::TOP_VALUES;
+use crate::path::PropertyPath;
+
+/// Distinct numeric values up to which value counts are reported.
+const NUMBER_TOP_DISTINCT: u64 = 20;
+
+struct Pending {
+    path: PropertyPath,
+    total: u64,
+    stats: ValueStats,
+    dropped_keys: u64,
+}
+
+/// A node's shape, remembered while flattening the tree depth first so it can be rebuilt.
+struct Shape {
+    children: usize,
+    has_items: bool,
+}
+
+fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>) {
+    let objects = node.stats.objects;
+    let elements = node.stats.arrays.len_sum;
+    // The element node is created when an array opens; if every array was empty it saw nothing.
+    let mut node = node;
+    node.items = node.items.filter(|i| i.stats.present > 0);
+    shapes.push(Shape { children: node.keys.len(), has_items: node.items.is_some() });
+    pending.push(Pending { path: path.clone(), total, stats: node.stats, dropped_keys: node.dropped_keys });
+    for (key, child) in node.keys {
+        flatten(child, path.child(&key), objects, pending, shapes);
+    }
+    if let Some(items) = node.items {
+        flatten(*items, path.items(), elements, pending, shapes);
+    }
+}
+
+fn rebuild(profiles: &mut std::vec::IntoIter<PropertyProfile>, shapes: &mut std::slice::Iter<'_, Shape>) -> Option<ProfileNode> {
+    let Shape { children, has_items } = shapes.next()?;
+    let profile = profiles.next()?;
+    let children = (0..*children).filter_map(|_| rebuild(profiles, shapes)).collect();
+    let items = if *has_items { rebuild(profiles, shapes).map(Box::new) } else { None };
+    Some(ProfileNode { profile, children, items })
+}
+
+pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> CollectionProfile {
+    let mut pending = Vec::new();
+    let mut shapes = Vec::new();
+    flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes);
+
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
+    let mut slots: Vec<Option<PropertyProfile>> = (0..pending.len()).map(|_| None).collect();
+    if threads <= 1 {
+        for (slot, p) in slots.iter_mut().zip(pending) {
+            *slot = Some(finalize(p));
+        }
+    } else {
+        // Deal paths round-robin so one thread does not get all the heavy ones.
+        let mut buckets: Vec<Vec<(usize, Pending)>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, p) in pending.into_iter().enumerate() {
+            buckets[i % threads].push((i, p));
+        }
+        let results: Vec<Vec<(usize, PropertyProfile)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = buckets
+                .into_iter()
+                .map(|bucket| scope.spawn(move || bucket.into_iter().map(|(i, p)| (i, finalize(p))).collect::<Vec<_>>()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        });
+        for (i, profile) in results.into_iter().flatten() {
+            slots[i] = Some(profile);
+        }
+    }
+    let profiles: Vec<PropertyProfile> = slots.into_iter().flatten().collect();
+    let mut profiles = profiles.into_iter();
+    let mut shapes = shapes.iter();
+    let root = rebuild(&mut profiles, &mut shapes).unwrap_or_else(|| ProfileNode {
+        profile: finalize(Pending { path: PropertyPath::root(), total: item_count, stats: ValueStats::default(), dropped_keys: 0 }),
+        children: Vec::new(),
+        items: None,
+    });
+    CollectionProfile { item_count, root, path_limit_hit }
+}
+
+fn finalize(p: Pending) -> PropertyProfile {
+    let s = p.stats;
+    let types = TypeCounts {
+        string: s.strings.count,
+        integer: s.numbers.integers,
+        number: s.numbers.floats,
+        boolean: s.trues + s.falses,
+        array: s.arrays.count,
+        object: s.objects,
+        null: s.nulls,
+    };
+    let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
+    let numbers = (!s.numbers.values.is_empty()).then(|| finalize_numbers(s.numbers));
+    let booleans = (s.trues + s.falses > 0).then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
+    let arrays = (s.arrays.count > 0).then(|| ArrayProfile {
+        count: s.arrays.count,
+        min_length: s.arrays.len_min,
+        max_length: s.arrays.len_max,
+        avg_length: s.arrays.len_sum as f64 / s.arrays.count as f64,
+        empty_count: s.arrays.empty,
+    });
+    let distinct = strings.as_ref().map_or(0, |x| x.distinct)
+        + numbers.as_ref().map_or(0, |x| x.distinct)
+        + u64::from(s.trues > 0)
+        + u64::from(s.falses > 0);
+    PropertyProfile {
+        path: p.path,
+        total: p.total,
+        present: s.present,
+        nulls: s.nulls,
+        types,
+        distinct,
+        strings,
+        numbers,
+        booleans,
+        arrays,
+        objects: s.objects,
+        dropped_keys: p.dropped_keys,
+        depth_limited: s.depth_limited,
+    }
+}
+
+fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
+    let distinct = s.values.len() as u64;
+    let mut format_counts: Vec<(StringFormat, u64)> = Vec::new();
+    let mut entries: Vec<(Box<str>, u64)> = Vec::with_capacity(s.values.len());
+    for (value, count) in s.values {
+        if let Some(format) = formats::detect(&value) {
+            match format_counts.iter_mut().find(|(f, _)| *f == format) {
+                Some((_, n)) => *n += count,
+                None => format_counts.push((format, count)),
+            }
+        }
+        entries.push((value, count));
+    }
+    format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
+    let rank = |a: &(Box<str>, u64), b: &(Box<str>, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+    if entries.len() > TOP_VALUES {
+        entries.select_nth_unstable_by(TOP_VALUES, rank);
+        entries.truncate(TOP_VALUES);
+    }
+    entries.sort_unstable_by(rank);
+    StringProfile {
+        count: s.count,
+        distinct,
+        top: entries.into_iter().map(|(v, count)| ValueCount { value: Value::String(v.into()), count }).collect(),
+        min_length: s.len_min,
+        max_length: s.len_max,
+        avg_length: s.len_sum as f64 / s.count as f64,
+        format,
+        format_counts,
+    }
+}
+
+fn number_value(v: f64, integer: bool) -> Value {
+    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
+        Value::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
+    let mut values = n.values;
+    values.sort_unstable_by(f64::total_cmp);
+    let count = values.len() as u64;
+    let (mean, std_dev) = mean_std(&values);
+    let mut runs: Vec<(f64, u64)> = Vec::new();
+    for &v in &values {
+        match runs.last_mut() {
+            Some((last, c)) if *last == v => *c += 1,
+            _ => runs.push((v, 1)),
+        }
+    }
+    let distinct = runs.len() as u64;
+    let integers = n.floats == 0;
+    let top = if distinct <= NUMBER_TOP_DISTINCT {
+        runs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
+        runs.iter().map(|&(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
+    } else {
+        Vec::new()
+    };
+    NumberProfile {
+        count,
+        integer_count: n.integers,
+        float_count: n.floats,
+        min: values.first().copied().unwrap_or(0.0),
+        max: values.last().copied().unwrap_or(0.0),
+        mean,
+        median: median(&values),
+        std_dev,
+        distinct,
+        top,
+        sorted: Arc::from(values),
+    }
+}

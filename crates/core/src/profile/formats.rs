@@ -1,0 +1,96 @@
+//! Recognising well-known string formats (the ones JSON Schema names) in profiled values.
+
+use serde::Serialize;
+
+/// A string format, named as JSON Schema's `format` keyword names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum StringFormat {
+    /// RFC 3339 date and time, e.g. `2024-03-05T10:22:00Z`.
+    #[serde(rename = "date-time")]
+    DateTime,
+    /// RFC 3339 full date, e.g. `2024-03-05`.
+    #[serde(rename = "date")]
+    Date,
+    /// A hyphenated UUID.
+    #[serde(rename = "uuid")]
+    Uuid,
+    /// An e-mail address.
+    #[serde(rename = "email")]
+    Email,
+    /// An absolute URI with an authority, e.g. `https://example.com/x`.
+    #[serde(rename = "uri")]
+    Uri,
+    /// A dotted-quad IPv4 address.
+    #[serde(rename = "ipv4")]
+    Ipv4,
+}
+
+impl StringFormat {
+    /// The JSON Schema name of the format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DateTime => "date-time",
+            Self::Date => "date",
+            Self::Uuid => "uuid",
+            Self::Email => "email",
+            Self::Uri => "uri",
+            Self::Ipv4 => "ipv4",
+        }
+    }
+}
+
+/// The format of `value`, if it has one. Cheap shape checks run first so that ordinary strings
+/// cost a few comparisons; the real parsers (chrono, uuid, email_address, fluent-uri) decide.
+pub fn detect(value: &str) -> Option<StringFormat> {
+    let bytes = value.as_bytes();
+    let starts_like_date = bytes.len() >= 10
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[4] == b'-'
+        && bytes[7] == b'-';
+    if starts_like_date {
+        if bytes.len() == 10 {
+            return chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").ok().map(|_| StringFormat::Date);
+        }
+        return chrono::DateTime::parse_from_rfc3339(value).ok().map(|_| StringFormat::DateTime);
+    }
+    if bytes.len() == 36 && bytes[8] == b'-' && bytes[13] == b'-' {
+        return uuid::Uuid::try_parse(value).ok().map(|_| StringFormat::Uuid);
+    }
+    if bytes.len() >= 7 && bytes.len() <= 15 && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+        return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
+    }
+    if value.contains("://") {
+        let scheme_ok = value
+            .split("://")
+            .next()
+            .is_some_and(|s| s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+        return (scheme_ok && fluent_uri::Uri::parse(value).is_ok()).then_some(StringFormat::Uri);
+    }
+    if value.contains('@') && !value.contains(char::is_whitespace) {
+        return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_each_format_and_rejects_look_alikes() {
+        assert_eq!(detect("2024-03-05T10:22:00Z"), Some(StringFormat::DateTime));
+        assert_eq!(detect("2024-03-05T10:22:00.123+02:00"), Some(StringFormat::DateTime));
+        assert_eq!(detect("2024-03-05"), Some(StringFormat::Date));
+        assert_eq!(detect("2024-13-05"), None);
+        assert_eq!(detect("2024-03-05 10:22"), None);
+        assert_eq!(detect("0b6e4c3a-8f7a-4c1e-9d55-2d8c1f0a9b7e"), Some(StringFormat::Uuid));
+        assert_eq!(detect("0b6e4c3a-8f7a-4c1e-9d55-2d8c1f0a9bZZ"), None);
+        assert_eq!(detect("ops@example.com"), Some(StringFormat::Email));
+        assert_eq!(detect("not an@email"), None);
+        assert_eq!(detect("https://wiki.example.com/gw-eu-1"), Some(StringFormat::Uri));
+        assert_eq!(detect("10.0.3.17"), Some(StringFormat::Ipv4));
+        assert_eq!(detect("10.0.3.300"), None);
+        assert_eq!(detect("web-01"), None);
+        assert_eq!(detect("12:30"), None);
+    }
+}

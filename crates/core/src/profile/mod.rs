@@ -1,0 +1,18 @@
+//! Profiling: exact per-property statistics of a collection, computed in one pass over its items.
+//!
+//! [`ProfileBuilder`] accumulates (push model, mergeable across threads); [`CollectionProfile`] is
+//! the finished, immutable result every tool reads from. Everything is exact — counts, distinct
+//! values, medians, histograms — because every value is seen; nothing is sampled.
+
+mod accumulate;
+mod finalize;
+pub mod formats;
+mod model;
+pub mod numeric;
+
+pub use accumulate::{ProfileBuilder, ProfileLimits};
+pub use formats::StringFormat;
+pub use model::*;
+
+/// Most frequent values kept per property.
+pub const TOP_VALUES: usize = 100;

@@ -1,0 +1,338 @@
+//! The finished profile of a collection: per-path statistics, ready to render or query.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::formats::StringFormat;
+use crate::path::{PropertyPath, Segment};
+
+/// The JSON type of a value. Integers and non-integers are told apart as JSON Schema does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueType {
+    /// A string.
+    String,
+    /// A number written without a fraction or exponent.
+    Integer,
+    /// Any other number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// `null`.
+    Null,
+}
+
+impl ValueType {
+    /// The lowercase name, as JSON Schema spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Integer => "integer",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Array => "array",
+            Self::Object => "object",
+            Self::Null => "null",
+        }
+    }
+}
+
+/// How many values of each type were seen at a path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TypeCounts {
+    /// Strings.
+    pub string: u64,
+    /// Integers.
+    pub integer: u64,
+    /// Non-integer numbers.
+    pub number: u64,
+    /// Booleans.
+    pub boolean: u64,
+    /// Arrays.
+    pub array: u64,
+    /// Objects.
+    pub object: u64,
+    /// Nulls.
+    pub null: u64,
+}
+
+impl TypeCounts {
+    /// Non-zero counts, most frequent first (ties in a fixed type order).
+    pub fn breakdown(&self) -> Vec<(ValueType, u64)> {
+        let mut all = vec![
+            (ValueType::String, self.string),
+            (ValueType::Integer, self.integer),
+            (ValueType::Number, self.number),
+            (ValueType::Boolean, self.boolean),
+            (ValueType::Array, self.array),
+            (ValueType::Object, self.object),
+            (ValueType::Null, self.null),
+        ];
+        all.retain(|(_, n)| *n > 0);
+        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        all
+    }
+
+    /// Total values counted.
+    pub fn total(&self) -> u64 {
+        self.string + self.integer + self.number + self.boolean + self.array + self.object + self.null
+    }
+}
+
+/// The type of a property as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataType {
+    /// One JSON type (nulls aside): see `nullable`.
+    Single(ValueType),
+    /// Several non-null types; the breakdown says which.
+    Mixed,
+    /// Never seen with a non-null value.
+    Null,
+}
+
+impl DataType {
+    /// The name used in tool output: a type name, `mixed`, or `null`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Single(t) => match t {
+                // Integers and other numbers are one "number" type to a reader; the split is kept
+                // in `integerCount`/`floatCount` and in the JSON Schema.
+                ValueType::Integer => "number",
+                other => other.name(),
+            },
+            Self::Mixed => "mixed",
+            Self::Null => "null",
+        }
+    }
+}
+
+/// One value and how often it occurs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValueCount {
+    /// The value (a string, number or boolean).
+    pub value: Value,
+    /// Occurrences.
+    pub count: u64,
+}
+
+/// Statistics of the string values at a path.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StringProfile {
+    /// Number of string values.
+    pub count: u64,
+    /// Number of distinct strings (exact).
+    pub distinct: u64,
+    /// The most frequent values, most frequent first, ties by value; at most [`super::TOP_VALUES`].
+    pub top: Vec<ValueCount>,
+    /// Shortest length, in characters.
+    pub min_length: u64,
+    /// Longest length, in characters.
+    pub max_length: u64,
+    /// Mean length, in characters.
+    pub avg_length: f64,
+    /// The format every value has, if any.
+    pub format: Option<StringFormat>,
+    /// Values per recognised format (a value has at most one).
+    pub format_counts: Vec<(StringFormat, u64)>,
+}
+
+/// Statistics of the numeric values at a path. Exact: computed from every value.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NumberProfile {
+    /// Number of numeric values.
+    pub count: u64,
+    /// Values written as integers.
+    pub integer_count: u64,
+    /// Values written with a fraction or exponent.
+    pub float_count: u64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median (mean of the middle two for an even count).
+    pub median: f64,
+    /// Sample standard deviation (n − 1); 0 for a single value.
+    pub std_dev: f64,
+    /// Number of distinct values.
+    pub distinct: u64,
+    /// Most frequent values when there are few distinct ones (≤ 20), else empty.
+    pub top: Vec<ValueCount>,
+    /// All values, sorted, for histograms with any bin count.
+    #[serde(skip)]
+    pub sorted: Arc<[f64]>,
+}
+
+impl NumberProfile {
+    /// True when every value was written as an integer.
+    pub fn all_integers(&self) -> bool {
+        self.float_count == 0
+    }
+}
+
+/// Counts of the boolean values at a path.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BooleanProfile {
+    /// `true` values.
+    pub true_count: u64,
+    /// `false` values.
+    pub false_count: u64,
+}
+
+/// Statistics of the arrays at a path; their elements are profiled at `path[]`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArrayProfile {
+    /// Number of arrays.
+    pub count: u64,
+    /// Shortest length.
+    pub min_length: u64,
+    /// Longest length.
+    pub max_length: u64,
+    /// Mean length.
+    pub avg_length: f64,
+    /// Arrays with no elements.
+    pub empty_count: u64,
+}
+
+/// Everything known about the values at one path.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertyProfile {
+    /// Where the values live.
+    pub path: PropertyPath,
+    /// How many containers could hold this property: items for a top-level property, objects at
+    /// the parent path for a nested one, arrays' elements for `[]`.
+    pub total: u64,
+    /// Values present (nulls included).
+    pub present: u64,
+    /// Null values.
+    pub nulls: u64,
+    /// Values per JSON type.
+    pub types: TypeCounts,
+    /// Distinct scalar values (strings, numbers, booleans), exact.
+    pub distinct: u64,
+    /// String statistics, when strings occur.
+    pub strings: Option<StringProfile>,
+    /// Number statistics, when numbers occur.
+    pub numbers: Option<NumberProfile>,
+    /// Boolean counts, when booleans occur.
+    pub booleans: Option<BooleanProfile>,
+    /// Array statistics, when arrays occur.
+    pub arrays: Option<ArrayProfile>,
+    /// Number of objects, when objects occur.
+    pub objects: u64,
+    /// Members not profiled because the path limit was reached.
+    pub dropped_keys: u64,
+    /// Objects/arrays nested past the depth limit: counted but not descended into.
+    pub depth_limited: u64,
+}
+
+impl PropertyProfile {
+    /// The property's overall type.
+    pub fn data_type(&self) -> DataType {
+        let non_null: Vec<ValueType> = self
+            .types
+            .breakdown()
+            .into_iter()
+            .map(|(t, _)| t)
+            .filter(|t| *t != ValueType::Null)
+            .collect();
+        match non_null.as_slice() {
+            [] => DataType::Null,
+            [single] => DataType::Single(*single),
+            // Integers mixed with other numbers are still one numeric property.
+            [a, b] if matches!((a, b), (ValueType::Integer, ValueType::Number) | (ValueType::Number, ValueType::Integer)) => {
+                DataType::Single(ValueType::Number)
+            }
+            _ => DataType::Mixed,
+        }
+    }
+
+    /// True when some values are null or the property is absent from some containers.
+    pub fn nullable(&self) -> bool {
+        self.nulls > 0
+    }
+
+    /// Items (containers) lacking the property.
+    pub fn missing(&self) -> u64 {
+        self.total.saturating_sub(self.present)
+    }
+}
+
+/// A profiled path and its children: object members in first-seen order, array elements as `items`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileNode {
+    /// Statistics of this path.
+    pub profile: PropertyProfile,
+    /// Object members.
+    pub children: Vec<ProfileNode>,
+    /// Array elements.
+    pub items: Option<Box<ProfileNode>>,
+}
+
+impl ProfileNode {
+    /// This node and all below it, depth first, parents before children.
+    pub fn walk(&self) -> Vec<&ProfileNode> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(node) = stack.pop() {
+            out.push(node);
+            if let Some(items) = &node.items {
+                stack.push(items);
+            }
+            stack.extend(node.children.iter().rev());
+        }
+        out
+    }
+}
+
+/// The profile of a whole collection.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionProfile {
+    /// Items profiled.
+    pub item_count: u64,
+    /// The item values themselves (path `@`), with every property below.
+    pub root: ProfileNode,
+    /// True when the path limit stopped new properties from being profiled.
+    pub path_limit_hit: bool,
+}
+
+impl CollectionProfile {
+    /// Every property below the item root, depth first.
+    pub fn properties(&self) -> Vec<&PropertyProfile> {
+        self.root.walk().into_iter().skip(1).map(|n| &n.profile).collect()
+    }
+
+    /// The node at `path`, if any value was ever seen there.
+    pub fn node(&self, path: &PropertyPath) -> Option<&ProfileNode> {
+        let mut node = &self.root;
+        for segment in path.segments() {
+            node = match segment {
+                Segment::Key(key) => node
+                    .children
+                    .iter()
+                    .find(|c| matches!(c.profile.path.segments().last(), Some(Segment::Key(k)) if k == key))?,
+                Segment::Items => node.items.as_deref()?,
+            };
+        }
+        Some(node)
+    }
+
+    /// The profile at `path`.
+    pub fn property(&self, path: &PropertyPath) -> Option<&PropertyProfile> {
+        self.node(path).map(|n| &n.profile)
+    }
+}

@@ -1,0 +1,214 @@
+//! Exact numeric summaries and histograms over sorted values.
+
+use serde::Serialize;
+
+/// One histogram bin. Bins are half-open `[min, max)` except the last, which includes `max`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistogramBin {
+    /// Human-readable range, e.g. `0.20-0.40`.
+    pub range: String,
+    /// Lower edge.
+    pub min: f64,
+    /// Upper edge.
+    pub max: f64,
+    /// Values in the bin.
+    pub count: u64,
+    /// Share of all values, in percent (one decimal).
+    pub percentage: f64,
+}
+
+/// Most bins the automatic rule picks; an explicit `bins` option may ask for up to [`MAX_BINS`].
+pub const AUTO_MAX_BINS: usize = 20;
+/// Most bins ever produced.
+pub const MAX_BINS: usize = 100;
+
+/// Rounds to one decimal, for percentages.
+pub fn round1(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
+/// Percentage of `part` in `whole`, one decimal; 0 when `whole` is 0.
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 { 0.0 } else { round1(part as f64 * 100.0 / whole as f64) }
+}
+
+/// Median of sorted values.
+pub fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// The value at quantile `q` (0..=1) of sorted values, by linear interpolation.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let position = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let low = position.floor() as usize;
+    let high = position.ceil() as usize;
+    sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
+}
+
+/// Mean and sample standard deviation, by Welford's method (stable for large counts).
+pub fn mean_std(values: &[f64]) -> (f64, f64) {
+    let mut mean = 0.0;
+    let mut m2 = 0.0;
+    for (i, &x) in values.iter().enumerate() {
+        let delta = x - mean;
+        mean += delta / (i + 1) as f64;
+        m2 += delta * (x - mean);
+    }
+    let n = values.len();
+    let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
+    (mean, std)
+}
+
+/// The bin count the automatic rule picks: Freedman–Diaconis (robust to outliers), falling back
+/// to Sturges when the interquartile range is zero, capped at [`AUTO_MAX_BINS`].
+pub fn auto_bins(sorted: &[f64]) -> usize {
+    let n = sorted.len();
+    if n < 2 {
+        return 1;
+    }
+    let range = sorted[n - 1] - sorted[0];
+    if range <= 0.0 {
+        return 1;
+    }
+    let iqr = quantile(sorted, 0.75) - quantile(sorted, 0.25);
+    let sturges = (n as f64).log2().ceil() as usize + 1;
+    let bins = if iqr > 0.0 {
+        let width = 2.0 * iqr / (n as f64).cbrt();
+        (range / width).ceil() as usize
+    } else {
+        sturges
+    };
+    bins.clamp(1, AUTO_MAX_BINS)
+}
+
+/// A "nice" step (1, 2, 2.5 or 5 times a power of ten) at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let exponent = raw.log10().floor();
+    let base = 10f64.powf(exponent);
+    let fraction = raw / base;
+    let nice = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().find(|&f| f >= fraction - 1e-12).unwrap_or(10.0);
+    nice * base
+}
+
+/// Decimals needed to write multiples of `step` exactly (0.2 → 1, 0.25 → 2, 2.5 → 1, 10 → 0).
+fn decimals_for(step: f64) -> usize {
+    (0..=10)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-9 * scaled.abs().max(1.0)
+        })
+        .unwrap_or(10)
+}
+
+/// Builds a histogram of sorted values with about `bins` bins on nice edges. Integer data never
+/// gets bins narrower than 1.
+pub fn histogram(sorted: &[f64], bins: usize, integers: bool) -> Vec<HistogramBin> {
+    let n = sorted.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let (lo, hi) = (sorted[0], sorted[n - 1]);
+    let bins = bins.clamp(1, MAX_BINS);
+    if hi <= lo {
+        let label = format_edge(lo, 6);
+        return vec![HistogramBin { range: format!("{label}-{label}"), min: lo, max: hi, count: n as u64, percentage: 100.0 }];
+    }
+    let mut step = nice_step((hi - lo) / bins as f64);
+    if integers {
+        step = step.max(1.0).ceil();
+    }
+    let start = (lo / step).floor() * step;
+    let mut edges = vec![start];
+    while *edges.last().unwrap_or(&hi) < hi && edges.len() <= MAX_BINS + 1 {
+        let next = start + step * edges.len() as f64;
+        edges.push(next);
+    }
+    let decimals = decimals_for(step);
+    let mut out = Vec::with_capacity(edges.len());
+    for (i, pair) in edges.windows(2).enumerate() {
+        let (low, high) = (pair[0], pair[1]);
+        let last = i + 2 == edges.len();
+        let from = sorted.partition_point(|&v| v < low);
+        let to = if last { n } else { sorted.partition_point(|&v| v < high) };
+        let count = (to - from) as u64;
+        let range = if integers && step == 1.0 {
+            format_edge(low, 0)
+        } else if integers {
+            format!("{}-{}", format_edge(low, 0), format_edge(high - 1.0, 0))
+        } else {
+            format!("{}-{}", format_edge(low, decimals), format_edge(high, decimals))
+        };
+        out.push(HistogramBin { range, min: low, max: high, count, percentage: percent(count, n as u64) });
+    }
+    // Drop empty bins at the edges that the nice rounding added.
+    while out.last().is_some_and(|b| b.count == 0) {
+        out.pop();
+    }
+    while out.first().is_some_and(|b| b.count == 0) {
+        out.remove(0);
+    }
+    out
+}
+
+fn format_edge(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text == "-0" || text.starts_with("-0.") && text.trim_start_matches("-0.").chars().all(|c| c == '0') {
+        text.trim_start_matches('-').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_std_are_exact() {
+        assert_eq!(median(&[1.0, 2.0, 3.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), 2.5);
+        let (mean, std) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(mean, 5.0);
+        assert!((std - 2.138_089_935).abs() < 1e-6, "{std}");
+    }
+
+    #[test]
+    fn histogram_counts_every_value_once_on_nice_edges() {
+        let values: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
+        let bins = histogram(&values, 5, false);
+        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 101);
+        assert_eq!(bins[0].range, "0.0-0.2");
+        assert_eq!(bins.len(), 5);
+        assert_eq!(bins[4].count, 21, "last bin includes the maximum");
+    }
+
+    #[test]
+    fn integer_histograms_use_whole_number_bins() {
+        let values = [1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 5.0];
+        let bins = histogram(&values, 10, true);
+        assert_eq!(bins.iter().map(|b| b.range.as_str()).collect::<Vec<_>>(), ["1", "2", "3", "4", "5"]);
+        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), [2, 1, 3, 0, 1]);
+    }
+
+    #[test]
+    fn constant_values_make_one_bin() {
+        let bins = histogram(&[7.0, 7.0], 5, true);
+        assert_eq!(bins.len(), 1);
+        assert_eq!(bins[0].count, 2);
+    }
+
+    #[test]
+    fn auto_bins_stays_in_bounds() {
+        let values: Vec<f64> = (0..100_000).map(f64::from).collect();
+        assert_eq!(auto_bins(&values), AUTO_MAX_BINS);
+        assert_eq!(auto_bins(&[1.0]), 1);
+        assert!(auto_bins(&[1.0, 2.0, 3.0]) >= 1);
+    }
+}

@@ -1,0 +1,283 @@
+//! describe_property (seed 000, component 3): one property in depth — value counts, numeric
+//! statistics and histogram, boolean shares, array element statistics, a per-type breakdown for
+//! mixed properties, and "did you mean" help when the property does not exist.
+
+use serde_json::{json, Map, Value};
+
+use crate::profile::numeric::{auto_bins, histogram, percent, round1};
+use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
+use crate::summary::{number, type_phrase};
+use crate::suggest::closest;
+use crate::PropertyPath;
+
+/// Options of describe_property.
+#[derive(Debug, Clone, Copy)]
+pub struct PropertyOptions {
+    /// Most distinct values listed (default 20, at most 50).
+    pub limit: usize,
+    /// Histogram bins; `None` picks them automatically.
+    pub bins: Option<usize>,
+}
+
+impl Default for PropertyOptions {
+    fn default() -> Self {
+        Self { limit: 20, bins: None }
+    }
+}
+
+/// Most values listed, whatever `limit` asks.
+pub const MAX_LIMIT: usize = 50;
+/// Most property names listed when a property is missing.
+const MAX_AVAILABLE: usize = 60;
+
+/// The answer: a one-line message and the structured data.
+#[derive(Debug, Clone)]
+pub struct PropertyDescription {
+    /// One sentence for the reader.
+    pub message: String,
+    /// The seed's per-type fields.
+    pub data: Value,
+    /// False when the property was not found.
+    pub exists: bool,
+}
+
+/// Describes the property at `path` (a dot path) in `profile`.
+pub fn describe_property(
+    profile: &CollectionProfile,
+    collection: &str,
+    path: &PropertyPath,
+    options: PropertyOptions,
+) -> PropertyDescription {
+    let Some(node) = profile.node(path).filter(|n| !n.profile.path.is_root() || path.is_root()) else {
+        return missing(profile, collection, path);
+    };
+    let p = &node.profile;
+    let limit = options.limit.clamp(1, MAX_LIMIT);
+    let mut data = Map::new();
+    data.insert("property".into(), json!(path.to_string()));
+    data.insert("collection".into(), json!(collection));
+    data.insert("exists".into(), json!(true));
+    data.insert("dataType".into(), json!(p.data_type().name()));
+    data.insert("totalCount".into(), json!(p.total));
+    data.insert("presentCount".into(), json!(p.present));
+    data.insert("missingCount".into(), json!(p.missing()));
+    data.insert("nullCount".into(), json!(p.nulls));
+    data.insert("uniqueCount".into(), json!(p.distinct));
+    let message = match p.data_type() {
+        DataType::Single(ValueType::String) => {
+            extend(&mut data, string_stats(p, limit));
+            let s = p.strings.as_ref();
+            format!("Property '{path}' is a string with {} unique values.", s.map_or(0, |s| s.distinct))
+        }
+        DataType::Single(ValueType::Integer | ValueType::Number) => {
+            extend(&mut data, number_stats(p, options.bins, limit));
+            let n = p.numbers.as_ref();
+            format!(
+                "Property '{path}' is a number ranging from {} to {}.",
+                number(n.map_or(0.0, |n| n.min)),
+                number(n.map_or(0.0, |n| n.max))
+            )
+        }
+        DataType::Single(ValueType::Boolean) => {
+            extend(&mut data, boolean_stats(p));
+            let b = p.booleans.map_or(0, |b| b.true_count);
+            format!("Property '{path}' is a boolean, {}% true.", number(percent(b, p.types.boolean)))
+        }
+        DataType::Single(ValueType::Array) => {
+            extend(&mut data, array_stats(profile, p, limit));
+            let unique = profile.property(&path.items()).map_or(0, |i| i.distinct);
+            format!("Property '{path}' is an array with {unique} unique values across {} {collection}.", p.types.array)
+        }
+        DataType::Single(ValueType::Object) => {
+            extend(&mut data, object_stats(node));
+            format!("Property '{path}' is an object with {} keys.", node.children.len())
+        }
+        DataType::Single(ValueType::Null) | DataType::Null => format!("Property '{path}' is always null."),
+        DataType::Mixed => {
+            let breakdown: Vec<Value> = p
+                .types
+                .breakdown()
+                .into_iter()
+                .map(|(t, n)| json!({"type": t.name(), "count": n, "percentage": percent(n, p.present)}))
+                .collect();
+            data.insert("typeBreakdown".into(), Value::Array(breakdown));
+            if p.strings.is_some() {
+                data.insert("string".into(), Value::Object(string_stats(p, limit)));
+            }
+            if p.numbers.is_some() {
+                data.insert("number".into(), Value::Object(number_stats(p, options.bins, limit)));
+            }
+            if p.booleans.is_some() {
+                data.insert("boolean".into(), Value::Object(boolean_stats(p)));
+            }
+            if p.arrays.is_some() {
+                data.insert("array".into(), Value::Object(array_stats(profile, p, limit)));
+            }
+            if p.objects > 0 {
+                data.insert("object".into(), Value::Object(object_stats(node)));
+            }
+            format!("Property '{path}' has mixed types: {}.", type_phrase(p).trim_start_matches("mixed ").trim_matches(['(', ')']))
+        }
+    };
+    PropertyDescription { message, data: Value::Object(data), exists: true }
+}
+
+fn extend(data: &mut Map<String, Value>, more: Map<String, Value>) {
+    data.extend(more);
+}
+
+fn value_list(top: &[ValueCount], whole: u64, limit: usize) -> (Vec<Value>, u64) {
+    let shown: Vec<Value> = top
+        .iter()
+        .take(limit)
+        .map(|v| {
+            let value = match &v.value {
+                Value::String(s) => Value::String(crate::display::shorten_str(s, 100).unwrap_or_else(|| s.clone())),
+                other => other.clone(),
+            };
+            json!({"value": value, "count": v.count, "percentage": percent(v.count, whole)})
+        })
+        .collect();
+    let listed: u64 = top.iter().take(limit).map(|v| v.count).sum();
+    (shown, whole.saturating_sub(listed))
+}
+
+fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
+    let mut m = Map::new();
+    let Some(s) = &p.strings else { return m };
+    let (values, other) = value_list(&s.top, s.count, limit);
+    m.insert("stringCount".into(), json!(s.count));
+    m.insert("distinctStrings".into(), json!(s.distinct));
+    m.insert("values".into(), Value::Array(values));
+    if other > 0 {
+        m.insert("otherCount".into(), json!(other));
+        m.insert("otherDistinct".into(), json!(s.distinct.saturating_sub(limit.min(s.top.len()) as u64)));
+    }
+    m.insert("minLength".into(), json!(s.min_length));
+    m.insert("maxLength".into(), json!(s.max_length));
+    m.insert("avgLength".into(), json!(round1(s.avg_length)));
+    if let Some(format) = s.format {
+        m.insert("format".into(), json!(format));
+    } else if !s.format_counts.is_empty() {
+        let counts: Vec<Value> = s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect();
+        m.insert("formatCounts".into(), Value::Array(counts));
+    }
+    m
+}
+
+fn round_stat(value: f64) -> Value {
+    let rounded = (value * 1e6).round() / 1e6;
+    serde_json::Number::from_f64(rounded).map_or(Value::Null, Value::Number)
+}
+
+fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize) -> Map<String, Value> {
+    let mut m = Map::new();
+    let Some(n) = &p.numbers else { return m };
+    m.insert("numberCount".into(), json!(n.count));
+    m.insert("integer".into(), json!(n.all_integers()));
+    m.insert("min".into(), round_stat(n.min));
+    m.insert("max".into(), round_stat(n.max));
+    m.insert("avg".into(), round_stat(n.mean));
+    m.insert("median".into(), round_stat(n.median));
+    m.insert("stdDev".into(), round_stat(n.std_dev));
+    m.insert("distinctNumbers".into(), json!(n.distinct));
+    let bins = bins.unwrap_or_else(|| auto_bins(&n.sorted));
+    m.insert("histogram".into(), json!(histogram(&n.sorted, bins, n.all_integers())));
+    if !n.top.is_empty() {
+        let (values, _) = value_list(&n.top, n.count, limit);
+        m.insert("values".into(), Value::Array(values));
+    }
+    m
+}
+
+fn boolean_stats(p: &PropertyProfile) -> Map<String, Value> {
+    let mut m = Map::new();
+    let Some(b) = p.booleans else { return m };
+    let total = b.true_count + b.false_count;
+    m.insert("trueCount".into(), json!(b.true_count));
+    m.insert("falseCount".into(), json!(b.false_count));
+    m.insert("truePercentage".into(), json!(percent(b.true_count, total)));
+    m.insert("falsePercentage".into(), json!(percent(b.false_count, total)));
+    m
+}
+
+fn array_stats(profile: &CollectionProfile, p: &PropertyProfile, limit: usize) -> Map<String, Value> {
+    let mut m = Map::new();
+    let Some(a) = p.arrays else { return m };
+    let items = profile.property(&p.path.items());
+    m.insert("arrayCount".into(), json!(a.count));
+    m.insert("itemType".into(), json!(items.map_or_else(|| "unknown".to_string(), type_phrase)));
+    m.insert("avgLength".into(), json!(round1(a.avg_length)));
+    m.insert("minLength".into(), json!(a.min_length));
+    m.insert("maxLength".into(), json!(a.max_length));
+    m.insert("emptyCount".into(), json!(a.empty_count));
+    if let Some(items) = items {
+        m.insert("uniqueValues".into(), json!(items.distinct));
+        // Percentages are of the arrays: "production" in 56.3% of the arrays.
+        let mut top: Vec<ValueCount> = Vec::new();
+        if let Some(s) = &items.strings {
+            top.extend(s.top.iter().cloned());
+        }
+        if let Some(n) = &items.numbers {
+            top.extend(n.top.iter().cloned());
+        }
+        if let Some(b) = items.booleans {
+            top.push(ValueCount { value: json!(true), count: b.true_count });
+            top.push(ValueCount { value: json!(false), count: b.false_count });
+        }
+        top.retain(|v| v.count > 0);
+        top.sort_by(|x, y| y.count.cmp(&x.count));
+        let (values, _) = value_list(&top, a.count, limit);
+        m.insert("valueCounts".into(), Value::Array(values));
+        m.insert("itemPath".into(), json!(items.path.to_string()));
+    }
+    m
+}
+
+fn object_stats(node: &crate::profile::ProfileNode) -> Map<String, Value> {
+    let mut m = Map::new();
+    let keys: Vec<Value> = node
+        .children
+        .iter()
+        .map(|c| {
+            json!({
+                "path": c.profile.path.to_string(),
+                "type": type_phrase(&c.profile),
+                "presentCount": c.profile.present,
+                "percentage": percent(c.profile.present, c.profile.total),
+            })
+        })
+        .collect();
+    m.insert("objectCount".into(), json!(node.profile.objects));
+    m.insert("keys".into(), Value::Array(keys));
+    m
+}
+
+fn missing(profile: &CollectionProfile, collection: &str, path: &PropertyPath) -> PropertyDescription {
+    let available: Vec<String> = profile.properties().iter().map(|p| p.path.to_string()).collect();
+    let wanted = path.to_string();
+    let suggestions = closest(&wanted, available.iter().map(String::as_str), 5);
+    let mut listed: Vec<&str> = available.iter().map(String::as_str).take(MAX_AVAILABLE).collect();
+    let more = available.len().saturating_sub(listed.len());
+    let mut text = format!("Available properties: {}", listed.join(", "));
+    if more > 0 {
+        text.push_str(&format!(" (+{more} more)"));
+    }
+    listed.truncate(MAX_AVAILABLE);
+    let mut message = format!("Property '{wanted}' was not found on any {collection}.");
+    if let Some(best) = suggestions.first() {
+        message.push_str(&format!(" Did you mean '{best}'?"));
+    }
+    PropertyDescription {
+        message,
+        data: json!({
+            "property": wanted,
+            "collection": collection,
+            "exists": false,
+            "didYouMean": suggestions,
+            "availableProperties": listed,
+            "suggestion": text,
+        }),
+        exists: false,
+    }
+}

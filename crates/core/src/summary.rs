@@ -1,0 +1,264 @@
+//! describe_schema's structured result: per collection its size and a summary line of facts per
+//! property (type, presence, enum values, range, format, cardinality, samples).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::collection::{Collection, CollectionKind};
+use crate::display::inline;
+use crate::profile::{CollectionProfile, DataType, PropertyProfile, StringFormat, ValueType};
+
+/// Distinct values up to which a string property lists all of them (seed 000: ≤ 10).
+pub const ENUM_MAX: u64 = 10;
+/// Samples shown per property.
+pub const SAMPLES: usize = 3;
+
+/// The summary of one property.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertySummary {
+    /// Dot path.
+    pub path: String,
+    /// `string`, `number`, `boolean`, `array`, `object`, `null` or `mixed`.
+    #[serde(rename = "type")]
+    pub data_type: &'static str,
+    /// True when every number is an integer (for `number`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integer: Option<bool>,
+    /// Values per type, for `mixed` (and whenever nulls occur, so counts add up).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<TypeShare>,
+    /// True when some values are null.
+    pub nullable: bool,
+    /// Containers that could hold the property.
+    pub total_count: u64,
+    /// Values present (nulls included).
+    pub present_count: u64,
+    /// Null values.
+    pub null_count: u64,
+    /// Distinct scalar values.
+    pub cardinality: u64,
+    /// All values, when a string property has few ([`ENUM_MAX`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enum_values: Option<Vec<Value>>,
+    /// Numeric range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+    /// The string format every value has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<StringFormat>,
+    /// For arrays: the type of their elements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_type: Option<String>,
+    /// A few frequent values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Value>,
+}
+
+/// A count of values of one type.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeShare {
+    /// Type name.
+    #[serde(rename = "type")]
+    pub value_type: ValueType,
+    /// Values of that type.
+    pub count: u64,
+}
+
+/// A numeric range.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Range {
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+/// The summary of one record (one key of a record set).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordSummary {
+    /// The record key.
+    pub name: String,
+    /// Values seen for it.
+    pub value_count: u64,
+    /// The type of its value.
+    pub value_type: &'static str,
+    /// Its properties, when its values are objects.
+    pub properties: Vec<PropertySummary>,
+}
+
+/// The summary of one collection.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionSummary {
+    /// Collection name.
+    pub name: String,
+    /// What it holds.
+    pub kind: CollectionKind,
+    /// Number of items.
+    pub count: u64,
+    /// Property summaries, depth first.
+    pub properties: Vec<PropertySummary>,
+    /// For record sets: one summary per record key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<Vec<RecordSummary>>,
+    /// True when the path limit stopped profiling new properties.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub path_limit_hit: bool,
+}
+
+/// Summarises one property.
+pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> PropertySummary {
+    let data_type = p.data_type();
+    let mut samples = Vec::new();
+    let mut enum_values = None;
+    if let Some(strings) = &p.strings {
+        if strings.distinct <= ENUM_MAX && data_type == DataType::Single(ValueType::String) {
+            enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
+        } else {
+            samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+        }
+    }
+    let range = p.numbers.as_ref().map(|n| Range { min: n.min, max: n.max });
+    let item_type = p.arrays.as_ref().map(|_| {
+        profile
+            .node(&p.path.items())
+            .map_or_else(|| "unknown (always empty)".to_string(), |n| type_phrase(&n.profile))
+    });
+    if let (Some(_), Some(items)) = (&p.arrays, profile.property(&p.path.items()))
+        && let Some(strings) = &items.strings
+    {
+        samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+    }
+    let types = if data_type == DataType::Mixed || p.nulls > 0 {
+        p.types.breakdown().into_iter().map(|(value_type, count)| TypeShare { value_type, count }).collect()
+    } else {
+        Vec::new()
+    };
+    PropertySummary {
+        path: p.path.to_string(),
+        data_type: data_type.name(),
+        integer: p.numbers.as_ref().map(|n| n.all_integers()),
+        types,
+        nullable: p.nullable(),
+        total_count: p.total,
+        present_count: p.present,
+        null_count: p.nulls,
+        cardinality: p.distinct,
+        enum_values,
+        range,
+        format: p.strings.as_ref().and_then(|s| s.format),
+        item_type,
+        samples,
+    }
+}
+
+fn shorten_sample(value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(crate::display::shorten_str(s, 60).unwrap_or_else(|| s.clone())),
+        other => other.clone(),
+    }
+}
+
+/// A short phrase for a type: `string`, `integer`, `mixed (string, integer)`.
+pub fn type_phrase(p: &PropertyProfile) -> String {
+    match p.data_type() {
+        DataType::Single(ValueType::Number) if p.numbers.as_ref().is_some_and(|n| n.all_integers()) => "integer".into(),
+        DataType::Single(t) => t.name().into(),
+        DataType::Null => "null".into(),
+        DataType::Mixed => {
+            let names: Vec<&str> =
+                p.types.breakdown().iter().filter(|(t, _)| *t != ValueType::Null).map(|(t, _)| t.name()).collect();
+            format!("mixed ({})", names.join(", "))
+        }
+    }
+}
+
+/// Summaries of every property in a profile (the root itself excluded).
+pub fn summarize_properties(profile: &CollectionProfile) -> Vec<PropertySummary> {
+    profile.properties().into_iter().map(|p| summarize_property(p, profile)).collect()
+}
+
+/// Summarises a collection; record sets also get one summary per record key.
+pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
+    let profile = collection.profile();
+    let records = (collection.kind() == CollectionKind::Records).then(|| {
+        collection
+            .record_profiles()
+            .iter()
+            .map(|(name, profile)| RecordSummary {
+                name: name.clone(),
+                value_count: profile.item_count,
+                value_type: profile.root.profile.data_type().name(),
+                properties: summarize_properties(profile),
+            })
+            .collect()
+    });
+    CollectionSummary {
+        name: collection.name().to_string(),
+        kind: collection.kind(),
+        count: collection.len() as u64,
+        properties: summarize_properties(profile),
+        records,
+        path_limit_hit: profile.path_limit_hit,
+    }
+}
+
+/// One line of prose facts about a property, as the system prompt shows it:
+/// `(number, 147/150 present): 0.02 - 0.98`. With `samples` false, example values are left out.
+pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
+    let mut head = match (s.data_type, s.integer) {
+        ("number", Some(true)) => "integer".to_string(),
+        (t, _) => t.to_string(),
+    };
+    if s.data_type == "mixed" {
+        let parts: Vec<String> = s.types.iter().map(|t| format!("{} {}", t.value_type.name(), t.count)).collect();
+        head = format!("mixed: {}", parts.join(", "));
+    }
+    if let Some(item) = &s.item_type {
+        head = format!("array of {}", plural(item));
+    }
+    if let Some(format) = s.format {
+        head.push_str(", ");
+        head.push_str(format.name());
+    }
+    if s.present_count < s.total_count {
+        head.push_str(&format!(", {}/{} present", s.present_count, s.total_count));
+    }
+    if s.nullable && s.data_type != "mixed" {
+        head.push_str(&format!(", {} null", s.null_count));
+    }
+    let mut facts = Vec::new();
+    if let Some(values) = &s.enum_values {
+        facts.push(values.iter().map(|v| inline(v, 40)).collect::<Vec<_>>().join(", "));
+    } else if let Some(range) = s.range {
+        facts.push(format!("{} - {}", number(range.min), number(range.max)));
+    }
+    if s.enum_values.is_none() && s.data_type == "string" && s.cardinality > 0 {
+        facts.push(format!("{} distinct", s.cardinality));
+    }
+    if samples && !s.samples.is_empty() {
+        let shown: Vec<String> = s.samples.iter().map(|v| inline(v, 40)).collect();
+        facts.push(format!("e.g. {}", shown.join(", ")));
+    }
+    if facts.is_empty() { format!("({head})") } else { format!("({head}): {}", facts.join("; ")) }
+}
+
+fn plural(item: &str) -> String {
+    match item {
+        "mixed" => "mixed values".into(),
+        t if t.starts_with("mixed") || t.starts_with("unknown") => t.into(),
+        t => format!("{t}s"),
+    }
+}
+
+/// Formats a number compactly: integers without a fraction, others with up to 4 significant decimals.
+pub fn number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        let text = format!("{value:.4}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
