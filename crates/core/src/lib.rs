@@ -19,3 +19,5 @@ pub mod suggest;
 pub mod summary;
 pub mod tokens;
 pub mod json_schema;
+pub mod selector;
+pub mod validate;

@@ -125,8 +125,10 @@ pub fn histogram(sorted: &[f64], bins: usize, integers: bool) -> Vec<HistogramBi
         step = step.max(1.0).ceil();
     }
     let start = (lo / step).floor() * step;
+    // Integer bins are labelled by the whole numbers they hold, so the top one must hold `hi`.
+    let end = if integers { hi + 1.0 } else { hi };
     let mut edges = vec![start];
-    while *edges.last().unwrap_or(&hi) < hi && edges.len() <= MAX_BINS + 1 {
+    while *edges.last().unwrap_or(&end) < end && edges.len() <= MAX_BINS + 1 {
         let next = start + step * edges.len() as f64;
         edges.push(next);
     }

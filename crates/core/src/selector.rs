@@ -1,0 +1,197 @@
+//! find_items: JMESPath selectors over a collection. The selector's root is always the item's
+//! value — a node's or document's `data`, an edge's `data`, a record's `value` — so
+//! `type == 'server'` selects server nodes, and an item matches when the selector yields a
+//! truthy value (JMESPath's truthiness: not null, false, or an empty string/array/object).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::collection::Collection;
+use crate::display::{Cuts, DisplayLimits};
+use crate::error::CoreError;
+use crate::sample::render_item;
+
+/// Most ids one answer lists.
+pub const MAX_IDS: usize = 1_000;
+/// Most items one answer renders.
+pub const MAX_ITEMS: usize = 50;
+
+/// A compiled selector.
+pub struct Selector {
+    text: String,
+    expression: jmespath::Expression<'static>,
+}
+
+impl std::fmt::Debug for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Selector").field(&self.text).finish()
+    }
+}
+
+fn hint_for(text: &str) -> String {
+    let mut hints = Vec::new();
+    let bare_number = text.split(['=', '<', '>']).skip(1).any(|rest| {
+        let rest = rest.trim_start_matches('=').trim_start();
+        rest.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+    });
+    if bare_number {
+        hints.push("numbers are JSON literals in backticks: cpu > `0.5`");
+    }
+    if text.contains('"') && text.contains("==") {
+        hints.push("\"double quotes\" name a property; string values take 'single quotes': type == 'server'");
+    }
+    if hints.is_empty() { String::new() } else { format!("\nhint: {}", hints.join("; ")) }
+}
+
+impl Selector {
+    /// Compiles a selector; a syntax error names its line, column and a caret.
+    pub fn parse(text: &str) -> Result<Self, CoreError> {
+        jmespath::compile(text)
+            .map(|expression| Self { text: text.to_string(), expression })
+            .map_err(|e| {
+                let reason = e.reason.to_string();
+                CoreError::InvalidSelector {
+                    expression: text.to_string(),
+                    offset: e.offset,
+                    line: e.line + 1,
+                    column: e.column + 1,
+                    reason,
+                    caret: format!("{}^", " ".repeat(e.column)),
+                    hint: hint_for(text),
+                }
+            })
+    }
+
+    /// The selector text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the item with JSON text `json` matches.
+    pub fn matches_json(&self, json: &str) -> Result<bool, String> {
+        let data = jmespath::Variable::from_json(json)?;
+        let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
+        Ok(result.is_truthy())
+    }
+}
+
+/// What find_items found.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindResult {
+    /// The selector.
+    pub selector: String,
+    /// Matching items.
+    pub count: usize,
+    /// Items searched.
+    pub total: usize,
+    /// Ids of matching items (at most [`MAX_IDS`]).
+    pub ids: Vec<String>,
+    /// True when `ids` was cut.
+    pub ids_truncated: bool,
+    /// The first matching items, rendered.
+    pub items: Vec<Value>,
+    /// A hint when nothing matched and the selector looks like a common mistake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Evaluates `selector` on every item of `collection`, on all cores.
+pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, limits: &DisplayLimits) -> Result<FindResult, CoreError> {
+    let n = collection.len();
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
+    let chunk = n.div_ceil(threads).max(1);
+    let outcomes: Vec<Result<Vec<usize>, CoreError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut hits = Vec::new();
+                    for index in t * chunk..((t + 1) * chunk).min(n) {
+                        let Some(item) = collection.item(index) else { continue };
+                        match selector.matches_json(item.json) {
+                            Ok(true) => hits.push(index),
+                            Ok(false) => {}
+                            Err(reason) => {
+                                return Err(CoreError::SelectorRuntime { expression: selector.text.clone(), item: item.id.to_string(), reason });
+                            }
+                        }
+                    }
+                    Ok(hits)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Ok(Vec::new()))).collect()
+    });
+    let mut hits = Vec::new();
+    for outcome in outcomes {
+        hits.extend(outcome?);
+    }
+    let mut cuts = Cuts::default();
+    let mut items = Vec::new();
+    for &index in hits.iter().take(limit.min(MAX_ITEMS)) {
+        if let Some(item) = collection.item(index) {
+            let value = collection.parse_item(&item)?;
+            items.push(render_item(collection.kind(), &item, &value, limits, &mut cuts));
+        }
+    }
+    let hint = (hits.is_empty() && selector.text.trim_start().starts_with("data.") && collection.profile().property(&"data".parse().unwrap_or_default()).is_none())
+        .then(|| "the selector's root is already the item's data: write `type == 'server'`, not `data.type == 'server'`".to_string());
+    Ok(FindResult {
+        selector: selector.text.clone(),
+        count: hits.len(),
+        total: n,
+        ids: hits.iter().take(MAX_IDS).filter_map(|&i| collection.item(i).map(|it| it.id.to_string())).collect(),
+        ids_truncated: hits.len() > MAX_IDS,
+        items,
+        hint,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collection::{CollectionKind, OwnedItem};
+    use serde_json::json;
+
+    fn nodes() -> Collection {
+        Collection::from_values(
+            "nodes",
+            CollectionKind::Nodes,
+            [
+                OwnedItem::new("a", json!({"type": "server", "cpu": 0.9, "my-key": 1})),
+                OwnedItem::new("b", json!({"type": "database", "cpu": 0.2})),
+                OwnedItem::new("c", json!({"type": "server", "cpu": 0.1})),
+            ],
+        )
+    }
+
+    #[test]
+    fn selects_with_raw_strings_backtick_literals_and_quoted_identifiers() {
+        let c = nodes();
+        let limits = DisplayLimits::default();
+        let run = |s: &str| find_items(&c, &Selector::parse(s).expect(s), 10, &limits).expect("runs");
+        assert_eq!(run("type == 'server'").ids, ["a", "c"]);
+        assert_eq!(run("cpu > `0.5`").ids, ["a"]);
+        assert_eq!(run("\"my-key\" == `1`").ids, ["a"]);
+        assert_eq!(run("type == 'server' && cpu < `0.5`").count, 1);
+        assert_eq!(run("type == 'router'").count, 0);
+    }
+
+    #[test]
+    fn parse_errors_carry_position_and_hints() {
+        let err = Selector::parse("cpu > 0.5").expect_err("bare number is invalid JMESPath");
+        let text = err.to_string();
+        assert!(text.contains("line 1, column"), "{text}");
+        assert!(text.contains("backticks"), "{text}");
+        let CoreError::InvalidSelector { column, .. } = err else { panic!("wrong error") };
+        assert!(column >= 7, "column {column}");
+    }
+
+    #[test]
+    fn a_data_prefix_that_matches_nothing_gets_a_hint() {
+        let c = nodes();
+        let found = find_items(&c, &Selector::parse("data.type == 'server'").expect("parses"), 5, &DisplayLimits::default()).expect("runs");
+        assert_eq!(found.count, 0);
+        assert!(found.hint.expect("hint").contains("root is already"));
+    }
+}
