@@ -41,11 +41,13 @@ pub struct SampleOptions {
     pub seed: Option<u64>,
     /// How values are shortened.
     pub limits: DisplayLimits,
+    /// Only items with this id (for record sets: one record's values).
+    pub only_id: Option<String>,
 }
 
 impl Default for SampleOptions {
     fn default() -> Self {
-        Self { count: 3, strategy: SampleStrategy::Random, stratify_by: None, seed: None, limits: DisplayLimits::default() }
+        Self { count: 3, strategy: SampleStrategy::Random, stratify_by: None, seed: None, limits: DisplayLimits::default(), only_id: None }
     }
 }
 
@@ -109,9 +111,13 @@ pub fn sample(collection: &Collection, options: &SampleOptions) -> Result<Sample
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut strata = None;
     let mut paths_covered = None;
+    let pool: Vec<usize> = match &options.only_id {
+        Some(id) => collection.items().filter(|item| item.id == id).map(|item| item.index).collect(),
+        None => (0..collection.len()).collect(),
+    };
     let chosen: Vec<usize> = match options.strategy {
         SampleStrategy::Random => {
-            let mut picked = rng.choose_multiple(0..collection.len(), count);
+            let mut picked = rng.choose_multiple(pool.iter().copied(), count);
             picked.sort_unstable();
             picked
         }
@@ -120,12 +126,12 @@ pub fn sample(collection: &Collection, options: &SampleOptions) -> Result<Sample
                 path: String::new(),
                 reason: "the stratified strategy needs `stratify_by`, the property whose values to spread over".into(),
             })?;
-            let (picked, groups) = stratified(collection, &path, count, &mut rng)?;
+            let (picked, groups) = stratified(collection, &pool, &path, count, &mut rng)?;
             strata = Some(groups);
             picked
         }
         SampleStrategy::Representative => {
-            let (picked, covered, total) = representative(collection, count)?;
+            let (picked, covered, total) = representative(collection, &pool, count)?;
             paths_covered = Some((covered, total));
             picked
         }
@@ -162,9 +168,9 @@ fn stratum_key(value: Option<&Value>) -> String {
     }
 }
 
-fn stratified(collection: &Collection, path: &PropertyPath, count: usize, rng: &mut fastrand::Rng) -> Result<(Vec<usize>, usize), CoreError> {
+fn stratified(collection: &Collection, pool: &[usize], path: &PropertyPath, count: usize, rng: &mut fastrand::Rng) -> Result<(Vec<usize>, usize), CoreError> {
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
-    for item in collection.items() {
+    for item in pool.iter().filter_map(|&i| collection.item(i)) {
         let value = collection.parse_item(&item)?;
         groups.entry(stratum_key(value_at(&value, path))).or_default().push(item.index);
     }
@@ -220,9 +226,9 @@ fn collect_paths(value: &Value, path: &PropertyPath, out: &mut BTreeSet<Property
 /// the same set of paths are considered once. Stops when all paths are covered, or at `count`
 /// items if more would be needed… unless fewer than all paths are covered, in which case it goes
 /// on up to [`MAX_SAMPLE`] items, because covering every path is the point of this strategy.
-fn representative(collection: &Collection, count: usize) -> Result<(Vec<usize>, usize, usize), CoreError> {
+fn representative(collection: &Collection, pool: &[usize], count: usize) -> Result<(Vec<usize>, usize, usize), CoreError> {
     let mut signatures: HashMap<Vec<PropertyPath>, usize> = HashMap::new();
-    for item in collection.items() {
+    for item in pool.iter().filter_map(|&i| collection.item(i)) {
         let value = collection.parse_item(&item)?;
         let mut paths = BTreeSet::new();
         collect_paths(&value, &PropertyPath::root(), &mut paths);
@@ -256,7 +262,7 @@ fn representative(collection: &Collection, count: usize) -> Result<(Vec<usize>, 
         }
     }
     if picked.len() < count {
-        for index in 0..collection.len() {
+        for &index in pool {
             if picked.len() >= count {
                 break;
             }

@@ -1,1 +1,20 @@
-//! placeholder
+//! Sources: reading graph files, record sets and document sets into profiled collections, and
+//! watching their files for changes. Everything format-specific lives here; the core never sees
+//! a file.
+
+pub mod demo;
+mod documents;
+pub mod error;
+mod graph;
+mod load;
+mod ndjson;
+mod records;
+pub mod source;
+pub mod spec;
+pub mod watch;
+
+pub use error::{LoadWarning, SourceError};
+pub use load::load;
+pub use source::{NoProgress, Progress, Source};
+pub use spec::{DemoSet, Format, Location, SourceSpec};
+pub use watch::FileWatcher;

@@ -1,1 +1,26 @@
-//! placeholder
+//! The tool functions every surface calls — MCP, CLI and tests alike — with their parameters,
+//! the `{success, message, data}` envelope, and the registry of named sources. No surface adds
+//! logic of its own: it parses its input into these parameters and prints the envelope.
+
+mod cache;
+pub mod descriptions;
+mod describe;
+mod find;
+pub mod params;
+mod property;
+mod record_schema;
+pub mod registry;
+mod resolve;
+pub mod result;
+mod sample;
+mod sources;
+
+pub use describe::{describe_schema, schema_markdown, system_prompt, BASE_PROMPT};
+pub use find::find_items;
+pub use params::*;
+pub use property::describe_property;
+pub use record_schema::{query_schema, validate_value};
+pub use registry::Registry;
+pub use result::{ToolError, ToolResult};
+pub use sample::sample_data;
+pub use sources::list_sources;

@@ -1,0 +1,126 @@
+//! Document sets: a JSON array or NDJSON file, one collection of items. An item's id is its
+//! top-level `id` member when it has a scalar one, else its position (`#0`, `#1`, …). Duplicate
+//! ids are kept apart with a `~2`, `~3` suffix and reported.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use schemascope_core::{Collection, CollectionKind, ItemEntry, ProfileBuilder};
+use serde_json::value::RawValue;
+
+use crate::error::{LoadWarning, SourceError};
+use crate::ndjson::{line_error, scan, LineError, LineHandler, ParsedLine};
+use crate::source::Progress;
+
+struct DocumentHandler;
+
+impl LineHandler for DocumentHandler {
+    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ParsedLine, LineError> {
+        let id = builder.add_json(line).map_err(|e| line_error(&e))?;
+        Ok(ParsedLine { value: offset..offset + line.len(), id, ..ParsedLine::default() })
+    }
+
+    fn builder(&self) -> ProfileBuilder {
+        ProfileBuilder::new().capture_ids()
+    }
+}
+
+fn assign_ids(ids: impl Iterator<Item = Option<String>>, warnings: &mut Vec<LoadWarning>) -> Vec<Box<str>> {
+    let mut seen: HashSet<Box<str>> = HashSet::new();
+    let mut duplicates = 0usize;
+    let mut first_duplicate = None;
+    let out = ids
+        .enumerate()
+        .map(|(index, id)| {
+            let base = id.unwrap_or_else(|| format!("#{index}"));
+            let mut candidate: Box<str> = base.as_str().into();
+            let mut n = 1;
+            while seen.contains(&candidate) {
+                n += 1;
+                candidate = format!("{base}~{n}").into();
+            }
+            if n > 1 {
+                duplicates += 1;
+                first_duplicate.get_or_insert_with(|| base.clone());
+            }
+            seen.insert(candidate.clone());
+            candidate
+        })
+        .collect();
+    if let Some(first) = first_duplicate {
+        warnings.push(LoadWarning::new(format!(
+            "{duplicates} document(s) repeat an earlier id (first: `{first}`); they were given ids with a `~2`, `~3`… suffix"
+        )));
+    }
+    out
+}
+
+/// Loads NDJSON documents on all cores.
+pub fn load_document_lines(name: &str, text: Arc<str>, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+    let result = scan(&text, &DocumentHandler, progress);
+    warnings.extend(result.warnings);
+    let count = result.lines.len() as u64;
+    let mut ids_in = Vec::with_capacity(result.lines.len());
+    let mut spans = Vec::with_capacity(result.lines.len());
+    for line in result.lines {
+        ids_in.push(line.id);
+        spans.push(line.value);
+    }
+    let ids = assign_ids(ids_in.into_iter(), warnings);
+    let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
+    Collection::new(name, CollectionKind::Documents, text, items, result.builder.finish(count))
+}
+
+/// Loads a JSON array of documents, profiling on all cores.
+pub fn load_document_array(path: &Path, name: &str, text: Arc<str>, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Result<Collection, SourceError> {
+    let raw: Vec<&RawValue> = serde_json::from_str(&text).map_err(|e| SourceError::Syntax {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let base = text.as_ptr() as usize;
+    let spans: Vec<std::ops::Range<usize>> = raw
+        .iter()
+        .map(|r| {
+            let start = r.get().as_ptr() as usize - base;
+            start..start + r.get().len()
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(spans.len().max(1));
+    let chunk = spans.len().div_ceil(threads).max(1);
+    let parts: Vec<(ProfileBuilder, Vec<Option<String>>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = spans
+            .chunks(chunk)
+            .map(|part| {
+                let text = &text;
+                scope.spawn(move || {
+                    let mut builder = ProfileBuilder::new().capture_ids();
+                    let mut bytes = 0;
+                    // Every element already parsed once as part of the array, so this cannot fail.
+                    let ids = part
+                        .iter()
+                        .map(|s| {
+                            bytes += s.len();
+                            builder.add_json(&text[s.clone()]).ok().flatten()
+                        })
+                        .collect();
+                    progress.advance(bytes as u64);
+                    (builder, ids)
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let mut builder = ProfileBuilder::new();
+    let mut ids_in = Vec::with_capacity(spans.len());
+    for (part, ids) in parts {
+        builder.merge(part);
+        ids_in.extend(ids);
+    }
+    let ids = assign_ids(ids_in.into_iter(), warnings);
+    let count = spans.len() as u64;
+    let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
+    Ok(Collection::new(name, CollectionKind::Documents, text.clone(), items, builder.finish(count)))
+}

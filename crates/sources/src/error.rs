@@ -1,0 +1,102 @@
+//! Errors of loading a source. Each names the file and, where it can, the line and column.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Why a source could not be loaded.
+#[derive(Debug, Error)]
+pub enum SourceError {
+    /// The source specification itself is wrong.
+    #[error("invalid source `{spec}`: {reason}")]
+    InvalidSpec {
+        /// The specification as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON (or a line of it is not, in strict mode).
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The JSON is valid but does not have the expected shape.
+    #[error("{path}:{line}:{column}: {message}")]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the offending value.
+        line: usize,
+        /// 1-based column of the offending value.
+        column: usize,
+        /// What is wrong, and how to fix it.
+        message: String,
+    },
+    /// Watching files for changes failed.
+    #[error("cannot watch {path}: {reason}")]
+    Watch {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A problem that did not stop loading (a skipped NDJSON line, a dangling edge endpoint, …).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoadWarning {
+    /// 1-based line, when the problem has a place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// What happened.
+    pub message: String,
+}
+
+impl LoadWarning {
+    /// A warning without a place.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { line: None, column: None, message: message.into() }
+    }
+
+    /// A warning at a line and column.
+    pub fn at(line: usize, column: usize, message: impl Into<String>) -> Self {
+        Self { line: Some(line), column: Some(column), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message),
+            (Some(l), None) => write!(f, "line {l}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Line and column (1-based) of byte `offset` in `text`.
+pub fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, column)
+}

@@ -1,0 +1,119 @@
+//! Loading a source: reading the file, recognising its format, and handing it to the loader of
+//! that format. Every loader returns collections already profiled.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::de::IgnoredAny;
+
+use crate::demo;
+use crate::documents::{load_document_array, load_document_lines};
+use crate::error::{position, LoadWarning, SourceError};
+use crate::graph::load_graph;
+use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
+use crate::source::{Progress, Source};
+use crate::spec::{Format, Location, SourceSpec};
+
+/// Loads a source from its specification.
+pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
+    match &spec.location {
+        Location::Demo(set) => {
+            let (format, file, text) = demo::file(*set);
+            load_text(spec, Path::new(file), Some(format), Arc::from(text), progress, None)
+        }
+        Location::File { path, format } => {
+            let bytes = std::fs::read(path).map_err(|source| SourceError::Io { path: path.clone(), source })?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let valid = e.utf8_error().valid_up_to();
+                let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+                let (line, column) = position(&prefix, valid);
+                SourceError::Syntax { path: path.clone(), line, column, message: "the file is not valid UTF-8".into() }
+            })?;
+            let text = match text.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_string(),
+                None => text,
+            };
+            load_text(spec, path, *format, Arc::from(text), progress, Some(path.clone()))
+        }
+    }
+}
+
+fn is_ndjson_path(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(), Some("ndjson" | "jsonl" | "ldjson"))
+}
+
+/// What a file's top level is.
+enum Shape {
+    Array,
+    Object { has_nodes: bool },
+    /// One JSON value per line (NDJSON), by extension or because values follow one another.
+    Lines,
+}
+
+fn syntax(path: &Path, e: &serde_json::Error) -> SourceError {
+    SourceError::Syntax { path: path.to_path_buf(), line: e.line(), column: e.column(), message: e.to_string() }
+}
+
+fn shape_error(path: &Path, message: &str) -> SourceError {
+    SourceError::Shape { path: path.to_path_buf(), line: 1, column: 1, message: message.into() }
+}
+
+fn is_trailing(e: &serde_json::Error) -> bool {
+    e.line() > 1 && e.to_string().starts_with("trailing characters")
+}
+
+fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
+    if is_ndjson_path(path) {
+        return Ok(Shape::Lines);
+    }
+    match text.trim_start().chars().next() {
+        None => Err(SourceError::Syntax { path: path.to_path_buf(), line: 1, column: 1, message: "the file is empty; expected JSON".into() }),
+        Some('[') => Ok(Shape::Array),
+        // Only the top-level keys are kept: values are skipped without building anything.
+        Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
+            Ok(keys) => Ok(Shape::Object { has_nodes: keys.contains_key("nodes") }),
+            Err(e) if is_trailing(&e) => Ok(Shape::Lines),
+            Err(e) => Err(syntax(path, &e)),
+        },
+        Some(_) => match serde_json::from_str::<IgnoredAny>(text) {
+            Ok(_) => Err(shape_error(path, "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON")),
+            Err(e) if is_trailing(&e) => Ok(Shape::Lines),
+            Err(e) => Err(syntax(path, &e)),
+        },
+    }
+}
+
+fn load_text(
+    spec: &SourceSpec,
+    path: &Path,
+    forced: Option<Format>,
+    text: Arc<str>,
+    progress: &dyn Progress,
+    watch: Option<std::path::PathBuf>,
+) -> Result<Source, SourceError> {
+    let bytes = text.len() as u64;
+    progress.start(bytes);
+    let mut warnings: Vec<LoadWarning> = Vec::new();
+    let name = spec.name.as_str();
+    let (format, collections) = match (detect(path, &text)?, forced) {
+        (Shape::Lines, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be one JSON document with `nodes`, not NDJSON")),
+        (Shape::Lines, Some(Format::Records)) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
+        (Shape::Lines, None) if looks_like_record_lines(&text) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
+        (Shape::Lines, _) => (Format::Documents, vec![load_document_lines(name, text, progress, &mut warnings)]),
+        (Shape::Object { .. }, Some(Format::Graph)) | (Shape::Object { has_nodes: true }, None) => {
+            (Format::Graph, load_graph(path, &text, &mut warnings)?)
+        }
+        (Shape::Object { .. }, Some(Format::Records) | None) => (Format::Records, vec![load_record_object(path, name, &text)?]),
+        (Shape::Array, Some(Format::Documents) | None) => {
+            (Format::Documents, vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?])
+        }
+        (Shape::Array, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be an object with a `nodes` array, not an array")),
+        (Shape::Array, Some(Format::Records)) => {
+            return Err(shape_error(path, "records must be an object of named records or NDJSON {key, value} lines, not an array"));
+        }
+        (Shape::Object { .. }, Some(Format::Documents)) => return Err(shape_error(path, "documents must be a JSON array or NDJSON, not an object")),
+    };
+    progress.finish();
+    Ok(Source { spec: spec.clone(), format, collections: collections.into_iter().map(Arc::new).collect(), warnings, path: watch, bytes })
+}

@@ -1,0 +1,164 @@
+//! Parallel NDJSON scanning: the file is split at line boundaries into one slice per core, each
+//! slice is parsed and profiled by its own thread, and the partial results are merged.
+//!
+//! A line that fails to parse becomes a warning with its line and column and is skipped. Because
+//! the profiler is fed while parsing (no intermediate value tree), a bad line may already have
+//! touched the counters; that slice is then profiled again without its bad lines. Bad lines are
+//! rare, so the common case pays nothing for this.
+
+use std::ops::Range;
+
+use schemascope_core::ProfileBuilder;
+
+use crate::error::LoadWarning;
+use crate::source::Progress;
+
+/// Bytes between progress reports.
+const PROGRESS_STEP: usize = 4 << 20;
+
+/// One good line: where its item's value is and what it contributed.
+#[derive(Default)]
+pub(crate) struct ParsedLine {
+    /// 1-based line number within the whole file (set by the scanner).
+    pub line: usize,
+    /// Byte range of the whole (trimmed) line (set by the scanner).
+    pub text: Range<usize>,
+    /// Byte range of the item value within the file.
+    pub value: Range<usize>,
+    /// Byte range of record metadata, if any.
+    pub metadata: Option<Range<usize>>,
+    /// The id or key found on the line, if any.
+    pub id: Option<String>,
+}
+
+/// What to do with each line: profile it and say where its value is.
+pub(crate) trait LineHandler: Sync {
+    /// Handles one non-empty line starting at byte `offset` of the file. On success the item's
+    /// value has been added to `builder`.
+    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ParsedLine, LineError>;
+
+    /// A fresh profile builder for one slice.
+    fn builder(&self) -> ProfileBuilder {
+        ProfileBuilder::new()
+    }
+}
+
+/// Why a line was skipped: a column within the line and a message.
+pub(crate) struct LineError {
+    pub column: usize,
+    pub message: String,
+}
+
+pub(crate) struct ScanResult {
+    pub lines: Vec<ParsedLine>,
+    pub builder: ProfileBuilder,
+    pub warnings: Vec<LoadWarning>,
+}
+
+/// Splits `text` into about `parts` slices, each ending just after a newline.
+fn slices(text: &str, parts: usize) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let target = bytes.len().div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + target).min(bytes.len());
+        while end < bytes.len() && bytes[end - 1] != b'\n' {
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+struct SliceResult {
+    lines: Vec<ParsedLine>,
+    builder: ProfileBuilder,
+    bad: Vec<(usize, LineError)>,
+    line_count: usize,
+}
+
+fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress) -> SliceResult {
+    let mut builder = handler.builder();
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    let mut line_count = 0;
+    let mut offset = range.start;
+    let mut since_report = 0;
+    let slice = &text[range.clone()];
+    for raw in slice.split_inclusive('\n') {
+        line_count += 1;
+        let line_start = offset;
+        offset += raw.len();
+        since_report += raw.len();
+        if since_report >= PROGRESS_STEP {
+            progress.advance(since_report as u64);
+            since_report = 0;
+        }
+        let trimmed = raw.trim_start();
+        let lead = raw.len() - trimmed.len();
+        let trimmed = trimmed.trim_end();
+        if trimmed.is_empty() {
+            continue;
+        }
+        match handler.handle(trimmed, line_start + lead, &mut builder) {
+            Ok(mut parsed) => {
+                parsed.line = line_count;
+                parsed.text = line_start + lead..line_start + lead + trimmed.len();
+                lines.push(parsed);
+            }
+            Err(e) => bad.push((line_count, LineError { column: e.column + lead, message: e.message })),
+        }
+    }
+    progress.advance(since_report as u64);
+    if !bad.is_empty() {
+        // The bad lines may have left partial counts: profile the good lines again from scratch.
+        builder = handler.builder();
+        for parsed in &lines {
+            let _ = handler.handle(&text[parsed.text.clone()], parsed.text.start, &mut builder);
+        }
+    }
+    SliceResult { lines, builder, bad, line_count }
+}
+
+/// Scans every line of `text` on all cores.
+pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progress) -> ScanResult {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Small inputs are not worth a thread each.
+    let parts = if text.len() < (1 << 20) { 1 } else { threads };
+    let ranges = slices(text, parts);
+    let results: Vec<SliceResult> = if ranges.len() <= 1 {
+        ranges.into_iter().map(|r| scan_slice(text, r, handler, progress)).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = ranges.into_iter().map(|r| scope.spawn(move || scan_slice(text, r, handler, progress))).collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        })
+    };
+    let mut merged = ScanResult { lines: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
+    let mut line_base = 0;
+    let mut first = true;
+    for slice in results {
+        for mut parsed in slice.lines {
+            parsed.line += line_base;
+            merged.lines.push(parsed);
+        }
+        for (line, error) in slice.bad {
+            merged.warnings.push(LoadWarning::at(line + line_base, error.column, format!("skipped: {}", error.message)));
+        }
+        if first {
+            merged.builder = slice.builder;
+            first = false;
+        } else {
+            merged.builder.merge(slice.builder);
+        }
+        line_base += slice.line_count;
+    }
+    merged
+}
+
+/// The line error for a serde_json error on a single line.
+pub(crate) fn line_error(e: &serde_json::Error) -> LineError {
+    LineError { column: e.column().max(1), message: e.to_string().split(" at line ").next().unwrap_or_default().to_string() }
+}

@@ -1,0 +1,62 @@
+//! A cache of tool answers, emptied whenever any source reloads. Profiles themselves live in
+//! the collections (so they go with the data); this cache saves re-rendering answers that are
+//! costly to produce — markdown fitted to a token budget, histograms — on repeated calls.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::Mutex;
+
+use crate::result::ToolResult;
+
+/// Most answers kept; past it the cache is emptied (calls are cheap to redo, memory is not).
+const MAX_ENTRIES: usize = 4_096;
+
+/// Identifies one call: the tool, the source, and the parameters that shape the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CacheKey(String);
+
+impl CacheKey {
+    /// A key from the tool name, the source name and the parameters' debug renderings.
+    pub fn new(tool: &str, source: Option<&str>, params: &[&dyn Debug]) -> Self {
+        Self(format!("{tool}\u{1f}{source:?}\u{1f}{params:?}"))
+    }
+
+    /// The key within one generation of the data, so an answer computed across a reload is
+    /// never served for the new data.
+    pub fn in_generation(self, generation: u64) -> Self {
+        Self(format!("{generation}\u{1f}{}", self.0))
+    }
+}
+
+/// The answers.
+#[derive(Debug, Default)]
+pub struct AnswerCache {
+    answers: Mutex<HashMap<CacheKey, ToolResult>>,
+}
+
+impl AnswerCache {
+    /// The cached answer, if any.
+    pub fn get(&self, key: &CacheKey) -> Option<ToolResult> {
+        self.answers.lock().ok()?.get(key).cloned()
+    }
+
+    /// Keeps a successful answer.
+    pub fn put(&self, key: CacheKey, answer: &ToolResult) {
+        if !answer.success {
+            return;
+        }
+        if let Ok(mut answers) = self.answers.lock() {
+            if answers.len() >= MAX_ENTRIES {
+                answers.clear();
+            }
+            answers.insert(key, answer.clone());
+        }
+    }
+
+    /// Forgets everything (a source changed).
+    pub fn clear(&self) {
+        if let Ok(mut answers) = self.answers.lock() {
+            answers.clear();
+        }
+    }
+}

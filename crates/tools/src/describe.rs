@@ -1,0 +1,68 @@
+//! describe_schema, the `schema://` resource and the system prompt: the schema summary as JSON
+//! and as the markdown section of a system prompt.
+
+use schemascope_core::markdown::schema_markdown as render_markdown;
+use schemascope_core::summary::summarize_collection;
+use serde_json::json;
+
+use crate::cache::CacheKey;
+use crate::params::{DescribeSchemaParams, SchemaFormat, SystemPromptParams};
+use crate::registry::Registry;
+use crate::resolve;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// The base of the system prompt the schema section is added to.
+pub const BASE_PROMPT: &str = "You are a data assistant. The data you work with is described below: use exact property names and values from it. When unsure, call describe_property for one property's values, sample_data for real items, or query_schema before writing a record value. Selectors for find_items are JMESPath evaluated on each item's data (write `type == 'server'`, numbers in backticks).";
+
+/// describe_schema.
+pub fn describe_schema(registry: &Registry, params: DescribeSchemaParams) -> ToolResult {
+    let key = CacheKey::new("describe_schema", params.source.as_deref(), &[&params.collection, &params.format.map(|f| format!("{f:?}")), &params.max_tokens]);
+    registry.cached(key, || envelope(run(registry, &params)))
+}
+
+fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let collections = resolve::many(&source, params.collection.as_deref())?;
+    let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
+    let markdown = render_markdown(source.name(), &refs, params.max_tokens);
+    let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
+    let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
+    let message = format!("Source `{}`: {} with {properties} properties.", source.name(), sizes.join(", "));
+    if params.format == Some(SchemaFormat::Markdown) {
+        return Ok(ToolResult::ok(message, json!(markdown)));
+    }
+    let summaries: Vec<_> = collections.iter().map(|c| summarize_collection(c)).collect();
+    Ok(ToolResult::ok(
+        message,
+        json!({
+            "source": source.name(),
+            "format": format!("{:?}", source.format).to_lowercase(),
+            "collections": summaries,
+            "markdown": markdown,
+            "warnings": source.warnings,
+            "reloadError": registry.reload_error(source.name()),
+        }),
+    ))
+}
+
+/// The markdown schema section of one source (the `schema://<source>` resource).
+pub fn schema_markdown(registry: &Registry, source: &str, max_tokens: Option<usize>) -> Result<String, ToolError> {
+    let source = registry.get(Some(source))?;
+    let refs: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).collect();
+    Ok(render_markdown(source.name(), &refs, max_tokens).markdown)
+}
+
+/// A system prompt with the schema section of one source, or of every source (seed 000,
+/// component 1). The budget applies to each source's section.
+pub fn system_prompt(registry: &Registry, params: SystemPromptParams) -> Result<String, ToolError> {
+    let names = match params.source {
+        Some(name) => vec![registry.get(Some(&name))?.name().to_string()],
+        None => registry.names(),
+    };
+    let mut prompt = String::from(BASE_PROMPT);
+    for name in names {
+        prompt.push_str("\n\n");
+        prompt.push_str(&schema_markdown(registry, &name, params.max_tokens)?);
+    }
+    Ok(prompt)
+}

@@ -1,0 +1,23 @@
+//! Tool descriptions, with examples, as an LLM reads them (seed 000 shows the style). MCP and the
+//! CLI help both use these.
+
+/// `list_sources`.
+pub const LIST_SOURCES: &str = "List the data sources being served, with their collections (graph nodes/edges, record sets, document sets), item counts and load warnings.\n\nCall this first when you do not know the source names. Example: {}";
+
+/// `describe_schema`.
+pub const DESCRIBE_SCHEMA: &str = "Describe the schema of a source: per collection its size and, per property (dot paths like `metadata.category`), the type (string, number, boolean, array with item type, object, null, or mixed with counts per type), how often it is present or null, enum values when there are few, numeric ranges, string formats (date-time, date, uuid, email, uri), cardinality and sample values. Returns JSON plus a markdown rendering for a system prompt; `max_tokens` fits the markdown to a token budget.\n\nExamples:\n- What properties do the nodes have? {\"collection\": \"nodes\"}\n- Give me a compact summary for my prompt: {\"format\": \"markdown\", \"max_tokens\": 500}";
+
+/// `sample_data`.
+pub const SAMPLE_DATA: &str = "Get a few real items (nodes, edges, records, documents) to see their actual data structure before writing selectors or values. Strategies: random (default, reproducible with seed), stratified (one per value of `stratify_by`), representative (a small set that together shows every property). Long strings are truncated (marked), deep values cut (marked); edges show source/target.\n\nExamples:\n- Show me some example nodes: {\"collection\": \"nodes\"}\n- What does the data look like? {\"collection\": \"both\", \"count\": 3}\n- Show one node of each type: {\"collection\": \"nodes\", \"stratify_by\": \"type\"}";
+
+/// `describe_property`.
+pub const DESCRIBE_PROPERTY: &str = "Get detailed, exact statistics of one property (dot path): for strings the values with counts and percentages; for numbers min/max/avg/median/stdDev and a histogram; for booleans true/false shares; for arrays item type, lengths and value counts; for mixed types a breakdown with per-type stats. An unknown property returns exists:false with did-you-mean suggestions and the available properties.\n\nExamples:\n- What values does `type` have? {\"property\": \"type\"}\n- Describe edge weights: {\"property\": \"weight\", \"collection\": \"edges\"}\n- Nested: {\"property\": \"metrics.cpu.current\", \"bins\": 5}";
+
+/// `query_schema`.
+pub const QUERY_SCHEMA: &str = "Get the JSON Schema (draft 2020-12) of a record, inferred from all of its values (or of a whole collection): required fields, types (with null), integer vs number, array item types, nested objects, enums for few repeated strings, observed minimum/maximum; plus the record's metadata and the latest value as an example. Use it before setting a record's value.\n\nExamples:\n- What fields does the temperature record have? {\"record_name\": \"server::Temperature\"}\n- Schema without example: {\"record_name\": \"server::Config\", \"include_example\": false}";
+
+/// `validate_value`.
+pub const VALIDATE_VALUE: &str = "Check a proposed value against a record's inferred schema before setting it. Returns valid plus every error (wrong type, missing required field) and warning (outside the observed range, unseen enum value or field — often a unit mix-up or typo) with its JSON path, expected and actual.\n\nExample: {\"record_name\": \"server::Temperature\", \"value\": {\"celsius\": 22.5, \"sensor_id\": \"sensor-01\", \"timestamp\": 1730649600}}";
+
+/// `find_items`.
+pub const FIND_ITEMS: &str = "Find items matching a JMESPath selector evaluated on each item's data (the root is the data itself: write `type == 'server'`, not `data.type`). String literals in 'single quotes', numbers in backticks, odd property names in \"double quotes\". Returns the count, matching ids and the first few items. A syntax error is reported with its position, never as zero matches.\n\nExamples:\n- All database nodes: {\"selector\": \"type == 'database'\"}\n- Busy servers: {\"selector\": \"type == 'server' && cpu > `0.8`\"}\n- Slow links: {\"selector\": \"latency > `100`\", \"collection\": \"edges\"}\n- Tagged critical: {\"selector\": \"contains(tags, 'critical')\"}";

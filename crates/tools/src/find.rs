@@ -1,0 +1,38 @@
+//! find_items: items matching a JMESPath selector.
+
+use schemascope_core::display::DisplayLimits;
+use schemascope_core::selector::{find_items as find, Selector};
+use serde_json::json;
+
+use crate::params::FindItemsParams;
+use crate::registry::Registry;
+use crate::resolve;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// find_items.
+pub fn find_items(registry: &Registry, params: FindItemsParams) -> ToolResult {
+    envelope(run(registry, params))
+}
+
+fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolError> {
+    if params.selector.trim().is_empty() {
+        return Err(ToolError::InvalidParams("`selector` is empty; e.g. \"type == 'server'\"".into()));
+    }
+    let selector = Selector::parse(&params.selector)?;
+    let source = registry.get(params.source.as_deref())?;
+    let (collection, _) = resolve::one(&source, params.collection.as_deref())?;
+    let found = find(&collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
+    let mut message = format!(
+        "{} of {} {} match `{}`.",
+        found.count,
+        found.total,
+        collection.kind().items_noun(),
+        selector.as_str()
+    );
+    if let Some(hint) = &found.hint {
+        message.push_str(&format!(" Hint: {hint}."));
+    }
+    let mut data = json!(found);
+    data["collection"] = collection.name().into();
+    Ok(ToolResult::ok(message, data))
+}

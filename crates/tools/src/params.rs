@@ -1,0 +1,173 @@
+//! Tool parameters: one struct per tool, shared by MCP (which derives input schemas from them),
+//! the CLI and the tests. Field names are the contract's snake_case names.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Parameters of `list_sources`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListSourcesParams {}
+
+/// Parameters of `describe_schema`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DescribeSchemaParams {
+    /// Source name (optional when only one source is served). See list_sources.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Collection to describe, e.g. "nodes", "edges", a record set's name, or "both"/"all"
+    /// (default: every collection of the source).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Output format: "json" (default, structured) or "markdown" (the system-prompt section).
+    #[serde(default)]
+    pub format: Option<SchemaFormat>,
+    /// Token budget for the markdown rendering (o200k_base tokens). Samples and then the rarest
+    /// properties are dropped to fit, always saying "+N more".
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+}
+
+/// Rendering of describe_schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaFormat {
+    /// Structured JSON (with the markdown included too).
+    #[default]
+    Json,
+    /// Only the markdown section.
+    Markdown,
+}
+
+/// Sampling strategy of `sample_data`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyParam {
+    /// Uniformly random (reproducible with `seed`).
+    #[default]
+    Random,
+    /// One item per distinct value of `stratify_by`.
+    Stratified,
+    /// A small set that together shows every property path.
+    Representative,
+}
+
+/// Parameters of `sample_data`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SampleDataParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// What to sample: "nodes", "edges", "both" (graphs), or a collection name (default: all).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Items per collection (default 3, at most 100).
+    #[serde(default)]
+    pub count: Option<usize>,
+    /// "random" (default), "stratified" (needs stratify_by) or "representative".
+    #[serde(default)]
+    pub strategy: Option<StrategyParam>,
+    /// Property (dot path) to stratify by, e.g. "type": one item per value. Implies "stratified".
+    #[serde(default)]
+    pub stratify_by: Option<String>,
+    /// Random seed, for reproducible samples (a fresh one is drawn and reported otherwise).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Longest string shown before truncation (default 100 characters).
+    #[serde(default)]
+    pub max_string_length: Option<usize>,
+    /// For record sets: only values of this record.
+    #[serde(default)]
+    pub record_name: Option<String>,
+}
+
+/// Parameters of `describe_property`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DescribePropertyParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Property to inspect, as a dot path: "type", "metadata.category", "tags", "readings[].v".
+    pub property: String,
+    /// Collection: "nodes" (default for graphs), "edges", a record set or document set name.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// For record sets: describe the property within this record's values only.
+    #[serde(default)]
+    pub record_name: Option<String>,
+    /// Most distinct values listed (default 20, at most 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Histogram bins for numbers (default: chosen by the Freedman–Diaconis rule, at most 20).
+    #[serde(default)]
+    pub bins: Option<usize>,
+}
+
+/// Parameters of `query_schema`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuerySchemaParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Record (key) to infer the schema of, from all of its values, e.g. "server::Temperature".
+    /// Without it, the schema of a whole collection's items.
+    #[serde(default)]
+    pub record_name: Option<String>,
+    /// Collection (default: the only record set, or the first collection).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Include the latest value as `example` (default true).
+    #[serde(default)]
+    pub include_example: Option<bool>,
+}
+
+/// Parameters of `validate_value`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateValueParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Record whose inferred schema the value must match.
+    #[serde(default)]
+    pub record_name: Option<String>,
+    /// Collection (default as for query_schema).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// The proposed value.
+    pub value: Value,
+}
+
+/// Parameters of `find_items`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindItemsParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// JMESPath selector evaluated on each item's data, e.g. "type == 'server' && cpu > `0.8`".
+    pub selector: String,
+    /// Collection to search (default "nodes" for graphs, else the first collection).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Matching items returned in full (default 5, at most 50); all ids are listed up to 1000.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Parameters of the schema system prompt.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SystemPromptParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Token budget for the schema section.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+}

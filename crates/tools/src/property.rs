@@ -1,0 +1,46 @@
+//! describe_property: one property in depth, for a collection or one record's values.
+
+use schemascope_core::property::{describe_property as describe, PropertyOptions, MAX_LIMIT};
+use schemascope_core::PropertyPath;
+
+use crate::cache::CacheKey;
+use crate::params::DescribePropertyParams;
+use crate::registry::Registry;
+use crate::resolve;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// describe_property.
+pub fn describe_property(registry: &Registry, params: DescribePropertyParams) -> ToolResult {
+    let key = CacheKey::new(
+        "describe_property",
+        params.source.as_deref(),
+        &[&params.property, &params.collection, &params.record_name, &params.limit, &params.bins],
+    );
+    registry.cached(key, || envelope(run(registry, &params)))
+}
+
+fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let (collection, implied_record) = resolve::one(&source, params.collection.as_deref())?;
+    let record = params.record_name.clone().or(implied_record);
+    let path: PropertyPath = params.property.parse()?;
+    if let Some(bins) = params.bins
+        && !(1..=schemascope_core::profile::numeric::MAX_BINS).contains(&bins)
+    {
+        return Err(ToolError::InvalidParams(format!("`bins` must be between 1 and {}, not {bins}", schemascope_core::profile::numeric::MAX_BINS)));
+    }
+    let options = PropertyOptions { limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT), bins: params.bins };
+    let (profile, scope) = match &record {
+        Some(name) => {
+            let (_, profile) = resolve::record(&source, Some(&collection), name)?;
+            (profile, format!("{} values", name))
+        }
+        None => (collection.profile(), collection.name().to_string()),
+    };
+    let mut answer = describe(profile, &scope, &path, options);
+    if let Some(name) = &record {
+        answer.data["record_name"] = name.clone().into();
+        answer.data["collection"] = collection.name().into();
+    }
+    Ok(ToolResult::ok(answer.message, answer.data))
+}

@@ -1,0 +1,142 @@
+//! query_schema and validate_value: the JSON Schema of a record (from all its values) or of a
+//! collection, with metadata and an example; and checking a proposed value against it.
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{json, Map, Value};
+
+use schemascope_core::display::{shorten, Cuts, DisplayLimits};
+use schemascope_core::json_schema::infer_schema;
+use schemascope_core::validate::validate;
+use schemascope_core::{Collection, CollectionKind, CollectionProfile};
+use schemascope_sources::Source;
+
+use crate::params::{QuerySchemaParams, ValidateValueParams};
+use crate::registry::Registry;
+use crate::resolve;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// What a schema is of.
+struct Target<'a> {
+    collection: &'a Collection,
+    record: Option<String>,
+    profile: &'a CollectionProfile,
+}
+
+fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>) -> Result<Target<'a>, ToolError> {
+    let named = match collection {
+        Some(name) => {
+            let (c, implied) = resolve::one(source, Some(name))?;
+            let c = source.collections.iter().find(|x| std::sync::Arc::ptr_eq(x, &c)).ok_or_else(|| ToolError::UnknownCollection(name.into()))?;
+            Some((c, implied))
+        }
+        None => None,
+    };
+    let record = record.map(str::to_string).or_else(|| named.as_ref().and_then(|(_, r)| r.clone()));
+    match record {
+        Some(record) => {
+            let (c, profile) = resolve::record(source, named.as_ref().map(|(c, _)| *c), &record)?;
+            Ok(Target { collection: c, record: Some(record), profile })
+        }
+        None => {
+            let c = match named {
+                Some((c, _)) => c,
+                None => source
+                    .collections
+                    .iter()
+                    .find(|c| c.kind() == CollectionKind::Records)
+                    .or_else(|| source.collection("nodes"))
+                    .or_else(|| source.collections.first())
+                    .ok_or_else(|| ToolError::UnknownCollection(format!("source `{}` has no collections", source.name())))?,
+            };
+            Ok(Target { collection: c, record: None, profile: c.profile() })
+        }
+    }
+}
+
+/// The latest value and metadata of a record, or the first item of a collection.
+fn example_and_metadata(t: &Target<'_>) -> (Option<Value>, Value) {
+    match &t.record {
+        Some(record) => {
+            let latest = t.collection.items().filter(|i| i.id == record).last();
+            let metadata = t.collection.items().filter(|i| i.id == record && i.metadata_json.is_some()).last().and_then(|i| i.metadata());
+            let mut meta = match metadata {
+                Some(Value::Object(m)) => m,
+                Some(other) => Map::from_iter([("metadata".to_string(), other)]),
+                None => Map::new(),
+            };
+            meta.insert("value_count".into(), json!(t.profile.item_count));
+            meta.insert("collection".into(), json!(t.collection.name()));
+            (latest.and_then(|i| i.value().ok()), Value::Object(meta))
+        }
+        None => {
+            let first = t.collection.item(0).and_then(|i| i.value().ok());
+            let meta = json!({"collection": t.collection.name(), "kind": t.collection.kind(), "item_count": t.collection.len()});
+            (first, meta)
+        }
+    }
+}
+
+/// query_schema.
+pub fn query_schema(registry: &Registry, params: QuerySchemaParams) -> ToolResult {
+    envelope(run_query(registry, params))
+}
+
+fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
+    let schema = infer_schema(t.profile);
+    let (example, metadata) = example_and_metadata(&t);
+    let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
+    let mut data = json!({
+        "record_name": t.record,
+        "collection": t.collection.name(),
+        "schema": schema,
+        "metadata": metadata,
+        "inferred_at": Utc::now().to_rfc3339_opts(SecondsFormat::Nanos, true),
+        "inferred_from": t.profile.item_count,
+    });
+    if params.include_example.unwrap_or(true) {
+        let mut cuts = Cuts::default();
+        let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
+        data["example"] = example.map(|e| shorten(&e, &limits, &mut cuts)).unwrap_or(Value::Null);
+    }
+    let required = schema_required(&data["schema"]);
+    Ok(ToolResult::ok(
+        format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count),
+        data,
+    ))
+}
+
+fn schema_required(schema: &Value) -> String {
+    match schema.get("required").and_then(Value::as_array) {
+        Some(fields) if !fields.is_empty() => {
+            let names: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
+            format!("; required: {}", names.join(", "))
+        }
+        _ => String::new(),
+    }
+}
+
+/// validate_value.
+pub fn validate_value(registry: &Registry, params: ValidateValueParams) -> ToolResult {
+    envelope(run_validate(registry, params))
+}
+
+fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
+    let schema = infer_schema(t.profile);
+    let report = validate(&schema, &params.value)?;
+    let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
+    let message = if report.valid && report.warnings.is_empty() {
+        format!("The value is valid for '{name}'.")
+    } else if report.valid {
+        format!("The value is valid for '{name}', with {} warning(s): {}.", report.warnings.len(), report.warnings[0].error)
+    } else {
+        format!("The value is invalid for '{name}': {} error(s), first at {}: {}.", report.errors.len(), if report.errors[0].path.is_empty() { "/" } else { &report.errors[0].path }, report.errors[0].error)
+    };
+    let mut data = json!(report);
+    data["record_name"] = json!(t.record);
+    data["collection"] = json!(t.collection.name());
+    Ok(ToolResult::ok(message, data))
+}

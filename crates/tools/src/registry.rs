@@ -1,0 +1,167 @@
+//! The registry of named sources being served, and their live refresh.
+//!
+//! Sources are held as `Arc<Source>` and replaced whole on reload, so a tool call in flight keeps
+//! the snapshot it started with and every cache (profiles live inside collections) is invalidated
+//! by construction. A reload that fails keeps the previous data and records the error, so a file
+//! caught half-written never empties a source.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use schemascope_sources::{load, FileWatcher, NoProgress, Progress, Source, SourceSpec};
+use tokio::sync::broadcast;
+
+use crate::cache::{AnswerCache, CacheKey};
+use crate::result::{ToolError, ToolResult};
+
+/// The debounce of live refresh (seed 000: one second).
+pub const REFRESH_DEBOUNCE: Duration = Duration::from_secs(1);
+
+/// Named sources, shared by every surface.
+pub struct Registry {
+    sources: RwLock<BTreeMap<String, Arc<Source>>>,
+    reload_errors: Mutex<BTreeMap<String, String>>,
+    changes: broadcast::Sender<String>,
+    watcher: Mutex<Option<FileWatcher>>,
+    cache: AnswerCache,
+    generation: AtomicU64,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").field("sources", &self.names()).finish()
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Arc<Self> {
+        let (changes, _) = broadcast::channel(64);
+        Arc::new(Self { sources: RwLock::new(BTreeMap::new()), reload_errors: Mutex::new(BTreeMap::new()), changes, watcher: Mutex::new(None), cache: AnswerCache::default(), generation: AtomicU64::new(0) })
+    }
+
+    /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
+    pub fn load(&self, specs: &[SourceSpec], progress: &dyn Progress) -> Result<(), ToolError> {
+        for spec in specs {
+            if read(&self.sources).contains_key(&spec.name) {
+                return Err(ToolError::InvalidParams(format!(
+                    "two sources are named `{}`; name them apart with NAME=PATH",
+                    spec.name
+                )));
+            }
+            let source = load(spec, progress)?;
+            self.insert(source);
+        }
+        Ok(())
+    }
+
+    /// Adds or replaces a source and tells subscribers.
+    pub fn insert(&self, source: Source) {
+        let name = source.name().to_string();
+        self.sources.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(name.clone(), Arc::new(source));
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.clear();
+        // Nobody listening is fine.
+        let _ = self.changes.send(name);
+    }
+
+    /// Source names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        read(&self.sources).keys().cloned().collect()
+    }
+
+    /// All sources, by name.
+    pub fn sources(&self) -> Vec<Arc<Source>> {
+        read(&self.sources).values().cloned().collect()
+    }
+
+    /// The source called `name`; with no name, the only source.
+    pub fn get(&self, name: Option<&str>) -> Result<Arc<Source>, ToolError> {
+        let sources = read(&self.sources);
+        let names = || sources.keys().cloned().collect::<Vec<_>>().join(", ");
+        match name {
+            Some(name) => sources.get(name).cloned().ok_or_else(|| {
+                let suggestions = schemascope_core::suggest::closest(name, sources.keys().map(String::as_str), 1);
+                let hint = suggestions.first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                ToolError::UnknownSource(format!("Unknown source `{name}`.{hint} Available sources: {}", names()))
+            }),
+            None if sources.len() == 1 => sources.values().next().cloned().ok_or_else(|| ToolError::UnknownSource("no sources are loaded".into())),
+            None if sources.is_empty() => Err(ToolError::UnknownSource("no sources are loaded".into())),
+            None => Err(ToolError::UnknownSource(format!("Several sources are served; name one with `source`: {}", names()))),
+        }
+    }
+
+    /// The last reload error of a source, if its latest reload failed.
+    pub fn reload_error(&self, name: &str) -> Option<String> {
+        self.reload_errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name).cloned()
+    }
+
+    /// Reloads a source from its file. On failure the previous data stays and the error is kept.
+    pub fn reload(&self, name: &str) -> Result<(), ToolError> {
+        let current = self.get(Some(name))?;
+        match load(&current.spec, &NoProgress) {
+            Ok(source) => {
+                self.reload_errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
+                self.insert(source);
+                Ok(())
+            }
+            Err(e) => {
+                self.reload_errors
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(name.to_string(), format!("reload failed, previous data kept: {e}"));
+                Err(e.into())
+            }
+        }
+    }
+
+    /// The cached answer for `key`, or the answer `compute` gives (cached when successful).
+    pub fn cached(&self, key: CacheKey, compute: impl FnOnce() -> ToolResult) -> ToolResult {
+        let key = key.in_generation(self.generation.load(Ordering::SeqCst));
+        if let Some(answer) = self.cache.get(&key) {
+            return answer;
+        }
+        let answer = compute();
+        self.cache.put(key, &answer);
+        answer
+    }
+
+    /// Names of sources that reloaded, as they do.
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+
+    /// Starts watching every file-backed source; changes reload it after [`REFRESH_DEBOUNCE`].
+    pub fn watch(self: &Arc<Self>) -> Result<(), ToolError> {
+        self.watch_with(REFRESH_DEBOUNCE)
+    }
+
+    /// As [`Registry::watch`], with a chosen debounce.
+    pub fn watch_with(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
+        let files: Vec<(PathBuf, String)> =
+            self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
+        if files.is_empty() {
+            return Ok(());
+        }
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        let weak = Arc::downgrade(self);
+        let watcher = FileWatcher::new(&paths, debounce, move |changed: &Path| {
+            let Some(registry) = weak.upgrade() else { return };
+            for (path, name) in &files {
+                if path == changed {
+                    // A failed reload is recorded in the registry and shown by list_sources.
+                    let _ = registry.reload(name);
+                }
+            }
+        })?;
+        *self.watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watcher);
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! sample_data: a few real items per collection.
+
+use serde_json::{json, Map, Value};
+
+use schemascope_core::display::DisplayLimits;
+use schemascope_core::sample::{sample, SampleOptions, SampleStrategy};
+use schemascope_core::suggest::closest;
+use schemascope_core::PropertyPath;
+
+use crate::params::{SampleDataParams, StrategyParam};
+use crate::registry::Registry;
+use crate::resolve;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// sample_data.
+pub fn sample_data(registry: &Registry, params: SampleDataParams) -> ToolResult {
+    envelope(run(registry, params))
+}
+
+fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let mut collections = resolve::many(&source, params.collection.as_deref())?;
+    let mut only_id = params.record_name.clone();
+    if only_id.is_none()
+        && let Some(name) = params.collection.as_deref()
+        && let Ok((c, Some(record))) = resolve::one(&source, Some(name))
+    {
+        collections = vec![c];
+        only_id = Some(record);
+    }
+    let stratify_by: Option<PropertyPath> = params.stratify_by.as_deref().map(str::parse).transpose()?;
+    let strategy = match (params.strategy, &stratify_by) {
+        (Some(StrategyParam::Stratified), None) => {
+            return Err(ToolError::InvalidParams("the stratified strategy needs `stratify_by`, e.g. \"type\"".into()));
+        }
+        (None | Some(StrategyParam::Stratified), Some(_)) => SampleStrategy::Stratified,
+        (Some(StrategyParam::Representative), _) => SampleStrategy::Representative,
+        _ => SampleStrategy::Random,
+    };
+    let count = params.count.unwrap_or(3);
+    if count == 0 || count > schemascope_core::sample::MAX_SAMPLE {
+        return Err(ToolError::InvalidParams(format!("`count` must be between 1 and {}, not {count}", schemascope_core::sample::MAX_SAMPLE)));
+    }
+    let limits = DisplayLimits { max_string: params.max_string_length.unwrap_or(100).max(1), ..DisplayLimits::default() };
+    let mut data = Map::new();
+    let mut parts = Vec::new();
+    let mut info = Map::new();
+    for collection in &collections {
+        if let Some(path) = &stratify_by
+            && collection.profile().property(path).is_none()
+        {
+            let available: Vec<String> = collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
+            let hint = closest(&path.to_string(), available.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            return Err(ToolError::InvalidParams(format!(
+                "cannot stratify {} by `{path}`: no such property.{hint} Available: {}",
+                collection.name(),
+                available.into_iter().take(40).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let options = SampleOptions { count, strategy, stratify_by: stratify_by.clone(), seed: params.seed, limits, only_id: only_id.clone() };
+        let sampled = sample(collection, &options)?;
+        parts.push(format!("{} {}", sampled.items.len(), collection.kind().items_noun()));
+        info.insert(
+            collection.name().to_string(),
+            json!({
+                "strategy": sampled.strategy,
+                "seed": sampled.seed,
+                "strata": sampled.strata,
+                "pathsCovered": sampled.paths_covered.map(|(c, t)| json!({"covered": c, "total": t})),
+                "truncatedStrings": sampled.truncated_strings,
+                "depthLimited": sampled.depth_limited,
+                "of": collection.len(),
+            }),
+        );
+        data.insert(collection.name().to_string(), Value::Array(sampled.items));
+    }
+    data.insert("sampling".into(), Value::Object(info));
+    Ok(ToolResult::ok(format!("Sampled {}.", parts.join(" and ")), Value::Object(data)))
+}

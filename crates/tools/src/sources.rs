@@ -1,0 +1,40 @@
+//! list_sources: what is served, with collections, sizes and load warnings.
+
+use serde_json::json;
+
+use crate::params::ListSourcesParams;
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+/// list_sources.
+pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResult {
+    let sources: Vec<_> = registry
+        .sources()
+        .iter()
+        .map(|s| {
+            let collections: Vec<_> = s
+                .collections
+                .iter()
+                .map(|c| {
+                    let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": c.len(), "properties": c.profile().properties().len()});
+                    if c.kind() == schemascope_core::CollectionKind::Records {
+                        entry["records"] = json!(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
+                    }
+                    entry
+                })
+                .collect();
+            json!({
+                "name": s.name(),
+                "uri": s.spec.text,
+                "format": format!("{:?}", s.format).to_lowercase(),
+                "resource": format!("schema://{}", s.name()),
+                "bytes": s.bytes,
+                "collections": collections,
+                "warnings": s.warnings,
+                "reloadError": registry.reload_error(s.name()),
+            })
+        })
+        .collect();
+    let names: Vec<String> = registry.names();
+    ToolResult::ok(format!("{} source(s): {}.", names.len(), names.join(", ")), json!({ "sources": sources }))
+}
