@@ -1,1 +1,378 @@
-fn main() {}
+//! The `schemascope` command: CLI equivalents of every MCP tool, `serve` (MCP over stdio or
+//! streamable HTTP), `demo`, and `profile` (a full profile report). It parses arguments into the
+//! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
+
+mod progress;
+mod render;
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use schemascope_sources::SourceSpec;
+use schemascope_tools::{self as tools, Registry, ToolResult};
+use serde_json::{json, Value};
+
+use render::View;
+
+/// An accurate, compact, always-current map of your data for LLMs.
+///
+/// SOURCE is [NAME=]PATH_OR_URI: a graph JSON file (graphty or networkx node-link), a record set
+/// (JSON object of named records, or NDJSON {key, value, metadata?}), documents (JSON array or
+/// NDJSON), `graph:`/`records:`/`documents:` to force a format, or `demo:infrastructure` /
+/// `demo:sensors` for the embedded demo data.
+#[derive(Parser)]
+#[command(name = "schemascope", version, about, long_about = None, after_help = "Examples:\n  schemascope demo\n  schemascope describe demo:infrastructure\n  schemascope property demo:infrastructure cpu --bins 5\n  schemascope find demo:infrastructure \"type == 'database'\"\n  schemascope schema demo:sensors server::Temperature\n  schemascope serve --http 127.0.0.1:8750 data/graph.json records=data/sensors.ndjson")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct Output {
+    /// Print the {success, message, data} envelope as JSON, exactly as the MCP tool returns it.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Strategy {
+    Random,
+    Stratified,
+    Representative,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Schema summary: per collection, per property its type, presence, values, ranges (describe_schema).
+    Describe {
+        /// The source.
+        source: String,
+        /// Only this collection (nodes, edges, a record set or document set).
+        #[arg(long)]
+        collection: Option<String>,
+        /// Token budget for the markdown (o200k_base tokens).
+        #[arg(long)]
+        max_tokens: Option<usize>,
+        /// Print only the markdown section.
+        #[arg(long)]
+        markdown: bool,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// A few real items (sample_data).
+    Sample {
+        /// The source.
+        source: String,
+        /// Collection: nodes, edges, both, a record set or document set (default: all).
+        #[arg(long)]
+        collection: Option<String>,
+        /// Items per collection.
+        #[arg(long, default_value_t = 3)]
+        count: usize,
+        /// How to choose items.
+        #[arg(long, value_enum)]
+        strategy: Option<Strategy>,
+        /// Property to stratify by (implies --strategy stratified).
+        #[arg(long)]
+        stratify_by: Option<String>,
+        /// Random seed, for a reproducible sample.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Only values of this record.
+        #[arg(long)]
+        record: Option<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// One property in depth: values, statistics, histogram (describe_property).
+    Property {
+        /// The source.
+        source: String,
+        /// Dot path, e.g. type, metadata.category, tags, readings[].v.
+        property: String,
+        /// Collection (default: nodes for graphs, else the first).
+        #[arg(long)]
+        collection: Option<String>,
+        /// Only values of this record.
+        #[arg(long)]
+        record: Option<String>,
+        /// Most distinct values listed.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Histogram bins.
+        #[arg(long)]
+        bins: Option<usize>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// JSON Schema inferred from all values of a record or collection (query_schema).
+    Schema {
+        /// The source.
+        source: String,
+        /// A record name or a collection (default: the first record set or collection).
+        target: Option<String>,
+        /// Leave the example value out.
+        #[arg(long)]
+        no_example: bool,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Check a proposed value against the inferred schema (validate_value).
+    Validate {
+        /// The source.
+        source: String,
+        /// A record name or a collection.
+        target: String,
+        /// The value as JSON, `@FILE` to read a file, or `-` for standard input.
+        value: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Items matching a JMESPath selector on their data (find_items).
+    Find {
+        /// The source.
+        source: String,
+        /// Selector, e.g. "type == 'server' && cpu > `0.8`".
+        selector: String,
+        /// Collection (default: nodes for graphs, else the first).
+        #[arg(long)]
+        collection: Option<String>,
+        /// Items shown in full.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The sources, their collections and load warnings (list_sources).
+    Sources {
+        /// Sources to load.
+        #[arg(required = true)]
+        sources: Vec<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Full profile: every property described in depth plus the JSON Schema, as JSON.
+    Profile {
+        /// The source.
+        source: String,
+        /// Accepted for symmetry; the profile is always JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve sources over MCP: stdio by default, streamable HTTP at /mcp with --http.
+    Serve {
+        /// Listen address for streamable HTTP, e.g. 127.0.0.1:8750 (port 0 picks a free one).
+        #[arg(long)]
+        http: Option<SocketAddr>,
+        /// Do not reload sources when their files change.
+        #[arg(long)]
+        no_watch: bool,
+        /// Sources to serve.
+        #[arg(required = true)]
+        sources: Vec<String>,
+    },
+    /// Serve the embedded demo data over HTTP and print how to connect.
+    Demo {
+        /// Listen address.
+        #[arg(long, default_value = "127.0.0.1:8750")]
+        http: SocketAddr,
+        /// Serve over stdio instead (for an MCP client that starts the process).
+        #[arg(long)]
+        stdio: bool,
+    },
+}
+
+fn registry_for(specs: &[String]) -> Result<Arc<Registry>> {
+    let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    let registry = Registry::new();
+    registry.load(&specs, &progress::Bar::new())?;
+    Ok(registry)
+}
+
+fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
+    let registry = registry_for(&[source.to_string()])?;
+    let name = registry.names().into_iter().next().context("no source loaded")?;
+    Ok((registry, name))
+}
+
+fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
+    if output.json {
+        println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
+    } else {
+        render::print(result, view);
+    }
+    if result.success { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+fn read_value(text: &str) -> Result<Value> {
+    let raw = if text == "-" {
+        let mut buffer = String::new();
+        std::io::stdin().read_to_string(&mut buffer)?;
+        buffer
+    } else if let Some(path) = text.strip_prefix('@') {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?
+    } else {
+        text.to_string()
+    };
+    serde_json::from_str(&raw).with_context(|| format!("the value is not valid JSON: {raw:.80}"))
+}
+
+fn profile(source: &str) -> Result<ExitCode> {
+    let (registry, name) = one_source(source)?;
+    let summary = tools::describe_schema(&registry, tools::DescribeSchemaParams { source: Some(name.clone()), ..Default::default() });
+    if !summary.success {
+        return Ok(finish(&summary, &Output { json: true }, View::Data));
+    }
+    let mut collections = Vec::new();
+    for collection in summary.data["collections"].as_array().cloned().unwrap_or_default() {
+        let collection_name = collection["name"].as_str().unwrap_or_default().to_string();
+        let properties: Vec<Value> = collection["properties"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p["path"].as_str())
+                    .map(|path| {
+                        tools::describe_property(
+                            &registry,
+                            tools::DescribePropertyParams {
+                                source: Some(name.clone()),
+                                property: path.to_string(),
+                                collection: Some(collection_name.clone()),
+                                ..Default::default()
+                            },
+                        )
+                        .data
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let schema = tools::query_schema(
+            &registry,
+            tools::QuerySchemaParams { source: Some(name.clone()), collection: Some(collection_name.clone()), ..Default::default() },
+        );
+        collections.push(json!({"name": collection_name, "summary": collection, "properties": properties, "schema": schema.data}));
+    }
+    let out = json!({"source": name, "collections": collections, "warnings": summary.data["warnings"]});
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner: Option<&dyn Fn(SocketAddr)>) -> Result<ExitCode> {
+    if watch {
+        registry.watch()?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        match http {
+            None => schemascope_server::serve_stdio(registry).await?,
+            Some(addr) => {
+                let (listener, bound) = schemascope_server::bind_http(addr)
+                    .await
+                    .with_context(|| format!("cannot listen on {addr}; pick another address with --http (port 0 picks a free one)"))?;
+                match banner {
+                    Some(show) => show(bound),
+                    None => eprintln!("schemascope: MCP streamable HTTP on http://{bound}/mcp"),
+                }
+                let shutdown = async {
+                    let _ = tokio::signal::ctrl_c().await;
+                };
+                schemascope_server::serve_http_listener(registry, listener, shutdown).await?;
+            }
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn demo_banner(registry: &Registry, addr: SocketAddr) {
+    let sources = tools::list_sources(registry, Default::default());
+    println!("schemascope demo — serving the embedded demo data over MCP (streamable HTTP)\n");
+    for source in sources.data["sources"].as_array().cloned().unwrap_or_default() {
+        let parts: Vec<String> = source["collections"]
+            .as_array()
+            .map(|cs| cs.iter().map(|c| format!("{} {}", c["count"], c["name"].as_str().unwrap_or_default())).collect())
+            .unwrap_or_default();
+        println!("  {:<16} {}", source["name"].as_str().unwrap_or_default(), parts.join(", "));
+    }
+    let snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
+    let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
+    println!("\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}", serde_json::to_string_pretty(&snippet).unwrap_or_default());
+    println!("\nOr let the client start schemascope over stdio:\n{}", serde_json::to_string_pretty(&stdio).unwrap_or_default());
+    println!("\nTry the same tools from the shell:\n  schemascope describe demo:infrastructure\n  schemascope property demo:infrastructure cpu\n  schemascope find demo:infrastructure \"type == 'database'\"\n  schemascope schema demo:sensors server::Temperature\n\nPress Ctrl-C to stop.");
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    Ok(match cli.command {
+        Command::Describe { source, collection, max_tokens, markdown, output } => {
+            let (registry, name) = one_source(&source)?;
+            let format = markdown.then_some(tools::SchemaFormat::Markdown);
+            let result = tools::describe_schema(&registry, tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens });
+            finish(&result, &output, View::Describe)
+        }
+        Command::Sample { source, collection, count, strategy, stratify_by, seed, record, output } => {
+            let (registry, name) = one_source(&source)?;
+            let strategy = strategy.map(|s| match s {
+                Strategy::Random => tools::StrategyParam::Random,
+                Strategy::Stratified => tools::StrategyParam::Stratified,
+                Strategy::Representative => tools::StrategyParam::Representative,
+            });
+            let params = tools::SampleDataParams { source: Some(name), collection, count: Some(count), strategy, stratify_by, seed, max_string_length: None, record_name: record };
+            finish(&tools::sample_data(&registry, params), &output, View::Data)
+        }
+        Command::Property { source, property, collection, record, limit, bins, output } => {
+            let (registry, name) = one_source(&source)?;
+            let params = tools::DescribePropertyParams { source: Some(name), property, collection, record_name: record, limit, bins };
+            finish(&tools::describe_property(&registry, params), &output, View::Data)
+        }
+        Command::Schema { source, target, no_example, output } => {
+            let (registry, name) = one_source(&source)?;
+            let params = tools::QuerySchemaParams { source: Some(name), record_name: None, collection: target, include_example: Some(!no_example) };
+            finish(&tools::query_schema(&registry, params), &output, View::Schema)
+        }
+        Command::Validate { source, target, value, output } => {
+            let (registry, name) = one_source(&source)?;
+            let value = read_value(&value)?;
+            let params = tools::ValidateValueParams { source: Some(name), record_name: None, collection: Some(target), value };
+            let result = tools::validate_value(&registry, params);
+            let code = finish(&result, &output, View::Data);
+            if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
+        }
+        Command::Find { source, selector, collection, limit, output } => {
+            let (registry, name) = one_source(&source)?;
+            let params = tools::FindItemsParams { source: Some(name), selector, collection, limit };
+            finish(&tools::find_items(&registry, params), &output, View::Find)
+        }
+        Command::Sources { sources, output } => {
+            let registry = registry_for(&sources)?;
+            finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
+        }
+        Command::Profile { source, json: _ } => profile(&source)?,
+        Command::Serve { http, no_watch, sources } => {
+            let registry = registry_for(&sources)?;
+            serve(registry, http, !no_watch, None)?
+        }
+        Command::Demo { http, stdio } => {
+            let registry = registry_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
+            if stdio {
+                serve(registry, None, false, None)?
+            } else {
+                let shown = registry.clone();
+                serve(registry, Some(http), false, Some(&move |addr| demo_banner(&shown, addr)))?
+            }
+        }
+    })
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

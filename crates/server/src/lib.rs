@@ -1,1 +1,32 @@
-//! placeholder
+//! The schemascope MCP server: the seven tools, one schema resource per source (with live update
+//! notifications) and the schema system prompt, served over stdio or streamable HTTP.
+//!
+//! This is the only crate that knows MCP and HTTP. Every answer comes from the tool functions of
+//! `schemascope-tools`; this crate only translates between them and the protocol. It never writes
+//! to stdout itself (stdout is the stdio transport); diagnostics go through `tracing`.
+
+mod error;
+mod http;
+mod prompts;
+mod resources;
+mod server;
+mod stdio;
+mod subscriptions;
+mod tools;
+
+pub use error::ServerError;
+pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
+pub use server::{INSTRUCTIONS, SchemascopeServer};
+pub use stdio::serve_stdio;
+
+/// The MCP tool names, in the order they are listed.
+pub const TOOL_NAMES: [&str; 7] =
+    ["list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items"];
+
+/// The name of the schema system prompt.
+pub const PROMPT_NAME: &str = prompts::PROMPT_NAME;
+
+/// The URI of the schema resource of a source: `schema://<source>`.
+pub fn resource_uri(source: &str) -> String {
+    resources::uri_for(source)
+}

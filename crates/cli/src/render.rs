@@ -1,0 +1,68 @@
+//! Printing tool results for people: the message, then the part of the data worth reading.
+//! `--json` bypasses all of this and prints the envelope as the MCP tools return it.
+
+use schemascope_tools::ToolResult;
+use serde_json::Value;
+
+/// Which command produced the result, to pick what to show.
+#[derive(Debug, Clone, Copy)]
+pub enum View {
+    /// describe: the markdown summary.
+    Describe,
+    /// Anything else: the message and the pretty-printed data.
+    Data,
+    /// schema: the JSON Schema and the example.
+    Schema,
+    /// find: the ids and items.
+    Find,
+}
+
+/// Prints a result for a person.
+pub fn print(result: &ToolResult, view: View) {
+    if !result.success {
+        eprintln!("error: {}", result.message);
+        return;
+    }
+    match view {
+        View::Describe => match &result.data {
+            Value::String(markdown) => print!("{markdown}"),
+            data => {
+                println!("{}\n", result.message);
+                if let Some(markdown) = data.pointer("/markdown/markdown").and_then(Value::as_str) {
+                    print!("{markdown}");
+                }
+                if let Some(warnings) = data.get("warnings").and_then(Value::as_array).filter(|w| !w.is_empty()) {
+                    eprintln!("\n{} load warning(s):", warnings.len());
+                    for w in warnings.iter().take(20) {
+                        eprintln!("  {}", w.get("message").and_then(Value::as_str).unwrap_or_default());
+                    }
+                }
+            }
+        },
+        View::Schema => {
+            println!("{}\n", result.message);
+            println!("{}", pretty(&result.data["schema"]));
+            if let Some(example) = result.data.get("example").filter(|e| !e.is_null()) {
+                println!("\nexample:\n{}", pretty(example));
+            }
+        }
+        View::Find => {
+            println!("{}", result.message);
+            if let Some(ids) = result.data.get("ids").and_then(Value::as_array).filter(|i| !i.is_empty()) {
+                let ids: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
+                println!("ids: {}", ids.join(", "));
+            }
+            if let Some(items) = result.data.get("items") {
+                println!("{}", pretty(items));
+            }
+        }
+        View::Data => {
+            println!("{}\n", result.message);
+            println!("{}", pretty(&result.data));
+        }
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}

@@ -1,0 +1,31 @@
+//! Errors of serving MCP: binding, the HTTP server, the stdio session.
+
+use std::net::SocketAddr;
+
+use thiserror::Error;
+
+/// Why the server could not start or stopped abnormally.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    /// The HTTP listener could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bound listener has no local address (should not happen).
+    #[error("cannot read the listening address: {0}")]
+    LocalAddr(#[source] std::io::Error),
+    /// The HTTP server failed while running.
+    #[error("HTTP server failed: {0}")]
+    Http(#[source] std::io::Error),
+    /// The stdio session could not start (the client closed stdin or sent no valid handshake).
+    #[error("MCP session over stdio could not start: {0}")]
+    StdioInit(#[from] rmcp::service::ServerInitializeError),
+    /// The stdio session's task ended abnormally.
+    #[error("MCP session over stdio ended abnormally: {0}")]
+    Session(#[from] tokio::task::JoinError),
+}

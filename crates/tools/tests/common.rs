@@ -1,0 +1,27 @@
+//! Shared helpers for the tool tests: registries over the demo data and temporary files.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use schemascope_sources::{NoProgress, SourceSpec};
+use schemascope_tools::{Registry, ToolResult};
+
+/// A registry serving the given specs.
+pub fn registry(specs: &[&str]) -> Arc<Registry> {
+    let registry = Registry::new();
+    let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse().expect("valid spec")).collect();
+    registry.load(&specs, &NoProgress).expect("sources load");
+    registry
+}
+
+/// The demo graph and record set.
+pub fn demo() -> Arc<Registry> {
+    registry(&["demo:infrastructure", "demo:sensors"])
+}
+
+/// Asserts success and returns the data.
+pub fn ok(result: ToolResult) -> serde_json::Value {
+    assert!(result.success, "tool failed: {}", result.message);
+    result.data
+}
