@@ -90,7 +90,8 @@ pub fn load_document_array(path: &Path, name: &str, text: Arc<str>, progress: &d
         .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(spans.len().max(1));
     let chunk = spans.len().div_ceil(threads).max(1);
-    let parts: Vec<(ProfileBuilder, Vec<Option<String>>)> = std::thread::scope(|scope| {
+    type Part = Result<(ProfileBuilder, Vec<Option<String>>), (usize, serde_json::Error)>;
+    let parts: Vec<Part> = std::thread::scope(|scope| {
         let handles: Vec<_> = spans
             .chunks(chunk)
             .map(|part| {
@@ -98,16 +99,15 @@ pub fn load_document_array(path: &Path, name: &str, text: Arc<str>, progress: &d
                 scope.spawn(move || {
                     let mut builder = ProfileBuilder::new().capture_ids();
                     let mut bytes = 0;
-                    // Every element already parsed once as part of the array, so this cannot fail.
-                    let ids = part
-                        .iter()
-                        .map(|s| {
-                            bytes += s.len();
-                            builder.add_json(&text[s.clone()]).ok().flatten()
-                        })
-                        .collect();
+                    let mut ids = Vec::with_capacity(part.len());
+                    // Elements were only skimmed as part of the array; numbers out of range and
+                    // the like show up here.
+                    for s in part {
+                        bytes += s.len();
+                        ids.push(builder.add_json(&text[s.clone()]).map_err(|e| (s.start, e))?);
+                    }
                     progress.advance(bytes as u64);
-                    (builder, ids)
+                    Ok((builder, ids))
                 })
             })
             .collect();
@@ -115,7 +115,12 @@ pub fn load_document_array(path: &Path, name: &str, text: Arc<str>, progress: &d
     });
     let mut builder = ProfileBuilder::new();
     let mut ids_in = Vec::with_capacity(spans.len());
-    for (part, ids) in parts {
+    for part in parts {
+        let (part, ids) = part.map_err(|(start, e)| {
+            let (line, column) = crate::error::position(&text, start);
+            let (line, column) = if e.line() > 1 { (line + e.line() - 1, e.column()) } else { (line, column + e.column().saturating_sub(1)) };
+            SourceError::Syntax { path: path.to_path_buf(), line, column, message: e.to_string().split(" at line ").next().unwrap_or_default().to_string() }
+        })?;
         builder.merge(part);
         ids_in.extend(ids);
     }

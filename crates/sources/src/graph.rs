@@ -76,7 +76,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut nodes = Vec::with_capacity(parsed_nodes.len());
     for (index, (offset, mut map)) in parsed_nodes.into_iter().enumerate() {
-        let id = match map.remove("id") {
+        let id = match map.shift_remove("id") {
             Some(v) => id_text(&v).ok_or_else(|| shape_error(offset, format!("node #{index} has an `id` that is neither a string nor a number: {v}")))?,
             None => return Err(shape_error(offset, format!("node #{index} has no `id`"))),
         };
@@ -100,7 +100,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
             return Err(shape_error(offset, format!("edge #{index} is not an object: each edge needs `source` and `target`")));
         };
         let mut end = |name: &str| -> Result<String, SourceError> {
-            match map.remove(name) {
+            match map.shift_remove(name) {
                 Some(v) => id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has a `{name}` that is neither a string nor a number: {v}"))),
                 None => Err(shape_error(offset, format!("edge #{index} has no `{name}`"))),
             }
@@ -113,7 +113,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
                 dangling.push(format!("edge #{index} (line {line}) {side} `{id}`"));
             }
         }
-        let explicit = match map.remove("id") {
+        let explicit = match map.shift_remove("id") {
             Some(v) => Some(id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has an `id` that is neither a string nor a number: {v}")))?),
             None => None,
         };
@@ -175,7 +175,7 @@ fn data_member(
     what: &str,
     index: usize,
 ) -> Result<Value, SourceError> {
-    match map.remove("data") {
+    match map.shift_remove("data") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(Value::Object(data)) => Ok(Value::Object(data)),
         Some(other) => Err(shape_error(offset, format!("{what} #{index} has `data` that is not an object: {other}"))),

@@ -1,0 +1,164 @@
+//! The MCP server handler: capabilities and instructions, and the wiring of tools, resources,
+//! subscriptions and the prompt to their modules.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler,
+    handler::server::router::tool::ToolRouter,
+    model::{
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    },
+    service::{NotificationContext, RequestContext, SubscriptionContext},
+    tool_handler,
+};
+use schemascope_tools::Registry;
+
+use crate::{prompts, resources, subscriptions, subscriptions::SessionSubscriptions};
+
+/// What the server tells the model about using it (MCP `instructions`).
+pub const INSTRUCTIONS: &str = "\
+schemascope serves an accurate, always-current map of data sources (graphs, record sets, document sets).
+
+Workflow:
+1. Get the overview first: read the resource `schema://<source>` or get the prompt `schema_system_prompt` \
+(a compact markdown summary of every collection and property: types, how often present, enums, ranges, \
+formats, samples). `list_sources` gives the source names, collections and sizes.
+2. Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
+and histograms; `sample_data` shows real items (one per type with `stratify_by`).
+3. For record values, `query_schema` gives the inferred JSON Schema of a record and `validate_value` checks \
+a proposed value against it (errors and unusual values, with JSON paths).
+4. `find_items` selects items with a JMESPath expression evaluated on each item's data: the item's data is \
+the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
+(cpu > `0.8`).
+
+Every tool returns {success, message, data}; when success is false the message says what to change \
+(unknown names come with suggestions). The schema resources are refreshed when their files change; \
+subscribe to them to be notified.";
+
+/// The schemascope MCP server: shares the registry; each MCP session gets its own subscriptions.
+#[derive(Clone)]
+pub struct SchemascopeServer {
+    registry: Arc<Registry>,
+    tool_router: Arc<ToolRouter<Self>>,
+    session: Arc<SessionSubscriptions>,
+}
+
+impl std::fmt::Debug for SchemascopeServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemascopeServer").field("registry", &self.registry).finish_non_exhaustive()
+    }
+}
+
+impl SchemascopeServer {
+    /// A server answering from `registry`.
+    pub fn new(registry: Arc<Registry>) -> Self {
+        let session = SessionSubscriptions::new(registry.clone());
+        Self { registry, tool_router: Arc::new(Self::tool_router()), session }
+    }
+
+    /// The registry this server answers from.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// A handler for a new session: the same registry and tools, fresh subscriptions.
+    pub(crate) fn new_session(&self) -> Self {
+        Self {
+            registry: self.registry.clone(),
+            tool_router: self.tool_router.clone(),
+            session: SessionSubscriptions::new(self.registry.clone()),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SchemascopeServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Sessions that went through `initialize` (protocol 2025-11-25 and older) get change
+        // notifications through their peer; 2026-07-28 clients use `subscriptions/listen`.
+        self.session.start(context.peer);
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(resources::list(&self.registry)))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![resources::template()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(self.registry.clone(), request.uri).await.map(ReadResourceResponse::from)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        resources::check_known(&self.registry, &request.uri)?;
+        self.session.subscribe(request.uri, context.peer);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(subscriptions::accepted_filter(&self.registry, requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        subscriptions::listen(&self.registry, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(self.registry.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
+    }
+}

@@ -1,0 +1,199 @@
+//! Loading every format, and bad input: each a clear error (or warning) naming file, line and column.
+
+use std::io::Write;
+
+use schemascope_core::property::{describe_property, PropertyOptions};
+use schemascope_core::CollectionKind;
+use schemascope_sources::{load, NoProgress, Source, SourceError, SourceSpec};
+
+fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
+    (dir, path)
+}
+
+fn load_path(path: &std::path::Path) -> Result<Source, SourceError> {
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    load(&spec, &NoProgress)
+}
+
+fn load_text(name: &str, text: &str) -> Result<Source, SourceError> {
+    let (_dir, path) = write(name, text);
+    load_path(&path)
+}
+
+#[test]
+fn graphty_and_networkx_shapes_give_identical_profiles() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/demo/");
+    let graphty = load_path(&std::path::Path::new(root).join("infrastructure.json")).expect("graphty loads");
+    let networkx = load_path(&std::path::Path::new(root).join("infrastructure.networkx.json")).expect("networkx loads");
+    for name in ["nodes", "edges"] {
+        let a = graphty.collection(name).expect("collection");
+        let b = networkx.collection(name).expect("collection");
+        assert_eq!(a.len(), b.len());
+        let ids_a: Vec<&str> = a.items().map(|i| i.id).collect();
+        let ids_b: Vec<&str> = b.items().map(|i| i.id).collect();
+        assert_eq!(ids_a, ids_b, "{name} ids");
+        let (pa, pb) = (a.profile().properties(), b.profile().properties());
+        assert_eq!(pa.len(), pb.len(), "{name}: property counts differ");
+        for (x, y) in pa.iter().zip(pb.iter()) {
+            let (vx, vy) = (serde_json::to_string(x).expect("json"), serde_json::to_string(y).expect("json"));
+            assert!(vx == vy, "{name}: {} differs:\n{:.600}\n{:.600}", x.path, vx, vy);
+        }
+    }
+    assert!(graphty.warnings.is_empty(), "{:?}", graphty.warnings);
+}
+
+#[test]
+fn edges_without_ids_get_stable_ids_and_dangling_endpoints_are_reported() {
+    let text = r#"{"nodes": [{"id": "a"}, {"id": "b"}],
+        "edges": [{"source": "a", "target": "b"}, {"source": "a", "target": "b"}, {"id": "e9", "source": "a", "target": "zz"}]}"#;
+    let source = load_text("g.json", text).expect("loads");
+    let edges = source.collection("edges").expect("edges");
+    let ids: Vec<&str> = edges.items().map(|i| i.id).collect();
+    assert_eq!(ids, ["a->b", "a->b#2", "e9"]);
+    assert_eq!(source.warnings.len(), 1);
+    assert!(source.warnings[0].message.contains("target `zz`"), "{}", source.warnings[0]);
+    assert_eq!(edges.len(), 3, "dangling edge kept");
+    let again = load_text("g.json", text).expect("loads");
+    let ids_again: Vec<&str> = again.collection("edges").expect("edges").items().map(|i| i.id).collect();
+    assert_eq!(ids, ids_again);
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let err = load_text("g.json", "{\"nodes\": [\n  {\"id\": \"a\",}\n]}").expect_err("malformed");
+    let text = err.to_string();
+    assert!(text.contains("g.json:2:"), "{text}");
+}
+
+#[test]
+fn non_object_nodes_and_duplicate_ids_are_errors_with_positions() {
+    let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n 42]}").expect_err("non-object");
+    assert!(err.to_string().contains(":2:2: node #1 is not an object"), "{err}");
+    let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n{\"id\": \"a\"}]}").expect_err("duplicate");
+    assert!(err.to_string().contains("duplicate node id `a` (first defined at line 1)"), "{err}");
+    let err = load_text("g.json", "{\"nodes\": [{\"data\": {}}]}").expect_err("no id");
+    assert!(err.to_string().contains("has no `id`"), "{err}");
+}
+
+#[test]
+fn ndjson_bad_lines_become_warnings_and_do_not_skew_counts() {
+    let text = "{\"id\": 1, \"v\": 10}\n{\"id\": 2, \"v\": 20, \"extra\": tru}\n\n{\"id\": 3, \"v\": 30}\n";
+    let source = load_text("docs.ndjson", text).expect("loads");
+    assert_eq!(source.warnings.len(), 1);
+    assert_eq!(source.warnings[0].line, Some(2));
+    assert!(source.warnings[0].column.is_some());
+    let docs = &source.collections[0];
+    assert_eq!(docs.len(), 2);
+    let profile = docs.profile();
+    let v = profile.property(&"v".parse().expect("path")).expect("v");
+    assert_eq!(v.present, 2, "the bad line's `v` must not be counted");
+    assert!(profile.property(&"extra".parse().expect("path")).is_none());
+}
+
+#[test]
+fn nan_like_numbers_are_syntax_errors_and_huge_numbers_too() {
+    let err = load_text("d.json", "[{\"x\": NaN}]").expect_err("NaN is not JSON");
+    assert!(err.to_string().contains("d.json:1:"), "{err}");
+    let err = load_text("d.json", "[{\"x\": 1e400}]").expect_err("out of range");
+    assert!(err.to_string().contains("out of range"), "{err}");
+    let source = load_text("d.ndjson", "{\"x\": Infinity}\n{\"x\": 1}\n").expect("line-level");
+    assert_eq!(source.warnings.len(), 1);
+}
+
+#[test]
+fn a_ten_megabyte_string_is_profiled_and_shown_truncated() {
+    let big = "x".repeat(10 << 20);
+    let text = format!("[{{\"id\": \"big\", \"blob\": \"{big}\"}}, {{\"id\": \"small\", \"blob\": \"y\"}}]");
+    let source = load_text("big.json", &text).expect("loads");
+    let docs = &source.collections[0];
+    let answer = describe_property(docs.profile(), "big", &"blob".parse().expect("path"), PropertyOptions::default());
+    let shown = serde_json::to_string(&answer.data).expect("json");
+    assert!(shown.len() < 10_000, "description is {} bytes", shown.len());
+    assert_eq!(answer.data["maxLength"], 10 << 20);
+}
+
+#[test]
+fn thousand_deep_nesting_is_cut_at_the_depth_limit_without_panicking() {
+    // Inside a JSON array, nesting past the profiler's depth limit is counted, not descended.
+    let deep = format!("[{}{}]", "[".repeat(1000), "]".repeat(1000));
+    let source = load_text("deep.json", &deep).expect("loads with a depth limit");
+    let nodes = source.collections[0].profile().root.walk();
+    let limited: u64 = nodes.iter().map(|n| n.profile.depth_limited).sum();
+    assert_eq!((limited, nodes.len()), (1, 65), "one value cut at the depth limit");
+    let line = format!("{}1{}\n{{\"ok\": 1}}\n", "{\"a\":".repeat(1000), "}".repeat(1000));
+    let source = load_text("deep.ndjson", &line).expect("loads with a depth limit");
+    let docs = &source.collections[0];
+    assert_eq!(docs.len(), 2);
+    let limited: u64 = docs.profile().root.walk().iter().map(|n| n.profile.depth_limited).sum();
+    assert_eq!(limited, 1);
+    // Tools that parse the item fully get serde_json's recursion limit as a clear error.
+    let item = docs.item(0).expect("item");
+    let err = docs.parse_item(&item).expect_err("too deep to parse fully");
+    assert!(err.to_string().contains("recursion limit"), "{err}");
+}
+
+#[test]
+fn records_from_object_and_ndjson_group_values_by_key() {
+    let source = load_text("r.json", r#"{"server::Config": {"port": 80}, "server::Status": {"state": "up"}}"#).expect("loads");
+    let records = &source.collections[0];
+    assert_eq!(records.kind(), CollectionKind::Records);
+    assert_eq!(records.record_profiles().len(), 2);
+    let lines = "{\"key\": \"t\", \"value\": {\"c\": 1}, \"metadata\": {\"writable\": true}}\n{\"key\": \"t\", \"value\": {\"c\": 2.5}}\n{\"key\": \"u\", \"value\": 3}\n";
+    let source = load_text("r.ndjson", lines).expect("loads");
+    let records = &source.collections[0];
+    assert_eq!(records.kind(), CollectionKind::Records);
+    let t = records.record_profile("t").expect("t");
+    assert_eq!(t.item_count, 2);
+    assert!(records.item(0).expect("item").metadata().is_some());
+}
+
+#[test]
+fn empty_collections_and_empty_files() {
+    let source = load_text("e.ndjson", "").expect("an empty NDJSON file is an empty collection");
+    assert_eq!(source.collections[0].len(), 0);
+    assert!(source.collections[0].profile().properties().is_empty());
+    let err = load_text("e.json", "  ").expect_err("empty JSON");
+    assert!(err.to_string().contains("empty"), "{err}");
+    let source = load_text("g.json", "{\"nodes\": [], \"edges\": []}").expect("empty graph");
+    assert_eq!(source.collections.len(), 2);
+}
+
+#[test]
+fn unreadable_files_and_wrong_shapes_are_named() {
+    let err = load_path(std::path::Path::new("/nonexistent/x.json")).expect_err("missing");
+    assert!(err.to_string().contains("/nonexistent/x.json"), "{err}");
+    let (_dir, path) = write("x.json", "[1, 2]");
+    let spec: SourceSpec = format!("graph:{}", path.display()).parse().expect("spec");
+    let err = load(&spec, &NoProgress).expect_err("not a graph");
+    assert!(err.to_string().contains("nodes"), "{err}");
+    let err = load_text("s.json", "42").expect_err("scalar");
+    assert!(err.to_string().contains("single scalar"), "{err}");
+}
+
+#[test]
+fn document_ids_come_from_the_id_member_and_duplicates_are_kept_apart() {
+    let source = load_text("d.json", r#"[{"id": "a"}, {"id": "a"}, {"name": "no id"}]"#).expect("loads");
+    let ids: Vec<&str> = source.collections[0].items().map(|i| i.id).collect();
+    assert_eq!(ids, ["a", "a~2", "#2"]);
+    assert_eq!(source.warnings.len(), 1);
+}
+
+#[test]
+fn large_ndjson_is_scanned_in_parallel_with_exact_counts() {
+    let mut text = String::new();
+    for i in 0..60_000 {
+        text.push_str(&format!("{{\"id\": \"r{i}\", \"n\": {i}, \"kind\": \"k{}\", \"tags\": [\"a\", \"b\"]}}\n", i % 7));
+    }
+    assert!(text.len() > 1 << 20, "big enough for the parallel path");
+    let source = load_text("big.ndjson", &text).expect("loads");
+    let docs = &source.collections[0];
+    assert_eq!(docs.len(), 60_000);
+    let n = docs.profile().property(&"n".parse().expect("path")).expect("n");
+    let numbers = n.numbers.as_ref().expect("numbers");
+    assert_eq!((numbers.min, numbers.max, numbers.distinct), (0.0, 59_999.0, 60_000));
+    assert_eq!(docs.profile().property(&"kind".parse().expect("path")).expect("kind").distinct, 7);
+    assert_eq!(docs.item(59_999).expect("last").id, "r59999");
+}
