@@ -1,0 +1,232 @@
+//! Live refresh notifications: when the registry reloads a source, tell every client that
+//! subscribed to `schema://<source>` (`notifications/resources/updated`), and tell clients when the
+//! set of sources changed (`notifications/resources/list_changed`).
+//!
+//! Two protocol generations are served:
+//! - sessions opened with `initialize` (protocol 2025-11-25 and older) subscribe with
+//!   `resources/subscribe`; a per-session forwarder sends their notifications through the peer;
+//! - protocol 2026-07-28 clients open a `subscriptions/listen` request; [`listen`] serves it until
+//!   the client cancels it.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+use rmcp::{
+    ErrorData as McpError, Peer, RoleServer,
+    model::{ResourceUpdatedNotificationParam, SubscriptionFilter},
+    service::{SubscriptionContext, SubscriptionSendError},
+};
+use schemascope_tools::Registry;
+use tokio::sync::broadcast::{Receiver, error::RecvError};
+
+use crate::resources;
+
+/// What one registry event means for a subscriber.
+#[derive(Debug, Default, PartialEq)]
+struct Changes {
+    /// Subscribed URIs to report as updated.
+    updated: Vec<String>,
+    /// Whether the list of sources changed.
+    list_changed: bool,
+}
+
+/// Tracks the source names so list changes can be told apart from reloads.
+struct ChangeTracker {
+    names: Vec<String>,
+}
+
+impl ChangeTracker {
+    fn new(registry: &Registry) -> Self {
+        Self { names: registry.names() }
+    }
+
+    /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
+    /// subscription is then reported, to be safe).
+    fn changes(&mut self, registry: &Registry, reloaded: Option<&str>, subscribed: &BTreeSet<String>) -> Changes {
+        let names = registry.names();
+        let list_changed = names != self.names;
+        self.names = names;
+        let updated = match reloaded {
+            Some(name) => {
+                let uri = resources::uri_for(name);
+                if subscribed.contains(&uri) { vec![uri] } else { Vec::new() }
+            }
+            None => subscribed.iter().cloned().collect(),
+        };
+        Changes { updated, list_changed }
+    }
+}
+
+/// Waits for the next registry event: `Some(Some(name))` for a reload, `Some(None)` after missed
+/// events, `None` when the registry is gone.
+async fn next_event(changes: &mut Receiver<String>) -> Option<Option<String>> {
+    match changes.recv().await {
+        Ok(name) => Some(Some(name)),
+        Err(RecvError::Lagged(_)) => Some(None),
+        Err(RecvError::Closed) => None,
+    }
+}
+
+/// The legacy (`resources/subscribe`) subscriptions of one MCP session.
+pub(crate) struct SessionSubscriptions {
+    registry: Arc<Registry>,
+    state: Mutex<SessionState>,
+}
+
+#[derive(Default)]
+struct SessionState {
+    uris: BTreeSet<String>,
+    forwarder: Option<tokio::task::AbortHandle>,
+}
+
+impl SessionSubscriptions {
+    /// No subscriptions yet, no forwarder running.
+    pub(crate) fn new(registry: Arc<Registry>) -> Arc<Self> {
+        Arc::new(Self { registry, state: Mutex::new(SessionState::default()) })
+    }
+
+    fn state(&self) -> MutexGuard<'_, SessionState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts forwarding registry events to `peer`, once per session.
+    pub(crate) fn start(self: &Arc<Self>, peer: Peer<RoleServer>) {
+        let mut state = self.state();
+        if state.forwarder.is_some() {
+            return;
+        }
+        let changes = self.registry.subscribe();
+        let tracker = ChangeTracker::new(&self.registry);
+        let task = tokio::spawn(forward(Arc::downgrade(self), peer, changes, tracker));
+        state.forwarder = Some(task.abort_handle());
+    }
+
+    /// Subscribes the session to `uri` (a known schema URI).
+    pub(crate) fn subscribe(self: &Arc<Self>, uri: String, peer: Peer<RoleServer>) {
+        self.state().uris.insert(uri);
+        self.start(peer);
+    }
+
+    /// Drops the session's subscription to `uri`.
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.state().uris.remove(uri);
+    }
+
+    fn changes(&self, tracker: &mut ChangeTracker, reloaded: Option<&str>) -> Changes {
+        let subscribed = self.state().uris.clone();
+        tracker.changes(&self.registry, reloaded, &subscribed)
+    }
+}
+
+impl Drop for SessionSubscriptions {
+    fn drop(&mut self) {
+        if let Some(forwarder) = self.state().forwarder.take() {
+            forwarder.abort();
+        }
+    }
+}
+
+/// Sends a legacy session its notifications until the session or the registry goes away.
+async fn forward(
+    session: Weak<SessionSubscriptions>,
+    peer: Peer<RoleServer>,
+    mut events: Receiver<String>,
+    mut tracker: ChangeTracker,
+) {
+    while let Some(reloaded) = next_event(&mut events).await {
+        let Some(subscriptions) = session.upgrade() else { return };
+        let changes = subscriptions.changes(&mut tracker, reloaded.as_deref());
+        drop(subscriptions);
+        if peer.is_transport_closed() {
+            return;
+        }
+        if changes.list_changed && peer.notify_resource_list_changed().await.is_err() {
+            return;
+        }
+        for uri in changes.updated {
+            if let Err(error) = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await {
+                tracing::debug!(%error, "resource update notification not delivered; stopping the session's forwarder");
+                return;
+            }
+        }
+    }
+}
+
+/// The part of a `subscriptions/listen` filter this server honours: resource list changes, and
+/// updates of known schema URIs (unknown URIs are left out of the acknowledgment).
+pub(crate) fn accepted_filter(registry: &Registry, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let known = resources::known_uris(registry);
+    let mut accepted = SubscriptionFilter::new();
+    accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
+    accepted.resource_subscriptions = requested
+        .resource_subscriptions
+        .as_ref()
+        .map(|uris| uris.iter().filter(|uri| known.contains(uri)).cloned().collect::<Vec<_>>())
+        .filter(|uris| !uris.is_empty());
+    accepted
+}
+
+/// Serves one `subscriptions/listen` request (protocol 2026-07-28) until it is cancelled.
+pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext) -> Result<(), McpError> {
+    let mut events = registry.subscribe();
+    let mut tracker = ChangeTracker::new(registry);
+    let accepted = context.accepted().clone();
+    let subscribed: BTreeSet<String> = accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
+    let wants_list_changes = accepted.resources_list_changed == Some(true);
+    let sink = context.sink().clone();
+    loop {
+        let event = tokio::select! {
+            () = context.cancelled() => return Ok(()),
+            event = next_event(&mut events) => event,
+        };
+        let Some(reloaded) = event else {
+            // The registry is gone: nothing more will change.
+            context.cancelled().await;
+            return Ok(());
+        };
+        let changes = tracker.changes(registry, reloaded.as_deref(), &subscribed);
+        let mut sends = Vec::new();
+        if changes.list_changed && wants_list_changes {
+            sends.push(sink.notify_resource_list_changed().await);
+        }
+        for uri in changes.updated {
+            sends.push(sink.notify_resource_updated(uri).await);
+        }
+        for sent in sends {
+            match sent {
+                Ok(()) => {}
+                Err(SubscriptionSendError::SubscriptionClosed) | Err(SubscriptionSendError::Service(_)) => return Ok(()),
+                Err(error) => tracing::debug!(%error, "subscription notification not sent"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reload_of_a_subscribed_source_is_reported() {
+        let registry = Registry::new();
+        let mut tracker = ChangeTracker::new(&registry);
+        let subscribed: BTreeSet<String> = ["schema://a".to_string()].into_iter().collect();
+        assert_eq!(
+            tracker.changes(&registry, Some("a"), &subscribed),
+            Changes { updated: vec!["schema://a".into()], list_changed: false }
+        );
+        assert_eq!(tracker.changes(&registry, Some("b"), &subscribed), Changes::default());
+        assert_eq!(tracker.changes(&registry, None, &subscribed).updated, vec!["schema://a".to_string()]);
+    }
+
+    #[test]
+    fn unknown_uris_are_not_accepted() {
+        let registry = Registry::new();
+        let requested = SubscriptionFilter::builder().resources_list_changed().build();
+        let mut requested = requested;
+        requested.resource_subscriptions = Some(vec!["schema://nope".into()]);
+        let accepted = accepted_filter(&registry, &requested);
+        assert_eq!(accepted.resource_subscriptions, None);
+        assert_eq!(accepted.resources_list_changed, Some(true));
+    }
+}

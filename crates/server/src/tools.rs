@@ -1,0 +1,268 @@
+//! The seven MCP tools: each parses its arguments into the tool's parameter struct, runs the tool
+//! function off the async runtime and returns the `{success, message, data}` envelope as both text
+//! and structured content.
+
+use std::sync::Arc;
+
+use rmcp::{
+    handler::server::common::{schema_for_empty_input, schema_for_input},
+    model::{CallToolResult, JsonObject},
+    schemars::JsonSchema,
+    tool, tool_router,
+};
+use schemascope_tools::{
+    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, ListSourcesParams, QuerySchemaParams, Registry,
+    SampleDataParams, ToolResult, ValidateValueParams, descriptions,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::server::SchemascopeServer;
+
+/// The input schema of a tool, generated from its parameter struct.
+fn input_schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
+    // Every parameter type is a struct, so this cannot fail; an empty object schema is the
+    // harmless fallback.
+    schema_for_input::<P>().unwrap_or_else(|_| schema_for_empty_input())
+}
+
+/// The output schema shared by every tool: the envelope.
+fn envelope_schema() -> Arc<JsonObject> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "success": { "type": "boolean", "description": "False when the tool could not do what was asked." },
+            "message": { "type": "string", "description": "What happened, or what to change." },
+            "data": { "description": "The structured answer, or error details (kind, suggestions)." }
+        },
+        "required": ["success", "message", "data"]
+    });
+    match schema {
+        Value::Object(object) => Arc::new(object),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
+pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
+    let success = result.success;
+    let envelope = json!({ "success": result.success, "message": result.message, "data": result.data });
+    if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
+}
+
+/// Parses tool arguments, naming the parameter at fault and listing the accepted ones on error.
+fn parse_arguments<P: DeserializeOwned>(tool: &str, arguments: JsonObject, schema: &JsonObject) -> Result<P, ToolResult> {
+    serde_path_to_error::deserialize::<_, P>(Value::Object(arguments)).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner().to_string();
+        let parameter = if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
+        let accepted: Vec<String> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
+        let message = match &parameter {
+            Some(parameter) if !inner.contains(&format!("`{parameter}`")) => {
+                format!("Invalid arguments for `{tool}`: parameter `{parameter}`: {inner}.")
+            }
+            _ => format!("Invalid arguments for `{tool}`: {inner}."),
+        };
+        ToolResult {
+            success: false,
+            message: format!("{message} Accepted parameters: {}.", accepted.join(", ")),
+            data: json!({
+                "error": "invalid_params",
+                "parameter": parameter,
+                "accepted": accepted,
+                "required": required,
+            }),
+        }
+    })
+}
+
+/// The first `name` quoted in backticks in a serde message ("missing field `property`").
+fn backticked(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let length = message[start..].find('`')?;
+    Some(message[start..start + length].to_string())
+}
+
+impl SchemascopeServer {
+    /// Runs one tool: parse, call on the blocking pool, wrap.
+    async fn run<P>(
+        &self,
+        tool: &'static str,
+        arguments: JsonObject,
+        schema: Arc<JsonObject>,
+        call: fn(&Registry, P) -> ToolResult,
+    ) -> CallToolResult
+    where
+        P: DeserializeOwned + Send + 'static,
+    {
+        let result = match parse_arguments::<P>(tool, arguments, &schema) {
+            Ok(params) => {
+                let registry = self.registry().clone();
+                tokio::task::spawn_blocking(move || call(&registry, params)).await.unwrap_or_else(|error| ToolResult {
+                    success: false,
+                    message: format!("`{tool}` failed unexpectedly: {error}"),
+                    data: json!({ "error": "internal_error" }),
+                })
+            }
+            Err(invalid) => invalid,
+        };
+        call_tool_result(result)
+    }
+}
+
+#[tool_router(router = tool_router, vis = "pub(crate)")]
+impl SchemascopeServer {
+    #[tool(
+        name = "list_sources",
+        description = descriptions::LIST_SOURCES,
+        input_schema = input_schema::<ListSourcesParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_sources(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("list_sources", arguments, input_schema::<ListSourcesParams>(), schemascope_tools::list_sources).await
+    }
+
+    #[tool(
+        name = "describe_schema",
+        description = descriptions::DESCRIBE_SCHEMA,
+        input_schema = input_schema::<DescribeSchemaParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn describe_schema(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("describe_schema", arguments, input_schema::<DescribeSchemaParams>(), schemascope_tools::describe_schema)
+            .await
+    }
+
+    #[tool(
+        name = "sample_data",
+        description = descriptions::SAMPLE_DATA,
+        input_schema = input_schema::<SampleDataParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn sample_data(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("sample_data", arguments, input_schema::<SampleDataParams>(), schemascope_tools::sample_data).await
+    }
+
+    #[tool(
+        name = "describe_property",
+        description = descriptions::DESCRIBE_PROPERTY,
+        input_schema = input_schema::<DescribePropertyParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn describe_property(&self, arguments: JsonObject) -> CallToolResult {
+        self.run(
+            "describe_property",
+            arguments,
+            input_schema::<DescribePropertyParams>(),
+            schemascope_tools::describe_property,
+        )
+        .await
+    }
+
+    #[tool(
+        name = "query_schema",
+        description = descriptions::QUERY_SCHEMA,
+        input_schema = input_schema::<QuerySchemaParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn query_schema(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("query_schema", arguments, input_schema::<QuerySchemaParams>(), schemascope_tools::query_schema).await
+    }
+
+    #[tool(
+        name = "validate_value",
+        description = descriptions::VALIDATE_VALUE,
+        input_schema = input_schema::<ValidateValueParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn validate_value(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("validate_value", arguments, input_schema::<ValidateValueParams>(), schemascope_tools::validate_value)
+            .await
+    }
+
+    #[tool(
+        name = "find_items",
+        description = descriptions::FIND_ITEMS,
+        input_schema = input_schema::<FindItemsParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn find_items(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("find_items", arguments, input_schema::<FindItemsParams>(), schemascope_tools::find_items).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_parameter_is_named() {
+        let schema = input_schema::<DescribePropertyParams>();
+        let Err(result) = parse_arguments::<DescribePropertyParams>("describe_property", JsonObject::new(), &schema) else {
+            panic!("a missing property must be rejected");
+        };
+        assert!(!result.success);
+        assert!(result.message.contains("`property`"), "{}", result.message);
+        assert_eq!(result.data["parameter"], "property");
+        assert_eq!(result.data["error"], "invalid_params");
+    }
+
+    #[test]
+    fn wrong_type_names_the_parameter() {
+        let schema = input_schema::<FindItemsParams>();
+        let mut arguments = JsonObject::new();
+        arguments.insert("selector".into(), json!("type == 'x'"));
+        arguments.insert("limit".into(), json!("five"));
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
+            panic!("a string limit must be rejected");
+        };
+        assert_eq!(result.data["parameter"], "limit");
+        assert!(result.message.contains("`limit`"), "{}", result.message);
+    }
+
+    #[test]
+    fn unknown_parameter_is_named() {
+        let schema = input_schema::<FindItemsParams>();
+        let mut arguments = JsonObject::new();
+        arguments.insert("selector".into(), json!("type == 'x'"));
+        arguments.insert("query".into(), json!("x"));
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
+            panic!("an unknown parameter must be rejected");
+        };
+        assert_eq!(result.data["parameter"], "query");
+    }
+
+    #[test]
+    fn envelope_is_text_and_structured() {
+        let result = call_tool_result(ToolResult::ok("fine", json!({ "n": 1 })));
+        assert_eq!(result.is_error, Some(false));
+        let structured = result.structured_content.clone().unwrap_or_default();
+        assert_eq!(structured["data"]["n"], 1);
+        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap_or_default(), structured);
+    }
+
+    #[test]
+    fn tool_names_match() {
+        let server = SchemascopeServer::new(Registry::new());
+        let _ = &server;
+        let names: Vec<String> =
+            SchemascopeServer::tool_router().list_all().into_iter().map(|tool| tool.name.to_string()).collect();
+        for name in crate::TOOL_NAMES {
+            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        }
+        assert_eq!(names.len(), crate::TOOL_NAMES.len());
+    }
+}
