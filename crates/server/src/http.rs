@@ -1,0 +1,134 @@
+//! MCP over streamable HTTP at `/mcp`, plus a plain-text `GET /` and `GET /healthz`.
+//!
+//! Clients that `initialize` (protocol 2025-11-25 and older) get a session (`Mcp-Session-Id`) with
+//! a `GET` stream for notifications; protocol 2026-07-28 requests are served statelessly and use
+//! `subscriptions/listen` streams instead (rmcp routes both).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::{
+    Router,
+    extract::Request,
+    http::{Method, StatusCode},
+    middleware::{self, Next},
+    response::Response,
+    routing::get,
+};
+use rmcp::transport::{
+    StreamableHttpServerConfig, StreamableHttpService,
+    streamable_http_server::session::local::LocalSessionManager,
+};
+use schemascope_tools::Registry;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::{ServerError, SchemascopeServer};
+
+/// The path of the MCP endpoint.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The answer of `GET /` and `GET /healthz`.
+const INDEX_TEXT: &str = "schemascope MCP server; endpoint /mcp\n";
+
+/// How long an idle legacy session (no request, no notification) is kept before it is closed.
+/// Subscribed clients may sit quietly for a long time waiting for file changes.
+const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// How long shutdown waits for open connections after the streams were told to close.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// rmcp answers a session `DELETE` with `202 Accepted`; the Python SDK expects `200`/`204` and
+/// logs a warning otherwise. The session is closed either way, so say `204 No Content`.
+async fn session_delete_status(request: Request, next: Next) -> Response {
+    let delete = request.method() == Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
+}
+
+/// Binds a TCP listener, returning it with its actual address (so port 0 can be used).
+pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), ServerError> {
+    let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+    let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
+    Ok((listener, local))
+}
+
+/// Serves MCP over streamable HTTP on `addr` until `shutdown` completes.
+pub async fn serve_http(
+    registry: Arc<Registry>,
+    addr: SocketAddr,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let (listener, _) = bind_http(addr).await?;
+    serve_http_listener(registry, listener, shutdown).await
+}
+
+/// The `Host` header check (DNS-rebinding protection): loopback names by default, plus the bound
+/// address; disabled when listening on every interface (0.0.0.0 or ::), where the host name that
+/// clients use cannot be known.
+fn host_config(config: StreamableHttpServerConfig, local: SocketAddr) -> StreamableHttpServerConfig {
+    let ip = local.ip();
+    if ip.is_unspecified() {
+        config.disable_allowed_hosts()
+    } else if ip.is_loopback() && matches!(ip.to_string().as_str(), "127.0.0.1" | "::1") {
+        config
+    } else {
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.push(ip.to_string());
+        config.with_allowed_hosts(hosts)
+    }
+}
+
+/// Serves MCP over streamable HTTP on an already bound listener until `shutdown` completes.
+///
+/// On shutdown every MCP session and open stream is closed, then the server waits a few seconds
+/// at most for connections to finish.
+pub async fn serve_http_listener(
+    registry: Arc<Registry>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
+    let streams = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        // Sessions for clients that `initialize` (the Python SDK in legacy mode, most clients
+        // today); 2026-07-28 requests are stateless whatever this says.
+        .with_legacy_session_mode(true)
+        .with_cancellation_token(streams.child_token());
+    let config = host_config(config, local);
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
+
+    let base = SchemascopeServer::new(registry);
+    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
+    let app = Router::new()
+        .route("/", get(|| async { INDEX_TEXT }))
+        .route("/healthz", get(|| async { INDEX_TEXT }))
+        .nest_service(MCP_PATH, mcp)
+        .layer(middleware::from_fn(session_delete_status));
+
+    let stopping = CancellationToken::new();
+    let graceful = {
+        let stopping = stopping.clone();
+        async move {
+            shutdown.await;
+            // Close the long-lived SSE streams so the connections can drain.
+            streams.cancel();
+            stopping.cancel();
+        }
+    };
+    let server = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => result.map_err(ServerError::Http),
+        () = async { stopping.cancelled().await; tokio::time::sleep(SHUTDOWN_GRACE).await } => {
+            tracing::debug!("connections still open after the shutdown grace period; closing them");
+            Ok(())
+        }
+    }
+}
