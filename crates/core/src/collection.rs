@@ -62,6 +62,10 @@ impl fmt::Display for CollectionKind {
     }
 }
 
+/// The shared text of a collection's items. An `Arc<String>` rather than `Arc<str>` so a file
+/// read into a `String` is shared as it is, without copying hundreds of megabytes.
+pub type SharedText = Arc<String>;
+
 /// The endpoints of an edge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EdgeEnds {
@@ -116,7 +120,7 @@ impl ItemRef<'_> {
 pub struct Collection {
     name: String,
     kind: CollectionKind,
-    buffer: Arc<str>,
+    buffer: SharedText,
     items: Vec<ItemEntry>,
     profile: CollectionProfile,
     /// For record sets: one profile per record key, built on first use.
@@ -128,7 +132,7 @@ impl Collection {
     pub fn new(
         name: impl Into<String>,
         kind: CollectionKind,
-        buffer: Arc<str>,
+        buffer: SharedText,
         items: Vec<ItemEntry>,
         profile: CollectionProfile,
     ) -> Self {
@@ -151,7 +155,7 @@ impl Collection {
             items.push(ItemEntry { id: item.id.into(), value, ends: item.ends.map(Box::new), metadata });
         }
         let profile = profiler.finish(items.len() as u64);
-        Self::new(name, kind, Arc::from(buffer), items, profile)
+        Self::new(name, kind, Arc::new(buffer), items, profile)
     }
 
     /// The collection's name (`nodes`, `edges`, a record set's or document set's name).

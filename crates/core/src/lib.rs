@@ -7,7 +7,7 @@ pub mod error;
 pub mod path;
 pub mod profile;
 
-pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemRef, OwnedItem};
+pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemRef, OwnedItem, SharedText};
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};

@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
+
+use schemascope_core::SharedText;
 
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ProfileBuilder};
 use serde_json::value::RawValue;
@@ -27,37 +28,42 @@ impl LineHandler for DocumentHandler {
 }
 
 fn assign_ids(ids: impl Iterator<Item = Option<String>>, warnings: &mut Vec<LoadWarning>) -> Vec<Box<str>> {
-    let mut seen: HashSet<Box<str>> = HashSet::new();
-    let mut duplicates = 0usize;
-    let mut first_duplicate = None;
-    let out = ids
-        .enumerate()
-        .map(|(index, id)| {
-            let base = id.unwrap_or_else(|| format!("#{index}"));
-            let mut candidate: Box<str> = base.as_str().into();
+    let mut out: Vec<Box<str>> =
+        ids.enumerate().map(|(index, id)| id.map_or_else(|| format!("#{index}").into(), String::into_boxed_str)).collect();
+    // Find repeats without copying any id: the set borrows them.
+    let mut repeated = Vec::new();
+    {
+        let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::with_capacity_and_hasher(out.len(), Default::default());
+        for (index, id) in out.iter().enumerate() {
+            if !seen.insert(id) {
+                repeated.push(index);
+            }
+        }
+    }
+    if let Some(&first) = repeated.first() {
+        let first_id = out[first].to_string();
+        let mut taken: HashSet<Box<str>> = out.iter().cloned().collect();
+        for &index in &repeated {
+            let base = out[index].to_string();
             let mut n = 1;
-            while seen.contains(&candidate) {
+            let mut candidate: Box<str> = base.as_str().into();
+            while taken.contains(&candidate) {
                 n += 1;
                 candidate = format!("{base}~{n}").into();
             }
-            if n > 1 {
-                duplicates += 1;
-                first_duplicate.get_or_insert_with(|| base.clone());
-            }
-            seen.insert(candidate.clone());
-            candidate
-        })
-        .collect();
-    if let Some(first) = first_duplicate {
+            taken.insert(candidate.clone());
+            out[index] = candidate;
+        }
         warnings.push(LoadWarning::new(format!(
-            "{duplicates} document(s) repeat an earlier id (first: `{first}`); they were given ids with a `~2`, `~3`… suffix"
+            "{} document(s) repeat an earlier id (first: `{first_id}`); they were given ids with a `~2`, `~3`… suffix",
+            repeated.len()
         )));
     }
     out
 }
 
 /// Loads NDJSON documents on all cores.
-pub fn load_document_lines(name: &str, text: Arc<str>, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
     let result = scan(&text, &DocumentHandler, progress);
     warnings.extend(result.warnings);
     let count = result.lines.len() as u64;
@@ -73,7 +79,7 @@ pub fn load_document_lines(name: &str, text: Arc<str>, progress: &dyn Progress, 
 }
 
 /// Loads a JSON array of documents, profiling on all cores.
-pub fn load_document_array(path: &Path, name: &str, text: Arc<str>, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Result<Collection, SourceError> {
+pub fn load_document_array(path: &Path, name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Result<Collection, SourceError> {
     let raw: Vec<&RawValue> = serde_json::from_str(&text).map_err(|e| SourceError::Syntax {
         path: path.to_path_buf(),
         line: e.line(),

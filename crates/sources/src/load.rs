@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use schemascope_core::SharedText;
+
 use serde::de::IgnoredAny;
 
 use crate::demo;
@@ -20,7 +22,7 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
     match &spec.location {
         Location::Demo(set) => {
             let (format, file, text) = demo::file(*set);
-            load_text(spec, Path::new(file), Some(format), Arc::from(text), progress, None)
+            load_text(spec, Path::new(file), Some(format), Arc::new(text.to_string()), progress, None)
         }
         Location::File { path, format } => {
             let bytes = std::fs::read(path).map_err(|source| SourceError::Io { path: path.clone(), source })?;
@@ -34,7 +36,7 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
                 Some(rest) => rest.to_string(),
                 None => text,
             };
-            load_text(spec, path, *format, Arc::from(text), progress, Some(path.clone()))
+            load_text(spec, path, *format, Arc::new(text), progress, Some(path.clone()))
         }
     }
 }
@@ -88,7 +90,7 @@ fn load_text(
     spec: &SourceSpec,
     path: &Path,
     forced: Option<Format>,
-    text: Arc<str>,
+    text: SharedText,
     progress: &dyn Progress,
     watch: Option<std::path::PathBuf>,
 ) -> Result<Source, SourceError> {

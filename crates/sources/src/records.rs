@@ -2,7 +2,8 @@
 //! `{key, value, metadata?}` lines where a key may repeat — its value history, oldest first.
 
 use std::path::Path;
-use std::sync::Arc;
+
+use schemascope_core::SharedText;
 
 use schemascope_core::{Collection, CollectionKind, ItemEntry, OwnedItem, ProfileBuilder};
 use serde_json::value::RawValue;
@@ -65,7 +66,7 @@ impl LineHandler for RecordHandler {
 }
 
 /// Loads NDJSON `{key, value, metadata?}` lines.
-pub fn load_record_lines(name: &str, text: Arc<str>, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
     let result = scan(&text, &RecordHandler, progress);
     warnings.extend(result.warnings);
     let count = result.lines.len() as u64;

@@ -14,6 +14,7 @@ use foldhash::fast::RandomState;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::string_counts::StringCounts;
 use super::CollectionProfile;
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
@@ -41,7 +42,7 @@ impl Default for ProfileLimits {
 #[derive(Debug, Default)]
 pub(crate) struct StringStats {
     pub count: u64,
-    pub values: Map<Box<str>, u64>,
+    pub values: StringCounts,
     pub len_min: u64,
     pub len_max: u64,
     pub len_sum: u64,
@@ -91,13 +92,9 @@ impl ValueStats {
         s.len_sum += len;
         s.count += 1;
         if value.len() <= MAX_KEY_LEN {
-            if let Some(count) = s.values.get_mut(value) {
-                *count += 1;
-            } else {
-                s.values.insert(value.into(), 1);
-            }
+            s.values.add(value, 1);
         } else {
-            *s.values.entry(long_string_key(value)).or_insert(0) += 1;
+            s.values.add(&long_string_key(value), 1);
         }
     }
 
@@ -152,16 +149,7 @@ impl ValueStats {
             s.len_max = s.len_max.max(o.len_max);
             s.len_sum += o.len_sum;
             s.count += o.count;
-            if s.values.len() < o.values.len() {
-                let mine = std::mem::replace(&mut s.values, o.values);
-                for (k, v) in mine {
-                    *s.values.entry(k).or_insert(0) += v;
-                }
-            } else {
-                for (k, v) in o.values {
-                    *s.values.entry(k).or_insert(0) += v;
-                }
-            }
+            s.values.merge(o.values);
         }
         self.numbers.integers += other.numbers.integers;
         self.numbers.floats += other.numbers.floats;

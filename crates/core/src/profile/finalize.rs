@@ -138,9 +138,9 @@ fn finalize(p: Pending) -> PropertyProfile {
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let distinct = s.values.len() as u64;
     let mut format_counts: Vec<(StringFormat, u64)> = Vec::new();
-    let mut entries: Vec<(Box<str>, u64)> = Vec::with_capacity(s.values.len());
-    for (value, count) in s.values {
-        if let Some(format) = formats::detect(&value) {
+    let mut entries: Vec<(&str, u64)> = Vec::with_capacity(s.values.len());
+    for (value, count) in s.values.iter() {
+        if let Some(format) = formats::detect(value) {
             match format_counts.iter_mut().find(|(f, _)| *f == format) {
                 Some((_, n)) => *n += count,
                 None => format_counts.push((format, count)),
@@ -150,7 +150,7 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     }
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
-    let rank = |a: &(Box<str>, u64), b: &(Box<str>, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+    let rank = |a: &(&str, u64), b: &(&str, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
     if entries.len() > TOP_VALUES {
         entries.select_nth_unstable_by(TOP_VALUES, rank);
         entries.truncate(TOP_VALUES);
@@ -159,7 +159,7 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     StringProfile {
         count: s.count,
         distinct,
-        top: entries.into_iter().map(|(v, count)| ValueCount { value: Value::String(v.into()), count }).collect(),
+        top: entries.into_iter().map(|(v, count)| ValueCount { value: Value::String(v.to_string()), count }).collect(),
         min_length: s.len_min,
         max_length: s.len_max,
         avg_length: s.len_sum as f64 / s.count as f64,

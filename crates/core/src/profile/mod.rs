@@ -9,6 +9,7 @@ mod finalize;
 pub mod formats;
 mod model;
 pub mod numeric;
+mod string_counts;
 
 pub use accumulate::{ProfileBuilder, ProfileLimits};
 pub use formats::StringFormat;
