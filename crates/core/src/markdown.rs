@@ -52,6 +52,12 @@ fn entry(summary: &PropertySummary, indent: &str) -> Entry {
     }
 }
 
+/// Whether a property gets its own line. Array elements (`tags[]`) are described on the array's
+/// line, and plain objects by their members' dotted paths, so neither adds a line of its own.
+fn shown(summary: &PropertySummary) -> bool {
+    !summary.path.ends_with("[]") && summary.data_type != "object"
+}
+
 fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Section>) {
     let graph = collections.iter().any(|c| c.kind() == CollectionKind::Nodes);
     let mut title = Vec::new();
@@ -82,10 +88,13 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 });
                 for record in records {
                     let mut section = Section {
-                        heading: vec![format!("- `{}` ({}, {} values)", record.name, record.value_type, record.value_count)],
+                        heading: vec![match &record.value {
+                            Some(value) => format!("- `{}` {} ({} values)", record.name, describe_line(value, true), record.value_count),
+                            None => format!("- `{}` ({}, {} values)", record.name, record.value_type, record.value_count),
+                        }],
                         entries: Vec::new(),
                     };
-                    section.entries.extend(record.properties.iter().map(|p| entry(p, "  ")));
+                    section.entries.extend(record.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "  ")));
                     out.push(section);
                 }
             }
@@ -96,7 +105,7 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                     _ => format!("**Collection `{}`** ({} {}):", summary.name, summary.count, kind.items_noun()),
                 };
                 let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new() };
-                section.entries.extend(summary.properties.iter().map(|p| entry(p, "")));
+                section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "")));
                 if section.entries.is_empty() {
                     section.heading.push("- (no properties)".to_string());
                 }

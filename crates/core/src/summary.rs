@@ -2,7 +2,7 @@
 //! property (type, presence, enum values, range, format, cardinality, samples).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::collection::{Collection, CollectionKind};
 use crate::display::inline;
@@ -65,13 +65,13 @@ pub struct TypeShare {
     pub count: u64,
 }
 
-/// A numeric range.
-#[derive(Debug, Clone, Copy, Serialize)]
+/// A range: numbers, or the earliest and latest of dates and times.
+#[derive(Debug, Clone, Serialize)]
 pub struct Range {
     /// Smallest value.
-    pub min: f64,
+    pub min: Value,
     /// Largest value.
-    pub max: f64,
+    pub max: Value,
 }
 
 /// The summary of one record (one key of a record set).
@@ -86,6 +86,9 @@ pub struct RecordSummary {
     pub value_type: &'static str,
     /// Its properties, when its values are objects.
     pub properties: Vec<PropertySummary>,
+    /// The summary of the value itself (range, values, …), when it is not an object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<PropertySummary>,
 }
 
 /// The summary of one collection.
@@ -120,7 +123,11 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
     }
-    let range = p.numbers.as_ref().map(|n| Range { min: n.min, max: n.max });
+    let range = p.numbers.as_ref().map(|n| Range { min: json!(n.min), max: json!(n.max) }).or_else(|| {
+        // Dates and times in RFC 3339 sort as text, so their text range is their time range.
+        let s = p.strings.as_ref().filter(|s| matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime)))?;
+        Some(Range { min: json!(s.min), max: json!(s.max) })
+    });
     let item_type = p.arrays.as_ref().map(|_| {
         profile
             .node(&p.path.items())
@@ -192,6 +199,7 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
                 value_count: profile.item_count,
                 value_type: profile.root.profile.data_type().name(),
                 properties: summarize_properties(profile),
+                value: (profile.root.profile.objects == 0).then(|| summarize_property(&profile.root.profile, profile)),
             })
             .collect()
     });
@@ -232,13 +240,15 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
     let mut facts = Vec::new();
     if let Some(values) = &s.enum_values {
         facts.push(values.iter().map(|v| inline(v, 40)).collect::<Vec<_>>().join(", "));
-    } else if let Some(range) = s.range {
-        facts.push(format!("{} - {}", number(range.min), number(range.max)));
+    } else if let Some(range) = &s.range {
+        let show = |v: &Value| v.as_f64().map_or_else(|| v.as_str().unwrap_or_default().to_string(), number);
+        facts.push(format!("{} - {}", show(&range.min), show(&range.max)));
     }
     if s.enum_values.is_none() && s.data_type == "string" && s.cardinality > 0 {
         facts.push(format!("{} distinct", s.cardinality));
     }
-    if samples && !s.samples.is_empty() {
+    let dated = s.format.is_some_and(|f| matches!(f, StringFormat::Date | StringFormat::DateTime));
+    if samples && !s.samples.is_empty() && !dated {
         let shown: Vec<String> = s.samples.iter().map(|v| inline(v, 40)).collect();
         facts.push(format!("e.g. {}", shown.join(", ")));
     }

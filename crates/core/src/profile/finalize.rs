@@ -149,6 +149,8 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
         entries.push((value, count));
     }
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let min = entries.iter().map(|e| e.0).min().map(str::to_string);
+    let max = entries.iter().map(|e| e.0).max().map(str::to_string);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let rank = |a: &(&str, u64), b: &(&str, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
     if entries.len() > TOP_VALUES {
@@ -163,6 +165,8 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
         min_length: s.len_min,
         max_length: s.len_max,
         avg_length: s.len_sum as f64 / s.count as f64,
+        min,
+        max,
         format,
         format_counts,
     }

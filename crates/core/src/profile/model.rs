@@ -138,6 +138,10 @@ pub struct StringProfile {
     pub max_length: u64,
     /// Mean length, in characters.
     pub avg_length: f64,
+    /// The smallest string (by code point); for dates and times, the earliest.
+    pub min: Option<String>,
+    /// The largest string; for dates and times, the latest.
+    pub max: Option<String>,
     /// The format every value has, if any.
     pub format: Option<StringFormat>,
     /// Values per recognised format (a value has at most one).
