@@ -136,7 +136,7 @@ impl ValueStats {
         }
     }
 
-    fn merge(&mut self, other: ValueStats) {
+    pub(crate) fn merge(&mut self, other: ValueStats) {
         self.present += other.present;
         self.nulls += other.nulls;
         self.trues += other.trues;
@@ -184,6 +184,8 @@ pub(crate) struct PathNode {
     pub keys: Vec<(Box<str>, PathNode)>,
     key_index: Option<Map<Box<str>, usize>>,
     pub items: Option<Box<PathNode>>,
+    /// Counters of merged builders, not yet folded into `stats` (see [`PathNode::merge`]).
+    pub deferred: Vec<ValueStats>,
     /// Members not profiled because the path limit was reached.
     pub dropped_keys: u64,
 }
@@ -222,8 +224,12 @@ impl PathNode {
         Some(position)
     }
 
-    fn merge(&mut self, other: PathNode, ctx: &mut Ctx) {
-        self.stats.merge(other.stats);
+    /// Merges the structure now and the counters later: `other`'s counters are queued in
+    /// `deferred` and folded in by `finish`, on all cores, path by path. Merging a million
+    /// distinct strings is the costly part of a merge, and it parallelises by path.
+    fn merge(&mut self, mut other: PathNode, ctx: &mut Ctx) {
+        self.deferred.push(other.stats);
+        self.deferred.append(&mut other.deferred);
         self.dropped_keys += other.dropped_keys;
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
             match self.child_index(&key, ordinal, ctx) {

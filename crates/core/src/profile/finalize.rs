@@ -3,7 +3,8 @@
 //! The work per path is independent (sorting a million numbers, ranking a million strings), so
 //! paths are finalised on all cores and the tree is reassembled afterwards.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -21,7 +22,16 @@ struct Pending {
     path: PropertyPath,
     total: u64,
     stats: ValueStats,
+    deferred: Vec<ValueStats>,
     dropped_keys: u64,
+}
+
+impl Pending {
+    /// A rough cost, to hand out the heaviest paths first.
+    fn cost(&self) -> u64 {
+        let one = |s: &ValueStats| s.present + 4 * s.strings.values.len() as u64;
+        one(&self.stats) + self.deferred.iter().map(one).sum::<u64>()
+    }
 }
 
 /// A node's shape, remembered while flattening the tree depth first so it can be rebuilt.
@@ -31,13 +41,14 @@ struct Shape {
 }
 
 fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>) {
-    let objects = node.stats.objects;
-    let elements = node.stats.arrays.len_sum;
+    // Containers of the children are counted over every merged builder.
+    let objects = node.stats.objects + node.deferred.iter().map(|d| d.objects).sum::<u64>();
+    let elements = node.stats.arrays.len_sum + node.deferred.iter().map(|d| d.arrays.len_sum).sum::<u64>();
     // The element node is created when an array opens; if every array was empty it saw nothing.
     let mut node = node;
-    node.items = node.items.filter(|i| i.stats.present > 0);
+    node.items = node.items.filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
     shapes.push(Shape { children: node.keys.len(), has_items: node.items.is_some() });
-    pending.push(Pending { path: path.clone(), total, stats: node.stats, dropped_keys: node.dropped_keys });
+    pending.push(Pending { path: path.clone(), total, stats: node.stats, deferred: node.deferred, dropped_keys: node.dropped_keys });
     for (key, child) in node.keys {
         flatten(child, path.child(&key), objects, pending, shapes);
     }
@@ -60,33 +71,40 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
     flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes);
 
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
-    let mut slots: Vec<Option<PropertyProfile>> = (0..pending.len()).map(|_| None).collect();
+    // Heaviest paths first, handed out one at a time to whichever thread is free.
+    let mut order: Vec<(usize, u64)> = pending.iter().map(Pending::cost).enumerate().collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1));
+    let work: Vec<Mutex<Option<Pending>>> = pending.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let next = AtomicUsize::new(0);
+    let done: Vec<Mutex<Option<PropertyProfile>>> = work.iter().map(|_| Mutex::new(None)).collect();
+    let worker = || {
+        loop {
+            let turn = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(index, _)) = order.get(turn) else { break };
+            let job = work[index].lock().ok().and_then(|mut slot| slot.take());
+            if let Some(job) = job {
+                let profile = finalize(job);
+                if let Ok(mut slot) = done[index].lock() {
+                    *slot = Some(profile);
+                }
+            }
+        }
+    };
     if threads <= 1 {
-        for (slot, p) in slots.iter_mut().zip(pending) {
-            *slot = Some(finalize(p));
-        }
+        worker();
     } else {
-        // Deal paths round-robin so one thread does not get all the heavy ones.
-        let mut buckets: Vec<Vec<(usize, Pending)>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, p) in pending.into_iter().enumerate() {
-            buckets[i % threads].push((i, p));
-        }
-        let results: Vec<Vec<(usize, PropertyProfile)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = buckets
-                .into_iter()
-                .map(|bucket| scope.spawn(move || bucket.into_iter().map(|(i, p)| (i, finalize(p))).collect::<Vec<_>>()))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(worker);
+            }
         });
-        for (i, profile) in results.into_iter().flatten() {
-            slots[i] = Some(profile);
-        }
     }
+    let slots: Vec<Option<PropertyProfile>> = done.into_iter().map(|m| m.into_inner().ok().flatten()).collect();
     let profiles: Vec<PropertyProfile> = slots.into_iter().flatten().collect();
     let mut profiles = profiles.into_iter();
     let mut shapes = shapes.iter();
     let root = rebuild(&mut profiles, &mut shapes).unwrap_or_else(|| ProfileNode {
-        profile: finalize(Pending { path: PropertyPath::root(), total: item_count, stats: ValueStats::default(), dropped_keys: 0 }),
+        profile: finalize(Pending { path: PropertyPath::root(), total: item_count, stats: ValueStats::default(), deferred: Vec::new(), dropped_keys: 0 }),
         children: Vec::new(),
         items: None,
     });
@@ -94,7 +112,10 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
 }
 
 fn finalize(p: Pending) -> PropertyProfile {
-    let s = p.stats;
+    let mut s = p.stats;
+    for other in p.deferred {
+        s.merge(other);
+    }
     let types = TypeCounts {
         string: s.strings.count,
         integer: s.numbers.integers,
