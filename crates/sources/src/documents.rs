@@ -7,7 +7,7 @@ use std::path::Path;
 
 use schemascope_core::SharedText;
 
-use schemascope_core::{Collection, CollectionKind, ItemEntry, ProfileBuilder};
+use schemascope_core::{Collection, CollectionKind, CollectionProfile, ItemEntry, ProfileBuilder};
 use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
@@ -27,9 +27,23 @@ impl LineHandler for DocumentHandler {
     }
 }
 
-fn assign_ids(ids: impl Iterator<Item = Option<String>>, warnings: &mut Vec<LoadWarning>) -> Vec<Box<str>> {
+/// True when the profile proves every item has an `id` of one scalar type and no two are equal
+/// (exact distinct counts make this a proof), so no duplicate check is needed.
+fn ids_known_unique(profile: &CollectionProfile) -> bool {
+    let Ok(path) = "id".parse() else { return false };
+    profile.property(&path).is_some_and(|id| {
+        let t = &id.types;
+        let one_type = (t.string == id.present) || (t.integer == id.present);
+        one_type && id.present == profile.item_count && id.distinct == profile.item_count
+    })
+}
+
+fn assign_ids(ids: impl Iterator<Item = Option<String>>, unique: bool, warnings: &mut Vec<LoadWarning>) -> Vec<Box<str>> {
     let mut out: Vec<Box<str>> =
         ids.enumerate().map(|(index, id)| id.map_or_else(|| format!("#{index}").into(), String::into_boxed_str)).collect();
+    if unique {
+        return out;
+    }
     // Find repeats without copying any id: the set borrows them.
     let mut repeated = Vec::new();
     {
@@ -73,9 +87,10 @@ pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress
         ids_in.push(line.id);
         spans.push(line.value);
     }
-    let ids = assign_ids(ids_in.into_iter(), warnings);
+    let profile = result.builder.finish(count);
+    let ids = assign_ids(ids_in.into_iter(), ids_known_unique(&profile), warnings);
     let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
-    Collection::new(name, CollectionKind::Documents, text, items, result.builder.finish(count))
+    Collection::new(name, CollectionKind::Documents, text, items, profile)
 }
 
 /// Loads a JSON array of documents, profiling on all cores.
@@ -130,8 +145,8 @@ pub fn load_document_array(path: &Path, name: &str, text: SharedText, progress: 
         builder.merge(part);
         ids_in.extend(ids);
     }
-    let ids = assign_ids(ids_in.into_iter(), warnings);
-    let count = spans.len() as u64;
+    let profile = builder.finish(spans.len() as u64);
+    let ids = assign_ids(ids_in.into_iter(), ids_known_unique(&profile), warnings);
     let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
-    Ok(Collection::new(name, CollectionKind::Documents, text.clone(), items, builder.finish(count)))
+    Ok(Collection::new(name, CollectionKind::Documents, text.clone(), items, profile))
 }
