@@ -52,6 +52,13 @@ TOOL_NAMES = {
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")
 
 
+def describe(error: BaseException) -> str:
+    """The innermost errors of an exception group (anyio task groups wrap them), as text."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}"
+
+
 class Checks:
     """Counts and prints check outcomes."""
 
@@ -75,7 +82,7 @@ class Checks:
         try:
             await body()
         except Exception as error:  # noqa: BLE001 - reported as a failed check
-            self.check(name, False, f"{type(error).__name__}: {error}")
+            self.check(name, False, describe(error))
 
 
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
@@ -393,7 +400,7 @@ def main() -> int:
                 anyio.run(run_mode, target, mode, args, c)
             except Exception as error:  # noqa: BLE001 - a connection failure fails the run
                 c.prefix = f"[{args.transport} {mode}] "
-                c.check("session", False, f"{type(error).__name__}: {error}")
+                c.check("session", False, describe(error))
     finally:
         if process is not None:
             process.terminate()

@@ -24,8 +24,14 @@ pub enum ServerError {
     Http(#[source] std::io::Error),
     /// The stdio session could not start (the client closed stdin or sent no valid handshake).
     #[error("MCP session over stdio could not start: {0}")]
-    StdioInit(#[from] rmcp::service::ServerInitializeError),
+    StdioInit(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The stdio session's task ended abnormally.
     #[error("MCP session over stdio ended abnormally: {0}")]
     Session(#[from] tokio::task::JoinError),
+}
+
+impl From<rmcp::service::ServerInitializeError> for ServerError {
+    fn from(error: rmcp::service::ServerInitializeError) -> Self {
+        Self::StdioInit(Box::new(error))
+    }
 }

@@ -25,7 +25,7 @@ use schemascope_tools::Registry;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::{ServerError, SchemascopeServer};
+use crate::{SchemascopeServer, ServerError};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -36,6 +36,9 @@ const INDEX_TEXT: &str = "schemascope MCP server; endpoint /mcp\n";
 /// How long an idle legacy session (no request, no notification) is kept before it is closed.
 /// Subscribed clients may sit quietly for a long time waiting for file changes.
 const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// How long shutdown lets `subscriptions/listen` streams send their final result.
+const LISTEN_CLOSE_GRACE: Duration = Duration::from_millis(200);
 
 /// How long shutdown waits for open connections after the streams were told to close.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -53,7 +56,9 @@ async fn session_delete_status(request: Request, next: Next) -> Response {
 
 /// Binds a TCP listener, returning it with its actual address (so port 0 can be used).
 pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), ServerError> {
-    let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServerError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
     Ok((listener, local))
 }
@@ -71,7 +76,10 @@ pub async fn serve_http(
 /// The `Host` header check (DNS-rebinding protection): loopback names by default, plus the bound
 /// address; disabled when listening on every interface (0.0.0.0 or ::), where the host name that
 /// clients use cannot be known.
-fn host_config(config: StreamableHttpServerConfig, local: SocketAddr) -> StreamableHttpServerConfig {
+fn host_config(
+    config: StreamableHttpServerConfig,
+    local: SocketAddr,
+) -> StreamableHttpServerConfig {
     let ip = local.ip();
     if ip.is_unspecified() {
         config.disable_allowed_hosts()
@@ -104,8 +112,11 @@ pub async fn serve_http_listener(
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
 
-    let base = SchemascopeServer::new(registry);
-    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
+    // Shutdown first ends the listen streams gracefully, then closes every stream and session.
+    let closing = CancellationToken::new();
+    let base = SchemascopeServer::new(registry).with_closing(closing.clone());
+    let mcp =
+        StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
     let app = Router::new()
         .route("/", get(|| async { INDEX_TEXT }))
         .route("/healthz", get(|| async { INDEX_TEXT }))
@@ -117,12 +128,17 @@ pub async fn serve_http_listener(
         let stopping = stopping.clone();
         async move {
             shutdown.await;
-            // Close the long-lived SSE streams so the connections can drain.
+            closing.cancel();
+            // Give the listen streams a moment to send their final result, then close the
+            // long-lived SSE streams so the connections can drain.
+            tokio::time::sleep(LISTEN_CLOSE_GRACE).await;
             streams.cancel();
             stopping.cancel();
         }
     };
-    let server = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
+    let server = axum::serve(listener, app)
+        .with_graceful_shutdown(graceful)
+        .into_future();
     tokio::pin!(server);
     tokio::select! {
         result = &mut server => result.map_err(ServerError::Http),

@@ -20,8 +20,15 @@ pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
 /// The MCP tool names, in the order they are listed.
-pub const TOOL_NAMES: [&str; 7] =
-    ["list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items"];
+pub const TOOL_NAMES: [&str; 7] = [
+    "list_sources",
+    "describe_schema",
+    "sample_data",
+    "describe_property",
+    "query_schema",
+    "validate_value",
+    "find_items",
+];
 
 /// The name of the schema system prompt.
 pub const PROMPT_NAME: &str = prompts::PROMPT_NAME;

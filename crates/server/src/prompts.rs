@@ -91,16 +91,31 @@ pub(crate) async fn get(
         Some(source) => format!("Schema of `{source}` as a system prompt"),
         None => "Schema of every source as a system prompt".to_string(),
     };
-    let text = tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&registry, params))
-        .await
-        .map_err(|error| McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None))?
-        .map_err(|error| match error {
-            ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
-                McpError::invalid_params(error.to_string(), Some(json!({ "error": error.kind() })))
-            }
-            other => McpError::internal_error(other.to_string(), Some(json!({ "error": other.kind() }))),
-        })?;
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(description))
+    let text =
+        tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&registry, params))
+            .await
+            .map_err(|error| {
+                McpError::internal_error(
+                    format!("rendering the prompt failed unexpectedly: {error}"),
+                    None,
+                )
+            })?
+            .map_err(|error| match error {
+                ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
+                    McpError::invalid_params(
+                        error.to_string(),
+                        Some(json!({ "error": error.kind() })),
+                    )
+                }
+                other => McpError::internal_error(
+                    other.to_string(),
+                    Some(json!({ "error": other.kind() })),
+                ),
+            })?;
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description(description),
+    )
 }
 
 #[cfg(test)]
@@ -121,7 +136,9 @@ mod tests {
     fn bad_max_tokens_is_named() {
         let mut arguments = JsonObject::new();
         arguments.insert("max_tokens".into(), json!("lots"));
-        let Err(error) = parse(Some(arguments)) else { panic!("must fail") };
+        let Err(error) = parse(Some(arguments)) else {
+            panic!("must fail")
+        };
         assert!(error.message.contains("max_tokens"));
     }
 }

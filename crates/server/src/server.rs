@@ -7,14 +7,16 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     handler::server::router::tool::ToolRouter,
     model::{
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
     tool_handler,
 };
 use schemascope_tools::Registry;
+use tokio_util::sync::CancellationToken;
 
 use crate::{prompts, resources, subscriptions, subscriptions::SessionSubscriptions};
 
@@ -44,11 +46,14 @@ pub struct SchemascopeServer {
     registry: Arc<Registry>,
     tool_router: Arc<ToolRouter<Self>>,
     session: Arc<SessionSubscriptions>,
+    closing: CancellationToken,
 }
 
 impl std::fmt::Debug for SchemascopeServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemascopeServer").field("registry", &self.registry).finish_non_exhaustive()
+        f.debug_struct("SchemascopeServer")
+            .field("registry", &self.registry)
+            .finish_non_exhaustive()
     }
 }
 
@@ -56,7 +61,19 @@ impl SchemascopeServer {
     /// A server answering from `registry`.
     pub fn new(registry: Arc<Registry>) -> Self {
         let session = SessionSubscriptions::new(registry.clone());
-        Self { registry, tool_router: Arc::new(Self::tool_router()), session }
+        Self {
+            registry,
+            tool_router: Arc::new(Self::tool_router()),
+            session,
+            closing: CancellationToken::new(),
+        }
+    }
+
+    /// The same server, ending its `subscriptions/listen` streams gracefully (with their final
+    /// result) when `closing` is cancelled, before the transport goes away.
+    pub(crate) fn with_closing(mut self, closing: CancellationToken) -> Self {
+        self.closing = closing;
+        self
     }
 
     /// The registry this server answers from.
@@ -70,6 +87,7 @@ impl SchemascopeServer {
             registry: self.registry.clone(),
             tool_router: self.tool_router.clone(),
             session: SessionSubscriptions::new(self.registry.clone()),
+            closing: self.closing.clone(),
         }
     }
 }
@@ -85,7 +103,10 @@ impl ServerHandler for SchemascopeServer {
             .enable_prompts()
             .build();
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "schemascope",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -100,7 +121,9 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(resources::list(&self.registry)))
+        Ok(ListResourcesResult::with_all_items(resources::list(
+            &self.registry,
+        )))
     }
 
     async fn list_resource_templates(
@@ -108,7 +131,9 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![resources::template()]))
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            resources::template(),
+        ]))
     }
 
     async fn read_resource(
@@ -116,7 +141,9 @@ impl ServerHandler for SchemascopeServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(self.registry.clone(), request.uri).await.map(ReadResourceResponse::from)
+        resources::read(self.registry.clone(), request.uri)
+            .await
+            .map(ReadResourceResponse::from)
     }
 
     async fn subscribe(
@@ -138,12 +165,15 @@ impl ServerHandler for SchemascopeServer {
         Ok(())
     }
 
-    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
         Some(subscriptions::accepted_filter(&self.registry, requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        subscriptions::listen(&self.registry, context).await
+        subscriptions::listen(&self.registry, context, &self.closing).await
     }
 
     async fn list_prompts(
@@ -159,6 +189,8 @@ impl ServerHandler for SchemascopeServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        prompts::get(self.registry.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
+        prompts::get(self.registry.clone(), &request.name, request.arguments)
+            .await
+            .map(GetPromptResponse::from)
     }
 }

@@ -11,7 +11,9 @@ use crate::{SchemascopeServer, ServerError};
 ///
 /// Nothing else may write to stdout while this runs: it is the transport.
 pub async fn serve_stdio(registry: Arc<Registry>) -> Result<(), ServerError> {
-    let running = SchemascopeServer::new(registry).serve(stdio_pipes()).await?;
+    let running = SchemascopeServer::new(registry)
+        .serve(stdio_pipes())
+        .await?;
     running.waiting().await?;
     Ok(())
 }

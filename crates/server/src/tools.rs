@@ -11,8 +11,8 @@ use rmcp::{
     tool, tool_router,
 };
 use schemascope_tools::{
-    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, ListSourcesParams, QuerySchemaParams, Registry,
-    SampleDataParams, ToolResult, ValidateValueParams, descriptions,
+    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, ListSourcesParams,
+    QuerySchemaParams, Registry, SampleDataParams, ToolResult, ValidateValueParams, descriptions,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -46,16 +46,29 @@ fn envelope_schema() -> Arc<JsonObject> {
 /// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
 pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
     let success = result.success;
-    let envelope = json!({ "success": result.success, "message": result.message, "data": result.data });
-    if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
+    let envelope =
+        json!({ "success": result.success, "message": result.message, "data": result.data });
+    if success {
+        CallToolResult::structured(envelope)
+    } else {
+        CallToolResult::structured_error(envelope)
+    }
 }
 
 /// Parses tool arguments, naming the parameter at fault and listing the accepted ones on error.
-fn parse_arguments<P: DeserializeOwned>(tool: &str, arguments: JsonObject, schema: &JsonObject) -> Result<P, ToolResult> {
+fn parse_arguments<P: DeserializeOwned>(
+    tool: &str,
+    arguments: JsonObject,
+    schema: &JsonObject,
+) -> Result<P, ToolResult> {
     serde_path_to_error::deserialize::<_, P>(Value::Object(arguments)).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
-        let parameter = if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
+        let parameter = if path != "." && !path.is_empty() {
+            Some(path)
+        } else {
+            backticked(&inner)
+        };
         let accepted: Vec<String> = schema
             .get("properties")
             .and_then(Value::as_object)
@@ -103,11 +116,13 @@ impl SchemascopeServer {
         let result = match parse_arguments::<P>(tool, arguments, &schema) {
             Ok(params) => {
                 let registry = self.registry().clone();
-                tokio::task::spawn_blocking(move || call(&registry, params)).await.unwrap_or_else(|error| ToolResult {
-                    success: false,
-                    message: format!("`{tool}` failed unexpectedly: {error}"),
-                    data: json!({ "error": "internal_error" }),
-                })
+                tokio::task::spawn_blocking(move || call(&registry, params))
+                    .await
+                    .unwrap_or_else(|error| ToolResult {
+                        success: false,
+                        message: format!("`{tool}` failed unexpectedly: {error}"),
+                        data: json!({ "error": "internal_error" }),
+                    })
             }
             Err(invalid) => invalid,
         };
@@ -125,7 +140,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_sources(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("list_sources", arguments, input_schema::<ListSourcesParams>(), schemascope_tools::list_sources).await
+        self.run(
+            "list_sources",
+            arguments,
+            input_schema::<ListSourcesParams>(),
+            schemascope_tools::list_sources,
+        )
+        .await
     }
 
     #[tool(
@@ -136,8 +157,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn describe_schema(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("describe_schema", arguments, input_schema::<DescribeSchemaParams>(), schemascope_tools::describe_schema)
-            .await
+        self.run(
+            "describe_schema",
+            arguments,
+            input_schema::<DescribeSchemaParams>(),
+            schemascope_tools::describe_schema,
+        )
+        .await
     }
 
     #[tool(
@@ -148,7 +174,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn sample_data(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("sample_data", arguments, input_schema::<SampleDataParams>(), schemascope_tools::sample_data).await
+        self.run(
+            "sample_data",
+            arguments,
+            input_schema::<SampleDataParams>(),
+            schemascope_tools::sample_data,
+        )
+        .await
     }
 
     #[tool(
@@ -176,7 +208,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn query_schema(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("query_schema", arguments, input_schema::<QuerySchemaParams>(), schemascope_tools::query_schema).await
+        self.run(
+            "query_schema",
+            arguments,
+            input_schema::<QuerySchemaParams>(),
+            schemascope_tools::query_schema,
+        )
+        .await
     }
 
     #[tool(
@@ -187,8 +225,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn validate_value(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("validate_value", arguments, input_schema::<ValidateValueParams>(), schemascope_tools::validate_value)
-            .await
+        self.run(
+            "validate_value",
+            arguments,
+            input_schema::<ValidateValueParams>(),
+            schemascope_tools::validate_value,
+        )
+        .await
     }
 
     #[tool(
@@ -199,7 +242,13 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn find_items(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("find_items", arguments, input_schema::<FindItemsParams>(), schemascope_tools::find_items).await
+        self.run(
+            "find_items",
+            arguments,
+            input_schema::<FindItemsParams>(),
+            schemascope_tools::find_items,
+        )
+        .await
     }
 }
 
@@ -210,7 +259,11 @@ mod tests {
     #[test]
     fn missing_parameter_is_named() {
         let schema = input_schema::<DescribePropertyParams>();
-        let Err(result) = parse_arguments::<DescribePropertyParams>("describe_property", JsonObject::new(), &schema) else {
+        let Err(result) = parse_arguments::<DescribePropertyParams>(
+            "describe_property",
+            JsonObject::new(),
+            &schema,
+        ) else {
             panic!("a missing property must be rejected");
         };
         assert!(!result.success);
@@ -225,7 +278,8 @@ mod tests {
         let mut arguments = JsonObject::new();
         arguments.insert("selector".into(), json!("type == 'x'"));
         arguments.insert("limit".into(), json!("five"));
-        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema)
+        else {
             panic!("a string limit must be rejected");
         };
         assert_eq!(result.data["parameter"], "limit");
@@ -238,7 +292,8 @@ mod tests {
         let mut arguments = JsonObject::new();
         arguments.insert("selector".into(), json!("type == 'x'"));
         arguments.insert("query".into(), json!("x"));
-        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema)
+        else {
             panic!("an unknown parameter must be rejected");
         };
         assert_eq!(result.data["parameter"], "query");
@@ -250,18 +305,32 @@ mod tests {
         assert_eq!(result.is_error, Some(false));
         let structured = result.structured_content.clone().unwrap_or_default();
         assert_eq!(structured["data"]["n"], 1);
-        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap_or_default(), structured);
+        let text = result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap_or_default(),
+            structured
+        );
     }
 
     #[test]
     fn tool_names_match() {
         let server = SchemascopeServer::new(Registry::new());
         let _ = &server;
-        let names: Vec<String> =
-            SchemascopeServer::tool_router().list_all().into_iter().map(|tool| tool.name.to_string()).collect();
+        let names: Vec<String> = SchemascopeServer::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect();
         for name in crate::TOOL_NAMES {
-            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+            assert!(
+                names.iter().any(|n| n == name),
+                "{name} missing from {names:?}"
+            );
         }
         assert_eq!(names.len(), crate::TOOL_NAMES.len());
     }

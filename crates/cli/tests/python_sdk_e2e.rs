@@ -1,0 +1,54 @@
+//! End to end with the official Python MCP SDK as the client: the real `schemascope` binary over
+//! stdio and over streamable HTTP, every tool, the resource, the prompt, and a live-refresh
+//! notification after a watched file changes. The client script is `tests/e2e/mcp_client.py`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python_has_mcp() -> bool {
+    Command::new("python3").args(["-c", "import mcp"]).status().is_ok_and(|s| s.success())
+}
+
+fn run_client(transport_flag: &str) {
+    assert!(
+        python_has_mcp(),
+        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let graph = dir.path().join("graph.json");
+    std::fs::write(&graph, r#"{"nodes":[{"id":"a","data":{"type":"server"}},{"id":"b","data":{"type":"database"}}],"edges":[{"source":"a","target":"b","data":{"latency":12}}]}"#)
+        .expect("write graph");
+    let output = Command::new("python3")
+        .current_dir(repo_root())
+        .arg("tests/e2e/mcp_client.py")
+        .arg(transport_flag)
+        .arg(env!("CARGO_BIN_EXE_schemascope"))
+        .arg("--source")
+        .arg(format!("watched={}", graph.display()))
+        .arg("--touch-file")
+        .arg(&graph)
+        .args(["--resource", "schema://watched"])
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
+    assert!(summary.ends_with(" 0 failed"), "{summary}\n{stdout}");
+    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(passed >= 30, "only {passed} checks ran:\n{stdout}");
+}
+
+#[test]
+fn python_sdk_drives_every_tool_over_stdio() {
+    run_client("--stdio");
+}
+
+#[test]
+fn python_sdk_drives_every_tool_over_streamable_http() {
+    run_client("--http-spawn");
+}

@@ -1,0 +1,236 @@
+//! The server end to end in-process: an rmcp client over an in-memory pipe, with the handshake
+//! (protocol 2025-11-25) and with discovery (2026-07-28), including update notifications.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, ClientConfig, GetPromptRequestParams, JsonObject, ProtocolVersion,
+        ReadResourceRequestParams, ResourceContents, ResourceUpdatedNotificationParam,
+        ServerNotification, SubscribeRequestParams, SubscriptionFilter,
+    },
+    service::{NotificationContext, RunningService},
+};
+use schemascope_server::{SchemascopeServer, TOOL_NAMES};
+use schemascope_tools::Registry;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A registry with both demo sources.
+fn demo_registry() -> Result<Arc<Registry>, Box<dyn std::error::Error>> {
+    let registry = Registry::new();
+    let specs = vec!["demo:infrastructure".parse()?, "demo:sensors".parse()?];
+    registry.load(&specs, &schemascope_sources::NoProgress)?;
+    Ok(registry)
+}
+
+/// A handshake-era client that forwards resource updates to a channel.
+struct LegacyClient {
+    updates: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for LegacyClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.updates.send(params.uri);
+    }
+}
+
+/// Starts the server on one end of a pipe and returns the other end.
+fn start_server(registry: Arc<Registry>) -> tokio::io::DuplexStream {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = SchemascopeServer::new(registry).serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client_end
+}
+
+fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+async fn call<S: ClientHandler>(
+    client: &RunningService<RoleClient, S>,
+    tool: &'static str,
+    args: Value,
+) -> Result<(Option<bool>, Value), Box<dyn std::error::Error>> {
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(args)))
+        .await?;
+    let structured = result
+        .structured_content
+        .clone()
+        .ok_or("no structured content")?;
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .ok_or("no text")?;
+    assert_eq!(
+        serde_json::from_str::<Value>(&text)?,
+        structured,
+        "text and structured content differ"
+    );
+    Ok((result.is_error, structured))
+}
+
+#[tokio::test]
+async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestResult {
+    let registry = demo_registry()?;
+    let (updates, mut updated) = mpsc::unbounded_channel();
+    let client = LegacyClient { updates }
+        .serve(start_server(registry.clone()))
+        .await?;
+
+    let info = client.peer_info().ok_or("no server info")?;
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("schemascope")
+    );
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap_or_default()
+            .contains("not `data.type`")
+    );
+
+    let tools = client.list_all_tools().await?;
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    let mut expected: Vec<String> = TOOL_NAMES.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(names, expected);
+
+    let (is_error, out) = call(
+        &client,
+        "find_items",
+        json!({"source": "infrastructure", "selector": "type == 'database'"}),
+    )
+    .await?;
+    assert_eq!(is_error, Some(false));
+    assert_eq!(out["data"]["count"], 20);
+
+    let (is_error, out) = call(
+        &client,
+        "find_items",
+        json!({"source": "infrastructure", "selector": "type =="}),
+    )
+    .await?;
+    assert_eq!(is_error, Some(true));
+    assert_eq!(out["success"], false);
+    assert!(out["data"]["offset"].is_u64(), "{out}");
+
+    let (is_error, out) = call(
+        &client,
+        "describe_property",
+        json!({"source": "infrastructure"}),
+    )
+    .await?;
+    assert_eq!(is_error, Some(true));
+    assert_eq!(out["data"]["parameter"], "property", "{out}");
+
+    let (_, out) = call(
+        &client,
+        "query_schema",
+        json!({"source": "sensors", "record_name": "server::Temperature"}),
+    )
+    .await?;
+    assert!(out.to_string().contains("celsius"));
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("schema://infrastructure"))
+        .await?;
+    let Some(ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    }) = read.contents.first()
+    else {
+        return Err("no text contents".into());
+    };
+    assert!(text.contains("## Graph Data Schema"));
+    assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+
+    let Err(error) = client
+        .read_resource(ReadResourceRequestParams::new("schema://nope"))
+        .await
+    else {
+        return Err("an unknown resource must fail".into());
+    };
+    assert!(error.to_string().contains("schema://sensors"), "{error}");
+
+    let mut prompt_args = JsonObject::new();
+    prompt_args.insert("source".into(), json!("sensors"));
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("schema_system_prompt").with_arguments(prompt_args))
+        .await?;
+    assert_eq!(prompt.messages.len(), 1);
+
+    #[allow(deprecated)]
+    client
+        .subscribe(SubscribeRequestParams::new("schema://sensors"))
+        .await?;
+    // Reloading a source the client did not subscribe to sends nothing; the subscribed one does.
+    registry.reload("infrastructure")?;
+    registry.reload("sensors")?;
+    let uri = tokio::time::timeout(Duration::from_secs(10), updated.recv())
+        .await?
+        .ok_or("channel closed")?;
+    assert_eq!(uri, "schema://sensors");
+
+    client.cancel().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn discovery_session_listens_for_updates() -> TestResult {
+    let registry = demo_registry()?;
+    let client = ClientConfig::default()
+        .serve_with_lifecycle(
+            start_server(registry.clone()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await?;
+
+    let (is_error, out) = call(
+        &client,
+        "describe_property",
+        json!({"source": "infrastructure", "property": "type"}),
+    )
+    .await?;
+    assert_eq!(is_error, Some(false));
+    assert!(out["data"]["values"].to_string().contains("server"));
+
+    let filter = SubscriptionFilter::builder()
+        .resource_subscriptions(["schema://infrastructure", "schema://unknown"])
+        .build();
+    let mut subscription = client.listen(filter).await?;
+    registry.reload("infrastructure")?;
+    let notification = tokio::time::timeout(Duration::from_secs(10), subscription.next()).await??;
+    match notification {
+        Some(ServerNotification::ResourceUpdatedNotification(update)) => {
+            assert_eq!(update.params.uri, "schema://infrastructure");
+        }
+        other => return Err(format!("expected a resource update, got {other:?}").into()),
+    }
+    subscription.cancel().await?;
+    client.cancel().await?;
+    Ok(())
+}
