@@ -129,7 +129,10 @@ async def check_tools(client: Client, c: Checks) -> None:
         c.check("describe_schema nodes has type, cpu, memory, metadata.owner",
                 out["success"] and {"type", "cpu", "memory", "metadata.owner"} <= set(paths), paths)
         out = await call(client, "describe_schema", {"source": "infrastructure", "format": "markdown", "max_tokens": 400})
-        c.check("describe_schema markdown within budget is a success", out["success"], out["message"])
+        data = out["data"] if isinstance(out.get("data"), dict) else {}
+        c.check("describe_schema markdown fits 400 tokens and is the graph schema section",
+                out["success"] and data.get("tokens", 10**9) <= 400
+                and str(data.get("markdown", "")).startswith("## Graph Data Schema"), data)
 
     async def sample_data() -> None:
         out = await call(client, "sample_data",

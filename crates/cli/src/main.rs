@@ -57,7 +57,7 @@ enum Command {
         /// Token budget for the markdown (o200k_base tokens).
         #[arg(long)]
         max_tokens: Option<usize>,
-        /// Print only the markdown section.
+        /// With --json: the markdown rendering (and its token count) instead of the structured summary.
         #[arg(long)]
         markdown: bool,
         #[command(flatten)]
@@ -155,7 +155,7 @@ enum Command {
         #[command(flatten)]
         output: Output,
     },
-    /// Full profile: every property described in depth plus the JSON Schema, as JSON.
+    /// Full profile: every property described in depth plus the JSON Schema, as one line of JSON.
     Profile {
         /// The source.
         source: String,
@@ -223,42 +223,11 @@ fn read_value(text: &str) -> Result<Value> {
 
 fn profile(source: &str) -> Result<ExitCode> {
     let (registry, name) = one_source(source)?;
-    let summary = tools::describe_schema(&registry, tools::DescribeSchemaParams { source: Some(name.clone()), ..Default::default() });
-    if !summary.success {
-        return Ok(finish(&summary, &Output { json: true }, View::Data));
-    }
-    let mut collections = Vec::new();
-    for collection in summary.data["collections"].as_array().cloned().unwrap_or_default() {
-        let collection_name = collection["name"].as_str().unwrap_or_default().to_string();
-        let properties: Vec<Value> = collection["properties"]
-            .as_array()
-            .map(|ps| {
-                ps.iter()
-                    .filter_map(|p| p["path"].as_str())
-                    .map(|path| {
-                        tools::describe_property(
-                            &registry,
-                            tools::DescribePropertyParams {
-                                source: Some(name.clone()),
-                                property: path.to_string(),
-                                collection: Some(collection_name.clone()),
-                                ..Default::default()
-                            },
-                        )
-                        .data
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let schema = tools::query_schema(
-            &registry,
-            tools::QuerySchemaParams { source: Some(name.clone()), collection: Some(collection_name.clone()), ..Default::default() },
-        );
-        collections.push(json!({"name": collection_name, "summary": collection, "properties": properties, "schema": schema.data}));
-    }
-    let out = json!({"source": name, "collections": collections, "warnings": summary.data["warnings"]});
-    println!("{}", serde_json::to_string(&out)?);
-    Ok(ExitCode::SUCCESS)
+    let report = tools::profile_report(&registry, Some(name));
+    println!("{}", serde_json::to_string(&report)?);
+    std::io::Write::flush(&mut std::io::stdout())?;
+    // A one-shot command: exit without freeing a large source item by item on the way out.
+    std::process::exit(if report.success { 0 } else { 1 })
 }
 
 fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner: Option<&dyn Fn(SocketAddr)>) -> Result<ExitCode> {
@@ -309,7 +278,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     Ok(match cli.command {
         Command::Describe { source, collection, max_tokens, markdown, output } => {
             let (registry, name) = one_source(&source)?;
-            let format = markdown.then_some(tools::SchemaFormat::Markdown);
+            // People read the markdown; `--json` alone gives the structured summary.
+            let format = (markdown || !output.json).then_some(tools::SchemaFormat::Markdown);
             let result = tools::describe_schema(&registry, tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens });
             finish(&result, &output, View::Describe)
         }

@@ -24,21 +24,11 @@ pub fn print(result: &ToolResult, view: View) {
         return;
     }
     match view {
-        View::Describe => match &result.data {
-            Value::String(markdown) => print!("{markdown}"),
-            data => {
-                println!("{}\n", result.message);
-                if let Some(markdown) = data.pointer("/markdown/markdown").and_then(Value::as_str) {
-                    print!("{markdown}");
-                }
-                if let Some(warnings) = data.get("warnings").and_then(Value::as_array).filter(|w| !w.is_empty()) {
-                    eprintln!("\n{} load warning(s):", warnings.len());
-                    for w in warnings.iter().take(20) {
-                        eprintln!("  {}", w.get("message").and_then(Value::as_str).unwrap_or_default());
-                    }
-                }
+        View::Describe => {
+            if let Some(markdown) = result.data.get("markdown").and_then(Value::as_str) {
+                print!("{markdown}");
             }
-        },
+        }
         View::Schema => {
             println!("{}\n", result.message);
             println!("{}", pretty(&result.data["schema"]));

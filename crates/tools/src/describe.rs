@@ -23,13 +23,12 @@ pub fn describe_schema(registry: &Registry, params: DescribeSchemaParams) -> Too
 fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
-    let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
-    let markdown = render_markdown(source.name(), &refs, params.max_tokens);
     let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
     let message = format!("Source `{}`: {} with {properties} properties.", source.name(), sizes.join(", "));
     if params.format == Some(SchemaFormat::Markdown) {
-        return Ok(ToolResult::ok(message, json!(markdown)));
+        let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
+        return Ok(ToolResult::ok(message, json!(render_markdown(source.name(), &refs, params.max_tokens))));
     }
     let summaries: Vec<_> = collections.iter().map(|c| summarize_collection(c)).collect();
     Ok(ToolResult::ok(
@@ -38,7 +37,6 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
             "source": source.name(),
             "format": format!("{:?}", source.format).to_lowercase(),
             "collections": summaries,
-            "markdown": markdown,
             "warnings": source.warnings,
             "reloadError": registry.reload_error(source.name()),
         }),

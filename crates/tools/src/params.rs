@@ -21,7 +21,8 @@ pub struct DescribeSchemaParams {
     /// (default: every collection of the source).
     #[serde(default)]
     pub collection: Option<String>,
-    /// Output format: "json" (default, structured) or "markdown" (the system-prompt section).
+    /// Output format: "json" (default, structured) or "markdown" (the system-prompt section, with
+    /// its token count).
     #[serde(default)]
     pub format: Option<SchemaFormat>,
     /// Token budget for the markdown rendering (o200k_base tokens). Samples and then the rarest
@@ -34,7 +35,7 @@ pub struct DescribeSchemaParams {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SchemaFormat {
-    /// Structured JSON (with the markdown included too).
+    /// Structured JSON.
     #[default]
     Json,
     /// Only the markdown section.

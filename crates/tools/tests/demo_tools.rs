@@ -25,7 +25,8 @@ fn describe_schema_lists_graph_properties_with_types_enums_and_ranges() {
     assert_eq!(prop("tags")["itemType"], "string");
     assert_eq!(prop("metadata.created")["format"], "date-time");
     assert_eq!(prop("metrics.cpu.current")["type"], "number");
-    let markdown = data["markdown"]["markdown"].as_str().unwrap();
+    let rendered = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let markdown = rendered["markdown"].as_str().unwrap();
     assert!(markdown.starts_with("## Graph Data Schema"), "{markdown}");
     assert!(markdown.contains("**Graph Size:** 160 nodes, 240 edges"), "{markdown}");
     assert!(markdown.contains("- `type` (string): "), "{markdown}");

@@ -1,0 +1,72 @@
+//! The command line: readable output, the `--json` envelope, exit codes and clear errors.
+
+use std::process::{Command, Output};
+
+fn schemascope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schemascope")).args(args).output().expect("runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn describe_prints_the_schema_section() {
+    let out = schemascope(&["describe", "demo:infrastructure"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("## Graph Data Schema"), "{text}");
+    assert!(text.contains("- `region` (string): "), "{text}");
+}
+
+#[test]
+fn json_flag_prints_the_tool_envelope() {
+    let out = schemascope(&["property", "demo:infrastructure", "type", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(envelope["success"], true);
+    assert_eq!(envelope["data"]["values"][0]["value"], "server");
+    assert!(envelope["message"].as_str().expect("message").contains("5 unique values"));
+}
+
+#[test]
+fn validate_exits_2_on_an_invalid_value_and_names_the_path() {
+    let out = schemascope(&["validate", "demo:sensors", "server::Temperature", r#"{"celsius": "hot"}"#]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).contains("/celsius"), "{}", stdout(&out));
+}
+
+#[test]
+fn find_and_schema_work_on_the_demo_data() {
+    let out = schemascope(&["find", "demo:infrastructure", "type == 'database'", "--json"]);
+    let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(envelope["data"]["count"], 20);
+    let out = schemascope(&["schema", "demo:sensors", "server::Config", "--json"]);
+    let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(envelope["data"]["schema"]["properties"]["port"]["type"], "integer");
+}
+
+#[test]
+fn bad_sources_and_selectors_are_clear_errors_with_exit_1() {
+    let out = schemascope(&["describe", "/no/such/file.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot read /no/such/file.json"), "{}", stderr(&out));
+    let out = schemascope(&["find", "demo:infrastructure", "cpu > 0.5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("line 1, column") && err.contains("backticks"), "{err}");
+}
+
+#[test]
+fn profile_prints_every_property_and_the_schema() {
+    let out = schemascope(&["profile", "demo:infrastructure"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let nodes = &report["data"]["collections"][0];
+    assert_eq!(nodes["properties"].as_array().expect("array").len(), nodes["summary"]["properties"].as_array().expect("array").len());
+    assert_eq!(nodes["schema"]["schema"]["type"], "object");
+}
