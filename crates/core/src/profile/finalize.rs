@@ -156,23 +156,19 @@ fn finalize(p: Pending) -> PropertyProfile {
     }
 }
 
-fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
+fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
+    s.values.compact();
     let distinct = s.values.len() as u64;
-    let mut format_counts: Vec<(StringFormat, u64)> = Vec::new();
-    let mut entries: Vec<(&str, u64)> = Vec::with_capacity(s.values.len());
-    for (value, count) in s.values.iter() {
-        if let Some(format) = formats::detect(value) {
-            match format_counts.iter_mut().find(|(f, _)| *f == format) {
-                Some((_, n)) => *n += count,
-                None => format_counts.push((format, count)),
-            }
-        }
-        entries.push((value, count));
-    }
-    format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let min = entries.iter().map(|e| e.0).min().map(str::to_string);
-    let max = entries.iter().map(|e| e.0).max().map(str::to_string);
+    let entries: Vec<(&str, u64)> = s.values.iter().collect();
+    let format_counts = count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
+    let (min, max) = match format {
+        Some(StringFormat::Date | StringFormat::DateTime) => {
+            (entries.iter().map(|e| e.0).min().map(str::to_string), entries.iter().map(|e| e.0).max().map(str::to_string))
+        }
+        _ => (None, None),
+    };
+    let mut entries = entries;
     let rank = |a: &(&str, u64), b: &(&str, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
     if entries.len() > TOP_VALUES {
         entries.select_nth_unstable_by(TOP_VALUES, rank);
@@ -191,6 +187,40 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
         format,
         format_counts,
     }
+}
+
+/// Distinct values checked for formats before deciding whether to check them all.
+const FORMAT_SAMPLE: usize = 10_000;
+
+/// Values per recognised format, most common first. Up to [`FORMAT_SAMPLE`] distinct values
+/// every one is checked. Past that, a sample of that many (the table's own, hash-scattered order)
+/// is checked first; only if every sampled value has the same format are all values checked, so
+/// a `format` claimed for the whole property is always exact, while the partial counts of a
+/// property of a million ids cost ten thousand checks rather than a million.
+fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
+    let tally = |slice: &[(&str, u64)]| {
+        let mut counts: Vec<(StringFormat, u64)> = Vec::new();
+        let mut unformatted = 0u64;
+        for (value, count) in slice {
+            match formats::detect(value) {
+                Some(format) => match counts.iter_mut().find(|(f, _)| *f == format) {
+                    Some((_, n)) => *n += count,
+                    None => counts.push((format, *count)),
+                },
+                None => unformatted += count,
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        (counts, unformatted)
+    };
+    if entries.len() <= FORMAT_SAMPLE {
+        return tally(entries).0;
+    }
+    let (sampled, unformatted) = tally(&entries[..FORMAT_SAMPLE]);
+    if unformatted == 0 && sampled.len() == 1 {
+        return tally(entries).0;
+    }
+    sampled
 }
 
 fn number_value(v: f64, integer: bool) -> Value {

@@ -1,16 +1,28 @@
 //! Exact counts of distinct strings, stored without an allocation per string.
 //!
-//! A column of a million unique ids or timestamps would otherwise cost a million small
-//! allocations to count and as many frees to drop. Here every distinct string is appended once to
-//! one arena `String`, and a `hashbrown::HashTable` maps it, by hash, to its arena range and
-//! count. Hashes are kept beside the ranges, and every table in the process hashes with the same
-//! (randomly seeded) hasher, so merging the tables of parallel builders never rehashes a string.
+//! Every string lives in one arena `String`; what is kept per string is its hash, its arena range
+//! and its count. Two layouts, because the two common kinds of string property behave opposite:
+//!
+//! - **Few distinct values** (`kind`, `region`): a `hashbrown::HashTable` finds the value's slot
+//!   and bumps its count. The table stays small and in cache.
+//! - **Mostly distinct values** (ids, timestamps): a hash table of a million entries turns every
+//!   value into cache misses, and merging two such tables is as costly again. Once a property
+//!   looks like this (past [`LOG_AFTER`] distinct values, more than half of all values), every
+//!   occurrence is instead *appended* to a log — sequential writes only — and the log is sorted by
+//!   hash and folded into counts once, at the end ([`StringCounts::compact`]). Merging two logs
+//!   is a concatenation.
+//!
+//! Either way the counts are exact. Every table in the process hashes with the same randomly
+//! seeded hasher, so hashes computed by one thread stay valid in another's table.
 
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 use foldhash::fast::FixedState;
 use hashbrown::HashTable;
+
+/// Distinct values past which a mostly-distinct property switches to the log layout.
+const LOG_AFTER: usize = 4_096;
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -30,13 +42,18 @@ fn hasher() -> &'static FixedState {
 #[derive(Debug, Default)]
 pub(crate) struct StringCounts {
     table: HashTable<Slot>,
+    /// Occurrences in the log layout (unsorted until [`StringCounts::compact`]).
+    log: Vec<Slot>,
+    logging: bool,
+    compacted: bool,
     arena: String,
+    total: u64,
 }
 
 impl StringCounts {
-    /// Number of distinct strings.
+    /// Number of distinct strings; exact after [`StringCounts::compact`], an upper bound before.
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.table.len() + self.log.len()
     }
 
     /// Counts `value` `n` more times.
@@ -46,36 +63,101 @@ impl StringCounts {
     }
 
     fn add_hashed(&mut self, hash: u64, value: &str, n: u64) {
-        let arena = &self.arena;
-        if let Some(slot) = self.table.find_mut(hash, |s| s.hash == hash && &arena[s.start..s.start + s.len] == value) {
-            slot.count += n;
+        self.total += n;
+        if self.logging {
+            self.log.push(Slot { hash, start: self.arena.len(), len: value.len(), count: n });
+            self.arena.push_str(value);
+            self.compacted = false;
             return;
         }
-        let start = self.arena.len();
-        self.arena.push_str(value);
-        self.table.insert_unique(hash, Slot { hash, start, len: value.len(), count: n }, |s| s.hash);
+        let arena = &mut self.arena;
+        match self.table.entry(hash, |s| s.hash == hash && &arena[s.start..s.start + s.len] == value, |s| s.hash) {
+            hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                let start = arena.len();
+                arena.push_str(value);
+                vacant.insert(Slot { hash, start, len: value.len(), count: n });
+                if self.table.len() > LOG_AFTER && self.table.len() as u64 * 2 > self.total {
+                    self.start_logging();
+                }
+            }
+        }
+    }
+
+    fn start_logging(&mut self) {
+        self.logging = true;
+        self.compacted = false;
+        self.log.extend(self.table.drain());
     }
 
     /// Adds every count of `other`.
     pub fn merge(&mut self, mut other: StringCounts) {
+        if self.logging || other.logging {
+            if !self.logging {
+                self.start_logging();
+            }
+            let base = self.arena.len();
+            self.arena.push_str(&other.arena);
+            self.total += other.total;
+            let rebase = |s: Slot| Slot { start: s.start + base, ..s };
+            self.log.extend(other.log.into_iter().map(rebase));
+            self.log.extend(other.table.drain().map(rebase));
+            self.compacted = false;
+            return;
+        }
         if other.len() > self.len() {
             std::mem::swap(self, &mut other);
         }
-        self.table.reserve(other.len(), |s| s.hash);
         for slot in other.table.iter() {
             self.add_hashed(slot.hash, &other.arena[slot.start..slot.start + slot.len], slot.count);
         }
     }
 
-    /// Every distinct string with its count, in no particular order.
+    /// Folds the log into one slot per distinct string (sort by hash, then by text within a hash).
+    pub fn compact(&mut self) {
+        if !self.logging || self.compacted {
+            return;
+        }
+        // Sorting by the hash alone is a plain integer sort; the texts are compared only within a
+        // run of equal hashes (the same string, or a rare collision).
+        self.log.sort_unstable_by_key(|s| s.hash);
+        let arena = &self.arena;
+        let text = |s: &Slot| &arena[s.start..s.start + s.len];
+        let mut folded: Vec<Slot> = Vec::with_capacity(self.log.len());
+        for run in self.log.chunk_by_mut(|a, b| a.hash == b.hash) {
+            if run.len() > 1 {
+                run.sort_unstable_by(|a, b| text(a).cmp(text(b)));
+            }
+            let first = folded.len();
+            for slot in run.iter() {
+                match folded[first..].last_mut() {
+                    Some(last) if text(last) == text(slot) => last.count += slot.count,
+                    _ => folded.push(*slot),
+                }
+            }
+        }
+        self.log.clear();
+        self.log = folded;
+        self.compacted = true;
+    }
+
+    /// Every distinct string with its count, in no particular order. Call
+    /// [`StringCounts::compact`] first, or strings in the log may repeat.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
-        self.table.iter().map(|s| (&self.arena[s.start..s.start + s.len], s.count))
+        self.table.iter().chain(self.log.iter()).map(|s| (&self.arena[s.start..s.start + s.len], s.count))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sorted(counts: &mut StringCounts) -> Vec<(String, u64)> {
+        counts.compact();
+        let mut all: Vec<(String, u64)> = counts.iter().map(|(s, n)| (s.to_string(), n)).collect();
+        all.sort();
+        all
+    }
 
     #[test]
     fn counts_and_merges_exactly() {
@@ -87,8 +169,39 @@ mod tests {
         b.add("y", 2);
         b.add("z", 1);
         a.merge(b);
-        let mut all: Vec<(&str, u64)> = a.iter().collect();
-        all.sort();
-        assert_eq!(all, [("", 1), ("x", 3), ("y", 3), ("z", 1)]);
+        let expected: Vec<(String, u64)> = [("", 1), ("x", 3), ("y", 3), ("z", 1)].iter().map(|(s, n)| (s.to_string(), *n)).collect();
+        assert_eq!(sorted(&mut a), expected);
+    }
+
+    #[test]
+    fn mostly_distinct_values_switch_to_the_log_and_stay_exact() {
+        let mut a = StringCounts::default();
+        let mut b = StringCounts::default();
+        for i in 0..10_000 {
+            a.add(&format!("id-{i}"), 1);
+            b.add(&format!("id-{}", i + 5_000), 1);
+        }
+        b.add("id-1", 1);
+        assert!(a.logging && b.logging);
+        a.merge(b);
+        let all = sorted(&mut a);
+        assert_eq!(all.len(), 15_000);
+        assert_eq!(all.iter().map(|(_, n)| n).sum::<u64>(), 20_001);
+        assert_eq!(all.iter().find(|(s, _)| s == "id-1").map(|(_, n)| *n), Some(2));
+        assert_eq!(all.iter().find(|(s, _)| s == "id-7000").map(|(_, n)| *n), Some(2));
+    }
+
+    #[test]
+    fn a_table_merges_into_a_log() {
+        let mut small = StringCounts::default();
+        small.add("id-3", 4);
+        let mut big = StringCounts::default();
+        for i in 0..10_000 {
+            big.add(&format!("id-{i}"), 1);
+        }
+        small.merge(big);
+        let all = sorted(&mut small);
+        assert_eq!(all.len(), 10_000);
+        assert_eq!(all.iter().find(|(s, _)| s == "id-3").map(|(_, n)| *n), Some(5));
     }
 }
