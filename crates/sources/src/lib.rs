@@ -8,6 +8,7 @@ pub mod error;
 mod graph;
 mod load;
 mod ndjson;
+mod read;
 mod records;
 pub mod source;
 pub mod spec;

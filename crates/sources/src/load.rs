@@ -11,7 +11,7 @@ use serde::de::IgnoredAny;
 
 use crate::demo;
 use crate::documents::{load_document_array, load_document_lines};
-use crate::error::{position, LoadWarning, SourceError};
+use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
@@ -25,17 +25,7 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
             load_text(spec, Path::new(file), Some(format), Arc::new(text.to_string()), progress, None)
         }
         Location::File { path, format } => {
-            let bytes = std::fs::read(path).map_err(|source| SourceError::Io { path: path.clone(), source })?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                let valid = e.utf8_error().valid_up_to();
-                let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
-                let (line, column) = position(&prefix, valid);
-                SourceError::Syntax { path: path.clone(), line, column, message: "the file is not valid UTF-8".into() }
-            })?;
-            let text = match text.strip_prefix('\u{feff}') {
-                Some(rest) => rest.to_string(),
-                None => text,
-            };
+            let text = crate::read::read_text(path)?;
             load_text(spec, path, *format, Arc::new(text), progress, Some(path.clone()))
         }
     }

@@ -217,10 +217,25 @@ fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
         return tally(entries).0;
     }
     let (sampled, unformatted) = tally(&entries[..FORMAT_SAMPLE]);
-    if unformatted == 0 && sampled.len() == 1 {
-        return tally(entries).0;
+    if unformatted > 0 || sampled.len() != 1 {
+        return sampled;
     }
-    sampled
+    // Every sampled value has one format: check them all, on every core (parsing a million
+    // timestamps is the slowest step of finishing a profile).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = entries.chunks(entries.len().div_ceil(threads)).map(|part| scope.spawn(move || tally(part).0)).collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let mut counts: Vec<(StringFormat, u64)> = Vec::new();
+    for (format, n) in parts.into_iter().flatten() {
+        match counts.iter_mut().find(|(f, _)| *f == format) {
+            Some((_, total)) => *total += n,
+            None => counts.push((format, n)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
 }
 
 fn number_value(v: f64, integer: bool) -> Value {
