@@ -197,3 +197,25 @@ fn large_ndjson_is_scanned_in_parallel_with_exact_counts() {
     assert_eq!(docs.profile().property(&"kind".parse().expect("path")).expect("kind").distinct, 7);
     assert_eq!(docs.item(59_999).expect("last").id, "r59999");
 }
+
+#[test]
+fn invalid_utf8_is_reported_at_its_line_even_in_a_large_file() {
+    let (_dir, small) = write("bad.ndjson", "{\"a\": 1}\n");
+    std::fs::write(&small, b"{\"a\": 1}\n{\"a\": \"\xff\"}\n").expect("write");
+    let err = load_path(&small).expect_err("not UTF-8");
+    assert!(err.to_string().contains("bad.ndjson:2:"), "{err}");
+    assert!(err.to_string().contains("not valid UTF-8"), "{err}");
+
+    // Large enough to be read and checked in parallel slices; the bad byte is in the last one.
+    let line = b"{\"a\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n";
+    let lines = (40 << 20) / line.len();
+    let mut bytes = Vec::with_capacity((lines + 1) * line.len());
+    for _ in 0..lines {
+        bytes.extend_from_slice(line);
+    }
+    bytes.extend_from_slice(b"{\"a\": \"\xc3\"}\n");
+    let (_dir, big) = write("big.ndjson", "");
+    std::fs::write(&big, &bytes).expect("write");
+    let err = load_path(&big).expect_err("not UTF-8");
+    assert!(err.to_string().contains(&format!("big.ndjson:{}:", lines + 1)), "{err}");
+}
