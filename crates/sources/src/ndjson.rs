@@ -55,9 +55,8 @@ pub(crate) struct ScanResult {
     pub warnings: Vec<LoadWarning>,
 }
 
-/// Splits `text` into about `parts` slices, each ending just after a newline.
-fn slices(text: &str, parts: usize) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
+/// Splits `bytes` into about `parts` slices, each ending just after a newline (or at the end).
+pub(crate) fn line_slices(bytes: &[u8], parts: usize) -> Vec<Range<usize>> {
     let target = bytes.len().div_ceil(parts.max(1)).max(1);
     let mut out = Vec::new();
     let mut start = 0;
@@ -127,7 +126,7 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Small inputs are not worth a thread each.
     let parts = if text.len() < (1 << 20) { 1 } else { threads };
-    let ranges = slices(text, parts);
+    let ranges = line_slices(text.as_bytes(), parts);
     let results: Vec<SliceResult> = if ranges.len() <= 1 {
         ranges.into_iter().map(|r| scan_slice(text, r, handler, progress)).collect()
     } else {

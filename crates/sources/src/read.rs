@@ -54,24 +54,13 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
     })
 }
 
-/// Splits `bytes` into one range per core, each ending just after a newline.
+/// One range per core, each ending just after a newline; one range for small inputs.
 fn line_aligned_parts(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if bytes.len() < PARALLEL_FROM || threads < 2 {
         return vec![0..bytes.len()];
     }
-    let target = bytes.len().div_ceil(threads);
-    let mut parts = Vec::new();
-    let mut start = 0;
-    while start < bytes.len() {
-        let mut end = (start + target).min(bytes.len());
-        while end < bytes.len() && bytes[end - 1] != b'\n' {
-            end += 1;
-        }
-        parts.push(start..end);
-        start = end;
-    }
-    parts
+    crate::ndjson::line_slices(bytes, threads)
 }
 
 #[cfg(unix)]
