@@ -263,7 +263,14 @@ fn demo_banner(registry: &Registry, addr: SocketAddr) {
     for source in sources.data["sources"].as_array().cloned().unwrap_or_default() {
         let parts: Vec<String> = source["collections"]
             .as_array()
-            .map(|cs| cs.iter().map(|c| format!("{} {}", c["count"], c["name"].as_str().unwrap_or_default())).collect())
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| match c["records"].as_array() {
+                        Some(records) => format!("{} records, {} values", records.len(), c["count"]),
+                        None => format!("{} {}", c["count"], c["name"].as_str().unwrap_or_default()),
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         println!("  {:<16} {}", source["name"].as_str().unwrap_or_default(), parts.join(", "));
     }
