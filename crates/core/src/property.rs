@@ -226,7 +226,7 @@ fn array_stats(profile: &CollectionProfile, p: &PropertyProfile, limit: usize) -
             top.push(ValueCount { value: json!(false), count: b.false_count });
         }
         top.retain(|v| v.count > 0);
-        top.sort_by(|x, y| y.count.cmp(&x.count));
+        top.sort_by_key(|v| std::cmp::Reverse(v.count));
         let (values, _) = value_list(&top, a.count, limit);
         m.insert("valueCounts".into(), Value::Array(values));
         m.insert("itemPath".into(), json!(items.path.to_string()));

@@ -235,7 +235,7 @@ fn representative(collection: &Collection, pool: &[usize], count: usize) -> Resu
         signatures.entry(paths.into_iter().collect()).or_insert(item.index);
     }
     let mut candidates: Vec<(Vec<PropertyPath>, usize)> = signatures.into_iter().collect();
-    candidates.sort_by(|a, b| a.1.cmp(&b.1));
+    candidates.sort_by_key(|c| c.1);
     let all: BTreeSet<&PropertyPath> = candidates.iter().flat_map(|(paths, _)| paths.iter()).collect();
     let total = all.len();
     let mut covered: BTreeSet<&PropertyPath> = BTreeSet::new();

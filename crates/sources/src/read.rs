@@ -58,7 +58,7 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
 fn line_aligned_parts(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if bytes.len() < PARALLEL_FROM || threads < 2 {
-        return vec![0..bytes.len()];
+        return std::iter::once(0..bytes.len()).collect();
     }
     crate::ndjson::line_slices(bytes, threads)
 }

@@ -73,7 +73,7 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
     // Heaviest paths first, handed out one at a time to whichever thread is free.
     let mut order: Vec<(usize, u64)> = pending.iter().map(Pending::cost).enumerate().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|o| std::cmp::Reverse(o.1));
     let work: Vec<Mutex<Option<Pending>>> = pending.into_iter().map(|p| Mutex::new(Some(p))).collect();
     let next = AtomicUsize::new(0);
     let done: Vec<Mutex<Option<PropertyProfile>>> = work.iter().map(|_| Mutex::new(None)).collect();
