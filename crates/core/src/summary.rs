@@ -38,7 +38,7 @@ pub struct PropertySummary {
     pub null_count: u64,
     /// Distinct scalar values.
     pub cardinality: u64,
-    /// All values, when a string property has few ([`ENUM_MAX`]).
+    /// All values, when a string property (or an array's string elements) has few ([`ENUM_MAX`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<Value>>,
     /// Numeric range.
@@ -136,7 +136,12 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
     if let (Some(_), Some(items)) = (&p.arrays, profile.property(&p.path.items()))
         && let Some(strings) = &items.strings
     {
-        samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+        // Arrays of a few distinct strings (tags, roles) list them all, like a string enum.
+        if strings.distinct <= ENUM_MAX && items.data_type() == DataType::Single(ValueType::String) && enum_values.is_none() {
+            enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
+        } else {
+            samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+        }
     }
     let types = if data_type == DataType::Mixed || p.nulls > 0 {
         p.types.breakdown().into_iter().map(|(value_type, count)| TypeShare { value_type, count }).collect()
