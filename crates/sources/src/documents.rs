@@ -38,42 +38,63 @@ fn ids_known_unique(profile: &CollectionProfile) -> bool {
     })
 }
 
-fn assign_ids(ids: impl Iterator<Item = Option<String>>, unique: bool, warnings: &mut Vec<LoadWarning>) -> Vec<Box<str>> {
-    let mut out: Vec<Box<str>> =
-        ids.enumerate().map(|(index, id)| id.map_or_else(|| format!("#{index}").into(), String::into_boxed_str)).collect();
+/// The item of one document: its `id` member, or its position.
+fn item(index: usize, id: Option<String>, value: std::ops::Range<usize>) -> ItemEntry {
+    let id = id.map_or_else(|| format!("#{index}").into(), String::into_boxed_str);
+    ItemEntry { id, value, ends: None, metadata: None }
+}
+
+/// Gives repeated ids a `~2`, `~3`… suffix (and says so), unless the profile proved them unique.
+fn disambiguate_ids(items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<LoadWarning>) {
     if unique {
-        return out;
+        return;
     }
     // Find repeats without copying any id: the set borrows them.
     let mut repeated = Vec::new();
     {
-        let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::with_capacity_and_hasher(out.len(), Default::default());
-        for (index, id) in out.iter().enumerate() {
-            if !seen.insert(id) {
+        let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
+        for (index, item) in items.iter().enumerate() {
+            if !seen.insert(&item.id) {
                 repeated.push(index);
             }
         }
     }
-    if let Some(&first) = repeated.first() {
-        let first_id = out[first].to_string();
-        let mut taken: HashSet<Box<str>> = out.iter().cloned().collect();
-        for &index in &repeated {
-            let base = out[index].to_string();
-            let mut n = 1;
-            let mut candidate: Box<str> = base.as_str().into();
-            while taken.contains(&candidate) {
-                n += 1;
-                candidate = format!("{base}~{n}").into();
-            }
-            taken.insert(candidate.clone());
-            out[index] = candidate;
+    let Some(&first) = repeated.first() else { return };
+    let first_id = items[first].id.to_string();
+    let mut taken: HashSet<Box<str>> = items.iter().map(|i| i.id.clone()).collect();
+    for &index in &repeated {
+        let base = items[index].id.to_string();
+        let mut n = 1;
+        let mut candidate: Box<str> = base.as_str().into();
+        while taken.contains(&candidate) {
+            n += 1;
+            candidate = format!("{base}~{n}").into();
         }
-        warnings.push(LoadWarning::new(format!(
-            "{} document(s) repeat an earlier id (first: `{first_id}`); they were given ids with a `~2`, `~3`… suffix",
-            repeated.len()
-        )));
+        taken.insert(candidate.clone());
+        items[index].id = candidate;
     }
-    out
+    warnings.push(LoadWarning::new(format!(
+        "{} document(s) repeat an earlier id (first: `{first_id}`); they were given ids with a `~2`, `~3`… suffix",
+        repeated.len()
+    )));
+}
+
+/// Finishes the profile while the item index is built from the same scan, then settles ids.
+fn assemble(
+    name: &str,
+    text: SharedText,
+    builder: ProfileBuilder,
+    count: u64,
+    entries: impl FnOnce() -> Vec<ItemEntry> + Send,
+    warnings: &mut Vec<LoadWarning>,
+) -> Collection {
+    let (profile, mut items) = std::thread::scope(|scope| {
+        let index = scope.spawn(entries);
+        let profile = builder.finish(count);
+        (profile, index.join().unwrap_or_default())
+    });
+    disambiguate_ids(&mut items, ids_known_unique(&profile), warnings);
+    Collection::new(name, CollectionKind::Documents, text, items, profile)
 }
 
 /// Loads NDJSON documents on all cores.
@@ -81,16 +102,9 @@ pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress
     let result = scan(&text, &DocumentHandler, progress);
     warnings.extend(result.warnings);
     let count = result.lines.len() as u64;
-    let mut ids_in = Vec::with_capacity(result.lines.len());
-    let mut spans = Vec::with_capacity(result.lines.len());
-    for line in result.lines {
-        ids_in.push(line.id);
-        spans.push(line.value);
-    }
-    let profile = result.builder.finish(count);
-    let ids = assign_ids(ids_in.into_iter(), ids_known_unique(&profile), warnings);
-    let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
-    Collection::new(name, CollectionKind::Documents, text, items, profile)
+    let lines = result.lines;
+    let entries = move || lines.into_iter().enumerate().map(|(i, line)| item(i, line.id, line.value)).collect();
+    assemble(name, text, result.builder, count, entries, warnings)
 }
 
 /// Loads a JSON array of documents, profiling on all cores.
@@ -145,8 +159,7 @@ pub fn load_document_array(path: &Path, name: &str, text: SharedText, progress: 
         builder.merge(part);
         ids_in.extend(ids);
     }
-    let profile = builder.finish(spans.len() as u64);
-    let ids = assign_ids(ids_in.into_iter(), ids_known_unique(&profile), warnings);
-    let items = ids.into_iter().zip(spans).map(|(id, value)| ItemEntry { id, value, ends: None, metadata: None }).collect();
-    Ok(Collection::new(name, CollectionKind::Documents, text.clone(), items, profile))
+    let count = spans.len() as u64;
+    let entries = move || ids_in.into_iter().zip(spans).enumerate().map(|(i, (id, value))| item(i, id, value)).collect();
+    Ok(assemble(name, text.clone(), builder, count, entries, warnings))
 }
