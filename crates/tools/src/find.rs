@@ -21,7 +21,7 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
     let selector = Selector::parse(&params.selector)?;
     let source = registry.get(params.source.as_deref())?;
     let (collection, _) = resolve::one(&source, params.collection.as_deref())?;
-    let found = find(&collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
+    let found = find(collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
     let mut message = format!(
         "{} of {} {} match `{}`.",
         found.count,

@@ -32,7 +32,7 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
     let options = PropertyOptions { limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT), bins: params.bins };
     let (profile, scope) = match &record {
         Some(name) => {
-            let (_, profile) = resolve::record(&source, Some(&collection), name)?;
+            let (_, profile) = resolve::record(&source, Some(collection), name)?;
             (profile, format!("{} values", name))
         }
         None => (collection.profile(), collection.name().to_string()),

@@ -24,11 +24,7 @@ struct Target<'a> {
 
 fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>) -> Result<Target<'a>, ToolError> {
     let named = match collection {
-        Some(name) => {
-            let (c, implied) = resolve::one(source, Some(name))?;
-            let c = source.collections.iter().find(|x| std::sync::Arc::ptr_eq(x, &c)).ok_or_else(|| ToolError::UnknownCollection(name.into()))?;
-            Some((c, implied))
-        }
+        Some(name) => Some(resolve::one(source, Some(name))?),
         None => None,
     };
     let record = record.map(str::to_string).or_else(|| named.as_ref().and_then(|(_, r)| r.clone()));
@@ -57,8 +53,16 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
 fn example_and_metadata(t: &Target<'_>) -> (Option<Value>, Value) {
     match &t.record {
         Some(record) => {
-            let latest = t.collection.items().filter(|i| i.id == record).last();
-            let metadata = t.collection.items().filter(|i| i.id == record && i.metadata_json.is_some()).last().and_then(|i| i.metadata());
+            // One pass: the latest value, and the latest metadata (not every line carries it).
+            let mut latest = None;
+            let mut metadata = None;
+            for item in t.collection.items().filter(|i| i.id == record) {
+                if item.metadata_json.is_some() {
+                    metadata = Some(item);
+                }
+                latest = Some(item);
+            }
+            let metadata = metadata.and_then(|i| i.metadata());
             let mut meta = match metadata {
                 Some(Value::Object(m)) => m,
                 Some(other) => Map::from_iter([("metadata".to_string(), other)]),

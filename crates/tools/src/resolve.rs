@@ -24,20 +24,19 @@ fn unknown_collection(source: &Source, name: &str) -> ToolError {
 
 /// The collection a single-collection tool works on: the one named, else `nodes` for a graph,
 /// else the first. A record key given as the collection resolves to its record set.
-pub fn one(source: &Source, name: Option<&str>) -> Result<(Arc<Collection>, Option<String>), ToolError> {
+pub fn one<'a>(source: &'a Source, name: Option<&str>) -> Result<(&'a Arc<Collection>, Option<String>), ToolError> {
     match name {
         None => source
             .collection("nodes")
             .or_else(|| source.collections.first())
-            .cloned()
             .map(|c| (c, None))
             .ok_or_else(|| ToolError::UnknownCollection(format!("source `{}` has no collections", source.name()))),
         Some(name) => {
             if let Some(c) = source.collection(name) {
-                return Ok((c.clone(), None));
+                return Ok((c, None));
             }
             if let Some(c) = source.collections.iter().find(|c| c.kind() == CollectionKind::Records && c.record_profile(name).is_some()) {
-                return Ok((c.clone(), Some(name.to_string())));
+                return Ok((c, Some(name.to_string())));
             }
             Err(unknown_collection(source, name))
         }
@@ -48,7 +47,7 @@ pub fn one(source: &Source, name: Option<&str>) -> Result<(Arc<Collection>, Opti
 pub fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>, ToolError> {
     match name {
         None | Some("both" | "all" | "*") => Ok(source.collections.clone()),
-        Some(name) => one(source, Some(name)).map(|(c, _)| vec![c]),
+        Some(name) => one(source, Some(name)).map(|(c, _)| vec![c.clone()]),
     }
 }
 

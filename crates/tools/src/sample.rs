@@ -25,7 +25,7 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
         && let Some(name) = params.collection.as_deref()
         && let Ok((c, Some(record))) = resolve::one(&source, Some(name))
     {
-        collections = vec![c];
+        collections = vec![c.clone()];
         only_id = Some(record);
     }
     let stratify_by: Option<PropertyPath> = params.stratify_by.as_deref().map(str::parse).transpose()?;
