@@ -2,11 +2,13 @@
 //! JSON Schema inference and validation, and JMESPath selection. It does no I/O: sources hand it
 //! items, surfaces render what it returns.
 
+pub mod catalog;
 pub mod collection;
 pub mod error;
 pub mod path;
 pub mod profile;
 
+pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemRef, OwnedItem, SharedText};
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};
