@@ -85,7 +85,7 @@ impl TableInfo {
 }
 
 /// A foreign key seen from the referenced side: `table` references us through `key`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IncomingKey<'a> {
     /// The referencing table.
     pub table: &'a TableInfo,
