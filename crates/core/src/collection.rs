@@ -12,6 +12,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::catalog::TableInfo;
 use crate::error::CoreError;
 use crate::profile::{CollectionProfile, ProfileBuilder};
 
@@ -27,6 +28,8 @@ pub enum CollectionKind {
     Records,
     /// A document set: `{id, data}` from a JSON array or NDJSON file.
     Documents,
+    /// A database table or view: rows stay in the database, which computes the profile.
+    Table,
 }
 
 impl CollectionKind {
@@ -37,6 +40,7 @@ impl CollectionKind {
             Self::Edges => "edge",
             Self::Records => "record value",
             Self::Documents => "document",
+            Self::Table => "row",
         }
     }
 
@@ -47,6 +51,7 @@ impl CollectionKind {
             Self::Edges => "edges",
             Self::Records => "record values",
             Self::Documents => "documents",
+            Self::Table => "rows",
         }
     }
 }
@@ -58,6 +63,7 @@ impl fmt::Display for CollectionKind {
             Self::Edges => "edges",
             Self::Records => "records",
             Self::Documents => "documents",
+            Self::Table => "table",
         })
     }
 }
@@ -125,6 +131,8 @@ pub struct Collection {
     profile: CollectionProfile,
     /// For record sets: one profile per record key, built on first use.
     record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
+    /// For database tables: the table's structure (its rows stay in the database).
+    table: Option<Arc<TableInfo>>,
 }
 
 impl Collection {
@@ -136,7 +144,26 @@ impl Collection {
         items: Vec<ItemEntry>,
         profile: CollectionProfile,
     ) -> Self {
-        Self { name: name.into(), kind, buffer, items, profile, record_profiles: OnceLock::new() }
+        Self { name: name.into(), kind, buffer, items, profile, record_profiles: OnceLock::new(), table: None }
+    }
+
+    /// A database table or view whose profile the database computed; it holds no items (tools
+    /// ask the source's database for rows).
+    pub fn from_table(table: TableInfo, profile: CollectionProfile) -> Self {
+        Self {
+            name: table.name.clone(),
+            kind: CollectionKind::Table,
+            buffer: SharedText::default(),
+            items: Vec::new(),
+            profile,
+            record_profiles: OnceLock::new(),
+            table: Some(Arc::new(table)),
+        }
+    }
+
+    /// The table's structure, for database tables.
+    pub fn table(&self) -> Option<&TableInfo> {
+        self.table.as_deref()
     }
 
     /// Builds a collection from parsed values (tests, small sources, synthesized items).
@@ -168,14 +195,19 @@ impl Collection {
         self.kind
     }
 
-    /// Number of items.
+    /// Number of items (for a table, its rows).
     pub fn len(&self) -> usize {
-        self.items.len()
+        if self.table.is_some() { usize::try_from(self.profile.item_count).unwrap_or(usize::MAX) } else { self.items.len() }
     }
 
     /// True when there are no items.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len() == 0
+    }
+
+    /// True when the items are held here (false for database tables, whose rows stay in the database).
+    pub fn holds_items(&self) -> bool {
+        self.table.is_none()
     }
 
     /// The profile of every property, computed from all items when the collection was built.

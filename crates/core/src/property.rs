@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::profile::numeric::{auto_bins, histogram, percent, round1};
+use crate::profile::numeric::{percent, round1, HistogramLayout};
 use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
 use crate::summary::{number, type_phrase};
 use crate::suggest::closest;
@@ -41,12 +41,32 @@ pub struct PropertyDescription {
     pub exists: bool,
 }
 
-/// Describes the property at `path` (a dot path) in `profile`.
+/// Counts numeric values into histogram bins when the values are not in memory: a database
+/// source answers with one `GROUP BY` over the bin edges instead of sending its rows.
+pub trait BinCounter {
+    /// The number of values at `path` in each bin of `layout` (as many counts as bins), or
+    /// `None` when they cannot be counted (the histogram is then left out).
+    fn count_bins(&self, path: &PropertyPath, layout: &HistogramLayout) -> Option<Vec<u64>>;
+}
+
+/// Describes the property at `path` (a dot path) in `profile`, whose values are in memory.
 pub fn describe_property(
     profile: &CollectionProfile,
     collection: &str,
     path: &PropertyPath,
     options: PropertyOptions,
+) -> PropertyDescription {
+    describe_property_with(profile, collection, path, options, None)
+}
+
+/// [`describe_property`] for a profile computed elsewhere: `bins` counts histogram bins for
+/// numbers whose sorted values the profile does not hold.
+pub fn describe_property_with(
+    profile: &CollectionProfile,
+    collection: &str,
+    path: &PropertyPath,
+    options: PropertyOptions,
+    bins: Option<&dyn BinCounter>,
 ) -> PropertyDescription {
     let Some(node) = profile.node(path).filter(|n| !n.profile.path.is_root() || path.is_root()) else {
         return missing(profile, collection, path);
@@ -70,7 +90,7 @@ pub fn describe_property(
             format!("Property '{path}' is a string with {} unique values.", s.map_or(0, |s| s.distinct))
         }
         DataType::Single(ValueType::Integer | ValueType::Number) => {
-            extend(&mut data, number_stats(p, options.bins, limit));
+            extend(&mut data, number_stats(p, options.bins, limit, bins));
             let n = p.numbers.as_ref();
             format!(
                 "Property '{path}' is a number ranging from {} to {}.",
@@ -105,7 +125,7 @@ pub fn describe_property(
                 data.insert("string".into(), Value::Object(string_stats(p, limit)));
             }
             if p.numbers.is_some() {
-                data.insert("number".into(), Value::Object(number_stats(p, options.bins, limit)));
+                data.insert("number".into(), Value::Object(number_stats(p, options.bins, limit, bins)));
             }
             if p.booleans.is_some() {
                 data.insert("boolean".into(), Value::Object(boolean_stats(p)));
@@ -170,7 +190,7 @@ fn round_stat(value: f64) -> Value {
     serde_json::Number::from_f64(rounded).map_or(Value::Null, Value::Number)
 }
 
-fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize) -> Map<String, Value> {
+fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize, counter: Option<&dyn BinCounter>) -> Map<String, Value> {
     let mut m = Map::new();
     let Some(n) = &p.numbers else { return m };
     m.insert("numberCount".into(), json!(n.count));
@@ -181,8 +201,18 @@ fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize) -> Map<S
     m.insert("median".into(), round_stat(n.median));
     m.insert("stdDev".into(), round_stat(n.std_dev));
     m.insert("distinctNumbers".into(), json!(n.distinct));
-    let bins = bins.unwrap_or_else(|| auto_bins(&n.sorted));
-    m.insert("histogram".into(), json!(histogram(&n.sorted, bins, n.all_integers())));
+    let bins = bins.unwrap_or_else(|| n.auto_bins());
+    let histogram = HistogramLayout::new(n.min, n.max, bins, n.all_integers()).and_then(|layout| {
+        let counts = match (&n.sorted, counter) {
+            (Some(sorted), _) => Some(layout.count_sorted(sorted)),
+            (None, Some(counter)) => counter.count_bins(&p.path, &layout),
+            (None, None) => None,
+        };
+        counts.map(|counts| layout.label(&counts))
+    });
+    if let Some(histogram) = histogram {
+        m.insert("histogram".into(), json!(histogram));
+    }
     if !n.top.is_empty() {
         let (values, _) = value_list(&n.top, n.count, limit);
         m.insert("values".into(), Value::Array(values));

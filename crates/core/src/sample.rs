@@ -89,6 +89,8 @@ pub fn render_item(kind: CollectionKind, item: &ItemRef<'_>, value: &Value, limi
             out
         }
         CollectionKind::Nodes | CollectionKind::Documents => json!({"id": item.id, "data": data}),
+        // A row is its columns; its key is among them.
+        CollectionKind::Table => data,
     }
 }
 

@@ -47,6 +47,22 @@ pub enum SourceError {
         /// What is wrong, and how to fix it.
         message: String,
     },
+    /// A database refused a connection or a statement.
+    #[error("{location}: {message}")]
+    Database {
+        /// The database (path, or URI without password).
+        location: String,
+        /// What went wrong, and what to try.
+        message: String,
+    },
+    /// A statement ran past its time limit and was cancelled.
+    #[error("{location}: statement cancelled after {timeout_ms} ms (statement timeout); narrow the query or raise the timeout")]
+    Timeout {
+        /// The database.
+        location: String,
+        /// The limit.
+        timeout_ms: u64,
+    },
     /// Watching files for changes failed.
     #[error("cannot watch {path}: {reason}")]
     Watch {

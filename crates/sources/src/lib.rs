@@ -12,6 +12,7 @@ mod read;
 mod records;
 pub mod source;
 pub mod spec;
+pub mod sql;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};

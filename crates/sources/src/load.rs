@@ -15,6 +15,7 @@ use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
+use crate::sql::{load_database, Database, PostgresDatabase, SqliteDatabase};
 use crate::spec::{Format, Location, SourceSpec};
 
 /// Loads a source from its specification.
@@ -28,7 +29,21 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
             let text = crate::read::read_text(path)?;
             load_text(spec, path, *format, Arc::new(text), progress, Some(path.clone()))
         }
+        Location::Sqlite(path) => {
+            let database: Arc<dyn Database> = Arc::new(SqliteDatabase::open(path)?);
+            load_database_source(spec, Format::Sqlite, database, Some(path.clone()))
+        }
+        Location::Postgres(uri) => {
+            let database: Arc<dyn Database> = Arc::new(PostgresDatabase::connect(uri)?);
+            load_database_source(spec, Format::Postgres, database, None)
+        }
     }
+}
+
+fn load_database_source(spec: &SourceSpec, format: Format, database: Arc<dyn Database>, path: Option<std::path::PathBuf>) -> Result<Source, SourceError> {
+    let loaded = load_database(database)?;
+    let bytes = path.as_deref().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
+    Ok(Source { spec: spec.clone(), format, collections: loaded.collections, warnings: Vec::new(), path, bytes, database: Some(loaded.database) })
 }
 
 fn is_ndjson_path(path: &Path) -> bool {
@@ -105,7 +120,8 @@ fn load_text(
             return Err(shape_error(path, "records must be an object of named records or NDJSON {key, value} lines, not an array"));
         }
         (Shape::Object { .. }, Some(Format::Documents)) => return Err(shape_error(path, "documents must be a JSON array or NDJSON, not an object")),
+        (_, Some(Format::Sqlite | Format::Postgres)) => return Err(shape_error(path, "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file")),
     };
     progress.finish();
-    Ok(Source { spec: spec.clone(), format, collections: collections.into_iter().map(Arc::new).collect(), warnings, path: watch, bytes })
+    Ok(Source { spec: spec.clone(), format, collections: collections.into_iter().map(Arc::new).collect(), warnings, path: watch, bytes, database: None })
 }

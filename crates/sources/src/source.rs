@@ -7,6 +7,7 @@ use schemascope_core::Collection;
 
 use crate::error::LoadWarning;
 use crate::spec::{Format, SourceSpec};
+use crate::sql::Database;
 
 /// Reports progress while a large file is read; every method has a do-nothing default.
 ///
@@ -41,8 +42,10 @@ pub struct Source {
     pub warnings: Vec<LoadWarning>,
     /// The file to watch for changes, if any.
     pub path: Option<PathBuf>,
-    /// Bytes read.
+    /// Bytes read (for a SQLite source, the file's size).
     pub bytes: u64,
+    /// For database sources, the read-only connection tools use for rows and histograms.
+    pub database: Option<Arc<dyn Database>>,
 }
 
 impl Source {

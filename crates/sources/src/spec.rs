@@ -3,7 +3,8 @@
 //! A plain path is read by its extension and content (`.ndjson`/`.jsonl`: NDJSON records or
 //! documents; `.json`: a graph, a record object or a document array). A scheme forces the format:
 //! `graph:`, `records:`, `documents:`; `file://` is a plain path; `demo:infrastructure` and
-//! `demo:sensors` are the embedded demo data.
+//! `demo:sensors` are the embedded demo data. Databases: `sqlite:PATH` (or a path ending in
+//! `.sqlite`, `.sqlite3` or `.db`) and `postgres://…` / `postgresql://…` connection URIs.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -19,6 +20,10 @@ pub enum Format {
     Records,
     /// Documents: a JSON array or NDJSON, one collection.
     Documents,
+    /// A SQLite database file: one collection per table and view.
+    Sqlite,
+    /// A PostgreSQL database: one collection per table and view.
+    Postgres,
 }
 
 /// An embedded demo data set.
@@ -42,6 +47,10 @@ pub enum Location {
     },
     /// Embedded demo data.
     Demo(DemoSet),
+    /// A SQLite database file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URI (it may hold a password: never shown).
+    Postgres(String),
 }
 
 /// A named source location.
@@ -63,6 +72,33 @@ fn default_name(path: &Path) -> String {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("source");
     let cleaned: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect();
     if cleaned.is_empty() { "source".into() } else { cleaned }
+}
+
+fn is_sqlite_path(text: &str) -> bool {
+    let extension = Path::new(text).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(extension.as_deref(), Some("sqlite" | "sqlite3" | "db"))
+}
+
+impl SourceSpec {
+    /// The specification as it may be shown: a PostgreSQL password is replaced by `***`.
+    pub fn display_text(&self) -> String {
+        match &self.location {
+            Location::Postgres(uri) => redact_uri(uri),
+            _ => self.text.clone(),
+        }
+    }
+}
+
+/// `uri` with the password of its user info replaced by `***`.
+pub fn redact_uri(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else { return uri.to_string() };
+    match rest.split_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}")
+        }
+        _ => uri.to_string(),
+    }
 }
 
 impl FromStr for SourceSpec {
@@ -91,6 +127,18 @@ impl FromStr for SourceSpec {
                 DemoSet::Sensors => "sensors",
             };
             (Location::Demo(demo), name.to_string())
+        } else if rest.starts_with("postgres://") || rest.starts_with("postgresql://") {
+            let database = rest.split('?').next().unwrap_or(rest).rsplit('/').next().filter(|d| !d.is_empty() && !d.contains('@'));
+            let name = database.map_or_else(|| "postgres".to_string(), |d| default_name(Path::new(d)));
+            (Location::Postgres(rest.to_string()), name)
+        } else if let Some(p) = rest.strip_prefix("sqlite:") {
+            let path = PathBuf::from(p.strip_prefix("//").unwrap_or(p));
+            let name = default_name(&path);
+            (Location::Sqlite(path), name)
+        } else if is_sqlite_path(rest) {
+            let path = PathBuf::from(rest);
+            let name = default_name(&path);
+            (Location::Sqlite(path), name)
         } else {
             let (format, path) = if let Some(p) = rest.strip_prefix("graph:") {
                 (Some(Format::Graph), p)
@@ -102,7 +150,7 @@ impl FromStr for SourceSpec {
                 (None, p)
             } else if let Some((scheme, _)) = rest.split_once("://") {
                 return Err(invalid(&format!(
-                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents: or demo:"
+                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres:// or demo:"
                 )));
             } else {
                 (None, rest)
@@ -128,6 +176,21 @@ mod tests {
         assert_eq!(spec.name, "My_Records");
         let spec: SourceSpec = "demo:sensors".parse().expect("valid");
         assert_eq!((spec.name.as_str(), spec.location), ("sensors", Location::Demo(DemoSet::Sensors)));
+    }
+
+    #[test]
+    fn recognises_databases_by_scheme_and_extension() {
+        let spec: SourceSpec = "data/Chinook.sqlite".parse().expect("valid");
+        assert_eq!((spec.name.as_str(), &spec.location), ("Chinook", &Location::Sqlite("data/Chinook.sqlite".into())));
+        let spec: SourceSpec = "shop=sqlite:/tmp/x.bin".parse().expect("valid");
+        assert_eq!((spec.name.as_str(), &spec.location), ("shop", &Location::Sqlite("/tmp/x.bin".into())));
+        let uri = "postgres://me:secret@127.0.0.1:5432/chinook?sslmode=disable";
+        let spec: SourceSpec = uri.parse().expect("valid");
+        assert_eq!(spec.name, "chinook");
+        assert_eq!(spec.location, Location::Postgres(uri.into()));
+        assert_eq!(spec.display_text(), "postgres://me:***@127.0.0.1:5432/chinook?sslmode=disable");
+        let spec: SourceSpec = "pg=postgresql://localhost/".parse().expect("valid");
+        assert_eq!(spec.name, "pg");
     }
 
     #[test]

@@ -165,6 +165,13 @@ impl ValueStats {
     }
 }
 
+/// The key under which `value` is counted among a property's values: the value itself, or for
+/// one longer than 256 bytes, the shortened key of [`long_string_key`]. Sources that count values
+/// elsewhere (a database) report them under the same keys.
+pub fn value_key(value: &str) -> std::borrow::Cow<'_, str> {
+    if value.len() <= MAX_KEY_LEN { std::borrow::Cow::Borrowed(value) } else { std::borrow::Cow::Owned(long_string_key(value).into()) }
+}
+
 /// The key under which an over-long string is counted: a prefix, an ellipsis, and a hash of the
 /// whole string (so two long strings sharing a prefix still count as distinct).
 pub(crate) fn long_string_key(value: &str) -> Box<str> {

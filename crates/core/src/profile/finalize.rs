@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::accumulate::{PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
-use super::numeric::{mean_std, median};
+use super::numeric::{mean_std, median, quantile};
 use super::TOP_VALUES;
 use crate::path::PropertyPath;
 
@@ -160,7 +160,7 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
     s.values.compact();
     let distinct = s.values.len() as u64;
     let entries: Vec<(&str, u64)> = s.values.iter().collect();
-    let format_counts = count_formats(&entries);
+    let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
         Some(StringFormat::Date | StringFormat::DateTime) => {
@@ -187,55 +187,6 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
         format,
         format_counts,
     }
-}
-
-/// Distinct values checked for formats before deciding whether to check them all.
-const FORMAT_SAMPLE: usize = 10_000;
-
-/// Values per recognised format, most common first. Up to [`FORMAT_SAMPLE`] distinct values
-/// every one is checked. Past that, a sample of that many (the table's own, hash-scattered order)
-/// is checked first; only if every sampled value has the same format are all values checked, so
-/// a `format` claimed for the whole property is always exact, while the partial counts of a
-/// property of a million ids cost ten thousand checks rather than a million.
-fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
-    let tally = |slice: &[(&str, u64)]| {
-        let mut counts: Vec<(StringFormat, u64)> = Vec::new();
-        let mut unformatted = 0u64;
-        for (value, count) in slice {
-            match formats::detect(value) {
-                Some(format) => match counts.iter_mut().find(|(f, _)| *f == format) {
-                    Some((_, n)) => *n += count,
-                    None => counts.push((format, *count)),
-                },
-                None => unformatted += count,
-            }
-        }
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        (counts, unformatted)
-    };
-    if entries.len() <= FORMAT_SAMPLE {
-        return tally(entries).0;
-    }
-    let (sampled, unformatted) = tally(&entries[..FORMAT_SAMPLE]);
-    if unformatted > 0 || sampled.len() != 1 {
-        return sampled;
-    }
-    // Every sampled value has one format: check them all, on every core (parsing a million
-    // timestamps is the slowest step of finishing a profile).
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = entries.chunks(entries.len().div_ceil(threads)).map(|part| scope.spawn(move || tally(part).0)).collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
-    let mut counts: Vec<(StringFormat, u64)> = Vec::new();
-    for (format, n) in parts.into_iter().flatten() {
-        match counts.iter_mut().find(|(f, _)| *f == format) {
-            Some((_, total)) => *total += n,
-            None => counts.push((format, n)),
-        }
-    }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    counts
 }
 
 fn number_value(v: f64, integer: bool) -> Value {
@@ -277,6 +228,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         std_dev,
         distinct,
         top,
-        sorted: Arc::from(values),
+        quartiles: [quantile(&values, 0.25), quantile(&values, 0.75)],
+        sorted: Some(Arc::from(values)),
     }
 }

@@ -172,15 +172,24 @@ pub struct NumberProfile {
     pub distinct: u64,
     /// Most frequent values when there are few distinct ones (≤ 20), else empty.
     pub top: Vec<ValueCount>,
-    /// All values, sorted, for histograms with any bin count.
+    /// First and third quartiles (linear interpolation), for the automatic histogram bin rule.
     #[serde(skip)]
-    pub sorted: Arc<[f64]>,
+    pub quartiles: [f64; 2],
+    /// All values, sorted, when the profile was built in memory (histograms with any bin count);
+    /// `None` when a database computed the statistics and counts histogram bins itself.
+    #[serde(skip)]
+    pub sorted: Option<Arc<[f64]>>,
 }
 
 impl NumberProfile {
     /// True when every value was written as an integer.
     pub fn all_integers(&self) -> bool {
         self.float_count == 0
+    }
+
+    /// The bin count the automatic rule picks for these values.
+    pub fn auto_bins(&self) -> usize {
+        super::numeric::auto_bins_for(self.count, self.min, self.max, self.quartiles[0], self.quartiles[1])
     }
 }
 

@@ -69,18 +69,27 @@ pub fn mean_std(values: &[f64]) -> (f64, f64) {
 /// The bin count the automatic rule picks: Freedman–Diaconis (robust to outliers), falling back
 /// to Sturges when the interquartile range is zero, capped at [`AUTO_MAX_BINS`].
 pub fn auto_bins(sorted: &[f64]) -> usize {
-    let n = sorted.len();
-    if n < 2 {
+    match sorted {
+        [] => 1,
+        [first, .., last] => auto_bins_for(sorted.len() as u64, *first, *last, quantile(sorted, 0.25), quantile(sorted, 0.75)),
+        [_] => 1,
+    }
+}
+
+/// [`auto_bins`] from summary statistics alone: the count, the range and the quartiles (what a
+/// database computes without sending the values).
+pub fn auto_bins_for(count: u64, min: f64, max: f64, q1: f64, q3: f64) -> usize {
+    if count < 2 {
         return 1;
     }
-    let range = sorted[n - 1] - sorted[0];
+    let range = max - min;
     if range <= 0.0 {
         return 1;
     }
-    let iqr = quantile(sorted, 0.75) - quantile(sorted, 0.25);
-    let sturges = (n as f64).log2().ceil() as usize + 1;
+    let iqr = q3 - q1;
+    let sturges = (count as f64).log2().ceil() as usize + 1;
     let bins = if iqr > 0.0 {
-        let width = 2.0 * iqr / (n as f64).cbrt();
+        let width = 2.0 * iqr / (count as f64).cbrt();
         (range / width).ceil() as usize
     } else {
         sturges
@@ -107,56 +116,103 @@ fn decimals_for(step: f64) -> usize {
         .unwrap_or(10)
 }
 
+/// Where a histogram's bins lie: nice edges from `min` to `max`, computed before any value is
+/// counted, so values in memory and values in a database are binned the same way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistogramLayout {
+    /// Bin edges, ascending; bin `i` is `[edges[i], edges[i+1])`, the last bin also holds the top edge.
+    pub edges: Vec<f64>,
+    step: f64,
+    integers: bool,
+}
+
+impl HistogramLayout {
+    /// About `bins` bins on nice edges covering `min..=max`; integer data never gets bins narrower
+    /// than 1. `None` when `min > max` (no values) or the values are not finite.
+    pub fn new(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
+        if !(min.is_finite() && max.is_finite()) || min > max {
+            return None;
+        }
+        let bins = bins.clamp(1, MAX_BINS);
+        if max == min {
+            return Some(Self { edges: vec![min, max], step: 0.0, integers });
+        }
+        let mut step = nice_step((max - min) / bins as f64);
+        if integers {
+            step = step.max(1.0).ceil();
+        }
+        let start = (min / step).floor() * step;
+        // Integer bins are labelled by the whole numbers they hold, so the top one must hold `max`.
+        let end = if integers { max + 1.0 } else { max };
+        let mut edges = vec![start];
+        while *edges.last().unwrap_or(&end) < end && edges.len() <= MAX_BINS + 1 {
+            let next = start + step * edges.len() as f64;
+            edges.push(next);
+        }
+        Some(Self { edges, step, integers })
+    }
+
+    /// Number of bins.
+    pub fn bins(&self) -> usize {
+        self.edges.len().saturating_sub(1)
+    }
+
+    /// Counts sorted values into the bins.
+    pub fn count_sorted(&self, sorted: &[f64]) -> Vec<u64> {
+        let bins = self.bins();
+        (0..bins)
+            .map(|i| {
+                let from = sorted.partition_point(|&v| v < self.edges[i]);
+                let to = if i + 1 == bins { sorted.len() } else { sorted.partition_point(|&v| v < self.edges[i + 1]) };
+                (to - from) as u64
+            })
+            .collect()
+    }
+
+    /// The labelled bins from per-bin counts (as many as [`Self::bins`]); empty bins at either end,
+    /// which the nice rounding may add, are dropped.
+    pub fn label(&self, counts: &[u64]) -> Vec<HistogramBin> {
+        let total: u64 = counts.iter().sum();
+        if self.step == 0.0 {
+            let label = format_edge(self.edges[0], 6);
+            let count = counts.first().copied().unwrap_or(0);
+            return vec![HistogramBin { range: format!("{label}-{label}"), min: self.edges[0], max: self.edges[1], count, percentage: percent(count, total) }];
+        }
+        let decimals = decimals_for(self.step);
+        let mut out: Vec<HistogramBin> = self
+            .edges
+            .windows(2)
+            .zip(counts)
+            .map(|(pair, &count)| {
+                let (low, high) = (pair[0], pair[1]);
+                let range = if self.integers && self.step == 1.0 {
+                    format_edge(low, 0)
+                } else if self.integers {
+                    format!("{}-{}", format_edge(low, 0), format_edge(high - 1.0, 0))
+                } else {
+                    format!("{}-{}", format_edge(low, decimals), format_edge(high, decimals))
+                };
+                HistogramBin { range, min: low, max: high, count, percentage: percent(count, total) }
+            })
+            .collect();
+        while out.last().is_some_and(|b| b.count == 0) {
+            out.pop();
+        }
+        while out.first().is_some_and(|b| b.count == 0) {
+            out.remove(0);
+        }
+        out
+    }
+}
+
 /// Builds a histogram of sorted values with about `bins` bins on nice edges. Integer data never
 /// gets bins narrower than 1.
 pub fn histogram(sorted: &[f64], bins: usize, integers: bool) -> Vec<HistogramBin> {
-    let n = sorted.len();
-    if n == 0 {
-        return Vec::new();
+    let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else { return Vec::new() };
+    match HistogramLayout::new(lo, hi, bins, integers) {
+        Some(layout) => layout.label(&layout.count_sorted(sorted)),
+        None => Vec::new(),
     }
-    let (lo, hi) = (sorted[0], sorted[n - 1]);
-    let bins = bins.clamp(1, MAX_BINS);
-    if hi <= lo {
-        let label = format_edge(lo, 6);
-        return vec![HistogramBin { range: format!("{label}-{label}"), min: lo, max: hi, count: n as u64, percentage: 100.0 }];
-    }
-    let mut step = nice_step((hi - lo) / bins as f64);
-    if integers {
-        step = step.max(1.0).ceil();
-    }
-    let start = (lo / step).floor() * step;
-    // Integer bins are labelled by the whole numbers they hold, so the top one must hold `hi`.
-    let end = if integers { hi + 1.0 } else { hi };
-    let mut edges = vec![start];
-    while *edges.last().unwrap_or(&end) < end && edges.len() <= MAX_BINS + 1 {
-        let next = start + step * edges.len() as f64;
-        edges.push(next);
-    }
-    let decimals = decimals_for(step);
-    let mut out = Vec::with_capacity(edges.len());
-    for (i, pair) in edges.windows(2).enumerate() {
-        let (low, high) = (pair[0], pair[1]);
-        let last = i + 2 == edges.len();
-        let from = sorted.partition_point(|&v| v < low);
-        let to = if last { n } else { sorted.partition_point(|&v| v < high) };
-        let count = (to - from) as u64;
-        let range = if integers && step == 1.0 {
-            format_edge(low, 0)
-        } else if integers {
-            format!("{}-{}", format_edge(low, 0), format_edge(high - 1.0, 0))
-        } else {
-            format!("{}-{}", format_edge(low, decimals), format_edge(high, decimals))
-        };
-        out.push(HistogramBin { range, min: low, max: high, count, percentage: percent(count, n as u64) });
-    }
-    // Drop empty bins at the edges that the nice rounding added.
-    while out.last().is_some_and(|b| b.count == 0) {
-        out.pop();
-    }
-    while out.first().is_some_and(|b| b.count == 0) {
-        out.remove(0);
-    }
-    out
 }
 
 fn format_edge(value: f64, decimals: usize) -> String {

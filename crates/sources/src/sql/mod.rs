@@ -1,0 +1,165 @@
+//! Relational sources: SQLite files and PostgreSQL servers, read-only, with their statistics
+//! computed inside the database.
+//!
+//! A [`Database`] is small on purpose: it runs one read-only statement with bound parameters
+//! and reads its catalog. Everything else — profiling by pushdown (`pushdown.rs`), fetching rows
+//! for samples (`rows.rs`) — is written once over that trait, with the few dialect differences
+//! in [`Dialect`]. Every table becomes a [`schemascope_core::Collection`] of kind `Table` whose
+//! profile the database computed; its rows never leave the database except as samples.
+
+mod postgres;
+pub mod pushdown;
+pub mod rows;
+mod sqlite;
+
+use std::fmt;
+use std::sync::Arc;
+
+use schemascope_core::{Catalog, Collection};
+use serde_json::Value;
+
+pub use self::postgres::PostgresDatabase;
+pub use self::sqlite::SqliteDatabase;
+use crate::error::SourceError;
+
+/// How long one statement may run before the database cancels it.
+pub const STATEMENT_TIMEOUT_MS: u64 = 30_000;
+
+/// The SQL dialect of a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite (dynamic typing: every value carries its own type).
+    Sqlite,
+    /// PostgreSQL (static column types).
+    Postgres,
+}
+
+impl Dialect {
+    /// `name` as a quoted identifier.
+    pub fn quote(self, name: &str) -> String {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+
+    /// A table name as a quoted, possibly schema-qualified identifier (`schema.table` names come
+    /// from PostgreSQL schemas other than `public`).
+    pub fn quote_table(self, name: &str) -> String {
+        match (self, name.split_once('.')) {
+            (Self::Postgres, Some((schema, table))) => format!("{}.{}", self.quote(schema), self.quote(table)),
+            _ => self.quote(name),
+        }
+    }
+
+    /// The `n`-th bound parameter (1-based).
+    pub fn param(self, n: usize) -> String {
+        match self {
+            Self::Sqlite => format!("?{n}"),
+            Self::Postgres => format!("${n}"),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Sqlite => "SQLite",
+            Self::Postgres => "PostgreSQL",
+        })
+    }
+}
+
+/// One value read from or bound to a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    /// SQL NULL.
+    Null,
+    /// A whole number.
+    Integer(i64),
+    /// A floating-point number.
+    Real(f64),
+    /// Text.
+    Text(String),
+    /// A boolean (PostgreSQL).
+    Bool(bool),
+}
+
+impl SqlValue {
+    /// The value as JSON, as tools show rows: non-finite floats become strings ("NaN").
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::Null => Value::Null,
+            Self::Integer(i) => Value::from(*i),
+            Self::Real(f) => serde_json::Number::from_f64(*f).map_or_else(|| Value::String(f.to_string()), Value::Number),
+            Self::Text(s) => Value::String(s.clone()),
+            Self::Bool(b) => Value::Bool(*b),
+        }
+    }
+
+    /// The value as a float, for numbers.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Self::Integer(i) => Some(*i as f64),
+            Self::Real(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The value as an unsigned count (`COUNT`, `SUM` of flags); NULL counts as 0.
+    pub fn as_count(&self) -> u64 {
+        match self {
+            Self::Integer(i) => u64::try_from(*i).unwrap_or(0),
+            Self::Real(f) if *f >= 0.0 => *f as u64,
+            _ => 0,
+        }
+    }
+
+    /// The value as text.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Rows returned by a statement: values in select-list order.
+pub type Rows = Vec<Vec<SqlValue>>;
+
+/// A read-only connection to a database.
+///
+/// Implementations guarantee that nothing run through them can change data: SQLite files are
+/// opened read-only with `query_only` on and `ATTACH` disabled; PostgreSQL statements run in a
+/// `READ ONLY` transaction with a statement timeout. The rest of schemascope only composes
+/// `SELECT`s over this trait.
+pub trait Database: Send + Sync + fmt::Debug {
+    /// The dialect, for the SQL written against it.
+    fn dialect(&self) -> Dialect;
+
+    /// Where the database is, for messages (a path, or a URI without its password).
+    fn location(&self) -> &str;
+
+    /// Reads the tables, views, columns and keys (row counts are filled in by profiling).
+    fn catalog(&self) -> Result<Catalog, SourceError>;
+
+    /// Runs one read-only statement with bound parameters.
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError>;
+}
+
+/// A database with its profiled tables, ready to become a [`crate::Source`].
+pub struct LoadedDatabase {
+    /// The connection, kept for samples and histograms.
+    pub database: Arc<dyn Database>,
+    /// One collection per table and view, in name order.
+    pub collections: Vec<Arc<Collection>>,
+}
+
+/// Reads the catalog and profiles every table inside the database.
+pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, SourceError> {
+    let catalog = database.catalog()?;
+    let mut collections = Vec::with_capacity(catalog.tables.len());
+    for mut table in catalog.tables {
+        let profile = pushdown::profile_table(&*database, &table)?;
+        table.row_count = Some(profile.item_count);
+        collections.push(Arc::new(Collection::from_table(table, profile)));
+    }
+    Ok(LoadedDatabase { database, collections })
+}

@@ -1,0 +1,243 @@
+//! PostgreSQL through the `postgres` crate: every statement in a `READ ONLY` transaction with a
+//! `statement_timeout`; reconnects after the server went away.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use postgres::error::SqlState;
+use postgres::types::{ToSql, Type};
+use postgres::{Client, Config, NoTls};
+use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
+
+use super::{Database, Dialect, Rows, SqlValue, STATEMENT_TIMEOUT_MS};
+use crate::error::SourceError;
+
+/// Seconds to wait for a connection when the URI does not say.
+const CONNECT_TIMEOUT_S: u64 = 5;
+
+/// A PostgreSQL database, read-only.
+pub struct PostgresDatabase {
+    config: Config,
+    location: String,
+    client: Mutex<Option<Client>>,
+}
+
+impl std::fmt::Debug for PostgresDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresDatabase").field("location", &self.location).finish_non_exhaustive()
+    }
+}
+
+/// The URI with its password left out, for messages and listings.
+fn redacted(config: &Config) -> String {
+    let user = config.get_user().unwrap_or("");
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|h| match h {
+            postgres::config::Host::Tcp(name) => name.clone(),
+            postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".into());
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config.get_dbname().unwrap_or(user);
+    format!("postgres://{user}@{host}:{port}/{db}")
+}
+
+impl PostgresDatabase {
+    /// Connects to the database at `uri` (`postgres://user:password@host:port/db`).
+    pub fn connect(uri: &str) -> Result<Self, SourceError> {
+        let mut config: Config = uri.parse().map_err(|e| SourceError::InvalidSpec {
+            spec: uri.split('@').next_back().unwrap_or(uri).to_string(),
+            reason: format!("not a PostgreSQL connection URI: {e} (expected postgres://user:password@host:port/database)"),
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_S));
+        }
+        config.application_name("schemascope");
+        let location = redacted(&config);
+        let database = Self { config, location, client: Mutex::new(None) };
+        database.with_client(|_| Ok(()))?;
+        Ok(database)
+    }
+
+    fn error(&self, e: &postgres::Error) -> SourceError {
+        let location = self.location.clone();
+        if let Some(db) = e.as_db_error() {
+            let code = db.code();
+            if *code == SqlState::QUERY_CANCELED {
+                return SourceError::Timeout { location, timeout_ms: STATEMENT_TIMEOUT_MS };
+            }
+            let hint = if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
+                " (refused: sources are read-only)"
+            } else if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
+                " (check the user and password in the URI)"
+            } else if *code == SqlState::INVALID_CATALOG_NAME {
+                " (check the database name in the URI)"
+            } else {
+                ""
+            };
+            return SourceError::Database { location, message: format!("{}: {}{hint}", db.severity(), db.message()) };
+        }
+        let text = e.to_string();
+        let hint = if text.contains("connect") || e.is_closed() {
+            " — is the server running and reachable at that host and port?"
+        } else {
+            ""
+        };
+        SourceError::Database { location, message: format!("{text}{hint}") }
+    }
+
+    /// Runs `work` with a live connection, connecting (again) when there is none.
+    fn with_client<T>(&self, work: impl FnOnce(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
+        let mut slot = self.client.lock().map_err(|_| SourceError::Database {
+            location: self.location.clone(),
+            message: "connection unusable after a failed statement; reload the source".into(),
+        })?;
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e))?);
+        }
+        let Some(client) = slot.as_mut() else { unreachable!("connected above") };
+        let result = work(client);
+        if result.is_err() && client.is_closed() {
+            // The server went away; the next call reconnects.
+            *slot = None;
+        }
+        result.map_err(|e| self.error(&e))
+    }
+}
+
+fn read(row: &postgres::Row, i: usize) -> Result<SqlValue, postgres::Error> {
+    let ty = row.columns()[i].type_();
+    Ok(match *ty {
+        Type::INT2 => row.try_get::<_, Option<i16>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
+        Type::INT4 => row.try_get::<_, Option<i32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
+        Type::INT8 => row.try_get::<_, Option<i64>>(i)?.map_or(SqlValue::Null, SqlValue::Integer),
+        Type::OID => row.try_get::<_, Option<u32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
+        Type::FLOAT4 => row.try_get::<_, Option<f32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Real(v.into())),
+        Type::FLOAT8 => row.try_get::<_, Option<f64>>(i)?.map_or(SqlValue::Null, SqlValue::Real),
+        Type::BOOL => row.try_get::<_, Option<bool>>(i)?.map_or(SqlValue::Null, SqlValue::Bool),
+        // Everything else is read as text; the SQL schemascope writes casts to one of these.
+        _ => row.try_get::<_, Option<String>>(i)?.map_or(SqlValue::Null, SqlValue::Text),
+    })
+}
+
+fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
+    match value {
+        SqlValue::Null => Box::new(None::<String>),
+        SqlValue::Integer(i) => Box::new(*i),
+        SqlValue::Real(f) => Box::new(*f),
+        SqlValue::Text(s) => Box::new(s.clone()),
+        SqlValue::Bool(b) => Box::new(*b),
+    }
+}
+
+/// Names of the columns listed in `joined` (separated by U+001F, as the catalog query writes them).
+fn names(joined: &SqlValue) -> Vec<String> {
+    joined.as_str().map(|s| s.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default()
+}
+
+fn oid(value: &SqlValue) -> i64 {
+    match value {
+        SqlValue::Integer(i) => *i,
+        _ => -1,
+    }
+}
+
+const RELATIONS: &str = "SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, obj_description(c.oid, 'pg_class')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+  AND NOT c.relispartition
+  AND has_table_privilege(c.oid, 'SELECT')";
+
+const COLUMNS: &str = "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, col_description(a.attrelid, a.attnum)
+FROM pg_attribute a
+WHERE a.attrelid = ANY (SELECT oid FROM pg_class WHERE relkind IN ('r', 'v', 'm', 'p', 'f')) AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attrelid, a.attnum";
+
+const KEYS: &str = "SELECT con.conrelid::int8, con.contype::text, con.confrelid::int8,
+  (SELECT string_agg(a.attname::text, E'\\x1f' ORDER BY k.ord) FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
+     JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum),
+  (SELECT string_agg(a.attname::text, E'\\x1f' ORDER BY k.ord) FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, ord)
+     JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum)
+FROM pg_constraint con WHERE con.contype IN ('p', 'f') ORDER BY con.conrelid, con.conname";
+
+impl Database for PostgresDatabase {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn catalog(&self) -> Result<Catalog, SourceError> {
+        let mut by_oid: HashMap<i64, TableInfo> = HashMap::new();
+        for row in self.query(RELATIONS, &[])? {
+            let (schema, name) = (row[1].as_str().unwrap_or("public"), row[2].as_str().unwrap_or_default());
+            let qualified = if schema == "public" { name.to_string() } else { format!("{schema}.{name}") };
+            let kind = if matches!(row[3].as_str(), Some("v" | "m")) { TableKind::View } else { TableKind::Table };
+            by_oid.insert(
+                oid(&row[0]),
+                TableInfo {
+                    name: qualified,
+                    kind,
+                    columns: Vec::new(),
+                    primary_key: Vec::new(),
+                    foreign_keys: Vec::new(),
+                    row_count: None,
+                    comment: row[4].as_str().map(str::to_string),
+                },
+            );
+        }
+        for row in self.query(COLUMNS, &[])? {
+            if let Some(table) = by_oid.get_mut(&oid(&row[0])) {
+                table.columns.push(ColumnInfo {
+                    name: row[1].as_str().unwrap_or_default().to_string(),
+                    declared_type: row[2].as_str().unwrap_or_default().to_string(),
+                    nullable: row[3] != SqlValue::Bool(true),
+                    comment: row[4].as_str().map(str::to_string),
+                });
+            }
+        }
+        let table_names: HashMap<i64, String> = by_oid.iter().map(|(oid, t)| (*oid, t.name.clone())).collect();
+        for row in self.query(KEYS, &[])? {
+            let Some(table) = by_oid.get_mut(&oid(&row[0])) else { continue };
+            match row[1].as_str() {
+                Some("p") => table.primary_key = names(&row[3]),
+                _ => {
+                    // A key to a table this role cannot read is left out with that table.
+                    if let Some(referenced) = table_names.get(&oid(&row[2])) {
+                        table.foreign_keys.push(ForeignKey {
+                            columns: names(&row[3]),
+                            referenced_table: referenced.clone(),
+                            referenced_columns: names(&row[4]),
+                        });
+                    }
+                }
+            }
+        }
+        let mut tables: Vec<TableInfo> = by_oid.into_values().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Catalog { tables })
+    }
+
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
+        let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
+        self.with_client(|client| {
+            let mut tx = client.build_transaction().read_only(true).start()?;
+            tx.batch_execute(&format!("SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"))?;
+            let rows = tx.query(sql, &refs)?;
+            let out = rows
+                .iter()
+                .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
+                .collect::<Result<Rows, _>>()?;
+            // Nothing to keep: a read-only transaction is rolled back.
+            tx.rollback()?;
+            Ok(out)
+        })
+    }
+}

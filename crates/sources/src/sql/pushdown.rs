@@ -1,0 +1,449 @@
+//! Profiling a table inside its database: counts, distinct values, ranges, means, standard
+//! deviations, quartiles, top values and histogram bins are computed by SQL (`COUNT`,
+//! `COUNT(DISTINCT)`, `MIN`/`MAX`/`AVG`, `GROUP BY … ORDER BY count`), so only summaries cross
+//! the wire — never the rows.
+//!
+//! The result is the same [`CollectionProfile`] the in-memory profiler builds from the rows as
+//! JSON (see [`super::rows`] for that mapping), value for value: tests compare the two. Each
+//! column is read through a *JSON view* — the expression that gives its value as schemascope
+//! shows it (PostgreSQL: `bigint`, `float8`, `boolean` or `text`; SQLite: the stored value, with
+//! blobs as `<blob: N bytes>`) — so both paths see the same values.
+//!
+//! One statement scans the table for every column's counts; columns with numbers add one for
+//! their spread and quartiles and, with few distinct values, their top values; columns with
+//! text add one for their top values and formats.
+
+use schemascope_core::path::PropertyPath;
+use schemascope_core::profile::formats::{self, StringFormat, FORMAT_SAMPLE};
+use schemascope_core::profile::numeric::HistogramLayout;
+use schemascope_core::profile::{
+    value_key, BooleanProfile, CollectionProfile, NumberProfile, ProfileNode, PropertyProfile, StringProfile, TypeCounts, ValueCount, TOP_VALUES,
+};
+use schemascope_core::property::BinCounter;
+use schemascope_core::TableInfo;
+use serde_json::Value;
+
+use super::{Database, Dialect, SqlValue};
+use crate::error::SourceError;
+
+/// Numbers list their top values when they have at most this many distinct values (as in memory).
+const NUMBER_TOP_DISTINCT: u64 = 20;
+
+/// How a column's values appear as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueClass {
+    /// SQLite: each value has its own type (integer, real, text; blobs shown as text).
+    Dynamic,
+    /// Whole numbers.
+    Integer,
+    /// Other numbers (floats, `numeric`), shown as floats.
+    Number,
+    /// Booleans.
+    Boolean,
+    /// Everything else, shown as its text form.
+    Text,
+}
+
+/// The class of a PostgreSQL column from its declared type (`format_type` spelling).
+pub fn postgres_class(declared: &str) -> ValueClass {
+    let base = declared.split('(').next().unwrap_or(declared).trim();
+    match base {
+        "smallint" | "integer" | "bigint" => ValueClass::Integer,
+        "real" | "double precision" | "numeric" => ValueClass::Number,
+        "boolean" => ValueClass::Boolean,
+        _ => ValueClass::Text,
+    }
+}
+
+/// The JSON view of a table: a subquery with one column `c<i>` per table column, and each
+/// column's class.
+#[derive(Debug, Clone)]
+pub struct JsonView {
+    dialect: Dialect,
+    /// `(SELECT … FROM "table") AS s`.
+    pub from: String,
+    /// Class of each column, in table order.
+    pub classes: Vec<ValueClass>,
+}
+
+impl JsonView {
+    /// The view of `table` in `dialect`.
+    pub fn new(dialect: Dialect, table: &TableInfo) -> Self {
+        Self::over(dialect, table, &dialect.quote_table(&table.name))
+    }
+
+    /// The view of `table`'s columns read from `relation` (the table itself, or a sample of it).
+    pub fn over(dialect: Dialect, table: &TableInfo, relation: &str) -> Self {
+        let mut select = Vec::with_capacity(table.columns.len());
+        let mut classes = Vec::with_capacity(table.columns.len());
+        for (i, column) in table.columns.iter().enumerate() {
+            let quoted = dialect.quote(&column.name);
+            let (expr, class) = match dialect {
+                Dialect::Sqlite => (
+                    format!("CASE WHEN typeof({quoted}) = 'blob' THEN '<blob: ' || length({quoted}) || ' bytes>' ELSE {quoted} END"),
+                    ValueClass::Dynamic,
+                ),
+                Dialect::Postgres => {
+                    let class = postgres_class(&column.declared_type);
+                    let cast = match class {
+                        ValueClass::Integer => "int8",
+                        ValueClass::Number => "float8",
+                        ValueClass::Boolean => "boolean",
+                        _ => "text",
+                    };
+                    (format!("{quoted}::{cast}"), class)
+                }
+            };
+            select.push(format!("{expr} AS c{i}"));
+            classes.push(class);
+        }
+        if select.is_empty() {
+            select.push("NULL AS c_".into());
+        }
+        let from = format!("(SELECT {} FROM {relation}) AS s", select.join(", "));
+        Self { dialect, from, classes }
+    }
+
+    /// The predicate "the value of column `i` is of type `kind`", or `None` when it never is.
+    fn is(&self, i: usize, kind: Kind) -> Option<String> {
+        let c = format!("c{i}");
+        match (self.classes[i], kind) {
+            (ValueClass::Dynamic, Kind::Integer) => Some(format!("typeof({c}) = 'integer'")),
+            (ValueClass::Dynamic, Kind::Real) => Some(format!("typeof({c}) = 'real'")),
+            (ValueClass::Dynamic, Kind::Numeric) => Some(format!("typeof({c}) IN ('integer', 'real')")),
+            (ValueClass::Dynamic, Kind::Text) => Some(format!("typeof({c}) = 'text'")),
+            (ValueClass::Integer, Kind::Integer | Kind::Numeric)
+            | (ValueClass::Number, Kind::Real | Kind::Numeric)
+            | (ValueClass::Boolean, Kind::Boolean)
+            | (ValueClass::Text, Kind::Text) => Some(format!("{c} IS NOT NULL")),
+            _ => None,
+        }
+    }
+
+    /// Text ordered by code point, as Rust orders strings.
+    fn binary(&self, expr: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => expr.to_string(),
+            Dialect::Postgres => format!("{expr} COLLATE \"C\""),
+        }
+    }
+
+    fn length(&self, expr: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!("length({expr})"),
+            Dialect::Postgres => format!("char_length({expr})"),
+        }
+    }
+
+    fn as_float(&self, expr: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!("({expr}) * 1.0"),
+            Dialect::Postgres => format!("({expr})::float8"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Integer,
+    Real,
+    Numeric,
+    Text,
+    Boolean,
+}
+
+/// Builds one select list and remembers where each aggregate landed.
+#[derive(Default)]
+struct SelectList {
+    items: Vec<String>,
+}
+
+impl SelectList {
+    fn push(&mut self, expr: String) -> usize {
+        self.items.push(expr);
+        self.items.len() - 1
+    }
+}
+
+/// Positions of one column's aggregates in the scan's result row.
+#[derive(Default, Clone, Copy)]
+struct ColumnSlots {
+    non_null: usize,
+    integers: Option<usize>,
+    reals: Option<usize>,
+    texts: Option<usize>,
+    trues: Option<usize>,
+    falses: Option<usize>,
+    num_distinct: Option<usize>,
+    num_min: Option<usize>,
+    num_max: Option<usize>,
+    num_avg: Option<usize>,
+    text_distinct: Option<usize>,
+    len_min: Option<usize>,
+    len_max: Option<usize>,
+    len_avg: Option<usize>,
+    text_min: Option<usize>,
+    text_max: Option<usize>,
+}
+
+fn flag_sum(predicate: &str) -> String {
+    format!("SUM(CASE WHEN {predicate} THEN 1 ELSE 0 END)")
+}
+
+fn when(predicate: &str, expr: &str) -> String {
+    format!("CASE WHEN {predicate} THEN {expr} END")
+}
+
+fn get(row: &[SqlValue], slot: Option<usize>) -> &SqlValue {
+    slot.and_then(|i| row.get(i)).unwrap_or(&SqlValue::Null)
+}
+
+fn count(row: &[SqlValue], slot: Option<usize>) -> u64 {
+    get(row, slot).as_count()
+}
+
+fn float(row: &[SqlValue], slot: Option<usize>) -> f64 {
+    get(row, slot).as_f64().unwrap_or(0.0)
+}
+
+/// Profiles `table` inside `db`.
+pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionProfile, SourceError> {
+    let view = JsonView::new(db.dialect(), table);
+    let mut list = SelectList::default();
+    let rows_slot = list.push("COUNT(*)".into());
+    let mut slots = Vec::with_capacity(table.columns.len());
+    for i in 0..table.columns.len() {
+        let c = format!("c{i}");
+        let mut s = ColumnSlots { non_null: list.push(format!("COUNT({c})")), ..ColumnSlots::default() };
+        s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
+        s.reals = view.is(i, Kind::Real).map(|p| list.push(flag_sum(&p)));
+        s.texts = view.is(i, Kind::Text).map(|p| list.push(flag_sum(&p)));
+        if let Some(p) = view.is(i, Kind::Boolean) {
+            s.trues = Some(list.push(flag_sum(&format!("{p} AND {c}"))));
+            s.falses = Some(list.push(flag_sum(&format!("{p} AND NOT {c}"))));
+        }
+        if let Some(p) = view.is(i, Kind::Numeric) {
+            s.num_distinct = Some(list.push(format!("COUNT(DISTINCT {})", when(&p, &c))));
+            s.num_min = Some(list.push(format!("MIN({})", when(&p, &c))));
+            s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
+            s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &c)))));
+        }
+        if let Some(p) = view.is(i, Kind::Text) {
+            let len = view.length(&c);
+            s.text_distinct = Some(list.push(format!("COUNT(DISTINCT {})", when(&p, &c))));
+            s.len_min = Some(list.push(format!("MIN({})", when(&p, &len))));
+            s.len_max = Some(list.push(format!("MAX({})", when(&p, &len))));
+            s.len_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &len)))));
+            s.text_min = Some(list.push(format!("MIN({})", view.binary(&when(&p, &c)))));
+            s.text_max = Some(list.push(format!("MAX({})", view.binary(&when(&p, &c)))));
+        }
+        slots.push(s);
+    }
+    let scan = db.query(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[])?;
+    let row = scan.first().map(Vec::as_slice).unwrap_or(&[]);
+    let rows = count(row, Some(rows_slot));
+    let mut children = Vec::with_capacity(table.columns.len());
+    for (i, (column, s)) in table.columns.iter().zip(&slots).enumerate() {
+        let path = PropertyPath::root().child(&column.name);
+        let non_null = count(row, Some(s.non_null));
+        let (integers, reals, texts) = (count(row, s.integers), count(row, s.reals), count(row, s.texts));
+        let (trues, falses) = (count(row, s.trues), count(row, s.falses));
+        let numbers = if integers + reals > 0 { Some(number_profile(db, &view, i, row, s, integers, reals)?) } else { None };
+        let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts)?) } else { None };
+        let distinct = strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
+        let profile = PropertyProfile {
+            path,
+            total: rows,
+            present: rows,
+            nulls: rows - non_null,
+            types: TypeCounts { string: texts, integer: integers, number: reals, boolean: trues + falses, array: 0, object: 0, null: rows - non_null },
+            distinct,
+            strings,
+            numbers,
+            booleans: (trues + falses > 0).then_some(BooleanProfile { true_count: trues, false_count: falses }),
+            arrays: None,
+            objects: 0,
+            dropped_keys: 0,
+            depth_limited: 0,
+        };
+        children.push(ProfileNode { profile, children: Vec::new(), items: None });
+    }
+    let root = PropertyProfile {
+        path: PropertyPath::root(),
+        total: rows,
+        present: rows,
+        nulls: 0,
+        types: TypeCounts { object: rows, ..TypeCounts::default() },
+        distinct: 0,
+        strings: None,
+        numbers: None,
+        booleans: None,
+        arrays: None,
+        objects: rows,
+        dropped_keys: 0,
+        depth_limited: 0,
+    };
+    Ok(CollectionProfile { item_count: rows, root: ProfileNode { profile: root, children, items: None }, path_limit_hit: false })
+}
+
+/// Linear-interpolation quantile positions (0-based) for `q` over `n` sorted values.
+fn positions(n: u64, q: f64) -> (u64, u64, f64) {
+    let position = q * (n - 1) as f64;
+    (position.floor() as u64, position.ceil() as u64, position - position.floor())
+}
+
+fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, integers: u64, reals: u64) -> Result<NumberProfile, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
+    let n = integers + reals;
+    let mean = float(row, s.num_avg);
+    let distinct = count(row, s.num_distinct);
+    let (std_dev, quartiles, median) = match view.dialect {
+        Dialect::Postgres => {
+            let stats = db.query(
+                &format!(
+                    "SELECT stddev_samp({c}::float8), percentile_cont(0.25) WITHIN GROUP (ORDER BY {c}::float8), \
+                     percentile_cont(0.5) WITHIN GROUP (ORDER BY {c}::float8), percentile_cont(0.75) WITHIN GROUP (ORDER BY {c}::float8) \
+                     FROM {} WHERE {predicate}",
+                    view.from
+                ),
+                &[],
+            )?;
+            let r = stats.first().map(Vec::as_slice).unwrap_or(&[]);
+            (float(r, Some(0)), [float(r, Some(1)), float(r, Some(3))], float(r, Some(2)))
+        }
+        Dialect::Sqlite => {
+            // SQLite has neither stddev nor percentiles: a second pass around the mean, and one
+            // sort that picks the rows at the quartile positions.
+            let spread = db.query(&format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from), &[SqlValue::Real(mean)])?;
+            let sum_sq = spread.first().map_or(0.0, |r| float(r, Some(0)));
+            let std_dev = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
+            let wanted: Vec<(u64, u64, f64)> = [0.25, 0.5, 0.75].iter().map(|&q| positions(n, q)).collect();
+            let mut ranks: Vec<u64> = wanted.iter().flat_map(|&(lo, hi, _)| [lo + 1, hi + 1]).collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            let list = ranks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            let picked = db.query(
+                &format!("SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})", view.from),
+                &[],
+            )?;
+            let at = |rank: u64| picked.iter().find(|r| r[0].as_count() == rank).and_then(|r| r[1].as_f64()).unwrap_or(0.0);
+            let q: Vec<f64> = wanted.iter().map(|&(lo, hi, frac)| at(lo + 1) + (at(hi + 1) - at(lo + 1)) * frac).collect();
+            (std_dev, [q[0], q[2]], q[1])
+        }
+    };
+    let top = if distinct <= NUMBER_TOP_DISTINCT {
+        let rows = db.query(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY 2 DESC, {c} LIMIT {}", view.from, NUMBER_TOP_DISTINCT + 1), &[])?;
+        rows.iter()
+            .filter_map(|r| r[0].as_f64().map(|v| ValueCount { value: number_value(v, reals == 0), count: r[1].as_count() }))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(NumberProfile {
+        count: n,
+        integer_count: integers,
+        float_count: reals,
+        min: float(row, s.num_min),
+        max: float(row, s.num_max),
+        mean,
+        median,
+        std_dev,
+        distinct,
+        top,
+        quartiles,
+        sorted: None,
+    })
+}
+
+fn number_value(v: f64, integer: bool) -> Value {
+    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
+        Value::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, texts: u64) -> Result<StringProfile, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Text).unwrap_or_else(|| "FALSE".into());
+    let distinct = count(row, s.text_distinct);
+    let grouped = |limit: Option<usize>, ordered: bool| {
+        let order = if ordered { format!(" ORDER BY 2 DESC, {}", view.binary(&c)) } else { String::new() };
+        let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
+        db.query(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{order}{limit}", view.from), &[])
+    };
+    let entries_of = |rows: &[Vec<SqlValue>]| -> Vec<(String, u64)> {
+        rows.iter().map(|r| (value_key(r[0].as_str().unwrap_or_default()).into_owned(), r[1].as_count())).collect()
+    };
+    let top_rows = entries_of(&grouped(Some(TOP_VALUES), true)?);
+    // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
+    // that many distinct values decides, and a format they all share is claimed for all.
+    let format_counts = if distinct as usize <= TOP_VALUES {
+        count_formats(&top_rows)
+    } else if distinct as usize <= FORMAT_SAMPLE {
+        count_formats(&entries_of(&grouped(None, false)?))
+    } else {
+        let sampled = count_formats(&entries_of(&grouped(Some(FORMAT_SAMPLE), false)?));
+        let sampled_count: u64 = sampled.iter().map(|(_, n)| n).sum();
+        match sampled.as_slice() {
+            [(format, _)] if sampled_count > 0 => vec![(*format, texts)],
+            _ => sampled,
+        }
+    };
+    let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
+    let (min, max) = match format {
+        Some(StringFormat::Date | StringFormat::DateTime) => (get(row, s.text_min).as_str().map(str::to_string), get(row, s.text_max).as_str().map(str::to_string)),
+        _ => (None, None),
+    };
+    Ok(StringProfile {
+        count: texts,
+        distinct,
+        top: top_rows.into_iter().map(|(v, count)| ValueCount { value: Value::String(v), count }).collect(),
+        min_length: count(row, s.len_min),
+        max_length: count(row, s.len_max),
+        avg_length: float(row, s.len_avg),
+        min,
+        max,
+        format,
+        format_counts,
+    })
+}
+
+fn count_formats(entries: &[(String, u64)]) -> Vec<(StringFormat, u64)> {
+    let borrowed: Vec<(&str, u64)> = entries.iter().map(|(v, n)| (v.as_str(), *n)).collect();
+    formats::count_formats(&borrowed)
+}
+
+/// Counts histogram bins of a table's numeric columns with one `GROUP BY` per request.
+#[derive(Debug)]
+pub struct TableBins<'a> {
+    /// The database.
+    pub db: &'a dyn Database,
+    /// The table.
+    pub table: &'a TableInfo,
+}
+
+impl BinCounter for TableBins<'_> {
+    fn count_bins(&self, path: &PropertyPath, layout: &HistogramLayout) -> Option<Vec<u64>> {
+        let column = path.last_key().filter(|_| path.depth() == 1)?;
+        let i = self.table.columns.iter().position(|c| c.name == column)?;
+        let view = JsonView::new(self.db.dialect(), self.table);
+        let predicate = view.is(i, Kind::Numeric)?;
+        let bins = layout.bins();
+        // The bin of a value: how many inner edges are at or below it (edges are our own floats,
+        // written as literals, never user input). The top edge belongs to the last bin.
+        let inner: Vec<String> = layout.edges[1..bins].iter().map(|e| format!("CASE WHEN c{i} >= {e:?} THEN 1 ELSE 0 END")).collect();
+        let bin = if inner.is_empty() { "0".to_string() } else { inner.join(" + ") };
+        let rows = self
+            .db
+            .query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[])
+            .ok()?;
+        let mut counts = vec![0u64; bins];
+        for r in rows {
+            let b = usize::try_from(r[0].as_count()).ok()?.min(bins.saturating_sub(1));
+            counts[b] += r[1].as_count();
+        }
+        Some(counts)
+    }
+}

@@ -1,0 +1,133 @@
+//! Rows as JSON, for samples: a bounded, reproducible pool of a table's rows that the core's
+//! samplers (random, stratified, representative) then choose from, as they do for items.
+//!
+//! Small tables are read whole. Large ones are never scanned to the client: SQLite seeks random
+//! rowids; PostgreSQL reads a `TABLESAMPLE SYSTEM … REPEATABLE (seed)` block sample. Stratified
+//! samples add a few rows for each of the most common values of the stratifying column, so rare
+//! strata are not lost in a random pool.
+
+use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo, TableKind};
+use serde_json::{Map, Value};
+
+use super::pushdown::JsonView;
+use super::{Database, Dialect, SqlValue};
+use crate::error::SourceError;
+
+/// Rows a pool holds at most; tables this small are read whole.
+pub const POOL_ROWS: usize = 1_000;
+/// Rows fetched per stratum of a stratified pool.
+const ROWS_PER_STRATUM: usize = 20;
+/// Strata given their own rows.
+const MAX_STRATA: usize = 50;
+
+/// A row as a JSON object, columns in table order.
+pub fn row_object(table: &TableInfo, values: &[SqlValue]) -> Value {
+    let mut object = Map::with_capacity(table.columns.len());
+    for (column, value) in table.columns.iter().zip(values) {
+        object.insert(column.name.clone(), value.to_json());
+    }
+    Value::Object(object)
+}
+
+fn select(view: &JsonView, table: &TableInfo) -> String {
+    let columns: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+    format!("SELECT {} FROM {}", if columns.is_empty() { "NULL".into() } else { columns.join(", ") }, view.from)
+}
+
+/// A stable order for reading "the first rows": the primary key, else none.
+fn order_by(table: &TableInfo) -> String {
+    let keys: Vec<String> = table
+        .primary_key
+        .iter()
+        .filter_map(|k| table.columns.iter().position(|c| &c.name == k))
+        .map(|i| format!("c{i}"))
+        .collect();
+    if keys.is_empty() { String::new() } else { format!(" ORDER BY {}", keys.join(", ")) }
+}
+
+/// Reads up to `limit` rows in key order.
+pub fn first_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<Vec<Value>, SourceError> {
+    let view = JsonView::new(db.dialect(), table);
+    let sql = format!("{}{} LIMIT {limit}", select(&view, table), order_by(table));
+    Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
+}
+
+/// Rows of a large table chosen at random, reproducibly for a given `seed` and data.
+fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Result<Vec<Value>, SourceError> {
+    let dialect = db.dialect();
+    let quoted = dialect.quote_table(&table.name);
+    let read = |relation: String, params: &[SqlValue]| -> Result<Vec<Value>, SourceError> {
+        let view = JsonView::over(dialect, table, &relation);
+        Ok(db.query(&format!("{} LIMIT {POOL_ROWS}", select(&view, table)), params)?.iter().map(|r| row_object(table, r)).collect())
+    };
+    match (dialect, table.kind) {
+        (Dialect::Postgres, TableKind::Table) => {
+            // Twice the pool, in percent of the table, so block sampling rarely falls short.
+            let percent = ((POOL_ROWS as f64 * 2.0 / rows.max(1) as f64) * 100.0).clamp(0.000_1, 100.0);
+            read(format!("{quoted} TABLESAMPLE SYSTEM ({percent}) REPEATABLE ({})", seed % 2_147_483_647), &[])
+        }
+        (Dialect::Sqlite, TableKind::Table) => {
+            let Ok(bounds) = db.query(&format!("SELECT MIN(rowid), MAX(rowid) FROM {quoted}"), &[]) else {
+                // A WITHOUT ROWID table: its first rows.
+                return first_rows(db, table, POOL_ROWS);
+            };
+            let (low, high) = match bounds.first().map(Vec::as_slice) {
+                Some([SqlValue::Integer(l), SqlValue::Integer(h)]) => (*l, *h),
+                _ => return Ok(Vec::new()),
+            };
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut ids: Vec<i64> = (0..POOL_ROWS).map(|_| rng.i64(low..=high)).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            // Each random rowid seeks the next existing row, so gaps in the rowids cost nothing.
+            let relation = format!("{quoted} WHERE rowid IN (SELECT (SELECT rowid FROM {quoted} WHERE rowid >= value ORDER BY rowid LIMIT 1) FROM json_each(?1))");
+            read(relation, &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))])
+        }
+        // Views cannot be sampled by position cheaply: their first rows.
+        _ => first_rows(db, table, POOL_ROWS),
+    }
+}
+
+/// Rows whose column `column` equals each of `values` (a few per value).
+fn stratum_rows(db: &dyn Database, table: &TableInfo, column: usize, values: &[Value]) -> Result<Vec<Value>, SourceError> {
+    let view = JsonView::new(db.dialect(), table);
+    let sql = format!("{} WHERE c{column} = {} LIMIT {ROWS_PER_STRATUM}", select(&view, table), db.dialect().param(1));
+    let mut out = Vec::new();
+    for value in values.iter().take(MAX_STRATA) {
+        let bound = match value {
+            Value::String(s) => SqlValue::Text(s.clone()),
+            Value::Bool(b) => SqlValue::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => SqlValue::Integer(i),
+                None => SqlValue::Real(n.as_f64().unwrap_or(0.0)),
+            },
+            _ => continue,
+        };
+        out.extend(db.query(&sql, &[bound])?.iter().map(|r| row_object(table, r)));
+    }
+    Ok(out)
+}
+
+/// A pool of rows to sample from, as an in-memory collection of kind `Table`.
+///
+/// `strata` names a column whose most common values (`strata_values`) get rows of their own.
+pub fn sample_pool(
+    db: &dyn Database,
+    table: &TableInfo,
+    rows: u64,
+    seed: u64,
+    strata: Option<(&str, &[Value])>,
+) -> Result<Collection, SourceError> {
+    let mut values = if rows as usize <= POOL_ROWS { first_rows(db, table, POOL_ROWS)? } else { random_rows(db, table, rows, seed)? };
+    if rows as usize > POOL_ROWS {
+        if let Some((column, wanted)) = strata {
+            if let Some(i) = table.columns.iter().position(|c| c.name == column) {
+                let extra = stratum_rows(db, table, i, wanted)?;
+                let mut seen: std::collections::HashSet<String> = values.iter().map(Value::to_string).collect();
+                values.extend(extra.into_iter().filter(|v| seen.insert(v.to_string())));
+            }
+        }
+    }
+    let items = values.into_iter().enumerate().map(|(i, v)| OwnedItem::new(format!("row {}", i + 1), v));
+    Ok(Collection::from_values(table.name.clone(), CollectionKind::Table, items))
+}

@@ -1,0 +1,98 @@
+//! Shared checks for database sources: a profile computed inside the database must equal the
+//! one the in-memory profiler builds from the same rows.
+
+#![allow(dead_code)]
+
+use schemascope_core::path::PropertyPath;
+use schemascope_core::profile::numeric::HistogramLayout;
+use schemascope_core::property::BinCounter;
+use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo};
+use schemascope_sources::sql::pushdown::{profile_table, TableBins};
+use schemascope_sources::sql::rows::first_rows;
+use schemascope_sources::sql::Database;
+use serde_json::Value;
+
+/// Every row of `table`, profiled in memory.
+pub fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
+    let rows = first_rows(db, table, usize::MAX >> 1).expect("rows");
+    Collection::from_values(table.name.clone(), CollectionKind::Table, rows.into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), v)))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Compares two JSON trees, numbers within a relative 1e-9.
+pub fn assert_same(left: &Value, right: &Value, at: &str) {
+    match (left, right) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN));
+            assert!(close(a, b), "{at}: pushdown {a} vs memory {b}");
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                assert_same(a.get(key).unwrap_or(&Value::Null), b.get(key).unwrap_or(&Value::Null), &format!("{at}.{key}"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{at}: pushdown {left} vs memory {right}");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert_same(x, y, &format!("{at}[{i}]"));
+            }
+        }
+        _ => assert_eq!(left, right, "{at}"),
+    }
+}
+
+/// Every table's pushdown profile equals its in-memory profile, quartiles included.
+pub fn assert_pushdown_matches_memory(db: &dyn Database) {
+    let catalog = db.catalog().expect("catalog");
+    assert!(!catalog.tables.is_empty());
+    for table in &catalog.tables {
+        let pushed = profile_table(db, table).expect("pushdown profile");
+        let memory = in_memory(db, table);
+        let expected = memory.profile();
+        if expected.item_count == 0 {
+            // No rows: the catalog still names every column, which memory cannot know.
+            assert_eq!(pushed.item_count, 0);
+            assert_eq!(pushed.properties().len(), table.columns.len(), "{}", table.name);
+            continue;
+        }
+        assert_same(
+            &serde_json::to_value(&pushed).expect("json"),
+            &serde_json::to_value(expected).expect("json"),
+            &table.name,
+        );
+        for column in &table.columns {
+            let path = PropertyPath::root().child(&column.name);
+            let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
+            if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
+                for k in 0..2 {
+                    assert!(close(p.quartiles[k], m.quartiles[k]), "{}.{}: quartile {k}: {} vs {}", table.name, column.name, p.quartiles[k], m.quartiles[k]);
+                }
+            }
+        }
+    }
+}
+
+/// Histogram bins of `columns` counted by the database equal those counted over sorted values.
+pub fn assert_histograms_match(db: &dyn Database, table: &str, columns: &[&str]) {
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(table).expect("table");
+    let memory = in_memory(db, table);
+    let bins = TableBins { db, table };
+    for column in columns {
+        let path = PropertyPath::root().child(column);
+        let numbers = memory.profile().property(&path).and_then(|p| p.numbers.clone()).expect("numbers");
+        let sorted = numbers.sorted.clone().expect("in-memory values");
+        for wanted in [1, 5, numbers.auto_bins(), 37] {
+            let layout = HistogramLayout::new(numbers.min, numbers.max, wanted, numbers.all_integers()).expect("layout");
+            let counted = bins.count_bins(&path, &layout).expect("counted in the database");
+            assert_eq!(counted, layout.count_sorted(&sorted), "{}.{column} with {wanted} bins", table.name);
+            assert_eq!(counted.iter().sum::<u64>(), numbers.count);
+        }
+    }
+}

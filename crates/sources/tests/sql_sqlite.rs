@@ -1,0 +1,114 @@
+//! SQLite sources on real data (Chinook, Northwind): the catalog, pushdown profiles equal to the
+//! in-memory profiler's on the same rows, histogram bins counted in the database, and writes
+//! refused through every path.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use schemascope_core::{Catalog, TableKind};
+use schemascope_sources::sql::{Database, SqliteDatabase};
+use schemascope_sources::{load, NoProgress, SourceSpec};
+
+fn chinook() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+}
+
+/// Northwind, built from its SQL script into a temporary file.
+fn northwind(dir: &Path) -> PathBuf {
+    let script = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/northwind/create.sql")).expect("script");
+    let path = dir.join("northwind.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection.execute_batch(&script).expect("load northwind");
+    path
+}
+
+#[test]
+fn chinook_catalog_has_keys_in_both_directions_and_row_counts() {
+    let source = load(&format!("chinook={}", chinook().display()).parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
+    assert_eq!(source.collections.len(), 11);
+    let db = source.database.as_ref().expect("database");
+    let catalog: Catalog = db.catalog().expect("catalog");
+    let track = catalog.table("Track").expect("Track");
+    assert_eq!(track.primary_key, ["TrackId"]);
+    let mut targets: Vec<&str> = track.foreign_keys.iter().map(|f| f.referenced_table.as_str()).collect();
+    targets.sort_unstable();
+    assert_eq!(targets, ["Album", "Genre", "MediaType"]);
+    assert_eq!(catalog.table("PlaylistTrack").expect("PlaylistTrack").primary_key, ["PlaylistId", "TrackId"]);
+    assert_eq!(catalog.neighbours("Customer"), ["Employee", "Invoice"]);
+    let name = track.column("Name").expect("Name");
+    assert_eq!((name.declared_type.as_str(), name.nullable), ("NVARCHAR(200)", false));
+    assert!(track.column("Composer").expect("Composer").nullable);
+    let counts: Vec<(String, usize)> = source.collections.iter().map(|c| (c.name().to_string(), c.len())).collect();
+    assert!(counts.contains(&("Track".into(), 3503)), "{counts:?}");
+    assert!(counts.contains(&("InvoiceLine".into(), 2240)), "{counts:?}");
+    let invoice = source.collection("Invoice").expect("Invoice");
+    assert_eq!(invoice.table().and_then(|t| t.row_count), Some(412));
+}
+
+#[test]
+fn chinook_pushdown_profiles_equal_the_in_memory_profiles() {
+    let db = SqliteDatabase::open(&chinook()).expect("open");
+    common::assert_pushdown_matches_memory(&db);
+}
+
+#[test]
+fn northwind_pushdown_profiles_equal_the_in_memory_profiles_with_views_and_blobs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SqliteDatabase::open(&northwind(dir.path())).expect("open");
+    let catalog = db.catalog().expect("catalog");
+    assert!(catalog.tables.iter().any(|t| t.kind == TableKind::View), "Northwind has views");
+    common::assert_pushdown_matches_memory(&db);
+}
+
+#[test]
+fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
+    let db = SqliteDatabase::open(&chinook()).expect("open");
+    common::assert_histograms_match(&db, "Track", &["Milliseconds", "Bytes", "UnitPrice", "GenreId"]);
+    common::assert_histograms_match(&db, "Invoice", &["Total"]);
+}
+
+#[test]
+fn writes_are_refused_through_every_path_and_the_file_is_unchanged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chinook.sqlite");
+    std::fs::copy(chinook(), &path).expect("copy");
+    let before = std::fs::read(&path).expect("read");
+    let db: Arc<dyn Database> = Arc::new(SqliteDatabase::open(&path).expect("open"));
+    let attempts = [
+        "DELETE FROM Genre",
+        "INSERT INTO Genre (Name) VALUES ('x')",
+        "UPDATE Track SET UnitPrice = 0",
+        "DROP TABLE Genre",
+        "SELECT 1; DROP TABLE Genre",
+        "COMMIT; DROP TABLE Genre",
+        "PRAGMA user_version = 7",
+        "PRAGMA journal_mode = DELETE",
+        "ATTACH DATABASE 'other.sqlite' AS other",
+        "WITH doomed AS (DELETE FROM Genre RETURNING *) SELECT * FROM doomed",
+        "CREATE TEMP TABLE t (x)",
+        "VACUUM INTO 'copy.sqlite'",
+        "SELECT load_extension('libevil')",
+        "REPLACE INTO Genre VALUES (1, 'x')",
+    ];
+    for sql in attempts {
+        let result = db.query(sql, &[]);
+        assert!(result.is_err(), "`{sql}` was allowed");
+    }
+    assert_eq!(db.query("SELECT COUNT(*) FROM Genre", &[]).expect("read").len(), 1);
+    drop(db);
+    assert!(std::fs::read(&path).expect("read") == before, "the database file changed");
+    assert!(!dir.path().join("other.sqlite").exists() && !dir.path().join("copy.sqlite").exists());
+}
+
+#[test]
+fn missing_and_non_database_files_get_clear_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = SqliteDatabase::open(&dir.path().join("nope.sqlite")).expect_err("missing");
+    assert!(err.to_string().contains("no such file"), "{err}");
+    let text = dir.path().join("notes.db");
+    std::fs::write(&text, "just some text, not a database\n".repeat(200)).expect("write");
+    let err = SqliteDatabase::open(&text).expect_err("not a database");
+    assert!(err.to_string().contains("not a readable SQLite database"), "{err}");
+}
