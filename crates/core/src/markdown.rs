@@ -44,10 +44,20 @@ struct Section {
 fn entry(summary: &PropertySummary, indent: &str) -> Entry {
     let presence = if summary.total_count == 0 { 0.0 } else { summary.present_count as f64 / summary.total_count as f64 };
     let depth = summary.path.matches(['.', '[']).count() as f64;
+    // Table columns add their declared type, key role, reference and comment.
+    let (declared, after) = match &summary.column {
+        Some(c) => {
+            let key = if c.primary_key { ", primary key" } else { "" };
+            let references = c.references.as_ref().map(|r| format!(" → `{r}`")).unwrap_or_default();
+            let comment = c.comment.as_ref().map(|t| format!(" — {t}")).unwrap_or_default();
+            (format!(" `{}`{key}{references}", c.declared_type), comment)
+        }
+        None => (String::new(), String::new()),
+    };
     Entry {
         path: summary.path.clone(),
-        full: format!("{indent}- `{}` {}", summary.path, describe_line(summary, true)),
-        short: format!("{indent}- `{}` {}", summary.path, describe_line(summary, false)),
+        full: format!("{indent}- `{}`{declared} {}{after}", summary.path, describe_line(summary, true)),
+        short: format!("{indent}- `{}`{declared} {}{after}", summary.path, describe_line(summary, false)),
         importance: presence - 0.1 * depth,
     }
 }
@@ -102,6 +112,12 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 let heading = match kind {
                     CollectionKind::Nodes => "**Node Properties:**".to_string(),
                     CollectionKind::Edges => "**Edge Properties:**".to_string(),
+                    CollectionKind::Table => {
+                        let table = summary.table.as_ref();
+                        let noun = if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) { "View" } else { "Table" };
+                        let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {c}")).unwrap_or_default();
+                        format!("**{noun} `{}`** ({} rows){comment}:", summary.name, summary.count)
+                    }
                     _ => format!("**Collection `{}`** ({} {}):", summary.name, summary.count, kind.items_noun()),
                 };
                 let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new() };

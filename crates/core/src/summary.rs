@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::catalog::{ForeignKey, TableInfo, TableKind};
 use crate::collection::{Collection, CollectionKind};
 use crate::display::inline;
 use crate::profile::{CollectionProfile, DataType, PropertyProfile, StringFormat, ValueType};
@@ -53,6 +54,28 @@ pub struct PropertySummary {
     /// A few frequent values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<Value>,
+    /// For a table column: what the database says about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<ColumnFacts>,
+}
+
+/// What the database declares about a column (beside what its values show).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ColumnFacts {
+    /// Declared SQL type.
+    pub declared_type: String,
+    /// False for `NOT NULL` columns.
+    pub nullable: bool,
+    /// True for primary-key columns.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub primary_key: bool,
+    /// `Table.column` this column references by foreign key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub references: Option<String>,
+    /// The column's comment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
 }
 
 /// A count of values of one type.
@@ -109,6 +132,24 @@ pub struct CollectionSummary {
     /// True when the path limit stopped profiling new properties.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub path_limit_hit: bool,
+    /// For database tables: table or view, primary key, foreign keys and comment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableFacts>,
+}
+
+/// What the database declares about a table.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TableFacts {
+    /// Table or view.
+    pub kind: TableKind,
+    /// Primary-key columns.
+    pub primary_key: Vec<String>,
+    /// Foreign keys it declares.
+    pub foreign_keys: Vec<ForeignKey>,
+    /// The table's comment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
 }
 
 /// Summarises one property.
@@ -163,7 +204,25 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         format: p.strings.as_ref().and_then(|s| s.format),
         item_type,
         samples,
+        column: None,
     }
+}
+
+/// The facts a table declares about the column at `path` (a top-level path).
+fn column_facts(table: &TableInfo, path: &str) -> Option<ColumnFacts> {
+    let column = table.columns.iter().find(|c| c.name == path || crate::PropertyPath::root().child(&c.name).to_string() == path)?;
+    let references = table.foreign_keys.iter().find_map(|fk| {
+        let at = fk.columns.iter().position(|c| c == &column.name)?;
+        let target = fk.referenced_columns.get(at).map_or(String::new(), |c| format!(".{c}"));
+        Some(format!("{}{target}", fk.referenced_table))
+    });
+    Some(ColumnFacts {
+        declared_type: column.declared_type.clone(),
+        nullable: column.nullable,
+        primary_key: table.is_primary_key(&column.name),
+        references,
+        comment: column.comment.clone(),
+    })
 }
 
 fn shorten_sample(value: &Value) -> Value {
@@ -208,13 +267,21 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
             })
             .collect()
     });
+    let mut properties = summarize_properties(profile);
+    let table = collection.table().map(|t| {
+        for property in &mut properties {
+            property.column = column_facts(t, &property.path);
+        }
+        TableFacts { kind: t.kind, primary_key: t.primary_key.clone(), foreign_keys: t.foreign_keys.clone(), comment: t.comment.clone() }
+    });
     CollectionSummary {
         name: collection.name().to_string(),
         kind: collection.kind(),
         count: collection.len() as u64,
-        properties: summarize_properties(profile),
+        properties,
         records,
         path_limit_hit: profile.path_limit_hit,
+        table,
     }
 }
 

@@ -21,6 +21,13 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
     let selector = Selector::parse(&params.selector)?;
     let source = registry.get(params.source.as_deref())?;
     let (collection, _) = resolve::one(&source, params.collection.as_deref())?;
+    if !collection.holds_items() {
+        return Err(ToolError::InvalidParams(format!(
+            "`{}` is a database table: find_items evaluates JMESPath on items held in memory (graphs, records, documents). \
+             For rows, use describe_property for a column's values or sample_data with stratify_by.",
+            collection.name()
+        )));
+    }
     let found = find(collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
     let mut message = format!(
         "{} of {} {} match `{}`.",

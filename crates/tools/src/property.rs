@@ -1,6 +1,7 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
-use schemascope_core::property::{describe_property as describe, PropertyOptions, MAX_LIMIT};
+use schemascope_core::property::{describe_property_with as describe, BinCounter, PropertyOptions, MAX_LIMIT};
+use schemascope_sources::sql::pushdown::TableBins;
 use schemascope_core::PropertyPath;
 
 use crate::cache::CacheKey;
@@ -37,7 +38,12 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
         }
         None => (collection.profile(), collection.name().to_string()),
     };
-    let mut answer = describe(profile, &scope, &path, options);
+    // A table's histogram is counted by its database; items in memory are counted here.
+    let bins = match (collection.table(), &source.database) {
+        (Some(table), Some(db)) => Some(TableBins { db: &**db, table }),
+        _ => None,
+    };
+    let mut answer = describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
     if let Some(name) = &record {
         answer.data["record_name"] = name.clone().into();
         answer.data["collection"] = collection.name().into();

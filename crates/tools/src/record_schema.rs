@@ -8,6 +8,7 @@ use schemascope_core::display::{shorten, Cuts, DisplayLimits};
 use schemascope_core::json_schema::infer_schema;
 use schemascope_core::validate::validate;
 use schemascope_core::{Collection, CollectionKind, CollectionProfile};
+use schemascope_sources::sql::rows;
 use schemascope_sources::Source;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
@@ -49,8 +50,23 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
     }
 }
 
-/// The latest value and metadata of a record, or the first item of a collection.
-fn example_and_metadata(t: &Target<'_>) -> (Option<Value>, Value) {
+/// The latest value and metadata of a record, or the first item of a collection (the first row,
+/// in key order, of a table).
+fn example_and_metadata(source: &Source, t: &Target<'_>) -> (Option<Value>, Value) {
+    if let (Some(table), Some(db)) = (t.collection.table(), &source.database) {
+        let example = rows::first_rows(&**db, table, 1).ok().and_then(|mut r| r.pop());
+        let meta = json!({
+            "collection": t.collection.name(),
+            "kind": t.collection.kind(),
+            "table_kind": table.kind,
+            "row_count": t.collection.len(),
+            "primary_key": table.primary_key,
+            "foreign_keys": table.foreign_keys,
+            "columns": table.columns,
+            "comment": table.comment,
+        });
+        return (example, meta);
+    }
     match &t.record {
         Some(record) => {
             // One pass: the latest value, and the latest metadata (not every line carries it).
@@ -89,7 +105,7 @@ fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResul
     let source = registry.get(params.source.as_deref())?;
     let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
     let schema = infer_schema(t.profile);
-    let (example, metadata) = example_and_metadata(&t);
+    let (example, metadata) = example_and_metadata(&source, &t);
     let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
     let mut data = json!({
         "record_name": t.record,

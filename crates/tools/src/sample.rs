@@ -6,6 +6,7 @@ use schemascope_core::display::DisplayLimits;
 use schemascope_core::sample::{sample, SampleOptions, SampleStrategy};
 use schemascope_core::suggest::closest;
 use schemascope_core::PropertyPath;
+use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
 use crate::registry::Registry;
@@ -57,8 +58,21 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
                 available.into_iter().take(40).collect::<Vec<_>>().join(", ")
             )));
         }
-        let options = SampleOptions { count, strategy, stratify_by: stratify_by.clone(), seed: params.seed, limits, only_id: only_id.clone() };
-        let sampled = sample(collection, &options)?;
+        let seed = params.seed.unwrap_or_else(|| fastrand::u64(..));
+        let options = SampleOptions { count, strategy, stratify_by: stratify_by.clone(), seed: Some(seed), limits, only_id: only_id.clone() };
+        let sampled = match (collection.table(), &source.database) {
+            // A table's rows stay in its database: sample from a bounded pool of them.
+            (Some(table), Some(db)) => {
+                let strata: Option<(String, Vec<Value>)> = stratify_by.as_ref().and_then(|path| {
+                    let top = collection.profile().property(path)?;
+                    let values = top.strings.iter().flat_map(|s| &s.top).chain(top.numbers.iter().flat_map(|n| &n.top)).map(|v| v.value.clone()).collect();
+                    Some((path.last_key()?.to_string(), values))
+                });
+                let pool = rows::sample_pool(&**db, table, collection.len() as u64, seed, strata.as_ref().map(|(c, v)| (c.as_str(), v.as_slice())))?;
+                sample(&pool, &options)?
+            }
+            _ => sample(collection, &options)?,
+        };
         parts.push(format!("{} {}", sampled.items.len(), collection.kind().items_noun()));
         info.insert(
             collection.name().to_string(),
