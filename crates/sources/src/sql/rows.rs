@@ -80,7 +80,9 @@ fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Re
             ids.sort_unstable();
             ids.dedup();
             // Each random rowid seeks the next existing row, so gaps in the rowids cost nothing.
-            let relation = format!("{quoted} WHERE rowid IN (SELECT (SELECT rowid FROM {quoted} WHERE rowid >= value ORDER BY rowid LIMIT 1) FROM json_each(?1))");
+            let relation = format!(
+                "{quoted} WHERE rowid IN (SELECT (SELECT t.rowid FROM {quoted} AS t WHERE t.rowid >= wanted.value ORDER BY t.rowid LIMIT 1) FROM json_each(?1) AS wanted)"
+            );
             read(relation, &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))])
         }
         // Views cannot be sampled by position cheaply: their first rows.

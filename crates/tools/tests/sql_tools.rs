@@ -1,0 +1,147 @@
+//! The discovery tools on database tables: Chinook (SQLite, and PostgreSQL when
+//! `SCHEMASCOPE_TEST_POSTGRES` is set) and a generated table large enough for sampled pools.
+
+mod common;
+
+use std::path::Path;
+
+use common::{ok, registry};
+use schemascope_tools::*;
+use serde_json::Value;
+
+fn chinook_spec() -> String {
+    format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())
+}
+
+fn chinook() -> Option<String> {
+    Some("chinook".into())
+}
+
+fn table(name: &str) -> Option<String> {
+    Some(name.into())
+}
+
+#[test]
+fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
+    let registry = registry(&[&chinook_spec()]);
+    let data = ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), ..Default::default() }));
+    let collections = data["collections"].as_array().expect("collections");
+    assert_eq!(collections.len(), 11);
+    let track = collections.iter().find(|c| c["name"] == "Track").expect("Track");
+    assert_eq!(track["kind"], "table");
+    assert_eq!(track["count"], 3503);
+    assert_eq!(track["table"]["primaryKey"], serde_json::json!(["TrackId"]));
+    let column = |name: &str| track["properties"].as_array().expect("properties").iter().find(|p| p["path"] == name).cloned().expect("column");
+    assert_eq!(column("GenreId")["column"]["references"], "Genre.GenreId");
+    assert_eq!(column("Composer")["column"]["nullable"], true);
+    assert_eq!(column("Composer")["nullCount"], 977);
+    assert_eq!(column("UnitPrice")["range"]["max"], 1.99);
+    let markdown = ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let text = markdown["markdown"].as_str().expect("markdown");
+    assert!(text.contains("**Table `Track`** (3503 rows):"), "{text}");
+    assert!(text.contains("- `GenreId` `INTEGER` → `Genre.GenreId` (integer): 1 - 25"), "{text}");
+}
+
+#[test]
+fn describe_property_on_a_column_gives_database_histograms_and_values() {
+    let registry = registry(&[&chinook_spec()]);
+    let total = ok(describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() }));
+    assert_eq!(total["median"], 3.96);
+    let histogram = total["histogram"].as_array().expect("histogram");
+    assert_eq!(histogram.iter().map(|b| b["count"].as_u64().unwrap_or(0)).sum::<u64>(), 412);
+    assert_eq!(histogram[0]["range"], "0-5");
+    let country = ok(describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Country".into(), limit: Some(3), ..Default::default() }));
+    assert_eq!(country["values"][0]["value"], "USA");
+    assert_eq!(country["values"][0]["count"], 13);
+    let missing = describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Contry".into(), ..Default::default() });
+    assert_eq!(missing.data["exists"], false);
+    assert!(missing.message.contains("Country"), "{}", missing.message);
+}
+
+#[test]
+fn samples_of_rows_are_reproducible_stratified_and_representative() {
+    let registry = registry(&[&chinook_spec()]);
+    let params = |strategy, seed| SampleDataParams { source: chinook(), collection: table("Track"), count: Some(4), seed: Some(seed), strategy, ..Default::default() };
+    let a = ok(sample_data(&registry, params(None, 11)));
+    let b = ok(sample_data(&registry, params(None, 11)));
+    assert_eq!(a["Track"], b["Track"]);
+    assert_ne!(a["Track"], ok(sample_data(&registry, params(None, 12)))["Track"]);
+    let stratified = ok(sample_data(&registry, SampleDataParams { stratify_by: Some("MediaTypeId".into()), count: Some(5), ..params(None, 3) }));
+    let mut media: Vec<i64> = stratified["Track"].as_array().expect("rows").iter().filter_map(|r| r["MediaTypeId"].as_i64()).collect();
+    media.sort_unstable();
+    media.dedup();
+    assert_eq!(media, [1, 2, 3, 4, 5], "one row per media type");
+    let representative = ok(sample_data(&registry, params(Some(StrategyParam::Representative), 1)));
+    assert!(representative["Track"].as_array().expect("rows").iter().any(|r| r["Composer"].is_string()), "covers the nullable column");
+}
+
+#[test]
+fn query_schema_of_a_table_is_the_json_schema_of_a_row() {
+    let registry = registry(&[&chinook_spec()]);
+    let data = ok(query_schema(&registry, QuerySchemaParams { source: chinook(), collection: table("Track"), ..Default::default() }));
+    let schema = &data["schema"];
+    assert_eq!(schema["properties"]["TrackId"]["type"], "integer");
+    assert_eq!(schema["properties"]["UnitPrice"]["type"], "number");
+    assert_eq!(schema["properties"]["Composer"]["type"], serde_json::json!(["string", "null"]));
+    assert_eq!(data["example"]["TrackId"], 1);
+    assert_eq!(data["metadata"]["primary_key"], serde_json::json!(["TrackId"]));
+    let valid = ok(validate_value(&registry, ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": 26, "Name": "Polka"}) }));
+    assert_eq!(valid["valid"], true);
+    let invalid = validate_value(&registry, ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": "x"}) });
+    assert_eq!(invalid.data["valid"], false);
+}
+
+#[test]
+fn find_items_on_a_table_explains_what_to_use_instead() {
+    let registry = registry(&[&chinook_spec()]);
+    let result = find_items(&registry, FindItemsParams { source: chinook(), collection: table("Track"), selector: "GenreId == `1`".into(), ..Default::default() });
+    assert!(!result.success);
+    assert!(result.message.contains("database table"), "{}", result.message);
+}
+
+#[test]
+fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch(
+        "CREATE TABLE reading (id INTEGER PRIMARY KEY, sensor TEXT NOT NULL, value REAL);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+         INSERT INTO reading SELECT i, CASE WHEN i % 1000 = 0 THEN 'rare' ELSE 'common-' || (i % 3) END, i * 0.5 FROM n;",
+    )
+    .expect("fill");
+    drop(db);
+    let registry = registry(&[&format!("big={}", path.display())]);
+    let params = |seed| SampleDataParams { source: Some("big".into()), collection: table("reading"), count: Some(3), seed: Some(seed), ..Default::default() };
+    let first = ok(sample_data(&registry, params(5)));
+    assert_eq!(first, ok(sample_data(&registry, params(5))), "same seed, same rows");
+    let ids: Vec<i64> = first["reading"].as_array().expect("rows").iter().filter_map(|r| r["id"].as_i64()).collect();
+    assert_eq!(ids.len(), 3);
+    assert!(ids.iter().any(|&id| id > 1000), "random rows come from the whole table: {ids:?}");
+    let stratified = ok(sample_data(&registry, SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) }));
+    let sensors: Vec<&str> = stratified["reading"].as_array().expect("rows").iter().filter_map(|r| r["sensor"].as_str()).collect();
+    assert!(sensors.contains(&"rare"), "the rare stratum (20 of 20,000 rows) is represented: {sensors:?}");
+    let value = ok(describe_property(&registry, DescribePropertyParams { source: Some("big".into()), collection: table("reading"), property: "value".into(), ..Default::default() }));
+    assert_eq!(value["histogram"].as_array().expect("bins").iter().map(|b| b["count"].as_u64().unwrap_or(0)).sum::<u64>(), 20_000);
+    assert_eq!(value["median"], Value::from(5000.25));
+}
+
+#[test]
+fn postgres_tables_work_with_every_discovery_tool() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let registry = registry(&[&format!("pg={uri}")]);
+    let pg = Some("pg".to_string());
+    let total = ok(describe_property(&registry, DescribePropertyParams { source: pg.clone(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() }));
+    assert_eq!(total["median"], 3.96);
+    assert_eq!(total["histogram"][0]["range"], "0-5");
+    let sample = ok(sample_data(&registry, SampleDataParams { source: pg.clone(), collection: table("Genre"), count: Some(2), seed: Some(1), ..Default::default() }));
+    assert_eq!(sample["Genre"].as_array().map(Vec::len), Some(2));
+    let schema = ok(query_schema(&registry, QuerySchemaParams { source: pg.clone(), collection: table("Invoice"), ..Default::default() }));
+    assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
+    assert_eq!(schema["metadata"]["comment"], "One purchase by a customer; its lines are in InvoiceLine.");
+    let markdown = ok(describe_schema(&registry, DescribeSchemaParams { source: pg, format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    assert!(markdown["markdown"].as_str().expect("text").contains("— People and companies who bought music from the store."));
+}
