@@ -121,14 +121,24 @@ impl ItemRef<'_> {
     }
 }
 
-/// A named set of items with the profile computed when it was built.
+/// Computes a database table's profile when it is first needed. Sources implement it (it scans
+/// the table inside its database); the core only decides when to call it.
+pub trait DeferredProfile: Send + Sync + fmt::Debug {
+    /// The profile of `table`, or why it could not be computed.
+    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, String>;
+}
+
+/// A named set of items with their profile: computed when the collection was built, or for a
+/// database table, on first use (opening a database with large tables stays instant).
 #[derive(Debug)]
 pub struct Collection {
     name: String,
     kind: CollectionKind,
     buffer: SharedText,
     items: Vec<ItemEntry>,
-    profile: CollectionProfile,
+    profile: OnceLock<CollectionProfile>,
+    deferred: Option<Box<dyn DeferredProfile>>,
+    profile_error: OnceLock<String>,
     /// For record sets: one profile per record key, built on first use.
     record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
     /// For database tables: the table's structure (its rows stay in the database).
@@ -144,18 +154,30 @@ impl Collection {
         items: Vec<ItemEntry>,
         profile: CollectionProfile,
     ) -> Self {
-        Self { name: name.into(), kind, buffer, items, profile, record_profiles: OnceLock::new(), table: None }
+        Self {
+            name: name.into(),
+            kind,
+            buffer,
+            items,
+            profile: OnceLock::from(profile),
+            deferred: None,
+            profile_error: OnceLock::new(),
+            record_profiles: OnceLock::new(),
+            table: None,
+        }
     }
 
-    /// A database table or view whose profile the database computed; it holds no items (tools
-    /// ask the source's database for rows).
-    pub fn from_table(table: TableInfo, profile: CollectionProfile) -> Self {
+    /// A database table or view whose profile `deferred` computes on first use; it holds no
+    /// items (tools ask the source's database for rows).
+    pub fn from_table(table: TableInfo, deferred: Box<dyn DeferredProfile>) -> Self {
         Self {
             name: table.name.clone(),
             kind: CollectionKind::Table,
             buffer: SharedText::default(),
             items: Vec::new(),
-            profile,
+            profile: OnceLock::new(),
+            deferred: Some(deferred),
+            profile_error: OnceLock::new(),
             record_profiles: OnceLock::new(),
             table: Some(Arc::new(table)),
         }
@@ -195,9 +217,16 @@ impl Collection {
         self.kind
     }
 
-    /// Number of items (for a table, its rows).
+    /// Number of items. For a table, its rows: counted by the profile once computed, until then
+    /// the catalog's count (an estimate for very large PostgreSQL tables).
     pub fn len(&self) -> usize {
-        if self.table.is_some() { usize::try_from(self.profile.item_count).unwrap_or(usize::MAX) } else { self.items.len() }
+        match &self.table {
+            Some(table) => {
+                let rows = self.profile.get().map(|p| p.item_count).or(table.row_count).unwrap_or(0);
+                usize::try_from(rows).unwrap_or(usize::MAX)
+            }
+            None => self.items.len(),
+        }
     }
 
     /// True when there are no items.
@@ -210,9 +239,29 @@ impl Collection {
         self.table.is_none()
     }
 
-    /// The profile of every property, computed from all items when the collection was built.
+    /// The profile of every property, computed from all items (for a table, on first call; if
+    /// that fails, a profile listing the columns without statistics, and [`Self::profile_error`]
+    /// says why).
     pub fn profile(&self) -> &CollectionProfile {
-        &self.profile
+        self.profile.get_or_init(|| {
+            let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
+                return ProfileBuilder::new().finish(0);
+            };
+            deferred.compute(table).unwrap_or_else(|error| {
+                let _ = self.profile_error.set(error);
+                columns_only(table)
+            })
+        })
+    }
+
+    /// The profile if it has been computed already (never starts a database scan).
+    pub fn profile_ready(&self) -> Option<&CollectionProfile> {
+        self.profile.get()
+    }
+
+    /// Why a table's profile could not be computed, if it could not.
+    pub fn profile_error(&self) -> Option<&str> {
+        self.profile_error.get().map(String::as_str)
     }
 
     /// The item at `index`.
@@ -267,6 +316,21 @@ impl Collection {
             item: item.id.to_string(),
             reason: e.to_string(),
         })
+    }
+}
+
+/// A profile naming a table's columns with no statistics (when the database could not compute them).
+fn columns_only(table: &TableInfo) -> CollectionProfile {
+    use crate::profile::{ProfileNode, PropertyProfile};
+    let children = table
+        .columns
+        .iter()
+        .map(|c| ProfileNode { profile: PropertyProfile::empty(crate::PropertyPath::root().child(&c.name)), children: Vec::new(), items: None })
+        .collect();
+    CollectionProfile {
+        item_count: 0,
+        root: ProfileNode { profile: PropertyProfile::empty(crate::PropertyPath::root()), children, items: None },
+        path_limit_hit: false,
     }
 }
 

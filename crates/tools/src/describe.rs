@@ -30,7 +30,16 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
         return Ok(ToolResult::ok(message, json!(render_markdown(source.name(), &refs, params.max_tokens))));
     }
-    let summaries: Vec<_> = collections.iter().map(|c| summarize_collection(c)).collect();
+    let summaries: Vec<_> = collections
+        .iter()
+        .map(|c| {
+            let mut summary = json!(summarize_collection(c));
+            if let Some(error) = c.profile_error() {
+                summary["profileError"] = json!(error);
+            }
+            summary
+        })
+        .collect();
     Ok(ToolResult::ok(
         message,
         json!({

@@ -1,7 +1,7 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
 use schemascope_core::property::{describe_property_with as describe, BinCounter, PropertyOptions, MAX_LIMIT};
-use schemascope_sources::sql::pushdown::TableBins;
+use schemascope_sources::sql::pushdown::{self, TableBins};
 use schemascope_core::PropertyPath;
 
 use crate::cache::CacheKey;
@@ -31,12 +31,19 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
         return Err(ToolError::InvalidParams(format!("`bins` must be between 1 and {}, not {bins}", schemascope_core::profile::numeric::MAX_BINS)));
     }
     let options = PropertyOptions { limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT), bins: params.bins };
+    // A table not profiled yet: profile just this column, inside the database.
+    let column_profile = match (collection.table(), &source.database, collection.profile_ready(), path.last_key()) {
+        (Some(table), Some(db), None, Some(column)) if path.depth() == 1 && record.is_none() && table.columns.iter().any(|c| c.name == column) => {
+            Some(pushdown::profile_columns(&**db, table, Some(&[column]))?)
+        }
+        _ => None,
+    };
     let (profile, scope) = match &record {
         Some(name) => {
             let (_, profile) = resolve::record(&source, Some(collection), name)?;
             (profile, format!("{} values", name))
         }
-        None => (collection.profile(), collection.name().to_string()),
+        None => (column_profile.as_ref().unwrap_or_else(|| collection.profile()), collection.name().to_string()),
     };
     // A table's histogram is counted by its database; items in memory are counted here.
     let bins = match (collection.table(), &source.database) {

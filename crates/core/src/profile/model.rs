@@ -253,6 +253,25 @@ pub struct PropertyProfile {
 }
 
 impl PropertyProfile {
+    /// The profile of a path where nothing was counted.
+    pub fn empty(path: PropertyPath) -> Self {
+        Self {
+            path,
+            total: 0,
+            present: 0,
+            nulls: 0,
+            types: TypeCounts::default(),
+            distinct: 0,
+            strings: None,
+            numbers: None,
+            booleans: None,
+            arrays: None,
+            objects: 0,
+            dropped_keys: 0,
+            depth_limited: 0,
+        }
+    }
+
     /// The property's overall type.
     pub fn data_type(&self) -> DataType {
         let non_null: Vec<ValueType> = self

@@ -15,7 +15,8 @@ mod sqlite;
 use std::fmt;
 use std::sync::Arc;
 
-use schemascope_core::{Catalog, Collection};
+use schemascope_core::collection::DeferredProfile;
+use schemascope_core::{Catalog, Collection, CollectionProfile, TableInfo};
 use serde_json::Value;
 
 pub use self::postgres::PostgresDatabase;
@@ -24,6 +25,8 @@ use crate::error::SourceError;
 
 /// How long one statement may run before the database cancels it.
 pub const STATEMENT_TIMEOUT_MS: u64 = 30_000;
+/// How long one profiling statement may run: profiling scans whole tables, inside the database.
+pub const PROFILE_TIMEOUT_MS: u64 = 600_000;
 
 /// The SQL dialect of a database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,8 +143,14 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Reads the tables, views, columns and keys (row counts are filled in by profiling).
     fn catalog(&self) -> Result<Catalog, SourceError>;
 
-    /// Runs one read-only statement with bound parameters.
-    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError>;
+    /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`.
+    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError>;
+
+    /// Runs one read-only statement with bound parameters and the default timeout
+    /// ([`STATEMENT_TIMEOUT_MS`]).
+    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
+        self.query_with_timeout(sql, params, STATEMENT_TIMEOUT_MS)
+    }
 }
 
 /// A database with its profiled tables, ready to become a [`crate::Source`].
@@ -152,14 +161,25 @@ pub struct LoadedDatabase {
     pub collections: Vec<Arc<Collection>>,
 }
 
-/// Reads the catalog and profiles every table inside the database.
+/// Reads the catalog; each table is profiled inside the database when a tool first needs it.
 pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, SourceError> {
     let catalog = database.catalog()?;
-    let mut collections = Vec::with_capacity(catalog.tables.len());
-    for mut table in catalog.tables {
-        let profile = pushdown::profile_table(&*database, &table)?;
-        table.row_count = Some(profile.item_count);
-        collections.push(Arc::new(Collection::from_table(table, profile)));
-    }
+    let collections = catalog
+        .tables
+        .into_iter()
+        .map(|table| Arc::new(Collection::from_table(table, Box::new(TableProfiler { database: Arc::clone(&database) }))))
+        .collect();
     Ok(LoadedDatabase { database, collections })
+}
+
+/// Profiles a table by pushdown when its collection first needs the profile.
+#[derive(Debug)]
+struct TableProfiler {
+    database: Arc<dyn Database>,
+}
+
+impl DeferredProfile for TableProfiler {
+    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, String> {
+        pushdown::profile_table(&*self.database, table).map_err(|e| e.to_string())
+    }
 }

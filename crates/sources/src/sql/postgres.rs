@@ -10,8 +10,11 @@ use postgres::types::{ToSql, Type};
 use postgres::{Client, Config, NoTls};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 
-use super::{Database, Dialect, Rows, SqlValue, STATEMENT_TIMEOUT_MS};
+use super::{Database, Dialect, Rows, SqlValue};
 use crate::error::SourceError;
+
+/// Tables the planner estimates below this many rows are counted exactly when the catalog is read.
+const EXACT_COUNT_BELOW: u64 = 1_000_000;
 
 /// Seconds to wait for a connection when the URI does not say.
 const CONNECT_TIMEOUT_S: u64 = 5;
@@ -58,16 +61,16 @@ impl PostgresDatabase {
         config.application_name("schemascope");
         let location = redacted(&config);
         let database = Self { config, location, client: Mutex::new(None) };
-        database.with_client(|_| Ok(()))?;
+        database.with_client(0, |_| Ok(()))?;
         Ok(database)
     }
 
-    fn error(&self, e: &postgres::Error) -> SourceError {
+    fn error(&self, e: &postgres::Error, timeout_ms: u64) -> SourceError {
         let location = self.location.clone();
         if let Some(db) = e.as_db_error() {
             let code = db.code();
             if *code == SqlState::QUERY_CANCELED {
-                return SourceError::Timeout { location, timeout_ms: STATEMENT_TIMEOUT_MS };
+                return SourceError::Timeout { location, timeout_ms };
             }
             let hint = if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
                 " (refused: sources are read-only)"
@@ -90,13 +93,13 @@ impl PostgresDatabase {
     }
 
     /// Runs `work` with a live connection, connecting (again) when there is none.
-    fn with_client<T>(&self, work: impl FnOnce(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
+    fn with_client<T>(&self, timeout_ms: u64, work: impl FnOnce(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
         let mut slot = self.client.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
         if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e))?);
+            *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?);
         }
         let Some(client) = slot.as_mut() else { unreachable!("connected above") };
         let result = work(client);
@@ -104,7 +107,7 @@ impl PostgresDatabase {
             // The server went away; the next call reconnects.
             *slot = None;
         }
-        result.map_err(|e| self.error(&e))
+        result.map_err(|e| self.error(&e, timeout_ms))
     }
 }
 
@@ -145,7 +148,7 @@ fn oid(value: &SqlValue) -> i64 {
     }
 }
 
-const RELATIONS: &str = "SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, obj_description(c.oid, 'pg_class')
+const RELATIONS: &str = "SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, obj_description(c.oid, 'pg_class'), c.reltuples::int8
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
@@ -187,7 +190,9 @@ impl Database for PostgresDatabase {
                     columns: Vec::new(),
                     primary_key: Vec::new(),
                     foreign_keys: Vec::new(),
-                    row_count: None,
+                    // The planner's estimate for now; large tables are counted exactly only when
+                    // profiled, small ones just below.
+                    row_count: u64::try_from(oid(&row[5])).ok(),
                     comment: row[4].as_str().map(str::to_string),
                 },
             );
@@ -221,15 +226,22 @@ impl Database for PostgresDatabase {
         }
         let mut tables: Vec<TableInfo> = by_oid.into_values().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for table in tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)) {
+            let counted = self.query(&format!("SELECT COUNT(*) FROM {}", Dialect::Postgres.quote_table(&table.name)), &[])?;
+            table.row_count = counted.first().map(|r| r[0].as_count());
+        }
         Ok(Catalog { tables })
     }
 
-    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
+    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
-        self.with_client(|client| {
+        self.with_client(timeout_ms, |client| {
             let mut tx = client.build_transaction().read_only(true).start()?;
-            tx.batch_execute(&format!("SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"))?;
+            // Room to hash and sort in memory: profiling groups millions of values, and a
+            // read-only transaction's memory is returned when it ends.
+            // JIT compilation costs seconds and rarely pays off for these scans.
+            tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
             let rows = tx.query(sql, &refs)?;
             let out = rows
                 .iter()

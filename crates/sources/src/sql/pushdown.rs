@@ -23,7 +23,7 @@ use schemascope_core::property::BinCounter;
 use schemascope_core::TableInfo;
 use serde_json::Value;
 
-use super::{Database, Dialect, SqlValue};
+use super::{Database, Dialect, SqlValue, PROFILE_TIMEOUT_MS};
 use crate::error::SourceError;
 
 /// Numbers list their top values when they have at most this many distinct values (as in memory).
@@ -174,11 +174,10 @@ struct ColumnSlots {
     texts: Option<usize>,
     trues: Option<usize>,
     falses: Option<usize>,
-    num_distinct: Option<usize>,
     num_min: Option<usize>,
     num_max: Option<usize>,
     num_avg: Option<usize>,
-    text_distinct: Option<usize>,
+    num_std: Option<usize>,
     len_min: Option<usize>,
     len_max: Option<usize>,
     len_avg: Option<usize>,
@@ -206,13 +205,22 @@ fn float(row: &[SqlValue], slot: Option<usize>) -> f64 {
     get(row, slot).as_f64().unwrap_or(0.0)
 }
 
-/// Profiles `table` inside `db`.
+/// Profiles `table` inside `db`: every column.
 pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionProfile, SourceError> {
+    profile_columns(db, table, None)
+}
+
+/// Profiles the columns of `table` named in `only` (all when `None`), inside `db`. The profile
+/// lists just those columns; its item count is the table's row count.
+pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str]>) -> Result<CollectionProfile, SourceError> {
     let view = JsonView::new(db.dialect(), table);
+    let wanted: Vec<usize> = (0..table.columns.len()).filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str()))).collect();
+    // One scan computes every counter that needs no grouping or sorting (the database runs it
+    // in parallel where it can); distinct values, top values and quartiles follow per column.
     let mut list = SelectList::default();
     let rows_slot = list.push("COUNT(*)".into());
-    let mut slots = Vec::with_capacity(table.columns.len());
-    for i in 0..table.columns.len() {
+    let mut slots = Vec::with_capacity(wanted.len());
+    for &i in &wanted {
         let c = format!("c{i}");
         let mut s = ColumnSlots { non_null: list.push(format!("COUNT({c})")), ..ColumnSlots::default() };
         s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
@@ -223,14 +231,15 @@ pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionP
             s.falses = Some(list.push(flag_sum(&format!("{p} AND NOT {c}"))));
         }
         if let Some(p) = view.is(i, Kind::Numeric) {
-            s.num_distinct = Some(list.push(format!("COUNT(DISTINCT {})", when(&p, &c))));
             s.num_min = Some(list.push(format!("MIN({})", when(&p, &c))));
             s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
             s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &c)))));
+            if view.dialect == Dialect::Postgres {
+                s.num_std = Some(list.push(format!("stddev_samp({c}::float8)")));
+            }
         }
         if let Some(p) = view.is(i, Kind::Text) {
             let len = view.length(&c);
-            s.text_distinct = Some(list.push(format!("COUNT(DISTINCT {})", when(&p, &c))));
             s.len_min = Some(list.push(format!("MIN({})", when(&p, &len))));
             s.len_max = Some(list.push(format!("MAX({})", when(&p, &len))));
             s.len_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &len)))));
@@ -239,20 +248,21 @@ pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionP
         }
         slots.push(s);
     }
-    let scan = db.query(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[])?;
+    let scan = db.query_with_timeout(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[], PROFILE_TIMEOUT_MS)?;
     let row = scan.first().map(Vec::as_slice).unwrap_or(&[]);
     let rows = count(row, Some(rows_slot));
-    let mut children = Vec::with_capacity(table.columns.len());
-    for (i, (column, s)) in table.columns.iter().zip(&slots).enumerate() {
-        let path = PropertyPath::root().child(&column.name);
+    let mut children = Vec::with_capacity(wanted.len());
+    for (&i, s) in wanted.iter().zip(&slots) {
+        let column = &table.columns[i];
+        let unique = table.primary_key.len() == 1 && table.primary_key[0] == column.name;
         let non_null = count(row, Some(s.non_null));
         let (integers, reals, texts) = (count(row, s.integers), count(row, s.reals), count(row, s.texts));
         let (trues, falses) = (count(row, s.trues), count(row, s.falses));
-        let numbers = if integers + reals > 0 { Some(number_profile(db, &view, i, row, s, integers, reals)?) } else { None };
-        let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts)?) } else { None };
+        let numbers = if integers + reals > 0 { Some(number_profile(db, &view, i, row, s, integers, reals, unique)?) } else { None };
+        let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts, unique)?) } else { None };
         let distinct = strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
         let profile = PropertyProfile {
-            path,
+            path: PropertyPath::root().child(&column.name),
             total: rows,
             present: rows,
             nulls: rows - non_null,
@@ -269,21 +279,32 @@ pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionP
         children.push(ProfileNode { profile, children: Vec::new(), items: None });
     }
     let root = PropertyProfile {
-        path: PropertyPath::root(),
         total: rows,
         present: rows,
-        nulls: 0,
         types: TypeCounts { object: rows, ..TypeCounts::default() },
-        distinct: 0,
-        strings: None,
-        numbers: None,
-        booleans: None,
-        arrays: None,
         objects: rows,
-        dropped_keys: 0,
-        depth_limited: 0,
+        ..PropertyProfile::empty(PropertyPath::root())
     };
     Ok(CollectionProfile { item_count: rows, root: ProfileNode { profile: root, children, items: None }, path_limit_hit: false })
+}
+
+/// The values of column `i` of one kind grouped and counted, most frequent first (ties by value),
+/// at most `limit` of them, each with the number of groups: one `GROUP BY` gives both the
+/// distinct count and the top values.
+fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: usize) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
+    let rows = db.query_with_timeout(
+        &format!(
+            "SELECT v, n, COUNT(*) OVER () FROM (SELECT {c} AS v, COUNT(*) AS n FROM {} WHERE {predicate} GROUP BY {c}) AS g ORDER BY n DESC, {} LIMIT {limit}",
+            view.from,
+            if kind == Kind::Text { view.binary("v") } else { "v".to_string() }
+        ),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
+    let distinct = rows.first().map_or(0, |r| r[2].as_count());
+    Ok((distinct, rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
 }
 
 /// Linear-interpolation quantile positions (0-based) for `q` over `n` sorted values.
@@ -292,30 +313,32 @@ fn positions(n: u64, q: f64) -> (u64, u64, f64) {
     (position.floor() as u64, position.ceil() as u64, position - position.floor())
 }
 
-fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, integers: u64, reals: u64) -> Result<NumberProfile, SourceError> {
+#[allow(clippy::too_many_arguments)]
+fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, integers: u64, reals: u64, unique: bool) -> Result<NumberProfile, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let n = integers + reals;
     let mean = float(row, s.num_avg);
-    let distinct = count(row, s.num_distinct);
     let (std_dev, quartiles, median) = match view.dialect {
         Dialect::Postgres => {
-            let stats = db.query(
-                &format!(
-                    "SELECT stddev_samp({c}::float8), percentile_cont(0.25) WITHIN GROUP (ORDER BY {c}::float8), \
-                     percentile_cont(0.5) WITHIN GROUP (ORDER BY {c}::float8), percentile_cont(0.75) WITHIN GROUP (ORDER BY {c}::float8) \
-                     FROM {} WHERE {predicate}",
-                    view.from
-                ),
+            // One sort for all three quartiles.
+            let stats = db.query_with_timeout(
+                &format!("SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}", view.from),
                 &[],
+                PROFILE_TIMEOUT_MS,
             )?;
-            let r = stats.first().map(Vec::as_slice).unwrap_or(&[]);
-            (float(r, Some(0)), [float(r, Some(1)), float(r, Some(3))], float(r, Some(2)))
+            let q: Vec<f64> = stats
+                .first()
+                .and_then(|r| r[0].as_str())
+                .map(|t| t.trim_matches(|ch| ch == '{' || ch == '}').split(',').filter_map(|x| x.trim().parse().ok()).collect())
+                .unwrap_or_default();
+            let at = |k: usize| q.get(k).copied().unwrap_or(0.0);
+            (float(row, s.num_std), [at(0), at(2)], at(1))
         }
         Dialect::Sqlite => {
             // SQLite has neither stddev nor percentiles: a second pass around the mean, and one
             // sort that picks the rows at the quartile positions.
-            let spread = db.query(&format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from), &[SqlValue::Real(mean)])?;
+            let spread = db.query_with_timeout(&format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from), &[SqlValue::Real(mean)], PROFILE_TIMEOUT_MS)?;
             let sum_sq = spread.first().map_or(0.0, |r| float(r, Some(0)));
             let std_dev = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
             let wanted: Vec<(u64, u64, f64)> = [0.25, 0.5, 0.75].iter().map(|&q| positions(n, q)).collect();
@@ -323,22 +346,31 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
             ranks.sort_unstable();
             ranks.dedup();
             let list = ranks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
-            let picked = db.query(
+            let picked = db.query_with_timeout(
                 &format!("SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})", view.from),
                 &[],
+                PROFILE_TIMEOUT_MS,
             )?;
             let at = |rank: u64| picked.iter().find(|r| r[0].as_count() == rank).and_then(|r| r[1].as_f64()).unwrap_or(0.0);
             let q: Vec<f64> = wanted.iter().map(|&(lo, hi, frac)| at(lo + 1) + (at(hi + 1) - at(lo + 1)) * frac).collect();
             (std_dev, [q[0], q[2]], q[1])
         }
     };
-    let top = if distinct <= NUMBER_TOP_DISTINCT {
-        let rows = db.query(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY 2 DESC, {c} LIMIT {}", view.from, NUMBER_TOP_DISTINCT + 1), &[])?;
-        rows.iter()
-            .filter_map(|r| r[0].as_f64().map(|v| ValueCount { value: number_value(v, reals == 0), count: r[1].as_count() }))
-            .collect()
+    // A single-column primary key is distinct by constraint: no grouping needed.
+    let (distinct, top) = if unique && n > NUMBER_TOP_DISTINCT {
+        (n, Vec::new())
     } else {
-        Vec::new()
+        // Counting distinct numbers by sorting beats hashing millions of them; the values
+        // themselves are grouped only when there are few.
+        let counted = db.query_with_timeout(&format!("SELECT COUNT(DISTINCT {c}) FROM {} WHERE {predicate}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let distinct = counted.first().map_or(0, |r| r[0].as_count());
+        let top = if distinct <= NUMBER_TOP_DISTINCT {
+            let (_, rows) = top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
+            rows.iter().filter_map(|(v, count)| v.as_f64().map(|v| ValueCount { value: number_value(v, reals == 0), count: *count })).collect()
+        } else {
+            Vec::new()
+        };
+        (distinct, top)
     };
     Ok(NumberProfile {
         count: n,
@@ -364,30 +396,36 @@ fn number_value(v: f64, integer: bool) -> Value {
     }
 }
 
-fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, texts: u64) -> Result<StringProfile, SourceError> {
+#[allow(clippy::too_many_arguments)]
+fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, texts: u64, unique: bool) -> Result<StringProfile, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Text).unwrap_or_else(|| "FALSE".into());
-    let distinct = count(row, s.text_distinct);
-    let grouped = |limit: Option<usize>, ordered: bool| {
-        let order = if ordered { format!(" ORDER BY 2 DESC, {}", view.binary(&c)) } else { String::new() };
+    let keyed = |rows: Vec<(SqlValue, u64)>| -> Vec<(String, u64)> {
+        rows.into_iter().map(|(v, n)| (value_key(v.as_str().unwrap_or_default()).into_owned(), n)).collect()
+    };
+    let (distinct, top_rows) = if unique {
+        // Distinct by constraint: every count is 1, so the top values are the smallest ones.
+        let rows = db.query_with_timeout(&format!("SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}", view.from, view.binary(&c)), &[], PROFILE_TIMEOUT_MS)?;
+        (texts, keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), 1)).collect()))
+    } else {
+        let (distinct, rows) = top_values(db, view, i, Kind::Text, TOP_VALUES)?;
+        (distinct, keyed(rows))
+    };
+    let all_groups = |limit: Option<usize>| -> Result<Vec<(String, u64)>, SourceError> {
         let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
-        db.query(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{order}{limit}", view.from), &[])
+        let rows = db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        Ok(keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
     };
-    let entries_of = |rows: &[Vec<SqlValue>]| -> Vec<(String, u64)> {
-        rows.iter().map(|r| (value_key(r[0].as_str().unwrap_or_default()).into_owned(), r[1].as_count())).collect()
-    };
-    let top_rows = entries_of(&grouped(Some(TOP_VALUES), true)?);
     // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
     // that many distinct values decides, and a format they all share is claimed for all.
     let format_counts = if distinct as usize <= TOP_VALUES {
         count_formats(&top_rows)
     } else if distinct as usize <= FORMAT_SAMPLE {
-        count_formats(&entries_of(&grouped(None, false)?))
+        count_formats(&all_groups(None)?)
     } else {
-        let sampled = count_formats(&entries_of(&grouped(Some(FORMAT_SAMPLE), false)?));
-        let sampled_count: u64 = sampled.iter().map(|(_, n)| n).sum();
+        let sampled = count_formats(&all_groups(Some(FORMAT_SAMPLE))?);
         match sampled.as_slice() {
-            [(format, _)] if sampled_count > 0 => vec![(*format, texts)],
+            [(format, n)] if *n > 0 => vec![(*format, texts)],
             _ => sampled,
         }
     };

@@ -11,7 +11,7 @@ use rusqlite::types::{Value as Bound, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 
-use super::{Database, Dialect, Rows, SqlValue, STATEMENT_TIMEOUT_MS};
+use super::{Database, Dialect, Rows, SqlValue};
 use crate::error::SourceError;
 
 /// A SQLite database file, read-only.
@@ -60,10 +60,10 @@ impl SqliteDatabase {
         &self.path
     }
 
-    fn error(&self, e: rusqlite::Error) -> SourceError {
+    fn error(&self, e: rusqlite::Error, timeout_ms: u64) -> SourceError {
         if let rusqlite::Error::SqliteFailure(code, _) = &e {
             if code.code == rusqlite::ErrorCode::OperationInterrupted {
-                return SourceError::Timeout { location: self.location.clone(), timeout_ms: STATEMENT_TIMEOUT_MS };
+                return SourceError::Timeout { location: self.location.clone(), timeout_ms };
             }
         }
         SourceError::Database { location: self.location.clone(), message: e.to_string() }
@@ -154,7 +154,11 @@ impl Database for SqliteDatabase {
         let mut tables = Vec::with_capacity(relations.len());
         for row in relations {
             let kind = if row[1].as_str() == Some("view") { TableKind::View } else { TableKind::Table };
-            tables.push(self.table_info(&text(&row[0]), kind)?);
+            let mut table = self.table_info(&text(&row[0]), kind)?;
+            // Counting a SQLite table walks its b-tree without reading rows: cheap enough to do now.
+            let counted = self.query(&format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)), &[])?;
+            table.row_count = counted.first().map(|r| r[0].as_count());
+            tables.push(table);
         }
         // A foreign key declared without columns references the other table's primary key.
         let keys: Vec<(String, Vec<String>)> = tables.iter().map(|t| (t.name.clone(), t.primary_key.clone())).collect();
@@ -170,12 +174,12 @@ impl Database for SqliteDatabase {
         Ok(Catalog { tables })
     }
 
-    fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
+    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
         let connection = self.connection.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
-        let mut statement = connection.prepare(sql).map_err(|e| self.error(e))?;
+        let mut statement = connection.prepare(sql).map_err(|e| self.error(e, timeout_ms))?;
         if !statement.readonly() {
             return Err(SourceError::Database {
                 location: self.location.clone(),
@@ -184,7 +188,7 @@ impl Database for SqliteDatabase {
         }
         let columns = statement.column_count();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
-        let deadline = self.epoch.elapsed() + Duration::from_millis(STATEMENT_TIMEOUT_MS);
+        let deadline = self.epoch.elapsed() + Duration::from_millis(timeout_ms);
         self.deadline_ms.store(deadline.as_millis() as u64, Ordering::Relaxed);
         let result = (|| {
             let mut rows = statement.query(rusqlite::params_from_iter(bound.iter()))?;
@@ -195,6 +199,6 @@ impl Database for SqliteDatabase {
             Ok(out)
         })();
         self.deadline_ms.store(u64::MAX, Ordering::Relaxed);
-        result.map_err(|e| self.error(e))
+        result.map_err(|e| self.error(e, timeout_ms))
     }
 }
