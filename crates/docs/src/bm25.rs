@@ -1,0 +1,408 @@
+//! BM25 ranking over an inverted index: build once from tokenized documents, then answer top-k
+//! queries without allocating (the caller keeps a [`Scratch`]).
+//!
+//! Each posting stores its *impact* `tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl))`, computed once at
+//! build time, so a query costs one multiply-add per posting. The impact is computed with the same
+//! operations, in the same order, as rank_bm25 computes it, which is what lets [`Scoring::Okapi`]
+//! reproduce its scores to the last bits.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use foldhash::HashMap;
+use serde::{Deserialize, Serialize};
+
+/// How term rarity (IDF) is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "mode")]
+pub enum Scoring {
+    /// `ln(1 + (N − df + 0.5) / (df + 0.5))` (Lucene's form): never negative, so a term that
+    /// occurs in most chunks still counts a little instead of pushing matches down.
+    Standard,
+    /// rank_bm25's `BM25Okapi`: `ln(N − df + 0.5) − ln(df + 0.5)`, with negative values replaced
+    /// by `epsilon · mean idf` over the vocabulary.
+    Okapi {
+        /// rank_bm25's `epsilon` (0.25 there).
+        epsilon: f64,
+    },
+}
+
+impl Scoring {
+    /// Okapi mode with rank_bm25's default epsilon.
+    pub const OKAPI: Scoring = Scoring::Okapi { epsilon: 0.25 };
+}
+
+/// BM25 parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Bm25Params {
+    /// Term-frequency saturation (1.5).
+    pub k1: f64,
+    /// Length normalisation (0.75).
+    pub b: f64,
+    /// IDF flavour.
+    pub scoring: Scoring,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Self { k1: 1.5, b: 0.75, scoring: Scoring::Standard }
+    }
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// The document's position in the corpus given to [`Bm25Index::build`].
+    pub doc: u32,
+    /// Its BM25 score.
+    pub score: f64,
+}
+
+/// Reusable buffers for queries; one per thread. Grows to the corpus size on first use.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    scores: Vec<f64>,
+    touched: Vec<u32>,
+    terms: Vec<u32>,
+    heap: BinaryHeap<MinHit>,
+}
+
+impl Scratch {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// A heap entry ordered so that the *worst* hit is on top (lower score, then later document).
+#[derive(Debug, Clone, Copy)]
+struct MinHit(Hit);
+
+impl PartialEq for MinHit {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for MinHit {}
+impl PartialOrd for MinHit {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for MinHit {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Better = higher score, then earlier doc. The heap's top must be the worst, so reverse.
+        better(&other.0, &self.0)
+    }
+}
+
+/// `Less` when `a` ranks before `b`.
+fn better(a: &Hit, b: &Hit) -> Ordering {
+    b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))
+}
+
+/// An inverted index with BM25 scoring.
+#[derive(Debug, Clone)]
+pub struct Bm25Index {
+    params: Bm25Params,
+    vocab: HashMap<String, u32>,
+    idf: Vec<f64>,
+    /// Postings of term `t` are `offsets[t]..offsets[t + 1]`.
+    offsets: Vec<u32>,
+    post_doc: Vec<u32>,
+    post_impact: Vec<f64>,
+    doc_len: Vec<u32>,
+    avgdl: f64,
+}
+
+impl Bm25Index {
+    /// Indexes `docs` (each a list of terms). Document ids are positions in `docs`.
+    pub fn build<D, T>(docs: &[D], params: Bm25Params) -> Self
+    where
+        D: AsRef<[T]>,
+        T: AsRef<str>,
+    {
+        let mut vocab: HashMap<String, u32> = HashMap::default();
+        // Per term, its (doc, tf) pairs in doc order; terms numbered in first-seen order, as
+        // rank_bm25's `nd` dict is, so IDF sums add up in the same order.
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut doc_len = Vec::with_capacity(docs.len());
+        let mut total_len: u64 = 0;
+        for (doc_id, doc) in docs.iter().enumerate() {
+            let doc_id = doc_id as u32;
+            let terms = doc.as_ref();
+            doc_len.push(terms.len() as u32);
+            total_len += terms.len() as u64;
+            for term in terms {
+                let term = term.as_ref();
+                let id = match vocab.get(term) {
+                    Some(&id) => id,
+                    None => {
+                        let id = postings.len() as u32;
+                        vocab.insert(term.to_string(), id);
+                        postings.push(Vec::new());
+                        id
+                    }
+                };
+                let list = &mut postings[id as usize];
+                match list.last_mut() {
+                    Some((d, tf)) if *d == doc_id => *tf += 1,
+                    _ => list.push((doc_id, 1)),
+                }
+            }
+        }
+        let n = docs.len() as f64;
+        let avgdl = if docs.is_empty() { 0.0 } else { total_len as f64 / n };
+        let idf = compute_idf(&postings, n, params.scoring);
+        let (k1, b) = (params.k1, params.b);
+        // rank_bm25: k1 * (1 - b + b * doc_len / avgdl), evaluated left to right.
+        let norms: Vec<f64> = doc_len
+            .iter()
+            .map(|&dl| if avgdl > 0.0 { k1 * (1.0 - b + b * f64::from(dl) / avgdl) } else { k1 })
+            .collect();
+        let mut offsets = Vec::with_capacity(postings.len() + 1);
+        let total: usize = postings.iter().map(Vec::len).sum();
+        let mut post_doc = Vec::with_capacity(total);
+        let mut post_impact = Vec::with_capacity(total);
+        offsets.push(0);
+        for list in &postings {
+            for &(doc, tf) in list {
+                let tf = f64::from(tf);
+                post_doc.push(doc);
+                post_impact.push(tf * (k1 + 1.0) / (tf + norms[doc as usize]));
+            }
+            offsets.push(post_doc.len() as u32);
+        }
+        Self { params, vocab, idf, offsets, post_doc, post_impact, doc_len, avgdl }
+    }
+
+    /// The parameters the index was built with.
+    pub fn params(&self) -> Bm25Params {
+        self.params
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    /// True when the corpus is empty.
+    pub fn is_empty(&self) -> bool {
+        self.doc_len.is_empty()
+    }
+
+    /// Mean document length, in terms.
+    pub fn avgdl(&self) -> f64 {
+        self.avgdl
+    }
+
+    /// The IDF of `term`, when it occurs in the corpus.
+    pub fn idf(&self, term: &str) -> Option<f64> {
+        self.vocab.get(term).map(|&t| self.idf[t as usize])
+    }
+
+    /// Number of documents containing `term`.
+    pub fn doc_freq(&self, term: &str) -> usize {
+        self.vocab.get(term).map_or(0, |&t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
+    }
+
+    /// The score of every document (0 for no match), as rank_bm25's `get_scores` returns them:
+    /// a repeated query term counts each time it occurs.
+    pub fn scores<T: AsRef<str>>(&self, query: &[T]) -> Vec<f64> {
+        let mut scores = vec![0.0; self.len()];
+        for term in query {
+            if let Some(&t) = self.vocab.get(term.as_ref()) {
+                self.add_term(t, &mut scores, &mut Vec::new());
+            }
+        }
+        scores
+    }
+
+    /// The best `k` documents for `query` with a score above zero, best first (ties: earlier
+    /// document first), written into `out`. Allocates nothing once `scratch` has grown.
+    pub fn top_k<T: AsRef<str>>(&self, query: &[T], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+        scratch.terms.clear();
+        for term in query {
+            if let Some(&t) = self.vocab.get(term.as_ref()) {
+                scratch.terms.push(t);
+            }
+        }
+        self.top_k_ids(k, scratch, out);
+    }
+
+    /// Like [`Bm25Index::top_k`] for a query already mapped to term ids with [`Bm25Index::term_id`].
+    pub fn top_k_terms(&self, terms: &[u32], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+        scratch.terms.clear();
+        scratch.terms.extend_from_slice(terms);
+        self.top_k_ids(k, scratch, out);
+    }
+
+    /// The id of `term` in this index.
+    pub fn term_id(&self, term: &str) -> Option<u32> {
+        self.vocab.get(term).copied()
+    }
+
+    fn top_k_ids(&self, k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+        out.clear();
+        if scratch.scores.len() != self.len() {
+            scratch.scores.clear();
+            scratch.scores.resize(self.len(), 0.0);
+        }
+        let Scratch { scores, touched, terms, heap } = scratch;
+        touched.clear();
+        for &t in terms.iter() {
+            self.add_term(t, scores, touched);
+        }
+        heap.clear();
+        if k > 0 {
+            for &doc in touched.iter() {
+                let hit = Hit { doc, score: scores[doc as usize] };
+                scores[doc as usize] = 0.0;
+                if hit.score <= 0.0 {
+                    continue;
+                }
+                if heap.len() < k {
+                    heap.push(MinHit(hit));
+                } else if let Some(mut worst) = heap.peek_mut()
+                    && better(&hit, &worst.0) == Ordering::Less
+                {
+                    *worst = MinHit(hit);
+                }
+            }
+        } else {
+            for &doc in touched.iter() {
+                scores[doc as usize] = 0.0;
+            }
+        }
+        out.extend(heap.drain().map(|m| m.0));
+        out.sort_unstable_by(better);
+    }
+
+    /// Adds term `t`'s contribution to `scores`, recording first-touched documents.
+    #[inline]
+    fn add_term(&self, t: u32, scores: &mut [f64], touched: &mut Vec<u32>) {
+        let idf = self.idf[t as usize];
+        let range = self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize;
+        for (&doc, &impact) in self.post_doc[range.clone()].iter().zip(&self.post_impact[range]) {
+            let slot = &mut scores[doc as usize];
+            if *slot == 0.0 {
+                touched.push(doc);
+            }
+            *slot += idf * impact;
+        }
+    }
+
+    /// The highest score any document of average length could get from one occurrence of each
+    /// known query term: `Σ idf(t)` over the terms the corpus contains (each counted once). Used to
+    /// express a score as the share of the question it answers.
+    pub fn query_weight<T: AsRef<str>>(&self, query: &[T]) -> f64 {
+        let mut seen: Vec<u32> = Vec::new();
+        let mut total = 0.0;
+        for term in query {
+            if let Some(&t) = self.vocab.get(term.as_ref())
+                && !seen.contains(&t)
+            {
+                seen.push(t);
+                total += self.idf[t as usize].max(0.0);
+            }
+        }
+        total
+    }
+}
+
+/// IDF per term id.
+fn compute_idf(postings: &[Vec<(u32, u32)>], n: f64, scoring: Scoring) -> Vec<f64> {
+    match scoring {
+        Scoring::Standard => postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f64;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect(),
+        Scoring::Okapi { epsilon } => {
+            let mut idf: Vec<f64> = postings
+                .iter()
+                .map(|p| {
+                    let df = p.len() as f64;
+                    (n - df + 0.5).ln() - (df + 0.5).ln()
+                })
+                .collect();
+            let sum: f64 = idf.iter().fold(0.0, |acc, x| acc + x);
+            let average = if idf.is_empty() { 0.0 } else { sum / idf.len() as f64 };
+            let eps = epsilon * average;
+            for value in &mut idf {
+                if *value < 0.0 {
+                    *value = eps;
+                }
+            }
+            idf
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus() -> Vec<Vec<&'static str>> {
+        vec![
+            vec!["customer", "name", "email"],
+            vec!["invoice", "customer", "id", "total"],
+            vec!["track", "name", "genre", "id"],
+            vec!["genre", "name"],
+        ]
+    }
+
+    #[test]
+    fn standard_scores_match_hand_computed_values() {
+        let index = Bm25Index::build(&corpus(), Bm25Params::default());
+        // N = 4, avgdl = 13/4 = 3.25. "customer": df = 2 → idf = ln(1 + 2.5/2.5) = ln 2.
+        // Doc 0 (len 3): norm = 1.5·(0.25 + 0.75·3/3.25); impact = 2.5 / (1 + norm).
+        let norm0 = 1.5 * (0.25 + 0.75 * 3.0 / 3.25);
+        let expected0 = 2f64.ln() * 2.5 / (1.0 + norm0);
+        let norm1 = 1.5 * (0.25 + 0.75 * 4.0 / 3.25);
+        let expected1 = 2f64.ln() * 2.5 / (1.0 + norm1);
+        let scores = index.scores(&["customer"]);
+        assert!((scores[0] - expected0).abs() < 1e-12, "{scores:?}");
+        assert!((scores[1] - expected1).abs() < 1e-12);
+        assert_eq!(scores[2], 0.0);
+        // "name": df = 3 of 4 → idf = ln(1 + 1.5/3.5) > 0: common terms never go negative.
+        assert!((index.idf("name").unwrap() - (1.0f64 + 1.5 / 3.5).ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn top_k_is_ordered_bounded_and_reuses_scratch() {
+        let index = Bm25Index::build(&corpus(), Bm25Params::default());
+        let mut scratch = Scratch::new();
+        let mut out = Vec::new();
+        index.top_k(&["genre", "name"], 2, &mut scratch, &mut out);
+        assert_eq!(out.iter().map(|h| h.doc).collect::<Vec<_>>(), vec![3, 2]);
+        assert!(out[0].score > out[1].score);
+        // The scratch is clean for the next query.
+        index.top_k(&["invoice"], 10, &mut scratch, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].doc, 1);
+        index.top_k(&["unknown"], 10, &mut scratch, &mut out);
+        assert!(out.is_empty());
+        let full = index.scores(&["genre", "name"]);
+        index.top_k(&["genre", "name"], 10, &mut scratch, &mut out);
+        for hit in &out {
+            assert_eq!(hit.score, full[hit.doc as usize]);
+        }
+    }
+
+    #[test]
+    fn okapi_replaces_negative_idf_with_epsilon_times_mean() {
+        let index = Bm25Index::build(&corpus(), Bm25Params { scoring: Scoring::OKAPI, ..Default::default() });
+        // "name": df = 3, N = 4 → ln(1.5) − ln(3.5) < 0, replaced by 0.25 · mean idf.
+        let raw = |df: f64| (4.0 - df + 0.5f64).ln() - (df + 0.5f64).ln();
+        // Vocabulary in first-seen order: customer 2, name 3, email 1, invoice 1, id 2, total 1,
+        // track 1, genre 2.
+        let dfs = [2.0, 3.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0];
+        let mean = dfs.iter().map(|&d| raw(d)).sum::<f64>() / 8.0;
+        assert!((index.idf("name").unwrap() - 0.25 * mean).abs() < 1e-15);
+        assert_eq!(index.idf("customer").unwrap(), raw(2.0));
+    }
+}
