@@ -9,6 +9,7 @@ pub mod bm25;
 pub mod chunk;
 pub mod config;
 pub mod context;
+pub mod eval;
 pub mod fingerprint;
 pub mod generate;
 pub mod notes;

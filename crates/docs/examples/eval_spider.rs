@@ -1,0 +1,25 @@
+//! Runs the Spider retrieval evaluation on the files in testdata/spider (or given paths) and
+//! prints both settings as JSON: `cargo run --release -p schemascope-docs --example eval_spider
+//! [-- TABLES QUESTIONS [K]]`.
+
+use std::time::Instant;
+
+use schemascope_docs::eval::{EvalOptions, Setting, evaluate, spider_databases, spider_questions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/spider");
+    let tables = args.first().cloned().unwrap_or_else(|| format!("{root}/tables.json"));
+    let questions = args.get(1).cloned().unwrap_or_else(|| format!("{root}/dev_open.json"));
+    let k = args.get(2).map(|k| k.parse()).transpose()?.unwrap_or(5);
+    let databases = spider_databases(&std::fs::read_to_string(tables)?)?;
+    let questions = spider_questions(&std::fs::read_to_string(questions)?)?;
+    let options = EvalOptions { k, ..EvalOptions::default() };
+    for setting in [Setting::PerDatabase, Setting::Pooled] {
+        let start = Instant::now();
+        let report = evaluate(&databases, &questions, setting, &options);
+        eprintln!("{setting:?}: {:.1} s", start.elapsed().as_secs_f64());
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
+}
