@@ -92,8 +92,9 @@ impl PartialOrd for MinHit {
 }
 impl Ord for MinHit {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Better = higher score, then earlier doc. The heap's top must be the worst, so reverse.
-        better(&other.0, &self.0)
+        // A max-heap keeps its greatest entry on top, and the top must be the worst hit: so a
+        // better hit compares as smaller.
+        better(&self.0, &other.0)
     }
 }
 
@@ -390,6 +391,27 @@ mod tests {
         index.top_k(&["genre", "name"], 10, &mut scratch, &mut out);
         for hit in &out {
             assert_eq!(hit.score, full[hit.doc as usize]);
+        }
+    }
+
+    #[test]
+    fn top_k_equals_a_full_sort_of_the_scores() {
+        let words = ["a1", "b2", "c3", "d4", "e5", "f6", "g7"];
+        let mut rng = fastrand::Rng::with_seed(7);
+        let docs: Vec<Vec<&str>> =
+            (0..300).map(|_| (0..rng.usize(1..12)).map(|_| words[rng.usize(..words.len())]).collect()).collect();
+        let index = Bm25Index::build(&docs, Bm25Params::default());
+        let (mut scratch, mut out) = (Scratch::new(), Vec::new());
+        for _ in 0..50 {
+            let query: Vec<&str> = (0..rng.usize(1..4)).map(|_| words[rng.usize(..words.len())]).collect();
+            let k = rng.usize(1..40);
+            let scores = index.scores(&query);
+            let mut expected: Vec<Hit> =
+                scores.iter().enumerate().filter(|(_, s)| **s > 0.0).map(|(d, &score)| Hit { doc: d as u32, score }).collect();
+            expected.sort_by(better);
+            expected.truncate(k);
+            index.top_k(&query, k, &mut scratch, &mut out);
+            assert_eq!(out, expected, "{query:?} k={k}");
         }
     }
 

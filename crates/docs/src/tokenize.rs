@@ -95,7 +95,9 @@ fn for_each_part(text: &str, mut f: impl FnMut(&str)) {
         for i in 1..chars.len() {
             let (at, c) = chars[i];
             let prev = chars[i - 1].1;
-            let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+            // "IDs", "URLs": a lone final s after capitals is a plural, not the start of a word.
+            let plural_s = i + 2 == chars.len() && chars[i + 1].1 == 's';
+            let next_lower = !plural_s && chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
             let boundary = (prev.is_lowercase() && c.is_uppercase())
                 // The last capital of an acronym starts the next word: HTTPServer → HTTP|Server.
                 || (prev.is_uppercase() && c.is_uppercase() && next_lower)
@@ -124,6 +126,7 @@ mod tests {
         assert_eq!(tokenize("customer_id"), ["customer", "id"]);
         assert_eq!(tokenize("CustomerId"), ["customer", "id"]);
         assert_eq!(tokenize("HTTPServer"), ["http", "server"]);
+        assert_eq!(tokenize("document IDs and URLs"), ["document", "id", "url"]);
         assert_eq!(tokenize("invoiceLineItems"), ["invoice", "line", "item"]);
         assert_eq!(tokenize("Address1"), ["address", "1"]);
         assert_eq!(tokenize("concert_singer.singer_in_concert"), ["concert", "singer", "singer", "concert"]);
