@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use schemascope_docs::RetrievalConfig;
 use schemascope_docs::eval::{EvalOptions, Setting, evaluate, spider_databases, spider_questions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,7 +15,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let k = args.get(2).map(|k| k.parse()).transpose()?.unwrap_or(5);
     let databases = spider_databases(&std::fs::read_to_string(tables)?)?;
     let questions = spider_questions(&std::fs::read_to_string(questions)?)?;
-    let options = EvalOptions { k, ..EvalOptions::default() };
+    // EVAL_CONFIG='{"max_chunks_per_table": 1}' tries other settings without rebuilding.
+    let config = match std::env::var("EVAL_CONFIG") {
+        Ok(json) => serde_json::from_str(&json)?,
+        Err(_) => RetrievalConfig::default(),
+    };
+    let options = EvalOptions { k, config };
     for setting in [Setting::PerDatabase, Setting::Pooled] {
         let start = Instant::now();
         let report = evaluate(&databases, &questions, setting, &options);

@@ -64,7 +64,7 @@ pub struct Hit {
 pub struct Scratch {
     scores: Vec<f64>,
     touched: Vec<u32>,
-    terms: Vec<u32>,
+    terms: Vec<(u32, f64)>,
     heap: BinaryHeap<MinHit>,
 }
 
@@ -214,7 +214,7 @@ impl Bm25Index {
         let mut scores = vec![0.0; self.len()];
         for term in query {
             if let Some(&t) = self.vocab.get(term.as_ref()) {
-                self.add_term(t, &mut scores, &mut Vec::new());
+                self.add_term(t, 1.0, &mut scores, &mut Vec::new());
             }
         }
         scores
@@ -226,16 +226,21 @@ impl Bm25Index {
         scratch.terms.clear();
         for term in query {
             if let Some(&t) = self.vocab.get(term.as_ref()) {
-                scratch.terms.push(t);
+                scratch.terms.push((t, 1.0));
             }
         }
         self.top_k_ids(k, scratch, out);
     }
 
-    /// Like [`Bm25Index::top_k`] for a query already mapped to term ids with [`Bm25Index::term_id`].
-    pub fn top_k_terms(&self, terms: &[u32], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+    /// Like [`Bm25Index::top_k`] with a weight per query term that multiplies its IDF (1.0 for
+    /// plain BM25; less for words that say how to query rather than what).
+    pub fn top_k_weighted<T: AsRef<str>>(&self, query: &[(T, f64)], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
         scratch.terms.clear();
-        scratch.terms.extend_from_slice(terms);
+        for (term, weight) in query {
+            if let Some(&t) = self.vocab.get(term.as_ref()) {
+                scratch.terms.push((t, *weight));
+            }
+        }
         self.top_k_ids(k, scratch, out);
     }
 
@@ -252,8 +257,8 @@ impl Bm25Index {
         }
         let Scratch { scores, touched, terms, heap } = scratch;
         touched.clear();
-        for &t in terms.iter() {
-            self.add_term(t, scores, touched);
+        for &(t, weight) in terms.iter() {
+            self.add_term(t, weight, scores, touched);
         }
         heap.clear();
         if k > 0 {
@@ -282,8 +287,9 @@ impl Bm25Index {
 
     /// Adds term `t`'s contribution to `scores`, recording first-touched documents.
     #[inline]
-    fn add_term(&self, t: u32, scores: &mut [f64], touched: &mut Vec<u32>) {
-        let idf = self.idf[t as usize];
+    fn add_term(&self, t: u32, weight: f64, scores: &mut [f64], touched: &mut Vec<u32>) {
+        // × 1.0 is exact, so unweighted queries score exactly as rank_bm25 does.
+        let idf = self.idf[t as usize] * weight;
         let range = self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize;
         for (&doc, &impact) in self.post_doc[range.clone()].iter().zip(&self.post_impact[range]) {
             let slot = &mut scores[doc as usize];
@@ -294,18 +300,18 @@ impl Bm25Index {
         }
     }
 
-    /// The highest score any document of average length could get from one occurrence of each
-    /// known query term: `Σ idf(t)` over the terms the corpus contains (each counted once). Used to
-    /// express a score as the share of the question it answers.
-    pub fn query_weight<T: AsRef<str>>(&self, query: &[T]) -> f64 {
+    /// What a document of average length gets from one occurrence of each known query term:
+    /// `Σ weight·idf(t)` over the terms the corpus contains (each counted once). Used to express a
+    /// score as the share of the question it answers.
+    pub fn query_weight<T: AsRef<str>>(&self, query: &[(T, f64)]) -> f64 {
         let mut seen: Vec<u32> = Vec::new();
         let mut total = 0.0;
-        for term in query {
+        for (term, weight) in query {
             if let Some(&t) = self.vocab.get(term.as_ref())
                 && !seen.contains(&t)
             {
                 seen.push(t);
-                total += self.idf[t as usize].max(0.0);
+                total += weight * self.idf[t as usize].max(0.0);
             }
         }
         total

@@ -67,7 +67,7 @@ impl Default for RetrievalConfig {
             table_threshold: 10,
             min_question_terms: 1,
             min_confidence: 0.15,
-            max_chunks_per_table: 2,
+            max_chunks_per_table: 1,
             k1: 1.5,
             b: 0.75,
             scoring: Scoring::Standard,

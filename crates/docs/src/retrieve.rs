@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 
+use foldhash::HashSet;
 use schemascope_core::Catalog;
 use serde::Serialize;
 
@@ -14,7 +15,7 @@ use crate::config::RetrievalConfig;
 use crate::context::TableBlock;
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
-use crate::tokenize::tokenize;
+use crate::tokenize::{compound_parts, question_weight, tokenize};
 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
 /// cap on chunks per table, few enough to keep a query far below a millisecond.
@@ -144,7 +145,8 @@ impl SchemaIndex {
     /// tables the catalog lacks.
     pub fn build(catalog: Catalog, docs: ParsedDocs, notes: &ColumnNotes, config: RetrievalConfig) -> (Self, Vec<DocWarning>) {
         let (chunks, warnings) = build_chunks(&catalog, &docs, notes);
-        let terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
+        let mut terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
+        split_compounds(&mut terms);
         let bm25 = Bm25Index::build(&terms, config.bm25());
         let blocks = catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
         (Self { catalog, database: docs.database, chunks, bm25, config, blocks }, warnings)
@@ -247,11 +249,12 @@ impl SchemaIndex {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (scratch, hits) = &mut *guard;
-            self.bm25.top_k(terms, k * CANDIDATES_PER_SLOT, scratch, hits);
+            let weighted: Vec<(&str, f64)> = terms.iter().map(|t| (t.as_str(), question_weight(t))).collect();
+            self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits);
             let Some(best) = hits.first().map(|h| h.score) else {
                 return (Vec::new(), 0.0);
             };
-            let weight = self.bm25.query_weight(terms);
+            let weight = self.bm25.query_weight(&weighted);
             let confidence = if weight > 0.0 { best / weight } else { 0.0 };
             let cap = self.config.max_chunks_per_table.max(1);
             let mut per_table: Vec<(&str, usize)> = Vec::new();
@@ -280,5 +283,22 @@ impl SchemaIndex {
             }
             (out, confidence)
         })
+    }
+}
+
+/// Adds the parts of joined identifiers (`countrylanguage` → `country`, `language`) to each
+/// chunk's terms, where both parts are words the corpus uses elsewhere, so that a question about
+/// "languages of a country" finds the table that spells them as one word.
+fn split_compounds(terms: &mut [Vec<String>]) {
+    let known: HashSet<String> = terms.iter().flatten().filter(|t| t.len() >= 3).cloned().collect();
+    for doc in terms.iter_mut() {
+        let mut extra = Vec::new();
+        for term in doc.iter() {
+            if let Some((a, b)) = compound_parts(term, |w| known.contains(w)) {
+                extra.push(a.to_string());
+                extra.push(b.to_string());
+            }
+        }
+        doc.extend(extra);
     }
 }

@@ -20,6 +20,36 @@ const STOPWORDS: &[&str] = &[
 /// Words ending in `s` that are not plurals (or whose singular is the same word).
 const NOT_PLURAL: &[&str] = &["series", "species", "news", "always", "perhaps", "whereas", "physics", "mathematics"];
 
+/// Question words that say how to query (count, rank, compare, aggregate) rather than what to
+/// query. They are not dropped — `count` or `total` can be real columns — but weigh less
+/// ([`QUESTION_PHRASING_WEIGHT`]), so "the number of employees" is about employees, not about
+/// every `*_number` column. Singular forms, as the tokenizer emits them.
+const QUESTION_PHRASING: &[&str] = &[
+    "after", "amount", "ascending", "average", "before", "between", "biggest", "count", "descending", "different",
+    "distinct", "every", "fewer", "find", "greater", "greatest", "highest", "larger", "largest", "least", "less",
+    "lowest", "max", "maximum", "mean", "min", "minimum", "more", "most", "number", "one", "only", "order", "ordered",
+    "smaller", "smallest", "sort", "sorted", "sum", "top", "total", "unique",
+];
+
+/// The weight of a phrasing word in a question (see [`question_weight`]).
+pub const QUESTION_PHRASING_WEIGHT: f64 = 0.25;
+
+/// The query weight of a question term: [`QUESTION_PHRASING_WEIGHT`] for words such as
+/// `number`, `most` or `average`, 1 otherwise.
+pub fn question_weight(term: &str) -> f64 {
+    if QUESTION_PHRASING.binary_search(&term).is_ok() { QUESTION_PHRASING_WEIGHT } else { 1.0 }
+}
+
+/// The two known words a joined identifier is made of (`countrylanguage` → `country`,
+/// `language`), when `known` accepts both halves, each at least three letters; the split that
+/// leaves the longest first word wins.
+pub fn compound_parts<'a>(term: &'a str, known: impl Fn(&str) -> bool) -> Option<(&'a str, &'a str)> {
+    if term.len() < 6 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    (3..=term.len() - 3).rev().map(|i| term.split_at(i)).find(|(a, b)| known(a) && known(b))
+}
+
 /// True for a word dropped from queries and documents.
 pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.binary_search(&word).is_ok()
@@ -117,8 +147,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stopword_list_is_sorted_for_binary_search() {
+    fn word_lists_are_sorted_for_binary_search() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(QUESTION_PHRASING.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn joined_identifiers_split_into_known_words() {
+        let known = |w: &str| ["country", "language", "count", "try"].contains(&w);
+        assert_eq!(compound_parts("countrylanguage", known), Some(("country", "language")));
+        assert_eq!(compound_parts("country", known), None);
+        assert_eq!(compound_parts("language", known), None);
+        assert_eq!(question_weight("number"), QUESTION_PHRASING_WEIGHT);
+        assert_eq!(question_weight("employee"), 1.0);
     }
 
     #[test]
