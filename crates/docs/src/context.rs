@@ -66,9 +66,9 @@ enum Section {
 }
 
 impl SchemaIndex {
-    /// Tokens of the full schema (all tables, no budget).
+    /// Tokens of the full schema (all tables, no budget), counted once when the index is built.
     pub fn full_schema_tokens(&self) -> usize {
-        self.blocks.iter().map(|b| b.tokens).sum::<usize>() + tokens::count(&full_header(self.catalog.tables.len()))
+        self.full_tokens
     }
 
     /// The context for `question`: hybrid retrieval (see [`SchemaIndex::retrieve`]) then the full
@@ -208,6 +208,14 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool]) -> String {
     out.truncate(out.trim_end().len());
     out.push('\n');
     out
+}
+
+/// Tokens of the full schema made of `blocks`, printed exactly as [`SchemaIndex::render`] prints
+/// it.
+pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
+    let blocks: Vec<Block<'_>> =
+        blocks.iter().map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None }).collect();
+    tokens::count(&fit(&full_header(blocks.len()), &blocks, None).0)
 }
 
 fn full_header(tables: usize) -> String {

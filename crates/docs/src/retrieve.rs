@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::bm25::{Bm25Index, Hit, Scratch};
 use crate::chunk::{Chunk, build_chunks};
 use crate::config::RetrievalConfig;
-use crate::context::TableBlock;
+use crate::context::{TableBlock, count_full_schema};
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
 use crate::tokenize::{compound_parts, question_weight, tokenize};
@@ -137,6 +137,7 @@ pub struct SchemaIndex {
     pub(crate) bm25: Bm25Index,
     pub(crate) config: RetrievalConfig,
     pub(crate) blocks: Vec<TableBlock>,
+    pub(crate) full_tokens: usize,
 }
 
 impl SchemaIndex {
@@ -148,8 +149,9 @@ impl SchemaIndex {
         let mut terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
         split_compounds(&mut terms);
         let bm25 = Bm25Index::build(&terms, config.bm25());
-        let blocks = catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
-        (Self { catalog, database: docs.database, chunks, bm25, config, blocks }, warnings)
+        let blocks: Vec<TableBlock> = catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
+        let full_tokens = count_full_schema(&blocks);
+        (Self { catalog, database: docs.database, chunks, bm25, config, blocks, full_tokens }, warnings)
     }
 
     /// The catalog.
