@@ -159,7 +159,7 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String
         // Block counts are additive only approximately (tokens can merge across a boundary):
         // check the real count and drop the lowest-priority kept blocks until it fits.
         loop {
-            let text = print(header, blocks, &keep);
+            let text = print(header, blocks, &keep, true);
             if tokens::count(&text) <= budget {
                 break;
             }
@@ -169,14 +169,24 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String
             }
         }
     }
-    let text = print(header, blocks, &keep);
+    let mut text = print(header, blocks, &keep, true);
+    if let Some(budget) = max_tokens
+        && tokens::count(&text) > budget
+    {
+        // A budget smaller than the header and the note: say as much as fits.
+        let compact = print(header, blocks, &keep, false);
+        let note_only = print("", blocks, &keep, false);
+        text = [compact, note_only].into_iter().find(|t| tokens::count(t) <= budget).unwrap_or_default();
+    }
     let omitted_tables: Vec<String> =
         blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.table.is_some()).filter_map(|(b, _)| b.table.map(str::to_string)).collect();
     let omitted_chunks = blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
     (text, omitted_tables, omitted_chunks)
 }
 
-fn print(header: &str, blocks: &[Block<'_>], keep: &[bool]) -> String {
+/// The kept blocks in section order, then a note on what was left out (naming tables when
+/// `names`).
+fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> String {
     let mut out = String::from(header);
     for section in [Section::Overview, Section::Tables, Section::Docs] {
         let mut first = true;
@@ -193,7 +203,9 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool]) -> String {
     let omitted_chunks = blocks.iter().zip(keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
     if !omitted_tables.is_empty() || omitted_chunks > 0 {
         let mut parts = Vec::new();
-        if !omitted_tables.is_empty() {
+        if !omitted_tables.is_empty() && !names {
+            parts.push(format!("{} tables", omitted_tables.len()));
+        } else if !omitted_tables.is_empty() {
             let mut names = omitted_tables.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
             if omitted_tables.len() > OMITTED_NAMES_SHOWN {
                 names.push_str(&format!(", +{} more", omitted_tables.len() - OMITTED_NAMES_SHOWN));
@@ -206,7 +218,9 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool]) -> String {
         out.push_str(&format!("_Not shown (token budget): {}._\n", parts.join(", ")));
     }
     out.truncate(out.trim_end().len());
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 

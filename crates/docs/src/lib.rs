@@ -26,3 +26,5 @@ pub use generate::{GeneratedFile, TableData, generate_docs, is_unedited};
 pub use notes::ColumnNotes;
 pub use parse::{DatabaseDoc, DocWarning, ParsedDocs, TableDoc, parse_docs};
 pub use retrieve::{FullReason, Retrieval, RetrievalMetadata, SchemaIndex, ScoredChunk, Strategy};
+
+pub use schemascope_core::Catalog;
