@@ -11,9 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(q) = std::env::args().nth(2) {
         let terms = schemascope_docs::tokenize::tokenize(&q);
         println!("terms {terms:?}");
-        let mut cfg = RetrievalConfig::default();
-        cfg.relevance_threshold = 0.0;
-        cfg.max_chunks_per_table = 100;
+        let cfg = RetrievalConfig { relevance_threshold: 0.0, max_chunks_per_table: 100, ..RetrievalConfig::default() };
         let index = index_from_generated_docs(pooled_catalog(&databases), "spider", cfg);
         for c in index.search(&q, 15) {
             println!("   {:.2} {} {:?} {:?} {:?}", c.score, c.chunk.table, c.chunk.kind, c.chunk.column, c.chunk.keywords);

@@ -91,8 +91,8 @@ pub fn build_chunks(catalog: &Catalog, docs: &ParsedDocs, notes: &ColumnNotes) -
     for table in &catalog.tables {
         let mut builder = Builder { catalog, names: &names, table: &table.name, chunks: &mut chunks };
         match docs.table(&table.name) {
-            Some(doc) => builder.from_doc(doc, Some(table), notes),
-            None => builder.from_catalog(table, notes),
+            Some(doc) => builder.add_doc_chunks(doc, Some(table), notes),
+            None => builder.add_catalog_chunks(table, notes),
         }
     }
     for doc in &docs.tables {
@@ -104,7 +104,7 @@ pub fn build_chunks(catalog: &Catalog, docs: &ParsedDocs, notes: &ColumnNotes) -
                 file_skipped: false,
             });
             let mut builder = Builder { catalog, names: &names, table: &doc.table, chunks: &mut chunks };
-            builder.from_doc(doc, None, notes);
+            builder.add_doc_chunks(doc, None, notes);
         }
     }
     (chunks, warnings)
@@ -185,7 +185,7 @@ impl Builder<'_, '_> {
         });
     }
 
-    fn from_doc(&mut self, doc: &TableDoc, table: Option<&TableInfo>, notes: &ColumnNotes) {
+    fn add_doc_chunks(&mut self, doc: &TableDoc, table: Option<&TableInfo>, notes: &ColumnNotes) {
         let source = || ChunkSource::Docs(doc.file.clone());
         let mut overview = Vec::new();
         for (title, text) in [("Purpose", &doc.purpose), ("Business Context", &doc.business_context), ("Notes", &doc.notes)] {
@@ -242,7 +242,7 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn from_catalog(&mut self, table: &TableInfo, notes: &ColumnNotes) {
+    fn add_catalog_chunks(&mut self, table: &TableInfo, notes: &ColumnNotes) {
         let column_names: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
         self.push(ChunkKind::Overview, None, describe_table(table), &column_names, ChunkSource::Catalog);
         for column in &table.columns {

@@ -43,7 +43,7 @@ pub fn question_weight(term: &str) -> f64 {
 /// The two known words a joined identifier is made of (`countrylanguage` → `country`,
 /// `language`), when `known` accepts both halves, each at least three letters; the split that
 /// leaves the longest first word wins.
-pub fn compound_parts<'a>(term: &'a str, known: impl Fn(&str) -> bool) -> Option<(&'a str, &'a str)> {
+pub fn compound_parts(term: &str, known: impl Fn(&str) -> bool) -> Option<(&str, &str)> {
     if term.len() < 6 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
         return None;
     }
