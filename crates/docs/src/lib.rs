@@ -4,6 +4,30 @@
 //!
 //! Pure: no files, network or clocks. Callers pass file contents as `(name, text)` pairs, get
 //! warnings back, and measure time themselves.
+//!
+//! ```
+//! use schemascope_docs::{Catalog, ColumnNotes, RetrievalConfig, SchemaIndex, Strategy, parse_docs};
+//! use schemascope_docs::generate::{TableData, generate_docs};
+//!
+//! let catalog: Catalog = serde_json::from_str(r#"{"tables": [
+//!   {"name": "Genre", "kind": "table", "primaryKey": ["GenreId"], "foreignKeys": [],
+//!    "columns": [{"name": "GenreId", "declaredType": "INTEGER", "nullable": false},
+//!                {"name": "Name", "declaredType": "TEXT", "nullable": true}]}]}"#).unwrap();
+//! // Starting docs for people to enrich (the caller writes them unless edited: `is_unedited`).
+//! let files = generate_docs(&catalog, "music", |_| TableData::default());
+//! let pairs: Vec<(&str, &str)> = files.iter().map(|f| (f.name.as_str(), f.text.as_str())).collect();
+//! let (docs, warnings) = parse_docs(&pairs);
+//! assert!(warnings.is_empty());
+//! let config = RetrievalConfig { table_threshold: 0, ..RetrievalConfig::default() }
+//!     .from_env(|name| std::env::var(name).ok())
+//!     .unwrap();
+//! let (index, _) = SchemaIndex::build(catalog, docs, &ColumnNotes::new(), config);
+//! let context = index.context("names of genres", Some(2_000));
+//! assert_eq!(context.metadata.strategy, Strategy::Focused);
+//! assert!(context.text.contains("## Genre"));
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod bm25;
 pub mod chunk;
