@@ -396,6 +396,10 @@ mod tests {
         assert_eq!(track.columns[1].description.as_deref(), Some("References Genre.GenreId."));
         // The placeholder comment of an undescribed column is not indexed.
         assert_eq!(track.columns[2].description.as_deref(), Some(""));
+        // The same value domains can be shown beside the columns in the schema context.
+        let mut notes = ColumnNotes::new();
+        column_notes(&catalog.tables[0], &profile, &mut notes);
+        assert_eq!(notes.get("genre", "name"), Some("one of 'Jazz' (1), 'Rock' (1)"));
     }
 
     #[test]
