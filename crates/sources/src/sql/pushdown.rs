@@ -64,6 +64,9 @@ pub struct JsonView {
     pub from: String,
     /// Class of each column, in table order.
     pub classes: Vec<ValueClass>,
+    /// The table's name and column names (for catalog statistics).
+    table: Option<String>,
+    columns: Vec<String>,
 }
 
 impl JsonView {
@@ -101,7 +104,7 @@ impl JsonView {
             select.push("NULL AS c_".into());
         }
         let from = format!("(SELECT {} FROM {relation}) AS s", select.join(", "));
-        Self { dialect, from, classes }
+        Self { dialect, from, classes, table: Some(table.name.clone()), columns: table.columns.iter().map(|c| c.name.clone()).collect() }
     }
 
     /// The predicate "the value of column `i` is of type `kind`", or `None` when it never is.
@@ -307,6 +310,26 @@ fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: u
     Ok((distinct, rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
 }
 
+/// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
+const GROUPED_DISTINCT: u64 = 50_000;
+
+/// The planner's estimate of column `i`'s distinct values (PostgreSQL's `pg_stats`), if analysed.
+fn estimated_distinct(db: &dyn Database, view: &JsonView, i: usize) -> Result<Option<u64>, SourceError> {
+    let (Some(table), Some(column)) = (&view.table, view.columns.get(i)) else { return Ok(None) };
+    let (schema, name) = table.split_once('.').unwrap_or(("public", table));
+    let rows = db.query(
+        "SELECT s.n_distinct::float8, c.reltuples::float8 FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname \
+         JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = n.oid WHERE s.schemaname = $1 AND s.tablename = $2 AND s.attname = $3",
+        &[SqlValue::Text(schema.into()), SqlValue::Text(name.into()), SqlValue::Text(column.clone())],
+    )?;
+    Ok(rows.first().and_then(|r| {
+        let (d, rows) = (r[0].as_f64()?, r[1].as_f64()?);
+        // Negative: a fraction of the rows.
+        let estimate = if d < 0.0 { -d * rows.max(0.0) } else { d };
+        Some(estimate as u64)
+    }))
+}
+
 /// Linear-interpolation quantile positions (0-based) for `q` over `n` sorted values.
 fn positions(n: u64, q: f64) -> (u64, u64, f64) {
     let position = q * (n - 1) as f64;
@@ -319,9 +342,48 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let n = integers + reals;
     let mean = float(row, s.num_avg);
+    // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
+    // distribution — distinct count, top values and quartiles — without sorting every row.
+    if view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT) {
+        let grouped = db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let runs: Vec<(f64, u64)> = grouped.iter().filter_map(|r| r[0].as_f64().map(|v| (v, r[1].as_count()))).collect();
+        let at_rank = |rank: u64| {
+            let mut seen = 0;
+            runs.iter().find(|(_, n)| {
+                seen += n;
+                seen > rank
+            })
+            .map_or(0.0, |(v, _)| *v)
+        };
+        let quantile = |q: f64| {
+            let (lo, hi, frac) = positions(n, q);
+            at_rank(lo) + (at_rank(hi) - at_rank(lo)) * frac
+        };
+        let distinct = runs.len() as u64;
+        let top = if distinct <= NUMBER_TOP_DISTINCT {
+            let mut ranked = runs.clone();
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
+            ranked.into_iter().map(|(v, count)| ValueCount { value: number_value(v, reals == 0), count }).collect()
+        } else {
+            Vec::new()
+        };
+        return Ok(NumberProfile {
+            count: n,
+            integer_count: integers,
+            float_count: reals,
+            min: float(row, s.num_min),
+            max: float(row, s.num_max),
+            mean,
+            median: quantile(0.5),
+            std_dev: float(row, s.num_std),
+            distinct,
+            top,
+            quartiles: [quantile(0.25), quantile(0.75)],
+            sorted: None,
+        });
+    }
     let (std_dev, quartiles, median) = match view.dialect {
-        Dialect::Postgres => {
-            // One sort for all three quartiles.
+        Dialect::Postgres => {            // One sort for all three quartiles.
             let stats = db.query_with_timeout(
                 &format!("SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}", view.from),
                 &[],

@@ -1,0 +1,147 @@
+//! Retrieval settings: defaults from the design (top-K 5, relevance 0.3, 10 tables), overridable by
+//! a config file (serde), the seed's environment variables, and CLI flags (the caller's).
+
+use serde::{Deserialize, Serialize};
+
+use crate::bm25::{Bm25Params, Scoring};
+
+/// Environment variable: `true`/`false`, retrieval on or off.
+pub const ENV_ENABLED: &str = "ENABLE_DOC_RETRIEVAL";
+/// Environment variable: chunks to retrieve.
+pub const ENV_TOP_K: &str = "DOC_RETRIEVAL_TOP_K";
+/// Environment variable: minimum normalised relevance of a kept chunk, 0–1.
+pub const ENV_RELEVANCE_THRESHOLD: &str = "DOC_RELEVANCE_THRESHOLD";
+/// Environment variable: schemas with fewer tables get the full schema.
+pub const ENV_TABLE_THRESHOLD: &str = "RETRIEVAL_TABLE_THRESHOLD";
+
+/// A bad setting.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// An environment variable whose value does not parse or is out of range.
+    #[error("environment variable {variable}={value:?} is invalid: {expected}")]
+    InvalidEnv {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+}
+
+/// How retrieval behaves. `Default` is the design's configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "snake_case", deny_unknown_fields)]
+pub struct RetrievalConfig {
+    /// Retrieval on; when off every question gets the full schema.
+    pub enabled: bool,
+    /// Chunks to retrieve (5).
+    pub top_k: usize,
+    /// Chunks whose normalised relevance is below this are dropped (0.3).
+    pub relevance_threshold: f64,
+    /// Schemas with fewer tables than this get the full schema (10).
+    pub table_threshold: usize,
+    /// Questions with fewer content terms (after stopwords) get the full schema (1).
+    pub min_question_terms: usize,
+    /// When the best chunk answers less than this share of the question (its score over the
+    /// question's weight, see `SchemaIndex::retrieve`), retrieval is weak and the full schema is
+    /// used instead (0.15).
+    pub min_confidence: f64,
+    /// At most this many of the top-K chunks come from one table (2), so that five column chunks
+    /// of one wide table cannot crowd out every other table.
+    pub max_chunks_per_table: usize,
+    /// BM25 term-frequency saturation (1.5).
+    pub k1: f64,
+    /// BM25 length normalisation (0.75).
+    pub b: f64,
+    /// IDF flavour.
+    pub scoring: Scoring,
+}
+
+impl Default for RetrievalConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            top_k: 5,
+            relevance_threshold: 0.3,
+            table_threshold: 10,
+            min_question_terms: 1,
+            min_confidence: 0.15,
+            max_chunks_per_table: 1,
+            k1: 1.5,
+            b: 0.75,
+            scoring: Scoring::Standard,
+        }
+    }
+}
+
+impl RetrievalConfig {
+    /// The BM25 parameters.
+    pub fn bm25(&self) -> Bm25Params {
+        Bm25Params { k1: self.k1, b: self.b, scoring: self.scoring }
+    }
+
+    /// `self` with the seed's environment variables applied, read through `lookup` (pass
+    /// `|k| std::env::var(k).ok()`; tests pass a map). Unset variables leave values as they are.
+    pub fn from_env(mut self, lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        if let Some(value) = lookup(ENV_ENABLED) {
+            self.enabled = match value.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => true,
+                "false" | "0" | "no" | "off" => false,
+                _ => return Err(invalid(ENV_ENABLED, value, "true or false")),
+            };
+        }
+        if let Some(value) = lookup(ENV_TOP_K) {
+            self.top_k = match value.trim().parse::<usize>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(invalid(ENV_TOP_K, value, "a positive integer")),
+            };
+        }
+        if let Some(value) = lookup(ENV_RELEVANCE_THRESHOLD) {
+            self.relevance_threshold = match value.trim().parse::<f64>() {
+                Ok(x) if (0.0..=1.0).contains(&x) => x,
+                _ => return Err(invalid(ENV_RELEVANCE_THRESHOLD, value, "a number from 0 to 1")),
+            };
+        }
+        if let Some(value) = lookup(ENV_TABLE_THRESHOLD) {
+            self.table_threshold = match value.trim().parse::<usize>() {
+                Ok(n) => n,
+                _ => return Err(invalid(ENV_TABLE_THRESHOLD, value, "a non-negative integer")),
+            };
+        }
+        Ok(self)
+    }
+}
+
+fn invalid(variable: &'static str, value: String, expected: &'static str) -> ConfigError {
+    ConfigError::InvalidEnv { variable, value, expected }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_overrides_defaults_and_bad_values_name_the_variable() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        let config = RetrievalConfig::default()
+            .from_env(env(&[(ENV_ENABLED, "false"), (ENV_TOP_K, "8"), (ENV_RELEVANCE_THRESHOLD, "0.5"), (ENV_TABLE_THRESHOLD, "20")]))
+            .expect("valid");
+        assert!(!config.enabled);
+        assert_eq!((config.top_k, config.relevance_threshold, config.table_threshold), (8, 0.5, 20));
+        let error = RetrievalConfig::default().from_env(env(&[(ENV_TOP_K, "five")])).unwrap_err();
+        assert_eq!(error.to_string(), "environment variable DOC_RETRIEVAL_TOP_K=\"five\" is invalid: a positive integer");
+        assert!(RetrievalConfig::default().from_env(env(&[(ENV_RELEVANCE_THRESHOLD, "1.5")])).is_err());
+        assert!(RetrievalConfig::default().from_env(env(&[(ENV_ENABLED, "maybe")])).is_err());
+    }
+
+    #[test]
+    fn config_file_fields_are_optional() {
+        let config: RetrievalConfig = serde_json::from_str(r#"{"top_k": 3, "scoring": {"mode": "okapi", "epsilon": 0.25}}"#).expect("parses");
+        assert_eq!(config.top_k, 3);
+        assert_eq!(config.scoring, Scoring::OKAPI);
+        assert_eq!(config.table_threshold, 10);
+    }
+}

@@ -1,0 +1,284 @@
+//! The schema context an LLM gets for a question: the full schema, or the focused one (the
+//! selected tables' structure plus "## Retrieved Documentation", as the seed's
+//! formatFocusedSchema), fitted to a token budget by leaving out whole blocks, lowest priority
+//! first, and saying what was left out.
+
+use std::borrow::Cow;
+
+use schemascope_core::{TableInfo, TableKind, tokens};
+use serde::Serialize;
+
+use crate::notes::ColumnNotes;
+use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
+
+/// Names of left-out tables listed in the omission note before "and N more".
+const OMITTED_NAMES_SHOWN: usize = 10;
+/// Tokens kept free for the omission note when a budget applies.
+const NOTE_RESERVE: usize = 60;
+
+/// One table's structure, formatted once when the index is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TableBlock {
+    pub(crate) text: String,
+    pub(crate) tokens: usize,
+}
+
+impl TableBlock {
+    pub(crate) fn new(table: &TableInfo, notes: &ColumnNotes) -> Self {
+        let text = format_table(table, notes);
+        Self { tokens: tokens::count(&text), text }
+    }
+}
+
+/// A formatted context and what it holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaContext {
+    /// The markdown to give the model.
+    pub text: String,
+    /// o200k tokens of `text`.
+    pub tokens: usize,
+    /// Tokens of the whole schema without a budget, for comparison.
+    pub full_schema_tokens: usize,
+    /// Strategy, chunks, tables, relevance.
+    pub metadata: RetrievalMetadata,
+    /// Tables the budget left out.
+    pub omitted_tables: Vec<String>,
+    /// Retrieved chunks the budget left out.
+    pub omitted_chunks: usize,
+}
+
+/// One block competing for the budget.
+struct Block<'a> {
+    section: Section,
+    text: Cow<'a, str>,
+    tokens: usize,
+    /// For tables, the name (so the omission note can list it).
+    table: Option<&'a str>,
+}
+
+/// Where a block is printed, in print order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Overview,
+    Tables,
+    Docs,
+}
+
+impl SchemaIndex {
+    /// Tokens of the full schema (all tables, no budget), counted once when the index is built.
+    pub fn full_schema_tokens(&self) -> usize {
+        self.full_tokens
+    }
+
+    /// The context for `question`: hybrid retrieval (see [`SchemaIndex::retrieve`]) then the full
+    /// or focused schema within `max_tokens`.
+    pub fn context(&self, question: &str, max_tokens: Option<usize>) -> SchemaContext {
+        let retrieval = self.retrieve(question, None);
+        self.render(&retrieval, max_tokens)
+    }
+
+    /// Formats `retrieval` (full or focused) within `max_tokens`.
+    pub fn render(&self, retrieval: &Retrieval<'_>, max_tokens: Option<usize>) -> SchemaContext {
+        let metadata = retrieval.metadata(self);
+        let (header, blocks) = match retrieval.strategy {
+            Strategy::Full(_) => {
+                let blocks = self
+                    .catalog
+                    .tables
+                    .iter()
+                    .zip(&self.blocks)
+                    .map(|(t, b)| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: Some(&t.name) })
+                    .collect();
+                (full_header(self.catalog.tables.len()), blocks)
+            }
+            Strategy::Focused => self.focused_blocks(retrieval),
+        };
+        let (text, omitted_tables, omitted_chunks) = fit(&header, &blocks, max_tokens);
+        SchemaContext {
+            tokens: tokens::count(&text),
+            text,
+            full_schema_tokens: self.full_schema_tokens(),
+            metadata,
+            omitted_tables,
+            omitted_chunks,
+        }
+    }
+
+    /// Blocks of a focused context in priority order: retrieved tables, retrieved chunks,
+    /// FK-expanded tables, the database overview.
+    fn focused_blocks<'a>(&'a self, retrieval: &Retrieval<'a>) -> (String, Vec<Block<'a>>) {
+        let mut blocks = Vec::new();
+        let table_block = |name: &'a str| {
+            let i = self.catalog.tables.iter().position(|t| t.name == name)?;
+            let b = &self.blocks[i];
+            Some(Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: Some(&self.catalog.tables[i].name) })
+        };
+        blocks.extend(retrieval.tables.iter().filter_map(|t| table_block(t)));
+        for c in &retrieval.chunks {
+            let chunk = c.chunk;
+            let heading = match &chunk.column {
+                Some(column) => format!("### {}.{column} ({})\n", chunk.table, chunk.kind.name()),
+                None => format!("### {} ({})\n", chunk.table, chunk.kind.name()),
+            };
+            let tokens = chunk.tokens + tokens::count(&heading);
+            blocks.push(Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None });
+        }
+        blocks.extend(retrieval.expanded_tables.iter().filter_map(|t| table_block(t)));
+        if let Some(db) = &self.database
+            && !db.text.is_empty()
+        {
+            let first = db.text.split("\n\n").next().unwrap_or_default();
+            blocks.push(Block { section: Section::Overview, text: Cow::Borrowed(first), tokens: tokens::count(first), table: None });
+        }
+        let shown = retrieval.tables.len() + retrieval.expanded_tables.len();
+        let header = format!(
+            "# Database schema: {shown} of {} tables (focused on the question)\n\n",
+            self.catalog.tables.len()
+        );
+        (header, blocks)
+    }
+}
+
+/// Chooses blocks by priority within the budget and prints them in section order. Returns the
+/// text, omitted table names and the number of omitted doc chunks.
+fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String, Vec<String>, usize) {
+    let mut keep = vec![true; blocks.len()];
+    if let Some(budget) = max_tokens {
+        let header_tokens = tokens::count(header);
+        let mut used = header_tokens;
+        let total: usize = header_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
+        let limit = if total <= budget { budget } else { budget.saturating_sub(NOTE_RESERVE) };
+        for (i, block) in blocks.iter().enumerate() {
+            if used + block.tokens <= limit {
+                used += block.tokens;
+            } else {
+                keep[i] = false;
+            }
+        }
+        // Block counts are additive only approximately (tokens can merge across a boundary):
+        // check the real count and drop the lowest-priority kept blocks until it fits.
+        loop {
+            let text = print(header, blocks, &keep, true);
+            if tokens::count(&text) <= budget {
+                break;
+            }
+            match keep.iter().rposition(|&k| k) {
+                Some(last) => keep[last] = false,
+                None => break,
+            }
+        }
+    }
+    let mut text = print(header, blocks, &keep, true);
+    if let Some(budget) = max_tokens
+        && tokens::count(&text) > budget
+    {
+        // A budget smaller than the header and the note: say as much as fits.
+        let compact = print(header, blocks, &keep, false);
+        let note_only = print("", blocks, &keep, false);
+        text = [compact, note_only].into_iter().find(|t| tokens::count(t) <= budget).unwrap_or_default();
+    }
+    let omitted_tables: Vec<String> =
+        blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.table.is_some()).filter_map(|(b, _)| b.table.map(str::to_string)).collect();
+    let omitted_chunks = blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
+    (text, omitted_tables, omitted_chunks)
+}
+
+/// The kept blocks in section order, then a note on what was left out (naming tables when
+/// `names`).
+fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> String {
+    let mut out = String::from(header);
+    for section in [Section::Overview, Section::Tables, Section::Docs] {
+        let mut first = true;
+        for (block, _) in blocks.iter().zip(keep).filter(|(b, k)| **k && b.section == section) {
+            if section == Section::Docs && first {
+                out.push_str("## Retrieved Documentation\n\n");
+            }
+            first = false;
+            out.push_str(&block.text);
+            out.push_str("\n\n");
+        }
+    }
+    let omitted_tables: Vec<&str> = blocks.iter().zip(keep).filter(|(_, k)| !**k).filter_map(|(b, _)| b.table).collect();
+    let omitted_chunks = blocks.iter().zip(keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
+    if !omitted_tables.is_empty() || omitted_chunks > 0 {
+        let mut parts = Vec::new();
+        if !omitted_tables.is_empty() && !names {
+            parts.push(format!("{} tables", omitted_tables.len()));
+        } else if !omitted_tables.is_empty() {
+            let mut names = omitted_tables.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
+            if omitted_tables.len() > OMITTED_NAMES_SHOWN {
+                names.push_str(&format!(", +{} more", omitted_tables.len() - OMITTED_NAMES_SHOWN));
+            }
+            parts.push(format!("{} tables ({names})", omitted_tables.len()));
+        }
+        if omitted_chunks > 0 {
+            parts.push(format!("{omitted_chunks} doc chunks"));
+        }
+        out.push_str(&format!("_Not shown (token budget): {}._\n", parts.join(", ")));
+    }
+    out.truncate(out.trim_end().len());
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// Tokens of the full schema made of `blocks`, printed exactly as [`SchemaIndex::render`] prints
+/// it.
+pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
+    let blocks: Vec<Block<'_>> =
+        blocks.iter().map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None }).collect();
+    tokens::count(&fit(&full_header(blocks.len()), &blocks, None).0)
+}
+
+fn full_header(tables: usize) -> String {
+    format!("# Database schema: {tables} tables\n\n")
+}
+
+/// A table's structure: heading with kind and rows, comment, one line per column (type, key,
+/// nullability, reference, caller's note).
+pub fn format_table(table: &TableInfo, notes: &ColumnNotes) -> String {
+    let mut out = format!("## {}", table.name);
+    let mut facts = Vec::new();
+    if table.kind == TableKind::View {
+        facts.push("view".to_string());
+    }
+    if let Some(rows) = table.row_count {
+        facts.push(format!("{rows} rows"));
+    }
+    if !facts.is_empty() {
+        out.push_str(&format!(" ({})", facts.join(", ")));
+    }
+    out.push('\n');
+    if let Some(comment) = &table.comment {
+        out.push_str(comment.trim());
+        out.push('\n');
+    }
+    for column in &table.columns {
+        out.push_str(&format!("- {}", column.name));
+        if !column.declared_type.is_empty() {
+            out.push_str(&format!(" {}", column.declared_type));
+        }
+        if table.is_primary_key(&column.name) {
+            out.push_str(" PK");
+        }
+        if !column.nullable && !table.is_primary_key(&column.name) {
+            out.push_str(" NOT NULL");
+        }
+        if let Some(fk) = table.foreign_key_of(&column.name) {
+            let at = fk.columns.iter().position(|c| c.eq_ignore_ascii_case(&column.name)).unwrap_or(0);
+            let target = fk.referenced_columns.get(at).map_or(String::new(), |c| format!(".{c}"));
+            out.push_str(&format!(" → {}{target}", fk.referenced_table));
+        }
+        if let Some(comment) = &column.comment {
+            out.push_str(&format!(" — {}", comment.trim()));
+        }
+        if let Some(note) = notes.get(&table.name, &column.name) {
+            out.push_str(&format!(" ({note})"));
+        }
+        out.push('\n');
+    }
+    out.truncate(out.trim_end().len());
+    out
+}

@@ -1,0 +1,134 @@
+//! The Chinook docs in testdata/docs/chinook: parsing, chunking, hybrid retrieval and the schema
+//! context, on the real Chinook catalog (11 tables).
+
+use schemascope_docs::{
+    Catalog, ChunkKind, ChunkSource, ColumnNotes, FullReason, RetrievalConfig, SchemaIndex, Strategy, parse_docs,
+};
+
+const DOCS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/docs");
+
+fn catalog() -> Catalog {
+    let text = std::fs::read_to_string(format!("{DOCS}/chinook_catalog.json")).expect("catalog file");
+    serde_json::from_str(&text).expect("catalog json")
+}
+
+fn doc_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(format!("{DOCS}/chinook"))
+        .expect("docs dir")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            (name, std::fs::read_to_string(&path).expect("doc file"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn index(config: RetrievalConfig) -> SchemaIndex {
+    let (docs, warnings) = parse_docs(&doc_files());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut notes = ColumnNotes::new();
+    notes.insert("Track", "MediaTypeId", "1–5; 3 is video");
+    let (index, warnings) = SchemaIndex::build(catalog(), docs, &notes, config);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    index
+}
+
+#[test]
+fn chinook_docs_parse_into_chunks_with_the_seed_metadata() {
+    let index = index(RetrievalConfig::default());
+    let customer: Vec<_> = index.chunks().iter().filter(|c| c.table == "Customer").collect();
+    let count = |kind| customer.iter().filter(|c| c.kind == kind).count();
+    assert_eq!(count(ChunkKind::Overview), 1);
+    // 4 documented columns + 9 more from the catalog: every column is searchable.
+    assert_eq!(count(ChunkKind::Column), 13);
+    assert_eq!(count(ChunkKind::Query), 2);
+    assert_eq!(count(ChunkKind::Relationship), 1);
+    let overview = customer[0];
+    assert!(overview.content.starts_with("**Purpose:** One row per customer"), "{}", overview.content);
+    assert!(overview.content.contains("**Notes:**"));
+    // FK neighbours both ways, then tables the text names ("bought at least one track").
+    assert_eq!(overview.related_tables, vec!["Employee", "Invoice", "Track"]);
+    assert!(overview.keywords.contains(&"support".to_string()) && overview.keywords.contains(&"rep".to_string()));
+    let country = customer.iter().find(|c| c.column.as_deref() == Some("Country")).expect("Country chunk");
+    assert_eq!(country.source, ChunkSource::Docs("Customer.md".into()));
+    assert!(country.tokens > 20 && country.tokens < 80, "{}", country.tokens);
+    let fax = customer.iter().find(|c| c.column.as_deref() == Some("Fax")).expect("Fax chunk");
+    assert_eq!(fax.source, ChunkSource::Catalog);
+    let spending = customer.iter().find(|c| c.kind == ChunkKind::Query && c.content.contains("Lifetime")).expect("query");
+    assert!(spending.related_tables.contains(&"Invoice".to_string()));
+    // Undocumented tables still get an overview and column chunks from the catalog.
+    let album: Vec<_> = index.chunks().iter().filter(|c| c.table == "Album").collect();
+    assert_eq!(album[0].kind, ChunkKind::Overview);
+    assert_eq!(album[0].content, "Table `Album` (347 rows). Columns: AlbumId, Title, ArtistId.");
+    let media = index.chunks().iter().find(|c| c.table == "Track" && c.column.as_deref() == Some("MediaTypeId")).expect("chunk");
+    assert!(media.content.contains("3 is video"));
+}
+
+#[test]
+fn focused_retrieval_finds_the_tables_and_adds_fk_neighbours_beside_them() {
+    let index = index(RetrievalConfig::default());
+    let r = index.retrieve("Which customers spent the most on invoices?", None);
+    assert_eq!(r.strategy, Strategy::Focused);
+    assert!(r.tables.contains(&"Customer") && r.tables.contains(&"Invoice"), "{:?}", r.tables);
+    assert!(r.chunks.iter().all(|c| c.relevance >= 0.3 && c.relevance <= 1.0));
+    assert_eq!(r.chunks[0].relevance, 1.0);
+    assert!(r.expanded_tables.contains(&"Employee") || r.tables.contains(&"Employee"));
+    assert!(r.expanded_tables.iter().all(|t| !r.tables.contains(t)));
+    let genre = index.retrieve("jazz genre tracks", Some(1));
+    assert_eq!(genre.chunks.len(), 1);
+    // One retrieved table; its neighbours come beside it and never replace it.
+    assert_eq!(genre.tables.len(), 1);
+    assert!(genre.tables[0] == "Genre" || genre.tables[0] == "Track", "{:?}", genre.tables);
+    assert!(!genre.expanded_tables.is_empty());
+    let meta = r.metadata(&index);
+    assert_eq!(meta.chunks_retrieved, r.chunks.len());
+    assert_eq!(meta.tables_included.len(), r.tables.len() + r.expanded_tables.len());
+}
+
+#[test]
+fn hybrid_strategy_falls_back_to_the_full_schema_when_retrieval_cannot_help() {
+    let index = index(RetrievalConfig::default());
+    assert_eq!(index.retrieve("How many are there?", None).strategy, Strategy::Full(FullReason::QuestionTooShort { terms: 0, min: 1 }));
+    assert_eq!(index.retrieve("zebra quantum xylophone", None).strategy, Strategy::Full(FullReason::NoMatches));
+    // Unknown words (often values, such as "Aruba") do not count against a question; the best
+    // chunk's share of the known ones does.
+    let picky = self::index(RetrievalConfig { min_confidence: 0.9, ..RetrievalConfig::default() });
+    let weak = picky.retrieve("customer invoice track genre album artist employee playlist", None);
+    assert!(matches!(weak.strategy, Strategy::Full(FullReason::WeakMatches { min: 0.9, .. })), "{:?}", weak.strategy);
+    assert!(weak.chunks.is_empty());
+    let small = self::index(RetrievalConfig { table_threshold: 12, ..RetrievalConfig::default() });
+    assert_eq!(small.retrieve("customers by country", None).strategy, Strategy::Full(FullReason::SmallSchema { tables: 11, threshold: 12 }));
+    let off = self::index(RetrievalConfig { enabled: false, ..RetrievalConfig::default() });
+    assert_eq!(off.retrieve("customers by country", None).strategy, Strategy::Full(FullReason::Disabled));
+}
+
+#[test]
+fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
+    let index = index(RetrievalConfig::default());
+    let question = "Which customers spent the most on invoices?";
+    let full = index.render(&index.retrieve("How many are there?", None), None);
+    assert_eq!(full.tokens, index.full_schema_tokens());
+    for table in index.catalog().table_names() {
+        assert!(full.text.contains(&format!("## {table}")), "{table}");
+    }
+    assert!(full.text.contains("- CustomerId INTEGER PK\n"));
+    assert!(full.text.contains("- SupportRepId INTEGER → Employee.EmployeeId\n"));
+    let focused = index.context(question, None);
+    // Chinook is small: the focused context has fewer tables but adds documentation, which is
+    // why schemas under the table threshold get the full schema.
+    assert!(focused.metadata.tables_included.len() < 11, "{:?}", focused.metadata.tables_included);
+    assert!(focused.text.contains("## Retrieved Documentation\n\n### "));
+    assert!(focused.text.starts_with("# Database schema: "));
+    assert!(focused.omitted_tables.is_empty() && focused.omitted_chunks == 0);
+    let tight = index.context(question, Some(150));
+    assert!(tight.tokens <= 150, "{}", tight.tokens);
+    assert!(tight.text.contains("_Not shown (token budget): "), "{}", tight.text);
+    assert!(!tight.omitted_tables.is_empty() || tight.omitted_chunks > 0);
+    for line in tight.text.lines().filter(|l| !l.starts_with("_Not shown")) {
+        assert!(focused.text.lines().any(|f| f == line), "cut line: {line:?}");
+    }
+    let tiny = index.context(question, Some(20));
+    assert!(tiny.tokens <= 20, "{}", tiny.tokens);
+}
