@@ -47,6 +47,8 @@ TOOL_NAMES = {
     "query_schema",
     "validate_value",
     "find_items",
+    "search_schema_docs",
+    "get_schema_context",
 }
 
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")
@@ -105,7 +107,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str
 async def check_tools(client: Client, c: Checks) -> None:
     listed = await client.list_tools()
     names = {tool.name for tool in listed.tools}
-    c.check("tools/list has the 7 tools", names == TOOL_NAMES, sorted(names))
+    c.check(f"tools/list has the {len(TOOL_NAMES)} tools", names == TOOL_NAMES, sorted(names))
     by_name = {tool.name: tool for tool in listed.tools}
     prop = by_name.get("describe_property")
     c.check(
@@ -202,6 +204,24 @@ async def check_tools(client: Client, c: Checks) -> None:
                 result.is_error is True and out["success"] is False and isinstance(out["data"].get("offset"), int)
                 and out["data"].get("column") is not None, out)
 
+    async def sql_source() -> None:
+        # A SQLite source named `chinook` is served when the caller passed one (--source).
+        listed = await call(client, "list_sources", {})
+        if "chinook" not in [x.get("name") for x in listed["data"].get("sources", [])]:
+            return
+        out = await call(client, "describe_property", {"source": "chinook", "collection": "Invoice", "property": "Total"})
+        c.check("describe_property Invoice.Total on SQLite: median 3.96 with a histogram",
+                out["data"].get("median") == 3.96 and len(out["data"].get("histogram", [])) > 0, out["message"])
+        out = await call(client, "search_schema_docs", {"source": "chinook", "question": "invoice totals per customer", "top_k": 3})
+        tables = out["data"].get("metadata", {}).get("tablesIncluded", [])
+        c.check("search_schema_docs ranks Invoice for invoice totals", "Invoice" in tables, tables)
+        out = await call(client, "get_schema_context",
+                         {"source": "chinook", "question": "which genre has the most tracks", "max_tokens": 3000})
+        meta = out["data"].get("metadata", {})
+        c.check("get_schema_context: Chinook has 11 tables, so a focused context with Genre and Track",
+                meta.get("strategy") == "focused" and {"Genre", "Track"} <= set(meta.get("tablesIncluded", []))
+                and out["data"].get("tokens", 10**9) <= 3000, meta)
+
     async def unknown_source() -> None:
         result = await client.call_tool("describe_schema", {"source": "infrastructur"})
         out = envelope(result)
@@ -216,6 +236,7 @@ async def check_tools(client: Client, c: Checks) -> None:
         ("query_schema", query_schema),
         ("validate_value", validate_value),
         ("find_items", find_items),
+        ("SQL source and schema docs", sql_source),
         ("unknown source", unknown_source),
     ]:
         await c.run(name, body)

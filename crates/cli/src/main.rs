@@ -4,6 +4,7 @@
 
 mod progress;
 mod render;
+mod retrieval;
 
 use std::io::Read;
 use std::net::SocketAddr;
@@ -17,6 +18,7 @@ use schemascope_tools::{self as tools, Registry, ToolResult};
 use serde_json::{json, Value};
 
 use render::View;
+use retrieval::RetrievalArgs;
 
 /// An accurate, compact, always-current map of your data for LLMs.
 ///
@@ -174,6 +176,49 @@ enum Command {
         /// Sources to serve.
         #[arg(required = true)]
         sources: Vec<String>,
+        #[command(flatten)]
+        retrieval: RetrievalArgs,
+    },
+    /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
+    SearchDocs {
+        /// The source (sqlite:PATH, a .sqlite/.db file, or a postgres:// URI).
+        source: String,
+        /// The question.
+        question: String,
+        /// Chunks to return.
+        #[arg(long)]
+        top_k: Option<usize>,
+        #[command(flatten)]
+        retrieval: RetrievalArgs,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The schema context an LLM should get for a question: full or focused (get_schema_context).
+    Context {
+        /// The source (a SQL database).
+        source: String,
+        /// The question.
+        question: String,
+        /// Token budget (o200k_base tokens).
+        #[arg(long)]
+        max_tokens: Option<usize>,
+        /// Chunks to retrieve.
+        #[arg(long)]
+        top_k: Option<usize>,
+        #[command(flatten)]
+        retrieval: RetrievalArgs,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Schema documentation of a SQL source.
+    Docs {
+        #[command(subcommand)]
+        command: DocsCommand,
+    },
+    /// Evaluations.
+    Eval {
+        #[command(subcommand)]
+        command: EvalCommand,
     },
     /// Serve the embedded demo data over HTTP and print how to connect.
     Demo {
@@ -184,6 +229,67 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum DocsCommand {
+    /// Write a starting set of docs (`_index.md`, one `<table>.md` per table) from the catalog and
+    /// the column profiles, for people to enrich. Files edited since generation are kept.
+    Generate {
+        /// The source (a SQL database).
+        source: String,
+        /// Directory to write.
+        dir: String,
+        /// Overwrite files even if they were edited.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Table retrieval quality on Spider-format data: Recall@K, Precision@K, MRR and context
+    /// reduction versus the full schema.
+    Retrieval {
+        /// Spider `tables.json`.
+        #[arg(long)]
+        tables: std::path::PathBuf,
+        /// Questions in Spider's `dev.json` format.
+        #[arg(long)]
+        questions: std::path::PathBuf,
+        /// Pool every database's tables into one schema (else each database alone).
+        #[arg(long)]
+        pooled: bool,
+        /// K of the @K metrics (and the retrieval top-K).
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        #[command(flatten)]
+        retrieval: RetrievalArgs,
+        /// Print the metrics as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn eval_retrieval(tables: &std::path::Path, questions: &std::path::Path, pooled: bool, k: usize, retrieval: &RetrievalArgs, json: bool) -> Result<ExitCode> {
+    let request = tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
+    let report = tools::eval::eval_retrieval(&request)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{:?}, K = {}: {} questions over {} schema(s) of {:.1} tables on average\n  Recall@{k} {:.3}  Precision@{k} {:.3}  MRR {:.3}  all gold in top {k} {:.3}\n  context recall {:.3}  context tokens {:.0} of {:.0} (reduction {:.1}%)\n  strategies: {:?}",
+            report.setting, report.k, report.questions, report.databases, report.avg_tables,
+            report.recall_at_k, report.precision_at_k, report.mrr, report.all_gold_at_k,
+            report.context_recall, report.avg_context_tokens, report.avg_full_tokens, report.reduction * 100.0, report.strategies
+        );
+        if report.gold_parse_failures > 0 {
+            println!("  {} gold queries could not be parsed (skipped)", report.gold_parse_failures);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn registry_for(specs: &[String]) -> Result<Arc<Registry>> {
@@ -328,9 +434,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
-        Command::Serve { http, no_watch, sources } => {
+        Command::Serve { http, no_watch, sources, retrieval } => {
             let registry = registry_for(&sources)?;
+            retrieval.apply(&registry)?;
             serve(registry, http, !no_watch, None)?
+        }
+        Command::SearchDocs { source, question, top_k, retrieval, output } => {
+            let (registry, name) = one_source(&source)?;
+            retrieval.apply(&registry)?;
+            let result = tools::search_schema_docs(&registry, tools::SearchSchemaDocsParams { source: Some(name), question, top_k });
+            finish(&result, &output, View::Data)
+        }
+        Command::Context { source, question, max_tokens, top_k, retrieval, output } => {
+            let (registry, name) = one_source(&source)?;
+            retrieval.apply(&registry)?;
+            let result = tools::get_schema_context(&registry, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
+            finish(&result, &output, View::Context)
+        }
+        Command::Docs { command: DocsCommand::Generate { source, dir, force, output } } => {
+            let (registry, name) = one_source(&source)?;
+            let result = tools::generate_schema_docs(&registry, tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force });
+            finish(&result, &output, View::Message)
+        }
+        Command::Eval { command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } } => {
+            eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?
         }
         Command::Demo { http, stdio } => {
             let registry = registry_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;

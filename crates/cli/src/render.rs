@@ -15,6 +15,10 @@ pub enum View {
     Schema,
     /// find: the ids and items.
     Find,
+    /// context: the message, then the context text as an LLM gets it.
+    Context,
+    /// Just the message.
+    Message,
 }
 
 /// Prints a result for a person.
@@ -46,6 +50,13 @@ pub fn print(result: &ToolResult, view: View) {
                 println!("{}", pretty(items));
             }
         }
+        View::Context => {
+            println!("{}\n", result.message);
+            if let Some(text) = result.data.get("context").and_then(Value::as_str) {
+                println!("{text}");
+            }
+        }
+        View::Message => println!("{}", result.message),
         View::Data => {
             println!("{}\n", result.message);
             println!("{}", pretty(&result.data));

@@ -29,6 +29,8 @@ fn run_client(transport_flag: &str) {
         .arg(env!("CARGO_BIN_EXE_schemascope"))
         .arg("--source")
         .arg(format!("watched={}", graph.display()))
+        .arg("--source")
+        .arg(format!("chinook={}", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display()))
         .arg("--touch-file")
         .arg(&graph)
         .args(["--resource", "schema://watched"])

@@ -20,7 +20,7 @@ pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
 /// The MCP tool names, in the order they are listed.
-pub const TOOL_NAMES: [&str; 7] = [
+pub const TOOL_NAMES: [&str; 9] = [
     "list_sources",
     "describe_schema",
     "sample_data",
@@ -28,6 +28,8 @@ pub const TOOL_NAMES: [&str; 7] = [
     "query_schema",
     "validate_value",
     "find_items",
+    "search_schema_docs",
+    "get_schema_context",
 ];
 
 /// The name of the schema system prompt.

@@ -11,8 +11,9 @@ use rmcp::{
     tool, tool_router,
 };
 use schemascope_tools::{
-    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, ListSourcesParams,
-    QuerySchemaParams, Registry, SampleDataParams, ToolResult, ValidateValueParams, descriptions,
+    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, GetSchemaContextParams,
+    ListSourcesParams, QuerySchemaParams, Registry, SampleDataParams, SearchSchemaDocsParams,
+    ToolResult, ValidateValueParams, descriptions,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -247,6 +248,40 @@ impl SchemascopeServer {
             arguments,
             input_schema::<FindItemsParams>(),
             schemascope_tools::find_items,
+        )
+        .await
+    }
+
+    #[tool(
+        name = "search_schema_docs",
+        description = descriptions::SEARCH_SCHEMA_DOCS,
+        input_schema = input_schema::<SearchSchemaDocsParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn search_schema_docs(&self, arguments: JsonObject) -> CallToolResult {
+        self.run(
+            "search_schema_docs",
+            arguments,
+            input_schema::<SearchSchemaDocsParams>(),
+            schemascope_tools::search_schema_docs,
+        )
+        .await
+    }
+
+    #[tool(
+        name = "get_schema_context",
+        description = descriptions::GET_SCHEMA_CONTEXT,
+        input_schema = input_schema::<GetSchemaContextParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_schema_context(&self, arguments: JsonObject) -> CallToolResult {
+        self.run(
+            "get_schema_context",
+            arguments,
+            input_schema::<GetSchemaContextParams>(),
+            schemascope_tools::get_schema_context,
         )
         .await
     }

@@ -21,3 +21,9 @@ pub const VALIDATE_VALUE: &str = "Check a proposed value against a record's infe
 
 /// `find_items`.
 pub const FIND_ITEMS: &str = "Find items matching a JMESPath selector evaluated on each item's data (the root is the data itself: write `type == 'server'`, not `data.type`). String literals in 'single quotes', numbers in backticks, odd property names in \"double quotes\". Returns the count, matching ids and the first few items. A syntax error is reported with its position, never as zero matches.\n\nExamples:\n- All database nodes: {\"selector\": \"type == 'database'\"}\n- Busy servers: {\"selector\": \"type == 'server' && cpu > `0.8`\"}\n- Slow links: {\"selector\": \"latency > `100`\", \"collection\": \"edges\"}\n- Tagged critical: {\"selector\": \"contains(tags, 'critical')\"}";
+
+/// `search_schema_docs`.
+pub const SEARCH_SCHEMA_DOCS: &str = "Search the documentation of a SQL source's tables (per-table docs: purpose, columns, common queries, relationships, examples; generated from the catalog where none is written) for the chunks most relevant to a question, ranked by BM25 with a relevance from 0 to 1. Use it to find which tables and columns a question is about.\n\nExamples:\n- Which tables hold invoices? {\"question\": \"invoice totals per customer\"}\n- More hits: {\"question\": \"tracks by genre\", \"top_k\": 10}";
+
+/// `get_schema_context`.
+pub const GET_SCHEMA_CONTEXT: &str = "Get the schema context to write a query for a question: the full schema for small databases, else a focused one (the most relevant tables, their foreign-key neighbours, and the retrieved documentation), within a token budget. The metadata says which strategy was used, the tables included and the average relevance.\n\nExamples:\n- {\"question\": \"top 5 customers by total spent\", \"max_tokens\": 2000}\n- {\"question\": \"how many tracks per genre\"}";

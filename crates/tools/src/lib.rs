@@ -5,6 +5,7 @@
 mod cache;
 pub mod descriptions;
 mod describe;
+pub mod eval;
 mod find;
 pub mod params;
 mod property;
@@ -14,6 +15,7 @@ pub mod registry;
 mod resolve;
 pub mod result;
 mod sample;
+pub mod schema_docs;
 mod sources;
 
 pub use describe::{describe_schema, schema_markdown, system_prompt, BASE_PROMPT};
@@ -25,4 +27,5 @@ pub use report::profile_report;
 pub use registry::Registry;
 pub use result::{ToolError, ToolResult};
 pub use sample::sample_data;
+pub use schema_docs::{generate_schema_docs, get_schema_context, search_schema_docs};
 pub use sources::list_sources;

@@ -172,3 +172,50 @@ pub struct SystemPromptParams {
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }
+
+/// Parameters of `search_schema_docs`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSchemaDocsParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The question, in words, e.g. "total sales per country last year".
+    pub question: String,
+    /// Chunks to return (default 5, at most 50).
+    #[serde(default)]
+    pub top_k: Option<usize>,
+}
+
+/// Parameters of `get_schema_context`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetSchemaContextParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The question the context is for.
+    pub question: String,
+    /// Token budget of the context (o200k_base tokens); tables and chunks that do not fit are
+    /// left out and listed.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+    /// Chunks to retrieve (default from the configuration: 5).
+    #[serde(default)]
+    pub top_k: Option<usize>,
+}
+
+/// Parameters of `docs generate`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateDocsParams {
+    /// Source name (a SQL source).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Directory to write (default: the source's docs directory).
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Overwrite files edited since they were generated.
+    #[serde(default)]
+    pub force: bool,
+}

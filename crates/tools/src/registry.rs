@@ -16,6 +16,7 @@ use tokio::sync::broadcast;
 
 use crate::cache::{AnswerCache, CacheKey};
 use crate::result::{ToolError, ToolResult};
+use crate::schema_docs::DocsState;
 
 /// The debounce of live refresh (seed 000: one second).
 pub const REFRESH_DEBOUNCE: Duration = Duration::from_secs(1);
@@ -28,6 +29,7 @@ pub struct Registry {
     watcher: Mutex<Option<FileWatcher>>,
     cache: AnswerCache,
     generation: AtomicU64,
+    docs: DocsState,
 }
 
 impl std::fmt::Debug for Registry {
@@ -44,7 +46,7 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Arc<Self> {
         let (changes, _) = broadcast::channel(64);
-        Arc::new(Self { sources: RwLock::new(BTreeMap::new()), reload_errors: Mutex::new(BTreeMap::new()), changes, watcher: Mutex::new(None), cache: AnswerCache::default(), generation: AtomicU64::new(0) })
+        Arc::new(Self { sources: RwLock::new(BTreeMap::new()), reload_errors: Mutex::new(BTreeMap::new()), changes, watcher: Mutex::new(None), cache: AnswerCache::default(), generation: AtomicU64::new(0), docs: DocsState::default() })
     }
 
     /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
@@ -70,6 +72,11 @@ impl Registry {
         self.cache.clear();
         // Nobody listening is fine.
         let _ = self.changes.send(name);
+    }
+
+    /// Docs directories, retrieval configuration and indexes of the SQL sources.
+    pub fn docs(&self) -> &DocsState {
+        &self.docs
     }
 
     /// Source names, sorted.

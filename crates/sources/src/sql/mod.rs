@@ -7,6 +7,7 @@
 //! in [`Dialect`]. Every table becomes a [`schemascope_core::Collection`] of kind `Table` whose
 //! profile the database computed; its rows never leave the database except as samples.
 
+pub mod create;
 mod postgres;
 pub mod pushdown;
 pub mod rows;

@@ -1,0 +1,102 @@
+//! Schema-docs retrieval options shared by `serve`, `search-docs`, `context`, `docs` and `eval`:
+//! docs directories and the retrieval configuration, layered as defaults < config file <
+//! environment (`ENABLE_DOC_RETRIEVAL`, `DOC_RETRIEVAL_TOP_K`, `DOC_RELEVANCE_THRESHOLD`,
+//! `RETRIEVAL_TABLE_THRESHOLD`) < flags.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use schemascope_docs::RetrievalConfig;
+use schemascope_tools::Registry;
+
+/// Retrieval flags.
+#[derive(clap::Args, Clone, Default)]
+pub struct RetrievalArgs {
+    /// Docs directory of a SQL source, as [NAME=]DIR (repeatable). Without it, `<name>/docs/`
+    /// beside a SQLite file is used when it exists.
+    #[arg(long = "docs", value_name = "[NAME=]DIR")]
+    docs: Vec<String>,
+    /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
+    /// table_threshold, min_question_terms, min_confidence, max_chunks_per_table, k1, b, scoring).
+    #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RETRIEVAL_CONFIG")]
+    retrieval_config: Option<PathBuf>,
+    /// Always give the full schema (same as ENABLE_DOC_RETRIEVAL=false).
+    #[arg(long)]
+    no_retrieval: bool,
+    /// Drop chunks whose normalised relevance (0-1) is below this (default 0.3).
+    #[arg(long, value_name = "X")]
+    relevance_threshold: Option<f64>,
+    /// Schemas with fewer tables than this get the full schema (default 10).
+    #[arg(long, value_name = "N")]
+    table_threshold: Option<usize>,
+    /// BM25 term-frequency saturation (default 1.5).
+    #[arg(long)]
+    k1: Option<f64>,
+    /// BM25 length normalisation (default 0.75).
+    #[arg(long)]
+    b: Option<f64>,
+}
+
+impl RetrievalArgs {
+    /// The configuration: defaults, then the file, then the environment, then the flags.
+    pub fn config(&self) -> Result<RetrievalConfig> {
+        let mut config = match &self.retrieval_config {
+            None => RetrievalConfig::default(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+                let is_json = path.extension().and_then(|e| e.to_str()) == Some("json");
+                if is_json {
+                    serde_json::from_str(&text).with_context(|| format!("{}: not a valid retrieval configuration", path.display()))?
+                } else {
+                    toml::from_str(&text).with_context(|| format!("{}: not a valid retrieval configuration", path.display()))?
+                }
+            }
+        };
+        config = config.from_env(|name| std::env::var(name).ok())?;
+        if self.no_retrieval {
+            config.enabled = false;
+        }
+        if let Some(x) = self.relevance_threshold {
+            if !(0.0..=1.0).contains(&x) {
+                bail!("--relevance-threshold must be between 0 and 1, not {x}");
+            }
+            config.relevance_threshold = x;
+        }
+        if let Some(n) = self.table_threshold {
+            config.table_threshold = n;
+        }
+        if let Some(k1) = self.k1 {
+            config.k1 = k1;
+        }
+        if let Some(b) = self.b {
+            if !(0.0..=1.0).contains(&b) {
+                bail!("--b must be between 0 and 1, not {b}");
+            }
+            config.b = b;
+        }
+        Ok(config)
+    }
+
+    /// Applies the configuration and the docs directories to `registry`.
+    pub fn apply(&self, registry: &Registry) -> Result<()> {
+        registry.docs().set_config(self.config()?);
+        for entry in &self.docs {
+            let (name, dir) = match entry.split_once('=') {
+                Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),
+                _ => {
+                    let sql: Vec<String> = registry.sources().iter().filter(|s| s.database.is_some()).map(|s| s.name().to_string()).collect();
+                    match sql.as_slice() {
+                        [one] => (one.clone(), entry.as_str()),
+                        [] => bail!("--docs {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"),
+                        _ => bail!("--docs {entry}: several SQL sources are loaded ({}); write NAME=DIR", sql.join(", ")),
+                    }
+                }
+            };
+            if registry.get(Some(&name)).is_err() {
+                bail!("--docs {entry}: no source named `{name}` (loaded: {})", registry.names().join(", "));
+            }
+            registry.docs().set_dir(&name, PathBuf::from(dir));
+        }
+        Ok(())
+    }
+}

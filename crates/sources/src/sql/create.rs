@@ -1,0 +1,50 @@
+//! Creating an empty SQLite database from a catalog (tables, primary and foreign keys, no rows):
+//! the schema-only databases of the retrieval evaluation. The one place schemascope writes a
+//! database, and only a new file it was asked to create.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use schemascope_core::{Catalog, TableKind};
+
+use super::Dialect;
+use crate::error::SourceError;
+
+/// `CREATE TABLE` statements for `catalog`'s tables (views are left out: they have no query here;
+/// so are SQLite's own `sqlite_*` tables, which SQLite creates itself).
+pub fn schema_ddl(catalog: &Catalog) -> String {
+    let q = |name: &str| Dialect::Sqlite.quote(name);
+    let mut ddl = String::new();
+    let own = |name: &str| name.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"));
+    for table in catalog.tables.iter().filter(|t| t.kind == TableKind::Table && !own(&t.name)) {
+        let mut lines: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| format!("  {} {}{}", q(&c.name), c.declared_type, if c.nullable { "" } else { " NOT NULL" }))
+            .collect();
+        if !table.primary_key.is_empty() {
+            lines.push(format!("  PRIMARY KEY ({})", table.primary_key.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ")));
+        }
+        for fk in &table.foreign_keys {
+            lines.push(format!(
+                "  FOREIGN KEY ({}) REFERENCES {} ({})",
+                fk.columns.iter().map(|c| q(c)).collect::<Vec<_>>().join(", "),
+                q(&fk.referenced_table),
+                fk.referenced_columns.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        ddl.push_str(&format!("CREATE TABLE {} (\n{}\n);\n", q(&table.name), lines.join(",\n")));
+    }
+    ddl
+}
+
+/// Creates a new SQLite file at `path` with `catalog`'s tables and no rows. Refuses to touch an
+/// existing file.
+pub fn create_schema_only(path: &Path, catalog: &Catalog) -> Result<(), SourceError> {
+    let fail = |message: String| SourceError::Database { location: path.display().to_string(), message };
+    if path.exists() {
+        return Err(fail("already exists; schema-only databases are only created as new files".into()));
+    }
+    let connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
+    connection.execute_batch(&schema_ddl(catalog)).map_err(|e| fail(format!("cannot create the tables: {e}")))
+}

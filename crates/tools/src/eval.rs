@@ -1,0 +1,51 @@
+//! `eval retrieval`: table retrieval quality on Spider-format schemas and questions. Each schema
+//! becomes a schema-only SQLite database, is read back through the SQLite source like any user
+//! database, gets generated docs, and is searched for every question; the gold tables come from
+//! the gold SQL.
+
+use std::path::Path;
+
+use schemascope_docs::eval::{evaluate, spider_databases, spider_questions, EvalOptions, EvalReport, Setting};
+use schemascope_docs::RetrievalConfig;
+use schemascope_sources::sql::create::create_schema_only;
+use schemascope_sources::sql::{Database, SqliteDatabase};
+
+use crate::result::ToolError;
+
+/// What to evaluate.
+#[derive(Debug, Clone)]
+pub struct EvalRequest<'a> {
+    /// Spider `tables.json`.
+    pub tables: &'a Path,
+    /// Spider `dev.json`-format questions.
+    pub questions: &'a Path,
+    /// All databases pooled into one schema (else each database alone).
+    pub pooled: bool,
+    /// K of the @K metrics.
+    pub k: usize,
+    /// Retrieval configuration.
+    pub config: RetrievalConfig,
+}
+
+fn read(path: &Path) -> Result<String, ToolError> {
+    std::fs::read_to_string(path).map_err(|e| ToolError::InvalidParams(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Runs the evaluation.
+pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError> {
+    let bad = |path: &Path, e: &dyn std::fmt::Display| ToolError::InvalidParams(format!("{}: {e}", path.display()));
+    let mut databases = spider_databases(&read(request.tables)?).map_err(|e| bad(request.tables, &e))?;
+    let questions = spider_questions(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if request.k == 0 {
+        return Err(ToolError::InvalidParams("--k must be at least 1".into()));
+    }
+    let dir = tempfile::tempdir().map_err(|e| ToolError::InvalidParams(format!("cannot create a temporary directory: {e}")))?;
+    for (i, db) in databases.iter_mut().enumerate() {
+        // Through a real database and the SQLite source's catalog reader, as a user's would go.
+        let path = dir.path().join(format!("{i}.sqlite"));
+        create_schema_only(&path, &db.catalog)?;
+        db.catalog = SqliteDatabase::open(&path)?.catalog()?;
+    }
+    let setting = if request.pooled { Setting::Pooled } else { Setting::PerDatabase };
+    Ok(evaluate(&databases, &questions, setting, &EvalOptions { k: request.k, config: request.config.clone() }))
+}

@@ -1,0 +1,301 @@
+//! Schema-documentation retrieval for SQL sources: search_schema_docs, get_schema_context and
+//! `docs generate`. The index of a source (catalog + docs chunks + BM25) is built once and
+//! rebuilt only when the schema, the docs files or the configuration change.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use schemascope_core::Catalog;
+use schemascope_docs::generate::{column_notes, generate_docs, is_unedited, TableData};
+use schemascope_docs::{input_fingerprint, parse_docs, ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex};
+use schemascope_sources::sql::rows;
+use schemascope_sources::{Location, Source};
+use serde_json::{json, Value};
+
+use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
+use crate::registry::Registry;
+use crate::result::{envelope, ToolError, ToolResult};
+
+/// Tables up to this many rows lend their value domains to the index (profiling them is cheap);
+/// larger ones do once profiled for another reason.
+const NOTE_ROWS: u64 = 100_000;
+/// Rows shown as examples in generated docs.
+const EXAMPLE_ROWS: usize = 3;
+
+/// Where each source's docs are, the retrieval configuration, and the built indexes.
+#[derive(Debug, Default)]
+pub struct DocsState {
+    dirs: Mutex<HashMap<String, PathBuf>>,
+    config: Mutex<RetrievalConfig>,
+    indexes: Mutex<HashMap<String, BuiltIndex>>,
+}
+
+#[derive(Debug, Clone)]
+struct BuiltIndex {
+    fingerprint: u64,
+    index: Arc<SchemaIndex>,
+    warnings: Vec<DocWarning>,
+}
+
+impl DocsState {
+    /// Uses `dir` as the docs directory of `source`.
+    pub fn set_dir(&self, source: &str, dir: PathBuf) {
+        if let Ok(mut dirs) = self.dirs.lock() {
+            dirs.insert(source.to_string(), dir);
+        }
+    }
+
+    /// Replaces the retrieval configuration (indexes rebuild on next use).
+    pub fn set_config(&self, config: RetrievalConfig) {
+        if let Ok(mut current) = self.config.lock() {
+            *current = config;
+        }
+    }
+
+    /// The retrieval configuration.
+    pub fn config(&self) -> RetrievalConfig {
+        self.config.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The docs directory of `source`: the one given, else `<name>/docs/` beside a database file.
+    pub fn dir(&self, source: &Source) -> Option<PathBuf> {
+        if let Some(dir) = self.dirs.lock().ok().and_then(|d| d.get(source.name()).cloned()) {
+            return Some(dir);
+        }
+        match &source.spec.location {
+            Location::Sqlite(path) => {
+                let stem = path.file_stem()?.to_str()?;
+                Some(path.with_file_name(stem).join("docs"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The catalog of a SQL source, from its table collections.
+pub fn catalog(source: &Source) -> Result<Catalog, ToolError> {
+    if source.database.is_none() {
+        return Err(ToolError::InvalidParams(format!(
+            "source `{}` is not a SQL database: schema docs retrieval works on sqlite: and postgres:// sources (describe_schema covers this one)",
+            source.name()
+        )));
+    }
+    Ok(Catalog { tables: source.collections.iter().filter_map(|c| c.table().cloned()).collect() })
+}
+
+/// The `.md` files of a docs directory, sorted by name; none when it does not exist.
+fn read_docs(dir: Option<&Path>) -> Result<Vec<(String, String)>, ToolError> {
+    let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok(Vec::new()) };
+    let entries = std::fs::read_dir(dir).map_err(|e| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display())))?;
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("md") {
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::InvalidParams(format!("cannot read {}: {e}", path.display())))?;
+        files.push((name, text));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The index of `source`, built now or reused when nothing it depends on changed.
+fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> {
+    let state = registry.docs();
+    let catalog = catalog(source)?;
+    let files = read_docs(state.dir(source).as_deref())?;
+    let config = state.config();
+    let fingerprint = input_fingerprint(&catalog, &files) ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}"))]);
+    if let Some(built) = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned()).filter(|b| b.fingerprint == fingerprint) {
+        return Ok(built);
+    }
+    let mut notes = ColumnNotes::new();
+    for collection in &source.collections {
+        let Some(table) = collection.table() else { continue };
+        let profile = match collection.profile_ready() {
+            Some(profile) => Some(profile),
+            None if (collection.len() as u64) <= NOTE_ROWS => Some(collection.profile()),
+            None => None,
+        };
+        if let Some(profile) = profile {
+            column_notes(table, profile, &mut notes);
+        }
+    }
+    let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let (docs, mut warnings) = parse_docs(&pairs);
+    let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
+    warnings.extend(more);
+    let built = BuiltIndex { fingerprint, index: Arc::new(index), warnings };
+    if let Ok(mut indexes) = state.indexes.lock() {
+        indexes.insert(source.name().to_string(), built.clone());
+    }
+    Ok(built)
+}
+
+fn warnings_json(warnings: &[DocWarning]) -> Value {
+    json!(warnings.iter().map(ToString::to_string).collect::<Vec<_>>())
+}
+
+fn question(text: &str) -> Result<&str, ToolError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"total sales per country\"".into()));
+    }
+    Ok(trimmed)
+}
+
+/// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.
+pub fn search_schema_docs(registry: &Registry, params: SearchSchemaDocsParams) -> ToolResult {
+    envelope(run_search(registry, &params))
+}
+
+fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let question = question(&params.question)?;
+    let started = Instant::now();
+    let built = index(registry, &source)?;
+    let top_k = params.top_k.unwrap_or_else(|| built.index.config().top_k).clamp(1, 50);
+    let searched = Instant::now();
+    let hits = built.index.search(question, top_k);
+    let search_ms = searched.elapsed().as_secs_f64() * 1000.0;
+    let chunks: Vec<Value> = hits
+        .iter()
+        .map(|h| {
+            json!({
+                "table": h.chunk.table,
+                "column": h.chunk.column,
+                "kind": h.chunk.kind,
+                "score": h.score,
+                "relevance": h.relevance,
+                "tokens": h.chunk.tokens,
+                "relatedTables": h.chunk.related_tables,
+                "content": h.chunk.content,
+            })
+        })
+        .collect();
+    let mut tables: Vec<&str> = Vec::new();
+    for h in &hits {
+        if !tables.contains(&h.chunk.table.as_str()) {
+            tables.push(&h.chunk.table);
+        }
+    }
+    let avg = if hits.is_empty() { 0.0 } else { hits.iter().map(|h| h.relevance).sum::<f64>() / hits.len() as f64 };
+    let message = if hits.is_empty() {
+        format!("No documentation of `{}` matches the question; get_schema_context gives the full schema.", source.name())
+    } else {
+        format!("{} chunk(s) from {} table(s): {}.", hits.len(), tables.len(), tables.join(", "))
+    };
+    Ok(ToolResult::ok(
+        message,
+        json!({
+            "source": source.name(),
+            "question": question,
+            "chunks": chunks,
+            "metadata": {
+                "chunksRetrieved": hits.len(),
+                "tablesIncluded": tables,
+                "avgRelevance": avg,
+                "searchMs": search_ms,
+                "totalMs": started.elapsed().as_secs_f64() * 1000.0,
+                "indexedChunks": built.index.chunks().len(),
+            },
+            "warnings": warnings_json(&built.warnings),
+        }),
+    ))
+}
+
+/// get_schema_context: the schema an LLM should get for a question — full or focused — within a
+/// token budget, with what retrieval did.
+pub fn get_schema_context(registry: &Registry, params: GetSchemaContextParams) -> ToolResult {
+    envelope(run_context(registry, &params))
+}
+
+fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let question = question(&params.question)?;
+    let started = Instant::now();
+    let built = index(registry, &source)?;
+    let retrieved = Instant::now();
+    let retrieval = built.index.retrieve(question, params.top_k);
+    let retrieval_ms = retrieved.elapsed().as_secs_f64() * 1000.0;
+    let context = built.index.render(&retrieval, params.max_tokens);
+    let mut metadata = json!(context.metadata);
+    metadata["retrievalMs"] = json!(retrieval_ms);
+    metadata["totalMs"] = json!(started.elapsed().as_secs_f64() * 1000.0);
+    let strategy = metadata["strategy"].as_str().unwrap_or("full").to_string();
+    let message = format!(
+        "{} schema context for `{}`: {} tokens (full schema {}), {} table(s).",
+        if strategy == "focused" { "Focused" } else { "Full" },
+        source.name(),
+        context.tokens,
+        context.full_schema_tokens,
+        context.metadata.tables_included.len()
+    );
+    Ok(ToolResult::ok(
+        message,
+        json!({
+            "source": source.name(),
+            "question": question,
+            "context": context.text,
+            "tokens": context.tokens,
+            "fullSchemaTokens": context.full_schema_tokens,
+            "metadata": metadata,
+            "omittedTables": context.omitted_tables,
+            "omittedChunks": context.omitted_chunks,
+            "warnings": warnings_json(&built.warnings),
+        }),
+    ))
+}
+
+/// `docs generate`: writes a starting set of docs for a SQL source. A file that was edited since
+/// it was generated is kept unless `force` is set.
+pub fn generate_schema_docs(registry: &Registry, params: GenerateDocsParams) -> ToolResult {
+    envelope(run_generate(registry, &params))
+}
+
+fn run_generate(registry: &Registry, params: &GenerateDocsParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let catalog = catalog(&source)?;
+    let dir = match &params.dir {
+        Some(dir) => PathBuf::from(dir),
+        None => registry.docs().dir(&source).ok_or_else(|| ToolError::InvalidParams("give the docs directory to write".into()))?,
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| ToolError::InvalidParams(format!("cannot create {}: {e}", dir.display())))?;
+    let db = source.database.clone();
+    let mut examples: HashMap<String, Vec<Value>> = HashMap::new();
+    for table in &catalog.tables {
+        let rows = db.as_ref().map(|db| rows::first_rows(&**db, table, EXAMPLE_ROWS)).transpose()?.unwrap_or_default();
+        examples.insert(table.name.clone(), rows);
+    }
+    let files = generate_docs(&catalog, source.name(), |table| TableData {
+        profile: source.collection(&table.name).map(|c| c.profile()),
+        examples: examples.get(&table.name).map_or(&[], Vec::as_slice),
+    });
+    let (mut written, mut kept, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
+    for file in &files {
+        let path = dir.join(&file.name);
+        match std::fs::read_to_string(&path) {
+            Ok(existing) if existing == file.text => unchanged.push(file.name.clone()),
+            Ok(existing) if !params.force && !is_unedited(&existing) => kept.push(file.name.clone()),
+            _ => {
+                // Write beside, then rename: a reader never sees half a file.
+                let partial = path.with_extension("md.partial");
+                std::fs::write(&partial, &file.text)
+                    .and_then(|()| std::fs::rename(&partial, &path))
+                    .map_err(|e| ToolError::InvalidParams(format!("cannot write {}: {e}", path.display())))?;
+                written.push(file.name.clone());
+            }
+        }
+    }
+    let mut message = format!("Docs for `{}` in {}: {} written, {} unchanged", source.name(), dir.display(), written.len(), unchanged.len());
+    if kept.is_empty() {
+        message.push('.');
+    } else {
+        message.push_str(&format!(", {} kept because they were edited (use --force to overwrite): {}.", kept.len(), kept.join(", ")));
+    }
+    Ok(ToolResult::ok(message, json!({"dir": dir, "written": written, "unchanged": unchanged, "keptEdited": kept})))
+}
