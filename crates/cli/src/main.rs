@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use schemascope_sources::SourceSpec;
 use schemascope_tools::{self as tools, Registry, ToolResult};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use render::View;
 use retrieval::RetrievalArgs;
@@ -273,7 +273,14 @@ enum EvalCommand {
     },
 }
 
-fn eval_retrieval(tables: &std::path::Path, questions: &std::path::Path, pooled: bool, k: usize, retrieval: &RetrievalArgs, json: bool) -> Result<ExitCode> {
+fn eval_retrieval(
+    tables: &std::path::Path,
+    questions: &std::path::Path,
+    pooled: bool,
+    k: usize,
+    retrieval: &RetrievalArgs,
+    json: bool,
+) -> Result<ExitCode> {
     let request = tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
     let report = tools::eval::eval_retrieval(&request)?;
     if json {
@@ -281,9 +288,20 @@ fn eval_retrieval(tables: &std::path::Path, questions: &std::path::Path, pooled:
     } else {
         println!(
             "{:?}, K = {}: {} questions over {} schema(s) of {:.1} tables on average\n  Recall@{k} {:.3}  Precision@{k} {:.3}  MRR {:.3}  all gold in top {k} {:.3}\n  context recall {:.3}  context tokens {:.0} of {:.0} (reduction {:.1}%)\n  strategies: {:?}",
-            report.setting, report.k, report.questions, report.databases, report.avg_tables,
-            report.recall_at_k, report.precision_at_k, report.mrr, report.all_gold_at_k,
-            report.context_recall, report.avg_context_tokens, report.avg_full_tokens, report.reduction * 100.0, report.strategies
+            report.setting,
+            report.k,
+            report.questions,
+            report.databases,
+            report.avg_tables,
+            report.recall_at_k,
+            report.precision_at_k,
+            report.mrr,
+            report.all_gold_at_k,
+            report.context_recall,
+            report.avg_context_tokens,
+            report.avg_full_tokens,
+            report.reduction * 100.0,
+            report.strategies
         );
         if report.gold_parse_failures > 0 {
             println!("  {} gold queries could not be parsed (skipped)", report.gold_parse_failures);
@@ -382,9 +400,14 @@ fn demo_banner(registry: &Registry, addr: SocketAddr) {
     }
     let snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
     let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
-    println!("\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}", serde_json::to_string_pretty(&snippet).unwrap_or_default());
+    println!(
+        "\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}",
+        serde_json::to_string_pretty(&snippet).unwrap_or_default()
+    );
     println!("\nOr let the client start schemascope over stdio:\n{}", serde_json::to_string_pretty(&stdio).unwrap_or_default());
-    println!("\nTry the same tools from the shell:\n  schemascope describe demo:infrastructure\n  schemascope property demo:infrastructure cpu\n  schemascope find demo:infrastructure \"type == 'database'\"\n  schemascope schema demo:sensors server::Temperature\n\nPress Ctrl-C to stop.");
+    println!(
+        "\nTry the same tools from the shell:\n  schemascope describe demo:infrastructure\n  schemascope property demo:infrastructure cpu\n  schemascope find demo:infrastructure \"type == 'database'\"\n  schemascope schema demo:sensors server::Temperature\n\nPress Ctrl-C to stop."
+    );
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -403,7 +426,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Strategy::Stratified => tools::StrategyParam::Stratified,
                 Strategy::Representative => tools::StrategyParam::Representative,
             });
-            let params = tools::SampleDataParams { source: Some(name), collection, count: Some(count), strategy, stratify_by, seed, max_string_length: None, record_name: record };
+            let params = tools::SampleDataParams {
+                source: Some(name),
+                collection,
+                count: Some(count),
+                strategy,
+                stratify_by,
+                seed,
+                max_string_length: None,
+                record_name: record,
+            };
             finish(&tools::sample_data(&registry, params), &output, View::Data)
         }
         Command::Property { source, property, collection, record, limit, bins, output } => {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use schemascope_docs::RetrievalConfig;
 use schemascope_tools::Registry;
 

@@ -14,10 +14,7 @@ fn python_has_mcp() -> bool {
 }
 
 fn run_client(transport_flag: &str) {
-    assert!(
-        python_has_mcp(),
-        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
-    );
+    assert!(python_has_mcp(), "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
     let dir = tempfile::tempdir().expect("tempdir");
     let graph = dir.path().join("graph.json");
     std::fs::write(&graph, r#"{"nodes":[{"id":"a","data":{"type":"server"}},{"id":"b","data":{"type":"database"}}],"edges":[{"source":"a","target":"b","data":{"latency":12}}]}"#)

@@ -18,7 +18,8 @@ fn chinook() -> String {
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_schemascope"));
     command.args(args);
-    for var in ["ENABLE_DOC_RETRIEVAL", "DOC_RETRIEVAL_TOP_K", "DOC_RELEVANCE_THRESHOLD", "RETRIEVAL_TABLE_THRESHOLD", "SCHEMASCOPE_RETRIEVAL_CONFIG"] {
+    for var in ["ENABLE_DOC_RETRIEVAL", "DOC_RETRIEVAL_TOP_K", "DOC_RELEVANCE_THRESHOLD", "RETRIEVAL_TABLE_THRESHOLD", "SCHEMASCOPE_RETRIEVAL_CONFIG"]
+    {
         command.env_remove(var);
     }
     command.envs(env.iter().copied());
@@ -39,7 +40,8 @@ fn docs_generate_writes_parsable_docs_and_keeps_edited_files() {
     let again = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
     assert_eq!(again["data"]["unchanged"].as_array().map(Vec::len), Some(12));
     let genre = dir.path().join("Genre.md");
-    let edited = std::fs::read_to_string(&genre).expect("read").replace("## Purpose\n", "## Purpose\n\nMusic genres, curated by the catalogue team.\n");
+    let edited =
+        std::fs::read_to_string(&genre).expect("read").replace("## Purpose\n", "## Purpose\n\nMusic genres, curated by the catalogue team.\n");
     std::fs::write(&genre, &edited).expect("edit");
     let kept = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
     assert_eq!(kept["data"]["keptEdited"], serde_json::json!(["Genre.md"]));
@@ -84,7 +86,10 @@ fn retrieval_configuration_layers_file_environment_and_flags() {
     let file = dir.path().join("retrieval.toml");
     std::fs::write(&file, "enabled = false\ntop_k = 3\n").expect("write");
     let config = file.display().to_string();
-    assert_eq!(strategy(&run(&["context", &chinook(), question, "--json", "--retrieval-config", &config], &[])), ("full".into(), Value::from("disabled")));
+    assert_eq!(
+        strategy(&run(&["context", &chinook(), question, "--json", "--retrieval-config", &config], &[])),
+        ("full".into(), Value::from("disabled"))
+    );
     let bad = run(&["context", &chinook(), question], &[("DOC_RETRIEVAL_TOP_K", "many")]);
     assert!(!bad.status.success());
     let message = String::from_utf8_lossy(&bad.stderr);

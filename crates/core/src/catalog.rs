@@ -67,10 +67,7 @@ impl TableInfo {
     /// The column called `name` (exact match first, then ASCII case-insensitive, as SQL resolves
     /// unquoted names).
     pub fn column(&self, name: &str) -> Option<&ColumnInfo> {
-        self.columns
-            .iter()
-            .find(|c| c.name == name)
-            .or_else(|| self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
+        self.columns.iter().find(|c| c.name == name).or_else(|| self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
     }
 
     /// True when `column` is part of the primary key.
@@ -103,10 +100,7 @@ pub struct Catalog {
 impl Catalog {
     /// The table called `name` (exact match first, then ASCII case-insensitive).
     pub fn table(&self, name: &str) -> Option<&TableInfo> {
-        self.tables
-            .iter()
-            .find(|t| t.name == name)
-            .or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(name)))
+        self.tables.iter().find(|t| t.name == name).or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(name)))
     }
 
     /// Names of all tables and views.

@@ -147,13 +147,7 @@ pub struct Collection {
 
 impl Collection {
     /// Assembles a collection from a buffer, its items, and their profile (see [`crate::profile`]).
-    pub fn new(
-        name: impl Into<String>,
-        kind: CollectionKind,
-        buffer: SharedText,
-        items: Vec<ItemEntry>,
-        profile: CollectionProfile,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, kind: CollectionKind, buffer: SharedText, items: Vec<ItemEntry>, profile: CollectionProfile) -> Self {
         Self {
             name: name.into(),
             kind,
@@ -297,10 +291,7 @@ impl Collection {
                     *count += 1;
                 }
             }
-            order
-                .into_iter()
-                .filter_map(|key| builders.remove(key).map(|(b, n)| (key.to_string(), b.finish(n))))
-                .collect()
+            order.into_iter().filter_map(|key| builders.remove(key).map(|(b, n)| (key.to_string(), b.finish(n)))).collect()
         })
     }
 
@@ -311,11 +302,7 @@ impl Collection {
 
     /// Parses one item's value, naming the item if its text is not JSON.
     pub fn parse_item(&self, item: &ItemRef<'_>) -> Result<Value, CoreError> {
-        item.value().map_err(|e| CoreError::CorruptItem {
-            collection: self.name.clone(),
-            item: item.id.to_string(),
-            reason: e.to_string(),
-        })
+        item.value().map_err(|e| CoreError::CorruptItem { collection: self.name.clone(), item: item.id.to_string(), reason: e.to_string() })
     }
 }
 

@@ -69,8 +69,7 @@ fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usi
             Value::String(format!("[depth limit: object with {} keys]", map.len()))
         }
         Value::Array(items) => {
-            let mut out: Vec<Value> =
-                items.iter().take(limits.max_array).map(|v| shorten_at(v, limits, cuts, depth + 1)).collect();
+            let mut out: Vec<Value> = items.iter().take(limits.max_array).map(|v| shorten_at(v, limits, cuts, depth + 1)).collect();
             if items.len() > limits.max_array {
                 cuts.arrays += 1;
                 out.push(Value::String(format!("[+{} more elements]", items.len() - limits.max_array)));
@@ -78,8 +77,7 @@ fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usi
             Value::Array(out)
         }
         Value::Object(map) => {
-            let out: Map<String, Value> =
-                map.iter().map(|(k, v)| (k.clone(), shorten_at(v, limits, cuts, depth + 1))).collect();
+            let out: Map<String, Value> = map.iter().map(|(k, v)| (k.clone(), shorten_at(v, limits, cuts, depth + 1))).collect();
             Value::Object(out)
         }
         _ => value.clone(),

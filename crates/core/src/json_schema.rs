@@ -7,7 +7,7 @@
 //! elements of all arrays. So every observed value validates against the result by construction
 //! (and the tests check it with the `jsonschema` crate).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::profile::{CollectionProfile, ProfileNode};
 

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::collection::{Collection, CollectionKind};
-use crate::summary::{describe_line, summarize_collection, PropertySummary};
+use crate::summary::{PropertySummary, describe_line, summarize_collection};
 use crate::tokens;
 
 /// The rendered section and what was left out to fit the budget.
@@ -87,12 +87,7 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 out.push(Section {
                     heading: vec![
                         String::new(),
-                        format!(
-                            "**Record set `{}`** ({} records, {} values in all):",
-                            summary.name,
-                            records.len(),
-                            summary.count
-                        ),
+                        format!("**Record set `{}`** ({} records, {} values in all):", summary.name, records.len(), summary.count),
                     ],
                     entries: Vec::new(),
                 });
@@ -170,11 +165,8 @@ pub fn schema_markdown(source: &str, collections: &[&Collection], max_tokens: Op
         return SchemaMarkdown { markdown: short, tokens: short_tokens, max_tokens, samples_dropped: true, properties_omitted: 0, truncated: false };
     }
     // Drop the least important entries first; binary-search how many must go.
-    let mut order: Vec<(usize, usize, f64)> = sections
-        .iter()
-        .enumerate()
-        .flat_map(|(si, s)| s.entries.iter().enumerate().map(move |(ei, e)| (si, ei, e.importance)))
-        .collect();
+    let mut order: Vec<(usize, usize, f64)> =
+        sections.iter().enumerate().flat_map(|(si, s)| s.entries.iter().enumerate().map(move |(ei, e)| (si, ei, e.importance))).collect();
     order.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.cmp(&a.1)));
     let attempt = |k: usize| {
         let dropped: std::collections::HashSet<(usize, usize)> = order.iter().take(k).map(|(s, e, _)| (*s, *e)).collect();

@@ -75,8 +75,7 @@ impl PropertyPath {
 
 fn is_identifier(key: &str) -> bool {
     let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 impl fmt::Display for PropertyPath {
@@ -110,10 +109,7 @@ impl FromStr for PropertyPath {
 
     /// Parses `a.b`, `a[].b`, `a[*].b` (alias of `[]`), `"odd key".b`; `@` or an empty string is the root.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| CoreError::InvalidPath {
-            path: text.to_string(),
-            reason: reason.to_string(),
-        };
+        let invalid = |reason: &str| CoreError::InvalidPath { path: text.to_string(), reason: reason.to_string() };
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed == "@" {
             return Ok(Self::root());
@@ -159,8 +155,7 @@ impl FromStr for PropertyPath {
                     if j >= bytes.len() {
                         return Err(invalid("unterminated quoted key"));
                     }
-                    let key: String = serde_json::from_str(&trimmed[i..=j])
-                        .map_err(|e| invalid(&format!("bad quoted key: {e}")))?;
+                    let key: String = serde_json::from_str(&trimmed[i..=j]).map_err(|e| invalid(&format!("bad quoted key: {e}")))?;
                     segments.push(Segment::Key(key.into()));
                     i = j + 1;
                     expect_key = false;
@@ -169,9 +164,7 @@ impl FromStr for PropertyPath {
                     if !expect_key {
                         return Err(invalid("a key must follow a dot"));
                     }
-                    let end = trimmed[i..]
-                        .find(['.', '['])
-                        .map_or(trimmed.len(), |p| i + p);
+                    let end = trimmed[i..].find(['.', '[']).map_or(trimmed.len(), |p| i + p);
                     let key = trimmed[i..end].trim();
                     if key.is_empty() {
                         return Err(invalid("empty key"));

@@ -2,13 +2,13 @@
 //! statistics and histogram, boolean shares, array element statistics, a per-type breakdown for
 //! mixed properties, and "did you mean" help when the property does not exist.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::profile::numeric::{percent, round1, HistogramLayout};
-use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
-use crate::summary::{number, type_phrase};
-use crate::suggest::closest;
 use crate::PropertyPath;
+use crate::profile::numeric::{HistogramLayout, percent, round1};
+use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
+use crate::suggest::closest;
+use crate::summary::{number, type_phrase};
 
 /// Options of describe_property.
 #[derive(Debug, Clone, Copy)]
@@ -50,12 +50,7 @@ pub trait BinCounter {
 }
 
 /// Describes the property at `path` (a dot path) in `profile`, whose values are in memory.
-pub fn describe_property(
-    profile: &CollectionProfile,
-    collection: &str,
-    path: &PropertyPath,
-    options: PropertyOptions,
-) -> PropertyDescription {
+pub fn describe_property(profile: &CollectionProfile, collection: &str, path: &PropertyPath, options: PropertyOptions) -> PropertyDescription {
     describe_property_with(profile, collection, path, options, None)
 }
 
@@ -92,11 +87,7 @@ pub fn describe_property_with(
         DataType::Single(ValueType::Integer | ValueType::Number) => {
             extend(&mut data, number_stats(p, options.bins, limit, bins));
             let n = p.numbers.as_ref();
-            format!(
-                "Property '{path}' is a number ranging from {} to {}.",
-                number(n.map_or(0.0, |n| n.min)),
-                number(n.map_or(0.0, |n| n.max))
-            )
+            format!("Property '{path}' is a number ranging from {} to {}.", number(n.map_or(0.0, |n| n.min)), number(n.map_or(0.0, |n| n.max)))
         }
         DataType::Single(ValueType::Boolean) => {
             extend(&mut data, boolean_stats(p));
@@ -114,12 +105,8 @@ pub fn describe_property_with(
         }
         DataType::Single(ValueType::Null) | DataType::Null => format!("Property '{path}' is always null."),
         DataType::Mixed => {
-            let breakdown: Vec<Value> = p
-                .types
-                .breakdown()
-                .into_iter()
-                .map(|(t, n)| json!({"type": t.name(), "count": n, "percentage": percent(n, p.present)}))
-                .collect();
+            let breakdown: Vec<Value> =
+                p.types.breakdown().into_iter().map(|(t, n)| json!({"type": t.name(), "count": n, "percentage": percent(n, p.present)})).collect();
             data.insert("typeBreakdown".into(), Value::Array(breakdown));
             if p.strings.is_some() {
                 data.insert("string".into(), Value::Object(string_stats(p, limit)));

@@ -5,10 +5,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::collection::{Collection, CollectionKind, ItemRef};
-use crate::display::{shorten, Cuts, DisplayLimits};
+use crate::display::{Cuts, DisplayLimits, shorten};
 use crate::error::CoreError;
 use crate::path::{PropertyPath, Segment};
 
@@ -149,15 +149,7 @@ pub fn sample(collection: &Collection, options: &SampleOptions) -> Result<Sample
         }
         items.push(rendered);
     }
-    Ok(Sample {
-        items,
-        strategy: options.strategy,
-        seed,
-        strata,
-        paths_covered,
-        truncated_strings: cuts.strings,
-        depth_limited: cuts.depth,
-    })
+    Ok(Sample { items, strategy: options.strategy, seed, strata, paths_covered, truncated_strings: cuts.strings, depth_limited: cuts.depth })
 }
 
 /// A hashable stand-in for a stratum value.
@@ -170,7 +162,13 @@ fn stratum_key(value: Option<&Value>) -> String {
     }
 }
 
-fn stratified(collection: &Collection, pool: &[usize], path: &PropertyPath, count: usize, rng: &mut fastrand::Rng) -> Result<(Vec<usize>, usize), CoreError> {
+fn stratified(
+    collection: &Collection,
+    pool: &[usize],
+    path: &PropertyPath,
+    count: usize,
+    rng: &mut fastrand::Rng,
+) -> Result<(Vec<usize>, usize), CoreError> {
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     for item in pool.iter().filter_map(|&i| collection.item(i)) {
         let value = collection.parse_item(&item)?;

@@ -46,20 +46,18 @@ fn hint_for(text: &str) -> String {
 impl Selector {
     /// Compiles a selector; a syntax error names its line, column and a caret.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        jmespath::compile(text)
-            .map(|expression| Self { text: text.to_string(), expression })
-            .map_err(|e| {
-                let reason = e.reason.to_string();
-                CoreError::InvalidSelector {
-                    expression: text.to_string(),
-                    offset: e.offset,
-                    line: e.line + 1,
-                    column: e.column + 1,
-                    reason,
-                    caret: format!("{}^", " ".repeat(e.column)),
-                    hint: hint_for(text),
-                }
-            })
+        jmespath::compile(text).map(|expression| Self { text: text.to_string(), expression }).map_err(|e| {
+            let reason = e.reason.to_string();
+            CoreError::InvalidSelector {
+                expression: text.to_string(),
+                offset: e.offset,
+                line: e.line + 1,
+                column: e.column + 1,
+                reason,
+                caret: format!("{}^", " ".repeat(e.column)),
+                hint: hint_for(text),
+            }
+        })
     }
 
     /// The selector text.
@@ -134,8 +132,10 @@ pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, li
             items.push(render_item(collection.kind(), &item, &value, limits, &mut cuts));
         }
     }
-    let hint = (hits.is_empty() && selector.text.trim_start().starts_with("data.") && collection.profile().property(&"data".parse().unwrap_or_default()).is_none())
-        .then(|| "the selector's root is already the item's data: write `type == 'server'`, not `data.type == 'server'`".to_string());
+    let hint = (hits.is_empty()
+        && selector.text.trim_start().starts_with("data.")
+        && collection.profile().property(&"data".parse().unwrap_or_default()).is_none())
+    .then(|| "the selector's root is already the item's data: write `type == 'server'`, not `data.type == 'server'`".to_string());
     Ok(FindResult {
         selector: selector.text.clone(),
         count: hits.len(),

@@ -13,8 +13,8 @@ where
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
             let last = lower.rsplit(['.', ']']).next().unwrap_or(&lower);
-            let similarity = strsim::normalized_damerau_levenshtein(&wanted_lower, &lower)
-                .max(strsim::normalized_damerau_levenshtein(&wanted_lower, last));
+            let similarity =
+                strsim::normalized_damerau_levenshtein(&wanted_lower, &lower).max(strsim::normalized_damerau_levenshtein(&wanted_lower, last));
             let contains = !wanted_lower.is_empty() && (lower.contains(&wanted_lower) || wanted_lower.contains(last));
             let score = if contains { similarity.max(0.5) } else { similarity };
             (score >= 0.5).then_some((score, candidate))

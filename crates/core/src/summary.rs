@@ -2,7 +2,7 @@
 //! property (type, presence, enum values, range, format, cardinality, samples).
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::catalog::{ForeignKey, TableInfo, TableKind};
 use crate::collection::{Collection, CollectionKind};
@@ -169,11 +169,8 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         let s = p.strings.as_ref().filter(|s| matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime)))?;
         Some(Range { min: json!(s.min), max: json!(s.max) })
     });
-    let item_type = p.arrays.as_ref().map(|_| {
-        profile
-            .node(&p.path.items())
-            .map_or_else(|| "unknown (always empty)".to_string(), |n| type_phrase(&n.profile))
-    });
+    let item_type =
+        p.arrays.as_ref().map(|_| profile.node(&p.path.items()).map_or_else(|| "unknown (always empty)".to_string(), |n| type_phrase(&n.profile)));
     if let (Some(_), Some(items)) = (&p.arrays, profile.property(&p.path.items()))
         && let Some(strings) = &items.strings
     {
@@ -239,8 +236,7 @@ pub fn type_phrase(p: &PropertyProfile) -> String {
         DataType::Single(t) => t.name().into(),
         DataType::Null => "null".into(),
         DataType::Mixed => {
-            let names: Vec<&str> =
-                p.types.breakdown().iter().filter(|(t, _)| *t != ValueType::Null).map(|(t, _)| t.name()).collect();
+            let names: Vec<&str> = p.types.breakdown().iter().filter(|(t, _)| *t != ValueType::Null).map(|(t, _)| t.name()).collect();
             format!("mixed ({})", names.join(", "))
         }
     }

@@ -8,7 +8,7 @@
 //! field that has only held 18–26 is likely °F sent to a °C field).
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::error::CoreError;
 use crate::suggest::closest;
@@ -117,13 +117,33 @@ pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreE
                 }
                 ("enum", (**options).clone(), instance, Severity::Warning, text)
             }
-            K::Minimum { limit } => ("minimum", json!(format!(">= {limit}")), instance.clone(), Severity::Warning, format!("{instance} is below the smallest observed value {limit}")),
-            K::Maximum { limit } => ("maximum", json!(format!("<= {limit}")), instance.clone(), Severity::Warning, format!("{instance} is above the largest observed value {limit}")),
+            K::Minimum { limit } => (
+                "minimum",
+                json!(format!(">= {limit}")),
+                instance.clone(),
+                Severity::Warning,
+                format!("{instance} is below the smallest observed value {limit}"),
+            ),
+            K::Maximum { limit } => (
+                "maximum",
+                json!(format!("<= {limit}")),
+                instance.clone(),
+                Severity::Warning,
+                format!("{instance} is above the largest observed value {limit}"),
+            ),
             K::Format { format } => ("format", json!(format), instance.clone(), Severity::Error, format!("{instance} is not a valid {format}")),
             _ => {
                 let keyword = schema_path.rsplit('/').next().unwrap_or("schema").to_string();
                 let text = error.to_string();
-                errors.push(ValidationIssue { path: path.clone(), field: last_field(&path), keyword, expected: Value::Null, actual: instance, error: text, severity: Severity::Error });
+                errors.push(ValidationIssue {
+                    path: path.clone(),
+                    field: last_field(&path),
+                    keyword,
+                    expected: Value::Null,
+                    actual: instance,
+                    error: text,
+                    severity: Severity::Error,
+                });
                 continue;
             }
         };

@@ -185,10 +185,7 @@ impl Bm25Index {
         let idf = compute_idf(&postings, n, params.scoring);
         let (k1, b) = (params.k1, params.b);
         // rank_bm25: k1 * (1 - b + b * doc_len / avgdl), evaluated left to right.
-        let norms: Vec<f64> = doc_len
-            .iter()
-            .map(|&dl| if avgdl > 0.0 { k1 * (1.0 - b + b * f64::from(dl) / avgdl) } else { k1 })
-            .collect();
+        let norms: Vec<f64> = doc_len.iter().map(|&dl| if avgdl > 0.0 { k1 * (1.0 - b + b * f64::from(dl) / avgdl) } else { k1 }).collect();
         let mut offsets = Vec::with_capacity(postings.len() + 1);
         let total: usize = postings.iter().map(Vec::len).sum();
         let mut post_doc = Vec::with_capacity(total);
@@ -431,8 +428,7 @@ mod tests {
     fn top_k_equals_a_full_sort_of_the_scores() {
         let words = ["a1", "b2", "c3", "d4", "e5", "f6", "g7"];
         let mut rng = fastrand::Rng::with_seed(7);
-        let docs: Vec<Vec<&str>> =
-            (0..300).map(|_| (0..rng.usize(1..12)).map(|_| words[rng.usize(..words.len())]).collect()).collect();
+        let docs: Vec<Vec<&str>> = (0..300).map(|_| (0..rng.usize(1..12)).map(|_| words[rng.usize(..words.len())]).collect()).collect();
         let index = Bm25Index::build(&docs, Bm25Params::default());
         let (mut scratch, mut out) = (Scratch::new(), Vec::new());
         for _ in 0..50 {

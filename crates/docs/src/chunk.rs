@@ -319,8 +319,7 @@ pub fn describe_relationships(catalog: &Catalog, table: &TableInfo) -> Option<St
 /// `JOIN <joined> ON <fk_table>.<a> = <ref_table>.<b> [AND …]`, for a foreign key of `fk_table`
 /// (`columns`) referencing `ref_table` (`referenced`); `joined` is whichever side is being added.
 pub fn join_clause(joined: &str, fk_table: &str, columns: &[String], ref_table: &str, referenced: &[String]) -> String {
-    let conditions: Vec<String> =
-        columns.iter().zip(referenced).map(|(a, b)| format!("{fk_table}.{a} = {ref_table}.{b}")).collect();
+    let conditions: Vec<String> = columns.iter().zip(referenced).map(|(a, b)| format!("{fk_table}.{a} = {ref_table}.{b}")).collect();
     format!("JOIN {joined} ON {}", conditions.join(" AND "))
 }
 
@@ -372,8 +371,7 @@ mod tests {
         notes.insert("Customer", "Country", "24 distinct values, most often USA");
         let (chunks, warnings) = build_chunks(&catalog(), &docs, &notes);
         assert!(warnings.is_empty());
-        let kinds: Vec<(ChunkKind, &str, Option<&str>)> =
-            chunks.iter().map(|c| (c.kind, c.table.as_str(), c.column.as_deref())).collect();
+        let kinds: Vec<(ChunkKind, &str, Option<&str>)> = chunks.iter().map(|c| (c.kind, c.table.as_str(), c.column.as_deref())).collect();
         assert_eq!(
             kinds,
             vec![

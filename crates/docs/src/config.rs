@@ -123,9 +123,7 @@ mod tests {
 
     #[test]
     fn environment_overrides_defaults_and_bad_values_name_the_variable() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
-        };
+        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
         let config = RetrievalConfig::default()
             .from_env(env(&[(ENV_ENABLED, "false"), (ENV_TOP_K, "8"), (ENV_RELEVANCE_THRESHOLD, "0.5"), (ENV_TABLE_THRESHOLD, "20")]))
             .expect("valid");

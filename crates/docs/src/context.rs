@@ -95,14 +95,7 @@ impl SchemaIndex {
             Strategy::Focused => self.focused_blocks(retrieval),
         };
         let (text, omitted_tables, omitted_chunks) = fit(&header, &blocks, max_tokens);
-        SchemaContext {
-            tokens: tokens::count(&text),
-            text,
-            full_schema_tokens: self.full_schema_tokens(),
-            metadata,
-            omitted_tables,
-            omitted_chunks,
-        }
+        SchemaContext { tokens: tokens::count(&text), text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
     }
 
     /// Blocks of a focused context in priority order: retrieved tables, retrieved chunks,
@@ -132,10 +125,7 @@ impl SchemaIndex {
             blocks.push(Block { section: Section::Overview, text: Cow::Borrowed(first), tokens: tokens::count(first), table: None });
         }
         let shown = retrieval.tables.len() + retrieval.expanded_tables.len();
-        let header = format!(
-            "# Database schema: {shown} of {} tables (focused on the question)\n\n",
-            self.catalog.tables.len()
-        );
+        let header = format!("# Database schema: {shown} of {} tables (focused on the question)\n\n", self.catalog.tables.len());
         (header, blocks)
     }
 }

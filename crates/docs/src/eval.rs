@@ -84,8 +84,7 @@ struct RawDatabase {
 /// Reads Spider's `tables.json` into one catalog per database (tables in name order; nullable
 /// unless part of the primary key, which Spider does not record otherwise).
 pub fn spider_databases(tables_json: &str) -> Result<Vec<SpiderDatabase>, EvalError> {
-    let raw: Vec<RawDatabase> =
-        serde_json::from_str(tables_json).map_err(|source| EvalError::Json { what: "tables.json", source })?;
+    let raw: Vec<RawDatabase> = serde_json::from_str(tables_json).map_err(|source| EvalError::Json { what: "tables.json", source })?;
     raw.into_iter().map(to_database).collect()
 }
 
@@ -264,9 +263,7 @@ pub fn evaluate(databases: &[SpiderDatabase], questions: &[SpiderQuestion], sett
             .filter(|db| wanted.contains(db.db_id.as_str()))
             .map(|db| (db.db_id.clone(), index_from_generated_docs(db.catalog.clone(), &db.db_id, config.clone())))
             .collect(),
-        Setting::Pooled => {
-            BTreeMap::from([(String::new(), index_from_generated_docs(pooled_catalog(databases), "spider", config.clone()))])
-        }
+        Setting::Pooled => BTreeMap::from([(String::new(), index_from_generated_docs(pooled_catalog(databases), "spider", config.clone()))]),
     };
     let mut acc = Accumulator::default();
     for q in questions {

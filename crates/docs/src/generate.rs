@@ -56,8 +56,7 @@ pub fn generate_docs<'a>(catalog: &Catalog, database: &str, data: impl Fn(&Table
 
 /// The file name for a table's docs: the name with characters unsafe in file names replaced.
 pub fn file_name(table: &str) -> String {
-    let safe: String =
-        table.chars().map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
+    let safe: String = table.chars().map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
     format!("{safe}.md")
 }
 
@@ -285,17 +284,14 @@ fn quoted(value: &Value) -> String {
 
 fn shorten(text: &str, max: usize) -> String {
     let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    }
+    if flat.chars().count() <= max { flat } else { format!("{}…", flat.chars().take(max).collect::<String>()) }
 }
 
 fn examples_table(table: &TableInfo, rows: &[Value]) -> String {
     let columns: Vec<&str> = table.columns.iter().take(EXAMPLE_COLUMNS).map(|c| c.name.as_str()).collect();
     let cell = |text: String| text.replace('|', "\\|").replace('`', "'");
-    let mut out = format!("| {} |\n|{}\n", columns.iter().map(|c| cell(c.to_string())).collect::<Vec<_>>().join(" | "), " --- |".repeat(columns.len()));
+    let mut out =
+        format!("| {} |\n|{}\n", columns.iter().map(|c| cell(c.to_string())).collect::<Vec<_>>().join(" | "), " --- |".repeat(columns.len()));
     for row in rows.iter().take(EXAMPLE_ROWS) {
         let values: Vec<String> = columns
             .iter()
@@ -351,7 +347,11 @@ mod tests {
                     kind: TableKind::Table,
                     columns: vec![col("TrackId", "INTEGER", false), col("GenreId", "INTEGER", true), col("_weird*name", "", true)],
                     primary_key: vec!["TrackId".into()],
-                    foreign_keys: vec![ForeignKey { columns: vec!["GenreId".into()], referenced_table: "Genre".into(), referenced_columns: vec!["GenreId".into()] }],
+                    foreign_keys: vec![ForeignKey {
+                        columns: vec!["GenreId".into()],
+                        referenced_table: "Genre".into(),
+                        referenced_columns: vec!["GenreId".into()],
+                    }],
                     row_count: Some(2),
                     comment: Some("One row per track | song.".into()),
                 },

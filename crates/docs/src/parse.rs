@@ -188,11 +188,7 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
         return Err(skip(file, md.line(first.start), "`# Table:` heading without a table name; file skipped".into()));
     }
     if let Some(second) = md.headings.iter().skip(1).find(|h| h.level == 1) {
-        return Err(skip(
-            file,
-            md.line(second.start),
-            format!("a second `# ` heading (`{}`): one table per file; file skipped", second.text),
-        ));
+        return Err(skip(file, md.line(second.start), format!("a second `# ` heading (`{}`): one table per file; file skipped", second.text)));
     }
     let mut doc = TableDoc { file: file.to_string(), table, ..TableDoc::default() };
     let h2: Vec<usize> = (1..md.headings.len()).filter(|&i| md.headings[i].level == 2).collect();
@@ -200,11 +196,7 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
         let heading = &md.headings[i];
         let end = h2.get(n + 1).map_or(text.len(), |&j| md.headings[j].start);
         let body_range = heading.end..end;
-        let subs: Vec<&Heading> = md.headings[i + 1..]
-            .iter()
-            .take_while(|h| h.start < end)
-            .filter(|h| h.level == 3)
-            .collect();
+        let subs: Vec<&Heading> = md.headings[i + 1..].iter().take_while(|h| h.start < end).filter(|h| h.level == 3).collect();
         let body = clean(&text[body_range.clone()]);
         match section_kind(&heading.text) {
             Some(Section::Purpose) => doc.purpose = non_empty(body),
@@ -221,12 +213,8 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
             Some(Section::Queries) => {
                 for (k, sub) in subs.iter().enumerate() {
                     let sub_end = subs.get(k + 1).map_or(end, |s| s.start);
-                    let code: Vec<String> = md
-                        .code_blocks
-                        .iter()
-                        .filter(|c| c.start >= sub.end && c.start < sub_end)
-                        .map(|c| c.content.trim_end().to_string())
-                        .collect();
+                    let code: Vec<String> =
+                        md.code_blocks.iter().filter(|c| c.start >= sub.end && c.start < sub_end).map(|c| c.content.trim_end().to_string()).collect();
                     doc.queries.push(parse_query(&sub.text, &clean(&text[sub.end..sub_end]), code));
                 }
             }
@@ -349,11 +337,8 @@ fn parse_relationships(body: &str) -> RelationshipsDoc {
             in_joins = false;
             match key.as_str() {
                 "related tables" => {
-                    rel.related_tables = value
-                        .split([',', ';'])
-                        .map(|s| s.trim().trim_matches('`').trim().to_string())
-                        .filter(|s| !s.is_empty())
-                        .collect();
+                    rel.related_tables =
+                        value.split([',', ';']).map(|s| s.trim().trim_matches('`').trim().to_string()).filter(|s| !s.is_empty()).collect();
                 }
                 "join patterns" | "join pattern" => {
                     in_joins = true;
@@ -407,8 +392,7 @@ fn labelled(line: &str) -> Option<(String, String)> {
 
 fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let t = text.trim_start();
-    (t.len() >= prefix.len() && t.is_char_boundary(prefix.len()) && t[..prefix.len()].eq_ignore_ascii_case(prefix))
-        .then(|| &t[prefix.len()..])
+    (t.len() >= prefix.len() && t.is_char_boundary(prefix.len()) && t[..prefix.len()].eq_ignore_ascii_case(prefix)).then(|| &t[prefix.len()..])
 }
 
 fn non_empty(text: String) -> Option<String> {
@@ -477,8 +461,7 @@ struct Markdown {
 
 impl Markdown {
     fn read(file: &str, text: &str) -> Result<Self, DocWarning> {
-        let line_starts: Vec<usize> =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         let mut md = Markdown { headings: Vec::new(), code_blocks: Vec::new(), line_starts };
         let mut heading: Option<Heading> = None;
         let mut code: Option<CodeBlock> = None;
@@ -497,11 +480,7 @@ impl Markdown {
                     if let CodeBlockKind::Fenced(_) = kind
                         && !fence_closed(&text[range.clone()])
                     {
-                        return Err(skip(
-                            file,
-                            md.line(range.start),
-                            "code fence opened here is never closed; file skipped".into(),
-                        ));
+                        return Err(skip(file, md.line(range.start), "code fence opened here is never closed; file skipped".into()));
                     }
                     code = Some(CodeBlock { start: range.start, content: String::new() });
                 }
@@ -608,8 +587,7 @@ mod tests {
 
     #[test]
     fn index_file_is_the_database_overview_without_comments() {
-        let (docs, warnings) =
-            parse_docs(&[("docs/_index.md", "<!-- schemascope:generated -->\n# Chinook\n\nA digital media store.\n")]);
+        let (docs, warnings) = parse_docs(&[("docs/_index.md", "<!-- schemascope:generated -->\n# Chinook\n\nA digital media store.\n")]);
         assert!(warnings.is_empty());
         let db = docs.database.expect("index");
         assert_eq!(db.title.as_deref(), Some("Chinook"));

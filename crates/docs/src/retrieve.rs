@@ -99,12 +99,7 @@ impl Retrieval<'_> {
             Strategy::Full(_) => index.catalog.tables.iter().map(|t| t.name.clone()).collect(),
             Strategy::Focused => self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect(),
         };
-        RetrievalMetadata {
-            strategy: self.strategy,
-            chunks_retrieved: self.chunks.len(),
-            tables_included,
-            avg_relevance: self.avg_relevance,
-        }
+        RetrievalMetadata { strategy: self.strategy, chunks_retrieved: self.chunks.len(), tables_included, avg_relevance: self.avg_relevance }
     }
 }
 

@@ -1,9 +1,7 @@
 //! The Chinook docs in testdata/docs/chinook: parsing, chunking, hybrid retrieval and the schema
 //! context, on the real Chinook catalog (11 tables).
 
-use schemascope_docs::{
-    Catalog, ChunkKind, ChunkSource, ColumnNotes, FullReason, RetrievalConfig, SchemaIndex, Strategy, parse_docs,
-};
+use schemascope_docs::{Catalog, ChunkKind, ChunkSource, ColumnNotes, FullReason, RetrievalConfig, SchemaIndex, Strategy, parse_docs};
 
 const DOCS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/docs");
 

@@ -8,8 +8,7 @@ const SPIDER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/spider
 #[test]
 fn spider_retrieval_reaches_its_recall_and_reduction() {
     let databases = spider_databases(&std::fs::read_to_string(format!("{SPIDER}/tables.json")).expect("tables")).expect("valid");
-    let questions =
-        spider_questions(&std::fs::read_to_string(format!("{SPIDER}/dev_open.json")).expect("questions")).expect("valid");
+    let questions = spider_questions(&std::fs::read_to_string(format!("{SPIDER}/dev_open.json")).expect("questions")).expect("valid");
     assert_eq!(databases.len(), 166);
     assert_eq!(databases.iter().map(|d| d.catalog.tables.len()).sum::<usize>(), 876);
     let options = EvalOptions::default();

@@ -17,10 +17,7 @@ use axum::{
     response::Response,
     routing::get,
 };
-use rmcp::transport::{
-    StreamableHttpServerConfig, StreamableHttpService,
-    streamable_http_server::session::local::LocalSessionManager,
-};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
 use schemascope_tools::Registry;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -56,19 +53,13 @@ async fn session_delete_status(request: Request, next: Next) -> Response {
 
 /// Binds a TCP listener, returning it with its actual address (so port 0 can be used).
 pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), ServerError> {
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServerError::Bind { addr, source })?;
+    let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
     Ok((listener, local))
 }
 
 /// Serves MCP over streamable HTTP on `addr` until `shutdown` completes.
-pub async fn serve_http(
-    registry: Arc<Registry>,
-    addr: SocketAddr,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServerError> {
+pub async fn serve_http(registry: Arc<Registry>, addr: SocketAddr, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
     let (listener, _) = bind_http(addr).await?;
     serve_http_listener(registry, listener, shutdown).await
 }
@@ -76,10 +67,7 @@ pub async fn serve_http(
 /// The `Host` header check (DNS-rebinding protection): loopback names by default, plus the bound
 /// address; disabled when listening on every interface (0.0.0.0 or ::), where the host name that
 /// clients use cannot be known.
-fn host_config(
-    config: StreamableHttpServerConfig,
-    local: SocketAddr,
-) -> StreamableHttpServerConfig {
+fn host_config(config: StreamableHttpServerConfig, local: SocketAddr) -> StreamableHttpServerConfig {
     let ip = local.ip();
     if ip.is_unspecified() {
         config.disable_allowed_hosts()
@@ -115,8 +103,7 @@ pub async fn serve_http_listener(
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
     let closing = CancellationToken::new();
     let base = SchemascopeServer::new(registry).with_closing(closing.clone());
-    let mcp =
-        StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
+    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
     let app = Router::new()
         .route("/", get(|| async { INDEX_TEXT }))
         .route("/healthz", get(|| async { INDEX_TEXT }))
@@ -136,9 +123,7 @@ pub async fn serve_http_listener(
             stopping.cancel();
         }
     };
-    let server = axum::serve(listener, app)
-        .with_graceful_shutdown(graceful)
-        .into_future();
+    let server = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
     tokio::pin!(server);
     tokio::select! {
         result = &mut server => result.map_err(ServerError::Http),

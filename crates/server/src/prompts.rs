@@ -21,9 +21,7 @@ pub(crate) fn prompt() -> Prompt {
              and how to use the schemascope tools.",
         ),
         Some(vec![
-            PromptArgument::new("source")
-                .with_description("Source name (default: every source served).")
-                .with_required(false),
+            PromptArgument::new("source").with_description("Source name (default: every source served).").with_required(false),
             PromptArgument::new("max_tokens")
                 .with_description("Token budget for the schema section, a whole number (e.g. 1500).")
                 .with_required(false),
@@ -39,10 +37,7 @@ fn text_argument(name: &str, value: &Value) -> Result<Option<String>, McpError> 
         Value::String(s) if s.trim().is_empty() => Ok(None),
         Value::String(s) => Ok(Some(s.trim().to_string())),
         Value::Number(n) => Ok(Some(n.to_string())),
-        other => Err(McpError::invalid_params(
-            format!("prompt argument `{name}` must be a string, not {other}"),
-            Some(json!({ "argument": name })),
-        )),
+        other => Err(McpError::invalid_params(format!("prompt argument `{name}` must be a string, not {other}"), Some(json!({ "argument": name })))),
     }
 }
 
@@ -75,11 +70,7 @@ fn parse(arguments: Option<JsonObject>) -> Result<SystemPromptParams, McpError> 
 }
 
 /// Renders the prompt.
-pub(crate) async fn get(
-    registry: Arc<Registry>,
-    name: &str,
-    arguments: Option<JsonObject>,
-) -> Result<GetPromptResult, McpError> {
+pub(crate) async fn get(registry: Arc<Registry>, name: &str, arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
     if name != PROMPT_NAME {
         return Err(McpError::invalid_params(
             format!("Unknown prompt `{name}`. Available prompts: {PROMPT_NAME}"),
@@ -91,31 +82,16 @@ pub(crate) async fn get(
         Some(source) => format!("Schema of `{source}` as a system prompt"),
         None => "Schema of every source as a system prompt".to_string(),
     };
-    let text =
-        tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&registry, params))
-            .await
-            .map_err(|error| {
-                McpError::internal_error(
-                    format!("rendering the prompt failed unexpectedly: {error}"),
-                    None,
-                )
-            })?
-            .map_err(|error| match error {
-                ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
-                    McpError::invalid_params(
-                        error.to_string(),
-                        Some(json!({ "error": error.kind() })),
-                    )
-                }
-                other => McpError::internal_error(
-                    other.to_string(),
-                    Some(json!({ "error": other.kind() })),
-                ),
-            })?;
-    Ok(
-        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-            .with_description(description),
-    )
+    let text = tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&registry, params))
+        .await
+        .map_err(|error| McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None))?
+        .map_err(|error| match error {
+            ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
+                McpError::invalid_params(error.to_string(), Some(json!({ "error": error.kind() })))
+            }
+            other => McpError::internal_error(other.to_string(), Some(json!({ "error": other.kind() }))),
+        })?;
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(description))
 }
 
 #[cfg(test)]
@@ -136,9 +112,7 @@ mod tests {
     fn bad_max_tokens_is_named() {
         let mut arguments = JsonObject::new();
         arguments.insert("max_tokens".into(), json!("lots"));
-        let Err(error) = parse(Some(arguments)) else {
-            panic!("must fail")
-        };
+        let Err(error) = parse(Some(arguments)) else { panic!("must fail") };
         assert!(error.message.contains("max_tokens"));
     }
 }

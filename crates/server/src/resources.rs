@@ -22,9 +22,7 @@ pub(crate) fn uri_for(source: &str) -> String {
 
 /// The source named by a schema URI, if it is one.
 pub(crate) fn source_of(uri: &str) -> Option<&str> {
-    uri.strip_prefix(SCHEME)
-        .map(|rest| rest.trim_end_matches('/'))
-        .filter(|name| !name.is_empty())
+    uri.strip_prefix(SCHEME).map(|rest| rest.trim_end_matches('/')).filter(|name| !name.is_empty())
 }
 
 /// The URIs of every source's schema resource.
@@ -53,9 +51,7 @@ pub(crate) fn list(registry: &Registry) -> Vec<Resource> {
 pub(crate) fn template() -> ResourceTemplate {
     ResourceTemplate::new(format!("{SCHEME}{{source}}"), "schema")
         .with_title("Schema of a source")
-        .with_description(
-            "Markdown summary of the schema of a source; `source` is a name from list_sources.",
-        )
+        .with_description("Markdown summary of the schema of a source; `source` is a name from list_sources.")
         .with_mime_type(MIME_TYPE)
 }
 
@@ -64,10 +60,7 @@ fn not_found(registry: &Registry, uri: &str, detail: Option<String>) -> McpError
     let available = known_uris(registry);
     let detail = detail.map(|d| format!(" {d}")).unwrap_or_default();
     McpError::resource_not_found(
-        format!(
-            "Unknown resource `{uri}`.{detail} Available resources: {}",
-            available.join(", ")
-        ),
+        format!("Unknown resource `{uri}`.{detail} Available resources: {}", available.join(", ")),
         Some(json!({ "uri": uri, "available": available })),
     )
 }
@@ -81,36 +74,19 @@ pub(crate) fn check_known(registry: &Registry, uri: &str) -> Result<(), McpError
 }
 
 /// Reads `schema://<source>`: the markdown schema summary (computed off the async runtime).
-pub(crate) async fn read(
-    registry: Arc<Registry>,
-    uri: String,
-) -> Result<ReadResourceResult, McpError> {
+pub(crate) async fn read(registry: Arc<Registry>, uri: String) -> Result<ReadResourceResult, McpError> {
     check_known(&registry, &uri)?;
     let Some(name) = source_of(&uri).map(str::to_string) else {
         return Err(not_found(&registry, &uri, None));
     };
     let worker = registry.clone();
-    let markdown = tokio::task::spawn_blocking(move || {
-        schemascope_tools::schema_markdown(&worker, &name, None)
-    })
-    .await
-    .map_err(|error| {
-        McpError::internal_error(
-            format!("reading `{uri}` failed unexpectedly: {error}"),
-            None,
-        )
-    })?;
+    let markdown = tokio::task::spawn_blocking(move || schemascope_tools::schema_markdown(&worker, &name, None))
+        .await
+        .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
     match markdown {
-        Ok(markdown) => Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(markdown, uri).with_mime_type(MIME_TYPE),
-        ])),
-        Err(error @ ToolError::UnknownSource(_)) => {
-            Err(not_found(&registry, &uri, Some(error.to_string())))
-        }
-        Err(error) => Err(McpError::internal_error(
-            format!("cannot render `{uri}`: {error}"),
-            Some(json!({ "uri": uri, "error": error.kind() })),
-        )),
+        Ok(markdown) => Ok(ReadResourceResult::new(vec![ResourceContents::text(markdown, uri).with_mime_type(MIME_TYPE)])),
+        Err(error @ ToolError::UnknownSource(_)) => Err(not_found(&registry, &uri, Some(error.to_string()))),
+        Err(error) => Err(McpError::internal_error(format!("cannot render `{uri}`: {error}"), Some(json!({ "uri": uri, "error": error.kind() })))),
     }
 }
 
@@ -129,9 +105,7 @@ mod tests {
     #[test]
     fn unknown_uri_lists_available() {
         let registry = Registry::new();
-        let Err(error) = check_known(&registry, "schema://nope") else {
-            panic!("unknown must fail")
-        };
+        let Err(error) = check_known(&registry, "schema://nope") else { panic!("unknown must fail") };
         assert!(error.message.contains("schema://nope"));
     }
 }

@@ -7,10 +7,9 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     handler::server::router::tool::ToolRouter,
     model::{
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+        SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
     tool_handler,
@@ -51,9 +50,7 @@ pub struct SchemascopeServer {
 
 impl std::fmt::Debug for SchemascopeServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemascopeServer")
-            .field("registry", &self.registry)
-            .finish_non_exhaustive()
+        f.debug_struct("SchemascopeServer").field("registry", &self.registry).finish_non_exhaustive()
     }
 }
 
@@ -61,12 +58,7 @@ impl SchemascopeServer {
     /// A server answering from `registry`.
     pub fn new(registry: Arc<Registry>) -> Self {
         let session = SessionSubscriptions::new(registry.clone());
-        Self {
-            registry,
-            tool_router: Arc::new(Self::tool_router()),
-            session,
-            closing: CancellationToken::new(),
-        }
+        Self { registry, tool_router: Arc::new(Self::tool_router()), session, closing: CancellationToken::new() }
     }
 
     /// The same server, ending its `subscriptions/listen` streams gracefully (with their final
@@ -103,10 +95,7 @@ impl ServerHandler for SchemascopeServer {
             .enable_prompts()
             .build();
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(
-                "schemascope",
-                env!("CARGO_PKG_VERSION"),
-            ))
+            .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -121,9 +110,7 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(resources::list(
-            &self.registry,
-        )))
+        Ok(ListResourcesResult::with_all_items(resources::list(&self.registry)))
     }
 
     async fn list_resource_templates(
@@ -131,9 +118,7 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            resources::template(),
-        ]))
+        Ok(ListResourceTemplatesResult::with_all_items(vec![resources::template()]))
     }
 
     async fn read_resource(
@@ -141,34 +126,21 @@ impl ServerHandler for SchemascopeServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(self.registry.clone(), request.uri)
-            .await
-            .map(ReadResourceResponse::from)
+        resources::read(self.registry.clone(), request.uri).await.map(ReadResourceResponse::from)
     }
 
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
+    async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
         resources::check_known(&self.registry, &request.uri)?;
         self.session.subscribe(request.uri, context.peer);
         Ok(())
     }
 
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
+    async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
         self.session.unsubscribe(&request.uri);
         Ok(())
     }
 
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
         Some(subscriptions::accepted_filter(&self.registry, requested))
     }
 
@@ -184,13 +156,7 @@ impl ServerHandler for SchemascopeServer {
         Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()]))
     }
 
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, McpError> {
-        prompts::get(self.registry.clone(), &request.name, request.arguments)
-            .await
-            .map(GetPromptResponse::from)
+    async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
+        prompts::get(self.registry.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
     }
 }

@@ -11,9 +11,7 @@ use crate::{SchemascopeServer, ServerError};
 ///
 /// Nothing else may write to stdout while this runs: it is the transport.
 pub async fn serve_stdio(registry: Arc<Registry>) -> Result<(), ServerError> {
-    let running = SchemascopeServer::new(registry)
-        .serve(stdio_pipes())
-        .await?;
+    let running = SchemascopeServer::new(registry).serve(stdio_pipes()).await?;
     running.waiting().await?;
     Ok(())
 }

@@ -38,37 +38,23 @@ struct ChangeTracker {
 
 impl ChangeTracker {
     fn new(registry: &Registry) -> Self {
-        Self {
-            names: registry.names(),
-        }
+        Self { names: registry.names() }
     }
 
     /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
     /// subscription is then reported, to be safe).
-    fn changes(
-        &mut self,
-        registry: &Registry,
-        reloaded: Option<&str>,
-        subscribed: &BTreeSet<String>,
-    ) -> Changes {
+    fn changes(&mut self, registry: &Registry, reloaded: Option<&str>, subscribed: &BTreeSet<String>) -> Changes {
         let names = registry.names();
         let list_changed = names != self.names;
         self.names = names;
         let updated = match reloaded {
             Some(name) => {
                 let uri = resources::uri_for(name);
-                if subscribed.contains(&uri) {
-                    vec![uri]
-                } else {
-                    Vec::new()
-                }
+                if subscribed.contains(&uri) { vec![uri] } else { Vec::new() }
             }
             None => subscribed.iter().cloned().collect(),
         };
-        Changes {
-            updated,
-            list_changed,
-        }
+        Changes { updated, list_changed }
     }
 }
 
@@ -97,10 +83,7 @@ struct SessionState {
 impl SessionSubscriptions {
     /// No subscriptions yet, no forwarder running.
     pub(crate) fn new(registry: Arc<Registry>) -> Arc<Self> {
-        Arc::new(Self {
-            registry,
-            state: Mutex::new(SessionState::default()),
-        })
+        Arc::new(Self { registry, state: Mutex::new(SessionState::default()) })
     }
 
     fn state(&self) -> MutexGuard<'_, SessionState> {
@@ -145,12 +128,7 @@ impl Drop for SessionSubscriptions {
 }
 
 /// Sends a legacy session its notifications until the session or the registry goes away.
-async fn forward(
-    session: Weak<SessionSubscriptions>,
-    peer: Peer<RoleServer>,
-    mut events: Receiver<String>,
-    mut tracker: ChangeTracker,
-) {
+async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mut events: Receiver<String>, mut tracker: ChangeTracker) {
     while let Some(reloaded) = next_event(&mut events).await {
         let Some(subscriptions) = session.upgrade() else {
             return;
@@ -164,10 +142,7 @@ async fn forward(
             return;
         }
         for uri in changes.updated {
-            if let Err(error) = peer
-                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
-                .await
-            {
+            if let Err(error) = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await {
                 tracing::debug!(%error, "resource update notification not delivered; stopping the session's forwarder");
                 return;
             }
@@ -177,42 +152,25 @@ async fn forward(
 
 /// The part of a `subscriptions/listen` filter this server honours: resource list changes, and
 /// updates of known schema URIs (unknown URIs are left out of the acknowledgment).
-pub(crate) fn accepted_filter(
-    registry: &Registry,
-    requested: &SubscriptionFilter,
-) -> SubscriptionFilter {
+pub(crate) fn accepted_filter(registry: &Registry, requested: &SubscriptionFilter) -> SubscriptionFilter {
     let known = resources::known_uris(registry);
     let mut accepted = SubscriptionFilter::new();
     accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
     accepted.resource_subscriptions = requested
         .resource_subscriptions
         .as_ref()
-        .map(|uris| {
-            uris.iter()
-                .filter(|uri| known.contains(uri))
-                .cloned()
-                .collect::<Vec<_>>()
-        })
+        .map(|uris| uris.iter().filter(|uri| known.contains(uri)).cloned().collect::<Vec<_>>())
         .filter(|uris| !uris.is_empty());
     accepted
 }
 
 /// Serves one `subscriptions/listen` request (protocol 2026-07-28) until the client cancels it,
 /// or ends it gracefully (the final result tells the client) when `closing` is cancelled.
-pub(crate) async fn listen(
-    registry: &Registry,
-    context: SubscriptionContext,
-    closing: &CancellationToken,
-) -> Result<(), McpError> {
+pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext, closing: &CancellationToken) -> Result<(), McpError> {
     let mut events = registry.subscribe();
     let mut tracker = ChangeTracker::new(registry);
     let accepted = context.accepted().clone();
-    let subscribed: BTreeSet<String> = accepted
-        .resource_subscriptions
-        .clone()
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
+    let subscribed: BTreeSet<String> = accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
     let wants_list_changes = accepted.resources_list_changed == Some(true);
     let sink = context.sink().clone();
     loop {
@@ -240,8 +198,7 @@ pub(crate) async fn listen(
         for sent in sends {
             match sent {
                 Ok(()) => {}
-                Err(SubscriptionSendError::SubscriptionClosed)
-                | Err(SubscriptionSendError::Service(_)) => return Ok(()),
+                Err(SubscriptionSendError::SubscriptionClosed) | Err(SubscriptionSendError::Service(_)) => return Ok(()),
                 Err(error) => tracing::debug!(%error, "subscription notification not sent"),
             }
         }
@@ -257,29 +214,15 @@ mod tests {
         let registry = Registry::new();
         let mut tracker = ChangeTracker::new(&registry);
         let subscribed: BTreeSet<String> = ["schema://a".to_string()].into_iter().collect();
-        assert_eq!(
-            tracker.changes(&registry, Some("a"), &subscribed),
-            Changes {
-                updated: vec!["schema://a".into()],
-                list_changed: false
-            }
-        );
-        assert_eq!(
-            tracker.changes(&registry, Some("b"), &subscribed),
-            Changes::default()
-        );
-        assert_eq!(
-            tracker.changes(&registry, None, &subscribed).updated,
-            vec!["schema://a".to_string()]
-        );
+        assert_eq!(tracker.changes(&registry, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], list_changed: false });
+        assert_eq!(tracker.changes(&registry, Some("b"), &subscribed), Changes::default());
+        assert_eq!(tracker.changes(&registry, None, &subscribed).updated, vec!["schema://a".to_string()]);
     }
 
     #[test]
     fn unknown_uris_are_not_accepted() {
         let registry = Registry::new();
-        let requested = SubscriptionFilter::builder()
-            .resources_list_changed()
-            .build();
+        let requested = SubscriptionFilter::builder().resources_list_changed().build();
         let mut requested = requested;
         requested.resource_subscriptions = Some(vec!["schema://nope".into()]);
         let accepted = accepted_filter(&registry, &requested);

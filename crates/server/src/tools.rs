@@ -11,9 +11,8 @@ use rmcp::{
     tool, tool_router,
 };
 use schemascope_tools::{
-    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, GetSchemaContextParams,
-    ListSourcesParams, QuerySchemaParams, Registry, SampleDataParams, SearchSchemaDocsParams,
-    ToolResult, ValidateValueParams, descriptions,
+    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, GetSchemaContextParams, ListSourcesParams, QuerySchemaParams, Registry,
+    SampleDataParams, SearchSchemaDocsParams, ToolResult, ValidateValueParams, descriptions,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -47,34 +46,18 @@ fn envelope_schema() -> Arc<JsonObject> {
 /// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
 pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
     let success = result.success;
-    let envelope =
-        json!({ "success": result.success, "message": result.message, "data": result.data });
-    if success {
-        CallToolResult::structured(envelope)
-    } else {
-        CallToolResult::structured_error(envelope)
-    }
+    let envelope = json!({ "success": result.success, "message": result.message, "data": result.data });
+    if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
 }
 
 /// Parses tool arguments, naming the parameter at fault and listing the accepted ones on error.
-fn parse_arguments<P: DeserializeOwned>(
-    tool: &str,
-    arguments: JsonObject,
-    schema: &JsonObject,
-) -> Result<P, ToolResult> {
+fn parse_arguments<P: DeserializeOwned>(tool: &str, arguments: JsonObject, schema: &JsonObject) -> Result<P, ToolResult> {
     serde_path_to_error::deserialize::<_, P>(Value::Object(arguments)).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
-        let parameter = if path != "." && !path.is_empty() {
-            Some(path)
-        } else {
-            backticked(&inner)
-        };
-        let accepted: Vec<String> = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| properties.keys().cloned().collect())
-            .unwrap_or_default();
+        let parameter = if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
+        let accepted: Vec<String> =
+            schema.get("properties").and_then(Value::as_object).map(|properties| properties.keys().cloned().collect()).unwrap_or_default();
         let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
         let message = match &parameter {
             Some(parameter) if !inner.contains(&format!("`{parameter}`")) => {
@@ -104,26 +87,18 @@ fn backticked(message: &str) -> Option<String> {
 
 impl SchemascopeServer {
     /// Runs one tool: parse, call on the blocking pool, wrap.
-    async fn run<P>(
-        &self,
-        tool: &'static str,
-        arguments: JsonObject,
-        schema: Arc<JsonObject>,
-        call: fn(&Registry, P) -> ToolResult,
-    ) -> CallToolResult
+    async fn run<P>(&self, tool: &'static str, arguments: JsonObject, schema: Arc<JsonObject>, call: fn(&Registry, P) -> ToolResult) -> CallToolResult
     where
         P: DeserializeOwned + Send + 'static,
     {
         let result = match parse_arguments::<P>(tool, arguments, &schema) {
             Ok(params) => {
                 let registry = self.registry().clone();
-                tokio::task::spawn_blocking(move || call(&registry, params))
-                    .await
-                    .unwrap_or_else(|error| ToolResult {
-                        success: false,
-                        message: format!("`{tool}` failed unexpectedly: {error}"),
-                        data: json!({ "error": "internal_error" }),
-                    })
+                tokio::task::spawn_blocking(move || call(&registry, params)).await.unwrap_or_else(|error| ToolResult {
+                    success: false,
+                    message: format!("`{tool}` failed unexpectedly: {error}"),
+                    data: json!({ "error": "internal_error" }),
+                })
             }
             Err(invalid) => invalid,
         };
@@ -141,13 +116,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_sources(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "list_sources",
-            arguments,
-            input_schema::<ListSourcesParams>(),
-            schemascope_tools::list_sources,
-        )
-        .await
+        self.run("list_sources", arguments, input_schema::<ListSourcesParams>(), schemascope_tools::list_sources).await
     }
 
     #[tool(
@@ -158,13 +127,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn describe_schema(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "describe_schema",
-            arguments,
-            input_schema::<DescribeSchemaParams>(),
-            schemascope_tools::describe_schema,
-        )
-        .await
+        self.run("describe_schema", arguments, input_schema::<DescribeSchemaParams>(), schemascope_tools::describe_schema).await
     }
 
     #[tool(
@@ -175,13 +138,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn sample_data(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "sample_data",
-            arguments,
-            input_schema::<SampleDataParams>(),
-            schemascope_tools::sample_data,
-        )
-        .await
+        self.run("sample_data", arguments, input_schema::<SampleDataParams>(), schemascope_tools::sample_data).await
     }
 
     #[tool(
@@ -192,13 +149,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn describe_property(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "describe_property",
-            arguments,
-            input_schema::<DescribePropertyParams>(),
-            schemascope_tools::describe_property,
-        )
-        .await
+        self.run("describe_property", arguments, input_schema::<DescribePropertyParams>(), schemascope_tools::describe_property).await
     }
 
     #[tool(
@@ -209,13 +160,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn query_schema(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "query_schema",
-            arguments,
-            input_schema::<QuerySchemaParams>(),
-            schemascope_tools::query_schema,
-        )
-        .await
+        self.run("query_schema", arguments, input_schema::<QuerySchemaParams>(), schemascope_tools::query_schema).await
     }
 
     #[tool(
@@ -226,13 +171,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn validate_value(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "validate_value",
-            arguments,
-            input_schema::<ValidateValueParams>(),
-            schemascope_tools::validate_value,
-        )
-        .await
+        self.run("validate_value", arguments, input_schema::<ValidateValueParams>(), schemascope_tools::validate_value).await
     }
 
     #[tool(
@@ -243,13 +182,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn find_items(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "find_items",
-            arguments,
-            input_schema::<FindItemsParams>(),
-            schemascope_tools::find_items,
-        )
-        .await
+        self.run("find_items", arguments, input_schema::<FindItemsParams>(), schemascope_tools::find_items).await
     }
 
     #[tool(
@@ -260,13 +193,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn search_schema_docs(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "search_schema_docs",
-            arguments,
-            input_schema::<SearchSchemaDocsParams>(),
-            schemascope_tools::search_schema_docs,
-        )
-        .await
+        self.run("search_schema_docs", arguments, input_schema::<SearchSchemaDocsParams>(), schemascope_tools::search_schema_docs).await
     }
 
     #[tool(
@@ -277,13 +204,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn get_schema_context(&self, arguments: JsonObject) -> CallToolResult {
-        self.run(
-            "get_schema_context",
-            arguments,
-            input_schema::<GetSchemaContextParams>(),
-            schemascope_tools::get_schema_context,
-        )
-        .await
+        self.run("get_schema_context", arguments, input_schema::<GetSchemaContextParams>(), schemascope_tools::get_schema_context).await
     }
 }
 
@@ -294,11 +215,7 @@ mod tests {
     #[test]
     fn missing_parameter_is_named() {
         let schema = input_schema::<DescribePropertyParams>();
-        let Err(result) = parse_arguments::<DescribePropertyParams>(
-            "describe_property",
-            JsonObject::new(),
-            &schema,
-        ) else {
+        let Err(result) = parse_arguments::<DescribePropertyParams>("describe_property", JsonObject::new(), &schema) else {
             panic!("a missing property must be rejected");
         };
         assert!(!result.success);
@@ -313,8 +230,7 @@ mod tests {
         let mut arguments = JsonObject::new();
         arguments.insert("selector".into(), json!("type == 'x'"));
         arguments.insert("limit".into(), json!("five"));
-        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema)
-        else {
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
             panic!("a string limit must be rejected");
         };
         assert_eq!(result.data["parameter"], "limit");
@@ -327,8 +243,7 @@ mod tests {
         let mut arguments = JsonObject::new();
         arguments.insert("selector".into(), json!("type == 'x'"));
         arguments.insert("query".into(), json!("x"));
-        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema)
-        else {
+        let Err(result) = parse_arguments::<FindItemsParams>("find_items", arguments, &schema) else {
             panic!("an unknown parameter must be rejected");
         };
         assert_eq!(result.data["parameter"], "query");
@@ -340,32 +255,17 @@ mod tests {
         assert_eq!(result.is_error, Some(false));
         let structured = result.structured_content.clone().unwrap_or_default();
         assert_eq!(structured["data"]["n"], 1);
-        let text = result
-            .content
-            .first()
-            .and_then(|c| c.as_text())
-            .map(|t| t.text.clone())
-            .unwrap_or_default();
-        assert_eq!(
-            serde_json::from_str::<Value>(&text).unwrap_or_default(),
-            structured
-        );
+        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap_or_default(), structured);
     }
 
     #[test]
     fn tool_names_match() {
         let server = SchemascopeServer::new(Registry::new());
         let _ = &server;
-        let names: Vec<String> = SchemascopeServer::tool_router()
-            .list_all()
-            .into_iter()
-            .map(|tool| tool.name.to_string())
-            .collect();
+        let names: Vec<String> = SchemascopeServer::tool_router().list_all().into_iter().map(|tool| tool.name.to_string()).collect();
         for name in crate::TOOL_NAMES {
-            assert!(
-                names.iter().any(|n| n == name),
-                "{name} missing from {names:?}"
-            );
+            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
         }
         assert_eq!(names.len(), crate::TOOL_NAMES.len());
     }

@@ -11,11 +11,7 @@ use tokio::net::TcpStream;
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Sends one request and reads the response until `until` appears or the connection closes.
-async fn exchange(
-    addr: std::net::SocketAddr,
-    request: String,
-    until: &str,
-) -> Result<String, Box<dyn std::error::Error>> {
+async fn exchange(addr: std::net::SocketAddr, request: String, until: &str) -> Result<String, Box<dyn std::error::Error>> {
     let mut stream = TcpStream::connect(addr).await?;
     stream.write_all(request.as_bytes()).await?;
     let mut received = Vec::new();
@@ -48,17 +44,9 @@ async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
         let _ = stopped.await;
     }));
 
-    let index = exchange(
-        addr,
-        format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
-        "endpoint /mcp",
-    )
-    .await?;
+    let index = exchange(addr, format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"), "endpoint /mcp").await?;
     assert!(index.starts_with("HTTP/1.1 200"), "{index}");
-    assert!(
-        index.contains("schemascope MCP server; endpoint /mcp"),
-        "{index}"
-    );
+    assert!(index.contains("schemascope MCP server; endpoint /mcp"), "{index}");
 
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}"#;
     let initialize = format!(
@@ -67,10 +55,7 @@ async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
     );
     let response = exchange(addr, initialize.clone(), "\"serverInfo\"").await?;
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(
-        response.to_ascii_lowercase().contains("mcp-session-id:"),
-        "{response}"
-    );
+    assert!(response.to_ascii_lowercase().contains("mcp-session-id:"), "{response}");
     assert!(response.contains("\"name\":\"schemascope\""), "{response}");
     assert!(response.contains("\"subscribe\":true"), "{response}");
 

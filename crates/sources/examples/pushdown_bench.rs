@@ -7,9 +7,9 @@
 use std::time::Instant;
 
 use schemascope_core::path::PropertyPath;
-use schemascope_core::property::{describe_property, describe_property_with, BinCounter, PropertyOptions};
+use schemascope_core::property::{BinCounter, PropertyOptions, describe_property, describe_property_with};
 use schemascope_core::{Collection, CollectionKind, OwnedItem};
-use schemascope_sources::sql::pushdown::{profile_columns, JsonView, TableBins};
+use schemascope_sources::sql::pushdown::{JsonView, TableBins, profile_columns};
 use schemascope_sources::sql::{Database, PostgresDatabase};
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -11,7 +11,7 @@ use schemascope_core::{Collection, CollectionKind, CollectionProfile, ItemEntry,
 use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
-use crate::ndjson::{line_error, scan, LineError, LineHandler, ParsedLine};
+use crate::ndjson::{LineError, LineHandler, ParsedLine, line_error, scan};
 use crate::source::Progress;
 
 struct DocumentHandler;
@@ -108,7 +108,13 @@ pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress
 }
 
 /// Loads a JSON array of documents, profiling on all cores.
-pub fn load_document_array(path: &Path, name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Result<Collection, SourceError> {
+pub fn load_document_array(
+    path: &Path,
+    name: &str,
+    text: SharedText,
+    progress: &dyn Progress,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<Collection, SourceError> {
     let raw: Vec<&RawValue> = serde_json::from_str(&text).map_err(|e| SourceError::Syntax {
         path: path.to_path_buf(),
         line: e.line(),
@@ -154,7 +160,12 @@ pub fn load_document_array(path: &Path, name: &str, text: SharedText, progress: 
         let (part, ids) = part.map_err(|(start, e)| {
             let (line, column) = crate::error::position(&text, start);
             let (line, column) = if e.line() > 1 { (line + e.line() - 1, e.column()) } else { (line, column + e.column().saturating_sub(1)) };
-            SourceError::Syntax { path: path.to_path_buf(), line, column, message: e.to_string().split(" at line ").next().unwrap_or_default().to_string() }
+            SourceError::Syntax {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
+            }
         })?;
         builder.merge(part);
         ids_in.extend(ids);

@@ -12,7 +12,7 @@ use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::error::{position, LoadWarning, SourceError};
+use crate::error::{LoadWarning, SourceError, position};
 
 /// The raw top level of a graph file.
 #[derive(serde::Deserialize)]
@@ -44,11 +44,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
         SourceError::Shape { path: path.to_path_buf(), line, column, message }
     };
     let raw: RawGraph<'_> = serde_json::from_str(text).map_err(|e| {
-        let message = if e.is_data() {
-            format!("{e}; a graph file needs a `nodes` array (and `edges` or `links`)")
-        } else {
-            e.to_string()
-        };
+        let message = if e.is_data() { format!("{e}; a graph file needs a `nodes` array (and `edges` or `links`)") } else { e.to_string() };
         SourceError::Syntax { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
     })?;
     let edges_raw = match (raw.edges, raw.links) {
@@ -77,7 +73,9 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
     let mut nodes = Vec::with_capacity(parsed_nodes.len());
     for (index, (offset, mut map)) in parsed_nodes.into_iter().enumerate() {
         let id = match map.shift_remove("id") {
-            Some(v) => id_text(&v).ok_or_else(|| shape_error(offset, format!("node #{index} has an `id` that is neither a string nor a number: {v}")))?,
+            Some(v) => {
+                id_text(&v).ok_or_else(|| shape_error(offset, format!("node #{index} has an `id` that is neither a string nor a number: {v}")))?
+            }
             None => return Err(shape_error(offset, format!("node #{index} has no `id`"))),
         };
         if let Some(first) = seen.insert(id.clone(), offset) {
@@ -101,7 +99,9 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
         };
         let mut end = |name: &str| -> Result<String, SourceError> {
             match map.shift_remove(name) {
-                Some(v) => id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has a `{name}` that is neither a string nor a number: {v}"))),
+                Some(v) => {
+                    id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has a `{name}` that is neither a string nor a number: {v}")))
+                }
                 None => Err(shape_error(offset, format!("edge #{index} has no `{name}`"))),
             }
         };
@@ -114,7 +114,9 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
             }
         }
         let explicit = match map.shift_remove("id") {
-            Some(v) => Some(id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has an `id` that is neither a string nor a number: {v}")))?),
+            Some(v) => Some(
+                id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has an `id` that is neither a string nor a number: {v}")))?,
+            ),
             None => None,
         };
         let data = if graphty { data_member(&mut map, offset, &shape_error, "edge", index)? } else { Value::Object(map) };
@@ -150,11 +152,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
     if !dangling.is_empty() {
         let shown: Vec<&str> = dangling.iter().take(10).map(String::as_str).collect();
         let more = if dangling.len() > 10 { format!(" (+{} more)", dangling.len() - 10) } else { String::new() };
-        warnings.push(LoadWarning::new(format!(
-            "{} edge endpoint(s) name no node; the edges are kept: {}{more}",
-            dangling.len(),
-            shown.join("; ")
-        )));
+        warnings.push(LoadWarning::new(format!("{} edge endpoint(s) name no node; the edges are kept: {}{more}", dangling.len(), shown.join("; "))));
     }
     let edge_items = edges.into_iter().map(|(id, source, target, data, _)| OwnedItem {
         id: id.unwrap_or_default(),
@@ -162,10 +160,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
         ends: Some(EdgeEnds { source: source.into(), target: target.into() }),
         metadata: None,
     });
-    Ok(vec![
-        Collection::from_values("nodes", CollectionKind::Nodes, nodes),
-        Collection::from_values("edges", CollectionKind::Edges, edge_items),
-    ])
+    Ok(vec![Collection::from_values("nodes", CollectionKind::Nodes, nodes), Collection::from_values("edges", CollectionKind::Edges, edge_items)])
 }
 
 fn data_member(

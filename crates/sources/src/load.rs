@@ -15,8 +15,8 @@ use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
-use crate::sql::{load_database, Database, PostgresDatabase, SqliteDatabase};
 use crate::spec::{Format, Location, SourceSpec};
+use crate::sql::{Database, PostgresDatabase, SqliteDatabase, load_database};
 
 /// Loads a source from its specification.
 pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
@@ -40,7 +40,12 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
     }
 }
 
-fn load_database_source(spec: &SourceSpec, format: Format, database: Arc<dyn Database>, path: Option<std::path::PathBuf>) -> Result<Source, SourceError> {
+fn load_database_source(
+    spec: &SourceSpec,
+    format: Format,
+    database: Arc<dyn Database>,
+    path: Option<std::path::PathBuf>,
+) -> Result<Source, SourceError> {
     let loaded = load_database(database)?;
     let bytes = path.as_deref().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
     Ok(Source { spec: spec.clone(), format, collections: loaded.collections, warnings: Vec::new(), path, bytes, database: Some(loaded.database) })
@@ -53,7 +58,9 @@ fn is_ndjson_path(path: &Path) -> bool {
 /// What a file's top level is.
 enum Shape {
     Array,
-    Object { has_nodes: bool },
+    Object {
+        has_nodes: bool,
+    },
     /// One JSON value per line (NDJSON), by extension or because values follow one another.
     Lines,
 }
@@ -84,7 +91,9 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
             Err(e) => Err(syntax(path, &e)),
         },
         Some(_) => match serde_json::from_str::<IgnoredAny>(text) {
-            Ok(_) => Err(shape_error(path, "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON")),
+            Ok(_) => {
+                Err(shape_error(path, "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON"))
+            }
             Err(e) if is_trailing(&e) => Ok(Shape::Lines),
             Err(e) => Err(syntax(path, &e)),
         },
@@ -120,8 +129,18 @@ fn load_text(
             return Err(shape_error(path, "records must be an object of named records or NDJSON {key, value} lines, not an array"));
         }
         (Shape::Object { .. }, Some(Format::Documents)) => return Err(shape_error(path, "documents must be a JSON array or NDJSON, not an object")),
-        (_, Some(Format::Sqlite | Format::Postgres)) => return Err(shape_error(path, "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file")),
+        (_, Some(Format::Sqlite | Format::Postgres)) => {
+            return Err(shape_error(path, "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file"));
+        }
     };
     progress.finish();
-    Ok(Source { spec: spec.clone(), format, collections: collections.into_iter().map(Arc::new).collect(), warnings, path: watch, bytes, database: None })
+    Ok(Source {
+        spec: spec.clone(),
+        format,
+        collections: collections.into_iter().map(Arc::new).collect(),
+        warnings,
+        path: watch,
+        bytes,
+        database: None,
+    })
 }

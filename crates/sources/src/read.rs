@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{position, SourceError};
+use crate::error::{SourceError, position};
 
 /// Files at least this large are read and checked in parallel.
 const PARALLEL_FROM: usize = 32 << 20;

@@ -6,11 +6,11 @@ use std::path::Path;
 use schemascope_core::SharedText;
 
 use schemascope_core::{Collection, CollectionKind, ItemEntry, OwnedItem, ProfileBuilder};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
-use crate::ndjson::{line_error, scan, LineError, LineHandler, ParsedLine};
+use crate::ndjson::{LineError, LineHandler, ParsedLine, line_error, scan};
 use crate::source::Progress;
 
 /// Loads a JSON object of named records, in file order.
@@ -80,9 +80,5 @@ pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, 
 
 /// True when the first non-empty line of NDJSON text looks like a `{key, value}` record line.
 pub fn looks_like_record_lines(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .and_then(|l| serde_json::from_str::<RecordLine<'_>>(l).ok())
-        .is_some()
+    text.lines().map(str::trim).find(|l| !l.is_empty()).and_then(|l| serde_json::from_str::<RecordLine<'_>>(l).ok()).is_some()
 }

@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use schemascope_core::property::{describe_property, PropertyOptions};
 use schemascope_core::CollectionKind;
-use schemascope_sources::{load, NoProgress, Source, SourceError, SourceSpec};
+use schemascope_core::property::{PropertyOptions, describe_property};
+use schemascope_sources::{NoProgress, Source, SourceError, SourceSpec, load};
 
 fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");

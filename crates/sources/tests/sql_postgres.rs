@@ -10,7 +10,7 @@ mod common;
 use std::sync::Arc;
 
 use schemascope_sources::sql::{Database, PostgresDatabase};
-use schemascope_sources::{load, NoProgress, SourceSpec};
+use schemascope_sources::{NoProgress, SourceSpec, load};
 
 fn uri(var: &str) -> Option<String> {
     let uri = std::env::var(var).ok();

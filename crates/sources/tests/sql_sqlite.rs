@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use schemascope_core::{Catalog, TableKind};
 use schemascope_sources::sql::{Database, SqliteDatabase};
-use schemascope_sources::{load, NoProgress, SourceSpec};
+use schemascope_sources::{NoProgress, SourceSpec, load};
 
 fn chinook() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite")

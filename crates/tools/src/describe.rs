@@ -9,14 +9,18 @@ use crate::cache::CacheKey;
 use crate::params::{DescribeSchemaParams, SchemaFormat, SystemPromptParams};
 use crate::registry::Registry;
 use crate::resolve;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// The base of the system prompt the schema section is added to.
 pub const BASE_PROMPT: &str = "You are a data assistant. The data you work with is described below: use exact property names and values from it. When unsure, call describe_property for one property's values, sample_data for real items, or query_schema before writing a record value. Selectors for find_items are JMESPath evaluated on each item's data (write `type == 'server'`, numbers in backticks).";
 
 /// describe_schema.
 pub fn describe_schema(registry: &Registry, params: DescribeSchemaParams) -> ToolResult {
-    let key = CacheKey::new("describe_schema", params.source.as_deref(), &[&params.collection, &params.format.map(|f| format!("{f:?}")), &params.max_tokens]);
+    let key = CacheKey::new(
+        "describe_schema",
+        params.source.as_deref(),
+        &[&params.collection, &params.format.map(|f| format!("{f:?}")), &params.max_tokens],
+    );
     registry.cached(key, || envelope(run(registry, &params)))
 }
 

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use schemascope_docs::eval::{evaluate, spider_databases, spider_questions, EvalOptions, EvalReport, Setting};
 use schemascope_docs::RetrievalConfig;
+use schemascope_docs::eval::{EvalOptions, EvalReport, Setting, evaluate, spider_databases, spider_questions};
 use schemascope_sources::sql::create::create_schema_only;
 use schemascope_sources::sql::{Database, SqliteDatabase};
 

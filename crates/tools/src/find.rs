@@ -1,13 +1,13 @@
 //! find_items: items matching a JMESPath selector.
 
 use schemascope_core::display::DisplayLimits;
-use schemascope_core::selector::{find_items as find, Selector};
+use schemascope_core::selector::{Selector, find_items as find};
 use serde_json::json;
 
 use crate::params::FindItemsParams;
 use crate::registry::Registry;
 use crate::resolve;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// find_items.
 pub fn find_items(registry: &Registry, params: FindItemsParams) -> ToolResult {
@@ -29,13 +29,7 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
         )));
     }
     let found = find(collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
-    let mut message = format!(
-        "{} of {} {} match `{}`.",
-        found.count,
-        found.total,
-        collection.kind().items_noun(),
-        selector.as_str()
-    );
+    let mut message = format!("{} of {} {} match `{}`.", found.count, found.total, collection.kind().items_noun(), selector.as_str());
     if let Some(hint) = &found.hint {
         message.push_str(&format!(" Hint: {hint}."));
     }

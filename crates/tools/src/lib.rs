@@ -3,28 +3,28 @@
 //! logic of its own: it parses its input into these parameters and prints the envelope.
 
 mod cache;
-pub mod descriptions;
 mod describe;
+pub mod descriptions;
 pub mod eval;
 mod find;
 pub mod params;
 mod property;
 mod record_schema;
-mod report;
 pub mod registry;
+mod report;
 mod resolve;
 pub mod result;
 mod sample;
 pub mod schema_docs;
 mod sources;
 
-pub use describe::{describe_schema, schema_markdown, system_prompt, BASE_PROMPT};
+pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use find::find_items;
 pub use params::*;
 pub use property::describe_property;
 pub use record_schema::{query_schema, validate_value};
-pub use report::profile_report;
 pub use registry::Registry;
+pub use report::profile_report;
 pub use result::{ToolError, ToolResult};
 pub use sample::sample_data;
 pub use schema_docs::{generate_schema_docs, get_schema_context, search_schema_docs};

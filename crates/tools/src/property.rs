@@ -1,14 +1,14 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
-use schemascope_core::property::{describe_property_with as describe, BinCounter, PropertyOptions, MAX_LIMIT};
-use schemascope_sources::sql::pushdown::{self, TableBins};
 use schemascope_core::PropertyPath;
+use schemascope_core::property::{BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe};
+use schemascope_sources::sql::pushdown::{self, TableBins};
 
 use crate::cache::CacheKey;
 use crate::params::DescribePropertyParams;
 use crate::registry::Registry;
 use crate::resolve;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// describe_property.
 pub fn describe_property(registry: &Registry, params: DescribePropertyParams) -> ToolResult {

@@ -2,19 +2,19 @@
 //! collection, with metadata and an example; and checking a proposed value against it.
 
 use chrono::{SecondsFormat, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use schemascope_core::display::{shorten, Cuts, DisplayLimits};
+use schemascope_core::display::{Cuts, DisplayLimits, shorten};
 use schemascope_core::json_schema::infer_schema;
 use schemascope_core::validate::validate;
 use schemascope_core::{Collection, CollectionKind, CollectionProfile};
-use schemascope_sources::sql::rows;
 use schemascope_sources::Source;
+use schemascope_sources::sql::rows;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
 use crate::registry::Registry;
 use crate::resolve;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// What a schema is of.
 struct Target<'a> {
@@ -121,10 +121,7 @@ fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResul
         data["example"] = example.map(|e| shorten(&e, &limits, &mut cuts)).unwrap_or(Value::Null);
     }
     let required = schema_required(&data["schema"]);
-    Ok(ToolResult::ok(
-        format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count),
-        data,
-    ))
+    Ok(ToolResult::ok(format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count), data))
 }
 
 fn schema_required(schema: &Value) -> String {
@@ -153,7 +150,12 @@ fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<Tool
     } else if report.valid {
         format!("The value is valid for '{name}', with {} warning(s): {}.", report.warnings.len(), report.warnings[0].error)
     } else {
-        format!("The value is invalid for '{name}': {} error(s), first at {}: {}.", report.errors.len(), if report.errors[0].path.is_empty() { "/" } else { &report.errors[0].path }, report.errors[0].error)
+        format!(
+            "The value is invalid for '{name}': {} error(s), first at {}: {}.",
+            report.errors.len(),
+            if report.errors[0].path.is_empty() { "/" } else { &report.errors[0].path },
+            report.errors[0].error
+        )
     };
     let mut data = json!(report);
     data["record_name"] = json!(t.record);

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use schemascope_sources::{load, FileWatcher, NoProgress, Progress, Source, SourceSpec};
+use schemascope_sources::{FileWatcher, NoProgress, Progress, Source, SourceSpec, load};
 use tokio::sync::broadcast;
 
 use crate::cache::{AnswerCache, CacheKey};
@@ -46,17 +46,22 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Arc<Self> {
         let (changes, _) = broadcast::channel(64);
-        Arc::new(Self { sources: RwLock::new(BTreeMap::new()), reload_errors: Mutex::new(BTreeMap::new()), changes, watcher: Mutex::new(None), cache: AnswerCache::default(), generation: AtomicU64::new(0), docs: DocsState::default() })
+        Arc::new(Self {
+            sources: RwLock::new(BTreeMap::new()),
+            reload_errors: Mutex::new(BTreeMap::new()),
+            changes,
+            watcher: Mutex::new(None),
+            cache: AnswerCache::default(),
+            generation: AtomicU64::new(0),
+            docs: DocsState::default(),
+        })
     }
 
     /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
     pub fn load(&self, specs: &[SourceSpec], progress: &dyn Progress) -> Result<(), ToolError> {
         for spec in specs {
             if read(&self.sources).contains_key(&spec.name) {
-                return Err(ToolError::InvalidParams(format!(
-                    "two sources are named `{}`; name them apart with NAME=PATH",
-                    spec.name
-                )));
+                return Err(ToolError::InvalidParams(format!("two sources are named `{}`; name them apart with NAME=PATH", spec.name)));
             }
             let source = load(spec, progress)?;
             self.insert(source);
@@ -152,8 +157,7 @@ impl Registry {
 
     /// As [`Registry::watch`], with a chosen debounce.
     pub fn watch_with(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
-        let files: Vec<(PathBuf, String)> =
-            self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
+        let files: Vec<(PathBuf, String)> = self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
         if files.is_empty() {
             return Ok(());
         }

@@ -2,7 +2,7 @@
 //! query_schema for every collection, in one answer. What `schemascope profile` prints, and
 //! what the benchmark times.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::params::{DescribePropertyParams, DescribeSchemaParams, QuerySchemaParams};
 use crate::registry::Registry;
@@ -36,10 +36,8 @@ pub fn profile_report(registry: &Registry, source: Option<String>) -> ToolResult
             })
             .collect();
         described += properties.len();
-        let schema = query_schema(
-            registry,
-            QuerySchemaParams { source: name.clone(), collection: Some(collection_name.clone()), ..Default::default() },
-        );
+        let schema =
+            query_schema(registry, QuerySchemaParams { source: name.clone(), collection: Some(collection_name.clone()), ..Default::default() });
         collections.push(json!({"name": collection_name, "summary": collection, "properties": properties, "schema": schema.data}));
     }
     ToolResult::ok(

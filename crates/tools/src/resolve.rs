@@ -15,11 +15,7 @@ const MAX_LISTED: usize = 50;
 fn unknown_collection(source: &Source, name: &str) -> ToolError {
     let names = source.collection_names();
     let hint = closest(name, names.iter().copied(), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
-    ToolError::UnknownCollection(format!(
-        "Source `{}` has no collection `{name}`.{hint} Available collections: {}",
-        source.name(),
-        names.join(", ")
-    ))
+    ToolError::UnknownCollection(format!("Source `{}` has no collection `{name}`.{hint} Available collections: {}", source.name(), names.join(", ")))
 }
 
 /// The collection a single-collection tool works on: the one named, else `nodes` for a graph,
@@ -52,22 +48,19 @@ pub fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>,
 }
 
 /// The record set holding `record`, or an error listing the records there are.
-pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, record: &str) -> Result<(&'a Arc<Collection>, &'a CollectionProfile), ToolError> {
-    let candidates: Vec<&Arc<Collection>> = source
-        .collections
-        .iter()
-        .filter(|c| collection.is_none_or(|wanted| Arc::ptr_eq(c, wanted)))
-        .collect();
+pub fn record<'a>(
+    source: &'a Source,
+    collection: Option<&Arc<Collection>>,
+    record: &str,
+) -> Result<(&'a Arc<Collection>, &'a CollectionProfile), ToolError> {
+    let candidates: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| collection.is_none_or(|wanted| Arc::ptr_eq(c, wanted))).collect();
     for c in &candidates {
         if let Some(profile) = c.record_profile(record) {
             return Ok((c, profile));
         }
     }
-    let names: Vec<&str> = candidates
-        .iter()
-        .filter(|c| c.kind() == CollectionKind::Records)
-        .flat_map(|c| c.record_profiles().iter().map(|(k, _)| k.as_str()))
-        .collect();
+    let names: Vec<&str> =
+        candidates.iter().filter(|c| c.kind() == CollectionKind::Records).flat_map(|c| c.record_profiles().iter().map(|(k, _)| k.as_str())).collect();
     if names.is_empty() {
         return Err(ToolError::UnknownRecord(format!(
             "Record '{record}' not found: source `{}` has no record sets (its collections: {}). Omit record_name to use a whole collection.",
@@ -78,8 +71,5 @@ pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, reco
     let hint = closest(record, names.iter().copied(), 1).first().map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
     let listed: Vec<&str> = names.iter().copied().take(MAX_LISTED).collect();
     let more = if names.len() > MAX_LISTED { format!(" (+{} more)", names.len() - MAX_LISTED) } else { String::new() };
-    Err(ToolError::UnknownRecord(format!(
-        "Record '{record}' not found.{hint}\n\nAvailable records:\n- {}{more}",
-        listed.join("\n- ")
-    )))
+    Err(ToolError::UnknownRecord(format!("Record '{record}' not found.{hint}\n\nAvailable records:\n- {}{more}", listed.join("\n- "))))
 }

@@ -1,17 +1,17 @@
 //! sample_data: a few real items per collection.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use schemascope_core::display::DisplayLimits;
-use schemascope_core::sample::{sample, SampleOptions, SampleStrategy};
-use schemascope_core::suggest::closest;
 use schemascope_core::PropertyPath;
+use schemascope_core::display::DisplayLimits;
+use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
+use schemascope_core::suggest::closest;
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
 use crate::registry::Registry;
 use crate::resolve;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// sample_data.
 pub fn sample_data(registry: &Registry, params: SampleDataParams) -> ToolResult {
@@ -51,7 +51,10 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
             && collection.profile().property(path).is_none()
         {
             let available: Vec<String> = collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
-            let hint = closest(&path.to_string(), available.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            let hint = closest(&path.to_string(), available.iter().map(String::as_str), 1)
+                .first()
+                .map(|s| format!(" Did you mean `{s}`?"))
+                .unwrap_or_default();
             return Err(ToolError::InvalidParams(format!(
                 "cannot stratify {} by `{path}`: no such property.{hint} Available: {}",
                 collection.name(),
@@ -65,7 +68,8 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
             (Some(table), Some(db)) => {
                 let strata: Option<(String, Vec<Value>)> = stratify_by.as_ref().and_then(|path| {
                     let top = collection.profile().property(path)?;
-                    let values = top.strings.iter().flat_map(|s| &s.top).chain(top.numbers.iter().flat_map(|n| &n.top)).map(|v| v.value.clone()).collect();
+                    let values =
+                        top.strings.iter().flat_map(|s| &s.top).chain(top.numbers.iter().flat_map(|n| &n.top)).map(|v| v.value.clone()).collect();
                     Some((path.last_key()?.to_string(), values))
                 });
                 let pool = rows::sample_pool(&**db, table, collection.len() as u64, seed, strata.as_ref().map(|(c, v)| (c.as_str(), v.as_slice())))?;

@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use schemascope_core::Catalog;
-use schemascope_docs::generate::{column_notes, generate_docs, is_unedited, TableData};
-use schemascope_docs::{input_fingerprint, parse_docs, ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex};
+use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
+use schemascope_docs::{ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs};
 use schemascope_sources::sql::rows;
 use schemascope_sources::{Location, Source};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
 use crate::registry::Registry;
-use crate::result::{envelope, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult, envelope};
 
 /// Tables up to this many rows lend their value domains to the index (profiling them is cheap);
 /// larger ones do once profiled for another reason.

@@ -18,7 +18,8 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 .map(|c| {
                     let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": c.len(), "properties": c.profile().properties().len()});
                     if c.kind() == schemascope_core::CollectionKind::Records {
-                        entry["records"] = json!(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
+                        entry["records"] =
+                            json!(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
                     }
                     entry
                 })

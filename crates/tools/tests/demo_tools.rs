@@ -4,7 +4,7 @@ mod common;
 
 use common::{demo, ok};
 use schemascope_tools::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn infra() -> Option<String> {
     Some("infrastructure".into())
@@ -25,7 +25,8 @@ fn describe_schema_lists_graph_properties_with_types_enums_and_ranges() {
     assert_eq!(prop("tags")["itemType"], "string");
     assert_eq!(prop("metadata.created")["format"], "date-time");
     assert_eq!(prop("metrics.cpu.current")["type"], "number");
-    let rendered = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let rendered =
+        ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let markdown = rendered["markdown"].as_str().unwrap();
     assert!(markdown.starts_with("## Graph Data Schema"), "{markdown}");
     assert!(markdown.contains("**Graph Size:** 160 nodes, 240 edges"), "{markdown}");
@@ -39,14 +40,20 @@ fn markdown_fits_a_token_budget_by_dropping_whole_lines() {
     let full = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let full_tokens = full["tokens"].as_u64().unwrap();
     for budget in [full_tokens as usize - 1, 300, 120, 40] {
-        let data = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), max_tokens: Some(budget), ..Default::default() }));
+        let data = ok(describe_schema(
+            &registry,
+            DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), max_tokens: Some(budget), ..Default::default() },
+        ));
         let tokens = data["tokens"].as_u64().unwrap() as usize;
         assert!(tokens <= budget, "{tokens} > {budget}");
         let markdown = data["markdown"].as_str().unwrap();
         assert!(markdown.ends_with('\n'));
         let full_lines: Vec<&str> = full["markdown"].as_str().unwrap().lines().collect();
         for line in markdown.lines() {
-            assert!(line.contains("more properties") || full_lines.iter().any(|f| f.starts_with(line.split(" (").next().unwrap())), "cut line: {line}");
+            assert!(
+                line.contains("more properties") || full_lines.iter().any(|f| f.starts_with(line.split(" (").next().unwrap())),
+                "cut line: {line}"
+            );
         }
         if data["propertiesOmitted"].as_u64().unwrap() > 0 && !data["truncated"].as_bool().unwrap() {
             assert!(markdown.contains("more properties"), "{markdown}");
@@ -58,7 +65,10 @@ fn markdown_fits_a_token_budget_by_dropping_whole_lines() {
 fn describe_property_string_number_boolean_array_mixed_and_nested() {
     let registry = demo();
     let p = |property: &str, collection: Option<&str>| {
-        ok(describe_property(&registry, DescribePropertyParams { source: infra(), property: property.into(), collection: collection.map(Into::into), ..Default::default() }))
+        ok(describe_property(
+            &registry,
+            DescribePropertyParams { source: infra(), property: property.into(), collection: collection.map(Into::into), ..Default::default() },
+        ))
     };
     let t = p("type", None);
     assert_eq!(t["dataType"], "string");
@@ -90,7 +100,10 @@ fn describe_property_string_number_boolean_array_mixed_and_nested() {
     assert_eq!(nested["presentCount"], 62);
     let latency = p("latency", Some("edges"));
     assert_eq!(latency["missingCount"], 5);
-    let bins = ok(describe_property(&registry, DescribePropertyParams { source: infra(), property: "latency".into(), collection: Some("edges".into()), bins: Some(4), ..Default::default() }));
+    let bins = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: infra(), property: "latency".into(), collection: Some("edges".into()), bins: Some(4), ..Default::default() },
+    ));
     assert!(bins["histogram"].as_array().unwrap().len() <= 5);
 }
 
@@ -120,10 +133,31 @@ fn sample_data_random_is_reproducible_and_edges_show_endpoints() {
 #[test]
 fn stratified_sampling_gives_one_item_per_value() {
     let registry = demo();
-    let data = ok(sample_data(&registry, SampleDataParams { source: infra(), collection: Some("nodes".into()), count: Some(5), stratify_by: Some("type".into()), seed: Some(1), ..Default::default() }));
-    let types: std::collections::BTreeSet<String> = data["nodes"].as_array().unwrap().iter().map(|n| n["data"]["type"].as_str().unwrap().to_string()).collect();
+    let data = ok(sample_data(
+        &registry,
+        SampleDataParams {
+            source: infra(),
+            collection: Some("nodes".into()),
+            count: Some(5),
+            stratify_by: Some("type".into()),
+            seed: Some(1),
+            ..Default::default()
+        },
+    ));
+    let types: std::collections::BTreeSet<String> =
+        data["nodes"].as_array().unwrap().iter().map(|n| n["data"]["type"].as_str().unwrap().to_string()).collect();
     assert_eq!(types.len(), 5, "{types:?}");
-    let active = ok(sample_data(&registry, SampleDataParams { source: infra(), collection: Some("nodes".into()), count: Some(3), stratify_by: Some("active".into()), seed: Some(1), ..Default::default() }));
+    let active = ok(sample_data(
+        &registry,
+        SampleDataParams {
+            source: infra(),
+            collection: Some("nodes".into()),
+            count: Some(3),
+            stratify_by: Some("active".into()),
+            seed: Some(1),
+            ..Default::default()
+        },
+    ));
     let strata: Vec<&Value> = active["nodes"].as_array().unwrap().iter().map(|n| &n["stratum"]).collect();
     assert!(strata.contains(&&json!(null)) && strata.contains(&&json!(true)) && strata.contains(&&json!(false)), "{strata:?}");
 }
@@ -131,7 +165,16 @@ fn stratified_sampling_gives_one_item_per_value() {
 #[test]
 fn representative_sampling_covers_every_path() {
     let registry = demo();
-    let data = ok(sample_data(&registry, SampleDataParams { source: infra(), collection: Some("nodes".into()), strategy: Some(StrategyParam::Representative), count: Some(1), ..Default::default() }));
+    let data = ok(sample_data(
+        &registry,
+        SampleDataParams {
+            source: infra(),
+            collection: Some("nodes".into()),
+            strategy: Some(StrategyParam::Representative),
+            count: Some(1),
+            ..Default::default()
+        },
+    ));
     let coverage = &data["sampling"]["nodes"]["pathsCovered"];
     assert_eq!(coverage["covered"], coverage["total"]);
     assert!(data["nodes"].as_array().unwrap().len() > 1);
@@ -140,7 +183,10 @@ fn representative_sampling_covers_every_path() {
 #[test]
 fn query_schema_infers_from_all_record_values_with_metadata_and_example() {
     let registry = demo();
-    let data = ok(query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), ..Default::default() }));
+    let data = ok(query_schema(
+        &registry,
+        QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), ..Default::default() },
+    ));
     assert_eq!(data["record_name"], "server::Temperature");
     assert_eq!(data["schema"]["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert_eq!(data["schema"]["required"], json!(["celsius", "sensor_id", "timestamp"]));
@@ -149,7 +195,15 @@ fn query_schema_infers_from_all_record_values_with_metadata_and_example() {
     assert!(data["metadata"]["buffer_type"].is_string());
     assert!(data["example"]["celsius"].is_number());
     assert!(chrono::DateTime::parse_from_rfc3339(data["inferred_at"].as_str().unwrap()).is_ok());
-    let humidity = ok(query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Humidity".into()), include_example: Some(false), ..Default::default() }));
+    let humidity = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: Some("sensors".into()),
+            record_name: Some("server::Humidity".into()),
+            include_example: Some(false),
+            ..Default::default()
+        },
+    ));
     assert!(!humidity["schema"]["required"].as_array().unwrap().contains(&json!("calibrated")));
     assert!(humidity.get("example").is_none());
 }
@@ -157,7 +211,10 @@ fn query_schema_infers_from_all_record_values_with_metadata_and_example() {
 #[test]
 fn query_schema_unknown_record_lists_available_records() {
     let registry = demo();
-    let result = query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Temprature".into()), ..Default::default() });
+    let result = query_schema(
+        &registry,
+        QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Temprature".into()), ..Default::default() },
+    );
     assert!(!result.success);
     assert!(result.message.contains("Available records:"), "{}", result.message);
     assert!(result.message.contains("Did you mean 'server::Temperature'"), "{}", result.message);
@@ -170,7 +227,10 @@ fn every_record_value_validates_against_its_inferred_schema() {
     let source = registry.get(Some("sensors")).unwrap();
     let collection = &source.collections[0];
     for (key, _) in collection.record_profiles() {
-        let data = ok(query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), record_name: Some(key.clone()), include_example: Some(false), ..Default::default() }));
+        let data = ok(query_schema(
+            &registry,
+            QuerySchemaParams { source: Some("sensors".into()), record_name: Some(key.clone()), include_example: Some(false), ..Default::default() },
+        ));
         let validator = jsonschema::draft202012::new(&data["schema"]).expect("compiles");
         for item in collection.items().filter(|i| i.id == key) {
             let value = item.value().unwrap();
@@ -178,7 +238,10 @@ fn every_record_value_validates_against_its_inferred_schema() {
             assert!(errors.is_empty(), "{key}: {value} -> {errors:?}");
         }
     }
-    let nodes = ok(query_schema(&registry, QuerySchemaParams { source: infra(), collection: Some("nodes".into()), include_example: Some(false), ..Default::default() }));
+    let nodes = ok(query_schema(
+        &registry,
+        QuerySchemaParams { source: infra(), collection: Some("nodes".into()), include_example: Some(false), ..Default::default() },
+    ));
     let validator = jsonschema::draft202012::new(&nodes["schema"]).expect("compiles");
     let graph = registry.get(Some("infrastructure")).unwrap();
     for item in graph.collections[0].items() {
@@ -189,7 +252,12 @@ fn every_record_value_validates_against_its_inferred_schema() {
 #[test]
 fn validate_value_reports_errors_with_paths_expected_and_actual() {
     let registry = demo();
-    let params = |value: Value| ValidateValueParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), collection: None, value };
+    let params = |value: Value| ValidateValueParams {
+        source: Some("sensors".into()),
+        record_name: Some("server::Temperature".into()),
+        collection: None,
+        value,
+    };
     let bad = ok(validate_value(&registry, params(json!({"celsius": "hot", "sensor_id": 123}))));
     assert_eq!(bad["valid"], false);
     let errors = bad["errors"].as_array().unwrap();
@@ -205,7 +273,10 @@ fn find_items_selects_and_reports_syntax_errors_with_position() {
     let data = ok(find_items(&registry, FindItemsParams { source: infra(), selector: "type == 'database'".into(), ..Default::default() }));
     assert_eq!(data["count"], 20);
     assert_eq!(data["items"].as_array().unwrap().len(), 5);
-    let slow = ok(find_items(&registry, FindItemsParams { source: infra(), selector: "latency > `100`".into(), collection: Some("edges".into()), ..Default::default() }));
+    let slow = ok(find_items(
+        &registry,
+        FindItemsParams { source: infra(), selector: "latency > `100`".into(), collection: Some("edges".into()), ..Default::default() },
+    ));
     assert_eq!(slow["count"], 15);
     let bad = find_items(&registry, FindItemsParams { source: infra(), selector: "type ==".into(), ..Default::default() });
     assert!(!bad.success);
@@ -220,7 +291,10 @@ fn unknown_source_and_collection_are_errors_listing_what_exists() {
     assert!(!r.success && r.message.contains("Did you mean `infrastructure`"), "{}", r.message);
     let r = describe_schema(&registry, DescribeSchemaParams::default());
     assert!(!r.success && r.message.contains("infrastructure, sensors"), "{}", r.message);
-    let r = describe_property(&registry, DescribePropertyParams { source: infra(), property: "x".into(), collection: Some("nodez".into()), ..Default::default() });
+    let r = describe_property(
+        &registry,
+        DescribePropertyParams { source: infra(), property: "x".into(), collection: Some("nodez".into()), ..Default::default() },
+    );
     assert!(!r.success && r.message.contains("Did you mean `nodes`"), "{}", r.message);
 }
 

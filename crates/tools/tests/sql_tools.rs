@@ -36,7 +36,8 @@ fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
     assert_eq!(column("Composer")["column"]["nullable"], true);
     assert_eq!(column("Composer")["nullCount"], 977);
     assert_eq!(column("UnitPrice")["range"]["max"], 1.99);
-    let markdown = ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let markdown =
+        ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let text = markdown["markdown"].as_str().expect("markdown");
     assert!(text.contains("**Table `Track`** (3503 rows):"), "{text}");
     assert!(text.contains("- `GenreId` `INTEGER` → `Genre.GenreId` (integer): 1 - 25"), "{text}");
@@ -45,15 +46,24 @@ fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
 #[test]
 fn describe_property_on_a_column_gives_database_histograms_and_values() {
     let registry = registry(&[&chinook_spec()]);
-    let total = ok(describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() }));
+    let total = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: chinook(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() },
+    ));
     assert_eq!(total["median"], 3.96);
     let histogram = total["histogram"].as_array().expect("histogram");
     assert_eq!(histogram.iter().map(|b| b["count"].as_u64().unwrap_or(0)).sum::<u64>(), 412);
     assert_eq!(histogram[0]["range"], "0-5");
-    let country = ok(describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Country".into(), limit: Some(3), ..Default::default() }));
+    let country = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Country".into(), limit: Some(3), ..Default::default() },
+    ));
     assert_eq!(country["values"][0]["value"], "USA");
     assert_eq!(country["values"][0]["count"], 13);
-    let missing = describe_property(&registry, DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Contry".into(), ..Default::default() });
+    let missing = describe_property(
+        &registry,
+        DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Contry".into(), ..Default::default() },
+    );
     assert_eq!(missing.data["exists"], false);
     assert!(missing.message.contains("Country"), "{}", missing.message);
 }
@@ -61,7 +71,14 @@ fn describe_property_on_a_column_gives_database_histograms_and_values() {
 #[test]
 fn samples_of_rows_are_reproducible_stratified_and_representative() {
     let registry = registry(&[&chinook_spec()]);
-    let params = |strategy, seed| SampleDataParams { source: chinook(), collection: table("Track"), count: Some(4), seed: Some(seed), strategy, ..Default::default() };
+    let params = |strategy, seed| SampleDataParams {
+        source: chinook(),
+        collection: table("Track"),
+        count: Some(4),
+        seed: Some(seed),
+        strategy,
+        ..Default::default()
+    };
     let a = ok(sample_data(&registry, params(None, 11)));
     let b = ok(sample_data(&registry, params(None, 11)));
     assert_eq!(a["Track"], b["Track"]);
@@ -85,16 +102,30 @@ fn query_schema_of_a_table_is_the_json_schema_of_a_row() {
     assert_eq!(schema["properties"]["Composer"]["type"], serde_json::json!(["string", "null"]));
     assert_eq!(data["example"]["TrackId"], 1);
     assert_eq!(data["metadata"]["primary_key"], serde_json::json!(["TrackId"]));
-    let valid = ok(validate_value(&registry, ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": 26, "Name": "Polka"}) }));
+    let valid = ok(validate_value(
+        &registry,
+        ValidateValueParams {
+            source: chinook(),
+            collection: table("Genre"),
+            record_name: None,
+            value: serde_json::json!({"GenreId": 26, "Name": "Polka"}),
+        },
+    ));
     assert_eq!(valid["valid"], true);
-    let invalid = validate_value(&registry, ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": "x"}) });
+    let invalid = validate_value(
+        &registry,
+        ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": "x"}) },
+    );
     assert_eq!(invalid.data["valid"], false);
 }
 
 #[test]
 fn find_items_on_a_table_explains_what_to_use_instead() {
     let registry = registry(&[&chinook_spec()]);
-    let result = find_items(&registry, FindItemsParams { source: chinook(), collection: table("Track"), selector: "GenreId == `1`".into(), ..Default::default() });
+    let result = find_items(
+        &registry,
+        FindItemsParams { source: chinook(), collection: table("Track"), selector: "GenreId == `1`".into(), ..Default::default() },
+    );
     assert!(!result.success);
     assert!(result.message.contains("database table"), "{}", result.message);
 }
@@ -112,7 +143,8 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     .expect("fill");
     drop(db);
     let registry = registry(&[&format!("big={}", path.display())]);
-    let params = |seed| SampleDataParams { source: Some("big".into()), collection: table("reading"), count: Some(3), seed: Some(seed), ..Default::default() };
+    let params =
+        |seed| SampleDataParams { source: Some("big".into()), collection: table("reading"), count: Some(3), seed: Some(seed), ..Default::default() };
     let first = ok(sample_data(&registry, params(5)));
     assert_eq!(first, ok(sample_data(&registry, params(5))), "same seed, same rows");
     let ids: Vec<i64> = first["reading"].as_array().expect("rows").iter().filter_map(|r| r["id"].as_i64()).collect();
@@ -121,7 +153,10 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     let stratified = ok(sample_data(&registry, SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) }));
     let sensors: Vec<&str> = stratified["reading"].as_array().expect("rows").iter().filter_map(|r| r["sensor"].as_str()).collect();
     assert!(sensors.contains(&"rare"), "the rare stratum (20 of 20,000 rows) is represented: {sensors:?}");
-    let value = ok(describe_property(&registry, DescribePropertyParams { source: Some("big".into()), collection: table("reading"), property: "value".into(), ..Default::default() }));
+    let value = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: Some("big".into()), collection: table("reading"), property: "value".into(), ..Default::default() },
+    ));
     assert_eq!(value["histogram"].as_array().expect("bins").iter().map(|b| b["count"].as_u64().unwrap_or(0)).sum::<u64>(), 20_000);
     assert_eq!(value["median"], Value::from(5000.25));
 }
@@ -134,10 +169,16 @@ fn postgres_tables_work_with_every_discovery_tool() {
     };
     let registry = registry(&[&format!("pg={uri}")]);
     let pg = Some("pg".to_string());
-    let total = ok(describe_property(&registry, DescribePropertyParams { source: pg.clone(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() }));
+    let total = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: pg.clone(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() },
+    ));
     assert_eq!(total["median"], 3.96);
     assert_eq!(total["histogram"][0]["range"], "0-5");
-    let sample = ok(sample_data(&registry, SampleDataParams { source: pg.clone(), collection: table("Genre"), count: Some(2), seed: Some(1), ..Default::default() }));
+    let sample = ok(sample_data(
+        &registry,
+        SampleDataParams { source: pg.clone(), collection: table("Genre"), count: Some(2), seed: Some(1), ..Default::default() },
+    ));
     assert_eq!(sample["Genre"].as_array().map(Vec::len), Some(2));
     let schema = ok(query_schema(&registry, QuerySchemaParams { source: pg.clone(), collection: table("Invoice"), ..Default::default() }));
     assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");

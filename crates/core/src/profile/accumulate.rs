@@ -14,8 +14,8 @@ use foldhash::fast::RandomState;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::string_counts::StringCounts;
 use super::CollectionProfile;
+use super::string_counts::StringCounts;
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
 
@@ -284,11 +284,7 @@ impl ProfileBuilder {
 
     /// A builder with explicit limits.
     pub fn with_limits(limits: ProfileLimits) -> Self {
-        Self {
-            root: PathNode::default(),
-            ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None },
-            want_id: false,
-        }
+        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None }, want_id: false }
     }
 
     /// Makes [`ProfileBuilder::add_json`] return each item's top-level scalar `id` member.
@@ -305,8 +301,7 @@ impl ProfileBuilder {
     pub fn add_json(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
         self.ctx.captured_id = None;
         let mut de = serde_json::Deserializer::from_str(json);
-        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }
-            .deserialize(&mut de)?;
+        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }.deserialize(&mut de)?;
         de.end()?;
         Ok(self.ctx.captured_id.take())
     }
@@ -314,8 +309,7 @@ impl ProfileBuilder {
     /// Profiles one item given as a parsed value.
     pub fn add_value(&mut self, value: &Value) {
         // A Value always deserializes: the visitor accepts every JSON shape.
-        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }
-            .deserialize(value);
+        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }.deserialize(value);
     }
 
     /// Adds another builder's counts to this one.
@@ -416,10 +410,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 self.ctx.paths += 1;
                 Box::default()
             });
-            while seq
-                .next_element_seed(NodeSeed { node: items, ctx: self.ctx, depth: self.depth + 1, want_id: false })?
-                .is_some()
-            {
+            while seq.next_element_seed(NodeSeed { node: items, ctx: self.ctx, depth: self.depth + 1, want_id: false })?.is_some() {
                 len += 1;
             }
         }

@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::TOP_VALUES;
 use super::accumulate::{PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
 use super::numeric::{mean_std, median, quantile};
-use super::TOP_VALUES;
 use crate::path::PropertyPath;
 
 /// Distinct numeric values up to which value counts are reported.
@@ -104,7 +104,13 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
     let mut profiles = profiles.into_iter();
     let mut shapes = shapes.iter();
     let root = rebuild(&mut profiles, &mut shapes).unwrap_or_else(|| ProfileNode {
-        profile: finalize(Pending { path: PropertyPath::root(), total: item_count, stats: ValueStats::default(), deferred: Vec::new(), dropped_keys: 0 }),
+        profile: finalize(Pending {
+            path: PropertyPath::root(),
+            total: item_count,
+            stats: ValueStats::default(),
+            deferred: Vec::new(),
+            dropped_keys: 0,
+        }),
         children: Vec::new(),
         items: None,
     });
@@ -135,10 +141,8 @@ fn finalize(p: Pending) -> PropertyProfile {
         avg_length: s.arrays.len_sum as f64 / s.arrays.count as f64,
         empty_count: s.arrays.empty,
     });
-    let distinct = strings.as_ref().map_or(0, |x| x.distinct)
-        + numbers.as_ref().map_or(0, |x| x.distinct)
-        + u64::from(s.trues > 0)
-        + u64::from(s.falses > 0);
+    let distinct =
+        strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(s.trues > 0) + u64::from(s.falses > 0);
     PropertyProfile {
         path: p.path,
         total: p.total,

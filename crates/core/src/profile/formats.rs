@@ -43,10 +43,7 @@ impl StringFormat {
 /// cost a few comparisons; the real parsers (chrono, uuid, email_address, fluent-uri) decide.
 pub fn detect(value: &str) -> Option<StringFormat> {
     let bytes = value.as_bytes();
-    let starts_like_date = bytes.len() >= 10
-        && bytes[..4].iter().all(u8::is_ascii_digit)
-        && bytes[4] == b'-'
-        && bytes[7] == b'-';
+    let starts_like_date = bytes.len() >= 10 && bytes[..4].iter().all(u8::is_ascii_digit) && bytes[4] == b'-' && bytes[7] == b'-';
     if starts_like_date {
         if bytes.len() == 10 {
             return chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").ok().map(|_| StringFormat::Date);
@@ -60,10 +57,9 @@ pub fn detect(value: &str) -> Option<StringFormat> {
         return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
     }
     if value.contains("://") {
-        let scheme_ok = value
-            .split("://")
-            .next()
-            .is_some_and(|s| s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+        let scheme_ok = value.split("://").next().is_some_and(|s| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
         return (scheme_ok && fluent_uri::Uri::parse(value).is_ok()).then_some(StringFormat::Uri);
     }
     if value.contains('@') && !value.contains(char::is_whitespace) {

@@ -11,7 +11,7 @@ mod model;
 pub mod numeric;
 mod string_counts;
 
-pub use accumulate::{value_key, ProfileBuilder, ProfileLimits};
+pub use accumulate::{ProfileBuilder, ProfileLimits, value_key};
 pub use formats::StringFormat;
 pub use model::*;
 

@@ -274,13 +274,7 @@ impl PropertyProfile {
 
     /// The property's overall type.
     pub fn data_type(&self) -> DataType {
-        let non_null: Vec<ValueType> = self
-            .types
-            .breakdown()
-            .into_iter()
-            .map(|(t, _)| t)
-            .filter(|t| *t != ValueType::Null)
-            .collect();
+        let non_null: Vec<ValueType> = self.types.breakdown().into_iter().map(|(t, _)| t).filter(|t| *t != ValueType::Null).collect();
         match non_null.as_slice() {
             [] => DataType::Null,
             [single] => DataType::Single(*single),
@@ -353,10 +347,7 @@ impl CollectionProfile {
         let mut node = &self.root;
         for segment in path.segments() {
             node = match segment {
-                Segment::Key(key) => node
-                    .children
-                    .iter()
-                    .find(|c| matches!(c.profile.path.segments().last(), Some(Segment::Key(k)) if k == key))?,
+                Segment::Key(key) => node.children.iter().find(|c| matches!(c.profile.path.segments().last(), Some(Segment::Key(k)) if k == key))?,
                 Segment::Items => node.items.as_deref()?,
             };
         }

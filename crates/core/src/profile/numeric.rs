@@ -176,7 +176,13 @@ impl HistogramLayout {
         if self.step == 0.0 {
             let label = format_edge(self.edges[0], 6);
             let count = counts.first().copied().unwrap_or(0);
-            return vec![HistogramBin { range: format!("{label}-{label}"), min: self.edges[0], max: self.edges[1], count, percentage: percent(count, total) }];
+            return vec![HistogramBin {
+                range: format!("{label}-{label}"),
+                min: self.edges[0],
+                max: self.edges[1],
+                count,
+                percentage: percent(count, total),
+            }];
         }
         let decimals = decimals_for(self.step);
         let mut out: Vec<HistogramBin> = self

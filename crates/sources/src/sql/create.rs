@@ -17,11 +17,8 @@ pub fn schema_ddl(catalog: &Catalog) -> String {
     let mut ddl = String::new();
     let own = |name: &str| name.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"));
     for table in catalog.tables.iter().filter(|t| t.kind == TableKind::Table && !own(&t.name)) {
-        let mut lines: Vec<String> = table
-            .columns
-            .iter()
-            .map(|c| format!("  {} {}{}", q(&c.name), c.declared_type, if c.nullable { "" } else { " NOT NULL" }))
-            .collect();
+        let mut lines: Vec<String> =
+            table.columns.iter().map(|c| format!("  {} {}{}", q(&c.name), c.declared_type, if c.nullable { "" } else { " NOT NULL" })).collect();
         if !table.primary_key.is_empty() {
             lines.push(format!("  PRIMARY KEY ({})", table.primary_key.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ")));
         }

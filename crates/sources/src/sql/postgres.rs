@@ -84,11 +84,7 @@ impl PostgresDatabase {
             return SourceError::Database { location, message: format!("{}: {}{hint}", db.severity(), db.message()) };
         }
         let text = e.to_string();
-        let hint = if text.contains("connect") || e.is_closed() {
-            " — is the server running and reachable at that host and port?"
-        } else {
-            ""
-        };
+        let hint = if text.contains("connect") || e.is_closed() { " — is the server running and reachable at that host and port?" } else { "" };
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
@@ -155,7 +151,8 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
   AND NOT c.relispartition
   AND has_table_privilege(c.oid, 'SELECT')";
 
-const COLUMNS: &str = "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, col_description(a.attrelid, a.attnum)
+const COLUMNS: &str =
+    "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, col_description(a.attrelid, a.attnum)
 FROM pg_attribute a
 WHERE a.attrelid = ANY (SELECT oid FROM pg_class WHERE relkind IN ('r', 'v', 'm', 'p', 'f')) AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum";
@@ -243,10 +240,7 @@ impl Database for PostgresDatabase {
             // JIT compilation costs seconds and rarely pays off for these scans.
             tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
             let rows = tx.query(sql, &refs)?;
-            let out = rows
-                .iter()
-                .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
-                .collect::<Result<Rows, _>>()?;
+            let out = rows.iter().map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>()).collect::<Result<Rows, _>>()?;
             // Nothing to keep: a read-only transaction is rolled back.
             tx.rollback()?;
             Ok(out)

@@ -13,17 +13,17 @@
 //! their spread and quartiles and, with few distinct values, their top values; columns with
 //! text add one for their top values and formats.
 
+use schemascope_core::TableInfo;
 use schemascope_core::path::PropertyPath;
-use schemascope_core::profile::formats::{self, StringFormat, FORMAT_SAMPLE};
+use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::profile::{
-    value_key, BooleanProfile, CollectionProfile, NumberProfile, ProfileNode, PropertyProfile, StringProfile, TypeCounts, ValueCount, TOP_VALUES,
+    BooleanProfile, CollectionProfile, NumberProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
-use schemascope_core::TableInfo;
 use serde_json::Value;
 
-use super::{Database, Dialect, SqlValue, PROFILE_TIMEOUT_MS};
+use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
 
 /// Numbers list their top values when they have at most this many distinct values (as in memory).
@@ -263,13 +263,22 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         let (trues, falses) = (count(row, s.trues), count(row, s.falses));
         let numbers = if integers + reals > 0 { Some(number_profile(db, &view, i, row, s, integers, reals, unique)?) } else { None };
         let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts, unique)?) } else { None };
-        let distinct = strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
+        let distinct =
+            strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
         let profile = PropertyProfile {
             path: PropertyPath::root().child(&column.name),
             total: rows,
             present: rows,
             nulls: rows - non_null,
-            types: TypeCounts { string: texts, integer: integers, number: reals, boolean: trues + falses, array: 0, object: 0, null: rows - non_null },
+            types: TypeCounts {
+                string: texts,
+                integer: integers,
+                number: reals,
+                boolean: trues + falses,
+                array: 0,
+                object: 0,
+                null: rows - non_null,
+            },
             distinct,
             strings,
             numbers,
@@ -337,7 +346,16 @@ fn positions(n: u64, q: f64) -> (u64, u64, f64) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, integers: u64, reals: u64, unique: bool) -> Result<NumberProfile, SourceError> {
+fn number_profile(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    row: &[SqlValue],
+    s: &ColumnSlots,
+    integers: u64,
+    reals: u64,
+    unique: bool,
+) -> Result<NumberProfile, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let n = integers + reals;
@@ -345,15 +363,20 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
     // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
     // distribution — distinct count, top values and quartiles — without sorting every row.
     if view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT) {
-        let grouped = db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let grouped = db.query_with_timeout(
+            &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
         let runs: Vec<(f64, u64)> = grouped.iter().filter_map(|r| r[0].as_f64().map(|v| (v, r[1].as_count()))).collect();
         let at_rank = |rank: u64| {
             let mut seen = 0;
-            runs.iter().find(|(_, n)| {
-                seen += n;
-                seen > rank
-            })
-            .map_or(0.0, |(v, _)| *v)
+            runs.iter()
+                .find(|(_, n)| {
+                    seen += n;
+                    seen > rank
+                })
+                .map_or(0.0, |(v, _)| *v)
         };
         let quantile = |q: f64| {
             let (lo, hi, frac) = positions(n, q);
@@ -383,9 +406,13 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
         });
     }
     let (std_dev, quartiles, median) = match view.dialect {
-        Dialect::Postgres => {            // One sort for all three quartiles.
+        Dialect::Postgres => {
+            // One sort for all three quartiles.
             let stats = db.query_with_timeout(
-                &format!("SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}", view.from),
+                &format!(
+                    "SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}",
+                    view.from
+                ),
                 &[],
                 PROFILE_TIMEOUT_MS,
             )?;
@@ -400,7 +427,11 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
         Dialect::Sqlite => {
             // SQLite has neither stddev nor percentiles: a second pass around the mean, and one
             // sort that picks the rows at the quartile positions.
-            let spread = db.query_with_timeout(&format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from), &[SqlValue::Real(mean)], PROFILE_TIMEOUT_MS)?;
+            let spread = db.query_with_timeout(
+                &format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from),
+                &[SqlValue::Real(mean)],
+                PROFILE_TIMEOUT_MS,
+            )?;
             let sum_sq = spread.first().map_or(0.0, |r| float(r, Some(0)));
             let std_dev = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
             let wanted: Vec<(u64, u64, f64)> = [0.25, 0.5, 0.75].iter().map(|&q| positions(n, q)).collect();
@@ -409,7 +440,10 @@ fn number_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
             ranks.dedup();
             let list = ranks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
             let picked = db.query_with_timeout(
-                &format!("SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})", view.from),
+                &format!(
+                    "SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})",
+                    view.from
+                ),
                 &[],
                 PROFILE_TIMEOUT_MS,
             )?;
@@ -459,7 +493,15 @@ fn number_value(v: f64, integer: bool) -> Value {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue], s: &ColumnSlots, texts: u64, unique: bool) -> Result<StringProfile, SourceError> {
+fn string_profile(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    row: &[SqlValue],
+    s: &ColumnSlots,
+    texts: u64,
+    unique: bool,
+) -> Result<StringProfile, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Text).unwrap_or_else(|| "FALSE".into());
     let keyed = |rows: Vec<(SqlValue, u64)>| -> Vec<(String, u64)> {
@@ -467,7 +509,11 @@ fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
     };
     let (distinct, top_rows) = if unique {
         // Distinct by constraint: every count is 1, so the top values are the smallest ones.
-        let rows = db.query_with_timeout(&format!("SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}", view.from, view.binary(&c)), &[], PROFILE_TIMEOUT_MS)?;
+        let rows = db.query_with_timeout(
+            &format!("SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}", view.from, view.binary(&c)),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
         (texts, keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), 1)).collect()))
     } else {
         let (distinct, rows) = top_values(db, view, i, Kind::Text, TOP_VALUES)?;
@@ -475,7 +521,11 @@ fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
     };
     let all_groups = |limit: Option<usize>| -> Result<Vec<(String, u64)>, SourceError> {
         let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
-        let rows = db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let rows = db.query_with_timeout(
+            &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}", view.from),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
         Ok(keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
     };
     // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
@@ -493,7 +543,9 @@ fn string_profile(db: &dyn Database, view: &JsonView, i: usize, row: &[SqlValue]
     };
     let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => (get(row, s.text_min).as_str().map(str::to_string), get(row, s.text_max).as_str().map(str::to_string)),
+        Some(StringFormat::Date | StringFormat::DateTime) => {
+            (get(row, s.text_min).as_str().map(str::to_string), get(row, s.text_max).as_str().map(str::to_string))
+        }
         _ => (None, None),
     };
     Ok(StringProfile {
@@ -535,10 +587,7 @@ impl BinCounter for TableBins<'_> {
         // written as literals, never user input). The top edge belongs to the last bin.
         let inner: Vec<String> = layout.edges[1..bins].iter().map(|e| format!("CASE WHEN c{i} >= {e:?} THEN 1 ELSE 0 END")).collect();
         let bin = if inner.is_empty() { "0".to_string() } else { inner.join(" + ") };
-        let rows = self
-            .db
-            .query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[])
-            .ok()?;
+        let rows = self.db.query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[]).ok()?;
         let mut counts = vec![0u64; bins];
         for r in rows {
             let b = usize::try_from(r[0].as_count()).ok()?.min(bins.saturating_sub(1));

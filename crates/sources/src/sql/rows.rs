@@ -36,12 +36,8 @@ fn select(view: &JsonView, table: &TableInfo) -> String {
 
 /// A stable order for reading "the first rows": the primary key, else none.
 fn order_by(table: &TableInfo) -> String {
-    let keys: Vec<String> = table
-        .primary_key
-        .iter()
-        .filter_map(|k| table.columns.iter().position(|c| &c.name == k))
-        .map(|i| format!("c{i}"))
-        .collect();
+    let keys: Vec<String> =
+        table.primary_key.iter().filter_map(|k| table.columns.iter().position(|c| &c.name == k)).map(|i| format!("c{i}")).collect();
     if keys.is_empty() { String::new() } else { format!(" ORDER BY {}", keys.join(", ")) }
 }
 
@@ -113,22 +109,15 @@ fn stratum_rows(db: &dyn Database, table: &TableInfo, column: usize, values: &[V
 /// A pool of rows to sample from, as an in-memory collection of kind `Table`.
 ///
 /// `strata` names a column whose most common values (`strata_values`) get rows of their own.
-pub fn sample_pool(
-    db: &dyn Database,
-    table: &TableInfo,
-    rows: u64,
-    seed: u64,
-    strata: Option<(&str, &[Value])>,
-) -> Result<Collection, SourceError> {
+pub fn sample_pool(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64, strata: Option<(&str, &[Value])>) -> Result<Collection, SourceError> {
     let mut values = if rows as usize <= POOL_ROWS { first_rows(db, table, POOL_ROWS)? } else { random_rows(db, table, rows, seed)? };
-    if rows as usize > POOL_ROWS {
-        if let Some((column, wanted)) = strata {
-            if let Some(i) = table.columns.iter().position(|c| c.name == column) {
-                let extra = stratum_rows(db, table, i, wanted)?;
-                let mut seen: std::collections::HashSet<String> = values.iter().map(Value::to_string).collect();
-                values.extend(extra.into_iter().filter(|v| seen.insert(v.to_string())));
-            }
-        }
+    if rows as usize > POOL_ROWS
+        && let Some((column, wanted)) = strata
+        && let Some(i) = table.columns.iter().position(|c| c.name == column)
+    {
+        let extra = stratum_rows(db, table, i, wanted)?;
+        let mut seen: std::collections::HashSet<String> = values.iter().map(Value::to_string).collect();
+        values.extend(extra.into_iter().filter(|v| seen.insert(v.to_string())));
     }
     let items = values.into_iter().enumerate().map(|(i, v)| OwnedItem::new(format!("row {}", i + 1), v));
     Ok(Collection::from_values(table.name.clone(), CollectionKind::Table, items))

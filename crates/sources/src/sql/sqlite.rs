@@ -42,16 +42,12 @@ impl SqliteDatabase {
         let epoch = Instant::now();
         let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
         let deadline = Arc::clone(&deadline_ms);
-        connection.progress_handler(
-            10_000,
-            Some(move || epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)),
-        )
-        .map_err(|e| fail(format!("cannot install the statement deadline: {e}")))?;
+        connection
+            .progress_handler(10_000, Some(move || epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)))
+            .map_err(|e| fail(format!("cannot install the statement deadline: {e}")))?;
         let database = Self { path: path.to_path_buf(), location: location.clone(), connection: Mutex::new(connection), deadline_ms, epoch };
         // Reading the schema tells a database from some other file at once.
-        database
-            .query("SELECT count(*) FROM sqlite_schema", &[])
-            .map_err(|e| fail(format!("not a readable SQLite database ({e})")))?;
+        database.query("SELECT count(*) FROM sqlite_schema", &[]).map_err(|e| fail(format!("not a readable SQLite database ({e})")))?;
         Ok(database)
     }
 
@@ -61,10 +57,10 @@ impl SqliteDatabase {
     }
 
     fn error(&self, e: rusqlite::Error, timeout_ms: u64) -> SourceError {
-        if let rusqlite::Error::SqliteFailure(code, _) = &e {
-            if code.code == rusqlite::ErrorCode::OperationInterrupted {
-                return SourceError::Timeout { location: self.location.clone(), timeout_ms };
-            }
+        if let rusqlite::Error::SqliteFailure(code, _) = &e
+            && code.code == rusqlite::ErrorCode::OperationInterrupted
+        {
+            return SourceError::Timeout { location: self.location.clone(), timeout_ms };
         }
         SourceError::Database { location: self.location.clone(), message: e.to_string() }
     }
@@ -91,7 +87,8 @@ impl SqliteDatabase {
                     fk.columns.push(from);
                     fk.referenced_columns.extend(to);
                 }
-                _ => foreign_keys.push((id, ForeignKey { columns: vec![from], referenced_table: referenced, referenced_columns: to.into_iter().collect() })),
+                _ => foreign_keys
+                    .push((id, ForeignKey { columns: vec![from], referenced_table: referenced, referenced_columns: to.into_iter().collect() })),
             }
         }
         Ok(TableInfo {
@@ -164,10 +161,10 @@ impl Database for SqliteDatabase {
         let keys: Vec<(String, Vec<String>)> = tables.iter().map(|t| (t.name.clone(), t.primary_key.clone())).collect();
         for table in &mut tables {
             for fk in &mut table.foreign_keys {
-                if fk.referenced_columns.is_empty() {
-                    if let Some((_, pk)) = keys.iter().find(|(name, _)| name.eq_ignore_ascii_case(&fk.referenced_table)) {
-                        fk.referenced_columns = pk.clone();
-                    }
+                if fk.referenced_columns.is_empty()
+                    && let Some((_, pk)) = keys.iter().find(|(name, _)| name.eq_ignore_ascii_case(&fk.referenced_table))
+                {
+                    fk.referenced_columns = pk.clone();
                 }
             }
         }

@@ -7,9 +7,9 @@ use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::property::BinCounter;
 use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo};
-use schemascope_sources::sql::pushdown::{profile_table, TableBins};
-use schemascope_sources::sql::rows::first_rows;
 use schemascope_sources::sql::Database;
+use schemascope_sources::sql::pushdown::{TableBins, profile_table};
+use schemascope_sources::sql::rows::first_rows;
 use serde_json::Value;
 
 /// Every row of `table`, profiled in memory.
@@ -61,17 +61,20 @@ pub fn assert_pushdown_matches_memory(db: &dyn Database) {
             assert_eq!(pushed.properties().len(), table.columns.len(), "{}", table.name);
             continue;
         }
-        assert_same(
-            &serde_json::to_value(&pushed).expect("json"),
-            &serde_json::to_value(expected).expect("json"),
-            &table.name,
-        );
+        assert_same(&serde_json::to_value(&pushed).expect("json"), &serde_json::to_value(expected).expect("json"), &table.name);
         for column in &table.columns {
             let path = PropertyPath::root().child(&column.name);
             let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
             if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
                 for k in 0..2 {
-                    assert!(close(p.quartiles[k], m.quartiles[k]), "{}.{}: quartile {k}: {} vs {}", table.name, column.name, p.quartiles[k], m.quartiles[k]);
+                    assert!(
+                        close(p.quartiles[k], m.quartiles[k]),
+                        "{}.{}: quartile {k}: {} vs {}",
+                        table.name,
+                        column.name,
+                        p.quartiles[k],
+                        m.quartiles[k]
+                    );
                 }
             }
         }
