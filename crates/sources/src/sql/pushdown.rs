@@ -585,8 +585,15 @@ impl BinCounter for TableBins<'_> {
         let bins = layout.bins();
         // The bin of a value: how many inner edges are at or below it (edges are our own floats,
         // written as literals, never user input). The top edge belongs to the last bin.
-        let inner: Vec<String> = layout.edges[1..bins].iter().map(|e| format!("CASE WHEN c{i} >= {e:?} THEN 1 ELSE 0 END")).collect();
-        let bin = if inner.is_empty() { "0".to_string() } else { inner.join(" + ") };
+        let inner = &layout.edges[1..bins];
+        let bin = match (inner.is_empty(), self.db.dialect()) {
+            (true, _) => "0".to_string(),
+            // A binary search over the edges, per row, in the server.
+            (false, Dialect::Postgres) => {
+                format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", inner.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>().join(", "))
+            }
+            (false, Dialect::Sqlite) => inner.iter().map(|e| format!("CASE WHEN c{i} >= {e:?} THEN 1 ELSE 0 END")).collect::<Vec<_>>().join(" + "),
+        };
         let rows = self.db.query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[]).ok()?;
         let mut counts = vec![0u64; bins];
         for r in rows {
