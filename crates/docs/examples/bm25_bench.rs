@@ -38,7 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let qps = throughput(&index, &queries, rounds);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let qps_all_cores = throughput_threads(&index, &queries, rounds, threads);
-        results.insert(name.into(), json!({"build_ms": build_ms, "queries_per_s": qps, "queries_per_s_all_cores": qps_all_cores, "threads": threads}));
+        results
+            .insert(name.into(), json!({"build_ms": build_ms, "queries_per_s": qps, "queries_per_s_all_cores": qps_all_cores, "threads": threads}));
         if scoring == Scoring::OKAPI
             && let Some(dir) = flag("--dump")
         {

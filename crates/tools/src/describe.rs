@@ -41,6 +41,9 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
             if let Some(error) = c.profile_error() {
                 summary["profileError"] = json!(error);
             }
+            if let Some(table) = c.table() {
+                summary["table"]["referencedBy"] = json!(referenced_by(&source, &table.name));
+            }
             summary
         })
         .collect();
@@ -54,6 +57,18 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
             "reloadError": registry.reload_error(source.name()),
         }),
     ))
+}
+
+/// Foreign keys of the source's tables that reference `table` (the other direction of each FK).
+fn referenced_by(source: &schemascope_sources::Source, table: &str) -> Vec<serde_json::Value> {
+    source
+        .collections
+        .iter()
+        .filter_map(|c| c.table())
+        .flat_map(|t| t.foreign_keys.iter().map(move |fk| (t, fk)))
+        .filter(|(_, fk)| fk.referenced_table == table)
+        .map(|(t, fk)| json!({"table": t.name, "columns": fk.columns, "referencedColumns": fk.referenced_columns}))
+        .collect()
 }
 
 /// The markdown schema section of one source (the `schema://<source>` resource).

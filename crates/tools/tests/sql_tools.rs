@@ -36,6 +36,8 @@ fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
     assert_eq!(column("Composer")["column"]["nullable"], true);
     assert_eq!(column("Composer")["nullCount"], 977);
     assert_eq!(column("UnitPrice")["range"]["max"], 1.99);
+    let genre = collections.iter().find(|c| c["name"] == "Genre").expect("Genre");
+    assert_eq!(genre["table"]["referencedBy"], serde_json::json!([{"table": "Track", "columns": ["GenreId"], "referencedColumns": ["GenreId"]}]));
     let markdown =
         ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let text = markdown["markdown"].as_str().expect("markdown");
@@ -185,4 +187,18 @@ fn postgres_tables_work_with_every_discovery_tool() {
     assert_eq!(schema["metadata"]["comment"], "One purchase by a customer; its lines are in InvoiceLine.");
     let markdown = ok(describe_schema(&registry, DescribeSchemaParams { source: pg, format: Some(SchemaFormat::Markdown), ..Default::default() }));
     assert!(markdown["markdown"].as_str().expect("text").contains("— People and companies who bought music from the store."));
+}
+
+#[test]
+fn the_docs_index_is_rebuilt_when_a_docs_file_changes() {
+    let registry = registry(&[&chinook_spec()]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    registry.docs().set_dir("chinook", dir.path().to_path_buf());
+    let search =
+        || ok(search_schema_docs(&registry, SearchSchemaDocsParams { source: chinook(), question: "are refunds recorded".into(), top_k: Some(1) }));
+    assert_eq!(search()["chunks"], serde_json::json!([]), "nothing speaks of refunds yet");
+    std::fs::write(dir.path().join("Invoice.md"), "# Table: Invoice\n\n## Purpose\n\nPurchases. Refunds are never recorded here.\n").expect("write");
+    assert_eq!(search()["chunks"][0]["table"], "Invoice", "the new file is indexed on the next call");
+    std::fs::remove_file(dir.path().join("Invoice.md")).expect("remove");
+    assert_eq!(search()["chunks"], serde_json::json!([]), "and forgotten when removed");
 }
