@@ -345,6 +345,15 @@ fn positions(n: u64, q: f64) -> (u64, u64, f64) {
     (position.floor() as u64, position.ceil() as u64, position - position.floor())
 }
 
+/// What a column's numbers look like beyond the one-scan counters.
+struct Distribution {
+    std_dev: f64,
+    quartiles: [f64; 2],
+    median: f64,
+    distinct: u64,
+    top: Vec<ValueCount>,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn number_profile(
     db: &dyn Database,
@@ -356,55 +365,87 @@ fn number_profile(
     reals: u64,
     unique: bool,
 ) -> Result<NumberProfile, SourceError> {
-    let c = format!("c{i}");
-    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let n = integers + reals;
     let mean = float(row, s.num_avg);
     // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
-    // distribution — distinct count, top values and quartiles — without sorting every row.
-    if view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT) {
-        let grouped = db.query_with_timeout(
-            &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from),
-            &[],
-            PROFILE_TIMEOUT_MS,
-        )?;
-        let runs: Vec<(f64, u64)> = grouped.iter().filter_map(|r| r[0].as_f64().map(|v| (v, r[1].as_count()))).collect();
-        let at_rank = |rank: u64| {
-            let mut seen = 0;
-            runs.iter()
-                .find(|(_, n)| {
-                    seen += n;
-                    seen > rank
-                })
-                .map_or(0.0, |(v, _)| *v)
-        };
-        let quantile = |q: f64| {
-            let (lo, hi, frac) = positions(n, q);
-            at_rank(lo) + (at_rank(hi) - at_rank(lo)) * frac
-        };
-        let distinct = runs.len() as u64;
-        let top = if distinct <= NUMBER_TOP_DISTINCT {
-            let mut ranked = runs.clone();
-            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
-            ranked.into_iter().map(|(v, count)| ValueCount { value: number_value(v, reals == 0), count }).collect()
-        } else {
-            Vec::new()
-        };
-        return Ok(NumberProfile {
-            count: n,
-            integer_count: integers,
-            float_count: reals,
-            min: float(row, s.num_min),
-            max: float(row, s.num_max),
-            mean,
-            median: quantile(0.5),
-            std_dev: float(row, s.num_std),
-            distinct,
-            top,
-            quartiles: [quantile(0.25), quantile(0.75)],
-            sorted: None,
-        });
+    // distribution without sorting every row.
+    let few = view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT);
+    let d = if few {
+        grouped_distribution(db, view, i, n, reals == 0, float(row, s.num_std))?
+    } else {
+        sorted_distribution(db, view, i, n, mean, reals == 0, float(row, s.num_std), unique)?
+    };
+    Ok(NumberProfile {
+        count: n,
+        integer_count: integers,
+        float_count: reals,
+        min: float(row, s.num_min),
+        max: float(row, s.num_max),
+        mean,
+        median: d.median,
+        std_dev: d.std_dev,
+        distinct: d.distinct,
+        top: d.top,
+        quartiles: d.quartiles,
+        sorted: None,
+    })
+}
+
+/// Top values (when at most [`NUMBER_TOP_DISTINCT`]) from `(value, count)` runs, ranked as in memory.
+fn number_top(mut runs: Vec<(f64, u64)>, integers: bool) -> Vec<ValueCount> {
+    if runs.len() as u64 > NUMBER_TOP_DISTINCT {
+        return Vec::new();
     }
+    runs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
+    runs.into_iter().map(|(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
+}
+
+/// The distribution from every distinct value with its count (PostgreSQL, few values).
+fn grouped_distribution(db: &dyn Database, view: &JsonView, i: usize, n: u64, integers: bool, std_dev: f64) -> Result<Distribution, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
+    let grouped = db.query_with_timeout(
+        &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
+    let runs: Vec<(f64, u64)> = grouped.iter().filter_map(|r| r[0].as_f64().map(|v| (v, r[1].as_count()))).collect();
+    let at_rank = |rank: u64| {
+        let mut seen = 0;
+        runs.iter()
+            .find(|(_, n)| {
+                seen += n;
+                seen > rank
+            })
+            .map_or(0.0, |(v, _)| *v)
+    };
+    let quantile = |q: f64| {
+        let (lo, hi, frac) = positions(n, q);
+        at_rank(lo) + (at_rank(hi) - at_rank(lo)) * frac
+    };
+    Ok(Distribution {
+        std_dev,
+        quartiles: [quantile(0.25), quantile(0.75)],
+        median: quantile(0.5),
+        distinct: runs.len() as u64,
+        top: number_top(runs, integers),
+    })
+}
+
+/// The distribution by sorting: quartiles from one sort, distinct values counted by another.
+#[allow(clippy::too_many_arguments)]
+fn sorted_distribution(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    n: u64,
+    mean: f64,
+    integers: bool,
+    std_dev: f64,
+    unique: bool,
+) -> Result<Distribution, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let (std_dev, quartiles, median) = match view.dialect {
         Dialect::Postgres => {
             // One sort for all three quartiles.
@@ -422,7 +463,7 @@ fn number_profile(
                 .map(|t| t.trim_matches(|ch| ch == '{' || ch == '}').split(',').filter_map(|x| x.trim().parse().ok()).collect())
                 .unwrap_or_default();
             let at = |k: usize| q.get(k).copied().unwrap_or(0.0);
-            (float(row, s.num_std), [at(0), at(2)], at(1))
+            (std_dev, [at(0), at(2)], at(1))
         }
         Dialect::Sqlite => {
             // SQLite has neither stddev nor percentiles: a second pass around the mean, and one
@@ -462,26 +503,13 @@ fn number_profile(
         let distinct = counted.first().map_or(0, |r| r[0].as_count());
         let top = if distinct <= NUMBER_TOP_DISTINCT {
             let (_, rows) = top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
-            rows.iter().filter_map(|(v, count)| v.as_f64().map(|v| ValueCount { value: number_value(v, reals == 0), count: *count })).collect()
+            number_top(rows.iter().filter_map(|(v, count)| v.as_f64().map(|v| (v, *count))).collect(), integers)
         } else {
             Vec::new()
         };
         (distinct, top)
     };
-    Ok(NumberProfile {
-        count: n,
-        integer_count: integers,
-        float_count: reals,
-        min: float(row, s.num_min),
-        max: float(row, s.num_max),
-        mean,
-        median,
-        std_dev,
-        distinct,
-        top,
-        quartiles,
-        sorted: None,
-    })
+    Ok(Distribution { std_dev, quartiles, median, distinct, top })
 }
 
 fn number_value(v: f64, integer: bool) -> Value {
