@@ -49,6 +49,7 @@ TOOL_NAMES = {
     "find_items",
     "search_schema_docs",
     "get_schema_context",
+    "execute_query",
 }
 
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")
@@ -221,6 +222,14 @@ async def check_tools(client: Client, c: Checks) -> None:
         c.check("get_schema_context: Chinook has 11 tables, so a focused context with Genre and Track",
                 meta.get("strategy") == "focused" and {"Genre", "Track"} <= set(meta.get("tablesIncluded", []))
                 and out["data"].get("tokens", 10**9) <= 3000, meta)
+        out = await call(client, "execute_query", {"source": "chinook", "max_rows": 2,
+                                                    "query": "SELECT Name FROM Genre ORDER BY GenreId"})
+        c.check("execute_query returns 2 rows, truncated", out["data"].get("rows") == [["Rock"], ["Jazz"]]
+                and out["data"].get("truncated") is True, out["data"])
+        result = await client.call_tool("execute_query", {"source": "chinook", "query": "DROP TABLE Genre"})
+        out = envelope(result)
+        c.check("execute_query refuses a write with class 'refused'",
+                result.is_error is True and out["data"].get("class") == "refused", out)
 
     async def unknown_source() -> None:
         result = await client.call_tool("describe_schema", {"source": "infrastructur"})

@@ -210,6 +210,21 @@ enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// Run one read-only SQL statement on a SQL source (execute_query).
+    Execute {
+        /// The source (a SQL database).
+        source: String,
+        /// The statement.
+        query: String,
+        /// Most rows returned.
+        #[arg(long)]
+        max_rows: Option<usize>,
+        /// Statement timeout in milliseconds.
+        #[arg(long)]
+        timeout_ms: Option<u64>,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Schema documentation of a SQL source.
     Docs {
         #[command(subcommand)]
@@ -482,6 +497,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             retrieval.apply(&registry)?;
             let result = tools::get_schema_context(&registry, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
             finish(&result, &output, View::Context)
+        }
+        Command::Execute { source, query, max_rows, timeout_ms, output } => {
+            let (registry, name) = one_source(&source)?;
+            let params = tools::ExecuteQueryParams { source: Some(name), query: Value::String(query), max_rows, max_bytes: None, timeout_ms };
+            finish(&tools::execute_query(&registry, params), &output, View::Data)
         }
         Command::Docs { command: DocsCommand::Generate { source, dir, force, output } } => {
             let (registry, name) = one_source(&source)?;

@@ -20,7 +20,7 @@ pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
 /// The MCP tool names, in the order they are listed.
-pub const TOOL_NAMES: [&str; 9] = [
+pub const TOOL_NAMES: [&str; 10] = [
     "list_sources",
     "describe_schema",
     "sample_data",
@@ -30,6 +30,7 @@ pub const TOOL_NAMES: [&str; 9] = [
     "find_items",
     "search_schema_docs",
     "get_schema_context",
+    "execute_query",
 ];
 
 /// The name of the schema system prompt.

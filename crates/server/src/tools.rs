@@ -11,8 +11,8 @@ use rmcp::{
     tool, tool_router,
 };
 use schemascope_tools::{
-    DescribePropertyParams, DescribeSchemaParams, FindItemsParams, GetSchemaContextParams, ListSourcesParams, QuerySchemaParams, Registry,
-    SampleDataParams, SearchSchemaDocsParams, ToolResult, ValidateValueParams, descriptions,
+    DescribePropertyParams, DescribeSchemaParams, ExecuteQueryParams, FindItemsParams, GetSchemaContextParams, ListSourcesParams, QuerySchemaParams,
+    Registry, SampleDataParams, SearchSchemaDocsParams, ToolResult, ValidateValueParams, descriptions,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -205,6 +205,17 @@ impl SchemascopeServer {
     )]
     async fn get_schema_context(&self, arguments: JsonObject) -> CallToolResult {
         self.run("get_schema_context", arguments, input_schema::<GetSchemaContextParams>(), schemascope_tools::get_schema_context).await
+    }
+
+    #[tool(
+        name = "execute_query",
+        description = descriptions::EXECUTE_QUERY,
+        input_schema = input_schema::<ExecuteQueryParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn execute_query(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("execute_query", arguments, input_schema::<ExecuteQueryParams>(), schemascope_tools::execute_query).await
     }
 }
 

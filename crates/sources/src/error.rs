@@ -55,6 +55,16 @@ pub enum SourceError {
         /// What went wrong, and what to try.
         message: String,
     },
+    /// The database refused or failed one statement.
+    #[error("{location}: {message}")]
+    Statement {
+        /// The database.
+        location: String,
+        /// What the database said, and what to try.
+        message: String,
+        /// What kind of failure it is (decides whether a retry can help).
+        class: ErrorClass,
+    },
     /// A statement ran past its time limit and was cancelled.
     #[error("{location}: statement cancelled after {timeout_ms} ms (statement timeout); narrow the query or raise the timeout")]
     Timeout {
@@ -71,6 +81,35 @@ pub enum SourceError {
         /// Why.
         reason: String,
     },
+}
+
+/// What kind of failure a statement met, as a query pipeline routes on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// The statement is wrong (syntax, unknown name, type mismatch): a corrected query can succeed.
+    Syntax,
+    /// Refused because it would write, or calls something forbidden.
+    Refused,
+    /// It ran past its time limit.
+    Timeout,
+    /// Authentication or permission failed.
+    Auth,
+    /// The database is unreachable, busy or out of resources.
+    Resource,
+}
+
+impl SourceError {
+    /// The class of this error, for errors met running a statement (connection and file errors
+    /// are `Resource`, a bad specification `Syntax`).
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Self::Statement { class, .. } => *class,
+            Self::Timeout { .. } => ErrorClass::Timeout,
+            Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
+            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } => ErrorClass::Resource,
+        }
+    }
 }
 
 /// A problem that did not stop loading (a skipped NDJSON line, a dangling edge endpoint, …).

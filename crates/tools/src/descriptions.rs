@@ -27,3 +27,6 @@ pub const SEARCH_SCHEMA_DOCS: &str = "Search the documentation of a SQL source's
 
 /// `get_schema_context`.
 pub const GET_SCHEMA_CONTEXT: &str = "Get the schema context to write a query for a question: the full schema for small databases, else a focused one (the most relevant tables, their foreign-key neighbours, and the retrieved documentation), within a token budget. The metadata says which strategy was used, the tables included and the average relevance.\n\nExamples:\n- {\"question\": \"top 5 customers by total spent\", \"max_tokens\": 2000}\n- {\"question\": \"how many tracks per genre\"}";
+
+/// `execute_query`.
+pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement on a SQL source and get its columns and rows (at most `max_rows`, default 1,000, and about `max_bytes` of data; `truncated` says when more were cut). Writes, several statements and forbidden functions are refused. Failures carry a `class`: syntax (fix the query and retry), refused, timeout, auth or resource (retrying the same query will not help).\n\nExamples:\n- {\"query\": \"SELECT BillingCountry, SUM(Total) AS revenue FROM Invoice GROUP BY 1 ORDER BY 2 DESC LIMIT 5\"}\n- {\"query\": \"SELECT Name FROM Genre\", \"max_rows\": 50}";

@@ -6,6 +6,7 @@ mod cache;
 mod describe;
 pub mod descriptions;
 pub mod eval;
+mod execute;
 mod find;
 pub mod params;
 mod property;
@@ -19,6 +20,7 @@ pub mod schema_docs;
 mod sources;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
+pub use execute::execute_query;
 pub use find::find_items;
 pub use params::*;
 pub use property::describe_property;

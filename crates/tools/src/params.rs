@@ -219,3 +219,23 @@ pub struct GenerateDocsParams {
     #[serde(default)]
     pub force: bool,
 }
+
+/// Parameters of `execute_query`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecuteQueryParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The query: one read-only SQL statement.
+    pub query: Value,
+    /// Most rows returned (default 1,000; at most 10,000). More rows set `truncated`.
+    #[serde(default)]
+    pub max_rows: Option<usize>,
+    /// Most bytes of row data returned, as JSON (default 1,000,000). More set `truncated`.
+    #[serde(default)]
+    pub max_bytes: Option<usize>,
+    /// Statement timeout in milliseconds (default 30,000; at most 300,000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}

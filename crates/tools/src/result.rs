@@ -69,6 +69,10 @@ impl From<ToolError> for ToolResult {
             data["line"] = (*line).into();
             data["column"] = (*column).into();
         }
+        if let ToolError::Source(source) = &error {
+            // Whether a corrected query could succeed (syntax) or not (timeout, auth, resource).
+            data["class"] = serde_json::json!(source.class());
+        }
         Self { success: false, message: error.to_string(), data }
     }
 }

@@ -202,3 +202,59 @@ fn the_docs_index_is_rebuilt_when_a_docs_file_changes() {
     std::fs::remove_file(dir.path().join("Invoice.md")).expect("remove");
     assert_eq!(search()["chunks"], serde_json::json!([]), "and forgotten when removed");
 }
+
+fn execute(
+    registry: &schemascope_tools::Registry,
+    source: &str,
+    sql: &str,
+    max_rows: Option<usize>,
+    max_bytes: Option<usize>,
+    timeout_ms: Option<u64>,
+) -> ToolResult {
+    execute_query(registry, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), max_rows, max_bytes, timeout_ms })
+}
+
+fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &str, sleep: &str) {
+    let top = ok(execute(
+        registry,
+        source,
+        "SELECT \"BillingCountry\", COUNT(*) AS n FROM \"Invoice\" GROUP BY 1 ORDER BY n DESC, 1 LIMIT 3",
+        None,
+        None,
+        None,
+    ));
+    assert_eq!(top["columns"], serde_json::json!(["BillingCountry", "n"]));
+    assert_eq!(top["rows"][0], serde_json::json!(["USA", 91]));
+    assert_eq!(top["truncated"], false);
+    let capped = ok(execute(registry, source, "SELECT \"TrackId\" FROM \"Track\" ORDER BY 1", Some(5), None, None));
+    assert_eq!((capped["rowCount"].as_u64(), &capped["truncated"], &capped["truncatedBy"]), (Some(5), &Value::Bool(true), &Value::from("rows")));
+    let bytes = ok(execute(registry, source, "SELECT \"Name\" FROM \"Track\" ORDER BY \"TrackId\"", Some(100), Some(200), None));
+    assert_eq!(bytes["truncatedBy"], "bytes");
+    assert!(bytes["bytes"].as_u64().unwrap_or(u64::MAX) <= 200);
+    let class = |result: ToolResult| {
+        assert!(!result.success, "{}", result.message);
+        result.data["class"].as_str().unwrap_or_default().to_string()
+    };
+    // Unquoted: SQLite reads an unknown "quoted" name as a string literal (validate_query warns).
+    assert_eq!(class(execute(registry, source, "SELECT Saless FROM \"Invoice\"", None, None, None)), "syntax");
+    assert_eq!(class(execute(registry, source, "DELETE FROM \"Genre\"", None, None, None)), "refused");
+    assert_eq!(class(execute(registry, source, sleep, None, None, Some(200))), "timeout");
+}
+
+#[test]
+fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_sqlite() {
+    let registry = registry(&[&chinook_spec()]);
+    let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
+    assert_execution_contract(&registry, "chinook", endless);
+    assert_eq!(execute(&registry, "chinook", "SELECT 1; SELECT 2", None, None, None).data["class"], "refused");
+}
+
+#[test]
+fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_postgres() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let registry = registry(&[&format!("pg={uri}")]);
+    assert_execution_contract(&registry, "pg", "SELECT pg_sleep(5)");
+}

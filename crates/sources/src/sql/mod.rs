@@ -128,6 +128,17 @@ impl SqlValue {
 /// Rows returned by a statement: values in select-list order.
 pub type Rows = Vec<Vec<SqlValue>>;
 
+/// The result of a statement read up to a row limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryResult {
+    /// Column names, in select-list order.
+    pub columns: Vec<String>,
+    /// The rows read.
+    pub rows: Rows,
+    /// True when the statement had more rows than were read.
+    pub more: bool,
+}
+
 /// A read-only connection to a database.
 ///
 /// Implementations guarantee that nothing run through them can change data: SQLite files are
@@ -144,8 +155,14 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Reads the tables, views, columns and keys (row counts are filled in by profiling).
     fn catalog(&self) -> Result<Catalog, SourceError>;
 
+    /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, reading
+    /// at most `max_rows` rows (all when `None`) — the rest are never fetched.
+    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError>;
+
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`.
-    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError>;
+    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
+        self.run(sql, params, None, timeout_ms).map(|r| r.rows)
+    }
 
     /// Runs one read-only statement with bound parameters and the default timeout
     /// ([`STATEMENT_TIMEOUT_MS`]).

@@ -10,7 +10,8 @@ use postgres::types::{ToSql, Type};
 use postgres::{Client, Config, NoTls};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 
-use super::{Database, Dialect, Rows, SqlValue};
+use super::{Database, Dialect, QueryResult, Rows, SqlValue};
+use crate::error::ErrorClass;
 use crate::error::SourceError;
 
 /// Tables the planner estimates below this many rows are counted exactly when the catalog is read.
@@ -81,7 +82,18 @@ impl PostgresDatabase {
             } else {
                 ""
             };
-            return SourceError::Database { location, message: format!("{}: {}{hint}", db.severity(), db.message()) };
+            // The SQLSTATE class says whether a corrected statement could succeed.
+            let class = match code.code().get(..2).unwrap_or("") {
+                _ if *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
+                "28" => ErrorClass::Auth,
+                "08" | "53" | "54" | "55" | "57" | "58" | "40" | "XX" | "3D" => ErrorClass::Resource,
+                _ => ErrorClass::Syntax,
+            };
+            let position = match db.position() {
+                Some(postgres::error::ErrorPosition::Original(at)) => format!(" (at character {at})"),
+                _ => String::new(),
+            };
+            return SourceError::Statement { location, message: format!("{}: {}{position}{hint}", db.severity(), db.message()), class };
         }
         let text = e.to_string();
         let hint = if text.contains("connect") || e.is_closed() { " — is the server running and reachable at that host and port?" } else { "" };
@@ -230,7 +242,7 @@ impl Database for PostgresDatabase {
         Ok(Catalog { tables })
     }
 
-    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
+    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
         self.with_client(timeout_ms, |client| {
@@ -239,11 +251,25 @@ impl Database for PostgresDatabase {
             // read-only transaction's memory is returned when it ends.
             // JIT compilation costs seconds and rarely pays off for these scans.
             tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
-            let rows = tx.query(sql, &refs)?;
-            let out = rows.iter().map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>()).collect::<Result<Rows, _>>()?;
+            let statement = tx.prepare(sql)?;
+            let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
+            // A portal fetches only the rows asked for; the rest never leave the server.
+            let rows = match max_rows {
+                None => tx.query(&statement, &refs)?,
+                Some(max) => {
+                    let portal = tx.bind(&statement, &refs)?;
+                    tx.query_portal(&portal, i32::try_from(max.saturating_add(1)).unwrap_or(i32::MAX))?
+                }
+            };
+            let more = max_rows.is_some_and(|max| rows.len() > max);
+            let out = rows
+                .iter()
+                .take(max_rows.unwrap_or(usize::MAX))
+                .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
+                .collect::<Result<Rows, _>>()?;
             // Nothing to keep: a read-only transaction is rolled back.
             tx.rollback()?;
-            Ok(out)
+            Ok(QueryResult { columns, rows: out, more })
         })
     }
 }

@@ -11,7 +11,8 @@ use rusqlite::types::{Value as Bound, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 
-use super::{Database, Dialect, Rows, SqlValue};
+use super::{Database, Dialect, QueryResult, SqlValue};
+use crate::error::ErrorClass;
 use crate::error::SourceError;
 
 /// A SQLite database file, read-only.
@@ -57,12 +58,29 @@ impl SqliteDatabase {
     }
 
     fn error(&self, e: rusqlite::Error, timeout_ms: u64) -> SourceError {
-        if let rusqlite::Error::SqliteFailure(code, _) = &e
-            && code.code == rusqlite::ErrorCode::OperationInterrupted
-        {
-            return SourceError::Timeout { location: self.location.clone(), timeout_ms };
-        }
-        SourceError::Database { location: self.location.clone(), message: e.to_string() }
+        use rusqlite::ErrorCode as Code;
+        let class = match &e {
+            rusqlite::Error::SqliteFailure(code, _) => match code.code {
+                Code::OperationInterrupted => return SourceError::Timeout { location: self.location.clone(), timeout_ms },
+                Code::ReadOnly | Code::AuthorizationForStatementDenied | Code::PermissionDenied => ErrorClass::Refused,
+                Code::DatabaseBusy
+                | Code::DatabaseLocked
+                | Code::CannotOpen
+                | Code::NotADatabase
+                | Code::DatabaseCorrupt
+                | Code::SystemIoFailure
+                | Code::OutOfMemory
+                | Code::DiskFull => ErrorClass::Resource,
+                _ => ErrorClass::Syntax,
+            },
+            rusqlite::Error::MultipleStatement => ErrorClass::Refused,
+            _ => ErrorClass::Syntax,
+        };
+        let message = match &e {
+            rusqlite::Error::MultipleStatement => "refused: several statements in one query (send one statement)".to_string(),
+            other => other.to_string(),
+        };
+        SourceError::Statement { location: self.location.clone(), message, class }
     }
 
     fn table_info(&self, name: &str, kind: TableKind) -> Result<TableInfo, SourceError> {
@@ -171,31 +189,39 @@ impl Database for SqliteDatabase {
         Ok(Catalog { tables })
     }
 
-    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
+    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
         let connection = self.connection.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
         let mut statement = connection.prepare(sql).map_err(|e| self.error(e, timeout_ms))?;
         if !statement.readonly() {
-            return Err(SourceError::Database {
+            return Err(SourceError::Statement {
                 location: self.location.clone(),
                 message: "refused: the statement would write (sources are read-only)".into(),
+                class: ErrorClass::Refused,
             });
         }
-        let columns = statement.column_count();
+        let names: Vec<String> = statement.column_names().into_iter().map(str::to_string).collect();
+        let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
         let deadline = self.epoch.elapsed() + Duration::from_millis(timeout_ms);
         self.deadline_ms.store(deadline.as_millis() as u64, Ordering::Relaxed);
         let result = (|| {
             let mut rows = statement.query(rusqlite::params_from_iter(bound.iter()))?;
             let mut out = Vec::new();
+            let mut more = false;
             while let Some(row) = rows.next()? {
+                if max_rows.is_some_and(|max| out.len() >= max) {
+                    more = true;
+                    break;
+                }
                 out.push((0..columns).map(|i| row.get_ref(i).map(read)).collect::<Result<Vec<_>, _>>()?);
             }
-            Ok(out)
+            Ok((out, more))
         })();
         self.deadline_ms.store(u64::MAX, Ordering::Relaxed);
-        result.map_err(|e| self.error(e, timeout_ms))
+        let (rows, more) = result.map_err(|e| self.error(e, timeout_ms))?;
+        Ok(QueryResult { columns: names, rows, more })
     }
 }

@@ -1,0 +1,90 @@
+//! execute_query: one read-only statement on a SQL source, with a timeout, a row cap and a byte
+//! cap (an explicit `truncated` flag says what was cut), and failures classified (syntax,
+//! refused, timeout, auth, resource) so a pipeline knows whether a retry can help.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::params::ExecuteQueryParams;
+use crate::registry::Registry;
+use crate::result::{ToolError, ToolResult, envelope};
+
+/// Rows returned unless the call asks otherwise.
+pub const DEFAULT_MAX_ROWS: usize = 1_000;
+/// Most rows any call may ask for.
+pub const MAX_ROWS: usize = 10_000;
+/// Bytes of row data (as JSON) returned unless the call asks otherwise.
+pub const DEFAULT_MAX_BYTES: usize = 1_000_000;
+/// Statement timeout unless the call asks otherwise.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Longest statement timeout a call may ask for.
+pub const MAX_TIMEOUT_MS: u64 = 300_000;
+
+/// execute_query.
+pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolResult {
+    envelope(run(registry, &params))
+}
+
+fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let Some(db) = &source.database else {
+        return Err(ToolError::InvalidParams(format!(
+            "source `{}` is not a SQL database: execute_query runs SQL on sqlite: and postgres:// sources (find_items selects items of this one)",
+            source.name()
+        )));
+    };
+    let sql = match &params.query {
+        Value::String(sql) if !sql.trim().is_empty() => sql.trim(),
+        Value::String(_) => return Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement".into())),
+        _ => return Err(ToolError::InvalidParams("`query` must be one SQL statement as a string".into())),
+    };
+    let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
+    if !(1..=MAX_ROWS).contains(&max_rows) {
+        return Err(ToolError::InvalidParams(format!("`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}")));
+    }
+    let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
+    let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
+    let started = Instant::now();
+    let result = db.run(sql, &[], Some(max_rows), timeout_ms)?;
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut rows: Vec<Value> = Vec::with_capacity(result.rows.len());
+    let mut bytes = 0usize;
+    let mut cut_by_bytes = false;
+    for row in &result.rows {
+        let row = Value::Array(row.iter().map(|v| v.to_json()).collect());
+        let size = row.to_string().len();
+        if bytes + size > max_bytes {
+            cut_by_bytes = true;
+            break;
+        }
+        bytes += size;
+        rows.push(row);
+    }
+    let truncated = result.more || cut_by_bytes;
+    let truncated_by = match (cut_by_bytes, result.more) {
+        (true, _) => Some("bytes"),
+        (false, true) => Some("rows"),
+        _ => None,
+    };
+    let message = match truncated_by {
+        None => format!("{} row(s) in {elapsed_ms:.1} ms.", rows.len()),
+        Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", rows.len()),
+        Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", rows.len()),
+    };
+    Ok(ToolResult::ok(
+        message,
+        json!({
+            "source": source.name(),
+            "query": sql,
+            "columns": result.columns,
+            "rows": rows,
+            "rowCount": rows.len(),
+            "truncated": truncated,
+            "truncatedBy": truncated_by,
+            "rowsRead": result.rows.len(),
+            "bytes": bytes,
+            "elapsedMs": elapsed_ms,
+        }),
+    ))
+}
