@@ -202,7 +202,7 @@ impl Database for SqliteDatabase {
                 class: ErrorClass::Refused,
             });
         }
-        let names: Vec<String> = statement.column_names().into_iter().map(str::to_string).collect();
+        let names: Vec<String> = statement.column_names().map(str::to_string).collect();
         let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
         let deadline = self.epoch.elapsed() + Duration::from_millis(timeout_ms);
