@@ -1,0 +1,5 @@
+//! The question-to-query pipeline and the LLM backends it calls.
+
+pub mod llm;
+#[cfg(feature = "replay")]
+pub mod replay;
