@@ -1,5 +1,8 @@
-//! The question-to-query pipeline and the LLM backends it calls.
+//! The question-to-query pipeline — a controlled graph whose LLM nodes write the query and the
+//! answer while fixed code validates, executes, retries and explains — and the LLM backends it
+//! calls.
 
+pub mod graph;
 pub mod llm;
 #[cfg(feature = "replay")]
 pub mod replay;
