@@ -8,6 +8,7 @@ pub mod descriptions;
 pub mod eval;
 mod execute;
 mod find;
+pub mod metrics;
 pub mod params;
 mod property;
 mod record_schema;

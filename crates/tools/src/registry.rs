@@ -30,6 +30,8 @@ pub struct Registry {
     cache: AnswerCache,
     generation: AtomicU64,
     docs: DocsState,
+    metrics: crate::metrics::Metrics,
+    llm: Mutex<Option<schemascope_agent::llm::LlmConfig>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -82,6 +84,26 @@ impl Registry {
     /// Docs directories, retrieval configuration and indexes of the SQL sources.
     pub fn docs(&self) -> &DocsState {
         &self.docs
+    }
+
+    /// The pipeline metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
+    }
+
+    /// Sets the LLM the `ask` pipeline calls (else it is configured from the environment).
+    pub fn set_llm(&self, config: Option<schemascope_agent::llm::LlmConfig>) {
+        if let Ok(mut llm) = self.llm.lock() {
+            *llm = config;
+        }
+    }
+
+    /// The LLM configuration: the one set, else from the environment.
+    pub fn llm(&self) -> Result<schemascope_agent::llm::LlmConfig, ToolError> {
+        if let Some(config) = self.llm.lock().ok().and_then(|l| l.clone()) {
+            return Ok(config);
+        }
+        schemascope_agent::llm::LlmConfig::from_env(|name| std::env::var(name).ok()).map_err(|e| ToolError::InvalidParams(e.to_string()))
     }
 
     /// Source names, sorted.
