@@ -56,6 +56,8 @@ impl Registry {
             cache: AnswerCache::default(),
             generation: AtomicU64::new(0),
             docs: DocsState::default(),
+            metrics: crate::metrics::Metrics::default(),
+            llm: Mutex::new(None),
         })
     }
 
