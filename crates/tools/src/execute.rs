@@ -21,30 +21,33 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// Longest statement timeout a call may ask for.
 pub const MAX_TIMEOUT_MS: u64 = 300_000;
 
-/// execute_query.
-pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolResult {
-    envelope(run(registry, &params))
+/// Rows of one statement, capped.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows as JSON arrays, within the caps.
+    pub rows: Vec<Value>,
+    /// True when rows were cut.
+    pub truncated: bool,
+    /// `rows` or `bytes`, when cut.
+    pub truncated_by: Option<&'static str>,
+    /// Bytes of row data returned.
+    pub bytes: usize,
+    /// Rows read from the database.
+    pub rows_read: usize,
+    /// Time the statement took.
+    pub elapsed_ms: f64,
 }
 
-fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+/// Runs one statement on a SQL source within the caps.
+pub fn run_sql(source: &schemascope_sources::Source, sql: &str, max_rows: usize, max_bytes: usize, timeout_ms: u64) -> Result<Ran, ToolError> {
     let Some(db) = &source.database else {
         return Err(ToolError::InvalidParams(format!(
             "source `{}` is not a SQL database: execute_query runs SQL on sqlite: and postgres:// sources (find_items selects items of this one)",
             source.name()
         )));
     };
-    let sql = match &params.query {
-        Value::String(sql) if !sql.trim().is_empty() => sql.trim(),
-        Value::String(_) => return Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement".into())),
-        _ => return Err(ToolError::InvalidParams("`query` must be one SQL statement as a string".into())),
-    };
-    let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
-    if !(1..=MAX_ROWS).contains(&max_rows) {
-        return Err(ToolError::InvalidParams(format!("`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}")));
-    }
-    let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
-    let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
     let started = Instant::now();
     let result = db.run(sql, &[], Some(max_rows), timeout_ms)?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -61,28 +64,51 @@ fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, T
         bytes += size;
         rows.push(row);
     }
-    let truncated = result.more || cut_by_bytes;
     let truncated_by = match (cut_by_bytes, result.more) {
         (true, _) => Some("bytes"),
         (false, true) => Some("rows"),
         _ => None,
     };
-    let message = match truncated_by {
-        None => format!("{} row(s) in {elapsed_ms:.1} ms.", rows.len()),
-        Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", rows.len()),
-        Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", rows.len()),
+    Ok(Ran { columns: result.columns, rows, truncated: truncated_by.is_some(), truncated_by, bytes, rows_read: result.rows.len(), elapsed_ms })
+}
+
+/// execute_query.
+pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolResult {
+    envelope(run(registry, &params))
+}
+
+fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
+    let source = registry.get(params.source.as_deref())?;
+    let sql = match &params.query {
+        Value::String(sql) if !sql.trim().is_empty() => sql.trim(),
+        Value::String(_) => return Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement".into())),
+        _ => return Err(ToolError::InvalidParams("`query` must be one SQL statement as a string".into())),
     };
+    let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
+    if !(1..=MAX_ROWS).contains(&max_rows) {
+        return Err(ToolError::InvalidParams(format!("`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}")));
+    }
+    let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
+    let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
+    let ran = run_sql(&source, sql, max_rows, max_bytes, timeout_ms)?;
+    let message = match ran.truncated_by {
+        None => format!("{} row(s) in {:.1} ms.", ran.rows.len(), ran.elapsed_ms),
+        Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", ran.rows.len()),
+        Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", ran.rows.len()),
+    };
+    let (truncated, truncated_by, bytes, rows_read, elapsed_ms) = (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
+    let (columns, rows) = (ran.columns, ran.rows);
     Ok(ToolResult::ok(
         message,
         json!({
             "source": source.name(),
             "query": sql,
-            "columns": result.columns,
+            "columns": columns,
             "rows": rows,
             "rowCount": rows.len(),
             "truncated": truncated,
             "truncatedBy": truncated_by,
-            "rowsRead": result.rows.len(),
+            "rowsRead": rows_read,
             "bytes": bytes,
             "elapsedMs": elapsed_ms,
         }),

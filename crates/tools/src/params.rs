@@ -239,3 +239,46 @@ pub struct ExecuteQueryParams {
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
+
+/// Parameters of `validate_query`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateQueryParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The query: an SQL string, or a structured-query object
+    /// (`{"fields": [{"fieldCaption": "Genre.Name"}, {"fieldCaption": "Track.TrackId", "function": "COUNT"}], "options": {"rowLimit": 10}}`).
+    pub query: Value,
+}
+
+/// One earlier turn of a conversation with `ask`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskTurn {
+    /// The earlier question.
+    pub question: String,
+    /// Its answer.
+    #[serde(default)]
+    pub answer: String,
+    /// The query that answered it.
+    #[serde(default)]
+    pub query: Option<Value>,
+    /// The values its answer showed, by field (`shown_entities` of that answer).
+    #[serde(default)]
+    pub shown_entities: Option<Value>,
+}
+
+/// Parameters of `ask`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The question, in words.
+    pub question: String,
+    /// Earlier turns, oldest first, so a follow-up ("and in 2024?") can build on them.
+    #[serde(default)]
+    pub history: Option<Vec<AskTurn>>,
+}

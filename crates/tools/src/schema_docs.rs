@@ -37,6 +37,8 @@ struct BuiltIndex {
     fingerprint: u64,
     index: Arc<SchemaIndex>,
     warnings: Vec<DocWarning>,
+    /// True when this index was reused rather than built for the call.
+    reused: bool,
 }
 
 impl DocsState {
@@ -111,7 +113,7 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let config = state.config();
     let fingerprint = input_fingerprint(&catalog, &files) ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}"))]);
     if let Some(built) = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned()).filter(|b| b.fingerprint == fingerprint) {
-        return Ok(built);
+        return Ok(BuiltIndex { reused: true, ..built });
     }
     let mut notes = ColumnNotes::new();
     for collection in &source.collections {
@@ -129,7 +131,7 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let (docs, mut warnings) = parse_docs(&pairs);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     warnings.extend(more);
-    let built = BuiltIndex { fingerprint, index: Arc::new(index), warnings };
+    let built = BuiltIndex { fingerprint, index: Arc::new(index), warnings, reused: false };
     if let Ok(mut indexes) = state.indexes.lock() {
         indexes.insert(source.name().to_string(), built.clone());
     }
@@ -146,6 +148,14 @@ fn question(text: &str) -> Result<&str, ToolError> {
         return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"total sales per country\"".into()));
     }
     Ok(trimmed)
+}
+
+/// The schema context for `question` (what get_schema_context returns) and whether the index
+/// was reused from an earlier call.
+pub(crate) fn context_for(registry: &Registry, source: &Source, question: &str, max_tokens: Option<usize>) -> Result<(schemascope_docs::SchemaContext, bool), ToolError> {
+    let built = index(registry, source)?;
+    let retrieval = built.index.retrieve(question, None);
+    Ok((built.index.render(&retrieval, max_tokens), built.reused))
 }
 
 /// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.
