@@ -14,6 +14,7 @@
 
 mod issue;
 pub mod sql;
+pub mod structured;
 mod types;
 pub mod values;
 
@@ -22,6 +23,9 @@ use serde::{Deserialize, Deserializer};
 
 pub use issue::{IssueKind, Location, QueryIssue, ValidationReport};
 pub use sql::{ROW_LIMIT, validate_sql};
+pub use structured::compile::{CompileError, CompiledQuery, compile};
+pub use structured::validate::validate_structured;
+pub use structured::{Field, Filter, StructuredQuery};
 pub use types::ColumnType;
 pub use values::{KnownValues, NoValues, ProfileValues, StaticValues};
 
@@ -50,6 +54,8 @@ impl std::fmt::Display for SqlDialect {
 pub enum Query {
     /// SQL text.
     Sql(String),
+    /// A structured query.
+    Structured(StructuredQuery),
 }
 
 /// A query that is neither SQL text nor a well-formed structured query.
@@ -68,6 +74,7 @@ impl Query {
     pub fn from_json(value: serde_json::Value) -> Result<Self, QueryParseError> {
         match value {
             serde_json::Value::String(sql) => Ok(Self::Sql(sql)),
+            serde_json::Value::Object(_) => structured::parse(value).map(Self::Structured),
             other => Err(QueryParseError { message: format!("a query is SQL text or a structured-query object, not {other}"), path: None }),
         }
     }
@@ -87,5 +94,6 @@ impl<'de> Deserialize<'de> for Query {
 pub fn validate(query: &Query, dialect: SqlDialect, catalog: &Catalog, values: &dyn KnownValues) -> ValidationReport {
     match query {
         Query::Sql(sql) => validate_sql(sql, dialect, catalog, values),
+        Query::Structured(q) => validate_structured(q, catalog, values),
     }
 }
