@@ -136,7 +136,7 @@ impl<'a> Checker<'a> {
         let mut scope = Scope::inside(parent);
         let mut on: Vec<&Expr> = Vec::new();
         for twj in &s.from {
-            self.from_item(twj, &mut scope, parent, &mut on);
+            self.relation_item(twj, &mut scope, parent, &mut on);
         }
         // Aliases first, so ORDER BY/GROUP BY/HAVING can name them.
         for item in &s.projection {
@@ -284,7 +284,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn from_item<'s>(&mut self, twj: &'s TableWithJoins, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
+    fn relation_item<'s>(&mut self, twj: &'s TableWithJoins, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
         self.factor(&twj.relation, scope, parent, on);
         for join in &twj.joins {
             self.factor(&join.relation, scope, parent, on);
@@ -362,7 +362,7 @@ impl<'a> Checker<'a> {
                 scope.sources.push(src);
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
-                self.from_item(table_with_joins, scope, parent, on);
+                self.relation_item(table_with_joins, scope, parent, on);
                 if let Some(a) = alias {
                     scope.sources.push(Source { name: a.name.value.clone(), table: None, aliased: true, columns: Columns::open() });
                 }

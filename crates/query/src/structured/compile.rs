@@ -85,7 +85,7 @@ pub fn compile(query: &StructuredQuery, catalog: &Catalog, dialect: SqlDialect, 
             push_table(&mut tables, t);
         }
     }
-    let from = c.from_clause(&tables)?;
+    let from = c.joins_clause(&tables)?;
     let mut select = Vec::new();
     let mut group = Vec::new();
     let mut aggregated = false;
@@ -272,7 +272,7 @@ impl<'c> Compiler<'c> {
             Filter::Top { field, how_many, direction, field_to_measure } => {
                 let (mt, mc) = self.column(&field_to_measure.field_caption, &format!("filters[{i}].fieldToMeasure.fieldCaption"))?;
                 let measure = self.raw(mt, mc, field_to_measure.function)?;
-                let from = self.from_clause(&if t.name == mt.name { vec![t] } else { vec![t, mt] })?;
+                let from = self.joins_clause(&if t.name == mt.name { vec![t] } else { vec![t, mt] })?;
                 let inner = self.raw(t, c, field.function)?;
                 let dir = if *direction == TopDirection::Top { "DESC" } else { "ASC" };
                 format!("{target} IN (SELECT {inner} FROM {from} GROUP BY {inner} ORDER BY {measure} {dir}, {inner} ASC LIMIT {how_many})")
@@ -341,7 +341,7 @@ impl<'c> Compiler<'c> {
 
     /// `FROM` with joins along the shortest foreign-key path from the tables already joined to
     /// each next table.
-    fn from_clause(&self, tables: &[&'c TableInfo]) -> Result<String, CompileError> {
+    fn joins_clause(&self, tables: &[&'c TableInfo]) -> Result<String, CompileError> {
         let Some(first) = tables.first() else { return Err(CompileError::Unsupported("a query needs at least one field".into())) };
         let mut joined: Vec<&TableInfo> = vec![first];
         let mut sql = self.table_ref(&first.name);
