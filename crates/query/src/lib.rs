@@ -83,10 +83,12 @@ impl Query {
 impl<'de> Deserialize<'de> for Query {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
-        Self::from_json(value).map_err(|e| serde::de::Error::custom(match e.path {
-            Some(p) => format!("{p}: {}", e.message),
-            None => e.message,
-        }))
+        Self::from_json(value).map_err(|e| {
+            serde::de::Error::custom(match e.path {
+                Some(p) => format!("{p}: {}", e.message),
+                None => e.message,
+            })
+        })
     }
 }
 

@@ -30,7 +30,16 @@ impl ColumnType {
             Self::Temporal
         } else if has("bool") {
             Self::Boolean
-        } else if has("int") || has("real") || has("floa") || has("doub") || has("numeric") || has("decimal") || has("number") || has("money") || has("serial") {
+        } else if has("int")
+            || has("real")
+            || has("floa")
+            || has("doub")
+            || has("numeric")
+            || has("decimal")
+            || has("number")
+            || has("money")
+            || has("serial")
+        {
             Self::Numeric
         } else if has("char") || has("clob") || has("text") || has("string") || has("uuid") {
             Self::Text

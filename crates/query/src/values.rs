@@ -56,7 +56,8 @@ impl<'a> ProfileValues<'a> {
     }
 
     fn profile(&self, table: &str) -> Option<&'a CollectionProfile> {
-        let found = self.tables.iter().find(|(name, _)| *name == table).or_else(|| self.tables.iter().find(|(name, _)| name.eq_ignore_ascii_case(table)));
+        let found =
+            self.tables.iter().find(|(name, _)| *name == table).or_else(|| self.tables.iter().find(|(name, _)| name.eq_ignore_ascii_case(table)));
         found.map(|(_, p)| *p)
     }
 
@@ -145,9 +146,8 @@ pub(crate) fn check_string(values: &dyn KnownValues, table: &str, column: &str, 
 /// outside.
 pub(crate) fn check_number(values: &dyn KnownValues, table: &str, column: &str, n: f64) -> Option<crate::QueryIssue> {
     let (min, max) = values.numeric_range(table, column)?;
-    (n < min || n > max).then(|| {
-        crate::QueryIssue::new(crate::IssueKind::FilterValue, format!("{n} is outside the range of {table}.{column} ({min} to {max})"))
-    })
+    (n < min || n > max)
+        .then(|| crate::QueryIssue::new(crate::IssueKind::FilterValue, format!("{n} is outside the range of {table}.{column} ({min} to {max})")))
 }
 
 fn quote_all(values: &[&str]) -> String {

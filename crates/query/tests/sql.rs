@@ -79,7 +79,9 @@ fn bare_columns_beside_aggregates_are_errors_in_postgres_and_warnings_in_sqlite(
     assert!(lite.valid);
     assert_eq!(kinds(&lite.warnings), vec![IssueKind::GroupBy]);
     // Grouping by the primary key determines the table's other columns.
-    assert!(check("SELECT g.GenreId, g.Name, count(*) FROM Genre g JOIN Track t ON t.GenreId = g.GenreId GROUP BY g.GenreId", SqlDialect::Postgres).valid);
+    assert!(
+        check("SELECT g.GenreId, g.Name, count(*) FROM Genre g JOIN Track t ON t.GenreId = g.GenreId GROUP BY g.GenreId", SqlDialect::Postgres).valid
+    );
 }
 
 #[test]

@@ -49,9 +49,11 @@ fn cases() -> Vec<Value> {
 
 #[test]
 fn parse_errors_name_the_json_path() {
-    let err = Query::from_json(json!({"fields": [{"fieldCaption": "Genre.Name"}, {"fieldCaption": "x", "function": "SUMM"}]})).expect_err("bad function");
+    let err =
+        Query::from_json(json!({"fields": [{"fieldCaption": "Genre.Name"}, {"fieldCaption": "x", "function": "SUMM"}]})).expect_err("bad function");
     assert_eq!(err.path.as_deref(), Some("fields[1].function"));
-    let err = Query::from_json(json!({"fields": [], "filters": [{"filterType": "SET", "field": {"fieldCaption": "a"}, "values": [], "colour": 1}]})).expect_err("unknown");
+    let err = Query::from_json(json!({"fields": [], "filters": [{"filterType": "SET", "field": {"fieldCaption": "a"}, "values": [], "colour": 1}]}))
+        .expect_err("unknown");
     assert!(err.message.contains("colour"), "{}", err.message);
     assert!(matches!(Query::from_json(json!("SELECT 1")), Ok(Query::Sql(s)) if s == "SELECT 1"));
     let q: Query = serde_json::from_value(tracks_per_genre_top5()).expect("deserialize");
@@ -65,13 +67,16 @@ fn validation_reports_kinds_paths_and_suggestions() {
         row_counts: vec![("InvoiceLine".into(), 22_000)],
         ..StaticValues::default()
     };
-    let q = structured(json!({"fields": [{"fieldCaption": "Genre.Nmae"}, {"fieldCaption": "Track.Name", "function": "SUM"}, {"fieldCaption": "Track.Milliseconds", "function": "YEAR"}, {"fieldCaption": "Name"}],
+    let q = structured(
+        json!({"fields": [{"fieldCaption": "Genre.Nmae"}, {"fieldCaption": "Track.Name", "function": "SUM"}, {"fieldCaption": "Track.Milliseconds", "function": "YEAR"}, {"fieldCaption": "Name"}],
         "filters": [{"filterType": "SET", "field": {"fieldCaption": "Invoice.BillingCountry"}, "values": ["Frnace"]},
                     {"filterType": "TOP", "field": {"fieldCaption": "Genre.Name"}, "howMany": 3, "fieldToMeasure": {"fieldCaption": "Track.TrackId"}}],
-        "options": {"rowLimit": 0}}));
+        "options": {"rowLimit": 0}}),
+    );
     let r = validate(&q, SqlDialect::Sqlite, &catalog(), &values);
     assert!(!r.valid);
-    let got: Vec<(IssueKind, Option<Location>, Option<String>)> = r.errors.iter().map(|e| (e.kind, e.location.clone(), e.suggestion.clone())).collect();
+    let got: Vec<(IssueKind, Option<Location>, Option<String>)> =
+        r.errors.iter().map(|e| (e.kind, e.location.clone(), e.suggestion.clone())).collect();
     let path = |p: &str| Some(Location::Path(p.into()));
     assert_eq!(
         got,
@@ -116,11 +121,17 @@ fn compiled_sql_quotes_identifiers_joins_on_keys_and_binds_parameters() {
         r#"SELECT "Genre"."Name" AS "Genre.Name", COUNT("Track"."TrackId") AS "tracks" FROM "Genre" JOIN "Track" ON "Track"."GenreId" = "Genre"."GenreId" WHERE "Genre"."Name" IN (SELECT "Genre"."Name" FROM "Genre" JOIN "Track" ON "Track"."GenreId" = "Genre"."GenreId" GROUP BY "Genre"."Name" ORDER BY COUNT("Track"."TrackId") DESC, "Genre"."Name" ASC LIMIT 5) GROUP BY "Genre"."Name" ORDER BY COUNT("Track"."TrackId") DESC"#
     );
     // Two hops: Artist → Album → Track → Genre.
-    let Query::Structured(q) = structured(json!({"fields": [{"fieldCaption": "Artist.Name"}, {"fieldCaption": "Genre.Name"}]})) else { unreachable!() };
+    let Query::Structured(q) = structured(json!({"fields": [{"fieldCaption": "Artist.Name"}, {"fieldCaption": "Genre.Name"}]})) else {
+        unreachable!()
+    };
     let sql = compile(&q, &catalog(), SqlDialect::Postgres, today()).expect("compile").sql;
     assert!(sql.ends_with(r#"FROM "Artist" JOIN "Album" ON "Album"."ArtistId" = "Artist"."ArtistId" JOIN "Track" ON "Track"."AlbumId" = "Album"."AlbumId" JOIN "Genre" ON "Track"."GenreId" = "Genre"."GenreId""#), "{sql}");
     // Relative dates use the anchor the caller passes.
-    let Query::Structured(q) = structured(json!({"fields": [{"fieldCaption": "Invoice.InvoiceId"}], "filters": [{"filterType": "DATE", "field": {"fieldCaption": "Invoice.InvoiceDate"}, "periodType": "MONTHS", "dateRangeType": "LAST"}]})) else { unreachable!() };
+    let Query::Structured(q) = structured(
+        json!({"fields": [{"fieldCaption": "Invoice.InvoiceId"}], "filters": [{"filterType": "DATE", "field": {"fieldCaption": "Invoice.InvoiceDate"}, "periodType": "MONTHS", "dateRangeType": "LAST"}]}),
+    ) else {
+        unreachable!()
+    };
     let c = compile(&q, &catalog(), SqlDialect::Sqlite, today()).expect("compile");
     assert_eq!(c.params, vec![json!("2026-10-01"), json!("2026-11-01")]);
 }
@@ -172,7 +183,8 @@ fn compiled_queries_run_on_chinook_sqlite_and_match_postgres() {
             assert_eq!(normalise(rows.clone()), normalise(other), "{case}\n{}\n{}", a.sql, b.sql);
         }
         if case == tracks_per_genre_top5() {
-            let top: Vec<(String, i64)> = rows.iter().map(|r| (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64().unwrap_or(0.0) as i64)).collect();
+            let top: Vec<(String, i64)> =
+                rows.iter().map(|r| (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64().unwrap_or(0.0) as i64)).collect();
             assert_eq!(top[0], ("Rock".to_string(), 1297));
             assert_eq!(top.len(), 5);
         }

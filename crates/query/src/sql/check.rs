@@ -232,13 +232,17 @@ impl<'a> Checker<'a> {
         for e in group_exprs {
             let target = match e {
                 Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| s.projection.get(i)).and_then(item_expr),
+                    Value::Number(n, _) => {
+                        n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| s.projection.get(i)).and_then(item_expr)
+                    }
                     _ => None,
                 },
-                Expr::Identifier(id) if matches!(scope.resolve(&id.value, false), Resolution::Unknown) => s.projection.iter().find_map(|item| match item {
-                    SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr),
-                    _ => None,
-                }),
+                Expr::Identifier(id) if matches!(scope.resolve(&id.value, false), Resolution::Unknown) => {
+                    s.projection.iter().find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr),
+                        _ => None,
+                    })
+                }
                 _ => None,
             };
             let e = target.unwrap_or(e);
@@ -275,7 +279,10 @@ impl<'a> Checker<'a> {
                 let name = ids.iter().map(|i| i.value.as_str()).collect::<Vec<_>>().join(".");
                 let issue = QueryIssue::new(
                     IssueKind::GroupBy,
-                    format!("{name} is selected but neither aggregated nor in GROUP BY{}", if self.sqlite() { " (SQLite returns it from an arbitrary row of each group)" } else { "" }),
+                    format!(
+                        "{name} is selected but neither aggregated nor in GROUP BY{}",
+                        if self.sqlite() { " (SQLite returns it from an arbitrary row of each group)" } else { "" }
+                    ),
                 )
                 .at(ids.last().and_then(at))
                 .suggest(format!("add {name} to GROUP BY or wrap it in an aggregate such as MAX({name})"));
@@ -342,7 +349,8 @@ impl<'a> Checker<'a> {
                     candidates.extend(scope.cte_names());
                     let close = closest(&last.value, candidates.iter().map(String::as_str), 3);
                     let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
-                    self.issues.error(QueryIssue::new(IssueKind::UnknownTable, format!("no table called {full}{hint}")).at(at(last)).suggest_first(&close));
+                    self.issues
+                        .error(QueryIssue::new(IssueKind::UnknownTable, format!("no table called {full}{hint}")).at(at(last)).suggest_first(&close));
                     (None, Columns::open())
                 };
                 let mut src = Source { name: last.value.clone(), table, aliased: false, columns };
@@ -469,16 +477,23 @@ impl<'a> Checker<'a> {
                 }
                 if ctx.aliases && !aliases_here && scope.aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value)) {
                     self.issues.error(
-                        QueryIssue::new(IssueKind::UnknownColumn, format!("{} is a SELECT alias, which PostgreSQL does not allow in {}", id.value, ctx.clause))
-                            .at(at(id))
-                            .suggest("repeat the aliased expression"),
+                        QueryIssue::new(
+                            IssueKind::UnknownColumn,
+                            format!("{} is a SELECT alias, which PostgreSQL does not allow in {}", id.value, ctx.clause),
+                        )
+                        .at(at(id))
+                        .suggest("repeat the aliased expression"),
                     );
                     return;
                 }
                 let visible = scope.visible_columns();
                 let close = closest(&id.value, visible.iter().map(String::as_str), 3);
                 let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
-                self.issues.error(QueryIssue::new(IssueKind::UnknownColumn, format!("no column called {} in scope{hint}", id.value)).at(at(id)).suggest_first(&close));
+                self.issues.error(
+                    QueryIssue::new(IssueKind::UnknownColumn, format!("no column called {} in scope{hint}", id.value))
+                        .at(at(id))
+                        .suggest_first(&close),
+                );
             }
         }
     }
@@ -488,17 +503,21 @@ impl<'a> Checker<'a> {
         match scope.resolve_qualified(&q.value, &c.value) {
             Resolution::Unknown => {
                 let names = scope.source(&q.value).map(|s| s.columns.names.clone()).unwrap_or_default();
-                let close: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3).into_iter().map(|n| format!("{}.{n}", q.value)).collect();
+                let close: Vec<String> =
+                    closest(&c.value, names.iter().map(String::as_str), 3).into_iter().map(|n| format!("{}.{n}", q.value)).collect();
                 let table = scope.source(&q.value).and_then(|s| s.table.clone()).unwrap_or_else(|| q.value.clone());
                 let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
                 self.issues.error(
-                    QueryIssue::new(IssueKind::UnknownColumn, format!("{} ({table}) has no column {}{hint}", q.value, c.value)).at(at(c)).suggest_first(&close),
+                    QueryIssue::new(IssueKind::UnknownColumn, format!("{} ({table}) has no column {}{hint}", q.value, c.value))
+                        .at(at(c))
+                        .suggest_first(&close),
                 );
             }
             Resolution::ShadowedByAlias(alias) => {
-                let issue = QueryIssue::new(IssueKind::UnknownTable, format!("table {} has the alias {alias}; qualify its columns with the alias", q.value))
-                    .at(at(q))
-                    .suggest(format!("{alias}.{}", c.value));
+                let issue =
+                    QueryIssue::new(IssueKind::UnknownTable, format!("table {} has the alias {alias}; qualify its columns with the alias", q.value))
+                        .at(at(q))
+                        .suggest(format!("{alias}.{}", c.value));
                 if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
             }
             Resolution::UnknownQualifier => {
@@ -520,7 +539,9 @@ impl<'a> Checker<'a> {
                 Value::Number(n, _) => n.parse::<f64>().ok().and_then(|n| check_number(self.values, table, &c.column, n)).map(|i| (i, false)),
                 _ => None,
             },
-            Expr::Identifier(id) if id.quote_style == Some('"') && self.sqlite() && matches!(scope.resolve(&id.value, false), Resolution::Unknown) => {
+            Expr::Identifier(id)
+                if id.quote_style == Some('"') && self.sqlite() && matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
+            {
                 check_string(self.values, table, &c.column, &id.value).map(|i| (i, true))
             }
             Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match expr.as_ref() {

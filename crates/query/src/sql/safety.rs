@@ -103,13 +103,18 @@ pub fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool 
         Statement::DetachDuckDBDatabase { .. } => "DETACH changes the attached databases",
         Statement::Copy { .. } => "COPY reads or writes files or runs programs",
         Statement::Set(_) => "SET changes the session (role, settings)",
-        Statement::Commit { .. } | Statement::Rollback { .. } | Statement::StartTransaction { .. } => "transaction control ends the read-only transaction",
+        Statement::Commit { .. } | Statement::Rollback { .. } | Statement::StartTransaction { .. } => {
+            "transaction control ends the read-only transaction"
+        }
         Statement::Explain { .. } | Statement::ExplainTable { .. } => "EXPLAIN is not a query",
         _ => "it is not a read-only query",
     };
     issues.error(
-        QueryIssue::new(IssueKind::NotReadOnly, format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this is a {keyword} statement: {why}"))
-            .suggest("write a single SELECT"),
+        QueryIssue::new(
+            IssueKind::NotReadOnly,
+            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this is a {keyword} statement: {why}"),
+        )
+        .suggest("write a single SELECT"),
     );
     false
 }
@@ -140,7 +145,8 @@ impl Visitor for SafetyWalker<'_> {
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
         if !query.locks.is_empty() {
             self.issues.error(
-                QueryIssue::new(IssueKind::NotReadOnly, "FOR UPDATE/FOR SHARE locks rows; a read-only query may not lock").suggest("remove the FOR UPDATE/SHARE clause"),
+                QueryIssue::new(IssueKind::NotReadOnly, "FOR UPDATE/FOR SHARE locks rows; a read-only query may not lock")
+                    .suggest("remove the FOR UPDATE/SHARE clause"),
             );
         }
         if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref()
@@ -155,7 +161,8 @@ impl Visitor for SafetyWalker<'_> {
         // The top-level query is visited as a `Query`; any statement met inside it is nested
         // (`WITH x AS (DELETE … RETURNING …)`).
         let keyword = statement.to_string().split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-        self.issues.error(QueryIssue::new(IssueKind::NotReadOnly, format!("a {keyword} statement inside the query (in a CTE or subquery) writes data")));
+        self.issues
+            .error(QueryIssue::new(IssueKind::NotReadOnly, format!("a {keyword} statement inside the query (in a CTE or subquery) writes data")));
         ControlFlow::Continue(())
     }
 

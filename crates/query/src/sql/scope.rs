@@ -156,7 +156,11 @@ impl<'p> Scope<'p> {
                 };
             }
             if shadowed.is_none() {
-                shadowed = s.sources.iter().find(|src| src.aliased && src.table.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(qualifier))).map(|src| src.name.clone());
+                shadowed = s
+                    .sources
+                    .iter()
+                    .find(|src| src.aliased && src.table.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(qualifier)))
+                    .map(|src| src.name.clone());
             }
             depth += 1;
             scope = s.parent;

@@ -125,7 +125,8 @@ pub fn compile(query: &StructuredQuery, catalog: &Catalog, dialect: SqlDialect, 
     if !havings.is_empty() {
         sql.push_str(&format!(" HAVING {}", havings.join(" AND ")));
     }
-    let mut sorted: Vec<(usize, &super::Field)> = query.fields.iter().enumerate().filter(|(_, f)| f.sort_direction.is_some() || f.sort_priority.is_some()).collect();
+    let mut sorted: Vec<(usize, &super::Field)> =
+        query.fields.iter().enumerate().filter(|(_, f)| f.sort_direction.is_some() || f.sort_priority.is_some()).collect();
     sorted.sort_by_key(|(i, f)| (f.sort_priority.unwrap_or(u32::MAX), *i));
     if !sorted.is_empty() {
         let terms: Vec<String> = sorted
@@ -332,7 +333,8 @@ impl<'c> Compiler<'c> {
                     Some(d) => NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|_| invalid(&format!("{d} is not a YYYY-MM-DD date")))?,
                     None => today,
                 };
-                let (start, end) = relative_range(*period_type, *date_range_type, range_n.unwrap_or(1), anchor).ok_or_else(|| invalid("date out of range"))?;
+                let (start, end) =
+                    relative_range(*period_type, *date_range_type, range_n.unwrap_or(1), anchor).ok_or_else(|| invalid("date out of range"))?;
                 let (a, b) = (self.date_param(start), self.date_param(end));
                 format!("({target} >= {a} AND {target} < {b})")
             }

@@ -19,7 +19,9 @@ fn period_start(d: NaiveDate, period: PeriodType) -> NaiveDate {
 
 /// `d` moved by `k` periods.
 fn shift(d: NaiveDate, period: PeriodType, k: i64) -> Option<NaiveDate> {
-    let months = |m: i64| if m >= 0 { d.checked_add_months(Months::new(u32::try_from(m).ok()?)) } else { d.checked_sub_months(Months::new(u32::try_from(-m).ok()?)) };
+    let months = |m: i64| {
+        if m >= 0 { d.checked_add_months(Months::new(u32::try_from(m).ok()?)) } else { d.checked_sub_months(Months::new(u32::try_from(-m).ok()?)) }
+    };
     match period {
         PeriodType::Days => d.checked_add_signed(chrono::TimeDelta::try_days(k)?),
         PeriodType::Weeks => d.checked_add_signed(chrono::TimeDelta::try_days(k.checked_mul(7)?)?),

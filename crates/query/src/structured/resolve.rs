@@ -14,8 +14,10 @@ pub fn resolve<'c>(catalog: &'c Catalog, caption: &str) -> Result<(&'c TableInfo
         return match t.column(column) {
             Some(c) => Ok((t, c)),
             None => {
-                let close: Vec<String> = closest(column, t.columns.iter().map(|c| c.name.as_str()), 3).into_iter().map(|c| format!("{}.{c}", t.name)).collect();
-                Err(QueryIssue::new(IssueKind::UnknownField, format!("table {} has no column {column}{}", t.name, hint(&close))).suggest_first(&close))
+                let close: Vec<String> =
+                    closest(column, t.columns.iter().map(|c| c.name.as_str()), 3).into_iter().map(|c| format!("{}.{c}", t.name)).collect();
+                Err(QueryIssue::new(IssueKind::UnknownField, format!("table {} has no column {column}{}", t.name, hint(&close)))
+                    .suggest_first(&close))
             }
         };
     }
@@ -29,7 +31,11 @@ pub fn resolve<'c>(catalog: &'c Catalog, caption: &str) -> Result<(&'c TableInfo
         }
         many => {
             let options: Vec<String> = many.iter().map(|(t, c)| format!("{}.{}", t.name, c.name)).collect();
-            Err(QueryIssue::new(IssueKind::AmbiguousColumn, format!("{caption} is a column of several tables: {}; write Table.Column", options.join(", "))).suggest_first(&options))
+            Err(QueryIssue::new(
+                IssueKind::AmbiguousColumn,
+                format!("{caption} is a column of several tables: {}; write Table.Column", options.join(", ")),
+            )
+            .suggest_first(&options))
         }
     }
 }

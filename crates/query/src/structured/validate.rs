@@ -32,13 +32,16 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
         let key = (table.name.clone(), column.name.clone(), field.function);
         if seen.contains(&key) {
             issues.error(
-                QueryIssue::new(IssueKind::DuplicateField, format!("{}.{} is selected twice with the same function", table.name, column.name)).at_path(path.clone()),
+                QueryIssue::new(IssueKind::DuplicateField, format!("{}.{} is selected twice with the same function", table.name, column.name))
+                    .at_path(path.clone()),
             );
         }
         seen.push(key);
         if let Some(f) = field.function {
             function_fits(f, &table.name, column, &format!("{path}.function"), &mut issues);
-            if matches!(f, super::Function::Sum | super::Function::Avg) && (table.is_primary_key(&column.name) || table.foreign_key_of(&column.name).is_some()) {
+            if matches!(f, super::Function::Sum | super::Function::Avg)
+                && (table.is_primary_key(&column.name) || table.foreign_key_of(&column.name).is_some())
+            {
                 issues.warn(
                     QueryIssue::new(IssueKind::Aggregation, format!("{} of {}.{}, an identifier", f.name(), table.name, column.name))
                         .at_path(format!("{path}.function"))
@@ -72,7 +75,9 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                     for (j, v) in listed.iter().enumerate() {
                         let issue = match v {
                             serde_json::Value::String(s) => check_string(values, &table.name, &column.name, s).map(|i| (i, true)),
-                            serde_json::Value::Number(n) => n.as_f64().and_then(|n| check_number(values, &table.name, &column.name, n)).map(|i| (i, false)),
+                            serde_json::Value::Number(n) => {
+                                n.as_f64().and_then(|n| check_number(values, &table.name, &column.name, n)).map(|i| (i, false))
+                            }
                             _ => None,
                         };
                         match issue {
@@ -130,7 +135,9 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                     if let Some(d) = d
                         && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
                     {
-                        issues.error(QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.{name}")));
+                        issues.error(
+                            QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.{name}")),
+                        );
                     }
                 }
                 if plain && !matches!(ty, ColumnType::Temporal | ColumnType::Unknown) {
@@ -144,7 +151,9 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                 if let Some(d) = anchor_date
                     && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
                 {
-                    issues.error(QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.anchorDate")));
+                    issues.error(
+                        QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.anchorDate")),
+                    );
                 }
                 if plain && !matches!(ty, ColumnType::Temporal | ColumnType::Unknown) {
                     issues.error(bad(format!("{} is {}, not a date", field.field_caption, ty.name())));
@@ -159,7 +168,10 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
     let has_top = query.filters.iter().any(|f| matches!(f, Filter::Top { .. }));
     let mut rewritten = None;
     if !aggregated && !has_top && query.options.row_limit.is_none() {
-        let largest = tables.iter().filter_map(|t| values.row_count(t).or_else(|| catalog.table(t).and_then(|i| i.row_count)).map(|n| (t, n))).max_by_key(|(_, n)| *n);
+        let largest = tables
+            .iter()
+            .filter_map(|t| values.row_count(t).or_else(|| catalog.table(t).and_then(|i| i.row_count)).map(|n| (t, n)))
+            .max_by_key(|(_, n)| *n);
         if let Some((table, rows)) = largest
             && rows > ROW_LIMIT
         {
@@ -167,9 +179,12 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
             limited.options.row_limit = Some(ROW_LIMIT);
             rewritten = serde_json::to_string(&limited).ok();
             issues.warn(
-                QueryIssue::new(IssueKind::RowLimit, format!("{table} has {rows} rows and nothing aggregates or limits the result; rowLimit {ROW_LIMIT} was added"))
-                    .at_path("options.rowLimit")
-                    .suggest("aggregate a measure, add a TOP filter, or set options.rowLimit"),
+                QueryIssue::new(
+                    IssueKind::RowLimit,
+                    format!("{table} has {rows} rows and nothing aggregates or limits the result; rowLimit {ROW_LIMIT} was added"),
+                )
+                .at_path("options.rowLimit")
+                .suggest("aggregate a measure, add a TOP filter, or set options.rowLimit"),
             );
         }
     }
@@ -190,9 +205,12 @@ fn function_fits(f: super::Function, table: &str, column: &schemascope_core::Col
         let want = if f.is_date() { "a date" } else { "a number" };
         let suggestion = if f.is_date() { "no function, or COUNT/COUNTD" } else { "COUNT or COUNTD" };
         issues.error(
-            QueryIssue::new(IssueKind::Aggregation, format!("{} needs {want}, but {table}.{} is {} ({})", f.name(), column.name, ty.name(), column.declared_type))
-                .at_path(path)
-                .suggest(suggestion),
+            QueryIssue::new(
+                IssueKind::Aggregation,
+                format!("{} needs {want}, but {table}.{} is {} ({})", f.name(), column.name, ty.name(), column.declared_type),
+            )
+            .at_path(path)
+            .suggest(suggestion),
         );
     }
 }
