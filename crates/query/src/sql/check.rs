@@ -1,0 +1,685 @@
+//! The semantic walk of a query: every relation and column resolved against the catalog (with
+//! did-you-mean), aggregation rules, literals checked against stored values, joins checked
+//! against foreign keys, and the tables scanned for the row-limit rule.
+//!
+//! **No false rejections.** What the walk cannot be sure of is a warning or nothing: relations
+//! whose columns are unknown (table functions, unnamed expressions of derived tables, system
+//! catalogs) accept any column, and SQLite's permissive rules (bare columns beside aggregates,
+//! double-quoted strings, output aliases in WHERE) are warnings there and errors only where
+//! PostgreSQL rejects them.
+
+use schemascope_core::suggest::closest;
+use schemascope_core::{Catalog, TableInfo};
+use sqlparser::ast::{
+    BinaryOperator, Expr, GroupByExpr, Ident, JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, TableAlias, TableFactor, TableWithJoins, Value,
+};
+
+use super::expr::{bare_columns, children, contains_aggregate, function_name, is_aggregate};
+use super::scope::{ColumnRef, Columns, Resolution, Scope, Source, last_name};
+use crate::SqlDialect;
+use crate::issue::{IssueKind, Issues, Location, QueryIssue};
+use crate::types::ColumnType;
+use crate::values::{KnownValues, check_number, check_string};
+
+/// Implicit columns every SQLite table (rowid) or PostgreSQL table (system columns) has.
+const IMPLICIT_COLUMNS: &[&str] = &["rowid", "oid", "_rowid_", "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"];
+
+/// Where an expression is, which decides what it may contain.
+#[derive(Debug, Clone, Copy)]
+struct Ctx {
+    /// Which clause, for messages.
+    clause: &'static str,
+    /// SELECT-list aliases resolve here.
+    aliases: bool,
+    /// Aggregates are allowed here.
+    aggregates: bool,
+    /// Inside an aggregate's arguments.
+    in_aggregate: bool,
+}
+
+/// The walk's state.
+pub struct Checker<'a> {
+    pub catalog: &'a Catalog,
+    pub values: &'a dyn KnownValues,
+    pub dialect: SqlDialect,
+    pub issues: Issues,
+    /// Base tables read, with their row counts when known.
+    pub scanned: Vec<(String, Option<u64>)>,
+}
+
+fn at(id: &Ident) -> Option<Location> {
+    Location::at(id.span.start.line, id.span.start.column)
+}
+
+impl<'a> Checker<'a> {
+    /// A walk over `catalog`.
+    pub fn new(catalog: &'a Catalog, values: &'a dyn KnownValues, dialect: SqlDialect) -> Self {
+        Self { catalog, values, dialect, issues: Issues::default(), scanned: Vec::new() }
+    }
+
+    fn sqlite(&self) -> bool {
+        self.dialect == SqlDialect::Sqlite
+    }
+
+    /// Checks a query; returns its output columns.
+    pub fn query(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
+        let mut with_scope = Scope::inside(parent);
+        if let Some(with) = &q.with {
+            for cte in &with.cte_tables {
+                let alias_columns: Vec<String> = cte.alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                if with.recursive {
+                    let early = if alias_columns.is_empty() { Columns::open() } else { Columns::known(alias_columns.clone()) };
+                    with_scope.ctes.push((cte.alias.name.value.clone(), early));
+                }
+                let columns = self.query(&cte.query, Some(&with_scope));
+                let columns = if alias_columns.is_empty() { columns } else { Columns::known(alias_columns) };
+                with_scope.ctes.retain(|(n, _)| !n.eq_ignore_ascii_case(&cte.alias.name.value));
+                with_scope.ctes.push((cte.alias.name.value.clone(), columns));
+            }
+        }
+        let scope = if q.with.is_some() { Some(&with_scope) } else { parent };
+        self.set_expr(&q.body, scope, q.order_by.as_ref())
+    }
+
+    fn set_expr(&mut self, body: &SetExpr, parent: Option<&Scope<'_>>, order_by: Option<&OrderBy>) -> Columns {
+        match body {
+            SetExpr::Select(select) => self.select(select, parent, order_by),
+            SetExpr::Query(q) => {
+                let columns = self.query(q, parent);
+                self.compound_order_by(order_by, &columns, parent);
+                columns
+            }
+            SetExpr::SetOperation { left, right, .. } => {
+                let columns = self.set_expr(left, parent, None);
+                self.set_expr(right, parent, None);
+                self.compound_order_by(order_by, &columns, parent);
+                columns
+            }
+            SetExpr::Values(values) => {
+                let scope = Scope::inside(parent);
+                let ctx = Ctx { clause: "VALUES", aliases: false, aggregates: false, in_aggregate: false };
+                for row in &values.rows {
+                    for e in row {
+                        self.expr(e, &scope, ctx);
+                    }
+                }
+                Columns::open()
+            }
+            SetExpr::Table(t) => match t.table_name.as_deref().and_then(|n| self.catalog.table(n)) {
+                Some(info) => Columns::known(info.columns.iter().map(|c| c.name.clone()).collect()),
+                None => Columns::open(),
+            },
+            // Writes are refused by the safety walk.
+            _ => Columns::open(),
+        }
+    }
+
+    /// ORDER BY of a compound query names output columns (or ordinals); unknown names are only
+    /// warned about, since dialects differ in what they accept here.
+    fn compound_order_by(&mut self, order_by: Option<&OrderBy>, columns: &Columns, parent: Option<&Scope<'_>>) {
+        let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order_by else { return };
+        let mut scope = Scope::inside(parent);
+        scope.sources.push(Source { name: String::new(), table: None, aliased: false, columns: columns.clone() });
+        let ctx = Ctx { clause: "ORDER BY", aliases: true, aggregates: true, in_aggregate: false };
+        let mut probe = Checker::new(self.catalog, self.values, self.dialect);
+        for item in items {
+            probe.expr(&item.expr, &scope, ctx);
+        }
+        for mut issue in probe.issues.errors.into_iter().chain(probe.issues.warnings) {
+            issue.message = format!("{} (ORDER BY of a compound query should name its output columns)", issue.message);
+            self.issues.warn(issue);
+        }
+    }
+
+    fn select(&mut self, s: &Select, parent: Option<&Scope<'_>>, order_by: Option<&OrderBy>) -> Columns {
+        let mut scope = Scope::inside(parent);
+        let mut on: Vec<&Expr> = Vec::new();
+        for twj in &s.from {
+            self.relation_item(twj, &mut scope, parent, &mut on);
+        }
+        // Aliases first, so ORDER BY/GROUP BY/HAVING can name them.
+        for item in &s.projection {
+            if let SelectItem::ExprWithAlias { alias, .. } = item {
+                scope.aliases.push(alias.value.clone());
+            }
+        }
+        let plain = Ctx { clause: "ON", aliases: false, aggregates: false, in_aggregate: false };
+        for e in &on {
+            self.expr(e, &scope, plain);
+            self.join_keys(e, &scope);
+        }
+        let mut output = Columns::default();
+        for item in &s.projection {
+            let ctx = Ctx { clause: "SELECT", aliases: false, aggregates: true, in_aggregate: false };
+            match item {
+                SelectItem::UnnamedExpr(e) => {
+                    self.expr(e, &scope, ctx);
+                    match e {
+                        Expr::Identifier(id) => output.names.push(id.value.clone()),
+                        Expr::CompoundIdentifier(ids) => output.names.push(last_name(ids).to_string()),
+                        other => {
+                            output.names.push(other.to_string());
+                            output.open = true;
+                        }
+                    }
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    self.expr(expr, &scope, ctx);
+                    output.names.push(alias.value.clone());
+                }
+                SelectItem::Wildcard(_) => {
+                    for src in &scope.sources {
+                        output.names.extend(src.columns.names.iter().cloned());
+                        output.open |= src.columns.open;
+                    }
+                }
+                SelectItem::QualifiedWildcard(kind, _) => {
+                    let qualifier = match kind {
+                        SelectItemQualifiedWildcardKind::ObjectName(name) => name.0.last().and_then(|p| p.as_ident()).cloned(),
+                        SelectItemQualifiedWildcardKind::Expr(_) => None,
+                    };
+                    match qualifier.as_ref().and_then(|q| scope.source(&q.value).map(|src| (q, src))) {
+                        Some((_, src)) => {
+                            output.names.extend(src.columns.names.iter().cloned());
+                            output.open |= src.columns.open;
+                        }
+                        None => {
+                            output.open = true;
+                            if let Some(q) = qualifier {
+                                self.unknown_qualifier(&q, &scope);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(selection) = &s.selection {
+            self.expr(selection, &scope, Ctx { clause: "WHERE", aliases: true, aggregates: false, in_aggregate: false });
+        }
+        let group_exprs: &[Expr] = match &s.group_by {
+            GroupByExpr::Expressions(exprs, _) => exprs,
+            GroupByExpr::All(_) => &[],
+        };
+        for e in group_exprs {
+            self.expr(e, &scope, Ctx { clause: "GROUP BY", aliases: true, aggregates: false, in_aggregate: false });
+        }
+        if let Some(having) = &s.having {
+            self.expr(having, &scope, Ctx { clause: "HAVING", aliases: true, aggregates: true, in_aggregate: false });
+        }
+        if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order_by {
+            for item in items {
+                self.expr(&item.expr, &scope, Ctx { clause: "ORDER BY", aliases: true, aggregates: true, in_aggregate: false });
+            }
+        }
+        let aggregated = !group_exprs.is_empty()
+            || s.projection.iter().any(|item| match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => contains_aggregate(e),
+                _ => false,
+            })
+            || s.having.as_ref().is_some_and(contains_aggregate);
+        if aggregated {
+            self.grouping(s, group_exprs, &scope);
+        }
+        output
+    }
+
+    /// Selected columns neither grouped nor aggregated: an error in PostgreSQL, a warning in
+    /// SQLite (which returns a value from an arbitrary row of the group).
+    fn grouping(&mut self, s: &Select, group_exprs: &[Expr], scope: &Scope<'_>) {
+        let mut grouped_texts: Vec<String> = Vec::new();
+        let mut grouped: Vec<ColumnRef> = Vec::new();
+        for e in group_exprs {
+            let target = match e {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => {
+                        n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| s.projection.get(i)).and_then(item_expr)
+                    }
+                    _ => None,
+                },
+                Expr::Identifier(id) if matches!(scope.resolve(&id.value, false), Resolution::Unknown) => {
+                    s.projection.iter().find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            };
+            let e = target.unwrap_or(e);
+            grouped_texts.push(e.to_string().to_ascii_lowercase());
+            let mut cols = Vec::new();
+            bare_columns(e, &mut cols);
+            for ids in cols {
+                if let Resolution::Column(c) = resolve_ids(scope, &ids) {
+                    grouped.push(c);
+                }
+            }
+        }
+        let is_grouped = |c: &ColumnRef| {
+            c.depth > 0
+                || grouped.iter().any(|g| g.depth == 0 && g.source == c.source && g.column.eq_ignore_ascii_case(&c.column))
+                // Grouping by a table's primary key determines its other columns (PostgreSQL).
+                || c.table.as_deref().and_then(|t| self.catalog.table(t)).is_some_and(|t: &TableInfo| {
+                    !t.primary_key.is_empty()
+                        && t.primary_key.iter().all(|k| grouped.iter().any(|g| g.depth == 0 && g.source == c.source && g.column.eq_ignore_ascii_case(k)))
+                })
+        };
+        for item in &s.projection {
+            let Some(e) = item_expr(item) else { continue };
+            if grouped_texts.contains(&e.to_string().to_ascii_lowercase()) {
+                continue;
+            }
+            let mut cols = Vec::new();
+            bare_columns(e, &mut cols);
+            for ids in cols {
+                let Resolution::Column(c) = resolve_ids(scope, &ids) else { continue };
+                if is_grouped(&c) {
+                    continue;
+                }
+                let name = ids.iter().map(|i| i.value.as_str()).collect::<Vec<_>>().join(".");
+                let issue = QueryIssue::new(
+                    IssueKind::GroupBy,
+                    format!(
+                        "{name} is selected but neither aggregated nor in GROUP BY{}",
+                        if self.sqlite() { " (SQLite returns it from an arbitrary row of each group)" } else { "" }
+                    ),
+                )
+                .at(ids.last().and_then(at))
+                .suggest(format!("add {name} to GROUP BY or wrap it in an aggregate such as MAX({name})"));
+                if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+            }
+        }
+    }
+
+    fn relation_item<'s>(&mut self, twj: &'s TableWithJoins, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
+        self.factor(&twj.relation, scope, parent, on);
+        for join in &twj.joins {
+            self.factor(&join.relation, scope, parent, on);
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::Semi(c)
+                | JoinOperator::LeftSemi(c)
+                | JoinOperator::RightSemi(c)
+                | JoinOperator::Anti(c)
+                | JoinOperator::LeftAnti(c)
+                | JoinOperator::RightAnti(c)
+                | JoinOperator::StraightJoin(c) => Some(c),
+                JoinOperator::AsOf { constraint, .. } => Some(constraint),
+                _ => None,
+            };
+            match constraint {
+                Some(JoinConstraint::On(e)) => on.push(e),
+                Some(JoinConstraint::Using(names)) => {
+                    scope.merged.extend(names.iter().filter_map(|n| n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone())));
+                }
+                Some(JoinConstraint::Natural) => scope.natural = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn factor<'s>(&mut self, factor: &'s TableFactor, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
+        match factor {
+            TableFactor::Table { name, alias, args, .. } => {
+                let ids: Vec<&Ident> = name.0.iter().filter_map(|p| p.as_ident()).collect();
+                let Some(last) = ids.last().copied() else { return };
+                if args.is_some() {
+                    scope.sources.push(open_source(alias, &last.value));
+                    return;
+                }
+                let full = ids.iter().map(|i| i.value.as_str()).collect::<Vec<_>>().join(".");
+                let cte = if ids.len() == 1 { scope.cte(&last.value).cloned() } else { None };
+                let (table, columns) = if let Some(columns) = cte {
+                    (None, columns)
+                } else if let Some(info) = self.catalog.table(&full).or_else(|| self.catalog.table(&last.value)) {
+                    let rows = self.values.row_count(&info.name).or(info.row_count);
+                    self.scanned.push((info.name.clone(), rows));
+                    (Some(info.name.clone()), Columns::known(info.columns.iter().map(|c| c.name.clone()).collect()))
+                } else if is_system_relation(&ids) {
+                    (None, Columns::open())
+                } else {
+                    let mut candidates: Vec<String> = self.catalog.table_names().into_iter().map(str::to_string).collect();
+                    candidates.extend(scope.cte_names());
+                    let close = closest(&last.value, candidates.iter().map(String::as_str), 3);
+                    let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+                    self.issues
+                        .error(QueryIssue::new(IssueKind::UnknownTable, format!("no table called {full}{hint}")).at(at(last)).suggest_first(&close));
+                    (None, Columns::open())
+                };
+                let mut src = Source { name: last.value.clone(), table, aliased: false, columns };
+                apply_alias(&mut src, alias);
+                scope.sources.push(src);
+            }
+            TableFactor::Derived { lateral, subquery, alias } => {
+                let columns = if *lateral {
+                    let mut sibling = Scope::inside(parent);
+                    sibling.sources = scope.sources.clone();
+                    self.query(subquery, Some(&sibling))
+                } else {
+                    self.query(subquery, parent)
+                };
+                let mut src = Source { name: String::new(), table: None, aliased: false, columns };
+                apply_alias(&mut src, alias);
+                scope.sources.push(src);
+            }
+            TableFactor::NestedJoin { table_with_joins, alias } => {
+                self.relation_item(table_with_joins, scope, parent, on);
+                if let Some(a) = alias {
+                    scope.sources.push(Source { name: a.name.value.clone(), table: None, aliased: true, columns: Columns::open() });
+                }
+            }
+            TableFactor::Function { name, alias, .. } => {
+                scope.sources.push(open_source(alias, name.0.last().and_then(|p| p.as_ident()).map_or("", |i| i.value.as_str())));
+            }
+            TableFactor::TableFunction { alias, .. } | TableFactor::UNNEST { alias, .. } | TableFactor::JsonTable { alias, .. } => {
+                scope.sources.push(open_source(alias, ""));
+            }
+            _ => scope.sources.push(Source { name: String::new(), table: None, aliased: false, columns: Columns::open() }),
+        }
+    }
+
+    fn unknown_qualifier(&mut self, q: &Ident, scope: &Scope<'_>) {
+        let sources = scope.visible_sources();
+        let close = closest(&q.value, sources.iter().map(String::as_str), 3);
+        let in_catalog = self.catalog.table(&q.value).is_some();
+        let message = if in_catalog {
+            format!("table {} is not in the FROM clause (in scope: {})", q.value, sources.join(", "))
+        } else {
+            format!("no table or alias called {} in scope (in scope: {})", q.value, sources.join(", "))
+        };
+        self.issues.error(QueryIssue::new(IssueKind::UnknownTable, message).at(at(q)).suggest_first(&close));
+    }
+
+    /// Checks one expression in `ctx`.
+    fn expr(&mut self, e: &Expr, scope: &Scope<'_>, ctx: Ctx) {
+        match e {
+            Expr::Identifier(id) => self.identifier(id, scope, ctx),
+            Expr::CompoundIdentifier(ids) => self.compound(ids, scope),
+            Expr::Function(f) => {
+                let aggregate = is_aggregate(f);
+                let mut inner = ctx;
+                if aggregate {
+                    let name = function_name(f);
+                    if ctx.in_aggregate {
+                        self.issues.error(
+                            QueryIssue::new(IssueKind::NestedAggregate, format!("aggregate {name}() inside another aggregate"))
+                                .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
+                                .suggest("compute the inner aggregate in a subquery"),
+                        );
+                    } else if !ctx.aggregates {
+                        self.issues.error(
+                            QueryIssue::new(IssueKind::Aggregation, format!("aggregate {name}() is not allowed in {}", ctx.clause))
+                                .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
+                                .suggest(if ctx.clause == "WHERE" { "move the condition to HAVING" } else { "use a subquery" }),
+                        );
+                    }
+                    inner.in_aggregate = true;
+                    self.aggregate_types(f, &name, scope);
+                }
+                self.children(e, scope, inner);
+            }
+            Expr::BinaryOp { left, op, right } => {
+                if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
+                    self.literal(left, right, scope);
+                    self.literal(right, left, scope);
+                }
+                self.children(e, scope, ctx);
+            }
+            Expr::InList { expr, list, .. } => {
+                for item in list {
+                    self.literal(expr, item, scope);
+                }
+                self.children(e, scope, ctx);
+            }
+            _ => self.children(e, scope, ctx),
+        }
+    }
+
+    fn children(&mut self, e: &Expr, scope: &Scope<'_>, ctx: Ctx) {
+        let (exprs, queries) = children(e);
+        for child in &exprs {
+            self.expr(child, scope, ctx);
+        }
+        for q in &queries {
+            self.query(q, Some(scope));
+        }
+    }
+
+    fn identifier(&mut self, id: &Ident, scope: &Scope<'_>, ctx: Ctx) {
+        let aliases_here = ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
+        match scope.resolve(&id.value, aliases_here) {
+            Resolution::Column(_) | Resolution::Open | Resolution::Alias => {}
+            Resolution::Ambiguous(options) => {
+                self.issues.error(
+                    QueryIssue::new(IssueKind::AmbiguousColumn, format!("column {} is in several tables: {}", id.value, options.join(", ")))
+                        .at(at(id))
+                        .suggest_first(&options),
+                );
+            }
+            _ => {
+                if id.quote_style == Some('"') && self.sqlite() {
+                    self.issues.warn(
+                        QueryIssue::new(IssueKind::Portability, format!("\"{}\" is no column, so SQLite reads it as a string literal", id.value))
+                            .at(at(id))
+                            .suggest(format!("'{}'", id.value.replace('\'', "''"))),
+                    );
+                    return;
+                }
+                if IMPLICIT_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(&id.value)) {
+                    return;
+                }
+                if ctx.aliases && !aliases_here && scope.aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value)) {
+                    self.issues.error(
+                        QueryIssue::new(
+                            IssueKind::UnknownColumn,
+                            format!("{} is a SELECT alias, which PostgreSQL does not allow in {}", id.value, ctx.clause),
+                        )
+                        .at(at(id))
+                        .suggest("repeat the aliased expression"),
+                    );
+                    return;
+                }
+                let visible = scope.visible_columns();
+                let close = closest(&id.value, visible.iter().map(String::as_str), 3);
+                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+                self.issues.error(
+                    QueryIssue::new(IssueKind::UnknownColumn, format!("no column called {} in scope{hint}", id.value))
+                        .at(at(id))
+                        .suggest_first(&close),
+                );
+            }
+        }
+    }
+
+    fn compound(&mut self, ids: &[Ident], scope: &Scope<'_>) {
+        let [.., q, c] = ids else { return };
+        match scope.resolve_qualified(&q.value, &c.value) {
+            Resolution::Unknown => {
+                let names = scope.source(&q.value).map(|s| s.columns.names.clone()).unwrap_or_default();
+                let close: Vec<String> =
+                    closest(&c.value, names.iter().map(String::as_str), 3).into_iter().map(|n| format!("{}.{n}", q.value)).collect();
+                let table = scope.source(&q.value).and_then(|s| s.table.clone()).unwrap_or_else(|| q.value.clone());
+                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+                self.issues.error(
+                    QueryIssue::new(IssueKind::UnknownColumn, format!("{} ({table}) has no column {}{hint}", q.value, c.value))
+                        .at(at(c))
+                        .suggest_first(&close),
+                );
+            }
+            Resolution::ShadowedByAlias(alias) => {
+                let issue =
+                    QueryIssue::new(IssueKind::UnknownTable, format!("table {} has the alias {alias}; qualify its columns with the alias", q.value))
+                        .at(at(q))
+                        .suggest(format!("{alias}.{}", c.value));
+                if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+            }
+            Resolution::UnknownQualifier => {
+                // `schema.table.column` with a table not in FROM, or `table.column` of a table
+                // outside FROM.
+                self.unknown_qualifier(q, scope);
+            }
+            _ => {}
+        }
+    }
+
+    /// `column = literal` (or `IN`): the literal checked against the column's stored values.
+    fn literal(&mut self, column: &Expr, literal: &Expr, scope: &Scope<'_>) {
+        let Some(c) = base_column(column, scope) else { return };
+        let Some(table) = c.table.as_deref() else { return };
+        let issue = match literal {
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(s) => check_string(self.values, table, &c.column, s).map(|i| (i, true)),
+                Value::Number(n, _) => n.parse::<f64>().ok().and_then(|n| check_number(self.values, table, &c.column, n)).map(|i| (i, false)),
+                _ => None,
+            },
+            Expr::Identifier(id)
+                if id.quote_style == Some('"') && self.sqlite() && matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
+            {
+                check_string(self.values, table, &c.column, &id.value).map(|i| (i, true))
+            }
+            Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match expr.as_ref() {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => n.parse::<f64>().ok().and_then(|n| check_number(self.values, table, &c.column, -n)).map(|i| (i, false)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        match issue {
+            Some((i, true)) => self.issues.error(i),
+            Some((i, false)) => self.issues.warn(i),
+            None => {}
+        }
+    }
+
+    /// SUM/AVG of a text column: an error in PostgreSQL, a warning in SQLite (which reads text
+    /// as 0 or its numeric prefix).
+    fn aggregate_types(&mut self, f: &sqlparser::ast::Function, name: &str, scope: &Scope<'_>) {
+        if !matches!(name, "sum" | "avg" | "total") {
+            return;
+        }
+        let sqlparser::ast::FunctionArguments::List(list) = &f.args else { return };
+        let [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(arg))] = list.args.as_slice() else { return };
+        let Some(c) = base_column(arg, scope) else { return };
+        let Some(info) = c.table.as_deref().and_then(|t| self.catalog.table(t)).and_then(|t| t.column(&c.column)) else { return };
+        if ColumnType::of(info) == ColumnType::Text {
+            let issue = QueryIssue::new(IssueKind::Aggregation, format!("{name}() of {} , a text column ({})", c.column, info.declared_type))
+                .suggest(format!("COUNT({}) or a numeric column", c.column));
+            if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+        }
+    }
+
+    /// A join's ON condition should equate columns along a foreign key (either direction).
+    fn join_keys(&mut self, on: &Expr, scope: &Scope<'_>) {
+        let mut pairs = Vec::new();
+        equalities(on, &mut pairs);
+        let mut resolved = Vec::new();
+        for (l, r) in pairs {
+            if let (Some(a), Some(b)) = (base_column(l, scope), base_column(r, scope))
+                && a.depth == 0
+                && b.depth == 0
+                && a.source != b.source
+                && let (Some(ta), Some(tb)) = (a.table.clone(), b.table.clone())
+            {
+                resolved.push((ta, a.column, tb, b.column));
+            }
+        }
+        if resolved.is_empty() {
+            return;
+        }
+        let follows = |ta: &str, ca: &str, tb: &str, cb: &str| {
+            self.catalog.table(ta).is_some_and(|t| {
+                t.foreign_keys.iter().any(|fk| {
+                    fk.referenced_table.eq_ignore_ascii_case(tb)
+                        && fk.columns.iter().zip(&fk.referenced_columns).any(|(x, y)| x.eq_ignore_ascii_case(ca) && y.eq_ignore_ascii_case(cb))
+                })
+            })
+        };
+        if !resolved.iter().any(|(ta, ca, tb, cb)| follows(ta, ca, tb, cb) || follows(tb, cb, ta, ca)) {
+            let (ta, ca, tb, cb) = &resolved[0];
+            self.issues.warn(QueryIssue::new(
+                IssueKind::JoinWithoutForeignKey,
+                format!("the join {ta}.{ca} = {tb}.{cb} follows no foreign key; check that it relates the right rows"),
+            ));
+        }
+    }
+}
+
+fn item_expr(item: &SelectItem) -> Option<&Expr> {
+    match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    }
+}
+
+fn resolve_ids(scope: &Scope<'_>, ids: &[Ident]) -> Resolution {
+    match ids {
+        [id] => scope.resolve(&id.value, false),
+        [.., q, c] => scope.resolve_qualified(&q.value, &c.value),
+        [] => Resolution::Unknown,
+    }
+}
+
+/// The column an expression is, when it is a plain column reference.
+fn base_column(e: &Expr, scope: &Scope<'_>) -> Option<ColumnRef> {
+    let e = match e {
+        Expr::Nested(inner) => inner.as_ref(),
+        other => other,
+    };
+    let resolution = match e {
+        Expr::Identifier(id) => scope.resolve(&id.value, false),
+        Expr::CompoundIdentifier(ids) => resolve_ids(scope, ids),
+        _ => return None,
+    };
+    match resolution {
+        Resolution::Column(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// `a = b` pairs joined by AND.
+fn equalities<'e>(e: &'e Expr, out: &mut Vec<(&'e Expr, &'e Expr)>) {
+    match e {
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            equalities(left, out);
+            equalities(right, out);
+        }
+        Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => out.push((left, right)),
+        Expr::Nested(inner) => equalities(inner, out),
+        _ => {}
+    }
+}
+
+fn open_source(alias: &Option<TableAlias>, name: &str) -> Source {
+    let mut src = Source { name: name.to_string(), table: None, aliased: false, columns: Columns::open() };
+    apply_alias(&mut src, alias);
+    src
+}
+
+fn apply_alias(src: &mut Source, alias: &Option<TableAlias>) {
+    if let Some(a) = alias {
+        src.name = a.name.value.clone();
+        src.aliased = true;
+        if !a.columns.is_empty() {
+            src.columns = Columns::known(a.columns.iter().map(|c| c.name.value.clone()).collect());
+        }
+    }
+}
+
+/// System catalogs: not in the catalog, readable, columns unknown.
+fn is_system_relation(ids: &[&Ident]) -> bool {
+    let first = ids.first().map_or(String::new(), |i| i.value.to_ascii_lowercase());
+    let last = ids.last().map_or(String::new(), |i| i.value.to_ascii_lowercase());
+    ids.len() > 1 && (first == "pg_catalog" || first == "information_schema")
+        || last.starts_with("pg_")
+        || last.starts_with("sqlite_")
+        || last.starts_with("pragma_")
+}

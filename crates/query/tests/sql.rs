@@ -1,0 +1,197 @@
+//! SQL validation on the real Chinook catalog: resolution with suggestions and locations,
+//! aggregation rules per dialect, literals against known values, joins against foreign keys,
+//! the row limit, and the hostile-SQL suite (every statement refused with a reason).
+
+use schemascope_core::Catalog;
+use schemascope_query::{IssueKind, Location, SqlDialect, StaticValues, ValidationReport, validate_sql};
+use schemascope_sources::sql::{Database, SqliteDatabase};
+
+fn chinook() -> Catalog {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    SqliteDatabase::open(&path).expect("open").catalog().expect("catalog")
+}
+
+fn values() -> StaticValues {
+    StaticValues {
+        values: vec![("Customer".into(), "State".into(), vec!["California".into(), "Washington".into(), "SP".into()])],
+        ranges: vec![("Invoice".into(), "Total".into(), 0.99, 25.86)],
+        row_counts: vec![("Track".into(), 3503), ("InvoiceLine".into(), 22_000)],
+    }
+}
+
+fn check(sql: &str, dialect: SqlDialect) -> ValidationReport {
+    validate_sql(sql, dialect, &chinook(), &values())
+}
+
+fn kinds(issues: &[schemascope_query::QueryIssue]) -> Vec<IssueKind> {
+    issues.iter().map(|i| i.kind).collect()
+}
+
+#[test]
+fn unknown_column_is_reported_with_suggestion_and_position() {
+    let r = check("SELECT Nmae\nFROM Genre", SqlDialect::Sqlite);
+    assert!(!r.valid);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownColumn]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("Name"));
+    assert_eq!(r.errors[0].location, Some(Location::Position { line: 1, column: 8 }));
+}
+
+#[test]
+fn unknown_table_and_qualified_column_get_suggestions() {
+    let r = check("SELECT t.Name FROM Trak AS t", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownTable]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("Track"));
+    let r = check("SELECT t.Nam FROM Track AS t", SqlDialect::Postgres);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownColumn]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.Name"));
+    let r = check("SELECT x.Name FROM Track AS t", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownTable]);
+}
+
+#[test]
+fn ambiguous_column_across_joined_tables_is_an_error() {
+    let r = check("SELECT Name FROM Track JOIN Genre ON Track.GenreId = Genre.GenreId", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::AmbiguousColumn]);
+    assert!(r.errors[0].message.contains("Track.Name") && r.errors[0].message.contains("Genre.Name"));
+}
+
+#[test]
+fn ctes_derived_tables_aliases_and_correlated_subqueries_resolve() {
+    for sql in [
+        "WITH g AS (SELECT GenreId AS gid, Name FROM Genre) SELECT g.Name, t.Name FROM g JOIN Track t ON t.GenreId = g.gid",
+        "SELECT d.n FROM (SELECT count(*) AS n FROM Track) AS d",
+        "SELECT Name AS track, Milliseconds / 1000 AS seconds FROM Track ORDER BY seconds DESC LIMIT 5",
+        "SELECT a.Title FROM Album a WHERE EXISTS (SELECT 1 FROM Track t WHERE t.AlbumId = a.AlbumId AND t.Milliseconds > 600000)",
+        "SELECT public.\"Genre\".\"Name\" FROM public.\"Genre\"",
+    ] {
+        let r = check(sql, SqlDialect::Postgres);
+        assert!(r.valid, "{sql}: {:?}", r.errors);
+    }
+}
+
+#[test]
+fn bare_columns_beside_aggregates_are_errors_in_postgres_and_warnings_in_sqlite() {
+    let sql = "SELECT g.Name, t.Composer, count(*) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId GROUP BY g.Name";
+    let pg = check(sql, SqlDialect::Postgres);
+    assert_eq!(kinds(&pg.errors), vec![IssueKind::GroupBy]);
+    assert!(pg.errors[0].message.starts_with("t.Composer"));
+    let lite = check(sql, SqlDialect::Sqlite);
+    assert!(lite.valid);
+    assert_eq!(kinds(&lite.warnings), vec![IssueKind::GroupBy]);
+    // Grouping by the primary key determines the table's other columns.
+    assert!(
+        check("SELECT g.GenreId, g.Name, count(*) FROM Genre g JOIN Track t ON t.GenreId = g.GenreId GROUP BY g.GenreId", SqlDialect::Postgres).valid
+    );
+}
+
+#[test]
+fn nested_aggregates_and_aggregates_in_where_are_errors() {
+    let r = check("SELECT max(count(*)) FROM Track", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::NestedAggregate]);
+    let r = check("SELECT Name FROM Track WHERE sum(Milliseconds) > 10", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::Aggregation]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("move the condition to HAVING"));
+    // A window over an aggregate is not nesting.
+    assert!(check("SELECT GenreId, sum(count(*)) OVER () FROM Track GROUP BY GenreId", SqlDialect::Postgres).valid);
+}
+
+#[test]
+fn filter_literals_are_checked_against_stored_values() {
+    let r = check("SELECT FirstName FROM Customer WHERE State = 'Californa'", SqlDialect::Sqlite);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::FilterValue]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("California"));
+    let r = check("SELECT FirstName FROM Customer WHERE State IN ('california', 'SP')", SqlDialect::Sqlite);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("California"));
+    assert!(check("SELECT FirstName FROM Customer WHERE State LIKE 'Cal%'", SqlDialect::Sqlite).valid);
+    let r = check("SELECT InvoiceId FROM Invoice WHERE Total = 99", SqlDialect::Sqlite);
+    assert!(r.valid);
+    assert_eq!(kinds(&r.warnings), vec![IssueKind::FilterValue]);
+}
+
+#[test]
+fn joins_off_foreign_keys_are_warned_about() {
+    let r = check("SELECT c.FirstName FROM Customer c JOIN Employee e ON c.FirstName = e.FirstName", SqlDialect::Sqlite);
+    assert!(r.valid);
+    assert_eq!(kinds(&r.warnings), vec![IssueKind::JoinWithoutForeignKey]);
+    let r = check("SELECT c.FirstName FROM Customer c JOIN Employee e ON e.EmployeeId = c.SupportRepId", SqlDialect::Sqlite);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
+
+#[test]
+fn large_unaggregated_scans_get_a_limit() {
+    let r = check("SELECT * FROM InvoiceLine WHERE Quantity > 0;", SqlDialect::Sqlite);
+    assert!(r.valid);
+    assert_eq!(r.rewritten_query.as_deref(), Some("SELECT * FROM InvoiceLine WHERE Quantity > 0 LIMIT 10000"));
+    assert_eq!(kinds(&r.warnings), vec![IssueKind::RowLimit]);
+    assert_eq!(check("SELECT count(*) FROM InvoiceLine", SqlDialect::Sqlite).rewritten_query, None);
+    assert_eq!(check("SELECT * FROM InvoiceLine LIMIT 5", SqlDialect::Sqlite).rewritten_query, None);
+    assert_eq!(check("SELECT * FROM Track", SqlDialect::Sqlite).rewritten_query, None);
+}
+
+#[test]
+fn report_serialises_with_the_contract_names() {
+    let r = check("SELECT Nmae FROM Genre", SqlDialect::Sqlite);
+    let json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["valid"], false);
+    assert_eq!(json["errors"][0]["kind"], "unknown_column");
+    assert_eq!(json["errors"][0]["location"], serde_json::json!({"line": 1, "column": 8}));
+    assert_eq!(json["errors"][0]["suggestion"], "Name");
+    assert!(json["warnings"].as_array().is_some_and(Vec::is_empty));
+}
+
+#[test]
+fn hostile_sql_is_refused_with_a_reason() {
+    use IssueKind::*;
+    use SqlDialect::*;
+    let suite: &[(&str, SqlDialect, IssueKind)] = &[
+        ("SELECT 1; SELECT 2", Sqlite, MultipleStatements),
+        ("SELECT 1; COMMIT; DROP TABLE Track", Postgres, MultipleStatements),
+        ("COMMIT; DROP TABLE Track", Postgres, MultipleStatements),
+        ("SeLeCt 1; dRoP TaBlE Track", Sqlite, MultipleStatements),
+        ("SELECT 1 /* harmless */; /* */ DROP TABLE Track", Sqlite, MultipleStatements),
+        ("SELECT 1 -- comment\n; DELETE FROM Track", Sqlite, MultipleStatements),
+        ("DROP TABLE Track", Sqlite, NotReadOnly),
+        ("INSERT INTO Genre VALUES (99, 'x')", Sqlite, NotReadOnly),
+        ("UPDATE Track SET Name = 'x'", Postgres, NotReadOnly),
+        ("ATTACH DATABASE '/tmp/x.db' AS x", Sqlite, NotReadOnly),
+        ("PRAGMA writable_schema = 1", Sqlite, NotReadOnly),
+        ("PRAGMA query_only = 0", Sqlite, NotReadOnly),
+        ("SELECT load_extension('/tmp/evil.so')", Sqlite, ForbiddenFunction),
+        ("SELECT writefile('/tmp/x', 'data')", Sqlite, ForbiddenFunction),
+        ("SELECT readfile('/etc/passwd')", Sqlite, ForbiddenFunction),
+        ("WITH d AS (DELETE FROM Track RETURNING *) SELECT * FROM d", Postgres, NotReadOnly),
+        ("WITH u AS (UPDATE Track SET Name = 'x' RETURNING TrackId) SELECT count(*) FROM u", Postgres, NotReadOnly),
+        ("SELECT * INTO newtable FROM Track", Postgres, NotReadOnly),
+        ("COPY (SELECT 1) TO PROGRAM 'rm -rf /'", Postgres, NotReadOnly),
+        ("SELECT pg_read_file('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT pg_read_binary_file('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT * FROM pg_ls_dir('/')", Postgres, ForbiddenFunction),
+        ("SELECT lo_import('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT lo_export(1234, '/tmp/x')", Postgres, ForbiddenFunction),
+        ("SET ROLE postgres", Postgres, NotReadOnly),
+        ("SELECT set_config('role', 'postgres', false)", Postgres, ForbiddenFunction),
+        ("SELECT nextval('seq')", Postgres, ForbiddenFunction),
+        ("SELECT pg_sleep(100)", Postgres, ForbiddenFunction),
+        ("SELECT pg_terminate_backend(1)", Postgres, ForbiddenFunction),
+        ("SELECT * FROM dblink('host=x', 'select 1') AS t(a int)", Postgres, ForbiddenFunction),
+        ("SELECT query_to_xml('DELETE FROM \"Track\"', true, true, '')", Postgres, ForbiddenFunction),
+        ("SELECT \"PG_READ_FILE\"('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT pg_catalog.pg_read_file('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT/**/pg_read_file/**/('/etc/passwd')", Postgres, ForbiddenFunction),
+        ("SELECT Name FROM Track WHERE TrackId = (SELECT lo_import('/etc/passwd'))", Postgres, ForbiddenFunction),
+        ("SELECT * FROM Track FOR UPDATE", Postgres, NotReadOnly),
+        ("EXPLAIN SELECT 1", Postgres, NotReadOnly),
+    ];
+    for (sql, dialect, kind) in suite {
+        let r = check(sql, *dialect);
+        assert!(!r.valid, "accepted: {sql}");
+        assert!(r.errors.iter().any(|e| e.kind == *kind), "{sql}: expected {kind:?}, got {:?}", r.errors);
+        assert!(r.errors.iter().all(|e| !e.message.is_empty()));
+    }
+    // Statements the parser does not know are refused as syntax errors, never accepted.
+    for sql in ["VACUUM INTO '/tmp/copy.db'", "DETACH DATABASE x"] {
+        let r = check(sql, Sqlite);
+        assert!(!r.valid, "accepted: {sql}");
+        assert!(r.errors.iter().any(|e| matches!(e.kind, Syntax | NotReadOnly)), "{sql}: {:?}", r.errors);
+    }
+}
