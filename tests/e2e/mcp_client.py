@@ -50,6 +50,8 @@ TOOL_NAMES = {
     "search_schema_docs",
     "get_schema_context",
     "execute_query",
+    "validate_query",
+    "ask",
 }
 
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")

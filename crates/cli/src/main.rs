@@ -2,6 +2,7 @@
 //! streamable HTTP), `demo`, and `profile` (a full profile report). It parses arguments into the
 //! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
 
+mod ask;
 mod progress;
 mod render;
 mod retrieval;
@@ -178,6 +179,11 @@ enum Command {
         sources: Vec<String>,
         #[command(flatten)]
         retrieval: RetrievalArgs,
+        #[command(flatten)]
+        llm: ask::LlmArgs,
+        /// Append every `ask` run's trace to FILE, one JSON object per line.
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
     },
     /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
     SearchDocs {
@@ -207,6 +213,35 @@ enum Command {
         top_k: Option<usize>,
         #[command(flatten)]
         retrieval: RetrievalArgs,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Answer a question with the question-to-query pipeline (needs an LLM; see --llm-*).
+    Ask {
+        /// The source (a SQL database).
+        source: String,
+        /// The question.
+        question: String,
+        /// Earlier turns, as a JSON file: [{question, answer, query?, shown_entities?}].
+        #[arg(long, value_name = "FILE")]
+        history: Option<std::path::PathBuf>,
+        /// Append the run's trace (every node, attempts, usage) to FILE as one JSON line.
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        llm: ask::LlmArgs,
+        #[command(flatten)]
+        retrieval: RetrievalArgs,
+        /// Print the {success, message, data} envelope as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a query against a SQL source without running it (validate_query).
+    ValidateQuery {
+        /// The source (a SQL database).
+        source: String,
+        /// SQL text, or a structured query as JSON (`{"fields": [...]}`), or @FILE, or - for stdin.
+        query: String,
         #[command(flatten)]
         output: Output,
     },
@@ -265,6 +300,19 @@ enum DocsCommand {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Validate every gold SQL of a Spider-format question file against schema-only databases
+    /// built from the tables file: accepted and rejected counts, with the rejected items.
+    Validator {
+        /// Spider `tables.json`.
+        #[arg(long)]
+        tables: std::path::PathBuf,
+        /// Questions in Spider's `dev.json` format.
+        #[arg(long)]
+        questions: std::path::PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Table retrieval quality on Spider-format data: Recall@K, Precision@K, MRR and context
     /// reduction versus the full schema.
     Retrieval {
@@ -347,8 +395,8 @@ fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
     if result.success { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-fn read_value(text: &str) -> Result<Value> {
-    let raw = if text == "-" {
+fn read_raw(text: &str) -> Result<String> {
+    Ok(if text == "-" {
         let mut buffer = String::new();
         std::io::stdin().read_to_string(&mut buffer)?;
         buffer
@@ -356,7 +404,11 @@ fn read_value(text: &str) -> Result<Value> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?
     } else {
         text.to_string()
-    };
+    })
+}
+
+fn read_value(text: &str) -> Result<Value> {
+    let raw = read_raw(text)?;
     serde_json::from_str(&raw).with_context(|| format!("the value is not valid JSON: {raw:.80}"))
 }
 
@@ -481,9 +533,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
-        Command::Serve { http, no_watch, sources, retrieval } => {
+        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json } => {
             let registry = registry_for(&sources)?;
             retrieval.apply(&registry)?;
+            llm.apply(&registry)?;
+            registry.set_trace_file(trace_json);
             serve(registry, http, !no_watch, None)?
         }
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
@@ -497,6 +551,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
             retrieval.apply(&registry)?;
             let result = tools::get_schema_context(&registry, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
             finish(&result, &output, View::Context)
+        }
+        Command::Ask { source, question, history, trace_json, llm, retrieval, json } => {
+            let (registry, name) = one_source(&source)?;
+            retrieval.apply(&registry)?;
+            llm.apply(&registry)?;
+            registry.set_trace_file(trace_json);
+            ask::run(&registry, name, question, history, json)?
+        }
+        Command::ValidateQuery { source, query, output } => {
+            let (registry, name) = one_source(&source)?;
+            let text = read_raw(&query)?;
+            // A JSON object is a structured query; anything else is SQL text.
+            let query = match serde_json::from_str::<Value>(&text) {
+                Ok(object @ Value::Object(_)) => object,
+                _ => Value::String(text),
+            };
+            let result = tools::validate_query(&registry, tools::ValidateQueryParams { source: Some(name), query });
+            let code = finish(&result, &output, View::Data);
+            if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
+        }
+        Command::Eval { command: EvalCommand::Validator { tables, questions, json } } => {
+            let report = tools::eval::eval_validator(&tables, &questions)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("{} gold queries: {} accepted, {} rejected ({} warnings)", report.total, report.accepted, report.rejected, report.warnings);
+                for item in &report.rejected_items {
+                    println!(
+                        "- [{}] {}\n  {}\n  {}",
+                        item.db_id,
+                        item.question,
+                        item.query,
+                        item.errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")
+                    );
+                }
+            }
+            if report.rejected == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         Command::Execute { source, query, max_rows, timeout_ms, output } => {
             let (registry, name) = one_source(&source)?;

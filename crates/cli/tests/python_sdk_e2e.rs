@@ -51,3 +51,18 @@ fn python_sdk_drives_every_tool_over_stdio() {
 fn python_sdk_drives_every_tool_over_streamable_http() {
     run_client("--http-spawn");
 }
+
+#[test]
+fn python_sdk_sees_ask_progress_notifications_with_each_steps_thought() {
+    assert!(python_has_mcp(), "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+    let output = Command::new("python3")
+        .current_dir(repo_root())
+        .arg("tests/e2e/ask_progress.py")
+        .arg(env!("CARGO_BIN_EXE_schemascope"))
+        .arg(repo_root().join("testdata/chinook/Chinook_Sqlite.sqlite"))
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "client failed\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("ask over MCP: 6 progress notifications, ok"), "{stdout}");
+}

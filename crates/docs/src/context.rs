@@ -57,6 +57,10 @@ struct Block<'a> {
     table: Option<&'a str>,
 }
 
+/// Tokens of slack below which an estimated context is counted exactly against its budget
+/// (block counts add up to within a few tokens of the real count).
+const ESTIMATE_MARGIN: usize = 64;
+
 /// Where a block is printed, in print order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Section {
@@ -80,6 +84,13 @@ impl SchemaIndex {
 
     /// Formats `retrieval` (full or focused) within `max_tokens`.
     pub fn render(&self, retrieval: &Retrieval<'_>, max_tokens: Option<usize>) -> SchemaContext {
+        self.render_counted(retrieval, max_tokens, true)
+    }
+
+    /// [`SchemaIndex::render`], with `tokens` estimated from the blocks' counts (exact to within
+    /// a few tokens) unless `exact` or the budget is close: counting the whole text is most of the
+    /// cost of rendering, which a pipeline answering many questions need not pay.
+    pub fn render_counted(&self, retrieval: &Retrieval<'_>, max_tokens: Option<usize>, exact: bool) -> SchemaContext {
         let metadata = retrieval.metadata(self);
         let (header, blocks) = match retrieval.strategy {
             Strategy::Full(_) => {
@@ -94,8 +105,8 @@ impl SchemaIndex {
             }
             Strategy::Focused => self.focused_blocks(retrieval),
         };
-        let (text, omitted_tables, omitted_chunks) = fit(&header, &blocks, max_tokens);
-        SchemaContext { tokens: tokens::count(&text), text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
+        let (text, omitted_tables, omitted_chunks, tokens) = fit(&header, &blocks, max_tokens, exact);
+        SchemaContext { tokens, text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
     }
 
     /// Blocks of a focused context in priority order: retrieved tables, retrieved chunks,
@@ -132,8 +143,10 @@ impl SchemaIndex {
 
 /// Chooses blocks by priority within the budget and prints them in section order. Returns the
 /// text, omitted table names and the number of omitted doc chunks.
-fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String, Vec<String>, usize) {
+fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: bool) -> (String, Vec<String>, usize, usize) {
     let mut keep = vec![true; blocks.len()];
+    // The exact token count of the text, once known (counting is the costly part of rendering).
+    let mut counted = None;
     if let Some(budget) = max_tokens {
         let header_tokens = tokens::count(header);
         let mut used = header_tokens;
@@ -147,10 +160,17 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String
             }
         }
         // Block counts are additive only approximately (tokens can merge across a boundary):
-        // check the real count and drop the lowest-priority kept blocks until it fits.
+        // when the estimate is near the budget, check the real count and drop the
+        // lowest-priority kept blocks until it fits.
         loop {
+            let estimate = header_tokens + blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|(b, _)| b.tokens).sum::<usize>();
+            if estimate + ESTIMATE_MARGIN + NOTE_RESERVE < budget {
+                break;
+            }
             let text = print(header, blocks, &keep, true);
-            if tokens::count(&text) <= budget {
+            let exact = tokens::count(&text);
+            if exact <= budget {
+                counted = Some(exact);
                 break;
             }
             match keep.iter().rposition(|&k| k) {
@@ -160,18 +180,25 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>) -> (String
         }
     }
     let mut text = print(header, blocks, &keep, true);
+    let estimate = || tokens::count(header) + blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|(b, _)| b.tokens).sum::<usize>();
+    let mut tokens = match counted {
+        Some(n) => n,
+        None if !exact && max_tokens.is_none_or(|budget| estimate() + ESTIMATE_MARGIN + NOTE_RESERVE < budget) => estimate(),
+        None => tokens::count(&text),
+    };
     if let Some(budget) = max_tokens
-        && tokens::count(&text) > budget
+        && tokens > budget
     {
         // A budget smaller than the header and the note: say as much as fits.
         let compact = print(header, blocks, &keep, false);
         let note_only = print("", blocks, &keep, false);
         text = [compact, note_only].into_iter().find(|t| tokens::count(t) <= budget).unwrap_or_default();
+        tokens = tokens::count(&text);
     }
     let omitted_tables: Vec<String> =
         blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.table.is_some()).filter_map(|(b, _)| b.table.map(str::to_string)).collect();
     let omitted_chunks = blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
-    (text, omitted_tables, omitted_chunks)
+    (text, omitted_tables, omitted_chunks, tokens)
 }
 
 /// The kept blocks in section order, then a note on what was left out (naming tables when
@@ -219,7 +246,7 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> Stri
 pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
     let blocks: Vec<Block<'_>> =
         blocks.iter().map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None }).collect();
-    tokens::count(&fit(&full_header(blocks.len()), &blocks, None).0)
+    fit(&full_header(blocks.len()), &blocks, None, true).3
 }
 
 fn full_header(tables: usize) -> String {

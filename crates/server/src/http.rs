@@ -15,7 +15,7 @@ use axum::{
     http::{Method, StatusCode},
     middleware::{self, Next},
     response::Response,
-    routing::get,
+    routing::{get, post},
 };
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
 use schemascope_tools::Registry;
@@ -102,12 +102,14 @@ pub async fn serve_http_listener(
 
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
     let closing = CancellationToken::new();
+    let api = Router::new().route("/v1/ask", post(crate::ask::ask_sse)).route("/metrics", get(crate::ask::metrics)).with_state(Arc::clone(&registry));
     let base = SchemascopeServer::new(registry).with_closing(closing.clone());
     let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
     let app = Router::new()
         .route("/", get(|| async { INDEX_TEXT }))
         .route("/healthz", get(|| async { INDEX_TEXT }))
         .nest_service(MCP_PATH, mcp)
+        .merge(api)
         .layer(middleware::from_fn(session_delete_status));
 
     let stopping = CancellationToken::new();

@@ -5,6 +5,7 @@
 //! `schemascope-tools`; this crate only translates between them and the protocol. It never writes
 //! to stdout itself (stdout is the stdio transport); diagnostics go through `tracing`.
 
+mod ask;
 mod error;
 mod http;
 mod prompts;
@@ -20,7 +21,7 @@ pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
 /// The MCP tool names, in the order they are listed.
-pub const TOOL_NAMES: [&str; 10] = [
+pub const TOOL_NAMES: [&str; 12] = [
     "list_sources",
     "describe_schema",
     "sample_data",
@@ -31,6 +32,8 @@ pub const TOOL_NAMES: [&str; 10] = [
     "search_schema_docs",
     "get_schema_context",
     "execute_query",
+    "validate_query",
+    "ask",
 ];
 
 /// The name of the schema system prompt.

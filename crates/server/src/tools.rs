@@ -1,18 +1,20 @@
-//! The seven MCP tools: each parses its arguments into the tool's parameter struct, runs the tool
+//! The MCP tools: each parses its arguments into the tool's parameter struct, runs the tool
 //! function off the async runtime and returns the `{success, message, data}` envelope as both text
 //! and structured content.
 
 use std::sync::Arc;
 
 use rmcp::{
+    RoleServer,
     handler::server::common::{schema_for_empty_input, schema_for_input},
-    model::{CallToolResult, JsonObject},
+    model::{CallToolResult, JsonObject, ProgressNotificationParam},
     schemars::JsonSchema,
+    service::RequestContext,
     tool, tool_router,
 };
 use schemascope_tools::{
-    DescribePropertyParams, DescribeSchemaParams, ExecuteQueryParams, FindItemsParams, GetSchemaContextParams, ListSourcesParams, QuerySchemaParams,
-    Registry, SampleDataParams, SearchSchemaDocsParams, ToolResult, ValidateValueParams, descriptions,
+    AskParams, DescribePropertyParams, DescribeSchemaParams, ExecuteQueryParams, FindItemsParams, GetSchemaContextParams, ListSourcesParams,
+    QuerySchemaParams, Registry, SampleDataParams, SearchSchemaDocsParams, ToolResult, ValidateQueryParams, ValidateValueParams, descriptions,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -216,6 +218,48 @@ impl SchemascopeServer {
     )]
     async fn execute_query(&self, arguments: JsonObject) -> CallToolResult {
         self.run("execute_query", arguments, input_schema::<ExecuteQueryParams>(), schemascope_tools::execute_query).await
+    }
+
+    #[tool(
+        name = "validate_query",
+        description = descriptions::VALIDATE_QUERY,
+        input_schema = input_schema::<ValidateQueryParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn validate_query(&self, arguments: JsonObject) -> CallToolResult {
+        self.run("validate_query", arguments, input_schema::<ValidateQueryParams>(), schemascope_tools::validate_query).await
+    }
+
+    #[tool(
+        name = "ask",
+        description = descriptions::ASK,
+        input_schema = input_schema::<AskParams>(),
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+    )]
+    async fn ask(&self, arguments: JsonObject, context: RequestContext<RoleServer>) -> CallToolResult {
+        let params = match parse_arguments::<AskParams>("ask", arguments, &input_schema::<AskParams>()) {
+            Ok(params) => params,
+            Err(invalid) => return call_tool_result(invalid),
+        };
+        let token = context.meta.get_progress_token();
+        let (mut events, handle) = crate::ask::spawn_ask(self.registry().clone(), params);
+        let mut step = 0.0;
+        while let Some(event) = events.recv().await {
+            step += 1.0;
+            if let Some(token) = &token {
+                // The node's thought is the progress message (seed 001 `current_thought`).
+                let progress = ProgressNotificationParam::new(token.clone(), step).with_message(event.current_thought.clone());
+                let _ = context.peer.notify_progress(progress).await;
+            }
+        }
+        let result = handle.await.unwrap_or_else(|error| ToolResult {
+            success: false,
+            message: format!("`ask` failed unexpectedly: {error}"),
+            data: json!({ "error": "internal_error" }),
+        });
+        call_tool_result(result)
     }
 }
 

@@ -49,3 +49,67 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
     let setting = if request.pooled { Setting::Pooled } else { Setting::PerDatabase };
     Ok(evaluate(&databases, &questions, setting, &EvalOptions { k: request.k, config: request.config.clone() }))
 }
+
+/// One gold query the validator rejected.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Rejected {
+    /// The database.
+    pub db_id: String,
+    /// The question.
+    pub question: String,
+    /// The gold SQL.
+    pub query: String,
+    /// The validator's errors.
+    pub errors: Vec<schemascope_query::QueryIssue>,
+}
+
+/// What the validator made of every gold query.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ValidatorReport {
+    /// Gold queries checked.
+    pub total: usize,
+    /// Accepted (valid, warnings allowed).
+    pub accepted: usize,
+    /// Rejected: each is a false rejection.
+    pub rejected: usize,
+    /// Warnings given across all queries.
+    pub warnings: usize,
+    /// The rejected items.
+    pub rejected_items: Vec<Rejected>,
+}
+
+/// Validates every gold SQL of `questions` against its schema-only SQLite database (built from
+/// `tables` and read back by the SQLite source).
+pub fn eval_validator(tables: &Path, questions: &Path) -> Result<ValidatorReport, ToolError> {
+    let bad = |path: &Path, e: &dyn std::fmt::Display| ToolError::InvalidParams(format!("{}: {e}", path.display()));
+    let databases = spider_databases(&read(tables)?).map_err(|e| bad(tables, &e))?;
+    let questions = spider_questions(&read(questions)?).map_err(|e| bad(questions, &e))?;
+    let dir = tempfile::tempdir().map_err(|e| ToolError::InvalidParams(format!("cannot create a temporary directory: {e}")))?;
+    let mut catalogs = std::collections::HashMap::new();
+    for (i, db) in databases.iter().enumerate() {
+        let path = dir.path().join(format!("{i}.sqlite"));
+        create_schema_only(&path, &db.catalog)?;
+        catalogs.insert(db.db_id.clone(), SqliteDatabase::open(&path)?.catalog()?);
+    }
+    let mut report = ValidatorReport { total: 0, accepted: 0, rejected: 0, warnings: 0, rejected_items: Vec::new() };
+    for q in &questions {
+        let Some(catalog) = catalogs.get(&q.db_id) else {
+            return Err(ToolError::InvalidParams(format!("question for unknown database `{}`", q.db_id)));
+        };
+        let result = schemascope_query::validate_sql(&q.query, schemascope_query::SqlDialect::Sqlite, catalog, &schemascope_query::NoValues);
+        report.total += 1;
+        report.warnings += result.warnings.len();
+        if result.valid {
+            report.accepted += 1;
+        } else {
+            report.rejected += 1;
+            report.rejected_items.push(Rejected {
+                db_id: q.db_id.clone(),
+                question: q.question.clone(),
+                query: q.query.clone(),
+                errors: result.errors,
+            });
+        }
+    }
+    Ok(report)
+}

@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use schemascope_query::{SqlDialect, StructuredQuery, compile};
+use schemascope_sources::sql::SqlValue;
 use serde_json::{Value, json};
 
 use crate::params::ExecuteQueryParams;
@@ -40,8 +42,46 @@ pub struct Ran {
     pub elapsed_ms: f64,
 }
 
+/// A query ready to run: SQL text and its bound parameters (a structured query compiled).
+pub fn prepare(source: &schemascope_sources::Source, query: &Value) -> Result<(String, Vec<SqlValue>), ToolError> {
+    match query {
+        Value::String(sql) if !sql.trim().is_empty() => Ok((sql.trim().to_string(), Vec::new())),
+        Value::String(_) => Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement or a structured query".into())),
+        Value::Object(_) => {
+            let structured: StructuredQuery = serde_json::from_value(query.clone())
+                .map_err(|e| ToolError::InvalidParams(format!("`query` is not a valid structured query: {e}")))?;
+            let catalog = crate::schema_docs::catalog(source)?;
+            let dialect = if source.format == schemascope_sources::Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite };
+            // Relative date filters ("last 3 months") are relative to today.
+            let today = chrono::Utc::now().date_naive();
+            let compiled = compile(&structured, &catalog, dialect, today)
+                .map_err(|e| ToolError::InvalidParams(format!("cannot compile the structured query: {e}")))?;
+            let params = compiled.params.iter().map(sql_value).collect();
+            Ok((compiled.sql, params))
+        }
+        _ => Err(ToolError::InvalidParams("`query` must be SQL text or a structured-query object".into())),
+    }
+}
+
+fn sql_value(value: &Value) -> SqlValue {
+    match value {
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Bool(*b),
+        Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
+    }
+}
+
 /// Runs one statement on a SQL source within the caps.
-pub fn run_sql(source: &schemascope_sources::Source, sql: &str, max_rows: usize, max_bytes: usize, timeout_ms: u64) -> Result<Ran, ToolError> {
+pub fn run_sql(
+    source: &schemascope_sources::Source,
+    sql: &str,
+    params: &[SqlValue],
+    max_rows: usize,
+    max_bytes: usize,
+    timeout_ms: u64,
+) -> Result<Ran, ToolError> {
     let Some(db) = &source.database else {
         return Err(ToolError::InvalidParams(format!(
             "source `{}` is not a SQL database: execute_query runs SQL on sqlite: and postgres:// sources (find_items selects items of this one)",
@@ -49,7 +89,7 @@ pub fn run_sql(source: &schemascope_sources::Source, sql: &str, max_rows: usize,
         )));
     };
     let started = Instant::now();
-    let result = db.run(sql, &[], Some(max_rows), timeout_ms)?;
+    let result = db.run(sql, params, Some(max_rows), timeout_ms)?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut rows: Vec<Value> = Vec::with_capacity(result.rows.len());
     let mut bytes = 0usize;
@@ -79,18 +119,15 @@ pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolRes
 
 fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
-    let sql = match &params.query {
-        Value::String(sql) if !sql.trim().is_empty() => sql.trim(),
-        Value::String(_) => return Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement".into())),
-        _ => return Err(ToolError::InvalidParams("`query` must be one SQL statement as a string".into())),
-    };
+    let (sql, bound) = prepare(&source, &params.query)?;
+    let sql = sql.as_str();
     let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
     if !(1..=MAX_ROWS).contains(&max_rows) {
         return Err(ToolError::InvalidParams(format!("`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}")));
     }
     let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
-    let ran = run_sql(&source, sql, max_rows, max_bytes, timeout_ms)?;
+    let ran = run_sql(&source, sql, &bound, max_rows, max_bytes, timeout_ms)?;
     let message = match ran.truncated_by {
         None => format!("{} row(s) in {:.1} ms.", ran.rows.len(), ran.elapsed_ms),
         Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", ran.rows.len()),

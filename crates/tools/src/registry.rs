@@ -32,6 +32,7 @@ pub struct Registry {
     docs: DocsState,
     metrics: crate::metrics::Metrics,
     llm: Mutex<Option<schemascope_agent::llm::LlmConfig>>,
+    trace_file: Mutex<Option<PathBuf>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -58,6 +59,7 @@ impl Registry {
             docs: DocsState::default(),
             metrics: crate::metrics::Metrics::default(),
             llm: Mutex::new(None),
+            trace_file: Mutex::new(None),
         })
     }
 
@@ -88,6 +90,11 @@ impl Registry {
         &self.docs
     }
 
+    /// Counts every change of any source: equal values mean nothing was reloaded in between.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
     /// The pipeline metrics.
     pub fn metrics(&self) -> &crate::metrics::Metrics {
         &self.metrics
@@ -106,6 +113,25 @@ impl Registry {
             return Ok(config);
         }
         schemascope_agent::llm::LlmConfig::from_env(|name| std::env::var(name).ok()).map_err(|e| ToolError::InvalidParams(e.to_string()))
+    }
+
+    /// Appends every `ask` run's trace to `path`, one JSON object per line.
+    pub fn set_trace_file(&self, path: Option<PathBuf>) {
+        if let Ok(mut file) = self.trace_file.lock() {
+            *file = path;
+        }
+    }
+
+    /// Appends one line to the trace file, if one is set; a write failure is logged, not fatal.
+    pub fn write_trace(&self, line: &serde_json::Value) {
+        let Some(path) = self.trace_file.lock().ok().and_then(|f| f.clone()) else { return };
+        let written = std::fs::OpenOptions::new().create(true).append(true).open(&path).and_then(|mut file| {
+            use std::io::Write;
+            writeln!(file, "{line}")
+        });
+        if let Err(error) = written {
+            tracing::warn!(path = %path.display(), %error, "cannot write the trace file");
+        }
     }
 
     /// Source names, sorted.

@@ -34,6 +34,10 @@ pub struct DocsState {
 
 #[derive(Debug, Clone)]
 struct BuiltIndex {
+    /// The registry generation it was last checked in (any reload changes it).
+    generation: u64,
+    /// The docs files it was built from.
+    files: u64,
     fingerprint: u64,
     index: Arc<SchemaIndex>,
     warnings: Vec<DocWarning>,
@@ -108,12 +112,23 @@ fn read_docs(dir: Option<&Path>) -> Result<Vec<(String, String)>, ToolError> {
 /// The index of `source`, built now or reused when nothing it depends on changed.
 fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> {
     let state = registry.docs();
-    let catalog = catalog(source)?;
     let files = read_docs(state.dir(source).as_deref())?;
     let config = state.config();
-    let fingerprint = input_fingerprint(&catalog, &files) ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}"))]);
-    if let Some(built) = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned()).filter(|b| b.fingerprint == fingerprint) {
-        return Ok(BuiltIndex { reused: true, ..built });
+    let files_print = input_fingerprint(&Catalog::default(), &files) ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}"))]);
+    let generation = registry.generation();
+    let previous = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned());
+    // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
+    if let Some(built) = previous.as_ref().filter(|b| b.generation == generation && b.files == files_print) {
+        return Ok(BuiltIndex { reused: true, ..built.clone() });
+    }
+    let catalog = catalog(source)?;
+    let fingerprint = input_fingerprint(&catalog, &files) ^ files_print;
+    if let Some(built) = previous.filter(|b| b.fingerprint == fingerprint) {
+        let built = BuiltIndex { generation, files: files_print, reused: true, ..built };
+        if let Ok(mut indexes) = state.indexes.lock() {
+            indexes.insert(source.name().to_string(), built.clone());
+        }
+        return Ok(built);
     }
     let mut notes = ColumnNotes::new();
     for collection in &source.collections {
@@ -131,7 +146,7 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let (docs, mut warnings) = parse_docs(&pairs);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     warnings.extend(more);
-    let built = BuiltIndex { fingerprint, index: Arc::new(index), warnings, reused: false };
+    let built = BuiltIndex { generation, files: files_print, fingerprint, index: Arc::new(index), warnings, reused: false };
     if let Ok(mut indexes) = state.indexes.lock() {
         indexes.insert(source.name().to_string(), built.clone());
     }
@@ -152,10 +167,16 @@ fn question(text: &str) -> Result<&str, ToolError> {
 
 /// The schema context for `question` (what get_schema_context returns) and whether the index
 /// was reused from an earlier call.
-pub(crate) fn context_for(registry: &Registry, source: &Source, question: &str, max_tokens: Option<usize>) -> Result<(schemascope_docs::SchemaContext, bool), ToolError> {
+/// The token count is estimated (within a few tokens), which keeps the pipeline's overhead low.
+pub(crate) fn context_for(
+    registry: &Registry,
+    source: &Source,
+    question: &str,
+    max_tokens: Option<usize>,
+) -> Result<(schemascope_docs::SchemaContext, bool), ToolError> {
     let built = index(registry, source)?;
     let retrieval = built.index.retrieve(question, None);
-    Ok((built.index.render(&retrieval, max_tokens), built.reused))
+    Ok((built.index.render_counted(&retrieval, max_tokens, false), built.reused))
 }
 
 /// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.

@@ -40,6 +40,8 @@ impl SqliteDatabase {
         // other database files attached.
         connection.pragma_update(None, "query_only", true).map_err(|e| fail(format!("cannot set query_only: {e}")))?;
         let _ = connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
+        // Compiled statements are kept: tools and the pipeline repeat the same queries.
+        connection.set_prepared_statement_cache_capacity(64);
         let epoch = Instant::now();
         let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
         let deadline = Arc::clone(&deadline_ms);
@@ -194,7 +196,7 @@ impl Database for SqliteDatabase {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
-        let mut statement = connection.prepare(sql).map_err(|e| self.error(e, timeout_ms))?;
+        let mut statement = connection.prepare_cached(sql).map_err(|e| self.error(e, timeout_ms))?;
         if !statement.readonly() {
             return Err(SourceError::Statement {
                 location: self.location.clone(),

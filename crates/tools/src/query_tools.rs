@@ -1,0 +1,202 @@
+//! validate_query and ask: local validation of SQL or structured queries against a SQL source's
+//! catalog and stored values, and the controlled question-to-query pipeline over a source.
+
+use std::sync::Arc;
+
+use schemascope_agent::graph::{
+    AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, HistoryTurn, SchemaInfo, ValidationOutcome,
+};
+use schemascope_core::{Catalog, CollectionProfile};
+use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport, validate};
+use schemascope_sources::{Format, Source};
+use serde_json::{Value, json};
+
+use crate::execute::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, prepare, run_sql};
+use crate::params::{AskParams, ValidateQueryParams};
+use crate::registry::Registry;
+use crate::result::{ToolError, ToolResult, envelope};
+use crate::schema_docs::{catalog, context_for};
+
+/// Tokens of schema context the pipeline gives the model.
+const SCHEMA_TOKENS: usize = 6_000;
+
+fn dialect(source: &Source) -> SqlDialect {
+    if source.format == Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite }
+}
+
+/// Tables up to this many rows are profiled for validation if they were not yet (cheap); larger
+/// ones lend their values only once profiled for another reason.
+const PROFILE_FOR_VALIDATION_ROWS: usize = 100_000;
+
+/// Profiles the validator may check literals against.
+fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
+    source
+        .collections
+        .iter()
+        .filter_map(|c| {
+            let profile = match c.profile_ready() {
+                Some(profile) => profile,
+                None if c.len() <= PROFILE_FOR_VALIDATION_ROWS => c.profile(),
+                None => return None,
+            };
+            Some((c.name(), profile))
+        })
+        .collect()
+}
+
+/// Validates `query` against `source`.
+fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<ValidationReport, ToolError> {
+    let query = Query::from_json(query.clone()).map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
+    let profiles = profiles(source);
+    Ok(validate(&query, dialect(source), catalog, &ProfileValues::new(profiles)))
+}
+
+/// validate_query.
+pub fn validate_query(registry: &Registry, params: ValidateQueryParams) -> ToolResult {
+    envelope((|| {
+        let source = registry.get(params.source.as_deref())?;
+        let catalog = catalog(&source)?;
+        let report = check(&source, &catalog, &params.query)?;
+        let message = if report.valid {
+            match report.warnings.len() {
+                0 => "The query is valid.".to_string(),
+                n => format!("The query is valid, with {n} warning(s): {}", report.warnings[0].message),
+            }
+        } else {
+            format!("The query is invalid: {} error(s); first: {}", report.errors.len(), report.errors[0].message)
+        };
+        Ok(ToolResult::ok(message, json!(report)))
+    })())
+}
+
+/// The pipeline's access to a registry's source.
+struct RegistryData<'a> {
+    registry: &'a Registry,
+    source: Arc<Source>,
+}
+
+impl DataAccess for RegistryData<'_> {
+    fn schema(&self, _source: &str, question: &str) -> Result<SchemaInfo, String> {
+        let (context, cached) = context_for(self.registry, &self.source, question, Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
+        let tables = context.metadata.tables_included.clone();
+        let mut stats = serde_json::Map::new();
+        for table in &tables {
+            let Some(profile) = self.source.collection(table).and_then(|c| c.profile_ready()) else { continue };
+            for p in profile.properties() {
+                let samples: Vec<Value> = p
+                    .strings
+                    .iter()
+                    .flat_map(|s| s.top.iter().take(3))
+                    .chain(p.numbers.iter().flat_map(|n| n.top.iter().take(3)))
+                    .map(|v| v.value.clone())
+                    .collect();
+                stats.insert(format!("{table}.{}", p.path), json!({"cardinality": p.distinct, "samples": samples}));
+            }
+        }
+        let strategy = json!(context.metadata.strategy);
+        Ok(SchemaInfo {
+            text: context.text,
+            dialect: match dialect(&self.source) {
+                SqlDialect::Sqlite => "sqlite".into(),
+                SqlDialect::Postgres => "postgresql".into(),
+            },
+            metadata_stats: Value::Object(stats),
+            tables,
+            strategy: strategy.get("strategy").and_then(Value::as_str).unwrap_or("full").to_string(),
+            cached,
+        })
+    }
+
+    fn validate(&self, _source: &str, query: &Value) -> Result<ValidationOutcome, String> {
+        let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
+        let report = check(&self.source, &catalog, query).map_err(|e| e.to_string())?;
+        let to_values = |issues: &[schemascope_query::QueryIssue]| issues.iter().map(|i| json!(i)).collect::<Vec<_>>();
+        Ok(ValidationOutcome {
+            valid: report.valid,
+            errors: to_values(&report.errors),
+            warnings: to_values(&report.warnings),
+            rewritten_query: report.rewritten_query.map(Value::String),
+        })
+    }
+
+    fn execute(&self, _source: &str, query: &Value) -> Result<ExecutionOutcome, ExecutionFailure> {
+        let failure = |e: ToolError| ExecutionFailure {
+            class: match &e {
+                ToolError::Source(source) => json!(source.class()).as_str().unwrap_or("resource").to_string(),
+                _ => "syntax".into(),
+            },
+            message: e.to_string(),
+        };
+        let (sql, params) = prepare(&self.source, query).map_err(failure)?;
+        let result = run_sql(&self.source, &sql, &params, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS).map_err(|e| ExecutionFailure {
+            class: match &e {
+                ToolError::Source(source) => json!(source.class()).as_str().unwrap_or("resource").to_string(),
+                _ => "syntax".into(),
+            },
+            message: e.to_string(),
+        })?;
+        Ok(ExecutionOutcome { columns: result.columns, rows: result.rows, truncated: result.truncated })
+    }
+}
+
+/// ask: a question answered by the controlled pipeline; `observe` sees every node's entry and
+/// exit as it happens (progress for MCP, Server-Sent Events, the CLI's live display).
+pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(&Event)) -> ToolResult {
+    envelope((|| {
+        if params.question.trim().is_empty() {
+            return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into()));
+        }
+        let source = registry.get(params.source.as_deref())?;
+        catalog(&source)?;
+        let llm = registry.llm()?.backend();
+        let data = RegistryData { registry, source: Arc::clone(&source) };
+        let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
+        let history = params
+            .history
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| HistoryTurn { question: t.question, answer: t.answer, query: t.query, shown_entities: t.shown_entities })
+            .collect();
+        let outcome = graph.run(AskInput { source: source.name().to_string(), question: params.question.clone(), history }, observe);
+        registry.metrics().record(&outcome);
+        registry.write_trace(&json!({
+            "execution_id": outcome.state.execution_id,
+            "source": source.name(),
+            "question": params.question,
+            "success": outcome.success,
+            "attempts": outcome.state.attempts,
+            "usage": outcome.state.usage,
+            "trace": outcome.trace,
+        }));
+        let data = json!({
+            "source": source.name(),
+            "question": params.question,
+            "answer": outcome.answer,
+            "query": outcome.query,
+            "columns": outcome.result.as_ref().map(|r| r.columns.clone()),
+            "rows": outcome.result.as_ref().map(|r| r.rows.clone()),
+            "truncated": outcome.result.as_ref().map(|r| r.truncated),
+            "shown_entities": outcome.shown_entities,
+            "attempts": outcome.state.attempts,
+            "usage": outcome.state.usage,
+            "llm": llm.describe(),
+            "execution_id": outcome.state.execution_id,
+            "trace": outcome.trace,
+            "error_summary": outcome.state.error_summary,
+        });
+        Ok(ToolResult { success: outcome.success, message: outcome.answer.clone(), data })
+    })())
+}
+
+/// The pipeline's data access over `source` of `registry`, for benchmarks that drive the graph
+/// with their own LLM backend.
+pub fn bench_data_access<'a>(registry: &'a Registry, source: &str) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
+    let source = registry.get(Some(source))?;
+    catalog(&source)?;
+    Ok(Box::new(RegistryData { registry, source }))
+}
+
+/// ask, without progress.
+pub fn ask(registry: &Registry, params: AskParams) -> ToolResult {
+    ask_with(registry, params, &mut |_| {})
+}

@@ -1,0 +1,162 @@
+//! validate_query and ask on real Chinook (SQLite, and PostgreSQL when `SCHEMASCOPE_TEST_POSTGRES`
+//! is set), with a local server replaying scripted LLM answers over the real wire formats.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{ok, registry};
+use schemascope_agent::llm::{LlmConfig, Provider};
+use schemascope_agent::replay::{ReplayServer, Scripted};
+use schemascope_tools::*;
+use serde_json::{Value, json};
+
+fn chinook_spec() -> String {
+    format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())
+}
+
+fn with_llm(registry: &Registry, server: &ReplayServer, provider: Provider) {
+    let base_url = match provider {
+        Provider::OpenAi => format!("{}/v1", server.url()),
+        Provider::Anthropic => server.url().to_string(),
+    };
+    registry.set_llm(Some(LlmConfig { provider, base_url, model: "replayed".into(), api_key: Some("k".into()), timeout: Duration::from_secs(3) }));
+}
+
+fn query(sql: &str) -> Scripted {
+    Scripted::json(json!({"query": sql, "reasoning": "scripted"}))
+}
+
+fn ask_source(registry: &Registry, source: &str, question: &str) -> ToolResult {
+    ask(registry, AskParams { source: Some(source.into()), question: question.into(), history: None })
+}
+
+fn last_user_message(body: &Value) -> String {
+    body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or_default().to_string()
+}
+
+#[test]
+fn validate_query_reports_kinds_locations_and_suggestions() {
+    let registry = registry(&[&chinook_spec()]);
+    let check = |query: Value| ok(validate_query(&registry, ValidateQueryParams { source: Some("chinook".into()), query }));
+    let valid = check(json!("SELECT BillingCountry, SUM(Total) FROM Invoice GROUP BY BillingCountry"));
+    assert_eq!(valid["valid"], true);
+    let value = check(json!("SELECT COUNT(*) FROM Invoice WHERE BillingCountry = 'Brasil'"));
+    assert_eq!(
+        (value["valid"].clone(), value["errors"][0]["kind"].clone(), value["errors"][0]["suggestion"].clone()),
+        (json!(false), json!("filter_value"), json!("Brazil"))
+    );
+    let column = check(json!("SELECT SUM(Saless) FROM Invoice"));
+    assert_eq!(column["errors"][0]["kind"], "unknown_column");
+    assert_eq!(column["errors"][0]["location"], json!({"line": 1, "column": 12}));
+    let write = check(json!("DELETE FROM Genre"));
+    assert_eq!(write["valid"], false);
+}
+
+#[test]
+fn ask_answers_first_try_and_records_metrics() {
+    let registry = registry(&[&chinook_spec()]);
+    let server = ReplayServer::start(vec![
+        query("SELECT BillingCountry, COUNT(*) AS invoices FROM Invoice GROUP BY BillingCountry ORDER BY invoices DESC LIMIT 2"),
+        Scripted::Text("USA (91) and Canada (56).\n---CONTEXT---\n{\"shown_entities\": {\"BillingCountry\": [\"USA\", \"Canada\"]}}".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::Anthropic);
+    let result = ask_source(&registry, "chinook", "Which countries have the most invoices?");
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"], json!([["USA", 91], ["Canada", 56]]));
+    assert_eq!(result.data["shown_entities"], json!({"BillingCountry": ["USA", "Canada"]}));
+    assert_eq!(result.data["answer"], "USA (91) and Canada (56).");
+    let system = server.received()[0].body["system"].as_str().unwrap_or_default().to_string();
+    assert!(system.contains("## Invoice") && system.contains("BillingCountry"), "the focused schema is in the prompt:\n{system}");
+    let metrics = registry.metrics().render();
+    assert!(metrics.contains("schemascope_asks_total{result=\"first_try\"} 1"), "{metrics}");
+    assert!(metrics.contains("schemascope_ask_node_duration_seconds_count{node=\"execute_query\"} 1"), "{metrics}");
+}
+
+#[test]
+fn ask_retries_a_misspelt_column_and_a_wrong_filter_value_with_the_validators_suggestions() {
+    let registry = registry(&[&chinook_spec()]);
+    let server = ReplayServer::start(vec![
+        query("SELECT SUM(Saless) FROM Invoice WHERE BillingCountry = 'Brasil'"),
+        query("SELECT SUM(Total) FROM Invoice WHERE BillingCountry = 'Brasil'"),
+        query("SELECT SUM(Total) FROM Invoice WHERE BillingCountry = 'Brazil'"),
+        Scripted::Text("Brazil's invoices total 190.10.".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask_source(&registry, "chinook", "Total sales in Brasil?");
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"], json!([[190.1]]));
+    assert_eq!(result.data["attempts"].as_array().map(Vec::len), Some(3));
+    let second = last_user_message(&server.received()[1].body);
+    assert!(second.contains("Saless") && second.contains("unknown_column"), "{second}");
+    let third = last_user_message(&server.received()[2].body);
+    assert!(third.contains("filter_value") && third.contains("suggestion: Brazil"), "{third}");
+    let metrics = registry.metrics().render();
+    assert!(metrics.contains("schemascope_asks_total{result=\"retried\"} 1"), "{metrics}");
+    assert!(metrics.contains("schemascope_ask_node_retries_total{node=\"build_query\"} 2"), "{metrics}");
+}
+
+#[test]
+fn ask_without_an_llm_or_on_a_graph_explains_what_is_missing() {
+    let registry = registry(&[&chinook_spec(), "demo:infrastructure"]);
+    let server = ReplayServer::start(vec![]).expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let graph = ask_source(&registry, "infrastructure", "How many servers?");
+    assert!(!graph.success && graph.message.contains("not a SQL database"), "{}", graph.message);
+    let exhausted = ask_source(&registry, "chinook", "How many genres?");
+    assert!(!exhausted.success && exhausted.message.contains("HTTP 500"), "{}", exhausted.message);
+}
+
+#[test]
+fn ask_works_on_postgres() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let registry = registry(&[&format!("pg={uri}")]);
+    let server = ReplayServer::start(vec![
+        query("SELECT \"BillingCountry\", COUNT(*) AS invoices FROM \"Invoice\" GROUP BY \"BillingCountry\" ORDER BY invoices DESC LIMIT 2"),
+        Scripted::Text("USA and Canada.".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask_source(&registry, "pg", "Which countries have the most invoices?");
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"], json!([["USA", 91], ["Canada", 56]]));
+}
+
+#[test]
+fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_postgres() {
+    let structured = json!({
+        "fields": [
+            {"fieldCaption": "Genre.Name"},
+            {"fieldCaption": "Track.TrackId", "function": "COUNT", "fieldAlias": "tracks", "sortDirection": "DESC", "sortPriority": 1}
+        ],
+        "filters": [{"field": {"fieldCaption": "Genre.Name"}, "filterType": "SET", "values": ["Rock", "Jazz", "Metal", "Blues"]}],
+        "options": {"rowLimit": 3}
+    });
+    let mut sources = vec![("chinook".to_string(), chinook_spec())];
+    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") {
+        sources.push(("pg".to_string(), format!("pg={uri}")));
+    }
+    let specs: Vec<&str> = sources.iter().map(|(_, spec)| spec.as_str()).collect();
+    let registry = registry(&specs);
+    let mut answers = Vec::new();
+    for (name, _) in &sources {
+        let report = ok(validate_query(&registry, ValidateQueryParams { source: Some(name.clone()), query: structured.clone() }));
+        assert_eq!(report["valid"], true, "{report}");
+        let rows = ok(execute_query(&registry, ExecuteQueryParams { source: Some(name.clone()), query: structured.clone(), ..Default::default() }));
+        answers.push(rows["rows"].clone());
+    }
+    assert_eq!(answers[0], json!([["Rock", 1297], ["Metal", 374], ["Jazz", 130]]));
+    assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
+    let misspelt = ok(validate_query(
+        &registry,
+        ValidateQueryParams { source: Some("chinook".into()), query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}) },
+    ));
+    assert_eq!(misspelt["valid"], false);
+    assert_eq!(misspelt["errors"][0]["location"], "fields[0].fieldCaption");
+}
