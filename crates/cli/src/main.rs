@@ -622,6 +622,11 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Logs (per-node spans of `ask`, reload errors) go to standard error, off unless asked for:
+    // SCHEMASCOPE_LOG=info (or debug, or a filter such as schemascope_agent=info).
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SCHEMASCOPE_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {

@@ -120,3 +120,13 @@ fn eval_retrieval_on_pooled_spider_meets_the_recall_and_reduction_targets() {
     assert_eq!(single["setting"], "perDatabase");
     assert!(single["recallAtK"].as_f64().unwrap_or(0.0) >= 0.95, "{single}");
 }
+
+#[test]
+fn eval_validator_accepts_every_spider_gold_query() {
+    let tables = root().join("testdata/spider/tables.json").display().to_string();
+    let questions = root().join("testdata/spider/dev_open.json").display().to_string();
+    let out = run(&["eval", "validator", "--tables", &tables, "--questions", &questions, "--json"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!((report["total"].as_u64(), report["accepted"].as_u64(), report["rejected"].as_u64()), (Some(493), Some(493), Some(0)), "{report}");
+}

@@ -200,9 +200,12 @@ impl Graph<'_> {
             let error = nodes::run(self, current, &mut state);
             let next = nodes::route(self, current, &state);
             let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            let keys_out = state.keys();
             match &error {
-                Some(e) => tracing::warn!(duration_ms, error = %e, "node failed"),
-                None => tracing::info!(duration_ms, "node done"),
+                Some(e) => {
+                    tracing::warn!(duration_ms, keys_in = ?keys_in, keys_out = ?keys_out, next = ?next.map(Node::name), error = %e, "node failed")
+                }
+                None => tracing::info!(duration_ms, keys_in = ?keys_in, keys_out = ?keys_out, next = ?next.map(Node::name), "node done"),
             }
             let exit = Event {
                 execution_id: state.execution_id.clone(),
@@ -211,7 +214,7 @@ impl Graph<'_> {
                 current_thought: state.current_thought.clone(),
                 duration_ms: Some(duration_ms),
                 keys_in,
-                keys_out: state.keys(),
+                keys_out,
                 error,
                 next,
             };
