@@ -65,11 +65,44 @@ impl Selector {
         &self.text
     }
 
+    /// The property names the selector reads (every field access, with its offset), so callers
+    /// can check them against the data before running it.
+    pub fn fields(&self) -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        collect_fields(self.expression.as_ast(), &mut out);
+        out
+    }
+
     /// Whether the item with JSON text `json` matches.
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
         let data = jmespath::Variable::from_json(json)?;
         let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
         Ok(result.is_truthy())
+    }
+}
+
+fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
+    use jmespath::ast::Ast;
+    match ast {
+        Ast::Field { name, offset } => out.push((name.clone(), *offset)),
+        Ast::Comparison { lhs, rhs, .. }
+        | Ast::Projection { lhs, rhs, .. }
+        | Ast::And { lhs, rhs, .. }
+        | Ast::Or { lhs, rhs, .. }
+        | Ast::Subexpr { lhs, rhs, .. } => {
+            collect_fields(lhs, out);
+            collect_fields(rhs, out);
+        }
+        Ast::Condition { predicate, then, .. } => {
+            collect_fields(predicate, out);
+            collect_fields(then, out);
+        }
+        Ast::Expref { ast, .. } => collect_fields(ast, out),
+        Ast::Flatten { node, .. } | Ast::Not { node, .. } | Ast::ObjectValues { node, .. } => collect_fields(node, out),
+        Ast::Function { args, .. } => args.iter().for_each(|a| collect_fields(a, out)),
+        Ast::MultiList { elements, .. } => elements.iter().for_each(|a| collect_fields(a, out)),
+        Ast::MultiHash { elements, .. } => elements.iter().for_each(|kv| collect_fields(&kv.value, out)),
+        _ => {}
     }
 }
 
@@ -185,6 +218,13 @@ mod tests {
         assert!(text.contains("backticks"), "{text}");
         let CoreError::InvalidSelector { column, .. } = err else { panic!("wrong error") };
         assert!(column >= 7, "column {column}");
+    }
+
+    #[test]
+    fn fields_lists_every_property_read() {
+        let selector = Selector::parse("type == 'server' && metrics.cpu > `0.5` || contains(tags, 'x')").expect("valid");
+        let names: Vec<String> = selector.fields().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["type", "metrics", "cpu", "tags"]);
     }
 
     #[test]

@@ -119,6 +119,15 @@ pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolRes
 
 fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
+    if source.database.is_none() {
+        // Items: the query is a JMESPath selector.
+        let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS).clamp(1, MAX_ROWS);
+        let (columns, rows, truncated) = crate::selector_query::execute(&source, &params.query, max_rows)?;
+        return Ok(ToolResult::ok(
+            format!("{} item(s){}.", rows.len(), if truncated { ", more match" } else { "" }),
+            json!({"source": source.name(), "query": params.query, "columns": columns, "rowCount": rows.len(), "rows": rows, "truncated": truncated}),
+        ));
+    }
     let (sql, bound) = prepare(&source, &params.query)?;
     let sql = sql.as_str();
     let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);

@@ -19,6 +19,7 @@ mod resolve;
 pub mod result;
 mod sample;
 pub mod schema_docs;
+mod selector_query;
 mod sources;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};

@@ -16,6 +16,7 @@ use crate::params::{AskParams, ValidateQueryParams};
 use crate::registry::Registry;
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::schema_docs::{catalog, context_for};
+use crate::selector_query;
 
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
@@ -55,8 +56,11 @@ fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<Validation
 pub fn validate_query(registry: &Registry, params: ValidateQueryParams) -> ToolResult {
     envelope((|| {
         let source = registry.get(params.source.as_deref())?;
-        let catalog = catalog(&source)?;
-        let report = check(&source, &catalog, &params.query)?;
+        let report = if source.database.is_some() {
+            check(&source, &catalog(&source)?, &params.query)?
+        } else {
+            selector_query::validate(&source, &params.query)?
+        };
         let message = if report.valid {
             match report.warnings.len() {
                 0 => "The query is valid.".to_string(),
@@ -77,6 +81,19 @@ struct RegistryData<'a> {
 
 impl DataAccess for RegistryData<'_> {
     fn schema(&self, _source: &str, question: &str) -> Result<SchemaInfo, String> {
+        if self.source.database.is_none() {
+            // Items: the schema summary, and selectors as the query language.
+            let text = crate::describe::schema_markdown(self.registry, self.source.name(), Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
+            let collections = self.source.collection_names().iter().map(|s| s.to_string()).collect();
+            return Ok(SchemaInfo {
+                text,
+                dialect: "jmespath".into(),
+                metadata_stats: json!({}),
+                tables: collections,
+                strategy: "full".into(),
+                cached: true,
+            });
+        }
         let (context, cached) = context_for(self.registry, &self.source, question, Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
         let tables = context.metadata.tables_included.clone();
         let mut stats = serde_json::Map::new();
@@ -108,8 +125,12 @@ impl DataAccess for RegistryData<'_> {
     }
 
     fn validate(&self, _source: &str, query: &Value) -> Result<ValidationOutcome, String> {
-        let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
-        let report = check(&self.source, &catalog, query).map_err(|e| e.to_string())?;
+        let report = if self.source.database.is_some() {
+            let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
+            check(&self.source, &catalog, query).map_err(|e| e.to_string())?
+        } else {
+            selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
+        };
         let to_values = |issues: &[schemascope_query::QueryIssue]| issues.iter().map(|i| json!(i)).collect::<Vec<_>>();
         Ok(ValidationOutcome {
             valid: report.valid,
@@ -127,6 +148,10 @@ impl DataAccess for RegistryData<'_> {
             },
             message: e.to_string(),
         };
+        if self.source.database.is_none() {
+            let (columns, rows, truncated) = selector_query::execute(&self.source, query, DEFAULT_MAX_ROWS).map_err(failure)?;
+            return Ok(ExecutionOutcome { columns, rows, truncated });
+        }
         let (sql, params) = prepare(&self.source, query).map_err(failure)?;
         let result = run_sql(&self.source, &sql, &params, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS).map_err(|e| ExecutionFailure {
             class: match &e {
@@ -147,7 +172,6 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
             return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into()));
         }
         let source = registry.get(params.source.as_deref())?;
-        catalog(&source)?;
         let llm = registry.llm()?.backend();
         let data = RegistryData { registry, source: Arc::clone(&source) };
         let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
@@ -192,7 +216,6 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
 /// with their own LLM backend.
 pub fn bench_data_access<'a>(registry: &'a Registry, source: &str) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
     let source = registry.get(Some(source))?;
-    catalog(&source)?;
     Ok(Box::new(RegistryData { registry, source }))
 }
 

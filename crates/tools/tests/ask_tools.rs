@@ -100,12 +100,10 @@ fn ask_retries_a_misspelt_column_and_a_wrong_filter_value_with_the_validators_su
 }
 
 #[test]
-fn ask_without_an_llm_or_on_a_graph_explains_what_is_missing() {
-    let registry = registry(&[&chinook_spec(), "demo:infrastructure"]);
+fn ask_with_a_failing_llm_explains_what_is_missing() {
+    let registry = registry(&[&chinook_spec()]);
     let server = ReplayServer::start(vec![]).expect("server");
     with_llm(&registry, &server, Provider::OpenAi);
-    let graph = ask_source(&registry, "infrastructure", "How many servers?");
-    assert!(!graph.success && graph.message.contains("not a SQL database"), "{}", graph.message);
     let exhausted = ask_source(&registry, "chinook", "How many genres?");
     assert!(!exhausted.success && exhausted.message.contains("HTTP 500"), "{}", exhausted.message);
 }
@@ -159,4 +157,37 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     ));
     assert_eq!(misspelt["valid"], false);
     assert_eq!(misspelt["errors"][0]["location"], "fields[0].fieldCaption");
+}
+
+#[test]
+fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
+    let registry = registry(&["demo:infrastructure"]);
+    let check = |query: Value| ok(validate_query(&registry, ValidateQueryParams { source: None, query }));
+    assert_eq!(check(json!("type == 'server' && cpu > `0.8`"))["valid"], true);
+    let typo = check(json!("typ == 'server'"));
+    assert_eq!((typo["errors"][0]["kind"].clone(), typo["errors"][0]["suggestion"].clone()), (json!("unknown_field"), json!("type")));
+    let syntax = check(json!("type =="));
+    assert_eq!(syntax["errors"][0]["kind"], "syntax");
+    assert_eq!(syntax["errors"][0]["location"]["line"], 1);
+    let edges = check(json!({"selector": "latency > `100`", "collection": "edges"}));
+    assert_eq!(edges["valid"], true);
+    let found = ok(execute_query(
+        &registry,
+        ExecuteQueryParams { source: None, query: json!("type == 'database'"), max_rows: Some(5), ..Default::default() },
+    ));
+    assert_eq!((found["rowCount"].as_u64(), &found["truncated"]), (Some(5), &json!(true)));
+
+    let server = ReplayServer::start(vec![
+        Scripted::json(json!({"query": {"selector": "typ == 'database'", "collection": "nodes"}, "reasoning": "databases"})),
+        Scripted::json(json!({"query": {"selector": "type == 'database'", "collection": "nodes"}, "reasoning": "databases"})),
+        Scripted::Text("There are 20 database nodes.".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask(&registry, AskParams { source: None, question: "Which nodes are databases?".into(), history: None });
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"].as_array().map(Vec::len), Some(20));
+    let system = server.received()[0].body["messages"][0]["content"].as_str().unwrap_or_default().to_string();
+    assert!(system.contains("JMESPath") && system.contains("## Graph Data Schema"), "{system}");
+    assert!(last_user_message(&server.received()[1].body).contains("suggestion: type"));
 }

@@ -223,7 +223,8 @@ fn error_handler(state: &mut AskState) {
         }
     };
     if let Some(schema) = &state.schema {
-        text.push_str(&format!("\n\nThe most relevant tables are: {}.", schema.tables.join(", ")));
+        let noun = if schema.dialect == "jmespath" { "collections" } else { "tables" };
+        text.push_str(&format!("\n\nThe most relevant {noun} are: {}.", schema.tables.join(", ")));
     }
     let last_class = state.execution_errors.last().map(|f| f.class.clone());
     let advice = match last_class.as_deref() {

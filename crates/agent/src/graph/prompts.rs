@@ -15,6 +15,14 @@ pub fn build_system(state: &AskState) -> String {
         Some(s) => (s.text.as_str(), s.dialect.as_str(), s.metadata_stats.to_string()),
         None => ("(no schema)", "sql", "{}".to_string()),
     };
+    if dialect == "jmespath" {
+        return format!(
+            "You write one JMESPath selector that picks the items answering the user's question about the data below. \
+The selector is evaluated on each item's data (the root is the data: write `type == 'server'`, not `data.type`); \
+string values take 'single quotes', numbers backticks (cpu > `0.5`). Use only the property names and values shown.\n\n{schema}\n\n\
+Reply with only a JSON object: {{\"query\": {{\"selector\": \"<JMESPath>\", \"collection\": \"<collection, e.g. nodes>\"}}, \"reasoning\": \"<one sentence>\"}}"
+        );
+    }
     format!(
         "You write one read-only SQL query ({dialect}) that answers the user's question about the database below. \
 Use only the tables and columns listed, with their exact names; use the exact values shown in the statistics \

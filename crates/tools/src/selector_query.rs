@@ -1,0 +1,89 @@
+//! Queries on graph, record and document sources: a JMESPath selector on one collection, given
+//! as the selector text (the default collection) or `{"selector": …, "collection": …}`. Validated
+//! locally (syntax with position, every property read exists in the data, with did-you-mean) and
+//! run as find_items.
+
+use schemascope_core::display::DisplayLimits;
+use schemascope_core::selector::{Selector, find_items};
+use schemascope_core::suggest::closest;
+use schemascope_core::{Collection, CoreError};
+use schemascope_query::{IssueKind, Location, QueryIssue, ValidationReport};
+use schemascope_sources::Source;
+use serde_json::{Value, json};
+
+use crate::resolve;
+use crate::result::ToolError;
+
+/// The selector and collection a query names.
+fn parts<'a>(source: &'a Source, query: &Value) -> Result<(String, &'a std::sync::Arc<Collection>), ToolError> {
+    let (selector, collection) = match query {
+        Value::String(text) => (text.clone(), None),
+        Value::Object(object) => (
+            object
+                .get("selector")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    ToolError::InvalidParams("`query.selector` is missing: {\"selector\": \"type == 'server'\", \"collection\": \"nodes\"}".into())
+                })?
+                .to_string(),
+            object.get("collection").and_then(Value::as_str),
+        ),
+        _ => return Err(ToolError::InvalidParams("`query` is a JMESPath selector, or {\"selector\": …, \"collection\": …}".into())),
+    };
+    let (collection, _) = resolve::one(source, collection)?;
+    Ok((selector, collection))
+}
+
+/// Every property key the collection's items have, at any depth.
+fn keys(collection: &Collection) -> Vec<String> {
+    let mut keys: Vec<String> = collection.profile().properties().iter().filter_map(|p| p.path.last_key().map(str::to_string)).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Validates a selector query against the data of `source`.
+pub fn validate(source: &Source, query: &Value) -> Result<ValidationReport, ToolError> {
+    let (text, collection) = parts(source, query)?;
+    if text.trim().is_empty() {
+        return Ok(ValidationReport::new(
+            vec![QueryIssue::new(IssueKind::Syntax, "the selector is empty").suggest("type == 'server'")],
+            Vec::new(),
+            None,
+        ));
+    }
+    let selector = match Selector::parse(&text) {
+        Ok(selector) => selector,
+        Err(CoreError::InvalidSelector { line, column, reason, hint, .. }) => {
+            let mut issue = QueryIssue::new(IssueKind::Syntax, format!("invalid JMESPath: {reason}")).at(Location::at(line as u64, column as u64));
+            if let Some(hint) = hint.strip_prefix("\nhint: ") {
+                issue = issue.suggest(hint);
+            }
+            return Ok(ValidationReport::new(vec![issue], Vec::new(), None));
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let known = keys(collection);
+    let mut errors = Vec::new();
+    for (name, offset) in selector.fields() {
+        if !known.iter().any(|k| *k == name) {
+            let mut issue = QueryIssue::new(IssueKind::UnknownField, format!("no item of `{}` has a property `{name}`", collection.name()))
+                .at(Location::at(1, offset as u64 + 1));
+            if let Some(best) = closest(&name, known.iter().map(String::as_str), 1).first() {
+                issue = issue.suggest(best.to_string());
+            }
+            errors.push(issue);
+        }
+    }
+    Ok(ValidationReport::new(errors, Vec::new(), None))
+}
+
+/// Runs a selector query: the matching items as rows `[id, data]`.
+pub fn execute(source: &Source, query: &Value, max_rows: usize) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
+    let (text, collection) = parts(source, query)?;
+    let selector = Selector::parse(&text)?;
+    let found = find_items(collection, &selector, max_rows, &DisplayLimits::default())?;
+    let rows: Vec<Value> =
+        found.items.iter().map(|item| json!([item.get("id").or_else(|| item.get("key")).cloned().unwrap_or(Value::Null), item])).collect();
+    Ok((vec!["id".into(), "item".into()], rows, found.count > max_rows))
+}
