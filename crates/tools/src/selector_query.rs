@@ -66,7 +66,7 @@ pub fn validate(source: &Source, query: &Value) -> Result<ValidationReport, Tool
     let known = keys(collection);
     let mut errors = Vec::new();
     for (name, offset) in selector.fields() {
-        if !known.iter().any(|k| *k == name) {
+        if !known.contains(&name) {
             let mut issue = QueryIssue::new(IssueKind::UnknownField, format!("no item of `{}` has a property `{name}`", collection.name()))
                 .at(Location::at(1, offset as u64 + 1));
             if let Some(best) = closest(&name, known.iter().map(String::as_str), 1).first() {
