@@ -8,32 +8,12 @@ use schemascope_agent::replay::{ReplayServer, Scripted};
 use schemascope_server::{bind_http, serve_http_listener};
 use schemascope_tools::Registry;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+mod common;
+
+use common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
-
-async fn exchange(addr: std::net::SocketAddr, request: String, until: &str) -> Result<String, Box<dyn std::error::Error>> {
-    let mut stream = TcpStream::connect(addr).await?;
-    stream.write_all(request.as_bytes()).await?;
-    let mut received = Vec::new();
-    let mut buffer = [0u8; 8192];
-    tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let n = stream.read(&mut buffer).await?;
-            if n == 0 {
-                break;
-            }
-            received.extend_from_slice(&buffer[..n]);
-            if String::from_utf8_lossy(&received).contains(until) {
-                break;
-            }
-        }
-        Ok::<_, std::io::Error>(())
-    })
-    .await??;
-    Ok(String::from_utf8_lossy(&received).into_owned())
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ask_streams_thoughts_then_the_result_and_metrics_count_it() -> TestResult {

@@ -5,33 +5,12 @@ use std::time::Duration;
 
 use schemascope_server::{bind_http, serve_http_listener};
 use schemascope_tools::Registry;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+mod common;
+
+use common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
-
-/// Sends one request and reads the response until `until` appears or the connection closes.
-async fn exchange(addr: std::net::SocketAddr, request: String, until: &str) -> Result<String, Box<dyn std::error::Error>> {
-    let mut stream = TcpStream::connect(addr).await?;
-    stream.write_all(request.as_bytes()).await?;
-    let mut received = Vec::new();
-    let mut buffer = [0u8; 8192];
-    tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            let n = stream.read(&mut buffer).await?;
-            if n == 0 {
-                break;
-            }
-            received.extend_from_slice(&buffer[..n]);
-            if String::from_utf8_lossy(&received).contains(until) {
-                break;
-            }
-        }
-        Ok::<_, std::io::Error>(())
-    })
-    .await??;
-    Ok(String::from_utf8_lossy(&received).into_owned())
-}
 
 #[tokio::test]
 async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
