@@ -1,0 +1,337 @@
+//! Style layers (seed 003): ordered layers of node and/or edge styles, each with a selector, a
+//! name and where it came from (system, user, AI); later layers win. The computed style of an
+//! element merges every layer whose selector matches it, and says which layer contributed which
+//! property path — the answer to "why is node-5 glowing?".
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::SessionError;
+use crate::color::normalize_color;
+
+/// Where a layer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerSource {
+    /// Built in (the default layer).
+    System,
+    /// Added by a person.
+    User,
+    /// Added by an LLM through a tool (named `ai-…`).
+    Ai,
+}
+
+/// The selector and style of one element kind in a layer.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct StyleRule {
+    /// JMESPath selector; empty matches every element.
+    pub selector: String,
+    /// The style, nested as the renderer reads it (`texture.color`, `shape.size`, …).
+    pub style: Value,
+}
+
+/// One layer.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct StyleLayer {
+    /// Unique name.
+    pub name: String,
+    /// Where it came from.
+    pub source: LayerSource,
+    /// Its node rule, if it styles nodes.
+    pub node: Option<StyleRule>,
+    /// Its edge rule, if it styles edges.
+    pub edge: Option<StyleRule>,
+    /// When it was added (milliseconds since the Unix epoch, given by the caller).
+    pub created_ms: u64,
+}
+
+/// Which kind of element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementKind {
+    /// A node.
+    Node,
+    /// An edge.
+    Edge,
+}
+
+impl StyleLayer {
+    /// The rule for `kind`.
+    pub fn rule(&self, kind: ElementKind) -> Option<&StyleRule> {
+        match kind {
+            ElementKind::Node => self.node.as_ref(),
+            ElementKind::Edge => self.edge.as_ref(),
+        }
+    }
+
+    /// A one-line summary of what the layer does (the seed's `summarizeStyle`).
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        let at = |rule: &Option<StyleRule>, path: &str| rule.as_ref().and_then(|r| r.style.pointer(path)).cloned();
+        if let Some(color) = at(&self.node, "/texture/color") {
+            parts.push(format!("Node color: {}", color.as_str().unwrap_or_default()));
+        }
+        if let Some(size) = at(&self.node, "/shape/size").and_then(|s| s.as_f64()).filter(|s| *s != 1.0) {
+            parts.push(format!("Node size: {size}"));
+        }
+        if let Some(shape) = at(&self.node, "/shape/type") {
+            parts.push(format!("Node shape: {}", shape.as_str().unwrap_or_default()));
+        }
+        if at(&self.node, "/effect/glow").is_some() {
+            parts.push("glow enabled".to_string());
+        }
+        if at(&self.node, "/effect/outline").is_some() {
+            parts.push("outline enabled".to_string());
+        }
+        if let Some(color) = at(&self.edge, "/line/color") {
+            parts.push(format!("Edge color: {}", color.as_str().unwrap_or_default()));
+        }
+        if let Some(width) = at(&self.edge, "/line/width") {
+            parts.push(format!("Edge width: {width}"));
+        }
+        if parts.is_empty() { "No visible style changes".into() } else { parts.join(", ") }
+    }
+}
+
+/// The flat style parameters tools take, turned into the nested style the renderer reads.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct FlatStyle {
+    /// Fill colour: a CSS colour name or hex (`red`, `#ff0000`).
+    pub color: Option<String>,
+    /// Size multiplier (1 is the default size).
+    pub size: Option<f64>,
+    /// Node shape: sphere, box, cone, cylinder, …
+    pub shape: Option<String>,
+    /// Glow colour (`true` glows in the fill colour).
+    pub glow: Option<Value>,
+    /// Glow strength (default 1).
+    pub glow_strength: Option<f64>,
+    /// Outline colour.
+    pub outline: Option<String>,
+    /// Outline width (default 1).
+    pub outline_width: Option<f64>,
+    /// Opacity from 0 to 1.
+    pub opacity: Option<f64>,
+    /// Edge line width.
+    pub width: Option<f64>,
+    /// Edge arrow: normal, none, …
+    pub arrow: Option<String>,
+    /// Hide the element.
+    pub hidden: Option<bool>,
+}
+
+impl FlatStyle {
+    /// The nested style for `kind`; colours become lowercase hex, values are range-checked.
+    pub fn nest(&self, kind: ElementKind) -> Result<Value, SessionError> {
+        let mut style = Map::new();
+        let mut set = |path: &[&str], value: Value| set_path(&mut style, &path.join("."), value);
+        let color = self.color.as_deref().map(normalize_color).transpose()?;
+        if let Some(size) = self.size {
+            if !(size.is_finite() && size > 0.0 && size <= 100.0) {
+                return Err(SessionError::InvalidStyle(format!("size must be between 0 and 100, not {size}")));
+            }
+        }
+        if let Some(opacity) = self.opacity.filter(|o| !(0.0..=1.0).contains(o)) {
+            return Err(SessionError::InvalidStyle(format!("opacity must be between 0 and 1, not {opacity}")));
+        }
+        match kind {
+            ElementKind::Node => {
+                if let Some(c) = &color {
+                    set(&["texture", "color"], json!(c));
+                }
+                if let Some(size) = self.size {
+                    set(&["shape", "size"], json!(size));
+                }
+                if let Some(shape) = &self.shape {
+                    set(&["shape", "type"], json!(shape.to_ascii_lowercase()));
+                }
+                if let Some(glow) = &self.glow {
+                    let glow_color = match glow {
+                        Value::Bool(false) => None,
+                        Value::String(c) => Some(normalize_color(c)?),
+                        _ => Some(color.clone().unwrap_or_else(|| "#ffffff".into())),
+                    };
+                    if let Some(c) = glow_color {
+                        set(&["effect", "glow"], json!({"color": c, "strength": self.glow_strength.unwrap_or(1.0)}));
+                    }
+                }
+                if let Some(outline) = &self.outline {
+                    set(&["effect", "outline"], json!({"color": normalize_color(outline)?, "width": self.outline_width.unwrap_or(1.0)}));
+                }
+                if let Some(opacity) = self.opacity {
+                    set(&["texture", "opacity"], json!(opacity));
+                }
+            }
+            ElementKind::Edge => {
+                if let Some(c) = &color {
+                    set(&["line", "color"], json!(c));
+                }
+                if let Some(width) = self.width.or(self.size) {
+                    set(&["line", "width"], json!(width));
+                }
+                if let Some(arrow) = &self.arrow {
+                    set(&["arrowHead", "type"], json!(arrow.to_ascii_lowercase()));
+                }
+                if let Some(opacity) = self.opacity {
+                    set(&["line", "opacity"], json!(opacity));
+                }
+            }
+        }
+        if let Some(hidden) = self.hidden {
+            set(&["enabled"], json!(!hidden));
+        }
+        if style.is_empty() {
+            return Err(SessionError::InvalidStyle(
+                "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden".into(),
+            ));
+        }
+        Ok(Value::Object(style))
+    }
+}
+
+/// A merged style and, per layer, the property paths it set that survived.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputedStyle {
+    /// The merged style.
+    pub computed_style: Value,
+    /// Layers that contributed, in layer order, with the paths each contributed.
+    pub contributing_layers: Vec<Contribution>,
+}
+
+/// What one layer contributed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contribution {
+    /// Layer index.
+    pub index: usize,
+    /// Layer name.
+    pub name: String,
+    /// Dotted paths (`texture.color`) this layer set and no later layer overrode.
+    pub contributed: Vec<String>,
+}
+
+/// Leaf paths of a style: `{"texture": {"color": …}}` → `texture.color`; objects such as
+/// `effect.glow` with scalar members count as one leaf (a glow is set as a whole).
+fn leaves(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) if !prefix.ends_with("glow") && !prefix.ends_with("outline") => {
+            for (key, child) in map {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                leaves(child, &path, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+fn set_path(root: &mut Map<String, Value>, path: &str, value: Value) {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut node = root;
+    for key in &parts[..parts.len() - 1] {
+        let entry = node.entry(key.to_string()).or_insert_with(|| json!({}));
+        if !entry.is_object() {
+            *entry = json!({});
+        }
+        let Some(next) = entry.as_object_mut() else { return };
+        node = next;
+    }
+    node.insert(parts[parts.len() - 1].to_string(), value);
+}
+
+/// Merges the styles of the `matching` layers (indices into `layers`, for one element) in order.
+pub fn compute(layers: &[StyleLayer], kind: ElementKind, matching: &[usize]) -> ComputedStyle {
+    let mut owner: Vec<(String, usize, Value)> = Vec::new();
+    for &i in matching {
+        let Some(rule) = layers.get(i).and_then(|l| l.rule(kind)) else { continue };
+        let mut paths = Vec::new();
+        leaves(&rule.style, "", &mut paths);
+        for (path, value) in paths {
+            match owner.iter_mut().find(|(p, _, _)| *p == path) {
+                Some(slot) => *slot = (path, i, value),
+                None => owner.push((path, i, value)),
+            }
+        }
+    }
+    let mut merged = Map::new();
+    for (path, _, value) in &owner {
+        set_path(&mut merged, path, value.clone());
+    }
+    let mut contributions: Vec<Contribution> = Vec::new();
+    for &i in matching {
+        let contributed: Vec<String> = owner.iter().filter(|(_, o, _)| *o == i).map(|(p, _, _)| p.clone()).collect();
+        if !contributed.is_empty() {
+            contributions.push(Contribution { index: i, name: layers[i].name.clone(), contributed });
+        }
+    }
+    ComputedStyle { computed_style: Value::Object(merged), contributing_layers: contributions }
+}
+
+/// The built-in base layer.
+pub fn default_layer() -> StyleLayer {
+    StyleLayer {
+        name: "default".into(),
+        source: LayerSource::System,
+        node: Some(StyleRule {
+            selector: String::new(),
+            style: json!({"enabled": true, "shape": {"type": "sphere", "size": 1}, "texture": {"color": "#ffffff"}}),
+        }),
+        edge: Some(StyleRule { selector: String::new(), style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}) }),
+        created_ms: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ai_layer(name: &str, style: FlatStyle) -> StyleLayer {
+        StyleLayer {
+            name: name.into(),
+            source: LayerSource::Ai,
+            node: Some(StyleRule { selector: "type == 'server'".into(), style: style.nest(ElementKind::Node).expect("style") }),
+            edge: None,
+            created_ms: 1,
+        }
+    }
+
+    #[test]
+    fn flat_styles_nest_with_css_colour_names_as_hex() {
+        let style = FlatStyle { color: Some("red".into()), size: Some(1.5), glow: Some(json!(true)), ..FlatStyle::default() };
+        assert_eq!(
+            style.nest(ElementKind::Node).expect("valid"),
+            json!({"texture": {"color": "#ff0000"}, "shape": {"size": 1.5}, "effect": {"glow": {"color": "#ff0000", "strength": 1.0}}})
+        );
+        let edge = FlatStyle { color: Some("SteelBlue".into()), width: Some(3.0), arrow: Some("normal".into()), ..FlatStyle::default() };
+        assert_eq!(
+            edge.nest(ElementKind::Edge).expect("valid"),
+            json!({"line": {"color": "#4682b4", "width": 3.0}, "arrowHead": {"type": "normal"}})
+        );
+        assert!(FlatStyle { color: Some("reddish".into()), ..FlatStyle::default() }.nest(ElementKind::Node).is_err());
+        assert!(FlatStyle::default().nest(ElementKind::Node).unwrap_err().to_string().contains("empty"));
+        assert!(FlatStyle { size: Some(-1.0), ..FlatStyle::default() }.nest(ElementKind::Node).is_err());
+    }
+
+    #[test]
+    fn computed_style_merges_in_order_and_names_each_layers_paths() {
+        let layers = vec![
+            default_layer(),
+            ai_layer("ai-red", FlatStyle { color: Some("red".into()), size: Some(1.5), ..FlatStyle::default() }),
+            ai_layer("ai-glow", FlatStyle { glow: Some(json!("#00ff00")), color: Some("blue".into()), ..FlatStyle::default() }),
+        ];
+        let computed = compute(&layers, ElementKind::Node, &[0, 1, 2]);
+        assert_eq!(computed.computed_style["texture"]["color"], "#0000ff", "the later layer wins");
+        assert_eq!(computed.computed_style["shape"], json!({"type": "sphere", "size": 1.5}));
+        assert_eq!(computed.computed_style["effect"]["glow"]["color"], "#00ff00");
+        let names: Vec<(&str, Vec<String>)> = computed.contributing_layers.iter().map(|c| (c.name.as_str(), c.contributed.clone())).collect();
+        assert_eq!(
+            names,
+            [
+                ("default", vec!["enabled".to_string(), "shape.type".to_string()]),
+                ("ai-red", vec!["shape.size".to_string()]),
+                ("ai-glow", vec!["texture.color".to_string(), "effect.glow".to_string()]),
+            ]
+        );
+        assert_eq!(layers[2].summary(), "Node color: #0000ff, glow enabled");
+    }
+}
