@@ -127,10 +127,10 @@ impl FlatStyle {
         let mut style = Map::new();
         let mut set = |path: &[&str], value: Value| set_path(&mut style, &path.join("."), value);
         let color = self.color.as_deref().map(normalize_color).transpose()?;
-        if let Some(size) = self.size {
-            if !(size.is_finite() && size > 0.0 && size <= 100.0) {
-                return Err(SessionError::InvalidStyle(format!("size must be between 0 and 100, not {size}")));
-            }
+        if let Some(size) = self.size
+            && !(size.is_finite() && size > 0.0 && size <= 100.0)
+        {
+            return Err(SessionError::InvalidStyle(format!("size must be between 0 and 100, not {size}")));
         }
         if let Some(opacity) = self.opacity.filter(|o| !(0.0..=1.0).contains(o)) {
             return Err(SessionError::InvalidStyle(format!("opacity must be between 0 and 1, not {opacity}")));
