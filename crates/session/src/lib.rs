@@ -1,8 +1,10 @@
 //! The live graph session's state, pure: style layers and computed styles (`style.rs`), colours
-//! (`color.rs`). Selection, view, layout and persistence build on these.
+//! (`color.rs`), the selection (`selection.rs`), the view and the layout (`view.rs`).
 
 pub mod color;
+pub mod selection;
 pub mod style;
+pub mod view;
 
 /// Why a session change was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
