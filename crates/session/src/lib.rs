@@ -1,7 +1,8 @@
 //! The live graph session's state, pure: style layers and computed styles (`style.rs`), colours
-//! (`color.rs`), the selection (`selection.rs`), the view and the layout (`view.rs`).
+//! (`color.rs`), the ordered layers and their operations (`layers.rs`), the selection (`selection.rs`), the view and the layout (`view.rs`).
 
 pub mod color;
+pub mod layers;
 pub mod selection;
 pub mod style;
 pub mod view;
@@ -12,4 +13,7 @@ pub enum SessionError {
     /// A style parameter is wrong.
     #[error("invalid style: {0}")]
     InvalidStyle(String),
+    /// No layer of that name.
+    #[error("{0}")]
+    UnknownLayer(String),
 }
