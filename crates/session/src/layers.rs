@@ -38,7 +38,7 @@ impl StyleLayers {
             ElementKind::Edge => "edge",
         };
         let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
-            Some(name) if name == "default" => {
+            Some("default") => {
                 return Err(SessionError::InvalidStyle("`default` is the built-in layer's name; choose another".into()));
             }
             Some(name) => name.to_string(),
