@@ -200,13 +200,7 @@ pub fn modularity(g: &GraphData, community: &[usize], resolution: f64, weighted:
     modularity_over(&g.edges, g.directed, community, resolution, weighted)
 }
 
-fn modularity_over(
-    edges: &[(usize, usize, f64)],
-    directed: bool,
-    community: &[usize],
-    resolution: f64,
-    weighted: bool,
-) -> f64 {
+fn modularity_over(edges: &[(usize, usize, f64)], directed: bool, community: &[usize], resolution: f64, weighted: bool) -> f64 {
     let count = community.iter().copied().max().map_or(0, |c| c + 1);
     let mut inside = vec![0.0; count];
     let mut out_deg = vec![0.0; count];
@@ -244,15 +238,7 @@ mod tests {
     fn two_triangles() -> GraphData {
         GraphData::build(
             ["a", "b", "c", "d", "e", "f"],
-            [
-                ("a", "b", 1.0),
-                ("b", "c", 1.0),
-                ("c", "a", 1.0),
-                ("d", "e", 1.0),
-                ("e", "f", 1.0),
-                ("f", "d", 1.0),
-                ("c", "d", 1.0),
-            ],
+            [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0), ("d", "e", 1.0), ("e", "f", 1.0), ("f", "d", 1.0), ("c", "d", 1.0)],
             false,
         )
     }

@@ -136,11 +136,7 @@ mod tests {
 
     #[test]
     fn build_skips_unknown_endpoints_and_merges_repeats() {
-        let g = GraphData::build(
-            ["a", "b", "a", "c"],
-            [("a", "b", 1.0), ("b", "a", 2.0), ("a", "x", 1.0), ("c", "c", 3.0)],
-            false,
-        );
+        let g = GraphData::build(["a", "b", "a", "c"], [("a", "b", 1.0), ("b", "a", 2.0), ("a", "x", 1.0), ("c", "c", 3.0)], false);
         assert_eq!(g.node_ids, ["a", "b", "c"]);
         assert_eq!(g.edges, [(0, 1, 2.0), (2, 2, 3.0)]);
         assert_eq!(g.stats, BuildStats { duplicate_nodes: 1, unknown_endpoints: 1, duplicate_edges: 1 });

@@ -25,12 +25,8 @@ pub struct ShortestPath {
 pub fn shortest_path(g: &GraphData, source: &str, target: &str) -> Result<ShortestPath, GraphError> {
     let index = |id: &str| g.index_of(id).ok_or_else(|| GraphError::UnknownNode(id.to_owned()));
     let (s, t) = (index(source)?, index(target)?);
-    if let Some(&(u, v, weight)) = g.edges.iter().find(|e| !(e.2 >= 0.0)) {
-        return Err(GraphError::NegativeWeight {
-            from: g.node_ids[u].clone(),
-            to: g.node_ids[v].clone(),
-            weight,
-        });
+    if let Some(&(u, v, weight)) = g.edges.iter().find(|e| e.2 < 0.0 || e.2.is_nan()) {
+        return Err(GraphError::NegativeWeight { from: g.node_ids[u].clone(), to: g.node_ids[v].clone(), weight });
     }
     let n = g.node_count();
     let mut search = Search::new(n);
@@ -93,11 +89,7 @@ mod tests {
     use super::*;
 
     fn diamond() -> GraphData {
-        GraphData::build(
-            ["a", "b", "c", "d", "e"],
-            [("a", "b", 1.0), ("b", "d", 5.0), ("a", "c", 2.0), ("c", "d", 1.0)],
-            false,
-        )
+        GraphData::build(["a", "b", "c", "d", "e"], [("a", "b", 1.0), ("b", "d", 5.0), ("a", "c", 2.0), ("c", "d", 1.0)], false)
     }
 
     #[test]

@@ -41,6 +41,14 @@ def dump(name, G, weighted):
         "clustering": per_node(nodes, nx.clustering(G)),
         "components": [sorted(str(n) for n in c) for c in comps],
         "louvain_modularity": None if directed else nx.community.modularity(G, comms, weight="weight"),
+        # networkx's own spread over seeds 0..19, to show where ours falls.
+        "louvain_modularity_range": None if directed else [
+            f(
+                nx.community.modularity(G, nx.community.louvain_communities(G, weight="weight", seed=s), weight="weight")
+                for s in range(20)
+            )
+            for f in (min, max)
+        ],
         "path_source": str(first),
         "path_target": str(last),
         "distance": per_node(nodes, {n: dist.get(n) for n in nodes}),
