@@ -52,3 +52,31 @@ pub enum GraphError {
         weight: f64,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_accepts_empty_and_single_node_graphs() {
+        let no_edges: [(&str, &str, f64); 0] = [];
+        for ids in [&[][..], &["a"][..]] {
+            for directed in [false, true] {
+                let g = GraphData::build(ids.iter().copied(), no_edges, directed);
+                let n = ids.len();
+                assert_eq!(degrees(&g).degree_pct, vec![0.0; n]);
+                assert_eq!(pagerank(&g, &PageRankOptions::default()).scores, vec![1.0; n]);
+                assert_eq!(betweenness_centrality(&g, true), vec![0.0; n]);
+                assert_eq!(closeness_centrality(&g, false), vec![0.0; n]);
+                assert_eq!(clustering(&g).average, 0.0);
+                assert_eq!(connected_components(&g).component_count, n);
+                let c = louvain_communities(&g, &LouvainOptions::default());
+                assert_eq!((c.community_count, c.modularity), (n, 0.0));
+                assert_eq!(minimum_spanning_tree(&g).total_weight, 0.0);
+                if n == 1 {
+                    assert_eq!(shortest_path(&g, "a", "a").unwrap().path, [0]);
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,8 @@
-"""Dump Zachary's karate club and Les Misérables with networkx's results, for tests/networkx.rs.
+"""Dump Zachary's karate club, Les Misérables and a random directed graph with networkx's results.
 
-Run from this directory: `python3 make_expected.py` (networkx 3.6, no network needed; both graphs
+Read by ../networkx.rs, so the Rust tests need neither Python nor network.
+
+Regenerate from this directory: `python3 make_expected.py` (networkx 3.6, no network needed; both graphs
 are built into networkx). PageRank uses networkx's pure-Python implementation (`_pagerank_python`,
 the same power iteration as `pagerank`, which needs scipy), so scipy is not required.
 """
