@@ -20,8 +20,9 @@ pub struct ShortestPath {
 /// Dijkstra from `source` over edge weights (following direction if the graph is directed), as
 /// networkx's `single_source_dijkstra_path_length` and `dijkstra_path`.
 ///
-/// Distances are exact; among equally short paths the one returned is the first found, which may
-/// differ from networkx's. Errors on an unknown id or on a negative (or NaN) weight.
+/// Distances are exact. Among equally short paths the first found is kept, visiting neighbours in
+/// edge order — networkx's rule, so the path is networkx's on the test graphs. Errors on an
+/// unknown id or on a negative (or NaN) weight.
 pub fn shortest_path(g: &GraphData, source: &str, target: &str) -> Result<ShortestPath, GraphError> {
     let index = |id: &str| g.index_of(id).ok_or_else(|| GraphError::UnknownNode(id.to_owned()));
     let (s, t) = (index(source)?, index(target)?);
@@ -30,7 +31,7 @@ pub fn shortest_path(g: &GraphData, source: &str, target: &str) -> Result<Shorte
     }
     let n = g.node_count();
     let mut search = Search::new(n);
-    search.run(Walk { adj: g.out_adj(), weighted: true }, s);
+    search.run(Walk { adj: g.out_adj(), weighted: true, count_paths: true }, s);
     let distance: Vec<Option<f64>> = search.dist.iter().map(|&d| d.is_finite().then_some(d)).collect();
     let mut path = Vec::new();
     if distance[t].is_some() {

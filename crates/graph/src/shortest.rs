@@ -11,6 +11,9 @@ use crate::model::Adjacent;
 pub(crate) struct Walk<'a> {
     pub adj: &'a [Vec<Adjacent>],
     pub weighted: bool,
+    /// Whether to count shortest paths and keep predecessors (betweenness, paths) or only
+    /// distances (closeness).
+    pub count_paths: bool,
 }
 
 /// Reusable buffers for one single-source search.
@@ -71,7 +74,7 @@ impl Search {
                     self.dist[w] = dv + 1.0;
                     queue.push_back(w);
                 }
-                if self.dist[w] == dv + 1.0 {
+                if walk.count_paths && self.dist[w] == dv + 1.0 {
                     self.sigma[w] += self.sigma[v];
                     self.preds[w].push(v);
                 }
@@ -98,12 +101,14 @@ impl Search {
                 let vw = d + a.weight;
                 if vw < self.dist[w] {
                     self.dist[w] = vw;
-                    self.sigma[w] = self.sigma[v];
-                    self.preds[w].clear();
-                    self.preds[w].push(v);
+                    if walk.count_paths {
+                        self.sigma[w] = self.sigma[v];
+                        self.preds[w].clear();
+                        self.preds[w].push(v);
+                    }
                     heap.push(Entry(vw, counter, w));
                     counter += 1;
-                } else if vw == self.dist[w] {
+                } else if walk.count_paths && vw == self.dist[w] {
                     self.sigma[w] += self.sigma[v];
                     self.preds[w].push(v);
                 }

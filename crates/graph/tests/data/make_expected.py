@@ -40,6 +40,7 @@ def dump(name, G, weighted):
         "betweenness": per_node(nodes, nx.betweenness_centrality(G)),
         "betweenness_weighted": per_node(nodes, nx.betweenness_centrality(G, weight=w)),
         "closeness": per_node(nodes, nx.closeness_centrality(G)),
+        "closeness_weighted": per_node(nodes, nx.closeness_centrality(G, distance=w)),
         "clustering": per_node(nodes, nx.clustering(G)),
         "components": [sorted(str(n) for n in c) for c in comps],
         "louvain_modularity": None if directed else nx.community.modularity(G, comms, weight="weight"),
