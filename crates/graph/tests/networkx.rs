@@ -101,7 +101,7 @@ fn components_match_networkx_exactly() {
 
 #[test]
 fn louvain_modularity_is_within_0_02_of_networkx() {
-    for name in ["karate", "les_miserables"] {
+    for name in FIXTURES {
         let f = load(name);
         let expected = f.json["louvain_modularity"].as_f64().unwrap();
         for seed in [0, 1, 42] {

@@ -26,7 +26,7 @@ def dump(name, G, weighted):
     dist = nx.single_source_dijkstra_path_length(G, first, weight="weight")
     path = nx.dijkstra_path(G, first, last, weight="weight")
     directed = G.is_directed()
-    comms = None if directed else nx.community.louvain_communities(G, weight="weight", seed=42)
+    comms = nx.community.louvain_communities(G, weight="weight", seed=42)
     comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
     out = {
         "name": name,
@@ -43,9 +43,9 @@ def dump(name, G, weighted):
         "closeness_weighted": per_node(nodes, nx.closeness_centrality(G, distance=w)),
         "clustering": per_node(nodes, nx.clustering(G)),
         "components": [sorted(str(n) for n in c) for c in comps],
-        "louvain_modularity": None if directed else nx.community.modularity(G, comms, weight="weight"),
+        "louvain_modularity": nx.community.modularity(G, comms, weight="weight"),
         # networkx's own spread over seeds 0..19, to show where ours falls.
-        "louvain_modularity_range": None if directed else [
+        "louvain_modularity_range": [
             f(
                 nx.community.modularity(G, nx.community.louvain_communities(G, weight="weight", seed=s), weight="weight")
                 for s in range(20)
