@@ -20,6 +20,7 @@ mod centrality;
 mod clustering;
 mod components;
 mod degree;
+pub mod layout;
 mod louvain;
 mod model;
 mod pagerank;
