@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use schemascope_agent::graph::HistoryTurn;
 use schemascope_agent::graph::Phase;
 use schemascope_agent::llm::LlmConfig;
-use schemascope_tools::{AskParams, AskTurn, Registry};
+use schemascope_tools::{AskParams, Registry};
 
 /// Which LLM to call (each flag overrides its environment variable).
 #[derive(clap::Args, Clone, Default)]
@@ -57,7 +58,7 @@ impl LlmArgs {
 
 /// Runs one question and prints the answer; steps go to standard error as they happen.
 pub fn run(registry: &Registry, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
-    let history: Option<Vec<AskTurn>> = match history {
+    let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
         Some(path) => {
             let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -90,6 +91,6 @@ pub fn run(registry: &Registry, source: String, question: String, history: Optio
     Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn parse_history(text: &str) -> serde_json::Result<Vec<AskTurn>> {
+fn parse_history(text: &str) -> serde_json::Result<Vec<HistoryTurn>> {
     serde_json::from_str(text)
 }

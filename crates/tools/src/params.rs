@@ -252,23 +252,6 @@ pub struct ValidateQueryParams {
     pub query: Value,
 }
 
-/// One earlier turn of a conversation with `ask`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AskTurn {
-    /// The earlier question.
-    pub question: String,
-    /// Its answer.
-    #[serde(default)]
-    pub answer: String,
-    /// The query that answered it.
-    #[serde(default)]
-    pub query: Option<Value>,
-    /// The values its answer showed, by field (`shown_entities` of that answer).
-    #[serde(default)]
-    pub shown_entities: Option<Value>,
-}
-
 /// Parameters of `ask`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -280,5 +263,5 @@ pub struct AskParams {
     pub question: String,
     /// Earlier turns, oldest first, so a follow-up ("and in 2024?") can build on them.
     #[serde(default)]
-    pub history: Option<Vec<AskTurn>>,
+    pub history: Option<Vec<schemascope_agent::graph::HistoryTurn>>,
 }

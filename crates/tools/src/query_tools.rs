@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use schemascope_agent::graph::{
-    AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, HistoryTurn, SchemaInfo, ValidationOutcome,
-};
+use schemascope_agent::graph::{AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, SchemaInfo, ValidationOutcome};
 use schemascope_core::{Catalog, CollectionProfile};
 use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport, validate};
 use schemascope_sources::{Format, Source};
@@ -175,12 +173,7 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
         let llm = registry.llm()?.backend();
         let data = RegistryData { registry, source: Arc::clone(&source) };
         let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
-        let history = params
-            .history
-            .unwrap_or_default()
-            .into_iter()
-            .map(|t| HistoryTurn { question: t.question, answer: t.answer, query: t.query, shown_entities: t.shown_entities })
-            .collect();
+        let history = params.history.unwrap_or_default();
         let outcome = graph.run(AskInput { source: source.name().to_string(), question: params.question.clone(), history }, observe);
         registry.metrics().record(&outcome);
         registry.write_trace(&json!({

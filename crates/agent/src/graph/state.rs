@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use crate::llm::Usage;
 
-/// A previous turn of the conversation, so a follow-up ("and in 2024?") can build on it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// A previous turn of the conversation, so a follow-up ("and in 2024?") can build on it. Tools
+/// take it as is (`ask`'s `history`), hence the JSON Schema.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub struct HistoryTurn {
     /// The question asked.
     pub question: String,

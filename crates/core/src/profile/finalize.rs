@@ -12,11 +12,8 @@ use super::TOP_VALUES;
 use super::accumulate::{PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
-use super::numeric::{mean_std, median, quantile};
+use super::numeric::{NUMBER_TOP_DISTINCT, mean_std, median, number_value, quantile};
 use crate::path::PropertyPath;
-
-/// Distinct numeric values up to which value counts are reported.
-const NUMBER_TOP_DISTINCT: u64 = 20;
 
 struct Pending {
     path: PropertyPath,
@@ -190,14 +187,6 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
         max,
         format,
         format_counts,
-    }
-}
-
-fn number_value(v: f64, integer: bool) -> Value {
-    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
-        Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
     }
 }
 

@@ -22,6 +22,19 @@ pub const AUTO_MAX_BINS: usize = 20;
 /// Most bins ever produced.
 pub const MAX_BINS: usize = 100;
 
+/// Numbers list their most frequent values only when they have at most this many distinct ones.
+pub const NUMBER_TOP_DISTINCT: u64 = 20;
+
+/// A counted number as a JSON value: written as an integer when every value of its property
+/// was one, so top values read as they were written (`5`, not `5.0`).
+pub fn number_value(v: f64, integer: bool) -> serde_json::Value {
+    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
+        serde_json::Value::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+    }
+}
+
 /// Rounds to one decimal, for percentages.
 pub fn round1(value: f64) -> f64 {
     (value * 10.0).round() / 10.0

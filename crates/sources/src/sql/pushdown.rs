@@ -16,7 +16,7 @@
 use schemascope_core::TableInfo;
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
-use schemascope_core::profile::numeric::HistogramLayout;
+use schemascope_core::profile::numeric::{HistogramLayout, NUMBER_TOP_DISTINCT, number_value};
 use schemascope_core::profile::{
     BooleanProfile, CollectionProfile, NumberProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
 };
@@ -25,9 +25,6 @@ use serde_json::Value;
 
 use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
-
-/// Numbers list their top values when they have at most this many distinct values (as in memory).
-const NUMBER_TOP_DISTINCT: u64 = 20;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -510,14 +507,6 @@ fn sorted_distribution(
         (distinct, top)
     };
     Ok(Distribution { std_dev, quartiles, median, distinct, top })
-}
-
-fn number_value(v: f64, integer: bool) -> Value {
-    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
-        Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
