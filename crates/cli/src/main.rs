@@ -184,6 +184,8 @@ enum Command {
         /// Append every `ask` run's trace to FILE, one JSON object per line.
         #[arg(long, value_name = "FILE")]
         trace_json: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        session: SessionFileArgs,
     },
     /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
     SearchDocs {
@@ -278,7 +280,42 @@ enum Command {
         /// Serve over stdio instead (for an MCP client that starts the process).
         #[arg(long)]
         stdio: bool,
+        #[command(flatten)]
+        session: SessionFileArgs,
     },
+}
+
+/// Where graph sessions (styles, selection, view, layout, algorithm results) are saved.
+#[derive(clap::Args)]
+struct SessionFileArgs {
+    /// SQLite file graph sessions are saved to on every change and restored from
+    /// [default: $XDG_STATE_HOME/schemascope/sessions.sqlite, else ~/.local/state/schemascope/sessions.sqlite]
+    #[arg(long, value_name = "FILE")]
+    session_file: Option<std::path::PathBuf>,
+    /// Keep graph sessions in memory only (lost when the server stops).
+    #[arg(long, conflicts_with = "session_file")]
+    no_session_file: bool,
+}
+
+impl SessionFileArgs {
+    fn apply(&self, registry: &Registry) -> Result<()> {
+        if self.no_session_file {
+            return Ok(());
+        }
+        let path = match &self.session_file {
+            Some(path) => path.clone(),
+            None => {
+                let state = std::env::var_os("XDG_STATE_HOME")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| std::env::var_os("HOME").map(|home| std::path::PathBuf::from(home).join(".local").join("state")));
+                match state {
+                    Some(dir) => dir.join("schemascope").join("sessions.sqlite"),
+                    None => return Ok(()),
+                }
+            }
+        };
+        registry.set_session_file(&path).map_err(|e| anyhow::anyhow!("{e} (use --session-file FILE or --no-session-file)"))
+    }
 }
 
 #[derive(Subcommand)]
@@ -467,6 +504,7 @@ fn demo_banner(registry: &Registry, addr: SocketAddr) {
     }
     let snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
     let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
+    println!("\nGraph view (open in a browser): http://{addr}/");
     println!(
         "\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}",
         serde_json::to_string_pretty(&snippet).unwrap_or_default()
@@ -533,8 +571,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
-        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json } => {
+        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session } => {
             let registry = registry_for(&sources)?;
+            session.apply(&registry)?;
             retrieval.apply(&registry)?;
             llm.apply(&registry)?;
             registry.set_trace_file(trace_json);
@@ -602,8 +641,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Eval { command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } } => {
             eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?
         }
-        Command::Demo { http, stdio } => {
+        Command::Demo { http, stdio, session } => {
             let registry = registry_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
+            session.apply(&registry)?;
             if stdio {
                 serve(registry, None, false, None)?
             } else {

@@ -76,9 +76,23 @@ impl Selector {
     /// Whether the item with JSON text `json` matches.
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
         let data = jmespath::Variable::from_json(json)?;
+        self.matches_parsed(&std::sync::Arc::new(data))
+    }
+
+    /// Whether an item already parsed into a JMESPath value matches (parse once with
+    /// [`parse_for_selectors`], then run many selectors).
+    pub fn matches_parsed(&self, data: &jmespath::Rcvar) -> Result<bool, String> {
         let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
         Ok(result.is_truthy())
     }
+}
+
+/// An item's JSON text as a JMESPath value, for [`Selector::matches_parsed`].
+pub fn parse_for_selectors(json: &str) -> Result<jmespath::Rcvar, String> {
+    jmespath::Variable::from_json(json).map(std::sync::Arc::new)
+}
+
+impl Selector {
 }
 
 fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {

@@ -52,6 +52,7 @@ fn stream(registry: Arc<Registry>, params: AskParams) -> impl Stream<Item = Resu
             success: false,
             message: format!("`ask` failed unexpectedly: {error}"),
             data: json!({"error": "internal_error"}),
+            ..Default::default()
         });
         let _ = tx.send(Ok(SseEvent::default().event("result").data(json!(result).to_string())));
     });

@@ -1,4 +1,5 @@
-//! MCP over streamable HTTP at `/mcp`, plus a plain-text `GET /` and `GET /healthz`.
+//! MCP over streamable HTTP at `/mcp`, the graph web view at `/` with its API under `/v1/`, and
+//! a plain-text `GET /healthz`.
 //!
 //! Clients that `initialize` (protocol 2025-11-25 and older) get a session (`Mcp-Session-Id`) with
 //! a `GET` stream for notifications; protocol 2026-07-28 requests are served statelessly and use
@@ -27,7 +28,7 @@ use crate::{SchemascopeServer, ServerError};
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
-/// The answer of `GET /` and `GET /healthz`.
+/// The answer of `GET /healthz`.
 const INDEX_TEXT: &str = "schemascope MCP server; endpoint /mcp\n";
 
 /// How long an idle legacy session (no request, no notification) is kept before it is closed.
@@ -102,11 +103,18 @@ pub async fn serve_http_listener(
 
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
     let closing = CancellationToken::new();
-    let api = Router::new().route("/v1/ask", post(crate::ask::ask_sse)).route("/metrics", get(crate::ask::metrics)).with_state(Arc::clone(&registry));
+    let api = Router::new()
+        .route("/v1/ask", post(crate::ask::ask_sse))
+        .route("/metrics", get(crate::ask::metrics))
+        .route("/v1/graph/scene", get(crate::graph_http::scene))
+        .route("/v1/graph/events", get(crate::graph_http::events))
+        .route("/v1/tools/{name}", post(crate::graph_http::call_tool))
+        .with_state(Arc::clone(&registry));
     let base = SchemascopeServer::new(registry).with_closing(closing.clone());
     let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
     let app = Router::new()
-        .route("/", get(|| async { INDEX_TEXT }))
+        .route("/", get(crate::graph_http::page))
+        .route("/assets/view.js", get(crate::graph_http::script))
         .route("/healthz", get(|| async { INDEX_TEXT }))
         .nest_service(MCP_PATH, mcp)
         .merge(api)

@@ -7,6 +7,8 @@
 
 mod ask;
 mod error;
+mod graph_http;
+mod graph_tools;
 mod http;
 mod prompts;
 mod resources;

@@ -58,7 +58,7 @@ impl SchemascopeServer {
     /// A server answering from `registry`.
     pub fn new(registry: Arc<Registry>) -> Self {
         let session = SessionSubscriptions::new(registry.clone());
-        Self { registry, tool_router: Arc::new(Self::tool_router()), session, closing: CancellationToken::new() }
+        Self { registry, tool_router: Arc::new(Self::tool_router() + Self::graph_tool_router()), session, closing: CancellationToken::new() }
     }
 
     /// The same server, ending its `subscriptions/listen` streams gracefully (with their final

@@ -22,20 +22,22 @@ use serde_json::{Value, json};
 use crate::server::SchemascopeServer;
 
 /// The input schema of a tool, generated from its parameter struct.
-fn input_schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
+pub(crate) fn input_schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
     // Every parameter type is a struct, so this cannot fail; an empty object schema is the
     // harmless fallback.
     schema_for_input::<P>().unwrap_or_else(|_| schema_for_empty_input())
 }
 
 /// The output schema shared by every tool: the envelope.
-fn envelope_schema() -> Arc<JsonObject> {
+pub(crate) fn envelope_schema() -> Arc<JsonObject> {
     let schema = json!({
         "type": "object",
         "properties": {
             "success": { "type": "boolean", "description": "False when the tool could not do what was asked." },
             "message": { "type": "string", "description": "What happened, or what to change." },
-            "data": { "description": "The structured answer, or error details (kind, suggestions)." }
+            "data": { "description": "The structured answer, or error details (kind, suggestions)." },
+            "affectedNodes": { "type": "array", "items": { "type": "string" }, "description": "Graph tools: ids of the nodes matched or changed (first 1,000)." },
+            "affectedEdges": { "type": "array", "items": { "type": "string" }, "description": "Graph tools: ids of the edges matched or changed (first 1,000)." }
         },
         "required": ["success", "message", "data"]
     });
@@ -48,7 +50,8 @@ fn envelope_schema() -> Arc<JsonObject> {
 /// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
 pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
     let success = result.success;
-    let envelope = json!({ "success": result.success, "message": result.message, "data": result.data });
+    // Serializing the envelope cannot fail (its data is already a JSON value).
+    let envelope = serde_json::to_value(&result).unwrap_or_else(|_| json!({ "success": false, "message": "unserializable result", "data": null }));
     if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
 }
 
@@ -76,6 +79,7 @@ fn parse_arguments<P: DeserializeOwned>(tool: &str, arguments: JsonObject, schem
                 "accepted": accepted,
                 "required": required,
             }),
+            ..Default::default()
         }
     })
 }
@@ -89,7 +93,7 @@ fn backticked(message: &str) -> Option<String> {
 
 impl SchemascopeServer {
     /// Runs one tool: parse, call on the blocking pool, wrap.
-    async fn run<P>(&self, tool: &'static str, arguments: JsonObject, schema: Arc<JsonObject>, call: fn(&Registry, P) -> ToolResult) -> CallToolResult
+    pub(crate) async fn run<P>(&self, tool: &'static str, arguments: JsonObject, schema: Arc<JsonObject>, call: fn(&Registry, P) -> ToolResult) -> CallToolResult
     where
         P: DeserializeOwned + Send + 'static,
     {
@@ -100,6 +104,7 @@ impl SchemascopeServer {
                     success: false,
                     message: format!("`{tool}` failed unexpectedly: {error}"),
                     data: json!({ "error": "internal_error" }),
+                    ..Default::default()
                 })
             }
             Err(invalid) => invalid,
@@ -258,6 +263,7 @@ impl SchemascopeServer {
             success: false,
             message: format!("`ask` failed unexpectedly: {error}"),
             data: json!({ "error": "internal_error" }),
+            ..Default::default()
         });
         call_tool_result(result)
     }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How a selection change combines with the current selection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SelectMode {
     /// The new ids become the selection.

@@ -94,7 +94,7 @@ impl StyleLayer {
 }
 
 /// The flat style parameters tools take, turned into the nested style the renderer reads.
-#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct FlatStyle {
     /// Fill colour: a CSS colour name or hex (`red`, `#ff0000`).

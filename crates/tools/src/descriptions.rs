@@ -36,3 +36,48 @@ pub const VALIDATE_QUERY: &str = "Check a query against a SQL source before runn
 
 /// `ask`.
 pub const ASK: &str = "Answer a question about a SQL source: the pipeline fetches the (focused) schema, has the LLM write a query, validates it locally, runs it, and has the LLM summarise the rows — retrying with the exact errors when validation or execution fails (3 attempts each). Returns the answer, the final query, its rows, the values the answer shows (`shown_entities`, pass them back in `history` for follow-ups) and a trace of every step. Progress notifications carry each step's thought. Needs an LLM: SCHEMASCOPE_LLM_MODEL with OPENAI_BASE_URL/OPENAI_API_KEY or ANTHROPIC_API_KEY.\n\nExamples:\n- {\"question\": \"Which 5 customers spent the most?\"}\n- {\"question\": \"and in 2024?\", \"history\": [{\"question\": \"Revenue per country in 2023?\", \"answer\": \"…\", \"shown_entities\": {\"BillingCountry\": [\"USA\", \"Canada\"]}}]}";
+
+/// `query_graph`.
+pub const QUERY_GRAPH: &str = "Get information about the graph session: `nodeCount`, `edgeCount`, `currentLayout`, `summary` (default: counts, layout, 2D/3D, style layers, selection, algorithms run), `view` (2D/3D mode, camera position/target/distance, active preset, viewport size), `layout` (type, options, settled, available layouts) or `all`. Check the view before switching modes: it may already be as asked.\n\nExamples:\n- How big is the graph? {\"query\": \"summary\"}\n- Switch to 3D (check first): {\"query\": \"view\"}";
+
+/// `find_nodes`.
+pub const FIND_NODES: &str = "Find nodes matching a JMESPath selector over the node's data plus `algorithmResults` (after run_algorithm). The root is the data: `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks. Returns the count, ids and the first items; a syntax error names its position.\n\nExamples:\n- {\"selector\": \"type == 'database'\"}\n- {\"selector\": \"algorithmResults.schemascope.pagerank.rankPct > `50`\"}";
+
+/// `find_edges`.
+pub const FIND_EDGES: &str = "Find edges matching a JMESPath selector over the edge's data plus `algorithmResults`. Returns the count, ids and the first items (with source and target).\n\nExamples:\n- {\"selector\": \"latency > `100`\"}\n- {\"selector\": \"relationship == 'depends_on'\"}";
+
+/// `find_and_style_nodes`.
+pub const FIND_AND_STYLE_NODES: &str = "Style the nodes a selector matches by adding a named style layer (later layers win). Style: color (CSS name or hex), size (1 = default), shape (sphere, box, cone, cylinder, …), glow (true or a colour) with glow_strength, outline (colour) with outline_width, opacity, hidden. Name the layer (`layer_name`) so it can be removed later. If nothing matches, success is false and no layer is added: check the selector with find_nodes or describe_property.\n\nExamples:\n- Make all database nodes red: {\"selector\": \"type == 'database'\", \"style\": {\"color\": \"red\"}, \"layer_name\": \"databases-red\"}\n- Highlight busy servers: {\"selector\": \"cpu > `0.8`\", \"style\": {\"glow\": true, \"color\": \"orange\"}}\n- Size by importance (after run_algorithm pagerank): {\"selector\": \"algorithmResults.schemascope.pagerank.rankPct > `50`\", \"style\": {\"size\": 2}}";
+
+/// `find_and_style_edges`.
+pub const FIND_AND_STYLE_EDGES: &str = "Style the edges a selector matches by adding a named style layer. Style: color, width, arrow (normal, none, …), opacity, hidden. If nothing matches, success is false and no layer is added.\n\nExamples:\n- {\"selector\": \"latency > `100`\", \"style\": {\"color\": \"red\", \"width\": 3}, \"layer_name\": \"slow-links\"}";
+
+/// `clear_styles`.
+pub const CLEAR_STYLES: &str = "Remove a style layer by name, or without a name every layer added by the AI. An unknown name is an error listing the layers. Use describe_styles first to find the layer (\"remove the red highlighting\").\n\nExamples:\n- {\"layer_name\": \"highlight-servers\"}\n- Remove all AI styles: {}";
+
+/// `describe_styles`.
+pub const DESCRIBE_STYLES: &str = "Describe the style layers in order (later layers override earlier ones): name, source (system, user, ai), selectors and a one-line summary; `verbose` for full styles; `layer_name` for one layer; `compute_for` an element id for its merged style and which layer contributed which property (\"why is node-5 glowing?\").\n\nExamples:\n- What styles are applied? {}\n- Why is node-5 red? {\"compute_for\": \"node-5\"}";
+
+/// `describe_selection`.
+pub const DESCRIBE_SELECTION: &str = "Get the selected nodes and edges (ids, or with `include_data` their data). Long selections are cut at 100 with the full counts. Use it to operate on what the person selected (\"make the selected nodes bigger\").\n\nExamples:\n- What's selected? {}\n- With data: {\"include_data\": true}";
+
+/// `select`.
+pub const SELECT: &str = "Change the selection: by `ids` (nodes or edges) or a `selector` (over nodes, or edges with elements \"edges\"), with mode replace (default), add, remove or clear. The web view shows the selection.\n\nExamples:\n- {\"ids\": [\"server-001\", \"server-002\"]}\n- {\"selector\": \"type == 'database'\", \"mode\": \"add\"}\n- {\"mode\": \"clear\"}";
+
+/// `set_layout`.
+pub const SET_LAYOUT: &str = "Lay the graph out: forceDirected (2D or 3D by the view; options iterations, seed, tolerance), circular (radius), random (seed, size), spiral (spacing), shell (shells: node counts per ring), grid (spacing) or fixed (positions from node properties x, y, z, or the paths given). Reports whether the layout settled.\n\nExamples:\n- {\"type\": \"circular\"}\n- {\"type\": \"forceDirected\", \"options\": {\"iterations\": 300, \"seed\": 7}}\n- {\"type\": \"fixed\", \"options\": {\"x\": \"pos.x\", \"y\": \"pos.y\"}}";
+
+/// `set_dimension`.
+pub const SET_DIMENSION: &str = "Switch the view between 2D and 3D. If it already is in that mode, nothing changes and the answer says so.\n\nExample: {\"dimension\": \"3d\"}";
+
+/// `set_camera`.
+pub const SET_CAMERA: &str = "Move the camera: a preset (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target` as [x, y, z].\n\nExamples:\n- {\"preset\": \"fitToGraph\"}\n- {\"position\": [0, 0, 200], \"target\": [0, 0, 0]}";
+
+/// `zoom_to_nodes`.
+pub const ZOOM_TO_NODES: &str = "Point the camera at some nodes (by `ids` or `selector`) and frame them.\n\nExamples:\n- {\"ids\": [\"database-012\"]}\n- {\"selector\": \"type == 'gateway'\"}";
+
+/// `list_algorithms`.
+pub const LIST_ALGORITHMS: &str = "List the graph algorithms that can run (with their options and the properties they write), the run history (when, how long, added properties, graph-level results) and the algorithm properties available for selectors and styles now.\n\nExample: {}";
+
+/// `run_algorithm`.
+pub const RUN_ALGORITHM: &str = "Run a graph algorithm and write its results on every node/edge under `algorithmResults.<namespace>.<type>.<name>` (namespace `schemascope`), usable in selectors and styles and visible to describe_schema and describe_property. Types: degree, pagerank, betweenness, closeness, components, louvain, clustering, shortestPath (options source, target), minimumSpanningTree; most take {\"weight\": edge property, \"directed\": bool}.\n\nExamples:\n- Color nodes by importance: {\"type\": \"pagerank\"} then describe_property algorithmResults.schemascope.pagerank.rank, then find_and_style_nodes\n- {\"type\": \"shortestPath\", \"options\": {\"source\": \"gateway-001\", \"target\": \"database-012\"}}";

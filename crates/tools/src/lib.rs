@@ -4,10 +4,12 @@
 
 mod cache;
 mod describe;
+pub mod dispatch;
 pub mod descriptions;
 pub mod eval;
 mod execute;
 mod find;
+pub mod graph_session;
 pub mod metrics;
 pub mod params;
 mod property;

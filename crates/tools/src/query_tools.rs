@@ -201,7 +201,7 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
             "trace": outcome.trace,
             "error_summary": outcome.state.error_summary,
         });
-        Ok(ToolResult { success: outcome.success, message: outcome.answer.clone(), data })
+        Ok(ToolResult { success: outcome.success, message: outcome.answer.clone(), data, ..Default::default() })
     })())
 }
 

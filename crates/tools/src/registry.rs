@@ -15,6 +15,9 @@ use schemascope_sources::{FileWatcher, NoProgress, Progress, Source, SourceSpec,
 use tokio::sync::broadcast;
 
 use crate::cache::{AnswerCache, CacheKey};
+use crate::graph_session::data::graph_collections;
+use crate::graph_session::session::GraphSession;
+use crate::graph_session::store::SessionStore;
 use crate::result::{ToolError, ToolResult};
 use crate::schema_docs::DocsState;
 
@@ -33,12 +36,18 @@ pub struct Registry {
     metrics: crate::metrics::Metrics,
     llm: Mutex<Option<schemascope_agent::llm::LlmConfig>>,
     trace_file: Mutex<Option<PathBuf>>,
+    graph_sessions: Mutex<BTreeMap<String, Arc<GraphSession>>>,
+    session_store: Mutex<Option<Arc<SessionStore>>>,
 }
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry").field("sources", &self.names()).finish()
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -60,6 +69,8 @@ impl Registry {
             metrics: crate::metrics::Metrics::default(),
             llm: Mutex::new(None),
             trace_file: Mutex::new(None),
+            graph_sessions: Mutex::new(BTreeMap::new()),
+            session_store: Mutex::new(None),
         })
     }
 
@@ -75,14 +86,77 @@ impl Registry {
         Ok(())
     }
 
-    /// Adds or replaces a source and tells subscribers.
+    /// Adds or replaces a source and tells subscribers. A graph with a live session gets the
+    /// session's algorithm results written into it again.
     pub fn insert(&self, source: Source) {
+        let source = Arc::new(source);
+        let session = lock(&self.graph_sessions).get(source.name()).cloned();
+        let served = match session {
+            Some(session) => session.rebase(source.clone()).unwrap_or_else(|error| {
+                tracing::warn!(source = source.name(), %error, "the reloaded source no longer fits its graph session; serving it as loaded");
+                source
+            }),
+            None => source,
+        };
+        self.put(served);
+    }
+
+    /// Serves `source` as it is and tells subscribers.
+    fn put(&self, source: Arc<Source>) {
         let name = source.name().to_string();
-        self.sources.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(name.clone(), Arc::new(source));
+        self.sources.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(name.clone(), source);
         self.generation.fetch_add(1, Ordering::SeqCst);
         self.cache.clear();
         // Nobody listening is fine.
         let _ = self.changes.send(name);
+    }
+
+    /// Saves graph sessions to the SQLite file at `path` (created if missing); without it
+    /// sessions live in memory only. Set it before the first graph tool call.
+    pub fn set_session_file(&self, path: &Path) -> Result<(), ToolError> {
+        let store = SessionStore::open(path)?;
+        *lock(&self.session_store) = Some(Arc::new(store));
+        Ok(())
+    }
+
+    /// The live session of a graph source (the one named, else the only graph), opened on
+    /// first use with its saved state restored.
+    pub fn graph_session(&self, name: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+        let source = match name {
+            Some(_) => self.get(name)?,
+            None => {
+                let graphs: Vec<Arc<Source>> = self.sources().into_iter().filter(|s| graph_collections(s).is_ok()).collect();
+                match graphs.as_slice() {
+                    [only] => only.clone(),
+                    [] => return Err(ToolError::UnknownSource(format!("no graph source is served (sources: {}); graph tools need a graph file", self.names().join(", ")))),
+                    _ => {
+                        let names: Vec<&str> = graphs.iter().map(|s| s.name()).collect();
+                        return Err(ToolError::UnknownSource(format!("several graphs are served; name one with `source`: {}", names.join(", "))));
+                    }
+                }
+            }
+        };
+        let mut sessions = lock(&self.graph_sessions);
+        if let Some(session) = sessions.get(source.name()) {
+            return Ok(session.clone());
+        }
+        let store = lock(&self.session_store).clone();
+        let session = Arc::new(GraphSession::open(source.clone(), store)?);
+        for note in session.restore_notes() {
+            tracing::warn!(source = source.name(), note, "restoring the graph session");
+        }
+        sessions.insert(source.name().to_string(), session.clone());
+        drop(sessions);
+        let served = session.data().source.clone();
+        if !Arc::ptr_eq(&served, &source) {
+            self.put(served);
+        }
+        Ok(session)
+    }
+
+    /// Serves the source a session change produced (new algorithm results).
+    pub(crate) fn serve_session_source(&self, source: Arc<Source>) {
+        self.put(source);
     }
 
     /// Docs directories, retrieval configuration and indexes of the SQL sources.

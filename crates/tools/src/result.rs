@@ -5,7 +5,8 @@ use serde_json::Value;
 use thiserror::Error;
 
 /// A tool's answer: the same shape on every surface (MCP text and structured content, CLI `--json`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// False when the tool could not do what was asked (the message says why).
     pub success: bool,
@@ -13,12 +14,39 @@ pub struct ToolResult {
     pub message: String,
     /// The structured answer (or error details: kind and suggestions).
     pub data: Value,
+    /// Graph tools: ids of the nodes the call matched or changed (at most [`MAX_AFFECTED`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affected_nodes: Option<Vec<String>>,
+    /// Graph tools: ids of the edges the call matched or changed (at most [`MAX_AFFECTED`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affected_edges: Option<Vec<String>>,
 }
+
+/// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.
+pub const MAX_AFFECTED: usize = 1_000;
 
 impl ToolResult {
     /// A successful answer.
     pub fn ok(message: impl Into<String>, data: Value) -> Self {
-        Self { success: true, message: message.into(), data }
+        Self { success: true, message: message.into(), data, ..Self::default() }
+    }
+
+    /// An answer that did not do what was asked, with the reason in `message`.
+    pub fn failed(message: impl Into<String>, data: Value) -> Self {
+        Self { success: false, message: message.into(), data, ..Self::default() }
+    }
+
+    /// The same answer listing the affected nodes and edges (cut at [`MAX_AFFECTED`]).
+    pub fn affecting(mut self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self {
+        self.affected_nodes = nodes.map(|mut ids| {
+            ids.truncate(MAX_AFFECTED);
+            ids
+        });
+        self.affected_edges = edges.map(|mut ids| {
+            ids.truncate(MAX_AFFECTED);
+            ids
+        });
+        self
     }
 }
 
@@ -73,7 +101,7 @@ impl From<ToolError> for ToolResult {
             // Whether a corrected query could succeed (syntax) or not (timeout, auth, resource).
             data["class"] = serde_json::json!(source.class());
         }
-        Self { success: false, message: error.to_string(), data }
+        Self::failed(error.to_string(), data)
     }
 }
 

@@ -1,0 +1,101 @@
+//! The web view and the HTTP API over the same tool functions: `GET /` (the page), its script,
+//! `GET /v1/graph/scene` (what to draw), `GET /v1/graph/events` (Server-Sent Events when any
+//! client changes the session), and `POST /v1/tools/{name}` (every tool by name; the page
+//! selects, reports its viewport and camera through it).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::Stream;
+use schemascope_tools::{Registry, ToolResult};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The page.
+const VIEW_HTML: &str = include_str!("../assets/view.html");
+/// The page's script (written here; nothing is fetched at run time).
+const VIEW_JS: &str = include_str!("../assets/view.js");
+
+/// `?source=NAME` (optional when one graph is served).
+#[derive(Debug, Deserialize)]
+pub struct SourceQuery {
+    source: Option<String>,
+}
+
+/// `GET /`: the graph view.
+pub async fn page() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_HTML)
+}
+
+/// `GET /assets/view.js`.
+pub async fn script() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_JS)
+}
+
+fn failure(result: ToolResult) -> Response {
+    (StatusCode::BAD_REQUEST, Json(result)).into_response()
+}
+
+/// `GET /v1/graph/scene`: positions, edges and computed styles at the session's version.
+pub async fn scene(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
+    let outcome = tokio::task::spawn_blocking(move || {
+        let session = registry.graph_session(query.source.as_deref())?;
+        schemascope_tools::graph_session::scene::scene(&session)
+    })
+    .await;
+    match outcome {
+        Ok(Ok(scene)) => ([(header::CACHE_CONTROL, "no-cache")], Json(scene)).into_response(),
+        Ok(Err(error)) => failure(error.into()),
+        Err(error) => failure(ToolResult::failed(format!("the scene could not be built: {error}"), json!({"error": "internal_error"}))),
+    }
+}
+
+/// `GET /v1/graph/events`: one `changed` event (`{source, version, changed}`) per session change.
+pub async fn events(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
+    let session = match registry.graph_session(query.source.as_deref()) {
+        Ok(session) => session,
+        Err(error) => return failure(error.into()),
+    };
+    let receiver = session.subscribe();
+    let hello = json!({"source": session.name(), "version": session.version(), "changed": []});
+    Sse::new(event_stream(receiver, hello)).keep_alive(KeepAlive::default()).into_response()
+}
+
+fn event_stream(
+    receiver: tokio::sync::broadcast::Receiver<schemascope_tools::graph_session::SessionEvent>,
+    hello: Value,
+) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    let first = futures_util::stream::once(async move { Ok(SseEvent::default().event("changed").data(hello.to_string())) });
+    let rest = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        loop {
+            match receiver.recv().await {
+                Ok(event) => {
+                    let data = serde_json::to_string(&event).unwrap_or_default();
+                    return Some((Ok(SseEvent::default().event("changed").data(data)), receiver));
+                }
+                // A slow page missed events: one "changed" makes it refetch everything.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    return Some((Ok(SseEvent::default().event("changed").data(r#"{"changed":["all"]}"#)), receiver));
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    futures_util::StreamExt::chain(first, rest)
+}
+
+/// `POST /v1/tools/{name}` with the tool's arguments as JSON: the envelope (HTTP 200 whether or
+/// not `success`; 400 for arguments that do not parse).
+pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, body: Option<Json<Value>>) -> Response {
+    let arguments = body.map(|Json(v)| v).unwrap_or(Value::Null);
+    let outcome = tokio::task::spawn_blocking(move || schemascope_tools::dispatch::call_tool(&registry, &name, arguments)).await;
+    match outcome {
+        Ok(result) => Json(result).into_response(),
+        Err(error) => failure(ToolResult::failed(format!("the tool failed unexpectedly: {error}"), json!({"error": "internal_error"}))),
+    }
+}

@@ -1,0 +1,304 @@
+//! The algorithms a session can run, what each writes (`algorithmResults.<namespace>.<type>.<name>`
+//! on nodes and edges, plus graph-level values), and running one over the session's graph.
+
+use schemascope_graph::{
+    GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality, clustering, connected_components, degrees,
+    louvain_communities, minimum_spanning_tree, pagerank, shortest_path,
+};
+use schemascope_session::style::ElementKind;
+use serde_json::{Map, Value, json};
+
+use crate::graph_session::data::{RESULTS_ROOT, SessionData};
+use crate::graph_session::state::AlgorithmOutput;
+use crate::result::ToolError;
+
+/// The namespace of the built-in algorithms.
+pub const NAMESPACE: &str = "schemascope";
+
+/// One algorithm: its type name, what it does, what it writes, the options it takes.
+#[derive(Debug, Clone, Copy)]
+pub struct AlgorithmInfo {
+    /// Type name (`pagerank`).
+    pub algorithm_type: &'static str,
+    /// One line for the LLM.
+    pub description: &'static str,
+    /// Names written on every node.
+    pub node_properties: &'static [&'static str],
+    /// Names written on every edge.
+    pub edge_properties: &'static [&'static str],
+    /// Graph-level values.
+    pub graph_properties: &'static [&'static str],
+    /// Options it accepts.
+    pub options: &'static [&'static str],
+}
+
+/// Every algorithm, in the order list_algorithms shows them.
+pub const ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo {
+        algorithm_type: "degree",
+        description: "Edges per node (in, out, total) and each as a percentage of the maximum.",
+        node_properties: &["degree", "inDegree", "outDegree", "degreePct", "inDegreePct", "outDegreePct"],
+        edge_properties: &[],
+        graph_properties: &["maxDegree"],
+        options: &["directed"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "pagerank",
+        description: "Importance by PageRank (sums to 1) and as a percentage of the highest.",
+        node_properties: &["rank", "rankPct"],
+        edge_properties: &[],
+        graph_properties: &["iterations", "converged"],
+        options: &["directed", "weight", "alpha"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "betweenness",
+        description: "How often a node lies on shortest paths between others (normalised), and as a percentage of the highest.",
+        node_properties: &["score", "scorePct"],
+        edge_properties: &[],
+        graph_properties: &[],
+        options: &["directed", "weight"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "closeness",
+        description: "Inverse mean distance to the reachable nodes, and as a percentage of the highest.",
+        node_properties: &["score", "scorePct"],
+        edge_properties: &[],
+        graph_properties: &[],
+        options: &["directed", "weight"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "components",
+        description: "Connected components (weakly connected if directed), numbered from 0 by first node.",
+        node_properties: &["componentId"],
+        edge_properties: &[],
+        graph_properties: &["componentCount"],
+        options: &[],
+    },
+    AlgorithmInfo {
+        algorithm_type: "louvain",
+        description: "Communities by Louvain modularity optimisation.",
+        node_properties: &["communityId"],
+        edge_properties: &[],
+        graph_properties: &["communityCount", "modularity"],
+        options: &["directed", "weight", "seed", "resolution"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "clustering",
+        description: "Local clustering coefficient (share of a node's neighbour pairs that are linked).",
+        node_properties: &["coefficient"],
+        edge_properties: &[],
+        graph_properties: &["averageClustering"],
+        options: &[],
+    },
+    AlgorithmInfo {
+        algorithm_type: "shortestPath",
+        description: "Dijkstra from `source`: distance of every node, and the nodes and edges on one shortest path to `target`.",
+        node_properties: &["distance", "isInPath"],
+        edge_properties: &["isInPath"],
+        graph_properties: &["pathLength", "hops"],
+        options: &["source", "target", "directed", "weight"],
+    },
+    AlgorithmInfo {
+        algorithm_type: "minimumSpanningTree",
+        description: "Kruskal's minimum spanning forest: which edges are in it.",
+        node_properties: &[],
+        edge_properties: &["inMST"],
+        graph_properties: &["totalWeight"],
+        options: &["weight"],
+    },
+];
+
+/// The algorithm called `namespace:type`, or an error listing what exists.
+pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmInfo, ToolError> {
+    let all = || ALGORITHMS.iter().map(|a| format!("{NAMESPACE}:{}", a.algorithm_type)).collect::<Vec<_>>().join(", ");
+    if namespace != NAMESPACE {
+        return Err(ToolError::InvalidParams(format!("unknown algorithm namespace `{namespace}`; the algorithms are: {}", all())));
+    }
+    ALGORITHMS.iter().find(|a| a.algorithm_type.eq_ignore_ascii_case(algorithm_type)).ok_or_else(|| {
+        let hint = schemascope_core::suggest::closest(algorithm_type, ALGORITHMS.iter().map(|a| a.algorithm_type), 1)
+            .first()
+            .map(|s| format!(" Did you mean `{s}`?"))
+            .unwrap_or_default();
+        ToolError::InvalidParams(format!("unknown algorithm `{namespace}:{algorithm_type}`.{hint} The algorithms are: {}", all()))
+    })
+}
+
+/// The property path an algorithm's value `name` is written at.
+pub fn property_path(algorithm_type: &str, name: &str) -> String {
+    format!("{RESULTS_ROOT}.{NAMESPACE}.{algorithm_type}.{name}")
+}
+
+fn option_str<'a>(options: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ToolError> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ToolError::InvalidParams(format!("option `{key}` must be a string, not {other}"))),
+    }
+}
+
+fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, ToolError> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_f64().filter(|f| f.is_finite()).map(Some).ok_or_else(|| ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))),
+    }
+}
+
+fn pct(values: &[f64]) -> Vec<Value> {
+    let max = values.iter().copied().fold(0.0f64, f64::max);
+    values.iter().map(|&v| json!(if max > 0.0 { v / max * 100.0 } else { 0.0 })).collect()
+}
+
+fn numbers(values: &[f64]) -> Vec<Value> {
+    values.iter().map(|&v| json!(v)).collect()
+}
+
+/// Runs `info` with `options` over the session's graph; returns the per-element values and the
+/// graph-level ones.
+pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<(AlgorithmOutput, Value), ToolError> {
+    let options = match options {
+        Value::Null => Map::new(),
+        Value::Object(map) => map.clone(),
+        other => return Err(ToolError::InvalidParams(format!("`options` must be an object, not {other}"))),
+    };
+    if let Some(unknown) = options.keys().find(|k| !info.options.contains(&k.as_str())) {
+        let accepted = if info.options.is_empty() { "none".to_string() } else { info.options.join(", ") };
+        return Err(ToolError::InvalidParams(format!("`{}` takes no option `{unknown}`; its options: {accepted}", info.algorithm_type)));
+    }
+    let directed = match options.get("directed") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(ToolError::InvalidParams(format!("option `directed` must be true or false, not {other}"))),
+    };
+    let weight = option_str(&options, "weight")?;
+    if let Some(weight) = weight
+        && data.collection(ElementKind::Edge).profile().property(&weight.parse().unwrap_or_default()).is_none()
+    {
+        return Err(ToolError::InvalidParams(format!("option `weight`: the edges have no property `{weight}` (see describe_schema for edges)")));
+    }
+    if weight.is_some() || directed {
+        run_on(data, info, &options, &data.build_graph(weight, directed), weight.is_some())
+    } else {
+        run_on(data, info, &options, &data.graph(), false)
+    }
+}
+
+fn run_on(data: &SessionData, info: &AlgorithmInfo, options: &Map<String, Value>, g: &GraphData, weighted: bool) -> Result<(AlgorithmOutput, Value), ToolError> {
+    let mut nodes: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut edges: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut graph = json!({});
+    match info.algorithm_type {
+        "degree" => {
+            let d = degrees(g);
+            let ints = |v: &[usize]| v.iter().map(|&x| json!(x)).collect::<Vec<_>>();
+            let max = d.degree.iter().copied().max().unwrap_or(0);
+            nodes = vec![
+                ("degree".into(), ints(&d.degree)),
+                ("inDegree".into(), ints(&d.in_degree)),
+                ("outDegree".into(), ints(&d.out_degree)),
+                ("degreePct".into(), numbers(&d.degree_pct)),
+                ("inDegreePct".into(), numbers(&d.in_degree_pct)),
+                ("outDegreePct".into(), numbers(&d.out_degree_pct)),
+            ];
+            graph = json!({"maxDegree": max});
+        }
+        "pagerank" => {
+            let alpha = option_f64(options, "alpha")?.unwrap_or(0.85);
+            if !(0.0..1.0).contains(&alpha) {
+                return Err(ToolError::InvalidParams(format!("option `alpha` must be in [0, 1), not {alpha}")));
+            }
+            let pr = pagerank(g, &PageRankOptions { alpha, weighted, ..PageRankOptions::default() });
+            nodes = vec![("rank".into(), numbers(&pr.scores)), ("rankPct".into(), pct(&pr.scores))];
+            graph = json!({"iterations": pr.iterations, "converged": pr.converged});
+        }
+        "betweenness" | "closeness" => {
+            let scores = if info.algorithm_type == "betweenness" { betweenness_centrality(g, weighted) } else { closeness_centrality(g, weighted) };
+            nodes = vec![("score".into(), numbers(&scores)), ("scorePct".into(), pct(&scores))];
+        }
+        "components" => {
+            let c = connected_components(g);
+            nodes = vec![("componentId".into(), c.component_id.iter().map(|&x| json!(x)).collect())];
+            graph = json!({"componentCount": c.component_count});
+        }
+        "louvain" => {
+            let seed = option_f64(options, "seed")?.map(|s| s as u64);
+            let resolution = option_f64(options, "resolution")?;
+            let mut opts = LouvainOptions { weighted, ..LouvainOptions::default() };
+            if let Some(seed) = seed {
+                opts.seed = seed;
+            }
+            if let Some(resolution) = resolution {
+                opts.resolution = resolution;
+            }
+            let c = louvain_communities(g, &opts);
+            nodes = vec![("communityId".into(), c.community_id.iter().map(|&x| json!(x)).collect())];
+            graph = json!({"communityCount": c.community_count, "modularity": c.modularity});
+        }
+        "clustering" => {
+            let c = clustering(g);
+            nodes = vec![("coefficient".into(), numbers(&c.coefficient))];
+            graph = json!({"averageClustering": c.average});
+        }
+        "shortestPath" => {
+            let (Some(from), Some(to)) = (option_str(options, "source")?, option_str(options, "target")?) else {
+                return Err(ToolError::InvalidParams("`shortestPath` needs options `source` and `target` (node ids)".into()));
+            };
+            let path = shortest_path(g, from, to).map_err(|e| {
+                let hint = match &e {
+                    schemascope_graph::GraphError::UnknownNode(id) => schemascope_core::suggest::closest(id, g.node_ids.iter().map(String::as_str), 1)
+                        .first()
+                        .map(|s| format!(" Did you mean `{s}`?"))
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                ToolError::InvalidParams(format!("shortestPath: {e}.{hint}"))
+            })?;
+            nodes = vec![
+                ("distance".into(), path.distance.iter().map(|d| d.map_or(Value::Null, |d| json!(d))).collect()),
+                ("isInPath".into(), path.is_in_path.iter().map(|&b| json!(b)).collect()),
+            ];
+            let on_path: std::collections::HashSet<(usize, usize)> =
+                path.path.windows(2).map(|w| if g.directed || w[0] <= w[1] { (w[0], w[1]) } else { (w[1], w[0]) }).collect();
+            edges = vec![("isInPath".into(), edge_flags(data, g, g.directed, |u, v| on_path.contains(&(u, v))))];
+            graph = json!({"pathLength": path.total, "hops": path.path.len().saturating_sub(1), "path": path.path.iter().map(|&i| &g.node_ids[i]).collect::<Vec<_>>()});
+        }
+        "minimumSpanningTree" => {
+            let mst = minimum_spanning_tree(g);
+            let chosen: std::collections::HashSet<(usize, usize)> =
+                g.edges.iter().zip(&mst.in_mst).filter(|(_, in_mst)| **in_mst).map(|(&(u, v, _), _)| if u <= v { (u, v) } else { (v, u) }).collect();
+            edges = vec![("inMST".into(), edge_flags(data, g, false, |u, v| chosen.contains(&(u, v))))];
+            graph = json!({"totalWeight": mst.total_weight});
+        }
+        other => return Err(ToolError::InvalidParams(format!("algorithm `{other}` has no implementation"))),
+    }
+    let node_ids = if nodes.is_empty() { Vec::new() } else { g.node_ids.clone() };
+    let edge_ids = if edges.is_empty() { Vec::new() } else { data.collection(ElementKind::Edge).items().map(|i| i.id.to_string()).collect() };
+    Ok((
+        AlgorithmOutput {
+            namespace: NAMESPACE.into(),
+            algorithm_type: info.algorithm_type.into(),
+            node_ids,
+            node_columns: nodes,
+            edge_ids,
+            edge_columns: edges,
+        },
+        graph,
+    ))
+}
+
+/// One flag per edge item (in item order), asking `on(u, v)` with the endpoints' node indices,
+/// smaller first unless `directed`.
+fn edge_flags(data: &SessionData, g: &GraphData, directed: bool, on: impl Fn(usize, usize) -> bool) -> Vec<Value> {
+    data.collection(ElementKind::Edge)
+        .items()
+        .map(|item| {
+            let ends = item.ends.and_then(|e| Some((g.index_of(&e.source)?, g.index_of(&e.target)?)));
+            json!(ends.is_some_and(|(u, v)| if directed { on(u, v) } else { on(u.min(v), u.max(v)) }))
+        })
+        .collect()
+}
+
+/// The property paths an output adds, for list_algorithms.
+pub fn added_paths(output: &AlgorithmOutput) -> (Vec<String>, Vec<String>) {
+    let paths = |columns: &[(String, Vec<Value>)]| columns.iter().map(|(name, _)| property_path(&output.algorithm_type, name)).collect();
+    (paths(&output.node_columns), paths(&output.edge_columns))
+}

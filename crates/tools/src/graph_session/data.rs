@@ -1,0 +1,242 @@
+//! The data a session works on: the loaded graph with every algorithm's results written into its
+//! items under `algorithmResults.<namespace>.<type>.<name>`, so one selector root — the item's
+//! data plus `algorithmResults` — serves counting, styling and rendering, and describe_schema
+//! sees the new properties. Parsed items and selector matches are cached per data version.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use schemascope_core::selector::{Selector, parse_for_selectors};
+use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
+use schemascope_graph::GraphData;
+use schemascope_session::style::ElementKind;
+use schemascope_sources::Source;
+use serde_json::{Map, Value};
+
+use crate::graph_session::state::AlgorithmOutput;
+use crate::result::ToolError;
+
+/// The property every algorithm writes under.
+pub const RESULTS_ROOT: &str = "algorithmResults";
+
+/// A selector's matches over one element kind, in item order.
+pub type Matches = Arc<Vec<bool>>;
+
+/// The session's graph: the source as loaded (`base`) and with algorithm results (`source`).
+#[derive(Debug)]
+pub struct SessionData {
+    /// The source as loaded from its file.
+    pub base: Arc<Source>,
+    /// The source with algorithm results; this is the one the registry serves.
+    pub source: Arc<Source>,
+    nodes: Arc<Collection>,
+    edges: Arc<Collection>,
+    graph: OnceLock<Arc<GraphData>>,
+    parsed: [OnceLock<Vec<Option<jmespath::Rcvar>>>; 2],
+    indexes: [OnceLock<HashMap<String, usize>>; 2],
+    matches: Mutex<HashMap<(usize, String), Matches>>,
+}
+
+fn slot(kind: ElementKind) -> usize {
+    match kind {
+        ElementKind::Node => 0,
+        ElementKind::Edge => 1,
+    }
+}
+
+/// Checks that `source` is a graph and returns its nodes and edges.
+pub fn graph_collections(source: &Source) -> Result<(&Arc<Collection>, &Arc<Collection>), ToolError> {
+    let nodes = source.collections.iter().find(|c| c.kind() == CollectionKind::Nodes);
+    let edges = source.collections.iter().find(|c| c.kind() == CollectionKind::Edges);
+    match (nodes, edges) {
+        (Some(nodes), Some(edges)) => Ok((nodes, edges)),
+        _ => Err(ToolError::InvalidParams(format!(
+            "source `{}` is not a graph (its collections: {}); graph tools need a graph file with nodes and edges",
+            source.name(),
+            source.collection_names().join(", ")
+        ))),
+    }
+}
+
+impl SessionData {
+    /// The session data for `base` with `results` written into its items.
+    pub fn new(base: Arc<Source>, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Self, ToolError> {
+        graph_collections(&base)?;
+        let source = if results.is_empty() { base.clone() } else { Arc::new(augment(&base, results)?) };
+        let (nodes, edges) = graph_collections(&source).map(|(n, e)| (n.clone(), e.clone()))?;
+        Ok(Self {
+            base,
+            source,
+            nodes,
+            edges,
+            graph: OnceLock::new(),
+            parsed: [OnceLock::new(), OnceLock::new()],
+            indexes: [OnceLock::new(), OnceLock::new()],
+            matches: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The nodes or edges, with algorithm results.
+    pub fn collection(&self, kind: ElementKind) -> &Arc<Collection> {
+        match kind {
+            ElementKind::Node => &self.nodes,
+            ElementKind::Edge => &self.edges,
+        }
+    }
+
+    /// The unweighted, undirected graph (algorithms with other options build their own).
+    pub fn graph(&self) -> Arc<GraphData> {
+        self.graph.get_or_init(|| Arc::new(self.build_graph(None, false))).clone()
+    }
+
+    /// Builds the graph with edge weights from the edge property `weight` (default 1) and direction.
+    pub fn build_graph(&self, weight: Option<&str>, directed: bool) -> GraphData {
+        let nodes = self.collection(ElementKind::Node);
+        let edges = self.collection(ElementKind::Edge);
+        let weight_path: Option<Vec<&str>> = weight.map(|w| w.split('.').collect());
+        let triples = edges.items().filter_map(|item| {
+            let ends = item.ends?;
+            let w = match &weight_path {
+                Some(path) => item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0),
+                None => 1.0,
+            };
+            Some((ends.source.to_string(), ends.target.to_string(), w))
+        });
+        GraphData::build(nodes.items().map(|i| i.id.to_string()), triples.collect::<Vec<_>>(), directed)
+    }
+
+    /// The position of every id of `kind` in its collection.
+    pub fn index(&self, kind: ElementKind) -> &HashMap<String, usize> {
+        self.indexes[slot(kind)].get_or_init(|| self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect())
+    }
+
+    fn parsed(&self, kind: ElementKind) -> &[Option<jmespath::Rcvar>] {
+        self.parsed[slot(kind)].get_or_init(|| {
+            let collection = self.collection(kind);
+            parallel_map(collection.len(), |i| collection.item(i).and_then(|item| parse_for_selectors(item.json).ok()))
+        })
+    }
+
+    /// Which elements of `kind` match `selector` (empty matches all); cached per selector.
+    pub fn matches(&self, kind: ElementKind, selector: &str) -> Result<Matches, ToolError> {
+        let key = (slot(kind), selector.to_string());
+        if let Some(hit) = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+            return Ok(hit.clone());
+        }
+        let collection = self.collection(kind);
+        let result: Matches = if selector.trim().is_empty() {
+            Arc::new(vec![true; collection.len()])
+        } else {
+            let compiled = Selector::parse(selector)?;
+            let parsed = self.parsed(kind);
+            let outcomes = parallel_map(parsed.len(), |i| match &parsed[i] {
+                Some(value) => compiled.matches_parsed(value).map_err(|reason| (i, reason)),
+                None => Ok(false),
+            });
+            let mut flags = Vec::with_capacity(outcomes.len());
+            for outcome in outcomes {
+                match outcome {
+                    Ok(hit) => flags.push(hit),
+                    Err((i, reason)) => {
+                        let item = collection.item(i).map(|it| it.id.to_string()).unwrap_or_default();
+                        return Err(schemascope_core::CoreError::SelectorRuntime { expression: selector.to_string(), item, reason }.into());
+                    }
+                }
+            }
+            Arc::new(flags)
+        };
+        self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, result.clone());
+        Ok(result)
+    }
+
+    /// Whether the one element at `index` matches `selector` (no cache, no full scan).
+    pub fn element_matches(&self, kind: ElementKind, index: usize, selector: &str) -> bool {
+        if selector.trim().is_empty() {
+            return true;
+        }
+        let Ok(compiled) = Selector::parse(selector) else { return false };
+        let Some(item) = self.collection(kind).item(index) else { return false };
+        compiled.matches_json(item.json).unwrap_or(false)
+    }
+}
+
+/// `f(0..n)` on all cores, in order.
+pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
+    if threads == 1 || n < 2_000 {
+        return (0..n).map(&f).collect();
+    }
+    let chunk = n.div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    })
+}
+
+/// Writes each output's columns into the items' `algorithmResults.<namespace>.<type>`.
+fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Source, ToolError> {
+    let (nodes, edges) = graph_collections(base)?;
+    let with_results = |collection: &Collection, kind: ElementKind| -> Result<Collection, ToolError> {
+        // id -> [(namespace, type, name, value)]
+        let mut by_id: HashMap<&str, Vec<(&str, &str, &str, &Value)>> = HashMap::new();
+        for output in results.values() {
+            let (ids, columns) = match kind {
+                ElementKind::Node => (&output.node_ids, &output.node_columns),
+                ElementKind::Edge => (&output.edge_ids, &output.edge_columns),
+            };
+            for (name, values) in columns {
+                for (id, value) in ids.iter().zip(values) {
+                    by_id.entry(id.as_str()).or_default().push((&output.namespace, &output.algorithm_type, name, value));
+                }
+            }
+        }
+        let mut items = Vec::with_capacity(collection.len());
+        for item in collection.items() {
+            let mut value = collection.parse_item(&item)?;
+            if let Some(entries) = by_id.get(item.id) {
+                if value.is_null() {
+                    value = Value::Object(Map::new());
+                }
+                if let Value::Object(map) = &mut value {
+                    let root = map.entry(RESULTS_ROOT).or_insert_with(|| Value::Object(Map::new()));
+                    if !root.is_object() {
+                        *root = Value::Object(Map::new());
+                    }
+                    for (namespace, algorithm, name, v) in entries {
+                        let at = root.as_object_mut().map(|r| r.entry(namespace.to_string()).or_insert_with(|| Value::Object(Map::new())));
+                        let at = at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
+                        if let Some(Value::Object(map)) = at {
+                            map.insert(name.to_string(), (*v).clone());
+                        }
+                    }
+                }
+            }
+            let ends = item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
+            items.push(OwnedItem { id: item.id.to_string(), value, ends, metadata: None });
+        }
+        Ok(Collection::from_values(collection.name(), collection.kind(), items))
+    };
+    let collections = base
+        .collections
+        .iter()
+        .map(|c| {
+            if Arc::ptr_eq(c, nodes) {
+                with_results(c, ElementKind::Node).map(Arc::new)
+            } else if Arc::ptr_eq(c, edges) {
+                with_results(c, ElementKind::Edge).map(Arc::new)
+            } else {
+                Ok(c.clone())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Source {
+        spec: base.spec.clone(),
+        format: base.format,
+        collections,
+        warnings: base.warnings.clone(),
+        path: base.path.clone(),
+        bytes: base.bytes,
+        database: base.database.clone(),
+    })
+}

@@ -1,0 +1,138 @@
+//! Computing node positions for a session's layout (type + options) on its graph.
+
+use schemascope_graph::GraphData;
+use schemascope_graph::layout::{self, ForceOptions, Positions};
+use schemascope_session::style::ElementKind;
+use schemascope_session::view::{Dimension, LayoutType};
+use serde_json::{Map, Value, json};
+
+use crate::graph_session::data::SessionData;
+use crate::graph_session::state::NodePositions;
+use crate::result::ToolError;
+
+/// Above this many nodes the default layout is a spiral: force-directed costs n² per iteration.
+pub const FORCE_DEFAULT_MAX_NODES: usize = 5_000;
+
+/// Every layout type's name, for messages and query_graph.
+pub const LAYOUT_NAMES: &[&str] = &["forceDirected", "circular", "random", "spiral", "shell", "grid", "fixed"];
+
+/// The options each layout accepts.
+fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
+    match layout_type {
+        LayoutType::ForceDirected => &["iterations", "seed", "tolerance"],
+        LayoutType::Circular => &["radius"],
+        LayoutType::Random => &["seed", "size"],
+        LayoutType::Spiral | LayoutType::Grid => &["spacing"],
+        LayoutType::Shell => &["shells", "spacing"],
+        LayoutType::Fixed => &["x", "y", "z"],
+    }
+}
+
+fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, ToolError> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_f64()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .ok_or_else(|| ToolError::InvalidParams(format!("layout option `{key}` must be a number >= 0, not {v}"))),
+    }
+}
+
+/// The layout type the session starts with for a graph of `nodes` nodes.
+pub fn default_type(nodes: usize) -> LayoutType {
+    if nodes <= FORCE_DEFAULT_MAX_NODES { LayoutType::ForceDirected } else { LayoutType::Spiral }
+}
+
+/// Positions for `layout_type` with `options`; returns them and the options as applied.
+pub fn compute(data: &SessionData, layout_type: LayoutType, options: &Value, dimension: Dimension) -> Result<(NodePositions, bool, Value), ToolError> {
+    let options = match options {
+        Value::Null => Map::new(),
+        Value::Object(map) => map.clone(),
+        other => return Err(ToolError::InvalidParams(format!("layout `options` must be an object, not {other}"))),
+    };
+    let allowed = accepted(layout_type);
+    if let Some(unknown) = options.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(ToolError::InvalidParams(format!("this layout takes no option `{unknown}`; its options: {}", allowed.join(", "))));
+    }
+    let g = data.graph();
+    let n = g.node_count();
+    let three_d = dimension == Dimension::ThreeD;
+    // Layout units: spacing ~10 between neighbours, so the page's default zoom suits any layout.
+    let result: Positions = match layout_type {
+        LayoutType::ForceDirected => {
+            let default_iterations = if n <= 1_000 { 500 } else { (500_000_000 / (n * n).max(1)).clamp(20, 500) };
+            let force = ForceOptions {
+                max_iterations: number(&options, "iterations", default_iterations as f64)? as usize,
+                three_d,
+                seed: number(&options, "seed", 1.0)? as u64,
+                tolerance: number(&options, "tolerance", ForceOptions::default().tolerance)?,
+            };
+            let mut p = layout::force_directed(&g, &force);
+            // Fruchterman–Reingold works in a unit box; scale it so neighbours are ~10 apart.
+            let scale = 10.0 * (n.max(1) as f64).powf(if three_d { 1.0 / 3.0 } else { 0.5 });
+            p.positions.iter_mut().for_each(|q| q.iter_mut().for_each(|x| *x *= scale));
+            p
+        }
+        LayoutType::Circular => layout::circular(&g, number(&options, "radius", (n as f64 * 10.0 / std::f64::consts::TAU).max(10.0))?),
+        LayoutType::Random => {
+            layout::random(&g, number(&options, "size", 10.0 * (n.max(1) as f64).sqrt())?, number(&options, "seed", 1.0)? as u64, three_d)
+        }
+        LayoutType::Spiral => layout::spiral(&g, number(&options, "spacing", 5.0)?),
+        LayoutType::Grid => layout::grid(&g, number(&options, "spacing", 10.0)?),
+        LayoutType::Shell => {
+            let shells: Vec<usize> = match options.get("shells") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(sizes)) => sizes
+                    .iter()
+                    .map(|s| s.as_u64().map(|s| s as usize).ok_or_else(|| ToolError::InvalidParams(format!("layout option `shells` lists node counts; `{s}` is not one"))))
+                    .collect::<Result<_, _>>()?,
+                Some(other) => return Err(ToolError::InvalidParams(format!("layout option `shells` must be a list of node counts, not {other}"))),
+            };
+            layout::shell(&g, &shells, number(&options, "spacing", 20.0)?)
+        }
+        LayoutType::Fixed => fixed(data, &g, &options)?,
+    };
+    let applied = if options.is_empty() { json!({}) } else { Value::Object(options) };
+    Ok((NodePositions { ids: g.node_ids.clone(), positions: result.positions, iterations: result.iterations }, result.settled, applied))
+}
+
+/// Positions read from the nodes' data at the `x`, `y`, `z` paths (default `x`, `y`, `z`).
+fn fixed(data: &SessionData, g: &GraphData, options: &Map<String, Value>) -> Result<Positions, ToolError> {
+    let path = |key: &str| -> Result<Vec<String>, ToolError> {
+        match options.get(key) {
+            None | Some(Value::Null) => Ok(vec![key.to_string()]),
+            Some(Value::String(p)) => Ok(p.split('.').map(str::to_string).collect()),
+            Some(other) => Err(ToolError::InvalidParams(format!("layout option `{key}` is a property path, not {other}"))),
+        }
+    };
+    let paths = [path("x")?, path("y")?, path("z")?];
+    let nodes = data.collection(ElementKind::Node);
+    let index = data.index(ElementKind::Node);
+    let mut missing = 0usize;
+    let positions = g
+        .node_ids
+        .iter()
+        .map(|id| {
+            let value = index.get(id).and_then(|&i| nodes.item(i)).and_then(|item| item.value().ok()).unwrap_or(Value::Null);
+            let mut p = [0.0; 3];
+            for (d, path) in paths.iter().enumerate() {
+                let v = path.iter().try_fold(&value, |v, key| v.get(key)).and_then(Value::as_f64);
+                match v {
+                    Some(v) if v.is_finite() => p[d] = v,
+                    // z is optional: 2D data has none.
+                    _ if d == 2 => {}
+                    _ => missing += 1,
+                }
+            }
+            p
+        })
+        .collect();
+    if missing > 0 && missing == 2 * g.node_count() {
+        return Err(ToolError::InvalidParams(format!(
+            "no node has numeric `{}` and `{}` properties; give the paths, e.g. options {{\"x\": \"pos.x\", \"y\": \"pos.y\"}}",
+            paths[0].join("."),
+            paths[1].join(".")
+        )));
+    }
+    Ok(Positions { positions, settled: true, iterations: 0 })
+}

@@ -1,0 +1,204 @@
+//! One live session per served graph: its state behind a lock, every change saved before it is
+//! applied, a version counter, and change events for the web view and other clients.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use schemascope_session::view::{Camera, CameraPreset, Layout};
+use schemascope_sources::Source;
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::graph_session::data::SessionData;
+use crate::graph_session::layout;
+use crate::graph_session::state::{Part, SessionState};
+use crate::graph_session::store::SessionStore;
+use crate::result::ToolError;
+
+/// What changed in a session, as the web view hears it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SessionEvent {
+    /// The graph's source name.
+    pub source: String,
+    /// The session's version after the change.
+    pub version: u64,
+    /// What changed: styles, selection, view, layout, algorithms, data.
+    pub changed: Vec<&'static str>,
+}
+
+/// A live graph session.
+#[derive(Debug)]
+pub struct GraphSession {
+    name: String,
+    state: Mutex<SessionState>,
+    data: RwLock<Arc<SessionData>>,
+    version: AtomicU64,
+    events: broadcast::Sender<SessionEvent>,
+    store: Option<Arc<SessionStore>>,
+    restore_notes: Vec<String>,
+}
+
+fn part_topic(part: &Part) -> &'static str {
+    match part {
+        Part::Layers => "styles",
+        Part::Selection => "selection",
+        Part::View => "view",
+        Part::Layout => "layout",
+        Part::History | Part::Results(_) => "algorithms",
+    }
+}
+
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl GraphSession {
+    /// Opens the session of graph source `base`, restoring its saved state from `store`.
+    pub fn open(base: Arc<Source>, store: Option<Arc<SessionStore>>) -> Result<Self, ToolError> {
+        let name = base.name().to_string();
+        let (mut state, restore_notes) = match &store {
+            Some(store) => SessionState::decode(&store.load(&name)?),
+            None => (SessionState::default(), Vec::new()),
+        };
+        let data = SessionData::new(base, &state.results)?;
+        let mut initial_parts = Vec::new();
+        if !positions_fit(&state, &data) {
+            if state.positions.ids.is_empty() {
+                state.layout = Layout { layout_type: layout::default_type(data.graph().node_count()), options: serde_json::json!({}), settled: false };
+            }
+            relayout(&mut state, &data)?;
+            state.view.camera = Camera::preset(CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            initial_parts = vec![Part::Layout, Part::View];
+        }
+        let (events, _) = broadcast::channel(256);
+        let session = Self { name, state: Mutex::new(SessionState::default()), data: RwLock::new(Arc::new(data)), version: AtomicU64::new(0), events, store, restore_notes };
+        session.save(&state, &initial_parts)?;
+        *session.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = state;
+        Ok(session)
+    }
+
+    /// The graph's source name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Problems met restoring saved state (parts ignored).
+    pub fn restore_notes(&self) -> &[String] {
+        &self.restore_notes
+    }
+
+    /// The session file, if state is saved.
+    pub fn store(&self) -> Option<&SessionStore> {
+        self.store.as_deref()
+    }
+
+    /// Counts changes.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::SeqCst)
+    }
+
+    /// A copy of the state.
+    pub fn state(&self) -> SessionState {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// The data (graph with algorithm results) as it is now.
+    pub fn data(&self) -> Arc<SessionData> {
+        self.data.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Change events, as they happen.
+    pub fn subscribe(&self) -> broadcast::Receiver<SessionEvent> {
+        self.events.subscribe()
+    }
+
+    fn save(&self, state: &SessionState, parts: &[Part]) -> Result<(), ToolError> {
+        let Some(store) = &self.store else { return Ok(()) };
+        if parts.is_empty() {
+            return Ok(());
+        }
+        let encoded = parts
+            .iter()
+            .map(|p| p.encode(state).map(|text| (p.key(), text)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ToolError::InvalidParams(format!("cannot encode the session state: {e}")))?;
+        store.save(&self.name, &encoded, &now_rfc3339())
+    }
+
+    fn announce(&self, changed: Vec<&'static str>) {
+        let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
+        // Nobody listening is fine.
+        let _ = self.events.send(SessionEvent { source: self.name.clone(), version, changed });
+    }
+
+    /// Applies `f` to a copy of the state; if it succeeds and names changed parts, saves them
+    /// and only then makes the copy current. A failed save leaves the state as it was. Returns
+    /// `f`'s value and, when algorithm results changed, the source to serve instead.
+    pub fn change<R>(&self, f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), ToolError>) -> Result<(R, Option<Arc<Source>>), ToolError> {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let data = self.data();
+        let mut next = state.clone();
+        let (value, parts) = f(&mut next, &data)?;
+        if parts.is_empty() {
+            return Ok((value, None));
+        }
+        let results_changed = parts.iter().any(|p| matches!(p, Part::Results(_)));
+        let new_data = if results_changed { Some(Arc::new(SessionData::new(data.base.clone(), &next.results)?)) } else { None };
+        self.save(&next, &parts)?;
+        *state = next;
+        let served = new_data.map(|d| {
+            let source = d.source.clone();
+            *self.data.write().unwrap_or_else(std::sync::PoisonError::into_inner) = d;
+            source
+        });
+        let mut topics: Vec<&'static str> = parts.iter().map(part_topic).collect();
+        topics.dedup();
+        if served.is_some() {
+            topics.push("data");
+        }
+        drop(state);
+        self.announce(topics);
+        Ok((value, served))
+    }
+
+    /// The source was reloaded from its file: rebuild the data with the algorithm results
+    /// (matched by id) and lay out again if the nodes changed. Returns the source to serve.
+    pub fn rebase(&self, base: Arc<Source>) -> Result<Arc<Source>, ToolError> {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let data = SessionData::new(base, &state.results)?;
+        let mut next = state.clone();
+        let mut parts = Vec::new();
+        if !positions_fit(&next, &data) {
+            relayout(&mut next, &data)?;
+            parts.push(Part::Layout);
+        }
+        self.save(&next, &parts)?;
+        *state = next;
+        let source = data.source.clone();
+        *self.data.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(data);
+        drop(state);
+        self.announce(if parts.is_empty() { vec!["data"] } else { vec!["data", "layout"] });
+        Ok(source)
+    }
+}
+
+/// True when the saved positions are for exactly the graph's nodes.
+fn positions_fit(state: &SessionState, data: &SessionData) -> bool {
+    let g = data.graph();
+    state.positions.ids.len() == g.node_count() && state.positions.ids.iter().zip(&g.node_ids).all(|(a, b)| a == b)
+}
+
+/// Recomputes the positions for the state's layout (falling back to the default layout if its
+/// options no longer apply).
+pub fn relayout(state: &mut SessionState, data: &SessionData) -> Result<(), ToolError> {
+    let computed = layout::compute(data, state.layout.layout_type, &state.layout.options, state.view.dimension).or_else(|_| {
+        state.layout.layout_type = layout::default_type(data.graph().node_count());
+        state.layout.options = serde_json::json!({});
+        layout::compute(data, state.layout.layout_type, &state.layout.options, state.view.dimension)
+    })?;
+    let (positions, settled, options) = computed;
+    state.positions = Arc::new(positions);
+    state.layout.settled = settled;
+    state.layout.options = options;
+    Ok(())
+}

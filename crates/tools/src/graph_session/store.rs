@@ -1,0 +1,125 @@
+//! Saving sessions to a local SQLite file: one row per (session, part), every change written in
+//! one transaction with `synchronous = FULL`, so an acknowledged change survives `kill -9` and a
+//! failed write (disk full) leaves the previous state whole.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::result::ToolError;
+
+/// The schema version written to `PRAGMA user_version`.
+const SCHEMA_VERSION: i64 = 1;
+
+/// A session file.
+#[derive(Debug)]
+pub struct SessionStore {
+    path: PathBuf,
+    connection: Mutex<Connection>,
+}
+
+fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> ToolError {
+    ToolError::InvalidParams(format!("session file {}: {what}: {error}", path.display()))
+}
+
+impl SessionStore {
+    /// Opens (or creates) the session file at `path`, creating its directory.
+    pub fn open(path: &Path) -> Result<Self, ToolError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| store_error(path, "cannot create its directory", e))?;
+        }
+        let connection = Connection::open(path).map_err(|e| store_error(path, "cannot open", e))?;
+        connection
+            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
+            .map_err(|e| store_error(path, "cannot configure", e))?;
+        let version: i64 = connection.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| store_error(path, "cannot read", e))?;
+        if version > SCHEMA_VERSION {
+            return Err(store_error(path, "unsupported", format!("it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})")));
+        }
+        connection
+            .execute_batch(&format!(
+                "CREATE TABLE IF NOT EXISTS session_part (session TEXT NOT NULL, part TEXT NOT NULL, value TEXT NOT NULL, saved_at TEXT NOT NULL, PRIMARY KEY (session, part));
+                 PRAGMA user_version = {SCHEMA_VERSION};"
+            ))
+            .map_err(|e| store_error(path, "cannot create its table (is it a schemascope session file?)", e))?;
+        Ok(Self { path: path.to_path_buf(), connection: Mutex::new(connection) })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every saved part of `session`.
+    pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, ToolError> {
+        let connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut statement =
+            connection.prepare("SELECT part, value FROM session_part WHERE session = ?1").map_err(|e| store_error(&self.path, "cannot read", e))?;
+        let rows = statement
+            .query_map(params![session], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))
+            .map_err(|e| store_error(&self.path, "cannot read", e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| store_error(&self.path, "cannot read", e))
+    }
+
+    /// Writes `parts` of `session` in one transaction (an empty value deletes the part).
+    pub fn save(&self, session: &str, parts: &[(String, String)], saved_at: &str) -> Result<(), ToolError> {
+        let mut connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fail = |e: rusqlite::Error| {
+            ToolError::InvalidParams(format!(
+                "the change was not saved, so it was not applied (the previous state is kept): session file {}: {e}",
+                self.path.display()
+            ))
+        };
+        let tx = connection.transaction().map_err(fail)?;
+        for (part, value) in parts {
+            if value.is_empty() {
+                tx.execute("DELETE FROM session_part WHERE session = ?1 AND part = ?2", params![session, part]).map_err(fail)?;
+            } else {
+                tx.execute(
+                    "INSERT INTO session_part (session, part, value, saved_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (session, part) DO UPDATE SET value = excluded.value, saved_at = excluded.saved_at",
+                    params![session, part, value, saved_at],
+                )
+                .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
+    }
+
+    /// When `session` was last saved, if ever.
+    pub fn last_saved(&self, session: &str) -> Option<String> {
+        let connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        connection.query_row("SELECT max(saved_at) FROM session_part WHERE session = ?1", params![session], |r| r.get(0)).optional().ok().flatten().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_saved_replaced_deleted_and_reloaded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("nested").join("sessions.sqlite");
+        let store = SessionStore::open(&path).expect("open");
+        store.save("g", &[("layers".into(), "[1]".into()), ("view".into(), "{}".into())], "t1").expect("save");
+        store.save("g", &[("layers".into(), "[2]".into()), ("view".into(), String::new())], "t2").expect("save");
+        store.save("other", &[("layers".into(), "[3]".into())], "t3").expect("save");
+        drop(store);
+        let store = SessionStore::open(&path).expect("reopen");
+        let parts = store.load("g").expect("load");
+        assert_eq!(parts.into_iter().collect::<Vec<_>>(), [("layers".to_string(), "[2]".to_string())]);
+        assert_eq!(store.last_saved("g").as_deref(), Some("t2"));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_session_file_is_refused_clearly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("junk.sqlite");
+        std::fs::write(&path, b"this is not a database at all, just text that is long enough").expect("write");
+        let error = SessionStore::open(&path).expect_err("not sqlite");
+        assert!(error.to_string().contains("junk.sqlite"), "{error}");
+    }
+}

@@ -1,0 +1,602 @@
+//! The graph session tools (seed 003 and the graph tools of seed 000): each resolves the session,
+//! changes or reads its state through the library, and returns the envelope with
+//! `affectedNodes`/`affectedEdges` where elements were matched or changed.
+
+use std::sync::Arc;
+
+use schemascope_core::display::DisplayLimits;
+use schemascope_core::selector::Selector;
+use schemascope_core::suggest::closest;
+use schemascope_session::layers::StyleLayers;
+use schemascope_session::selection::SelectMode;
+use schemascope_session::style::{ElementKind, LayerSource, compute};
+use schemascope_session::view::{Camera, Dimension, Layout};
+use serde_json::{Value, json};
+
+use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
+use crate::graph_session::data::SessionData;
+use crate::graph_session::layout::LAYOUT_NAMES;
+use crate::graph_session::params::*;
+use crate::graph_session::session::{GraphSession, relayout};
+use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
+use crate::registry::Registry;
+use crate::result::{ToolError, ToolResult, envelope};
+
+/// Most ids or items describe_selection lists.
+pub const MAX_SELECTION_LISTED: usize = 100;
+
+fn session(registry: &Registry, source: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+    registry.graph_session(source)
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0)
+}
+
+fn kind_noun(kind: ElementKind, n: usize) -> String {
+    let noun = match (kind, n == 1) {
+        (ElementKind::Node, true) => "node",
+        (ElementKind::Node, false) => "nodes",
+        (ElementKind::Edge, true) => "edge",
+        (ElementKind::Edge, false) => "edges",
+    };
+    format!("{n} {noun}")
+}
+
+/// Ids of the matching elements, in item order.
+fn matched_ids(data: &SessionData, kind: ElementKind, matches: &[bool]) -> Vec<String> {
+    let collection = data.collection(kind);
+    matches.iter().enumerate().filter(|(_, hit)| **hit).filter_map(|(i, _)| collection.item(i).map(|it| it.id.to_string())).collect()
+}
+
+fn mode_label(dimension: Dimension) -> &'static str {
+    match dimension {
+        Dimension::TwoD => "2D",
+        Dimension::ThreeD => "3D",
+    }
+}
+
+fn point(p: [f64; 3]) -> Value {
+    json!({"x": p[0], "y": p[1], "z": p[2]})
+}
+
+/// `query_graph`: counts, layout, view and a summary.
+pub fn query_graph(registry: &Registry, params: QueryGraphParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let state = session.state();
+        let data = session.data();
+        let nodes = data.collection(ElementKind::Node).len();
+        let edges = data.collection(ElementKind::Edge).len();
+        let view = || {
+            let camera = &state.view.camera;
+            json!({
+                "mode": mode_label(state.view.dimension),
+                "camera": {"position": point(camera.position), "target": point(camera.target), "distance": camera.distance(), "zoom": camera.zoom, "activePreset": camera.preset},
+                "viewport": state.view.viewport.map(|[w, h]| json!({"width": w, "height": h})),
+                "immersiveMode": "none",
+            })
+        };
+        let layout = || {
+            json!({
+                "type": state.layout.layout_type, "options": state.layout.options, "settled": state.layout.settled,
+                "settledFrames": state.positions.iterations, "availableLayouts": LAYOUT_NAMES,
+            })
+        };
+        let summary = || {
+            json!({
+                "nodeCount": nodes, "edgeCount": edges, "currentLayout": state.layout.layout_type, "mode": mode_label(state.view.dimension),
+                "styleLayerCount": state.layers.layers.len(),
+                "selectedNodeCount": state.selection.nodes.len(), "selectedEdgeCount": state.selection.edges.len(),
+                "algorithmsRun": state.history.iter().map(|r| r.algorithm.clone()).collect::<Vec<_>>(),
+                "graphResults": state.history.iter().map(|r| (r.algorithm.clone(), r.graph_results.clone())).collect::<serde_json::Map<_, _>>(),
+            })
+        };
+        Ok(match params.query {
+            GraphQuery::NodeCount => ToolResult::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes})),
+            GraphQuery::EdgeCount => ToolResult::ok(format!("The graph has {edges} edges."), json!({"edgeCount": edges})),
+            GraphQuery::CurrentLayout => {
+                let layout_type = serde_json::to_value(state.layout.layout_type).unwrap_or_default();
+                ToolResult::ok(format!("Current layout: {}.", layout_type.as_str().unwrap_or_default()), json!({"currentLayout": layout_type}))
+            }
+            GraphQuery::Summary => ToolResult::ok(format!("{nodes} nodes, {edges} edges, {} mode.", mode_label(state.view.dimension)), summary()),
+            GraphQuery::All => {
+                let mut all = summary();
+                all["view"] = view();
+                all["layout"] = layout();
+                ToolResult::ok(format!("{nodes} nodes, {edges} edges; view, layout and state."), all)
+            }
+            GraphQuery::View => ToolResult::ok(format!("Current view: {} mode.", mode_label(state.view.dimension)), view()),
+            GraphQuery::Layout => {
+                let layout_type = serde_json::to_value(state.layout.layout_type).unwrap_or_default();
+                let settled = if state.layout.settled { "settled" } else { "not settled" };
+                ToolResult::ok(format!("Current layout: {} ({settled}).", layout_type.as_str().unwrap_or_default()), layout())
+            }
+        })
+    })())
+}
+
+fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let data = session.data();
+        let matches = data.matches(kind, &params.selector)?;
+        let ids = matched_ids(&data, kind, &matches);
+        let collection = data.collection(kind);
+        let limit = params.limit.unwrap_or(10).min(schemascope_core::selector::MAX_ITEMS);
+        let mut cuts = schemascope_core::display::Cuts::default();
+        let index = data.index(kind);
+        let items: Vec<Value> = ids
+            .iter()
+            .take(limit)
+            .filter_map(|id| {
+                let item = collection.item(*index.get(id)?)?;
+                let value = collection.parse_item(&item).ok()?;
+                Some(schemascope_core::sample::render_item(collection.kind(), &item, &value, &DisplayLimits::default(), &mut cuts))
+            })
+            .collect();
+        let count = ids.len();
+        let hint = (count == 0).then(|| empty_match_hint(&data, kind, &params.selector)).flatten();
+        let message = if count == 0 {
+            format!("No {} match `{}`.{}", kind_noun(kind, 2).trim_start_matches("2 "), params.selector, hint.as_deref().map(|h| format!(" {h}")).unwrap_or_default())
+        } else {
+            format!("Found {} matching `{}`.", kind_noun(kind, count), params.selector)
+        };
+        let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "hint": hint});
+        let result = ToolResult::ok(message, data_out);
+        Ok(match kind {
+            ElementKind::Node => result.affecting(Some(ids), None),
+            ElementKind::Edge => result.affecting(None, Some(ids)),
+        })
+    })())
+}
+
+/// A hint for a selector that matched nothing: a property it reads that no element has.
+fn empty_match_hint(data: &SessionData, kind: ElementKind, selector: &str) -> Option<String> {
+    let compiled = Selector::parse(selector).ok()?;
+    let profile = data.collection(kind).profile();
+    let names: Vec<String> = profile.root.children.iter().map(|c| c.profile.path.to_string()).collect();
+    for (field, _) in compiled.fields() {
+        let known = names.iter().any(|n| n == &field) || profile.root.children.iter().any(|c| c.children.iter().any(|g| g.profile.path.to_string().ends_with(&format!(".{field}"))));
+        if !known {
+            let suggestion = closest(&field, names.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            return Some(format!("No element has a property `{field}`.{suggestion} See describe_schema (algorithm results appear under `algorithmResults` after run_algorithm)."));
+        }
+    }
+    None
+}
+
+/// `find_nodes`: nodes matching a selector.
+pub fn find_nodes(registry: &Registry, params: FindElementsParams) -> ToolResult {
+    find(registry, params, ElementKind::Node)
+}
+
+/// `find_edges`: edges matching a selector.
+pub fn find_edges(registry: &Registry, params: FindElementsParams) -> ToolResult {
+    find(registry, params, ElementKind::Edge)
+}
+
+fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let data = session.data();
+        let matches = data.matches(kind, &params.selector)?;
+        let ids = matched_ids(&data, kind, &matches);
+        if ids.is_empty() {
+            let hint = empty_match_hint(&data, kind, &params.selector).map(|h| format!(" {h}")).unwrap_or_default();
+            return Ok(ToolResult::failed(
+                format!("No {} match `{}`, so no style layer was added.{hint}", if kind == ElementKind::Node { "nodes" } else { "edges" }, params.selector),
+                json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "hint": hint.trim()}),
+            ));
+        }
+        let (name, _) = session.change(|state, _| {
+            let name = state
+                .layers
+                .add(params.layer_name.as_deref(), LayerSource::Ai, kind, &params.selector, &params.style, now_ms())
+                .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+            Ok((name, vec![Part::Layers]))
+        })?;
+        let state = session.state();
+        let layer = state.layers.layers.iter().find(|l| l.name == name);
+        let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
+        let message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
+        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "style": nested, "summary": layer.map(|l| l.summary())});
+        let result = ToolResult::ok(message, data_out);
+        Ok(match kind {
+            ElementKind::Node => result.affecting(Some(ids), None),
+            ElementKind::Edge => result.affecting(None, Some(ids)),
+        })
+    })())
+}
+
+/// `find_and_style_nodes`: adds a style layer for the nodes a selector matches.
+pub fn find_and_style_nodes(registry: &Registry, params: StyleElementsParams) -> ToolResult {
+    style(registry, params, ElementKind::Node)
+}
+
+/// `find_and_style_edges`: adds a style layer for the edges a selector matches.
+pub fn find_and_style_edges(registry: &Registry, params: StyleElementsParams) -> ToolResult {
+    style(registry, params, ElementKind::Edge)
+}
+
+/// `clear_styles`: removes a layer by name, or every AI layer.
+pub fn clear_styles(registry: &Registry, params: ClearStylesParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let (removed, _) = session.change(|state, _| {
+            let removed = state.layers.clear(params.layer_name.as_deref()).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+            let parts = if removed.is_empty() { vec![] } else { vec![Part::Layers] };
+            Ok((removed, parts))
+        })?;
+        let message = match (removed.len(), &params.layer_name) {
+            (0, _) => "There were no AI style layers to remove.".to_string(),
+            (_, Some(name)) => format!("Removed style layer `{name}`."),
+            (n, None) => format!("Removed {n} AI style layer{}: {}.", if n == 1 { "" } else { "s" }, removed.join(", ")),
+        };
+        Ok(ToolResult::ok(message, json!({"removed": removed, "remainingLayers": session.state().layers.layers.len()})))
+    })())
+}
+
+/// `describe_styles`: the layers in order, one layer, or an element's computed style.
+pub fn describe_styles(registry: &Registry, params: DescribeStylesParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let state = session.state();
+        if let Some(id) = &params.compute_for {
+            return compute_for(&session.data(), &state.layers, id);
+        }
+        let described = state.layers.describe(params.verbose, params.layer_name.as_deref()).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+        let n = state.layers.layers.len();
+        let message = match &params.layer_name {
+            Some(name) => format!("Style layer `{name}`."),
+            None if params.verbose => format!("Found {n} style layers (verbose)."),
+            None => format!("Found {n} style layers."),
+        };
+        Ok(ToolResult::ok(message, described))
+    })())
+}
+
+fn compute_for(data: &SessionData, layers: &StyleLayers, id: &str) -> Result<ToolResult, ToolError> {
+    let found = [ElementKind::Node, ElementKind::Edge].into_iter().find_map(|kind| data.index(kind).get(id).map(|&i| (kind, i)));
+    let Some((kind, index)) = found else {
+        let ids = data.index(ElementKind::Node).keys().chain(data.index(ElementKind::Edge).keys()).map(String::as_str);
+        let hint = closest(id, ids, 3).iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+        let hint = if hint.is_empty() { String::new() } else { format!(" Did you mean {hint}?") };
+        return Err(ToolError::InvalidParams(format!("No node or edge has id `{id}`.{hint}")));
+    };
+    let matching: Vec<usize> = layers
+        .layers
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.rule(kind).is_some_and(|r| data.element_matches(kind, index, &r.selector)))
+        .map(|(i, _)| i)
+        .collect();
+    let computed = compute(&layers.layers, kind, &matching);
+    let noun = if kind == ElementKind::Node { "node" } else { "edge" };
+    let result = ToolResult::ok(
+        format!("Computed style for {noun} '{id}'."),
+        json!({"elementId": id, "elementType": noun, "computedStyle": computed.computed_style, "contributingLayers": computed.contributing_layers}),
+    );
+    Ok(match kind {
+        ElementKind::Node => result.affecting(Some(vec![id.to_string()]), None),
+        ElementKind::Edge => result.affecting(None, Some(vec![id.to_string()])),
+    })
+}
+
+/// `describe_selection`: what is selected, optionally with data; long lists are cut with counts.
+pub fn describe_selection(registry: &Registry, params: DescribeSelectionParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let selection = session.state().selection;
+        let (n, e) = (selection.nodes.len(), selection.edges.len());
+        let message = if selection.is_empty() {
+            "Nothing is currently selected.".to_string()
+        } else {
+            format!("{} and {} selected.", kind_noun(ElementKind::Node, n), kind_noun(ElementKind::Edge, e))
+        };
+        let mut out = json!({"hasSelection": !selection.is_empty(), "nodeCount": n, "edgeCount": e});
+        let truncated = n > MAX_SELECTION_LISTED || e > MAX_SELECTION_LISTED;
+        if params.include_data {
+            let data = session.data();
+            let render = |kind: ElementKind, ids: &[String]| -> Vec<Value> {
+                let collection = data.collection(kind);
+                let index = data.index(kind);
+                ids.iter()
+                    .take(MAX_SELECTION_LISTED)
+                    .filter_map(|id| {
+                        let item = collection.item(*index.get(id)?)?;
+                        let value = collection.parse_item(&item).ok()?;
+                        let mut cuts = schemascope_core::display::Cuts::default();
+                        let shown = schemascope_core::display::shorten(&value, &DisplayLimits::default(), &mut cuts);
+                        Some(match item.ends {
+                            Some(ends) => json!({"id": id, "source": &*ends.source, "target": &*ends.target, "data": shown}),
+                            None => json!({"id": id, "data": shown}),
+                        })
+                    })
+                    .collect()
+            };
+            out["nodes"] = json!(render(ElementKind::Node, &selection.nodes));
+            out["edges"] = json!(render(ElementKind::Edge, &selection.edges));
+        } else {
+            out["nodeIds"] = json!(selection.nodes.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
+            out["edgeIds"] = json!(selection.edges.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
+        }
+        if truncated {
+            out["truncated"] = json!(true);
+            out["listedLimit"] = json!(MAX_SELECTION_LISTED);
+        }
+        Ok(ToolResult::ok(message, out).affecting(Some(selection.nodes.clone()), Some(selection.edges.clone())))
+    })())
+}
+
+/// `select`: changes the selection by ids or selector.
+pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let data = session.data();
+        let (mut nodes, mut edges) = (Vec::new(), Vec::new());
+        let mut unknown = Vec::new();
+        for id in &params.ids {
+            if data.index(ElementKind::Node).contains_key(id) {
+                nodes.push(id.clone());
+            } else if data.index(ElementKind::Edge).contains_key(id) {
+                edges.push(id.clone());
+            } else {
+                unknown.push(id.as_str());
+            }
+        }
+        if !unknown.is_empty() {
+            let all = data.index(ElementKind::Node).keys().map(String::as_str);
+            let hint = closest(unknown[0], all, 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            return Err(ToolError::InvalidParams(format!("No node or edge has id {}.{hint}", unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", "))));
+        }
+        if let Some(selector) = &params.selector {
+            let kind = if params.elements == ElementsParam::Edges { ElementKind::Edge } else { ElementKind::Node };
+            let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
+            if ids.is_empty() && params.mode != SelectMode::Clear {
+                return Ok(ToolResult::failed(format!("Nothing matches `{selector}`; the selection is unchanged."), json!({"error": "no_match", "selector": selector})));
+            }
+            match kind {
+                ElementKind::Node => nodes.extend(ids),
+                ElementKind::Edge => edges.extend(ids),
+            }
+        }
+        if params.mode != SelectMode::Clear && nodes.is_empty() && edges.is_empty() {
+            return Err(ToolError::InvalidParams("give `ids` or a `selector` (or mode `clear`)".into()));
+        }
+        let (selection, _) = session.change(|state, _| {
+            let before = state.selection.clone();
+            state.selection.change(&nodes, &edges, params.mode);
+            let parts = if state.selection == before { vec![] } else { vec![Part::Selection] };
+            Ok((state.selection.clone(), parts))
+        })?;
+        let message = if selection.is_empty() {
+            "Nothing is selected now.".to_string()
+        } else {
+            format!("{} and {} selected now.", kind_noun(ElementKind::Node, selection.nodes.len()), kind_noun(ElementKind::Edge, selection.edges.len()))
+        };
+        Ok(ToolResult::ok(message, json!({"nodeCount": selection.nodes.len(), "edgeCount": selection.edges.len(), "mode": params.mode}))
+            .affecting(Some(nodes), Some(edges)))
+    })())
+}
+
+/// `set_layout`: lays the graph out again.
+pub fn set_layout(registry: &Registry, params: SetLayoutParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let (layout, _) = session.change(|state, data| {
+            let previous = state.layout.clone();
+            state.layout = Layout { layout_type: params.layout_type, options: params.options.clone(), settled: false };
+            let computed = crate::graph_session::layout::compute(data, params.layout_type, &params.options, state.view.dimension);
+            let (positions, settled, options) = computed.inspect_err(|_| state.layout = previous)?;
+            state.positions = Arc::new(positions);
+            state.layout.settled = settled;
+            state.layout.options = options;
+            state.view.camera = Camera::preset(schemascope_session::view::CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            Ok((state.layout.clone(), vec![Part::Layout, Part::View]))
+        })?;
+        let name = serde_json::to_value(layout.layout_type).unwrap_or_default();
+        let iterations = session.state().positions.iterations;
+        Ok(ToolResult::ok(
+            format!("Layout set to {} ({}).", name.as_str().unwrap_or_default(), if layout.settled { "settled" } else { "stopped before settling" }),
+            json!({"type": layout.layout_type, "options": layout.options, "settled": layout.settled, "iterations": iterations}),
+        ))
+    })())
+}
+
+/// `set_dimension`: 2D or 3D; says so when it already is.
+pub fn set_dimension(registry: &Registry, params: SetDimensionParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let (changed, _) = session.change(|state, data| {
+            if state.view.dimension == params.dimension {
+                return Ok((false, vec![]));
+            }
+            state.view.dimension = params.dimension;
+            // Force-directed positions depend on the dimension; the static layouts do not.
+            let mut parts = vec![Part::View];
+            if state.layout.layout_type == schemascope_session::view::LayoutType::ForceDirected || params.dimension == Dimension::TwoD {
+                relayout(state, data)?;
+                parts.push(Part::Layout);
+            }
+            state.view.camera = Camera::preset(schemascope_session::view::CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            Ok((true, parts))
+        })?;
+        let mode = mode_label(params.dimension);
+        let message = if changed { format!("Switched to {mode} mode.") } else { format!("The graph is already in {mode} mode; nothing changed.") };
+        Ok(ToolResult::ok(message, json!({"mode": mode, "changed": changed})))
+    })())
+}
+
+/// `set_camera`: a preset, or a position and target.
+pub fn set_camera(registry: &Registry, params: SetCameraParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        if params.preset.is_none() && params.position.is_none() && params.target.is_none() {
+            return Err(ToolError::InvalidParams("give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into()));
+        }
+        if params.position.iter().chain(params.target.iter()).flatten().any(|x| !x.is_finite()) {
+            return Err(ToolError::InvalidParams("camera coordinates must be finite numbers".into()));
+        }
+        let (camera, _) = session.change(|state, _| {
+            let mut camera = match params.preset {
+                Some(preset) => Camera::preset(preset, &state.positions.positions, state.view.dimension),
+                None => Camera { preset: None, ..state.view.camera.clone() },
+            };
+            if let Some(position) = params.position {
+                camera.position = position;
+                camera.preset = None;
+            }
+            if let Some(target) = params.target {
+                camera.target = target;
+                camera.preset = None;
+            }
+            state.view.camera = camera.clone();
+            Ok((camera, vec![Part::View]))
+        })?;
+        let what = match camera.preset {
+            Some(preset) => format!("preset {}", serde_json::to_value(preset).unwrap_or_default().as_str().unwrap_or_default()),
+            None => "the given position".to_string(),
+        };
+        Ok(ToolResult::ok(
+            format!("Camera set to {what}."),
+            json!({"position": point(camera.position), "target": point(camera.target), "distance": camera.distance(), "activePreset": camera.preset}),
+        ))
+    })())
+}
+
+/// `zoom_to_nodes`: frames the given nodes.
+pub fn zoom_to_nodes(registry: &Registry, params: ZoomToNodesParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let data = session.data();
+        let mut ids = params.ids.clone();
+        if let Some(selector) = &params.selector {
+            ids.extend(matched_ids(&data, ElementKind::Node, &data.matches(ElementKind::Node, selector)?));
+        }
+        if ids.is_empty() {
+            return Ok(ToolResult::failed("No nodes to zoom to: give `ids` or a `selector` that matches nodes.", json!({"error": "no_match"})));
+        }
+        let (camera, _) = session.change(|state, _| {
+            let by_id = state.positions.by_id();
+            let mut unknown = Vec::new();
+            let points: Vec<[f64; 3]> = ids
+                .iter()
+                .filter_map(|id| {
+                    let p = by_id.get(id.as_str()).copied();
+                    if p.is_none() {
+                        unknown.push(id.clone());
+                    }
+                    p
+                })
+                .collect();
+            if !unknown.is_empty() {
+                let hint = closest(&unknown[0], by_id.keys().copied(), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                return Err(ToolError::InvalidParams(format!("No node has id `{}`.{hint}", unknown[0])));
+            }
+            state.view.camera = state.view.camera.framing(&points);
+            Ok((state.view.camera.clone(), vec![Part::View]))
+        })?;
+        Ok(ToolResult::ok(
+            format!("Zoomed to {}.", kind_noun(ElementKind::Node, ids.len())),
+            json!({"position": point(camera.position), "target": point(camera.target), "distance": camera.distance()}),
+        )
+        .affecting(Some(ids), None))
+    })())
+}
+
+/// `list_algorithms`: what can run, what has run, and the properties runs added.
+pub fn list_algorithms(registry: &Registry, params: ListAlgorithmsParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let state = session.state();
+        let algorithms: Vec<Value> = ALGORITHMS
+            .iter()
+            .map(|a| {
+                json!({
+                    "name": format!("{NAMESPACE}:{}", a.algorithm_type), "namespace": NAMESPACE, "type": a.algorithm_type,
+                    "description": a.description, "options": a.options,
+                    "nodeProperties": a.node_properties.iter().map(|p| algorithms::property_path(a.algorithm_type, p)).collect::<Vec<_>>(),
+                    "edgeProperties": a.edge_properties.iter().map(|p| algorithms::property_path(a.algorithm_type, p)).collect::<Vec<_>>(),
+                    "graphProperties": a.graph_properties,
+                })
+            })
+            .collect();
+        let mut available = AddedProperties::default();
+        for output in state.results.values() {
+            let (nodes, edges) = algorithms::added_paths(output);
+            available.nodes.extend(nodes);
+            available.edges.extend(edges);
+        }
+        let run = state.results.len();
+        Ok(ToolResult::ok(
+            format!("Found {} available algorithm(s). {run} have been run.", ALGORITHMS.len()),
+            json!({"algorithms": algorithms, "count": ALGORITHMS.len(), "history": state.history, "availableDataProperties": available}),
+        ))
+    })())
+}
+
+/// `run_algorithm`: runs an algorithm and writes its results into the graph's elements.
+pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolResult {
+    envelope((|| {
+        let session = session(registry, params.source.as_deref())?;
+        let namespace = params.namespace.clone().unwrap_or_else(|| NAMESPACE.to_string());
+        let info = algorithms::find(&namespace, &params.algorithm_type)?;
+        // Run outside the session lock: other clients keep working during a long run.
+        let data = session.data();
+        let started = std::time::Instant::now();
+        let (output, graph_results) = algorithms::run(&data, info, &params.options)?;
+        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let (node_paths, edge_paths) = algorithms::added_paths(&output);
+        let run = AlgorithmRun {
+            algorithm: format!("{NAMESPACE}:{}", info.algorithm_type),
+            namespace: NAMESPACE.into(),
+            algorithm_type: info.algorithm_type.into(),
+            run_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            duration_ms,
+            options: if params.options.is_null() { json!({}) } else { params.options.clone() },
+            added_properties: AddedProperties { nodes: node_paths.clone(), edges: edge_paths.clone() },
+            graph_results: graph_results.clone(),
+        };
+        let key = output.key();
+        let node_ids = output.node_ids.clone();
+        let edge_ids: Vec<String> = output.edge_ids.clone();
+        let output = Arc::new(output);
+        let ((), served) = session.change(|state, _| {
+            state.results.insert(key.clone(), output.clone());
+            state.history.push(run.clone());
+            Ok(((), vec![Part::Results(key.clone()), Part::History]))
+        })?;
+        if let Some(source) = served {
+            registry.serve_session_source(source);
+        }
+        Ok(ToolResult::ok(
+            format!(
+                "Ran {NAMESPACE}:{} in {duration_ms:.1} ms; style or select by {}.",
+                info.algorithm_type,
+                node_paths.iter().chain(&edge_paths).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            ),
+            json!({"algorithm": run.algorithm, "durationMs": duration_ms, "addedProperties": run.added_properties, "graphResults": graph_results}),
+        )
+        .affecting((!node_ids.is_empty()).then_some(node_ids), (!edge_ids.is_empty()).then_some(edge_ids)))
+    })())
+}
+
+/// `report_viewport`: the web view reports its canvas size (query_graph's `view.viewport`).
+pub fn report_viewport(registry: &Registry, params: ReportViewportParams) -> ToolResult {
+    envelope((|| {
+        if params.width == 0 || params.height == 0 || params.width > 100_000 || params.height > 100_000 {
+            return Err(ToolError::InvalidParams(format!("viewport {}x{} is not a canvas size", params.width, params.height)));
+        }
+        let session = session(registry, params.source.as_deref())?;
+        session.change(|state, _| {
+            let size = [params.width, params.height];
+            if state.view.viewport == Some(size) {
+                return Ok(((), vec![]));
+            }
+            state.view.viewport = Some(size);
+            Ok(((), vec![Part::View]))
+        })?;
+        Ok(ToolResult::ok(format!("Viewport {}x{}.", params.width, params.height), json!({"width": params.width, "height": params.height})))
+    })())
+}
