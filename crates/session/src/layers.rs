@@ -21,14 +21,17 @@ impl Default for StyleLayers {
 }
 
 impl StyleLayers {
-    /// Adds a layer styling `kind` elements that match `selector`. Without a name an AI layer is
-    /// named `ai-<kind>-style-<now_ms>`; a name already in use replaces that layer in place.
+    /// Adds a layer styling `kind` elements that match `selector` (and, if `ids` is given, are
+    /// among them). Without a name an AI layer is named `ai-<kind>-style-<now_ms>`; a name
+    /// already in use replaces that layer in place.
+    #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
         name: Option<&str>,
         source: LayerSource,
         kind: ElementKind,
         selector: &str,
+        ids: Option<Vec<String>>,
         style: &FlatStyle,
         now_ms: u64,
     ) -> Result<String, SessionError> {
@@ -52,7 +55,7 @@ impl StyleLayers {
                 name
             }
         };
-        let rule = Some(StyleRule { selector: selector.to_string(), style: nested });
+        let rule = Some(StyleRule { selector: selector.to_string(), ids, style: nested });
         let layer = StyleLayer {
             name: name.clone(),
             source,
@@ -112,6 +115,8 @@ impl StyleLayers {
                         "index": i, "name": l.name, "source": l.source,
                         "nodeSelector": l.node.as_ref().map(|r| r.selector.clone()),
                         "edgeSelector": l.edge.as_ref().map(|r| r.selector.clone()),
+                        "nodeIds": l.node.as_ref().and_then(|r| r.ids.as_ref()).map(|ids| ids.len()),
+                        "edgeIds": l.edge.as_ref().and_then(|r| r.ids.as_ref()).map(|ids| ids.len()),
                         "summary": l.summary(),
                     })
                 }
@@ -133,15 +138,15 @@ mod tests {
     #[test]
     fn layers_are_added_named_replaced_and_cleared() {
         let mut layers = StyleLayers::default();
-        let ai = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", &red(), 1000).expect("added");
+        let ai = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", None, &red(), 1000).expect("added");
         assert_eq!(ai, "ai-node-style-1000");
-        let again = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", &red(), 1000).expect("added");
+        let again = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", None, &red(), 1000).expect("added");
         assert_eq!(again, "ai-node-style-1000-2", "names stay unique");
         layers
-            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", &FlatStyle { width: Some(2.0), ..FlatStyle::default() }, 1001)
+            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &FlatStyle { width: Some(2.0), ..FlatStyle::default() }, 1001)
             .expect("added");
         layers
-            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", &FlatStyle { width: Some(3.0), ..FlatStyle::default() }, 1002)
+            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &FlatStyle { width: Some(3.0), ..FlatStyle::default() }, 1002)
             .expect("replaced");
         assert_eq!(layers.layers.len(), 4);
         assert_eq!(layers.layers[3].edge.as_ref().map(|r| r.style["line"]["width"].clone()), Some(json!(3.0)));

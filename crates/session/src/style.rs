@@ -26,6 +26,10 @@ pub enum LayerSource {
 pub struct StyleRule {
     /// JMESPath selector; empty matches every element.
     pub selector: String,
+    /// When set, only these element ids (and of them those the selector matches): how a layer
+    /// styles "the selected nodes", whose ids are not part of their data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<String>>,
     /// The style, nested as the renderer reads it (`texture.color`, `shape.size`, …).
     pub style: Value,
 }
@@ -274,9 +278,10 @@ pub fn default_layer() -> StyleLayer {
         source: LayerSource::System,
         node: Some(StyleRule {
             selector: String::new(),
+            ids: None,
             style: json!({"enabled": true, "shape": {"type": "sphere", "size": 1}, "texture": {"color": "#ffffff"}}),
         }),
-        edge: Some(StyleRule { selector: String::new(), style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}) }),
+        edge: Some(StyleRule { selector: String::new(), ids: None, style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}) }),
         created_ms: 0,
     }
 }
@@ -289,7 +294,7 @@ mod tests {
         StyleLayer {
             name: name.into(),
             source: LayerSource::Ai,
-            node: Some(StyleRule { selector: "type == 'server'".into(), style: style.nest(ElementKind::Node).expect("style") }),
+            node: Some(StyleRule { selector: "type == 'server'".into(), ids: None, style: style.nest(ElementKind::Node).expect("style") }),
             edge: None,
             created_ms: 1,
         }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use schemascope_core::selector::{Selector, parse_for_selectors};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
-use schemascope_session::style::ElementKind;
+use schemascope_session::style::{ElementKind, StyleRule};
 use schemascope_sources::Source;
 use serde_json::{Map, Value};
 
@@ -149,13 +149,28 @@ impl SessionData {
         Ok(result)
     }
 
-    /// Whether the one element at `index` matches `selector` (no cache, no full scan).
-    pub fn element_matches(&self, kind: ElementKind, index: usize, selector: &str) -> bool {
-        if selector.trim().is_empty() {
+    /// Which elements a style rule applies to: its selector's matches, narrowed to its ids.
+    pub fn rule_matches(&self, kind: ElementKind, rule: &StyleRule) -> Result<Matches, ToolError> {
+        let by_selector = self.matches(kind, &rule.selector)?;
+        let Some(ids) = &rule.ids else { return Ok(by_selector) };
+        let index = self.index(kind);
+        let mut flags = vec![false; by_selector.len()];
+        for i in ids.iter().filter_map(|id| index.get(id)) {
+            flags[*i] = by_selector[*i];
+        }
+        Ok(Arc::new(flags))
+    }
+
+    /// Whether the one element at `index` matches a rule (no cache, no full scan).
+    pub fn element_matches(&self, kind: ElementKind, index: usize, rule: &StyleRule) -> bool {
+        let Some(item) = self.collection(kind).item(index) else { return false };
+        if rule.ids.as_ref().is_some_and(|ids| !ids.iter().any(|id| id == item.id)) {
+            return false;
+        }
+        if rule.selector.trim().is_empty() {
             return true;
         }
-        let Ok(compiled) = Selector::parse(selector) else { return false };
-        let Some(item) = self.collection(kind).item(index) else { return false };
+        let Ok(compiled) = Selector::parse(&rule.selector) else { return false };
         compiled.matches_json(item.json).unwrap_or(false)
     }
 }

@@ -66,6 +66,10 @@ pub struct StyleElementsParams {
     /// JMESPath over the element's data plus `algorithmResults`; empty styles every element.
     #[serde(default)]
     pub selector: String,
+    /// Only these element ids (e.g. the selection from describe_selection); combined with
+    /// `selector` when both are given.
+    #[serde(default)]
+    pub ids: Option<Vec<String>>,
     /// Flat style: color (CSS name or hex), size, shape, glow (true or a colour), glow_strength,
     /// outline (colour), outline_width, opacity, hidden; for edges width and arrow.
     pub style: FlatStyle,

@@ -30,7 +30,7 @@ pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) 
     let mut applying: Vec<(usize, Matches)> = Vec::new();
     for (i, layer) in layers.layers.iter().enumerate() {
         let Some(rule) = layer.rule(kind) else { continue };
-        match data.matches(kind, &rule.selector) {
+        match data.rule_matches(kind, rule) {
             Ok(m) => applying.push((i, m)),
             Err(e) => warnings.push(format!("layer `{}` skipped: {e}", layer.name)),
         }

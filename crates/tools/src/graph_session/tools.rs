@@ -9,7 +9,7 @@ use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
 use schemascope_session::layers::StyleLayers;
 use schemascope_session::selection::SelectMode;
-use schemascope_session::style::{ElementKind, LayerSource, compute};
+use schemascope_session::style::{ElementKind, LayerSource, StyleRule, compute};
 use schemascope_session::view::{Camera, Dimension, Layout};
 use serde_json::{Value, json};
 
@@ -180,7 +180,15 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
     envelope((|| {
         let session = session(registry, params.source.as_deref())?;
         let data = session.data();
-        let matches = data.matches(kind, &params.selector)?;
+        if let Some(ids) = &params.ids {
+            let index = data.index(kind);
+            if let Some(unknown) = ids.iter().find(|id| !index.contains_key(*id)) {
+                let hint = closest(unknown, index.keys().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                return Err(ToolError::InvalidParams(format!("`ids`: no {} has id `{unknown}`.{hint}", if kind == ElementKind::Node { "node" } else { "edge" })));
+            }
+        }
+        let rule = StyleRule { selector: params.selector.clone(), ids: params.ids.clone(), style: Value::Null };
+        let matches = data.rule_matches(kind, &rule)?;
         let ids = matched_ids(&data, kind, &matches);
         if ids.is_empty() {
             let hint = empty_match_hint(&data, kind, &params.selector).map(|h| format!(" {h}")).unwrap_or_default();
@@ -192,7 +200,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         let (name, _) = session.change(|state, _| {
             let name = state
                 .layers
-                .add(params.layer_name.as_deref(), LayerSource::Ai, kind, &params.selector, &params.style, now_ms())
+                .add(params.layer_name.as_deref(), LayerSource::Ai, kind, &params.selector, params.ids.clone(), &params.style, now_ms())
                 .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             Ok((name, vec![Part::Layers]))
         })?;
@@ -268,7 +276,7 @@ fn compute_for(data: &SessionData, layers: &StyleLayers, id: &str) -> Result<Too
         .layers
         .iter()
         .enumerate()
-        .filter(|(_, l)| l.rule(kind).is_some_and(|r| data.element_matches(kind, index, &r.selector)))
+        .filter(|(_, l)| l.rule(kind).is_some_and(|r| data.element_matches(kind, index, r)))
         .map(|(i, _)| i)
         .collect();
     let computed = compute(&layers.layers, kind, &matching);
