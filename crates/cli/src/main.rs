@@ -472,7 +472,7 @@ fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner:
                     .with_context(|| format!("cannot listen on {addr}; pick another address with --http (port 0 picks a free one)"))?;
                 match banner {
                     Some(show) => show(bound),
-                    None => eprintln!("schemascope: MCP streamable HTTP on http://{bound}/mcp"),
+                    None => eprintln!("schemascope: MCP streamable HTTP on http://{bound}/mcp; graph view on http://{bound}/"),
                 }
                 let shutdown = async {
                     let _ = tokio::signal::ctrl_c().await;
