@@ -1,0 +1,99 @@
+//! Benchmark: the computed style of every node of a 100k-node graph under 20 style layers
+//! (the web view's scene), cold (selectors evaluated from scratch) and after one more layer.
+//!
+//! `cargo run --release -p schemascope-tools --example style_bench -- [--nodes 100000] [--runs 7]`
+
+use std::time::Instant;
+
+use schemascope_session::style::ElementKind;
+use schemascope_sources::{NoProgress, SourceSpec};
+use schemascope_tools::Registry;
+use schemascope_tools::graph_session::data::SessionData;
+use schemascope_tools::graph_session::scene::style_table;
+use schemascope_tools::graph_session::{StyleElementsParams, find_and_style_nodes};
+use serde_json::json;
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let n = arg("--nodes", 100_000);
+    let runs = arg("--runs", 7);
+    let types = ["server", "database", "cache", "gateway", "queue", "worker", "storage", "proxy", "client", "monitor"];
+    let regions = ["us-east", "us-west", "eu-west", "eu-central", "ap-south"];
+    let mut rng = fastrand::Rng::with_seed(7);
+    let nodes: Vec<_> = (0..n)
+        .map(|i| {
+            json!({"id": format!("n{i}"), "data": {
+                "type": types[rng.usize(..types.len())], "region": regions[rng.usize(..regions.len())],
+                "cpu": (rng.f64() * 100.0).round() / 100.0, "memory": rng.u32(256..65536), "active": rng.bool(),
+                "tags": if rng.bool() { vec!["critical"] } else { vec![] },
+                "metrics": {"latency": rng.u32(1..500)},
+            }})
+        })
+        .collect();
+    let edges: Vec<_> = (1..n).map(|i| json!({"source": format!("n{}", rng.usize(..i)), "target": format!("n{i}"), "data": {}})).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("graph.json");
+    std::fs::write(&path, json!({"nodes": nodes, "edges": edges}).to_string()).expect("write");
+    let registry = Registry::new();
+    let spec: SourceSpec = format!("g={}", path.display()).parse().expect("spec");
+    registry.load(&[spec], &NoProgress).expect("load");
+    let session = registry.graph_session(None).expect("session");
+    let selectors: Vec<String> = (0..19)
+        .map(|i| match i % 6 {
+            0 => format!("type == '{}'", types[i % types.len()]),
+            1 => format!("cpu > `{}`", 0.5 + (i as f64) / 50.0),
+            2 => format!("region == '{}' && active", regions[i % regions.len()]),
+            3 => "contains(tags, 'critical')".to_string(),
+            4 => format!("metrics.latency > `{}`", 100 + i * 10),
+            _ => format!("memory < `{}` || type == 'cache'", 1024 * (i + 1)),
+        })
+        .collect();
+    let colours = ["red", "orange", "gold", "green", "teal", "blue", "purple", "pink", "gray", "black"];
+    for (i, selector) in selectors.iter().enumerate() {
+        let style = json!({"color": colours[i % colours.len()], "size": 1.0 + (i % 4) as f64 * 0.5, "glow": i % 3 == 0});
+        let params = StyleElementsParams { selector: selector.clone(), style: serde_json::from_value(style).expect("style"), layer_name: Some(format!("layer-{i}")), ..Default::default() };
+        let result = find_and_style_nodes(&registry, params);
+        assert!(result.success, "{}", result.message);
+    }
+    let state = session.state();
+    assert_eq!(state.layers.layers.len(), 20, "default + 19 layers");
+    let base = session.data().base.clone();
+
+    let mut cold = Vec::new();
+    let mut cold_parsed = Vec::new();
+    let mut warm = Vec::new();
+    let mut distinct = 0;
+    for _ in 0..runs {
+        let data = SessionData::new(base.clone(), &state.results).expect("data");
+        let started = Instant::now();
+        let (table, warnings) = style_table(&data, &state.layers, ElementKind::Node);
+        cold.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(table.style_of.len(), n);
+        distinct = table.styles.len();
+        // Items already parsed (as after any earlier selector): what a new layer costs.
+        let data = SessionData::new(base.clone(), &state.results).expect("data");
+        data.matches(ElementKind::Node, "type == 'server'").expect("parse once");
+        let started = Instant::now();
+        style_table(&data, &state.layers, ElementKind::Node);
+        cold_parsed.push(started.elapsed().as_secs_f64() * 1000.0);
+        // Every selector cached: the merge alone (a restyle that changed no selector).
+        let started = Instant::now();
+        style_table(&data, &state.layers, ElementKind::Node);
+        warm.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let out = json!({
+        "nodes": n, "layers": state.layers.layers.len(), "distinctStyles": distinct, "runs": runs,
+        "coldMs": median(cold), "selectorsOnParsedItemsMs": median(cold_parsed), "cachedMergeMs": median(warm),
+    });
+    println!("{out}");
+}
