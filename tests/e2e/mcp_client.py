@@ -52,6 +52,21 @@ TOOL_NAMES = {
     "execute_query",
     "validate_query",
     "ask",
+    "query_graph",
+    "find_nodes",
+    "find_edges",
+    "find_and_style_nodes",
+    "find_and_style_edges",
+    "clear_styles",
+    "describe_styles",
+    "describe_selection",
+    "select",
+    "set_layout",
+    "set_dimension",
+    "set_camera",
+    "zoom_to_nodes",
+    "list_algorithms",
+    "run_algorithm",
 }
 
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")

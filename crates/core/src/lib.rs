@@ -18,6 +18,7 @@ pub mod json_schema;
 pub mod markdown;
 pub mod property;
 pub mod sample;
+mod fast_selector;
 pub mod selector;
 pub mod suggest;
 pub mod summary;

@@ -20,6 +20,7 @@ pub const MAX_ITEMS: usize = 50;
 pub struct Selector {
     text: String,
     expression: jmespath::Expression<'static>,
+    fast: Option<crate::fast_selector::Fast>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -46,7 +47,7 @@ fn hint_for(text: &str) -> String {
 impl Selector {
     /// Compiles a selector; a syntax error names its line, column and a caret.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        jmespath::compile(text).map(|expression| Self { text: text.to_string(), expression }).map_err(|e| {
+        jmespath::compile(text).map(|expression| Self { text: text.to_string(), fast: crate::fast_selector::compile(expression.as_ast()), expression }).map_err(|e| {
             let reason = e.reason.to_string();
             CoreError::InvalidSelector {
                 expression: text.to_string(),
@@ -75,24 +76,35 @@ impl Selector {
 
     /// Whether the item with JSON text `json` matches.
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
+        if self.fast.is_some() {
+            let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+            return self.matches_value(&value);
+        }
         let data = jmespath::Variable::from_json(json)?;
-        self.matches_parsed(&std::sync::Arc::new(data))
+        self.search(data)
     }
 
-    /// Whether an item already parsed into a JMESPath value matches (parse once with
-    /// [`parse_for_selectors`], then run many selectors).
-    pub fn matches_parsed(&self, data: &jmespath::Rcvar) -> Result<bool, String> {
+    /// Whether an already parsed item matches (parse once, then run many selectors). Common
+    /// selectors run on the value directly; the rest through the jmespath crate.
+    pub fn matches_value(&self, value: &Value) -> Result<bool, String> {
+        if let Some(fast) = &self.fast
+            && let Ok(hit) = fast.matches(value)
+        {
+            return Ok(hit);
+        }
+        let data = jmespath::Variable::try_from(value).map_err(|e| e.to_string())?;
+        self.search(data)
+    }
+
+    fn search(&self, data: jmespath::Variable) -> Result<bool, String> {
         let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
         Ok(result.is_truthy())
     }
-}
 
-/// An item's JSON text as a JMESPath value, for [`Selector::matches_parsed`].
-pub fn parse_for_selectors(json: &str) -> Result<jmespath::Rcvar, String> {
-    jmespath::Variable::from_json(json).map(std::sync::Arc::new)
-}
-
-impl Selector {
+    /// Whether the selector runs on the fast path (no jmespath values built per item).
+    pub fn is_fast(&self) -> bool {
+        self.fast.is_some()
+    }
 }
 
 fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
@@ -199,6 +211,35 @@ mod tests {
     use super::*;
     use crate::collection::{CollectionKind, OwnedItem};
     use serde_json::json;
+
+    #[test]
+    fn the_fast_path_agrees_with_the_jmespath_crate_on_every_item() {
+        let items = [
+            json!({"type": "server", "cpu": 0.9, "n": 1, "f": 1.0, "tags": ["critical", "web"], "meta": {"owner": "ops", "level": 3}, "active": true, "s": ""}),
+            json!({"type": "database", "cpu": 0.2, "n": 0, "tags": [], "meta": {"owner": null}, "active": false, "s": "x", "list": [1, 2, 3]}),
+            json!({"type": "server", "cpu": "high", "n": 2.5, "tags": "critical-web", "meta": 7, "list": [[1], {"a": 1}]}),
+            json!(null),
+            json!([1, 2]),
+            json!({"a": {"b": {"c": [10, 20, 30]}}, "x": {"y": 1}, "z": {"y": 1.0}}),
+        ];
+        let selectors = [
+            "type == 'server'", "type != 'server'", "cpu > `0.5`", "cpu >= `0.2`", "cpu < `0.5`", "cpu <= `0.2`", "n == `1`", "n == `1.0`",
+            "f == `1`", "!active", "active && cpu > `0.5`", "active || type == 'database'", "contains(tags, 'critical')", "contains(tags, 'web')",
+            "meta.owner == 'ops'", "meta.owner == null", "meta.level > `2`", "s", "!s", "tags", "list[0] == `1`", "list[-1] == `3`",
+            "list[1].a == `1`", "a.b.c[1] == `20`", "x == z", "x == `{\"y\": 1}`", "tags == `[]`", "missing", "!missing", "type > 'a'",
+            "type == `\"server\"`", "n", "`true`", "type == 'server' && (cpu > `0.5` || n > `1`)", "contains(type, 'erv')",
+        ];
+        for text in selectors {
+            let selector = Selector::parse(text).expect(text);
+            assert!(selector.is_fast(), "{text} should take the fast path");
+            for item in &items {
+                let fast = selector.matches_value(item);
+                let slow = jmespath::Variable::try_from(item).map_err(|e| e.to_string()).and_then(|v| selector.search(v));
+                assert_eq!(fast, slow, "{text} on {item}");
+            }
+        }
+        assert!(!Selector::parse("length(tags) > `1`").expect("valid").is_fast(), "other functions use the crate");
+    }
 
     fn nodes() -> Collection {
         Collection::from_values(

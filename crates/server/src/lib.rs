@@ -22,21 +22,8 @@ pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
 pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
-/// The MCP tool names, in the order they are listed.
-pub const TOOL_NAMES: [&str; 12] = [
-    "list_sources",
-    "describe_schema",
-    "sample_data",
-    "describe_property",
-    "query_schema",
-    "validate_value",
-    "find_items",
-    "search_schema_docs",
-    "get_schema_context",
-    "execute_query",
-    "validate_query",
-    "ask",
-];
+/// The MCP tool names (the same tools are callable by name over `POST /v1/tools/{name}`).
+pub use schemascope_tools::dispatch::TOOL_NAMES;
 
 /// The name of the schema system prompt.
 pub const PROMPT_NAME: &str = prompts::PROMPT_NAME;

@@ -324,7 +324,8 @@ mod tests {
     fn tool_names_match() {
         let server = SchemascopeServer::new(Registry::new());
         let _ = &server;
-        let names: Vec<String> = SchemascopeServer::tool_router().list_all().into_iter().map(|tool| tool.name.to_string()).collect();
+        let router = SchemascopeServer::tool_router() + SchemascopeServer::graph_tool_router();
+        let names: Vec<String> = router.list_all().into_iter().map(|tool| tool.name.to_string()).collect();
         for name in crate::TOOL_NAMES {
             assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
         }

@@ -229,6 +229,14 @@ fn leaves(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
     }
 }
 
+/// A style as `(leaf path, value)` pairs — what [`compute`] merges; computed once per layer when
+/// many elements are merged.
+pub fn style_leaves(style: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    leaves(style, "", &mut out);
+    out
+}
+
 fn set_path(root: &mut Map<String, Value>, path: &str, value: Value) {
     let parts: Vec<&str> = path.split('.').collect();
     let mut node = root;

@@ -320,3 +320,28 @@ fn algorithms_through_the_session_match_networkx() {
         assert_eq!(on_tree["count"].as_u64(), Some(nodes - expected["components"].as_array().unwrap().len() as u64), "{name}: a spanning forest has n - components edges");
     }
 }
+
+#[test]
+fn the_scene_draws_what_describe_styles_computes() {
+    let registry = demo();
+    ok(find_and_style_nodes(&registry, style("type == 'database'", json!({"color": "blue", "shape": "box"}), Some("databases"))));
+    ok(find_and_style_nodes(&registry, style("cpu > `0.8`", json!({"glow": "#00ff00", "size": 1.5}), Some("busy"))));
+    ok(find_and_style_edges(&registry, StyleElementsParams { source: infra(), selector: "latency > `100`".into(), style: serde_json::from_value(json!({"color": "red", "width": 3, "arrow": "normal"})).unwrap(), ..Default::default() }));
+    let session = registry.graph_session(infra().as_deref()).expect("session");
+    let scene = scene::scene(&session).expect("scene");
+    let nodes = scene["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 160);
+    for node in nodes {
+        let id = node["id"].as_str().unwrap();
+        let drawn = &scene["nodeStyles"][node["s"].as_u64().unwrap() as usize];
+        let computed = ok(describe_styles(&registry, DescribeStylesParams { source: infra(), compute_for: Some(id.into()), ..Default::default() }))["computedStyle"].clone();
+        assert_eq!(drawn["color"], computed["texture"]["color"], "{id}");
+        assert_eq!(drawn["shape"], computed["shape"]["type"], "{id}");
+        assert_eq!(drawn["size"].as_f64(), computed["shape"]["size"].as_f64(), "{id}");
+        assert_eq!(drawn["glow"], computed.pointer("/effect/glow").cloned().unwrap_or(Value::Null), "{id}");
+    }
+    let red_edges = scene["edges"].as_array().unwrap().iter().filter(|e| scene["edgeStyles"][e["s"].as_u64().unwrap() as usize]["color"] == "#ff0000").count();
+    let slow = ok(find_edges(&registry, FindElementsParams { source: infra(), selector: "latency > `100`".into(), limit: Some(0) }))["count"].as_u64().unwrap();
+    assert_eq!(red_edges as u64, slow);
+    assert_eq!(scene["edges"].as_array().unwrap().len(), 240);
+}

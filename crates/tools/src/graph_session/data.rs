@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use schemascope_core::selector::{Selector, parse_for_selectors};
+use schemascope_core::selector::Selector;
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
 use schemascope_session::style::{ElementKind, StyleRule};
@@ -32,7 +32,7 @@ pub struct SessionData {
     nodes: Arc<Collection>,
     edges: Arc<Collection>,
     graph: OnceLock<Arc<GraphData>>,
-    parsed: [OnceLock<Vec<Option<jmespath::Rcvar>>>; 2],
+    parsed: [OnceLock<Vec<Option<Value>>>; 2],
     indexes: [OnceLock<HashMap<String, usize>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
 }
@@ -110,10 +110,10 @@ impl SessionData {
         self.indexes[slot(kind)].get_or_init(|| self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect())
     }
 
-    fn parsed(&self, kind: ElementKind) -> &[Option<jmespath::Rcvar>] {
+    fn parsed(&self, kind: ElementKind) -> &[Option<Value>] {
         self.parsed[slot(kind)].get_or_init(|| {
             let collection = self.collection(kind);
-            parallel_map(collection.len(), |i| collection.item(i).and_then(|item| parse_for_selectors(item.json).ok()))
+            parallel_map(collection.len(), |i| collection.item(i).and_then(|item| item.value().ok()))
         })
     }
 
@@ -130,7 +130,7 @@ impl SessionData {
             let compiled = Selector::parse(selector)?;
             let parsed = self.parsed(kind);
             let outcomes = parallel_map(parsed.len(), |i| match &parsed[i] {
-                Some(value) => compiled.matches_parsed(value).map_err(|reason| (i, reason)),
+                Some(value) => compiled.matches_value(value).map_err(|reason| (i, reason)),
                 None => Ok(false),
             });
             let mut flags = Vec::with_capacity(outcomes.len());

@@ -1,43 +1,79 @@
 //! Computed styles for every element, and the scene the web view draws: node positions, edges,
 //! and each element's render style. Elements matched by the same set of layers share one computed
-//! style, so the cost is one selector pass per layer plus one merge per distinct layer set.
+//! style, so the cost is one selector pass per layer (cached per data version) plus one merge of
+//! precomputed fields per distinct layer set.
 
 use std::collections::HashMap;
 
 use schemascope_session::layers::StyleLayers;
-use schemascope_session::style::{ComputedStyle, ElementKind, compute};
-use serde_json::{Value, json};
+use schemascope_session::style::{ElementKind, style_leaves};
+use serde_json::{Map, Value, json};
 
 use crate::graph_session::data::{Matches, SessionData};
 use crate::graph_session::session::GraphSession;
 use crate::result::ToolError;
 
-/// The computed style of every element of `kind`: an index per element into a list of distinct
-/// styles.
+/// The computed style of every element of `kind`, as the page draws it: an index per element
+/// into a list of distinct flat render styles.
 #[derive(Debug, Clone)]
 pub struct StyleTable {
     /// Per element (item order), its index in `styles`.
     pub style_of: Vec<u32>,
-    /// The distinct computed styles.
-    pub styles: Vec<ComputedStyle>,
+    /// The distinct render styles (see [`render_defaults`] for the fields).
+    pub styles: Vec<Value>,
 }
 
-/// Computes every element's style. A layer whose selector fails is skipped (and named in the
-/// returned warnings) rather than blanking the whole view.
+/// The render field a style leaf sets, and the value it sets it to.
+fn render_field(kind: ElementKind, path: &str, value: &Value) -> Option<(&'static str, Value)> {
+    let field = match (kind, path) {
+        (_, "enabled") => return Some(("hidden", json!(value.as_bool().is_some_and(|enabled| !enabled)))),
+        (ElementKind::Node, "texture.color") => "color",
+        (ElementKind::Node, "texture.opacity") => "opacity",
+        (ElementKind::Node, "shape.size") => "size",
+        (ElementKind::Node, "shape.type") => "shape",
+        (ElementKind::Node, "effect.glow") => "glow",
+        (ElementKind::Node, "effect.outline") => "outline",
+        (ElementKind::Edge, "line.color") => "color",
+        (ElementKind::Edge, "line.opacity") => "opacity",
+        (ElementKind::Edge, "line.width") => "width",
+        (ElementKind::Edge, "arrowHead.type") => "arrow",
+        _ => return None,
+    };
+    Some((field, value.clone()))
+}
+
+/// The render style of an element no layer styles.
+pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
+    let defaults = match kind {
+        ElementKind::Node => json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false}),
+        ElementKind::Edge => json!({"color": "#888888", "opacity": 1.0, "width": 0.5, "arrow": null, "hidden": false}),
+    };
+    match defaults {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Computes every element's render style. A layer whose selector fails is skipped (and named in
+/// the returned warnings) rather than blanking the whole view.
 pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) -> (StyleTable, Vec<String>) {
     let n = data.collection(kind).len();
     let mut warnings = Vec::new();
-    let mut applying: Vec<(usize, Matches)> = Vec::new();
-    for (i, layer) in layers.layers.iter().enumerate() {
+    // Per applying layer: its matches and the render fields it sets, in layer order.
+    let mut applying: Vec<(Matches, Vec<(&'static str, Value)>)> = Vec::new();
+    for layer in &layers.layers {
         let Some(rule) = layer.rule(kind) else { continue };
         match data.rule_matches(kind, rule) {
-            Ok(m) => applying.push((i, m)),
+            Ok(m) => {
+                let fields = style_leaves(&rule.style).iter().filter_map(|(path, value)| render_field(kind, path, value)).collect();
+                applying.push((m, fields));
+            }
             Err(e) => warnings.push(format!("layer `{}` skipped: {e}", layer.name)),
         }
     }
     let words = applying.len().div_ceil(64).max(1);
     let mut masks = vec![0u64; n * words];
-    for (bit, (_, matches)) in applying.iter().enumerate() {
+    for (bit, (matches, _)) in applying.iter().enumerate() {
         let (word, mask) = (bit / 64, 1u64 << (bit % 64));
         for (e, &hit) in matches.iter().enumerate() {
             if hit {
@@ -45,43 +81,27 @@ pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) 
             }
         }
     }
+    let defaults = render_defaults(kind);
     let mut distinct: HashMap<&[u64], u32> = HashMap::new();
     let mut styles = Vec::new();
     let mut style_of = Vec::with_capacity(n);
     for e in 0..n {
         let key = &masks[e * words..(e + 1) * words];
         let index = *distinct.entry(key).or_insert_with(|| {
-            let matching: Vec<usize> = applying.iter().enumerate().filter(|(bit, _)| key[bit / 64] & (1 << (bit % 64)) != 0).map(|(_, (i, _))| *i).collect();
-            styles.push(compute(&layers.layers, kind, &matching));
+            let mut style = defaults.clone();
+            for (bit, (_, fields)) in applying.iter().enumerate() {
+                if key[bit / 64] & (1 << (bit % 64)) != 0 {
+                    for (field, value) in fields {
+                        style.insert((*field).to_string(), value.clone());
+                    }
+                }
+            }
+            styles.push(Value::Object(style));
             (styles.len() - 1) as u32
         });
         style_of.push(index);
     }
     (StyleTable { style_of, styles }, warnings)
-}
-
-/// The flat style the page draws a node with.
-fn render_node(style: &Value) -> Value {
-    json!({
-        "color": style.pointer("/texture/color").cloned().unwrap_or(json!("#ffffff")),
-        "opacity": style.pointer("/texture/opacity").cloned().unwrap_or(json!(1.0)),
-        "size": style.pointer("/shape/size").cloned().unwrap_or(json!(1.0)),
-        "shape": style.pointer("/shape/type").cloned().unwrap_or(json!("sphere")),
-        "glow": style.pointer("/effect/glow").cloned(),
-        "outline": style.pointer("/effect/outline").cloned(),
-        "hidden": style.get("enabled").and_then(Value::as_bool).is_some_and(|e| !e),
-    })
-}
-
-/// The flat style the page draws an edge with.
-fn render_edge(style: &Value) -> Value {
-    json!({
-        "color": style.pointer("/line/color").cloned().unwrap_or(json!("#888888")),
-        "opacity": style.pointer("/line/opacity").cloned().unwrap_or(json!(1.0)),
-        "width": style.pointer("/line/width").cloned().unwrap_or(json!(0.5)),
-        "arrow": style.pointer("/arrowHead/type").cloned(),
-        "hidden": style.get("enabled").and_then(Value::as_bool).is_some_and(|e| !e),
-    })
 }
 
 /// The scene: everything the page needs to draw the session, at one version.
@@ -122,8 +142,8 @@ pub fn scene(session: &GraphSession) -> Result<Value, ToolError> {
         "selection": state.selection,
         "nodes": nodes,
         "edges": edges,
-        "nodeStyles": node_styles.styles.iter().map(|s| render_node(&s.computed_style)).collect::<Vec<_>>(),
-        "edgeStyles": edge_styles.styles.iter().map(|s| render_edge(&s.computed_style)).collect::<Vec<_>>(),
+        "nodeStyles": node_styles.styles,
+        "edgeStyles": edge_styles.styles,
         "warnings": warnings,
     }))
 }
