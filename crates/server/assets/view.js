@@ -18,6 +18,7 @@ const state = {
   scene: null,      // the last scene from the server
   camera: null,     // the camera drawn (the server's, moved locally while dragging)
   projected: [],    // per node: {x, y, r, depth} on screen, or null when behind the camera
+  order: [],        // the drawn nodes' indices in drawing order (the last one is on top)
   selectedNodes: new Set(),
   selectedEdges: new Set(),
   drawnVersion: -1,
@@ -145,6 +146,7 @@ function draw() {
   // Nodes far to near, so nearer ones cover farther ones.
   const order = scene.nodes.map((_, i) => i).filter((i) => state.projected[i]);
   order.sort((i, j) => state.projected[j].depth - state.projected[i].depth);
+  state.order = order;
   for (const i of order) {
     const n = scene.nodes[i], p = state.projected[i], style = scene.nodeStyles[n.s];
     ctx.globalAlpha = style.opacity;
@@ -210,12 +212,18 @@ function listen() {
 
 // ---- interaction -----------------------------------------------------------------------------
 
+// The node under (x, y): of the nodes whose disc holds the point, the one drawn on top (what the
+// user sees there; in 2D every depth ties, so depth alone cannot tell); else the nearest within
+// 2 pixels, since small nodes are hard to hit.
 function nodeAt(x, y) {
-  let best = -1, bestDepth = Infinity;
-  state.projected.forEach((p, i) => {
-    if (p && Math.hypot(p.x - x, p.y - y) <= p.r + 2 && p.depth < bestDepth) { best = i; bestDepth = p.depth; }
-  });
-  return best;
+  let near = -1, nearGap = Infinity;
+  for (let k = state.order.length - 1; k >= 0; k--) {
+    const i = state.order[k], p = state.projected[i];
+    const gap = Math.hypot(p.x - x, p.y - y) - p.r;
+    if (gap <= 0) return i;
+    if (gap <= 2 && gap < nearGap) { near = i; nearGap = gap; }
+  }
+  return near;
 }
 
 let drag = null;
@@ -276,7 +284,8 @@ window.addEventListener("mouseup", (e) => {
   canvas.classList.remove("dragging");
   const rect = canvas.getBoundingClientRect();
   const x = e.clientX - rect.left, y = e.clientY - rect.top;
-  if (d.box) {
+  // A shift-press that did not move is a shift-click (add/remove), not an empty box.
+  if (d.box && d.moved) {
     boxEl.style.display = "none";
     const [x0, x1] = [Math.min(x, d.x0), Math.max(x, d.x0)], [y0, y1] = [Math.min(y, d.y0), Math.max(y, d.y0)];
     const ids = state.scene.nodes.filter((n, i) => { const p = state.projected[i]; return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1; }).map((n) => n.id);

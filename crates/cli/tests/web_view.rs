@@ -1,0 +1,110 @@
+//! The graph web view in a real browser: `schemascope demo --http` serves the page, headless
+//! Chromium (driven over WebDriver by chromedriver) draws it, and the official Python MCP SDK
+//! styles and reads the selection over MCP. The browser side is `tests/e2e/web_view.py`: it
+//! checks that the page renders the demo graph, that a style applied over MCP changes the drawn
+//! colour (pixels of a screenshot), and that clicks select nodes (`describe_selection`).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `name` on the PATH.
+fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
+}
+
+/// The demo server, killed when dropped (also when an assertion fails).
+struct Server {
+    child: Child,
+    stderr: PathBuf,
+}
+
+impl Server {
+    /// Starts `schemascope demo --http 127.0.0.1:0` and reads the page's URL from its banner.
+    fn start(dir: &Path) -> (Self, String) {
+        let stderr = dir.join("server.stderr");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+            .args(["demo", "--http", "127.0.0.1:0", "--session-file"])
+            .arg(dir.join("sessions.sqlite"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("create the server's stderr file"))
+            .spawn()
+            .expect("start schemascope demo");
+        let stdout = child.stdout.take().expect("the server's stdout");
+        let (found, url) = mpsc::channel();
+        // Port 0 picks a free port; the banner says which. The thread keeps reading so the
+        // server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix("Graph view (open in a browser): ") {
+                    let _ = found.send(rest.trim().to_string());
+                }
+            }
+        });
+        let server = Self { child, stderr };
+        match url.recv_timeout(Duration::from_secs(120)) {
+            Ok(url) => (server, url),
+            Err(_) => panic!("`schemascope demo --http 127.0.0.1:0` printed no \"Graph view\" URL; its stderr:\n{}", server.stderr_text()),
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
+    let missing: Vec<&str> = ["chromium", "chromedriver"].into_iter().filter(|p| find_program(p).is_none()).collect();
+    assert!(
+        missing.is_empty(),
+        "{} not found on the PATH: the web view's browser test needs headless Chromium; `.ci/run` (scripts/test) installs the Debian packages with `apt-get install -y chromium chromium-driver`",
+        missing.join(" and ")
+    );
+    let python_has_mcp = Command::new("python3").args(["-c", "import mcp"]).status().is_ok_and(|s| s.success());
+    assert!(python_has_mcp, "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Outside the tempdir, so they are still there to look at when the test fails.
+    let screenshots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web_view-screenshots");
+    let (server, url) = Server::start(dir.path());
+    let output = Command::new("python3")
+        .current_dir(repo_root())
+        .arg("tests/e2e/web_view.py")
+        .arg("--chromedriver")
+        .arg(find_program("chromedriver").expect("chromedriver"))
+        .arg("--chromium")
+        .arg(find_program("chromium").expect("chromium"))
+        .args(["--url", &url])
+        .arg("--screenshots")
+        .arg(&screenshots)
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report = format!(
+        "--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- server stderr\n{}\n--- screenshots in {}",
+        server.stderr_text(),
+        screenshots.display()
+    );
+    assert!(output.status.success(), "the browser test failed\n{report}");
+    let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
+    assert!(summary.ends_with(" 0 failed"), "{summary}\n{report}");
+    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(passed >= 12, "only {passed} checks ran\n{report}");
+}
