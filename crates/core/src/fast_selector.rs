@@ -39,7 +39,6 @@ enum Yield<'a> {
     Borrowed(&'a Value),
     Null,
     Bool(bool),
-    Owned(Value),
 }
 
 impl Yield<'_> {
@@ -52,7 +51,6 @@ impl Yield<'_> {
             Yield::Null => &NULL,
             Yield::Bool(true) => &TRUE,
             Yield::Bool(false) => &FALSE,
-            Yield::Owned(v) => v,
         }
     }
 }
@@ -138,7 +136,7 @@ impl Fast {
         Ok(truthy(self.eval(item)?.value()))
     }
 
-    fn eval<'a>(&self, item: &'a Value) -> Result<Yield<'a>, Undecided> {
+    fn eval<'a>(&'a self, item: &'a Value) -> Result<Yield<'a>, Undecided> {
         Ok(match self {
             Fast::Path(steps) => {
                 let mut at = item;
@@ -157,7 +155,7 @@ impl Fast {
                 }
                 Yield::Borrowed(at)
             }
-            Fast::Literal(value) => Yield::Owned(value.clone()),
+            Fast::Literal(value) => Yield::Borrowed(value),
             Fast::Compare(comparator, lhs, rhs) => {
                 let (l, r) = (lhs.eval(item)?, rhs.eval(item)?);
                 let (l, r) = (l.value(), r.value());

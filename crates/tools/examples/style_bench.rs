@@ -68,6 +68,15 @@ fn main() {
     assert_eq!(state.layers.layers.len(), 20, "default + 19 layers");
     let base = session.data().base.clone();
 
+    if std::env::var_os("STYLE_BENCH_PER_SELECTOR").is_some() {
+        let data = SessionData::new(base.clone(), &state.results).expect("data");
+        data.matches(ElementKind::Node, "type == 'server'").expect("parse once");
+        for selector in &selectors {
+            let started = Instant::now();
+            data.matches(ElementKind::Node, selector).expect("matches");
+            eprintln!("{:>8.1} ms  {selector}", started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
     let mut cold = Vec::new();
     let mut cold_parsed = Vec::new();
     let mut warm = Vec::new();

@@ -119,34 +119,62 @@ impl SessionData {
 
     /// Which elements of `kind` match `selector` (empty matches all); cached per selector.
     pub fn matches(&self, kind: ElementKind, selector: &str) -> Result<Matches, ToolError> {
+        self.prepare_matches(kind, &[selector])?;
         let key = (slot(kind), selector.to_string());
-        if let Some(hit) = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return Ok(hit.clone());
-        }
+        let cached = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
+        // prepare_matches cached it (or returned its error).
+        Ok(cached.unwrap_or_else(|| Arc::new(Vec::new())))
+    }
+
+    /// Evaluates every selector not cached yet in one pass over the items: each item is
+    /// fetched from memory once and tested against all of them while it is in cache, which is
+    /// several times faster than a pass per selector on large graphs.
+    pub fn prepare_matches(&self, kind: ElementKind, selectors: &[&str]) -> Result<(), ToolError> {
         let collection = self.collection(kind);
-        let result: Matches = if selector.trim().is_empty() {
-            Arc::new(vec![true; collection.len()])
-        } else {
-            let compiled = Selector::parse(selector)?;
-            let parsed = self.parsed(kind);
-            let outcomes = parallel_map(parsed.len(), |i| match &parsed[i] {
-                Some(value) => compiled.matches_value(value).map_err(|reason| (i, reason)),
-                None => Ok(false),
-            });
-            let mut flags = Vec::with_capacity(outcomes.len());
-            for outcome in outcomes {
-                match outcome {
-                    Ok(hit) => flags.push(hit),
-                    Err((i, reason)) => {
-                        let item = collection.item(i).map(|it| it.id.to_string()).unwrap_or_default();
-                        return Err(schemascope_core::CoreError::SelectorRuntime { expression: selector.to_string(), item, reason }.into());
-                    }
+        let missing: Vec<&str> = {
+            let cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut missing: Vec<&str> = selectors.iter().copied().filter(|s| !cache.contains_key(&(slot(kind), s.to_string()))).collect();
+            missing.sort_unstable();
+            missing.dedup();
+            missing
+        };
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let compiled: Vec<Option<Selector>> =
+            missing.iter().map(|s| if s.trim().is_empty() { Ok(None) } else { Selector::parse(s).map(Some) }).collect::<Result<_, _>>()?;
+        let parsed = self.parsed(kind);
+        let width = compiled.len();
+        // Row-major: item i's answers are flags[i * width..(i + 1) * width].
+        let rows = parallel_map(parsed.len(), |i| {
+            let mut row = Vec::with_capacity(width);
+            for (s, selector) in compiled.iter().enumerate() {
+                row.push(match (selector, &parsed[i]) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(selector), Some(value)) => match selector.matches_value(value) {
+                        Ok(hit) => hit,
+                        Err(reason) => return Err((i, s, reason)),
+                    },
+                });
+            }
+            Ok(row)
+        });
+        let mut columns = vec![Vec::with_capacity(parsed.len()); width];
+        for row in rows {
+            match row {
+                Ok(row) => row.into_iter().zip(columns.iter_mut()).for_each(|(hit, column)| column.push(hit)),
+                Err((i, s, reason)) => {
+                    let item = collection.item(i).map(|it| it.id.to_string()).unwrap_or_default();
+                    return Err(schemascope_core::CoreError::SelectorRuntime { expression: missing[s].to_string(), item, reason }.into());
                 }
             }
-            Arc::new(flags)
-        };
-        self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, result.clone());
-        Ok(result)
+        }
+        let mut cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (selector, column) in missing.iter().zip(columns) {
+            cache.insert((slot(kind), selector.to_string()), Arc::new(column));
+        }
+        Ok(())
     }
 
     /// Which elements a style rule applies to: its selector's matches, narrowed to its ids.

@@ -59,6 +59,13 @@ pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
 pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) -> (StyleTable, Vec<String>) {
     let n = data.collection(kind).len();
     let mut warnings = Vec::new();
+    let selectors: Vec<&str> = layers.layers.iter().filter_map(|l| l.rule(kind)).map(|r| r.selector.as_str()).collect();
+    // One pass for every selector; a bad one is reported per layer below.
+    if data.prepare_matches(kind, &selectors).is_err() {
+        for selector in &selectors {
+            let _ = data.prepare_matches(kind, &[selector]);
+        }
+    }
     // Per applying layer: its matches and the render fields it sets, in layer order.
     let mut applying: Vec<(Matches, Vec<(&'static str, Value)>)> = Vec::new();
     for layer in &layers.layers {
