@@ -89,7 +89,9 @@ pub(crate) fn compile(ast: &Ast) -> Option<Fast> {
         Ast::And { lhs, rhs, .. } => Fast::And(Box::new(compile(lhs)?), Box::new(compile(rhs)?)),
         Ast::Or { lhs, rhs, .. } => Fast::Or(Box::new(compile(lhs)?), Box::new(compile(rhs)?)),
         Ast::Not { node, .. } => Fast::Not(Box::new(compile(node)?)),
-        Ast::Function { name, args, .. } if name == "contains" && args.len() == 2 => Fast::Contains(Box::new(compile(&args[0])?), Box::new(compile(&args[1])?)),
+        Ast::Function { name, args, .. } if name == "contains" && args.len() == 2 => {
+            Fast::Contains(Box::new(compile(&args[0])?), Box::new(compile(&args[1])?))
+        }
         _ => return None,
     })
 }

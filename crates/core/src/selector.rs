@@ -47,18 +47,20 @@ fn hint_for(text: &str) -> String {
 impl Selector {
     /// Compiles a selector; a syntax error names its line, column and a caret.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        jmespath::compile(text).map(|expression| Self { text: text.to_string(), fast: crate::fast_selector::compile(expression.as_ast()), expression }).map_err(|e| {
-            let reason = e.reason.to_string();
-            CoreError::InvalidSelector {
-                expression: text.to_string(),
-                offset: e.offset,
-                line: e.line + 1,
-                column: e.column + 1,
-                reason,
-                caret: format!("{}^", " ".repeat(e.column)),
-                hint: hint_for(text),
-            }
-        })
+        jmespath::compile(text)
+            .map(|expression| Self { text: text.to_string(), fast: crate::fast_selector::compile(expression.as_ast()), expression })
+            .map_err(|e| {
+                let reason = e.reason.to_string();
+                CoreError::InvalidSelector {
+                    expression: text.to_string(),
+                    offset: e.offset,
+                    line: e.line + 1,
+                    column: e.column + 1,
+                    reason,
+                    caret: format!("{}^", " ".repeat(e.column)),
+                    hint: hint_for(text),
+                }
+            })
     }
 
     /// The selector text.
@@ -223,11 +225,41 @@ mod tests {
             json!({"a": {"b": {"c": [10, 20, 30]}}, "x": {"y": 1}, "z": {"y": 1.0}}),
         ];
         let selectors = [
-            "type == 'server'", "type != 'server'", "cpu > `0.5`", "cpu >= `0.2`", "cpu < `0.5`", "cpu <= `0.2`", "n == `1`", "n == `1.0`",
-            "f == `1`", "!active", "active && cpu > `0.5`", "active || type == 'database'", "contains(tags, 'critical')", "contains(tags, 'web')",
-            "meta.owner == 'ops'", "meta.owner == null", "meta.level > `2`", "s", "!s", "tags", "list[0] == `1`", "list[-1] == `3`",
-            "list[1].a == `1`", "a.b.c[1] == `20`", "x == z", "x == `{\"y\": 1}`", "tags == `[]`", "missing", "!missing", "type > 'a'",
-            "type == `\"server\"`", "n", "`true`", "type == 'server' && (cpu > `0.5` || n > `1`)", "contains(type, 'erv')",
+            "type == 'server'",
+            "type != 'server'",
+            "cpu > `0.5`",
+            "cpu >= `0.2`",
+            "cpu < `0.5`",
+            "cpu <= `0.2`",
+            "n == `1`",
+            "n == `1.0`",
+            "f == `1`",
+            "!active",
+            "active && cpu > `0.5`",
+            "active || type == 'database'",
+            "contains(tags, 'critical')",
+            "contains(tags, 'web')",
+            "meta.owner == 'ops'",
+            "meta.owner == null",
+            "meta.level > `2`",
+            "s",
+            "!s",
+            "tags",
+            "list[0] == `1`",
+            "list[-1] == `3`",
+            "list[1].a == `1`",
+            "a.b.c[1] == `20`",
+            "x == z",
+            "x == `{\"y\": 1}`",
+            "tags == `[]`",
+            "missing",
+            "!missing",
+            "type > 'a'",
+            "type == `\"server\"`",
+            "n",
+            "`true`",
+            "type == 'server' && (cpu > `0.5` || n > `1`)",
+            "contains(type, 'erv')",
         ];
         for text in selectors {
             let selector = Selector::parse(text).expect(text);

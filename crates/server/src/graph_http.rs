@@ -72,19 +72,13 @@ fn event_stream(
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let first = futures_util::stream::once(async move { Ok(SseEvent::default().event("changed").data(hello.to_string())) });
     let rest = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        loop {
-            match receiver.recv().await {
-                Ok(event) => {
-                    let data = serde_json::to_string(&event).unwrap_or_default();
-                    return Some((Ok(SseEvent::default().event("changed").data(data)), receiver));
-                }
-                // A slow page missed events: one "changed" makes it refetch everything.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    return Some((Ok(SseEvent::default().event("changed").data(r#"{"changed":["all"]}"#)), receiver));
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        }
+        let data = match receiver.recv().await {
+            Ok(event) => serde_json::to_string(&event).unwrap_or_default(),
+            // A slow page missed events: one "changed" makes it refetch everything.
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => r#"{"changed":["all"]}"#.to_string(),
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((Ok(SseEvent::default().event("changed").data(data)), receiver))
     });
     futures_util::StreamExt::chain(first, rest)
 }

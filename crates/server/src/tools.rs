@@ -56,6 +56,7 @@ pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
 }
 
 /// Parses tool arguments, naming the parameter at fault and listing the accepted ones on error.
+#[allow(clippy::result_large_err)] // the error is the envelope returned to the client as it is
 fn parse_arguments<P: DeserializeOwned>(tool: &str, arguments: JsonObject, schema: &JsonObject) -> Result<P, ToolResult> {
     serde_path_to_error::deserialize::<_, P>(Value::Object(arguments)).map_err(|error| {
         let path = error.path().to_string();
@@ -93,7 +94,13 @@ fn backticked(message: &str) -> Option<String> {
 
 impl SchemascopeServer {
     /// Runs one tool: parse, call on the blocking pool, wrap.
-    pub(crate) async fn run<P>(&self, tool: &'static str, arguments: JsonObject, schema: Arc<JsonObject>, call: fn(&Registry, P) -> ToolResult) -> CallToolResult
+    pub(crate) async fn run<P>(
+        &self,
+        tool: &'static str,
+        arguments: JsonObject,
+        schema: Arc<JsonObject>,
+        call: fn(&Registry, P) -> ToolResult,
+    ) -> CallToolResult
     where
         P: DeserializeOwned + Send + 'static,
     {

@@ -4,8 +4,8 @@
 
 mod cache;
 mod describe;
-pub mod dispatch;
 pub mod descriptions;
+pub mod dispatch;
 pub mod eval;
 mod execute;
 mod find;

@@ -97,7 +97,9 @@ impl SessionData {
         let triples = edges.items().filter_map(|item| {
             let ends = item.ends?;
             let w = match &weight_path {
-                Some(path) => item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0),
+                Some(path) => {
+                    item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0)
+                }
                 None => 1.0,
             };
             Some((ends.source.to_string(), ends.target.to_string(), w))
@@ -106,7 +108,7 @@ impl SessionData {
     }
 
     /// The position of every id of `kind` in its collection.
-    pub fn index(&self, kind: ElementKind) -> &HashMap<String, usize> {
+    pub fn id_index(&self, kind: ElementKind) -> &HashMap<String, usize> {
         self.indexes[slot(kind)].get_or_init(|| self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect())
     }
 
@@ -181,7 +183,7 @@ impl SessionData {
     pub fn rule_matches(&self, kind: ElementKind, rule: &StyleRule) -> Result<Matches, ToolError> {
         let by_selector = self.matches(kind, &rule.selector)?;
         let Some(ids) = &rule.ids else { return Ok(by_selector) };
-        let index = self.index(kind);
+        let index = self.id_index(kind);
         let mut flags = vec![false; by_selector.len()];
         for i in ids.iter().filter_map(|id| index.get(id)) {
             flags[*i] = by_selector[*i];
@@ -248,7 +250,8 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
                     }
                     for (namespace, algorithm, name, v) in entries {
                         let at = root.as_object_mut().map(|r| r.entry(namespace.to_string()).or_insert_with(|| Value::Object(Map::new())));
-                        let at = at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
+                        let at =
+                            at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
                         if let Some(Value::Object(map)) = at {
                             map.insert(name.to_string(), (*v).clone());
                         }
