@@ -144,7 +144,10 @@ impl Fast {
                 let mut at = item;
                 for step in steps {
                     let next = match step {
-                        Step::Field(name) => at.as_object().and_then(|o| o.get(name)),
+                        // Small objects (most items) are faster to scan than to hash into.
+                        Step::Field(name) => at.as_object().and_then(|o| {
+                            if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) }
+                        }),
                         Step::Index(i) => at.as_array().and_then(|a| {
                             let i = if *i >= 0 { usize::try_from(*i).ok() } else { a.len().checked_sub(i.unsigned_abs() as usize) };
                             i.and_then(|i| a.get(i))

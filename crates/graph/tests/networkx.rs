@@ -12,7 +12,7 @@ struct Fixture {
 
 fn load(name: &str) -> Fixture {
     let path = format!("{}/tests/data/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap();
     let nodes: Vec<String> = json["nodes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
     let edges: Vec<(String, String, f64)> = json["edges"]
         .as_array()
