@@ -1,11 +1,12 @@
 //! Benchmark: the computed style of every node of a 100k-node graph under 20 style layers
-//! (the web view's scene), cold (selectors evaluated from scratch) and after one more layer.
+//! (the web view's scene): cold (items parsed and every selector evaluated), with the items
+//! parsed, with every selector's matches cached, and after one more layer (one new selector).
 //!
 //! `cargo run --release -p schemascope-tools --example style_bench -- [--nodes 100000] [--runs 7]`
 
 use std::time::Instant;
 
-use schemascope_session::style::ElementKind;
+use schemascope_session::style::{ElementKind, LayerSource};
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::Registry;
 use schemascope_tools::graph_session::data::SessionData;
@@ -85,6 +86,7 @@ fn main() {
     let mut cold = Vec::new();
     let mut cold_parsed = Vec::new();
     let mut warm = Vec::new();
+    let mut new_layer = Vec::new();
     let mut distinct = 0;
     for _ in 0..runs {
         let data = SessionData::new(base.clone(), &state.results).expect("data");
@@ -104,10 +106,17 @@ fn main() {
         let started = Instant::now();
         style_table(&data, &state.layers, ElementKind::Node);
         warm.push(started.elapsed().as_secs_f64() * 1000.0);
+        // One more layer with a selector not seen yet: what a find_and_style call redraws.
+        let mut layers = state.layers.clone();
+        let style = serde_json::from_value(json!({"color": "white", "outline": "black"})).expect("style");
+        layers.add(Some("one-more"), LayerSource::Ai, ElementKind::Node, &format!("cpu > `{}` && active", new_layer.len() as f64 / 10.0), None, &style, 0).expect("layer");
+        let started = Instant::now();
+        style_table(&data, &layers, ElementKind::Node);
+        new_layer.push(started.elapsed().as_secs_f64() * 1000.0);
     }
     let out = json!({
         "nodes": n, "layers": state.layers.layers.len(), "distinctStyles": distinct, "runs": runs,
-        "coldMs": median(cold), "selectorsOnParsedItemsMs": median(cold_parsed), "cachedMergeMs": median(warm),
+        "coldMs": median(cold), "selectorsOnParsedItemsMs": median(cold_parsed), "cachedMergeMs": median(warm), "oneNewLayerMs": median(new_layer),
     });
     println!("{out}");
 }
