@@ -19,6 +19,7 @@
 mod centrality;
 mod clustering;
 mod components;
+mod csr;
 mod degree;
 pub mod layout;
 mod louvain;
