@@ -40,8 +40,7 @@ impl Compact {
 
 /// Reusable buffers for one thread's searches; only the nodes the last search reached are reset.
 pub(crate) struct Brandes {
-    /// Nodes in BFS order, `reached` of them (also the queue); one spare slot at the end, written
-    /// by the branch-free push.
+    /// Nodes in BFS order, the first `reached` of them (also the queue: a head index walks along).
     order: Vec<u32>,
     reached: usize,
     dist: Vec<u32>,
@@ -51,7 +50,7 @@ pub(crate) struct Brandes {
 
 impl Brandes {
     pub fn new(n: usize) -> Self {
-        Brandes { order: vec![0; n + 1], reached: 0, dist: vec![UNREACHED; n], sigma: vec![0.0; n], delta: vec![0.0; n] }
+        Brandes { order: vec![0; n], reached: 0, dist: vec![UNREACHED; n], sigma: vec![0.0; n], delta: vec![0.0; n] }
     }
 
     /// Adds the dependencies of source `s` to `bc` (unnormalised), following `out` forward and
@@ -72,16 +71,14 @@ impl Brandes {
             let (next, sigma_v) = (dist[v] + 1, sigma[v]);
             for &w in out.of(v) {
                 let w = w as usize;
-                // Branch-free (whether `w` is new, or one step further, is unpredictable): `w` is
-                // always written at the tail, which only advances if `w` is new; a reached node is
-                // never further than `next`, so `min` sets the distance of new nodes only; `sigma`
-                // gets `sigma_v` or exactly 0.0.
-                let d = dist[w];
-                order[tail] = w as u32;
-                tail += usize::from(d == UNREACHED);
-                let d = d.min(next);
-                dist[w] = d;
-                sigma[w] += keep_if(d == next, sigma_v);
+                if dist[w] == UNREACHED {
+                    dist[w] = next;
+                    order[tail] = w as u32;
+                    tail += 1;
+                }
+                if dist[w] == next {
+                    sigma[w] += sigma_v;
+                }
             }
         }
         *reached = tail;
@@ -92,17 +89,11 @@ impl Brandes {
             let coeff = (1.0 + delta[w]) / sigma[w];
             for &v in inn.of(w) {
                 let v = v as usize;
-                delta[v] += keep_if(dist[v] == before, sigma[v] * coeff);
+                if dist[v] == before {
+                    delta[v] += sigma[v] * coeff;
+                }
             }
             bc[w] += delta[w];
         }
     }
-}
-
-/// `x` if `condition`, else +0.0 — by masking the bits, so without a branch, and without
-/// multiplying (which would turn an infinite `x` into NaN). Adding +0.0 to a non-negative sum
-/// leaves it bit for bit unchanged, so this adds exactly the terms networkx adds.
-#[inline]
-fn keep_if(condition: bool, x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & u64::from(condition).wrapping_neg())
 }
