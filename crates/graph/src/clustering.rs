@@ -18,14 +18,14 @@ pub struct Clustering {
 /// `2·(d_tot(d_tot-1) - 2·d_bidirectional)`. Self-loops are ignored; 0 when there is no triangle.
 pub fn clustering(g: &GraphData) -> Clustering {
     let n = g.node_count();
-    let neighbours = |adj: &[crate::Adjacent], v: usize| -> Vec<usize> {
-        let mut out: Vec<usize> = adj.iter().map(|a| a.node).filter(|&w| w != v).collect();
+    let neighbours = |adj: &[usize], v: usize| -> Vec<usize> {
+        let mut out: Vec<usize> = adj.iter().copied().filter(|&w| w != v).collect();
         out.sort_unstable();
         out.dedup();
         out
     };
-    let succ: Vec<Vec<usize>> = (0..n).map(|v| neighbours(g.out_neighbors(v), v)).collect();
-    let pred: Vec<Vec<usize>> = if g.directed { (0..n).map(|v| neighbours(g.in_neighbors(v), v)).collect() } else { Vec::new() };
+    let succ: Vec<Vec<usize>> = (0..n).map(|v| neighbours(g.out_adj().targets(v), v)).collect();
+    let pred: Vec<Vec<usize>> = if g.directed { (0..n).map(|v| neighbours(g.in_adj().targets(v), v)).collect() } else { Vec::new() };
     let mut in_succ = vec![0u32; n];
     let mut in_pred = vec![0u32; n];
     let coefficient: Vec<f64> = (0..n)

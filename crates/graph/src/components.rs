@@ -25,10 +25,10 @@ pub fn connected_components(g: &GraphData) -> Components {
         component_id[start] = count;
         stack.push(start);
         while let Some(v) = stack.pop() {
-            for a in g.out_neighbors(v).iter().chain(g.in_neighbors(v)) {
-                if component_id[a.node] == usize::MAX {
-                    component_id[a.node] = count;
-                    stack.push(a.node);
+            for &w in g.out_adj().targets(v).iter().chain(g.in_adj().targets(v)) {
+                if component_id[w] == usize::MAX {
+                    component_id[w] = count;
+                    stack.push(w);
                 }
             }
         }

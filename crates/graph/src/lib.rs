@@ -16,9 +16,11 @@
 //! Dependencies are deliberately few: the algorithms are written here (not with petgraph or
 //! rustworkx-core) so that tie-breaking, self-loops and normalisation follow networkx exactly.
 
+mod brandes;
 mod centrality;
 mod clustering;
 mod components;
+mod csr;
 mod degree;
 pub mod layout;
 mod louvain;

@@ -1,7 +1,9 @@
-//! The graph model: node ids, weighted edges, and adjacency lists in both directions.
+//! The graph model: node ids, weighted edges, and adjacency in both directions.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+
+use crate::csr::Csr;
 
 /// One adjacency-list entry: the node at the other end, the edge weight and the edge's index in
 /// [`GraphData::edges`].
@@ -41,8 +43,9 @@ pub struct GraphData {
     /// What the build dropped or merged.
     pub stats: BuildStats,
     index: HashMap<String, usize>,
-    out_adj: Vec<Vec<Adjacent>>,
-    in_adj: Vec<Vec<Adjacent>>,
+    out_adj: Csr,
+    /// Predecessors; empty when undirected, where they equal the successors.
+    in_adj: Csr,
 }
 
 impl GraphData {
@@ -88,15 +91,9 @@ impl GraphData {
             }
         }
         let n = g.node_ids.len();
-        g.out_adj = vec![Vec::new(); n];
-        g.in_adj = vec![Vec::new(); n];
-        for (i, &(u, v, weight)) in g.edges.iter().enumerate() {
-            g.out_adj[u].push(Adjacent { node: v, weight, edge: i });
-            g.in_adj[v].push(Adjacent { node: u, weight, edge: i });
-            if !directed && u != v {
-                g.out_adj[v].push(Adjacent { node: u, weight, edge: i });
-                g.in_adj[u].push(Adjacent { node: v, weight, edge: i });
-            }
+        g.out_adj = Csr::build(n, arcs(&g.edges, directed, false));
+        if directed {
+            g.in_adj = Csr::build(n, arcs(&g.edges, directed, true));
         }
         g
     }
@@ -111,23 +108,33 @@ impl GraphData {
         self.index.get(id).copied()
     }
 
-    /// Successors of a node (all neighbours if undirected; a self-loop appears once).
-    pub fn out_neighbors(&self, node: usize) -> &[Adjacent] {
-        &self.out_adj[node]
+    /// Successors of a node (all neighbours if undirected; a self-loop appears once), in edge order.
+    pub fn out_neighbors(&self, node: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
+        self.out_adj.entries(node)
     }
 
-    pub(crate) fn out_adj(&self) -> &[Vec<Adjacent>] {
+    /// Predecessors of a node (all neighbours if undirected; a self-loop appears once), in edge order.
+    pub fn in_neighbors(&self, node: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
+        self.in_adj().entries(node)
+    }
+
+    pub(crate) fn out_adj(&self) -> &Csr {
         &self.out_adj
     }
 
-    pub(crate) fn in_adj(&self) -> &[Vec<Adjacent>] {
-        &self.in_adj
+    pub(crate) fn in_adj(&self) -> &Csr {
+        if self.directed { &self.in_adj } else { &self.out_adj }
     }
+}
 
-    /// Predecessors of a node (all neighbours if undirected; a self-loop appears once).
-    pub fn in_neighbors(&self, node: usize) -> &[Adjacent] {
-        &self.in_adj[node]
-    }
+/// Every edge as adjacency entries keyed by the node they belong to, in edge order: `u -> v` for
+/// each edge `(u, v)` (`v <- u` if `reverse`), and the opposite entry too when undirected.
+fn arcs(edges: &[(usize, usize, f64)], directed: bool, reverse: bool) -> impl Iterator<Item = (usize, Adjacent)> + Clone + '_ {
+    edges.iter().enumerate().flat_map(move |(edge, &(u, v, weight))| {
+        let (from, to) = if reverse { (v, u) } else { (u, v) };
+        let back = (!directed && u != v).then_some((to, Adjacent { node: from, weight, edge }));
+        std::iter::once((from, Adjacent { node: to, weight, edge })).chain(back)
+    })
 }
 
 #[cfg(test)]
@@ -148,6 +155,6 @@ mod tests {
     fn directed_build_keeps_both_directions_apart() {
         let g = GraphData::build(["a", "b"], [("a", "b", 1.0), ("b", "a", 2.0)], true);
         assert_eq!(g.edges.len(), 2);
-        assert_eq!(g.in_neighbors(0)[0].node, 1);
+        assert_eq!(g.in_neighbors(0).next().map(|a| a.node), Some(1));
     }
 }

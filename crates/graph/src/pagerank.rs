@@ -45,23 +45,38 @@ pub fn pagerank(g: &GraphData, opts: &PageRankOptions) -> PageRank {
         return PageRank { scores: Vec::new(), iterations: 0, converged: true };
     }
     let nf = n as f64;
-    let weight = |w: f64| if opts.weighted { w } else { 1.0 };
-    let out_weight: Vec<f64> = (0..n).map(|v| g.out_neighbors(v).iter().map(|a| weight(a.weight)).sum()).collect();
+    let (out, inn) = (g.out_adj(), g.in_adj());
+    let out_weight: Vec<f64> = (0..n).map(|v| if opts.weighted { out.weights(v).iter().sum() } else { out.targets(v).len() as f64 }).collect();
+    let dangling_nodes: Vec<usize> = (0..n).filter(|&v| out_weight[v] == 0.0).collect();
     let mut x = vec![1.0 / nf; n];
     let mut next = vec![0.0; n];
+    // What each node passes per unit of edge weight this iteration (0 if dangling).
+    let mut share = vec![0.0; n];
     for iteration in 1..=opts.max_iter {
-        let dangling: f64 = (0..n).filter(|&v| out_weight[v] == 0.0).map(|v| x[v]).sum();
+        let dangling: f64 = dangling_nodes.iter().map(|&v| x[v]).sum();
         let base = opts.alpha * dangling / nf + (1.0 - opts.alpha) / nf;
-        next.iter_mut().for_each(|y| *y = base);
-        for v in 0..n {
-            if out_weight[v] != 0.0 {
-                let share = opts.alpha * x[v] / out_weight[v];
-                for a in g.out_neighbors(v) {
-                    next[a.node] += share * weight(a.weight);
+        for ((s, &xv), &w) in share.iter_mut().zip(&x).zip(&out_weight) {
+            *s = if w != 0.0 { opts.alpha * xv / w } else { 0.0 };
+        }
+        // Pull over in-edges rather than push over out-edges: each node's sum stays in a register
+        // and `next` is written once, in order. networkx adds the same terms (in another order,
+        // so results differ only by rounding).
+        let mut err = 0.0;
+        for (v, y) in next.iter_mut().enumerate() {
+            let sources = inn.targets(v);
+            let mut sum = base;
+            if opts.weighted {
+                for (&u, &w) in sources.iter().zip(inn.weights(v)) {
+                    sum += share[u] * w;
+                }
+            } else {
+                for &u in sources {
+                    sum += share[u];
                 }
             }
+            err += (sum - x[v]).abs();
+            *y = sum;
         }
-        let err: f64 = x.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
         std::mem::swap(&mut x, &mut next);
         if err < nf * opts.tol {
             let total: f64 = x.iter().sum();

@@ -4,12 +4,12 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::model::Adjacent;
+use crate::csr::Csr;
 
 /// Which edges to follow from a node, and whether to use weights.
 #[derive(Clone, Copy)]
 pub(crate) struct Walk<'a> {
-    pub adj: &'a [Vec<Adjacent>],
+    pub adj: &'a Csr,
     pub weighted: bool,
     /// Whether to count shortest paths and keep predecessors (betweenness, paths) or only
     /// distances (closeness).
@@ -68,8 +68,7 @@ impl Search {
         while let Some(v) = queue.pop_front() {
             self.order.push(v);
             let dv = self.dist[v];
-            for a in &walk.adj[v] {
-                let w = a.node;
+            for &w in walk.adj.targets(v) {
                 if self.dist[w].is_infinite() {
                     self.dist[w] = dv + 1.0;
                     queue.push_back(w);
@@ -93,12 +92,11 @@ impl Search {
             }
             done[v] = true;
             self.order.push(v);
-            for a in &walk.adj[v] {
-                let w = a.node;
+            for (&w, &weight) in walk.adj.targets(v).iter().zip(walk.adj.weights(v)) {
                 if done[w] {
                     continue;
                 }
-                let vw = d + a.weight;
+                let vw = d + weight;
                 if vw < self.dist[w] {
                     self.dist[w] = vw;
                     if walk.count_paths {
