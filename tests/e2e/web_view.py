@@ -41,6 +41,9 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
+# The same check counting and error text as the MCP end-to-end client (same directory).
+from mcp_client import Checks, describe
+
 SOURCE = "infrastructure"
 NODE_COUNT = 160
 STYLED = "database-012"  # a database: white by default, red once databases are styled red
@@ -51,31 +54,6 @@ RED = (255, 0, 0)
 # Screenshot pixels are compared with a tolerance: the fill is exact, but colour management or
 # antialiasing must not make the test brittle.
 TOLERANCE = 40
-
-
-def describe(error: BaseException) -> str:
-    """The innermost errors of an exception group (anyio task groups wrap them), as text."""
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(describe(inner) for inner in error.exceptions)
-    return f"{type(error).__name__}: {error}"
-
-
-class Checks:
-    """Counts and prints check outcomes."""
-
-    def __init__(self) -> None:
-        self.failed = 0
-        self.passed = 0
-
-    def check(self, name: str, condition: bool, detail: Any = "") -> bool:
-        if condition:
-            self.passed += 1
-            print(f"ok   {name}", flush=True)
-        else:
-            self.failed += 1
-            shown = detail if isinstance(detail, str) else json.dumps(detail, default=str)[:800]
-            print(f"FAIL {name}: {shown}", flush=True)
-        return condition
 
 
 # ---- PNG ---------------------------------------------------------------------------------------
