@@ -4,16 +4,18 @@
 
 mod cache;
 mod describe;
-pub mod dispatch;
 pub mod descriptions;
+pub mod dispatch;
 pub mod eval;
 mod execute;
 mod find;
 pub mod graph_session;
+mod live;
 pub mod metrics;
 pub mod params;
 mod property;
 mod query_tools;
+mod record_live;
 mod record_schema;
 pub mod registry;
 mod report;

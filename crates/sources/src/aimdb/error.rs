@@ -93,6 +93,20 @@ pub enum AimxError {
 }
 
 impl AimxError {
+    /// A short machine-readable kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Connect { .. } => "aimdb_connect_failed",
+            Self::Closed { .. } => "aimdb_connection_closed",
+            Self::Timeout { .. } => "aimdb_timeout",
+            Self::UnsupportedVersion { .. } => "aimdb_unsupported_version",
+            Self::Refused { .. } => "aimdb_refused",
+            Self::Server { .. } => "aimdb_server_error",
+            Self::Protocol { .. } => "aimdb_protocol_error",
+            Self::Io { .. } => "aimdb_io_error",
+        }
+    }
+
     /// The server's error code, for errors the server sent.
     pub fn code(&self) -> Option<&str> {
         match self {

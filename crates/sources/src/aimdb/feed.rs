@@ -59,7 +59,11 @@ impl Drop for Feed {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            // The feed's own callback may hold the last owner of the feed; a thread cannot join
+            // itself, and it ends on its own once it sees the flag.
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
         }
     }
 }

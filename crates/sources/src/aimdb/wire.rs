@@ -116,11 +116,6 @@ pub fn subscribe_v3(id: u64, key: &str) -> String {
     json!({"t": "sub", "id": id, "topic": key}).to_string()
 }
 
-/// A 3.0 unsubscribe frame.
-pub fn unsubscribe_v3(sub: &str) -> String {
-    json!({"t": "unsub", "sub": sub}).to_string()
-}
-
 /// The message for a 3.0 error code, which comes without one.
 fn v3_message(code: &str) -> String {
     match code {
@@ -218,7 +213,6 @@ mod tests {
         );
         assert_eq!(drain_params("temp", Some(5)), json!({"name": "temp", "limit": 5}));
         assert_eq!(subscribe_v3(4, "temp"), r#"{"t":"sub","id":4,"topic":"temp"}"#);
-        assert_eq!(unsubscribe_v3("4"), r#"{"t":"unsub","sub":"4"}"#);
     }
 
     #[test]
