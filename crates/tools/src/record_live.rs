@@ -94,8 +94,9 @@ pub(crate) fn merge(
     let seen = values.len();
     // Always ask the instance: its current value, and the window only while values are missing.
     let window = if seen >= samples { Duration::ZERO } else { Duration::from_millis(window_ms) };
-    let sampled =
-        aimdb::sample(&snapshot.socket, &key, SampleOptions { samples: samples.saturating_sub(seen).max(1), window, timeout: DEFAULT_TIMEOUT })?;
+    // The current value is most likely the last one seen, so it is asked for on top of those missing.
+    let wanted = samples.saturating_sub(seen) + usize::from(seen > 0);
+    let sampled = aimdb::sample(&snapshot.socket, &key, SampleOptions { samples: wanted, window, timeout: DEFAULT_TIMEOUT })?;
     let mut fresh = Vec::new();
     // The current value is usually the last one seen already: count it once.
     if let Some(current) = &sampled.current
