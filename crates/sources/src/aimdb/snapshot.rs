@@ -34,6 +34,9 @@ pub struct Snapshot {
     pub records: Vec<Value>,
     /// Recent values per record key, oldest first, at most [`HISTORY`].
     values: HashMap<String, VecDeque<Value>>,
+    /// Values added per record key since the fetch: tells a record that changed from one that
+    /// did not when the source is replaced.
+    added: HashMap<String, u64>,
 }
 
 /// How a name given by a caller matched a record.
@@ -68,7 +71,14 @@ impl Snapshot {
             let history: VecDeque<Value> = client.get(key)?.into_iter().collect();
             values.insert(key.to_string(), history);
         }
-        Ok(Self { socket: socket.to_path_buf(), protocol: client.protocol(), welcome: client.welcome().clone(), records, values })
+        Ok(Self {
+            socket: socket.to_path_buf(),
+            protocol: client.protocol(),
+            welcome: client.welcome().clone(),
+            records,
+            values,
+            added: HashMap::new(),
+        })
     }
 
     /// Record keys, in the server's order.
@@ -104,11 +114,18 @@ impl Snapshot {
     /// ignored: the record set is fixed when the instance is built.
     pub fn push(&mut self, key: &str, value: Value) {
         if let Some(history) = self.values.get_mut(key) {
+            *self.added.entry(key.to_string()).or_default() += 1;
             history.push_back(value);
             while history.len() > HISTORY {
                 history.pop_front();
             }
         }
+    }
+
+    /// How many values record `key` received since the instance was read: a version number that
+    /// changes exactly when the record did.
+    pub fn version(&self, key: &str) -> u64 {
+        self.added.get(key).copied().unwrap_or(0)
     }
 
     /// The record set: one item per value, records in the server's order and each record's
