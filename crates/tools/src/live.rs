@@ -30,6 +30,21 @@ impl Registry {
         self.insert(snapshot.to_source(&source.spec));
     }
 
+    /// Folds subscription events into AimDB source `name`. A subscription's first event that
+    /// repeats the record's last known value is the server telling the current value on
+    /// subscribe (2.x does for single-latest records), not a new value: it is not counted twice.
+    fn fold_events(&self, name: &str, events: Vec<Event>) {
+        let known_last = |key: &str| -> Option<Value> {
+            let source = self.get(Some(name)).ok()?;
+            source.aimdb.as_ref()?.values(key).last().cloned()
+        };
+        let fresh =
+            events.into_iter().filter(|e| e.seq != 1 || known_last(&e.key).as_ref() != Some(&e.data)).map(|e| (e.key, e.data)).collect::<Vec<_>>();
+        if !fresh.is_empty() {
+            self.fold(name, fresh);
+        }
+    }
+
     /// Starts one subscription feed per AimDB source, folding values in at most every `batch`.
     pub(crate) fn follow_aimdb(self: &Arc<Self>, batch: Duration) {
         let mut feeds = lock(&self.feeds);
@@ -45,7 +60,7 @@ impl Registry {
                 move |events: Vec<Event>| {
                     let Some(registry) = registry.upgrade() else { return };
                     registry.set_reload_error(&name, None);
-                    registry.fold(&name, events.into_iter().map(|e| (e.key, e.data)).collect());
+                    registry.fold_events(&name, events);
                 }
             };
             let on_error = {
