@@ -215,3 +215,28 @@ fn a_server_closing_mid_request_and_a_missing_socket_are_clear_errors() {
     assert!(text.contains(&format!("Cannot connect to AimDB at {}", missing.display())) && text.contains("Try:"), "{text}");
     assert_eq!(ToolResult::from(error).data["error"], "aimdb_connect_failed");
 }
+
+#[test]
+fn the_feed_reports_a_vanished_instance_and_follows_it_again_when_it_returns() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (fake, registry) = serve(dir.path(), Protocol::V3, Behaviour::Normal);
+    registry.watch_with(Duration::from_millis(50)).expect("follows");
+    let path = fake.path().to_path_buf();
+    drop(fake);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while registry.reload_error("plant").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let error = registry.reload_error("plant").expect("the interruption is reported");
+    assert!(error.starts_with("live updates interrupted, reconnecting:"), "{error}");
+    // The instance comes back (a restart): the feed reconnects and values flow again.
+    let fake = FakeAimdb::start(&path, Protocol::V1, Behaviour::Normal, records()).expect("restarts");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let arrived = |registry: &Registry| registry.live_values("plant")["server::Config"].iter().any(|v| v["port"] == 9090);
+    while !arrived(&registry) && Instant::now() < deadline {
+        fake.push("server::Config", json!({"host": "0.0.0.0", "port": 9090, "debug_mode": true}));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(arrived(&registry), "values did not flow after the restart");
+    assert_eq!(registry.reload_error("plant"), None);
+}
