@@ -2,7 +2,7 @@
 //! handing the values over in batches, and reconnecting (with backoff) when the instance goes
 //! away, so a restarted instance is followed again without a restart of ours.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -77,7 +77,7 @@ fn pause(stop: &AtomicBool, total: Duration) {
 
 /// One connection's life: subscribe, then batch events until stopped or the connection fails.
 fn follow<V: Fn(Vec<Event>)>(
-    socket: &PathBuf,
+    socket: &Path,
     keys: &[String],
     batch: Duration,
     stop: &AtomicBool,
