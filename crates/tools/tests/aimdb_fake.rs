@@ -240,3 +240,23 @@ fn the_feed_reports_a_vanished_instance_and_follows_it_again_when_it_returns() {
     assert!(arrived(&registry), "values did not flow after the restart");
     assert_eq!(registry.reload_error("plant"), None);
 }
+
+#[test]
+fn more_records_than_one_connection_may_subscribe_to_are_all_followed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 2.x refuses a 33rd subscription on one connection.
+    let many: Vec<FakeRecord> = (0..40).map(|i| FakeRecord::new(&format!("sensors.s{i:02}"), "fixture::Reading", vec![json!({"v": i})])).collect();
+    let fake = FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, many).expect("fake starts");
+    let registry = Registry::new();
+    let spec: SourceSpec = format!("plant=aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
+    registry.load(&[spec], &NoProgress).expect("loads");
+    registry.watch_with(Duration::from_millis(50)).expect("follows");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let arrived = |registry: &Registry| registry.live_values("plant")["sensors.s39"].len() >= 2;
+    while !arrived(&registry) && Instant::now() < deadline {
+        fake.push("sensors.s39", json!({"v": 390}));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(arrived(&registry), "the 40th record is not followed: {:?}", registry.reload_error("plant"));
+    assert_eq!(registry.reload_error("plant"), None);
+}

@@ -326,6 +326,10 @@ impl Connection {
             }
             ("sub", Some(id)) => {
                 let key = frame.get("topic").and_then(Value::as_str).unwrap_or("").to_string();
+                // The 2.x engine's default `max_subs_per_connection`.
+                if state.subscriptions.len() >= 32 {
+                    return reply_err(id, "denied");
+                }
                 if !self.exists(&key) {
                     return reply_err(id, "not_found");
                 }

@@ -19,7 +19,7 @@ mod client_tests;
 
 pub use client::{AimxClient, DEFAULT_TIMEOUT, Event};
 pub use error::AimxError;
-pub use feed::Feed;
+pub use feed::{Feed, SUBSCRIPTIONS_PER_CONNECTION};
 pub use sample::{SampleOptions, Sampled, sample};
 pub use snapshot::{HISTORY, Match, Snapshot, record_key, type_name};
 pub use wire::Protocol;
