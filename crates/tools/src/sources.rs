@@ -24,7 +24,7 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                     entry
                 })
                 .collect();
-            json!({
+            let mut entry = json!({
                 "name": s.name(),
                 "uri": s.spec.text,
                 "format": format!("{:?}", s.format).to_lowercase(),
@@ -33,7 +33,18 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 "collections": collections,
                 "warnings": s.warnings,
                 "reloadError": registry.reload_error(s.name()),
-            })
+            });
+            if let Some(snapshot) = &s.aimdb {
+                // What a live AimDB source is connected to: the instance and what it allows.
+                entry["aimdb"] = json!({
+                    "socket": snapshot.socket,
+                    "protocol": snapshot.protocol,
+                    "server": snapshot.welcome.get("server"),
+                    "permissions": snapshot.welcome.get("permissions"),
+                    "writable_records": snapshot.welcome.get("writable_records"),
+                });
+            }
+            entry
         })
         .collect();
     let names: Vec<String> = registry.names();

@@ -46,6 +46,8 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
         let (_fake, registry) = serve(dir.path(), protocol, Behaviour::Normal);
         let sources = ok(list_sources(&registry, Default::default()));
         assert_eq!(sources["sources"][0]["format"], "aimdb");
+        assert_eq!(sources["sources"][0]["aimdb"]["protocol"], protocol.version());
+        assert_eq!(sources["sources"][0]["aimdb"]["permissions"], json!(["read"]));
         let records = &sources["sources"][0]["collections"][0]["records"];
         assert_eq!(records.as_array().map(Vec::len), Some(3), "{protocol:?}");
         let schema = ok(describe_schema(&registry, DescribeSchemaParams { source: plant(), ..Default::default() }));
