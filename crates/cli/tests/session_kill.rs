@@ -55,8 +55,7 @@ fn every_acknowledged_change_survives_kill_9_mid_burst() {
                     let mut acked = Vec::new();
                     for i in 0.. {
                         let name = format!("burst-{worker}-{i}");
-                        let arguments =
-                            json!({"selector": "type == 'server'", "style": {"color": "#ff0000", "size": 1.0 + (i % 5) as f64}, "layer_name": name});
+                        let arguments = json!({"selector": "type == 'server'", "style": {"color": "#ff0000", "size": 1.0 + (i % 5) as f64}, "layer_name": name});
                         match call(addr, "find_and_style_nodes", &arguments) {
                             Some(result) if result["success"] == true => acked.push(name),
                             Some(result) => panic!("a style change failed: {result}"),

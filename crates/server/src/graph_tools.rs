@@ -1,10 +1,7 @@
 //! The graph session's MCP tools (query_graph, find/style, selection, view, layout, algorithms):
 //! the same parse → call → envelope path as every other tool.
 
-use rmcp::{
-    model::{CallToolResult, JsonObject},
-    tool, tool_router,
-};
+use rmcp::{model::{CallToolResult, JsonObject}, tool, tool_router};
 use schemascope_tools::descriptions;
 use schemascope_tools::graph_session::{self as graph, *};
 
@@ -177,4 +174,5 @@ impl SchemascopeServer {
     async fn run_algorithm(&self, arguments: JsonObject) -> CallToolResult {
         self.run("run_algorithm", arguments, input_schema::<RunAlgorithmParams>(), graph::run_algorithm).await
     }
+
 }

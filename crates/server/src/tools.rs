@@ -93,13 +93,7 @@ fn backticked(message: &str) -> Option<String> {
 
 impl SchemascopeServer {
     /// Runs one tool: parse, call on the blocking pool, wrap.
-    pub(crate) async fn run<P>(
-        &self,
-        tool: &'static str,
-        arguments: JsonObject,
-        schema: Arc<JsonObject>,
-        call: fn(&Registry, P) -> ToolResult,
-    ) -> CallToolResult
+    pub(crate) async fn run<P>(&self, tool: &'static str, arguments: JsonObject, schema: Arc<JsonObject>, call: fn(&Registry, P) -> ToolResult) -> CallToolResult
     where
         P: DeserializeOwned + Send + 'static,
     {

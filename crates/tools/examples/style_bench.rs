@@ -60,12 +60,7 @@ fn main() {
     let colours = ["red", "orange", "gold", "green", "teal", "blue", "purple", "pink", "gray", "black"];
     for (i, selector) in selectors.iter().enumerate() {
         let style = json!({"color": colours[i % colours.len()], "size": 1.0 + (i % 4) as f64 * 0.5, "glow": i % 3 == 0});
-        let params = StyleElementsParams {
-            selector: selector.clone(),
-            style: serde_json::from_value(style).expect("style"),
-            layer_name: Some(format!("layer-{i}")),
-            ..Default::default()
-        };
+        let params = StyleElementsParams { selector: selector.clone(), style: serde_json::from_value(style).expect("style"), layer_name: Some(format!("layer-{i}")), ..Default::default() };
         let result = find_and_style_nodes(&registry, params);
         assert!(result.success, "{}", result.message);
     }

@@ -10,33 +10,10 @@ use crate::result::ToolResult;
 
 /// Every tool callable by name.
 pub const TOOL_NAMES: &[&str] = &[
-    "list_sources",
-    "describe_schema",
-    "sample_data",
-    "describe_property",
-    "query_schema",
-    "validate_value",
-    "find_items",
-    "search_schema_docs",
-    "get_schema_context",
-    "execute_query",
-    "validate_query",
-    "ask",
-    "query_graph",
-    "find_nodes",
-    "find_edges",
-    "find_and_style_nodes",
-    "find_and_style_edges",
-    "clear_styles",
-    "describe_styles",
-    "describe_selection",
-    "select",
-    "set_layout",
-    "set_dimension",
-    "set_camera",
-    "zoom_to_nodes",
-    "list_algorithms",
-    "run_algorithm",
+    "list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items", "search_schema_docs",
+    "get_schema_context", "execute_query", "validate_query", "ask", "query_graph", "find_nodes", "find_edges", "find_and_style_nodes",
+    "find_and_style_edges", "clear_styles", "describe_styles", "describe_selection", "select", "set_layout", "set_dimension", "set_camera",
+    "zoom_to_nodes", "list_algorithms", "run_algorithm",
 ];
 
 fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, call: fn(&Registry, P) -> ToolResult) -> ToolResult {
@@ -46,10 +23,7 @@ fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, 
         Err(error) => {
             let path = error.path().to_string();
             let at = if path == "." || path.is_empty() { String::new() } else { format!(" (at `{path}`)") };
-            ToolResult::failed(
-                format!("Invalid arguments for `{tool}`{at}: {}.", error.into_inner()),
-                json!({"error": "invalid_params", "parameter": path}),
-            )
+            ToolResult::failed(format!("Invalid arguments for `{tool}`{at}: {}.", error.into_inner()), json!({"error": "invalid_params", "parameter": path}))
         }
     }
 }
@@ -86,10 +60,7 @@ pub fn call_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResul
         "run_algorithm" => with(registry, tool, arguments, graph::run_algorithm),
         "report_viewport" => with(registry, tool, arguments, graph::report_viewport),
         _ => {
-            let hint = schemascope_core::suggest::closest(tool, TOOL_NAMES.iter().copied(), 1)
-                .first()
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = schemascope_core::suggest::closest(tool, TOOL_NAMES.iter().copied(), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
             ToolResult::failed(format!("Unknown tool `{tool}`.{hint} Tools: {}", TOOL_NAMES.join(", ")), json!({"error": "unknown_tool"}))
         }
     }

@@ -4,13 +4,13 @@
 
 mod cache;
 mod describe;
-pub mod descriptions;
 pub mod dispatch;
+pub mod descriptions;
 pub mod eval;
 mod execute;
 mod find;
-pub mod graph_session;
 mod live;
+pub mod graph_session;
 pub mod metrics;
 pub mod params;
 mod property;

@@ -134,12 +134,7 @@ impl Registry {
                 let graphs: Vec<Arc<Source>> = self.sources().into_iter().filter(|s| graph_collections(s).is_ok()).collect();
                 match graphs.as_slice() {
                     [only] => only.clone(),
-                    [] => {
-                        return Err(ToolError::UnknownSource(format!(
-                            "no graph source is served (sources: {}); graph tools need a graph file",
-                            self.names().join(", ")
-                        )));
-                    }
+                    [] => return Err(ToolError::UnknownSource(format!("no graph source is served (sources: {}); graph tools need a graph file", self.names().join(", ")))),
                     _ => {
                         let names: Vec<&str> = graphs.iter().map(|s| s.name()).collect();
                         return Err(ToolError::UnknownSource(format!("several graphs are served; name one with `source`: {}", names.join(", "))));

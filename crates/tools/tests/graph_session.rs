@@ -35,23 +35,12 @@ fn remove_the_red_highlighting() {
     let styled = find_and_style_nodes(&registry, style("type == 'server'", json!({"color": "red"}), Some("highlight-servers")));
     assert!(styled.success, "{}", styled.message);
     assert_eq!(styled.affected_nodes.as_ref().map(Vec::len), Some(styled.data["matchedCount"].as_u64().unwrap() as usize));
-    ok(find_and_style_edges(
-        &registry,
-        StyleElementsParams {
-            source: infra(),
-            selector: "latency > `100`".into(),
-            style: serde_json::from_value(json!({"color": "gray", "width": 2})).unwrap(),
-            ..Default::default()
-        },
-    ));
+    ok(find_and_style_edges(&registry, StyleElementsParams { source: infra(), selector: "latency > `100`".into(), style: serde_json::from_value(json!({"color": "gray", "width": 2})).unwrap(), ..Default::default() }));
     // The LLM looks for the red layer, then removes it by name.
     let described = ok(describe_styles(&registry, DescribeStylesParams { source: infra(), ..Default::default() }));
     assert_eq!(described["layerCount"], 3);
     let red = described["layers"].as_array().unwrap().iter().find(|l| l["summary"].as_str().unwrap().contains("#ff0000")).expect("a red layer");
-    assert_eq!(
-        (red["name"].as_str(), red["source"].as_str(), red["nodeSelector"].as_str()),
-        (Some("highlight-servers"), Some("ai"), Some("type == 'server'"))
-    );
+    assert_eq!((red["name"].as_str(), red["source"].as_str(), red["nodeSelector"].as_str()), (Some("highlight-servers"), Some("ai"), Some("type == 'server'")));
     let unknown = clear_styles(&registry, ClearStylesParams { source: infra(), layer_name: Some("red-highlight".into()) });
     assert!(!unknown.success);
     assert!(unknown.message.contains("highlight-servers"), "an unknown name lists the layers: {}", unknown.message);
@@ -111,28 +100,15 @@ fn make_the_selected_nodes_bigger() {
     assert_eq!(with_data["edges"][0]["source"], "server-043");
     // The LLM styles the selected ids.
     let node_ids: Vec<String> = serde_json::from_value(described["nodeIds"].clone()).unwrap();
-    let bigger = find_and_style_nodes(
-        &registry,
-        StyleElementsParams { ids: Some(node_ids.clone()), ..style("", json!({"size": 2}), Some("selected-bigger")) },
-    );
+    let bigger = find_and_style_nodes(&registry, StyleElementsParams { ids: Some(node_ids.clone()), ..style("", json!({"size": 2}), Some("selected-bigger")) });
     assert!(bigger.success, "{}", bigger.message);
     assert_eq!(bigger.affected_nodes, Some(node_ids));
-    let computed =
-        ok(describe_styles(&registry, DescribeStylesParams { source: infra(), compute_for: Some("server-007".into()), ..Default::default() }));
+    let computed = ok(describe_styles(&registry, DescribeStylesParams { source: infra(), compute_for: Some("server-007".into()), ..Default::default() }));
     assert_eq!(computed["computedStyle"]["shape"]["size"], 2.0);
-    let other =
-        ok(describe_styles(&registry, DescribeStylesParams { source: infra(), compute_for: Some("server-002".into()), ..Default::default() }));
+    let other = ok(describe_styles(&registry, DescribeStylesParams { source: infra(), compute_for: Some("server-002".into()), ..Default::default() }));
     assert_eq!(other["computedStyle"]["shape"]["size"], 1, "a node outside the ids keeps the default size");
     // Selection modes and errors.
-    ok(select(
-        &registry,
-        SelectParams {
-            source: infra(),
-            selector: Some("type == 'database'".into()),
-            mode: schemascope_session::selection::SelectMode::Add,
-            ..Default::default()
-        },
-    ));
+    ok(select(&registry, SelectParams { source: infra(), selector: Some("type == 'database'".into()), mode: schemascope_session::selection::SelectMode::Add, ..Default::default() }));
     let after = ok(describe_selection(&registry, DescribeSelectionParams { source: infra(), include_data: false }));
     assert_eq!(after["nodeCount"], 22);
     let unknown = select(&registry, SelectParams { source: infra(), ids: vec!["server-0001".into()], ..Default::default() });
@@ -177,61 +153,35 @@ fn color_nodes_by_importance() {
     assert!(run.success, "{}", run.message);
     assert_eq!(run.affected_nodes.as_ref().map(Vec::len), Some(160));
     // describe_property and describe_schema see the new properties.
-    let rank = ok(describe_property(
-        &registry,
-        DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.pagerank.rank".into(), ..Default::default() },
-    ));
+    let rank = ok(describe_property(&registry, DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.pagerank.rank".into(), ..Default::default() }));
     assert_eq!(rank["dataType"], "number");
     assert_eq!(rank["presentCount"], 160);
-    let sum: f64 = ok(find_nodes(
-        &registry,
-        FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rank > `0`".into(), limit: Some(0) },
-    ))["count"]
+    let sum: f64 = ok(find_nodes(&registry, FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rank > `0`".into(), limit: Some(0) }))["count"]
         .as_f64()
         .unwrap();
     assert_eq!(sum, 160.0);
     let schema = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), collection: Some("nodes".into()), ..Default::default() }));
     let paths: Vec<&str> = schema["collections"][0]["properties"].as_array().unwrap().iter().filter_map(|p| p["path"].as_str()).collect();
     assert!(paths.contains(&"algorithmResults.schemascope.pagerank.rankPct"), "{paths:?}");
-    let important = ok(find_nodes(
-        &registry,
-        FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rankPct > `50`".into(), limit: None },
-    ));
+    let important = ok(find_nodes(&registry, FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rankPct > `50`".into(), limit: None }));
     let count = important["count"].as_u64().unwrap();
     assert!(count > 0 && count < 160, "{count}");
-    let styled = ok(find_and_style_nodes(
-        &registry,
-        style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "crimson", "size": 2}), Some("important")),
-    ));
+    let styled = ok(find_and_style_nodes(&registry, style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "crimson", "size": 2}), Some("important"))));
     assert_eq!(styled["matchedCount"].as_u64(), Some(count));
     let after = ok(list_algorithms(&registry, ListAlgorithmsParams { source: infra() }));
     assert_eq!(after["history"][0]["algorithm"], "schemascope:pagerank");
-    assert_eq!(
-        after["availableDataProperties"]["nodes"],
-        json!(["algorithmResults.schemascope.pagerank.rank", "algorithmResults.schemascope.pagerank.rankPct"])
-    );
+    assert_eq!(after["availableDataProperties"]["nodes"], json!(["algorithmResults.schemascope.pagerank.rank", "algorithmResults.schemascope.pagerank.rankPct"]));
     // Unknown algorithms and options are errors that list what exists.
     let wrong = run_algorithm(&registry, RunAlgorithmParams { source: infra(), algorithm_type: "pagerang".into(), ..Default::default() });
     assert!(!wrong.success && wrong.message.contains("Did you mean `pagerank`?"), "{}", wrong.message);
-    let option = run_algorithm(
-        &registry,
-        RunAlgorithmParams { source: infra(), algorithm_type: "degree".into(), options: json!({"weight": "latency"}), ..Default::default() },
-    );
+    let option = run_algorithm(&registry, RunAlgorithmParams { source: infra(), algorithm_type: "degree".into(), options: json!({"weight": "latency"}), ..Default::default() });
     assert!(!option.success && option.message.contains("its options: directed"), "{}", option.message);
 }
 
 #[test]
 fn nothing_matching_is_never_a_silent_success_and_bad_selectors_name_the_position() {
     let registry = demo();
-    let none = find_and_style_edges(
-        &registry,
-        StyleElementsParams {
-            source: infra(),
-            selector: "latency > `100000`".into(),
-            style: serde_json::from_value(json!({"color": "red"})).unwrap(),
-            ..Default::default()
-        },
-    );
+    let none = find_and_style_edges(&registry, StyleElementsParams { source: infra(), selector: "latency > `100000`".into(), style: serde_json::from_value(json!({"color": "red"})).unwrap(), ..Default::default() });
     assert!(!none.success);
     assert_eq!(none.data["matchedCount"], 0);
     assert_eq!(layer_names(&registry), ["default"]);
@@ -249,27 +199,14 @@ fn nothing_matching_is_never_a_silent_success_and_bad_selectors_name_the_positio
 #[test]
 fn layout_camera_and_zoom() {
     let registry = demo();
-    let circular = ok(set_layout(
-        &registry,
-        SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Circular, options: json!({"radius": 100}) },
-    ));
+    let circular = ok(set_layout(&registry, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Circular, options: json!({"radius": 100}) }));
     assert_eq!(circular["settled"], true);
     let layout = ok(query_graph(&registry, QueryGraphParams { source: infra(), query: GraphQuery::Layout }));
     assert_eq!((layout["type"].as_str(), layout["options"]["radius"].as_i64()), (Some("circular"), Some(100)));
-    let bad = set_layout(
-        &registry,
-        SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Grid, options: json!({"radius": 3}) },
-    );
+    let bad = set_layout(&registry, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Grid, options: json!({"radius": 3}) });
     assert!(!bad.success && bad.message.contains("spacing"), "{}", bad.message);
-    assert_eq!(
-        ok(query_graph(&registry, QueryGraphParams { source: infra(), query: GraphQuery::CurrentLayout }))["currentLayout"],
-        "circular",
-        "a refused layout changes nothing"
-    );
-    let side = ok(set_camera(
-        &registry,
-        SetCameraParams { source: infra(), preset: Some(schemascope_session::view::CameraPreset::SideView), ..Default::default() },
-    ));
+    assert_eq!(ok(query_graph(&registry, QueryGraphParams { source: infra(), query: GraphQuery::CurrentLayout }))["currentLayout"], "circular", "a refused layout changes nothing");
+    let side = ok(set_camera(&registry, SetCameraParams { source: infra(), preset: Some(schemascope_session::view::CameraPreset::SideView), ..Default::default() }));
     assert_eq!(side["activePreset"], "sideView");
     assert!(side["position"]["x"].as_f64().unwrap() > 100.0, "{side}");
     let zoomed = zoom_to_nodes(&registry, ZoomToNodesParams { source: infra(), ids: vec!["database-012".into()], selector: None });
@@ -277,8 +214,7 @@ fn layout_camera_and_zoom() {
     assert!(zoomed.data["distance"].as_f64().unwrap() < side["distance"].as_f64().unwrap());
     let view = ok(query_graph(&registry, QueryGraphParams { source: infra(), query: GraphQuery::View }));
     assert_eq!(view["camera"]["activePreset"], Value::Null);
-    let fixed =
-        set_layout(&registry, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Fixed, options: json!({}) });
+    let fixed = set_layout(&registry, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Fixed, options: json!({}) });
     assert!(!fixed.success && fixed.message.contains("no node has numeric `x`"), "{}", fixed.message);
 }
 
@@ -302,10 +238,7 @@ fn the_session_survives_a_restart() {
     let summary = ok(query_graph(&registry, QueryGraphParams { source: infra(), query: GraphQuery::Summary }));
     assert_eq!((summary["mode"].as_str(), summary["currentLayout"].as_str()), (Some("2D"), Some("grid")));
     // Algorithm results are back in the data.
-    let degree = ok(describe_property(
-        &registry,
-        DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.degree.degree".into(), ..Default::default() },
-    ));
+    let degree = ok(describe_property(&registry, DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.degree.degree".into(), ..Default::default() }));
     assert_eq!(degree["presentCount"], 160);
     assert_eq!(ok(list_algorithms(&registry, ListAlgorithmsParams { source: infra() }))["history"][0]["type"], "degree");
 }
@@ -318,14 +251,9 @@ fn a_reloaded_graph_keeps_its_algorithm_results_and_relayouts_new_nodes() {
     let registry = registry(&[&format!("g={}", path.display())]);
     ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
     let events = registry.graph_session(None).expect("session").subscribe();
-    std::fs::write(
-        &path,
-        r#"{"nodes":[{"id":"a","data":{}},{"id":"b","data":{}},{"id":"c","data":{"new":true}}],"edges":[{"source":"a","target":"b","data":{}}]}"#,
-    )
-    .unwrap();
+    std::fs::write(&path, r#"{"nodes":[{"id":"a","data":{}},{"id":"b","data":{}},{"id":"c","data":{"new":true}}],"edges":[{"source":"a","target":"b","data":{}}]}"#).unwrap();
     registry.reload("g").expect("reload");
-    let old =
-        ok(find_nodes(&registry, FindElementsParams { selector: "algorithmResults.schemascope.degree.degree == `1`".into(), ..Default::default() }));
+    let old = ok(find_nodes(&registry, FindElementsParams { selector: "algorithmResults.schemascope.degree.degree == `1`".into(), ..Default::default() }));
     assert_eq!(old["ids"], json!(["a", "b"]));
     let new = ok(find_nodes(&registry, FindElementsParams { selector: "new".into(), ..Default::default() }));
     assert_eq!(new["ids"], json!(["c"]));
@@ -338,11 +266,9 @@ fn a_reloaded_graph_keeps_its_algorithm_results_and_relayouts_new_nodes() {
 
 /// Loads a networkx fixture (crates/graph/tests/data) as a graph source.
 fn fixture_registry(name: &str) -> (Arc<Registry>, Value, tempfile::TempDir) {
-    let fixture: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{}/../graph/tests/data/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap();
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(format!("{}/../graph/tests/data/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap();
     let nodes: Vec<Value> = fixture["nodes"].as_array().unwrap().iter().map(|id| json!({"id": id, "data": {}})).collect();
-    let edges: Vec<Value> =
-        fixture["edges"].as_array().unwrap().iter().map(|e| json!({"source": e[0], "target": e[1], "data": {"weight": e[2]}})).collect();
+    let edges: Vec<Value> = fixture["edges"].as_array().unwrap().iter().map(|e| json!({"source": e[0], "target": e[1], "data": {"weight": e[2]}})).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{name}.json"));
     std::fs::write(&path, json!({"nodes": nodes, "edges": edges}).to_string()).unwrap();
@@ -369,10 +295,7 @@ fn algorithms_through_the_session_match_networkx() {
         };
         ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
         close(&node_values(&registry, "degree", "degree"), &expected["degree"], "degree");
-        ok(run_algorithm(
-            &registry,
-            RunAlgorithmParams { algorithm_type: "pagerank".into(), options: json!({"weight": "weight"}), ..Default::default() },
-        ));
+        ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "pagerank".into(), options: json!({"weight": "weight"}), ..Default::default() }));
         close(&node_values(&registry, "pagerank", "rank"), &expected["pagerank"], "pagerank");
         ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "betweenness".into(), ..Default::default() }));
         close(&node_values(&registry, "betweenness", "score"), &expected["betweenness"], "betweenness");
@@ -380,37 +303,21 @@ fn algorithms_through_the_session_match_networkx() {
         close(&node_values(&registry, "closeness", "score"), &expected["closeness"], "closeness");
         let components = ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "components".into(), ..Default::default() }));
         assert_eq!(components["graphResults"]["componentCount"].as_u64(), Some(expected["components"].as_array().unwrap().len() as u64));
-        let louvain = ok(run_algorithm(
-            &registry,
-            RunAlgorithmParams { algorithm_type: "louvain".into(), options: json!({"weight": "weight"}), ..Default::default() },
-        ));
+        let louvain = ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "louvain".into(), options: json!({"weight": "weight"}), ..Default::default() }));
         let modularity = louvain["graphResults"]["modularity"].as_f64().unwrap();
         let range: Vec<f64> = serde_json::from_value(expected["louvain_modularity_range"].clone()).unwrap();
         assert!(modularity >= range[0] - 0.02 && modularity <= range[1] + 0.02, "{name} modularity {modularity} vs networkx {range:?}");
-        let path = ok(run_algorithm(
-            &registry,
-            RunAlgorithmParams {
-                algorithm_type: "shortestPath".into(),
-                options: json!({"source": expected["path_source"], "target": expected["path_target"], "weight": "weight"}),
-                ..Default::default()
-            },
-        ));
+        let path = ok(run_algorithm(&registry, RunAlgorithmParams {
+            algorithm_type: "shortestPath".into(),
+            options: json!({"source": expected["path_source"], "target": expected["path_target"], "weight": "weight"}),
+            ..Default::default()
+        }));
         assert_eq!(path["graphResults"]["path"], expected["path"], "{name} shortest path");
-        let mst = ok(run_algorithm(
-            &registry,
-            RunAlgorithmParams { algorithm_type: "minimumSpanningTree".into(), options: json!({"weight": "weight"}), ..Default::default() },
-        ));
+        let mst = ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "minimumSpanningTree".into(), options: json!({"weight": "weight"}), ..Default::default() }));
         assert_eq!(mst["graphResults"]["totalWeight"].as_f64(), expected["mst_weight"].as_f64(), "{name} MST weight");
-        let on_tree = ok(find_edges(
-            &registry,
-            FindElementsParams { selector: "algorithmResults.schemascope.minimumSpanningTree.inMST".into(), ..Default::default() },
-        ));
+        let on_tree = ok(find_edges(&registry, FindElementsParams { selector: "algorithmResults.schemascope.minimumSpanningTree.inMST".into(), ..Default::default() }));
         let nodes = expected["nodes"].as_array().unwrap().len() as u64;
-        assert_eq!(
-            on_tree["count"].as_u64(),
-            Some(nodes - expected["components"].as_array().unwrap().len() as u64),
-            "{name}: a spanning forest has n - components edges"
-        );
+        assert_eq!(on_tree["count"].as_u64(), Some(nodes - expected["components"].as_array().unwrap().len() as u64), "{name}: a spanning forest has n - components edges");
     }
 }
 
@@ -419,15 +326,7 @@ fn the_scene_draws_what_describe_styles_computes() {
     let registry = demo();
     ok(find_and_style_nodes(&registry, style("type == 'database'", json!({"color": "blue", "shape": "box"}), Some("databases"))));
     ok(find_and_style_nodes(&registry, style("cpu > `0.8`", json!({"glow": "#00ff00", "size": 1.5}), Some("busy"))));
-    ok(find_and_style_edges(
-        &registry,
-        StyleElementsParams {
-            source: infra(),
-            selector: "latency > `100`".into(),
-            style: serde_json::from_value(json!({"color": "red", "width": 3, "arrow": "normal"})).unwrap(),
-            ..Default::default()
-        },
-    ));
+    ok(find_and_style_edges(&registry, StyleElementsParams { source: infra(), selector: "latency > `100`".into(), style: serde_json::from_value(json!({"color": "red", "width": 3, "arrow": "normal"})).unwrap(), ..Default::default() }));
     let session = registry.graph_session(infra().as_deref()).expect("session");
     let scene = scene::scene(&session).expect("scene");
     let nodes = scene["nodes"].as_array().unwrap();
@@ -441,11 +340,8 @@ fn the_scene_draws_what_describe_styles_computes() {
         assert_eq!(drawn["size"].as_f64(), computed["shape"]["size"].as_f64(), "{id}");
         assert_eq!(drawn["glow"], computed.pointer("/effect/glow").cloned().unwrap_or(Value::Null), "{id}");
     }
-    let red_edges =
-        scene["edges"].as_array().unwrap().iter().filter(|e| scene["edgeStyles"][e["s"].as_u64().unwrap() as usize]["color"] == "#ff0000").count();
-    let slow = ok(find_edges(&registry, FindElementsParams { source: infra(), selector: "latency > `100`".into(), limit: Some(0) }))["count"]
-        .as_u64()
-        .unwrap();
+    let red_edges = scene["edges"].as_array().unwrap().iter().filter(|e| scene["edgeStyles"][e["s"].as_u64().unwrap() as usize]["color"] == "#ff0000").count();
+    let slow = ok(find_edges(&registry, FindElementsParams { source: infra(), selector: "latency > `100`".into(), limit: Some(0) }))["count"].as_u64().unwrap();
     assert_eq!(red_edges as u64, slow);
     assert_eq!(scene["edges"].as_array().unwrap().len(), 240);
 }

@@ -139,11 +139,7 @@ fn option_str<'a>(options: &'a Map<String, Value>, key: &str) -> Result<Option<&
 fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, ToolError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .filter(|f| f.is_finite())
-            .map(Some)
-            .ok_or_else(|| ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))),
+        Some(v) => v.as_f64().filter(|f| f.is_finite()).map(Some).ok_or_else(|| ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))),
     }
 }
 
@@ -186,13 +182,7 @@ pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<
     }
 }
 
-fn run_on(
-    data: &SessionData,
-    info: &AlgorithmInfo,
-    options: &Map<String, Value>,
-    g: &GraphData,
-    weighted: bool,
-) -> Result<(AlgorithmOutput, Value), ToolError> {
+fn run_on(data: &SessionData, info: &AlgorithmInfo, options: &Map<String, Value>, g: &GraphData, weighted: bool) -> Result<(AlgorithmOutput, Value), ToolError> {
     let mut nodes: Vec<(String, Vec<Value>)> = Vec::new();
     let mut edges: Vec<(String, Vec<Value>)> = Vec::new();
     let mut graph = json!({});
@@ -254,12 +244,10 @@ fn run_on(
             };
             let path = shortest_path(g, from, to).map_err(|e| {
                 let hint = match &e {
-                    schemascope_graph::GraphError::UnknownNode(id) => {
-                        schemascope_core::suggest::closest(id, g.node_ids.iter().map(String::as_str), 1)
-                            .first()
-                            .map(|s| format!(" Did you mean `{s}`?"))
-                            .unwrap_or_default()
-                    }
+                    schemascope_graph::GraphError::UnknownNode(id) => schemascope_core::suggest::closest(id, g.node_ids.iter().map(String::as_str), 1)
+                        .first()
+                        .map(|s| format!(" Did you mean `{s}`?"))
+                        .unwrap_or_default(),
                     _ => String::new(),
                 };
                 ToolError::InvalidParams(format!("shortestPath: {e}.{hint}"))

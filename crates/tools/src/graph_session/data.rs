@@ -97,9 +97,7 @@ impl SessionData {
         let triples = edges.items().filter_map(|item| {
             let ends = item.ends?;
             let w = match &weight_path {
-                Some(path) => {
-                    item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0)
-                }
+                Some(path) => item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0),
                 None => 1.0,
             };
             Some((ends.source.to_string(), ends.target.to_string(), w))
@@ -250,8 +248,7 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
                     }
                     for (namespace, algorithm, name, v) in entries {
                         let at = root.as_object_mut().map(|r| r.entry(namespace.to_string()).or_insert_with(|| Value::Object(Map::new())));
-                        let at =
-                            at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
+                        let at = at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
                         if let Some(Value::Object(map)) = at {
                             map.insert(name.to_string(), (*v).clone());
                         }

@@ -44,12 +44,7 @@ pub fn default_type(nodes: usize) -> LayoutType {
 }
 
 /// Positions for `layout_type` with `options`; returns them and the options as applied.
-pub fn compute(
-    data: &SessionData,
-    layout_type: LayoutType,
-    options: &Value,
-    dimension: Dimension,
-) -> Result<(NodePositions, bool, Value), ToolError> {
+pub fn compute(data: &SessionData, layout_type: LayoutType, options: &Value, dimension: Dimension) -> Result<(NodePositions, bool, Value), ToolError> {
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
@@ -89,11 +84,7 @@ pub fn compute(
                 None | Some(Value::Null) => Vec::new(),
                 Some(Value::Array(sizes)) => sizes
                     .iter()
-                    .map(|s| {
-                        s.as_u64()
-                            .map(|s| s as usize)
-                            .ok_or_else(|| ToolError::InvalidParams(format!("layout option `shells` lists node counts; `{s}` is not one")))
-                    })
+                    .map(|s| s.as_u64().map(|s| s as usize).ok_or_else(|| ToolError::InvalidParams(format!("layout option `shells` lists node counts; `{s}` is not one"))))
                     .collect::<Result<_, _>>()?,
                 Some(other) => return Err(ToolError::InvalidParams(format!("layout option `shells` must be a list of node counts, not {other}"))),
             };

@@ -45,9 +45,7 @@ fn render_field(kind: ElementKind, path: &str, value: &Value) -> Option<(&'stati
 /// The render style of an element no layer styles.
 pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
     let defaults = match kind {
-        ElementKind::Node => {
-            json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false})
-        }
+        ElementKind::Node => json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false}),
         ElementKind::Edge => json!({"color": "#888888", "opacity": 1.0, "width": 0.5, "arrow": null, "hidden": false}),
     };
     match defaults {

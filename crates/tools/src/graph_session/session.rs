@@ -64,23 +64,14 @@ impl GraphSession {
         let mut initial_parts = Vec::new();
         if !positions_fit(&state, &data) {
             if state.positions.ids.is_empty() {
-                state.layout =
-                    Layout { layout_type: layout::default_type(data.graph().node_count()), options: serde_json::json!({}), settled: false };
+                state.layout = Layout { layout_type: layout::default_type(data.graph().node_count()), options: serde_json::json!({}), settled: false };
             }
             relayout(&mut state, &data)?;
             state.view.camera = Camera::preset(CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
             initial_parts = vec![Part::Layout, Part::View];
         }
         let (events, _) = broadcast::channel(256);
-        let session = Self {
-            name,
-            state: Mutex::new(SessionState::default()),
-            data: RwLock::new(Arc::new(data)),
-            version: AtomicU64::new(0),
-            events,
-            store,
-            restore_notes,
-        };
+        let session = Self { name, state: Mutex::new(SessionState::default()), data: RwLock::new(Arc::new(data)), version: AtomicU64::new(0), events, store, restore_notes };
         session.save(&state, &initial_parts)?;
         *session.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = state;
         Ok(session)
@@ -143,10 +134,7 @@ impl GraphSession {
     /// Applies `f` to a copy of the state; if it succeeds and names changed parts, saves them
     /// and only then makes the copy current. A failed save leaves the state as it was. Returns
     /// `f`'s value and, when algorithm results changed, the source to serve instead.
-    pub fn change<R>(
-        &self,
-        f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), ToolError>,
-    ) -> Result<(R, Option<Arc<Source>>), ToolError> {
+    pub fn change<R>(&self, f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), ToolError>) -> Result<(R, Option<Arc<Source>>), ToolError> {
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let data = self.data();
         let mut next = state.clone();

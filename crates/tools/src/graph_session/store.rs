@@ -36,11 +36,7 @@ impl SessionStore {
             .map_err(|e| store_error(path, "cannot configure", e))?;
         let version: i64 = connection.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| store_error(path, "cannot read", e))?;
         if version > SCHEMA_VERSION {
-            return Err(store_error(
-                path,
-                "unsupported",
-                format!("it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})"),
-            ));
+            return Err(store_error(path, "unsupported", format!("it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})")));
         }
         connection
             .execute_batch(&format!(
@@ -95,12 +91,7 @@ impl SessionStore {
     /// When `session` was last saved, if ever.
     pub fn last_saved(&self, session: &str) -> Option<String> {
         let connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        connection
-            .query_row("SELECT max(saved_at) FROM session_part WHERE session = ?1", params![session], |r| r.get(0))
-            .optional()
-            .ok()
-            .flatten()
-            .flatten()
+        connection.query_row("SELECT max(saved_at) FROM session_part WHERE session = ?1", params![session], |r| r.get(0)).optional().ok().flatten().flatten()
     }
 }
 

@@ -138,12 +138,7 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
         let count = ids.len();
         let hint = (count == 0).then(|| empty_match_hint(&data, kind, &params.selector)).flatten();
         let message = if count == 0 {
-            format!(
-                "No {} match `{}`.{}",
-                kind_noun(kind, 2).trim_start_matches("2 "),
-                params.selector,
-                hint.as_deref().map(|h| format!(" {h}")).unwrap_or_default()
-            )
+            format!("No {} match `{}`.{}", kind_noun(kind, 2).trim_start_matches("2 "), params.selector, hint.as_deref().map(|h| format!(" {h}")).unwrap_or_default())
         } else {
             format!("Found {} matching `{}`.", kind_noun(kind, count), params.selector)
         };
@@ -162,14 +157,10 @@ fn empty_match_hint(data: &SessionData, kind: ElementKind, selector: &str) -> Op
     let profile = data.collection(kind).profile();
     let names: Vec<String> = profile.root.children.iter().map(|c| c.profile.path.to_string()).collect();
     for (field, _) in compiled.fields() {
-        let known = names.iter().any(|n| n == &field)
-            || profile.root.children.iter().any(|c| c.children.iter().any(|g| g.profile.path.to_string().ends_with(&format!(".{field}"))));
+        let known = names.iter().any(|n| n == &field) || profile.root.children.iter().any(|c| c.children.iter().any(|g| g.profile.path.to_string().ends_with(&format!(".{field}"))));
         if !known {
-            let suggestion =
-                closest(&field, names.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
-            return Some(format!(
-                "No element has a property `{field}`.{suggestion} See describe_schema (algorithm results appear under `algorithmResults` after run_algorithm)."
-            ));
+            let suggestion = closest(&field, names.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            return Some(format!("No element has a property `{field}`.{suggestion} See describe_schema (algorithm results appear under `algorithmResults` after run_algorithm)."));
         }
     }
     None
@@ -193,10 +184,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
             let index = data.index(kind);
             if let Some(unknown) = ids.iter().find(|id| !index.contains_key(*id)) {
                 let hint = closest(unknown, index.keys().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
-                return Err(ToolError::InvalidParams(format!(
-                    "`ids`: no {} has id `{unknown}`.{hint}",
-                    if kind == ElementKind::Node { "node" } else { "edge" }
-                )));
+                return Err(ToolError::InvalidParams(format!("`ids`: no {} has id `{unknown}`.{hint}", if kind == ElementKind::Node { "node" } else { "edge" })));
             }
         }
         let rule = StyleRule { selector: params.selector.clone(), ids: params.ids.clone(), style: Value::Null };
@@ -205,11 +193,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         if ids.is_empty() {
             let hint = empty_match_hint(&data, kind, &params.selector).map(|h| format!(" {h}")).unwrap_or_default();
             return Ok(ToolResult::failed(
-                format!(
-                    "No {} match `{}`, so no style layer was added.{hint}",
-                    if kind == ElementKind::Node { "nodes" } else { "edges" },
-                    params.selector
-                ),
+                format!("No {} match `{}`, so no style layer was added.{hint}", if kind == ElementKind::Node { "nodes" } else { "edges" }, params.selector),
                 json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "hint": hint.trim()}),
             ));
         }
@@ -372,19 +356,13 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
         if !unknown.is_empty() {
             let all = data.index(ElementKind::Node).keys().map(String::as_str);
             let hint = closest(unknown[0], all, 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
-            return Err(ToolError::InvalidParams(format!(
-                "No node or edge has id {}.{hint}",
-                unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
-            )));
+            return Err(ToolError::InvalidParams(format!("No node or edge has id {}.{hint}", unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", "))));
         }
         if let Some(selector) = &params.selector {
             let kind = if params.elements == ElementsParam::Edges { ElementKind::Edge } else { ElementKind::Node };
             let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
             if ids.is_empty() && params.mode != SelectMode::Clear {
-                return Ok(ToolResult::failed(
-                    format!("Nothing matches `{selector}`; the selection is unchanged."),
-                    json!({"error": "no_match", "selector": selector}),
-                ));
+                return Ok(ToolResult::failed(format!("Nothing matches `{selector}`; the selection is unchanged."), json!({"error": "no_match", "selector": selector})));
             }
             match kind {
                 ElementKind::Node => nodes.extend(ids),
@@ -403,11 +381,7 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
         let message = if selection.is_empty() {
             "Nothing is selected now.".to_string()
         } else {
-            format!(
-                "{} and {} selected now.",
-                kind_noun(ElementKind::Node, selection.nodes.len()),
-                kind_noun(ElementKind::Edge, selection.edges.len())
-            )
+            format!("{} and {} selected now.", kind_noun(ElementKind::Node, selection.nodes.len()), kind_noun(ElementKind::Edge, selection.edges.len()))
         };
         Ok(ToolResult::ok(message, json!({"nodeCount": selection.nodes.len(), "edgeCount": selection.edges.len(), "mode": params.mode}))
             .affecting(Some(nodes), Some(edges)))
@@ -467,9 +441,7 @@ pub fn set_camera(registry: &Registry, params: SetCameraParams) -> ToolResult {
     envelope((|| {
         let session = session(registry, params.source.as_deref())?;
         if params.preset.is_none() && params.position.is_none() && params.target.is_none() {
-            return Err(ToolError::InvalidParams(
-                "give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into(),
-            ));
+            return Err(ToolError::InvalidParams("give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into()));
         }
         if params.position.iter().chain(params.target.iter()).flatten().any(|x| !x.is_finite()) {
             return Err(ToolError::InvalidParams("camera coordinates must be finite numbers".into()));
