@@ -165,12 +165,18 @@ fn seed_fields(kind: Kind) {
     let registry = instance.registry();
     let sources = ok(list_sources(&registry, Default::default()));
     let records = &sources["sources"][0]["collections"][0]["records"];
-    if kind.rings_have_current_value() {
-        assert_eq!(records, &json!([{"name": TEMPERATURE, "values": 1}, {"name": CONFIG, "values": 1}, {"name": OUTDOOR, "values": 1}]));
-    } else {
+    let ring_values = usize::from(kind.rings_have_current_value());
+    assert_eq!(
+        records,
+        &json!([
+            {"name": TEMPERATURE, "values": ring_values, "type": TEMPERATURE},
+            {"name": CONFIG, "values": 1, "type": CONFIG},
+            {"name": OUTDOOR, "values": ring_values, "type": OUTDOOR_TYPE},
+        ])
+    );
+    if !kind.rings_have_current_value() {
         // Only the single-latest config has a current value to read at load; the rings' first
         // values come while query_schema samples.
-        assert_eq!(records, &json!([{"name": CONFIG, "values": 1}]));
         assert_eq!(sources["sources"][0]["warnings"].as_array().map(Vec::len), Some(2), "{sources}");
         std::thread::scope(|scope| {
             scope.spawn(|| {

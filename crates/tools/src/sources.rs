@@ -17,7 +17,15 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 .iter()
                 .map(|c| {
                     let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": c.len(), "properties": c.profile().properties().len()});
-                    if c.kind() == schemascope_core::CollectionKind::Records {
+                    if let Some(snapshot) = &s.aimdb {
+                        // Every record of the instance, those without a value yet too, with its type.
+                        entry["records"] = json!(snapshot
+                            .records
+                            .iter()
+                            .filter_map(|m| schemascope_sources::aimdb::record_key(m).map(|k| (k, m)))
+                            .map(|(k, m)| json!({"name": k, "values": snapshot.values(k).count(), "type": schemascope_sources::aimdb::type_name(m)}))
+                            .collect::<Vec<_>>());
+                    } else if c.kind() == schemascope_core::CollectionKind::Records {
                         entry["records"] =
                             json!(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
                     }
