@@ -41,6 +41,17 @@ struct Output {
     json: bool,
 }
 
+/// How many values of a live AimDB record the schema is merged over.
+#[derive(clap::Args, Clone, Copy)]
+struct LiveSampling {
+    /// Live AimDB records: merge over at most this many values (default 20).
+    #[arg(long)]
+    samples: Option<usize>,
+    /// Live AimDB records: wait at most this long for more values (default 1000 ms).
+    #[arg(long)]
+    window_ms: Option<u64>,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Strategy {
     Random,
@@ -122,6 +133,8 @@ enum Command {
         #[arg(long)]
         no_example: bool,
         #[command(flatten)]
+        live: LiveSampling,
+        #[command(flatten)]
         output: Output,
     },
     /// Check a proposed value against the inferred schema (validate_value).
@@ -132,6 +145,8 @@ enum Command {
         target: String,
         /// The value as JSON, `@FILE` to read a file, or `-` for standard input.
         value: String,
+        #[command(flatten)]
+        live: LiveSampling,
         #[command(flatten)]
         output: Output,
     },
@@ -548,15 +563,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let params = tools::DescribePropertyParams { source: Some(name), property, collection, record_name: record, limit, bins };
             finish(&tools::describe_property(&registry, params), &output, View::Data)
         }
-        Command::Schema { source, target, no_example, output } => {
+        Command::Schema { source, target, no_example, live, output } => {
             let (registry, name) = one_source(&source)?;
-            let params = tools::QuerySchemaParams { source: Some(name), record_name: None, collection: target, include_example: Some(!no_example) };
+            let params = tools::QuerySchemaParams {
+                source: Some(name),
+                record_name: None,
+                collection: target,
+                include_example: Some(!no_example),
+                samples: live.samples,
+                window_ms: live.window_ms,
+            };
             finish(&tools::query_schema(&registry, params), &output, View::Schema)
         }
-        Command::Validate { source, target, value, output } => {
+        Command::Validate { source, target, value, live, output } => {
             let (registry, name) = one_source(&source)?;
             let value = read_value(&value)?;
-            let params = tools::ValidateValueParams { source: Some(name), record_name: None, collection: Some(target), value };
+            let params = tools::ValidateValueParams {
+                source: Some(name),
+                record_name: None,
+                collection: Some(target),
+                value,
+                samples: live.samples,
+                window_ms: live.window_ms,
+            };
             let result = tools::validate_value(&registry, params);
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }

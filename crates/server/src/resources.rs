@@ -1,4 +1,6 @@
-//! The schema resources: `schema://<source>`, the markdown schema summary of each source.
+//! The schema resources: `schema://<source>`, the markdown schema summary of each source, and
+//! for live AimDB sources `schema://<source>/<record key>`, the JSON Schema of one record (the
+//! resource whose update notifications tell a client that record changed).
 
 use std::sync::Arc;
 
@@ -15,44 +17,86 @@ pub(crate) const SCHEME: &str = "schema://";
 /// The MIME type of schema resources.
 pub(crate) const MIME_TYPE: &str = "text/markdown";
 
+/// The MIME type of a record's schema resource.
+pub(crate) const RECORD_MIME_TYPE: &str = "application/schema+json";
+
 /// `schema://<source>`.
 pub(crate) fn uri_for(source: &str) -> String {
     format!("{SCHEME}{source}")
 }
 
-/// The source named by a schema URI, if it is one.
-pub(crate) fn source_of(uri: &str) -> Option<&str> {
-    uri.strip_prefix(SCHEME).map(|rest| rest.trim_end_matches('/')).filter(|name| !name.is_empty())
+/// `schema://<source>/<record key>`.
+pub(crate) fn record_uri(source: &str, key: &str) -> String {
+    format!("{SCHEME}{source}/{key}")
 }
 
-/// The URIs of every source's schema resource.
+/// The source and, for a record's resource, the record key a schema URI names. Source names
+/// cannot hold `/`, so everything after the first one is the key (keys may hold `/`).
+pub(crate) fn target_of(uri: &str) -> Option<(&str, Option<&str>)> {
+    let rest = uri.strip_prefix(SCHEME)?;
+    let (source, record) = match rest.split_once('/') {
+        Some((source, record)) => (source, Some(record).filter(|r| !r.is_empty())),
+        None => (rest, None),
+    };
+    (!source.is_empty()).then_some((source, record))
+}
+
+/// The record keys of a live AimDB source (none for other sources).
+pub(crate) fn record_keys(registry: &Registry, source: &str) -> Vec<String> {
+    let Ok(source) = registry.get(Some(source)) else { return Vec::new() };
+    source.aimdb.as_ref().map(|s| s.keys().into_iter().map(str::to_string).collect()).unwrap_or_default()
+}
+
+/// The URIs of every source's schema resource, and of every live record's.
 pub(crate) fn known_uris(registry: &Registry) -> Vec<String> {
-    registry.names().iter().map(|name| uri_for(name)).collect()
+    let mut uris = Vec::new();
+    for name in registry.names() {
+        uris.push(uri_for(&name));
+        uris.extend(record_keys(registry, &name).iter().map(|key| record_uri(&name, key)));
+    }
+    uris
 }
 
-/// One resource per source.
+/// One resource per source, and one per record of a live AimDB source.
 pub(crate) fn list(registry: &Registry) -> Vec<Resource> {
-    registry
-        .names()
-        .into_iter()
-        .map(|name| {
+    let mut resources = Vec::new();
+    for name in registry.names() {
+        resources.push(
             Resource::new(uri_for(&name), name.clone())
                 .with_title(format!("Schema of {name}"))
                 .with_description(format!(
                     "Markdown summary of the schema of source `{name}`: collections, properties with types, \
                      presence, enums, ranges and samples. Updated when the source's file changes."
                 ))
-                .with_mime_type(MIME_TYPE)
-        })
-        .collect()
+                .with_mime_type(MIME_TYPE),
+        );
+        for key in record_keys(registry, &name) {
+            resources.push(
+                Resource::new(record_uri(&name, &key), format!("{name}/{key}"))
+                    .with_title(format!("Schema of record {key}"))
+                    .with_description(format!(
+                        "query_schema of live AimDB record `{key}` (JSON): its JSON Schema merged over its recent values, \
+                         its metadata and an example. Updated whenever the record gets a new value."
+                    ))
+                    .with_mime_type(RECORD_MIME_TYPE),
+            );
+        }
+    }
+    resources
 }
 
-/// The template `schema://{source}`.
-pub(crate) fn template() -> ResourceTemplate {
-    ResourceTemplate::new(format!("{SCHEME}{{source}}"), "schema")
-        .with_title("Schema of a source")
-        .with_description("Markdown summary of the schema of a source; `source` is a name from list_sources.")
-        .with_mime_type(MIME_TYPE)
+/// The templates `schema://{source}` and `schema://{source}/{record}`.
+pub(crate) fn templates() -> Vec<ResourceTemplate> {
+    vec![
+        ResourceTemplate::new(format!("{SCHEME}{{source}}"), "schema")
+            .with_title("Schema of a source")
+            .with_description("Markdown summary of the schema of a source; `source` is a name from list_sources.")
+            .with_mime_type(MIME_TYPE),
+        ResourceTemplate::new(format!("{SCHEME}{{source}}/{{record}}"), "record-schema")
+            .with_title("Schema of a live record")
+            .with_description("JSON Schema of one record of a live AimDB source, merged over its recent values; `record` is its key.")
+            .with_mime_type(RECORD_MIME_TYPE),
+    ]
 }
 
 /// The not-found error for `uri`, listing what exists.
@@ -65,10 +109,11 @@ fn not_found(registry: &Registry, uri: &str, detail: Option<String>) -> McpError
     )
 }
 
-/// Fails unless `uri` is the schema resource of a served source.
+/// Fails unless `uri` is the schema resource of a served source or live record.
 pub(crate) fn check_known(registry: &Registry, uri: &str) -> Result<(), McpError> {
-    match source_of(uri) {
-        Some(name) if registry.names().iter().any(|n| n == name) => Ok(()),
+    match target_of(uri) {
+        Some((name, None)) if registry.names().iter().any(|n| n == name) => Ok(()),
+        Some((name, Some(key))) if record_keys(registry, name).iter().any(|k| k == key) => Ok(()),
         _ => Err(not_found(registry, uri, None)),
     }
 }
@@ -76,9 +121,12 @@ pub(crate) fn check_known(registry: &Registry, uri: &str) -> Result<(), McpError
 /// Reads `schema://<source>`: the markdown schema summary (computed off the async runtime).
 pub(crate) async fn read(registry: Arc<Registry>, uri: String) -> Result<ReadResourceResult, McpError> {
     check_known(&registry, &uri)?;
-    let Some(name) = source_of(&uri).map(str::to_string) else {
+    let Some((name, record)) = target_of(&uri).map(|(s, r)| (s.to_string(), r.map(str::to_string))) else {
         return Err(not_found(&registry, &uri, None));
     };
+    if let Some(record) = record {
+        return read_record(registry, uri, name, record).await;
+    }
     let worker = registry.clone();
     let markdown = tokio::task::spawn_blocking(move || schemascope_tools::schema_markdown(&worker, &name, None))
         .await
@@ -90,6 +138,20 @@ pub(crate) async fn read(registry: Arc<Registry>, uri: String) -> Result<ReadRes
     }
 }
 
+/// Reads `schema://<source>/<record>`: query_schema of the record from the values seen and its
+/// current one (no waiting window), as JSON.
+async fn read_record(registry: Arc<Registry>, uri: String, source: String, record: String) -> Result<ReadResourceResult, McpError> {
+    let params = schemascope_tools::QuerySchemaParams { source: Some(source), record_name: Some(record), window_ms: Some(0), ..Default::default() };
+    let result = tokio::task::spawn_blocking(move || schemascope_tools::query_schema(&registry, params))
+        .await
+        .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
+    if !result.success {
+        return Err(McpError::internal_error(format!("cannot read `{uri}`: {}", result.message), Some(json!({ "uri": uri, "error": result.data }))));
+    }
+    let text = serde_json::to_string_pretty(&result.data).unwrap_or_default();
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri).with_mime_type(RECORD_MIME_TYPE)]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,9 +159,12 @@ mod tests {
     #[test]
     fn uris_round_trip() {
         assert_eq!(uri_for("infrastructure"), "schema://infrastructure");
-        assert_eq!(source_of("schema://infrastructure"), Some("infrastructure"));
-        assert_eq!(source_of("schema://"), None);
-        assert_eq!(source_of("file:///x"), None);
+        assert_eq!(target_of("schema://infrastructure"), Some(("infrastructure", None)));
+        assert_eq!(target_of("schema://"), None);
+        assert_eq!(target_of("file:///x"), None);
+        assert_eq!(target_of("schema://plant/sensors/temp/vienna"), Some(("plant", Some("sensors/temp/vienna"))));
+        assert_eq!(target_of("schema://plant/"), Some(("plant", None)));
+        assert_eq!(record_uri("plant", "sensors.outdoor"), "schema://plant/sensors.outdoor");
     }
 
     #[test]

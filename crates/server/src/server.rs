@@ -30,14 +30,16 @@ formats, samples). `list_sources` gives the source names, collections and sizes.
 2. Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
 and histograms; `sample_data` shows real items (one per type with `stratify_by`).
 3. For record values, `query_schema` gives the inferred JSON Schema of a record and `validate_value` checks \
-a proposed value against it (errors and unusual values, with JSON paths).
+a proposed value against it (errors and unusual values, with JSON paths). On a live AimDB source the schema is \
+merged over the record's recent values and those produced within `window_ms`; ask the user about units the \
+field names do not settle.
 4. `find_items` selects items with a JMESPath expression evaluated on each item's data: the item's data is \
 the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
 (cpu > `0.8`).
 
 Every tool returns {success, message, data}; when success is false the message says what to change \
-(unknown names come with suggestions). The schema resources are refreshed when their files change; \
-subscribe to them to be notified.";
+(unknown names come with suggestions). The schema resources are refreshed when their files change (and \
+`schema://<source>/<record>` when a live AimDB record gets a value); subscribe to them to be notified.";
 
 /// The schemascope MCP server: shares the registry; each MCP session gets its own subscriptions.
 #[derive(Clone)]
@@ -118,7 +120,7 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![resources::template()]))
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
     }
 
     async fn read_resource(

@@ -8,7 +8,7 @@
 //! - protocol 2026-07-28 clients open a `subscriptions/listen` request; [`listen`] serves it until
 //!   the client cancels it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use rmcp::{
@@ -31,14 +31,26 @@ struct Changes {
     list_changed: bool,
 }
 
-/// Tracks the source names so list changes can be told apart from reloads.
+/// Tracks the source names so list changes can be told apart from reloads, and the version of
+/// every live record so a source's update names only the records that changed.
 struct ChangeTracker {
     names: Vec<String>,
+    /// Record resource URI → the record's version when last looked at.
+    versions: BTreeMap<String, u64>,
+}
+
+/// The resource URI and version of every record of live source `name`.
+fn record_versions(registry: &Registry, name: &str) -> Vec<(String, u64)> {
+    let Ok(source) = registry.get(Some(name)) else { return Vec::new() };
+    let Some(snapshot) = &source.aimdb else { return Vec::new() };
+    snapshot.keys().into_iter().map(|key| (resources::record_uri(name, key), snapshot.version(key))).collect()
 }
 
 impl ChangeTracker {
     fn new(registry: &Registry) -> Self {
-        Self { names: registry.names() }
+        let names = registry.names();
+        let versions = names.iter().flat_map(|name| record_versions(registry, name)).collect();
+        Self { names, versions }
     }
 
     /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
@@ -50,9 +62,21 @@ impl ChangeTracker {
         let updated = match reloaded {
             Some(name) => {
                 let uri = resources::uri_for(name);
-                if subscribed.contains(&uri) { vec![uri] } else { Vec::new() }
+                let mut updated = if subscribed.contains(&uri) { vec![uri] } else { Vec::new() };
+                for (uri, version) in record_versions(registry, name) {
+                    let before = self.versions.insert(uri.clone(), version);
+                    if before != Some(version) && subscribed.contains(&uri) {
+                        updated.push(uri);
+                    }
+                }
+                updated
             }
-            None => subscribed.iter().cloned().collect(),
+            None => {
+                for name in &self.names {
+                    self.versions.extend(record_versions(registry, name));
+                }
+                subscribed.iter().cloned().collect()
+            }
         };
         Changes { updated, list_changed }
     }

@@ -73,6 +73,9 @@ pub enum SourceError {
         /// The limit.
         timeout_ms: u64,
     },
+    /// An AimDB instance could not be read.
+    #[error(transparent)]
+    Aimdb(#[from] crate::aimdb::AimxError),
     /// Watching files for changes failed.
     #[error("cannot watch {path}: {reason}")]
     Watch {
@@ -107,7 +110,7 @@ impl SourceError {
             Self::Statement { class, .. } => *class,
             Self::Timeout { .. } => ErrorClass::Timeout,
             Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
-            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } => ErrorClass::Resource,
+            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) => ErrorClass::Resource,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! watching their files for changes. Everything format-specific lives here; the core never sees
 //! a file.
 
+pub mod aimdb;
 pub mod demo;
 mod documents;
 pub mod error;

@@ -25,6 +25,11 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
             let (format, file, text) = demo::file(*set);
             load_text(spec, Path::new(file), Some(format), Arc::new(text.to_string()), progress, None)
         }
+        Location::Aimdb(socket) => Ok(crate::aimdb::Snapshot::fetch(socket, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec)),
+        // A bare path that is a socket is an AimDB instance, as AimDB's own tools take it.
+        Location::File { path, format: None } if crate::aimdb::endpoint::is_socket(path) => {
+            Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
+        }
         Location::File { path, format } => {
             let text = crate::read::read_text(path)?;
             load_text(spec, path, *format, Arc::new(text), progress, Some(path.clone()))
@@ -48,7 +53,16 @@ fn load_database_source(
 ) -> Result<Source, SourceError> {
     let loaded = load_database(database)?;
     let bytes = path.as_deref().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
-    Ok(Source { spec: spec.clone(), format, collections: loaded.collections, warnings: Vec::new(), path, bytes, database: Some(loaded.database) })
+    Ok(Source {
+        spec: spec.clone(),
+        format,
+        collections: loaded.collections,
+        warnings: Vec::new(),
+        path,
+        bytes,
+        database: Some(loaded.database),
+        aimdb: None,
+    })
 }
 
 fn is_ndjson_path(path: &Path) -> bool {
@@ -132,6 +146,7 @@ fn load_text(
         (_, Some(Format::Sqlite | Format::Postgres)) => {
             return Err(shape_error(path, "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file"));
         }
+        (_, Some(Format::Aimdb)) => return Err(shape_error(path, "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file")),
     };
     progress.finish();
     Ok(Source {
@@ -142,5 +157,6 @@ fn load_text(
         path: watch,
         bytes,
         database: None,
+        aimdb: None,
     })
 }

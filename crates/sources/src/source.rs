@@ -46,6 +46,8 @@ pub struct Source {
     pub bytes: u64,
     /// For database sources, the read-only connection tools use for rows and histograms.
     pub database: Option<Arc<dyn Database>>,
+    /// For AimDB sources, the records and recent values the collection was built from.
+    pub aimdb: Option<Arc<crate::aimdb::Snapshot>>,
 }
 
 impl Source {

@@ -4,7 +4,9 @@
 //! documents; `.json`: a graph, a record object or a document array). A scheme forces the format:
 //! `graph:`, `records:`, `documents:`; `file://` is a plain path; `demo:infrastructure` and
 //! `demo:sensors` are the embedded demo data. Databases: `sqlite:PATH` (or a path ending in
-//! `.sqlite`, `.sqlite3` or `.db`) and `postgres://…` / `postgresql://…` connection URIs.
+//! `.sqlite`, `.sqlite3` or `.db`) and `postgres://…` / `postgresql://…` connection URIs. A live
+//! AimDB instance: `aimdb:unix:///PATH.sock`, `aimdb:uds:///…`, `aimdb:PATH`, `unix://…`,
+//! `uds://…`, or a bare path ending in `.sock` (or that is a socket when loaded).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -24,6 +26,8 @@ pub enum Format {
     Sqlite,
     /// A PostgreSQL database: one collection per table and view.
     Postgres,
+    /// A live AimDB instance: one record set of its records' recent values.
+    Aimdb,
 }
 
 /// An embedded demo data set.
@@ -51,6 +55,8 @@ pub enum Location {
     Sqlite(PathBuf),
     /// A PostgreSQL connection URI (it may hold a password: never shown).
     Postgres(String),
+    /// The Unix socket of a live AimDB instance (AimX protocol).
+    Aimdb(PathBuf),
 }
 
 /// A named source location.
@@ -127,6 +133,15 @@ impl FromStr for SourceSpec {
                 DemoSet::Sensors => "sensors",
             };
             (Location::Demo(demo), name.to_string())
+        } else if let Some(socket) = crate::aimdb::endpoint::socket_path(rest) {
+            let name = default_name(&socket);
+            (Location::Aimdb(socket), name)
+        } else if rest.starts_with("aimdb:") {
+            return Err(invalid("an AimDB source is aimdb:unix:///PATH, aimdb:uds:///PATH or aimdb:PATH (the instance's socket)"));
+        } else if crate::aimdb::endpoint::looks_like_socket(Path::new(rest)) {
+            let socket = PathBuf::from(rest);
+            let name = default_name(&socket);
+            (Location::Aimdb(socket), name)
         } else if rest.starts_with("postgres://") || rest.starts_with("postgresql://") {
             let database = rest.split('?').next().unwrap_or(rest).rsplit('/').next().filter(|d| !d.is_empty() && !d.contains('@'));
             let name = database.map_or_else(|| "postgres".to_string(), |d| default_name(Path::new(d)));
@@ -150,7 +165,7 @@ impl FromStr for SourceSpec {
                 (None, p)
             } else if let Some((scheme, _)) = rest.split_once("://") {
                 return Err(invalid(&format!(
-                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres:// or demo:"
+                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres://, aimdb:unix:// or demo:"
                 )));
             } else {
                 (None, rest)
@@ -191,6 +206,25 @@ mod tests {
         assert_eq!(spec.display_text(), "postgres://me:***@127.0.0.1:5432/chinook?sslmode=disable");
         let spec: SourceSpec = "pg=postgresql://localhost/".parse().expect("valid");
         assert_eq!(spec.name, "pg");
+    }
+
+    #[test]
+    fn recognises_aimdb_sockets() {
+        for text in [
+            "aimdb:unix:///tmp/aimdb.sock",
+            "aimdb:uds:///tmp/aimdb.sock",
+            "unix:///tmp/aimdb.sock",
+            "uds:///tmp/aimdb.sock",
+            "aimdb:/tmp/aimdb.sock",
+            "/tmp/aimdb.sock",
+        ] {
+            let spec: SourceSpec = text.parse().expect("valid");
+            assert_eq!((spec.name.as_str(), &spec.location), ("aimdb", &Location::Aimdb("/tmp/aimdb.sock".into())), "{text}");
+        }
+        let spec: SourceSpec = "plant=aimdb:unix:///run/plant/db.sock".parse().expect("valid");
+        assert_eq!((spec.name.as_str(), spec.location), ("plant", Location::Aimdb("/run/plant/db.sock".into())));
+        let err = "aimdb:".parse::<SourceSpec>().expect_err("no socket");
+        assert!(err.to_string().contains("aimdb:unix:///PATH"), "{err}");
     }
 
     #[test]

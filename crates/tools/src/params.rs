@@ -125,10 +125,19 @@ pub struct QuerySchemaParams {
     /// Include the latest value as `example` (default true).
     #[serde(default)]
     pub include_example: Option<bool>,
+    /// Live AimDB records only: merge the schema over at most this many recent values (default
+    /// 20, at most 100): those already seen plus the current one and any produced within
+    /// `window_ms`.
+    #[serde(default)]
+    pub samples: Option<usize>,
+    /// Live AimDB records only: how long to wait for more values when fewer than `samples` were
+    /// seen (default 1000 ms, at most 60000; 0 takes only the current value).
+    #[serde(default)]
+    pub window_ms: Option<u64>,
 }
 
 /// Parameters of `validate_value`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidateValueParams {
     /// Source name (optional when only one source is served).
@@ -142,6 +151,13 @@ pub struct ValidateValueParams {
     pub collection: Option<String>,
     /// The proposed value.
     pub value: Value,
+    /// Live AimDB records only: values the schema is merged over, as for query_schema.
+    #[serde(default)]
+    pub samples: Option<usize>,
+    /// Live AimDB records only: how long to wait for more values, as for query_schema (default
+    /// 1000 ms).
+    #[serde(default)]
+    pub window_ms: Option<u64>,
 }
 
 /// Parameters of `find_items`.

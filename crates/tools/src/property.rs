@@ -40,8 +40,8 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
     };
     let (profile, scope) = match &record {
         Some(name) => {
-            let (_, profile) = resolve::record(&source, Some(collection), name)?;
-            (profile, format!("{} values", name))
+            let found = resolve::record(&source, Some(collection), name)?;
+            (found.profile, format!("{} values", found.key))
         }
         None => (column_profile.as_ref().unwrap_or_else(|| collection.profile()), collection.name().to_string()),
     };

@@ -8,10 +8,14 @@ use schemascope_core::display::{Cuts, DisplayLimits, shorten};
 use schemascope_core::json_schema::infer_schema;
 use schemascope_core::validate::validate;
 use schemascope_core::{Collection, CollectionKind, CollectionProfile};
+use std::sync::Arc;
+
 use schemascope_sources::Source;
+use schemascope_sources::aimdb::Snapshot;
 use schemascope_sources::sql::rows;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
+use crate::record_live;
 use crate::registry::Registry;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
@@ -31,8 +35,8 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
     let record = record.map(str::to_string).or_else(|| named.as_ref().and_then(|(_, r)| r.clone()));
     match record {
         Some(record) => {
-            let (c, profile) = resolve::record(source, named.as_ref().map(|(c, _)| *c), &record)?;
-            Ok(Target { collection: c, record: Some(record), profile })
+            let found = resolve::record(source, named.as_ref().map(|(c, _)| *c), &record)?;
+            Ok(Target { collection: found.collection, record: Some(found.key), profile: found.profile })
         }
         None => {
             let c = match named {
@@ -103,6 +107,11 @@ pub fn query_schema(registry: &Registry, params: QuerySchemaParams) -> ToolResul
 
 fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
+    if let Some(snapshot) = source.aimdb.clone()
+        && let Some(name) = record_live::named(&source, params.collection.as_deref(), params.record_name.as_deref())
+    {
+        return live_query(registry, &source, &snapshot, &name, &params);
+    }
     let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
     let schema = infer_schema(t.profile);
     let (example, metadata) = example_and_metadata(&source, &t);
@@ -124,6 +133,39 @@ fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResul
     Ok(ToolResult::ok(format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count), data))
 }
 
+/// query_schema on a live AimDB record: the seed's fields, with the schema merged over several
+/// values and the counts of where they came from.
+fn live_query(
+    registry: &Registry,
+    source: &Arc<Source>,
+    snapshot: &Snapshot,
+    name: &str,
+    params: &QuerySchemaParams,
+) -> Result<ToolResult, ToolError> {
+    let merged = record_live::merge(registry, source, snapshot, name, params.samples, params.window_ms)?;
+    let schema = infer_schema(&merged.profile);
+    let count = merged.values.len();
+    let mut data = json!({
+        "record_name": merged.key,
+        "type_name": merged.metadata.get("name"),
+        "collection": source.collections.first().map(|c| c.name()),
+        "schema": schema,
+        "metadata": merged.metadata,
+        "inferred_at": Utc::now().to_rfc3339_opts(SecondsFormat::Nanos, true),
+        "inferred_from": count,
+        "values_merged": count,
+        "sampling": merged.sampling,
+    });
+    if params.include_example.unwrap_or(true) {
+        let mut cuts = Cuts::default();
+        let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
+        data["example"] = merged.values.last().map(|e| shorten(e, &limits, &mut cuts)).unwrap_or(Value::Null);
+    }
+    let alias = if name == merged.key { String::new() } else { format!(" (asked as '{name}')") };
+    let required = schema_required(&data["schema"]);
+    Ok(ToolResult::ok(format!("Schema of live record '{}'{alias} merged over {count} value(s){required}.", merged.key), data))
+}
+
 fn schema_required(schema: &Value) -> String {
     match schema.get("required").and_then(Value::as_array) {
         Some(fields) if !fields.is_empty() => {
@@ -141,10 +183,29 @@ pub fn validate_value(registry: &Registry, params: ValidateValueParams) -> ToolR
 
 fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
+    if let Some(snapshot) = source.aimdb.clone()
+        && let Some(name) = record_live::named(&source, params.collection.as_deref(), params.record_name.as_deref())
+    {
+        let merged = record_live::merge(registry, &source, &snapshot, &name, params.samples, params.window_ms)?;
+        let report = validate(&infer_schema(&merged.profile), &params.value)?;
+        let collection = source.collections.first().map(|c| c.name().to_string()).unwrap_or_default();
+        return Ok(validation_result(report, &merged.key, Some(merged.key.clone()), &collection, Some(merged.values.len())));
+    }
     let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
     let schema = infer_schema(t.profile);
     let report = validate(&schema, &params.value)?;
     let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
+    Ok(validation_result(report, &name, t.record.clone(), t.collection.name(), None))
+}
+
+/// The validate_value answer for `report` against `name`'s schema.
+fn validation_result(
+    report: schemascope_core::validate::ValidationReport,
+    name: &str,
+    record: Option<String>,
+    collection: &str,
+    merged: Option<usize>,
+) -> ToolResult {
     let message = if report.valid && report.warnings.is_empty() {
         format!("The value is valid for '{name}'.")
     } else if report.valid {
@@ -158,7 +219,10 @@ fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<Tool
         )
     };
     let mut data = json!(report);
-    data["record_name"] = json!(t.record);
-    data["collection"] = json!(t.collection.name());
-    Ok(ToolResult::ok(message, data))
+    data["record_name"] = json!(record);
+    data["collection"] = json!(collection);
+    if let Some(merged) = merged {
+        data["values_merged"] = json!(merged);
+    }
+    ToolResult::ok(message, data)
 }

@@ -38,6 +38,10 @@ pub struct Registry {
     trace_file: Mutex<Option<PathBuf>>,
     graph_sessions: Mutex<BTreeMap<String, Arc<GraphSession>>>,
     session_store: Mutex<Option<Arc<SessionStore>>>,
+    /// Subscriptions following AimDB sources (see `live.rs`).
+    pub(crate) feeds: Mutex<Vec<schemascope_sources::aimdb::Feed>>,
+    /// Serialises read-modify-write updates of AimDB sources, so no batch of values is lost.
+    pub(crate) live_update: Mutex<()>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -46,7 +50,7 @@ impl std::fmt::Debug for Registry {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -71,6 +75,8 @@ impl Registry {
             trace_file: Mutex::new(None),
             graph_sessions: Mutex::new(BTreeMap::new()),
             session_store: Mutex::new(None),
+            feeds: Mutex::new(Vec::new()),
+            live_update: Mutex::new(()),
         })
     }
 
@@ -244,6 +250,15 @@ impl Registry {
         self.reload_errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name).cloned()
     }
 
+    /// Records (or with `None` clears) the refresh error shown for source `name`.
+    pub(crate) fn set_reload_error(&self, name: &str, error: Option<String>) {
+        let mut errors = lock(&self.reload_errors);
+        match error {
+            Some(error) => errors.insert(name.to_string(), error),
+            None => errors.remove(name),
+        };
+    }
+
     /// Reloads a source from its file. On failure the previous data stays and the error is kept.
     pub fn reload(&self, name: &str) -> Result<(), ToolError> {
         let current = self.get(Some(name))?;
@@ -279,13 +294,16 @@ impl Registry {
         self.changes.subscribe()
     }
 
-    /// Starts watching every file-backed source; changes reload it after [`REFRESH_DEBOUNCE`].
+    /// Starts watching every file-backed source (changes reload it after [`REFRESH_DEBOUNCE`]) and
+    /// following every AimDB source's records by subscription.
     pub fn watch(self: &Arc<Self>) -> Result<(), ToolError> {
         self.watch_with(REFRESH_DEBOUNCE)
     }
 
-    /// As [`Registry::watch`], with a chosen debounce.
+    /// As [`Registry::watch`], with a chosen debounce (also the longest an AimDB value waits
+    /// before it is folded into its source).
     pub fn watch_with(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
+        self.follow_aimdb(debounce);
         let files: Vec<(PathBuf, String)> = self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
         if files.is_empty() {
             return Ok(());

@@ -31,8 +31,10 @@ pub fn one<'a>(source: &'a Source, name: Option<&str>) -> Result<(&'a Arc<Collec
             if let Some(c) = source.collection(name) {
                 return Ok((c, None));
             }
-            if let Some(c) = source.collections.iter().find(|c| c.kind() == CollectionKind::Records && c.record_profile(name).is_some()) {
-                return Ok((c, Some(name.to_string())));
+            for c in source.collections.iter().filter(|c| c.kind() == CollectionKind::Records) {
+                if let Some(key) = key_in(c, name)? {
+                    return Ok((c, Some(key)));
+                }
             }
             Err(unknown_collection(source, name))
         }
@@ -47,16 +49,46 @@ pub fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>,
     }
 }
 
-/// The record set holding `record`, or an error listing the records there are.
-pub fn record<'a>(
-    source: &'a Source,
-    collection: Option<&Arc<Collection>>,
-    record: &str,
-) -> Result<(&'a Arc<Collection>, &'a CollectionProfile), ToolError> {
+/// The key of the record called `name` in record set `c`: `name` itself when it is a key, else
+/// the key of the only record whose metadata gives `name` as its type (`name` in AimDB's record
+/// metadata is the Rust type name, which AimDB's own tools mistook for the key).
+pub fn key_in(c: &Collection, name: &str) -> Result<Option<String>, ToolError> {
+    if c.record_profile(name).is_some() {
+        return Ok(Some(name.to_string()));
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for item in c.items() {
+        let typed = item.metadata().is_some_and(|m| m.get("name").and_then(serde_json::Value::as_str) == Some(name));
+        if typed && !keys.contains(&item.id) {
+            keys.push(item.id);
+        }
+    }
+    match keys.as_slice() {
+        [] => Ok(None),
+        [key] => Ok(Some((*key).to_string())),
+        _ => Err(ToolError::UnknownRecord(format!("'{name}' is the type of several records ({}); name one by its record key.", keys.join(", ")))),
+    }
+}
+
+/// A record found by [`record`].
+pub struct FoundRecord<'a> {
+    /// Its record set.
+    pub collection: &'a Arc<Collection>,
+    /// Its key (the name asked for, or the key of the record of that type).
+    pub key: String,
+    /// The profile of its values.
+    pub profile: &'a CollectionProfile,
+}
+
+/// The record set holding `record` (by key, else by type name), or an error listing the records
+/// there are.
+pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, record: &str) -> Result<FoundRecord<'a>, ToolError> {
     let candidates: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| collection.is_none_or(|wanted| Arc::ptr_eq(c, wanted))).collect();
     for c in &candidates {
-        if let Some(profile) = c.record_profile(record) {
-            return Ok((c, profile));
+        if let Some(key) = key_in(c, record)?
+            && let Some(profile) = c.record_profile(&key)
+        {
+            return Ok(FoundRecord { collection: c, key, profile });
         }
     }
     let names: Vec<&str> =

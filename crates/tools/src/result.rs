@@ -65,12 +65,21 @@ pub enum ToolError {
     /// A parameter is wrong.
     #[error("{0}")]
     InvalidParams(String),
+    /// The record exists but has no value to work from.
+    #[error("{0}")]
+    NoValues(String),
     /// The core refused (bad selector, bad path, …).
     #[error(transparent)]
     Core(#[from] schemascope_core::CoreError),
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
+}
+
+impl From<schemascope_sources::aimdb::AimxError> for ToolError {
+    fn from(error: schemascope_sources::aimdb::AimxError) -> Self {
+        Self::Source(error.into())
+    }
 }
 
 impl ToolError {
@@ -81,9 +90,11 @@ impl ToolError {
             Self::UnknownCollection(_) => "unknown_collection",
             Self::UnknownRecord(_) => "unknown_record",
             Self::InvalidParams(_) => "invalid_params",
+            Self::NoValues(_) => "no_values",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
             Self::Core(_) => "core_error",
+            Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
             Self::Source(_) => "source_error",
         }
     }

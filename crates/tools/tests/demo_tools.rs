@@ -257,6 +257,7 @@ fn validate_value_reports_errors_with_paths_expected_and_actual() {
         record_name: Some("server::Temperature".into()),
         collection: None,
         value,
+        ..Default::default()
     };
     let bad = ok(validate_value(&registry, params(json!({"celsius": "hot", "sensor_id": 123}))));
     assert_eq!(bad["valid"], false);

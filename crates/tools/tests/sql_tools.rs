@@ -111,12 +111,19 @@ fn query_schema_of_a_table_is_the_json_schema_of_a_row() {
             collection: table("Genre"),
             record_name: None,
             value: serde_json::json!({"GenreId": 26, "Name": "Polka"}),
+            ..Default::default()
         },
     ));
     assert_eq!(valid["valid"], true);
     let invalid = validate_value(
         &registry,
-        ValidateValueParams { source: chinook(), collection: table("Genre"), record_name: None, value: serde_json::json!({"GenreId": "x"}) },
+        ValidateValueParams {
+            source: chinook(),
+            collection: table("Genre"),
+            record_name: None,
+            value: serde_json::json!({"GenreId": "x"}),
+            ..Default::default()
+        },
     );
     assert_eq!(invalid.data["valid"], false);
 }

@@ -284,5 +284,6 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
         path: base.path.clone(),
         bytes: base.bytes,
         database: base.database.clone(),
+        aimdb: base.aimdb.clone(),
     })
 }

@@ -1,0 +1,380 @@
+//! The AimDB source against real AimDB instances: the `aimdb-fixture` binary (published
+//! `aimdb-core` 1.1, AimX 1.0) always, and the same instance on `aimdb-core` 2.0 (AimX 3.0) when
+//! `SCHEMASCOPE_AIMDB_V3_FIXTURE` names its binary (`scripts/test` builds it from
+//! `crates/aimdb-fixture/v3`, whose crates declare Rust 1.98). Covered: the records as a record
+//! set, query_schema with the seed's fields and real metadata, the record whose key differs from
+//! its type name, the schema merged over values produced while it samples (each validating
+//! against it), live updates, and errors.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use schemascope_sources::aimdb::{AimxClient, Protocol};
+use schemascope_sources::{NoProgress, SourceSpec};
+use schemascope_tools::*;
+use serde_json::{Value, json};
+
+const TEMPERATURE: &str = "aimdb_fixture::server::Temperature";
+const CONFIG: &str = "aimdb_fixture::server::Config";
+const OUTDOOR: &str = "sensors.outdoor";
+const OUTDOOR_TYPE: &str = "aimdb_fixture::sensors::OutdoorReading";
+
+/// Which server a fixture runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// `aimdb-core` 1.1: protocol 1.0.
+    V1,
+    /// `aimdb-core` 2.0: protocol 3.0.
+    V3,
+}
+
+impl Kind {
+    fn binary(self) -> Option<PathBuf> {
+        match self {
+            Self::V1 => Some(PathBuf::from(env!("CARGO_BIN_EXE_aimdb-fixture"))),
+            Self::V3 => std::env::var_os("SCHEMASCOPE_AIMDB_V3_FIXTURE").map(PathBuf::from),
+        }
+    }
+
+    fn protocol(self) -> Protocol {
+        match self {
+            Self::V1 => Protocol::V1,
+            Self::V3 => Protocol::V3,
+        }
+    }
+
+    /// Whether `record.get` answers for a ring buffer: 1.x keeps a latest value for every
+    /// record, 2.x only for single-latest ones (a ring's get reads this connection's cursor).
+    fn rings_have_current_value(self) -> bool {
+        self == Self::V1
+    }
+}
+
+/// The servers to test against: always v1, and v3 when its binary was built.
+fn kinds() -> Vec<Kind> {
+    let kinds: Vec<Kind> = [Kind::V1, Kind::V3].into_iter().filter(|k| k.binary().is_some()).collect();
+    if !kinds.contains(&Kind::V3) {
+        eprintln!("note: SCHEMASCOPE_AIMDB_V3_FIXTURE is not set; testing against the aimdb-core 1.1 server only");
+    }
+    kinds
+}
+
+/// A running fixture; dropping it stops the process.
+struct Instance {
+    child: Child,
+    stdin: Mutex<ChildStdin>,
+    stdout: Mutex<BufReader<ChildStdout>>,
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Instance {
+    fn start(kind: Kind) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let socket = dir.path().join("aimdb.sock");
+        let mut child = Command::new(kind.binary().expect("the fixture binary"))
+            .arg(&socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the fixture starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("reads");
+        assert_eq!(line.trim(), "ready", "the fixture did not come up");
+        Self { child, stdin: Mutex::new(stdin), stdout: Mutex::new(stdout), socket, _dir: dir }
+    }
+
+    /// Produces `value` in record `key` through the instance's own API.
+    fn produce(&self, key: &str, value: &Value) {
+        let mut stdin = self.stdin.lock().expect("stdin");
+        writeln!(stdin, "produce {key} {value}").expect("writes");
+        stdin.flush().expect("flushes");
+        let mut answer = String::new();
+        self.stdout.lock().expect("stdout").read_line(&mut answer).expect("reads");
+        assert_eq!(answer.trim(), "ok", "producing {value} in {key}");
+    }
+
+    fn registry(&self) -> Arc<Registry> {
+        let registry = Registry::new();
+        let spec: SourceSpec = format!("plant=aimdb:unix://{}", self.socket.display()).parse().expect("valid");
+        registry.load(&[spec], &NoProgress).expect("loads the instance");
+        registry
+    }
+
+    fn socket(&self) -> &Path {
+        &self.socket
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ok(result: ToolResult) -> Value {
+    assert!(result.success, "tool failed: {}", result.message);
+    result.data
+}
+
+fn plant() -> Option<String> {
+    Some("plant".into())
+}
+
+#[test]
+fn the_client_speaks_each_published_server_s_protocol() {
+    for kind in kinds() {
+        client_round_trip(kind);
+    }
+}
+
+fn client_round_trip(kind: Kind) {
+    let instance = Instance::start(kind);
+    let mut client = AimxClient::connect(instance.socket(), Duration::from_secs(5)).expect("connects");
+    assert_eq!(client.protocol(), kind.protocol());
+    assert_eq!(client.welcome()["version"], kind.protocol().version());
+    assert_eq!(client.welcome()["writable_records"], json!([CONFIG]));
+    let keys: Vec<String> = client.list_records().expect("lists").iter().filter_map(|m| m["record_key"].as_str().map(str::to_string)).collect();
+    assert_eq!(keys, [TEMPERATURE, CONFIG, OUTDOOR]);
+    assert_eq!(client.get(CONFIG).expect("gets"), Some(json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100})));
+    let current = kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
+    assert_eq!(client.get(OUTDOOR).expect("gets"), current, "{kind:?}");
+    assert!(client.drain(OUTDOOR, None).expect("opens the cursor").is_empty());
+    client.subscribe(OUTDOOR).expect("subscribes");
+    instance.produce(OUTDOOR, &json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0}));
+    let event = client.next_event(Instant::now() + Duration::from_secs(5)).expect("reads").expect("an event");
+    assert_eq!((event.key.as_str(), event.seq, event.data), (OUTDOOR, 1, json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0})));
+    assert_eq!(client.drain(OUTDOOR, None).expect("drains"), vec![json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0})]);
+}
+
+#[test]
+fn query_schema_keeps_the_seed_fields_with_the_instance_metadata() {
+    for kind in kinds() {
+        seed_fields(kind);
+    }
+}
+
+fn seed_fields(kind: Kind) {
+    let instance = Instance::start(kind);
+    let registry = instance.registry();
+    let sources = ok(list_sources(&registry, Default::default()));
+    let records = &sources["sources"][0]["collections"][0]["records"];
+    let ring_values = usize::from(kind.rings_have_current_value());
+    assert_eq!(
+        records,
+        &json!([
+            {"name": TEMPERATURE, "values": ring_values, "type": TEMPERATURE},
+            {"name": CONFIG, "values": 1, "type": CONFIG},
+            {"name": OUTDOOR, "values": ring_values, "type": OUTDOOR_TYPE},
+        ])
+    );
+    if !kind.rings_have_current_value() {
+        // Only the single-latest config has a current value to read at load; the rings' first
+        // values come while query_schema samples.
+        assert_eq!(sources["sources"][0]["warnings"].as_array().map(Vec::len), Some(2), "{sources}");
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(300));
+                instance.produce(TEMPERATURE, &json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}));
+            });
+            let data = ok(query_schema(
+                &registry,
+                QuerySchemaParams {
+                    source: plant(),
+                    record_name: Some(TEMPERATURE.into()),
+                    samples: Some(1),
+                    window_ms: Some(5_000),
+                    ..Default::default()
+                },
+            ));
+            assert_eq!((data["sampling"]["current"].as_bool(), data["sampling"]["produced_in_window"].as_u64()), (Some(false), Some(1)), "{data}");
+        });
+    }
+    let data = ok(query_schema(
+        &registry,
+        QuerySchemaParams { source: plant(), record_name: Some(TEMPERATURE.into()), window_ms: Some(0), ..Default::default() },
+    ));
+    assert_eq!(data["record_name"], TEMPERATURE);
+    assert_eq!(
+        data["schema"]["properties"],
+        json!({"celsius": {"type": "number", "minimum": 21.5, "maximum": 21.5}, "sensor_id": {"type": "string"}, "timestamp": {"type": "number", "minimum": 1730649600.123, "maximum": 1730649600.123}})
+    );
+    assert_eq!(data["schema"]["required"], json!(["celsius", "sensor_id", "timestamp"]));
+    let metadata = &data["metadata"];
+    assert!(metadata["type_id"].as_str().is_some_and(|t| t.starts_with("TypeId(0x")), "{metadata}");
+    assert_eq!(metadata["buffer_type"], "spmc_ring");
+    assert_eq!(metadata["buffer_capacity"], 100);
+    assert_eq!(metadata["writable"], false);
+    assert_eq!(metadata["producer_count"], 0);
+    assert_eq!(metadata["consumer_count"], 0);
+    assert_eq!(metadata["name"], TEMPERATURE);
+    match kind {
+        Kind::V1 => assert!(metadata["created_at"].is_string() && metadata["last_update"].is_string(), "{metadata}"),
+        // 2.x dropped the timestamps and added the key's leaf as `entity`.
+        Kind::V3 => assert_eq!((metadata.get("created_at"), metadata["entity"].as_str()), (None, Some(TEMPERATURE)), "{metadata}"),
+    }
+    assert_eq!(data["example"], json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}));
+    assert!(data["inferred_at"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert_eq!(data["values_merged"], 1);
+    let config = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some(CONFIG.into()),
+            include_example: Some(false),
+            window_ms: Some(0),
+            ..Default::default()
+        },
+    ));
+    assert_eq!((config["metadata"]["buffer_type"].as_str(), config["metadata"]["writable"].as_bool()), (Some("single_latest"), Some(true)));
+    assert!(config.get("example").is_none());
+    assert_eq!(config["schema"]["properties"]["port"], json!({"type": "integer", "minimum": 8080, "maximum": 8080}));
+}
+
+#[test]
+fn the_record_keyed_apart_from_its_type_is_found_by_either_and_its_schema_merges_varying_values() {
+    for kind in kinds() {
+        merged_schema(kind);
+    }
+}
+
+fn merged_schema(kind: Kind) {
+    let instance = Arc::new(Instance::start(kind));
+    let registry = instance.registry();
+    let first = kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
+    let expected = 4 + usize::from(first.is_some());
+    let later = [
+        json!({"sensor_id": "out-1", "celsius": 21.5, "humidity": 40.0}),
+        json!({"sensor_id": "out-2", "celsius": null}),
+        json!({"sensor_id": "out-1", "celsius": 19, "humidity": 38.5}),
+        json!({"sensor_id": "out-3", "celsius": -2.25}),
+    ];
+    let producer = {
+        let (instance, later) = (instance.clone(), later.clone());
+        std::thread::spawn(move || {
+            for value in &later {
+                std::thread::sleep(Duration::from_millis(150));
+                instance.produce(OUTDOOR, value);
+            }
+        })
+    };
+    // By its type name: AimDB's own query_schema failed here, as record.get takes the key.
+    let data = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some(OUTDOOR_TYPE.into()),
+            samples: Some(expected),
+            window_ms: Some(10_000),
+            ..Default::default()
+        },
+    ));
+    producer.join().expect("producer");
+    assert_eq!(data["record_name"], OUTDOOR);
+    assert_eq!(data["type_name"], OUTDOOR_TYPE);
+    assert_eq!(data["values_merged"], expected, "{data}");
+    assert_eq!(data["sampling"]["produced_in_window"], 4);
+    assert_eq!(data["sampling"]["protocol"], kind.protocol().version());
+    let schema = &data["schema"];
+    assert_eq!(schema["properties"]["celsius"], json!({"type": ["number", "null"], "minimum": -2.25, "maximum": 21.5}), "{schema}");
+    assert_eq!(schema["properties"]["humidity"], json!({"type": "number", "minimum": 38.5, "maximum": 40.0}));
+    assert_eq!(schema["properties"]["sensor_id"]["type"], "string");
+    // 2.x sends values through a serde_json map without preserve_order: keys come sorted.
+    let mut required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    required.sort_unstable();
+    assert_eq!(required, ["celsius", "sensor_id"], "humidity is optional: {schema}");
+    assert_eq!(data["example"], later[3]);
+    let validator = jsonschema::draft202012::new(schema).expect("compiles");
+    for value in first.into_iter().chain(later.iter().cloned()) {
+        assert!(validator.is_valid(&value), "{value} does not validate against {schema}");
+    }
+    // And by its key, with the values now part of the source.
+    let property = ok(describe_property(
+        &registry,
+        DescribePropertyParams { source: plant(), property: "celsius".into(), record_name: Some(OUTDOOR.into()), ..Default::default() },
+    ));
+    assert_eq!((property["totalCount"].as_u64(), property["nullCount"].as_u64()), (Some(expected as u64), Some(1)), "{property}");
+    let verdict = ok(validate_value(
+        &registry,
+        ValidateValueParams {
+            source: plant(),
+            record_name: Some(OUTDOOR_TYPE.into()),
+            value: json!({"sensor_id": 7, "celsius": 20}),
+            window_ms: Some(0),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(verdict["valid"], false);
+    assert_eq!(verdict["errors"][0]["path"], "/sensor_id", "{verdict}");
+}
+
+#[test]
+fn subscribed_records_refresh_the_source_and_announce_it() {
+    for kind in kinds() {
+        live_updates(kind);
+    }
+}
+
+fn live_updates(kind: Kind) {
+    let instance = Instance::start(kind);
+    let registry = instance.registry();
+    let mut changes = registry.subscribe();
+    registry.watch_with(Duration::from_millis(50)).expect("follows the instance");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut announced = 0;
+    let mut produced = 0;
+    let arrived = |registry: &Registry| registry.live_values("plant")[TEMPERATURE].iter().any(|v| v["celsius"] == json!(30.25));
+    // The feed subscribes in the background: produce until a value comes through it.
+    while Instant::now() < deadline && !arrived(&registry) {
+        produced += 1;
+        instance.produce(TEMPERATURE, &json!({"celsius": 30.25, "sensor_id": format!("sensor-{produced:02}"), "timestamp": 1730649700.5}));
+        std::thread::sleep(Duration::from_millis(200));
+        while let Ok(name) = changes.try_recv() {
+            announced += usize::from(name == "plant");
+        }
+    }
+    assert!(arrived(&registry), "no produced value reached the source ({kind:?})");
+    assert!(announced >= 1, "the change was not announced");
+    let values = registry.live_values("plant");
+    assert_eq!(values[TEMPERATURE].last().map(|v| v["celsius"].clone()), Some(json!(30.25)));
+    // A single-latest record's subscription may open with its current value (2.x does): it is
+    // the value already known, not a new one.
+    assert_eq!(values[CONFIG].len(), 1, "{values:?}");
+}
+
+#[test]
+fn missing_records_and_a_stopped_instance_are_clear_errors_without_hanging() {
+    for kind in kinds() {
+        clear_errors(kind);
+    }
+}
+
+fn clear_errors(kind: Kind) {
+    let mut instance = Instance::start(kind);
+    let registry = instance.registry();
+    let missing = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some("server::Humidity".into()), ..Default::default() });
+    assert!(!missing.success);
+    assert!(
+        missing.message.contains(&format!("Available records:\n- {TEMPERATURE}\n- {CONFIG}\n- {OUTDOOR} (type {OUTDOOR_TYPE})")),
+        "{}",
+        missing.message
+    );
+    instance.child.kill().expect("kills");
+    instance.child.wait().expect("waits");
+    let started = Instant::now();
+    let gone = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some(CONFIG.into()), ..Default::default() });
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(!gone.success);
+    assert_eq!(gone.data["error"], "aimdb_connect_failed", "{}", gone.message);
+    assert!(
+        gone.message.contains(&format!("Cannot connect to AimDB at {}", instance.socket().display())) && gone.message.contains("Try:\n1."),
+        "{}",
+        gone.message
+    );
+}

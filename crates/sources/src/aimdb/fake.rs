@@ -1,0 +1,370 @@
+//! A fake AimDB instance for tests: serves AimX on a Unix socket in either wire, writing every
+//! line as `aimdb-core` 1.1 (`remote/handler.rs`) or 2.0 (`session/aimx/codec.rs`, `dispatch.rs`)
+//! does, with scripted misbehaviour (closing mid-request, never answering, a foreign version).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::wire::Protocol;
+
+/// How the fake misbehaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Behaviour {
+    /// As a real server.
+    Normal,
+    /// Closes the connection when a request with this method arrives.
+    CloseOn(String),
+    /// Reads everything and answers nothing.
+    Silent,
+    /// Answers the handshake with this protocol version (3.0 wire), or refuses it as
+    /// `unsupported_version` (v1 wire).
+    Version(String),
+}
+
+/// One record of the fake: its `record.list` metadata and its values, oldest first.
+#[derive(Debug, Clone)]
+pub struct FakeRecord {
+    /// The metadata object `record.list` returns.
+    pub metadata: Value,
+    /// Every value produced, oldest first; the last is the current one.
+    pub values: Vec<Value>,
+}
+
+impl FakeRecord {
+    /// A record with the metadata fields `aimdb-core` 1.1 sends.
+    pub fn new(key: &str, type_name: &str, values: Vec<Value>) -> Self {
+        let metadata = json!({
+            "record_id": 0, "record_key": key, "name": type_name, "type_id": "TypeId(0x5eed)",
+            "origin": "source", "buffer_type": "spmc_ring", "buffer_capacity": 100,
+            "producer_count": 1, "consumer_count": 0, "writable": false,
+            "created_at": "2025-11-05T10:00:00.000Z", "outbound_connector_count": 0,
+        });
+        Self { metadata, values }
+    }
+
+    fn key(&self) -> &str {
+        self.metadata.get("record_key").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+struct Shared {
+    records: Mutex<Vec<FakeRecord>>,
+    /// One sender per open connection: values pushed after it connected.
+    feeds: Mutex<Vec<Sender<(String, Value)>>>,
+}
+
+/// A running fake; dropping it stops it and removes the socket.
+pub struct FakeAimdb {
+    path: PathBuf,
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+    accept: Option<JoinHandle<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl FakeAimdb {
+    /// Serves `records` at `path` in `protocol`'s wire.
+    pub fn start(path: &Path, protocol: Protocol, behaviour: Behaviour, records: Vec<FakeRecord>) -> std::io::Result<Self> {
+        let _ = std::fs::remove_file(path);
+        let listener = UnixListener::bind(path)?;
+        listener.set_nonblocking(true)?;
+        let shared = Arc::new(Shared { records: Mutex::new(records), feeds: Mutex::new(Vec::new()) });
+        let stop = Arc::new(AtomicBool::new(false));
+        let accept = {
+            let (shared, stop) = (shared.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    match listener.accept() {
+                        Ok((stream, _)) => {
+                            let (tx, rx) = channel();
+                            lock(&shared.feeds).push(tx);
+                            let connection =
+                                Connection { shared: shared.clone(), protocol, behaviour: behaviour.clone(), feed: rx, stop: stop.clone() };
+                            std::thread::spawn(move || connection.serve(stream));
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(5)),
+                        Err(_) => return,
+                    }
+                }
+            })
+        };
+        Ok(Self { path: path.to_path_buf(), shared, stop, accept: Some(accept) })
+    }
+
+    /// The socket path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Produces a new value of record `key`, sent to its subscribers and drain cursors.
+    pub fn push(&self, key: &str, value: Value) {
+        if let Some(record) = lock(&self.shared.records).iter_mut().find(|r| r.key() == key) {
+            record.values.push(value.clone());
+        }
+        lock(&self.shared.feeds).retain(|feed| feed.send((key.to_string(), value.clone())).is_ok());
+    }
+}
+
+impl Drop for FakeAimdb {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+struct Connection {
+    shared: Arc<Shared>,
+    protocol: Protocol,
+    behaviour: Behaviour,
+    feed: Receiver<(String, Value)>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Per-connection state: drain cursors and subscriptions, as the real servers keep them.
+#[derive(Default)]
+struct State {
+    greeted: bool,
+    /// Record key → values produced since the cursor opened.
+    drains: HashMap<String, Vec<Value>>,
+    /// Subscription id → (record key, next sequence number).
+    subscriptions: Vec<(String, String, u64)>,
+    next_sub: u64,
+}
+
+impl Connection {
+    fn serve(self, stream: UnixStream) {
+        let Ok(mut writer) = stream.try_clone() else { return };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(10)));
+        let mut reader = BufReader::new(stream);
+        let mut state = State::default();
+        let mut partial = Vec::new();
+        while !self.stop.load(Ordering::SeqCst) {
+            while let Ok((key, value)) = self.feed.try_recv() {
+                if !self.forward(&mut state, &mut writer, &key, &value) {
+                    return;
+                }
+            }
+            match reader.read_until(b'\n', &mut partial) {
+                Ok(0) => return,
+                Ok(_) if partial.ends_with(b"\n") => {
+                    let line = String::from_utf8_lossy(&partial).trim().to_string();
+                    partial.clear();
+                    if self.behaviour == Behaviour::Silent {
+                        continue;
+                    }
+                    match self.answer(&mut state, &line) {
+                        Some(lines) => {
+                            for out in lines {
+                                if out.is_null() || writer.write_all(format!("{out}\n").as_bytes()).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        None => return,
+                    }
+                }
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Hands a pushed value to the drain cursors and subscriptions; false when the peer is gone.
+    fn forward(&self, state: &mut State, writer: &mut UnixStream, key: &str, value: &Value) -> bool {
+        if let Some(cursor) = state.drains.get_mut(key) {
+            cursor.push(value.clone());
+        }
+        for (sub, _, seq) in state.subscriptions.iter_mut().filter(|(_, k, _)| k == key) {
+            let line = match self.protocol {
+                Protocol::V1 => json!({"event": {"subscription_id": sub, "sequence": *seq, "data": value, "timestamp": "1730379296.123456789"}}),
+                Protocol::V3 => json!({"t": "event", "seq": *seq, "sub": sub, "data": value}),
+            };
+            *seq += 1;
+            if writer.write_all(format!("{line}\n").as_bytes()).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The lines answering `line` (a `null` closes the connection after the lines before it), or
+    /// `None` to close it at once.
+    fn answer(&self, state: &mut State, line: &str) -> Option<Vec<Value>> {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            // v1 answers a request it cannot parse with id 0; 3.0 skips the frame.
+            return Some(match self.protocol {
+                Protocol::V1 if state.greeted => vec![json!({"id": 0, "error": {"code": "parse_error", "message": "Invalid JSON"}})],
+                _ => Vec::new(),
+            });
+        };
+        match self.protocol {
+            Protocol::V1 => self.answer_v1(state, &message),
+            Protocol::V3 => self.answer_v3(state, &message),
+        }
+    }
+
+    fn answer_v1(&self, state: &mut State, message: &Value) -> Option<Vec<Value>> {
+        if !state.greeted {
+            // The hello must parse as HelloMessage {version, client}; anything else closes.
+            let version = message.get("version").and_then(Value::as_str)?;
+            message.get("client").and_then(Value::as_str)?;
+            if let Behaviour::Version(_) = self.behaviour {
+                return self.refuse_v1(version);
+            }
+            if version != "1.0" && version != "1" {
+                return self.refuse_v1(version);
+            }
+            state.greeted = true;
+            return Some(vec![
+                json!({"version": "1.0", "server": "aimdb", "permissions": ["read"], "writable_records": [], "max_subscriptions": 100, "authenticated": false}),
+            ]);
+        }
+        let id = message.get("id").and_then(Value::as_u64).unwrap_or(0);
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        if self.behaviour == Behaviour::CloseOn(method.to_string()) {
+            return None;
+        }
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let error = |code: &str, text: String| Some(vec![json!({"id": id, "error": {"code": code, "message": text}})]);
+        let ok = |result: Value| Some(vec![json!({"id": id, "result": result})]);
+        match method {
+            "record.list" => ok(self.list()),
+            "record.get" => {
+                let Some(key) = params.get("record").and_then(Value::as_str) else {
+                    return error("invalid_params", "Missing or invalid 'record' parameter".into());
+                };
+                match self.latest(key) {
+                    Some(value) => ok(value),
+                    None => error("not_found", format!("No value available for record: {key}")),
+                }
+            }
+            "record.drain" => {
+                let key = params.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                match self.drain(state, &key) {
+                    Some(values) => ok(json!({"record_name": key, "values": values, "count": values.len()})),
+                    None => error("not_found", format!("Record '{key}' not found")),
+                }
+            }
+            "record.subscribe" => {
+                let key = params.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                if !self.exists(&key) {
+                    return error("not_found", format!("Record '{key}' not found"));
+                }
+                state.next_sub += 1;
+                let sub = format!("sub-{}", state.next_sub);
+                state.subscriptions.push((sub.clone(), key, 1));
+                ok(json!({"subscription_id": sub, "queue_size": 100}))
+            }
+            other => error("method_not_found", format!("Unknown method: {other}")),
+        }
+    }
+
+    fn refuse_v1(&self, version: &str) -> Option<Vec<Value>> {
+        // The refusal is written, then the server closes (the `null` marks the close).
+        let line = json!({"error": "unsupported_version", "message": format!("Server supports version 1.0, client requested {version}")});
+        Some(vec![line, Value::Null])
+    }
+
+    fn answer_v3(&self, state: &mut State, frame: &Value) -> Option<Vec<Value>> {
+        let tag = frame.get("t").and_then(Value::as_str).unwrap_or("");
+        let id = frame.get("id").and_then(Value::as_u64);
+        let reply_ok = |id: u64, ok: Value| Some(vec![json!({"t": "reply", "id": id, "ok": ok})]);
+        let reply_err = |id: u64, err: &str| Some(vec![json!({"t": "reply", "id": id, "err": err})]);
+        match (tag, id) {
+            ("req", Some(id)) => {
+                let method = frame.get("method").and_then(Value::as_str).unwrap_or("");
+                if self.behaviour == Behaviour::CloseOn(method.to_string()) {
+                    return None;
+                }
+                let params = frame.get("params").cloned().unwrap_or(Value::Null);
+                let name = params.get("name").and_then(Value::as_str).map(str::to_string);
+                match method {
+                    "hello" => {
+                        let wanted = params.get("version").and_then(Value::as_str).unwrap_or("");
+                        if wanted.split('.').next() != Some("3") {
+                            return reply_err(id, "version_mismatch");
+                        }
+                        let version = match &self.behaviour {
+                            Behaviour::Version(v) => v.clone(),
+                            _ => "3.0".to_string(),
+                        };
+                        reply_ok(
+                            id,
+                            json!({"version": version, "server": "aimdb", "permissions": ["read"], "writable_records": [], "max_subscriptions": 32, "authenticated": false}),
+                        )
+                    }
+                    "record.list" => reply_ok(id, self.list()),
+                    "record.get" => match name.and_then(|key| self.latest(&key)) {
+                        Some(value) => reply_ok(id, value),
+                        None => reply_err(id, "not_found"),
+                    },
+                    "record.drain" => {
+                        let key = name.unwrap_or_default();
+                        match self.drain(state, &key) {
+                            Some(values) => reply_ok(id, json!({"record_name": key, "values": values, "count": values.len()})),
+                            None => reply_err(id, "not_found"),
+                        }
+                    }
+                    _ => reply_err(id, "not_found"),
+                }
+            }
+            ("sub", Some(id)) => {
+                let key = frame.get("topic").and_then(Value::as_str).unwrap_or("").to_string();
+                // The 2.x engine's default `max_subs_per_connection`.
+                if state.subscriptions.len() >= 32 {
+                    return reply_err(id, "denied");
+                }
+                if !self.exists(&key) {
+                    return reply_err(id, "not_found");
+                }
+                state.subscriptions.push((id.to_string(), key, 1));
+                Some(Vec::new())
+            }
+            ("ping", _) => Some(vec![json!({"t": "pong"})]),
+            // Undecodable frames are skipped, as the 3.0 engine does.
+            _ => Some(Vec::new()),
+        }
+    }
+
+    fn list(&self) -> Value {
+        Value::Array(lock(&self.shared.records).iter().map(|r| r.metadata.clone()).collect())
+    }
+
+    fn exists(&self, key: &str) -> bool {
+        lock(&self.shared.records).iter().any(|r| r.key() == key)
+    }
+
+    fn latest(&self, key: &str) -> Option<Value> {
+        lock(&self.shared.records).iter().find(|r| r.key() == key).and_then(|r| r.values.last().cloned())
+    }
+
+    /// The values since the previous drain; the first drain opens the cursor and returns none.
+    fn drain(&self, state: &mut State, key: &str) -> Option<Vec<Value>> {
+        if !self.exists(key) {
+            return None;
+        }
+        Some(match state.drains.get_mut(key) {
+            Some(cursor) => std::mem::take(cursor),
+            None => {
+                state.drains.insert(key.to_string(), Vec::new());
+                Vec::new()
+            }
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! AimDB records over AimX: a live AimDB instance's records as a record set. The client
+//! (`client.rs`) speaks both AimX wires (`wire.rs`); `snapshot.rs` turns the records and a
+//! bounded history of their values into a source, `sample.rs` collects a record's values over a
+//! time window, and `feed.rs` follows subscriptions in the background. README.md beside this file
+//! says why the client is our own and how each wire looks.
+
+mod client;
+pub mod endpoint;
+mod error;
+#[cfg(any(test, feature = "aimdb-fake"))]
+pub mod fake;
+mod feed;
+mod sample;
+mod snapshot;
+mod wire;
+
+#[cfg(test)]
+mod client_tests;
+
+pub use client::{AimxClient, DEFAULT_TIMEOUT, Event};
+pub use error::AimxError;
+pub use feed::{Feed, SUBSCRIPTIONS_PER_CONNECTION};
+pub use sample::{SampleOptions, Sampled, sample};
+pub use snapshot::{HISTORY, Match, Snapshot, record_key, type_name};
+pub use wire::Protocol;

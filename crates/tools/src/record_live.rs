@@ -1,0 +1,137 @@
+//! query_schema and validate_value on a live AimDB record: the schema is merged over the
+//! record's recent values (those the source has seen) plus its current value and the values it
+//! produces within a bounded window, so optional fields, type unions, enums and ranges show up
+//! where a single value would hide them. AimDB's own `query_schema` inferred from one value.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use schemascope_core::suggest::closest;
+use schemascope_core::{CollectionProfile, ProfileBuilder};
+use schemascope_sources::Source;
+use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot};
+
+use crate::registry::Registry;
+use crate::result::ToolError;
+
+/// Values merged by default.
+pub const DEFAULT_SAMPLES: usize = 20;
+/// How long to wait for more values by default.
+pub const DEFAULT_WINDOW_MS: u64 = 1_000;
+/// The longest window a call may ask for.
+const MAX_WINDOW_MS: u64 = 60_000;
+
+/// A record's values gathered for one call.
+pub(crate) struct Merged {
+    /// The record key.
+    pub key: String,
+    /// The record's metadata from `record.list`.
+    pub metadata: Value,
+    /// The values merged, oldest first.
+    pub values: Vec<Value>,
+    /// The profile of `values`.
+    pub profile: CollectionProfile,
+    /// What the values are: counts by origin and the window used.
+    pub sampling: Value,
+}
+
+/// The record a call names on a live source: `record_name`, else `collection` when it is not
+/// one of the source's collections (the CLI passes its target there).
+pub(crate) fn named(source: &Source, collection: Option<&str>, record: Option<&str>) -> Option<String> {
+    record.or(collection.filter(|c| source.collection(c).is_none())).map(str::to_string)
+}
+
+/// The key of the record called `name` (its key, or its Rust type name), or an error listing the
+/// records there are.
+fn key<'a>(snapshot: &'a Snapshot, source: &Source, name: &str) -> Result<&'a str, ToolError> {
+    match snapshot.find(name) {
+        Match::Key(key) => Ok(key),
+        Match::Ambiguous(keys) => {
+            Err(ToolError::UnknownRecord(format!("'{name}' is the type of several records ({}); name one by its record key.", keys.join(", "))))
+        }
+        Match::None => {
+            let keys = snapshot.keys();
+            let names = keys.iter().copied().chain(snapshot.records.iter().filter_map(aimdb::type_name));
+            let hint = closest(name, names, 1).first().map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
+            let listed: Vec<String> = snapshot
+                .records
+                .iter()
+                .filter_map(|m| aimdb::record_key(m).map(|k| (k, aimdb::type_name(m))))
+                .map(|(k, t)| match t {
+                    Some(t) if t != k => format!("{k} (type {t})"),
+                    _ => k.to_string(),
+                })
+                .collect();
+            Err(ToolError::UnknownRecord(format!(
+                "Record '{name}' not found in AimDB source `{}`.{hint}\n\nAvailable records:\n- {}",
+                source.name(),
+                listed.join("\n- ")
+            )))
+        }
+    }
+}
+
+/// Gathers the values of record `name`: the last ones the source has seen, then the current value
+/// and what the record produces within the window, until `samples` values are known. New values
+/// are handed to the registry, so the source's other tools see them too.
+pub(crate) fn merge(
+    registry: &Registry,
+    source: &Arc<Source>,
+    snapshot: &Snapshot,
+    name: &str,
+    samples: Option<usize>,
+    window_ms: Option<u64>,
+) -> Result<Merged, ToolError> {
+    let key = key(snapshot, source, name)?.to_string();
+    let samples = samples.unwrap_or(DEFAULT_SAMPLES);
+    if !(1..=HISTORY).contains(&samples) {
+        return Err(ToolError::InvalidParams(format!("`samples` must be between 1 and {HISTORY}, not {samples}")));
+    }
+    let window_ms = window_ms.unwrap_or(DEFAULT_WINDOW_MS).min(MAX_WINDOW_MS);
+    let mut values: Vec<Value> = snapshot.values(&key).cloned().collect();
+    let seen = values.len();
+    // Always ask the instance: its current value, and the window only while values are missing.
+    let window = if seen >= samples { Duration::ZERO } else { Duration::from_millis(window_ms) };
+    // The current value is most likely the last one seen, so it is asked for on top of those missing.
+    let wanted = samples.saturating_sub(seen) + usize::from(seen > 0);
+    let sampled = aimdb::sample(&snapshot.socket, &key, SampleOptions { samples: wanted, window, timeout: DEFAULT_TIMEOUT })?;
+    let mut fresh = Vec::new();
+    // The current value is usually the last one seen already: count it once.
+    if let Some(current) = &sampled.current
+        && values.last() != Some(current)
+    {
+        fresh.push(current.clone());
+    }
+    fresh.extend(sampled.drained.iter().cloned());
+    values.extend(fresh.iter().cloned());
+    if !fresh.is_empty() {
+        registry.record_live_values(source.name(), &key, fresh.clone());
+    }
+    if values.len() > samples {
+        values.drain(..values.len() - samples);
+    }
+    if values.is_empty() {
+        return Err(ToolError::NoValues(format!(
+            "Record '{key}' exists but has no value yet: none was produced within {window_ms} ms. Retry with a longer window_ms once its producer runs."
+        )));
+    }
+    let mut builder = ProfileBuilder::new();
+    for value in &values {
+        builder.add_value(value);
+    }
+    let profile = builder.finish(values.len() as u64);
+    let from_history = values.len().saturating_sub(fresh.len().min(values.len()));
+    let sampling = json!({
+        "samples": samples,
+        "window_ms": window_ms,
+        "seen_before": from_history,
+        "current": sampled.current.is_some(),
+        "produced_in_window": sampled.drained.len(),
+        "waited_ms": u64::try_from(sampled.waited.as_millis()).unwrap_or(u64::MAX),
+        "protocol": snapshot.protocol,
+    });
+    let metadata = snapshot.metadata(&key).cloned().unwrap_or(Value::Null);
+    Ok(Merged { key, metadata, values, profile, sampling })
+}
