@@ -145,9 +145,9 @@ impl Fast {
                 for step in steps {
                     let next = match step {
                         // Small objects (most items) are faster to scan than to hash into.
-                        Step::Field(name) => at.as_object().and_then(|o| {
-                            if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) }
-                        }),
+                        Step::Field(name) => {
+                            at.as_object().and_then(|o| if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) })
+                        }
                         Step::Index(i) => at.as_array().and_then(|a| {
                             let i = if *i >= 0 { usize::try_from(*i).ok() } else { a.len().checked_sub(i.unsigned_abs() as usize) };
                             i.and_then(|i| a.get(i))

@@ -1,5 +1,14 @@
 //! "Did you mean" suggestions by edit distance.
 
+/// " Did you mean `x`?" for the candidate closest to `wanted`, or an empty string: the hint
+/// every unknown-name message ends with.
+pub fn did_you_mean<'a, I>(wanted: &str, candidates: I) -> String
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    closest(wanted, candidates, 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default()
+}
+
 /// Up to `max` candidates closest to `wanted`, best first. A candidate qualifies when its
 /// normalised Damerau–Levenshtein similarity is at least 0.5, or when one contains the other
 /// case-insensitively (`cpu` → `metrics.cpu.current`).

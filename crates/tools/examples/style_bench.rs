@@ -109,7 +109,17 @@ fn main() {
         // One more layer with a selector not seen yet: what a find_and_style call redraws.
         let mut layers = state.layers.clone();
         let style = serde_json::from_value(json!({"color": "white", "outline": "black"})).expect("style");
-        layers.add(Some("one-more"), LayerSource::Ai, ElementKind::Node, &format!("cpu > `{}` && active", new_layer.len() as f64 / 10.0), None, &style, 0).expect("layer");
+        layers
+            .add(
+                Some("one-more"),
+                LayerSource::Ai,
+                ElementKind::Node,
+                &format!("cpu > `{}` && active", new_layer.len() as f64 / 10.0),
+                None,
+                &style,
+                0,
+            )
+            .expect("layer");
         let started = Instant::now();
         style_table(&data, &layers, ElementKind::Node);
         new_layer.push(started.elapsed().as_secs_f64() * 1000.0);

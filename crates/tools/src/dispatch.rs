@@ -86,10 +86,7 @@ pub fn call_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResul
         "run_algorithm" => with(registry, tool, arguments, graph::run_algorithm),
         "report_viewport" => with(registry, tool, arguments, graph::report_viewport),
         _ => {
-            let hint = schemascope_core::suggest::closest(tool, TOOL_NAMES.iter().copied(), 1)
-                .first()
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = schemascope_core::suggest::did_you_mean(tool, TOOL_NAMES.iter().copied());
             ToolResult::failed(format!("Unknown tool `{tool}`.{hint} Tools: {}", TOOL_NAMES.join(", ")), json!({"error": "unknown_tool"}))
         }
     }

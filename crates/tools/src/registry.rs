@@ -235,8 +235,7 @@ impl Registry {
         let names = || sources.keys().cloned().collect::<Vec<_>>().join(", ");
         match name {
             Some(name) => sources.get(name).cloned().ok_or_else(|| {
-                let suggestions = schemascope_core::suggest::closest(name, sources.keys().map(String::as_str), 1);
-                let hint = suggestions.first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                let hint = schemascope_core::suggest::did_you_mean(name, sources.keys().map(String::as_str));
                 ToolError::UnknownSource(format!("Unknown source `{name}`.{hint} Available sources: {}", names()))
             }),
             None if sources.len() == 1 => sources.values().next().cloned().ok_or_else(|| ToolError::UnknownSource("no sources are loaded".into())),

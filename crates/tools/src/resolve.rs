@@ -14,7 +14,7 @@ const MAX_LISTED: usize = 50;
 
 fn unknown_collection(source: &Source, name: &str) -> ToolError {
     let names = source.collection_names();
-    let hint = closest(name, names.iter().copied(), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+    let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
     ToolError::UnknownCollection(format!("Source `{}` has no collection `{name}`.{hint} Available collections: {}", source.name(), names.join(", ")))
 }
 

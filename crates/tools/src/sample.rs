@@ -1,11 +1,11 @@
 //! sample_data: a few real items per collection.
 
+use schemascope_core::suggest::did_you_mean;
 use serde_json::{Map, Value, json};
 
 use schemascope_core::PropertyPath;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
-use schemascope_core::suggest::closest;
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
@@ -51,10 +51,7 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
             && collection.profile().property(path).is_none()
         {
             let available: Vec<String> = collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
-            let hint = closest(&path.to_string(), available.iter().map(String::as_str), 1)
-                .first()
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = did_you_mean(&path.to_string(), available.iter().map(String::as_str));
             return Err(ToolError::InvalidParams(format!(
                 "cannot stratify {} by `{path}`: no such property.{hint} Available: {}",
                 collection.name(),

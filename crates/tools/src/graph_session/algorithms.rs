@@ -115,10 +115,7 @@ pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmI
         return Err(ToolError::InvalidParams(format!("unknown algorithm namespace `{namespace}`; the algorithms are: {}", all())));
     }
     ALGORITHMS.iter().find(|a| a.algorithm_type.eq_ignore_ascii_case(algorithm_type)).ok_or_else(|| {
-        let hint = schemascope_core::suggest::closest(algorithm_type, ALGORITHMS.iter().map(|a| a.algorithm_type), 1)
-            .first()
-            .map(|s| format!(" Did you mean `{s}`?"))
-            .unwrap_or_default();
+        let hint = schemascope_core::suggest::did_you_mean(algorithm_type, ALGORITHMS.iter().map(|a| a.algorithm_type));
         ToolError::InvalidParams(format!("unknown algorithm `{namespace}:{algorithm_type}`.{hint} The algorithms are: {}", all()))
     })
 }
@@ -255,10 +252,7 @@ fn run_on(
             let path = shortest_path(g, from, to).map_err(|e| {
                 let hint = match &e {
                     schemascope_graph::GraphError::UnknownNode(id) => {
-                        schemascope_core::suggest::closest(id, g.node_ids.iter().map(String::as_str), 1)
-                            .first()
-                            .map(|s| format!(" Did you mean `{s}`?"))
-                            .unwrap_or_default()
+                        schemascope_core::suggest::did_you_mean(id, g.node_ids.iter().map(String::as_str))
                     }
                     _ => String::new(),
                 };

@@ -48,7 +48,8 @@ fn part_topic(part: &Part) -> &'static str {
     }
 }
 
-fn now_rfc3339() -> String {
+/// Now, as the session records times (RFC 3339, milliseconds).
+pub(crate) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 

@@ -17,7 +17,7 @@ use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
 use crate::graph_session::data::SessionData;
 use crate::graph_session::layout::LAYOUT_NAMES;
 use crate::graph_session::params::*;
-use crate::graph_session::session::{GraphSession, relayout};
+use crate::graph_session::session::{GraphSession, now_rfc3339, relayout};
 use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
 use crate::registry::Registry;
 use crate::result::{ToolError, ToolResult, envelope};
@@ -47,6 +47,14 @@ fn kind_noun(kind: ElementKind, n: usize) -> String {
 fn matched_ids(data: &SessionData, kind: ElementKind, matches: &[bool]) -> Vec<String> {
     let collection = data.collection(kind);
     matches.iter().enumerate().filter(|(_, hit)| **hit).filter_map(|(i, _)| collection.item(i).map(|it| it.id.to_string())).collect()
+}
+
+/// The answer listing `ids` as affected nodes or edges, by `kind`.
+fn affecting_kind(result: ToolResult, kind: ElementKind, ids: Vec<String>) -> ToolResult {
+    match kind {
+        ElementKind::Node => result.affecting(Some(ids), None),
+        ElementKind::Edge => result.affecting(None, Some(ids)),
+    }
 }
 
 fn mode_label(dimension: Dimension) -> &'static str {
@@ -149,10 +157,7 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
         };
         let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "hint": hint});
         let result = ToolResult::ok(message, data_out);
-        Ok(match kind {
-            ElementKind::Node => result.affecting(Some(ids), None),
-            ElementKind::Edge => result.affecting(None, Some(ids)),
-        })
+        Ok(affecting_kind(result, kind, ids))
     })())
 }
 
@@ -165,8 +170,7 @@ fn empty_match_hint(data: &SessionData, kind: ElementKind, selector: &str) -> Op
         let known = names.iter().any(|n| n == &field)
             || profile.root.children.iter().any(|c| c.children.iter().any(|g| g.profile.path.to_string().ends_with(&format!(".{field}"))));
         if !known {
-            let suggestion =
-                closest(&field, names.iter().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            let suggestion = schemascope_core::suggest::did_you_mean(&field, names.iter().map(String::as_str));
             return Some(format!(
                 "No element has a property `{field}`.{suggestion} See describe_schema (algorithm results appear under `algorithmResults` after run_algorithm)."
             ));
@@ -192,7 +196,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         if let Some(ids) = &params.ids {
             let index = data.id_index(kind);
             if let Some(unknown) = ids.iter().find(|id| !index.contains_key(*id)) {
-                let hint = closest(unknown, index.keys().map(String::as_str), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                let hint = schemascope_core::suggest::did_you_mean(unknown, index.keys().map(String::as_str));
                 return Err(ToolError::InvalidParams(format!(
                     "`ids`: no {} has id `{unknown}`.{hint}",
                     if kind == ElementKind::Node { "node" } else { "edge" }
@@ -226,10 +230,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         let message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
         let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "style": nested, "summary": layer.map(|l| l.summary())});
         let result = ToolResult::ok(message, data_out);
-        Ok(match kind {
-            ElementKind::Node => result.affecting(Some(ids), None),
-            ElementKind::Edge => result.affecting(None, Some(ids)),
-        })
+        Ok(affecting_kind(result, kind, ids))
     })())
 }
 
@@ -301,10 +302,7 @@ fn compute_for(data: &SessionData, layers: &StyleLayers, id: &str) -> Result<Too
         format!("Computed style for {noun} '{id}'."),
         json!({"elementId": id, "elementType": noun, "computedStyle": computed.computed_style, "contributingLayers": computed.contributing_layers}),
     );
-    Ok(match kind {
-        ElementKind::Node => result.affecting(Some(vec![id.to_string()]), None),
-        ElementKind::Edge => result.affecting(None, Some(vec![id.to_string()])),
-    })
+    Ok(affecting_kind(result, kind, vec![id.to_string()]))
 }
 
 /// `describe_selection`: what is selected, optionally with data; long lists are cut with counts.
@@ -371,7 +369,7 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
         }
         if !unknown.is_empty() {
             let all = data.id_index(ElementKind::Node).keys().map(String::as_str);
-            let hint = closest(unknown[0], all, 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+            let hint = schemascope_core::suggest::did_you_mean(unknown[0], all);
             return Err(ToolError::InvalidParams(format!(
                 "No node or edge has id {}.{hint}",
                 unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
@@ -527,7 +525,7 @@ pub fn zoom_to_nodes(registry: &Registry, params: ZoomToNodesParams) -> ToolResu
                 })
                 .collect();
             if !unknown.is_empty() {
-                let hint = closest(&unknown[0], by_id.keys().copied(), 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                let hint = schemascope_core::suggest::did_you_mean(&unknown[0], by_id.keys().copied());
                 return Err(ToolError::InvalidParams(format!("No node has id `{}`.{hint}", unknown[0])));
             }
             state.view.camera = state.view.camera.framing(&points);
@@ -588,7 +586,7 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
             algorithm: format!("{NAMESPACE}:{}", info.algorithm_type),
             namespace: NAMESPACE.into(),
             algorithm_type: info.algorithm_type.into(),
-            run_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            run_at: now_rfc3339(),
             duration_ms,
             options: if params.options.is_null() { json!({}) } else { params.options.clone() },
             added_properties: AddedProperties { nodes: node_paths.clone(), edges: edge_paths.clone() },
