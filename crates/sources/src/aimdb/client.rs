@@ -245,7 +245,8 @@ impl AimxClient {
         }
     }
 
-    /// Subscribes to record `key`; its values then come from [`Self::next_event`].
+    /// Subscribes to record `key`; every value produced after this returns comes from
+    /// [`Self::next_event`].
     pub fn subscribe(&mut self, key: &str) -> Result<(), AimxError> {
         match self.protocol {
             Protocol::V1 => {
@@ -263,6 +264,11 @@ impl AimxClient {
                 let id = self.take_id();
                 self.subscriptions.insert(id.to_string(), key.to_string());
                 self.send(&wire::subscribe_v3(id, key), "subscribe")?;
+                // The server handles one connection's frames in order and opens the record's
+                // reader while handling `sub`, so any reply after it means the subscription is in
+                // place: without this barrier a value produced right after `subscribe` returns
+                // can be missed. A refusal arriving first is returned by `request`.
+                self.request("record.list", None)?;
             }
         }
         Ok(())
