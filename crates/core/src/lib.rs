@@ -20,6 +20,7 @@ pub mod markdown;
 pub mod property;
 pub mod sample;
 pub mod selector;
+pub mod selector_columns;
 pub mod suggest;
 pub mod summary;
 pub mod tokens;

@@ -10,6 +10,7 @@ use crate::collection::Collection;
 use crate::display::{Cuts, DisplayLimits};
 use crate::error::CoreError;
 use crate::sample::render_item;
+use crate::selector_columns::{FieldPath, field_prefix};
 
 /// Most ids one answer lists.
 pub const MAX_IDS: usize = 1_000;
@@ -21,6 +22,8 @@ pub struct Selector {
     text: String,
     expression: jmespath::Expression<'static>,
     fast: Option<crate::fast_selector::Fast>,
+    /// The paths the fast form reads, by path id.
+    fast_paths: Vec<Vec<crate::fast_selector::Step>>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -48,7 +51,10 @@ impl Selector {
     /// Compiles a selector; a syntax error names its line, column and a caret.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
         jmespath::compile(text)
-            .map(|expression| Self { text: text.to_string(), fast: crate::fast_selector::compile(expression.as_ast()), expression })
+            .map(|expression| {
+                let (fast, fast_paths) = crate::fast_selector::compile(expression.as_ast()).unzip();
+                Self { text: text.to_string(), fast, fast_paths: fast_paths.unwrap_or_default(), expression }
+            })
             .map_err(|e| {
                 let reason = e.reason.to_string();
                 CoreError::InvalidSelector {
@@ -90,7 +96,7 @@ impl Selector {
     /// selectors run on the value directly; the rest through the jmespath crate.
     pub fn matches_value(&self, value: &Value) -> Result<bool, String> {
         if let Some(fast) = &self.fast
-            && let Ok(hit) = fast.matches(value)
+            && let Ok(hit) = fast.matches(&value)
         {
             return Ok(hit);
         }
@@ -101,6 +107,19 @@ impl Selector {
     fn search(&self, data: jmespath::Variable) -> Result<bool, String> {
         let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
         Ok(result.is_truthy())
+    }
+
+    /// The field paths whose columns [`crate::selector_columns::evaluate`] reads, in that order (one per
+    /// path the selector reads, repeats included); `None` when the selector is not on the fast
+    /// path.
+    pub fn column_paths(&self) -> Option<Vec<FieldPath>> {
+        self.fast.as_ref()?;
+        Some(self.fast_paths.iter().map(|steps| field_prefix(steps)).collect())
+    }
+
+    /// The fast form, when the selector has one.
+    pub(crate) fn fast_form(&self) -> Option<&crate::fast_selector::Fast> {
+        self.fast.as_ref()
     }
 
     /// Whether the selector runs on the fast path (no jmespath values built per item).
@@ -212,6 +231,7 @@ pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, li
 mod tests {
     use super::*;
     use crate::collection::{CollectionKind, OwnedItem};
+    use crate::selector_columns::{PathColumn, evaluate};
     use serde_json::json;
 
     #[test]
@@ -260,7 +280,21 @@ mod tests {
             "`true`",
             "type == 'server' && (cpu > `0.5` || n > `1`)",
             "contains(type, 'erv')",
+            "`0.5` < cpu",
+            "'server' == type",
+            "`1` != n",
+            "n != `1`",
+            "type != `2`",
+            "cpu == 'high'",
+            "meta",
+            "!(meta.level)",
         ];
+        // The same items as JSON text for the columns, plus texts no tree shows: a repeated key
+        // (the last one wins), escapes in keys and values, and a huge integer.
+        let mut texts: Vec<String> = items.iter().map(Value::to_string).collect();
+        texts.push(r#"{"meta": {"owner": "ops"}, "type": "server", "meta": 5, "cpu": 0.9}"#.into());
+        texts.push(r#"{"meta": 5, "meta": {"level": 9, "owner": "o\u0070s"}, "t\u0079pe": "ser\"ver"}"#.into());
+        texts.push(r#"{"n": 18446744073709551615, "cpu": -1e300, "tags": ["critical"], "tags": "critical"}"#.into());
         for text in selectors {
             let selector = Selector::parse(text).expect(text);
             assert!(selector.is_fast(), "{text} should take the fast path");
@@ -269,7 +303,31 @@ mod tests {
                 let slow = jmespath::Variable::try_from(item).map_err(|e| e.to_string()).and_then(|v| selector.search(v));
                 assert_eq!(fast, slow, "{text} on {item}");
             }
+            let paths = selector.column_paths().expect("fast");
+            let columns = PathColumn::build(&paths, texts.len(), |i| texts[i].as_str());
+            let answers = evaluate(&[&selector], &[columns.iter().collect()], texts.len()).remove(0);
+            for (json, answer) in texts.iter().zip(answers) {
+                let slow = jmespath::Variable::from_json(json).and_then(|v| selector.search(v));
+                let by_column = answer.map_or_else(|| selector.matches_json(json), Ok);
+                assert_eq!(by_column, slow, "{text} on {json} by columns");
+            }
         }
+        // Columns of many paths built at once (a path and one below it too) on chunks over threads.
+        let many: Vec<String> = (0..10_000).map(|i| format!(r#"{{"n": {i}, "meta": {{"level": {}}}, "s": "{}"}}"#, i % 7, "x".repeat(i % 3))).collect();
+        let paths: Vec<FieldPath> = vec![vec!["meta".into()], vec!["meta".into(), "level".into()], vec!["s".into()], vec!["n".into()]];
+        let columns = PathColumn::build(&paths, many.len(), |i| many[i].as_str());
+        assert_eq!(columns.iter().map(PathColumn::len).collect::<Vec<_>>(), [10_000; 4]);
+        let selector = Selector::parse("meta.level == `3` && s && n > `5000`").expect("valid");
+        let wanted: Vec<&PathColumn> = selector.column_paths().expect("fast").iter().map(|p| columns.iter().find(|c| c.path() == p).expect("built")).collect();
+        let hits = evaluate(&[&selector], &[wanted], many.len()).remove(0);
+        assert_eq!(hits.len(), many.len());
+        assert_eq!(hits.iter().filter(|hit| **hit == Some(true)).count(), (5001..10_000).filter(|i| i % 7 == 3 && i % 3 != 0).count());
+        let unreadable = ["{\"n\": 1}", "{\"n\": ", "[1, 2]"];
+        let column = PathColumn::build(&[vec!["n".into()]], 3, |i| unreadable[i]);
+        let selector = Selector::parse("!missing").expect("valid");
+        let by_n = Selector::parse("n == `1` || !n").expect("valid");
+        assert_eq!(evaluate(&[&by_n], &[vec![&column[0]]], 3), [[Some(true), Some(false), Some(true)]]);
+        assert!(selector.column_paths().is_some_and(|p| p == [vec!["missing".to_string()]]));
         assert!(!Selector::parse("length(tags) > `1`").expect("valid").is_fast(), "other functions use the crate");
     }
 

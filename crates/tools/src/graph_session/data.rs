@@ -1,12 +1,14 @@
 //! The data a session works on: the loaded graph with every algorithm's results written into its
 //! items under `algorithmResults.<namespace>.<type>.<name>`, so one selector root — the item's
 //! data plus `algorithmResults` — serves counting, styling and rendering, and describe_schema
-//! sees the new properties. Parsed items and selector matches are cached per data version.
+//! sees the new properties. Selector matches, the property columns fast selectors read (see
+//! `schemascope_core::selector_columns`) and parsed items are cached per data version.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use schemascope_core::selector::Selector;
+use schemascope_core::selector_columns::{self, FieldPath, PathColumn};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
 use schemascope_session::style::{ElementKind, StyleRule};
@@ -35,6 +37,7 @@ pub struct SessionData {
     parsed: [OnceLock<Vec<Option<Value>>>; 2],
     indexes: [OnceLock<HashMap<String, usize>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
+    columns: Mutex<HashMap<(usize, FieldPath), Arc<PathColumn>>>,
 }
 
 fn slot(kind: ElementKind) -> usize {
@@ -73,6 +76,7 @@ impl SessionData {
             parsed: [OnceLock::new(), OnceLock::new()],
             indexes: [OnceLock::new(), OnceLock::new()],
             matches: Mutex::new(HashMap::new()),
+            columns: Mutex::new(HashMap::new()),
         })
     }
 
@@ -128,11 +132,11 @@ impl SessionData {
         Ok(cached.unwrap_or_else(|| Arc::new(Vec::new())))
     }
 
-    /// Evaluates every selector not cached yet in one pass over the items: each item is
-    /// fetched from memory once and tested against all of them while it is in cache, which is
-    /// several times faster than a pass per selector on large graphs.
+    /// Evaluates every selector not cached yet. Fast-path selectors read columns of the paths
+    /// they use, extracted once from the items' text and kept for later selectors; the others
+    /// run in one pass over the parsed items, each item tested against all of them while it is
+    /// in cache. Both are several times faster than a pass per selector on large graphs.
     pub fn prepare_matches(&self, kind: ElementKind, selectors: &[&str]) -> Result<(), ToolError> {
-        let collection = self.collection(kind);
         let missing: Vec<&str> = {
             let cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let mut missing: Vec<&str> = selectors.iter().copied().filter(|s| !cache.contains_key(&(slot(kind), s.to_string()))).collect();
@@ -145,38 +149,91 @@ impl SessionData {
         }
         let compiled: Vec<Option<Selector>> =
             missing.iter().map(|s| if s.trim().is_empty() { Ok(None) } else { Selector::parse(s).map(Some) }).collect::<Result<_, _>>()?;
-        let parsed = self.parsed(kind);
-        let width = compiled.len();
-        // Row-major: item i's answers are flags[i * width..(i + 1) * width].
-        let rows = parallel_map(parsed.len(), |i| {
-            let mut row = Vec::with_capacity(width);
-            for (s, selector) in compiled.iter().enumerate() {
-                row.push(match (selector, &parsed[i]) {
-                    (None, _) => true,
-                    (Some(_), None) => false,
-                    (Some(selector), Some(value)) => match selector.matches_value(value) {
-                        Ok(hit) => hit,
-                        Err(reason) => return Err((i, s, reason)),
-                    },
+        let (fast, slow): (Vec<&Selector>, Vec<&Selector>) = compiled.iter().flatten().partition(|s| s.is_fast());
+        let mut found = self.match_on_columns(kind, &fast)?;
+        found.extend(self.match_on_items(kind, &slow)?);
+        let everything = Arc::new(vec![true; self.collection(kind).len()]);
+        let mut cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (text, selector) in missing.iter().zip(&compiled) {
+            let flags = match selector {
+                None => everything.clone(),
+                Some(_) => found.remove(*text).map(Arc::new).unwrap_or_default(),
+            };
+            cache.insert((slot(kind), text.to_string()), flags);
+        }
+        Ok(())
+    }
+
+    /// The matches of fast-path selectors, read from (cached) path columns.
+    fn match_on_columns(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, Vec<bool>>, ToolError> {
+        if selectors.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let collection = self.collection(kind);
+        let paths: Vec<Vec<FieldPath>> = selectors.iter().map(|s| s.column_paths().unwrap_or_default()).collect();
+        let columns: HashMap<FieldPath, Arc<PathColumn>> = {
+            let mut cache = self.columns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut new: Vec<FieldPath> = paths.iter().flatten().filter(|p| !cache.contains_key(&(slot(kind), (*p).clone()))).cloned().collect();
+            new.sort_unstable();
+            new.dedup();
+            let built = if new.is_empty() { Vec::new() } else { PathColumn::build(&new, collection.len(), |i| collection.item(i).map_or("null", |item| item.json)) };
+            for column in built {
+                cache.insert((slot(kind), column.path().clone()), Arc::new(column));
+            }
+            paths.iter().flatten().filter_map(|p| cache.get(&(slot(kind), p.clone())).map(|c| (p.clone(), c.clone()))).collect()
+        };
+        let inputs: Vec<Vec<&PathColumn>> = paths.iter().map(|ps| ps.iter().filter_map(|p| columns.get(p).map(|c| &**c)).collect()).collect();
+        let answers = selector_columns::evaluate(selectors, &inputs, collection.len());
+        let mut found = HashMap::new();
+        for (selector, answers) in selectors.iter().zip(answers) {
+            let mut flags = Vec::with_capacity(answers.len());
+            for (row, answer) in answers.into_iter().enumerate() {
+                flags.push(match answer {
+                    Some(hit) => hit,
+                    // The jmespath crate decides (and words any error).
+                    None => selector
+                        .matches_json(collection.item(row).map_or("null", |item| item.json))
+                        .map_err(|reason| self.runtime_error(kind, selector, row, reason))?,
                 });
             }
-            Ok(row)
+            found.insert(selector.as_str().to_string(), flags);
+        }
+        Ok(found)
+    }
+
+    fn runtime_error(&self, kind: ElementKind, selector: &Selector, row: usize, reason: String) -> ToolError {
+        let item = self.collection(kind).item(row).map(|it| it.id.to_string()).unwrap_or_default();
+        schemascope_core::CoreError::SelectorRuntime { expression: selector.as_str().to_string(), item, reason }.into()
+    }
+
+    /// The matches of other selectors, in one pass over the parsed items.
+    fn match_on_items(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, Vec<bool>>, ToolError> {
+        if selectors.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let parsed = self.parsed(kind);
+        let flags = parallel_map(parsed.len(), |i| {
+            let Some(value) = &parsed[i] else { return Ok(vec![false; selectors.len()]) };
+            selectors.iter().enumerate().map(|(s, selector)| selector.matches_value(value).map_err(|reason| (i, s, reason))).collect()
         });
-        let mut columns = vec![Vec::with_capacity(parsed.len()); width];
+        self.transpose(kind, selectors, flags)
+    }
+
+    /// Per-item answers (or the first error) to per-selector flags.
+    fn transpose(
+        &self,
+        kind: ElementKind,
+        selectors: &[&Selector],
+        rows: Vec<Result<Vec<bool>, (usize, usize, String)>>,
+    ) -> Result<HashMap<String, Vec<bool>>, ToolError> {
+        let mut columns = vec![Vec::with_capacity(rows.len()); selectors.len()];
         for row in rows {
             match row {
                 Ok(row) => row.into_iter().zip(columns.iter_mut()).for_each(|(hit, column)| column.push(hit)),
-                Err((i, s, reason)) => {
-                    let item = collection.item(i).map(|it| it.id.to_string()).unwrap_or_default();
-                    return Err(schemascope_core::CoreError::SelectorRuntime { expression: missing[s].to_string(), item, reason }.into());
-                }
+                Err((i, s, reason)) => return Err(self.runtime_error(kind, selectors[s], i, reason)),
             }
         }
-        let mut cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (selector, column) in missing.iter().zip(columns) {
-            cache.insert((slot(kind), selector.to_string()), Arc::new(column));
-        }
-        Ok(())
+        Ok(selectors.iter().map(|s| s.as_str().to_string()).zip(columns).collect())
     }
 
     /// Which elements a style rule applies to: its selector's matches, narrowed to its ids.

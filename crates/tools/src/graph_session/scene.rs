@@ -91,22 +91,31 @@ pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) 
         }
     }
     let defaults = render_defaults(kind);
-    let mut distinct: HashMap<&[u64], u32> = HashMap::new();
+    let mut distinct: HashMap<&[u64], u32, foldhash::fast::RandomState> = HashMap::default();
     let mut styles = Vec::new();
     let mut style_of = Vec::with_capacity(n);
     for e in 0..n {
         let key = &masks[e * words..(e + 1) * words];
         let index = *distinct.entry(key).or_insert_with(|| {
-            let mut style = defaults.clone();
+            // The last applying layer that sets a field wins it.
+            let mut winners: Vec<(&str, &Value)> = Vec::new();
             for (bit, (_, fields)) in applying.iter().enumerate() {
                 if key[bit / 64] & (1 << (bit % 64)) != 0 {
                     for (field, value) in fields {
-                        style.insert((*field).to_string(), value.clone());
+                        match winners.iter_mut().find(|(name, _)| name == field) {
+                            Some(winner) => winner.1 = value,
+                            None => winners.push((field, value)),
+                        }
                     }
                 }
             }
+            let mut style = Map::with_capacity(defaults.len());
+            for (field, default) in &defaults {
+                let value = winners.iter().find(|(name, _)| name == field).map_or(default, |(_, value)| *value);
+                style.insert(field.clone(), value.clone());
+            }
             styles.push(Value::Object(style));
-            (styles.len() - 1) as u32
+            u32::try_from(styles.len() - 1).unwrap_or(u32::MAX)
         });
         style_of.push(index);
     }
