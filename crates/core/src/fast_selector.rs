@@ -44,6 +44,8 @@ pub(crate) enum V<'a> {
     Str(&'a str),
     /// An array or an object (scalars are always one of the variants above).
     Container(&'a Value),
+    /// An array of a column, its elements kept as cells.
+    List(crate::selector_columns::ListView<'a>),
 }
 
 impl<'a> V<'a> {
@@ -77,7 +79,9 @@ pub(crate) fn walk<'a>(mut at: &'a Value, steps: &[Step]) -> Option<&'a Value> {
     for step in steps {
         at = match step {
             // Small objects (most items) are faster to scan than to hash into.
-            Step::Field(name) => at.as_object().and_then(|o| if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) })?,
+            Step::Field(name) => {
+                at.as_object().and_then(|o| if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) })?
+            }
             Step::Index(i) => at.as_array().and_then(|a| {
                 let i = if *i >= 0 { usize::try_from(*i).ok() } else { a.len().checked_sub(i.unsigned_abs() as usize) };
                 i.and_then(|i| a.get(i))
@@ -142,6 +146,7 @@ pub(crate) fn truthy(value: V<'_>) -> bool {
         V::Str(s) => !s.is_empty(),
         V::Container(Value::Array(a)) => !a.is_empty(),
         V::Container(Value::Object(o)) => !o.is_empty(),
+        V::List(list) => !list.is_empty(),
         _ => true,
     }
 }
@@ -166,6 +171,10 @@ fn equal(a: V<'_>, b: V<'_>) -> bool {
         (V::Num(x), V::Num(y)) => float_eq(x, y),
         (V::Str(x), V::Str(y)) => x == y,
         (V::Container(x), V::Container(y)) => equal_values(x, y),
+        (V::List(x), V::List(y)) => x.len() == y.len() && (0..x.len()).all(|i| equal(x.get(i), y.get(i))),
+        (V::List(list), V::Container(Value::Array(items))) | (V::Container(Value::Array(items)), V::List(list)) => {
+            list.len() == items.len() && items.iter().enumerate().all(|(i, item)| equal(list.get(i), V::of(item)))
+        }
         _ => false,
     }
 }
@@ -226,6 +235,7 @@ pub(crate) fn compare<'a>(comparator: &Comparator, l: V<'a>, r: V<'a>) -> V<'a> 
 pub(crate) fn contains<'a>(subject: V<'a>, search: V<'a>) -> Result<V<'a>, Undecided> {
     match (subject, search) {
         (V::Container(Value::Array(items)), needle) => Ok(V::Bool(items.iter().any(|v| equal(V::of(v), needle)))),
+        (V::List(list), needle) => Ok(V::Bool((0..list.len()).any(|i| equal(list.get(i), needle)))),
         (V::Str(haystack), V::Str(needle)) => Ok(V::Bool(haystack.contains(needle))),
         _ => Err(Undecided),
     }

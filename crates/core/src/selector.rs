@@ -288,6 +288,15 @@ mod tests {
             "cpu == 'high'",
             "meta",
             "!(meta.level)",
+            "tags == list",
+            "list == `[1, 2, 3]`",
+            "`[1, 2, 3]` == list",
+            "list[5]",
+            "list[-4]",
+            "list[0][0] == `1`",
+            "contains(list, `2`)",
+            "contains(list, `[1]`)",
+            "!list",
         ];
         // The same items as JSON text for the columns, plus texts no tree shows: a repeated key
         // (the last one wins), escapes in keys and values, and a huge integer.
@@ -295,6 +304,8 @@ mod tests {
         texts.push(r#"{"meta": {"owner": "ops"}, "type": "server", "meta": 5, "cpu": 0.9}"#.into());
         texts.push(r#"{"meta": 5, "meta": {"level": 9, "owner": "o\u0070s"}, "t\u0079pe": "ser\"ver"}"#.into());
         texts.push(r#"{"n": 18446744073709551615, "cpu": -1e300, "tags": ["critical"], "tags": "critical"}"#.into());
+        texts.push(r#"{"tags": [1, 2, 3], "list": [1, 2, 3], "x": [], "z": []}"#.into());
+        texts.push(r#"{"tags": [null, true, "a", 1.5, {"b": [2]}], "list": [null, true, "a", 1.5, {"b": [2]}]}"#.into());
         for text in selectors {
             let selector = Selector::parse(text).expect(text);
             assert!(selector.is_fast(), "{text} should take the fast path");
@@ -313,12 +324,14 @@ mod tests {
             }
         }
         // Columns of many paths built at once (a path and one below it too) on chunks over threads.
-        let many: Vec<String> = (0..10_000).map(|i| format!(r#"{{"n": {i}, "meta": {{"level": {}}}, "s": "{}"}}"#, i % 7, "x".repeat(i % 3))).collect();
+        let many: Vec<String> =
+            (0..10_000).map(|i| format!(r#"{{"n": {i}, "meta": {{"level": {}}}, "s": "{}"}}"#, i % 7, "x".repeat(i % 3))).collect();
         let paths: Vec<FieldPath> = vec![vec!["meta".into()], vec!["meta".into(), "level".into()], vec!["s".into()], vec!["n".into()]];
         let columns = PathColumn::build(&paths, many.len(), |i| many[i].as_str());
         assert_eq!(columns.iter().map(PathColumn::len).collect::<Vec<_>>(), [10_000; 4]);
         let selector = Selector::parse("meta.level == `3` && s && n > `5000`").expect("valid");
-        let wanted: Vec<&PathColumn> = selector.column_paths().expect("fast").iter().map(|p| columns.iter().find(|c| c.path() == p).expect("built")).collect();
+        let wanted: Vec<&PathColumn> =
+            selector.column_paths().expect("fast").iter().map(|p| columns.iter().find(|c| c.path() == p).expect("built")).collect();
         let hits = evaluate(&[&selector], &[wanted], many.len()).remove(0);
         assert_eq!(hits.len(), many.len());
         assert_eq!(hits.iter().filter(|hit| **hit == Some(true)).count(), (5001..10_000).filter(|i| i % 7 == 3 && i % 3 != 0).count());

@@ -32,8 +32,17 @@ enum Cell {
     Null,
     Bool(bool),
     Num(f64),
-    Str { at: u32, len: u32 },
+    Str {
+        at: u32,
+        len: u32,
+    },
     Container(u32),
+    /// An array of scalars and containers: `len` cells from `at` in the chunk's `elements`, so
+    /// the usual small arrays (`tags`) cost no allocation per item.
+    List {
+        at: u32,
+        len: u32,
+    },
 }
 
 /// One chunk of one column.
@@ -42,6 +51,38 @@ struct ChunkCells {
     cells: Vec<Cell>,
     text: String,
     containers: Vec<Value>,
+    elements: Vec<Cell>,
+}
+
+/// An array held as cells, as a selector sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListView<'a> {
+    chunk: &'a ChunkCells,
+    at: usize,
+    len: usize,
+}
+
+impl<'a> ListView<'a> {
+    /// How many elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no elements.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element `i` (null past the end).
+    pub(crate) fn get(&self, i: usize) -> V<'a> {
+        if i >= self.len { V::Null } else { self.chunk.cell_view(self.chunk.elements.get(self.at + i)) }
+    }
+
+    /// The element a JMESPath index names (negative from the end).
+    fn index(&self, i: i32) -> Option<V<'a>> {
+        let i = if i >= 0 { usize::try_from(i).ok()? } else { self.len.checked_sub(i.unsigned_abs() as usize)? };
+        (i < self.len).then(|| self.get(i))
+    }
 }
 
 impl ChunkCells {
@@ -73,7 +114,11 @@ impl ChunkCells {
     }
 
     fn view(&self, offset: usize) -> V<'_> {
-        match self.cells.get(offset) {
+        self.cell_view(self.cells.get(offset))
+    }
+
+    fn cell_view(&self, cell: Option<&Cell>) -> V<'_> {
+        match cell {
             None | Some(Cell::Null) => V::Null,
             Some(Cell::Bool(b)) => V::Bool(*b),
             Some(Cell::Num(x)) => V::Num(*x),
@@ -81,6 +126,7 @@ impl ChunkCells {
             Some(Cell::Container(i)) => {
                 self.containers.get(*i as usize).map_or(V::Null, |value| if value.is_string() { V::of(value) } else { V::Container(value) })
             }
+            Some(Cell::List { at, len }) => V::List(ListView { chunk: self, at: *at as usize, len: *len as usize }),
         }
     }
 }
@@ -90,7 +136,7 @@ impl ChunkCells {
     fn truth(&self, offset: usize) -> Truth {
         match self.cells.get(offset) {
             None | Some(Cell::Null | Cell::Bool(false)) => Truth::False,
-            Some(Cell::Str { len, .. }) => Truth::from(*len > 0),
+            Some(Cell::Str { len, .. } | Cell::List { len, .. }) => Truth::from(*len > 0),
             Some(Cell::Container(_)) => Truth::of(self.view(offset)),
             Some(_) => Truth::True,
         }
@@ -125,7 +171,9 @@ impl ChunkCells {
                 (0..self.cells.len())
                     .map(|i| {
                         let same = match self.cells[i] {
-                            Cell::Str { at, len } => len as usize == s.len() && self.text.as_bytes().get(at as usize..at as usize + len as usize) == Some(s.as_bytes()),
+                            Cell::Str { at, len } => {
+                                len as usize == s.len() && self.text.as_bytes().get(at as usize..at as usize + len as usize) == Some(s.as_bytes())
+                            }
                             Cell::Container(_) => matches!(self.view(i), V::Str(t) if t == s),
                             _ => false,
                         };
@@ -272,9 +320,21 @@ impl<'de> Visitor<'de> for CellVisitor<'_> {
         self.set(Cell::Null);
         Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-        let cell = self.out.chunks[self.column].container(value);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let chunk = &mut self.out.chunks[self.column];
+        let at = chunk.elements.len();
+        // Nested containers become values, so the list's own cells stay contiguous.
+        while let Some(cell) = seq.next_element_seed(ElementCell(chunk))? {
+            chunk.elements.push(cell);
+        }
+        let cell = match (u32::try_from(at), u32::try_from(chunk.elements.len() - at)) {
+            (Ok(at), Ok(len)) => Cell::List { at, len },
+            _ => {
+                let items: Vec<Value> = chunk.elements[at..].iter().map(|cell| view_value(chunk.cell_view(Some(cell)))).collect();
+                chunk.elements.truncate(at);
+                chunk.container(Value::Array(items))
+            }
+        };
         self.set(cell);
         Ok(())
     }
@@ -283,6 +343,65 @@ impl<'de> Visitor<'de> for CellVisitor<'_> {
         let cell = self.out.chunks[self.column].container(value);
         self.set(cell);
         Ok(())
+    }
+}
+
+/// The value a view shows, rebuilt (only for lists too long for `u32` offsets).
+fn view_value(view: V<'_>) -> Value {
+    match view {
+        V::Null => Value::Null,
+        V::Bool(b) => Value::Bool(b),
+        V::Num(x) => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
+        V::Str(s) => Value::String(s.to_string()),
+        V::Container(value) => value.clone(),
+        V::List(list) => Value::Array((0..list.len()).map(|i| view_value(list.get(i))).collect()),
+    }
+}
+
+/// One array element as a cell: scalars inline, containers as values.
+struct ElementCell<'c>(&'c mut ChunkCells);
+
+impl<'de> DeserializeSeed<'de> for ElementCell<'_> {
+    type Value = Cell;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cell, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ElementCell<'_> {
+    type Value = Cell;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Cell, E> {
+        Ok(Cell::Bool(v))
+    }
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_i64<E>(self, v: i64) -> Result<Cell, E> {
+        Ok(Cell::Num(v as f64))
+    }
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_u64<E>(self, v: u64) -> Result<Cell, E> {
+        Ok(Cell::Num(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Cell, E> {
+        Ok(Cell::Num(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cell, E> {
+        Ok(self.0.string(v))
+    }
+    fn visit_unit<E>(self) -> Result<Cell, E> {
+        Ok(Cell::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Cell, A::Error> {
+        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(self.0.container(value))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Cell, A::Error> {
+        let value = Value::deserialize(MapAccessDeserializer::new(map))?;
+        Ok(self.0.container(value))
     }
 }
 
@@ -520,7 +639,10 @@ enum Operand<'a> {
     /// A column's cells as they are (the path has no index steps).
     Cells(&'a ChunkCells),
     /// A path read row by row (index steps into a column's values).
-    Rows { id: usize, steps: &'a [Step] },
+    Rows {
+        id: usize,
+        steps: &'a [Step],
+    },
 }
 
 /// One chunk of rows, evaluated a node at a time: the boolean structure (`&&`, `||`, `!`) on
@@ -558,7 +680,8 @@ impl<'a> ChunkEval<'a> {
     }
 
     fn truths(&self, node: &'a Fast) -> Vec<Truth> {
-        let both = |l: &'a Fast, r: &'a Fast, f: fn(Truth, Truth) -> Truth| self.truths(l).into_iter().zip(self.truths(r)).map(|(a, b)| f(a, b)).collect();
+        let both =
+            |l: &'a Fast, r: &'a Fast, f: fn(Truth, Truth) -> Truth| self.truths(l).into_iter().zip(self.truths(r)).map(|(a, b)| f(a, b)).collect();
         match node {
             Fast::And(l, r) => both(l, r, |a, b| if a == Truth::True { b } else { a }),
             Fast::Or(l, r) => both(l, r, |a, b| if a == Truth::False { b } else { a }),
@@ -577,15 +700,17 @@ impl<'a> ChunkEval<'a> {
                 None => self.row_by_row(node),
             },
             Fast::Compare(comparator, l, r) => match (self.operand(l), self.operand(r)) {
-                (Some(Operand::Cells(chunk)), Some(Operand::Constant(constant))) if let Some(truths) = chunk.compare(comparator, constant, false) => truths,
-                (Some(Operand::Constant(constant)), Some(Operand::Cells(chunk))) if let Some(truths) = chunk.compare(comparator, constant, true) => truths,
+                (Some(Operand::Cells(chunk)), Some(Operand::Constant(constant))) if let Some(truths) = chunk.compare(comparator, constant, false) => {
+                    truths
+                }
+                (Some(Operand::Constant(constant)), Some(Operand::Cells(chunk))) if let Some(truths) = chunk.compare(comparator, constant, true) => {
+                    truths
+                }
                 (Some(l), Some(r)) => (0..self.rows).map(|i| Truth::of(compare(comparator, self.at(&l, i), self.at(&r, i)))).collect(),
                 _ => self.row_by_row(node),
             },
             Fast::Contains(subject, search) => match (self.operand(subject), self.operand(search)) {
-                (Some(s), Some(n)) => {
-                    (0..self.rows).map(|i| contains(self.at(&s, i), self.at(&n, i)).map_or(Truth::Undecided, Truth::of)).collect()
-                }
+                (Some(s), Some(n)) => (0..self.rows).map(|i| contains(self.at(&s, i), self.at(&n, i)).map_or(Truth::Undecided, Truth::of)).collect(),
                 _ => self.row_by_row(node),
             },
         }
@@ -593,9 +718,7 @@ impl<'a> ChunkEval<'a> {
 
     /// Any other node: the general evaluator, row by row.
     fn row_by_row(&self, node: &'a Fast) -> Vec<Truth> {
-        (0..self.rows)
-            .map(|i| node.eval(&ColumnRow { columns: self.columns, row: self.first_row + i }).map_or(Truth::Undecided, Truth::of))
-            .collect()
+        (0..self.rows).map(|i| node.eval(&ColumnRow { columns: self.columns, row: self.first_row + i }).map_or(Truth::Undecided, Truth::of)).collect()
     }
 }
 
@@ -622,8 +745,13 @@ impl<'a> Row<'a> for ColumnRow<'a> {
         let value = column.view(self.row);
         match steps.get(column.path.len()..) {
             None | Some([]) => value,
-            Some(rest) => match value {
-                V::Container(inner) => walk(inner, rest).map_or(V::Null, V::of),
+            Some(rest) => match (value, rest) {
+                (V::Container(inner), _) => walk(inner, rest).map_or(V::Null, V::of),
+                (V::List(list), [Step::Index(i), more @ ..]) => match list.index(*i) {
+                    Some(V::Container(inner)) => walk(inner, more).map_or(V::Null, V::of),
+                    Some(element) if more.is_empty() => element,
+                    _ => V::Null,
+                },
                 _ => V::Null,
             },
         }

@@ -176,7 +176,11 @@ impl SessionData {
             let mut new: Vec<FieldPath> = paths.iter().flatten().filter(|p| !cache.contains_key(&(slot(kind), (*p).clone()))).cloned().collect();
             new.sort_unstable();
             new.dedup();
-            let built = if new.is_empty() { Vec::new() } else { PathColumn::build(&new, collection.len(), |i| collection.item(i).map_or("null", |item| item.json)) };
+            let built = if new.is_empty() {
+                Vec::new()
+            } else {
+                PathColumn::build(&new, collection.len(), |i| collection.item(i).map_or("null", |item| item.json))
+            };
             for column in built {
                 cache.insert((slot(kind), column.path().clone()), Arc::new(column));
             }
