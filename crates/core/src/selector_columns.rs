@@ -262,7 +262,10 @@ impl<'de> DeserializeSeed<'de> for Fill<'_, '_> {
             self.out.row[column] = Cell::Null;
         }
         match self.node.column {
-            Some(column) if self.node.children.is_empty() => deserializer.deserialize_any(CellVisitor { column, out: self.out }),
+            Some(column) if self.node.children.is_empty() => {
+                self.out.row[column] = CellOf { chunk: &mut self.out.chunks[column], lists: true }.deserialize(deserializer)?;
+                Ok(())
+            }
             // A path and paths below it: parse the value once and read both from it.
             Some(_) => {
                 let value = Value::deserialize(deserializer)?;
@@ -274,94 +277,15 @@ impl<'de> DeserializeSeed<'de> for Fill<'_, '_> {
     }
 }
 
-/// Stores one value as the cell of `column`.
-struct CellVisitor<'r> {
-    column: usize,
-    out: &'r mut RowCells,
+/// Reads one value as a cell: scalars inline, strings into the chunk's text; an array as a list
+/// of cells at the top (`lists`), as a value when nested (so a list's cells stay contiguous);
+/// objects as values.
+struct CellOf<'c> {
+    chunk: &'c mut ChunkCells,
+    lists: bool,
 }
 
-impl CellVisitor<'_> {
-    fn set(self, cell: Cell) {
-        self.out.row[self.column] = cell;
-    }
-}
-
-impl<'de> Visitor<'de> for CellVisitor<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        self.set(Cell::Bool(v));
-        Ok(())
-    }
-    // As serde_json's `as_f64`, which the fast path compares with.
-    #[allow(clippy::cast_precision_loss)]
-    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.set(Cell::Num(v as f64));
-        Ok(())
-    }
-    #[allow(clippy::cast_precision_loss)]
-    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.set(Cell::Num(v as f64));
-        Ok(())
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
-        self.set(Cell::Num(v));
-        Ok(())
-    }
-    fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        let cell = self.out.chunks[self.column].string(v);
-        self.set(cell);
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        self.set(Cell::Null);
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let chunk = &mut self.out.chunks[self.column];
-        let at = chunk.elements.len();
-        // Nested containers become values, so the list's own cells stay contiguous.
-        while let Some(cell) = seq.next_element_seed(ElementCell(chunk))? {
-            chunk.elements.push(cell);
-        }
-        let cell = match (u32::try_from(at), u32::try_from(chunk.elements.len() - at)) {
-            (Ok(at), Ok(len)) => Cell::List { at, len },
-            _ => {
-                let items: Vec<Value> = chunk.elements[at..].iter().map(|cell| view_value(chunk.cell_view(Some(cell)))).collect();
-                chunk.elements.truncate(at);
-                chunk.container(Value::Array(items))
-            }
-        };
-        self.set(cell);
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        let value = Value::deserialize(MapAccessDeserializer::new(map))?;
-        let cell = self.out.chunks[self.column].container(value);
-        self.set(cell);
-        Ok(())
-    }
-}
-
-/// The value a view shows, rebuilt (only for lists too long for `u32` offsets).
-fn view_value(view: V<'_>) -> Value {
-    match view {
-        V::Null => Value::Null,
-        V::Bool(b) => Value::Bool(b),
-        V::Num(x) => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
-        V::Str(s) => Value::String(s.to_string()),
-        V::Container(value) => value.clone(),
-        V::List(list) => Value::Array((0..list.len()).map(|i| view_value(list.get(i))).collect()),
-    }
-}
-
-/// One array element as a cell: scalars inline, containers as values.
-struct ElementCell<'c>(&'c mut ChunkCells);
-
-impl<'de> DeserializeSeed<'de> for ElementCell<'_> {
+impl<'de> DeserializeSeed<'de> for CellOf<'_> {
     type Value = Cell;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cell, D::Error> {
@@ -369,7 +293,7 @@ impl<'de> DeserializeSeed<'de> for ElementCell<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for ElementCell<'_> {
+impl<'de> Visitor<'de> for CellOf<'_> {
     type Value = Cell;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -378,6 +302,7 @@ impl<'de> Visitor<'de> for ElementCell<'_> {
     fn visit_bool<E>(self, v: bool) -> Result<Cell, E> {
         Ok(Cell::Bool(v))
     }
+    // As serde_json's `as_f64`, which the fast path compares with.
     #[allow(clippy::cast_precision_loss)]
     fn visit_i64<E>(self, v: i64) -> Result<Cell, E> {
         Ok(Cell::Num(v as f64))
@@ -390,18 +315,45 @@ impl<'de> Visitor<'de> for ElementCell<'_> {
         Ok(Cell::Num(v))
     }
     fn visit_str<E>(self, v: &str) -> Result<Cell, E> {
-        Ok(self.0.string(v))
+        Ok(self.chunk.string(v))
     }
     fn visit_unit<E>(self) -> Result<Cell, E> {
         Ok(Cell::Null)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Cell, A::Error> {
-        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-        Ok(self.0.container(value))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cell, A::Error> {
+        let chunk = self.chunk;
+        if !self.lists {
+            let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+            return Ok(chunk.container(value));
+        }
+        let at = chunk.elements.len();
+        while let Some(cell) = seq.next_element_seed(CellOf { chunk: &mut *chunk, lists: false })? {
+            chunk.elements.push(cell);
+        }
+        Ok(match (u32::try_from(at), u32::try_from(chunk.elements.len() - at)) {
+            (Ok(at), Ok(len)) => Cell::List { at, len },
+            _ => {
+                let items: Vec<Value> = chunk.elements[at..].iter().map(|cell| view_value(chunk.cell_view(Some(cell)))).collect();
+                chunk.elements.truncate(at);
+                chunk.container(Value::Array(items))
+            }
+        })
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Cell, A::Error> {
         let value = Value::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(self.0.container(value))
+        Ok(self.chunk.container(value))
+    }
+}
+
+/// The value a view shows, rebuilt (only for lists too long for `u32` offsets).
+fn view_value(view: V<'_>) -> Value {
+    match view {
+        V::Null => Value::Null,
+        V::Bool(b) => Value::Bool(b),
+        V::Num(x) => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
+        V::Str(s) => Value::String(s.to_string()),
+        V::Container(value) => value.clone(),
+        V::List(list) => Value::Array((0..list.len()).map(|i| view_value(list.get(i))).collect()),
     }
 }
 
