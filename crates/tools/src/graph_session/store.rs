@@ -42,12 +42,19 @@ impl SessionStore {
                 format!("it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})"),
             ));
         }
-        connection
-            .execute_batch(&format!(
-                "CREATE TABLE IF NOT EXISTS session_part (session TEXT NOT NULL, part TEXT NOT NULL, value TEXT NOT NULL, saved_at TEXT NOT NULL, PRIMARY KEY (session, part));
-                 PRAGMA user_version = {SCHEMA_VERSION};"
-            ))
-            .map_err(|e| store_error(path, "cannot create its table (is it a schemascope session file?)", e))?;
+        // Written only when missing, so a file on a full (or read-only) disk still opens and
+        // restores; only saving then fails, clearly.
+        let has_table: bool = connection
+            .query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_part'", [], |r| r.get(0))
+            .map_err(|e| store_error(path, "cannot read", e))?;
+        if !has_table || version != SCHEMA_VERSION {
+            connection
+                .execute_batch(&format!(
+                    "CREATE TABLE IF NOT EXISTS session_part (session TEXT NOT NULL, part TEXT NOT NULL, value TEXT NOT NULL, saved_at TEXT NOT NULL, PRIMARY KEY (session, part));
+                     PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(|e| store_error(path, "cannot create its table (is it a schemascope session file?)", e))?;
+        }
         Ok(Self { path: path.to_path_buf(), connection: Mutex::new(connection) })
     }
 
@@ -71,8 +78,17 @@ impl SessionStore {
     pub fn save(&self, session: &str, parts: &[(String, String)], saved_at: &str) -> Result<(), ToolError> {
         let mut connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let fail = |e: rusqlite::Error| {
+            let hint = match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::DiskFull) => {
+                    "; the disk holding it is full: free some space there, or restart with --session-file on another disk"
+                }
+                Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::PermissionDenied) => {
+                    "; it is not writable: check its permissions, or restart with --session-file elsewhere"
+                }
+                _ => "",
+            };
             ToolError::InvalidParams(format!(
-                "the change was not saved, so it was not applied (the previous state is kept): session file {}: {e}",
+                "the change was not saved, so it was not applied (the previous state is kept): session file {}: {e}{hint}",
                 self.path.display()
             ))
         };
