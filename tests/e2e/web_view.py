@@ -490,6 +490,97 @@ class Run:
         return seen
 
 
+# ---- kill -9 and restart ----------------------------------------------------------------------
+
+def http_tool(base_url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Calls a tool over `POST /v1/tools/{name}`; its envelope (failures included)."""
+    request = urllib.request.Request(base_url + "v1/tools/" + name, data=json.dumps(arguments).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        return json.load(error)
+
+
+def scene_colours(scene: dict[str, Any] | None) -> dict[str, str]:
+    """Each node's drawn colour in a scene."""
+    if not scene:
+        return {}
+    return {n["id"]: scene["nodeStyles"][n["s"]]["color"] for n in scene["nodes"]}
+
+
+def poll(what: str, probe: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """`wait_for` for plain (non-async) code."""
+    deadline = time.monotonic() + timeout
+    while True:
+        last = probe()
+        if last:
+            return last
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout:.0f} s for {what}; last seen: {json.dumps(last, default=str)[:400]}")
+        time.sleep(0.1)
+
+
+def ask_harness(request: str, answer: str) -> None:
+    """Asks the test harness (crates/cli/tests/web_view.rs) to act on the server; waits until done."""
+    print(request, flush=True)
+    line = sys.stdin.readline().strip()
+    if line != answer:
+        raise RuntimeError(f"the harness answered {line!r} to {request}, not {answer!r}")
+
+
+def restart_phase(driver: WebDriver, base_url: str, c: Checks) -> None:
+    """A burst of style changes over HTTP, the server killed with SIGKILL in the middle of it and
+    restarted on the same port and session file: every acknowledged change is back, and the open
+    page reconnects by itself and draws the restored state."""
+    acknowledged: list[str] = []
+    stop = threading.Event()
+    colours = ["#ff0000", "#00ff00", "#0000ff", "#ffff00", "#ff00ff", "#00ffff"]
+
+    def burst() -> None:
+        for i in range(10_000):
+            if stop.is_set():
+                return
+            name = f"burst-{i}"
+            try:
+                out = http_tool(base_url, "find_and_style_nodes", {
+                    "source": SOURCE, "selector": "type == 'server'", "style": {"color": colours[i % len(colours)]}, "layer_name": name})
+            except OSError:
+                return  # the server is gone
+            if out.get("success"):
+                acknowledged.append(name)
+
+    sender = threading.Thread(target=burst, daemon=True)
+    sender.start()
+    poll("five acknowledged style changes", lambda: len(acknowledged) >= 5)
+    ask_harness("KILL-ME", "killed")
+    stop.set()
+    sender.join(timeout=30)
+    c.check(f"the server was killed with SIGKILL in a burst, after {len(acknowledged)} acknowledged changes", len(acknowledged) >= 5)
+    poll("the page to notice the server is gone", lambda: "live" not in driver.execute(PAGE_STATE_JS)["status"])
+    ask_harness("RESTART-ME", "restarted")
+
+    layers = [layer["name"] for layer in http_tool(base_url, "describe_styles", {"source": SOURCE})["data"]["layers"]]
+    missing = [name for name in acknowledged if name not in layers]
+    c.check("every change acknowledged before the kill is there after the restart", not missing, f"missing: {missing}")
+    with urllib.request.urlopen(f"{base_url}v1/graph/scene?source={SOURCE}", timeout=10) as response:
+        restored = scene_colours(json.load(response))
+    seen: dict[str, Any] = {}
+
+    def page_matches() -> bool:
+        state = driver.execute(PAGE_STATE_JS)
+        seen["status"] = state["status"]
+        seen["colours"] = scene_colours(driver.execute("return window.schemascope.scene()"))
+        return "live" in state["status"] and seen["colours"] == restored
+    try:
+        poll("the page to reconnect and draw the restored state", page_matches)
+        c.check("the page reconnected by itself and draws the restored state", True, seen["status"])
+    except TimeoutError as error:
+        differ = {k: (v, restored.get(k)) for k, v in seen.get("colours", {}).items() if restored.get(k) != v}
+        c.check("the page reconnected by itself and draws the restored state", False, f"{error}; differing nodes: {list(differ.items())[:5]}")
+
+
 async def run_all(args: argparse.Namespace, driver: WebDriver, c: Checks) -> None:
     base_url = args.url if args.url.endswith("/") else args.url + "/"
     async with Client(base_url + "mcp") as client:
@@ -510,6 +601,9 @@ def main() -> int:
     parser.add_argument("--chromium", required=True, help="the Chromium binary, e.g. /usr/bin/chromium")
     parser.add_argument("--url", required=True, help="the running server, e.g. http://127.0.0.1:8750/")
     parser.add_argument("--screenshots", type=Path, metavar="DIR", help="also save the screenshots to DIR")
+    parser.add_argument("--restart", action="store_true",
+                        help="then kill the server mid-burst and have it restarted: print KILL-ME and RESTART-ME, read "
+                             "'killed' and 'restarted' on stdin (the harness in crates/cli/tests/web_view.rs does this)")
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -521,9 +615,15 @@ def main() -> int:
     c = Checks()
     c.check(f"headless Chromium {driver.browser_version} started through chromedriver", True)
     try:
-        anyio.run(run_all, args, driver, c)
-    except Exception as error:  # noqa: BLE001 - a connection failure fails the run
-        c.check("MCP session", False, describe(error))
+        try:
+            anyio.run(run_all, args, driver, c)
+        except Exception as error:  # noqa: BLE001 - a connection failure fails the run
+            c.check("MCP session", False, describe(error))
+        if args.restart:
+            try:
+                restart_phase(driver, args.url if args.url.endswith("/") else args.url + "/", c)
+            except Exception as error:  # noqa: BLE001 - reported as a failed check
+                c.check("kill -9 and restart", False, describe(error))
     finally:
         driver.close()
     print(f"took {time.monotonic() - started:.1f} s", flush=True)

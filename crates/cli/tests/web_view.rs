@@ -2,9 +2,12 @@
 //! Chromium (driven over WebDriver by chromedriver) draws it, and the official Python MCP SDK
 //! styles and reads the selection over MCP. The browser side is `tests/e2e/web_view.py`: it
 //! checks that the page renders the demo graph, that a style applied over MCP changes the drawn
-//! colour (pixels of a screenshot), and that clicks select nodes (`describe_selection`).
+//! colour (pixels of a screenshot), and that clicks select nodes (`describe_selection`). Then,
+//! while a burst of style changes is under way, this harness kills the server with SIGKILL and
+//! restarts it on the same port and session file: every acknowledged change must be back, and the
+//! open page must reconnect by itself and draw the restored state.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -27,15 +30,16 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `schemascope demo --http 127.0.0.1:0` and reads the page's URL from its banner.
-    fn start(dir: &Path) -> (Self, String) {
+    /// Starts `schemascope demo --http ADDR` (port 0 picks one) with its session file in `dir`
+    /// and reads the page's URL from its banner.
+    fn start(dir: &Path, addr: &str) -> (Self, String) {
         let stderr = dir.join("server.stderr");
         let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
-            .args(["demo", "--http", "127.0.0.1:0", "--session-file"])
+            .args(["demo", "--http", addr, "--session-file"])
             .arg(dir.join("sessions.sqlite"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).expect("create the server's stderr file"))
+            .stderr(std::fs::OpenOptions::new().create(true).append(true).open(&stderr).expect("open the server's stderr file"))
             .spawn()
             .expect("start schemascope demo");
         let stdout = child.stdout.take().expect("the server's stdout");
@@ -61,10 +65,17 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
+impl Server {
+    /// Kills the server with SIGKILL (what `Child::kill` sends on Unix) and reaps it.
+    fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 
@@ -82,19 +93,48 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Outside the tempdir, so they are still there to look at when the test fails.
     let screenshots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web_view-screenshots");
-    let (server, url) = Server::start(dir.path());
-    let output = Command::new("python3")
+    let (mut server, url) = Server::start(dir.path(), "127.0.0.1:0");
+    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let mut browser = Command::new("python3")
         .current_dir(repo_root())
         .arg("tests/e2e/web_view.py")
         .arg("--chromedriver")
         .arg(find_program("chromedriver").expect("chromedriver"))
         .arg("--chromium")
         .arg(find_program("chromium").expect("chromium"))
-        .args(["--url", &url])
+        .args(["--url", &url, "--restart"])
         .arg("--screenshots")
         .arg(&screenshots)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("python3 runs");
+    let mut answers = browser.stdin.take().expect("the browser script's stdin");
+    let stderr_pipe = browser.stderr.take().expect("the browser script's stderr");
+    let stderr_reader = std::thread::spawn(move || std::io::read_to_string(stderr_pipe).unwrap_or_default());
+    let mut lines = Vec::new();
+    for line in BufReader::new(browser.stdout.take().expect("the browser script's stdout")).lines().map_while(Result::ok) {
+        // The script asks for the server to be killed, then restarted on the same port and file.
+        let answer = match line.trim() {
+            "KILL-ME" => {
+                server.kill();
+                Some("killed")
+            }
+            "RESTART-ME" => {
+                server = Server::start(dir.path(), &addr).0;
+                Some("restarted")
+            }
+            _ => None,
+        };
+        if let Some(answer) = answer {
+            writeln!(answers, "{answer}").and_then(|()| answers.flush()).expect("answer the browser script");
+        }
+        lines.push(line);
+    }
+    let status = browser.wait().expect("the browser script ends");
+    let output =
+        std::process::Output { status, stdout: lines.join("\n").into_bytes(), stderr: stderr_reader.join().unwrap_or_default().into_bytes() };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let report = format!(
@@ -106,5 +146,6 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
     let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
     assert!(summary.ends_with(" 0 failed"), "{summary}\n{report}");
     let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(passed >= 12, "only {passed} checks ran\n{report}");
+    assert!(passed >= 21, "only {passed} checks ran\n{report}");
+    eprintln!("{stdout}");
 }

@@ -207,6 +207,9 @@ async function fetchScene() {
 function listen() {
   const events = new EventSource("/v1/graph/events" + query);
   events.addEventListener("changed", () => { state.live = true; fetchScene(); });
+  // The browser reconnects by itself after the server went away (restarted, killed): whatever
+  // changed meanwhile sent no event, so every (re)connection fetches the scene.
+  events.onopen = () => { state.live = true; fetchScene(); };
   events.onerror = () => { state.live = false; if (state.scene) draw(); };
 }
 
