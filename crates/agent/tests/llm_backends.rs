@@ -150,7 +150,7 @@ fn cut_off_mislabelled_non_http_and_unanswered_replies_give_clear_errors() {
         };
         let config = LlmConfig { provider, base_url, model: "m".into(), api_key: None, timeout: Duration::from_secs(1) };
         let backend = config.backend();
-        let mut next = |what: &str| match backend.complete(&request(false)) {
+        let next = |what: &str| match backend.complete(&request(false)) {
             Ok(answer) => Ok(answer.text),
             Err(e) => {
                 let text = e.to_string();
