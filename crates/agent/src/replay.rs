@@ -136,3 +136,88 @@ fn wire_answer(anthropic: bool, model: &Value, text: &str) -> String {
     }
     .to_string()
 }
+
+/// A server below HTTP, for answers no HTTP library would send: each connection gets the next
+/// scripted bytes as they are (a body shorter than its `Content-Length`, a wrong content type,
+/// bytes that are not HTTP at all) and is closed; past the script's end a connection is
+/// accepted and never answered (a server that hangs). Stops when dropped.
+pub struct RawServer {
+    url: String,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for RawServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawServer").field("url", &self.url).finish_non_exhaustive()
+    }
+}
+
+impl RawServer {
+    /// Starts a server on a free loopback port that answers connections with `script`, in order.
+    pub fn start(script: Vec<Vec<u8>>) -> std::io::Result<Self> {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let handle = thread::spawn(move || {
+            let mut script = script.into_iter();
+            // Connections past the script are kept open, unanswered, until the server stops.
+            let mut silent = Vec::new();
+            while !stopping.load(Ordering::Relaxed) {
+                let Ok((mut stream, _)) = listener.accept() else {
+                    thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
+                let _ = stream.set_nonblocking(false);
+                match script.next() {
+                    Some(bytes) => {
+                        // Read the request head and body before answering, so the client is
+                        // waiting for the answer (not still sending) when it comes.
+                        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                        let mut request = Vec::new();
+                        let mut buf = [0u8; 4096];
+                        while let Ok(n) = stream.read(&mut buf) {
+                            if n == 0 {
+                                break;
+                            }
+                            request.extend_from_slice(&buf[..n]);
+                            if request_complete(&request) {
+                                break;
+                            }
+                        }
+                        let _ = stream.write_all(&bytes);
+                        let _ = stream.flush();
+                    }
+                    None => silent.push(stream),
+                }
+            }
+        });
+        Ok(Self { url, stop, handle: Some(handle) })
+    }
+
+    /// The base URL: `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+/// True when `request` holds the whole head and as many body bytes as its `Content-Length`.
+fn request_complete(request: &[u8]) -> bool {
+    let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+    let length = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+    request.len() >= end + 4 + length
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}

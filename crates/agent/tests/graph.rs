@@ -9,7 +9,7 @@ use schemascope_agent::graph::{
     AskInput, Budgets, DataAccess, ExecutionFailure, ExecutionOutcome, Graph, HistoryTurn, Node, Phase, SchemaInfo, ValidationOutcome,
 };
 use schemascope_agent::llm::{LlmConfig, Provider};
-use schemascope_agent::replay::{ReplayServer, Scripted};
+use schemascope_agent::replay::{RawServer, ReplayServer, Scripted};
 use schemascope_sources::sql::{Database, SqliteDatabase};
 use serde_json::{Value, json};
 
@@ -51,7 +51,8 @@ impl DataAccess for Chinook {
         if self.lenient {
             return Ok(ValidationOutcome { valid: true, errors: vec![], warnings: vec![], rewritten_query: None });
         }
-        match self.db.query(&format!("EXPLAIN {sql}"), &[]) {
+        // Compiled by SQLite, never run (the database layer runs queries only, so no EXPLAIN).
+        match self.db.query(&format!("SELECT 1 FROM ({sql}) LIMIT 0"), &[]) {
             Ok(_) => Ok(ValidationOutcome { valid: true, errors: vec![], warnings: vec![], rewritten_query: None }),
             Err(e) => Ok(ValidationOutcome {
                 valid: false,
@@ -223,4 +224,27 @@ fn a_follow_up_sees_the_previous_query_and_shown_entities() {
         prompt.contains("Revenue per country in 2021?") && prompt.contains("\"USA\",\"Canada\"") && prompt.contains("Question: and in 2024?"),
         "{prompt}"
     );
+}
+
+#[test]
+fn an_llm_endpoint_that_answers_garbage_or_nothing_ends_in_the_error_handler() {
+    let data = Chinook::open(false);
+    let cut = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\nConnection: close\r\n\r\n{\"choices\": [{\"mess".to_vec();
+    // One connection cut off mid-answer, one answered with bytes that are not HTTP, then silence.
+    let server = RawServer::start(vec![cut, b"\x00\x01garbage\r\n\r\n".to_vec()]).expect("server");
+    let config = LlmConfig {
+        provider: Provider::OpenAi,
+        base_url: format!("{}/v1", server.url()),
+        model: "m".into(),
+        api_key: None,
+        timeout: Duration::from_secs(1),
+    };
+    let llm = config.backend();
+    let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
+    for expected in ["cut off", "not an HTTP answer", "no answer within 1 s"] {
+        let outcome = graph.run(AskInput { source: "chinook".into(), question: "How many genres?".into(), history: vec![] }, &mut |_| {});
+        assert!(!outcome.success, "{}", outcome.answer);
+        assert!(outcome.answer.contains(expected) && outcome.answer.contains(server.url()), "expected {expected:?}: {}", outcome.answer);
+        assert_eq!(path(&outcome), [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ErrorHandler], "{}", outcome.answer);
+    }
 }

@@ -1,10 +1,11 @@
 //! The LLM backends against a local server speaking the real wire formats: request shapes,
-//! headers, usage, JSON re-ask, error statuses, garbage, hangs and dead servers.
+//! headers, usage, JSON re-ask, error statuses, garbage, hangs and dead servers; and against a
+//! server below HTTP: answers cut off, mislabelled, not HTTP at all, or never sent.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use schemascope_agent::llm::{ChatMessage, ChatRequest, LlmConfig, LlmError, Provider, complete_json};
-use schemascope_agent::replay::{ReplayServer, Scripted};
+use schemascope_agent::replay::{RawServer, ReplayServer, Scripted};
 use serde_json::json;
 
 fn config(provider: Provider, server: &ReplayServer, timeout: Duration) -> LlmConfig {
@@ -115,4 +116,68 @@ fn configuration_comes_from_the_environment_with_clear_errors() {
     assert!(err.to_string().contains("SCHEMASCOPE_LLM_MODEL"), "{err}");
     let err = LlmConfig::from_env(env(&[("SCHEMASCOPE_LLM_MODEL", "m"), ("SCHEMASCOPE_LLM_PROVIDER", "gemini")])).expect_err("provider");
     assert!(err.to_string().contains("unknown provider `gemini`"), "{err}");
+}
+
+/// An HTTP/1.1 answer with `body`, declaring `declared` bytes (the body's length unless given).
+fn http(status: &str, content_type: &str, body: &str, declared: Option<usize>) -> Vec<u8> {
+    let length = declared.unwrap_or(body.len());
+    format!("HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n{body}").into_bytes()
+}
+
+#[test]
+fn cut_off_mislabelled_non_http_and_unanswered_replies_give_clear_errors() {
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        let good = match provider {
+            Provider::OpenAi => json!({"choices": [{"message": {"role": "assistant", "content": "SELECT 1"}}], "model": "m"}),
+            Provider::Anthropic => json!({"content": [{"type": "text", "text": "SELECT 1"}], "model": "m"}),
+        }
+        .to_string();
+        let half = &good[..good.len() / 2];
+        let server = RawServer::start(vec![
+            http("200 OK", "application/json", half, Some(good.len())),
+            http("200 OK", "application/json", half, None),
+            http("200 OK", "text/html", "<html><body>Please sign in to the proxy</body></html>", None),
+            b"SSH-2.0-OpenSSH_9.2p1\r\n".to_vec(),
+            http("502 Bad Gateway", "text/html", "<html>upstream is down</html>", None),
+            http("200 OK", "application/json", r#"{"object": "list", "data": []}"#, None),
+            // A correct answer under the wrong content type is still read.
+            http("200 OK", "text/plain", &good, None),
+        ])
+        .expect("server");
+        let base_url = match provider {
+            Provider::OpenAi => format!("{}/v1", server.url()),
+            Provider::Anthropic => server.url().to_string(),
+        };
+        let config = LlmConfig { provider, base_url, model: "m".into(), api_key: None, timeout: Duration::from_secs(1) };
+        let backend = config.backend();
+        let next = |what: &str| match backend.complete(&request(false)) {
+            Ok(answer) => Ok(answer.text),
+            Err(e) => {
+                let text = e.to_string();
+                assert!(text.contains(server.url()), "{provider:?} {what}: the error names the endpoint: {text}");
+                Err(e)
+            }
+        };
+        let cut = next("cut off").expect_err("cut off");
+        assert!(matches!(cut, LlmError::InvalidResponse { .. }) && cut.to_string().contains("cut off"), "{provider:?}: {cut}");
+        let truncated = next("truncated JSON").expect_err("truncated JSON");
+        assert!(truncated.to_string().contains("not JSON") && truncated.to_string().contains("EOF"), "{provider:?}: {truncated}");
+        let html = next("HTML").expect_err("HTML");
+        assert!(html.to_string().contains("not JSON") && html.to_string().contains("sign in to the proxy"), "{provider:?}: {html}");
+        let ssh = next("not HTTP").expect_err("not HTTP");
+        assert!(matches!(ssh, LlmError::InvalidResponse { .. }) && ssh.to_string().contains("not an HTTP answer"), "{provider:?}: {ssh}");
+        let gateway = next("502").expect_err("502");
+        assert!(matches!(gateway, LlmError::Status { status: 502, .. }) && gateway.is_transient(), "{provider:?}: {gateway}");
+        assert!(gateway.to_string().contains("upstream is down") && gateway.to_string().contains("retry later"), "{provider:?}: {gateway}");
+        let shape = next("wrong shape").expect_err("wrong shape");
+        assert!(shape.to_string().contains("unexpected answer"), "{provider:?}: {shape}");
+        assert_eq!(next("text/plain").expect("a JSON answer labelled text/plain"), "SELECT 1");
+        // Past the script the server accepts and never answers: a timeout, not a hang (the
+        // bound is far above the 1 s timeout).
+        let started = Instant::now();
+        let silent = next("silent").expect_err("silent");
+        assert!(started.elapsed() < Duration::from_secs(20), "{provider:?}: the silent server hung the call");
+        assert!(matches!(silent, LlmError::Timeout { seconds: 1, .. }) && silent.is_transient(), "{provider:?}: {silent:?}");
+        assert!(silent.to_string().contains("no answer within 1 s"), "{silent}");
+    }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -125,7 +125,17 @@ impl ItemRef<'_> {
 /// the table inside its database); the core only decides when to call it.
 pub trait DeferredProfile: Send + Sync + fmt::Debug {
     /// The profile of `table`, or why it could not be computed.
-    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, String>;
+    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, ProfileFailure>;
+}
+
+/// Why a deferred profile could not be computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileFailure {
+    /// What went wrong, naming the table and what to try.
+    pub message: String,
+    /// True when the cause may pass by itself (the database was unreachable): the next use tries
+    /// again instead of keeping the columns-only profile for the collection's lifetime.
+    pub transient: bool,
 }
 
 /// A named set of items with their profile: computed when the collection was built, or for a
@@ -138,7 +148,12 @@ pub struct Collection {
     items: Vec<ItemEntry>,
     profile: OnceLock<CollectionProfile>,
     deferred: Option<Box<dyn DeferredProfile>>,
-    profile_error: OnceLock<String>,
+    /// Why the last attempt at a deferred profile failed, if it did.
+    profile_error: Mutex<Option<String>>,
+    /// What `profile` answers while a transient failure keeps the real profile from being made.
+    columns_only: OnceLock<CollectionProfile>,
+    /// One computation of a deferred profile at a time (a scan is expensive).
+    computing: Mutex<()>,
     /// For record sets: one profile per record key, built on first use.
     record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
     /// For database tables: the table's structure (its rows stay in the database).
@@ -155,7 +170,9 @@ impl Collection {
             items,
             profile: OnceLock::from(profile),
             deferred: None,
-            profile_error: OnceLock::new(),
+            profile_error: Mutex::new(None),
+            columns_only: OnceLock::new(),
+            computing: Mutex::new(()),
             record_profiles: OnceLock::new(),
             table: None,
         }
@@ -171,7 +188,9 @@ impl Collection {
             items: Vec::new(),
             profile: OnceLock::new(),
             deferred: Some(deferred),
-            profile_error: OnceLock::new(),
+            profile_error: Mutex::new(None),
+            columns_only: OnceLock::new(),
+            computing: Mutex::new(()),
             record_profiles: OnceLock::new(),
             table: Some(Arc::new(table)),
         }
@@ -237,15 +256,32 @@ impl Collection {
     /// that fails, a profile listing the columns without statistics, and [`Self::profile_error`]
     /// says why).
     pub fn profile(&self) -> &CollectionProfile {
-        self.profile.get_or_init(|| {
-            let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
-                return ProfileBuilder::new().finish(0);
-            };
-            deferred.compute(table).unwrap_or_else(|error| {
-                let _ = self.profile_error.set(error);
-                columns_only(table)
-            })
-        })
+        if let Some(profile) = self.profile.get() {
+            return profile;
+        }
+        let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
+            return self.profile.get_or_init(|| ProfileBuilder::new().finish(0));
+        };
+        let _computing = self.computing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(profile) = self.profile.get() {
+            return profile;
+        }
+        let result = deferred.compute(table);
+        let mut error = self.profile_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match result {
+            Ok(profile) => {
+                *error = None;
+                self.profile.get_or_init(|| profile)
+            }
+            Err(failure) => {
+                *error = Some(failure.message);
+                if failure.transient {
+                    self.columns_only.get_or_init(|| columns_only(table))
+                } else {
+                    self.profile.get_or_init(|| columns_only(table))
+                }
+            }
+        }
     }
 
     /// The profile if it has been computed already (never starts a database scan).
@@ -253,9 +289,15 @@ impl Collection {
         self.profile.get()
     }
 
+    /// True when the profile served is a stand-in after a transient failure (the database was
+    /// unreachable): the next call to [`Self::profile`] tries again.
+    pub fn profile_pending(&self) -> bool {
+        self.profile.get().is_none() && self.columns_only.get().is_some()
+    }
+
     /// Why a table's profile could not be computed, if it could not.
-    pub fn profile_error(&self) -> Option<&str> {
-        self.profile_error.get().map(String::as_str)
+    pub fn profile_error(&self) -> Option<String> {
+        self.profile_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The item at `index`.

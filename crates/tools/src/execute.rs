@@ -4,7 +4,9 @@
 
 use std::time::Instant;
 
-use schemascope_query::{SqlDialect, StructuredQuery, compile};
+use schemascope_query::{SqlDialect, StructuredQuery, check_read_only, compile};
+use schemascope_sources::SourceError;
+use schemascope_sources::error::ErrorClass;
 use schemascope_sources::sql::SqlValue;
 use serde_json::{Value, json};
 
@@ -88,6 +90,23 @@ pub fn run_sql(
             source.name()
         )));
     };
+    // The read-only check runs on every statement, not only in validate_query: whoever calls
+    // execute_query directly gets the same refusals, before anything reaches the database.
+    let dialect = if source.format == schemascope_sources::Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite };
+    if let Err(issues) = check_read_only(sql, dialect) {
+        let reasons: Vec<String> = issues
+            .iter()
+            .map(|issue| match &issue.suggestion {
+                Some(suggestion) => format!("{} ({suggestion})", issue.message),
+                None => issue.message.clone(),
+            })
+            .collect();
+        return Err(ToolError::Source(SourceError::Statement {
+            location: db.location().to_string(),
+            message: format!("refused before running: {}", reasons.join("; ")),
+            class: ErrorClass::Refused,
+        }));
+    }
     let started = Instant::now();
     let result = db.run(sql, params, Some(max_rows), timeout_ms)?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -277,14 +277,20 @@ impl Registry {
         }
     }
 
-    /// The cached answer for `key`, or the answer `compute` gives (cached when successful).
+    /// The cached answer for `key`, or the answer `compute` gives (cached when successful and no
+    /// profile is pending).
     pub fn cached(&self, key: CacheKey, compute: impl FnOnce() -> ToolResult) -> ToolResult {
         let key = key.in_generation(self.generation.load(Ordering::SeqCst));
         if let Some(answer) = self.cache.get(&key) {
             return answer;
         }
         let answer = compute();
-        self.cache.put(key, &answer);
+        // An answer made while a table's profile waits for its database (unreachable for now)
+        // would keep the columns-only profile after the database is back.
+        let pending = self.sources().iter().any(|s| s.collections.iter().any(|c| c.profile_pending()));
+        if !pending {
+            self.cache.put(key, &answer);
+        }
         answer
     }
 

@@ -67,7 +67,23 @@ impl LlmError {
     pub(crate) fn from_transport(url: &str, timeout: std::time::Duration, error: ureq::Error) -> Self {
         match error {
             ureq::Error::Timeout(_) => Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() },
+            // Something answered, but not with HTTP: the base URL points at another service.
+            ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => Self::InvalidResponse {
+                url: url.to_string(),
+                reason: format!("not an HTTP answer ({error}); check that the base URL points at the LLM server"),
+            },
             other => Self::Connection { url: url.to_string(), reason: other.to_string() },
+        }
+    }
+
+    /// A failure while reading an answer's body (the connection was open: not a connect error).
+    pub(crate) fn from_body(url: &str, timeout: std::time::Duration, error: ureq::Error) -> Self {
+        match error {
+            ureq::Error::Timeout(_) => Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() },
+            other => Self::InvalidResponse {
+                url: url.to_string(),
+                reason: format!("the answer was cut off or unreadable ({other}); retry, and check the server (or a proxy in between)"),
+            },
         }
     }
 

@@ -127,7 +127,7 @@ fn post_json(
     }
     let mut response = request.send_json(body).map_err(|e| LlmError::from_transport(url, timeout, e))?;
     let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().map_err(|e| LlmError::from_transport(url, timeout, e))?;
+    let text = response.body_mut().read_to_string().map_err(|e| LlmError::from_body(url, timeout, e))?;
     if !(200..300).contains(&status) {
         return Err(LlmError::Status { url: url.to_string(), status, body: error_message(&text) });
     }

@@ -44,6 +44,12 @@ pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &
     let statements = match parsed {
         Ok(s) => s,
         Err(e) => {
+            // A statement that is not a query often fails to parse (LOCK, DO, ANALYZE, …): the
+            // token check says so first, which is the reason that matters.
+            match dialect {
+                SqlDialect::Sqlite => safety::check_tokens(sql, &SQLiteDialect {}, &mut issues),
+                SqlDialect::Postgres => safety::check_tokens(sql, &PostgreSqlDialect {}, &mut issues),
+            }
             let message = e.to_string();
             let location = parse_error_location(&message);
             issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not parse ({dialect}): {message}")).at(location));
@@ -75,6 +81,50 @@ pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &
     let mut issues = checker.issues;
     let rewritten = row_limit(query, &scanned, &mut issues);
     issues.into_report(rewritten)
+}
+
+/// Refuses SQL that is not one read-only query, without resolving a single name: what runs
+/// before a statement is executed (execute_query), where a query the validator would merely
+/// question must still run. SQL that parses gets the same safety walk as [`validate_sql`]; SQL
+/// that does not is checked on its tokens (first word, one statement, no forbidden function, no
+/// INTO) and otherwise left to the database, which is read-only on its own.
+///
+/// ```
+/// use schemascope_query::{SqlDialect, check_read_only};
+///
+/// assert!(check_read_only("SELECT 1 AS \"drop\"", SqlDialect::Postgres).is_ok());
+/// let refused = check_read_only("SELECT 1; DR/**/OP TABLE t", SqlDialect::Postgres).unwrap_err();
+/// assert!(refused[0].message.contains("one statement"));
+/// ```
+pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), Vec<QueryIssue>> {
+    let mut issues = Issues::default();
+    let parsed = match dialect {
+        SqlDialect::Sqlite => Parser::parse_sql(&SQLiteDialect {}, sql),
+        SqlDialect::Postgres => Parser::parse_sql(&PostgreSqlDialect {}, sql),
+    };
+    match parsed {
+        Ok(statements) if statements.len() == 1 => {
+            if safety::check_statement_kind(&statements[0], &mut issues)
+                && let Statement::Query(query) = &statements[0]
+            {
+                safety::check_query_safety(query, &mut issues);
+            }
+        }
+        Ok(statements) => {
+            issues.error(
+                QueryIssue::new(IssueKind::MultipleStatements, format!("exactly one statement is allowed; found {}", statements.len()))
+                    .suggest("send a single SELECT without other statements"),
+            );
+            for statement in &statements {
+                safety::check_statement_kind(statement, &mut issues);
+            }
+        }
+        Err(_) => match dialect {
+            SqlDialect::Sqlite => safety::check_tokens(sql, &SQLiteDialect {}, &mut issues),
+            SqlDialect::Postgres => safety::check_tokens(sql, &PostgreSqlDialect {}, &mut issues),
+        },
+    }
+    if issues.errors.is_empty() { Ok(()) } else { Err(issues.errors) }
 }
 
 /// `LIMIT ROW_LIMIT` added when the query has no limit, is not aggregated at the top, and reads

@@ -11,7 +11,10 @@
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, ObjectName, Query, Statement, TableFactor, Visit, Visitor};
+use sqlparser::ast::{Expr, ObjectName, Query, SetExpr, Statement, TableFactor, Visit, Visitor};
+use sqlparser::dialect::Dialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::issue::{IssueKind, Issues, Location, QueryIssue};
 
@@ -125,6 +128,63 @@ pub fn check_query_safety(query: &Query, issues: &mut Issues) {
     let _ = query.visit(&mut walker);
 }
 
+/// True when a SELECT of this body (either side of a UNION, …) has an INTO clause.
+fn selects_into(body: &SetExpr) -> bool {
+    match body {
+        SetExpr::Select(select) => select.into.is_some(),
+        SetExpr::SetOperation { left, right, .. } => selects_into(left) || selects_into(right),
+        _ => false,
+    }
+}
+
+/// Words a read-only statement may start with (after comments and opening parentheses).
+const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Keyword::TABLE];
+
+/// The safety check on tokens alone, for SQL that does not parse: the statement must start with
+/// SELECT, WITH, VALUES or TABLE, hold one statement, name no forbidden function before a `(`,
+/// and have no INTO. The tokenizer handles comments, quotes and dollar-quoting as the databases
+/// do, so nothing inside a string or a comment counts and nothing can hide in one. Text that
+/// does not even tokenize is refused: a string the tokenizer cannot delimit might hide anything.
+pub fn check_tokens(sql: &str, dialect: &dyn Dialect, issues: &mut Issues) {
+    let tokens = match Tokenizer::new(dialect, sql).tokenize() {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not tokenize: {e}")).suggest("check quotes and comments"));
+            return;
+        }
+    };
+    let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
+    let first = significant.iter().find(|t| !matches!(t, Token::LParen));
+    match first {
+        Some(Token::Word(w)) if w.quote_style.is_none() && READ_ONLY_STARTS.contains(&w.keyword) => {}
+        Some(other) => issues.error(
+            QueryIssue::new(
+                IssueKind::NotReadOnly,
+                format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this starts with {other}"),
+            )
+            .suggest("write a single SELECT"),
+        ),
+        None => issues.error(QueryIssue::new(IssueKind::MultipleStatements, "there is no statement").suggest("write a single SELECT")),
+    }
+    if let Some(at) = significant.iter().position(|t| matches!(t, Token::SemiColon))
+        && significant[at + 1..].iter().any(|t| !matches!(t, Token::SemiColon))
+    {
+        issues.error(
+            QueryIssue::new(IssueKind::MultipleStatements, "exactly one statement is allowed; found text after a `;`")
+                .suggest("send a single SELECT without other statements"),
+        );
+    }
+    for pair in significant.windows(2) {
+        let (Token::Word(w), Token::LParen) = (pair[0], pair[1]) else { continue };
+        if let Some(why) = forbidden_function(&w.value) {
+            issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("function {} is not allowed: {why}", w.value)));
+        }
+    }
+    if significant.iter().any(|t| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::INTO)) {
+        issues.error(QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table").suggest("remove the INTO clause"));
+    }
+}
+
 struct SafetyWalker<'a> {
     issues: &'a mut Issues,
 }
@@ -149,9 +209,7 @@ impl Visitor for SafetyWalker<'_> {
                     .suggest("remove the FOR UPDATE/SHARE clause"),
             );
         }
-        if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref()
-            && select.into.is_some()
-        {
+        if selects_into(&query.body) {
             self.issues.error(QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table").suggest("remove the INTO clause"));
         }
         ControlFlow::Continue(())

@@ -8,6 +8,7 @@
 //! profile the database computed; its rows never leave the database except as samples.
 
 pub mod create;
+pub mod guard;
 mod postgres;
 pub mod pushdown;
 pub mod rows;
@@ -17,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use schemascope_core::collection::DeferredProfile;
-use schemascope_core::{Catalog, Collection, CollectionProfile, TableInfo};
+use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, TableInfo};
 use serde_json::Value;
 
 pub use self::postgres::PostgresDatabase;
@@ -197,7 +198,12 @@ struct TableProfiler {
 }
 
 impl DeferredProfile for TableProfiler {
-    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, String> {
-        pushdown::profile_table(&*self.database, table).map_err(|e| e.to_string())
+    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, ProfileFailure> {
+        pushdown::profile_table(&*self.database, table).map_err(|e| ProfileFailure {
+            // An unreachable or restarting server passes; a timeout or a refusal would only
+            // repeat.
+            transient: e.class() == crate::error::ErrorClass::Resource,
+            message: e.to_string(),
+        })
     }
 }

@@ -100,22 +100,32 @@ impl PostgresDatabase {
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
-    /// Runs `work` with a live connection, connecting (again) when there is none.
-    fn with_client<T>(&self, timeout_ms: u64, work: impl FnOnce(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
+    /// Runs `work` with a live connection, connecting (again) when there is none. A connection
+    /// found closed by the statement (the server restarted since the last one) is replaced and
+    /// the statement sent once more on the new one: statements are read-only, so sending one
+    /// twice is safe, and the first request after a restart succeeds.
+    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
         let mut slot = self.client.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?);
+        loop {
+            let fresh = slot.as_ref().is_none_or(Client::is_closed);
+            if fresh {
+                *slot = None;
+                *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?);
+            }
+            let Some(client) = slot.as_mut() else { unreachable!("connected above") };
+            match work(client) {
+                Err(e) if client.is_closed() => {
+                    *slot = None;
+                    if fresh {
+                        return Err(self.error(&e, timeout_ms));
+                    }
+                }
+                result => return result.map_err(|e| self.error(&e, timeout_ms)),
+            }
         }
-        let Some(client) = slot.as_mut() else { unreachable!("connected above") };
-        let result = work(client);
-        if result.is_err() && client.is_closed() {
-            // The server went away; the next call reconnects.
-            *slot = None;
-        }
-        result.map_err(|e| self.error(&e, timeout_ms))
     }
 }
 
@@ -243,33 +253,57 @@ impl Database for PostgresDatabase {
     }
 
     fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+        if let Some(message) = super::guard::refusal(sql, Dialect::Postgres) {
+            return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+        }
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
         self.with_client(timeout_ms, |client| {
-            let mut tx = client.build_transaction().read_only(true).start()?;
-            // Room to hash and sort in memory: profiling groups millions of values, and a
-            // read-only transaction's memory is returned when it ends.
-            // JIT compilation costs seconds and rarely pays off for these scans.
-            tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
-            let statement = tx.prepare(sql)?;
-            let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
-            // A portal fetches only the rows asked for; the rest never leave the server.
-            let rows = match max_rows {
-                None => tx.query(&statement, &refs)?,
-                Some(max) => {
-                    let portal = tx.bind(&statement, &refs)?;
-                    tx.query_portal(&portal, i32::try_from(max.saturating_add(1)).unwrap_or(i32::MAX))?
-                }
-            };
-            let more = max_rows.is_some_and(|max| rows.len() > max);
-            let out = rows
-                .iter()
-                .take(max_rows.unwrap_or(usize::MAX))
-                .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
-                .collect::<Result<Rows, _>>()?;
-            // Nothing to keep: a read-only transaction is rolled back.
-            tx.rollback()?;
-            Ok(QueryResult { columns, rows: out, more })
+            let result = Self::run_read_only(client, sql, &refs, max_rows, timeout_ms);
+            // A rolled-back transaction keeps session-level advisory locks: the one side effect
+            // of a query that outlives it on this connection (the validator refuses the
+            // functions; this holds if a query got past it).
+            if !client.is_closed() {
+                client.batch_execute("SELECT pg_advisory_unlock_all()")?;
+            }
+            result
         })
+    }
+}
+
+impl PostgresDatabase {
+    /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
+    /// dropping the transaction rolls it back).
+    fn run_read_only(
+        client: &mut Client,
+        sql: &str,
+        refs: &[&(dyn ToSql + Sync)],
+        max_rows: Option<usize>,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, postgres::Error> {
+        let mut tx = client.build_transaction().read_only(true).start()?;
+        // Room to hash and sort in memory: profiling groups millions of values, and a
+        // read-only transaction's memory is returned when it ends.
+        // JIT compilation costs seconds and rarely pays off for these scans.
+        tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
+        let statement = tx.prepare(sql)?;
+        let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
+        // A portal fetches only the rows asked for; the rest never leave the server.
+        let rows = match max_rows {
+            None => tx.query(&statement, refs)?,
+            Some(max) => {
+                let portal = tx.bind(&statement, refs)?;
+                tx.query_portal(&portal, i32::try_from(max.saturating_add(1)).unwrap_or(i32::MAX))?
+            }
+        };
+        let more = max_rows.is_some_and(|max| rows.len() > max);
+        let out = rows
+            .iter()
+            .take(max_rows.unwrap_or(usize::MAX))
+            .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
+            .collect::<Result<Rows, _>>()?;
+        // Nothing to keep: a read-only transaction is rolled back.
+        tx.rollback()?;
+        Ok(QueryResult { columns, rows: out, more })
     }
 }

@@ -192,6 +192,9 @@ impl Database for SqliteDatabase {
     }
 
     fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+        if let Some(message) = super::guard::refusal(sql, Dialect::Sqlite) {
+            return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+        }
         let connection = self.connection.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),

@@ -1,0 +1,56 @@
+//! The database layer's own statement check: whatever reaches a [`super::Database`] must start
+//! with SELECT, WITH, VALUES or TABLE. The validator refuses far more, with better reasons; this
+//! check is here so that a caller that skipped it (or a validator bug) still cannot run
+//! `COPY … TO PROGRAM`, `DO`, `CALL`, `SET`, `PRAGMA`, `ATTACH`, `VACUUM INTO`, `PREPARE`,
+//! `LISTEN` or transaction control, none of which a read-only transaction or connection
+//! refuses on its own. Writes inside a query (`WITH x AS (DELETE …)`) are left to the read-only
+//! connection or transaction, which refuses them.
+
+use sqlparser::dialect::{Dialect as ParserDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::Dialect;
+
+/// Words a read-only statement may start with (after comments and opening parentheses).
+const STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Keyword::TABLE];
+
+/// Why `sql` may not run, if it may not: the statement's first word, read as the database
+/// reads it (comments, quotes and dollar-quoting handled by sqlparser's tokenizer).
+pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
+    let parser_dialect: &dyn ParserDialect = match dialect {
+        Dialect::Sqlite => &SQLiteDialect {},
+        Dialect::Postgres => &PostgreSqlDialect {},
+    };
+    let tokens = match Tokenizer::new(parser_dialect, sql).tokenize() {
+        Ok(tokens) => tokens,
+        Err(e) => return Some(format!("refused: the statement does not tokenize ({e}); check quotes and comments")),
+    };
+    let first = tokens.iter().find(|t| !matches!(t, Token::Whitespace(_) | Token::LParen));
+    match first {
+        Some(Token::Word(w)) if w.quote_style.is_none() && STARTS.contains(&w.keyword) => None,
+        Some(Token::EOF) | None => Some("refused: there is no statement (send one SELECT)".into()),
+        Some(other) => Some(format!(
+            "refused: only read-only queries (SELECT, WITH … SELECT, VALUES, TABLE) run on a source; this statement starts with {other}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_queries_pass_whatever_the_comments_and_casing() {
+        for sql in
+            ["SELECT 1", " /* DELETE */ select 1", "-- x\n(SELECT 1) UNION SELECT 2", "WITH a AS (SELECT 1) SELECT * FROM a", "VALUES (1)", "TABLE t"]
+        {
+            assert_eq!(refusal(sql, Dialect::Postgres), None, "{sql}");
+        }
+        for sql in ["COPY t TO PROGRAM 'x'", "/* SELECT */ DO $$ BEGIN END $$", "\"SELECT\" 1", "PRAGMA query_only = 0", "", "-- only a comment"] {
+            let why = refusal(sql, Dialect::Postgres).unwrap_or_default();
+            assert!(why.starts_with("refused:"), "{sql}: {why}");
+        }
+        assert!(refusal("VACUUM INTO '/tmp/x'", Dialect::Sqlite).is_some_and(|w| w.contains("starts with VACUUM")));
+    }
+}
