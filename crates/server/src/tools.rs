@@ -37,7 +37,11 @@ pub(crate) fn envelope_schema() -> Arc<JsonObject> {
             "message": { "type": "string", "description": "What happened, or what to change." },
             "data": { "description": "The structured answer, or error details (kind, suggestions)." },
             "affectedNodes": { "type": "array", "items": { "type": "string" }, "description": "Graph tools: ids of the nodes matched or changed (first 1,000)." },
-            "affectedEdges": { "type": "array", "items": { "type": "string" }, "description": "Graph tools: ids of the edges matched or changed (first 1,000)." }
+            "affectedEdges": { "type": "array", "items": { "type": "string" }, "description": "Graph tools: ids of the edges matched or changed (first 1,000)." },
+            "truncated": {
+                "type": "object",
+                "description": "Present when the answer was cut to fit the byte cap: maxBytes, originalBytes, and cuts [{path, kept, total, unit}].",
+            }
         },
         "required": ["success", "message", "data"]
     });
@@ -116,7 +120,7 @@ impl SchemascopeServer {
             }
             Err(invalid) => invalid,
         };
-        call_tool_result(result)
+        call_tool_result(result.capped(self.registry().max_result_bytes()))
     }
 }
 

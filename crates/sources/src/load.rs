@@ -45,6 +45,13 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
     }
 }
 
+/// Loads a graph, record set or document set from JSON text already in memory, as [`load`] does
+/// after reading a file (`name` names the file in errors; `format` forces a format as `graph:`,
+/// `records:` or `documents:` do). For embedding, and for fuzzing the loaders.
+pub fn load_str(spec: &SourceSpec, name: &str, format: Option<Format>, text: String) -> Result<Source, SourceError> {
+    load_text(spec, Path::new(name), format, Arc::new(text), &crate::NoProgress, None)
+}
+
 fn load_database_source(
     spec: &SourceSpec,
     format: Format,

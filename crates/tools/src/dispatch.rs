@@ -54,8 +54,13 @@ fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, 
     }
 }
 
-/// Runs the tool called `tool`; an unknown name is a failed result listing the tools.
+/// Runs the tool called `tool`; an unknown name is a failed result listing the tools. The result
+/// is within the registry's byte cap ([`ToolResult::capped`]).
 pub fn call_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResult {
+    run_tool(registry, tool, arguments).capped(registry.max_result_bytes())
+}
+
+fn run_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResult {
     match tool {
         "list_sources" => with(registry, tool, arguments, crate::list_sources),
         "describe_schema" => with(registry, tool, arguments, crate::describe_schema),

@@ -3,6 +3,7 @@
 //! logic of its own: it parses its input into these parameters and prints the envelope.
 
 mod cache;
+pub mod cap;
 mod describe;
 pub mod descriptions;
 pub mod dispatch;

@@ -42,6 +42,8 @@ pub struct Registry {
     pub(crate) feeds: Mutex<Vec<schemascope_sources::aimdb::Feed>>,
     /// Serialises read-modify-write updates of AimDB sources, so no batch of values is lost.
     pub(crate) live_update: Mutex<()>,
+    /// The byte cap on every tool result the surfaces send (see `cap.rs`).
+    max_result_bytes: AtomicU64,
 }
 
 impl std::fmt::Debug for Registry {
@@ -77,6 +79,7 @@ impl Registry {
             session_store: Mutex::new(None),
             feeds: Mutex::new(Vec::new()),
             live_update: Mutex::new(()),
+            max_result_bytes: AtomicU64::new(crate::cap::DEFAULT_MAX_RESULT_BYTES as u64),
         })
     }
 
@@ -115,6 +118,16 @@ impl Registry {
         self.cache.clear();
         // Nobody listening is fine.
         let _ = self.changes.send(name);
+    }
+
+    /// The byte cap on every tool result (default [`crate::cap::DEFAULT_MAX_RESULT_BYTES`]).
+    pub fn max_result_bytes(&self) -> usize {
+        usize::try_from(self.max_result_bytes.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(usize::MAX)
+    }
+
+    /// Sets the byte cap on every tool result (4 KiB at least).
+    pub fn set_max_result_bytes(&self, bytes: usize) {
+        self.max_result_bytes.store(bytes as u64, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Saves graph sessions to the SQLite file at `path` (created if missing); without it

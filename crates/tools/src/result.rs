@@ -20,6 +20,9 @@ pub struct ToolResult {
     /// Graph tools: ids of the edges the call matched or changed (at most [`MAX_AFFECTED`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affected_edges: Option<Vec<String>>,
+    /// What the byte cap cut from this result, when it cut anything (see [`ToolResult::capped`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<crate::cap::Truncation>,
 }
 
 /// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.

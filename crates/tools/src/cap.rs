@@ -1,0 +1,259 @@
+//! The byte cap on every tool result. Tools already bound what they list (rows, ids, items,
+//! samples); this is the last line: whatever a result holds, its JSON stays under a cap, so no
+//! call can hand an LLM (or a client) an unbounded payload. Over the cap, the longest strings are
+//! cut first, then the largest arrays halved, each cut recorded — its path and how much was
+//! kept — in the envelope's `truncated` field and said in the message.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::result::ToolResult;
+
+/// The default cap: 256 KiB of JSON, about 64k tokens.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+
+/// The smallest cap honoured: below it even a short error could not be said.
+const MIN_MAX_BYTES: usize = 4 * 1024;
+
+/// Deeper values are measured and cut as a whole.
+const MAX_DEPTH: usize = 64;
+
+/// What the cap cut from a result.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncation {
+    /// The cap, in bytes of JSON.
+    pub max_bytes: usize,
+    /// The result's size before the cuts.
+    pub original_bytes: usize,
+    /// Each cut, in the order made.
+    pub cuts: Vec<Cut>,
+}
+
+/// One cut: where, and how much of it was kept.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Cut {
+    /// The JSON path of the cut value within the envelope (`data.rows`, `data.items[3].value`).
+    pub path: String,
+    /// What was kept and what there was: elements of an array, or bytes of a string.
+    pub kept: usize,
+    /// The original length (elements or bytes).
+    pub total: usize,
+    /// `"elements"` or `"bytes"`.
+    pub unit: &'static str,
+}
+
+/// Counts bytes written without keeping them.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The size of `value` as JSON.
+fn json_size(value: &impl Serialize) -> usize {
+    let mut counter = Counter(0);
+    // Writing to a counter cannot fail; a value that cannot serialize counts as nothing.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn prefix(s: &str, max: usize) -> &str {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Where a value sits: a path of keys and indexes from the envelope.
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn path_text(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) if out.is_empty() => out.push_str(key),
+            Step::Key(key) => {
+                out.push('.');
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn at_mut<'a>(root: &'a mut Value, steps: &[Step]) -> Option<&'a mut Value> {
+    steps.iter().try_fold(root, |at, step| match step {
+        Step::Key(key) => at.get_mut(key.as_str()),
+        Step::Index(i) => at.get_mut(*i),
+    })
+}
+
+/// Every string longer than `longer_than` bytes and every array of more than one element, with
+/// their paths and sizes, down to [`MAX_DEPTH`].
+fn candidates(root: &Value, longer_than: usize) -> (Vec<(Vec<Step>, usize)>, Vec<(Vec<Step>, usize)>) {
+    let (mut strings, mut arrays) = (Vec::new(), Vec::new());
+    let mut stack: Vec<(Vec<Step>, &Value)> = vec![(Vec::new(), root)];
+    while let Some((path, value)) = stack.pop() {
+        match value {
+            Value::String(s) if s.len() > longer_than => strings.push((path, s.len())),
+            Value::Array(items) => {
+                if items.len() > 1 {
+                    arrays.push((path.clone(), json_size(value)));
+                }
+                if path.len() < MAX_DEPTH {
+                    for (i, item) in items.iter().enumerate() {
+                        let mut inner = path.clone();
+                        inner.push(Step::Index(i));
+                        stack.push((inner, item));
+                    }
+                }
+            }
+            Value::Object(map) if path.len() < MAX_DEPTH => {
+                for (key, item) in map {
+                    let mut inner = path.clone();
+                    inner.push(Step::Key(key.clone()));
+                    stack.push((inner, item));
+                }
+            }
+            _ => {}
+        }
+    }
+    (strings, arrays)
+}
+
+impl ToolResult {
+    /// This result with its JSON within `max_bytes` (at least 4 KiB): unchanged when it fits;
+    /// else with the longest strings and then the largest arrays cut, every cut listed in
+    /// `truncated` and announced in `message`.
+    pub fn capped(mut self, max_bytes: usize) -> Self {
+        let max_bytes = max_bytes.max(MIN_MAX_BYTES);
+        let original_bytes = json_size(&self);
+        if original_bytes <= max_bytes {
+            return self;
+        }
+        // Everything but `data` is small or already bounded (affected ids: 1,000 at most); the
+        // lists are cut like `data` is, as one tree.
+        let mut tree = serde_json::json!({
+            "data": std::mem::take(&mut self.data),
+            "affectedNodes": self.affected_nodes.take(),
+            "affectedEdges": self.affected_edges.take(),
+        });
+        // Room for the message, the `truncated` record and the other fields.
+        let budget = max_bytes.saturating_sub(json_size(&self.message) + 2_048);
+        let mut cuts = Vec::new();
+        // Strings first: one 10 MB value should not cost every row its neighbours.
+        let longest = (budget / 8).max(256);
+        let (strings, _) = candidates(&tree, longest);
+        for (path, len) in strings {
+            if let Some(Value::String(s)) = at_mut(&mut tree, &path) {
+                let kept = prefix(s, longest).len();
+                s.truncate(kept);
+                s.push('…');
+                cuts.push(Cut { path: path_text(&path), kept, total: len, unit: "bytes" });
+            }
+        }
+        // Then halve the largest array until it all fits.
+        while json_size(&tree) + json_size(&cuts) > budget {
+            let (_, arrays) = candidates(&tree, usize::MAX);
+            let Some((path, _)) = arrays.into_iter().max_by_key(|(_, size)| *size) else { break };
+            let Some(Value::Array(items)) = at_mut(&mut tree, &path) else { break };
+            let total = items.len();
+            items.truncate(total / 2);
+            let text = path_text(&path);
+            // A second halving of the same array updates its cut.
+            match cuts.iter_mut().find(|c| c.path == text && c.unit == "elements") {
+                Some(cut) => cut.kept = total / 2,
+                None => cuts.push(Cut { path: text, kept: total / 2, total, unit: "elements" }),
+            }
+        }
+        if json_size(&tree) + json_size(&cuts) > budget {
+            // Nothing left to halve (one huge object of many keys, say): say what it was instead.
+            let size = json_size(&tree["data"]);
+            cuts.push(Cut { path: "data".into(), kept: 0, total: size, unit: "bytes" });
+            tree["data"] = serde_json::json!({"omitted": format!("{size} bytes of JSON, more than the {max_bytes}-byte cap allows")});
+        }
+        self.data = tree["data"].take();
+        self.affected_nodes = serde_json::from_value(tree["affectedNodes"].take()).unwrap_or_default();
+        self.affected_edges = serde_json::from_value(tree["affectedEdges"].take()).unwrap_or_default();
+        self.message = format!(
+            "{} (The answer was cut to fit {} KiB: {} cut{}, listed in `truncated`; narrow the request to see the rest.)",
+            self.message.trim_end(),
+            max_bytes / 1024,
+            cuts.len(),
+            if cuts.len() == 1 { "" } else { "s" }
+        );
+        self.truncated = Some(Truncation { max_bytes, original_bytes, cuts });
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_result_under_the_cap_is_unchanged() {
+        let result = ToolResult::ok("fine", json!({"rows": [1, 2, 3]}));
+        assert_eq!(result.clone().capped(DEFAULT_MAX_RESULT_BYTES), result);
+    }
+
+    #[test]
+    fn a_huge_string_is_cut_on_a_character_boundary_and_recorded() {
+        let big = "é".repeat(5_000_000);
+        let result = ToolResult::ok("one value", json!({"items": [{"id": "a", "value": big}]})).capped(64 * 1024);
+        let size = json_size(&result);
+        assert!(size <= 64 * 1024, "{size} bytes");
+        let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
+        assert_eq!((cut.path.as_str(), cut.total, cut.unit), ("data.items[0].value", 10_000_000, "bytes"));
+        let kept = result.data["items"][0]["value"].as_str().expect("string");
+        assert!(kept.ends_with('…') && kept.len() <= cut.kept + '…'.len_utf8(), "{}", kept.len());
+        assert!(result.message.contains("cut to fit 64 KiB"), "{}", result.message);
+    }
+
+    #[test]
+    fn the_largest_array_is_halved_until_it_fits_and_the_counts_say_so() {
+        let rows: Vec<Value> = (0..1_000_000).map(|i| json!([i, format!("name {i}")])).collect();
+        let result = ToolResult::ok("rows", json!({"columns": ["id", "name"], "rows": rows, "rowCount": 1_000_000})).capped(256 * 1024);
+        assert!(json_size(&result) <= 256 * 1024);
+        let truncated = result.truncated.as_ref().expect("truncated");
+        let cut = truncated.cuts.iter().find(|c| c.path == "data.rows").expect("rows cut");
+        let kept = result.data["rows"].as_array().expect("rows").len();
+        assert_eq!((cut.kept, cut.total, cut.unit), (kept, 1_000_000, "elements"));
+        assert!(kept > 1_000, "kept only {kept} rows");
+        assert_eq!(result.data["rows"][0], json!([0, "name 0"]), "the first rows are kept");
+        assert_eq!(result.data["columns"], json!(["id", "name"]), "small parts are untouched");
+        assert!(truncated.original_bytes > 10_000_000);
+    }
+
+    #[test]
+    fn deep_or_wide_values_that_cannot_be_halved_are_replaced_by_a_note() {
+        let wide: serde_json::Map<String, Value> = (0..100_000).map(|i| (format!("key{i}"), json!(i))).collect();
+        let result = ToolResult::ok("wide", Value::Object(wide)).capped(16 * 1024);
+        assert!(json_size(&result) <= 16 * 1024);
+        assert!(result.data["omitted"].as_str().is_some_and(|s| s.contains("bytes of JSON")), "{}", result.data);
+        // As deep as parsed input can be (serde_json stops at 128 levels), and wide at each level.
+        let mut deep = json!("leaf");
+        for _ in 0..120 {
+            deep = json!([deep, "x".repeat(200)]);
+        }
+        let result = ToolResult::ok("deep", deep).capped(16 * 1024);
+        assert!(json_size(&result) <= 16 * 1024);
+        assert!(result.truncated.is_some());
+    }
+}

@@ -1,0 +1,30 @@
+//! Fuzzes the SQL validator on arbitrary text against the Chinook catalog, in both dialects:
+//! every input gets a report (never a panic), and what the full validator accepts as valid the
+//! read-only check accepts too.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use schemascope_core::Catalog;
+use schemascope_query::{NoValues, SqlDialect, check_read_only, validate_sql};
+use schemascope_sources::sql::{Database, SqliteDatabase};
+
+fn chinook() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
+        SqliteDatabase::open(&path).and_then(|db| db.catalog()).expect("the Chinook catalog")
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(sql) = std::str::from_utf8(data) else { return };
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+        let report = validate_sql(sql, dialect, chinook(), &NoValues);
+        let read_only = check_read_only(sql, dialect);
+        if report.valid {
+            assert!(read_only.is_ok(), "validate_sql accepted what check_read_only refuses ({dialect:?}): {sql:?}: {read_only:?}");
+        }
+    }
+});
