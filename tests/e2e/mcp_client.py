@@ -36,6 +36,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.client.subscriptions import ResourceUpdated
 
 DEMO_SOURCES = ["demo:infrastructure", "demo:sensors"]
@@ -325,7 +327,7 @@ async def check_update_legacy(target: Any, c: Checks, touch_file: Path, uri: str
             if str(message.params.uri) == uri:
                 arrived.set()
 
-    async with Client(target, mode="legacy", message_handler=on_message) as client:
+    async with Client(connect(target), mode="legacy", message_handler=on_message) as client:
         await client.subscribe_resource(uri)
         c.check(f"resources/subscribe {uri}", True)
         # Let the client open its notification stream (HTTP GET) before the change.
@@ -360,7 +362,7 @@ async def check_update_modern(client: Client, c: Checks, touch_file: Path, uri: 
 
 async def run_mode(target: Any, mode: str, args: argparse.Namespace, c: Checks) -> None:
     c.prefix = f"[{args.transport} {mode}] "
-    async with Client(target, mode=mode) as client:
+    async with Client(connect(target), mode=mode) as client:
         expected = "2026-07-28" if mode == "auto" else "2025-11-25"
         c.check(f"negotiated protocol {expected}", client.protocol_version == expected, client.protocol_version)
         info = client.server_info
@@ -378,10 +380,22 @@ async def run_mode(target: Any, mode: str, args: argparse.Namespace, c: Checks) 
                     lambda: check_update_legacy(target, c, args.touch_file, args.resource, args.timeout))
 
 
-def spawn_http(binary: str, sources: list[str]) -> tuple[subprocess.Popen[str], str]:
+# Sent on every HTTP request when the server wants a token (--token).
+HTTP_HEADERS: dict[str, str] = {}
+
+
+def connect(target: Any) -> Any:
+    """What to hand `Client`: the target itself, or for a URL with a token, a transport carrying it."""
+    if isinstance(target, str) and HTTP_HEADERS:
+        return streamable_http_client(target, http_client=create_mcp_http_client(headers=HTTP_HEADERS))
+    return target
+
+
+def spawn_http(binary: str, sources: list[str], token_file: Path | None = None) -> tuple[subprocess.Popen[str], str]:
     """Starts `BINARY serve --http 127.0.0.1:0 SOURCES...` and reads its URL from stderr."""
+    token_args = ["--token-file", str(token_file)] if token_file else []
     process = subprocess.Popen(
-        [binary, "serve", "--http", "127.0.0.1:0", *sources],
+        [binary, "serve", "--http", "127.0.0.1:0", *token_args, *sources],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -409,6 +423,21 @@ def spawn_http(binary: str, sources: list[str]) -> tuple[subprocess.Popen[str], 
     return process, found[0]
 
 
+def post_without_token(url: str) -> tuple[int, str]:
+    """POSTs an `initialize` with no credentials; returns the status and body."""
+    import urllib.error
+    import urllib.request
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}})
+    request = urllib.request.Request(url, data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     how = parser.add_mutually_exclusive_group(required=True)
@@ -424,6 +453,8 @@ def main() -> int:
                         help="a served source's file: subscribe to --resource, rewrite PATH, expect resources/updated")
     parser.add_argument("--resource", metavar="URI", help="the schema resource of --touch-file, e.g. schema://watched")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the update notification")
+    parser.add_argument("--token-file", type=Path, metavar="PATH",
+                        help="HTTP: the server's token file (passed to --http-spawn); sent as a bearer token")
     args = parser.parse_args()
     if args.touch_file and not args.resource:
         parser.error("--touch-file needs --resource")
@@ -431,13 +462,15 @@ def main() -> int:
         parser.error(f"--touch-file {args.touch_file} is not a file")
 
     sources = DEMO_SOURCES + args.source
+    if args.token_file:
+        HTTP_HEADERS["Authorization"] = f"Bearer {args.token_file.read_text().strip()}"
     process = None
     if args.stdio:
         args.transport = "stdio"
         target: Any = StdioServerParameters(command=args.stdio, args=["serve", *sources])
     elif args.http_spawn:
         args.transport = "http"
-        process, target = spawn_http(args.http_spawn, sources)
+        process, target = spawn_http(args.http_spawn, sources, args.token_file)
     else:
         args.transport = "http"
         target = args.http
@@ -445,6 +478,10 @@ def main() -> int:
     modes = ["legacy", "auto"] if args.mode == "both" else [args.mode]
     c = Checks()
     try:
+        if HTTP_HEADERS and isinstance(target, str):
+            c.prefix = "[http] "
+            status, body = post_without_token(target)
+            c.check("a client without the token is refused with 401", status == 401 and "Bearer" in body, f"{status} {body[:200]}")
         for mode in modes:
             try:
                 anyio.run(run_mode, target, mode, args, c)

@@ -3,6 +3,7 @@
 //! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
 
 mod ask;
+mod exposure;
 mod progress;
 mod render;
 mod retrieval;
@@ -201,6 +202,8 @@ enum Command {
         trace_json: Option<std::path::PathBuf>,
         #[command(flatten)]
         session: SessionFileArgs,
+        #[command(flatten)]
+        exposure: exposure::ExposureArgs,
     },
     /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
     SearchDocs {
@@ -297,6 +300,8 @@ enum Command {
         stdio: bool,
         #[command(flatten)]
         session: SessionFileArgs,
+        #[command(flatten)]
+        exposure: exposure::ExposureArgs,
     },
 }
 
@@ -473,7 +478,15 @@ fn profile(source: &str) -> Result<ExitCode> {
     std::process::exit(if report.success { 0 } else { 1 })
 }
 
-fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner: Option<&dyn Fn(SocketAddr)>) -> Result<ExitCode> {
+fn serve(
+    registry: Arc<Registry>,
+    http: Option<SocketAddr>,
+    exposure: &exposure::ExposureArgs,
+    watch: bool,
+    banner: Option<&dyn Fn(SocketAddr, bool)>,
+) -> Result<ExitCode> {
+    exposure.apply(&registry);
+    let options = exposure.http_options()?;
     if watch {
         registry.watch()?;
     }
@@ -482,17 +495,18 @@ fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner:
         match http {
             None => schemascope_server::serve_stdio(registry).await?,
             Some(addr) => {
+                options.check_address(addr)?;
                 let (listener, bound) = schemascope_server::bind_http(addr)
                     .await
                     .with_context(|| format!("cannot listen on {addr}; pick another address with --http (port 0 picks a free one)"))?;
                 match banner {
-                    Some(show) => show(bound),
+                    Some(show) => show(bound, options.token.is_some()),
                     None => eprintln!("schemascope: MCP streamable HTTP on http://{bound}/mcp; graph view on http://{bound}/"),
                 }
                 let shutdown = async {
                     let _ = tokio::signal::ctrl_c().await;
                 };
-                schemascope_server::serve_http_listener(registry, listener, shutdown).await?;
+                schemascope_server::serve_http_listener(registry, listener, options, shutdown).await?;
             }
         }
         anyhow::Ok(())
@@ -500,7 +514,7 @@ fn serve(registry: Arc<Registry>, http: Option<SocketAddr>, watch: bool, banner:
     Ok(ExitCode::SUCCESS)
 }
 
-fn demo_banner(registry: &Registry, addr: SocketAddr) {
+fn demo_banner(registry: &Registry, addr: SocketAddr, token: bool) {
     let sources = tools::list_sources(registry, Default::default());
     println!("schemascope demo — serving the embedded demo data over MCP (streamable HTTP)\n");
     for source in sources.data["sources"].as_array().cloned().unwrap_or_default() {
@@ -517,9 +531,13 @@ fn demo_banner(registry: &Registry, addr: SocketAddr) {
             .unwrap_or_default();
         println!("  {:<16} {}", source["name"].as_str().unwrap_or_default(), parts.join(", "));
     }
-    let snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
+    let mut snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
+    if token {
+        snippet["mcpServers"]["schemascope"]["headers"] = json!({"Authorization": "Bearer <your token>"});
+    }
     let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
-    println!("\nGraph view (open in a browser): http://{addr}/");
+    let login = if token { "?token=<your token>" } else { "" };
+    println!("\nGraph view (open in a browser): http://{addr}/{login}");
     println!(
         "\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}",
         serde_json::to_string_pretty(&snippet).unwrap_or_default()
@@ -600,13 +618,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
-        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session } => {
+        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session, exposure } => {
             let registry = registry_for(&sources)?;
             session.apply(&registry)?;
             retrieval.apply(&registry)?;
             llm.apply(&registry)?;
             registry.set_trace_file(trace_json);
-            serve(registry, http, !no_watch, None)?
+            serve(registry, http, &exposure, !no_watch, None)?
         }
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
             let (registry, name) = one_source(&source)?;
@@ -670,14 +688,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Eval { command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } } => {
             eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?
         }
-        Command::Demo { http, stdio, session } => {
+        Command::Demo { http, stdio, session, exposure } => {
             let registry = registry_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
             session.apply(&registry)?;
             if stdio {
-                serve(registry, None, false, None)?
+                serve(registry, None, &exposure, false, None)?
             } else {
                 let shown = registry.clone();
-                serve(registry, Some(http), false, Some(&move |addr| demo_banner(&shown, addr)))?
+                serve(registry, Some(http), &exposure, false, Some(&move |addr, token| demo_banner(&shown, addr, token)))?
             }
         }
     })

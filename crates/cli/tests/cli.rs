@@ -70,3 +70,20 @@ fn profile_prints_every_property_and_the_schema() {
     assert_eq!(nodes["properties"].as_array().expect("array").len(), nodes["summary"]["properties"].as_array().expect("array").len());
     assert_eq!(nodes["schema"]["schema"]["type"], "object");
 }
+
+#[test]
+fn serving_beyond_loopback_needs_a_token_and_says_so_before_listening() {
+    let output = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+        .args(["serve", "--http", "0.0.0.0:0", "demo:sensors"])
+        .env_remove("SCHEMASCOPE_TOKEN")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("refusing to listen on 0.0.0.0:0 without a token") && err.contains("--token-file"), "{err}");
+    assert!(!err.contains("MCP streamable HTTP on"), "no banner for a server that does not start: {err}");
+
+    let bad = schemascope(&["serve", "--http", "127.0.0.1:0", "--token-file", "/nonexistent/token", "demo:sensors"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("cannot read the token file /nonexistent/token"), "{}", stderr(&bad));
+}

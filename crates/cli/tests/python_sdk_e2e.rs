@@ -14,6 +14,10 @@ fn python_has_mcp() -> bool {
 }
 
 fn run_client(transport_flag: &str) {
+    run_client_with(transport_flag, &[]);
+}
+
+fn run_client_with(transport_flag: &str, extra: &[&std::ffi::OsStr]) {
     assert!(python_has_mcp(), "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
     let dir = tempfile::tempdir().expect("tempdir");
     let graph = dir.path().join("graph.json");
@@ -31,6 +35,7 @@ fn run_client(transport_flag: &str) {
         .arg("--touch-file")
         .arg(&graph)
         .args(["--resource", "schema://watched"])
+        .args(extra)
         .output()
         .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -50,6 +55,14 @@ fn python_sdk_drives_every_tool_over_stdio() {
 #[test]
 fn python_sdk_drives_every_tool_over_streamable_http() {
     run_client("--http-spawn");
+}
+
+#[test]
+fn python_sdk_authenticates_with_a_bearer_token_and_is_refused_without() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let token = dir.path().join("token");
+    std::fs::write(&token, "e2e-4b1f9c0d7a2e6b3f8c5d\n").expect("write token");
+    run_client_with("--http-spawn", &["--token-file".as_ref(), token.as_os_str()]);
 }
 
 #[test]

@@ -16,6 +16,17 @@ pub enum ServerError {
         #[source]
         source: std::io::Error,
     },
+    /// Listening beyond loopback without a token would expose the data to the network.
+    #[error(
+        "refusing to listen on {addr} without a token: anyone who can reach it could read the data; set SCHEMASCOPE_TOKEN or --token-file, or listen on 127.0.0.1"
+    )]
+    TokenRequired {
+        /// The non-loopback address asked for.
+        addr: SocketAddr,
+    },
+    /// The token given is empty (an empty file or variable).
+    #[error("the token is empty; put a long random string in SCHEMASCOPE_TOKEN or the --token-file (e.g. `openssl rand -hex 32`)")]
+    EmptyToken,
     /// The bound listener has no local address (should not happen).
     #[error("cannot read the listening address: {0}")]
     LocalAddr(#[source] std::io::Error),

@@ -23,6 +23,7 @@ use schemascope_tools::Registry;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::guard::{Guard, HttpOptions};
 use crate::{SchemascopeServer, ServerError};
 
 /// The path of the MCP endpoint.
@@ -60,34 +61,26 @@ pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), Se
 }
 
 /// Serves MCP over streamable HTTP on `addr` until `shutdown` completes.
-pub async fn serve_http(registry: Arc<Registry>, addr: SocketAddr, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServerError> {
+pub async fn serve_http(
+    registry: Arc<Registry>,
+    addr: SocketAddr,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
     let (listener, _) = bind_http(addr).await?;
-    serve_http_listener(registry, listener, shutdown).await
-}
-
-/// The `Host` header check (DNS-rebinding protection): loopback names by default, plus the bound
-/// address; disabled when listening on every interface (0.0.0.0 or ::), where the host name that
-/// clients use cannot be known.
-fn host_config(config: StreamableHttpServerConfig, local: SocketAddr) -> StreamableHttpServerConfig {
-    let ip = local.ip();
-    if ip.is_unspecified() {
-        config.disable_allowed_hosts()
-    } else if ip.is_loopback() && matches!(ip.to_string().as_str(), "127.0.0.1" | "::1") {
-        config
-    } else {
-        let mut hosts = config.allowed_hosts.clone();
-        hosts.push(ip.to_string());
-        config.with_allowed_hosts(hosts)
-    }
+    serve_http_listener(registry, listener, options, shutdown).await
 }
 
 /// Serves MCP over streamable HTTP on an already bound listener until `shutdown` completes.
 ///
-/// On shutdown every MCP session and open stream is closed, then the server waits a few seconds
-/// at most for connections to finish.
+/// Every route sits behind the [`guard`](crate::guard) (Host, Origin, token, body limit,
+/// timeout, session bound); a non-loopback listener without a token is refused here. On
+/// shutdown every MCP session and open stream is closed, then the server waits a few seconds at
+/// most for connections to finish.
 pub async fn serve_http_listener(
     registry: Arc<Registry>,
     listener: TcpListener,
+    options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
@@ -96,10 +89,13 @@ pub async fn serve_http_listener(
         // Sessions for clients that `initialize` (the Python SDK in legacy mode, most clients
         // today); 2026-07-28 requests are stateless whatever this says.
         .with_legacy_session_mode(true)
-        .with_cancellation_token(streams.child_token());
-    let config = host_config(config, local);
+        .with_cancellation_token(streams.child_token())
+        // The guard checks Host on every route (with --allow-host names), so rmcp need not.
+        .disable_allowed_hosts();
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
+    let sessions = Arc::new(sessions);
+    let guard = Arc::new(Guard::new(options, local, Arc::clone(&sessions))?);
 
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
     let closing = CancellationToken::new();
@@ -111,14 +107,15 @@ pub async fn serve_http_listener(
         .route("/v1/tools/{name}", post(crate::graph_http::call_tool))
         .with_state(Arc::clone(&registry));
     let base = SchemascopeServer::new(registry).with_closing(closing.clone());
-    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(sessions), config);
+    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), sessions, config);
     let app = Router::new()
         .route("/", get(crate::graph_http::page))
         .route("/assets/view.js", get(crate::graph_http::script))
         .route("/healthz", get(|| async { INDEX_TEXT }))
         .nest_service(MCP_PATH, mcp)
         .merge(api)
-        .layer(middleware::from_fn(session_delete_status));
+        .layer(middleware::from_fn(session_delete_status))
+        .layer(middleware::from_fn_with_state(guard, crate::guard::check));
 
     let stopping = CancellationToken::new();
     let graceful = {

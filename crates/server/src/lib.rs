@@ -9,6 +9,7 @@ mod ask;
 mod error;
 mod graph_http;
 mod graph_tools;
+mod guard;
 mod http;
 mod prompts;
 mod resources;
@@ -18,6 +19,7 @@ mod subscriptions;
 mod tools;
 
 pub use error::ServerError;
+pub use guard::HttpOptions;
 pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
 pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;

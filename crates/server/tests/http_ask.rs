@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_agent::replay::{ReplayServer, Scripted};
-use schemascope_server::{bind_http, serve_http_listener};
+use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
 use schemascope_tools::Registry;
 use serde_json::{Value, json};
 
@@ -33,7 +33,7 @@ async fn ask_streams_thoughts_then_the_result_and_metrics_count_it() -> TestResu
     }));
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_http_listener(registry, listener, async move {
+    let server = tokio::spawn(serve_http_listener(registry, listener, HttpOptions::default(), async move {
         let _ = stopped.await;
     }));
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use schemascope_server::{bind_http, serve_http_listener};
+use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
 use schemascope_tools::Registry;
 
 mod common;
@@ -19,7 +19,7 @@ async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     assert_ne!(addr.port(), 0);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_http_listener(registry, listener, async move {
+    let server = tokio::spawn(serve_http_listener(registry, listener, HttpOptions::default(), async move {
         let _ = stopped.await;
     }));
 

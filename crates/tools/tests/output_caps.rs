@@ -32,7 +32,8 @@ fn hostile_data() -> Data {
         .expect("fill");
     drop(connection);
     // A graph of 100,000 nodes in a chain.
-    let nodes: Vec<Value> = (0..100_000).map(|i| json!({"id": format!("n{i}"), "data": {"type": if i % 2 == 0 { "even" } else { "odd" }, "i": i}})).collect();
+    let nodes: Vec<Value> =
+        (0..100_000).map(|i| json!({"id": format!("n{i}"), "data": {"type": if i % 2 == 0 { "even" } else { "odd" }, "i": i}})).collect();
     let edges: Vec<Value> = (1..100_000).map(|i| json!({"source": format!("n{}", i - 1), "target": format!("n{i}"), "data": {}})).collect();
     let graph = dir.path().join("graph.json");
     std::fs::write(&graph, json!({"nodes": nodes, "edges": edges}).to_string()).expect("write graph");
@@ -56,10 +57,14 @@ fn greedy_arguments(tool: &str) -> Vec<Value> {
         "list_sources" => vec![json!({})],
         "describe_schema" => vec![json!({"source": "big"}), json!({"source": "g", "format": "markdown"}), json!({"source": "r"})],
         "sample_data" => vec![json!({"source": "big", "count": 1000}), json!({"source": "r", "count": 100}), json!({"source": "g", "count": 1000})],
-        "describe_property" => vec![json!({"source": "big", "collection": "big", "property": "name", "limit": 100000}), json!({"source": "r", "property": "text"})],
+        "describe_property" => {
+            vec![json!({"source": "big", "collection": "big", "property": "name", "limit": 100000}), json!({"source": "r", "property": "text"})]
+        }
         "query_schema" => vec![json!({"source": "r", "record_name": "blob"}), json!({"source": "g", "collection": "nodes"})],
         "validate_value" => vec![json!({"source": "r", "record_name": "blob", "value": {"name": 1, "text": "y".repeat(200_000)}})],
-        "find_items" => vec![json!({"source": "g", "collection": "nodes", "selector": "i >= `0`", "limit": 100000}), json!({"source": "r", "selector": "text"})],
+        "find_items" => {
+            vec![json!({"source": "g", "collection": "nodes", "selector": "i >= `0`", "limit": 100000}), json!({"source": "r", "selector": "text"})]
+        }
         "search_schema_docs" => vec![json!({"source": "big", "question": "names and notes", "top_k": 1000})],
         "get_schema_context" => vec![json!({"source": "big", "question": "every name", "max_tokens": 1000000})],
         "execute_query" => vec![json!({"source": "big", "query": "SELECT * FROM big", "max_rows": 10000, "max_bytes": 1000000})],
@@ -116,7 +121,8 @@ fn every_tool_answers_within_the_cap(data: &Data) {
 }
 
 fn a_million_row_query_keeps_its_first_rows_and_says_how_many_it_dropped(data: &Data) {
-    let result = call_tool(&data.registry, "execute_query", json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}));
+    let result =
+        call_tool(&data.registry, "execute_query", json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}));
     assert!(result.success, "{}", result.message);
     let rows = result.data["rows"].as_array().expect("rows");
     let truncated = result.truncated.as_ref().expect("cut to the cap");

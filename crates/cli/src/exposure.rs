@@ -1,0 +1,90 @@
+//! The flags that decide how far `serve --http` and `demo` are exposed: the token, accepted
+//! hosts and origins, and the limits on requests, sessions and tool results.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use schemascope_server::HttpOptions;
+use schemascope_tools::Registry;
+
+/// The environment variable holding the token (a file is safer: see --token-file).
+const TOKEN_VARIABLE: &str = "SCHEMASCOPE_TOKEN";
+
+/// HTTP exposure and limits.
+#[derive(clap::Args, Clone, Default)]
+pub struct ExposureArgs {
+    /// File holding the bearer token clients must send (`Authorization: Bearer <token>`; in a
+    /// browser open /?token=<token> once). Also read from $SCHEMASCOPE_TOKEN. Required to listen
+    /// on a non-loopback address.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Accept this Host header name too (repeatable), e.g. a name pointing at this machine.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// Accept requests from pages at this origin (repeatable), e.g. http://localhost:3000.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Largest request body, in bytes [default: 4194304].
+    #[arg(long, value_name = "BYTES")]
+    max_body_bytes: Option<usize>,
+    /// Seconds a request may take until its answer starts [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    request_timeout: Option<f64>,
+    /// Most MCP sessions held at once [default: 128].
+    #[arg(long, value_name = "N")]
+    max_sessions: Option<usize>,
+    /// Largest tool result, in bytes, on every surface; longer results are cut and say so in
+    /// `truncated` [default: 262144].
+    #[arg(long, value_name = "BYTES")]
+    max_result_bytes: Option<usize>,
+}
+
+impl ExposureArgs {
+    /// Sets the tool-result cap on the registry.
+    pub fn apply(&self, registry: &Registry) {
+        if let Some(bytes) = self.max_result_bytes {
+            registry.set_max_result_bytes(bytes);
+        }
+    }
+
+    /// The HTTP options: defaults, then the flags; the token from the file or the environment.
+    pub fn http_options(&self) -> Result<HttpOptions> {
+        let mut options =
+            HttpOptions { allowed_hosts: self.allow_host.clone(), allowed_origins: self.allow_origin.clone(), ..HttpOptions::default() };
+        options.token = match &self.token_file {
+            Some(path) => Some(read_token_file(path)?),
+            None => std::env::var(TOKEN_VARIABLE).ok(),
+        };
+        if let Some(bytes) = self.max_body_bytes {
+            options.max_body_bytes = bytes;
+        }
+        if let Some(seconds) = self.request_timeout {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                bail!("--request-timeout must be a positive number of seconds, not {seconds}");
+            }
+            options.request_timeout = Duration::from_secs_f64(seconds);
+        }
+        if let Some(n) = self.max_sessions {
+            if n == 0 {
+                bail!("--max-sessions must be at least 1");
+            }
+            options.max_sessions = n;
+        }
+        Ok(options)
+    }
+}
+
+fn read_token_file(path: &std::path::Path) -> Result<String> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the token file {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            eprintln!("schemascope: warning: the token file {} is readable by other users; `chmod 600` it", path.display());
+        }
+    }
+    Ok(text.trim().to_string())
+}

@@ -1,0 +1,266 @@
+//! The HTTP guard over a real socket: the token (header and the web view's cookie), the Host
+//! and Origin checks, the body limit, the request timeout, the session bound, and the refusal to
+//! listen beyond loopback without a token.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use schemascope_server::{HttpOptions, ServerError, bind_http, serve_http_listener};
+use schemascope_tools::Registry;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+mod common;
+
+use common::exchange;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const TOKEN: &str = "guard-test-7f3a9c1e5b";
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"guard","version":"1"}}}"#;
+
+struct Running {
+    addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<Result<(), ServerError>>,
+}
+
+async fn start(options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
+    let registry = Registry::new();
+    registry.load(&["demo:infrastructure".parse()?], &schemascope_sources::NoProgress)?;
+    let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve_http_listener(registry, listener, options, async move {
+        let _ = stopped.await;
+    }));
+    Ok(Running { addr, stop, server })
+}
+
+impl Running {
+    async fn stop(self) -> TestResult {
+        let _ = self.stop.send(());
+        tokio::time::timeout(Duration::from_secs(10), self.server).await???;
+        Ok(())
+    }
+}
+
+fn post(addr: SocketAddr, path: &str, headers: &str, body: &str) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn get(addr: SocketAddr, path: &str, headers: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n")
+}
+
+fn status(response: &str) -> u16 {
+    response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+fn bearer() -> String {
+    format!("Authorization: Bearer {TOKEN}\r\n")
+}
+
+#[tokio::test]
+async fn the_token_is_required_everywhere_but_healthz() -> TestResult {
+    let running = start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+
+    let without = exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\r\n\r\n{").await?;
+    assert_eq!(status(&without), 401, "{without}");
+    assert!(without.contains("www-authenticate: Bearer") || without.contains("WWW-Authenticate: Bearer"), "{without}");
+    assert!(without.contains("Authorization: Bearer <token>") && without.contains("\"error\":\"unauthorized\""), "{without}");
+
+    let wrong = exchange(addr, post(addr, "/mcp", "Authorization: Bearer guard-test-7f3a9c1e5c\r\n", INITIALIZE), "\r\n\r\n{").await?;
+    assert_eq!(status(&wrong), 401, "{wrong}");
+
+    let right = exchange(addr, post(addr, "/mcp", &bearer(), INITIALIZE), "\"serverInfo\"").await?;
+    assert_eq!(status(&right), 200, "{right}");
+
+    for path in ["/", "/v1/graph/scene", "/metrics", "/assets/view.js"] {
+        let refused = exchange(addr, get(addr, path, ""), "\r\n\r\n").await?;
+        assert_eq!(status(&refused), 401, "{path}: {refused}");
+    }
+    let tool = exchange(addr, post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#), "\r\n\r\n").await?;
+    assert_eq!(status(&tool), 401, "{tool}");
+    let tool = exchange(addr, post(addr, "/v1/tools/query_graph", &bearer(), r#"{"query":"summary"}"#), "nodeCount").await?;
+    assert_eq!(status(&tool), 200, "{tool}");
+
+    let health = exchange(addr, get(addr, "/healthz", ""), "endpoint /mcp").await?;
+    assert_eq!(status(&health), 200, "{health}");
+    running.stop().await
+}
+
+#[tokio::test]
+async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cookie() -> TestResult {
+    let running = start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+
+    let wrong = exchange(addr, get(addr, "/?token=nope", ""), "\r\n\r\n").await?;
+    assert_eq!(status(&wrong), 401, "{wrong}");
+
+    let login = exchange(addr, get(addr, &format!("/?token={TOKEN}"), ""), "\r\n\r\n").await?;
+    assert_eq!(status(&login), 303, "{login}");
+    let lower = login.to_ascii_lowercase();
+    assert!(lower.contains("location: /\r\n"), "the token leaves the address bar: {login}");
+    let cookie_line = lower.lines().find(|l| l.starts_with("set-cookie:")).ok_or("no cookie")?;
+    assert!(cookie_line.contains("httponly") && cookie_line.contains("samesite=strict"), "{cookie_line}");
+
+    let cookie = format!("Cookie: theme=dark; schemascope_token={TOKEN}\r\n");
+    let page = exchange(addr, get(addr, "/", &cookie), "</html>").await?;
+    assert_eq!(status(&page), 200, "{page}");
+    let scene = exchange(addr, get(addr, "/v1/graph/scene", &cookie), "\r\n\r\n").await?;
+    assert_eq!(status(&scene), 200, "{scene}");
+    running.stop().await
+}
+
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused_with_the_flag_to_allow_them() -> TestResult {
+    let options =
+        HttpOptions { allowed_origins: vec!["http://localhost:3000".into()], allowed_hosts: vec!["graph.internal".into()], ..HttpOptions::default() };
+    let running = start(options).await?;
+    let addr = running.addr;
+
+    let foreign = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), "Host: evil.example");
+    let refused = exchange(addr, foreign, "\r\n\r\n{").await?;
+    assert_eq!(status(&refused), 403, "{refused}");
+    assert!(refused.contains("host_not_allowed") && refused.contains("evil.example") && refused.contains("DNS-rebinding"), "{refused}");
+    // Every route, not only /mcp.
+    let page = exchange(addr, get(addr, "/", "").replace(&format!("Host: {addr}"), "Host: evil.example:80"), "\r\n\r\n").await?;
+    assert_eq!(status(&page), 403, "{page}");
+    let named = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), &format!("Host: graph.internal:{}", addr.port()));
+    assert_eq!(status(&exchange(addr, named, "\"serverInfo\"").await?), 200);
+    let localhost = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), &format!("Host: localhost:{}", addr.port()));
+    assert_eq!(status(&exchange(addr, localhost, "\"serverInfo\"").await?), 200);
+
+    let cross_site = exchange(addr, post(addr, "/mcp", "Origin: https://evil.example\r\n", INITIALIZE), "\r\n\r\n{").await?;
+    assert_eq!(status(&cross_site), 403, "{cross_site}");
+    assert!(cross_site.contains("origin_not_allowed") && cross_site.contains("--allow-origin https://evil.example"), "{cross_site}");
+    let null_origin = exchange(addr, post(addr, "/v1/tools/query_graph", "Origin: null\r\n", r#"{"query":"summary"}"#), "\r\n\r\n{").await?;
+    assert_eq!(status(&null_origin), 403, "{null_origin}");
+
+    let own = exchange(addr, post(addr, "/mcp", &format!("Origin: http://{addr}\r\n"), INITIALIZE), "\"serverInfo\"").await?;
+    assert_eq!(status(&own), 200, "the page's own origin: {own}");
+    let allowed = exchange(addr, post(addr, "/mcp", "Origin: http://localhost:3000\r\n", INITIALIZE), "\"serverInfo\"").await?;
+    assert_eq!(status(&allowed), 200, "an --allow-origin origin: {allowed}");
+    running.stop().await
+}
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_refused_whether_declared_or_streamed() -> TestResult {
+    let running = start(HttpOptions { max_body_bytes: 2048, ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+    let big = format!(r#"{{"query":"summary","pad":"{}"}}"#, "x".repeat(4096));
+
+    let declared = exchange(addr, post(addr, "/v1/tools/query_graph", "", &big), "\r\n\r\n{").await?;
+    assert_eq!(status(&declared), 413, "{declared}");
+    assert!(declared.contains("over the 2048-byte limit") && declared.contains("--max-body-bytes"), "{declared}");
+
+    // Chunked: no Content-Length to check up front; the limit applies while reading.
+    let chunked = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{big}\r\n0\r\n\r\n",
+        big.len()
+    );
+    let streamed = exchange(addr, chunked, "\r\n\r\n{").await?;
+    assert_eq!(status(&streamed), 413, "{streamed}");
+
+    let small = exchange(addr, post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#), "nodeCount").await?;
+    assert_eq!(status(&small), 200, "{small}");
+    running.stop().await
+}
+
+#[tokio::test]
+async fn a_request_that_outlives_its_timeout_gets_a_clear_503() -> TestResult {
+    let running = start(HttpOptions { request_timeout: Duration::from_millis(300), ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+    // Declares 100 bytes, sends 10 and stalls: the server must not wait for ever.
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    let head =
+        format!("POST /v1/tools/query_graph HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"query\":");
+    stream.write_all(head.as_bytes()).await?;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while !String::from_utf8_lossy(&received).contains("}") {
+            let n = stream.read(&mut buffer).await?;
+            if n == 0 {
+                break;
+            }
+            received.extend_from_slice(&buffer[..n]);
+        }
+        Ok::<_, std::io::Error>(())
+    })
+    .await??;
+    let response = String::from_utf8_lossy(&received);
+    assert_eq!(status(&response), 503, "{response}");
+    assert!(response.contains("request_timeout") && response.contains("--request-timeout"), "{response}");
+    running.stop().await
+}
+
+fn session_id(response: &str) -> Option<String> {
+    response.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id").then(|| value.trim().to_string())
+    })
+}
+
+#[tokio::test]
+async fn sessions_past_the_bound_are_refused_until_one_closes() -> TestResult {
+    let running = start(HttpOptions { max_sessions: 2, ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let opened = exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\"serverInfo\"").await?;
+        assert_eq!(status(&opened), 200, "{opened}");
+        ids.push(session_id(&opened).ok_or("no session id")?);
+    }
+    let third = exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\r\n\r\n{").await?;
+    assert_eq!(status(&third), 503, "{third}");
+    assert!(
+        third.contains("too_many_sessions") && third.contains("maximum of 2 MCP sessions") && third.to_ascii_lowercase().contains("retry-after: 5"),
+        "{third}"
+    );
+
+    // Requests inside an open session still work; only new sessions are refused.
+    let list = post(
+        addr,
+        "/mcp",
+        &format!("Mcp-Session-Id: {}\r\nMcp-Protocol-Version: 2025-11-25\r\n", ids[0]),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(status(&exchange(addr, list, "\r\n\r\n").await?), 202);
+
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {}\r\nMcp-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+        ids[1]
+    );
+    assert_eq!(status(&exchange(addr, delete, "\r\n\r\n").await?), 204);
+    // The session worker closes in the background: give it a moment.
+    let mut reopened = 0;
+    for _ in 0..50 {
+        reopened = status(&exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\r\n\r\n{").await?);
+        if reopened == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(reopened, 200, "a slot freed by DELETE is usable again");
+    running.stop().await
+}
+
+#[tokio::test]
+async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
+    let registry = Registry::new();
+    let (listener, _) = bind_http("0.0.0.0:0".parse()?).await?;
+    let outcome = serve_http_listener(registry, listener, HttpOptions::default(), async {}).await;
+    let error = outcome.err().ok_or("it started")?;
+    assert!(matches!(error, ServerError::TokenRequired { .. }), "{error}");
+    assert!(error.to_string().contains("SCHEMASCOPE_TOKEN") && error.to_string().contains("127.0.0.1"), "{error}");
+
+    let registry = Registry::new();
+    let (listener, _) = bind_http("127.0.0.1:0".parse()?).await?;
+    let outcome = serve_http_listener(registry, listener, HttpOptions { token: Some("  ".into()), ..HttpOptions::default() }, async {}).await;
+    assert!(matches!(outcome, Err(ServerError::EmptyToken)), "{outcome:?}");
+    Ok(())
+}
