@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use axum::{
     Router,
+    serve::ListenerExt,
     extract::Request,
     http::{Method, StatusCode},
     middleware::{self, Next},
@@ -130,6 +131,13 @@ pub async fn serve_http_listener(
             stopping.cancel();
         }
     };
+    // Answers are small and sent in a few writes; without TCP_NODELAY, Nagle's algorithm and the
+    // client's delayed ACK add ~40 ms to each keep-alive request.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {error}");
+        }
+    });
     let server = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
     tokio::pin!(server);
     tokio::select! {
