@@ -54,8 +54,7 @@ pub(crate) fn envelope_schema() -> Arc<JsonObject> {
 /// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
 pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
     let success = result.success;
-    // Serializing the envelope cannot fail (its data is already a JSON value).
-    let envelope = serde_json::to_value(&result).unwrap_or_else(|_| json!({ "success": false, "message": "unserializable result", "data": null }));
+    let envelope = result.into_value();
     if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
 }
 

@@ -29,6 +29,25 @@ pub struct ToolResult {
 pub const MAX_AFFECTED: usize = 1_000;
 
 impl ToolResult {
+    /// The envelope as a JSON value, moving `data` rather than copying it (answers can be large
+    /// and the MCP server converts every one).
+    pub fn into_value(self) -> Value {
+        let mut envelope = serde_json::Map::with_capacity(6);
+        envelope.insert("success".into(), Value::Bool(self.success));
+        envelope.insert("message".into(), Value::String(self.message));
+        envelope.insert("data".into(), self.data);
+        if let Some(ids) = self.affected_nodes {
+            envelope.insert("affectedNodes".into(), Value::from(ids));
+        }
+        if let Some(ids) = self.affected_edges {
+            envelope.insert("affectedEdges".into(), Value::from(ids));
+        }
+        if let Some(truncated) = self.truncated {
+            envelope.insert("truncated".into(), serde_json::to_value(truncated).unwrap_or(Value::Null));
+        }
+        Value::Object(envelope)
+    }
+
     /// A successful answer.
     pub fn ok(message: impl Into<String>, data: Value) -> Self {
         Self { success: true, message: message.into(), data, ..Self::default() }
@@ -122,4 +141,20 @@ impl From<ToolError> for ToolResult {
 /// Turns a tool's outcome into the envelope.
 pub fn envelope(outcome: Result<ToolResult, ToolError>) -> ToolResult {
     outcome.unwrap_or_else(ToolResult::from)
+}
+
+#[cfg(test)]
+mod envelope_tests {
+    use super::*;
+
+    #[test]
+    fn into_value_is_the_serialized_envelope() {
+        let mut result = ToolResult::ok("done", serde_json::json!({"rows": [[1, "a"]]}));
+        result.affected_nodes = Some(vec!["n1".into()]);
+        result.truncated = Some(crate::cap::Truncation { max_bytes: 10, original_bytes: 20, cuts: Vec::new() });
+        let serialized = serde_json::to_value(&result).expect("serializes");
+        assert_eq!(result.into_value(), serialized);
+        let failed = ToolResult::failed("no", serde_json::json!({"error": "x"}));
+        assert_eq!(serde_json::to_value(&failed).expect("serializes"), failed.into_value());
+    }
 }
