@@ -3,22 +3,11 @@
 //! never panics.
 #![no_main]
 
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
-use schemascope_core::Catalog;
 use schemascope_docs::chunk::build_chunks;
 use schemascope_docs::notes::ColumnNotes;
 use schemascope_docs::parse::parse_docs;
-use schemascope_sources::sql::{Database, SqliteDatabase};
-
-fn chinook() -> &'static Catalog {
-    static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
-        SqliteDatabase::open(&path).and_then(|db| db.catalog()).expect("the Chinook catalog")
-    })
-}
+use schemascope_fuzz::chinook;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -3,20 +3,9 @@
 //! read-only check accepts too.
 #![no_main]
 
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
-use schemascope_core::Catalog;
+use schemascope_fuzz::chinook;
 use schemascope_query::{NoValues, SqlDialect, check_read_only, validate_sql};
-use schemascope_sources::sql::{Database, SqliteDatabase};
-
-fn chinook() -> &'static Catalog {
-    static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
-        SqliteDatabase::open(&path).and_then(|db| db.catalog()).expect("the Chinook catalog")
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(sql) = std::str::from_utf8(data) else { return };

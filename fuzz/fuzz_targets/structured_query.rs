@@ -3,20 +3,9 @@
 //! never panic.
 #![no_main]
 
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
-use schemascope_core::Catalog;
+use schemascope_fuzz::chinook;
 use schemascope_query::{NoValues, Query, SqlDialect, compile, validate_structured};
-use schemascope_sources::sql::{Database, SqliteDatabase};
-
-fn chinook() -> &'static Catalog {
-    static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
-        SqliteDatabase::open(&path).and_then(|db| db.catalog()).expect("the Chinook catalog")
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
