@@ -27,6 +27,9 @@ pub enum ServerError {
     /// The token given is empty (an empty file or variable).
     #[error("the token is empty; put a long random string in SCHEMASCOPE_TOKEN or the --token-file (e.g. `openssl rand -hex 32`)")]
     EmptyToken,
+    /// The token has characters that cannot travel in a header or cookie.
+    #[error("the token may only hold printable ASCII without spaces, quotes, commas, semicolons or backslashes (e.g. `openssl rand -hex 32`)")]
+    BadToken,
     /// The bound listener has no local address (should not happen).
     #[error("cannot read the listening address: {0}")]
     LocalAddr(#[source] std::io::Error),

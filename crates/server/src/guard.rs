@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -45,8 +45,14 @@ pub struct HttpOptions {
 impl HttpOptions {
     /// Whether these options may serve on `addr`: beyond loopback only with a (non-empty) token.
     pub fn check_address(&self, addr: SocketAddr) -> Result<(), ServerError> {
-        if self.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
-            return Err(ServerError::EmptyToken);
+        if let Some(token) = &self.token {
+            if token.trim().is_empty() {
+                return Err(ServerError::EmptyToken);
+            }
+            // It travels in a header and a cookie: no spaces, quotes or separators.
+            if !token.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b';' | b'\\')) {
+                return Err(ServerError::BadToken);
+            }
         }
         if !addr.ip().is_loopback() && self.token.is_none() {
             return Err(ServerError::TokenRequired { addr });
@@ -154,7 +160,8 @@ fn token_login(guard: &Guard, request: &Request) -> Option<Response> {
     if request.method() != Method::GET || request.uri().path() != "/" {
         return None;
     }
-    let given = request.uri().query()?.split('&').find_map(|pair| pair.strip_prefix("token="))?;
+    let Query(query) = Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri()).ok()?;
+    let given = query.get("token")?;
     if !same_secret(given, token) {
         return Some(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "the token in the address is not this server's token".into()));
     }

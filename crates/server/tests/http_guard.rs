@@ -100,7 +100,9 @@ async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cook
     let wrong = exchange(addr, get(addr, "/?token=nope", ""), "\r\n\r\n").await?;
     assert_eq!(status(&wrong), 401, "{wrong}");
 
-    let login = exchange(addr, get(addr, &format!("/?token={TOKEN}"), ""), "\r\n\r\n").await?;
+    // Percent-encoded in the address, as a browser may send it.
+    let encoded = TOKEN.replace('-', "%2D");
+    let login = exchange(addr, get(addr, &format!("/?view=3d&token={encoded}"), ""), "\r\n\r\n").await?;
     assert_eq!(status(&login), 303, "{login}");
     let lower = login.to_ascii_lowercase();
     assert!(lower.contains("location: /\r\n"), "the token leaves the address bar: {login}");
@@ -262,5 +264,7 @@ async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
     let (listener, _) = bind_http("127.0.0.1:0".parse()?).await?;
     let outcome = serve_http_listener(registry, listener, HttpOptions { token: Some("  ".into()), ..HttpOptions::default() }, async {}).await;
     assert!(matches!(outcome, Err(ServerError::EmptyToken)), "{outcome:?}");
+    let spaced = HttpOptions { token: Some("two words".into()), ..HttpOptions::default() };
+    assert!(matches!(spaced.check_address("127.0.0.1:0".parse()?), Err(ServerError::BadToken)));
     Ok(())
 }

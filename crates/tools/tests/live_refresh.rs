@@ -28,8 +28,9 @@ fn changed_files_reload_and_notify_and_broken_ones_keep_old_data() {
     assert_eq!(changed.expect("notified in time").expect("a name"), "docs");
     assert_eq!(count(&registry), 3, "the cached answer was invalidated");
 
-    // A broken file (say, caught mid-write) keeps the previous data and records why.
-    std::fs::write(&path, "").expect("truncate");
+    // A file gone (say, caught mid-replace) keeps the previous data and records why. (Removed,
+    // not emptied first: an empty file is valid, zero-document NDJSON, and the watcher could
+    // load it between the two steps. Files cut mid-write are `file_faults.rs`.)
     std::fs::remove_file(&path).expect("remove");
     let result = registry.reload("docs");
     assert!(result.is_err());
