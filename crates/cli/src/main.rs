@@ -20,11 +20,6 @@ use schemascope_tools::{self as tools, Registry, ToolResult};
 use serde_json::{Value, json};
 
 use render::View;
-
-// Tool calls allocate many small JSON values; glibc's malloc was a fifth of the server's time
-// under load (bench/RESULTS.md, MCP load).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use retrieval::RetrievalArgs;
 
 /// An accurate, compact, always-current map of your data for LLMs.

@@ -27,10 +27,6 @@ use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
 use schemascope_tools::Registry;
 use serde_json::{Value, json};
 
-// The allocator of the `schemascope` binary, so the figures are the server's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 #[derive(Clone, Copy, PartialEq)]
