@@ -42,7 +42,8 @@ import mcp_types as types
 from mcp import Client
 
 # The same check counting and error text as the MCP end-to-end client (same directory).
-from mcp_client import Checks, describe
+import mcp_client
+from mcp_client import Checks, connect, describe
 
 SOURCE = "infrastructure"
 NODE_COUNT = 160
@@ -374,6 +375,12 @@ class Run:
 
     async def run(self) -> None:
         c = self.c
+        if TOKEN:
+            # The browser's way in: the token once in the address, a cookie from then on.
+            self.driver.get(f"{self.base_url}?token={TOKEN[0]}")
+            landed = self.driver.request("GET", "/url")
+            c.check("the token in the address logs the browser in and leaves the address bar",
+                    landed.rstrip("/") == self.base_url.rstrip("/"), landed)
         url = f"{self.base_url}?source={SOURCE}"
         self.driver.get(url)
         state = await wait_for(f"the page at {url} to draw {NODE_COUNT} nodes",
@@ -490,12 +497,16 @@ class Run:
         return seen
 
 
+# The server's token when it has one (--token-file): a list so that main can fill it.
+TOKEN: list[str] = []
+
+
 # ---- kill -9 and restart ----------------------------------------------------------------------
 
 def http_tool(base_url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Calls a tool over `POST /v1/tools/{name}`; its envelope (failures included)."""
     request = urllib.request.Request(base_url + "v1/tools/" + name, data=json.dumps(arguments).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+                                     headers={"Content-Type": "application/json", **mcp_client.HTTP_HEADERS}, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response)
@@ -564,7 +575,8 @@ def restart_phase(driver: WebDriver, base_url: str, c: Checks) -> None:
     layers = [layer["name"] for layer in http_tool(base_url, "describe_styles", {"source": SOURCE})["data"]["layers"]]
     missing = [name for name in acknowledged if name not in layers]
     c.check("every change acknowledged before the kill is there after the restart", not missing, f"missing: {missing}")
-    with urllib.request.urlopen(f"{base_url}v1/graph/scene?source={SOURCE}", timeout=10) as response:
+    scene_request = urllib.request.Request(f"{base_url}v1/graph/scene?source={SOURCE}", headers=mcp_client.HTTP_HEADERS)
+    with urllib.request.urlopen(scene_request, timeout=10) as response:
         restored = scene_colours(json.load(response))
     seen: dict[str, Any] = {}
 
@@ -583,7 +595,7 @@ def restart_phase(driver: WebDriver, base_url: str, c: Checks) -> None:
 
 async def run_all(args: argparse.Namespace, driver: WebDriver, c: Checks) -> None:
     base_url = args.url if args.url.endswith("/") else args.url + "/"
-    async with Client(base_url + "mcp") as client:
+    async with Client(connect(base_url + "mcp")) as client:
         run = Run(driver, client, base_url, c, args.screenshots)
         try:
             await run.run()
@@ -604,7 +616,12 @@ def main() -> int:
     parser.add_argument("--restart", action="store_true",
                         help="then kill the server mid-burst and have it restarted: print KILL-ME and RESTART-ME, read "
                              "'killed' and 'restarted' on stdin (the harness in crates/cli/tests/web_view.rs does this)")
+    parser.add_argument("--token-file", type=Path, metavar="PATH",
+                        help="the server's token file: the browser logs in with /?token=, HTTP calls send it as a bearer token")
     args = parser.parse_args()
+    if args.token_file:
+        TOKEN.append(args.token_file.read_text().strip())
+        mcp_client.HTTP_HEADERS["Authorization"] = f"Bearer {TOKEN[0]}"
 
     started = time.monotonic()
     try:

@@ -29,6 +29,21 @@ struct Server {
     stderr: PathBuf,
 }
 
+/// The server's token, in a file only its owner reads: the whole run is authenticated (the
+/// browser through the cookie `/?token=` sets, HTTP and MCP calls with the bearer header).
+fn token_file(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("token");
+    if !path.exists() {
+        std::fs::write(&path, "web-view-3c9e1b7f5a2d\n").expect("write the token");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod the token");
+        }
+    }
+    path
+}
+
 impl Server {
     /// Starts `schemascope demo --http ADDR` (port 0 picks one) with its session file in `dir`
     /// and reads the page's URL from its banner.
@@ -37,6 +52,8 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
             .args(["demo", "--http", addr, "--session-file"])
             .arg(dir.join("sessions.sqlite"))
+            .arg("--token-file")
+            .arg(token_file(dir))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::OpenOptions::new().create(true).append(true).open(&stderr).expect("open the server's stderr file"))
@@ -49,7 +66,8 @@ impl Server {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Some(rest) = line.strip_prefix("Graph view (open in a browser): ") {
-                    let _ = found.send(rest.trim().to_string());
+                    // Without the `?token=<your token>` hint.
+                    let _ = found.send(rest.split('?').next().unwrap_or(rest).trim().to_string());
                 }
             }
         });
@@ -103,6 +121,8 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
         .arg("--chromium")
         .arg(find_program("chromium").expect("chromium"))
         .args(["--url", &url, "--restart"])
+        .arg("--token-file")
+        .arg(token_file(dir.path()))
         .arg("--screenshots")
         .arg(&screenshots)
         .stdin(Stdio::piped())
