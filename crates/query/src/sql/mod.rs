@@ -2,17 +2,18 @@
 //! read-only query, resolve every name against the catalog, check aggregation, literals and
 //! joins, and add a row limit where a query could return more than [`ROW_LIMIT`] rows.
 
+mod bounded;
 mod check;
 mod expr;
 mod safety;
 mod scope;
 
+pub use bounded::{MAX_NESTING, parse_bounded};
 pub use safety::forbidden_function;
 
 use schemascope_core::Catalog;
 use sqlparser::ast::{Expr, LimitClause, Query, SetExpr, Statement, Value};
 use sqlparser::dialect::{PostgreSqlDialect, SQLiteDialect};
-use sqlparser::parser::Parser;
 
 use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, Location, QueryIssue, ValidationReport};
@@ -38,8 +39,8 @@ pub const ROW_LIMIT: u64 = 10_000;
 pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &dyn KnownValues) -> ValidationReport {
     let mut issues = Issues::default();
     let parsed = match dialect {
-        SqlDialect::Sqlite => Parser::parse_sql(&SQLiteDialect {}, sql),
-        SqlDialect::Postgres => Parser::parse_sql(&PostgreSqlDialect {}, sql),
+        SqlDialect::Sqlite => parse_bounded(&SQLiteDialect {}, sql),
+        SqlDialect::Postgres => parse_bounded(&PostgreSqlDialect {}, sql),
     };
     let statements = match parsed {
         Ok(s) => s,
@@ -99,8 +100,8 @@ pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &
 pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
     let parsed = match dialect {
-        SqlDialect::Sqlite => Parser::parse_sql(&SQLiteDialect {}, sql),
-        SqlDialect::Postgres => Parser::parse_sql(&PostgreSqlDialect {}, sql),
+        SqlDialect::Sqlite => parse_bounded(&SQLiteDialect {}, sql),
+        SqlDialect::Postgres => parse_bounded(&PostgreSqlDialect {}, sql),
     };
     match parsed {
         Ok(statements) if statements.len() == 1 => {
