@@ -196,7 +196,10 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-fn parse_args() -> Result<(f64, Vec<usize>, Vec<String>, Vec<Mode>), BoxError> {
+/// Seconds per case, client counts, workloads and modes.
+type Plan = (f64, Vec<usize>, Vec<String>, Vec<Mode>);
+
+fn parse_args() -> Result<Plan, BoxError> {
     let mut seconds = 5.0;
     let mut clients = vec![1, 10, 100];
     let mut workloads = vec!["cached".to_string(), "mix".to_string()];

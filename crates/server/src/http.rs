@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use axum::{
     Router,
-    serve::ListenerExt,
     extract::Request,
     http::{Method, StatusCode},
     middleware::{self, Next},
     response::Response,
     routing::{get, post},
+    serve::ListenerExt,
 };
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
 use schemascope_tools::Registry;

@@ -103,9 +103,12 @@ fn at_mut<'a>(root: &'a mut Value, steps: &[Step]) -> Option<&'a mut Value> {
     })
 }
 
+/// Places in a result with their sizes: a path of steps from the root, and bytes or elements.
+type Sized = Vec<(Vec<Step>, usize)>;
+
 /// Every string longer than `longer_than` bytes and every array of more than one element, with
 /// their paths and sizes, down to [`MAX_DEPTH`].
-fn candidates(root: &Value, longer_than: usize) -> (Vec<(Vec<Step>, usize)>, Vec<(Vec<Step>, usize)>) {
+fn candidates(root: &Value, longer_than: usize) -> (Sized, Sized) {
     let (mut strings, mut arrays) = (Vec::new(), Vec::new());
     let mut stack: Vec<(Vec<Step>, &Value)> = vec![(Vec::new(), root)];
     while let Some((path, value)) = stack.pop() {
