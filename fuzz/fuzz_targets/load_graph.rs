@@ -3,16 +3,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use schemascope_sources::{Format, SourceSpec, load_str};
+use schemascope_sources::Format;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(spec) = "fuzz=input.json".parse::<SourceSpec>() else { return };
-    for format in [Some(Format::Graph), None] {
-        if let Ok(source) = load_str(&spec, "input.json", format, text.to_string()) {
-            for collection in &source.collections {
-                let _ = collection.profile();
-            }
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| schemascope_fuzz::load_as(data, Format::Graph));
