@@ -486,7 +486,15 @@ fn serve(
     banner: Option<&dyn Fn(SocketAddr, bool)>,
 ) -> Result<ExitCode> {
     exposure.apply(&registry);
-    let options = exposure.http_options()?;
+    // Only HTTP reads the token and checks the address; both before anything starts.
+    let http = match http {
+        Some(addr) => {
+            let options = exposure.http_options()?;
+            options.check_address(addr)?;
+            Some((addr, options))
+        }
+        None => None,
+    };
     if watch {
         registry.watch()?;
     }
@@ -494,8 +502,7 @@ fn serve(
     runtime.block_on(async move {
         match http {
             None => schemascope_server::serve_stdio(registry).await?,
-            Some(addr) => {
-                options.check_address(addr)?;
+            Some((addr, options)) => {
                 let (listener, bound) = schemascope_server::bind_http(addr)
                     .await
                     .with_context(|| format!("cannot listen on {addr}; pick another address with --http (port 0 picks a free one)"))?;
