@@ -164,18 +164,13 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
     let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => {
-            (entries.iter().map(|e| e.0).min().map(str::to_string), entries.iter().map(|e| e.0).max().map(str::to_string))
-        }
+        Some(StringFormat::Date | StringFormat::DateTime) => match text_range(entries.iter().map(|e| e.0)) {
+            Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
+            None => (None, None),
+        },
         _ => (None, None),
     };
-    let mut entries = entries;
-    let rank = |a: &(&str, u64), b: &(&str, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
-    if entries.len() > TOP_VALUES {
-        entries.select_nth_unstable_by(TOP_VALUES, rank);
-        entries.truncate(TOP_VALUES);
-    }
-    entries.sort_unstable_by(rank);
+    let entries = top_values(entries, TOP_VALUES);
     StringProfile {
         count: s.count,
         distinct,
@@ -188,6 +183,40 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
         format,
         format_counts,
     }
+}
+
+/// The smallest and largest text in one pass.
+fn text_range<'a>(mut texts: impl Iterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
+    let first = texts.next()?;
+    Some(texts.fold((first, first), |(min, max), t| {
+        if t < min {
+            (t, max)
+        } else if t > max {
+            (min, t)
+        } else {
+            (min, max)
+        }
+    }))
+}
+
+/// The `k` most common values, most common first and ties in text order. One pass keeping the
+/// best `k` so far: a candidate is usually turned away by its count alone, and a million
+/// distinct ids cost a million comparisons with the current `k`-th, not a partition of them all.
+fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -> Vec<(&'a str, u64)> {
+    let ranks_before = |a: &(&str, u64), b: &(&str, u64)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
+    let mut best: Vec<(&str, u64)> = Vec::with_capacity(k + 1);
+    if k == 0 {
+        return best;
+    }
+    for entry in entries {
+        if best.len() == k && !best.last().is_some_and(|worst| ranks_before(&entry, worst)) {
+            continue;
+        }
+        let at = best.partition_point(|b| ranks_before(b, &entry));
+        best.insert(at, entry);
+        best.truncate(k);
+    }
+    best
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {

@@ -46,9 +46,12 @@ pub fn detect(value: &str) -> Option<StringFormat> {
     let starts_like_date = bytes.len() >= 10 && bytes[..4].iter().all(u8::is_ascii_digit) && bytes[4] == b'-' && bytes[7] == b'-';
     if starts_like_date {
         if bytes.len() == 10 {
-            return chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").ok().map(|_| StringFormat::Date);
+            return is_date(bytes).then_some(StringFormat::Date);
         }
-        return chrono::DateTime::parse_from_rfc3339(value).ok().map(|_| StringFormat::DateTime);
+        // A million timestamps are checked when a property looks like one: the common shapes are
+        // settled by hand, anything unusual (leap seconds, long fractions, odd separators) by chrono.
+        let valid = is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok();
+        return valid.then_some(StringFormat::DateTime);
     }
     if bytes.len() == 36 && bytes[8] == b'-' && bytes[13] == b'-' {
         return uuid::Uuid::try_parse(value).ok().map(|_| StringFormat::Uuid);
@@ -66,6 +69,54 @@ pub fn detect(value: &str) -> Option<StringFormat> {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
     }
     None
+}
+
+/// The two-digit number at `at`, if both bytes are digits.
+fn two_digits(bytes: &[u8], at: usize) -> Option<u32> {
+    match bytes.get(at..at + 2)? {
+        [a @ b'0'..=b'9', b @ b'0'..=b'9'] => Some(u32::from(a - b'0') * 10 + u32::from(b - b'0')),
+        _ => None,
+    }
+}
+
+/// `YYYY-MM-DD` naming a real day (the caller has checked the year digits and the dashes).
+fn is_date(bytes: &[u8]) -> bool {
+    let year = bytes[..4].iter().fold(0u32, |y, d| y * 10 + u32::from(d - b'0'));
+    let (Some(month), Some(day)) = (two_digits(bytes, 5), two_digits(bytes, 8)) else { return false };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` with every field in range: the shape nearly all
+/// timestamps take. False means "not this shape", not "invalid": chrono then decides.
+fn is_plain_date_time(bytes: &[u8]) -> bool {
+    if bytes.len() < 20 || !is_date(&bytes[..10]) || bytes[10] != b'T' || bytes[13] != b':' || bytes[16] != b':' {
+        return false;
+    }
+    let in_range = |at, max| two_digits(bytes, at).is_some_and(|v| v <= max);
+    if !(in_range(11, 23) && in_range(14, 59) && in_range(17, 59)) {
+        return false;
+    }
+    let mut rest = &bytes[19..];
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let digits = fraction.iter().take_while(|b| b.is_ascii_digit()).count();
+        if !(1..=9).contains(&digits) {
+            return false;
+        }
+        rest = &fraction[digits..];
+    }
+    match rest {
+        [b'Z'] => true,
+        [b'+' | b'-', _, _, b':', _, _] => two_digits(rest, 1).is_some_and(|h| h <= 23) && two_digits(rest, 4).is_some_and(|m| m <= 59),
+        _ => false,
+    }
 }
 
 /// Distinct values checked for formats before deciding whether to check them all.
@@ -137,5 +188,32 @@ mod tests {
         assert_eq!(detect("10.0.3.300"), None);
         assert_eq!(detect("web-01"), None);
         assert_eq!(detect("12:30"), None);
+    }
+
+    #[test]
+    fn hand_checked_dates_agree_with_chrono() {
+        let days = ["2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2024-04-31", "2024-00-10", "2024-12-00", "2024-1a-01"];
+        for day in days {
+            let chrono = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok();
+            assert_eq!(detect(day) == Some(StringFormat::Date), chrono, "{day}");
+        }
+        let times = [
+            "2024-01-01T00:00:03Z",
+            "2024-01-01T23:59:59.123456789+05:30",
+            "2024-01-01T24:00:00Z",
+            "2024-01-01T10:60:00Z",
+            "2024-01-01T10:00:00.Z",
+            "2024-01-01T10:00:00+24:00",
+            "2024-01-01T10:00:00+0530",
+            "2024-01-01t10:00:00z",
+            "2024-01-01 10:00:00Z",
+            "2016-12-31T23:59:60Z",
+            "2024-02-30T10:00:00Z",
+            "2024-01-01T10:00:00.1234567891Z",
+        ];
+        for time in times {
+            let chrono = chrono::DateTime::parse_from_rfc3339(time).is_ok();
+            assert_eq!(detect(time) == Some(StringFormat::DateTime), chrono, "{time}");
+        }
     }
 }

@@ -113,35 +113,46 @@ impl StringCounts {
         }
     }
 
-    /// Folds the log into one slot per distinct string (sort by hash, then by text within a hash).
+    /// Folds the log into one slot per distinct string, keeping the log's order (which is the
+    /// arena's, so later passes over the values read memory front to back instead of jumping).
+    ///
+    /// Only a small index of (hash, position) pairs is sorted: hashes are uniform, so a two-pass
+    /// radix sort on their top 16 bits leaves runs of a few pairs to finish. Texts are compared
+    /// only within a run of equal hashes (the same string, or a rare collision); each repeat's
+    /// count goes to the first occurrence and the repeat is dropped.
     pub fn compact(&mut self) {
         if !self.logging || self.compacted {
             return;
         }
-        // Sorting by the hash alone is a plain integer sort; the texts are compared only within a
-        // run of equal hashes (the same string, or a rare collision).
-        self.log.sort_unstable_by_key(|s| s.hash);
+        let mut order: Vec<(u64, usize)> = self.log.iter().enumerate().map(|(i, s)| (s.hash, i)).collect();
+        radsort::sort_by_key(&mut order, |&(hash, _)| (hash >> 48) as u16);
+        for run in order.chunk_by_mut(|a, b| a.0 >> 48 == b.0 >> 48) {
+            run.sort_unstable();
+        }
         let arena = &self.arena;
         let text = |s: &Slot| &arena[s.start..s.start + s.len];
-        let mut folded: Vec<Slot> = Vec::with_capacity(self.log.len());
-        for run in self.log.chunk_by_mut(|a, b| a.hash == b.hash) {
-            if run.len() > 1 {
-                run.sort_unstable_by(|a, b| text(a).cmp(text(b)));
-            }
-            let first = folded.len();
-            for slot in run.iter() {
-                match folded[first..].last_mut() {
-                    Some(last) if text(last) == text(slot) => last.count += slot.count,
-                    _ => folded.push(*slot),
+        let mut repeat = vec![false; self.log.len()];
+        for run in order.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            // Positions ascend within a run, so the first of equal texts is the earliest.
+            for (k, &(_, later)) in run.iter().enumerate().skip(1) {
+                let first = run[..k].iter().map(|&(_, i)| i).find(|&i| !repeat[i] && text(&self.log[i]) == text(&self.log[later]));
+                if let Some(first) = first {
+                    self.log[first].count += self.log[later].count;
+                    repeat[later] = true;
                 }
             }
         }
-        self.log.clear();
-        self.log = folded;
+        let mut position = 0;
+        self.log.retain(|_| {
+            position += 1;
+            !repeat[position - 1]
+        });
+        self.log.shrink_to_fit();
         self.compacted = true;
     }
 
-    /// Every distinct string with its count, in no particular order. Call
+    /// Every distinct string with its count: a table's in no particular order, a log's in order
+    /// of first appearance. Call
     /// [`StringCounts::compact`] first, or strings in the log may repeat.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
         self.table.iter().chain(self.log.iter()).map(|s| (&self.arena[s.start..s.start + s.len], s.count))
