@@ -190,8 +190,8 @@ fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize, counter:
     m.insert("distinctNumbers".into(), json!(n.distinct));
     let bins = bins.unwrap_or_else(|| n.auto_bins());
     let histogram = HistogramLayout::new(n.min, n.max, bins, n.all_integers()).and_then(|layout| {
-        let counts = match (&n.sorted, counter) {
-            (Some(sorted), _) => Some(layout.count_sorted(sorted)),
+        let counts = match (&n.runs, counter) {
+            (Some(runs), _) => Some(layout.count_runs(runs)),
             (None, Some(counter)) => counter.count_bins(&p.path, &layout),
             (None, None) => None,
         };

@@ -99,12 +99,12 @@ fn assemble(
 
 /// Loads NDJSON documents on all cores.
 pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
-    let result = scan(&text, &DocumentHandler, progress);
-    warnings.extend(result.warnings);
-    let count = result.lines.len() as u64;
-    let lines = result.lines;
-    let entries = move || lines.into_iter().enumerate().map(|(i, line)| item(i, line.id, line.value)).collect();
-    assemble(name, text, result.builder, count, entries, warnings)
+    let mut result = scan(&text, &DocumentHandler, progress);
+    warnings.append(&mut result.warnings);
+    let count = result.line_count() as u64;
+    let builder = std::mem::take(&mut result.builder);
+    let entries = move || result.into_lines().enumerate().map(|(i, line)| item(i, line.id, line.value)).collect();
+    assemble(name, text, builder, count, entries, warnings)
 }
 
 /// Loads a JSON array of documents, profiling on all cores.

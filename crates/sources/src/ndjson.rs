@@ -19,8 +19,6 @@ const PROGRESS_STEP: usize = 4 << 20;
 /// One good line: where its item's value is and what it contributed.
 #[derive(Default)]
 pub(crate) struct ParsedLine {
-    /// 1-based line number within the whole file (set by the scanner).
-    pub line: usize,
     /// Byte range of the whole (trimmed) line (set by the scanner).
     pub text: Range<usize>,
     /// Byte range of the item value within the file.
@@ -50,9 +48,23 @@ pub(crate) struct LineError {
 }
 
 pub(crate) struct ScanResult {
-    pub lines: Vec<ParsedLine>,
+    /// The good lines of each slice, in file order. Kept per slice: concatenating a million
+    /// lines would copy them all once more for nothing.
+    pub lines: Vec<Vec<ParsedLine>>,
     pub builder: ProfileBuilder,
     pub warnings: Vec<LoadWarning>,
+}
+
+impl ScanResult {
+    /// Number of good lines.
+    pub fn line_count(&self) -> usize {
+        self.lines.iter().map(Vec::len).sum()
+    }
+
+    /// The good lines, in file order.
+    pub fn into_lines(self) -> impl Iterator<Item = ParsedLine> {
+        self.lines.into_iter().flatten()
+    }
 }
 
 /// Splits `bytes` into about `parts` slices, each ending just after a newline (or at the end).
@@ -103,7 +115,6 @@ fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
         }
         match handler.handle(trimmed, line_start + lead, &mut builder) {
             Ok(mut parsed) => {
-                parsed.line = line_count;
                 parsed.text = line_start + lead..line_start + lead + trimmed.len();
                 lines.push(parsed);
             }
@@ -139,10 +150,7 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
     let mut line_base = 0;
     let mut first = true;
     for slice in results {
-        for mut parsed in slice.lines {
-            parsed.line += line_base;
-            merged.lines.push(parsed);
-        }
+        merged.lines.push(slice.lines);
         for (line, error) in slice.bad {
             merged.warnings.push(LoadWarning::at(line + line_base, error.column, format!("skipped: {}", error.message)));
         }

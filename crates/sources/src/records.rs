@@ -67,15 +67,15 @@ impl LineHandler for RecordHandler {
 
 /// Loads NDJSON `{key, value, metadata?}` lines.
 pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
-    let result = scan(&text, &RecordHandler, progress);
-    warnings.extend(result.warnings);
-    let count = result.lines.len() as u64;
+    let mut result = scan(&text, &RecordHandler, progress);
+    warnings.append(&mut result.warnings);
+    let count = result.line_count() as u64;
+    let builder = std::mem::take(&mut result.builder);
     let items = result
-        .lines
-        .into_iter()
+        .into_lines()
         .map(|p| ItemEntry { id: p.id.unwrap_or_default().into(), value: p.value, ends: None, metadata: p.metadata })
         .collect();
-    Collection::new(name, CollectionKind::Records, text, items, result.builder.finish(count))
+    Collection::new(name, CollectionKind::Records, text, items, builder.finish(count))
 }
 
 /// True when the first non-empty line of NDJSON text looks like a `{key, value}` record line.

@@ -15,7 +15,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
-use super::string_counts::StringCounts;
+use super::number_counts::NumberCounts;
+use super::string_counts::{StringCounts, same_text};
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
 
@@ -39,29 +40,65 @@ impl Default for ProfileLimits {
     }
 }
 
+/// How many lengths were seen, and their minimum, maximum and sum.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Lengths {
+    pub count: u64,
+    pub min: u64,
+    pub max: u64,
+    pub sum: u64,
+}
+
+impl Lengths {
+    /// Counts `n` more lengths of `len`.
+    pub fn add(&mut self, len: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.count == 0 || len < self.min {
+            self.min = len;
+        }
+        self.max = self.max.max(len);
+        self.sum += len * n;
+        self.count += n;
+    }
+
+    pub fn merge(&mut self, other: Lengths) {
+        if other.count > 0 {
+            self.min = if self.count == 0 { other.min } else { self.min.min(other.min) };
+            self.max = self.max.max(other.max);
+            self.sum += other.sum;
+            self.count += other.count;
+        }
+    }
+
+    /// The mean length; 0 when none were seen.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 { 0.0 } else { self.sum as f64 / self.count as f64 }
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct StringStats {
     pub count: u64,
     pub values: StringCounts,
-    pub len_min: u64,
-    pub len_max: u64,
-    pub len_sum: u64,
+    /// Lengths (in characters) of the strings longer than [`MAX_KEY_LEN`] bytes, which are
+    /// counted under a shortened key. The others are measured once per distinct value when the
+    /// profile is finished, not once per occurrence.
+    pub long: Lengths,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct NumberStats {
     pub integers: u64,
     pub floats: u64,
-    /// Every value, so medians, histograms and distinct counts are exact.
-    pub values: Vec<f64>,
+    /// Every value counted, so medians, histograms and distinct counts are exact.
+    pub values: NumberCounts,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct ArrayStats {
-    pub count: u64,
-    pub len_min: u64,
-    pub len_max: u64,
-    pub len_sum: u64,
+    pub lengths: Lengths,
     pub empty: u64,
 }
 
@@ -84,16 +121,11 @@ impl ValueStats {
     fn add_str(&mut self, value: &str) {
         self.present += 1;
         let s = &mut self.strings;
-        let len = value.chars().count() as u64;
-        if s.count == 0 || len < s.len_min {
-            s.len_min = len;
-        }
-        s.len_max = s.len_max.max(len);
-        s.len_sum += len;
         s.count += 1;
         if value.len() <= MAX_KEY_LEN {
             s.values.add(value, 1);
         } else {
+            s.long.add(value.chars().count() as u64, 1);
             s.values.add(&long_string_key(value), 1);
         }
     }
@@ -105,7 +137,7 @@ impl ValueStats {
         } else {
             self.numbers.floats += 1;
         }
-        self.numbers.values.push(value);
+        self.numbers.values.add(value);
     }
 
     fn add_bool(&mut self, value: bool) {
@@ -124,15 +156,9 @@ impl ValueStats {
 
     fn add_array(&mut self, len: u64) {
         self.present += 1;
-        let a = &mut self.arrays;
-        if a.count == 0 || len < a.len_min {
-            a.len_min = len;
-        }
-        a.len_max = a.len_max.max(len);
-        a.len_sum += len;
-        a.count += 1;
+        self.arrays.lengths.add(len, 1);
         if len == 0 {
-            a.empty += 1;
+            self.arrays.empty += 1;
         }
     }
 
@@ -143,25 +169,14 @@ impl ValueStats {
         self.falses += other.falses;
         self.objects += other.objects;
         self.depth_limited += other.depth_limited;
-        let (s, o) = (&mut self.strings, other.strings);
-        if o.count > 0 {
-            s.len_min = if s.count == 0 { o.len_min } else { s.len_min.min(o.len_min) };
-            s.len_max = s.len_max.max(o.len_max);
-            s.len_sum += o.len_sum;
-            s.count += o.count;
-            s.values.merge(o.values);
-        }
+        self.strings.count += other.strings.count;
+        self.strings.long.merge(other.strings.long);
+        self.strings.values.merge(other.strings.values);
         self.numbers.integers += other.numbers.integers;
         self.numbers.floats += other.numbers.floats;
-        self.numbers.values.extend(other.numbers.values);
-        let (a, o) = (&mut self.arrays, other.arrays);
-        if o.count > 0 {
-            a.len_min = if a.count == 0 { o.len_min } else { a.len_min.min(o.len_min) };
-            a.len_max = a.len_max.max(o.len_max);
-            a.len_sum += o.len_sum;
-            a.count += o.count;
-            a.empty += o.empty;
-        }
+        self.numbers.values.merge(other.numbers.values);
+        self.arrays.lengths.merge(other.arrays.lengths);
+        self.arrays.empty += other.arrays.empty;
     }
 }
 
@@ -206,13 +221,13 @@ impl PathNode {
     /// checked first.
     fn child_index(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
         if let Some((k, _)) = self.keys.get(ordinal)
-            && **k == *key
+            && same_text(k, key)
         {
             return Some(ordinal);
         }
         let found = match &self.key_index {
             Some(index) => index.get(key).copied(),
-            None => self.keys.iter().position(|(k, _)| **k == *key),
+            None => self.keys.iter().position(|(k, _)| same_text(k, key)),
         };
         if found.is_some() {
             return found;

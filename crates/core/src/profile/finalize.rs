@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use super::TOP_VALUES;
-use super::accumulate::{PathNode, ValueStats};
+use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
-use super::numeric::{NUMBER_TOP_DISTINCT, mean_std, median, number_value, quantile};
+use super::numeric::{NUMBER_TOP_DISTINCT, number_value};
 use crate::path::PropertyPath;
 
 struct Pending {
@@ -40,7 +40,7 @@ struct Shape {
 fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>) {
     // Containers of the children are counted over every merged builder.
     let objects = node.stats.objects + node.deferred.iter().map(|d| d.objects).sum::<u64>();
-    let elements = node.stats.arrays.len_sum + node.deferred.iter().map(|d| d.arrays.len_sum).sum::<u64>();
+    let elements = node.stats.arrays.lengths.sum + node.deferred.iter().map(|d| d.arrays.lengths.sum).sum::<u64>();
     // The element node is created when an array opens; if every array was empty it saw nothing.
     let mut node = node;
     node.items = node.items.filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
@@ -124,18 +124,19 @@ fn finalize(p: Pending) -> PropertyProfile {
         integer: s.numbers.integers,
         number: s.numbers.floats,
         boolean: s.trues + s.falses,
-        array: s.arrays.count,
+        array: s.arrays.lengths.count,
         object: s.objects,
         null: s.nulls,
     };
     let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
-    let numbers = (!s.numbers.values.is_empty()).then(|| finalize_numbers(s.numbers));
+    let numbers = (s.numbers.integers + s.numbers.floats > 0).then(|| finalize_numbers(s.numbers));
     let booleans = (s.trues + s.falses > 0).then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
-    let arrays = (s.arrays.count > 0).then(|| ArrayProfile {
-        count: s.arrays.count,
-        min_length: s.arrays.len_min,
-        max_length: s.arrays.len_max,
-        avg_length: s.arrays.len_sum as f64 / s.arrays.count as f64,
+    let lengths = s.arrays.lengths;
+    let arrays = (lengths.count > 0).then(|| ArrayProfile {
+        count: lengths.count,
+        min_length: lengths.min,
+        max_length: lengths.max,
+        avg_length: lengths.mean(),
         empty_count: s.arrays.empty,
     });
     let distinct =
@@ -170,14 +171,20 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
         },
         _ => (None, None),
     };
+    let mut lengths = s.long;
+    for (value, count) in &entries {
+        if value.len() <= MAX_KEY_LEN {
+            lengths.add(value.chars().count() as u64, *count);
+        }
+    }
     let entries = top_values(entries, TOP_VALUES);
     StringProfile {
         count: s.count,
         distinct,
         top: entries.into_iter().map(|(v, count)| ValueCount { value: Value::String(v.to_string()), count }).collect(),
-        min_length: s.len_min,
-        max_length: s.len_max,
-        avg_length: s.len_sum as f64 / s.count as f64,
+        min_length: lengths.min,
+        max_length: lengths.max,
+        avg_length: lengths.mean(),
         min,
         max,
         format,
@@ -220,37 +227,29 @@ fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
-    let mut values = n.values;
-    values.sort_unstable_by(f64::total_cmp);
-    let count = values.len() as u64;
-    let (mean, std_dev) = mean_std(&values);
-    let mut runs: Vec<(f64, u64)> = Vec::new();
-    for &v in &values {
-        match runs.last_mut() {
-            Some((last, c)) if *last == v => *c += 1,
-            _ => runs.push((v, 1)),
-        }
-    }
-    let distinct = runs.len() as u64;
+    let runs = n.values.into_runs();
+    let (mean, std_dev) = runs.mean_std();
+    let distinct = runs.distinct() as u64;
     let integers = n.floats == 0;
     let top = if distinct <= NUMBER_TOP_DISTINCT {
-        runs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
-        runs.iter().map(|&(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
+        let mut counted: Vec<(f64, u64)> = runs.iter().collect();
+        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
+        counted.into_iter().map(|(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
     } else {
         Vec::new()
     };
     NumberProfile {
-        count,
+        count: runs.count(),
         integer_count: n.integers,
         float_count: n.floats,
-        min: values.first().copied().unwrap_or(0.0),
-        max: values.last().copied().unwrap_or(0.0),
+        min: runs.min(),
+        max: runs.max(),
         mean,
-        median: median(&values),
+        median: runs.median(),
         std_dev,
         distinct,
         top,
-        quartiles: [quantile(&values, 0.25), quantile(&values, 0.75)],
-        sorted: Some(Arc::from(values)),
+        quartiles: [runs.quantile(0.25), runs.quantile(0.75)],
+        runs: Some(Arc::new(runs)),
     }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::formats::StringFormat;
+use super::numeric::ValueRuns;
 use crate::path::{PropertyPath, Segment};
 
 /// The JSON type of a value. Integers and non-integers are told apart as JSON Schema does.
@@ -175,10 +176,10 @@ pub struct NumberProfile {
     /// First and third quartiles (linear interpolation), for the automatic histogram bin rule.
     #[serde(skip)]
     pub quartiles: [f64; 2],
-    /// All values, sorted, when the profile was built in memory (histograms with any bin count);
-    /// `None` when a database computed the statistics and counts histogram bins itself.
+    /// Every value, as sorted runs, when the profile was built in memory (histograms with any bin
+    /// count); `None` when a database computed the statistics and counts histogram bins itself.
     #[serde(skip)]
-    pub sorted: Option<Arc<[f64]>>,
+    pub runs: Option<Arc<ValueRuns>>,
 }
 
 impl NumberProfile {

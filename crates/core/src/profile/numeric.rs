@@ -45,47 +45,131 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 { 0.0 } else { round1(part as f64 * 100.0 / whole as f64) }
 }
 
-/// Median of sorted values.
-pub fn median(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
+/// Every value of a numeric property as its distinct values in ascending order, each with how
+/// many times it occurred: exact order statistics and histograms without one entry per value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValueRuns {
+    values: Vec<f64>,
+    /// `ends[i]`: how many values are at most `values[i]`.
+    ends: Vec<u64>,
 }
 
-/// The value at quantile `q` (0..=1) of sorted values, by linear interpolation.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
+impl ValueRuns {
+    /// Runs of values sorted ascending (equal values adjacent; `-0.0` and `0.0` are one value).
+    pub fn from_sorted(sorted: &[f64]) -> Self {
+        let mut runs = Self::default();
+        for &v in sorted {
+            runs.push(v, 1);
+        }
+        runs
     }
-    let position = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
-    let low = position.floor() as usize;
-    let high = position.ceil() as usize;
-    sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
-}
 
-/// Mean and sample standard deviation, by Welford's method (stable for large counts).
-pub fn mean_std(values: &[f64]) -> (f64, f64) {
-    let mut mean = 0.0;
-    let mut m2 = 0.0;
-    for (i, &x) in values.iter().enumerate() {
-        let delta = x - mean;
-        mean += delta / (i + 1) as f64;
-        m2 += delta * (x - mean);
+    /// Runs of distinct `(value, count)` pairs in any order.
+    pub fn from_counts(mut pairs: Vec<(f64, u64)>) -> Self {
+        pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut runs = Self { values: Vec::with_capacity(pairs.len()), ends: Vec::with_capacity(pairs.len()) };
+        for (v, n) in pairs {
+            runs.push(v, n);
+        }
+        runs
     }
-    let n = values.len();
-    let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
-    (mean, std)
+
+    fn push(&mut self, value: f64, n: u64) {
+        let before = self.count();
+        match self.values.last() {
+            Some(&last) if last == value => {
+                if let Some(end) = self.ends.last_mut() {
+                    *end += n;
+                }
+            }
+            _ => {
+                self.values.push(value);
+                self.ends.push(before + n);
+            }
+        }
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// Number of distinct values.
+    pub fn distinct(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Smallest value (0 when empty).
+    pub fn min(&self) -> f64 {
+        self.values.first().copied().unwrap_or(0.0)
+    }
+
+    /// Largest value (0 when empty).
+    pub fn max(&self) -> f64 {
+        self.values.last().copied().unwrap_or(0.0)
+    }
+
+    /// Each distinct value with its count, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
+        self.values.iter().zip(&self.ends).scan(0, |before, (&v, &end)| {
+            let n = end - *before;
+            *before = end;
+            Some((v, n))
+        })
+    }
+
+    /// The value of 0-based `rank` in ascending order.
+    fn at_rank(&self, rank: u64) -> f64 {
+        let run = self.ends.partition_point(|&end| end <= rank);
+        self.values.get(run).or(self.values.last()).copied().unwrap_or(0.0)
+    }
+
+    /// The value at quantile `q` (0..=1), by linear interpolation between ranks.
+    pub fn quantile(&self, q: f64) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            return 0.0;
+        }
+        let position = q.clamp(0.0, 1.0) * (n - 1) as f64;
+        let (low, high) = (position.floor(), position.ceil());
+        let (a, b) = (self.at_rank(low as u64), self.at_rank(high as u64));
+        a + (b - a) * (position - low)
+    }
+
+    /// Median (mean of the middle two for an even count).
+    pub fn median(&self) -> f64 {
+        self.quantile(0.5)
+    }
+
+    /// Mean and sample standard deviation, by Welford's method weighted by run length (stable
+    /// for large counts).
+    pub fn mean_std(&self) -> (f64, f64) {
+        let (mut seen, mut mean, mut m2) = (0u64, 0.0, 0.0);
+        for (x, n) in self.iter() {
+            seen += n;
+            let delta = x - mean;
+            mean += delta * n as f64 / seen as f64;
+            m2 += delta * (x - mean) * n as f64;
+        }
+        let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
+        (mean, std)
+    }
+
+    /// How many values are below `edge`.
+    fn count_below(&self, edge: f64) -> u64 {
+        match self.values.partition_point(|&v| v < edge) {
+            0 => 0,
+            run => self.ends[run - 1],
+        }
+    }
 }
 
 /// The bin count the automatic rule picks: Freedman–Diaconis (robust to outliers), falling back
 /// to Sturges when the interquartile range is zero, capped at [`AUTO_MAX_BINS`].
-pub fn auto_bins(sorted: &[f64]) -> usize {
-    match sorted {
-        [] => 1,
-        [first, .., last] => auto_bins_for(sorted.len() as u64, *first, *last, quantile(sorted, 0.25), quantile(sorted, 0.75)),
-        [_] => 1,
+pub fn auto_bins(runs: &ValueRuns) -> usize {
+    match runs.count() {
+        0 | 1 => 1,
+        n => auto_bins_for(n, runs.min(), runs.max(), runs.quantile(0.25), runs.quantile(0.75)),
     }
 }
 
@@ -170,14 +254,13 @@ impl HistogramLayout {
         self.edges.len().saturating_sub(1)
     }
 
-    /// Counts sorted values into the bins.
-    pub fn count_sorted(&self, sorted: &[f64]) -> Vec<u64> {
+    /// Counts the values into the bins.
+    pub fn count_runs(&self, runs: &ValueRuns) -> Vec<u64> {
         let bins = self.bins();
         (0..bins)
             .map(|i| {
-                let from = sorted.partition_point(|&v| v < self.edges[i]);
-                let to = if i + 1 == bins { sorted.len() } else { sorted.partition_point(|&v| v < self.edges[i + 1]) };
-                (to - from) as u64
+                let to = if i + 1 == bins { runs.count() } else { runs.count_below(self.edges[i + 1]) };
+                to - runs.count_below(self.edges[i])
             })
             .collect()
     }
@@ -224,12 +307,14 @@ impl HistogramLayout {
     }
 }
 
-/// Builds a histogram of sorted values with about `bins` bins on nice edges. Integer data never
+/// Builds a histogram of the values with about `bins` bins on nice edges. Integer data never
 /// gets bins narrower than 1.
-pub fn histogram(sorted: &[f64], bins: usize, integers: bool) -> Vec<HistogramBin> {
-    let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else { return Vec::new() };
-    match HistogramLayout::new(lo, hi, bins, integers) {
-        Some(layout) => layout.label(&layout.count_sorted(sorted)),
+pub fn histogram(runs: &ValueRuns, bins: usize, integers: bool) -> Vec<HistogramBin> {
+    if runs.count() == 0 {
+        return Vec::new();
+    }
+    match HistogramLayout::new(runs.min(), runs.max(), bins, integers) {
+        Some(layout) => layout.label(&layout.count_runs(runs)),
         None => Vec::new(),
     }
 }
@@ -247,19 +332,39 @@ fn format_edge(value: f64, decimals: usize) -> String {
 mod tests {
     use super::*;
 
+    fn runs(values: &[f64]) -> ValueRuns {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        ValueRuns::from_sorted(&sorted)
+    }
+
     #[test]
     fn median_and_std_are_exact() {
-        assert_eq!(median(&[1.0, 2.0, 3.0]), 2.0);
-        assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), 2.5);
-        let (mean, std) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(runs(&[1.0, 2.0, 3.0]).median(), 2.0);
+        assert_eq!(runs(&[1.0, 2.0, 3.0, 10.0]).median(), 2.5);
+        assert_eq!(runs(&[5.0, 1.0, 5.0, 5.0]).median(), 5.0);
+        let (mean, std) = runs(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).mean_std();
         assert_eq!(mean, 5.0);
         assert!((std - 2.138_089_935).abs() < 1e-6, "{std}");
     }
 
     #[test]
+    fn runs_from_counts_match_runs_from_sorted_values() {
+        let counted = ValueRuns::from_counts(vec![(3.0, 2), (-1.5, 1), (0.0, 4), (-0.0, 1)]);
+        let listed = runs(&[3.0, 0.0, -1.5, 0.0, 3.0, 0.0, -0.0, 0.0]);
+        assert_eq!(counted.iter().map(|(_, n)| n).collect::<Vec<_>>(), [1, 5, 2]);
+        assert_eq!(listed.iter().map(|(_, n)| n).collect::<Vec<_>>(), [1, 5, 2]);
+        assert_eq!((counted.count(), counted.distinct(), counted.min(), counted.max()), (8, 3, -1.5, 3.0));
+        assert_eq!(counted.quantile(0.25), listed.quantile(0.25));
+        assert_eq!(counted.quantile(0.9), 3.0);
+        assert_eq!(counted.count_below(0.0), 1);
+        assert_eq!(counted.count_below(0.5), 6);
+    }
+
+    #[test]
     fn histogram_counts_every_value_once_on_nice_edges() {
         let values: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
-        let bins = histogram(&values, 5, false);
+        let bins = histogram(&runs(&values), 5, false);
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 101);
         assert_eq!(bins[0].range, "0.0-0.2");
         assert_eq!(bins.len(), 5);
@@ -269,14 +374,14 @@ mod tests {
     #[test]
     fn integer_histograms_use_whole_number_bins() {
         let values = [1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 5.0];
-        let bins = histogram(&values, 10, true);
+        let bins = histogram(&runs(&values), 10, true);
         assert_eq!(bins.iter().map(|b| b.range.as_str()).collect::<Vec<_>>(), ["1", "2", "3", "4", "5"]);
         assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), [2, 1, 3, 0, 1]);
     }
 
     #[test]
     fn constant_values_make_one_bin() {
-        let bins = histogram(&[7.0, 7.0], 5, true);
+        let bins = histogram(&runs(&[7.0, 7.0]), 5, true);
         assert_eq!(bins.len(), 1);
         assert_eq!(bins[0].count, 2);
     }
@@ -284,8 +389,8 @@ mod tests {
     #[test]
     fn auto_bins_stays_in_bounds() {
         let values: Vec<f64> = (0..100_000).map(f64::from).collect();
-        assert_eq!(auto_bins(&values), AUTO_MAX_BINS);
-        assert_eq!(auto_bins(&[1.0]), 1);
-        assert!(auto_bins(&[1.0, 2.0, 3.0]) >= 1);
+        assert_eq!(auto_bins(&runs(&values)), AUTO_MAX_BINS);
+        assert_eq!(auto_bins(&runs(&[1.0])), 1);
+        assert!(auto_bins(&runs(&[1.0, 2.0, 3.0])) >= 1);
     }
 }

@@ -32,8 +32,22 @@ struct Slot {
     count: u64,
 }
 
+/// String equality without a call to `memcmp` for short strings: every key and every repeated
+/// value of every item is compared once, and most are a few bytes long, shorter than the call.
+#[inline]
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 16 {
+        return a == b;
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// The process-wide hasher: seeded once at random, so crafted inputs cannot predict collisions.
-fn hasher() -> &'static FixedState {
+pub(crate) fn hasher() -> &'static FixedState {
     static HASHER: OnceLock<FixedState> = OnceLock::new();
     HASHER.get_or_init(|| FixedState::with_seed(foldhash::fast::RandomState::default().hash_one(0x5c4e_u64)))
 }
@@ -71,7 +85,7 @@ impl StringCounts {
             return;
         }
         let arena = &mut self.arena;
-        match self.table.entry(hash, |s| s.hash == hash && &arena[s.start..s.start + s.len] == value, |s| s.hash) {
+        match self.table.entry(hash, |s| s.hash == hash && same_text(&arena[s.start..s.start + s.len], value), |s| s.hash) {
             hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,
             hashbrown::hash_table::Entry::Vacant(vacant) => {
                 let start = arena.len();

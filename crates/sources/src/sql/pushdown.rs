@@ -384,7 +384,7 @@ fn number_profile(
         distinct: d.distinct,
         top: d.top,
         quartiles: d.quartiles,
-        sorted: None,
+        runs: None,
     })
 }
 
