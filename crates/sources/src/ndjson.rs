@@ -90,6 +90,18 @@ struct SliceResult {
     line_count: usize,
 }
 
+/// The lines of `text`, each with its `\n`, as `split_inclusive('\n')` gives them; `memchr`
+/// finds the line ends with SIMD where std searches a word at a time.
+fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1).chain(std::iter::once(text.len()));
+    ends.filter_map(move |end| {
+        let line = (end > start).then(|| &text[start..end]);
+        start = end;
+        line
+    })
+}
+
 fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress) -> SliceResult {
     let mut builder = handler.builder();
     let mut lines = Vec::new();
@@ -98,7 +110,7 @@ fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
     let mut offset = range.start;
     let mut since_report = 0;
     let slice = &text[range.clone()];
-    for raw in slice.split_inclusive('\n') {
+    for raw in lines_inclusive(slice) {
         line_count += 1;
         let line_start = offset;
         offset += raw.len();
@@ -168,4 +180,16 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
 /// The line error for a serde_json error on a single line.
 pub(crate) fn line_error(e: &serde_json::Error) -> LineError {
     LineError { column: e.column().max(1), message: e.to_string().split(" at line ").next().unwrap_or_default().to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_split_as_split_inclusive_does() {
+        for text in ["", "a", "a\n", "a\nb", "\n\n", "a\r\nb\n\nc", "é\nü"] {
+            let ours: Vec<&str> = super::lines_inclusive(text).collect();
+            let std: Vec<&str> = text.split_inclusive('\n').collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
 }

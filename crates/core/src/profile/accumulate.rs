@@ -15,7 +15,6 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
-use super::number_counts::NumberCounts;
 use super::string_counts::{StringCounts, same_text};
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
@@ -92,8 +91,11 @@ pub(crate) struct StringStats {
 pub(crate) struct NumberStats {
     pub integers: u64,
     pub floats: u64,
-    /// Every value counted, so medians, histograms and distinct counts are exact.
-    pub values: NumberCounts,
+    /// Every value, so medians, histograms and distinct counts are exact. Pushing is the
+    /// cheapest thing to do per value; finishing counts or sorts them (see [`ValueRuns`]).
+    ///
+    /// [`ValueRuns`]: super::numeric::ValueRuns
+    pub values: Vec<f64>,
 }
 
 #[derive(Debug, Default)]
@@ -137,7 +139,7 @@ impl ValueStats {
         } else {
             self.numbers.floats += 1;
         }
-        self.numbers.values.add(value);
+        self.numbers.values.push(value);
     }
 
     fn add_bool(&mut self, value: bool) {
@@ -174,7 +176,7 @@ impl ValueStats {
         self.strings.values.merge(other.strings.values);
         self.numbers.integers += other.numbers.integers;
         self.numbers.floats += other.numbers.floats;
-        self.numbers.values.merge(other.numbers.values);
+        self.numbers.values.extend(other.numbers.values);
         self.arrays.lengths.merge(other.arrays.lengths);
         self.arrays.empty += other.arrays.empty;
     }

@@ -12,7 +12,7 @@ use super::TOP_VALUES;
 use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
-use super::numeric::{NUMBER_TOP_DISTINCT, number_value};
+use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, number_value};
 use crate::path::PropertyPath;
 
 struct Pending {
@@ -227,7 +227,7 @@ fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
-    let runs = n.values.into_runs();
+    let runs = ValueRuns::from_values(n.values);
     let (mean, std_dev) = runs.mean_std();
     let distinct = runs.distinct() as u64;
     let integers = n.floats == 0;

@@ -9,7 +9,6 @@ mod finalize;
 pub mod formats;
 mod model;
 pub mod numeric;
-mod number_counts;
 mod string_counts;
 
 pub use accumulate::{ProfileBuilder, ProfileLimits, value_key};

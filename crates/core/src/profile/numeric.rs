@@ -45,6 +45,30 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 { 0.0 } else { round1(part as f64 * 100.0 / whole as f64) }
 }
 
+/// Distinct values past which [`ValueRuns::from_values`] stops counting and sorts.
+const COUNT_UP_TO: usize = 1 << 14;
+
+/// Each distinct value of `values` with its count, or `None` once there are more than
+/// [`COUNT_UP_TO`] distinct ones.
+fn count_few(values: &[f64]) -> Option<Vec<(f64, u64)>> {
+    use std::hash::BuildHasher;
+    let hash = |bits: u64| super::string_counts::hasher().hash_one(bits);
+    let mut table: hashbrown::HashTable<(u64, u64)> = hashbrown::HashTable::new();
+    for &value in values {
+        // `-0.0 + 0.0` is `0.0`: the two zeros are one value, as `==` says.
+        let bits = (value + 0.0).to_bits();
+        let full = table.len() >= COUNT_UP_TO;
+        match table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
+            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += 1,
+            hashbrown::hash_table::Entry::Vacant(_) if full => return None,
+            hashbrown::hash_table::Entry::Vacant(entry) => {
+                entry.insert((bits, 1));
+            }
+        }
+    }
+    Some(table.into_iter().map(|(bits, n)| (f64::from_bits(bits), n)).collect())
+}
+
 /// Every value of a numeric property as its distinct values in ascending order, each with how
 /// many times it occurred: exact order statistics and histograms without one entry per value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,6 +79,17 @@ pub struct ValueRuns {
 }
 
 impl ValueRuns {
+    /// Runs of `values` in any order. Values that repeat a few thousand distinct ones (levels,
+    /// prices, percentages) are counted in a table small enough to stay in cache and only the
+    /// distinct ones are sorted; past [`COUNT_UP_TO`] distinct values, sorting them all is cheaper.
+    pub fn from_values(mut values: Vec<f64>) -> Self {
+        if let Some(counted) = count_few(&values) {
+            return Self::from_counts(counted);
+        }
+        values.sort_unstable_by(f64::total_cmp);
+        Self::from_sorted(&values)
+    }
+
     /// Runs of values sorted ascending (equal values adjacent; `-0.0` and `0.0` are one value).
     pub fn from_sorted(sorted: &[f64]) -> Self {
         let mut runs = Self::default();
@@ -346,6 +381,16 @@ mod tests {
         let (mean, std) = runs(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).mean_std();
         assert_eq!(mean, 5.0);
         assert!((std - 2.138_089_935).abs() < 1e-6, "{std}");
+    }
+
+    #[test]
+    fn counted_and_sorted_runs_agree() {
+        let few = vec![3.0, -0.0, 1.5, 3.0, 0.0, 3.0];
+        assert_eq!(ValueRuns::from_values(few.clone()).iter().collect::<Vec<_>>(), [(0.0, 2), (1.5, 1), (3.0, 3)]);
+        assert_eq!(ValueRuns::from_values(few.clone()), runs(&few));
+        let many: Vec<f64> = (0..COUNT_UP_TO as u64 * 3).map(|i| ((i * 7919) % 50_000) as f64 * 0.5).collect();
+        assert!(count_few(&many).is_none());
+        assert_eq!(ValueRuns::from_values(many.clone()), runs(&many));
     }
 
     #[test]

@@ -34,16 +34,29 @@ struct Slot {
 
 /// String equality without a call to `memcmp` for short strings: every key and every repeated
 /// value of every item is compared once, and most are a few bytes long, shorter than the call.
+/// Up to 16 bytes, two overlapping word loads from each end cover every byte.
 #[inline]
 pub(crate) fn same_text(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    if a.len() > 16 {
-        return a == b;
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
     }
-    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The `N` bytes of `bytes` at `at` (in bounds: callers check the length).
+#[inline]
+fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+    let mut word = [0; N];
+    word.copy_from_slice(&bytes[at..at + N]);
+    word
 }
 
 /// The process-wide hasher: seeded once at random, so crafted inputs cannot predict collisions.
@@ -182,6 +195,21 @@ mod tests {
         let mut all: Vec<(String, u64)> = counts.iter().map(|(s, n)| (s.to_string(), n)).collect();
         all.sort();
         all
+    }
+
+    #[test]
+    fn same_text_compares_every_byte_at_every_length() {
+        let base: String = ('a'..='z').collect();
+        for len in 0..=base.len() {
+            let a = &base[..len];
+            assert!(same_text(a, a));
+            for at in 0..len {
+                let mut b = a.as_bytes().to_vec();
+                b[at] = b'#';
+                assert!(!same_text(a, std::str::from_utf8(&b).unwrap_or_default()), "{a} at {at}");
+            }
+            assert!(!same_text(a, &base[..len.saturating_sub(1)]) || len == 0);
+        }
     }
 
     #[test]
