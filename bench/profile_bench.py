@@ -152,11 +152,13 @@ def measure(cmd: list[str], stdout_path: Path | None, use_gnu_time: bool,
 # ---------------------------------------------------------------------------
 
 def default_schemascope() -> Path:
+    """The release-lto build (the one to measure and ship) if built, else the release build."""
     tgt = os.environ.get("CARGO_TARGET_DIR")
     base = Path(tgt) if tgt else REPO_ROOT / "target"
     if not base.is_absolute():
         base = REPO_ROOT / base
-    return base / "release" / "schemascope"
+    lto = base / "release-lto" / "schemascope"
+    return lto if lto.is_file() else base / "release" / "schemascope"
 
 
 def ensure_records(n: int) -> Path:
@@ -255,7 +257,8 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=1_000_000, help="number of NDJSON records (default 1,000,000)")
     ap.add_argument("--runs", type=int, default=3, help="runs per tool; medians are reported (default 3)")
     ap.add_argument("--schemascope", type=Path, default=None,
-                    help="schemascope binary (default $CARGO_TARGET_DIR/release/schemascope or target/release/schemascope)")
+                    help="schemascope binary (default: the release-lto build if present, else the release build, "
+                         "under $CARGO_TARGET_DIR or target/)")
     ap.add_argument("--skip-schemascope", action="store_true", help="do not run schemascope")
     ap.add_argument("--skip-duckdb", action="store_true", help="do not run DuckDB")
     ap.add_argument("--skip-genson", action="store_true", help="do not run genson")
@@ -288,7 +291,7 @@ def main() -> int:
         notes.append("schemascope: skipped (--skip-schemascope)")
     elif not (ss_bin.is_file() and os.access(ss_bin, os.X_OK)):
         msg = (f"schemascope: SKIPPED, binary not found at {ss_bin} "
-               f"(build it with `cargo build --release` or pass --schemascope PATH)")
+               f"(build it with `cargo build --profile release-lto` or pass --schemascope PATH)")
         print(msg, flush=True)
         notes.append(msg)
     else:

@@ -62,6 +62,7 @@ impl Lengths {
         self.count += n;
     }
 
+    /// Adds every length of `other`.
     pub fn merge(&mut self, other: Lengths) {
         if other.count > 0 {
             self.min = if self.count == 0 { other.min } else { self.min.min(other.min) };
