@@ -129,7 +129,7 @@ fn finalize(p: Pending) -> PropertyProfile {
         null: s.nulls,
     };
     let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
-    let numbers = (s.numbers.integers + s.numbers.floats > 0).then(|| finalize_numbers(s.numbers));
+    let numbers = (!s.numbers.values.is_empty()).then(|| finalize_numbers(s.numbers));
     let booleans = (s.trues + s.falses > 0).then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
     let lengths = s.arrays.lengths;
     let arrays = (lengths.count > 0).then(|| ArrayProfile {
