@@ -3,6 +3,7 @@
 //! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
 
 mod ask;
+mod bus_error;
 mod exposure;
 mod progress;
 mod render;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use schemascope_sources::SourceSpec;
+use schemascope_sources::{ReadMode, SourceSpec};
 use schemascope_tools::{self as tools, Registry, ToolResult};
 use serde_json::{Value, json};
 
@@ -437,8 +438,13 @@ fn registry_for(specs: &[String]) -> Result<Arc<Registry>> {
     Ok(registry)
 }
 
+/// Loads the one source of a one-shot command. Its file is mapped rather than copied: the
+/// command answers and exits (`serve` keeps private copies, see `ReadMode`).
 fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
-    let registry = registry_for(&[source.to_string()])?;
+    let spec: SourceSpec = source.parse()?;
+    bus_error::report_truncated_sources();
+    let registry = Registry::new();
+    registry.load_with(&[spec], &progress::Bar::new(), ReadMode::Map)?;
     let name = registry.names().into_iter().next().context("no source loaded")?;
     Ok((registry, name))
 }

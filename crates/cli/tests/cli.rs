@@ -87,3 +87,37 @@ fn serving_beyond_loopback_needs_a_token_and_says_so_before_listening() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(stderr(&bad).contains("cannot read the token file /nonexistent/token"), "{}", stderr(&bad));
 }
+
+/// One-shot commands map a large source file; a bus error (what reading a mapped file that
+/// another process truncated raises) ends the command with a clear message, not a bare signal.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mapped_source_cut_short_is_a_clear_error() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.ndjson");
+    let line = format!("{{\"id\":1,\"note\":\"{}\"}}\n", "x".repeat(1 << 20));
+    std::fs::write(&path, line.repeat(34)).expect("write");
+    // `validate … -` loads the source, then waits for the value on standard input.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+        .args(["validate", path.to_str().expect("utf-8 path"), "big", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    let maps = format!("/proc/{}/maps", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&maps).unwrap_or_default().contains("big.ndjson") {
+        assert!(std::time::Instant::now() < deadline, "the source was never mapped");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: sends a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGBUS);
+    }
+    let _ = child.stdin.take().map(|mut stdin| stdin.write_all(b"{}"));
+    let out = child.wait_with_output().expect("waits");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("truncated or rewritten by another process"), "{}", stderr(&out));
+}

@@ -68,9 +68,7 @@ impl fmt::Display for CollectionKind {
     }
 }
 
-/// The shared text of a collection's items. An `Arc<String>` rather than `Arc<str>` so a file
-/// read into a `String` is shared as it is, without copying hundreds of megabytes.
-pub type SharedText = Arc<String>;
+pub use crate::text::SharedText;
 
 /// The endpoints of an edge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -217,7 +215,7 @@ impl Collection {
             items.push(ItemEntry { id: item.id.into(), value, ends: item.ends.map(Box::new), metadata });
         }
         let profile = profiler.finish(items.len() as u64);
-        Self::new(name, kind, Arc::new(buffer), items, profile)
+        Self::new(name, kind, Arc::new(buffer.into()), items, profile)
     }
 
     /// The collection's name (`nodes`, `edges`, a record set's or document set's name).

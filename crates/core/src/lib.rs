@@ -13,6 +13,7 @@ pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemRef, O
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};
+pub use text::{ExternalBytes, Text};
 pub mod display;
 mod fast_selector;
 pub mod json_schema;
@@ -23,5 +24,6 @@ pub mod selector;
 pub mod selector_columns;
 pub mod suggest;
 pub mod summary;
+pub mod text;
 pub mod tokens;
 pub mod validate;

@@ -17,7 +17,8 @@ pub mod sql;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};
-pub use load::{load, load_str};
+pub use load::{load, load_str, load_with};
+pub use read::ReadMode;
 pub use source::{NoProgress, Progress, Source};
 pub use spec::{DemoSet, Format, Location, SourceSpec};
 pub use watch::FileWatcher;

@@ -13,17 +13,23 @@ use crate::demo;
 use crate::documents::{load_document_array, load_document_lines};
 use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
+use crate::read::ReadMode;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
 use crate::sql::{Database, PostgresDatabase, SqliteDatabase, load_database};
 
-/// Loads a source from its specification.
+/// Loads a source from its specification, reading a file into a private copy.
 pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
+    load_with(spec, progress, ReadMode::Copy)
+}
+
+/// Loads a source from its specification, bringing a file into memory as `mode` says.
+pub fn load_with(spec: &SourceSpec, progress: &dyn Progress, mode: ReadMode) -> Result<Source, SourceError> {
     match &spec.location {
         Location::Demo(set) => {
             let (format, file, text) = demo::file(*set);
-            load_text(spec, Path::new(file), Some(format), Arc::new(text.to_string()), progress, None)
+            load_text(spec, Path::new(file), Some(format), Arc::new(text.into()), progress, None)
         }
         Location::Aimdb(socket) => Ok(crate::aimdb::Snapshot::fetch(socket, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec)),
         // A bare path that is a socket is an AimDB instance, as AimDB's own tools take it.
@@ -31,8 +37,8 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
             Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
         }
         Location::File { path, format } => {
-            let text = crate::read::read_text(path)?;
-            load_text(spec, path, *format, Arc::new(text), progress, Some(path.clone()))
+            let text = crate::read::read_shared(path, mode)?;
+            load_text(spec, path, *format, text, progress, Some(path.clone()))
         }
         Location::Sqlite(path) => {
             let database: Arc<dyn Database> = Arc::new(SqliteDatabase::open(path)?);
@@ -49,7 +55,7 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
 /// after reading a file (`name` names the file in errors; `format` forces a format as `graph:`,
 /// `records:` or `documents:` do). For embedding, and for fuzzing the loaders.
 pub fn load_str(spec: &SourceSpec, name: &str, format: Option<Format>, text: String) -> Result<Source, SourceError> {
-    load_text(spec, Path::new(name), format, Arc::new(text), &crate::NoProgress, None)
+    load_text(spec, Path::new(name), format, Arc::new(text.into()), &crate::NoProgress, None)
 }
 
 fn load_database_source(

@@ -4,13 +4,32 @@
 //! to check as UTF-8; both split cleanly, so large files are read in one slice per core
 //! (positioned reads into disjoint parts of one buffer) and checked in slices that end at line
 //! breaks, which never fall inside a multi-byte character.
+//!
+//! One-shot commands may map the file instead ([`ReadMode::Map`]): no copy and no fresh pages to
+//! fault in and zero, which is a third of a large file's load time. A server keeps a private
+//! copy, because the files it serves are rewritten under it.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use schemascope_core::{ExternalBytes, SharedText, Text};
 
 use crate::error::{SourceError, position};
 
-/// Files at least this large are read and checked in parallel.
+/// Files at least this large are read and checked in parallel, and mapped when asked to.
 const PARALLEL_FROM: usize = 32 << 20;
+
+/// How a source file is brought into memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadMode {
+    /// A private copy: the file may be rewritten while the source is in use (serving, watching).
+    #[default]
+    Copy,
+    /// Large files mapped into memory rather than copied, for a command that loads a source,
+    /// answers and exits. As with any mapped reader (ripgrep maps too), a file truncated by
+    /// another process while mapped makes reading it fail with SIGBUS; the CLI reports that.
+    Map,
+}
 
 fn io(path: &Path, source: std::io::Error) -> SourceError {
     SourceError::Io { path: path.to_path_buf(), source }
@@ -22,12 +41,11 @@ fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
     SourceError::Syntax { path: path.to_path_buf(), line, column, message: "the file is not valid UTF-8".into() }
 }
 
-/// Reads `path` as UTF-8 text, without a leading byte-order mark.
-pub fn read_text(path: &Path) -> Result<String, SourceError> {
-    let bytes = read_bytes(path)?;
-    let parts = line_aligned_parts(&bytes);
+/// Checks `bytes` as UTF-8, in one slice per core for large inputs.
+fn check_utf8(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
+    let parts = line_aligned_parts(bytes);
     let checks: Vec<Result<(), usize>> = if parts.len() <= 1 {
-        vec![std::str::from_utf8(&bytes).map(|_| ()).map_err(|e| e.valid_up_to())]
+        vec![std::str::from_utf8(bytes).map(|_| ()).map_err(|e| e.valid_up_to())]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = parts
@@ -41,17 +59,67 @@ pub fn read_text(path: &Path) -> Result<String, SourceError> {
             handles.into_iter().map(|h| h.join().unwrap_or(Err(0))).collect()
         })
     };
-    if let Some(Err(at)) = checks.into_iter().find(Result::is_err) {
-        return Err(not_utf8(path, &bytes, at));
+    match checks.into_iter().find(Result::is_err) {
+        Some(Err(at)) => Err(not_utf8(path, bytes, at)),
+        _ => Ok(()),
     }
-    // SAFETY: every part was checked to be valid UTF-8 just above, and the parts tile the buffer
-    // exactly; a concatenation of valid UTF-8 strings is valid UTF-8. Checking again here would
-    // spend on one core the time the parallel check saved.
+}
+
+/// The length of a leading byte-order mark, which is not part of the text.
+fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 }
+}
+
+/// Reads `path` as UTF-8 text, without a leading byte-order mark.
+pub fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, SourceError> {
+    if mode == ReadMode::Map
+        && let Some(text) = map_text(path)?
+    {
+        return Ok(Arc::new(text));
+    }
+    Ok(Arc::new(read_text(path)?))
+}
+
+/// A mapped file.
+#[derive(Debug)]
+struct MappedFile(memmap2::Mmap);
+
+impl ExternalBytes for MappedFile {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Maps `path` when it is a large regular file; `None` when it is better read.
+fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
+    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    let metadata = file.metadata().map_err(|e| io(path, e))?;
+    if !metadata.is_file() || metadata.len() < PARALLEL_FROM as u64 {
+        return Ok(None);
+    }
+    // SAFETY: the mapping is read-only and private to this process. Another process truncating
+    // or rewriting the file while it is mapped is the caveat `ReadMode::Map` documents; one-shot
+    // commands, which alone ask for a mapping, finish long before a file is usually rewritten.
+    let map = match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+        Ok(map) => map,
+        // Some file systems cannot map; reading works everywhere.
+        Err(_) => return Ok(None),
+    };
+    check_utf8(path, &map)?;
+    let skip = bom_len(&map);
+    // SAFETY: checked as UTF-8 just above; it stays unchanged under `ReadMode::Map`'s caveat.
+    Ok(Some(unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), 0) }.skip_prefix(skip)))
+}
+
+/// Reads `path` into a private copy as UTF-8 text, without a leading byte-order mark.
+fn read_text(path: &Path) -> Result<Text, SourceError> {
+    let bytes = read_bytes(path)?;
+    check_utf8(path, &bytes)?;
+    let skip = bom_len(&bytes);
+    // SAFETY: every byte was checked to be valid UTF-8 just above. Checking again in
+    // `String::from_utf8` would spend on one core the time the parallel check saved.
     let text = unsafe { String::from_utf8_unchecked(bytes) };
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    })
+    Ok(Text::from(text).skip_prefix(skip))
 }
 
 /// One range per core, each ending just after a newline; one range for small inputs.

@@ -71,10 +71,8 @@ pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, 
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
     let builder = std::mem::take(&mut result.builder);
-    let items = result
-        .into_lines()
-        .map(|p| ItemEntry { id: p.id.unwrap_or_default().into(), value: p.value, ends: None, metadata: p.metadata })
-        .collect();
+    let items =
+        result.into_lines().map(|p| ItemEntry { id: p.id.unwrap_or_default().into(), value: p.value, ends: None, metadata: p.metadata }).collect();
     Collection::new(name, CollectionKind::Records, text, items, builder.finish(count))
 }
 

@@ -219,3 +219,45 @@ fn invalid_utf8_is_reported_at_its_line_even_in_a_large_file() {
     let err = load_path(&big).expect_err("not UTF-8");
     assert!(err.to_string().contains(&format!("big.ndjson:{}:", lines + 1)), "{err}");
 }
+
+/// A file past the size where one-shot commands map it: a few huge documents (cheap to profile)
+/// behind a byte-order mark.
+fn large_documents() -> String {
+    let long = "x".repeat(17 << 20);
+    format!("\u{feff}{{\"id\":\"a\",\"note\":\"{long}\"}}\n{{\"id\":\"b\",\"note\":\"{long}y\"}}\n{{\"id\":\"c\",\"n\":1}}\n")
+}
+
+#[test]
+fn a_mapped_file_loads_exactly_as_a_copied_one() {
+    use schemascope_sources::{ReadMode, load_with};
+    let (_dir, path) = write("big.ndjson", &large_documents());
+    assert!(std::fs::metadata(&path).expect("metadata").len() > 32 << 20, "large enough to be mapped");
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    let copied = load_with(&spec, &NoProgress, ReadMode::Copy).expect("copied");
+    let mapped = load_with(&spec, &NoProgress, ReadMode::Map).expect("mapped");
+    let (a, b) = (&copied.collections[0], &mapped.collections[0]);
+    let items = |c: &schemascope_core::Collection| {
+        c.items().map(|i| (i.id.to_string(), i.json.len(), i.json.chars().take(20).collect::<String>())).collect::<Vec<_>>()
+    };
+    assert_eq!(items(a), items(b));
+    assert_eq!(items(b)[0], ("a".to_string(), (17 << 20) + 20, "{\"id\":\"a\",\"note\":\"xx".to_string()));
+    assert_eq!(items(b)[2], ("c".to_string(), 16, "{\"id\":\"c\",\"n\":1}".to_string()));
+    let profile = |c: &schemascope_core::Collection| serde_json::to_value(c.profile()).expect("serializable");
+    assert_eq!(profile(a), profile(b));
+}
+
+#[test]
+fn a_mapped_file_that_is_not_utf8_names_the_place() {
+    use schemascope_sources::{ReadMode, load_with};
+    let mut bytes = large_documents().into_bytes();
+    let at = bytes.len() - 5;
+    bytes[at] = 0xff;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bad.ndjson");
+    std::fs::write(&path, &bytes).expect("write");
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    for mode in [ReadMode::Copy, ReadMode::Map] {
+        let err = load_with(&spec, &NoProgress, mode).expect_err("not UTF-8").to_string();
+        assert!(err.contains("not valid UTF-8") && err.contains(":3:"), "{mode:?}: {err}");
+    }
+}

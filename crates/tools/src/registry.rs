@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use schemascope_sources::{FileWatcher, NoProgress, Progress, Source, SourceSpec, load};
+use schemascope_sources::{FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with};
 use tokio::sync::broadcast;
 
 use crate::cache::{AnswerCache, CacheKey};
@@ -85,11 +85,17 @@ impl Registry {
 
     /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
     pub fn load(&self, specs: &[SourceSpec], progress: &dyn Progress) -> Result<(), ToolError> {
+        self.load_with(specs, progress, ReadMode::Copy)
+    }
+
+    /// [`Registry::load`], bringing files into memory as `mode` says ([`ReadMode::Map`] only for
+    /// a registry that answers and is dropped, never for one that serves and watches).
+    pub fn load_with(&self, specs: &[SourceSpec], progress: &dyn Progress, mode: ReadMode) -> Result<(), ToolError> {
         for spec in specs {
             if read(&self.sources).contains_key(&spec.name) {
                 return Err(ToolError::InvalidParams(format!("two sources are named `{}`; name them apart with NAME=PATH", spec.name)));
             }
-            let source = load(spec, progress)?;
+            let source = load_with(spec, progress, mode)?;
             self.insert(source);
         }
         Ok(())

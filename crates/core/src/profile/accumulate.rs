@@ -1,8 +1,9 @@
 //! The accumulating side of profiling: a tree of per-path counters fed by a serde visitor.
 //!
 //! Items are pushed into a [`ProfileBuilder`] one at a time, as JSON text or as a parsed value.
-//! Both go through the same serde visitor, so the text path never materialises a value tree: keys
-//! are borrowed from the input where possible and every scalar lands directly in its counters.
+//! Text is scanned into a token tape by [`super::tape`] and walked; what that scanner declines,
+//! and parsed values, go through a serde visitor that updates the same counters the same way.
+//! Neither path materialises a value tree: every scalar lands directly in its counters.
 //! Builders are mergeable, which is how loaders use every core: each thread profiles a slice of the
 //! items and the partial builders are merged before [`ProfileBuilder::finish`].
 
@@ -16,6 +17,7 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::string_counts::{StringCounts, same_text};
+use super::tape::{self, Token};
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
 
@@ -286,6 +288,8 @@ pub struct ProfileBuilder {
     root: PathNode,
     ctx: Ctx,
     want_id: bool,
+    /// The token tape of the item being added, kept to reuse its memory.
+    tape: Vec<Token>,
 }
 
 impl Default for ProfileBuilder {
@@ -302,7 +306,7 @@ impl ProfileBuilder {
 
     /// A builder with explicit limits.
     pub fn with_limits(limits: ProfileLimits) -> Self {
-        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None }, want_id: false }
+        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None }, want_id: false, tape: Vec::new() }
     }
 
     /// Makes [`ProfileBuilder::add_json`] return each item's top-level scalar `id` member.
@@ -318,6 +322,19 @@ impl ProfileBuilder {
     /// must rebuild without it (loaders re-profile the affected slice; see `sources`).
     pub fn add_json(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
         self.ctx.captured_id = None;
+        if tape::scan(json, &mut self.tape) {
+            let mut walk = TapeWalk { tape: &self.tape, text: json, ctx: &mut self.ctx, want_id: self.want_id };
+            walk.value(0, &mut self.root, 0, false);
+            return Ok(self.ctx.captured_id.take());
+        }
+        self.add_json_by_serde(json)
+    }
+
+    /// [`ProfileBuilder::add_json`] through serde_json alone: for what the tape scanner declines.
+    pub(super) fn add_json_by_serde(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
+        self.ctx.captured_id = None;
+        // An earlier item that failed inside its `id` member left the flag set.
+        self.ctx.capture_id = false;
         let mut de = serde_json::Deserializer::from_str(json);
         NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }.deserialize(&mut de)?;
         de.end()?;
@@ -339,6 +356,116 @@ impl ProfileBuilder {
     pub fn finish(self, item_count: u64) -> CollectionProfile {
         let path_limit_hit = self.ctx.paths >= self.ctx.limits.max_paths;
         super::finalize::finish(self.root, item_count, path_limit_hit)
+    }
+}
+
+/// Walks a scanned item's tape into the counters, exactly as [`NodeSeed`] visits the same item.
+struct TapeWalk<'a> {
+    tape: &'a [Token],
+    text: &'a str,
+    ctx: &'a mut Ctx,
+    want_id: bool,
+}
+
+/// The text of a key or string token.
+#[inline]
+fn token_text(text: &str, start: u32, len: u32) -> &str {
+    let start = start as usize;
+    text.get(start..start + len as usize).unwrap_or_default()
+}
+
+impl TapeWalk<'_> {
+    /// Adds the value at `at` to `node`; returns the index after it. `capture` marks the value of
+    /// a top-level `id` member.
+    fn value(&mut self, at: usize, node: &mut PathNode, depth: usize, capture: bool) -> usize {
+        let Some(&token) = self.tape.get(at) else { return at + 1 };
+        let stats = &mut node.stats;
+        match token {
+            Token::Object { end } => {
+                let end = end as usize;
+                stats.present += 1;
+                stats.objects += 1;
+                if depth >= self.ctx.limits.max_depth {
+                    stats.depth_limited += 1;
+                    return end;
+                }
+                let mut i = at + 1;
+                let mut ordinal = 0;
+                while i < end {
+                    let Some(&Token::Key { start, len }) = self.tape.get(i) else { return end };
+                    let key = token_text(self.text, start, len);
+                    i += 1;
+                    let Some(index) = node.child_index(key, ordinal, self.ctx) else {
+                        node.dropped_keys += 1;
+                        i = tape::skip(self.tape, i);
+                        continue;
+                    };
+                    let capture = self.want_id && depth == 0 && key == "id";
+                    i = self.value(i, &mut node.keys[index].1, depth + 1, capture);
+                    ordinal += 1;
+                }
+                end
+            }
+            Token::Array { end, len } => {
+                let end = end as usize;
+                if depth < self.ctx.limits.max_depth {
+                    let items = node.items.get_or_insert_with(|| {
+                        self.ctx.paths += 1;
+                        Box::default()
+                    });
+                    let mut i = at + 1;
+                    while i < end {
+                        i = self.value(i, items, depth + 1, false);
+                    }
+                } else {
+                    node.stats.depth_limited += 1;
+                }
+                node.stats.add_array(u64::from(len));
+                end
+            }
+            Token::Str { start, len } => {
+                let value = token_text(self.text, start, len);
+                if capture {
+                    self.ctx.captured_id = Some(value.to_string());
+                }
+                stats.add_str(value);
+                at + 1
+            }
+            Token::Unsigned(v) => {
+                if capture {
+                    self.ctx.captured_id = Some(v.to_string());
+                }
+                stats.add_number(v as f64, true);
+                at + 1
+            }
+            Token::Signed(v) => {
+                if capture {
+                    self.ctx.captured_id = Some(v.to_string());
+                }
+                stats.add_number(v as f64, true);
+                at + 1
+            }
+            Token::Float(v) => {
+                if capture {
+                    self.ctx.captured_id = Some(v.to_string());
+                }
+                stats.add_number(v, false);
+                at + 1
+            }
+            Token::Bool(v) => {
+                if capture {
+                    self.ctx.captured_id = Some(v.to_string());
+                }
+                stats.add_bool(v);
+                at + 1
+            }
+            Token::Null => {
+                stats.add_null();
+                at + 1
+            }
+            // A key is only ever read by its object.
+            Token::Key { .. } => at + 1,
+        }
     }
 }
 

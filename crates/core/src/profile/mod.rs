@@ -10,6 +10,9 @@ pub mod formats;
 mod model;
 pub mod numeric;
 mod string_counts;
+mod tape;
+#[cfg(test)]
+mod tape_differential;
 
 pub use accumulate::{ProfileBuilder, ProfileLimits, value_key};
 pub use formats::StringFormat;
