@@ -79,17 +79,84 @@ pub struct EdgeEnds {
     pub target: Box<str>,
 }
 
+/// An item's id: usually a span of the collection's text (a document's `id` string as written),
+/// so a million items need no million small allocations; otherwise a string of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemId {
+    /// The `len` bytes at `start` of the collection's text.
+    InText {
+        /// Byte offset in the text.
+        start: usize,
+        /// Length in bytes.
+        len: u32,
+    },
+    /// An id not written as such in the text: a number's or boolean's canonical form, a
+    /// position (`#3`), a record key, a renamed duplicate.
+    Owned(Box<str>),
+}
+
+impl ItemId {
+    /// The id's text, given the collection's text (which [`ItemId::InText`] points into).
+    pub fn resolve<'a>(&'a self, text: &'a str) -> &'a str {
+        match self {
+            Self::InText { start, len } => text.get(*start..*start + *len as usize).unwrap_or_default(),
+            Self::Owned(id) => id,
+        }
+    }
+
+    /// The same id with a span moved `offset` bytes further into the text.
+    pub fn shifted(self, offset: usize) -> Self {
+        match self {
+            Self::InText { start, len } => Self::InText { start: start + offset, len },
+            owned => owned,
+        }
+    }
+}
+
+impl From<String> for ItemId {
+    fn from(id: String) -> Self {
+        Self::Owned(id.into_boxed_str())
+    }
+}
+
+impl From<&str> for ItemId {
+    fn from(id: &str) -> Self {
+        Self::Owned(id.into())
+    }
+}
+
 /// One item: its id, where its JSON text lives in the buffer, and kind-specific extras.
 #[derive(Debug, Clone)]
 pub struct ItemEntry {
     /// The item's id (for records, the record key; several values may share it).
-    pub id: Box<str>,
+    pub id: ItemId,
     /// Byte range of the item's value in the collection buffer.
     pub value: Range<usize>,
+    /// Edge endpoints and record metadata, which most items do not have (kept apart so the
+    /// entries of a million documents stay small).
+    pub extra: Option<Box<ItemExtra>>,
+}
+
+/// What only some items carry.
+#[derive(Debug, Clone, Default)]
+pub struct ItemExtra {
     /// Edge endpoints, for edges.
-    pub ends: Option<Box<EdgeEnds>>,
+    pub ends: Option<EdgeEnds>,
     /// Byte range of the record metadata, for records that carry it.
     pub metadata: Option<Range<usize>>,
+}
+
+impl ItemEntry {
+    /// An item with an id and a value and nothing else.
+    pub fn new(id: ItemId, value: Range<usize>) -> Self {
+        Self { id, value, extra: None }
+    }
+
+    /// An item with endpoints and/or metadata (no extra is stored when both are absent).
+    pub fn with_extra(id: ItemId, value: Range<usize>, ends: Option<EdgeEnds>, metadata: Option<Range<usize>>) -> Self {
+        let extra = (ends.is_some() || metadata.is_some()).then(|| Box::new(ItemExtra { ends, metadata }));
+        Self { id, value, extra }
+    }
 }
 
 /// A borrowed view of one item.
@@ -212,7 +279,7 @@ impl Collection {
             profiler.add_value(&item.value);
             let value = append_json(&mut buffer, &item.value);
             let metadata = item.metadata.as_ref().map(|m| append_json(&mut buffer, m));
-            items.push(ItemEntry { id: item.id.into(), value, ends: item.ends.map(Box::new), metadata });
+            items.push(ItemEntry::with_extra(item.id.into(), value, item.ends, metadata));
         }
         let profile = profiler.finish(items.len() as u64);
         Self::new(name, kind, Arc::new(buffer.into()), items, profile)
@@ -303,10 +370,10 @@ impl Collection {
         let entry = self.items.get(index)?;
         Some(ItemRef {
             index,
-            id: &entry.id,
+            id: entry.id.resolve(&self.buffer),
             json: self.buffer.get(entry.value.clone()).unwrap_or("null"),
-            ends: entry.ends.as_deref(),
-            metadata_json: entry.metadata.clone().and_then(|m| self.buffer.get(m)),
+            ends: entry.extra.as_ref().and_then(|e| e.ends.as_ref()),
+            metadata_json: entry.extra.as_ref().and_then(|e| e.metadata.clone()).and_then(|m| self.buffer.get(m)),
         })
     }
 

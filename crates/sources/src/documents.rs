@@ -7,19 +7,21 @@ use std::path::Path;
 
 use schemascope_core::SharedText;
 
-use schemascope_core::{Collection, CollectionKind, CollectionProfile, ItemEntry, ProfileBuilder};
+use schemascope_core::{Collection, CollectionKind, CollectionProfile, ItemEntry, ItemId, ProfileBuilder};
 use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
-use crate::ndjson::{LineError, LineHandler, ParsedLine, line_error, scan};
+use crate::ndjson::{LineError, LineHandler, line_error, scan};
 use crate::source::Progress;
 
 struct DocumentHandler;
 
 impl LineHandler for DocumentHandler {
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ParsedLine, LineError> {
+    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError> {
         let id = builder.add_json(line).map_err(|e| line_error(&e))?;
-        Ok(ParsedLine { value: offset..offset + line.len(), id, ..ParsedLine::default() })
+        // The position is filled in once the slices are joined.
+        let id = id.map_or(ItemId::InText { start: 0, len: 0 }, |id| id.shifted(offset));
+        Ok(ItemEntry::new(id, offset..offset + line.len()))
     }
 
     fn builder(&self) -> ProfileBuilder {
@@ -38,14 +40,19 @@ fn ids_known_unique(profile: &CollectionProfile) -> bool {
     })
 }
 
-/// The item of one document: its `id` member, or its position.
-fn item(index: usize, id: Option<String>, value: std::ops::Range<usize>) -> ItemEntry {
-    let id = id.map_or_else(|| format!("#{index}").into(), String::into_boxed_str);
-    ItemEntry { id, value, ends: None, metadata: None }
+/// The id of the document at `index` that has no `id` member: its position.
+fn position_id(index: usize) -> ItemId {
+    ItemId::Owned(format!("#{index}").into())
+}
+
+/// The placeholder a line handler leaves for a document without an `id` (no real id can be an
+/// empty span at the very start of the file: it would lie inside its own document).
+fn is_unnamed(id: &ItemId) -> bool {
+    matches!(id, ItemId::InText { start: 0, len: 0 })
 }
 
 /// Gives repeated ids a `~2`, `~3`… suffix (and says so), unless the profile proved them unique.
-fn disambiguate_ids(items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<LoadWarning>) {
+fn disambiguate_ids(text: &str, items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<LoadWarning>) {
     if unique {
         return;
     }
@@ -54,16 +61,16 @@ fn disambiguate_ids(items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<Lo
     {
         let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
         for (index, item) in items.iter().enumerate() {
-            if !seen.insert(&item.id) {
+            if !seen.insert(item.id.resolve(text)) {
                 repeated.push(index);
             }
         }
     }
     let Some(&first) = repeated.first() else { return };
-    let first_id = items[first].id.to_string();
-    let mut taken: HashSet<Box<str>> = items.iter().map(|i| i.id.clone()).collect();
+    let first_id = items[first].id.resolve(text).to_string();
+    let mut taken: HashSet<Box<str>> = items.iter().map(|i| i.id.resolve(text).into()).collect();
     for &index in &repeated {
-        let base = items[index].id.to_string();
+        let base = items[index].id.resolve(text).to_string();
         let mut n = 1;
         let mut candidate: Box<str> = base.as_str().into();
         while taken.contains(&candidate) {
@@ -71,7 +78,7 @@ fn disambiguate_ids(items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<Lo
             candidate = format!("{base}~{n}").into();
         }
         taken.insert(candidate.clone());
-        items[index].id = candidate;
+        items[index].id = ItemId::Owned(candidate);
     }
     warnings.push(LoadWarning::new(format!(
         "{} document(s) repeat an earlier id (first: `{first_id}`); they were given ids with a `~2`, `~3`… suffix",
@@ -93,7 +100,7 @@ fn assemble(
         let profile = builder.finish(count);
         (profile, index.join().unwrap_or_default())
     });
-    disambiguate_ids(&mut items, ids_known_unique(&profile), warnings);
+    disambiguate_ids(&text, &mut items, ids_known_unique(&profile), warnings);
     Collection::new(name, CollectionKind::Documents, text, items, profile)
 }
 
@@ -103,7 +110,15 @@ pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
     let builder = std::mem::take(&mut result.builder);
-    let entries = move || result.into_lines().enumerate().map(|(i, line)| item(i, line.id, line.value)).collect();
+    let entries = move || {
+        let mut items = result.into_items();
+        for (index, item) in items.iter_mut().enumerate() {
+            if is_unnamed(&item.id) {
+                item.id = position_id(index);
+            }
+        }
+        items
+    };
     assemble(name, text, builder, count, entries, warnings)
 }
 
@@ -131,7 +146,7 @@ pub fn load_document_array(
         .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(spans.len().max(1));
     let chunk = spans.len().div_ceil(threads).max(1);
-    type Part = Result<(ProfileBuilder, Vec<Option<String>>), (usize, serde_json::Error)>;
+    type Part = Result<(ProfileBuilder, Vec<Option<ItemId>>), (usize, serde_json::Error)>;
     let parts: Vec<Part> = std::thread::scope(|scope| {
         let handles: Vec<_> = spans
             .chunks(chunk)
@@ -171,6 +186,13 @@ pub fn load_document_array(
         ids_in.extend(ids);
     }
     let count = spans.len() as u64;
-    let entries = move || ids_in.into_iter().zip(spans).enumerate().map(|(i, (id, value))| item(i, id, value)).collect();
+    let entries = move || {
+        ids_in
+            .into_iter()
+            .zip(spans)
+            .enumerate()
+            .map(|(i, (id, value))| ItemEntry::new(id.map_or_else(|| position_id(i), |id| id.shifted(value.start)), value))
+            .collect()
+    };
     Ok(assemble(name, text.clone(), builder, count, entries, warnings))
 }

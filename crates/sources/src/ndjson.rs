@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use schemascope_core::ProfileBuilder;
+use schemascope_core::{ItemEntry, ProfileBuilder};
 
 use crate::error::LoadWarning;
 use crate::source::Progress;
@@ -16,24 +16,11 @@ use crate::source::Progress;
 /// Bytes between progress reports.
 const PROGRESS_STEP: usize = 4 << 20;
 
-/// One good line: where its item's value is and what it contributed.
-#[derive(Default)]
-pub(crate) struct ParsedLine {
-    /// Byte range of the whole (trimmed) line (set by the scanner).
-    pub text: Range<usize>,
-    /// Byte range of the item value within the file.
-    pub value: Range<usize>,
-    /// Byte range of record metadata, if any.
-    pub metadata: Option<Range<usize>>,
-    /// The id or key found on the line, if any.
-    pub id: Option<String>,
-}
-
-/// What to do with each line: profile it and say where its value is.
+/// What to do with each line: profile it and say where its item is.
 pub(crate) trait LineHandler: Sync {
     /// Handles one non-empty line starting at byte `offset` of the file. On success the item's
-    /// value has been added to `builder`.
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ParsedLine, LineError>;
+    /// value has been added to `builder`; the entry's ranges and id are positions in the file.
+    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError>;
 
     /// A fresh profile builder for one slice.
     fn builder(&self) -> ProfileBuilder {
@@ -48,9 +35,9 @@ pub(crate) struct LineError {
 }
 
 pub(crate) struct ScanResult {
-    /// The good lines of each slice, in file order. Kept per slice: concatenating a million
-    /// lines would copy them all once more for nothing.
-    pub lines: Vec<Vec<ParsedLine>>,
+    /// The items of the good lines of each slice, in file order. Kept per slice: concatenating
+    /// a million entries would copy them all once more for nothing.
+    pub items: Vec<Vec<ItemEntry>>,
     pub builder: ProfileBuilder,
     pub warnings: Vec<LoadWarning>,
 }
@@ -58,12 +45,20 @@ pub(crate) struct ScanResult {
 impl ScanResult {
     /// Number of good lines.
     pub fn line_count(&self) -> usize {
-        self.lines.iter().map(Vec::len).sum()
+        self.items.iter().map(Vec::len).sum()
     }
 
-    /// The good lines, in file order.
-    pub fn into_lines(self) -> impl Iterator<Item = ParsedLine> {
-        self.lines.into_iter().flatten()
+    /// The items of the good lines, in file order, in the first slice's vector (grown in place
+    /// where the allocator can) rather than a new one.
+    pub fn into_items(self) -> Vec<ItemEntry> {
+        let total = self.line_count();
+        let mut slices = self.items.into_iter();
+        let mut items = slices.next().unwrap_or_default();
+        items.reserve_exact(total - items.len());
+        for mut slice in slices {
+            items.append(&mut slice);
+        }
+        items
     }
 }
 
@@ -84,7 +79,7 @@ pub(crate) fn line_slices(bytes: &[u8], parts: usize) -> Vec<Range<usize>> {
 }
 
 struct SliceResult {
-    lines: Vec<ParsedLine>,
+    items: Vec<ItemEntry>,
     builder: ProfileBuilder,
     bad: Vec<(usize, LineError)>,
     line_count: usize,
@@ -102,14 +97,26 @@ fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress) -> SliceResult {
+/// About how many lines `slice` has (a tenth more), from the lines in its first 64 KiB, so
+/// the entries are allocated once instead of copied as they grow. Lines under 16 bytes are not
+/// counted on: a file of blank lines must not reserve entries for items it does not have.
+fn estimated_lines(slice: &str) -> usize {
+    let sample = &slice.as_bytes()[..slice.len().min(64 << 10)];
+    let lines = memchr::memchr_iter(b'\n', sample).count().max(1);
+    let estimate = slice.len() as f64 / sample.len().max(1) as f64 * lines as f64 * 1.1;
+    (estimate as usize).min(slice.len() / 16) + 16
+}
+
+/// One pass over the lines of a slice, leaving out the lines numbered in `skip` (ascending).
+fn scan_lines(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress, skip: &[usize]) -> SliceResult {
+    let slice = &text[range.clone()];
     let mut builder = handler.builder();
-    let mut lines = Vec::new();
+    let mut items = Vec::with_capacity(estimated_lines(slice));
     let mut bad = Vec::new();
     let mut line_count = 0;
     let mut offset = range.start;
     let mut since_report = 0;
-    let slice = &text[range.clone()];
+    let mut skip = skip.iter().peekable();
     for raw in lines_inclusive(slice) {
         line_count += 1;
         let line_start = offset;
@@ -119,6 +126,9 @@ fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
             progress.advance(since_report as u64);
             since_report = 0;
         }
+        if skip.next_if_eq(&&line_count).is_some() {
+            continue;
+        }
         let trimmed = raw.trim_start();
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
@@ -126,22 +136,23 @@ fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
             continue;
         }
         match handler.handle(trimmed, line_start + lead, &mut builder) {
-            Ok(mut parsed) => {
-                parsed.text = line_start + lead..line_start + lead + trimmed.len();
-                lines.push(parsed);
-            }
+            Ok(item) => items.push(item),
             Err(e) => bad.push((line_count, LineError { column: e.column + lead, message: e.message })),
         }
     }
     progress.advance(since_report as u64);
-    if !bad.is_empty() {
-        // The bad lines may have left partial counts: profile the good lines again from scratch.
-        builder = handler.builder();
-        for parsed in &lines {
-            let _ = handler.handle(&text[parsed.text.clone()], parsed.text.start, &mut builder);
-        }
+    SliceResult { items, builder, bad, line_count }
+}
+
+fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress) -> SliceResult {
+    let first = scan_lines(text, range.clone(), handler, progress, &[]);
+    if first.bad.is_empty() {
+        return first;
     }
-    SliceResult { lines, builder, bad, line_count }
+    // The bad lines may have left partial counts: profile the slice again without them.
+    let skip: Vec<usize> = first.bad.iter().map(|(line, _)| *line).collect();
+    let again = scan_lines(text, range, handler, &crate::NoProgress, &skip);
+    SliceResult { items: again.items, builder: again.builder, bad: first.bad, line_count: first.line_count }
 }
 
 /// Scans every line of `text` on all cores.
@@ -158,11 +169,11 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
             handles.into_iter().filter_map(|h| h.join().ok()).collect()
         })
     };
-    let mut merged = ScanResult { lines: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
+    let mut merged = ScanResult { items: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
     let mut line_base = 0;
     let mut first = true;
     for slice in results {
-        merged.lines.push(slice.lines);
+        merged.items.push(slice.items);
         for (line, error) in slice.bad {
             merged.warnings.push(LoadWarning::at(line + line_base, error.column, format!("skipped: {}", error.message)));
         }

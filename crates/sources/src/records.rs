@@ -5,12 +5,12 @@ use std::path::Path;
 
 use schemascope_core::SharedText;
 
-use schemascope_core::{Collection, CollectionKind, ItemEntry, OwnedItem, ProfileBuilder};
+use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, OwnedItem, ProfileBuilder};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
-use crate::ndjson::{LineError, LineHandler, ParsedLine, line_error, scan};
+use crate::ndjson::{LineError, LineHandler, line_error, scan};
 use crate::source::Progress;
 
 /// Loads a JSON object of named records, in file order.
@@ -42,7 +42,7 @@ fn span(line: &str, offset: usize, raw: &RawValue) -> std::ops::Range<usize> {
 }
 
 impl LineHandler for RecordHandler {
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ParsedLine, LineError> {
+    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError> {
         let record: RecordLine<'_> = serde_json::from_str(line).map_err(|e| {
             let mut error = line_error(&e);
             if e.is_data() {
@@ -56,12 +56,8 @@ impl LineHandler for RecordHandler {
             _ => return Err(LineError { column: 1, message: format!("`key` must be a string or a number, not {}", record.key.get()) }),
         };
         builder.add_json(record.value.get()).map_err(|e| line_error(&e))?;
-        Ok(ParsedLine {
-            value: span(line, offset, record.value),
-            metadata: record.metadata.filter(|m| m.get() != "null").map(|m| span(line, offset, m)),
-            id: Some(key),
-            ..ParsedLine::default()
-        })
+        let metadata = record.metadata.filter(|m| m.get() != "null").map(|m| span(line, offset, m));
+        Ok(ItemEntry::with_extra(ItemId::from(key), span(line, offset, record.value), None, metadata))
     }
 }
 
@@ -71,8 +67,7 @@ pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, 
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
     let builder = std::mem::take(&mut result.builder);
-    let items =
-        result.into_lines().map(|p| ItemEntry { id: p.id.unwrap_or_default().into(), value: p.value, ends: None, metadata: p.metadata }).collect();
+    let items = result.into_items();
     Collection::new(name, CollectionKind::Records, text, items, builder.finish(count))
 }
 

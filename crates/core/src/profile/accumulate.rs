@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::CollectionProfile;
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
+use crate::collection::ItemId;
 
 type Map<K, V> = std::collections::HashMap<K, V, RandomState>;
 
@@ -279,7 +280,7 @@ struct Ctx {
     paths: usize,
     /// Set while visiting the value of the top-level `id` member, when ids are wanted.
     capture_id: bool,
-    captured_id: Option<String>,
+    captured_id: Option<ItemId>,
 }
 
 /// Pushes items into per-path counters; see the module docs.
@@ -316,11 +317,12 @@ impl ProfileBuilder {
     }
 
     /// Profiles one item given as JSON text. Returns the item's top-level `id` when
-    /// [`ProfileBuilder::capture_ids`] was set and the item has a scalar one.
+    /// [`ProfileBuilder::capture_ids`] was set and the item has a scalar one; an
+    /// [`ItemId::InText`] is a span of `json` (shift it to where `json` lies in a larger text).
     ///
     /// On a parse error the counters may hold part of the bad item: callers that keep going
     /// must rebuild without it (loaders re-profile the affected slice; see `sources`).
-    pub fn add_json(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
+    pub fn add_json(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
         self.ctx.captured_id = None;
         if tape::scan(json, &mut self.tape) {
             let mut walk = TapeWalk { tape: &self.tape, text: json, ctx: &mut self.ctx, want_id: self.want_id };
@@ -331,7 +333,7 @@ impl ProfileBuilder {
     }
 
     /// [`ProfileBuilder::add_json`] through serde_json alone: for what the tape scanner declines.
-    pub(super) fn add_json_by_serde(&mut self, json: &str) -> Result<Option<String>, serde_json::Error> {
+    pub(super) fn add_json_by_serde(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
         self.ctx.captured_id = None;
         // An earlier item that failed inside its `id` member left the flag set.
         self.ctx.capture_id = false;
@@ -426,35 +428,35 @@ impl TapeWalk<'_> {
             Token::Str { start, len } => {
                 let value = token_text(self.text, start, len);
                 if capture {
-                    self.ctx.captured_id = Some(value.to_string());
+                    self.ctx.captured_id = Some(ItemId::InText { start: start as usize, len });
                 }
                 stats.add_str(value);
                 at + 1
             }
             Token::Unsigned(v) => {
                 if capture {
-                    self.ctx.captured_id = Some(v.to_string());
+                    self.ctx.captured_id = Some(v.to_string().into());
                 }
                 stats.add_number(v as f64, true);
                 at + 1
             }
             Token::Signed(v) => {
                 if capture {
-                    self.ctx.captured_id = Some(v.to_string());
+                    self.ctx.captured_id = Some(v.to_string().into());
                 }
                 stats.add_number(v as f64, true);
                 at + 1
             }
             Token::Float(v) => {
                 if capture {
-                    self.ctx.captured_id = Some(v.to_string());
+                    self.ctx.captured_id = Some(v.to_string().into());
                 }
                 stats.add_number(v, false);
                 at + 1
             }
             Token::Bool(v) => {
                 if capture {
-                    self.ctx.captured_id = Some(v.to_string());
+                    self.ctx.captured_id = Some(v.to_string().into());
                 }
                 stats.add_bool(v);
                 at + 1
@@ -479,7 +481,7 @@ struct NodeSeed<'a> {
 impl NodeSeed<'_> {
     fn capture(&mut self, value: impl FnOnce() -> String) {
         if self.ctx.capture_id && self.depth == 1 {
-            self.ctx.captured_id = Some(value());
+            self.ctx.captured_id = Some(value().into());
         }
     }
 }
