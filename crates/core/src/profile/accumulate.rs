@@ -100,6 +100,22 @@ pub(crate) struct NumberStats {
     ///
     /// [`ValueRuns`]: super::numeric::ValueRuns
     pub values: Vec<f64>,
+    /// The values of merged builders, kept apart: finishing reads all parts, so merging copies
+    /// nothing.
+    pub parts: Vec<Vec<f64>>,
+}
+
+impl NumberStats {
+    /// True when no number was seen.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty() && self.parts.iter().all(Vec::is_empty)
+    }
+
+    /// Every value, in parts.
+    pub fn into_parts(mut self) -> Vec<Vec<f64>> {
+        self.parts.insert(0, self.values);
+        self.parts
+    }
 }
 
 #[derive(Debug, Default)]
@@ -180,7 +196,8 @@ impl ValueStats {
         self.strings.values.merge(other.strings.values);
         self.numbers.integers += other.numbers.integers;
         self.numbers.floats += other.numbers.floats;
-        self.numbers.values.extend(other.numbers.values);
+        self.numbers.parts.push(other.numbers.values);
+        self.numbers.parts.extend(other.numbers.parts);
         self.arrays.lengths.merge(other.arrays.lengths);
         self.arrays.empty += other.arrays.empty;
     }

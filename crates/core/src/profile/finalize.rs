@@ -68,6 +68,7 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
     flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes);
 
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
+
     // Heaviest paths first, handed out one at a time to whichever thread is free.
     let mut order: Vec<(usize, u64)> = pending.iter().map(Pending::cost).enumerate().collect();
     order.sort_by_key(|o| std::cmp::Reverse(o.1));
@@ -129,7 +130,7 @@ fn finalize(p: Pending) -> PropertyProfile {
         null: s.nulls,
     };
     let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
-    let numbers = (!s.numbers.values.is_empty()).then(|| finalize_numbers(s.numbers));
+    let numbers = (!s.numbers.is_empty()).then(|| finalize_numbers(s.numbers));
     let booleans = (s.trues + s.falses > 0).then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
     let lengths = s.arrays.lengths;
     let arrays = (lengths.count > 0).then(|| ArrayProfile {
@@ -158,10 +159,9 @@ fn finalize(p: Pending) -> PropertyProfile {
     }
 }
 
-fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
-    s.values.compact();
-    let distinct = s.values.len() as u64;
-    let entries: Vec<(&str, u64)> = s.values.iter().collect();
+fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
+    let entries = s.values.tally();
+    let distinct = entries.len() as u64;
     let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
@@ -172,9 +172,10 @@ fn finalize_strings(mut s: super::accumulate::StringStats) -> StringProfile {
         _ => (None, None),
     };
     let mut lengths = s.long;
+    let ascii = s.values.is_ascii();
     for (value, count) in &entries {
         if value.len() <= MAX_KEY_LEN {
-            lengths.add(value.chars().count() as u64, *count);
+            lengths.add(if ascii { value.len() } else { value.chars().count() } as u64, *count);
         }
     }
     let entries = top_values(entries, TOP_VALUES);
@@ -227,10 +228,11 @@ fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
-    let runs = ValueRuns::from_values(n.values);
+    let (integer_count, float_count) = (n.integers, n.floats);
+    let runs = ValueRuns::from_parts(n.into_parts());
     let (mean, std_dev) = runs.mean_std();
     let distinct = runs.distinct() as u64;
-    let integers = n.floats == 0;
+    let integers = float_count == 0;
     let top = if distinct <= NUMBER_TOP_DISTINCT {
         let mut counted: Vec<(f64, u64)> = runs.iter().collect();
         counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
@@ -240,8 +242,8 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
     };
     NumberProfile {
         count: runs.count(),
-        integer_count: n.integers,
-        float_count: n.floats,
+        integer_count,
+        float_count,
         min: runs.min(),
         max: runs.max(),
         mean,

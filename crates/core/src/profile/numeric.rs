@@ -50,7 +50,7 @@ const COUNT_UP_TO: usize = 1 << 14;
 
 /// Each distinct value of `values` with its count, or `None` once there are more than
 /// [`COUNT_UP_TO`] distinct ones.
-fn count_few(values: &[f64]) -> Option<Vec<(f64, u64)>> {
+fn count_few<'a>(values: impl IntoIterator<Item = &'a f64>) -> Option<Vec<(f64, u64)>> {
     use std::hash::BuildHasher;
     let hash = |bits: u64| super::string_counts::hasher().hash_one(bits);
     let mut table: hashbrown::HashTable<(u64, u64)> = hashbrown::HashTable::new();
@@ -82,12 +82,30 @@ impl ValueRuns {
     /// Runs of `values` in any order. Values that repeat a few thousand distinct ones (levels,
     /// prices, percentages) are counted in a table small enough to stay in cache and only the
     /// distinct ones are sorted; past [`COUNT_UP_TO`] distinct values, sorting them all is cheaper.
-    pub fn from_values(mut values: Vec<f64>) -> Self {
-        if let Some(counted) = count_few(&values) {
+    pub fn from_values(values: Vec<f64>) -> Self {
+        Self::from_parts(vec![values])
+    }
+
+    /// Runs of all the values of `parts` (one per thread that profiled), without gathering them
+    /// into one vector first: counted across the parts, or each part sorted and the sorted parts
+    /// merged.
+    pub fn from_parts(mut parts: Vec<Vec<f64>>) -> Self {
+        if let Some(counted) = count_few(parts.iter().flatten()) {
             return Self::from_counts(counted);
         }
-        values.sort_unstable_by(f64::total_cmp);
-        Self::from_sorted(&values)
+        for part in &mut parts {
+            part.sort_unstable_by(f64::total_cmp);
+        }
+        let mut heads: Vec<std::iter::Peekable<std::vec::IntoIter<f64>>> = parts.into_iter().map(|p| p.into_iter().peekable()).collect();
+        let mut runs = Self::default();
+        loop {
+            // Few parts (one per core): finding the smallest head by scanning them is cheapest.
+            let next = heads.iter_mut().filter_map(|h| h.peek().copied().map(|v| (v, h))).min_by(|a, b| a.0.total_cmp(&b.0));
+            let Some((value, head)) = next else { break };
+            head.next();
+            runs.push(value, 1);
+        }
+        runs
     }
 
     /// Runs of values sorted ascending (equal values adjacent; `-0.0` and `0.0` are one value).
@@ -404,6 +422,17 @@ mod tests {
         assert_eq!(counted.quantile(0.9), 3.0);
         assert_eq!(counted.count_below(0.0), 1);
         assert_eq!(counted.count_below(0.5), 6);
+    }
+
+    #[test]
+    fn runs_from_parts_match_runs_of_all_values() {
+        // Past the counting table (sorted and merged) and below it (counted across parts).
+        for distinct in [COUNT_UP_TO * 2, 50] {
+            let all: Vec<f64> = (0..60_000).map(|i| ((i * 7919) % distinct) as f64 / 4.0 - 100.0).chain([0.0, -0.0, -0.0]).collect();
+            let parts: Vec<Vec<f64>> = vec![all[..10_000].to_vec(), Vec::new(), all[10_000..59_999].to_vec(), all[59_999..].to_vec()];
+            assert_eq!(ValueRuns::from_parts(parts), runs(&all), "{distinct}");
+        }
+        assert_eq!(ValueRuns::from_parts(vec![Vec::new(), Vec::new()]).count(), 0);
     }
 
     #[test]

@@ -1,16 +1,17 @@
 //! Exact counts of distinct strings, stored without an allocation per string.
 //!
-//! Every string lives in one arena `String`; what is kept per string is its hash, its arena range
-//! and its count. Two layouts, because the two common kinds of string property behave opposite:
+//! Every string lives in one arena `String`; what is kept per string is its hash and its arena
+//! range (and a count, where it can exceed one). Two layouts, because the two common kinds of
+//! string property behave opposite:
 //!
 //! - **Few distinct values** (`kind`, `region`): a `hashbrown::HashTable` finds the value's slot
 //!   and bumps its count. The table stays small and in cache.
 //! - **Mostly distinct values** (ids, timestamps): a hash table of a million entries turns every
 //!   value into cache misses, and merging two such tables is as costly again. Once a property
 //!   looks like this (past [`LOG_AFTER`] distinct values, more than half of all values), every
-//!   occurrence is instead *appended* to a log — sequential writes only — and the log is sorted by
-//!   hash and folded into counts once, at the end ([`StringCounts::compact`]). Merging two logs
-//!   is a concatenation.
+//!   occurrence is instead *appended* to a log of 16-byte entries — sequential writes only — and
+//!   the logs are sorted by hash and folded into counts once, at the end ([`StringCounts::tally`]).
+//!   Merging a log keeps the other builder's counts as a part of their own: nothing is copied.
 //!
 //! Either way the counts are exact. Every table in the process hashes with the same randomly
 //! seeded hasher, so hashes computed by one thread stay valid in another's table.
@@ -24,12 +25,31 @@ use hashbrown::HashTable;
 /// Distinct values past which a mostly-distinct property switches to the log layout.
 const LOG_AFTER: usize = 4_096;
 
+/// A distinct string with its count (the table layout).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     hash: u64,
     start: usize,
     len: usize,
     count: u64,
+}
+
+/// One occurrence in the log layout: a hash and the arena range, packed as `start << 16 | len`
+/// (logged strings are at most a few hundred bytes: longer ones are counted under a short key).
+#[derive(Debug, Clone, Copy)]
+struct Logged {
+    hash: u64,
+    place: u64,
+}
+
+/// Longest string the log layout can hold; [`StringCounts::add`] callers stay far below it.
+const MAX_LOGGED_LEN: usize = u16::MAX as usize;
+
+impl Logged {
+    fn range(self) -> std::ops::Range<usize> {
+        let start = (self.place >> 16) as usize;
+        start..start + (self.place & 0xffff) as usize
+    }
 }
 
 /// String equality without a call to `memcmp` for short strings: every key and every repeated
@@ -69,18 +89,20 @@ pub(crate) fn hasher() -> &'static FixedState {
 #[derive(Debug, Default)]
 pub(crate) struct StringCounts {
     table: HashTable<Slot>,
-    /// Occurrences in the log layout (unsorted until [`StringCounts::compact`]).
-    log: Vec<Slot>,
+    /// In the log layout: the table's slots when logging began, then every occurrence since.
+    counted: Vec<Slot>,
+    log: Vec<Logged>,
     logging: bool,
-    compacted: bool,
     arena: String,
     total: u64,
+    /// Logs merged in from other builders, in item order after this one's.
+    parts: Vec<StringCounts>,
 }
 
 impl StringCounts {
-    /// Number of distinct strings; exact after [`StringCounts::compact`], an upper bound before.
+    /// Number of distinct strings; an upper bound until [`StringCounts::tally`] folds the logs.
     pub fn len(&self) -> usize {
-        self.table.len() + self.log.len()
+        self.table.len() + self.counted.len() + self.log.len() + self.parts.iter().map(StringCounts::len).sum::<usize>()
     }
 
     /// Counts `value` `n` more times.
@@ -91,10 +113,16 @@ impl StringCounts {
 
     fn add_hashed(&mut self, hash: u64, value: &str, n: u64) {
         self.total += n;
-        if self.logging {
-            self.log.push(Slot { hash, start: self.arena.len(), len: value.len(), count: n });
+        if self.logging && n == 1 && value.len() <= MAX_LOGGED_LEN {
+            self.log.push(Logged { hash, place: (self.arena.len() as u64) << 16 | value.len() as u64 });
             self.arena.push_str(value);
-            self.compacted = false;
+            return;
+        }
+        if self.logging {
+            // Only merges count more than one at a time, and only callers past the key limit
+            // hand in long strings: both are rare enough for a slot of their own.
+            self.counted.push(Slot { hash, start: self.arena.len(), len: value.len(), count: n });
+            self.arena.push_str(value);
             return;
         }
         let arena = &mut self.arena;
@@ -113,23 +141,21 @@ impl StringCounts {
 
     fn start_logging(&mut self) {
         self.logging = true;
-        self.compacted = false;
-        self.log.extend(self.table.drain());
+        self.counted.extend(self.table.drain());
     }
 
-    /// Adds every count of `other`.
+    /// Adds every count of `other`. A log is kept as a part (no copy); a table is folded in.
     pub fn merge(&mut self, mut other: StringCounts) {
         if self.logging || other.logging {
-            if !self.logging {
-                self.start_logging();
+            for side in [&mut *self, &mut other] {
+                if !side.logging {
+                    side.start_logging();
+                }
             }
-            let base = self.arena.len();
-            self.arena.push_str(&other.arena);
             self.total += other.total;
-            let rebase = |s: Slot| Slot { start: s.start + base, ..s };
-            self.log.extend(other.log.into_iter().map(rebase));
-            self.log.extend(other.table.drain().map(rebase));
-            self.compacted = false;
+            let mut nested = std::mem::take(&mut other.parts);
+            self.parts.push(other);
+            self.parts.append(&mut nested);
             return;
         }
         if other.len() > self.len() {
@@ -140,50 +166,103 @@ impl StringCounts {
         }
     }
 
-    /// Folds the log into one slot per distinct string, keeping the log's order (which is the
-    /// arena's, so later passes over the values read memory front to back instead of jumping).
+    /// Every distinct string with its count: a table's in no particular order, logs' in order of
+    /// first appearance (so later passes over the values read the arenas front to back).
     ///
-    /// Only a small index of (hash, position) pairs is sorted: hashes are uniform, so a two-pass
-    /// radix sort on their top 16 bits leaves runs of a few pairs to finish. Texts are compared
-    /// only within a run of equal hashes (the same string, or a rare collision); each repeat's
-    /// count goes to the first occurrence and the repeat is dropped.
-    pub fn compact(&mut self) {
-        if !self.logging || self.compacted {
-            return;
+    /// Folding the logs sorts only a small index of (hash, position) pairs: hashes are uniform,
+    /// so a two-pass radix sort on their top 16 bits leaves runs of a few pairs to finish. Texts
+    /// are compared only within a run of equal hashes (the same string, or a rare collision);
+    /// each repeat's count goes to the first occurrence and the repeat is dropped.
+    pub fn tally(&self) -> Vec<(&str, u64)> {
+        if !self.logging {
+            return self.table.iter().map(|s| (&self.arena[s.start..s.start + s.len], s.count)).collect();
         }
-        let mut order: Vec<(u64, usize)> = self.log.iter().enumerate().map(|(i, s)| (s.hash, i)).collect();
+        let sources: Vec<&StringCounts> = std::iter::once(self).chain(&self.parts).collect();
+        if let Some(tally) = tally_sorted(&sources) {
+            return tally;
+        }
+        // Entries are numbered across sources in item order: each source's counted slots (seen
+        // first), then its log. `firsts[k]` is the number of the first entry of source `k`.
+        let mut firsts = Vec::with_capacity(sources.len() + 1);
+        let mut n = 0;
+        for part in &sources {
+            firsts.push(n);
+            n += part.counted.len() + part.log.len();
+        }
+        firsts.push(n);
+        let text_of = |i: usize| -> &str {
+            let k = firsts.partition_point(|&f| f <= i) - 1;
+            let (part, local) = (sources[k], i - firsts[k]);
+            match part.counted.get(local) {
+                Some(s) => &part.arena[s.start..s.start + s.len],
+                None => &part.arena[part.log[local - part.counted.len()].range()],
+            }
+        };
+        let mut order: Vec<(u64, usize)> = Vec::with_capacity(n);
+        let mut counts: Vec<u64> = Vec::with_capacity(n);
+        for part in &sources {
+            let base = order.len();
+            order.extend(part.counted.iter().map(|s| s.hash).chain(part.log.iter().map(|l| l.hash)).enumerate().map(|(i, h)| (h, base + i)));
+            counts.extend(part.counted.iter().map(|s| s.count).chain(part.log.iter().map(|_| 1)));
+        }
         radsort::sort_by_key(&mut order, |&(hash, _)| (hash >> 48) as u16);
         for run in order.chunk_by_mut(|a, b| a.0 >> 48 == b.0 >> 48) {
             run.sort_unstable();
         }
-        let arena = &self.arena;
-        let text = |s: &Slot| &arena[s.start..s.start + s.len];
-        let mut repeat = vec![false; self.log.len()];
         for run in order.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
             // Positions ascend within a run, so the first of equal texts is the earliest.
             for (k, &(_, later)) in run.iter().enumerate().skip(1) {
-                let first = run[..k].iter().map(|&(_, i)| i).find(|&i| !repeat[i] && text(&self.log[i]) == text(&self.log[later]));
+                let text = text_of(later);
+                let first = run[..k].iter().map(|&(_, i)| i).find(|&i| counts[i] != 0 && text_of(i) == text);
                 if let Some(first) = first {
-                    self.log[first].count += self.log[later].count;
-                    repeat[later] = true;
+                    counts[first] += counts[later];
+                    counts[later] = 0;
                 }
             }
         }
-        let mut position = 0;
-        self.log.retain(|_| {
-            position += 1;
-            !repeat[position - 1]
+        drop(order);
+        let texts = sources.iter().flat_map(|part| {
+            let arena = part.arena.as_str();
+            part.counted.iter().map(move |s| &arena[s.start..s.start + s.len]).chain(part.log.iter().map(move |l| &arena[l.range()]))
         });
-        self.log.shrink_to_fit();
-        self.compacted = true;
+        texts.zip(counts).filter(|&(_, n)| n != 0).collect()
     }
 
-    /// Every distinct string with its count: a table's in no particular order, a log's in order
-    /// of first appearance. Call
-    /// [`StringCounts::compact`] first, or strings in the log may repeat.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
-        self.table.iter().chain(self.log.iter()).map(|s| (&self.arena[s.start..s.start + s.len], s.count))
+    /// True when every string counted is ASCII (so its length in characters is its length in
+    /// bytes).
+    pub fn is_ascii(&self) -> bool {
+        self.arena.is_ascii() && self.parts.iter().all(StringCounts::is_ascii)
     }
+}
+
+/// The tally of logs whose values arrived in ascending order, as ids and timestamps usually do:
+/// equal values are then neighbours, so one pass folds them, with no hashing or sorting. `None`
+/// as soon as a value is out of order (the general tally then runs).
+///
+/// A source's counted slots are the distinct values it saw before it began to log, in table
+/// order; sorted, they are in the order they arrived if the values ascended at all.
+fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(&'a str, u64)>> {
+    let mut tally: Vec<(&'a str, u64)> = Vec::new();
+    for part in sources {
+        let arena = part.arena.as_str();
+        let mut counted: Vec<(&str, u64)> = part.counted.iter().map(|s| (&arena[s.start..s.start + s.len], s.count)).collect();
+        counted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let logged = part.log.iter().map(|l| (&arena[l.range()], 1));
+        for (text, count) in counted.into_iter().chain(logged) {
+            match tally.last_mut() {
+                Some(last) if last.0 == text => last.1 += count,
+                Some(last) if last.0 > text => return None,
+                _ => {
+                    if tally.is_empty() {
+                        // Sized once the first values look ordered; every log entry may be new.
+                        tally.reserve(sources.iter().map(|p| p.counted.len() + p.log.len()).sum());
+                    }
+                    tally.push((text, count));
+                }
+            }
+        }
+    }
+    Some(tally)
 }
 
 #[cfg(test)]
@@ -191,8 +270,7 @@ mod tests {
     use super::*;
 
     fn sorted(counts: &mut StringCounts) -> Vec<(String, u64)> {
-        counts.compact();
-        let mut all: Vec<(String, u64)> = counts.iter().map(|(s, n)| (s.to_string(), n)).collect();
+        let mut all: Vec<(String, u64)> = counts.tally().into_iter().map(|(s, n)| (s.to_string(), n)).collect();
         all.sort();
         all
     }
@@ -242,6 +320,74 @@ mod tests {
         assert_eq!(all.iter().map(|(_, n)| n).sum::<u64>(), 20_001);
         assert_eq!(all.iter().find(|(s, _)| s == "id-1").map(|(_, n)| *n), Some(2));
         assert_eq!(all.iter().find(|(s, _)| s == "id-7000").map(|(_, n)| *n), Some(2));
+    }
+
+    #[test]
+    fn logs_merged_from_many_builders_fold_repeats_in_first_appearance_order() {
+        let builder = |range: std::ops::Range<i32>, extra: &[(&str, u64)]| {
+            let mut counts = StringCounts::default();
+            for i in range {
+                counts.add(&format!("v{i}"), 1);
+            }
+            for (value, n) in extra {
+                counts.add(value, *n);
+            }
+            counts
+        };
+        let mut a = builder(0..6_000, &[]);
+        let mut b = builder(5_000..12_000, &[("v1", 3)]);
+        b.merge(builder(11_000..13_000, &[]));
+        // A builder that stayed a table merges into the logs too.
+        let small = builder(0..3, &[("only-here", 2)]);
+        a.merge(b);
+        a.merge(small);
+        let tally = a.tally();
+        assert_eq!(tally.len(), 13_001);
+        assert_eq!(tally.iter().map(|(_, n)| n).sum::<u64>(), 6_000 + 7_000 + 3 + 2_000 + 3 + 2);
+        let count = |v: &str| tally.iter().find(|(s, _)| *s == v).map(|(_, n)| *n);
+        assert_eq!((count("v0"), count("v1"), count("v5500"), count("v11500"), count("only-here")), (Some(2), Some(5), Some(2), Some(2), Some(2)));
+        // Builders in merge order (within one, the values seen before it began to log come
+        // first, in table order): a's values, then b's new ones, the nested part's, the table's.
+        let mut first: Vec<&str> = tally[..6_000].iter().map(|(s, _)| *s).collect();
+        first.sort_unstable();
+        let mut expected: Vec<String> = (0..6_000).map(|i| format!("v{i}")).collect();
+        expected.sort_unstable();
+        assert_eq!(first, expected);
+        assert_eq!(count("v12999"), Some(1));
+        assert_eq!(tally[13_000].0, "only-here");
+    }
+
+    #[test]
+    fn ascending_and_shuffled_logs_tally_alike() {
+        let values: Vec<String> = (0..20_000).map(|i| format!("2024-01-01T{:02}:{:02}:{:02}Z", i / 3600 % 24, i / 60 % 60, i % 60)).collect();
+        let feed = |order: &[usize]| {
+            let (mut a, mut b) = (StringCounts::default(), StringCounts::default());
+            for (k, &i) in order.iter().enumerate() {
+                // Every tenth value twice, as timestamps of the same second.
+                let target = if k < order.len() / 2 { &mut a } else { &mut b };
+                target.add(&values[i], 1);
+                if i % 10 == 0 {
+                    target.add(&values[i], 1);
+                }
+            }
+            a.merge(b);
+            a
+        };
+        let ascending: Vec<usize> = (0..values.len()).collect();
+        let mut shuffled = ascending.clone();
+        fastrand::Rng::with_seed(3).shuffle(&mut shuffled);
+        let mut sorted_counts = feed(&ascending);
+        let mut shuffled_counts = feed(&shuffled);
+        assert!(tally_sorted(&[&sorted_counts, &sorted_counts.parts[0]]).is_some(), "ascending logs take the one-pass fold");
+        assert!(tally_sorted(&[&shuffled_counts, &shuffled_counts.parts[0]]).is_none());
+        let a = sorted(&mut sorted_counts);
+        assert_eq!(a, sorted(&mut shuffled_counts));
+        assert_eq!(a.len(), 20_000);
+        assert_eq!(a.iter().map(|(_, n)| n).sum::<u64>(), 22_000);
+        assert_eq!(
+            sorted_counts.tally()[..3].iter().map(|(s, n)| (s.to_string(), *n)).collect::<Vec<_>>(),
+            [("2024-01-01T00:00:00Z".to_string(), 2), ("2024-01-01T00:00:01Z".to_string(), 1), ("2024-01-01T00:00:02Z".to_string(), 1)]
+        );
     }
 
     #[test]
