@@ -100,7 +100,8 @@ fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
     // SAFETY: the mapping is read-only and private to this process. Another process truncating
     // or rewriting the file while it is mapped is the caveat `ReadMode::Map` documents; one-shot
     // commands, which alone ask for a mapping, finish long before a file is usually rewritten.
-    let map = match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+    // Not populated up front: the parallel UTF-8 check maps the pages in on every core at once.
+    let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
         Ok(map) => map,
         // Some file systems cannot map; reading works everywhere.
         Err(_) => return Ok(None),

@@ -87,12 +87,19 @@ struct Scanner<'a> {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// A mask with the high bit set in the lowest byte of `word` that is a quote, a backslash or a
-/// control character (and possibly in higher bytes: only the lowest set bit is exact).
+/// High bits marking the bytes of `word` equal to `byte`; the lowest marked byte is exact (a
+/// borrow can only mark bytes above a real match).
 #[inline]
-fn special_bytes(word: u64) -> u64 {
-    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))) | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// High bits marking the bytes of `word` that end a plain string's run: a backslash or a control
+/// character (lowest marked byte exact, as for [`bytes_equal`]).
+#[inline]
+fn string_breaks(word: u64) -> u64 {
+    bytes_equal(word, b'\\') | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
 }
 
 impl Scanner<'_> {
@@ -103,6 +110,10 @@ impl Scanner<'_> {
 
     #[inline]
     fn skip_whitespace(&mut self) {
+        // Compact JSON has none: one comparison settles the common case.
+        if self.peek().is_some_and(|b| b > b' ') {
+            return;
+        }
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
             self.pos += 1;
         }
@@ -230,31 +241,33 @@ impl Scanner<'_> {
         let start = self.pos + 1;
         let mut at = start;
         while let Some(word) = self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            let found = special_bytes(u64::from_le_bytes(*word));
-            if found != 0 {
-                at += (found.trailing_zeros() / 8) as usize;
-                return self.close_string(start, at);
+            let word = u64::from_le_bytes(*word);
+            let (quote, other) = (bytes_equal(word, b'"'), string_breaks(word));
+            if quote | other != 0 {
+                // The string ends here if its closing quote comes before anything it cannot hold.
+                if quote.trailing_zeros() >= other.trailing_zeros() {
+                    return None;
+                }
+                return Some(self.close_string(start, at + (quote.trailing_zeros() / 8) as usize));
             }
             at += 8;
         }
         while let Some(&byte) = self.bytes.get(at) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                return self.close_string(start, at);
+            match byte {
+                b'"' => return Some(self.close_string(start, at)),
+                b'\\' | 0..0x20 => return None,
+                _ => at += 1,
             }
-            at += 1;
         }
         None
     }
 
-    /// Ends the string started at `start` if the byte at `at` is its closing quote.
+    /// Ends the string that started at `start` at its closing quote at `at`.
     #[inline]
-    fn close_string(&mut self, start: usize, at: usize) -> Option<(u32, u32)> {
-        if self.bytes.get(at) != Some(&b'"') {
-            return None;
-        }
+    fn close_string(&mut self, start: usize, at: usize) -> (u32, u32) {
         self.pos = at + 1;
         // Both fit: the text's length was checked to fit in u32.
-        Some((start as u32, (at - start) as u32))
+        (start as u32, (at - start) as u32)
     }
 
     /// Digits from the current position, appended to `mantissa` (wrapping: callers bound the
