@@ -349,8 +349,10 @@ impl ProfileBuilder {
         self.add_json_by_serde(json)
     }
 
-    /// [`ProfileBuilder::add_json`] through serde_json alone: for what the tape scanner declines.
-    pub(super) fn add_json_by_serde(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
+    /// [`ProfileBuilder::add_json`] through serde_json alone, as it goes for what the tape
+    /// scanner declines: the reference the fast path is checked against (tests, fuzzing).
+    #[doc(hidden)]
+    pub fn add_json_by_serde(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
         self.ctx.captured_id = None;
         // An earlier item that failed inside its `id` member left the flag set.
         self.ctx.capture_id = false;
