@@ -183,22 +183,30 @@ impl Scanner<'_> {
                 if !self.value(depth + 1) {
                     return false;
                 }
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_whitespace();
-                    }
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return false,
+                match self.after_member(b'}') {
+                    Some(true) => {}
+                    Some(false) => break,
+                    None => return false,
                 }
             }
         }
         self.tape[at] = Token::Object { end: self.end() };
         true
+    }
+
+    /// After a member or element: `Some(true)` past a comma (another follows), `Some(false)` past
+    /// the container's `close`, `None` on anything else.
+    #[inline]
+    fn after_member(&mut self, close: u8) -> Option<bool> {
+        self.skip_whitespace();
+        let byte = self.peek()?;
+        self.pos += 1;
+        if byte == b',' {
+            self.skip_whitespace();
+            Some(true)
+        } else {
+            (byte == close).then_some(false)
+        }
     }
 
     fn array(&mut self, depth: usize) -> bool {
@@ -216,17 +224,10 @@ impl Scanner<'_> {
                     return false;
                 }
                 len += 1;
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_whitespace();
-                    }
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return false,
+                match self.after_member(b']') {
+                    Some(true) => {}
+                    Some(false) => break,
+                    None => return false,
                 }
             }
         }
