@@ -35,8 +35,8 @@ pub(crate) struct LineError {
 }
 
 pub(crate) struct ScanResult {
-    /// The items of the good lines of each slice, in file order. Kept per slice: concatenating
-    /// a million entries would copy them all once more for nothing.
+    /// The items of the good lines of each slice, in file order, joined once at the end
+    /// ([`ScanResult::into_items`]).
     pub items: Vec<Vec<ItemEntry>>,
     pub builder: ProfileBuilder,
     pub warnings: Vec<LoadWarning>,

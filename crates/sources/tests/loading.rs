@@ -182,6 +182,38 @@ fn document_ids_come_from_the_id_member_and_duplicates_are_kept_apart() {
 }
 
 #[test]
+fn large_ndjson_keeps_ids_positions_and_counts_across_slices_and_bad_lines() {
+    // Two slices or more; ids written plainly, escaped, as numbers, or missing; a bad line in
+    // the second half, whose slice is profiled again without it.
+    let mut text = String::new();
+    for i in 0..60_000 {
+        let line = match i % 4 {
+            0 => format!("{{\"id\": \"d{i}\", \"v\": {i}}}"),
+            1 => format!("{{\"id\": \"e\\u00e9{i}\", \"v\": {i}}}"),
+            2 => format!("{{\"id\": {i}, \"v\": {i}}}"),
+            _ => format!("{{\"v\": {i}}}"),
+        };
+        text.push_str(&line);
+        text.push_str(" \n");
+        if i == 45_001 {
+            text.push_str("{\"id\": \"bad\", \"v\": tru}\n");
+        }
+    }
+    assert!(text.len() > 1 << 20, "big enough for the parallel path");
+    let source = load_text("ids.ndjson", &text).expect("loads");
+    assert_eq!(source.warnings.len(), 1);
+    assert_eq!(source.warnings[0].line, Some(45_003));
+    let docs = &source.collections[0];
+    assert_eq!(docs.len(), 60_000);
+    let id = |i: usize| docs.item(i).expect("item").id.to_string();
+    assert_eq!([id(0), id(1), id(2), id(3)], ["d0", "eé1", "2", "#3"]);
+    assert_eq!([id(45_000), id(45_001), id(45_002), id(59_999)], ["d45000", "eé45001", "45002", "#59999"]);
+    assert_eq!(docs.item(45_002).expect("item").json, "{\"id\": 45002, \"v\": 45002}");
+    let v = docs.profile().property(&"v".parse().expect("path")).expect("v");
+    assert_eq!((v.present, v.numbers.as_ref().expect("numbers").max), (60_000, 59_999.0));
+}
+
+#[test]
 fn large_ndjson_is_scanned_in_parallel_with_exact_counts() {
     let mut text = String::new();
     for i in 0..60_000 {
