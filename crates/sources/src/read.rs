@@ -107,9 +107,10 @@ fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
         Err(_) => return Ok(None),
     };
     check_utf8(path, &map)?;
-    let skip = bom_len(&map);
-    // SAFETY: checked as UTF-8 just above; it stays unchanged under `ReadMode::Map`'s caveat.
-    Ok(Some(unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), 0) }.skip_prefix(skip)))
+    let start = bom_len(&map);
+    // SAFETY: checked as UTF-8 just above (a whole byte-order mark is skipped, so the text still
+    // starts on a character); it stays unchanged under `ReadMode::Map`'s caveat.
+    Ok(Some(unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), start) }))
 }
 
 /// Reads `path` into a private copy as UTF-8 text, without a leading byte-order mark.
