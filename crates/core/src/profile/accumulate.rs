@@ -444,48 +444,41 @@ impl TapeWalk<'_> {
                 node.stats.add_array(u64::from(len));
                 end
             }
-            Token::Str { start, len } => {
-                let value = token_text(self.text, start, len);
-                if capture {
-                    self.ctx.captured_id = Some(ItemId::InText { start: start as usize, len });
+            scalar => {
+                // A scalar's text, when it is the top-level `id`, becomes the item's id.
+                let id = match scalar {
+                    Token::Str { start, len } => {
+                        stats.add_str(token_text(self.text, start, len));
+                        capture.then_some(ItemId::InText { start: start as usize, len })
+                    }
+                    Token::Unsigned(v) => {
+                        stats.add_number(v as f64, true);
+                        capture.then(|| v.to_string().into())
+                    }
+                    Token::Signed(v) => {
+                        stats.add_number(v as f64, true);
+                        capture.then(|| v.to_string().into())
+                    }
+                    Token::Float(v) => {
+                        stats.add_number(v, false);
+                        capture.then(|| v.to_string().into())
+                    }
+                    Token::Bool(v) => {
+                        stats.add_bool(v);
+                        capture.then(|| v.to_string().into())
+                    }
+                    Token::Null => {
+                        stats.add_null();
+                        None
+                    }
+                    // Containers are handled above; a key is only ever read by its object.
+                    Token::Object { .. } | Token::Array { .. } | Token::Key { .. } => None,
+                };
+                if id.is_some() {
+                    self.ctx.captured_id = id;
                 }
-                stats.add_str(value);
                 at + 1
             }
-            Token::Unsigned(v) => {
-                if capture {
-                    self.ctx.captured_id = Some(v.to_string().into());
-                }
-                stats.add_number(v as f64, true);
-                at + 1
-            }
-            Token::Signed(v) => {
-                if capture {
-                    self.ctx.captured_id = Some(v.to_string().into());
-                }
-                stats.add_number(v as f64, true);
-                at + 1
-            }
-            Token::Float(v) => {
-                if capture {
-                    self.ctx.captured_id = Some(v.to_string().into());
-                }
-                stats.add_number(v, false);
-                at + 1
-            }
-            Token::Bool(v) => {
-                if capture {
-                    self.ctx.captured_id = Some(v.to_string().into());
-                }
-                stats.add_bool(v);
-                at + 1
-            }
-            Token::Null => {
-                stats.add_null();
-                at + 1
-            }
-            // A key is only ever read by its object.
-            Token::Key { .. } => at + 1,
         }
     }
 }

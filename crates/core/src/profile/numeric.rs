@@ -45,7 +45,7 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 { 0.0 } else { round1(part as f64 * 100.0 / whole as f64) }
 }
 
-/// Distinct values past which [`ValueRuns::from_values`] stops counting and sorts.
+/// Distinct values past which [`ValueRuns::from_parts`] stops counting and sorts.
 const COUNT_UP_TO: usize = 1 << 14;
 
 /// Each distinct value of `values` with its count, or `None` once there are more than

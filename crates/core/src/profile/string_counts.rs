@@ -192,18 +192,13 @@ impl StringCounts {
         firsts.push(n);
         let text_of = |i: usize| -> &str {
             let k = firsts.partition_point(|&f| f <= i) - 1;
-            let (part, local) = (sources[k], i - firsts[k]);
-            match part.counted.get(local) {
-                Some(s) => &part.arena[s.start..s.start + s.len],
-                None => &part.arena[part.log[local - part.counted.len()].range()],
-            }
+            sources[k].entry_text(i - firsts[k])
         };
         let mut order: Vec<(u64, usize)> = Vec::with_capacity(n);
         let mut counts: Vec<u64> = Vec::with_capacity(n);
-        for part in &sources {
-            let base = order.len();
-            order.extend(part.counted.iter().map(|s| s.hash).chain(part.log.iter().map(|l| l.hash)).enumerate().map(|(i, h)| (h, base + i)));
-            counts.extend(part.counted.iter().map(|s| s.count).chain(part.log.iter().map(|_| 1)));
+        for (i, (hash, _, count)) in sources.iter().flat_map(|part| part.entries()).enumerate() {
+            order.push((hash, i));
+            counts.push(count);
         }
         radsort::sort_by_key(&mut order, |&(hash, _)| (hash >> 48) as u16);
         for run in order.chunk_by_mut(|a, b| a.0 >> 48 == b.0 >> 48) {
@@ -221,11 +216,24 @@ impl StringCounts {
             }
         }
         drop(order);
-        let texts = sources.iter().flat_map(|part| {
-            let arena = part.arena.as_str();
-            part.counted.iter().map(move |s| &arena[s.start..s.start + s.len]).chain(part.log.iter().map(move |l| &arena[l.range()]))
-        });
+        let texts = sources.iter().flat_map(|part| part.entries().map(|(_, text, _)| text));
         texts.zip(counts).filter(|&(_, n)| n != 0).collect()
+    }
+
+    /// The text of entry `local` of this source in the log layout: its counted slots first, then
+    /// its log.
+    fn entry_text(&self, local: usize) -> &str {
+        match self.counted.get(local) {
+            Some(s) => &self.arena[s.start..s.start + s.len],
+            None => &self.arena[self.log[local - self.counted.len()].range()],
+        }
+    }
+
+    /// Every entry of this source in the log layout, in the order of [`Self::entry_text`]:
+    /// `(hash, text, count)`.
+    fn entries(&self) -> impl Iterator<Item = (u64, &str, u64)> {
+        let counted = self.counted.iter().map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count));
+        counted.chain(self.log.iter().map(|l| (l.hash, &self.arena[l.range()], 1)))
     }
 
     /// True when every string counted is ASCII (so its length in characters is its length in
@@ -244,11 +252,10 @@ impl StringCounts {
 fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(&'a str, u64)>> {
     let mut tally: Vec<(&'a str, u64)> = Vec::new();
     for part in sources {
-        let arena = part.arena.as_str();
-        let mut counted: Vec<(&str, u64)> = part.counted.iter().map(|s| (&arena[s.start..s.start + s.len], s.count)).collect();
+        let mut entries = part.entries().map(|(_, text, count)| (text, count));
+        let mut counted: Vec<(&str, u64)> = entries.by_ref().take(part.counted.len()).collect();
         counted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let logged = part.log.iter().map(|l| (&arena[l.range()], 1));
-        for (text, count) in counted.into_iter().chain(logged) {
+        for (text, count) in counted.into_iter().chain(entries) {
             match tally.last_mut() {
                 Some(last) if last.0 == text => last.1 += count,
                 Some(last) if last.0 > text => return None,
