@@ -46,6 +46,43 @@ pub fn shorten_str(text: &str, max: usize) -> Option<String> {
     Some(format!("{}… [truncated: {total} chars]", &text[..cut]))
 }
 
+/// A counted string value (see [`crate::profile::value_key`]) shortened to `max` characters;
+/// the note gives the length of the original string, not of the key it was counted under.
+pub fn shorten_value_key(key: &str, max: usize) -> String {
+    match crate::profile::long_key_parts(key) {
+        Some((start, total)) => {
+            let cut = start.char_indices().nth(max).map_or(start.len(), |(at, _)| at);
+            format!("{}… [truncated: {total} chars]", &start[..cut])
+        }
+        None => shorten_str(key, max).unwrap_or_else(|| key.to_string()),
+    }
+}
+
+/// True for characters that must not reach markdown or a prompt raw: control characters (NUL,
+/// newlines, ESC, …), bidirectional and other invisible format controls (U+202E reverses the
+/// text after it), and line/paragraph separators.
+pub fn is_hidden_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+/// `text` with every [`is_hidden_control`] character written as an escape (`\u{202E}`), for
+/// markdown and prompts (JSON output keeps the exact text; JSON escapes it itself).
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(is_hidden_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_hidden_control(c) {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Returns `value` shortened to `limits`, counting every cut in `cuts`.
 pub fn shorten(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts) -> Value {
     shorten_at(value, limits, cuts, 0)
@@ -84,7 +121,8 @@ fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usi
     }
 }
 
-/// A short, single-line rendering of a scalar for prose (`"server"`, `0.45`, `true`).
+/// A short, single-line rendering of a scalar for prose (`"server"`, `0.45`, `true`), every
+/// hidden control escaped.
 pub fn inline(value: &Value, max_chars: usize) -> String {
     let text = match value {
         Value::String(s) => {
@@ -96,7 +134,8 @@ pub fn inline(value: &Value, max_chars: usize) -> String {
         }
         other => other.to_string(),
     };
-    text.replace('\n', " ")
+    // JSON escapes C0 controls but not bidi or other format controls.
+    escape_controls(&text)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};
 pub use text::{ExternalBytes, Text};
 pub mod display;
+pub mod figure;
 mod fast_selector;
 pub mod json_schema;
 pub mod markdown;

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::collection::{Collection, CollectionKind};
 use crate::summary::{PropertySummary, describe_line, summarize_collection};
+use crate::display::escape_controls as esc;
 use crate::tokens;
 
 /// The rendered section and what was left out to fit the budget.
@@ -48,24 +49,28 @@ fn entry(summary: &PropertySummary, indent: &str) -> Entry {
     let (declared, after) = match &summary.column {
         Some(c) => {
             let key = if c.primary_key { ", primary key" } else { "" };
-            let references = c.references.as_ref().map(|r| format!(" → `{r}`")).unwrap_or_default();
-            let comment = c.comment.as_ref().map(|t| format!(" — {t}")).unwrap_or_default();
-            (format!(" `{}`{key}{references}", c.declared_type), comment)
+            let references = c.references.as_ref().map(|r| format!(" → `{}`", esc(r))).unwrap_or_default();
+            let comment = c.comment.as_ref().map(|t| format!(" — {}", esc(t))).unwrap_or_default();
+            (format!(" `{}`{key}{references}", esc(&c.declared_type)), comment)
         }
         None => (String::new(), String::new()),
     };
+    let path = esc(&summary.path);
     Entry {
-        path: summary.path.clone(),
-        full: format!("{indent}- `{}`{declared} {}{after}", summary.path, describe_line(summary, true)),
-        short: format!("{indent}- `{}`{declared} {}{after}", summary.path, describe_line(summary, false)),
+        full: format!("{indent}- `{path}`{declared} {}{after}", describe_line(summary, true)),
+        short: format!("{indent}- `{path}`{declared} {}{after}", describe_line(summary, false)),
+        path,
         importance: presence - 0.1 * depth,
     }
 }
 
 /// Whether a property gets its own line. Array elements (`tags[]`) are described on the array's
-/// line, and plain objects by their members' dotted paths, so neither adds a line of its own.
+/// line, and objects by their members' dotted paths, so neither adds a line of its own — except
+/// an object that is missing or null on some units: its members' presence only makes sense
+/// with the parent's.
 fn shown(summary: &PropertySummary) -> bool {
-    !summary.path.ends_with("[]") && summary.data_type != "object"
+    let partial = summary.present_count < summary.total_count;
+    !summary.path.ends_with("[]") && (summary.data_type != "object" || partial)
 }
 
 fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Section>) {
@@ -78,7 +83,7 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
         let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));
     } else {
-        title.push(format!("## Data Schema: `{source}`"));
+        title.push(format!("## Data Schema: `{}`", esc(source)));
     }
     for collection in collections {
         let summary = summarize_collection(collection);
@@ -87,15 +92,15 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 out.push(Section {
                     heading: vec![
                         String::new(),
-                        format!("**Record set `{}`** ({} records, {} values in all):", summary.name, records.len(), summary.count),
+                        format!("**Record set `{}`** ({} records, {} values in all):", esc(&summary.name), records.len(), summary.count),
                     ],
                     entries: Vec::new(),
                 });
                 for record in records {
                     let mut section = Section {
                         heading: vec![match &record.value {
-                            Some(value) => format!("- `{}` {} ({} values)", record.name, describe_line(value, true), record.value_count),
-                            None => format!("- `{}` ({}, {} values)", record.name, record.value_type, record.value_count),
+                            Some(value) => format!("- `{}` {} ({} values)", esc(&record.name), describe_line(value, true), record.value_count),
+                            None => format!("- `{}` ({}, {} values)", esc(&record.name), record.value_type, record.value_count),
                         }],
                         entries: Vec::new(),
                     };
@@ -110,10 +115,10 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                     CollectionKind::Table => {
                         let table = summary.table.as_ref();
                         let noun = if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) { "View" } else { "Table" };
-                        let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {c}")).unwrap_or_default();
-                        format!("**{noun} `{}`** ({} rows){comment}:", summary.name, summary.count)
+                        let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {}", esc(c))).unwrap_or_default();
+                        format!("**{noun} `{}`** ({} rows){comment}:", esc(&summary.name), summary.count)
                     }
-                    _ => format!("**Collection `{}`** ({} {}):", summary.name, summary.count, kind.items_noun()),
+                    _ => format!("**Collection `{}`** ({} {}):", esc(&summary.name), summary.count, kind.items_noun()),
                 };
                 let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new() };
                 section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "")));

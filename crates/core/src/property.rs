@@ -5,10 +5,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::PropertyPath;
-use crate::profile::numeric::{HistogramLayout, percent, round1};
+use crate::figure::{self, percent};
+use crate::profile::numeric::HistogramLayout;
 use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
 use crate::suggest::closest;
-use crate::summary::{number, type_phrase};
+use crate::summary::type_phrase;
 
 /// Options of describe_property.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +75,9 @@ pub fn describe_property_with(
     data.insert("exists".into(), json!(true));
     data.insert("dataType".into(), json!(p.data_type().name()));
     data.insert("totalCount".into(), json!(p.total));
-    data.insert("presentCount".into(), json!(p.present));
+    // present + null + missing = total, all over the same units (seed 000: present excludes null).
+    data.insert("totalOf".into(), json!(unit_name(path, collection)));
+    data.insert("presentCount".into(), json!(p.non_null()));
     data.insert("missingCount".into(), json!(p.missing()));
     data.insert("nullCount".into(), json!(p.nulls));
     data.insert("uniqueCount".into(), json!(p.distinct));
@@ -87,12 +90,13 @@ pub fn describe_property_with(
         DataType::Single(ValueType::Integer | ValueType::Number) => {
             extend(&mut data, number_stats(p, options.bins, limit, bins));
             let n = p.numbers.as_ref();
-            format!("Property '{path}' is a number ranging from {} to {}.", number(n.map_or(0.0, |n| n.min)), number(n.map_or(0.0, |n| n.max)))
+            let (min, max) = n.map_or((Value::Null, Value::Null), |n| (n.min_value(), n.max_value()));
+            format!("Property '{path}' is a number ranging from {} to {}.", number_text(&min), number_text(&max))
         }
         DataType::Single(ValueType::Boolean) => {
             extend(&mut data, boolean_stats(p));
             let b = p.booleans.map_or(0, |b| b.true_count);
-            format!("Property '{path}' is a boolean, {}% true.", number(percent(b, p.types.boolean)))
+            format!("Property '{path}' is a boolean, {}% true.", figure::text(percent(b, p.types.boolean)))
         }
         DataType::Single(ValueType::Array) => {
             extend(&mut data, array_stats(profile, p, limit));
@@ -129,6 +133,24 @@ pub fn describe_property_with(
     PropertyDescription { message, data: Value::Object(data), exists: true }
 }
 
+/// What `totalCount` counts: the collection's items, or for a path inside an array the elements
+/// of those arrays across the collection.
+fn unit_name(path: &PropertyPath, collection: &str) -> String {
+    let text = path.to_string();
+    match text.rfind("[]") {
+        Some(at) => format!("elements of `{}` in all {collection}", &text[..at + 2]),
+        None => collection.to_string(),
+    }
+}
+
+/// A number from the output as prose text.
+fn number_text(value: &Value) -> String {
+    match value {
+        Value::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), figure::text),
+        other => other.to_string(),
+    }
+}
+
 fn extend(data: &mut Map<String, Value>, more: Map<String, Value>) {
     data.extend(more);
 }
@@ -139,7 +161,7 @@ fn value_list(top: &[ValueCount], whole: u64, limit: usize) -> (Vec<Value>, u64)
         .take(limit)
         .map(|v| {
             let value = match &v.value {
-                Value::String(s) => Value::String(crate::display::shorten_str(s, 100).unwrap_or_else(|| s.clone())),
+                Value::String(s) => Value::String(crate::display::shorten_value_key(s, 100)),
                 other => other.clone(),
             };
             json!({"value": value, "count": v.count, "percentage": percent(v.count, whole)})
@@ -162,7 +184,7 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     }
     m.insert("minLength".into(), json!(s.min_length));
     m.insert("maxLength".into(), json!(s.max_length));
-    m.insert("avgLength".into(), json!(round1(s.avg_length)));
+    m.insert("avgLength".into(), figure::stat_json(s.avg_length));
     if let Some(format) = s.format {
         m.insert("format".into(), json!(format));
     } else if !s.format_counts.is_empty() {
@@ -172,32 +194,29 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     m
 }
 
-fn round_stat(value: f64) -> Value {
-    let rounded = (value * 1e6).round() / 1e6;
-    serde_json::Number::from_f64(rounded).map_or(Value::Null, Value::Number)
-}
-
 fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize, counter: Option<&dyn BinCounter>) -> Map<String, Value> {
     let mut m = Map::new();
     let Some(n) = &p.numbers else { return m };
     m.insert("numberCount".into(), json!(n.count));
     m.insert("integer".into(), json!(n.all_integers()));
-    m.insert("min".into(), round_stat(n.min));
-    m.insert("max".into(), round_stat(n.max));
-    m.insert("avg".into(), round_stat(n.mean));
-    m.insert("median".into(), round_stat(n.median));
-    m.insert("stdDev".into(), round_stat(n.std_dev));
+    // The extremes are values from the data, shown exactly; the rest are computed, shown to
+    // twelve significant digits (see `figure`).
+    m.insert("min".into(), n.min_value());
+    m.insert("max".into(), n.max_value());
+    m.insert("avg".into(), figure::stat_json(n.mean));
+    m.insert("median".into(), figure::stat_json(n.median));
+    m.insert("stdDev".into(), figure::stat_json(n.std_dev));
     m.insert("distinctNumbers".into(), json!(n.distinct));
-    let bins = bins.unwrap_or_else(|| n.auto_bins());
-    let histogram = HistogramLayout::new(n.min, n.max, bins, n.all_integers()).and_then(|layout| {
+    let histogram = HistogramLayout::for_numbers(n, bins).and_then(|layout| {
         let counts = match (&n.runs, counter) {
             (Some(runs), _) => Some(layout.count_runs(runs)),
             (None, Some(counter)) => counter.count_bins(&p.path, &layout),
             (None, None) => None,
         };
-        counts.map(|counts| layout.label(&counts))
+        counts.map(|counts| (layout.scale, layout.label(&counts)))
     });
-    if let Some(histogram) = histogram {
+    if let Some((scale, histogram)) = histogram {
+        m.insert("histogramScale".into(), json!(scale));
         m.insert("histogram".into(), json!(histogram));
     }
     if !n.top.is_empty() {
@@ -224,7 +243,7 @@ fn array_stats(profile: &CollectionProfile, p: &PropertyProfile, limit: usize) -
     let items = profile.property(&p.path.items());
     m.insert("arrayCount".into(), json!(a.count));
     m.insert("itemType".into(), json!(items.map_or_else(|| "unknown".to_string(), type_phrase)));
-    m.insert("avgLength".into(), json!(round1(a.avg_length)));
+    m.insert("avgLength".into(), figure::stat_json(a.avg_length));
     m.insert("minLength".into(), json!(a.min_length));
     m.insert("maxLength".into(), json!(a.max_length));
     m.insert("emptyCount".into(), json!(a.empty_count));
@@ -260,8 +279,8 @@ fn object_stats(node: &crate::profile::ProfileNode) -> Map<String, Value> {
             json!({
                 "path": c.profile.path.to_string(),
                 "type": type_phrase(&c.profile),
-                "presentCount": c.profile.present,
-                "percentage": percent(c.profile.present, c.profile.total),
+                "presentCount": c.profile.non_null(),
+                "percentage": percent(c.profile.non_null(), c.profile.total),
             })
         })
         .collect();

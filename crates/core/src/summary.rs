@@ -31,12 +31,15 @@ pub struct PropertySummary {
     pub types: Vec<TypeShare>,
     /// True when some values are null.
     pub nullable: bool,
-    /// Containers that could hold the property.
+    /// Units that could hold the property: the collection's items, or for a path inside an
+    /// array (`readings[].v`) the elements of those arrays across the collection.
     pub total_count: u64,
-    /// Values present (nulls included).
+    /// Units with a non-null value.
     pub present_count: u64,
-    /// Null values.
+    /// Units where the value is null.
     pub null_count: u64,
+    /// Units without the key (or without the parent holding it); present + null + missing = total.
+    pub missing_count: u64,
     /// Distinct scalar values.
     pub cardinality: u64,
     /// All values, when a string property (or an array's string elements) has few ([`ENUM_MAX`]).
@@ -164,7 +167,7 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
     }
-    let range = p.numbers.as_ref().map(|n| Range { min: json!(n.min), max: json!(n.max) }).or_else(|| {
+    let range = p.numbers.as_ref().map(|n| Range { min: n.min_value(), max: n.max_value() }).or_else(|| {
         // Dates and times in RFC 3339 sort as text, so their text range is their time range.
         let s = p.strings.as_ref().filter(|s| matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime)))?;
         Some(Range { min: json!(s.min), max: json!(s.max) })
@@ -193,8 +196,9 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         types,
         nullable: p.nullable(),
         total_count: p.total,
-        present_count: p.present,
+        present_count: p.non_null(),
         null_count: p.nulls,
+        missing_count: p.missing(),
         cardinality: p.distinct,
         enum_values,
         range,
@@ -224,7 +228,7 @@ fn column_facts(table: &TableInfo, path: &str) -> Option<ColumnFacts> {
 
 fn shorten_sample(value: &Value) -> Value {
     match value {
-        Value::String(s) => Value::String(crate::display::shorten_str(s, 60).unwrap_or_else(|| s.clone())),
+        Value::String(s) => Value::String(crate::display::shorten_value_key(s, 60)),
         other => other.clone(),
     }
 }
@@ -300,7 +304,9 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
         head.push_str(format.name());
     }
     if s.present_count < s.total_count {
-        head.push_str(&format!(", {}/{} present", s.present_count, s.total_count));
+        // Inside an array the units are the arrays' elements, not the items: say so.
+        let unit = if s.path.contains("[]") { " elements" } else { "" };
+        head.push_str(&format!(", {}/{}{unit} present", s.present_count, s.total_count));
     }
     if s.nullable && s.data_type != "mixed" {
         head.push_str(&format!(", {} null", s.null_count));
@@ -309,7 +315,11 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
     if let Some(values) = &s.enum_values {
         facts.push(values.iter().map(|v| inline(v, 40)).collect::<Vec<_>>().join(", "));
     } else if let Some(range) = &s.range {
-        let show = |v: &Value| v.as_f64().map_or_else(|| v.as_str().unwrap_or_default().to_string(), number);
+        let show = |v: &Value| match v {
+            Value::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), number),
+            Value::Number(n) => n.to_string(),
+            other => crate::display::escape_controls(other.as_str().unwrap_or_default()),
+        };
         facts.push(format!("{} - {}", show(&range.min), show(&range.max)));
     }
     if s.enum_values.is_none() && s.data_type == "string" && s.cardinality > 0 {
@@ -331,12 +341,7 @@ fn plural(item: &str) -> String {
     }
 }
 
-/// Formats a number compactly: integers without a fraction, others with up to 4 significant decimals.
+/// Formats a number for prose: its shortest exact form (see [`crate::figure::text`]).
 pub fn number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{value:.0}")
-    } else {
-        let text = format!("{value:.4}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
+    crate::figure::text(value)
 }

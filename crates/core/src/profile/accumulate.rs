@@ -103,6 +103,9 @@ pub(crate) struct NumberStats {
     /// The values of merged builders, kept apart: finishing reads all parts, so merging copies
     /// nothing.
     pub parts: Vec<Vec<f64>>,
+    /// The smallest and largest value written as an integer, exactly: past 2^53 a double
+    /// cannot tell neighbouring integers apart.
+    pub integer_range: Option<(i128, i128)>,
 }
 
 impl NumberStats {
@@ -162,6 +165,12 @@ impl ValueStats {
         self.numbers.values.push(value);
     }
 
+    fn add_integer(&mut self, value: i128) {
+        self.add_number(value as f64, true);
+        let range = &mut self.numbers.integer_range;
+        *range = Some(range.map_or((value, value), |(lo, hi)| (lo.min(value), hi.max(value))));
+    }
+
     fn add_bool(&mut self, value: bool) {
         self.present += 1;
         if value {
@@ -198,6 +207,10 @@ impl ValueStats {
         self.numbers.floats += other.numbers.floats;
         self.numbers.parts.push(other.numbers.values);
         self.numbers.parts.extend(other.numbers.parts);
+        self.numbers.integer_range = match (self.numbers.integer_range, other.numbers.integer_range) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (one, other) => one.or(other),
+        };
         self.arrays.lengths.merge(other.arrays.lengths);
         self.arrays.empty += other.arrays.empty;
     }
@@ -220,6 +233,21 @@ pub(crate) fn long_string_key(value: &str) -> Box<str> {
     let mut hasher = foldhash::fast::FixedState::with_seed(0x5c4e_3a5c).build_hasher();
     hasher.write(value.as_bytes());
     format!("{}…[{} chars, #{:016x}]", &value[..cut], value.chars().count(), hasher.finish()).into()
+}
+
+/// The start of the string and its true length in characters, when `key` is the key of an
+/// over-long string (see [`long_string_key`]); `None` for a value counted as itself. Real values
+/// are counted as themselves only up to [`MAX_KEY_LEN`] bytes and every long key is longer, so a
+/// value that merely looks like a long key is never taken for one.
+pub fn long_key_parts(key: &str) -> Option<(&str, u64)> {
+    if key.len() <= MAX_KEY_LEN {
+        return None;
+    }
+    let at = key.rfind("…[")?;
+    let inner = key[at + "…[".len()..].strip_suffix(']')?;
+    let (chars, hash) = inner.split_once(" chars, #")?;
+    (hash.len() == 16).then_some(())?;
+    Some((&key[..at], chars.parse().ok()?))
 }
 
 /// The counters of one path plus its children: object members by key, array elements as `items`.
@@ -452,11 +480,11 @@ impl TapeWalk<'_> {
                         capture.then_some(ItemId::InText { start: start as usize, len })
                     }
                     Token::Unsigned(v) => {
-                        stats.add_number(v as f64, true);
+                        stats.add_integer(i128::from(v));
                         capture.then(|| v.to_string().into())
                     }
                     Token::Signed(v) => {
-                        stats.add_number(v as f64, true);
+                        stats.add_integer(i128::from(v));
                         capture.then(|| v.to_string().into())
                     }
                     Token::Float(v) => {
@@ -521,13 +549,13 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
 
     fn visit_i64<E>(mut self, v: i64) -> Result<(), E> {
         self.capture(|| v.to_string());
-        self.node.stats.add_number(v as f64, true);
+        self.node.stats.add_integer(i128::from(v));
         Ok(())
     }
 
     fn visit_u64<E>(mut self, v: u64) -> Result<(), E> {
         self.capture(|| v.to_string());
-        self.node.stats.add_number(v as f64, true);
+        self.node.stats.add_integer(i128::from(v));
         Ok(())
     }
 

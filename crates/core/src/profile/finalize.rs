@@ -38,16 +38,18 @@ struct Shape {
 }
 
 fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>) {
-    // Containers of the children are counted over every merged builder.
-    let objects = node.stats.objects + node.deferred.iter().map(|d| d.objects).sum::<u64>();
+    // Array elements are counted over every merged builder.
     let elements = node.stats.arrays.lengths.sum + node.deferred.iter().map(|d| d.arrays.lengths.sum).sum::<u64>();
     // The element node is created when an array opens; if every array was empty it saw nothing.
     let mut node = node;
     node.items = node.items.filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
     shapes.push(Shape { children: node.keys.len(), has_items: node.items.is_some() });
     pending.push(Pending { path: path.clone(), total, stats: node.stats, deferred: node.deferred, dropped_keys: node.dropped_keys });
+    // Presence is counted over the whole collection (items, or all elements inside an array),
+    // not over the parent objects: a key under a partly present parent is missing where the
+    // parent is.
     for (key, child) in node.keys {
-        flatten(child, path.child(&key), objects, pending, shapes);
+        flatten(child, path.child(&key), total, pending, shapes);
     }
     if let Some(items) = node.items {
         flatten(*items, path.items(), elements, pending, shapes);
@@ -228,7 +230,7 @@ fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
-    let (integer_count, float_count) = (n.integers, n.floats);
+    let (integer_count, float_count, integer_range) = (n.integers, n.floats, n.integer_range);
     let runs = ValueRuns::from_parts(n.into_parts());
     let (mean, std_dev) = runs.mean_std();
     let distinct = runs.distinct() as u64;
@@ -253,5 +255,6 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         top,
         quartiles: [runs.quantile(0.25), runs.quantile(0.75)],
         runs: Some(Arc::new(runs)),
+        integer_range: integer_range.filter(|_| float_count == 0),
     }
 }

@@ -7,6 +7,7 @@
 mod accumulate;
 mod finalize;
 pub mod formats;
+mod histogram;
 mod model;
 pub mod numeric;
 mod string_counts;
@@ -14,7 +15,7 @@ mod tape;
 #[cfg(test)]
 mod tape_differential;
 
-pub use accumulate::{ProfileBuilder, ProfileLimits, value_key};
+pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
 pub use formats::StringFormat;
 pub use model::*;
 

@@ -180,12 +180,33 @@ pub struct NumberProfile {
     /// count); `None` when a database computed the statistics and counts histogram bins itself.
     #[serde(skip)]
     pub runs: Option<Arc<ValueRuns>>,
+    /// The smallest and largest value written as an integer, exactly (`min`/`max` are doubles,
+    /// which round integers past 2^53).
+    #[serde(skip)]
+    pub integer_range: Option<(i128, i128)>,
 }
 
 impl NumberProfile {
     /// True when every value was written as an integer.
     pub fn all_integers(&self) -> bool {
         self.float_count == 0
+    }
+
+    /// The smallest value as JSON, exact: an integer when every value was one.
+    pub fn min_value(&self) -> Value {
+        self.extreme(self.min, self.integer_range.map(|r| r.0))
+    }
+
+    /// The largest value as JSON, exact: an integer when every value was one.
+    pub fn max_value(&self) -> Value {
+        self.extreme(self.max, self.integer_range.map(|r| r.1))
+    }
+
+    fn extreme(&self, double: f64, integer: Option<i128>) -> Value {
+        let exact = integer.filter(|_| self.all_integers()).and_then(|i| {
+            i64::try_from(i).map(Value::from).ok().or_else(|| u64::try_from(i).map(Value::from).ok())
+        });
+        exact.unwrap_or_else(|| crate::figure::exact_json(double))
     }
 
     /// The bin count the automatic rule picks for these values.
@@ -226,10 +247,13 @@ pub struct ArrayProfile {
 pub struct PropertyProfile {
     /// Where the values live.
     pub path: PropertyPath,
-    /// How many containers could hold this property: items for a top-level property, objects at
-    /// the parent path for a nested one, arrays' elements for `[]`.
+    /// How many units could hold this property, always counted over the whole collection: the
+    /// items, for any path outside arrays (`metrics.cpu.current` is out of every item, whether
+    /// or not `metrics` is there); for a path inside an array (`readings[]`, `readings[].v`), the
+    /// elements of every such array in the collection.
     pub total: u64,
-    /// Values present (nulls included).
+    /// Units where the key occurs, nulls included (what JSON Schema's `required` looks at); see
+    /// [`Self::non_null`] for the count shown as present.
     pub present: u64,
     /// Null values.
     pub nulls: u64,
@@ -287,14 +311,21 @@ impl PropertyProfile {
         }
     }
 
-    /// True when some values are null or the property is absent from some containers.
+    /// True when some values are null.
     pub fn nullable(&self) -> bool {
         self.nulls > 0
     }
 
-    /// Items (containers) lacking the property.
+    /// Units (see [`Self::total`]) lacking the key, or lacking the parent object or array that
+    /// would hold it.
     pub fn missing(&self) -> u64 {
         self.total.saturating_sub(self.present)
+    }
+
+    /// Units holding a non-null value: what every output calls present. `non_null + nulls +
+    /// missing == total`.
+    pub fn non_null(&self) -> u64 {
+        self.present.saturating_sub(self.nulls)
     }
 }
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 /// One histogram bin. Bins are half-open `[min, max)` except the last, which includes `max`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HistogramBin {
-    /// Human-readable range, e.g. `0.20-0.40`.
+    /// Human-readable range, e.g. `0.2-0.4`, `25-49` (integers), `1e-8 to 2e-8`.
     pub range: String,
     /// Lower edge.
     pub min: f64,
@@ -13,7 +13,7 @@ pub struct HistogramBin {
     pub max: f64,
     /// Values in the bin.
     pub count: u64,
-    /// Share of all values, in percent (one decimal).
+    /// Share of all values, in percent (see [`crate::figure::percent`]).
     pub percentage: f64,
 }
 
@@ -35,15 +35,7 @@ pub fn number_value(v: f64, integer: bool) -> serde_json::Value {
     }
 }
 
-/// Rounds to one decimal, for percentages.
-pub fn round1(value: f64) -> f64 {
-    (value * 10.0).round() / 10.0
-}
-
-/// Percentage of `part` in `whole`, one decimal; 0 when `whole` is 0.
-pub fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { round1(part as f64 * 100.0 / whole as f64) }
-}
+pub use crate::figure::percent;
 
 /// Distinct values past which [`ValueRuns::from_parts`] stops counting and sorts.
 const COUNT_UP_TO: usize = 1 << 14;
@@ -209,7 +201,7 @@ impl ValueRuns {
     }
 
     /// How many values are below `edge`.
-    fn count_below(&self, edge: f64) -> u64 {
+    pub(crate) fn count_below(&self, edge: f64) -> u64 {
         match self.values.partition_point(|&v| v < edge) {
             0 => 0,
             run => self.ends[run - 1],
@@ -247,139 +239,7 @@ pub fn auto_bins_for(count: u64, min: f64, max: f64, q1: f64, q3: f64) -> usize 
     bins.clamp(1, AUTO_MAX_BINS)
 }
 
-/// A "nice" step (1, 2, 2.5 or 5 times a power of ten) at least `raw`.
-fn nice_step(raw: f64) -> f64 {
-    let exponent = raw.log10().floor();
-    let base = 10f64.powf(exponent);
-    let fraction = raw / base;
-    let nice = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().find(|&f| f >= fraction - 1e-12).unwrap_or(10.0);
-    nice * base
-}
-
-/// Decimals needed to write multiples of `step` exactly (0.2 → 1, 0.25 → 2, 2.5 → 1, 10 → 0).
-fn decimals_for(step: f64) -> usize {
-    (0..=10)
-        .find(|&d| {
-            let scaled = step * 10f64.powi(d as i32);
-            (scaled - scaled.round()).abs() < 1e-9 * scaled.abs().max(1.0)
-        })
-        .unwrap_or(10)
-}
-
-/// Where a histogram's bins lie: nice edges from `min` to `max`, computed before any value is
-/// counted, so values in memory and values in a database are binned the same way.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistogramLayout {
-    /// Bin edges, ascending; bin `i` is `[edges[i], edges[i+1])`, the last bin also holds the top edge.
-    pub edges: Vec<f64>,
-    step: f64,
-    integers: bool,
-}
-
-impl HistogramLayout {
-    /// About `bins` bins on nice edges covering `min..=max`; integer data never gets bins narrower
-    /// than 1. `None` when `min > max` (no values) or the values are not finite.
-    pub fn new(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
-        if !(min.is_finite() && max.is_finite()) || min > max {
-            return None;
-        }
-        let bins = bins.clamp(1, MAX_BINS);
-        if max == min {
-            return Some(Self { edges: vec![min, max], step: 0.0, integers });
-        }
-        let mut step = nice_step((max - min) / bins as f64);
-        if integers {
-            step = step.max(1.0).ceil();
-        }
-        let start = (min / step).floor() * step;
-        // Integer bins are labelled by the whole numbers they hold, so the top one must hold `max`.
-        let end = if integers { max + 1.0 } else { max };
-        let mut edges = vec![start];
-        while *edges.last().unwrap_or(&end) < end && edges.len() <= MAX_BINS + 1 {
-            let next = start + step * edges.len() as f64;
-            edges.push(next);
-        }
-        Some(Self { edges, step, integers })
-    }
-
-    /// Number of bins.
-    pub fn bins(&self) -> usize {
-        self.edges.len().saturating_sub(1)
-    }
-
-    /// Counts the values into the bins.
-    pub fn count_runs(&self, runs: &ValueRuns) -> Vec<u64> {
-        let bins = self.bins();
-        (0..bins)
-            .map(|i| {
-                let to = if i + 1 == bins { runs.count() } else { runs.count_below(self.edges[i + 1]) };
-                to - runs.count_below(self.edges[i])
-            })
-            .collect()
-    }
-
-    /// The labelled bins from per-bin counts (as many as [`Self::bins`]); empty bins at either end,
-    /// which the nice rounding may add, are dropped.
-    pub fn label(&self, counts: &[u64]) -> Vec<HistogramBin> {
-        let total: u64 = counts.iter().sum();
-        if self.step == 0.0 {
-            let label = format_edge(self.edges[0], 6);
-            let count = counts.first().copied().unwrap_or(0);
-            return vec![HistogramBin {
-                range: format!("{label}-{label}"),
-                min: self.edges[0],
-                max: self.edges[1],
-                count,
-                percentage: percent(count, total),
-            }];
-        }
-        let decimals = decimals_for(self.step);
-        let mut out: Vec<HistogramBin> = self
-            .edges
-            .windows(2)
-            .zip(counts)
-            .map(|(pair, &count)| {
-                let (low, high) = (pair[0], pair[1]);
-                let range = if self.integers && self.step == 1.0 {
-                    format_edge(low, 0)
-                } else if self.integers {
-                    format!("{}-{}", format_edge(low, 0), format_edge(high - 1.0, 0))
-                } else {
-                    format!("{}-{}", format_edge(low, decimals), format_edge(high, decimals))
-                };
-                HistogramBin { range, min: low, max: high, count, percentage: percent(count, total) }
-            })
-            .collect();
-        while out.last().is_some_and(|b| b.count == 0) {
-            out.pop();
-        }
-        while out.first().is_some_and(|b| b.count == 0) {
-            out.remove(0);
-        }
-        out
-    }
-}
-
-/// Builds a histogram of the values with about `bins` bins on nice edges. Integer data never
-/// gets bins narrower than 1.
-pub fn histogram(runs: &ValueRuns, bins: usize, integers: bool) -> Vec<HistogramBin> {
-    if runs.count() == 0 {
-        return Vec::new();
-    }
-    match HistogramLayout::new(runs.min(), runs.max(), bins, integers) {
-        Some(layout) => layout.label(&layout.count_runs(runs)),
-        None => Vec::new(),
-    }
-}
-
-fn format_edge(value: f64, decimals: usize) -> String {
-    let text = format!("{value:.decimals$}");
-    if text == "-0" || text.starts_with("-0.") && text.trim_start_matches("-0.").chars().all(|c| c == '0') {
-        text.trim_start_matches('-').to_string()
-    } else {
-        text
-    }
-}
+pub use super::histogram::{BinScale, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
@@ -433,31 +293,6 @@ mod tests {
             assert_eq!(ValueRuns::from_parts(parts), runs(&all), "{distinct}");
         }
         assert_eq!(ValueRuns::from_parts(vec![Vec::new(), Vec::new()]).count(), 0);
-    }
-
-    #[test]
-    fn histogram_counts_every_value_once_on_nice_edges() {
-        let values: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
-        let bins = histogram(&runs(&values), 5, false);
-        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 101);
-        assert_eq!(bins[0].range, "0.0-0.2");
-        assert_eq!(bins.len(), 5);
-        assert_eq!(bins[4].count, 21, "last bin includes the maximum");
-    }
-
-    #[test]
-    fn integer_histograms_use_whole_number_bins() {
-        let values = [1.0, 1.0, 2.0, 3.0, 3.0, 3.0, 5.0];
-        let bins = histogram(&runs(&values), 10, true);
-        assert_eq!(bins.iter().map(|b| b.range.as_str()).collect::<Vec<_>>(), ["1", "2", "3", "4", "5"]);
-        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), [2, 1, 3, 0, 1]);
-    }
-
-    #[test]
-    fn constant_values_make_one_bin() {
-        let bins = histogram(&runs(&[7.0, 7.0]), 5, true);
-        assert_eq!(bins.len(), 1);
-        assert_eq!(bins[0].count, 2);
     }
 
     #[test]

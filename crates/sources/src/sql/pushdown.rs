@@ -385,7 +385,16 @@ fn number_profile(
         top: d.top,
         quartiles: d.quartiles,
         runs: None,
+        integer_range: integer_range(row, s, reals),
     })
+}
+
+/// The exact integer extremes, as the in-memory profile keeps them, when every value is an integer.
+fn integer_range(row: &[SqlValue], s: &ColumnSlots, reals: u64) -> Option<(i128, i128)> {
+    match (reals, get(row, s.num_min), get(row, s.num_max)) {
+        (0, SqlValue::Integer(min), SqlValue::Integer(max)) => Some((i128::from(*min), i128::from(*max))),
+        _ => None,
+    }
 }
 
 /// Top values (when at most [`NUMBER_TOP_DISTINCT`]) from `(value, count)` runs, ranked as in memory.

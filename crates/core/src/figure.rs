@@ -1,0 +1,103 @@
+//! Numbers as every surface shows them: significant digits, never fixed decimals.
+//!
+//! Two kinds of figure are told apart. A value taken from the data (a minimum, a maximum, a top
+//! value) is shown exactly, in its shortest round-trip form. A computed statistic (mean, standard
+//! deviation, interpolated median, percentage) carries float noise in its last digits
+//! (`0.6000000000000001`), so it is rounded to [`STAT_DIGITS`] significant digits — far more than
+//! the 6 a reader needs, far fewer than the 17 where the noise lives. Nothing is ever rounded to a
+//! number of decimals, which would turn `1e-8` into `0`.
+
+use serde_json::{Number, Value};
+
+/// Significant digits kept in computed statistics.
+pub const STAT_DIGITS: usize = 12;
+/// Significant digits kept in percentages.
+pub const PERCENT_DIGITS: usize = 6;
+
+/// `value` rounded to `digits` significant digits (through its decimal text, so the result is the
+/// double nearest the rounded decimal and prints without noise). Negative zero becomes zero.
+pub fn significant(value: f64, digits: usize) -> f64 {
+    if !value.is_finite() || value == 0.0 {
+        return value + 0.0;
+    }
+    let digits = digits.clamp(1, 17);
+    format!("{value:.prec$e}", prec = digits - 1).parse::<f64>().map_or(value, |v| v + 0.0)
+}
+
+/// A computed statistic, noise removed (see [`STAT_DIGITS`]).
+pub fn stat(value: f64) -> f64 {
+    significant(value, STAT_DIGITS)
+}
+
+/// A computed statistic as JSON (`null` when not finite).
+pub fn stat_json(value: f64) -> Value {
+    exact_json(stat(value))
+}
+
+/// A value from the data as JSON, exactly; negative zero as `0`, non-finite as `null`.
+pub fn exact_json(value: f64) -> Value {
+    Number::from_f64(value + 0.0).map_or(Value::Null, Value::Number)
+}
+
+/// Percentage of `part` in `whole` to [`PERCENT_DIGITS`] significant digits; 0 when `whole` is 0.
+/// A share that is not all of `whole` is never shown as 100 (nor a non-zero one as 0).
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    let exact = part as f64 * 100.0 / whole as f64;
+    let shown = significant(exact, PERCENT_DIGITS);
+    if part < whole && shown >= 100.0 { significant(exact, 15) } else { shown }
+}
+
+/// A number as text for prose and labels: the shortest form that reads back as the same double,
+/// in exponent form below 1e-5 and from 1e15 up (`1e-8`, `1.5e20`), never `-0`.
+pub fn text(value: f64) -> String {
+    let value = value + 0.0;
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-5..1e15).contains(&magnitude) { format!("{value:e}") } else { format!("{value}") }
+}
+
+/// A computed statistic as text (see [`stat`] and [`text`]).
+pub fn stat_text(value: f64) -> String {
+    text(stat(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_is_removed_but_significant_digits_are_kept() {
+        assert_eq!(stat(0.1 + 0.2), 0.3);
+        assert_eq!(stat(0.6000000000000001), 0.6);
+        assert_eq!(stat(1.000001e-8), 1.000001e-8);
+        assert_eq!(stat(0.009565432123), 0.009565432123);
+        assert_eq!(stat(-0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(stat(123_456_789_012_345.0), 123_456_789_012_000.0);
+    }
+
+    #[test]
+    fn text_uses_shortest_round_trip_forms() {
+        assert_eq!(text(1e-8), "1e-8");
+        assert_eq!(text(6.000000000000001e-8), "6.000000000000001e-8");
+        assert_eq!(text(1e15), "1e15");
+        assert_eq!(text(123.456), "123.456");
+        assert_eq!(text(-0.0), "0");
+        assert_eq!(text(0.00001), "0.00001");
+        assert_eq!(text(42.0), "42");
+        assert_eq!(text(-2.5e-7), "-2.5e-7");
+    }
+
+    #[test]
+    fn percentages_keep_small_and_near_total_shares_visible() {
+        assert_eq!(percent(1, 3), 33.3333);
+        assert_eq!(percent(1, 10_000_000), 0.00001);
+        assert!(percent(9_999_999, 10_000_000) < 100.0);
+        assert_eq!(percent(5, 5), 100.0);
+        assert_eq!(percent(0, 0), 0.0);
+    }
+}
