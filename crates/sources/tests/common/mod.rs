@@ -91,10 +91,14 @@ pub fn assert_histograms_match(db: &dyn Database, table: &str, columns: &[&str])
         let path = PropertyPath::root().child(column);
         let numbers = memory.profile().property(&path).and_then(|p| p.numbers.clone()).expect("numbers");
         let runs = numbers.runs.clone().expect("in-memory values");
-        for wanted in [1, 5, numbers.auto_bins(), 37] {
-            let layout = HistogramLayout::new(numbers.min, numbers.max, wanted, numbers.all_integers()).expect("layout");
+        // Asked bin counts, and the automatic layout (log or outlier bins for skewed columns).
+        for wanted in [Some(1), Some(4), Some(5), Some(numbers.auto_bins()), Some(37), None] {
+            let layout = HistogramLayout::for_numbers(&numbers, wanted).expect("layout");
+            if let Some(wanted) = wanted {
+                assert!(layout.bins() <= wanted, "{}.{column}: {} bins for {wanted}", table.name, layout.bins());
+            }
             let counted = bins.count_bins(&path, &layout).expect("counted in the database");
-            assert_eq!(counted, layout.count_runs(&runs), "{}.{column} with {wanted} bins", table.name);
+            assert_eq!(counted, layout.count_runs(&runs), "{}.{column} with {wanted:?} bins", table.name);
             assert_eq!(counted.iter().sum::<u64>(), numbers.count);
         }
     }
