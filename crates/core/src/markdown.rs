@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::collection::{Collection, CollectionKind};
-use crate::summary::{PropertySummary, describe_line, summarize_collection};
 use crate::display::escape_controls as esc;
+use crate::summary::{PropertySummary, describe_line, summarize_collection};
 use crate::tokens;
 
 /// The rendered section and what was left out to fit the budget.

@@ -7,7 +7,7 @@ use schemascope_core::markdown::schema_markdown;
 use schemascope_core::profile::CollectionProfile;
 use schemascope_core::property::{PropertyOptions, describe_property};
 use schemascope_core::summary::summarize_properties;
-use schemascope_core::{PropertyPath, ProfileBuilder};
+use schemascope_core::{ProfileBuilder, PropertyPath};
 use serde_json::{Value, json};
 
 fn profile(values: &[Value]) -> CollectionProfile {

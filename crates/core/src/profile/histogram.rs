@@ -126,7 +126,8 @@ impl HistogramLayout {
         if !skewed {
             return Some(linear);
         }
-        if min > 0.0 && max / min >= 100.0
+        if min > 0.0
+            && max / min >= 100.0
             && let Some(log) = Self::log(min, max, integers)
         {
             return Some(log);

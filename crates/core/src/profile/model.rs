@@ -203,9 +203,9 @@ impl NumberProfile {
     }
 
     fn extreme(&self, double: f64, integer: Option<i128>) -> Value {
-        let exact = integer.filter(|_| self.all_integers()).and_then(|i| {
-            i64::try_from(i).map(Value::from).ok().or_else(|| u64::try_from(i).map(Value::from).ok())
-        });
+        let exact = integer
+            .filter(|_| self.all_integers())
+            .and_then(|i| i64::try_from(i).map(Value::from).ok().or_else(|| u64::try_from(i).map(Value::from).ok()));
         exact.unwrap_or_else(|| crate::figure::exact_json(double))
     }
 

@@ -67,7 +67,13 @@ pub fn assert_pushdown_matches_memory(db: &dyn Database) {
             let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
             if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
                 // Exact integer extremes (past 2^53 the doubles would round) agree too.
-                assert_eq!((p.integer_range, p.min_value(), p.max_value()), (m.integer_range, m.min_value(), m.max_value()), "{}.{}", table.name, column.name);
+                assert_eq!(
+                    (p.integer_range, p.min_value(), p.max_value()),
+                    (m.integer_range, m.min_value(), m.max_value()),
+                    "{}.{}",
+                    table.name,
+                    column.name
+                );
                 for k in 0..2 {
                     assert!(
                         close(p.quartiles[k], m.quartiles[k]),
