@@ -369,7 +369,13 @@ fn clear_errors(kind: Kind) {
     for collection in [None, Some("plant".to_string())] {
         let unnamed = validate_value(
             &registry,
-            ValidateValueParams { source: plant(), collection: collection.clone(), value: json!({"zzz": "anything"}), window_ms: Some(0), ..Default::default() },
+            ValidateValueParams {
+                source: plant(),
+                collection: collection.clone(),
+                value: json!({"zzz": "anything"}),
+                window_ms: Some(0),
+                ..Default::default()
+            },
         );
         assert_eq!((unnamed.success, unnamed.data["error"].as_str()), (false, Some("record_required")), "{collection:?}: {}", unnamed.message);
         assert_eq!(unnamed.data["records"], json!([TEMPERATURE, CONFIG, OUTDOOR]), "{}", unnamed.message);

@@ -18,7 +18,8 @@ fn schemascope(args: &[&str]) -> Output {
 }
 
 fn envelope(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
 /// The readings of one sensor record: nulls, missing members, tiny and huge numbers, unicode,
@@ -92,7 +93,8 @@ fn python_verdicts(cases: &[Value]) -> Vec<Value> {
 
 fn write_records(dir: &Path, name: &str, records: &[(&str, Vec<Value>)]) -> String {
     let path = dir.join(name);
-    let lines: Vec<String> = records.iter().flat_map(|(key, values)| values.iter().map(move |v| json!({"key": key, "value": v}).to_string())).collect();
+    let lines: Vec<String> =
+        records.iter().flat_map(|(key, values)| values.iter().map(move |v| json!({"key": key, "value": v}).to_string())).collect();
     std::fs::write(&path, lines.join("\n") + "\n").expect("write records");
     path.display().to_string()
 }
@@ -114,7 +116,8 @@ fn python_jsonschema_accepts_every_observed_and_plausible_new_value_and_agrees_w
     let dir = tempfile::tempdir().expect("tempdir");
     let mixed = vec![json!(1), json!("x"), Value::Null, json!([1, "a", null, {"k": null}]), json!({"k": 2.5}), json!(true), json!(-0.0)];
     let config = vec![json!({"port": 8080, "host": "h", "debug": false, "origins": []}); 3];
-    let source = write_records(dir.path(), "plant.ndjson", &[("sensor::Reading", readings()), ("server::Config", config.clone()), ("weird", mixed.clone())]);
+    let source =
+        write_records(dir.path(), "plant.ndjson", &[("sensor::Reading", readings()), ("server::Config", config.clone()), ("weird", mixed.clone())]);
     let reading = schema_of(&source, "sensor::Reading");
     let props = &reading["properties"];
     assert_eq!(reading["required"], json!(["ts", "celsius", "sensor_id", "state", "at", "label", "tags", "counter", "position"]));
@@ -148,14 +151,18 @@ fn python_jsonschema_accepts_every_observed_and_plausible_new_value_and_agrees_w
     let out = schemascope(&["validate", &source, "sensor::Reading", &plausible_next_readings()[0].to_string(), "--json"]);
     let warnings = envelope(&out)["data"]["warnings"].clone();
     for keyword in ["maximum", "enum"] {
-        assert!(warnings.as_array().expect("warnings").iter().any(|w| w["keyword"] == keyword && w["severity"] == "warning"), "{keyword}: {warnings}");
+        assert!(
+            warnings.as_array().expect("warnings").iter().any(|w| w["keyword"] == keyword && w["severity"] == "warning"),
+            "{keyword}: {warnings}"
+        );
     }
 }
 
 #[test]
 fn a_record_set_of_several_records_needs_the_record_on_every_cli_path() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let source = write_records(dir.path(), "several.ndjson", &[("a::Temp", vec![json!({"celsius": 20.5})]), ("b::Config", vec![json!({"port": 80})])]);
+    let source =
+        write_records(dir.path(), "several.ndjson", &[("a::Temp", vec![json!({"celsius": 20.5})]), ("b::Config", vec![json!({"port": 80})])]);
     let out = schemascope(&["schema", &source, "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let failed = envelope(&out);
@@ -195,11 +202,13 @@ fn a_record_set_of_several_records_needs_the_record_on_every_cli_path() {
 fn graph_node_and_document_schemas_accept_every_item_in_python() {
     let dir = tempfile::tempdir().expect("tempdir");
     let docs = dir.path().join("docs.ndjson");
-    let items = [json!({"id": 1, "title": "a", "score": 0.5}), json!({"id": 2, "title": null}), json!({"id": 3, "title": "c", "score": 1e15, "tags": ["x"]})];
+    let items =
+        [json!({"id": 1, "title": "a", "score": 0.5}), json!({"id": 2, "title": null}), json!({"id": 3, "title": "c", "score": 1e15, "tags": ["x"]})];
     std::fs::write(&docs, items.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")).expect("write");
     let docs_schema = schema_of(&docs.display().to_string(), "docs");
     let nodes_schema = schema_of("demo:infrastructure", "nodes");
-    let graph: Value = serde_json::from_str(&std::fs::read_to_string(repo_root().join("testdata/demo/infrastructure.json")).expect("demo graph")).expect("json");
+    let graph: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_root().join("testdata/demo/infrastructure.json")).expect("demo graph")).expect("json");
     let nodes: Vec<Value> = graph["nodes"].as_array().expect("nodes").iter().map(|n| n["data"].clone()).collect();
     assert!(!nodes.is_empty());
     let cases = vec![

@@ -290,7 +290,8 @@ mod tests {
         }
         let state = report.warnings.iter().find(|w| w.keyword == "enum").expect("enum warning");
         assert!(state.error.contains("did you mean \"off\""), "{}", state.error);
-        let observed_null = validate(&temperature_schema(), &json!({"celsius": 20, "sensor_id": "s", "timestamp": 1, "state": null})).expect("validates");
+        let observed_null =
+            validate(&temperature_schema(), &json!({"celsius": 20, "sensor_id": "s", "timestamp": 1, "state": null})).expect("validates");
         assert!(observed_null.valid && observed_null.warnings.is_empty(), "{:?}", observed_null.warnings);
     }
 

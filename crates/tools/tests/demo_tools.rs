@@ -229,7 +229,8 @@ fn query_schema_and_validate_value_on_a_record_set_of_several_need_the_record() 
     let keys: Vec<String> = source.collections[0].record_profiles().iter().map(|(k, _)| k.clone()).collect();
     assert!(keys.len() > 1, "{keys:?}");
     for collection in [None, Some(set.clone())] {
-        let schema = query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), collection: collection.clone(), ..Default::default() });
+        let schema =
+            query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), collection: collection.clone(), ..Default::default() });
         assert!(!schema.success, "{collection:?}: {}", schema.message);
         assert_eq!(schema.data["error"], "record_required");
         assert_eq!(schema.data["records"], json!(keys));
@@ -245,7 +246,12 @@ fn query_schema_and_validate_value_on_a_record_set_of_several_need_the_record() 
     // Named, {"zzz": …} is what it is: a value without any of the record's members.
     let named = ok(validate_value(
         &registry,
-        ValidateValueParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), value: json!({"zzz": "anything"}), ..Default::default() },
+        ValidateValueParams {
+            source: Some("sensors".into()),
+            record_name: Some("server::Temperature".into()),
+            value: json!({"zzz": "anything"}),
+            ..Default::default()
+        },
     ));
     assert_eq!(named["valid"], false);
     // A graph's nodes keep their collection schema.
@@ -258,7 +264,12 @@ fn inferred_schemas_assert_no_observation_and_plausible_next_values_validate() {
     let registry = demo();
     let data = ok(query_schema(
         &registry,
-        QuerySchemaParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), include_example: Some(false), ..Default::default() },
+        QuerySchemaParams {
+            source: Some("sensors".into()),
+            record_name: Some("server::Temperature".into()),
+            include_example: Some(false),
+            ..Default::default()
+        },
     ));
     let schema = &data["schema"];
     let celsius = &schema["properties"]["celsius"];
