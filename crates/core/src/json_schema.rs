@@ -22,6 +22,8 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 pub const DEPTH_LIMIT: usize = 20;
 /// Most distinct strings listed as observed `values`.
 pub const ENUM_MAX: u64 = 10;
+/// Longest string (in characters) for which observed `values` are listed.
+pub const VALUES_MAX_CHARS: u64 = 64;
 /// The annotation keyword holding what was observed at a node: `minimum` and `maximum` of the
 /// numbers, `values` (the strings, and null, when few strings repeat). Not a constraint: JSON
 /// Schema 2020-12 collects unknown keywords as annotations, so validators ignore it.
@@ -115,7 +117,15 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         let only_strings = types.iter().all(|t| *t == "string" || *t == "null");
         // A list from one or two sightings says nothing about the values to come (ids, names);
         // only few repeated strings are a category worth showing.
-        if only_strings && strings.distinct <= ENUM_MAX && strings.count >= 2 * strings.distinct && (strings.top.len() as u64) == strings.distinct {
+        // The profile keys strings past 256 bytes by a shortened form; listing one would show a
+        // value never observed. 64 characters are at most 256 bytes, so none was shortened.
+        let whole = strings.max_length <= VALUES_MAX_CHARS;
+        if whole
+            && only_strings
+            && strings.distinct <= ENUM_MAX
+            && strings.count >= 2 * strings.distinct
+            && (strings.top.len() as u64) == strings.distinct
+        {
             let mut values: Vec<Value> = strings.top.iter().map(|v| v.value.clone()).collect();
             values.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
             if t.null > 0 {
@@ -227,6 +237,17 @@ mod tests {
         assert_all_valid(&schema, &[json!({"state": "standby"})]);
         let unique = schema_of(&[json!({"id": "a"}), json!({"id": "b"})]);
         assert!(unique["properties"]["id"].get(OBSERVED).is_none());
+    }
+
+    #[test]
+    fn long_strings_are_never_listed_as_observed_values() {
+        let long = "é".repeat(5000);
+        let values = [json!(long), json!(long), json!(long), json!("a"), json!("a")];
+        let schema = schema_of(&values);
+        assert!(schema.get(OBSERVED).is_none(), "{}", &schema.to_string()[..200]);
+        let short = schema_of(&[json!("é".repeat(64)), json!("é".repeat(64))]);
+        assert_eq!(short[OBSERVED]["values"], json!(["é".repeat(64)]));
+        assert_all_valid(&schema, &values);
     }
 
     /// The keywords that assert something about a value, other than type facts; none may appear
