@@ -203,7 +203,7 @@ fn seed_fields(kind: Kind) {
     assert_eq!(data["record_name"], TEMPERATURE);
     assert_eq!(
         data["schema"]["properties"],
-        json!({"celsius": {"type": "number", "minimum": 21.5, "maximum": 21.5}, "sensor_id": {"type": "string"}, "timestamp": {"type": "number", "minimum": 1730649600.123, "maximum": 1730649600.123}})
+        json!({"celsius": {"type": "number", "x-observed": {"minimum": 21.5, "maximum": 21.5}}, "sensor_id": {"type": "string"}, "timestamp": {"type": "number", "x-observed": {"minimum": 1730649600.123, "maximum": 1730649600.123}}})
     );
     assert_eq!(data["schema"]["required"], json!(["celsius", "sensor_id", "timestamp"]));
     let metadata = &data["metadata"];
@@ -234,7 +234,7 @@ fn seed_fields(kind: Kind) {
     ));
     assert_eq!((config["metadata"]["buffer_type"].as_str(), config["metadata"]["writable"].as_bool()), (Some("single_latest"), Some(true)));
     assert!(config.get("example").is_none());
-    assert_eq!(config["schema"]["properties"]["port"], json!({"type": "integer", "minimum": 8080, "maximum": 8080}));
+    assert_eq!(config["schema"]["properties"]["port"], json!({"type": "integer", "x-observed": {"minimum": 8080, "maximum": 8080}}));
 }
 
 #[test]
@@ -282,8 +282,8 @@ fn merged_schema(kind: Kind) {
     assert_eq!(data["sampling"]["produced_in_window"], 4);
     assert_eq!(data["sampling"]["protocol"], kind.protocol().version());
     let schema = &data["schema"];
-    assert_eq!(schema["properties"]["celsius"], json!({"type": ["number", "null"], "minimum": -2.25, "maximum": 21.5}), "{schema}");
-    assert_eq!(schema["properties"]["humidity"], json!({"type": "number", "minimum": 38.5, "maximum": 40.0}));
+    assert_eq!(schema["properties"]["celsius"], json!({"type": ["number", "null"], "x-observed": {"minimum": -2.25, "maximum": 21.5}}), "{schema}");
+    assert_eq!(schema["properties"]["humidity"], json!({"type": "number", "x-observed": {"minimum": 38.5, "maximum": 40.0}}));
     assert_eq!(schema["properties"]["sensor_id"]["type"], "string");
     // 2.x sends values through a serde_json map without preserve_order: keys come sorted.
     let mut required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
@@ -365,6 +365,23 @@ fn clear_errors(kind: Kind) {
         "{}",
         missing.message
     );
+    // No record named on an instance of several: each has its own schema, so the call must say which.
+    for collection in [None, Some("plant".to_string())] {
+        let unnamed = validate_value(
+            &registry,
+            ValidateValueParams {
+                source: plant(),
+                collection: collection.clone(),
+                value: json!({"zzz": "anything"}),
+                window_ms: Some(0),
+                ..Default::default()
+            },
+        );
+        assert_eq!((unnamed.success, unnamed.data["error"].as_str()), (false, Some("record_required")), "{collection:?}: {}", unnamed.message);
+        assert_eq!(unnamed.data["records"], json!([TEMPERATURE, CONFIG, OUTDOOR]), "{}", unnamed.message);
+        let schema = query_schema(&registry, QuerySchemaParams { source: plant(), collection, window_ms: Some(0), ..Default::default() });
+        assert_eq!(schema.data["error"], "record_required", "{}", schema.message);
+    }
     instance.child.kill().expect("kills");
     instance.child.wait().expect("waits");
     let started = Instant::now();

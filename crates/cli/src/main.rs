@@ -129,7 +129,8 @@ enum Command {
     Schema {
         /// The source.
         source: String,
-        /// A record name or a collection (default: the first record set or collection).
+        /// A record name or a collection (default: the only record of the first record set, else the
+        /// first collection; a record set of several records needs a record name).
         target: Option<String>,
         /// Leave the example value out.
         #[arg(long)]
@@ -143,7 +144,7 @@ enum Command {
     Validate {
         /// The source.
         source: String,
-        /// A record name or a collection.
+        /// A record name or a collection (a record set of several records needs a record name).
         target: String,
         /// The value as JSON, `@FILE` to read a file, or `-` for standard input.
         value: String,

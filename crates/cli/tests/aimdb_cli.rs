@@ -34,6 +34,13 @@ fn schema_and_validate_work_on_live_records() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("first at /port: Expected integer, got string"));
 
+    // Several records and none named: the error lists them, whatever the value.
+    let out = schemascope(&["schema", &spec, "--window-ms", "0", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let envelope: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(envelope["data"]["error"], "record_required");
+    assert_eq!(envelope["data"]["records"], json!(["server::Config", "sensors.outdoor"]));
+
     let missing = dir.path().join("gone.sock");
     let out = schemascope(&["schema", &format!("aimdb:{}", missing.display()), "x"]);
     assert_eq!(out.status.code(), Some(1));

@@ -1,11 +1,16 @@
 //! query_schema's inference (seed 004, including its "multi-sample" future): a JSON Schema
 //! (draft 2020-12) derived from the profile of *all* values, not from one.
 //!
-//! Because it reads the profile, every rule is a statement about every observed value: a member
-//! is `required` when every object had it, `minimum`/`maximum` are the observed extremes, `enum`
-//! lists every string seen (only when there are few and they repeat), array `items` merge all
-//! elements of all arrays. So every observed value validates against the result by construction
-//! (and the tests check it with the `jsonschema` crate).
+//! The schema asserts only type facts, which every value of the record's type keeps: `type`
+//! (integer vs number, with `null` when a null was seen), `required` (members present, null or
+//! not, in every observed object), `properties` and array `items` (merged over every element).
+//! What was merely *observed* — the numeric range, the few repeated strings, a string format —
+//! would make a standard validator reject the next timestamp or a new sensor id, so it is
+//! written as annotations a 2020-12 validator ignores: [`OBSERVED`] (`{minimum, maximum,
+//! values}`, an unknown keyword, hence an annotation) and `format` (an annotation unless a
+//! validator opts into format assertion). validate_value turns those into warnings. Every
+//! observed value validates against the result by construction (the tests check it with the
+//! `jsonschema` crate here and with Python's `jsonschema` from the CLI tests).
 
 use serde_json::{Map, Value, json};
 
@@ -15,8 +20,14 @@ use crate::profile::{CollectionProfile, ProfileNode};
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// Nesting depth past which structure is not inferred (seed 004: 20).
 pub const DEPTH_LIMIT: usize = 20;
-/// Most distinct strings listed as an `enum`.
+/// Most distinct strings listed as observed `values`.
 pub const ENUM_MAX: u64 = 10;
+/// Longest string (in characters) for which observed `values` are listed.
+pub const VALUES_MAX_CHARS: u64 = 64;
+/// The annotation keyword holding what was observed at a node: `minimum` and `maximum` of the
+/// numbers, `values` (the strings, and null, when few strings repeat). Not a constraint: JSON
+/// Schema 2020-12 collects unknown keywords as annotations, so validators ignore it.
+pub const OBSERVED: &str = "x-observed";
 
 /// Infers the schema of the values profiled in `profile`.
 pub fn infer_schema(profile: &CollectionProfile) -> Value {
@@ -33,12 +44,29 @@ pub fn infer_schema(profile: &CollectionProfile) -> Value {
     schema
 }
 
-fn number(v: f64, integer: bool) -> Value {
-    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
-        json!(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+/// Which way an observed bound that is not exactly representable is rounded.
+#[derive(Clone, Copy)]
+enum Round {
+    Down,
+    Up,
+}
+
+/// An observed bound as JSON: an integer when every value was one and the bound is exact in an
+/// `f64`; past 2^53 the nearest float rounded outwards, so the observed values stay inside it.
+fn number(v: f64, integer: bool, round: Round) -> Value {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if integer && v.fract() == 0.0 && v.abs() < EXACT {
+        return json!(v as i64);
     }
+    let v = if integer && v.abs() >= EXACT && v.is_finite() {
+        match round {
+            Round::Down => v.next_down(),
+            Round::Up => v.next_up(),
+        }
+    } else {
+        v
+    };
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
 }
 
 fn node_schema(node: &ProfileNode, depth: usize) -> Value {
@@ -79,25 +107,38 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         s.insert("description".into(), json!(format!("depth limit {DEPTH_LIMIT} reached: structure below is not inferred")));
         return Value::Object(s);
     }
+    let mut observed = Map::new();
+    if let Some(numbers) = &p.numbers {
+        let integer = numbers.all_integers();
+        observed.insert("minimum".into(), number(numbers.min, integer, Round::Down));
+        observed.insert("maximum".into(), number(numbers.max, integer, Round::Up));
+    }
     if let Some(strings) = &p.strings {
         let only_strings = types.iter().all(|t| *t == "string" || *t == "null");
-        // An enum from one or two sightings would reject every other value; demand repeats.
-        if only_strings && strings.distinct <= ENUM_MAX && strings.count >= 2 * strings.distinct && (strings.top.len() as u64) == strings.distinct {
+        // A list from one or two sightings says nothing about the values to come (ids, names);
+        // only few repeated strings are a category worth showing.
+        // The profile keys strings past 256 bytes by a shortened form; listing one would show a
+        // value never observed. 64 characters are at most 256 bytes, so none was shortened.
+        let whole = strings.max_length <= VALUES_MAX_CHARS;
+        if whole
+            && only_strings
+            && strings.distinct <= ENUM_MAX
+            && strings.count >= 2 * strings.distinct
+            && (strings.top.len() as u64) == strings.distinct
+        {
             let mut values: Vec<Value> = strings.top.iter().map(|v| v.value.clone()).collect();
             values.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
             if t.null > 0 {
                 values.push(Value::Null);
             }
-            s.insert("enum".into(), Value::Array(values));
+            observed.insert("values".into(), Value::Array(values));
         }
         if let Some(format) = strings.format {
             s.insert("format".into(), json!(format.name()));
         }
     }
-    if let Some(numbers) = &p.numbers {
-        let integer = numbers.all_integers();
-        s.insert("minimum".into(), number(numbers.min, integer));
-        s.insert("maximum".into(), number(numbers.max, integer));
+    if !observed.is_empty() {
+        s.insert(OBSERVED.into(), Value::Object(observed));
     }
     if t.array > 0 {
         match &node.items {
@@ -171,8 +212,7 @@ mod tests {
         assert_eq!(schema["required"], json!(["celsius", "sensor_id"]));
         assert_eq!(schema["properties"]["note"]["type"], json!(["string", "null"]));
         assert_eq!(schema["properties"]["celsius"]["type"], "number");
-        assert_eq!(schema["properties"]["celsius"]["minimum"], json!(21.5));
-        assert_eq!(schema["properties"]["celsius"]["maximum"], json!(23.0));
+        assert_eq!(schema["properties"]["celsius"][OBSERVED], json!({"minimum": 21.5, "maximum": 23.0}));
         assert_all_valid(&schema, &values);
     }
 
@@ -188,13 +228,98 @@ mod tests {
     }
 
     #[test]
-    fn enum_only_for_few_repeated_strings_and_includes_null() {
+    fn observed_values_only_for_few_repeated_strings_and_include_null() {
         let values: Vec<Value> = ["on", "off", "on", "off", "on"].iter().map(|s| json!({"state": s})).chain([json!({"state": null})]).collect();
         let schema = schema_of(&values);
-        assert_eq!(schema["properties"]["state"]["enum"], json!(["off", "on", null]));
+        assert_eq!(schema["properties"]["state"][OBSERVED]["values"], json!(["off", "on", null]));
+        assert!(schema["properties"]["state"].get("enum").is_none());
         assert_all_valid(&schema, &values);
+        assert_all_valid(&schema, &[json!({"state": "standby"})]);
         let unique = schema_of(&[json!({"id": "a"}), json!({"id": "b"})]);
-        assert!(unique["properties"]["id"].get("enum").is_none());
+        assert!(unique["properties"]["id"].get(OBSERVED).is_none());
+    }
+
+    #[test]
+    fn long_strings_are_never_listed_as_observed_values() {
+        let long = "é".repeat(5000);
+        let values = [json!(long), json!(long), json!(long), json!("a"), json!("a")];
+        let schema = schema_of(&values);
+        assert!(schema.get(OBSERVED).is_none(), "{}", &schema.to_string()[..200]);
+        let short = schema_of(&[json!("é".repeat(64)), json!("é".repeat(64))]);
+        assert_eq!(short[OBSERVED]["values"], json!(["é".repeat(64)]));
+        assert_all_valid(&schema, &values);
+    }
+
+    /// The keywords that assert something about a value, other than type facts; none may appear
+    /// in an inferred schema (observations go under [`OBSERVED`]).
+    const OBSERVATION_ASSERTIONS: [&str; 14] = [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "additionalProperties",
+    ];
+
+    fn assert_no_observation_assertions(schema: &Value) {
+        let Value::Object(map) = schema else { return };
+        for keyword in OBSERVATION_ASSERTIONS {
+            assert!(!map.contains_key(keyword), "`{keyword}` asserted in {schema}");
+        }
+        for child in map.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
+            assert_no_observation_assertions(child);
+        }
+        if let Some(items) = map.get("items") {
+            assert_no_observation_assertions(items);
+        }
+    }
+
+    #[test]
+    fn observed_ranges_values_and_formats_are_annotations_so_new_values_validate() {
+        let observed: Vec<Value> = (0..12)
+            .map(|i| {
+                json!({
+                    "ts": 1_730_649_600 + i,
+                    "celsius": 18.5 + f64::from(i) / 2.0,
+                    "sensor_id": format!("sensor-{:02}", i % 3),
+                    "state": if i % 2 == 0 { "on" } else { "off" },
+                    "at": format!("2024-03-{:02}T10:00:00Z", i + 1),
+                    "tags": ["a", "b"],
+                    "name": "Zoë",
+                })
+            })
+            .collect();
+        let schema = schema_of(&observed);
+        assert_no_observation_assertions(&schema);
+        let props = &schema["properties"];
+        assert_eq!(props["ts"][OBSERVED], json!({"minimum": 1_730_649_600, "maximum": 1_730_649_611}));
+        assert_eq!(props["sensor_id"][OBSERVED]["values"], json!(["sensor-00", "sensor-01", "sensor-02"]));
+        assert_eq!(props["at"]["format"], "date-time");
+        assert_all_valid(&schema, &observed);
+        let next = [
+            json!({"ts": 1_730_649_612, "celsius": 99.5, "sensor_id": "sensor-99", "state": "standby", "at": "2030-01-01T00:00:00Z", "tags": [], "name": ""}),
+            json!({"ts": -1, "celsius": -273.15, "sensor_id": "", "state": "ÖN", "at": "not a date", "tags": ["x", "y", "z", "w"], "name": "x".repeat(10_000)}),
+            json!({"ts": 9_007_199_254_740_993_u64, "celsius": 1e-9, "sensor_id": "s", "state": "on", "at": "2024-03-01", "tags": ["a"], "name": "\u{202e}", "new": 1}),
+        ];
+        assert_all_valid(&schema, &next);
+    }
+
+    #[test]
+    fn integer_bounds_past_2_pow_53_round_outwards() {
+        let values = [json!(9_007_199_254_740_993_u64), json!(-9_007_199_254_740_993_i64)];
+        let schema = schema_of(&values);
+        assert_eq!(schema["type"], "integer");
+        let min = schema[OBSERVED]["minimum"].as_f64().expect("minimum");
+        let max = schema[OBSERVED]["maximum"].as_f64().expect("maximum");
+        assert!(min < -9_007_199_254_740_992.0 && max > 9_007_199_254_740_992.0, "{schema}");
     }
 
     #[test]

@@ -1,16 +1,19 @@
 //! validate_value (seed 004's "future" tool): checks a proposed value against an inferred schema
 //! and reports every problem with its JSON path, what was expected and what was found.
 //!
-//! Structural problems (wrong type, missing required member) are errors and make the value
-//! invalid. Problems against *observed* bounds — outside the seen minimum/maximum, a string not
-//! among the seen enum values, a member never seen before — are warnings: the schema was inferred
-//! from data, so a new value may legitimately go beyond it, but an LLM should look twice (72 in a
-//! field that has only held 18–26 is likely °F sent to a °C field).
+//! Errors are exactly what a standard draft 2020-12 validator reports against the schema as
+//! published (formats not asserted, unknown keywords ignored), so `valid` agrees with any
+//! independent validator: for an inferred schema, a wrong type or a missing required member.
+//! What goes beyond the *observations* — outside the [`OBSERVED`] minimum/maximum, a string not
+//! among the observed values, a string not of the observed `format`, a member never seen — is a
+//! warning: a new value may legitimately go there, but an LLM should look twice (72 in a field
+//! that has only held 18–26 is likely °F sent to a °C field).
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::CoreError;
+use crate::json_schema::OBSERVED;
 use crate::suggest::closest;
 
 /// How serious an issue is.
@@ -75,86 +78,116 @@ fn schema_at<'a>(schema: &'a Value, pointer: &str) -> Option<&'a Value> {
     schema.pointer(pointer)
 }
 
-/// Validates `value` against `schema` (draft 2020-12).
+/// Validates `value` against `schema` (draft 2020-12): errors from the schema's assertions,
+/// warnings from its observations.
 pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreError> {
-    let validator = jsonschema::draft202012::new(schema).map_err(|e| CoreError::SchemaCompile(e.to_string()))?;
+    let compile = |schema: &Value, formats: bool| {
+        jsonschema::draft202012::options().should_validate_formats(formats).build(schema).map_err(|e| CoreError::SchemaCompile(e.to_string()))
+    };
     let mut errors = Vec::new();
+    for error in compile(schema, false)?.iter_errors(value) {
+        errors.push(issue(schema, &error, Severity::Error));
+    }
+    // The observations asserted: each failure of a keyword the published schema does not assert
+    // is a warning, unless the location already has an error (a wrong type is not also "unseen").
+    let observing = observations_asserted(schema);
     let mut warnings = Vec::new();
-    for error in validator.iter_errors(value) {
+    for error in compile(&observing, true)?.iter_errors(value) {
         use jsonschema::error::ValidationErrorKind as K;
-        let path = error.instance_path().to_string();
-        let instance = error.instance().clone().into_owned();
-        let schema_path = error.schema_path().to_string();
-        let parent_schema = schema_path.rsplit_once('/').map_or("", |(p, _)| p);
-        let (keyword, expected, actual, severity, text) = match error.kind() {
-            K::Type { .. } => {
-                let expected = schema_at(schema, &format!("{parent_schema}/type")).cloned().unwrap_or(Value::Null);
-                let text = format!("Expected {}, got {}", type_words(&expected), json_type(&instance));
-                ("type", expected, json!(json_type(&instance)), Severity::Error, text)
-            }
-            K::Required { property } => {
-                let name = property.as_str().unwrap_or_default().to_string();
-                let field_path = format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
-                let issue = ValidationIssue {
-                    path: field_path,
-                    field: Some(name.clone()),
-                    keyword: "required".into(),
-                    expected: json!("present"),
-                    actual: json!("missing"),
-                    error: format!("Required field '{name}' missing"),
-                    severity: Severity::Error,
-                };
-                errors.push(issue);
-                continue;
-            }
-            K::Enum { options } => {
-                let mut text = format!("{} is not one of the observed values {}", instance, options);
-                if let (Some(wanted), Some(list)) = (instance.as_str(), options.as_array()) {
-                    let names: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
-                    if let Some(best) = closest(wanted, names, 1).first() {
-                        text.push_str(&format!(" (did you mean \"{best}\"?)"));
-                    }
-                }
-                ("enum", (**options).clone(), instance, Severity::Warning, text)
-            }
-            K::Minimum { limit } => (
-                "minimum",
-                json!(format!(">= {limit}")),
-                instance.clone(),
-                Severity::Warning,
-                format!("{instance} is below the smallest observed value {limit}"),
-            ),
-            K::Maximum { limit } => (
-                "maximum",
-                json!(format!("<= {limit}")),
-                instance.clone(),
-                Severity::Warning,
-                format!("{instance} is above the largest observed value {limit}"),
-            ),
-            K::Format { format } => ("format", json!(format), instance.clone(), Severity::Error, format!("{instance} is not a valid {format}")),
-            _ => {
-                let keyword = schema_path.rsplit('/').next().unwrap_or("schema").to_string();
-                let text = error.to_string();
-                errors.push(ValidationIssue {
-                    path: path.clone(),
-                    field: last_field(&path),
-                    keyword,
-                    expected: Value::Null,
-                    actual: instance,
-                    error: text,
-                    severity: Severity::Error,
-                });
-                continue;
-            }
-        };
-        let issue = ValidationIssue { field: last_field(&path), path, keyword: keyword.into(), expected, actual, error: text, severity };
-        match severity {
-            Severity::Error => errors.push(issue),
-            Severity::Warning => warnings.push(issue),
+        if !matches!(error.kind(), K::Minimum { .. } | K::Maximum { .. } | K::Enum { .. } | K::Format { .. }) {
+            continue;
+        }
+        let issue = issue(&observing, &error, Severity::Warning);
+        if !errors.iter().any(|e| e.path == issue.path) {
+            warnings.push(issue);
         }
     }
     unexpected_members(schema, value, "", &mut warnings);
     Ok(ValidationReport { valid: errors.is_empty(), errors, warnings })
+}
+
+/// `schema` with every node's [`OBSERVED`] annotation written as the keywords it mirrors
+/// (`minimum`, `maximum`, `values` as `enum`), for the warnings.
+fn observations_asserted(schema: &Value) -> Value {
+    let Value::Object(map) = schema else { return schema.clone() };
+    let mut out = map.clone();
+    if let Some(Value::Object(observed)) = map.get(OBSERVED) {
+        for (from, to) in [("minimum", "minimum"), ("maximum", "maximum"), ("values", "enum")] {
+            if let Some(v) = observed.get(from).filter(|v| !v.is_null()) {
+                out.entry(to.to_string()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        let asserted = properties.iter().map(|(k, v)| (k.clone(), observations_asserted(v))).collect();
+        out.insert("properties".into(), Value::Object(asserted));
+    }
+    for keyword in ["items", "additionalProperties"] {
+        if let Some(sub) = map.get(keyword) {
+            out.insert(keyword.into(), observations_asserted(sub));
+        }
+    }
+    for keyword in ["prefixItems", "anyOf", "allOf", "oneOf"] {
+        if let Some(Value::Array(list)) = map.get(keyword) {
+            out.insert(keyword.into(), Value::Array(list.iter().map(observations_asserted).collect()));
+        }
+    }
+    Value::Object(out)
+}
+
+/// One validator failure as an issue of `severity`, in the reader's words.
+fn issue(schema: &Value, error: &jsonschema::ValidationError<'_>, severity: Severity) -> ValidationIssue {
+    use jsonschema::error::ValidationErrorKind as K;
+    let path = error.instance_path().to_string();
+    let instance = error.instance().clone().into_owned();
+    let schema_path = error.schema_path().to_string();
+    let parent_schema = schema_path.rsplit_once('/').map_or("", |(p, _)| p);
+    let (keyword, expected, actual, text) = match error.kind() {
+        K::Type { .. } => {
+            let expected = schema_at(schema, &format!("{parent_schema}/type")).cloned().unwrap_or(Value::Null);
+            let text = format!("Expected {}, got {}", type_words(&expected), json_type(&instance));
+            ("type".to_string(), expected, json!(json_type(&instance)), text)
+        }
+        K::Required { property } => {
+            let name = property.as_str().unwrap_or_default().to_string();
+            return ValidationIssue {
+                path: format!("{path}/{}", name.replace('~', "~0").replace('/', "~1")),
+                field: Some(name.clone()),
+                keyword: "required".into(),
+                expected: json!("present"),
+                actual: json!("missing"),
+                error: format!("Required field '{name}' missing"),
+                severity,
+            };
+        }
+        K::Enum { options } => {
+            let mut text = format!("{instance} is not one of the observed values {options}");
+            if let (Some(wanted), Some(list)) = (instance.as_str(), options.as_array()) {
+                let names: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
+                if let Some(best) = closest(wanted, names, 1).first() {
+                    text.push_str(&format!(" (did you mean \"{best}\"?)"));
+                }
+            }
+            ("enum".to_string(), (**options).clone(), instance, text)
+        }
+        K::Minimum { limit } => {
+            let text = format!("{instance} is below the smallest observed value {limit}");
+            ("minimum".to_string(), json!(format!(">= {limit}")), instance, text)
+        }
+        K::Maximum { limit } => {
+            let text = format!("{instance} is above the largest observed value {limit}");
+            ("maximum".to_string(), json!(format!("<= {limit}")), instance, text)
+        }
+        K::Format { format } => {
+            let text = format!("{instance} is not a {format}, the format of every observed value");
+            ("format".to_string(), json!(format), instance, text)
+        }
+        _ => {
+            let keyword = schema_path.rsplit('/').next().unwrap_or("schema").to_string();
+            (keyword, Value::Null, instance, error.to_string())
+        }
+    };
+    ValidationIssue { field: last_field(&path), path, keyword, expected, actual, error: text, severity }
 }
 
 fn type_words(expected: &Value) -> String {
@@ -213,8 +246,10 @@ mod tests {
             "$schema": crate::json_schema::DIALECT,
             "type": "object",
             "properties": {
-                "celsius": {"type": "number", "minimum": 18.0, "maximum": 26.0},
+                "celsius": {"type": "number", OBSERVED: {"minimum": 18.0, "maximum": 26.0}},
                 "sensor_id": {"type": "string"},
+                "state": {"type": ["string", "null"], OBSERVED: {"values": ["off", "on", null]}},
+                "at": {"type": "string", "format": "date-time"},
                 "timestamp": {"type": "number"}
             },
             "required": ["celsius", "sensor_id", "timestamp"]
@@ -241,5 +276,48 @@ mod tests {
         assert!(report.warnings.iter().any(|w| w.keyword == "maximum" && w.path == "/celsius"));
         let unknown = report.warnings.iter().find(|w| w.keyword == "properties").expect("unknown field");
         assert!(unknown.error.contains("did you mean 'sensor_id'"), "{}", unknown.error);
+    }
+
+    #[test]
+    fn observations_never_invalidate_and_each_is_one_warning() {
+        let value = json!({"celsius": 17, "sensor_id": "s", "timestamp": 1, "state": "of", "at": "yesterday"});
+        let report = validate(&temperature_schema(), &value).expect("validates");
+        assert!(report.valid, "{:?}", report.errors);
+        let keywords: Vec<&str> = report.warnings.iter().map(|w| w.keyword.as_str()).collect();
+        assert_eq!(keywords.len(), 3, "{:?}", report.warnings);
+        for keyword in ["minimum", "enum", "format"] {
+            assert!(keywords.contains(&keyword), "{keyword} in {keywords:?}");
+        }
+        let state = report.warnings.iter().find(|w| w.keyword == "enum").expect("enum warning");
+        assert!(state.error.contains("did you mean \"off\""), "{}", state.error);
+        let observed_null =
+            validate(&temperature_schema(), &json!({"celsius": 20, "sensor_id": "s", "timestamp": 1, "state": null})).expect("validates");
+        assert!(observed_null.valid && observed_null.warnings.is_empty(), "{:?}", observed_null.warnings);
+    }
+
+    #[test]
+    fn a_wrong_type_is_one_error_without_an_observation_warning_at_the_same_place() {
+        let report = validate(&temperature_schema(), &json!({"celsius": "72", "sensor_id": "s", "timestamp": 1, "state": 3})).expect("validates");
+        assert_eq!(report.errors.len(), 2, "{:?}", report.errors);
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn valid_is_the_verdict_of_a_standard_validator_on_the_published_schema() {
+        let schema = temperature_schema();
+        let standard = jsonschema::draft202012::new(&schema).expect("compiles");
+        let values = [
+            json!({"celsius": 1e300, "sensor_id": "", "timestamp": -0.0, "state": "ÜBER", "at": "2024-02-30T00:00:00Z"}),
+            json!({"celsius": 22, "sensor_id": "a", "timestamp": 18_446_744_073_709_551_615_u64}),
+            json!({"celsius": null, "sensor_id": "a", "timestamp": 1}),
+            json!({"sensor_id": "a", "timestamp": 1}),
+            json!([]),
+            json!(null),
+            json!({"celsius": 20, "sensor_id": "a", "timestamp": 1, "state": ["on"]}),
+        ];
+        for value in &values {
+            let report = validate(&schema, value).expect("validates");
+            assert_eq!(report.valid, standard.is_valid(value), "{value}: {report:?}");
+        }
     }
 }

@@ -116,7 +116,8 @@ pub struct QuerySchemaParams {
     #[serde(default)]
     pub source: Option<String>,
     /// Record (key) to infer the schema of, from all of its values, e.g. "server::Temperature".
-    /// Without it, the schema of a whole collection's items.
+    /// Required when the record set holds several records; without it, the only record, or the
+    /// schema of a collection's items (graph nodes, documents, table rows).
     #[serde(default)]
     pub record_name: Option<String>,
     /// Collection (default: the only record set, or the first collection).
@@ -143,7 +144,8 @@ pub struct ValidateValueParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Record whose inferred schema the value must match.
+    /// Record whose inferred schema the value must match (required when the record set holds
+    /// several records).
     #[serde(default)]
     pub record_name: Option<String>,
     /// Collection (default as for query_schema).

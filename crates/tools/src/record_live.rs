@@ -38,9 +38,22 @@ pub(crate) struct Merged {
 }
 
 /// The record a call names on a live source: `record_name`, else `collection` when it is not
-/// one of the source's collections (the CLI passes its target there).
-pub(crate) fn named(source: &Source, collection: Option<&str>, record: Option<&str>) -> Option<String> {
-    record.or(collection.filter(|c| source.collection(c).is_none())).map(str::to_string)
+/// one of the source's collections (the CLI passes its target there). Naming neither (or only
+/// the record set) means the only record; with several, an error lists them, as each record has
+/// its own schema. `None`: the call is about another collection, or the instance has no records.
+pub(crate) fn named(source: &Source, snapshot: &Snapshot, collection: Option<&str>, record: Option<&str>) -> Result<Option<String>, ToolError> {
+    if let Some(name) = record.or(collection.filter(|c| source.collection(c).is_none())) {
+        return Ok(Some(name.to_string()));
+    }
+    let set = source.collections.first().map(|c| c.name()).unwrap_or_default();
+    if collection.is_some_and(|c| c != set) {
+        return Ok(None);
+    }
+    match snapshot.keys().as_slice() {
+        [] => Ok(None),
+        [key] => Ok(Some((*key).to_string())),
+        keys => Err(crate::resolve::record_required(source, set, keys)),
+    }
 }
 
 /// The key of the record called `name` (its key, or its Rust type name), or an error listing the

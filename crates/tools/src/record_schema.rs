@@ -49,6 +49,18 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
                     .or_else(|| source.collections.first())
                     .ok_or_else(|| ToolError::UnknownCollection(format!("source `{}` has no collections", source.name())))?,
             };
+            // A record set's records are different things (a temperature, a config): their merged
+            // profile is the schema of none of them, and would call `{"zzz": 1}` valid.
+            if c.kind() == CollectionKind::Records {
+                match c.record_profiles() {
+                    [(key, profile)] => return Ok(Target { collection: c, record: Some(key.clone()), profile }),
+                    [] => {}
+                    several => {
+                        let keys: Vec<&str> = several.iter().map(|(k, _)| k.as_str()).collect();
+                        return Err(resolve::record_required(source, c.name(), &keys));
+                    }
+                }
+            }
             Ok(Target { collection: c, record: None, profile: c.profile() })
         }
     }
@@ -108,7 +120,7 @@ pub fn query_schema(registry: &Registry, params: QuerySchemaParams) -> ToolResul
 fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
-        && let Some(name) = record_live::named(&source, params.collection.as_deref(), params.record_name.as_deref())
+        && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
     {
         return live_query(registry, &source, &snapshot, &name, &params);
     }
@@ -184,7 +196,7 @@ pub fn validate_value(registry: &Registry, params: ValidateValueParams) -> ToolR
 fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
-        && let Some(name) = record_live::named(&source, params.collection.as_deref(), params.record_name.as_deref())
+        && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
     {
         let merged = record_live::merge(registry, &source, &snapshot, &name, params.samples, params.window_ms)?;
         let report = validate(&infer_schema(&merged.profile), &params.value)?;

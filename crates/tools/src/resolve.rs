@@ -10,7 +10,7 @@ use schemascope_sources::Source;
 use crate::result::ToolError;
 
 /// Most record names listed in an error.
-const MAX_LISTED: usize = 50;
+pub const MAX_LISTED: usize = 50;
 
 fn unknown_collection(source: &Source, name: &str) -> ToolError {
     let names = source.collection_names();
@@ -104,4 +104,18 @@ pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, reco
     let listed: Vec<&str> = names.iter().copied().take(MAX_LISTED).collect();
     let more = if names.len() > MAX_LISTED { format!(" (+{} more)", names.len() - MAX_LISTED) } else { String::new() };
     Err(ToolError::UnknownRecord(format!("Record '{record}' not found.{hint}\n\nAvailable records:\n- {}{more}", listed.join("\n- "))))
+}
+
+/// The error for a call that needs one record of a record set holding several (`keys`, in the
+/// set's order): merging them would describe no record at all.
+pub fn record_required(source: &Source, set: &str, keys: &[&str]) -> ToolError {
+    let listed: Vec<String> = keys.iter().take(MAX_LISTED).map(|k| (*k).to_string()).collect();
+    let more = if keys.len() > MAX_LISTED { format!("\n(+{} more)", keys.len() - MAX_LISTED) } else { String::new() };
+    let message = format!(
+        "Record set `{set}` of source `{}` holds {} records, each with its own schema; name one with record_name (on the CLI, as the target).\n\nAvailable records:\n- {}{more}",
+        source.name(),
+        keys.len(),
+        listed.join("\n- ")
+    );
+    ToolError::RecordRequired { message, records: listed }
 }

@@ -84,6 +84,14 @@ pub enum ToolError {
     /// No record of that name.
     #[error("{0}")]
     UnknownRecord(String),
+    /// A record set holds several records, each with its own schema, and none was named.
+    #[error("{message}")]
+    RecordRequired {
+        /// What to do, with the records listed.
+        message: String,
+        /// The record keys there are (at most [`crate::resolve::MAX_LISTED`]).
+        records: Vec<String>,
+    },
     /// A parameter is wrong.
     #[error("{0}")]
     InvalidParams(String),
@@ -111,6 +119,7 @@ impl ToolError {
             Self::UnknownSource(_) => "unknown_source",
             Self::UnknownCollection(_) => "unknown_collection",
             Self::UnknownRecord(_) => "unknown_record",
+            Self::RecordRequired { .. } => "record_required",
             Self::InvalidParams(_) => "invalid_params",
             Self::NoValues(_) => "no_values",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
@@ -129,6 +138,9 @@ impl From<ToolError> for ToolResult {
             data["offset"] = (*offset).into();
             data["line"] = (*line).into();
             data["column"] = (*column).into();
+        }
+        if let ToolError::RecordRequired { records, .. } = &error {
+            data["records"] = serde_json::json!(records);
         }
         if let ToolError::Source(source) = &error {
             // Whether a corrected query could succeed (syntax) or not (timeout, auth, resource).

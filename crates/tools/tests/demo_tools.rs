@@ -225,6 +225,72 @@ fn query_schema_unknown_record_lists_available_records() {
 }
 
 #[test]
+fn query_schema_and_validate_value_on_a_record_set_of_several_need_the_record() {
+    let registry = demo();
+    let source = registry.get(Some("sensors")).unwrap();
+    let set = source.collections[0].name().to_string();
+    let keys: Vec<String> = source.collections[0].record_profiles().iter().map(|(k, _)| k.clone()).collect();
+    assert!(keys.len() > 1, "{keys:?}");
+    for collection in [None, Some(set.clone())] {
+        let schema =
+            query_schema(&registry, QuerySchemaParams { source: Some("sensors".into()), collection: collection.clone(), ..Default::default() });
+        assert!(!schema.success, "{collection:?}: {}", schema.message);
+        assert_eq!(schema.data["error"], "record_required");
+        assert_eq!(schema.data["records"], json!(keys));
+        for key in &keys {
+            assert!(schema.message.contains(&format!("\n- {key}")), "{key}: {}", schema.message);
+        }
+        let verdict = validate_value(
+            &registry,
+            ValidateValueParams { source: Some("sensors".into()), collection, value: json!({"zzz": "anything"}), ..Default::default() },
+        );
+        assert_eq!((verdict.success, verdict.data["error"].as_str()), (false, Some("record_required")), "{}", verdict.message);
+    }
+    // Named, {"zzz": …} is what it is: a value without any of the record's members.
+    let named = ok(validate_value(
+        &registry,
+        ValidateValueParams {
+            source: Some("sensors".into()),
+            record_name: Some("server::Temperature".into()),
+            value: json!({"zzz": "anything"}),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(named["valid"], false);
+    // A graph's nodes keep their collection schema.
+    let nodes = ok(query_schema(&registry, QuerySchemaParams { source: infra(), ..Default::default() }));
+    assert_eq!((nodes["collection"].as_str(), nodes["record_name"].as_str()), (Some("nodes"), None));
+}
+
+#[test]
+fn inferred_schemas_assert_no_observation_and_plausible_next_values_validate() {
+    let registry = demo();
+    let data = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: Some("sensors".into()),
+            record_name: Some("server::Temperature".into()),
+            include_example: Some(false),
+            ..Default::default()
+        },
+    ));
+    let schema = &data["schema"];
+    let celsius = &schema["properties"]["celsius"];
+    let max = celsius["x-observed"]["maximum"].as_f64().expect("observed maximum");
+    let timestamp_max = schema["properties"]["timestamp"]["x-observed"]["maximum"].as_f64().expect("observed maximum");
+    assert!(celsius.get("maximum").is_none() && celsius.get("minimum").is_none(), "{celsius}");
+    let next = json!({"celsius": max + 10.0, "sensor_id": "sensor-never-seen", "timestamp": timestamp_max + 1.5});
+    assert!(jsonschema::draft202012::new(schema).expect("compiles").is_valid(&next), "{next} against {schema}");
+    let verdict = ok(validate_value(
+        &registry,
+        ValidateValueParams { source: Some("sensors".into()), record_name: Some("server::Temperature".into()), value: next, ..Default::default() },
+    ));
+    assert_eq!(verdict["valid"], true, "{verdict}");
+    let keywords: Vec<&str> = verdict["warnings"].as_array().unwrap().iter().filter_map(|w| w["keyword"].as_str()).collect();
+    assert!(keywords.contains(&"maximum"), "{verdict}");
+}
+
+#[test]
 fn every_record_value_validates_against_its_inferred_schema() {
     let registry = demo();
     let source = registry.get(Some("sensors")).unwrap();
