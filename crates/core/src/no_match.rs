@@ -166,6 +166,11 @@ fn fold(s: &str) -> String {
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// "1 node", "2 nodes".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A string as a JMESPath raw string literal.
 fn raw(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
@@ -304,8 +309,9 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                 let mut hint = format!("`\"{name}\"` in double quotes is a property name in JMESPath, and no {item} has a property `{name}`;");
                 if count > 0 {
                     hint.push_str(&format!(
-                        " `{dotted}` has the string {} in {count} {noun}: write `{rewrite}` (single quotes for strings).",
-                        raw(name)
+                        " `{dotted}` has the string {} in {}: write `{rewrite}` (single quotes for strings).",
+                        raw(name),
+                        counted(count, item, noun)
                     ));
                 } else {
                     hint.push_str(&format!(" a string takes single quotes: `{rewrite}`."));
@@ -335,7 +341,8 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                 if exact == 0 && !variants.is_empty() {
                     let mut listed: Vec<(String, usize)> = variants.into_iter().collect();
                     listed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                    let shown: Vec<String> = listed.iter().take(MAX_VARIANTS).map(|(v, n)| format!("{} ({n} {noun})", raw(v))).collect();
+                    let shown: Vec<String> =
+                        listed.iter().take(MAX_VARIANTS).map(|(v, n)| format!("{} ({})", raw(v), counted(*n, item, noun))).collect();
                     out.hints.push(format!(
                         "No {item} has `{dotted}` {} {}: strings compare exactly (case, accents, spaces), and `{dotted}` has {}.",
                         if test.kind == TestKind::Contains { "containing" } else { "equal to" },
@@ -345,10 +352,10 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                     continue;
                 }
                 if exact == 0 && test.kind == TestKind::Equal {
-                    type_hint(&mut out, test, &dotted, views(), noun);
+                    type_hint(&mut out, test, &dotted, views(), (item, noun));
                 }
             }
-            (Against::Literal(_), TestKind::Equal | TestKind::Order) => type_hint(&mut out, test, &dotted, views(), noun),
+            (Against::Literal(_), TestKind::Equal | TestKind::Order) => type_hint(&mut out, test, &dotted, views(), (item, noun)),
             _ => {}
         }
     }
@@ -358,7 +365,7 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
 
 /// A hint when the literal's type is one the property never holds (`cpu == '0.5'`), or when an
 /// ordering meets strings (JMESPath orders only numbers).
-fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Iterator<Item = V<'a>>, noun: &str) {
+fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Iterator<Item = V<'a>>, (item, noun): (&str, &str)) {
     let Against::Literal(lit) = &test.against else { return };
     let mut tally: BTreeMap<&'static str, usize> = BTreeMap::new();
     for view in views {
@@ -370,7 +377,7 @@ fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Itera
     if tally.is_empty() {
         return;
     }
-    let holds = tally.iter().map(|(t, n)| format!("{t}s ({n} {noun})")).collect::<Vec<_>>().join(", ");
+    let holds = tally.iter().map(|(t, n)| format!("{t}s ({})", counted(*n, item, noun))).collect::<Vec<_>>().join(", ");
     if test.kind == TestKind::Order && (wanted != "number" || !tally.contains_key("number")) {
         let rewrite = match lit {
             Value::String(s) if s.trim().parse::<f64>().is_ok() && tally.contains_key("number") => {

@@ -585,10 +585,10 @@ mod tests {
             found.hints.join("\n")
         };
         let h = hints("type == \"server\"");
-        assert!(h.contains("double quotes is a property name") && h.contains("write `type == 'server'`") && h.contains("in 1 nodes"), "{h}");
+        assert!(h.contains("double quotes is a property name") && h.contains("write `type == 'server'`") && h.contains("in 1 node:"), "{h}");
         assert!(!h.contains("No node has a property `server`"), "{h}");
         let h = hints("type == 'SERVER'");
-        assert!(h.contains("compare exactly") && h.contains("'server' (1 nodes)") && h.contains("'Server ' (1 nodes)"), "{h}");
+        assert!(h.contains("compare exactly") && h.contains("'server' (1 node)") && h.contains("'Server ' (1 node)"), "{h}");
         let h = hints("city == 'zurich'");
         assert!(h.contains("'Zürich'"), "{h}");
         let h = hints("contains(tags, 'critical')");
