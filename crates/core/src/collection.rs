@@ -407,9 +407,15 @@ impl Collection {
         self.record_profiles().iter().find(|(k, _)| k == key).map(|(_, p)| p)
     }
 
-    /// Parses one item's value, naming the item if its text is not JSON.
+    /// Parses one item's value for showing, naming the item if its text is not JSON. Containers
+    /// nested past [`crate::capped::MAX_PARSE_DEPTH`] levels are replaced by a marker, so one deep
+    /// item is shown cut instead of failing its whole collection.
     pub fn parse_item(&self, item: &ItemRef<'_>) -> Result<Value, CoreError> {
-        item.value().map_err(|e| CoreError::CorruptItem { collection: self.name.clone(), item: item.id.to_string(), reason: e.to_string() })
+        crate::capped::parse_capped(item.json).map(|(value, _)| value).map_err(|e| CoreError::CorruptItem {
+            collection: self.name.clone(),
+            item: item.id.to_string(),
+            reason: e.to_string(),
+        })
     }
 }
 

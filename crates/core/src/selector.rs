@@ -74,6 +74,11 @@ impl Selector {
         &self.text
     }
 
+    /// The parsed expression.
+    pub(crate) fn ast(&self) -> &jmespath::ast::Ast {
+        self.expression.as_ast()
+    }
+
     /// The property names the selector reads (every field access, with its offset), so callers
     /// can check them against the data before running it.
     pub fn fields(&self) -> Vec<(String, usize)> {
@@ -82,14 +87,32 @@ impl Selector {
         out
     }
 
-    /// Whether the item with JSON text `json` matches.
+    /// Whether the item with JSON text `json` matches; an error says why it could not be
+    /// evaluated (a function given the wrong type, text nested past the parser's limit).
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
         if self.fast.is_some() {
-            let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+            let value: Value = match serde_json::from_str(json) {
+                Ok(value) => value,
+                Err(e) => return self.matches_deep(json).ok_or_else(|| unreadable(&e.to_string())),
+            };
             return self.matches_value(&value);
         }
-        let data = jmespath::Variable::from_json(json)?;
+        let data = jmespath::Variable::from_json(json).map_err(|e| unreadable(&e))?;
         self.search(data)
+    }
+
+    /// A fast selector on an item nested past the parser's limit, read with the depth cap of
+    /// [`crate::capped`]: the answer is exact when every value it reads lies above the cut (the
+    /// selector columns read such items the same way), else `None` (not evaluated).
+    fn matches_deep(&self, json: &str) -> Option<bool> {
+        let fast = self.fast.as_ref()?;
+        let (value, _) = crate::capped::parse_capped(json).ok()?;
+        for steps in &self.fast_paths {
+            if steps.len() >= crate::capped::MAX_PARSE_DEPTH || crate::fast_selector::walk(&value, steps).is_some_and(holds_marker) {
+                return None;
+            }
+        }
+        fast.matches(&&value).ok()
     }
 
     /// Whether an already parsed item matches (parse once, then run many selectors). Common
@@ -128,6 +151,25 @@ impl Selector {
     }
 }
 
+/// Whether `value` is or holds a container cut by [`crate::capped::parse_capped`].
+fn holds_marker(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s == crate::capped::DEPTH_MARKER,
+        Value::Array(items) => items.iter().any(holds_marker),
+        Value::Object(map) => map.values().any(holds_marker),
+        _ => false,
+    }
+}
+
+/// The reason an item's text could not be read, in words a reader can act on.
+fn unreadable(reason: &str) -> String {
+    if reason.contains("recursion limit") {
+        format!("the item is nested more than 128 levels deep, past what selectors can read ({reason})")
+    } else {
+        format!("the item's text is not valid JSON ({reason})")
+    }
+}
+
 fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
     use jmespath::ast::Ast;
     match ast {
@@ -153,6 +195,54 @@ fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
     }
 }
 
+/// Items a selector could not be evaluated on: they do not match, and the answer says so.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unevaluated {
+    /// How many items.
+    pub count: usize,
+    /// The first one's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example_id: Option<String>,
+    /// Why it could not be evaluated (the jmespath crate's words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example_error: Option<String>,
+}
+
+impl Unevaluated {
+    /// Counts one more item, keeping the first as the example.
+    pub fn add(&mut self, id: &str, reason: String) {
+        if self.example_id.is_none() {
+            self.example_id = Some(id.to_string());
+            self.example_error = Some(reason);
+        }
+        self.count += 1;
+    }
+
+    /// Adds another tally (a later part of the collection).
+    pub fn merge(&mut self, other: Unevaluated) {
+        if self.example_id.is_none() {
+            self.example_id = other.example_id;
+            self.example_error = other.example_error;
+        }
+        self.count += other.count;
+    }
+
+    /// " N nodes could not be evaluated and do not match (e.g. `id`: reason)." or "".
+    pub fn sentence(&self, noun_one: &str, noun_many: &str) -> String {
+        if self.count == 0 {
+            return String::new();
+        }
+        let noun = if self.count == 1 { noun_one } else { noun_many };
+        let example = match (&self.example_id, &self.example_error) {
+            (Some(id), Some(error)) => format!(" (e.g. `{id}`: {error})"),
+            _ => String::new(),
+        };
+        let (verb, does) = if self.count == 1 { ("was", "does") } else { ("were", "do") };
+        format!(" {} {noun} {verb} not evaluated and {does} not match{example}.", self.count)
+    }
+}
+
 /// What find_items found.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -169,40 +259,53 @@ pub struct FindResult {
     pub ids_truncated: bool,
     /// The first matching items, rendered.
     pub items: Vec<Value>,
-    /// A hint when nothing matched and the selector looks like a common mistake.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    /// Items the selector could not be evaluated on (a function given a null, a string compared
+    /// where a number was needed, an unreadable item): they do not match.
+    pub unevaluated: Unevaluated,
+    /// When nothing matched: why, where the data tells (see [`crate::no_match`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
 }
 
-/// Evaluates `selector` on every item of `collection`, on all cores.
-pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, limits: &DisplayLimits) -> Result<FindResult, CoreError> {
+/// Evaluates `selector` on every item of `collection`, on all cores. An item the selector cannot
+/// be evaluated on does not match and is counted in [`FindResult::unevaluated`]; one odd item
+/// never fails the call. When nothing matches, `others` (the source's other collections) help
+/// say why.
+pub fn find_items(
+    collection: &Collection,
+    others: &[&Collection],
+    selector: &Selector,
+    limit: usize,
+    limits: &DisplayLimits,
+) -> Result<FindResult, CoreError> {
     let n = collection.len();
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
-    let outcomes: Vec<Result<Vec<usize>, CoreError>> = std::thread::scope(|scope| {
+    let outcomes: Vec<(Vec<usize>, Unevaluated)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
                     let mut hits = Vec::new();
+                    let mut unevaluated = Unevaluated::default();
                     for index in t * chunk..((t + 1) * chunk).min(n) {
                         let Some(item) = collection.item(index) else { continue };
                         match selector.matches_json(item.json) {
                             Ok(true) => hits.push(index),
                             Ok(false) => {}
-                            Err(reason) => {
-                                return Err(CoreError::SelectorRuntime { expression: selector.text.clone(), item: item.id.to_string(), reason });
-                            }
+                            Err(reason) => unevaluated.add(item.id, reason),
                         }
                     }
-                    Ok(hits)
+                    (hits, unevaluated)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Ok(Vec::new()))).collect()
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
     });
     let mut hits = Vec::new();
-    for outcome in outcomes {
-        hits.extend(outcome?);
+    let mut unevaluated = Unevaluated::default();
+    for (part, skipped) in outcomes {
+        hits.extend(part);
+        unevaluated.merge(skipped);
     }
     let mut cuts = Cuts::default();
     let mut items = Vec::new();
@@ -212,10 +315,7 @@ pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, li
             items.push(render_item(collection.kind(), &item, &value, limits, &mut cuts));
         }
     }
-    let hint = (hits.is_empty()
-        && selector.text.trim_start().starts_with("data.")
-        && collection.profile().property(&"data".parse().unwrap_or_default()).is_none())
-    .then(|| "the selector's root is already the item's data: write `type == 'server'`, not `data.type == 'server'`".to_string());
+    let hints = if hits.is_empty() { crate::no_match::explain(selector, collection, others).hints } else { Vec::new() };
     Ok(FindResult {
         selector: selector.text.clone(),
         count: hits.len(),
@@ -223,7 +323,8 @@ pub fn find_items(collection: &Collection, selector: &Selector, limit: usize, li
         ids: hits.iter().take(MAX_IDS).filter_map(|&i| collection.item(i).map(|it| it.id.to_string())).collect(),
         ids_truncated: hits.len() > MAX_IDS,
         items,
-        hint,
+        unevaluated,
+        hints,
     })
 }
 
@@ -243,6 +344,14 @@ mod tests {
             json!(null),
             json!([1, 2]),
             json!({"a": {"b": {"c": [10, 20, 30]}}, "x": {"y": 1}, "z": {"y": 1.0}}),
+            // Nulls, missing parents and mixed types in every position the selectors read.
+            json!({"type": null, "cpu": null, "tags": null, "meta": null, "list": null, "s": null, "n": null}),
+            json!({"type": 7, "cpu": true, "tags": {"critical": 1}, "meta": [1], "list": "abc", "s": [], "n": "1", "active": "false"}),
+            json!({"type": ["server"], "cpu": [0.9], "tags": [null, "critical"], "meta": {"owner": 3, "level": "3"}, "n": -0.0, "f": 1e300}),
+            json!({"type": "Server", "cpu": 1e-9, "tags": ["Critical", "critical "], "n": 9007199254740993_u64, "x": null, "z": null}),
+            json!({}),
+            json!(""),
+            json!(0),
         ];
         let selectors = [
             "type == 'server'",
@@ -297,6 +406,15 @@ mod tests {
             "contains(list, `2`)",
             "contains(list, `[1]`)",
             "!list",
+            "contains(list, 'a')",
+            "contains(s, '')",
+            "type == null",
+            "x == z",
+            "n < 'a'",
+            "'a' < type",
+            "meta.owner.deeper == `3`",
+            "tags[0] == null",
+            "!contains(tags, 'critical') || cpu > `0`",
         ];
         // The same items as JSON text for the columns, plus texts no tree shows: a repeated key
         // (the last one wins), escapes in keys and values, and a huge integer.
@@ -339,7 +457,9 @@ mod tests {
         let column = PathColumn::build(&[vec!["n".into()]], 3, |i| unreadable[i]);
         let selector = Selector::parse("!missing").expect("valid");
         let by_n = Selector::parse("n == `1` || !n").expect("valid");
-        assert_eq!(evaluate(&[&by_n], &[vec![&column[0]]], 3), [[Some(true), Some(false), Some(true)]]);
+        // An unreadable item is left to the jmespath crate, which reports it (never a silent miss).
+        assert_eq!(evaluate(&[&by_n], &[vec![&column[0]]], 3), [[Some(true), None, Some(true)]]);
+        assert!(by_n.matches_json(unreadable[1]).expect_err("unreadable").contains("not valid JSON"));
         assert!(selector.column_paths().is_some_and(|p| p == [vec!["missing".to_string()]]));
         assert!(!Selector::parse("length(tags) > `1`").expect("valid").is_fast(), "other functions use the crate");
     }
@@ -360,7 +480,7 @@ mod tests {
     fn selects_with_raw_strings_backtick_literals_and_quoted_identifiers() {
         let c = nodes();
         let limits = DisplayLimits::default();
-        let run = |s: &str| find_items(&c, &Selector::parse(s).expect(s), 10, &limits).expect("runs");
+        let run = |s: &str| find_items(&c, &[], &Selector::parse(s).expect(s), 10, &limits).expect("runs");
         assert_eq!(run("type == 'server'").ids, ["a", "c"]);
         assert_eq!(run("cpu > `0.5`").ids, ["a"]);
         assert_eq!(run("\"my-key\" == `1`").ids, ["a"]);
@@ -388,8 +508,104 @@ mod tests {
     #[test]
     fn a_data_prefix_that_matches_nothing_gets_a_hint() {
         let c = nodes();
-        let found = find_items(&c, &Selector::parse("data.type == 'server'").expect("parses"), 5, &DisplayLimits::default()).expect("runs");
+        let found = find_items(&c, &[], &Selector::parse("data.type == 'server'").expect("parses"), 5, &DisplayLimits::default()).expect("runs");
         assert_eq!(found.count, 0);
-        assert!(found.hint.expect("hint").contains("root is already"));
+        assert!(found.hints.iter().any(|h| h.contains("root is already") && h.contains("write `type`")), "{:?}", found.hints);
+    }
+
+    fn run(c: &Collection, others: &[&Collection], selector: &str) -> FindResult {
+        find_items(c, others, &Selector::parse(selector).expect(selector), 10, &DisplayLimits::default()).expect(selector)
+    }
+
+    #[test]
+    fn an_item_a_selector_cannot_evaluate_does_not_match_and_is_counted() {
+        let deep = (0..200).fold(json!("bottom"), |inner, _| json!({"a": [inner]}));
+        let c = Collection::from_values(
+            "nodes",
+            CollectionKind::Nodes,
+            [
+                OwnedItem::new("a", json!({"tags": ["critical", "web"], "name": "alpha", "n": 3})),
+                OwnedItem::new("b", json!({"tags": null, "name": null, "n": "x"})),
+                OwnedItem::new("c", json!({"name": 5})),
+                OwnedItem::new("d", json!({"tags": ["critical"], "name": "delta", "n": [1]})),
+                OwnedItem::new("e", json!({"tags": ["critical"], "name": "deep", "n": 1, "deep": deep})),
+            ],
+        );
+        let found = run(&c, &[], "contains(tags, 'critical')");
+        // `e` is nested 400 levels deep, past what serde_json parses; a fast selector reads it
+        // with a depth cap, as the selector columns do, since everything it reads lies above.
+        assert_eq!(found.ids, ["a", "d", "e"]);
+        assert_eq!(found.unevaluated.count, 2);
+        assert_eq!(found.unevaluated.example_id.as_deref(), Some("b"), "the first item in order is the example");
+        assert!(found.unevaluated.sentence("node", "nodes").contains("2 nodes were not evaluated and do not match (e.g. `b`:"));
+        for (selector, ids, unevaluated) in [
+            ("starts_with(name, 'al')", vec!["a"], 3),
+            ("length(n) > `0`", vec!["b", "d"], 3),
+            ("length(tags) > `1`", vec!["a"], 3),
+            ("max(tags) == 'web'", vec!["a"], 3),
+            ("n > `2`", vec!["a"], 0),
+            ("type == 'x'", vec![], 0),
+            ("name == 'deep'", vec!["e"], 0),
+        ] {
+            let compiled = Selector::parse(selector).expect(selector);
+            let found = run(&c, &[], selector);
+            let ids: Vec<&str> = ids.to_vec();
+            // Against the jmespath crate's own answer on every item it can read.
+            let crate_errors =
+                c.items().filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| compiled.search(v)).is_err()).count();
+            let deep_unevaluated = usize::from(!compiled.is_fast());
+            assert_eq!(found.unevaluated.count, crate_errors + deep_unevaluated, "{selector}");
+            assert_eq!(found.unevaluated.count, unevaluated, "{selector}");
+            assert_eq!(found.ids, ids, "{selector}");
+        }
+        // A fast selector whose values reach the cut is not answered from cut data.
+        let deep_read = Selector::parse(&format!("deep{} == 'bottom'", ".a[0]".repeat(120))).expect("valid");
+        assert!(deep_read.is_fast());
+        let e = c.item(4).expect("e");
+        assert!(deep_read.matches_json(e.json).expect_err("not evaluated").contains("nested more than 128 levels"));
+        let whole = Selector::parse("deep == deep").expect("valid");
+        assert!(whole.matches_json(e.json).is_err(), "a container holding the cut is not compared");
+    }
+
+    #[test]
+    fn a_zero_match_explains_quotes_case_types_and_unknown_names() {
+        let nodes = Collection::from_values(
+            "nodes",
+            CollectionKind::Nodes,
+            [
+                OwnedItem::new("a", json!({"type": "server", "cpu": 0.9, "city": "Zürich", "tags": ["Critical"], "active": true})),
+                OwnedItem::new("b", json!({"type": "Server ", "cpu": 0.2, "city": null, "tags": null})),
+                OwnedItem::new("c", json!({"type": "database", "cpu": null})),
+            ],
+        );
+        let edges = Collection::from_values("edges", CollectionKind::Edges, [OwnedItem::new("e1", json!({"latency": 4}))]);
+        let hints = |s: &str| {
+            let found = run(&nodes, &[&edges], s);
+            assert_eq!(found.count, 0, "{s}");
+            found.hints.join("\n")
+        };
+        let h = hints("type == \"server\"");
+        assert!(h.contains("double quotes is a property name") && h.contains("write `type == 'server'`") && h.contains("in 1 node:"), "{h}");
+        assert!(!h.contains("No node has a property `server`"), "{h}");
+        let h = hints("type == 'SERVER'");
+        assert!(h.contains("compare exactly") && h.contains("'server' (1 node)") && h.contains("'Server ' (1 node)"), "{h}");
+        let h = hints("city == 'zurich'");
+        assert!(h.contains("'Zürich'"), "{h}");
+        let h = hints("contains(tags, 'critical')");
+        assert!(h.contains("'Critical'"), "{h}");
+        let h = hints("cpu == '0.9'");
+        assert!(h.contains("holds numbers (2 nodes)") && h.contains("`cpu == `0.9``"), "{h}");
+        let h = hints("active == 'true'");
+        assert!(h.contains("never a string") && h.contains("`active == `true``"), "{h}");
+        let h = hints("type > 'a'");
+        assert!(h.contains("orders only numbers"), "{h}");
+        let h = hints("latency > `3`");
+        assert!(h.contains("No node has a property `latency`") && h.contains("collection `edges`"), "{h}");
+        assert!(!h.contains("Did you mean"), "nothing is spelled like latency: {h}");
+        let h = hints("tpye == 'server'");
+        assert!(h.contains("Did you mean `type`?"), "{h}");
+        // A value that exists nowhere, in any form: no invented hint.
+        assert_eq!(hints("type == 'router'"), "");
+        assert_eq!(hints("cpu > `5`"), "");
     }
 }

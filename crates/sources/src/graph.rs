@@ -37,6 +37,21 @@ fn id_text(value: &Value) -> Option<String> {
     }
 }
 
+/// Parses one node or edge; one nested past the parser's limit is kept, cut at
+/// [`schemascope_core::capped::MAX_PARSE_DEPTH`] levels and named in a warning, instead of
+/// failing the whole file.
+fn capped(json: &str, what: &str, index: usize, warnings: &mut Vec<LoadWarning>) -> Result<Value, serde_json::Error> {
+    let (value, cut) = schemascope_core::capped::parse_capped(json)?;
+    if cut > 0 {
+        warnings.push(LoadWarning::new(format!(
+            "{what} #{index} is nested deeper than {} levels; below that it is kept as the text `{}`",
+            schemascope_core::capped::MAX_PARSE_DEPTH,
+            schemascope_core::capped::DEPTH_MARKER
+        )));
+    }
+    Ok(value)
+}
+
 /// Parses a graph file's text into its `nodes` and `edges` collections.
 pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<Vec<Collection>, SourceError> {
     let shape_error = |offset: usize, message: String| {
@@ -60,7 +75,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
     let mut parsed_nodes = Vec::with_capacity(raw.nodes.len());
     for (index, raw_node) in raw.nodes.iter().enumerate() {
         let offset = offset_of(text, raw_node);
-        let value: Value = serde_json::from_str(raw_node.get()).map_err(|e| shape_error(offset, e.to_string()))?;
+        let value = capped(raw_node.get(), "node", index, warnings).map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(map) = value else {
             return Err(shape_error(offset, format!("node #{index} is not an object: each node needs at least an `id`")));
         };
@@ -93,7 +108,7 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
     let mut pending_generated = Vec::new();
     for (index, raw_edge) in edges_raw.iter().enumerate() {
         let offset = offset_of(text, raw_edge);
-        let value: Value = serde_json::from_str(raw_edge.get()).map_err(|e| shape_error(offset, e.to_string()))?;
+        let value = capped(raw_edge.get(), "edge", index, warnings).map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(mut map) = value else {
             return Err(shape_error(offset, format!("edge #{index} is not an object: each edge needs `source` and `target`")));
         };

@@ -28,10 +28,13 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
             collection.name()
         )));
     }
-    let found = find(collection, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
-    let mut message = format!("{} of {} {} match `{}`.", found.count, found.total, collection.kind().items_noun(), selector.as_str());
-    if let Some(hint) = &found.hint {
-        message.push_str(&format!(" Hint: {hint}."));
+    let others: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).filter(|c| c.name() != collection.name()).collect();
+    let found = find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
+    let kind = collection.kind();
+    let mut message = format!("{} of {} {} match `{}`.", found.count, found.total, kind.items_noun(), selector.as_str());
+    message.push_str(&found.unevaluated.sentence(kind.item_noun(), kind.items_noun()));
+    for hint in &found.hints {
+        message.push_str(&format!(" Hint: {hint}"));
     }
     let mut data = json!(found);
     data["collection"] = collection.name().into();

@@ -82,7 +82,7 @@ pub fn validate(source: &Source, query: &Value) -> Result<ValidationReport, Tool
 pub fn execute(source: &Source, query: &Value, max_rows: usize) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
     let (text, collection) = parts(source, query)?;
     let selector = Selector::parse(&text)?;
-    let found = find_items(collection, &selector, max_rows, &DisplayLimits::default())?;
+    let found = find_items(collection, &[], &selector, max_rows, &DisplayLimits::default())?;
     let rows: Vec<Value> =
         found.items.iter().map(|item| json!([item.get("id").or_else(|| item.get("key")).cloned().unwrap_or(Value::Null), item])).collect();
     Ok((vec!["id".into(), "item".into()], rows, found.count > max_rows))

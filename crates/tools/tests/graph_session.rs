@@ -449,3 +449,113 @@ fn the_scene_draws_what_describe_styles_computes() {
     assert_eq!(red_edges as u64, slow);
     assert_eq!(scene["edges"].as_array().unwrap().len(), 240);
 }
+
+/// A graph whose items a model did not shape: nulls, missing properties, mixed types, case
+/// variants, and one node nested 200 levels deep.
+fn odd_graph() -> (Arc<Registry>, tempfile::TempDir) {
+    let deep = (0..200).fold(json!("bottom"), |inner, _| json!({"a": [inner]}));
+    let nodes = json!([
+        {"id": "web-1", "data": {"type": "server", "tags": ["critical", "web"], "name": "web", "cpu": 0.9}},
+        {"id": "web-2", "data": {"type": "Server", "tags": null, "name": null, "cpu": "high"}},
+        {"id": "db-1", "data": {"type": "database", "name": 5}},
+        {"id": "deep", "data": {"type": "server", "tags": ["critical"], "nest": deep}},
+    ]);
+    let edges = json!([
+        {"source": "web-1", "target": "db-1", "data": {"latency": 120}},
+        {"source": "web-2", "target": "db-1", "data": {"latency": null}},
+        {"source": "deep", "target": "web-1", "data": {}},
+    ]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("odd.json");
+    std::fs::write(&path, json!({"nodes": nodes, "edges": edges}).to_string()).expect("write");
+    (registry(&[&format!("odd={}", path.display())]), dir)
+}
+
+fn find(registry: &Registry, selector: &str) -> ToolResult {
+    find_nodes(registry, FindElementsParams { selector: selector.into(), limit: Some(10), ..Default::default() })
+}
+
+#[test]
+fn selectors_on_odd_items_match_the_rest_and_count_the_unevaluated() {
+    let (registry, _dir) = odd_graph();
+    // The tools' own example: `tags` null or missing on some nodes, one node too deep to read.
+    let found = find(&registry, "contains(tags, 'critical')");
+    assert!(found.success, "{}", found.message);
+    assert_eq!(found.data["ids"], json!(["web-1", "deep"]));
+    assert_eq!(found.data["unevaluated"]["count"], 2, "{}", found.data);
+    assert!(found.message.contains("2 nodes were not evaluated and do not match (e.g. `web-2`"), "{}", found.message);
+    // Fast-path selectors (read from columns) and the rest (through the jmespath crate); the
+    // deep node was cut at load, with a warning, and is evaluated like the others.
+    for (selector, ids, skipped) in [
+        ("starts_with(name, 'w')", json!(["web-1"]), 3),
+        ("length(tags) > `0`", json!(["web-1", "deep"]), 2),
+        ("cpu > `0.5`", json!(["web-1"]), 0),
+        ("type == 'server' || type == 'database'", json!(["web-1", "db-1", "deep"]), 0),
+    ] {
+        let found = find(&registry, selector);
+        assert!(found.success, "{selector}: {}", found.message);
+        assert_eq!((found.data["ids"].clone(), found.data["unevaluated"]["count"].as_u64()), (ids, Some(skipped)), "{selector}");
+    }
+    // Styling works too, and the scene renders with the deep node in it.
+    let styled = find_and_style_nodes(
+        &registry,
+        StyleElementsParams {
+            selector: "contains(tags, 'critical')".into(),
+            style: serde_json::from_value(json!({"color": "red"})).unwrap(),
+            ..Default::default()
+        },
+    );
+    assert!(styled.success, "{}", styled.message);
+    assert_eq!(styled.data["matchedCount"], 2);
+    assert_eq!(styled.data["unevaluated"]["count"], 2);
+    // One deep node does not stop an algorithm, sampling or find_items on the rest.
+    ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+    let sampled =
+        ok(sample_data(&registry, SampleDataParams { collection: Some("nodes".into()), count: Some(4), seed: Some(1), ..Default::default() }));
+    assert_eq!(sampled["nodes"].as_array().map(Vec::len), Some(4), "{sampled}");
+    assert!(sampled.to_string().contains("depth limit"), "the deep node is shown cut: {sampled}");
+    let items = ok(find_items(&registry, FindItemsParams { selector: "length(name) == `3`".into(), ..Default::default() }));
+    assert_eq!(items["ids"], json!(["web-1"]));
+    assert_eq!(items["unevaluated"]["count"], 3);
+    assert_eq!(items["unevaluated"]["exampleId"], "web-2");
+    let sources = ok(list_sources(&registry, ListSourcesParams::default()));
+    assert!(sources.to_string().contains("node #3 is nested deeper than 100 levels"), "the load warns: {sources}");
+}
+
+#[test]
+fn a_zero_match_says_why_when_the_data_tells() {
+    let (registry, _dir) = odd_graph();
+    let hints = |selector: &str| {
+        let found = find(&registry, selector);
+        assert!(found.success, "{selector}: {}", found.message);
+        assert_eq!(found.data["count"], 0, "{selector}");
+        let hints: Vec<String> = found.data["hints"].as_array().expect("hints").iter().map(|h| h.as_str().unwrap().to_string()).collect();
+        for hint in &hints {
+            assert!(found.message.contains(hint.as_str()), "the message carries every hint: {}", found.message);
+        }
+        hints.join("\n")
+    };
+    let h = hints("type == \"server\"");
+    assert!(h.contains("double quotes") && h.contains("write `type == 'server'`"), "{h}");
+    let h = hints("type == 'SERVER'");
+    assert!(h.contains("'server'") && h.contains("'Server'"), "{h}");
+    let h = hints("latency > `100`");
+    assert!(h.contains("No node has a property `latency`") && h.contains("edges (collection `edges`)"), "{h}");
+    assert!(!h.contains("tags"), "no far-fetched suggestion: {h}");
+    let h = hints("pagerank > `0.1`");
+    assert!(h.contains("run_algorithm `schemascope:pagerank`") && h.contains("algorithmResults.schemascope.pagerank.rank"), "{h}");
+    ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+    let h = hints("degree > `100`");
+    assert!(h.contains("has run") && h.contains("`algorithmResults.schemascope.degree.degree`"), "{h}");
+    let styled = find_and_style_edges(
+        &registry,
+        StyleElementsParams {
+            selector: "type == 'server'".into(),
+            style: serde_json::from_value(json!({"color": "red"})).unwrap(),
+            ..Default::default()
+        },
+    );
+    assert!(!styled.success);
+    assert!(styled.message.contains("No edge has a property `type`") && styled.message.contains("nodes (collection `nodes`)"), "{}", styled.message);
+    assert_eq!(hints("type == 'router'"), "", "nothing knowable, nothing said");
+}

@@ -75,10 +75,12 @@ pub fn evaluate(selectors: &[&Selector], inputs: &[Vec<&PathColumn>], n: usize) 
                 let Some(fast) = selector.fast_form() else { return vec![None; rows.len()] };
                 let chunk = ChunkEval { columns, chunk: k, first_row: rows.start, rows: rows.len() };
                 let mut truths = chunk.truths(fast);
-                // An item whose text did not parse matches nothing, as with parsed items.
+                // An item whose text did not parse (or is nested past the parser's limit) is left
+                // to the jmespath crate, which reports why: it is counted as not evaluated, never
+                // a silent miss.
                 for column in columns.iter() {
                     for row in column.unreadable.iter().filter(|row| rows.contains(row)) {
-                        truths[row - rows.start] = Truth::False;
+                        truths[row - rows.start] = Truth::Undecided;
                     }
                 }
                 truths.into_iter().map(Truth::decided).collect()

@@ -172,7 +172,8 @@ impl PathColumn {
         self.chunks.iter().all(|c| c.cells.is_empty())
     }
 
-    fn view(&self, row: usize) -> V<'_> {
+    /// Item `row`'s value (null when missing).
+    pub(crate) fn view(&self, row: usize) -> V<'_> {
         self.chunks.get(row >> CHUNK_SHIFT).map_or(V::Null, |chunk| chunk.view(row & (CHUNK_ROWS - 1)))
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use schemascope_core::selector::Selector;
+use schemascope_core::selector::{Selector, Unevaluated};
 use schemascope_core::selector_columns::{self, FieldPath, PathColumn};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
@@ -37,6 +37,8 @@ pub struct SessionData {
     parsed: [OnceLock<Vec<Option<Value>>>; 2],
     indexes: [OnceLock<HashMap<String, usize>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
+    /// Per selector: the elements it could not be evaluated on (they do not match).
+    unevaluated: Mutex<HashMap<(usize, String), Unevaluated>>,
     columns: Mutex<HashMap<(usize, FieldPath), Arc<PathColumn>>>,
 }
 
@@ -76,6 +78,7 @@ impl SessionData {
             parsed: [OnceLock::new(), OnceLock::new()],
             indexes: [OnceLock::new(), OnceLock::new()],
             matches: Mutex::new(HashMap::new()),
+            unevaluated: Mutex::new(HashMap::new()),
             columns: Mutex::new(HashMap::new()),
         })
     }
@@ -132,6 +135,16 @@ impl SessionData {
         Ok(cached.unwrap_or_else(|| Arc::new(Vec::new())))
     }
 
+    /// The elements of `kind` that `selector` could not be evaluated on (after it was matched).
+    pub fn unevaluated(&self, kind: ElementKind, selector: &str) -> Unevaluated {
+        self.unevaluated
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(slot(kind), selector.to_string()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Evaluates every selector not cached yet. Fast-path selectors read columns of the paths
     /// they use, extracted once from the items' text and kept for later selectors; the others
     /// run in one pass over the parsed items, each item tested against all of them while it is
@@ -154,18 +167,20 @@ impl SessionData {
         found.extend(self.match_on_items(kind, &slow)?);
         let everything = Arc::new(vec![true; self.collection(kind).len()]);
         let mut cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut skipped = self.unevaluated.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for (text, selector) in missing.iter().zip(&compiled) {
-            let flags = match selector {
-                None => everything.clone(),
-                Some(_) => found.remove(*text).map(Arc::new).unwrap_or_default(),
+            let (flags, unevaluated) = match selector {
+                None => (everything.clone(), Unevaluated::default()),
+                Some(_) => found.remove(*text).map(|(flags, u)| (Arc::new(flags), u)).unwrap_or_default(),
             };
             cache.insert((slot(kind), text.to_string()), flags);
+            skipped.insert((slot(kind), text.to_string()), unevaluated);
         }
         Ok(())
     }
 
     /// The matches of fast-path selectors, read from (cached) path columns.
-    fn match_on_columns(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, Vec<bool>>, ToolError> {
+    fn match_on_columns(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
@@ -191,53 +206,51 @@ impl SessionData {
         let mut found = HashMap::new();
         for (selector, answers) in selectors.iter().zip(answers) {
             let mut flags = Vec::with_capacity(answers.len());
+            let mut unevaluated = Unevaluated::default();
             for (row, answer) in answers.into_iter().enumerate() {
                 flags.push(match answer {
                     Some(hit) => hit,
-                    // The jmespath crate decides (and words any error).
-                    None => selector
-                        .matches_json(collection.item(row).map_or("null", |item| item.json))
-                        .map_err(|reason| self.runtime_error(kind, selector, row, reason))?,
+                    // The jmespath crate decides; an element it cannot evaluate does not match
+                    // and is counted, so one odd element never fails the call.
+                    None => {
+                        let item = collection.item(row);
+                        selector.matches_json(item.as_ref().map_or("null", |item| item.json)).unwrap_or_else(|reason| {
+                            unevaluated.add(item.as_ref().map_or("", |item| item.id), reason);
+                            false
+                        })
+                    }
                 });
             }
-            found.insert(selector.as_str().to_string(), flags);
+            found.insert(selector.as_str().to_string(), (flags, unevaluated));
         }
         Ok(found)
     }
 
-    fn runtime_error(&self, kind: ElementKind, selector: &Selector, row: usize, reason: String) -> ToolError {
-        let item = self.collection(kind).item(row).map(|it| it.id.to_string()).unwrap_or_default();
-        schemascope_core::CoreError::SelectorRuntime { expression: selector.as_str().to_string(), item, reason }.into()
-    }
-
     /// The matches of other selectors, in one pass over the parsed items.
-    fn match_on_items(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, Vec<bool>>, ToolError> {
+    fn match_on_items(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
+        let collection = self.collection(kind);
         let parsed = self.parsed(kind);
-        let flags = parallel_map(parsed.len(), |i| {
-            let Some(value) = &parsed[i] else { return Ok(vec![false; selectors.len()]) };
-            selectors.iter().enumerate().map(|(s, selector)| selector.matches_value(value).map_err(|reason| (i, s, reason))).collect()
+        let rows: Vec<Vec<Result<bool, String>>> = parallel_map(parsed.len(), |i| match &parsed[i] {
+            Some(value) => selectors.iter().map(|selector| selector.matches_value(value)).collect(),
+            // Text the parser rejects (nested past its limit): the selector words why.
+            None => {
+                let json = collection.item(i).map_or("null", |item| item.json);
+                selectors.iter().map(|selector| selector.matches_json(json)).collect()
+            }
         });
-        self.transpose(kind, selectors, flags)
-    }
-
-    /// Per-item answers (or the first error) to per-selector flags.
-    fn transpose(
-        &self,
-        kind: ElementKind,
-        selectors: &[&Selector],
-        rows: Vec<Result<Vec<bool>, (usize, usize, String)>>,
-    ) -> Result<HashMap<String, Vec<bool>>, ToolError> {
-        let mut columns = vec![Vec::with_capacity(rows.len()); selectors.len()];
-        for row in rows {
-            match row {
-                Ok(row) => row.into_iter().zip(columns.iter_mut()).for_each(|(hit, column)| column.push(hit)),
-                Err((i, s, reason)) => return Err(self.runtime_error(kind, selectors[s], i, reason)),
+        let mut out: Vec<(Vec<bool>, Unevaluated)> = selectors.iter().map(|_| (Vec::with_capacity(rows.len()), Unevaluated::default())).collect();
+        for (i, row) in rows.into_iter().enumerate() {
+            for ((flags, unevaluated), answer) in out.iter_mut().zip(row) {
+                flags.push(answer.unwrap_or_else(|reason| {
+                    unevaluated.add(collection.item(i).map_or("", |item| item.id), reason);
+                    false
+                }));
             }
         }
-        Ok(selectors.iter().map(|s| s.as_str().to_string()).zip(columns).collect())
+        Ok(selectors.iter().map(|s| s.as_str().to_string()).zip(out).collect())
     }
 
     /// Which elements a style rule applies to: its selector's matches, narrowed to its ids.

@@ -57,6 +57,14 @@ fn affecting_kind(result: ToolResult, kind: ElementKind, ids: Vec<String>) -> To
     }
 }
 
+/// The singular and plural noun for elements of `kind`.
+fn nouns(kind: ElementKind) -> (&'static str, &'static str) {
+    match kind {
+        ElementKind::Node => ("node", "nodes"),
+        ElementKind::Edge => ("edge", "edges"),
+    }
+}
+
 fn mode_label(dimension: Dimension) -> &'static str {
     match dimension {
         Dimension::TwoD => "2D",
@@ -144,39 +152,77 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
             })
             .collect();
         let count = ids.len();
-        let hint = (count == 0).then(|| empty_match_hint(&data, kind, &params.selector)).flatten();
-        let message = if count == 0 {
-            format!(
-                "No {} match `{}`.{}",
-                kind_noun(kind, 2).trim_start_matches("2 "),
-                params.selector,
-                hint.as_deref().map(|h| format!(" {h}")).unwrap_or_default()
-            )
+        let hints = if count == 0 { empty_match_hints(&data, kind, &params.selector) } else { Vec::new() };
+        let unevaluated = data.unevaluated(kind, &params.selector);
+        let (one, many) = nouns(kind);
+        let mut message = if count == 0 {
+            format!("No {many} match `{}`.", params.selector)
         } else {
             format!("Found {} matching `{}`.", kind_noun(kind, count), params.selector)
         };
-        let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "hint": hint});
+        message.push_str(&unevaluated.sentence(one, many));
+        for hint in &hints {
+            message.push_str(&format!(" {hint}"));
+        }
+        let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "unevaluated": unevaluated, "hints": hints});
         let result = ToolResult::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
     })())
 }
 
-/// A hint for a selector that matched nothing: a property it reads that no element has.
-fn empty_match_hint(data: &SessionData, kind: ElementKind, selector: &str) -> Option<String> {
-    let compiled = Selector::parse(selector).ok()?;
-    let profile = data.collection(kind).profile();
-    let names: Vec<String> = profile.root.children.iter().map(|c| c.profile.path.to_string()).collect();
-    for (field, _) in compiled.fields() {
-        let known = names.iter().any(|n| n == &field)
-            || profile.root.children.iter().any(|c| c.children.iter().any(|g| g.profile.path.to_string().ends_with(&format!(".{field}"))));
-        if !known {
-            let suggestion = schemascope_core::suggest::did_you_mean(&field, names.iter().map(String::as_str));
-            return Some(format!(
-                "No element has a property `{field}`.{suggestion} See describe_schema (algorithm results appear under `algorithmResults` after run_algorithm)."
-            ));
-        }
+/// Why a selector matched no element of `kind`, where the data tells (see
+/// `schemascope_core::no_match`), plus what only the session knows: that a property is an
+/// algorithm result, written once that algorithm has run.
+fn empty_match_hints(data: &SessionData, kind: ElementKind, selector: &str) -> Vec<String> {
+    let Ok(compiled) = Selector::parse(selector) else { return Vec::new() };
+    let other = match kind {
+        ElementKind::Node => ElementKind::Edge,
+        ElementKind::Edge => ElementKind::Node,
+    };
+    let mut others: Vec<&schemascope_core::Collection> = vec![&**data.collection(other)];
+    let own = data.collection(kind).name().to_string();
+    others.extend(data.source.collections.iter().map(|c| &**c).filter(|c| c.name() != own && c.name() != data.collection(other).name()));
+    let explained = schemascope_core::no_match::explain(&compiled, data.collection(kind), &others);
+    let mut hints = explained.hints;
+    for unknown in &explained.unknown_properties {
+        hints.extend(algorithm_hint(data, kind, unknown));
     }
-    None
+    hints
+}
+
+/// Which algorithm writes `name` (an algorithm's type, one of its result names, or its full
+/// result path), and where, for a property the elements do not have.
+fn algorithm_hint(data: &SessionData, kind: ElementKind, name: &str) -> Option<String> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let info = ALGORITHMS.iter().find(|a| {
+        let written = a.node_properties.iter().chain(a.edge_properties);
+        a.algorithm_type.eq_ignore_ascii_case(name)
+            || a.algorithm_type.eq_ignore_ascii_case(last)
+            || written.clone().any(|p| p.eq_ignore_ascii_case(last))
+            || name.eq_ignore_ascii_case(&format!("{}.{NAMESPACE}.{}", crate::graph_session::data::RESULTS_ROOT, a.algorithm_type))
+    })?;
+    let (here, there, there_noun) = match kind {
+        ElementKind::Node => (info.node_properties, info.edge_properties, "edges"),
+        ElementKind::Edge => (info.edge_properties, info.node_properties, "nodes"),
+    };
+    let paths =
+        |names: &[&str]| names.iter().map(|p| format!("`{}`", algorithms::property_path(info.algorithm_type, p))).collect::<Vec<_>>().join(", ");
+    let ran = session_ran(data, info.algorithm_type);
+    let run = format!("run_algorithm `{NAMESPACE}:{}`", info.algorithm_type);
+    Some(match (here.is_empty(), ran) {
+        (false, true) => format!("`{name}` is an algorithm result: {run} has run and wrote {} here; select with that path.", paths(here)),
+        (false, false) => format!("`{name}` is written by {run}, which has not run: run it first, then select with {}.", paths(here)),
+        (true, _) if !there.is_empty() => format!("`{name}` comes from {run}, which writes only on the {there_noun} ({}).", paths(there)),
+        (true, _) => format!("{run} writes graph-level values only (see list_algorithms), not `{name}` on elements."),
+    })
+}
+
+/// Whether the session's data holds results of `algorithm_type` (written by run_algorithm).
+fn session_ran(data: &SessionData, algorithm_type: &str) -> bool {
+    [ElementKind::Node, ElementKind::Edge].iter().any(|kind| {
+        let path = schemascope_core::PropertyPath::root().child(crate::graph_session::data::RESULTS_ROOT).child(NAMESPACE).child(algorithm_type);
+        data.collection(*kind).profile().property(&path).is_some()
+    })
 }
 
 /// `find_nodes`: nodes matching a selector.
@@ -206,15 +252,18 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         let rule = StyleRule { selector: params.selector.clone(), ids: params.ids.clone(), style: Value::Null };
         let matches = data.rule_matches(kind, &rule)?;
         let ids = matched_ids(&data, kind, &matches);
+        let unevaluated = data.unevaluated(kind, &params.selector);
+        let (one, many) = nouns(kind);
         if ids.is_empty() {
-            let hint = empty_match_hint(&data, kind, &params.selector).map(|h| format!(" {h}")).unwrap_or_default();
+            let hints = empty_match_hints(&data, kind, &params.selector);
+            let mut message = format!("No {many} match `{}`, so no style layer was added.", params.selector);
+            message.push_str(&unevaluated.sentence(one, many));
+            for hint in &hints {
+                message.push_str(&format!(" {hint}"));
+            }
             return Ok(ToolResult::failed(
-                format!(
-                    "No {} match `{}`, so no style layer was added.{hint}",
-                    if kind == ElementKind::Node { "nodes" } else { "edges" },
-                    params.selector
-                ),
-                json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "hint": hint.trim()}),
+                message,
+                json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "unevaluated": unevaluated, "hints": hints}),
             ));
         }
         let (name, _) = session.change(|state, _| {
@@ -227,8 +276,9 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
-        let message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
-        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "style": nested, "summary": layer.map(|l| l.summary())});
+        let mut message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
+        message.push_str(&unevaluated.sentence(one, many));
+        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary())});
         let result = ToolResult::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
     })())
