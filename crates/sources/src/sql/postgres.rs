@@ -75,8 +75,14 @@ impl PostgresDatabase {
             if *code == SqlState::QUERY_CANCELED {
                 return SourceError::Timeout { location, timeout_ms };
             }
+            // Rows are read through a cursor, which refuses a writing WITH and SELECT … INTO before
+            // the read-only transaction would: the same refusal.
+            let writes = (*code == SqlState::FEATURE_NOT_SUPPORTED && db.message().contains("data-modifying"))
+                || (*code == SqlState::SYNTAX_ERROR && db.message().contains("INTO is not allowed"));
             let hint = if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
                 " (refused: sources are read-only)"
+            } else if writes {
+                " (refused: sources are read-only; writes cannot run in a read-only transaction)"
             } else if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
                 " (check the user and password in the URI)"
             } else if *code == SqlState::INVALID_CATALOG_NAME {
@@ -86,7 +92,7 @@ impl PostgresDatabase {
             };
             // The SQLSTATE class says whether a corrected statement could succeed.
             let class = match code.code().get(..2).unwrap_or("") {
-                _ if *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
+                _ if writes || *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
                 "28" => ErrorClass::Auth,
                 "08" | "53" | "54" | "55" | "57" | "58" | "40" | "XX" | "3D" => ErrorClass::Resource,
                 _ => ErrorClass::Syntax,
