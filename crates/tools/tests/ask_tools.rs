@@ -191,3 +191,32 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     assert!(system.contains("JMESPath") && system.contains("## Graph Data Schema"), "{system}");
     assert!(last_user_message(&server.received()[1].body).contains("suggestion: type"));
 }
+
+#[test]
+fn the_readmes_question_on_postgres_returns_numeric_totals_as_sqlite_computes_them() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let registry = registry(&[&format!("pg={uri}"), &chinook_spec()]);
+    // numeric(10,2) totals and their numeric SUM: the decode failed, classed as unavailable.
+    let pg_sql = "SELECT c.\"CustomerId\", c.\"FirstName\", c.\"LastName\", SUM(i.\"Total\") AS spent FROM \"Customer\" c \
+                  JOIN \"Invoice\" i ON i.\"CustomerId\" = c.\"CustomerId\" GROUP BY c.\"CustomerId\" ORDER BY spent DESC, c.\"CustomerId\" LIMIT 5";
+    let server = ReplayServer::start(vec![query(pg_sql), Scripted::Text("Helena Holý spent the most.".into())]).expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask_source(&registry, "pg", "Which 5 customers spent the most?");
+    assert!(result.success, "{}", result.message);
+    // SQLite sums the same data; its rows, rounded to cents, are the expected ones.
+    let lite = execute_query(
+        &registry,
+        ExecuteQueryParams {
+            source: Some("chinook".into()),
+            query: json!("SELECT c.CustomerId, c.FirstName, c.LastName, ROUND(SUM(i.Total), 2) AS spent FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.CustomerId ORDER BY spent DESC, c.CustomerId LIMIT 5"),
+            ..Default::default()
+        },
+    );
+    assert!(lite.success, "{}", lite.message);
+    assert_eq!(result.data["rows"], lite.data["rows"]);
+    let first = &result.data["rows"][0];
+    assert!(first[3].is_number(), "an exact numeric total is a JSON number: {first}");
+}

@@ -6,16 +6,23 @@
 //! The server restarted is a second private instance of scripts/postgres (its own data
 //! directory and port, Chinook loaded), so the tests that share the main one are undisturbed.
 //! Runs when `SCHEMASCOPE_TEST_POSTGRES` is set (scripts/test sets it: PostgreSQL is installed).
+//!
+//! A statement whose connection is lost while it runs is not sent again on a new connection
+//! (it may have run): the caller gets an error saying so, and the server saw it run once.
 
 mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::{ok, registry};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+/// The tests here share the second instance, which one of them stops.
+static INSTANCE: Mutex<()> = Mutex::new(());
 
 /// The second instance: `SCHEMASCOPE_TEST_PG_RESTART_PORT` (default 54339), data beside the
 /// main instance's.
@@ -87,6 +94,7 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
         eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
         return;
     }
+    let _alone = INSTANCE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let instance = Instance::new();
     let uri = instance.script("start").expect("start the restart instance");
     let _again = RunningAgain(&instance);
@@ -130,4 +138,54 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
         json!(347),
         "{schema}"
     );
+}
+
+#[test]
+fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
+    use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue};
+    if std::env::var("SCHEMASCOPE_TEST_POSTGRES").is_err() {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    }
+    let _alone = INSTANCE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let instance = Instance::new();
+    let uri = instance.script("start").expect("start the restart instance");
+    // The source's connection (as execute_query uses it: the statement sleeps, which the
+    // validator would refuse, so it goes to the database layer directly) and a watcher.
+    let db = std::sync::Arc::new(PostgresDatabase::connect(&uri).expect("connect"));
+    let watcher = PostgresDatabase::connect(&uri).expect("connect the watcher");
+    let pid = |rows: Vec<Vec<SqlValue>>| match rows.first().map(Vec::as_slice) {
+        Some([SqlValue::Integer(pid)]) => *pid,
+        other => panic!("no pid: {other:?}"),
+    };
+    let first = pid(db.query("SELECT pg_backend_pid()::int8", &[]).expect("the source's backend"));
+    let own = pid(watcher.query("SELECT pg_backend_pid()::int8", &[]).expect("the watcher's backend"));
+    let running = std::thread::spawn({
+        let db = std::sync::Arc::clone(&db);
+        move || db.run("SELECT pg_sleep(3)", &[], Some(10), 60_000)
+    });
+    // Every backend seen running the sleep, until the statement returns.
+    let sleepers = format!(
+        "SELECT pid::int8 FROM pg_stat_activity WHERE pid <> {own} AND state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    let mut killed = false;
+    while !running.is_finished() {
+        let rows = watcher.query(&sleepers, &[]).expect("pg_stat_activity");
+        seen.extend(rows.iter().filter_map(|r| r.first().and_then(SqlValue::as_f64)).map(|p| p as i64));
+        if !killed && seen.contains(&first) {
+            watcher.query(&format!("SELECT pg_terminate_backend({first})"), &[]).expect("terminate the source's backend");
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let result = running.join().expect("the statement's thread");
+    assert!(killed, "the statement was seen running");
+    let error = result.expect_err("a statement cut off mid-run is an error, not a result from a second run");
+    assert!(error.to_string().contains("lost while the statement was running"), "{error}");
+    assert!(error.to_string().contains("not sent again"), "{error}");
+    assert_eq!(seen, [first].into(), "only the first backend ran the statement");
+    // The next statement gets a new connection.
+    let next = pid(db.query("SELECT pg_backend_pid()::int8", &[]).expect("the next statement runs"));
+    assert_ne!(next, first);
 }

@@ -9,6 +9,7 @@
 
 pub mod create;
 pub mod guard;
+pub mod pg_text;
 mod postgres;
 pub mod pushdown;
 pub mod rows;
@@ -85,17 +86,21 @@ pub enum SqlValue {
     Text(String),
     /// A boolean (PostgreSQL).
     Bool(bool),
+    /// A JSON document (PostgreSQL `json` and `jsonb`).
+    Json(Value),
 }
 
 impl SqlValue {
-    /// The value as JSON, as tools show rows: non-finite floats become strings ("NaN").
+    /// The value as JSON, as tools show rows: non-finite floats become the strings PostgreSQL
+    /// writes for them ("NaN", "Infinity", "-Infinity").
     pub fn to_json(&self) -> Value {
         match self {
             Self::Null => Value::Null,
             Self::Integer(i) => Value::from(*i),
-            Self::Real(f) => serde_json::Number::from_f64(*f).map_or_else(|| Value::String(f.to_string()), Value::Number),
+            Self::Real(f) => serde_json::Number::from_f64(*f).map_or_else(|| Value::String(non_finite(*f).into()), Value::Number),
             Self::Text(s) => Value::String(s.clone()),
             Self::Bool(b) => Value::Bool(*b),
+            Self::Json(v) => v.clone(),
         }
     }
 
@@ -123,6 +128,17 @@ impl SqlValue {
             Self::Text(s) => Some(s),
             _ => None,
         }
+    }
+}
+
+/// The name PostgreSQL (and JSON readers such as JavaScript's) gives a non-finite float.
+fn non_finite(f: f64) -> &'static str {
+    if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
     }
 }
 

@@ -1,16 +1,18 @@
 //! PostgreSQL through the `postgres` crate: every statement in a `READ ONLY` transaction with a
-//! `statement_timeout`; reconnects after the server went away.
+//! `statement_timeout`, its rows read as text through a cursor and converted by column type
+//! ([`pg_text`]); reconnects after the server went away, and sends a statement again only when
+//! it provably never reached the server.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use postgres::error::SqlState;
-use postgres::types::{ToSql, Type};
-use postgres::{Client, Config, NoTls};
+use postgres::types::ToSql;
+use postgres::{Client, Config, NoTls, SimpleQueryMessage};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 
-use super::{Database, Dialect, QueryResult, Rows, SqlValue};
+use super::{Database, Dialect, QueryResult, Rows, SqlValue, pg_text};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
@@ -62,7 +64,7 @@ impl PostgresDatabase {
         config.application_name("schemascope");
         let location = redacted(&config);
         let database = Self { config, location, client: Mutex::new(None) };
-        database.with_client(0, |_| Ok(()))?;
+        database.with_client(0, |_| Ok::<_, Failure>(()))?;
         Ok(database)
     }
 
@@ -73,8 +75,14 @@ impl PostgresDatabase {
             if *code == SqlState::QUERY_CANCELED {
                 return SourceError::Timeout { location, timeout_ms };
             }
+            // Rows are read through a cursor, which refuses a writing WITH and SELECT … INTO before
+            // the read-only transaction would: the same refusal.
+            let writes = (*code == SqlState::FEATURE_NOT_SUPPORTED && db.message().contains("data-modifying"))
+                || (*code == SqlState::SYNTAX_ERROR && db.message().contains("INTO is not allowed"));
             let hint = if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
                 " (refused: sources are read-only)"
+            } else if writes {
+                " (refused: sources are read-only; writes cannot run in a read-only transaction)"
             } else if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
                 " (check the user and password in the URI)"
             } else if *code == SqlState::INVALID_CATALOG_NAME {
@@ -84,7 +92,7 @@ impl PostgresDatabase {
             };
             // The SQLSTATE class says whether a corrected statement could succeed.
             let class = match code.code().get(..2).unwrap_or("") {
-                _ if *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
+                _ if writes || *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
                 "28" => ErrorClass::Auth,
                 "08" | "53" | "54" | "55" | "57" | "58" | "40" | "XX" | "3D" => ErrorClass::Resource,
                 _ => ErrorClass::Syntax,
@@ -96,15 +104,23 @@ impl PostgresDatabase {
             return SourceError::Statement { location, message: format!("{}: {}{position}{hint}", db.severity(), db.message()), class };
         }
         let text = e.to_string();
+        // Errors of the client itself about a statement or its values: the server is fine.
+        if !e.is_closed() && ["error serializing", "error deserializing", "invalid column", "expected "].iter().any(|p| text.starts_with(p)) {
+            let detail = std::error::Error::source(e).map(|s| format!(": {s}")).unwrap_or_default();
+            return SourceError::Statement { location, message: format!("{text}{detail}"), class: ErrorClass::Syntax };
+        }
         let hint = if text.contains("connect") || e.is_closed() { " — is the server running and reachable at that host and port?" } else { "" };
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
-    /// Runs `work` with a live connection, connecting (again) when there is none. A connection
-    /// found closed by the statement (the server restarted since the last one) is replaced and
-    /// the statement sent once more on the new one: statements are read-only, so sending one
-    /// twice is safe, and the first request after a restart succeeds.
-    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client) -> Result<T, postgres::Error>) -> Result<T, SourceError> {
+    /// Runs `work` with a live connection, connecting (again) when there is none.
+    ///
+    /// A connection found dead before the statement was sent (the server restarted since the
+    /// last one: the transaction's `BEGIN` fails) is replaced and the statement sent on the new
+    /// one, so the first request after a restart succeeds. A connection lost after the
+    /// statement was sent is never resent: the statement may have run (read-only still allows
+    /// sleeps, locks and calls with effects outside the transaction), so the caller is told.
+    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client) -> Result<T, Failure>) -> Result<T, SourceError> {
         let mut slot = self.client.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
@@ -116,32 +132,39 @@ impl PostgresDatabase {
                 *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?);
             }
             let Some(client) = slot.as_mut() else { unreachable!("connected above") };
-            match work(client) {
-                Err(e) if client.is_closed() => {
-                    *slot = None;
-                    if fresh {
-                        return Err(self.error(&e, timeout_ms));
-                    }
+            let failure = match work(client) {
+                Ok(value) => return Ok(value),
+                Err(failure) => failure,
+            };
+            let closed = client.is_closed();
+            if closed {
+                *slot = None;
+            }
+            match failure {
+                Failure::BeforeSent(_) if closed && !fresh => {}
+                Failure::BeforeSent(e) => return Err(self.error(&e, timeout_ms)),
+                Failure::Sent(e) if closed => {
+                    return Err(SourceError::Database {
+                        location: self.location.clone(),
+                        message: format!(
+                            "the connection to the server was lost while the statement was running ({}); it was not sent again because it may have run — send it again if running it twice is harmless",
+                            self.error(&e, timeout_ms)
+                        ),
+                    });
                 }
-                result => return result.map_err(|e| self.error(&e, timeout_ms)),
+                Failure::Sent(e) => return Err(self.error(&e, timeout_ms)),
             }
         }
     }
 }
 
-fn read(row: &postgres::Row, i: usize) -> Result<SqlValue, postgres::Error> {
-    let ty = row.columns()[i].type_();
-    Ok(match *ty {
-        Type::INT2 => row.try_get::<_, Option<i16>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
-        Type::INT4 => row.try_get::<_, Option<i32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
-        Type::INT8 => row.try_get::<_, Option<i64>>(i)?.map_or(SqlValue::Null, SqlValue::Integer),
-        Type::OID => row.try_get::<_, Option<u32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Integer(v.into())),
-        Type::FLOAT4 => row.try_get::<_, Option<f32>>(i)?.map_or(SqlValue::Null, |v| SqlValue::Real(v.into())),
-        Type::FLOAT8 => row.try_get::<_, Option<f64>>(i)?.map_or(SqlValue::Null, SqlValue::Real),
-        Type::BOOL => row.try_get::<_, Option<bool>>(i)?.map_or(SqlValue::Null, SqlValue::Bool),
-        // Everything else is read as text; the SQL schemascope writes casts to one of these.
-        _ => row.try_get::<_, Option<String>>(i)?.map_or(SqlValue::Null, SqlValue::Text),
-    })
+/// How far a failed statement got: whether the server can have started it.
+#[derive(Debug)]
+enum Failure {
+    /// Failed before any message carrying the statement was sent: safe to send again.
+    BeforeSent(postgres::Error),
+    /// Failed after the statement was sent: it may have run.
+    Sent(postgres::Error),
 }
 
 fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
@@ -151,6 +174,7 @@ fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
         SqlValue::Real(f) => Box::new(*f),
         SqlValue::Text(s) => Box::new(s.clone()),
         SqlValue::Bool(b) => Box::new(*b),
+        SqlValue::Json(v) => Box::new(v.to_string()),
     }
 }
 
@@ -263,8 +287,8 @@ impl Database for PostgresDatabase {
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
             // of a query that outlives it on this connection (the validator refuses the
             // functions; this holds if a query got past it).
-            if !client.is_closed() {
-                client.batch_execute("SELECT pg_advisory_unlock_all()")?;
+            if !client.is_closed() && !matches!(result, Err(Failure::BeforeSent(_))) {
+                client.batch_execute("SELECT pg_advisory_unlock_all()").map_err(Failure::Sent)?;
             }
             result
         })
@@ -274,36 +298,50 @@ impl Database for PostgresDatabase {
 impl PostgresDatabase {
     /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
     /// dropping the transaction rolls it back).
+    ///
+    /// The rows are read in text format, which every type has (binary formats are per type, and
+    /// unknown for extension types): a cursor is declared for the statement with its
+    /// parameters bound, and fetched with the simple protocol, which returns text. The
+    /// statement is prepared first for its column types, which say how to read each text.
     fn run_read_only(
         client: &mut Client,
         sql: &str,
         refs: &[&(dyn ToSql + Sync)],
         max_rows: Option<usize>,
         timeout_ms: u64,
-    ) -> Result<QueryResult, postgres::Error> {
-        let mut tx = client.build_transaction().read_only(true).start()?;
+    ) -> Result<QueryResult, Failure> {
+        let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
         // Room to hash and sort in memory: profiling groups millions of values, and a
         // read-only transaction's memory is returned when it ends.
         // JIT compilation costs seconds and rarely pays off for these scans.
-        tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off"))?;
-        let statement = tx.prepare(sql)?;
+        // Text output fixed whatever the server's defaults: floats shortest and exact, ISO
+        // dates, hex bytea (the date order for input is left as configured).
+        tx.batch_execute(&format!(
+            "SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off; \
+             SET LOCAL extra_float_digits = 1; SET LOCAL DateStyle = 'ISO'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL bytea_output = 'hex'"
+        ))
+        .map_err(Failure::BeforeSent)?;
+        let statement = tx.prepare(sql).map_err(Failure::Sent)?;
         let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
-        // A portal fetches only the rows asked for; the rest never leave the server.
-        let rows = match max_rows {
-            None => tx.query(&statement, refs)?,
-            Some(max) => {
-                let portal = tx.bind(&statement, refs)?;
-                tx.query_portal(&portal, i32::try_from(max.saturating_add(1)).unwrap_or(i32::MAX))?
-            }
+        let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
+        // The cursor fetches only the rows asked for; the rest never leave the server.
+        tx.execute(&format!("DECLARE schemascope_rows NO SCROLL CURSOR FOR {sql}"), refs).map_err(Failure::Sent)?;
+        let fetch = match max_rows {
+            None => "FETCH ALL FROM schemascope_rows".to_string(),
+            Some(max) => format!("FETCH FORWARD {} FROM schemascope_rows", max.saturating_add(1)),
         };
-        let more = max_rows.is_some_and(|max| rows.len() > max);
-        let out = rows
-            .iter()
-            .take(max_rows.unwrap_or(usize::MAX))
-            .map(|row| (0..row.len()).map(|i| read(row, i)).collect::<Result<Vec<_>, _>>())
-            .collect::<Result<Rows, _>>()?;
+        let mut out: Rows = Vec::new();
+        for message in tx.simple_query(&fetch).map_err(Failure::Sent)? {
+            if let SimpleQueryMessage::Row(row) = message {
+                out.push(types.iter().enumerate().map(|(i, ty)| pg_text::value(ty, row.get(i))).collect());
+            }
+        }
+        let more = max_rows.is_some_and(|max| out.len() > max);
+        if let Some(max) = max_rows {
+            out.truncate(max);
+        }
         // Nothing to keep: a read-only transaction is rolled back.
-        tx.rollback()?;
+        tx.rollback().map_err(Failure::Sent)?;
         Ok(QueryResult { columns, rows: out, more })
     }
 }

@@ -33,7 +33,10 @@ pub enum ValueClass {
     Dynamic,
     /// Whole numbers.
     Integer,
-    /// Other numbers (floats, `numeric`), shown as floats.
+    /// Other numbers (floats, `numeric`): JSON numbers when exactly the database's value, else
+    /// their text (`NaN`, `Infinity`, `numeric` past `float8`'s precision) — the rule of
+    /// [`super::pg_text::number`]. The view has the number as `c<i>` and, for those shown as
+    /// text, the text as `t<i>`.
     Number,
     /// Booleans.
     Boolean,
@@ -85,13 +88,18 @@ impl JsonView {
                 ),
                 Dialect::Postgres => {
                     let class = postgres_class(&column.declared_type);
-                    let cast = match class {
-                        ValueClass::Integer => "int8",
-                        ValueClass::Number => "float8",
-                        ValueClass::Boolean => "boolean",
-                        _ => "text",
+                    let expr = match class {
+                        ValueClass::Integer => format!("{quoted}::int8"),
+                        // Read as is: its text output, read by the client's rule, is exact.
+                        ValueClass::Number => {
+                            select.push(format!("CASE WHEN NOT {} THEN {quoted}::text END AS t{i}", super::pg_text::number_sql(&quoted)));
+                            // A `real` as the decimal it shows (widened, 1.1 would be 1.100000023841858).
+                            if column.declared_type.starts_with("real") { format!("{quoted}::text::float8") } else { quoted }
+                        }
+                        ValueClass::Boolean => format!("{quoted}::boolean"),
+                        _ => format!("{quoted}::text"),
                     };
-                    (format!("{quoted}::{cast}"), class)
+                    (expr, class)
                 }
             };
             select.push(format!("{expr} AS c{i}"));
@@ -112,12 +120,23 @@ impl JsonView {
             (ValueClass::Dynamic, Kind::Real) => Some(format!("typeof({c}) = 'real'")),
             (ValueClass::Dynamic, Kind::Numeric) => Some(format!("typeof({c}) IN ('integer', 'real')")),
             (ValueClass::Dynamic, Kind::Text) => Some(format!("typeof({c}) = 'text'")),
-            (ValueClass::Integer, Kind::Integer | Kind::Numeric)
-            | (ValueClass::Number, Kind::Real | Kind::Numeric)
-            | (ValueClass::Boolean, Kind::Boolean)
-            | (ValueClass::Text, Kind::Text) => Some(format!("{c} IS NOT NULL")),
+            (ValueClass::Number, Kind::Real | Kind::Numeric) => Some(format!("{c} IS NOT NULL AND t{i} IS NULL")),
+            (ValueClass::Number, Kind::Text) => Some(format!("t{i} IS NOT NULL")),
+            (ValueClass::Integer, Kind::Integer | Kind::Numeric) | (ValueClass::Boolean, Kind::Boolean) | (ValueClass::Text, Kind::Text) => {
+                Some(format!("{c} IS NOT NULL"))
+            }
             _ => None,
         }
+    }
+
+    /// Column `i`'s value where it is text (numbers shown as text have it in `t<i>`).
+    pub fn text(&self, i: usize) -> String {
+        if self.classes[i] == ValueClass::Number { format!("t{i}") } else { format!("c{i}") }
+    }
+
+    /// Column `i`'s value as a `float8` where it is a JSON number (for comparing with one).
+    pub fn number(&self, i: usize) -> String {
+        if self.classes[i] == ValueClass::Number { format!("(CASE WHEN t{i} IS NULL THEN c{i}::float8 END)") } else { format!("c{i}") }
     }
 
     /// Text ordered by code point, as Rust orders strings.
@@ -235,16 +254,19 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
             s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
             s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &c)))));
             if view.dialect == Dialect::Postgres {
-                s.num_std = Some(list.push(format!("stddev_samp({c}::float8)")));
+                // In numeric: float8 sums of squares cancel catastrophically for large values;
+                // the added scale keeps 16 decimals (an integer's is computed to 0).
+                s.num_std = Some(list.push(format!("stddev_samp({})::float8", when(&p, &format!("{c}::numeric + 0.0000000000000000")))));
             }
         }
         if let Some(p) = view.is(i, Kind::Text) {
-            let len = view.length(&c);
+            let t = view.text(i);
+            let len = view.length(&t);
             s.len_min = Some(list.push(format!("MIN({})", when(&p, &len))));
             s.len_max = Some(list.push(format!("MAX({})", when(&p, &len))));
             s.len_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &len)))));
-            s.text_min = Some(list.push(format!("MIN({})", view.binary(&when(&p, &c)))));
-            s.text_max = Some(list.push(format!("MAX({})", view.binary(&when(&p, &c)))));
+            s.text_min = Some(list.push(format!("MIN({})", view.binary(&when(&p, &t)))));
+            s.text_max = Some(list.push(format!("MAX({})", view.binary(&when(&p, &t)))));
         }
         slots.push(s);
     }
@@ -301,7 +323,7 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
 /// at most `limit` of them, each with the number of groups: one `GROUP BY` gives both the
 /// distinct count and the top values.
 fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: usize) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
-    let c = format!("c{i}");
+    let c = if kind == Kind::Text { view.text(i) } else { format!("c{i}") };
     let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
     let rows = db.query_with_timeout(
         &format!(
@@ -528,7 +550,7 @@ fn string_profile(
     texts: u64,
     unique: bool,
 ) -> Result<StringProfile, SourceError> {
-    let c = format!("c{i}");
+    let c = view.text(i);
     let predicate = view.is(i, Kind::Text).unwrap_or_else(|| "FALSE".into());
     let keyed = |rows: Vec<(SqlValue, u64)>| -> Vec<(String, u64)> {
         rows.into_iter().map(|(v, n)| (value_key(v.as_str().unwrap_or_default()).into_owned(), n)).collect()

@@ -89,19 +89,20 @@ fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Re
 /// Rows whose column `column` equals each of `values` (a few per value).
 fn stratum_rows(db: &dyn Database, table: &TableInfo, column: usize, values: &[Value]) -> Result<Vec<Value>, SourceError> {
     let view = JsonView::new(db.dialect(), table);
-    let sql = format!("{} WHERE c{column} = {} LIMIT {ROWS_PER_STRATUM}", select(&view, table), db.dialect().param(1));
+    // Numbers and texts of one column can be apart (a PostgreSQL number shown as text).
+    let sql = |expr: String| format!("{} WHERE {expr} = {} LIMIT {ROWS_PER_STRATUM}", select(&view, table), db.dialect().param(1));
     let mut out = Vec::new();
     for value in values.iter().take(MAX_STRATA) {
-        let bound = match value {
-            Value::String(s) => SqlValue::Text(s.clone()),
-            Value::Bool(b) => SqlValue::Bool(*b),
+        let (expr, bound) = match value {
+            Value::String(s) => (view.text(column), SqlValue::Text(s.clone())),
+            Value::Bool(b) => (format!("c{column}"), SqlValue::Bool(*b)),
             Value::Number(n) => match n.as_i64() {
-                Some(i) => SqlValue::Integer(i),
-                None => SqlValue::Real(n.as_f64().unwrap_or(0.0)),
+                Some(i) => (format!("c{column}"), SqlValue::Integer(i)),
+                None => (view.number(column), SqlValue::Real(n.as_f64().unwrap_or(0.0))),
             },
             _ => continue,
         };
-        out.extend(db.query(&sql, &[bound])?.iter().map(|r| row_object(table, r)));
+        out.extend(db.query(&sql(expr), &[bound])?.iter().map(|r| row_object(table, r)));
     }
     Ok(out)
 }

@@ -141,6 +141,7 @@ fn bind(value: &SqlValue) -> Bound {
         SqlValue::Real(f) => Bound::Real(*f),
         SqlValue::Text(s) => Bound::Text(s.clone()),
         SqlValue::Bool(b) => Bound::Integer(i64::from(*b)),
+        SqlValue::Json(v) => Bound::Text(v.to_string()),
     }
 }
 

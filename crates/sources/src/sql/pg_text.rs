@@ -1,0 +1,175 @@
+//! PostgreSQL values read from their text output, by the column's type: every type PostgreSQL
+//! can return has a text form, so no type (extension types, ranges, composites, …) fails to
+//! decode.
+//!
+//! Integers become JSON integers, booleans booleans, `json`/`jsonb` their JSON. Floats and
+//! `numeric` become JSON numbers when the number written is exactly the database's value —
+//! its shortest `float8` form denotes the same decimal — and otherwise the database's exact
+//! text as a string (`numeric` past 17 significant digits, `NaN`, `Infinity`, `-Infinity`).
+//! Everything else (dates, times, intervals, uuid, bytea as `\x…`, arrays, ranges, money, …)
+//! is its text, as `psql` shows it. The same rule is written in SQL ([`number_sql`]) for the
+//! profiles computed inside the database.
+
+use postgres::types::{Kind, Type};
+use serde_json::Value;
+
+use super::SqlValue;
+
+/// Decimal exponents (value = 0.d₁d₂… × 10^e) of the numbers shown as numbers: from 1e-307 up
+/// to, not including, 1e308 (beyond, `float8` cannot hold them, or only without precision).
+const EXPONENTS: std::ops::RangeInclusive<i64> = -306..=308;
+
+/// The value of a column of type `ty` whose text output is `text` (`None`: NULL).
+pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
+    let Some(text) = text else { return SqlValue::Null };
+    if let Kind::Domain(base) = ty.kind() {
+        return value(base, Some(text));
+    }
+    match *ty {
+        Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => text.parse().map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Integer),
+        Type::BOOL => match text {
+            "t" => SqlValue::Bool(true),
+            "f" => SqlValue::Bool(false),
+            _ => SqlValue::Text(text.into()),
+        },
+        Type::FLOAT4 | Type::FLOAT8 | Type::NUMERIC => number(text),
+        Type::JSON | Type::JSONB => json(text),
+        _ => SqlValue::Text(text.into()),
+    }
+}
+
+/// A number's text as a JSON number when that number is exactly the same decimal, else as text.
+pub fn number(text: &str) -> SqlValue {
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() && exact(text, f) => SqlValue::Real(f),
+        _ => SqlValue::Text(text.into()),
+    }
+}
+
+/// Whether `f` (parsed from `text`) written shortest is the decimal `text` says, within
+/// [`EXPONENTS`].
+fn exact(text: &str, f: f64) -> bool {
+    match (decimal(text), decimal(&format!("{f:e}"))) {
+        (Some(written), Some(shown)) => written == shown && (written.1.is_empty() || EXPONENTS.contains(&written.2)),
+        _ => false,
+    }
+}
+
+/// A decimal as (negative, significant digits without leading or trailing zeros, exponent e
+/// with value = 0.digits × 10^e); zero has no digits and is never negative.
+fn decimal(text: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let all: String = format!("{whole}{fraction}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
+    if digits.is_empty() {
+        return Some((false, digits, 0));
+    }
+    let point = i64::try_from(whole.len()).ok()? - i64::try_from(leading).ok()?;
+    Some((negative, digits, point.checked_add(exponent)?))
+}
+
+/// JSON text as its value, unless a number in it would not survive as a JSON number exactly
+/// (then the text, so that no digit is lost).
+fn json(text: &str) -> SqlValue {
+    if !numbers_in(text).all(|n| n.parse::<f64>().is_ok_and(|f| f.is_finite() && exact(n, f))) {
+        return SqlValue::Text(text.into());
+    }
+    serde_json::from_str::<Value>(text).map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Json)
+}
+
+/// The number tokens of JSON text (outside strings).
+fn numbers_in(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => {
+                    at += 1;
+                    while at < bytes.len() && bytes[at] != b'"' {
+                        at += if bytes[at] == b'\\' { 2 } else { 1 };
+                    }
+                    at += 1;
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = at;
+                    while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                        at += 1;
+                    }
+                    return text.get(start..at);
+                }
+                _ => at += 1,
+            }
+        }
+        None
+    })
+}
+
+/// SQL for "the number `expr` (a `numeric`, `real` or `double precision` value) is shown as a
+/// JSON number" — [`number`]'s rule, evaluated by the database on the same text output. The
+/// range is tested before the cast so that the cast never overflows.
+pub fn number_sql(expr: &str) -> String {
+    let text = format!("({expr})::text");
+    format!(
+        "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \
+         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < 1e-307 OR abs({text}::numeric) >= 1e308) THEN false \
+         ELSE {text}::numeric::float8::text::numeric = {text}::numeric END)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_numbers_only_when_the_json_number_is_the_same_decimal() {
+        for (text, expected) in [
+            ("3.98", SqlValue::Real(3.98)),
+            ("3.90", SqlValue::Real(3.9)),
+            ("0", SqlValue::Real(0.0)),
+            ("-0", SqlValue::Real(-0.0)),
+            ("0.000", SqlValue::Real(0.0)),
+            ("1e-9", SqlValue::Real(1e-9)),
+            ("1000000000000000", SqlValue::Real(1e15)),
+            ("9007199254740992", SqlValue::Real(9_007_199_254_740_992.0)),
+            ("1.7976931348623157e+308", SqlValue::Text("1.7976931348623157e+308".into())),
+            ("9007199254740993", SqlValue::Text("9007199254740993".into())),
+            ("12345678901234567.89", SqlValue::Text("12345678901234567.89".into())),
+            ("0.1000000000000000000001", SqlValue::Text("0.1000000000000000000001".into())),
+            ("1e-320", SqlValue::Text("1e-320".into())),
+            ("NaN", SqlValue::Text("NaN".into())),
+            ("Infinity", SqlValue::Text("Infinity".into())),
+            ("-Infinity", SqlValue::Text("-Infinity".into())),
+        ] {
+            assert_eq!(number(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn json_keeps_numbers_that_a_json_number_cannot_hold_as_text() {
+        assert_eq!(json(r#"{"a": [1, 2.5, null], "b\"1": "x-1"}"#), SqlValue::Json(serde_json::json!({"a": [1, 2.5, null], "b\"1": "x-1"})));
+        assert_eq!(json(r#"{"a": 12345678901234567.89}"#), SqlValue::Text(r#"{"a": 12345678901234567.89}"#.into()));
+        assert_eq!(json("1e400"), SqlValue::Text("1e400".into()));
+    }
+
+    #[test]
+    fn domains_read_as_their_base_type_and_unknown_types_as_text() {
+        let domain = Type::new("d".into(), 1, Kind::Domain(Type::NUMERIC), "public".into());
+        assert_eq!(value(&domain, Some("1.5")), SqlValue::Real(1.5));
+        let other = Type::new("geometry".into(), 2, Kind::Simple, "public".into());
+        assert_eq!(value(&other, Some("POINT(1 2)")), SqlValue::Text("POINT(1 2)".into()));
+        assert_eq!(value(&Type::INT8, None), SqlValue::Null);
+    }
+}

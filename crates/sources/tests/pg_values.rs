@@ -1,0 +1,257 @@
+//! Every type PostgreSQL can return comes back as a value, never an error: a value of each type
+//! in `pg_type` (base, enum, domain, range, multirange, and arrays of them, with NULLs and two
+//! dimensions) is read through the source and compared with PostgreSQL's own text output — for
+//! numbers, PostgreSQL itself says whether the JSON number written is its value. A table with a
+//! column of each common type and NULLs in every position is profiled and sampled.
+//!
+//! Objects are made in a schema of their own, dropped at the end. Runs when
+//! `SCHEMASCOPE_TEST_POSTGRES` is set (scripts/test sets it).
+
+mod common;
+
+use postgres::{Client, NoTls, SimpleQueryMessage};
+use schemascope_sources::sql::pushdown::profile_table;
+use schemascope_sources::sql::rows::sample_pool;
+use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue};
+use serde_json::Value;
+
+/// Literals tried, in order, until one casts to the type.
+const CANDIDATES: &[&str] = &[
+    "1",
+    "1.5",
+    "t",
+    "2020-01-02",
+    "12:34:56.789",
+    "2020-01-02 03:04:05.678+02",
+    "1 day 02:03:04",
+    r#"{"a": [1, 2.5, null], "b": "é"}"#,
+    "00000000-0000-0000-0000-000000000001",
+    "\\x00ff",
+    "101",
+    "127.0.0.1/32",
+    "08:00:2b:01:02:03",
+    "08:00:2b:01:02:03:04:05",
+    "(1,2)",
+    "((0,0),(1,1))",
+    "<(1,2),3>",
+    "{1,2,3}",
+    "[1,5)",
+    "{[1,5)}",
+    "[2020-01-01,2020-02-01)",
+    "{[2020-01-01,2020-02-01)}",
+    "a & b",
+    "fat:1 cat:2",
+    "<a>x</a>",
+    "10:20:",
+    "ok",
+    "a",
+    "{}",
+];
+
+/// The schema made for this run, dropped when the test ends.
+struct Scratch {
+    client: Client,
+    schema: String,
+}
+
+impl Scratch {
+    fn new(uri: &str, name: &str) -> Self {
+        let mut client = Client::connect(uri, NoTls).expect("admin connection");
+        let schema = format!("schemascope_{name}_{}", std::process::id());
+        client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).expect("schema");
+        Self { client, schema }
+    }
+
+    /// Whether `sql` runs.
+    fn runs(&mut self, sql: &str) -> bool {
+        self.client.simple_query(sql).is_ok()
+    }
+
+    /// The single text value `sql` returns.
+    fn text(&mut self, sql: &str) -> Option<String> {
+        self.client.simple_query(sql).expect(sql).into_iter().find_map(|m| match m {
+            SimpleQueryMessage::Row(row) => Some(row.get(0).map(str::to_string)),
+            _ => None,
+        })?
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
+    }
+}
+
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Reads `expr` through the source and checks the value against PostgreSQL's text of it.
+fn check(db: &PostgresDatabase, scratch: &mut Scratch, expr: &str) -> SqlValue {
+    let sql = format!("SELECT {expr} AS v");
+    let result = db.run(&sql, &[], Some(10), 30_000).unwrap_or_else(|e| panic!("{sql}: {e} ({:?})", e.class()));
+    let [value] = &result.rows[0][..] else { panic!("{sql}: {:?}", result.rows) };
+    // The type's output function, as psql shows the value.
+    scratch.runs("SET extra_float_digits = 1");
+    let text = scratch.text(&sql);
+    match (value, &text) {
+        (SqlValue::Null, None) => {}
+        (SqlValue::Integer(i), Some(t)) => assert_eq!(&i.to_string(), t, "{expr}"),
+        (SqlValue::Bool(b), Some(t)) => assert_eq!(if *b { "t" } else { "f" }, t, "{expr}"),
+        (SqlValue::Text(s), Some(t)) => assert_eq!(s, t, "{expr}"),
+        (SqlValue::Json(v), Some(t)) => assert_eq!(v, &serde_json::from_str::<Value>(t).expect("json text"), "{expr}"),
+        (SqlValue::Real(_), Some(t)) => {
+            // PostgreSQL reads the JSON number written and says whether it is its value.
+            let written = value.to_json().to_string();
+            let same = scratch.text(&format!("SELECT ({}::numeric = {}::numeric)::text", literal(&written), literal(t)));
+            assert_eq!(same.as_deref(), Some("true"), "{expr}: shown as {written}, PostgreSQL says {t}");
+        }
+        _ => panic!("{expr}: read {value:?}, PostgreSQL says {text:?}"),
+    }
+    value.clone()
+}
+
+#[test]
+fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_types");
+    let s = scratch.schema.clone();
+    scratch
+        .client
+        .batch_execute(&format!(
+            "CREATE TYPE {s}.mood AS ENUM ('sad', 'ok', 'héllo wörld'); CREATE DOMAIN {s}.price AS numeric(12, 2) CHECK (VALUE >= 0); \
+             CREATE TYPE {s}.pair AS (a int, b text); CREATE TYPE {s}.floatrange AS RANGE (subtype = float8);"
+        ))
+        .expect("types");
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let types: Vec<(String, String, bool)> = scratch
+        .client
+        .query(
+            "SELECT format_type(t.oid, NULL), t.typname::text, t.typarray <> 0 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+             WHERE t.typtype IN ('b', 'e', 'd', 'r', 'm', 'c') AND t.typisdefined AND t.typcategory <> 'A' AND t.typname NOT LIKE '\\_%' \
+             AND (n.nspname = 'pg_catalog' OR n.nspname = $1) AND (t.typtype <> 'c' OR n.nspname = $1) ORDER BY t.oid",
+            &[&s],
+        )
+        .expect("pg_type")
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    let mut read = Vec::new();
+    for (ty, name, has_array) in &types {
+        // NULL of every type, then the first literal the type accepts.
+        check(&db, &mut scratch, &format!("NULL::{ty}"));
+        let Some(lit) = CANDIDATES.iter().map(|c| literal(c)).find(|l| scratch.runs(&format!("SELECT {l}::{ty}"))) else { continue };
+        check(&db, &mut scratch, &format!("{lit}::{ty}"));
+        if *has_array {
+            check(&db, &mut scratch, &format!("ARRAY[{lit}::{ty}, NULL]"));
+            check(&db, &mut scratch, &format!("ARRAY[[{lit}::{ty}, NULL], [NULL, {lit}::{ty}]]"));
+        }
+        read.push(name.clone());
+    }
+    for wanted in [
+        "numeric",
+        "date",
+        "time",
+        "timetz",
+        "timestamp",
+        "timestamptz",
+        "interval",
+        "json",
+        "jsonb",
+        "uuid",
+        "bytea",
+        "inet",
+        "money",
+        "bit",
+        "varbit",
+        "xml",
+        "tsvector",
+        "int4range",
+        "int4multirange",
+        "mood",
+        "price",
+        "pair",
+        "floatrange",
+        "point",
+        "float4",
+        "float8",
+    ] {
+        assert!(read.iter().any(|n| n == wanted), "no value of {wanted} was read: {read:?}");
+    }
+    // Numbers at the edges: exact ones are numbers, the rest their exact text.
+    for (expr, expected) in [
+        ("'3.90'::numeric", Value::from(3.9)),
+        ("'12345678901234567.89'::numeric", Value::from("12345678901234567.89")),
+        ("'9007199254740993'::numeric", Value::from("9007199254740993")),
+        ("'1e-400'::numeric", Value::from(format!("0.{}1", "0".repeat(399)))),
+        ("'NaN'::numeric", Value::from("NaN")),
+        ("'Infinity'::numeric", Value::from("Infinity")),
+        ("'-Infinity'::float8", Value::from("-Infinity")),
+        ("'NaN'::float4", Value::from("NaN")),
+        ("'1.1'::float4", Value::from(1.1)),
+        ("'-0'::float8", serde_json::json!(-0.0)),
+        ("'1e15'::float8", Value::from(1e15)),
+        ("'9223372036854775807'::int8", Value::from(i64::MAX)),
+        ("'{\"a\": 12345678901234567.89}'::jsonb", Value::from("{\"a\": 12345678901234567.89}")),
+        ("'[1, {\"b\": null}]'::json", serde_json::json!([1, {"b": null}])),
+        ("'7.5'::pg_values_price", Value::from(7.5)),
+    ] {
+        let expr = expr.replace("pg_values_price", &format!("{s}.price"));
+        assert_eq!(check(&db, &mut scratch, &expr).to_json(), expected, "{expr}");
+    }
+}
+
+#[test]
+fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_table");
+    let s = scratch.schema.clone();
+    let columns = [
+        ("n", "numeric", "12345678901234567.89"),
+        ("r", "real", "1.1"),
+        ("d", "double precision", "NaN"),
+        ("dt", "date", "2020-02-29"),
+        ("ts", "timestamptz", "2020-01-02 03:04:05+02"),
+        ("iv", "interval", "1 day 02:00:00"),
+        ("j", "jsonb", r#"{"a": [1, null]}"#),
+        ("u", "uuid", "00000000-0000-0000-0000-000000000001"),
+        ("b", "bytea", "\\x00ff"),
+        ("a", "int[]", "{{1,NULL},{3,4}}"),
+        ("ip", "inet", "::1"),
+        ("m", "money", "12.34"),
+        ("bits", "bit(3)", "101"),
+        ("e", "mood", "héllo wörld"),
+        ("p", "price", "7.50"),
+    ];
+    let mut ddl = format!(
+        "DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}; CREATE TYPE {s}.mood AS ENUM ('sad', 'héllo wörld'); \
+         CREATE DOMAIN {s}.price AS numeric(12, 2); CREATE TABLE {s}.everything (id int PRIMARY KEY"
+    );
+    for (name, ty, _) in &columns {
+        let ty = if matches!(*ty, "mood" | "price") { format!("{s}.{ty}") } else { (*ty).to_string() };
+        ddl.push_str(&format!(", {name} {ty}"));
+    }
+    ddl.push_str(");");
+    // Row k has NULL in column k (and row 0 in none); one more row is all NULL.
+    for k in 0..=columns.len() + 1 {
+        let values: Vec<String> =
+            columns.iter().enumerate().map(|(i, (_, _, v))| if i + 1 == k || k == columns.len() + 1 { "NULL".into() } else { literal(v) }).collect();
+        ddl.push_str(&format!("INSERT INTO {s}.everything VALUES ({k}, {});", values.join(", ")));
+    }
+    scratch.client.batch_execute(&ddl).expect("table");
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(&format!("{s}.everything")).expect("the table");
+    let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
+    assert_eq!(profile.item_count, columns.len() as u64 + 2);
+    let memory = common::in_memory(&db, table);
+    common::assert_same(&serde_json::to_value(&profile).expect("json"), &serde_json::to_value(memory.profile()).expect("json"), "everything");
+    let pool = sample_pool(&db, table, profile.item_count, 7, None).unwrap_or_else(|e| panic!("sample: {e}"));
+    assert_eq!(pool.len(), columns.len() + 2);
+}
