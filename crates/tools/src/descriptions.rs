@@ -53,7 +53,7 @@ pub const FIND_AND_STYLE_NODES: &str = "Style the nodes a selector matches by ad
 pub const FIND_AND_STYLE_EDGES: &str = "Style the edges a selector matches by adding a named style layer. Style: color, width, arrow (normal, none, …), opacity, hidden. If nothing matches, success is false and no layer is added.\n\nExamples:\n- {\"selector\": \"latency > `100`\", \"style\": {\"color\": \"red\", \"width\": 3}, \"layer_name\": \"slow-links\"}";
 
 /// `clear_styles`.
-pub const CLEAR_STYLES: &str = "Remove a style layer by name, or without a name every layer added by the AI. An unknown name is an error listing the layers. Use describe_styles first to find the layer (\"remove the red highlighting\").\n\nExamples:\n- {\"layer_name\": \"highlight-servers\"}\n- Remove all AI styles: {}";
+pub const CLEAR_STYLES: &str = "Remove a style layer by name, or without a name every layer added by the AI; the person's own layers (source user) stay unless `layers` is \"user\" or \"all\". An unknown name is an error listing the layers. Use describe_styles first to find the layer and its source (\"remove the red highlighting\").\n\nExamples:\n- {\"layer_name\": \"highlight-servers\"}\n- Remove all AI styles: {}\n- Remove the person's layers too: {\"layers\": \"all\"}";
 
 /// `describe_styles`.
 pub const DESCRIBE_STYLES: &str = "Describe the style layers in order (later layers override earlier ones): name, source (system, user, ai), selectors and a one-line summary; `verbose` for full styles; `layer_name` for one layer; `compute_for` an element id for its merged style and which layer contributed which property (\"why is node-5 glowing?\").\n\nExamples:\n- What styles are applied? {}\n- Why is node-5 red? {\"compute_for\": \"node-5\"}";
