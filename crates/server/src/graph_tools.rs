@@ -6,8 +6,8 @@ use rmcp::{
     model::{CallToolResult, JsonObject},
     tool, tool_router,
 };
-use schemascope_tools::{Caller, descriptions};
 use schemascope_tools::graph_session::{self as graph, *};
+use schemascope_tools::{Caller, descriptions};
 
 use crate::server::SchemascopeServer;
 use crate::tools::{envelope_schema, input_schema};

@@ -10,10 +10,10 @@ use std::time::Instant;
 
 use schemascope_session::style::{ElementKind, LayerSource};
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::{Caller, Registry};
 use schemascope_tools::graph_session::data::SessionData;
 use schemascope_tools::graph_session::scene::style_table;
 use schemascope_tools::graph_session::{StyleElementsParams, find_and_style_nodes};
+use schemascope_tools::{Caller, Registry};
 use serde_json::json;
 
 fn arg(name: &str, default: usize) -> usize {

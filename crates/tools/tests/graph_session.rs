@@ -35,7 +35,9 @@ fn remove_the_red_highlighting() {
     let styled = find_and_style_nodes(&registry, Caller::Ai, style("type == 'server'", json!({"color": "red"}), Some("highlight-servers")));
     assert!(styled.success, "{}", styled.message);
     assert_eq!(styled.affected_nodes.as_ref().map(Vec::len), Some(styled.data["matchedCount"].as_u64().unwrap() as usize));
-    ok(find_and_style_edges(&registry, Caller::Ai,
+    ok(find_and_style_edges(
+        &registry,
+        Caller::Ai,
         StyleElementsParams {
             source: infra(),
             selector: "latency > `100`".into(),
@@ -54,7 +56,8 @@ fn remove_the_red_highlighting() {
     let unknown = clear_styles(&registry, ClearStylesParams { source: infra(), layer_name: Some("red-highlight".into()), ..Default::default() });
     assert!(!unknown.success);
     assert!(unknown.message.contains("highlight-servers"), "an unknown name lists the layers: {}", unknown.message);
-    let cleared = ok(clear_styles(&registry, ClearStylesParams { source: infra(), layer_name: Some("highlight-servers".into()), ..Default::default() }));
+    let cleared =
+        ok(clear_styles(&registry, ClearStylesParams { source: infra(), layer_name: Some("highlight-servers".into()), ..Default::default() }));
     assert_eq!(cleared["removed"], json!(["highlight-servers"]));
     let names = layer_names(&registry);
     assert_eq!(names.len(), 2);
@@ -110,7 +113,9 @@ fn make_the_selected_nodes_bigger() {
     assert_eq!(with_data["edges"][0]["source"], "server-043");
     // The LLM styles the selected ids.
     let node_ids: Vec<String> = serde_json::from_value(described["nodeIds"].clone()).unwrap();
-    let bigger = find_and_style_nodes(&registry, Caller::Ai,
+    let bigger = find_and_style_nodes(
+        &registry,
+        Caller::Ai,
         StyleElementsParams { ids: Some(node_ids.clone()), ..style("", json!({"size": 2}), Some("selected-bigger")) },
     );
     assert!(bigger.success, "{}", bigger.message);
@@ -167,7 +172,8 @@ fn color_nodes_by_importance() {
     assert_eq!(before["history"], json!([]));
     assert_eq!(before["availableDataProperties"], json!({"nodes": [], "edges": []}));
     // Styling by a property that does not exist yet matches nothing: no layer, and a hint.
-    let too_early = find_and_style_nodes(&registry, Caller::Ai, style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "red"}), None));
+    let too_early =
+        find_and_style_nodes(&registry, Caller::Ai, style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "red"}), None));
     assert!(!too_early.success);
     assert!(too_early.message.contains("no style layer was added"), "{}", too_early.message);
     assert_eq!(layer_names(&registry), ["default"]);
@@ -197,7 +203,9 @@ fn color_nodes_by_importance() {
     ));
     let count = important["count"].as_u64().unwrap();
     assert!(count > 0 && count < 160, "{count}");
-    let styled = ok(find_and_style_nodes(&registry, Caller::Ai,
+    let styled = ok(find_and_style_nodes(
+        &registry,
+        Caller::Ai,
         style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "crimson", "size": 2}), Some("important")),
     ));
     assert_eq!(styled["matchedCount"].as_u64(), Some(count));
@@ -220,7 +228,9 @@ fn color_nodes_by_importance() {
 #[test]
 fn nothing_matching_is_never_a_silent_success_and_bad_selectors_name_the_position() {
     let registry = demo();
-    let none = find_and_style_edges(&registry, Caller::Ai,
+    let none = find_and_style_edges(
+        &registry,
+        Caller::Ai,
         StyleElementsParams {
             source: infra(),
             selector: "latency > `100000`".into(),
@@ -316,7 +326,8 @@ fn an_unchanged_reload_keeps_algorithm_results_and_relayouts_nothing() {
     ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
     std::fs::write(&path, text).unwrap();
     registry.reload("g").expect("reload");
-    let kept = ok(find_nodes(&registry, FindElementsParams { selector: "algorithmResults.schemascope.degree.degree == `1`".into(), ..Default::default() }));
+    let kept =
+        ok(find_nodes(&registry, FindElementsParams { selector: "algorithmResults.schemascope.degree.degree == `1`".into(), ..Default::default() }));
     assert_eq!(kept["ids"], json!(["a", "b"]));
     let history = ok(list_algorithms(&registry, ListAlgorithmsParams::default()))["history"].clone();
     assert_eq!(history[0]["stale"], Value::Null, "the same data: the run is current");
@@ -345,7 +356,8 @@ fn a_file_changed_under_the_watcher_leaves_no_result_selection_or_layer_id_of_th
     ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
     ok(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }));
     ok(select(&registry, SelectParams { ids: vec!["ç".into(), "a".into(), "e2".into()], ..Default::default() }));
-    let by_ids = StyleElementsParams { ids: Some(vec!["ç".into(), "b".into()]), layer_name: Some("picked".into()), ..style("", json!({"size": 2}), None) };
+    let by_ids =
+        StyleElementsParams { ids: Some(vec!["ç".into(), "b".into()]), layer_name: Some("picked".into()), ..style("", json!({"size": 2}), None) };
     ok(find_and_style_nodes(&registry, Caller::User, StyleElementsParams { source: None, ..by_ids }));
     let gone = StyleElementsParams { ids: Some(vec!["ç".into()]), layer_name: Some("only-c".into()), ..style("", json!({"color": "red"}), None) };
     ok(find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { source: None, ..gone }));
@@ -353,8 +365,11 @@ fn a_file_changed_under_the_watcher_leaves_no_result_selection_or_layer_id_of_th
     let mut changes = registry.subscribe();
     registry.watch_with(std::time::Duration::from_millis(100)).expect("watch");
     // ç and e2 are gone; a new edge b->a: every degree changes.
-    std::fs::write(&path, r#"{"nodes":[{"id":"a","data":{}},{"id":"b","data":{}}],"edges":[{"source":"a","target":"b"},{"source":"b","target":"a"}]}"#)
-        .unwrap();
+    std::fs::write(
+        &path,
+        r#"{"nodes":[{"id":"a","data":{}},{"id":"b","data":{}}],"edges":[{"source":"a","target":"b"},{"source":"b","target":"a"}]}"#,
+    )
+    .unwrap();
     reloaded(&mut changes, "g");
 
     let found = find_nodes(&registry, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
@@ -384,7 +399,8 @@ fn a_file_changed_under_the_watcher_leaves_no_result_selection_or_layer_id_of_th
     again.set_session_file(&sessions).expect("session file");
     let history = ok(list_algorithms(&again, ListAlgorithmsParams::default()))["history"].clone();
     assert_eq!(history.as_array().map(|h| h.iter().map(|r| r["stale"] == true).collect::<Vec<_>>()), Some(vec![true, true, false]));
-    let degrees = ok(find_nodes(&again, FindElementsParams { selector: "algorithmResults.schemascope.degree.inDegree == `1`".into(), ..Default::default() }));
+    let degrees =
+        ok(find_nodes(&again, FindElementsParams { selector: "algorithmResults.schemascope.degree.inDegree == `1`".into(), ..Default::default() }));
     assert_eq!(degrees["ids"], json!(["a", "b"]));
     assert_eq!(ok(describe_selection(&again, DescribeSelectionParams::default()))["nodeIds"], json!(["a"]));
 }
@@ -504,7 +520,9 @@ fn the_scene_draws_what_describe_styles_computes() {
     let registry = demo();
     ok(find_and_style_nodes(&registry, Caller::Ai, style("type == 'database'", json!({"color": "blue", "shape": "box"}), Some("databases"))));
     ok(find_and_style_nodes(&registry, Caller::Ai, style("cpu > `0.8`", json!({"glow": "#00ff00", "size": 1.5}), Some("busy"))));
-    ok(find_and_style_edges(&registry, Caller::Ai,
+    ok(find_and_style_edges(
+        &registry,
+        Caller::Ai,
         StyleElementsParams {
             source: infra(),
             selector: "latency > `100`".into(),
@@ -586,7 +604,10 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
         run(&registry, "clustering", Value::Null);
         assert_close(column(&registry, "clustering", "coefficient"), &[0.5, 1.0, 0.2, 0.0], name);
         let components = run(&registry, "components", Value::Null);
-        assert_eq!((components["graphResults"]["componentCount"].clone(), components["graphResults"]["strongComponentCount"].clone()), (json!(1), json!(2)));
+        assert_eq!(
+            (components["graphResults"]["componentCount"].clone(), components["graphResults"]["strongComponentCount"].clone()),
+            (json!(1), json!(2))
+        );
         assert_close(column(&registry, "components", "strongComponentId"), &[0.0, 0.0, 0.0, 1.0], name);
         // d is unreachable from a when edges have a direction.
         let path = run(&registry, "shortestPath", json!({"source": "a", "target": "d"}));
@@ -608,7 +629,9 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
         let registry = small_graph(&dir, name, &top);
         let rank = run(&registry, "pagerank", Value::Null);
         assert_eq!((rank["directed"].clone(), rank["graphResults"]["directedBasis"].clone()), (json!(false), json!(basis)), "{name}");
-        assert!(run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }).message.contains("undirected"));
+        assert!(
+            run_algorithm(&registry, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }).message.contains("undirected")
+        );
         assert_close(column(&registry, "pagerank", "rank"), &[0.2459279727012903, 0.2459279727012903, 0.3667352990529791, 0.14140875554444032], name);
         run(&registry, "clustering", Value::Null);
         assert_close(column(&registry, "clustering", "coefficient"), &[1.0, 1.0, 1.0 / 3.0, 0.0], name);
@@ -619,7 +642,8 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
     }
     // A flag that is not a boolean is reported, not guessed from.
     let path = dir.path().join("odd.json");
-    std::fs::write(&path, format!(r#"{{"directed":"yes","edges":{SMALL_EDGES},"nodes":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}},{{"id":"d"}}]}}"#)).unwrap();
+    std::fs::write(&path, format!(r#"{{"directed":"yes","edges":{SMALL_EDGES},"nodes":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}},{{"id":"d"}}]}}"#))
+        .unwrap();
     let source = schemascope_sources::load(&format!("odd={}", path.display()).parse().unwrap(), &schemascope_sources::NoProgress).unwrap();
     assert!(source.warnings.iter().any(|w| w.to_string().contains("`directed`")), "{:?}", source.warnings);
 }

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::{Caller, Registry};
 use schemascope_tools::dispatch::{TOOL_NAMES, call_tool};
+use schemascope_tools::{Caller, Registry};
 use serde_json::{Value, json};
 
 /// The cap for this test: small, so that many tools hit it.
@@ -121,8 +121,12 @@ fn every_tool_answers_within_the_cap(data: &Data) {
 }
 
 fn a_million_row_query_keeps_its_first_rows_and_says_how_many_it_dropped(data: &Data) {
-    let result =
-        call_tool(&data.registry, Caller::User, "execute_query", json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}));
+    let result = call_tool(
+        &data.registry,
+        Caller::User,
+        "execute_query",
+        json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}),
+    );
     assert!(result.success, "{}", result.message);
     let rows = result.data["rows"].as_array().expect("rows");
     let truncated = result.truncated.as_ref().expect("cut to the cap");

@@ -13,13 +13,13 @@ use schemascope_session::style::{ElementKind, LayerSource, StyleRule, compute};
 use schemascope_session::view::{Camera, Dimension, Layout};
 use serde_json::{Value, json};
 
+use crate::caller::Caller;
 use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
 use crate::graph_session::data::SessionData;
 use crate::graph_session::layout::LAYOUT_NAMES;
 use crate::graph_session::params::*;
 use crate::graph_session::session::{GraphSession, now_rfc3339, relayout};
 use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
-use crate::caller::Caller;
 use crate::registry::Registry;
 use crate::result::{ToolError, ToolResult, envelope};
 
@@ -94,7 +94,8 @@ pub fn query_graph(registry: &Registry, params: QueryGraphParams) -> ToolResult 
         };
         let summary = || {
             json!({
-                "nodeCount": nodes, "edgeCount": edges, "currentLayout": state.layout.layout_type, "mode": mode_label(state.view.dimension),
+                "nodeCount": nodes, "edgeCount": edges, "directed": data.direction().map(|d| d.directed), "directedBasis": data.direction().map(|d| d.basis),
+                "currentLayout": state.layout.layout_type, "mode": mode_label(state.view.dimension),
                 "styleLayerCount": state.layers.layers.len(),
                 "selectedNodeCount": state.selection.nodes.len(), "selectedEdgeCount": state.selection.edges.len(),
                 "algorithmsRun": state.history.iter().filter(|r| !r.stale).map(|r| r.algorithm.clone()).collect::<Vec<_>>(),
@@ -587,7 +588,10 @@ pub fn list_algorithms(registry: &Registry, params: ListAlgorithmsParams) -> Too
         };
         Ok(ToolResult::ok(
             format!("Found {} available algorithm(s). {run} have current results.{stale_note}", ALGORITHMS.len()),
-            json!({"algorithms": algorithms, "count": ALGORITHMS.len(), "history": state.history, "availableDataProperties": available}),
+            json!({
+                "algorithms": algorithms, "count": ALGORITHMS.len(), "graphDirection": session.data().direction(),
+                "history": state.history, "availableDataProperties": available,
+            }),
         ))
     })())
 }
