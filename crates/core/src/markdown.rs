@@ -78,7 +78,9 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
     let mut title = Vec::new();
     let mut out = Vec::new();
     if graph {
-        title.push("## Graph Data Schema".to_string());
+        // Named like every other source's heading: with several graphs served, each graph tool
+        // needs `source`, and an unnamed heading would not say which.
+        title.push(format!("## Graph Data Schema: `{source}`"));
         title.push(String::new());
         let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));

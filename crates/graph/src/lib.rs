@@ -31,7 +31,7 @@ mod shortest;
 
 pub use centrality::{betweenness_centrality, closeness_centrality};
 pub use clustering::{Clustering, clustering};
-pub use components::{Components, connected_components};
+pub use components::{Components, connected_components, strongly_connected_components};
 pub use degree::{Degrees, degrees};
 pub use louvain::{Communities, LouvainOptions, louvain_communities, modularity};
 pub use model::{Adjacent, BuildStats, GraphData};

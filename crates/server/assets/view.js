@@ -15,6 +15,7 @@ const errorEl = document.getElementById("error");
 const boxEl = document.getElementById("box");
 
 const state = {
+  note: null,       // what the last data reload did to the session (unselected ids, stale results)
   scene: null,      // the last scene from the server
   camera: null,     // the camera drawn (the server's, moved locally while dragging)
   projected: [],    // per node: {x, y, r, depth} on screen, or null when behind the camera
@@ -177,7 +178,7 @@ function draw() {
   state.drawnVersion = scene.version;
   const selected = state.selectedNodes.size + state.selectedEdges.size;
   statusEl.textContent = `${scene.source}: ${scene.nodes.length} nodes, ${scene.edges.length} edges · ${scene.dimension.toUpperCase()} · ` +
-    `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}`;
+    `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}${state.note ? " · " + state.note : ""}`;
 }
 
 // ---- scene and live updates ----------------------------------------------------------------
@@ -206,7 +207,12 @@ async function fetchScene() {
 
 function listen() {
   const events = new EventSource("/v1/graph/events" + query);
-  events.addEventListener("changed", () => { state.live = true; fetchScene(); });
+  events.addEventListener("changed", (event) => {
+    state.live = true;
+    // A reload that unselected vanished ids or removed stale results says so: show it.
+    try { const notes = JSON.parse(event.data).notes; if (notes && notes.length) state.note = notes.join(" · "); } catch (_) { /* not JSON: nothing to show */ }
+    fetchScene();
+  });
   // The browser reconnects by itself after the server went away (restarted, killed): whatever
   // changed meanwhile sent no event, so every (re)connection fetches the scene.
   events.onopen = () => { state.live = true; fetchScene(); };

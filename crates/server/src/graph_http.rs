@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::Stream;
-use schemascope_tools::{Registry, ToolResult};
+use schemascope_tools::{Caller, Registry, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -84,10 +84,11 @@ fn event_stream(
 }
 
 /// `POST /v1/tools/{name}` with the tool's arguments as JSON: the envelope (HTTP 200 whether or
-/// not `success`; 400 for arguments that do not parse).
+/// not `success`; 400 for arguments that do not parse). The caller is a person or their app, so
+/// what it adds is recorded as `user`.
 pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, body: Option<Json<Value>>) -> Response {
     let arguments = body.map(|Json(v)| v).unwrap_or(Value::Null);
-    let outcome = tokio::task::spawn_blocking(move || schemascope_tools::dispatch::call_tool(&registry, &name, arguments)).await;
+    let outcome = tokio::task::spawn_blocking(move || schemascope_tools::dispatch::call_tool(&registry, Caller::User, &name, arguments)).await;
     match outcome {
         Ok(result) => Json(result).into_response(),
         Err(error) => failure(ToolResult::failed(format!("the tool failed unexpectedly: {error}"), json!({"error": "internal_error"}))),

@@ -1,12 +1,13 @@
 //! The graph session's MCP tools (query_graph, find/style, selection, view, layout, algorithms):
-//! the same parse → call → envelope path as every other tool.
+//! the same parse → call → envelope path as every other tool. Over MCP the caller is an LLM, so
+//! what the style tools add is recorded as `ai`.
 
 use rmcp::{
     model::{CallToolResult, JsonObject},
     tool, tool_router,
 };
-use schemascope_tools::descriptions;
 use schemascope_tools::graph_session::{self as graph, *};
+use schemascope_tools::{Caller, descriptions};
 
 use crate::server::SchemascopeServer;
 use crate::tools::{envelope_schema, input_schema};
@@ -54,7 +55,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn find_and_style_nodes(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("find_and_style_nodes", arguments, input_schema::<StyleElementsParams>(), graph::find_and_style_nodes).await
+        self.run("find_and_style_nodes", arguments, input_schema::<StyleElementsParams>(), |r, p| graph::find_and_style_nodes(r, Caller::Ai, p)).await
     }
 
     #[tool(
@@ -65,7 +66,7 @@ impl SchemascopeServer {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn find_and_style_edges(&self, arguments: JsonObject) -> CallToolResult {
-        self.run("find_and_style_edges", arguments, input_schema::<StyleElementsParams>(), graph::find_and_style_edges).await
+        self.run("find_and_style_edges", arguments, input_schema::<StyleElementsParams>(), |r, p| graph::find_and_style_edges(r, Caller::Ai, p)).await
     }
 
     #[tool(

@@ -1,11 +1,36 @@
-//! The ordered list of style layers and its operations: add (named, or `ai-…` by default),
-//! clear one by name (an unknown name lists the existing ones) or all AI layers, and describe
-//! them in the seed's summary and verbose shapes.
+//! The ordered list of style layers and its operations: add (named, or `ai-…`/`user-…` by
+//! default, after who added it), clear one by name (an unknown name lists the existing ones) or
+//! every layer of a source (AI unless asked otherwise), and describe them in the seed's summary
+//! and verbose shapes.
 
 use serde_json::{Value, json};
 
 use crate::SessionError;
 use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer, StyleRule, default_layer};
+
+/// Which added layers a clear without a name removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClearScope {
+    /// Layers an AI added ("remove the AI layers").
+    #[default]
+    Ai,
+    /// Layers a person added (the web view, the HTTP API).
+    User,
+    /// Every added layer, AI and person alike (never the built-in `default`).
+    All,
+}
+
+impl ClearScope {
+    /// True when a layer from `source` is cleared.
+    pub fn covers(self, source: LayerSource) -> bool {
+        match self {
+            Self::Ai => source == LayerSource::Ai,
+            Self::User => source == LayerSource::User,
+            Self::All => source != LayerSource::System,
+        }
+    }
+}
 
 /// The layers, lowest priority first; the first is always the built-in default layer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -22,8 +47,8 @@ impl Default for StyleLayers {
 
 impl StyleLayers {
     /// Adds a layer styling `kind` elements that match `selector` (and, if `ids` is given, are
-    /// among them). Without a name an AI layer is named `ai-<kind>-style-<now_ms>`; a name
-    /// already in use replaces that layer in place.
+    /// among them). Without a name it is named after its source, `ai-<kind>-style-<now_ms>` or
+    /// `user-<kind>-style-<now_ms>`; a name already in use replaces that layer in place.
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -46,11 +71,16 @@ impl StyleLayers {
             }
             Some(name) => name.to_string(),
             None => {
-                let mut name = format!("ai-{kind_name}-style-{now_ms}");
+                let prefix = match source {
+                    LayerSource::Ai => "ai",
+                    LayerSource::User => "user",
+                    LayerSource::System => "system",
+                };
+                let mut name = format!("{prefix}-{kind_name}-style-{now_ms}");
                 let mut n = 1;
                 while self.layers.iter().any(|l| l.name == name) {
                     n += 1;
-                    name = format!("ai-{kind_name}-style-{now_ms}-{n}");
+                    name = format!("{prefix}-{kind_name}-style-{now_ms}-{n}");
                 }
                 name
             }
@@ -70,9 +100,9 @@ impl StyleLayers {
         Ok(name)
     }
 
-    /// Removes the layer called `name`, or every AI layer when `name` is `None`; returns the
-    /// names removed. An unknown name is an error listing the layers there are.
-    pub fn clear(&mut self, name: Option<&str>) -> Result<Vec<String>, SessionError> {
+    /// Removes the layer called `name`, or every layer `scope` covers when `name` is `None`;
+    /// returns the names removed. An unknown name is an error listing the layers there are.
+    pub fn clear(&mut self, name: Option<&str>, scope: ClearScope) -> Result<Vec<String>, SessionError> {
         match name {
             Some("default") => Err(SessionError::UnknownLayer("the built-in `default` layer cannot be removed".into())),
             Some(name) => match self.layers.iter().position(|l| l.name == name) {
@@ -83,8 +113,8 @@ impl StyleLayers {
                 }
             },
             None => {
-                let removed: Vec<String> = self.layers.iter().filter(|l| l.source == LayerSource::Ai).map(|l| l.name.clone()).collect();
-                self.layers.retain(|l| l.source != LayerSource::Ai);
+                let removed: Vec<String> = self.layers.iter().filter(|l| scope.covers(l.source)).map(|l| l.name.clone()).collect();
+                self.layers.retain(|l| !scope.covers(l.source));
                 Ok(removed)
             }
         }
@@ -122,8 +152,12 @@ impl StyleLayers {
                 }
             })
             .collect();
-        let ai: Vec<&str> = self.layers.iter().filter(|l| l.source == LayerSource::Ai).map(|l| l.name.as_str()).collect();
-        Ok(json!({"layerCount": self.layers.len(), "layers": layers, "aiLayerCount": ai.len(), "aiLayerNames": ai}))
+        let named = |source: LayerSource| self.layers.iter().filter(|l| l.source == source).map(|l| l.name.as_str()).collect::<Vec<_>>();
+        let (ai, user) = (named(LayerSource::Ai), named(LayerSource::User));
+        Ok(json!({
+            "layerCount": self.layers.len(), "layers": layers,
+            "aiLayerCount": ai.len(), "aiLayerNames": ai, "userLayerCount": user.len(), "userLayerNames": user,
+        }))
     }
 }
 
@@ -154,10 +188,26 @@ mod tests {
         assert_eq!(described["layerCount"], 4);
         assert_eq!(described["aiLayerNames"], json!(["ai-node-style-1000", "ai-node-style-1000-2"]));
         assert_eq!(described["layers"][1]["summary"], "Node color: #ff0000");
-        let err = layers.clear(Some("red-highlight")).expect_err("unknown");
+        assert_eq!(described["userLayerNames"], json!(["theme"]));
+        let err = layers.clear(Some("red-highlight"), ClearScope::Ai).expect_err("unknown");
         assert!(err.to_string().contains("the layers are: default, ai-node-style-1000, ai-node-style-1000-2, theme"), "{err}");
-        assert_eq!(layers.clear(None).expect("ai layers"), ["ai-node-style-1000", "ai-node-style-1000-2"]);
+        assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai layers"), ["ai-node-style-1000", "ai-node-style-1000-2"]);
         assert_eq!(layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["default", "theme"]);
-        assert!(layers.clear(Some("default")).is_err());
+        assert!(layers.clear(Some("default"), ClearScope::All).is_err());
+    }
+
+    #[test]
+    fn clearing_by_scope_keeps_the_other_source_and_the_default() {
+        let mut layers = StyleLayers::default();
+        let user = layers.add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7).expect("added");
+        let ai = layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7).expect("added");
+        assert_eq!((user.as_str(), ai.as_str()), ("user-node-style-7", "ai-edge-style-7"));
+        assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai"), [ai.clone()]);
+        assert_eq!(layers.clear(None, ClearScope::Ai).expect("none left"), Vec::<String>::new());
+        assert_eq!(layers.layers.len(), 2, "the person's layer stays");
+        layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 8).expect("added");
+        assert_eq!(layers.clear(None, ClearScope::User).expect("user"), [user]);
+        assert_eq!(layers.clear(None, ClearScope::All).expect("all"), ["ai-edge-style-8"]);
+        assert_eq!(layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["default"]);
     }
 }

@@ -4,6 +4,10 @@
 //! Node ids must be unique (an error otherwise, naming both places). Edges without an id get a
 //! stable one, `source->target` (with `#2`, `#3`… for parallel edges), so ids survive reloads of
 //! an unchanged file. Edges whose endpoints are not nodes are kept and reported as warnings.
+//!
+//! Whether the edges have a direction is kept too ([`GraphDirection`]): the file's top-level
+//! `directed` flag (networkx writes it), else networkx's reading of a node-link file without it
+//! (`links`: undirected), else directed, as graphty reads every edge (from `source` to `target`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -23,6 +27,42 @@ struct RawGraph<'a> {
     edges: Option<Vec<&'a RawValue>>,
     #[serde(borrow, default)]
     links: Option<Vec<&'a RawValue>>,
+    #[serde(default)]
+    directed: Option<Value>,
+}
+
+/// Whether a graph's edges have a direction, and what decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct GraphDirection {
+    /// True when an edge goes from its `source` to its `target`.
+    pub directed: bool,
+    /// What decided it.
+    pub basis: DirectionBasis,
+}
+
+/// What decided a graph's direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DirectionBasis {
+    /// The file's top-level `directed` flag.
+    FileFlag,
+    /// No flag in a networkx node-link file (`links`): undirected, as networkx's
+    /// `node_link_graph` reads it.
+    NodeLinkDefault,
+    /// No flag, edges under `edges`: directed, as graphty reads `source` → `target`.
+    EdgeEnds,
+}
+
+impl GraphDirection {
+    /// A phrase for messages: `directed (the file's "directed" flag)`.
+    pub fn describe(&self) -> String {
+        let basis = match self.basis {
+            DirectionBasis::FileFlag => "the file's `directed` flag",
+            DirectionBasis::NodeLinkDefault => "a node-link file without a `directed` flag, read as networkx does",
+            DirectionBasis::EdgeEnds => "no `directed` flag; each edge goes from its source to its target, as graphty reads it",
+        };
+        format!("{} ({basis})", if self.directed { "directed" } else { "undirected" })
+    }
 }
 
 fn offset_of(text: &str, raw: &RawValue) -> usize {
@@ -52,8 +92,8 @@ fn capped(json: &str, what: &str, index: usize, warnings: &mut Vec<LoadWarning>)
     Ok(value)
 }
 
-/// Parses a graph file's text into its `nodes` and `edges` collections.
-pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<Vec<Collection>, SourceError> {
+/// Parses a graph file's text into its `nodes` and `edges` collections and its direction.
+pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<Collection>, GraphDirection), SourceError> {
     let shape_error = |offset: usize, message: String| {
         let (line, column) = position(text, offset);
         SourceError::Shape { path: path.to_path_buf(), line, column, message }
@@ -62,6 +102,18 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
         let message = if e.is_data() { format!("{e}; a graph file needs a `nodes` array (and `edges` or `links`)") } else { e.to_string() };
         SourceError::Syntax { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
     })?;
+    let direction = match (&raw.directed, &raw.links) {
+        (Some(Value::Bool(directed)), _) => GraphDirection { directed: *directed, basis: DirectionBasis::FileFlag },
+        (flag, links) => {
+            if let Some(flag) = flag.as_ref().filter(|f| !f.is_null()) {
+                warnings.push(LoadWarning::new(format!("the top-level `directed` is not true or false ({flag}); it was ignored")));
+            }
+            match links {
+                Some(_) => GraphDirection { directed: false, basis: DirectionBasis::NodeLinkDefault },
+                None => GraphDirection { directed: true, basis: DirectionBasis::EdgeEnds },
+            }
+        }
+    };
     let edges_raw = match (raw.edges, raw.links) {
         (Some(e), None) | (None, Some(e)) => e,
         (None, None) => Vec::new(),
@@ -175,7 +227,10 @@ pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> R
         ends: Some(EdgeEnds { source: source.into(), target: target.into() }),
         metadata: None,
     });
-    Ok(vec![Collection::from_values("nodes", CollectionKind::Nodes, nodes), Collection::from_values("edges", CollectionKind::Edges, edge_items)])
+    Ok((
+        vec![Collection::from_values("nodes", CollectionKind::Nodes, nodes), Collection::from_values("edges", CollectionKind::Edges, edge_items)],
+        direction,
+    ))
 }
 
 fn data_member(

@@ -17,6 +17,7 @@ pub mod sql;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};
+pub use graph::{DirectionBasis, GraphDirection};
 pub use load::{load, load_str, load_with};
 pub use read::ReadMode;
 pub use source::{NoProgress, Progress, Source};

@@ -75,6 +75,7 @@ fn load_database_source(
         bytes,
         database: Some(loaded.database),
         aimdb: None,
+        direction: None,
     })
 }
 
@@ -139,13 +140,16 @@ fn load_text(
     progress.start(bytes);
     let mut warnings: Vec<LoadWarning> = Vec::new();
     let name = spec.name.as_str();
+    let mut direction = None;
     let (format, collections) = match (detect(path, &text)?, forced) {
         (Shape::Lines, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be one JSON document with `nodes`, not NDJSON")),
         (Shape::Lines, Some(Format::Records)) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
         (Shape::Lines, None) if looks_like_record_lines(&text) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
         (Shape::Lines, _) => (Format::Documents, vec![load_document_lines(name, text, progress, &mut warnings)]),
         (Shape::Object { .. }, Some(Format::Graph)) | (Shape::Object { has_nodes: true }, None) => {
-            (Format::Graph, load_graph(path, &text, &mut warnings)?)
+            let (collections, found) = load_graph(path, &text, &mut warnings)?;
+            direction = Some(found);
+            (Format::Graph, collections)
         }
         (Shape::Object { .. }, Some(Format::Records) | None) => (Format::Records, vec![load_record_object(path, name, &text)?]),
         (Shape::Array, Some(Format::Documents) | None) => {
@@ -171,5 +175,6 @@ fn load_text(
         bytes,
         database: None,
         aimdb: None,
+        direction,
     })
 }

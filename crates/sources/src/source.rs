@@ -48,6 +48,8 @@ pub struct Source {
     pub database: Option<Arc<dyn Database>>,
     /// For AimDB sources, the records and recent values the collection was built from.
     pub aimdb: Option<Arc<crate::aimdb::Snapshot>>,
+    /// For graph files, whether the edges have a direction and what decided it.
+    pub direction: Option<crate::GraphDirection>,
 }
 
 impl Source {

@@ -10,10 +10,10 @@ use std::time::Instant;
 
 use schemascope_session::style::{ElementKind, LayerSource};
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::Registry;
 use schemascope_tools::graph_session::data::SessionData;
 use schemascope_tools::graph_session::scene::style_table;
 use schemascope_tools::graph_session::{StyleElementsParams, find_and_style_nodes};
+use schemascope_tools::{Caller, Registry};
 use serde_json::json;
 
 fn arg(name: &str, default: usize) -> usize {
@@ -69,7 +69,7 @@ fn main() {
             layer_name: Some(format!("layer-{i}")),
             ..Default::default()
         };
-        let result = find_and_style_nodes(&registry, params);
+        let result = find_and_style_nodes(&registry, Caller::Ai, params);
         assert!(result.success, "{}", result.message);
     }
     let state = session.state();

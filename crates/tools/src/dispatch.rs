@@ -4,6 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::caller::Caller;
 use crate::graph_session as graph;
 use crate::registry::Registry;
 use crate::result::ToolResult;
@@ -39,7 +40,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "run_algorithm",
 ];
 
-fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, call: fn(&Registry, P) -> ToolResult) -> ToolResult {
+fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, call: impl FnOnce(&Registry, P) -> ToolResult) -> ToolResult {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
     match serde_path_to_error::deserialize::<_, P>(arguments) {
         Ok(params) => call(registry, params),
@@ -54,13 +55,14 @@ fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, 
     }
 }
 
-/// Runs the tool called `tool`; an unknown name is a failed result listing the tools. The result
-/// is within the registry's byte cap ([`ToolResult::capped`]).
-pub fn call_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResult {
-    run_tool(registry, tool, arguments).capped(registry.max_result_bytes())
+/// Runs the tool called `tool` for `caller` (what it adds is recorded as theirs); an unknown
+/// name is a failed result listing the tools. The result is within the registry's byte cap
+/// ([`ToolResult::capped`]).
+pub fn call_tool(registry: &Registry, caller: Caller, tool: &str, arguments: Value) -> ToolResult {
+    run_tool(registry, caller, tool, arguments).capped(registry.max_result_bytes())
 }
 
-fn run_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResult {
+fn run_tool(registry: &Registry, caller: Caller, tool: &str, arguments: Value) -> ToolResult {
     match tool {
         "list_sources" => with(registry, tool, arguments, crate::list_sources),
         "describe_schema" => with(registry, tool, arguments, crate::describe_schema),
@@ -77,8 +79,8 @@ fn run_tool(registry: &Registry, tool: &str, arguments: Value) -> ToolResult {
         "query_graph" => with(registry, tool, arguments, graph::query_graph),
         "find_nodes" => with(registry, tool, arguments, graph::find_nodes),
         "find_edges" => with(registry, tool, arguments, graph::find_edges),
-        "find_and_style_nodes" => with(registry, tool, arguments, graph::find_and_style_nodes),
-        "find_and_style_edges" => with(registry, tool, arguments, graph::find_and_style_edges),
+        "find_and_style_nodes" => with(registry, tool, arguments, |r, p| graph::find_and_style_nodes(r, caller, p)),
+        "find_and_style_edges" => with(registry, tool, arguments, |r, p| graph::find_and_style_edges(r, caller, p)),
         "clear_styles" => with(registry, tool, arguments, graph::clear_styles),
         "describe_styles" => with(registry, tool, arguments, graph::describe_styles),
         "describe_selection" => with(registry, tool, arguments, graph::describe_selection),

@@ -3,6 +3,7 @@
 //! logic of its own: it parses its input into these parameters and prints the envelope.
 
 mod cache;
+pub mod caller;
 pub mod cap;
 mod describe;
 pub mod descriptions;
@@ -27,6 +28,7 @@ pub mod schema_docs;
 mod selector_query;
 mod sources;
 
+pub use caller::Caller;
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use execute::execute_query;
 pub use find::find_items;

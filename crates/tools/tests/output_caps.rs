@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::Registry;
 use schemascope_tools::dispatch::{TOOL_NAMES, call_tool};
+use schemascope_tools::{Caller, Registry};
 use serde_json::{Value, json};
 
 /// The cap for this test: small, so that many tools hit it.
@@ -103,7 +103,7 @@ fn every_tool_answers_within_the_cap(data: &Data) {
     let mut cut = Vec::new();
     for tool in TOOL_NAMES {
         for arguments in greedy_arguments(tool) {
-            let result = call_tool(&data.registry, tool, arguments.clone());
+            let result = call_tool(&data.registry, Caller::User, tool, arguments.clone());
             let size = serde_json::to_string(&result).expect("serializes").len();
             assert!(size <= CAP, "{tool} {arguments:.200}: {size} bytes, over the {CAP}-byte cap");
             if let Some(truncated) = &result.truncated {
@@ -121,8 +121,12 @@ fn every_tool_answers_within_the_cap(data: &Data) {
 }
 
 fn a_million_row_query_keeps_its_first_rows_and_says_how_many_it_dropped(data: &Data) {
-    let result =
-        call_tool(&data.registry, "execute_query", json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}));
+    let result = call_tool(
+        &data.registry,
+        Caller::User,
+        "execute_query",
+        json!({"source": "big", "query": "SELECT id, name FROM big ORDER BY id", "max_rows": 10000}),
+    );
     assert!(result.success, "{}", result.message);
     let rows = result.data["rows"].as_array().expect("rows");
     let truncated = result.truncated.as_ref().expect("cut to the cap");
@@ -139,7 +143,7 @@ fn a_ten_megabyte_string_never_reaches_the_answer_whole(data: &Data) {
         ("find_items", json!({"source": "r", "selector": "text"})),
         ("describe_property", json!({"source": "r", "property": "text"})),
     ] {
-        let result = call_tool(&data.registry, tool, arguments);
+        let result = call_tool(&data.registry, Caller::User, tool, arguments);
         assert!(result.success, "{tool}: {}", result.message);
         let text = serde_json::to_string(&result).expect("serializes");
         assert!(text.len() <= CAP, "{tool}: {} bytes", text.len());

@@ -79,7 +79,7 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
     let file = disk.path().join("sessions.sqlite");
     let registry = demo();
     registry.set_session_file(&file).expect("session file");
-    ok(find_and_style_nodes(&registry, layer("type == 'database'", "db-red")));
+    ok(find_and_style_nodes(&registry, Caller::Ai, layer("type == 'database'", "db-red")));
     ok(select(&registry, SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() }));
     let filler = disk.fill();
 
@@ -105,7 +105,7 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
     // With room again, changes save.
     std::fs::remove_file(filler).expect("free the disk");
     ok(run_algorithm(&registry, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() }));
-    ok(find_and_style_nodes(&registry, layer("type == 'server'", "servers")));
+    ok(find_and_style_nodes(&registry, Caller::Ai, layer("type == 'server'", "servers")));
     let after = demo();
     after.set_session_file(&file).expect("reopen");
     assert_eq!(layer_names(&after), ["default", "db-red", "servers"]);

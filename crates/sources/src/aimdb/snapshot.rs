@@ -155,6 +155,7 @@ impl Snapshot {
             bytes: 0,
             database: None,
             aimdb: Some(Arc::new(self)),
+            direction: None,
         }
     }
 }

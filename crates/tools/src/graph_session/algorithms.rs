@@ -3,7 +3,7 @@
 
 use schemascope_graph::{
     GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality, clustering, connected_components, degrees,
-    louvain_communities, minimum_spanning_tree, pagerank, shortest_path,
+    louvain_communities, minimum_spanning_tree, pagerank, shortest_path, strongly_connected_components,
 };
 use schemascope_session::style::ElementKind;
 use serde_json::{Map, Value, json};
@@ -30,17 +30,21 @@ pub struct AlgorithmInfo {
     pub graph_properties: &'static [&'static str],
     /// Options it accepts.
     pub options: &'static [&'static str],
+    /// Whether edge direction changes its results (then it follows the graph's own direction
+    /// unless the `directed` option says otherwise).
+    pub direction_matters: bool,
 }
 
 /// Every algorithm, in the order list_algorithms shows them.
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
         algorithm_type: "degree",
-        description: "Edges per node (in, out, total) and each as a percentage of the maximum.",
+        description: "Edges per node (in, out, total) and each as a percentage of the maximum; in and out follow the graph's direction (equal to degree when undirected).",
         node_properties: &["degree", "inDegree", "outDegree", "degreePct", "inDegreePct", "outDegreePct"],
         edge_properties: &[],
         graph_properties: &["maxDegree"],
         options: &["directed"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "pagerank",
@@ -49,6 +53,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &[],
         graph_properties: &["iterations", "converged"],
         options: &["directed", "weight", "alpha"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "betweenness",
@@ -57,6 +62,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &[],
         graph_properties: &[],
         options: &["directed", "weight"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "closeness",
@@ -65,14 +71,16 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &[],
         graph_properties: &[],
         options: &["directed", "weight"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "components",
-        description: "Connected components (weakly connected if directed), numbered from 0 by first node.",
-        node_properties: &["componentId"],
+        description: "Connected components numbered from 0 by first node (weakly connected if directed), and when directed also strongly connected components.",
+        node_properties: &["componentId", "strongComponentId"],
         edge_properties: &[],
-        graph_properties: &["componentCount"],
-        options: &[],
+        graph_properties: &["componentCount", "strongComponentCount"],
+        options: &["directed"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "louvain",
@@ -81,6 +89,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &[],
         graph_properties: &["communityCount", "modularity"],
         options: &["directed", "weight", "seed", "resolution"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "clustering",
@@ -88,7 +97,8 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         node_properties: &["coefficient"],
         edge_properties: &[],
         graph_properties: &["averageClustering"],
-        options: &[],
+        options: &["directed"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "shortestPath",
@@ -97,6 +107,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &["isInPath"],
         graph_properties: &["pathLength", "hops"],
         options: &["source", "target", "directed", "weight"],
+        direction_matters: true,
     },
     AlgorithmInfo {
         algorithm_type: "minimumSpanningTree",
@@ -105,6 +116,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         edge_properties: &["inMST"],
         graph_properties: &["totalWeight"],
         options: &["weight"],
+        direction_matters: false,
     },
 ];
 
@@ -165,21 +177,72 @@ pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<
         let accepted = if info.options.is_empty() { "none".to_string() } else { info.options.join(", ") };
         return Err(ToolError::InvalidParams(format!("`{}` takes no option `{unknown}`; its options: {accepted}", info.algorithm_type)));
     }
-    let directed = match options.get("directed") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
+    let (directed, basis) = match options.get("directed") {
+        None | Some(Value::Null) => match data.direction() {
+            Some(d) => (d.directed, DirectedBasis::Graph(d.basis)),
+            None => (false, DirectedBasis::Unknown),
+        },
+        Some(Value::Bool(b)) => (*b, DirectedBasis::Option),
         Some(other) => return Err(ToolError::InvalidParams(format!("option `directed` must be true or false, not {other}"))),
     };
+    // Direction is meaningless to an algorithm that ignores it; saying "directed" there would be false.
+    let (directed, basis) = if info.direction_matters { (directed, basis) } else { (false, DirectedBasis::Ignored) };
     let weight = option_str(&options, "weight")?;
     if let Some(weight) = weight
         && data.collection(ElementKind::Edge).profile().property(&weight.parse().unwrap_or_default()).is_none()
     {
         return Err(ToolError::InvalidParams(format!("option `weight`: the edges have no property `{weight}` (see describe_schema for edges)")));
     }
-    if weight.is_some() || directed {
-        run_on(data, info, &options, &data.build_graph(weight, directed), weight.is_some())
+    let (output, mut graph) = if weight.is_some() {
+        run_on(data, info, &options, &data.build_graph(weight, directed), true)?
     } else {
-        run_on(data, info, &options, &data.graph(), false)
+        run_on(data, info, &options, &data.graph_as(directed), false)?
+    };
+    if let Value::Object(map) = &mut graph {
+        map.insert("directed".into(), json!(directed));
+        map.insert("directedBasis".into(), json!(basis.label()));
+    }
+    Ok((output, graph))
+}
+
+/// What decided whether an algorithm ran directed.
+#[derive(Debug, Clone, Copy)]
+enum DirectedBasis {
+    /// The `directed` option.
+    Option,
+    /// The graph's own direction.
+    Graph(schemascope_sources::DirectionBasis),
+    /// The source carries no direction.
+    Unknown,
+    /// The algorithm ignores direction.
+    Ignored,
+}
+
+/// How a run's graph results say it treated direction, for its message: `directed, from the
+/// file's `directed` flag`.
+pub fn direction_phrase(graph_results: &Value) -> String {
+    let directed = graph_results.get("directed").and_then(Value::as_bool).unwrap_or(false);
+    let why = match graph_results.get("directedBasis").and_then(Value::as_str).unwrap_or_default() {
+        "option" => "as the `directed` option asked",
+        "fileFlag" => "from the file's `directed` flag",
+        "nodeLinkDefault" => "a node-link file without a `directed` flag, read as networkx does",
+        "edgeEnds" => "the file has no `directed` flag; each edge goes from source to target",
+        "ignoredByAlgorithm" => "this algorithm ignores direction",
+        _ => "the source does not say",
+    };
+    format!("{}, {why}", if directed { "directed" } else { "undirected" })
+}
+
+impl DirectedBasis {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Option => "option",
+            Self::Graph(schemascope_sources::DirectionBasis::FileFlag) => "fileFlag",
+            Self::Graph(schemascope_sources::DirectionBasis::NodeLinkDefault) => "nodeLinkDefault",
+            Self::Graph(schemascope_sources::DirectionBasis::EdgeEnds) => "edgeEnds",
+            Self::Unknown => "unknown",
+            Self::Ignored => "ignoredByAlgorithm",
+        }
     }
 }
 
@@ -225,6 +288,12 @@ fn run_on(
             let c = connected_components(g);
             nodes = vec![("componentId".into(), c.component_id.iter().map(|&x| json!(x)).collect())];
             graph = json!({"componentCount": c.component_count});
+            // Undirected, strong and weak are the same partition; writing both would only repeat it.
+            if g.directed {
+                let strong = strongly_connected_components(g);
+                nodes.push(("strongComponentId".into(), strong.component_id.iter().map(|&x| json!(x)).collect()));
+                graph["strongComponentCount"] = json!(strong.component_count);
+            }
         }
         "louvain" => {
             let seed = option_f64(options, "seed")?.map(|s| s as u64);
@@ -286,6 +355,7 @@ fn run_on(
             node_columns: nodes,
             edge_ids,
             edge_columns: edges,
+            data_fingerprint: Some(data.fingerprint()?),
         },
         graph,
     ))

@@ -34,6 +34,8 @@ pub struct SessionData {
     nodes: Arc<Collection>,
     edges: Arc<Collection>,
     graph: OnceLock<Arc<GraphData>>,
+    directed_graph: OnceLock<Arc<GraphData>>,
+    fingerprint: OnceLock<String>,
     parsed: [OnceLock<Vec<Option<Value>>>; 2],
     indexes: [OnceLock<HashMap<String, usize>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
@@ -75,6 +77,8 @@ impl SessionData {
             nodes,
             edges,
             graph: OnceLock::new(),
+            directed_graph: OnceLock::new(),
+            fingerprint: OnceLock::new(),
             parsed: [OnceLock::new(), OnceLock::new()],
             indexes: [OnceLock::new(), OnceLock::new()],
             matches: Mutex::new(HashMap::new()),
@@ -91,9 +95,43 @@ impl SessionData {
         }
     }
 
-    /// The unweighted, undirected graph (algorithms with other options build their own).
+    /// The unweighted, undirected graph (layouts; algorithms with other options build their own).
     pub fn graph(&self) -> Arc<GraphData> {
         self.graph.get_or_init(|| Arc::new(self.build_graph(None, false))).clone()
+    }
+
+    /// The unweighted graph, directed or not as asked (both kept once built).
+    pub fn graph_as(&self, directed: bool) -> Arc<GraphData> {
+        if directed { self.directed_graph.get_or_init(|| Arc::new(self.build_graph(None, true))).clone() } else { self.graph() }
+    }
+
+    /// The loaded data's fingerprint (`reconcile::data_fingerprint`), computed once.
+    pub fn fingerprint(&self) -> Result<String, ToolError> {
+        if let Some(known) = self.fingerprint.get() {
+            return Ok(known.clone());
+        }
+        let computed = crate::graph_session::reconcile::data_fingerprint(&self.base)?;
+        Ok(self.fingerprint.get_or_init(|| computed).clone())
+    }
+
+    /// Records the fingerprint computed by the caller from the same base.
+    pub(crate) fn know_fingerprint(&self, fingerprint: String) {
+        let _ = self.fingerprint.set(fingerprint);
+    }
+
+    /// The same data with other algorithm results: keeps the fingerprint already computed.
+    pub fn with_results(&self, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Self, ToolError> {
+        let next = Self::new(self.base.clone(), results)?;
+        if let Some(known) = self.fingerprint.get() {
+            let _ = next.fingerprint.set(known.clone());
+        }
+        Ok(next)
+    }
+
+    /// Whether the file's edges have a direction and what decided it (a graph source without
+    /// that knowledge reads as undirected, said so by its basis).
+    pub fn direction(&self) -> Option<schemascope_sources::GraphDirection> {
+        self.base.direction
     }
 
     /// Builds the graph with edge weights from the edge property `weight` (default 1) and direction.
@@ -359,5 +397,6 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
         bytes: base.bytes,
         database: base.database.clone(),
         aimdb: base.aimdb.clone(),
+        direction: base.direction,
     })
 }

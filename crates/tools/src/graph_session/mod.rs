@@ -2,12 +2,14 @@
 //! (`state.rs`) saved part by part to SQLite (`store.rs`), the session with its change log and
 //! events (`session.rs`), its data with algorithm results written in (`data.rs`), algorithms
 //! (`algorithms.rs`), layouts (`layout.rs`), computed styles and the web view's scene
-//! (`scene.rs`), and the tools (`tools.rs`, `params.rs`).
+//! (`scene.rs`), the tools (`tools.rs`, `params.rs`), and the state brought in line with new
+//! data on open and reload (`reconcile.rs`).
 
 pub mod algorithms;
 pub mod data;
 pub mod layout;
 pub mod params;
+pub mod reconcile;
 pub mod scene;
 pub mod session;
 pub mod state;

@@ -1,6 +1,7 @@
 //! Parameters of the graph session tools, with the contract's snake_case names.
 
 use schemars::JsonSchema;
+use schemascope_session::layers::ClearScope;
 use schemascope_session::selection::SelectMode;
 use schemascope_session::style::FlatStyle;
 use schemascope_session::view::{CameraPreset, Dimension, LayoutType};
@@ -86,9 +87,13 @@ pub struct ClearStylesParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// The layer to remove; without it every AI-added layer is removed.
+    /// The layer to remove; without it every layer `layers` names is removed.
     #[serde(default)]
     pub layer_name: Option<String>,
+    /// Without `layer_name`, whose layers to remove: `ai` (default), `user` (the person's) or
+    /// `all`. The built-in `default` layer always stays.
+    #[serde(default)]
+    pub layers: ClearScope,
 }
 
 /// Parameters of `describe_styles`.

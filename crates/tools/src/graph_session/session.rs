@@ -11,6 +11,7 @@ use tokio::sync::broadcast;
 
 use crate::graph_session::data::SessionData;
 use crate::graph_session::layout;
+use crate::graph_session::reconcile;
 use crate::graph_session::state::{Part, SessionState};
 use crate::graph_session::store::SessionStore;
 use crate::result::ToolError;
@@ -24,6 +25,9 @@ pub struct SessionEvent {
     pub version: u64,
     /// What changed: styles, selection, view, layout, algorithms, data.
     pub changed: Vec<&'static str>,
+    /// What a data change did to the session, in words (selection pruned, results removed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A live graph session.
@@ -57,12 +61,17 @@ impl GraphSession {
     /// Opens the session of graph source `base`, restoring its saved state from `store`.
     pub fn open(base: Arc<Source>, store: Option<Arc<SessionStore>>) -> Result<Self, ToolError> {
         let name = base.name().to_string();
-        let (mut state, restore_notes) = match &store {
+        let (mut state, mut restore_notes) = match &store {
             Some(store) => SessionState::decode(&store.load(&name)?),
             None => (SessionState::default(), Vec::new()),
         };
+        let fingerprint = reconcile::data_fingerprint(&base)?;
+        let why = format!("the data differs from when the session was saved (found on opening it at {})", now_rfc3339());
+        let reconciled = reconcile::reconcile(&mut state, &base, &fingerprint, &why)?;
+        restore_notes.extend(reconciled.notes);
         let data = SessionData::new(base, &state.results)?;
-        let mut initial_parts = Vec::new();
+        data.know_fingerprint(fingerprint);
+        let mut initial_parts = reconciled.parts;
         if !positions_fit(&state, &data) {
             if state.positions.ids.is_empty() {
                 state.layout =
@@ -70,7 +79,7 @@ impl GraphSession {
             }
             relayout(&mut state, &data)?;
             state.view.camera = Camera::preset(CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
-            initial_parts = vec![Part::Layout, Part::View];
+            initial_parts.extend([Part::Layout, Part::View]);
         }
         let (events, _) = broadcast::channel(256);
         let session = Self {
@@ -136,9 +145,13 @@ impl GraphSession {
     }
 
     fn announce(&self, changed: Vec<&'static str>) {
+        self.announce_with(changed, Vec::new());
+    }
+
+    fn announce_with(&self, changed: Vec<&'static str>, notes: Vec<String>) {
         let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
         // Nobody listening is fine.
-        let _ = self.events.send(SessionEvent { source: self.name.clone(), version, changed });
+        let _ = self.events.send(SessionEvent { source: self.name.clone(), version, changed, notes });
     }
 
     /// Applies `f` to a copy of the state; if it succeeds and names changed parts, saves them
@@ -156,7 +169,7 @@ impl GraphSession {
             return Ok((value, None));
         }
         let results_changed = parts.iter().any(|p| matches!(p, Part::Results(_)));
-        let new_data = if results_changed { Some(Arc::new(SessionData::new(data.base.clone(), &next.results)?)) } else { None };
+        let new_data = if results_changed { Some(Arc::new(data.with_results(&next.results)?)) } else { None };
         self.save(&next, &parts)?;
         *state = next;
         let served = new_data.map(|d| {
@@ -174,13 +187,19 @@ impl GraphSession {
         Ok((value, served))
     }
 
-    /// The source was reloaded from its file: rebuild the data with the algorithm results
-    /// (matched by id) and lay out again if the nodes changed. Returns the source to serve.
+    /// The source was reloaded from its file. Unchanged data keeps its algorithm results; else
+    /// they are removed from the elements and their runs marked stale, ids that are gone leave
+    /// the selection and the layers (`reconcile.rs`), and the graph is laid out again if its
+    /// nodes changed. Returns the source to serve.
     pub fn rebase(&self, base: Arc<Source>) -> Result<Arc<Source>, ToolError> {
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let data = SessionData::new(base, &state.results)?;
+        let fingerprint = reconcile::data_fingerprint(&base)?;
         let mut next = state.clone();
-        let mut parts = Vec::new();
+        let why = format!("data reloaded at {}", now_rfc3339());
+        let reconciled = reconcile::reconcile(&mut next, &base, &fingerprint, &why)?;
+        let data = SessionData::new(base, &next.results)?;
+        data.know_fingerprint(fingerprint);
+        let mut parts = reconciled.parts;
         if !positions_fit(&next, &data) {
             relayout(&mut next, &data)?;
             parts.push(Part::Layout);
@@ -190,7 +209,14 @@ impl GraphSession {
         let source = data.source.clone();
         *self.data.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(data);
         drop(state);
-        self.announce(if parts.is_empty() { vec!["data"] } else { vec!["data", "layout"] });
+        let mut topics = vec!["data"];
+        for part in &parts {
+            let topic = part_topic(part);
+            if !topics.contains(&topic) {
+                topics.push(topic);
+            }
+        }
+        self.announce_with(topics, reconciled.notes);
         Ok(source)
     }
 }

@@ -69,6 +69,15 @@ pub struct AlgorithmRun {
     pub added_properties: AddedProperties,
     /// Graph-level results (componentCount, modularity, …).
     pub graph_results: Value,
+    /// The fingerprint of the data it ran on (absent in sessions saved before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_fingerprint: Option<String>,
+    /// True once the data changed after the run: its results were removed from the elements.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+    /// Why it is stale (`data reloaded at …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale_reason: Option<String>,
 }
 
 /// Property paths an algorithm added to nodes and edges.
@@ -96,6 +105,9 @@ pub struct AlgorithmOutput {
     pub edge_ids: Vec<String>,
     /// Edge values by name, one per edge id.
     pub edge_columns: Vec<(String, Vec<Value>)>,
+    /// The fingerprint of the data they were computed on (see `reconcile::data_fingerprint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_fingerprint: Option<String>,
 }
 
 impl AlgorithmOutput {

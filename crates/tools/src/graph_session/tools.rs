@@ -7,12 +7,13 @@ use std::sync::Arc;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
-use schemascope_session::layers::StyleLayers;
+use schemascope_session::layers::{ClearScope, StyleLayers};
 use schemascope_session::selection::SelectMode;
 use schemascope_session::style::{ElementKind, LayerSource, StyleRule, compute};
 use schemascope_session::view::{Camera, Dimension, Layout};
 use serde_json::{Value, json};
 
+use crate::caller::Caller;
 use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
 use crate::graph_session::data::SessionData;
 use crate::graph_session::layout::LAYOUT_NAMES;
@@ -101,11 +102,13 @@ pub fn query_graph(registry: &Registry, params: QueryGraphParams) -> ToolResult 
         };
         let summary = || {
             json!({
-                "nodeCount": nodes, "edgeCount": edges, "currentLayout": state.layout.layout_type, "mode": mode_label(state.view.dimension),
+                "nodeCount": nodes, "edgeCount": edges, "directed": data.direction().map(|d| d.directed), "directedBasis": data.direction().map(|d| d.basis),
+                "currentLayout": state.layout.layout_type, "mode": mode_label(state.view.dimension),
                 "styleLayerCount": state.layers.layers.len(),
                 "selectedNodeCount": state.selection.nodes.len(), "selectedEdgeCount": state.selection.edges.len(),
-                "algorithmsRun": state.history.iter().map(|r| r.algorithm.clone()).collect::<Vec<_>>(),
-                "graphResults": state.history.iter().map(|r| (r.algorithm.clone(), r.graph_results.clone())).collect::<serde_json::Map<_, _>>(),
+                "algorithmsRun": state.history.iter().filter(|r| !r.stale).map(|r| r.algorithm.clone()).collect::<Vec<_>>(),
+                "graphResults": state.history.iter().filter(|r| !r.stale).map(|r| (r.algorithm.clone(), r.graph_results.clone())).collect::<serde_json::Map<_, _>>(),
+                "staleAlgorithmRuns": state.history.iter().filter(|r| r.stale).count(),
             })
         };
         Ok(match params.query {
@@ -235,7 +238,7 @@ pub fn find_edges(registry: &Registry, params: FindElementsParams) -> ToolResult
     find(registry, params, ElementKind::Edge)
 }
 
-fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
+fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
     envelope((|| {
         let session = session(registry, params.source.as_deref())?;
         let data = session.data();
@@ -269,7 +272,7 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
         let (name, _) = session.change(|state, _| {
             let name = state
                 .layers
-                .add(params.layer_name.as_deref(), LayerSource::Ai, kind, &params.selector, params.ids.clone(), &params.style, now_ms())
+                .add(params.layer_name.as_deref(), caller.layer_source(), kind, &params.selector, params.ids.clone(), &params.style, now_ms())
                 .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             Ok((name, vec![Part::Layers]))
         })?;
@@ -284,31 +287,45 @@ fn style(registry: &Registry, params: StyleElementsParams, kind: ElementKind) ->
     })())
 }
 
-/// `find_and_style_nodes`: adds a style layer for the nodes a selector matches.
-pub fn find_and_style_nodes(registry: &Registry, params: StyleElementsParams) -> ToolResult {
-    style(registry, params, ElementKind::Node)
+/// `find_and_style_nodes`: adds a style layer for the nodes a selector matches, recorded as
+/// added by `caller`.
+pub fn find_and_style_nodes(registry: &Registry, caller: Caller, params: StyleElementsParams) -> ToolResult {
+    style(registry, caller, params, ElementKind::Node)
 }
 
-/// `find_and_style_edges`: adds a style layer for the edges a selector matches.
-pub fn find_and_style_edges(registry: &Registry, params: StyleElementsParams) -> ToolResult {
-    style(registry, params, ElementKind::Edge)
+/// `find_and_style_edges`: adds a style layer for the edges a selector matches, recorded as
+/// added by `caller`.
+pub fn find_and_style_edges(registry: &Registry, caller: Caller, params: StyleElementsParams) -> ToolResult {
+    style(registry, caller, params, ElementKind::Edge)
 }
 
-/// `clear_styles`: removes a layer by name, or every AI layer.
+/// `clear_styles`: removes a layer by name, or every layer of the asked source (AI by default).
 pub fn clear_styles(registry: &Registry, params: ClearStylesParams) -> ToolResult {
     envelope((|| {
         let session = session(registry, params.source.as_deref())?;
         let (removed, _) = session.change(|state, _| {
-            let removed = state.layers.clear(params.layer_name.as_deref()).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+            let removed = state.layers.clear(params.layer_name.as_deref(), params.layers).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             let parts = if removed.is_empty() { vec![] } else { vec![Part::Layers] };
             Ok((removed, parts))
         })?;
-        let message = match (removed.len(), &params.layer_name) {
-            (0, _) => "There were no AI style layers to remove.".to_string(),
-            (_, Some(name)) => format!("Removed style layer `{name}`."),
-            (n, None) => format!("Removed {n} AI style layer{}: {}.", if n == 1 { "" } else { "s" }, removed.join(", ")),
+        let whose = match params.layers {
+            ClearScope::Ai => "AI",
+            ClearScope::User => "user",
+            ClearScope::All => "added",
         };
-        Ok(ToolResult::ok(message, json!({"removed": removed, "remainingLayers": session.state().layers.layers.len()})))
+        let state = session.state();
+        let kept_user = state.layers.layers.iter().filter(|l| l.source == LayerSource::User).count();
+        let kept = if params.layer_name.is_none() && params.layers == ClearScope::Ai && kept_user > 0 {
+            format!(" {kept_user} user layer(s) were kept (remove them with `layers: \"user\"` or by name).")
+        } else {
+            String::new()
+        };
+        let message = match (removed.len(), &params.layer_name) {
+            (0, _) => format!("There were no {whose} style layers to remove.{kept}"),
+            (_, Some(name)) => format!("Removed style layer `{name}`."),
+            (n, None) => format!("Removed {n} {whose} style layer{}: {}.{kept}", if n == 1 { "" } else { "s" }, removed.join(", ")),
+        };
+        Ok(ToolResult::ok(message, json!({"removed": removed, "remainingLayers": state.layers.layers.len()})))
     })())
 }
 
@@ -613,9 +630,18 @@ pub fn list_algorithms(registry: &Registry, params: ListAlgorithmsParams) -> Too
             available.edges.extend(edges);
         }
         let run = state.results.len();
+        let stale = state.history.iter().filter(|r| r.stale).count();
+        let stale_note = if stale > 0 {
+            format!(" {stale} earlier run(s) are stale (the data changed since; see `staleReason`): their results are no longer on the elements.")
+        } else {
+            String::new()
+        };
         Ok(ToolResult::ok(
-            format!("Found {} available algorithm(s). {run} have been run.", ALGORITHMS.len()),
-            json!({"algorithms": algorithms, "count": ALGORITHMS.len(), "history": state.history, "availableDataProperties": available}),
+            format!("Found {} available algorithm(s). {run} have current results.{stale_note}", ALGORITHMS.len()),
+            json!({
+                "algorithms": algorithms, "count": ALGORITHMS.len(), "graphDirection": session.data().direction(),
+                "history": state.history, "availableDataProperties": available,
+            }),
         ))
     })())
 }
@@ -641,12 +667,23 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
             options: if params.options.is_null() { json!({}) } else { params.options.clone() },
             added_properties: AddedProperties { nodes: node_paths.clone(), edges: edge_paths.clone() },
             graph_results: graph_results.clone(),
+            data_fingerprint: output.data_fingerprint.clone(),
+            stale: false,
+            stale_reason: None,
         };
         let key = output.key();
         let node_ids = output.node_ids.clone();
         let edge_ids: Vec<String> = output.edge_ids.clone();
         let output = Arc::new(output);
-        let ((), served) = session.change(|state, _| {
+        let ((), served) = session.change(|state, current| {
+            // The file may have been reloaded while the algorithm ran: never store results of
+            // data that is no longer served.
+            if output.data_fingerprint.as_deref() != Some(current.fingerprint()?.as_str()) {
+                return Err(ToolError::InvalidParams(format!(
+                    "the graph was reloaded while {} ran, so its results describe data that is gone; run it again",
+                    run.algorithm
+                )));
+            }
             state.results.insert(key.clone(), output.clone());
             state.history.push(run.clone());
             Ok(((), vec![Part::Results(key.clone()), Part::History]))
@@ -656,11 +693,12 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
         }
         Ok(ToolResult::ok(
             format!(
-                "Ran {NAMESPACE}:{} in {duration_ms:.1} ms; style or select by {}.",
+                "Ran {NAMESPACE}:{} ({}) in {duration_ms:.1} ms; style or select by {}.",
                 info.algorithm_type,
+                algorithms::direction_phrase(&graph_results),
                 node_paths.iter().chain(&edge_paths).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
             ),
-            json!({"algorithm": run.algorithm, "durationMs": duration_ms, "addedProperties": run.added_properties, "graphResults": graph_results}),
+            json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
         )
         .affecting((!node_ids.is_empty()).then_some(node_ids), (!edge_ids.is_empty()).then_some(edge_ids)))
     })())
