@@ -93,6 +93,9 @@ pub enum ToolError {
     /// The core refused (bad selector, bad path, …).
     #[error(transparent)]
     Core(#[from] schemascope_core::CoreError),
+    /// The source is being served but failed to load (it is retried; the message says when).
+    #[error("{0}")]
+    SourceUnavailable(String),
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
@@ -113,6 +116,7 @@ impl ToolError {
             Self::UnknownRecord(_) => "unknown_record",
             Self::InvalidParams(_) => "invalid_params",
             Self::NoValues(_) => "no_values",
+            Self::SourceUnavailable(_) => "source_unavailable",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
             Self::Core(_) => "core_error",
