@@ -310,9 +310,10 @@ async def check_resources_and_prompt(client: Client, c: Checks) -> None:
 
 
 def touch(path: Path) -> None:
-    """Rewrites the file with its own content: a change event whose reload succeeds."""
+    """Rewrites the file with one more trailing newline: a content change whose reload succeeds.
+    (A rewrite with the same bytes, or a bare touch, is no change: the server must not reload.)"""
     data = path.read_bytes()
-    path.write_bytes(data)
+    path.write_bytes(data + b"\n")
     now = time.time()
     os.utime(path, (now, now))
 

@@ -436,6 +436,47 @@ fn registry_for(specs: &[String]) -> Result<Arc<Registry>> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     let registry = Registry::new();
     registry.load(&specs, &progress::Bar::new())?;
+    print_load_warnings(&registry);
+    Ok(registry)
+}
+
+/// Warnings shown per source before the rest are counted.
+const WARNINGS_SHOWN: usize = 10;
+
+/// Tells the user on stderr what loading skipped (bad lines, dangling edges): an answer about
+/// a file with skipped lines is about part of it.
+fn print_load_warnings(registry: &Registry) {
+    for source in registry.sources() {
+        let warnings = &source.warnings;
+        if warnings.is_empty() {
+            continue;
+        }
+        eprintln!("schemascope: warning: {} ({} warning(s) while loading):", source.spec.display_text(), warnings.len());
+        for warning in warnings.iter().take(WARNINGS_SHOWN) {
+            eprintln!("  {warning}");
+        }
+        if warnings.len() > WARNINGS_SHOWN {
+            eprintln!("  … and {} more (list_sources shows them all)", warnings.len() - WARNINGS_SHOWN);
+        }
+    }
+}
+
+/// Loads the sources of `serve`: one that fails to load (missing file, database down, dead
+/// socket) is reported here and in `list_sources`, and retried while the others are served.
+fn registry_serving(specs: &[String]) -> Result<Arc<Registry>> {
+    let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    let registry = Registry::new();
+    let failed = registry.load_serving(&specs, &progress::Bar::new())?;
+    print_load_warnings(&registry);
+    for failure in &failed {
+        eprintln!(
+            "schemascope: source `{}` failed to load: {}; serving without it and retrying (list_sources shows its state)",
+            failure.spec.name, failure.error
+        );
+    }
+    if !failed.is_empty() && registry.names().is_empty() {
+        eprintln!("schemascope: no source loaded yet; the server starts and keeps retrying");
+    }
     Ok(registry)
 }
 
@@ -446,6 +487,7 @@ fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
     bus_error::report_truncated_sources();
     let registry = Registry::new();
     registry.load_with(&[spec], &progress::Bar::new(), ReadMode::Map)?;
+    print_load_warnings(&registry);
     let name = registry.names().into_iter().next().context("no source loaded")?;
     Ok((registry, name))
 }
@@ -633,7 +675,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Profile { source, json: _ } => profile(&source)?,
         Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session, exposure } => {
-            let registry = registry_for(&sources)?;
+            let registry = registry_serving(&sources)?;
             session.apply(&registry)?;
             retrieval.apply(&registry)?;
             llm.apply(&registry)?;

@@ -121,3 +121,51 @@ fn a_mapped_source_cut_short_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("truncated or rewritten by another process"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_file_where_no_line_loads_fails_and_skipped_lines_are_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.ndjson");
+    std::fs::write(&bad, "nope\n{\"a\": tru}\n").expect("write");
+    let out = schemascope(&["describe", bad.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("no item loaded") && stderr(&out).contains("line 1"), "{}", stderr(&out));
+
+    let some = dir.path().join("some.ndjson");
+    std::fs::write(&some, "{\"a\": 1}\n{\"a\": tru}\n{\"a\": 3}\n").expect("write");
+    let out = schemascope(&["describe", some.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("1 warning(s)") && err.contains("line 2, column"), "the skipped line is shown: {err}");
+    let out = schemascope(&["describe", some.to_str().expect("utf-8 path"), "--json"]);
+    let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(envelope["data"]["warnings"][0]["line"], 2, "{envelope}");
+}
+
+#[test]
+fn serve_starts_with_a_source_that_fails_to_load_and_says_so() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+        .args(["serve", "--http", "127.0.0.1:0", "demo:sensors", &format!("gone={}", missing.display())])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(stderr).lines() {
+        let line = line.expect("a line");
+        let listening = line.contains("MCP streamable HTTP on");
+        lines.push(line);
+        if listening {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = lines.join("\n");
+    assert!(text.contains("source `gone` failed to load") && text.contains("missing.json") && text.contains("retrying"), "{text}");
+    assert!(text.contains("MCP streamable HTTP on"), "the server started: {text}");
+}

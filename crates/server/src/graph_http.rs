@@ -7,8 +7,9 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::Stream;
@@ -83,11 +84,51 @@ fn event_stream(
     futures_util::StreamExt::chain(first, rest)
 }
 
-/// `POST /v1/tools/{name}` with the tool's arguments as JSON: the envelope (HTTP 200 whether or
-/// not `success`; 400 for arguments that do not parse). The caller is a person or their app, so
-/// what it adds is recorded as `user`.
-pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, body: Option<Json<Value>>) -> Response {
-    let arguments = body.map(|Json(v)| v).unwrap_or(Value::Null);
+/// How the body of `POST /v1/tools/{name}` is read, by its `Content-Type`.
+#[derive(Debug, PartialEq, Eq)]
+enum BodyType {
+    /// JSON: `application/json`, `application/*+json`, no type at all, or
+    /// `application/x-www-form-urlencoded` — what `curl -d` sends. A browser form cannot send
+    /// JSON under that type (it percent-encodes `{` and `"`), and scripts on other pages are
+    /// stopped by the Origin check, so accepting it opens no cross-site request.
+    Json,
+    /// Anything else (`text/plain`, which a cross-site form can send raw, and multipart).
+    Refused,
+}
+
+fn body_type(headers: &HeaderMap) -> BodyType {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else { return BodyType::Json };
+    let essence = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let json = essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+        || essence == "application/x-www-form-urlencoded";
+    if json { BodyType::Json } else { BodyType::Refused }
+}
+
+/// `POST /v1/tools/{name}` with the tool's arguments as a JSON object: the envelope (HTTP 200
+/// whether or not `success`; 400 for a body that is not JSON, 415 for a content type that
+/// cannot carry it). The caller is a person or their app, so what it adds is recorded as
+/// `user`.
+pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    if body_type(&headers) == BodyType::Refused {
+        let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
+        let message = format!(
+            "the body has Content-Type `{given}`; send the tool's arguments as a JSON object with `Content-Type: application/json`, e.g. curl -X POST http://HOST/v1/tools/{name} -H 'Content-Type: application/json' -d '{{}}'"
+        );
+        let result = ToolResult::failed(message, json!({"error": "unsupported_media_type"}));
+        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, Json(result)).into_response();
+    }
+    let arguments = if body.iter().all(u8::is_ascii_whitespace) {
+        Value::Null
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(value) => value,
+            Err(error) => {
+                let message = format!("the body is not JSON ({error}); send the tool's arguments as a JSON object, e.g. {{\"source\": \"NAME\"}}");
+                return failure(ToolResult::failed(message, json!({"error": "invalid_json"})));
+            }
+        }
+    };
     let outcome = tokio::task::spawn_blocking(move || schemascope_tools::dispatch::call_tool(&registry, Caller::User, &name, arguments)).await;
     match outcome {
         Ok(result) => Json(result).into_response(),

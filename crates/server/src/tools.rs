@@ -107,7 +107,8 @@ impl SchemascopeServer {
     where
         P: DeserializeOwned + Send + 'static,
     {
-        let result = match parse_arguments::<P>(tool, arguments, &schema) {
+        let named = arguments.get("source").and_then(serde_json::Value::as_str).map(str::to_string);
+        let mut result = match parse_arguments::<P>(tool, arguments, &schema) {
             Ok(params) => {
                 let registry = self.registry().clone();
                 tokio::task::spawn_blocking(move || call(&registry, params)).await.unwrap_or_else(|error| ToolResult {
@@ -119,6 +120,8 @@ impl SchemascopeServer {
             }
             Err(invalid) => invalid,
         };
+        // Answers from a live source whose connection is lost say how old their data is.
+        self.registry().mark_data_age_of(named.as_deref(), &mut result);
         call_tool_result(result.capped(self.registry().max_result_bytes()))
     }
 }

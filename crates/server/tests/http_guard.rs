@@ -268,3 +268,45 @@ async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
     assert!(matches!(spaced.check_address("127.0.0.1:0".parse()?), Err(ServerError::BadToken)));
     Ok(())
 }
+
+/// A raw `POST` with the given `Content-Type` line (or none), as curl and browsers send them.
+fn post_typed(addr: SocketAddr, path: &str, content_type: Option<&str>, headers: &str, body: &str) -> String {
+    let content_type = content_type.map(|t| format!("Content-Type: {t}\r\n")).unwrap_or_default();
+    format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\n{content_type}{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+}
+
+#[tokio::test]
+async fn tool_calls_take_json_as_curl_sends_it_and_refuse_what_a_cross_site_form_can_send() -> TestResult {
+    let running = start(HttpOptions::default()).await?;
+    let addr = running.addr;
+    let body = r#"{"query":"summary"}"#;
+    // `curl -d` (form type), no type at all, JSON with a charset, and a +json type: all JSON.
+    for content_type in [Some("application/x-www-form-urlencoded"), None, Some("application/json; charset=utf-8"), Some("application/vnd.api+json")] {
+        let response = exchange(addr, post_typed(addr, "/v1/tools/query_graph", content_type, "", body), "nodeCount").await?;
+        assert_eq!(status(&response), 200, "{content_type:?}: {response}");
+        assert!(response.contains("\"success\":true"), "{content_type:?}: {response}");
+    }
+    // An empty body is no arguments.
+    let empty = exchange(addr, post_typed(addr, "/v1/tools/list_sources", Some("application/x-www-form-urlencoded"), "", ""), "sources").await?;
+    assert_eq!(status(&empty), 200, "{empty}");
+    // text/plain is what a cross-site form can post raw: refused, saying what to send.
+    for content_type in ["text/plain", "multipart/form-data; boundary=x"] {
+        let refused = exchange(addr, post_typed(addr, "/v1/tools/query_graph", Some(content_type), "", body), "\r\n\r\n{").await?;
+        assert_eq!(status(&refused), 415, "{refused}");
+        assert!(refused.contains("Content-Type: application/json") && refused.contains("unsupported_media_type"), "{refused}");
+    }
+    // A form-typed body from another page is still stopped by the Origin check.
+    let foreign = exchange(
+        addr,
+        post_typed(addr, "/v1/tools/query_graph", Some("application/x-www-form-urlencoded"), "Origin: http://evil.example\r\n", body),
+        "\r\n\r\n{",
+    )
+    .await?;
+    assert_eq!(status(&foreign), 403, "{foreign}");
+    // What a browser form would send under that type is not JSON: a 400 naming the problem.
+    let form = exchange(addr, post_typed(addr, "/v1/tools/query_graph", Some("application/x-www-form-urlencoded"), "", "query=summary"), "\r\n\r\n{")
+        .await?;
+    assert_eq!(status(&form), 400, "{form}");
+    assert!(form.contains("invalid_json") && form.contains("not JSON"), "{form}");
+    running.stop().await
+}

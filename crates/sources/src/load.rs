@@ -128,6 +128,28 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
     }
 }
 
+/// Lines that failed named in the error of a file where none loaded.
+const BAD_LINES_NAMED: usize = 3;
+
+/// A line-oriented file of which every non-empty line was skipped is an error naming the first
+/// bad lines, not a source of zero items (an empty file still is one).
+fn nothing_loaded(path: &Path, collections: &[schemascope_core::Collection], warnings: &[LoadWarning]) -> Result<(), SourceError> {
+    let skipped: Vec<&LoadWarning> = warnings.iter().filter(|w| w.line.is_some()).collect();
+    if skipped.is_empty() || collections.iter().any(|c| !c.is_empty()) {
+        return Ok(());
+    }
+    let first = skipped[0];
+    let named: Vec<String> = skipped.iter().take(BAD_LINES_NAMED).map(ToString::to_string).collect();
+    let more = skipped.len().saturating_sub(BAD_LINES_NAMED);
+    let more = if more > 0 { format!("; and {more} more") } else { String::new() };
+    Err(SourceError::Syntax {
+        path: path.to_path_buf(),
+        line: first.line.unwrap_or(1),
+        column: first.column.unwrap_or(1),
+        message: format!("no item loaded: all {} non-empty lines are invalid ({}{more})", skipped.len(), named.join("; ")),
+    })
+}
+
 fn load_text(
     spec: &SourceSpec,
     path: &Path,
@@ -141,7 +163,9 @@ fn load_text(
     let mut warnings: Vec<LoadWarning> = Vec::new();
     let name = spec.name.as_str();
     let mut direction = None;
-    let (format, collections) = match (detect(path, &text)?, forced) {
+    let shape = detect(path, &text)?;
+    let lines = matches!(shape, Shape::Lines);
+    let (format, collections) = match (shape, forced) {
         (Shape::Lines, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be one JSON document with `nodes`, not NDJSON")),
         (Shape::Lines, Some(Format::Records)) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
         (Shape::Lines, None) if looks_like_record_lines(&text) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
@@ -165,6 +189,9 @@ fn load_text(
         }
         (_, Some(Format::Aimdb)) => return Err(shape_error(path, "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file")),
     };
+    if lines {
+        nothing_loaded(path, &collections, &warnings)?;
+    }
     progress.finish();
     Ok(Source {
         spec: spec.clone(),

@@ -294,3 +294,28 @@ fn a_mapped_file_that_is_not_utf8_names_the_place() {
         assert!(err.contains("not valid UTF-8") && err.contains(":3:"), "{mode:?}: {err}");
     }
 }
+
+#[test]
+fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
+    // Every non-empty line invalid, in every line format: documents, records and forced formats.
+    let cases =
+        [("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": \"é\u{202e}\"\n"), ("bad.jsonl", "{\"a\": 1\n"), ("values.ndjson", "nope\n\n\n")];
+    for (name, text) in cases {
+        let error = load_text(name, text).expect_err("nothing loaded is an error");
+        let message = error.to_string();
+        assert!(message.contains("no item loaded"), "{name}: {message}");
+        assert!(message.contains(":1:"), "{name}: the first bad line is named: {message}");
+    }
+    let error = load_text("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": 1\n").expect_err("all bad");
+    let message = error.to_string();
+    assert!(message.contains("all 4 non-empty lines are invalid"), "{message}");
+    assert!(message.contains("line 1,") && message.contains("line 2,") && message.contains("line 4,"), "{message}");
+    assert!(message.contains("and 1 more"), "{message}");
+    // Blank lines only, or no lines, are an empty file, not bad lines.
+    assert_eq!(load_text("blank.ndjson", "\n  \n\n").expect("blank").collections[0].len(), 0);
+    // One good line among bad ones loads, with the bad ones as warnings.
+    let source = load_text("some.ndjson", "x\n{\"a\": null}\ny\n").expect("one good line");
+    assert_eq!(source.collections[0].len(), 1);
+    let lines: Vec<Option<usize>> = source.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, vec![Some(1), Some(3)]);
+}

@@ -55,11 +55,13 @@ fn with<P: DeserializeOwned>(registry: &Registry, tool: &str, arguments: Value, 
     }
 }
 
-/// Runs the tool called `tool` for `caller` (what it adds is recorded as theirs); an unknown
-/// name is a failed result listing the tools. The result is within the registry's byte cap
-/// ([`ToolResult::capped`]).
+/// Runs the tool called `tool` for `caller` (what it adds is recorded as theirs); an unknown name is a failed result listing the tools. The result
+/// is within the registry's byte cap ([`ToolResult::capped`]).
 pub fn call_tool(registry: &Registry, caller: Caller, tool: &str, arguments: Value) -> ToolResult {
-    run_tool(registry, caller, tool, arguments).capped(registry.max_result_bytes())
+    let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
+    let mut result = run_tool(registry, caller, tool, arguments);
+    registry.mark_data_age_of(named.as_deref(), &mut result);
+    result.capped(registry.max_result_bytes())
 }
 
 fn run_tool(registry: &Registry, caller: Caller, tool: &str, arguments: Value) -> ToolResult {

@@ -10,6 +10,7 @@ pub mod descriptions;
 pub mod dispatch;
 pub mod eval;
 mod execute;
+pub mod failing;
 mod find;
 pub mod graph_session;
 mod live;

@@ -4,13 +4,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+use chrono::{DateTime, Utc};
 
 use serde_json::Value;
 
 use schemascope_sources::aimdb::{Event, Feed};
 
 use crate::registry::{Registry, lock};
+use crate::result::ToolResult;
 
 impl Registry {
     /// Adds `values` of record `key` to AimDB source `name` and serves the result.
@@ -45,34 +49,92 @@ impl Registry {
         }
     }
 
-    /// Starts one subscription feed per AimDB source, folding values in at most every `batch`.
+    /// Starts one subscription feed per AimDB source, folding values in at most every `batch`
+    /// (also for AimDB sources that load later, see `failing.rs`).
     pub(crate) fn follow_aimdb(self: &Arc<Self>, batch: Duration) {
-        let mut feeds = lock(&self.feeds);
-        if !feeds.is_empty() {
+        self.live_batch_ms.store(u64::try_from(batch.as_millis()).unwrap_or(u64::MAX), Ordering::SeqCst);
+        if self.following.swap(true, Ordering::SeqCst) {
             return;
         }
         for source in self.sources() {
-            let Some(snapshot) = &source.aimdb else { continue };
-            let name = source.name().to_string();
-            let keys: Vec<String> = snapshot.keys().into_iter().map(str::to_string).collect();
-            let on_values = {
-                let (registry, name) = (Arc::downgrade(self), name.clone());
-                move |events: Vec<Event>| {
-                    let Some(registry) = registry.upgrade() else { return };
-                    registry.set_reload_error(&name, None);
-                    registry.fold_events(&name, events);
-                }
-            };
-            let on_error = {
-                let (registry, name) = (Arc::downgrade(self), name.clone());
-                move |error: schemascope_sources::aimdb::AimxError| {
-                    let Some(registry) = registry.upgrade() else { return };
-                    tracing::warn!(source = name, %error, "live AimDB updates interrupted; reconnecting");
-                    registry.set_reload_error(&name, Some(format!("live updates interrupted, reconnecting: {error}")));
-                }
-            };
-            feeds.push(Feed::start(snapshot.socket.clone(), keys, batch, on_values, on_error));
+            if source.aimdb.is_some() {
+                self.follow_aimdb_source(source.name());
+            }
         }
+    }
+
+    /// Starts the subscription feed of AimDB source `name` (once).
+    pub(crate) fn follow_aimdb_source(self: &Arc<Self>, name: &str) {
+        let Ok(source) = self.get(Some(name)) else { return };
+        let Some(snapshot) = &source.aimdb else { return };
+        let mut feeds = lock(&self.feeds);
+        if feeds.iter().any(|(followed, _)| followed == name) {
+            return;
+        }
+        let batch = Duration::from_millis(self.live_batch_ms.load(Ordering::SeqCst));
+        let name = name.to_string();
+        let keys: Vec<String> = snapshot.keys().into_iter().map(str::to_string).collect();
+        let on_values = {
+            let (registry, name) = (Arc::downgrade(self), name.clone());
+            move |events: Vec<Event>| {
+                let Some(registry) = registry.upgrade() else { return };
+                registry.fold_events(&name, events);
+            }
+        };
+        let on_error = {
+            let (registry, name) = (Arc::downgrade(self), name.clone());
+            move |error: schemascope_sources::aimdb::AimxError| {
+                let Some(registry) = registry.upgrade() else { return };
+                tracing::warn!(source = name, %error, "live AimDB updates interrupted; reconnecting");
+                registry.set_reload_error(&name, Some(format!("live updates interrupted, reconnecting: {error}")));
+                // The data is current up to the first failure, not the latest retry.
+                lock(&registry.live_lost).entry(name.clone()).or_insert_with(Utc::now);
+            }
+        };
+        let on_connected = {
+            let (registry, name) = (Arc::downgrade(self), name.clone());
+            move || {
+                let Some(registry) = registry.upgrade() else { return };
+                registry.set_reload_error(&name, None);
+                lock(&registry.live_lost).remove(&name);
+            }
+        };
+        feeds.push((name, Feed::start_with(snapshot.socket.clone(), keys, batch, on_values, on_error, on_connected)));
+    }
+
+    /// When the live connection of AimDB source `name` was lost, if it is lost now: its data is
+    /// as of then.
+    pub fn live_lost_since(&self, name: &str) -> Option<DateTime<Utc>> {
+        lock(&self.live_lost).get(name).copied()
+    }
+
+    /// [`Registry::mark_data_age`] for the source a tool call named (`named`), or the only
+    /// source served when it named none. Failed results are left as they are.
+    pub fn mark_data_age_of(&self, named: Option<&str>, result: &mut ToolResult) {
+        if !result.success || lock(&self.live_lost).is_empty() {
+            return;
+        }
+        let name = match named {
+            Some(name) => name.to_string(),
+            None => match self.names().as_slice() {
+                [only] => only.clone(),
+                _ => return,
+            },
+        };
+        self.mark_data_age(&name, result);
+    }
+
+    /// Marks a result about AimDB source `name` with the age of its data when its live
+    /// connection is lost (`dataAgeSeconds`, `dataAsOf`), so nobody takes old values for current.
+    pub fn mark_data_age(&self, name: &str, result: &mut ToolResult) {
+        let Some(since) = self.live_lost_since(name) else { return };
+        let age = (Utc::now() - since).num_milliseconds().max(0) as f64 / 1000.0;
+        let as_of = since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        if let Value::Object(data) = &mut result.data {
+            data.insert("dataAgeSeconds".into(), Value::from(age));
+            data.insert("dataAsOf".into(), Value::from(as_of.clone()));
+        }
+        result.message = format!("{} (Live connection to `{name}` lost: data as of {as_of}, {age:.0} s old.)", result.message);
     }
 
     /// The values of each record of AimDB source `name`, oldest first (for tests and reports).

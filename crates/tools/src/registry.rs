@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -39,11 +39,23 @@ pub struct Registry {
     graph_sessions: Mutex<BTreeMap<String, Arc<GraphSession>>>,
     session_store: Mutex<Option<Arc<SessionStore>>>,
     /// Subscriptions following AimDB sources (see `live.rs`).
-    pub(crate) feeds: Mutex<Vec<schemascope_sources::aimdb::Feed>>,
+    pub(crate) feeds: Mutex<Vec<(String, schemascope_sources::aimdb::Feed)>>,
+    /// The batch of AimDB feeds (the debounce `watch_with` was given), in milliseconds.
+    pub(crate) live_batch_ms: AtomicU64,
     /// Serialises read-modify-write updates of AimDB sources, so no batch of values is lost.
     pub(crate) live_update: Mutex<()>,
     /// The byte cap on every tool result the surfaces send (see `cap.rs`).
     max_result_bytes: AtomicU64,
+    /// Sources that failed to load while serving, retried (see `failing.rs`).
+    pub(crate) failed: Mutex<BTreeMap<String, crate::failing::FailedSource>>,
+    /// The first retry wait of a failed source, in milliseconds.
+    pub(crate) retry_first_ms: AtomicU64,
+    /// Whether the retry thread runs.
+    pub(crate) retrying: AtomicBool,
+    /// Whether AimDB sources are followed (so one that loads late is followed too).
+    pub(crate) following: AtomicBool,
+    /// Live AimDB sources whose connection is lost, with when it was lost (see `live.rs`).
+    pub(crate) live_lost: Mutex<BTreeMap<String, chrono::DateTime<chrono::Utc>>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -79,7 +91,13 @@ impl Registry {
             session_store: Mutex::new(None),
             feeds: Mutex::new(Vec::new()),
             live_update: Mutex::new(()),
+            live_batch_ms: AtomicU64::new(u64::try_from(REFRESH_DEBOUNCE.as_millis()).unwrap_or(1000)),
             max_result_bytes: AtomicU64::new(crate::cap::DEFAULT_MAX_RESULT_BYTES as u64),
+            failed: Mutex::new(BTreeMap::new()),
+            retry_first_ms: AtomicU64::new(u64::try_from(crate::failing::RETRY_FIRST.as_millis()).unwrap_or(1000)),
+            retrying: AtomicBool::new(false),
+            following: AtomicBool::new(false),
+            live_lost: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -248,10 +266,34 @@ impl Registry {
         read(&self.sources).values().cloned().collect()
     }
 
-    /// The source called `name`; with no name, the only source.
+    /// The source called `name`; with no name, the only source. A source that failed to load
+    /// is an error naming the failure and the next retry.
     pub fn get(&self, name: Option<&str>) -> Result<Arc<Source>, ToolError> {
         let sources = read(&self.sources);
         let names = || sources.keys().cloned().collect::<Vec<_>>().join(", ");
+        if let Some(failed) = name.and_then(|name| lock(&self.failed).get(name).cloned()) {
+            return Err(failed.tool_error());
+        }
+        if name.is_none() && sources.is_empty() {
+            let failed = lock(&self.failed);
+            match failed.len() {
+                0 => {}
+                1 => {
+                    return Err(failed
+                        .values()
+                        .next()
+                        .map(|f| f.tool_error())
+                        .unwrap_or_else(|| ToolError::UnknownSource("no sources are loaded".into())));
+                }
+                _ => {
+                    let listed: Vec<String> = failed.values().map(|f| format!("`{}` ({})", f.spec.name, f.error)).collect();
+                    return Err(ToolError::SourceUnavailable(format!(
+                        "No source is available; every source failed to load and is retried: {}",
+                        listed.join("; ")
+                    )));
+                }
+            }
+        }
         match name {
             Some(name) => sources.get(name).cloned().ok_or_else(|| {
                 let hint = schemascope_core::suggest::did_you_mean(name, sources.keys().map(String::as_str));
@@ -278,7 +320,11 @@ impl Registry {
     }
 
     /// Reloads a source from its file. On failure the previous data stays and the error is kept.
-    pub fn reload(&self, name: &str) -> Result<(), ToolError> {
+    /// A source that failed to load is tried again (see [`crate::failing`]).
+    pub fn reload(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
+        if self.failed_source(name).is_some() {
+            return self.retry_failed(name);
+        }
         let current = self.get(Some(name))?;
         match load(&current.spec, &NoProgress) {
             Ok(source) => {
@@ -328,7 +374,19 @@ impl Registry {
     /// before it is folded into its source).
     pub fn watch_with(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
         self.follow_aimdb(debounce);
-        let files: Vec<(PathBuf, String)> = self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
+        let mut files: Vec<(PathBuf, String)> = self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
+        // A failed file source is watched too, so it loads as soon as it appears or is fixed
+        // (when its directory exists; the retry thread covers the rest).
+        for failed in self.failed_sources() {
+            let path = match &failed.spec.location {
+                schemascope_sources::Location::File { path, .. } | schemascope_sources::Location::Sqlite(path) => path.clone(),
+                _ => continue,
+            };
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            if dir.is_dir() {
+                files.push((path, failed.spec.name.clone()));
+            }
+        }
         if files.is_empty() {
             return Ok(());
         }

@@ -101,6 +101,9 @@ pub enum ToolError {
     /// The core refused (bad selector, bad path, …).
     #[error(transparent)]
     Core(#[from] schemascope_core::CoreError),
+    /// The source is being served but failed to load (it is retried; the message says when).
+    #[error("{0}")]
+    SourceUnavailable(String),
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
@@ -122,6 +125,7 @@ impl ToolError {
             Self::RecordRequired { .. } => "record_required",
             Self::InvalidParams(_) => "invalid_params",
             Self::NoValues(_) => "no_values",
+            Self::SourceUnavailable(_) => "source_unavailable",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
             Self::Core(_) => "core_error",

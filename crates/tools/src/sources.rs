@@ -42,6 +42,17 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 "warnings": s.warnings,
                 "reloadError": registry.reload_error(s.name()),
             });
+            if s.aimdb.is_some() {
+                // Whether the values are live, or as of when the connection was lost.
+                entry["live"] = match registry.live_lost_since(s.name()) {
+                    None => json!({"connected": true}),
+                    Some(since) => json!({
+                        "connected": false,
+                        "dataAsOf": since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                        "dataAgeSeconds": (chrono::Utc::now() - since).num_milliseconds().max(0) as f64 / 1000.0,
+                    }),
+                };
+            }
             if let Some(snapshot) = &s.aimdb {
                 // What a live AimDB source is connected to: the instance and what it allows.
                 entry["aimdb"] = json!({
@@ -56,5 +67,12 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
         })
         .collect();
     let names: Vec<String> = registry.names();
-    ToolResult::ok(format!("{} source(s): {}.", names.len(), names.join(", ")), json!({ "sources": sources }))
+    let failed = registry.failed_sources();
+    let mut message = format!("{} source(s): {}.", names.len(), names.join(", "));
+    if !failed.is_empty() {
+        let listed: Vec<String> = failed.iter().map(|f| format!("`{}` ({}; next retry in {:.1} s)", f.spec.name, f.error, f.retry_in())).collect();
+        message.push_str(&format!(" {} failed to load and are retried: {}.", failed.len(), listed.join("; ")));
+    }
+    let failed: Vec<_> = failed.iter().map(crate::failing::FailedSource::describe).collect();
+    ToolResult::ok(message, json!({ "sources": sources, "failed": failed }))
 }

@@ -42,17 +42,29 @@ impl Feed {
         V: Fn(Vec<Event>) + Send + Sync + 'static,
         E: Fn(AimxError) + Send + Sync + 'static,
     {
+        Self::start_with(socket, keys, batch, on_values, on_error, || {})
+    }
+
+    /// As [`Feed::start`]; `on_connected` is called each time a connection has subscribed to
+    /// its records (first and after every reconnection), so a caller can tell the data is live
+    /// again even when no value has changed since.
+    pub fn start_with<V, E, C>(socket: PathBuf, keys: Vec<String>, batch: Duration, on_values: V, on_error: E, on_connected: C) -> Self
+    where
+        V: Fn(Vec<Event>) + Send + Sync + 'static,
+        E: Fn(AimxError) + Send + Sync + 'static,
+        C: Fn() + Send + Sync + 'static,
+    {
         let stop = Arc::new(AtomicBool::new(false));
-        let (on_values, on_error) = (Arc::new(on_values), Arc::new(on_error));
+        let (on_values, on_error, on_connected) = (Arc::new(on_values), Arc::new(on_error), Arc::new(on_connected));
         let threads = keys
             .chunks(SUBSCRIPTIONS_PER_CONNECTION)
             .map(|chunk| {
                 let (stop, socket, keys) = (stop.clone(), socket.clone(), chunk.to_vec());
-                let (on_values, on_error) = (on_values.clone(), on_error.clone());
+                let (on_values, on_error, on_connected) = (on_values.clone(), on_error.clone(), on_connected.clone());
                 std::thread::spawn(move || {
                     let mut backoff = Duration::from_millis(200);
                     while !stop.load(Ordering::SeqCst) {
-                        if let Err(error) = follow(&socket, &keys, batch, &stop, &*on_values, &mut backoff) {
+                        if let Err(error) = follow(&socket, &keys, batch, &stop, &*on_values, &*on_connected, &mut backoff) {
                             on_error(error);
                             pause(&stop, backoff);
                             backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -86,12 +98,13 @@ fn pause(stop: &AtomicBool, total: Duration) {
 }
 
 /// One connection's life: subscribe, then batch events until stopped or the connection fails.
-fn follow<V: Fn(Vec<Event>)>(
+fn follow<V: Fn(Vec<Event>), C: Fn()>(
     socket: &Path,
     keys: &[String],
     batch: Duration,
     stop: &AtomicBool,
     on_values: &V,
+    on_connected: &C,
     backoff: &mut Duration,
 ) -> Result<(), AimxError> {
     let mut client = AimxClient::connect(socket, DEFAULT_TIMEOUT)?;
@@ -99,6 +112,7 @@ fn follow<V: Fn(Vec<Event>)>(
         client.subscribe(key)?;
     }
     *backoff = Duration::from_millis(200);
+    on_connected();
     let mut pending = Vec::new();
     let mut last_flush = Instant::now();
     while !stop.load(Ordering::SeqCst) {
