@@ -17,13 +17,13 @@ pub struct RetrievalArgs {
     #[arg(long = "docs", value_name = "[NAME=]DIR")]
     docs: Vec<String>,
     /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
-    /// table_threshold, min_question_terms, min_confidence, max_chunks_per_table, k1, b, scoring).
+    /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring).
     #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RETRIEVAL_CONFIG")]
     retrieval_config: Option<PathBuf>,
     /// Always give the full schema (same as ENABLE_DOC_RETRIEVAL=false).
     #[arg(long)]
     no_retrieval: bool,
-    /// Drop chunks whose normalised relevance (0-1) is below this (default 0.3).
+    /// Drop chunks whose relevance (0-1: score over the question's weight) is below this (default 0.2).
     #[arg(long, value_name = "X")]
     relevance_threshold: Option<f64>,
     /// Schemas with fewer tables than this get the full schema (default 10).

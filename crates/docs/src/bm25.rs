@@ -269,6 +269,18 @@ impl Bm25Index {
         self.top_k_ids(k, scratch, out);
     }
 
+    /// True when document `doc` contains `term`.
+    pub fn contains(&self, term: &str, doc: u32) -> bool {
+        self.term_id(term).is_some_and(|t| self.post_doc[self.posting_range(t)].binary_search(&doc).is_ok())
+    }
+
+    /// The highest IDF of any term in the corpus (a term found in the fewest documents): what a
+    /// perfectly specific question term is worth, so that a term's IDF over it says how
+    /// specific the term is in this corpus (0 when the corpus is empty).
+    pub fn max_idf(&self) -> f64 {
+        self.idf.iter().copied().fold(0.0, f64::max)
+    }
+
     /// The id of `term` in this index.
     pub fn term_id(&self, term: &str) -> Option<u32> {
         self.vocab.get(term).copied()

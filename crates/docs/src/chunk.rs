@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::notes::ColumnNotes;
 use crate::parse::{DocWarning, ParsedDocs, TableDoc};
-use crate::tokenize::tokenize_into;
+use crate::tokenize::{tokenize_into, tokenize_prose_into};
 
 /// What part of a table's documentation a chunk holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -74,10 +74,11 @@ pub struct Chunk {
 
 impl Chunk {
     /// The BM25 terms of this chunk: its keywords (names and headings, which say what the chunk
-    /// is about) followed by the terms of its text.
+    /// is about) followed by the terms of its text, without the docs' scaffolding words and
+    /// numbers (see [`tokenize_prose_into`]).
     pub fn index_terms(&self) -> Vec<String> {
         let mut terms = self.keywords.clone();
-        tokenize_into(&self.content, &mut terms);
+        tokenize_prose_into(&self.content, &mut terms);
         terms
     }
 }

@@ -37,16 +37,20 @@ pub struct RetrievalConfig {
     pub enabled: bool,
     /// Chunks to retrieve (5).
     pub top_k: usize,
-    /// Chunks whose normalised relevance is below this are dropped (0.3).
+    /// Chunks whose relevance (score over the question's weight, see `SchemaIndex::retrieve`)
+    /// is below this are dropped (0.2).
     pub relevance_threshold: f64,
     /// Schemas with fewer tables than this get the full schema (10).
     pub table_threshold: usize,
     /// Questions with fewer content terms (after stopwords) get the full schema (1).
     pub min_question_terms: usize,
-    /// When the best chunk answers less than this share of the question (its score over the
-    /// question's weight, see `SchemaIndex::retrieve`), retrieval is weak and the full schema is
-    /// used instead (0.15).
+    /// When the retrieval's confidence (the share of the question's known terms the kept chunks
+    /// cover, each weighted by its specificity, see `SchemaIndex::retrieve`) is below this,
+    /// retrieval is weak and the full schema is used instead (0.3).
     pub min_confidence: f64,
+    /// A focused context taking this share of the full schema's tokens or more gets the full
+    /// schema instead (0.8): leaving tables out must save at least a fifth.
+    pub max_focused_share: f64,
     /// At most this many of the top-K chunks come from one table (2), so that five column chunks
     /// of one wide table cannot crowd out every other table.
     pub max_chunks_per_table: usize,
@@ -63,10 +67,11 @@ impl Default for RetrievalConfig {
         Self {
             enabled: true,
             top_k: 5,
-            relevance_threshold: 0.3,
+            relevance_threshold: 0.2,
             table_threshold: 10,
             min_question_terms: 1,
-            min_confidence: 0.15,
+            min_confidence: 0.3,
+            max_focused_share: 0.8,
             max_chunks_per_table: 1,
             k1: 1.5,
             b: 0.75,

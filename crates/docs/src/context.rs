@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use schemascope_core::{TableInfo, TableKind, tokens};
 use serde::Serialize;
 
+use crate::chunk::ChunkKind;
 use crate::notes::ColumnNotes;
 use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
 
@@ -55,6 +56,25 @@ struct Block<'a> {
     tokens: usize,
     /// For tables, the name (so the omission note can list it).
     table: Option<&'a str>,
+    /// What the block is to the question, which decides what a budget drops.
+    role: Role,
+    /// For doc chunks, the table they document: they go when their table goes.
+    documents: Option<&'a str>,
+}
+
+/// What a block is to the question. Blocks are offered to the budget in priority order; the
+/// role adds the rules a greedy fit alone would break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A table of the full schema: any that fits is kept.
+    Whole,
+    /// A retrieved table: kept only when every better-ranked one was kept.
+    Retrieved,
+    /// An FK neighbour of the retrieved tables: kept only when every retrieved table was kept,
+    /// so that a small neighbour never takes the place of a retrieved table.
+    Neighbour,
+    /// A retrieved doc chunk, an example chunk or the database overview.
+    Doc,
 }
 
 /// Tokens of slack below which an estimated context is counted exactly against its budget
@@ -78,7 +98,7 @@ impl SchemaIndex {
     /// The context for `question`: hybrid retrieval (see [`SchemaIndex::retrieve`]) then the full
     /// or focused schema within `max_tokens`.
     pub fn context(&self, question: &str, max_tokens: Option<usize>) -> SchemaContext {
-        let retrieval = self.retrieve(question, None);
+        let retrieval = self.retrieve_within(question, None, max_tokens);
         self.render(&retrieval, max_tokens)
     }
 
@@ -99,7 +119,14 @@ impl SchemaIndex {
                     .tables
                     .iter()
                     .zip(&self.blocks)
-                    .map(|(t, b)| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: Some(&t.name) })
+                    .map(|(t, b)| Block {
+                        section: Section::Tables,
+                        text: Cow::Borrowed(&b.text),
+                        tokens: b.tokens,
+                        table: Some(&t.name),
+                        role: Role::Whole,
+                        documents: None,
+                    })
                     .collect();
                 (full_header(self.catalog.tables.len()), blocks)
             }
@@ -109,35 +136,86 @@ impl SchemaIndex {
         SchemaContext { tokens, text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
     }
 
-    /// Blocks of a focused context in priority order: retrieved tables, retrieved chunks,
-    /// FK-expanded tables, the database overview.
+    /// Tokens of the focused context of `retrieval` without a budget (estimated from the
+    /// blocks, counted exactly when the estimate is within [`ESTIMATE_MARGIN`] of the full
+    /// schema's size), to decide whether focusing is worth it.
+    pub(crate) fn focused_tokens(&self, retrieval: &Retrieval<'_>) -> usize {
+        let (header, blocks) = self.focused_blocks(retrieval);
+        let estimate = tokens::count(&header) + blocks.iter().map(|b| b.tokens).sum::<usize>();
+        if estimate.abs_diff(self.full_tokens) > ESTIMATE_MARGIN {
+            return estimate;
+        }
+        fit(&header, &blocks, None, true).3
+    }
+
+    /// Blocks of a focused context in priority order, which is the reverse of the order a
+    /// budget drops them in: retrieved tables by rank, retrieved doc chunks other than
+    /// examples, FK neighbours, example chunks, the database overview.
     fn focused_blocks<'a>(&'a self, retrieval: &Retrieval<'a>) -> (String, Vec<Block<'a>>) {
         let mut blocks = Vec::new();
-        let table_block = |name: &'a str| {
+        let table_block = |name: &'a str, role: Role| {
             let i = self.catalog.tables.iter().position(|t| t.name == name)?;
             let b = &self.blocks[i];
-            Some(Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: Some(&self.catalog.tables[i].name) })
+            Some(Block {
+                section: Section::Tables,
+                text: Cow::Borrowed(&b.text),
+                tokens: b.tokens,
+                table: Some(&self.catalog.tables[i].name),
+                role,
+                documents: None,
+            })
         };
-        blocks.extend(retrieval.tables.iter().filter_map(|t| table_block(t)));
-        for c in &retrieval.chunks {
+        blocks.extend(retrieval.tables.iter().filter_map(|t| table_block(t, Role::Retrieved)));
+        let doc_block = |c: &crate::retrieve::ScoredChunk<'a>| {
             let chunk = c.chunk;
             let heading = match &chunk.column {
                 Some(column) => format!("### {}.{column} ({})\n", chunk.table, chunk.kind.name()),
                 None => format!("### {} ({})\n", chunk.table, chunk.kind.name()),
             };
             let tokens = chunk.tokens + tokens::count(&heading);
-            blocks.push(Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None });
-        }
-        blocks.extend(retrieval.expanded_tables.iter().filter_map(|t| table_block(t)));
+            let documents = self.catalog.table(&chunk.table).map(|t| t.name.as_str());
+            Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None, role: Role::Doc, documents }
+        };
+        let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
+        blocks.extend(retrieval.chunks.iter().filter(|c| !is_example(c)).map(doc_block));
+        blocks.extend(retrieval.expanded_tables.iter().filter_map(|t| table_block(t, Role::Neighbour)));
+        blocks.extend(retrieval.chunks.iter().filter(is_example).map(doc_block));
         if let Some(db) = &self.database
             && !db.text.is_empty()
         {
             let first = db.text.split("\n\n").next().unwrap_or_default();
-            blocks.push(Block { section: Section::Overview, text: Cow::Borrowed(first), tokens: tokens::count(first), table: None });
+            blocks.push(Block {
+                section: Section::Overview,
+                text: Cow::Borrowed(first),
+                tokens: tokens::count(first),
+                table: None,
+                role: Role::Doc,
+                documents: None,
+            });
         }
         let shown = retrieval.tables.len() + retrieval.expanded_tables.len();
-        let header = format!("# Database schema: {shown} of {} tables (focused on the question)\n\n", self.catalog.tables.len());
+        let header = format!(
+            "# Database schema: {shown} of {} tables (focused on the question, confidence {:.2})\n\n",
+            self.catalog.tables.len(),
+            retrieval.confidence
+        );
         (header, blocks)
+    }
+}
+
+/// True when `block` may be kept given what was decided for the blocks before it (`decided`):
+/// a retrieved table only after every better-ranked retrieved table, a neighbour only after
+/// every retrieved table, a doc chunk only with the table it documents.
+fn allowed(blocks: &[Block<'_>], keep: &[bool], at: usize) -> bool {
+    let block = &blocks[at];
+    let earlier = || blocks[..at].iter().zip(&keep[..at]);
+    match block.role {
+        Role::Whole => true,
+        Role::Retrieved | Role::Neighbour => earlier().all(|(b, k)| *k || b.role != Role::Retrieved),
+        Role::Doc => match block.documents {
+            Some(table) => !earlier().any(|(b, k)| !*k && b.table == Some(table)),
+            None => true,
+        },
     }
 }
 
@@ -153,7 +231,7 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: boo
         let total: usize = header_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
         let limit = if total <= budget { budget } else { budget.saturating_sub(NOTE_RESERVE) };
         for (i, block) in blocks.iter().enumerate() {
-            if used + block.tokens <= limit {
+            if used + block.tokens <= limit && allowed(blocks, &keep, i) {
                 used += block.tokens;
             } else {
                 keep[i] = false;
@@ -174,7 +252,13 @@ fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: boo
                 break;
             }
             match keep.iter().rposition(|&k| k) {
-                Some(last) => keep[last] = false,
+                Some(last) => {
+                    keep[last] = false;
+                    // Dropping a table drops what may only come with it.
+                    for i in last + 1..blocks.len() {
+                        keep[i] = keep[i] && allowed(blocks, &keep, i);
+                    }
+                }
                 None => break,
             }
         }
@@ -244,8 +328,10 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> Stri
 /// Tokens of the full schema made of `blocks`, printed exactly as [`SchemaIndex::render`] prints
 /// it.
 pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
-    let blocks: Vec<Block<'_>> =
-        blocks.iter().map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None }).collect();
+    let blocks: Vec<Block<'_>> = blocks
+        .iter()
+        .map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None, role: Role::Whole, documents: None })
+        .collect();
     fit(&full_header(blocks.len()), &blocks, None, true).3
 }
 

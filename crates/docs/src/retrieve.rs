@@ -1,7 +1,7 @@
 //! The retrieval index of one source and the hybrid strategy: BM25 over the doc chunks, the
 //! top-K kept above a relevance threshold, FK neighbours added beside them, and the full schema
 //! whenever retrieval would not help (small schema, retrieval off, no signal in the question,
-//! no or weak matches).
+//! no or weak matches, or a focused context no smaller than the full one).
 
 use std::cell::RefCell;
 
@@ -15,7 +15,7 @@ use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema};
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
-use crate::tokenize::{compound_parts, question_weight, tokenize};
+use crate::tokenize::{compound_parts, is_content_term, question_weight, tokenize};
 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
 /// cap on chunks per table, few enough to keep a query far below a millisecond.
@@ -34,7 +34,8 @@ pub enum FullReason {
         /// The configured threshold.
         threshold: usize,
     },
-    /// The question has too few content terms to retrieve on.
+    /// The question has too few content terms to retrieve on (phrasing such as "top" or "how
+    /// many" and generic nouns such as "data" or "table" do not count).
     QuestionTooShort {
         /// Content terms found.
         terms: usize,
@@ -43,12 +44,23 @@ pub enum FullReason {
     },
     /// No chunk matched any term of the question.
     NoMatches,
-    /// The best chunk answers too small a share of the question.
+    /// The retrieved chunks answer too small or too unspecific a share of the question (see
+    /// [`SchemaIndex::retrieve`]).
     WeakMatches {
-        /// The best chunk's score over the question's weight.
+        /// The retrieval's confidence, 0–1.
         confidence: f64,
         /// The configured minimum.
         min: f64,
+    },
+    /// The focused context would not save enough over the full schema: it would leave tables
+    /// out for little or no gain.
+    NotSmaller {
+        /// Tokens of the focused context (no budget).
+        focused_tokens: usize,
+        /// Tokens of the full schema.
+        full_tokens: usize,
+        /// The configured largest share of the full schema a focused context may take.
+        max_share: f64,
     },
 }
 
@@ -69,7 +81,8 @@ pub struct ScoredChunk<'a> {
     pub chunk: &'a Chunk,
     /// Its raw BM25 score.
     pub score: f64,
-    /// The score divided by the best score of this question (0–1].
+    /// The score over the question's weight (Σ weight·IDF of its known terms), at most 1: about
+    /// the share of the question this chunk matches, comparable across questions.
     pub relevance: f64,
 }
 
@@ -88,7 +101,8 @@ pub struct Retrieval<'a> {
     pub expanded_tables: Vec<&'a str>,
     /// Mean relevance of the kept chunks (0 when none).
     pub avg_relevance: f64,
-    /// The best chunk's score over the question's weight (see [`SchemaIndex::retrieve`]).
+    /// How surely the kept chunks point at the tables the question needs, 0–1 (see
+    /// [`SchemaIndex::retrieve`]); 0 when retrieval did not run.
     pub confidence: f64,
 }
 
@@ -99,7 +113,14 @@ impl Retrieval<'_> {
             Strategy::Full(_) => index.catalog.tables.iter().map(|t| t.name.clone()).collect(),
             Strategy::Focused => self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect(),
         };
-        RetrievalMetadata { strategy: self.strategy, chunks_retrieved: self.chunks.len(), tables_included, avg_relevance: self.avg_relevance }
+        RetrievalMetadata {
+            strategy: self.strategy,
+            chunks_retrieved: self.chunks.len(),
+            tables_included,
+            avg_relevance: self.avg_relevance,
+            confidence: self.confidence,
+            min_confidence: index.config.min_confidence,
+        }
     }
 }
 
@@ -116,6 +137,11 @@ pub struct RetrievalMetadata {
     pub tables_included: Vec<String>,
     /// Mean relevance of the kept chunks.
     pub avg_relevance: f64,
+    /// The retrieval's confidence (0 when retrieval did not run), compared with `minConfidence`
+    /// to choose between focused and full.
+    pub confidence: f64,
+    /// The configured minimum confidence for a focused context.
+    pub min_confidence: f64,
 }
 
 thread_local! {
@@ -177,16 +203,31 @@ impl SchemaIndex {
 
     /// Retrieval with the hybrid strategy; `top_k` overrides the configured value.
     ///
-    /// **Relevance** is a chunk's score divided by the best score for the question, so the
-    /// threshold (0.3) keeps chunks at least 30% as good as the best one, whatever the
-    /// question's length. On the pooled Spider evaluation this threshold cost no table recall
-    /// (Recall@5 was the same at 0.0 and 0.3) while dropping stray chunks. An absolute bar —
-    /// the score over the question's attainable score — was not chosen for relevance because
-    /// questions are often mostly values the schema does not contain ("Aruba", "English"), so
-    /// correct chunks rarely come near it. The absolute measure is used where it belongs, for the
-    /// weak-retrieval fallback: **confidence** is the best score over the question's weight
-    /// (Σ weight·IDF of its known terms), about the share of the question the best chunk covers.
+    /// Both measures are absolute, so that one threshold means the same for every question:
+    ///
+    /// - **Relevance** of a chunk is its score over the question's weight `W = Σ weight·IDF` of
+    ///   the question's terms the corpus knows (capped at 1): about the share of the question it
+    ///   matches. Chunks below `relevance_threshold` are dropped, even the best one.
+    /// - **Confidence** is `Σ weight·IDF` of the known question terms that some kept chunk
+    ///   contains, over `Σ weight·max IDF` of all known question terms: the share of the
+    ///   question the focused context covers, each term counted by how specific it is in this
+    ///   corpus (a term in one chunk counts fully; `name`, in half the chunks, hardly at all).
+    ///   Below `min_confidence` the full schema is shown.
+    ///
+    /// Terms the corpus does not know (often values: "Aruba", "English") count in neither, since
+    /// no context, full or focused, can show them. Phrasing ("top", "how many", "average") and
+    /// generic nouns ("data", "table") weigh a quarter, and a question with no other term gets the
+    /// full schema. Last, a focused context larger than `max_focused_share` of the full schema
+    /// gets the full schema too: leaving tables out must buy a real saving.
     pub fn retrieve(&self, question: &str, top_k: Option<usize>) -> Retrieval<'_> {
+        self.retrieve_within(question, top_k, None)
+    }
+
+    /// [`SchemaIndex::retrieve`] for a context of at most `max_tokens`: when the full schema does
+    /// not fit the budget, a focused context is kept even if it is not smaller than the full
+    /// schema, since fitting it drops its lowest-value blocks first while fitting the full schema
+    /// would drop tables regardless of the question.
+    pub fn retrieve_within(&self, question: &str, top_k: Option<usize>, max_tokens: Option<usize>) -> Retrieval<'_> {
         let config = &self.config;
         let full = |reason| Retrieval {
             strategy: Strategy::Full(reason),
@@ -204,8 +245,9 @@ impl SchemaIndex {
             return full(FullReason::SmallSchema { tables, threshold: config.table_threshold });
         }
         let terms = tokenize(question);
-        if terms.len() < config.min_question_terms || terms.is_empty() {
-            return full(FullReason::QuestionTooShort { terms: terms.len(), min: config.min_question_terms });
+        let content = count_content_terms(&terms);
+        if content < config.min_question_terms.max(1) {
+            return full(FullReason::QuestionTooShort { terms: content, min: config.min_question_terms.max(1) });
         }
         let (chunks, confidence) = self.rank(&terms, top_k.unwrap_or(config.top_k));
         if chunks.is_empty() {
@@ -216,7 +258,16 @@ impl SchemaIndex {
             weak.confidence = confidence;
             return weak;
         }
-        self.focused(chunks, confidence)
+        let focused = self.focused(chunks, confidence);
+        let focused_tokens = self.focused_tokens(&focused);
+        let max_share = config.max_focused_share;
+        let full_fits = max_tokens.is_none_or(|budget| self.full_tokens <= budget);
+        if full_fits && focused_tokens as f64 >= max_share * self.full_tokens as f64 {
+            let mut larger = full(FullReason::NotSmaller { focused_tokens, full_tokens: self.full_tokens, max_share });
+            larger.confidence = confidence;
+            return larger;
+        }
+        focused
     }
 
     fn focused<'a>(&'a self, chunks: Vec<ScoredChunk<'a>>, confidence: f64) -> Retrieval<'a> {
@@ -240,7 +291,7 @@ impl SchemaIndex {
     }
 
     /// The top-`k` chunks (at most `max_chunks_per_table` per table, relevance ≥ threshold) and
-    /// the confidence of the best one.
+    /// the confidence they give (see [`SchemaIndex::retrieve`]).
     fn rank(&self, terms: &[String], k: usize) -> (Vec<ScoredChunk<'_>>, f64) {
         if k == 0 {
             return (Vec::new(), 0.0);
@@ -248,21 +299,24 @@ impl SchemaIndex {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (scratch, hits) = &mut *guard;
-            let weighted: Vec<(&str, f64)> = terms.iter().map(|t| (t.as_str(), question_weight(t))).collect();
-            self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits);
-            let Some(best) = hits.first().map(|h| h.score) else {
-                return (Vec::new(), 0.0);
-            };
+            let mut weighted: Vec<(&str, f64)> = Vec::with_capacity(terms.len());
+            for t in terms {
+                weighted.push((t.as_str(), question_weight(t)));
+            }
             let weight = self.bm25.query_weight(&weighted);
-            let confidence = if weight > 0.0 { best / weight } else { 0.0 };
+            if weight <= 0.0 {
+                return (Vec::new(), 0.0);
+            }
+            self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits);
             let cap = self.config.max_chunks_per_table.max(1);
             let mut per_table: Vec<(&str, usize)> = Vec::new();
             let mut out = Vec::with_capacity(k);
+            let mut kept_docs: Vec<u32> = Vec::with_capacity(k);
             for hit in hits.iter() {
                 if out.len() == k {
                     break;
                 }
-                let relevance = hit.score / best;
+                let relevance = (hit.score / weight).min(1.0);
                 if relevance < self.config.relevance_threshold {
                     break;
                 }
@@ -278,11 +332,43 @@ impl SchemaIndex {
                     continue;
                 }
                 per_table[slot].1 += 1;
+                kept_docs.push(hit.doc);
                 out.push(ScoredChunk { chunk, score: hit.score, relevance });
             }
-            (out, confidence)
+            (out, self.coverage(&weighted, &kept_docs))
         })
     }
+
+    /// Σ weight·IDF of the known terms some document of `docs` contains, over Σ weight·max IDF
+    /// of all known terms (each distinct term once).
+    fn coverage(&self, weighted: &[(&str, f64)], docs: &[u32]) -> f64 {
+        let max_idf = self.bm25.max_idf();
+        let (mut covered, mut attainable) = (0.0, 0.0);
+        let mut seen: Vec<&str> = Vec::with_capacity(weighted.len());
+        for &(term, weight) in weighted {
+            if seen.contains(&term) {
+                continue;
+            }
+            seen.push(term);
+            let Some(idf) = self.bm25.idf(term) else { continue };
+            attainable += weight * max_idf;
+            if docs.iter().any(|&d| self.bm25.contains(term, d)) {
+                covered += weight * idf.max(0.0);
+            }
+        }
+        if attainable > 0.0 { (covered / attainable).min(1.0) } else { 0.0 }
+    }
+}
+
+/// Question terms that say what to look for (see [`is_content_term`]), each counted once.
+fn count_content_terms(terms: &[String]) -> usize {
+    let mut seen: Vec<&str> = Vec::new();
+    for t in terms.iter().filter(|t| is_content_term(t)) {
+        if !seen.contains(&t.as_str()) {
+            seen.push(t);
+        }
+    }
+    seen.len()
 }
 
 /// Adds the parts of joined identifiers (`countrylanguage` → `country`, `language`) to each

@@ -19,9 +19,12 @@ const STOPWORDS: &[&str] = &[
 const NOT_PLURAL: &[&str] = &["series", "species", "news", "always", "perhaps", "whereas", "physics", "mathematics"];
 
 /// Question words that say how to query (count, rank, compare, aggregate) rather than what to
-/// query. They are not dropped — `count` or `total` can be real columns — but weigh less
+/// query, and generic nouns for "the data" itself (`data`, `table`, `record`, `information`).
+/// They are not dropped — `count` or `total` can be real columns — but weigh less
 /// ([`QUESTION_PHRASING_WEIGHT`]), so "the number of employees" is about employees, not about
-/// every `*_number` column. Singular forms, as the tokenizer emits them.
+/// every `*_number` column; and they are not *content* ([`is_content_term`]): a question made
+/// only of them ("show me the data") says nothing about where to look. Singular forms, as the
+/// tokenizer emits them.
 const QUESTION_PHRASING: &[&str] = &[
     "after",
     "amount",
@@ -31,15 +34,22 @@ const QUESTION_PHRASING: &[&str] = &[
     "between",
     "biggest",
     "count",
+    "data",
+    "database",
     "descending",
+    "detail",
     "different",
     "distinct",
+    "entry",
     "every",
+    "everything",
     "fewer",
     "find",
     "greater",
     "greatest",
     "highest",
+    "info",
+    "information",
     "larger",
     "largest",
     "least",
@@ -57,11 +67,16 @@ const QUESTION_PHRASING: &[&str] = &[
     "only",
     "order",
     "ordered",
+    "record",
+    "row",
     "smaller",
     "smallest",
     "sort",
     "sorted",
+    "stuff",
     "sum",
+    "table",
+    "thing",
     "top",
     "total",
     "unique",
@@ -74,6 +89,75 @@ pub const QUESTION_PHRASING_WEIGHT: f64 = 0.25;
 /// `number`, `most` or `average`, 1 otherwise.
 pub fn question_weight(term: &str) -> f64 {
     if QUESTION_PHRASING.binary_search(&term).is_ok() { QUESTION_PHRASING_WEIGHT } else { 1.0 }
+}
+
+/// True for a question term that says what to look for (not phrasing or a generic noun, see
+/// [`question_weight`]).
+pub fn is_content_term(term: &str) -> bool {
+    question_weight(term) == 1.0
+}
+
+/// Scaffolding words of the docs format and of the text generated from the catalog and the
+/// profiles (section labels, "primary key", "references", "integers from 1 to 59", "one row
+/// per …", SQL keywords of query patterns). They are indexed when they are part of a name (a
+/// `Type` column, a `Reference` table: names are indexed apart, see [`crate::Chunk::keywords`])
+/// but never from prose, where they appear in most chunks of a kind and would let a question's
+/// "type" or "rows" match every overview. Singular forms, sorted.
+const PROSE_BOILERPLATE: &[&str] = &[
+    "business",
+    "case",
+    "character",
+    "column",
+    "context",
+    "database",
+    "description",
+    "detail",
+    "distinct",
+    "doc",
+    "domain",
+    "example",
+    "generated",
+    "integer",
+    "join",
+    "key",
+    "matching",
+    "note",
+    "null",
+    "nullable",
+    "number",
+    "one",
+    "pattern",
+    "primary",
+    "profile",
+    "purpose",
+    "query",
+    "refer",
+    "reference",
+    "referenced",
+    "related",
+    "relationship",
+    "row",
+    "select",
+    "table",
+    "text",
+    "type",
+    "unique",
+    "use",
+    "value",
+    "view",
+    "yes",
+];
+
+/// Appends the terms of documentation prose to `out`: [`tokenize_into`] without the
+/// [`PROSE_BOILERPLATE`] words.
+pub fn tokenize_prose_into(text: &str, out: &mut Vec<String>) {
+    for_each_part(text, |part| {
+        let before = out.len();
+        push_term(part, out);
+        if out.len() > before && out.last().is_some_and(|t| PROSE_BOILERPLATE.binary_search(&t.as_str()).is_ok()) {
+            out.pop();
+        }
+    });
 }
 
 /// The two known words a joined identifier is made of (`countrylanguage` → `country`,
@@ -120,7 +204,9 @@ pub fn singular(word: &str) -> Cow<'_, str> {
 
 /// Appends the terms of `text` to `out`: lowercase identifier parts (snake_case, camelCase,
 /// `HTTPServer` → `http`, `server`; letters and digits apart), at least two characters long unless
-/// numeric, stopwords dropped, plurals singular.
+/// part of a word, stopwords dropped, plurals singular. Numbers are values, not schema
+/// vocabulary, and are never terms: otherwise the "5" of "top 5 customers" would match every
+/// "5 rows", "integers 3, 4, 5" or "T2P 5M5" in generated text.
 pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
     for_each_part(text, |part| push_term(part, out));
 }
@@ -139,9 +225,9 @@ pub fn tokenize(text: &str) -> Vec<String> {
 
 fn push_term(part: &str, out: &mut Vec<String>) {
     let lower = part.to_ascii_lowercase();
-    let numeric = lower.bytes().all(|b| b.is_ascii_digit());
-    // One-letter parts ("s" of "customer's", "t1" aliases) are noise; digits stay (years, ids).
-    if (lower.chars().count() < 2 && !numeric) || is_stopword(&lower) {
+    let numeric = lower.chars().all(char::is_numeric);
+    // One-letter parts ("s" of "customer's", "t1" aliases) are noise.
+    if numeric || lower.chars().count() < 2 || is_stopword(&lower) {
         return;
     }
     match singular(&lower) {
@@ -205,7 +291,7 @@ mod tests {
         assert_eq!(tokenize("HTTPServer"), ["http", "server"]);
         assert_eq!(tokenize("document IDs and URLs"), ["document", "id", "url"]);
         assert_eq!(tokenize("invoiceLineItems"), ["invoice", "line", "item"]);
-        assert_eq!(tokenize("Address1"), ["address", "1"]);
+        assert_eq!(tokenize("Address1"), ["address"]);
         assert_eq!(tokenize("concert_singer.singer_in_concert"), ["concert", "singer", "singer", "concert"]);
     }
 
@@ -217,9 +303,21 @@ mod tests {
     }
 
     #[test]
-    fn drops_stopwords_and_single_letters_but_keeps_short_identifiers_and_numbers() {
+    fn drops_stopwords_single_letters_and_numbers_but_keeps_short_identifiers() {
         assert_eq!(tokenize("How many singers do we have?"), ["singer"]);
-        assert_eq!(tokenize("What is the customer's id in 2009"), ["customer", "id", "2009"]);
-        assert_eq!(tokenize("Show the name and count of T1"), ["name", "count", "1"]);
+        assert_eq!(tokenize("What is the customer's id in 2009"), ["customer", "id"]);
+        assert_eq!(tokenize("Show the name and count of T1"), ["name", "count"]);
+        // Digits of every script are numbers too.
+        assert_eq!(tokenize("top 5 customers, ٣ albums, 10e3 Ⅻ 0.99"), ["top", "customer", "album"]);
+    }
+
+    #[test]
+    fn prose_drops_the_docs_scaffolding_but_names_keep_it() {
+        let mut prose = Vec::new();
+        tokenize_prose_into("Table `Playlist` (5 rows). Primary key of Playlist. References Genre.GenreId; integers from 1 to 59", &mut prose);
+        assert_eq!(prose, ["playlist", "playlist", "genre", "genre", "id"]);
+        assert_eq!(tokenize("MediaType"), ["media", "type"]);
+        assert!(is_content_term("customer") && !is_content_term("data") && !is_content_term("top"));
+        assert!(PROSE_BOILERPLATE.windows(2).all(|w| w[0] < w[1]));
     }
 }

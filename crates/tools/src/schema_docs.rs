@@ -175,7 +175,7 @@ pub(crate) fn context_for(
     max_tokens: Option<usize>,
 ) -> Result<(schemascope_docs::SchemaContext, bool), ToolError> {
     let built = index(registry, source)?;
-    let retrieval = built.index.retrieve(question, None);
+    let retrieval = built.index.retrieve_within(question, None, max_tokens);
     Ok((built.index.render_counted(&retrieval, max_tokens, false), built.reused))
 }
 
@@ -251,7 +251,7 @@ fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<T
     let started = Instant::now();
     let built = index(registry, &source)?;
     let retrieved = Instant::now();
-    let retrieval = built.index.retrieve(question, params.top_k);
+    let retrieval = built.index.retrieve_within(question, params.top_k, params.max_tokens);
     let retrieval_ms = retrieved.elapsed().as_secs_f64() * 1000.0;
     let context = built.index.render(&retrieval, params.max_tokens);
     let mut metadata = json!(context.metadata);
