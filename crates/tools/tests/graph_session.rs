@@ -601,6 +601,7 @@ fn selectors_on_odd_items_match_the_rest_and_count_the_unevaluated() {
     // Styling works too, and the scene renders with the deep node in it.
     let styled = find_and_style_nodes(
         &registry,
+        Caller::Ai,
         StyleElementsParams {
             selector: "contains(tags, 'critical')".into(),
             style: serde_json::from_value(json!({"color": "red"})).unwrap(),
@@ -651,6 +652,7 @@ fn a_zero_match_says_why_when_the_data_tells() {
     assert!(h.contains("has run") && h.contains("`algorithmResults.schemascope.degree.degree`"), "{h}");
     let styled = find_and_style_edges(
         &registry,
+        Caller::Ai,
         StyleElementsParams {
             selector: "type == 'server'".into(),
             style: serde_json::from_value(json!({"color": "red"})).unwrap(),
@@ -660,6 +662,8 @@ fn a_zero_match_says_why_when_the_data_tells() {
     assert!(!styled.success);
     assert!(styled.message.contains("No edge has a property `type`") && styled.message.contains("nodes (collection `nodes`)"), "{}", styled.message);
     assert_eq!(hints("type == 'router'"), "", "nothing knowable, nothing said");
+}
+
 /// a→b, a→c, b→c, c→a, d→c; expected values from networkx 3.6.1 (`DiGraph`, and
 /// `to_undirected()` for the undirected reading).
 const SMALL_EDGES: &str = r#"[{"source":"a","target":"b"},{"source":"a","target":"c"},{"source":"b","target":"c"},{"source":"c","target":"a"},{"source":"d","target":"c"}]"#;
