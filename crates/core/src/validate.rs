@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn observations_never_invalidate_and_each_is_one_warning() {
-        let value = json!({"celsius": 17, "sensor_id": "s", "timestamp": 1, "state": "of", "at": "yesterday"});
+        let value = json!({"celsius": 17, "sensor_id": "s", "timestamp": 1, "state": "offf", "at": "yesterday"});
         let report = validate(&temperature_schema(), &value).expect("validates");
         assert!(report.valid, "{:?}", report.errors);
         let keywords: Vec<&str> = report.warnings.iter().map(|w| w.keyword.as_str()).collect();
