@@ -255,3 +255,39 @@ fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() 
     let pool = sample_pool(&db, table, profile.item_count, 7, None).unwrap_or_else(|e| panic!("sample: {e}"));
     assert_eq!(pool.len(), columns.len() + 2);
 }
+
+/// One numeric value past float8's exactness among ordinary ones (an independent tester's case):
+/// the column stays a number column whose range and mean include it, as PostgreSQL computes them.
+#[test]
+fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_long_numeric");
+    let s = scratch.schema.clone();
+    scratch
+        .client
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}; CREATE TABLE {s}.amounts (id int PRIMARY KEY, amt numeric(30, 2), f float8);\
+             INSERT INTO {s}.amounts SELECT g, g * 1.5, g FROM generate_series(1, 100) g;\
+             INSERT INTO {s}.amounts VALUES (101, 98765432109876543.21, 'NaN'), (102, NULL, NULL);"
+        ))
+        .expect("table");
+    let truth = scratch.client.query_one(&format!("SELECT max(amt)::float8, avg(amt)::float8 FROM {s}.amounts"), &[]).expect("truth");
+    let (max, avg): (f64, f64) = (truth.get(0), truth.get(1));
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(&format!("{s}.amounts")).expect("the table");
+    let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
+    let json = serde_json::to_value(&profile).expect("json");
+    let memory = common::in_memory(&db, table);
+    common::assert_same(&json, &serde_json::to_value(memory.profile()).expect("json"), "amounts");
+    let amt = json["root"]["children"].as_array().expect("children").iter().find(|c| c.to_string().contains("\"amt\"")).unwrap_or_else(|| panic!("amt in {json}")).clone();
+    assert_eq!(amt["profile"]["types"]["string"], 0, "no value of amt is counted as text: {amt}");
+    assert_eq!(amt["profile"]["types"]["number"], 101, "{amt}");
+    let numbers = &amt["profile"]["numbers"];
+    let (got_max, got_mean) = (numbers["max"].as_f64().expect("max"), numbers["mean"].as_f64().expect("mean"));
+    assert!((got_max - max).abs() <= max * 1e-14, "max {got_max} vs PostgreSQL {max}: {numbers}");
+    assert!((got_mean - avg).abs() <= avg * 1e-12, "mean {got_mean} vs PostgreSQL {avg}: {numbers}");
+}

@@ -129,6 +129,19 @@ pub fn number_sql(expr: &str) -> String {
     )
 }
 
+/// SQL for "the number `expr` is finite and within float8's range". Profiles and samples read
+/// such a value that is not exact as a JSON number ([`number_sql`]) as its nearest double,
+/// rounded to 15 significant digits, so one long numeric does not make a column "mixed" with a
+/// range over the others; NaN, ±Infinity and values past float8's range stay text.
+pub fn float_range_sql(expr: &str) -> String {
+    let text = format!("({expr})::text");
+    format!(
+        "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \
+         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < 1e-307 OR abs({text}::numeric) >= 1e308) THEN false \
+         ELSE true END)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

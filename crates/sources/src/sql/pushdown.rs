@@ -92,9 +92,19 @@ impl JsonView {
                         ValueClass::Integer => format!("{quoted}::int8"),
                         // Read as is: its text output, read by the client's rule, is exact.
                         ValueClass::Number => {
-                            select.push(format!("CASE WHEN NOT {} THEN {quoted}::text END AS t{i}", super::pg_text::number_sql(&quoted)));
-                            // A `real` as the decimal it shows (widened, 1.1 would be 1.100000023841858).
-                            if column.declared_type.starts_with("real") { format!("{quoted}::text::float8") } else { quoted }
+                            // Exact numbers as they are; other finite ones in float8's range as their
+                            // nearest double (15 significant digits, more than any shown statistic),
+                            // so one long numeric never turns a column "mixed" with a range over the
+                            // rest; NaN, ±Infinity and values past float8's range are text.
+                            // execute_query keeps every numeric exact. Read through the text, so a
+                            // `real` is the decimal it shows (widened, 1.1 would be 1.100000023841858).
+                            let finite = super::pg_text::float_range_sql(&quoted);
+                            let exact = super::pg_text::number_sql(&quoted);
+                            select.push(format!("CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"));
+                            format!(
+                                "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::numeric \
+                                 ELSE {quoted}::text::numeric END)"
+                            )
                         }
                         ValueClass::Boolean => format!("{quoted}::boolean"),
                         _ => format!("{quoted}::text"),
