@@ -68,7 +68,8 @@ struct Block<'a> {
 enum Role {
     /// A table of the full schema: any that fits is kept.
     Whole,
-    /// A retrieved table: kept only when every better-ranked one was kept.
+    /// A retrieved table: offered to the budget in rank order; one too big to fit does not
+    /// stop a smaller, lower-ranked one (an unused budget helps nobody).
     Retrieved,
     /// An FK neighbour of the retrieved tables: kept only when every retrieved table was kept,
     /// so that a small neighbour never takes the place of a retrieved table.
@@ -133,6 +134,9 @@ impl SchemaIndex {
             Strategy::Focused => self.focused_blocks(retrieval),
         };
         let (text, omitted_tables, omitted_chunks, tokens) = fit(&header, &blocks, max_tokens, exact);
+        // The metadata names the tables the text shows, not those the budget left out.
+        let mut metadata = metadata;
+        metadata.tables_included.retain(|t| !omitted_tables.contains(t));
         SchemaContext { tokens, text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
     }
 
@@ -204,14 +208,14 @@ impl SchemaIndex {
 }
 
 /// True when `block` may be kept given what was decided for the blocks before it (`decided`):
-/// a retrieved table only after every better-ranked retrieved table, a neighbour only after
-/// every retrieved table, a doc chunk only with the table it documents.
+/// a retrieved table whenever it fits, a neighbour only after every retrieved table, a doc
+/// chunk only with the table it documents.
 fn allowed(blocks: &[Block<'_>], keep: &[bool], at: usize) -> bool {
     let block = &blocks[at];
     let earlier = || blocks[..at].iter().zip(&keep[..at]);
     match block.role {
-        Role::Whole => true,
-        Role::Retrieved | Role::Neighbour => earlier().all(|(b, k)| *k || b.role != Role::Retrieved),
+        Role::Whole | Role::Retrieved => true,
+        Role::Neighbour => earlier().all(|(b, k)| *k || b.role != Role::Retrieved),
         Role::Doc => match block.documents {
             Some(table) => !earlier().any(|(b, k)| !*k && b.table == Some(table)),
             None => true,
