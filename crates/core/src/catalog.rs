@@ -27,6 +27,10 @@ pub struct ColumnInfo {
     /// The column's comment (`COMMENT ON COLUMN`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// The built-in type the column stores when the declared type is a domain (`integer` for a
+    /// domain over a domain over `integer`): its values are read and profiled as that type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_type: Option<String>,
 }
 
 /// A foreign key: `columns` of the owning table reference `referenced_columns` of another.
@@ -143,7 +147,7 @@ mod tests {
     use super::*;
 
     fn column(name: &str) -> ColumnInfo {
-        ColumnInfo { name: name.into(), declared_type: "INTEGER".into(), nullable: false, comment: None }
+        ColumnInfo { name: name.into(), declared_type: "INTEGER".into(), nullable: false, comment: None, base_type: None }
     }
 
     fn table(name: &str, columns: &[&str], fks: &[(&str, &str, &str)]) -> TableInfo {

@@ -332,7 +332,7 @@ mod tests {
     use crate::parse::parse_docs;
 
     fn column(name: &str, ty: &str) -> ColumnInfo {
-        ColumnInfo { name: name.into(), declared_type: ty.into(), nullable: false, comment: None }
+        ColumnInfo { name: name.into(), declared_type: ty.into(), nullable: false, comment: None, base_type: None }
     }
 
     fn catalog() -> Catalog {

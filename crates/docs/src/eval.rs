@@ -112,7 +112,7 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
         };
         let ty = raw.column_types.get(i).map_or(String::new(), |t| t.to_ascii_uppercase());
         let target = tables.get_mut(t).ok_or_else(|| inconsistent(format!("column {name} names table {t}")))?;
-        target.columns.push(ColumnInfo { name: name.clone(), declared_type: ty, nullable: true, comment: None });
+        target.columns.push(ColumnInfo { name: name.clone(), declared_type: ty, nullable: true, comment: None, base_type: None });
         columns.push(Some((t, name.clone())));
     }
     let column = |i: usize| columns.get(i).and_then(|c| c.clone()).ok_or_else(|| inconsistent(format!("no column {i}")));

@@ -95,16 +95,37 @@ impl SourceSpec {
     }
 }
 
-/// `uri` with the password of its user info replaced by `***`.
+/// `uri` with the password of its user info and any `password` parameter replaced by `***`.
 pub fn redact_uri(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else { return uri.to_string() };
-    match rest.split_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}")
-        }
-        _ => uri.to_string(),
+    // The user info ends at the last `@` (an unescaped `@` in a password is common).
+    let (userinfo, after) = match rest.rsplit_once('@') {
+        Some((userinfo, host)) => (Some(userinfo), host),
+        None => (None, rest),
+    };
+    let (location, query) = match after.split_once('?') {
+        Some((location, query)) => (location, Some(query)),
+        None => (after, None),
+    };
+    let mut out = format!("{scheme}://");
+    match userinfo {
+        Some(info) if info.contains(':') => out.push_str(&format!("{}:***@", info.split(':').next().unwrap_or(""))),
+        Some(info) => out.push_str(&format!("{info}@")),
+        None => {}
     }
+    out.push_str(location);
+    if let Some(query) = query {
+        let parameters: Vec<String> = query
+            .split('&')
+            .map(|p| match p.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => p.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&parameters.join("&"));
+    }
+    out
 }
 
 impl FromStr for SourceSpec {
@@ -180,6 +201,20 @@ impl FromStr for SourceSpec {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn passwords_are_redacted_wherever_a_uri_carries_them() {
+        for (uri, shown) in [
+            ("postgres://u:secret@h:5432/db", "postgres://u:***@h:5432/db"),
+            ("postgres://u:p@ss/w@rd@h/db", "postgres://u:***@h/db"),
+            ("postgres://u@h/db?password=secret&sslmode=disable", "postgres://u@h/db?password=***&sslmode=disable"),
+            ("postgres://h/db?PASSWORD=x", "postgres://h/db?PASSWORD=***"),
+            ("postgres://h/db", "postgres://h/db"),
+        ] {
+            assert_eq!(redact_uri(uri), shown, "{uri}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -27,8 +27,9 @@ pub fn describe_schema(registry: &Registry, params: DescribeSchemaParams) -> Too
 fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
-    let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
+    // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
+    let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
     let message = format!("Source `{}`: {} with {properties} properties.", source.name(), sizes.join(", "));
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();

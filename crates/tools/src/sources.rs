@@ -16,7 +16,20 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 .collections
                 .iter()
                 .map(|c| {
-                    let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": c.len(), "properties": c.profile().properties().len()});
+                    // The profile first: a view's rows are counted by it. A table whose profile
+                    // failed has only the catalog's count, if any.
+                    let properties = c.profile().properties().len();
+                    let count = match c.table() {
+                        Some(table) => c.profile_ready().map(|p| p.item_count).or(table.row_count).map_or(serde_json::Value::Null, Into::into),
+                        None => c.len().into(),
+                    };
+                    let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": count, "properties": properties});
+                    if let Some(table) = c.table() {
+                        entry["relation"] = json!(table.kind);
+                    }
+                    if let Some(error) = c.profile_error() {
+                        entry["profileError"] = json!(error);
+                    }
                     if let Some(snapshot) = &s.aimdb {
                         // Every record of the instance, those without a value yet too, with its type.
                         entry["records"] = json!(snapshot
@@ -34,7 +47,7 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 .collect();
             let mut entry = json!({
                 "name": s.name(),
-                "uri": s.spec.text,
+                "uri": s.spec.display_text(),
                 "format": format!("{:?}", s.format).to_lowercase(),
                 "resource": format!("schema://{}", s.name()),
                 "bytes": s.bytes,

@@ -196,8 +196,19 @@ fn postgres_tables_work_with_every_discovery_tool() {
     let schema = ok(query_schema(&registry, QuerySchemaParams { source: pg.clone(), collection: table("Invoice"), ..Default::default() }));
     assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
     assert_eq!(schema["metadata"]["comment"], "One purchase by a customer; its lines are in InvoiceLine.");
-    let markdown = ok(describe_schema(&registry, DescribeSchemaParams { source: pg, format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let markdown =
+        ok(describe_schema(&registry, DescribeSchemaParams { source: pg.clone(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     assert!(markdown["markdown"].as_str().expect("text").contains("— People and companies who bought music from the store."));
+    // A view is listed as a view, with the rows its profile counted (the catalog cannot know
+    // them), and the password of the URI is never shown.
+    let listed = ok(list_sources(&registry, ListSourcesParams::default()));
+    let collections = listed["sources"][0]["collections"].as_array().expect("collections");
+    let view = collections.iter().find(|c| c["name"] == "CustomerInvoiceTotals").expect("the view");
+    assert_eq!((&view["relation"], &view["count"]), (&serde_json::json!("view"), &serde_json::json!(59)), "{view}");
+    let invoice = collections.iter().find(|c| c["name"] == "Invoice").expect("Invoice");
+    assert_eq!((&invoice["relation"], &invoice["count"]), (&serde_json::json!("table"), &serde_json::json!(412)), "{invoice}");
+    let uri_shown = listed["sources"][0]["uri"].as_str().expect("uri");
+    assert!(uri_shown.contains(":***@") && !uri_shown.contains(":schemascope@"), "{uri_shown}");
 }
 
 #[test]

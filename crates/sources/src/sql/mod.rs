@@ -9,6 +9,7 @@
 
 pub mod create;
 pub mod guard;
+mod json_columns;
 pub mod pg_text;
 mod postgres;
 pub mod pushdown;

@@ -2,12 +2,14 @@
 //! can return has a text form, so no type (extension types, ranges, composites, …) fails to
 //! decode.
 //!
-//! Integers become JSON integers, booleans booleans, `json`/`jsonb` their JSON. Floats and
-//! `numeric` become JSON numbers when the number written is exactly the database's value —
-//! its shortest `float8` form denotes the same decimal — and otherwise the database's exact
-//! text as a string (`numeric` past 17 significant digits, `NaN`, `Infinity`, `-Infinity`).
-//! Everything else (dates, times, intervals, uuid, bytea as `\x…`, arrays, ranges, money, …)
-//! is its text, as `psql` shows it. The same rule is written in SQL ([`number_sql`]) for the
+//! Integers (and `oid`) become JSON integers, booleans booleans, `json`/`jsonb` their JSON, and
+//! arrays JSON arrays of their elements read by the same rule. Floats and `numeric` become JSON
+//! numbers when the number written is exactly the database's value — its shortest `float8`
+//! form denotes the same decimal — and otherwise the database's exact text as a string
+//! (`numeric` past 17 significant digits, `NaN`, `Infinity`, `-Infinity`); a number inside
+//! JSON that a JSON number cannot hold exactly becomes that string too. Domains read as their
+//! base type. Everything else (dates, times, intervals, uuid, bytea as `\x…`, ranges, money,
+//! …) is its text, as `psql` shows it. The same rule is written in SQL ([`number_sql`]) for the
 //! profiles computed inside the database.
 
 use postgres::types::{Kind, Type};
@@ -34,7 +36,97 @@ pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
         },
         Type::FLOAT4 | Type::FLOAT8 | Type::NUMERIC => number(text),
         Type::JSON | Type::JSONB => json(text),
-        _ => SqlValue::Text(text.into()),
+        _ => match ty.kind() {
+            Kind::Array(element) => array(element, text).map_or_else(|| SqlValue::Text(text.into()), SqlValue::Json),
+            _ => SqlValue::Text(text.into()),
+        },
+    }
+}
+
+/// Nesting of array dimensions read at most (PostgreSQL allows 6).
+const MAX_DIMENSIONS: usize = 6;
+
+/// An array's text output (`{1,2,NULL}`, `{{"a b",c},{d,e}}`) as a JSON array of its elements,
+/// each read as a value of `element`; `None` when the text is not in that form (an array with
+/// explicit bounds, `[0:1]={…}`, keeps its text: the bounds would be lost).
+fn array(element: &Type, text: &str) -> Option<Value> {
+    let delimiter = if *element == Type::BOX { b';' } else { b',' };
+    let mut reader = ArrayText { text, at: 0, delimiter };
+    let value = reader.array(element, 0)?;
+    (reader.at == text.len()).then_some(value)
+}
+
+/// A cursor over an array's text output.
+struct ArrayText<'a> {
+    text: &'a str,
+    at: usize,
+    delimiter: u8,
+}
+
+impl ArrayText<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    /// `{ element, … }` at the cursor.
+    fn array(&mut self, element: &Type, depth: usize) -> Option<Value> {
+        if depth >= MAX_DIMENSIONS || self.peek() != Some(b'{') {
+            return None;
+        }
+        self.at += 1;
+        let mut items = Vec::new();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Some(Value::Array(items));
+        }
+        loop {
+            let item = match self.peek()? {
+                b'{' => self.array(element, depth + 1)?,
+                b'"' => value(element, Some(&self.quoted()?)).to_json(),
+                _ => {
+                    let raw = self.unquoted()?;
+                    if raw.eq_ignore_ascii_case("NULL") { Value::Null } else { value(element, Some(&raw)).to_json() }
+                }
+            };
+            items.push(item);
+            match self.peek()? {
+                b'}' => {
+                    self.at += 1;
+                    return Some(Value::Array(items));
+                }
+                b if b == self.delimiter => self.at += 1,
+                _ => return None,
+            }
+        }
+    }
+
+    /// A double-quoted element, its backslash escapes undone.
+    fn quoted(&mut self) -> Option<String> {
+        let mut out = String::new();
+        let mut chars = self.text[self.at + 1..].char_indices();
+        while let Some((i, ch)) = chars.next() {
+            match ch {
+                '"' => {
+                    self.at += 1 + i + 1;
+                    return Some(out);
+                }
+                '\\' => out.push(chars.next()?.1),
+                _ => out.push(ch),
+            }
+        }
+        None
+    }
+
+    /// An unquoted element, up to the delimiter or the closing brace.
+    fn unquoted(&mut self) -> Option<String> {
+        let rest = &self.text[self.at..];
+        let end = rest.find(|c: char| c == char::from(self.delimiter) || c == '}' || c == '{' || c == '"')?;
+        if rest.as_bytes()[end] != self.delimiter && rest.as_bytes()[end] != b'}' {
+            return None;
+        }
+        self.at += end;
+        let raw = rest[..end].trim();
+        (!raw.is_empty() && !raw.contains('\\')).then(|| raw.to_string())
     }
 }
 
@@ -80,17 +172,33 @@ fn decimal(text: &str) -> Option<(bool, String, i64)> {
     Some((negative, digits, point.checked_add(exponent)?))
 }
 
-/// JSON text as its value, unless a number in it would not survive as a JSON number exactly
-/// (then the text, so that no digit is lost).
+/// JSON text as its value; a number in it that would not survive as a JSON number exactly
+/// becomes a string of its exact text, as a `numeric` column's value would, so no digit is lost
+/// and the rest of the document keeps its structure.
 fn json(text: &str) -> SqlValue {
-    if !numbers_in(text).all(|n| n.parse::<f64>().is_ok_and(|f| f.is_finite() && exact(n, f))) {
-        return SqlValue::Text(text.into());
+    let mut exact_text = String::new();
+    let mut copied = 0;
+    for (start, end) in numbers_in(text) {
+        let n = &text[start..end];
+        if !n.parse::<f64>().is_ok_and(|f| f.is_finite() && exact(n, f)) {
+            exact_text.push_str(&text[copied..start]);
+            exact_text.push('"');
+            exact_text.push_str(n);
+            exact_text.push('"');
+            copied = end;
+        }
     }
-    serde_json::from_str::<Value>(text).map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Json)
+    let parsed = if copied == 0 {
+        serde_json::from_str::<Value>(text)
+    } else {
+        exact_text.push_str(&text[copied..]);
+        serde_json::from_str::<Value>(&exact_text)
+    };
+    parsed.map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Json)
 }
 
-/// The number tokens of JSON text (outside strings).
-fn numbers_in(text: &str) -> impl Iterator<Item = &str> {
+/// The byte ranges of the number tokens of JSON text (outside strings).
+fn numbers_in(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = text.as_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -108,7 +216,7 @@ fn numbers_in(text: &str) -> impl Iterator<Item = &str> {
                     while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
                         at += 1;
                     }
-                    return text.get(start..at);
+                    return Some((start, at));
                 }
                 _ => at += 1,
             }
@@ -173,8 +281,29 @@ mod tests {
     #[test]
     fn json_keeps_numbers_that_a_json_number_cannot_hold_as_text() {
         assert_eq!(json(r#"{"a": [1, 2.5, null], "b\"1": "x-1"}"#), SqlValue::Json(serde_json::json!({"a": [1, 2.5, null], "b\"1": "x-1"})));
-        assert_eq!(json(r#"{"a": 12345678901234567.89}"#), SqlValue::Text(r#"{"a": 12345678901234567.89}"#.into()));
-        assert_eq!(json("1e400"), SqlValue::Text("1e400".into()));
+        assert_eq!(json(r#"{"a": 12345678901234567.89, "b": [1e400, 2]}"#), SqlValue::Json(serde_json::json!({"a": "12345678901234567.89", "b": ["1e400", 2]})));
+        assert_eq!(json("1e400"), SqlValue::Json(serde_json::json!("1e400")));
+        assert_eq!(json("-0.1000000000000000000001"), SqlValue::Json(serde_json::json!("-0.1000000000000000000001")));
+    }
+
+    #[test]
+    fn arrays_are_json_arrays_of_their_elements_read_by_type() {
+        let read = |ty: &Type, text: &str| value(ty, Some(text)).to_json();
+        assert_eq!(read(&Type::INT4_ARRAY, "{1,NULL,-3}"), serde_json::json!([1, null, -3]));
+        assert_eq!(read(&Type::INT4_ARRAY, "{{1,2},{3,4}}"), serde_json::json!([[1, 2], [3, 4]]));
+        assert_eq!(read(&Type::INT4_ARRAY, "{}"), serde_json::json!([]));
+        assert_eq!(
+            read(&Type::TEXT_ARRAY, r#"{"a b","NULL",NULL,"x\"y\\z",plain,"{}"," "}"#),
+            serde_json::json!(["a b", "NULL", null, "x\"y\\z", "plain", "{}", " "])
+        );
+        assert_eq!(read(&Type::NUMERIC_ARRAY, "{1.5,12345678901234567.89,NaN}"), serde_json::json!([1.5, "12345678901234567.89", "NaN"]));
+        assert_eq!(read(&Type::BOOL_ARRAY, "{t,f}"), serde_json::json!([true, false]));
+        assert_eq!(read(&Type::JSONB_ARRAY, r#"{"{\"a\": 1}",NULL}"#), serde_json::json!([{"a": 1}, null]));
+        assert_eq!(read(&Type::BOX_ARRAY, "{(1,1),(0,0);(2,2),(1,1)}"), serde_json::json!(["(1,1),(0,0)", "(2,2),(1,1)"]));
+        // Explicit bounds and anything malformed keep the text.
+        assert_eq!(read(&Type::INT4_ARRAY, "[0:1]={1,2}"), serde_json::json!("[0:1]={1,2}"));
+        assert_eq!(read(&Type::INT4_ARRAY, "{1,2"), serde_json::json!("{1,2"));
+        assert_eq!(read(&Type::INT4_ARRAY, "{{{{{{{1}}}}}}}"), serde_json::json!("{{{{{{{1}}}}}}}"));
     }
 
     #[test]

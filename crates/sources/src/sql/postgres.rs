@@ -197,8 +197,13 @@ WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
   AND NOT c.relispartition
   AND has_table_privilege(c.oid, 'SELECT')";
 
+/// Columns with their declared type and, for a domain, the built-in type under its chain of
+/// domains (PostgreSQL sends values of a domain as that type).
 const COLUMNS: &str =
-    "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, col_description(a.attrelid, a.attnum)
+    "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, col_description(a.attrelid, a.attnum),
+  (WITH RECURSIVE d(t, m, n) AS (SELECT a.atttypid, a.atttypmod, 0
+      UNION ALL SELECT ty.typbasetype, ty.typtypmod, d.n + 1 FROM d JOIN pg_type ty ON ty.oid = d.t WHERE ty.typtype = 'd' AND d.n < 64)
+    SELECT format_type(t, m) FROM d WHERE n > 0 ORDER BY n DESC LIMIT 1)
 FROM pg_attribute a
 WHERE a.attrelid = ANY (SELECT oid FROM pg_class WHERE relkind IN ('r', 'v', 'm', 'p', 'f')) AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum";
@@ -247,6 +252,7 @@ impl Database for PostgresDatabase {
                     declared_type: row[2].as_str().unwrap_or_default().to_string(),
                     nullable: row[3] != SqlValue::Bool(true),
                     comment: row[4].as_str().map(str::to_string),
+                    base_type: row[5].as_str().map(str::to_string),
                 });
             }
         }
@@ -269,10 +275,19 @@ impl Database for PostgresDatabase {
         }
         let mut tables: Vec<TableInfo> = by_oid.into_values().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut dropped = Vec::new();
         for table in tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)) {
-            let counted = self.query(&format!("SELECT COUNT(*) FROM {}", Dialect::Postgres.quote_table(&table.name)), &[])?;
-            table.row_count = counted.first().map(|r| r[0].as_count());
+            let quoted = Dialect::Postgres.quote_table(&table.name);
+            match self.query(&format!("SELECT COUNT(*) FROM {quoted}"), &[]) {
+                Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
+                // Dropped since it was listed: no longer part of the catalog.
+                Err(_) if self.query("SELECT to_regclass($1) IS NULL", &[SqlValue::Text(quoted)])?.first().is_some_and(|r| r[0] == SqlValue::Bool(true)) => {
+                    dropped.push(table.name.clone());
+                }
+                Err(e) => return Err(e),
+            }
         }
+        tables.retain(|t| !dropped.contains(&t.name));
         Ok(Catalog { tables })
     }
 

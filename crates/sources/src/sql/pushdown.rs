@@ -13,7 +13,7 @@
 //! their spread and quartiles and, with few distinct values, their top values; columns with
 //! text add one for their top values and formats.
 
-use schemascope_core::TableInfo;
+use schemascope_core::{ColumnInfo, TableInfo};
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
 use schemascope_core::profile::numeric::{HistogramLayout, NUMBER_TOP_DISTINCT, number_value};
@@ -40,17 +40,25 @@ pub enum ValueClass {
     Number,
     /// Booleans.
     Boolean,
-    /// Everything else, shown as its text form.
+    /// PostgreSQL `json`, `jsonb` and arrays: documents, read as `execute_query` reads them and
+    /// profiled from their values ([`super::json_columns`]).
+    Json,
+    /// Everything else, shown as its text form (the type's output, as `psql` shows it).
     Text,
 }
 
-/// The class of a PostgreSQL column from its declared type (`format_type` spelling).
-pub fn postgres_class(declared: &str) -> ValueClass {
-    let base = declared.split('(').next().unwrap_or(declared).trim();
-    match base {
-        "smallint" | "integer" | "bigint" => ValueClass::Integer,
+/// The class of a PostgreSQL column from its type (`format_type` spelling; a domain's base type
+/// when it has one) — the rule [`super::pg_text::value`] applies to the values themselves.
+pub fn postgres_class(column: &ColumnInfo) -> ValueClass {
+    let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
+    if stored.ends_with("[]") {
+        return ValueClass::Json;
+    }
+    match stored.split('(').next().unwrap_or(stored).trim() {
+        "smallint" | "integer" | "bigint" | "oid" => ValueClass::Integer,
         "real" | "double precision" | "numeric" => ValueClass::Number,
         "boolean" => ValueClass::Boolean,
+        "json" | "jsonb" => ValueClass::Json,
         _ => ValueClass::Text,
     }
 }
@@ -87,7 +95,9 @@ impl JsonView {
                     ValueClass::Dynamic,
                 ),
                 Dialect::Postgres => {
-                    let class = postgres_class(&column.declared_type);
+                    // Samples read each column as it is, as execute_query does.
+                    select.push(format!("{quoted} AS r{i}"));
+                    let class = postgres_class(column);
                     let expr = match class {
                         ValueClass::Integer => format!("{quoted}::int8"),
                         // Read as is: its text output, read by the client's rule, is exact.
@@ -107,7 +117,13 @@ impl JsonView {
                             )
                         }
                         ValueClass::Boolean => format!("{quoted}::boolean"),
-                        _ => format!("{quoted}::text"),
+                        ValueClass::Json => quoted.clone(),
+                        // The type's output function, as execute_query shows the value: a cast to
+                        // text differs for some types (`char(n)` loses its padding, `inet` gains
+                        // a netmask). `format` writes NULL as '', and `IS NULL` is also true of a
+                        // composite whose fields are all NULL (written `(,)`): both together mean
+                        // NULL.
+                        _ => format!("(CASE WHEN {quoted} IS NULL AND format('%s', {quoted}) = '' THEN NULL ELSE format('%s', {quoted}) END)"),
                     };
                     (expr, class)
                 }
@@ -136,6 +152,15 @@ impl JsonView {
                 Some(format!("{c} IS NOT NULL"))
             }
             _ => None,
+        }
+    }
+
+    /// Column `i`'s value as a row shows it: as the database returns the column (PostgreSQL), or
+    /// its JSON view (SQLite, whose blobs are described rather than shown).
+    pub fn shown(&self, i: usize) -> String {
+        match self.dialect {
+            Dialect::Postgres => format!("r{i}"),
+            Dialect::Sqlite => format!("c{i}"),
         }
     }
 
@@ -283,8 +308,14 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
     let scan = db.query_with_timeout(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[], PROFILE_TIMEOUT_MS)?;
     let row = scan.first().map(Vec::as_slice).unwrap_or(&[]);
     let rows = count(row, Some(rows_slot));
+    let documents: Vec<usize> = wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
+    let mut document_nodes = super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
     let mut children = Vec::with_capacity(wanted.len());
     for (&i, s) in wanted.iter().zip(&slots) {
+        if view.classes[i] == ValueClass::Json {
+            children.extend(document_nodes.next());
+            continue;
+        }
         let column = &table.columns[i];
         let unique = table.primary_key.len() == 1 && table.primary_key[0] == column.name;
         let non_null = count(row, Some(s.non_null));

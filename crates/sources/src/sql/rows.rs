@@ -29,9 +29,14 @@ pub fn row_object(table: &TableInfo, values: &[SqlValue]) -> Value {
     Value::Object(object)
 }
 
-fn select(view: &JsonView, table: &TableInfo) -> String {
-    let columns: Vec<String> = (0..table.columns.len()).map(|i| format!("c{i}")).collect();
+/// The columns of `view` as rows show them (`shown`), or as profiles see them.
+fn select_as(view: &JsonView, table: &TableInfo, shown: bool) -> String {
+    let columns: Vec<String> = (0..table.columns.len()).map(|i| if shown { view.shown(i) } else { format!("c{i}") }).collect();
     format!("SELECT {} FROM {}", if columns.is_empty() { "NULL".into() } else { columns.join(", ") }, view.from)
+}
+
+fn select(view: &JsonView, table: &TableInfo) -> String {
+    select_as(view, table, true)
 }
 
 /// A stable order for reading "the first rows": the primary key, else none.
@@ -45,6 +50,15 @@ fn order_by(table: &TableInfo) -> String {
 pub fn first_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<Vec<Value>, SourceError> {
     let view = JsonView::new(db.dialect(), table);
     let sql = format!("{}{} LIMIT {limit}", select(&view, table), order_by(table));
+    Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
+}
+
+/// Reads up to `limit` rows in key order as the profile sees them (its JSON view: a PostgreSQL
+/// `numeric` past `float8`'s precision as its nearest double), to check a pushdown profile
+/// against the in-memory profiler.
+pub fn profiled_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<Vec<Value>, SourceError> {
+    let view = JsonView::new(db.dialect(), table);
+    let sql = format!("{}{} LIMIT {limit}", select_as(&view, table, false), order_by(table));
     Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
 }
 

@@ -95,7 +95,7 @@ impl SqliteDatabase {
             if pk > 0 {
                 primary.push((pk, column.clone()));
             }
-            columns.push(ColumnInfo { name: column, declared_type: text(&row[1]), nullable: int(&row[2]) == 0 && pk == 0, comment: None });
+            columns.push(ColumnInfo { name: column, declared_type: text(&row[1]), nullable: int(&row[2]) == 0 && pk == 0, comment: None, base_type: None });
         }
         primary.sort();
         let mut foreign_keys: Vec<(i64, ForeignKey)> = Vec::new();

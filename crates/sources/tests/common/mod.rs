@@ -9,12 +9,12 @@ use schemascope_core::property::BinCounter;
 use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo};
 use schemascope_sources::sql::Database;
 use schemascope_sources::sql::pushdown::{TableBins, profile_table};
-use schemascope_sources::sql::rows::first_rows;
+use schemascope_sources::sql::rows::profiled_rows;
 use serde_json::Value;
 
 /// Every row of `table`, profiled in memory.
 pub fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
-    let rows = first_rows(db, table, usize::MAX >> 1).expect("rows");
+    let rows = profiled_rows(db, table, usize::MAX >> 1).expect("rows");
     Collection::from_values(table.name.clone(), CollectionKind::Table, rows.into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), v)))
 }
 
