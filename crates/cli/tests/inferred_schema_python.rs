@@ -221,3 +221,48 @@ fn graph_node_and_document_schemas_accept_every_item_in_python() {
         assert_eq!(verdict["accepted_invalid"], json!([]), "{verdict}");
     }
 }
+
+/// A PostgreSQL table of many types with NULLs: every row `execute` returns validates against
+/// the schema `schema` infers for the table (an independent tester found json, domains, oid and
+/// arrays typed one way in the schema and returned another way by queries).
+#[test]
+fn python_jsonschema_accepts_every_row_postgresql_returns_against_the_table_schema() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        return;
+    };
+    let schema = format!("schemascope_cli_schema_{}", std::process::id());
+    let psql = |sql: &str| {
+        let out = Command::new("psql").args([uri.as_str(), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]).output().expect("psql runs");
+        assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    psql(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; CREATE DOMAIN {schema}.qty AS int4; \
+         CREATE TABLE {schema}.t (id int PRIMARY KEY, q {schema}.qty, o oid, c char(3), ip inet, j json, jb jsonb, ia int[], ta text[], \
+           n numeric, f float8, ts timestamptz, b bool, u uuid, by bytea); \
+         INSERT INTO {schema}.t VALUES \
+           (1, 5, 7, 'a', '::1', '{{\"k\": 1, \"l\": [1, 2]}}', '{{\"x\": 12345678901234567.89}}', '{{1,NULL}}', '{{\"a,b\",NULL}}', 1.5, 'NaN', '2024-01-01 00:00:00+00', true, gen_random_uuid(), '\\x00'), \
+           (2, NULL, NULL, NULL, NULL, 'null', '3', '{{}}', NULL, 12345678901234567.89, 1e-300, NULL, NULL, NULL, NULL), \
+           (3, -1, 0, 'abc', '10.0.0.0/8', '\"s\"', NULL, NULL, '{{}}', NULL, NULL, 'infinity', false, NULL, '\\x')"
+    ));
+    let target = format!("{schema}.t");
+    let table_schema = schema_of(&uri, &target);
+    let out = schemascope(&["execute", &uri, &format!("SELECT * FROM {schema}.t ORDER BY id"), "--json"]);
+    let data = envelope(&out)["data"].clone();
+    let columns: Vec<String> = data["columns"].as_array().expect("columns").iter().map(|c| c.as_str().expect("name").to_string()).collect();
+    let rows: Vec<Value> = data["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| Value::Object(columns.iter().cloned().zip(row.as_array().expect("row").iter().cloned()).collect()))
+        .collect();
+    psql(&format!("DROP SCHEMA {schema} CASCADE"));
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["ia"], json!([1, null]), "arrays are JSON arrays");
+    let cases = vec![json!({"name": "pg", "schema": table_schema, "valid": rows, "invalid": [json!({"id": "one"})]})];
+    for verdict in python_verdicts(&cases) {
+        assert_eq!(verdict["schema_ok"], true, "{verdict}");
+        assert_eq!(verdict["rejected_valid"], json!([]), "{verdict}\nschema: {table_schema}");
+        assert_eq!(verdict["accepted_invalid"], json!([]), "{verdict}");
+    }
+}

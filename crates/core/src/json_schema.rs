@@ -73,7 +73,8 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
     let p = &node.profile;
     let t = &p.types;
     let mut types: Vec<&str> = Vec::new();
-    if t.string > 0 {
+    // Numbers no JSON number holds exactly come back from queries as their exact text.
+    if t.string > 0 || p.numbers.as_ref().is_some_and(|n| n.exact_text_count > 0) {
         types.push("string");
     }
     if t.number > 0 {

@@ -256,5 +256,6 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         quartiles: [runs.quantile(0.25), runs.quantile(0.75)],
         runs: Some(Arc::new(runs)),
         integer_range: integer_range.filter(|_| float_count == 0),
+        exact_text_count: 0,
     }
 }

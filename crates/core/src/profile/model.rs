@@ -184,6 +184,15 @@ pub struct NumberProfile {
     /// which round integers past 2^53).
     #[serde(skip)]
     pub integer_range: Option<(i128, i128)>,
+    /// Values that queries return as their exact text because no JSON number holds them exactly
+    /// (a PostgreSQL `numeric` past `float8`'s precision), counted here as numbers by their
+    /// nearest double; always 0 for values read from JSON.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub exact_text_count: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl NumberProfile {

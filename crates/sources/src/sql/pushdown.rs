@@ -111,6 +111,7 @@ impl JsonView {
                             let finite = super::pg_text::float_range_sql(&quoted);
                             let exact = super::pg_text::number_sql(&quoted);
                             select.push(format!("CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"));
+                            select.push(format!("{exact} AS x{i}"));
                             format!(
                                 "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::numeric \
                                  ELSE {quoted}::text::numeric END)"
@@ -226,6 +227,8 @@ struct ColumnSlots {
     integers: Option<usize>,
     reals: Option<usize>,
     texts: Option<usize>,
+    /// Numbers shown by queries as their exact text (counted as numbers here).
+    exact_texts: Option<usize>,
     trues: Option<usize>,
     falses: Option<usize>,
     num_min: Option<usize>,
@@ -280,6 +283,9 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
         s.reals = view.is(i, Kind::Real).map(|p| list.push(flag_sum(&p)));
         s.texts = view.is(i, Kind::Text).map(|p| list.push(flag_sum(&p)));
+        if view.classes[i] == ValueClass::Number {
+            s.exact_texts = Some(list.push(flag_sum(&format!("{c} IS NOT NULL AND t{i} IS NULL AND NOT x{i}"))));
+        }
         if let Some(p) = view.is(i, Kind::Boolean) {
             s.trues = Some(list.push(flag_sum(&format!("{p} AND {c}"))));
             s.falses = Some(list.push(flag_sum(&format!("{p} AND NOT {c}"))));
@@ -449,6 +455,7 @@ fn number_profile(
         quartiles: d.quartiles,
         runs: None,
         integer_range: integer_range(row, s, reals),
+        exact_text_count: count(row, s.exact_texts),
     })
 }
 
