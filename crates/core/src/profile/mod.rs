@@ -5,6 +5,7 @@
 //! values, medians, histograms — because every value is seen; nothing is sampled.
 
 mod accumulate;
+pub mod exact;
 mod finalize;
 pub mod formats;
 mod histogram;
