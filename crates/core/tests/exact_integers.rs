@@ -1,6 +1,6 @@
 //! Integers past 2^53 (up to the ends of the i64 and u64 ranges, which JSON carries exactly) are
 //! counted, ranked and shown exactly by describe_property, the summary and the inferred schema:
-//! distinct counts, top values, median, mean, standard deviation and extremes,
+//! distinct counts, top values, median, mean, standard deviation, extremes and histogram labels,
 //! checked against hand computations in exact integer arithmetic.
 
 use schemascope_core::collection::{Collection, CollectionKind, OwnedItem};
@@ -111,6 +111,23 @@ fn mean_and_spread_come_from_the_exact_sum() {
     assert_eq!(d["avg"], json!(2_456_508_887_660_000.0));
     let small = describe(&[json!(TWO_53), json!(TWO_53 + 1), json!(TWO_53 + 2)], None);
     assert_eq!(small["stdDev"], json!(1.0));
+}
+
+#[test]
+fn histogram_bins_of_large_integers_count_and_name_them_exactly() {
+    let values: Vec<Value> = [0, 999_999_999_999_999_999, 1_000_000_000_000_000_000, 1_999_999_999_999_999_999, 2_000_000_000_000_000_000]
+        .iter()
+        .map(|&v: &i64| json!(v))
+        .collect();
+    let d = describe(&values, Some(2));
+    let bins: Vec<(String, u64)> = d["histogram"]
+        .as_array()
+        .expect("bins")
+        .iter()
+        .map(|b| (b["range"].as_str().unwrap_or_default().to_string(), b["count"].as_u64().unwrap_or(0)))
+        .collect();
+    // 999999999999999999 is below the edge 1e18 although its double is 1e18.
+    assert_eq!(bins, [("0-999999999999999999".to_string(), 2), ("1e18 to 2e18".to_string(), 3)]);
 }
 
 #[test]

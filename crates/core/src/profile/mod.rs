@@ -11,6 +11,7 @@ pub mod formats;
 mod histogram;
 mod model;
 pub mod numeric;
+mod skewed_bins;
 mod string_counts;
 mod tape;
 #[cfg(test)]
