@@ -119,7 +119,7 @@ enum Command {
         /// Most distinct values listed.
         #[arg(long)]
         limit: Option<usize>,
-        /// Histogram bins.
+        /// Histogram bins: how many (skewed data still gets log-scale or outlier bins).
         #[arg(long)]
         bins: Option<usize>,
         #[command(flatten)]

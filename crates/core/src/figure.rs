@@ -13,6 +13,8 @@ use serde_json::{Number, Value};
 pub const STAT_DIGITS: usize = 12;
 /// Significant digits kept in percentages.
 pub const PERCENT_DIGITS: usize = 6;
+/// Most significant digits of a large integer written in exponent form (see [`integer_text`]).
+pub const ROUND_DIGITS: usize = 6;
 
 /// `value` rounded to `digits` significant digits (through its decimal text, so the result is the
 /// double nearest the rounded decimal and prints without noise). Negative zero becomes zero.
@@ -61,6 +63,22 @@ pub fn text(value: f64) -> String {
     if magnitude != 0.0 && !(1e-5..1e15).contains(&magnitude) { format!("{value:e}") } else { format!("{value}") }
 }
 
+/// An integer as text, with all its digits: the shortest round-trip form of a double past 10^15
+/// (`1.152921504606847e18`) is a different integer from the one meant (1152921504606846976).
+/// Round ones with at most [`ROUND_DIGITS`] significant digits take the exponent form, as
+/// [`text`] writes them (`1e18`, `-2.5e16`).
+pub fn integer_text(value: i128) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let significant = digits.trim_end_matches('0');
+    if digits.len() <= 15 || significant.len() > ROUND_DIGITS {
+        return value.to_string();
+    }
+    let sign = if value < 0 { "-" } else { "" };
+    let (head, tail) = significant.split_at(1);
+    let point = if tail.is_empty() { "" } else { "." };
+    format!("{sign}{head}{point}{tail}e{}", digits.len() - 1)
+}
+
 /// A computed statistic as text (see [`stat`] and [`text`]).
 pub fn stat_text(value: f64) -> String {
     text(stat(value))
@@ -90,6 +108,18 @@ mod tests {
         assert_eq!(text(0.00001), "0.00001");
         assert_eq!(text(42.0), "42");
         assert_eq!(text(-2.5e-7), "-2.5e-7");
+    }
+
+    #[test]
+    fn integers_keep_every_digit() {
+        assert_eq!(integer_text(9_007_199_254_740_993), "9007199254740993");
+        assert_eq!(integer_text(1 << 60), "1152921504606846976");
+        assert_eq!(integer_text(1_000_000_000_000_000_000), "1e18");
+        assert_eq!(integer_text(-25_000_000_000_000_000), "-2.5e16");
+        assert_eq!(integer_text(999_999_999_999_999_999), "999999999999999999");
+        assert_eq!(integer_text(i128::from(i64::MIN)), "-9223372036854775808");
+        assert_eq!(integer_text(100_000), "100000");
+        assert_eq!(integer_text(-7), "-7");
     }
 
     #[test]

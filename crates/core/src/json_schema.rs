@@ -111,8 +111,12 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
     let mut observed = Map::new();
     if let Some(numbers) = &p.numbers {
         let integer = numbers.all_integers();
-        observed.insert("minimum".into(), number(numbers.min, integer, Round::Down));
-        observed.insert("maximum".into(), number(numbers.max, integer, Round::Up));
+        // Integers are known exactly (JSON carries the whole i64 and u64 ranges); only a bound
+        // known as a double alone is rounded outwards.
+        let exact = numbers.exact_range.map(|_| (numbers.min_value(), numbers.max_value()));
+        let (minimum, maximum) = exact.unwrap_or_else(|| (number(numbers.min, integer, Round::Down), number(numbers.max, integer, Round::Up)));
+        observed.insert("minimum".into(), minimum);
+        observed.insert("maximum".into(), maximum);
     }
     if let Some(strings) = &p.strings {
         let only_strings = types.iter().all(|t| *t == "string" || *t == "null");
@@ -314,13 +318,23 @@ mod tests {
     }
 
     #[test]
-    fn integer_bounds_past_2_pow_53_round_outwards() {
-        let values = [json!(9_007_199_254_740_993_u64), json!(-9_007_199_254_740_993_i64)];
+    fn integer_bounds_past_2_pow_53_are_exact() {
+        let values = [json!(9_007_199_254_740_993_u64), json!(-9_007_199_254_740_993_i64), json!(null), json!(5)];
         let schema = schema_of(&values);
-        assert_eq!(schema["type"], "integer");
-        let min = schema[OBSERVED]["minimum"].as_f64().expect("minimum");
-        let max = schema[OBSERVED]["maximum"].as_f64().expect("maximum");
-        assert!(min < -9_007_199_254_740_992.0 && max > 9_007_199_254_740_992.0, "{schema}");
+        assert_eq!(schema["type"], json!(["integer", "null"]));
+        assert_eq!(schema[OBSERVED], json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64}));
+        assert_all_valid(&schema, &values);
+        let extremes = schema_of(&[json!(i64::MIN), json!(u64::MAX), json!(i64::MAX)]);
+        assert_eq!(extremes[OBSERVED], json!({"minimum": i64::MIN, "maximum": u64::MAX}));
+    }
+
+    #[test]
+    fn integer_bounds_mixed_with_floats_stay_exact() {
+        let values = [json!(9_007_199_254_740_993_u64), json!(0.5), json!(-9_007_199_254_740_993_i64)];
+        let schema = schema_of(&values);
+        assert_eq!(schema["type"], "number");
+        assert_eq!(schema[OBSERVED], json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64}));
+        assert_all_valid(&schema, &values);
     }
 
     #[test]

@@ -199,12 +199,13 @@ fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize, counter:
     let Some(n) = &p.numbers else { return m };
     m.insert("numberCount".into(), json!(n.count));
     m.insert("integer".into(), json!(n.all_integers()));
-    // The extremes are values from the data, shown exactly; the rest are computed, shown to
-    // twelve significant digits (see `figure`).
+    // The extremes are values from the data, shown exactly, and so is the median of integers
+    // (a value or the midpoint of two); the rest are computed, shown to twelve significant
+    // digits (see `figure`).
     m.insert("min".into(), n.min_value());
     m.insert("max".into(), n.max_value());
     m.insert("avg".into(), figure::stat_json(n.mean));
-    m.insert("median".into(), figure::stat_json(n.median));
+    m.insert("median".into(), n.median_value());
     m.insert("stdDev".into(), figure::stat_json(n.std_dev));
     m.insert("distinctNumbers".into(), json!(n.distinct));
     let histogram = HistogramLayout::for_numbers(n, bins).and_then(|layout| {

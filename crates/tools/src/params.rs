@@ -104,6 +104,8 @@ pub struct DescribePropertyParams {
     #[serde(default)]
     pub limit: Option<usize>,
     /// Histogram bins for numbers (default: chosen by the Freedman–Diaconis rule, at most 20).
+    /// Fixes the number of bins; skewed data still gets log-scale or outlier bins
+    /// (`histogramScale` says which).
     #[serde(default)]
     pub bins: Option<usize>,
 }

@@ -16,6 +16,7 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
+use super::exact::F64_EXACT_INTEGER;
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
 use crate::collection::ItemId;
@@ -103,21 +104,22 @@ pub(crate) struct NumberStats {
     /// The values of merged builders, kept apart: finishing reads all parts, so merging copies
     /// nothing.
     pub parts: Vec<Vec<f64>>,
-    /// The smallest and largest value written as an integer, exactly: past 2^53 a double
-    /// cannot tell neighbouring integers apart.
-    pub integer_range: Option<(i128, i128)>,
+    /// Integers past 2^53, exactly: a double cannot tell neighbouring ones apart. `values` holds
+    /// every other number (exact as a double); these are rare, so keeping them apart costs the
+    /// common case nothing.
+    pub wide: Vec<i128>,
 }
 
 impl NumberStats {
     /// True when no number was seen.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.parts.iter().all(Vec::is_empty)
+        self.values.is_empty() && self.parts.iter().all(Vec::is_empty) && self.wide.is_empty()
     }
 
-    /// Every value, in parts.
-    pub fn into_parts(mut self) -> Vec<Vec<f64>> {
+    /// Every value: the doubles in parts, and the integers past 2^53.
+    pub fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>) {
         self.parts.insert(0, self.values);
-        self.parts
+        (self.parts, self.wide)
     }
 }
 
@@ -166,9 +168,13 @@ impl ValueStats {
     }
 
     fn add_integer(&mut self, value: i128) {
-        self.add_number(value as f64, true);
-        let range = &mut self.numbers.integer_range;
-        *range = Some(range.map_or((value, value), |(lo, hi)| (lo.min(value), hi.max(value))));
+        if value.abs() <= F64_EXACT_INTEGER {
+            self.add_number(value as f64, true);
+        } else {
+            self.present += 1;
+            self.numbers.integers += 1;
+            self.numbers.wide.push(value);
+        }
     }
 
     fn add_bool(&mut self, value: bool) {
@@ -207,10 +213,7 @@ impl ValueStats {
         self.numbers.floats += other.numbers.floats;
         self.numbers.parts.push(other.numbers.values);
         self.numbers.parts.extend(other.numbers.parts);
-        self.numbers.integer_range = match (self.numbers.integer_range, other.numbers.integer_range) {
-            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
-            (one, other) => one.or(other),
-        };
+        self.numbers.wide.extend(other.numbers.wide);
         self.arrays.lengths.merge(other.arrays.lengths);
         self.arrays.empty += other.arrays.empty;
     }

@@ -12,7 +12,7 @@ use super::TOP_VALUES;
 use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
-use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, number_value};
+use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
 use crate::path::PropertyPath;
 
 struct Pending {
@@ -230,18 +230,13 @@ fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -
 }
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
-    let (integer_count, float_count, integer_range) = (n.integers, n.floats, n.integer_range);
-    let runs = ValueRuns::from_parts(n.into_parts());
+    let (integer_count, float_count) = (n.integers, n.floats);
+    let (parts, wide) = n.into_parts();
+    let runs = ValueRuns::from_parts(parts).with_wide(wide);
     let (mean, std_dev) = runs.mean_std();
     let distinct = runs.distinct() as u64;
     let integers = float_count == 0;
-    let top = if distinct <= NUMBER_TOP_DISTINCT {
-        let mut counted: Vec<(f64, u64)> = runs.iter().collect();
-        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
-        counted.into_iter().map(|(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
-    } else {
-        Vec::new()
-    };
+    let (median, exact_median) = runs.quarter(2);
     NumberProfile {
         count: runs.count(),
         integer_count,
@@ -249,13 +244,14 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         min: runs.min(),
         max: runs.max(),
         mean,
-        median: runs.median(),
+        median,
         std_dev,
         distinct,
-        top,
-        quartiles: [runs.quantile(0.25), runs.quantile(0.75)],
+        top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(runs.iter(), integers) } else { Vec::new() },
+        quartiles: [runs.quarter(1).0, runs.quarter(3).0],
+        exact_median: exact_median.filter(|_| integers),
+        exact_range: runs.first_key().zip(runs.last_key()),
         runs: Some(Arc::new(runs)),
-        integer_range: integer_range.filter(|_| float_count == 0),
         exact_text_count: 0,
     }
 }

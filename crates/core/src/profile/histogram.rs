@@ -5,14 +5,15 @@
 //! Edges are exact decimals (`k × m × 10^e`, read back from their decimal text), so `6e-8` is
 //! `6e-8` and not `6.000000000000001e-08`. The first bin always holds the minimum and the last
 //! the maximum: a histogram never has an empty or single-value bin added by rounding at either
-//! end. An explicit bin count is honoured exactly (unless integer data has fewer distinct
-//! possible values); the automatic choice switches away from equal-width bins when most values
-//! would land in one bin (skewed data), and says so in [`BinScale`].
+//! end. An explicit bin count fixes the number of bins (unless integer data has fewer distinct
+//! possible values); it does not fix the scale. Asked or automatic, one rule picks the scale:
+//! equal-width bins, unless most values would land in one of them (skewed data), then log-scale
+//! or outlier bins (`skewed_bins.rs`), and [`BinScale`] says which.
 
 use serde::Serialize;
 
 use super::model::NumberProfile;
-use super::numeric::{AUTO_MAX_BINS, HistogramBin, MAX_BINS, ValueRuns, auto_bins_for};
+use super::numeric::{HistogramBin, MAX_BINS, ValueRuns, auto_bins_for};
 use crate::figure;
 
 /// How a histogram's edges were chosen.
@@ -38,11 +39,18 @@ pub struct HistogramLayout {
     /// How the edges were chosen.
     pub scale: BinScale,
     /// True when bins hold whole numbers (labels name the integers a bin holds).
-    integers: bool,
+    pub(super) integers: bool,
     /// True when the last bin is labelled with its top edge included (integers only; float bins
     /// are always labelled by their edges).
-    closed_top: bool,
+    pub(super) closed_top: bool,
+    /// The smallest and largest integer of the data, exactly, when known: past 2^53 the edges
+    /// (doubles) may stop short of them, and the end bins' labels reach them.
+    exact_ends: Option<(i128, i128)>,
 }
+
+/// Computed (not round) edges keep at least this many significant digits: enough to tell apart
+/// values that differ in the 6th, never the float noise of the 17th.
+pub(super) const EDGE_DIGITS: usize = 6;
 
 /// A round step: `mantissa × 10^exponent`, mantissa 1, 2, 25 (with `exponent` one lower) or 5.
 #[derive(Debug, Clone, Copy)]
@@ -87,61 +95,89 @@ impl Step {
 }
 
 /// `units × 10^exponent`, correctly rounded (std's float parser is).
-fn decimal(units: i128, exponent: i32) -> f64 {
+pub(super) fn decimal(units: i128, exponent: i32) -> f64 {
     format!("{units}e{exponent}").parse().unwrap_or(f64::NAN)
 }
 
 impl HistogramLayout {
-    /// The layout describe_property uses for `numbers`: `bins` equal-width bins when asked,
-    /// else the automatic choice (see [`BinScale`]).
+    /// A layout of these edges.
+    pub(super) fn of(edges: Vec<f64>, scale: BinScale, integers: bool, closed_top: bool) -> Self {
+        Self { edges, scale, integers, closed_top, exact_ends: None }
+    }
+
+    /// The layout describe_property uses for `numbers`: `bins` bins when asked, else the
+    /// automatic count; either way on the scale [`Self::automatic`]'s rule picks.
     pub fn for_numbers(numbers: &NumberProfile, bins: Option<usize>) -> Option<Self> {
         let integers = numbers.all_integers();
-        match bins {
-            Some(bins) => Self::new(numbers.min, numbers.max, bins, integers),
+        let mut layout = match bins {
+            Some(bins) => Self::with_bins(numbers.min, numbers.max, numbers.quartiles, bins, integers),
             None => Self::automatic(numbers.count, numbers.min, numbers.max, numbers.quartiles, integers),
-        }
+        }?;
+        layout.exact_ends = numbers.exact_range.and_then(|(min, max)| min.integer_value().zip(max.integer_value())).filter(|_| integers);
+        Some(layout)
     }
 
-    /// Exactly `bins` bins covering `min..=max` (fewer only when integer data has fewer possible
-    /// values), on round edges when round edges give that many, else equal-width edges.
-    /// `None` when `min > max` or either is not finite.
+    /// Exactly `bins` equal-width bins covering `min..=max` (fewer only when integer data has
+    /// fewer possible values), on round edges when round edges give that many, else equal-width
+    /// edges. `None` when `min > max` or either is not finite.
     pub fn new(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
         let bins = bins.clamp(1, MAX_BINS);
-        let round = Self::round(min, max, bins, integers)?;
-        if round.bins() == bins || min == max {
-            return Some(round);
+        // No round step gives one bin across zero (its edges would be -k·step and 0).
+        match Self::round(min, max, bins, integers) {
+            Some(round) if round.bins() == bins || min == max => Some(round),
+            round => Self::equal_width(min, max, bins, integers).or(round),
         }
-        Some(Self::equal_width(min, max, bins, integers).unwrap_or(round))
     }
 
-    /// The automatic layout: the Freedman–Diaconis bin count on round edges, unless the data is
-    /// skewed (three quarters of the values would share the first or last bin), in which case
-    /// log-scale bins (positive values over two or more orders of magnitude) or outlier bins.
+    /// The automatic layout: the Freedman–Diaconis bin count on round edges, on the scale
+    /// [`Self::scaled`] picks.
     pub fn automatic(count: u64, min: f64, max: f64, quartiles: [f64; 2], integers: bool) -> Option<Self> {
-        let [q1, q3] = quartiles;
-        let bins = auto_bins_for(count, min, max, q1, q3);
+        let bins = auto_bins_for(count, min, max, quartiles[0], quartiles[1]);
         let linear = Self::round(min, max, bins, integers)?;
-        let n = linear.bins();
-        let skewed = n >= 4 && (q3 < linear.edges[1] || q1 >= linear.edges[n - 1]);
+        Some(linear.scaled(min, max, quartiles, bins, false))
+    }
+
+    /// Exactly `bins` bins (as [`Self::new`] counts them), on the scale [`Self::scaled`] picks:
+    /// asking for a bin count does not turn skewed data's log-scale bins into equal-width ones.
+    pub fn with_bins(min: f64, max: f64, quartiles: [f64; 2], bins: usize, integers: bool) -> Option<Self> {
+        let bins = bins.clamp(1, MAX_BINS);
+        let linear = Self::new(min, max, bins, integers)?;
+        Some(linear.scaled(min, max, quartiles, bins, true))
+    }
+
+    /// The scale rule, one for asked and automatic bin counts: these equal-width bins, unless
+    /// the data is skewed (three quarters of the values share the first or last bin); then
+    /// log-scale bins for positive values over two or more orders of magnitude, else outlier
+    /// bins around the quartiles. `exact`: the layout must keep `bins` bins.
+    fn scaled(self, min: f64, max: f64, [q1, q3]: [f64; 2], bins: usize, exact: bool) -> Self {
+        let n = self.bins();
+        let skewed = n >= 4 && (q3 < self.edges[1] || q1 >= self.edges[n - 1]);
         if !skewed {
-            return Some(linear);
+            return self;
         }
+        let integers = self.integers;
+        let log = || if exact { Self::log_exact(min, max, bins, integers) } else { Self::log(min, max, integers) };
         if min > 0.0
             && max / min >= 100.0
-            && let Some(log) = Self::log(min, max, integers)
+            && let Some(log) = log()
         {
-            return Some(log);
+            return log;
         }
-        Some(Self::with_outlier_bins(min, max, q1, q3, bins, integers).unwrap_or(linear))
+        let outliers = if exact {
+            Self::outlier_bins_exact(min, max, q1, q3, bins, integers)
+        } else {
+            Self::with_outlier_bins(min, max, q1, q3, bins, integers)
+        };
+        outliers.unwrap_or(self)
     }
 
     /// At most `bins` bins on multiples of the smallest round step that needs no more.
-    fn round(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
+    pub(super) fn round(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
         if !(min.is_finite() && max.is_finite()) || min > max {
             return None;
         }
         if min == max {
-            return Some(Self { edges: vec![min, max], scale: BinScale::Linear, integers, closed_top: integers });
+            return Some(Self::of(vec![min, max], BinScale::Linear, integers, integers));
         }
         let mut step = Step::at_least((max - min) / bins as f64);
         if integers && step.value() < 1.0 {
@@ -167,7 +203,8 @@ impl HistogramLayout {
             };
             // Integer bins are labelled by the whole numbers they hold: all half-open with the
             // top one reaching past `max` when that fits, else the last bin closed at its top.
-            let open_top = if integers { max + 1.0 } else { f64::INFINITY };
+            // Past 2^53, `max + 1` is `max`: the top bin is closed there.
+            let open_top = if integers && max + 1.0 > max { max + 1.0 } else { f64::INFINITY };
             let covering = |top: f64| (1..=bins as i128).find(|&n| step.multiple(start + n) >= top);
             let (n, closed_top) = match (covering(open_top), covering(max)) {
                 (Some(n), _) if integers => (n, false),
@@ -178,95 +215,32 @@ impl HistogramLayout {
                 }
             };
             let edges = (0..=n).map(|i| step.multiple(start + i)).collect();
-            return Some(Self { edges, scale: BinScale::Linear, integers, closed_top });
+            return Some(Self::of(edges, BinScale::Linear, integers, closed_top));
         }
         None
     }
 
-    /// Exactly `bins` equal-width bins from `min` to `max`; inner edges rounded to the fewest
-    /// significant digits that keep them within a thousandth of a bin of the exact edge.
-    fn equal_width(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
-        if integers {
-            let span = max - min + 1.0;
-            if span < bins as f64 {
-                return None;
-            }
-            let edges: Vec<f64> = (0..=bins).map(|i| min + (i as f64 * span / bins as f64).round()).collect();
-            return strictly_ascending(&edges).then_some(Self { edges, scale: BinScale::Linear, integers, closed_top: false });
+    /// Exactly `bins` equal-width bins from `min` to `max` (integers: to one past `max`,
+    /// half-open); inner edges rounded to [`EDGE_DIGITS`] significant digits, or more where
+    /// needed to keep them within a thousandth of a bin of the exact edge, and integers' to
+    /// whole numbers.
+    pub(super) fn equal_width(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
+        let top = if integers { max + 1.0 } else { max };
+        if integers && top - min < bins as f64 {
+            return None;
         }
-        let width = (max - min) / bins as f64;
+        let width = (top - min) / bins as f64;
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min + width * i as f64;
-            let digits = ((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3;
-            edges.push(figure::significant(exact, digits));
+            let digits = (((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3).max(EDGE_DIGITS);
+            let edge = figure::significant(exact, digits);
+            edges.push(if integers { edge.round() } else { edge });
         }
-        edges.push(max);
-        strictly_ascending(&edges).then_some(Self { edges, scale: BinScale::Linear, integers, closed_top: false })
-    }
-
-    /// Bins on 1, 2, 5 × powers of ten (whole decades when the values span many).
-    fn log(min: f64, max: f64, integers: bool) -> Option<Self> {
-        let low = min.log10().floor() as i32;
-        let high = max.log10().ceil() as i32;
-        let decades = (high - low).max(1) as usize;
-        let mantissas: &[i128] = if decades * 3 <= AUTO_MAX_BINS { &[1, 2, 5] } else { &[1] };
-        let every = decades.div_ceil(AUTO_MAX_BINS).max(1) as i32;
-        let mut ticks = Vec::new();
-        let mut exponent = low - 1;
-        while exponent <= high + 1 {
-            ticks.extend(mantissas.iter().map(|&m| decimal(m, exponent)));
-            exponent += every;
-        }
-        // The last tick at or below `min`, through the first at or above `max`.
-        let first = ticks.iter().rposition(|&t| t <= min)?;
-        let last = ticks.iter().position(|&t| t >= max)?;
-        let edges = ticks[first..=last].to_vec();
-        if edges.len() < 2 {
-            return None;
-        }
-        if integers && edges[1] < 1.0 {
-            return None;
-        }
-        strictly_ascending(&edges).then_some(Self { edges, scale: BinScale::Log, integers, closed_top: integers })
-    }
-
-    /// Round bins over `[q1 − 1.5 IQR, q3 + 1.5 IQR] ∩ [min, max]`, plus a bin from `min` up
-    /// to the body and one from the body up to `max` where values lie outside it.
-    fn with_outlier_bins(min: f64, max: f64, q1: f64, q3: f64, bins: usize, integers: bool) -> Option<Self> {
-        let iqr = q3 - q1;
-        let (mut low, mut high) = ((q1 - 1.5 * iqr).max(min), (q3 + 1.5 * iqr).min(max));
-        if integers {
-            (low, high) = (low.floor(), high.ceil());
-        }
-        if high <= low {
-            return None;
-        }
-        let body = Self::round(low, high, bins.saturating_sub(2).max(2), integers)?;
-        let mut edges: Vec<f64> = body.edges.clone();
-        // Integer bodies end past `high` (half-open); the tail starts where the body ends.
-        if integers && body.closed_top {
-            let top = edges.len() - 1;
-            edges[top] += 1.0;
-        }
-        if edges[0] > min {
-            edges.insert(0, min);
-        } else {
-            edges[0] = edges[0].min(min);
-        }
-        let top = edges[edges.len() - 1];
-        let closed_top = if top <= max {
-            if top < max {
-                edges.push(max);
-            }
-            integers
-        } else {
-            body.closed_top && !integers
-        };
-        if edges.len() < 3 {
-            return None;
-        }
-        strictly_ascending(&edges).then_some(Self { edges, scale: BinScale::LinearWithOutlierBins, integers, closed_top })
+        edges.push(top);
+        // Past 2^53, `max + 1` is `max`: the top bin is closed there.
+        let closed_top = integers && top == max;
+        strictly_ascending(&edges).then_some(Self::of(edges, BinScale::Linear, integers, closed_top))
     }
 
     /// Number of bins.
@@ -295,13 +269,24 @@ impl HistogramLayout {
             .enumerate()
             .map(|(i, (pair, &count))| {
                 let (low, high) = (pair[0], pair[1]);
-                let range = if low == high {
+                let range = if self.integers
+                    && let (Some(first), Some(top)) = (whole(low.ceil()), whole(high))
+                {
+                    // Integer bins name the whole numbers they hold, counted exactly: past 2^53,
+                    // `high - 1` as a double would be `high` itself.
+                    let (mut first, mut last) = (first, if i + 1 == bins && self.closed_top { top } else { (top - 1).max(first) });
+                    // The end bins reach the data's exact extremes, which the edges may round.
+                    if let Some((min, max)) = self.exact_ends {
+                        if i == 0 {
+                            first = first.min(min);
+                        }
+                        if i + 1 == bins {
+                            last = last.max(max);
+                        }
+                    }
+                    if last <= first { figure::integer_text(first) } else { span_text(figure::integer_text(first), figure::integer_text(last)) }
+                } else if low == high {
                     figure::text(low)
-                } else if self.integers {
-                    // Integer bins name the whole numbers they hold.
-                    let last = if i + 1 == bins && self.closed_top { high } else { (high - 1.0).max(low.ceil()) };
-                    let first = low.ceil();
-                    if last <= first { figure::text(first) } else { span(first, last) }
                 } else {
                     span(low, high)
                 };
@@ -313,21 +298,30 @@ impl HistogramLayout {
 
 /// `a-b` for plain non-negative numbers, `a to b` when a sign or exponent would make `-` ambiguous.
 fn span(low: f64, high: f64) -> String {
-    let (a, b) = (figure::text(low), figure::text(high));
+    span_text(figure::text(low), figure::text(high))
+}
+
+fn span_text(a: String, b: String) -> String {
     let plain = |t: &str| !t.contains(['-', 'e']);
     if plain(&a) && plain(&b) { format!("{a}-{b}") } else { format!("{a} to {b}") }
 }
 
-fn strictly_ascending(edges: &[f64]) -> bool {
+/// A whole double as an exact integer.
+fn whole(value: f64) -> Option<i128> {
+    (value.is_finite() && value.fract() == 0.0 && value.abs() < 1.7e38).then_some(value as i128)
+}
+
+pub(super) fn strictly_ascending(edges: &[f64]) -> bool {
     edges.len() >= 2 && edges.windows(2).all(|w| w[0] < w[1])
 }
 
-/// Builds a histogram of the values with `bins` bins (see [`HistogramLayout::new`]).
+/// Builds a histogram of the values with `bins` bins (see [`HistogramLayout::with_bins`]).
 pub fn histogram(runs: &ValueRuns, bins: usize, integers: bool) -> Vec<HistogramBin> {
     if runs.count() == 0 {
         return Vec::new();
     }
-    match HistogramLayout::new(runs.min(), runs.max(), bins, integers) {
+    let quartiles = [runs.quantile(0.25), runs.quantile(0.75)];
+    match HistogramLayout::with_bins(runs.min(), runs.max(), quartiles, bins, integers) {
         Some(layout) => layout.label(&layout.count_runs(runs)),
         None => Vec::new(),
     }

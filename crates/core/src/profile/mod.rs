@@ -5,11 +5,13 @@
 //! values, medians, histograms — because every value is seen; nothing is sampled.
 
 mod accumulate;
+pub mod exact;
 mod finalize;
 pub mod formats;
 mod histogram;
 mod model;
 pub mod numeric;
+mod skewed_bins;
 mod string_counts;
 mod tape;
 #[cfg(test)]

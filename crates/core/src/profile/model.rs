@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::exact::{NumberKey, Quarters};
 use super::formats::StringFormat;
 use super::numeric::ValueRuns;
 use crate::path::{PropertyPath, Segment};
@@ -176,14 +177,18 @@ pub struct NumberProfile {
     /// First and third quartiles (linear interpolation), for the automatic histogram bin rule.
     #[serde(skip)]
     pub quartiles: [f64; 2],
+    /// The median exactly, when every value is an integer: one of them or the midpoint of two
+    /// (`median` is its nearest double, which past 2^53 may be another integer).
+    #[serde(skip)]
+    pub exact_median: Option<Quarters>,
     /// Every value, as sorted runs, when the profile was built in memory (histograms with any bin
     /// count); `None` when a database computed the statistics and counts histogram bins itself.
     #[serde(skip)]
     pub runs: Option<Arc<ValueRuns>>,
-    /// The smallest and largest value written as an integer, exactly (`min`/`max` are doubles,
-    /// which round integers past 2^53).
+    /// The smallest and largest value, exactly (`min`/`max` are doubles, which round integers
+    /// past 2^53).
     #[serde(skip)]
-    pub integer_range: Option<(i128, i128)>,
+    pub exact_range: Option<(NumberKey, NumberKey)>,
     /// Values that queries return as their exact text because no JSON number holds them exactly
     /// (a PostgreSQL `numeric` past `float8`'s precision), counted here as numbers by their
     /// nearest double; always 0 for values read from JSON.
@@ -201,21 +206,24 @@ impl NumberProfile {
         self.float_count == 0
     }
 
-    /// The smallest value as JSON, exact: an integer when every value was one.
+    /// The smallest value as JSON, exactly: an integer when it was written as one.
     pub fn min_value(&self) -> Value {
-        self.extreme(self.min, self.integer_range.map(|r| r.0))
+        self.extreme(self.min, self.exact_range.map(|r| r.0))
     }
 
-    /// The largest value as JSON, exact: an integer when every value was one.
+    /// The largest value as JSON, exactly: an integer when it was written as one.
     pub fn max_value(&self) -> Value {
-        self.extreme(self.max, self.integer_range.map(|r| r.1))
+        self.extreme(self.max, self.exact_range.map(|r| r.1))
     }
 
-    fn extreme(&self, double: f64, integer: Option<i128>) -> Value {
-        let exact = integer
-            .filter(|_| self.all_integers())
-            .and_then(|i| i64::try_from(i).map(Value::from).ok().or_else(|| u64::try_from(i).map(Value::from).ok()));
-        exact.unwrap_or_else(|| crate::figure::exact_json(double))
+    fn extreme(&self, double: f64, exact: Option<NumberKey>) -> Value {
+        exact.map_or_else(|| crate::figure::exact_json(double), |key| key.to_json(self.all_integers()))
+    }
+
+    /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
+    /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
+    pub fn median_value(&self) -> Value {
+        self.exact_median.filter(|_| self.all_integers()).map_or_else(|| crate::figure::stat_json(self.median), Quarters::to_json)
     }
 
     /// The bin count the automatic rule picks for these values.

@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 
+use super::exact::{NumberKey, Quarters, interpolate, quarter_ranks};
+use super::model::ValueCount;
+
 /// One histogram bin. Bins are half-open `[min, max)` except the last, which includes `max`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HistogramBin {
@@ -25,14 +28,16 @@ pub const MAX_BINS: usize = 100;
 /// Numbers list their most frequent values only when they have at most this many distinct ones.
 pub const NUMBER_TOP_DISTINCT: u64 = 20;
 
-/// A counted number as a JSON value: written as an integer when every value of its property
-/// was one, so top values read as they were written (`5`, not `5.0`).
-pub fn number_value(v: f64, integer: bool) -> serde_json::Value {
-    if integer && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
-        serde_json::Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+/// The most frequent numbers, most frequent first and ties in ascending order, when there are at
+/// most [`NUMBER_TOP_DISTINCT`] distinct ones (else none). `integers`: every value of the
+/// property was written as an integer, so each is shown as one (`5`, not `5.0`), exactly.
+pub fn top_numbers(runs: impl IntoIterator<Item = (NumberKey, u64)>, integers: bool) -> Vec<ValueCount> {
+    let mut counted: Vec<(NumberKey, u64)> = runs.into_iter().collect();
+    if counted.len() as u64 > NUMBER_TOP_DISTINCT {
+        return Vec::new();
     }
+    counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.order(b.0)));
+    counted.into_iter().map(|(v, count)| ValueCount { value: v.to_json(integers), count }).collect()
 }
 
 pub use crate::figure::percent;
@@ -63,9 +68,14 @@ fn count_few<'a>(values: impl IntoIterator<Item = &'a f64>) -> Option<Vec<(f64, 
 
 /// Every value of a numeric property as its distinct values in ascending order, each with how
 /// many times it occurred: exact order statistics and histograms without one entry per value.
+///
+/// Values are doubles, except integers past 2^53 that a double cannot hold: those carry their
+/// offset from the nearest double (see [`NumberKey`]), kept only when there are any.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValueRuns {
     values: Vec<f64>,
+    /// Each value's offset from its double; empty when every offset is 0.
+    offsets: Vec<i64>,
     /// `ends[i]`: how many values are at most `values[i]`.
     ends: Vec<u64>,
 }
@@ -95,42 +105,98 @@ impl ValueRuns {
             let next = heads.iter_mut().filter_map(|h| h.peek().copied().map(|v| (v, h))).min_by(|a, b| a.0.total_cmp(&b.0));
             let Some((value, head)) = next else { break };
             head.next();
-            runs.push(value, 1);
+            runs.push(NumberKey::float(value), 1);
         }
         runs
+    }
+
+    /// These runs plus `wide`: integers past 2^53, in any order, counted exactly. They are rare,
+    /// so they are kept apart while profiling and merged in here.
+    pub fn with_wide(self, mut wide: Vec<i128>) -> Self {
+        if wide.is_empty() {
+            return self;
+        }
+        wide.sort_unstable();
+        let mut extra = wide.into_iter().map(NumberKey::integer).peekable();
+        let mut merged = Self::default();
+        let mut mine = self.iter().peekable();
+        loop {
+            let take_mine = match (mine.peek(), extra.peek()) {
+                (Some((a, _)), Some(b)) => a.order(*b).is_le(),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            match take_mine {
+                true => {
+                    if let Some((key, n)) = mine.next() {
+                        merged.push(key, n);
+                    }
+                }
+                false => {
+                    if let Some(key) = extra.next() {
+                        merged.push(key, 1);
+                    }
+                }
+            }
+        }
+        merged
     }
 
     /// Runs of values sorted ascending (equal values adjacent; `-0.0` and `0.0` are one value).
     pub fn from_sorted(sorted: &[f64]) -> Self {
         let mut runs = Self::default();
         for &v in sorted {
-            runs.push(v, 1);
+            runs.push(NumberKey::float(v), 1);
         }
         runs
     }
 
     /// Runs of distinct `(value, count)` pairs in any order.
-    pub fn from_counts(mut pairs: Vec<(f64, u64)>) -> Self {
-        pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        let mut runs = Self { values: Vec::with_capacity(pairs.len()), ends: Vec::with_capacity(pairs.len()) };
+    pub fn from_counts(pairs: Vec<(f64, u64)>) -> Self {
+        Self::from_key_counts(pairs.into_iter().map(|(v, n)| (NumberKey::float(v), n)).collect())
+    }
+
+    /// Runs of distinct `(value, count)` pairs in any order, integers past 2^53 exact (as a
+    /// database groups them).
+    pub fn from_key_counts(mut pairs: Vec<(NumberKey, u64)>) -> Self {
+        pairs.sort_unstable_by(|a, b| a.0.order(b.0));
+        let mut runs = Self { values: Vec::with_capacity(pairs.len()), offsets: Vec::new(), ends: Vec::with_capacity(pairs.len()) };
         for (v, n) in pairs {
             runs.push(v, n);
         }
         runs
     }
 
-    fn push(&mut self, value: f64, n: u64) {
+    fn push(&mut self, value: NumberKey, n: u64) {
         let before = self.count();
-        match self.values.last() {
-            Some(&last) if last == value => {
+        // The hot loop of profiling: compare doubles and offsets directly (`==` makes the two
+        // zeros one value; an absent offset is 0).
+        let same = self.values.last().is_some_and(|&last| last == value.double() && self.offsets.last().copied().unwrap_or(0) == value.offset());
+        match same {
+            true => {
                 if let Some(end) = self.ends.last_mut() {
                     *end += n;
                 }
             }
-            _ => {
-                self.values.push(value);
+            false => {
+                // Offsets are stored from the first value that has one on (earlier ones are 0).
+                if !self.offsets.is_empty() || value.offset() != 0 {
+                    self.offsets.resize(self.values.len(), 0);
+                    self.offsets.push(value.offset());
+                }
+                self.values.push(value.double());
                 self.ends.push(before + n);
             }
+        }
+    }
+
+    /// The distinct value at `index` (ascending).
+    fn key(&self, index: usize) -> NumberKey {
+        let double = self.values.get(index).copied().unwrap_or(0.0);
+        match self.offsets.get(index) {
+            Some(&offset) if offset != 0 => NumberKey::integer((double as i128).saturating_add(i128::from(offset))),
+            _ => NumberKey::float(double),
         }
     }
 
@@ -144,40 +210,65 @@ impl ValueRuns {
         self.values.len()
     }
 
-    /// Smallest value (0 when empty).
+    /// Smallest value, as its nearest double (0 when empty).
     pub fn min(&self) -> f64 {
         self.values.first().copied().unwrap_or(0.0)
     }
 
-    /// Largest value (0 when empty).
+    /// Largest value, as its nearest double (0 when empty).
     pub fn max(&self) -> f64 {
         self.values.last().copied().unwrap_or(0.0)
     }
 
+    /// The smallest value, exactly.
+    pub fn first_key(&self) -> Option<NumberKey> {
+        (!self.values.is_empty()).then(|| self.key(0))
+    }
+
+    /// The largest value, exactly.
+    pub fn last_key(&self) -> Option<NumberKey> {
+        self.values.len().checked_sub(1).map(|last| self.key(last))
+    }
+
     /// Each distinct value with its count, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
-        self.values.iter().zip(&self.ends).scan(0, |before, (&v, &end)| {
+    pub fn iter(&self) -> impl Iterator<Item = (NumberKey, u64)> + '_ {
+        self.ends.iter().enumerate().scan(0, |before, (i, &end)| {
             let n = end - *before;
             *before = end;
-            Some((v, n))
+            Some((self.key(i), n))
         })
     }
 
     /// The value of 0-based `rank` in ascending order.
-    fn at_rank(&self, rank: u64) -> f64 {
+    fn at_rank(&self, rank: u64) -> NumberKey {
         let run = self.ends.partition_point(|&end| end <= rank);
-        self.values.get(run).or(self.values.last()).copied().unwrap_or(0.0)
+        self.key(run.min(self.values.len().saturating_sub(1)))
     }
 
-    /// The value at quantile `q` (0..=1), by linear interpolation between ranks.
+    /// The `k`/4 quantile (`k` from 0 to 4) by linear interpolation between ranks: its nearest
+    /// double, and the exact value when the two values it reads are integers.
+    pub fn quarter(&self, k: u64) -> (f64, Option<Quarters>) {
+        if self.count() == 0 {
+            return (0.0, None);
+        }
+        let (low, high, weight) = quarter_ranks(self.count(), k);
+        interpolate(self.at_rank(low), self.at_rank(high), weight)
+    }
+
+    /// The value at quantile `q` (0..=1), by linear interpolation between ranks; quartiles of
+    /// integers are exact before their one rounding to a double.
     pub fn quantile(&self, q: f64) -> f64 {
         let n = self.count();
         if n == 0 {
             return 0.0;
         }
+        let quarters = q.clamp(0.0, 1.0) * 4.0;
+        if quarters.fract() == 0.0 {
+            return self.quarter(quarters as u64).0;
+        }
         let position = q.clamp(0.0, 1.0) * (n - 1) as f64;
         let (low, high) = (position.floor(), position.ceil());
-        let (a, b) = (self.at_rank(low as u64), self.at_rank(high as u64));
+        let (a, b) = (self.at_rank(low as u64).double(), self.at_rank(high as u64).double());
         a + (b - a) * (position - low)
     }
 
@@ -186,23 +277,63 @@ impl ValueRuns {
         self.quantile(0.5)
     }
 
-    /// Mean and sample standard deviation, by Welford's method weighted by run length (stable
-    /// for large counts).
+    /// Mean and sample standard deviation. Over whole numbers, from their exact sum and exact
+    /// distances from it (past 2^53 doubles would merge neighbours and cancel); otherwise by
+    /// Welford's method weighted by run length (stable for large counts).
     pub fn mean_std(&self) -> (f64, f64) {
+        if let Some(exact) = self.integer_mean_std() {
+            return exact;
+        }
         let (mut seen, mut mean, mut m2) = (0u64, 0.0, 0.0);
         for (x, n) in self.iter() {
             seen += n;
-            let delta = x - mean;
+            let offset = x.offset() as f64;
+            let delta = (x.double() - mean) + offset;
             mean += delta * n as f64 / seen as f64;
-            m2 += delta * (x - mean) * n as f64;
+            m2 += delta * ((x.double() - mean) + offset) * n as f64;
         }
         let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
         (mean, std)
     }
 
+    /// [`Self::mean_std`] when every value is a whole number and their sum fits an `i128`.
+    fn integer_mean_std(&self) -> Option<(f64, f64)> {
+        let n = self.count();
+        if n == 0 {
+            return None;
+        }
+        let mut sum: i128 = 0;
+        for (x, count) in self.iter() {
+            sum = sum.checked_add(x.integer_value()?.checked_mul(i128::from(count))?)?;
+        }
+        let whole = i128::from(n);
+        let (quotient, remainder) = (sum.div_euclid(whole), sum.rem_euclid(whole));
+        let fraction = remainder as f64 / n as f64;
+        let mean = if sum.abs() <= super::exact::F64_EXACT_INTEGER {
+            // Both operands exact: one correctly rounded division.
+            sum as f64 / n as f64
+        } else {
+            quotient as f64 + fraction
+        };
+        let mut m2 = 0.0;
+        for (x, count) in self.iter() {
+            // The distance from the mean, exact up to its own rounding: no cancellation.
+            let distance = x.integer_value()?.saturating_sub(quotient) as f64 - fraction;
+            m2 += distance * distance * count as f64;
+        }
+        let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
+        Some((mean, std))
+    }
+
     /// How many values are below `edge`.
     pub(crate) fn count_below(&self, edge: f64) -> u64 {
-        match self.values.partition_point(|&v| v < edge) {
+        let below = |i: usize| self.key(i).below(edge);
+        let mut first_not = self.values.partition_point(|&v| v < edge);
+        // Values equal to the edge as doubles may still lie below it (an integer just under it).
+        while first_not < self.values.len() && below(first_not) {
+            first_not += 1;
+        }
+        match first_not {
             0 => 0,
             run => self.ends[run - 1],
         }
@@ -264,7 +395,7 @@ mod tests {
     #[test]
     fn counted_and_sorted_runs_agree() {
         let few = vec![3.0, -0.0, 1.5, 3.0, 0.0, 3.0];
-        assert_eq!(ValueRuns::from_values(few.clone()).iter().collect::<Vec<_>>(), [(0.0, 2), (1.5, 1), (3.0, 3)]);
+        assert_eq!(ValueRuns::from_values(few.clone()).iter().map(|(v, n)| (v.double(), n)).collect::<Vec<_>>(), [(0.0, 2), (1.5, 1), (3.0, 3)]);
         assert_eq!(ValueRuns::from_values(few.clone()), runs(&few));
         let many: Vec<f64> = (0..COUNT_UP_TO as u64 * 3).map(|i| ((i * 7919) % 50_000) as f64 * 0.5).collect();
         assert!(count_few(&many).is_none());
@@ -293,6 +424,34 @@ mod tests {
             assert_eq!(ValueRuns::from_parts(parts), runs(&all), "{distinct}");
         }
         assert_eq!(ValueRuns::from_parts(vec![Vec::new(), Vec::new()]).count(), 0);
+    }
+
+    #[test]
+    fn integers_past_2_pow_53_are_runs_of_their_own_in_order() {
+        const TWO_53: i128 = 1 << 53;
+        // 1e17 as a float and as an integer are one value; 2^53 and 2^53 + 1 share a double.
+        let runs = ValueRuns::from_values(vec![1e17, 9_007_199_254_740_992.0, 1.5]).with_wide(vec![
+            TWO_53 + 1,
+            100_000_000_000_000_000,
+            TWO_53 + 2,
+            -TWO_53 - 1,
+            TWO_53 + 1,
+        ]);
+        let listed: Vec<(Option<i128>, u64)> = runs.iter().map(|(v, n)| (v.integer_value(), n)).collect();
+        assert_eq!(
+            listed,
+            [(Some(-TWO_53 - 1), 1), (None, 1), (Some(TWO_53), 1), (Some(TWO_53 + 1), 2), (Some(TWO_53 + 2), 1), (Some(100_000_000_000_000_000), 2)]
+        );
+        assert_eq!((runs.count(), runs.distinct()), (8, 6));
+        // 2^53 + 1 is below the edge 2^53 + 2 though its double is 2^53.
+        assert_eq!(runs.count_below(9_007_199_254_740_994.0), 5);
+        assert_eq!(runs.count_below(9_007_199_254_740_992.0), 2);
+        // Ranks 3 and 4 of 8 are both 2^53 + 1; ranks 1 and 2 (1.5 and 2^53) are not both whole.
+        assert_eq!(runs.quarter(2).1.map(|q| q.to_json()), Some(serde_json::json!(9_007_199_254_740_993_u64)));
+        assert_eq!(runs.quarter(1).1, None);
+        let ints = ValueRuns::default().with_wide(vec![TWO_53 + 1, TWO_53 + 2]);
+        assert_eq!(ints.quarter(2).1.map(|q| q.text()), Some("9007199254740993.5".to_string()));
+        assert_eq!(ints.mean_std().1, std::f64::consts::FRAC_1_SQRT_2);
     }
 
     #[test]

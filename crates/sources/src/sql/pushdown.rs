@@ -16,15 +16,17 @@
 use schemascope_core::{ColumnInfo, TableInfo};
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
-use schemascope_core::profile::numeric::{HistogramLayout, NUMBER_TOP_DISTINCT, number_value};
+use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::profile::{
-    BooleanProfile, CollectionProfile, NumberProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
+    BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
 use serde_json::Value;
 
 use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
+
+mod numbers;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -327,7 +329,7 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         let non_null = count(row, Some(s.non_null));
         let (integers, reals, texts) = (count(row, s.integers), count(row, s.reals), count(row, s.texts));
         let (trues, falses) = (count(row, s.trues), count(row, s.falses));
-        let numbers = if integers + reals > 0 { Some(number_profile(db, &view, i, row, s, integers, reals, unique)?) } else { None };
+        let numbers = if integers + reals > 0 { Some(numbers::number_profile(db, &view, i, row, s, integers, reals, unique)?) } else { None };
         let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts, unique)?) } else { None };
         let distinct =
             strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
@@ -383,209 +385,6 @@ fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: u
     )?;
     let distinct = rows.first().map_or(0, |r| r[2].as_count());
     Ok((distinct, rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
-}
-
-/// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
-const GROUPED_DISTINCT: u64 = 50_000;
-
-/// The planner's estimate of column `i`'s distinct values (PostgreSQL's `pg_stats`), if analysed.
-fn estimated_distinct(db: &dyn Database, view: &JsonView, i: usize) -> Result<Option<u64>, SourceError> {
-    let (Some(table), Some(column)) = (&view.table, view.columns.get(i)) else { return Ok(None) };
-    let (schema, name) = table.split_once('.').unwrap_or(("public", table));
-    let rows = db.query(
-        "SELECT s.n_distinct::float8, c.reltuples::float8 FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname \
-         JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = n.oid WHERE s.schemaname = $1 AND s.tablename = $2 AND s.attname = $3",
-        &[SqlValue::Text(schema.into()), SqlValue::Text(name.into()), SqlValue::Text(column.clone())],
-    )?;
-    Ok(rows.first().and_then(|r| {
-        let (d, rows) = (r[0].as_f64()?, r[1].as_f64()?);
-        // Negative: a fraction of the rows.
-        let estimate = if d < 0.0 { -d * rows.max(0.0) } else { d };
-        Some(estimate as u64)
-    }))
-}
-
-/// Linear-interpolation quantile positions (0-based) for `q` over `n` sorted values.
-fn positions(n: u64, q: f64) -> (u64, u64, f64) {
-    let position = q * (n - 1) as f64;
-    (position.floor() as u64, position.ceil() as u64, position - position.floor())
-}
-
-/// What a column's numbers look like beyond the one-scan counters.
-struct Distribution {
-    std_dev: f64,
-    quartiles: [f64; 2],
-    median: f64,
-    distinct: u64,
-    top: Vec<ValueCount>,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn number_profile(
-    db: &dyn Database,
-    view: &JsonView,
-    i: usize,
-    row: &[SqlValue],
-    s: &ColumnSlots,
-    integers: u64,
-    reals: u64,
-    unique: bool,
-) -> Result<NumberProfile, SourceError> {
-    let n = integers + reals;
-    let mean = float(row, s.num_avg);
-    // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
-    // distribution without sorting every row.
-    let few = view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT);
-    let d = if few {
-        grouped_distribution(db, view, i, n, reals == 0, float(row, s.num_std))?
-    } else {
-        sorted_distribution(db, view, i, n, mean, reals == 0, float(row, s.num_std), unique)?
-    };
-    Ok(NumberProfile {
-        count: n,
-        integer_count: integers,
-        float_count: reals,
-        min: float(row, s.num_min),
-        max: float(row, s.num_max),
-        mean,
-        median: d.median,
-        std_dev: d.std_dev,
-        distinct: d.distinct,
-        top: d.top,
-        quartiles: d.quartiles,
-        runs: None,
-        integer_range: integer_range(row, s, reals),
-        exact_text_count: count(row, s.exact_texts),
-    })
-}
-
-/// The exact integer extremes, as the in-memory profile keeps them, when every value is an integer.
-fn integer_range(row: &[SqlValue], s: &ColumnSlots, reals: u64) -> Option<(i128, i128)> {
-    match (reals, get(row, s.num_min), get(row, s.num_max)) {
-        (0, SqlValue::Integer(min), SqlValue::Integer(max)) => Some((i128::from(*min), i128::from(*max))),
-        _ => None,
-    }
-}
-
-/// Top values (when at most [`NUMBER_TOP_DISTINCT`]) from `(value, count)` runs, ranked as in memory.
-fn number_top(mut runs: Vec<(f64, u64)>, integers: bool) -> Vec<ValueCount> {
-    if runs.len() as u64 > NUMBER_TOP_DISTINCT {
-        return Vec::new();
-    }
-    runs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.total_cmp(&b.0)));
-    runs.into_iter().map(|(v, count)| ValueCount { value: number_value(v, integers), count }).collect()
-}
-
-/// The distribution from every distinct value with its count (PostgreSQL, few values).
-fn grouped_distribution(db: &dyn Database, view: &JsonView, i: usize, n: u64, integers: bool, std_dev: f64) -> Result<Distribution, SourceError> {
-    let c = format!("c{i}");
-    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
-    let grouped = db.query_with_timeout(
-        &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c} ORDER BY {c}", view.from),
-        &[],
-        PROFILE_TIMEOUT_MS,
-    )?;
-    let runs: Vec<(f64, u64)> = grouped.iter().filter_map(|r| r[0].as_f64().map(|v| (v, r[1].as_count()))).collect();
-    let at_rank = |rank: u64| {
-        let mut seen = 0;
-        runs.iter()
-            .find(|(_, n)| {
-                seen += n;
-                seen > rank
-            })
-            .map_or(0.0, |(v, _)| *v)
-    };
-    let quantile = |q: f64| {
-        let (lo, hi, frac) = positions(n, q);
-        at_rank(lo) + (at_rank(hi) - at_rank(lo)) * frac
-    };
-    Ok(Distribution {
-        std_dev,
-        quartiles: [quantile(0.25), quantile(0.75)],
-        median: quantile(0.5),
-        distinct: runs.len() as u64,
-        top: number_top(runs, integers),
-    })
-}
-
-/// The distribution by sorting: quartiles from one sort, distinct values counted by another.
-#[allow(clippy::too_many_arguments)]
-fn sorted_distribution(
-    db: &dyn Database,
-    view: &JsonView,
-    i: usize,
-    n: u64,
-    mean: f64,
-    integers: bool,
-    std_dev: f64,
-    unique: bool,
-) -> Result<Distribution, SourceError> {
-    let c = format!("c{i}");
-    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
-    let (std_dev, quartiles, median) = match view.dialect {
-        Dialect::Postgres => {
-            // One sort for all three quartiles.
-            let stats = db.query_with_timeout(
-                &format!(
-                    "SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}",
-                    view.from
-                ),
-                &[],
-                PROFILE_TIMEOUT_MS,
-            )?;
-            let q: Vec<f64> = stats
-                .first()
-                .and_then(|r| r[0].as_str())
-                .map(|t| t.trim_matches(|ch| ch == '{' || ch == '}').split(',').filter_map(|x| x.trim().parse().ok()).collect())
-                .unwrap_or_default();
-            let at = |k: usize| q.get(k).copied().unwrap_or(0.0);
-            (std_dev, [at(0), at(2)], at(1))
-        }
-        Dialect::Sqlite => {
-            // SQLite has neither stddev nor percentiles: a second pass around the mean, and one
-            // sort that picks the rows at the quartile positions.
-            let spread = db.query_with_timeout(
-                &format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from),
-                &[SqlValue::Real(mean)],
-                PROFILE_TIMEOUT_MS,
-            )?;
-            let sum_sq = spread.first().map_or(0.0, |r| float(r, Some(0)));
-            let std_dev = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
-            let wanted: Vec<(u64, u64, f64)> = [0.25, 0.5, 0.75].iter().map(|&q| positions(n, q)).collect();
-            let mut ranks: Vec<u64> = wanted.iter().flat_map(|&(lo, hi, _)| [lo + 1, hi + 1]).collect();
-            ranks.sort_unstable();
-            ranks.dedup();
-            let list = ranks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
-            let picked = db.query_with_timeout(
-                &format!(
-                    "SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})",
-                    view.from
-                ),
-                &[],
-                PROFILE_TIMEOUT_MS,
-            )?;
-            let at = |rank: u64| picked.iter().find(|r| r[0].as_count() == rank).and_then(|r| r[1].as_f64()).unwrap_or(0.0);
-            let q: Vec<f64> = wanted.iter().map(|&(lo, hi, frac)| at(lo + 1) + (at(hi + 1) - at(lo + 1)) * frac).collect();
-            (std_dev, [q[0], q[2]], q[1])
-        }
-    };
-    // A single-column primary key is distinct by constraint: no grouping needed.
-    let (distinct, top) = if unique && n > NUMBER_TOP_DISTINCT {
-        (n, Vec::new())
-    } else {
-        // Counting distinct numbers by sorting beats hashing millions of them; the values
-        // themselves are grouped only when there are few.
-        let counted = db.query_with_timeout(&format!("SELECT COUNT(DISTINCT {c}) FROM {} WHERE {predicate}", view.from), &[], PROFILE_TIMEOUT_MS)?;
-        let distinct = counted.first().map_or(0, |r| r[0].as_count());
-        let top = if distinct <= NUMBER_TOP_DISTINCT {
-            let (_, rows) = top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
-            number_top(rows.iter().filter_map(|(v, count)| v.as_f64().map(|v| (v, *count))).collect(), integers)
-        } else {
-            Vec::new()
-        };
-        (distinct, top)
-    };
-    Ok(Distribution { std_dev, quartiles, median, distinct, top })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -682,13 +481,17 @@ impl BinCounter for TableBins<'_> {
         // The bin of a value: how many inner edges are at or below it (edges are our own floats,
         // written as literals, never user input). The top edge belongs to the last bin.
         let inner = &layout.edges[1..bins];
-        let bin = match (inner.is_empty(), self.db.dialect()) {
-            (true, _) => "0".to_string(),
-            // A binary search over the edges, per row, in the server.
-            (false, Dialect::Postgres) => {
-                format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", inner.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>().join(", "))
+        let edges = || inner.iter().map(|&e| edge_literal(e)).collect::<Vec<_>>().join(", ");
+        let bin = match (inner.is_empty(), self.db.dialect(), view.classes[i]) {
+            (true, _, _) => "0".to_string(),
+            // A binary search over the edges, per row, in the server. Integers are compared in
+            // numeric: as float8, neighbours past 2^53 round onto an edge they are below.
+            (false, Dialect::Postgres, ValueClass::Integer) => format!("width_bucket(c{i}::numeric, ARRAY[{}]::numeric[])", edges()),
+            (false, Dialect::Postgres, _) => format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", edges()),
+            // SQLite compares an integer with a real exactly.
+            (false, Dialect::Sqlite, _) => {
+                inner.iter().map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e))).collect::<Vec<_>>().join(" + ")
             }
-            (false, Dialect::Sqlite) => inner.iter().map(|e| format!("CASE WHEN c{i} >= {e:?} THEN 1 ELSE 0 END")).collect::<Vec<_>>().join(" + "),
         };
         let rows = self.db.query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[]).ok()?;
         let mut counts = vec![0u64; bins];
@@ -698,4 +501,12 @@ impl BinCounter for TableBins<'_> {
         }
         Some(counts)
     }
+}
+
+/// A histogram edge (our own double, never user input) as an SQL literal that denotes exactly
+/// it: a whole edge with all its digits (the shortest form of `2^60` is `1.152921504606847e18`,
+/// a different integer, which would misplace integers near it), any other by its shortest form
+/// (no integer lies between that decimal and the double).
+fn edge_literal(edge: f64) -> String {
+    if edge.fract() == 0.0 && edge.abs() < 1e38 { format!("{}", edge as i128) } else { format!("{edge:?}") }
 }

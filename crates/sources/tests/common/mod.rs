@@ -53,38 +53,54 @@ pub fn assert_pushdown_matches_memory(db: &dyn Database) {
     assert!(!catalog.tables.is_empty());
     // Tables of other schemas are other tests' scratch tables, made and dropped concurrently.
     for table in catalog.tables.iter().filter(|t| !t.name.contains('.')) {
-        let pushed = profile_table(db, table).expect("pushdown profile");
-        let memory = in_memory(db, table);
-        let expected = memory.profile();
-        if expected.item_count == 0 {
-            // No rows: the catalog still names every column, which memory cannot know.
-            assert_eq!(pushed.item_count, 0);
-            assert_eq!(pushed.properties().len(), table.columns.len(), "{}", table.name);
-            continue;
-        }
-        assert_same(&serde_json::to_value(&pushed).expect("json"), &serde_json::to_value(expected).expect("json"), &table.name);
-        for column in &table.columns {
-            let path = PropertyPath::root().child(&column.name);
-            let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
-            if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
-                // Exact integer extremes (past 2^53 the doubles would round) agree too.
-                assert_eq!(
-                    (p.integer_range, p.min_value(), p.max_value()),
-                    (m.integer_range, m.min_value(), m.max_value()),
-                    "{}.{}",
+        assert_table_matches_memory(db, table);
+    }
+}
+
+/// `table`'s pushdown profile equals its in-memory profile, quartiles included.
+pub fn assert_table_matches_memory(db: &dyn Database, table: &TableInfo) {
+    let pushed = profile_table(db, table).expect("pushdown profile");
+    let memory = in_memory(db, table);
+    let expected = memory.profile();
+    if expected.item_count == 0 {
+        // No rows: the catalog still names every column, which memory cannot know.
+        assert_eq!(pushed.item_count, 0);
+        assert_eq!(pushed.properties().len(), table.columns.len(), "{}", table.name);
+        return;
+    }
+    assert_same(&serde_json::to_value(&pushed).expect("json"), &serde_json::to_value(expected).expect("json"), &table.name);
+    for column in &table.columns {
+        let path = PropertyPath::root().child(&column.name);
+        let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
+        if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
+            // Exact extremes, median and top values (past 2^53 doubles would merge
+            // neighbours) agree to the last digit.
+            assert_eq!(
+                (p.exact_range, p.min_value(), p.max_value(), p.exact_median, p.median_value(), &p.top, p.distinct),
+                (m.exact_range, m.min_value(), m.max_value(), m.exact_median, m.median_value(), &m.top, m.distinct),
+                "{}.{}",
+                table.name,
+                column.name
+            );
+            assert!(
+                close(p.mean, m.mean) && close(p.std_dev, m.std_dev),
+                "{}.{}: mean/std {} {} vs {} {}",
+                table.name,
+                column.name,
+                p.mean,
+                p.std_dev,
+                m.mean,
+                m.std_dev
+            );
+            for k in 0..2 {
+                assert!(
+                    close(p.quartiles[k], m.quartiles[k]),
+                    "{}.{}: quartile {k}: {} vs {}",
                     table.name,
-                    column.name
+                    column.name,
+                    p.quartiles[k],
+                    m.quartiles[k]
                 );
-                for k in 0..2 {
-                    assert!(
-                        close(p.quartiles[k], m.quartiles[k]),
-                        "{}.{}: quartile {k}: {} vs {}",
-                        table.name,
-                        column.name,
-                        p.quartiles[k],
-                        m.quartiles[k]
-                    );
-                }
             }
         }
     }
@@ -95,14 +111,18 @@ pub fn assert_histograms_match(db: &dyn Database, table: &str, columns: &[&str])
     let catalog = db.catalog().expect("catalog");
     let table = catalog.table(table).expect("table");
     let memory = in_memory(db, table);
+    let pushed = profile_table(db, table).expect("pushdown profile");
     let bins = TableBins { db, table };
     for column in columns {
         let path = PropertyPath::root().child(column);
         let numbers = memory.profile().property(&path).and_then(|p| p.numbers.clone()).expect("numbers");
+        let pushed_numbers = pushed.property(&path).and_then(|p| p.numbers.clone()).expect("pushdown numbers");
         let runs = numbers.runs.clone().expect("in-memory values");
         // Asked bin counts, and the automatic layout (log or outlier bins for skewed columns).
-        for wanted in [Some(1), Some(4), Some(5), Some(numbers.auto_bins()), Some(37), None] {
+        for wanted in [Some(1), Some(4), Some(5), Some(6), Some(numbers.auto_bins()), Some(37), None] {
             let layout = HistogramLayout::for_numbers(&numbers, wanted).expect("layout");
+            // The database's own profile picks the same edges on the same scale.
+            assert_eq!(HistogramLayout::for_numbers(&pushed_numbers, wanted).as_ref(), Some(&layout), "{}.{column} with {wanted:?} bins", table.name);
             if let Some(wanted) = wanted {
                 assert!(layout.bins() <= wanted, "{}.{column}: {} bins for {wanted}", table.name, layout.bins());
             }

@@ -1,0 +1,190 @@
+//! Exact figures for integers past 2^53, where neighbouring integers share one `f64`.
+//!
+//! JSON carries every integer of the i64 and u64 ranges exactly, and a profile must too: two ids
+//! 9007199254740992 and 9007199254740993 are two distinct values, and the median of integers is
+//! one of them (or the midpoint of two). [`NumberKey`] is how a distinct number is counted and
+//! ordered; [`Quarters`] is an exact quantile of integers. In-memory profiles and database
+//! pushdown both compute with these, so they agree to the last digit.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+/// The largest magnitude up to which every integer is exact in an `f64` (2^53).
+pub const F64_EXACT_INTEGER: i128 = 1 << 53;
+
+/// One distinct number as profiles count and order it: its nearest double plus, for an integer
+/// that double cannot hold, the integer's exact distance from it. Ordering by (double, offset) is
+/// the numbers' own order, since rounding to nearest never swaps two numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NumberKey {
+    double: f64,
+    offset: i64,
+}
+
+impl NumberKey {
+    /// A number read as a double.
+    pub fn float(value: f64) -> Self {
+        Self { double: value, offset: 0 }
+    }
+
+    /// An integer, exactly. Its offset from the nearest double is at most half the spacing of
+    /// doubles there (1,024 for the u64 range), so it always fits.
+    pub fn integer(value: i128) -> Self {
+        let double = value as f64;
+        let offset = value.saturating_sub(double as i128);
+        Self { double, offset: i64::try_from(offset).unwrap_or(0) }
+    }
+
+    /// The nearest double.
+    pub fn double(self) -> f64 {
+        self.double
+    }
+
+    /// The number's distance from [`Self::double`] (0 unless an integer the double cannot hold).
+    pub fn offset(self) -> i64 {
+        self.offset
+    }
+
+    /// The number as an exact integer, when it is a whole number in the `i128` range.
+    pub fn integer_value(self) -> Option<i128> {
+        // Every double of magnitude below 2^127 with no fraction is an integer that fits.
+        let whole = self.double.is_finite() && self.double.fract() == 0.0 && self.double.abs() < 1.7e38;
+        whole.then(|| (self.double as i128).saturating_add(i128::from(self.offset)))
+    }
+
+    /// The number as JSON: an exact integer when it was written as one (`integers`: every value
+    /// of its property was; an offset means this one was), else its double.
+    pub fn to_json(self, integers: bool) -> Value {
+        let exact = (integers || self.offset != 0).then(|| self.integer_value()).flatten().and_then(integer_json);
+        exact.unwrap_or_else(|| crate::figure::exact_json(self.double))
+    }
+
+    /// True when the number is below `edge` (a histogram edge, a double).
+    pub fn below(self, edge: f64) -> bool {
+        self.double < edge || (self.double == edge && self.offset < 0)
+    }
+
+    /// The numbers' order (the two zeros compare equal, as `==` says).
+    pub fn order(self, other: Self) -> Ordering {
+        if self.double == other.double { self.offset.cmp(&other.offset) } else { self.double.total_cmp(&other.double) }
+    }
+}
+
+/// An integer as a JSON number, when JSON holds it exactly (the i64 and u64 ranges).
+pub fn integer_json(value: i128) -> Option<Value> {
+    i64::try_from(value).map(Value::from).ok().or_else(|| u64::try_from(value).map(Value::from).ok())
+}
+
+/// A number kept exactly in quarter units: an integer, or a quartile interpolated between two
+/// integers (`x.25`, `x.5`, `x.75`). Past 2^53 no double holds such a number, so it is kept as
+/// a count of quarters and shown from its digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quarters(i128);
+
+impl Quarters {
+    /// `low + (high − low) × quarters / 4`.
+    pub fn between(low: i128, high: i128, quarters: u64) -> Self {
+        let step = high.saturating_sub(low).saturating_mul(i128::from(quarters));
+        Self(low.saturating_mul(4).saturating_add(step))
+    }
+
+    /// The nearest double.
+    pub fn to_f64(self) -> f64 {
+        // One rounding: scaling by a power of two is exact.
+        self.0 as f64 / 4.0
+    }
+
+    /// The largest integer not above the number.
+    pub fn floor(self) -> i128 {
+        self.0.div_euclid(4)
+    }
+
+    /// The number when it is a whole one.
+    pub fn integer(self) -> Option<i128> {
+        (self.0 % 4 == 0).then_some(self.0 / 4)
+    }
+
+    /// As JSON: a JSON number when one holds it exactly, else its exact decimal text (as
+    /// PostgreSQL values past a double's precision are shown).
+    pub fn to_json(self) -> Value {
+        if let Some(value) = self.integer().and_then(integer_json) {
+            return value;
+        }
+        let double = self.to_f64();
+        if double.is_finite() && (double * 4.0) as i128 == self.0 { crate::figure::exact_json(double) } else { Value::String(self.text()) }
+    }
+
+    /// The exact decimal text (`-7.5`, `9007199254740993.25`).
+    pub fn text(self) -> String {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let magnitude = self.0.unsigned_abs();
+        let fraction = ["", ".25", ".5", ".75"][(magnitude % 4) as usize];
+        format!("{sign}{}{fraction}", magnitude / 4)
+    }
+}
+
+/// The ranks (0-based, ascending) that the `k`/4 quantile of `n` values reads, by linear
+/// interpolation, and the weight of the higher one in quarters (0 to 3).
+pub fn quarter_ranks(n: u64, k: u64) -> (u64, u64, u64) {
+    let position = k.min(4) * n.saturating_sub(1);
+    let (low, weight) = (position / 4, position % 4);
+    (low, if weight > 0 { low + 1 } else { low }, weight)
+}
+
+/// The quantile between the values `low` and `high` at its two ranks (see [`quarter_ranks`]):
+/// exact when both are integers, else by floating-point interpolation.
+pub fn interpolate(low: NumberKey, high: NumberKey, weight: u64) -> (f64, Option<Quarters>) {
+    match (low.integer_value(), high.integer_value()) {
+        (Some(a), Some(b)) => {
+            let exact = Quarters::between(a, b, weight);
+            (exact.to_f64(), Some(exact))
+        }
+        _ => {
+            let (a, b) = (low.double, high.double);
+            (a + (b - a) * (weight as f64 / 4.0), None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_53: i128 = 1 << 53;
+
+    #[test]
+    fn neighbouring_integers_past_2_pow_53_are_distinct_and_ordered() {
+        let keys: Vec<NumberKey> = [TWO_53 + 2, TWO_53, TWO_53 + 1, i128::from(i64::MAX), i128::from(u64::MAX)].map(NumberKey::integer).to_vec();
+        let mut sorted = keys.clone();
+        sorted.sort_by(|a, b| a.order(*b));
+        let values: Vec<i128> = sorted.iter().filter_map(|k| k.integer_value()).collect();
+        assert_eq!(values, [TWO_53, TWO_53 + 1, TWO_53 + 2, i128::from(i64::MAX), i128::from(u64::MAX)]);
+        assert_ne!(NumberKey::integer(TWO_53), NumberKey::integer(TWO_53 + 1));
+        assert_eq!(NumberKey::integer(TWO_53 + 1).to_json(true), serde_json::json!(9_007_199_254_740_993_u64));
+        assert_eq!(NumberKey::integer(i128::from(i64::MIN)).to_json(true), serde_json::json!(i64::MIN));
+        // A float equal to an integer is the same number.
+        assert_eq!(NumberKey::float(1e17).order(NumberKey::integer(100_000_000_000_000_000)), Ordering::Equal);
+        assert!(NumberKey::integer(TWO_53 + 1).below(9_007_199_254_740_994.0));
+        assert!(!NumberKey::integer(TWO_53 + 1).below(9_007_199_254_740_992.0));
+    }
+
+    #[test]
+    fn quarters_are_shown_exactly() {
+        assert_eq!(Quarters::between(TWO_53 + 1, TWO_53 + 2, 2).to_json(), serde_json::json!("9007199254740993.5"));
+        assert_eq!(Quarters::between(TWO_53 + 1, TWO_53 + 3, 2).to_json(), serde_json::json!(9_007_199_254_740_994_u64));
+        assert_eq!(Quarters::between(-8, -7, 2).to_json(), serde_json::json!(-7.5));
+        assert_eq!(Quarters::between(-1, 0, 2).text(), "-0.5");
+        assert_eq!(Quarters::between(3, 4, 1).text(), "3.25");
+        assert_eq!((Quarters::between(-1, 0, 2).floor(), Quarters::between(3, 4, 3).floor()), (-1, 3));
+        assert_eq!(Quarters::between(i128::from(i64::MIN), i128::from(i64::MAX), 2).text(), "-0.5");
+    }
+
+    #[test]
+    fn quarter_ranks_follow_linear_interpolation() {
+        assert_eq!(quarter_ranks(11, 2), (5, 5, 0));
+        assert_eq!(quarter_ranks(4, 2), (1, 2, 2));
+        assert_eq!(quarter_ranks(4, 1), (0, 1, 3));
+        assert_eq!(quarter_ranks(1, 3), (0, 0, 0));
+    }
+}

@@ -1,0 +1,269 @@
+//! A column's numbers profiled inside the database: spread, quartiles, distinct and top values.
+//!
+//! Figures come out as the in-memory profiler computes them from the same rows, to the last
+//! digit: integers are read as integers (never through `float8`, which merges neighbours past
+//! 2^53), their quartiles are read as the values at the quartile ranks and interpolated exactly
+//! by the core's own rule, and grouped values are ranked by the core's own code.
+
+use schemascope_core::profile::exact::{NumberKey, Quarters, interpolate, quarter_ranks};
+use schemascope_core::profile::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
+use schemascope_core::profile::{NumberProfile, ValueCount};
+
+use super::{ColumnSlots, JsonView, Kind, count, float, get, top_values};
+use crate::error::SourceError;
+use crate::sql::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
+
+/// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
+const GROUPED_DISTINCT: u64 = 50_000;
+
+/// The planner's estimate of column `i`'s distinct values (PostgreSQL's `pg_stats`), if analysed.
+fn estimated_distinct(db: &dyn Database, view: &JsonView, i: usize) -> Result<Option<u64>, SourceError> {
+    let (Some(table), Some(column)) = (&view.table, view.columns.get(i)) else { return Ok(None) };
+    let (schema, name) = table.split_once('.').unwrap_or(("public", table));
+    let rows = db.query(
+        "SELECT s.n_distinct::float8, c.reltuples::float8 FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname \
+         JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = n.oid WHERE s.schemaname = $1 AND s.tablename = $2 AND s.attname = $3",
+        &[SqlValue::Text(schema.into()), SqlValue::Text(name.into()), SqlValue::Text(column.clone())],
+    )?;
+    Ok(rows.first().and_then(|r| {
+        let (d, rows) = (r[0].as_f64()?, r[1].as_f64()?);
+        // Negative: a fraction of the rows.
+        let estimate = if d < 0.0 { -d * rows.max(0.0) } else { d };
+        Some(estimate as u64)
+    }))
+}
+
+/// A number read from the database, exactly: integers as integers.
+fn key(value: &SqlValue) -> Option<NumberKey> {
+    match value {
+        SqlValue::Integer(i) => Some(NumberKey::integer(i128::from(*i))),
+        other => other.as_f64().map(NumberKey::float),
+    }
+}
+
+/// What a column's numbers look like beyond the one-scan counters.
+struct Distribution {
+    mean: f64,
+    std_dev: f64,
+    quartiles: [f64; 2],
+    median: (f64, Option<Quarters>),
+    distinct: u64,
+    top: Vec<ValueCount>,
+}
+
+/// The numeric part of column `i`'s profile; `row` is the one scan's result.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn number_profile(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    row: &[SqlValue],
+    s: &ColumnSlots,
+    integers: u64,
+    reals: u64,
+    unique: bool,
+) -> Result<NumberProfile, SourceError> {
+    let n = integers + reals;
+    // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
+    // distribution without sorting every row.
+    let few = view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT);
+    let d = if few {
+        grouped_distribution(db, view, i, reals == 0)?
+    } else {
+        sorted_distribution(db, view, i, n, float(row, s.num_avg), reals == 0, float(row, s.num_std), unique)?
+    };
+    let exact_range = key(get(row, s.num_min)).zip(key(get(row, s.num_max)));
+    Ok(NumberProfile {
+        count: n,
+        integer_count: integers,
+        float_count: reals,
+        min: float(row, s.num_min),
+        max: float(row, s.num_max),
+        mean: d.mean,
+        median: d.median.0,
+        std_dev: d.std_dev,
+        distinct: d.distinct,
+        top: d.top,
+        quartiles: d.quartiles,
+        exact_median: d.median.1.filter(|_| reals == 0),
+        runs: None,
+        exact_range,
+        exact_text_count: count(row, s.exact_texts),
+    })
+}
+
+/// The distribution from every distinct value with its count (PostgreSQL, few values), through
+/// the same [`ValueRuns`] the in-memory profiler builds.
+fn grouped_distribution(db: &dyn Database, view: &JsonView, i: usize, integers: bool) -> Result<Distribution, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
+    let grouped =
+        db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+    let runs = ValueRuns::from_key_counts(grouped.iter().filter_map(|r| key(&r[0]).map(|k| (k, r[1].as_count()))).collect());
+    let (mean, std_dev) = runs.mean_std();
+    Ok(Distribution {
+        mean,
+        std_dev,
+        quartiles: [runs.quarter(1).0, runs.quarter(3).0],
+        median: runs.quarter(2),
+        distinct: runs.distinct() as u64,
+        top: if runs.distinct() as u64 <= NUMBER_TOP_DISTINCT { top_numbers(runs.iter(), integers) } else { Vec::new() },
+    })
+}
+
+/// The three quartiles from the values at their ranks (`at(rank)`, 0-based), interpolated as
+/// in memory: `[q1, median, q3]`.
+fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> [(f64, Option<Quarters>); 3] {
+    [1, 2, 3].map(|k| {
+        let (low, high, weight) = quarter_ranks(n, k);
+        match (at(low), at(high)) {
+            (Some(a), Some(b)) => interpolate(a, b, weight),
+            _ => (0.0, None),
+        }
+    })
+}
+
+/// The ranks every quartile reads (0-based), ascending, without repeats.
+fn quartile_ranks(n: u64) -> Vec<u64> {
+    let mut ranks: Vec<u64> = [1, 2, 3]
+        .iter()
+        .flat_map(|&k| {
+            let (low, high, _) = quarter_ranks(n, k);
+            [low, high]
+        })
+        .collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    ranks
+}
+
+/// The distribution by sorting: quartiles from one sort, distinct values counted by another.
+#[allow(clippy::too_many_arguments)]
+fn sorted_distribution(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    n: u64,
+    mean: f64,
+    integers: bool,
+    std_dev: f64,
+    unique: bool,
+) -> Result<Distribution, SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
+    let (mean, std_dev, q) = match view.dialect {
+        Dialect::Postgres if integers => {
+            // The integers at the quartile ranks, exactly, from one sort: `percentile_disc(p)`
+            // is the value at 1-based rank ⌈p·n⌉, so (rank + ½)/n picks a 0-based rank however
+            // the fraction rounds. AVG and stddev_samp of integers are computed in numeric.
+            let ranks = quartile_ranks(n);
+            let fractions: Vec<String> = ranks.iter().map(|&r| format!("{:?}", (r as f64 + 0.5) / n as f64)).collect();
+            let stats = db.query_with_timeout(
+                &format!(
+                    "SELECT (percentile_disc(ARRAY[{}]::float8[]) WITHIN GROUP (ORDER BY {c}))::text FROM {} WHERE {predicate}",
+                    fractions.join(", "),
+                    view.from
+                ),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let values: Vec<i64> =
+                stats.first().and_then(|r| r[0].as_str()).map(parse_array).unwrap_or_default().iter().filter_map(|x| x.parse().ok()).collect();
+            let at = |rank: u64| ranks.iter().position(|&r| r == rank).and_then(|p| values.get(p)).map(|&v| NumberKey::integer(i128::from(v)));
+            (mean, std_dev, quartiles_from(n, at))
+        }
+        Dialect::Postgres => {
+            // One sort for all three quartiles, interpolated in float8 as in memory.
+            let stats = db.query_with_timeout(
+                &format!(
+                    "SELECT (percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY {c}::float8))::text FROM {} WHERE {predicate}",
+                    view.from
+                ),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let q: Vec<f64> =
+                stats.first().and_then(|r| r[0].as_str()).map(parse_array).unwrap_or_default().iter().filter_map(|x| x.parse().ok()).collect();
+            let at = |k: usize| (q.get(k).copied().unwrap_or(0.0), None);
+            (mean, std_dev, [at(0), at(1), at(2)])
+        }
+        Dialect::Sqlite => {
+            // SQLite has neither stddev nor percentiles: one sort picks the rows at the quartile
+            // ranks, then a pass around the mean.
+            let ranks = quartile_ranks(n);
+            let list = ranks.iter().map(|r| (r + 1).to_string()).collect::<Vec<_>>().join(", ");
+            let picked = db.query_with_timeout(
+                &format!(
+                    "SELECT rn, v FROM (SELECT {c} AS v, row_number() OVER (ORDER BY {c}) AS rn FROM {} WHERE {predicate}) WHERE rn IN ({list})",
+                    view.from
+                ),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let at = |rank: u64| picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]));
+            let q = quartiles_from(n, at);
+            let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q[1].1.filter(|_| integers))?;
+            (mean, std_dev, q)
+        }
+    };
+    // A single-column primary key is distinct by constraint: no grouping needed.
+    let (distinct, top) = if unique && n > NUMBER_TOP_DISTINCT {
+        (n, Vec::new())
+    } else {
+        // Counting distinct numbers by sorting beats hashing millions of them; the values
+        // themselves are grouped only when there are few.
+        let counted = db.query_with_timeout(&format!("SELECT COUNT(DISTINCT {c}) FROM {} WHERE {predicate}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let distinct = counted.first().map_or(0, |r| r[0].as_count());
+        let top = if distinct <= NUMBER_TOP_DISTINCT {
+            let (_, rows) = top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
+            top_numbers(rows.iter().filter_map(|(v, count)| key(v).map(|k| (k, *count))), integers)
+        } else {
+            Vec::new()
+        };
+        (distinct, top)
+    };
+    let [q1, median, q3] = q;
+    Ok(Distribution { mean, std_dev, quartiles: [q1.0, q3.0], median, distinct, top })
+}
+
+/// The mean and sample standard deviation in SQLite. For integers, around a pivot from the data
+/// (the median, rounded down): the differences are exact integers, so neighbours past 2^53 do
+/// not merge and large values do not cancel, as they would in doubles.
+fn sqlite_spread(db: &dyn Database, view: &JsonView, i: usize, n: u64, mean: f64, median: Option<Quarters>) -> Result<(f64, f64), SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
+    let pivot = median.and_then(|m| i64::try_from(m.floor()).ok());
+    let (mean, shift) = match pivot {
+        Some(pivot) => {
+            // TOTAL never overflows (SUM of integers would fail); each difference is exact.
+            let total = db.query_with_timeout(
+                &format!("SELECT TOTAL({c} - ?1) FROM {} WHERE {predicate}", view.from),
+                &[SqlValue::Integer(pivot)],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let offset = total.first().map_or(0.0, |r| float(r, Some(0))) / n as f64;
+            ((pivot as f64) + offset, Some((pivot, offset)))
+        }
+        None => (mean, None),
+    };
+    let spread = match shift {
+        Some((pivot, offset)) => db.query_with_timeout(
+            &format!("SELECT TOTAL((({c} - ?1) * 1.0 - ?2) * (({c} - ?1) * 1.0 - ?2)) FROM {} WHERE {predicate}", view.from),
+            &[SqlValue::Integer(pivot), SqlValue::Real(offset)],
+            PROFILE_TIMEOUT_MS,
+        )?,
+        None => db.query_with_timeout(
+            &format!("SELECT SUM(({c} - ?1) * ({c} - ?1)) FROM {} WHERE {predicate}", view.from),
+            &[SqlValue::Real(mean)],
+            PROFILE_TIMEOUT_MS,
+        )?,
+    };
+    let sum_sq = spread.first().map_or(0.0, |r| float(r, Some(0)));
+    let std_dev = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
+    Ok((mean, std_dev))
+}
+
+/// The elements of PostgreSQL's text of a one-dimensional array (`{1,2,3}`).
+fn parse_array(text: &str) -> Vec<String> {
+    text.trim_matches(|ch| ch == '{' || ch == '}').split(',').map(|x| x.trim().to_string()).collect()
+}
