@@ -184,7 +184,9 @@ impl HistogramLayout {
     }
 
     /// Exactly `bins` equal-width bins from `min` to `max`; inner edges rounded to the fewest
-    /// significant digits that keep them within a thousandth of a bin of the exact edge.
+    /// significant digits that keep them within a thousandth of a bin of the exact edge, and
+    /// never to fewer than [`figure::MIN_DIGITS`] (an edge of `0.007728` between values like
+    /// `0.0077284` would misplace them to the reader).
     fn equal_width(min: f64, max: f64, bins: usize, integers: bool) -> Option<Self> {
         if integers {
             let span = max - min + 1.0;
@@ -198,7 +200,7 @@ impl HistogramLayout {
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min + width * i as f64;
-            let digits = ((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3;
+            let digits = (((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3).max(figure::MIN_DIGITS);
             edges.push(figure::significant(exact, digits));
         }
         edges.push(max);
