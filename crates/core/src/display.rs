@@ -83,6 +83,18 @@ pub fn escape_controls(text: &str) -> String {
     out
 }
 
+/// `text` as a markdown code span, hidden controls escaped. The fence is one backtick longer
+/// than the longest run of backticks inside (CommonMark), so a key such as ``a`b`` cannot end
+/// the span early; a space pads the content when it starts or ends with a backtick, or starts
+/// and ends with a space (which a code span would strip).
+pub fn code(text: &str) -> String {
+    let text = escape_controls(text);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let spaced = text.starts_with(' ') && text.ends_with(' ') && !text.trim().is_empty();
+    if text.starts_with('`') || text.ends_with('`') || spaced { format!("{fence} {text} {fence}") } else { format!("{fence}{text}{fence}") }
+}
+
 /// Returns `value` shortened to `limits`, counting every cut in `cuts`.
 pub fn shorten(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts) -> Value {
     shorten_at(value, limits, cuts, 0)
@@ -169,5 +181,16 @@ mod tests {
         let text = "é".repeat(150);
         let short = shorten_str(&text, 100).expect("cut");
         assert!(short.starts_with(&"é".repeat(100)));
+    }
+
+    #[test]
+    fn code_spans_fence_every_backtick_run_inside() {
+        assert_eq!(code("cpu"), "`cpu`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("a``b`c"), "```a``b`c```");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("x`"), "`` x` ``");
+        assert_eq!(code(" x "), "`  x  `");
+        assert_eq!(code("a\nb"), "`a\\u{000A}b`");
     }
 }
