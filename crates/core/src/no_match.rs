@@ -237,6 +237,21 @@ fn has_property(collection: &Collection, fields: &FieldPath) -> bool {
     collection.holds_items() && column(collection, fields).is_some_and(|c| (0..c.len()).any(|i| !matches!(c.view(i), V::Null)))
 }
 
+/// Where the profile stopped reading along `fields` because items nest deeper than it descends:
+/// the longest prefix it holds, and how many values there were not descended into. `None` when
+/// depth is not why the profile lacks the path.
+fn depth_cut(collection: &Collection, fields: &FieldPath) -> Option<(PropertyPath, u64)> {
+    let profile = if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() }?;
+    let mut path = PropertyPath::root();
+    let mut deepest = profile.property(&path)?;
+    for field in fields {
+        let next = path.child(field);
+        let Some(found) = profile.property(&next) else { break };
+        (path, deepest) = (next, found);
+    }
+    (deepest.depth_limited > 0).then_some((path, deepest.depth_limited))
+}
+
 /// Explains why `selector` matched no item of `collection`; `others` are the other collections
 /// of its source (to say where a property does exist).
 pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collection]) -> NoMatch {
@@ -261,6 +276,16 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
         let dotted = path.dotted();
         // A double-quoted value gets its own hint below.
         if path.quoted && path.fields.len() == 1 && quoted_values.contains(&dotted.as_str()) {
+            continue;
+        }
+        // Items nested past what the profile and the selectors read may hold it: saying "no
+        // property" (and offering look-alikes) would be false.
+        if let Some((prefix, count)) = depth_cut(collection, &path.fields) {
+            out.hints.push(format!(
+                "No {item} that selectors could read has `{dotted}`, but it lies below `{prefix}`, where {} nest deeper than the profile reads ({} levels); {noun} nested past what selectors read (see `unevaluated`) may have it.",
+                counted(usize::try_from(count).unwrap_or(usize::MAX), "value", "values"),
+                crate::profile::ProfileLimits::default().max_depth
+            ));
             continue;
         }
         out.unknown_properties.push(dotted.clone());
