@@ -3,12 +3,18 @@
 
 use serde_json::{Map, Value};
 
+/// Default of [`DisplayLimits::max_depth`]: deep enough for any sensible nesting (so a sample
+/// shows the item's real shape; the old 6 cut ordinary configs), shallow enough that a
+/// pathological item does not fill an answer.
+pub const SHOWN_DEPTH: usize = 20;
+
 /// How values are shortened for output.
 #[derive(Debug, Clone, Copy)]
 pub struct DisplayLimits {
     /// Longest string shown, in characters (default 100).
     pub max_string: usize,
-    /// Deepest nesting shown (default 6); deeper objects/arrays become a marker string.
+    /// Deepest nesting shown (default [`SHOWN_DEPTH`]): an object or array this many levels
+    /// below the value shown becomes a marker string (`[depth limit: object with 3 keys]`).
     pub max_depth: usize,
     /// Most array elements shown (default 20).
     pub max_array: usize,
@@ -16,7 +22,7 @@ pub struct DisplayLimits {
 
 impl Default for DisplayLimits {
     fn default() -> Self {
-        Self { max_string: 100, max_depth: 6, max_array: 20 }
+        Self { max_string: 100, max_depth: SHOWN_DEPTH, max_array: 20 }
     }
 }
 

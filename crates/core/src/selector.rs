@@ -265,6 +265,13 @@ pub struct FindResult {
     /// When nothing matched: why, where the data tells (see [`crate::no_match`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
+    /// Values in `items` nested past the display depth, shown as `[depth limit: …]` markers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth_limited: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Evaluates `selector` on every item of `collection`, on all cores. An item the selector cannot
@@ -325,6 +332,7 @@ pub fn find_items(
         items,
         unevaluated,
         hints,
+        depth_limited: cuts.depth,
     })
 }
 

@@ -53,3 +53,23 @@ fn markdown_code_spans_hold_keys_with_backticks() {
     assert!(md.contains("- ``\"a`b\"`` (integer)"), "{md}");
     assert!(md.contains("- ```\"``c\"``` (string)"), "{md}");
 }
+
+#[test]
+fn samples_show_twenty_levels_and_count_what_is_cut() {
+    use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
+    let items = [OwnedItem::new("shallow", json!({"v": nested(18, json!({"leaf": 1}))})), OwnedItem::new("deep", json!({"v": nested(30, json!(1))}))];
+    let docs = Collection::from_values("docs", CollectionKind::Documents, items);
+    let options = SampleOptions { count: 2, strategy: SampleStrategy::Random, seed: Some(1), ..SampleOptions::default() };
+    let sampled = sample(&docs, &options).expect("samples");
+    let by_id = |id: &str| sampled.items.iter().find(|i| i["id"] == id).map(|i| i["data"].clone()).expect("sampled");
+    // `v`, 18 objects and the leaf object: its value is 20 levels below the data, all shown.
+    let shallow = by_id("shallow").to_string();
+    assert!(shallow.contains("\"leaf\":1") && !shallow.contains("depth limit"), "{shallow}");
+    let deep = by_id("deep");
+    let mut at = &deep;
+    for _ in 0..19 {
+        at = at.as_object().and_then(|o| o.values().next()).expect("an object");
+    }
+    assert_eq!(at["a"], json!("[depth limit: object with 1 keys]"), "{at}");
+    assert_eq!(sampled.depth_limited, 1);
+}
