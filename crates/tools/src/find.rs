@@ -36,6 +36,7 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
     for hint in &found.hints {
         message.push_str(&format!(" Hint: {hint}"));
     }
+    message.push_str(&crate::sample::depth_cut_sentence(found.depth_limited));
     let mut data = json!(found);
     data["collection"] = collection.name().into();
     Ok(ToolResult::ok(message, data))
