@@ -147,3 +147,15 @@ fn markdown_after_a_failed_reload_says_it_shows_the_previous_data() {
     let resource = schema_markdown(&registry, "docs", None).expect("resource");
     assert!(resource.contains("**Previous data:**"), "{resource}");
 }
+
+#[test]
+fn messages_fence_selectors_past_their_backticks() {
+    let registry = demo();
+    let none = find_nodes(&registry, FindElementsParams { source: infra(), selector: "cpu > `5`".into(), limit: None });
+    assert!(none.message.starts_with("No nodes match `` cpu > `5` ``."), "{}", none.message);
+    let found = find_items(
+        &registry,
+        FindItemsParams { source: infra(), selector: "cpu > `0.9`".into(), collection: Some("nodes".into()), ..Default::default() },
+    );
+    assert!(found.message.contains(" nodes match `` cpu > `0.9` ``."), "{}", found.message);
+}

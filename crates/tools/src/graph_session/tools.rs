@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use schemascope_core::display::DisplayLimits;
+use schemascope_core::display::{DisplayLimits, code};
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
 use schemascope_session::layers::{ClearScope, StyleLayers};
@@ -159,9 +159,9 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         let mut message = if count == 0 {
-            format!("No {many} match `{}`.", params.selector)
+            format!("No {many} match {}.", code(&params.selector))
         } else {
-            format!("Found {} matching `{}`.", kind_noun(kind, count), params.selector)
+            format!("Found {} matching {}.", kind_noun(kind, count), code(&params.selector))
         };
         message.push_str(&unevaluated.sentence(one, many));
         for hint in &hints {
@@ -225,7 +225,7 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
         let (one, many) = nouns(kind);
         if ids.is_empty() {
             let hints = empty_match_hints(&data, kind, &params.selector);
-            let mut message = format!("No {many} match `{}`, so no style layer was added.", params.selector);
+            let mut message = format!("No {many} match {}, so no style layer was added.", code(&params.selector));
             message.push_str(&unevaluated.sentence(one, many));
             for hint in &hints {
                 message.push_str(&format!(" {hint}"));
@@ -245,7 +245,7 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
-        let mut message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
+        let mut message = format!("Styled {} matching {} (layer {}).", kind_noun(kind, ids.len()), code(&params.selector), code(&name));
         message.push_str(&unevaluated.sentence(one, many));
         let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary())});
         let result = ToolResult::ok(message, data_out);
@@ -413,7 +413,7 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
             let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
             if ids.is_empty() && params.mode != SelectMode::Clear {
                 return Ok(ToolResult::failed(
-                    format!("Nothing matches `{selector}`; the selection is unchanged."),
+                    format!("Nothing matches {}; the selection is unchanged.", code(selector)),
                     json!({"error": "no_match", "selector": selector}),
                 ));
             }
