@@ -431,6 +431,7 @@ fn columns_only(table: &TableInfo) -> CollectionProfile {
         item_count: 0,
         root: ProfileNode { profile: PropertyProfile::empty(crate::PropertyPath::root()), children, items: None },
         path_limit_hit: false,
+        path_limit: Default::default(),
     }
 }
 

@@ -3,12 +3,18 @@
 
 use serde_json::{Map, Value};
 
+/// Default of [`DisplayLimits::max_depth`]: deep enough for any sensible nesting (so a sample
+/// shows the item's real shape; the old 6 cut ordinary configs), shallow enough that a
+/// pathological item does not fill an answer.
+pub const SHOWN_DEPTH: usize = 20;
+
 /// How values are shortened for output.
 #[derive(Debug, Clone, Copy)]
 pub struct DisplayLimits {
     /// Longest string shown, in characters (default 100).
     pub max_string: usize,
-    /// Deepest nesting shown (default 6); deeper objects/arrays become a marker string.
+    /// Deepest nesting shown (default [`SHOWN_DEPTH`]): an object or array this many levels
+    /// below the value shown becomes a marker string (`[depth limit: object with 3 keys]`).
     pub max_depth: usize,
     /// Most array elements shown (default 20).
     pub max_array: usize,
@@ -16,7 +22,7 @@ pub struct DisplayLimits {
 
 impl Default for DisplayLimits {
     fn default() -> Self {
-        Self { max_string: 100, max_depth: 6, max_array: 20 }
+        Self { max_string: 100, max_depth: SHOWN_DEPTH, max_array: 20 }
     }
 }
 
@@ -81,6 +87,18 @@ pub fn escape_controls(text: &str) -> String {
         }
     }
     out
+}
+
+/// `text` as a markdown code span, hidden controls escaped. The fence is one backtick longer
+/// than the longest run of backticks inside (CommonMark), so a key such as ``a`b`` cannot end
+/// the span early; a space pads the content when it starts or ends with a backtick, or starts
+/// and ends with a space (which a code span would strip).
+pub fn code(text: &str) -> String {
+    let text = escape_controls(text);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let spaced = text.starts_with(' ') && text.ends_with(' ') && !text.trim().is_empty();
+    if text.starts_with('`') || text.ends_with('`') || spaced { format!("{fence} {text} {fence}") } else { format!("{fence}{text}{fence}") }
 }
 
 /// Returns `value` shortened to `limits`, counting every cut in `cuts`.
@@ -169,5 +187,16 @@ mod tests {
         let text = "é".repeat(150);
         let short = shorten_str(&text, 100).expect("cut");
         assert!(short.starts_with(&"é".repeat(100)));
+    }
+
+    #[test]
+    fn code_spans_fence_every_backtick_run_inside() {
+        assert_eq!(code("cpu"), "`cpu`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("a``b`c"), "```a``b`c```");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("x`"), "`` x` ``");
+        assert_eq!(code(" x "), "`  x  `");
+        assert_eq!(code("a\nb"), "`a\\u{000A}b`");
     }
 }

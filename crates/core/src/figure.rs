@@ -15,6 +15,9 @@ pub const STAT_DIGITS: usize = 12;
 pub const PERCENT_DIGITS: usize = 6;
 /// Most significant digits of a large integer written in exponent form (see [`integer_text`]).
 pub const ROUND_DIGITS: usize = 6;
+/// The fewest significant digits any computed figure is shown with (a bin edge chosen between
+/// two values, a percentage): fewer would make neighbouring figures look equal.
+pub const MIN_DIGITS: usize = 6;
 
 /// `value` rounded to `digits` significant digits (through its decimal text, so the result is the
 /// double nearest the rounded decimal and prints without noise). Negative zero becomes zero.
@@ -50,6 +53,38 @@ pub fn percent(part: u64, whole: u64) -> f64 {
     let exact = part as f64 * 100.0 / whole as f64;
     let shown = significant(exact, PERCENT_DIGITS);
     if part < whole && shown >= 100.0 { significant(exact, 15) } else { shown }
+}
+
+/// `value` as a percentage of `max` (a node's score against the highest) to [`PERCENT_DIGITS`]
+/// significant digits; 0 when `max` is not positive. As in [`percent`], a value below `max` is
+/// never shown as 100.
+pub fn percent_of(value: f64, max: f64) -> f64 {
+    if max.is_nan() || max <= 0.0 || !value.is_finite() {
+        return 0.0;
+    }
+    let exact = value / max * 100.0;
+    let shown = significant(exact, PERCENT_DIGITS);
+    if value < max && shown >= 100.0 { significant(exact, 15) } else { shown }
+}
+
+/// A measured duration in milliseconds, to the microsecond: a clock's nanoseconds are noise to a
+/// reader, and `1.0978620000000001` is float noise on top.
+pub fn millis(duration: std::time::Duration) -> f64 {
+    // Whole microseconds over 1000 is the double nearest that decimal, so it prints short.
+    (duration.as_micros() as f64) / 1000.0
+}
+
+/// A count with thousands grouped by commas, for prose (`10,000`).
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A number as text for prose and labels: the shortest form that reads back as the same double,
@@ -120,6 +155,22 @@ mod tests {
         assert_eq!(integer_text(i128::from(i64::MIN)), "-9223372036854775808");
         assert_eq!(integer_text(100_000), "100000");
         assert_eq!(integer_text(-7), "-7");
+    }
+
+    #[test]
+    fn shares_of_a_maximum_and_durations_print_without_noise() {
+        assert_eq!(percent_of(1.0, 3.0), 33.3333);
+        assert_eq!(percent_of(0.0026343092633327346, 0.03319493743687862), 7.93588);
+        assert!(percent_of(0.9999999, 1.0) < 100.0);
+        assert_eq!(percent_of(2.0, 2.0), 100.0);
+        assert_eq!(percent_of(1.0, 0.0), 0.0);
+        assert_eq!(millis(std::time::Duration::from_nanos(1_097_862_123)), 1097.862);
+        assert_eq!(text(millis(std::time::Duration::from_nanos(1_097_862))), "1.097");
+        assert_eq!(text(millis(std::time::Duration::from_nanos(300))), "0");
+        assert_eq!(grouped(10_000), "10,000");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(0), "0");
     }
 
     #[test]

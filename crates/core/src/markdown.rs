@@ -7,7 +7,9 @@
 use serde::Serialize;
 
 use crate::collection::{Collection, CollectionKind};
-use crate::display::escape_controls as esc;
+use crate::display::{code, escape_controls as esc};
+use crate::figure::grouped;
+use crate::profile::PathLimit;
 use crate::summary::{PropertySummary, describe_line, summarize_collection};
 use crate::tokens;
 
@@ -27,6 +29,9 @@ pub struct SchemaMarkdown {
     pub properties_omitted: usize,
     /// True when even the headings did not all fit.
     pub truncated: bool,
+    /// Properties the path limit kept out of the profiles (counted in the "+N more" lines, never
+    /// listed); a lower bound when more were met than remembered.
+    pub properties_not_profiled: u64,
 }
 
 struct Entry {
@@ -40,26 +45,31 @@ struct Entry {
 struct Section {
     heading: Vec<String>,
     entries: Vec<Entry>,
+    /// What the path limit kept out of this section's profile: never listed, always counted.
+    limit: Option<PathLimit>,
 }
 
-fn entry(summary: &PropertySummary, indent: &str) -> Entry {
+fn entry(summary: &PropertySummary, indent: &str, limit: Option<&PathLimit>) -> Entry {
     let presence = if summary.total_count == 0 { 0.0 } else { summary.present_count as f64 / summary.total_count as f64 };
     let depth = summary.path.matches(['.', '[']).count() as f64;
     // Table columns add their declared type, key role, reference and comment.
     let (declared, after) = match &summary.column {
         Some(c) => {
             let key = if c.primary_key { ", primary key" } else { "" };
-            let references = c.references.as_ref().map(|r| format!(" → `{}`", esc(r))).unwrap_or_default();
+            let references = c.references.as_ref().map(|r| format!(" → {}", code(r))).unwrap_or_default();
             let comment = c.comment.as_ref().map(|t| format!(" — {}", esc(t))).unwrap_or_default();
-            (format!(" `{}`{key}{references}", esc(&c.declared_type)), comment)
+            (format!(" {}{key}{references}", code(&c.declared_type)), comment)
         }
         None => (String::new(), String::new()),
     };
-    let path = esc(&summary.path);
+    let shown = code(&summary.path);
+    // Counts of a path some of whose occurrences the path limit turned away are not the whole.
+    let partial = limit.is_some_and(|l| l.partial.iter().any(|p| p.to_string() == summary.path));
+    let after = if partial { format!("{after} (counts partial: some occurrences came past the path limit)") } else { after };
     Entry {
-        full: format!("{indent}- `{path}`{declared} {}{after}", describe_line(summary, true)),
-        short: format!("{indent}- `{path}`{declared} {}{after}", describe_line(summary, false)),
-        path,
+        full: format!("{indent}- {shown}{declared} {}{after}", describe_line(summary, true)),
+        short: format!("{indent}- {shown}{declared} {}{after}", describe_line(summary, false)),
+        path: esc(&summary.path),
         importance: presence - 0.1 * depth,
     }
 }
@@ -80,12 +90,12 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
     if graph {
         // Named like every other source's heading: with several graphs served, each graph tool
         // needs `source`, and an unnamed heading would not say which.
-        title.push(format!("## Graph Data Schema: `{source}`"));
+        title.push(format!("## Graph Data Schema: {}", code(source)));
         title.push(String::new());
         let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));
     } else {
-        title.push(format!("## Data Schema: `{}`", esc(source)));
+        title.push(format!("## Data Schema: {}", code(source)));
     }
     for collection in collections {
         let summary = summarize_collection(collection);
@@ -94,19 +104,21 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 out.push(Section {
                     heading: vec![
                         String::new(),
-                        format!("**Record set `{}`** ({} records, {} values in all):", esc(&summary.name), records.len(), summary.count),
+                        format!("**Record set {}** ({} records, {} values in all):", code(&summary.name), records.len(), summary.count),
                     ],
                     entries: Vec::new(),
+                    limit: None,
                 });
                 for record in records {
                     let mut section = Section {
                         heading: vec![match &record.value {
-                            Some(value) => format!("- `{}` {} ({} values)", esc(&record.name), describe_line(value, true), record.value_count),
-                            None => format!("- `{}` ({}, {} values)", esc(&record.name), record.value_type, record.value_count),
+                            Some(value) => format!("- {} {} ({} values)", code(&record.name), describe_line(value, true), record.value_count),
+                            None => format!("- {} ({}, {} values)", code(&record.name), record.value_type, record.value_count),
                         }],
                         entries: Vec::new(),
+                        limit: record.path_limit.clone(),
                     };
-                    section.entries.extend(record.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "  ")));
+                    section.entries.extend(record.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "  ", record.path_limit.as_ref())));
                     out.push(section);
                 }
             }
@@ -118,13 +130,13 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                         let table = summary.table.as_ref();
                         let noun = if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) { "View" } else { "Table" };
                         let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {}", esc(c))).unwrap_or_default();
-                        format!("**{noun} `{}`** ({} rows){comment}:", esc(&summary.name), summary.count)
+                        format!("**{noun} {}** ({} rows){comment}:", code(&summary.name), summary.count)
                     }
-                    _ => format!("**Collection `{}`** ({} {}):", esc(&summary.name), summary.count, kind.items_noun()),
+                    _ => format!("**Collection {}** ({} {}):", code(&summary.name), summary.count, kind.items_noun()),
                 };
-                let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new() };
-                section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "")));
-                if section.entries.is_empty() {
+                let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new(), limit: summary.path_limit.clone() };
+                section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "", summary.path_limit.as_ref())));
+                if section.entries.is_empty() && section.limit.as_ref().is_none_or(|l| l.unprofiled == 0) {
                     section.heading.push("- (no properties)".to_string());
                 }
                 out.push(section);
@@ -146,9 +158,9 @@ fn render(title: &[String], sections: &[Section], samples: bool, dropped: &std::
                 lines.push(if samples { e.full.clone() } else { e.short.clone() });
             }
         }
-        if !omitted.is_empty() {
-            let indent = if section.entries.first().is_some_and(|e| e.full.starts_with("  ")) { "  " } else { "" };
-            lines.push(format!("{indent}- +{} more properties (ask describe_property or sample_data)", omitted.len()));
+        let indent = if section.heading.first().is_some_and(|h| h.starts_with("- ")) { "  " } else { "" };
+        if let Some(line) = more_line(omitted.len(), section.limit.as_ref()) {
+            lines.push(format!("{indent}{line}"));
         }
     }
     let mut text = lines.join("\n");
@@ -156,20 +168,51 @@ fn render(title: &[String], sections: &[Section], samples: bool, dropped: &std::
     text
 }
 
+/// The "+N more" line of a section: the properties the budget left out plus those the path limit
+/// kept out of the profile (never profiled, so never listed), or `None` when nothing is left out.
+fn more_line(omitted: usize, limit: Option<&PathLimit>) -> Option<String> {
+    let unprofiled = limit.map_or(0, |l| l.unprofiled);
+    let more = limit.is_some_and(|l| l.more_unprofiled);
+    if unprofiled == 0 && !more {
+        return (omitted > 0).then(|| format!("- +{omitted} more properties (ask describe_property or sample_data)"));
+    }
+    let max = grouped(limit.map_or(0, |l| l.max_paths) as u64);
+    let at_least = if more { "at least " } else { "" };
+    let total = omitted as u64 + unprofiled;
+    Some(if omitted == 0 {
+        format!("- +{at_least}{total} more properties not profiled: past the {max}-path limit (sample_data or find_items show them)")
+    } else {
+        format!(
+            "- +{at_least}{total} more properties ({omitted} left out for the token budget: ask describe_property; {at_least}{unprofiled} not profiled: past the {max}-path limit, sample_data or find_items show them)"
+        )
+    })
+}
+
 /// Renders the schema section for `collections` of source `source`, within `max_tokens` if given.
 pub fn schema_markdown(source: &str, collections: &[&Collection], max_tokens: Option<usize>) -> SchemaMarkdown {
-    let (title, sections) = sections(source, collections);
+    schema_markdown_with_notes(source, collections, max_tokens, &[])
+}
+
+/// [`schema_markdown`] with `notes` (one line each, such as "the last reload failed") under the
+/// title, where no budget removes them.
+pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max_tokens: Option<usize>, notes: &[String]) -> SchemaMarkdown {
+    let (mut title, sections) = sections(source, collections);
+    for note in notes {
+        title.push(String::new());
+        title.push(format!("> {}", esc(note)));
+    }
+    let properties_not_profiled: u64 = sections.iter().filter_map(|s| s.limit.as_ref()).map(|l| l.unprofiled).sum();
     let none = std::collections::HashSet::new();
     let full = render(&title, &sections, true, &none);
     let full_tokens = tokens::count(&full);
     let fits = |n: usize| max_tokens.is_none_or(|max| n <= max);
     if fits(full_tokens) {
-        return SchemaMarkdown { markdown: full, tokens: full_tokens, max_tokens, samples_dropped: false, properties_omitted: 0, truncated: false };
+        return SchemaMarkdown { markdown: full, tokens: full_tokens, max_tokens, samples_dropped: false, properties_omitted: 0, truncated: false, properties_not_profiled };
     }
     let short = render(&title, &sections, false, &none);
     let short_tokens = tokens::count(&short);
     if fits(short_tokens) {
-        return SchemaMarkdown { markdown: short, tokens: short_tokens, max_tokens, samples_dropped: true, properties_omitted: 0, truncated: false };
+        return SchemaMarkdown { markdown: short, tokens: short_tokens, max_tokens, samples_dropped: true, properties_omitted: 0, truncated: false, properties_not_profiled };
     }
     // Drop the least important entries first; binary-search how many must go.
     let mut order: Vec<(usize, usize, f64)> =
@@ -196,7 +239,7 @@ pub fn schema_markdown(source: &str, collections: &[&Collection], max_tokens: Op
                 low = mid + 1;
             }
         }
-        return SchemaMarkdown { markdown: best.0, tokens: best.1, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: false };
+        return SchemaMarkdown { markdown: best.0, tokens: best.1, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: false, properties_not_profiled };
     }
     // Even the headings alone are too long: keep whole lines while they fit.
     let max = max_tokens.unwrap_or(usize::MAX);
@@ -209,5 +252,5 @@ pub fn schema_markdown(source: &str, collections: &[&Collection], max_tokens: Op
         text = candidate;
     }
     let n = tokens::count(&text);
-    SchemaMarkdown { markdown: text, tokens: n, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: true }
+    SchemaMarkdown { markdown: text, tokens: n, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: true, properties_not_profiled }
 }

@@ -14,6 +14,7 @@ use unicode_normalization::char::is_combining_mark;
 
 use crate::PropertyPath;
 use crate::collection::Collection;
+use crate::display::code;
 use crate::fast_selector::V;
 use crate::selector::Selector;
 use crate::selector_columns::{FieldPath, PathColumn};
@@ -237,6 +238,21 @@ fn has_property(collection: &Collection, fields: &FieldPath) -> bool {
     collection.holds_items() && column(collection, fields).is_some_and(|c| (0..c.len()).any(|i| !matches!(c.view(i), V::Null)))
 }
 
+/// Where the profile stopped reading along `fields` because items nest deeper than it descends:
+/// the longest prefix it holds, and how many values there were not descended into. `None` when
+/// depth is not why the profile lacks the path.
+fn depth_cut(collection: &Collection, fields: &FieldPath) -> Option<(PropertyPath, u64)> {
+    let profile = if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() }?;
+    let mut path = PropertyPath::root();
+    let mut deepest = profile.property(&path)?;
+    for field in fields {
+        let next = path.child(field);
+        let Some(found) = profile.property(&next) else { break };
+        (path, deepest) = (next, found);
+    }
+    (deepest.depth_limited > 0).then_some((path, deepest.depth_limited))
+}
+
 /// Explains why `selector` matched no item of `collection`; `others` are the other collections
 /// of its source (to say where a property does exist).
 pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collection]) -> NoMatch {
@@ -259,30 +275,42 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
             continue;
         }
         let dotted = path.dotted();
+        let d = code(&dotted);
         // A double-quoted value gets its own hint below.
         if path.quoted && path.fields.len() == 1 && quoted_values.contains(&dotted.as_str()) {
             continue;
         }
+        // Items nested past what the profile and the selectors read may hold it: saying "no
+        // property" (and offering look-alikes) would be false.
+        if let Some((prefix, count)) = depth_cut(collection, &path.fields) {
+            out.hints.push(format!(
+                "No {item} that selectors could read has {d}, but it lies below {}, where {} nest deeper than the profile reads ({} levels); {noun} nested past what selectors read (see `unevaluated`) may have it.",
+                code(&prefix.to_string()),
+                counted(usize::try_from(count).unwrap_or(usize::MAX), "value", "values"),
+                crate::profile::ProfileLimits::default().max_depth
+            ));
+            continue;
+        }
         out.unknown_properties.push(dotted.clone());
         let names = names.get_or_insert_with(|| known_names(collection));
-        let mut hint = format!("No {item} has a property `{dotted}`.");
+        let mut hint = format!("No {item} has a property {d}.");
         if path.fields.len() > 1 && path.fields[0] == "data" && has_property(collection, &path.fields[1..].to_vec()) {
-            hint.push_str(&format!(" The selector's root is already the item's data: write `{}`, not `{dotted}`.", path.fields[1..].join(".")));
+            hint.push_str(&format!(" The selector's root is already the item's data: write {}, not {d}.", code(&path.fields[1..].join("."))));
         } else {
             let near = closest(&dotted, names.iter().map(String::as_str), 3);
             match near.as_slice() {
                 [] => {}
-                [one] => hint.push_str(&format!(" Did you mean `{one}`?")),
-                many => hint.push_str(&format!(" Did you mean one of {}?", many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))),
+                [one] => hint.push_str(&format!(" Did you mean {}?", code(one))),
+                many => hint.push_str(&format!(" Did you mean one of {}?", many.iter().map(|n| code(n)).collect::<Vec<_>>().join(", "))),
             }
         }
         let elsewhere: Vec<String> = others
             .iter()
             .filter(|c| c.name() != collection.name() && has_property(c, &path.fields))
-            .map(|c| format!("the {} (collection `{}`)", c.kind().items_noun(), c.name()))
+            .map(|c| format!("the {} (collection {})", c.kind().items_noun(), code(c.name())))
             .collect();
         if !elsewhere.is_empty() {
-            hint.push_str(&format!(" `{dotted}` is a property of {}, not of the {noun}.", elsewhere.join(" and ")));
+            hint.push_str(&format!(" {d} is a property of {}, not of the {noun}.", elsewhere.join(" and ")));
         }
         out.hints.push(hint);
     }
@@ -292,6 +320,7 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
         }
         let Some(values) = column(collection, &test.path.fields) else { continue };
         let dotted = test.path.dotted();
+        let d = code(&dotted);
         let views = || (0..values.len()).map(|i| values.view(i));
         match (&test.against, test.kind) {
             (Against::QuotedName(name), _) => {
@@ -306,15 +335,20 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                 } else {
                     format!("{dotted} {} {}", test.operator, raw(name))
                 };
-                let mut hint = format!("`\"{name}\"` in double quotes is a property name in JMESPath, and no {item} has a property `{name}`;");
+                let mut hint = format!(
+                    "{} in double quotes is a property name in JMESPath, and no {item} has a property {};",
+                    code(&format!("\"{name}\"")),
+                    code(name)
+                );
                 if count > 0 {
                     hint.push_str(&format!(
-                        " `{dotted}` has the string {} in {}: write `{rewrite}` (single quotes for strings).",
+                        " {d} has the string {} in {}: write {} (single quotes for strings).",
                         raw(name),
-                        counted(count, item, noun)
+                        counted(count, item, noun),
+                        code(&rewrite)
                     ));
                 } else {
-                    hint.push_str(&format!(" a string takes single quotes: `{rewrite}`."));
+                    hint.push_str(&format!(" a string takes single quotes: {}.", code(&rewrite)));
                 }
                 out.hints.push(hint);
             }
@@ -344,7 +378,7 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                     let shown: Vec<String> =
                         listed.iter().take(MAX_VARIANTS).map(|(v, n)| format!("{} ({})", raw(v), counted(*n, item, noun))).collect();
                     out.hints.push(format!(
-                        "No {item} has `{dotted}` {} {}: strings compare exactly (case, accents, spaces), and `{dotted}` has {}.",
+                        "No {item} has {d} {} {}: strings compare exactly (case, accents, spaces), and {d} has {}.",
                         if test.kind == TestKind::Contains { "containing" } else { "equal to" },
                         raw(wanted),
                         shown.join(", ")
@@ -367,6 +401,7 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
 /// ordering meets strings (JMESPath orders only numbers).
 fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Iterator<Item = V<'a>>, (item, noun): (&str, &str)) {
     let Against::Literal(lit) = &test.against else { return };
+    let d = code(dotted);
     let mut tally: BTreeMap<&'static str, usize> = BTreeMap::new();
     for view in views {
         if !matches!(view, V::Null) {
@@ -381,28 +416,28 @@ fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Itera
     if test.kind == TestKind::Order && (wanted != "number" || !tally.contains_key("number")) {
         let rewrite = match lit {
             Value::String(s) if s.trim().parse::<f64>().is_ok() && tally.contains_key("number") => {
-                format!(" Write the number as a JSON literal: `{dotted} {} `{}``.", test.operator, s.trim())
+                format!(" Write the number as a JSON literal: {}.", code(&format!("{dotted} {} `{}`", test.operator, s.trim())))
             }
             _ => String::new(),
         };
         out.hints.push(format!(
-            "JMESPath orders only numbers (`<`, `>` on anything else is null, so never true); `{dotted}` holds {holds} and the selector compares it with {}.{rewrite}",
+            "JMESPath orders only numbers (`<`, `>` on anything else is null, so never true); {d} holds {holds} and the selector compares it with {}.{rewrite}",
             literal(lit)
         ));
         return;
     }
     if test.kind == TestKind::Equal && !tally.contains_key(wanted) {
         let rewrite = match lit {
-            Value::String(s) if tally.contains_key("number") && s.trim().parse::<f64>().is_ok() => format!(" Write `{dotted} == `{}``.", s.trim()),
+            Value::String(s) if tally.contains_key("number") && s.trim().parse::<f64>().is_ok() => format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim()))),
             Value::String(s) if tally.contains_key("boolean") && matches!(s.trim(), "true" | "false") => {
-                format!(" Write `{dotted} == `{}``.", s.trim())
+                format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim())))
             }
-            Value::Number(n) if tally.contains_key("string") => format!(" Write `{dotted} == {}` if the strings hold numbers.", raw(&n.to_string())),
+            Value::Number(n) if tally.contains_key("string") => format!(" Write {} if the strings hold numbers.", code(&format!("{dotted} == {}", raw(&n.to_string())))),
             _ => String::new(),
         };
         out.hints.push(format!(
-            "`{dotted}` holds {holds}, never a {wanted}, and JMESPath's `==` compares types strictly, so `{dotted} == {}` is never true.{rewrite}",
-            literal(lit)
+            "{d} holds {holds}, never a {wanted}, and JMESPath's `==` compares types strictly, so {} is never true.{rewrite}",
+            code(&format!("{dotted} == {}", literal(lit)))
         ));
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::PropertyPath;
 use crate::figure::{self, percent};
 use crate::profile::numeric::HistogramLayout;
-use crate::profile::{CollectionProfile, DataType, PropertyProfile, ValueCount, ValueType};
+use crate::profile::{CollectionProfile, DataType, PropertyProfile, Unprofiled, ValueCount, ValueType};
 use crate::suggest::closest;
 use crate::summary::type_phrase;
 
@@ -130,6 +130,15 @@ pub fn describe_property_with(
             format!("Property '{path}' has mixed types: {}.", type_phrase(p).trim_start_matches("mixed ").trim_matches(['(', ')']))
         }
     };
+    let mut message = message;
+    if profile.path_limit.partial.contains(path) {
+        // Some occurrences came to a part of the load that had no room left for the key.
+        data.insert("partial".into(), json!(true));
+        message.push_str(&format!(
+            " Its counts are partial: some of its occurrences came past the {}-path profiling limit and were not counted.",
+            figure::grouped(profile.path_limit.max_paths as u64)
+        ));
+    }
     PropertyDescription { message, data: Value::Object(data), exists: true }
 }
 
@@ -290,7 +299,49 @@ fn object_stats(node: &crate::profile::ProfileNode) -> Map<String, Value> {
     m
 }
 
+/// The answer for a path the profile lacks because the path limit kept it out: `None` when the
+/// limit is not why.
+fn not_profiled(profile: &CollectionProfile, collection: &str, path: &PropertyPath) -> Option<PropertyDescription> {
+    let wanted = path.to_string();
+    let limit = figure::grouped(profile.path_limit.max_paths as u64);
+    let (message, exists) = match profile.path_limit.unprofiled_at(path)? {
+        Unprofiled::Refused => (
+            format!(
+                "Property '{wanted}' exists on some {collection} but was not profiled: past the {limit}-path limit (the {collection} have more distinct property paths than that). sample_data or find_items show its values."
+            ),
+            json!(true),
+        ),
+        Unprofiled::Under(refused) => (
+            format!(
+                "Property '{wanted}' was not profiled: it lies under '{refused}', which is past the {limit}-path limit, so whether it exists is not known. sample_data or find_items show the values."
+            ),
+            Value::Null,
+        ),
+        Unprofiled::Unknown => (
+            format!(
+                "Property '{wanted}' is not among the profiled properties of the {collection}, but profiling stopped at the {limit}-path limit and more keys came past it than are remembered, so it may exist past the limit. sample_data or find_items show the values."
+            ),
+            Value::Null,
+        ),
+    };
+    Some(PropertyDescription {
+        message,
+        data: json!({
+            "property": wanted,
+            "collection": collection,
+            "exists": exists,
+            "profiled": false,
+            "reason": "pathLimit",
+            "pathLimit": profile.path_limit.max_paths,
+        }),
+        exists: false,
+    })
+}
+
 fn missing(profile: &CollectionProfile, collection: &str, path: &PropertyPath) -> PropertyDescription {
+    if let Some(answer) = not_profiled(profile, collection, path) {
+        return answer;
+    }
     let available: Vec<String> = profile.properties().iter().map(|p| p.path.to_string()).collect();
     let wanted = path.to_string();
     let suggestions = closest(&wanted, available.iter().map(String::as_str), 5);

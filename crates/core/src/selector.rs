@@ -235,7 +235,7 @@ impl Unevaluated {
         }
         let noun = if self.count == 1 { noun_one } else { noun_many };
         let example = match (&self.example_id, &self.example_error) {
-            (Some(id), Some(error)) => format!(" (e.g. `{id}`: {error})"),
+            (Some(id), Some(error)) => format!(" (e.g. {}: {error})", crate::display::code(id)),
             _ => String::new(),
         };
         let (verb, does) = if self.count == 1 { ("was", "does") } else { ("were", "do") };
@@ -265,6 +265,13 @@ pub struct FindResult {
     /// When nothing matched: why, where the data tells (see [`crate::no_match`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
+    /// Values in `items` nested past the display depth, shown as `[depth limit: …]` markers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth_limited: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Evaluates `selector` on every item of `collection`, on all cores. An item the selector cannot
@@ -325,6 +332,7 @@ pub fn find_items(
         items,
         unevaluated,
         hints,
+        depth_limited: cuts.depth,
     })
 }
 
@@ -594,9 +602,12 @@ mod tests {
         let h = hints("contains(tags, 'critical')");
         assert!(h.contains("'Critical'"), "{h}");
         let h = hints("cpu == '0.9'");
-        assert!(h.contains("holds numbers (2 nodes)") && h.contains("`cpu == `0.9``"), "{h}");
+        assert!(h.contains("holds numbers (2 nodes)") && h.contains("`` cpu == `0.9` ``"), "{h}");
         let h = hints("active == 'true'");
-        assert!(h.contains("never a string") && h.contains("`active == `true``"), "{h}");
+        assert!(h.contains("never a string") && h.contains("`` active == `true` ``"), "{h}");
+        // The rewrite holds backticks: its code span is fenced past them (CommonMark).
+        let h = hints("cpu > '0.5'");
+        assert!(h.contains("Write the number as a JSON literal: `` cpu > `0.5` ``."), "{h}");
         let h = hints("type > 'a'");
         assert!(h.contains("orders only numbers"), "{h}");
         let h = hints("latency > `3`");

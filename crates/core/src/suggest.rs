@@ -27,11 +27,24 @@ fn segments(path: &str) -> Vec<String> {
     path.split('.').map(|s| s.trim_end_matches("[]").to_lowercase()).filter(|s| !s.is_empty()).collect()
 }
 
+/// Whether `wanted`'s segments occur in `parts` in order, the last ones equal (`schemascope.rank`
+/// in `algorithmResults.schemascope.pagerank.rank`): a path written with segments left out.
+fn is_shortened_form(wanted: &[String], parts: &[String]) -> bool {
+    if wanted.len() >= parts.len() || wanted.last() != parts.last() {
+        return false;
+    }
+    let mut rest = parts.iter();
+    wanted.iter().all(|w| rest.any(|p| p == w))
+}
+
 /// Up to `max` candidates closest to `wanted` by spelling, best first. A candidate qualifies when
-/// it, or its last path segment, is within a few edits of `wanted` (case-insensitive;
-/// transpositions count once), or when one of its path segments is `wanted` itself (`cpu` →
-/// `metrics.cpu.current`). Nothing qualifies merely by containing a substring: an empty segment
-/// (the `[]` of `tags[]`) used to be "contained" in every name.
+/// it is within a few edits of `wanted` (case-insensitive; transpositions count once). For a bare
+/// name, a candidate also qualifies by its last path segment (`tpye` → `meta.type`) or when one of
+/// its segments is the name itself (`cpu` → `metrics.cpu.current`). For a dotted path, by its
+/// trailing segments (`pagerank.rank` → `algorithmResults.schemascope.pagerank.rank`), or when
+/// the path is the candidate with segments left out — never by its last segment alone, whose
+/// allowance would be that of the whole path (`…betweeness.score` once offered `cpu`). Nothing
+/// qualifies merely by containing a substring.
 pub fn closest<'a, I>(wanted: &str, candidates: I, max: usize) -> Vec<String>
 where
     I: IntoIterator<Item = &'a str>,
@@ -42,6 +55,8 @@ where
     }
     let wanted_segments = segments(&wanted_lower);
     let wanted_last = wanted_segments.last().cloned().unwrap_or_default();
+    let dotted = wanted_segments.len() > 1;
+    let wanted_joined = wanted_segments.join(".");
     let allowed = allowed_distance(wanted_lower.chars().count());
     let mut scored: Vec<(usize, usize, &str)> = candidates
         .into_iter()
@@ -53,13 +68,28 @@ where
             let parts = segments(&lower);
             let last = parts.last().map(String::as_str).unwrap_or_default();
             let whole = strsim::damerau_levenshtein(&wanted_lower, lower.trim_end_matches("[]"));
-            let by_last = if last.is_empty() { usize::MAX } else { strsim::damerau_levenshtein(&wanted_last, last) };
-            let distance = whole.min(by_last);
+            let by_part = if dotted {
+                // The candidate's trailing segments, as many as the wanted path has.
+                match parts.len().checked_sub(wanted_segments.len()).filter(|&skip| skip > 0) {
+                    Some(skip) => strsim::damerau_levenshtein(&wanted_joined, &parts[skip..].join(".")),
+                    None => usize::MAX,
+                }
+            } else if last.is_empty() {
+                usize::MAX
+            } else {
+                strsim::damerau_levenshtein(&wanted_last, last)
+            };
+            let distance = whole.min(by_part);
             if distance <= allowed {
                 // Rank by distance, then prefer the shorter (less nested) name.
                 return Some((distance, lower.len(), candidate));
             }
-            (!wanted_last.is_empty() && parts.iter().any(|p| *p == wanted_last)).then_some((allowed + 1, lower.len(), candidate))
+            let related = if dotted {
+                is_shortened_form(&wanted_segments, &parts)
+            } else {
+                !wanted_last.is_empty() && parts.iter().any(|p| *p == wanted_last)
+            };
+            related.then_some((allowed + 1, lower.len(), candidate))
         })
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
@@ -94,5 +124,34 @@ mod tests {
         assert_eq!(closest("lable", names, 1), ["items[].label"]);
         assert!(closest("", names, 3).is_empty());
         assert!(closest("ünïcödé", ["unicode"], 3).len() <= 1);
+    }
+
+    #[test]
+    fn dotted_paths_suggest_by_their_own_segments_not_a_shared_last_name() {
+        let names = [
+            "type",
+            "name",
+            "cpu",
+            "tags",
+            "algorithmResults.schemascope.betweenness.score",
+            "algorithmResults.schemascope.betweenness.scorePct",
+            "algorithmResults.schemascope.pagerank.rank",
+            "metrics.cpu.peak",
+        ];
+        let score = "algorithmResults.schemascope.betweenness.score";
+        // A near miss of a long path offered `cpu`, `name` and `type` after the right one.
+        assert_eq!(closest("algorithmResults.schemascope.betweeness.score", names, 5), [score, "algorithmResults.schemascope.betweenness.scorePct"]);
+        let ranks = closest("algorithmResults.schemascope.pagerank.ranks", names, 5);
+        assert_eq!(ranks[0], "algorithmResults.schemascope.pagerank.rank");
+        assert!(ranks.iter().all(|n| n.starts_with("algorithmResults.schemascope.")), "{ranks:?}");
+        assert_eq!(closest("pagerank.rank", names, 5), ["algorithmResults.schemascope.pagerank.rank"]);
+        assert_eq!(closest("betweeness.score", names, 5)[0], score);
+        assert_eq!(closest("algorithmResults.betweenness.score", names, 5), [score]);
+        assert_eq!(closest("schemascope.betweenness.score", names, 5)[0], score);
+        // Bare names keep matching by their last segment.
+        assert_eq!(closest("score", names, 1), [score]);
+        assert_eq!(closest("peak", names, 1), ["metrics.cpu.peak"]);
+        // A dotted path sharing only its last segment is not close.
+        assert!(closest("deep.a.a.a.a.leaf.a", ["deep.a", "x.a", "a"], 3).is_empty());
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::catalog::{ForeignKey, TableInfo, TableKind};
 use crate::collection::{Collection, CollectionKind};
 use crate::display::inline;
-use crate::profile::{CollectionProfile, DataType, PropertyProfile, StringFormat, ValueType};
+use crate::profile::{CollectionProfile, DataType, PathLimit, PropertyProfile, StringFormat, ValueType};
 
 /// Distinct values up to which a string property lists all of them (seed 000: ≤ 10).
 pub const ENUM_MAX: u64 = 10;
@@ -115,6 +115,9 @@ pub struct RecordSummary {
     /// The summary of the value itself (range, values, …), when it is not an object.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<PropertySummary>,
+    /// What the path limit kept out of its profile, when it was hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_limit: Option<PathLimit>,
 }
 
 /// The summary of one collection.
@@ -135,6 +138,10 @@ pub struct CollectionSummary {
     /// True when the path limit stopped profiling new properties.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub path_limit_hit: bool,
+    /// What the path limit kept out: the limit, how many properties were not profiled, which
+    /// were profiled only in part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_limit: Option<PathLimit>,
     /// For database tables: table or view, primary key, foreign keys and comment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table: Option<TableFacts>,
@@ -264,6 +271,7 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
                 value_type: profile.root.profile.data_type().name(),
                 properties: summarize_properties(profile),
                 value: (profile.root.profile.objects == 0).then(|| summarize_property(&profile.root.profile, profile)),
+                path_limit: limit_kept_out(profile),
             })
             .collect()
     });
@@ -281,8 +289,14 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         properties,
         records,
         path_limit_hit: profile.path_limit_hit,
+        path_limit: limit_kept_out(profile),
         table,
     }
+}
+
+/// The profile's path limit, when it kept something out.
+fn limit_kept_out(profile: &CollectionProfile) -> Option<PathLimit> {
+    (!profile.path_limit.is_clear()).then(|| profile.path_limit.clone())
 }
 
 /// One line of prose facts about a property, as the system prompt shows it:

@@ -140,6 +140,26 @@ fn asked_bin_counts_are_honoured_and_no_bin_holds_only_the_maximum() {
 }
 
 #[test]
+fn equal_width_bin_edges_keep_six_significant_digits() {
+    // PageRank-like scores: 6 bins over [0.0026343092633327346, 0.03319493743687862] have no round
+    // edges, so they are equal-width; the inner edges used to be cut to 4 digits (0.007728).
+    let (min, max) = (0.0026343092633327346, 0.03319493743687862);
+    let values: Vec<Value> = (0..=60).map(|i| json!({ "rank": min + (max - min) * f64::from(i) / 60.0 })).collect();
+    let d = describe(&values, "rank", Some(6));
+    let edges: Vec<f64> = d["histogram"].as_array().expect("bins").iter().filter_map(|b| b["min"].as_f64()).collect();
+    assert_eq!(edges.len(), 6);
+    assert_eq!(edges[0], min, "the first edge is the minimum, exactly");
+    let width = (max - min) / 6.0;
+    for (i, edge) in edges.iter().enumerate().skip(1) {
+        let exact = min + width * i as f64;
+        assert_eq!(*edge, schemascope_core::figure::significant(exact, 6), "edge {i}");
+        assert!((edge - exact).abs() <= exact * 1e-5, "edge {i}: {edge} vs {exact}");
+        assert!(edge.to_string().len() <= 10, "no float noise: {edge}");
+    }
+    assert_eq!(edges[1], 0.00772775);
+}
+
+#[test]
 fn skewed_data_gets_bins_that_show_the_distribution() {
     // PageRank-like: most values tiny, a few large.
     let mut values: Vec<Value> = (1..=200).map(|i| json!({ "r": f64::from(i) * 1e-4 })).collect();

@@ -199,9 +199,10 @@ impl SchemaIndex {
         }
         let shown = retrieval.tables.len() + retrieval.expanded_tables.len();
         let header = format!(
-            "# Database schema: {shown} of {} tables (focused on the question, confidence {:.2})\n\n",
+            "# Database schema: {shown} of {} tables (focused on the question, confidence {})\n\n",
             self.catalog.tables.len(),
-            retrieval.confidence
+            // Significant digits, not two decimals, which showed 0.004 as 0.00.
+            schemascope_core::figure::text(schemascope_core::figure::significant(retrieval.confidence, schemascope_core::figure::MIN_DIGITS))
         );
         (header, blocks)
     }

@@ -2,6 +2,7 @@
 //! few example rows, for people to enrich. Each generated file carries a marker with a hash of its
 //! content, so a caller can overwrite files nobody edited and leave edited ones alone.
 
+use schemascope_core::display::code;
 use schemascope_core::profile::StringFormat;
 use schemascope_core::summary::number;
 use schemascope_core::{Catalog, CollectionProfile, PropertyPath, PropertyProfile, TableInfo};
@@ -133,7 +134,7 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
         related.dedup();
         out.push_str(&format!("- **Related tables:** {}\n- **Join patterns:**\n", related.join(", ")));
         for join in &joins {
-            out.push_str(&format!("  - `{}`\n", join.clause));
+            out.push_str(&format!("  - {}\n", code(&join.clause)));
         }
         out.push('\n');
     }
@@ -308,8 +309,8 @@ fn examples_table(table: &TableInfo, rows: &[Value]) -> String {
 
 fn kind_phrase(table: &TableInfo) -> String {
     match table.kind {
-        schemascope_core::TableKind::Table => format!("The `{}` table", table.name),
-        schemascope_core::TableKind::View => format!("The `{}` view", table.name),
+        schemascope_core::TableKind::Table => format!("The {} table", code(&table.name)),
+        schemascope_core::TableKind::View => format!("The {} view", code(&table.name)),
     }
 }
 
@@ -318,7 +319,7 @@ fn heading_name(name: &str) -> String {
     let plain = name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | ' ' | '.' | '-'))
         && !name.starts_with(['_', '-', ' '])
         && !name.ends_with(['_', ' ']);
-    if plain { name.to_string() } else { format!("`{name}`") }
+    if plain { name.to_string() } else { code(name) }
 }
 
 #[cfg(test)]
@@ -400,6 +401,21 @@ mod tests {
         let mut notes = ColumnNotes::new();
         column_notes(&catalog.tables[0], &profile, &mut notes);
         assert_eq!(notes.get("genre", "name"), Some("one of 'Jazz' (1), 'Rock' (1)"));
+    }
+
+    #[test]
+    fn names_with_backticks_stay_whole_in_code_spans() {
+        let mut catalog = catalog();
+        catalog.tables[1].name = "we`ird".into();
+        catalog.tables[1].columns[2].name = "col``x".into();
+        let text = generate_table_doc(&catalog, &catalog.tables[1], TableData::default());
+        assert!(text.contains("\n# Table: ``we`ird``\n"), "{text}");
+        assert_eq!(kind_phrase(&catalog.tables[1]), "The ``we`ird`` table");
+        assert!(text.contains("### ```col``x```"), "{text}");
+        let (docs, warnings) = parse_docs(&[("we`ird.md", text.as_str())]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let table = docs.table("we`ird").expect("the name reads back whole");
+        assert_eq!(table.columns[2].name, "col``x");
     }
 
     #[test]

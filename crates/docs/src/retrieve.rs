@@ -113,12 +113,19 @@ impl Retrieval<'_> {
             Strategy::Full(_) => index.catalog.tables.iter().map(|t| t.name.clone()).collect(),
             Strategy::Focused => self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect(),
         };
+        // Shown figures carry no float noise (12 significant digits, as every computed statistic).
+        let strategy = match self.strategy {
+            Strategy::Full(FullReason::WeakMatches { confidence, min }) => {
+                Strategy::Full(FullReason::WeakMatches { confidence: schemascope_core::figure::stat(confidence), min })
+            }
+            other => other,
+        };
         RetrievalMetadata {
-            strategy: self.strategy,
+            strategy,
             chunks_retrieved: self.chunks.len(),
             tables_included,
-            avg_relevance: self.avg_relevance,
-            confidence: self.confidence,
+            avg_relevance: schemascope_core::figure::stat(self.avg_relevance),
+            confidence: schemascope_core::figure::stat(self.confidence),
             min_confidence: index.config.min_confidence,
         }
     }

@@ -186,6 +186,13 @@ fn focused_context_is_smaller_than_the_full_schema_or_the_full_schema_is_used() 
                 assert!((context.tokens as f64) < 0.8 * full as f64, "{question}: {} of {full}", context.tokens);
                 assert!(context.metadata.confidence >= 0.3, "{question}: {:?}", context.metadata);
                 assert!(context.text.contains("focused on the question, confidence 0."), "{}", context.text);
+                // The header shows the confidence to 6 significant digits (it showed two decimals)
+                // and the metadata without float noise.
+                let confidence = context.metadata.confidence;
+                assert_eq!(confidence, schemascope_core::figure::stat(confidence), "{question}");
+                let shown = schemascope_core::figure::text(schemascope_core::figure::significant(confidence, 6));
+                assert!(shown.len() > 4 || shown == confidence.to_string(), "{question}: {shown}");
+                assert!(context.text.contains(&format!("confidence {shown})")), "{}", context.text);
             }
             Strategy::Full(reason) => {
                 assert_eq!(context.tokens, full, "{question}");

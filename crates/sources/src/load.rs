@@ -175,7 +175,7 @@ fn load_text(
             direction = Some(found);
             (Format::Graph, collections)
         }
-        (Shape::Object { .. }, Some(Format::Records) | None) => (Format::Records, vec![load_record_object(path, name, &text)?]),
+        (Shape::Object { .. }, Some(Format::Records) | None) => (Format::Records, vec![load_record_object(path, name, text.clone())?]),
         (Shape::Array, Some(Format::Documents) | None) => {
             (Format::Documents, vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?])
         }

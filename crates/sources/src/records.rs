@@ -5,7 +5,7 @@ use std::path::Path;
 
 use schemascope_core::SharedText;
 
-use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, OwnedItem, ProfileBuilder};
+use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -13,15 +13,67 @@ use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::{LineError, LineHandler, line_error, scan};
 use crate::source::Progress;
 
-/// Loads a JSON object of named records, in file order.
-pub fn load_record_object(path: &Path, name: &str, text: &str) -> Result<Collection, SourceError> {
-    let map: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(|e| SourceError::Syntax {
+/// The members of a JSON object as written, values left as text: no value is parsed into a tree,
+/// so a deeply nested record is not refused by the parser's recursion limit (its profile applies
+/// the depth limit, as for any item). A repeated key keeps its first place and its last value,
+/// as a JSON object does.
+struct RawMembers<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMembers<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = RawMembers<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of named records")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+                let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                    match index.get(&key) {
+                        Some(&at) => members[at].1 = value,
+                        None => {
+                            index.insert(key.clone(), members.len());
+                            members.push((key, value));
+                        }
+                    }
+                }
+                Ok(RawMembers(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// Loads a JSON object of named records, in file order. Each record's value is profiled from its
+/// text like any other item, so the profile's depth limit applies to a deeply nested one.
+pub fn load_record_object(path: &Path, name: &str, text: SharedText) -> Result<Collection, SourceError> {
+    let syntax = |e: serde_json::Error, line: usize, column: usize| SourceError::Syntax {
         path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
+        line,
+        column,
         message: if e.is_data() { format!("{e}; a record file is an object of named records") } else { e.to_string() },
+    };
+    let members: RawMembers<'_> = serde_json::from_str(&text).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        syntax(e, line, column)
     })?;
-    Ok(Collection::from_values(name, CollectionKind::Records, map.into_iter().map(|(key, value)| OwnedItem::new(key, value))))
+    let base = text.as_ptr() as usize;
+    let mut builder = ProfileBuilder::new();
+    let mut items = Vec::with_capacity(members.0.len());
+    for (key, raw) in members.0 {
+        let start = raw.get().as_ptr() as usize - base;
+        // Skimmed as part of the object: numbers out of range and the like show up here.
+        builder.add_json(raw.get()).map_err(|e| {
+            let (line, column) = crate::error::position(&text, start);
+            let (line, column) = if e.line() > 1 { (line + e.line() - 1, e.column()) } else { (line, column + e.column().saturating_sub(1)) };
+            syntax(e, line, column)
+        })?;
+        items.push(ItemEntry::new(ItemId::from(key), start..start + raw.get().len()));
+    }
+    let count = items.len() as u64;
+    Ok(Collection::new(name, CollectionKind::Records, text.clone(), items, builder.finish(count)))
 }
 
 #[derive(serde::Deserialize)]

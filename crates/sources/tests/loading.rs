@@ -116,6 +116,32 @@ fn a_ten_megabyte_string_is_profiled_and_shown_truncated() {
 }
 
 #[test]
+fn a_record_object_with_a_deeply_nested_record_loads_with_the_depth_limit_on_that_record() {
+    // `{"shallow": {...}, "deep": {"a": {"a": … 200 levels}}, "shallow": …}`: the parser's
+    // recursion limit (128) used to refuse the whole file.
+    let deep = format!("{}1{}", "{\"a\": ".repeat(200), "}".repeat(200));
+    let text = format!("{{\"rec::Shallow\": {{\"x\": 1}}, \"rec::Deep\": {deep}, \"rec::Last\": 7, \"rec::Shallow\": {{\"x\": 2}}}}");
+    let source = load_text("records.json", &text).expect("loads");
+    let records = &source.collections[0];
+    assert_eq!(records.kind(), CollectionKind::Records);
+    // A repeated key keeps its first place and its last value, as before.
+    let keys: Vec<&str> = records.items().map(|i| i.id).collect();
+    assert_eq!(keys, ["rec::Shallow", "rec::Deep", "rec::Last"]);
+    let shallow = records.record_profile("rec::Shallow").expect("shallow");
+    let x = shallow.property(&"x".parse().expect("path")).expect("x");
+    assert_eq!(x.numbers.as_ref().map(|n| (n.min, n.max)), Some((2.0, 2.0)));
+    // The deep record is profiled down to the depth limit, where one value is counted, not read.
+    let deep = records.record_profile("rec::Deep").expect("deep");
+    let walked = deep.root.walk();
+    assert_eq!(walked.iter().map(|n| n.profile.depth_limited).sum::<u64>(), 1);
+    assert_eq!(walked.len(), 65, "the value and 64 levels of `a`");
+    // Showing it cuts it at the display depth limit with a marker, not an error.
+    let item = records.items().find(|i| i.id == "rec::Deep").expect("item");
+    let shown = records.parse_item(&item).expect("parsed with a depth cap").to_string();
+    assert!(shown.contains(schemascope_core::capped::DEPTH_MARKER), "{}", &shown[shown.len().saturating_sub(200)..]);
+}
+
+#[test]
 fn thousand_deep_nesting_is_cut_at_the_depth_limit_without_panicking() {
     // Inside a JSON array, nesting past the profiler's depth limit is counted, not descended.
     let deep = format!("[{}{}]", "[".repeat(1000), "]".repeat(1000));

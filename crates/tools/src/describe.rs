@@ -1,7 +1,7 @@
 //! describe_schema, the `schema://` resource and the system prompt: the schema summary as JSON
 //! and as the markdown section of a system prompt.
 
-use schemascope_core::markdown::schema_markdown as render_markdown;
+use schemascope_core::markdown::schema_markdown_with_notes as render_markdown;
 use schemascope_core::summary::summarize_collection;
 use serde_json::json;
 
@@ -30,10 +30,13 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
     // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
     let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
-    let message = format!("Source `{}`: {} with {properties} properties.", source.name(), sizes.join(", "));
+    let message = format!("Source `{}`: {} with {properties} properties{}.", source.name(), sizes.join(", "), not_profiled(&collections));
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
-        return Ok(ToolResult::ok(message, json!(render_markdown(source.name(), &refs, params.max_tokens))));
+        let reload_error = registry.reload_error(source.name());
+        let mut data = json!(render_markdown(source.name(), &refs, params.max_tokens, &stale_notes(reload_error.as_deref())));
+        data["reloadError"] = json!(reload_error);
+        return Ok(ToolResult::ok(message, data));
     }
     let summaries: Vec<_> = collections
         .iter()
@@ -60,6 +63,23 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
     ))
 }
 
+/// " (and N more not profiled: past the 10,000-path limit)" when the path limit kept properties
+/// out of any collection's profile, else "": the count of properties must not pass for all.
+fn not_profiled(collections: &[std::sync::Arc<schemascope_core::Collection>]) -> String {
+    let limits: Vec<&schemascope_core::profile::PathLimit> =
+        collections.iter().filter_map(|c| c.profile_ready()).map(|p| &p.path_limit).filter(|l| !l.is_clear()).collect();
+    let Some(max) = limits.iter().map(|l| l.max_paths).max() else { return String::new() };
+    let count: u64 = limits.iter().map(|l| l.unprofiled).sum();
+    let at_least = if limits.iter().any(|l| l.more_unprofiled) { "at least " } else { "" };
+    format!(" profiled, and {at_least}{count} more not profiled: past the {}-path limit", schemascope_core::figure::grouped(max as u64))
+}
+
+/// The note a markdown schema carries when the last reload failed: what it shows is the data
+/// from before the change, which a reader could not tell otherwise (JSON has `reloadError`).
+fn stale_notes(reload_error: Option<&str>) -> Vec<String> {
+    reload_error.map(|error| format!("**Previous data:** {error}. This describes the data as last loaded, not the file as it is now.")).into_iter().collect()
+}
+
 /// Foreign keys of the source's tables that reference `table` (the other direction of each FK).
 fn referenced_by(source: &schemascope_sources::Source, table: &str) -> Vec<serde_json::Value> {
     source
@@ -76,7 +96,7 @@ fn referenced_by(source: &schemascope_sources::Source, table: &str) -> Vec<serde
 pub fn schema_markdown(registry: &Registry, source: &str, max_tokens: Option<usize>) -> Result<String, ToolError> {
     let source = registry.get(Some(source))?;
     let refs: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).collect();
-    Ok(render_markdown(source.name(), &refs, max_tokens).markdown)
+    Ok(render_markdown(source.name(), &refs, max_tokens, &stale_notes(registry.reload_error(source.name()).as_deref())).markdown)
 }
 
 /// A system prompt with the schema section of one source, or of every source (seed 000,

@@ -109,7 +109,7 @@ pub fn run_sql(
     }
     let started = Instant::now();
     let result = db.run(sql, params, Some(max_rows), timeout_ms)?;
-    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let elapsed_ms = schemascope_core::figure::millis(started.elapsed());
     let mut rows: Vec<Value> = Vec::with_capacity(result.rows.len());
     let mut bytes = 0usize;
     let mut cut_by_bytes = false;
@@ -157,7 +157,7 @@ fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, T
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
     let ran = run_sql(&source, sql, &bound, max_rows, max_bytes, timeout_ms)?;
     let message = match ran.truncated_by {
-        None => format!("{} row(s) in {:.1} ms.", ran.rows.len(), ran.elapsed_ms),
+        None => format!("{} row(s) in {} ms.", ran.rows.len(), schemascope_core::figure::text(ran.elapsed_ms)),
         Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", ran.rows.len()),
         Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", ran.rows.len()),
     };

@@ -31,11 +31,13 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
     let others: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).filter(|c| c.name() != collection.name()).collect();
     let found = find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
     let kind = collection.kind();
-    let mut message = format!("{} of {} {} match `{}`.", found.count, found.total, kind.items_noun(), selector.as_str());
+    // A selector holds backticks (number literals): fence it past them, or the span breaks.
+    let mut message = format!("{} of {} {} match {}.", found.count, found.total, kind.items_noun(), schemascope_core::display::code(selector.as_str()));
     message.push_str(&found.unevaluated.sentence(kind.item_noun(), kind.items_noun()));
     for hint in &found.hints {
         message.push_str(&format!(" Hint: {hint}"));
     }
+    message.push_str(&crate::sample::depth_cut_sentence(found.depth_limited));
     let mut data = json!(found);
     data["collection"] = collection.name().into();
     Ok(ToolResult::ok(message, data))

@@ -6,6 +6,7 @@ mod cache;
 pub mod caller;
 pub mod cap;
 mod describe;
+mod elsewhere;
 pub mod descriptions;
 pub mod dispatch;
 pub mod eval;

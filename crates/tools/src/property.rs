@@ -51,6 +51,17 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
         _ => None,
     };
     let mut answer = describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
+    // Not here (and not kept out by the path limit): say where it is, so the model can retry.
+    if !answer.exists && answer.data.get("profiled").is_none() {
+        let found = crate::elsewhere::find(&source, collection, record.as_deref(), &path);
+        if !found.places.is_empty() {
+            answer.data["elsewhere"] = found.places.into();
+        }
+        for sentence in found.sentences {
+            answer.message.push(' ');
+            answer.message.push_str(&sentence);
+        }
+    }
     if let Some(name) = &record {
         answer.data["record_name"] = name.clone().into();
         answer.data["collection"] = collection.name().into();

@@ -131,7 +131,23 @@ impl Registry {
             }),
             None => source,
         };
+        let name = served.name().to_string();
         self.put(served);
+        self.restore_saved_session(&name);
+    }
+
+    /// Opens the saved session of graph `name`, if the session file holds one and it is not
+    /// open yet, so the algorithm results it restores are served to every tool from the start
+    /// (describe_property found them only after a graph tool had opened the session).
+    fn restore_saved_session(&self, name: &str) {
+        let Some(store) = lock(&self.session_store).clone() else { return };
+        if lock(&self.graph_sessions).contains_key(name) || store.last_saved(name).is_none() {
+            return;
+        }
+        let is_graph = read(&self.sources).get(name).is_some_and(|s| graph_collections(s).is_ok());
+        if is_graph && let Err(error) = self.graph_session(Some(name)) {
+            tracing::warn!(source = name, %error, "the saved graph session could not be restored; it opens on first use");
+        }
     }
 
     /// Serves `source` as it is and tells subscribers.
@@ -159,6 +175,9 @@ impl Registry {
     pub fn set_session_file(&self, path: &Path) -> Result<(), ToolError> {
         let store = SessionStore::open(path)?;
         *lock(&self.session_store) = Some(Arc::new(store));
+        for name in self.names() {
+            self.restore_saved_session(&name);
+        }
         Ok(())
     }
 
@@ -312,11 +331,15 @@ impl Registry {
 
     /// Records (or with `None` clears) the refresh error shown for source `name`.
     pub(crate) fn set_reload_error(&self, name: &str, error: Option<String>) {
-        let mut errors = lock(&self.reload_errors);
-        match error {
-            Some(error) => errors.insert(name.to_string(), error),
-            None => errors.remove(name),
-        };
+        {
+            let mut errors = lock(&self.reload_errors);
+            match error {
+                Some(error) => errors.insert(name.to_string(), error),
+                None => errors.remove(name),
+            };
+        }
+        // Answers say whether the data is stale: cached ones would keep saying it was current.
+        self.cache.clear();
     }
 
     /// Reloads a source from its file. On failure the previous data stays and the error is kept.
@@ -333,10 +356,7 @@ impl Registry {
                 Ok(())
             }
             Err(e) => {
-                self.reload_errors
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .insert(name.to_string(), format!("reload failed, previous data kept: {e}"));
+                self.set_reload_error(name, Some(format!("reload failed, previous data kept: {e}")));
                 Err(e.into())
             }
         }

@@ -46,6 +46,7 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
     let mut data = Map::new();
     let mut parts = Vec::new();
     let mut info = Map::new();
+    let mut depth_limited = 0;
     for collection in &collections {
         if let Some(path) = &stratify_by
             && collection.profile().property(path).is_none()
@@ -75,6 +76,7 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
             _ => sample(collection, &options)?,
         };
         parts.push(format!("{} {}", sampled.items.len(), collection.kind().items_noun()));
+        depth_limited += sampled.depth_limited;
         info.insert(
             collection.name().to_string(),
             json!({
@@ -90,5 +92,15 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
         data.insert(collection.name().to_string(), Value::Array(sampled.items));
     }
     data.insert("sampling".into(), Value::Object(info));
-    Ok(ToolResult::ok(format!("Sampled {}.", parts.join(" and ")), Value::Object(data)))
+    Ok(ToolResult::ok(format!("Sampled {}.{}", parts.join(" and "), depth_cut_sentence(depth_limited)), Value::Object(data)))
+}
+
+/// " N values nested deeper than 20 levels are shown as `[depth limit: …]` markers." or "": what
+/// an answer showing items says when the display depth cut some of their values.
+pub(crate) fn depth_cut_sentence(cut: usize) -> String {
+    match cut {
+        0 => String::new(),
+        1 => format!(" 1 value nested more than {} levels deep is shown as a `[depth limit: …]` marker.", schemascope_core::display::SHOWN_DEPTH),
+        n => format!(" {n} values nested more than {} levels deep are shown as `[depth limit: …]` markers.", schemascope_core::display::SHOWN_DEPTH),
+    }
 }

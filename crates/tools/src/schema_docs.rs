@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use schemascope_core::Catalog;
+use schemascope_core::{Catalog, figure};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
 use schemascope_docs::{ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs};
 use schemascope_sources::sql::rows;
@@ -192,7 +192,7 @@ fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<To
     let top_k = params.top_k.unwrap_or_else(|| built.index.config().top_k).clamp(1, 50);
     let searched = Instant::now();
     let hits = built.index.search(question, top_k);
-    let search_ms = searched.elapsed().as_secs_f64() * 1000.0;
+    let search_ms = figure::millis(searched.elapsed());
     let chunks: Vec<Value> = hits
         .iter()
         .map(|h| {
@@ -200,8 +200,8 @@ fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<To
                 "table": h.chunk.table,
                 "column": h.chunk.column,
                 "kind": h.chunk.kind,
-                "score": h.score,
-                "relevance": h.relevance,
+                "score": figure::stat_json(h.score),
+                "relevance": figure::stat_json(h.relevance),
                 "tokens": h.chunk.tokens,
                 "relatedTables": h.chunk.related_tables,
                 "content": h.chunk.content,
@@ -229,9 +229,9 @@ fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<To
             "metadata": {
                 "chunksRetrieved": hits.len(),
                 "tablesIncluded": tables,
-                "avgRelevance": avg,
+                "avgRelevance": figure::stat_json(avg),
                 "searchMs": search_ms,
-                "totalMs": started.elapsed().as_secs_f64() * 1000.0,
+                "totalMs": figure::millis(started.elapsed()),
                 "indexedChunks": built.index.chunks().len(),
             },
             "warnings": warnings_json(&built.warnings),
@@ -252,11 +252,11 @@ fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<T
     let built = index(registry, &source)?;
     let retrieved = Instant::now();
     let retrieval = built.index.retrieve_within(question, params.top_k, params.max_tokens);
-    let retrieval_ms = retrieved.elapsed().as_secs_f64() * 1000.0;
+    let retrieval_ms = figure::millis(retrieved.elapsed());
     let context = built.index.render(&retrieval, params.max_tokens);
     let mut metadata = json!(context.metadata);
     metadata["retrievalMs"] = json!(retrieval_ms);
-    metadata["totalMs"] = json!(started.elapsed().as_secs_f64() * 1000.0);
+    metadata["totalMs"] = json!(figure::millis(started.elapsed()));
     let strategy = metadata["strategy"].as_str().unwrap_or("full").to_string();
     let message = format!(
         "{} schema context for `{}`: {} tokens (full schema {}), {} table(s).",

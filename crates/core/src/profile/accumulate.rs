@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::exact::F64_EXACT_INTEGER;
+use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
 use crate::collection::ItemId;
@@ -264,6 +265,8 @@ pub(crate) struct PathNode {
     pub deferred: Vec<ValueStats>,
     /// Members not profiled because the path limit was reached.
     pub dropped_keys: u64,
+    /// The distinct keys behind `dropped_keys` (see [`super::path_limit`]).
+    pub refused: Option<Box<Refused>>,
 }
 
 /// Past this many members, key lookup switches from a scan to a hash map.
@@ -287,6 +290,7 @@ impl PathNode {
             return found;
         }
         if ctx.paths >= ctx.limits.max_paths {
+            self.refuse(key, ctx);
             return None;
         }
         ctx.paths += 1;
@@ -300,6 +304,18 @@ impl PathNode {
         Some(position)
     }
 
+    /// Remembers that `key` was refused here (up to [`MAX_REMEMBERED`] keys per collection).
+    fn refuse(&mut self, key: &str, ctx: &mut Ctx) {
+        ctx.refused_any = true;
+        if ctx.remembered >= MAX_REMEMBERED {
+            ctx.forgot = true;
+            return;
+        }
+        if self.refused.get_or_insert_with(Box::default).insert(path_limit::key_hash(key)) {
+            ctx.remembered += 1;
+        }
+    }
+
     /// Merges the structure now and the counters later: `other`'s counters are queued in
     /// `deferred` and folded in by `finish`, on all cores, path by path. Merging a million
     /// distinct strings is the costly part of a merge, and it parallelises by path.
@@ -307,6 +323,8 @@ impl PathNode {
         self.deferred.push(other.stats);
         self.deferred.append(&mut other.deferred);
         self.dropped_keys += other.dropped_keys;
+        // Keys `other` refused: under a key refused below, they vanish with it (counted once).
+        ctx.forgot |= path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
             match self.child_index(&key, ordinal, ctx) {
                 Some(i) => self.keys[i].1.merge(child, ctx),
@@ -329,6 +347,12 @@ struct Ctx {
     /// Set while visiting the value of the top-level `id` member, when ids are wanted.
     capture_id: bool,
     captured_id: Option<ItemId>,
+    /// True once any key was refused for the path limit.
+    refused_any: bool,
+    /// Refused keys remembered in all nodes (see [`PathNode::refuse`]).
+    remembered: usize,
+    /// True when a refused key could not be remembered.
+    forgot: bool,
 }
 
 /// Pushes items into per-path counters; see the module docs.
@@ -355,7 +379,7 @@ impl ProfileBuilder {
 
     /// A builder with explicit limits.
     pub fn with_limits(limits: ProfileLimits) -> Self {
-        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None }, want_id: false, tape: Vec::new() }
+        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None, refused_any: false, remembered: 0, forgot: false }, want_id: false, tape: Vec::new() }
     }
 
     /// Makes [`ProfileBuilder::add_json`] return each item's top-level scalar `id` member.
@@ -401,13 +425,16 @@ impl ProfileBuilder {
 
     /// Adds another builder's counts to this one.
     pub fn merge(&mut self, other: ProfileBuilder) {
+        self.ctx.refused_any |= other.ctx.refused_any;
+        self.ctx.forgot |= other.ctx.forgot;
         self.root.merge(other.root, &mut self.ctx);
     }
 
     /// Computes the final statistics. `item_count` is the number of items pushed.
     pub fn finish(self, item_count: u64) -> CollectionProfile {
-        let path_limit_hit = self.ctx.paths >= self.ctx.limits.max_paths;
-        super::finalize::finish(self.root, item_count, path_limit_hit)
+        // Hit only when a key was refused: reaching the limit exactly leaves nothing out.
+        let limit = super::path_limit::PathLimit::new(self.ctx.limits.max_paths, self.ctx.forgot);
+        super::finalize::finish(self.root, item_count, self.ctx.refused_any, limit)
     }
 }
 

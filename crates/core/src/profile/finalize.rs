@@ -13,6 +13,7 @@ use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
 use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
+use super::path_limit::PathLimit;
 use crate::path::PropertyPath;
 
 struct Pending {
@@ -37,11 +38,15 @@ struct Shape {
     has_items: bool,
 }
 
-fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>) {
+fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>, limit: &mut PathLimit) {
     // Array elements are counted over every merged builder.
     let elements = node.stats.arrays.lengths.sum + node.deferred.iter().map(|d| d.arrays.lengths.sum).sum::<u64>();
     // The element node is created when an array opens; if every array was empty it saw nothing.
     let mut node = node;
+    if let Some(refused) = node.refused.take() {
+        let profiled: Vec<Box<str>> = node.keys.iter().map(|(k, _)| k.clone()).collect();
+        limit.record(&path, *refused, &profiled);
+    }
     node.items = node.items.filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
     shapes.push(Shape { children: node.keys.len(), has_items: node.items.is_some() });
     pending.push(Pending { path: path.clone(), total, stats: node.stats, deferred: node.deferred, dropped_keys: node.dropped_keys });
@@ -49,10 +54,10 @@ fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pen
     // not over the parent objects: a key under a partly present parent is missing where the
     // parent is.
     for (key, child) in node.keys {
-        flatten(child, path.child(&key), total, pending, shapes);
+        flatten(child, path.child(&key), total, pending, shapes, limit);
     }
     if let Some(items) = node.items {
-        flatten(*items, path.items(), elements, pending, shapes);
+        flatten(*items, path.items(), elements, pending, shapes, limit);
     }
 }
 
@@ -64,10 +69,10 @@ fn rebuild(profiles: &mut std::vec::IntoIter<PropertyProfile>, shapes: &mut std:
     Some(ProfileNode { profile, children, items })
 }
 
-pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> CollectionProfile {
+pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool, mut path_limit: PathLimit) -> CollectionProfile {
     let mut pending = Vec::new();
     let mut shapes = Vec::new();
-    flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes);
+    flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes, &mut path_limit);
 
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
 
@@ -114,7 +119,7 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool) -> C
         children: Vec::new(),
         items: None,
     });
-    CollectionProfile { item_count, root, path_limit_hit }
+    CollectionProfile { item_count, root, path_limit_hit, path_limit }
 }
 
 fn finalize(p: Pending) -> PropertyProfile {

@@ -12,6 +12,7 @@ mod histogram;
 mod model;
 pub mod numeric;
 mod skewed_bins;
+mod path_limit;
 mod string_counts;
 mod tape;
 #[cfg(test)]
@@ -20,6 +21,7 @@ mod tape_differential;
 pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
 pub use formats::StringFormat;
 pub use model::*;
+pub use path_limit::{PathLimit, Unprofiled};
 
 /// Most frequent values kept per property.
 pub const TOP_VALUES: usize = 100;

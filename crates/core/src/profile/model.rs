@@ -383,6 +383,9 @@ pub struct CollectionProfile {
     pub root: ProfileNode,
     /// True when the path limit stopped new properties from being profiled.
     pub path_limit_hit: bool,
+    /// What the path limit kept out, when it was hit.
+    #[serde(skip_serializing_if = "super::PathLimit::is_clear")]
+    pub path_limit: super::PathLimit,
 }
 
 impl CollectionProfile {

@@ -365,7 +365,7 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         objects: rows,
         ..PropertyProfile::empty(PropertyPath::root())
     };
-    Ok(CollectionProfile { item_count: rows, root: ProfileNode { profile: root, children, items: None }, path_limit_hit: false })
+    Ok(CollectionProfile { item_count: rows, root: ProfileNode { profile: root, children, items: None }, path_limit_hit: false, path_limit: Default::default() })
 }
 
 /// The values of column `i` of one kind grouped and counted, most frequent first (ties by value),

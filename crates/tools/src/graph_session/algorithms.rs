@@ -8,6 +8,8 @@ use schemascope_graph::{
 use schemascope_session::style::ElementKind;
 use serde_json::{Map, Value, json};
 
+use schemascope_core::figure;
+
 use crate::graph_session::data::{RESULTS_ROOT, SessionData};
 use crate::graph_session::state::AlgorithmOutput;
 use crate::result::ToolError;
@@ -156,13 +158,23 @@ fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, To
     }
 }
 
+/// Each value as a percentage of the highest, to 6 significant digits (a computed share, as
+/// every percentage shown).
 fn pct(values: &[f64]) -> Vec<Value> {
     let max = values.iter().copied().fold(0.0f64, f64::max);
-    values.iter().map(|&v| json!(if max > 0.0 { v / max * 100.0 } else { 0.0 })).collect()
+    values.iter().map(|&v| figure::exact_json(figure::percent_of(v, max))).collect()
 }
 
+/// Percentages computed elsewhere (of a maximum, so 100 is exact) to 6 significant digits.
+fn shares(percentages: &[f64]) -> Vec<Value> {
+    percentages.iter().map(|&p| figure::exact_json(figure::percent_of(p, 100.0))).collect()
+}
+
+/// Computed scores (ranks, centralities, distances) without their float noise: the sums and
+/// quotients behind them end in digits no input had (`0.30000000000000004`), which a model
+/// would read as data (see `figure::STAT_DIGITS`).
 fn numbers(values: &[f64]) -> Vec<Value> {
-    values.iter().map(|&v| json!(v)).collect()
+    values.iter().map(|&v| figure::stat_json(v)).collect()
 }
 
 /// Runs `info` with `options` over the session's graph; returns the per-element values and the
@@ -265,9 +277,10 @@ fn run_on(
                 ("degree".into(), ints(&d.degree)),
                 ("inDegree".into(), ints(&d.in_degree)),
                 ("outDegree".into(), ints(&d.out_degree)),
-                ("degreePct".into(), numbers(&d.degree_pct)),
-                ("inDegreePct".into(), numbers(&d.in_degree_pct)),
-                ("outDegreePct".into(), numbers(&d.out_degree_pct)),
+                // Shares of the maximum, shown as every percentage is (6 significant digits).
+                ("degreePct".into(), shares(&d.degree_pct)),
+                ("inDegreePct".into(), shares(&d.in_degree_pct)),
+                ("outDegreePct".into(), shares(&d.out_degree_pct)),
             ];
             graph = json!({"maxDegree": max});
         }
@@ -307,12 +320,12 @@ fn run_on(
             }
             let c = louvain_communities(g, &opts);
             nodes = vec![("communityId".into(), c.community_id.iter().map(|&x| json!(x)).collect())];
-            graph = json!({"communityCount": c.community_count, "modularity": c.modularity});
+            graph = json!({"communityCount": c.community_count, "modularity": figure::stat_json(c.modularity)});
         }
         "clustering" => {
             let c = clustering(g);
             nodes = vec![("coefficient".into(), numbers(&c.coefficient))];
-            graph = json!({"averageClustering": c.average});
+            graph = json!({"averageClustering": figure::stat_json(c.average)});
         }
         "shortestPath" => {
             let (Some(from), Some(to)) = (option_str(options, "source")?, option_str(options, "target")?) else {
@@ -328,20 +341,20 @@ fn run_on(
                 ToolError::InvalidParams(format!("shortestPath: {e}.{hint}"))
             })?;
             nodes = vec![
-                ("distance".into(), path.distance.iter().map(|d| d.map_or(Value::Null, |d| json!(d))).collect()),
+                ("distance".into(), path.distance.iter().map(|d| d.map_or(Value::Null, figure::stat_json)).collect()),
                 ("isInPath".into(), path.is_in_path.iter().map(|&b| json!(b)).collect()),
             ];
             let on_path: std::collections::HashSet<(usize, usize)> =
                 path.path.windows(2).map(|w| if g.directed || w[0] <= w[1] { (w[0], w[1]) } else { (w[1], w[0]) }).collect();
             edges = vec![("isInPath".into(), edge_flags(data, g, g.directed, |u, v| on_path.contains(&(u, v))))];
-            graph = json!({"pathLength": path.total, "hops": path.path.len().saturating_sub(1), "path": path.path.iter().map(|&i| &g.node_ids[i]).collect::<Vec<_>>()});
+            graph = json!({"pathLength": path.total.map(figure::stat_json), "hops": path.path.len().saturating_sub(1), "path": path.path.iter().map(|&i| &g.node_ids[i]).collect::<Vec<_>>()});
         }
         "minimumSpanningTree" => {
             let mst = minimum_spanning_tree(g);
             let chosen: std::collections::HashSet<(usize, usize)> =
                 g.edges.iter().zip(&mst.in_mst).filter(|(_, in_mst)| **in_mst).map(|(&(u, v, _), _)| if u <= v { (u, v) } else { (v, u) }).collect();
             edges = vec![("inMST".into(), edge_flags(data, g, false, |u, v| chosen.contains(&(u, v))))];
-            graph = json!({"totalWeight": mst.total_weight});
+            graph = json!({"totalWeight": figure::stat_json(mst.total_weight)});
         }
         other => return Err(ToolError::InvalidParams(format!("algorithm `{other}` has no implementation"))),
     }

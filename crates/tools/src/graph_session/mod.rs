@@ -2,11 +2,13 @@
 //! (`state.rs`) saved part by part to SQLite (`store.rs`), the session with its change log and
 //! events (`session.rs`), its data with algorithm results written in (`data.rs`), algorithms
 //! (`algorithms.rs`), layouts (`layout.rs`), computed styles and the web view's scene
-//! (`scene.rs`), the tools (`tools.rs`, `params.rs`), and the state brought in line with new
-//! data on open and reload (`reconcile.rs`).
+//! (`scene.rs`), the tools (`tools.rs`, `params.rs`), what a missing property has to do with
+//! algorithms (`hints.rs`), and the state brought in line with new data on open and reload
+//! (`reconcile.rs`).
 
 pub mod algorithms;
 pub mod data;
+pub mod hints;
 pub mod layout;
 pub mod params;
 pub mod reconcile;

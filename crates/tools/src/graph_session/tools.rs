@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use schemascope_core::display::DisplayLimits;
+use schemascope_core::display::{DisplayLimits, code};
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
 use schemascope_session::layers::{ClearScope, StyleLayers};
@@ -159,15 +159,16 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         let mut message = if count == 0 {
-            format!("No {many} match `{}`.", params.selector)
+            format!("No {many} match {}.", code(&params.selector))
         } else {
-            format!("Found {} matching `{}`.", kind_noun(kind, count), params.selector)
+            format!("Found {} matching {}.", kind_noun(kind, count), code(&params.selector))
         };
         message.push_str(&unevaluated.sentence(one, many));
         for hint in &hints {
             message.push_str(&format!(" {hint}"));
         }
-        let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "unevaluated": unevaluated, "hints": hints});
+        message.push_str(&crate::sample::depth_cut_sentence(cuts.depth));
+        let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "unevaluated": unevaluated, "hints": hints, "depthLimited": cuts.depth});
         let result = ToolResult::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
     })())
@@ -188,44 +189,9 @@ fn empty_match_hints(data: &SessionData, kind: ElementKind, selector: &str) -> V
     let explained = schemascope_core::no_match::explain(&compiled, data.collection(kind), &others);
     let mut hints = explained.hints;
     for unknown in &explained.unknown_properties {
-        hints.extend(algorithm_hint(data, kind, unknown));
+        hints.extend(crate::graph_session::hints::algorithm_hint(&data.source, kind, unknown));
     }
     hints
-}
-
-/// Which algorithm writes `name` (an algorithm's type, one of its result names, or its full
-/// result path), and where, for a property the elements do not have.
-fn algorithm_hint(data: &SessionData, kind: ElementKind, name: &str) -> Option<String> {
-    let last = name.rsplit('.').next().unwrap_or(name);
-    let info = ALGORITHMS.iter().find(|a| {
-        let written = a.node_properties.iter().chain(a.edge_properties);
-        a.algorithm_type.eq_ignore_ascii_case(name)
-            || a.algorithm_type.eq_ignore_ascii_case(last)
-            || written.clone().any(|p| p.eq_ignore_ascii_case(last))
-            || name.eq_ignore_ascii_case(&format!("{}.{NAMESPACE}.{}", crate::graph_session::data::RESULTS_ROOT, a.algorithm_type))
-    })?;
-    let (here, there, there_noun) = match kind {
-        ElementKind::Node => (info.node_properties, info.edge_properties, "edges"),
-        ElementKind::Edge => (info.edge_properties, info.node_properties, "nodes"),
-    };
-    let paths =
-        |names: &[&str]| names.iter().map(|p| format!("`{}`", algorithms::property_path(info.algorithm_type, p))).collect::<Vec<_>>().join(", ");
-    let ran = session_ran(data, info.algorithm_type);
-    let run = format!("run_algorithm `{NAMESPACE}:{}`", info.algorithm_type);
-    Some(match (here.is_empty(), ran) {
-        (false, true) => format!("`{name}` is an algorithm result: {run} has run and wrote {} here; select with that path.", paths(here)),
-        (false, false) => format!("`{name}` is written by {run}, which has not run: run it first, then select with {}.", paths(here)),
-        (true, _) if !there.is_empty() => format!("`{name}` comes from {run}, which writes only on the {there_noun} ({}).", paths(there)),
-        (true, _) => format!("{run} writes graph-level values only (see list_algorithms), not `{name}` on elements."),
-    })
-}
-
-/// Whether the session's data holds results of `algorithm_type` (written by run_algorithm).
-fn session_ran(data: &SessionData, algorithm_type: &str) -> bool {
-    [ElementKind::Node, ElementKind::Edge].iter().any(|kind| {
-        let path = schemascope_core::PropertyPath::root().child(crate::graph_session::data::RESULTS_ROOT).child(NAMESPACE).child(algorithm_type);
-        data.collection(*kind).profile().property(&path).is_some()
-    })
 }
 
 /// `find_nodes`: nodes matching a selector.
@@ -259,7 +225,7 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
         let (one, many) = nouns(kind);
         if ids.is_empty() {
             let hints = empty_match_hints(&data, kind, &params.selector);
-            let mut message = format!("No {many} match `{}`, so no style layer was added.", params.selector);
+            let mut message = format!("No {many} match {}, so no style layer was added.", code(&params.selector));
             message.push_str(&unevaluated.sentence(one, many));
             for hint in &hints {
                 message.push_str(&format!(" {hint}"));
@@ -279,7 +245,7 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
-        let mut message = format!("Styled {} matching `{}` (layer `{name}`).", kind_noun(kind, ids.len()), params.selector);
+        let mut message = format!("Styled {} matching {} (layer {}).", kind_noun(kind, ids.len()), code(&params.selector), code(&name));
         message.push_str(&unevaluated.sentence(one, many));
         let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary())});
         let result = ToolResult::ok(message, data_out);
@@ -447,7 +413,7 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
             let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
             if ids.is_empty() && params.mode != SelectMode::Clear {
                 return Ok(ToolResult::failed(
-                    format!("Nothing matches `{selector}`; the selection is unchanged."),
+                    format!("Nothing matches {}; the selection is unchanged.", code(selector)),
                     json!({"error": "no_match", "selector": selector}),
                 ));
             }
@@ -656,7 +622,7 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
         let data = session.data();
         let started = std::time::Instant::now();
         let (output, graph_results) = algorithms::run(&data, info, &params.options)?;
-        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let duration_ms = schemascope_core::figure::millis(started.elapsed());
         let (node_paths, edge_paths) = algorithms::added_paths(&output);
         let run = AlgorithmRun {
             algorithm: format!("{NAMESPACE}:{}", info.algorithm_type),
@@ -693,9 +659,10 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
         }
         Ok(ToolResult::ok(
             format!(
-                "Ran {NAMESPACE}:{} ({}) in {duration_ms:.1} ms; style or select by {}.",
+                "Ran {NAMESPACE}:{} ({}) in {} ms; style or select by {}.",
                 info.algorithm_type,
                 algorithms::direction_phrase(&graph_results),
+                schemascope_core::figure::text(duration_ms),
                 node_paths.iter().chain(&edge_paths).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
             ),
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
