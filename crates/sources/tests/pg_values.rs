@@ -220,6 +220,10 @@ fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
         ("'1.1'::float4", Value::from(1.1)),
         ("'-0'::float8", serde_json::json!(-0.0)),
         ("'1e15'::float8", Value::from(1e15)),
+        ("'5e-324'::float8", Value::from(5e-324)),
+        ("'2.2250738585072014e-308'::float8", Value::from(2.2250738585072014e-308)),
+        ("'1.7976931348623157e308'::float8", Value::from(f64::MAX)),
+        ("'-1.7976931348623157e308'::numeric", Value::from(f64::MIN)),
         ("'9223372036854775807'::int8", Value::from(i64::MAX)),
         ("'{\"a\": 12345678901234567.89, \"b\": [1.5]}'::jsonb", serde_json::json!({"a": "12345678901234567.89", "b": [1.5]})),
         ("ARRAY[1.5, 12345678901234567.89, NULL]::numeric[]", serde_json::json!([1.5, "12345678901234567.89", null])),
@@ -355,6 +359,8 @@ fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
         ("na", "numeric[]", vec!["{1.5,12345678901234567.89}", "{{1,2},{3,4}}", "NULL"]),
         ("da", "d1[]", vec!["{5}", "{}", "NULL"]),
         ("dj", "dj", vec![r#"[1, "x"]"#, "{}", "NULL"]),
+        ("tiny", "float8", vec!["5e-324", "1.7976931348623157e308", "NULL"]),
+        ("edge", "numeric", vec!["1e-320", "-1.7976931348623157e308", "1.234567e-320"]),
     ];
     let mut ddl = format!(
         "DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}; CREATE DOMAIN {s}.d1 AS int4; CREATE DOMAIN {s}.d2 AS {s}.d1 CHECK (VALUE IS NULL OR VALUE > -2147483649); \
@@ -397,6 +403,12 @@ fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
     for (name, _, _) in &columns {
         let path = schemascope_core::path::PropertyPath::root().child(name);
         let (pushed, seen) = (profile.property(&path).expect("profiled"), memory.profile().property(&path).expect("in memory"));
+        if *name == "edge" {
+            // A subnormal numeric no double holds exactly: queries return its text, the profile
+            // counts it as a number (its nearest double) and says so.
+            assert_eq!((pushed.types.number, pushed.numbers.as_ref().map(|n| n.exact_text_count)), (3, Some(1)), "edge");
+            continue;
+        }
         assert_eq!(serde_json::to_value(pushed.types).expect("json"), serde_json::to_value(seen.types).expect("json"), "{name}: types");
     }
     // Nested members of document columns are profiled, counted over the whole table.

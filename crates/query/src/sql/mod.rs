@@ -30,7 +30,7 @@ pub const ROW_LIMIT: u64 = 10_000;
 ///
 /// let column = |name: &str| ColumnInfo { name: name.into(), declared_type: "TEXT".into(), nullable: true, comment: None, base_type: None };
 /// let table = TableInfo { name: "Genre".into(), kind: TableKind::Table, columns: vec![column("GenreId"), column("Name")],
-///     primary_key: vec!["GenreId".into()], foreign_keys: vec![], row_count: Some(25), comment: None, base_type: None };
+///     primary_key: vec!["GenreId".into()], foreign_keys: vec![], row_count: Some(25), comment: None };
 /// let catalog = Catalog { tables: vec![table] };
 /// let report = validate_sql("SELECT Nmae FROM Genre", SqlDialect::Sqlite, &catalog, &NoValues);
 /// assert!(!report.valid);

@@ -17,10 +17,6 @@ use serde_json::Value;
 
 use super::SqlValue;
 
-/// Decimal exponents (value = 0.d₁d₂… × 10^e) of the numbers shown as numbers: from 1e-307 up
-/// to, not including, 1e308 (beyond, `float8` cannot hold them, or only without precision).
-const EXPONENTS: std::ops::RangeInclusive<i64> = -306..=308;
-
 /// The value of a column of type `ty` whose text output is `text` (`None`: NULL).
 pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
     let Some(text) = text else { return SqlValue::Null };
@@ -138,11 +134,12 @@ pub fn number(text: &str) -> SqlValue {
     }
 }
 
-/// Whether `f` (parsed from `text`) written shortest is the decimal `text` says, within
-/// [`EXPONENTS`].
+/// Whether `f` (parsed from `text`) written shortest is the decimal `text` says: then the JSON
+/// number written is the database's value, down to subnormals (`5e-324`) and up to the largest
+/// double (a decimal `float8` cannot hold parses to another one, or to infinity).
 fn exact(text: &str, f: f64) -> bool {
     match (decimal(text), decimal(&format!("{f:e}"))) {
-        (Some(written), Some(shown)) => written == shown && (written.1.is_empty() || EXPONENTS.contains(&written.2)),
+        (Some(written), Some(shown)) => written == shown,
         _ => false,
     }
 }
@@ -225,6 +222,11 @@ fn numbers_in(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
+/// The smallest positive double (a subnormal) and the largest, as decimals PostgreSQL converts to
+/// `float8` without an underflow or overflow error: the range tested before a cast.
+const SMALLEST: &str = "4.9406564584124654e-324";
+const LARGEST: &str = "1.7976931348623157e308";
+
 /// SQL for "the number `expr` (a `numeric`, `real` or `double precision` value) is shown as a
 /// JSON number" — [`number`]'s rule, evaluated by the database on the same text output. The
 /// range is tested before the cast so that the cast never overflows.
@@ -232,7 +234,7 @@ pub fn number_sql(expr: &str) -> String {
     let text = format!("({expr})::text");
     format!(
         "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \
-         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < 1e-307 OR abs({text}::numeric) >= 1e308) THEN false \
+         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < {SMALLEST} OR abs({text}::numeric) > {LARGEST}) THEN false \
          ELSE {text}::numeric::float8::text::numeric = {text}::numeric END)"
     )
 }
@@ -245,7 +247,7 @@ pub fn float_range_sql(expr: &str) -> String {
     let text = format!("({expr})::text");
     format!(
         "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \
-         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < 1e-307 OR abs({text}::numeric) >= 1e308) THEN false \
+         WHEN {text}::numeric <> 0 AND (abs({text}::numeric) < {SMALLEST} OR abs({text}::numeric) > {LARGEST}) THEN false \
          ELSE true END)"
     )
 }
@@ -265,11 +267,15 @@ mod tests {
             ("1e-9", SqlValue::Real(1e-9)),
             ("1000000000000000", SqlValue::Real(1e15)),
             ("9007199254740992", SqlValue::Real(9_007_199_254_740_992.0)),
-            ("1.7976931348623157e+308", SqlValue::Text("1.7976931348623157e+308".into())),
+            ("1.7976931348623157e+308", SqlValue::Real(f64::MAX)),
+            ("5e-324", SqlValue::Real(5e-324)),
+            ("2.2250738585072014e-308", SqlValue::Real(2.2250738585072014e-308)),
+            ("1e400", SqlValue::Text("1e400".into())),
+            ("1.234567e-320", SqlValue::Text("1.234567e-320".into())),
             ("9007199254740993", SqlValue::Text("9007199254740993".into())),
             ("12345678901234567.89", SqlValue::Text("12345678901234567.89".into())),
             ("0.1000000000000000000001", SqlValue::Text("0.1000000000000000000001".into())),
-            ("1e-320", SqlValue::Text("1e-320".into())),
+            ("1e-320", SqlValue::Real(1e-320)),
             ("NaN", SqlValue::Text("NaN".into())),
             ("Infinity", SqlValue::Text("Infinity".into())),
             ("-Infinity", SqlValue::Text("-Infinity".into())),
