@@ -311,7 +311,8 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
         head = format!("mixed: {}", parts.join(", "));
     }
     if let Some(item) = &s.item_type {
-        head = format!("array of {}", plural(item));
+        // A mixed property keeps its types; its arrays' items are named beside them.
+        head = if s.data_type == "mixed" { format!("{head}; arrays of {}", plural(item)) } else { format!("array of {}", plural(item)) };
     }
     if let Some(format) = s.format {
         head.push_str(", ");
@@ -358,4 +359,21 @@ fn plural(item: &str) -> String {
 /// Formats a number for prose: its shortest exact form (see [`crate::figure::text`]).
 pub fn number(value: f64) -> String {
     crate::figure::text(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_property_mixing_arrays_with_other_types_says_mixed() {
+        let values = [json!({"v": {"a": 1}}), json!({"v": "str"}), json!({"v": []})];
+        let mut builder = crate::ProfileBuilder::new();
+        values.iter().for_each(|v| builder.add_value(v));
+        let profile = builder.finish(3);
+        let property = profile.property(&crate::path::PropertyPath::root().child("v")).expect("v");
+        let line = describe_line(&summarize_property(property, &profile), true);
+        assert!(line.starts_with("(mixed: "), "{line}");
+        assert!(line.contains("array 1") && line.contains("string 1") && line.contains("object 1"), "{line}");
+    }
 }

@@ -284,16 +284,20 @@ impl ValueRuns {
         if let Some(exact) = self.integer_mean_std() {
             return exact;
         }
+        // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
+        // such values are summed in units of the largest magnitude.
+        let largest = self.min().abs().max(self.max().abs());
+        let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) { largest } else { 1.0 };
         let (mut seen, mut mean, mut m2) = (0u64, 0.0, 0.0);
         for (x, n) in self.iter() {
             seen += n;
-            let offset = x.offset() as f64;
-            let delta = (x.double() - mean) + offset;
+            let (value, offset) = (x.double() / unit, x.offset() as f64 / unit);
+            let delta = (value - mean) + offset;
             mean += delta * n as f64 / seen as f64;
-            m2 += delta * ((x.double() - mean) + offset) * n as f64;
+            m2 += delta * ((value - mean) + offset) * n as f64;
         }
         let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
-        (mean, std)
+        (mean * unit, std * unit)
     }
 
     /// [`Self::mean_std`] when every value is a whole number and their sum fits an `i128`.
@@ -374,6 +378,17 @@ pub use super::histogram::{BinScale, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_spread_of_tiny_and_huge_numbers_neither_underflows_nor_overflows() {
+        for scale in [1e-300, 1e-200, 1.0, 1e200, 1e300] {
+            let runs = ValueRuns::from_values(vec![2.0 * scale, 3.0 * scale, 4.0 * scale]);
+            let (mean, std) = runs.mean_std();
+            assert!((mean / (3.0 * scale) - 1.0).abs() < 1e-12, "{scale}: mean {mean}");
+            assert!((std / scale - 1.0).abs() < 1e-12, "{scale}: std {std}");
+        }
+    }
+
     use super::*;
 
     fn runs(values: &[f64]) -> ValueRuns {
