@@ -13,8 +13,11 @@ pub enum IssueKind {
     MultipleStatements,
     /// A statement or clause that writes, locks, or changes the session.
     NotReadOnly,
-    /// A function with side effects or access to files, processes or other sessions.
+    /// A function, operator or cast the database does not allow to run (it may have side
+    /// effects or reach files, processes or other sessions).
     ForbiddenFunction,
+    /// A function or operator the database does not have.
+    UnknownFunction,
     /// A table (or alias, or CTE) that does not exist.
     UnknownTable,
     /// A column that no table in scope has.

@@ -3,8 +3,8 @@
 //! Two query forms are accepted ([`Query`]): SQL for SQL sources, and a typed
 //! [`StructuredQuery`] modelled on Tableau's VizQL Data Service (fields with aggregate and date
 //! functions, SET/TOP/MATCH/quantitative/relative-date filters, a row limit). [`validate`]
-//! checks either against a [`Catalog`] and what the caller knows about stored values
-//! ([`KnownValues`]) and returns a [`ValidationReport`] — `{valid, errors, warnings,
+//! checks either against a [`Catalog`], what the caller knows about stored values
+//! ([`KnownValues`]) and what the engine allows to be called ([`Callables`]), and returns a [`ValidationReport`] — `{valid, errors, warnings,
 //! rewritten_query}` — whose issues are structured (kind, location, message, suggestion) so a
 //! retry prompt can quote them. [`compile`] turns a structured query into SQL for SQLite or
 //! PostgreSQL with quoted identifiers and bound parameters.
@@ -22,7 +22,7 @@ use schemascope_core::Catalog;
 use serde::{Deserialize, Deserializer};
 
 pub use issue::{IssueKind, Location, QueryIssue, ValidationReport};
-pub use sql::{ROW_LIMIT, check_read_only, validate_sql};
+pub use sql::{Callables, HARMLESS_VOLATILE, ROW_LIMIT, Verdict, Written, check_read_only, validate_sql};
 pub use structured::compile::{CompileError, CompiledQuery, compile};
 pub use structured::validate::validate_structured;
 pub use structured::{Field, Filter, StructuredQuery};
@@ -92,10 +92,11 @@ impl<'de> Deserialize<'de> for Query {
     }
 }
 
-/// Validates a query of either form.
-pub fn validate(query: &Query, dialect: SqlDialect, catalog: &Catalog, values: &dyn KnownValues) -> ValidationReport {
+/// Validates a query of either form; SQL's calls are checked against `callables` (the
+/// engine's allow-list, which also gives the dialect).
+pub fn validate(query: &Query, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
     match query {
-        Query::Sql(sql) => validate_sql(sql, dialect, catalog, values),
+        Query::Sql(sql) => validate_sql(sql, catalog, values, callables),
         Query::Structured(q) => validate_structured(q, catalog, values),
     }
 }

@@ -73,7 +73,7 @@ fn validation_reports_kinds_paths_and_suggestions() {
                     {"filterType": "TOP", "field": {"fieldCaption": "Genre.Name"}, "howMany": 3, "fieldToMeasure": {"fieldCaption": "Track.TrackId"}}],
         "options": {"rowLimit": 0}}),
     );
-    let r = validate(&q, SqlDialect::Sqlite, &catalog(), &values);
+    let r = validate(&q, &catalog(), &values, &sqlite().callables().expect("callables"));
     assert!(!r.valid);
     let got: Vec<(IssueKind, Option<Location>, Option<String>)> =
         r.errors.iter().map(|e| (e.kind, e.location.clone(), e.suggestion.clone())).collect();
@@ -91,12 +91,12 @@ fn validation_reports_kinds_paths_and_suggestions() {
         ]
     );
     let big = structured(json!({"fields": [{"fieldCaption": "InvoiceLine.UnitPrice"}]}));
-    let r = validate(&big, SqlDialect::Sqlite, &catalog(), &values);
+    let r = validate(&big, &catalog(), &values, &sqlite().callables().expect("callables"));
     assert!(r.valid);
     assert_eq!(r.warnings[0].kind, IssueKind::RowLimit);
     assert_eq!(r.rewritten_query.as_deref(), Some(r#"{"fields":[{"fieldCaption":"InvoiceLine.UnitPrice"}],"options":{"rowLimit":10000}}"#));
     for case in cases() {
-        let r = validate(&structured(case.clone()), SqlDialect::Postgres, &catalog(), &NoValues);
+        let r = validate(&structured(case.clone()), &catalog(), &NoValues, &sqlite().callables().expect("callables"));
         assert!(r.valid, "{case}: {:?}", r.errors);
     }
 }

@@ -96,10 +96,14 @@ fn writes_are_refused_and_the_data_is_unchanged() {
     for sql in attempts {
         assert!(db.query(sql, &[]).is_err(), "`{sql}` was allowed");
     }
-    // Settings changed by a statement die with its transaction, which is always rolled back.
+    // The database layer itself refuses what PostgreSQL marks volatile (set_config), however
+    // it is spelled; the setting is as it was.
     let path = "SELECT current_setting('search_path')";
     let search_path = db.query(path, &[]).expect("setting");
-    db.query("SELECT set_config('search_path', 'evil', false)", &[]).expect("allowed, but undone");
+    for sql in ["SELECT set_config('search_path', 'evil', false)", "SELECT PG_CATALOG.\"set_config\"('search_path', 'evil', false)"] {
+        let refused = db.query(sql, &[]).expect_err("refused").to_string();
+        assert!(refused.contains("set_config is not allowed"), "{sql}: {refused}");
+    }
     assert_eq!(db.query(path, &[]).expect("setting"), search_path);
     assert_eq!(db.query(checksum, &[]).expect("checksum"), before);
     assert_eq!(db.query("SELECT COUNT(*) FROM \"Genre\"", &[]).expect("count")[0][0].as_count(), 25);

@@ -89,14 +89,15 @@ pub fn eval_validator(tables: &Path, questions: &Path) -> Result<ValidatorReport
     for (i, db) in databases.iter().enumerate() {
         let path = dir.path().join(format!("{i}.sqlite"));
         create_schema_only(&path, &db.catalog)?;
-        catalogs.insert(db.db_id.clone(), SqliteDatabase::open(&path)?.catalog()?);
+        let opened = SqliteDatabase::open(&path)?;
+        catalogs.insert(db.db_id.clone(), (opened.catalog()?, opened.callables()?));
     }
     let mut report = ValidatorReport { total: 0, accepted: 0, rejected: 0, warnings: 0, rejected_items: Vec::new() };
     for q in &questions {
-        let Some(catalog) = catalogs.get(&q.db_id) else {
+        let Some((catalog, callables)) = catalogs.get(&q.db_id) else {
             return Err(ToolError::InvalidParams(format!("question for unknown database `{}`", q.db_id)));
         };
-        let result = schemascope_query::validate_sql(&q.query, schemascope_query::SqlDialect::Sqlite, catalog, &schemascope_query::NoValues);
+        let result = schemascope_query::validate_sql(&q.query, catalog, &schemascope_query::NoValues, callables);
         report.total += 1;
         report.warnings += result.warnings.len();
         if result.valid {

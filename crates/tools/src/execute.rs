@@ -7,7 +7,7 @@ use std::time::Instant;
 use schemascope_query::{SqlDialect, StructuredQuery, check_read_only, compile};
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
-use schemascope_sources::sql::SqlValue;
+use schemascope_sources::sql::{Caps, SqlValue};
 use serde_json::{Value, json};
 
 use crate::params::ExecuteQueryParams;
@@ -34,11 +34,11 @@ pub struct Ran {
     pub rows: Vec<Value>,
     /// True when rows were cut.
     pub truncated: bool,
-    /// `rows` or `bytes`, when cut.
+    /// `rows` or `bytes`, when cut: the cap that stopped the reading.
     pub truncated_by: Option<&'static str>,
     /// Bytes of row data returned.
     pub bytes: usize,
-    /// Rows read from the database.
+    /// Rows read from the database: the rows returned, plus the one that passed a cap.
     pub rows_read: usize,
     /// Time the statement took.
     pub elapsed_ms: f64,
@@ -91,9 +91,10 @@ pub fn run_sql(
         )));
     };
     // The read-only check runs on every statement, not only in validate_query: whoever calls
-    // execute_query directly gets the same refusals, before anything reaches the database.
-    let dialect = if source.format == schemascope_sources::Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite };
-    if let Err(issues) = check_read_only(sql, dialect) {
+    // execute_query directly gets the same refusals, before anything reaches the database,
+    // against the engine's own allow-list (which the database layer checks again).
+    let callables = db.callables()?;
+    if let Err(issues) = check_read_only(sql, &callables) {
         let reasons: Vec<String> = issues
             .iter()
             .map(|issue| match &issue.suggestion {
@@ -108,27 +109,14 @@ pub fn run_sql(
         }));
     }
     let started = Instant::now();
-    let result = db.run(sql, params, Some(max_rows), timeout_ms)?;
+    // The database stops reading at the first row past either cap, so a few huge rows are
+    // never all in memory.
+    let result = db.run_capped(sql, params, Caps { max_rows: Some(max_rows), max_bytes: Some(max_bytes) }, timeout_ms)?;
     let elapsed_ms = schemascope_core::figure::millis(started.elapsed());
-    let mut rows: Vec<Value> = Vec::with_capacity(result.rows.len());
-    let mut bytes = 0usize;
-    let mut cut_by_bytes = false;
-    for row in &result.rows {
-        let row = Value::Array(row.iter().map(|v| v.to_json()).collect());
-        let size = row.to_string().len();
-        if bytes + size > max_bytes {
-            cut_by_bytes = true;
-            break;
-        }
-        bytes += size;
-        rows.push(row);
-    }
-    let truncated_by = match (cut_by_bytes, result.more) {
-        (true, _) => Some("bytes"),
-        (false, true) => Some("rows"),
-        _ => None,
-    };
-    Ok(Ran { columns: result.columns, rows, truncated: truncated_by.is_some(), truncated_by, bytes, rows_read: result.rows.len(), elapsed_ms })
+    let bytes = result.rows.iter().map(|row| schemascope_sources::sql::row_json_bytes(row)).sum();
+    let rows: Vec<Value> = result.rows.iter().map(|row| Value::Array(row.iter().map(SqlValue::to_json).collect())).collect();
+    let truncated_by = result.cut.map(|cut| cut.as_str());
+    Ok(Ran { columns: result.columns, rows, truncated: truncated_by.is_some(), truncated_by, bytes, rows_read: result.rows_read, elapsed_ms })
 }
 
 /// execute_query.

@@ -43,11 +43,16 @@ fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
         .collect()
 }
 
-/// Validates `query` against `source`.
+/// Validates `query` against `source`: its catalog, its values, and what its engine allows a
+/// statement to call (the same allow-list its database layer enforces).
 fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<ValidationReport, ToolError> {
     let query = Query::from_json(query.clone()).map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
+    let Some(database) = &source.database else {
+        return Err(ToolError::InvalidParams(format!("source `{}` is not a SQL database", source.name())));
+    };
+    let callables = database.callables()?;
     let profiles = profiles(source);
-    Ok(validate(&query, dialect(source), catalog, &ProfileValues::new(profiles)))
+    Ok(validate(&query, catalog, &ProfileValues::new(profiles), &callables))
 }
 
 /// validate_query.

@@ -1,19 +1,25 @@
 //! Validating SQL: parse (sqlparser, SQLite or PostgreSQL dialect), refuse anything but one
-//! read-only query, resolve every name against the catalog, check aggregation, literals and
-//! joins, and add a row limit where a query could return more than [`ROW_LIMIT`] rows.
+//! read-only query calling only what the engine allows, resolve every name against the
+//! catalog, check aggregation, literals and joins, and add a row limit where a query could
+//! return more than [`ROW_LIMIT`] rows.
 
 mod bounded;
+mod call_tokens;
+mod callables;
+mod calls;
 mod check;
 mod expr;
 mod safety;
 mod scope;
 
 pub use bounded::{MAX_NESTING, parse_bounded};
-pub use safety::forbidden_function;
+pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
+pub use calls::MAX_CALL_DEPTH;
 
 use schemascope_core::Catalog;
 use sqlparser::ast::{Expr, LimitClause, Query, SetExpr, Statement, Value};
-use sqlparser::dialect::{PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{Dialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, Location, QueryIssue, ValidationReport};
@@ -22,35 +28,35 @@ use crate::values::KnownValues;
 /// A query that may return more rows than this without a limit gets `LIMIT` [`ROW_LIMIT`].
 pub const ROW_LIMIT: u64 = 10_000;
 
-/// Validates one SQL statement against `catalog` (and, for literals and row counts, `values`).
+/// Validates one SQL statement against `catalog` (and, for literals and row counts, `values`);
+/// what it calls is checked against `callables`, which also give the dialect.
 ///
 /// ```
 /// use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
-/// use schemascope_query::{NoValues, SqlDialect, validate_sql};
+/// use schemascope_query::{Callables, NoValues, SqlDialect, validate_sql};
 ///
 /// let column = |name: &str| ColumnInfo { name: name.into(), declared_type: "TEXT".into(), nullable: true, comment: None, base_type: None };
 /// let table = TableInfo { name: "Genre".into(), kind: TableKind::Table, columns: vec![column("GenreId"), column("Name")],
 ///     primary_key: vec!["GenreId".into()], foreign_keys: vec![], row_count: Some(25), comment: None };
 /// let catalog = Catalog { tables: vec![table] };
-/// let report = validate_sql("SELECT Nmae FROM Genre", SqlDialect::Sqlite, &catalog, &NoValues);
+/// let mut callables = Callables::new(SqlDialect::Sqlite);
+/// callables.add_function(None, "upper", true);
+/// let report = validate_sql("SELECT upper(Nmae) FROM Genre", &catalog, &NoValues, &callables);
 /// assert!(!report.valid);
 /// assert_eq!(report.errors[0].suggestion.as_deref(), Some("Name"));
+/// let report = validate_sql("SELECT uper(Name) FROM Genre", &catalog, &NoValues, &callables);
+/// assert!(report.errors[0].message.contains("Did you mean `upper`?"));
 /// ```
-pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &dyn KnownValues) -> ValidationReport {
+pub fn validate_sql(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
+    let dialect = callables.dialect();
     let mut issues = Issues::default();
-    let parsed = match dialect {
-        SqlDialect::Sqlite => parse_bounded(&SQLiteDialect {}, sql),
-        SqlDialect::Postgres => parse_bounded(&PostgreSqlDialect {}, sql),
-    };
+    let (parsed, tokens) = parse(sql, dialect);
     let statements = match parsed {
         Ok(s) => s,
         Err(e) => {
             // A statement that is not a query often fails to parse (LOCK, DO, ANALYZE, …): the
             // token check says so first, which is the reason that matters.
-            match dialect {
-                SqlDialect::Sqlite => safety::check_tokens(sql, &SQLiteDialect {}, &mut issues),
-                SqlDialect::Postgres => safety::check_tokens(sql, &PostgreSqlDialect {}, &mut issues),
-            }
+            token_fallback(&tokens, callables, &mut issues);
             let message = e.to_string();
             let location = parse_error_location(&message);
             issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not parse ({dialect}): {message}")).at(location));
@@ -72,7 +78,7 @@ pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &
         return issues.into_report(None);
     }
     let Statement::Query(query) = statement else { return issues.into_report(None) };
-    safety::check_query_safety(query, &mut issues);
+    safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
     if !issues.errors.is_empty() {
         return issues.into_report(None);
     }
@@ -84,31 +90,52 @@ pub fn validate_sql(sql: &str, dialect: SqlDialect, catalog: &Catalog, values: &
     issues.into_report(rewritten)
 }
 
-/// Refuses SQL that is not one read-only query, without resolving a single name: what runs
-/// before a statement is executed (execute_query), where a query the validator would merely
-/// question must still run. SQL that parses gets the same safety walk as [`validate_sql`]; SQL
-/// that does not is checked on its tokens (first word, one statement, no forbidden function, no
-/// INTO) and otherwise left to the database, which is read-only on its own.
-///
-/// ```
-/// use schemascope_query::{SqlDialect, check_read_only};
-///
-/// assert!(check_read_only("SELECT 1 AS \"drop\"", SqlDialect::Postgres).is_ok());
-/// let refused = check_read_only("SELECT 1; DR/**/OP TABLE t", SqlDialect::Postgres).unwrap_err();
-/// assert!(refused[0].message.contains("one statement"));
-/// ```
-pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), Vec<QueryIssue>> {
-    let mut issues = Issues::default();
-    let parsed = match dialect {
-        SqlDialect::Sqlite => parse_bounded(&SQLiteDialect {}, sql),
-        SqlDialect::Postgres => parse_bounded(&PostgreSqlDialect {}, sql),
+/// The statements of `sql` (bounded, see [`parse_bounded`]) and its tokens, when it tokenizes.
+fn parse(sql: &str, dialect: SqlDialect) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
+    let parser_dialect: &dyn Dialect = match dialect {
+        SqlDialect::Sqlite => &SQLiteDialect {},
+        SqlDialect::Postgres => &PostgreSqlDialect {},
     };
+    let tokens = Tokenizer::new(parser_dialect, sql).tokenize().ok();
+    (parse_bounded(parser_dialect, sql), tokens)
+}
+
+/// The token check for SQL that does not parse; text that does not even tokenize is refused:
+/// a string the tokenizer cannot delimit might hide anything.
+fn token_fallback(tokens: &Option<Vec<Token>>, callables: &Callables, issues: &mut Issues) {
+    match tokens {
+        Some(tokens) => safety::check_tokens(tokens, callables, issues),
+        None => issues.error(QueryIssue::new(IssueKind::Syntax, "the SQL does not tokenize").suggest("check quotes and comments")),
+    }
+}
+
+/// Refuses SQL that is not one read-only query calling only what `callables` allow, without
+/// resolving a single table or column name: what runs before a statement is executed — in
+/// execute_query and, for PostgreSQL, in the database layer itself — where a query the
+/// validator would merely question must still run. SQL that parses gets the same safety check
+/// as [`validate_sql`]; SQL that does not is checked on its tokens and, for PostgreSQL, refused
+/// (what it calls cannot be resolved).
+///
+/// ```
+/// use schemascope_query::{Callables, SqlDialect, check_read_only};
+///
+/// let mut callables = Callables::new(SqlDialect::Postgres);
+/// callables.add_function(Some("pg_catalog"), "pg_sleep", false);
+/// assert!(check_read_only("SELECT 1 AS \"drop\"", &callables).is_ok());
+/// let refused = check_read_only("SELECT 1; DR/**/OP TABLE t", &callables).unwrap_err();
+/// assert!(refused[0].message.contains("one statement"));
+/// let refused = check_read_only("SELECT PG_CATALOG.\"pg_sleep\"(1)", &callables).unwrap_err();
+/// assert!(refused[0].message.contains("is not allowed"));
+/// ```
+pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<QueryIssue>> {
+    let mut issues = Issues::default();
+    let (parsed, tokens) = parse(sql, callables.dialect());
     match parsed {
         Ok(statements) if statements.len() == 1 => {
             if safety::check_statement_kind(&statements[0], &mut issues)
                 && let Statement::Query(query) = &statements[0]
             {
-                safety::check_query_safety(query, &mut issues);
+                safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
             }
         }
         Ok(statements) => {
@@ -120,10 +147,7 @@ pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), Vec<QueryIs
                 safety::check_statement_kind(statement, &mut issues);
             }
         }
-        Err(_) => match dialect {
-            SqlDialect::Sqlite => safety::check_tokens(sql, &SQLiteDialect {}, &mut issues),
-            SqlDialect::Postgres => safety::check_tokens(sql, &PostgreSqlDialect {}, &mut issues),
-        },
+        Err(_) => token_fallback(&tokens, callables, &mut issues),
     }
     if issues.errors.is_empty() { Ok(()) } else { Err(issues.errors) }
 }

@@ -1,97 +1,23 @@
-//! Read-only safety: the statement must be one query, and nothing inside it may write, lock,
-//! change the session, or call a function with side effects or access to files, processes or
-//! other sessions.
+//! Read-only safety: the statement must be one query, nothing inside it may write, lock or
+//! change the session, and everything it calls must be on the engine's allow-list
+//! ([`Callables`]): functions, operators and casts, resolved as the engine resolves names.
 //!
-//! The check walks the parsed tree, so comments, odd casing and quoting cannot hide a keyword:
-//! `"PG_READ_FILE"`, `pg_catalog.pg_read_file` and `/**/pg_read_file` all name the same
-//! function once parsed. The deny-lists are per dialect, but a name dangerous in either dialect
-//! is refused in both: it costs nothing and protects a query validated under the wrong dialect.
-//! The database layer enforces read-only again (read-only connections and transactions); this
-//! check exists to give the model a clear reason before anything runs.
+//! The check walks the parsed tree, so comments, odd casing and quoting cannot hide a keyword
+//! or a call: `"PG_SLEEP"`, `pg_catalog.pg_sleep` and `/**/pg_sleep` are each resolved to what
+//! PostgreSQL would call (`"PG_SLEEP"` to nothing, hence refused). The same function,
+//! [`super::check_read_only`], runs in the validator, in execute_query and in the database layer.
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, ObjectName, Query, SetExpr, Statement, TableFactor, Visit, Visitor};
-use sqlparser::dialect::Dialect;
+use sqlparser::ast::{Query, SetExpr, Statement, Visit, Visitor};
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::Token;
 
-use crate::issue::{IssueKind, Issues, Location, QueryIssue};
-
-/// SQLite functions that read or write files, load code, or expose raw pages.
-const SQLITE_FORBIDDEN: &[&str] = &[
-    "load_extension",
-    "writefile",
-    "readfile",
-    "edit",
-    "fsdir",
-    "lsdir",
-    "fts3_tokenizer",
-    "zipfile",
-    "sqlar_uncompress",
-    "sqlite_dbpage",
-    "sqlite_dbdata",
-    "sqlite_dbptr",
-];
-
-/// PostgreSQL functions with side effects or access to files, programs, other sessions or
-/// servers. Entries ending in `*` are prefixes.
-const POSTGRES_FORBIDDEN: &[&str] = &[
-    "pg_read_file",
-    "pg_read_binary_file",
-    "pg_ls_*",
-    "pg_stat_file",
-    "pg_file_*",
-    "lo_*",
-    "loread",
-    "lowrite",
-    "set_config",
-    "pg_sleep*",
-    "dblink*",
-    "pg_terminate_backend",
-    "pg_cancel_backend",
-    "pg_reload_conf",
-    "pg_rotate_logfile",
-    "pg_promote",
-    "pg_switch_wal",
-    "pg_create_*",
-    "pg_drop_*",
-    "pg_backup_*",
-    "pg_start_backup",
-    "pg_stop_backup",
-    "pg_advisory*",
-    "pg_try_advisory*",
-    "pg_notify",
-    "pg_logical_*",
-    "pg_replication_*",
-    "pg_stat_reset*",
-    "pg_import_system_collations",
-    "nextval",
-    "setval",
-    "query_to_xml*",
-    "query_to_xmlschema",
-    "cursor_to_xml*",
-    "txid_current",
-    "pg_current_xact_id",
-];
-
-/// Why `name` (a function name, any case, unqualified) is refused, if it is.
-pub fn forbidden_function(name: &str) -> Option<&'static str> {
-    let name = name.to_ascii_lowercase();
-    let hit = |list: &[&str]| {
-        list.iter().any(|entry| match entry.strip_suffix('*') {
-            Some(prefix) => name.starts_with(prefix),
-            None => name == *entry,
-        })
-    };
-    if hit(SQLITE_FORBIDDEN) {
-        Some("it reads or writes files or loads code in SQLite")
-    } else if hit(POSTGRES_FORBIDDEN) {
-        Some("it has side effects or reaches files, programs, sequences, locks or other sessions in PostgreSQL")
-    } else {
-        None
-    }
-}
+use super::call_tokens::{self, UNSAFE_TYPE, refused_why};
+use super::callables::{Callables, Verdict, Written};
+use super::calls::{self, Call, CallKind, MAX_CALL_DEPTH, NamePart};
+use crate::SqlDialect;
+use crate::issue::{IssueKind, Issues, QueryIssue};
 
 /// Refuses any statement that is not a query, with the reason.
 pub fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool {
@@ -122,37 +48,151 @@ pub fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool 
     false
 }
 
-/// Walks a query for writes, locks, `SELECT … INTO` and forbidden functions.
-pub fn check_query_safety(query: &Query, issues: &mut Issues) {
-    let mut walker = SafetyWalker { issues };
+/// Checks one parsed query: nesting within [`MAX_CALL_DEPTH`], no writes, locks or
+/// `SELECT … INTO`, and every call allowed by `callables`, on the tree and on the `tokens`.
+pub fn check_query(query: &Query, tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+    let calls = match calls::collect(query) {
+        Ok(calls) => calls,
+        Err(depth) => {
+            issues.error(
+                QueryIssue::new(
+                    IssueKind::Syntax,
+                    format!("the query nests expressions or subqueries {depth} deep; at most {MAX_CALL_DEPTH} levels are checked"),
+                )
+                .suggest("use IN (…) instead of long OR chains, or split the query"),
+            );
+            return;
+        }
+    };
+    let mut walker = WriteWalker { issues };
     let _ = query.visit(&mut walker);
+    let before = issues.errors.len();
+    for call in &calls {
+        judge(call, callables, issues);
+    }
+    let mut from_tokens = Issues::default();
+    call_tokens::check(tokens, callables, &mut from_tokens);
+    // A refusal the tree already gave is not repeated from the tokens.
+    for issue in from_tokens.errors {
+        if !issues.errors[before..].iter().any(|e| e.message == issue.message) {
+            issues.error(issue);
+        }
+    }
 }
 
-/// True when a SELECT of this body (either side of a UNION, …) has an INTO clause.
-fn selects_into(body: &SetExpr) -> bool {
-    match body {
-        SetExpr::Select(select) => select.into.is_some(),
-        SetExpr::SetOperation { left, right, .. } => selects_into(left) || selects_into(right),
-        _ => false,
+fn shown(call: &Call) -> String {
+    let mut parts: Vec<&str> = call.qualifiers.iter().map(|p| p.text.as_str()).collect();
+    parts.push(&call.name.text);
+    parts.join(".")
+}
+
+fn as_written(part: &NamePart) -> Written<'_> {
+    Written { text: &part.text, quoted: part.quoted }
+}
+
+/// The one decision per call: allowed, refused (with why), or unknown (with a did-you-mean).
+fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
+    let postgres = callables.dialect() == SqlDialect::Postgres;
+    let name = shown(call);
+    let refuse = |issues: &mut Issues, kind: IssueKind, message: String, suggestion: Option<String>| {
+        let mut issue = QueryIssue::new(kind, message).at(call.location.clone());
+        if let Some(s) = suggestion {
+            issue = issue.suggest(s);
+        }
+        issues.error(issue);
+    };
+    match call.kind {
+        CallKind::Function | CallKind::TableFunction => {
+            // SQLite's functions in FROM are virtual tables, which its engine gate (the
+            // authorizer) sees as reads: only whether SQLite has one is checked.
+            if call.kind == CallKind::TableFunction && !postgres {
+                if !call.qualifiers.is_empty() || callables.table_function(as_written(&call.name)) == Verdict::Unknown {
+                    refuse(issues, IssueKind::UnknownFunction, format!("table function {name} does not exist in this SQLite database"), None);
+                }
+                return;
+            }
+            let schema = match call.qualifiers.as_slice() {
+                [] => None,
+                [schema] if postgres => Some(as_written(schema)),
+                _ => return refuse(issues, IssueKind::ForbiddenFunction, format!("function {name}: a function name has at most a schema before it"), None),
+            };
+            if callables.is_syntax_form(schema.as_ref(), &as_written(&call.name)) {
+                return;
+            }
+            match callables.function(schema, as_written(&call.name)) {
+                Verdict::Allowed => {}
+                Verdict::Refused => refuse(issues, IssueKind::ForbiddenFunction, format!("function {name} is not allowed: {}", refused_why(callables)), None),
+                Verdict::Unknown => {
+                    let wanted = callables.resolve(&as_written(&call.name));
+                    let similar = callables.similar_function(&wanted);
+                    let hint = similar.as_ref().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                    refuse(
+                        issues,
+                        IssueKind::UnknownFunction,
+                        format!("function {name} does not exist in this {} database, so it cannot be shown to be harmless.{hint}", callables.dialect()),
+                        similar,
+                    );
+                }
+            }
+        }
+        // SQLite's engine gate checks the functions behind its operators; its types run none.
+        _ if !postgres => {}
+        CallKind::Operator => {
+            let schema = match call.qualifiers.as_slice() {
+                [] => None,
+                [schema] => Some(as_written(schema)),
+                _ => return refuse(issues, IssueKind::ForbiddenFunction, format!("operator {name}: an operator name has at most a schema before it"), None),
+            };
+            match callables.operator(schema, &call.name.text) {
+                Verdict::Allowed => {}
+                Verdict::Refused => refuse(
+                    issues,
+                    IssueKind::ForbiddenFunction,
+                    format!("operator {name} is not allowed: a function behind it is declared volatile or parallel-unsafe"),
+                    None,
+                ),
+                Verdict::Unknown => refuse(issues, IssueKind::UnknownFunction, format!("operator {name} does not exist in this PostgreSQL database"), None),
+            }
+        }
+        CallKind::Type => {
+            let schema = call.qualifiers.last().map(as_written);
+            if callables.is_unsafe_type(schema, as_written(&call.name)) {
+                refuse(issues, IssueKind::ForbiddenFunction, format!("a cast to {name} is not allowed: {UNSAFE_TYPE}"), None);
+            }
+        }
+        CallKind::Foreign => refuse(
+            issues,
+            IssueKind::Syntax,
+            format!("{name} is not PostgreSQL syntax; schemascope checks only what PostgreSQL would run"),
+            Some("write it in PostgreSQL's own syntax".into()),
+        ),
     }
+}
+
+/// True when a SELECT of this body (either side of a UNION, …) has an INTO clause. Iterative:
+/// a chain of set operations is as deep as it is long.
+fn selects_into(body: &SetExpr) -> bool {
+    let mut pending = vec![body];
+    while let Some(body) = pending.pop() {
+        match body {
+            SetExpr::Select(select) if select.into.is_some() => return true,
+            SetExpr::SetOperation { left, right, .. } => pending.extend([&**left, &**right]),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Words a read-only statement may start with (after comments and opening parentheses).
 const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Keyword::TABLE];
 
 /// The safety check on tokens alone, for SQL that does not parse: the statement must start with
-/// SELECT, WITH, VALUES or TABLE, hold one statement, name no forbidden function before a `(`,
-/// and have no INTO. The tokenizer handles comments, quotes and dollar-quoting as the databases
-/// do, so nothing inside a string or a comment counts and nothing can hide in one. Text that
-/// does not even tokenize is refused: a string the tokenizer cannot delimit might hide anything.
-pub fn check_tokens(sql: &str, dialect: &dyn Dialect, issues: &mut Issues) {
-    let tokens = match Tokenizer::new(dialect, sql).tokenize() {
-        Ok(tokens) => tokens,
-        Err(e) => {
-            issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not tokenize: {e}")).suggest("check quotes and comments"));
-            return;
-        }
-    };
+/// SELECT, WITH, VALUES or TABLE, hold one statement, call no refused function and have no
+/// INTO. The tokenizer handles comments, quotes and dollar-quoting as the databases do, so
+/// nothing inside a string or a comment counts and nothing can hide in one. PostgreSQL SQL
+/// that does not parse is refused in any case: what it calls cannot be resolved, and
+/// PostgreSQL runs functions inside a read-only transaction.
+pub fn check_tokens(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
     let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
     let first = significant.iter().find(|t| !matches!(t, Token::LParen));
     match first {
@@ -174,32 +214,27 @@ pub fn check_tokens(sql: &str, dialect: &dyn Dialect, issues: &mut Issues) {
                 .suggest("send a single SELECT without other statements"),
         );
     }
-    for pair in significant.windows(2) {
-        let (Token::Word(w), Token::LParen) = (pair[0], pair[1]) else { continue };
-        if let Some(why) = forbidden_function(&w.value) {
-            issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("function {} is not allowed: {why}", w.value)));
-        }
-    }
+    call_tokens::check(tokens, callables, issues);
     if significant.iter().any(|t| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::INTO)) {
         issues.error(QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table").suggest("remove the INTO clause"));
     }
-}
-
-struct SafetyWalker<'a> {
-    issues: &'a mut Issues,
-}
-
-impl SafetyWalker<'_> {
-    fn function(&mut self, name: &ObjectName) {
-        let Some(last) = name.0.last().and_then(|p| p.as_ident()) else { return };
-        if let Some(why) = forbidden_function(&last.value) {
-            let at = Location::at(last.span.start.line, last.span.start.column);
-            self.issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("function {} is not allowed: {why}", last.value)).at(at));
-        }
+    if callables.dialect() == SqlDialect::Postgres && issues.errors.is_empty() {
+        issues.error(
+            QueryIssue::new(
+                IssueKind::Syntax,
+                "the statement does not parse, so what it calls cannot be checked; PostgreSQL statements run only once every function, operator and cast in them is known to be harmless",
+            )
+            .suggest("write it in plainer SQL (for example SELECT * FROM t for TABLE t)"),
+        );
     }
 }
 
-impl Visitor for SafetyWalker<'_> {
+/// Finds writes, locks and `SELECT … INTO` inside a query (calls are judged separately).
+struct WriteWalker<'a> {
+    issues: &'a mut Issues,
+}
+
+impl Visitor for WriteWalker<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
@@ -221,21 +256,6 @@ impl Visitor for SafetyWalker<'_> {
         let keyword = statement.to_string().split_whitespace().next().unwrap_or("").to_ascii_uppercase();
         self.issues
             .error(QueryIssue::new(IssueKind::NotReadOnly, format!("a {keyword} statement inside the query (in a CTE or subquery) writes data")));
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-        if let Expr::Function(f) = expr {
-            self.function(&f.name);
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
-        match factor {
-            TableFactor::Table { name, args: Some(_), .. } | TableFactor::Function { name, .. } => self.function(name),
-            _ => {}
-        }
         ControlFlow::Continue(())
     }
 }

@@ -8,7 +8,7 @@
 
 use sqlparser::dialect::{Dialect as ParserDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
 use super::Dialect;
 
@@ -36,9 +36,62 @@ pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
     }
 }
 
+/// `sql` without the semicolons (and the spaces and comments around them) that end it, so that
+/// it can be written inside a larger statement. Text that does not tokenize is returned as is
+/// (it fails to prepare on its own first).
+pub fn trim_trailing_semicolons(sql: &str, dialect: Dialect) -> &str {
+    let parser_dialect: &dyn ParserDialect = match dialect {
+        Dialect::Sqlite => &SQLiteDialect {},
+        Dialect::Postgres => &PostgreSqlDialect {},
+    };
+    let Ok(tokens) = Tokenizer::new(parser_dialect, sql).tokenize_with_location() else { return sql };
+    let mut first_trailing = None;
+    for token in tokens.iter().rev() {
+        match token.token {
+            Token::Whitespace(_) | Token::EOF => {}
+            Token::SemiColon => first_trailing = Some(token.span.start),
+            _ => break,
+        }
+    }
+    match first_trailing.and_then(|at| byte_offset(sql, at)) {
+        Some(offset) => &sql[..offset],
+        None => sql,
+    }
+}
+
+/// The byte offset of a tokenizer location (1-based line and column, columns in characters).
+fn byte_offset(sql: &str, at: Location) -> Option<usize> {
+    let (mut line, mut column) = (1u64, 1u64);
+    for (offset, ch) in sql.char_indices() {
+        if (line, column) == (at.line, at.column) {
+            return Some(offset);
+        }
+        if ch == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += 1;
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trailing_semicolons_go_and_nothing_else_does() {
+        for (sql, want) in [
+            ("SELECT 1;", "SELECT 1"),
+            ("SELECT 'é;';  ;\n-- done\n", "SELECT 'é;'"),
+            ("SELECT\n  'a;' ; /* x */", "SELECT\n  'a;' "),
+            ("SELECT 1 -- ;", "SELECT 1 -- ;"),
+            ("SELECT $$;$$", "SELECT $$;$$"),
+        ] {
+            assert_eq!(trim_trailing_semicolons(sql, Dialect::Postgres), want, "{sql:?}");
+        }
+    }
 
     #[test]
     fn only_queries_pass_whatever_the_comments_and_casing() {

@@ -7,14 +7,19 @@
 //! in [`Dialect`]. Every table becomes a [`schemascope_core::Collection`] of kind `Table` whose
 //! profile the database computed; its rows never leave the database except as samples.
 
+mod caps;
 pub mod create;
 pub mod guard;
 mod json_columns;
+mod pg_callables;
+mod pg_fetch;
 pub mod pg_text;
 mod postgres;
 pub mod pushdown;
 pub mod rows;
 mod sqlite;
+mod sqlite_gate;
+mod sqlite_pool;
 
 use std::fmt;
 use std::sync::Arc;
@@ -23,8 +28,10 @@ use schemascope_core::collection::DeferredProfile;
 use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, TableInfo};
 use serde_json::Value;
 
+pub use self::caps::{Caps, Cut, row_json_bytes};
 pub use self::postgres::PostgresDatabase;
-pub use self::sqlite::SqliteDatabase;
+pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
+pub use schemascope_query::Callables;
 use crate::error::SourceError;
 
 /// How long one statement may run before the database cancels it.
@@ -146,15 +153,19 @@ fn non_finite(f: f64) -> &'static str {
 /// Rows returned by a statement: values in select-list order.
 pub type Rows = Vec<Vec<SqlValue>>;
 
-/// The result of a statement read up to a row limit.
+/// The result of a statement read up to its caps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryResult {
     /// Column names, in select-list order.
     pub columns: Vec<String>,
-    /// The rows read.
+    /// The rows kept (within both caps).
     pub rows: Rows,
-    /// True when the statement had more rows than were read.
+    /// True when the statement had more rows than were kept.
     pub more: bool,
+    /// Which cap stopped the reading, when one did.
+    pub cut: Option<Cut>,
+    /// Rows read from the database, the one that passed a cap included: reading stops there.
+    pub rows_read: usize,
 }
 
 /// A read-only connection to a database.
@@ -173,9 +184,21 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Reads the tables, views, columns and keys (row counts are filled in by profiling).
     fn catalog(&self) -> Result<Catalog, SourceError>;
 
+    /// What statements on this database may call: the engine's own allow-list of functions,
+    /// operators and casts, read from its catalog (once per connection).
+    fn callables(&self) -> Result<Arc<Callables>, SourceError>;
+
+    /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, and
+    /// stops reading rows as soon as a cap is reached: the row past `caps.max_rows`, or the
+    /// row that takes the rows kept past `caps.max_bytes` of JSON ([`row_json_bytes`]). The rest
+    /// are never fetched, so memory stays within the caps plus one row.
+    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError>;
+
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, reading
     /// at most `max_rows` rows (all when `None`) — the rest are never fetched.
-    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError>;
+    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+        self.run_capped(sql, params, Caps { max_rows, max_bytes: None }, timeout_ms)
+    }
 
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`.
     fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {

@@ -1,18 +1,22 @@
-//! PostgreSQL through the `postgres` crate: every statement in a `READ ONLY` transaction with a
-//! `statement_timeout`, its rows read as text through a cursor and converted by column type
-//! ([`pg_text`]); reconnects after the server went away, and sends a statement again only when
+//! PostgreSQL through the `postgres` crate: every statement checked against the server's own
+//! allow-list of what may be called (read from its catalog once per connection,
+//! `pg_callables.rs`), then run in a `READ ONLY` transaction with a `statement_timeout`, its
+//! rows streamed within the caps as text and converted by column type (`pg_fetch.rs`,
+//! [`pg_text`]); reconnects after the server went away, and sends a statement again only when
 //! it provably never reached the server.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, Config, NoTls, SimpleQueryMessage};
+use postgres::{Client, Config, NoTls};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
+use schemascope_query::{Callables, check_read_only};
 
-use super::{Database, Dialect, QueryResult, Rows, SqlValue, pg_text};
+use super::pg_fetch::{Failure, run_read_only};
+use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
@@ -22,11 +26,17 @@ const EXACT_COUNT_BELOW: u64 = 1_000_000;
 /// Seconds to wait for a connection when the URI does not say.
 const CONNECT_TIMEOUT_S: u64 = 5;
 
+/// A live connection and the allow-list read through it.
+struct Connected {
+    client: Client,
+    callables: Arc<Callables>,
+}
+
 /// A PostgreSQL database, read-only.
 pub struct PostgresDatabase {
     config: Config,
     location: String,
-    client: Mutex<Option<Client>>,
+    connected: Mutex<Option<Connected>>,
 }
 
 impl std::fmt::Debug for PostgresDatabase {
@@ -63,8 +73,8 @@ impl PostgresDatabase {
         }
         config.application_name("schemascope");
         let location = redacted(&config);
-        let database = Self { config, location, client: Mutex::new(None) };
-        database.with_client(0, |_| Ok::<_, Failure>(()))?;
+        let database = Self { config, location, connected: Mutex::new(None) };
+        database.with_client(0, |_, _| Ok::<_, Failure>(()))?;
         Ok(database)
     }
 
@@ -73,9 +83,24 @@ impl PostgresDatabase {
         if let Some(db) = e.as_db_error() {
             let code = db.code();
             if *code == SqlState::QUERY_CANCELED {
-                return SourceError::Timeout { location, timeout_ms };
+                // 57014 is every cancellation; only PostgreSQL's message tells the statement
+                // timeout from a cancel request by another session, an administrator or the
+                // server itself.
+                if db.message().contains("statement timeout") {
+                    return SourceError::Timeout { location, timeout_ms };
+                }
+                let detail = db.detail().map(|d| format!("; {d}")).unwrap_or_default();
+                return SourceError::Statement {
+                    location,
+                    message: format!(
+                        "{}: {}{detail} (SQLSTATE 57014: cancelled, not by the {timeout_ms} ms statement timeout — another session, an administrator or the server stopped it)",
+                        db.severity(),
+                        db.message()
+                    ),
+                    class: ErrorClass::Resource,
+                };
             }
-            // Rows are read through a cursor, which refuses a writing WITH and SELECT … INTO before
+            // Rows are read through a subquery, which refuses a writing WITH and SELECT … INTO before
             // the read-only transaction would: the same refusal.
             let writes = (*code == SqlState::FEATURE_NOT_SUPPORTED && db.message().contains("data-modifying"))
                 || (*code == SqlState::SYNTAX_ERROR && db.message().contains("INTO is not allowed"));
@@ -113,34 +138,42 @@ impl PostgresDatabase {
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
-    /// Runs `work` with a live connection, connecting (again) when there is none.
+    /// Runs `work` with a live connection and its allow-list, connecting (again) when there is
+    /// none: a new connection first reads the allow-list from the server's catalog.
     ///
     /// A connection found dead before the statement was sent (the server restarted since the
     /// last one: the transaction's `BEGIN` fails) is replaced and the statement sent on the new
     /// one, so the first request after a restart succeeds. A connection lost after the
-    /// statement was sent is never resent: the statement may have run (read-only still allows
-    /// sleeps, locks and calls with effects outside the transaction), so the caller is told.
-    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client) -> Result<T, Failure>) -> Result<T, SourceError> {
-        let mut slot = self.client.lock().map_err(|_| SourceError::Database {
+    /// statement was sent is never resent: the statement may have run, so the caller is told.
+    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client, &Arc<Callables>) -> Result<T, Failure>) -> Result<T, SourceError> {
+        let mut slot = self.connected.lock().map_err(|_| SourceError::Database {
             location: self.location.clone(),
             message: "connection unusable after a failed statement; reload the source".into(),
         })?;
         loop {
-            let fresh = slot.as_ref().is_none_or(Client::is_closed);
+            let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
             if fresh {
                 *slot = None;
-                *slot = Some(self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?);
+                let mut client = self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
+                let callables = pg_callables::load(&mut client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
+                    location: self.location.clone(),
+                    message: format!("cannot read which functions may run from the server's catalog: {}", self.error(&e, STATEMENT_TIMEOUT_MS)),
+                })?;
+                *slot = Some(Connected { client, callables: Arc::new(callables) });
             }
-            let Some(client) = slot.as_mut() else { unreachable!("connected above") };
-            let failure = match work(client) {
+            let Some(connected) = slot.as_mut() else { unreachable!("connected above") };
+            let failure = match work(&mut connected.client, &connected.callables) {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
-            let closed = client.is_closed();
+            let closed = connected.client.is_closed();
             if closed {
                 *slot = None;
             }
             match failure {
+                Failure::Refused(message) => {
+                    return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+                }
                 Failure::BeforeSent(_) if closed && !fresh => {}
                 Failure::BeforeSent(e) => return Err(self.error(&e, timeout_ms)),
                 Failure::Sent(e) if closed => {
@@ -156,15 +189,6 @@ impl PostgresDatabase {
             }
         }
     }
-}
-
-/// How far a failed statement got: whether the server can have started it.
-#[derive(Debug)]
-enum Failure {
-    /// Failed before any message carrying the statement was sent: safe to send again.
-    BeforeSent(postgres::Error),
-    /// Failed after the statement was sent: it may have run.
-    Sent(postgres::Error),
 }
 
 fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
@@ -291,72 +315,34 @@ impl Database for PostgresDatabase {
         Ok(Catalog { tables })
     }
 
-    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
-        if let Some(message) = super::guard::refusal(sql, Dialect::Postgres) {
+    fn callables(&self) -> Result<Arc<Callables>, SourceError> {
+        self.with_client(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))
+    }
+
+    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+        if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
             return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
         }
+        let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
-        self.with_client(timeout_ms, |client| {
-            let result = Self::run_read_only(client, sql, &refs, max_rows, timeout_ms);
+        self.with_client(timeout_ms, |client, callables| {
+            // The same check as the validator's, against this server's own allow-list: a
+            // read-only transaction still lets functions sleep, lock, signal other sessions or
+            // write outside the transaction, so what a statement calls is decided here too,
+            // whoever sent it.
+            if let Err(issues) = check_read_only(sql, callables) {
+                let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+                return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
+            }
+            let result = run_read_only(client, sql, &refs, caps, timeout_ms);
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
-            // of a query that outlives it on this connection (the validator refuses the
+            // of a query that outlives it on this connection (the allow-list refuses the lock
             // functions; this holds if a query got past it).
-            if !client.is_closed() && !matches!(result, Err(Failure::BeforeSent(_))) {
+            if !client.is_closed() && !matches!(result, Err(Failure::BeforeSent(_) | Failure::Refused(_))) {
                 client.batch_execute("SELECT pg_advisory_unlock_all()").map_err(Failure::Sent)?;
             }
             result
         })
-    }
-}
-
-impl PostgresDatabase {
-    /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
-    /// dropping the transaction rolls it back).
-    ///
-    /// The rows are read in text format, which every type has (binary formats are per type, and
-    /// unknown for extension types): a cursor is declared for the statement with its
-    /// parameters bound, and fetched with the simple protocol, which returns text. The
-    /// statement is prepared first for its column types, which say how to read each text.
-    fn run_read_only(
-        client: &mut Client,
-        sql: &str,
-        refs: &[&(dyn ToSql + Sync)],
-        max_rows: Option<usize>,
-        timeout_ms: u64,
-    ) -> Result<QueryResult, Failure> {
-        let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
-        // Room to hash and sort in memory: profiling groups millions of values, and a
-        // read-only transaction's memory is returned when it ends.
-        // JIT compilation costs seconds and rarely pays off for these scans.
-        // Text output fixed whatever the server's defaults: floats shortest and exact, ISO
-        // dates, hex bytea (the date order for input is left as configured).
-        tx.batch_execute(&format!(
-            "SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off; \
-             SET LOCAL extra_float_digits = 1; SET LOCAL DateStyle = 'ISO'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL bytea_output = 'hex'"
-        ))
-        .map_err(Failure::BeforeSent)?;
-        let statement = tx.prepare(sql).map_err(Failure::Sent)?;
-        let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
-        let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
-        // The cursor fetches only the rows asked for; the rest never leave the server.
-        tx.execute(&format!("DECLARE schemascope_rows NO SCROLL CURSOR FOR {sql}"), refs).map_err(Failure::Sent)?;
-        let fetch = match max_rows {
-            None => "FETCH ALL FROM schemascope_rows".to_string(),
-            Some(max) => format!("FETCH FORWARD {} FROM schemascope_rows", max.saturating_add(1)),
-        };
-        let mut out: Rows = Vec::new();
-        for message in tx.simple_query(&fetch).map_err(Failure::Sent)? {
-            if let SimpleQueryMessage::Row(row) = message {
-                out.push(types.iter().enumerate().map(|(i, ty)| pg_text::value(ty, row.get(i))).collect());
-            }
-        }
-        let more = max_rows.is_some_and(|max| out.len() > max);
-        if let Some(max) = max_rows {
-            out.truncate(max);
-        }
-        // Nothing to keep: a read-only transaction is rolled back.
-        tx.rollback().map_err(Failure::Sent)?;
-        Ok(QueryResult { columns, rows: out, more })
     }
 }

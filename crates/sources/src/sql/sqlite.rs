@@ -1,29 +1,109 @@
-//! SQLite through `rusqlite` (bundled): opened read-only, with `query_only` on, `ATTACH`
-//! disabled, and a statement deadline enforced by the progress handler.
+//! SQLite through `rusqlite` (bundled): a small pool of read-only connections, each with
+//! `query_only` on, the engine's authorizer as the gate on what a statement may do
+//! (`sqlite_gate.rs`), limits on value sizes, a statement deadline enforced by the progress
+//! handler, and a process-wide heap limit.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value as Bound, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
+use schemascope_query::Callables;
 
-use super::{Database, Dialect, QueryResult, SqlValue};
+use super::caps::Budget;
+use super::sqlite_gate::{self, Gate};
+use super::sqlite_pool::{Pool, pool_size};
+use super::{Caps, Database, Dialect, QueryResult, SqlValue};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
-/// A SQLite database file, read-only.
-#[derive(Debug)]
-pub struct SqliteDatabase {
-    path: PathBuf,
-    location: String,
-    connection: Mutex<Connection>,
+/// Longest string or blob a statement may make or read, in bytes (SQLITE_LIMIT_LENGTH). One
+/// function call runs inside one step of the engine, where the deadline cannot stop it; with
+/// its arguments and result bounded, so is its work (`replace(printf('%.*c', 30000000, 'a'),
+/// …)` fails at once instead of running 25 s in 6 GB). Stored values longer than this cannot
+/// be read either.
+pub const SQLITE_MAX_LENGTH: i32 = 16 * 1024 * 1024;
+
+/// Longest LIKE or GLOB pattern, in bytes (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up
+/// to the pattern's length times the text's, inside one step.
+const MAX_LIKE_PATTERN: i32 = 1_000;
+
+/// Memory all SQLite connections of the process may hold together (sqlite3_hard_heap_limit64:
+/// past it an allocation fails and the statement ends with "out of memory"). Process-wide by
+/// SQLite's design: it bounds the sources and the graph sessions' store alike.
+pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
+
+/// Steps of the engine between two checks of the deadline.
+const PROGRESS_STEPS: i32 = 10_000;
+
+/// One pooled connection and the deadline its progress handler reads.
+struct Pooled {
+    connection: Connection,
     /// Milliseconds since `epoch` after which the running statement is interrupted.
     deadline_ms: Arc<AtomicU64>,
     epoch: Instant,
+    /// The authorizer's state: what it last refused, whether a statement runs.
+    gate: Arc<Gate>,
+}
+
+/// A SQLite database file, read-only.
+pub struct SqliteDatabase {
+    path: PathBuf,
+    location: String,
+    pool: Pool<Pooled>,
+    callables: Arc<Callables>,
+    /// The function names the authorizer lets through (from `callables`).
+    allowed: Arc<std::collections::HashSet<String>>,
+}
+
+impl std::fmt::Debug for SqliteDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteDatabase").field("location", &self.location).field("connections", &self.pool.max()).finish_non_exhaustive()
+    }
+}
+
+/// Sets the process-wide heap limit, once.
+fn limit_heap() {
+    static ONCE: Once = Once::new();
+    // SAFETY: sqlite3_hard_heap_limit64 only stores the limit (under SQLite's own mutex); any
+    // thread may call it at any time.
+    ONCE.call_once(|| unsafe {
+        rusqlite::ffi::sqlite3_hard_heap_limit64(SQLITE_HEAP_LIMIT_BYTES);
+    });
+}
+
+/// Opens one read-only connection to `path`, set up as every pooled connection is, with the
+/// authorizer letting `allowed` functions through (none yet for the first connection, which
+/// reads the function list before its gate is installed).
+fn connect(path: &Path, allowed: Option<&Arc<std::collections::HashSet<String>>>) -> Result<(Pooled, Option<(Callables, std::collections::HashSet<String>)>), rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let mut connection = Connection::open_with_flags(path, flags)?;
+    // Defence in depth beside the read-only open and the authorizer: no writes even to temp
+    // tables, and no other database files attached.
+    connection.pragma_update(None, "query_only", true)?;
+    connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
+    connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, SQLITE_MAX_LENGTH)?;
+    connection.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN)?;
+    // Compiled statements are kept: tools and the pipeline repeat the same queries.
+    connection.set_prepared_statement_cache_capacity(32);
+    let epoch = Instant::now();
+    let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
+    let deadline = Arc::clone(&deadline_ms);
+    connection.progress_handler(PROGRESS_STEPS, Some(move || epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)))?;
+    let (listed, allowed) = match allowed {
+        Some(allowed) => (None, Arc::clone(allowed)),
+        None => {
+            let (callables, names) = sqlite_gate::function_list(&connection)?;
+            let allowed = Arc::new(names.clone());
+            (Some((callables, names)), allowed)
+        }
+    };
+    let gate = sqlite_gate::install(&mut connection, allowed)?;
+    Ok((Pooled { connection, deadline_ms, epoch, gate }, listed))
 }
 
 impl SqliteDatabase {
@@ -34,21 +114,20 @@ impl SqliteDatabase {
         if !path.is_file() {
             return Err(fail("no such file (a SQLite source must be an existing database file; schemascope never creates one)".into()));
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
-        let mut connection = Connection::open_with_flags(path, flags).map_err(|e| fail(format!("cannot open: {e}")))?;
-        // Defence in depth beside the read-only open: no writes even to temp tables, and no
-        // other database files attached.
-        connection.pragma_update(None, "query_only", true).map_err(|e| fail(format!("cannot set query_only: {e}")))?;
-        let _ = connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
-        // Compiled statements are kept: tools and the pipeline repeat the same queries.
-        connection.set_prepared_statement_cache_capacity(64);
-        let epoch = Instant::now();
-        let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
-        let deadline = Arc::clone(&deadline_ms);
-        connection
-            .progress_handler(10_000, Some(move || epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)))
-            .map_err(|e| fail(format!("cannot install the statement deadline: {e}")))?;
-        let database = Self { path: path.to_path_buf(), location: location.clone(), connection: Mutex::new(connection), deadline_ms, epoch };
+        limit_heap();
+        let (first, listed) = connect(path, None).map_err(|e| match e.sqlite_error_code() {
+            // Setting the connection up reads the file: another kind of file fails here.
+            Some(rusqlite::ErrorCode::NotADatabase) => fail(format!("not a readable SQLite database ({e})")),
+            _ => fail(format!("cannot open: {e}")),
+        })?;
+        let Some((callables, names)) = listed else { return Err(fail("cannot read the function list".into())) };
+        let database = Self {
+            path: path.to_path_buf(),
+            location: location.clone(),
+            pool: Pool::new(first, pool_size()),
+            callables: Arc::new(callables),
+            allowed: Arc::new(names),
+        };
         // Reading the schema tells a database from some other file at once.
         database.query("SELECT count(*) FROM sqlite_schema", &[]).map_err(|e| fail(format!("not a readable SQLite database ({e})")))?;
         Ok(database)
@@ -59,30 +138,44 @@ impl SqliteDatabase {
         &self.path
     }
 
-    fn error(&self, e: rusqlite::Error, timeout_ms: u64) -> SourceError {
+    fn error(&self, e: rusqlite::Error, timeout_ms: u64, pooled: &Pooled, deadline_ms: u64) -> SourceError {
         use rusqlite::ErrorCode as Code;
-        let class = match &e {
+        let location = self.location.clone();
+        let statement = |message: String, class| SourceError::Statement { location: location.clone(), message, class };
+        // SQLite reports a denied function as a plain error ("not authorized to use function"):
+        // what the authorizer recorded says it was the gate, and why.
+        if let Some(what) = pooled.gate.denied() {
+            return statement(
+                format!("refused by SQLite's authorizer: {what} (a statement may only read, and call the functions SQLite lists as safe)"),
+                ErrorClass::Refused,
+            );
+        }
+        match &e {
             rusqlite::Error::SqliteFailure(code, _) => match code.code {
-                Code::OperationInterrupted => return SourceError::Timeout { location: self.location.clone(), timeout_ms },
-                Code::ReadOnly | Code::AuthorizationForStatementDenied | Code::PermissionDenied => ErrorClass::Refused,
-                Code::DatabaseBusy
-                | Code::DatabaseLocked
-                | Code::CannotOpen
-                | Code::NotADatabase
-                | Code::DatabaseCorrupt
-                | Code::SystemIoFailure
-                | Code::OutOfMemory
-                | Code::DiskFull => ErrorClass::Resource,
-                _ => ErrorClass::Syntax,
+                // The progress handler interrupts only past the deadline; an interruption
+                // before it has another cause and says so.
+                Code::OperationInterrupted if pooled.epoch.elapsed().as_millis() as u64 >= deadline_ms => {
+                    SourceError::Timeout { location, timeout_ms }
+                }
+                Code::OperationInterrupted => statement(format!("the statement was interrupted before its {timeout_ms} ms timeout ({e})"), ErrorClass::Resource),
+                Code::AuthorizationForStatementDenied => statement(format!("refused by SQLite's authorizer: {e}"), ErrorClass::Refused),
+                Code::TooBig => statement(
+                    format!("{e}: a value would pass {} bytes, the most a statement may make or read; narrow the query", SQLITE_MAX_LENGTH),
+                    ErrorClass::Syntax,
+                ),
+                Code::OutOfMemory => statement(
+                    format!("{e}: SQLite's memory limit for the process ({} MiB) was reached; narrow the query", SQLITE_HEAP_LIMIT_BYTES >> 20),
+                    ErrorClass::Resource,
+                ),
+                Code::ReadOnly | Code::PermissionDenied => statement(e.to_string(), ErrorClass::Refused),
+                Code::DatabaseBusy | Code::DatabaseLocked | Code::CannotOpen | Code::NotADatabase | Code::DatabaseCorrupt | Code::SystemIoFailure | Code::DiskFull => {
+                    statement(e.to_string(), ErrorClass::Resource)
+                }
+                _ => statement(e.to_string(), ErrorClass::Syntax),
             },
-            rusqlite::Error::MultipleStatement => ErrorClass::Refused,
-            _ => ErrorClass::Syntax,
-        };
-        let message = match &e {
-            rusqlite::Error::MultipleStatement => "refused: several statements in one query (send one statement)".to_string(),
-            other => other.to_string(),
-        };
-        SourceError::Statement { location: self.location.clone(), message, class }
+            rusqlite::Error::MultipleStatement => statement("refused: several statements in one query (send one statement)".into(), ErrorClass::Refused),
+            other => statement(other.to_string(), ErrorClass::Syntax),
+        }
     }
 
     fn table_info(&self, name: &str, kind: TableKind) -> Result<TableInfo, SourceError> {
@@ -192,15 +285,28 @@ impl Database for SqliteDatabase {
         Ok(Catalog { tables })
     }
 
-    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+    fn callables(&self) -> Result<Arc<Callables>, SourceError> {
+        Ok(Arc::clone(&self.callables))
+    }
+
+    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError> {
         if let Some(message) = super::guard::refusal(sql, Dialect::Sqlite) {
             return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
         }
-        let connection = self.connection.lock().map_err(|_| SourceError::Database {
-            location: self.location.clone(),
-            message: "connection unusable after a failed statement; reload the source".into(),
+        let wait = Duration::from_millis(timeout_ms);
+        let pooled = self.pool.acquire(wait, || connect(&self.path, Some(&self.allowed)).map(|(pooled, _)| pooled)).map_err(|e| match e {
+            Some(e) => SourceError::Database { location: self.location.clone(), message: format!("cannot open another connection: {e}") },
+            None => SourceError::Statement {
+                location: self.location.clone(),
+                message: format!("all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again", self.pool.max()),
+                class: ErrorClass::Resource,
+            },
         })?;
-        let mut statement = connection.prepare_cached(sql).map_err(|e| self.error(e, timeout_ms))?;
+        let deadline = (pooled.epoch.elapsed() + wait).as_millis() as u64;
+        // A refusal recorded for an earlier statement is not this one's.
+        let _ = pooled.gate.denied();
+        let fail = |e| self.error(e, timeout_ms, &pooled, deadline);
+        let mut statement = pooled.connection.prepare_cached(sql).map_err(fail)?;
         if !statement.readonly() {
             return Err(SourceError::Statement {
                 location: self.location.clone(),
@@ -211,23 +317,26 @@ impl Database for SqliteDatabase {
         let names: Vec<String> = statement.column_names().map(str::to_string).collect();
         let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
-        let deadline = self.epoch.elapsed() + Duration::from_millis(timeout_ms);
-        self.deadline_ms.store(deadline.as_millis() as u64, Ordering::Relaxed);
+        pooled.deadline_ms.store(deadline, Ordering::Relaxed);
+        pooled.gate.running(true);
+        let mut budget = Budget::new(caps);
         let result = (|| {
             let mut rows = statement.query(rusqlite::params_from_iter(bound.iter()))?;
             let mut out = Vec::new();
-            let mut more = false;
+            // Rows are stepped one at a time: reading stops at the first row past a cap, so
+            // memory holds the rows kept and that one row.
             while let Some(row) = rows.next()? {
-                if max_rows.is_some_and(|max| out.len() >= max) {
-                    more = true;
-                    break;
+                let values = (0..columns).map(|i| row.get_ref(i).map(read)).collect::<Result<Vec<_>, _>>()?;
+                if let Err(cut) = budget.admit(&values) {
+                    return Ok((out, Some(cut)));
                 }
-                out.push((0..columns).map(|i| row.get_ref(i).map(read)).collect::<Result<Vec<_>, _>>()?);
+                out.push(values);
             }
-            Ok((out, more))
+            Ok((out, None))
         })();
-        self.deadline_ms.store(u64::MAX, Ordering::Relaxed);
-        let (rows, more) = result.map_err(|e| self.error(e, timeout_ms))?;
-        Ok(QueryResult { columns: names, rows, more })
+        pooled.deadline_ms.store(u64::MAX, Ordering::Relaxed);
+        pooled.gate.running(false);
+        let (rows, cut) = result.map_err(fail)?;
+        Ok(QueryResult { columns: names, rows, more: cut.is_some(), cut, rows_read: budget.read })
     }
 }

@@ -1,0 +1,100 @@
+//! PostgreSQL's allow-list, read from its own catalog once per connection: which functions,
+//! operators and cast targets a statement may use.
+//!
+//! A function may run when `pg_proc` says it is a plain, window or aggregate function that is
+//! immutable or stable (`provolatile`) and not parallel-unsafe (`proparallel`: functions that
+//! change state or take a transaction id, such as `txid_current`, are marked unsafe), or when
+//! it is one of the few harmless volatile functions of `pg_catalog`
+//! ([`schemascope_query::HARMLESS_VOLATILE`]); an aggregate also needs every support function
+//! it runs to pass. An operator may run when the function behind it (`oprcode`) may. A type is
+//! unsafe as a cast or literal target when its input or type-modifier function, a cast
+//! function into it, or a function its domain constraints use may not run — or when its base
+//! or element type is unsafe.
+
+use postgres::Client;
+use schemascope_query::{Callables, HARMLESS_VOLATILE, SqlDialect};
+
+/// Every function with whether it may run (`ok`) — the one definition the three queries share.
+fn functions_cte() -> String {
+    let harmless: Vec<String> = HARMLESS_VOLATILE.iter().map(|name| format!("'{name}'")).collect();
+    format!(
+        "WITH f AS (
+           SELECT p.oid, n.nspname::text AS schema, p.proname::text AS name, p.prokind, p.pronargs, p.pronargdefaults, p.proargtypes,
+             p.prokind IN ('f', 'w', 'a')
+             AND ((p.provolatile IN ('i', 's') AND p.proparallel <> 'u') OR (n.nspname = 'pg_catalog' AND p.proname::text IN ({})))
+               AS ok
+           FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace)",
+        harmless.join(", ")
+    )
+}
+
+/// Per function: schema, name, whether it may run (aggregates with their support functions),
+/// and whether `t.name` can call it (one required argument that accepts a row).
+fn functions_sql() -> String {
+    format!(
+        "{}
+         SELECT f.schema, f.name,
+           f.ok AND (f.prokind <> 'a' OR NOT EXISTS (
+             SELECT 1 FROM pg_aggregate a JOIN f s ON s.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
+                                                                a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn)
+             WHERE a.aggfnoid = f.oid AND NOT s.ok)),
+           f.pronargs >= 1 AND f.pronargs - f.pronargdefaults <= 1 AND EXISTS (
+             SELECT 1 FROM pg_type t WHERE t.oid = f.proargtypes[0]
+               AND (t.typtype = 'c' OR t.typname IN ('record', 'any', 'anyelement', 'anycompatible', 'anynonarray', 'anycompatiblenonarray')))
+         FROM f",
+        functions_cte()
+    )
+}
+
+/// Per operator: schema, symbol, whether the function behind it may run (a shell operator,
+/// `oprcode` 0, runs nothing).
+fn operators_sql() -> String {
+    format!(
+        "{}
+         SELECT n.nspname::text, o.oprname::text, o.oprcode = 0 OR COALESCE(f.ok, false)
+         FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace LEFT JOIN f ON f.oid = o.oprcode",
+        functions_cte()
+    )
+}
+
+/// The unsafe types, with the domains over them and the arrays of them.
+fn unsafe_types_sql() -> String {
+    format!(
+        "{}, bad AS (SELECT oid FROM f WHERE NOT ok),
+         unsafe_type(oid) AS (
+           SELECT t.oid FROM pg_type t
+           WHERE t.typinput IN (SELECT oid FROM bad) OR t.typmodin IN (SELECT oid FROM bad)
+              OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.casttarget = t.oid AND c.castfunc IN (SELECT oid FROM bad))
+              OR EXISTS (SELECT 1 FROM pg_constraint con JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
+                           AND d.refclassid = 'pg_proc'::regclass
+                         WHERE con.contypid = t.oid AND d.refobjid IN (SELECT oid FROM bad))),
+         tainted(oid) AS (
+           SELECT oid FROM unsafe_type
+           UNION SELECT t.oid FROM pg_type t JOIN tainted ON t.typbasetype = tainted.oid OR t.typelem = tainted.oid)
+         SELECT n.nspname::text, t.typname::text FROM tainted JOIN pg_type t ON t.oid = tainted.oid JOIN pg_namespace n ON n.oid = t.typnamespace",
+        functions_cte().replacen("WITH f AS", "WITH RECURSIVE f AS", 1)
+    )
+}
+
+/// Reads the allow-list through `client`, in a read-only transaction bounded by `timeout_ms`.
+pub(crate) fn load(client: &mut Client, timeout_ms: u64) -> Result<Callables, postgres::Error> {
+    let mut tx = client.build_transaction().read_only(true).start()?;
+    tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}"))?;
+    let mut callables = Callables::new(SqlDialect::Postgres);
+    for row in tx.query(&functions_sql(), &[])? {
+        let (schema, name): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+        let allowed: bool = row.try_get(2)?;
+        callables.add_function(Some(&schema), &name, allowed);
+        if !allowed && row.try_get::<_, bool>(3)? {
+            callables.add_attribute_call(&name);
+        }
+    }
+    for row in tx.query(&operators_sql(), &[])? {
+        callables.add_operator(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?, row.try_get(2)?);
+    }
+    for row in tx.query(&unsafe_types_sql(), &[])? {
+        callables.add_unsafe_type(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?);
+    }
+    tx.rollback()?;
+    Ok(callables)
+}

@@ -1,0 +1,125 @@
+//! Reading a PostgreSQL statement's rows within the caps, in a READ ONLY transaction that is
+//! always rolled back.
+//!
+//! Rows are read as text, which every type has (binary formats are per type, and unknown for
+//! extension types): the statement is prepared on its own for its column types, then run
+//! wrapped so that each column comes back as its type's output text
+//! (`format('%s', value)` runs the output function, as psql shows values). The wrapped
+//! statement is bound to a portal and executed in batches — 1 row first, then more while rows
+//! are small — and its rows are streamed one at a time (the connection waits for each to be
+//! taken), so reading stops at the first row past a cap: memory holds the rows kept plus one.
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::ToSql;
+use postgres::{Client, Transaction};
+
+use super::caps::Budget;
+use super::{Caps, QueryResult, pg_text};
+
+/// Rows one execution of the portal asks for at most.
+const MAX_BATCH: usize = 1_024;
+
+/// How far a failed statement got: whether the server can have started it.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Failed before any message carrying the statement was sent: safe to send again.
+    BeforeSent(postgres::Error),
+    /// Failed after the statement was sent: it may have run.
+    Sent(postgres::Error),
+    /// Refused before anything was sent, with the reason.
+    Refused(String),
+}
+
+/// `sql` with each of its `columns` as output text (NULL stays NULL).
+fn as_text(sql: &str, columns: usize) -> String {
+    let names: Vec<String> = (1..=columns).map(|i| format!("c{i}")).collect();
+    // num_nulls counts the argument itself, so a row value whose fields are all NULL is not
+    // taken for NULL (as `IS NULL` would).
+    let select: Vec<String> = names.iter().map(|c| format!("CASE WHEN num_nulls(q.{c}) = 0 THEN format('%s', q.{c}) END")).collect();
+    // The newlines end a trailing `--` comment of the statement.
+    if columns == 0 { format!("SELECT FROM (\n{sql}\n) AS q") } else { format!("SELECT {} FROM (\n{sql}\n) AS q({})", select.join(", "), names.join(", ")) }
+}
+
+/// The next batch: twice the last, at most [`MAX_BATCH`], and no more rows of the largest size
+/// seen than the byte cap has room for (so that rows the server sends past a cut are few).
+fn next_batch(batch: usize, largest_row: usize, bytes_left: Option<usize>) -> usize {
+    let fit = bytes_left.map_or(MAX_BATCH, |left| (left / largest_row.max(1)).max(1));
+    batch.saturating_mul(2).min(MAX_BATCH).min(fit)
+}
+
+/// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
+/// dropping the transaction rolls it back), reading its rows within `caps`.
+pub(crate) fn run_read_only(client: &mut Client, sql: &str, refs: &[&(dyn ToSql + Sync)], caps: Caps, timeout_ms: u64) -> Result<QueryResult, Failure> {
+    let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
+    // Room to hash and sort in memory: profiling groups millions of values, and a
+    // read-only transaction's memory is returned when it ends.
+    // JIT compilation costs seconds and rarely pays off for these scans.
+    // Text output fixed whatever the server's defaults: floats shortest and exact, ISO
+    // dates, hex bytea (the date order for input is left as configured).
+    tx.batch_execute(&format!(
+        "SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off; \
+         SET LOCAL extra_float_digits = 1; SET LOCAL DateStyle = 'ISO'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL bytea_output = 'hex'"
+    ))
+    .map_err(Failure::BeforeSent)?;
+    let statement = tx.prepare(sql).map_err(Failure::Sent)?;
+    let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
+    let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
+    let (rows, cut, read) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
+    // Nothing to keep: a read-only transaction is rolled back.
+    tx.rollback().map_err(Failure::Sent)?;
+    Ok(QueryResult { columns, rows, more: cut.is_some(), cut, rows_read: read })
+}
+
+type Streamed = (super::Rows, Option<super::Cut>, usize);
+
+fn stream(tx: &mut Transaction<'_>, wrapped: &str, refs: &[&(dyn ToSql + Sync)], types: &[postgres::types::Type], caps: Caps) -> Result<Streamed, Failure> {
+    let portal = tx.bind(wrapped, refs).map_err(Failure::Sent)?;
+    let mut budget = Budget::new(caps);
+    let mut out = Vec::new();
+    let (mut batch, mut largest) = (1usize, 0usize);
+    loop {
+        let want = budget.rows_to_probe().map_or(batch, |n| n.min(batch)).max(1);
+        let mut rows = tx.query_portal_raw(&portal, i32::try_from(want).unwrap_or(i32::MAX)).map_err(Failure::Sent)?;
+        let mut got = 0;
+        while let Some(row) = rows.next().map_err(Failure::Sent)? {
+            got += 1;
+            let mut values = Vec::with_capacity(types.len());
+            for (i, ty) in types.iter().enumerate() {
+                values.push(pg_text::value(ty, row.try_get::<_, Option<&str>>(i).map_err(Failure::Sent)?));
+            }
+            largest = largest.max(super::row_json_bytes(&values));
+            if let Err(cut) = budget.admit(&values) {
+                // Dropping the rows stream lets the connection discard the rest of the batch.
+                return Ok((out, Some(cut), budget.read));
+            }
+            out.push(values);
+        }
+        if got < want {
+            return Ok((out, None, budget.read));
+        }
+        batch = next_batch(batch, largest, budget.bytes_left());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wrapper_reads_every_column_as_text_and_ends_trailing_comments() {
+        assert_eq!(
+            as_text("SELECT 1, 2 -- two", 2),
+            "SELECT CASE WHEN num_nulls(q.c1) = 0 THEN format('%s', q.c1) END, CASE WHEN num_nulls(q.c2) = 0 THEN format('%s', q.c2) END FROM (\nSELECT 1, 2 -- two\n) AS q(c1, c2)"
+        );
+        assert_eq!(as_text("SELECT FROM t", 0), "SELECT FROM (\nSELECT FROM t\n) AS q");
+    }
+
+    #[test]
+    fn batches_grow_while_rows_are_small_and_stay_small_for_big_rows() {
+        assert_eq!(next_batch(1, 20, Some(1_000_000)), 2);
+        assert_eq!(next_batch(512, 20, Some(1_000_000)), MAX_BATCH);
+        assert_eq!(next_batch(1_024, 20, None), MAX_BATCH);
+        assert_eq!(next_batch(4, 50_000_000, Some(1_000_000)), 1, "one big row at a time");
+        assert_eq!(next_batch(8, 300_000, Some(900_000)), 3);
+    }
+}

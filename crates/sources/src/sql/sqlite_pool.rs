@@ -1,0 +1,117 @@
+//! A small pool of read-only SQLite connections to one file, so that one slow statement does
+//! not hold up every other query on the source. Connections are opened on demand up to a
+//! bound, each set up the same way by the caller's `open`; a caller waits for a free one at
+//! most as long as its statement may run.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Connections one source opens at most: one per core, at least 2 (so that a quick query gets
+/// through beside a slow one even on one core) and at most 4 (each holds its own page cache,
+/// and a SQLite statement uses one core).
+pub(crate) fn pool_size() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4)
+}
+
+struct State<C> {
+    idle: Vec<C>,
+    open: usize,
+}
+
+/// Connections of type `C`, at most `max` open.
+pub(crate) struct Pool<C> {
+    state: Mutex<State<C>>,
+    freed: Condvar,
+    max: usize,
+}
+
+/// A connection taken from the pool; it goes back when dropped.
+pub(crate) struct Lease<'a, C> {
+    pool: &'a Pool<C>,
+    connection: Option<C>,
+}
+
+impl<C> std::ops::Deref for Lease<'_, C> {
+    type Target = C;
+
+    fn deref(&self) -> &C {
+        // Present from creation until drop.
+        self.connection.as_ref().unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
+    }
+}
+
+impl<C> Drop for Lease<'_, C> {
+    fn drop(&mut self) {
+        if let Some(connection) = self.connection.take() {
+            self.pool.lock().idle.push(connection);
+            self.pool.freed.notify_one();
+        }
+    }
+}
+
+impl<C> Pool<C> {
+    /// A pool holding `first` (already open), opening up to `max` in all.
+    pub(crate) fn new(first: C, max: usize) -> Self {
+        Self { state: Mutex::new(State { idle: vec![first], open: 1 }), freed: Condvar::new(), max: max.max(1) }
+    }
+
+    /// The state, also after a panic elsewhere: it holds only connections and a count, which a
+    /// panic cannot leave half-changed.
+    fn lock(&self) -> MutexGuard<'_, State<C>> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A free connection, opening one with `open` when none is free and fewer than `max` are
+    /// open; otherwise waits for one, at most `wait`. `Err(None)` when none came free in time.
+    pub(crate) fn acquire<E>(&self, wait: Duration, open: impl FnOnce() -> Result<C, E>) -> Result<Lease<'_, C>, Option<E>> {
+        let deadline = Instant::now() + wait;
+        let mut state = self.lock();
+        loop {
+            if let Some(connection) = state.idle.pop() {
+                return Ok(Lease { pool: self, connection: Some(connection) });
+            }
+            if state.open < self.max {
+                state.open += 1;
+                drop(state);
+                return match open() {
+                    Ok(connection) => Ok(Lease { pool: self, connection: Some(connection) }),
+                    Err(e) => {
+                        self.lock().open -= 1;
+                        self.freed.notify_one();
+                        Err(Some(e))
+                    }
+                };
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(None);
+            }
+            state = self.freed.wait_timeout(state, left).map(|(s, _)| s).unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    /// The most connections this pool opens.
+    pub(crate) fn max(&self) -> usize {
+        self.max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_reused_opened_up_to_the_bound_and_waited_for_at_most_the_wait() {
+        let pool = Pool::new(0u32, 2);
+        let first = pool.acquire::<()>(Duration::ZERO, || Ok(99)).expect("the first connection");
+        assert_eq!(*first, 0);
+        let second = pool.acquire::<()>(Duration::ZERO, || Ok(1)).expect("opens a second");
+        assert_eq!(*second, 1);
+        assert!(matches!(pool.acquire::<()>(Duration::from_millis(1), || Ok(2)), Err(None)), "the bound holds");
+        drop(first);
+        assert_eq!(*pool.acquire::<()>(Duration::ZERO, || Ok(3)).expect("reused"), 0);
+        drop(second);
+        let failed = pool.acquire::<&str>(Duration::ZERO, || Err("cannot open"));
+        assert!(matches!(failed, Ok(_)), "an idle connection is taken before opening");
+    }
+}
