@@ -236,7 +236,8 @@ fn execute(
     execute_query(registry, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), max_rows, max_bytes, timeout_ms })
 }
 
-fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &str, sleep: &str) {
+/// `wide` returns 40 rows of about 300 KB each.
+fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &str, sleep: &str, wide: &str) {
     let top = ok(execute(
         registry,
         source,
@@ -253,6 +254,11 @@ fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &st
     let bytes = ok(execute(registry, source, "SELECT \"Name\" FROM \"Track\" ORDER BY \"TrackId\"", Some(100), Some(200), None));
     assert_eq!(bytes["truncatedBy"], "bytes");
     assert!(bytes["bytes"].as_u64().unwrap_or(u64::MAX) <= 200);
+    // Reading stops at the row that passes the byte cap: 3 rows kept, the 4th read, 36 never.
+    let wide = execute(registry, source, wide, None, Some(1_000_000), None);
+    assert!(wide.message.contains("cut at 1000000 bytes"), "{}", wide.message);
+    let wide = ok(wide);
+    assert_eq!((wide["rowCount"].as_u64(), wide["rowsRead"].as_u64(), &wide["truncatedBy"]), (Some(3), Some(4), &Value::from("bytes")));
     let class = |result: ToolResult| {
         assert!(!result.success, "{}", result.message);
         result.data["class"].as_str().unwrap_or_default().to_string()
@@ -267,8 +273,13 @@ fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &st
 fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_sqlite() {
     let registry = registry(&[&chinook_spec()]);
     let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
-    assert_execution_contract(&registry, "chinook", endless);
+    let wide = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, printf('%.*c', 300000, 'x') FROM n";
+    assert_execution_contract(&registry, "chinook", endless, wide);
     assert_eq!(execute(&registry, "chinook", "SELECT 1; SELECT 2", None, None, None).data["class"], "refused");
+    // One expensive row fails at SQLite's value-size limit at once, whatever the timeout.
+    let expensive = execute(&registry, "chinook", "SELECT replace(printf('%.*c', 30000000, 'a'), 'a', 'bb')", None, None, Some(1_000));
+    assert!(!expensive.success && expensive.message.contains("string or blob too big"), "{}", expensive.message);
+    assert_eq!(expensive.data["class"], "syntax");
 }
 
 #[test]
@@ -279,5 +290,6 @@ fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_postgres() {
     };
     let registry = registry(&[&format!("pg={uri}")]);
     // pg_sleep is refused (a function the read-only check denies): a long join runs instead.
-    assert_execution_contract(&registry, "pg", "SELECT COUNT(*) FROM \"Track\" a, \"Track\" b, \"Track\" c");
+    let wide = "SELECT i, repeat('x', 300000) FROM generate_series(1, 40) AS i";
+    assert_execution_contract(&registry, "pg", "SELECT COUNT(*) FROM \"Track\" a, \"Track\" b, \"Track\" c", wide);
 }

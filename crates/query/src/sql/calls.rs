@@ -9,7 +9,7 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    ArrayElemTypeDef, BinaryOperator, CastKind, DataType, Expr, Ident, JsonTableColumn, ObjectName, Query, SetExpr, Spanned, TableFactor, UnaryOperator,
+    ArrayElemTypeDef, BinaryOperator, CastKind, DataType, Expr, Ident, JsonTableColumn, ObjectName, Query, SetExpr, TableFactor, UnaryOperator,
     Visit, Visitor, XmlTableColumnOption,
 };
 
@@ -109,7 +109,7 @@ impl Collector {
         for part in &name.0 {
             match part.as_ident() {
                 Some(ident) => parts.push(NamePart::of(ident)),
-                None => return self.foreign(&format!("the function name {name}"), location_of(name.span())),
+                None => return self.foreign(&format!("the function name {name}"), None),
             }
         }
         let Some(last) = parts.pop() else { return };
@@ -166,7 +166,9 @@ impl Collector {
     }
 
     fn expr(&mut self, expr: &Expr) {
-        let at = || location_of(expr.span());
+        // No location for operators, casts and other forms: sqlparser computes an
+        // expression's span from its whole subtree, which is as deep as a chain of `+` is long.
+        let at = || None;
         match expr {
             Expr::Function(f) => self.function(&f.name, CallKind::Function),
             Expr::BinaryOp { op, .. } => self.binary(op, at()),
@@ -254,7 +256,8 @@ impl Collector {
     }
 
     fn table_factor(&mut self, factor: &TableFactor) {
-        let at = || location_of(factor.span());
+        // As for expressions: a table factor's span walks its whole subtree.
+        let at = || None;
         match factor {
             TableFactor::Table { name, args: Some(_), .. } | TableFactor::Function { name, .. } => self.function(name, CallKind::TableFunction),
             TableFactor::UNNEST { .. } => self.push(CallKind::TableFunction, Vec::new(), NamePart::bare("unnest"), at()),

@@ -1,0 +1,121 @@
+//! The read-only check's call decisions, on an allow-list built as the database layer builds
+//! it (here by hand for PostgreSQL, so no server is needed; from the engine for SQLite): names
+//! resolved as PostgreSQL resolves them, escapes refused, calls through operators, casts,
+//! typed literals and attribute notation, syntax forms, unknown names, and the depth bound.
+
+mod common;
+
+use schemascope_query::{Callables, IssueKind, MAX_CALL_DEPTH, QueryIssue, SqlDialect, check_read_only};
+
+fn postgres() -> Callables {
+    let mut c = Callables::new(SqlDialect::Postgres);
+    for name in ["count", "upper", "lower", "abs", "random", "generate_series", "to_json", "substr"] {
+        c.add_function(Some("pg_catalog"), name, true);
+    }
+    for name in ["pg_sleep", "ts_stat", "set_config"] {
+        c.add_function(Some("pg_catalog"), name, false);
+    }
+    // A 63-byte name: PostgreSQL cuts longer identifiers to it.
+    c.add_function(Some("public"), &format!("evil_{}", "x".repeat(58)), false);
+    c.add_function(Some("scratch"), "touch_row", false);
+    c.add_attribute_call("touch_row");
+    for symbol in ["=", "<", ">", "<=", ">=", "+", "-", "||", "~~"] {
+        c.add_operator(Some("pg_catalog"), symbol, true);
+    }
+    c.add_operator(Some("scratch"), "#@#", false);
+    c.add_unsafe_type(Some("scratch"), "slow_int");
+    c
+}
+
+fn refusal(sql: &str, callables: &Callables) -> Vec<QueryIssue> {
+    check_read_only(sql, callables).expect_err(sql)
+}
+
+fn assert_refused(sql: &str, callables: &Callables, kind: IssueKind, says: &str) {
+    let issues = refusal(sql, callables);
+    assert!(issues.iter().any(|i| i.kind == kind && i.message.contains(says)), "{sql}: expected {kind:?} saying {says:?}, got {issues:?}");
+}
+
+#[test]
+fn names_resolve_as_postgres_resolves_them() {
+    let c = postgres();
+    use IssueKind::ForbiddenFunction as F;
+    for sql in [
+        "SELECT pg_sleep(1)",
+        "SELECT PG_SLEEP(1)",
+        "SELECT \"pg_sleep\"(1)",
+        "SELECT pg_catalog.pg_sleep(1)",
+        "SELECT \"pg_catalog\".PG_SLEEP(1)",
+        "SELECT pg_catalog /* c */ . -- c\n pg_sleep (1)",
+        "WITH w AS (SELECT pg_sleep(1) AS x) SELECT x FROM w",
+        "SELECT * FROM (SELECT 1 AS a) s WHERE a IN (SELECT pg_sleep(1)::int)",
+        "SELECT 1 FROM generate_series(1, 2) g, LATERAL pg_sleep(g) AS p",
+        "SELECT a FROM (SELECT 1 AS a) s ORDER BY pg_sleep(1)",
+        "SELECT * FROM ts_stat('SELECT 1')",
+        "SELECT count(*) FILTER (WHERE set_config('a', 'b', false) = 'b') FROM generate_series(1, 2)",
+    ] {
+        assert_refused(sql, &c, F, "is not allowed");
+    }
+    // Quoted names keep their case: "PG_SLEEP" is no function at all, "PG_CATALOG" no schema.
+    assert_refused("SELECT \"PG_SLEEP\"(1)", &c, IssueKind::UnknownFunction, "PG_SLEEP does not exist");
+    assert_refused("SELECT \"PG_CATALOG\".pg_sleep(1)", &c, IssueKind::UnknownFunction, "PG_CATALOG.pg_sleep does not exist");
+    // Longer than 63 bytes: cut, as PostgreSQL cuts it, to the refused name.
+    assert_refused(&format!("SELECT evil_{}_and_more(1)", "x".repeat(58)), &c, F, "is not allowed");
+    assert!(check_read_only("SELECT upper(lower('a')), ABS(-1), Pg_Catalog.Substr('ab', 1)", &c).is_ok());
+}
+
+#[test]
+fn escapes_operators_casts_literals_and_attribute_notation_are_calls_too() {
+    let c = postgres();
+    use IssueKind::ForbiddenFunction as F;
+    assert_refused("SELECT U&\"pg_\\0073leep\"(1)", &c, F, "U&");
+    assert_refused("SELECT u&\"p!0067_sleep\" UESCAPE '!' (1)", &c, F, "U&");
+    assert_refused("SELECT 1 OPERATOR(scratch.#@#) 2", &c, F, "operator scratch.#@# is not allowed");
+    assert_refused("SELECT 1 #@# 2", &c, F, "operator #@# is not allowed");
+    assert_refused("SELECT 1::scratch.slow_int", &c, F, "a cast to scratch.slow_int is not allowed");
+    assert_refused("SELECT CAST('{1}' AS scratch.slow_int[])", &c, F, "a cast to scratch.slow_int is not allowed");
+    assert_refused("SELECT scratch.slow_int '1'", &c, F, "a literal of type slow_int is not allowed");
+    assert_refused("SELECT t.touch_row FROM (SELECT 1 AS a) t", &c, F, ".touch_row may call function touch_row");
+    assert_refused("SELECT (t).touch_row FROM (SELECT 1 AS a) t", &c, F, ".touch_row may call function touch_row");
+    // Unknown operators cannot be shown to be harmless either.
+    assert_refused("SELECT 1 OPERATOR(other.+) 2", &c, IssueKind::UnknownFunction, "operator other.+ does not exist");
+    // The same names as plain columns, allowed operators and casts are fine.
+    assert!(check_read_only("SELECT t.a, t.a || 'x', 1::int, CAST(1 AS text), 'a' LIKE 'b', 2 >= 1 FROM (SELECT 'a' AS a) t", &c).is_ok());
+}
+
+#[test]
+fn syntax_forms_pass_only_as_syntax_and_unknown_names_get_a_suggestion() {
+    let c = postgres();
+    let ok = "SELECT COALESCE(NULL, 1), NULLIF(1, 2), GREATEST(1, 2), LEAST(1, 2), CURRENT_DATE, CURRENT_TIMESTAMP, EXTRACT(YEAR FROM CURRENT_DATE), ARRAY(SELECT 1), random()";
+    assert!(check_read_only(ok, &c).is_ok(), "{:?}", check_read_only(ok, &c));
+    assert_refused("SELECT \"coalesce\"(NULL, 1)", &c, IssueKind::UnknownFunction, "coalesce does not exist");
+    assert_refused("SELECT pg_catalog.coalesce(NULL, 1)", &c, IssueKind::UnknownFunction, "does not exist");
+    let issues = refusal("SELECT uper('a')", &c);
+    assert_eq!(issues[0].kind, IssueKind::UnknownFunction);
+    assert!(issues[0].message.contains("Did you mean `upper`?"), "{issues:?}");
+    assert_eq!(issues[0].suggestion.as_deref(), Some("upper"));
+    // Statements PostgreSQL would parse but sqlparser does not cannot be checked: refused.
+    assert_refused("SELECT 1 ORDER BY 1 USING <", &c, IssueKind::Syntax, "does not parse");
+}
+
+#[test]
+fn deep_chains_are_refused_at_the_bound_not_walked() {
+    let c = postgres();
+    for sql in [format!("SELECT 1{}", "+1".repeat(5_000)), format!("SELECT 1{}", " UNION SELECT 1".repeat(3_000))] {
+        let issues = refusal(&sql, &c);
+        assert!(issues[0].message.contains(&format!("at most {MAX_CALL_DEPTH} levels are checked")), "{issues:?}");
+    }
+    assert!(check_read_only(&format!("SELECT 1{}", "+1".repeat(200)), &c).is_ok(), "a chain of 200 is fine");
+}
+
+#[test]
+fn sqlite_names_come_from_the_engine_and_table_functions_are_its_virtual_tables() {
+    let c = common::sqlite_callables();
+    for sql in ["SELECT load_extension('x')", "SELECT LOAD_EXTENSION('x')", "SELECT \"load_extension\"('x')", "SELECT sqlite_log(1, 'x')"] {
+        assert_refused(sql, &c, IssueKind::ForbiddenFunction, "is not allowed");
+    }
+    assert_refused("SELECT * FROM fsdir('.')", &c, IssueKind::UnknownFunction, "table function fsdir does not exist");
+    assert_refused("SELECT readfile('/etc/passwd')", &c, IssueKind::UnknownFunction, "readfile does not exist");
+    let ok = "SELECT value, upper('a'), json_extract('{}', '$.a') FROM json_each('[1]') UNION ALL SELECT name, 1, 2 FROM pragma_table_info('Genre')";
+    assert!(check_read_only(ok, &c).is_ok(), "{:?}", check_read_only(ok, &c));
+}
