@@ -48,9 +48,29 @@ fn one_expensive_row_fails_at_the_length_limit_instead_of_running_on() {
 #[test]
 fn long_like_patterns_are_refused_by_the_engine() {
     let db = chinook();
-    let pattern = format!("%{}%", "a%".repeat(600));
-    let error = db.run("SELECT count(*) FROM Track WHERE Name LIKE ?1", &[SqlValue::Text(pattern)], None, 60_000).expect_err("too long");
+    let like = |pattern: String| db.run("SELECT count(*) FROM Track WHERE Name LIKE ?1", &[SqlValue::Text(pattern)], None, 60_000);
+    let error = like(format!("%{}%", "a%".repeat(60))).expect_err("too long");
     assert!(error.to_string().contains("LIKE or GLOB pattern too complex"), "{error}");
+    assert_eq!(like(format!("%{}", "_".repeat(99))).expect("100 bytes").rows, vec![vec![SqlValue::Integer(3)]], "the names of 99+ characters");
+}
+
+#[test]
+fn functions_quadratic_in_their_arguments_are_refused_before_they_run() {
+    let db = chinook();
+    for (sql, function) in [
+        ("SELECT instr(printf('%.*c', 16000000, 'a'), printf('%.*c', 8000000, 'a') || 'b')", "instr()"),
+        ("SELECT replace(printf('%.*c', 16000000, 'a'), printf('%.*c', 1000, 'a') || 'b', 'c')", "replace()"),
+        ("SELECT length(trim(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))", "trim()"),
+        ("SELECT length(LTRIM(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))", "ltrim()"),
+        ("SELECT length(rtrim(printf('%.*c', 100000, 'a'), printf('%.*c', 20000, 'b'))) FROM Genre", "rtrim()"),
+        ("SELECT unhex(printf('%.*c', 2000000, '4'), printf('%.*c', 1000, '-'))", "unhex()"),
+    ] {
+        let error = db.run(sql, &[], None, 1_000).expect_err(sql).to_string();
+        assert!(error.contains(function) && error.contains("statement timeout cannot stop it"), "{sql}: {error}");
+    }
+    // The same functions on ordinary values give SQLite's own results.
+    let rows = db.query("SELECT instr(Name, 'a'), replace(Name, 'a', 'A'), trim(Name, 'B'), unhex('41-42', '-') FROM Genre WHERE GenreId = 2", &[]).expect("runs");
+    assert_eq!(rows, vec![vec![SqlValue::Integer(2), SqlValue::Text("JAzz".into()), SqlValue::Text("Jazz".into()), SqlValue::Text("<blob: 2 bytes>".into())]]);
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub mod pushdown;
 pub mod rows;
 mod sqlite;
 mod sqlite_gate;
+mod sqlite_guard;
 mod sqlite_pool;
 
 use std::fmt;

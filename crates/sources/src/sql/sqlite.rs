@@ -1,6 +1,7 @@
 //! SQLite through `rusqlite` (bundled): a small pool of read-only connections, each with
 //! `query_only` on, the engine's authorizer as the gate on what a statement may do
-//! (`sqlite_gate.rs`), limits on value sizes, a statement deadline enforced by the progress
+//! (`sqlite_gate.rs`), limits on value sizes, guards on the functions whose one call could
+//! outlast the deadline (`sqlite_guard.rs`), a statement deadline enforced by the progress
 //! handler, and a process-wide heap limit.
 
 use std::path::{Path, PathBuf};
@@ -29,8 +30,9 @@ use crate::error::SourceError;
 pub const SQLITE_MAX_LENGTH: i32 = 16 * 1024 * 1024;
 
 /// Longest LIKE or GLOB pattern, in bytes (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up
-/// to the pattern's length times the text's, inside one step.
-const MAX_LIKE_PATTERN: i32 = 1_000;
+/// to the pattern's length times the text's, inside one step (a 100-byte pattern over a 16 MiB
+/// value: a few seconds at most).
+const MAX_LIKE_PATTERN: i32 = 100;
 
 /// Memory all SQLite connections of the process may hold together (sqlite3_hard_heap_limit64:
 /// past it an allocation fails and the statement ends with "out of memory"). Process-wide by
@@ -102,6 +104,8 @@ fn connect(path: &Path, allowed: Option<&Arc<std::collections::HashSet<String>>>
             (Some((callables, names)), allowed)
         }
     };
+    // After the function list was read, so that it shows the engine's own flags.
+    super::sqlite_guard::install(&connection)?;
     let gate = sqlite_gate::install(&mut connection, allowed)?;
     Ok((Pooled { connection, deadline_ms, epoch, gate }, listed))
 }
@@ -150,6 +154,14 @@ impl SqliteDatabase {
                 ErrorClass::Refused,
             );
         }
+        // The length limit, met in the engine or inside a guarded function (sqlite_guard.rs,
+        // whose error reaches here as the function's own).
+        if e.sqlite_error_code() == Some(Code::TooBig) || e.to_string().contains("string or blob too big") {
+            return statement(
+                format!("{e}: a value would pass {SQLITE_MAX_LENGTH} bytes, the most a statement may make or read; narrow the query"),
+                ErrorClass::Syntax,
+            );
+        }
         match &e {
             rusqlite::Error::SqliteFailure(code, _) => match code.code {
                 // The progress handler interrupts only past the deadline; an interruption
@@ -159,10 +171,6 @@ impl SqliteDatabase {
                 }
                 Code::OperationInterrupted => statement(format!("the statement was interrupted before its {timeout_ms} ms timeout ({e})"), ErrorClass::Resource),
                 Code::AuthorizationForStatementDenied => statement(format!("refused by SQLite's authorizer: {e}"), ErrorClass::Refused),
-                Code::TooBig => statement(
-                    format!("{e}: a value would pass {} bytes, the most a statement may make or read; narrow the query", SQLITE_MAX_LENGTH),
-                    ErrorClass::Syntax,
-                ),
                 Code::OutOfMemory => statement(
                     format!("{e}: SQLite's memory limit for the process ({} MiB) was reached; narrow the query", SQLITE_HEAP_LIMIT_BYTES >> 20),
                     ErrorClass::Resource,
