@@ -22,7 +22,7 @@ use schemascope_core::Catalog;
 use serde::{Deserialize, Deserializer};
 
 pub use issue::{IssueKind, Location, QueryIssue, ValidationReport};
-pub use sql::{Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only, validate_sql};
+pub use sql::{Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only, check_read_only_within, validate_sql};
 pub use structured::compile::{CompileError, CompiledQuery, compile};
 pub use structured::validate::validate_structured;
 pub use structured::{Field, Filter, StructuredQuery};

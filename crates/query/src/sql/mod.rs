@@ -12,7 +12,7 @@ mod expr;
 mod safety;
 mod scope;
 
-pub use bounded::{MAX_NESTING, parse_bounded};
+pub use bounded::{EXECUTION_WORK_BUDGET, MAX_NESTING, WORK_BUDGET, parse_bounded, parse_within};
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
 
@@ -50,7 +50,7 @@ pub const ROW_LIMIT: u64 = 10_000;
 pub fn validate_sql(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
     let dialect = callables.dialect();
     let mut issues = Issues::default();
-    let (parsed, tokens) = parse(sql, dialect);
+    let (parsed, tokens) = parse(sql, dialect, WORK_BUDGET);
     let statements = match parsed {
         Ok(s) => s,
         Err(e) => {
@@ -90,14 +90,14 @@ pub fn validate_sql(sql: &str, catalog: &Catalog, values: &dyn KnownValues, call
     issues.into_report(rewritten)
 }
 
-/// The statements of `sql` (bounded, see [`parse_bounded`]) and its tokens, when it tokenizes.
-fn parse(sql: &str, dialect: SqlDialect) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
+/// The statements of `sql` (bounded, see [`parse_within`]) and its tokens, when it tokenizes.
+fn parse(sql: &str, dialect: SqlDialect, budget: u64) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
     let parser_dialect: &dyn Dialect = match dialect {
         SqlDialect::Sqlite => &SQLiteDialect {},
         SqlDialect::Postgres => &PostgreSqlDialect {},
     };
     let tokens = Tokenizer::new(parser_dialect, sql).tokenize().ok();
-    (parse_bounded(parser_dialect, sql), tokens)
+    (parse_within(parser_dialect, sql, budget), tokens)
 }
 
 /// The token check for SQL that does not parse; text that does not even tokenize is refused:
@@ -128,8 +128,14 @@ fn token_fallback(tokens: &Option<Vec<Token>>, callables: &Callables, issues: &m
 /// assert!(refused[0].message.contains("is not allowed"));
 /// ```
 pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<QueryIssue>> {
+    check_read_only_within(sql, callables, WORK_BUDGET)
+}
+
+/// [`check_read_only`] with another parsing budget: the database layer's
+/// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through.
+pub fn check_read_only_within(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
-    let (parsed, tokens) = parse(sql, callables.dialect());
+    let (parsed, tokens) = parse(sql, callables.dialect(), parse_budget);
     match parsed {
         Ok(statements) if statements.len() == 1 => {
             if safety::check_statement_kind(&statements[0], &mut issues)

@@ -13,7 +13,8 @@ use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
-use schemascope_query::{Callables, check_read_only};
+use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::{Callables, check_read_only_within};
 
 use super::pg_fetch::{Failure, run_read_only};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables};
@@ -331,7 +332,7 @@ impl Database for PostgresDatabase {
             // read-only transaction still lets functions sleep, lock, signal other sessions or
             // write outside the transaction, so what a statement calls is decided here too,
             // whoever sent it.
-            if let Err(issues) = check_read_only(sql, callables) {
+            if let Err(issues) = check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET) {
                 let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
                 return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
             }
