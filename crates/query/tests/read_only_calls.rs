@@ -114,7 +114,8 @@ fn deep_chains_are_refused_at_the_bound_not_walked() {
 #[test]
 fn wide_profiling_sql_passes_the_database_layers_parsing_budget() {
     let c = postgres();
-    let column = |i: usize| format!("MAX(length(CASE WHEN ((c{i} IS NOT NULL) AND (lower((c{i})::text) <> '')) THEN (CAST((upper(c{i})) AS text)) END))");
+    let column =
+        |i: usize| format!("MAX(length(CASE WHEN ((c{i} IS NOT NULL) AND (lower((c{i})::text) <> '')) THEN (CAST((upper(c{i})) AS text)) END))");
     let sql = format!("SELECT {} FROM t", (0..1_600).map(column).collect::<Vec<_>>().join(", "));
     let checked = check_read_only_within(&sql, &c, EXECUTION_WORK_BUDGET);
     assert!(checked.is_ok(), "{:?}", checked.map_err(|e| e.into_iter().take(2).collect::<Vec<_>>()));

@@ -58,7 +58,8 @@ fn postgres_stops_reading_at_the_first_row_past_a_cap() {
     let Some(db) = postgres() else { return };
     check_caps(&db);
     // Small rows are fetched in growing batches and still cut at the exact row.
-    let many = db.run_capped("SELECT i FROM generate_series(1, 5000) AS i", &[], Caps { max_rows: Some(3_000), max_bytes: None }, 30_000).expect("runs");
+    let many =
+        db.run_capped("SELECT i FROM generate_series(1, 5000) AS i", &[], Caps { max_rows: Some(3_000), max_bytes: None }, 30_000).expect("runs");
     assert_eq!((many.rows.len(), many.rows_read, many.cut), (3_000, 3_001, Some(Cut::Rows)));
     assert_eq!(many.rows[2_999], vec![SqlValue::Integer(3_000)]);
 }

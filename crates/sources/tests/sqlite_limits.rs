@@ -69,8 +69,13 @@ fn functions_quadratic_in_their_arguments_are_refused_before_they_run() {
         assert!(error.contains(function) && error.contains("statement timeout cannot stop it"), "{sql}: {error}");
     }
     // The same functions on ordinary values give SQLite's own results.
-    let rows = db.query("SELECT instr(Name, 'a'), replace(Name, 'a', 'A'), trim(Name, 'B'), unhex('41-42', '-') FROM Genre WHERE GenreId = 2", &[]).expect("runs");
-    assert_eq!(rows, vec![vec![SqlValue::Integer(2), SqlValue::Text("JAzz".into()), SqlValue::Text("Jazz".into()), SqlValue::Text("<blob: 2 bytes>".into())]]);
+    let rows = db
+        .query("SELECT instr(Name, 'a'), replace(Name, 'a', 'A'), trim(Name, 'B'), unhex('41-42', '-') FROM Genre WHERE GenreId = 2", &[])
+        .expect("runs");
+    assert_eq!(
+        rows,
+        vec![vec![SqlValue::Integer(2), SqlValue::Text("JAzz".into()), SqlValue::Text("Jazz".into()), SqlValue::Text("<blob: 2 bytes>".into())]]
+    );
 }
 
 #[test]

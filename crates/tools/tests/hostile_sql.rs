@@ -84,8 +84,18 @@ const CASES: &[Case] = &[
     case(Both, "COMMIT; DROP TABLE \"Genre\"", ONE, Refuses("starts with COMMIT")),
     case(Both, "SELECT 1 -- a comment\n; DELETE FROM \"Genre\"", ONE, Refuses(SEVERAL)),
     case(Both, "SELECT 1 /* ; */ ; /* */ UPDATE \"Genre\" SET \"Name\" = 'x'", ONE, Refuses(SEVERAL)),
-    unparsed(Both, "SELECT 1;\u{a0}DROP TABLE \"Genre\"", ONE, Refuses("several statements | multiple commands | syntax error | exactly one statement")),
-    unparsed(Both, "SELECT 1;\u{2028}DELETE FROM \"Genre\"", ONE, Refuses("several statements | multiple commands | syntax error | exactly one statement")),
+    unparsed(
+        Both,
+        "SELECT 1;\u{a0}DROP TABLE \"Genre\"",
+        ONE,
+        Refuses("several statements | multiple commands | syntax error | exactly one statement"),
+    ),
+    unparsed(
+        Both,
+        "SELECT 1;\u{2028}DELETE FROM \"Genre\"",
+        ONE,
+        Refuses("several statements | multiple commands | syntax error | exactly one statement"),
+    ),
     // A backslash does not escape a quote in standard SQL: the string ends, a DROP follows.
     case(Both, "SELECT '\\'; DROP TABLE \"Genre\"; --'", ONE, Refuses(SEVERAL)),
     case(Postgres, "SELECT E'\\''; DROP TABLE \"Genre\"; --'", ONE, Refuses(SEVERAL)),
@@ -173,7 +183,12 @@ const CASES: &[Case] = &[
     unparsed(Sqlite, "pragma JOURNAL_MODE = delete", "starts with pragma", Refuses("starts with pragma")),
     case(Sqlite, "SELECT load_extension('@DIR@/evil.so')", "load_extension is not allowed", Refuses(NOT_ALLOWED)),
     case(Sqlite, "SELECT \"LOAD_EXTENSION\"('@DIR@/evil.so', 'init')", "LOAD_EXTENSION is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT \"Genre\".\"Name\" FROM \"Genre\" WHERE load_extension('@DIR@/evil.so') IS NULL", "load_extension is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Sqlite,
+        "SELECT \"Genre\".\"Name\" FROM \"Genre\" WHERE load_extension('@DIR@/evil.so') IS NULL",
+        "load_extension is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Sqlite, "WITH x AS (SELECT Load_Extension('@DIR@/evil.so') AS v) SELECT v FROM x", "Load_Extension is not allowed", Refuses(NOT_ALLOWED)),
     case(Sqlite, "SELECT fts3_tokenizer('simple')", "fts3_tokenizer is not allowed", Refuses(NOT_ALLOWED)),
     case(Sqlite, "SELECT sqlite_log(1, 'schemascope')", "sqlite_log is not allowed", Refuses(NOT_ALLOWED)),
@@ -219,7 +234,12 @@ const CASES: &[Case] = &[
         "ts_stat is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Postgres, "WITH w AS (SELECT * FROM TS_STAT('SELECT to_tsvector(set_config(''search_path'', ''x'', false))')) SELECT count(*) FROM w", "TS_STAT is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "WITH w AS (SELECT * FROM TS_STAT('SELECT to_tsvector(set_config(''search_path'', ''x'', false))')) SELECT count(*) FROM w",
+        "TS_STAT is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')", "ts_rewrite is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT cursor_to_xml('c', 1, true, true, '')", "cursor_to_xml is not allowed", Refuses(NOT_ALLOWED)),
     // Names written with escapes: decoded by PostgreSQL, so refused outright.
@@ -246,14 +266,34 @@ const CASES: &[Case] = &[
     case(Postgres, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = -1", "pg_cancel_backend is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT pg_advisory_lock(4242)", "pg_advisory_lock is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT pg_advisory_xact_lock(4242)", "pg_advisory_xact_lock is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT \"GenreId\" FROM \"Genre\" WHERE pg_try_advisory_lock(\"GenreId\")", "pg_try_advisory_lock is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT count(*) FILTER (WHERE pg_try_advisory_lock(1)) FROM \"Genre\"", "pg_try_advisory_lock is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT \"GenreId\" FROM \"Genre\" WHERE pg_try_advisory_lock(\"GenreId\")",
+        "pg_try_advisory_lock is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT count(*) FILTER (WHERE pg_try_advisory_lock(1)) FROM \"Genre\"",
+        "pg_try_advisory_lock is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT nextval('schemascope_missing_seq')", "nextval is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT * FROM \"Genre\" WHERE \"GenreId\" = (SELECT setval('schemascope_missing_seq', 1))", "setval is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT * FROM \"Genre\" WHERE \"GenreId\" = (SELECT setval('schemascope_missing_seq', 1))",
+        "setval is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT pg_reload_conf()", "pg_reload_conf is not allowed", Refuses(NOT_ALLOWED)),
     // Parallel-unsafe though stable: they assign a transaction id.
     case(Postgres, "SELECT txid_current()", "txid_current is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT * FROM \"Genre\" WHERE \"GenreId\" IN (SELECT pg_current_xact_id()::text::int)", "pg_current_xact_id is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT * FROM \"Genre\" WHERE \"GenreId\" IN (SELECT pg_current_xact_id()::text::int)",
+        "pg_current_xact_id is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT pg_logical_emit_message(false, 'schemascope', 'x')", "pg_logical_emit_message is not allowed", Refuses(NOT_ALLOWED)),
     // Calls made through an operator, a cast, a typed literal and attribute notation (objects of
     // the scratch schema: a volatile function behind each).
@@ -287,18 +327,30 @@ fn legit(on: On) -> Vec<(&'static str, Value)> {
         Sqlite => queries.extend([
             ("SELECT SUM(value) AS s FROM json_each('[1, 2, 3]')", json!([[6]])),
             ("SELECT name FROM pragma_table_info('Genre') ORDER BY cid", json!([["GenreId"], ["Name"]])),
-            ("SELECT abs(-1) AS a, upper('a') AS u, 'a' LIKE 'A' AS l, json_extract('{\"a\": 1}', '$.a') AS j, random() IS NOT NULL AS r", json!([[1, "A", 1, 1, 1]])),
+            (
+                "SELECT abs(-1) AS a, upper('a') AS u, 'a' LIKE 'A' AS l, json_extract('{\"a\": 1}', '$.a') AS j, random() IS NOT NULL AS r",
+                json!([[1, "A", 1, 1, 1]]),
+            ),
             ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) SELECT SUM(i) AS s FROM n", json!([[6]])),
         ]),
         _ => queries.extend([
             ("SELECT $$; DROP TABLE \"Genre\"; $$ AS s", json!([["; DROP TABLE \"Genre\"; "]])),
             ("SELECT SUM(value::int) AS s FROM json_array_elements_text('[1, 2, 3]')", json!([[6]])),
             // Syntax forms, harmless volatile functions, operators and casts of the catalog.
-            ("SELECT COALESCE(NULL, 1) AS c, greatest(1, 2) AS g, extract(year FROM DATE '2020-05-01')::int AS y, NULLIF(1, 1) AS n", json!([[1, 2, 2020, null]])),
+            (
+                "SELECT COALESCE(NULL, 1) AS c, greatest(1, 2) AS g, extract(year FROM DATE '2020-05-01')::int AS y, NULLIF(1, 1) AS n",
+                json!([[1, 2, 2020, null]]),
+            ),
             ("SELECT length(gen_random_uuid()::text) AS n, random() < 2 AS r, clock_timestamp() IS NOT NULL AS t", json!([[36, true, true]])),
             ("SELECT pg_catalog.upper('a') AS u, 'a' || 'b' AS c, 5 % 3 AS m, '{\"k\": 1}'::jsonb -> 'k' AS j", json!([["A", "ab", 2, 1]])),
-            ("SELECT count(*) AS n FROM generate_series(1, 3) g, LATERAL (SELECT g * 2 AS d) x WHERE x.d BETWEEN 2 AND 6 AND 'ab' ILIKE 'A%'", json!([[3]])),
-            ("SELECT \"Name\" FROM \"Genre\" WHERE \"GenreId\" IN (1, 2) AND \"Name\" IS DISTINCT FROM 'x' ORDER BY lower(\"Name\") DESC", json!([["Rock"], ["Jazz"]])),
+            (
+                "SELECT count(*) AS n FROM generate_series(1, 3) g, LATERAL (SELECT g * 2 AS d) x WHERE x.d BETWEEN 2 AND 6 AND 'ab' ILIKE 'A%'",
+                json!([[3]]),
+            ),
+            (
+                "SELECT \"Name\" FROM \"Genre\" WHERE \"GenreId\" IN (1, 2) AND \"Name\" IS DISTINCT FROM 'x' ORDER BY lower(\"Name\") DESC",
+                json!([["Rock"], ["Jazz"]]),
+            ),
         ]),
     }
     queries

@@ -67,13 +67,19 @@ pub fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
             Token::Word(word) if matches!(next, Some(Token::LParen)) => {
                 let schema = qualifier(&significant, i);
                 if callables.function(schema.map(written), written(word)) == Verdict::Refused {
-                    issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("function {} is not allowed: {}", word.value, refused_why(callables))));
+                    issues.error(QueryIssue::new(
+                        IssueKind::ForbiddenFunction,
+                        format!("function {} is not allowed: {}", word.value, refused_why(callables)),
+                    ));
                 }
             }
             Token::Word(word) if postgres && next.is_some_and(is_string) => {
                 let schema = qualifier(&significant, i);
                 if callables.is_unsafe_type(schema.map(written), written(word)) {
-                    issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("a literal of type {} is not allowed: {}", word.value, UNSAFE_TYPE)));
+                    issues.error(QueryIssue::new(
+                        IssueKind::ForbiddenFunction,
+                        format!("a literal of type {} is not allowed: {}", word.value, UNSAFE_TYPE),
+                    ));
                 }
             }
             Token::Period if postgres => {
@@ -83,7 +89,10 @@ pub fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
                 {
                     issues.error(QueryIssue::new(
                         IssueKind::ForbiddenFunction,
-                        format!(".{} may call function {} on the row before it (attribute notation), and that function is not allowed", word.value, word.value),
+                        format!(
+                            ".{} may call function {} on the row before it (attribute notation), and that function is not allowed",
+                            word.value, word.value
+                        ),
                     ));
                 }
             }

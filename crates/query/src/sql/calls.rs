@@ -384,7 +384,9 @@ mod tests {
 
     #[test]
     fn operators_casts_and_implied_comparisons_are_found() {
-        let found = calls("SELECT a OPERATOR(myschema.+) b, c OPERATOR(s.#@#) d, e #@# f, x::mytype, 'v'::public.t2[], a IN (1), b BETWEEN 1 AND 2, c LIKE 'x', -d FROM t");
+        let found = calls(
+            "SELECT a OPERATOR(myschema.+) b, c OPERATOR(s.#@#) d, e #@# f, x::mytype, 'v'::public.t2[], a IN (1), b BETWEEN 1 AND 2, c LIKE 'x', -d FROM t",
+        );
         let want = [
             (CallKind::Operator, "myschema.+"),
             (CallKind::Operator, "s.#@#"),

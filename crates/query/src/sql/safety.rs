@@ -114,14 +114,23 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
             let schema = match call.qualifiers.as_slice() {
                 [] => None,
                 [schema] if postgres => Some(as_written(schema)),
-                _ => return refuse(issues, IssueKind::ForbiddenFunction, format!("function {name}: a function name has at most a schema before it"), None),
+                _ => {
+                    return refuse(
+                        issues,
+                        IssueKind::ForbiddenFunction,
+                        format!("function {name}: a function name has at most a schema before it"),
+                        None,
+                    );
+                }
             };
             if callables.is_syntax_form(schema.as_ref(), &as_written(&call.name)) {
                 return;
             }
             match callables.function(schema, as_written(&call.name)) {
                 Verdict::Allowed => {}
-                Verdict::Refused => refuse(issues, IssueKind::ForbiddenFunction, format!("function {name} is not allowed: {}", refused_why(callables)), None),
+                Verdict::Refused => {
+                    refuse(issues, IssueKind::ForbiddenFunction, format!("function {name} is not allowed: {}", refused_why(callables)), None)
+                }
                 Verdict::Unknown => {
                     let wanted = callables.resolve(&as_written(&call.name));
                     let similar = callables.similar_function(&wanted);
@@ -129,7 +138,10 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
                     refuse(
                         issues,
                         IssueKind::UnknownFunction,
-                        format!("function {name} does not exist in this {} database, so it cannot be shown to be harmless.{hint}", callables.dialect()),
+                        format!(
+                            "function {name} does not exist in this {} database, so it cannot be shown to be harmless.{hint}",
+                            callables.dialect()
+                        ),
                         similar,
                     );
                 }
@@ -141,7 +153,14 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
             let schema = match call.qualifiers.as_slice() {
                 [] => None,
                 [schema] => Some(as_written(schema)),
-                _ => return refuse(issues, IssueKind::ForbiddenFunction, format!("operator {name}: an operator name has at most a schema before it"), None),
+                _ => {
+                    return refuse(
+                        issues,
+                        IssueKind::ForbiddenFunction,
+                        format!("operator {name}: an operator name has at most a schema before it"),
+                        None,
+                    );
+                }
             };
             match callables.operator(schema, &call.name.text) {
                 Verdict::Allowed => {}
@@ -151,7 +170,9 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
                     format!("operator {name} is not allowed: a function behind it is declared volatile or parallel-unsafe"),
                     None,
                 ),
-                Verdict::Unknown => refuse(issues, IssueKind::UnknownFunction, format!("operator {name} does not exist in this PostgreSQL database"), None),
+                Verdict::Unknown => {
+                    refuse(issues, IssueKind::UnknownFunction, format!("operator {name} does not exist in this PostgreSQL database"), None)
+                }
             }
         }
         CallKind::Type => {

@@ -27,8 +27,18 @@ pub fn postgres_callables() -> Callables {
         callables.add_function(Some("pg_catalog"), name, true);
     }
     for name in [
-        "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "lo_import", "lo_export", "set_config", "nextval", "pg_sleep",
-        "pg_terminate_backend", "query_to_xml", "ts_stat", "txid_current",
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_ls_dir",
+        "lo_import",
+        "lo_export",
+        "set_config",
+        "nextval",
+        "pg_sleep",
+        "pg_terminate_backend",
+        "query_to_xml",
+        "ts_stat",
+        "txid_current",
     ] {
         callables.add_function(Some("pg_catalog"), name, false);
     }

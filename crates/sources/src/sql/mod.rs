@@ -32,8 +32,8 @@ use serde_json::Value;
 pub use self::caps::{Caps, Cut, row_json_bytes};
 pub use self::postgres::PostgresDatabase;
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
-pub use schemascope_query::Callables;
 use crate::error::SourceError;
+pub use schemascope_query::Callables;
 
 /// How long one statement may run before the database cancels it.
 pub const STATEMENT_TIMEOUT_MS: u64 = 30_000;

@@ -37,7 +37,11 @@ fn as_text(sql: &str, columns: usize) -> String {
     // taken for NULL (as `IS NULL` would).
     let select: Vec<String> = names.iter().map(|c| format!("CASE WHEN num_nulls(q.{c}) = 0 THEN format('%s', q.{c}) END")).collect();
     // The newlines end a trailing `--` comment of the statement.
-    if columns == 0 { format!("SELECT FROM (\n{sql}\n) AS q") } else { format!("SELECT {} FROM (\n{sql}\n) AS q({})", select.join(", "), names.join(", ")) }
+    if columns == 0 {
+        format!("SELECT FROM (\n{sql}\n) AS q")
+    } else {
+        format!("SELECT {} FROM (\n{sql}\n) AS q({})", select.join(", "), names.join(", "))
+    }
 }
 
 /// The next batch: twice the last, at most [`MAX_BATCH`], and no more rows of the largest size
@@ -49,7 +53,13 @@ fn next_batch(batch: usize, largest_row: usize, bytes_left: Option<usize>) -> us
 
 /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
 /// dropping the transaction rolls it back), reading its rows within `caps`.
-pub(crate) fn run_read_only(client: &mut Client, sql: &str, refs: &[&(dyn ToSql + Sync)], caps: Caps, timeout_ms: u64) -> Result<QueryResult, Failure> {
+pub(crate) fn run_read_only(
+    client: &mut Client,
+    sql: &str,
+    refs: &[&(dyn ToSql + Sync)],
+    caps: Caps,
+    timeout_ms: u64,
+) -> Result<QueryResult, Failure> {
     let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
     // Room to hash and sort in memory: profiling groups millions of values, and a
     // read-only transaction's memory is returned when it ends.
@@ -72,7 +82,13 @@ pub(crate) fn run_read_only(client: &mut Client, sql: &str, refs: &[&(dyn ToSql 
 
 type Streamed = (super::Rows, Option<super::Cut>, usize);
 
-fn stream(tx: &mut Transaction<'_>, wrapped: &str, refs: &[&(dyn ToSql + Sync)], types: &[postgres::types::Type], caps: Caps) -> Result<Streamed, Failure> {
+fn stream(
+    tx: &mut Transaction<'_>,
+    wrapped: &str,
+    refs: &[&(dyn ToSql + Sync)],
+    types: &[postgres::types::Type],
+    caps: Caps,
+) -> Result<Streamed, Failure> {
     let portal = tx.bind(wrapped, refs).map_err(Failure::Sent)?;
     let mut budget = Budget::new(caps);
     let mut out = Vec::new();

@@ -306,7 +306,12 @@ impl Database for PostgresDatabase {
             match self.query(&format!("SELECT COUNT(*) FROM {quoted}"), &[]) {
                 Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
                 // Dropped since it was listed: no longer part of the catalog.
-                Err(_) if self.query("SELECT to_regclass($1) IS NULL", &[SqlValue::Text(quoted)])?.first().is_some_and(|r| r[0] == SqlValue::Bool(true)) => {
+                Err(_)
+                    if self
+                        .query("SELECT to_regclass($1) IS NULL", &[SqlValue::Text(quoted)])?
+                        .first()
+                        .is_some_and(|r| r[0] == SqlValue::Bool(true)) =>
+                {
                     dropped.push(table.name.clone());
                 }
                 Err(e) => return Err(e),

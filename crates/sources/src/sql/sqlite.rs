@@ -81,7 +81,10 @@ fn limit_heap() {
 /// Opens one read-only connection to `path`, set up as every pooled connection is, with the
 /// authorizer letting `allowed` functions through (none yet for the first connection, which
 /// reads the function list before its gate is installed).
-fn connect(path: &Path, allowed: Option<&Arc<std::collections::HashSet<String>>>) -> Result<(Pooled, Option<(Callables, std::collections::HashSet<String>)>), rusqlite::Error> {
+fn connect(
+    path: &Path,
+    allowed: Option<&Arc<std::collections::HashSet<String>>>,
+) -> Result<(Pooled, Option<(Callables, std::collections::HashSet<String>)>), rusqlite::Error> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let mut connection = Connection::open_with_flags(path, flags)?;
     // Defence in depth beside the read-only open and the authorizer: no writes even to temp
@@ -169,19 +172,27 @@ impl SqliteDatabase {
                 Code::OperationInterrupted if pooled.epoch.elapsed().as_millis() as u64 >= deadline_ms => {
                     SourceError::Timeout { location, timeout_ms }
                 }
-                Code::OperationInterrupted => statement(format!("the statement was interrupted before its {timeout_ms} ms timeout ({e})"), ErrorClass::Resource),
+                Code::OperationInterrupted => {
+                    statement(format!("the statement was interrupted before its {timeout_ms} ms timeout ({e})"), ErrorClass::Resource)
+                }
                 Code::AuthorizationForStatementDenied => statement(format!("refused by SQLite's authorizer: {e}"), ErrorClass::Refused),
                 Code::OutOfMemory => statement(
                     format!("{e}: SQLite's memory limit for the process ({} MiB) was reached; narrow the query", SQLITE_HEAP_LIMIT_BYTES >> 20),
                     ErrorClass::Resource,
                 ),
                 Code::ReadOnly | Code::PermissionDenied => statement(e.to_string(), ErrorClass::Refused),
-                Code::DatabaseBusy | Code::DatabaseLocked | Code::CannotOpen | Code::NotADatabase | Code::DatabaseCorrupt | Code::SystemIoFailure | Code::DiskFull => {
-                    statement(e.to_string(), ErrorClass::Resource)
-                }
+                Code::DatabaseBusy
+                | Code::DatabaseLocked
+                | Code::CannotOpen
+                | Code::NotADatabase
+                | Code::DatabaseCorrupt
+                | Code::SystemIoFailure
+                | Code::DiskFull => statement(e.to_string(), ErrorClass::Resource),
                 _ => statement(e.to_string(), ErrorClass::Syntax),
             },
-            rusqlite::Error::MultipleStatement => statement("refused: several statements in one query (send one statement)".into(), ErrorClass::Refused),
+            rusqlite::Error::MultipleStatement => {
+                statement("refused: several statements in one query (send one statement)".into(), ErrorClass::Refused)
+            }
             other => statement(other.to_string(), ErrorClass::Syntax),
         }
     }
@@ -196,7 +207,13 @@ impl SqliteDatabase {
             if pk > 0 {
                 primary.push((pk, column.clone()));
             }
-            columns.push(ColumnInfo { name: column, declared_type: text(&row[1]), nullable: int(&row[2]) == 0 && pk == 0, comment: None, base_type: None });
+            columns.push(ColumnInfo {
+                name: column,
+                declared_type: text(&row[1]),
+                nullable: int(&row[2]) == 0 && pk == 0,
+                comment: None,
+                base_type: None,
+            });
         }
         primary.sort();
         let mut foreign_keys: Vec<(i64, ForeignKey)> = Vec::new();
