@@ -1,6 +1,8 @@
 //! What validation reports: issues with a kind, a place, a message and a suggestion, gathered
 //! into a [`ValidationReport`] that a retry prompt can quote as is.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 /// What kind of problem an issue is. Serialised in snake_case (`unknown_column`).
@@ -47,7 +49,7 @@ pub enum IssueKind {
 }
 
 /// Where an issue is: a position in SQL text, or a JSON path in a structured query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Location {
     /// 1-based line and column in the SQL text.
@@ -69,7 +71,7 @@ impl Location {
 }
 
 /// One problem found in a query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct QueryIssue {
     /// What kind of problem.
     pub kind: IssueKind,
@@ -138,22 +140,28 @@ impl ValidationReport {
     }
 }
 
-/// Errors and warnings gathered while walking a query.
+/// Errors and warnings gathered while walking a query, each kept once. The issues already seen
+/// are hashed: a query with 150,000 literals in an `IN` list gives as many issues, and a scan of
+/// the list for each would make validation quadratic (24 s).
 #[derive(Debug, Default)]
 pub(crate) struct Issues {
     pub errors: Vec<QueryIssue>,
     pub warnings: Vec<QueryIssue>,
+    seen_errors: HashSet<QueryIssue>,
+    seen_warnings: HashSet<QueryIssue>,
 }
 
 impl Issues {
     pub fn error(&mut self, issue: QueryIssue) {
-        if !self.errors.contains(&issue) {
+        if !self.seen_errors.contains(&issue) {
+            self.seen_errors.insert(issue.clone());
             self.errors.push(issue);
         }
     }
 
     pub fn warn(&mut self, issue: QueryIssue) {
-        if !self.warnings.contains(&issue) {
+        if !self.seen_warnings.contains(&issue) {
+            self.seen_warnings.insert(issue.clone());
             self.warnings.push(issue);
         }
     }

@@ -228,3 +228,25 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
         }
     }
 }
+
+/// validate_query was quadratic in the length of an IN list (150,000 values: 24 s): each issue
+/// was looked for among all the earlier ones before it was added. Every value is still checked
+/// and reported, and a repeated one once.
+#[test]
+fn a_long_in_list_is_checked_value_by_value_and_each_issue_reported_once() {
+    let values: Vec<String> = (0..150_000).map(|i| format!("'S{i}'")).collect();
+    let repeated: Vec<String> = values.iter().take(1_000).cloned().collect();
+    let sql = format!("SELECT CustomerId FROM Customer WHERE State IN ({}, 'SP', {})", values.join(", "), repeated.join(", "));
+    let r = check(&sql, SqlDialect::Sqlite);
+    assert!(!r.valid);
+    assert_eq!(r.errors.len(), 150_000, "one error per unknown value, none for SP, none repeated");
+    assert!(r.errors.iter().all(|e| e.kind == IssueKind::FilterValue));
+    assert!(r.errors[0].message.starts_with("no row has Customer.State = 'S0'"), "{}", r.errors[0].message);
+    assert!(r.errors[149_999].message.starts_with("no row has Customer.State = 'S149999'"), "{}", r.errors[149_999].message);
+    let numbers: Vec<String> = (0..150_000).map(|i| format!("{}.5", 100 + i)).collect();
+    let sql = format!("SELECT InvoiceId FROM Invoice WHERE Total IN ({}, 1.98)", numbers.join(", "));
+    let r = check(&sql, SqlDialect::Postgres);
+    assert!(r.valid, "{:?}", r.errors.first());
+    assert_eq!(r.warnings.len(), 150_000);
+    assert!(r.warnings[1].message.starts_with("101.5 is outside the range of Invoice.Total (0.99 to 25.86)"), "{}", r.warnings[1].message);
+}
