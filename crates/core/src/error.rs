@@ -41,6 +41,24 @@ pub enum CoreError {
         /// What the evaluator said.
         reason: String,
     },
+    /// A selector that had to stop for every item: one item cost too much to evaluate.
+    #[error("selector `{expression}` was stopped on item `{item}`: {reason}")]
+    SelectorTooCostly {
+        /// The selector.
+        expression: String,
+        /// The item it stopped on.
+        item: String,
+        /// Why, with the bound that was reached.
+        reason: String,
+    },
+    /// The call's cancellation token was cancelled (its time was up, or its client went away).
+    #[error("stopped ({done}): {reason}")]
+    Cancelled {
+        /// Why, in the words of whoever cancelled.
+        reason: String,
+        /// How far the work got ("1024 of 100000 items evaluated").
+        done: String,
+    },
     /// An item whose stored JSON does not parse (the source changed under us).
     #[error("item `{item}` of collection `{collection}` is not valid JSON: {reason}")]
     CorruptItem {

@@ -3,24 +3,32 @@
 //! `type == 'server'` selects server nodes, and an item matches when the selector yields a
 //! truthy value (JMESPath's truthiness: not null, false, or an empty string/array/object).
 
+use std::sync::atomic::Ordering::Relaxed;
+
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::cancel::Cancel;
 use crate::collection::Collection;
 use crate::display::{Cuts, DisplayLimits};
 use crate::error::CoreError;
 use crate::sample::render_item;
 use crate::selector_columns::{FieldPath, field_prefix};
+use crate::selector_eval::Stop;
+
+pub use crate::selector_bounds::{MAX_SELECTOR_BYTES, MAX_SELECTOR_DEPTH};
+pub use crate::selector_eval::{MAX_STEPS, MAX_VALUE_DEPTH};
 
 /// Most ids one answer lists.
 pub const MAX_IDS: usize = 1_000;
 /// Most items one answer renders.
 pub const MAX_ITEMS: usize = 50;
 
-/// A compiled selector.
+/// A compiled selector: its tree is at most [`MAX_SELECTOR_DEPTH`] deep, and evaluating it on
+/// an item takes at most [`crate::selector_eval::MAX_STEPS`] steps.
 pub struct Selector {
     text: String,
-    expression: jmespath::Expression<'static>,
+    ast: jmespath::ast::Ast,
     fast: Option<crate::fast_selector::Fast>,
     /// The paths the fast form reads, by path id.
     fast_paths: Vec<Vec<crate::fast_selector::Step>>,
@@ -48,25 +56,23 @@ fn hint_for(text: &str) -> String {
 }
 
 impl Selector {
-    /// Compiles a selector; a syntax error names its line, column and a caret.
+    /// Compiles a selector; a syntax error names its line, column and a caret. A selector
+    /// longer than [`MAX_SELECTOR_BYTES`] or nested deeper than [`MAX_SELECTOR_DEPTH`] is refused
+    /// the same way, before anything recurses over it.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        jmespath::compile(text)
-            .map(|expression| {
-                let (fast, fast_paths) = crate::fast_selector::compile(expression.as_ast()).unzip();
-                Self { text: text.to_string(), fast, fast_paths: fast_paths.unwrap_or_default(), expression }
-            })
-            .map_err(|e| {
-                let reason = e.reason.to_string();
-                CoreError::InvalidSelector {
-                    expression: text.to_string(),
-                    offset: e.offset,
-                    line: e.line + 1,
-                    column: e.column + 1,
-                    reason,
-                    caret: format!("{}^", " ".repeat(e.column)),
-                    hint: hint_for(text),
-                }
-            })
+        match crate::selector_bounds::parse(text) {
+            Ok(ast) => {
+                let (fast, fast_paths) = crate::fast_selector::compile(&ast).unzip();
+                Ok(Self { text: text.to_string(), fast, fast_paths: fast_paths.unwrap_or_default(), ast })
+            }
+            Err(Ok(e)) => Err(invalid(text, e.offset, e.line, e.column, e.reason.to_string(), hint_for(text))),
+            Err(Err(refusal)) => {
+                let before = &text.as_bytes()[..refusal.offset.min(text.len())];
+                let line = before.iter().filter(|b| **b == b'\n').count();
+                let column = before.iter().rev().take_while(|b| **b != b'\n').count();
+                Err(invalid(text, refusal.offset, line, column, refusal.reason, String::new()))
+            }
+        }
     }
 
     /// The selector text.
@@ -76,29 +82,39 @@ impl Selector {
 
     /// The parsed expression.
     pub(crate) fn ast(&self) -> &jmespath::ast::Ast {
-        self.expression.as_ast()
+        &self.ast
     }
 
     /// The property names the selector reads (every field access, with its offset), so callers
     /// can check them against the data before running it.
     pub fn fields(&self) -> Vec<(String, usize)> {
         let mut out = Vec::new();
-        collect_fields(self.expression.as_ast(), &mut out);
+        collect_fields(&self.ast, &mut out);
         out
     }
 
     /// Whether the item with JSON text `json` matches; an error says why it could not be
-    /// evaluated (a function given the wrong type, text nested past the parser's limit).
+    /// evaluated (a function given the wrong type, text nested past the parser's limit) or why
+    /// the evaluation stopped ([`Self::check_json`] tells the two apart).
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
+        self.check_json(json, &crate::cancel::current()).unwrap_or_else(|halt| Err(halt.to_string()))
+    }
+
+    /// Whether the item with JSON text `json` matches (`Ok(Err(reason))`: it could not be
+    /// evaluated, and does not match), or why the evaluation must stop for every item
+    /// ([`Halt`]: too costly, or `cancel` was cancelled).
+    pub fn check_json(&self, json: &str, cancel: &Cancel) -> Result<Verdict, Halt> {
         if self.fast.is_some() {
             let value: Value = match serde_json::from_str(json) {
                 Ok(value) => value,
-                Err(e) => return self.matches_deep(json).ok_or_else(|| unreadable(&e.to_string())),
+                Err(e) => return Ok(self.matches_deep(json).ok_or_else(|| unreadable(&e.to_string()))),
             };
-            return self.matches_value(&value);
+            return self.check_value(&value, cancel);
         }
-        let data = jmespath::Variable::from_json(json).map_err(|e| unreadable(&e))?;
-        self.search(data)
+        match jmespath::Variable::from_json(json) {
+            Ok(data) => self.search(jmespath::Rcvar::new(data), cancel),
+            Err(e) => Ok(Err(unreadable(&e))),
+        }
     }
 
     /// A fast selector on an item nested past the parser's limit, read with the depth cap of
@@ -116,20 +132,32 @@ impl Selector {
     }
 
     /// Whether an already parsed item matches (parse once, then run many selectors). Common
-    /// selectors run on the value directly; the rest through the jmespath crate.
+    /// selectors run on the value directly; the rest through the bounded evaluator.
     pub fn matches_value(&self, value: &Value) -> Result<bool, String> {
+        self.check_value(value, &crate::cancel::current()).unwrap_or_else(|halt| Err(halt.to_string()))
+    }
+
+    /// [`Self::matches_value`], telling an item that could not be evaluated from a [`Halt`].
+    pub fn check_value(&self, value: &Value, cancel: &Cancel) -> Result<Verdict, Halt> {
         if let Some(fast) = &self.fast
             && let Ok(hit) = fast.matches(&value)
         {
-            return Ok(hit);
+            return Ok(Ok(hit));
         }
-        let data = jmespath::Variable::try_from(value).map_err(|e| e.to_string())?;
-        self.search(data)
+        match jmespath::Variable::try_from(value) {
+            Ok(data) => self.search(jmespath::Rcvar::new(data), cancel),
+            Err(e) => Ok(Err(e.to_string())),
+        }
     }
 
-    fn search(&self, data: jmespath::Variable) -> Result<bool, String> {
-        let result = self.expression.search(data).map_err(|e| e.reason.to_string())?;
-        Ok(result.is_truthy())
+    fn search(&self, data: jmespath::Rcvar, cancel: &Cancel) -> Result<Verdict, Halt> {
+        match crate::selector_eval::matches(&self.text, &self.ast, data, cancel) {
+            Ok(hit) => Ok(Ok(hit)),
+            Err(Stop::Error(reason)) => Ok(Err(reason)),
+            Err(Stop::TooCostly) => Err(Halt::TooCostly),
+            Err(Stop::TooDeep) => Err(Halt::TooDeep),
+            Err(Stop::Cancelled(cancelled)) => Err(Halt::Cancelled(cancelled)),
+        }
     }
 
     /// The field paths whose columns [`crate::selector_columns::evaluate`] reads, in that order (one per
@@ -158,6 +186,49 @@ fn holds_marker(value: &Value) -> bool {
         Value::Array(items) => items.iter().any(holds_marker),
         Value::Object(map) => map.values().any(holds_marker),
         _ => false,
+    }
+}
+
+/// A selector refused at parse time, pointing at `offset` (line and column from 0).
+fn invalid(text: &str, offset: usize, line: usize, column: usize, reason: String, hint: String) -> CoreError {
+    CoreError::InvalidSelector {
+        expression: text.to_string(),
+        offset,
+        line: line + 1,
+        column: column + 1,
+        reason,
+        caret: format!("{}^", " ".repeat(column)),
+        hint,
+    }
+}
+
+/// Whether one item matches, or why it could not be evaluated (it then does not match).
+pub type Verdict = Result<bool, String>;
+
+/// Why evaluating a selector stopped for every item, not just one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Halt {
+    /// One item took more than [`MAX_STEPS`] steps.
+    #[error(
+        "it took more than {MAX_STEPS} steps on one item (elements built and values read): each `[]`, `[*]` or `[a, b]` after another multiplies the work; select less at each step"
+    )]
+    TooCostly,
+    /// The selector built a value nested deeper than [`MAX_VALUE_DEPTH`].
+    #[error("it builds values nested deeper than {MAX_VALUE_DEPTH} levels")]
+    TooDeep,
+    /// The call's token was cancelled.
+    #[error(transparent)]
+    Cancelled(crate::cancel::Cancelled),
+}
+
+impl Halt {
+    /// The error for the whole call: `selector` stopped at item `item`, after `evaluated` of
+    /// `total` items.
+    pub fn into_error(self, selector: &str, item: &str, evaluated: usize, total: usize) -> CoreError {
+        match self {
+            Halt::Cancelled(cancelled) => CoreError::Cancelled { reason: cancelled.reason, done: format!("{evaluated} of {total} items evaluated") },
+            other => CoreError::SelectorTooCostly { expression: selector.to_string(), item: item.to_string(), reason: other.to_string() },
+        }
     }
 }
 
@@ -277,7 +348,8 @@ fn is_zero(n: &usize) -> bool {
 /// Evaluates `selector` on every item of `collection`, on all cores. An item the selector cannot
 /// be evaluated on does not match and is counted in [`FindResult::unevaluated`]; one odd item
 /// never fails the call. When nothing matches, `others` (the source's other collections) help
-/// say why.
+/// say why. The call stops with an error when one item is too costly ([`Halt`]) or the current
+/// [`crate::cancel`] token is cancelled: every thread looks at it between items.
 pub fn find_items(
     collection: &Collection,
     others: &[&Collection],
@@ -288,29 +360,54 @@ pub fn find_items(
     let n = collection.len();
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
-    let outcomes: Vec<(Vec<usize>, Unevaluated)> = std::thread::scope(|scope| {
+    let cancel = crate::cancel::current();
+    // Set by the first thread that halts, so the others stop too.
+    let halted = std::sync::atomic::AtomicBool::new(false);
+    let evaluated = std::sync::atomic::AtomicUsize::new(0);
+    type Part = (Vec<usize>, Unevaluated, Option<(Halt, String)>);
+    let outcomes: Vec<Part> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
+                let (cancel, halted, evaluated) = (&cancel, &halted, &evaluated);
                 scope.spawn(move || {
                     let mut hits = Vec::new();
                     let mut unevaluated = Unevaluated::default();
+                    let mut done = 0;
+                    let mut halt = None;
                     for index in t * chunk..((t + 1) * chunk).min(n) {
+                        if done % crate::cancel::CHECK_EVERY == 0 && (halted.load(Relaxed) || cancel.is_cancelled()) {
+                            break;
+                        }
                         let Some(item) = collection.item(index) else { continue };
-                        match selector.matches_json(item.json) {
-                            Ok(true) => hits.push(index),
-                            Ok(false) => {}
-                            Err(reason) => unevaluated.add(item.id, reason),
+                        done += 1;
+                        match selector.check_json(item.json, cancel) {
+                            Ok(Ok(true)) => hits.push(index),
+                            Ok(Ok(false)) => {}
+                            Ok(Err(reason)) => unevaluated.add(item.id, reason),
+                            Err(stop) => {
+                                halted.store(true, Relaxed);
+                                halt = Some((stop, item.id.to_string()));
+                                break;
+                            }
                         }
                     }
-                    (hits, unevaluated)
+                    evaluated.fetch_add(done, Relaxed);
+                    (hits, unevaluated, halt)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
     });
+    let evaluated = evaluated.load(Relaxed);
+    if let Some((halt, item)) = outcomes.iter().find_map(|(_, _, halt)| halt.clone()) {
+        return Err(halt.into_error(&selector.text, &item, evaluated, n));
+    }
+    if let Err(cancelled) = cancel.check() {
+        return Err(Halt::Cancelled(cancelled).into_error(&selector.text, "", evaluated, n));
+    }
     let mut hits = Vec::new();
     let mut unevaluated = Unevaluated::default();
-    for (part, skipped) in outcomes {
+    for (part, skipped, _) in outcomes {
         hits.extend(part);
         unevaluated.merge(skipped);
     }
@@ -342,6 +439,12 @@ mod tests {
     use crate::collection::{CollectionKind, OwnedItem};
     use crate::selector_columns::{PathColumn, evaluate};
     use serde_json::json;
+
+    /// The jmespath crate's own answer, the reference every evaluator here is held to.
+    fn crate_search(text: &str, data: jmespath::Variable) -> Result<bool, String> {
+        let expression = jmespath::compile(text).map_err(|e| e.reason.to_string())?;
+        expression.search(data).map(|v| v.is_truthy()).map_err(|e| e.reason.to_string())
+    }
 
     #[test]
     fn the_fast_path_agrees_with_the_jmespath_crate_on_every_item() {
@@ -437,14 +540,14 @@ mod tests {
             assert!(selector.is_fast(), "{text} should take the fast path");
             for item in &items {
                 let fast = selector.matches_value(item);
-                let slow = jmespath::Variable::try_from(item).map_err(|e| e.to_string()).and_then(|v| selector.search(v));
+                let slow = jmespath::Variable::try_from(item).map_err(|e| e.to_string()).and_then(|v| crate_search(text, v));
                 assert_eq!(fast, slow, "{text} on {item}");
             }
             let paths = selector.column_paths().expect("fast");
             let columns = PathColumn::build(&paths, texts.len(), |i| texts[i].as_str());
             let answers = evaluate(&[&selector], &[columns.iter().collect()], texts.len()).remove(0);
             for (json, answer) in texts.iter().zip(answers) {
-                let slow = jmespath::Variable::from_json(json).and_then(|v| selector.search(v));
+                let slow = jmespath::Variable::from_json(json).and_then(|v| crate_search(text, v));
                 let by_column = answer.map_or_else(|| selector.matches_json(json), Ok);
                 assert_eq!(by_column, slow, "{text} on {json} by columns");
             }
@@ -560,7 +663,7 @@ mod tests {
             let ids: Vec<&str> = ids.to_vec();
             // Against the jmespath crate's own answer on every item it can read.
             let crate_errors =
-                c.items().filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| compiled.search(v)).is_err()).count();
+                c.items().filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| crate_search(selector, v)).is_err()).count();
             let deep_unevaluated = usize::from(!compiled.is_fast());
             assert_eq!(found.unevaluated.count, crate_errors + deep_unevaluated, "{selector}");
             assert_eq!(found.unevaluated.count, unevaluated, "{selector}");

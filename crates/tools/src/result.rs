@@ -128,6 +128,8 @@ impl ToolError {
             Self::SourceUnavailable(_) => "source_unavailable",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
+            Self::Core(schemascope_core::CoreError::SelectorTooCostly { .. }) => "selector_too_costly",
+            Self::Core(schemascope_core::CoreError::Cancelled { .. }) => "cancelled",
             Self::Core(_) => "core_error",
             Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
             Self::Source(_) => "source_error",

@@ -7,7 +7,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use schemascope_core::selector::{Selector, Unevaluated};
+use std::sync::atomic::Ordering::Relaxed;
+
+use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::selector_columns::{self, FieldPath, PathColumn};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
@@ -241,6 +243,7 @@ impl SessionData {
         };
         let inputs: Vec<Vec<&PathColumn>> = paths.iter().map(|ps| ps.iter().filter_map(|p| columns.get(p).map(|c| &**c)).collect()).collect();
         let answers = selector_columns::evaluate(selectors, &inputs, collection.len());
+        let cancel = schemascope_core::cancel::current();
         let mut found = HashMap::new();
         for (selector, answers) in selectors.iter().zip(answers) {
             let mut flags = Vec::with_capacity(answers.len());
@@ -248,14 +251,19 @@ impl SessionData {
             for (row, answer) in answers.into_iter().enumerate() {
                 flags.push(match answer {
                     Some(hit) => hit,
-                    // The jmespath crate decides; an element it cannot evaluate does not match
-                    // and is counted, so one odd element never fails the call.
+                    // The general evaluator decides; an element it cannot evaluate does not
+                    // match and is counted, so one odd element never fails the call.
                     None => {
                         let item = collection.item(row);
-                        selector.matches_json(item.as_ref().map_or("null", |item| item.json)).unwrap_or_else(|reason| {
-                            unevaluated.add(item.as_ref().map_or("", |item| item.id), reason);
-                            false
-                        })
+                        let id = item.as_ref().map_or("", |item| item.id);
+                        match selector.check_json(item.as_ref().map_or("null", |item| item.json), &cancel) {
+                            Ok(Ok(hit)) => hit,
+                            Ok(Err(reason)) => {
+                                unevaluated.add(id, reason);
+                                false
+                            }
+                            Err(halt) => return Err(halt.into_error(selector.as_str(), id, row, collection.len()).into()),
+                        }
                     }
                 });
             }
@@ -264,29 +272,56 @@ impl SessionData {
         Ok(found)
     }
 
-    /// The matches of other selectors, in one pass over the parsed items.
+    /// The matches of other selectors, in one pass over the parsed items. One element too
+    /// costly to evaluate, or a cancelled call, stops every thread at its next element.
     fn match_on_items(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
         let collection = self.collection(kind);
         let parsed = self.parsed(kind);
-        let rows: Vec<Vec<Result<bool, String>>> = parallel_map(parsed.len(), |i| match &parsed[i] {
-            Some(value) => selectors.iter().map(|selector| selector.matches_value(value)).collect(),
-            // Text the parser rejects (nested past its limit): the selector words why.
-            None => {
-                let json = collection.item(i).map_or("null", |item| item.json);
-                selectors.iter().map(|selector| selector.matches_json(json)).collect()
+        let cancel = schemascope_core::cancel::current();
+        let halted = std::sync::atomic::AtomicBool::new(false);
+        let evaluated = std::sync::atomic::AtomicUsize::new(0);
+        let rows: Vec<Vec<Result<Verdict, Halt>>> = parallel_map(parsed.len(), |i| {
+            if halted.load(Relaxed) || cancel.is_cancelled() {
+                return Vec::new();
             }
+            evaluated.fetch_add(1, Relaxed);
+            let row: Vec<Result<Verdict, Halt>> = match &parsed[i] {
+                Some(value) => selectors.iter().map(|selector| selector.check_value(value, &cancel)).collect(),
+                // Text the parser rejects (nested past its limit): the selector words why.
+                None => {
+                    let json = collection.item(i).map_or("null", |item| item.json);
+                    selectors.iter().map(|selector| selector.check_json(json, &cancel)).collect()
+                }
+            };
+            if row.iter().any(Result::is_err) {
+                halted.store(true, Relaxed);
+            }
+            row
         });
+        let evaluated = evaluated.load(Relaxed);
         let mut out: Vec<(Vec<bool>, Unevaluated)> = selectors.iter().map(|_| (Vec::with_capacity(rows.len()), Unevaluated::default())).collect();
         for (i, row) in rows.into_iter().enumerate() {
-            for ((flags, unevaluated), answer) in out.iter_mut().zip(row) {
-                flags.push(answer.unwrap_or_else(|reason| {
-                    unevaluated.add(collection.item(i).map_or("", |item| item.id), reason);
-                    false
-                }));
+            let id = collection.item(i).map_or(String::new(), |item| item.id.to_string());
+            if row.is_empty() {
+                // Skipped after a halt or a cancellation, reported below.
+                continue;
             }
+            for (((flags, unevaluated), answer), selector) in out.iter_mut().zip(row).zip(selectors) {
+                match answer {
+                    Ok(Ok(hit)) => flags.push(hit),
+                    Ok(Err(reason)) => {
+                        unevaluated.add(&id, reason);
+                        flags.push(false);
+                    }
+                    Err(halt) => return Err(halt.into_error(selector.as_str(), &id, evaluated, parsed.len()).into()),
+                }
+            }
+        }
+        if let Err(cancelled) = cancel.check() {
+            return Err(Halt::Cancelled(cancelled).into_error("", "", evaluated, parsed.len()).into());
         }
         Ok(selectors.iter().map(|s| s.as_str().to_string()).zip(out).collect())
     }

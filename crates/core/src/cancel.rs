@@ -1,0 +1,110 @@
+//! Cancelling a tool call's work. A surface makes a [`Cancel`] token per call, runs the call
+//! inside [`with`], and cancels the token when the call's time is up or its client went away;
+//! the long loops (selector evaluation over items, algorithm runs, profiling) check
+//! [`current`] every few thousand steps and stop with [`Cancelled`]. The token is ambient — one
+//! per thread, handed on explicitly to the threads a loop spawns — so the functions between the
+//! surface and the loop need no extra parameter. The core reads no clock: a deadline is the
+//! surface's timer cancelling the token.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// How many steps a loop may take between two looks at its token: checking is one atomic load,
+/// so this keeps its cost out of sight while a cancelled call stops within microseconds.
+pub const CHECK_EVERY: usize = 1_024;
+
+/// A cancellation token: cheap to clone, shared by the surface that cancels and the work that
+/// checks.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<Inner>);
+
+#[derive(Debug, Default)]
+struct Inner {
+    cancelled: AtomicBool,
+    reason: OnceLock<String>,
+}
+
+/// The work stopped because its token was cancelled; the reason is the surface's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the work was stopped: {reason}")]
+pub struct Cancelled {
+    /// Why (e.g. "the request took longer than 60 s").
+    pub reason: String,
+}
+
+impl Cancel {
+    /// A token not cancelled yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels the work; the first reason given is kept.
+    pub fn cancel_because(&self, reason: impl Into<String>) {
+        let _ = self.0.reason.set(reason.into());
+        self.0.cancelled.store(true, Ordering::Release);
+    }
+
+    /// Cancels the work without a reason of its own.
+    pub fn cancel(&self) {
+        self.cancel_because("the call was cancelled");
+    }
+
+    /// Whether the token was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::Acquire)
+    }
+
+    /// `Err` once the token was cancelled.
+    pub fn check(&self) -> Result<(), Cancelled> {
+        if self.is_cancelled() { Err(self.cancelled()) } else { Ok(()) }
+    }
+
+    /// The error for this token's cancellation.
+    pub fn cancelled(&self) -> Cancelled {
+        Cancelled { reason: self.0.reason.get().cloned().unwrap_or_else(|| "the call was cancelled".into()) }
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Cancel>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with `token` as this thread's current token, then restores the previous one.
+pub fn with<T>(token: &Cancel, work: impl FnOnce() -> T) -> T {
+    /// Restores the previous token even when `work` panics.
+    struct Restore(Option<Cancel>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            CURRENT.with(|current| *current.borrow_mut() = previous);
+        }
+    }
+    let previous = CURRENT.with(|current| current.borrow_mut().replace(token.clone()));
+    let _restore = Restore(previous);
+    work()
+}
+
+/// This thread's current token; a token nobody cancels when none was set (a CLI command, a
+/// test).
+pub fn current() -> Cancel {
+    CURRENT.with(|current| current.borrow().clone()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_current_inside_with_only_and_keeps_its_first_reason() {
+        let token = Cancel::new();
+        assert!(!current().is_cancelled());
+        with(&token, || {
+            assert!(current().check().is_ok());
+            token.cancel_because("the request took longer than 2 s");
+            token.cancel_because("later reason");
+            assert_eq!(current().check(), Err(Cancelled { reason: "the request took longer than 2 s".into() }));
+        });
+        assert!(!current().is_cancelled(), "the token does not outlive `with`");
+    }
+}
