@@ -14,8 +14,9 @@ use schemascope_core::profile::PropertyProfile;
 pub const MAX_COMPLETE_VALUES: u64 = 100;
 
 /// Answers about stored values. Table and column names are matched as SQL matches unquoted
-/// names (ASCII case-insensitively) by the implementations here.
-pub trait KnownValues {
+/// names (ASCII case-insensitively) by the implementations here. `Sync`, since validation runs
+/// on a thread of its own (see [`crate::validate_sql`]).
+pub trait KnownValues: Sync {
     /// Every distinct string value of `table.column`, when the column has few
     /// (≤ [`MAX_COMPLETE_VALUES`]) and all were counted; `None` when unknown or too many. A string
     /// literal compared with the column and not in this set matches no row.

@@ -12,7 +12,7 @@ mod expr;
 mod safety;
 mod scope;
 
-pub use bounded::{EXECUTION_WORK_BUDGET, MAX_NESTING, WORK_BUDGET, parse_bounded, parse_within};
+pub use bounded::{EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, WORK_BUDGET, parse_bounded, parse_within};
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
 
@@ -48,6 +48,20 @@ pub const ROW_LIMIT: u64 = 10_000;
 /// assert!(report.errors[0].message.contains("Did you mean `upper`?"));
 /// ```
 pub fn validate_sql(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
+    // sqlparser's parser, our walks and the tree's `Drop` recurse once per level of nesting; the
+    // depth is bounded ([`parse_bounded`]), and all of it runs on a stack that holds the bound.
+    schemascope_core::deep_stack::on_deep_stack(|| validate_sql_here(sql, catalog, values, callables)).unwrap_or_else(not_run)
+}
+
+/// The validation was not run: no thread could be started for it.
+fn not_run(reason: String) -> ValidationReport {
+    let mut issues = Issues::default();
+    issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL was not checked: {reason}")).suggest("try again"));
+    issues.into_report(None)
+}
+
+/// [`validate_sql`] on the current thread's stack.
+fn validate_sql_here(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
     let dialect = callables.dialect();
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, dialect, WORK_BUDGET);
@@ -132,8 +146,14 @@ pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<Query
 }
 
 /// [`check_read_only`] with another parsing budget: the database layer's
-/// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through.
+/// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through. Runs on a deep stack, as
+/// [`validate_sql`].
 pub fn check_read_only_within(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
+    schemascope_core::deep_stack::on_deep_stack(|| check_read_only_here(sql, callables, parse_budget)).unwrap_or_else(|reason| Err(not_run(reason).errors))
+}
+
+/// [`check_read_only_within`] on the current thread's stack.
+fn check_read_only_here(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, callables.dialect(), parse_budget);
     match parsed {
