@@ -17,12 +17,9 @@ pub const CHECK_EVERY: usize = 1_024;
 /// A cancellation token: cheap to clone, shared by the surface that cancels and the work that
 /// checks.
 #[derive(Debug, Clone, Default)]
-pub struct Cancel(Arc<Inner>);
-
-#[derive(Debug, Default)]
-struct Inner {
-    cancelled: AtomicBool,
-    reason: OnceLock<String>,
+pub struct Cancel {
+    cancelled: Arc<AtomicBool>,
+    reason: Arc<OnceLock<String>>,
 }
 
 /// The work stopped because its token was cancelled; the reason is the surface's words.
@@ -41,8 +38,8 @@ impl Cancel {
 
     /// Cancels the work; the first reason given is kept.
     pub fn cancel_because(&self, reason: impl Into<String>) {
-        let _ = self.0.reason.set(reason.into());
-        self.0.cancelled.store(true, Ordering::Release);
+        let _ = self.reason.set(reason.into());
+        self.cancelled.store(true, Ordering::Release);
     }
 
     /// Cancels the work without a reason of its own.
@@ -52,7 +49,13 @@ impl Cancel {
 
     /// Whether the token was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::Acquire)
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// The flag itself, for code that cannot depend on this crate (the graph algorithms) and
+    /// only needs to see whether to stop.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancelled)
     }
 
     /// `Err` once the token was cancelled.
@@ -62,7 +65,7 @@ impl Cancel {
 
     /// The error for this token's cancellation.
     pub fn cancelled(&self) -> Cancelled {
-        Cancelled { reason: self.0.reason.get().cloned().unwrap_or_else(|| "the call was cancelled".into()) }
+        Cancelled { reason: self.reason.get().cloned().unwrap_or_else(|| "the call was cancelled".into()) }
     }
 }
 

@@ -41,14 +41,18 @@ pub fn betweenness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
 /// Runs `add(scratch, source, totals)` for every source, sources interleaved over [`THREADS`]
 /// threads (a fixed split, so the sums, and the results, are the same on every run).
 fn sum_over_sources<S>(n: usize, scratch: impl Fn() -> S + Sync, add: impl Fn(&mut S, usize, &mut [f64]) + Sync) -> Vec<f64> {
+    let stop = crate::interrupt::current();
     let partials: Vec<Vec<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (scratch, add) = (&scratch, &add);
+                let (scratch, add, stop) = (&scratch, &add, &stop);
                 scope.spawn(move || {
                     let mut totals = vec![0.0; n];
                     let mut state = scratch();
                     for s in (t..n).step_by(THREADS) {
+                        if crate::interrupt::stop(stop) {
+                            break;
+                        }
                         add(&mut state, s, &mut totals);
                     }
                     totals
@@ -95,13 +99,18 @@ pub fn closeness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
     let n = g.node_count();
     let walk = Walk { adj: g.in_adj(), weighted, count_paths: false };
     let half = n.div_ceil(THREADS);
+    let stop = crate::interrupt::current();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
+                let stop = &stop;
                 scope.spawn(move || {
                     let mut search = Search::new(n);
                     (t * half..((t + 1) * half).min(n))
                         .map(|u| {
+                            if crate::interrupt::stop(stop) {
+                                return 0.0;
+                            }
                             search.run(walk, u);
                             let total: f64 = search.order.iter().map(|&v| search.dist[v]).sum();
                             let reached = search.order.len() as f64;

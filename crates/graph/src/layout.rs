@@ -108,6 +108,9 @@ pub fn force_directed(g: &GraphData, options: &ForceOptions) -> Positions {
     let cooling = temperature / (options.max_iterations as f64 + 1.0);
     let mut displacement = vec![[0.0f64; 3]; n];
     for iteration in 1..=options.max_iterations {
+        if crate::interrupt::stopping() {
+            break;
+        }
         displacement.iter_mut().for_each(|d| *d = [0.0; 3]);
         for i in 0..n {
             for j in (i + 1)..n {

@@ -22,6 +22,7 @@ mod clustering;
 mod components;
 mod csr;
 mod degree;
+pub mod interrupt;
 pub mod layout;
 mod louvain;
 mod model;

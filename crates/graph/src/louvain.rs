@@ -83,6 +83,9 @@ pub fn louvain_communities(g: &GraphData, opts: &LouvainOptions) -> Communities 
     let mut rng = fastrand::Rng::with_seed(opts.seed);
     let mut current = modularity(g, &membership, opts.resolution, opts.weighted);
     loop {
+        if crate::interrupt::stopping() {
+            break;
+        }
         let (moved, partition) = one_level(&level, m, opts.resolution, &mut rng);
         if !moved {
             break;
@@ -113,6 +116,9 @@ fn one_level(level: &Level, m: f64, resolution: f64, rng: &mut fastrand::Rng) ->
     let mut links: HashMap<usize, f64> = HashMap::new();
     let mut any_move = false;
     loop {
+        if crate::interrupt::stopping() {
+            break;
+        }
         let mut moves = 0;
         for &v in &order {
             links.clear();

@@ -53,6 +53,9 @@ pub fn pagerank(g: &GraphData, opts: &PageRankOptions) -> PageRank {
     // What each node passes per unit of edge weight this iteration (0 if dangling).
     let mut share = vec![0.0; n];
     for iteration in 1..=opts.max_iter {
+        if crate::interrupt::stopping() {
+            break;
+        }
         let dangling: f64 = dangling_nodes.iter().map(|&v| x[v]).sum();
         let base = opts.alpha * dangling / nf + (1.0 - opts.alpha) / nf;
         for ((s, &xv), &w) in share.iter_mut().zip(&x).zip(&out_weight) {

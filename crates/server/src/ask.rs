@@ -11,20 +11,30 @@ use axum::response::IntoResponse;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::Stream;
 use schemascope_agent::graph::{Event, Phase};
+use schemascope_core::cancel::Cancel;
 use schemascope_tools::{AskParams, Registry, ToolResult};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// Runs `ask` on the blocking pool; every node entry is sent on the returned channel as it
-/// happens, and the result when the run ends.
-pub fn spawn_ask(registry: Arc<Registry>, params: AskParams) -> (mpsc::UnboundedReceiver<Event>, tokio::task::JoinHandle<ToolResult>) {
+use crate::cancel::CancelOnDrop;
+
+/// Runs `ask` on the blocking pool under `cancel` (its steps stop asking the model once it is
+/// cancelled); every node entry is sent on the returned channel as it happens, and the result
+/// when the run ends.
+pub fn spawn_ask(
+    registry: Arc<Registry>,
+    params: AskParams,
+    cancel: Cancel,
+) -> (mpsc::UnboundedReceiver<Event>, tokio::task::JoinHandle<ToolResult>) {
     let (events, receiver) = mpsc::unbounded_channel();
     let handle = tokio::task::spawn_blocking(move || {
-        schemascope_tools::ask_with(&registry, params, &mut |event| {
-            if event.phase == Phase::Enter {
-                // Nobody listening any more is fine: the run still finishes and is recorded.
-                let _ = events.send(event.clone());
-            }
+        schemascope_core::cancel::with(&cancel, || {
+            schemascope_tools::ask_with(&registry, params, &mut |event| {
+                if event.phase == Phase::Enter {
+                    // Nobody listening any more is fine: the run still finishes and is recorded.
+                    let _ = events.send(event.clone());
+                }
+            })
         })
     });
     (receiver, handle)
@@ -42,7 +52,10 @@ pub async fn ask_sse(State(registry): State<Arc<Registry>>, Json(params): Json<A
 }
 
 fn stream(registry: Arc<Registry>, params: AskParams) -> impl Stream<Item = Result<SseEvent, Infallible>> {
-    let (mut events, handle) = spawn_ask(registry, params);
+    let cancel = Cancel::new();
+    // The stream is dropped when the client goes away: the run is then cancelled.
+    let on_drop = CancelOnDrop(cancel.clone());
+    let (mut events, handle) = spawn_ask(registry, params, cancel);
     let (tx, rx) = mpsc::unbounded_channel::<Result<SseEvent, Infallible>>();
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -57,7 +70,10 @@ fn stream(registry: Arc<Registry>, params: AskParams) -> impl Stream<Item = Resu
         let _ = tx.send(Ok(SseEvent::default().event("result").data(json!(result).to_string())));
     });
     let mut rx = rx;
-    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+    futures_util::stream::poll_fn(move |cx| {
+        let _ = &on_drop;
+        rx.poll_recv(cx)
+    })
 }
 
 /// `GET /metrics`: the pipeline metrics in the Prometheus text format.

@@ -129,9 +129,10 @@ pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<S
             }
         }
     };
-    let outcome = tokio::task::spawn_blocking(move || schemascope_tools::dispatch::call_tool(&registry, Caller::User, &name, arguments)).await;
-    match outcome {
-        Ok(result) => Json(result).into_response(),
-        Err(error) => failure(ToolResult::failed(format!("the tool failed unexpectedly: {error}"), json!({"error": "internal_error"}))),
-    }
+    // When the guard's --request-timeout drops this future, or the client goes away, the
+    // tool's work is cancelled (see `crate::cancel`).
+    let tool = name.clone();
+    let result =
+        crate::cancel::run_cancellable(&tool, None, move || schemascope_tools::dispatch::call_tool(&registry, Caller::User, &name, arguments)).await;
+    Json(result).into_response()
 }

@@ -96,6 +96,7 @@ pub async fn serve_http_listener(
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
     let sessions = Arc::new(sessions);
+    let tool_timeout = options.request_timeout;
     let guard = Arc::new(Guard::new(options, local, Arc::clone(&sessions))?);
 
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
@@ -107,7 +108,9 @@ pub async fn serve_http_listener(
         .route("/v1/graph/events", get(crate::graph_http::events))
         .route("/v1/tools/{name}", post(crate::graph_http::call_tool))
         .with_state(Arc::clone(&registry));
-    let base = SchemascopeServer::new(registry).with_closing(closing.clone());
+    // A tool call over /mcp answers as a stream the guard's timeout does not cut: the server
+    // cancels the call's work itself at the same timeout.
+    let base = SchemascopeServer::new(registry).with_closing(closing.clone()).with_tool_timeout(tool_timeout);
     let mcp = StreamableHttpService::new(move || Ok(base.new_session()), sessions, config);
     let app = Router::new()
         .route("/", get(crate::graph_http::page))

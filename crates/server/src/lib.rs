@@ -6,6 +6,7 @@
 //! to stdout itself (stdout is the stdio transport); diagnostics go through `tracing`.
 
 mod ask;
+mod cancel;
 mod error;
 mod graph_http;
 mod graph_tools;

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
-    handler::server::router::tool::ToolRouter,
+    handler::server::{router::tool::ToolRouter, tool::ToolCallContext},
     model::{
+        CallToolRequestParams, CallToolResponse,
         GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
         PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
         SubscriptionFilter, UnsubscribeRequestParams,
@@ -48,6 +49,9 @@ pub struct SchemascopeServer {
     tool_router: Arc<ToolRouter<Self>>,
     session: Arc<SessionSubscriptions>,
     closing: CancellationToken,
+    /// How long a tool call may run before its work is cancelled (`--request-timeout` over
+    /// HTTP; none over stdio, whose client cancels with `notifications/cancelled`).
+    tool_timeout: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for SchemascopeServer {
@@ -60,7 +64,25 @@ impl SchemascopeServer {
     /// A server answering from `registry`.
     pub fn new(registry: Arc<Registry>) -> Self {
         let session = SessionSubscriptions::new(registry.clone());
-        Self { registry, tool_router: Arc::new(Self::tool_router() + Self::graph_tool_router()), session, closing: CancellationToken::new() }
+        Self {
+            registry,
+            tool_router: Arc::new(Self::tool_router() + Self::graph_tool_router()),
+            session,
+            closing: CancellationToken::new(),
+            tool_timeout: None,
+        }
+    }
+
+    /// The same server, cancelling a tool call's work after `timeout` (the call then answers
+    /// that it was stopped).
+    pub fn with_tool_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.tool_timeout = Some(timeout);
+        self
+    }
+
+    /// How long a tool call may run, if bounded.
+    pub(crate) fn tool_timeout(&self) -> Option<std::time::Duration> {
+        self.tool_timeout
     }
 
     /// The same server, ending its `subscriptions/listen` streams gracefully (with their final
@@ -82,6 +104,7 @@ impl SchemascopeServer {
             tool_router: self.tool_router.clone(),
             session: SessionSubscriptions::new(self.registry.clone()),
             closing: self.closing.clone(),
+            tool_timeout: self.tool_timeout,
         }
     }
 }
@@ -99,6 +122,14 @@ impl ServerHandler for SchemascopeServer {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+        // The request's token (cancelled by rmcp on `notifications/cancelled`) is handed to the
+        // tool's work through a task-local: see `crate::cancel`.
+        let request_token = context.ct.clone();
+        let call = ToolCallContext::new(self, request, context);
+        crate::cancel::with_request(request_token, self.tool_router.call(call)).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

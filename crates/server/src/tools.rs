@@ -96,7 +96,8 @@ fn backticked(message: &str) -> Option<String> {
 }
 
 impl SchemascopeServer {
-    /// Runs one tool: parse, call on the blocking pool, wrap.
+    /// Runs one tool: parse, call on the blocking pool (cancelled when its time is up or the
+    /// client cancels, see [`crate::cancel`]), wrap.
     pub(crate) async fn run<P>(
         &self,
         tool: &'static str,
@@ -111,12 +112,7 @@ impl SchemascopeServer {
         let mut result = match parse_arguments::<P>(tool, arguments, &schema) {
             Ok(params) => {
                 let registry = self.registry().clone();
-                tokio::task::spawn_blocking(move || call(&registry, params)).await.unwrap_or_else(|error| ToolResult {
-                    success: false,
-                    message: format!("`{tool}` failed unexpectedly: {error}"),
-                    data: json!({ "error": "internal_error" }),
-                    ..Default::default()
-                })
+                crate::cancel::run_cancellable(tool, self.tool_timeout(), move || call(&registry, params)).await
             }
             Err(invalid) => invalid,
         };
@@ -262,14 +258,29 @@ impl SchemascopeServer {
             Err(invalid) => return call_tool_result(invalid),
         };
         let token = context.meta.get_progress_token();
-        let (mut events, handle) = crate::ask::spawn_ask(self.registry().clone(), params);
+        // Cancelled when the client sends notifications/cancelled or this call goes away; the
+        // run then stops asking the model (no --request-timeout here: each model call has its
+        // own timeout, and the pipeline its bounded retries).
+        let cancel = schemascope_core::cancel::Cancel::new();
+        let _on_drop = crate::cancel::CancelOnDrop(cancel.clone());
+        let (mut events, handle) = crate::ask::spawn_ask(self.registry().clone(), params, cancel.clone());
         let mut step = 0.0;
-        while let Some(event) = events.recv().await {
-            step += 1.0;
-            if let Some(token) = &token {
-                // The node's thought is the progress message (seed 001 `current_thought`).
-                let progress = ProgressNotificationParam::new(token.clone(), step).with_message(event.current_thought.clone());
-                let _ = context.peer.notify_progress(progress).await;
+        let mut watching = true;
+        loop {
+            tokio::select! {
+                event = events.recv() => {
+                    let Some(event) = event else { break };
+                    step += 1.0;
+                    if let Some(token) = &token {
+                        // The node's thought is the progress message (seed 001 `current_thought`).
+                        let progress = ProgressNotificationParam::new(token.clone(), step).with_message(event.current_thought.clone());
+                        let _ = context.peer.notify_progress(progress).await;
+                    }
+                }
+                () = context.ct.cancelled(), if watching => {
+                    watching = false;
+                    cancel.cancel_because("the client cancelled the request (notifications/cancelled)");
+                }
             }
         }
         let result = handle.await.unwrap_or_else(|error| ToolResult {

@@ -76,6 +76,9 @@ pub enum SourceError {
     /// An AimDB instance could not be read.
     #[error(transparent)]
     Aimdb(#[from] crate::aimdb::AimxError),
+    /// The call this work was for was cancelled (its time was up, or its client went away).
+    #[error(transparent)]
+    Cancelled(#[from] schemascope_core::cancel::Cancelled),
     /// Watching files for changes failed.
     #[error("cannot watch {path}: {reason}")]
     Watch {
@@ -110,7 +113,8 @@ impl SourceError {
             Self::Statement { class, .. } => *class,
             Self::Timeout { .. } => ErrorClass::Timeout,
             Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
-            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) => ErrorClass::Resource,
+            // A cancelled profile is tried again on the next call, as after a lost connection.
+            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => ErrorClass::Resource,
         }
     }
 }

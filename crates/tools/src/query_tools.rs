@@ -167,6 +167,25 @@ impl DataAccess for RegistryData<'_> {
     }
 }
 
+/// The model, asked only while the call is not cancelled: a cancelled `ask` (its time up, its
+/// client gone) ends at the next step instead of waiting on the model again.
+#[derive(Debug)]
+struct StopAware {
+    inner: Box<dyn schemascope_agent::llm::LlmBackend>,
+    cancel: schemascope_core::cancel::Cancel,
+}
+
+impl schemascope_agent::llm::LlmBackend for StopAware {
+    fn complete(&self, request: &schemascope_agent::llm::ChatRequest) -> Result<schemascope_agent::llm::ChatResponse, schemascope_agent::llm::LlmError> {
+        self.cancel.check().map_err(|cancelled| schemascope_agent::llm::LlmError::Cancelled(cancelled.reason))?;
+        self.inner.complete(request)
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
 /// ask: a question answered by the controlled pipeline; `observe` sees every node's entry and
 /// exit as it happens (progress for MCP, Server-Sent Events, the CLI's live display).
 pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(&Event)) -> ToolResult {
@@ -175,9 +194,9 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
             return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into()));
         }
         let source = registry.get(params.source.as_deref())?;
-        let llm = registry.llm()?.backend();
+        let llm = StopAware { inner: registry.llm()?.backend(), cancel: schemascope_core::cancel::current() };
         let data = RegistryData { registry, source: Arc::clone(&source) };
-        let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
+        let graph = Graph { llm: &llm, data: &data, budgets: Budgets::default() };
         let history = params.history.unwrap_or_default();
         let outcome = graph.run(AskInput { source: source.name().to_string(), question: params.question.clone(), history }, observe);
         registry.metrics().record(&outcome);
@@ -201,7 +220,7 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
             "shown_entities": outcome.shown_entities,
             "attempts": outcome.state.attempts,
             "usage": outcome.state.usage,
-            "llm": llm.describe(),
+            "llm": schemascope_agent::llm::LlmBackend::describe(&llm),
             "execution_id": outcome.state.execution_id,
             "trace": outcome.trace,
             "error_summary": outcome.state.error_summary,

@@ -132,6 +132,7 @@ impl ToolError {
             Self::Core(schemascope_core::CoreError::Cancelled { .. }) => "cancelled",
             Self::Core(_) => "core_error",
             Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
+            Self::Source(schemascope_sources::SourceError::Cancelled(_)) => "cancelled",
             Self::Source(_) => "source_error",
         }
     }

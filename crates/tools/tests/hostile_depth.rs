@@ -234,3 +234,38 @@ fn a_cancelled_call_returns_at_once_and_says_why() {
     assert!(!found.success && found.data["error"] == "cancelled", "{}", found.message);
     assert!(found.message.contains("the request took longer than 60 s") && found.message.contains("0 of"), "{}", found.message);
 }
+
+#[test]
+fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
+    let registry = demo();
+    let token = Cancel::new();
+    token.cancel_because("the request took longer than 60 s");
+    let call = |name: &str, arguments: Value| cancel::with(&token, || dispatch::call_tool(&registry, Caller::Ai, name, arguments));
+    for algorithm in ["betweenness", "closeness", "pagerank", "louvain"] {
+        let run = call("run_algorithm", json!({"type": algorithm}));
+        assert!(!run.success && run.data["error"] == "cancelled", "{algorithm}: {}", run.message);
+        assert!(run.message.contains("cut short; nothing was saved") && run.message.contains("60 s"), "{}", run.message);
+    }
+    let laid_out = call("set_layout", json!({"type": "forceDirected", "options": {"iterations": 100000}}));
+    assert!(!laid_out.success && laid_out.data["error"] == "cancelled", "{}", laid_out.message);
+    // Nothing was written: no algorithm result is on the nodes, and the same runs succeed when
+    // not cancelled.
+    let found = find_nodes(&registry, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
+    assert!(found.success && found.data["count"] == 0, "{}", found.data);
+    let run = dispatch::call_tool(&registry, Caller::Ai, "run_algorithm", json!({"type": "pagerank"}));
+    assert!(run.success, "{}", run.message);
+}
+
+#[test]
+fn a_table_profile_cancelled_before_its_statements_is_made_on_the_next_call() {
+    let registry = registry_with_chinook();
+    let token = Cancel::new();
+    token.cancel_because("the client cancelled the request");
+    let params = || DescribePropertyParams { source: Some("chinook".into()), collection: Some("Genre".into()), property: "Name".into(), ..Default::default() };
+    let cancelled = cancel::with(&token, || describe_property(&registry, params()));
+    assert!(json!(cancelled).to_string().contains("the client cancelled the request"), "{}", json!(cancelled));
+    // Not kept as the table's profile: the next call computes it.
+    let described = describe_property(&registry, params());
+    assert!(described.success, "{}", described.message);
+    assert_eq!(described.data["distinctStrings"], 25, "{}", described.data);
+}

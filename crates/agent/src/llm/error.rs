@@ -50,6 +50,10 @@ pub enum LlmError {
     /// The configuration is incomplete.
     #[error("LLM configuration: {0}")]
     Config(String),
+    /// The call was cancelled (its time was up, or its client went away) before the model was
+    /// asked again.
+    #[error("the call was stopped before the model was asked: {0}")]
+    Cancelled(String),
 }
 
 fn status_hint(status: u16) -> &'static str {

@@ -313,13 +313,18 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         }
         slots.push(s);
     }
+    schemascope_core::cancel::current().check()?;
     let scan = db.query_with_timeout(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[], PROFILE_TIMEOUT_MS)?;
     let row = scan.first().map(Vec::as_slice).unwrap_or(&[]);
     let rows = count(row, Some(rows_slot));
     let documents: Vec<usize> = wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
     let mut document_nodes = super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
     let mut children = Vec::with_capacity(wanted.len());
+    // A cancelled call stops before its next statement (a statement under way runs to its own
+    // timeout); the profile is tried again on the next use.
+    let cancel = schemascope_core::cancel::current();
     for (&i, s) in wanted.iter().zip(&slots) {
+        cancel.check()?;
         if view.classes[i] == ValueClass::Json {
             children.extend(document_nodes.next());
             continue;

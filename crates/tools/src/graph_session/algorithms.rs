@@ -206,15 +206,26 @@ pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<
         return Err(ToolError::InvalidParams(format!("option `weight`: the edges have no property `{weight}` (see describe_schema for edges)")));
     }
     let (output, mut graph) = if weight.is_some() {
-        run_on(data, info, &options, &data.build_graph(weight, directed), true)?
+        interruptible(|| run_on(data, info, &options, &data.build_graph(weight, directed), true))??
     } else {
-        run_on(data, info, &options, &data.graph_as(directed), false)?
+        interruptible(|| run_on(data, info, &options, &data.graph_as(directed), false))??
     };
     if let Value::Object(map) = &mut graph {
         map.insert("directed".into(), json!(directed));
         map.insert("directedBasis".into(), json!(basis.label()));
     }
     Ok((output, graph))
+}
+
+/// Runs `work` (graph algorithms) with the call's cancellation token as their stop flag: a
+/// cancelled call stops them between steps, and their results, cut short, are dropped here.
+pub fn interruptible<T>(work: impl FnOnce() -> T) -> Result<T, ToolError> {
+    let cancel = schemascope_core::cancel::current();
+    let result = schemascope_graph::interrupt::with(cancel.flag(), work);
+    cancel.check().map_err(|cancelled| {
+        ToolError::Core(schemascope_core::CoreError::Cancelled { reason: cancelled.reason, done: "the algorithm was cut short; nothing was saved".into() })
+    })?;
+    Ok(result)
 }
 
 /// What decided whether an algorithm ran directed.

@@ -1,0 +1,67 @@
+//! Stopping a long algorithm early. A caller that may be cancelled (a tool call whose time is
+//! up) sets a flag for the algorithms run inside [`with`]; the loops whose work grows past
+//! linear — one search per source in betweenness and closeness, iterations of PageRank, Louvain
+//! and the force layout — look at it between steps and, once it is set, stop and return what
+//! they have. Those results are then incomplete: the caller, which set the flag, must discard
+//! them (it knows it cancelled). The flag is the caller's own `AtomicBool`, so this crate keeps
+//! its few dependencies.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+thread_local! {
+    static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with `flag` as this thread's stop flag, then restores the previous one.
+pub fn with<T>(flag: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
+    let previous = FLAG.with(|current| current.borrow_mut().replace(flag));
+    let result = work();
+    FLAG.with(|current| *current.borrow_mut() = previous);
+    result
+}
+
+/// The stop flag of this thread, to hand to the threads an algorithm spawns.
+pub(crate) fn current() -> Option<Arc<AtomicBool>> {
+    FLAG.with(|current| current.borrow().clone())
+}
+
+/// Whether `flag` (from [`current`]) asks to stop.
+pub(crate) fn stop(flag: &Option<Arc<AtomicBool>>) -> bool {
+    flag.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
+
+/// Whether this thread's flag asks to stop.
+pub(crate) fn stopping() -> bool {
+    FLAG.with(|current| stop(&current.borrow()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GraphData, PageRankOptions, betweenness_centrality, closeness_centrality, pagerank};
+
+    fn ring(n: usize) -> GraphData {
+        let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+        let edges: Vec<(String, String, f64)> = (0..n).map(|i| (ids[i].clone(), ids[(i + 1) % n].clone(), 1.0)).collect();
+        GraphData::build(ids.iter().map(String::as_str), edges.iter().map(|(a, b, w)| (a.as_str(), b.as_str(), *w)), false)
+    }
+
+    #[test]
+    fn a_set_flag_stops_the_loops_before_their_first_step() {
+        let g = ring(200);
+        let stop = Arc::new(AtomicBool::new(true));
+        // Every node of a ring lies on shortest paths: nonzero unless no source was searched.
+        assert!(betweenness_centrality(&g, false).iter().all(|b| *b > 0.0));
+        assert!(with(Arc::clone(&stop), || betweenness_centrality(&g, false)).iter().all(|b| *b == 0.0));
+        assert!(closeness_centrality(&g, false).iter().all(|c| *c > 0.0));
+        assert!(with(Arc::clone(&stop), || closeness_centrality(&g, false)).iter().all(|c| *c == 0.0));
+        assert!(pagerank(&g, &PageRankOptions::default()).converged);
+        assert!(!with(Arc::clone(&stop), || pagerank(&g, &PageRankOptions::default())).converged, "no iteration ran");
+        // An unset flag changes nothing, and the flag does not outlive `with`.
+        let free = Arc::new(AtomicBool::new(false));
+        assert_eq!(with(free, || betweenness_centrality(&g, false)), betweenness_centrality(&g, false));
+        assert!(!stopping());
+    }
+}
