@@ -2,11 +2,29 @@
 //! default, after who added it), clear one by name (an unknown name lists the existing ones) or
 //! every layer of a source (AI unless asked otherwise), and describe them in the seed's summary
 //! and verbose shapes.
+//!
+//! A session holds at most [`MAX_LAYERS`] layers: every computed style walks all of them, so an
+//! LLM styling in a loop must not make each call slower than the last. At the bound an unnamed
+//! layer replaces the oldest unnamed layer of the same source (an AI's highlight never removes a
+//! person's layer, nor a layer someone named); anything else is refused with a clear error.
 
 use serde_json::{Value, json};
 
 use crate::SessionError;
 use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer, StyleRule, default_layer};
+
+/// The most layers a session holds, the built-in `default` included.
+pub const MAX_LAYERS: usize = 256;
+
+/// What [`StyleLayers::add`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    /// The name of the layer added or replaced.
+    pub name: String,
+    /// The oldest unnamed layer of the same source that was removed to stay within
+    /// [`MAX_LAYERS`], if one had to be.
+    pub gave_way: Option<String>,
+}
 
 /// Which added layers a clear without a name removes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -48,7 +66,9 @@ impl Default for StyleLayers {
 impl StyleLayers {
     /// Adds a layer styling `kind` elements that match `selector` (and, if `ids` is given, are
     /// among them). Without a name it is named after its source, `ai-<kind>-style-<now_ms>` or
-    /// `user-<kind>-style-<now_ms>`; a name already in use replaces that layer in place.
+    /// `user-<kind>-style-<now_ms>`; a name already in use replaces that layer in place. At
+    /// [`MAX_LAYERS`] an unnamed layer replaces the oldest unnamed layer of its source (said in
+    /// [`Added::gave_way`]); a named one, or one with no such layer to replace, is refused.
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -59,28 +79,24 @@ impl StyleLayers {
         ids: Option<Vec<String>>,
         style: &FlatStyle,
         now_ms: u64,
-    ) -> Result<String, SessionError> {
+    ) -> Result<Added, SessionError> {
         let nested = style.nest(kind)?;
         let kind_name = match kind {
             ElementKind::Node => "node",
             ElementKind::Edge => "edge",
         };
-        let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
+        let given = name.map(str::trim).filter(|n| !n.is_empty());
+        let name = match given {
             Some("default") => {
                 return Err(SessionError::InvalidStyle("`default` is the built-in layer's name; choose another".into()));
             }
             Some(name) => name.to_string(),
             None => {
-                let prefix = match source {
-                    LayerSource::Ai => "ai",
-                    LayerSource::User => "user",
-                    LayerSource::System => "system",
-                };
-                let mut name = format!("{prefix}-{kind_name}-style-{now_ms}");
+                let mut name = format!("{}-{kind_name}-style-{now_ms}", source_prefix(source));
                 let mut n = 1;
                 while self.layers.iter().any(|l| l.name == name) {
                     n += 1;
-                    name = format!("{prefix}-{kind_name}-style-{now_ms}-{n}");
+                    name = format!("{}-{kind_name}-style-{now_ms}-{n}", source_prefix(source));
                 }
                 name
             }
@@ -92,12 +108,42 @@ impl StyleLayers {
             node: if kind == ElementKind::Node { rule.clone() } else { None },
             edge: if kind == ElementKind::Edge { rule } else { None },
             created_ms: now_ms,
+            auto_named: given.is_none(),
         };
-        match self.layers.iter_mut().find(|l| l.name == name) {
-            Some(existing) => *existing = layer,
-            None => self.layers.push(layer),
+        if let Some(existing) = self.layers.iter_mut().find(|l| l.name == name) {
+            *existing = layer;
+            return Ok(Added { name, gave_way: None });
         }
-        Ok(name)
+        let gave_way = self.make_room(&name, source, given.is_none())?;
+        self.layers.push(layer);
+        Ok(Added { name, gave_way })
+    }
+
+    /// Keeps the count within [`MAX_LAYERS`] before `name` is pushed: nothing to do below it; at
+    /// it, an unnamed layer removes the oldest unnamed layer of its source (layers are kept in
+    /// the order they were added, so the first found is the oldest). A session saved over the
+    /// bound by an older version is never cut down silently: it must be cleared first.
+    fn make_room(&mut self, name: &str, source: LayerSource, unnamed: bool) -> Result<Option<String>, SessionError> {
+        let held = self.layers.len();
+        if held < MAX_LAYERS {
+            return Ok(None);
+        }
+        let oldest = self.layers.iter().position(|l| l.auto_named && l.source == source);
+        match oldest {
+            Some(i) if unnamed && held == MAX_LAYERS => Ok(Some(self.layers.remove(i).name)),
+            _ => {
+                let why = if unnamed && held == MAX_LAYERS {
+                    format!("and none of them is an unnamed {} layer that could give way to `{name}`", source_prefix(source))
+                } else if unnamed {
+                    "over the bound (saved so by an older version)".to_string()
+                } else {
+                    format!("so the named layer `{name}` cannot be added (only unnamed layers replace the oldest unnamed one)")
+                };
+                Err(SessionError::TooManyLayers(format!(
+                    "the session already holds {held} style layers, its most is {MAX_LAYERS}, {why}; remove some with clear_styles (by `layer_name`, or `layers: \"ai\"`, \"user\" or \"all\")"
+                )))
+            }
+        }
     }
 
     /// Removes the layer called `name`, or every layer `scope` covers when `name` is `None`;
@@ -139,7 +185,7 @@ impl StyleLayers {
             .iter()
             .map(|(i, l)| {
                 if verbose || layer.is_some() {
-                    json!({"index": i, "name": l.name, "source": l.source, "createdMs": l.created_ms, "node": l.node, "edge": l.edge, "summary": l.summary()})
+                    json!({"index": i, "name": l.name, "source": l.source, "autoNamed": l.auto_named, "createdMs": l.created_ms, "node": l.node, "edge": l.edge, "summary": l.summary()})
                 } else {
                     json!({
                         "index": i, "name": l.name, "source": l.source,
@@ -155,9 +201,18 @@ impl StyleLayers {
         let named = |source: LayerSource| self.layers.iter().filter(|l| l.source == source).map(|l| l.name.as_str()).collect::<Vec<_>>();
         let (ai, user) = (named(LayerSource::Ai), named(LayerSource::User));
         Ok(json!({
-            "layerCount": self.layers.len(), "layers": layers,
+            "layerCount": self.layers.len(), "maxLayers": MAX_LAYERS, "layers": layers,
             "aiLayerCount": ai.len(), "aiLayerNames": ai, "userLayerCount": user.len(), "userLayerNames": user,
         }))
+    }
+}
+
+/// The prefix of a layer's generated name: who added it.
+fn source_prefix(source: LayerSource) -> &'static str {
+    match source {
+        LayerSource::Ai => "ai",
+        LayerSource::User => "user",
+        LayerSource::System => "system",
     }
 }
 
@@ -172,9 +227,9 @@ mod tests {
     #[test]
     fn layers_are_added_named_replaced_and_cleared() {
         let mut layers = StyleLayers::default();
-        let ai = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", None, &red(), 1000).expect("added");
+        let ai = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", None, &red(), 1000).expect("added").name;
         assert_eq!(ai, "ai-node-style-1000");
-        let again = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", None, &red(), 1000).expect("added");
+        let again = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", None, &red(), 1000).expect("added").name;
         assert_eq!(again, "ai-node-style-1000-2", "names stay unique");
         layers
             .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &FlatStyle { width: Some(2.0), ..FlatStyle::default() }, 1001)
@@ -199,8 +254,8 @@ mod tests {
     #[test]
     fn clearing_by_scope_keeps_the_other_source_and_the_default() {
         let mut layers = StyleLayers::default();
-        let user = layers.add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7).expect("added");
-        let ai = layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7).expect("added");
+        let user = layers.add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7).expect("added").name;
+        let ai = layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7).expect("added").name;
         assert_eq!((user.as_str(), ai.as_str()), ("user-node-style-7", "ai-edge-style-7"));
         assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai"), [ai.clone()]);
         assert_eq!(layers.clear(None, ClearScope::Ai).expect("none left"), Vec::<String>::new());
@@ -209,5 +264,79 @@ mod tests {
         assert_eq!(layers.clear(None, ClearScope::User).expect("user"), [user]);
         assert_eq!(layers.clear(None, ClearScope::All).expect("all"), ["ai-edge-style-8"]);
         assert_eq!(layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["default"]);
+    }
+
+    fn add_unnamed(layers: &mut StyleLayers, source: LayerSource, now: u64) -> Result<Added, SessionError> {
+        layers.add(None, source, ElementKind::Node, "", None, &red(), now)
+    }
+
+    #[test]
+    fn unnamed_layers_past_the_bound_replace_the_oldest_unnamed_layer_of_their_source() {
+        let mut layers = StyleLayers::default();
+        let person = add_unnamed(&mut layers, LayerSource::User, 1).expect("user").name;
+        layers.add(Some("keep"), LayerSource::Ai, ElementKind::Node, "", None, &red(), 2).expect("named");
+        let mut ai = Vec::new();
+        while layers.layers.len() < MAX_LAYERS {
+            let added = add_unnamed(&mut layers, LayerSource::Ai, 10 + ai.len() as u64).expect("below the bound");
+            assert_eq!(added.gave_way, None);
+            ai.push(added.name);
+        }
+        assert_eq!(ai.len(), MAX_LAYERS - 3, "default, the person's layer and `keep` take three places");
+        for round in 0..300u64 {
+            let added = add_unnamed(&mut layers, LayerSource::Ai, 100_000 + round).expect("an unnamed AI layer gives way");
+            let oldest = ai.remove(0);
+            assert_eq!(added.gave_way.as_deref(), Some(oldest.as_str()), "round {round}");
+            ai.push(added.name);
+            assert_eq!(layers.layers.len(), MAX_LAYERS);
+        }
+        let names: Vec<&str> = layers.layers.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(&names[..3], ["default", person.as_str(), "keep"], "the person's and the named layer stay, in place");
+        assert_eq!(names[3..], ai.iter().map(String::as_str).collect::<Vec<_>>()[..], "newest AI layers, oldest first");
+        let described = layers.describe(false, None).expect("describe");
+        assert_eq!((described["layerCount"].as_u64(), described["maxLayers"].as_u64()), (Some(256), Some(256)));
+    }
+
+    #[test]
+    fn at_the_bound_named_layers_and_sources_without_unnamed_layers_are_refused() {
+        let mut layers = StyleLayers::default();
+        while layers.layers.len() < MAX_LAYERS {
+            let n = layers.layers.len();
+            add_unnamed(&mut layers, LayerSource::Ai, n as u64).expect("below the bound");
+        }
+        let named = layers.add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9).expect_err("named at the bound");
+        assert!(matches!(named, SessionError::TooManyLayers(_)), "{named:?}");
+        let text = named.to_string();
+        assert!(text.contains("256 style layers") && text.contains("`theme` cannot be added") && text.contains("clear_styles"), "{text}");
+        let person = add_unnamed(&mut layers, LayerSource::User, 9).expect_err("no unnamed user layer to give way");
+        assert!(person.to_string().contains("none of them is an unnamed user layer"), "{person}");
+        // A name in use is still replaced in place, bound or not.
+        let existing = layers.layers[5].name.clone();
+        let replaced = layers.add(Some(&existing), LayerSource::Ai, ElementKind::Node, "x == `1`", None, &red(), 9).expect("in place");
+        assert_eq!((replaced.name.as_str(), replaced.gave_way), (existing.as_str(), None));
+        assert_eq!(layers.layers.len(), MAX_LAYERS);
+        assert_eq!(layers.layers[5].node.as_ref().map(|r| r.selector.as_str()), Some("x == `1`"));
+        assert!(!layers.layers[5].auto_named, "named by its author now");
+        // Clearing makes room again.
+        layers.clear(None, ClearScope::Ai).expect("clear");
+        assert_eq!(layers.add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9).expect("room").gave_way, None);
+    }
+
+    #[test]
+    fn a_session_saved_over_the_bound_is_not_cut_down_silently() {
+        let mut layers = StyleLayers::default();
+        for i in 0..300u64 {
+            // As an older version saved them: no `auto_named`.
+            let mut layer = layers.layers[0].clone();
+            layer.name = format!("ai-node-style-{i}");
+            layer.source = LayerSource::Ai;
+            layers.layers.push(layer);
+        }
+        let saved = serde_json::to_string(&layers).expect("json").replace(",\"auto_named\":false", "");
+        assert!(!saved.contains("auto_named"));
+        let mut restored: StyleLayers = serde_json::from_str(&saved).expect("an old session still reads");
+        assert_eq!(restored.layers.len(), 301);
+        let refused = add_unnamed(&mut restored, LayerSource::Ai, 1).expect_err("over the bound");
+        assert!(refused.to_string().contains("301 style layers") && refused.to_string().contains("older version"), "{refused}");
+        assert_eq!(restored.layers.len(), 301, "nothing removed");
     }
 }

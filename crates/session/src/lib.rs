@@ -16,4 +16,7 @@ pub enum SessionError {
     /// No layer of that name.
     #[error("{0}")]
     UnknownLayer(String),
+    /// The session already holds its most layers and none may give way to the new one.
+    #[error("{0}")]
+    TooManyLayers(String),
 }

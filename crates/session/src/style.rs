@@ -47,6 +47,11 @@ pub struct StyleLayer {
     pub edge: Option<StyleRule>,
     /// When it was added (milliseconds since the Unix epoch, given by the caller).
     pub created_ms: u64,
+    /// Named by the session rather than by its author (`ai-node-style-…`): such a layer may give
+    /// way to a newer one of the same source when the session holds its most layers. Sessions
+    /// saved before this field read it as `false`, so their layers are never replaced.
+    #[serde(default)]
+    pub auto_named: bool,
 }
 
 /// Which kind of element.
@@ -291,6 +296,7 @@ pub fn default_layer() -> StyleLayer {
         }),
         edge: Some(StyleRule { selector: String::new(), ids: None, style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}) }),
         created_ms: 0,
+        auto_named: false,
     }
 }
 
@@ -305,6 +311,7 @@ mod tests {
             node: Some(StyleRule { selector: "type == 'server'".into(), ids: None, style: style.nest(ElementKind::Node).expect("style") }),
             edge: None,
             created_ms: 1,
+            auto_named: false,
         }
     }
 

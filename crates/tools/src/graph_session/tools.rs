@@ -7,7 +7,7 @@ use std::sync::Arc;
 use schemascope_core::display::{DisplayLimits, code};
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
-use schemascope_session::layers::{ClearScope, StyleLayers};
+use schemascope_session::layers::{ClearScope, MAX_LAYERS, StyleLayers};
 use schemascope_session::selection::SelectMode;
 use schemascope_session::style::{ElementKind, LayerSource, StyleRule, compute};
 use schemascope_session::view::{Camera, Dimension, Layout};
@@ -235,19 +235,26 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
                 json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "unevaluated": unevaluated, "hints": hints}),
             ));
         }
-        let (name, _) = session.change(|state, _| {
-            let name = state
+        let (added, _) = session.change(|state, _| {
+            let added = state
                 .layers
                 .add(params.layer_name.as_deref(), caller.layer_source(), kind, &params.selector, params.ids.clone(), &params.style, now_ms())
                 .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
-            Ok((name, vec![Part::Layers]))
+            Ok((added, vec![Part::Layers]))
         })?;
+        let name = added.name;
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
         let mut message = format!("Styled {} matching {} (layer {}).", kind_noun(kind, ids.len()), code(&params.selector), code(&name));
+        if let Some(old) = &added.gave_way {
+            message.push_str(&format!(
+                " The session keeps at most {MAX_LAYERS} style layers, so the oldest unnamed layer of the same source, {}, was removed.",
+                code(old)
+            ));
+        }
         message.push_str(&unevaluated.sentence(one, many));
-        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary())});
+        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary()), "removedLayer": added.gave_way});
         let result = ToolResult::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
     })())
