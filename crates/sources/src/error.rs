@@ -79,6 +79,10 @@ pub enum SourceError {
     /// The call this work was for was cancelled (its time was up, or its client went away).
     #[error(transparent)]
     Cancelled(#[from] schemascope_core::cancel::Cancelled),
+    /// The file is not one that may be read: a FIFO, device or directory, over the size limit,
+    /// or a link out of its directory.
+    #[error(transparent)]
+    File(crate::file::FileError),
     /// Watching files for changes failed.
     #[error("cannot watch {path}: {reason}")]
     Watch {
@@ -87,6 +91,16 @@ pub enum SourceError {
         /// Why.
         reason: String,
     },
+}
+
+impl From<crate::file::FileError> for SourceError {
+    /// An OS refusal stays the plain `Io` error it always was; the rest say what the file is.
+    fn from(error: crate::file::FileError) -> Self {
+        match error {
+            crate::file::FileError::Io { path, source } => Self::Io { path, source },
+            other => Self::File(other),
+        }
+    }
 }
 
 /// What kind of failure a statement met, as a query pipeline routes on it.
@@ -114,7 +128,7 @@ impl SourceError {
             Self::Timeout { .. } => ErrorClass::Timeout,
             Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
             // A cancelled profile is tried again on the next call, as after a lost connection.
-            Self::Io { .. } | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => ErrorClass::Resource,
+            Self::Io { .. } | Self::File(_) | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => ErrorClass::Resource,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod aimdb;
 pub mod demo;
 mod documents;
 pub mod error;
+pub mod file;
 mod graph;
 mod load;
 mod ndjson;
@@ -17,6 +18,7 @@ pub mod sql;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};
+pub use file::FileError;
 pub use graph::{DirectionBasis, GraphDirection};
 pub use load::{load, load_str, load_with};
 pub use read::ReadMode;

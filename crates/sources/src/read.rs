@@ -8,6 +8,10 @@
 //! One-shot commands may map the file instead ([`ReadMode::Map`]): no copy and no fresh pages to
 //! fault in and zero, which is a third of a large file's load time. A server keeps a private
 //! copy, because the files it serves are rewritten under it.
+//!
+//! Either way the file is opened once, through [`crate::file`]: only a regular file is read (a
+//! FIFO or `/dev/zero` given as a source is refused at once), and only up to
+//! [`crate::file::max_source_bytes`], checked on the open file's size before anything is read.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -90,11 +94,20 @@ impl ExternalBytes for MappedFile {
     }
 }
 
+/// The size limit's name in errors about a source file.
+const SOURCE_LIMIT: &str = "for a source file (raise it with --max-file-bytes)";
+
+/// Opens the source file `path`: a regular file within the source size limit.
+fn open_source(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), SourceError> {
+    let (file, metadata) = crate::file::open_regular(path)?;
+    crate::file::check_size(path, &metadata, crate::file::max_source_bytes(), SOURCE_LIMIT)?;
+    Ok((file, metadata))
+}
+
 /// Maps `path` when it is a large regular file; `None` when it is better read.
 fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
-    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
-    let metadata = file.metadata().map_err(|e| io(path, e))?;
-    if !metadata.is_file() || metadata.len() < PARALLEL_FROM as u64 {
+    let (file, metadata) = open_source(path)?;
+    if metadata.len() < PARALLEL_FROM as u64 {
         return Ok(None);
     }
     // SAFETY: the mapping is read-only and private to this process. Another process truncating
@@ -136,11 +149,11 @@ fn line_aligned_parts(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
 #[cfg(unix)]
 fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
     use std::os::unix::fs::FileExt;
-    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
-    let len = usize::try_from(file.metadata().map_err(|e| io(path, e))?.len()).unwrap_or(usize::MAX);
+    let (file, metadata) = open_source(path)?;
+    let len = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if len < PARALLEL_FROM || threads < 2 {
-        return std::fs::read(path).map_err(|e| io(path, e));
+        return Ok(crate::file::read_opened(path, file, &metadata, crate::file::max_source_bytes(), SOURCE_LIMIT)?);
     }
     let mut buffer = vec![0u8; len];
     let chunk = len.div_ceil(threads);
@@ -166,5 +179,6 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
 
 #[cfg(not(unix))]
 fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
-    std::fs::read(path).map_err(|e| io(path, e))
+    let (file, metadata) = open_source(path)?;
+    Ok(crate::file::read_opened(path, file, &metadata, crate::file::max_source_bytes(), SOURCE_LIMIT)?)
 }

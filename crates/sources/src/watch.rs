@@ -83,18 +83,18 @@ fn identity(_meta: &std::fs::Metadata) -> (u64, u64) {
 fn meta(path: &Path) -> Option<Meta> {
     let meta = std::fs::metadata(path).ok()?;
     // Readability is part of what a reload depends on: a file made readable must load. Only
-    // regular files are opened: opening a FIFO would wait for a writer.
-    let readable = meta.is_file() && std::fs::File::open(path).is_ok();
+    // regular files count as readable, checked on the opened file (`crate::file` opens without
+    // blocking, so a FIFO put in the file's place cannot stall the watcher).
+    let readable = meta.is_file() && crate::file::open_regular(path).is_ok();
     Some(Meta { len: meta.len(), modified: meta.modified().ok(), identity: identity(&meta), readable })
 }
 
 /// A hash of the bytes of a regular file (`None` for anything else, or when it cannot be read:
-/// FIFOs and devices are never read here).
+/// FIFOs and devices are never read here). At most the source size limit and one byte more is
+/// read: a larger file cannot load anyway, and its size and time already tell a change.
 fn content_hash(path: &Path) -> Option<u64> {
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut file = std::fs::File::open(path).ok()?;
+    let (file, _) = crate::file::open_regular(path).ok()?;
+    let mut file = file.take(crate::file::max_source_bytes().saturating_add(1));
     let mut hasher = std::hash::DefaultHasher::new();
     let mut buffer = vec![0u8; 1 << 16];
     loop {
@@ -266,5 +266,25 @@ mod tests {
         assert!(!print.refresh(&path));
         std::fs::write(&path, "{\"a\": 2}").expect("recreate");
         assert!(print.refresh(&path), "a file back is a change, even with the bytes it had");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_link_to_dev_zero_in_a_files_place_is_a_change_that_is_never_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.json");
+        std::fs::write(&path, "{\"a\": 1}").expect("write");
+        let mut print = Fingerprint::of(&path);
+        std::fs::remove_file(&path).expect("remove");
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+        // Returns (opening a FIFO for reading would wait for a writer) and says it changed.
+        assert!(print.refresh(&path), "a FIFO in the file's place is a change");
+        assert_eq!(print.content, None, "and it is not read");
+        std::fs::remove_file(&path).expect("remove");
+        std::os::unix::fs::symlink("/dev/zero", &path).expect("symlink");
+        assert!(print.refresh(&path), "a link to /dev/zero is a change");
+        assert_eq!((print.content, print.meta.as_ref().map(|m| m.readable)), (None, Some(false)), "never read, never readable");
     }
 }

@@ -28,7 +28,8 @@ pub struct EvalRequest<'a> {
 }
 
 fn read(path: &Path) -> Result<String, ToolError> {
-    std::fs::read_to_string(path).map_err(|e| ToolError::InvalidParams(format!("cannot read {}: {e}", path.display())))
+    use schemascope_sources::file;
+    file::read_string(path, file::max_source_bytes(), "for an evaluation file (raise it with --max-file-bytes)").map_err(|e| ToolError::InvalidParams(e.to_string()))
 }
 
 /// Runs the evaluation.

@@ -266,9 +266,11 @@ impl Registry {
     /// Appends one line to the trace file, if one is set; a write failure is logged, not fatal.
     pub fn write_trace(&self, line: &serde_json::Value) {
         let Some(path) = self.trace_file.lock().ok().and_then(|f| f.clone()) else { return };
-        let written = std::fs::OpenOptions::new().create(true).append(true).open(&path).and_then(|mut file| {
+        // Opened without blocking and only as a regular file: a FIFO or device named as the
+        // trace file must not stall or feed the pipeline.
+        let written = schemascope_sources::file::open_append_regular(&path).map_err(|e| e.to_string()).and_then(|mut file| {
             use std::io::Write;
-            writeln!(file, "{line}")
+            writeln!(file, "{line}").map_err(|e| e.to_string())
         });
         if let Err(error) = written {
             tracing::warn!(path = %path.display(), %error, "cannot write the trace file");

@@ -4,12 +4,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use schemascope_core::{Catalog, figure};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
 use schemascope_docs::{ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs};
+use schemascope_sources::file::{ConfinedDir, FileError};
 use schemascope_sources::sql::rows;
 use schemascope_sources::{Location, Source};
 use serde_json::{Value, json};
@@ -28,6 +30,8 @@ const EXAMPLE_ROWS: usize = 3;
 #[derive(Debug, Default)]
 pub struct DocsState {
     dirs: Mutex<HashMap<String, PathBuf>>,
+    /// Whether links out of a docs directory are followed (off unless asked).
+    follow_links: AtomicBool,
     config: Mutex<RetrievalConfig>,
     indexes: Mutex<HashMap<String, BuiltIndex>>,
 }
@@ -51,6 +55,17 @@ impl DocsState {
         if let Ok(mut dirs) = self.dirs.lock() {
             dirs.insert(source.to_string(), dir);
         }
+    }
+
+    /// Follows symbolic links out of docs directories too (`--docs-follow-links`); by default a
+    /// link leading outside its docs directory is skipped with a warning.
+    pub fn set_follow_links(&self, follow: bool) {
+        self.follow_links.store(follow, Ordering::Relaxed);
+    }
+
+    /// Whether links out of docs directories are followed.
+    pub fn follow_links(&self) -> bool {
+        self.follow_links.load(Ordering::Relaxed)
     }
 
     /// Replaces the retrieval configuration (indexes rebuild on next use).
@@ -91,30 +106,80 @@ pub fn catalog(source: &Source) -> Result<Catalog, ToolError> {
     Ok(Catalog { tables: source.collections.iter().filter_map(|c| c.table().cloned()).collect() })
 }
 
-/// The `.md` files of a docs directory, sorted by name; none when it does not exist.
-fn read_docs(dir: Option<&Path>) -> Result<Vec<(String, String)>, ToolError> {
-    let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok(Vec::new()) };
-    let entries = std::fs::read_dir(dir).map_err(|e| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display())))?;
-    let mut files = Vec::new();
-    for entry in entries.flatten() {
+/// The largest docs file read; a table's doc is a few kilobytes.
+const MAX_DOC_BYTES: u64 = 4 << 20;
+/// The most `.md` files read from one docs directory.
+const MAX_DOC_FILES: usize = 10_000;
+/// The most bytes of docs read from one directory, all files together.
+const MAX_DOCS_TOTAL_BYTES: u64 = 64 << 20;
+/// The most directory entries looked at (most are expected to be docs).
+const MAX_DIR_ENTRIES: usize = 100_000;
+
+/// A docs file skipped before parsing, as a warning naming it.
+fn skipped(name: &str, message: String) -> DocWarning {
+    DocWarning { file: name.to_string(), line: 0, message, file_skipped: true }
+}
+
+/// The `.md` files of a docs directory, sorted by name, and the ones skipped with why; none
+/// when it does not exist. Only regular files inside the directory are read (unless
+/// `follow_links` allows links out of it), each within [`MAX_DOC_BYTES`] and all within
+/// [`MAX_DOC_FILES`] and [`MAX_DOCS_TOTAL_BYTES`]: a FIFO, a link to a device or out of the
+/// directory, a directory named `*.md` or a huge file is skipped with a warning, never read.
+fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(Vec<(String, String)>, Vec<DocWarning>), ToolError> {
+    let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok((Vec::new(), Vec::new())) };
+    let cannot = |e: &dyn std::fmt::Display| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()));
+    let confined = ConfinedDir::new(dir, follow_links).map_err(|e| cannot(&e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| cannot(&e))?;
+    let mut warnings = Vec::new();
+    let mut names: Vec<(String, PathBuf)> = Vec::new();
+    for (seen, entry) in entries.flatten().enumerate() {
+        if seen == MAX_DIR_ENTRIES {
+            warnings.push(skipped(".", format!("the directory has more than {MAX_DIR_ENTRIES} entries; the rest were not looked at")));
+            break;
+        }
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("md") {
             continue;
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::InvalidParams(format!("cannot read {}: {e}", path.display())))?;
-        files.push((name, text));
+        names.push((name, path));
     }
-    files.sort();
-    Ok(files)
+    names.sort();
+    if names.len() > MAX_DOC_FILES {
+        let first = &names[MAX_DOC_FILES].0;
+        warnings.push(skipped(first, format!("only the first {MAX_DOC_FILES} .md files by name are read; {} from `{first}` on were skipped", names.len() - MAX_DOC_FILES)));
+        names.truncate(MAX_DOC_FILES);
+    }
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for (name, path) in names {
+        let left = MAX_DOCS_TOTAL_BYTES.saturating_sub(total);
+        let (limit, what) = if left < MAX_DOC_BYTES {
+            (left, "left of the 64 MiB read from one docs directory")
+        } else {
+            (MAX_DOC_BYTES, "for one docs file")
+        };
+        match confined.read_string(&path, limit, what) {
+            Ok(text) => {
+                total += text.len() as u64;
+                files.push((name, text));
+            }
+            Err(error) => warnings.push(skipped(&name, format!("{error}; skipped"))),
+        }
+    }
+    Ok((files, warnings))
 }
 
 /// The index of `source`, built now or reused when nothing it depends on changed.
 fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> {
     let state = registry.docs();
-    let files = read_docs(state.dir(source).as_deref())?;
+    let (files, skipped) = read_docs(state.dir(source).as_deref(), state.follow_links())?;
     let config = state.config();
-    let files_print = input_fingerprint(&Catalog::default(), &files) ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}"))]);
+    // What was skipped and why is part of the input: a file that becomes readable (or stops
+    // being) rebuilds the index and its warnings.
+    let skipped_text = skipped.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    let files_print = input_fingerprint(&Catalog::default(), &files)
+        ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}")), ("skipped", skipped_text)]);
     let generation = registry.generation();
     let previous = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned());
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
@@ -143,7 +208,9 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
         }
     }
     let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let (docs, mut warnings) = parse_docs(&pairs);
+    let (docs, parsed) = parse_docs(&pairs);
+    let mut warnings = skipped;
+    warnings.extend(parsed);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     warnings.extend(more);
     let built = BuiltIndex { generation, files: files_print, fingerprint, index: Arc::new(index), warnings, reused: false };
@@ -288,6 +355,22 @@ pub fn generate_schema_docs(registry: &Registry, params: GenerateDocsParams) -> 
     envelope(run_generate(registry, &params))
 }
 
+/// Writes `text` to `path` through a fresh file beside it and a rename: a reader never sees half
+/// a file, and neither a link nor a FIFO left at either name is written through (the partial
+/// name is removed first and created anew; the rename replaces a link rather than following it).
+fn write_beside_then_rename(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let partial = path.with_extension("md.partial");
+    match std::fs::remove_file(&partial) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(&partial)?;
+    out.write_all(text.as_bytes())?;
+    drop(out);
+    std::fs::rename(&partial, path)
+}
+
 fn run_generate(registry: &Registry, params: &GenerateDocsParams) -> Result<ToolResult, ToolError> {
     let source = registry.get(params.source.as_deref())?;
     let catalog = catalog(&source)?;
@@ -306,18 +389,24 @@ fn run_generate(registry: &Registry, params: &GenerateDocsParams) -> Result<Tool
         profile: source.collection(&table.name).map(|c| c.profile()),
         examples: examples.get(&table.name).map_or(&[], Vec::as_slice),
     });
+    let confined = ConfinedDir::new(&dir, registry.docs().follow_links())
+        .map_err(|e| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display())))?;
     let (mut written, mut kept, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
     for file in &files {
+        // Generated names are sanitised table names; a separator would still write elsewhere.
+        if Path::new(&file.name).file_name() != Some(std::ffi::OsStr::new(&file.name)) {
+            return Err(ToolError::InvalidParams(format!("refusing to write `{}`: not a plain file name", file.name)));
+        }
         let path = dir.join(&file.name);
-        match std::fs::read_to_string(&path) {
+        // What is there is read as any doc is (a regular file inside the directory, bounded);
+        // anything else — a FIFO, a link out — is replaced, never read or written through.
+        match confined.read_string(&path, MAX_DOC_BYTES, "for one docs file") {
             Ok(existing) if existing == file.text => unchanged.push(file.name.clone()),
             Ok(existing) if !params.force && !is_unedited(&existing) => kept.push(file.name.clone()),
+            // Too large or not text: not a file this command wrote, so someone's own.
+            Err(FileError::TooLarge { .. } | FileError::NotText { .. }) if !params.force => kept.push(file.name.clone()),
             _ => {
-                // Write beside, then rename: a reader never sees half a file.
-                let partial = path.with_extension("md.partial");
-                std::fs::write(&partial, &file.text)
-                    .and_then(|()| std::fs::rename(&partial, &path))
-                    .map_err(|e| ToolError::InvalidParams(format!("cannot write {}: {e}", path.display())))?;
+                write_beside_then_rename(&path, &file.text).map_err(|e| ToolError::InvalidParams(format!("cannot write {}: {e}", path.display())))?;
                 written.push(file.name.clone());
             }
         }

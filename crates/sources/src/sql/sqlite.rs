@@ -118,8 +118,15 @@ impl SqliteDatabase {
     pub fn open(path: &Path) -> Result<Self, SourceError> {
         let location = path.display().to_string();
         let fail = |message: String| SourceError::Database { location: location.clone(), message };
-        if !path.is_file() {
-            return Err(fail("no such file (a SQLite source must be an existing database file; schemascope never creates one)".into()));
+        // Checked on the opened file, which a FIFO or device cannot make wait: SQLite's own
+        // open of a FIFO would block until a writer came.
+        if let Err(error) = crate::file::open_regular(path) {
+            return Err(fail(match error.io_kind() {
+                Some(std::io::ErrorKind::NotFound) => {
+                    "no such file (a SQLite source must be an existing database file; schemascope never creates one)".into()
+                }
+                _ => error.to_string(),
+            }));
         }
         limit_heap();
         let (first, listed) = connect(path, None).map_err(|e| match e.sqlite_error_code() {

@@ -24,12 +24,35 @@ fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> ToolEr
     ToolError::InvalidParams(format!("session file {}: {what}: {error}", path.display()))
 }
 
+/// The session file and SQLite's companions (`-wal`, `-shm`), where they exist, must be regular
+/// files: SQLite would block reading a FIFO put there, or read a device without end. Checked on
+/// each file opened without blocking; a missing one is created by SQLite as a regular file. (The
+/// check precedes SQLite's own open: whoever can swap files in the session directory between the
+/// two can already rewrite the session.)
+fn refuse_special_files(path: &Path) -> Result<(), ToolError> {
+    let mut names = vec![path.to_path_buf()];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        names.push(PathBuf::from(name));
+    }
+    for name in names {
+        match schemascope_sources::file::open_regular(&name) {
+            Ok(_) => {}
+            Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
+            Err(e) => return Err(store_error(path, "refused", e)),
+        }
+    }
+    Ok(())
+}
+
 impl SessionStore {
     /// Opens (or creates) the session file at `path`, creating its directory.
     pub fn open(path: &Path) -> Result<Self, ToolError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| store_error(path, "cannot create its directory", e))?;
         }
+        refuse_special_files(path)?;
         let connection = Connection::open(path).map_err(|e| store_error(path, "cannot open", e))?;
         connection
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
