@@ -2,7 +2,8 @@
 //! graph file caught half-written keeps the last good data and records a clear error naming the
 //! file and position; an NDJSON file cut mid-line loads its whole lines with a warning; an
 //! atomic replace is picked up; a writer rewriting the file over and over while reloads and
-//! tool calls run never makes a tool fail or panic; and the next good write is always served.
+//! tool calls run never makes a tool fail or panic; a FIFO or a link to /dev/zero in the file's
+//! place is refused without blocking reload or watcher; and the next good write is always served.
 
 mod common;
 
@@ -140,4 +141,48 @@ fn an_ndjson_file_cut_mid_line_loads_its_whole_lines_with_a_warning_then_recover
     std::fs::write(&path, &full).expect("rewrite");
     registry.reload("docs").expect("reload");
     assert_eq!(count(&registry), (10_000, serde_json::json!([])));
+}
+
+/// Reloads `name` on another thread: a reload that blocks fails the test instead of hanging it.
+#[cfg(unix)]
+fn reload_within_a_minute(registry: &Arc<Registry>, name: &'static str) -> Result<(), String> {
+    let registry = Arc::clone(registry);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(registry.reload(name).map(|_| ()).map_err(|e| e.to_string()));
+    });
+    receiver.recv_timeout(Duration::from_secs(60)).expect("the reload blocked")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_data_and_never_blocks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("graph.json");
+    std::fs::write(&path, graph(100)).expect("write");
+    let registry = common::registry(&[&format!("g={}", path.display())]);
+    let mut changes = registry.subscribe();
+    registry.watch_with(Duration::from_millis(100)).expect("watch");
+    assert_eq!(nodes(&registry), 100);
+
+    std::fs::remove_file(&path).expect("remove");
+    let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo runs");
+    assert!(made.success());
+    let error = reload_within_a_minute(&registry, "g").expect_err("a FIFO does not load");
+    assert!(error.contains("graph.json is a FIFO") && error.contains("only regular files are read"), "{error}");
+    assert_eq!(nodes(&registry), 100, "the last good data is served");
+
+    std::fs::remove_file(&path).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", &path).expect("symlink");
+    let error = reload_within_a_minute(&registry, "g").expect_err("/dev/zero does not load");
+    assert!(error.contains("a character device"), "{error}");
+    assert_eq!(nodes(&registry), 100);
+
+    // The watcher was never stuck on them: the next good file is picked up by it.
+    std::fs::remove_file(&path).expect("remove");
+    std::fs::write(&path, graph(200)).expect("write");
+    while nodes(&registry) != 200 {
+        reloaded(&mut changes, "g");
+    }
+    assert_eq!(registry.reload_error("g"), None);
 }
