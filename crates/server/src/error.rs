@@ -30,6 +30,19 @@ pub enum ServerError {
     /// The token has characters that cannot travel in a header or cookie.
     #[error("the token may only hold printable ASCII without spaces, quotes, commas, semicolons or backslashes (e.g. `openssl rand -hex 32`)")]
     BadToken,
+    /// The token is too short or too repetitive to keep anyone out.
+    #[error(
+        "the token is too weak: {chars} character(s), about {bits} bits by its length and variety; use at least 16 characters and 64 bits, e.g. `openssl rand -hex 32` (256 bits)"
+    )]
+    WeakToken {
+        /// Its length in characters.
+        chars: usize,
+        /// Its estimated strength: length × log2(distinct characters).
+        bits: u32,
+    },
+    /// A connection limit is not usable (zero).
+    #[error("{0}")]
+    BadLimit(String),
     /// The bound listener has no local address (should not happen).
     #[error("cannot read the listening address: {0}")]
     LocalAddr(#[source] std::io::Error),

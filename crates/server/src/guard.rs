@@ -1,24 +1,27 @@
 //! The gate in front of every HTTP route: `Host` and `Origin` checks (DNS-rebinding and
-//! cross-site protection), bearer-token authentication (header or the web view's cookie), the
-//! request body limit, the per-request timeout and the bound on MCP sessions.
+//! cross-site protection), bearer-token authentication (header or the web view's cookie) with a
+//! growing delay on failures per client ([`crate::backoff`]), the request body limit and the
+//! per-request timeout. The token itself must be strong enough to guard anything.
 //!
 //! Everything here is policy on the request; the routes behind it never see a request that
 //! failed a check. Refusals are plain JSON `{error, message}` with the status that says why.
+//! Connections are bounded before this ([`crate::listen`]), MCP requests after it
+//! ([`crate::mcp_gate`]).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Query, Request, State};
+use axum::extract::{ConnectInfo, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::json;
 
 use crate::ServerError;
+use crate::backoff::FailedLogins;
 
 /// The cookie the web view authenticates with after `GET /?token=…`.
 const TOKEN_COOKIE: &str = "schemascope_token";
@@ -40,10 +43,31 @@ pub struct HttpOptions {
     pub request_timeout: Duration,
     /// The most MCP sessions (clients that `initialize`) held at once.
     pub max_sessions: usize,
+    /// How long a client may take to send a request's headers; an idle keep-alive connection is
+    /// closed after as long. Applies before the token is checked.
+    pub header_timeout: Duration,
+    /// The most HTTP connections open at once; further clients wait until one closes.
+    pub max_connections: usize,
+}
+
+/// The shortest token accepted.
+pub const MIN_TOKEN_CHARS: usize = 16;
+/// The least strength accepted, in bits, estimated as length × log2(distinct characters).
+pub const MIN_TOKEN_BITS: f64 = 64.0;
+
+/// A token's strength in bits by the estimate length × log2(distinct characters): an upper
+/// bound for random tokens (`openssl rand -hex 32` gives 256), and low for repetitive ones.
+pub fn token_bits(token: &str) -> f64 {
+    let mut distinct: Vec<char> = token.chars().collect();
+    let length = distinct.len();
+    distinct.sort_unstable();
+    distinct.dedup();
+    length as f64 * (distinct.len() as f64).log2()
 }
 
 impl HttpOptions {
-    /// Whether these options may serve on `addr`: beyond loopback only with a (non-empty) token.
+    /// Whether these options may serve on `addr`: beyond loopback only with a token, and any
+    /// token given must be at least [`MIN_TOKEN_CHARS`] characters and [`MIN_TOKEN_BITS`] bits.
     pub fn check_address(&self, addr: SocketAddr) -> Result<(), ServerError> {
         if let Some(token) = &self.token {
             if token.trim().is_empty() {
@@ -53,9 +77,17 @@ impl HttpOptions {
             if !token.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b';' | b'\\')) {
                 return Err(ServerError::BadToken);
             }
+            // Any token, loopback too: it is what keeps other users of the machine out.
+            let bits = token_bits(token);
+            if token.chars().count() < MIN_TOKEN_CHARS || bits < MIN_TOKEN_BITS {
+                return Err(ServerError::WeakToken { chars: token.chars().count(), bits: bits.floor() as u32 });
+            }
         }
         if !addr.ip().is_loopback() && self.token.is_none() {
             return Err(ServerError::TokenRequired { addr });
+        }
+        if self.max_connections == 0 || self.header_timeout.is_zero() {
+            return Err(ServerError::BadLimit("--max-connections and --header-timeout must be positive".into()));
         }
         Ok(())
     }
@@ -66,6 +98,12 @@ impl HttpOptions {
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
     /// Default bound on MCP sessions.
     pub const DEFAULT_MAX_SESSIONS: usize = 128;
+    /// Default time to send a request's headers: generous for a slow client, short enough that
+    /// connections held open without a request free up quickly.
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    /// Default bound on open connections: each MCP session holds one or two (its requests and
+    /// its notification stream), and the process stays well under a usual 1,024 descriptors.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 }
 
 impl Default for HttpOptions {
@@ -77,6 +115,8 @@ impl Default for HttpOptions {
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -86,17 +126,15 @@ pub struct Guard {
     options: HttpOptions,
     /// The bound address: its IP is an accepted `Host`.
     local: SocketAddr,
-    /// Read for the session count.
-    sessions: Arc<LocalSessionManager>,
-    /// Held while an `initialize` runs, so that concurrent ones cannot overshoot the bound.
-    creating_session: tokio::sync::Mutex<()>,
+    /// Failed authentications per client, to hold their refusals.
+    failed: FailedLogins,
 }
 
 impl Guard {
-    /// Checks that the options are safe for `local`: a token is required off loopback.
-    pub fn new(options: HttpOptions, local: SocketAddr, sessions: Arc<LocalSessionManager>) -> Result<Self, ServerError> {
+    /// Checks that the options are safe for `local`: a strong token, required off loopback.
+    pub fn new(options: HttpOptions, local: SocketAddr) -> Result<Self, ServerError> {
         options.check_address(local)?;
-        Ok(Self { options, local, sessions, creating_session: tokio::sync::Mutex::new(()) })
+        Ok(Self { options, local, failed: FailedLogins::default() })
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -116,8 +154,8 @@ impl Guard {
         own || self.options.allowed_origins.iter().any(|allowed| allowed.trim_end_matches('/').eq_ignore_ascii_case(origin))
     }
 
-    fn authenticated(&self, headers: &HeaderMap) -> bool {
-        let Some(token) = &self.options.token else { return true };
+    /// The credentials a request presents: a bearer token and the web view's cookie.
+    fn presented(headers: &HeaderMap) -> [Option<&str>; 2] {
         let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -127,7 +165,12 @@ impl Guard {
             let (name, value) = pair.trim().split_once('=')?;
             (name == TOKEN_COOKIE).then_some(value)
         });
-        [bearer, cookie].into_iter().flatten().any(|given| same_secret(given, token))
+        [bearer, cookie]
+    }
+
+    fn authenticated(&self, headers: &HeaderMap) -> bool {
+        let Some(token) = &self.options.token else { return true };
+        Self::presented(headers).into_iter().flatten().any(|given| same_secret(given, token))
     }
 }
 
@@ -145,7 +188,8 @@ fn same_secret(given: &str, expected: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn refusal(status: StatusCode, error: &str, message: String) -> Response {
+/// A refusal: `{error, message}` with `status` (and `WWW-Authenticate` on a 401).
+pub(crate) fn refusal(status: StatusCode, error: &str, message: String) -> Response {
     let mut response = (status, Json(json!({"error": error, "message": message}))).into_response();
     if status == StatusCode::UNAUTHORIZED {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
@@ -153,23 +197,52 @@ fn refusal(status: StatusCode, error: &str, message: String) -> Response {
     response
 }
 
+/// What `GET /?token=…` amounts to.
+enum Login {
+    /// Not a login request.
+    None,
+    /// The right token: the cookie and a redirect.
+    Accepted(Response),
+    /// A wrong token.
+    Refused,
+}
+
 /// `GET /?token=…`: the browser's way in. A valid token becomes an HttpOnly, same-site cookie
 /// and the token leaves the address bar.
-fn token_login(guard: &Guard, request: &Request) -> Option<Response> {
-    let token = guard.options.token.as_deref()?;
+fn token_login(guard: &Guard, request: &Request) -> Login {
+    let Some(token) = guard.options.token.as_deref() else { return Login::None };
     if request.method() != Method::GET || request.uri().path() != "/" {
-        return None;
+        return Login::None;
     }
-    let Query(query) = Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri()).ok()?;
-    let given = query.get("token")?;
+    let Ok(Query(query)) = Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri()) else { return Login::None };
+    let Some(given) = query.get("token") else { return Login::None };
     if !same_secret(given, token) {
-        return Some(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "the token in the address is not this server's token".into()));
+        return Login::Refused;
     }
     let cookie = format!("{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
     let mut response = StatusCode::SEE_OTHER.into_response();
     response.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/"));
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).ok()?);
-    Some(response)
+    match HeaderValue::from_str(&cookie) {
+        Ok(value) => {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+            Login::Accepted(response)
+        }
+        Err(_) => Login::None,
+    }
+}
+
+/// The 401 for a wrong token, held as long as [`FailedLogins`] says for this client; it says
+/// how many failures are counted and this one's backoff.
+async fn refuse_login(guard: &Guard, client: Option<IpAddr>, message: &str) -> Response {
+    let penalty = guard.failed.failed(client, Instant::now());
+    tokio::time::sleep(penalty.wait).await;
+    let body = json!({
+        "error": "unauthorized", "message": message,
+        "failedAttempts": penalty.failures, "backoffMs": penalty.backoff.as_millis() as u64,
+    });
+    let mut response = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
+    response
 }
 
 /// The middleware: every check, in the order that gives the most useful refusal.
@@ -201,11 +274,21 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
     }
     // Liveness checks stay open: they say nothing about the data.
     if request.uri().path() != "/healthz" && !guard.authenticated(request.headers()) {
-        if let Some(response) = token_login(&guard, &request) {
-            return response;
-        }
-        let message = "this server needs its token: send `Authorization: Bearer <token>` (the token from --token-file or SCHEMASCOPE_TOKEN); in a browser open /?token=<token> once";
-        return refusal(StatusCode::UNAUTHORIZED, "unauthorized", message.into());
+        let needs = "this server needs its token: send `Authorization: Bearer <token>` (the token from --token-file or SCHEMASCOPE_TOKEN); in a browser open /?token=<token> once";
+        // Taken before any wait: the request itself is not held across one.
+        let client = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+        let presented = Guard::presented(request.headers()).iter().any(Option::is_some);
+        return match token_login(&guard, &request) {
+            Login::Accepted(response) => response,
+            Login::Refused => refuse_login(&guard, client, "the token in the address is not this server's token").await,
+            // A wrong token is a guess and is slowed down; no token at all guesses nothing (a
+            // browser's first visit, a client not yet configured) and is refused at once.
+            Login::None if presented => {
+                let wrong = "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
+                refuse_login(&guard, client, wrong).await
+            }
+            Login::None => refusal(StatusCode::UNAUTHORIZED, "unauthorized", needs.into()),
+        };
     }
     let timeout = guard.options.request_timeout;
     match tokio::time::timeout(timeout, admit(&guard, request, next)).await {
@@ -218,7 +301,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
     }
 }
 
-/// Reads the body within its limit, bounds new MCP sessions, and passes the request on.
+/// Reads the body within its limit and passes the request on.
 async fn admit(guard: &Guard, request: Request, next: Next) -> Response {
     let limit = guard.options.max_body_bytes;
     let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
@@ -231,25 +314,7 @@ async fn admit(guard: &Guard, request: Request, next: Next) -> Response {
         Err(error) if is_length_limit(&error) => return too_large(limit, None),
         Err(error) => return refusal(StatusCode::BAD_REQUEST, "unreadable_body", format!("the request body could not be read: {error}")),
     };
-    let opens_session =
-        parts.method == Method::POST && parts.uri.path() == crate::MCP_PATH && !parts.headers.contains_key("mcp-session-id") && is_initialize(&bytes);
-    let request = Request::from_parts(parts, Body::from(bytes));
-    if !opens_session {
-        return next.run(request).await;
-    }
-    // Serialized so that the count checked is the count when the session is created.
-    let _creating = guard.creating_session.lock().await;
-    let open = guard.sessions.sessions.read().await.len();
-    if open >= guard.options.max_sessions {
-        let message = format!(
-            "the server already holds its maximum of {} MCP sessions; close one (DELETE /mcp with its Mcp-Session-Id), wait for idle ones to expire, or raise --max-sessions",
-            guard.options.max_sessions
-        );
-        let mut response = refusal(StatusCode::SERVICE_UNAVAILABLE, "too_many_sessions", message);
-        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-        return response;
-    }
-    next.run(request).await
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 fn too_large(limit: usize, declared: Option<u64>) -> Response {
@@ -267,16 +332,6 @@ fn is_length_limit(error: &axum::Error) -> bool {
         source = current.source();
     }
     false
-}
-
-/// Whether a JSON-RPC body is an `initialize` request (the one that opens a session).
-fn is_initialize(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body).ok().and_then(|m| m.method).is_some_and(|m| m == "initialize")
 }
 
 #[cfg(test)]
@@ -300,10 +355,19 @@ mod tests {
     }
 
     #[test]
-    fn only_initialize_opens_a_session() {
-        assert!(is_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#));
-        assert!(!is_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
-        assert!(!is_initialize(b"not json"));
-        assert!(!is_initialize(br#"[{"method":"initialize"}]"#));
+    fn tokens_must_be_long_and_varied() {
+        let at = |token: &str| HttpOptions { token: Some(token.into()), ..HttpOptions::default() }.check_address("0.0.0.0:0".parse().expect("addr"));
+        for weak in ["x", "abcdefghijklmno", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "abababababababababababababababab", "password12345678"] {
+            assert!(matches!(at(weak), Err(ServerError::WeakToken { .. })), "{weak}");
+        }
+        let error = at("x").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("1 character") && error.contains("16") && error.contains("openssl rand -hex 32"), "{error}");
+        for strong in ["guard-test-7f3a9c1e5b", "0123456789abcdef", "e2e-4b1f9c0d7a2e6b3f8c5d"] {
+            assert!(at(strong).is_ok(), "{strong}");
+        }
+        assert_eq!(token_bits("0123456789abcdef"), 64.0);
+        // Loopback too: the token keeps other users of the machine out.
+        let loopback = HttpOptions { token: Some("short".into()), ..HttpOptions::default() };
+        assert!(matches!(loopback.check_address("127.0.0.1:0".parse().expect("addr")), Err(ServerError::WeakToken { .. })));
     }
 }

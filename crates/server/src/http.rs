@@ -17,7 +17,6 @@ use axum::{
     middleware::{self, Next},
     response::Response,
     routing::{get, post},
-    serve::ListenerExt,
 };
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
 use schemascope_tools::Registry;
@@ -25,6 +24,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::{Guard, HttpOptions};
+use crate::listen::ConnectionLimits;
+use crate::mcp_gate::McpGate;
+use crate::sessions::{BoundedSessions, SharedSessions};
 use crate::{SchemascopeServer, ServerError};
 
 /// The path of the MCP endpoint.
@@ -74,8 +76,10 @@ pub async fn serve_http(
 
 /// Serves MCP over streamable HTTP on an already bound listener until `shutdown` completes.
 ///
-/// Every route sits behind the [`guard`](crate::guard) (Host, Origin, token, body limit,
-/// timeout, session bound); a non-loopback listener without a token is refused here. On
+/// Every route sits behind the [`guard`](crate::guard) (Host, Origin, token with backoff, body
+/// limit, timeout), the MCP service behind its [gate](crate::mcp_gate) (JSON-RPC envelope,
+/// session bound), and every connection within the [limits](crate::listen) (header timeout,
+/// connection bound); a non-loopback listener without a strong token is refused here. On
 /// shutdown every MCP session and open stream is closed, then the server waits a few seconds at
 /// most for connections to finish.
 pub async fn serve_http_listener(
@@ -84,7 +88,7 @@ pub async fn serve_http_listener(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
+    let local_addr = listener.local_addr().map_err(ServerError::LocalAddr)?;
     let streams = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         // Sessions for clients that `initialize` (the Python SDK in legacy mode, most clients
@@ -93,11 +97,13 @@ pub async fn serve_http_listener(
         .with_cancellation_token(streams.child_token())
         // The guard checks Host on every route (with --allow-host names), so rmcp need not.
         .disable_allowed_hosts();
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
-    let sessions = Arc::new(sessions);
+    let mut local = LocalSessionManager::default();
+    local.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
+    let sessions = Arc::new(BoundedSessions::new(local, options.max_sessions));
+    let limits = ConnectionLimits { header_timeout: options.header_timeout, max_connections: options.max_connections };
+    let gate = Arc::new(McpGate::new(Arc::clone(&sessions), options.max_body_bytes));
     let tool_timeout = options.request_timeout;
-    let guard = Arc::new(Guard::new(options, local, Arc::clone(&sessions))?);
+    let guard = Arc::new(Guard::new(options, local_addr)?);
 
     // Shutdown first ends the listen streams gracefully, then closes every stream and session.
     let closing = CancellationToken::new();
@@ -111,7 +117,10 @@ pub async fn serve_http_listener(
     // A tool call over /mcp answers as a stream the guard's timeout does not cut: the server
     // cancels the call's work itself at the same timeout.
     let base = SchemascopeServer::new(registry).with_closing(closing.clone()).with_tool_timeout(tool_timeout);
-    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), sessions, config);
+    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(SharedSessions(sessions)), config);
+    // The MCP gate is part of the MCP service: every path the router hands to it (`/mcp`,
+    // `/mcp/`, `/mcp/…`) goes through the same checks.
+    let mcp = Router::new().fallback_service(mcp).layer(middleware::from_fn_with_state(gate, crate::mcp_gate::check));
     let app = Router::new()
         .route("/", get(crate::graph_http::page))
         .route("/assets/view.js", get(crate::graph_http::script))
@@ -134,20 +143,15 @@ pub async fn serve_http_listener(
             stopping.cancel();
         }
     };
-    // Answers are small and sent in a few writes; without TCP_NODELAY, Nagle's algorithm and the
-    // client's delayed ACK add ~40 ms to each keep-alive request.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY: {error}");
-        }
-    });
-    let server = axum::serve(listener, app).with_graceful_shutdown(graceful).into_future();
+    let shutting_down = tokio::spawn(graceful);
+    let server = crate::listen::serve(listener, app, limits, stopping.clone());
     tokio::pin!(server);
     tokio::select! {
-        result = &mut server => result.map_err(ServerError::Http),
+        () = &mut server => {}
         () = async { stopping.cancelled().await; tokio::time::sleep(SHUTDOWN_GRACE).await } => {
             tracing::debug!("connections still open after the shutdown grace period; closing them");
-            Ok(())
         }
     }
+    shutting_down.abort();
+    Ok(())
 }

@@ -6,15 +6,20 @@
 //! to stdout itself (stdout is the stdio transport); diagnostics go through `tracing`.
 
 mod ask;
+mod backoff;
 mod cancel;
 mod error;
 mod graph_http;
 mod graph_tools;
 mod guard;
 mod http;
+pub mod jsonrpc;
+mod listen;
+mod mcp_gate;
 mod prompts;
 mod resources;
 mod server;
+mod sessions;
 mod stdio;
 mod subscriptions;
 mod tools;

@@ -7,7 +7,7 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext},
     model::{
-        CallToolRequestParams, CallToolResponse,
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
         GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
         PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
         SubscriptionFilter, UnsubscribeRequestParams,
@@ -179,6 +179,13 @@ impl ServerHandler for SchemascopeServer {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         subscriptions::listen(&self.registry, context, &self.closing).await
+    }
+
+    /// A request rmcp could not read as any request it knows arrives here: a known method with
+    /// params that do not fit (`arguments` not an object, a missing `name`) is invalid params,
+    /// naming what is wrong; any other method is not found.
+    async fn on_custom_request(&self, request: CustomRequest, _context: RequestContext<RoleServer>) -> Result<CustomResult, McpError> {
+        Err(crate::jsonrpc::custom_request_error(&request.method, request.params))
     }
 
     async fn list_prompts(
