@@ -61,7 +61,7 @@ pub fn run(registry: &Registry, source: String, question: String, history: Optio
     let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
         Some(path) => {
-            let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let text = schemascope_sources::file::read_small_string(&path)?;
             Some(
                 parse_history(&text)
                     .with_context(|| format!("{}: not a history (a JSON array of {{question, answer, query?, shown_entities?}})", path.display()))?,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use schemascope_server::HttpOptions;
 use schemascope_tools::Registry;
 
@@ -16,7 +16,7 @@ const TOKEN_VARIABLE: &str = "SCHEMASCOPE_TOKEN";
 pub struct ExposureArgs {
     /// File holding the bearer token clients must send (`Authorization: Bearer <token>`; in a
     /// browser open /?token=<token> once). Also read from $SCHEMASCOPE_TOKEN. Required to listen
-    /// on a non-loopback address.
+    /// on a non-loopback address; at least 16 characters and 64 bits (`openssl rand -hex 32`).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
     /// Accept this Host header name too (repeatable), e.g. a name pointing at this machine.
@@ -34,6 +34,13 @@ pub struct ExposureArgs {
     /// Most MCP sessions held at once [default: 128].
     #[arg(long, value_name = "N")]
     max_sessions: Option<usize>,
+    /// Seconds a client may take to send a request's headers (also how long an idle connection
+    /// stays open), checked before the token [default: 10].
+    #[arg(long, value_name = "SECONDS")]
+    header_timeout: Option<f64>,
+    /// Most HTTP connections open at once; more wait until one closes [default: 512].
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
     /// Largest tool result, in bytes, on every surface; longer results are cut and say so in
     /// `truncated` [default: 262144].
     #[arg(long, value_name = "BYTES")]
@@ -71,12 +78,28 @@ impl ExposureArgs {
             }
             options.max_sessions = n;
         }
+        if let Some(seconds) = self.header_timeout {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                bail!("--header-timeout must be a positive number of seconds, not {seconds}");
+            }
+            options.header_timeout = Duration::from_secs_f64(seconds);
+        }
+        if let Some(n) = self.max_connections {
+            if n == 0 {
+                bail!("--max-connections must be at least 1");
+            }
+            options.max_connections = n;
+        }
         Ok(options)
     }
 }
 
 fn read_token_file(path: &std::path::Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the token file {}", path.display()))?;
+    // A regular file of a few bytes: a FIFO, a device or a huge file is refused, never read.
+    let text = schemascope_sources::file::read_small_string(path).map_err(|e| match e {
+        schemascope_sources::FileError::Io { source, .. } => anyhow::anyhow!("cannot read the token file {}: {source}", path.display()),
+        other => anyhow::anyhow!("cannot use the token file: {other}"),
+    })?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -9,7 +9,6 @@ mod progress;
 mod render;
 mod retrieval;
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,6 +33,10 @@ use retrieval::RetrievalArgs;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Largest source file read (graph, record or document set, evaluation data), in bytes; a
+    /// larger file is refused before it is read [default: 4294967296, 4 GiB].
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_file_bytes: Option<u64>,
 }
 
 #[derive(clap::Args, Clone)]
@@ -502,12 +505,11 @@ fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
 }
 
 fn read_raw(text: &str) -> Result<String> {
+    use schemascope_sources::file;
     Ok(if text == "-" {
-        let mut buffer = String::new();
-        std::io::stdin().read_to_string(&mut buffer)?;
-        buffer
+        file::read_small_stream(std::path::Path::new("standard input"), std::io::stdin().lock())?
     } else if let Some(path) = text.strip_prefix('@') {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?
+        file::read_small_string(std::path::Path::new(path))?
     } else {
         text.to_string()
     })
@@ -605,6 +607,12 @@ fn demo_banner(registry: &Registry, addr: SocketAddr, token: bool) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if let Some(bytes) = cli.max_file_bytes {
+        if bytes == 0 {
+            anyhow::bail!("--max-file-bytes must be at least 1");
+        }
+        schemascope_sources::file::set_max_source_bytes(bytes);
+    }
     Ok(match cli.command {
         Command::Describe { source, collection, max_tokens, markdown, output } => {
             let (registry, name) = one_source(&source)?;

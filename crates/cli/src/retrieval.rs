@@ -16,6 +16,10 @@ pub struct RetrievalArgs {
     /// beside a SQLite file is used when it exists.
     #[arg(long = "docs", value_name = "[NAME=]DIR")]
     docs: Vec<String>,
+    /// Follow symbolic links in docs directories even when they lead outside the directory
+    /// (by default such a link is skipped with a warning).
+    #[arg(long)]
+    docs_follow_links: bool,
     /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
     /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring).
     #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RETRIEVAL_CONFIG")]
@@ -43,7 +47,7 @@ impl RetrievalArgs {
         let mut config = match &self.retrieval_config {
             None => RetrievalConfig::default(),
             Some(path) => {
-                let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+                let text = schemascope_sources::file::read_small_string(path)?;
                 let is_json = path.extension().and_then(|e| e.to_str()) == Some("json");
                 if is_json {
                     serde_json::from_str(&text).with_context(|| format!("{}: not a valid retrieval configuration", path.display()))?
@@ -80,6 +84,7 @@ impl RetrievalArgs {
     /// Applies the configuration and the docs directories to `registry`.
     pub fn apply(&self, registry: &Registry) -> Result<()> {
         registry.docs().set_config(self.config()?);
+        registry.docs().set_follow_links(self.docs_follow_links);
         for entry in &self.docs {
             let (name, dir) = match entry.split_once('=') {
                 Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),
