@@ -82,7 +82,10 @@ fn token_session_and_configuration_files_that_are_not_regular_files_stop_serve_a
     fails_with(&["serve", "--http", "127.0.0.1:0", "--no-session-file", "--token-file", "/dev/zero", "demo:sensors"], &["a character device"]);
     let weak = dir.path().join("weak");
     std::fs::write(&weak, "x\n").expect("write");
-    fails_with(&["serve", "--http", "0.0.0.0:0", "--no-session-file", "--token-file", &weak.display().to_string(), "demo:sensors"], &["too weak", "1 character"]);
+    fails_with(
+        &["serve", "--http", "0.0.0.0:0", "--no-session-file", "--token-file", &weak.display().to_string(), "demo:sensors"],
+        &["too weak", "1 character"],
+    );
     fails_with(&["serve", "--http", "127.0.0.1:0", "--session-file", &pipe, "demo:infrastructure"], &["session file", "is a FIFO"]);
     fails_with(&["serve", "--http", "127.0.0.1:0", "--session-file", "/dev/zero", "demo:infrastructure"], &["a character device"]);
     let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display().to_string();

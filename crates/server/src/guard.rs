@@ -284,7 +284,8 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
             // A wrong token is a guess and is slowed down; no token at all guesses nothing (a
             // browser's first visit, a client not yet configured) and is refused at once.
             Login::None if presented => {
-                let wrong = "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
+                let wrong =
+                    "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
                 refuse_login(&guard, client, wrong).await
             }
             Login::None => refusal(StatusCode::UNAUTHORIZED, "unauthorized", needs.into()),

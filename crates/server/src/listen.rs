@@ -63,10 +63,7 @@ impl Service<hyper::Request<Incoming>> for WithPeer {
 
 /// Errors of one connection that do not concern the listener (the peer went away).
 fn is_connection_error(error: &std::io::Error) -> bool {
-    matches!(
-        error.kind(),
-        std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
-    )
+    matches!(error.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset)
 }
 
 /// Serves `app` on `listener` until `stopping` is cancelled, then lets each connection finish

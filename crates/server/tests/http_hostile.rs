@@ -111,8 +111,7 @@ fn session_headers(id: &str) -> String {
 
 #[tokio::test]
 async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_check() -> TestResult {
-    let options =
-        HttpOptions { token: Some(TOKEN.into()), header_timeout: Duration::from_millis(200), max_connections: 8, ..HttpOptions::default() };
+    let options = HttpOptions { token: Some(TOKEN.into()), header_timeout: Duration::from_millis(200), max_connections: 8, ..HttpOptions::default() };
     let running = start(options).await?;
     let addr = running.addr;
     // Many more half-open connections than the bound: headers begun and never finished, or
@@ -288,7 +287,8 @@ async fn params_that_do_not_fit_a_known_method_are_invalid_params_and_unknown_me
 async fn weak_tokens_are_refused_before_listening() -> TestResult {
     for (token, bind) in [("x", "127.0.0.1:0"), ("x", "0.0.0.0:0"), ("abcdefghijklmno", "0.0.0.0:0"), ("aaaaaaaaaaaaaaaaaaaaaaaa", "0.0.0.0:0")] {
         let (listener, _) = bind_http(bind.parse()?).await?;
-        let outcome = serve_http_listener(Registry::new(), listener, HttpOptions { token: Some(token.into()), ..HttpOptions::default() }, async {}).await;
+        let outcome =
+            serve_http_listener(Registry::new(), listener, HttpOptions { token: Some(token.into()), ..HttpOptions::default() }, async {}).await;
         let error = outcome.err().ok_or("it started")?;
         assert!(matches!(error, ServerError::WeakToken { .. }), "{token}: {error}");
         assert!(error.to_string().contains("at least 16 characters and 64 bits"), "{error}");

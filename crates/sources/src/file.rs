@@ -306,7 +306,10 @@ mod tests {
         let sparse = dir.path().join("huge.json");
         File::create(&sparse).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
         let error = read_bytes(&sparse, 1 << 20, "for a test (raise it with --flag)").expect_err("too large");
-        assert_eq!(error.to_string(), format!("{} is 1099511627776 bytes, over the 1048576-byte limit for a test (raise it with --flag)", sparse.display()));
+        assert_eq!(
+            error.to_string(),
+            format!("{} is 1099511627776 bytes, over the 1048576-byte limit for a test (raise it with --flag)", sparse.display())
+        );
         let small = dir.path().join("small.json");
         std::fs::write(&small, b"{\"a\": 1}").expect("write");
         assert_eq!(read_string(&small, 8, "x").expect("exactly at the limit"), "{\"a\": 1}");

@@ -78,7 +78,10 @@ fn a_huge_sparse_file_is_refused_by_its_size_before_it_is_read() {
     let error = load_within_a_minute(&sparse.display().to_string()).err().expect("refused");
     assert!(matches!(&error, SourceError::File(FileError::TooLarge { size, .. }) if *size == 1 << 40), "{error:?}");
     let text = error.to_string();
-    assert!(text.contains("1099511627776 bytes") && text.contains(&DEFAULT_MAX_SOURCE_BYTES.to_string()) && text.contains("--max-file-bytes"), "{text}");
+    assert!(
+        text.contains("1099511627776 bytes") && text.contains(&DEFAULT_MAX_SOURCE_BYTES.to_string()) && text.contains("--max-file-bytes"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -29,7 +29,8 @@ pub struct EvalRequest<'a> {
 
 fn read(path: &Path) -> Result<String, ToolError> {
     use schemascope_sources::file;
-    file::read_string(path, file::max_source_bytes(), "for an evaluation file (raise it with --max-file-bytes)").map_err(|e| ToolError::InvalidParams(e.to_string()))
+    file::read_string(path, file::max_source_bytes(), "for an evaluation file (raise it with --max-file-bytes)")
+        .map_err(|e| ToolError::InvalidParams(e.to_string()))
 }
 
 /// Runs the evaluation.

@@ -147,18 +147,18 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(Vec<(String, Str
     names.sort();
     if names.len() > MAX_DOC_FILES {
         let first = &names[MAX_DOC_FILES].0;
-        warnings.push(skipped(first, format!("only the first {MAX_DOC_FILES} .md files by name are read; {} from `{first}` on were skipped", names.len() - MAX_DOC_FILES)));
+        warnings.push(skipped(
+            first,
+            format!("only the first {MAX_DOC_FILES} .md files by name are read; {} from `{first}` on were skipped", names.len() - MAX_DOC_FILES),
+        ));
         names.truncate(MAX_DOC_FILES);
     }
     let mut files = Vec::new();
     let mut total = 0u64;
     for (name, path) in names {
         let left = MAX_DOCS_TOTAL_BYTES.saturating_sub(total);
-        let (limit, what) = if left < MAX_DOC_BYTES {
-            (left, "left of the 64 MiB read from one docs directory")
-        } else {
-            (MAX_DOC_BYTES, "for one docs file")
-        };
+        let (limit, what) =
+            if left < MAX_DOC_BYTES { (left, "left of the 64 MiB read from one docs directory") } else { (MAX_DOC_BYTES, "for one docs file") };
         match confined.read_string(&path, limit, what) {
             Ok(text) => {
                 total += text.len() as u64;

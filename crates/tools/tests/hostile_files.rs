@@ -37,9 +37,7 @@ fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
 fn search(registry: &Arc<Registry>, question: &str) -> Value {
     let registry = Arc::clone(registry);
     let question = question.to_string();
-    within_a_minute(move || {
-        ok(search_schema_docs(&registry, SearchSchemaDocsParams { source: Some("chinook".into()), question, top_k: Some(5) }))
-    })
+    within_a_minute(move || ok(search_schema_docs(&registry, SearchSchemaDocsParams { source: Some("chinook".into()), question, top_k: Some(5) })))
 }
 
 /// A docs directory with one good doc and one of each hostile kind, and a file outside it.
@@ -94,7 +92,9 @@ fn docs_generate_writes_through_no_link_and_into_no_fifo() {
     let generated = {
         let registry = Arc::clone(&registry);
         let dir = target.display().to_string();
-        within_a_minute(move || ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: false })))
+        within_a_minute(move || {
+            ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: false }))
+        })
     };
     let written: Vec<&str> = generated["written"].as_array().expect("written").iter().filter_map(Value::as_str).collect();
     assert!(written.contains(&"Artist.md") && written.contains(&"Genre.md") && written.contains(&"Track.md"), "{generated}");
@@ -110,7 +110,9 @@ fn docs_generate_writes_through_no_link_and_into_no_fifo() {
     let again = {
         let registry = Arc::clone(&registry);
         let dir = target.display().to_string();
-        within_a_minute(move || ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: true })))
+        within_a_minute(move || {
+            ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: true }))
+        })
     };
     assert!(again["written"].to_string().contains("Album.md"), "{again}");
     assert!(!target.join("Album.md.partial").exists());

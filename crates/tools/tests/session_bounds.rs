@@ -67,7 +67,11 @@ fn an_llm_styling_in_a_loop_keeps_the_newest_layers_and_never_a_persons_or_a_nam
     // A named layer at the bound is refused, saying what to do; nothing changes.
     let named = find_and_style_nodes(&registry, Caller::Ai, style("type == 'server'", Some("servers")));
     assert!(!named.success);
-    assert!(named.message.contains("256 style layers") && named.message.contains("`servers` cannot be added") && named.message.contains("clear_styles"), "{}", named.message);
+    assert!(
+        named.message.contains("256 style layers") && named.message.contains("`servers` cannot be added") && named.message.contains("clear_styles"),
+        "{}",
+        named.message
+    );
     // A person's unnamed layer replaces the person's own oldest unnamed layer, never an AI's.
     let second = ok(find_and_style_nodes(&registry, Caller::User, style("type == 'server'", None)));
     assert_eq!(second["removedLayer"].as_str(), Some(person.as_str()), "a person's unnamed layer replaces their own oldest");
