@@ -75,7 +75,7 @@ fn a_huge_sparse_file_is_refused_by_its_size_before_it_is_read() {
     let dir = tempfile::tempdir().expect("tempdir");
     let sparse = dir.path().join("huge.ndjson");
     std::fs::File::create(&sparse).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
-    let error = load_within_a_minute(&sparse.display().to_string()).err().expect("refused");
+    let error = load_within_a_minute(&sparse.display().to_string()).expect_err("refused");
     assert!(matches!(&error, SourceError::File(FileError::TooLarge { size, .. }) if *size == 1 << 40), "{error:?}");
     let text = error.to_string();
     assert!(

@@ -115,6 +115,9 @@ const MAX_DOCS_TOTAL_BYTES: u64 = 64 << 20;
 /// The most directory entries looked at (most are expected to be docs).
 const MAX_DIR_ENTRIES: usize = 100_000;
 
+/// Docs files read: (file name, text), sorted by name.
+type DocFiles = Vec<(String, String)>;
+
 /// A docs file skipped before parsing, as a warning naming it.
 fn skipped(name: &str, message: String) -> DocWarning {
     DocWarning { file: name.to_string(), line: 0, message, file_skipped: true }
@@ -125,7 +128,7 @@ fn skipped(name: &str, message: String) -> DocWarning {
 /// `follow_links` allows links out of it), each within [`MAX_DOC_BYTES`] and all within
 /// [`MAX_DOC_FILES`] and [`MAX_DOCS_TOTAL_BYTES`]: a FIFO, a link to a device or out of the
 /// directory, a directory named `*.md` or a huge file is skipped with a warning, never read.
-fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(Vec<(String, String)>, Vec<DocWarning>), ToolError> {
+fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(DocFiles, Vec<DocWarning>), ToolError> {
     let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok((Vec::new(), Vec::new())) };
     let cannot = |e: &dyn std::fmt::Display| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()));
     let confined = ConfinedDir::new(dir, follow_links).map_err(|e| cannot(&e))?;
