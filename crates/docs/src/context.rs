@@ -22,12 +22,19 @@ const NOTE_RESERVE: usize = 60;
 pub(crate) struct TableBlock {
     pub(crate) text: String,
     pub(crate) tokens: usize,
+    /// The structure without the columns' value notes (names, types, keys, references and
+    /// comments only), when that is shorter: what a budget shows before it leaves a table out.
+    pub(crate) compact: Option<(String, usize)>,
 }
 
 impl TableBlock {
     pub(crate) fn new(table: &TableInfo, notes: &ColumnNotes) -> Self {
         let text = format_table(table, notes);
-        Self { tokens: tokens::count(&text), text }
+        let tokens = tokens::count(&text);
+        let bare = format_table(table, &ColumnNotes::new());
+        let bare_tokens = tokens::count(&bare);
+        let compact = (bare_tokens < tokens).then_some((bare, bare_tokens));
+        Self { tokens, text, compact }
     }
 }
 
@@ -47,6 +54,9 @@ pub struct SchemaContext {
     pub omitted_tables: Vec<String>,
     /// Retrieved chunks the budget left out.
     pub omitted_chunks: usize,
+    /// Tables the budget shows without their columns' value notes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compact_tables: Vec<String>,
 }
 
 /// One block competing for the budget.
@@ -60,6 +70,66 @@ struct Block<'a> {
     role: Role,
     /// For doc chunks, the table they document: they go when their table goes.
     documents: Option<&'a str>,
+    /// A shorter form and its tokens (a table without value notes), shown before the block is
+    /// left out.
+    compact: Option<(&'a str, usize)>,
+}
+
+impl<'a> Block<'a> {
+    /// A table of the index, in `role`.
+    fn table(name: &'a str, block: &'a TableBlock, role: Role) -> Self {
+        Block {
+            section: Section::Tables,
+            text: Cow::Borrowed(&block.text),
+            tokens: block.tokens,
+            table: Some(name),
+            role,
+            documents: None,
+            compact: block.compact.as_ref().map(|(text, tokens)| (text.as_str(), *tokens)),
+        }
+    }
+
+    /// Its tokens when shown as `shown`.
+    fn tokens_as(&self, shown: Shown) -> usize {
+        match (shown, &self.compact) {
+            (Shown::Not, _) => 0,
+            (Shown::Compact, Some((_, tokens))) => *tokens,
+            _ => self.tokens,
+        }
+    }
+
+    /// Its text when shown as `shown`.
+    fn text_as(&self, shown: Shown) -> &str {
+        match (shown, &self.compact) {
+            (Shown::Compact, Some((text, _))) => text,
+            _ => &self.text,
+        }
+    }
+
+    /// The smallest form it can be shown in.
+    fn smallest(&self) -> Shown {
+        if self.compact.is_some() { Shown::Compact } else { Shown::Whole }
+    }
+}
+
+/// How much of a block the context shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// Left out.
+    Not,
+    /// In its compact form.
+    Compact,
+    /// Whole.
+    Whole,
+}
+
+/// What [`fit`] chose: the text and what it left out or shortened.
+struct Fitted {
+    text: String,
+    omitted_tables: Vec<String>,
+    omitted_chunks: usize,
+    compact_tables: Vec<String>,
+    tokens: usize,
 }
 
 /// What a block is to the question. Blocks are offered to the budget in priority order; the
@@ -113,61 +183,58 @@ impl SchemaIndex {
     /// cost of rendering, which a pipeline answering many questions need not pay.
     pub fn render_counted(&self, retrieval: &Retrieval<'_>, max_tokens: Option<usize>, exact: bool) -> SchemaContext {
         let metadata = retrieval.metadata(self);
-        let (header, blocks) = match retrieval.strategy {
+        let (heading, blocks) = match retrieval.strategy {
             Strategy::Full(_) => {
-                let blocks = self
-                    .catalog
-                    .tables
-                    .iter()
-                    .zip(&self.blocks)
-                    .map(|(t, b)| Block {
-                        section: Section::Tables,
-                        text: Cow::Borrowed(&b.text),
-                        tokens: b.tokens,
-                        table: Some(&t.name),
-                        role: Role::Whole,
-                        documents: None,
-                    })
-                    .collect();
-                (full_header(self.catalog.tables.len()), blocks)
+                // Under a budget the full schema does not fit, the tables the question points at
+                // come first, so that the budget leaves out the others.
+                let mut order: Vec<usize> =
+                    retrieval.priority.iter().filter_map(|name| self.catalog.tables.iter().position(|t| t.name == *name)).collect();
+                for i in 0..self.catalog.tables.len() {
+                    if !order.contains(&i) {
+                        order.push(i);
+                    }
+                }
+                let blocks = order.into_iter().map(|i| Block::table(&self.catalog.tables[i].name, &self.blocks[i], Role::Whole)).collect();
+                (Heading { tables: self.catalog.tables.len(), confidence: None }, blocks)
             }
             Strategy::Focused => self.focused_blocks(retrieval),
         };
-        let (text, omitted_tables, omitted_chunks, tokens) = fit(&header, &blocks, max_tokens, exact);
+        let fitted = fit(&heading, &blocks, max_tokens, exact);
         // The metadata names the tables the text shows, not those the budget left out.
         let mut metadata = metadata;
-        metadata.tables_included.retain(|t| !omitted_tables.contains(t));
-        SchemaContext { tokens, text, full_schema_tokens: self.full_schema_tokens(), metadata, omitted_tables, omitted_chunks }
+        metadata.tables_included.retain(|t| !fitted.omitted_tables.contains(t));
+        SchemaContext {
+            tokens: fitted.tokens,
+            text: fitted.text,
+            full_schema_tokens: self.full_schema_tokens(),
+            metadata,
+            omitted_tables: fitted.omitted_tables,
+            omitted_chunks: fitted.omitted_chunks,
+            compact_tables: fitted.compact_tables,
+        }
     }
 
     /// Tokens of the focused context of `retrieval` without a budget (estimated from the
     /// blocks, counted exactly when the estimate is within [`ESTIMATE_MARGIN`] of the full
     /// schema's size), to decide whether focusing is worth it.
     pub(crate) fn focused_tokens(&self, retrieval: &Retrieval<'_>) -> usize {
-        let (header, blocks) = self.focused_blocks(retrieval);
-        let estimate = tokens::count(&header) + blocks.iter().map(|b| b.tokens).sum::<usize>();
+        let (heading, blocks) = self.focused_blocks(retrieval);
+        let shown = blocks.iter().filter(|b| b.table.is_some()).count();
+        let estimate = tokens::count(&heading.text(shown)) + blocks.iter().map(|b| b.tokens).sum::<usize>();
         if estimate.abs_diff(self.full_tokens) > ESTIMATE_MARGIN {
             return estimate;
         }
-        fit(&header, &blocks, None, true).3
+        fit(&heading, &blocks, None, true).tokens
     }
 
     /// Blocks of a focused context in priority order, which is the reverse of the order a
     /// budget drops them in: retrieved tables by rank, retrieved doc chunks other than
     /// examples, FK neighbours, example chunks, the database overview.
-    fn focused_blocks<'a>(&'a self, retrieval: &Retrieval<'a>) -> (String, Vec<Block<'a>>) {
+    fn focused_blocks<'a>(&'a self, retrieval: &Retrieval<'a>) -> (Heading, Vec<Block<'a>>) {
         let mut blocks = Vec::new();
         let table_block = |name: &'a str, role: Role| {
             let i = self.catalog.tables.iter().position(|t| t.name == name)?;
-            let b = &self.blocks[i];
-            Some(Block {
-                section: Section::Tables,
-                text: Cow::Borrowed(&b.text),
-                tokens: b.tokens,
-                table: Some(&self.catalog.tables[i].name),
-                role,
-                documents: None,
-            })
+            Some(Block::table(&self.catalog.tables[i].name, &self.blocks[i], role))
         };
         blocks.extend(retrieval.tables.iter().filter_map(|t| table_block(t, Role::Retrieved)));
         let doc_block = |c: &crate::retrieve::ScoredChunk<'a>| {
@@ -178,7 +245,7 @@ impl SchemaIndex {
             };
             let tokens = chunk.tokens + tokens::count(&heading);
             let documents = self.catalog.table(&chunk.table).map(|t| t.name.as_str());
-            Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None, role: Role::Doc, documents }
+            Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None, role: Role::Doc, documents, compact: None }
         };
         let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
         blocks.extend(retrieval.chunks.iter().filter(|c| !is_example(c)).map(doc_block));
@@ -195,134 +262,163 @@ impl SchemaIndex {
                 table: None,
                 role: Role::Doc,
                 documents: None,
+                compact: None,
             });
         }
-        let shown = retrieval.tables.len() + retrieval.expanded_tables.len();
-        let header = format!(
-            "# Database schema: {shown} of {} tables (focused on the question, confidence {})\n\n",
-            self.catalog.tables.len(),
-            // Significant digits, not two decimals, which showed 0.004 as 0.00.
-            schemascope_core::figure::text(schemascope_core::figure::significant(retrieval.confidence, schemascope_core::figure::MIN_DIGITS))
-        );
-        (header, blocks)
+        (Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) }, blocks)
     }
 }
 
-/// True when `block` may be kept given what was decided for the blocks before it (`decided`):
-/// a retrieved table whenever it fits, a neighbour only after every retrieved table, a doc
+/// The context's first line, which counts the tables it shows.
+struct Heading {
+    /// Tables in the schema.
+    tables: usize,
+    /// For a focused context, the retrieval's confidence.
+    confidence: Option<f64>,
+}
+
+impl Heading {
+    /// The heading of a context showing `shown` tables.
+    fn text(&self, shown: usize) -> String {
+        match self.confidence {
+            None if shown == self.tables => format!("# Database schema: {shown} tables\n\n"),
+            None => format!("# Database schema: {shown} of {} tables\n\n", self.tables),
+            Some(confidence) => format!(
+                "# Database schema: {shown} of {} tables (focused on the question, confidence {})\n\n",
+                self.tables,
+                // Significant digits, not two decimals, which showed 0.004 as 0.00.
+                schemascope_core::figure::text(schemascope_core::figure::significant(confidence, schemascope_core::figure::MIN_DIGITS))
+            ),
+        }
+    }
+}
+
+/// True when `block` may be shown given what was decided for the blocks before it: a table of
+/// the question whenever it fits, a neighbour only once every retrieved table is shown, a doc
 /// chunk only with the table it documents.
-fn allowed(blocks: &[Block<'_>], keep: &[bool], at: usize) -> bool {
+fn allowed(blocks: &[Block<'_>], shown: &[Shown], at: usize) -> bool {
     let block = &blocks[at];
-    let earlier = || blocks[..at].iter().zip(&keep[..at]);
+    let earlier = || blocks[..at].iter().zip(&shown[..at]);
     match block.role {
         Role::Whole | Role::Retrieved => true,
-        Role::Neighbour => earlier().all(|(b, k)| *k || b.role != Role::Retrieved),
+        Role::Neighbour => earlier().all(|(b, s)| *s != Shown::Not || b.role != Role::Retrieved),
         Role::Doc => match block.documents {
-            Some(table) => !earlier().any(|(b, k)| !*k && b.table == Some(table)),
+            Some(table) => !earlier().any(|(b, s)| *s == Shown::Not && b.table == Some(table)),
             None => true,
         },
     }
 }
 
-/// Chooses blocks by priority within the budget and prints them in section order. Returns the
-/// text, omitted table names and the number of omitted doc chunks.
-fn fit(header: &str, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: bool) -> (String, Vec<String>, usize, usize) {
-    let mut keep = vec![true; blocks.len()];
+/// What a budget of `limit` tokens (after `used` for the heading) shows of `blocks`: first every
+/// table of the question in its smallest form — retrieved tables by rank, then their
+/// neighbours — so that a long table never pushes out a table the question needs; then, in
+/// priority order, each block as whole as still fits.
+fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
+    let mut shown = vec![Shown::Not; blocks.len()];
+    for pass in [[Role::Whole, Role::Retrieved], [Role::Neighbour, Role::Neighbour]] {
+        for (i, block) in blocks.iter().enumerate() {
+            let form = block.smallest();
+            if pass.contains(&block.role) && used + block.tokens_as(form) <= limit && allowed(blocks, &shown, i) {
+                shown[i] = form;
+                used += block.tokens_as(form);
+            }
+        }
+    }
+    for (i, block) in blocks.iter().enumerate() {
+        let extra = block.tokens - block.tokens_as(shown[i]);
+        let may = match shown[i] {
+            Shown::Whole => false,
+            Shown::Compact => true,
+            // Tables were offered above in their smallest form: whole they fit no better.
+            Shown::Not => block.role == Role::Doc && allowed(blocks, &shown, i),
+        };
+        if may && used + extra <= limit {
+            shown[i] = Shown::Whole;
+            used += extra;
+        }
+    }
+    shown
+}
+
+/// Chooses blocks by priority within the budget and prints them in section order.
+fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: bool) -> Fitted {
+    let mut shown = vec![Shown::Whole; blocks.len()];
+    let tables = blocks.iter().filter(|b| b.table.is_some()).count();
+    let shown_tables = |shown: &[Shown]| blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
+    let estimate = |shown: &[Shown]| {
+        tokens::count(&heading.text(shown_tables(shown))) + blocks.iter().zip(shown).map(|(b, s)| b.tokens_as(*s)).sum::<usize>()
+    };
     // The exact token count of the text, once known (counting is the costly part of rendering).
     let mut counted = None;
     if let Some(budget) = max_tokens {
-        let header_tokens = tokens::count(header);
-        let mut used = header_tokens;
-        let total: usize = header_tokens + blocks.iter().map(|b| b.tokens).sum::<usize>();
-        let limit = if total <= budget { budget } else { budget.saturating_sub(NOTE_RESERVE) };
-        for (i, block) in blocks.iter().enumerate() {
-            if used + block.tokens <= limit && allowed(blocks, &keep, i) {
-                used += block.tokens;
-            } else {
-                keep[i] = false;
-            }
+        if estimate(&shown) > budget {
+            shown = choose(blocks, tokens::count(&heading.text(tables)), budget.saturating_sub(NOTE_RESERVE));
         }
         // Block counts are additive only approximately (tokens can merge across a boundary):
-        // when the estimate is near the budget, check the real count and drop the
-        // lowest-priority kept blocks until it fits.
+        // when the estimate is near the budget, check the real count and shorten or drop the
+        // lowest-priority shown blocks until it fits.
         loop {
-            let estimate = header_tokens + blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|(b, _)| b.tokens).sum::<usize>();
-            if estimate + ESTIMATE_MARGIN + NOTE_RESERVE < budget {
+            if estimate(&shown) + ESTIMATE_MARGIN + NOTE_RESERVE < budget {
                 break;
             }
-            let text = print(header, blocks, &keep, true);
-            let exact = tokens::count(&text);
+            let exact = tokens::count(&print(heading, blocks, &shown, true));
             if exact <= budget {
                 counted = Some(exact);
                 break;
             }
-            match keep.iter().rposition(|&k| k) {
+            match shown.iter().rposition(|s| *s != Shown::Not) {
                 Some(last) => {
-                    keep[last] = false;
+                    shown[last] = if shown[last] == Shown::Whole && blocks[last].compact.is_some() { Shown::Compact } else { Shown::Not };
                     // Dropping a table drops what may only come with it.
                     for i in last + 1..blocks.len() {
-                        keep[i] = keep[i] && allowed(blocks, &keep, i);
+                        if shown[i] != Shown::Not && !allowed(blocks, &shown, i) {
+                            shown[i] = Shown::Not;
+                        }
                     }
                 }
                 None => break,
             }
         }
     }
-    let mut text = print(header, blocks, &keep, true);
-    let estimate = || tokens::count(header) + blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|(b, _)| b.tokens).sum::<usize>();
+    let mut text = print(heading, blocks, &shown, true);
     let mut tokens = match counted {
         Some(n) => n,
-        None if !exact && max_tokens.is_none_or(|budget| estimate() + ESTIMATE_MARGIN + NOTE_RESERVE < budget) => estimate(),
+        None if !exact && max_tokens.is_none_or(|budget| estimate(&shown) + ESTIMATE_MARGIN + NOTE_RESERVE < budget) => estimate(&shown),
         None => tokens::count(&text),
     };
     if let Some(budget) = max_tokens
         && tokens > budget
     {
-        // A budget smaller than the header and the note: say as much as fits.
-        let compact = print(header, blocks, &keep, false);
-        let note_only = print("", blocks, &keep, false);
+        // A budget smaller than the heading and the note: say as much as fits.
+        let compact = print(heading, blocks, &shown, false);
+        let note_only = note(blocks, &shown, false);
         text = [compact, note_only].into_iter().find(|t| tokens::count(t) <= budget).unwrap_or_default();
         tokens = tokens::count(&text);
     }
-    let omitted_tables: Vec<String> =
-        blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.table.is_some()).filter_map(|(b, _)| b.table.map(str::to_string)).collect();
-    let omitted_chunks = blocks.iter().zip(&keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
-    (text, omitted_tables, omitted_chunks, tokens)
+    let names = |wanted: Shown| -> Vec<String> {
+        blocks.iter().zip(&shown).filter(|(_, s)| **s == wanted).filter_map(|(b, _)| b.table.map(str::to_string)).collect()
+    };
+    let omitted_chunks = blocks.iter().zip(&shown).filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs).count();
+    Fitted { text, omitted_tables: names(Shown::Not), omitted_chunks, compact_tables: names(Shown::Compact), tokens }
 }
 
-/// The kept blocks in section order, then a note on what was left out (naming tables when
-/// `names`).
-fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> String {
-    let mut out = String::from(header);
+/// The shown blocks in section order under the heading, then a note on what was left out or
+/// shortened (naming tables when `names`).
+fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
+    let shown_tables = blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
+    let mut out = heading.text(shown_tables);
     for section in [Section::Overview, Section::Tables, Section::Docs] {
         let mut first = true;
-        for (block, _) in blocks.iter().zip(keep).filter(|(b, k)| **k && b.section == section) {
+        for (block, form) in blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section) {
             if section == Section::Docs && first {
                 out.push_str("## Retrieved Documentation\n\n");
             }
             first = false;
-            out.push_str(&block.text);
+            out.push_str(block.text_as(*form));
             out.push_str("\n\n");
         }
     }
-    let omitted_tables: Vec<&str> = blocks.iter().zip(keep).filter(|(_, k)| !**k).filter_map(|(b, _)| b.table).collect();
-    let omitted_chunks = blocks.iter().zip(keep).filter(|(b, k)| !**k && b.section == Section::Docs).count();
-    if !omitted_tables.is_empty() || omitted_chunks > 0 {
-        let mut parts = Vec::new();
-        if !omitted_tables.is_empty() && !names {
-            parts.push(format!("{} tables", omitted_tables.len()));
-        } else if !omitted_tables.is_empty() {
-            let mut names = omitted_tables.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
-            if omitted_tables.len() > OMITTED_NAMES_SHOWN {
-                names.push_str(&format!(", +{} more", omitted_tables.len() - OMITTED_NAMES_SHOWN));
-            }
-            parts.push(format!("{} tables ({names})", omitted_tables.len()));
-        }
-        if omitted_chunks > 0 {
-            parts.push(format!("{omitted_chunks} doc chunks"));
-        }
-        out.push_str(&format!("_Not shown (token budget): {}._\n", parts.join(", ")));
-    }
+    out.push_str(&note(blocks, shown, names));
     out.truncate(out.trim_end().len());
     if !out.is_empty() {
         out.push('\n');
@@ -330,18 +426,44 @@ fn print(header: &str, blocks: &[Block<'_>], keep: &[bool], names: bool) -> Stri
     out
 }
 
+/// What the budget left out or shortened, one line each (empty when nothing): tables named
+/// when `names`, up to [`OMITTED_NAMES_SHOWN`].
+fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
+    let tables = |wanted: Shown| -> Option<String> {
+        let listed: Vec<&str> = blocks.iter().zip(shown).filter(|(_, s)| **s == wanted).filter_map(|(b, _)| b.table).collect();
+        if listed.is_empty() {
+            return None;
+        }
+        let noun = if listed.len() == 1 { "table" } else { "tables" };
+        if !names {
+            return Some(format!("{} {noun}", listed.len()));
+        }
+        let mut named = listed.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
+        if listed.len() > OMITTED_NAMES_SHOWN {
+            named.push_str(&format!(", +{} more", listed.len() - OMITTED_NAMES_SHOWN));
+        }
+        Some(format!("{} {noun} ({named})", listed.len()))
+    };
+    let mut out = String::new();
+    let omitted_chunks = blocks.iter().zip(shown).filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs).count();
+    let mut left_out: Vec<String> = tables(Shown::Not).into_iter().collect();
+    if omitted_chunks > 0 {
+        left_out.push(format!("{omitted_chunks} doc chunk{}", if omitted_chunks == 1 { "" } else { "s" }));
+    }
+    if !left_out.is_empty() {
+        out.push_str(&format!("_Not shown (token budget): {}._\n", left_out.join(", ")));
+    }
+    if let Some(shortened) = tables(Shown::Compact) {
+        out.push_str(&format!("_Shown without their columns' value notes (token budget): {shortened}._\n"));
+    }
+    out
+}
+
 /// Tokens of the full schema made of `blocks`, printed exactly as [`SchemaIndex::render`] prints
 /// it.
 pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
-    let blocks: Vec<Block<'_>> = blocks
-        .iter()
-        .map(|b| Block { section: Section::Tables, text: Cow::Borrowed(&b.text), tokens: b.tokens, table: None, role: Role::Whole, documents: None })
-        .collect();
-    fit(&full_header(blocks.len()), &blocks, None, true).3
-}
-
-fn full_header(tables: usize) -> String {
-    format!("# Database schema: {tables} tables\n\n")
+    let blocks: Vec<Block<'_>> = blocks.iter().map(|b| Block::table("", b, Role::Whole)).collect();
+    fit(&Heading { tables: blocks.len(), confidence: None }, &blocks, None, true).tokens
 }
 
 /// A table's structure: heading with kind and rows, comment, one line per column (type, key,

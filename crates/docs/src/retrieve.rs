@@ -99,6 +99,11 @@ pub struct Retrieval<'a> {
     /// Tables one FK hop from `tables` (either direction) that are not in `tables`; added beside
     /// them, never in their place.
     pub expanded_tables: Vec<&'a str>,
+    /// For the full schema under a budget it does not fit: the tables the question's terms
+    /// point at, best first, then their FK neighbours. The budget keeps these first and leaves
+    /// out the others (empty otherwise: the catalog's order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub priority: Vec<&'a str>,
     /// Mean relevance of the kept chunks (0 when none).
     pub avg_relevance: f64,
     /// How surely the kept chunks point at the tables the question needs, 0–1 (see
@@ -235,12 +240,26 @@ impl SchemaIndex {
     /// schema, since fitting it drops its lowest-value blocks first while fitting the full schema
     /// would drop tables regardless of the question.
     pub fn retrieve_within(&self, question: &str, top_k: Option<usize>, max_tokens: Option<usize>) -> Retrieval<'_> {
+        let mut retrieval = self.decide(question, top_k, max_tokens);
+        if matches!(retrieval.strategy, Strategy::Full(_)) && max_tokens.is_some_and(|budget| self.full_tokens > budget) {
+            // Whatever made the full schema the choice, a budget that cannot hold it must leave
+            // tables out: better those the question does not point at than the catalog's last.
+            let (chunks, _) = self.rank(&tokenize(question), top_k.unwrap_or(self.config.top_k));
+            let pointed = self.focused(chunks, 0.0);
+            retrieval.priority = pointed.tables.into_iter().chain(pointed.expanded_tables).collect();
+        }
+        retrieval
+    }
+
+    /// [`SchemaIndex::retrieve_within`] without the budget's table order.
+    fn decide(&self, question: &str, top_k: Option<usize>, max_tokens: Option<usize>) -> Retrieval<'_> {
         let config = &self.config;
         let full = |reason| Retrieval {
             strategy: Strategy::Full(reason),
             chunks: Vec::new(),
             tables: Vec::new(),
             expanded_tables: Vec::new(),
+            priority: Vec::new(),
             avg_relevance: 0.0,
             confidence: 0.0,
         };
@@ -294,7 +313,7 @@ impl SchemaIndex {
             }
         }
         let avg_relevance = chunks.iter().map(|c| c.relevance).sum::<f64>() / chunks.len() as f64;
-        Retrieval { strategy: Strategy::Focused, chunks, tables, expanded_tables: expanded, avg_relevance, confidence }
+        Retrieval { strategy: Strategy::Focused, chunks, tables, expanded_tables: expanded, priority: Vec::new(), avg_relevance, confidence }
     }
 
     /// The top-`k` chunks (at most `max_chunks_per_table` per table, relevance ≥ threshold) and

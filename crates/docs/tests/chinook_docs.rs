@@ -124,7 +124,7 @@ fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
     assert!(tight.tokens <= 150, "{}", tight.tokens);
     assert!(tight.text.contains("_Not shown (token budget): "), "{}", tight.text);
     assert!(!tight.omitted_tables.is_empty() || tight.omitted_chunks > 0);
-    for line in tight.text.lines().filter(|l| !l.starts_with("_Not shown")) {
+    for line in tight.text.lines().filter(|l| !l.starts_with("_Not shown") && !l.starts_with("# Database schema: ")) {
         assert!(focused.text.lines().any(|f| f == line), "cut line: {line:?}");
     }
     let tiny = index.context(question, Some(20));
@@ -246,4 +246,55 @@ fn a_budget_never_drops_a_retrieved_table_for_a_neighbour_and_the_metadata_names
     assert!(tight.tokens <= 300);
     assert!(tight.text.contains("## Customer ("), "{}", tight.text);
     assert!(!tight.text.contains("## MediaType ("), "{}", tight.text);
+}
+
+/// The index with a long value note on every column, as profiles give them.
+fn with_notes(config: RetrievalConfig) -> SchemaIndex {
+    let (docs, _) = parse_docs(&doc_files());
+    let catalog = catalog();
+    let mut notes = ColumnNotes::new();
+    for table in &catalog.tables {
+        for column in &table.columns {
+            notes.insert(&table.name, &column.name, "59 distinct texts, 3–40 characters, e.g. 'Berlin', 'London', 'Mountain View'");
+        }
+    }
+    SchemaIndex::build(catalog, docs, &notes, config).0
+}
+
+/// Under any budget the tables a question needs are shown before any is left out (shortened to
+/// their structure first), the heading counts only the tables shown, and every doc chunk shown
+/// comes with its table — full or focused.
+#[test]
+fn a_budget_shortens_tables_before_it_drops_one_the_question_needs() {
+    let question = "top 5 customers by total spent";
+    for config in [RetrievalConfig::default(), RetrievalConfig { enabled: false, ..RetrievalConfig::default() }] {
+        let index = with_notes(config);
+        for budget in [250, 400, 600, 800, 1_200, 2_000] {
+            let context = index.context(question, Some(budget));
+            let text = &context.text;
+            assert!(context.tokens <= budget, "{} > {budget}", context.tokens);
+            let shown: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).map(|l| l.split(' ').next().unwrap_or(l)).collect();
+            let shown: Vec<&str> = shown.into_iter().filter(|t| *t != "Retrieved").collect();
+            // Both fit in their short form from about 350 tokens on.
+            for needed in ["Customer", "Invoice"].into_iter().filter(|_| budget >= 400) {
+                assert!(shown.contains(&needed), "{budget}: {needed} missing: {text}");
+            }
+            let heading = text.lines().next().expect("heading");
+            let total = index.catalog().tables.len();
+            let count = if shown.len() == total { format!("{total} tables") } else { format!("{} of {total} tables", shown.len()) };
+            assert!(heading.contains(&count), "{budget}: {heading} but {} shown", shown.len());
+            for documented in text.lines().filter_map(|l| l.strip_prefix("### ")) {
+                let table = documented.split(['.', ' ']).next().unwrap_or_default();
+                assert!(shown.contains(&table), "{budget}: a chunk of {table} without its table: {text}");
+            }
+            // What was shortened is said, and shortened tables keep every column.
+            for table in &context.compact_tables {
+                assert!(text.contains("_Shown without their columns' value notes (token budget):"), "{text}");
+                let columns = &index.catalog().table(table).expect("table").columns;
+                for column in columns {
+                    assert!(text.contains(&format!("- {} ", column.name)), "{table}.{}", column.name);
+                }
+            }
+        }
+    }
 }

@@ -4,9 +4,11 @@
 //! validate_sql and check_read_only, on a thread with a tokio worker's 2 MiB stack; queries just
 //! inside the bounds are still validated.
 
+mod common;
+
 use schemascope_core::Catalog;
 use schemascope_query::sql::{MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING};
-use schemascope_query::{NoValues, SqlDialect, ValidationReport, check_read_only, validate_sql};
+use schemascope_query::{Callables, NoValues, SqlDialect, ValidationReport, check_read_only, validate_sql};
 use schemascope_sources::sql::{Database, SqliteDatabase};
 
 fn chinook() -> Catalog {
@@ -19,8 +21,17 @@ fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join().expect("no panic"))
 }
 
+/// The engine's allow-list of callables for `dialect`.
+fn callables(dialect: SqlDialect) -> Callables {
+    match dialect {
+        SqlDialect::Sqlite => common::sqlite_callables(),
+        SqlDialect::Postgres => common::postgres_callables(),
+    }
+}
+
 fn validate(sql: &str, dialect: SqlDialect, catalog: &Catalog) -> ValidationReport {
-    on_small_stack(|| validate_sql(sql, dialect, catalog, &NoValues))
+    let callables = callables(dialect);
+    on_small_stack(|| validate_sql(sql, catalog, &NoValues, &callables))
 }
 
 /// Deep SQL: each with the words its refusal must contain.
@@ -66,7 +77,7 @@ fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
             assert!(messages.iter().any(|m| contains_any(m, reason)), "{dialect} {}…: {messages:?}", &sql[..60]);
             // The read-only check answers too (from the tokens when the tree is refused: a
             // harmless SELECT the database then refuses or computes on its own stack).
-            let read_only = on_small_stack(|| check_read_only(&sql, dialect));
+            let read_only = on_small_stack(|| check_read_only(&sql, &callables(dialect)));
             if let Err(issues) = read_only {
                 assert!(issues.iter().all(|i| !i.message.is_empty()));
             }
@@ -92,7 +103,7 @@ fn queries_just_inside_the_bounds_are_validated() {
     for sql in &within {
         let report = validate(sql, SqlDialect::Sqlite, &catalog);
         assert!(report.valid, "{}…: {:?}", &sql[..80], report.errors.first());
-        assert!(on_small_stack(|| check_read_only(sql, SqlDialect::Postgres)).is_ok());
+        assert!(on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres))).is_ok());
     }
     // One past: refused.
     let over = format!("SELECT {} AS n FROM \"Genre\"", vec!["\"GenreId\""; MAX_EXPRESSION_DEPTH + 1].join(" + "));

@@ -5,7 +5,7 @@
 
 mod common;
 
-use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::sql::{EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH};
 use schemascope_query::{Callables, IssueKind, MAX_CALL_DEPTH, QueryIssue, SqlDialect, check_read_only, check_read_only_within};
 
 fn postgres() -> Callables {
@@ -102,11 +102,15 @@ fn syntax_forms_pass_only_as_syntax_and_unknown_names_get_a_suggestion() {
 #[test]
 fn deep_chains_are_refused_at_the_bound_not_walked() {
     let c = postgres();
+    // The parser's depth bound comes first and is named in the refusal; the call walk's own
+    // bound (MAX_CALL_DEPTH, above it) is the second line.
+    assert!(MAX_CALL_DEPTH > MAX_EXPRESSION_DEPTH);
     for sql in [format!("SELECT 1{}", "+1".repeat(5_000)), format!("SELECT 1{}", " UNION SELECT 1".repeat(3_000))] {
         let issues = refusal(&sql, &c);
-        assert!(issues[0].message.contains(&format!("at most {MAX_CALL_DEPTH} levels are checked")), "{issues:?}");
+        assert!(issues[0].message.contains(&format!("nest deeper than {MAX_EXPRESSION_DEPTH} levels")), "{issues:?}");
     }
-    assert!(check_read_only(&format!("SELECT 1{}", "+1".repeat(200)), &c).is_ok(), "a chain of 200 is fine");
+    let just_inside = MAX_EXPRESSION_DEPTH - 8;
+    assert!(check_read_only(&format!("SELECT 1{}", "+1".repeat(just_inside)), &c).is_ok(), "a chain of {just_inside} is fine");
 }
 
 /// The database layer checks its own profiling SQL too, which nests about 7 deep in every

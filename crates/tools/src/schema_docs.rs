@@ -347,6 +347,7 @@ fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<T
             "metadata": metadata,
             "omittedTables": context.omitted_tables,
             "omittedChunks": context.omitted_chunks,
+            "compactTables": context.compact_tables,
             "warnings": warnings_json(&built.warnings),
         }),
     ))

@@ -70,8 +70,8 @@ fn validate_sql_here(sql: &str, catalog: &Catalog, values: &dyn KnownValues, cal
         Err(e) => {
             // A statement that is not a query often fails to parse (LOCK, DO, ANALYZE, …): the
             // token check says so first, which is the reason that matters.
-            token_fallback(&tokens, callables, &mut issues);
             let message = e.to_string();
+            token_fallback(&tokens, callables, &message, &mut issues);
             let location = parse_error_location(&message);
             issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not parse ({dialect}): {message}")).at(location));
             return issues.into_report(None);
@@ -116,9 +116,9 @@ fn parse(sql: &str, dialect: SqlDialect, budget: u64) -> (Result<Vec<Statement>,
 
 /// The token check for SQL that does not parse; text that does not even tokenize is refused:
 /// a string the tokenizer cannot delimit might hide anything.
-fn token_fallback(tokens: &Option<Vec<Token>>, callables: &Callables, issues: &mut Issues) {
+fn token_fallback(tokens: &Option<Vec<Token>>, callables: &Callables, parse_error: &str, issues: &mut Issues) {
     match tokens {
-        Some(tokens) => safety::check_tokens(tokens, callables, issues),
+        Some(tokens) => safety::check_tokens(tokens, callables, parse_error, issues),
         None => issues.error(QueryIssue::new(IssueKind::Syntax, "the SQL does not tokenize").suggest("check quotes and comments")),
     }
 }
@@ -173,7 +173,7 @@ fn check_read_only_here(sql: &str, callables: &Callables, parse_budget: u64) -> 
                 safety::check_statement_kind(statement, &mut issues);
             }
         }
-        Err(_) => token_fallback(&tokens, callables, &mut issues),
+        Err(e) => token_fallback(&tokens, callables, &e.to_string(), &mut issues),
     }
     if issues.errors.is_empty() { Ok(()) } else { Err(issues.errors) }
 }

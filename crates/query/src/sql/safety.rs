@@ -213,7 +213,7 @@ const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::
 /// nothing inside a string or a comment counts and nothing can hide in one. PostgreSQL SQL
 /// that does not parse is refused in any case: what it calls cannot be resolved, and
 /// PostgreSQL runs functions inside a read-only transaction.
-pub fn check_tokens(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+pub fn check_tokens(tokens: &[Token], callables: &Callables, parse_error: &str, issues: &mut Issues) {
     let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
     let first = significant.iter().find(|t| !matches!(t, Token::LParen));
     match first {
@@ -243,7 +243,9 @@ pub fn check_tokens(tokens: &[Token], callables: &Callables, issues: &mut Issues
         issues.error(
             QueryIssue::new(
                 IssueKind::Syntax,
-                "the statement does not parse, so what it calls cannot be checked; PostgreSQL statements run only once every function, operator and cast in them is known to be harmless",
+                format!(
+                    "the statement does not parse ({parse_error}), so what it calls cannot be checked; PostgreSQL statements run only once every function, operator and cast in them is known to be harmless"
+                ),
             )
             .suggest("write it in plainer SQL (for example SELECT * FROM t for TABLE t)"),
         );
