@@ -44,6 +44,10 @@ struct Output {
     /// Print the {success, message, data} envelope as JSON, exactly as the MCP tool returns it.
     #[arg(long)]
     json: bool,
+    /// Largest result, in bytes of JSON, as on every surface; a longer one is cut and says so in
+    /// `truncated` (raise it to see everything) [default: 262144].
+    #[arg(long, value_name = "BYTES")]
+    max_result_bytes: Option<usize>,
 }
 
 /// How many values of a live AimDB record the schema is merged over.
@@ -496,6 +500,8 @@ fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
+    // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
+    let result = &result.clone().capped(output.max_result_bytes.unwrap_or(schemascope_tools::cap::DEFAULT_MAX_RESULT_BYTES));
     if output.json {
         println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
     } else {

@@ -95,7 +95,11 @@ fn the_stdio_server_answers_hostile_calls_and_goes_on_serving() {
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let calls = [
         ("find_items", json!({"source": "infrastructure", "selector": format!("{}type", "!".repeat(2_500))}), "nests deeper than 128 levels"),
-        ("find_items", json!({"source": "infrastructure", "selector": format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7))}), "10000000 steps"),
+        (
+            "find_items",
+            json!({"source": "infrastructure", "selector": format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7))}),
+            "10000000 steps",
+        ),
         ("validate_query", json!({"source": "chinook", "query": format!("SELECT {}", vec!["1"; 3_000].join("+"))}), "nest deeper than 128 levels"),
         ("find_nodes", json!({"source": "infrastructure", "selector": format!("{}type{}", "(".repeat(3_000), ")".repeat(3_000))}), "nests deeper"),
     ];

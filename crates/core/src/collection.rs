@@ -44,6 +44,12 @@ impl CollectionKind {
         }
     }
 
+    /// `n` items with the noun that fits the number ("1 document", "3 documents").
+    pub fn counted(self, n: impl Into<u64>) -> String {
+        let n = n.into();
+        format!("{n} {}", if n == 1 { self.item_noun() } else { self.items_noun() })
+    }
+
     /// The plural noun ("nodes", "record values", …).
     pub fn items_noun(self) -> &'static str {
         match self {

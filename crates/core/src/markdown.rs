@@ -92,7 +92,7 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
         // needs `source`, and an unnamed heading would not say which.
         title.push(format!("## Graph Data Schema: {}", code(source)));
         title.push(String::new());
-        let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
+        let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));
     } else {
         title.push(format!("## Data Schema: {}", code(source)));
@@ -104,7 +104,14 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 out.push(Section {
                     heading: vec![
                         String::new(),
-                        format!("**Record set {}** ({} records, {} values in all):", code(&summary.name), records.len(), summary.count),
+                        format!(
+                            "**Record set {}** ({} record{}, {} value{} in all):",
+                            code(&summary.name),
+                            records.len(),
+                            if records.len() == 1 { "" } else { "s" },
+                            summary.count,
+                            if summary.count == 1 { "" } else { "s" }
+                        ),
                     ],
                     entries: Vec::new(),
                     limit: None,
@@ -130,9 +137,9 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                         let table = summary.table.as_ref();
                         let noun = if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) { "View" } else { "Table" };
                         let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {}", esc(c))).unwrap_or_default();
-                        format!("**{noun} {}** ({} rows){comment}:", code(&summary.name), summary.count)
+                        format!("**{noun} {}** ({}){comment}:", code(&summary.name), CollectionKind::Table.counted(summary.count))
                     }
-                    _ => format!("**Collection {}** ({} {}):", code(&summary.name), summary.count, kind.items_noun()),
+                    _ => format!("**Collection {}** ({}):", code(&summary.name), kind.counted(summary.count)),
                 };
                 let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new(), limit: summary.path_limit.clone() };
                 section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "", summary.path_limit.as_ref())));
@@ -207,12 +214,28 @@ pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max
     let full_tokens = tokens::count(&full);
     let fits = |n: usize| max_tokens.is_none_or(|max| n <= max);
     if fits(full_tokens) {
-        return SchemaMarkdown { markdown: full, tokens: full_tokens, max_tokens, samples_dropped: false, properties_omitted: 0, truncated: false, properties_not_profiled };
+        return SchemaMarkdown {
+            markdown: full,
+            tokens: full_tokens,
+            max_tokens,
+            samples_dropped: false,
+            properties_omitted: 0,
+            truncated: false,
+            properties_not_profiled,
+        };
     }
     let short = render(&title, &sections, false, &none);
     let short_tokens = tokens::count(&short);
     if fits(short_tokens) {
-        return SchemaMarkdown { markdown: short, tokens: short_tokens, max_tokens, samples_dropped: true, properties_omitted: 0, truncated: false, properties_not_profiled };
+        return SchemaMarkdown {
+            markdown: short,
+            tokens: short_tokens,
+            max_tokens,
+            samples_dropped: true,
+            properties_omitted: 0,
+            truncated: false,
+            properties_not_profiled,
+        };
     }
     // Drop the least important entries first; binary-search how many must go.
     let mut order: Vec<(usize, usize, f64)> =
@@ -239,7 +262,15 @@ pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max
                 low = mid + 1;
             }
         }
-        return SchemaMarkdown { markdown: best.0, tokens: best.1, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: false, properties_not_profiled };
+        return SchemaMarkdown {
+            markdown: best.0,
+            tokens: best.1,
+            max_tokens,
+            samples_dropped: true,
+            properties_omitted: best_k,
+            truncated: false,
+            properties_not_profiled,
+        };
     }
     // Even the headings alone are too long: keep whole lines while they fit.
     let max = max_tokens.unwrap_or(usize::MAX);
@@ -252,5 +283,13 @@ pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max
         text = candidate;
     }
     let n = tokens::count(&text);
-    SchemaMarkdown { markdown: text, tokens: n, max_tokens, samples_dropped: true, properties_omitted: best_k, truncated: true, properties_not_profiled }
+    SchemaMarkdown {
+        markdown: text,
+        tokens: n,
+        max_tokens,
+        samples_dropped: true,
+        properties_omitted: best_k,
+        truncated: true,
+        properties_not_profiled,
+    }
 }

@@ -23,6 +23,10 @@ use crate::suggest::closest;
 /// Most value variants one hint lists.
 const MAX_VARIANTS: usize = 3;
 
+/// Most distinct strings a misspelled value is compared with (a property of unique ids has as
+/// many as items; the first ones seen are enough to catch a typo of a common value).
+const MAX_DISTINCT_COMPARED: usize = 10_000;
+
 /// Why a selector matched nothing, as far as the data tells.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -355,11 +359,22 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
             (Against::Literal(Value::String(wanted)), TestKind::Equal | TestKind::Contains) => {
                 let mut exact = 0;
                 let mut variants: BTreeMap<String, usize> = BTreeMap::new();
+                // `==` on an array compares the whole array: arrays holding the string (in any
+                // spelling) are counted apart, for a hint of their own.
+                let mut in_arrays: BTreeMap<String, usize> = BTreeMap::new();
+                let mut distinct: BTreeMap<String, usize> = BTreeMap::new();
                 let folded = fold(wanted);
                 for view in views() {
                     let mut s = Vec::new();
                     strings(view, &mut s);
-                    let substring = test.kind == TestKind::Contains && matches!(view, V::Str(_));
+                    let is_string = matches!(view, V::Str(_));
+                    if test.kind == TestKind::Equal && !is_string {
+                        if let Some(held) = s.iter().find(|v| *v == wanted).or_else(|| s.iter().find(|v| fold(v) == folded)) {
+                            *in_arrays.entry(held.clone()).or_default() += 1;
+                        }
+                        continue;
+                    }
+                    let substring = test.kind == TestKind::Contains && is_string;
                     let hit = |v: &str| if substring { v.contains(wanted.as_str()) } else { v == wanted };
                     if s.iter().any(|v| hit(v)) {
                         exact += 1;
@@ -369,8 +384,19 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                         let loose = if substring { fold(&v).contains(&folded) } else { fold(&v) == folded };
                         if loose {
                             *variants.entry(v).or_default() += 1;
+                        } else if distinct.len() < MAX_DISTINCT_COMPARED || distinct.contains_key(&v) {
+                            *distinct.entry(v).or_default() += 1;
                         }
                     }
+                }
+                if let Some((held, count)) = in_arrays.iter().max_by_key(|(_, n)| **n) {
+                    out.hints.push(format!(
+                        "{d} is an array, and `==` compares the whole array with {}: to ask whether it holds the string, write {} ({} {}).",
+                        raw(wanted),
+                        code(&format!("contains({dotted}, {})", raw(held))),
+                        counted(*count, item, noun),
+                        format!("{} it{}", if *count == 1 { "holds" } else { "hold" }, if held == wanted { "" } else { " spelled this way" })
+                    ));
                 }
                 if exact == 0 && !variants.is_empty() {
                     let mut listed: Vec<(String, usize)> = variants.into_iter().collect();
@@ -385,7 +411,15 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                     ));
                     continue;
                 }
-                if exact == 0 && test.kind == TestKind::Equal {
+                if exact == 0 && in_arrays.is_empty() && test.kind == TestKind::Equal {
+                    // A misspelled value: the values closest by spelling.
+                    let near = closest(wanted, distinct.keys().map(String::as_str), MAX_VARIANTS);
+                    if !near.is_empty() {
+                        let shown: Vec<String> =
+                            near.iter().map(|v| format!("{} ({})", raw(v), counted(distinct.get(v).copied().unwrap_or(0), item, noun))).collect();
+                        out.hints.push(format!("No {item} has {d} equal to {}; the closest values it has are {}.", raw(wanted), shown.join(", ")));
+                        continue;
+                    }
                     type_hint(&mut out, test, &dotted, views(), (item, noun));
                 }
             }
@@ -428,11 +462,15 @@ fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Itera
     }
     if test.kind == TestKind::Equal && !tally.contains_key(wanted) {
         let rewrite = match lit {
-            Value::String(s) if tally.contains_key("number") && s.trim().parse::<f64>().is_ok() => format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim()))),
+            Value::String(s) if tally.contains_key("number") && s.trim().parse::<f64>().is_ok() => {
+                format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim())))
+            }
             Value::String(s) if tally.contains_key("boolean") && matches!(s.trim(), "true" | "false") => {
                 format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim())))
             }
-            Value::Number(n) if tally.contains_key("string") => format!(" Write {} if the strings hold numbers.", code(&format!("{dotted} == {}", raw(&n.to_string())))),
+            Value::Number(n) if tally.contains_key("string") => {
+                format!(" Write {} if the strings hold numbers.", code(&format!("{dotted} == {}", raw(&n.to_string()))))
+            }
             _ => String::new(),
         };
         out.hints.push(format!(

@@ -80,7 +80,10 @@ pub fn describe_property_with(
     data.insert("presentCount".into(), json!(p.non_null()));
     data.insert("missingCount".into(), json!(p.missing()));
     data.insert("nullCount".into(), json!(p.nulls));
-    data.insert("uniqueCount".into(), json!(p.distinct));
+    // Distinct scalar values: for a property holding only arrays or objects there are none to
+    // count, which `null` says (0 would read as "no values"); see `uniqueValues` for elements.
+    let scalars = p.types.string + p.types.integer + p.types.number + p.types.boolean;
+    data.insert("uniqueCount".into(), if scalars == 0 && p.non_null() > 0 { Value::Null } else { json!(p.distinct) });
     let message = match p.data_type() {
         DataType::Single(ValueType::String) => {
             extend(&mut data, string_stats(p, limit));
@@ -105,7 +108,7 @@ pub fn describe_property_with(
         }
         DataType::Single(ValueType::Object) => {
             extend(&mut data, object_stats(node));
-            format!("Property '{path}' is an object with {} keys.", node.children.len())
+            format!("Property '{path}' is an object with {} key{}.", node.children.len(), if node.children.len() == 1 { "" } else { "s" })
         }
         DataType::Single(ValueType::Null) | DataType::Null => format!("Property '{path}' is always null."),
         DataType::Mixed => {

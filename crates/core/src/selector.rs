@@ -662,8 +662,10 @@ mod tests {
             let found = run(&c, &[], selector);
             let ids: Vec<&str> = ids.to_vec();
             // Against the jmespath crate's own answer on every item it can read.
-            let crate_errors =
-                c.items().filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| crate_search(selector, v)).is_err()).count();
+            let crate_errors = c
+                .items()
+                .filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| crate_search(selector, v)).is_err())
+                .count();
             let deep_unevaluated = usize::from(!compiled.is_fast());
             assert_eq!(found.unevaluated.count, crate_errors + deep_unevaluated, "{selector}");
             assert_eq!(found.unevaluated.count, unevaluated, "{selector}");
@@ -718,6 +720,14 @@ mod tests {
         assert!(!h.contains("Did you mean"), "nothing is spelled like latency: {h}");
         let h = hints("tpye == 'server'");
         assert!(h.contains("Did you mean `type`?"), "{h}");
+        // A misspelled value: the values closest by spelling.
+        let h = hints("type == 'serveur'");
+        assert!(h.contains("the closest values it has are 'server' (1 node)"), "{h}");
+        // `==` on an array compares the whole array, in any spelling of the string.
+        let h = hints("tags == 'Critical'");
+        assert!(h.contains("`tags` is an array") && h.contains("write `contains(tags, 'Critical')` (1 node holds it)"), "{h}");
+        let h = hints("tags == 'critical'");
+        assert!(h.contains("write `contains(tags, 'Critical')` (1 node holds it spelled this way)"), "{h}");
         // A value that exists nowhere, in any form: no invented hint.
         assert_eq!(hints("type == 'router'"), "");
         assert_eq!(hints("cpu > `5`"), "");

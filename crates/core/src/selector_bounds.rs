@@ -104,7 +104,11 @@ fn brackets_too_deep(text: &str) -> Option<usize> {
 /// The direct children of a node.
 pub(crate) fn children(node: &Ast) -> Vec<&Ast> {
     match node {
-        Ast::Comparison { lhs, rhs, .. } | Ast::And { lhs, rhs, .. } | Ast::Or { lhs, rhs, .. } | Ast::Subexpr { lhs, rhs, .. } | Ast::Projection { lhs, rhs, .. } => {
+        Ast::Comparison { lhs, rhs, .. }
+        | Ast::And { lhs, rhs, .. }
+        | Ast::Or { lhs, rhs, .. }
+        | Ast::Subexpr { lhs, rhs, .. }
+        | Ast::Projection { lhs, rhs, .. } => {
             vec![lhs, rhs]
         }
         Ast::Condition { predicate, then, .. } => vec![predicate, then],

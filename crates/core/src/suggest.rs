@@ -62,12 +62,16 @@ where
         .into_iter()
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
-            if lower == wanted_lower {
+            // A key that is not an identifier is shown quoted (`"a.b"`, `"e[0]"`); asked for as
+            // written in the data, without the quotes, it is the same name.
+            let plain = unquoted(&lower);
+            if lower == wanted_lower || plain.as_deref() == Some(wanted_lower.as_str()) {
                 return Some((0, 0, candidate));
             }
             let parts = segments(&lower);
             let last = parts.last().map(String::as_str).unwrap_or_default();
-            let whole = strsim::damerau_levenshtein(&wanted_lower, lower.trim_end_matches("[]"));
+            let whole = strsim::damerau_levenshtein(&wanted_lower, lower.trim_end_matches("[]"))
+                .min(plain.as_deref().map_or(usize::MAX, |p| strsim::damerau_levenshtein(&wanted_lower, p.trim_end_matches("[]"))));
             let by_part = if dotted {
                 // The candidate's trailing segments, as many as the wanted path has.
                 match parts.len().checked_sub(wanted_segments.len()).filter(|&skip| skip > 0) {
@@ -84,11 +88,8 @@ where
                 // Rank by distance, then prefer the shorter (less nested) name.
                 return Some((distance, lower.len(), candidate));
             }
-            let related = if dotted {
-                is_shortened_form(&wanted_segments, &parts)
-            } else {
-                !wanted_last.is_empty() && parts.iter().any(|p| *p == wanted_last)
-            };
+            let related =
+                if dotted { is_shortened_form(&wanted_segments, &parts) } else { !wanted_last.is_empty() && parts.iter().any(|p| *p == wanted_last) };
             related.then_some((allowed + 1, lower.len(), candidate))
         })
         .collect();
@@ -97,9 +98,39 @@ where
     scored.into_iter().take(max).map(|(_, _, c)| c.to_string()).collect()
 }
 
+/// A displayed path with its keys' quotes taken off (`"a.b".c` → `a.b.c`), or `None` when it has
+/// none.
+fn unquoted(path: &str) -> Option<String> {
+    if !path.contains('"') {
+        return None;
+    }
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '"' => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::closest;
+
+    #[test]
+    fn keys_shown_quoted_are_found_by_their_plain_spelling() {
+        let names = [r#""a.b""#, r#""e[0]""#, r#"meta."content-type""#, "plain", r#""say \"hi\"""#];
+        assert_eq!(closest("a.b", names, 1), [r#""a.b""#]);
+        assert_eq!(closest("e[0]", names, 1), [r#""e[0]""#]);
+        assert_eq!(closest("meta.content-type", names, 1), [r#"meta."content-type""#]);
+        assert_eq!(closest("A.B", names, 1), [r#""a.b""#]);
+        assert_eq!(closest(r#"say "hi""#, names, 1), [r#""say \"hi\"""#]);
+        // A typo in the plain spelling still finds it.
+        assert_eq!(closest("meta.contnt-type", names, 1), [r#"meta."content-type""#]);
+    }
 
     #[test]
     fn suggests_near_misses_first() {

@@ -13,7 +13,8 @@ fn nested(depth: usize, leaf: Value) -> Value {
 }
 
 fn deep_documents() -> Collection {
-    let items = [130, 140].into_iter().map(|depth| OwnedItem::new(format!("d{depth}"), json!({"type": "deep", "deep": nested(depth, json!({"leaf": 1}))})));
+    let items =
+        [130, 140].into_iter().map(|depth| OwnedItem::new(format!("d{depth}"), json!({"type": "deep", "deep": nested(depth, json!({"leaf": 1}))})));
     Collection::from_values("docs", CollectionKind::Documents, items)
 }
 

@@ -41,7 +41,11 @@ fn the_profile_and_summary_count_the_keys_past_the_limit() {
 fn the_markdown_says_the_limit_was_hit_and_counts_every_property_not_shown() {
     let docs = unique_keys();
     let full = schema_markdown("src", &[&docs], None);
-    assert!(full.markdown.contains("- +2001 more properties not profiled: past the 10,000-path limit"), "{}", &full.markdown[full.markdown.len() - 300..]);
+    assert!(
+        full.markdown.contains("- +2001 more properties not profiled: past the 10,000-path limit"),
+        "{}",
+        &full.markdown[full.markdown.len() - 300..]
+    );
     assert_eq!(full.properties_not_profiled, 2_001);
     // Under a budget: 10,000 profiled properties minus those listed, plus the 2,001 never profiled.
     let fitted = schema_markdown("src", &[&docs], Some(400));

@@ -245,7 +245,15 @@ impl SchemaIndex {
             };
             let tokens = chunk.tokens + tokens::count(&heading);
             let documents = self.catalog.table(&chunk.table).map(|t| t.name.as_str());
-            Block { section: Section::Docs, text: Cow::Owned(heading + &chunk.content), tokens, table: None, role: Role::Doc, documents, compact: None }
+            Block {
+                section: Section::Docs,
+                text: Cow::Owned(heading + &chunk.content),
+                tokens,
+                table: None,
+                role: Role::Doc,
+                documents,
+                compact: None,
+            }
         };
         let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
         blocks.extend(retrieval.chunks.iter().filter(|c| !is_example(c)).map(doc_block));
@@ -345,9 +353,8 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
     let mut shown = vec![Shown::Whole; blocks.len()];
     let tables = blocks.iter().filter(|b| b.table.is_some()).count();
     let shown_tables = |shown: &[Shown]| blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
-    let estimate = |shown: &[Shown]| {
-        tokens::count(&heading.text(shown_tables(shown))) + blocks.iter().zip(shown).map(|(b, s)| b.tokens_as(*s)).sum::<usize>()
-    };
+    let estimate =
+        |shown: &[Shown]| tokens::count(&heading.text(shown_tables(shown))) + blocks.iter().zip(shown).map(|(b, s)| b.tokens_as(*s)).sum::<usize>();
     // The exact token count of the text, once known (counting is the costly part of rendering).
     let mut counted = None;
     if let Some(budget) = max_tokens {

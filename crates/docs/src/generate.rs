@@ -331,7 +331,13 @@ mod tests {
     use crate::parse::parse_docs;
 
     fn catalog() -> Catalog {
-        let col = |name: &str, ty: &str, nullable: bool| ColumnInfo { name: name.into(), declared_type: ty.into(), nullable, comment: None, base_type: None };
+        let col = |name: &str, ty: &str, nullable: bool| ColumnInfo {
+            name: name.into(),
+            declared_type: ty.into(),
+            nullable,
+            comment: None,
+            base_type: None,
+        };
         Catalog {
             tables: vec![
                 TableInfo {

@@ -42,7 +42,10 @@ fn deep() -> Vec<(String, &'static str)> {
         // The issue's: 3,000 terms.
         (format!("SELECT {}", chain("+")), "expressions nest deeper than 128 levels"),
         (format!("SELECT {} FROM \"Genre\"", chain(" * ")), "expressions nest deeper"),
-        (format!("SELECT \"Name\" FROM \"Genre\" WHERE {}", (0..n).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")), "expressions nest deeper"),
+        (
+            format!("SELECT \"Name\" FROM \"Genre\" WHERE {}", (0..n).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")),
+            "expressions nest deeper",
+        ),
         (format!("SELECT 1 WHERE {}", (0..n).map(|_| "TRUE").collect::<Vec<_>>().join(" AND ")), "expressions nest deeper"),
         (format!("SELECT {}1", "NOT ".repeat(n)), "recursion limit | nest deeper"),
         (format!("SELECT {}1", "- ".repeat(n)), "recursion limit | nest deeper"),

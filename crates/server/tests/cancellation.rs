@@ -49,7 +49,7 @@ impl Wire {
         let mut wire = Self { lines: BufReader::new(reader).lines(), writer };
         wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cancel-test", "version": "1"}}}))
-        .await?;
+            .await?;
         wire.answer(1).await?;
         wire.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
         Ok(wire)
@@ -77,7 +77,7 @@ impl Wire {
     async fn find(&mut self, id: u64) -> TestResult {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "find_items", "arguments": {"source": "heavy", "selector": SLOW_SELECTOR}}}))
-        .await
+            .await
     }
 }
 

@@ -128,7 +128,9 @@ impl SourceError {
             Self::Timeout { .. } => ErrorClass::Timeout,
             Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
             // A cancelled profile is tried again on the next call, as after a lost connection.
-            Self::Io { .. } | Self::File(_) | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => ErrorClass::Resource,
+            Self::Io { .. } | Self::File(_) | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => {
+                ErrorClass::Resource
+            }
         }
     }
 }

@@ -103,7 +103,11 @@ fn check(db: &PostgresDatabase, scratch: &mut Scratch, expr: &str) -> SqlValue {
             // A PostgreSQL array (JSON arrays are written `[…]`): its elements were checked as
             // values of their own type; here the shape and the NULLs.
             assert_eq!(items.is_empty(), t == "{}", "{expr}: {t}");
-            assert_eq!(t.contains(",NULL") || t.contains(";NULL") || t.starts_with("{NULL"), items.iter().flat_map(|i| i.as_array().cloned().unwrap_or_else(|| vec![i.clone()])).any(|i| i.is_null()), "{expr}: {t}");
+            assert_eq!(
+                t.contains(",NULL") || t.contains(";NULL") || t.starts_with("{NULL"),
+                items.iter().flat_map(|i| i.as_array().cloned().unwrap_or_else(|| vec![i.clone()])).any(|i| i.is_null()),
+                "{expr}: {t}"
+            );
         }
         (SqlValue::Json(v), Some(t)) => same_json(v, &serde_json::from_str::<Value>(t).expect("json text"), expr),
         (SqlValue::Real(_), Some(t)) => {
@@ -325,7 +329,13 @@ fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
     assert_eq!(amt_numbers.remove("exactTextCount"), Some(serde_json::json!(1)));
     let memory = common::in_memory(&db, table);
     common::assert_same(&json, &serde_json::to_value(memory.profile()).expect("json"), "amounts");
-    let amt = json["root"]["children"].as_array().expect("children").iter().find(|c| c.to_string().contains("\"amt\"")).unwrap_or_else(|| panic!("amt in {json}")).clone();
+    let amt = json["root"]["children"]
+        .as_array()
+        .expect("children")
+        .iter()
+        .find(|c| c.to_string().contains("\"amt\""))
+        .unwrap_or_else(|| panic!("amt in {json}"))
+        .clone();
     assert_eq!(amt["profile"]["types"]["string"], 0, "no value of amt is counted as text: {amt}");
     assert_eq!(amt["profile"]["types"]["number"], 101, "{amt}");
     let numbers = &amt["profile"]["numbers"];

@@ -1,8 +1,9 @@
 //! The byte cap on every tool result. Tools already bound what they list (rows, ids, items,
 //! samples); this is the last line: whatever a result holds, its JSON stays under a cap, so no
 //! call can hand an LLM (or a client) an unbounded payload. Over the cap, the longest strings are
-//! cut first, then the largest arrays halved, each cut recorded — its path and how much was
-//! kept — in the envelope's `truncated` field and said in the message.
+//! cut first, then the array or object holding the bulk of the result halved, each cut recorded
+//! — its path and how much was kept — in the envelope's `truncated` field and said in the
+//! message.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -40,7 +41,7 @@ pub struct Cut {
     pub kept: usize,
     /// The original length (elements or bytes).
     pub total: usize,
-    /// `"elements"` or `"bytes"`.
+    /// `"elements"` (of an array), `"members"` (of an object) or `"bytes"` (of a string).
     pub unit: &'static str,
 }
 
@@ -106,24 +107,18 @@ fn at_mut<'a>(root: &'a mut Value, steps: &[Step]) -> Option<&'a mut Value> {
 /// Places in a result with their sizes: a path of steps from the root, and bytes or elements.
 type Sized = Vec<(Vec<Step>, usize)>;
 
-/// Every string longer than `longer_than` bytes and every array of more than one element, with
-/// their paths and sizes, down to [`MAX_DEPTH`].
-fn candidates(root: &Value, longer_than: usize) -> (Sized, Sized) {
-    let (mut strings, mut arrays) = (Vec::new(), Vec::new());
+/// Every string longer than `longer_than` bytes, with its path and size, down to [`MAX_DEPTH`].
+fn long_strings(root: &Value, longer_than: usize) -> Sized {
+    let mut strings = Vec::new();
     let mut stack: Vec<(Vec<Step>, &Value)> = vec![(Vec::new(), root)];
     while let Some((path, value)) = stack.pop() {
         match value {
             Value::String(s) if s.len() > longer_than => strings.push((path, s.len())),
-            Value::Array(items) => {
-                if items.len() > 1 {
-                    arrays.push((path.clone(), json_size(value)));
-                }
-                if path.len() < MAX_DEPTH {
-                    for (i, item) in items.iter().enumerate() {
-                        let mut inner = path.clone();
-                        inner.push(Step::Index(i));
-                        stack.push((inner, item));
-                    }
+            Value::Array(items) if path.len() < MAX_DEPTH => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut inner = path.clone();
+                    inner.push(Step::Index(i));
+                    stack.push((inner, item));
                 }
             }
             Value::Object(map) if path.len() < MAX_DEPTH => {
@@ -136,7 +131,59 @@ fn candidates(root: &Value, longer_than: usize) -> (Sized, Sized) {
             _ => {}
         }
     }
-    (strings, arrays)
+    strings
+}
+
+/// The container whose halving cuts the most where the bulk is: from the root, go into the
+/// largest child container while it holds more than half of where we are (or where we are
+/// cannot be halved); the rows of a table, the properties of a schema. The root itself (the
+/// envelope's parts) is never halved. `None` when nothing can be halved.
+fn dominant(root: &Value) -> Option<Vec<Step>> {
+    let mut path = Vec::new();
+    let mut at = root;
+    let mut last_halvable = None;
+    while path.len() < MAX_DEPTH {
+        let children: Vec<(Step, &Value)> = match at {
+            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (Step::Index(i), v)).collect(),
+            Value::Object(map) => map.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
+            _ => break,
+        };
+        let halvable = children.len() > 1 && !path.is_empty();
+        if halvable {
+            last_halvable = Some(path.clone());
+        }
+        let largest = children
+            .into_iter()
+            .filter(|(_, v)| v.is_array() || v.is_object())
+            .map(|(step, v)| (json_size(v), step, v))
+            .max_by_key(|(size, _, _)| *size);
+        match largest {
+            Some((size, step, child)) if !halvable || size * 2 > json_size(at) => {
+                path.push(step);
+                at = child;
+            }
+            _ => return if halvable { Some(path) } else { last_halvable },
+        }
+    }
+    last_halvable
+}
+
+/// Keeps the first half of an array's elements or an object's members (in their order); returns
+/// how many there were and the unit, or `None` for anything else.
+fn halve(value: &mut Value) -> Option<(usize, &'static str)> {
+    match value {
+        Value::Array(items) => {
+            let total = items.len();
+            items.truncate(total / 2);
+            Some((total, "elements"))
+        }
+        Value::Object(map) => {
+            let total = map.len();
+            *map = std::mem::take(map).into_iter().take(total / 2).collect();
+            Some((total, "members"))
+        }
+        _ => None,
+    }
 }
 
 impl ToolResult {
@@ -161,8 +208,7 @@ impl ToolResult {
         let mut cuts = Vec::new();
         // Strings first: one 10 MB value should not cost every row its neighbours.
         let longest = (budget / 8).max(256);
-        let (strings, _) = candidates(&tree, longest);
-        for (path, len) in strings {
+        for (path, len) in long_strings(&tree, longest) {
             if let Some(Value::String(s)) = at_mut(&mut tree, &path) {
                 let kept = prefix(s, longest).len();
                 s.truncate(kept);
@@ -170,18 +216,16 @@ impl ToolResult {
                 cuts.push(Cut { path: path_text(&path), kept, total: len, unit: "bytes" });
             }
         }
-        // Then halve the largest array until it all fits.
+        // Then halve the largest array or object until it all fits: a schema of 12,000
+        // properties keeps its first properties rather than becoming nothing.
         while json_size(&tree) + json_size(&cuts) > budget {
-            let (_, arrays) = candidates(&tree, usize::MAX);
-            let Some((path, _)) = arrays.into_iter().max_by_key(|(_, size)| *size) else { break };
-            let Some(Value::Array(items)) = at_mut(&mut tree, &path) else { break };
-            let total = items.len();
-            items.truncate(total / 2);
+            let Some(path) = dominant(&tree) else { break };
+            let Some((total, unit)) = at_mut(&mut tree, &path).and_then(halve) else { break };
             let text = path_text(&path);
-            // A second halving of the same array updates its cut.
-            match cuts.iter_mut().find(|c| c.path == text && c.unit == "elements") {
+            // A second halving of the same container updates its cut.
+            match cuts.iter_mut().find(|c| c.path == text && c.unit == unit) {
                 Some(cut) => cut.kept = total / 2,
-                None => cuts.push(Cut { path: text, kept: total / 2, total, unit: "elements" }),
+                None => cuts.push(Cut { path: text, kept: total / 2, total, unit }),
             }
         }
         if json_size(&tree) + json_size(&cuts) > budget {
@@ -245,11 +289,26 @@ mod tests {
     }
 
     #[test]
-    fn deep_or_wide_values_that_cannot_be_halved_are_replaced_by_a_note() {
+    fn wide_objects_keep_their_first_members_and_deep_values_are_cut() {
         let wide: serde_json::Map<String, Value> = (0..100_000).map(|i| (format!("key{i}"), json!(i))).collect();
         let result = ToolResult::ok("wide", Value::Object(wide)).capped(16 * 1024);
         assert!(json_size(&result) <= 16 * 1024);
-        assert!(result.data["omitted"].as_str().is_some_and(|s| s.contains("bytes of JSON")), "{}", result.data);
+        let kept = result.data.as_object().expect("object");
+        assert!(kept.len() > 100 && kept.contains_key("key0") && kept.contains_key("key99"), "{} members", kept.len());
+        let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
+        assert_eq!((cut.path.as_str(), cut.kept, cut.total, cut.unit), ("data", kept.len(), 100_000, "members"));
+        // A schema of 12,000 properties keeps its first properties, not nothing; the small
+        // parts beside them are untouched.
+        let properties: serde_json::Map<String, Value> = (0..12_000).map(|i| (format!("p{i}"), json!({"type": "integer"}))).collect();
+        let schema = json!({"source": "s", "schema": {"type": "object", "properties": properties, "required": ["p0"]}, "itemCount": 3});
+        let result = ToolResult::ok("schema", schema).capped(64 * 1024);
+        assert!(json_size(&result) <= 64 * 1024);
+        let kept = result.data["schema"]["properties"].as_object().expect("properties");
+        assert!(kept.len() > 1_000 && kept.contains_key("p0"), "{} properties", kept.len());
+        assert_eq!((result.data["source"].as_str(), result.data["itemCount"].as_u64()), (Some("s"), Some(3)));
+        assert_eq!(result.data["schema"]["required"], json!(["p0"]));
+        let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
+        assert_eq!((cut.path.as_str(), cut.total, cut.unit), ("data.schema.properties", 12_000, "members"));
         // As deep as parsed input can be (serde_json stops at 128 levels), and wide at each level.
         let mut deep = json!("leaf");
         for _ in 0..120 {

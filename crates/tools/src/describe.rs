@@ -29,7 +29,7 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
-    let sizes: Vec<String> = collections.iter().map(|c| format!("{} {}", c.len(), c.kind().items_noun())).collect();
+    let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
     let message = format!("Source `{}`: {} with {properties} properties{}.", source.name(), sizes.join(", "), not_profiled(&collections));
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
@@ -77,7 +77,10 @@ fn not_profiled(collections: &[std::sync::Arc<schemascope_core::Collection>]) ->
 /// The note a markdown schema carries when the last reload failed: what it shows is the data
 /// from before the change, which a reader could not tell otherwise (JSON has `reloadError`).
 fn stale_notes(reload_error: Option<&str>) -> Vec<String> {
-    reload_error.map(|error| format!("**Previous data:** {error}. This describes the data as last loaded, not the file as it is now.")).into_iter().collect()
+    reload_error
+        .map(|error| format!("**Previous data:** {error}. This describes the data as last loaded, not the file as it is now."))
+        .into_iter()
+        .collect()
 }
 
 /// Foreign keys of the source's tables that reference `table` (the other direction of each FK).

@@ -12,6 +12,7 @@ use schemascope_sources::Source;
 use serde_json::{Value, json};
 
 use crate::graph_session::hints::algorithm_hint;
+use crate::graph_session::state::AlgorithmRun;
 
 /// Most other records named as holding the property.
 const MAX_RECORDS: usize = 5;
@@ -46,7 +47,8 @@ fn known_names(collection: &Collection) -> Vec<String> {
 
 /// Where `path`, missing from `collection` (or from its record `record`), is found in the rest
 /// of `source`: the exact path first; only when no collection has it, the closest name in each.
-pub fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>, path: &PropertyPath) -> Elsewhere {
+/// `history` is the graph session's runs, if any (see [`algorithm_hint`]).
+pub fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>, path: &PropertyPath, history: &[AlgorithmRun]) -> Elsewhere {
     let wanted = path.to_string();
     let mut out = Elsewhere::default();
     let others: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| !Arc::ptr_eq(c, collection)).collect();
@@ -85,6 +87,6 @@ pub fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>,
         CollectionKind::Edges => Some(ElementKind::Edge),
         _ => None,
     };
-    out.sentences.extend(kind.and_then(|kind| algorithm_hint(source, kind, &wanted)));
+    out.sentences.extend(kind.and_then(|kind| algorithm_hint(source, kind, &wanted, history)));
     out
 }

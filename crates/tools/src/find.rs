@@ -32,7 +32,8 @@ fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolE
     let found = find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
     let kind = collection.kind();
     // A selector holds backticks (number literals): fence it past them, or the span breaks.
-    let mut message = format!("{} of {} {} match {}.", found.count, found.total, kind.items_noun(), schemascope_core::display::code(selector.as_str()));
+    let mut message =
+        format!("{} of {} match {}.", found.count, kind.counted(found.total as u64), schemascope_core::display::code(selector.as_str()));
     message.push_str(&found.unevaluated.sentence(kind.item_noun(), kind.items_noun()));
     for hint in &found.hints {
         message.push_str(&format!(" Hint: {hint}"));

@@ -53,7 +53,14 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
     let mut answer = describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
     // Not here (and not kept out by the path limit): say where it is, so the model can retry.
     if !answer.exists && answer.data.get("profiled").is_none() {
-        let found = crate::elsewhere::find(&source, collection, record.as_deref(), &path);
+        // A graph's session knows which algorithms ran and whose results were removed since.
+        let history = match collection.kind() {
+            schemascope_core::CollectionKind::Nodes | schemascope_core::CollectionKind::Edges => {
+                registry.graph_session(Some(source.name())).map(|session| session.state().history).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let found = crate::elsewhere::find(&source, collection, record.as_deref(), &path, &history);
         if !found.places.is_empty() {
             answer.data["elsewhere"] = found.places.into();
         }

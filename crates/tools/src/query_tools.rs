@@ -176,7 +176,10 @@ struct StopAware {
 }
 
 impl schemascope_agent::llm::LlmBackend for StopAware {
-    fn complete(&self, request: &schemascope_agent::llm::ChatRequest) -> Result<schemascope_agent::llm::ChatResponse, schemascope_agent::llm::LlmError> {
+    fn complete(
+        &self,
+        request: &schemascope_agent::llm::ChatRequest,
+    ) -> Result<schemascope_agent::llm::ChatResponse, schemascope_agent::llm::LlmError> {
         self.cancel.check().map_err(|cancelled| schemascope_agent::llm::LlmError::Cancelled(cancelled.reason))?;
         self.inner.complete(request)
     }

@@ -75,7 +75,7 @@ fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, Tool
             }
             _ => sample(collection, &options)?,
         };
-        parts.push(format!("{} {}", sampled.items.len(), collection.kind().items_noun()));
+        parts.push(collection.kind().counted(sampled.items.len() as u64));
         depth_limited += sampled.depth_limited;
         info.insert(
             collection.name().to_string(),

@@ -211,7 +211,9 @@ fn the_readmes_question_on_postgres_returns_numeric_totals_as_sqlite_computes_th
         &registry,
         ExecuteQueryParams {
             source: Some("chinook".into()),
-            query: json!("SELECT c.CustomerId, c.FirstName, c.LastName, ROUND(SUM(i.Total), 2) AS spent FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.CustomerId ORDER BY spent DESC, c.CustomerId LIMIT 5"),
+            query: json!(
+                "SELECT c.CustomerId, c.FirstName, c.LastName, ROUND(SUM(i.Total), 2) AS spent FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.CustomerId ORDER BY spent DESC, c.CustomerId LIMIT 5"
+            ),
             ..Default::default()
         },
     );

@@ -724,6 +724,14 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
         // d is unreachable from a when edges have a direction.
         let path = run(&registry, "shortestPath", json!({"source": "a", "target": "d"}));
         assert_eq!((path["graphResults"]["path"].clone(), path["graphResults"]["pathLength"].clone()), (json!([]), Value::Null), "{name}");
+        // No path is said as such: not reachable, no hops (0 would read as a path of one node).
+        assert_eq!((path["graphResults"]["reachable"].clone(), path["graphResults"]["hops"].clone()), (json!(false), Value::Null), "{name}");
+        let said = run_algorithm(
+            &registry,
+            RunAlgorithmParams { algorithm_type: "shortestPath".into(), options: json!({"source": "a", "target": "d"}), ..Default::default() },
+        );
+        assert!(said.message.contains("There is no path from `a` to `d`"), "{}", said.message);
+        assert!(said.message.contains("nodes by `") && said.message.contains("and edges by `"), "{}", said.message);
         let back = run(&registry, "shortestPath", json!({"source": "b", "target": "a"}));
         assert_eq!(back["graphResults"]["path"], json!(["b", "c", "a"]));
         let mst = run(&registry, "minimumSpanningTree", Value::Null);

@@ -43,7 +43,8 @@ fn deep_sql() -> Vec<(String, &'static str)> {
 
 fn run_deep_sql(registry: &Registry, source: &str) {
     for (sql, reason) in deep_sql() {
-        let report = on_small_stack(|| validate_query(registry, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) }));
+        let report =
+            on_small_stack(|| validate_query(registry, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) }));
         assert!(report.success, "{}", report.message);
         assert_eq!(report.data["valid"], false, "{}…", &sql[..40]);
         let errors = report.data["errors"].to_string();
@@ -75,10 +76,9 @@ fn deep_sql_is_refused_and_leaves_sqlite_unchanged() {
 /// Every user table's rows and the relations there are.
 fn postgres_checksum(database: &dyn Database) -> Vec<String> {
     let one = |sql: &str| format!("{:?}", database.query(sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}")));
-    let mut facts = vec![one(
-        "SELECT n.nspname::text, c.relname::text, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE n.nspname = 'public' ORDER BY 1, 2",
-    )];
+    let mut facts =
+        vec![one("SELECT n.nspname::text, c.relname::text, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'public' ORDER BY 1, 2")];
     for table in database.catalog().expect("catalog").tables {
         let quoted = schemascope_sources::sql::Dialect::Postgres.quote_table(&table.name);
         facts.push(one(&format!("SELECT md5(string_agg(t::text, E'\\n' ORDER BY t::text)) FROM {quoted} t")));
@@ -140,18 +140,23 @@ fn deep_selectors_are_refused_by_every_tool_that_takes_one() {
     let registry = demo();
     for selector in deep_selectors() {
         let found = on_small_stack(|| {
-            find_items(&registry, FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None })
+            find_items(
+                &registry,
+                FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None },
+            )
         });
         assert!(!found.success && found.data["error"] == "invalid_selector", "{}", found.message);
         assert!(found.message.contains("nests deeper than 128 levels"), "{}", found.message);
         let nodes = on_small_stack(|| find_nodes(&registry, FindElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!nodes.success && nodes.message.contains("nests deeper"), "{}", nodes.message);
-        let styled = on_small_stack(|| {
-            find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() })
-        });
+        let styled =
+            on_small_stack(|| find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!styled.success && styled.message.contains("nests deeper"), "{}", styled.message);
         let validated = on_small_stack(|| {
-            validate_query(&registry, ValidateQueryParams { source: Some("infrastructure".into()), query: json!({"selector": selector, "collection": "nodes"}) })
+            validate_query(
+                &registry,
+                ValidateQueryParams { source: Some("infrastructure".into()), query: json!({"selector": selector, "collection": "nodes"}) },
+            )
         });
         assert_eq!(validated.data["valid"], false, "{}", validated.message);
         assert!(validated.data["errors"].to_string().contains("nests deeper"), "{}", validated.data);
@@ -172,15 +177,17 @@ fn exponential_selectors_stop_with_the_bound_they_reached() {
     let registry = demo();
     for selector in exponential_selectors() {
         let found = on_small_stack(|| {
-            find_items(&registry, FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None })
+            find_items(
+                &registry,
+                FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None },
+            )
         });
         assert!(!found.success && found.data["error"] == "selector_too_costly", "{}", found.message);
         assert!(found.message.contains("more than 10000000 steps on one item"), "{}", found.message);
         let nodes = on_small_stack(|| find_nodes(&registry, FindElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!nodes.success && nodes.message.contains("10000000 steps"), "{}", nodes.message);
-        let styled = on_small_stack(|| {
-            find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() })
-        });
+        let styled =
+            on_small_stack(|| find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!styled.success && styled.message.contains("10000000 steps"), "{}", styled.message);
     }
     // No layer was added by the refused styles.
@@ -211,11 +218,17 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     let chinook = registry_with_chinook();
     let report = on_small_stack(|| validate_query(&chinook, ValidateQueryParams { source: Some("chinook".into()), query: structured.clone() }));
     assert!(!report.message.is_empty());
-    let executed = on_small_stack(|| execute_query(&chinook, ExecuteQueryParams { source: Some("chinook".into()), query: structured, ..Default::default() }));
+    let executed =
+        on_small_stack(|| execute_query(&chinook, ExecuteQueryParams { source: Some("chinook".into()), query: structured, ..Default::default() }));
     assert!(!executed.message.is_empty());
     // Through the by-name dispatch of `POST /v1/tools/{name}`.
     let called = on_small_stack(|| {
-        dispatch::call_tool(&registry, Caller::User, "validate_value", json!({"source": "sensors", "record_name": "server::Temperature", "value": deep}))
+        dispatch::call_tool(
+            &registry,
+            Caller::User,
+            "validate_value",
+            json!({"source": "sensors", "record_name": "server::Temperature", "value": deep}),
+        )
     });
     assert!(called.success, "{}", called.message);
 }
@@ -230,7 +243,10 @@ fn a_cancelled_call_returns_at_once_and_says_why() {
     let token = Cancel::new();
     token.cancel_because("the request took longer than 60 s");
     let found = cancel::with(&token, || {
-        find_items(&registry, FindItemsParams { source: Some("infrastructure".into()), selector: "length(to_string(@)) > `1`".into(), collection: None, limit: None })
+        find_items(
+            &registry,
+            FindItemsParams { source: Some("infrastructure".into()), selector: "length(to_string(@)) > `1`".into(), collection: None, limit: None },
+        )
     });
     assert!(!found.success && found.data["error"] == "cancelled", "{}", found.message);
     assert!(found.message.contains("the request took longer than 60 s") && found.message.contains("0 of"), "{}", found.message);
@@ -262,7 +278,8 @@ fn a_table_profile_cancelled_before_its_statements_is_made_on_the_next_call() {
     let registry = registry_with_chinook();
     let token = Cancel::new();
     token.cancel_because("the client cancelled the request");
-    let params = || DescribePropertyParams { source: Some("chinook".into()), collection: Some("Genre".into()), property: "Name".into(), ..Default::default() };
+    let params =
+        || DescribePropertyParams { source: Some("chinook".into()), collection: Some("Genre".into()), property: "Name".into(), ..Default::default() };
     let cancelled = cancel::with(&token, || describe_property(&registry, params()));
     assert!(json!(cancelled).to_string().contains("the client cancelled the request"), "{}", json!(cancelled));
     // Not kept as the table's profile: the next call computes it.

@@ -379,7 +379,12 @@ impl ProfileBuilder {
 
     /// A builder with explicit limits.
     pub fn with_limits(limits: ProfileLimits) -> Self {
-        Self { root: PathNode::default(), ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None, refused_any: false, remembered: 0, forgot: false }, want_id: false, tape: Vec::new() }
+        Self {
+            root: PathNode::default(),
+            ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None, refused_any: false, remembered: 0, forgot: false },
+            want_id: false,
+            tape: Vec::new(),
+        }
     }
 
     /// Makes [`ProfileBuilder::add_json`] return each item's top-level scalar `id` member.

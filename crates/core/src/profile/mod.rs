@@ -11,8 +11,8 @@ pub mod formats;
 mod histogram;
 mod model;
 pub mod numeric;
-mod skewed_bins;
 mod path_limit;
+mod skewed_bins;
 mod string_counts;
 mod tape;
 #[cfg(test)]

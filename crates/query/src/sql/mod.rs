@@ -149,7 +149,8 @@ pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<Query
 /// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through. Runs on a deep stack, as
 /// [`validate_sql`].
 pub fn check_read_only_within(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
-    schemascope_core::deep_stack::on_deep_stack(|| check_read_only_here(sql, callables, parse_budget)).unwrap_or_else(|reason| Err(not_run(reason).errors))
+    schemascope_core::deep_stack::on_deep_stack(|| check_read_only_here(sql, callables, parse_budget))
+        .unwrap_or_else(|reason| Err(not_run(reason).errors))
 }
 
 /// [`check_read_only_within`] on the current thread's stack.

@@ -23,7 +23,11 @@ pub fn profile(db: &dyn Database, view: &JsonView, names: &[String], columns: &[
     if columns.is_empty() {
         return Ok(Vec::new());
     }
-    if rows <= IN_MEMORY_ROWS { in_memory(db, view, names, columns) } else { columns.iter().map(|&i| top_level(db, view, &names[i], i, rows)).collect() }
+    if rows <= IN_MEMORY_ROWS {
+        in_memory(db, view, names, columns)
+    } else {
+        columns.iter().map(|&i| top_level(db, view, &names[i], i, rows)).collect()
+    }
 }
 
 /// Every value read and profiled as JSON.

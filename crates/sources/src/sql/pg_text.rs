@@ -241,8 +241,9 @@ pub fn number_sql(expr: &str) -> String {
 
 /// SQL for "the number `expr` is finite and within float8's range". Profiles and samples read
 /// such a value that is not exact as a JSON number ([`number_sql`]) as its nearest double,
-/// rounded to 15 significant digits, so one long numeric does not make a column "mixed" with a
-/// range over the others; NaN, ±Infinity and values past float8's range stay text.
+/// written shortest (all its digits, never rounded to 15), so one long numeric does not make a
+/// column "mixed" with a range over the others; NaN, ±Infinity and values past float8's range
+/// stay text.
 pub fn float_range_sql(expr: &str) -> String {
     let text = format!("({expr})::text");
     format!(
@@ -287,7 +288,10 @@ mod tests {
     #[test]
     fn json_keeps_numbers_that_a_json_number_cannot_hold_as_text() {
         assert_eq!(json(r#"{"a": [1, 2.5, null], "b\"1": "x-1"}"#), SqlValue::Json(serde_json::json!({"a": [1, 2.5, null], "b\"1": "x-1"})));
-        assert_eq!(json(r#"{"a": 12345678901234567.89, "b": [1e400, 2]}"#), SqlValue::Json(serde_json::json!({"a": "12345678901234567.89", "b": ["1e400", 2]})));
+        assert_eq!(
+            json(r#"{"a": 12345678901234567.89, "b": [1e400, 2]}"#),
+            SqlValue::Json(serde_json::json!({"a": "12345678901234567.89", "b": ["1e400", 2]}))
+        );
         assert_eq!(json("1e400"), SqlValue::Json(serde_json::json!("1e400")));
         assert_eq!(json("-0.1000000000000000000001"), SqlValue::Json(serde_json::json!("-0.1000000000000000000001")));
     }

@@ -13,7 +13,6 @@
 //! their spread and quartiles and, with few distinct values, their top values; columns with
 //! text add one for their top values and formats.
 
-use schemascope_core::{ColumnInfo, TableInfo};
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
 use schemascope_core::profile::numeric::HistogramLayout;
@@ -21,6 +20,7 @@ use schemascope_core::profile::{
     BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
+use schemascope_core::{ColumnInfo, TableInfo};
 use serde_json::Value;
 
 use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
@@ -105,7 +105,8 @@ impl JsonView {
                         // Read as is: its text output, read by the client's rule, is exact.
                         ValueClass::Number => {
                             // Exact numbers as they are; other finite ones in float8's range as their
-                            // nearest double (15 significant digits, more than any shown statistic),
+                            // nearest double (written shortest, as float8 text with extra digits: a
+                            // cast to numeric would round it to 15 digits),
                             // so one long numeric never turns a column "mixed" with a range over the
                             // rest; NaN, ±Infinity and values past float8's range are text.
                             // execute_query keeps every numeric exact. Read through the text, so a
@@ -115,7 +116,7 @@ impl JsonView {
                             select.push(format!("CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"));
                             select.push(format!("{exact} AS x{i}"));
                             format!(
-                                "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::numeric \
+                                "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::text::numeric \
                                  ELSE {quoted}::text::numeric END)"
                             )
                         }
@@ -370,7 +371,12 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         objects: rows,
         ..PropertyProfile::empty(PropertyPath::root())
     };
-    Ok(CollectionProfile { item_count: rows, root: ProfileNode { profile: root, children, items: None }, path_limit_hit: false, path_limit: Default::default() })
+    Ok(CollectionProfile {
+        item_count: rows,
+        root: ProfileNode { profile: root, children, items: None },
+        path_limit_hit: false,
+        path_limit: Default::default(),
+    })
 }
 
 /// The values of column `i` of one kind grouped and counted, most frequent first (ties by value),

@@ -107,7 +107,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
         description: "Dijkstra from `source`: distance of every node, and the nodes and edges on one shortest path to `target`.",
         node_properties: &["distance", "isInPath"],
         edge_properties: &["isInPath"],
-        graph_properties: &["pathLength", "hops"],
+        graph_properties: &["reachable", "pathLength", "hops"],
         options: &["source", "target", "directed", "weight"],
         direction_matters: true,
     },
@@ -223,7 +223,10 @@ pub fn interruptible<T>(work: impl FnOnce() -> T) -> Result<T, ToolError> {
     let cancel = schemascope_core::cancel::current();
     let result = schemascope_graph::interrupt::with(cancel.flag(), work);
     cancel.check().map_err(|cancelled| {
-        ToolError::Core(schemascope_core::CoreError::Cancelled { reason: cancelled.reason, done: "the algorithm was cut short; nothing was saved".into() })
+        ToolError::Core(schemascope_core::CoreError::Cancelled {
+            reason: cancelled.reason,
+            done: "the algorithm was cut short; nothing was saved".into(),
+        })
     })?;
     Ok(result)
 }
@@ -239,6 +242,20 @@ enum DirectedBasis {
     Unknown,
     /// The algorithm ignores direction.
     Ignored,
+}
+
+/// What a run found that its figures alone would not say: a shortest path that does not exist.
+pub fn outcome_sentence(graph_results: &Value) -> Option<String> {
+    if graph_results.get("reachable") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let id = |key: &str| graph_results.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    Some(format!(
+        " There is no path from {} to {}: no node is on a path (`isInPath` is false everywhere), and `distance` is null for every node {} cannot reach.",
+        schemascope_core::display::code(&id("source")),
+        schemascope_core::display::code(&id("target")),
+        schemascope_core::display::code(&id("source")),
+    ))
 }
 
 /// How a run's graph results say it treated direction, for its message: `directed, from the
@@ -358,7 +375,17 @@ fn run_on(
             let on_path: std::collections::HashSet<(usize, usize)> =
                 path.path.windows(2).map(|w| if g.directed || w[0] <= w[1] { (w[0], w[1]) } else { (w[1], w[0]) }).collect();
             edges = vec![("isInPath".into(), edge_flags(data, g, g.directed, |u, v| on_path.contains(&(u, v))))];
-            graph = json!({"pathLength": path.total.map(figure::stat_json), "hops": path.path.len().saturating_sub(1), "path": path.path.iter().map(|&i| &g.node_ids[i]).collect::<Vec<_>>()});
+            // Without a path there are no hops: `null`, not 0, which would read as a path of
+            // one node.
+            let reachable = path.total.is_some();
+            graph = json!({
+                "source": from,
+                "target": to,
+                "reachable": reachable,
+                "pathLength": path.total.map(figure::stat_json),
+                "hops": reachable.then(|| path.path.len().saturating_sub(1)),
+                "path": path.path.iter().map(|&i| &g.node_ids[i]).collect::<Vec<_>>(),
+            });
         }
         "minimumSpanningTree" => {
             let mst = minimum_spanning_tree(g);

@@ -155,7 +155,7 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
             })
             .collect();
         let count = ids.len();
-        let hints = if count == 0 { empty_match_hints(&data, kind, &params.selector) } else { Vec::new() };
+        let hints = if count == 0 { empty_match_hints(&data, &session.state().history, kind, &params.selector) } else { Vec::new() };
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         let mut message = if count == 0 {
@@ -177,7 +177,7 @@ fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> T
 /// Why a selector matched no element of `kind`, where the data tells (see
 /// `schemascope_core::no_match`), plus what only the session knows: that a property is an
 /// algorithm result, written once that algorithm has run.
-fn empty_match_hints(data: &SessionData, kind: ElementKind, selector: &str) -> Vec<String> {
+fn empty_match_hints(data: &SessionData, history: &[AlgorithmRun], kind: ElementKind, selector: &str) -> Vec<String> {
     let Ok(compiled) = Selector::parse(selector) else { return Vec::new() };
     let other = match kind {
         ElementKind::Node => ElementKind::Edge,
@@ -189,7 +189,7 @@ fn empty_match_hints(data: &SessionData, kind: ElementKind, selector: &str) -> V
     let explained = schemascope_core::no_match::explain(&compiled, data.collection(kind), &others);
     let mut hints = explained.hints;
     for unknown in &explained.unknown_properties {
-        hints.extend(crate::graph_session::hints::algorithm_hint(&data.source, kind, unknown));
+        hints.extend(crate::graph_session::hints::algorithm_hint(&data.source, kind, unknown, history));
     }
     hints
 }
@@ -224,7 +224,7 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         if ids.is_empty() {
-            let hints = empty_match_hints(&data, kind, &params.selector);
+            let hints = empty_match_hints(&data, &session.state().history, kind, &params.selector);
             let mut message = format!("No {many} match {}, so no style layer was added.", code(&params.selector));
             message.push_str(&unevaluated.sentence(one, many));
             for hint in &hints {
@@ -664,13 +664,19 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
         if let Some(source) = served {
             registry.serve_session_source(source);
         }
+        // Nodes and edges can carry a property of the same name (isInPath): say which is which.
+        let listed = |kind: &str, paths: &[String]| {
+            (!paths.is_empty()).then(|| format!("{kind} by {}", paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")))
+        };
+        let by: Vec<String> = [listed("nodes", &node_paths), listed("edges", &edge_paths)].into_iter().flatten().collect();
         Ok(ToolResult::ok(
             format!(
-                "Ran {NAMESPACE}:{} ({}) in {} ms; style or select by {}.",
+                "Ran {NAMESPACE}:{} ({}) in {} ms; style or select {}.{}",
                 info.algorithm_type,
                 algorithms::direction_phrase(&graph_results),
                 schemascope_core::figure::text(duration_ms),
-                node_paths.iter().chain(&edge_paths).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                by.join(" and "),
+                algorithms::outcome_sentence(&graph_results).unwrap_or_default()
             ),
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
         )
