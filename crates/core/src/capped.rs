@@ -11,6 +11,11 @@ pub const MAX_PARSE_DEPTH: usize = 100;
 /// The text that stands for a container cut by [`parse_capped`].
 pub const DEPTH_MARKER: &str = "[depth limit: nested deeper than 100 levels]";
 
+/// Why a selector does not evaluate an item when its answer would depend on a cut part.
+pub(crate) fn reads_cut_part() -> String {
+    format!("the selector reads a part of the item nested deeper than {MAX_PARSE_DEPTH} levels, which selectors cannot see")
+}
+
 /// Parses `json` keeping at most [`MAX_PARSE_DEPTH`] container levels; returns the value and
 /// how many containers were replaced by [`DEPTH_MARKER`]. Fails only on text that is not JSON.
 pub fn parse_capped(json: &str) -> Result<(Value, usize), serde_json::Error> {

@@ -112,7 +112,16 @@ impl Selector {
             return self.check_value(&value, cancel);
         }
         match jmespath::Variable::from_json(json) {
-            Ok(data) => self.search(jmespath::Rcvar::new(data), cancel),
+            Ok(data) => self.search(jmespath::Rcvar::new(data), false, cancel),
+            // Nested past the parser's limit: read cut at the depth limit, and answered when the
+            // answer does not depend on what was cut.
+            Err(e) if e.contains("recursion limit") => match crate::capped::parse_capped(json) {
+                Ok((value, _)) => match jmespath::Variable::try_from(&value) {
+                    Ok(data) => self.search(jmespath::Rcvar::new(data), true, cancel),
+                    Err(e) => Ok(Err(e.to_string())),
+                },
+                Err(e) => Ok(Err(unreadable(&e.to_string()))),
+            },
             Err(e) => Ok(Err(unreadable(&e))),
         }
     }
@@ -124,7 +133,7 @@ impl Selector {
         let fast = self.fast.as_ref()?;
         let (value, _) = crate::capped::parse_capped(json).ok()?;
         for steps in &self.fast_paths {
-            if steps.len() >= crate::capped::MAX_PARSE_DEPTH || crate::fast_selector::walk(&value, steps).is_some_and(holds_marker) {
+            if steps.len() >= crate::capped::MAX_PARSE_DEPTH || reaches_cut(&value, steps) {
                 return None;
             }
         }
@@ -138,20 +147,26 @@ impl Selector {
     }
 
     /// [`Self::matches_value`], telling an item that could not be evaluated from a [`Halt`].
+    /// A value stored cut at the depth limit (a graph element nested past it) is answered only
+    /// when the answer does not depend on what was cut.
     pub fn check_value(&self, value: &Value, cancel: &Cancel) -> Result<Verdict, Halt> {
-        if let Some(fast) = &self.fast
-            && let Ok(hit) = fast.matches(&value)
-        {
-            return Ok(Ok(hit));
+        if let Some(fast) = &self.fast {
+            let reads_cut = self.fast_paths.iter().any(|steps| reaches_cut(value, steps));
+            if reads_cut {
+                return Ok(Err(crate::capped::reads_cut_part()));
+            }
+            if let Ok(hit) = fast.matches(&value) {
+                return Ok(Ok(hit));
+            }
         }
         match jmespath::Variable::try_from(value) {
-            Ok(data) => self.search(jmespath::Rcvar::new(data), cancel),
+            Ok(data) => self.search(jmespath::Rcvar::new(data), holds_marker(value), cancel),
             Err(e) => Ok(Err(e.to_string())),
         }
     }
 
-    fn search(&self, data: jmespath::Rcvar, cancel: &Cancel) -> Result<Verdict, Halt> {
-        match crate::selector_eval::matches(&self.text, &self.ast, data, cancel) {
+    fn search(&self, data: jmespath::Rcvar, cut: bool, cancel: &Cancel) -> Result<Verdict, Halt> {
+        match crate::selector_eval::matches(&self.text, &self.ast, data, cut, cancel) {
             Ok(hit) => Ok(Ok(hit)),
             Err(Stop::Error(reason)) => Ok(Err(reason)),
             Err(Stop::TooCostly) => Err(Halt::TooCostly),
@@ -179,14 +194,35 @@ impl Selector {
     }
 }
 
+/// Whether the path `steps` meets a container cut by [`crate::capped::parse_capped`] on its way
+/// or ends on a value holding one (where it ends early, it stopped at the cut).
+fn reaches_cut(value: &Value, steps: &[crate::fast_selector::Step]) -> bool {
+    let mut at = value;
+    for step in steps {
+        match at {
+            Value::String(s) if s == crate::capped::DEPTH_MARKER => return true,
+            _ => match crate::fast_selector::walk(at, std::slice::from_ref(step)) {
+                Some(next) => at = next,
+                None => return false,
+            },
+        }
+    }
+    holds_marker(at)
+}
+
 /// Whether `value` is or holds a container cut by [`crate::capped::parse_capped`].
 fn holds_marker(value: &Value) -> bool {
-    match value {
-        Value::String(s) => s == crate::capped::DEPTH_MARKER,
-        Value::Array(items) => items.iter().any(holds_marker),
-        Value::Object(map) => map.values().any(holds_marker),
-        _ => false,
+    // Without recursion: a value built in memory may nest past any stack.
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::String(s) if s == crate::capped::DEPTH_MARKER => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.values()),
+            _ => {}
+        }
     }
+    false
 }
 
 /// A selector refused at parse time, pointing at `offset` (line and column from 0).
@@ -234,11 +270,7 @@ impl Halt {
 
 /// The reason an item's text could not be read, in words a reader can act on.
 fn unreadable(reason: &str) -> String {
-    if reason.contains("recursion limit") {
-        format!("the item is nested more than 128 levels deep, past what selectors can read ({reason})")
-    } else {
-        format!("the item's text is not valid JSON ({reason})")
-    }
+    if reason.contains("recursion limit") { crate::capped::reads_cut_part() } else { format!("the item's text is not valid JSON ({reason})") }
 }
 
 fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
@@ -649,33 +681,64 @@ mod tests {
         assert_eq!(found.unevaluated.count, 2);
         assert_eq!(found.unevaluated.example_id.as_deref(), Some("b"), "the first item in order is the example");
         assert!(found.unevaluated.sentence("node", "nodes").contains("2 nodes were not evaluated and do not match (e.g. `b`:"));
+        // `e` is evaluated on its part above the cut: every selector here reads only that part.
         for (selector, ids, unevaluated) in [
-            ("starts_with(name, 'al')", vec!["a"], 3),
+            ("starts_with(name, 'al')", vec!["a"], 2),
             ("length(n) > `0`", vec!["b", "d"], 3),
-            ("length(tags) > `1`", vec!["a"], 3),
-            ("max(tags) == 'web'", vec!["a"], 3),
+            ("length(tags) > `1`", vec!["a"], 2),
+            ("max(tags) == 'web'", vec!["a"], 2),
             ("n > `2`", vec!["a"], 0),
             ("type == 'x'", vec![], 0),
             ("name == 'deep'", vec!["e"], 0),
+            ("starts_with(name, 'de') && n == `1`", vec!["e"], 2),
         ] {
-            let compiled = Selector::parse(selector).expect(selector);
             let found = run(&c, &[], selector);
             let ids: Vec<&str> = ids.to_vec();
-            // Against the jmespath crate's own answer on every item it can read.
+            // Against the jmespath crate's own answer on every item, `e` read cut.
             let crate_errors = c
                 .items()
-                .filter(|item| item.id != "e" && jmespath::Variable::from_json(item.json).and_then(|v| crate_search(selector, v)).is_err())
+                .filter(|item| {
+                    let (value, _) = crate::capped::parse_capped(item.json).expect("parses");
+                    jmespath::Variable::try_from(&value).map_err(|e| e.to_string()).and_then(|v| crate_search(selector, v)).is_err()
+                })
                 .count();
-            let deep_unevaluated = usize::from(!compiled.is_fast());
-            assert_eq!(found.unevaluated.count, crate_errors + deep_unevaluated, "{selector}");
+            assert_eq!(found.unevaluated.count, crate_errors, "{selector}");
             assert_eq!(found.unevaluated.count, unevaluated, "{selector}");
             assert_eq!(found.ids, ids, "{selector}");
         }
+        // A selector whose answer depends on the cut part does not answer from the marker that
+        // stands for it: comparing, converting or looking into it leaves `e` unevaluated.
+        let bottom = format!("deep{}", ".a[0]".repeat(60));
+        for selector in [
+            format!("{bottom} == 'bottom'"),
+            format!("contains(to_string(deep), 'bottom')"),
+            format!("deep == deep"),
+            format!("type({}) == 'string'", format!("deep{}", ".a[0]".repeat(60))),
+            format!("length(to_string(@)) > `0`"),
+            format!("!({})", format!("deep{}", ".a[0]".repeat(60))),
+        ] {
+            let found = run(&c, &[], &selector);
+            assert!(!found.ids.contains(&"e".to_string()), "{selector}: {:?}", found.ids);
+            let verdict = Selector::parse(&selector).expect("valid").matches_json(c.item(4).expect("e").json);
+            assert!(verdict.as_ref().is_err_and(|reason| reason.contains("deeper than 100 levels")), "{selector}: {verdict:?}");
+        }
+        let compiled = Selector::parse(&format!("{bottom} == 'bottom'")).expect("valid");
+        let e = c.item(4).expect("e");
+        assert!(compiled.matches_json(e.json).expect_err("not evaluated").contains("deeper than 100 levels"));
+        // Stored cut (a graph element is kept cut at 100 levels): the same refusals.
+        let (stored, _) = crate::capped::parse_capped(e.json).expect("parses");
+        for selector in
+            [format!("{bottom} == 'bottom'"), "contains(to_string(deep), 'bottom')".to_string(), format!("deep{} == 'x'", ".a[0]".repeat(55))]
+        {
+            let compiled = Selector::parse(&selector).expect("valid");
+            assert!(compiled.matches_value(&stored).expect_err("not evaluated").contains("deeper than 100 levels"), "{selector}");
+        }
+        assert_eq!(Selector::parse("name == 'deep'").expect("valid").matches_value(&stored), Ok(true));
+        assert_eq!(Selector::parse("starts_with(name, 'de')").expect("valid").matches_value(&stored), Ok(true));
         // A fast selector whose values reach the cut is not answered from cut data.
         let deep_read = Selector::parse(&format!("deep{} == 'bottom'", ".a[0]".repeat(120))).expect("valid");
         assert!(deep_read.is_fast());
-        let e = c.item(4).expect("e");
-        assert!(deep_read.matches_json(e.json).expect_err("not evaluated").contains("nested more than 128 levels"));
+        assert!(deep_read.matches_json(e.json).expect_err("not evaluated").contains("deeper than 100 levels"));
         let whole = Selector::parse("deep == deep").expect("valid");
         assert!(whole.matches_json(e.json).is_err(), "a container holding the cut is not compared");
     }

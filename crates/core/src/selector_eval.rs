@@ -88,9 +88,14 @@ impl Val {
 
 /// Evaluates `ast` (parsed from `expression`) on `data` within [`MAX_STEPS`], checking `cancel`;
 /// the result is whether it is truthy.
-pub(crate) fn matches(expression: &str, ast: &Ast, data: Rcvar, cancel: &Cancel) -> Result<bool, Stop> {
-    let mut evaluator = Evaluator { expression, steps_left: MAX_STEPS, until_check: CHECK_EVERY as u64, cancel };
-    Ok(evaluator.eval(&Val { value: data, depth: DATA_DEPTH }, ast)?.value.is_truthy())
+/// the result is whether it is truthy. `cut` says that `data` was read cut at the depth limit
+/// ([`crate::capped`]): then an answer that depends on a cut part is refused (the item is not
+/// evaluated) instead of being computed from the marker that stands for it.
+pub(crate) fn matches(expression: &str, ast: &Ast, data: Rcvar, cut: bool, cancel: &Cancel) -> Result<bool, Stop> {
+    let mut evaluator = Evaluator { expression, steps_left: MAX_STEPS, until_check: CHECK_EVERY as u64, cancel, cut };
+    let result = evaluator.eval(&Val { value: data, depth: DATA_DEPTH }, ast)?;
+    evaluator.not_cut(&result.value)?;
+    Ok(result.value.is_truthy())
 }
 
 struct Evaluator<'a> {
@@ -98,9 +103,42 @@ struct Evaluator<'a> {
     steps_left: u64,
     until_check: u64,
     cancel: &'a Cancel,
+    cut: bool,
+}
+
+/// Why an answer that would read a cut part is refused.
+fn reads_cut() -> Stop {
+    Stop::Error(crate::capped::reads_cut_part())
 }
 
 impl Evaluator<'_> {
+    /// Refuses `value` when it is a cut container's marker: looking into it, or at its truth or
+    /// type, would answer about the marker instead of the data.
+    fn not_cut(&self, value: &Variable) -> Result<(), Stop> {
+        match value {
+            Variable::String(s) if self.cut && s == crate::capped::DEPTH_MARKER => Err(reads_cut()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses `value` when it holds a cut container's marker anywhere: comparing it or passing
+    /// it to a function reads it whole.
+    fn holds_no_cut(&self, value: &Variable) -> Result<(), Stop> {
+        if !self.cut {
+            return Ok(());
+        }
+        let mut pending = vec![value];
+        while let Some(value) = pending.pop() {
+            match value {
+                Variable::String(s) if s == crate::capped::DEPTH_MARKER => return Err(reads_cut()),
+                Variable::Array(items) => pending.extend(items.iter().map(|item| &**item)),
+                Variable::Object(map) => pending.extend(map.values().map(|item| &**item)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn charge(&mut self, steps: u64) -> Result<(), Stop> {
         if steps > self.steps_left {
             self.steps_left = 0;
@@ -166,7 +204,10 @@ impl Evaluator<'_> {
     fn eval(&mut self, data: &Val, node: &Ast) -> Result<Val, Stop> {
         self.charge(1)?;
         Ok(match node {
-            Ast::Field { name, .. } => Val { value: data.value.get_field(name), depth: data.depth },
+            Ast::Field { name, .. } => {
+                self.not_cut(&data.value)?;
+                Val { value: data.value.get_field(name), depth: data.depth }
+            }
             Ast::Subexpr { lhs, rhs, .. } => {
                 let left = self.eval(data, lhs)?;
                 self.eval(&left, rhs)?
@@ -174,28 +215,35 @@ impl Evaluator<'_> {
             Ast::Identity { .. } => data.clone(),
             Ast::Literal { value, .. } => Val { value: value.clone(), depth: DATA_DEPTH },
             Ast::Index { idx, .. } => {
+                self.not_cut(&data.value)?;
                 let value = if *idx >= 0 { data.value.get_index(*idx as usize) } else { data.value.get_negative_index(idx.unsigned_abs() as usize) };
                 Val { value, depth: data.depth }
             }
             Ast::Or { lhs, rhs, .. } => {
                 let left = self.eval(data, lhs)?;
+                self.not_cut(&left.value)?;
                 if left.value.is_truthy() { left } else { self.eval(data, rhs)? }
             }
             Ast::And { lhs, rhs, .. } => {
                 let left = self.eval(data, lhs)?;
+                self.not_cut(&left.value)?;
                 if !left.value.is_truthy() { left } else { self.eval(data, rhs)? }
             }
-            Ast::Not { node, .. } => Val::bool(!self.eval(data, node)?.value.is_truthy()),
+            Ast::Not { node, .. } => {
+                let value = self.eval(data, node)?;
+                self.not_cut(&value.value)?;
+                Val::bool(!value.value.is_truthy())
+            }
             Ast::Condition { predicate, then, .. } => {
-                if self.eval(data, predicate)?.value.is_truthy() {
-                    self.eval(data, then)?
-                } else {
-                    Val::null()
-                }
+                let test = self.eval(data, predicate)?;
+                self.not_cut(&test.value)?;
+                if test.value.is_truthy() { self.eval(data, then)? } else { Val::null() }
             }
             Ast::Comparison { comparator, lhs, rhs, .. } => {
                 let left = self.eval(data, lhs)?;
                 let right = self.eval(data, rhs)?;
+                self.holds_no_cut(&left.value)?;
+                self.holds_no_cut(&right.value)?;
                 if matches!(comparator, Comparator::Equal | Comparator::NotEqual) {
                     // Equality reads both values whole.
                     self.charge_size(&left.value)?;
@@ -205,6 +253,7 @@ impl Evaluator<'_> {
             }
             Ast::ObjectValues { node, .. } => {
                 let subject = self.eval(data, node)?;
+                self.not_cut(&subject.value)?;
                 match &*subject.value {
                     Variable::Object(map) => {
                         self.charge(map.len() as u64)?;
@@ -215,6 +264,7 @@ impl Evaluator<'_> {
             }
             Ast::Projection { lhs, rhs, .. } => {
                 let left = self.eval(data, lhs)?;
+                self.not_cut(&left.value)?;
                 let Some(elements) = left.value.as_array() else { return Ok(Val::null()) };
                 let mut collected = Vec::new();
                 let mut depth = 0;
@@ -230,9 +280,11 @@ impl Evaluator<'_> {
             }
             Ast::Flatten { node, .. } => {
                 let subject = self.eval(data, node)?;
+                self.not_cut(&subject.value)?;
                 let Some(elements) = subject.value.as_array() else { return Ok(Val::null()) };
                 let mut collected = Vec::new();
                 for element in elements {
+                    self.not_cut(element)?;
                     match element.as_array() {
                         Some(inner) => {
                             self.charge(inner.len() as u64 + 1)?;
@@ -288,6 +340,7 @@ impl Evaluator<'_> {
                     let context = self.context(*offset);
                     return Err(JmespathError::from_ctx(&context, ErrorReason::Runtime(RuntimeError::InvalidSlice)).into());
                 }
+                self.not_cut(&data.value)?;
                 match data.value.slice(*start, *stop, *step) {
                     Some(items) => {
                         self.charge(items.len() as u64)?;
@@ -300,6 +353,11 @@ impl Evaluator<'_> {
     }
 
     fn function(&mut self, name: &str, args: Vec<Val>, offset: usize) -> Result<Val, Stop> {
+        for arg in &args {
+            // A function that reads only the argument's own kind and size (`length`, `type`)
+            // may take a container holding a cut part; any other reads it whole.
+            if CONSTANT_TIME.contains(&name) { self.not_cut(&arg.value)? } else { self.holds_no_cut(&arg.value)? }
+        }
         match name {
             "map" => return self.map(args, offset),
             "sort_by" => return self.sort_by(args, offset),
@@ -401,7 +459,7 @@ mod tests {
     fn ours(text: &str, data: &serde_json::Value) -> Result<bool, Stop> {
         let ast = jmespath::parse(text).expect(text);
         let data = Rcvar::new(Variable::try_from(data).expect("converts"));
-        matches(text, &ast, data, &Cancel::new())
+        matches(text, &ast, data, false, &Cancel::new())
     }
 
     fn theirs(text: &str, data: &serde_json::Value) -> Result<bool, Stop> {
@@ -513,7 +571,7 @@ mod tests {
         cancel.cancel_because("the request took longer than 1 s");
         let ast = jmespath::parse("length(@[*].[@, @][]) > `1`").expect("parses");
         let data = Rcvar::new(Variable::try_from(&json!((0..10_000).collect::<Vec<_>>())).expect("converts"));
-        let stop = matches("", &ast, data, &cancel).expect_err("cancelled");
+        let stop = matches("", &ast, data, false, &cancel).expect_err("cancelled");
         assert_eq!(stop, Stop::Cancelled(Cancelled { reason: "the request took longer than 1 s".into() }));
     }
 }

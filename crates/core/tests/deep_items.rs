@@ -21,13 +21,17 @@ fn deep_documents() -> Collection {
 #[test]
 fn a_path_past_the_profiled_depth_is_not_called_missing() {
     let docs = deep_documents();
-    // Both items hold `deep.a…a` (70 levels), below the 64 the profile reads, inside items too
-    // deep for selectors to read at all.
+    // Both items hold `deep.a…a` (70 levels): below the 64 the profile reads, above the 100 the
+    // selectors read (the items are read cut there), so the selector answers.
     let selector = format!("length(deep{}) > `0`", ".a".repeat(70));
+    let found = find_items(&docs, &[], &Selector::parse(&selector).expect("parses"), 5, &DisplayLimits::default()).expect("runs");
+    assert_eq!((found.count, found.unevaluated.count), (2, 0), "{:?}", found.unevaluated);
+    // Past the 100 levels: not evaluated, depth named as the cause, never "no such property".
+    let selector = format!("length(deep{}) > `0`", ".a".repeat(105));
     let found = find_items(&docs, &[], &Selector::parse(&selector).expect("parses"), 5, &DisplayLimits::default()).expect("runs");
     assert_eq!(found.count, 0);
     assert_eq!(found.unevaluated.count, 2);
-    assert!(found.unevaluated.example_error.as_deref().is_some_and(|e| e.contains("nested more than 128 levels")), "{:?}", found.unevaluated);
+    assert!(found.unevaluated.example_error.as_deref().is_some_and(|e| e.contains("nested deeper than 100 levels")), "{:?}", found.unevaluated);
     assert_eq!(found.hints.len(), 1, "{:?}", found.hints);
     let hint = &found.hints[0];
     assert!(!hint.starts_with("No document has a property"), "{hint}");
