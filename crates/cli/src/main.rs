@@ -126,7 +126,8 @@ enum Command {
         /// Most distinct values listed.
         #[arg(long)]
         limit: Option<usize>,
-        /// Histogram bins: how many (skewed data still gets log-scale or outlier bins).
+        /// Histogram bins: how many (from 4 bins on, skewed data still gets log-scale or outlier
+        /// bins; 1 to 3 are always equal-width).
         #[arg(long)]
         bins: Option<usize>,
         #[command(flatten)]

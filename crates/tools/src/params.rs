@@ -105,7 +105,8 @@ pub struct DescribePropertyParams {
     pub limit: Option<usize>,
     /// Histogram bins for numbers (default: chosen by the Freedman–Diaconis rule, at most 20).
     /// Fixes the number of bins; skewed data still gets log-scale or outlier bins
-    /// (`histogramScale` says which).
+    /// (`histogramScale` says which) when 4 or more are asked: 1 to 3 bins are always
+    /// equal-width, too few to tell a skew from its bins.
     #[serde(default)]
     pub bins: Option<usize>,
 }
