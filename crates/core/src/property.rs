@@ -80,10 +80,15 @@ pub fn describe_property_with(
     data.insert("presentCount".into(), json!(p.non_null()));
     data.insert("missingCount".into(), json!(p.missing()));
     data.insert("nullCount".into(), json!(p.nulls));
-    // Distinct scalar values: for a property holding only arrays or objects there are none to
-    // count, which `null` says (0 would read as "no values"); see `uniqueValues` for elements.
-    let scalars = p.types.string + p.types.integer + p.types.number + p.types.boolean;
-    data.insert("uniqueCount".into(), if scalars == 0 && p.non_null() > 0 { Value::Null } else { json!(p.distinct) });
+    // Distinct values are counted among scalars only: where the property also holds arrays or
+    // objects, their count would understate it, so `uniqueCount` is null and
+    // `uniqueScalarCount` says what was counted (see `uniqueValues` for array elements).
+    if p.types.array + p.types.object > 0 {
+        data.insert("uniqueCount".into(), Value::Null);
+        data.insert("uniqueScalarCount".into(), json!(p.distinct));
+    } else {
+        data.insert("uniqueCount".into(), json!(p.distinct));
+    }
     let message = match p.data_type() {
         DataType::Single(ValueType::String) => {
             extend(&mut data, string_stats(p, limit));

@@ -65,7 +65,9 @@ where
             // A key that is not an identifier is shown quoted (`"a.b"`, `"e[0]"`); asked for as
             // written in the data, without the quotes, it is the same name.
             let plain = unquoted(&lower);
-            if lower == wanted_lower || plain.as_deref() == Some(wanted_lower.as_str()) {
+            // `arr.k` for `arr[].k`: the same names without the array marker.
+            let bare = plain.as_deref().unwrap_or(&lower).replace("[]", "");
+            if lower == wanted_lower || plain.as_deref() == Some(wanted_lower.as_str()) || (bare == wanted_lower && bare.contains('.')) {
                 return Some((0, 0, candidate));
             }
             let parts = segments(&lower);
@@ -128,6 +130,8 @@ mod tests {
         assert_eq!(closest("meta.content-type", names, 1), [r#"meta."content-type""#]);
         assert_eq!(closest("A.B", names, 1), [r#""a.b""#]);
         assert_eq!(closest(r#"say "hi""#, names, 1), [r#""say \"hi\"""#]);
+        // An array marker left out.
+        assert_eq!(closest("arr.k", ["arr[].k", "arrk"], 1), ["arr[].k"]);
         // A typo in the plain spelling still finds it.
         assert_eq!(closest("meta.contnt-type", names, 1), [r#"meta."content-type""#]);
     }

@@ -16,6 +16,9 @@ pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
 /// The smallest cap honoured: below it even a short error could not be said.
 const MIN_MAX_BYTES: usize = 4 * 1024;
 
+/// Objects of at most this many members are never halved (see [`dominant`]).
+const FEW_MEMBERS: usize = 16;
+
 /// Deeper values are measured and cut as a whole.
 const MAX_DEPTH: usize = 64;
 
@@ -148,7 +151,9 @@ fn dominant(root: &Value) -> Option<Vec<Step>> {
             Value::Object(map) => map.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
             _ => break,
         };
-        let halvable = children.len() > 1 && !path.is_empty();
+        // An object of a few members is structure (a schema's `type`, `properties`,
+        // `required`), not bulk: it is gone into, never halved.
+        let halvable = !path.is_empty() && if at.is_object() { children.len() > FEW_MEMBERS } else { children.len() > 1 };
         if halvable {
             last_halvable = Some(path.clone());
         }
@@ -166,6 +171,23 @@ fn dominant(root: &Value) -> Option<Vec<Step>> {
         }
     }
     last_halvable
+}
+
+/// After a JSON Schema's `properties` lost members, its `required` names only what is left: a
+/// cut schema still describes what it lists.
+fn keep_schema_consistent(tree: &mut Value, path: &[Step]) {
+    let Some((Step::Key(last), parent)) = path.split_last() else { return };
+    if last != "properties" {
+        return;
+    }
+    let Some(Value::Object(schema)) = at_mut(tree, parent) else { return };
+    let kept: std::collections::HashSet<String> = match schema.get("properties") {
+        Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+        _ => return,
+    };
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|name| name.as_str().is_some_and(|name| kept.contains(name)));
+    }
 }
 
 /// Keeps the first half of an array's elements or an object's members (in their order); returns
@@ -221,6 +243,7 @@ impl ToolResult {
         while json_size(&tree) + json_size(&cuts) > budget {
             let Some(path) = dominant(&tree) else { break };
             let Some((total, unit)) = at_mut(&mut tree, &path).and_then(halve) else { break };
+            keep_schema_consistent(&mut tree, &path);
             let text = path_text(&path);
             // A second halving of the same container updates its cut.
             match cuts.iter_mut().find(|c| c.path == text && c.unit == unit) {
@@ -300,15 +323,19 @@ mod tests {
         // A schema of 12,000 properties keeps its first properties, not nothing; the small
         // parts beside them are untouched.
         let properties: serde_json::Map<String, Value> = (0..12_000).map(|i| (format!("p{i}"), json!({"type": "integer"}))).collect();
-        let schema = json!({"source": "s", "schema": {"type": "object", "properties": properties, "required": ["p0"]}, "itemCount": 3});
+        let required: Vec<String> = (0..12_000).map(|i| format!("p{i}")).collect();
+        let schema = json!({"source": "s", "schema": {"type": "object", "properties": properties, "required": required}, "itemCount": 3});
         let result = ToolResult::ok("schema", schema).capped(64 * 1024);
         assert!(json_size(&result) <= 64 * 1024);
         let kept = result.data["schema"]["properties"].as_object().expect("properties");
         assert!(kept.len() > 1_000 && kept.contains_key("p0"), "{} properties", kept.len());
         assert_eq!((result.data["source"].as_str(), result.data["itemCount"].as_u64()), (Some("s"), Some(3)));
-        assert_eq!(result.data["schema"]["required"], json!(["p0"]));
-        let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
-        assert_eq!((cut.path.as_str(), cut.total, cut.unit), ("data.schema.properties", 12_000, "members"));
+        // `required` names only the properties kept: the cut schema describes what it lists.
+        let required = result.data["schema"]["required"].as_array().expect("required");
+        assert!(!required.is_empty() && required.iter().all(|name| kept.contains_key(name.as_str().expect("name"))), "{} required", required.len());
+        assert_eq!(result.data["schema"]["type"], "object", "a schema's few members are never halved");
+        let cuts = &result.truncated.as_ref().expect("truncated").cuts;
+        assert!(cuts.iter().any(|cut| (cut.path.as_str(), cut.total, cut.unit) == ("data.schema.properties", 12_000, "members")), "{cuts:?}");
         // As deep as parsed input can be (serde_json stops at 128 levels), and wide at each level.
         let mut deep = json!("leaf");
         for _ in 0..120 {

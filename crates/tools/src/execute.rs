@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use schemascope_core::display::code;
 use schemascope_query::{SqlDialect, StructuredQuery, check_read_only, compile};
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
@@ -30,6 +31,8 @@ pub const MAX_TIMEOUT_MS: u64 = 300_000;
 pub struct Ran {
     /// Column names.
     pub columns: Vec<String>,
+    /// Column types as the engine names them (empty where it does not say).
+    pub column_types: Vec<String>,
     /// Rows as JSON arrays, within the caps.
     pub rows: Vec<Value>,
     /// True when rows were cut.
@@ -116,7 +119,33 @@ pub fn run_sql(
     let bytes = result.rows.iter().map(|row| schemascope_sources::sql::row_json_bytes(row)).sum();
     let rows: Vec<Value> = result.rows.iter().map(|row| Value::Array(row.iter().map(SqlValue::to_json).collect())).collect();
     let truncated_by = result.cut.map(|cut| cut.as_str());
-    Ok(Ran { columns: result.columns, rows, truncated: truncated_by.is_some(), truncated_by, bytes, rows_read: result.rows_read, elapsed_ms })
+    Ok(Ran {
+        columns: result.columns,
+        column_types: result.column_types,
+        rows,
+        truncated: truncated_by.is_some(),
+        truncated_by,
+        bytes,
+        rows_read: result.rows_read,
+        elapsed_ms,
+    })
+}
+
+/// Per numeric column (`numeric`, `float4`, `float8`, `money`… as the engine names them), how
+/// many of its values are strings: numbers sent as their exact text (more digits than a double
+/// holds, NaN, Infinity). Columns without such values are left out.
+fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
+    const NUMERIC: &[&str] = &["numeric", "float4", "float8", "decimal", "real", "double precision"];
+    ran.columns
+        .iter()
+        .zip(&ran.column_types)
+        .enumerate()
+        .filter(|(_, (_, ty))| NUMERIC.contains(&ty.to_ascii_lowercase().as_str()))
+        .filter_map(|(i, (column, _))| {
+            let n = ran.rows.iter().filter(|row| row.get(i).is_some_and(Value::is_string)).count();
+            (n > 0).then(|| (column.clone(), Value::from(n)))
+        })
+        .collect()
 }
 
 /// execute_query.
@@ -144,19 +173,29 @@ fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, T
     let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
     let ran = run_sql(&source, sql, &bound, max_rows, max_bytes, timeout_ms)?;
-    let message = match ran.truncated_by {
+    let mut message = match ran.truncated_by {
         None => format!("{} row(s) in {} ms.", ran.rows.len(), schemascope_core::figure::text(ran.elapsed_ms)),
         Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", ran.rows.len()),
         Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", ran.rows.len()),
     };
+    let exact_text = exact_text_counts(&ran);
+    if !exact_text.is_empty() {
+        let listed: Vec<String> = exact_text.iter().map(|(column, n)| format!("{} ({n})", code(column))).collect();
+        message.push_str(&format!(
+            " Numbers a JSON number cannot hold exactly are strings of their exact text, in {}: numbers, not text.",
+            listed.join(", ")
+        ));
+    }
     let (truncated, truncated_by, bytes, rows_read, elapsed_ms) = (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
-    let (columns, rows) = (ran.columns, ran.rows);
+    let (columns, column_types, rows) = (ran.columns, ran.column_types, ran.rows);
     Ok(ToolResult::ok(
         message,
         json!({
             "source": source.name(),
             "query": sql,
             "columns": columns,
+            "columnTypes": column_types,
+            "exactTextNumbers": exact_text.into_iter().collect::<serde_json::Map<String, Value>>(),
             "rows": rows,
             "rowCount": rows.len(),
             "truncated": truncated,

@@ -24,7 +24,11 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
     let source = registry.get(params.source.as_deref())?;
     let (collection, implied_record) = resolve::one(&source, params.collection.as_deref())?;
     let record = params.record_name.clone().or(implied_record);
-    let path: PropertyPath = params.property.parse()?;
+    let path: PropertyPath = params.property.parse().map_err(|e: schemascope_core::CoreError| {
+        // Written as the data spells a key (`br[0]`, `q"t`): point at the path that names it.
+        let names: Vec<String> = collection.profile_ready().map(|p| p.properties().iter().map(|p| p.path.to_string()).collect()).unwrap_or_default();
+        ToolError::InvalidParams(format!("{e}.{}", schemascope_core::suggest::did_you_mean(&params.property, names.iter().map(String::as_str))))
+    })?;
     if let Some(bins) = params.bins
         && !(1..=schemascope_core::profile::numeric::MAX_BINS).contains(&bins)
     {

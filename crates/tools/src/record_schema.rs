@@ -181,8 +181,12 @@ fn live_query(
 fn schema_required(schema: &Value) -> String {
     match schema.get("required").and_then(Value::as_array) {
         Some(fields) if !fields.is_empty() => {
-            let names: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
-            format!("; required: {}", names.join(", "))
+            // A record of thousands of keys would make the message longer than the schema.
+            const LISTED: usize = 20;
+            let names: Vec<&str> = fields.iter().filter_map(Value::as_str).take(LISTED).collect();
+            let more = fields.len().saturating_sub(LISTED);
+            let more = if more > 0 { format!(" (+{more} more, in the schema's `required`)") } else { String::new() };
+            format!("; required: {}{more}", names.join(", "))
         }
         _ => String::new(),
     }

@@ -179,7 +179,8 @@ impl HistogramLayout {
         if min == max {
             return Some(Self::of(vec![min, max], BinScale::Linear, integers, integers));
         }
-        let mut step = Step::at_least((max - min) / bins as f64);
+        // Halves, so that a range near ±f64::MAX does not overflow.
+        let mut step = Step::at_least(max / bins as f64 - min / bins as f64);
         if integers && step.value() < 1.0 {
             step = Step { mantissa: 1, exponent: 0 };
         }
@@ -229,7 +230,7 @@ impl HistogramLayout {
         if integers && top - min < bins as f64 {
             return None;
         }
-        let width = (top - min) / bins as f64;
+        let width = top / bins as f64 - min / bins as f64;
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min + width * i as f64;

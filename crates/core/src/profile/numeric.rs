@@ -288,13 +288,23 @@ impl ValueRuns {
         // such values are summed in units of the largest magnitude.
         let largest = self.min().abs().max(self.max().abs());
         let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) { largest } else { 1.0 };
-        let (mut seen, mut mean, mut m2) = (0u64, 0.0, 0.0);
+        // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
+        // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
+        let mut sum = ExactSum::default();
+        let mut seen = 0u64;
         for (x, n) in self.iter() {
             seen += n;
-            let (value, offset) = (x.double() / unit, x.offset() as f64 / unit);
-            let delta = (value - mean) + offset;
-            mean += delta * n as f64 / seen as f64;
-            m2 += delta * ((value - mean) + offset) * n as f64;
+            sum.add_product(x.double() / unit, n as f64);
+            sum.add_product(x.offset() as f64 / unit, n as f64);
+        }
+        if seen == 0 {
+            return (0.0, 0.0);
+        }
+        let mean = sum.value() / seen as f64;
+        let mut m2 = 0.0;
+        for (x, n) in self.iter() {
+            let distance = (x.double() / unit - mean) + x.offset() as f64 / unit;
+            m2 += distance * distance * n as f64;
         }
         let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
         (mean * unit, std * unit)
@@ -353,17 +363,61 @@ pub fn auto_bins(runs: &ValueRuns) -> usize {
     }
 }
 
+/// A sum of doubles kept exactly as non-overlapping partial sums (Shewchuk's algorithm, as
+/// Python's `math.fsum`), rounded once when read.
+#[derive(Debug, Default)]
+struct ExactSum {
+    partials: Vec<f64>,
+}
+
+impl ExactSum {
+    /// Adds `x`.
+    fn add(&mut self, mut x: f64) {
+        let mut kept = 0;
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let high = x + y;
+            let low = y - (high - x);
+            if low != 0.0 {
+                self.partials[kept] = low;
+                kept += 1;
+            }
+            x = high;
+        }
+        self.partials.truncate(kept);
+        self.partials.push(x);
+    }
+
+    /// Adds `a × b` exactly: the rounded product and its rounding error (a fused multiply-add).
+    fn add_product(&mut self, a: f64, b: f64) {
+        let product = a * b;
+        self.add(product);
+        if product.is_finite() {
+            self.add(a.mul_add(b, -product));
+        }
+    }
+
+    /// The sum, rounded: the partials added from the largest down.
+    fn value(&self) -> f64 {
+        self.partials.iter().rev().fold(0.0, |total, p| total + p)
+    }
+}
+
 /// [`auto_bins`] from summary statistics alone: the count, the range and the quartiles (what a
 /// database computes without sending the values).
 pub fn auto_bins_for(count: u64, min: f64, max: f64, q1: f64, q3: f64) -> usize {
     if count < 2 {
         return 1;
     }
-    let range = max - min;
-    if range <= 0.0 {
+    // Halves: the range of values near ±f64::MAX overflows; the ratio below is the same.
+    let range = max / 2.0 - min / 2.0;
+    if range <= 0.0 || !range.is_finite() {
         return 1;
     }
-    let iqr = q3 - q1;
+    let iqr = q3 / 2.0 - q1 / 2.0;
     let sturges = (count as f64).log2().ceil() as usize + 1;
     let bins = if iqr > 0.0 {
         let width = 2.0 * iqr / (count as f64).cbrt();
@@ -378,6 +432,30 @@ pub use super::histogram::{BinScale, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn huge_values_of_both_signs_cancel_exactly_in_the_mean_and_bins_span_them() {
+        // Python: math.fsum(values) / 12 and statistics.stdev(values).
+        let cycle = [1e-300, 5e-324, 1e308, -1e308, 0.1, 0.2, 0.30000000000000004, 123456.789012345];
+        let values: Vec<f64> = (0..12).map(|i| cycle[i % 8]).collect();
+        let runs = ValueRuns::from_values(values);
+        let (mean, std) = runs.mean_std();
+        assert_eq!(mean, 10288.11575102875);
+        assert!((std / 6.030226891555272e307 - 1.0).abs() < 1e-12, "{std}");
+        for bins in [None, Some(7)] {
+            let numbers = [runs.min(), runs.max()];
+            let layout = match bins {
+                Some(bins) => HistogramLayout::new(numbers[0], numbers[1], bins, false),
+                None => HistogramLayout::automatic(12, numbers[0], numbers[1], [runs.quantile(0.25), runs.quantile(0.75)], false),
+            }
+            .expect("a layout");
+            assert!(layout.edges.iter().all(|e| e.is_finite()), "{:?}", layout.edges);
+            assert_eq!((layout.edges[0], *layout.edges.last().expect("edges")), (-1e308, 1e308), "{:?}", layout.edges);
+            if let Some(bins) = bins {
+                assert_eq!(layout.bins(), bins);
+            }
+        }
+    }
 
     #[test]
     fn the_spread_of_tiny_and_huge_numbers_neither_underflows_nor_overflows() {

@@ -159,6 +159,9 @@ pub type Rows = Vec<Vec<SqlValue>>;
 pub struct QueryResult {
     /// Column names, in select-list order.
     pub columns: Vec<String>,
+    /// Each column's type as the engine names it (`numeric`, `jsonb`, `_int4`); empty where the
+    /// engine does not say (SQLite's expressions, whose values carry their own type).
+    pub column_types: Vec<String>,
     /// The rows kept (within both caps).
     pub rows: Rows,
     /// True when the statement had more rows than were kept.

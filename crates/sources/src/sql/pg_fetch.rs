@@ -77,7 +77,8 @@ pub(crate) fn run_read_only(
     let (rows, cut, read) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
-    Ok(QueryResult { columns, rows, more: cut.is_some(), cut, rows_read: read })
+    let column_types = types.iter().map(|t| t.name().to_string()).collect();
+    Ok(QueryResult { columns, column_types, rows, more: cut.is_some(), cut, rows_read: read })
 }
 
 type Streamed = (super::Rows, Option<super::Cut>, usize);

@@ -40,6 +40,19 @@ pub struct PostgresDatabase {
     connected: Mutex<Option<Connected>>,
 }
 
+impl Drop for PostgresDatabase {
+    /// The client closes its connection by running its own runtime, which panics on a thread
+    /// that is inside another runtime (a server's worker at shutdown): it is closed on a thread
+    /// of its own.
+    fn drop(&mut self) {
+        let connected = self.connected.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(connected) = connected {
+            // A close that fails (or panics) has nothing left to tell anyone.
+            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(connected)).map(|t| t.join());
+        }
+    }
+}
+
 impl std::fmt::Debug for PostgresDatabase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresDatabase").field("location", &self.location).finish_non_exhaustive()

@@ -347,6 +347,8 @@ impl Database for SqliteDatabase {
             });
         }
         let names: Vec<String> = statement.column_names().map(str::to_string).collect();
+        // The declared type of a column read straight from a table; expressions have none.
+        let column_types: Vec<String> = statement.columns().map(|c| c.decl_type().unwrap_or_default().to_string()).collect();
         let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
         pooled.deadline_ms.store(deadline, Ordering::Relaxed);
@@ -369,6 +371,6 @@ impl Database for SqliteDatabase {
         pooled.deadline_ms.store(u64::MAX, Ordering::Relaxed);
         pooled.gate.running(false);
         let (rows, cut) = result.map_err(fail)?;
-        Ok(QueryResult { columns: names, rows, more: cut.is_some(), cut, rows_read: budget.read })
+        Ok(QueryResult { columns: names, column_types, rows, more: cut.is_some(), cut, rows_read: budget.read })
     }
 }
