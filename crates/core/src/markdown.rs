@@ -142,6 +142,14 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                     _ => format!("**Collection {}** ({}):", code(&summary.name), kind.counted(summary.count)),
                 };
                 let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new(), limit: summary.path_limit.clone() };
+                if let Some(cut) = &summary.depth_cut {
+                    section.heading.push(format!(
+                        "- (values nested deeper than {} levels are not described: {} at {} and below)",
+                        cut.max_depth,
+                        cut.values,
+                        code(&cut.below)
+                    ));
+                }
                 section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "", summary.path_limit.as_ref())));
                 if section.entries.is_empty() && section.limit.as_ref().is_none_or(|l| l.unprofiled == 0) {
                     section.heading.push("- (no properties)".to_string());

@@ -145,6 +145,21 @@ pub struct CollectionSummary {
     /// For database tables: table or view, primary key, foreign keys and comment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table: Option<TableFacts>,
+    /// Values nested past the profile's depth limit: counted, not described.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth_cut: Option<DepthCut>,
+}
+
+/// What the profile's depth limit left undescribed in a collection.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DepthCut {
+    /// The depth limit, in levels.
+    pub max_depth: usize,
+    /// Objects and arrays at the limit, not descended into.
+    pub values: u64,
+    /// The first path they lie at.
+    pub below: String,
 }
 
 /// What the database declares about a table.
@@ -291,7 +306,19 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         path_limit_hit: profile.path_limit_hit,
         path_limit: limit_kept_out(profile),
         table,
+        depth_cut: depth_cut(profile),
     }
+}
+
+/// What the depth limit left undescribed, if anything.
+fn depth_cut(profile: &CollectionProfile) -> Option<DepthCut> {
+    let cut: Vec<&PropertyProfile> = profile.properties().iter().copied().filter(|p| p.depth_limited > 0).collect();
+    let first = cut.first()?;
+    Some(DepthCut {
+        max_depth: crate::profile::ProfileLimits::default().max_depth,
+        values: cut.iter().map(|p| p.depth_limited).sum(),
+        below: first.path.to_string(),
+    })
 }
 
 /// The profile's path limit, when it kept something out.

@@ -114,3 +114,42 @@ fn queries_just_inside_the_bounds_are_validated() {
     assert!(report.errors.iter().any(|e| e.message.contains("nest deeper than 128 levels")), "{:?}", report.errors);
     assert!(MAX_EXPRESSION_TOKENS > 10 * MAX_EXPRESSION_DEPTH);
 }
+
+/// A statement of more queries than a planner handles in bounded time (a chain of 3,000 CTEs
+/// planned for minutes in PostgreSQL, past its timeout and cancel) is refused with the reason,
+/// in linear work (40,000 CTEs took 20 s to check); up to the bound they are validated. So are
+/// 150,000 VALUES rows, whose parentheses are shallow.
+#[test]
+fn statements_of_more_queries_than_the_bound_are_refused() {
+    use schemascope_query::sql::MAX_QUERIES;
+    let catalog = chinook();
+    let chain = |n: usize| {
+        let ctes: Vec<String> =
+            (0..n).map(|i| if i == 0 { "c0 AS (SELECT 1 AS x)".to_string() } else { format!("c{i} AS (SELECT x FROM c{})", i - 1) }).collect();
+        format!("WITH {} SELECT x FROM c{}", ctes.join(", "), n - 1)
+    };
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+        let report = validate(&chain(MAX_QUERIES - 1), dialect, &catalog);
+        assert!(report.valid, "{dialect}: {:?}", report.errors.first());
+        for n in [MAX_QUERIES, 3_000, 40_000] {
+            let report = validate(&chain(n), dialect, &catalog);
+            assert!(
+                report.errors.iter().any(|e| e.message.contains(&format!("more than {MAX_QUERIES} queries"))),
+                "{dialect} {n}: {:?}",
+                report.errors
+            );
+            // PostgreSQL's read-only check refuses what it cannot parse; SQLite's leaves it to
+            // the engine, which has its own bound ("subqueries nested too deep").
+            if dialect == SqlDialect::Postgres {
+                let refused = on_small_stack(|| check_read_only(&chain(n), &callables(dialect)));
+                assert!(
+                    refused.is_err_and(|e| e.iter().any(|i| i.message.contains("more than"))),
+                    "{dialect} {n}: the read-only check refuses it too"
+                );
+            }
+        }
+    }
+    let rows = format!("SELECT * FROM (VALUES {}) AS v(n)", (0..150_000).map(|i| format!("({i})")).collect::<Vec<_>>().join(", "));
+    let report = validate(&rows, SqlDialect::Sqlite, &catalog);
+    assert!(report.valid, "{:?}", report.errors.first());
+}

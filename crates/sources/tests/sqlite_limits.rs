@@ -105,3 +105,21 @@ fn a_slow_statement_does_not_hold_up_the_other_queries() {
     assert!(matches!(error, SourceError::Timeout { timeout_ms: 5_000, .. }), "{error}");
     assert!(error.to_string().contains("statement timeout"), "{error}");
 }
+
+/// Rows that each take most of a second inside one engine step (a long GLOB over a 16 MB value)
+/// do not add up past the deadline: the deadline is checked between them, and the statement
+/// ends as a timeout instead of succeeding after ten of them. A cancelled call interrupts its
+/// statement the same way.
+#[test]
+fn the_deadline_and_the_calls_cancellation_hold_between_expensive_rows() {
+    let db = chinook();
+    let slow_rows = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 10) \
+                     SELECT count(*) FROM r WHERE printf('%.*c', 16000000, 'a') GLOB '*' || printf('%.*c', 97, 'a') || char(98 + 0 * i)";
+    let error = db.run(slow_rows, &[], None, 300).expect_err("stopped at its deadline");
+    assert!(matches!(error, SourceError::Timeout { timeout_ms: 300, .. }), "{error}");
+    let token = schemascope_core::cancel::Cancel::new();
+    token.cancel_because("the call's time was up");
+    let error = schemascope_core::cancel::with(&token, || db.run(slow_rows, &[], None, 60_000)).expect_err("cancelled");
+    assert!(matches!(error, SourceError::Cancelled(_)), "{error}");
+    assert_eq!(genres(&db), 25, "the source answers after both");
+}

@@ -305,6 +305,12 @@ const CASES: &[Case] = &[
     case(Postgres, "SELECT schemascope_hostile.slow_int '1'", "a literal of type slow_int is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT g.touch_row FROM \"Genre\" g", ".touch_row may call function touch_row", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT (g).touch_row FROM \"Genre\" g", ".touch_row may call function touch_row", Refuses(NOT_ALLOWED)),
+    // Stable functions PostgreSQL would make call a volatile one on their behalf, without the
+    // statement naming it: a domain check on an argument, an implicit cast into an argument's
+    // type, a parameter default.
+    case(Postgres, "SELECT schemascope_hostile.takes_slow(1)", "takes_slow is not allowed", Refuses(NOT_ALLOWED)),
+    case(Postgres, "SELECT schemascope_hostile.takes_comp('x'::text)", "takes_comp is not allowed", Refuses(NOT_ALLOWED)),
+    case(Postgres, "SELECT schemascope_hostile.with_default()", "with_default is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT schemascope_hostile.slow_add(1, 2)", "slow_add is not allowed", Refuses(NOT_ALLOWED)),
     // Unknown names: refused, with a did-you-mean among the allowed ones.
     case(Postgres, "SELECT uppr(\"Name\") FROM \"Genre\"", "Did you mean `upper`?", Refuses("does not exist")),
@@ -500,13 +506,21 @@ fn hostile_sql_is_refused_and_leaves_postgres_unchanged() {
     admin.batch_execute(&format!("DROP SCHEMA {SCRATCH} CASCADE")).expect("drop the scratch schema");
 }
 
-/// A volatile function, an operator and a domain over it, and a volatile function taking a row.
+/// A volatile function, an operator and a domain over it, a volatile function taking a row, and
+/// stable functions that reach a volatile one through a domain argument, an implicit cast and a
+/// parameter default.
 fn scratch_objects() -> String {
     format!(
         "DROP SCHEMA IF EXISTS {SCRATCH} CASCADE; CREATE SCHEMA {SCRATCH};
          CREATE FUNCTION {SCRATCH}.slow_add(int, int) RETURNS int VOLATILE LANGUAGE sql AS 'SELECT $1 + $2';
          CREATE OPERATOR {SCRATCH}.#@# (LEFTARG = int, RIGHTARG = int, FUNCTION = {SCRATCH}.slow_add);
          CREATE DOMAIN {SCRATCH}.slow_int AS int CHECK ({SCRATCH}.slow_add(VALUE, 0) IS NOT NULL);
-         CREATE FUNCTION {SCRATCH}.touch_row(anyelement) RETURNS int VOLATILE LANGUAGE sql AS 'SELECT 1';"
+         CREATE FUNCTION {SCRATCH}.touch_row(anyelement) RETURNS int VOLATILE LANGUAGE sql AS 'SELECT 1';
+         CREATE FUNCTION {SCRATCH}.takes_slow(d {SCRATCH}.slow_int) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT 1';
+         CREATE TYPE {SCRATCH}.comp AS (v text);
+         CREATE FUNCTION {SCRATCH}.to_comp(text) RETURNS {SCRATCH}.comp VOLATILE LANGUAGE sql AS 'SELECT ROW($1)::{SCRATCH}.comp';
+         CREATE CAST (text AS {SCRATCH}.comp) WITH FUNCTION {SCRATCH}.to_comp(text) AS IMPLICIT;
+         CREATE FUNCTION {SCRATCH}.takes_comp(c {SCRATCH}.comp) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT 1';
+         CREATE FUNCTION {SCRATCH}.with_default(a int DEFAULT {SCRATCH}.slow_add(1, 1)) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT $1';"
     )
 }

@@ -159,7 +159,6 @@ fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
         Some([SqlValue::Integer(pid)]) => *pid,
         other => panic!("no pid: {other:?}"),
     };
-    let first = pid(db.query("SELECT pg_backend_pid()::int8", &[]).expect("the source's backend"));
     let own = pid(watcher.query("SELECT pg_backend_pid()::int8", &[]).expect("the watcher's backend"));
     let running = std::thread::spawn({
         let db = std::sync::Arc::clone(&db);
@@ -167,21 +166,27 @@ fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
         // streams: nothing is stored), within the allow-list, unlike pg_sleep.
         move || db.run("SELECT count(g) FROM (SELECT generate_series(1, 100000000000) AS g) s", &[], Some(10), 60_000)
     });
-    // Every backend seen running the count, until the statement returns.
+    // Every backend seen running the count (whichever connection of the source's pool runs
+    // it), until the statement returns; the first one seen is ended.
     let runners = format!(
-        "SELECT pid::int8 FROM pg_stat_activity WHERE pid <> {own} AND state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        "SELECT pid::int8 FROM pg_stat_activity WHERE pid <> {own} AND state = 'active' AND backend_type = 'client backend' \
+         AND pid <> pg_backend_pid() AND query LIKE '%generate_series(1, 100000000000)%'"
     );
     let mut seen = std::collections::BTreeSet::new();
-    let mut killed = false;
+    let mut first = None;
     while !running.is_finished() {
         let rows = watcher.query(&runners, &[]).expect("pg_stat_activity");
         seen.extend(rows.iter().filter_map(|r| r.first().and_then(SqlValue::as_f64)).map(|p| p as i64));
-        if !killed && seen.contains(&first) {
-            admin.execute(&format!("SELECT pg_terminate_backend({first})"), &[]).expect("terminate the source's backend");
-            killed = true;
+        if first.is_none()
+            && let Some(&pid) = seen.iter().next()
+        {
+            admin.execute(&format!("SELECT pg_terminate_backend({pid})"), &[]).expect("terminate the source's backend");
+            first = Some(pid);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    let killed = first.is_some();
+    let first = first.unwrap_or_default();
     let result = running.join().expect("the statement's thread");
     assert!(killed, "the statement was seen running");
     let error = result.expect_err("a statement cut off mid-run is an error, not a result from a second run");

@@ -74,7 +74,8 @@ impl<'a> Checker<'a> {
                 }
                 let columns = self.query(&cte.query, Some(&with_scope));
                 let columns = if alias_columns.is_empty() { columns } else { Columns::known(alias_columns) };
-                with_scope.ctes.retain(|(n, _)| !n.eq_ignore_ascii_case(&cte.alias.name.value));
+                // Pushed, not replaced: the latest entry of a name wins (`Scope::cte` looks from
+                // the end), and removing the earlier one made 40,000 CTEs take 20 s.
                 with_scope.ctes.push((cte.alias.name.value.clone(), columns));
             }
         }

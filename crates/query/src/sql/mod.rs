@@ -12,7 +12,9 @@ mod expr;
 mod safety;
 mod scope;
 
-pub use bounded::{EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, WORK_BUDGET, parse_bounded, parse_within};
+pub use bounded::{
+    EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, MAX_QUERIES, WORK_BUDGET, parse_bounded, parse_within,
+};
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
 

@@ -110,6 +110,9 @@ impl<'p> Scope<'p> {
         if let Some(p) = self.parent {
             out.extend(p.cte_names());
         }
+        // A recursive CTE is listed twice (before and after its body is read).
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|name| seen.insert(name.to_lowercase()));
         out
     }
 

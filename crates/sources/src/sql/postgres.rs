@@ -3,9 +3,11 @@
 //! `pg_callables.rs`), then run in a `READ ONLY` transaction with a `statement_timeout`, its
 //! rows streamed within the caps as text and converted by column type (`pg_fetch.rs`,
 //! [`pg_text`]); reconnects after the server went away, and sends a statement again only when
-//! it provably never reached the server.
+//! it provably never reached the server. A source holds a few connections, so one slow statement
+//! does not hold up the others, and a cancelled call cancels its statement on the server.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,11 +35,20 @@ struct Connected {
     callables: Arc<Callables>,
 }
 
+/// How often a running statement's call is checked for cancellation.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
 /// A PostgreSQL database, read-only.
 pub struct PostgresDatabase {
     config: Config,
     location: String,
-    connected: Mutex<Option<Connected>>,
+    /// Slots of the pool, each connected on first use.
+    connections: Vec<Mutex<Option<Connected>>>,
+    /// The slot a caller waits for when every one is busy (taken in turn).
+    next: AtomicUsize,
+    /// The server's allow-list, read by the first connection and shared by the others; read
+    /// again when a connection was lost (the server may have restarted with other functions).
+    allow_list: Mutex<Option<Arc<Callables>>>,
 }
 
 impl Drop for PostgresDatabase {
@@ -45,10 +56,11 @@ impl Drop for PostgresDatabase {
     /// that is inside another runtime (a server's worker at shutdown): it is closed on a thread
     /// of its own.
     fn drop(&mut self) {
-        let connected = self.connected.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        if let Some(connected) = connected {
+        let open: Vec<Connected> =
+            self.connections.iter_mut().filter_map(|slot| slot.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()).collect();
+        if !open.is_empty() {
             // A close that fails (or panics) has nothing left to tell anyone.
-            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(connected)).map(|t| t.join());
+            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open)).map(|t| t.join());
         }
     }
 }
@@ -87,7 +99,13 @@ impl PostgresDatabase {
         }
         config.application_name("schemascope");
         let location = redacted(&config);
-        let database = Self { config, location, connected: Mutex::new(None) };
+        let database = Self {
+            config,
+            location,
+            connections: (0..super::sqlite_pool::pool_size()).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+            allow_list: Mutex::new(None),
+        };
         database.with_client(0, |_, _| Ok::<_, Failure>(()))?;
         Ok(database)
     }
@@ -152,6 +170,35 @@ impl PostgresDatabase {
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
+    /// A free connection of the pool, waiting for one at most `timeout_ms` (the statement's own
+    /// timeout; 0: no bound, for connecting at start) and no longer than the call is not
+    /// cancelled.
+    fn free_connection(&self, timeout_ms: u64) -> Result<std::sync::MutexGuard<'_, Option<Connected>>, SourceError> {
+        let started = std::time::Instant::now();
+        let cancel = schemascope_core::cancel::current();
+        let first = self.next.fetch_add(1, Ordering::Relaxed);
+        loop {
+            // Tried in turn from a different slot each call, so waiting callers spread out.
+            for i in 0..self.connections.len() {
+                match self.connections[(first + i) % self.connections.len()].try_lock() {
+                    Ok(slot) => return Ok(slot),
+                    // A statement that panicked left its slot: it is reconnected on use.
+                    Err(std::sync::TryLockError::Poisoned(poisoned)) => return Ok(poisoned.into_inner()),
+                    Err(std::sync::TryLockError::WouldBlock) => {}
+                }
+            }
+            cancel.check()?;
+            if timeout_ms > 0 && started.elapsed() >= Duration::from_millis(timeout_ms) {
+                return Err(SourceError::Statement {
+                    location: self.location.clone(),
+                    message: format!("all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again", self.connections.len()),
+                    class: ErrorClass::Resource,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Runs `work` with a live connection and its allow-list, connecting (again) when there is
     /// none: a new connection first reads the allow-list from the server's catalog.
     ///
@@ -160,20 +207,32 @@ impl PostgresDatabase {
     /// one, so the first request after a restart succeeds. A connection lost after the
     /// statement was sent is never resent: the statement may have run, so the caller is told.
     fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client, &Arc<Callables>) -> Result<T, Failure>) -> Result<T, SourceError> {
-        let mut slot = self.connected.lock().map_err(|_| SourceError::Database {
-            location: self.location.clone(),
-            message: "connection unusable after a failed statement; reload the source".into(),
-        })?;
+        let mut slot = self.free_connection(timeout_ms)?;
         loop {
             let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
             if fresh {
+                let lost = slot.is_some();
                 *slot = None;
                 let mut client = self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
-                let callables = pg_callables::load(&mut client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
-                    location: self.location.clone(),
-                    message: format!("cannot read which functions may run from the server's catalog: {}", self.error(&e, STATEMENT_TIMEOUT_MS)),
-                })?;
-                *slot = Some(Connected { client, callables: Arc::new(callables) });
+                let shared = if lost { None } else { self.allow_list.lock().ok().and_then(|list| list.clone()) };
+                let callables = match shared {
+                    Some(callables) => callables,
+                    None => {
+                        let loaded = pg_callables::load(&mut client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
+                            location: self.location.clone(),
+                            message: format!(
+                                "cannot read which functions may run from the server's catalog: {}",
+                                self.error(&e, STATEMENT_TIMEOUT_MS)
+                            ),
+                        })?;
+                        let loaded = Arc::new(loaded);
+                        if let Ok(mut list) = self.allow_list.lock() {
+                            *list = Some(Arc::clone(&loaded));
+                        }
+                        loaded
+                    }
+                };
+                *slot = Some(Connected { client, callables });
             }
             let Some(connected) = slot.as_mut() else { unreachable!("connected above") };
             let failure = match work(&mut connected.client, &connected.callables) {
@@ -203,6 +262,36 @@ impl PostgresDatabase {
             }
         }
     }
+}
+
+/// Runs `statement`, asking the server to cancel it (with `token`) as soon as the call it runs
+/// for is cancelled ([`schemascope_core::cancel`]): its time is up or its client went away. A
+/// watcher thread polls the call's flag while the statement runs.
+fn cancelled_with_the_call<T>(token: &postgres::CancelToken, statement: impl FnOnce() -> T) -> T {
+    let flag = schemascope_core::cancel::current().flag();
+    // Dropping the sender when the statement ends wakes the watcher at once.
+    let (ended, watch) = std::sync::mpsc::channel::<()>();
+    let watcher = {
+        let token = token.clone();
+        std::thread::Builder::new().name("postgres-cancel".into()).spawn(move || {
+            let mut poll = CANCEL_POLL;
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(poll) {
+                if flag.load(Ordering::Relaxed) {
+                    // Sent again until the statement ends: a cancel that reaches the server
+                    // before the statement does cancels nothing. A failed request leaves the
+                    // statement timeout as the bound.
+                    let _ = token.cancel_query(NoTls);
+                    poll = CANCEL_POLL * 5;
+                }
+            }
+        })
+    };
+    let result = statement();
+    drop(ended);
+    if let Ok(watcher) = watcher {
+        let _ = watcher.join();
+    }
+    result
 }
 
 fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
@@ -343,6 +432,8 @@ impl Database for PostgresDatabase {
             return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
         }
         let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
+        let cancel = schemascope_core::cancel::current();
+        cancel.check()?;
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
         self.with_client(timeout_ms, |client, callables| {
@@ -354,7 +445,8 @@ impl Database for PostgresDatabase {
                 let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
                 return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
             }
-            let result = run_read_only(client, sql, &refs, caps, timeout_ms);
+            let token = client.cancel_token();
+            let result = cancelled_with_the_call(&token, || run_read_only(client, sql, &refs, caps, timeout_ms));
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
             // of a query that outlives it on this connection (the allow-list refuses the lock
             // functions; this holds if a query got past it).
@@ -363,5 +455,7 @@ impl Database for PostgresDatabase {
             }
             result
         })
+        // The server's cancellation, when the call was cancelled, is that call's: say so.
+        .map_err(|e| if cancel.is_cancelled() { SourceError::Cancelled(cancel.cancelled()) } else { e })
     }
 }

@@ -39,14 +39,19 @@ const MAX_LIKE_PATTERN: i32 = 100;
 /// SQLite's design: it bounds the sources and the graph sessions' store alike.
 pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
 
-/// Steps of the engine between two checks of the deadline.
-const PROGRESS_STEPS: i32 = 10_000;
+/// Steps of the engine between two checks of the deadline and of the call's cancellation. Few:
+/// a row can take a whole second in one step (a LIKE over a long value), and a check every
+/// 10,000 steps let a statement of ten such rows run ten times past its deadline; a check costs
+/// a clock read.
+const PROGRESS_STEPS: i32 = 100;
 
 /// One pooled connection and the deadline its progress handler reads.
 struct Pooled {
     connection: Connection,
     /// Milliseconds since `epoch` after which the running statement is interrupted.
     deadline_ms: Arc<AtomicU64>,
+    /// The running statement's call's cancellation flag: set, the statement is interrupted.
+    cancelled: Arc<std::sync::Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>>,
     epoch: Instant,
     /// The authorizer's state: what it last refused, whether a statement runs.
     gate: Arc<Gate>,
@@ -98,7 +103,15 @@ fn connect(
     let epoch = Instant::now();
     let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
     let deadline = Arc::clone(&deadline_ms);
-    connection.progress_handler(PROGRESS_STEPS, Some(move || epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)))?;
+    let cancelled: Arc<std::sync::Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>> = Arc::default();
+    let flag = Arc::clone(&cancelled);
+    connection.progress_handler(
+        PROGRESS_STEPS,
+        Some(move || {
+            epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)
+                || flag.lock().ok().and_then(|f| f.as_ref().map(|f| f.load(Ordering::Relaxed))).unwrap_or(false)
+        }),
+    )?;
     let (listed, allowed) = match allowed {
         Some(allowed) => (None, Arc::clone(allowed)),
         None => {
@@ -110,7 +123,7 @@ fn connect(
     // After the function list was read, so that it shows the engine's own flags.
     super::sqlite_guard::install(&connection)?;
     let gate = sqlite_gate::install(&mut connection, allowed)?;
-    Ok((Pooled { connection, deadline_ms, epoch, gate }, listed))
+    Ok((Pooled { connection, deadline_ms, cancelled, epoch, gate }, listed))
 }
 
 impl SqliteDatabase {
@@ -351,6 +364,11 @@ impl Database for SqliteDatabase {
         let column_types: Vec<String> = statement.columns().map(|c| c.decl_type().unwrap_or_default().to_string()).collect();
         let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
+        let cancel = schemascope_core::cancel::current();
+        cancel.check()?;
+        if let Ok(mut slot) = pooled.cancelled.lock() {
+            *slot = Some(cancel.flag());
+        }
         pooled.deadline_ms.store(deadline, Ordering::Relaxed);
         pooled.gate.running(true);
         let mut budget = Budget::new(caps);
@@ -369,7 +387,14 @@ impl Database for SqliteDatabase {
             Ok((out, None))
         })();
         pooled.deadline_ms.store(u64::MAX, Ordering::Relaxed);
+        if let Ok(mut slot) = pooled.cancelled.lock() {
+            *slot = None;
+        }
         pooled.gate.running(false);
+        // Interrupted because the call was cancelled: that call's error, not a timeout's.
+        if result.is_err() && cancel.is_cancelled() {
+            return Err(SourceError::Cancelled(cancel.cancelled()));
+        }
         let (rows, cut) = result.map_err(fail)?;
         Ok(QueryResult { columns: names, column_types, rows, more: cut.is_some(), cut, rows_read: budget.read })
     }
