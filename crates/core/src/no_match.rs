@@ -391,11 +391,12 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                 }
                 if let Some((held, count)) = in_arrays.iter().max_by_key(|(_, n)| **n) {
                     out.hints.push(format!(
-                        "{d} is an array, and `==` compares the whole array with {}: to ask whether it holds the string, write {} ({} {}).",
+                        "{d} is an array, and `==` compares the whole array with {}: to ask whether it holds the string, write {} ({} {} it{}).",
                         raw(wanted),
                         code(&format!("contains({dotted}, {})", raw(held))),
                         counted(*count, item, noun),
-                        format!("{} it{}", if *count == 1 { "holds" } else { "hold" }, if held == wanted { "" } else { " spelled this way" })
+                        if *count == 1 { "holds" } else { "hold" },
+                        if held == wanted { "" } else { " spelled this way" }
                     ));
                 }
                 if exact == 0 && !variants.is_empty() {

@@ -711,11 +711,11 @@ mod tests {
         let bottom = format!("deep{}", ".a[0]".repeat(60));
         for selector in [
             format!("{bottom} == 'bottom'"),
-            format!("contains(to_string(deep), 'bottom')"),
-            format!("deep == deep"),
-            format!("type({}) == 'string'", format!("deep{}", ".a[0]".repeat(60))),
-            format!("length(to_string(@)) > `0`"),
-            format!("!({})", format!("deep{}", ".a[0]".repeat(60))),
+            "contains(to_string(deep), 'bottom')".to_string(),
+            "deep == deep".to_string(),
+            format!("type(deep{}) == 'string'", ".a[0]".repeat(60)),
+            "length(to_string(@)) > `0`".to_string(),
+            format!("!(deep{})", ".a[0]".repeat(60)),
         ] {
             let found = run(&c, &[], &selector);
             assert!(!found.ids.contains(&"e".to_string()), "{selector}: {:?}", found.ids);

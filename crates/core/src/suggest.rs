@@ -90,8 +90,7 @@ where
                 // Rank by distance, then prefer the shorter (less nested) name.
                 return Some((distance, lower.len(), candidate));
             }
-            let related =
-                if dotted { is_shortened_form(&wanted_segments, &parts) } else { !wanted_last.is_empty() && parts.iter().any(|p| *p == wanted_last) };
+            let related = if dotted { is_shortened_form(&wanted_segments, &parts) } else { !wanted_last.is_empty() && parts.contains(&wanted_last) };
             related.then_some((allowed + 1, lower.len(), candidate))
         })
         .collect();

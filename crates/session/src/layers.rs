@@ -257,7 +257,7 @@ mod tests {
         let user = layers.add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7).expect("added").name;
         let ai = layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7).expect("added").name;
         assert_eq!((user.as_str(), ai.as_str()), ("user-node-style-7", "ai-edge-style-7"));
-        assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai"), [ai.clone()]);
+        assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai"), std::slice::from_ref(&ai));
         assert_eq!(layers.clear(None, ClearScope::Ai).expect("none left"), Vec::<String>::new());
         assert_eq!(layers.layers.len(), 2, "the person's layer stays");
         layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 8).expect("added");

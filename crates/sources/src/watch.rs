@@ -212,7 +212,7 @@ fn debounce_loop<F: Fn(&Path)>(events: &Receiver<notify::Result<Event>>, mut wat
             Err(RecvTimeoutError::Disconnected) => return,
         }
         let now = Instant::now();
-        let ready: Vec<PathBuf> = pending.iter().filter(|(_, times)| due(*times) <= now).map(|(abs, _)| abs.clone()).collect();
+        let ready: Vec<PathBuf> = pending.iter().filter(|(_, times)| due(times) <= now).map(|(abs, _)| abs.clone()).collect();
         for abs in ready {
             pending.remove(&abs);
             let Some(file) = watched.get_mut(&abs) else { continue };

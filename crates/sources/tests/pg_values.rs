@@ -127,7 +127,7 @@ fn same_json(read: &Value, text: &Value, expr: &str) {
     match (read, text) {
         (Value::String(s), Value::Number(n)) => {
             assert_eq!(s.parse::<f64>().ok(), n.as_f64(), "{expr}: {s} vs {n}");
-            assert!(!s.parse::<f64>().is_ok_and(|f| Value::from(f).to_string() == *s), "{expr}: {s} is exact, so a number");
+            assert!(!s.parse::<f64>().is_ok_and(|f| Value::from(f).to_string().as_str() == s.as_str()), "{expr}: {s} is exact, so a number");
         }
         (Value::Array(a), Value::Array(b)) => {
             assert_eq!(a.len(), b.len(), "{expr}");

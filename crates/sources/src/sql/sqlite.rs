@@ -45,6 +45,9 @@ pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
 /// a clock read.
 const PROGRESS_STEPS: i32 = 100;
 
+/// The names of the functions a connection's authorizer allows.
+type FunctionNames = std::collections::HashSet<String>;
+
 /// One pooled connection and the deadline its progress handler reads.
 struct Pooled {
     connection: Connection,
@@ -86,10 +89,7 @@ fn limit_heap() {
 /// Opens one read-only connection to `path`, set up as every pooled connection is, with the
 /// authorizer letting `allowed` functions through (none yet for the first connection, which
 /// reads the function list before its gate is installed).
-fn connect(
-    path: &Path,
-    allowed: Option<&Arc<std::collections::HashSet<String>>>,
-) -> Result<(Pooled, Option<(Callables, std::collections::HashSet<String>)>), rusqlite::Error> {
+fn connect(path: &Path, allowed: Option<&Arc<FunctionNames>>) -> Result<(Pooled, Option<(Callables, FunctionNames)>), rusqlite::Error> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let mut connection = Connection::open_with_flags(path, flags)?;
     // Defence in depth beside the read-only open and the authorizer: no writes even to temp
