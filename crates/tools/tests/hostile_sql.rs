@@ -311,6 +311,9 @@ const CASES: &[Case] = &[
     case(Postgres, "SELECT schemascope_hostile.takes_slow(1)", "takes_slow is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT schemascope_hostile.takes_comp('x'::text)", "takes_comp is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT schemascope_hostile.with_default()", "with_default is not allowed", Refuses(NOT_ALLOWED)),
+    // The same through PostgreSQL's own volatile functions, which pg_depend does not record.
+    case(Postgres, "SELECT 1::schemascope_hostile.sleepy", "a cast to schemascope_hostile.sleepy is not allowed", Refuses(NOT_ALLOWED)),
+    case(Postgres, "SELECT schemascope_hostile.default_sleep()", "default_sleep is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT schemascope_hostile.slow_add(1, 2)", "slow_add is not allowed", Refuses(NOT_ALLOWED)),
     // Unknown names: refused, with a did-you-mean among the allowed ones.
     case(Postgres, "SELECT uppr(\"Name\") FROM \"Genre\"", "Did you mean `upper`?", Refuses("does not exist")),
@@ -521,6 +524,8 @@ fn scratch_objects() -> String {
          CREATE FUNCTION {SCRATCH}.to_comp(text) RETURNS {SCRATCH}.comp VOLATILE LANGUAGE sql AS 'SELECT ROW($1)::{SCRATCH}.comp';
          CREATE CAST (text AS {SCRATCH}.comp) WITH FUNCTION {SCRATCH}.to_comp(text) AS IMPLICIT;
          CREATE FUNCTION {SCRATCH}.takes_comp(c {SCRATCH}.comp) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT 1';
-         CREATE FUNCTION {SCRATCH}.with_default(a int DEFAULT {SCRATCH}.slow_add(1, 1)) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT $1';"
+         CREATE FUNCTION {SCRATCH}.with_default(a int DEFAULT {SCRATCH}.slow_add(1, 1)) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT $1';
+         CREATE DOMAIN {SCRATCH}.sleepy AS int CHECK (pg_sleep(0) IS NOT NULL);
+         CREATE FUNCTION {SCRATCH}.default_sleep(a int DEFAULT (pg_sleep(0) IS NOT NULL)::int) RETURNS int STABLE PARALLEL SAFE LANGUAGE sql AS 'SELECT $1';"
     )
 }

@@ -20,12 +20,15 @@ use schemascope_query::{Callables, HARMLESS_VOLATILE, SqlDialect};
 /// function is refused too when PostgreSQL would run a refused function on its behalf without
 /// the statement naming it: coercing an argument into (or its result out of) an unsafe type — a
 /// domain whose check calls one, a type an implicit cast into runs one — or evaluating one of
-/// its parameter defaults (`pg_depend` records the functions a default calls).
+/// its parameter defaults. What a domain check or a default calls is read from its stored
+/// expression tree (every `:funcid` and `:opfuncid`): `pg_depend` does not record calls of
+/// PostgreSQL's own functions, so `pg_sleep` in a check went unseen.
 fn functions_cte() -> String {
     let harmless: Vec<String> = HARMLESS_VOLATILE.iter().map(|name| format!("'{name}'")).collect();
     format!(
         "WITH RECURSIVE f0 AS MATERIALIZED (
            SELECT p.oid, n.nspname::text AS schema, p.proname::text AS name, p.prokind, p.pronargs, p.pronargdefaults, p.proargtypes, p.prorettype,
+             p.proargdefaults::text AS proargdefaults,
              p.prokind IN ('f', 'w', 'a')
              AND ((p.provolatile IN ('i', 's') AND p.proparallel <> 'u') OR (n.nspname = 'pg_catalog' AND p.proname::text IN ({})))
                AS ok
@@ -35,9 +38,8 @@ fn functions_cte() -> String {
            SELECT t.oid FROM pg_type t
            WHERE t.typinput IN (SELECT oid FROM bad) OR t.typmodin IN (SELECT oid FROM bad)
               OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.casttarget = t.oid AND c.castfunc IN (SELECT oid FROM bad))
-              OR EXISTS (SELECT 1 FROM pg_constraint con JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = con.oid
-                           AND d.refclassid = 'pg_proc'::regclass
-                         WHERE con.contypid = t.oid AND d.refobjid IN (SELECT oid FROM bad))),
+              OR EXISTS (SELECT 1 FROM pg_constraint con, regexp_matches(con.conbin::text, ':(?:op)?funcid (\\d+)', 'g') AS m(id)
+                         WHERE con.contypid = t.oid AND m.id[1]::oid IN (SELECT oid FROM bad))),
          tainted(oid) AS (
            SELECT oid FROM unsafe_type
            UNION SELECT t.oid FROM pg_type t JOIN tainted ON t.typbasetype = tainted.oid OR t.typelem = tainted.oid),
@@ -46,8 +48,8 @@ fn functions_cte() -> String {
              f0.ok
              AND f0.prorettype NOT IN (SELECT oid FROM tainted)
              AND NOT EXISTS (SELECT 1 FROM unnest(f0.proargtypes::oid[]) AS a(t) WHERE a.t IN (SELECT oid FROM tainted))
-             AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = f0.oid
-                               AND d.refclassid = 'pg_proc'::regclass AND d.refobjid IN (SELECT oid FROM bad))
+             AND NOT EXISTS (SELECT 1 FROM regexp_matches(f0.proargdefaults, ':(?:op)?funcid (\\d+)', 'g') AS m(id)
+                             WHERE m.id[1]::oid IN (SELECT oid FROM bad))
                AS ok
            FROM f0)",
         harmless.join(", ")

@@ -35,6 +35,10 @@ struct Connected {
     callables: Arc<Callables>,
 }
 
+/// How long an allow-list is used before it is read again: functions, domains and casts created
+/// after it was read are judged by the catalog within this time.
+const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
+
 /// How often a running statement's call is checked for cancellation.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
 
@@ -46,9 +50,10 @@ pub struct PostgresDatabase {
     connections: Vec<Mutex<Option<Connected>>>,
     /// The slot a caller waits for when every one is busy (taken in turn).
     next: AtomicUsize,
-    /// The server's allow-list, read by the first connection and shared by the others; read
-    /// again when a connection was lost (the server may have restarted with other functions).
-    allow_list: Mutex<Option<Arc<Callables>>>,
+    /// The server's allow-list and when it was read: read by the first connection and shared
+    /// by the others; read again when a connection was lost (the server may have restarted
+    /// with other functions) and when older than [`ALLOW_LIST_MAX_AGE`].
+    allow_list: Mutex<Option<(Arc<Callables>, std::time::Instant)>>,
 }
 
 impl Drop for PostgresDatabase {
@@ -170,6 +175,25 @@ impl PostgresDatabase {
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
+    /// Reads the allow-list through `client` and shares it.
+    fn read_allow_list(&self, client: &mut Client) -> Result<Arc<Callables>, SourceError> {
+        let loaded = pg_callables::load(client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
+            location: self.location.clone(),
+            message: format!("cannot read which functions may run from the server's catalog: {}", self.error(&e, STATEMENT_TIMEOUT_MS)),
+        })?;
+        let loaded = Arc::new(loaded);
+        if let Ok(mut list) = self.allow_list.lock() {
+            *list = Some((Arc::clone(&loaded), std::time::Instant::now()));
+        }
+        Ok(loaded)
+    }
+
+    /// The shared allow-list, unless it is older than [`ALLOW_LIST_MAX_AGE`].
+    fn current_allow_list(&self) -> Option<Arc<Callables>> {
+        let list = self.allow_list.lock().ok()?;
+        list.as_ref().filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE).map(|(callables, _)| Arc::clone(callables))
+    }
+
     /// A free connection of the pool, waiting for one at most `timeout_ms` (the statement's own
     /// timeout; 0: no bound, for connecting at start) and no longer than the call is not
     /// cancelled.
@@ -214,25 +238,17 @@ impl PostgresDatabase {
                 let lost = slot.is_some();
                 *slot = None;
                 let mut client = self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
-                let shared = if lost { None } else { self.allow_list.lock().ok().and_then(|list| list.clone()) };
-                let callables = match shared {
+                let callables = match if lost { None } else { self.current_allow_list() } {
                     Some(callables) => callables,
-                    None => {
-                        let loaded = pg_callables::load(&mut client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
-                            location: self.location.clone(),
-                            message: format!(
-                                "cannot read which functions may run from the server's catalog: {}",
-                                self.error(&e, STATEMENT_TIMEOUT_MS)
-                            ),
-                        })?;
-                        let loaded = Arc::new(loaded);
-                        if let Ok(mut list) = self.allow_list.lock() {
-                            *list = Some(Arc::clone(&loaded));
-                        }
-                        loaded
-                    }
+                    None => self.read_allow_list(&mut client)?,
                 };
                 *slot = Some(Connected { client, callables });
+            } else if let Some(connected) = slot.as_mut() {
+                // A kept connection takes the newest shared list, or reads it when it is old.
+                connected.callables = match self.current_allow_list() {
+                    Some(callables) => callables,
+                    None => self.read_allow_list(&mut connected.client)?,
+                };
             }
             let Some(connected) = slot.as_mut() else { unreachable!("connected above") };
             let failure = match work(&mut connected.client, &connected.callables) {
@@ -424,6 +440,10 @@ impl Database for PostgresDatabase {
     }
 
     fn callables(&self) -> Result<Arc<Callables>, SourceError> {
+        // The shared list needs no connection: asking for it never waits behind busy ones.
+        if let Some(callables) = self.current_allow_list() {
+            return Ok(callables);
+        }
         self.with_client(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))
     }
 
