@@ -21,7 +21,7 @@ use crate::sql::{Database, PostgresDatabase, SqliteDatabase, load_database};
 
 /// Loads a source from its specification, reading a file into a private copy.
 pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
-    load_with(spec, progress, ReadMode::Copy)
+    load_with(spec, progress, ReadMode::COPY)
 }
 
 /// Loads a source from its specification, bringing a file into memory as `mode` says.

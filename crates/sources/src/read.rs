@@ -5,7 +5,7 @@
 //! (positioned reads into disjoint parts of one buffer) and checked in slices that end at line
 //! breaks, which never fall inside a multi-byte character.
 //!
-//! One-shot commands may map the file instead ([`ReadMode::Map`]): no copy and no fresh pages to
+//! One-shot commands may map the file instead ([`ReadMode::map`], `unsafe` to choose): no copy and no fresh pages to
 //! fault in and zero, which is a third of a large file's load time. A server keeps a private
 //! copy, because the files it serves are rewritten under it.
 //!
@@ -23,16 +23,36 @@ use crate::error::{SourceError, position};
 /// Files at least this large are read and checked in parallel, and mapped when asked to.
 const PARALLEL_FROM: usize = 32 << 20;
 
-/// How a source file is brought into memory.
+/// How a source file is brought into memory: a private copy ([`ReadMode::COPY`], the default),
+/// or, chosen in an `unsafe` block, a mapping ([`ReadMode::map`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ReadMode {
+pub struct ReadMode {
+    /// Large files mapped rather than copied; only [`ReadMode::map`] sets it.
+    mapped: bool,
+}
+
+impl ReadMode {
     /// A private copy: the file may be rewritten while the source is in use (serving, watching).
-    #[default]
-    Copy,
+    pub const COPY: Self = Self { mapped: false };
+
     /// Large files mapped into memory rather than copied, for a command that loads a source,
-    /// answers and exits. As with any mapped reader (ripgrep maps too), a file truncated by
-    /// another process while mapped makes reading it fail with SIGBUS; the CLI reports that.
-    Map,
+    /// answers and exits: no copy and no fresh pages to fault in and zero.
+    ///
+    /// # Safety
+    ///
+    /// The text of a mapped file is handed out as `&str` to safe code, which may then observe
+    /// the file change under it: no other process may modify or truncate the file while the
+    /// source is in use. As with any mapped reader (ripgrep's `MmapChoice::auto` is `unsafe`
+    /// for the same reason), a file truncated meanwhile makes reading it fail with SIGBUS (the
+    /// CLI reports that), and one rewritten in place shows text that was never checked as UTF-8.
+    pub unsafe fn map() -> Self {
+        Self { mapped: true }
+    }
+
+    /// Whether large files are mapped.
+    pub fn is_mapped(self) -> bool {
+        self.mapped
+    }
 }
 
 fn io(path: &Path, source: std::io::Error) -> SourceError {
@@ -76,7 +96,7 @@ fn bom_len(bytes: &[u8]) -> usize {
 
 /// Reads `path` as UTF-8 text, without a leading byte-order mark.
 pub fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, SourceError> {
-    if mode == ReadMode::Map
+    if mode.is_mapped()
         && let Some(text) = map_text(path)?
     {
         return Ok(Arc::new(text));
@@ -111,7 +131,7 @@ fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
         return Ok(None);
     }
     // SAFETY: the mapping is read-only and private to this process. Another process truncating
-    // or rewriting the file while it is mapped is the caveat `ReadMode::Map` documents; one-shot
+    // or rewriting the file while it is mapped is the caveat `ReadMode::map` documents; one-shot
     // commands, which alone ask for a mapping, finish long before a file is usually rewritten.
     // Not populated up front: the parallel UTF-8 check maps the pages in on every core at once.
     let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
@@ -122,7 +142,7 @@ fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
     check_utf8(path, &map)?;
     let start = bom_len(&map);
     // SAFETY: checked as UTF-8 just above (a whole byte-order mark is skipped, so the text still
-    // starts on a character); it stays unchanged under `ReadMode::Map`'s caveat.
+    // starts on a character); it stays unchanged under `ReadMode::map`'s safety contract.
     Ok(Some(unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), start) }))
 }
 

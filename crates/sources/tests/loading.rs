@@ -292,8 +292,9 @@ fn a_mapped_file_loads_exactly_as_a_copied_one() {
     let (_dir, path) = write("big.ndjson", &large_documents());
     assert!(std::fs::metadata(&path).expect("metadata").len() > 32 << 20, "large enough to be mapped");
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
-    let copied = load_with(&spec, &NoProgress, ReadMode::Copy).expect("copied");
-    let mapped = load_with(&spec, &NoProgress, ReadMode::Map).expect("mapped");
+    let copied = load_with(&spec, &NoProgress, ReadMode::COPY).expect("copied");
+    // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
+    let mapped = load_with(&spec, &NoProgress, unsafe { ReadMode::map() }).expect("mapped");
     let (a, b) = (&copied.collections[0], &mapped.collections[0]);
     let items = |c: &schemascope_core::Collection| {
         c.items().map(|i| (i.id.to_string(), i.json.len(), i.json.chars().take(20).collect::<String>())).collect::<Vec<_>>()
@@ -315,7 +316,8 @@ fn a_mapped_file_that_is_not_utf8_names_the_place() {
     let path = dir.path().join("bad.ndjson");
     std::fs::write(&path, &bytes).expect("write");
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
-    for mode in [ReadMode::Copy, ReadMode::Map] {
+    // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
+    for mode in [ReadMode::COPY, unsafe { ReadMode::map() }] {
         let err = load_with(&spec, &NoProgress, mode).expect_err("not UTF-8").to_string();
         assert!(err.contains("not valid UTF-8") && err.contains(":3:"), "{mode:?}: {err}");
     }

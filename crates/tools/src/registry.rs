@@ -103,10 +103,10 @@ impl Registry {
 
     /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
     pub fn load(&self, specs: &[SourceSpec], progress: &dyn Progress) -> Result<(), ToolError> {
-        self.load_with(specs, progress, ReadMode::Copy)
+        self.load_with(specs, progress, ReadMode::COPY)
     }
 
-    /// [`Registry::load`], bringing files into memory as `mode` says ([`ReadMode::Map`] only for
+    /// [`Registry::load`], bringing files into memory as `mode` says ([`ReadMode::map`] only for
     /// a registry that answers and is dropped, never for one that serves and watches).
     pub fn load_with(&self, specs: &[SourceSpec], progress: &dyn Progress, mode: ReadMode) -> Result<(), ToolError> {
         for spec in specs {
