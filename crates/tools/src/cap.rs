@@ -143,7 +143,7 @@ fn long_strings(root: &Value, longer_than: usize) -> Sized {
 /// envelope's parts) is never halved. `None` when nothing can be halved.
 fn dominant(root: &Value) -> Option<Vec<Step>> {
     let mut path = Vec::new();
-    let mut at = root;
+    let (mut at, mut at_size) = (root, json_size(root));
     let mut last_halvable = None;
     while path.len() < MAX_DEPTH {
         let children: Vec<(Step, &Value)> = match at {
@@ -163,9 +163,9 @@ fn dominant(root: &Value) -> Option<Vec<Step>> {
             .map(|(step, v)| (json_size(v), step, v))
             .max_by_key(|(size, _, _)| *size);
         match largest {
-            Some((size, step, child)) if !halvable || size * 2 > json_size(at) => {
+            Some((size, step, child)) if !halvable || size * 2 > at_size => {
                 path.push(step);
-                at = child;
+                (at, at_size) = (child, size);
             }
             _ => return if halvable { Some(path) } else { last_halvable },
         }

@@ -14,13 +14,13 @@ mod json_columns;
 mod pg_callables;
 mod pg_fetch;
 pub mod pg_text;
+mod pool;
 mod postgres;
 pub mod pushdown;
 pub mod rows;
 mod sqlite;
 mod sqlite_gate;
 mod sqlite_guard;
-mod sqlite_pool;
 
 use std::fmt;
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 //! does not hold up the others, and a cancelled call cancels its statement on the server.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,6 +19,7 @@ use schemascope_query::sql::EXECUTION_WORK_BUDGET;
 use schemascope_query::{Callables, check_read_only_within};
 
 use super::pg_fetch::{Failure, run_read_only};
+use super::pool::{Lease, Pool, pool_size};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
@@ -46,10 +47,9 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 pub struct PostgresDatabase {
     config: Config,
     location: String,
-    /// Slots of the pool, each connected on first use.
-    connections: Vec<Mutex<Option<Connected>>>,
-    /// The slot a caller waits for when every one is busy (taken in turn).
-    next: AtomicUsize,
+    /// The pool's slots, each connected on first use (`None` until then, and after a lost
+    /// connection).
+    connections: Pool<Option<Connected>>,
     /// The server's allow-list and when it was read: read by the first connection and shared
     /// by the others; read again when a connection was lost (the server may have restarted
     /// with other functions) and when older than [`ALLOW_LIST_MAX_AGE`].
@@ -61,8 +61,7 @@ impl Drop for PostgresDatabase {
     /// that is inside another runtime (a server's worker at shutdown): it is closed on a thread
     /// of its own.
     fn drop(&mut self) {
-        let open: Vec<Connected> =
-            self.connections.iter_mut().filter_map(|slot| slot.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take()).collect();
+        let open: Vec<Connected> = self.connections.drain().into_iter().flatten().collect();
         if !open.is_empty() {
             // A close that fails (or panics) has nothing left to tell anyone.
             let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open)).map(|t| t.join());
@@ -104,13 +103,7 @@ impl PostgresDatabase {
         }
         config.application_name("schemascope");
         let location = redacted(&config);
-        let database = Self {
-            config,
-            location,
-            connections: (0..super::sqlite_pool::pool_size()).map(|_| Mutex::new(None)).collect(),
-            next: AtomicUsize::new(0),
-            allow_list: Mutex::new(None),
-        };
+        let database = Self { config, location, connections: Pool::new(None, pool_size()), allow_list: Mutex::new(None) };
         database.with_client(0, |_, _| Ok::<_, Failure>(()))?;
         Ok(database)
     }
@@ -194,32 +187,31 @@ impl PostgresDatabase {
         list.as_ref().filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE).map(|(callables, _)| Arc::clone(callables))
     }
 
-    /// A free connection of the pool, waiting for one at most `timeout_ms` (the statement's own
-    /// timeout; 0: no bound, for connecting at start) and no longer than the call is not
-    /// cancelled.
-    fn free_connection(&self, timeout_ms: u64) -> Result<std::sync::MutexGuard<'_, Option<Connected>>, SourceError> {
-        let started = std::time::Instant::now();
+    /// A slot of the pool, waiting for a free one at most `timeout_ms` (the statement's own
+    /// timeout; 0: at most the default statement timeout, for connecting at start) and no
+    /// longer than the call is not cancelled.
+    fn free_connection(&self, timeout_ms: u64) -> Result<Lease<'_, Option<Connected>>, SourceError> {
         let cancel = schemascope_core::cancel::current();
-        let first = self.next.fetch_add(1, Ordering::Relaxed);
+        let wait = Duration::from_millis(if timeout_ms == 0 { STATEMENT_TIMEOUT_MS } else { timeout_ms });
+        let started = std::time::Instant::now();
         loop {
-            // Tried in turn from a different slot each call, so waiting callers spread out.
-            for i in 0..self.connections.len() {
-                match self.connections[(first + i) % self.connections.len()].try_lock() {
-                    Ok(slot) => return Ok(slot),
-                    // A statement that panicked left its slot: it is reconnected on use.
-                    Err(std::sync::TryLockError::Poisoned(poisoned)) => return Ok(poisoned.into_inner()),
-                    Err(std::sync::TryLockError::WouldBlock) => {}
+            cancel.check()?;
+            // Waited for in short turns, so that a cancelled call stops waiting at once.
+            let turn = wait.saturating_sub(started.elapsed()).min(CANCEL_POLL);
+            match self.connections.acquire(turn, || Ok::<_, std::convert::Infallible>(None)) {
+                Ok(lease) => return Ok(lease),
+                Err(_) if started.elapsed() < wait => {}
+                Err(_) => {
+                    return Err(SourceError::Statement {
+                        location: self.location.clone(),
+                        message: format!(
+                            "all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again",
+                            self.connections.max()
+                        ),
+                        class: ErrorClass::Resource,
+                    });
                 }
             }
-            cancel.check()?;
-            if timeout_ms > 0 && started.elapsed() >= Duration::from_millis(timeout_ms) {
-                return Err(SourceError::Statement {
-                    location: self.location.clone(),
-                    message: format!("all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again", self.connections.len()),
-                    class: ErrorClass::Resource,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(5));
         }
     }
 

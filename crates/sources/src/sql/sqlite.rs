@@ -16,8 +16,8 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
 use super::caps::Budget;
+use super::pool::{Pool, pool_size};
 use super::sqlite_gate::{self, Gate};
-use super::sqlite_pool::{Pool, pool_size};
 use super::{Caps, Database, Dialect, QueryResult, SqlValue};
 use crate::error::ErrorClass;
 use crate::error::SourceError;

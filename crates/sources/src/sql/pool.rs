@@ -1,5 +1,5 @@
-//! A small pool of read-only SQLite connections to one file, so that one slow statement does
-//! not hold up every other query on the source. Connections are opened on demand up to a
+//! A small pool of read-only connections to one database (SQLite's to one file, PostgreSQL's to
+//! one server), so that one slow statement does not hold up every other query on the source. Connections are opened on demand up to a
 //! bound, each set up the same way by the caller's `open`; a caller waits for a free one at
 //! most as long as its statement may run.
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// Connections one source opens at most: one per core, at least 2 (so that a quick query gets
 /// through beside a slow one even on one core) and at most 4 (each holds its own page cache,
-/// and a SQLite statement uses one core).
+/// and a statement uses one core).
 pub(crate) fn pool_size() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4)
 }
@@ -37,6 +37,12 @@ impl<C> std::ops::Deref for Lease<'_, C> {
     fn deref(&self) -> &C {
         // Present from creation until drop.
         self.connection.as_ref().unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
+    }
+}
+
+impl<C> std::ops::DerefMut for Lease<'_, C> {
+    fn deref_mut(&mut self) -> &mut C {
+        self.connection.as_mut().unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
     }
 }
 
@@ -88,6 +94,11 @@ impl<C> Pool<C> {
             }
             state = self.freed.wait_timeout(state, left).map(|(s, _)| s).unwrap_or_else(|e| e.into_inner().0);
         }
+    }
+
+    /// Every connection, taken out (no lease can be out: leases borrow the pool).
+    pub(crate) fn drain(&mut self) -> Vec<C> {
+        std::mem::take(&mut self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).idle)
     }
 
     /// The most connections this pool opens.
