@@ -71,6 +71,11 @@ TOOL_NAMES = {
     "run_algorithm",
 }
 
+# A server lists only the tools its sources can use: SQL tools with a database, `ask` only with
+# an LLM configured (never here).
+SQL_TOOLS = {"search_schema_docs", "get_schema_context", "execute_query", "validate_query"}
+EXPECTED_TOOLS = TOOL_NAMES - {"ask"}
+
 warnings.filterwarnings("ignore", message=".*resources/(un)?subscribe.*")
 
 
@@ -127,7 +132,8 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str
 async def check_tools(client: Client, c: Checks) -> None:
     listed = await client.list_tools()
     names = {tool.name for tool in listed.tools}
-    c.check(f"tools/list has the {len(TOOL_NAMES)} tools", names == TOOL_NAMES, sorted(names))
+    c.check(f"tools/list has the {len(EXPECTED_TOOLS)} tools the sources can use", names == EXPECTED_TOOLS, sorted(names))
+    c.check("no tool repeats the envelope as an output schema", all(tool.output_schema is None for tool in listed.tools))
     by_name = {tool.name: tool for tool in listed.tools}
     prop = by_name.get("describe_property")
     c.check(
@@ -463,6 +469,9 @@ def main() -> int:
         parser.error(f"--touch-file {args.touch_file} is not a file")
 
     sources = DEMO_SOURCES + args.source
+    global EXPECTED_TOOLS
+    if not any(s.endswith((".sqlite", ".db")) or "postgres" in s for s in args.source):
+        EXPECTED_TOOLS = EXPECTED_TOOLS - SQL_TOOLS
     if args.token_file:
         HTTP_HEADERS["Authorization"] = f"Bearer {args.token_file.read_text().strip()}"
     process = None

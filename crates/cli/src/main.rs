@@ -184,6 +184,19 @@ enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// The MCP tools a server over these sources lists, and their size in tokens (what every turn of an LLM conversation pays).
+    Tools {
+        /// Sources to load.
+        #[arg(required = true)]
+        sources: Vec<String>,
+        /// Show each tool's full definition.
+        #[arg(long)]
+        definitions: bool,
+        #[command(flatten)]
+        llm: ask::LlmArgs,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Full profile: every property described in depth plus the JSON Schema, as one line of JSON.
     Profile {
         /// The source.
@@ -691,6 +704,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Sources { sources, output } => {
             let registry = registry_for(&sources)?;
             finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
+        }
+        Command::Tools { sources, definitions, llm, output } => {
+            let registry = registry_for(&sources)?;
+            llm.apply(&registry)?;
+            finish(&tools::tool_table::tool_list(&registry, definitions), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
         Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session, exposure } => {

@@ -131,8 +131,6 @@ pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<S
     };
     // When the guard's --request-timeout drops this future, or the client goes away, the
     // tool's work is cancelled (see `crate::cancel`).
-    let tool = name.clone();
-    let result =
-        crate::cancel::run_cancellable(&tool, None, move || schemascope_tools::dispatch::call_tool(&registry, Caller::User, &name, arguments)).await;
+    let result = crate::tools::run(registry, Caller::User, name, arguments, None).await;
     Json(result).into_response()
 }

@@ -1,4 +1,4 @@
-//! The schemascope MCP server: the seven tools, one schema resource per source (with live update
+//! The schemascope MCP server: the tools the served sources can use, one schema resource per source (with live update
 //! notifications) and the schema system prompt, served over stdio or streamable HTTP.
 //!
 //! This is the only crate that knows MCP and HTTP. Every answer comes from the tool functions of
@@ -10,7 +10,6 @@ mod backoff;
 mod cancel;
 mod error;
 mod graph_http;
-mod graph_tools;
 mod guard;
 mod http;
 pub mod jsonrpc;
@@ -30,8 +29,6 @@ pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
 pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
-/// The MCP tool names (the same tools are callable by name over `POST /v1/tools/{name}`).
-pub use schemascope_tools::dispatch::TOOL_NAMES;
 
 /// The name of the schema system prompt.
 pub const PROMPT_NAME: &str = prompts::PROMPT_NAME;

@@ -5,16 +5,14 @@ use std::sync::Arc;
 
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
-    handler::server::{router::tool::ToolRouter, tool::ToolCallContext},
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+        ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
-    tool_handler,
 };
-use schemascope_tools::Registry;
+use schemascope_tools::{Caller, Registry};
 use tokio_util::sync::CancellationToken;
 
 use crate::{prompts, resources, subscriptions, subscriptions::SessionSubscriptions};
@@ -37,15 +35,15 @@ field names do not settle.
 the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
 (cpu > `0.8`).
 
-Every tool returns {success, message, data}; when success is false the message says what to change \
-(unknown names come with suggestions). The schema resources are refreshed when their files change (and \
+Every tool returns {success, message, data} (graph tools add affectedNodes/affectedEdges; an answer cut \
+to fit the size cap has `truncated`); when success is false the message says what to change (unknown \
+names come with suggestions). The tools listed are those the served sources can use. The schema resources are refreshed when their files change (and \
 `schema://<source>/<record>` when a live AimDB record gets a value); subscribe to them to be notified.";
 
 /// The schemascope MCP server: shares the registry; each MCP session gets its own subscriptions.
 #[derive(Clone)]
 pub struct SchemascopeServer {
     registry: Arc<Registry>,
-    tool_router: Arc<ToolRouter<Self>>,
     session: Arc<SessionSubscriptions>,
     closing: CancellationToken,
     /// How long a tool call may run before its work is cancelled (`--request-timeout` over
@@ -65,7 +63,6 @@ impl SchemascopeServer {
         let session = SessionSubscriptions::new(registry.clone());
         Self {
             registry,
-            tool_router: Arc::new(Self::tool_router() + Self::graph_tool_router()),
             session,
             closing: CancellationToken::new(),
             tool_timeout: None,
@@ -77,11 +74,6 @@ impl SchemascopeServer {
     pub fn with_tool_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.tool_timeout = Some(timeout);
         self
-    }
-
-    /// How long a tool call may run, if bounded.
-    pub(crate) fn tool_timeout(&self) -> Option<std::time::Duration> {
-        self.tool_timeout
     }
 
     /// The same server, ending its `subscriptions/listen` streams gracefully (with their final
@@ -100,7 +92,6 @@ impl SchemascopeServer {
     pub(crate) fn new_session(&self) -> Self {
         Self {
             registry: self.registry.clone(),
-            tool_router: self.tool_router.clone(),
             session: SessionSubscriptions::new(self.registry.clone()),
             closing: self.closing.clone(),
             tool_timeout: self.tool_timeout,
@@ -108,11 +99,11 @@ impl SchemascopeServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
 impl ServerHandler for SchemascopeServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_resources_list_changed()
@@ -123,12 +114,40 @@ impl ServerHandler for SchemascopeServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.registry)))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        crate::tools::any(name)
+    }
+
+    /// Over MCP the caller is an LLM, so what the style tools add is recorded as `ai`.
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
+        let token = context.meta.get_progress_token();
+        let (mut steps, work) = crate::tools::start(self.registry.clone(), Caller::Ai, request.name.to_string(), arguments, self.tool_timeout);
+        let mut count = 0;
+        let mut report = async |step| {
+            count += 1;
+            if let Some(token) = &token {
+                crate::tools::notify(&context.peer, token, count, step).await;
+            }
+        };
         // The request's token (cancelled by rmcp on `notifications/cancelled`) is handed to the
         // tool's work through a task-local: see `crate::cancel`.
-        let request_token = context.ct.clone();
-        let call = ToolCallContext::new(self, request, context);
-        crate::cancel::with_request(request_token, self.tool_router.call(call)).await
+        let work = crate::cancel::with_request(context.ct.clone(), work);
+        tokio::pin!(work);
+        let result = loop {
+            tokio::select! {
+                result = &mut work => break result,
+                Some(step) = steps.recv() => report(step).await,
+            }
+        };
+        while let Ok(step) = steps.try_recv() {
+            report(step).await;
+        }
+        Ok(CallToolResponse::from(crate::tools::call_tool_result(result)))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

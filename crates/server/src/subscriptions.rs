@@ -1,6 +1,7 @@
 //! Live refresh notifications: when the registry reloads a source, tell every client that
 //! subscribed to `schema://<source>` (`notifications/resources/updated`), and tell clients when the
-//! set of sources changed (`notifications/resources/list_changed`).
+//! set of sources changed (`notifications/resources/list_changed`) and when the tools the sources
+//! can use changed (`notifications/tools/list_changed`: a graph or database that loads late).
 //!
 //! Two protocol generations are served:
 //! - sessions opened with `initialize` (protocol 2025-11-25 and older) subscribe with
@@ -29,12 +30,16 @@ struct Changes {
     updated: Vec<String>,
     /// Whether the list of sources changed.
     list_changed: bool,
+    /// Whether the list of tools changed.
+    tools_changed: bool,
 }
 
 /// Tracks the source names so list changes can be told apart from reloads, and the version of
 /// every live record so a source's update names only the records that changed.
 struct ChangeTracker {
     names: Vec<String>,
+    /// The tools listed when last looked at.
+    tools: Vec<&'static str>,
     /// Record resource URI → the record's version when last looked at.
     versions: BTreeMap<String, u64>,
 }
@@ -50,7 +55,7 @@ impl ChangeTracker {
     fn new(registry: &Registry) -> Self {
         let names = registry.names();
         let versions = names.iter().flat_map(|name| record_versions(registry, name)).collect();
-        Self { names, versions }
+        Self { names, tools: listed_tools(registry), versions }
     }
 
     /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
@@ -59,6 +64,9 @@ impl ChangeTracker {
         let names = registry.names();
         let list_changed = names != self.names;
         self.names = names;
+        let tools = listed_tools(registry);
+        let tools_changed = tools != self.tools;
+        self.tools = tools;
         let updated = match reloaded {
             Some(name) => {
                 let uri = resources::uri_for(name);
@@ -78,8 +86,12 @@ impl ChangeTracker {
                 subscribed.iter().cloned().collect()
             }
         };
-        Changes { updated, list_changed }
+        Changes { updated, list_changed, tools_changed }
     }
+}
+
+fn listed_tools(registry: &Registry) -> Vec<&'static str> {
+    schemascope_tools::tool_table::listed(registry).into_iter().map(|spec| spec.name).collect()
 }
 
 /// Waits for the next registry event: `Some(Some(name))` for a reload, `Some(None)` after missed
@@ -165,6 +177,9 @@ async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mu
         if changes.list_changed && peer.notify_resource_list_changed().await.is_err() {
             return;
         }
+        if changes.tools_changed && peer.notify_tool_list_changed().await.is_err() {
+            return;
+        }
         for uri in changes.updated {
             if let Err(error) = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await {
                 tracing::debug!(%error, "resource update notification not delivered; stopping the session's forwarder");
@@ -174,12 +189,13 @@ async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mu
     }
 }
 
-/// The part of a `subscriptions/listen` filter this server honours: resource list changes, and
+/// The part of a `subscriptions/listen` filter this server honours: resource and tool list changes, and
 /// updates of known schema URIs (unknown URIs are left out of the acknowledgment).
 pub(crate) fn accepted_filter(registry: &Registry, requested: &SubscriptionFilter) -> SubscriptionFilter {
     let known = resources::known_uris(registry);
     let mut accepted = SubscriptionFilter::new();
     accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
+    accepted.tools_list_changed = requested.tools_list_changed.filter(|wanted| *wanted);
     accepted.resource_subscriptions = requested
         .resource_subscriptions
         .as_ref()
@@ -196,6 +212,7 @@ pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext, cl
     let accepted = context.accepted().clone();
     let subscribed: BTreeSet<String> = accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
     let wants_list_changes = accepted.resources_list_changed == Some(true);
+    let wants_tool_changes = accepted.tools_list_changed == Some(true);
     let sink = context.sink().clone();
     loop {
         let event = tokio::select! {
@@ -215,6 +232,9 @@ pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext, cl
         let mut sends = Vec::new();
         if changes.list_changed && wants_list_changes {
             sends.push(sink.notify_resource_list_changed().await);
+        }
+        if changes.tools_changed && wants_tool_changes {
+            sends.push(sink.notify_tool_list_changed().await);
         }
         for uri in changes.updated {
             sends.push(sink.notify_resource_updated(uri).await);
@@ -238,7 +258,7 @@ mod tests {
         let registry = Registry::new();
         let mut tracker = ChangeTracker::new(&registry);
         let subscribed: BTreeSet<String> = ["schema://a".to_string()].into_iter().collect();
-        assert_eq!(tracker.changes(&registry, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], list_changed: false });
+        assert_eq!(tracker.changes(&registry, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], ..Changes::default() });
         assert_eq!(tracker.changes(&registry, Some("b"), &subscribed), Changes::default());
         assert_eq!(tracker.changes(&registry, None, &subscribed).updated, vec!["schema://a".to_string()]);
     }

@@ -7,7 +7,6 @@ pub mod caller;
 pub mod cap;
 mod describe;
 pub mod descriptions;
-pub mod dispatch;
 mod elsewhere;
 pub mod eval;
 mod execute;
@@ -29,6 +28,7 @@ mod sample;
 pub mod schema_docs;
 mod selector_query;
 mod sources;
+pub mod tool_table;
 
 pub use caller::Caller;
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};

@@ -142,21 +142,21 @@ fn a_dead_aimdb_socket_is_retried_followed_when_it_comes_back_and_old_data_says_
     let fresh = common::ok(list_sources(&registry, Default::default()));
     let plant = fresh["sources"].as_array().expect("sources").iter().find(|s| s["name"] == "plant").cloned().expect("plant");
     assert_eq!(plant["live"], json!({"connected": true}));
-    let answer = dispatch::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "plant"}));
+    let answer = tool_table::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "plant"}));
     assert!(answer.success && answer.data.get("dataAgeSeconds").is_none(), "{}", answer.message);
 
     // The instance goes away: the data is kept, and answers say how old it is.
     drop(fake);
     wait_until("the loss is noticed", || registry.live_lost_since("plant").is_some());
     std::thread::sleep(Duration::from_millis(1100));
-    let answer = dispatch::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "plant"}));
+    let answer = tool_table::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "plant"}));
     assert!(answer.success, "{}", answer.message);
     let age = answer.data["dataAgeSeconds"].as_f64().expect("an age");
     assert!(age >= 1.0, "{age}");
     assert!(answer.data["dataAsOf"].as_str().is_some_and(|t| t.ends_with('Z')));
     assert!(answer.message.contains("data as of"), "{}", answer.message);
     // Other sources' answers are not marked.
-    let other = dispatch::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "good"}));
+    let other = tool_table::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "good"}));
     assert!(other.success && other.data.get("dataAgeSeconds").is_none());
     let listed = common::ok(list_sources(&registry, Default::default()));
     let plant = listed["sources"].as_array().expect("sources").iter().find(|s| s["name"] == "plant").cloned().expect("plant");

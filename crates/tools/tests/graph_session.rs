@@ -770,7 +770,7 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
 
 #[test]
 fn a_persons_layers_survive_clearing_the_ai_layers() {
-    use schemascope_tools::dispatch::call_tool;
+    use schemascope_tools::tool_table::call_tool;
     let registry = demo();
     let style = json!({"source": "infrastructure", "selector": "type == 'database'", "style": {"color": "blue"}});
     let mine = ok(call_tool(&registry, Caller::User, "find_and_style_nodes", style.clone()));

@@ -223,7 +223,7 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     assert!(!executed.message.is_empty());
     // Through the by-name dispatch of `POST /v1/tools/{name}`.
     let called = on_small_stack(|| {
-        dispatch::call_tool(
+        tool_table::call_tool(
             &registry,
             Caller::User,
             "validate_value",
@@ -257,7 +257,7 @@ fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
     let registry = demo();
     let token = Cancel::new();
     token.cancel_because("the request took longer than 60 s");
-    let call = |name: &str, arguments: Value| cancel::with(&token, || dispatch::call_tool(&registry, Caller::Ai, name, arguments));
+    let call = |name: &str, arguments: Value| cancel::with(&token, || tool_table::call_tool(&registry, Caller::Ai, name, arguments));
     for algorithm in ["betweenness", "closeness", "pagerank", "louvain"] {
         let run = call("run_algorithm", json!({"type": algorithm}));
         assert!(!run.success && run.data["error"] == "cancelled", "{algorithm}: {}", run.message);
@@ -269,7 +269,7 @@ fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
     // not cancelled.
     let found = find_nodes(&registry, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
     assert!(found.success && found.data["count"] == 0, "{}", found.data);
-    let run = dispatch::call_tool(&registry, Caller::Ai, "run_algorithm", json!({"type": "pagerank"}));
+    let run = tool_table::call_tool(&registry, Caller::Ai, "run_algorithm", json!({"type": "pagerank"}));
     assert!(run.success, "{}", run.message);
 }
 

@@ -1,12 +1,12 @@
 //! No tool can return an unbounded payload: every tool, called by name as every surface calls it
-//! (`dispatch::call_tool`), on hostile-size data — a 1,000,000-row SQLite table, a 100,000-node
+//! (`tool_table::call_tool`), on hostile-size data — a 1,000,000-row SQLite table, a 100,000-node
 //! graph, a record holding a 10 MB string — answers within the byte cap, and when the cap cut
 //! something the envelope's `truncated` says what and how much.
 
 use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::dispatch::{TOOL_NAMES, call_tool};
+use schemascope_tools::tool_table::{call_tool, names};
 use schemascope_tools::{Caller, Registry};
 use serde_json::{Value, json};
 
@@ -101,7 +101,7 @@ fn no_tool_returns_an_unbounded_payload() {
 
 fn every_tool_answers_within_the_cap(data: &Data) {
     let mut cut = Vec::new();
-    for tool in TOOL_NAMES {
+    for tool in names() {
         for arguments in greedy_arguments(tool) {
             let result = call_tool(&data.registry, Caller::User, tool, arguments.clone());
             let size = serde_json::to_string(&result).expect("serializes").len();
@@ -109,7 +109,7 @@ fn every_tool_answers_within_the_cap(data: &Data) {
             if let Some(truncated) = &result.truncated {
                 assert!(truncated.original_bytes > CAP && !truncated.cuts.is_empty(), "{tool}: {truncated:?}");
                 assert!(result.message.contains("`truncated`"), "{tool}: {}", result.message);
-                cut.push(*tool);
+                cut.push(tool);
             }
         }
     }

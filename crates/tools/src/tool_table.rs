@@ -1,0 +1,617 @@
+//! The one table of tools. Each row says everything a surface needs about a tool — name,
+//! description, parameters, hints, which servers list it — and how to call it with JSON
+//! arguments. MCP's tool list and calls, `POST /v1/tools/{name}`, `POST /v1/ask` and the tool
+//! list size the CLI reports all read this table, so adding a tool is adding a row (plus its
+//! function and description).
+
+use std::sync::LazyLock;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::caller::Caller;
+use crate::descriptions as text;
+use crate::graph_session as graph;
+use crate::params::*;
+use crate::registry::Registry;
+use crate::result::ToolResult;
+
+/// What the served sources must offer for a server to list a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Any source: the tools every server lists.
+    AnySource,
+    /// A database (SQLite, PostgreSQL) among the sources.
+    Database,
+    /// A database and an LLM to ask.
+    DatabaseAndLlm,
+    /// A graph among the sources.
+    Graph,
+    /// Never listed: called by name by the web view only (`report_viewport`).
+    WebView,
+}
+
+/// What a tool does to the world, as MCP's tool annotations say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// It changes nothing.
+    pub read_only: bool,
+    /// Calling it again with the same arguments changes nothing more.
+    pub idempotent: bool,
+    /// It reaches beyond the served data (an LLM).
+    pub open_world: bool,
+}
+
+const READS: Hints = Hints { read_only: true, idempotent: true, open_world: false };
+const READS_AT_RANDOM: Hints = Hints { read_only: true, idempotent: false, open_world: false };
+const SETS: Hints = Hints { read_only: false, idempotent: true, open_world: false };
+const ADDS: Hints = Hints { read_only: false, idempotent: false, open_world: false };
+const ASKS_AN_LLM: Hints = Hints { read_only: true, idempotent: false, open_world: true };
+
+/// A step of a long call, reported while it runs (the `ask` pipeline's node entries).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// One line for the reader (MCP progress notifications carry it).
+    pub message: String,
+    /// The step as JSON (`POST /v1/ask` sends it as a `thought` event).
+    pub detail: Value,
+}
+
+/// One call of a tool: who calls, with what, and where its progress goes.
+pub struct Invocation<'a> {
+    /// The tool called.
+    pub spec: &'static ToolSpec,
+    /// Who calls: what the call adds is recorded as theirs.
+    pub caller: Caller,
+    /// The arguments as sent (`null` reads as `{}`).
+    pub arguments: Value,
+    /// Receives the call's progress, if it reports any.
+    pub progress: &'a mut dyn FnMut(Progress),
+}
+
+impl Invocation<'_> {
+    /// Parses the arguments into the tool's parameters and runs `call` with them; arguments
+    /// that do not fit are a failed result naming the parameter at fault and listing the
+    /// accepted ones.
+    pub fn with<P: DeserializeOwned>(self, call: impl FnOnce(P) -> ToolResult) -> ToolResult {
+        match parse_arguments(self.spec, self.arguments) {
+            Ok(params) => call(params),
+            Err(invalid) => invalid,
+        }
+    }
+}
+
+/// A row of the table.
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What it does, with examples, as an LLM reads it.
+    pub description: &'static str,
+    /// The JSON Schema of its arguments.
+    pub input_schema: fn() -> Map<String, Value>,
+    /// What it does to the world.
+    pub hints: Hints,
+    /// Which servers list it.
+    pub needs: Needs,
+    /// Whether a server's request timeout bounds it (`ask` is bounded by its own steps' timeouts
+    /// and retries instead, as one call may ask the model several times).
+    pub request_timeout_applies: bool,
+    run: fn(&Registry, Invocation<'_>) -> ToolResult,
+}
+
+impl std::fmt::Debug for ToolSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSpec").field("name", &self.name).field("needs", &self.needs).finish_non_exhaustive()
+    }
+}
+
+/// The input schema of parameters `P`: JSON Schema 2020-12 without the wrapper's title,
+/// description and `$schema` (noise to the model, paid on every turn).
+fn input_schema<P: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<P>();
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(mut object)) => {
+            for noise in ["$schema", "title", "description"] {
+                object.remove(noise);
+            }
+            object
+        }
+        // Every parameter type is a struct; an empty object schema is the harmless fallback.
+        _ => json!({"type": "object", "properties": {}}).as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// Every tool, in the order servers list them.
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "list_sources",
+        description: text::LIST_SOURCES,
+        input_schema: input_schema::<ListSourcesParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::list_sources(r, p)),
+    },
+    ToolSpec {
+        name: "describe_schema",
+        description: text::DESCRIBE_SCHEMA,
+        input_schema: input_schema::<DescribeSchemaParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::describe_schema(r, p)),
+    },
+    ToolSpec {
+        name: "sample_data",
+        description: text::SAMPLE_DATA,
+        input_schema: input_schema::<SampleDataParams>,
+        hints: READS_AT_RANDOM,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::sample_data(r, p)),
+    },
+    ToolSpec {
+        name: "describe_property",
+        description: text::DESCRIBE_PROPERTY,
+        input_schema: input_schema::<DescribePropertyParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::describe_property(r, p)),
+    },
+    ToolSpec {
+        name: "query_schema",
+        description: text::QUERY_SCHEMA,
+        input_schema: input_schema::<QuerySchemaParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::query_schema(r, p)),
+    },
+    ToolSpec {
+        name: "validate_value",
+        description: text::VALIDATE_VALUE,
+        input_schema: input_schema::<ValidateValueParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::validate_value(r, p)),
+    },
+    ToolSpec {
+        name: "find_items",
+        description: text::FIND_ITEMS,
+        input_schema: input_schema::<FindItemsParams>,
+        hints: READS,
+        needs: Needs::AnySource,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::find_items(r, p)),
+    },
+    ToolSpec {
+        name: "search_schema_docs",
+        description: text::SEARCH_SCHEMA_DOCS,
+        input_schema: input_schema::<SearchSchemaDocsParams>,
+        hints: READS,
+        needs: Needs::Database,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::search_schema_docs(r, p)),
+    },
+    ToolSpec {
+        name: "get_schema_context",
+        description: text::GET_SCHEMA_CONTEXT,
+        input_schema: input_schema::<GetSchemaContextParams>,
+        hints: READS,
+        needs: Needs::Database,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::get_schema_context(r, p)),
+    },
+    ToolSpec {
+        name: "execute_query",
+        description: text::EXECUTE_QUERY,
+        input_schema: input_schema::<ExecuteQueryParams>,
+        hints: READS,
+        needs: Needs::Database,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::execute_query(r, p)),
+    },
+    ToolSpec {
+        name: "validate_query",
+        description: text::VALIDATE_QUERY,
+        input_schema: input_schema::<ValidateQueryParams>,
+        hints: READS,
+        needs: Needs::Database,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| crate::validate_query(r, p)),
+    },
+    ToolSpec {
+        name: "ask",
+        description: text::ASK,
+        input_schema: input_schema::<AskParams>,
+        hints: ASKS_AN_LLM,
+        needs: Needs::DatabaseAndLlm,
+        request_timeout_applies: false,
+        run: |r, call| {
+            let progress = call.progress;
+            let spec = call.spec;
+            parse_arguments(spec, call.arguments).map_or_else(
+                |invalid| invalid,
+                |params| {
+                    crate::ask_with(r, params, &mut |event| {
+                        if event.phase == schemascope_agent::graph::Phase::Enter {
+                            progress(Progress {
+                                message: event.current_thought.clone(),
+                                detail: json!({"node": event.node, "current_thought": event.current_thought, "execution_id": event.execution_id}),
+                            });
+                        }
+                    })
+                },
+            )
+        },
+    },
+    ToolSpec {
+        name: "query_graph",
+        description: text::QUERY_GRAPH,
+        input_schema: input_schema::<graph::QueryGraphParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::query_graph(r, p)),
+    },
+    ToolSpec {
+        name: "find_nodes",
+        description: text::FIND_NODES,
+        input_schema: input_schema::<graph::FindElementsParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::find_nodes(r, p)),
+    },
+    ToolSpec {
+        name: "find_edges",
+        description: text::FIND_EDGES,
+        input_schema: input_schema::<graph::FindElementsParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::find_edges(r, p)),
+    },
+    ToolSpec {
+        name: "find_and_style_nodes",
+        description: text::FIND_AND_STYLE_NODES,
+        input_schema: input_schema::<graph::StyleElementsParams>,
+        hints: ADDS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| {
+            let caller = call.caller;
+            call.with(|p| graph::find_and_style_nodes(r, caller, p))
+        },
+    },
+    ToolSpec {
+        name: "find_and_style_edges",
+        description: text::FIND_AND_STYLE_EDGES,
+        input_schema: input_schema::<graph::StyleElementsParams>,
+        hints: ADDS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| {
+            let caller = call.caller;
+            call.with(|p| graph::find_and_style_edges(r, caller, p))
+        },
+    },
+    ToolSpec {
+        name: "clear_styles",
+        description: text::CLEAR_STYLES,
+        input_schema: input_schema::<graph::ClearStylesParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::clear_styles(r, p)),
+    },
+    ToolSpec {
+        name: "describe_styles",
+        description: text::DESCRIBE_STYLES,
+        input_schema: input_schema::<graph::DescribeStylesParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::describe_styles(r, p)),
+    },
+    ToolSpec {
+        name: "describe_selection",
+        description: text::DESCRIBE_SELECTION,
+        input_schema: input_schema::<graph::DescribeSelectionParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::describe_selection(r, p)),
+    },
+    ToolSpec {
+        name: "select",
+        description: text::SELECT,
+        input_schema: input_schema::<graph::SelectParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::select(r, p)),
+    },
+    ToolSpec {
+        name: "set_layout",
+        description: text::SET_LAYOUT,
+        input_schema: input_schema::<graph::SetLayoutParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::set_layout(r, p)),
+    },
+    ToolSpec {
+        name: "set_dimension",
+        description: text::SET_DIMENSION,
+        input_schema: input_schema::<graph::SetDimensionParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::set_dimension(r, p)),
+    },
+    ToolSpec {
+        name: "set_camera",
+        description: text::SET_CAMERA,
+        input_schema: input_schema::<graph::SetCameraParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::set_camera(r, p)),
+    },
+    ToolSpec {
+        name: "zoom_to_nodes",
+        description: text::ZOOM_TO_NODES,
+        input_schema: input_schema::<graph::ZoomToNodesParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::zoom_to_nodes(r, p)),
+    },
+    ToolSpec {
+        name: "list_algorithms",
+        description: text::LIST_ALGORITHMS,
+        input_schema: input_schema::<graph::ListAlgorithmsParams>,
+        hints: READS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::list_algorithms(r, p)),
+    },
+    ToolSpec {
+        name: "run_algorithm",
+        description: text::RUN_ALGORITHM,
+        input_schema: input_schema::<graph::RunAlgorithmParams>,
+        hints: SETS,
+        needs: Needs::Graph,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::run_algorithm(r, p)),
+    },
+    ToolSpec {
+        name: "report_viewport",
+        description: "The web view reports its viewport size.",
+        input_schema: input_schema::<graph::ReportViewportParams>,
+        hints: SETS,
+        needs: Needs::WebView,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::report_viewport(r, p)),
+    },
+];
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|spec| spec.name == name)
+}
+
+/// What the served sources offer, for deciding which tools to list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Offers {
+    database: bool,
+    graph: bool,
+    llm: bool,
+}
+
+fn offers(registry: &Registry) -> Offers {
+    let sources = registry.sources();
+    let loaded_database = sources.iter().any(|s| s.database.is_some());
+    // A database that failed to load is retried: its tools are listed from the start.
+    let failed_database = registry.failed_sources().iter().any(|f| {
+        matches!(f.spec.location, schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_))
+    });
+    Offers {
+        database: loaded_database || failed_database,
+        graph: sources.iter().any(|s| graph::data::graph_collections(s).is_ok()),
+        llm: registry.llm().is_ok(),
+    }
+}
+
+/// The tools a server over `registry`'s sources lists, in table order: graph tools only with a
+/// graph, SQL tools only with a database, `ask` only with a database and an LLM configured.
+pub fn listed(registry: &Registry) -> Vec<&'static ToolSpec> {
+    let offers = offers(registry);
+    TOOLS
+        .iter()
+        .filter(|spec| match spec.needs {
+            Needs::AnySource => true,
+            Needs::Database => offers.database,
+            Needs::DatabaseAndLlm => offers.database && offers.llm,
+            Needs::Graph => offers.graph,
+            Needs::WebView => false,
+        })
+        .collect()
+}
+
+/// A tool as MCP lists it (`tools/list`): name, description, input schema and annotations. No
+/// output schema: every tool returns the same envelope, which the server's instructions
+/// describe once instead of 27 times.
+pub fn definition(spec: &ToolSpec) -> Value {
+    static SCHEMAS: LazyLock<Vec<Map<String, Value>>> = LazyLock::new(|| TOOLS.iter().map(|spec| (spec.input_schema)()).collect());
+    let schema = TOOLS.iter().position(|s| s.name == spec.name).and_then(|i| SCHEMAS.get(i).cloned()).unwrap_or_else(|| (spec.input_schema)());
+    json!({
+        "name": spec.name,
+        "description": spec.description,
+        "inputSchema": schema,
+        "annotations": {
+            "readOnlyHint": spec.hints.read_only,
+            "destructiveHint": false,
+            "idempotentHint": spec.hints.idempotent,
+            "openWorldHint": spec.hints.open_world,
+        },
+    })
+}
+
+/// The tool list a server over `registry`'s sources sends, with its size in bytes and in tokens
+/// as an LLM counts them (what every turn of a conversation pays for it); `definitions` adds
+/// each tool's full definition.
+pub fn tool_list(registry: &Registry, definitions: bool) -> ToolResult {
+    let listed = listed(registry);
+    let full: Vec<Value> = listed.iter().map(|spec| definition(spec)).collect();
+    let text = json!({"tools": full}).to_string();
+    let tokens = schemascope_core::tokens::count(&text);
+    let shown: Vec<&str> = listed.iter().map(|spec| spec.name).collect();
+    let left_out: Vec<&str> = names().into_iter().filter(|name| !shown.contains(name)).collect();
+    let mut data = json!({"tools": shown, "count": shown.len(), "bytes": text.len(), "tokens": tokens, "notListed": left_out});
+    if definitions {
+        data["definitions"] = Value::from(full);
+    }
+    let message = format!(
+        "A server over these sources lists {} tools: {} bytes, {tokens} tokens on every turn.{}",
+        shown.len(),
+        text.len(),
+        if left_out.is_empty() { String::new() } else { format!(" Not listed (no source they fit, or no LLM configured): {}.", left_out.join(", ")) }
+    );
+    ToolResult::ok(message, data)
+}
+
+/// Every tool a client may call (all but the web view's own), in table order.
+pub fn names() -> Vec<&'static str> {
+    TOOLS.iter().filter(|spec| spec.needs != Needs::WebView).map(|spec| spec.name).collect()
+}
+
+/// [`call_tool_reporting`] for a call whose progress nobody follows.
+pub fn call_tool(registry: &Registry, caller: Caller, name: &str, arguments: Value) -> ToolResult {
+    call_tool_reporting(registry, caller, name, arguments, &mut |_| {})
+}
+
+/// Runs the tool called `name` for `caller` with JSON `arguments`, reporting progress to
+/// `progress`. The one path every surface calls: an unknown name is a failed result with
+/// did-you-mean; answers from a live source whose connection is lost say the data's age; every
+/// result is within the registry's byte cap ([`ToolResult::capped`]).
+pub fn call_tool_reporting(registry: &Registry, caller: Caller, name: &str, arguments: Value, progress: &mut dyn FnMut(Progress)) -> ToolResult {
+    let Some(spec) = find(name) else {
+        let names = names();
+        let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
+        return ToolResult::failed(format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")), json!({"error": "unknown_tool"}))
+            .capped(registry.max_result_bytes());
+    };
+    let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
+    let mut result = (spec.run)(registry, Invocation { spec, caller, arguments, progress });
+    registry.mark_data_age_of(named.as_deref(), &mut result);
+    result.capped(registry.max_result_bytes())
+}
+
+/// Parses tool arguments (`null` reads as `{}`), naming the parameter at fault and listing the
+/// accepted ones on error.
+#[allow(clippy::result_large_err)] // the error is the envelope returned to the caller as it is
+fn parse_arguments<P: DeserializeOwned>(spec: &ToolSpec, arguments: Value) -> Result<P, ToolResult> {
+    let arguments = if arguments.is_null() { json!({}) } else { arguments };
+    serde_path_to_error::deserialize::<_, P>(arguments).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner().to_string();
+        let parameter = if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
+        let schema = (spec.input_schema)();
+        let accepted: Vec<String> =
+            schema.get("properties").and_then(Value::as_object).map(|properties| properties.keys().cloned().collect()).unwrap_or_default();
+        let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
+        let tool = spec.name;
+        let message = match &parameter {
+            Some(parameter) if !inner.contains(&format!("`{parameter}`")) => {
+                format!("Invalid arguments for `{tool}`: parameter `{parameter}`: {inner}.")
+            }
+            _ => format!("Invalid arguments for `{tool}`: {inner}."),
+        };
+        ToolResult::failed(
+            format!("{message} Accepted parameters: {}.", accepted.join(", ")),
+            json!({
+                "error": "invalid_params",
+                "parameter": parameter,
+                "accepted": accepted,
+                "required": required,
+            }),
+        )
+    })
+}
+
+/// The first `name` quoted in backticks in a serde message ("missing field `property`").
+fn backticked(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let length = message[start..].find('`')?;
+    Some(message[start..start + length].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str) -> &'static ToolSpec {
+        find(name).unwrap_or_else(|| panic!("no tool {name}"))
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = TOOLS.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TOOLS.len());
+    }
+
+    #[test]
+    fn every_schema_is_an_object_without_noise() {
+        for spec in TOOLS {
+            let schema = (spec.input_schema)();
+            assert_eq!(schema.get("type"), Some(&json!("object")), "{}", spec.name);
+            assert!(!schema.contains_key("$schema") && !schema.contains_key("title"), "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn missing_parameter_is_named() {
+        let Err(result) = parse_arguments::<DescribePropertyParams>(spec("describe_property"), json!({})) else {
+            panic!("a missing property must be rejected");
+        };
+        assert!(!result.success);
+        assert!(result.message.contains("`property`"), "{}", result.message);
+        assert_eq!(result.data["parameter"], "property");
+        assert_eq!(result.data["error"], "invalid_params");
+        assert!(result.data["accepted"].as_array().is_some_and(|a| a.contains(&json!("source"))), "{}", result.data);
+    }
+
+    #[test]
+    fn wrong_type_names_the_parameter() {
+        let Err(result) = parse_arguments::<FindItemsParams>(spec("find_items"), json!({"selector": "type == 'x'", "limit": "five"})) else {
+            panic!("a string limit must be rejected");
+        };
+        assert_eq!(result.data["parameter"], "limit");
+        assert!(result.message.contains("`limit`"), "{}", result.message);
+    }
+
+    #[test]
+    fn unknown_parameter_is_named() {
+        let Err(result) = parse_arguments::<FindItemsParams>(spec("find_items"), json!({"selector": "type == 'x'", "query": "x"})) else {
+            panic!("an unknown parameter must be rejected");
+        };
+        assert_eq!(result.data["parameter"], "query");
+    }
+
+    #[test]
+    fn unknown_tool_suggests_the_closest() {
+        let registry = Registry::new();
+        let result = call_tool(&registry, Caller::Ai, "describe_shema", json!({}));
+        assert!(!result.success);
+        assert_eq!(result.data["error"], "unknown_tool");
+        assert!(result.message.contains("describe_schema"), "{}", result.message);
+        assert!(!result.message.contains("report_viewport"), "{}", result.message);
+    }
+}
