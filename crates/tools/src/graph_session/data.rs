@@ -352,7 +352,7 @@ impl SessionData {
     }
 }
 
-/// `f(0..n)` on all cores, in order.
+/// `f(0..n)` on all cores, in order; a panic in `f` propagates to the caller.
 pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
     if threads == 1 || n < 2_000 {
@@ -362,7 +362,9 @@ pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
     let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        // A panicked worker panics the caller too: its part of the results is missing, and
+        // results out of line with the items would be worse than no answer.
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
 
@@ -434,4 +436,21 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
         aimdb: base.aimdb.clone(),
         direction: base.direction,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parallel_map;
+
+    #[test]
+    fn parallel_map_keeps_the_order() {
+        assert_eq!(parallel_map(10_000, |i| i * 2), (0..10_000).map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_panicking_worker_panics_the_caller() {
+        // The last item falls to the last worker when the work is split.
+        let outcome = std::panic::catch_unwind(|| parallel_map(10_000, |i| if i == 9_999 { panic!("worker failed") } else { i }));
+        assert!(outcome.is_err(), "a worker's panic became a result");
+    }
 }
