@@ -3,8 +3,8 @@
 //! Build a [`GraphData`] from node ids and `(source, target, weight)` triples, then call the
 //! algorithms; each returns per-node values (indexed like [`GraphData::node_ids`]) plus any
 //! graph-level values. Every algorithm documents which networkx function it reproduces and how
-//! closely; `tests/networkx.rs` checks them on Zachary's karate club, Les Misérables and a random
-//! directed graph, against JSON written by `tests/data/make_expected.py`.
+//! closely; `tests/it/networkx.rs` checks them on Zachary's karate club, Les Misérables and a
+//! random directed graph, against JSON written by `tests/data/make_expected.py`.
 //!
 //! ```
 //! use schemascope_graph::{GraphData, pagerank, PageRankOptions};

@@ -1,6 +1,6 @@
 """Dump Zachary's karate club, Les Misérables and a random directed graph with networkx's results.
 
-Read by ../networkx.rs, so the Rust tests need neither Python nor network.
+Read by ../it/networkx.rs, so the Rust tests need neither Python nor network.
 
 Regenerate from this directory: `python3 make_expected.py` (networkx 3.6, no network needed; both graphs
 are built into networkx). PageRank uses networkx's pure-Python implementation (`_pagerank_python`,

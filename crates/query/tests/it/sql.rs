@@ -2,13 +2,13 @@
 //! aggregation rules per dialect, literals against known values, joins against foreign keys,
 //! the row limit, and the hostile-SQL suite (every statement refused with a reason).
 
-mod common;
-
 use std::sync::OnceLock;
 
 use schemascope_core::Catalog;
 use schemascope_query::{Callables, IssueKind, Location, NoValues, SqlDialect, StaticValues, ValidationReport, check_read_only, validate_sql};
 use schemascope_sources::sql::Database;
+
+use crate::common;
 
 fn chinook() -> Catalog {
     common::chinook_sqlite().catalog().expect("catalog")

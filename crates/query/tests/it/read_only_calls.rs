@@ -3,10 +3,10 @@
 //! resolved as PostgreSQL resolves them, escapes refused, calls through operators, casts,
 //! typed literals and attribute notation, syntax forms, unknown names, and the depth bound.
 
-mod common;
-
 use schemascope_query::sql::{EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH};
 use schemascope_query::{Callables, IssueKind, MAX_CALL_DEPTH, QueryIssue, SqlDialect, check_read_only, check_read_only_within};
+
+use crate::common;
 
 fn postgres() -> Callables {
     let mut c = Callables::new(SqlDialect::Postgres);

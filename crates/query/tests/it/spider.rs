@@ -3,11 +3,11 @@
 //! functions) with zero errors; and PostgreSQL's allow-list refuses none of their calls that
 //! PostgreSQL has.
 
-mod common;
-
 use schemascope_docs::eval::{spider_databases, spider_questions};
 use schemascope_query::{IssueKind, NoValues, check_read_only, validate_sql};
 use schemascope_sources::sql::Database;
+
+use crate::common;
 
 fn read(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/spider").join(name);

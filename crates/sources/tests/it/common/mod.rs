@@ -1,8 +1,6 @@
 //! Shared checks for database sources: a profile computed inside the database must equal the
 //! one the in-memory profiler builds from the same rows.
 
-#![allow(dead_code)]
-
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::property::BinCounter;

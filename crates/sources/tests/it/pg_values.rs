@@ -7,13 +7,13 @@
 //! Objects are made in a schema of their own, dropped at the end. Runs when
 //! `SCHEMASCOPE_TEST_POSTGRES` is set (scripts/test sets it).
 
-mod common;
-
 use postgres::{Client, NoTls, SimpleQueryMessage};
 use schemascope_sources::sql::pushdown::profile_table;
 use schemascope_sources::sql::rows::sample_pool;
 use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue};
 use serde_json::Value;
+
+use crate::common;
 
 /// Literals tried, in order, until one casts to the type.
 const CANDIDATES: &[&str] = &[

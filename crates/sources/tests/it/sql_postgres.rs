@@ -5,12 +5,12 @@
 //! The server's URI comes from `SCHEMASCOPE_TEST_POSTGRES` (set by `scripts/test`). Without it
 //! these tests say so and pass vacuously — run them through `scripts/test`, as CI does.
 
-mod common;
-
 use std::sync::Arc;
 
 use schemascope_sources::sql::{Database, PostgresDatabase};
 use schemascope_sources::{NoProgress, SourceSpec, load};
+
+use crate::common;
 
 fn uri(var: &str) -> Option<String> {
     let uri = std::env::var(var).ok();

@@ -2,14 +2,14 @@
 //! in-memory profiler's on the same rows, histogram bins counted in the database, and writes
 //! refused through every path.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use schemascope_core::{Catalog, TableKind};
 use schemascope_sources::sql::{Database, SqliteDatabase};
 use schemascope_sources::{NoProgress, SourceSpec, load};
+
+use crate::common;
 
 fn chinook() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite")

@@ -4,12 +4,12 @@
 //! validate_sql and check_read_only, on a thread with a tokio worker's 2 MiB stack; queries just
 //! inside the bounds are still validated.
 
-mod common;
-
 use schemascope_core::Catalog;
 use schemascope_query::sql::{MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING};
 use schemascope_query::{Callables, NoValues, SqlDialect, ValidationReport, check_read_only, validate_sql};
 use schemascope_sources::sql::{Database, SqliteDatabase};
+
+use crate::common;
 
 fn chinook() -> Catalog {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");

@@ -6,8 +6,6 @@
 //! PostgreSQL objects are made in a schema of their own, dropped at the end; that part runs when
 //! `SCHEMASCOPE_TEST_POSTGRES` is set (scripts/test sets it).
 
-mod common;
-
 use postgres::{Client, NoTls};
 use schemascope_core::TableInfo;
 use schemascope_core::path::PropertyPath;
@@ -16,6 +14,8 @@ use schemascope_core::profile::numeric::{BinScale, HistogramLayout};
 use schemascope_sources::sql::pushdown::profile_table;
 use schemascope_sources::sql::{Database, PostgresDatabase, SqliteDatabase};
 use serde_json::json;
+
+use crate::common;
 
 const TWO_53: i64 = 1 << 53;
 

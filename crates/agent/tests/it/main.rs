@@ -1,0 +1,4 @@
+//! The agent crate's integration tests, linked as one binary (a module per former test file).
+
+mod graph;
+mod llm_backends;

@@ -1,0 +1,3 @@
+//! The graph crate's integration tests, linked as one binary (a module per former test file).
+
+mod networkx;
