@@ -15,7 +15,7 @@ const TOKEN_VARIABLE: &str = "SCHEMASCOPE_TOKEN";
 #[derive(clap::Args, Clone, Default)]
 pub struct ExposureArgs {
     /// File holding the bearer token clients must send (`Authorization: Bearer <token>`; in a
-    /// browser open /?token=<token> once). Also read from $SCHEMASCOPE_TOKEN. Required to listen
+    /// browser open /?token=TOKEN once). Also read from $SCHEMASCOPE_TOKEN. Required to listen
     /// on a non-loopback address; at least 16 characters and 64 bits (`openssl rand -hex 32`).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,

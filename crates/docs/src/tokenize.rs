@@ -149,7 +149,7 @@ const PROSE_BOILERPLATE: &[&str] = &[
 ];
 
 /// Appends the terms of documentation prose to `out`: [`tokenize_into`] without the
-/// [`PROSE_BOILERPLATE`] words.
+/// `PROSE_BOILERPLATE` words.
 pub fn tokenize_prose_into(text: &str, out: &mut Vec<String>) {
     for_each_part(text, |part| {
         let before = out.len();

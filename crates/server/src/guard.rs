@@ -67,7 +67,7 @@ pub fn token_bits(token: &str) -> f64 {
 
 impl HttpOptions {
     /// Whether these options may serve on `addr`: beyond loopback only with a token, and any
-    /// token given must be at least [`MIN_TOKEN_CHARS`] characters and [`MIN_TOKEN_BITS`] bits.
+    /// token given must be at least `MIN_TOKEN_CHARS` characters and `MIN_TOKEN_BITS` bits.
     pub fn check_address(&self, addr: SocketAddr) -> Result<(), ServerError> {
         if let Some(token) = &self.token {
             if token.trim().is_empty() {

@@ -76,9 +76,9 @@ pub async fn serve_http(
 
 /// Serves MCP over streamable HTTP on an already bound listener until `shutdown` completes.
 ///
-/// Every route sits behind the [`guard`](crate::guard) (Host, Origin, token with backoff, body
-/// limit, timeout), the MCP service behind its [gate](crate::mcp_gate) (JSON-RPC envelope,
-/// session bound), and every connection within the [limits](crate::listen) (header timeout,
+/// Every route sits behind the guard (`guard.rs`) (Host, Origin, token with backoff, body
+/// limit, timeout), the MCP service behind its gate (`mcp_gate.rs`) (JSON-RPC envelope,
+/// session bound), and every connection within the limits (`listen.rs`) (header timeout,
 /// connection bound); a non-loopback listener without a strong token is refused here. On
 /// shutdown every MCP session and open stream is closed, then the server waits a few seconds at
 /// most for connections to finish.

@@ -89,7 +89,7 @@ pub enum ToolError {
     RecordRequired {
         /// What to do, with the records listed.
         message: String,
-        /// The record keys there are (at most [`crate::resolve::MAX_LISTED`]).
+        /// The record keys there are (at most 50, `MAX_LISTED`).
         records: Vec<String>,
     },
     /// A parameter is wrong.

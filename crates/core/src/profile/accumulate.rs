@@ -87,7 +87,7 @@ impl Lengths {
 pub(crate) struct StringStats {
     pub count: u64,
     pub values: StringCounts,
-    /// Lengths (in characters) of the strings longer than [`MAX_KEY_LEN`] bytes, which are
+    /// Lengths (in characters) of the strings longer than `MAX_KEY_LEN` bytes, which are
     /// counted under a shortened key. The others are measured once per distinct value when the
     /// profile is finished, not once per occurrence.
     pub long: Lengths,
@@ -221,7 +221,7 @@ impl ValueStats {
 }
 
 /// The key under which `value` is counted among a property's values: the value itself, or for
-/// one longer than 256 bytes, the shortened key of [`long_string_key`]. Sources that count values
+/// one longer than 256 bytes, the shortened key of `long_string_key`. Sources that count values
 /// elsewhere (a database) report them under the same keys.
 pub fn value_key(value: &str) -> std::borrow::Cow<'_, str> {
     if value.len() <= MAX_KEY_LEN { std::borrow::Cow::Borrowed(value) } else { std::borrow::Cow::Owned(long_string_key(value).into()) }
@@ -240,8 +240,8 @@ pub(crate) fn long_string_key(value: &str) -> Box<str> {
 }
 
 /// The start of the string and its true length in characters, when `key` is the key of an
-/// over-long string (see [`long_string_key`]); `None` for a value counted as itself. Real values
-/// are counted as themselves only up to [`MAX_KEY_LEN`] bytes and every long key is longer, so a
+/// over-long string (see `long_string_key`); `None` for a value counted as itself. Real values
+/// are counted as themselves only up to `MAX_KEY_LEN` bytes and every long key is longer, so a
 /// value that merely looks like a long key is never taken for one.
 pub fn long_key_parts(key: &str) -> Option<(&str, u64)> {
     if key.len() <= MAX_KEY_LEN {

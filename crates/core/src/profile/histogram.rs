@@ -130,14 +130,14 @@ impl HistogramLayout {
     }
 
     /// The automatic layout: the Freedman–Diaconis bin count on round edges, on the scale
-    /// [`Self::scaled`] picks.
+    /// `Self::scaled` picks.
     pub fn automatic(count: u64, min: f64, max: f64, quartiles: [f64; 2], integers: bool) -> Option<Self> {
         let bins = auto_bins_for(count, min, max, quartiles[0], quartiles[1]);
         let linear = Self::round(min, max, bins, integers)?;
         Some(linear.scaled(min, max, quartiles, bins, false))
     }
 
-    /// Exactly `bins` bins (as [`Self::new`] counts them), on the scale [`Self::scaled`] picks:
+    /// Exactly `bins` bins (as [`Self::new`] counts them), on the scale `Self::scaled` picks:
     /// asking for a bin count does not turn skewed data's log-scale bins into equal-width ones.
     pub fn with_bins(min: f64, max: f64, quartiles: [f64; 2], bins: usize, integers: bool) -> Option<Self> {
         let bins = bins.clamp(1, MAX_BINS);

@@ -46,7 +46,7 @@ pub use crate::figure::percent;
 const COUNT_UP_TO: usize = 1 << 14;
 
 /// Each distinct value of `values` with its count, or `None` once there are more than
-/// [`COUNT_UP_TO`] distinct ones.
+/// `COUNT_UP_TO` distinct ones.
 fn count_few<'a>(values: impl IntoIterator<Item = &'a f64>) -> Option<Vec<(f64, u64)>> {
     use std::hash::BuildHasher;
     let hash = |bits: u64| super::string_counts::hasher().hash_one(bits);
@@ -83,7 +83,7 @@ pub struct ValueRuns {
 impl ValueRuns {
     /// Runs of `values` in any order. Values that repeat a few thousand distinct ones (levels,
     /// prices, percentages) are counted in a table small enough to stay in cache and only the
-    /// distinct ones are sorted; past [`COUNT_UP_TO`] distinct values, sorting them all is cheaper.
+    /// distinct ones are sorted; past `COUNT_UP_TO` distinct values, sorting them all is cheaper.
     pub fn from_values(values: Vec<f64>) -> Self {
         Self::from_parts(vec![values])
     }

@@ -43,7 +43,7 @@ pub enum ValueClass {
     /// Booleans.
     Boolean,
     /// PostgreSQL `json`, `jsonb` and arrays: documents, read as `execute_query` reads them and
-    /// profiled from their values ([`super::json_columns`]).
+    /// profiled from their values (`sql/json_columns.rs`).
     Json,
     /// Everything else, shown as its text form (the type's output, as `psql` shows it).
     Text,

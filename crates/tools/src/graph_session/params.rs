@@ -169,7 +169,7 @@ pub struct SetLayoutParams {
     #[serde(rename = "type")]
     pub layout_type: LayoutType,
     /// Layout options: forceDirected {iterations, seed, tolerance}; circular {radius}; random
-    /// {seed, size}; spiral/grid {spacing}; shell {shells: [counts], spacing}; fixed {x, y, z
+    /// {seed, size}; spiral/grid {spacing}; shell {shells: \[counts\], spacing}; fixed {x, y, z
     /// property paths}.
     #[serde(default)]
     pub options: Value,
