@@ -28,6 +28,7 @@ pub mod sample;
 pub mod selector;
 pub mod suggest;
 pub mod summary;
+pub mod sync;
 pub mod text;
 pub mod tokens;
 pub mod validate;

@@ -150,7 +150,7 @@ pub fn find_items(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
     });
     let evaluated = evaluated.load(Relaxed);
     if let Some((halt, item)) = outcomes.iter().find_map(|(_, _, halt)| halt.clone()) {
