@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use schemascope_core::cancel::Cancel;
 use schemascope_core::selector::{Halt, Selector};
-use schemascope_core::selector_columns::{PathColumn, evaluate};
+use schemascope_core::selector::columns::{PathColumn, evaluate};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

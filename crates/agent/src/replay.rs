@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+use schemascope_core::sync::{joined_in_drop, lock};
 use serde_json::{Value, json};
 
 /// One scripted answer.
@@ -71,9 +72,7 @@ impl ReplayServer {
                 let path = request.url().to_string();
                 let headers =
                     request.headers().iter().map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string())).collect();
-                if let Ok(mut log) = log.lock() {
-                    log.push(Received { path: path.clone(), headers, body: body.clone() });
-                }
+                lock(&log).push(Received { path: path.clone(), headers, body: body.clone() });
                 let anthropic = path.ends_with("/messages");
                 let model = body.get("model").cloned().unwrap_or(Value::Null);
                 let (status, payload) = match script.next() {
@@ -104,7 +103,7 @@ impl ReplayServer {
 
     /// Every request received so far.
     pub fn received(&self) -> Vec<Received> {
-        self.received.lock().map(|r| r.clone()).unwrap_or_default()
+        lock(&self.received).clone()
     }
 }
 
@@ -112,7 +111,7 @@ impl Drop for ReplayServer {
     fn drop(&mut self) {
         self.server.unblock();
         if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+            joined_in_drop(handle.join());
         }
     }
 }
@@ -217,7 +216,7 @@ impl Drop for RawServer {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+            joined_in_drop(handle.join());
         }
     }
 }

@@ -333,12 +333,14 @@ impl Collection {
         let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
             return self.profile.get_or_init(|| ProfileBuilder::new().finish(0));
         };
-        let _computing = self.computing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The lock guards no data, it only serialises the computation: one that panicked set
+        // nothing, so the next caller computes again.
+        let _computing = crate::sync::lock(&self.computing);
         if let Some(profile) = self.profile.get() {
             return profile;
         }
         let result = deferred.compute(table);
-        let mut error = self.profile_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut error = crate::sync::lock(&self.profile_error);
         match result {
             Ok(profile) => {
                 *error = None;
@@ -368,7 +370,7 @@ impl Collection {
 
     /// Why a table's profile could not be computed, if it could not.
     pub fn profile_error(&self) -> Option<String> {
-        self.profile_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        crate::sync::lock(&self.profile_error).clone()
     }
 
     /// The item at `index`.

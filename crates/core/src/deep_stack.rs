@@ -21,10 +21,7 @@ pub fn on_deep_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, Stri
             .stack_size(DEEP_STACK_BYTES)
             .spawn_scoped(scope, move || crate::cancel::with(&cancel, work))
             .map_err(|e| format!("could not start a thread for deeply nested input: {e}"))?;
-        match handle.join() {
-            Ok(value) => Ok(value),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        Ok(crate::sync::joined(handle.join()))
     })
 }
 

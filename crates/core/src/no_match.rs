@@ -15,9 +15,8 @@ use unicode_normalization::char::is_combining_mark;
 use crate::PropertyPath;
 use crate::collection::Collection;
 use crate::display::code;
-use crate::fast_selector::V;
-use crate::selector::Selector;
-use crate::selector_columns::{FieldPath, PathColumn};
+use crate::selector::columns::{FieldPath, PathColumn};
+use crate::selector::{Selector, V};
 use crate::suggest::closest;
 
 /// Most value variants one hint lists.

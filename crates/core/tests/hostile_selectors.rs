@@ -5,12 +5,13 @@
 use schemascope_core::cancel::{self, Cancel};
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::selector::{MAX_SELECTOR_BYTES, MAX_SELECTOR_DEPTH, Selector, find_items};
+use schemascope_core::sync;
 use schemascope_core::{Collection, CollectionKind, CoreError, OwnedItem};
 use serde_json::json;
 
 /// Runs `work` on a thread with a 2 MiB stack, as tokio's workers and blocking threads have.
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join().expect("no panic"))
+    std::thread::scope(|scope| sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join()))
 }
 
 fn refusal(text: &str) -> String {
@@ -140,7 +141,7 @@ fn a_cancelled_call_stops_between_items_and_says_how_far_it_got() {
         let run = scope.spawn(|| cancel::with(&token, || find_items(&heavy, &[], &slow, 5, &DisplayLimits::default())));
         std::thread::sleep(std::time::Duration::from_millis(200));
         token.cancel_because("the client cancelled the request");
-        run.join().expect("no panic")
+        sync::joined(run.join())
     })
     .expect_err("cancelled");
     let CoreError::Cancelled { reason, done } = &error else { panic!("{error}") };

@@ -106,19 +106,25 @@ fn throughput_threads(index: &Bm25Index, queries: &[Vec<String>], rounds: usize,
     let per_thread = rounds.div_ceil(threads);
     let start = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut scratch = Scratch::new();
-                let mut out: Vec<Hit> = Vec::with_capacity(TOP);
-                let mut checksum = 0usize;
-                for _ in 0..per_thread {
-                    for q in queries {
-                        index.top_k(q, TOP, &mut scratch, &mut out);
-                        checksum += out.len();
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut scratch = Scratch::new();
+                    let mut out: Vec<Hit> = Vec::with_capacity(TOP);
+                    let mut checksum = 0usize;
+                    for _ in 0..per_thread {
+                        for q in queries {
+                            index.top_k(q, TOP, &mut scratch, &mut out);
+                            checksum += out.len();
+                        }
                     }
-                }
-                std::hint::black_box(checksum);
-            });
+                    std::hint::black_box(checksum);
+                })
+            })
+            .collect();
+        // Joined here so a worker's panic reaches the caller with its own message.
+        for worker in workers {
+            schemascope_core::sync::joined(worker.join());
         }
     });
     (per_thread * threads * queries.len()) as f64 / start.elapsed().as_secs_f64()

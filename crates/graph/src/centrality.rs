@@ -59,7 +59,9 @@ fn sum_over_sources<S>(n: usize, scratch: impl Fn() -> S + Sync, add: impl Fn(&m
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("betweenness worker panicked")).collect()
+        // A worker's panic is resumed with its own payload (the workspace's policy, stated in
+        // schemascope_core::sync, which this crate does not depend on).
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     });
     let mut totals = vec![0.0; n];
     for part in partials {
@@ -120,7 +122,8 @@ pub fn closeness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("closeness worker panicked")).collect()
+        // A worker's panic is resumed with its own payload, as above.
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
 

@@ -98,7 +98,7 @@ fn assemble(
     let (profile, mut items) = std::thread::scope(|scope| {
         let index = scope.spawn(entries);
         let profile = builder.finish(count);
-        (profile, index.join().unwrap_or_default())
+        (profile, schemascope_core::sync::joined(index.join()))
     });
     disambiguate_ids(&text, &mut items, ids_known_unique(&profile), warnings);
     Collection::new(name, CollectionKind::Documents, text, items, profile)
@@ -167,7 +167,7 @@ pub fn load_document_array(
                 })
             })
             .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
     });
     let mut builder = ProfileBuilder::new();
     let mut ids_in = Vec::with_capacity(spans.len());

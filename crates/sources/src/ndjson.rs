@@ -166,7 +166,7 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = ranges.into_iter().map(|r| scope.spawn(move || scan_slice(text, r, handler, progress))).collect();
-            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
         })
     };
     let mut merged = ScanResult { items: Vec::new(), builder: handler.builder(), warnings: Vec::new() };

@@ -80,7 +80,7 @@ fn check_utf8(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
                     scope.spawn(move || std::str::from_utf8(part).map(|_| ()).map_err(|e| start + e.valid_up_to()))
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or(Err(0))).collect()
+            handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
         })
     };
     match checks.into_iter().find(Result::is_err) {
@@ -186,7 +186,7 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
                 scope.spawn(move || file.read_exact_at(part, (i * chunk) as u64))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("reader thread panicked")))).collect()
+        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
     });
     for result in results {
         result.map_err(|e| match e.kind() {

@@ -12,6 +12,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use schemascope_core::sync::{joined, lock};
 use schemascope_sources::aimdb::{AimxClient, Protocol};
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::*;
@@ -62,11 +63,20 @@ fn kinds() -> Vec<Kind> {
     kinds
 }
 
+/// The fixture's stdin and stdout.
+struct Pipe {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
 /// A running fixture; dropping it stops the process.
 struct Instance {
     child: Child,
-    stdin: Mutex<ChildStdin>,
-    stdout: Mutex<BufReader<ChildStdout>>,
+    /// Both ends of the fixture's stdin/stdout protocol under one lock, so that a command and
+    /// its answer are one critical section: two threads' exchanges cannot interleave (one reading
+    /// the other's answer), and one cut short by a panic leaves a broken pipe, never a pipe one
+    /// answer out of step.
+    pipe: Mutex<Pipe>,
     socket: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -86,16 +96,18 @@ impl Instance {
         let mut line = String::new();
         stdout.read_line(&mut line).expect("reads");
         assert_eq!(line.trim(), "ready", "the fixture did not come up");
-        Self { child, stdin: Mutex::new(stdin), stdout: Mutex::new(stdout), socket, _dir: dir }
+        Self { child, pipe: Mutex::new(Pipe { stdin, stdout }), socket, _dir: dir }
     }
 
     /// Produces `value` in record `key` through the instance's own API.
     fn produce(&self, key: &str, value: &Value) {
-        let mut stdin = self.stdin.lock().expect("stdin");
-        writeln!(stdin, "produce {key} {value}").expect("writes");
-        stdin.flush().expect("flushes");
         let mut answer = String::new();
-        self.stdout.lock().expect("stdout").read_line(&mut answer).expect("reads");
+        {
+            let mut pipe = lock(&self.pipe);
+            writeln!(pipe.stdin, "produce {key} {value}").expect("writes");
+            pipe.stdin.flush().expect("flushes");
+            pipe.stdout.read_line(&mut answer).expect("reads");
+        }
         assert_eq!(answer.trim(), "ok", "producing {value} in {key}");
     }
 
@@ -179,7 +191,7 @@ fn seed_fields(kind: Kind) {
         // values come while query_schema samples.
         assert_eq!(sources["sources"][0]["warnings"].as_array().map(Vec::len), Some(2), "{sources}");
         std::thread::scope(|scope| {
-            scope.spawn(|| {
+            let producer = scope.spawn(|| {
                 std::thread::sleep(Duration::from_millis(300));
                 instance.produce(TEMPERATURE, &json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}));
             });
@@ -193,6 +205,7 @@ fn seed_fields(kind: Kind) {
                     ..Default::default()
                 },
             ));
+            joined(producer.join());
             assert_eq!((data["sampling"]["current"].as_bool(), data["sampling"]["produced_in_window"].as_u64()), (Some(false), Some(1)), "{data}");
         });
     }
@@ -275,7 +288,7 @@ fn merged_schema(kind: Kind) {
             ..Default::default()
         },
     ));
-    producer.join().expect("producer");
+    joined(producer.join());
     assert_eq!(data["record_name"], OUTDOOR);
     assert_eq!(data["type_name"], OUTDOOR_TYPE);
     assert_eq!(data["values_merged"], expected, "{data}");

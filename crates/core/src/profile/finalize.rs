@@ -3,7 +3,6 @@
 //! The work per path is independent (sorting a million numbers, ranking a million strings), so
 //! paths are finalised on all cores and the tree is reassembled afterwards.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -15,6 +14,7 @@ use super::model::*;
 use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
 use super::path_limit::PathLimit;
 use crate::path::PropertyPath;
+use crate::sync::lock;
 
 struct Pending {
     path: PropertyPath,
@@ -74,37 +74,23 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool, mut 
     let mut shapes = Vec::new();
     flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes, &mut path_limit);
 
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(pending.len().max(1));
-
     // Heaviest paths first, handed out one at a time to whichever thread is free.
     let mut order: Vec<(usize, u64)> = pending.iter().map(Pending::cost).enumerate().collect();
     order.sort_by_key(|o| std::cmp::Reverse(o.1));
     let work: Vec<Mutex<Option<Pending>>> = pending.into_iter().map(|p| Mutex::new(Some(p))).collect();
-    let next = AtomicUsize::new(0);
-    let done: Vec<Mutex<Option<PropertyProfile>>> = work.iter().map(|_| Mutex::new(None)).collect();
-    let worker = || {
-        loop {
-            let turn = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(index, _)) = order.get(turn) else { break };
-            let job = work[index].lock().ok().and_then(|mut slot| slot.take());
-            if let Some(job) = job {
-                let profile = finalize(job);
-                if let Ok(mut slot) = done[index].lock() {
-                    *slot = Some(profile);
-                }
-            }
+    // Turn `t` finishes the path `order[t]` names. Each job is taken from its slot once, whole,
+    // so a panic on another path leaves every slot valid (and reaches the caller).
+    let finished = crate::parallel::on_all_cores(order.len(), |turn| {
+        let &(index, _) = order.get(turn)?;
+        let job = lock(work.get(index)?).take()?;
+        Some((index, finalize(job)))
+    });
+    let mut slots: Vec<Option<PropertyProfile>> = (0..work.len()).map(|_| None).collect();
+    for (index, profile) in finished.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(index) {
+            *slot = Some(profile);
         }
-    };
-    if threads <= 1 {
-        worker();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(worker);
-            }
-        });
     }
-    let slots: Vec<Option<PropertyProfile>> = done.into_iter().map(|m| m.into_inner().ok().flatten()).collect();
     let profiles: Vec<PropertyProfile> = slots.into_iter().flatten().collect();
     let mut profiles = profiles.into_iter();
     let mut shapes = shapes.iter();

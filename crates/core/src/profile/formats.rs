@@ -155,7 +155,7 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = entries.chunks(entries.len().div_ceil(threads)).map(|part| scope.spawn(move || tally(part).0)).collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
     });
     let mut counts: Vec<(StringFormat, u64)> = Vec::new();
     for (format, n) in parts.into_iter().flatten() {

@@ -6,7 +6,9 @@
 use schemascope_docs::parse::parse_docs;
 
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join().expect("no panic"))
+    std::thread::scope(|scope| {
+        schemascope_core::sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join())
+    })
 }
 
 #[test]

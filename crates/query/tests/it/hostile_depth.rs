@@ -18,7 +18,9 @@ fn chinook() -> Catalog {
 
 /// Runs `work` on a thread with a 2 MiB stack, as tokio's workers and blocking threads have.
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join().expect("no panic"))
+    std::thread::scope(|scope| {
+        schemascope_core::sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join())
+    })
 }
 
 /// The engine's allow-list of callables for `dialect`.

@@ -8,10 +8,11 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use schemascope_core::sync::lock;
 use serde_json::{Value, json};
 
 use super::wire::Protocol;
@@ -70,10 +71,6 @@ pub struct FakeAimdb {
     accept: Option<JoinHandle<()>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl FakeAimdb {
     /// Serves `records` at `path` in `protocol`'s wire.
     pub fn start(path: &Path, protocol: Protocol, behaviour: Behaviour, records: Vec<FakeRecord>) -> std::io::Result<Self> {
@@ -121,7 +118,7 @@ impl Drop for FakeAimdb {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(accept) = self.accept.take() {
-            let _ = accept.join();
+            schemascope_core::sync::joined_in_drop(accept.join());
         }
         let _ = std::fs::remove_file(&self.path);
     }

@@ -82,9 +82,10 @@ impl Drop for Feed {
         self.stop.store(true, Ordering::SeqCst);
         for thread in self.threads.drain(..) {
             // The feed's own callback may hold the last owner of the feed; a thread cannot join
-            // itself, and it ends on its own once it sees the flag.
+            // itself, and it ends on its own once it sees the flag. A thread that panicked (in a
+            // callback) is resumed here (schemascope_core::sync's policy).
             if thread.thread().id() != std::thread::current().id() {
-                let _ = thread.join();
+                schemascope_core::sync::joined_in_drop(thread.join());
             }
         }
     }

@@ -6,6 +6,8 @@
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use schemascope_core::sync;
+
 /// Connections one source opens at most: one per core, at least 2 (so that a quick query gets
 /// through beside a slow one even on one core) and at most 4 (each holds its own page cache,
 /// and a statement uses one core).
@@ -55,16 +57,27 @@ impl<C> Drop for Lease<'_, C> {
     }
 }
 
+/// A connection counted as open before it is: dropped (the opening failed or panicked), it
+/// gives its count back and wakes a waiter.
+struct Reserved<'a, C>(&'a Pool<C>);
+
+impl<C> Drop for Reserved<'_, C> {
+    fn drop(&mut self) {
+        self.0.lock().open -= 1;
+        self.0.freed.notify_one();
+    }
+}
+
 impl<C> Pool<C> {
     /// A pool holding `first` (already open), opening up to `max` in all.
     pub(crate) fn new(first: C, max: usize) -> Self {
         Self { state: Mutex::new(State { idle: vec![first], open: 1 }), freed: Condvar::new(), max: max.max(1) }
     }
 
-    /// The state, also after a panic elsewhere: it holds only connections and a count, which a
-    /// panic cannot leave half-changed.
+    /// The state, also after a panic elsewhere: it holds only connections and a count, each
+    /// changed in one step, which a panic cannot leave half-done.
     fn lock(&self) -> MutexGuard<'_, State<C>> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        sync::lock(&self.state)
     }
 
     /// A free connection, opening one with `open` when none is free and fewer than `max` are
@@ -79,26 +92,28 @@ impl<C> Pool<C> {
             if state.open < self.max {
                 state.open += 1;
                 drop(state);
+                // Counted before it is opened (outside the lock): should `open` fail or panic,
+                // the reservation gives the count back, so no slot is lost for good.
+                let reserved = Reserved(self);
                 return match open() {
-                    Ok(connection) => Ok(Lease { pool: self, connection: Some(connection) }),
-                    Err(e) => {
-                        self.lock().open -= 1;
-                        self.freed.notify_one();
-                        Err(Some(e))
+                    Ok(connection) => {
+                        std::mem::forget(reserved);
+                        Ok(Lease { pool: self, connection: Some(connection) })
                     }
+                    Err(e) => Err(Some(e)),
                 };
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(None);
             }
-            state = self.freed.wait_timeout(state, left).map(|(s, _)| s).unwrap_or_else(|e| e.into_inner().0);
+            state = sync::wait_timeout(&self.freed, state, left).0;
         }
     }
 
     /// Every connection, taken out (no lease can be out: leases borrow the pool).
     pub(crate) fn drain(&mut self) -> Vec<C> {
-        std::mem::take(&mut self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).idle)
+        std::mem::take(&mut sync::get_mut(&mut self.state).idle)
     }
 
     /// The most connections this pool opens.
@@ -124,5 +139,15 @@ mod tests {
         drop(second);
         let failed = pool.acquire::<&str>(Duration::ZERO, || Err("cannot open"));
         assert!(failed.is_ok(), "an idle connection is taken before opening");
+    }
+
+    #[test]
+    fn an_open_that_fails_or_panics_gives_its_slot_back() {
+        let pool = Pool::new(0u32, 2);
+        let _first = pool.acquire::<()>(Duration::ZERO, || Ok(99)).expect("the first connection");
+        assert!(matches!(pool.acquire(Duration::ZERO, || Err("cannot open")), Err(Some("cannot open"))));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.acquire::<()>(Duration::ZERO, || panic!("open panicked"))));
+        assert!(panicked.is_err(), "the panic reaches the caller");
+        assert_eq!(*pool.acquire::<()>(Duration::ZERO, || Ok(2)).expect("the slot is free again"), 2);
     }
 }

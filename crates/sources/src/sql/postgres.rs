@@ -14,6 +14,7 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls};
+use schemascope_core::sync::{joined, joined_in_drop, lock};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
 use schemascope_query::{Callables, check_read_only_within};
@@ -63,8 +64,11 @@ impl Drop for PostgresDatabase {
     fn drop(&mut self) {
         let open: Vec<Connected> = self.connections.drain().into_iter().flatten().collect();
         if !open.is_empty() {
-            // A close that fails (or panics) has nothing left to tell anyone.
-            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open)).map(|t| t.join());
+            // A thread that cannot be started leaves nothing to close on; a close that panics
+            // is resumed here (schemascope_core::sync's policy).
+            if let Ok(closing) = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open)) {
+                joined_in_drop(closing.join());
+            }
         }
     }
 }
@@ -175,16 +179,13 @@ impl PostgresDatabase {
             message: format!("cannot read which functions may run from the server's catalog: {}", self.error(&e, STATEMENT_TIMEOUT_MS)),
         })?;
         let loaded = Arc::new(loaded);
-        if let Ok(mut list) = self.allow_list.lock() {
-            *list = Some((Arc::clone(&loaded), std::time::Instant::now()));
-        }
+        *lock(&self.allow_list) = Some((Arc::clone(&loaded), std::time::Instant::now()));
         Ok(loaded)
     }
 
     /// The shared allow-list, unless it is older than [`ALLOW_LIST_MAX_AGE`].
     fn current_allow_list(&self) -> Option<Arc<Callables>> {
-        let list = self.allow_list.lock().ok()?;
-        list.as_ref().filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE).map(|(callables, _)| Arc::clone(callables))
+        lock(&self.allow_list).as_ref().filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE).map(|(callables, _)| Arc::clone(callables))
     }
 
     /// A slot of the pool, waiting for a free one at most `timeout_ms` (the statement's own
@@ -297,7 +298,7 @@ fn cancelled_with_the_call<T>(token: &postgres::CancelToken, statement: impl FnO
     let result = statement();
     drop(ended);
     if let Ok(watcher) = watcher {
-        let _ = watcher.join();
+        joined(watcher.join());
     }
     result
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value as Bound, ValueRef};
 use rusqlite::{Connection, OpenFlags};
+use schemascope_core::sync::lock;
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
@@ -108,8 +109,7 @@ fn connect(path: &Path, allowed: Option<&Arc<FunctionNames>>) -> Result<(Pooled,
     connection.progress_handler(
         PROGRESS_STEPS,
         Some(move || {
-            epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)
-                || flag.lock().ok().and_then(|f| f.as_ref().map(|f| f.load(Ordering::Relaxed))).unwrap_or(false)
+            epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed) || lock(&flag).as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
         }),
     )?;
     let (listed, allowed) = match allowed {
@@ -366,9 +366,8 @@ impl Database for SqliteDatabase {
         let bound: Vec<Bound> = params.iter().map(bind).collect();
         let cancel = schemascope_core::cancel::current();
         cancel.check()?;
-        if let Ok(mut slot) = pooled.cancelled.lock() {
-            *slot = Some(cancel.flag());
-        }
+        // The slot is replaced whole (the policy of schemascope_core::sync).
+        *lock(&pooled.cancelled) = Some(cancel.flag());
         pooled.deadline_ms.store(deadline, Ordering::Relaxed);
         pooled.gate.running(true);
         let mut budget = Budget::new(caps);
@@ -387,9 +386,7 @@ impl Database for SqliteDatabase {
             Ok((out, None))
         })();
         pooled.deadline_ms.store(u64::MAX, Ordering::Relaxed);
-        if let Ok(mut slot) = pooled.cancelled.lock() {
-            *slot = None;
-        }
+        *lock(&pooled.cancelled) = None;
         pooled.gate.running(false);
         // Interrupted because the call was cancelled: that call's error, not a timeout's.
         if result.is_err() && cancel.is_cancelled() {

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use schemascope_core::sync::lock;
 use schemascope_query::{Callables, SqlDialect};
 
 /// The engine's flag for functions that must not run from triggers, views or schema code:
@@ -80,7 +81,7 @@ pub(crate) struct Gate {
 impl Gate {
     /// What was last denied, taken.
     pub(crate) fn denied(&self) -> Option<String> {
-        self.denied.lock().ok().and_then(|mut d| d.take())
+        lock(&self.denied).take()
     }
 
     /// Marks the connection's statement as running (or done).
@@ -104,9 +105,7 @@ pub(crate) fn install(connection: &mut Connection, allowed: Arc<HashSet<String>>
             AuthAction::Attach { .. } => "ATTACH".to_string(),
             other => format!("{other:?}"),
         };
-        if let Ok(mut slot) = state.denied.lock() {
-            *slot = Some(refusal);
-        }
+        *lock(&state.denied) = Some(refusal);
         Authorization::Deny
     }))?;
     Ok(gate)

@@ -11,6 +11,8 @@
 
 use std::sync::Mutex;
 
+use schemascope_core::sync::lock;
+
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::{Connection, Error};
@@ -52,7 +54,9 @@ pub(crate) fn install(connection: &Connection) -> rusqlite::Result<()> {
                     .into(),
                 ));
             }
-            let engine = engine.lock().map_err(|_| Error::UserFunctionError(format!("{name}(): the evaluator is unusable").into()))?;
+            // Each call runs one whole statement on the engine, and a statement dropped while
+            // unwinding is reset: a call that panicked leaves the engine as usable as before.
+            let engine = lock(&engine);
             let mut statement = engine.prepare_cached(&sql)?;
             let values: Vec<ToSqlOutput<'_>> = (0..context.len()).map(|i| ToSqlOutput::Borrowed(context.get_raw(i))).collect();
             statement.query_row(rusqlite::params_from_iter(values.iter()), |row| row.get::<_, Value>(0))

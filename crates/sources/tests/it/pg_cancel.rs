@@ -46,7 +46,7 @@ fn a_statement_cancelled_by_another_session_says_so_and_is_not_a_timeout() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(cancelled, "the statement was seen running and cancelled");
-    let error = running.join().expect("the statement's thread").expect_err("cancelled");
+    let error = schemascope_core::sync::joined(running.join()).expect_err("cancelled");
     let text = error.to_string();
     assert!(!matches!(error, SourceError::Timeout { .. }), "{text}");
     assert!(text.contains("canceling statement due to user request"), "{text}");
@@ -101,7 +101,7 @@ fn a_cancelled_call_cancels_its_statement_and_a_slow_one_holds_up_no_other() {
     assert_eq!(other.rows[0][0].to_json(), serde_json::json!(42));
     assert!(!running.is_finished(), "the first statement was still running");
     token.cancel_because("the client went away");
-    let error = running.join().expect("the statement's thread").expect_err("cancelled");
+    let error = schemascope_core::sync::joined(running.join()).expect_err("cancelled");
     assert!(matches!(error, SourceError::Cancelled(_)), "{error}");
     assert!(error.to_string().contains("the client went away"), "{error}");
     let still = admin

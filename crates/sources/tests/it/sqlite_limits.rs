@@ -101,7 +101,7 @@ fn a_slow_statement_does_not_hold_up_the_other_queries() {
         assert_eq!(genres(&db), 25);
     }
     assert!(!slow.is_finished(), "the quick queries were answered while the slow one still ran (it ends only at its deadline)");
-    let error = slow.join().expect("the slow statement's thread").expect_err("stopped at its deadline");
+    let error = schemascope_core::sync::joined(slow.join()).expect_err("stopped at its deadline");
     assert!(matches!(error, SourceError::Timeout { timeout_ms: 5_000, .. }), "{error}");
     assert!(error.to_string().contains("statement timeout"), "{error}");
 }

@@ -2,7 +2,7 @@
 //! items under `algorithmResults.<namespace>.<type>.<name>`, so one selector root — the item's
 //! data plus `algorithmResults` — serves counting, styling and rendering, and describe_schema
 //! sees the new properties. Selector matches, the property columns fast selectors read (see
-//! `schemascope_core::selector_columns`) and parsed items are cached per data version.
+//! `schemascope_core::selector::columns`) and parsed items are cached per data version.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::sync::atomic::Ordering::Relaxed;
 
 use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
-use schemascope_core::selector_columns::{self, FieldPath, PathColumn};
+use schemascope_core::selector::columns::{FieldPath, PathColumn};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
 use schemascope_session::style::{ElementKind, StyleRule};
@@ -242,7 +242,7 @@ impl SessionData {
             paths.iter().flatten().filter_map(|p| cache.get(&(slot(kind), p.clone())).map(|c| (p.clone(), c.clone()))).collect()
         };
         let inputs: Vec<Vec<&PathColumn>> = paths.iter().map(|ps| ps.iter().filter_map(|p| columns.get(p).map(|c| &**c)).collect()).collect();
-        let answers = selector_columns::evaluate(selectors, &inputs, collection.len());
+        let answers = schemascope_core::selector::columns::evaluate(selectors, &inputs, collection.len());
         let cancel = schemascope_core::cancel::current();
         let mut found = HashMap::new();
         for (selector, answers) in selectors.iter().zip(answers) {

@@ -12,7 +12,7 @@
 //!    without recursion; a tree deeper than [`MAX_SELECTOR_DEPTH`] (a chain of 200 `!`, or of
 //!    200 `||`) is refused and dropped on that same thread.
 //!
-//! Every tree a [`crate::selector::Selector`] holds is therefore at most [`MAX_SELECTOR_DEPTH`]
+//! Every tree a [`super::Selector`] holds is therefore at most [`MAX_SELECTOR_DEPTH`]
 //! deep, which every recursive walk of it relies on.
 
 use jmespath::ast::Ast;

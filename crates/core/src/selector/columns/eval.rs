@@ -2,9 +2,12 @@
 
 use jmespath::ast::Comparator;
 
-use super::{CHUNK_ROWS, Cell, ChunkCells, ColumnRow, PathColumn, chunk_rows, on_all_cores};
-use crate::fast_selector::{Fast, Row, Step, V, compare, contains, float_eq, truthy};
-use crate::selector::Selector;
+use super::{CHUNK_ROWS, ColumnRow, PathColumn, chunk_rows};
+use crate::parallel::on_all_cores;
+use crate::selector::fast::Fast;
+use crate::selector::parse::Selector;
+use crate::selector::semantics::{compare, contains, float_eq, truthy};
+use crate::selector::value::{Cell, ChunkCells, Row, Step, V};
 
 impl ChunkCells {
     /// Whether the cell at `offset` is truthy.

@@ -8,13 +8,12 @@
 mod eval;
 mod read;
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde_json::Value;
 
-use crate::fast_selector::{Row, Step, V, walk};
+use crate::parallel::on_all_cores;
+use crate::selector::value::{Cell, ChunkCells, Row, Step, V, walk};
 
+pub use crate::selector::value::FieldPath;
 pub use eval::evaluate;
 use read::{FieldTree, build_chunk};
 
@@ -22,69 +21,7 @@ use read::{FieldTree, build_chunk};
 const CHUNK_SHIFT: u32 = 12;
 const CHUNK_ROWS: usize = 1 << CHUNK_SHIFT;
 
-/// The object fields a column holds, from the item's root (`["metrics", "latency"]`); a
-/// selector path's index steps (`tags[0]`) are applied to the column's values when it is read.
-pub type FieldPath = Vec<String>;
-
-/// One item's value at a path: scalars inline, strings and containers in the chunk's arenas.
-#[derive(Debug, Clone, Copy)]
-enum Cell {
-    Null,
-    Bool(bool),
-    Num(f64),
-    Str {
-        at: u32,
-        len: u32,
-    },
-    Container(u32),
-    /// An array of scalars and containers: `len` cells from `at` in the chunk's `elements`, so
-    /// the usual small arrays (`tags`) cost no allocation per item.
-    List {
-        at: u32,
-        len: u32,
-    },
-}
-
-/// One chunk of one column.
-#[derive(Debug, Default)]
-struct ChunkCells {
-    cells: Vec<Cell>,
-    text: String,
-    containers: Vec<Value>,
-    elements: Vec<Cell>,
-}
-
-/// An array held as cells, as a selector sees it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ListView<'a> {
-    chunk: &'a ChunkCells,
-    at: usize,
-    len: usize,
-}
-
-impl<'a> ListView<'a> {
-    /// How many elements.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether it has no elements.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Element `i` (null past the end).
-    pub(crate) fn get(&self, i: usize) -> V<'a> {
-        if i >= self.len { V::Null } else { self.chunk.cell_view(self.chunk.elements.get(self.at + i)) }
-    }
-
-    /// The element a JMESPath index names (negative from the end).
-    fn index(&self, i: i32) -> Option<V<'a>> {
-        let i = if i >= 0 { usize::try_from(i).ok()? } else { self.len.checked_sub(i.unsigned_abs() as usize)? };
-        (i < self.len).then(|| self.get(i))
-    }
-}
-
+/// Building a chunk: the columns' side of [`ChunkCells`] (decoding it is [`super::value`]'s).
 impl ChunkCells {
     fn string(&mut self, s: &str) -> Cell {
         // Chunks are bounded by rows, not bytes: a chunk holding more than 4 GiB of strings keeps
@@ -110,23 +47,6 @@ impl ChunkCells {
             Value::Number(n) => n.as_f64().map_or(Cell::Null, Cell::Num),
             Value::String(s) => self.string(s),
             Value::Array(_) | Value::Object(_) => self.container(value.clone()),
-        }
-    }
-
-    fn view(&self, offset: usize) -> V<'_> {
-        self.cell_view(self.cells.get(offset))
-    }
-
-    fn cell_view(&self, cell: Option<&Cell>) -> V<'_> {
-        match cell {
-            None | Some(Cell::Null) => V::Null,
-            Some(Cell::Bool(b)) => V::Bool(*b),
-            Some(Cell::Num(x)) => V::Num(*x),
-            Some(Cell::Str { at, len }) => V::Str(self.text.get(*at as usize..*at as usize + *len as usize).unwrap_or_default()),
-            Some(Cell::Container(i)) => {
-                self.containers.get(*i as usize).map_or(V::Null, |value| if value.is_string() { V::of(value) } else { V::Container(value) })
-            }
-            Some(Cell::List { at, len }) => V::List(ListView { chunk: self, at: *at as usize, len: *len as usize }),
         }
     }
 }
@@ -181,46 +101,6 @@ impl PathColumn {
 /// The rows of chunk `k` of `n` rows.
 fn chunk_rows(k: usize, n: usize) -> std::ops::Range<usize> {
     k * CHUNK_ROWS..((k + 1) * CHUNK_ROWS).min(n)
-}
-
-/// `task(0..count)` on all cores, results in order; tasks are handed out one at a time so a slow
-/// one does not hold up a whole share.
-fn on_all_cores<T: Send>(count: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
-    let next = AtomicUsize::new(0);
-    let work = || {
-        loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            if k >= count {
-                break;
-            }
-            let result = task(k);
-            results.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[k] = Some(result);
-        }
-    };
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(count);
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(work);
-            }
-            work();
-        });
-    }
-    results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().flatten().collect()
-}
-
-/// The field part of a selector path: its leading field steps.
-pub(crate) fn field_prefix(steps: &[Step]) -> FieldPath {
-    steps
-        .iter()
-        .map_while(|step| match step {
-            Step::Field(name) => Some(name.clone()),
-            Step::Index(_) => None,
-        })
-        .collect()
 }
 
 /// One row of a selector's columns (one column per path id).

@@ -7,8 +7,7 @@ use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{Cell, ChunkCells};
-use crate::fast_selector::V;
+use crate::selector::value::{Cell, ChunkCells, V};
 
 /// The paths to extract as a tree of fields; a node may end a path and lead on to others.
 #[derive(Debug, Default)]

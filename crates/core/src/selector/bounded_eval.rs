@@ -185,7 +185,7 @@ impl Evaluator<'_> {
         let mut pending = vec![ast];
         while let Some(node) = pending.pop() {
             self.charge(1)?;
-            pending.extend(crate::selector_bounds::children(node));
+            pending.extend(super::bounds::children(node));
         }
         Ok(())
     }
