@@ -14,7 +14,6 @@ use schemascope_tools::{Caller, Registry};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-
 /// `POST /v1/ask` with `{source?, question, history?}`: Server-Sent Events `thought` (one per
 /// node) and a final `result` (the ask envelope: answer, query, rows, trace), run through the
 /// same path as every tool call (so the result is within the byte cap).

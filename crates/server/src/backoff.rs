@@ -8,6 +8,7 @@
 //! guesses over many addresses buys nothing. An address is forgotten after [`FORGET_AFTER`]
 //! without failures. Time is passed in, so the policy is tested without waiting.
 
+use schemascope_core::sync::lock;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -96,10 +97,7 @@ impl FailedLogins {
     /// Records a failed authentication from `client` (`None` when the address is not known) at
     /// `now`, and says how long to hold its refusal.
     pub fn failed(&self, client: Option<IpAddr>, now: Instant) -> Penalty {
-        let Ok(mut state) = self.state.lock() else {
-            // A poisoned lock: still slow the caller down, as for a first failure.
-            return Penalty { failures: 1, backoff: FIRST_DELAY, wait: FIRST_DELAY };
-        };
+        let mut state = lock(&self.state);
         let entry = state.entry_for(client.map(key), now);
         if now.saturating_duration_since(entry.last) >= FORGET_AFTER {
             *entry = Entry { failures: 0, due: now, last: now };
@@ -116,7 +114,7 @@ impl FailedLogins {
     /// How many addresses are remembered one by one.
     #[cfg(test)]
     pub fn remembered(&self) -> usize {
-        self.state.lock().map(|s| s.clients.len()).unwrap_or(0)
+        lock(&self.state).clients.len()
     }
 }
 

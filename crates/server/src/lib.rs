@@ -29,7 +29,6 @@ pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
 pub use server::{INSTRUCTIONS, SchemascopeServer};
 pub use stdio::serve_stdio;
 
-
 /// The name of the schema system prompt.
 pub const PROMPT_NAME: &str = prompts::PROMPT_NAME;
 

@@ -61,12 +61,7 @@ impl SchemascopeServer {
     /// A server answering from `registry`.
     pub fn new(registry: Arc<Registry>) -> Self {
         let session = SessionSubscriptions::new(registry.clone());
-        Self {
-            registry,
-            session,
-            closing: CancellationToken::new(),
-            tool_timeout: None,
-        }
+        Self { registry, session, closing: CancellationToken::new(), tool_timeout: None }
     }
 
     /// The same server, cancelling a tool call's work after `timeout` (the call then answers

@@ -14,6 +14,7 @@
 //! it was sent with. A client's `notifications/cancelled` names its own id and is translated to
 //! the latest request in flight with that id.
 
+use schemascope_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,15 +67,15 @@ impl BoundedSessions {
     }
 
     fn remember(&self, session: &SessionId, client: RequestId, internal: RequestId) {
-        if let Ok(mut map) = self.in_flight.lock() {
+        {
+            let mut map = lock(&self.in_flight);
             map.entry(session.clone()).or_default().insert(client, internal);
         }
     }
 
     fn forget(&self, session: &SessionId, client: &RequestId, internal: &RequestId) {
-        if let Ok(mut map) = self.in_flight.lock()
-            && let Some(ids) = map.get_mut(session)
-        {
+        let mut map = lock(&self.in_flight);
+        if let Some(ids) = map.get_mut(session) {
             if ids.get(client) == Some(internal) {
                 ids.remove(client);
             }
@@ -85,7 +86,7 @@ impl BoundedSessions {
     }
 
     fn in_flight_id(&self, session: &SessionId, client: &RequestId) -> Option<RequestId> {
-        self.in_flight.lock().ok()?.get(session)?.get(client).cloned()
+        lock(&self.in_flight).get(session)?.get(client).cloned()
     }
 }
 
@@ -162,7 +163,8 @@ impl SessionManager for SharedSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        if let Ok(mut map) = self.0.in_flight.lock() {
+        {
+            let mut map = lock(&self.0.in_flight);
             map.remove(id);
         }
         Ok(self.0.inner.close_session(id).await?)

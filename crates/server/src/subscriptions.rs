@@ -9,8 +9,9 @@
 //! - protocol 2026-07-28 clients open a `subscriptions/listen` request; [`listen`] serves it until
 //!   the client cancels it.
 
+use schemascope_core::sync::lock;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
@@ -123,7 +124,7 @@ impl SessionSubscriptions {
     }
 
     fn state(&self) -> MutexGuard<'_, SessionState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// Starts forwarding registry events to `peer`, once per session.

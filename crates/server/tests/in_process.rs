@@ -87,9 +87,28 @@ async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestRe
     names.sort();
     // The demo serves a graph and record sets, no database: no SQL tools, no `ask`.
     let mut expected = vec![
-        "list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items",
-        "query_graph", "find_nodes", "find_edges", "find_and_style_nodes", "find_and_style_edges", "clear_styles", "describe_styles",
-        "describe_selection", "select", "set_layout", "set_dimension", "set_camera", "zoom_to_nodes", "list_algorithms", "run_algorithm",
+        "list_sources",
+        "describe_schema",
+        "sample_data",
+        "describe_property",
+        "query_schema",
+        "validate_value",
+        "find_items",
+        "query_graph",
+        "find_nodes",
+        "find_edges",
+        "find_and_style_nodes",
+        "find_and_style_edges",
+        "clear_styles",
+        "describe_styles",
+        "describe_selection",
+        "select",
+        "set_layout",
+        "set_dimension",
+        "set_camera",
+        "zoom_to_nodes",
+        "list_algorithms",
+        "run_algorithm",
     ];
     expected.sort_unstable();
     assert_eq!(names, expected);

@@ -2,6 +2,7 @@
 //! the collections (so they go with the data); this cache saves re-rendering answers that are
 //! costly to produce — markdown fitted to a token budget, histograms — on repeated calls.
 
+use schemascope_core::sync::lock;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Mutex;
@@ -37,7 +38,7 @@ pub struct AnswerCache {
 impl AnswerCache {
     /// The cached answer, if any.
     pub fn get(&self, key: &CacheKey) -> Option<ToolResult> {
-        self.answers.lock().ok()?.get(key).cloned()
+        lock(&self.answers).get(key).cloned()
     }
 
     /// Keeps a successful answer.
@@ -45,7 +46,8 @@ impl AnswerCache {
         if !answer.success {
             return;
         }
-        if let Ok(mut answers) = self.answers.lock() {
+        {
+            let mut answers = lock(&self.answers);
             if answers.len() >= MAX_ENTRIES {
                 answers.clear();
             }
@@ -55,7 +57,8 @@ impl AnswerCache {
 
     /// Forgets everything (a source changed).
     pub fn clear(&self) {
-        if let Ok(mut answers) = self.answers.lock() {
+        {
+            let mut answers = lock(&self.answers);
             answers.clear();
         }
     }

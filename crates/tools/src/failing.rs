@@ -14,8 +14,9 @@ use chrono::{DateTime, Utc};
 use schemascope_sources::{Progress, SourceSpec, load};
 use serde_json::{Value, json};
 
-use crate::registry::{Registry, lock};
+use crate::registry::Registry;
 use crate::result::ToolError;
+use schemascope_core::sync::lock;
 
 /// The first retry of a failed source waits this long; each failure doubles it.
 pub const RETRY_FIRST: Duration = Duration::from_secs(1);

@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use schemascope_sources::aimdb::{Event, Feed};
 
-use crate::registry::{Registry, lock};
+use crate::registry::Registry;
 use crate::result::ToolResult;
+use schemascope_core::sync::lock;
 
 impl Registry {
     /// Adds `values` of record `key` to AimDB source `name` and serves the result.

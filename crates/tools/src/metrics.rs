@@ -1,6 +1,7 @@
 //! Pipeline metrics in Prometheus text format (`/metrics`): node durations, retries per node,
 //! error types, success and first-try success, schema cache hits.
 
+use schemascope_core::sync::lock;
 use std::sync::Mutex;
 
 use prometheus_client::encoding::text::encode;
@@ -90,7 +91,8 @@ impl Metrics {
     /// Everything, in the Prometheus text exposition format.
     pub fn render(&self) -> String {
         let mut text = String::new();
-        if let Ok(registry) = self.registry.lock() {
+        {
+            let registry = lock(&self.registry);
             let _ = encode(&mut text, &registry);
         }
         text

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use schemascope_core::sync::{lock, read, write};
 use schemascope_sources::{FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with};
 use tokio::sync::broadcast;
 
@@ -62,14 +63,6 @@ impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry").field("sources", &self.names()).finish()
     }
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Registry {
@@ -153,7 +146,7 @@ impl Registry {
     /// Serves `source` as it is and tells subscribers.
     fn put(&self, source: Arc<Source>) {
         let name = source.name().to_string();
-        self.sources.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(name.clone(), source);
+        write(&self.sources).insert(name.clone(), source);
         self.generation.fetch_add(1, Ordering::SeqCst);
         self.cache.clear();
         // Nobody listening is fine.
@@ -243,14 +236,15 @@ impl Registry {
 
     /// Sets the LLM the `ask` pipeline calls (else it is configured from the environment).
     pub fn set_llm(&self, config: Option<schemascope_agent::llm::LlmConfig>) {
-        if let Ok(mut llm) = self.llm.lock() {
+        {
+            let mut llm = lock(&self.llm);
             *llm = config;
         }
     }
 
     /// The LLM configuration: the one set, else from the environment.
     pub fn llm(&self) -> Result<schemascope_agent::llm::LlmConfig, ToolError> {
-        if let Some(config) = self.llm.lock().ok().and_then(|l| l.clone()) {
+        if let Some(config) = lock(&self.llm).clone() {
             return Ok(config);
         }
         schemascope_agent::llm::LlmConfig::from_env(|name| std::env::var(name).ok()).map_err(|e| ToolError::InvalidParams(e.to_string()))
@@ -258,14 +252,15 @@ impl Registry {
 
     /// Appends every `ask` run's trace to `path`, one JSON object per line.
     pub fn set_trace_file(&self, path: Option<PathBuf>) {
-        if let Ok(mut file) = self.trace_file.lock() {
+        {
+            let mut file = lock(&self.trace_file);
             *file = path;
         }
     }
 
     /// Appends one line to the trace file, if one is set; a write failure is logged, not fatal.
     pub fn write_trace(&self, line: &serde_json::Value) {
-        let Some(path) = self.trace_file.lock().ok().and_then(|f| f.clone()) else { return };
+        let Some(path) = lock(&self.trace_file).clone() else { return };
         // Opened without blocking and only as a regular file: a FIFO or device named as the
         // trace file must not stall or feed the pipeline.
         let written = schemascope_sources::file::open_append_regular(&path).map_err(|e| e.to_string()).and_then(|mut file| {
@@ -328,7 +323,7 @@ impl Registry {
 
     /// The last reload error of a source, if its latest reload failed.
     pub fn reload_error(&self, name: &str) -> Option<String> {
-        self.reload_errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(name).cloned()
+        lock(&self.reload_errors).get(name).cloned()
     }
 
     /// Records (or with `None` clears) the refresh error shown for source `name`.
@@ -353,7 +348,7 @@ impl Registry {
         let current = self.get(Some(name))?;
         match load(&current.spec, &NoProgress) {
             Ok(source) => {
-                self.reload_errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
+                lock(&self.reload_errors).remove(name);
                 self.insert(source);
                 Ok(())
             }
@@ -423,7 +418,7 @@ impl Registry {
                 }
             }
         })?;
-        *self.watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watcher);
+        *lock(&self.watcher) = Some(watcher);
         Ok(())
     }
 }

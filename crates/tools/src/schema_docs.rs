@@ -2,6 +2,7 @@
 //! `docs generate`. The index of a source (catalog + docs chunks + BM25) is built once and
 //! rebuilt only when the schema, the docs files or the configuration change.
 
+use schemascope_core::sync::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,7 +53,8 @@ struct BuiltIndex {
 impl DocsState {
     /// Uses `dir` as the docs directory of `source`.
     pub fn set_dir(&self, source: &str, dir: PathBuf) {
-        if let Ok(mut dirs) = self.dirs.lock() {
+        {
+            let mut dirs = lock(&self.dirs);
             dirs.insert(source.to_string(), dir);
         }
     }
@@ -70,19 +72,20 @@ impl DocsState {
 
     /// Replaces the retrieval configuration (indexes rebuild on next use).
     pub fn set_config(&self, config: RetrievalConfig) {
-        if let Ok(mut current) = self.config.lock() {
+        {
+            let mut current = lock(&self.config);
             *current = config;
         }
     }
 
     /// The retrieval configuration.
     pub fn config(&self) -> RetrievalConfig {
-        self.config.lock().map(|c| c.clone()).unwrap_or_default()
+        lock(&self.config).clone()
     }
 
     /// The docs directory of `source`: the one given, else `<name>/docs/` beside a database file.
     pub fn dir(&self, source: &Source) -> Option<PathBuf> {
-        if let Some(dir) = self.dirs.lock().ok().and_then(|d| d.get(source.name()).cloned()) {
+        if let Some(dir) = lock(&self.dirs).get(source.name()).cloned() {
             return Some(dir);
         }
         match &source.spec.location {
@@ -184,7 +187,7 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let files_print = input_fingerprint(&Catalog::default(), &files)
         ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}")), ("skipped", skipped_text)]);
     let generation = registry.generation();
-    let previous = state.indexes.lock().ok().and_then(|i| i.get(source.name()).cloned());
+    let previous = lock(&state.indexes).get(source.name()).cloned();
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
     if let Some(built) = previous.as_ref().filter(|b| b.generation == generation && b.files == files_print) {
         return Ok(BuiltIndex { reused: true, ..built.clone() });
@@ -193,7 +196,8 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let fingerprint = input_fingerprint(&catalog, &files) ^ files_print;
     if let Some(built) = previous.filter(|b| b.fingerprint == fingerprint) {
         let built = BuiltIndex { generation, files: files_print, reused: true, ..built };
-        if let Ok(mut indexes) = state.indexes.lock() {
+        {
+            let mut indexes = lock(&state.indexes);
             indexes.insert(source.name().to_string(), built.clone());
         }
         return Ok(built);
@@ -217,7 +221,8 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     warnings.extend(more);
     let built = BuiltIndex { generation, files: files_print, fingerprint, index: Arc::new(index), warnings, reused: false };
-    if let Ok(mut indexes) = state.indexes.lock() {
+    {
+        let mut indexes = lock(&state.indexes);
         indexes.insert(source.name().to_string(), built.clone());
     }
     Ok(built)

@@ -417,9 +417,10 @@ fn offers(registry: &Registry) -> Offers {
     let sources = registry.sources();
     let loaded_database = sources.iter().any(|s| s.database.is_some());
     // A database that failed to load is retried: its tools are listed from the start.
-    let failed_database = registry.failed_sources().iter().any(|f| {
-        matches!(f.spec.location, schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_))
-    });
+    let failed_database = registry
+        .failed_sources()
+        .iter()
+        .any(|f| matches!(f.spec.location, schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_)));
     Offers {
         database: loaded_database || failed_database,
         graph: sources.iter().any(|s| graph::data::graph_collections(s).is_ok()),

@@ -12,7 +12,8 @@ fn names(specs: &[&str]) -> Vec<&'static str> {
     listed(&common::registry(specs)).into_iter().map(|spec| spec.name).collect()
 }
 
-const FOR_ANY_SOURCE: [&str; 7] = ["list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items"];
+const FOR_ANY_SOURCE: [&str; 7] =
+    ["list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items"];
 
 #[test]
 fn records_only_lists_the_seven_data_tools() {

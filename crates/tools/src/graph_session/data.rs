@@ -4,13 +4,14 @@
 //! sees the new properties. Selector matches, the property columns fast selectors read (see
 //! `schemascope_core::selector::columns`) and parsed items are cached per data version.
 
+use schemascope_core::sync::lock;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::selector::columns::{FieldPath, PathColumn};
+use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
 use schemascope_session::style::{ElementKind, StyleRule};
@@ -170,19 +171,14 @@ impl SessionData {
     pub fn matches(&self, kind: ElementKind, selector: &str) -> Result<Matches, ToolError> {
         self.prepare_matches(kind, &[selector])?;
         let key = (slot(kind), selector.to_string());
-        let cached = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
+        let cached = lock(&self.matches).get(&key).cloned();
         // prepare_matches cached it (or returned its error).
         Ok(cached.unwrap_or_else(|| Arc::new(Vec::new())))
     }
 
     /// The elements of `kind` that `selector` could not be evaluated on (after it was matched).
     pub fn unevaluated(&self, kind: ElementKind, selector: &str) -> Unevaluated {
-        self.unevaluated
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&(slot(kind), selector.to_string()))
-            .cloned()
-            .unwrap_or_default()
+        lock(&self.unevaluated).get(&(slot(kind), selector.to_string())).cloned().unwrap_or_default()
     }
 
     /// Evaluates every selector not cached yet. Fast-path selectors read columns of the paths
@@ -191,7 +187,7 @@ impl SessionData {
     /// in cache. Both are several times faster than a pass per selector on large graphs.
     pub fn prepare_matches(&self, kind: ElementKind, selectors: &[&str]) -> Result<(), ToolError> {
         let missing: Vec<&str> = {
-            let cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let cache = lock(&self.matches);
             let mut missing: Vec<&str> = selectors.iter().copied().filter(|s| !cache.contains_key(&(slot(kind), s.to_string()))).collect();
             missing.sort_unstable();
             missing.dedup();
@@ -206,8 +202,8 @@ impl SessionData {
         let mut found = self.match_on_columns(kind, &fast)?;
         found.extend(self.match_on_items(kind, &slow)?);
         let everything = Arc::new(vec![true; self.collection(kind).len()]);
-        let mut cache = self.matches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut skipped = self.unevaluated.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = lock(&self.matches);
+        let mut skipped = lock(&self.unevaluated);
         for (text, selector) in missing.iter().zip(&compiled) {
             let (flags, unevaluated) = match selector {
                 None => (everything.clone(), Unevaluated::default()),
@@ -227,7 +223,7 @@ impl SessionData {
         let collection = self.collection(kind);
         let paths: Vec<Vec<FieldPath>> = selectors.iter().map(|s| s.column_paths().unwrap_or_default()).collect();
         let columns: HashMap<FieldPath, Arc<PathColumn>> = {
-            let mut cache = self.columns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut cache = lock(&self.columns);
             let mut new: Vec<FieldPath> = paths.iter().flatten().filter(|p| !cache.contains_key(&(slot(kind), (*p).clone()))).cloned().collect();
             new.sort_unstable();
             new.dedup();

@@ -1,6 +1,7 @@
 //! One live session per served graph: its state behind a lock, every change saved before it is
 //! applied, a version counter, and change events for the web view and other clients.
 
+use schemascope_core::sync::{lock, read, write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -92,7 +93,7 @@ impl GraphSession {
             restore_notes,
         };
         session.save(&state, &initial_parts)?;
-        *session.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = state;
+        *lock(&session.state) = state;
         Ok(session)
     }
 
@@ -118,12 +119,12 @@ impl GraphSession {
 
     /// A copy of the state.
     pub fn state(&self) -> SessionState {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        lock(&self.state).clone()
     }
 
     /// The data (graph with algorithm results) as it is now.
     pub fn data(&self) -> Arc<SessionData> {
-        self.data.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        read(&self.data).clone()
     }
 
     /// Change events, as they happen.
@@ -161,7 +162,7 @@ impl GraphSession {
         &self,
         f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), ToolError>,
     ) -> Result<(R, Option<Arc<Source>>), ToolError> {
-        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = lock(&self.state);
         let data = self.data();
         let mut next = state.clone();
         let (value, parts) = f(&mut next, &data)?;
@@ -174,7 +175,7 @@ impl GraphSession {
         *state = next;
         let served = new_data.map(|d| {
             let source = d.source.clone();
-            *self.data.write().unwrap_or_else(std::sync::PoisonError::into_inner) = d;
+            *write(&self.data) = d;
             source
         });
         let mut topics: Vec<&'static str> = parts.iter().map(part_topic).collect();
@@ -192,7 +193,7 @@ impl GraphSession {
     /// the selection and the layers (`reconcile.rs`), and the graph is laid out again if its
     /// nodes changed. Returns the source to serve.
     pub fn rebase(&self, base: Arc<Source>) -> Result<Arc<Source>, ToolError> {
-        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = lock(&self.state);
         let fingerprint = reconcile::data_fingerprint(&base)?;
         let mut next = state.clone();
         let why = format!("data reloaded at {}", now_rfc3339());
@@ -207,7 +208,7 @@ impl GraphSession {
         self.save(&next, &parts)?;
         *state = next;
         let source = data.source.clone();
-        *self.data.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(data);
+        *write(&self.data) = Arc::new(data);
         drop(state);
         let mut topics = vec!["data"];
         for part in &parts {

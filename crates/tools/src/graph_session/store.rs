@@ -2,6 +2,7 @@
 //! one transaction with `synchronous = FULL`, so an acknowledged change survives `kill -9` and a
 //! failed write (disk full) leaves the previous state whole.
 
+use schemascope_core::sync::lock;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -88,7 +89,7 @@ impl SessionStore {
 
     /// Every saved part of `session`.
     pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, ToolError> {
-        let connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let connection = lock(&self.connection);
         let mut statement =
             connection.prepare("SELECT part, value FROM session_part WHERE session = ?1").map_err(|e| store_error(&self.path, "cannot read", e))?;
         let rows = statement
@@ -99,7 +100,7 @@ impl SessionStore {
 
     /// Writes `parts` of `session` in one transaction (an empty value deletes the part).
     pub fn save(&self, session: &str, parts: &[(String, String)], saved_at: &str) -> Result<(), ToolError> {
-        let mut connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut connection = lock(&self.connection);
         let fail = |e: rusqlite::Error| {
             let hint = match e.sqlite_error_code() {
                 Some(rusqlite::ErrorCode::DiskFull) => {
@@ -133,7 +134,7 @@ impl SessionStore {
 
     /// When `session` was last saved, if ever.
     pub fn last_saved(&self, session: &str) -> Option<String> {
-        let connection = self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let connection = lock(&self.connection);
         connection
             .query_row("SELECT max(saved_at) FROM session_part WHERE session = ?1", params![session], |r| r.get(0))
             .optional()
