@@ -2,6 +2,8 @@
 //! answer while fixed code validates, executes, retries and explains — and the LLM backends it
 //! calls.
 
+#![forbid(unsafe_code)]
+
 pub mod graph;
 pub mod llm;
 #[cfg(feature = "replay")]

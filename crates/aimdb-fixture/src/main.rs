@@ -7,6 +7,8 @@
 //! the record's Rust type, so only values the type accepts get in) and answers `ok` or
 //! `error: …`; `quit` or end of input stops. `ready` is printed once the socket listens.
 
+#![forbid(unsafe_code)]
+
 mod sensors;
 mod server;
 

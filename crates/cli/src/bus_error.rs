@@ -1,6 +1,9 @@
 //! A clear message instead of a bare "Bus error" when a source file that a one-shot command
 //! mapped into memory is cut short by another process while the command runs.
 
+// A signal handler is unsafe by nature; it calls only async-signal-safe functions.
+#![allow(unsafe_code)]
+
 /// Installs the SIGBUS handler; called once, before a one-shot command maps its source.
 pub fn report_truncated_sources() {
     extern "C" fn on_bus_error(_: libc::c_int) {

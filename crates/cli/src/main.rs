@@ -503,6 +503,7 @@ fn registry_serving(specs: &[String]) -> Result<Arc<Registry>> {
 
 /// Loads the one source of a one-shot command. Its file is mapped rather than copied: the
 /// command answers and exits (`serve` keeps private copies, see `ReadMode`).
+#[allow(unsafe_code)] // choosing to map the file (`ReadMode::map`), its contract met below
 fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
     let spec: SourceSpec = source.parse()?;
     bus_error::report_truncated_sources();
@@ -794,6 +795,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     })
 }
 
+#[allow(unsafe_code)] // restoring SIGPIPE's default, before any thread starts
 fn main() -> ExitCode {
     // Output piped into `head` and closed early ends the process quietly, as for other Unix
     // tools, instead of a panic on the next print.

@@ -92,6 +92,7 @@ fn serving_beyond_loopback_needs_a_token_and_says_so_before_listening() {
 /// another process truncated raises) ends the command with a clear message, not a bare signal.
 #[cfg(target_os = "linux")]
 #[test]
+#[allow(unsafe_code)] // sends SIGBUS to our own child
 fn a_mapped_source_cut_short_is_a_clear_error() {
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");

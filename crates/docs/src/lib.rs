@@ -28,6 +28,8 @@
 //! assert!(context.text.contains("## Genre"));
 //! ```
 
+#![forbid(unsafe_code)]
+
 #![warn(missing_docs)]
 
 pub mod bm25;

@@ -16,6 +16,8 @@
 //! Dependencies are deliberately few: the algorithms are written here (not with petgraph or
 //! rustworkx-core) so that tie-breaking, self-loops and normalisation follow networkx exactly.
 
+#![forbid(unsafe_code)]
+
 mod brandes;
 mod centrality;
 mod clustering;

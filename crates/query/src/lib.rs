@@ -12,6 +12,8 @@
 //! **Invariants.** Pure: no files, network or clocks (relative date filters take "today" from
 //! the caller). Validation never panics on input. No false rejections: when unsure, a warning.
 
+#![forbid(unsafe_code)]
+
 mod issue;
 pub mod sql;
 pub mod structured;

@@ -149,7 +149,7 @@ struct Outcome {
     first_error: Option<String>,
 }
 
-async fn run_client(addr: SocketAddr, mode: Mode, calls: Arc<Vec<(&'static str, Value)>>, offset: usize, until: Instant, warmup: Instant) -> Outcome {
+async fn run_client(addr: SocketAddr, mode: Mode, calls: Arc<[(&'static str, Value)]>, offset: usize, until: Instant, warmup: Instant) -> Outcome {
     let mut outcome = Outcome { latencies_us: Vec::new(), errors: 0, first_error: None };
     let mut client = match Client::connect(addr, mode).await {
         Ok(client) => client,
@@ -244,7 +244,7 @@ fn main() -> Result<(), BoxError> {
         tokio::spawn(serve_http_listener(registry, listener, options, std::future::pending()));
         println!("workload  mode       clients   calls/s   p50 ms   p99 ms   max ms  errors  peak RSS MiB");
         for workload_name in &workloads {
-            let calls = Arc::new(workload(workload_name));
+            let calls: Arc<[(&'static str, Value)]> = workload(workload_name).into();
             // Fill every cache once, so `cached` measures cached answers.
             let mut warm = Client::connect(addr, Mode::Stateless).await?;
             for (tool, arguments) in calls.iter() {

@@ -5,6 +5,10 @@
 //! `schemascope-tools`; this crate only translates between them and the protocol. It never writes
 //! to stdout itself (stdout is the stdio transport); diagnostics go through `tracing`.
 
+#![forbid(unsafe_code)]
+// stdout is the stdio transport: diagnostics go through `tracing`, never print.
+#![deny(clippy::print_stdout)]
+
 mod ask;
 mod backoff;
 mod cancel;

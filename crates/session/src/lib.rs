@@ -1,6 +1,8 @@
 //! The live graph session's state, pure: style layers and computed styles (`style.rs`), colours
 //! (`color.rs`), the ordered layers and their operations (`layers.rs`), the selection (`selection.rs`), the view and the layout (`view.rs`).
 
+#![forbid(unsafe_code)]
+
 pub mod color;
 pub mod layers;
 pub mod selection;

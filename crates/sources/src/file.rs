@@ -279,6 +279,7 @@ impl ConfinedDir {
 mod tests {
     use super::*;
 
+    #[allow(unsafe_code)] // mkfifo, to test that a FIFO is refused
     fn fifo(path: &Path) {
         let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.

@@ -270,6 +270,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    #[allow(unsafe_code)] // mkfifo, to test that a FIFO is never read
     fn a_fifo_or_a_link_to_dev_zero_in_a_files_place_is_a_change_that_is_never_read() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("a.json");

@@ -2,6 +2,8 @@
 //! the `{success, message, data}` envelope, and the registry of named sources. No surface adds
 //! logic of its own: it parses its input into these parameters and prints the envelope.
 
+#![forbid(unsafe_code)]
+
 mod cache;
 pub mod caller;
 pub mod cap;

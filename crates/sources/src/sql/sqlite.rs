@@ -78,6 +78,7 @@ impl std::fmt::Debug for SqliteDatabase {
 }
 
 /// Sets the process-wide heap limit, once.
+#[allow(unsafe_code)] // one FFI call, its safety stated inside
 fn limit_heap() {
     static ONCE: Once = Once::new();
     // SAFETY: sqlite3_hard_heap_limit64 only stores the limit (under SQLite's own mutex); any

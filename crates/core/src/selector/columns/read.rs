@@ -110,7 +110,7 @@ impl<'de> DeserializeSeed<'de> for CellOf<'_> {
 impl<'de> Visitor<'de> for CellOf<'_> {
     type Value = Cell;
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(self, v: bool) -> Result<Cell, E> {
@@ -180,7 +180,7 @@ struct FieldsVisitor<'t, 'r> {
 impl<'de> Visitor<'de> for FieldsVisitor<'_, '_> {
     type Value = ();
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
     // Not an object: every path below reads null (already reset).
@@ -233,7 +233,7 @@ impl<'de> DeserializeSeed<'de> for ChildOf<'_> {
 impl<'de> Visitor<'de> for ChildOf<'_> {
     type Value = Option<usize>;
 
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object key")
     }
     fn visit_str<E>(self, key: &str) -> Result<Option<usize>, E> {
