@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// An outdoor sensor's reading.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct OutdoorReading {
+pub(crate) struct OutdoorReading {
     /// The sensor.
     pub sensor_id: String,
     /// Degrees Celsius as the sensor sent it (an integer, a float, or null when it failed).

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A temperature reading.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Temperature {
+pub(crate) struct Temperature {
     /// Degrees Celsius.
     pub celsius: f64,
     /// The sensor.
@@ -16,7 +16,7 @@ pub struct Temperature {
 
 /// The server's configuration (writable remotely).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Config {
+pub(crate) struct Config {
     /// Listen address.
     pub host: String,
     /// Listen port.

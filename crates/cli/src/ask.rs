@@ -14,7 +14,7 @@ use schemascope_tools::{AskParams, Registry};
 
 /// Which LLM to call (each flag overrides its environment variable).
 #[derive(clap::Args, Clone, Default)]
-pub struct LlmArgs {
+pub(crate) struct LlmArgs {
     /// openai (any OpenAI-compatible server: vLLM, llama.cpp, Ollama) or anthropic
     /// [env: SCHEMASCOPE_LLM_PROVIDER].
     #[arg(long, value_name = "PROVIDER")]
@@ -32,7 +32,7 @@ pub struct LlmArgs {
 
 impl LlmArgs {
     /// Applies the flags (over the environment) to `registry`, when any is given.
-    pub fn apply(&self, registry: &Registry) -> Result<()> {
+    pub(crate) fn apply(&self, registry: &Registry) -> Result<()> {
         if self.llm_provider.is_none() && self.llm_base_url.is_none() && self.llm_model.is_none() && self.llm_timeout.is_none() {
             return Ok(());
         }
@@ -57,7 +57,7 @@ impl LlmArgs {
 }
 
 /// Runs one question and prints the answer; steps go to standard error as they happen.
-pub fn run(registry: &Registry, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
+pub(crate) fn run(registry: &Registry, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
     let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
         Some(path) => {

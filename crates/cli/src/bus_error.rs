@@ -5,7 +5,7 @@
 #![allow(unsafe_code)]
 
 /// Installs the SIGBUS handler; called once, before a one-shot command maps its source.
-pub fn report_truncated_sources() {
+pub(crate) fn report_truncated_sources() {
     extern "C" fn on_bus_error(_: libc::c_int) {
         const MESSAGE: &[u8] = b"schemascope: error: a source file was truncated or rewritten by another process while it was being read; run the command again once the file is complete\n";
         // SAFETY: write(2) and _exit(2) are async-signal-safe; nothing else runs here.

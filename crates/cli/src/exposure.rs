@@ -13,7 +13,7 @@ const TOKEN_VARIABLE: &str = "SCHEMASCOPE_TOKEN";
 
 /// HTTP exposure and limits.
 #[derive(clap::Args, Clone, Default)]
-pub struct ExposureArgs {
+pub(crate) struct ExposureArgs {
     /// File holding the bearer token clients must send (`Authorization: Bearer <token>`; in a
     /// browser open /?token=TOKEN once). Also read from $SCHEMASCOPE_TOKEN. Required to listen
     /// on a non-loopback address; at least 16 characters and 64 bits (`openssl rand -hex 32`).
@@ -49,14 +49,14 @@ pub struct ExposureArgs {
 
 impl ExposureArgs {
     /// Sets the tool-result cap on the registry.
-    pub fn apply(&self, registry: &Registry) {
+    pub(crate) fn apply(&self, registry: &Registry) {
         if let Some(bytes) = self.max_result_bytes {
             registry.set_max_result_bytes(bytes);
         }
     }
 
     /// The HTTP options: defaults, then the flags; the token from the file or the environment.
-    pub fn http_options(&self) -> Result<HttpOptions> {
+    pub(crate) fn http_options(&self) -> Result<HttpOptions> {
         let mut options =
             HttpOptions { allowed_hosts: self.allow_host.clone(), allowed_origins: self.allow_origin.clone(), ..HttpOptions::default() };
         options.token = match &self.token_file {

@@ -7,13 +7,13 @@ use schemascope_sources::Progress;
 const MIN_BYTES: u64 = 16 << 20;
 
 /// A progress bar on standard error.
-pub struct Bar {
+pub(crate) struct Bar {
     bar: ProgressBar,
 }
 
 impl Bar {
     /// A bar, hidden until loading starts (and always when stderr is not a terminal).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let bar = ProgressBar::hidden();
         Self { bar }
     }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// Which command produced the result, to pick what to show.
 #[derive(Debug, Clone, Copy)]
-pub enum View {
+pub(crate) enum View {
     /// describe: the markdown summary.
     Describe,
     /// Anything else: the message and the pretty-printed data.
@@ -22,7 +22,7 @@ pub enum View {
 }
 
 /// Prints a result for a person.
-pub fn print(result: &ToolResult, view: View) {
+pub(crate) fn print(result: &ToolResult, view: View) {
     if !result.success {
         eprintln!("error: {}", result.message);
         return;

@@ -11,7 +11,7 @@ use schemascope_tools::Registry;
 
 /// Retrieval flags.
 #[derive(clap::Args, Clone, Default)]
-pub struct RetrievalArgs {
+pub(crate) struct RetrievalArgs {
     /// Docs directory of a SQL source, as [NAME=]DIR (repeatable). Without it, `<name>/docs/`
     /// beside a SQLite file is used when it exists.
     #[arg(long = "docs", value_name = "[NAME=]DIR")]
@@ -43,7 +43,7 @@ pub struct RetrievalArgs {
 
 impl RetrievalArgs {
     /// The configuration: defaults, then the file, then the environment, then the flags.
-    pub fn config(&self) -> Result<RetrievalConfig> {
+    pub(crate) fn config(&self) -> Result<RetrievalConfig> {
         let mut config = match &self.retrieval_config {
             None => RetrievalConfig::default(),
             Some(path) => {
@@ -82,7 +82,7 @@ impl RetrievalArgs {
     }
 
     /// Applies the configuration and the docs directories to `registry`.
-    pub fn apply(&self, registry: &Registry) -> Result<()> {
+    pub(crate) fn apply(&self, registry: &Registry) -> Result<()> {
         registry.docs().set_config(self.config()?);
         registry.docs().set_follow_links(self.docs_follow_links);
         for entry in &self.docs {

@@ -19,7 +19,7 @@ pub(crate) struct Compact {
 
 impl Compact {
     /// Copies `csr` with `u32` indices, or `None` if `n` nodes do not fit in a `u32`.
-    pub fn new(csr: &Csr, n: usize) -> Option<Self> {
+    pub(crate) fn new(csr: &Csr, n: usize) -> Option<Self> {
         // Every index is below `n`, so once `n` fits in a u32 the `as u32` casts below are exact.
         u32::try_from(n).ok().filter(|&n| n < UNREACHED)?;
         let mut offsets = Vec::with_capacity(n + 1);
@@ -49,13 +49,13 @@ pub(crate) struct Brandes {
 }
 
 impl Brandes {
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Brandes { order: vec![0; n], reached: 0, dist: vec![UNREACHED; n], sigma: vec![0.0; n], delta: vec![0.0; n] }
     }
 
     /// Adds the dependencies of source `s` to `bc` (unnormalised), following `out` forward and
     /// `inn` (its reverse; the same lists if undirected) back.
-    pub fn accumulate(&mut self, out: &Compact, inn: &Compact, s: usize, bc: &mut [f64]) {
+    pub(crate) fn accumulate(&mut self, out: &Compact, inn: &Compact, s: usize, bc: &mut [f64]) {
         let Brandes { order, reached, dist, sigma, delta } = self;
         for &v in &order[..*reached] {
             let v = v as usize;

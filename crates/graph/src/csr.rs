@@ -19,7 +19,7 @@ pub(crate) struct Csr {
 impl Csr {
     /// Groups `(node, entry)` pairs by node, keeping their order within each node: a counting
     /// sort, two passes over `arcs` (which is why it must be `Clone`).
-    pub fn build(n: usize, arcs: impl Iterator<Item = (usize, Adjacent)> + Clone) -> Self {
+    pub(crate) fn build(n: usize, arcs: impl Iterator<Item = (usize, Adjacent)> + Clone) -> Self {
         let mut offsets = vec![0; n + 1];
         for (v, _) in arcs.clone() {
             offsets[v + 1] += 1;
@@ -40,24 +40,24 @@ impl Csr {
 
     /// Index range of node `v`'s entries in the parallel arrays.
     #[inline]
-    pub fn range(&self, v: usize) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self, v: usize) -> std::ops::Range<usize> {
         self.offsets[v]..self.offsets[v + 1]
     }
 
     /// Nodes adjacent to `v`.
     #[inline]
-    pub fn targets(&self, v: usize) -> &[usize] {
+    pub(crate) fn targets(&self, v: usize) -> &[usize] {
         &self.targets[self.range(v)]
     }
 
     /// Weights of `v`'s entries, aligned with [`Csr::targets`].
     #[inline]
-    pub fn weights(&self, v: usize) -> &[f64] {
+    pub(crate) fn weights(&self, v: usize) -> &[f64] {
         &self.weights[self.range(v)]
     }
 
     /// Node `v`'s entries as [`Adjacent`] values.
-    pub fn entries(&self, v: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
+    pub(crate) fn entries(&self, v: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
         self.range(v).map(|i| Adjacent { node: self.targets[i], weight: self.weights[i], edge: self.edges[i] })
     }
 }

@@ -44,12 +44,12 @@ impl Ord for Entry {
 }
 
 impl Search {
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Search { order: Vec::new(), dist: vec![f64::INFINITY; n], sigma: vec![0.0; n], preds: vec![Vec::new(); n] }
     }
 
     /// Runs the search from `source`, resetting only what the previous run touched.
-    pub fn run(&mut self, walk: Walk<'_>, source: usize) {
+    pub(crate) fn run(&mut self, walk: Walk<'_>, source: usize) {
         self.order.clear();
         for v in 0..self.dist.len() {
             if self.dist[v].is_finite() {

@@ -152,21 +152,21 @@ pub(crate) struct Issues {
 }
 
 impl Issues {
-    pub fn error(&mut self, issue: QueryIssue) {
+    pub(crate) fn error(&mut self, issue: QueryIssue) {
         if !self.seen_errors.contains(&issue) {
             self.seen_errors.insert(issue.clone());
             self.errors.push(issue);
         }
     }
 
-    pub fn warn(&mut self, issue: QueryIssue) {
+    pub(crate) fn warn(&mut self, issue: QueryIssue) {
         if !self.seen_warnings.contains(&issue) {
             self.seen_warnings.insert(issue.clone());
             self.warnings.push(issue);
         }
     }
 
-    pub fn into_report(self, rewritten_query: Option<String>) -> ValidationReport {
+    pub(crate) fn into_report(self, rewritten_query: Option<String>) -> ValidationReport {
         ValidationReport::new(self.errors, self.warnings, rewritten_query)
     }
 }

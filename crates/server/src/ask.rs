@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 /// node) and a final `result` (the ask envelope: answer, query, rows, trace), run through the
 /// same path as every tool call (so the result is within the byte cap).
 /// Arguments that do not fit end the stream with a failed `result` naming the parameter.
-pub async fn ask_sse(State(registry): State<Arc<Registry>>, Json(arguments): Json<Value>) -> impl IntoResponse {
+pub(crate) async fn ask_sse(State(registry): State<Arc<Registry>>, Json(arguments): Json<Value>) -> impl IntoResponse {
     Sse::new(stream(registry, arguments)).keep_alive(KeepAlive::default())
 }
 
@@ -60,6 +60,6 @@ impl Drop for AbortOnDrop {
 }
 
 /// `GET /metrics`: the pipeline metrics in the Prometheus text format.
-pub async fn metrics(State(registry): State<Arc<Registry>>) -> impl IntoResponse {
+pub(crate) async fn metrics(State(registry): State<Arc<Registry>>) -> impl IntoResponse {
     ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], registry.metrics().render())
 }

@@ -15,16 +15,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The delay of the first failure; each further one doubles it.
-pub const FIRST_DELAY: Duration = Duration::from_millis(250);
+pub(crate) const FIRST_DELAY: Duration = Duration::from_millis(250);
 /// The longest delay of one failure.
-pub const MAX_DELAY: Duration = Duration::from_secs(8);
+pub(crate) const MAX_DELAY: Duration = Duration::from_secs(8);
 /// The longest a refusal is held, however many failures queue before it: a connection is not
 /// kept for minutes.
-pub const MAX_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(10);
 /// How long an address is remembered after its last failure.
-pub const FORGET_AFTER: Duration = Duration::from_secs(600);
+pub(crate) const FORGET_AFTER: Duration = Duration::from_secs(600);
 /// The most addresses remembered one by one.
-pub const MAX_CLIENTS: usize = 4096;
+pub(crate) const MAX_CLIENTS: usize = 4096;
 
 /// Who failed: an IPv4 address, or an IPv6 /64 network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +58,7 @@ struct Entry {
 
 /// What one failure costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Penalty {
+pub(crate) struct Penalty {
     /// Failures from this address (or the shared entry) remembered, this one included.
     pub failures: u32,
     /// This failure's own delay (doubling with `failures`, at most [`MAX_DELAY`]).
@@ -77,7 +77,7 @@ struct State {
 
 /// Failed authentications by client address.
 #[derive(Debug)]
-pub struct FailedLogins {
+pub(crate) struct FailedLogins {
     state: Mutex<State>,
 }
 
@@ -96,7 +96,7 @@ fn backoff(failures: u32) -> Duration {
 impl FailedLogins {
     /// Records a failed authentication from `client` (`None` when the address is not known) at
     /// `now`, and says how long to hold its refusal.
-    pub fn failed(&self, client: Option<IpAddr>, now: Instant) -> Penalty {
+    pub(crate) fn failed(&self, client: Option<IpAddr>, now: Instant) -> Penalty {
         let mut state = lock(&self.state);
         let entry = state.entry_for(client.map(key), now);
         if now.saturating_duration_since(entry.last) >= FORGET_AFTER {

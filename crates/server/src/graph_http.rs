@@ -24,17 +24,17 @@ const VIEW_JS: &str = include_str!("../assets/view.js");
 
 /// `?source=NAME` (optional when one graph is served).
 #[derive(Debug, Deserialize)]
-pub struct SourceQuery {
+pub(crate) struct SourceQuery {
     source: Option<String>,
 }
 
 /// `GET /`: the graph view.
-pub async fn page() -> impl IntoResponse {
+pub(crate) async fn page() -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_HTML)
 }
 
 /// `GET /assets/view.js`.
-pub async fn script() -> impl IntoResponse {
+pub(crate) async fn script() -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_JS)
 }
 
@@ -43,7 +43,7 @@ fn failure(result: ToolResult) -> Response {
 }
 
 /// `GET /v1/graph/scene`: positions, edges and computed styles at the session's version.
-pub async fn scene(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
+pub(crate) async fn scene(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
     let outcome = tokio::task::spawn_blocking(move || {
         let session = registry.graph_session(query.source.as_deref())?;
         schemascope_tools::graph_session::scene::scene(&session)
@@ -57,7 +57,7 @@ pub async fn scene(State(registry): State<Arc<Registry>>, Query(query): Query<So
 }
 
 /// `GET /v1/graph/events`: one `changed` event (`{source, version, changed}`) per session change.
-pub async fn events(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
+pub(crate) async fn events(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
     let session = match registry.graph_session(query.source.as_deref()) {
         Ok(session) => session,
         Err(error) => return failure(error.into()),
@@ -109,7 +109,7 @@ fn body_type(headers: &HeaderMap) -> BodyType {
 /// whether or not `success`; 400 for a body that is not JSON, 415 for a content type that
 /// cannot carry it). The caller is a person or their app, so what it adds is recorded as
 /// `user`.
-pub async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
     if body_type(&headers) == BodyType::Refused {
         let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let message = format!(

@@ -51,13 +51,13 @@ pub struct HttpOptions {
 }
 
 /// The shortest token accepted.
-pub const MIN_TOKEN_CHARS: usize = 16;
+pub(crate) const MIN_TOKEN_CHARS: usize = 16;
 /// The least strength accepted, in bits, estimated as length × log2(distinct characters).
-pub const MIN_TOKEN_BITS: f64 = 64.0;
+pub(crate) const MIN_TOKEN_BITS: f64 = 64.0;
 
 /// A token's strength in bits by the estimate length × log2(distinct characters): an upper
 /// bound for random tokens (`openssl rand -hex 32` gives 256), and low for repetitive ones.
-pub fn token_bits(token: &str) -> f64 {
+pub(crate) fn token_bits(token: &str) -> f64 {
     let mut distinct: Vec<char> = token.chars().collect();
     let length = distinct.len();
     distinct.sort_unstable();
@@ -122,7 +122,7 @@ impl Default for HttpOptions {
 }
 
 /// The checks, with what they need from the running server.
-pub struct Guard {
+pub(crate) struct Guard {
     options: HttpOptions,
     /// The bound address: its IP is an accepted `Host`.
     local: SocketAddr,
@@ -132,7 +132,7 @@ pub struct Guard {
 
 impl Guard {
     /// Checks that the options are safe for `local`: a strong token, required off loopback.
-    pub fn new(options: HttpOptions, local: SocketAddr) -> Result<Self, ServerError> {
+    pub(crate) fn new(options: HttpOptions, local: SocketAddr) -> Result<Self, ServerError> {
         options.check_address(local)?;
         Ok(Self { options, local, failed: FailedLogins::default() })
     }
@@ -246,7 +246,7 @@ async fn refuse_login(guard: &Guard, client: Option<IpAddr>, message: &str) -> R
 }
 
 /// The middleware: every check, in the order that gives the most useful refusal.
-pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).map(str::to_owned);
     match host.as_deref() {
         Some(host) if guard.host_allowed(host) => {}

@@ -30,7 +30,7 @@ const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(200);
 
 /// The bounds on connections.
 #[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
+pub(crate) struct ConnectionLimits {
     /// How long a client may take to send a request's headers (and an idle connection may wait
     /// for its next request).
     pub header_timeout: Duration,
@@ -68,7 +68,7 @@ fn is_connection_error(error: &std::io::Error) -> bool {
 
 /// Serves `app` on `listener` until `stopping` is cancelled, then lets each connection finish
 /// its request in flight (the caller bounds how long that may take).
-pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits, stopping: CancellationToken) {
+pub(crate) async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits, stopping: CancellationToken) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let mut connections = tokio::task::JoinSet::new();
     loop {

@@ -18,7 +18,7 @@ use crate::guard::refusal;
 use crate::sessions::BoundedSessions;
 
 /// What the gate needs: the sessions (to count them) and the body limit.
-pub struct McpGate {
+pub(crate) struct McpGate {
     sessions: Arc<BoundedSessions>,
     max_body_bytes: usize,
     /// Held while an `initialize` is counted and runs, so the count checked is the count when
@@ -28,7 +28,7 @@ pub struct McpGate {
 
 impl McpGate {
     /// A gate over `sessions`, reading bodies up to `max_body_bytes`.
-    pub fn new(sessions: Arc<BoundedSessions>, max_body_bytes: usize) -> Self {
+    pub(crate) fn new(sessions: Arc<BoundedSessions>, max_body_bytes: usize) -> Self {
         Self { sessions, max_body_bytes, opening: tokio::sync::Mutex::new(()) }
     }
 }
@@ -42,7 +42,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// The middleware.
-pub async fn check(State(gate): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
+pub(crate) async fn check(State(gate): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
     if request.method() != Method::POST || !is_json(request.headers()) {
         return next.run(request).await;
     }

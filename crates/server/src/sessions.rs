@@ -30,7 +30,7 @@ const MARK: char = '\u{1f}';
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
-pub enum SessionsError {
+pub(crate) enum SessionsError {
     /// rmcp's session manager failed.
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
@@ -40,7 +40,7 @@ pub enum SessionsError {
 }
 
 /// rmcp's in-memory sessions with a bound on their number and request ids made unique.
-pub struct BoundedSessions {
+pub(crate) struct BoundedSessions {
     inner: LocalSessionManager,
     max: usize,
     /// Held while a session is counted and created.
@@ -52,17 +52,17 @@ pub struct BoundedSessions {
 
 impl BoundedSessions {
     /// At most `max` sessions of `inner`.
-    pub fn new(inner: LocalSessionManager, max: usize) -> Self {
+    pub(crate) fn new(inner: LocalSessionManager, max: usize) -> Self {
         Self { inner, max, creating: tokio::sync::Mutex::new(()), next_id: AtomicU64::new(1), in_flight: Default::default() }
     }
 
     /// The sessions open now.
-    pub async fn count(&self) -> usize {
+    pub(crate) async fn count(&self) -> usize {
         self.inner.sessions.read().await.len()
     }
 
     /// The most sessions held at once.
-    pub fn max(&self) -> usize {
+    pub(crate) fn max(&self) -> usize {
         self.max
     }
 
@@ -140,7 +140,7 @@ impl Drop for InFlight {
 
 /// The [`SessionManager`] rmcp is given: an `Arc` so that streams can hold what they release.
 #[derive(Clone)]
-pub struct SharedSessions(pub Arc<BoundedSessions>);
+pub(crate) struct SharedSessions(pub Arc<BoundedSessions>);
 
 impl SessionManager for SharedSessions {
     type Error = SessionsError;

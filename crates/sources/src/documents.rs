@@ -105,7 +105,7 @@ fn assemble(
 }
 
 /// Loads NDJSON documents on all cores.
-pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub(crate) fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
     let mut result = scan(&text, &DocumentHandler, progress);
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
@@ -123,7 +123,7 @@ pub fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress
 }
 
 /// Loads a JSON array of documents, profiling on all cores.
-pub fn load_document_array(
+pub(crate) fn load_document_array(
     path: &Path,
     name: &str,
     text: SharedText,

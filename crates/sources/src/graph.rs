@@ -93,7 +93,7 @@ fn capped(json: &str, what: &str, index: usize, warnings: &mut Vec<LoadWarning>)
 }
 
 /// Parses a graph file's text into its `nodes` and `edges` collections and its direction.
-pub fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<Collection>, GraphDirection), SourceError> {
+pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<Collection>, GraphDirection), SourceError> {
     let shape_error = |offset: usize, message: String| {
         let (line, column) = position(text, offset);
         SourceError::Shape { path: path.to_path_buf(), line, column, message }

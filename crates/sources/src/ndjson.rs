@@ -44,13 +44,13 @@ pub(crate) struct ScanResult {
 
 impl ScanResult {
     /// Number of good lines.
-    pub fn line_count(&self) -> usize {
+    pub(crate) fn line_count(&self) -> usize {
         self.items.iter().map(Vec::len).sum()
     }
 
     /// The items of the good lines, in file order, in the first slice's vector (grown in place
     /// where the allocator can) rather than a new one.
-    pub fn into_items(self) -> Vec<ItemEntry> {
+    pub(crate) fn into_items(self) -> Vec<ItemEntry> {
         let total = self.line_count();
         let mut slices = self.items.into_iter();
         let mut items = slices.next().unwrap_or_default();

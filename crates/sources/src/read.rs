@@ -99,7 +99,7 @@ fn bom_len(bytes: &[u8]) -> usize {
 }
 
 /// Reads `path` as UTF-8 text, without a leading byte-order mark.
-pub fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, SourceError> {
+pub(crate) fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, SourceError> {
     if mode.is_mapped()
         && let Some(text) = map_text(path)?
     {

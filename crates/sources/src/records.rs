@@ -48,7 +48,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMembers<'a> {
 
 /// Loads a JSON object of named records, in file order. Each record's value is profiled from its
 /// text like any other item, so the profile's depth limit applies to a deeply nested one.
-pub fn load_record_object(path: &Path, name: &str, text: SharedText) -> Result<Collection, SourceError> {
+pub(crate) fn load_record_object(path: &Path, name: &str, text: SharedText) -> Result<Collection, SourceError> {
     let syntax = |e: serde_json::Error, line: usize, column: usize| SourceError::Syntax {
         path: path.to_path_buf(),
         line,
@@ -114,7 +114,7 @@ impl LineHandler for RecordHandler {
 }
 
 /// Loads NDJSON `{key, value, metadata?}` lines.
-pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub(crate) fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
     let mut result = scan(&text, &RecordHandler, progress);
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
@@ -124,6 +124,6 @@ pub fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, 
 }
 
 /// True when the first non-empty line of NDJSON text looks like a `{key, value}` record line.
-pub fn looks_like_record_lines(text: &str) -> bool {
+pub(crate) fn looks_like_record_lines(text: &str) -> bool {
     text.lines().map(str::trim).find(|l| !l.is_empty()).and_then(|l| serde_json::from_str::<RecordLine<'_>>(l).ok()).is_some()
 }

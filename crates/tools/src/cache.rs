@@ -31,18 +31,18 @@ impl CacheKey {
 
 /// The answers.
 #[derive(Debug, Default)]
-pub struct AnswerCache {
+pub(crate) struct AnswerCache {
     answers: Mutex<HashMap<CacheKey, ToolResult>>,
 }
 
 impl AnswerCache {
     /// The cached answer, if any.
-    pub fn get(&self, key: &CacheKey) -> Option<ToolResult> {
+    pub(crate) fn get(&self, key: &CacheKey) -> Option<ToolResult> {
         lock(&self.answers).get(key).cloned()
     }
 
     /// Keeps a successful answer.
-    pub fn put(&self, key: CacheKey, answer: &ToolResult) {
+    pub(crate) fn put(&self, key: CacheKey, answer: &ToolResult) {
         if !answer.success {
             return;
         }
@@ -56,7 +56,7 @@ impl AnswerCache {
     }
 
     /// Forgets everything (a source changed).
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         {
             let mut answers = lock(&self.answers);
             answers.clear();

@@ -20,7 +20,7 @@ const MAX_RECORDS: usize = 5;
 /// What was found elsewhere: the places (`{collection, path, record_name?, exact}`) and one
 /// sentence per place or hint, for the answer's message.
 #[derive(Debug, Default)]
-pub struct Elsewhere {
+pub(crate) struct Elsewhere {
     /// Where the property (or, failing that, the closest name) is.
     pub places: Vec<Value>,
     /// Sentences for the message.
@@ -48,7 +48,7 @@ fn known_names(collection: &Collection) -> Vec<String> {
 /// Where `path`, missing from `collection` (or from its record `record`), is found in the rest
 /// of `source`: the exact path first; only when no collection has it, the closest name in each.
 /// `history` is the graph session's runs, if any (see [`algorithm_hint`]).
-pub fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>, path: &PropertyPath, history: &[AlgorithmRun]) -> Elsewhere {
+pub(crate) fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>, path: &PropertyPath, history: &[AlgorithmRun]) -> Elsewhere {
     let wanted = path.to_string();
     let mut out = Elsewhere::default();
     let others: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| !Arc::ptr_eq(c, collection)).collect();

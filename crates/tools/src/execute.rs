@@ -16,19 +16,19 @@ use crate::registry::Registry;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// Rows returned unless the call asks otherwise.
-pub const DEFAULT_MAX_ROWS: usize = 1_000;
+pub(crate) const DEFAULT_MAX_ROWS: usize = 1_000;
 /// Most rows any call may ask for.
-pub const MAX_ROWS: usize = 10_000;
+pub(crate) const MAX_ROWS: usize = 10_000;
 /// Bytes of row data (as JSON) returned unless the call asks otherwise.
-pub const DEFAULT_MAX_BYTES: usize = 1_000_000;
+pub(crate) const DEFAULT_MAX_BYTES: usize = 1_000_000;
 /// Statement timeout unless the call asks otherwise.
-pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// Longest statement timeout a call may ask for.
-pub const MAX_TIMEOUT_MS: u64 = 300_000;
+pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
 
 /// Rows of one statement, capped.
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// Column names.
     pub columns: Vec<String>,
     /// Column types as the engine names them (empty where it does not say).
@@ -48,7 +48,7 @@ pub struct Ran {
 }
 
 /// A query ready to run: SQL text and its bound parameters (a structured query compiled).
-pub fn prepare(source: &schemascope_sources::Source, query: &Value) -> Result<(String, Vec<SqlValue>), ToolError> {
+pub(crate) fn prepare(source: &schemascope_sources::Source, query: &Value) -> Result<(String, Vec<SqlValue>), ToolError> {
     match query {
         Value::String(sql) if !sql.trim().is_empty() => Ok((sql.trim().to_string(), Vec::new())),
         Value::String(_) => Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement or a structured query".into())),
@@ -79,7 +79,7 @@ fn sql_value(value: &Value) -> SqlValue {
 }
 
 /// Runs one statement on a SQL source within the caps.
-pub fn run_sql(
+pub(crate) fn run_sql(
     source: &schemascope_sources::Source,
     sql: &str,
     params: &[SqlValue],

@@ -17,9 +17,9 @@ use crate::registry::Registry;
 use crate::result::ToolError;
 
 /// Values merged by default.
-pub const DEFAULT_SAMPLES: usize = 20;
+pub(crate) const DEFAULT_SAMPLES: usize = 20;
 /// How long to wait for more values by default.
-pub const DEFAULT_WINDOW_MS: u64 = 1_000;
+pub(crate) const DEFAULT_WINDOW_MS: u64 = 1_000;
 /// The longest window a call may ask for.
 const MAX_WINDOW_MS: u64 = 60_000;
 

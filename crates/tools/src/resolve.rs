@@ -10,7 +10,7 @@ use schemascope_sources::Source;
 use crate::result::ToolError;
 
 /// Most record names listed in an error.
-pub const MAX_LISTED: usize = 50;
+pub(crate) const MAX_LISTED: usize = 50;
 
 fn unknown_collection(source: &Source, name: &str) -> ToolError {
     let names = source.collection_names();
@@ -20,7 +20,7 @@ fn unknown_collection(source: &Source, name: &str) -> ToolError {
 
 /// The collection a single-collection tool works on: the one named, else `nodes` for a graph,
 /// else the first. A record key given as the collection resolves to its record set.
-pub fn one<'a>(source: &'a Source, name: Option<&str>) -> Result<(&'a Arc<Collection>, Option<String>), ToolError> {
+pub(crate) fn one<'a>(source: &'a Source, name: Option<&str>) -> Result<(&'a Arc<Collection>, Option<String>), ToolError> {
     match name {
         None => source
             .collection("nodes")
@@ -42,7 +42,7 @@ pub fn one<'a>(source: &'a Source, name: Option<&str>) -> Result<(&'a Arc<Collec
 }
 
 /// The collections a multi-collection tool works on: all, for none/`both`/`all`.
-pub fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>, ToolError> {
+pub(crate) fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>, ToolError> {
     match name {
         None | Some("both" | "all" | "*") => Ok(source.collections.clone()),
         Some(name) => one(source, Some(name)).map(|(c, _)| vec![c.clone()]),
@@ -52,7 +52,7 @@ pub fn many(source: &Source, name: Option<&str>) -> Result<Vec<Arc<Collection>>,
 /// The key of the record called `name` in record set `c`: `name` itself when it is a key, else
 /// the key of the only record whose metadata gives `name` as its type (`name` in AimDB's record
 /// metadata is the Rust type name, which AimDB's own tools mistook for the key).
-pub fn key_in(c: &Collection, name: &str) -> Result<Option<String>, ToolError> {
+pub(crate) fn key_in(c: &Collection, name: &str) -> Result<Option<String>, ToolError> {
     if c.record_profile(name).is_some() {
         return Ok(Some(name.to_string()));
     }
@@ -71,7 +71,7 @@ pub fn key_in(c: &Collection, name: &str) -> Result<Option<String>, ToolError> {
 }
 
 /// A record found by [`record`].
-pub struct FoundRecord<'a> {
+pub(crate) struct FoundRecord<'a> {
     /// Its record set.
     pub collection: &'a Arc<Collection>,
     /// Its key (the name asked for, or the key of the record of that type).
@@ -82,7 +82,7 @@ pub struct FoundRecord<'a> {
 
 /// The record set holding `record` (by key, else by type name), or an error listing the records
 /// there are.
-pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, record: &str) -> Result<FoundRecord<'a>, ToolError> {
+pub(crate) fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, record: &str) -> Result<FoundRecord<'a>, ToolError> {
     let candidates: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| collection.is_none_or(|wanted| Arc::ptr_eq(c, wanted))).collect();
     for c in &candidates {
         if let Some(key) = key_in(c, record)?
@@ -108,7 +108,7 @@ pub fn record<'a>(source: &'a Source, collection: Option<&Arc<Collection>>, reco
 
 /// The error for a call that needs one record of a record set holding several (`keys`, in the
 /// set's order): merging them would describe no record at all.
-pub fn record_required(source: &Source, set: &str, keys: &[&str]) -> ToolError {
+pub(crate) fn record_required(source: &Source, set: &str, keys: &[&str]) -> ToolError {
     let listed: Vec<String> = keys.iter().take(MAX_LISTED).map(|k| (*k).to_string()).collect();
     let more = if keys.len() > MAX_LISTED { format!("\n(+{} more)", keys.len() - MAX_LISTED) } else { String::new() };
     let message = format!(

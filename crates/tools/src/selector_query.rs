@@ -43,7 +43,7 @@ fn keys(collection: &Collection) -> Vec<String> {
 }
 
 /// Validates a selector query against the data of `source`.
-pub fn validate(source: &Source, query: &Value) -> Result<ValidationReport, ToolError> {
+pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationReport, ToolError> {
     let (text, collection) = parts(source, query)?;
     if text.trim().is_empty() {
         return Ok(ValidationReport::new(
@@ -79,7 +79,7 @@ pub fn validate(source: &Source, query: &Value) -> Result<ValidationReport, Tool
 }
 
 /// Runs a selector query: the matching items as rows `[id, data]`.
-pub fn execute(source: &Source, query: &Value, max_rows: usize) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
+pub(crate) fn execute(source: &Source, query: &Value, max_rows: usize) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
     let (text, collection) = parts(source, query)?;
     let selector = Selector::parse(&text)?;
     let found = find_items(collection, &[], &selector, max_rows, &DisplayLimits::default())?;

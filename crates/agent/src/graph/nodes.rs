@@ -13,7 +13,7 @@ const BUILD_MAX_TOKENS: u32 = 1_500;
 const SUMMARY_MAX_TOKENS: u32 = 1_000;
 
 /// What each node tells the person waiting.
-pub fn thought(node: Node) -> &'static str {
+pub(super) fn thought(node: Node) -> &'static str {
     match node {
         Node::Start => "Starting query analysis...",
         Node::GetSchema => "Fetching the schema...",
@@ -26,7 +26,7 @@ pub fn thought(node: Node) -> &'static str {
 }
 
 /// Runs `node` on `state`; returns what failed, if anything.
-pub fn run(graph: &Graph<'_>, node: Node, state: &mut AskState) -> Option<String> {
+pub(super) fn run(graph: &Graph<'_>, node: Node, state: &mut AskState) -> Option<String> {
     match node {
         Node::Start => None,
         Node::GetSchema => match graph.data.schema(&state.source, &state.user_query) {
@@ -245,7 +245,7 @@ fn error_handler(state: &mut AskState) {
 }
 
 /// The routing functions: where to go after `node` (`None` ends the run).
-pub fn route(graph: &Graph<'_>, node: Node, state: &AskState) -> Option<Node> {
+pub(super) fn route(graph: &Graph<'_>, node: Node, state: &AskState) -> Option<Node> {
     match node {
         Node::Start => Some(Node::GetSchema),
         Node::GetSchema if state.schema_error.is_some() => Some(Node::ErrorHandler),

@@ -42,7 +42,7 @@ pub struct LlmConfig {
 }
 
 /// Default seconds to wait for an answer.
-pub const DEFAULT_TIMEOUT_S: u64 = 120;
+pub(super) const DEFAULT_TIMEOUT_S: u64 = 120;
 
 impl LlmConfig {
     /// From the environment: `SCHEMASCOPE_LLM_PROVIDER` (openai or anthropic; default: anthropic

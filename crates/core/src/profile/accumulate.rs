@@ -55,7 +55,7 @@ pub(crate) struct Lengths {
 
 impl Lengths {
     /// Counts `n` more lengths of `len`.
-    pub fn add(&mut self, len: u64, n: u64) {
+    pub(super) fn add(&mut self, len: u64, n: u64) {
         if n == 0 {
             return;
         }
@@ -68,7 +68,7 @@ impl Lengths {
     }
 
     /// Adds every length of `other`.
-    pub fn merge(&mut self, other: Lengths) {
+    pub(super) fn merge(&mut self, other: Lengths) {
         if other.count > 0 {
             self.min = if self.count == 0 { other.min } else { self.min.min(other.min) };
             self.max = self.max.max(other.max);
@@ -78,7 +78,7 @@ impl Lengths {
     }
 
     /// The mean length; 0 when none were seen.
-    pub fn mean(&self) -> f64 {
+    pub(super) fn mean(&self) -> f64 {
         if self.count == 0 { 0.0 } else { self.sum as f64 / self.count as f64 }
     }
 }
@@ -113,12 +113,12 @@ pub(crate) struct NumberStats {
 
 impl NumberStats {
     /// True when no number was seen.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.values.is_empty() && self.parts.iter().all(Vec::is_empty) && self.wide.is_empty()
     }
 
     /// Every value: the doubles in parts, and the integers past 2^53.
-    pub fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>) {
+    pub(super) fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>) {
         self.parts.insert(0, self.values);
         (self.parts, self.wide)
     }

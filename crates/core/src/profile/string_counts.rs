@@ -101,12 +101,12 @@ pub(crate) struct StringCounts {
 
 impl StringCounts {
     /// Number of distinct strings; an upper bound until [`StringCounts::tally`] folds the logs.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.table.len() + self.counted.len() + self.log.len() + self.parts.iter().map(StringCounts::len).sum::<usize>()
     }
 
     /// Counts `value` `n` more times.
-    pub fn add(&mut self, value: &str, n: u64) {
+    pub(super) fn add(&mut self, value: &str, n: u64) {
         let hash = hasher().hash_one(value);
         self.add_hashed(hash, value, n);
     }
@@ -145,7 +145,7 @@ impl StringCounts {
     }
 
     /// Adds every count of `other`. A log is kept as a part (no copy); a table is folded in.
-    pub fn merge(&mut self, mut other: StringCounts) {
+    pub(super) fn merge(&mut self, mut other: StringCounts) {
         if self.logging || other.logging {
             for side in [&mut *self, &mut other] {
                 if !side.logging {
@@ -173,7 +173,7 @@ impl StringCounts {
     /// so a two-pass radix sort on their top 16 bits leaves runs of a few pairs to finish. Texts
     /// are compared only within a run of equal hashes (the same string, or a rare collision);
     /// each repeat's count goes to the first occurrence and the repeat is dropped.
-    pub fn tally(&self) -> Vec<(&str, u64)> {
+    pub(super) fn tally(&self) -> Vec<(&str, u64)> {
         if !self.logging {
             return self.table.iter().map(|s| (&self.arena[s.start..s.start + s.len], s.count)).collect();
         }
@@ -238,7 +238,7 @@ impl StringCounts {
 
     /// True when every string counted is ASCII (so its length in characters is its length in
     /// bytes).
-    pub fn is_ascii(&self) -> bool {
+    pub(super) fn is_ascii(&self) -> bool {
         self.arena.is_ascii() && self.parts.iter().all(StringCounts::is_ascii)
     }
 }

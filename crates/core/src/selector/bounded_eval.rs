@@ -47,7 +47,7 @@ const CONSTANT_TIME: &[&str] = &["length", "type", "not_null", "abs", "ceil", "f
 
 /// Why an evaluation stopped.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Stop {
+pub(super) enum Stop {
     /// The jmespath crate's own error (a function given the wrong type, …), in its words: the
     /// item is not evaluated.
     Error(String),

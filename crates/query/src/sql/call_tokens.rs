@@ -44,7 +44,7 @@ fn qualifier<'a>(significant: &[&'a Token], at: usize) -> Option<&'a Word> {
 }
 
 /// Refusals found on `tokens` (the whole statement, whitespace and comments included).
-pub fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
     let postgres = callables.dialect() == SqlDialect::Postgres;
     if postgres
         && tokens.windows(3).any(|w| {
@@ -112,11 +112,11 @@ pub fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
 }
 
 /// Why a type is refused.
-pub const UNSAFE_TYPE: &str =
+pub(super) const UNSAFE_TYPE: &str =
     "converting to it runs a function (its input or cast function, or a domain constraint) that the database declares volatile or parallel-unsafe";
 
 /// Why a function is refused, per dialect.
-pub fn refused_why(callables: &Callables) -> &'static str {
+pub(super) fn refused_why(callables: &Callables) -> &'static str {
     match callables.dialect() {
         SqlDialect::Postgres => {
             "PostgreSQL declares it volatile or parallel-unsafe, so it may change data or session state, wait, or reach files, programs or other sessions (only immutable or stable, parallel-safe functions run, and a few harmless volatile ones such as random())"

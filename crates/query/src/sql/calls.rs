@@ -22,7 +22,7 @@ pub const MAX_CALL_DEPTH: usize = 256;
 
 /// What a collected name is used as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
+pub(super) enum CallKind {
     /// A function call in an expression.
     Function,
     /// A function in FROM (in SQLite, a virtual table such as `json_each`).
@@ -37,7 +37,7 @@ pub enum CallKind {
 
 /// One name as written: its text and whether it was double-quoted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamePart {
+pub(super) struct NamePart {
     /// The text (between the quotes, if quoted).
     pub text: String,
     /// True for `"name"`.
@@ -56,7 +56,7 @@ impl NamePart {
 
 /// One thing the statement calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Call {
+pub(super) struct Call {
     /// What it is used as.
     pub kind: CallKind,
     /// The qualifying parts before the name (schema; more parts are refused by the judge).
@@ -69,7 +69,7 @@ pub struct Call {
 
 /// Every call in `query`, or `Err` with the depth reached when the query nests deeper than
 /// [`MAX_CALL_DEPTH`].
-pub fn collect(query: &Query) -> Result<Vec<Call>, usize> {
+pub(super) fn collect(query: &Query) -> Result<Vec<Call>, usize> {
     let mut collector = Collector { calls: Vec::new(), depth: 0 };
     match query.visit(&mut collector) {
         ControlFlow::Continue(()) => Ok(collector.calls),

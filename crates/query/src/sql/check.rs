@@ -39,7 +39,7 @@ struct Ctx {
 }
 
 /// The walk's state.
-pub struct Checker<'a> {
+pub(super) struct Checker<'a> {
     pub catalog: &'a Catalog,
     pub values: &'a dyn KnownValues,
     pub dialect: SqlDialect,
@@ -54,7 +54,7 @@ fn at(id: &Ident) -> Option<Location> {
 
 impl<'a> Checker<'a> {
     /// A walk over `catalog`.
-    pub fn new(catalog: &'a Catalog, values: &'a dyn KnownValues, dialect: SqlDialect) -> Self {
+    pub(super) fn new(catalog: &'a Catalog, values: &'a dyn KnownValues, dialect: SqlDialect) -> Self {
         Self { catalog, values, dialect, issues: Issues::default(), scanned: Vec::new() }
     }
 
@@ -63,7 +63,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks a query; returns its output columns.
-    pub fn query(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
+    pub(super) fn query(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
         let mut with_scope = Scope::inside(parent);
         if let Some(with) = &q.with {
             for cte in &with.cte_tables {

@@ -52,7 +52,7 @@ const AGGREGATES: &[&str] = &[
 
 /// The immediate sub-expressions and subqueries of `expr` (clones: the visitor API does not lend
 /// references that outlive a call).
-pub fn children(expr: &Expr) -> (Vec<Expr>, Vec<Query>) {
+pub(super) fn children(expr: &Expr) -> (Vec<Expr>, Vec<Query>) {
     let mut c = Children { depth: 0, query_depth: 0, exprs: Vec::new(), queries: Vec::new() };
     let _ = expr.visit(&mut c);
     (c.exprs, c.queries)
@@ -105,12 +105,12 @@ fn arg_count(f: &Function) -> usize {
 }
 
 /// The unqualified, lowercase name of a function.
-pub fn function_name(f: &Function) -> String {
+pub(super) fn function_name(f: &Function) -> String {
     f.name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_ascii_lowercase()).unwrap_or_default()
 }
 
 /// True when `f` is an aggregate call (not a window function).
-pub fn is_aggregate(f: &Function) -> bool {
+pub(super) fn is_aggregate(f: &Function) -> bool {
     if f.over.is_some() {
         return false;
     }
@@ -122,7 +122,7 @@ pub fn is_aggregate(f: &Function) -> bool {
 }
 
 /// True when `expr` contains an aggregate call outside subqueries.
-pub fn contains_aggregate(expr: &Expr) -> bool {
+pub(super) fn contains_aggregate(expr: &Expr) -> bool {
     if let Expr::Function(f) = expr
         && is_aggregate(f)
     {
@@ -133,7 +133,7 @@ pub fn contains_aggregate(expr: &Expr) -> bool {
 
 /// Column references (`Identifier`, `CompoundIdentifier`) in `expr` outside aggregate calls and
 /// subqueries, as identifier lists.
-pub fn bare_columns(expr: &Expr, out: &mut Vec<Vec<Ident>>) {
+pub(super) fn bare_columns(expr: &Expr, out: &mut Vec<Vec<Ident>>) {
     match expr {
         Expr::Identifier(id) => out.push(vec![id.clone()]),
         Expr::CompoundIdentifier(ids) => out.push(ids.clone()),

@@ -20,7 +20,7 @@ use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, QueryIssue};
 
 /// Refuses any statement that is not a query, with the reason.
-pub fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool {
+pub(super) fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool {
     if matches!(statement, Statement::Query(_)) {
         return true;
     }
@@ -50,7 +50,7 @@ pub fn check_statement_kind(statement: &Statement, issues: &mut Issues) -> bool 
 
 /// Checks one parsed query: nesting within [`MAX_CALL_DEPTH`], no writes, locks or
 /// `SELECT … INTO`, and every call allowed by `callables`, on the tree and on the `tokens`.
-pub fn check_query(query: &Query, tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+pub(super) fn check_query(query: &Query, tokens: &[Token], callables: &Callables, issues: &mut Issues) {
     let calls = match calls::collect(query) {
         Ok(calls) => calls,
         Err(depth) => {
@@ -213,7 +213,7 @@ const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::
 /// nothing inside a string or a comment counts and nothing can hide in one. PostgreSQL SQL
 /// that does not parse is refused in any case: what it calls cannot be resolved, and
 /// PostgreSQL runs functions inside a read-only transaction.
-pub fn check_tokens(tokens: &[Token], callables: &Callables, parse_error: &str, issues: &mut Issues) {
+pub(super) fn check_tokens(tokens: &[Token], callables: &Callables, parse_error: &str, issues: &mut Issues) {
     let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
     let first = significant.iter().find(|t| !matches!(t, Token::LParen));
     match first {

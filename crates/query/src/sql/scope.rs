@@ -6,7 +6,7 @@ use sqlparser::ast::Ident;
 
 /// The columns a relation offers.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Columns {
+pub(super) struct Columns {
     /// Known column names.
     pub names: Vec<String>,
     /// True when other columns may exist (a table function, an unnamed expression of a derived
@@ -16,24 +16,24 @@ pub struct Columns {
 
 impl Columns {
     /// Known names, closed.
-    pub fn known(names: Vec<String>) -> Self {
+    pub(super) fn known(names: Vec<String>) -> Self {
         Self { names, open: false }
     }
 
     /// Nothing known: accepts every name.
-    pub fn open() -> Self {
+    pub(super) fn open() -> Self {
         Self { names: Vec::new(), open: true }
     }
 
     /// The known name equal to `name` ignoring ASCII case.
-    pub fn find(&self, name: &str) -> Option<&str> {
+    pub(super) fn find(&self, name: &str) -> Option<&str> {
         self.names.iter().find(|n| n.eq_ignore_ascii_case(name)).map(String::as_str)
     }
 }
 
 /// One relation of a FROM clause.
 #[derive(Debug, Clone)]
-pub struct Source {
+pub(super) struct Source {
     /// The name columns are qualified with: the alias, else the table's (unqualified) name.
     pub name: String,
     /// The catalog table, for base tables.
@@ -46,7 +46,7 @@ pub struct Source {
 
 /// A column reference resolved to a relation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ColumnRef {
+pub(super) struct ColumnRef {
     /// How many scopes out (0: this SELECT; more: a correlated reference).
     pub depth: usize,
     /// The relation's index in its scope.
@@ -59,7 +59,7 @@ pub struct ColumnRef {
 
 /// What a name resolved to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Resolution {
+pub(super) enum Resolution {
     /// A column of a relation.
     Column(ColumnRef),
     /// Possibly a column of an open relation: accepted, not checked further.
@@ -78,7 +78,7 @@ pub enum Resolution {
 
 /// The names visible in one SELECT.
 #[derive(Debug, Default)]
-pub struct Scope<'p> {
+pub(super) struct Scope<'p> {
     /// FROM relations.
     pub sources: Vec<Source>,
     /// Columns merged by `USING` or `NATURAL` joins: not ambiguous unqualified.
@@ -95,17 +95,17 @@ pub struct Scope<'p> {
 
 impl<'p> Scope<'p> {
     /// An empty scope inside `parent`.
-    pub fn inside(parent: Option<&'p Scope<'p>>) -> Self {
+    pub(super) fn inside(parent: Option<&'p Scope<'p>>) -> Self {
         Self { parent, ..Self::default() }
     }
 
     /// The CTE called `name`, innermost first.
-    pub fn cte(&self, name: &str) -> Option<&Columns> {
+    pub(super) fn cte(&self, name: &str) -> Option<&Columns> {
         self.ctes.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, c)| c).or_else(|| self.parent.and_then(|p| p.cte(name)))
     }
 
     /// Every CTE name visible here.
-    pub fn cte_names(&self) -> Vec<String> {
+    pub(super) fn cte_names(&self) -> Vec<String> {
         let mut out: Vec<String> = self.ctes.iter().map(|(n, _)| n.clone()).collect();
         if let Some(p) = self.parent {
             out.extend(p.cte_names());
@@ -117,7 +117,7 @@ impl<'p> Scope<'p> {
     }
 
     /// Resolves an unqualified column name, this scope first, then enclosing ones.
-    pub fn resolve(&self, name: &str, aliases_allowed: bool) -> Resolution {
+    pub(super) fn resolve(&self, name: &str, aliases_allowed: bool) -> Resolution {
         let mut depth = 0;
         let mut scope = Some(self);
         while let Some(s) = scope {
@@ -145,7 +145,7 @@ impl<'p> Scope<'p> {
     }
 
     /// Resolves `qualifier.name`.
-    pub fn resolve_qualified(&self, qualifier: &str, name: &str) -> Resolution {
+    pub(super) fn resolve_qualified(&self, qualifier: &str, name: &str) -> Resolution {
         let mut depth = 0;
         let mut scope = Some(self);
         let mut shadowed = None;
@@ -175,7 +175,7 @@ impl<'p> Scope<'p> {
     }
 
     /// The relation a qualifier names, this scope first.
-    pub fn source(&self, qualifier: &str) -> Option<&Source> {
+    pub(super) fn source(&self, qualifier: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.name.eq_ignore_ascii_case(qualifier)).or_else(|| self.parent.and_then(|p| p.source(qualifier)))
     }
 
@@ -184,7 +184,7 @@ impl<'p> Scope<'p> {
     }
 
     /// Every column name and relation name visible, for suggestions.
-    pub fn visible_columns(&self) -> Vec<String> {
+    pub(super) fn visible_columns(&self) -> Vec<String> {
         let mut out: Vec<String> = self.sources.iter().flat_map(|s| s.columns.names.iter().cloned()).collect();
         out.extend(self.aliases.iter().cloned());
         if let Some(p) = self.parent {
@@ -196,7 +196,7 @@ impl<'p> Scope<'p> {
     }
 
     /// Every relation name visible, for suggestions.
-    pub fn visible_sources(&self) -> Vec<String> {
+    pub(super) fn visible_sources(&self) -> Vec<String> {
         let mut out: Vec<String> = self.sources.iter().map(|s| s.name.clone()).collect();
         if let Some(p) = self.parent {
             out.extend(p.visible_sources());
@@ -206,6 +206,6 @@ impl<'p> Scope<'p> {
 }
 
 /// The value of the last identifier of a list.
-pub fn last_name(ids: &[Ident]) -> &str {
+pub(super) fn last_name(ids: &[Ident]) -> &str {
     ids.last().map_or("", |i| i.value.as_str())
 }

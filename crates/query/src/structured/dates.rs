@@ -32,7 +32,7 @@ fn shift(d: NaiveDate, period: PeriodType, k: i64) -> Option<NaiveDate> {
 }
 
 /// The half-open day range `[start, end)` a relative date filter keeps.
-pub fn relative_range(period: PeriodType, range: DateRangeType, n: u32, anchor: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
+pub(super) fn relative_range(period: PeriodType, range: DateRangeType, n: u32, anchor: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
     let s = period_start(anchor, period);
     let n = i64::from(n.max(1));
     Some(match range {

@@ -7,7 +7,7 @@ use schemascope_core::{Catalog, ColumnInfo, TableInfo};
 use crate::issue::{IssueKind, QueryIssue};
 
 /// The table and column a caption names.
-pub fn resolve<'c>(catalog: &'c Catalog, caption: &str) -> Result<(&'c TableInfo, &'c ColumnInfo), QueryIssue> {
+pub(super) fn resolve<'c>(catalog: &'c Catalog, caption: &str) -> Result<(&'c TableInfo, &'c ColumnInfo), QueryIssue> {
     if let Some((table, column)) = caption.rsplit_once('.')
         && let Some(t) = catalog.table(table)
     {

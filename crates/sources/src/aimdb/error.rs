@@ -117,7 +117,7 @@ impl AimxError {
 }
 
 /// What to try when connecting to `socket` failed with `error`, as numbered lines.
-pub fn connect_hint(socket: &std::path::Path, error: &std::io::Error) -> String {
+pub(super) fn connect_hint(socket: &std::path::Path, error: &std::io::Error) -> String {
     use std::io::ErrorKind;
     let running = "Check that the AimDB instance is running with remote access enabled (AimxConfig::socket_path)";
     let first = match error.kind() {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 /// The client name sent in the handshake.
-pub const CLIENT_NAME: &str = "schemascope";
+pub(super) const CLIENT_NAME: &str = "schemascope";
 
 /// An AimX protocol generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -30,7 +30,7 @@ impl Protocol {
 
 /// An error the server answered a request with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerError {
+pub(super) struct ServerError {
     /// Its code (`not_found`, `permission_denied`, …; in 3.0 one of `not_found`, `denied`,
     /// `internal`, `version_mismatch`).
     pub code: String,
@@ -40,7 +40,7 @@ pub struct ServerError {
 
 /// One line from the server.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Incoming {
+pub(super) enum Incoming {
     /// The answer to request `id`.
     Reply {
         /// The request id it answers.
@@ -66,17 +66,17 @@ pub enum Incoming {
 }
 
 /// The 3.0 hello request, as `aimdb-client` 0.7 sends it.
-pub fn hello_v3(id: u64) -> String {
+pub(super) fn hello_v3(id: u64) -> String {
     request(Protocol::V3, id, "hello", Some(json!({"client": CLIENT_NAME, "version": Protocol::V3.version()})))
 }
 
 /// The v1 hello line, as `aimdb-client` 0.6 sends it (`capabilities` and `auth_token` omitted).
-pub fn hello_v1() -> String {
+pub(super) fn hello_v1() -> String {
     json!({"version": Protocol::V1.version(), "client": CLIENT_NAME}).to_string()
 }
 
 /// A request line. In v1 absent params are omitted, in 3.0 they are `null`, as each client does.
-pub fn request(protocol: Protocol, id: u64, method: &str, params: Option<Value>) -> String {
+pub(super) fn request(protocol: Protocol, id: u64, method: &str, params: Option<Value>) -> String {
     let mut frame = Map::new();
     if protocol == Protocol::V3 {
         frame.insert("t".into(), json!("req"));
@@ -96,7 +96,7 @@ pub fn request(protocol: Protocol, id: u64, method: &str, params: Option<Value>)
 }
 
 /// The params of `record.get`: v1 names the record `record`, 3.0 `name`.
-pub fn get_params(protocol: Protocol, key: &str) -> Value {
+pub(super) fn get_params(protocol: Protocol, key: &str) -> Value {
     match protocol {
         Protocol::V1 => json!({"record": key}),
         Protocol::V3 => json!({"name": key}),
@@ -104,7 +104,7 @@ pub fn get_params(protocol: Protocol, key: &str) -> Value {
 }
 
 /// The params of `record.drain` (the same in both).
-pub fn drain_params(key: &str, limit: Option<u64>) -> Value {
+pub(super) fn drain_params(key: &str, limit: Option<u64>) -> Value {
     match limit {
         Some(limit) => json!({"name": key, "limit": limit}),
         None => json!({"name": key}),
@@ -112,7 +112,7 @@ pub fn drain_params(key: &str, limit: Option<u64>) -> Value {
 }
 
 /// A 3.0 subscribe frame; the subscription is then known by `id` as a string.
-pub fn subscribe_v3(id: u64, key: &str) -> String {
+pub(super) fn subscribe_v3(id: u64, key: &str) -> String {
     json!({"t": "sub", "id": id, "topic": key}).to_string()
 }
 
@@ -127,7 +127,7 @@ fn v3_message(code: &str) -> String {
 }
 
 /// Reads one line from the server. `Err` describes a line that is in neither wire's shape.
-pub fn decode(line: &str) -> Result<Incoming, String> {
+pub(super) fn decode(line: &str) -> Result<Incoming, String> {
     let value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", excerpt(line)))?;
     let Value::Object(mut object) = value else {
         return Err(format!("not a JSON object: {}", excerpt(line)));

@@ -15,11 +15,11 @@ use super::{Database, PROFILE_TIMEOUT_MS};
 use crate::error::SourceError;
 
 /// Tables with at most this many rows have their document columns profiled in full.
-pub const IN_MEMORY_ROWS: u64 = 200_000;
+pub(super) const IN_MEMORY_ROWS: u64 = 200_000;
 
 /// The profile nodes of the document columns `columns` (indices into `names`) of a table of
 /// `rows` rows, in the order given.
-pub fn profile(db: &dyn Database, view: &JsonView, names: &[String], columns: &[usize], rows: u64) -> Result<Vec<ProfileNode>, SourceError> {
+pub(super) fn profile(db: &dyn Database, view: &JsonView, names: &[String], columns: &[usize], rows: u64) -> Result<Vec<ProfileNode>, SourceError> {
     if columns.is_empty() {
         return Ok(Vec::new());
     }

@@ -20,7 +20,7 @@ use rusqlite::{Connection, Error};
 use super::sqlite::SQLITE_MAX_LENGTH;
 
 /// Byte comparisons one guarded call may make at most: well under a second.
-pub const MAX_WORK: u128 = 1_000_000_000;
+pub(super) const MAX_WORK: u128 = 1_000_000_000;
 
 /// The guarded functions: name, argument count, and which two arguments' lengths multiply.
 const GUARDED: &[(&str, i32, usize, usize)] =
