@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use schemascope_agent::graph::HistoryTurn;
 use schemascope_agent::graph::Phase;
 use schemascope_agent::llm::LlmConfig;
-use schemascope_tools::{AskParams, Registry};
+use schemascope_tools::{AskParams, Services};
 
 /// Which LLM to call (each flag overrides its environment variable).
 #[derive(clap::Args, Clone, Default)]
@@ -31,8 +31,8 @@ pub(crate) struct LlmArgs {
 }
 
 impl LlmArgs {
-    /// Applies the flags (over the environment) to `registry`, when any is given.
-    pub(crate) fn apply(&self, registry: &Registry) -> Result<()> {
+    /// Applies the flags (over the environment) to `services`, when any is given.
+    pub(crate) fn apply(&self, services: &Services) -> Result<()> {
         if self.llm_provider.is_none() && self.llm_base_url.is_none() && self.llm_model.is_none() && self.llm_timeout.is_none() {
             return Ok(());
         }
@@ -51,13 +51,13 @@ impl LlmArgs {
         if let Some(seconds) = self.llm_timeout {
             config.timeout = Duration::from_secs(seconds.max(1));
         }
-        registry.set_llm(Some(config));
+        services.asking.set_llm(Some(config));
         Ok(())
     }
 }
 
 /// Runs one question and prints the answer; steps go to standard error as they happen.
-pub(crate) fn run(registry: &Registry, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
+pub(crate) fn run(services: &Services, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
     let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
         Some(path) => {
@@ -69,7 +69,7 @@ pub(crate) fn run(registry: &Registry, source: String, question: String, history
         }
     };
     let mut stderr = std::io::stderr();
-    let result = schemascope_tools::ask_with(registry, AskParams { source: Some(source), question, history }, &mut |event| {
+    let result = schemascope_tools::ask_with(services, AskParams { source: Some(source), question, history }, &mut |event| {
         if event.phase == Phase::Enter {
             let _ = writeln!(stderr, "· {}", event.current_thought);
         } else if let Some(error) = &event.error {

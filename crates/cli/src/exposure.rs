@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use schemascope_server::HttpOptions;
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 
 /// The environment variable holding the token (a file is safer: see --token-file).
 const TOKEN_VARIABLE: &str = "SCHEMASCOPE_TOKEN";
@@ -48,10 +48,10 @@ pub(crate) struct ExposureArgs {
 }
 
 impl ExposureArgs {
-    /// Sets the tool-result cap on the registry.
-    pub(crate) fn apply(&self, registry: &Registry) {
+    /// Sets the tool-result cap on the services.
+    pub(crate) fn apply(&self, services: &Services) {
         if let Some(bytes) = self.max_result_bytes {
-            registry.set_max_result_bytes(bytes);
+            services.set_max_result_bytes(bytes);
         }
     }
 

@@ -11,12 +11,11 @@ mod retrieval;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use schemascope_sources::{ReadMode, SourceSpec};
-use schemascope_tools::{self as tools, Registry, ToolResult};
+use schemascope_tools::{self as tools, Services, ToolResult};
 use serde_json::{Value, json};
 
 use render::View;
@@ -341,7 +340,7 @@ struct SessionFileArgs {
 }
 
 impl SessionFileArgs {
-    fn apply(&self, registry: &Registry) -> Result<()> {
+    fn apply(&self, services: &Services) -> Result<()> {
         if self.no_session_file {
             return Ok(());
         }
@@ -357,7 +356,7 @@ impl SessionFileArgs {
                 }
             }
         };
-        registry.set_session_file(&path).map_err(|e| anyhow::anyhow!("{e} (use --session-file FILE or --no-session-file)"))
+        services.graphs.set_session_file(&path).map_err(|e| anyhow::anyhow!("{e} (use --session-file FILE or --no-session-file)"))
     }
 }
 
@@ -453,12 +452,12 @@ fn eval_retrieval(
     Ok(ExitCode::SUCCESS)
 }
 
-fn registry_for(specs: &[String]) -> Result<Arc<Registry>> {
+fn services_for(specs: &[String]) -> Result<Services> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    let registry = Registry::new();
-    registry.load(&specs, &progress::Bar::new())?;
-    print_load_warnings(&registry);
-    Ok(registry)
+    let services = Services::new();
+    services.sources.load(&specs, &progress::Bar::new())?;
+    print_load_warnings(&services);
+    Ok(services)
 }
 
 /// Warnings shown per source before the rest are counted.
@@ -466,8 +465,8 @@ const WARNINGS_SHOWN: usize = 10;
 
 /// Tells the user on stderr what loading skipped (bad lines, dangling edges): an answer about
 /// a file with skipped lines is about part of it.
-fn print_load_warnings(registry: &Registry) {
-    for source in registry.sources() {
+fn print_load_warnings(services: &Services) {
+    for source in services.sources.sources() {
         let warnings = &source.warnings;
         if warnings.is_empty() {
             continue;
@@ -484,38 +483,38 @@ fn print_load_warnings(registry: &Registry) {
 
 /// Loads the sources of `serve`: one that fails to load (missing file, database down, dead
 /// socket) is reported here and in `list_sources`, and retried while the others are served.
-fn registry_serving(specs: &[String]) -> Result<Arc<Registry>> {
+fn services_serving(specs: &[String]) -> Result<Services> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    let registry = Registry::new();
-    let failed = registry.load_serving(&specs, &progress::Bar::new())?;
-    print_load_warnings(&registry);
+    let services = Services::new();
+    let failed = services.sources.load_serving(&specs, &progress::Bar::new())?;
+    print_load_warnings(&services);
     for failure in &failed {
         eprintln!(
             "schemascope: source `{}` failed to load: {}; serving without it and retrying (list_sources shows its state)",
             failure.spec.name, failure.error
         );
     }
-    if !failed.is_empty() && registry.names().is_empty() {
+    if !failed.is_empty() && services.sources.names().is_empty() {
         eprintln!("schemascope: no source loaded yet; the server starts and keeps retrying");
     }
-    Ok(registry)
+    Ok(services)
 }
 
 /// Loads the one source of a one-shot command. Its file is mapped rather than copied: the
 /// command answers and exits (`serve` keeps private copies, see `ReadMode`).
 #[allow(unsafe_code)] // choosing to map the file (`ReadMode::map`), its contract met below
-fn one_source(source: &str) -> Result<(Arc<Registry>, String)> {
+fn one_source(source: &str) -> Result<(Services, String)> {
     let spec: SourceSpec = source.parse()?;
     bus_error::report_truncated_sources();
-    let registry = Registry::new();
+    let services = Services::new();
     // SAFETY: a one-shot command reads its source once and exits; a file another process
     // truncates meanwhile ends it with SIGBUS, which `bus_error` above reports by name, and
     // the README says not to rewrite a file a one-shot command is reading.
     let mapped = unsafe { ReadMode::map() };
-    registry.load_with(&[spec], &progress::Bar::new(), mapped)?;
-    print_load_warnings(&registry);
-    let name = registry.names().into_iter().next().context("no source loaded")?;
-    Ok((registry, name))
+    services.sources.load_with(&[spec], &progress::Bar::new(), mapped)?;
+    print_load_warnings(&services);
+    let name = services.sources.names().into_iter().next().context("no source loaded")?;
+    Ok((services, name))
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
@@ -546,8 +545,8 @@ fn read_value(text: &str) -> Result<Value> {
 }
 
 fn profile(source: &str) -> Result<ExitCode> {
-    let (registry, name) = one_source(source)?;
-    let report = tools::profile_report(&registry, Some(name));
+    let (services, name) = one_source(source)?;
+    let report = tools::profile_report(&services, Some(name));
     println!("{}", serde_json::to_string(&report)?);
     std::io::Write::flush(&mut std::io::stdout())?;
     // A one-shot command: exit without freeing a large source item by item on the way out.
@@ -555,13 +554,13 @@ fn profile(source: &str) -> Result<ExitCode> {
 }
 
 fn serve(
-    registry: Arc<Registry>,
+    services: Services,
     http: Option<SocketAddr>,
     exposure: &exposure::ExposureArgs,
     watch: bool,
     banner: Option<&dyn Fn(SocketAddr, bool)>,
 ) -> Result<ExitCode> {
-    exposure.apply(&registry);
+    exposure.apply(&services);
     // Only HTTP reads the token and checks the address; both before anything starts.
     let http = match http {
         Some(addr) => {
@@ -572,12 +571,12 @@ fn serve(
         None => None,
     };
     if watch {
-        registry.watch()?;
+        services.watch()?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         match http {
-            None => schemascope_server::serve_stdio(registry).await?,
+            None => schemascope_server::serve_stdio(services).await?,
             Some((addr, options)) => {
                 let (listener, bound) = schemascope_server::bind_http(addr)
                     .await
@@ -589,7 +588,7 @@ fn serve(
                 let shutdown = async {
                     let _ = tokio::signal::ctrl_c().await;
                 };
-                schemascope_server::serve_http_listener(registry, listener, options, shutdown).await?;
+                schemascope_server::serve_http_listener(services, listener, options, shutdown).await?;
             }
         }
         anyhow::Ok(())
@@ -597,8 +596,8 @@ fn serve(
     Ok(ExitCode::SUCCESS)
 }
 
-fn demo_banner(registry: &Registry, addr: SocketAddr, token: bool) {
-    let sources = tools::list_sources(registry, Default::default());
+fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
+    let sources = tools::list_sources(services, Default::default());
     println!("schemascope demo — serving the embedded demo data over MCP (streamable HTTP)\n");
     for source in sources.data["sources"].as_array().cloned().unwrap_or_default() {
         let parts: Vec<String> = source["collections"]
@@ -640,14 +639,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     Ok(match cli.command {
         Command::Describe { source, collection, max_tokens, markdown, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             // People read the markdown; `--json` alone gives the structured summary.
             let format = (markdown || !output.json).then_some(tools::SchemaFormat::Markdown);
-            let result = tools::describe_schema(&registry, tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens });
+            let result = tools::describe_schema(&services.sources, tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens });
             finish(&result, &output, View::Describe)
         }
         Command::Sample { source, collection, count, strategy, stratify_by, seed, record, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let strategy = strategy.map(|s| match s {
                 Strategy::Random => tools::StrategyParam::Random,
                 Strategy::Stratified => tools::StrategyParam::Stratified,
@@ -663,15 +662,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 max_string_length: None,
                 record_name: record,
             };
-            finish(&tools::sample_data(&registry, params), &output, View::Data)
+            finish(&tools::sample_data(&services.sources, params), &output, View::Data)
         }
         Command::Property { source, property, collection, record, limit, bins, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let params = tools::DescribePropertyParams { source: Some(name), property, collection, record_name: record, limit, bins };
-            finish(&tools::describe_property(&registry, params), &output, View::Data)
+            finish(&tools::describe_property(&services, params), &output, View::Data)
         }
         Command::Schema { source, target, no_example, live, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let params = tools::QuerySchemaParams {
                 source: Some(name),
                 record_name: None,
@@ -680,10 +679,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 samples: live.samples,
                 window_ms: live.window_ms,
             };
-            finish(&tools::query_schema(&registry, params), &output, View::Schema)
+            finish(&tools::query_schema(&services, params), &output, View::Schema)
         }
         Command::Validate { source, target, value, live, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let value = read_value(&value)?;
             let params = tools::ValidateValueParams {
                 source: Some(name),
@@ -693,61 +692,61 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 samples: live.samples,
                 window_ms: live.window_ms,
             };
-            let result = tools::validate_value(&registry, params);
+            let result = tools::validate_value(&services, params);
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
         }
         Command::Find { source, selector, collection, limit, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let params = tools::FindItemsParams { source: Some(name), selector, collection, limit };
-            finish(&tools::find_items(&registry, params), &output, View::Find)
+            finish(&tools::find_items(&services.sources, params), &output, View::Find)
         }
         Command::Sources { sources, output } => {
-            let registry = registry_for(&sources)?;
-            finish(&tools::list_sources(&registry, Default::default()), &output, View::Data)
+            let services = services_for(&sources)?;
+            finish(&tools::list_sources(&services, Default::default()), &output, View::Data)
         }
         Command::Tools { sources, definitions, llm, output } => {
-            let registry = registry_for(&sources)?;
-            llm.apply(&registry)?;
-            finish(&tools::tool_table::tool_list(&registry, definitions), &output, View::Data)
+            let services = services_for(&sources)?;
+            llm.apply(&services)?;
+            finish(&tools::tool_table::tool_list(&services, definitions), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
         Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session, exposure } => {
-            let registry = registry_serving(&sources)?;
-            session.apply(&registry)?;
-            retrieval.apply(&registry)?;
-            llm.apply(&registry)?;
-            registry.set_trace_file(trace_json);
-            serve(registry, http, &exposure, !no_watch, None)?
+            let services = services_serving(&sources)?;
+            session.apply(&services)?;
+            retrieval.apply(&services)?;
+            llm.apply(&services)?;
+            services.asking.set_trace_file(trace_json);
+            serve(services, http, &exposure, !no_watch, None)?
         }
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
-            let (registry, name) = one_source(&source)?;
-            retrieval.apply(&registry)?;
-            let result = tools::search_schema_docs(&registry, tools::SearchSchemaDocsParams { source: Some(name), question, top_k });
+            let (services, name) = one_source(&source)?;
+            retrieval.apply(&services)?;
+            let result = tools::search_schema_docs(&services.docs, tools::SearchSchemaDocsParams { source: Some(name), question, top_k });
             finish(&result, &output, View::Data)
         }
         Command::Context { source, question, max_tokens, top_k, retrieval, output } => {
-            let (registry, name) = one_source(&source)?;
-            retrieval.apply(&registry)?;
-            let result = tools::get_schema_context(&registry, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
+            let (services, name) = one_source(&source)?;
+            retrieval.apply(&services)?;
+            let result = tools::get_schema_context(&services.docs, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
             finish(&result, &output, View::Context)
         }
         Command::Ask { source, question, history, trace_json, llm, retrieval, json } => {
-            let (registry, name) = one_source(&source)?;
-            retrieval.apply(&registry)?;
-            llm.apply(&registry)?;
-            registry.set_trace_file(trace_json);
-            ask::run(&registry, name, question, history, json)?
+            let (services, name) = one_source(&source)?;
+            retrieval.apply(&services)?;
+            llm.apply(&services)?;
+            services.asking.set_trace_file(trace_json);
+            ask::run(&services, name, question, history, json)?
         }
         Command::ValidateQuery { source, query, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let text = read_raw(&query)?;
             // A JSON object is a structured query; anything else is SQL text.
             let query = match serde_json::from_str::<Value>(&text) {
                 Ok(object @ Value::Object(_)) => object,
                 _ => Value::String(text),
             };
-            let result = tools::validate_query(&registry, tools::ValidateQueryParams { source: Some(name), query });
+            let result = tools::validate_query(&services.sources, tools::ValidateQueryParams { source: Some(name), query });
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
         }
@@ -770,26 +769,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if report.rejected == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         Command::Execute { source, query, max_rows, timeout_ms, output } => {
-            let (registry, name) = one_source(&source)?;
+            let (services, name) = one_source(&source)?;
             let params = tools::ExecuteQueryParams { source: Some(name), query: Value::String(query), max_rows, max_bytes: None, timeout_ms };
-            finish(&tools::execute_query(&registry, params), &output, View::Data)
+            finish(&tools::execute_query(&services.sources, params), &output, View::Data)
         }
         Command::Docs { command: DocsCommand::Generate { source, dir, force, output } } => {
-            let (registry, name) = one_source(&source)?;
-            let result = tools::generate_schema_docs(&registry, tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force });
+            let (services, name) = one_source(&source)?;
+            let result = tools::generate_schema_docs(&services.docs, tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force });
             finish(&result, &output, View::Message)
         }
         Command::Eval { command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } } => {
             eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?
         }
         Command::Demo { http, stdio, session, exposure } => {
-            let registry = registry_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
-            session.apply(&registry)?;
+            let services = services_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
+            session.apply(&services)?;
             if stdio {
-                serve(registry, None, &exposure, false, None)?
+                serve(services, None, &exposure, false, None)?
             } else {
-                let shown = registry.clone();
-                serve(registry, Some(http), &exposure, false, Some(&move |addr, token| demo_banner(&shown, addr, token)))?
+                let shown = services.clone();
+                serve(services, Some(http), &exposure, false, Some(&move |addr, token| demo_banner(&shown, addr, token)))?
             }
         }
     })

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use schemascope_docs::RetrievalConfig;
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 
 /// Retrieval flags.
 #[derive(clap::Args, Clone, Default)]
@@ -81,15 +81,15 @@ impl RetrievalArgs {
         Ok(config)
     }
 
-    /// Applies the configuration and the docs directories to `registry`.
-    pub(crate) fn apply(&self, registry: &Registry) -> Result<()> {
-        registry.docs().set_config(self.config()?);
-        registry.docs().set_follow_links(self.docs_follow_links);
+    /// Applies the configuration and the docs directories to `services`.
+    pub(crate) fn apply(&self, services: &Services) -> Result<()> {
+        services.docs.set_config(self.config()?);
+        services.docs.set_follow_links(self.docs_follow_links);
         for entry in &self.docs {
             let (name, dir) = match entry.split_once('=') {
                 Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),
                 _ => {
-                    let sql: Vec<String> = registry.sources().iter().filter(|s| s.database.is_some()).map(|s| s.name().to_string()).collect();
+                    let sql: Vec<String> = services.sources.sources().iter().filter(|s| s.database.is_some()).map(|s| s.name().to_string()).collect();
                     match sql.as_slice() {
                         [one] => (one.clone(), entry.as_str()),
                         [] => bail!("--docs {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"),
@@ -97,10 +97,10 @@ impl RetrievalArgs {
                     }
                 }
             };
-            if registry.get(Some(&name)).is_err() {
-                bail!("--docs {entry}: no source named `{name}` (loaded: {})", registry.names().join(", "));
+            if services.sources.get(Some(&name)).is_err() {
+                bail!("--docs {entry}: no source named `{name}` (loaded: {})", services.sources.names().join(", "));
             }
-            registry.docs().set_dir(&name, PathBuf::from(dir));
+            services.docs.set_dir(&name, PathBuf::from(dir));
         }
         Ok(())
     }

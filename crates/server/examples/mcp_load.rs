@@ -24,7 +24,7 @@ use hyper::Request;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -234,14 +234,14 @@ fn parse_args() -> Result<Plan, BoxError> {
 fn main() -> Result<(), BoxError> {
     let (seconds, clients, workloads, modes) = parse_args()?;
     let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
-    let registry = Registry::new();
+    let services = Services::new();
     let specs = ["demo:infrastructure".to_string(), "demo:sensors".to_string(), format!("sqlite:{}", chinook.display())];
-    registry.load(&specs.iter().map(|s| s.parse()).collect::<Result<Vec<_>, _>>()?, &schemascope_sources::NoProgress)?;
+    services.sources.load(&specs.iter().map(|s| s.parse()).collect::<Result<Vec<_>, _>>()?, &schemascope_sources::NoProgress)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
         let options = HttpOptions { max_sessions: 1024, ..HttpOptions::default() };
-        tokio::spawn(serve_http_listener(registry, listener, options, std::future::pending()));
+        tokio::spawn(serve_http_listener(services, listener, options, std::future::pending()));
         println!("workload  mode       clients   calls/s   p50 ms   p99 ms   max ms  errors  peak RSS MiB");
         for workload_name in &workloads {
             let calls: Arc<[(&'static str, Value)]> = workload(workload_name).into();

@@ -4,7 +4,6 @@
 //! selects, reports its viewport and camera through it).
 
 use std::convert::Infallible;
-use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
@@ -13,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::Stream;
-use schemascope_tools::{Caller, Registry, ToolResult};
+use schemascope_tools::{Caller, Services, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -43,9 +42,9 @@ fn failure(result: ToolResult) -> Response {
 }
 
 /// `GET /v1/graph/scene`: positions, edges and computed styles at the session's version.
-pub(crate) async fn scene(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
+pub(crate) async fn scene(State(services): State<Services>, Query(query): Query<SourceQuery>) -> Response {
     let outcome = tokio::task::spawn_blocking(move || {
-        let session = registry.graph_session(query.source.as_deref())?;
+        let session = services.graphs.session(query.source.as_deref())?;
         schemascope_tools::graph_session::scene::scene(&session)
     })
     .await;
@@ -57,8 +56,8 @@ pub(crate) async fn scene(State(registry): State<Arc<Registry>>, Query(query): Q
 }
 
 /// `GET /v1/graph/events`: one `changed` event (`{source, version, changed}`) per session change.
-pub(crate) async fn events(State(registry): State<Arc<Registry>>, Query(query): Query<SourceQuery>) -> Response {
-    let session = match registry.graph_session(query.source.as_deref()) {
+pub(crate) async fn events(State(services): State<Services>, Query(query): Query<SourceQuery>) -> Response {
+    let session = match services.graphs.session(query.source.as_deref()) {
         Ok(session) => session,
         Err(error) => return failure(error.into()),
     };
@@ -109,7 +108,7 @@ fn body_type(headers: &HeaderMap) -> BodyType {
 /// whether or not `success`; 400 for a body that is not JSON, 415 for a content type that
 /// cannot carry it). The caller is a person or their app, so what it adds is recorded as
 /// `user`.
-pub(crate) async fn call_tool(State(registry): State<Arc<Registry>>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn call_tool(State(services): State<Services>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
     if body_type(&headers) == BodyType::Refused {
         let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let message = format!(
@@ -131,6 +130,6 @@ pub(crate) async fn call_tool(State(registry): State<Arc<Registry>>, Path(name):
     };
     // When the guard's --request-timeout drops this future, or the client goes away, the
     // tool's work is cancelled (see `crate::cancel`).
-    let result = crate::tools::run(registry, Caller::User, name, arguments, None).await;
+    let result = crate::tools::run(services, Caller::User, name, arguments, None).await;
     Json(result).into_response()
 }

@@ -19,7 +19,7 @@ use axum::{
     routing::{get, post},
 };
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -65,13 +65,13 @@ pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), Se
 
 /// Serves MCP over streamable HTTP on `addr` until `shutdown` completes.
 pub async fn serve_http(
-    registry: Arc<Registry>,
+    services: Services,
     addr: SocketAddr,
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let (listener, _) = bind_http(addr).await?;
-    serve_http_listener(registry, listener, options, shutdown).await
+    serve_http_listener(services, listener, options, shutdown).await
 }
 
 /// Serves MCP over streamable HTTP on an already bound listener until `shutdown` completes.
@@ -83,7 +83,7 @@ pub async fn serve_http(
 /// shutdown every MCP session and open stream is closed, then the server waits a few seconds at
 /// most for connections to finish.
 pub async fn serve_http_listener(
-    registry: Arc<Registry>,
+    services: Services,
     listener: TcpListener,
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -113,10 +113,10 @@ pub async fn serve_http_listener(
         .route("/v1/graph/scene", get(crate::graph_http::scene))
         .route("/v1/graph/events", get(crate::graph_http::events))
         .route("/v1/tools/{name}", post(crate::graph_http::call_tool))
-        .with_state(Arc::clone(&registry));
+        .with_state(services.clone());
     // A tool call over /mcp answers as a stream the guard's timeout does not cut: the server
     // cancels the call's work itself at the same timeout.
-    let base = SchemascopeServer::new(registry).with_closing(closing.clone()).with_tool_timeout(tool_timeout);
+    let base = SchemascopeServer::new(services).with_closing(closing.clone()).with_tool_timeout(tool_timeout);
     let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(SharedSessions(sessions)), config);
     // The MCP gate is part of the MCP service: every path the router hands to it (`/mcp`,
     // `/mcp/`, `/mcp/…`) goes through the same checks.

@@ -1,12 +1,11 @@
 //! The `schema_system_prompt` prompt: the schema of one or every source as a system prompt.
 
-use std::sync::Arc;
 
 use rmcp::{
     ErrorData as McpError,
     model::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, Role},
 };
-use schemascope_tools::{Registry, SystemPromptParams, ToolError};
+use schemascope_tools::{Services, SystemPromptParams, ToolError};
 use serde_json::{Value, json};
 
 /// The prompt's name.
@@ -70,7 +69,7 @@ fn parse(arguments: Option<JsonObject>) -> Result<SystemPromptParams, McpError> 
 }
 
 /// Renders the prompt.
-pub(crate) async fn get(registry: Arc<Registry>, name: &str, arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
+pub(crate) async fn get(services: Services, name: &str, arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
     if name != PROMPT_NAME {
         return Err(McpError::invalid_params(
             format!("Unknown prompt `{name}`. Available prompts: {PROMPT_NAME}"),
@@ -82,7 +81,7 @@ pub(crate) async fn get(registry: Arc<Registry>, name: &str, arguments: Option<J
         Some(source) => format!("Schema of `{source}` as a system prompt"),
         None => "Schema of every source as a system prompt".to_string(),
     };
-    let text = tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&registry, params))
+    let text = tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&services.sources, params))
         .await
         .map_err(|error| McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None))?
         .map_err(|error| match error {

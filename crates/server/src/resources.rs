@@ -2,13 +2,12 @@
 //! for live AimDB sources `schema://<source>/<record key>`, the JSON Schema of one record (the
 //! resource whose update notifications tell a client that record changed).
 
-use std::sync::Arc;
 
 use rmcp::{
     ErrorData as McpError,
     model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate},
 };
-use schemascope_tools::{Registry, ToolError};
+use schemascope_tools::{Services, ToolError};
 use serde_json::json;
 
 /// The URI scheme of schema resources.
@@ -42,25 +41,25 @@ pub(crate) fn target_of(uri: &str) -> Option<(&str, Option<&str>)> {
 }
 
 /// The record keys of a live AimDB source (none for other sources).
-pub(crate) fn record_keys(registry: &Registry, source: &str) -> Vec<String> {
-    let Ok(source) = registry.get(Some(source)) else { return Vec::new() };
+pub(crate) fn record_keys(services: &Services, source: &str) -> Vec<String> {
+    let Ok(source) = services.sources.get(Some(source)) else { return Vec::new() };
     source.aimdb.as_ref().map(|s| s.keys().into_iter().map(str::to_string).collect()).unwrap_or_default()
 }
 
 /// The URIs of every source's schema resource, and of every live record's.
-pub(crate) fn known_uris(registry: &Registry) -> Vec<String> {
+pub(crate) fn known_uris(services: &Services) -> Vec<String> {
     let mut uris = Vec::new();
-    for name in registry.names() {
+    for name in services.sources.names() {
         uris.push(uri_for(&name));
-        uris.extend(record_keys(registry, &name).iter().map(|key| record_uri(&name, key)));
+        uris.extend(record_keys(services, &name).iter().map(|key| record_uri(&name, key)));
     }
     uris
 }
 
 /// One resource per source, and one per record of a live AimDB source.
-pub(crate) fn list(registry: &Registry) -> Vec<Resource> {
+pub(crate) fn list(services: &Services) -> Vec<Resource> {
     let mut resources = Vec::new();
-    for name in registry.names() {
+    for name in services.sources.names() {
         resources.push(
             Resource::new(uri_for(&name), name.clone())
                 .with_title(format!("Schema of {name}"))
@@ -70,7 +69,7 @@ pub(crate) fn list(registry: &Registry) -> Vec<Resource> {
                 ))
                 .with_mime_type(MIME_TYPE),
         );
-        for key in record_keys(registry, &name) {
+        for key in record_keys(services, &name) {
             resources.push(
                 Resource::new(record_uri(&name, &key), format!("{name}/{key}"))
                     .with_title(format!("Schema of record {key}"))
@@ -100,8 +99,8 @@ pub(crate) fn templates() -> Vec<ResourceTemplate> {
 }
 
 /// The not-found error for `uri`, listing what exists.
-fn not_found(registry: &Registry, uri: &str, detail: Option<String>) -> McpError {
-    let available = known_uris(registry);
+fn not_found(services: &Services, uri: &str, detail: Option<String>) -> McpError {
+    let available = known_uris(services);
     let detail = detail.map(|d| format!(" {d}")).unwrap_or_default();
     McpError::resource_not_found(
         format!("Unknown resource `{uri}`.{detail} Available resources: {}", available.join(", ")),
@@ -110,39 +109,39 @@ fn not_found(registry: &Registry, uri: &str, detail: Option<String>) -> McpError
 }
 
 /// Fails unless `uri` is the schema resource of a served source or live record.
-pub(crate) fn check_known(registry: &Registry, uri: &str) -> Result<(), McpError> {
+pub(crate) fn check_known(services: &Services, uri: &str) -> Result<(), McpError> {
     match target_of(uri) {
-        Some((name, None)) if registry.names().iter().any(|n| n == name) => Ok(()),
-        Some((name, Some(key))) if record_keys(registry, name).iter().any(|k| k == key) => Ok(()),
-        _ => Err(not_found(registry, uri, None)),
+        Some((name, None)) if services.sources.names().iter().any(|n| n == name) => Ok(()),
+        Some((name, Some(key))) if record_keys(services, name).iter().any(|k| k == key) => Ok(()),
+        _ => Err(not_found(services, uri, None)),
     }
 }
 
 /// Reads `schema://<source>`: the markdown schema summary (computed off the async runtime).
-pub(crate) async fn read(registry: Arc<Registry>, uri: String) -> Result<ReadResourceResult, McpError> {
-    check_known(&registry, &uri)?;
+pub(crate) async fn read(services: Services, uri: String) -> Result<ReadResourceResult, McpError> {
+    check_known(&services, &uri)?;
     let Some((name, record)) = target_of(&uri).map(|(s, r)| (s.to_string(), r.map(str::to_string))) else {
-        return Err(not_found(&registry, &uri, None));
+        return Err(not_found(&services, &uri, None));
     };
     if let Some(record) = record {
-        return read_record(registry, uri, name, record).await;
+        return read_record(services, uri, name, record).await;
     }
-    let worker = registry.clone();
-    let markdown = tokio::task::spawn_blocking(move || schemascope_tools::schema_markdown(&worker, &name, None))
+    let worker = services.clone();
+    let markdown = tokio::task::spawn_blocking(move || schemascope_tools::schema_markdown(&worker.sources, &name, None))
         .await
         .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
     match markdown {
         Ok(markdown) => Ok(ReadResourceResult::new(vec![ResourceContents::text(markdown, uri).with_mime_type(MIME_TYPE)])),
-        Err(error @ ToolError::UnknownSource(_)) => Err(not_found(&registry, &uri, Some(error.to_string()))),
+        Err(error @ ToolError::UnknownSource(_)) => Err(not_found(&services, &uri, Some(error.to_string()))),
         Err(error) => Err(McpError::internal_error(format!("cannot render `{uri}`: {error}"), Some(json!({ "uri": uri, "error": error.kind() })))),
     }
 }
 
 /// Reads `schema://<source>/<record>`: query_schema of the record from the values seen and its
 /// current one (no waiting window), as JSON.
-async fn read_record(registry: Arc<Registry>, uri: String, source: String, record: String) -> Result<ReadResourceResult, McpError> {
+async fn read_record(services: Services, uri: String, source: String, record: String) -> Result<ReadResourceResult, McpError> {
     let params = schemascope_tools::QuerySchemaParams { source: Some(source), record_name: Some(record), window_ms: Some(0), ..Default::default() };
-    let result = tokio::task::spawn_blocking(move || schemascope_tools::query_schema(&registry, params))
+    let result = tokio::task::spawn_blocking(move || schemascope_tools::query_schema(&services, params))
         .await
         .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
     if !result.success {
@@ -169,8 +168,8 @@ mod tests {
 
     #[test]
     fn unknown_uri_lists_available() {
-        let registry = Registry::new();
-        let Err(error) = check_known(&registry, "schema://nope") else { panic!("unknown must fail") };
+        let services = Services::new();
+        let Err(error) = check_known(&services, "schema://nope") else { panic!("unknown must fail") };
         assert!(error.message.contains("schema://nope"));
     }
 }

@@ -12,7 +12,7 @@ use rmcp::{
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
-use schemascope_tools::{Caller, Registry};
+use schemascope_tools::{Caller, Services};
 use tokio_util::sync::CancellationToken;
 
 use crate::{prompts, resources, subscriptions, subscriptions::SessionSubscriptions};
@@ -40,10 +40,10 @@ to fit the size cap has `truncated`); when success is false the message says wha
 names come with suggestions). The tools listed are those the served sources can use. The schema resources are refreshed when their files change (and \
 `schema://<source>/<record>` when a live AimDB record gets a value); subscribe to them to be notified.";
 
-/// The schemascope MCP server: shares the registry; each MCP session gets its own subscriptions.
+/// The schemascope MCP server: shares the services; each MCP session gets its own subscriptions.
 #[derive(Clone)]
 pub struct SchemascopeServer {
-    registry: Arc<Registry>,
+    services: Services,
     session: Arc<SessionSubscriptions>,
     closing: CancellationToken,
     /// How long a tool call may run before its work is cancelled (`--request-timeout` over
@@ -53,15 +53,15 @@ pub struct SchemascopeServer {
 
 impl std::fmt::Debug for SchemascopeServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemascopeServer").field("registry", &self.registry).finish_non_exhaustive()
+        f.debug_struct("SchemascopeServer").field("services", &self.services).finish_non_exhaustive()
     }
 }
 
 impl SchemascopeServer {
-    /// A server answering from `registry`.
-    pub fn new(registry: Arc<Registry>) -> Self {
-        let session = SessionSubscriptions::new(registry.clone());
-        Self { registry, session, closing: CancellationToken::new(), tool_timeout: None }
+    /// A server answering from `services`.
+    pub fn new(services: Services) -> Self {
+        let session = SessionSubscriptions::new(services.clone());
+        Self { services, session, closing: CancellationToken::new(), tool_timeout: None }
     }
 
     /// The same server, cancelling a tool call's work after `timeout` (the call then answers
@@ -78,16 +78,16 @@ impl SchemascopeServer {
         self
     }
 
-    /// The registry this server answers from.
-    pub fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+    /// The services this server answers from.
+    pub fn services(&self) -> &Services {
+        &self.services
     }
 
-    /// A handler for a new session: the same registry and tools, fresh subscriptions.
+    /// A handler for a new session: the same services and tools, fresh subscriptions.
     pub(crate) fn new_session(&self) -> Self {
         Self {
-            registry: self.registry.clone(),
-            session: SessionSubscriptions::new(self.registry.clone()),
+            services: self.services.clone(),
+            session: SessionSubscriptions::new(self.services.clone()),
             closing: self.closing.clone(),
             tool_timeout: self.tool_timeout,
         }
@@ -110,7 +110,7 @@ impl ServerHandler for SchemascopeServer {
     }
 
     async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.registry)))
+        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.services)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -121,7 +121,7 @@ impl ServerHandler for SchemascopeServer {
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
         let token = context.meta.get_progress_token();
-        let (mut steps, work) = crate::tools::start(self.registry.clone(), Caller::Ai, request.name.to_string(), arguments, self.tool_timeout);
+        let (mut steps, work) = crate::tools::start(self.services.clone(), Caller::Ai, request.name.to_string(), arguments, self.tool_timeout);
         let mut count = 0;
         let mut report = async |step| {
             count += 1;
@@ -156,7 +156,7 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(resources::list(&self.registry)))
+        Ok(ListResourcesResult::with_all_items(resources::list(&self.services)))
     }
 
     async fn list_resource_templates(
@@ -172,11 +172,11 @@ impl ServerHandler for SchemascopeServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(self.registry.clone(), request.uri).await.map(ReadResourceResponse::from)
+        resources::read(self.services.clone(), request.uri).await.map(ReadResourceResponse::from)
     }
 
     async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        resources::check_known(&self.registry, &request.uri)?;
+        resources::check_known(&self.services, &request.uri)?;
         self.session.subscribe(request.uri, context.peer);
         Ok(())
     }
@@ -187,11 +187,11 @@ impl ServerHandler for SchemascopeServer {
     }
 
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(subscriptions::accepted_filter(&self.registry, requested))
+        Some(subscriptions::accepted_filter(&self.services, requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        subscriptions::listen(&self.registry, context, &self.closing).await
+        subscriptions::listen(&self.services, context, &self.closing).await
     }
 
     /// A request rmcp could not read as any request it knows arrives here: a known method with
@@ -210,6 +210,6 @@ impl ServerHandler for SchemascopeServer {
     }
 
     async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
-        prompts::get(self.registry.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
+        prompts::get(self.services.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
     }
 }

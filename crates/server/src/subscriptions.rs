@@ -1,4 +1,4 @@
-//! Live refresh notifications: when the registry reloads a source, tell every client that
+//! Live refresh notifications: when the services reloads a source, tell every client that
 //! subscribed to `schema://<source>` (`notifications/resources/updated`), and tell clients when the
 //! set of sources changed (`notifications/resources/list_changed`) and when the tools the sources
 //! can use changed (`notifications/tools/list_changed`: a graph or database that loads late).
@@ -18,13 +18,13 @@ use rmcp::{
     model::{ResourceUpdatedNotificationParam, SubscriptionFilter},
     service::{SubscriptionContext, SubscriptionSendError},
 };
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 use tokio_util::sync::CancellationToken;
 
 use crate::resources;
 
-/// What one registry event means for a subscriber.
+/// What one services event means for a subscriber.
 #[derive(Debug, Default, PartialEq)]
 struct Changes {
     /// Subscribed URIs to report as updated.
@@ -46,33 +46,33 @@ struct ChangeTracker {
 }
 
 /// The resource URI and version of every record of live source `name`.
-fn record_versions(registry: &Registry, name: &str) -> Vec<(String, u64)> {
-    let Ok(source) = registry.get(Some(name)) else { return Vec::new() };
+fn record_versions(services: &Services, name: &str) -> Vec<(String, u64)> {
+    let Ok(source) = services.sources.get(Some(name)) else { return Vec::new() };
     let Some(snapshot) = &source.aimdb else { return Vec::new() };
     snapshot.keys().into_iter().map(|key| (resources::record_uri(name, key), snapshot.version(key))).collect()
 }
 
 impl ChangeTracker {
-    fn new(registry: &Registry) -> Self {
-        let names = registry.names();
-        let versions = names.iter().flat_map(|name| record_versions(registry, name)).collect();
-        Self { names, tools: listed_tools(registry), versions }
+    fn new(services: &Services) -> Self {
+        let names = services.sources.names();
+        let versions = names.iter().flat_map(|name| record_versions(services, name)).collect();
+        Self { names, tools: listed_tools(services), versions }
     }
 
     /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
     /// subscription is then reported, to be safe).
-    fn changes(&mut self, registry: &Registry, reloaded: Option<&str>, subscribed: &BTreeSet<String>) -> Changes {
-        let names = registry.names();
+    fn changes(&mut self, services: &Services, reloaded: Option<&str>, subscribed: &BTreeSet<String>) -> Changes {
+        let names = services.sources.names();
         let list_changed = names != self.names;
         self.names = names;
-        let tools = listed_tools(registry);
+        let tools = listed_tools(services);
         let tools_changed = tools != self.tools;
         self.tools = tools;
         let updated = match reloaded {
             Some(name) => {
                 let uri = resources::uri_for(name);
                 let mut updated = if subscribed.contains(&uri) { vec![uri] } else { Vec::new() };
-                for (uri, version) in record_versions(registry, name) {
+                for (uri, version) in record_versions(services, name) {
                     let before = self.versions.insert(uri.clone(), version);
                     if before != Some(version) && subscribed.contains(&uri) {
                         updated.push(uri);
@@ -82,7 +82,7 @@ impl ChangeTracker {
             }
             None => {
                 for name in &self.names {
-                    self.versions.extend(record_versions(registry, name));
+                    self.versions.extend(record_versions(services, name));
                 }
                 subscribed.iter().cloned().collect()
             }
@@ -91,12 +91,12 @@ impl ChangeTracker {
     }
 }
 
-fn listed_tools(registry: &Registry) -> Vec<&'static str> {
-    schemascope_tools::tool_table::listed(registry).into_iter().map(|spec| spec.name).collect()
+fn listed_tools(services: &Services) -> Vec<&'static str> {
+    schemascope_tools::tool_table::listed(services).into_iter().map(|spec| spec.name).collect()
 }
 
-/// Waits for the next registry event: `Some(Some(name))` for a reload, `Some(None)` after missed
-/// events, `None` when the registry is gone.
+/// Waits for the next services event: `Some(Some(name))` for a reload, `Some(None)` after missed
+/// events, `None` when the services is gone.
 async fn next_event(changes: &mut Receiver<String>) -> Option<Option<String>> {
     match changes.recv().await {
         Ok(name) => Some(Some(name)),
@@ -107,7 +107,7 @@ async fn next_event(changes: &mut Receiver<String>) -> Option<Option<String>> {
 
 /// The legacy (`resources/subscribe`) subscriptions of one MCP session.
 pub(crate) struct SessionSubscriptions {
-    registry: Arc<Registry>,
+    services: Services,
     state: Mutex<SessionState>,
 }
 
@@ -119,22 +119,22 @@ struct SessionState {
 
 impl SessionSubscriptions {
     /// No subscriptions yet, no forwarder running.
-    pub(crate) fn new(registry: Arc<Registry>) -> Arc<Self> {
-        Arc::new(Self { registry, state: Mutex::new(SessionState::default()) })
+    pub(crate) fn new(services: Services) -> Arc<Self> {
+        Arc::new(Self { services, state: Mutex::new(SessionState::default()) })
     }
 
     fn state(&self) -> MutexGuard<'_, SessionState> {
         lock(&self.state)
     }
 
-    /// Starts forwarding registry events to `peer`, once per session.
+    /// Starts forwarding services events to `peer`, once per session.
     pub(crate) fn start(self: &Arc<Self>, peer: Peer<RoleServer>) {
         let mut state = self.state();
         if state.forwarder.is_some() {
             return;
         }
-        let changes = self.registry.subscribe();
-        let tracker = ChangeTracker::new(&self.registry);
+        let changes = self.services.sources.subscribe();
+        let tracker = ChangeTracker::new(&self.services);
         let task = tokio::spawn(forward(Arc::downgrade(self), peer, changes, tracker));
         state.forwarder = Some(task.abort_handle());
     }
@@ -152,7 +152,7 @@ impl SessionSubscriptions {
 
     fn changes(&self, tracker: &mut ChangeTracker, reloaded: Option<&str>) -> Changes {
         let subscribed = self.state().uris.clone();
-        tracker.changes(&self.registry, reloaded, &subscribed)
+        tracker.changes(&self.services, reloaded, &subscribed)
     }
 }
 
@@ -164,7 +164,7 @@ impl Drop for SessionSubscriptions {
     }
 }
 
-/// Sends a legacy session its notifications until the session or the registry goes away.
+/// Sends a legacy session its notifications until the session or the services goes away.
 async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mut events: Receiver<String>, mut tracker: ChangeTracker) {
     while let Some(reloaded) = next_event(&mut events).await {
         let Some(subscriptions) = session.upgrade() else {
@@ -192,8 +192,8 @@ async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mu
 
 /// The part of a `subscriptions/listen` filter this server honours: resource and tool list changes, and
 /// updates of known schema URIs (unknown URIs are left out of the acknowledgment).
-pub(crate) fn accepted_filter(registry: &Registry, requested: &SubscriptionFilter) -> SubscriptionFilter {
-    let known = resources::known_uris(registry);
+pub(crate) fn accepted_filter(services: &Services, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let known = resources::known_uris(services);
     let mut accepted = SubscriptionFilter::new();
     accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
     accepted.tools_list_changed = requested.tools_list_changed.filter(|wanted| *wanted);
@@ -207,9 +207,9 @@ pub(crate) fn accepted_filter(registry: &Registry, requested: &SubscriptionFilte
 
 /// Serves one `subscriptions/listen` request (protocol 2026-07-28) until the client cancels it,
 /// or ends it gracefully (the final result tells the client) when `closing` is cancelled.
-pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext, closing: &CancellationToken) -> Result<(), McpError> {
-    let mut events = registry.subscribe();
-    let mut tracker = ChangeTracker::new(registry);
+pub(crate) async fn listen(services: &Services, context: SubscriptionContext, closing: &CancellationToken) -> Result<(), McpError> {
+    let mut events = services.sources.subscribe();
+    let mut tracker = ChangeTracker::new(services);
     let accepted = context.accepted().clone();
     let subscribed: BTreeSet<String> = accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
     let wants_list_changes = accepted.resources_list_changed == Some(true);
@@ -222,14 +222,14 @@ pub(crate) async fn listen(registry: &Registry, context: SubscriptionContext, cl
             event = next_event(&mut events) => event,
         };
         let Some(reloaded) = event else {
-            // The registry is gone: nothing more will change.
+            // The services is gone: nothing more will change.
             tokio::select! {
                 () = context.cancelled() => {}
                 () = closing.cancelled() => {}
             }
             return Ok(());
         };
-        let changes = tracker.changes(registry, reloaded.as_deref(), &subscribed);
+        let changes = tracker.changes(services, reloaded.as_deref(), &subscribed);
         let mut sends = Vec::new();
         if changes.list_changed && wants_list_changes {
             sends.push(sink.notify_resource_list_changed().await);
@@ -256,21 +256,21 @@ mod tests {
 
     #[test]
     fn reload_of_a_subscribed_source_is_reported() {
-        let registry = Registry::new();
-        let mut tracker = ChangeTracker::new(&registry);
+        let services = Services::new();
+        let mut tracker = ChangeTracker::new(&services);
         let subscribed: BTreeSet<String> = ["schema://a".to_string()].into_iter().collect();
-        assert_eq!(tracker.changes(&registry, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], ..Changes::default() });
-        assert_eq!(tracker.changes(&registry, Some("b"), &subscribed), Changes::default());
-        assert_eq!(tracker.changes(&registry, None, &subscribed).updated, vec!["schema://a".to_string()]);
+        assert_eq!(tracker.changes(&services, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], ..Changes::default() });
+        assert_eq!(tracker.changes(&services, Some("b"), &subscribed), Changes::default());
+        assert_eq!(tracker.changes(&services, None, &subscribed).updated, vec!["schema://a".to_string()]);
     }
 
     #[test]
     fn unknown_uris_are_not_accepted() {
-        let registry = Registry::new();
+        let services = Services::new();
         let requested = SubscriptionFilter::builder().resources_list_changed().build();
         let mut requested = requested;
         requested.resource_subscriptions = Some(vec!["schema://nope".into()]);
-        let accepted = accepted_filter(&registry, &requested);
+        let accepted = accepted_filter(&services, &requested);
         assert_eq!(accepted.resource_subscriptions, None);
         assert_eq!(accepted.resources_list_changed, Some(true));
     }

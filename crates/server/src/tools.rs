@@ -3,7 +3,6 @@
 //! cancellable, its progress sent as `notifications/progress` when the client asked for it —
 //! returning the `{success, message, data}` envelope as both text and structured content.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::{
@@ -11,13 +10,13 @@ use rmcp::{
     model::{CallToolResult, ProgressNotificationParam, ProgressToken, Tool},
 };
 use schemascope_tools::tool_table::{self, Progress};
-use schemascope_tools::{Caller, Registry, ToolResult};
+use schemascope_tools::{Caller, Services, ToolResult};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-/// The tools a server over `registry`'s sources lists, as MCP tools.
-pub(crate) fn listed(registry: &Registry) -> Vec<Tool> {
-    tool_table::listed(registry).into_iter().filter_map(|spec| as_mcp_tool(&tool_table::definition(spec))).collect()
+/// The tools a server over `services`'s sources lists, as MCP tools.
+pub(crate) fn listed(services: &Services) -> Vec<Tool> {
+    tool_table::listed(services).into_iter().filter_map(|spec| as_mcp_tool(&tool_table::definition(spec))).collect()
 }
 
 /// Any tool of the table by name, listed or not (rmcp validates request headers with it).
@@ -43,7 +42,7 @@ pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
 /// client cancels, see [`crate::cancel`]), and each step it reports arrives on the receiver as
 /// it happens.
 pub(crate) fn start(
-    registry: Arc<Registry>,
+    services: Services,
     caller: Caller,
     name: String,
     arguments: Value,
@@ -54,7 +53,7 @@ pub(crate) fn start(
     let work = async move {
         let label = name.clone();
         crate::cancel::run_cancellable(&label, timeout, move || {
-            tool_table::call_tool_reporting(&registry, caller, &name, arguments, &mut |step| {
+            tool_table::call_tool_reporting(&services, caller, &name, arguments, &mut |step| {
                 // Nobody listening any more is fine: the call still finishes.
                 let _ = sender.send(step);
             })
@@ -65,8 +64,8 @@ pub(crate) fn start(
 }
 
 /// [`start`] for a call whose progress nobody follows.
-pub(crate) async fn run(registry: Arc<Registry>, caller: Caller, name: String, arguments: Value, timeout: Option<Duration>) -> ToolResult {
-    start(registry, caller, name, arguments, timeout).1.await
+pub(crate) async fn run(services: Services, caller: Caller, name: String, arguments: Value, timeout: Option<Duration>) -> ToolResult {
+    start(services, caller, name, arguments, timeout).1.await
 }
 
 /// Sends `step`, the `count`th of the call, as an MCP progress notification (the step's

@@ -12,7 +12,7 @@ use rmcp::{
 use schemascope_server::SchemascopeServer;
 use schemascope_sources::aimdb::Protocol;
 use schemascope_sources::aimdb::fake::{Behaviour, FakeAimdb, FakeRecord};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -40,9 +40,9 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
         FakeRecord::new("sensors.outdoor", "fixture::OutdoorReading", vec![json!({"celsius": 20, "sensor_id": "out-1"})]),
     ];
     let fake = FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, records)?;
-    let registry = Registry::new();
+    let registry = Services::new();
     let spec = format!("plant=aimdb:unix://{}", fake.path().display()).parse()?;
-    registry.load(&[spec], &schemascope_sources::NoProgress)?;
+    registry.sources.load(&[spec], &schemascope_sources::NoProgress)?;
     registry.watch_with(Duration::from_millis(50))?;
 
     let (server_end, client_end) = tokio::io::duplex(1 << 20);

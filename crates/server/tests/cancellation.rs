@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use schemascope_server::SchemascopeServer;
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
@@ -19,12 +19,12 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 const ITEMS: usize = 40_000;
 
 /// A document set of [`ITEMS`] documents, each with a list the selector sorts.
-fn heavy_registry(dir: &tempfile::TempDir) -> Result<Arc<Registry>, Box<dyn std::error::Error>> {
+fn heavy_registry(dir: &tempfile::TempDir) -> Result<Services, Box<dyn std::error::Error>> {
     let path = dir.path().join("heavy.ndjson");
     let line = json!({"list": vec!["abcdefgh"; 200]}).to_string();
     std::fs::write(&path, vec![line; ITEMS].join("\n"))?;
-    let registry = Registry::new();
-    registry.load(&[format!("heavy=documents:{}", path.display()).parse()?], &schemascope_sources::NoProgress)?;
+    let registry = Services::new();
+    registry.sources.load(&[format!("heavy=documents:{}", path.display()).parse()?], &schemascope_sources::NoProgress)?;
     Ok(registry)
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_agent::replay::{ReplayServer, Scripted};
 use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 
 mod common;
@@ -21,10 +21,10 @@ async fn ask_streams_thoughts_then_the_result_and_metrics_count_it() -> TestResu
         Scripted::json(json!({"query": "SELECT COUNT(*) AS genres FROM Genre", "reasoning": "count"})),
         Scripted::Text("There are 25 genres.".into()),
     ])?;
-    let registry = Registry::new();
+    let registry = Services::new();
     let chinook = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
-    registry.load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
-    registry.set_llm(Some(LlmConfig {
+    registry.sources.load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
+    registry.asking.set_llm(Some(LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{}/v1", replay.url()),
         model: "m".into(),

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use schemascope_server::{HttpOptions, ServerError, bind_http, serve_http_listener};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 mod common;
@@ -25,8 +25,8 @@ struct Running {
 }
 
 async fn start(options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
-    let registry = Registry::new();
-    registry.load(&["demo:infrastructure".parse()?], &schemascope_sources::NoProgress)?;
+    let registry = Services::new();
+    registry.sources.load(&["demo:infrastructure".parse()?], &schemascope_sources::NoProgress)?;
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(serve_http_listener(registry, listener, options, async move {
@@ -253,14 +253,14 @@ async fn sessions_past_the_bound_are_refused_until_one_closes() -> TestResult {
 
 #[tokio::test]
 async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
-    let registry = Registry::new();
+    let registry = Services::new();
     let (listener, _) = bind_http("0.0.0.0:0".parse()?).await?;
     let outcome = serve_http_listener(registry, listener, HttpOptions::default(), async {}).await;
     let error = outcome.err().ok_or("it started")?;
     assert!(matches!(error, ServerError::TokenRequired { .. }), "{error}");
     assert!(error.to_string().contains("SCHEMASCOPE_TOKEN") && error.to_string().contains("127.0.0.1"), "{error}");
 
-    let registry = Registry::new();
+    let registry = Services::new();
     let (listener, _) = bind_http("127.0.0.1:0".parse()?).await?;
     let outcome = serve_http_listener(registry, listener, HttpOptions { token: Some("  ".into()), ..HttpOptions::default() }, async {}).await;
     assert!(matches!(outcome, Err(ServerError::EmptyToken)), "{outcome:?}");

@@ -9,7 +9,7 @@ use std::time::Duration;
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_agent::replay::{ReplayServer, Scripted};
 use schemascope_server::{HttpOptions, ServerError, bind_http, serve_http_listener};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -29,7 +29,7 @@ struct Running {
     server: tokio::task::JoinHandle<Result<(), ServerError>>,
 }
 
-async fn start_with(registry: std::sync::Arc<Registry>, options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
+async fn start_with(registry: schemascope_tools::Services, options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(serve_http_listener(registry, listener, options, async move {
@@ -39,8 +39,8 @@ async fn start_with(registry: std::sync::Arc<Registry>, options: HttpOptions) ->
 }
 
 async fn start(options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
-    let registry = Registry::new();
-    registry.load(&["demo:infrastructure".parse()?], &schemascope_sources::NoProgress)?;
+    let registry = Services::new();
+    registry.sources.load(&["demo:infrastructure".parse()?], &schemascope_sources::NoProgress)?;
     start_with(registry, options).await
 }
 
@@ -288,7 +288,7 @@ async fn weak_tokens_are_refused_before_listening() -> TestResult {
     for (token, bind) in [("x", "127.0.0.1:0"), ("x", "0.0.0.0:0"), ("abcdefghijklmno", "0.0.0.0:0"), ("aaaaaaaaaaaaaaaaaaaaaaaa", "0.0.0.0:0")] {
         let (listener, _) = bind_http(bind.parse()?).await?;
         let outcome =
-            serve_http_listener(Registry::new(), listener, HttpOptions { token: Some(token.into()), ..HttpOptions::default() }, async {}).await;
+            serve_http_listener(Services::new(), listener, HttpOptions { token: Some(token.into()), ..HttpOptions::default() }, async {}).await;
         let error = outcome.err().ok_or("it started")?;
         assert!(matches!(error, ServerError::WeakToken { .. }), "{token}: {error}");
         assert!(error.to_string().contains("at least 16 characters and 64 bits"), "{error}");
@@ -337,10 +337,10 @@ async fn llm_requests(replay: &ReplayServer, n: usize) -> TestResult {
 async fn a_repeated_request_id_in_flight_is_answered_on_its_own_stream_and_cancels_map_to_it() -> TestResult {
     // The LLM never answers in time: an `ask` stays in flight while other requests come.
     let replay = ReplayServer::start((0..12).map(|_| Scripted::Hang(Duration::from_millis(1500))).collect())?;
-    let registry = Registry::new();
+    let registry = Services::new();
     let chinook = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
-    registry.load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
-    registry.set_llm(Some(LlmConfig {
+    registry.sources.load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
+    registry.asking.set_llm(Some(LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{}/v1", replay.url()),
         model: "m".into(),

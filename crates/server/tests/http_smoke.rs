@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 
 mod common;
 
@@ -14,8 +14,8 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 #[tokio::test]
 async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
-    let registry = Registry::new();
-    registry.load(&["demo:sensors".parse()?], &schemascope_sources::NoProgress)?;
+    let registry = Services::new();
+    registry.sources.load(&["demo:sensors".parse()?], &schemascope_sources::NoProgress)?;
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     assert_ne!(addr.port(), 0);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

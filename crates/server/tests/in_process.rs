@@ -13,17 +13,17 @@ use rmcp::{
     service::{NotificationContext, RunningService},
 };
 use schemascope_server::SchemascopeServer;
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// A registry with both demo sources.
-fn demo_registry() -> Result<Arc<Registry>, Box<dyn std::error::Error>> {
-    let registry = Registry::new();
+fn demo_registry() -> Result<Services, Box<dyn std::error::Error>> {
+    let registry = Services::new();
     let specs = vec!["demo:infrastructure".parse()?, "demo:sensors".parse()?];
-    registry.load(&specs, &schemascope_sources::NoProgress)?;
+    registry.sources.load(&specs, &schemascope_sources::NoProgress)?;
     Ok(registry)
 }
 
@@ -43,7 +43,7 @@ impl ClientHandler for LegacyClient {
 }
 
 /// Starts the server on one end of a pipe and returns the other end.
-fn start_server(registry: Arc<Registry>) -> tokio::io::DuplexStream {
+fn start_server(registry: Services) -> tokio::io::DuplexStream {
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = SchemascopeServer::new(registry).serve(server_end).await {
@@ -149,8 +149,8 @@ async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestRe
     #[allow(deprecated)]
     client.subscribe(SubscribeRequestParams::new("schema://sensors")).await?;
     // Reloading a source the client did not subscribe to sends nothing; the subscribed one does.
-    registry.reload("infrastructure")?;
-    registry.reload("sensors")?;
+    registry.sources.reload("infrastructure")?;
+    registry.sources.reload("sensors")?;
     let uri = tokio::time::timeout(Duration::from_secs(10), updated.recv()).await?.ok_or("channel closed")?;
     assert_eq!(uri, "schema://sensors");
 
@@ -174,7 +174,7 @@ async fn discovery_session_listens_for_updates() -> TestResult {
 
     let filter = SubscriptionFilter::builder().resource_subscriptions(["schema://infrastructure", "schema://unknown"]).build();
     let mut subscription = client.listen(filter).await?;
-    registry.reload("infrastructure")?;
+    registry.sources.reload("infrastructure")?;
     let notification = tokio::time::timeout(Duration::from_secs(10), subscription.next()).await??;
     match notification {
         Some(ServerNotification::ResourceUpdatedNotification(update)) => {

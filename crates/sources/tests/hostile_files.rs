@@ -11,6 +11,7 @@ use std::time::Duration;
 use schemascope_sources::file::{DEFAULT_MAX_SOURCE_BYTES, max_source_bytes, set_max_source_bytes};
 use schemascope_sources::{FileError, NoProgress, SourceError, SourceSpec, load};
 
+#[allow(unsafe_code)] // mkfifo, to test that a FIFO is refused
 fn fifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
     // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.

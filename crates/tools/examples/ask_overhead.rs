@@ -14,7 +14,7 @@ use std::time::Instant;
 use schemascope_agent::graph::{AskInput, Budgets, Graph};
 use schemascope_agent::llm::{ChatRequest, ChatResponse, LlmBackend, LlmError, Usage};
 use schemascope_sources::NoProgress;
-use schemascope_tools::Registry;
+use schemascope_tools::Services;
 
 /// Answers instantly: the next prepared query for a build request, a fixed sentence otherwise.
 #[derive(Debug)]
@@ -43,8 +43,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let count: usize = args.iter().position(|a| a == "--questions").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(1000);
     let db = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
-    let registry = Registry::new();
-    registry.load(&[format!("chinook={}", db.display()).parse()?], &NoProgress)?;
+    let services = Services::new();
+    services.sources.load(&[format!("chinook={}", db.display()).parse()?], &NoProgress)?;
     // Questions and the simple queries that answer them, over every table: a count, a small
     // aggregate (412 invoices by country), a lookup by key.
     let tables = ["Album", "Artist", "Customer", "Employee", "Genre", "Invoice", "InvoiceLine", "MediaType", "Playlist", "PlaylistTrack", "Track"];
@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     let llm = Instant_ { queries, next: AtomicUsize::new(0) };
-    let data = schemascope_tools::bench_data_access(&registry, "chinook")?;
+    let data = schemascope_tools::bench_data_access(&services, "chinook")?;
     let graph = Graph { llm: &llm, data: &*data, budgets: Budgets::default() };
     // Warm-up: the schema index, the profiles, the statement cache.
     for q in questions.iter().take(20) {

@@ -13,7 +13,7 @@ use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::graph_session::data::SessionData;
 use schemascope_tools::graph_session::scene::style_table;
 use schemascope_tools::graph_session::{StyleElementsParams, find_and_style_nodes};
-use schemascope_tools::{Caller, Registry};
+use schemascope_tools::{Caller, Services};
 use serde_json::json;
 
 fn arg(name: &str, default: usize) -> usize {
@@ -46,10 +46,10 @@ fn main() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("graph.json");
     std::fs::write(&path, json!({"nodes": nodes, "edges": edges}).to_string()).expect("write");
-    let registry = Registry::new();
+    let services = Services::new();
     let spec: SourceSpec = format!("g={}", path.display()).parse().expect("spec");
-    registry.load(&[spec], &NoProgress).expect("load");
-    let session = registry.graph_session(None).expect("session");
+    services.sources.load(&[spec], &NoProgress).expect("load");
+    let session = services.graphs.session(None).expect("session");
     let selectors: Vec<String> = (0..19)
         .map(|i| match i % 6 {
             0 => format!("type == '{}'", types[i % types.len()]),
@@ -69,7 +69,7 @@ fn main() {
             layer_name: Some(format!("layer-{i}")),
             ..Default::default()
         };
-        let result = find_and_style_nodes(&registry, Caller::Ai, params);
+        let result = find_and_style_nodes(&services.graphs, Caller::Ai, params);
         assert!(result.success, "{}", result.message);
     }
     let state = session.state();

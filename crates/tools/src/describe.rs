@@ -5,9 +5,9 @@ use schemascope_core::markdown::schema_markdown_with_notes as render_markdown;
 use schemascope_core::summary::summarize_collection;
 use serde_json::json;
 
-use crate::cache::CacheKey;
+use crate::sources::CacheKey;
 use crate::params::{DescribeSchemaParams, SchemaFormat, SystemPromptParams};
-use crate::registry::Registry;
+use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 
@@ -15,17 +15,17 @@ use crate::result::{ToolError, ToolResult, envelope};
 pub const BASE_PROMPT: &str = "You are a data assistant. The data you work with is described below: use exact property names and values from it. When unsure, call describe_property for one property's values, sample_data for real items, or query_schema before writing a record value. Selectors for find_items are JMESPath evaluated on each item's data (write `type == 'server'`, numbers in backticks).";
 
 /// describe_schema.
-pub fn describe_schema(registry: &Registry, params: DescribeSchemaParams) -> ToolResult {
+pub fn describe_schema(sources: &Sources, params: DescribeSchemaParams) -> ToolResult {
     let key = CacheKey::new(
         "describe_schema",
         params.source.as_deref(),
         &[&params.collection, &params.format.map(|f| format!("{f:?}")), &params.max_tokens],
     );
-    registry.cached(key, || envelope(run(registry, &params)))
+    sources.cached(key, || envelope(run(sources, &params)))
 }
 
-fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
+    let source = sources.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
@@ -33,7 +33,7 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
     let message = format!("Source `{}`: {} with {properties} properties{}.", source.name(), sizes.join(", "), not_profiled(&collections));
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
-        let reload_error = registry.reload_error(source.name());
+        let reload_error = sources.reload_error(source.name());
         let mut data = json!(render_markdown(source.name(), &refs, params.max_tokens, &stale_notes(reload_error.as_deref())));
         data["reloadError"] = json!(reload_error);
         return Ok(ToolResult::ok(message, data));
@@ -58,7 +58,7 @@ fn run(registry: &Registry, params: &DescribeSchemaParams) -> Result<ToolResult,
             "format": format!("{:?}", source.format).to_lowercase(),
             "collections": summaries,
             "warnings": source.warnings,
-            "reloadError": registry.reload_error(source.name()),
+            "reloadError": sources.reload_error(source.name()),
         }),
     ))
 }
@@ -96,23 +96,23 @@ fn referenced_by(source: &schemascope_sources::Source, table: &str) -> Vec<serde
 }
 
 /// The markdown schema section of one source (the `schema://<source>` resource).
-pub fn schema_markdown(registry: &Registry, source: &str, max_tokens: Option<usize>) -> Result<String, ToolError> {
-    let source = registry.get(Some(source))?;
+pub fn schema_markdown(sources: &Sources, source: &str, max_tokens: Option<usize>) -> Result<String, ToolError> {
+    let source = sources.get(Some(source))?;
     let refs: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).collect();
-    Ok(render_markdown(source.name(), &refs, max_tokens, &stale_notes(registry.reload_error(source.name()).as_deref())).markdown)
+    Ok(render_markdown(source.name(), &refs, max_tokens, &stale_notes(sources.reload_error(source.name()).as_deref())).markdown)
 }
 
 /// A system prompt with the schema section of one source, or of every source (seed 000,
 /// component 1). The budget applies to each source's section.
-pub fn system_prompt(registry: &Registry, params: SystemPromptParams) -> Result<String, ToolError> {
+pub fn system_prompt(sources: &Sources, params: SystemPromptParams) -> Result<String, ToolError> {
     let names = match params.source {
-        Some(name) => vec![registry.get(Some(&name))?.name().to_string()],
-        None => registry.names(),
+        Some(name) => vec![sources.get(Some(&name))?.name().to_string()],
+        None => sources.names(),
     };
     let mut prompt = String::from(BASE_PROMPT);
     for name in names {
         prompt.push_str("\n\n");
-        prompt.push_str(&schema_markdown(registry, &name, params.max_tokens)?);
+        prompt.push_str(&schema_markdown(sources, &name, params.max_tokens)?);
     }
     Ok(prompt)
 }

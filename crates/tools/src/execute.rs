@@ -12,7 +12,7 @@ use schemascope_sources::sql::{Caps, SqlValue};
 use serde_json::{Value, json};
 
 use crate::params::ExecuteQueryParams;
-use crate::registry::Registry;
+use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// Rows returned unless the call asks otherwise.
@@ -149,12 +149,12 @@ fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
 }
 
 /// execute_query.
-pub fn execute_query(registry: &Registry, params: ExecuteQueryParams) -> ToolResult {
-    envelope(run(registry, &params))
+pub fn execute_query(sources: &Sources, params: ExecuteQueryParams) -> ToolResult {
+    envelope(run(sources, &params))
 }
 
-fn run(registry: &Registry, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
+    let source = sources.get(params.source.as_deref())?;
     if source.database.is_none() {
         // Items: the query is a JMESPath selector.
         let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS).clamp(1, MAX_ROWS);

@@ -5,21 +5,21 @@ use schemascope_core::selector::{Selector, find_items as find};
 use serde_json::json;
 
 use crate::params::FindItemsParams;
-use crate::registry::Registry;
+use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// find_items.
-pub fn find_items(registry: &Registry, params: FindItemsParams) -> ToolResult {
-    envelope(run(registry, params))
+pub fn find_items(sources: &Sources, params: FindItemsParams) -> ToolResult {
+    envelope(run(sources, params))
 }
 
-fn run(registry: &Registry, params: FindItemsParams) -> Result<ToolResult, ToolError> {
+fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolError> {
     if params.selector.trim().is_empty() {
         return Err(ToolError::InvalidParams("`selector` is empty; e.g. \"type == 'server'\"".into()));
     }
     let selector = Selector::parse(&params.selector)?;
-    let source = registry.get(params.source.as_deref())?;
+    let source = sources.get(params.source.as_deref())?;
     let (collection, _) = resolve::one(&source, params.collection.as_deref())?;
     if !collection.holds_items() {
         return Err(ToolError::InvalidParams(format!(

@@ -1,10 +1,10 @@
 //! The tool functions every surface calls — MCP, CLI and tests alike — with their parameters,
-//! the `{success, message, data}` envelope, and the registry of named sources. No surface adds
+//! the `{success, message, data}` envelope, the sources and the services over them. No surface adds
 //! logic of its own: it parses its input into these parameters and prints the envelope.
 
 #![forbid(unsafe_code)]
 
-mod cache;
+pub mod asking;
 pub mod caller;
 pub mod cap;
 mod describe;
@@ -12,24 +12,24 @@ pub mod descriptions;
 mod elsewhere;
 pub mod eval;
 mod execute;
-pub mod failing;
 mod find;
 pub mod graph_session;
-mod live;
+pub mod live;
+mod list_sources;
 pub mod metrics;
 pub mod params;
 mod property;
 mod query_tools;
 mod record_live;
 mod record_schema;
-pub mod registry;
 mod report;
 mod resolve;
 pub mod result;
 mod sample;
 pub mod schema_docs;
 mod selector_query;
-mod sources;
+pub mod services;
+pub mod sources;
 pub mod tool_table;
 
 pub use caller::Caller;
@@ -40,9 +40,10 @@ pub use params::*;
 pub use property::describe_property;
 pub use query_tools::{ask, ask_with, bench_data_access, validate_query};
 pub use record_schema::{query_schema, validate_value};
-pub use registry::Registry;
+pub use services::Services;
+pub use sources::Sources;
 pub use report::profile_report;
 pub use result::{ToolError, ToolResult};
 pub use sample::sample_data;
 pub use schema_docs::{generate_schema_docs, get_schema_context, search_schema_docs};
-pub use sources::list_sources;
+pub use list_sources::list_sources;

@@ -3,8 +3,8 @@
 //! subscribers of `schema://<source>` are told (`notifications/resources/updated`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -13,11 +13,60 @@ use serde_json::Value;
 
 use schemascope_sources::aimdb::{Event, Feed};
 
-use crate::registry::Registry;
-use crate::result::ToolResult;
 use schemascope_core::sync::lock;
 
-impl Registry {
+use crate::result::ToolResult;
+use crate::sources::{REFRESH_DEBOUNCE, ServeHook, Sources};
+
+/// The live feeds of AimDB sources, and what is known about their connections.
+pub struct LiveFeeds {
+    sources: Arc<Sources>,
+    /// One subscription feed per followed source.
+    feeds: Mutex<Vec<(String, Feed)>>,
+    /// The batch of AimDB feeds (the debounce `follow` was given), in milliseconds.
+    batch_ms: AtomicU64,
+    /// Serialises read-modify-write updates of AimDB sources, so no batch of values is lost.
+    update: Mutex<()>,
+    /// Whether AimDB sources are followed (so one that loads late is followed too).
+    following: AtomicBool,
+    /// Live AimDB sources whose connection is lost, with when it was lost.
+    lost: Mutex<BTreeMap<String, DateTime<Utc>>>,
+    /// This service, for the feeds' callbacks (which must not keep it alive).
+    this: Weak<LiveFeeds>,
+}
+
+impl std::fmt::Debug for LiveFeeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveFeeds").field("following", &self.following).finish_non_exhaustive()
+    }
+}
+
+impl ServeHook for LiveFeeds {
+    /// A live source that loads while sources are followed (it failed at start-up) is followed.
+    fn served(&self, name: &str) {
+        if self.following.load(Ordering::SeqCst) {
+            self.follow_source(name);
+        }
+    }
+}
+
+impl LiveFeeds {
+    /// No feeds yet; registered with `sources` as a hook.
+    pub fn new(sources: Arc<Sources>) -> Arc<Self> {
+        let feeds = Arc::new_cyclic(|this| Self {
+            sources: sources.clone(),
+            feeds: Mutex::new(Vec::new()),
+            batch_ms: AtomicU64::new(u64::try_from(REFRESH_DEBOUNCE.as_millis()).unwrap_or(1000)),
+            update: Mutex::new(()),
+            following: AtomicBool::new(false),
+            lost: Mutex::new(BTreeMap::new()),
+            this: this.clone(),
+        });
+        let hook: Weak<dyn ServeHook> = Arc::downgrade(&feeds) as Weak<dyn ServeHook>;
+        sources.add_hook(hook);
+        feeds
+    }
+
     /// Adds `values` of record `key` to AimDB source `name` and serves the result.
     pub fn record_live_values(&self, name: &str, key: &str, values: Vec<Value>) {
         self.fold(name, values.into_iter().map(|v| (key.to_string(), v)).collect());
@@ -25,14 +74,14 @@ impl Registry {
 
     /// Adds `(record key, value)` pairs, oldest first, to AimDB source `name` in one update.
     fn fold(&self, name: &str, values: Vec<(String, Value)>) {
-        let _one_at_a_time = lock(&self.live_update);
-        let Ok(source) = self.get(Some(name)) else { return };
+        let _one_at_a_time = lock(&self.update);
+        let Ok(source) = self.sources.get(Some(name)) else { return };
         let Some(snapshot) = &source.aimdb else { return };
         let mut snapshot = (**snapshot).clone();
         for (key, value) in values {
             snapshot.push(&key, value);
         }
-        self.insert(snapshot.to_source(&source.spec));
+        self.sources.insert(snapshot.to_source(&source.spec));
     }
 
     /// Folds subscription events into AimDB source `name`. A subscription's first event that
@@ -40,7 +89,7 @@ impl Registry {
     /// subscribe (2.x does for single-latest records), not a new value: it is not counted twice.
     fn fold_events(&self, name: &str, events: Vec<Event>) {
         let known_last = |key: &str| -> Option<Value> {
-            let source = self.get(Some(name)).ok()?;
+            let source = self.sources.get(Some(name)).ok()?;
             source.aimdb.as_ref()?.values(key).last().cloned()
         };
         let fresh =
@@ -52,52 +101,50 @@ impl Registry {
 
     /// Starts one subscription feed per AimDB source, folding values in at most every `batch`
     /// (also for AimDB sources that load later, see `failing.rs`).
-    pub(crate) fn follow_aimdb(self: &Arc<Self>, batch: Duration) {
-        self.live_batch_ms.store(u64::try_from(batch.as_millis()).unwrap_or(u64::MAX), Ordering::SeqCst);
+    pub fn follow(&self, batch: Duration) {
+        self.batch_ms.store(u64::try_from(batch.as_millis()).unwrap_or(u64::MAX), Ordering::SeqCst);
         if self.following.swap(true, Ordering::SeqCst) {
             return;
         }
-        for source in self.sources() {
-            if source.aimdb.is_some() {
-                self.follow_aimdb_source(source.name());
-            }
+        for source in self.sources.sources() {
+            self.follow_source(source.name());
         }
     }
 
-    /// Starts the subscription feed of AimDB source `name` (once).
-    pub(crate) fn follow_aimdb_source(self: &Arc<Self>, name: &str) {
-        let Ok(source) = self.get(Some(name)) else { return };
+    /// Starts the subscription feed of source `name` (once), if it is a live AimDB source.
+    fn follow_source(&self, name: &str) {
+        let Ok(source) = self.sources.get(Some(name)) else { return };
         let Some(snapshot) = &source.aimdb else { return };
         let mut feeds = lock(&self.feeds);
         if feeds.iter().any(|(followed, _)| followed == name) {
             return;
         }
-        let batch = Duration::from_millis(self.live_batch_ms.load(Ordering::SeqCst));
+        let batch = Duration::from_millis(self.batch_ms.load(Ordering::SeqCst));
         let name = name.to_string();
         let keys: Vec<String> = snapshot.keys().into_iter().map(str::to_string).collect();
         let on_values = {
-            let (registry, name) = (Arc::downgrade(self), name.clone());
+            let (feeds, name) = (self.this.clone(), name.clone());
             move |events: Vec<Event>| {
-                let Some(registry) = registry.upgrade() else { return };
-                registry.fold_events(&name, events);
+                let Some(feeds) = feeds.upgrade() else { return };
+                feeds.fold_events(&name, events);
             }
         };
         let on_error = {
-            let (registry, name) = (Arc::downgrade(self), name.clone());
+            let (feeds, name) = (self.this.clone(), name.clone());
             move |error: schemascope_sources::aimdb::AimxError| {
-                let Some(registry) = registry.upgrade() else { return };
+                let Some(feeds) = feeds.upgrade() else { return };
                 tracing::warn!(source = name, %error, "live AimDB updates interrupted; reconnecting");
-                registry.set_reload_error(&name, Some(format!("live updates interrupted, reconnecting: {error}")));
+                feeds.sources.set_reload_error(&name, Some(format!("live updates interrupted, reconnecting: {error}")));
                 // The data is current up to the first failure, not the latest retry.
-                lock(&registry.live_lost).entry(name.clone()).or_insert_with(Utc::now);
+                lock(&feeds.lost).entry(name.clone()).or_insert_with(Utc::now);
             }
         };
         let on_connected = {
-            let (registry, name) = (Arc::downgrade(self), name.clone());
+            let (feeds, name) = (self.this.clone(), name.clone());
             move || {
-                let Some(registry) = registry.upgrade() else { return };
-                registry.set_reload_error(&name, None);
-                lock(&registry.live_lost).remove(&name);
+                let Some(feeds) = feeds.upgrade() else { return };
+                feeds.sources.set_reload_error(&name, None);
+                lock(&feeds.lost).remove(&name);
             }
         };
         feeds.push((name, Feed::start_with(snapshot.socket.clone(), keys, batch, on_values, on_error, on_connected)));
@@ -106,18 +153,18 @@ impl Registry {
     /// When the live connection of AimDB source `name` was lost, if it is lost now: its data is
     /// as of then.
     pub fn live_lost_since(&self, name: &str) -> Option<DateTime<Utc>> {
-        lock(&self.live_lost).get(name).copied()
+        lock(&self.lost).get(name).copied()
     }
 
-    /// [`Registry::mark_data_age`] for the source a tool call named (`named`), or the only
+    /// [`LiveFeeds::mark_data_age`] for the source a tool call named (`named`), or the only
     /// source served when it named none. Failed results are left as they are.
     pub fn mark_data_age_of(&self, named: Option<&str>, result: &mut ToolResult) {
-        if !result.success || lock(&self.live_lost).is_empty() {
+        if !result.success || lock(&self.lost).is_empty() {
             return;
         }
         let name = match named {
             Some(name) => name.to_string(),
-            None => match self.names().as_slice() {
+            None => match self.sources.names().as_slice() {
                 [only] => only.clone(),
                 _ => return,
             },
@@ -140,7 +187,7 @@ impl Registry {
 
     /// The values of each record of AimDB source `name`, oldest first (for tests and reports).
     pub fn live_values(&self, name: &str) -> BTreeMap<String, Vec<Value>> {
-        let Ok(source) = self.get(Some(name)) else { return BTreeMap::new() };
+        let Ok(source) = self.sources.get(Some(name)) else { return BTreeMap::new() };
         let Some(snapshot) = &source.aimdb else { return BTreeMap::new() };
         snapshot.keys().into_iter().map(|k| (k.to_string(), snapshot.values(k).cloned().collect())).collect()
     }

@@ -4,24 +4,24 @@ use schemascope_core::PropertyPath;
 use schemascope_core::property::{BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe};
 use schemascope_sources::sql::pushdown::{self, TableBins};
 
-use crate::cache::CacheKey;
+use crate::sources::CacheKey;
 use crate::params::DescribePropertyParams;
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// describe_property.
-pub fn describe_property(registry: &Registry, params: DescribePropertyParams) -> ToolResult {
+pub fn describe_property(services: &Services, params: DescribePropertyParams) -> ToolResult {
     let key = CacheKey::new(
         "describe_property",
         params.source.as_deref(),
         &[&params.property, &params.collection, &params.record_name, &params.limit, &params.bins],
     );
-    registry.cached(key, || envelope(run(registry, &params)))
+    services.sources.cached(key, || envelope(run(services, &params)))
 }
 
-fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResult, ToolError> {
+    let source = services.sources.get(params.source.as_deref())?;
     let (collection, implied_record) = resolve::one(&source, params.collection.as_deref())?;
     let record = params.record_name.clone().or(implied_record);
     let path: PropertyPath = params.property.parse().map_err(|e: schemascope_core::CoreError| {
@@ -60,7 +60,7 @@ fn run(registry: &Registry, params: &DescribePropertyParams) -> Result<ToolResul
         // A graph's session knows which algorithms ran and whose results were removed since.
         let history = match collection.kind() {
             schemascope_core::CollectionKind::Nodes | schemascope_core::CollectionKind::Edges => {
-                registry.graph_session(Some(source.name())).map(|session| session.state().history).unwrap_or_default()
+                services.graphs.history(source.name())
             }
             _ => Vec::new(),
         };

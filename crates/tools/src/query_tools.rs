@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 
 use crate::execute::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
-use crate::registry::Registry;
+use crate::services::Services;
+use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::schema_docs::{catalog, context_for};
 use crate::selector_query;
@@ -56,9 +57,9 @@ fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<Validation
 }
 
 /// validate_query.
-pub fn validate_query(registry: &Registry, params: ValidateQueryParams) -> ToolResult {
+pub fn validate_query(sources: &Sources, params: ValidateQueryParams) -> ToolResult {
     envelope((|| {
-        let source = registry.get(params.source.as_deref())?;
+        let source = sources.get(params.source.as_deref())?;
         let report = if source.database.is_some() {
             check(&source, &catalog(&source)?, &params.query)?
         } else {
@@ -76,17 +77,17 @@ pub fn validate_query(registry: &Registry, params: ValidateQueryParams) -> ToolR
     })())
 }
 
-/// The pipeline's access to a registry's source.
-struct RegistryData<'a> {
-    registry: &'a Registry,
+/// The pipeline's access to one source of the services.
+struct ServedData<'a> {
+    services: &'a Services,
     source: Arc<Source>,
 }
 
-impl DataAccess for RegistryData<'_> {
+impl DataAccess for ServedData<'_> {
     fn schema(&self, _source: &str, question: &str) -> Result<SchemaInfo, String> {
         if self.source.database.is_none() {
             // Items: the schema summary, and selectors as the query language.
-            let text = crate::describe::schema_markdown(self.registry, self.source.name(), Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
+            let text = crate::describe::schema_markdown(&self.services.sources, self.source.name(), Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
             let collections = self.source.collection_names().iter().map(|s| s.to_string()).collect();
             return Ok(SchemaInfo {
                 text,
@@ -97,7 +98,7 @@ impl DataAccess for RegistryData<'_> {
                 cached: true,
             });
         }
-        let (context, cached) = context_for(self.registry, &self.source, question, Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
+        let (context, cached) = context_for(&self.services.docs, &self.source, question, Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
         let tables = context.metadata.tables_included.clone();
         let mut stats = serde_json::Map::new();
         for table in &tables {
@@ -191,19 +192,19 @@ impl schemascope_agent::llm::LlmBackend for StopAware {
 
 /// ask: a question answered by the controlled pipeline; `observe` sees every node's entry and
 /// exit as it happens (progress for MCP, Server-Sent Events, the CLI's live display).
-pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(&Event)) -> ToolResult {
+pub fn ask_with(services: &Services, params: AskParams, observe: &mut dyn FnMut(&Event)) -> ToolResult {
     envelope((|| {
         if params.question.trim().is_empty() {
             return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into()));
         }
-        let source = registry.get(params.source.as_deref())?;
-        let llm = StopAware { inner: registry.llm()?.backend(), cancel: schemascope_core::cancel::current() };
-        let data = RegistryData { registry, source: Arc::clone(&source) };
+        let source = services.sources.get(params.source.as_deref())?;
+        let llm = StopAware { inner: services.asking.llm()?.backend(), cancel: schemascope_core::cancel::current() };
+        let data = ServedData { services, source: Arc::clone(&source) };
         let graph = Graph { llm: &llm, data: &data, budgets: Budgets::default() };
         let history = params.history.unwrap_or_default();
         let outcome = graph.run(AskInput { source: source.name().to_string(), question: params.question.clone(), history }, observe);
-        registry.metrics().record(&outcome);
-        registry.write_trace(&json!({
+        services.asking.metrics().record(&outcome);
+        services.asking.write_trace(&json!({
             "execution_id": outcome.state.execution_id,
             "source": source.name(),
             "question": params.question,
@@ -232,14 +233,14 @@ pub fn ask_with(registry: &Registry, params: AskParams, observe: &mut dyn FnMut(
     })())
 }
 
-/// The pipeline's data access over `source` of `registry`, for benchmarks that drive the graph
+/// The pipeline's data access over `source` of `services`, for benchmarks that drive the graph
 /// with their own LLM backend.
-pub fn bench_data_access<'a>(registry: &'a Registry, source: &str) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
-    let source = registry.get(Some(source))?;
-    Ok(Box::new(RegistryData { registry, source }))
+pub fn bench_data_access<'a>(services: &'a Services, source: &str) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
+    let source = services.sources.get(Some(source))?;
+    Ok(Box::new(ServedData { services, source }))
 }
 
 /// ask, without progress.
-pub fn ask(registry: &Registry, params: AskParams) -> ToolResult {
-    ask_with(registry, params, &mut |_| {})
+pub fn ask(services: &Services, params: AskParams) -> ToolResult {
+    ask_with(services, params, &mut |_| {})
 }

@@ -13,7 +13,7 @@ use schemascope_core::{CollectionProfile, ProfileBuilder};
 use schemascope_sources::Source;
 use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot};
 
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::result::ToolError;
 
 /// Values merged by default.
@@ -88,9 +88,9 @@ fn key<'a>(snapshot: &'a Snapshot, source: &Source, name: &str) -> Result<&'a st
 
 /// Gathers the values of record `name`: the last ones the source has seen, then the current value
 /// and what the record produces within the window, until `samples` values are known. New values
-/// are handed to the registry, so the source's other tools see them too.
+/// are folded into the source, so the source's other tools see them too.
 pub(crate) fn merge(
-    registry: &Registry,
+    services: &Services,
     source: &Arc<Source>,
     snapshot: &Snapshot,
     name: &str,
@@ -120,7 +120,7 @@ pub(crate) fn merge(
     fresh.extend(sampled.drained.iter().cloned());
     values.extend(fresh.iter().cloned());
     if !fresh.is_empty() {
-        registry.record_live_values(source.name(), &key, fresh.clone());
+        services.live.record_live_values(source.name(), &key, fresh.clone());
     }
     if values.len() > samples {
         values.drain(..values.len() - samples);

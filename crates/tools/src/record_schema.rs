@@ -16,7 +16,7 @@ use schemascope_sources::sql::rows;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
 use crate::record_live;
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 
@@ -113,16 +113,16 @@ fn example_and_metadata(source: &Source, t: &Target<'_>) -> (Option<Value>, Valu
 }
 
 /// query_schema.
-pub fn query_schema(registry: &Registry, params: QuerySchemaParams) -> ToolResult {
-    envelope(run_query(registry, params))
+pub fn query_schema(services: &Services, params: QuerySchemaParams) -> ToolResult {
+    envelope(run_query(services, params))
 }
 
-fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
+    let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
         && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
     {
-        return live_query(registry, &source, &snapshot, &name, &params);
+        return live_query(services, &source, &snapshot, &name, &params);
     }
     let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
     let schema = infer_schema(t.profile);
@@ -148,13 +148,13 @@ fn run_query(registry: &Registry, params: QuerySchemaParams) -> Result<ToolResul
 /// query_schema on a live AimDB record: the seed's fields, with the schema merged over several
 /// values and the counts of where they came from.
 fn live_query(
-    registry: &Registry,
+    services: &Services,
     source: &Arc<Source>,
     snapshot: &Snapshot,
     name: &str,
     params: &QuerySchemaParams,
 ) -> Result<ToolResult, ToolError> {
-    let merged = record_live::merge(registry, source, snapshot, name, params.samples, params.window_ms)?;
+    let merged = record_live::merge(services, source, snapshot, name, params.samples, params.window_ms)?;
     let schema = infer_schema(&merged.profile);
     let count = merged.values.len();
     let mut data = json!({
@@ -193,16 +193,16 @@ fn schema_required(schema: &Value) -> String {
 }
 
 /// validate_value.
-pub fn validate_value(registry: &Registry, params: ValidateValueParams) -> ToolResult {
-    envelope(run_validate(registry, params))
+pub fn validate_value(services: &Services, params: ValidateValueParams) -> ToolResult {
+    envelope(run_validate(services, params))
 }
 
-fn run_validate(registry: &Registry, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run_validate(services: &Services, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
+    let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
         && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
     {
-        let merged = record_live::merge(registry, &source, &snapshot, &name, params.samples, params.window_ms)?;
+        let merged = record_live::merge(services, &source, &snapshot, &name, params.samples, params.window_ms)?;
         let report = validate(&infer_schema(&merged.profile), &params.value)?;
         let collection = source.collections.first().map(|c| c.name().to_string()).unwrap_or_default();
         return Ok(validation_result(report, &merged.key, Some(merged.key.clone()), &collection, Some(merged.values.len())));

@@ -5,13 +5,13 @@
 use serde_json::{Value, json};
 
 use crate::params::{DescribePropertyParams, DescribeSchemaParams, QuerySchemaParams};
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::result::ToolResult;
 use crate::{describe_property, describe_schema, query_schema};
 
 /// Every property of every collection of a source, in depth, plus each collection's JSON Schema.
-pub fn profile_report(registry: &Registry, source: Option<String>) -> ToolResult {
-    let summary = describe_schema(registry, DescribeSchemaParams { source: source.clone(), ..Default::default() });
+pub fn profile_report(services: &Services, source: Option<String>) -> ToolResult {
+    let summary = describe_schema(&services.sources, DescribeSchemaParams { source: source.clone(), ..Default::default() });
     if !summary.success {
         return summary;
     }
@@ -32,12 +32,12 @@ pub fn profile_report(registry: &Registry, source: Option<String>) -> ToolResult
                     collection: Some(collection_name.clone()),
                     ..Default::default()
                 };
-                describe_property(registry, params).data
+                describe_property(services, params).data
             })
             .collect();
         described += properties.len();
         let schema =
-            query_schema(registry, QuerySchemaParams { source: name.clone(), collection: Some(collection_name.clone()), ..Default::default() });
+            query_schema(services, QuerySchemaParams { source: name.clone(), collection: Some(collection_name.clone()), ..Default::default() });
         collections.push(json!({"name": collection_name, "summary": collection, "properties": properties, "schema": schema.data}));
     }
     ToolResult::ok(

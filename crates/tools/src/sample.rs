@@ -9,17 +9,17 @@ use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
-use crate::registry::Registry;
+use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// sample_data.
-pub fn sample_data(registry: &Registry, params: SampleDataParams) -> ToolResult {
-    envelope(run(registry, params))
+pub fn sample_data(sources: &Sources, params: SampleDataParams) -> ToolResult {
+    envelope(run(sources, params))
 }
 
-fn run(registry: &Registry, params: SampleDataParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolError> {
+    let source = sources.get(params.source.as_deref())?;
     let mut collections = resolve::many(&source, params.collection.as_deref())?;
     let mut only_id = params.record_name.clone();
     if only_id.is_none()

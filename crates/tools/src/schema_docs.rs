@@ -18,7 +18,7 @@ use schemascope_sources::{Location, Source};
 use serde_json::{Value, json};
 
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
-use crate::registry::Registry;
+use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// Tables up to this many rows lend their value domains to the index (profiling them is cheap);
@@ -27,9 +27,11 @@ const NOTE_ROWS: u64 = 100_000;
 /// Rows shown as examples in generated docs.
 const EXAMPLE_ROWS: usize = 3;
 
-/// Where each source's docs are, the retrieval configuration, and the built indexes.
-#[derive(Debug, Default)]
-pub struct DocsState {
+/// The schema documentation of the SQL sources: where each source's docs are, the retrieval
+/// configuration, and the built indexes.
+#[derive(Debug)]
+pub struct Docs {
+    sources: Arc<Sources>,
     dirs: Mutex<HashMap<String, PathBuf>>,
     /// Whether links out of a docs directory are followed (off unless asked).
     follow_links: AtomicBool,
@@ -39,7 +41,7 @@ pub struct DocsState {
 
 #[derive(Debug, Clone)]
 struct BuiltIndex {
-    /// The registry generation it was last checked in (any reload changes it).
+    /// The sources' generation it was last checked in (any reload changes it).
     generation: u64,
     /// The docs files it was built from.
     files: u64,
@@ -50,7 +52,23 @@ struct BuiltIndex {
     reused: bool,
 }
 
-impl DocsState {
+impl Docs {
+    /// No docs directories yet, the default retrieval configuration.
+    pub fn new(sources: Arc<Sources>) -> Self {
+        Self {
+            sources,
+            dirs: Mutex::default(),
+            follow_links: AtomicBool::new(false),
+            config: Mutex::default(),
+            indexes: Mutex::default(),
+        }
+    }
+
+    /// The sources the docs are about.
+    pub fn sources(&self) -> &Arc<Sources> {
+        &self.sources
+    }
+
     /// Uses `dir` as the docs directory of `source`.
     pub fn set_dir(&self, source: &str, dir: PathBuf) {
         {
@@ -177,8 +195,8 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(DocFiles, Vec<Do
 }
 
 /// The index of `source`, built now or reused when nothing it depends on changed.
-fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> {
-    let state = registry.docs();
+fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
+    let state = docs;
     let (files, skipped) = read_docs(state.dir(source).as_deref(), state.follow_links())?;
     let config = state.config();
     // What was skipped and why is part of the input: a file that becomes readable (or stops
@@ -186,7 +204,7 @@ fn index(registry: &Registry, source: &Source) -> Result<BuiltIndex, ToolError> 
     let skipped_text = skipped.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
     let files_print = input_fingerprint(&Catalog::default(), &files)
         ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}")), ("skipped", skipped_text)]);
-    let generation = registry.generation();
+    let generation = docs.sources.generation();
     let previous = lock(&state.indexes).get(source.name()).cloned();
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
     if let Some(built) = previous.as_ref().filter(|b| b.generation == generation && b.files == files_print) {
@@ -244,26 +262,26 @@ fn question(text: &str) -> Result<&str, ToolError> {
 /// was reused from an earlier call.
 /// The token count is estimated (within a few tokens), which keeps the pipeline's overhead low.
 pub(crate) fn context_for(
-    registry: &Registry,
+    docs: &Docs,
     source: &Source,
     question: &str,
     max_tokens: Option<usize>,
 ) -> Result<(schemascope_docs::SchemaContext, bool), ToolError> {
-    let built = index(registry, source)?;
+    let built = index(docs, source)?;
     let retrieval = built.index.retrieve_within(question, None, max_tokens);
     Ok((built.index.render_counted(&retrieval, max_tokens, false), built.reused))
 }
 
 /// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.
-pub fn search_schema_docs(registry: &Registry, params: SearchSchemaDocsParams) -> ToolResult {
-    envelope(run_search(registry, &params))
+pub fn search_schema_docs(docs: &Docs, params: SearchSchemaDocsParams) -> ToolResult {
+    envelope(run_search(docs, &params))
 }
 
-fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult, ToolError> {
+    let source = docs.sources.get(params.source.as_deref())?;
     let question = question(&params.question)?;
     let started = Instant::now();
-    let built = index(registry, &source)?;
+    let built = index(docs, &source)?;
     let top_k = params.top_k.unwrap_or_else(|| built.index.config().top_k).clamp(1, 50);
     let searched = Instant::now();
     let hits = built.index.search(question, top_k);
@@ -316,15 +334,15 @@ fn run_search(registry: &Registry, params: &SearchSchemaDocsParams) -> Result<To
 
 /// get_schema_context: the schema an LLM should get for a question — full or focused — within a
 /// token budget, with what retrieval did.
-pub fn get_schema_context(registry: &Registry, params: GetSchemaContextParams) -> ToolResult {
-    envelope(run_context(registry, &params))
+pub fn get_schema_context(docs: &Docs, params: GetSchemaContextParams) -> ToolResult {
+    envelope(run_context(docs, &params))
 }
 
-fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run_context(docs: &Docs, params: &GetSchemaContextParams) -> Result<ToolResult, ToolError> {
+    let source = docs.sources.get(params.source.as_deref())?;
     let question = question(&params.question)?;
     let started = Instant::now();
-    let built = index(registry, &source)?;
+    let built = index(docs, &source)?;
     let retrieved = Instant::now();
     let retrieval = built.index.retrieve_within(question, params.top_k, params.max_tokens);
     let retrieval_ms = figure::millis(retrieved.elapsed());
@@ -360,8 +378,8 @@ fn run_context(registry: &Registry, params: &GetSchemaContextParams) -> Result<T
 
 /// `docs generate`: writes a starting set of docs for a SQL source. A file that was edited since
 /// it was generated is kept unless `force` is set.
-pub fn generate_schema_docs(registry: &Registry, params: GenerateDocsParams) -> ToolResult {
-    envelope(run_generate(registry, &params))
+pub fn generate_schema_docs(docs: &Docs, params: GenerateDocsParams) -> ToolResult {
+    envelope(run_generate(docs, &params))
 }
 
 /// Writes `text` to `path` through a fresh file beside it and a rename: a reader never sees half
@@ -380,12 +398,12 @@ fn write_beside_then_rename(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&partial, path)
 }
 
-fn run_generate(registry: &Registry, params: &GenerateDocsParams) -> Result<ToolResult, ToolError> {
-    let source = registry.get(params.source.as_deref())?;
+fn run_generate(docs: &Docs, params: &GenerateDocsParams) -> Result<ToolResult, ToolError> {
+    let source = docs.sources.get(params.source.as_deref())?;
     let catalog = catalog(&source)?;
     let dir = match &params.dir {
         Some(dir) => PathBuf::from(dir),
-        None => registry.docs().dir(&source).ok_or_else(|| ToolError::InvalidParams("give the docs directory to write".into()))?,
+        None => docs.dir(&source).ok_or_else(|| ToolError::InvalidParams("give the docs directory to write".into()))?,
     };
     std::fs::create_dir_all(&dir).map_err(|e| ToolError::InvalidParams(format!("cannot create {}: {e}", dir.display())))?;
     let db = source.database.clone();
@@ -398,7 +416,7 @@ fn run_generate(registry: &Registry, params: &GenerateDocsParams) -> Result<Tool
         profile: source.collection(&table.name).map(|c| c.profile()),
         examples: examples.get(&table.name).map_or(&[], Vec::as_slice),
     });
-    let confined = ConfinedDir::new(&dir, registry.docs().follow_links())
+    let confined = ConfinedDir::new(&dir, docs.follow_links())
         .map_err(|e| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display())))?;
     let (mut written, mut kept, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
     for file in &files {

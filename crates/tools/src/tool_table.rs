@@ -14,7 +14,7 @@ use crate::caller::Caller;
 use crate::descriptions as text;
 use crate::graph_session as graph;
 use crate::params::*;
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::result::ToolResult;
 
 /// What the served sources must offer for a server to list a tool.
@@ -97,7 +97,7 @@ pub struct ToolSpec {
     /// Whether a server's request timeout bounds it (`ask` is bounded by its own steps' timeouts
     /// and retries instead, as one call may ask the model several times).
     pub request_timeout_applies: bool,
-    run: fn(&Registry, Invocation<'_>) -> ToolResult,
+    run: fn(&Services, Invocation<'_>) -> ToolResult,
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -140,7 +140,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::AnySource,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::describe_schema(r, p)),
+        run: |r, call| call.with(|p| crate::describe_schema(&r.sources, p)),
     },
     ToolSpec {
         name: "sample_data",
@@ -149,7 +149,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS_AT_RANDOM,
         needs: Needs::AnySource,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::sample_data(r, p)),
+        run: |r, call| call.with(|p| crate::sample_data(&r.sources, p)),
     },
     ToolSpec {
         name: "describe_property",
@@ -185,7 +185,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::AnySource,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::find_items(r, p)),
+        run: |r, call| call.with(|p| crate::find_items(&r.sources, p)),
     },
     ToolSpec {
         name: "search_schema_docs",
@@ -194,7 +194,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Database,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::search_schema_docs(r, p)),
+        run: |r, call| call.with(|p| crate::search_schema_docs(&r.docs, p)),
     },
     ToolSpec {
         name: "get_schema_context",
@@ -203,7 +203,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Database,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::get_schema_context(r, p)),
+        run: |r, call| call.with(|p| crate::get_schema_context(&r.docs, p)),
     },
     ToolSpec {
         name: "execute_query",
@@ -212,7 +212,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Database,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::execute_query(r, p)),
+        run: |r, call| call.with(|p| crate::execute_query(&r.sources, p)),
     },
     ToolSpec {
         name: "validate_query",
@@ -221,7 +221,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Database,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::validate_query(r, p)),
+        run: |r, call| call.with(|p| crate::validate_query(&r.sources, p)),
     },
     ToolSpec {
         name: "ask",
@@ -255,7 +255,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::query_graph(r, p)),
+        run: |r, call| call.with(|p| graph::query_graph(&r.graphs, p)),
     },
     ToolSpec {
         name: "find_nodes",
@@ -264,7 +264,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::find_nodes(r, p)),
+        run: |r, call| call.with(|p| graph::find_nodes(&r.graphs, p)),
     },
     ToolSpec {
         name: "find_edges",
@@ -273,7 +273,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::find_edges(r, p)),
+        run: |r, call| call.with(|p| graph::find_edges(&r.graphs, p)),
     },
     ToolSpec {
         name: "find_and_style_nodes",
@@ -284,7 +284,7 @@ pub static TOOLS: &[ToolSpec] = &[
         request_timeout_applies: true,
         run: |r, call| {
             let caller = call.caller;
-            call.with(|p| graph::find_and_style_nodes(r, caller, p))
+            call.with(|p| graph::find_and_style_nodes(&r.graphs, caller, p))
         },
     },
     ToolSpec {
@@ -296,7 +296,7 @@ pub static TOOLS: &[ToolSpec] = &[
         request_timeout_applies: true,
         run: |r, call| {
             let caller = call.caller;
-            call.with(|p| graph::find_and_style_edges(r, caller, p))
+            call.with(|p| graph::find_and_style_edges(&r.graphs, caller, p))
         },
     },
     ToolSpec {
@@ -306,7 +306,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::clear_styles(r, p)),
+        run: |r, call| call.with(|p| graph::clear_styles(&r.graphs, p)),
     },
     ToolSpec {
         name: "describe_styles",
@@ -315,7 +315,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::describe_styles(r, p)),
+        run: |r, call| call.with(|p| graph::describe_styles(&r.graphs, p)),
     },
     ToolSpec {
         name: "describe_selection",
@@ -324,7 +324,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::describe_selection(r, p)),
+        run: |r, call| call.with(|p| graph::describe_selection(&r.graphs, p)),
     },
     ToolSpec {
         name: "select",
@@ -333,7 +333,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::select(r, p)),
+        run: |r, call| call.with(|p| graph::select(&r.graphs, p)),
     },
     ToolSpec {
         name: "set_layout",
@@ -342,7 +342,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_layout(r, p)),
+        run: |r, call| call.with(|p| graph::set_layout(&r.graphs, p)),
     },
     ToolSpec {
         name: "set_dimension",
@@ -351,7 +351,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_dimension(r, p)),
+        run: |r, call| call.with(|p| graph::set_dimension(&r.graphs, p)),
     },
     ToolSpec {
         name: "set_camera",
@@ -360,7 +360,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_camera(r, p)),
+        run: |r, call| call.with(|p| graph::set_camera(&r.graphs, p)),
     },
     ToolSpec {
         name: "zoom_to_nodes",
@@ -369,7 +369,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::zoom_to_nodes(r, p)),
+        run: |r, call| call.with(|p| graph::zoom_to_nodes(&r.graphs, p)),
     },
     ToolSpec {
         name: "list_algorithms",
@@ -378,7 +378,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: READS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::list_algorithms(r, p)),
+        run: |r, call| call.with(|p| graph::list_algorithms(&r.graphs, p)),
     },
     ToolSpec {
         name: "run_algorithm",
@@ -387,7 +387,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::Graph,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::run_algorithm(r, p)),
+        run: |r, call| call.with(|p| graph::run_algorithm(&r.graphs, p)),
     },
     ToolSpec {
         name: "report_viewport",
@@ -396,7 +396,7 @@ pub static TOOLS: &[ToolSpec] = &[
         hints: SETS,
         needs: Needs::WebView,
         request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::report_viewport(r, p)),
+        run: |r, call| call.with(|p| graph::report_viewport(&r.graphs, p)),
     },
 ];
 
@@ -413,25 +413,26 @@ struct Offers {
     llm: bool,
 }
 
-fn offers(registry: &Registry) -> Offers {
-    let sources = registry.sources();
+fn offers(services: &Services) -> Offers {
+    let sources = services.sources.sources();
     let loaded_database = sources.iter().any(|s| s.database.is_some());
     // A database that failed to load is retried: its tools are listed from the start.
-    let failed_database = registry
+    let failed_database = services
+        .sources
         .failed_sources()
         .iter()
         .any(|f| matches!(f.spec.location, schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_)));
     Offers {
         database: loaded_database || failed_database,
         graph: sources.iter().any(|s| graph::data::graph_collections(s).is_ok()),
-        llm: registry.llm().is_ok(),
+        llm: services.asking.llm().is_ok(),
     }
 }
 
-/// The tools a server over `registry`'s sources lists, in table order: graph tools only with a
+/// The tools a server over `services`' sources lists, in table order: graph tools only with a
 /// graph, SQL tools only with a database, `ask` only with a database and an LLM configured.
-pub fn listed(registry: &Registry) -> Vec<&'static ToolSpec> {
-    let offers = offers(registry);
+pub fn listed(services: &Services) -> Vec<&'static ToolSpec> {
+    let offers = offers(services);
     TOOLS
         .iter()
         .filter(|spec| match spec.needs {
@@ -463,11 +464,11 @@ pub fn definition(spec: &ToolSpec) -> Value {
     })
 }
 
-/// The tool list a server over `registry`'s sources sends, with its size in bytes and in tokens
+/// The tool list a server over `services`' sources sends, with its size in bytes and in tokens
 /// as an LLM counts them (what every turn of a conversation pays for it); `definitions` adds
 /// each tool's full definition.
-pub fn tool_list(registry: &Registry, definitions: bool) -> ToolResult {
-    let listed = listed(registry);
+pub fn tool_list(services: &Services, definitions: bool) -> ToolResult {
+    let listed = listed(services);
     let full: Vec<Value> = listed.iter().map(|spec| definition(spec)).collect();
     let text = json!({"tools": full}).to_string();
     let tokens = schemascope_core::tokens::count(&text);
@@ -492,25 +493,25 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// [`call_tool_reporting`] for a call whose progress nobody follows.
-pub fn call_tool(registry: &Registry, caller: Caller, name: &str, arguments: Value) -> ToolResult {
-    call_tool_reporting(registry, caller, name, arguments, &mut |_| {})
+pub fn call_tool(services: &Services, caller: Caller, name: &str, arguments: Value) -> ToolResult {
+    call_tool_reporting(services, caller, name, arguments, &mut |_| {})
 }
 
 /// Runs the tool called `name` for `caller` with JSON `arguments`, reporting progress to
 /// `progress`. The one path every surface calls: an unknown name is a failed result with
 /// did-you-mean; answers from a live source whose connection is lost say the data's age; every
-/// result is within the registry's byte cap ([`ToolResult::capped`]).
-pub fn call_tool_reporting(registry: &Registry, caller: Caller, name: &str, arguments: Value, progress: &mut dyn FnMut(Progress)) -> ToolResult {
+/// result is within the services' byte cap ([`ToolResult::capped`]).
+pub fn call_tool_reporting(services: &Services, caller: Caller, name: &str, arguments: Value, progress: &mut dyn FnMut(Progress)) -> ToolResult {
     let Some(spec) = find(name) else {
         let names = names();
         let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
         return ToolResult::failed(format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")), json!({"error": "unknown_tool"}))
-            .capped(registry.max_result_bytes());
+            .capped(services.max_result_bytes());
     };
     let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
-    let mut result = (spec.run)(registry, Invocation { spec, caller, arguments, progress });
-    registry.mark_data_age_of(named.as_deref(), &mut result);
-    result.capped(registry.max_result_bytes())
+    let mut result = (spec.run)(services, Invocation { spec, caller, arguments, progress });
+    services.live.mark_data_age_of(named.as_deref(), &mut result);
+    result.capped(services.max_result_bytes())
 }
 
 /// Parses tool arguments (`null` reads as `{}`), naming the parameter at fault and listing the
@@ -608,8 +609,8 @@ mod tests {
 
     #[test]
     fn unknown_tool_suggests_the_closest() {
-        let registry = Registry::new();
-        let result = call_tool(&registry, Caller::Ai, "describe_shema", json!({}));
+        let services = Services::new();
+        let result = call_tool(&services, Caller::Ai, "describe_shema", json!({}));
         assert!(!result.success);
         assert_eq!(result.data["error"], "unknown_tool");
         assert!(result.message.contains("describe_schema"), "{}", result.message);

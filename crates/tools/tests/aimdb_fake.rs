@@ -27,11 +27,11 @@ fn records() -> Vec<FakeRecord> {
     ]
 }
 
-fn serve(dir: &Path, protocol: Protocol, behaviour: Behaviour) -> (FakeAimdb, Arc<Registry>) {
+fn serve(dir: &Path, protocol: Protocol, behaviour: Behaviour) -> (FakeAimdb, Services) {
     let fake = FakeAimdb::start(&dir.join("plant.sock"), protocol, behaviour, records()).expect("fake starts");
-    let registry = Registry::new();
+    let registry = Services::new();
     let spec: SourceSpec = format!("aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
-    registry.load(&[spec], &NoProgress).expect("loads");
+    registry.sources.load(&[spec], &NoProgress).expect("loads");
     (fake, registry)
 }
 
@@ -50,10 +50,10 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
         assert_eq!(sources["sources"][0]["aimdb"]["permissions"], json!(["read"]));
         let records = &sources["sources"][0]["collections"][0]["records"];
         assert_eq!(records.as_array().map(Vec::len), Some(3), "{protocol:?}");
-        let schema = ok(describe_schema(&registry, DescribeSchemaParams { source: plant(), ..Default::default() }));
+        let schema = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: plant(), ..Default::default() }));
         assert_eq!(schema["collections"][0]["count"], 3);
         let sample =
-            ok(sample_data(&registry, SampleDataParams { source: plant(), record_name: Some("server::Config".into()), ..Default::default() }));
+            ok(sample_data(&registry.sources, SampleDataParams { source: plant(), record_name: Some("server::Config".into()), ..Default::default() }));
         assert_eq!(sample["plant"][0]["value"]["port"], 8080, "{sample}");
         assert_eq!(sample["plant"][0]["metadata"]["name"], "server::Config");
         let property = ok(describe_property(
@@ -146,7 +146,7 @@ fn query_schema_merges_values_produced_within_the_window_and_all_of_them_validat
         }
         assert!(!validator.is_valid(&json!({"celsius": "warm", "sensor_id": "out-1"})));
         // The sampled values joined the source: describe_property sees all four.
-        let values = registry.live_values("plant");
+        let values = registry.live.live_values("plant");
         assert_eq!(values["sensors.outdoor"].len(), 4, "{protocol:?}");
     }
 }
@@ -156,7 +156,7 @@ fn subscribed_records_refresh_the_source_and_tell_subscribers() {
     for protocol in [Protocol::V1, Protocol::V3] {
         let dir = tempfile::tempdir().expect("temp dir");
         let (fake, registry) = serve(dir.path(), protocol, Behaviour::Normal);
-        let mut changes = registry.subscribe();
+        let mut changes = registry.sources.subscribe();
         registry.watch_with(Duration::from_millis(50)).expect("follows");
         // Give the feed time to subscribe before producing.
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -209,10 +209,10 @@ fn a_server_closing_mid_request_and_a_missing_socket_are_clear_errors() {
     assert_eq!(result.data["error"], "aimdb_connection_closed");
     assert!(result.message.contains("closed the connection during record.drain"), "{}", result.message);
 
-    let registry = Registry::new();
+    let registry = Services::new();
     let missing = dir.path().join("gone.sock");
     let spec: SourceSpec = format!("aimdb:{}", missing.display()).parse().expect("valid");
-    let error = registry.load(&[spec], &NoProgress).expect_err("no instance");
+    let error = registry.sources.load(&[spec], &NoProgress).expect_err("no instance");
     let text = error.to_string();
     assert!(text.contains(&format!("Cannot connect to AimDB at {}", missing.display())) && text.contains("Try:"), "{text}");
     assert_eq!(ToolResult::from(error).data["error"], "aimdb_connect_failed");
@@ -226,21 +226,21 @@ fn the_feed_reports_a_vanished_instance_and_follows_it_again_when_it_returns() {
     let path = fake.path().to_path_buf();
     drop(fake);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while registry.reload_error("plant").is_none() && Instant::now() < deadline {
+    while registry.sources.reload_error("plant").is_none() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let error = registry.reload_error("plant").expect("the interruption is reported");
+    let error = registry.sources.reload_error("plant").expect("the interruption is reported");
     assert!(error.starts_with("live updates interrupted, reconnecting:"), "{error}");
     // The instance comes back (a restart): the feed reconnects and values flow again.
     let fake = FakeAimdb::start(&path, Protocol::V1, Behaviour::Normal, records()).expect("restarts");
     let deadline = Instant::now() + Duration::from_secs(15);
-    let arrived = |registry: &Registry| registry.live_values("plant")["server::Config"].iter().any(|v| v["port"] == 9090);
+    let arrived = |registry: &Services| registry.live.live_values("plant")["server::Config"].iter().any(|v| v["port"] == 9090);
     while !arrived(&registry) && Instant::now() < deadline {
         fake.push("server::Config", json!({"host": "0.0.0.0", "port": 9090, "debug_mode": true}));
         std::thread::sleep(Duration::from_millis(200));
     }
     assert!(arrived(&registry), "values did not flow after the restart");
-    assert_eq!(registry.reload_error("plant"), None);
+    assert_eq!(registry.sources.reload_error("plant"), None);
 }
 
 #[test]
@@ -249,16 +249,16 @@ fn more_records_than_one_connection_may_subscribe_to_are_all_followed() {
     // 2.x refuses a 33rd subscription on one connection.
     let many: Vec<FakeRecord> = (0..40).map(|i| FakeRecord::new(&format!("sensors.s{i:02}"), "fixture::Reading", vec![json!({"v": i})])).collect();
     let fake = FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, many).expect("fake starts");
-    let registry = Registry::new();
+    let registry = Services::new();
     let spec: SourceSpec = format!("plant=aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
-    registry.load(&[spec], &NoProgress).expect("loads");
+    registry.sources.load(&[spec], &NoProgress).expect("loads");
     registry.watch_with(Duration::from_millis(50)).expect("follows");
     let deadline = Instant::now() + Duration::from_secs(10);
-    let arrived = |registry: &Registry| registry.live_values("plant")["sensors.s39"].len() >= 2;
+    let arrived = |registry: &Services| registry.live.live_values("plant")["sensors.s39"].len() >= 2;
     while !arrived(&registry) && Instant::now() < deadline {
         fake.push("sensors.s39", json!({"v": 390}));
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert!(arrived(&registry), "the 40th record is not followed: {:?}", registry.reload_error("plant"));
-    assert_eq!(registry.reload_error("plant"), None);
+    assert!(arrived(&registry), "the 40th record is not followed: {:?}", registry.sources.reload_error("plant"));
+    assert_eq!(registry.sources.reload_error("plant"), None);
 }

@@ -14,15 +14,15 @@ fn infra() -> Option<String> {
     Some("infrastructure".into())
 }
 
-fn property(registry: &Registry, collection: Option<&str>, path: &str) -> ToolResult {
+fn property(registry: &Services, collection: Option<&str>, path: &str) -> ToolResult {
     describe_property(
         registry,
         DescribePropertyParams { source: infra(), property: path.into(), collection: collection.map(str::to_string), ..Default::default() },
     )
 }
 
-fn run(registry: &Registry, algorithm: &str) -> ToolResult {
-    run_algorithm(registry, RunAlgorithmParams { source: infra(), algorithm_type: algorithm.into(), ..Default::default() })
+fn run(registry: &Services, algorithm: &str) -> ToolResult {
+    run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: algorithm.into(), ..Default::default() })
 }
 
 #[test]
@@ -68,11 +68,11 @@ fn restored_algorithm_results_are_found_before_any_graph_tool_runs() {
     let file = dir.path().join("sessions.sqlite");
     {
         let registry = demo();
-        registry.set_session_file(&file).expect("session file");
+        registry.graphs.set_session_file(&file).expect("session file");
         ok(run(&registry, "betweenness"));
     }
     let registry = demo();
-    registry.set_session_file(&file).expect("session file");
+    registry.graphs.set_session_file(&file).expect("session file");
     // No graph tool has opened the session: the restored results are served all the same.
     let score = ok(property(&registry, None, "algorithmResults.schemascope.betweenness.score"));
     assert_eq!(score["exists"], true);
@@ -97,7 +97,7 @@ fn a_property_of_another_collection_is_named_with_where_it_is() {
 }
 
 /// A documents file of `lines` written to a temporary directory, served as source `docs`.
-fn served_docs(lines: impl Iterator<Item = String>) -> (tempfile::TempDir, std::path::PathBuf, std::sync::Arc<Registry>) {
+fn served_docs(lines: impl Iterator<Item = String>) -> (tempfile::TempDir, std::path::PathBuf, schemascope_tools::Services) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("docs.ndjson");
     std::fs::write(&path, lines.collect::<Vec<_>>().join("\n")).expect("write");
@@ -109,7 +109,7 @@ fn served_docs(lines: impl Iterator<Item = String>) -> (tempfile::TempDir, std::
 fn the_path_limit_is_reported_by_describe_schema_and_describe_property() {
     let (_dir, _path, registry) = served_docs((0..12_000).map(|i| json!({"id": i, format!("k{i}"): 1}).to_string()));
     let params = || DescribeSchemaParams { source: Some("docs".into()), format: Some(SchemaFormat::Markdown), ..Default::default() };
-    let described = describe_schema(&registry, params());
+    let described = describe_schema(&registry.sources, params());
     assert!(described.message.contains("10000 properties profiled, and 2001 more not profiled: past the 10,000-path limit"), "{}", described.message);
     let markdown = described.data["markdown"].as_str().expect("markdown");
     assert!(markdown.contains("- +2001 more properties not profiled: past the 10,000-path limit"), "{}", &markdown[markdown.len() - 300..]);
@@ -124,7 +124,7 @@ fn the_path_limit_is_reported_by_describe_schema_and_describe_property() {
 fn samples_say_when_a_value_is_cut_for_depth() {
     let deep = (0..30).fold(json!(1), |inner, _| json!({ "a": inner }));
     let (_dir, _path, registry) = served_docs([json!({"id": "deep", "v": deep}).to_string()].into_iter());
-    let sampled = sample_data(&registry, SampleDataParams { source: Some("docs".into()), ..Default::default() });
+    let sampled = sample_data(&registry.sources, SampleDataParams { source: Some("docs".into()), ..Default::default() });
     assert!(sampled.message.contains("1 value nested more than 20 levels deep is shown as a `[depth limit: …]` marker"), "{}", sampled.message);
     assert_eq!(sampled.data["sampling"]["docs"]["depthLimited"], 1);
 }
@@ -132,29 +132,29 @@ fn samples_say_when_a_value_is_cut_for_depth() {
 #[test]
 fn markdown_after_a_failed_reload_says_it_shows_the_previous_data() {
     let (_dir, path, registry) = served_docs([json!({"a": 1}).to_string()].into_iter());
-    let markdown = |registry: &Registry| {
+    let markdown = |registry: &Services| {
         let params = DescribeSchemaParams { source: Some("docs".into()), format: Some(SchemaFormat::Markdown), ..Default::default() };
-        ok(describe_schema(registry, params))
+        ok(describe_schema(&registry.sources, params))
     };
     assert!(!markdown(&registry)["markdown"].as_str().expect("markdown").contains("Previous data"));
     std::fs::remove_file(&path).expect("remove");
-    assert!(registry.reload("docs").is_err());
+    assert!(registry.sources.reload("docs").is_err());
     let stale = markdown(&registry);
     let text = stale["markdown"].as_str().expect("markdown");
     assert!(text.contains("> **Previous data:** reload failed, previous data kept:"), "{text}");
     assert!(text.contains("This describes the data as last loaded"), "{text}");
     assert!(stale["reloadError"].as_str().is_some_and(|e| e.contains("previous data kept")), "{stale}");
-    let resource = schema_markdown(&registry, "docs", None).expect("resource");
+    let resource = schema_markdown(&registry.sources, "docs", None).expect("resource");
     assert!(resource.contains("**Previous data:**"), "{resource}");
 }
 
 #[test]
 fn messages_fence_selectors_past_their_backticks() {
     let registry = demo();
-    let none = find_nodes(&registry, FindElementsParams { source: infra(), selector: "cpu > `5`".into(), limit: None });
+    let none = find_nodes(&registry.graphs, FindElementsParams { source: infra(), selector: "cpu > `5`".into(), limit: None });
     assert!(none.message.starts_with("No nodes match `` cpu > `5` ``."), "{}", none.message);
     let found = find_items(
-        &registry,
+        &registry.sources,
         FindItemsParams { source: infra(), selector: "cpu > `0.9`".into(), collection: Some("nodes".into()), ..Default::default() },
     );
     assert!(found.message.contains(" nodes match `` cpu > `0.9` ``."), "{}", found.message);

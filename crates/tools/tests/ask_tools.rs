@@ -16,19 +16,19 @@ fn chinook_spec() -> String {
     format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())
 }
 
-fn with_llm(registry: &Registry, server: &ReplayServer, provider: Provider) {
+fn with_llm(registry: &Services, server: &ReplayServer, provider: Provider) {
     let base_url = match provider {
         Provider::OpenAi => format!("{}/v1", server.url()),
         Provider::Anthropic => server.url().to_string(),
     };
-    registry.set_llm(Some(LlmConfig { provider, base_url, model: "replayed".into(), api_key: Some("k".into()), timeout: Duration::from_secs(3) }));
+    registry.asking.set_llm(Some(LlmConfig { provider, base_url, model: "replayed".into(), api_key: Some("k".into()), timeout: Duration::from_secs(3) }));
 }
 
 fn query(sql: &str) -> Scripted {
     Scripted::json(json!({"query": sql, "reasoning": "scripted"}))
 }
 
-fn ask_source(registry: &Registry, source: &str, question: &str) -> ToolResult {
+fn ask_source(registry: &Services, source: &str, question: &str) -> ToolResult {
     ask(registry, AskParams { source: Some(source.into()), question: question.into(), history: None })
 }
 
@@ -39,7 +39,7 @@ fn last_user_message(body: &Value) -> String {
 #[test]
 fn validate_query_reports_kinds_locations_and_suggestions() {
     let registry = registry(&[&chinook_spec()]);
-    let check = |query: Value| ok(validate_query(&registry, ValidateQueryParams { source: Some("chinook".into()), query }));
+    let check = |query: Value| ok(validate_query(&registry.sources, ValidateQueryParams { source: Some("chinook".into()), query }));
     let valid = check(json!("SELECT BillingCountry, SUM(Total) FROM Invoice GROUP BY BillingCountry"));
     assert_eq!(valid["valid"], true);
     let value = check(json!("SELECT COUNT(*) FROM Invoice WHERE BillingCountry = 'Brasil'"));
@@ -70,7 +70,7 @@ fn ask_answers_first_try_and_records_metrics() {
     assert_eq!(result.data["answer"], "USA (91) and Canada (56).");
     let system = server.received()[0].body["system"].as_str().unwrap_or_default().to_string();
     assert!(system.contains("## Invoice") && system.contains("BillingCountry"), "the focused schema is in the prompt:\n{system}");
-    let metrics = registry.metrics().render();
+    let metrics = registry.asking.metrics().render();
     assert!(metrics.contains("schemascope_asks_total{result=\"first_try\"} 1"), "{metrics}");
     assert!(metrics.contains("schemascope_ask_node_duration_seconds_count{node=\"execute_query\"} 1"), "{metrics}");
 }
@@ -94,7 +94,7 @@ fn ask_retries_a_misspelt_column_and_a_wrong_filter_value_with_the_validators_su
     assert!(second.contains("Saless") && second.contains("unknown_column"), "{second}");
     let third = last_user_message(&server.received()[2].body);
     assert!(third.contains("filter_value") && third.contains("suggestion: Brazil"), "{third}");
-    let metrics = registry.metrics().render();
+    let metrics = registry.asking.metrics().render();
     assert!(metrics.contains("schemascope_asks_total{result=\"retried\"} 1"), "{metrics}");
     assert!(metrics.contains("schemascope_ask_node_retries_total{node=\"build_query\"} 2"), "{metrics}");
 }
@@ -144,15 +144,15 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     let registry = registry(&specs);
     let mut answers = Vec::new();
     for (name, _) in &sources {
-        let report = ok(validate_query(&registry, ValidateQueryParams { source: Some(name.clone()), query: structured.clone() }));
+        let report = ok(validate_query(&registry.sources, ValidateQueryParams { source: Some(name.clone()), query: structured.clone() }));
         assert_eq!(report["valid"], true, "{report}");
-        let rows = ok(execute_query(&registry, ExecuteQueryParams { source: Some(name.clone()), query: structured.clone(), ..Default::default() }));
+        let rows = ok(execute_query(&registry.sources, ExecuteQueryParams { source: Some(name.clone()), query: structured.clone(), ..Default::default() }));
         answers.push(rows["rows"].clone());
     }
     assert_eq!(answers[0], json!([["Rock", 1297], ["Metal", 374], ["Jazz", 130]]));
     assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
     let misspelt = ok(validate_query(
-        &registry,
+        &registry.sources,
         ValidateQueryParams { source: Some("chinook".into()), query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}) },
     ));
     assert_eq!(misspelt["valid"], false);
@@ -162,7 +162,7 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
 #[test]
 fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     let registry = registry(&["demo:infrastructure"]);
-    let check = |query: Value| ok(validate_query(&registry, ValidateQueryParams { source: None, query }));
+    let check = |query: Value| ok(validate_query(&registry.sources, ValidateQueryParams { source: None, query }));
     assert_eq!(check(json!("type == 'server' && cpu > `0.8`"))["valid"], true);
     let typo = check(json!("typ == 'server'"));
     assert_eq!((typo["errors"][0]["kind"].clone(), typo["errors"][0]["suggestion"].clone()), (json!("unknown_field"), json!("type")));
@@ -172,7 +172,7 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     let edges = check(json!({"selector": "latency > `100`", "collection": "edges"}));
     assert_eq!(edges["valid"], true);
     let found = ok(execute_query(
-        &registry,
+        &registry.sources,
         ExecuteQueryParams { source: None, query: json!("type == 'database'"), max_rows: Some(5), ..Default::default() },
     ));
     assert_eq!((found["rowCount"].as_u64(), &found["truncated"]), (Some(5), &json!(true)));
@@ -208,7 +208,7 @@ fn the_readmes_question_on_postgres_returns_numeric_totals_as_sqlite_computes_th
     assert!(result.success, "{}", result.message);
     // SQLite sums the same data; its rows, rounded to cents, are the expected ones.
     let lite = execute_query(
-        &registry,
+        &registry.sources,
         ExecuteQueryParams {
             source: Some("chinook".into()),
             query: json!(

@@ -13,7 +13,7 @@ fn infra() -> Option<String> {
 #[test]
 fn describe_schema_lists_graph_properties_with_types_enums_and_ranges() {
     let registry = demo();
-    let data = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), ..Default::default() }));
+    let data = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: infra(), ..Default::default() }));
     let nodes = &data["collections"][0];
     assert_eq!(nodes["name"], "nodes");
     assert_eq!(nodes["count"], 160);
@@ -26,7 +26,7 @@ fn describe_schema_lists_graph_properties_with_types_enums_and_ranges() {
     assert_eq!(prop("metadata.created")["format"], "date-time");
     assert_eq!(prop("metrics.cpu.current")["type"], "number");
     let rendered =
-        ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let markdown = rendered["markdown"].as_str().unwrap();
     assert!(markdown.starts_with("## Graph Data Schema"), "{markdown}");
     assert!(markdown.contains("**Graph Size:** 160 nodes, 240 edges"), "{markdown}");
@@ -39,11 +39,11 @@ fn describe_schema_lists_graph_properties_with_types_enums_and_ranges() {
 #[test]
 fn markdown_fits_a_token_budget_by_dropping_whole_lines() {
     let registry = demo();
-    let full = ok(describe_schema(&registry, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    let full = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let full_tokens = full["tokens"].as_u64().unwrap();
     for budget in [full_tokens as usize - 1, 300, 120, 40] {
         let data = ok(describe_schema(
-            &registry,
+            &registry.sources,
             DescribeSchemaParams { source: infra(), format: Some(SchemaFormat::Markdown), max_tokens: Some(budget), ..Default::default() },
         ));
         let tokens = data["tokens"].as_u64().unwrap() as usize;
@@ -125,8 +125,8 @@ fn missing_property_reports_suggestions_and_available_properties() {
 fn sample_data_random_is_reproducible_and_edges_show_endpoints() {
     let registry = demo();
     let params = || SampleDataParams { source: infra(), collection: Some("both".into()), count: Some(3), seed: Some(7), ..Default::default() };
-    let a = ok(sample_data(&registry, params()));
-    let b = ok(sample_data(&registry, params()));
+    let a = ok(sample_data(&registry.sources, params()));
+    let b = ok(sample_data(&registry.sources, params()));
     assert_eq!(a["nodes"], b["nodes"]);
     assert_eq!(a["nodes"].as_array().unwrap().len(), 3);
     let edge = &a["edges"][0];
@@ -137,7 +137,7 @@ fn sample_data_random_is_reproducible_and_edges_show_endpoints() {
 fn stratified_sampling_gives_one_item_per_value() {
     let registry = demo();
     let data = ok(sample_data(
-        &registry,
+        &registry.sources,
         SampleDataParams {
             source: infra(),
             collection: Some("nodes".into()),
@@ -151,7 +151,7 @@ fn stratified_sampling_gives_one_item_per_value() {
         data["nodes"].as_array().unwrap().iter().map(|n| n["data"]["type"].as_str().unwrap().to_string()).collect();
     assert_eq!(types.len(), 5, "{types:?}");
     let active = ok(sample_data(
-        &registry,
+        &registry.sources,
         SampleDataParams {
             source: infra(),
             collection: Some("nodes".into()),
@@ -169,7 +169,7 @@ fn stratified_sampling_gives_one_item_per_value() {
 fn representative_sampling_covers_every_path() {
     let registry = demo();
     let data = ok(sample_data(
-        &registry,
+        &registry.sources,
         SampleDataParams {
             source: infra(),
             collection: Some("nodes".into()),
@@ -227,7 +227,7 @@ fn query_schema_unknown_record_lists_available_records() {
 #[test]
 fn query_schema_and_validate_value_on_a_record_set_of_several_need_the_record() {
     let registry = demo();
-    let source = registry.get(Some("sensors")).unwrap();
+    let source = registry.sources.get(Some("sensors")).unwrap();
     let set = source.collections[0].name().to_string();
     let keys: Vec<String> = source.collections[0].record_profiles().iter().map(|(k, _)| k.clone()).collect();
     assert!(keys.len() > 1, "{keys:?}");
@@ -293,7 +293,7 @@ fn inferred_schemas_assert_no_observation_and_plausible_next_values_validate() {
 #[test]
 fn every_record_value_validates_against_its_inferred_schema() {
     let registry = demo();
-    let source = registry.get(Some("sensors")).unwrap();
+    let source = registry.sources.get(Some("sensors")).unwrap();
     let collection = &source.collections[0];
     for (key, _) in collection.record_profiles() {
         let data = ok(query_schema(
@@ -312,7 +312,7 @@ fn every_record_value_validates_against_its_inferred_schema() {
         QuerySchemaParams { source: infra(), collection: Some("nodes".into()), include_example: Some(false), ..Default::default() },
     ));
     let validator = jsonschema::draft202012::new(&nodes["schema"]).expect("compiles");
-    let graph = registry.get(Some("infrastructure")).unwrap();
+    let graph = registry.sources.get(Some("infrastructure")).unwrap();
     for item in graph.collections[0].items() {
         assert!(validator.is_valid(&item.value().unwrap()), "{}", item.json);
     }
@@ -340,15 +340,15 @@ fn validate_value_reports_errors_with_paths_expected_and_actual() {
 #[test]
 fn find_items_selects_and_reports_syntax_errors_with_position() {
     let registry = demo();
-    let data = ok(find_items(&registry, FindItemsParams { source: infra(), selector: "type == 'database'".into(), ..Default::default() }));
+    let data = ok(find_items(&registry.sources, FindItemsParams { source: infra(), selector: "type == 'database'".into(), ..Default::default() }));
     assert_eq!(data["count"], 20);
     assert_eq!(data["items"].as_array().unwrap().len(), 5);
     let slow = ok(find_items(
-        &registry,
+        &registry.sources,
         FindItemsParams { source: infra(), selector: "latency > `100`".into(), collection: Some("edges".into()), ..Default::default() },
     ));
     assert_eq!(slow["count"], 15);
-    let bad = find_items(&registry, FindItemsParams { source: infra(), selector: "type ==".into(), ..Default::default() });
+    let bad = find_items(&registry.sources, FindItemsParams { source: infra(), selector: "type ==".into(), ..Default::default() });
     assert!(!bad.success);
     assert_eq!(bad.data["error"], "invalid_selector");
     assert!(bad.data["column"].as_u64().unwrap() >= 7);
@@ -357,9 +357,9 @@ fn find_items_selects_and_reports_syntax_errors_with_position() {
 #[test]
 fn unknown_source_and_collection_are_errors_listing_what_exists() {
     let registry = demo();
-    let r = describe_schema(&registry, DescribeSchemaParams { source: Some("infrastructur".into()), ..Default::default() });
+    let r = describe_schema(&registry.sources, DescribeSchemaParams { source: Some("infrastructur".into()), ..Default::default() });
     assert!(!r.success && r.message.contains("Did you mean `infrastructure`"), "{}", r.message);
-    let r = describe_schema(&registry, DescribeSchemaParams::default());
+    let r = describe_schema(&registry.sources, DescribeSchemaParams::default());
     assert!(!r.success && r.message.contains("infrastructure, sensors"), "{}", r.message);
     let r = describe_property(
         &registry,

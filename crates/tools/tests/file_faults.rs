@@ -22,9 +22,9 @@ fn graph(n: usize) -> String {
     format!("{{\"nodes\": [\n{}\n], \"edges\": [\n{}\n]}}\n", nodes.join(",\n"), edges.join(",\n"))
 }
 
-fn nodes(registry: &Registry) -> u64 {
+fn nodes(registry: &Services) -> u64 {
     let data = common::ok(describe_schema(
-        registry,
+        &registry.sources,
         DescribeSchemaParams { source: Some("g".into()), collection: Some("nodes".into()), ..Default::default() },
     ));
     data["collections"][0]["count"].as_u64().expect("count")
@@ -53,25 +53,25 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
     let path = dir.path().join("graph.json");
     std::fs::write(&path, graph(3_000)).expect("write");
     let registry = common::registry(&[&format!("g={}", path.display())]);
-    let mut changes = registry.subscribe();
+    let mut changes = registry.sources.subscribe();
     registry.watch_with(Duration::from_millis(100)).expect("watch");
     assert_eq!(nodes(&registry), 3_000);
 
     // Truncated mid-write: the reload fails with the file and position, the old data stays.
     let next = graph(4_000);
     std::fs::write(&path, &next[..next.len() / 2]).expect("truncate");
-    let error = registry.reload("g").expect_err("a half-written graph does not load");
+    let error = registry.sources.reload("g").expect_err("a half-written graph does not load");
     let message = error.to_string();
     assert!(message.contains("graph.json") && message.contains(':'), "names the file and position: {message}");
     assert_eq!(nodes(&registry), 3_000, "the last good data is served");
-    assert!(registry.reload_error("g").is_some_and(|e| e.contains("previous data kept")));
+    assert!(registry.sources.reload_error("g").is_some_and(|e| e.contains("previous data kept")));
 
     // The write completes: the watcher reloads it and the error is gone.
     std::fs::write(&path, &next).expect("complete");
     while nodes(&registry) != 4_000 {
         reloaded(&mut changes, "g");
     }
-    assert_eq!(registry.reload_error("g"), None);
+    assert_eq!(registry.sources.reload_error("g"), None);
 
     // Replaced atomically (written beside, renamed over): picked up like any change.
     let beside = dir.path().join(".graph.json.tmp");
@@ -98,7 +98,7 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
     let mut served = std::collections::BTreeSet::new();
     let mut failed_reloads = 0;
     while !done.load(Ordering::SeqCst) {
-        if let Err(e) = registry.reload("g") {
+        if let Err(e) = registry.sources.reload("g") {
             failed_reloads += 1;
             assert!(e.to_string().contains("graph.json"), "{e}");
         }
@@ -111,9 +111,9 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
 
     // The next good write is served.
     std::fs::write(&path, graph(8_000)).expect("final write");
-    registry.reload("g").expect("a whole file loads");
+    registry.sources.reload("g").expect("a whole file loads");
     assert_eq!(nodes(&registry), 8_000);
-    assert_eq!(registry.reload_error("g"), None);
+    assert_eq!(registry.sources.reload_error("g"), None);
 }
 
 #[test]
@@ -124,8 +124,8 @@ fn an_ndjson_file_cut_mid_line_loads_its_whole_lines_with_a_warning_then_recover
     let full: String = (0..10_000).map(line).collect();
     std::fs::write(&path, &full).expect("write");
     let registry = common::registry(&[&format!("docs={}", path.display())]);
-    let count = |registry: &Registry| {
-        let data = common::ok(describe_schema(registry, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
+    let count = |registry: &Services| {
+        let data = common::ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
         (data["collections"][0]["count"].as_u64().expect("count"), data["warnings"].clone())
     };
     assert_eq!(count(&registry).0, 10_000);
@@ -133,23 +133,23 @@ fn an_ndjson_file_cut_mid_line_loads_its_whole_lines_with_a_warning_then_recover
     // Cut in the middle of line 5,001 (a writer caught mid-append, or a truncated copy).
     let cut = (0..5_000).map(|i| line(i).len()).sum::<usize>() + 10;
     std::fs::write(&path, &full[..cut]).expect("truncate");
-    registry.reload("docs").expect("whole lines load");
+    registry.sources.reload("docs").expect("whole lines load");
     let (n, warnings) = count(&registry);
     assert_eq!(n, 5_000, "the whole lines are served");
     assert!(warnings.to_string().contains("5001"), "the cut line is reported with its number: {warnings}");
 
     std::fs::write(&path, &full).expect("rewrite");
-    registry.reload("docs").expect("reload");
+    registry.sources.reload("docs").expect("reload");
     assert_eq!(count(&registry), (10_000, serde_json::json!([])));
 }
 
 /// Reloads `name` on another thread: a reload that blocks fails the test instead of hanging it.
 #[cfg(unix)]
-fn reload_within_a_minute(registry: &Arc<Registry>, name: &'static str) -> Result<(), String> {
-    let registry = Arc::clone(registry);
+fn reload_within_a_minute(registry: &Services, name: &'static str) -> Result<(), String> {
+    let registry = registry.clone();
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(registry.reload(name).map(|_| ()).map_err(|e| e.to_string()));
+        let _ = sender.send(registry.sources.reload(name).map(|_| ()).map_err(|e| e.to_string()));
     });
     receiver.recv_timeout(Duration::from_secs(60)).expect("the reload blocked")
 }
@@ -161,7 +161,7 @@ fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_d
     let path = dir.path().join("graph.json");
     std::fs::write(&path, graph(100)).expect("write");
     let registry = common::registry(&[&format!("g={}", path.display())]);
-    let mut changes = registry.subscribe();
+    let mut changes = registry.sources.subscribe();
     registry.watch_with(Duration::from_millis(100)).expect("watch");
     assert_eq!(nodes(&registry), 100);
 
@@ -184,5 +184,5 @@ fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_d
     while nodes(&registry) != 200 {
         reloaded(&mut changes, "g");
     }
-    assert_eq!(registry.reload_error("g"), None);
+    assert_eq!(registry.sources.reload_error("g"), None);
 }

@@ -41,10 +41,10 @@ fn deep_sql() -> Vec<(String, &'static str)> {
     ]
 }
 
-fn run_deep_sql(registry: &Registry, source: &str) {
+fn run_deep_sql(registry: &Services, source: &str) {
     for (sql, reason) in deep_sql() {
         let report =
-            on_small_stack(|| validate_query(registry, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) }));
+            on_small_stack(|| validate_query(&registry.sources, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) }));
         assert!(report.success, "{}", report.message);
         assert_eq!(report.data["valid"], false, "{}…", &sql[..40]);
         let errors = report.data["errors"].to_string();
@@ -53,7 +53,7 @@ fn run_deep_sql(registry: &Registry, source: &str) {
         // database, which refuses it or computes it on its own stack. Either way an envelope.
         let executed = on_small_stack(|| {
             execute_query(
-                registry,
+                &registry.sources,
                 ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()), timeout_ms: Some(5_000), ..Default::default() },
             )
         });
@@ -109,7 +109,7 @@ fn an_llm_answering_deep_sql_gets_the_reason_and_ask_ends_with_an_answer() {
     let answer = |sql: &str| Scripted::json(json!({"query": sql, "reasoning": "scripted"}));
     let server = ReplayServer::start(vec![answer(&deep), answer("SELECT COUNT(*) AS n FROM Genre"), Scripted::Text("There are 25 genres.".into())])
         .expect("server");
-    registry.set_llm(Some(LlmConfig {
+    registry.asking.set_llm(Some(LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{}/v1", server.url()),
         model: "replayed".into(),
@@ -141,20 +141,20 @@ fn deep_selectors_are_refused_by_every_tool_that_takes_one() {
     for selector in deep_selectors() {
         let found = on_small_stack(|| {
             find_items(
-                &registry,
+                &registry.sources,
                 FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None },
             )
         });
         assert!(!found.success && found.data["error"] == "invalid_selector", "{}", found.message);
         assert!(found.message.contains("nests deeper than 128 levels"), "{}", found.message);
-        let nodes = on_small_stack(|| find_nodes(&registry, FindElementsParams { selector: selector.clone(), ..Default::default() }));
+        let nodes = on_small_stack(|| find_nodes(&registry.graphs, FindElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!nodes.success && nodes.message.contains("nests deeper"), "{}", nodes.message);
         let styled =
-            on_small_stack(|| find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
+            on_small_stack(|| find_and_style_nodes(&registry.graphs, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!styled.success && styled.message.contains("nests deeper"), "{}", styled.message);
         let validated = on_small_stack(|| {
             validate_query(
-                &registry,
+                &registry.sources,
                 ValidateQueryParams { source: Some("infrastructure".into()), query: json!({"selector": selector, "collection": "nodes"}) },
             )
         });
@@ -178,20 +178,20 @@ fn exponential_selectors_stop_with_the_bound_they_reached() {
     for selector in exponential_selectors() {
         let found = on_small_stack(|| {
             find_items(
-                &registry,
+                &registry.sources,
                 FindItemsParams { source: Some("infrastructure".into()), selector: selector.clone(), collection: None, limit: None },
             )
         });
         assert!(!found.success && found.data["error"] == "selector_too_costly", "{}", found.message);
         assert!(found.message.contains("more than 10000000 steps on one item"), "{}", found.message);
-        let nodes = on_small_stack(|| find_nodes(&registry, FindElementsParams { selector: selector.clone(), ..Default::default() }));
+        let nodes = on_small_stack(|| find_nodes(&registry.graphs, FindElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!nodes.success && nodes.message.contains("10000000 steps"), "{}", nodes.message);
         let styled =
-            on_small_stack(|| find_and_style_nodes(&registry, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
+            on_small_stack(|| find_and_style_nodes(&registry.graphs, Caller::Ai, StyleElementsParams { selector: selector.clone(), ..Default::default() }));
         assert!(!styled.success && styled.message.contains("10000000 steps"), "{}", styled.message);
     }
     // No layer was added by the refused styles.
-    let styles = schemascope_tools::graph_session::describe_styles(&registry, Default::default());
+    let styles = schemascope_tools::graph_session::describe_styles(&registry.graphs, Default::default());
     assert!(!styles.data.to_string().contains("[@,@"), "{}", styles.data);
 }
 
@@ -216,10 +216,10 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     assert_eq!(validated.data["valid"], false, "{}", validated.data);
     let structured = json!({"fields": [{"fieldCaption": "Genre.Name"}], "filters": [{"field": {"fieldCaption": "Genre.Name"}, "filterType": "SET", "values": [deep]}]});
     let chinook = registry_with_chinook();
-    let report = on_small_stack(|| validate_query(&chinook, ValidateQueryParams { source: Some("chinook".into()), query: structured.clone() }));
+    let report = on_small_stack(|| validate_query(&chinook.sources, ValidateQueryParams { source: Some("chinook".into()), query: structured.clone() }));
     assert!(!report.message.is_empty());
     let executed =
-        on_small_stack(|| execute_query(&chinook, ExecuteQueryParams { source: Some("chinook".into()), query: structured, ..Default::default() }));
+        on_small_stack(|| execute_query(&chinook.sources, ExecuteQueryParams { source: Some("chinook".into()), query: structured, ..Default::default() }));
     assert!(!executed.message.is_empty());
     // Through the by-name dispatch of `POST /v1/tools/{name}`.
     let called = on_small_stack(|| {
@@ -233,7 +233,7 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     assert!(called.success, "{}", called.message);
 }
 
-fn registry_with_chinook() -> std::sync::Arc<Registry> {
+fn registry_with_chinook() -> schemascope_tools::Services {
     registry(&[&format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())])
 }
 
@@ -244,7 +244,7 @@ fn a_cancelled_call_returns_at_once_and_says_why() {
     token.cancel_because("the request took longer than 60 s");
     let found = cancel::with(&token, || {
         find_items(
-            &registry,
+            &registry.sources,
             FindItemsParams { source: Some("infrastructure".into()), selector: "length(to_string(@)) > `1`".into(), collection: None, limit: None },
         )
     });
@@ -267,7 +267,7 @@ fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
     assert!(!laid_out.success && laid_out.data["error"] == "cancelled", "{}", laid_out.message);
     // Nothing was written: no algorithm result is on the nodes, and the same runs succeed when
     // not cancelled.
-    let found = find_nodes(&registry, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
+    let found = find_nodes(&registry.graphs, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
     assert!(found.success && found.data["count"] == 0, "{}", found.data);
     let run = tool_table::call_tool(&registry, Caller::Ai, "run_algorithm", json!({"type": "pagerank"}));
     assert!(run.success, "{}", run.message);

@@ -34,10 +34,10 @@ fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
     receiver.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("the call blocked"))
 }
 
-fn search(registry: &Arc<Registry>, question: &str) -> Value {
-    let registry = Arc::clone(registry);
+fn search(registry: &Services, question: &str) -> Value {
+    let registry = registry.clone();
     let question = question.to_string();
-    within_a_minute(move || ok(search_schema_docs(&registry, SearchSchemaDocsParams { source: Some("chinook".into()), question, top_k: Some(5) })))
+    within_a_minute(move || ok(search_schema_docs(&registry.docs, SearchSchemaDocsParams { source: Some("chinook".into()), question, top_k: Some(5) })))
 }
 
 /// A docs directory with one good doc and one of each hostile kind, and a file outside it.
@@ -60,7 +60,7 @@ fn hostile_docs() -> (tempfile::TempDir, tempfile::TempDir) {
 fn hostile_docs_files_are_skipped_with_a_warning_and_links_out_are_not_followed() {
     let (dir, _outside) = hostile_docs();
     let registry = registry(&[&chinook_spec()]);
-    registry.docs().set_dir("chinook", dir.path().to_path_buf());
+    registry.docs.set_dir("chinook", dir.path().to_path_buf());
     let found = search(&registry, "records grouped as releases");
     assert_eq!(found["chunks"][0]["table"], "Album", "the good doc is indexed: {found}");
     let warnings: Vec<String> = found["warnings"].as_array().expect("warnings").iter().map(|w| w.as_str().unwrap_or_default().to_string()).collect();
@@ -75,7 +75,7 @@ fn hostile_docs_files_are_skipped_with_a_warning_and_links_out_are_not_followed(
     let secret = search(&registry, "zebracorn ledger");
     assert_eq!(secret["chunks"], serde_json::json!([]), "nothing from outside the directory: {secret}");
     // Asked to follow links out, the outside doc is read; the device and the FIFO still are not.
-    registry.docs().set_follow_links(true);
+    registry.docs.set_follow_links(true);
     let followed = search(&registry, "zebracorn ledger");
     assert_eq!(followed["chunks"][0]["table"], "Genre", "{followed}");
     let warnings = followed["warnings"].to_string();
@@ -90,10 +90,10 @@ fn docs_generate_writes_through_no_link_and_into_no_fifo() {
     let registry = registry(&[&chinook_spec()]);
     let target = dir.path().to_path_buf();
     let generated = {
-        let registry = Arc::clone(&registry);
+        let registry = registry.clone();
         let dir = target.display().to_string();
         within_a_minute(move || {
-            ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: false }))
+            ok(generate_schema_docs(&registry.docs, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: false }))
         })
     };
     let written: Vec<&str> = generated["written"].as_array().expect("written").iter().filter_map(Value::as_str).collect();
@@ -108,10 +108,10 @@ fn docs_generate_writes_through_no_link_and_into_no_fifo() {
     // A FIFO left at the partial name is removed, never opened for writing.
     fifo(&target.join("Album.md.partial"));
     let again = {
-        let registry = Arc::clone(&registry);
+        let registry = registry.clone();
         let dir = target.display().to_string();
         within_a_minute(move || {
-            ok(generate_schema_docs(&registry, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: true }))
+            ok(generate_schema_docs(&registry.docs, GenerateDocsParams { source: Some("chinook".into()), dir: Some(dir), force: true }))
         })
     };
     assert!(again["written"].to_string().contains("Album.md"), "{again}");

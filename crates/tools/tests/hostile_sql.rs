@@ -370,19 +370,19 @@ fn contains_any(text: &str, alternatives: &str) -> bool {
 }
 
 /// Runs every case for `on` against `source`; returns the failures as readable lines.
-fn run_cases(registry: &Registry, source: &str, on: On, dir: &str) -> Vec<String> {
-    let database: Arc<dyn Database> = registry.get(Some(source)).expect("source").database.clone().expect("a SQL source");
+fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String> {
+    let database: Arc<dyn Database> = registry.sources.get(Some(source)).expect("source").database.clone().expect("a SQL source");
     let mut failures = Vec::new();
     for case in CASES.iter().filter(|c| c.on == on || c.on == Both) {
         let sql = case.sql.replace("@DIR@", dir);
-        let report = validate_query(registry, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) });
+        let report = validate_query(&registry.sources, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) });
         let errors: Vec<String> =
             report.data["errors"].as_array().into_iter().flatten().filter_map(|e| e["message"].as_str().map(str::to_string)).collect();
         if !report.success || report.data["valid"] != false || !contains_any(&errors.join(" / "), case.validate) {
             failures.push(format!("validate {sql:?}: expected a refusal with {:?}, got {} {errors:?}", case.validate, report.message));
         }
         let executed = execute_query(
-            registry,
+            &registry.sources,
             ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()), timeout_ms: Some(2_000), ..Default::default() },
         );
         let want = case.execute.unwrap_or(case.validate);
@@ -398,11 +398,11 @@ fn run_cases(registry: &Registry, source: &str, on: On, dir: &str) -> Vec<String
         }
     }
     for (sql, expect) in legit(on) {
-        let report = validate_query(registry, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql) });
+        let report = validate_query(&registry.sources, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql) });
         if report.data["valid"] != true {
             failures.push(format!("validate rejected the legitimate {sql:?}: {}", report.message));
         }
-        let executed = execute_query(registry, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), ..Default::default() });
+        let executed = execute_query(&registry.sources, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), ..Default::default() });
         if !executed.success || executed.data["rows"] != expect {
             failures.push(format!("execute of the legitimate {sql:?}: expected {expect}, got {} {}", executed.message, executed.data["rows"]));
         }
@@ -436,7 +436,7 @@ fn hostile_sql_is_refused_and_leaves_the_sqlite_file_unchanged() {
     };
     let (bytes, files) = (std::fs::read(&path).expect("read"), listing());
     let registry = registry(&[&format!("lite=sqlite:{}", path.display())]);
-    let database = registry.get(Some("lite")).expect("source").database.clone().expect("SQL");
+    let database = registry.sources.get(Some("lite")).expect("source").database.clone().expect("SQL");
     let state = session_state(&*database);
     assert_eq!(state, vec![vec![SqlValue::Integer(1), SqlValue::Integer(1)]], "query_only on, only main attached");
 
@@ -495,7 +495,7 @@ fn hostile_sql_is_refused_and_leaves_postgres_unchanged() {
     let checker = PostgresDatabase::connect(&uri).expect("connect");
     let before = postgres_checksum(&checker);
     let registry = registry(&[&format!("pg={uri}")]);
-    let database = registry.get(Some("pg")).expect("source").database.clone().expect("SQL");
+    let database = registry.sources.get(Some("pg")).expect("source").database.clone().expect("SQL");
     let state = session_state(&*database);
 
     let failures = run_cases(&registry, "pg", Postgres, "/tmp");

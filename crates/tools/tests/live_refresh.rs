@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use schemascope_tools::*;
 
-fn count(registry: &Registry) -> u64 {
-    let data = common::ok(describe_schema(registry, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
+fn count(registry: &Services) -> u64 {
+    let data = common::ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
     data["collections"][0]["count"].as_u64().expect("count")
 }
 
@@ -18,7 +18,7 @@ fn changed_files_reload_and_notify_and_broken_ones_keep_old_data() {
     let path = dir.path().join("docs.ndjson");
     std::fs::write(&path, "{\"a\": 1}\n{\"a\": 2}\n").expect("write");
     let registry = common::registry(&[&format!("docs={}", path.display())]);
-    let mut changes = registry.subscribe();
+    let mut changes = registry.sources.subscribe();
     registry.watch_with(Duration::from_millis(200)).expect("watch");
     assert_eq!(count(&registry), 2);
 
@@ -32,10 +32,10 @@ fn changed_files_reload_and_notify_and_broken_ones_keep_old_data() {
     // not emptied first: an empty file is valid, zero-document NDJSON, and the watcher could
     // load it between the two steps. Files cut mid-write are `file_faults.rs`.)
     std::fs::remove_file(&path).expect("remove");
-    let result = registry.reload("docs");
+    let result = registry.sources.reload("docs");
     assert!(result.is_err());
     assert_eq!(count(&registry), 3);
-    assert!(registry.reload_error("docs").expect("recorded").contains("previous data kept"));
+    assert!(registry.sources.reload_error("docs").expect("recorded").contains("previous data kept"));
 }
 
 /// The debounce of the counting tests.
@@ -69,12 +69,12 @@ fn reloads_after(changes: &mut tokio::sync::broadcast::Receiver<String>) -> Vec<
 }
 
 /// A served NDJSON file in its own directory, watched, with its subscription.
-fn served(lines: usize) -> (tempfile::TempDir, std::path::PathBuf, std::sync::Arc<Registry>, tokio::sync::broadcast::Receiver<String>) {
+fn served(lines: usize) -> (tempfile::TempDir, std::path::PathBuf, schemascope_tools::Services, tokio::sync::broadcast::Receiver<String>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("docs.ndjson");
     std::fs::write(&path, ndjson(lines)).expect("write");
     let registry = common::registry(&[&format!("docs={}", path.display())]);
-    let changes = registry.subscribe();
+    let changes = registry.sources.subscribe();
     registry.watch_with(DEBOUNCE).expect("watch");
     (dir, path, registry, changes)
 }
@@ -109,12 +109,12 @@ fn one_rewrite_reloads_once_and_then_the_server_is_idle() {
 #[test]
 fn a_touch_or_a_rewrite_with_the_same_bytes_reloads_nothing() {
     let (_dir, path, registry, mut changes) = served(4);
-    let generation = registry.generation();
+    let generation = registry.sources.generation();
     set_mtime(&path, 30);
     std::fs::write(&path, ndjson(4)).expect("same bytes");
     std::thread::sleep(QUIET);
     assert_eq!(drain(&mut changes), Vec::<String>::new(), "unchanged content is no reload and no notification");
-    assert_eq!(registry.generation(), generation);
+    assert_eq!(registry.sources.generation(), generation);
     // A real change after the touches still reloads, once.
     std::fs::write(&path, ndjson(6)).expect("rewrite");
     assert_eq!(reloads_after(&mut changes), vec!["docs".to_string()]);

@@ -7,14 +7,14 @@ use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::tool_table::{call_tool, names};
-use schemascope_tools::{Caller, Registry};
+use schemascope_tools::{Caller, Services};
 use serde_json::{Value, json};
 
 /// The cap for this test: small, so that many tools hit it.
 const CAP: usize = 64 * 1024;
 
 struct Data {
-    registry: Arc<Registry>,
+    registry: Services,
     _dir: tempfile::TempDir,
 }
 
@@ -41,12 +41,12 @@ fn hostile_data() -> Data {
     let records = dir.path().join("records.json");
     std::fs::write(&records, json!({"blob": {"name": "blob", "text": "x".repeat(10 * 1024 * 1024)}, "small": {"a": 1}}).to_string())
         .expect("write records");
-    let registry = Registry::new();
+    let registry = Services::new();
     let specs: Vec<SourceSpec> = [format!("big=sqlite:{}", db.display()), format!("g={}", graph.display()), format!("r={}", records.display())]
         .iter()
         .map(|s| s.parse().expect("spec"))
         .collect();
-    registry.load(&specs, &NoProgress).expect("load");
+    registry.sources.load(&specs, &NoProgress).expect("load");
     registry.set_max_result_bytes(CAP);
     Data { registry, _dir: dir }
 }

@@ -69,16 +69,16 @@ impl Drop for RunningAgain<'_> {
     }
 }
 
-fn genres(registry: &Registry) -> ToolResult {
+fn genres(registry: &Services) -> ToolResult {
     execute_query(
-        registry,
+        &registry.sources,
         ExecuteQueryParams { source: Some("pg".into()), query: json!("SELECT COUNT(*) AS n FROM \"Genre\""), ..Default::default() },
     )
 }
 
 /// A request made while the server is down: it fails, and returns rather than hangs (the
 /// bound is far above the 5 s connect timeout; a refused connection fails at once).
-fn during_outage(registry: &Registry, port: &str) {
+fn during_outage(registry: &Services, port: &str) {
     let started = Instant::now();
     let failed = genres(registry);
     assert!(started.elapsed() < Duration::from_secs(30), "a request during the outage hung");
@@ -120,7 +120,7 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     let down = artist();
     assert!(!down.success || down.data["totalCount"] != json!(275), "no statistics while the server is down: {}", down.data);
     let schema =
-        ok(describe_schema(&registry, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
+        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
     let error = schema.pointer("/collections/0/profileError").and_then(Value::as_str).unwrap_or_default().to_string();
     assert!(error.contains("is the server running"), "the profile's error says why: {schema}");
 
@@ -131,7 +131,7 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     let up = ok(artist());
     assert_eq!((&up["totalCount"], &up["distinctStrings"]), (&json!(275), &json!(275)), "{up}");
     let schema =
-        ok(describe_schema(&registry, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
+        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
     assert_eq!(schema.pointer("/collections/0/profileError"), None, "{schema}");
     assert_eq!(
         schema.pointer("/collections/0/itemCount").or(schema.pointer("/collections/0/count")).cloned().unwrap_or(Value::Null),

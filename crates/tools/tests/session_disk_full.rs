@@ -64,13 +64,13 @@ fn layer(selector: &str, name: &str) -> StyleElementsParams {
     }
 }
 
-fn layer_names(registry: &Registry) -> Vec<String> {
-    let data = ok(describe_styles(registry, DescribeStylesParams { source: infra(), ..Default::default() }));
+fn layer_names(registry: &Services) -> Vec<String> {
+    let data = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), ..Default::default() }));
     data["layers"].as_array().expect("layers").iter().map(|l| l["name"].as_str().expect("name").to_string()).collect()
 }
 
-fn selection(registry: &Registry) -> Value {
-    ok(describe_selection(registry, DescribeSelectionParams { source: infra(), include_data: false }))["nodeIds"].clone()
+fn selection(registry: &Services) -> Value {
+    ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }))["nodeIds"].clone()
 }
 
 #[test]
@@ -78,36 +78,36 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
     let Some(disk) = SmallDisk::mount("2m") else { return };
     let file = disk.path().join("sessions.sqlite");
     let registry = demo();
-    registry.set_session_file(&file).expect("session file");
-    ok(find_and_style_nodes(&registry, Caller::Ai, layer("type == 'database'", "db-red")));
-    ok(select(&registry, SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() }));
+    registry.graphs.set_session_file(&file).expect("session file");
+    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, layer("type == 'database'", "db-red")));
+    ok(select(&registry.graphs, SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() }));
     let filler = disk.fill();
 
     // Running an algorithm writes a result per node: far more than the few bytes left.
-    let refused = run_algorithm(&registry, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
+    let refused = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
     assert!(!refused.success, "saved on a full disk: {}", refused.message);
     for words in ["not saved", "previous state is kept", "sessions.sqlite", "full", "free some space"] {
         assert!(refused.message.contains(words), "`{words}` missing from: {}", refused.message);
     }
     // Nothing of the refused change is visible, and the rest is as it was.
-    let history = ok(list_algorithms(&registry, ListAlgorithmsParams { source: infra() }))["history"].clone();
+    let history = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"].clone();
     assert_eq!(history, json!([]));
     assert_eq!(layer_names(&registry), ["default", "db-red"]);
     assert_eq!(selection(&registry), json!(["server-001"]));
 
     // A restart on the same file sees the last saved state.
     let restarted = demo();
-    restarted.set_session_file(&file).expect("the file still opens");
+    restarted.graphs.set_session_file(&file).expect("the file still opens");
     assert_eq!(layer_names(&restarted), ["default", "db-red"]);
     assert_eq!(selection(&restarted), json!(["server-001"]));
     drop(restarted);
 
     // With room again, changes save.
     std::fs::remove_file(filler).expect("free the disk");
-    ok(run_algorithm(&registry, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() }));
-    ok(find_and_style_nodes(&registry, Caller::Ai, layer("type == 'server'", "servers")));
+    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() }));
+    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, layer("type == 'server'", "servers")));
     let after = demo();
-    after.set_session_file(&file).expect("reopen");
+    after.graphs.set_session_file(&file).expect("reopen");
     assert_eq!(layer_names(&after), ["default", "db-red", "servers"]);
-    assert_eq!(ok(list_algorithms(&after, ListAlgorithmsParams { source: infra() }))["history"][0]["type"], "pagerank");
+    assert_eq!(ok(list_algorithms(&after.graphs, ListAlgorithmsParams { source: infra() }))["history"][0]["type"], "pagerank");
 }

@@ -24,7 +24,7 @@ fn table(name: &str) -> Option<String> {
 #[test]
 fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
     let registry = registry(&[&chinook_spec()]);
-    let data = ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), ..Default::default() }));
+    let data = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: chinook(), ..Default::default() }));
     let collections = data["collections"].as_array().expect("collections");
     assert_eq!(collections.len(), 11);
     let track = collections.iter().find(|c| c["name"] == "Track").expect("Track");
@@ -39,7 +39,7 @@ fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
     let genre = collections.iter().find(|c| c["name"] == "Genre").expect("Genre");
     assert_eq!(genre["table"]["referencedBy"], serde_json::json!([{"table": "Track", "columns": ["GenreId"], "referencedColumns": ["GenreId"]}]));
     let markdown =
-        ok(describe_schema(&registry, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     let text = markdown["markdown"].as_str().expect("markdown");
     assert!(text.contains("**Table `Track`** (3503 rows):"), "{text}");
     assert!(text.contains("- `GenreId` `INTEGER` → `Genre.GenreId` (integer): 1 - 25"), "{text}");
@@ -84,16 +84,16 @@ fn samples_of_rows_are_reproducible_stratified_and_representative() {
         strategy,
         ..Default::default()
     };
-    let a = ok(sample_data(&registry, params(None, 11)));
-    let b = ok(sample_data(&registry, params(None, 11)));
+    let a = ok(sample_data(&registry.sources, params(None, 11)));
+    let b = ok(sample_data(&registry.sources, params(None, 11)));
     assert_eq!(a["Track"], b["Track"]);
-    assert_ne!(a["Track"], ok(sample_data(&registry, params(None, 12)))["Track"]);
-    let stratified = ok(sample_data(&registry, SampleDataParams { stratify_by: Some("MediaTypeId".into()), count: Some(5), ..params(None, 3) }));
+    assert_ne!(a["Track"], ok(sample_data(&registry.sources, params(None, 12)))["Track"]);
+    let stratified = ok(sample_data(&registry.sources, SampleDataParams { stratify_by: Some("MediaTypeId".into()), count: Some(5), ..params(None, 3) }));
     let mut media: Vec<i64> = stratified["Track"].as_array().expect("rows").iter().filter_map(|r| r["MediaTypeId"].as_i64()).collect();
     media.sort_unstable();
     media.dedup();
     assert_eq!(media, [1, 2, 3, 4, 5], "one row per media type");
-    let representative = ok(sample_data(&registry, params(Some(StrategyParam::Representative), 1)));
+    let representative = ok(sample_data(&registry.sources, params(Some(StrategyParam::Representative), 1)));
     assert!(representative["Track"].as_array().expect("rows").iter().any(|r| r["Composer"].is_string()), "covers the nullable column");
 }
 
@@ -135,7 +135,7 @@ fn query_schema_of_a_table_is_the_json_schema_of_a_row() {
 fn find_items_on_a_table_explains_what_to_use_instead() {
     let registry = registry(&[&chinook_spec()]);
     let result = find_items(
-        &registry,
+        &registry.sources,
         FindItemsParams { source: chinook(), collection: table("Track"), selector: "GenreId == `1`".into(), ..Default::default() },
     );
     assert!(!result.success);
@@ -157,12 +157,12 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     let registry = registry(&[&format!("big={}", path.display())]);
     let params =
         |seed| SampleDataParams { source: Some("big".into()), collection: table("reading"), count: Some(3), seed: Some(seed), ..Default::default() };
-    let first = ok(sample_data(&registry, params(5)));
-    assert_eq!(first, ok(sample_data(&registry, params(5))), "same seed, same rows");
+    let first = ok(sample_data(&registry.sources, params(5)));
+    assert_eq!(first, ok(sample_data(&registry.sources, params(5))), "same seed, same rows");
     let ids: Vec<i64> = first["reading"].as_array().expect("rows").iter().filter_map(|r| r["id"].as_i64()).collect();
     assert_eq!(ids.len(), 3);
     assert!(ids.iter().any(|&id| id > 1000), "random rows come from the whole table: {ids:?}");
-    let stratified = ok(sample_data(&registry, SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) }));
+    let stratified = ok(sample_data(&registry.sources, SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) }));
     let sensors: Vec<&str> = stratified["reading"].as_array().expect("rows").iter().filter_map(|r| r["sensor"].as_str()).collect();
     assert!(sensors.contains(&"rare"), "the rare stratum (20 of 20,000 rows) is represented: {sensors:?}");
     let value = ok(describe_property(
@@ -189,7 +189,7 @@ fn postgres_tables_work_with_every_discovery_tool() {
     assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
     assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
     let sample = ok(sample_data(
-        &registry,
+        &registry.sources,
         SampleDataParams { source: pg.clone(), collection: table("Genre"), count: Some(2), seed: Some(1), ..Default::default() },
     ));
     assert_eq!(sample["Genre"].as_array().map(Vec::len), Some(2));
@@ -197,7 +197,7 @@ fn postgres_tables_work_with_every_discovery_tool() {
     assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
     assert_eq!(schema["metadata"]["comment"], "One purchase by a customer; its lines are in InvoiceLine.");
     let markdown =
-        ok(describe_schema(&registry, DescribeSchemaParams { source: pg.clone(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: pg.clone(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
     assert!(markdown["markdown"].as_str().expect("text").contains("— People and companies who bought music from the store."));
     // A view is listed as a view, with the rows its profile counted (the catalog cannot know
     // them), and the password of the URI is never shown.
@@ -215,9 +215,9 @@ fn postgres_tables_work_with_every_discovery_tool() {
 fn the_docs_index_is_rebuilt_when_a_docs_file_changes() {
     let registry = registry(&[&chinook_spec()]);
     let dir = tempfile::tempdir().expect("tempdir");
-    registry.docs().set_dir("chinook", dir.path().to_path_buf());
+    registry.docs.set_dir("chinook", dir.path().to_path_buf());
     let search =
-        || ok(search_schema_docs(&registry, SearchSchemaDocsParams { source: chinook(), question: "are refunds recorded".into(), top_k: Some(1) }));
+        || ok(search_schema_docs(&registry.docs, SearchSchemaDocsParams { source: chinook(), question: "are refunds recorded".into(), top_k: Some(1) }));
     assert_eq!(search()["chunks"], serde_json::json!([]), "nothing speaks of refunds yet");
     std::fs::write(dir.path().join("Invoice.md"), "# Table: Invoice\n\n## Purpose\n\nPurchases. Refunds are never recorded here.\n").expect("write");
     assert_eq!(search()["chunks"][0]["table"], "Invoice", "the new file is indexed on the next call");
@@ -226,18 +226,18 @@ fn the_docs_index_is_rebuilt_when_a_docs_file_changes() {
 }
 
 fn execute(
-    registry: &schemascope_tools::Registry,
+    registry: &schemascope_tools::Services,
     source: &str,
     sql: &str,
     max_rows: Option<usize>,
     max_bytes: Option<usize>,
     timeout_ms: Option<u64>,
 ) -> ToolResult {
-    execute_query(registry, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), max_rows, max_bytes, timeout_ms })
+    execute_query(&registry.sources, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), max_rows, max_bytes, timeout_ms })
 }
 
 /// `wide` returns 40 rows of about 300 KB each.
-fn assert_execution_contract(registry: &schemascope_tools::Registry, source: &str, sleep: &str, wide: &str) {
+fn assert_execution_contract(registry: &schemascope_tools::Services, source: &str, sleep: &str, wide: &str) {
     let top = ok(execute(
         registry,
         source,

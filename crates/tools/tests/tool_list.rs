@@ -33,7 +33,7 @@ fn a_graph_adds_the_graph_tools_and_a_database_the_sql_tools_but_not_ask_without
     assert!(!sql.contains(&"ask") && !sql.contains(&"query_graph"), "{sql:?}");
 
     let registry = common::registry(&[&format!("chinook={}", chinook.display())]);
-    registry.set_llm(Some(LlmConfig {
+    registry.asking.set_llm(Some(LlmConfig {
         provider: Provider::OpenAi,
         base_url: "http://127.0.0.1:9/v1".into(),
         model: "m".into(),

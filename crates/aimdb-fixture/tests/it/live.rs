@@ -111,10 +111,10 @@ impl Instance {
         assert_eq!(answer.trim(), "ok", "producing {value} in {key}");
     }
 
-    fn registry(&self) -> Arc<Registry> {
-        let registry = Registry::new();
+    fn registry(&self) -> Services {
+        let registry = Services::new();
         let spec: SourceSpec = format!("plant=aimdb:unix://{}", self.socket.display()).parse().expect("valid");
-        registry.load(&[spec], &NoProgress).expect("loads the instance");
+        registry.sources.load(&[spec], &NoProgress).expect("loads the instance");
         registry
     }
 
@@ -337,12 +337,12 @@ fn subscribed_records_refresh_the_source_and_announce_it() {
 fn live_updates(kind: Kind) {
     let instance = Instance::start(kind);
     let registry = instance.registry();
-    let mut changes = registry.subscribe();
+    let mut changes = registry.sources.subscribe();
     registry.watch_with(Duration::from_millis(50)).expect("follows the instance");
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut announced = 0;
     let mut produced = 0;
-    let arrived = |registry: &Registry| registry.live_values("plant")[TEMPERATURE].iter().any(|v| v["celsius"] == json!(30.25));
+    let arrived = |registry: &Services| registry.live.live_values("plant")[TEMPERATURE].iter().any(|v| v["celsius"] == json!(30.25));
     // The feed subscribes in the background: produce until a value comes through it.
     while Instant::now() < deadline && !arrived(&registry) {
         produced += 1;
@@ -354,7 +354,7 @@ fn live_updates(kind: Kind) {
     }
     assert!(arrived(&registry), "no produced value reached the source ({kind:?})");
     assert!(announced >= 1, "the change was not announced");
-    let values = registry.live_values("plant");
+    let values = registry.live.live_values("plant");
     assert_eq!(values[TEMPERATURE].last().map(|v| v["celsius"].clone()), Some(json!(30.25)));
     // A single-latest record's subscription may open with its current value (2.x does): it is
     // the value already known, not a new one.

@@ -9,9 +9,11 @@ mod common;
 
 mod caps;
 mod exact_numbers;
+#[allow(unsafe_code)] // maps files (`ReadMode::map`)
 mod loading;
 mod pg_cancel;
 mod pg_values;
 mod sql_postgres;
 mod sql_sqlite;
+#[allow(unsafe_code)] // reads SQLite's heap limit through its C API
 mod sqlite_limits;

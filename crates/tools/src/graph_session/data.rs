@@ -32,7 +32,7 @@ pub type Matches = Arc<Vec<bool>>;
 pub struct SessionData {
     /// The source as loaded from its file.
     pub base: Arc<Source>,
-    /// The source with algorithm results; this is the one the registry serves.
+    /// The source with algorithm results; this is the one the sources serve.
     pub source: Arc<Source>,
     nodes: Arc<Collection>,
     edges: Arc<Collection>,

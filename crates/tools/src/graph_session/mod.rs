@@ -14,10 +14,12 @@ pub mod params;
 pub mod reconcile;
 pub mod scene;
 pub mod session;
+pub mod sessions;
 pub mod state;
 pub mod store;
 pub mod tools;
 
 pub use params::*;
 pub use session::{GraphSession, SessionEvent};
+pub use sessions::GraphSessions;
 pub use tools::*;

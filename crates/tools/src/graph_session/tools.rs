@@ -20,14 +20,14 @@ use crate::graph_session::layout::LAYOUT_NAMES;
 use crate::graph_session::params::*;
 use crate::graph_session::session::{GraphSession, now_rfc3339, relayout};
 use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
-use crate::registry::Registry;
+use crate::graph_session::sessions::GraphSessions;
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// Most ids or items describe_selection lists.
 pub const MAX_SELECTION_LISTED: usize = 100;
 
-fn session(registry: &Registry, source: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
-    registry.graph_session(source)
+fn session(graphs: &GraphSessions, source: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+    graphs.session(source)
 }
 
 fn now_ms() -> u64 {
@@ -78,9 +78,9 @@ fn point(p: [f64; 3]) -> Value {
 }
 
 /// `query_graph`: counts, layout, view and a summary.
-pub fn query_graph(registry: &Registry, params: QueryGraphParams) -> ToolResult {
+pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         let data = session.data();
         let nodes = data.collection(ElementKind::Node).len();
@@ -135,9 +135,9 @@ pub fn query_graph(registry: &Registry, params: QueryGraphParams) -> ToolResult 
     })())
 }
 
-fn find(registry: &Registry, params: FindElementsParams, kind: ElementKind) -> ToolResult {
+fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let matches = data.matches(kind, &params.selector)?;
         let ids = matched_ids(&data, kind, &matches);
@@ -195,18 +195,18 @@ fn empty_match_hints(data: &SessionData, history: &[AlgorithmRun], kind: Element
 }
 
 /// `find_nodes`: nodes matching a selector.
-pub fn find_nodes(registry: &Registry, params: FindElementsParams) -> ToolResult {
-    find(registry, params, ElementKind::Node)
+pub fn find_nodes(graphs: &GraphSessions, params: FindElementsParams) -> ToolResult {
+    find(graphs, params, ElementKind::Node)
 }
 
 /// `find_edges`: edges matching a selector.
-pub fn find_edges(registry: &Registry, params: FindElementsParams) -> ToolResult {
-    find(registry, params, ElementKind::Edge)
+pub fn find_edges(graphs: &GraphSessions, params: FindElementsParams) -> ToolResult {
+    find(graphs, params, ElementKind::Edge)
 }
 
-fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
+fn style(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         if let Some(ids) = &params.ids {
             let index = data.id_index(kind);
@@ -262,20 +262,20 @@ fn style(registry: &Registry, caller: Caller, params: StyleElementsParams, kind:
 
 /// `find_and_style_nodes`: adds a style layer for the nodes a selector matches, recorded as
 /// added by `caller`.
-pub fn find_and_style_nodes(registry: &Registry, caller: Caller, params: StyleElementsParams) -> ToolResult {
-    style(registry, caller, params, ElementKind::Node)
+pub fn find_and_style_nodes(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams) -> ToolResult {
+    style(graphs, caller, params, ElementKind::Node)
 }
 
 /// `find_and_style_edges`: adds a style layer for the edges a selector matches, recorded as
 /// added by `caller`.
-pub fn find_and_style_edges(registry: &Registry, caller: Caller, params: StyleElementsParams) -> ToolResult {
-    style(registry, caller, params, ElementKind::Edge)
+pub fn find_and_style_edges(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams) -> ToolResult {
+    style(graphs, caller, params, ElementKind::Edge)
 }
 
 /// `clear_styles`: removes a layer by name, or every layer of the asked source (AI by default).
-pub fn clear_styles(registry: &Registry, params: ClearStylesParams) -> ToolResult {
+pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let (removed, _) = session.change(|state, _| {
             let removed = state.layers.clear(params.layer_name.as_deref(), params.layers).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             let parts = if removed.is_empty() { vec![] } else { vec![Part::Layers] };
@@ -303,9 +303,9 @@ pub fn clear_styles(registry: &Registry, params: ClearStylesParams) -> ToolResul
 }
 
 /// `describe_styles`: the layers in order, one layer, or an element's computed style.
-pub fn describe_styles(registry: &Registry, params: DescribeStylesParams) -> ToolResult {
+pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         if let Some(id) = &params.compute_for {
             return compute_for(&session.data(), &state.layers, id);
@@ -346,9 +346,9 @@ fn compute_for(data: &SessionData, layers: &StyleLayers, id: &str) -> Result<Too
 }
 
 /// `describe_selection`: what is selected, optionally with data; long lists are cut with counts.
-pub fn describe_selection(registry: &Registry, params: DescribeSelectionParams) -> ToolResult {
+pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let selection = session.state().selection;
         let (n, e) = (selection.nodes.len(), selection.edges.len());
         let message = if selection.is_empty() {
@@ -392,9 +392,9 @@ pub fn describe_selection(registry: &Registry, params: DescribeSelectionParams) 
 }
 
 /// `select`: changes the selection by ids or selector.
-pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
+pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let (mut nodes, mut edges) = (Vec::new(), Vec::new());
         let mut unknown = Vec::new();
@@ -453,9 +453,9 @@ pub fn select(registry: &Registry, params: SelectParams) -> ToolResult {
 }
 
 /// `set_layout`: lays the graph out again.
-pub fn set_layout(registry: &Registry, params: SetLayoutParams) -> ToolResult {
+pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let (layout, _) = session.change(|state, data| {
             let previous = state.layout.clone();
             state.layout = Layout { layout_type: params.layout_type, options: params.options.clone(), settled: false };
@@ -477,9 +477,9 @@ pub fn set_layout(registry: &Registry, params: SetLayoutParams) -> ToolResult {
 }
 
 /// `set_dimension`: 2D or 3D; says so when it already is.
-pub fn set_dimension(registry: &Registry, params: SetDimensionParams) -> ToolResult {
+pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let (changed, _) = session.change(|state, data| {
             if state.view.dimension == params.dimension {
                 return Ok((false, vec![]));
@@ -501,9 +501,9 @@ pub fn set_dimension(registry: &Registry, params: SetDimensionParams) -> ToolRes
 }
 
 /// `set_camera`: a preset, or a position and target.
-pub fn set_camera(registry: &Registry, params: SetCameraParams) -> ToolResult {
+pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         if params.preset.is_none() && params.position.is_none() && params.target.is_none() {
             return Err(ToolError::InvalidParams(
                 "give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into(),
@@ -540,9 +540,9 @@ pub fn set_camera(registry: &Registry, params: SetCameraParams) -> ToolResult {
 }
 
 /// `zoom_to_nodes`: frames the given nodes.
-pub fn zoom_to_nodes(registry: &Registry, params: ZoomToNodesParams) -> ToolResult {
+pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let mut ids = params.ids.clone();
         if let Some(selector) = &params.selector {
@@ -580,9 +580,9 @@ pub fn zoom_to_nodes(registry: &Registry, params: ZoomToNodesParams) -> ToolResu
 }
 
 /// `list_algorithms`: what can run, what has run, and the properties runs added.
-pub fn list_algorithms(registry: &Registry, params: ListAlgorithmsParams) -> ToolResult {
+pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         let algorithms: Vec<Value> = ALGORITHMS
             .iter()
@@ -620,9 +620,9 @@ pub fn list_algorithms(registry: &Registry, params: ListAlgorithmsParams) -> Too
 }
 
 /// `run_algorithm`: runs an algorithm and writes its results into the graph's elements.
-pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolResult {
+pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> ToolResult {
     envelope((|| {
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         let namespace = params.namespace.clone().unwrap_or_else(|| NAMESPACE.to_string());
         let info = algorithms::find(&namespace, &params.algorithm_type)?;
         // Run outside the session lock: other clients keep working during a long run.
@@ -662,7 +662,7 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
             Ok(((), vec![Part::Results(key.clone()), Part::History]))
         })?;
         if let Some(source) = served {
-            registry.serve_session_source(source);
+            graphs.serve_session_source(source);
         }
         // Nodes and edges can carry a property of the same name (isInPath): say which is which.
         let listed = |kind: &str, paths: &[String]| {
@@ -685,12 +685,12 @@ pub fn run_algorithm(registry: &Registry, params: RunAlgorithmParams) -> ToolRes
 }
 
 /// `report_viewport`: the web view reports its canvas size (query_graph's `view.viewport`).
-pub fn report_viewport(registry: &Registry, params: ReportViewportParams) -> ToolResult {
+pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> ToolResult {
     envelope((|| {
         if params.width == 0 || params.height == 0 || params.width > 100_000 || params.height > 100_000 {
             return Err(ToolError::InvalidParams(format!("viewport {}x{} is not a canvas size", params.width, params.height)));
         }
-        let session = session(registry, params.source.as_deref())?;
+        let session = session(graphs, params.source.as_deref())?;
         session.change(|state, _| {
             let size = [params.width, params.height];
             if state.view.viewport == Some(size) {

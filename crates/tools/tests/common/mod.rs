@@ -5,18 +5,18 @@
 use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
-use schemascope_tools::{Registry, ToolResult};
+use schemascope_tools::{Services, ToolResult};
 
 /// A registry serving the given specs.
-pub fn registry(specs: &[&str]) -> Arc<Registry> {
-    let registry = Registry::new();
+pub fn registry(specs: &[&str]) -> Services {
+    let registry = Services::new();
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse().expect("valid spec")).collect();
-    registry.load(&specs, &NoProgress).expect("sources load");
+    registry.sources.load(&specs, &NoProgress).expect("sources load");
     registry
 }
 
 /// The demo graph and record set.
-pub fn demo() -> Arc<Registry> {
+pub fn demo() -> Services {
     registry(&["demo:infrastructure", "demo:sensors"])
 }
 

@@ -3,12 +3,13 @@
 use serde_json::json;
 
 use crate::params::ListSourcesParams;
-use crate::registry::Registry;
+use crate::services::Services;
 use crate::result::ToolResult;
 
 /// list_sources.
-pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResult {
-    let sources: Vec<_> = registry
+pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResult {
+    let sources: Vec<_> = services
+        .sources
         .sources()
         .iter()
         .map(|s| {
@@ -53,11 +54,11 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
                 "bytes": s.bytes,
                 "collections": collections,
                 "warnings": s.warnings,
-                "reloadError": registry.reload_error(s.name()),
+                "reloadError": services.sources.reload_error(s.name()),
             });
             if s.aimdb.is_some() {
                 // Whether the values are live, or as of when the connection was lost.
-                entry["live"] = match registry.live_lost_since(s.name()) {
+                entry["live"] = match services.live.live_lost_since(s.name()) {
                     None => json!({"connected": true}),
                     Some(since) => json!({
                         "connected": false,
@@ -79,13 +80,13 @@ pub fn list_sources(registry: &Registry, _params: ListSourcesParams) -> ToolResu
             entry
         })
         .collect();
-    let names: Vec<String> = registry.names();
-    let failed = registry.failed_sources();
+    let names: Vec<String> = services.sources.names();
+    let failed = services.sources.failed_sources();
     let mut message = format!("{} source(s): {}.", names.len(), names.join(", "));
     if !failed.is_empty() {
         let listed: Vec<String> = failed.iter().map(|f| format!("`{}` ({}; next retry in {:.1} s)", f.spec.name, f.error, f.retry_in())).collect();
         message.push_str(&format!(" {} failed to load and are retried: {}.", failed.len(), listed.join("; ")));
     }
-    let failed: Vec<_> = failed.iter().map(crate::failing::FailedSource::describe).collect();
+    let failed: Vec<_> = failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
     ToolResult::ok(message, json!({ "sources": sources, "failed": failed }))
 }

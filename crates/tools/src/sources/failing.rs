@@ -4,7 +4,7 @@
 //! A server does not refuse to start because one of its sources is missing, unreadable or
 //! unreachable: it serves the others (or none) and keeps trying, because the file may appear,
 //! the database may come back and the instance may be restarted. One-shot commands load with
-//! [`Registry::load`] and still fail on the first bad source.
+//! [`Sources::load`] and still fail on the first bad source.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -14,9 +14,10 @@ use chrono::{DateTime, Utc};
 use schemascope_sources::{Progress, SourceSpec, load};
 use serde_json::{Value, json};
 
-use crate::registry::Registry;
-use crate::result::ToolError;
 use schemascope_core::sync::lock;
+
+use super::Sources;
+use crate::result::ToolError;
 
 /// The first retry of a failed source waits this long; each failure doubles it.
 pub const RETRY_FIRST: Duration = Duration::from_secs(1);
@@ -84,7 +85,7 @@ fn backoff(first: Duration, attempts: u32) -> Duration {
     first.saturating_mul(1 << doublings).min(RETRY_MAX.max(first))
 }
 
-impl Registry {
+impl Sources {
     /// Loads every spec for serving: a source that fails is listed as failed and retried with
     /// backoff (see [`FailedSource`]) instead of failing the whole server. Returns the sources
     /// that failed; only a repeated name is an error.
@@ -137,7 +138,7 @@ impl Registry {
     }
 
     /// Tries to load failed source `name` now. On success it is served, subscribers are told
-    /// (the list of sources changed) and a live AimDB source is followed; on failure the error
+    /// (the list of sources changed) and the hooks hear of it; on failure the error
     /// and the next retry are updated.
     pub(crate) fn retry_failed(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
         let Some(failed) = self.failed_source(name) else { return Ok(()) };
@@ -145,12 +146,9 @@ impl Registry {
             Ok(source) => {
                 // Removed first, so nobody sees the source both failed and served.
                 lock(&self.failed).remove(name);
-                let live = source.aimdb.is_some();
+                // Served like any other change: a live source is followed by its feed's hook.
                 self.insert(source);
                 tracing::info!(source = name, attempts = failed.attempts + 1, "a source that failed to load is now served");
-                if live && self.following.load(Ordering::SeqCst) {
-                    self.follow_aimdb_source(name);
-                }
                 Ok(())
             }
             Err(error) => {
@@ -166,8 +164,8 @@ impl Registry {
         }
     }
 
-    /// Starts the thread that retries failed sources when due (once; it ends when the registry
-    /// is dropped).
+    /// Starts the thread that retries failed sources when due (once; it ends when the sources
+    /// are dropped).
     fn start_retrying(self: &Arc<Self>) {
         if self.retrying.swap(true, Ordering::SeqCst) {
             return;
@@ -176,11 +174,11 @@ impl Registry {
         let spawned = std::thread::Builder::new().name("schemascope-retry".into()).spawn(move || {
             loop {
                 std::thread::sleep(RETRY_TICK);
-                let Some(registry) = weak.upgrade() else { return };
+                let Some(sources) = weak.upgrade() else { return };
                 let due: Vec<String> =
-                    lock(&registry.failed).iter().filter(|(_, f)| f.next_retry <= Instant::now()).map(|(n, _)| n.clone()).collect();
+                    lock(&sources.failed).iter().filter(|(_, f)| f.next_retry <= Instant::now()).map(|(n, _)| n.clone()).collect();
                 for name in due {
-                    if let Err(error) = registry.retry_failed(&name) {
+                    if let Err(error) = sources.retry_failed(&name) {
                         tracing::debug!(source = name, %error, "a failed source still does not load");
                     }
                 }

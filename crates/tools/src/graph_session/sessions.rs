@@ -1,0 +1,137 @@
+//! The graph sessions being served: one per graph source, opened on first use with its saved
+//! state restored, kept in step with reloads of its data (a [`ServeHook`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
+
+use schemascope_core::sync::lock;
+use schemascope_sources::Source;
+
+use crate::graph_session::data::graph_collections;
+use crate::graph_session::session::GraphSession;
+use crate::graph_session::store::SessionStore;
+use crate::result::ToolError;
+use crate::sources::{ServeHook, Sources};
+
+/// The live sessions of the graph sources, and the file they are saved to.
+pub struct GraphSessions {
+    sources: Arc<Sources>,
+    sessions: Mutex<BTreeMap<String, Arc<GraphSession>>>,
+    store: Mutex<Option<Arc<SessionStore>>>,
+}
+
+impl std::fmt::Debug for GraphSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphSessions").field("open", &lock(&self.sessions).keys().collect::<Vec<_>>()).finish_non_exhaustive()
+    }
+}
+
+impl ServeHook for GraphSessions {
+    /// A graph with a live session gets the session's algorithm results written into its new
+    /// data (or, when they no longer fit, is served as loaded).
+    fn serving(&self, source: Arc<Source>) -> Arc<Source> {
+        let session = lock(&self.sessions).get(source.name()).cloned();
+        match session {
+            Some(session) => session.rebase(source.clone()).unwrap_or_else(|error| {
+                tracing::warn!(source = source.name(), %error, "the reloaded source no longer fits its graph session; serving it as loaded");
+                source
+            }),
+            None => source,
+        }
+    }
+
+    fn served(&self, name: &str) {
+        self.restore_saved_session(name);
+    }
+}
+
+impl GraphSessions {
+    /// No sessions yet, kept in memory only; registered with `sources` as a hook.
+    pub fn new(sources: Arc<Sources>) -> Arc<Self> {
+        let sessions = Arc::new(Self { sources: sources.clone(), sessions: Mutex::new(BTreeMap::new()), store: Mutex::new(None) });
+        let hook: Weak<dyn ServeHook> = Arc::downgrade(&sessions) as Weak<dyn ServeHook>;
+        sources.add_hook(hook);
+        sessions
+    }
+
+    /// The sources the sessions are about.
+    pub fn sources(&self) -> &Arc<Sources> {
+        &self.sources
+    }
+
+    /// Saves graph sessions to the SQLite file at `path` (created if missing); without it
+    /// sessions live in memory only. Set it before the first graph tool call.
+    pub fn set_session_file(&self, path: &Path) -> Result<(), ToolError> {
+        let store = SessionStore::open(path)?;
+        *lock(&self.store) = Some(Arc::new(store));
+        for name in self.sources.names() {
+            self.restore_saved_session(&name);
+        }
+        Ok(())
+    }
+
+    /// Opens the saved session of graph `name`, if the session file holds one and it is not
+    /// open yet, so the algorithm results it restores are served to every tool from the start
+    /// (describe_property found them only after a graph tool had opened the session).
+    fn restore_saved_session(&self, name: &str) {
+        let Some(store) = lock(&self.store).clone() else { return };
+        if lock(&self.sessions).contains_key(name) || store.last_saved(name).is_none() {
+            return;
+        }
+        let is_graph = self.sources.get(Some(name)).is_ok_and(|s| graph_collections(&s).is_ok());
+        if is_graph && let Err(error) = self.session(Some(name)) {
+            tracing::warn!(source = name, %error, "the saved graph session could not be restored; it opens on first use");
+        }
+    }
+
+    /// The live session of a graph source (the one named, else the only graph), opened on
+    /// first use with its saved state restored.
+    pub fn session(&self, name: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+        let source = match name {
+            Some(_) => self.sources.get(name)?,
+            None => {
+                let graphs: Vec<Arc<Source>> = self.sources.sources().into_iter().filter(|s| graph_collections(s).is_ok()).collect();
+                match graphs.as_slice() {
+                    [only] => only.clone(),
+                    [] => {
+                        return Err(ToolError::UnknownSource(format!(
+                            "no graph source is served (sources: {}); graph tools need a graph file",
+                            self.sources.names().join(", ")
+                        )));
+                    }
+                    _ => {
+                        let names: Vec<&str> = graphs.iter().map(|s| s.name()).collect();
+                        return Err(ToolError::UnknownSource(format!("several graphs are served; name one with `source`: {}", names.join(", "))));
+                    }
+                }
+            }
+        };
+        let mut sessions = lock(&self.sessions);
+        if let Some(session) = sessions.get(source.name()) {
+            return Ok(session.clone());
+        }
+        let store = lock(&self.store).clone();
+        let session = Arc::new(GraphSession::open(source.clone(), store)?);
+        for note in session.restore_notes() {
+            tracing::warn!(source = source.name(), note, "restoring the graph session");
+        }
+        sessions.insert(source.name().to_string(), session.clone());
+        drop(sessions);
+        let served = session.data().source.clone();
+        if !Arc::ptr_eq(&served, &source) {
+            self.sources.put(served);
+        }
+        Ok(session)
+    }
+
+    /// The algorithm runs of graph `name`'s session, when one is open or saved (for hints).
+    pub fn history(&self, name: &str) -> Vec<crate::graph_session::state::AlgorithmRun> {
+        self.session(Some(name)).map(|session| session.state().history).unwrap_or_default()
+    }
+
+    /// Serves the source a session change produced (new algorithm results).
+    pub(crate) fn serve_session_source(&self, source: Arc<Source>) {
+        self.sources.put(source);
+    }
+}

@@ -1,0 +1,75 @@
+//! The services every surface holds: the sources, and one service per feature that owns its
+//! state and depends on the sources one way. Surfaces (MCP, HTTP, CLI) hold a `Services` and
+//! pass each tool the service it needs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::asking::Asking;
+use crate::graph_session::sessions::GraphSessions;
+use crate::live::LiveFeeds;
+use crate::result::ToolError;
+use crate::schema_docs::Docs;
+use crate::sources::{REFRESH_DEBOUNCE, Sources};
+
+/// The sources and the services over them; cloning shares them.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// The sources being served.
+    pub sources: Arc<Sources>,
+    /// Schema documentation and retrieval of the SQL sources.
+    pub docs: Arc<Docs>,
+    /// The graph sessions.
+    pub graphs: Arc<GraphSessions>,
+    /// The `ask` pipeline's LLM, trace file and metrics.
+    pub asking: Arc<Asking>,
+    /// The live feeds of AimDB sources.
+    pub live: Arc<LiveFeeds>,
+    /// The byte cap on every tool result (see `cap.rs`).
+    max_result_bytes: Arc<AtomicUsize>,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Services {
+    /// No sources yet; every service empty.
+    pub fn new() -> Self {
+        let sources = Sources::new();
+        Self {
+            docs: Arc::new(Docs::new(sources.clone())),
+            graphs: GraphSessions::new(sources.clone()),
+            asking: Arc::new(Asking::default()),
+            live: LiveFeeds::new(sources.clone()),
+            max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),
+            sources,
+        }
+    }
+
+    /// The byte cap on every tool result (default [`crate::cap::DEFAULT_MAX_RESULT_BYTES`]).
+    pub fn max_result_bytes(&self) -> usize {
+        self.max_result_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Sets the byte cap on every tool result.
+    pub fn set_max_result_bytes(&self, bytes: usize) {
+        self.max_result_bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Starts watching every file-backed source (changes reload it after [`REFRESH_DEBOUNCE`]) and
+    /// following every AimDB source's records by subscription.
+    pub fn watch(&self) -> Result<(), ToolError> {
+        self.watch_with(REFRESH_DEBOUNCE)
+    }
+
+    /// As [`Services::watch`], with a chosen debounce (also the longest an AimDB value waits
+    /// before it is folded into its source).
+    pub fn watch_with(&self, debounce: Duration) -> Result<(), ToolError> {
+        self.live.follow(debounce);
+        self.sources.watch_files(debounce)
+    }
+}

@@ -1,0 +1,249 @@
+//! The sources being served, and what a change of one does.
+//!
+//! Sources are held as `Arc<Source>` and replaced whole on reload, so a tool call in flight keeps
+//! the snapshot it started with and every cache (profiles live inside collections) is invalidated
+//! by construction. A reload that fails keeps the previous data and records the error, so a file
+//! caught half-written never empties a source.
+//!
+//! Every change takes one path, [`Sources::insert`]: the services that keep state about a source
+//! (graph sessions, live feeds) see it first through their [`ServeHook`] — a graph session writes
+//! its algorithm results into the new data — then it is served (the generation counts up, cached
+//! answers are dropped, subscribers are told), then the hooks hear that it is served (a saved
+//! session is restored, a live source that loaded late is followed). `Sources` knows those
+//! services only as hooks, so they depend on it one way.
+
+mod cache;
+pub mod failing;
+mod watch;
+
+pub use cache::CacheKey;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use schemascope_core::sync::{lock, read, write};
+use schemascope_sources::{FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with};
+use tokio::sync::broadcast;
+
+use crate::result::{ToolError, ToolResult};
+use cache::AnswerCache;
+
+pub use watch::REFRESH_DEBOUNCE;
+
+/// A service that keeps state about sources and must see each one before and after it is served.
+pub trait ServeHook: Send + Sync {
+    /// What to serve in place of `source` (by default `source` itself).
+    fn serving(&self, source: Arc<Source>) -> Arc<Source> {
+        source
+    }
+
+    /// Source `name` is now served.
+    fn served(&self, _name: &str) {}
+}
+
+/// The named sources, shared by every service and surface.
+pub struct Sources {
+    sources: RwLock<BTreeMap<String, Arc<Source>>>,
+    reload_errors: Mutex<BTreeMap<String, String>>,
+    changes: broadcast::Sender<String>,
+    watcher: Mutex<Option<FileWatcher>>,
+    cache: AnswerCache,
+    generation: AtomicU64,
+    hooks: RwLock<Vec<Weak<dyn ServeHook>>>,
+    /// Sources that failed to load while serving, retried (see `failing.rs`).
+    failed: Mutex<BTreeMap<String, failing::FailedSource>>,
+    /// The first retry wait of a failed source, in milliseconds.
+    retry_first_ms: AtomicU64,
+    /// Whether the retry thread runs.
+    retrying: AtomicBool,
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sources").field("sources", &self.names()).finish()
+    }
+}
+
+impl Sources {
+    /// No sources yet.
+    pub fn new() -> Arc<Self> {
+        let (changes, _) = broadcast::channel(64);
+        Arc::new(Self {
+            sources: RwLock::new(BTreeMap::new()),
+            reload_errors: Mutex::new(BTreeMap::new()),
+            changes,
+            watcher: Mutex::new(None),
+            cache: AnswerCache::default(),
+            generation: AtomicU64::new(0),
+            hooks: RwLock::new(Vec::new()),
+            failed: Mutex::new(BTreeMap::new()),
+            retry_first_ms: AtomicU64::new(u64::try_from(failing::RETRY_FIRST.as_millis()).unwrap_or(1000)),
+            retrying: AtomicBool::new(false),
+        })
+    }
+
+    /// Has `hook` see every source before and after it is served (see [`ServeHook`]).
+    pub fn add_hook(&self, hook: Weak<dyn ServeHook>) {
+        write(&self.hooks).push(hook);
+    }
+
+    fn hooks(&self) -> Vec<Arc<dyn ServeHook>> {
+        read(&self.hooks).iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Loads every spec; fails on the first that cannot be loaded, or on a repeated name.
+    pub fn load(&self, specs: &[SourceSpec], progress: &dyn Progress) -> Result<(), ToolError> {
+        self.load_with(specs, progress, ReadMode::COPY)
+    }
+
+    /// [`Sources::load`], bringing files into memory as `mode` says ([`ReadMode::map`] only for
+    /// sources that answer and are dropped, never for ones that are served and watched).
+    pub fn load_with(&self, specs: &[SourceSpec], progress: &dyn Progress, mode: ReadMode) -> Result<(), ToolError> {
+        for spec in specs {
+            if read(&self.sources).contains_key(&spec.name) {
+                return Err(ToolError::InvalidParams(format!("two sources are named `{}`; name them apart with NAME=PATH", spec.name)));
+            }
+            let source = load_with(spec, progress, mode)?;
+            self.insert(source);
+        }
+        Ok(())
+    }
+
+    /// Serves `source`, new or in place of the one of its name: the one path every change takes
+    /// (see the module's documentation).
+    pub fn insert(&self, source: Source) {
+        let hooks = self.hooks();
+        let served = hooks.iter().fold(Arc::new(source), |source, hook| hook.serving(source));
+        let name = served.name().to_string();
+        self.put(served);
+        for hook in &hooks {
+            hook.served(&name);
+        }
+    }
+
+    /// Serves `source` as it is, without the hooks (a graph session serving the data it wrote
+    /// its results into), and tells subscribers.
+    pub fn put(&self, source: Arc<Source>) {
+        let name = source.name().to_string();
+        write(&self.sources).insert(name.clone(), source);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.clear();
+        // Nobody listening is fine.
+        let _ = self.changes.send(name);
+    }
+
+    /// Counts every change of any source: equal values mean nothing was reloaded in between.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Source names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        read(&self.sources).keys().cloned().collect()
+    }
+
+    /// All sources, by name.
+    pub fn sources(&self) -> Vec<Arc<Source>> {
+        read(&self.sources).values().cloned().collect()
+    }
+
+    /// The source called `name`; with no name, the only source. A source that failed to load
+    /// is an error naming the failure and the next retry.
+    pub fn get(&self, name: Option<&str>) -> Result<Arc<Source>, ToolError> {
+        let sources = read(&self.sources);
+        let names = || sources.keys().cloned().collect::<Vec<_>>().join(", ");
+        if let Some(failed) = name.and_then(|name| lock(&self.failed).get(name).cloned()) {
+            return Err(failed.tool_error());
+        }
+        if name.is_none() && sources.is_empty() {
+            let failed = lock(&self.failed);
+            match failed.len() {
+                0 => {}
+                1 => {
+                    return Err(failed
+                        .values()
+                        .next()
+                        .map(|f| f.tool_error())
+                        .unwrap_or_else(|| ToolError::UnknownSource("no sources are loaded".into())));
+                }
+                _ => {
+                    let listed: Vec<String> = failed.values().map(|f| format!("`{}` ({})", f.spec.name, f.error)).collect();
+                    return Err(ToolError::SourceUnavailable(format!(
+                        "No source is available; every source failed to load and is retried: {}",
+                        listed.join("; ")
+                    )));
+                }
+            }
+        }
+        match name {
+            Some(name) => sources.get(name).cloned().ok_or_else(|| {
+                let hint = schemascope_core::suggest::did_you_mean(name, sources.keys().map(String::as_str));
+                ToolError::UnknownSource(format!("Unknown source `{name}`.{hint} Available sources: {}", names()))
+            }),
+            None if sources.len() == 1 => sources.values().next().cloned().ok_or_else(|| ToolError::UnknownSource("no sources are loaded".into())),
+            None if sources.is_empty() => Err(ToolError::UnknownSource("no sources are loaded".into())),
+            None => Err(ToolError::UnknownSource(format!("Several sources are served; name one with `source`: {}", names()))),
+        }
+    }
+
+    /// The last reload error of a source, if its latest reload failed.
+    pub fn reload_error(&self, name: &str) -> Option<String> {
+        lock(&self.reload_errors).get(name).cloned()
+    }
+
+    /// Records (or with `None` clears) the refresh error shown for source `name`.
+    pub(crate) fn set_reload_error(&self, name: &str, error: Option<String>) {
+        {
+            let mut errors = lock(&self.reload_errors);
+            match error {
+                Some(error) => errors.insert(name.to_string(), error),
+                None => errors.remove(name),
+            };
+        }
+        // Answers say whether the data is stale: cached ones would keep saying it was current.
+        self.cache.clear();
+    }
+
+    /// Reloads a source from its file. On failure the previous data stays and the error is kept.
+    /// A source that failed to load is tried again (see [`crate::failing`]).
+    pub fn reload(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
+        if self.failed_source(name).is_some() {
+            return self.retry_failed(name);
+        }
+        let current = self.get(Some(name))?;
+        match load(&current.spec, &NoProgress) {
+            Ok(source) => {
+                lock(&self.reload_errors).remove(name);
+                self.insert(source);
+                Ok(())
+            }
+            Err(e) => {
+                self.set_reload_error(name, Some(format!("reload failed, previous data kept: {e}")));
+                Err(e.into())
+            }
+        }
+    }
+
+    /// The cached answer for `key`, or the answer `compute` gives (cached when successful and no
+    /// profile is pending).
+    pub fn cached(&self, key: CacheKey, compute: impl FnOnce() -> ToolResult) -> ToolResult {
+        let key = key.in_generation(self.generation.load(Ordering::SeqCst));
+        if let Some(answer) = self.cache.get(&key) {
+            return answer;
+        }
+        let answer = compute();
+        // An answer made while a table's profile waits for its database (unreachable for now)
+        // would keep the columns-only profile after the database is back.
+        let pending = self.sources().iter().any(|s| s.collections.iter().any(|c| c.profile_pending()));
+        if !pending {
+            self.cache.put(key, &answer);
+        }
+        answer
+    }
+
+    /// Names of sources that reloaded, as they do.
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+}
