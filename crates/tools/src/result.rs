@@ -101,6 +101,10 @@ pub enum ToolError {
     /// The core refused (bad selector, bad path, …).
     #[error(transparent)]
     Core(#[from] schemascope_core::CoreError),
+    /// Saving state failed (the graph session file: a full disk, no permission); the change was
+    /// not applied.
+    #[error("{0}")]
+    Storage(String),
     /// The source is being served but failed to load (it is retried; the message says when).
     #[error("{0}")]
     SourceUnavailable(String),
@@ -126,6 +130,7 @@ impl ToolError {
             Self::InvalidParams(_) => "invalid_params",
             Self::NoValues(_) => "no_values",
             Self::SourceUnavailable(_) => "source_unavailable",
+            Self::Storage(_) => "storage_error",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
             Self::Core(schemascope_core::CoreError::SelectorTooCostly { .. }) => "selector_too_costly",

@@ -86,6 +86,7 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
     // Running an algorithm writes a result per node: far more than the few bytes left.
     let refused = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
     assert!(!refused.success, "saved on a full disk: {}", refused.message);
+    assert_eq!(refused.data["error"], "storage_error", "a full disk is a storage error, not the caller's: {}", refused.data);
     for words in ["not saved", "previous state is kept", "sessions.sqlite", "full", "free some space"] {
         assert!(refused.message.contains(words), "`{words}` missing from: {}", refused.message);
     }

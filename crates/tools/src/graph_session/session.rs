@@ -141,7 +141,7 @@ impl GraphSession {
             .iter()
             .map(|p| p.encode(state).map(|text| (p.key(), text)))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ToolError::InvalidParams(format!("cannot encode the session state: {e}")))?;
+            .map_err(|e| ToolError::Storage(format!("cannot encode the session state: {e}")))?;
         store.save(&self.name, &encoded, &now_rfc3339())
     }
 

@@ -22,7 +22,7 @@ pub struct SessionStore {
 }
 
 fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> ToolError {
-    ToolError::InvalidParams(format!("session file {}: {what}: {error}", path.display()))
+    ToolError::Storage(format!("session file {}: {what}: {error}", path.display()))
 }
 
 /// The session file and SQLite's companions (`-wal`, `-shm`), where they exist, must be regular
@@ -111,7 +111,7 @@ impl SessionStore {
                 }
                 _ => "",
             };
-            ToolError::InvalidParams(format!(
+            ToolError::Storage(format!(
                 "the change was not saved, so it was not applied (the previous state is kept): session file {}: {e}{hint}",
                 self.path.display()
             ))
