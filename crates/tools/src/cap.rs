@@ -218,13 +218,10 @@ impl ToolResult {
         if original_bytes <= max_bytes {
             return self;
         }
-        // Everything but `data` is small or already bounded (affected ids: 1,000 at most); the
-        // lists are cut like `data` is, as one tree.
-        let mut tree = serde_json::json!({
-            "data": std::mem::take(&mut self.data),
-            "affectedNodes": self.affected_nodes.take(),
-            "affectedEdges": self.affected_edges.take(),
-        });
+        // Everything but `data` is small or already bounded (the members beside it, such as a
+        // graph tool's 1,000 affected ids at most); they are cut like `data` is, as one tree.
+        let mut tree = Value::Object(std::mem::take(&mut self.beside));
+        tree["data"] = std::mem::take(&mut self.data);
         // Room for the message, the `truncated` record and the other fields.
         let budget = max_bytes.saturating_sub(json_size(&self.message) + 2_048);
         let mut cuts = Vec::new();
@@ -258,8 +255,10 @@ impl ToolResult {
             tree["data"] = serde_json::json!({"omitted": format!("{size} bytes of JSON, more than the {max_bytes}-byte cap allows")});
         }
         self.data = tree["data"].take();
-        self.affected_nodes = serde_json::from_value(tree["affectedNodes"].take()).unwrap_or_default();
-        self.affected_edges = serde_json::from_value(tree["affectedEdges"].take()).unwrap_or_default();
+        if let Value::Object(mut beside) = tree {
+            beside.remove("data");
+            self.beside = beside;
+        }
         self.message = format!(
             "{} (The answer was cut to fit {} KiB: {} cut{}, listed in `truncated`; narrow the request to see the rest.)",
             self.message.trim_end(),

@@ -14,19 +14,15 @@ pub struct ToolResult {
     pub message: String,
     /// The structured answer (or error details: kind and suggestions).
     pub data: Value,
-    /// Graph tools: ids of the nodes the call matched or changed (at most [`MAX_AFFECTED`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub affected_nodes: Option<Vec<String>>,
-    /// Graph tools: ids of the edges the call matched or changed (at most [`MAX_AFFECTED`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub affected_edges: Option<Vec<String>>,
+    /// Members a tool adds beside `data` at the top level of its answer, each small by
+    /// construction (graph tools: the ids they matched or changed, `affectedNodes` and
+    /// `affectedEdges`, see `graph_session::tools`).
+    #[serde(flatten)]
+    pub beside: serde_json::Map<String, Value>,
     /// What the byte cap cut from this result, when it cut anything (see [`ToolResult::capped`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<crate::cap::Truncation>,
 }
-
-/// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.
-pub const MAX_AFFECTED: usize = 1_000;
 
 impl ToolResult {
     /// The envelope as a JSON value, moving `data` rather than copying it (answers can be large
@@ -36,12 +32,7 @@ impl ToolResult {
         envelope.insert("success".into(), Value::Bool(self.success));
         envelope.insert("message".into(), Value::String(self.message));
         envelope.insert("data".into(), self.data);
-        if let Some(ids) = self.affected_nodes {
-            envelope.insert("affectedNodes".into(), Value::from(ids));
-        }
-        if let Some(ids) = self.affected_edges {
-            envelope.insert("affectedEdges".into(), Value::from(ids));
-        }
+        envelope.extend(self.beside);
         if let Some(truncated) = self.truncated {
             envelope.insert("truncated".into(), serde_json::to_value(truncated).unwrap_or(Value::Null));
         }
@@ -56,19 +47,6 @@ impl ToolResult {
     /// An answer that did not do what was asked, with the reason in `message`.
     pub fn failed(message: impl Into<String>, data: Value) -> Self {
         Self { success: false, message: message.into(), data, ..Self::default() }
-    }
-
-    /// The same answer listing the affected nodes and edges (cut at [`MAX_AFFECTED`]).
-    pub fn affecting(mut self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self {
-        self.affected_nodes = nodes.map(|mut ids| {
-            ids.truncate(MAX_AFFECTED);
-            ids
-        });
-        self.affected_edges = edges.map(|mut ids| {
-            ids.truncate(MAX_AFFECTED);
-            ids
-        });
-        self
     }
 }
 
@@ -174,7 +152,7 @@ mod envelope_tests {
     #[test]
     fn into_value_is_the_serialized_envelope() {
         let mut result = ToolResult::ok("done", serde_json::json!({"rows": [[1, "a"]]}));
-        result.affected_nodes = Some(vec!["n1".into()]);
+        result.beside.insert("affectedNodes".into(), serde_json::json!(["n1"]));
         result.truncated = Some(crate::cap::Truncation { max_bytes: 10, original_bytes: 20, cuts: Vec::new() });
         let serialized = serde_json::to_value(&result).expect("serializes");
         assert_eq!(result.into_value(), serialized);

@@ -34,7 +34,7 @@ fn remove_the_red_highlighting() {
     let registry = demo();
     let styled = find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'server'", json!({"color": "red"}), Some("highlight-servers")));
     assert!(styled.success, "{}", styled.message);
-    assert_eq!(styled.affected_nodes.as_ref().map(Vec::len), Some(styled.data["matchedCount"].as_u64().unwrap() as usize));
+    assert_eq!(styled.beside["affectedNodes"].as_array().map(Vec::len), Some(styled.data["matchedCount"].as_u64().unwrap() as usize));
     ok(find_and_style_edges(
         &registry.graphs,
         Caller::Ai,
@@ -119,7 +119,7 @@ fn make_the_selected_nodes_bigger() {
         StyleElementsParams { ids: Some(node_ids.clone()), ..style("", json!({"size": 2}), Some("selected-bigger")) },
     );
     assert!(bigger.success, "{}", bigger.message);
-    assert_eq!(bigger.affected_nodes, Some(node_ids));
+    assert_eq!(bigger.beside["affectedNodes"], serde_json::json!(node_ids));
     let computed =
         ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some("server-007".into()), ..Default::default() }));
     assert_eq!(computed["computedStyle"]["shape"]["size"], 2.0);
@@ -179,7 +179,7 @@ fn color_nodes_by_importance() {
     assert_eq!(layer_names(&registry), ["default"]);
     let run = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
     assert!(run.success, "{}", run.message);
-    assert_eq!(run.affected_nodes.as_ref().map(Vec::len), Some(160));
+    assert_eq!(run.beside["affectedNodes"].as_array().map(Vec::len), Some(160));
     // describe_property and describe_schema see the new properties.
     let rank = ok(describe_property(
         &registry,

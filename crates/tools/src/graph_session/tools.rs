@@ -50,6 +50,27 @@ fn matched_ids(data: &SessionData, kind: ElementKind, matches: &[bool]) -> Vec<S
     matches.iter().enumerate().filter(|(_, hit)| **hit).filter_map(|(i, _)| collection.item(i).map(|it| it.id.to_string())).collect()
 }
 
+/// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.
+pub const MAX_AFFECTED: usize = 1_000;
+
+/// Graph answers list the ids of the nodes and edges they matched or changed beside their data
+/// (`affectedNodes`, `affectedEdges`; seed 003), cut at [`MAX_AFFECTED`].
+trait Affecting {
+    fn affecting(self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self;
+}
+
+impl Affecting for ToolResult {
+    fn affecting(mut self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self {
+        for (key, ids) in [("affectedNodes", nodes), ("affectedEdges", edges)] {
+            if let Some(mut ids) = ids {
+                ids.truncate(MAX_AFFECTED);
+                self.beside.insert(key.into(), Value::from(ids));
+            }
+        }
+        self
+    }
+}
+
 /// The answer listing `ids` as affected nodes or edges, by `kind`.
 fn affecting_kind(result: ToolResult, kind: ElementKind, ids: Vec<String>) -> ToolResult {
     match kind {
