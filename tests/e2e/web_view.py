@@ -534,7 +534,7 @@ def poll(what: str, probe: Callable[[], Any], timeout: float = 30.0) -> Any:
 
 
 def ask_harness(request: str, answer: str) -> None:
-    """Asks the test harness (crates/cli/tests/web_view.rs) to act on the server; waits until done."""
+    """Asks the test harness (crates/cli/tests/it/web_view.rs) to act on the server; waits until done."""
     print(request, flush=True)
     line = sys.stdin.readline().strip()
     if line != answer:
@@ -615,7 +615,7 @@ def main() -> int:
     parser.add_argument("--screenshots", type=Path, metavar="DIR", help="also save the screenshots to DIR")
     parser.add_argument("--restart", action="store_true",
                         help="then kill the server mid-burst and have it restarted: print KILL-ME and RESTART-ME, read "
-                             "'killed' and 'restarted' on stdin (the harness in crates/cli/tests/web_view.rs does this)")
+                             "'killed' and 'restarted' on stdin (the harness in crates/cli/tests/it/web_view.rs does this)")
     parser.add_argument("--token-file", type=Path, metavar="PATH",
                         help="the server's token file: the browser logs in with /?token=, HTTP calls send it as a bearer token")
     args = parser.parse_args()

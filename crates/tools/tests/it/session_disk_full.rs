@@ -3,15 +3,14 @@
 //! changes save again once there is room. The disk is a real one: a small tmpfs mounted for the
 //! test (it needs root, as in CI; elsewhere the test says so and does nothing).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{demo, ok};
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{demo, ok};
 
 /// A small tmpfs, unmounted when dropped.
 struct SmallDisk {

@@ -14,9 +14,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-mod common;
-
-use common::exchange;
+use crate::common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -5,16 +5,15 @@
 
 #![cfg(unix)]
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{ok, registry};
 use schemascope_tools::*;
 use serde_json::Value;
+
+use crate::common::{ok, registry};
 
 fn chinook_spec() -> String {
     format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())

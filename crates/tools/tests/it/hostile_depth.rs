@@ -6,12 +6,9 @@
 //! (SQLite's file byte for byte, PostgreSQL's rows and catalog when `SCHEMASCOPE_TEST_POSTGRES`
 //! is set).
 
-mod common;
-
 use std::path::Path;
 use std::time::Duration;
 
-use common::{demo, registry};
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_agent::replay::{ReplayServer, Scripted};
 use schemascope_core::cancel::{self, Cancel};
@@ -19,6 +16,8 @@ use schemascope_sources::sql::{Database, PostgresDatabase};
 use schemascope_tools::graph_session::{FindElementsParams, StyleElementsParams, find_and_style_nodes, find_nodes};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{demo, registry};
 
 /// Runs `work` on a thread with a 2 MiB stack, as tokio's workers and blocking threads have.
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {

@@ -1,13 +1,12 @@
 //! The discovery tools on database tables: Chinook (SQLite, and PostgreSQL when
 //! `SCHEMASCOPE_TEST_POSTGRES` is set) and a generated table large enough for sampled pools.
 
-mod common;
-
 use std::path::Path;
 
-use common::{ok, registry};
 use schemascope_tools::*;
 use serde_json::Value;
+
+use crate::common::{ok, registry};
 
 fn chinook_spec() -> String {
     format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())

@@ -9,9 +9,7 @@ use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
 use schemascope_tools::Services;
 use serde_json::{Value, json};
 
-mod common;
-
-use common::exchange;
+use crate::common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

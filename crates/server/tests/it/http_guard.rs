@@ -9,9 +9,7 @@ use schemascope_server::{HttpOptions, ServerError, bind_http, serve_http_listene
 use schemascope_tools::Services;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-mod common;
-
-use common::exchange;
+use crate::common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

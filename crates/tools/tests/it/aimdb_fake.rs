@@ -2,18 +2,17 @@
 //! discovery tool on its records, the schema merged over values produced during the window, type
 //! names resolving to keys, live updates, and clear errors.
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::ok;
 use schemascope_sources::aimdb::Protocol;
 use schemascope_sources::aimdb::fake::{Behaviour, FakeAimdb, FakeRecord};
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::*;
 use serde_json::json;
+
+use crate::common::ok;
 
 fn records() -> Vec<FakeRecord> {
     vec![

@@ -6,9 +6,7 @@ use std::time::Duration;
 use schemascope_server::{HttpOptions, bind_http, serve_http_listener};
 use schemascope_tools::Services;
 
-mod common;
-
-use common::exchange;
+use crate::common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -1,14 +1,13 @@
 //! The graph session tools on the demo graph: every example of seed 003, styling by algorithm
 //! results, persistence across restarts, and algorithms through the session against networkx.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{demo, ok, registry};
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{self, demo, ok, registry};
 
 fn infra() -> Option<String> {
     Some("infrastructure".into())

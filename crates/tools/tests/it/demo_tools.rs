@@ -1,10 +1,9 @@
 //! The tools on the embedded demo data: every tool, real values.
 
-mod common;
-
-use common::{demo, ok};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{demo, ok};
 
 fn infra() -> Option<String> {
     Some("infrastructure".into())

@@ -1,12 +1,12 @@
 //! A server lists only the tools its sources can use, and the list stays small: every LLM pays
 //! for it on every turn.
 
-mod common;
-
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_tools::tool_table::{listed, tool_list};
 use std::path::Path;
 use std::time::Duration;
+
+use crate::common;
 
 fn names(specs: &[&str]) -> Vec<&'static str> {
     listed(&common::registry(specs)).into_iter().map(|spec| spec.name).collect()

@@ -15,15 +15,14 @@
 //! PostgreSQL runs when `SCHEMASCOPE_TEST_POSTGRES` is set (scripts/test sets it), as the role
 //! that owns the tables: read-only must come from schemascope, not from missing privileges.
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use common::registry;
 use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::registry;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum On {

@@ -10,16 +10,15 @@
 //! A statement whose connection is lost while it runs is not sent again on a new connection
 //! (it may have run): the caller gets an error saying so, and the server saw it run once.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{ok, registry};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{ok, registry};
 
 /// The tests here share the second instance, which one of them stops.
 static INSTANCE: Mutex<()> = Mutex::new(());

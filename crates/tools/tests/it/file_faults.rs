@@ -5,8 +5,6 @@
 //! tool calls run never makes a tool fail or panic; a FIFO or a link to /dev/zero in the file's
 //! place is refused without blocking reload or watcher; and the next good write is always served.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -14,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use schemascope_tools::*;
+
+use crate::common;
 
 /// A graphty graph of `n` nodes in a ring.
 fn graph(n: usize) -> String {

@@ -2,13 +2,12 @@
 //! stale: algorithm results found and suggested, the collection that has a property, the path
 //! limit, values cut for depth, a failed reload; and the figures an algorithm run reports.
 
-mod common;
-
-use common::{demo, ok, registry};
 use schemascope_core::figure;
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common::{demo, ok, registry};
 
 fn infra() -> Option<String> {
     Some("infrastructure".into())

@@ -3,8 +3,6 @@
 //! retried, tools on them say why and when the next try is, and a source that comes back is
 //! served and announced. One-shot loading still fails.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,6 +11,8 @@ use schemascope_sources::aimdb::fake::{Behaviour, FakeAimdb, FakeRecord};
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::*;
 use serde_json::{Value, json};
+
+use crate::common;
 
 fn specs(texts: &[String]) -> Vec<SourceSpec> {
     texts.iter().map(|t| t.parse().expect("valid spec")).collect()

@@ -1,7 +1,5 @@
 //! Shared helpers for the tool tests: registries over the demo data and temporary files.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};

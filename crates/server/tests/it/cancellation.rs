@@ -12,6 +12,8 @@ use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
+use crate::common;
+
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Items enough, and heavy enough for the selector below, that evaluating all of them takes far
@@ -123,8 +125,6 @@ fn a_tool_call_the_client_cancels_stops_its_work() -> TestResult {
         Ok(())
     })
 }
-
-mod common;
 
 fn post(addr: std::net::SocketAddr, path: &str, headers: &str, body: &str) -> String {
     format!(

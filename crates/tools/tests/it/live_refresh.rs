@@ -1,11 +1,11 @@
 //! Live refresh: a changed file reloads its source, invalidates cached answers, and notifies
 //! subscribers; a file caught broken keeps the previous data.
 
-mod common;
-
 use std::time::Duration;
 
 use schemascope_tools::*;
+
+use crate::common;
 
 fn count(registry: &Services) -> u64 {
     let data = common::ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));

@@ -1,0 +1,13 @@
+//! The command line's integration tests, linked as one binary (a module per former test file);
+//! each drives the real `schemascope` binary (`CARGO_BIN_EXE_schemascope`) as a child process.
+
+mod aimdb_cli;
+mod ask_cli;
+mod cli;
+mod hostile_files_cli;
+mod hostile_input_cli;
+mod inferred_schema_python;
+mod python_sdk_e2e;
+mod schema_docs_cli;
+mod session_kill;
+mod web_view;

@@ -1,0 +1,22 @@
+//! The tools crate's integration tests, linked as one binary (a module per former test file);
+//! `common` holds what they share.
+
+mod common;
+
+mod aimdb_fake;
+mod answers_say_where;
+mod ask_tools;
+mod demo_tools;
+mod failing_sources;
+mod file_faults;
+mod graph_session;
+mod hostile_depth;
+mod hostile_files;
+mod hostile_sql;
+mod live_refresh;
+mod output_caps;
+mod postgres_restart;
+mod session_bounds;
+mod session_disk_full;
+mod sql_tools;
+mod tool_list;
