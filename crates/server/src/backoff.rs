@@ -113,7 +113,7 @@ impl FailedLogins {
 
     /// How many addresses are remembered one by one.
     #[cfg(test)]
-    pub fn remembered(&self) -> usize {
+    pub(crate) fn remembered(&self) -> usize {
         lock(&self.state).clients.len()
     }
 }

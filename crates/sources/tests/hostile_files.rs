@@ -2,6 +2,9 @@
 //! directory, a huge sparse file, a SQLite "database" that is a FIFO. Each is a clear error at
 //! once, never a hang or a read without end; the size limit is the one `--max-file-bytes` sets.
 
+// Test helpers may unwrap: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 #![cfg(unix)]
 
 use std::path::Path;

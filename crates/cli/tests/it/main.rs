@@ -1,6 +1,9 @@
 //! The command line's integration tests, linked as one binary (a module per former test file);
 //! each drives the real `schemascope` binary (`CARGO_BIN_EXE_schemascope`) as a child process.
 
+// Test helpers may unwrap: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 mod aimdb_cli;
 mod ask_cli;
 mod cli;

@@ -4,7 +4,6 @@
 //! it evaluated — instead of running to the end. The MCP wire is spoken by hand here (JSON
 //! lines over an in-memory pipe), so the answer to a cancelled request can be read.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use schemascope_server::SchemascopeServer;

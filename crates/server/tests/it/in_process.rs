@@ -1,7 +1,6 @@
 //! The server end to end in-process: an rmcp client over an in-memory pipe, with the handshake
 //! (protocol 2025-11-25) and with discovery (2026-07-28), including update notifications.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::{

@@ -5,6 +5,9 @@
 //! source size limit (`set_max_source_bytes`) for a moment, which would refuse the files that
 //! tests running beside it in the same process load.
 
+// Test helpers may unwrap: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 mod caps;

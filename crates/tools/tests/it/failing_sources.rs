@@ -3,7 +3,6 @@
 //! retried, tools on them say why and when the next try is, and a source that comes back is
 //! served and announced. One-shot loading still fails.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use schemascope_sources::aimdb::Protocol;

@@ -1,7 +1,6 @@
 //! The graph session tools on the demo graph: every example of seed 003, styling by algorithm
 //! results, persistence across restarts, and algorithms through the session against networkx.
 
-use std::sync::Arc;
 
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;

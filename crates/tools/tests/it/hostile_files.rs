@@ -6,7 +6,6 @@
 #![cfg(unix)]
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 

@@ -3,7 +3,6 @@
 //! graph, a record holding a 10 MB string — answers within the byte cap, and when the cap cut
 //! something the envelope's `truncated` says what and how much.
 
-use std::sync::Arc;
 
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::tool_table::{call_tool, names};

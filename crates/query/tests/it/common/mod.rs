@@ -4,13 +4,13 @@ use schemascope_query::{Callables, SqlDialect};
 use schemascope_sources::sql::{Database, PostgresDatabase, SqliteDatabase};
 
 /// Chinook's SQLite file.
-pub fn chinook_sqlite() -> SqliteDatabase {
+pub(crate) fn chinook_sqlite() -> SqliteDatabase {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open")
 }
 
 /// SQLite's allow-list, as the engine lists it.
-pub fn sqlite_callables() -> Callables {
+pub(crate) fn sqlite_callables() -> Callables {
     (*chinook_sqlite().callables().expect("callables")).clone()
 }
 
@@ -18,7 +18,7 @@ pub fn sqlite_callables() -> Callables {
 /// scripts/test), or without a server a stand-in with the functions and operators these
 /// tests use, allowed or refused as PostgreSQL 15's catalog has them.
 #[allow(dead_code)]
-pub fn postgres_callables() -> Callables {
+pub(crate) fn postgres_callables() -> Callables {
     if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") {
         return (*PostgresDatabase::connect(&uri).expect("connect").callables().expect("callables")).clone();
     }

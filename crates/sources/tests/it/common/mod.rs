@@ -11,7 +11,7 @@ use schemascope_sources::sql::rows::profiled_rows;
 use serde_json::Value;
 
 /// Every row of `table`, profiled in memory.
-pub fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
+pub(crate) fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
     let rows = profiled_rows(db, table, usize::MAX >> 1).expect("rows");
     Collection::from_values(table.name.clone(), CollectionKind::Table, rows.into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), v)))
 }
@@ -21,7 +21,7 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// Compares two JSON trees, numbers within a relative 1e-9.
-pub fn assert_same(left: &Value, right: &Value, at: &str) {
+pub(crate) fn assert_same(left: &Value, right: &Value, at: &str) {
     match (left, right) {
         (Value::Number(a), Value::Number(b)) => {
             let (a, b) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN));
@@ -46,7 +46,7 @@ pub fn assert_same(left: &Value, right: &Value, at: &str) {
 }
 
 /// Every table's pushdown profile equals its in-memory profile, quartiles included.
-pub fn assert_pushdown_matches_memory(db: &dyn Database) {
+pub(crate) fn assert_pushdown_matches_memory(db: &dyn Database) {
     let catalog = db.catalog().expect("catalog");
     assert!(!catalog.tables.is_empty());
     // Tables of other schemas are other tests' scratch tables, made and dropped concurrently.
@@ -56,7 +56,7 @@ pub fn assert_pushdown_matches_memory(db: &dyn Database) {
 }
 
 /// `table`'s pushdown profile equals its in-memory profile, quartiles included.
-pub fn assert_table_matches_memory(db: &dyn Database, table: &TableInfo) {
+pub(crate) fn assert_table_matches_memory(db: &dyn Database, table: &TableInfo) {
     let pushed = profile_table(db, table).expect("pushdown profile");
     let memory = in_memory(db, table);
     let expected = memory.profile();
@@ -105,7 +105,7 @@ pub fn assert_table_matches_memory(db: &dyn Database, table: &TableInfo) {
 }
 
 /// Histogram bins of `columns` counted by the database equal those counted over sorted values.
-pub fn assert_histograms_match(db: &dyn Database, table: &str, columns: &[&str]) {
+pub(crate) fn assert_histograms_match(db: &dyn Database, table: &str, columns: &[&str]) {
     let catalog = db.catalog().expect("catalog");
     let table = catalog.table(table).expect("table");
     let memory = in_memory(db, table);

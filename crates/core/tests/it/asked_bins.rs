@@ -21,7 +21,7 @@ fn counts(d: &Value) -> Vec<u64> {
 
 /// 1000 positive values over five orders of magnitude, log-uniform from 0.01 to 10 but for seven
 /// up to 1000: equal-width bins put almost all of them in the first bin.
-pub fn skewed() -> Vec<Value> {
+pub(crate) fn skewed() -> Vec<Value> {
     let mut values: Vec<Value> = (0..993).map(|i| json!(10f64.powf(-2.0 + 3.0 * f64::from(i) / 992.0))).collect();
     values.extend([20.0, 50.0, 100.0, 200.0, 500.0, 800.0, 1000.0].map(|v| json!(v)));
     values
