@@ -59,7 +59,8 @@ impl ReplayServer {
     /// Starts a server on a free loopback port that answers with `script`, in order; past its
     /// end every request gets HTTP 500 "script exhausted".
     pub fn start(script: Vec<Scripted>) -> std::io::Result<Self> {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").map_err(std::io::Error::other)?);
+        let server =
+            Arc::new(tiny_http::Server::http("127.0.0.1:0").map_err(std::io::Error::other)?);
         let port = server.server_addr().to_ip().map_or(0, |a| a.port());
         let received = Arc::new(Mutex::new(Vec::new()));
         let (srv, log) = (Arc::clone(&server), Arc::clone(&received));
@@ -70,14 +71,25 @@ impl ReplayServer {
                 let _ = request.as_reader().read_to_string(&mut text);
                 let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                 let path = request.url().to_string();
-                let headers =
-                    request.headers().iter().map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string())).collect();
+                let headers = request
+                    .headers()
+                    .iter()
+                    .map(|h| {
+                        (
+                            h.field.as_str().as_str().to_ascii_lowercase(),
+                            h.value.as_str().to_string(),
+                        )
+                    })
+                    .collect();
                 lock(&log).push(Received { path: path.clone(), headers, body: body.clone() });
                 let anthropic = path.ends_with("/messages");
                 let model = body.get("model").cloned().unwrap_or(Value::Null);
                 let (status, payload) = match script.next() {
                     Some(Scripted::Text(answer)) => (200, wire_answer(anthropic, &model, &answer)),
-                    Some(Scripted::Status(status, message)) => (status, json!({"error": {"message": message, "type": "scripted"}}).to_string()),
+                    Some(Scripted::Status(status, message)) => (
+                        status,
+                        json!({"error": {"message": message, "type": "scripted"}}).to_string(),
+                    ),
                     Some(Scripted::Garbage) => (200, "<html>this is not JSON</html>".to_string()),
                     Some(Scripted::Hang(wait)) => {
                         thread::sleep(wait);
@@ -85,8 +97,11 @@ impl ReplayServer {
                     }
                     None => (500, json!({"error": {"message": "script exhausted"}}).to_string()),
                 };
-                let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]).ok();
-                let mut response = tiny_http::Response::from_string(payload).with_status_code(status);
+                let header =
+                    tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..])
+                        .ok();
+                let mut response =
+                    tiny_http::Response::from_string(payload).with_status_code(status);
                 if let Some(header) = header {
                     response = response.with_header(header);
                 }
@@ -208,7 +223,11 @@ impl RawServer {
 fn request_complete(request: &[u8]) -> bool {
     let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
     let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
-    let length = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
     request.len() >= end + 4 + length
 }
 

@@ -34,11 +34,20 @@ fn config_key() -> &'static str {
 
 async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), String> {
     let outcome = if key == temperature_key() {
-        db.produce(key, serde_json::from_str::<server::Temperature>(json).map_err(|e| e.to_string())?).await
+        db.produce(
+            key,
+            serde_json::from_str::<server::Temperature>(json).map_err(|e| e.to_string())?,
+        )
+        .await
     } else if key == config_key() {
-        db.produce(key, serde_json::from_str::<server::Config>(json).map_err(|e| e.to_string())?).await
+        db.produce(key, serde_json::from_str::<server::Config>(json).map_err(|e| e.to_string())?)
+            .await
     } else if key == OUTDOOR {
-        db.produce(key, serde_json::from_str::<sensors::OutdoorReading>(json).map_err(|e| e.to_string())?).await
+        db.produce(
+            key,
+            serde_json::from_str::<sensors::OutdoorReading>(json).map_err(|e| e.to_string())?,
+        )
+        .await
     } else {
         return Err(format!("no record `{key}`"));
     };
@@ -49,8 +58,11 @@ async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), 
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let socket = std::env::args().nth(1).ok_or("usage: aimdb-fixture SOCKET")?;
     let _ = std::fs::remove_file(&socket);
-    let remote = AimxConfig::uds_default().socket_path(&socket).security_policy(SecurityPolicy::read_write().with_writable_key(config_key()));
-    let mut builder = AimDbBuilder::new().runtime(Arc::new(TokioAdapter)).with_remote_access(remote);
+    let remote = AimxConfig::uds_default()
+        .socket_path(&socket)
+        .security_policy(SecurityPolicy::read_write().with_writable_key(config_key()));
+    let mut builder =
+        AimDbBuilder::new().runtime(Arc::new(TokioAdapter)).with_remote_access(remote);
     builder.configure::<server::Temperature>(temperature_key(), |reg| {
         reg.buffer(BufferCfg::SpmcRing { capacity: 100 }).with_remote_access();
     });
@@ -62,8 +74,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let db = builder.build().await?;
     for (key, json) in [
-        (temperature_key(), r#"{"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}"#),
-        (config_key(), r#"{"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}"#),
+        (
+            temperature_key(),
+            r#"{"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}"#,
+        ),
+        (
+            config_key(),
+            r#"{"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}"#,
+        ),
         (OUTDOOR, r#"{"sensor_id": "out-1", "celsius": 20}"#),
     ] {
         produce(&db, key, json).await?;

@@ -33,7 +33,11 @@ pub(crate) struct LlmArgs {
 impl LlmArgs {
     /// Applies the flags (over the environment) to `services`, when any is given.
     pub(crate) fn apply(&self, services: &Services) -> Result<()> {
-        if self.llm_provider.is_none() && self.llm_base_url.is_none() && self.llm_model.is_none() && self.llm_timeout.is_none() {
+        if self.llm_provider.is_none()
+            && self.llm_base_url.is_none()
+            && self.llm_model.is_none()
+            && self.llm_timeout.is_none()
+        {
             return Ok(());
         }
         let provider = self.llm_provider.clone();
@@ -57,7 +61,13 @@ impl LlmArgs {
 }
 
 /// Runs one question and prints the answer; steps go to standard error as they happen.
-pub(crate) fn run(services: &Services, source: String, question: String, history: Option<PathBuf>, json: bool) -> Result<ExitCode> {
+pub(crate) fn run(
+    services: &Services,
+    source: String,
+    question: String,
+    history: Option<PathBuf>,
+    json: bool,
+) -> Result<ExitCode> {
     let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
         Some(path) => {
@@ -69,19 +79,26 @@ pub(crate) fn run(services: &Services, source: String, question: String, history
         }
     };
     let mut stderr = std::io::stderr();
-    let result = schemascope_tools::ask_with(services, AskParams { source: Some(source), question, history }, &mut |event| {
-        if event.phase == Phase::Enter {
-            let _ = writeln!(stderr, "· {}", event.current_thought);
-        } else if let Some(error) = &event.error {
-            let _ = writeln!(stderr, "  ✗ {}: {error}", event.node.name());
-        }
-    });
+    let result = schemascope_tools::ask_with(
+        services,
+        AskParams { source: Some(source), question, history },
+        &mut |event| {
+            if event.phase == Phase::Enter {
+                let _ = writeln!(stderr, "· {}", event.current_thought);
+            } else if let Some(error) = &event.error {
+                let _ = writeln!(stderr, "  ✗ {}: {error}", event.node.name());
+            }
+        },
+    );
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         println!("\n{}", result.message);
         if let Some(query) = result.data.get("query").filter(|q| !q.is_null()) {
-            println!("\nquery: {}", query.as_str().map_or_else(|| query.to_string(), str::to_string));
+            println!(
+                "\nquery: {}",
+                query.as_str().map_or_else(|| query.to_string(), str::to_string)
+            );
         }
         let rows = result.data.get("rows").and_then(|r| r.as_array()).map_or(0, Vec::len);
         if rows > 0 {

@@ -57,8 +57,11 @@ impl ExposureArgs {
 
     /// The HTTP options: defaults, then the flags; the token from the file or the environment.
     pub(crate) fn http_options(&self) -> Result<HttpOptions> {
-        let mut options =
-            HttpOptions { allowed_hosts: self.allow_host.clone(), allowed_origins: self.allow_origin.clone(), ..HttpOptions::default() };
+        let mut options = HttpOptions {
+            allowed_hosts: self.allow_host.clone(),
+            allowed_origins: self.allow_origin.clone(),
+            ..HttpOptions::default()
+        };
         options.token = match &self.token_file {
             Some(path) => Some(read_token_file(path)?),
             None => std::env::var(TOKEN_VARIABLE).ok(),
@@ -97,7 +100,9 @@ impl ExposureArgs {
 fn read_token_file(path: &std::path::Path) -> Result<String> {
     // A regular file of a few bytes: a FIFO, a device or a huge file is refused, never read.
     let text = schemascope_sources::file::read_small_string(path).map_err(|e| match e {
-        schemascope_sources::FileError::Io { source, .. } => anyhow::anyhow!("cannot read the token file {}: {source}", path.display()),
+        schemascope_sources::FileError::Io { source, .. } => {
+            anyhow::anyhow!("cannot read the token file {}: {source}", path.display())
+        }
         other => anyhow::anyhow!("cannot use the token file: {other}"),
     })?;
     #[cfg(unix)]
@@ -106,7 +111,10 @@ fn read_token_file(path: &std::path::Path) -> Result<String> {
         if let Ok(meta) = std::fs::metadata(path)
             && meta.permissions().mode() & 0o077 != 0
         {
-            eprintln!("schemascope: warning: the token file {} is readable by other users; `chmod 600` it", path.display());
+            eprintln!(
+                "schemascope: warning: the token file {} is readable by other users; `chmod 600` it",
+                path.display()
+            );
         }
     }
     Ok(text.trim().to_string())

@@ -349,14 +349,20 @@ impl SessionFileArgs {
             None => {
                 let state = std::env::var_os("XDG_STATE_HOME")
                     .map(std::path::PathBuf::from)
-                    .or_else(|| std::env::var_os("HOME").map(|home| std::path::PathBuf::from(home).join(".local").join("state")));
+                    .or_else(|| {
+                        std::env::var_os("HOME")
+                            .map(|home| std::path::PathBuf::from(home).join(".local").join("state"))
+                    });
                 match state {
                     Some(dir) => dir.join("schemascope").join("sessions.sqlite"),
                     None => return Ok(()),
                 }
             }
         };
-        services.graphs.set_session_file(&path).map_err(|e| anyhow::anyhow!("{e} (use --session-file FILE or --no-session-file)"))
+        services
+            .graphs
+            .set_session_file(&path)
+            .map_err(|e| anyhow::anyhow!("{e} (use --session-file FILE or --no-session-file)"))
     }
 }
 
@@ -423,7 +429,8 @@ fn eval_retrieval(
     retrieval: &RetrievalArgs,
     json: bool,
 ) -> Result<ExitCode> {
-    let request = tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
+    let request =
+        tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
     let report = tools::eval::eval_retrieval(&request)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -471,12 +478,19 @@ fn print_load_warnings(services: &Services) {
         if warnings.is_empty() {
             continue;
         }
-        eprintln!("schemascope: warning: {} ({} warning(s) while loading):", source.spec.display_text(), warnings.len());
+        eprintln!(
+            "schemascope: warning: {} ({} warning(s) while loading):",
+            source.spec.display_text(),
+            warnings.len()
+        );
         for warning in warnings.iter().take(WARNINGS_SHOWN) {
             eprintln!("  {warning}");
         }
         if warnings.len() > WARNINGS_SHOWN {
-            eprintln!("  … and {} more (list_sources shows them all)", warnings.len() - WARNINGS_SHOWN);
+            eprintln!(
+                "  … and {} more (list_sources shows them all)",
+                warnings.len() - WARNINGS_SHOWN
+            );
         }
     }
 }
@@ -519,7 +533,9 @@ fn one_source(source: &str) -> Result<(Services, String)> {
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
     // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
-    let result = &result.clone().capped(output.max_result_bytes.unwrap_or(schemascope_tools::cap::DEFAULT_MAX_RESULT_BYTES));
+    let result = &result.clone().capped(
+        output.max_result_bytes.unwrap_or(schemascope_tools::cap::DEFAULT_MAX_RESULT_BYTES),
+    );
     if output.json {
         println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
     } else {
@@ -605,8 +621,12 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
             .map(|cs| {
                 cs.iter()
                     .map(|c| match c["records"].as_array() {
-                        Some(records) => format!("{} records, {} values", records.len(), c["count"]),
-                        None => format!("{} {}", c["count"], c["name"].as_str().unwrap_or_default()),
+                        Some(records) => {
+                            format!("{} records, {} values", records.len(), c["count"])
+                        }
+                        None => {
+                            format!("{} {}", c["count"], c["name"].as_str().unwrap_or_default())
+                        }
                     })
                     .collect()
             })
@@ -615,7 +635,8 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
     }
     let mut snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
     if token {
-        snippet["mcpServers"]["schemascope"]["headers"] = json!({"Authorization": "Bearer <your token>"});
+        snippet["mcpServers"]["schemascope"]["headers"] =
+            json!({"Authorization": "Bearer <your token>"});
     }
     let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
     let login = if token { "?token=<your token>" } else { "" };
@@ -624,7 +645,10 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
         "\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}",
         serde_json::to_string_pretty(&snippet).unwrap_or_default()
     );
-    println!("\nOr let the client start schemascope over stdio:\n{}", serde_json::to_string_pretty(&stdio).unwrap_or_default());
+    println!(
+        "\nOr let the client start schemascope over stdio:\n{}",
+        serde_json::to_string_pretty(&stdio).unwrap_or_default()
+    );
     println!(
         "\nTry the same tools from the shell:\n  schemascope describe demo:infrastructure\n  schemascope property demo:infrastructure cpu\n  schemascope find demo:infrastructure \"type == 'database'\"\n  schemascope schema demo:sensors server::Temperature\n\nPress Ctrl-C to stop."
     );
@@ -642,10 +666,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let (services, name) = one_source(&source)?;
             // People read the markdown; `--json` alone gives the structured summary.
             let format = (markdown || !output.json).then_some(tools::SchemaFormat::Markdown);
-            let result = tools::describe_schema(&services.sources, tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens });
+            let result = tools::describe_schema(
+                &services.sources,
+                tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens },
+            );
             finish(&result, &output, View::Describe)
         }
-        Command::Sample { source, collection, count, strategy, stratify_by, seed, record, output } => {
+        Command::Sample {
+            source,
+            collection,
+            count,
+            strategy,
+            stratify_by,
+            seed,
+            record,
+            output,
+        } => {
             let (services, name) = one_source(&source)?;
             let strategy = strategy.map(|s| match s {
                 Strategy::Random => tools::StrategyParam::Random,
@@ -666,7 +702,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Property { source, property, collection, record, limit, bins, output } => {
             let (services, name) = one_source(&source)?;
-            let params = tools::DescribePropertyParams { source: Some(name), property, collection, record_name: record, limit, bins };
+            let params = tools::DescribePropertyParams {
+                source: Some(name),
+                property,
+                collection,
+                record_name: record,
+                limit,
+                bins,
+            };
             finish(&tools::describe_property(&services, params), &output, View::Data)
         }
         Command::Schema { source, target, no_example, live, output } => {
@@ -694,7 +737,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let result = tools::validate_value(&services, params);
             let code = finish(&result, &output, View::Data);
-            if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
+            if result.success && result.data["valid"] == json!(false) {
+                ExitCode::from(2)
+            } else {
+                code
+            }
         }
         Command::Find { source, selector, collection, limit, output } => {
             let (services, name) = one_source(&source)?;
@@ -711,7 +758,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::tool_table::tool_list(&services, definitions), &output, View::Data)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
-        Command::Serve { http, no_watch, sources, retrieval, llm, trace_json, session, exposure } => {
+        Command::Serve {
+            http,
+            no_watch,
+            sources,
+            retrieval,
+            llm,
+            trace_json,
+            session,
+            exposure,
+        } => {
             let services = services_serving(&sources)?;
             session.apply(&services)?;
             retrieval.apply(&services)?;
@@ -722,13 +778,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let result = tools::search_schema_docs(&services.docs, tools::SearchSchemaDocsParams { source: Some(name), question, top_k });
+            let result = tools::search_schema_docs(
+                &services.docs,
+                tools::SearchSchemaDocsParams { source: Some(name), question, top_k },
+            );
             finish(&result, &output, View::Data)
         }
         Command::Context { source, question, max_tokens, top_k, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let result = tools::get_schema_context(&services.docs, tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k });
+            let result = tools::get_schema_context(
+                &services.docs,
+                tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k },
+            );
             finish(&result, &output, View::Context)
         }
         Command::Ask { source, question, history, trace_json, llm, retrieval, json } => {
@@ -746,23 +808,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(object @ Value::Object(_)) => object,
                 _ => Value::String(text),
             };
-            let result = tools::validate_query(&services.sources, tools::ValidateQueryParams { source: Some(name), query });
+            let result = tools::validate_query(
+                &services.sources,
+                tools::ValidateQueryParams { source: Some(name), query },
+            );
             let code = finish(&result, &output, View::Data);
-            if result.success && result.data["valid"] == json!(false) { ExitCode::from(2) } else { code }
+            if result.success && result.data["valid"] == json!(false) {
+                ExitCode::from(2)
+            } else {
+                code
+            }
         }
         Command::Eval { command: EvalCommand::Validator { tables, questions, json } } => {
             let report = tools::eval::eval_validator(&tables, &questions)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!("{} gold queries: {} accepted, {} rejected ({} warnings)", report.total, report.accepted, report.rejected, report.warnings);
+                println!(
+                    "{} gold queries: {} accepted, {} rejected ({} warnings)",
+                    report.total, report.accepted, report.rejected, report.warnings
+                );
                 for item in &report.rejected_items {
                     println!(
                         "- [{}] {}\n  {}\n  {}",
                         item.db_id,
                         item.question,
                         item.query,
-                        item.errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")
+                        item.errors
+                            .iter()
+                            .map(|e| e.message.clone())
+                            .collect::<Vec<_>>()
+                            .join("; ")
                     );
                 }
             }
@@ -770,25 +846,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Execute { source, query, max_rows, timeout_ms, output } => {
             let (services, name) = one_source(&source)?;
-            let params = tools::ExecuteQueryParams { source: Some(name), query: Value::String(query), max_rows, max_bytes: None, timeout_ms };
+            let params = tools::ExecuteQueryParams {
+                source: Some(name),
+                query: Value::String(query),
+                max_rows,
+                max_bytes: None,
+                timeout_ms,
+            };
             finish(&tools::execute_query(&services.sources, params), &output, View::Data)
         }
         Command::Docs { command: DocsCommand::Generate { source, dir, force, output } } => {
             let (services, name) = one_source(&source)?;
-            let result = tools::generate_schema_docs(&services.docs, tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force });
+            let result = tools::generate_schema_docs(
+                &services.docs,
+                tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force },
+            );
             finish(&result, &output, View::Message)
         }
-        Command::Eval { command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } } => {
-            eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?
-        }
+        Command::Eval {
+            command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json },
+        } => eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?,
         Command::Demo { http, stdio, session, exposure } => {
-            let services = services_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
+            let services =
+                services_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;
             session.apply(&services)?;
             if stdio {
                 serve(services, None, &exposure, false, None)?
             } else {
                 let shown = services.clone();
-                serve(services, Some(http), &exposure, false, Some(&move |addr, token| demo_banner(&shown, addr, token)))?
+                serve(
+                    services,
+                    Some(http),
+                    &exposure,
+                    false,
+                    Some(&move |addr, token| demo_banner(&shown, addr, token)),
+                )?
             }
         }
     })
@@ -805,9 +897,14 @@ fn main() -> ExitCode {
     }
     // Logs (per-node spans of `ask`, reload errors) go to standard error, off unless asked for:
     // SCHEMASCOPE_LOG=info (or debug, or a filter such as schemascope_agent=info).
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SCHEMASCOPE_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SCHEMASCOPE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .try_init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {

@@ -27,7 +27,9 @@ impl Progress for Bar {
         self.bar.set_length(total_bytes);
         self.bar.set_position(0);
         self.bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template("{spinner} scanning {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})") {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} scanning {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        ) {
             self.bar.set_style(style);
         }
     }

@@ -42,7 +42,9 @@ pub(crate) fn print(result: &ToolResult, view: View) {
         }
         View::Find => {
             println!("{}", result.message);
-            if let Some(ids) = result.data.get("ids").and_then(Value::as_array).filter(|i| !i.is_empty()) {
+            if let Some(ids) =
+                result.data.get("ids").and_then(Value::as_array).filter(|i| !i.is_empty())
+            {
                 let ids: Vec<&str> = ids.iter().filter_map(Value::as_str).collect();
                 println!("ids: {}", ids.join(", "));
             }

@@ -50,9 +50,13 @@ impl RetrievalArgs {
                 let text = schemascope_sources::file::read_small_string(path)?;
                 let is_json = path.extension().and_then(|e| e.to_str()) == Some("json");
                 if is_json {
-                    serde_json::from_str(&text).with_context(|| format!("{}: not a valid retrieval configuration", path.display()))?
+                    serde_json::from_str(&text).with_context(|| {
+                        format!("{}: not a valid retrieval configuration", path.display())
+                    })?
                 } else {
-                    toml::from_str(&text).with_context(|| format!("{}: not a valid retrieval configuration", path.display()))?
+                    toml::from_str(&text).with_context(|| {
+                        format!("{}: not a valid retrieval configuration", path.display())
+                    })?
                 }
             }
         };
@@ -89,16 +93,30 @@ impl RetrievalArgs {
             let (name, dir) = match entry.split_once('=') {
                 Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),
                 _ => {
-                    let sql: Vec<String> = services.sources.sources().iter().filter(|s| s.database.is_some()).map(|s| s.name().to_string()).collect();
+                    let sql: Vec<String> = services
+                        .sources
+                        .sources()
+                        .iter()
+                        .filter(|s| s.database.is_some())
+                        .map(|s| s.name().to_string())
+                        .collect();
                     match sql.as_slice() {
                         [one] => (one.clone(), entry.as_str()),
-                        [] => bail!("--docs {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"),
-                        _ => bail!("--docs {entry}: several SQL sources are loaded ({}); write NAME=DIR", sql.join(", ")),
+                        [] => bail!(
+                            "--docs {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"
+                        ),
+                        _ => bail!(
+                            "--docs {entry}: several SQL sources are loaded ({}); write NAME=DIR",
+                            sql.join(", ")
+                        ),
                     }
                 }
             };
             if services.sources.get(Some(&name)).is_err() {
-                bail!("--docs {entry}: no source named `{name}` (loaded: {})", services.sources.names().join(", "));
+                bail!(
+                    "--docs {entry}: no source named `{name}` (loaded: {})",
+                    services.sources.names().join(", ")
+                );
             }
             services.docs.set_dir(&name, PathBuf::from(dir));
         }

@@ -10,9 +10,14 @@ fn main() {
         })
         .collect();
     for text in ["type == 'server'", "cpu > `0.5`", "metrics.latency > `140`"] {
-        let s = schemascope_core::selector::Selector::parse(text).expect("the selectors above parse");
+        let s =
+            schemascope_core::selector::Selector::parse(text).expect("the selectors above parse");
         let t = std::time::Instant::now();
         let n = items.iter().filter(|v| s.matches_value(v).expect("plain values evaluate")).count();
-        println!("{text}: fast={} {n} hits in {:.1} ms", s.is_fast(), t.elapsed().as_secs_f64() * 1000.0);
+        println!(
+            "{text}: fast={} {n} hits in {:.1} ms",
+            s.is_fast(),
+            t.elapsed().as_secs_f64() * 1000.0
+        );
     }
 }

@@ -65,7 +65,9 @@ impl Cancel {
 
     /// The error for this token's cancellation.
     pub fn cancelled(&self) -> Cancelled {
-        Cancelled { reason: self.reason.get().cloned().unwrap_or_else(|| "the call was cancelled".into()) }
+        Cancelled {
+            reason: self.reason.get().cloned().unwrap_or_else(|| "the call was cancelled".into()),
+        }
     }
 }
 
@@ -106,7 +108,10 @@ mod tests {
             assert!(current().check().is_ok());
             token.cancel_because("the request took longer than 2 s");
             token.cancel_because("later reason");
-            assert_eq!(current().check(), Err(Cancelled { reason: "the request took longer than 2 s".into() }));
+            assert_eq!(
+                current().check(),
+                Err(Cancelled { reason: "the request took longer than 2 s".into() })
+            );
         });
         assert!(!current().is_cancelled(), "the token does not outlive `with`");
     }

@@ -13,7 +13,9 @@ pub const DEPTH_MARKER: &str = "[depth limit: nested deeper than 100 levels]";
 
 /// Why a selector does not evaluate an item when its answer would depend on a cut part.
 pub(crate) fn reads_cut_part() -> String {
-    format!("the selector reads a part of the item nested deeper than {MAX_PARSE_DEPTH} levels, which selectors cannot see")
+    format!(
+        "the selector reads a part of the item nested deeper than {MAX_PARSE_DEPTH} levels, which selectors cannot see"
+    )
 }
 
 /// Parses `json` keeping at most [`MAX_PARSE_DEPTH`] container levels; returns the value and
@@ -86,7 +88,9 @@ impl<'de> Visitor<'de> for Capped<'_> {
             return Ok(Value::String(DEPTH_MARKER.into()));
         }
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Capped { depth: self.depth + 1, cut: &mut *self.cut })? {
+        while let Some(v) =
+            seq.next_element_seed(Capped { depth: self.depth + 1, cut: &mut *self.cut })?
+        {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -100,7 +104,8 @@ impl<'de> Visitor<'de> for Capped<'_> {
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Capped { depth: self.depth + 1, cut: &mut *self.cut })?;
+            let value =
+                map.next_value_seed(Capped { depth: self.depth + 1, cut: &mut *self.cut })?;
             // A repeated key keeps the last value, as serde_json does.
             out.insert(key, value);
         }
@@ -118,9 +123,13 @@ mod tests {
 
     #[test]
     fn parses_like_serde_json_within_the_cap_and_cuts_deeper_containers() {
-        for text in
-            [r#"{"a": 1, "b": [true, null, "x", 1.5, -0.0, 18446744073709551615], "a": {"c": "é\u0000"}}"#, "[]", "null", "\"s\"", &nested(40)]
-        {
+        for text in [
+            r#"{"a": 1, "b": [true, null, "x", 1.5, -0.0, 18446744073709551615], "a": {"c": "é\u0000"}}"#,
+            "[]",
+            "null",
+            "\"s\"",
+            &nested(40),
+        ] {
             let (value, cut) = parse_capped(text).expect(text);
             assert_eq!(value, serde_json::from_str::<Value>(text).expect("valid"), "{text}");
             assert_eq!(cut, 0);
@@ -164,13 +173,23 @@ mod collection_tests {
                 OwnedItem::new("c", json!({"type": "database", "tags": null})),
             ],
         );
-        for strategy in [SampleStrategy::Random, SampleStrategy::Representative, SampleStrategy::Stratified] {
-            let options =
-                SampleOptions { count: 3, strategy, stratify_by: Some("type".parse().expect("path")), seed: Some(7), ..SampleOptions::default() };
+        for strategy in
+            [SampleStrategy::Random, SampleStrategy::Representative, SampleStrategy::Stratified]
+        {
+            let options = SampleOptions {
+                count: 3,
+                strategy,
+                stratify_by: Some("type".parse().expect("path")),
+                seed: Some(7),
+                ..SampleOptions::default()
+            };
             let sampled = sample(&c, &options).unwrap_or_else(|e| panic!("{strategy:?}: {e}"));
             assert_eq!(sampled.items.len(), 3, "{strategy:?}");
             let text = serde_json::to_string(&sampled.items).expect("json");
-            assert!(text.contains("\"odd\"") && text.contains("depth limit"), "{strategy:?}: {text}");
+            assert!(
+                text.contains("\"odd\"") && text.contains("depth limit"),
+                "{strategy:?}: {text}"
+            );
         }
     }
 }

@@ -71,7 +71,10 @@ impl TableInfo {
     /// The column called `name` (exact match first, then ASCII case-insensitive, as SQL resolves
     /// unquoted names).
     pub fn column(&self, name: &str) -> Option<&ColumnInfo> {
-        self.columns.iter().find(|c| c.name == name).or_else(|| self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .or_else(|| self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
     }
 
     /// True when `column` is part of the primary key.
@@ -81,7 +84,9 @@ impl TableInfo {
 
     /// The foreign key a column takes part in, if any.
     pub fn foreign_key_of(&self, column: &str) -> Option<&ForeignKey> {
-        self.foreign_keys.iter().find(|fk| fk.columns.iter().any(|c| c.eq_ignore_ascii_case(column)))
+        self.foreign_keys
+            .iter()
+            .find(|fk| fk.columns.iter().any(|c| c.eq_ignore_ascii_case(column)))
     }
 }
 
@@ -104,7 +109,10 @@ pub struct Catalog {
 impl Catalog {
     /// The table called `name` (exact match first, then ASCII case-insensitive).
     pub fn table(&self, name: &str) -> Option<&TableInfo> {
-        self.tables.iter().find(|t| t.name == name).or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(name)))
+        self.tables
+            .iter()
+            .find(|t| t.name == name)
+            .or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(name)))
     }
 
     /// Names of all tables and views.
@@ -147,7 +155,13 @@ mod tests {
     use super::*;
 
     fn column(name: &str) -> ColumnInfo {
-        ColumnInfo { name: name.into(), declared_type: "INTEGER".into(), nullable: false, comment: None, base_type: None }
+        ColumnInfo {
+            name: name.into(),
+            declared_type: "INTEGER".into(),
+            nullable: false,
+            comment: None,
+            base_type: None,
+        }
     }
 
     fn table(name: &str, columns: &[&str], fks: &[(&str, &str, &str)]) -> TableInfo {
@@ -158,7 +172,11 @@ mod tests {
             primary_key: vec![columns[0].into()],
             foreign_keys: fks
                 .iter()
-                .map(|(c, t, r)| ForeignKey { columns: vec![(*c).into()], referenced_table: (*t).into(), referenced_columns: vec![(*r).into()] })
+                .map(|(c, t, r)| ForeignKey {
+                    columns: vec![(*c).into()],
+                    referenced_table: (*t).into(),
+                    referenced_columns: vec![(*r).into()],
+                })
                 .collect(),
             row_count: None,
             comment: None,
@@ -168,9 +186,21 @@ mod tests {
     fn chinook_like() -> Catalog {
         Catalog {
             tables: vec![
-                table("Customer", &["CustomerId", "SupportRepId"], &[("SupportRepId", "Employee", "EmployeeId")]),
-                table("Employee", &["EmployeeId", "ReportsTo"], &[("ReportsTo", "Employee", "EmployeeId")]),
-                table("Invoice", &["InvoiceId", "CustomerId"], &[("CustomerId", "Customer", "CustomerId")]),
+                table(
+                    "Customer",
+                    &["CustomerId", "SupportRepId"],
+                    &[("SupportRepId", "Employee", "EmployeeId")],
+                ),
+                table(
+                    "Employee",
+                    &["EmployeeId", "ReportsTo"],
+                    &[("ReportsTo", "Employee", "EmployeeId")],
+                ),
+                table(
+                    "Invoice",
+                    &["InvoiceId", "CustomerId"],
+                    &[("CustomerId", "Customer", "CustomerId")],
+                ),
                 table("Genre", &["GenreId"], &[]),
             ],
         }
@@ -192,7 +222,10 @@ mod tests {
         let customer = catalog.table("Customer").expect("table");
         assert_eq!(customer.column("supportrepid").map(|c| c.name.as_str()), Some("SupportRepId"));
         assert!(customer.is_primary_key("customerid"));
-        assert_eq!(customer.foreign_key_of("SupportRepId").map(|f| f.referenced_table.as_str()), Some("Employee"));
+        assert_eq!(
+            customer.foreign_key_of("SupportRepId").map(|f| f.referenced_table.as_str()),
+            Some("Employee")
+        );
         assert_eq!(catalog.referenced_by("Employee").len(), 2);
     }
 }

@@ -105,7 +105,9 @@ impl ItemId {
     /// The id's text, given the collection's text (which [`ItemId::InText`] points into).
     pub fn resolve<'a>(&'a self, text: &'a str) -> &'a str {
         match self {
-            Self::InText { start, len } => text.get(*start..*start + *len as usize).unwrap_or_default(),
+            Self::InText { start, len } => {
+                text.get(*start..*start + *len as usize).unwrap_or_default()
+            }
             Self::Owned(id) => id,
         }
     }
@@ -159,8 +161,14 @@ impl ItemEntry {
     }
 
     /// An item with endpoints and/or metadata (no extra is stored when both are absent).
-    pub fn with_extra(id: ItemId, value: Range<usize>, ends: Option<EdgeEnds>, metadata: Option<Range<usize>>) -> Self {
-        let extra = (ends.is_some() || metadata.is_some()).then(|| Box::new(ItemExtra { ends, metadata }));
+    pub fn with_extra(
+        id: ItemId,
+        value: Range<usize>,
+        ends: Option<EdgeEnds>,
+        metadata: Option<Range<usize>>,
+    ) -> Self {
+        let extra =
+            (ends.is_some() || metadata.is_some()).then(|| Box::new(ItemExtra { ends, metadata }));
         Self { id, value, extra }
     }
 }
@@ -233,7 +241,13 @@ pub struct Collection {
 
 impl Collection {
     /// Assembles a collection from a buffer, its items, and their profile (see [`crate::profile`]).
-    pub fn new(name: impl Into<String>, kind: CollectionKind, buffer: SharedText, items: Vec<ItemEntry>, profile: CollectionProfile) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        kind: CollectionKind,
+        buffer: SharedText,
+        items: Vec<ItemEntry>,
+        profile: CollectionProfile,
+    ) -> Self {
         Self {
             name: name.into(),
             kind,
@@ -306,7 +320,8 @@ impl Collection {
     pub fn len(&self) -> usize {
         match &self.table {
             Some(table) => {
-                let rows = self.profile.get().map(|p| p.item_count).or(table.row_count).unwrap_or(0);
+                let rows =
+                    self.profile.get().map(|p| p.item_count).or(table.row_count).unwrap_or(0);
                 usize::try_from(rows).unwrap_or(usize::MAX)
             }
             None => self.items.len(),
@@ -381,7 +396,11 @@ impl Collection {
             id: entry.id.resolve(&self.buffer),
             json: self.buffer.get(entry.value.clone()).unwrap_or("null"),
             ends: entry.extra.as_ref().and_then(|e| e.ends.as_ref()),
-            metadata_json: entry.extra.as_ref().and_then(|e| e.metadata.clone()).and_then(|m| self.buffer.get(m)),
+            metadata_json: entry
+                .extra
+                .as_ref()
+                .and_then(|e| e.metadata.clone())
+                .and_then(|m| self.buffer.get(m)),
         })
     }
 
@@ -395,7 +414,8 @@ impl Collection {
     pub fn record_profiles(&self) -> &[(String, CollectionProfile)] {
         self.record_profiles.get_or_init(|| {
             let mut order: Vec<&str> = Vec::new();
-            let mut builders: std::collections::HashMap<&str, (ProfileBuilder, u64)> = std::collections::HashMap::new();
+            let mut builders: std::collections::HashMap<&str, (ProfileBuilder, u64)> =
+                std::collections::HashMap::new();
             for item in self.items() {
                 let (builder, count) = builders.entry(item.id).or_insert_with(|| {
                     order.push(item.id);
@@ -406,7 +426,10 @@ impl Collection {
                     *count += 1;
                 }
             }
-            order.into_iter().filter_map(|key| builders.remove(key).map(|(b, n)| (key.to_string(), b.finish(n)))).collect()
+            order
+                .into_iter()
+                .filter_map(|key| builders.remove(key).map(|(b, n)| (key.to_string(), b.finish(n))))
+                .collect()
         })
     }
 
@@ -419,10 +442,12 @@ impl Collection {
     /// nested past [`crate::capped::MAX_PARSE_DEPTH`] levels are replaced by a marker, so one deep
     /// item is shown cut instead of failing its whole collection.
     pub fn parse_item(&self, item: &ItemRef<'_>) -> Result<Value, CoreError> {
-        crate::capped::parse_capped(item.json).map(|(value, _)| value).map_err(|e| CoreError::CorruptItem {
-            collection: self.name.clone(),
-            item: item.id.to_string(),
-            reason: e.to_string(),
+        crate::capped::parse_capped(item.json).map(|(value, _)| value).map_err(|e| {
+            CoreError::CorruptItem {
+                collection: self.name.clone(),
+                item: item.id.to_string(),
+                reason: e.to_string(),
+            }
         })
     }
 }
@@ -433,11 +458,19 @@ fn columns_only(table: &TableInfo) -> CollectionProfile {
     let children = table
         .columns
         .iter()
-        .map(|c| ProfileNode { profile: PropertyProfile::empty(crate::PropertyPath::root().child(&c.name)), children: Vec::new(), items: None })
+        .map(|c| ProfileNode {
+            profile: PropertyProfile::empty(crate::PropertyPath::root().child(&c.name)),
+            children: Vec::new(),
+            items: None,
+        })
         .collect();
     CollectionProfile {
         item_count: 0,
-        root: ProfileNode { profile: PropertyProfile::empty(crate::PropertyPath::root()), children, items: None },
+        root: ProfileNode {
+            profile: PropertyProfile::empty(crate::PropertyPath::root()),
+            children,
+            items: None,
+        },
         path_limit_hit: false,
         path_limit: Default::default(),
     }

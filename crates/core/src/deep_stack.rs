@@ -44,7 +44,9 @@ mod tests {
     fn the_callers_cancellation_follows_the_work() {
         let token = crate::cancel::Cancel::new();
         token.cancel();
-        let seen = crate::cancel::with(&token, || on_deep_stack(|| crate::cancel::current().is_cancelled()));
+        let seen = crate::cancel::with(&token, || {
+            on_deep_stack(|| crate::cancel::current().is_cancelled())
+        });
         assert_eq!(seen, Ok(true));
     }
 }

@@ -98,7 +98,11 @@ pub fn code(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let spaced = text.starts_with(' ') && text.ends_with(' ') && !text.trim().is_empty();
-    if text.starts_with('`') || text.ends_with('`') || spaced { format!("{fence} {text} {fence}") } else { format!("{fence}{text}{fence}") }
+    if text.starts_with('`') || text.ends_with('`') || spaced {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
 }
 
 /// Returns `value` shortened to `limits`, counting every cut in `cuts`.
@@ -124,15 +128,25 @@ fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usi
             Value::String(format!("[depth limit: object with {} keys]", map.len()))
         }
         Value::Array(items) => {
-            let mut out: Vec<Value> = items.iter().take(limits.max_array).map(|v| shorten_at(v, limits, cuts, depth + 1)).collect();
+            let mut out: Vec<Value> = items
+                .iter()
+                .take(limits.max_array)
+                .map(|v| shorten_at(v, limits, cuts, depth + 1))
+                .collect();
             if items.len() > limits.max_array {
                 cuts.arrays += 1;
-                out.push(Value::String(format!("[+{} more elements]", items.len() - limits.max_array)));
+                out.push(Value::String(format!(
+                    "[+{} more elements]",
+                    items.len() - limits.max_array
+                )));
             }
             Value::Array(out)
         }
         Value::Object(map) => {
-            let out: Map<String, Value> = map.iter().map(|(k, v)| (k.clone(), shorten_at(v, limits, cuts, depth + 1))).collect();
+            let out: Map<String, Value> = map
+                .iter()
+                .map(|(k, v)| (k.clone(), shorten_at(v, limits, cuts, depth + 1)))
+                .collect();
             Value::Object(out)
         }
         _ => value.clone(),

@@ -14,7 +14,9 @@ pub enum CoreError {
         reason: String,
     },
     /// A JMESPath selector that does not parse.
-    #[error("invalid selector at line {line}, column {column} (offset {offset}): {reason}\n{expression}\n{caret}{hint}")]
+    #[error(
+        "invalid selector at line {line}, column {column} (offset {offset}): {reason}\n{expression}\n{caret}{hint}"
+    )]
     InvalidSelector {
         /// The selector as given.
         expression: String,

@@ -95,7 +95,11 @@ pub fn text(value: f64) -> String {
         return value.to_string();
     }
     let magnitude = value.abs();
-    if magnitude != 0.0 && !(1e-5..1e15).contains(&magnitude) { format!("{value:e}") } else { format!("{value}") }
+    if magnitude != 0.0 && !(1e-5..1e15).contains(&magnitude) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 /// An integer as text, with all its digits: the shortest round-trip form of a double past 10^15

@@ -105,7 +105,10 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         }
     }
     if depth >= DEPTH_LIMIT && (t.array > 0 || t.object > 0) {
-        s.insert("description".into(), json!(format!("depth limit {DEPTH_LIMIT} reached: structure below is not inferred")));
+        s.insert(
+            "description".into(),
+            json!(format!("depth limit {DEPTH_LIMIT} reached: structure below is not inferred")),
+        );
         return Value::Object(s);
     }
     let mut observed = Map::new();
@@ -114,7 +117,9 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         // Integers are known exactly (JSON carries the whole i64 and u64 ranges); only a bound
         // known as a double alone is rounded outwards.
         let exact = numbers.exact_range.map(|_| (numbers.min_value(), numbers.max_value()));
-        let (minimum, maximum) = exact.unwrap_or_else(|| (number(numbers.min, integer, Round::Down), number(numbers.max, integer, Round::Up)));
+        let (minimum, maximum) = exact.unwrap_or_else(|| {
+            (number(numbers.min, integer, Round::Down), number(numbers.max, integer, Round::Up))
+        });
         observed.insert("minimum".into(), minimum);
         observed.insert("maximum".into(), maximum);
     }
@@ -169,7 +174,10 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         s.insert("properties".into(), Value::Object(properties));
         s.insert("required".into(), Value::Array(required));
         if p.dropped_keys > 0 || p.depth_limited > 0 {
-            s.insert("description".into(), json!("some members were not profiled (path or depth limit)"));
+            s.insert(
+                "description".into(),
+                json!("some members were not profiled (path or depth limit)"),
+            );
         }
     }
     Value::Object(s)
@@ -217,7 +225,10 @@ mod tests {
         assert_eq!(schema["required"], json!(["celsius", "sensor_id"]));
         assert_eq!(schema["properties"]["note"]["type"], json!(["string", "null"]));
         assert_eq!(schema["properties"]["celsius"]["type"], "number");
-        assert_eq!(schema["properties"]["celsius"][OBSERVED], json!({"minimum": 21.5, "maximum": 23.0}));
+        assert_eq!(
+            schema["properties"]["celsius"][OBSERVED],
+            json!({"minimum": 21.5, "maximum": 23.0})
+        );
         assert_all_valid(&schema, &values);
     }
 
@@ -225,7 +236,10 @@ mod tests {
     fn array_items_merge_every_element_and_empty_arrays_are_described() {
         let values = [json!({"xs": [1, "a"]}), json!({"xs": [{"k": 1}]}), json!({"xs": []})];
         let schema = schema_of(&values);
-        assert_eq!(schema["properties"]["xs"]["items"]["type"], json!(["string", "integer", "object"]));
+        assert_eq!(
+            schema["properties"]["xs"]["items"]["type"],
+            json!(["string", "integer", "object"])
+        );
         assert_all_valid(&schema, &values);
         let empty = schema_of(&[json!([])]);
         assert_eq!(empty["items"], json!({}));
@@ -234,7 +248,11 @@ mod tests {
 
     #[test]
     fn observed_values_only_for_few_repeated_strings_and_include_null() {
-        let values: Vec<Value> = ["on", "off", "on", "off", "on"].iter().map(|s| json!({"state": s})).chain([json!({"state": null})]).collect();
+        let values: Vec<Value> = ["on", "off", "on", "off", "on"]
+            .iter()
+            .map(|s| json!({"state": s}))
+            .chain([json!({"state": null})])
+            .collect();
         let schema = schema_of(&values);
         assert_eq!(schema["properties"]["state"][OBSERVED]["values"], json!(["off", "on", null]));
         assert!(schema["properties"]["state"].get("enum").is_none());
@@ -279,7 +297,9 @@ mod tests {
         for keyword in OBSERVATION_ASSERTIONS {
             assert!(!map.contains_key(keyword), "`{keyword}` asserted in {schema}");
         }
-        for child in map.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
+        for child in
+            map.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values())
+        {
             assert_no_observation_assertions(child);
         }
         if let Some(items) = map.get("items") {
@@ -305,8 +325,14 @@ mod tests {
         let schema = schema_of(&observed);
         assert_no_observation_assertions(&schema);
         let props = &schema["properties"];
-        assert_eq!(props["ts"][OBSERVED], json!({"minimum": 1_730_649_600, "maximum": 1_730_649_611}));
-        assert_eq!(props["sensor_id"][OBSERVED]["values"], json!(["sensor-00", "sensor-01", "sensor-02"]));
+        assert_eq!(
+            props["ts"][OBSERVED],
+            json!({"minimum": 1_730_649_600, "maximum": 1_730_649_611})
+        );
+        assert_eq!(
+            props["sensor_id"][OBSERVED]["values"],
+            json!(["sensor-00", "sensor-01", "sensor-02"])
+        );
         assert_eq!(props["at"]["format"], "date-time");
         assert_all_valid(&schema, &observed);
         let next = [
@@ -319,10 +345,18 @@ mod tests {
 
     #[test]
     fn integer_bounds_past_2_pow_53_are_exact() {
-        let values = [json!(9_007_199_254_740_993_u64), json!(-9_007_199_254_740_993_i64), json!(null), json!(5)];
+        let values = [
+            json!(9_007_199_254_740_993_u64),
+            json!(-9_007_199_254_740_993_i64),
+            json!(null),
+            json!(5),
+        ];
         let schema = schema_of(&values);
         assert_eq!(schema["type"], json!(["integer", "null"]));
-        assert_eq!(schema[OBSERVED], json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64}));
+        assert_eq!(
+            schema[OBSERVED],
+            json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64})
+        );
         assert_all_valid(&schema, &values);
         let extremes = schema_of(&[json!(i64::MIN), json!(u64::MAX), json!(i64::MAX)]);
         assert_eq!(extremes[OBSERVED], json!({"minimum": i64::MIN, "maximum": u64::MAX}));
@@ -330,10 +364,14 @@ mod tests {
 
     #[test]
     fn integer_bounds_mixed_with_floats_stay_exact() {
-        let values = [json!(9_007_199_254_740_993_u64), json!(0.5), json!(-9_007_199_254_740_993_i64)];
+        let values =
+            [json!(9_007_199_254_740_993_u64), json!(0.5), json!(-9_007_199_254_740_993_i64)];
         let schema = schema_of(&values);
         assert_eq!(schema["type"], "number");
-        assert_eq!(schema[OBSERVED], json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64}));
+        assert_eq!(
+            schema[OBSERVED],
+            json!({"minimum": -9_007_199_254_740_993_i64, "maximum": 9_007_199_254_740_993_u64})
+        );
         assert_all_valid(&schema, &values);
     }
 

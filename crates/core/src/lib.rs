@@ -9,7 +9,10 @@ pub mod path;
 pub mod profile;
 
 pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
-pub use collection::{Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, OwnedItem, ProfileFailure, SharedText};
+pub use collection::{
+    Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, OwnedItem,
+    ProfileFailure, SharedText,
+};
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};

@@ -50,13 +50,18 @@ struct Section {
 }
 
 fn entry(summary: &PropertySummary, indent: &str, limit: Option<&PathLimit>) -> Entry {
-    let presence = if summary.total_count == 0 { 0.0 } else { summary.present_count as f64 / summary.total_count as f64 };
+    let presence = if summary.total_count == 0 {
+        0.0
+    } else {
+        summary.present_count as f64 / summary.total_count as f64
+    };
     let depth = summary.path.matches(['.', '[']).count() as f64;
     // Table columns add their declared type, key role, reference and comment.
     let (declared, after) = match &summary.column {
         Some(c) => {
             let key = if c.primary_key { ", primary key" } else { "" };
-            let references = c.references.as_ref().map(|r| format!(" → {}", code(r))).unwrap_or_default();
+            let references =
+                c.references.as_ref().map(|r| format!(" → {}", code(r))).unwrap_or_default();
             let comment = c.comment.as_ref().map(|t| format!(" — {}", esc(t))).unwrap_or_default();
             (format!(" {}{key}{references}", code(&c.declared_type)), comment)
         }
@@ -65,7 +70,11 @@ fn entry(summary: &PropertySummary, indent: &str, limit: Option<&PathLimit>) -> 
     let shown = code(&summary.path);
     // Counts of a path some of whose occurrences the path limit turned away are not the whole.
     let partial = limit.is_some_and(|l| l.partial.iter().any(|p| p.to_string() == summary.path));
-    let after = if partial { format!("{after} (counts partial: some occurrences came past the path limit)") } else { after };
+    let after = if partial {
+        format!("{after} (counts partial: some occurrences came past the path limit)")
+    } else {
+        after
+    };
     Entry {
         full: format!("{indent}- {shown}{declared} {}{after}", describe_line(summary, true)),
         short: format!("{indent}- {shown}{declared} {}{after}", describe_line(summary, false)),
@@ -92,7 +101,8 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
         // needs `source`, and an unnamed heading would not say which.
         title.push(format!("## Graph Data Schema: {}", code(source)));
         title.push(String::new());
-        let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
+        let sizes: Vec<String> =
+            collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));
     } else {
         title.push(format!("## Data Schema: {}", code(source)));
@@ -119,13 +129,29 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                 for record in records {
                     let mut section = Section {
                         heading: vec![match &record.value {
-                            Some(value) => format!("- {} {} ({} values)", code(&record.name), describe_line(value, true), record.value_count),
-                            None => format!("- {} ({}, {} values)", code(&record.name), record.value_type, record.value_count),
+                            Some(value) => format!(
+                                "- {} {} ({} values)",
+                                code(&record.name),
+                                describe_line(value, true),
+                                record.value_count
+                            ),
+                            None => format!(
+                                "- {} ({}, {} values)",
+                                code(&record.name),
+                                record.value_type,
+                                record.value_count
+                            ),
                         }],
                         entries: Vec::new(),
                         limit: record.path_limit.clone(),
                     };
-                    section.entries.extend(record.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "  ", record.path_limit.as_ref())));
+                    section.entries.extend(
+                        record
+                            .properties
+                            .iter()
+                            .filter(|p| shown(p))
+                            .map(|p| entry(p, "  ", record.path_limit.as_ref())),
+                    );
                     out.push(section);
                 }
             }
@@ -135,13 +161,33 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                     CollectionKind::Edges => "**Edge Properties:**".to_string(),
                     CollectionKind::Table => {
                         let table = summary.table.as_ref();
-                        let noun = if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) { "View" } else { "Table" };
-                        let comment = table.and_then(|t| t.comment.as_ref()).map(|c| format!(" — {}", esc(c))).unwrap_or_default();
-                        format!("**{noun} {}** ({}){comment}:", code(&summary.name), CollectionKind::Table.counted(summary.count))
+                        let noun =
+                            if table.is_some_and(|t| t.kind == crate::catalog::TableKind::View) {
+                                "View"
+                            } else {
+                                "Table"
+                            };
+                        let comment = table
+                            .and_then(|t| t.comment.as_ref())
+                            .map(|c| format!(" — {}", esc(c)))
+                            .unwrap_or_default();
+                        format!(
+                            "**{noun} {}** ({}){comment}:",
+                            code(&summary.name),
+                            CollectionKind::Table.counted(summary.count)
+                        )
                     }
-                    _ => format!("**Collection {}** ({}):", code(&summary.name), kind.counted(summary.count)),
+                    _ => format!(
+                        "**Collection {}** ({}):",
+                        code(&summary.name),
+                        kind.counted(summary.count)
+                    ),
                 };
-                let mut section = Section { heading: vec![String::new(), heading], entries: Vec::new(), limit: summary.path_limit.clone() };
+                let mut section = Section {
+                    heading: vec![String::new(), heading],
+                    entries: Vec::new(),
+                    limit: summary.path_limit.clone(),
+                };
                 if let Some(cut) = &summary.depth_cut {
                     section.heading.push(format!(
                         "- (values nested deeper than {} levels are not described: {} at {} and below)",
@@ -150,8 +196,16 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                         code(&cut.below)
                     ));
                 }
-                section.entries.extend(summary.properties.iter().filter(|p| shown(p)).map(|p| entry(p, "", summary.path_limit.as_ref())));
-                if section.entries.is_empty() && section.limit.as_ref().is_none_or(|l| l.unprofiled == 0) {
+                section.entries.extend(
+                    summary
+                        .properties
+                        .iter()
+                        .filter(|p| shown(p))
+                        .map(|p| entry(p, "", summary.path_limit.as_ref())),
+                );
+                if section.entries.is_empty()
+                    && section.limit.as_ref().is_none_or(|l| l.unprofiled == 0)
+                {
                     section.heading.push("- (no properties)".to_string());
                 }
                 out.push(section);
@@ -161,7 +215,12 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
     (title, out)
 }
 
-fn render(title: &[String], sections: &[Section], samples: bool, dropped: &std::collections::HashSet<(usize, usize)>) -> String {
+fn render(
+    title: &[String],
+    sections: &[Section],
+    samples: bool,
+    dropped: &std::collections::HashSet<(usize, usize)>,
+) -> String {
     let mut lines: Vec<String> = title.to_vec();
     for (si, section) in sections.iter().enumerate() {
         lines.extend(section.heading.iter().cloned());
@@ -173,7 +232,8 @@ fn render(title: &[String], sections: &[Section], samples: bool, dropped: &std::
                 lines.push(if samples { e.full.clone() } else { e.short.clone() });
             }
         }
-        let indent = if section.heading.first().is_some_and(|h| h.starts_with("- ")) { "  " } else { "" };
+        let indent =
+            if section.heading.first().is_some_and(|h| h.starts_with("- ")) { "  " } else { "" };
         if let Some(line) = more_line(omitted.len(), section.limit.as_ref()) {
             lines.push(format!("{indent}{line}"));
         }
@@ -189,13 +249,17 @@ fn more_line(omitted: usize, limit: Option<&PathLimit>) -> Option<String> {
     let unprofiled = limit.map_or(0, |l| l.unprofiled);
     let more = limit.is_some_and(|l| l.more_unprofiled);
     if unprofiled == 0 && !more {
-        return (omitted > 0).then(|| format!("- +{omitted} more properties (ask describe_property or sample_data)"));
+        return (omitted > 0).then(|| {
+            format!("- +{omitted} more properties (ask describe_property or sample_data)")
+        });
     }
     let max = grouped(limit.map_or(0, |l| l.max_paths) as u64);
     let at_least = if more { "at least " } else { "" };
     let total = omitted as u64 + unprofiled;
     Some(if omitted == 0 {
-        format!("- +{at_least}{total} more properties not profiled: past the {max}-path limit (sample_data or find_items show them)")
+        format!(
+            "- +{at_least}{total} more properties not profiled: past the {max}-path limit (sample_data or find_items show them)"
+        )
     } else {
         format!(
             "- +{at_least}{total} more properties ({omitted} left out for the token budget: ask describe_property; {at_least}{unprofiled} not profiled: past the {max}-path limit, sample_data or find_items show them)"
@@ -204,19 +268,29 @@ fn more_line(omitted: usize, limit: Option<&PathLimit>) -> Option<String> {
 }
 
 /// Renders the schema section for `collections` of source `source`, within `max_tokens` if given.
-pub fn schema_markdown(source: &str, collections: &[&Collection], max_tokens: Option<usize>) -> SchemaMarkdown {
+pub fn schema_markdown(
+    source: &str,
+    collections: &[&Collection],
+    max_tokens: Option<usize>,
+) -> SchemaMarkdown {
     schema_markdown_with_notes(source, collections, max_tokens, &[])
 }
 
 /// [`schema_markdown`] with `notes` (one line each, such as "the last reload failed") under the
 /// title, where no budget removes them.
-pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max_tokens: Option<usize>, notes: &[String]) -> SchemaMarkdown {
+pub fn schema_markdown_with_notes(
+    source: &str,
+    collections: &[&Collection],
+    max_tokens: Option<usize>,
+    notes: &[String],
+) -> SchemaMarkdown {
     let (mut title, sections) = sections(source, collections);
     for note in notes {
         title.push(String::new());
         title.push(format!("> {}", esc(note)));
     }
-    let properties_not_profiled: u64 = sections.iter().filter_map(|s| s.limit.as_ref()).map(|l| l.unprofiled).sum();
+    let properties_not_profiled: u64 =
+        sections.iter().filter_map(|s| s.limit.as_ref()).map(|l| l.unprofiled).sum();
     let none = std::collections::HashSet::new();
     let full = render(&title, &sections, true, &none);
     let full_tokens = tokens::count(&full);
@@ -246,11 +320,15 @@ pub fn schema_markdown_with_notes(source: &str, collections: &[&Collection], max
         };
     }
     // Drop the least important entries first; binary-search how many must go.
-    let mut order: Vec<(usize, usize, f64)> =
-        sections.iter().enumerate().flat_map(|(si, s)| s.entries.iter().enumerate().map(move |(ei, e)| (si, ei, e.importance))).collect();
+    let mut order: Vec<(usize, usize, f64)> = sections
+        .iter()
+        .enumerate()
+        .flat_map(|(si, s)| s.entries.iter().enumerate().map(move |(ei, e)| (si, ei, e.importance)))
+        .collect();
     order.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.cmp(&a.1)));
     let attempt = |k: usize| {
-        let dropped: std::collections::HashSet<(usize, usize)> = order.iter().take(k).map(|(s, e, _)| (*s, *e)).collect();
+        let dropped: std::collections::HashSet<(usize, usize)> =
+            order.iter().take(k).map(|(s, e, _)| (*s, *e)).collect();
         let text = render(&title, &sections, false, &dropped);
         let n = tokens::count(&text);
         (text, n)

@@ -83,10 +83,14 @@ fn root_paths(ast: &Ast, text: &str, out: &mut Vec<RootPath>) {
             root_paths(lhs, text, out);
             root_paths(rhs, text, out);
         }
-        Ast::Not { node, .. } | Ast::Flatten { node, .. } | Ast::ObjectValues { node, .. } => root_paths(node, text, out),
+        Ast::Not { node, .. } | Ast::Flatten { node, .. } | Ast::ObjectValues { node, .. } => {
+            root_paths(node, text, out)
+        }
         Ast::Function { args, .. } => args.iter().for_each(|a| root_paths(a, text, out)),
         Ast::MultiList { elements, .. } => elements.iter().for_each(|a| root_paths(a, text, out)),
-        Ast::MultiHash { elements, .. } => elements.iter().for_each(|kv| root_paths(&kv.value, text, out)),
+        Ast::MultiHash { elements, .. } => {
+            elements.iter().for_each(|kv| root_paths(&kv.value, text, out))
+        }
         _ => {}
     }
 }
@@ -131,7 +135,9 @@ fn operator(comparator: &Comparator) -> (&'static str, Option<TestKind>) {
 fn against(ast: &Ast, text: &str) -> Option<Against> {
     match ast {
         Ast::Literal { value, .. } => serde_json::to_value(&**value).ok().map(Against::Literal),
-        _ => as_root_path(ast, text).filter(|p| p.quoted && p.fields.len() == 1).map(|p| Against::QuotedName(p.dotted())),
+        _ => as_root_path(ast, text)
+            .filter(|p| p.quoted && p.fields.len() == 1)
+            .map(|p| Against::QuotedName(p.dotted())),
     }
 }
 
@@ -142,7 +148,8 @@ fn tests(ast: &Ast, text: &str, out: &mut Vec<Test>) {
         Ast::Comparison { comparator, lhs, rhs, .. } => {
             let (op, Some(kind)) = operator(comparator) else { return };
             for (path, other) in [(lhs, rhs), (rhs, lhs)] {
-                if let (Some(path), Some(against)) = (as_root_path(path, text), against(other, text))
+                if let (Some(path), Some(against)) =
+                    (as_root_path(path, text), against(other, text))
                     && !(path.quoted && matches!(against, Against::QuotedName(_)))
                 {
                     out.push(Test { path, kind, against, operator: op });
@@ -156,7 +163,9 @@ fn tests(ast: &Ast, text: &str, out: &mut Vec<Test>) {
         }
         Ast::Not { node, .. } => tests(node, text, out),
         Ast::Function { name, args, .. } if name == "contains" && args.len() == 2 => {
-            if let (Some(path), Some(against)) = (as_root_path(&args[0], text), against(&args[1], text)) {
+            if let (Some(path), Some(against)) =
+                (as_root_path(&args[0], text), against(&args[1], text))
+            {
                 out.push(Test { path, kind: TestKind::Contains, against, operator: "contains" });
             }
         }
@@ -166,7 +175,8 @@ fn tests(ast: &Ast, text: &str, out: &mut Vec<Test>) {
 
 /// A string as a loose comparison sees it: accents dropped, lowercase, runs of spaces as one.
 fn fold(s: &str) -> String {
-    let plain: String = s.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase).collect();
+    let plain: String =
+        s.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase).collect();
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -208,7 +218,9 @@ fn value_type(value: &Value) -> &'static str {
 fn strings(value: V<'_>, out: &mut Vec<String>) {
     match value {
         V::Str(s) => out.push(s.to_string()),
-        V::Container(Value::Array(items)) => out.extend(items.iter().filter_map(Value::as_str).map(str::to_string)),
+        V::Container(Value::Array(items)) => {
+            out.extend(items.iter().filter_map(Value::as_str).map(str::to_string))
+        }
         V::List(list) => (0..list.len()).for_each(|i| {
             if let V::Str(s) = list.get(i) {
                 out.push(s.to_string());
@@ -229,23 +241,36 @@ fn property_path(fields: &FieldPath) -> PropertyPath {
 
 /// The values at `fields` of every item of `collection`.
 fn column(collection: &Collection, fields: &FieldPath) -> Option<PathColumn> {
-    PathColumn::build(std::slice::from_ref(fields), collection.len(), |i| collection.item(i).map_or("null", |it| it.json)).pop()
+    PathColumn::build(std::slice::from_ref(fields), collection.len(), |i| {
+        collection.item(i).map_or("null", |it| it.json)
+    })
+    .pop()
 }
 
 /// Whether some item of `collection` has the property (null counts: the profile knows it).
 fn has_property(collection: &Collection, fields: &FieldPath) -> bool {
-    let profile = if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() };
+    let profile = if collection.holds_items() {
+        Some(collection.profile())
+    } else {
+        collection.profile_ready()
+    };
     if profile.is_some_and(|p| p.property(&property_path(fields)).is_some()) {
         return true;
     }
-    collection.holds_items() && column(collection, fields).is_some_and(|c| (0..c.len()).any(|i| !matches!(c.view(i), V::Null)))
+    collection.holds_items()
+        && column(collection, fields)
+            .is_some_and(|c| (0..c.len()).any(|i| !matches!(c.view(i), V::Null)))
 }
 
 /// Where the profile stopped reading along `fields` because items nest deeper than it descends:
 /// the longest prefix it holds, and how many values there were not descended into. `None` when
 /// depth is not why the profile lacks the path.
 fn depth_cut(collection: &Collection, fields: &FieldPath) -> Option<(PropertyPath, u64)> {
-    let profile = if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() }?;
+    let profile = if collection.holds_items() {
+        Some(collection.profile())
+    } else {
+        collection.profile_ready()
+    }?;
     let mut path = PropertyPath::root();
     let mut deepest = profile.property(&path)?;
     for field in fields {
@@ -270,8 +295,12 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
     root_paths(ast, text, &mut paths);
     let mut seen = std::collections::HashSet::new();
     paths.retain(|p| seen.insert(p.fields.clone()));
-    let quoted_values: Vec<&str> =
-        found.iter().filter_map(|t| if let Against::QuotedName(name) = &t.against { Some(name.as_str()) } else { None }).collect();
+    let quoted_values: Vec<&str> = found
+        .iter()
+        .filter_map(|t| {
+            if let Against::QuotedName(name) = &t.against { Some(name.as_str()) } else { None }
+        })
+        .collect();
     let mut names: Option<Vec<String>> = None;
     for path in &paths {
         if has_property(collection, &path.fields) {
@@ -297,14 +326,23 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
         out.unknown_properties.push(dotted.clone());
         let names = names.get_or_insert_with(|| known_names(collection));
         let mut hint = format!("No {item} has a property {d}.");
-        if path.fields.len() > 1 && path.fields[0] == "data" && has_property(collection, &path.fields[1..].to_vec()) {
-            hint.push_str(&format!(" The selector's root is already the item's data: write {}, not {d}.", code(&path.fields[1..].join("."))));
+        if path.fields.len() > 1
+            && path.fields[0] == "data"
+            && has_property(collection, &path.fields[1..].to_vec())
+        {
+            hint.push_str(&format!(
+                " The selector's root is already the item's data: write {}, not {d}.",
+                code(&path.fields[1..].join("."))
+            ));
         } else {
             let near = closest(&dotted, names.iter().map(String::as_str), 3);
             match near.as_slice() {
                 [] => {}
                 [one] => hint.push_str(&format!(" Did you mean {}?", code(one))),
-                many => hint.push_str(&format!(" Did you mean one of {}?", many.iter().map(|n| code(n)).collect::<Vec<_>>().join(", "))),
+                many => hint.push_str(&format!(
+                    " Did you mean one of {}?",
+                    many.iter().map(|n| code(n)).collect::<Vec<_>>().join(", ")
+                )),
             }
         }
         let elsewhere: Vec<String> = others
@@ -313,7 +351,10 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
             .map(|c| format!("the {} (collection {})", c.kind().items_noun(), code(c.name())))
             .collect();
         if !elsewhere.is_empty() {
-            hint.push_str(&format!(" {d} is a property of {}, not of the {noun}.", elsewhere.join(" and ")));
+            hint.push_str(&format!(
+                " {d} is a property of {}, not of the {noun}.",
+                elsewhere.join(" and ")
+            ));
         }
         out.hints.push(hint);
     }
@@ -368,22 +409,30 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                     strings(view, &mut s);
                     let is_string = matches!(view, V::Str(_));
                     if test.kind == TestKind::Equal && !is_string {
-                        if let Some(held) = s.iter().find(|v| *v == wanted).or_else(|| s.iter().find(|v| fold(v) == folded)) {
+                        if let Some(held) = s
+                            .iter()
+                            .find(|v| *v == wanted)
+                            .or_else(|| s.iter().find(|v| fold(v) == folded))
+                        {
                             *in_arrays.entry(held.clone()).or_default() += 1;
                         }
                         continue;
                     }
                     let substring = test.kind == TestKind::Contains && is_string;
-                    let hit = |v: &str| if substring { v.contains(wanted.as_str()) } else { v == wanted };
+                    let hit =
+                        |v: &str| if substring { v.contains(wanted.as_str()) } else { v == wanted };
                     if s.iter().any(|v| hit(v)) {
                         exact += 1;
                         continue;
                     }
                     for v in s {
-                        let loose = if substring { fold(&v).contains(&folded) } else { fold(&v) == folded };
+                        let loose =
+                            if substring { fold(&v).contains(&folded) } else { fold(&v) == folded };
                         if loose {
                             *variants.entry(v).or_default() += 1;
-                        } else if distinct.len() < MAX_DISTINCT_COMPARED || distinct.contains_key(&v) {
+                        } else if distinct.len() < MAX_DISTINCT_COMPARED
+                            || distinct.contains_key(&v)
+                        {
                             *distinct.entry(v).or_default() += 1;
                         }
                     }
@@ -401,8 +450,11 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                 if exact == 0 && !variants.is_empty() {
                     let mut listed: Vec<(String, usize)> = variants.into_iter().collect();
                     listed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                    let shown: Vec<String> =
-                        listed.iter().take(MAX_VARIANTS).map(|(v, n)| format!("{} ({})", raw(v), counted(*n, item, noun))).collect();
+                    let shown: Vec<String> = listed
+                        .iter()
+                        .take(MAX_VARIANTS)
+                        .map(|(v, n)| format!("{} ({})", raw(v), counted(*n, item, noun)))
+                        .collect();
                     out.hints.push(format!(
                         "No {item} has {d} {} {}: strings compare exactly (case, accents, spaces), and {d} has {}.",
                         if test.kind == TestKind::Contains { "containing" } else { "equal to" },
@@ -415,15 +467,29 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
                     // A misspelled value: the values closest by spelling.
                     let near = closest(wanted, distinct.keys().map(String::as_str), MAX_VARIANTS);
                     if !near.is_empty() {
-                        let shown: Vec<String> =
-                            near.iter().map(|v| format!("{} ({})", raw(v), counted(distinct.get(v).copied().unwrap_or(0), item, noun))).collect();
-                        out.hints.push(format!("No {item} has {d} equal to {}; the closest values it has are {}.", raw(wanted), shown.join(", ")));
+                        let shown: Vec<String> = near
+                            .iter()
+                            .map(|v| {
+                                format!(
+                                    "{} ({})",
+                                    raw(v),
+                                    counted(distinct.get(v).copied().unwrap_or(0), item, noun)
+                                )
+                            })
+                            .collect();
+                        out.hints.push(format!(
+                            "No {item} has {d} equal to {}; the closest values it has are {}.",
+                            raw(wanted),
+                            shown.join(", ")
+                        ));
                         continue;
                     }
                     type_hint(&mut out, test, &dotted, views(), (item, noun));
                 }
             }
-            (Against::Literal(_), TestKind::Equal | TestKind::Order) => type_hint(&mut out, test, &dotted, views(), (item, noun)),
+            (Against::Literal(_), TestKind::Equal | TestKind::Order) => {
+                type_hint(&mut out, test, &dotted, views(), (item, noun))
+            }
             _ => {}
         }
     }
@@ -433,7 +499,13 @@ pub fn explain(selector: &Selector, collection: &Collection, others: &[&Collecti
 
 /// A hint when the literal's type is one the property never holds (`cpu == '0.5'`), or when an
 /// ordering meets strings (JMESPath orders only numbers).
-fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Iterator<Item = V<'a>>, (item, noun): (&str, &str)) {
+fn type_hint<'a>(
+    out: &mut NoMatch,
+    test: &Test,
+    dotted: &str,
+    views: impl Iterator<Item = V<'a>>,
+    (item, noun): (&str, &str),
+) {
     let Against::Literal(lit) = &test.against else { return };
     let d = code(dotted);
     let mut tally: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -446,11 +518,18 @@ fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Itera
     if tally.is_empty() {
         return;
     }
-    let holds = tally.iter().map(|(t, n)| format!("{t}s ({})", counted(*n, item, noun))).collect::<Vec<_>>().join(", ");
+    let holds = tally
+        .iter()
+        .map(|(t, n)| format!("{t}s ({})", counted(*n, item, noun)))
+        .collect::<Vec<_>>()
+        .join(", ");
     if test.kind == TestKind::Order && (wanted != "number" || !tally.contains_key("number")) {
         let rewrite = match lit {
             Value::String(s) if s.trim().parse::<f64>().is_ok() && tally.contains_key("number") => {
-                format!(" Write the number as a JSON literal: {}.", code(&format!("{dotted} {} `{}`", test.operator, s.trim())))
+                format!(
+                    " Write the number as a JSON literal: {}.",
+                    code(&format!("{dotted} {} `{}`", test.operator, s.trim()))
+                )
             }
             _ => String::new(),
         };
@@ -465,11 +544,16 @@ fn type_hint<'a>(out: &mut NoMatch, test: &Test, dotted: &str, views: impl Itera
             Value::String(s) if tally.contains_key("number") && s.trim().parse::<f64>().is_ok() => {
                 format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim())))
             }
-            Value::String(s) if tally.contains_key("boolean") && matches!(s.trim(), "true" | "false") => {
+            Value::String(s)
+                if tally.contains_key("boolean") && matches!(s.trim(), "true" | "false") =>
+            {
                 format!(" Write {}.", code(&format!("{dotted} == `{}`", s.trim())))
             }
             Value::Number(n) if tally.contains_key("string") => {
-                format!(" Write {} if the strings hold numbers.", code(&format!("{dotted} == {}", raw(&n.to_string()))))
+                format!(
+                    " Write {} if the strings hold numbers.",
+                    code(&format!("{dotted} == {}", raw(&n.to_string())))
+                )
             }
             _ => String::new(),
         };

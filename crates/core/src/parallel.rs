@@ -70,6 +70,9 @@ mod tests {
         });
         let payload = caught.expect_err("the panic propagates");
         let message = payload.downcast_ref::<String>().expect("the task's own message");
-        assert!(message.starts_with("task ") && message.ends_with(" failed on a worker"), "{message}");
+        assert!(
+            message.starts_with("task ") && message.ends_with(" failed on a worker"),
+            "{message}"
+        );
     }
 }

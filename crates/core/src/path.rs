@@ -75,7 +75,8 @@ impl PropertyPath {
 
 fn is_identifier(key: &str) -> bool {
     let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 impl fmt::Display for PropertyPath {
@@ -109,7 +110,10 @@ impl FromStr for PropertyPath {
 
     /// Parses `a.b`, `a[].b`, `a[*].b` (alias of `[]`), `"odd key".b`; `@` or an empty string is the root.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| CoreError::InvalidPath { path: text.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| CoreError::InvalidPath {
+            path: text.to_string(),
+            reason: reason.to_string(),
+        };
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed == "@" {
             return Ok(Self::root());
@@ -127,7 +131,9 @@ impl FromStr for PropertyPath {
                     } else if rest.starts_with("[*]") {
                         3
                     } else {
-                        return Err(invalid("only `[]` (every element) may follow a key; indexes are not supported"));
+                        return Err(invalid(
+                            "only `[]` (every element) may follow a key; indexes are not supported",
+                        ));
                     };
                     if segments.is_empty() {
                         return Err(invalid("a path cannot start with `[]`"));
@@ -155,7 +161,8 @@ impl FromStr for PropertyPath {
                     if j >= bytes.len() {
                         return Err(invalid("unterminated quoted key"));
                     }
-                    let key: String = serde_json::from_str(&trimmed[i..=j]).map_err(|e| invalid(&format!("bad quoted key: {e}")))?;
+                    let key: String = serde_json::from_str(&trimmed[i..=j])
+                        .map_err(|e| invalid(&format!("bad quoted key: {e}")))?;
                     segments.push(Segment::Key(key.into()));
                     i = j + 1;
                     expect_key = false;
@@ -170,7 +177,9 @@ impl FromStr for PropertyPath {
                         return Err(invalid("empty key"));
                     }
                     if key.contains('"') {
-                        return Err(invalid("a quote may only open a quoted key, e.g. `\"odd key\".x`"));
+                        return Err(invalid(
+                            "a quote may only open a quoted key, e.g. `\"odd key\".x`",
+                        ));
                     }
                     segments.push(Segment::Key(key.into()));
                     i = end;

@@ -7,7 +7,9 @@ use serde_json::{Map, Value, json};
 use crate::PropertyPath;
 use crate::figure::{self, percent};
 use crate::profile::numeric::HistogramLayout;
-use crate::profile::{CollectionProfile, DataType, PropertyProfile, Unprofiled, ValueCount, ValueType};
+use crate::profile::{
+    CollectionProfile, DataType, PropertyProfile, Unprofiled, ValueCount, ValueType,
+};
 use crate::suggest::closest;
 use crate::summary::type_phrase;
 
@@ -51,7 +53,12 @@ pub trait BinCounter {
 }
 
 /// Describes the property at `path` (a dot path) in `profile`, whose values are in memory.
-pub fn describe_property(profile: &CollectionProfile, collection: &str, path: &PropertyPath, options: PropertyOptions) -> PropertyDescription {
+pub fn describe_property(
+    profile: &CollectionProfile,
+    collection: &str,
+    path: &PropertyPath,
+    options: PropertyOptions,
+) -> PropertyDescription {
     describe_property_with(profile, collection, path, options, None)
 }
 
@@ -64,7 +71,8 @@ pub fn describe_property_with(
     options: PropertyOptions,
     bins: Option<&dyn BinCounter>,
 ) -> PropertyDescription {
-    let Some(node) = profile.node(path).filter(|n| !n.profile.path.is_root() || path.is_root()) else {
+    let Some(node) = profile.node(path).filter(|n| !n.profile.path.is_root() || path.is_root())
+    else {
         return missing(profile, collection, path);
     };
     let p = &node.profile;
@@ -93,29 +101,49 @@ pub fn describe_property_with(
         DataType::Single(ValueType::String) => {
             extend(&mut data, string_stats(p, limit));
             let s = p.strings.as_ref();
-            format!("Property '{path}' is a string with {} unique values.", s.map_or(0, |s| s.distinct))
+            format!(
+                "Property '{path}' is a string with {} unique values.",
+                s.map_or(0, |s| s.distinct)
+            )
         }
         DataType::Single(ValueType::Integer | ValueType::Number) => {
             extend(&mut data, number_stats(p, options.bins, limit, bins));
             let n = p.numbers.as_ref();
-            let (min, max) = n.map_or((Value::Null, Value::Null), |n| (n.min_value(), n.max_value()));
-            format!("Property '{path}' is a number ranging from {} to {}.", number_text(&min), number_text(&max))
+            let (min, max) =
+                n.map_or((Value::Null, Value::Null), |n| (n.min_value(), n.max_value()));
+            format!(
+                "Property '{path}' is a number ranging from {} to {}.",
+                number_text(&min),
+                number_text(&max)
+            )
         }
         DataType::Single(ValueType::Boolean) => {
             extend(&mut data, boolean_stats(p));
             let b = p.booleans.map_or(0, |b| b.true_count);
-            format!("Property '{path}' is a boolean, {}% true.", figure::text(percent(b, p.types.boolean)))
+            format!(
+                "Property '{path}' is a boolean, {}% true.",
+                figure::text(percent(b, p.types.boolean))
+            )
         }
         DataType::Single(ValueType::Array) => {
             extend(&mut data, array_stats(profile, p, limit));
             let unique = profile.property(&path.items()).map_or(0, |i| i.distinct);
-            format!("Property '{path}' is an array with {unique} unique values across {} {collection}.", p.types.array)
+            format!(
+                "Property '{path}' is an array with {unique} unique values across {} {collection}.",
+                p.types.array
+            )
         }
         DataType::Single(ValueType::Object) => {
             extend(&mut data, object_stats(node));
-            format!("Property '{path}' is an object with {} key{}.", node.children.len(), if node.children.len() == 1 { "" } else { "s" })
+            format!(
+                "Property '{path}' is an object with {} key{}.",
+                node.children.len(),
+                if node.children.len() == 1 { "" } else { "s" }
+            )
         }
-        DataType::Single(ValueType::Null) | DataType::Null => format!("Property '{path}' is always null."),
+        DataType::Single(ValueType::Null) | DataType::Null => {
+            format!("Property '{path}' is always null.")
+        }
         DataType::Mixed => {
             let breakdown: Vec<Value> =
                 p.types.breakdown().into_iter().map(|(t, n)| json!({"type": t.name(), "count": n, "percentage": percent(n, p.present)})).collect();
@@ -124,7 +152,10 @@ pub fn describe_property_with(
                 data.insert("string".into(), Value::Object(string_stats(p, limit)));
             }
             if p.numbers.is_some() {
-                data.insert("number".into(), Value::Object(number_stats(p, options.bins, limit, bins)));
+                data.insert(
+                    "number".into(),
+                    Value::Object(number_stats(p, options.bins, limit, bins)),
+                );
             }
             if p.booleans.is_some() {
                 data.insert("boolean".into(), Value::Object(boolean_stats(p)));
@@ -135,7 +166,10 @@ pub fn describe_property_with(
             if p.objects > 0 {
                 data.insert("object".into(), Value::Object(object_stats(node)));
             }
-            format!("Property '{path}' has mixed types: {}.", type_phrase(p).trim_start_matches("mixed ").trim_matches(['(', ')']))
+            format!(
+                "Property '{path}' has mixed types: {}.",
+                type_phrase(p).trim_start_matches("mixed ").trim_matches(['(', ')'])
+            )
         }
     };
     let mut message = message;
@@ -197,7 +231,10 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     m.insert("values".into(), Value::Array(values));
     if other > 0 {
         m.insert("otherCount".into(), json!(other));
-        m.insert("otherDistinct".into(), json!(s.distinct.saturating_sub(limit.min(s.top.len()) as u64)));
+        m.insert(
+            "otherDistinct".into(),
+            json!(s.distinct.saturating_sub(limit.min(s.top.len()) as u64)),
+        );
     }
     m.insert("minLength".into(), json!(s.min_length));
     m.insert("maxLength".into(), json!(s.max_length));
@@ -205,13 +242,19 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     if let Some(format) = s.format {
         m.insert("format".into(), json!(format));
     } else if !s.format_counts.is_empty() {
-        let counts: Vec<Value> = s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect();
+        let counts: Vec<Value> =
+            s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect();
         m.insert("formatCounts".into(), Value::Array(counts));
     }
     m
 }
 
-fn number_stats(p: &PropertyProfile, bins: Option<usize>, limit: usize, counter: Option<&dyn BinCounter>) -> Map<String, Value> {
+fn number_stats(
+    p: &PropertyProfile,
+    bins: Option<usize>,
+    limit: usize,
+    counter: Option<&dyn BinCounter>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     let Some(n) = &p.numbers else { return m };
     m.insert("numberCount".into(), json!(n.count));
@@ -255,7 +298,11 @@ fn boolean_stats(p: &PropertyProfile) -> Map<String, Value> {
     m
 }
 
-fn array_stats(profile: &CollectionProfile, p: &PropertyProfile, limit: usize) -> Map<String, Value> {
+fn array_stats(
+    profile: &CollectionProfile,
+    p: &PropertyProfile,
+    limit: usize,
+) -> Map<String, Value> {
     let mut m = Map::new();
     let Some(a) = p.arrays else { return m };
     let items = profile.property(&p.path.items());
@@ -309,7 +356,11 @@ fn object_stats(node: &crate::profile::ProfileNode) -> Map<String, Value> {
 
 /// The answer for a path the profile lacks because the path limit kept it out: `None` when the
 /// limit is not why.
-fn not_profiled(profile: &CollectionProfile, collection: &str, path: &PropertyPath) -> Option<PropertyDescription> {
+fn not_profiled(
+    profile: &CollectionProfile,
+    collection: &str,
+    path: &PropertyPath,
+) -> Option<PropertyDescription> {
     let wanted = path.to_string();
     let limit = figure::grouped(profile.path_limit.max_paths as u64);
     let (message, exists) = match profile.path_limit.unprofiled_at(path)? {
@@ -346,7 +397,11 @@ fn not_profiled(profile: &CollectionProfile, collection: &str, path: &PropertyPa
     })
 }
 
-fn missing(profile: &CollectionProfile, collection: &str, path: &PropertyPath) -> PropertyDescription {
+fn missing(
+    profile: &CollectionProfile,
+    collection: &str,
+    path: &PropertyPath,
+) -> PropertyDescription {
     if let Some(answer) = not_profiled(profile, collection, path) {
         return answer;
     }

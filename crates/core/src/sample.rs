@@ -47,7 +47,14 @@ pub struct SampleOptions {
 
 impl Default for SampleOptions {
     fn default() -> Self {
-        Self { count: 3, strategy: SampleStrategy::Random, stratify_by: None, seed: None, limits: DisplayLimits::default(), only_id: None }
+        Self {
+            count: 3,
+            strategy: SampleStrategy::Random,
+            stratify_by: None,
+            seed: None,
+            limits: DisplayLimits::default(),
+            only_id: None,
+        }
     }
 }
 
@@ -74,7 +81,13 @@ pub struct Sample {
 }
 
 /// Renders one item in its kind's shape, shortened for display.
-pub fn render_item(kind: CollectionKind, item: &ItemRef<'_>, value: &Value, limits: &DisplayLimits, cuts: &mut Cuts) -> Value {
+pub fn render_item(
+    kind: CollectionKind,
+    item: &ItemRef<'_>,
+    value: &Value,
+    limits: &DisplayLimits,
+    cuts: &mut Cuts,
+) -> Value {
     let data = shorten(value, limits, cuts);
     match kind {
         CollectionKind::Edges => {
@@ -114,7 +127,9 @@ pub fn sample(collection: &Collection, options: &SampleOptions) -> Result<Sample
     let mut strata = None;
     let mut paths_covered = None;
     let pool: Vec<usize> = match &options.only_id {
-        Some(id) => collection.items().filter(|item| item.id == id).map(|item| item.index).collect(),
+        Some(id) => {
+            collection.items().filter(|item| item.id == id).map(|item| item.index).collect()
+        }
         None => (0..collection.len()).collect(),
     };
     let chosen: Vec<usize> = match options.strategy {
@@ -143,13 +158,23 @@ pub fn sample(collection: &Collection, options: &SampleOptions) -> Result<Sample
     for index in chosen {
         let Some(item) = collection.item(index) else { continue };
         let value = collection.parse_item(&item)?;
-        let mut rendered = render_item(collection.kind(), &item, &value, &options.limits, &mut cuts);
+        let mut rendered =
+            render_item(collection.kind(), &item, &value, &options.limits, &mut cuts);
         if let (Some(path), SampleStrategy::Stratified) = (&options.stratify_by, options.strategy) {
-            rendered["stratum"] = value_at(&value, path).cloned().unwrap_or(Value::String("(missing)".into()));
+            rendered["stratum"] =
+                value_at(&value, path).cloned().unwrap_or(Value::String("(missing)".into()));
         }
         items.push(rendered);
     }
-    Ok(Sample { items, strategy: options.strategy, seed, strata, paths_covered, truncated_strings: cuts.strings, depth_limited: cuts.depth })
+    Ok(Sample {
+        items,
+        strategy: options.strategy,
+        seed,
+        strata,
+        paths_covered,
+        truncated_strings: cuts.strings,
+        depth_limited: cuts.depth,
+    })
 }
 
 /// A hashable stand-in for a stratum value.
@@ -226,7 +251,11 @@ fn collect_paths(value: &Value, path: &PropertyPath, out: &mut BTreeSet<Property
 /// the same set of paths are considered once. Stops when all paths are covered, or at `count`
 /// items if more would be needed… unless fewer than all paths are covered, in which case it goes
 /// on up to [`MAX_SAMPLE`] items, because covering every path is the point of this strategy.
-fn representative(collection: &Collection, pool: &[usize], count: usize) -> Result<(Vec<usize>, usize, usize), CoreError> {
+fn representative(
+    collection: &Collection,
+    pool: &[usize],
+    count: usize,
+) -> Result<(Vec<usize>, usize, usize), CoreError> {
     let mut signatures: HashMap<Vec<PropertyPath>, usize> = HashMap::new();
     for item in pool.iter().filter_map(|&i| collection.item(i)) {
         let value = collection.parse_item(&item)?;
@@ -236,14 +265,17 @@ fn representative(collection: &Collection, pool: &[usize], count: usize) -> Resu
     }
     let mut candidates: Vec<(Vec<PropertyPath>, usize)> = signatures.into_iter().collect();
     candidates.sort_by_key(|c| c.1);
-    let all: BTreeSet<&PropertyPath> = candidates.iter().flat_map(|(paths, _)| paths.iter()).collect();
+    let all: BTreeSet<&PropertyPath> =
+        candidates.iter().flat_map(|(paths, _)| paths.iter()).collect();
     let total = all.len();
     let mut covered: BTreeSet<&PropertyPath> = BTreeSet::new();
     let mut picked = Vec::new();
     while covered.len() < total && picked.len() < MAX_SAMPLE {
         let best = candidates
             .iter()
-            .map(|(paths, index)| (paths.iter().filter(|p| !covered.contains(p)).count(), *index, paths))
+            .map(|(paths, index)| {
+                (paths.iter().filter(|p| !covered.contains(p)).count(), *index, paths)
+            })
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let Some((gain, index, paths)) = best else { break };
         if gain == 0 {

@@ -6,7 +6,10 @@ pub fn did_you_mean<'a, I>(wanted: &str, candidates: I) -> String
 where
     I: IntoIterator<Item = &'a str>,
 {
-    closest(wanted, candidates, 1).first().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default()
+    closest(wanted, candidates, 1)
+        .first()
+        .map(|s| format!(" Did you mean `{s}`?"))
+        .unwrap_or_default()
 }
 
 /// The edit distance a name of `len` characters may be from a suggestion: one typo in a short
@@ -24,7 +27,10 @@ fn allowed_distance(len: usize) -> usize {
 /// The segments of a property path (`metrics.cpu.current`, `tags[]`, `items[].name`), lowercase,
 /// without their array markers; empty segments dropped.
 fn segments(path: &str) -> Vec<String> {
-    path.split('.').map(|s| s.trim_end_matches("[]").to_lowercase()).filter(|s| !s.is_empty()).collect()
+    path.split('.')
+        .map(|s| s.trim_end_matches("[]").to_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// Whether `wanted`'s segments occur in `parts` in order, the last ones equal (`schemascope.rank`
@@ -67,17 +73,24 @@ where
             let plain = unquoted(&lower);
             // `arr.k` for `arr[].k`: the same names without the array marker.
             let bare = plain.as_deref().unwrap_or(&lower).replace("[]", "");
-            if lower == wanted_lower || plain.as_deref() == Some(wanted_lower.as_str()) || (bare == wanted_lower && bare.contains('.')) {
+            if lower == wanted_lower
+                || plain.as_deref() == Some(wanted_lower.as_str())
+                || (bare == wanted_lower && bare.contains('.'))
+            {
                 return Some((0, 0, candidate));
             }
             let parts = segments(&lower);
             let last = parts.last().map(String::as_str).unwrap_or_default();
             let whole = strsim::damerau_levenshtein(&wanted_lower, lower.trim_end_matches("[]"))
-                .min(plain.as_deref().map_or(usize::MAX, |p| strsim::damerau_levenshtein(&wanted_lower, p.trim_end_matches("[]"))));
+                .min(plain.as_deref().map_or(usize::MAX, |p| {
+                    strsim::damerau_levenshtein(&wanted_lower, p.trim_end_matches("[]"))
+                }));
             let by_part = if dotted {
                 // The candidate's trailing segments, as many as the wanted path has.
                 match parts.len().checked_sub(wanted_segments.len()).filter(|&skip| skip > 0) {
-                    Some(skip) => strsim::damerau_levenshtein(&wanted_joined, &parts[skip..].join(".")),
+                    Some(skip) => {
+                        strsim::damerau_levenshtein(&wanted_joined, &parts[skip..].join("."))
+                    }
                     None => usize::MAX,
                 }
             } else if last.is_empty() {
@@ -90,7 +103,11 @@ where
                 // Rank by distance, then prefer the shorter (less nested) name.
                 return Some((distance, lower.len(), candidate));
             }
-            let related = if dotted { is_shortened_form(&wanted_segments, &parts) } else { !wanted_last.is_empty() && parts.contains(&wanted_last) };
+            let related = if dotted {
+                is_shortened_form(&wanted_segments, &parts)
+            } else {
+                !wanted_last.is_empty() && parts.contains(&wanted_last)
+            };
             related.then_some((allowed + 1, lower.len(), candidate))
         })
         .collect();
@@ -145,10 +162,23 @@ mod tests {
 
     #[test]
     fn suggests_only_names_close_by_spelling() {
-        let names = ["tags[]", "tags", "type", "name", "cpu", "metrics.cpu.current", "region", "items[].label"];
+        let names = [
+            "tags[]",
+            "tags",
+            "type",
+            "name",
+            "cpu",
+            "metrics.cpu.current",
+            "region",
+            "items[].label",
+        ];
         // An array marker is not a name every word contains.
         for unknown in ["latency", "pagerank", "x", "zz", "owner", "degree", "a.b"] {
-            assert!(closest(unknown, names, 3).is_empty(), "{unknown}: {:?}", closest(unknown, names, 3));
+            assert!(
+                closest(unknown, names, 3).is_empty(),
+                "{unknown}: {:?}",
+                closest(unknown, names, 3)
+            );
         }
         // Two edits in a four-letter name is a different word.
         assert!(!closest("type", ["name"], 3).contains(&"name".to_string()));
@@ -174,11 +204,17 @@ mod tests {
         ];
         let score = "algorithmResults.schemascope.betweenness.score";
         // A near miss of a long path offered `cpu`, `name` and `type` after the right one.
-        assert_eq!(closest("algorithmResults.schemascope.betweeness.score", names, 5), [score, "algorithmResults.schemascope.betweenness.scorePct"]);
+        assert_eq!(
+            closest("algorithmResults.schemascope.betweeness.score", names, 5),
+            [score, "algorithmResults.schemascope.betweenness.scorePct"]
+        );
         let ranks = closest("algorithmResults.schemascope.pagerank.ranks", names, 5);
         assert_eq!(ranks[0], "algorithmResults.schemascope.pagerank.rank");
         assert!(ranks.iter().all(|n| n.starts_with("algorithmResults.schemascope.")), "{ranks:?}");
-        assert_eq!(closest("pagerank.rank", names, 5), ["algorithmResults.schemascope.pagerank.rank"]);
+        assert_eq!(
+            closest("pagerank.rank", names, 5),
+            ["algorithmResults.schemascope.pagerank.rank"]
+        );
         assert_eq!(closest("betweeness.score", names, 5)[0], score);
         assert_eq!(closest("algorithmResults.betweenness.score", names, 5), [score]);
         assert_eq!(closest("schemascope.betweenness.score", names, 5)[0], score);

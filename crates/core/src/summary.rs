@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use crate::catalog::{ForeignKey, TableInfo, TableKind};
 use crate::collection::{Collection, CollectionKind};
 use crate::display::inline;
-use crate::profile::{CollectionProfile, DataType, PathLimit, PropertyProfile, StringFormat, ValueType};
+use crate::profile::{
+    CollectionProfile, DataType, PathLimit, PropertyProfile, StringFormat, ValueType,
+};
 
 /// Distinct values up to which a string property lists all of them (seed 000: ≤ 10).
 pub const ENUM_MAX: u64 = 10;
@@ -189,25 +191,40 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
     }
-    let range = p.numbers.as_ref().map(|n| Range { min: n.min_value(), max: n.max_value() }).or_else(|| {
-        // Dates and times in RFC 3339 sort as text, so their text range is their time range.
-        let s = p.strings.as_ref().filter(|s| matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime)))?;
-        Some(Range { min: json!(s.min), max: json!(s.max) })
+    let range =
+        p.numbers.as_ref().map(|n| Range { min: n.min_value(), max: n.max_value() }).or_else(
+            || {
+                // Dates and times in RFC 3339 sort as text, so their text range is their time range.
+                let s = p.strings.as_ref().filter(|s| {
+                    matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime))
+                })?;
+                Some(Range { min: json!(s.min), max: json!(s.max) })
+            },
+        );
+    let item_type = p.arrays.as_ref().map(|_| {
+        profile
+            .node(&p.path.items())
+            .map_or_else(|| "unknown (always empty)".to_string(), |n| type_phrase(&n.profile))
     });
-    let item_type =
-        p.arrays.as_ref().map(|_| profile.node(&p.path.items()).map_or_else(|| "unknown (always empty)".to_string(), |n| type_phrase(&n.profile)));
     if let (Some(_), Some(items)) = (&p.arrays, profile.property(&p.path.items()))
         && let Some(strings) = &items.strings
     {
         // Arrays of a few distinct strings (tags, roles) list them all, like a string enum.
-        if strings.distinct <= ENUM_MAX && items.data_type() == DataType::Single(ValueType::String) && enum_values.is_none() {
+        if strings.distinct <= ENUM_MAX
+            && items.data_type() == DataType::Single(ValueType::String)
+            && enum_values.is_none()
+        {
             enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
         } else {
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
     }
     let types = if data_type == DataType::Mixed || p.nulls > 0 {
-        p.types.breakdown().into_iter().map(|(value_type, count)| TypeShare { value_type, count }).collect()
+        p.types
+            .breakdown()
+            .into_iter()
+            .map(|(value_type, count)| TypeShare { value_type, count })
+            .collect()
     } else {
         Vec::new()
     };
@@ -233,7 +250,9 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
 
 /// The facts a table declares about the column at `path` (a top-level path).
 fn column_facts(table: &TableInfo, path: &str) -> Option<ColumnFacts> {
-    let column = table.columns.iter().find(|c| c.name == path || crate::PropertyPath::root().child(&c.name).to_string() == path)?;
+    let column = table.columns.iter().find(|c| {
+        c.name == path || crate::PropertyPath::root().child(&c.name).to_string() == path
+    })?;
     let references = table.foreign_keys.iter().find_map(|fk| {
         let at = fk.columns.iter().position(|c| c == &column.name)?;
         let target = fk.referenced_columns.get(at).map_or(String::new(), |c| format!(".{c}"));
@@ -258,11 +277,21 @@ fn shorten_sample(value: &Value) -> Value {
 /// A short phrase for a type: `string`, `integer`, `mixed (string, integer)`.
 pub fn type_phrase(p: &PropertyProfile) -> String {
     match p.data_type() {
-        DataType::Single(ValueType::Number) if p.numbers.as_ref().is_some_and(|n| n.all_integers()) => "integer".into(),
+        DataType::Single(ValueType::Number)
+            if p.numbers.as_ref().is_some_and(|n| n.all_integers()) =>
+        {
+            "integer".into()
+        }
         DataType::Single(t) => t.name().into(),
         DataType::Null => "null".into(),
         DataType::Mixed => {
-            let names: Vec<&str> = p.types.breakdown().iter().filter(|(t, _)| *t != ValueType::Null).map(|(t, _)| t.name()).collect();
+            let names: Vec<&str> = p
+                .types
+                .breakdown()
+                .iter()
+                .filter(|(t, _)| *t != ValueType::Null)
+                .map(|(t, _)| t.name())
+                .collect();
             format!("mixed ({})", names.join(", "))
         }
     }
@@ -285,7 +314,8 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
                 value_count: profile.item_count,
                 value_type: profile.root.profile.data_type().name(),
                 properties: summarize_properties(profile),
-                value: (profile.root.profile.objects == 0).then(|| summarize_property(&profile.root.profile, profile)),
+                value: (profile.root.profile.objects == 0)
+                    .then(|| summarize_property(&profile.root.profile, profile)),
                 path_limit: limit_kept_out(profile),
             })
             .collect()
@@ -295,7 +325,12 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         for property in &mut properties {
             property.column = column_facts(t, &property.path);
         }
-        TableFacts { kind: t.kind, primary_key: t.primary_key.clone(), foreign_keys: t.foreign_keys.clone(), comment: t.comment.clone() }
+        TableFacts {
+            kind: t.kind,
+            primary_key: t.primary_key.clone(),
+            foreign_keys: t.foreign_keys.clone(),
+            comment: t.comment.clone(),
+        }
     });
     CollectionSummary {
         name: collection.name().to_string(),
@@ -312,7 +347,8 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
 
 /// What the depth limit left undescribed, if anything.
 fn depth_cut(profile: &CollectionProfile) -> Option<DepthCut> {
-    let cut: Vec<&PropertyProfile> = profile.properties().iter().copied().filter(|p| p.depth_limited > 0).collect();
+    let cut: Vec<&PropertyProfile> =
+        profile.properties().iter().copied().filter(|p| p.depth_limited > 0).collect();
     let first = cut.first()?;
     Some(DepthCut {
         max_depth: crate::profile::ProfileLimits::default().max_depth,
@@ -334,12 +370,17 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
         (t, _) => t.to_string(),
     };
     if s.data_type == "mixed" {
-        let parts: Vec<String> = s.types.iter().map(|t| format!("{} {}", t.value_type.name(), t.count)).collect();
+        let parts: Vec<String> =
+            s.types.iter().map(|t| format!("{} {}", t.value_type.name(), t.count)).collect();
         head = format!("mixed: {}", parts.join(", "));
     }
     if let Some(item) = &s.item_type {
         // A mixed property keeps its types; its arrays' items are named beside them.
-        head = if s.data_type == "mixed" { format!("{head}; arrays of {}", plural(item)) } else { format!("array of {}", plural(item)) };
+        head = if s.data_type == "mixed" {
+            format!("{head}; arrays of {}", plural(item))
+        } else {
+            format!("array of {}", plural(item))
+        };
     }
     if let Some(format) = s.format {
         head.push_str(", ");
@@ -401,6 +442,9 @@ mod tests {
         let property = profile.property(&crate::path::PropertyPath::root().child("v")).expect("v");
         let line = describe_line(&summarize_property(property, &profile), true);
         assert!(line.starts_with("(mixed: "), "{line}");
-        assert!(line.contains("array 1") && line.contains("string 1") && line.contains("object 1"), "{line}");
+        assert!(
+            line.contains("array 1") && line.contains("string 1") && line.contains("object 1"),
+            "{line}"
+        );
     }
 }

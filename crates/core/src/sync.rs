@@ -13,7 +13,9 @@
 //! Poisoning would otherwise turn one panic into a failure of every later call that touches the
 //! same lock, or — as `if let Ok(guard) = m.lock()` did — into writes silently dropped.
 
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{
+    Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
 use std::time::Duration;
 
 /// Locks `mutex`, also when a holder panicked (see the module's policy).
@@ -43,8 +45,13 @@ pub fn get_mut<T: ?Sized>(mutex: &mut Mutex<T>) -> &mut T {
 
 /// [`Condvar::wait_timeout`] on `guard`, taking the guard back also when another holder
 /// panicked; `true` when the wait timed out.
-pub fn wait_timeout<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>, timeout: Duration) -> (MutexGuard<'a, T>, bool) {
-    let (guard, result) = condvar.wait_timeout(guard, timeout).unwrap_or_else(PoisonError::into_inner);
+pub fn wait_timeout<'a, T>(
+    condvar: &Condvar,
+    guard: MutexGuard<'a, T>,
+    timeout: Duration,
+) -> (MutexGuard<'a, T>, bool) {
+    let (guard, result) =
+        condvar.wait_timeout(guard, timeout).unwrap_or_else(PoisonError::into_inner);
     (guard, result.timed_out())
 }
 
@@ -89,7 +96,8 @@ mod tests {
         assert_eq!(*lock(&mutex), [1, 2], "the whole value the holder wrote is kept");
         lock(&mutex).push(3);
         get_mut(&mut mutex).push(4);
-        let (guard, timed_out) = wait_timeout(&Condvar::new(), lock(&mutex), Duration::from_millis(1));
+        let (guard, timed_out) =
+            wait_timeout(&Condvar::new(), lock(&mutex), Duration::from_millis(1));
         assert!(timed_out);
         drop(guard);
         assert_eq!(into_inner(mutex), [1, 2, 3, 4]);
@@ -112,7 +120,8 @@ mod tests {
     #[test]
     fn a_joined_workers_panic_is_resumed_with_its_own_payload() {
         let result = std::thread::spawn(|| -> u32 { panic!("the worker's own message") }).join();
-        let payload = catch_unwind(AssertUnwindSafe(|| joined(result))).expect_err("the panic propagates");
+        let payload =
+            catch_unwind(AssertUnwindSafe(|| joined(result))).expect_err("the panic propagates");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"the worker's own message"));
         assert_eq!(joined(std::thread::spawn(|| 7).join()), 7);
     }
@@ -131,7 +140,8 @@ mod tests {
     #[test]
     fn a_drop_resumes_its_workers_panic_unless_already_unwinding() {
         let worker = std::thread::spawn(|| panic!("the worker panicked"));
-        let payload = catch_unwind(AssertUnwindSafe(|| drop(JoinsOnDrop(Some(worker))))).expect_err("the panic propagates");
+        let payload = catch_unwind(AssertUnwindSafe(|| drop(JoinsOnDrop(Some(worker)))))
+            .expect_err("the panic propagates");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"the worker panicked"));
         // Dropped while a first panic unwinds: resuming the worker's would abort the process.
         let worker = std::thread::spawn(|| panic!("the worker panicked"));

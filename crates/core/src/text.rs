@@ -81,7 +81,9 @@ impl Deref for Text {
         match &self.storage {
             Storage::Owned(text) => text.get(self.start..).unwrap_or_default(),
             // SAFETY: `from_external_unchecked`'s contract: valid UTF-8 from `start`, unchanging.
-            Storage::External(bytes) => unsafe { std::str::from_utf8_unchecked(bytes.bytes().get(self.start..).unwrap_or_default()) },
+            Storage::External(bytes) => unsafe {
+                std::str::from_utf8_unchecked(bytes.bytes().get(self.start..).unwrap_or_default())
+            },
         }
     }
 }
@@ -115,7 +117,9 @@ mod tests {
     fn owned_and_external_text_read_the_same() {
         let owned = Text::from("\u{feff}{\"a\":1}".to_string()).skip_prefix(3);
         // SAFETY: the bytes are UTF-8 and never change.
-        let external = unsafe { Text::from_external_unchecked(Box::new(Held("\u{feff}{\"a\":1}".into())), 0) }.skip_prefix(3);
+        let external =
+            unsafe { Text::from_external_unchecked(Box::new(Held("\u{feff}{\"a\":1}".into())), 0) }
+                .skip_prefix(3);
         assert_eq!(&*owned, "{\"a\":1}");
         assert_eq!(&*external, "{\"a\":1}");
         assert_eq!(&*Text::default(), "");

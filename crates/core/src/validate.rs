@@ -70,7 +70,11 @@ fn json_type(value: &Value) -> &'static str {
 }
 
 fn last_field(pointer: &str) -> Option<String> {
-    pointer.rsplit('/').next().filter(|s| !s.is_empty() && s.parse::<usize>().is_err()).map(|s| s.replace("~1", "/").replace("~0", "~"))
+    pointer
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty() && s.parse::<usize>().is_err())
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
 }
 
 /// Follows a JSON Pointer into `schema` (for the `type` a failing location asked for).
@@ -82,7 +86,10 @@ fn schema_at<'a>(schema: &'a Value, pointer: &str) -> Option<&'a Value> {
 /// warnings from its observations.
 pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreError> {
     let compile = |schema: &Value, formats: bool| {
-        jsonschema::draft202012::options().should_validate_formats(formats).build(schema).map_err(|e| CoreError::SchemaCompile(e.to_string()))
+        jsonschema::draft202012::options()
+            .should_validate_formats(formats)
+            .build(schema)
+            .map_err(|e| CoreError::SchemaCompile(e.to_string()))
     };
     let mut errors = Vec::new();
     for error in compile(schema, false)?.iter_errors(value) {
@@ -94,7 +101,10 @@ pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreE
     let mut warnings = Vec::new();
     for error in compile(&observing, true)?.iter_errors(value) {
         use jsonschema::error::ValidationErrorKind as K;
-        if !matches!(error.kind(), K::Minimum { .. } | K::Maximum { .. } | K::Enum { .. } | K::Format { .. }) {
+        if !matches!(
+            error.kind(),
+            K::Minimum { .. } | K::Maximum { .. } | K::Enum { .. } | K::Format { .. }
+        ) {
             continue;
         }
         let issue = issue(&observing, &error, Severity::Warning);
@@ -119,7 +129,8 @@ fn observations_asserted(schema: &Value) -> Value {
         }
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
-        let asserted = properties.iter().map(|(k, v)| (k.clone(), observations_asserted(v))).collect();
+        let asserted =
+            properties.iter().map(|(k, v)| (k.clone(), observations_asserted(v))).collect();
         out.insert("properties".into(), Value::Object(asserted));
     }
     for keyword in ["items", "additionalProperties"] {
@@ -129,14 +140,21 @@ fn observations_asserted(schema: &Value) -> Value {
     }
     for keyword in ["prefixItems", "anyOf", "allOf", "oneOf"] {
         if let Some(Value::Array(list)) = map.get(keyword) {
-            out.insert(keyword.into(), Value::Array(list.iter().map(observations_asserted).collect()));
+            out.insert(
+                keyword.into(),
+                Value::Array(list.iter().map(observations_asserted).collect()),
+            );
         }
     }
     Value::Object(out)
 }
 
 /// One validator failure as an issue of `severity`, in the reader's words.
-fn issue(schema: &Value, error: &jsonschema::ValidationError<'_>, severity: Severity) -> ValidationIssue {
+fn issue(
+    schema: &Value,
+    error: &jsonschema::ValidationError<'_>,
+    severity: Severity,
+) -> ValidationIssue {
     use jsonschema::error::ValidationErrorKind as K;
     let path = error.instance_path().to_string();
     let instance = error.instance().clone().into_owned();
@@ -144,7 +162,8 @@ fn issue(schema: &Value, error: &jsonschema::ValidationError<'_>, severity: Seve
     let parent_schema = schema_path.rsplit_once('/').map_or("", |(p, _)| p);
     let (keyword, expected, actual, text) = match error.kind() {
         K::Type { .. } => {
-            let expected = schema_at(schema, &format!("{parent_schema}/type")).cloned().unwrap_or(Value::Null);
+            let expected =
+                schema_at(schema, &format!("{parent_schema}/type")).cloned().unwrap_or(Value::Null);
             let text = format!("Expected {}, got {}", type_words(&expected), json_type(&instance));
             ("type".to_string(), expected, json!(json_type(&instance)), text)
         }
@@ -187,26 +206,46 @@ fn issue(schema: &Value, error: &jsonschema::ValidationError<'_>, severity: Seve
             (keyword, Value::Null, instance, error.to_string())
         }
     };
-    ValidationIssue { field: last_field(&path), path, keyword, expected, actual, error: text, severity }
+    ValidationIssue {
+        field: last_field(&path),
+        path,
+        keyword,
+        expected,
+        actual,
+        error: text,
+        severity,
+    }
 }
 
 fn type_words(expected: &Value) -> String {
     match expected {
         Value::String(s) => s.clone(),
-        Value::Array(list) => list.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+        Value::Array(list) => {
+            list.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or ")
+        }
         _ => "another type".into(),
     }
 }
 
 /// Members the schema has never seen: not wrong (the schema is open), but often a typo.
-fn unexpected_members(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<ValidationIssue>) {
+fn unexpected_members(
+    schema: &Value,
+    value: &Value,
+    pointer: &str,
+    out: &mut Vec<ValidationIssue>,
+) {
     match value {
         Value::Object(members) => {
-            let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
             for (key, member) in members {
-                let member_pointer = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let member_pointer =
+                    format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
                 match properties.get(key) {
-                    Some(member_schema) => unexpected_members(member_schema, member, &member_pointer, out),
+                    Some(member_schema) => {
+                        unexpected_members(member_schema, member, &member_pointer, out)
+                    }
                     None => {
                         let suggestion = closest(key, properties.keys().map(String::as_str), 1);
                         let mut text = format!("Field '{key}' was never observed");
@@ -258,9 +297,17 @@ mod tests {
 
     #[test]
     fn reports_every_error_with_path_expected_and_actual() {
-        let report = validate(&temperature_schema(), &json!({"celsius": "not a number", "sensor_id": 123})).expect("validates");
+        let report =
+            validate(&temperature_schema(), &json!({"celsius": "not a number", "sensor_id": 123}))
+                .expect("validates");
         assert!(!report.valid);
-        let by_path = |p: &str| report.errors.iter().find(|e| e.path == p).unwrap_or_else(|| panic!("{p}: {:?}", report.errors));
+        let by_path = |p: &str| {
+            report
+                .errors
+                .iter()
+                .find(|e| e.path == p)
+                .unwrap_or_else(|| panic!("{p}: {:?}", report.errors))
+        };
         assert_eq!(by_path("/celsius").expected, json!("number"));
         assert_eq!(by_path("/celsius").actual, json!("string"));
         assert_eq!(by_path("/sensor_id").expected, json!("string"));
@@ -270,11 +317,16 @@ mod tests {
 
     #[test]
     fn out_of_range_and_unknown_fields_are_warnings_with_suggestions() {
-        let report = validate(&temperature_schema(), &json!({"celsius": 72, "sensor_id": "s", "timestamp": 1, "sensorid": "x"})).expect("validates");
+        let report = validate(
+            &temperature_schema(),
+            &json!({"celsius": 72, "sensor_id": "s", "timestamp": 1, "sensorid": "x"}),
+        )
+        .expect("validates");
         assert!(report.valid);
         assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
         assert!(report.warnings.iter().any(|w| w.keyword == "maximum" && w.path == "/celsius"));
-        let unknown = report.warnings.iter().find(|w| w.keyword == "properties").expect("unknown field");
+        let unknown =
+            report.warnings.iter().find(|w| w.keyword == "properties").expect("unknown field");
         assert!(unknown.error.contains("did you mean 'sensor_id'"), "{}", unknown.error);
     }
 
@@ -290,14 +342,25 @@ mod tests {
         }
         let state = report.warnings.iter().find(|w| w.keyword == "enum").expect("enum warning");
         assert!(state.error.contains("did you mean \"off\""), "{}", state.error);
-        let observed_null =
-            validate(&temperature_schema(), &json!({"celsius": 20, "sensor_id": "s", "timestamp": 1, "state": null})).expect("validates");
-        assert!(observed_null.valid && observed_null.warnings.is_empty(), "{:?}", observed_null.warnings);
+        let observed_null = validate(
+            &temperature_schema(),
+            &json!({"celsius": 20, "sensor_id": "s", "timestamp": 1, "state": null}),
+        )
+        .expect("validates");
+        assert!(
+            observed_null.valid && observed_null.warnings.is_empty(),
+            "{:?}",
+            observed_null.warnings
+        );
     }
 
     #[test]
     fn a_wrong_type_is_one_error_without_an_observation_warning_at_the_same_place() {
-        let report = validate(&temperature_schema(), &json!({"celsius": "72", "sensor_id": "s", "timestamp": 1, "state": 3})).expect("validates");
+        let report = validate(
+            &temperature_schema(),
+            &json!({"celsius": "72", "sensor_id": "s", "timestamp": 1, "state": 3}),
+        )
+        .expect("validates");
         assert_eq!(report.errors.len(), 2, "{:?}", report.errors);
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }

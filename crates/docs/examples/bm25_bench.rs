@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use schemascope_docs::eval::{index_from_generated_docs, pooled_catalog, spider_databases, spider_questions};
+use schemascope_docs::eval::{
+    index_from_generated_docs, pooled_catalog, spider_databases, spider_questions,
+};
 use schemascope_docs::tokenize::tokenize;
 use schemascope_docs::{Bm25Index, Bm25Params, Hit, RetrievalConfig, Scoring, Scratch};
 use serde_json::json;
@@ -20,18 +22,24 @@ const CHECKED_QUERIES: usize = 100;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let flag =
+        |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let rounds: usize = flag("--rounds").map(|r| r.parse()).transpose()?.unwrap_or(100);
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/spider");
     let databases = spider_databases(&std::fs::read_to_string(format!("{root}/tables.json"))?)?;
     let questions = spider_questions(&std::fs::read_to_string(format!("{root}/dev_open.json"))?)?;
 
-    let pooled = index_from_generated_docs(pooled_catalog(&databases), "spider", RetrievalConfig::default());
-    let corpus: Vec<Vec<String>> = pooled.chunks().iter().take(DOCS).map(|c| c.index_terms()).collect();
-    let queries: Vec<Vec<String>> = questions.iter().cycle().take(QUERIES).map(|q| tokenize(&q.question)).collect();
+    let pooled =
+        index_from_generated_docs(pooled_catalog(&databases), "spider", RetrievalConfig::default());
+    let corpus: Vec<Vec<String>> =
+        pooled.chunks().iter().take(DOCS).map(|c| c.index_terms()).collect();
+    let queries: Vec<Vec<String>> =
+        questions.iter().cycle().take(QUERIES).map(|q| tokenize(&q.question)).collect();
 
     let mut results = serde_json::Map::new();
-    for (name, scoring) in [("schemascope_default", Scoring::Standard), ("schemascope_okapi", Scoring::OKAPI)] {
+    for (name, scoring) in
+        [("schemascope_default", Scoring::Standard), ("schemascope_okapi", Scoring::OKAPI)]
+    {
         let start = Instant::now();
         let index = Bm25Index::build(&corpus, Bm25Params { scoring, ..Bm25Params::default() });
         let build_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -44,9 +52,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             && let Some(dir) = flag("--dump")
         {
             std::fs::create_dir_all(&dir)?;
-            std::fs::write(format!("{dir}/bm25_corpus.json"), serde_json::to_string(&json!({"docs": corpus, "queries": queries}))?)?;
-            let scores: Vec<Vec<f64>> = queries.iter().take(CHECKED_QUERIES).map(|q| index.scores(q)).collect();
-            std::fs::write(format!("{dir}/bm25_okapi_scores.json"), serde_json::to_string(&scores)?)?;
+            std::fs::write(
+                format!("{dir}/bm25_corpus.json"),
+                serde_json::to_string(&json!({"docs": corpus, "queries": queries}))?,
+            )?;
+            let scores: Vec<Vec<f64>> =
+                queries.iter().take(CHECKED_QUERIES).map(|q| index.scores(q)).collect();
+            std::fs::write(
+                format!("{dir}/bm25_okapi_scores.json"),
+                serde_json::to_string(&scores)?,
+            )?;
         }
     }
 
@@ -75,7 +90,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "render_context_us": percentiles(&mut context_us),
         }),
     );
-    results.insert("corpus".into(), json!({"docs": corpus.len(), "queries": queries.len(), "top_k": TOP, "rounds": rounds}));
+    results.insert(
+        "corpus".into(),
+        json!({"docs": corpus.len(), "queries": queries.len(), "top_k": TOP, "rounds": rounds}),
+    );
     println!("{}", serde_json::to_string_pretty(&results)?);
     Ok(())
 }
@@ -102,7 +120,12 @@ fn throughput(index: &Bm25Index, queries: &[Vec<String>], rounds: usize) -> f64 
 
 /// Single queries per second with every core answering queries at once (one scratch per thread,
 /// the index shared), as a server answering concurrent calls does.
-fn throughput_threads(index: &Bm25Index, queries: &[Vec<String>], rounds: usize, threads: usize) -> f64 {
+fn throughput_threads(
+    index: &Bm25Index,
+    queries: &[Vec<String>],
+    rounds: usize,
+    threads: usize,
+) -> f64 {
     let per_thread = rounds.div_ceil(threads);
     let start = Instant::now();
     std::thread::scope(|scope| {

@@ -1,27 +1,40 @@
 //! Prints pooled-setting misses (question, gold tables, ranked chunks) to tune retrieval.
 
 use schemascope_docs::RetrievalConfig;
-use schemascope_docs::eval::{gold_tables, index_from_generated_docs, pooled_catalog, spider_databases, spider_questions};
+use schemascope_docs::eval::{
+    gold_tables, index_from_generated_docs, pooled_catalog, spider_databases, spider_questions,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/spider");
     let databases = spider_databases(&std::fs::read_to_string(format!("{root}/tables.json"))?)?;
     let questions = spider_questions(&std::fs::read_to_string(format!("{root}/dev_open.json"))?)?;
-    let index = index_from_generated_docs(pooled_catalog(&databases), "spider", RetrievalConfig::default());
+    let index =
+        index_from_generated_docs(pooled_catalog(&databases), "spider", RetrievalConfig::default());
     if let Some(q) = std::env::args().nth(2) {
         let terms = schemascope_docs::tokenize::tokenize(&q);
         println!("terms {terms:?}");
-        let cfg = RetrievalConfig { relevance_threshold: 0.0, max_chunks_per_table: 100, ..RetrievalConfig::default() };
+        let cfg = RetrievalConfig {
+            relevance_threshold: 0.0,
+            max_chunks_per_table: 100,
+            ..RetrievalConfig::default()
+        };
         let index = index_from_generated_docs(pooled_catalog(&databases), "spider", cfg);
         for c in index.search(&q, 15) {
-            println!("   {:.2} {} {:?} {:?} {:?}", c.score, c.chunk.table, c.chunk.kind, c.chunk.column, c.chunk.keywords);
+            println!(
+                "   {:.2} {} {:?} {:?} {:?}",
+                c.score, c.chunk.table, c.chunk.kind, c.chunk.column, c.chunk.keywords
+            );
         }
         return Ok(());
     }
     let limit: usize = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(30);
     let mut shown = 0;
     for q in questions.iter() {
-        let gold: Vec<String> = gold_tables(&q.query)?.iter().map(|t| format!("{}.{t}", q.db_id.to_ascii_lowercase())).collect();
+        let gold: Vec<String> = gold_tables(&q.query)?
+            .iter()
+            .map(|t| format!("{}.{t}", q.db_id.to_ascii_lowercase()))
+            .collect();
         let hits = index.search(&q.question, 5);
         let ranked: Vec<String> = hits.iter().map(|c| c.chunk.table.to_ascii_lowercase()).collect();
         if gold.iter().all(|g| ranked.contains(g)) {
@@ -31,9 +44,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if shown > limit {
             break;
         }
-        println!("Q: {}\n   terms {:?}\n   gold {:?}", q.question, schemascope_docs::tokenize::tokenize(&q.question), gold);
+        println!(
+            "Q: {}\n   terms {:?}\n   gold {:?}",
+            q.question,
+            schemascope_docs::tokenize::tokenize(&q.question),
+            gold
+        );
         for c in &hits {
-            println!("   {:.2} {:.2} {} {:?} {:?}", c.score, c.relevance, c.chunk.table, c.chunk.kind, c.chunk.column);
+            println!(
+                "   {:.2} {:.2} {} {:?} {:?}",
+                c.score, c.relevance, c.chunk.table, c.chunk.kind, c.chunk.column
+            );
         }
     }
     Ok(())

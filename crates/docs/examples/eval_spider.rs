@@ -23,7 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Per database, Spider's schemas are below the table threshold, so the hybrid strategy shows
     // them whole; the second per-database run forces retrieval to show what it would cut.
     let forced = RetrievalConfig { table_threshold: 0, ..config.clone() };
-    let runs = [(Setting::PerDatabase, config.clone()), (Setting::PerDatabase, forced), (Setting::Pooled, config)];
+    let runs = [
+        (Setting::PerDatabase, config.clone()),
+        (Setting::PerDatabase, forced),
+        (Setting::Pooled, config),
+    ];
     for (setting, config) in runs {
         let options = EvalOptions { k, config };
         let start = Instant::now();

@@ -185,7 +185,10 @@ impl Bm25Index {
         let idf = compute_idf(&postings, n, params.scoring);
         let (k1, b) = (params.k1, params.b);
         // rank_bm25: k1 * (1 - b + b * doc_len / avgdl), evaluated left to right.
-        let norms: Vec<f64> = doc_len.iter().map(|&dl| if avgdl > 0.0 { k1 * (1.0 - b + b * f64::from(dl) / avgdl) } else { k1 }).collect();
+        let norms: Vec<f64> = doc_len
+            .iter()
+            .map(|&dl| if avgdl > 0.0 { k1 * (1.0 - b + b * f64::from(dl) / avgdl) } else { k1 })
+            .collect();
         let mut offsets = Vec::with_capacity(postings.len() + 1);
         let total: usize = postings.iter().map(Vec::len).sum();
         let mut post_doc = Vec::with_capacity(total);
@@ -229,7 +232,9 @@ impl Bm25Index {
 
     /// Number of documents containing `term`.
     pub fn doc_freq(&self, term: &str) -> usize {
-        self.vocab.get(term).map_or(0, |&t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
+        self.vocab
+            .get(term)
+            .map_or(0, |&t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
     }
 
     /// The score of every document (0 for no match), as rank_bm25's `get_scores` returns them:
@@ -247,7 +252,13 @@ impl Bm25Index {
 
     /// The best `k` documents for `query` with a score above zero, best first (ties: earlier
     /// document first), written into `out`. Allocates nothing once `scratch` has grown.
-    pub fn top_k<T: AsRef<str>>(&self, query: &[T], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+    pub fn top_k<T: AsRef<str>>(
+        &self,
+        query: &[T],
+        k: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<Hit>,
+    ) {
         scratch.terms.clear();
         for term in query {
             if let Some(&t) = self.vocab.get(term.as_ref()) {
@@ -259,7 +270,13 @@ impl Bm25Index {
 
     /// Like [`Bm25Index::top_k`] with a weight per query term that multiplies its IDF (1.0 for
     /// plain BM25; less for words that say how to query rather than what).
-    pub fn top_k_weighted<T: AsRef<str>>(&self, query: &[(T, f64)], k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+    pub fn top_k_weighted<T: AsRef<str>>(
+        &self,
+        query: &[(T, f64)],
+        k: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<Hit>,
+    ) {
         scratch.terms.clear();
         for (term, weight) in query {
             if let Some(&t) = self.vocab.get(term.as_ref()) {
@@ -271,7 +288,8 @@ impl Bm25Index {
 
     /// True when document `doc` contains `term`.
     pub fn contains(&self, term: &str, doc: u32) -> bool {
-        self.term_id(term).is_some_and(|t| self.post_doc[self.posting_range(t)].binary_search(&doc).is_ok())
+        self.term_id(term)
+            .is_some_and(|t| self.post_doc[self.posting_range(t)].binary_search(&doc).is_ok())
     }
 
     /// The highest IDF of any term in the corpus (a term found in the fewest documents): what a
@@ -323,7 +341,14 @@ impl Bm25Index {
     /// mispredict. (Measured on the bench corpus, this beats a branch per posting, scanning every
     /// score of a small corpus, and copying whole posting lists.)
     #[inline]
-    fn add_term(&self, t: u32, weight: f64, scores: &mut [f64], touched: &mut [u32], mut len: usize) -> usize {
+    fn add_term(
+        &self,
+        t: u32,
+        weight: f64,
+        scores: &mut [f64],
+        touched: &mut [u32],
+        mut len: usize,
+    ) -> usize {
         // × 1.0 is exact, so unweighted queries score exactly as rank_bm25 does.
         let idf = self.idf[t as usize] * weight;
         let range = self.posting_range(t);
@@ -440,15 +465,22 @@ mod tests {
     fn top_k_equals_a_full_sort_of_the_scores() {
         let words = ["a1", "b2", "c3", "d4", "e5", "f6", "g7"];
         let mut rng = fastrand::Rng::with_seed(7);
-        let docs: Vec<Vec<&str>> = (0..300).map(|_| (0..rng.usize(1..12)).map(|_| words[rng.usize(..words.len())]).collect()).collect();
+        let docs: Vec<Vec<&str>> = (0..300)
+            .map(|_| (0..rng.usize(1..12)).map(|_| words[rng.usize(..words.len())]).collect())
+            .collect();
         let index = Bm25Index::build(&docs, Bm25Params::default());
         let (mut scratch, mut out) = (Scratch::new(), Vec::new());
         for _ in 0..50 {
-            let query: Vec<&str> = (0..rng.usize(1..4)).map(|_| words[rng.usize(..words.len())]).collect();
+            let query: Vec<&str> =
+                (0..rng.usize(1..4)).map(|_| words[rng.usize(..words.len())]).collect();
             let k = rng.usize(1..40);
             let scores = index.scores(&query);
-            let mut expected: Vec<Hit> =
-                scores.iter().enumerate().filter(|(_, s)| **s > 0.0).map(|(d, &score)| Hit { doc: d as u32, score }).collect();
+            let mut expected: Vec<Hit> = scores
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s > 0.0)
+                .map(|(d, &score)| Hit { doc: d as u32, score })
+                .collect();
             expected.sort_by(better);
             expected.truncate(k);
             index.top_k(&query, k, &mut scratch, &mut out);
@@ -458,7 +490,10 @@ mod tests {
 
     #[test]
     fn okapi_replaces_negative_idf_with_epsilon_times_mean() {
-        let index = Bm25Index::build(&corpus(), Bm25Params { scoring: Scoring::OKAPI, ..Default::default() });
+        let index = Bm25Index::build(
+            &corpus(),
+            Bm25Params { scoring: Scoring::OKAPI, ..Default::default() },
+        );
         // "name": df = 3, N = 4 → ln(1.5) − ln(3.5) < 0, replaced by 0.25 · mean idf.
         let raw = |df: f64| (4.0 - df + 0.5f64).ln() - (df + 0.5f64).ln();
         // Vocabulary in first-seen order: customer 2, name 3, email 1, invoice 1, id 2, total 1,

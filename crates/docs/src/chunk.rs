@@ -85,12 +85,17 @@ impl Chunk {
 
 /// Chunks for every catalog table (from its docs where they exist, from the catalog otherwise) and
 /// for documented tables the catalog lacks (with a warning: the docs may be stale).
-pub fn build_chunks(catalog: &Catalog, docs: &ParsedDocs, notes: &ColumnNotes) -> (Vec<Chunk>, Vec<DocWarning>) {
+pub fn build_chunks(
+    catalog: &Catalog,
+    docs: &ParsedDocs,
+    notes: &ColumnNotes,
+) -> (Vec<Chunk>, Vec<DocWarning>) {
     let names = TableNames::new(catalog);
     let mut chunks = Vec::new();
     let mut warnings = Vec::new();
     for table in &catalog.tables {
-        let mut builder = Builder { catalog, names: &names, table: &table.name, chunks: &mut chunks };
+        let mut builder =
+            Builder { catalog, names: &names, table: &table.name, chunks: &mut chunks };
         match docs.table(&table.name) {
             Some(doc) => builder.add_doc_chunks(doc, Some(table), notes),
             None => builder.add_catalog_chunks(table, notes),
@@ -101,10 +106,14 @@ pub fn build_chunks(catalog: &Catalog, docs: &ParsedDocs, notes: &ColumnNotes) -
             warnings.push(DocWarning {
                 file: doc.file.clone(),
                 line: 1,
-                message: format!("documents table `{}`, which the database does not have; indexed anyway", doc.table),
+                message: format!(
+                    "documents table `{}`, which the database does not have; indexed anyway",
+                    doc.table
+                ),
                 file_skipped: false,
             });
-            let mut builder = Builder { catalog, names: &names, table: &doc.table, chunks: &mut chunks };
+            let mut builder =
+                Builder { catalog, names: &names, table: &doc.table, chunks: &mut chunks };
             builder.add_doc_chunks(doc, None, notes);
         }
     }
@@ -138,7 +147,10 @@ impl<'a> TableNames<'a> {
                 continue;
             }
             let lower = word.to_ascii_lowercase();
-            let hit = self.by_lower.get(&lower).or_else(|| lower.split_once('.').and_then(|(t, _)| self.by_lower.get(t)));
+            let hit = self
+                .by_lower
+                .get(&lower)
+                .or_else(|| lower.split_once('.').and_then(|(t, _)| self.by_lower.get(t)));
             if let Some(name) = hit
                 && !out.contains(name)
             {
@@ -157,8 +169,16 @@ struct Builder<'a, 'b> {
 }
 
 impl Builder<'_, '_> {
-    fn push(&mut self, kind: ChunkKind, column: Option<&str>, content: String, headings: &[&str], source: ChunkSource) {
-        let mut related: Vec<String> = self.catalog.neighbours(self.table).into_iter().map(str::to_string).collect();
+    fn push(
+        &mut self,
+        kind: ChunkKind,
+        column: Option<&str>,
+        content: String,
+        headings: &[&str],
+        source: ChunkSource,
+    ) {
+        let mut related: Vec<String> =
+            self.catalog.neighbours(self.table).into_iter().map(str::to_string).collect();
         for name in self.names.mentioned(&content) {
             if !name.eq_ignore_ascii_case(self.table) && !related.iter().any(|r| r == name) {
                 related.push(name.to_string());
@@ -189,7 +209,11 @@ impl Builder<'_, '_> {
     fn add_doc_chunks(&mut self, doc: &TableDoc, table: Option<&TableInfo>, notes: &ColumnNotes) {
         let source = || ChunkSource::Docs(doc.file.clone());
         let mut overview = Vec::new();
-        for (title, text) in [("Purpose", &doc.purpose), ("Business Context", &doc.business_context), ("Notes", &doc.notes)] {
+        for (title, text) in [
+            ("Purpose", &doc.purpose),
+            ("Business Context", &doc.business_context),
+            ("Notes", &doc.notes),
+        ] {
             if let Some(text) = text {
                 overview.push(format!("**{title}:** {text}"));
             }
@@ -211,7 +235,9 @@ impl Builder<'_, '_> {
         }
         self.push(ChunkKind::Overview, None, overview.join("\n\n"), &column_names, source());
         for col in &doc.columns {
-            let name = table.and_then(|t| t.column(&col.name)).map_or(col.name.as_str(), |c| c.name.as_str());
+            let name = table
+                .and_then(|t| t.column(&col.name))
+                .map_or(col.name.as_str(), |c| c.name.as_str());
             let mut content = col.text.clone();
             if let Some(note) = notes.get(self.table, name)
                 && !content.contains(note)
@@ -221,8 +247,18 @@ impl Builder<'_, '_> {
             self.push(ChunkKind::Column, Some(name), content, &[], source());
         }
         if let Some(t) = table {
-            for column in t.columns.iter().filter(|c| !doc.columns.iter().any(|d| d.name.eq_ignore_ascii_case(&c.name))) {
-                self.push(ChunkKind::Column, Some(&column.name), describe_column(t, column, notes), &[], ChunkSource::Catalog);
+            for column in t
+                .columns
+                .iter()
+                .filter(|c| !doc.columns.iter().any(|d| d.name.eq_ignore_ascii_case(&c.name)))
+            {
+                self.push(
+                    ChunkKind::Column,
+                    Some(&column.name),
+                    describe_column(t, column, notes),
+                    &[],
+                    ChunkSource::Catalog,
+                );
             }
         }
         for q in &doc.queries {
@@ -230,7 +266,9 @@ impl Builder<'_, '_> {
             self.push(ChunkKind::Query, None, content, &[q.name.as_str()], source());
         }
         match (&doc.relationships, table) {
-            (Some(rel), _) => self.push(ChunkKind::Relationship, None, rel.text.clone(), &[], source()),
+            (Some(rel), _) => {
+                self.push(ChunkKind::Relationship, None, rel.text.clone(), &[], source())
+            }
             (None, Some(t)) => {
                 if let Some(text) = describe_relationships(self.catalog, t) {
                     self.push(ChunkKind::Relationship, None, text, &[], ChunkSource::Catalog);
@@ -245,9 +283,21 @@ impl Builder<'_, '_> {
 
     fn add_catalog_chunks(&mut self, table: &TableInfo, notes: &ColumnNotes) {
         let column_names: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
-        self.push(ChunkKind::Overview, None, describe_table(table), &column_names, ChunkSource::Catalog);
+        self.push(
+            ChunkKind::Overview,
+            None,
+            describe_table(table),
+            &column_names,
+            ChunkSource::Catalog,
+        );
         for column in &table.columns {
-            self.push(ChunkKind::Column, Some(&column.name), describe_column(table, column, notes), &[], ChunkSource::Catalog);
+            self.push(
+                ChunkKind::Column,
+                Some(&column.name),
+                describe_column(table, column, notes),
+                &[],
+                ChunkSource::Catalog,
+            );
         }
         if let Some(text) = describe_relationships(self.catalog, table) {
             self.push(ChunkKind::Relationship, None, text, &[], ChunkSource::Catalog);
@@ -285,7 +335,11 @@ pub fn describe_column(table: &TableInfo, column: &ColumnInfo, notes: &ColumnNot
         text.push_str(", primary key");
     }
     if let Some(fk) = table.foreign_key_of(&column.name) {
-        text.push_str(&format!(", references {}({})", fk.referenced_table, fk.referenced_columns.join(", ")));
+        text.push_str(&format!(
+            ", references {}({})",
+            fk.referenced_table,
+            fk.referenced_columns.join(", ")
+        ));
     }
     text.push_str(if column.nullable { ", nullable" } else { ", not null" });
     text.push('.');
@@ -304,7 +358,16 @@ pub fn describe_column(table: &TableInfo, column: &ColumnInfo, notes: &ColumnNot
 pub fn describe_relationships(catalog: &Catalog, table: &TableInfo) -> Option<String> {
     let mut lines = Vec::new();
     for fk in &table.foreign_keys {
-        lines.push(format!("- `{}`", join_clause(&fk.referenced_table, &table.name, &fk.columns, &fk.referenced_table, &fk.referenced_columns)));
+        lines.push(format!(
+            "- `{}`",
+            join_clause(
+                &fk.referenced_table,
+                &table.name,
+                &fk.columns,
+                &fk.referenced_table,
+                &fk.referenced_columns
+            )
+        ));
     }
     for incoming in catalog.referenced_by(&table.name) {
         if incoming.table.name == table.name {
@@ -312,15 +375,28 @@ pub fn describe_relationships(catalog: &Catalog, table: &TableInfo) -> Option<St
         }
         let key = incoming.key;
         let from = &incoming.table.name;
-        lines.push(format!("- `{}`", join_clause(from, from, &key.columns, &table.name, &key.referenced_columns)));
+        lines.push(format!(
+            "- `{}`",
+            join_clause(from, from, &key.columns, &table.name, &key.referenced_columns)
+        ));
     }
     (!lines.is_empty()).then(|| format!("Joins of `{}`:\n{}", table.name, lines.join("\n")))
 }
 
 /// `JOIN <joined> ON <fk_table>.<a> = <ref_table>.<b> [AND …]`, for a foreign key of `fk_table`
 /// (`columns`) referencing `ref_table` (`referenced`); `joined` is whichever side is being added.
-pub fn join_clause(joined: &str, fk_table: &str, columns: &[String], ref_table: &str, referenced: &[String]) -> String {
-    let conditions: Vec<String> = columns.iter().zip(referenced).map(|(a, b)| format!("{fk_table}.{a} = {ref_table}.{b}")).collect();
+pub fn join_clause(
+    joined: &str,
+    fk_table: &str,
+    columns: &[String],
+    ref_table: &str,
+    referenced: &[String],
+) -> String {
+    let conditions: Vec<String> = columns
+        .iter()
+        .zip(referenced)
+        .map(|(a, b)| format!("{fk_table}.{a} = {ref_table}.{b}"))
+        .collect();
     format!("JOIN {joined} ON {}", conditions.join(" AND "))
 }
 
@@ -332,7 +408,13 @@ mod tests {
     use crate::parse::parse_docs;
 
     fn column(name: &str, ty: &str) -> ColumnInfo {
-        ColumnInfo { name: name.into(), declared_type: ty.into(), nullable: false, comment: None, base_type: None }
+        ColumnInfo {
+            name: name.into(),
+            declared_type: ty.into(),
+            nullable: false,
+            comment: None,
+            base_type: None,
+        }
     }
 
     fn catalog() -> Catalog {
@@ -341,7 +423,11 @@ mod tests {
                 TableInfo {
                     name: "Customer".into(),
                     kind: TableKind::Table,
-                    columns: vec![column("CustomerId", "INTEGER"), column("Email", "NVARCHAR(60)"), column("Country", "NVARCHAR(40)")],
+                    columns: vec![
+                        column("CustomerId", "INTEGER"),
+                        column("Email", "NVARCHAR(60)"),
+                        column("Country", "NVARCHAR(40)"),
+                    ],
                     primary_key: vec!["CustomerId".into()],
                     foreign_keys: vec![],
                     row_count: Some(59),
@@ -372,7 +458,8 @@ mod tests {
         notes.insert("Customer", "Country", "24 distinct values, most often USA");
         let (chunks, warnings) = build_chunks(&catalog(), &docs, &notes);
         assert!(warnings.is_empty());
-        let kinds: Vec<(ChunkKind, &str, Option<&str>)> = chunks.iter().map(|c| (c.kind, c.table.as_str(), c.column.as_deref())).collect();
+        let kinds: Vec<(ChunkKind, &str, Option<&str>)> =
+            chunks.iter().map(|c| (c.kind, c.table.as_str(), c.column.as_deref())).collect();
         assert_eq!(
             kinds,
             vec![
@@ -397,8 +484,14 @@ mod tests {
         assert_eq!(chunks[3].source, ChunkSource::Catalog);
         assert!(chunks[3].content.contains("24 distinct values"), "{}", chunks[3].content);
         assert_eq!(chunks[4].keywords, vec!["customer", "invoice"]);
-        assert_eq!(chunks[5].content, "Joins of `Customer`:\n- `JOIN Invoice ON Invoice.CustomerId = Customer.CustomerId`");
+        assert_eq!(
+            chunks[5].content,
+            "Joins of `Customer`:\n- `JOIN Invoice ON Invoice.CustomerId = Customer.CustomerId`"
+        );
         assert!(chunks[6].content.contains("One row per sale."));
-        assert_eq!(chunks[8].content, "`Invoice.CustomerId` INTEGER, references Customer(CustomerId), not null.");
+        assert_eq!(
+            chunks[8].content,
+            "`Invoice.CustomerId` INTEGER, references Customer(CustomerId), not null."
+        );
     }
 }

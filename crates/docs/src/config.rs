@@ -88,7 +88,10 @@ impl RetrievalConfig {
 
     /// `self` with the seed's environment variables applied, read through `lookup` (pass
     /// `|k| std::env::var(k).ok()`; tests pass a map). Unset variables leave values as they are.
-    pub fn from_env(mut self, lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+    pub fn from_env(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
         if let Some(value) = lookup(ENV_ENABLED) {
             self.enabled = match value.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => true,
@@ -128,21 +131,38 @@ mod tests {
 
     #[test]
     fn environment_overrides_defaults_and_bad_values_name_the_variable() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
         let config = RetrievalConfig::default()
-            .from_env(env(&[(ENV_ENABLED, "false"), (ENV_TOP_K, "8"), (ENV_RELEVANCE_THRESHOLD, "0.5"), (ENV_TABLE_THRESHOLD, "20")]))
+            .from_env(env(&[
+                (ENV_ENABLED, "false"),
+                (ENV_TOP_K, "8"),
+                (ENV_RELEVANCE_THRESHOLD, "0.5"),
+                (ENV_TABLE_THRESHOLD, "20"),
+            ]))
             .expect("valid");
         assert!(!config.enabled);
-        assert_eq!((config.top_k, config.relevance_threshold, config.table_threshold), (8, 0.5, 20));
+        assert_eq!(
+            (config.top_k, config.relevance_threshold, config.table_threshold),
+            (8, 0.5, 20)
+        );
         let error = RetrievalConfig::default().from_env(env(&[(ENV_TOP_K, "five")])).unwrap_err();
-        assert_eq!(error.to_string(), "environment variable DOC_RETRIEVAL_TOP_K=\"five\" is invalid: a positive integer");
-        assert!(RetrievalConfig::default().from_env(env(&[(ENV_RELEVANCE_THRESHOLD, "1.5")])).is_err());
+        assert_eq!(
+            error.to_string(),
+            "environment variable DOC_RETRIEVAL_TOP_K=\"five\" is invalid: a positive integer"
+        );
+        assert!(
+            RetrievalConfig::default().from_env(env(&[(ENV_RELEVANCE_THRESHOLD, "1.5")])).is_err()
+        );
         assert!(RetrievalConfig::default().from_env(env(&[(ENV_ENABLED, "maybe")])).is_err());
     }
 
     #[test]
     fn config_file_fields_are_optional() {
-        let config: RetrievalConfig = serde_json::from_str(r#"{"top_k": 3, "scoring": {"mode": "okapi", "epsilon": 0.25}}"#).expect("parses");
+        let config: RetrievalConfig =
+            serde_json::from_str(r#"{"top_k": 3, "scoring": {"mode": "okapi", "epsilon": 0.25}}"#)
+                .expect("parses");
         assert_eq!(config.top_k, 3);
         assert_eq!(config.scoring, Scoring::OKAPI);
         assert_eq!(config.table_threshold, 10);

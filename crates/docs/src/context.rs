@@ -181,20 +181,33 @@ impl SchemaIndex {
     /// [`SchemaIndex::render`], with `tokens` estimated from the blocks' counts (exact to within
     /// a few tokens) unless `exact` or the budget is close: counting the whole text is most of the
     /// cost of rendering, which a pipeline answering many questions need not pay.
-    pub fn render_counted(&self, retrieval: &Retrieval<'_>, max_tokens: Option<usize>, exact: bool) -> SchemaContext {
+    pub fn render_counted(
+        &self,
+        retrieval: &Retrieval<'_>,
+        max_tokens: Option<usize>,
+        exact: bool,
+    ) -> SchemaContext {
         let metadata = retrieval.metadata(self);
         let (heading, blocks) = match retrieval.strategy {
             Strategy::Full(_) => {
                 // Under a budget the full schema does not fit, the tables the question points at
                 // come first, so that the budget leaves out the others.
-                let mut order: Vec<usize> =
-                    retrieval.priority.iter().filter_map(|name| self.catalog.tables.iter().position(|t| t.name == *name)).collect();
+                let mut order: Vec<usize> = retrieval
+                    .priority
+                    .iter()
+                    .filter_map(|name| self.catalog.tables.iter().position(|t| t.name == *name))
+                    .collect();
                 for i in 0..self.catalog.tables.len() {
                     if !order.contains(&i) {
                         order.push(i);
                     }
                 }
-                let blocks = order.into_iter().map(|i| Block::table(&self.catalog.tables[i].name, &self.blocks[i], Role::Whole)).collect();
+                let blocks = order
+                    .into_iter()
+                    .map(|i| {
+                        Block::table(&self.catalog.tables[i].name, &self.blocks[i], Role::Whole)
+                    })
+                    .collect();
                 (Heading { tables: self.catalog.tables.len(), confidence: None }, blocks)
             }
             Strategy::Focused => self.focused_blocks(retrieval),
@@ -220,7 +233,8 @@ impl SchemaIndex {
     pub(crate) fn focused_tokens(&self, retrieval: &Retrieval<'_>) -> usize {
         let (heading, blocks) = self.focused_blocks(retrieval);
         let shown = blocks.iter().filter(|b| b.table.is_some()).count();
-        let estimate = tokens::count(&heading.text(shown)) + blocks.iter().map(|b| b.tokens).sum::<usize>();
+        let estimate =
+            tokens::count(&heading.text(shown)) + blocks.iter().map(|b| b.tokens).sum::<usize>();
         if estimate.abs_diff(self.full_tokens) > ESTIMATE_MARGIN {
             return estimate;
         }
@@ -257,7 +271,9 @@ impl SchemaIndex {
         };
         let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
         blocks.extend(retrieval.chunks.iter().filter(|c| !is_example(c)).map(doc_block));
-        blocks.extend(retrieval.expanded_tables.iter().filter_map(|t| table_block(t, Role::Neighbour)));
+        blocks.extend(
+            retrieval.expanded_tables.iter().filter_map(|t| table_block(t, Role::Neighbour)),
+        );
         blocks.extend(retrieval.chunks.iter().filter(is_example).map(doc_block));
         if let Some(db) = &self.database
             && !db.text.is_empty()
@@ -273,7 +289,10 @@ impl SchemaIndex {
                 compact: None,
             });
         }
-        (Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) }, blocks)
+        (
+            Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) },
+            blocks,
+        )
     }
 }
 
@@ -295,7 +314,10 @@ impl Heading {
                 "# Database schema: {shown} of {} tables (focused on the question, confidence {})\n\n",
                 self.tables,
                 // Significant digits, not two decimals, which showed 0.004 as 0.00.
-                schemascope_core::figure::text(schemascope_core::figure::significant(confidence, schemascope_core::figure::MIN_DIGITS))
+                schemascope_core::figure::text(schemascope_core::figure::significant(
+                    confidence,
+                    schemascope_core::figure::MIN_DIGITS
+                ))
             ),
         }
     }
@@ -326,7 +348,10 @@ fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
     for pass in [[Role::Whole, Role::Retrieved], [Role::Neighbour, Role::Neighbour]] {
         for (i, block) in blocks.iter().enumerate() {
             let form = block.smallest();
-            if pass.contains(&block.role) && used + block.tokens_as(form) <= limit && allowed(blocks, &shown, i) {
+            if pass.contains(&block.role)
+                && used + block.tokens_as(form) <= limit
+                && allowed(blocks, &shown, i)
+            {
                 shown[i] = form;
                 used += block.tokens_as(form);
             }
@@ -352,14 +377,22 @@ fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
 fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact: bool) -> Fitted {
     let mut shown = vec![Shown::Whole; blocks.len()];
     let tables = blocks.iter().filter(|b| b.table.is_some()).count();
-    let shown_tables = |shown: &[Shown]| blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
-    let estimate =
-        |shown: &[Shown]| tokens::count(&heading.text(shown_tables(shown))) + blocks.iter().zip(shown).map(|(b, s)| b.tokens_as(*s)).sum::<usize>();
+    let shown_tables = |shown: &[Shown]| {
+        blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count()
+    };
+    let estimate = |shown: &[Shown]| {
+        tokens::count(&heading.text(shown_tables(shown)))
+            + blocks.iter().zip(shown).map(|(b, s)| b.tokens_as(*s)).sum::<usize>()
+    };
     // The exact token count of the text, once known (counting is the costly part of rendering).
     let mut counted = None;
     if let Some(budget) = max_tokens {
         if estimate(&shown) > budget {
-            shown = choose(blocks, tokens::count(&heading.text(tables)), budget.saturating_sub(NOTE_RESERVE));
+            shown = choose(
+                blocks,
+                tokens::count(&heading.text(tables)),
+                budget.saturating_sub(NOTE_RESERVE),
+            );
         }
         // Block counts are additive only approximately (tokens can merge across a boundary):
         // when the estimate is near the budget, check the real count and shorten or drop the
@@ -375,7 +408,11 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
             }
             match shown.iter().rposition(|s| *s != Shown::Not) {
                 Some(last) => {
-                    shown[last] = if shown[last] == Shown::Whole && blocks[last].compact.is_some() { Shown::Compact } else { Shown::Not };
+                    shown[last] = if shown[last] == Shown::Whole && blocks[last].compact.is_some() {
+                        Shown::Compact
+                    } else {
+                        Shown::Not
+                    };
                     // Dropping a table drops what may only come with it.
                     for i in last + 1..blocks.len() {
                         if shown[i] != Shown::Not && !allowed(blocks, &shown, i) {
@@ -390,7 +427,13 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
     let mut text = print(heading, blocks, &shown, true);
     let mut tokens = match counted {
         Some(n) => n,
-        None if !exact && max_tokens.is_none_or(|budget| estimate(&shown) + ESTIMATE_MARGIN + NOTE_RESERVE < budget) => estimate(&shown),
+        None if !exact
+            && max_tokens.is_none_or(|budget| {
+                estimate(&shown) + ESTIMATE_MARGIN + NOTE_RESERVE < budget
+            }) =>
+        {
+            estimate(&shown)
+        }
         None => tokens::count(&text),
     };
     if let Some(budget) = max_tokens
@@ -399,24 +442,45 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
         // A budget smaller than the heading and the note: say as much as fits.
         let compact = print(heading, blocks, &shown, false);
         let note_only = note(blocks, &shown, false);
-        text = [compact, note_only].into_iter().find(|t| tokens::count(t) <= budget).unwrap_or_default();
+        text = [compact, note_only]
+            .into_iter()
+            .find(|t| tokens::count(t) <= budget)
+            .unwrap_or_default();
         tokens = tokens::count(&text);
     }
     let names = |wanted: Shown| -> Vec<String> {
-        blocks.iter().zip(&shown).filter(|(_, s)| **s == wanted).filter_map(|(b, _)| b.table.map(str::to_string)).collect()
+        blocks
+            .iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s == wanted)
+            .filter_map(|(b, _)| b.table.map(str::to_string))
+            .collect()
     };
-    let omitted_chunks = blocks.iter().zip(&shown).filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs).count();
-    Fitted { text, omitted_tables: names(Shown::Not), omitted_chunks, compact_tables: names(Shown::Compact), tokens }
+    let omitted_chunks = blocks
+        .iter()
+        .zip(&shown)
+        .filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs)
+        .count();
+    Fitted {
+        text,
+        omitted_tables: names(Shown::Not),
+        omitted_chunks,
+        compact_tables: names(Shown::Compact),
+        tokens,
+    }
 }
 
 /// The shown blocks in section order under the heading, then a note on what was left out or
 /// shortened (naming tables when `names`).
 fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
-    let shown_tables = blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
+    let shown_tables =
+        blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
     let mut out = heading.text(shown_tables);
     for section in [Section::Overview, Section::Tables, Section::Docs] {
         let mut first = true;
-        for (block, form) in blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section) {
+        for (block, form) in
+            blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section)
+        {
             if section == Section::Docs && first {
                 out.push_str("## Retrieved Documentation\n\n");
             }
@@ -437,7 +501,12 @@ fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) 
 /// when `names`, up to [`OMITTED_NAMES_SHOWN`].
 fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
     let tables = |wanted: Shown| -> Option<String> {
-        let listed: Vec<&str> = blocks.iter().zip(shown).filter(|(_, s)| **s == wanted).filter_map(|(b, _)| b.table).collect();
+        let listed: Vec<&str> = blocks
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| **s == wanted)
+            .filter_map(|(b, _)| b.table)
+            .collect();
         if listed.is_empty() {
             return None;
         }
@@ -445,23 +514,33 @@ fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
         if !names {
             return Some(format!("{} {noun}", listed.len()));
         }
-        let mut named = listed.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
+        let mut named =
+            listed.iter().take(OMITTED_NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
         if listed.len() > OMITTED_NAMES_SHOWN {
             named.push_str(&format!(", +{} more", listed.len() - OMITTED_NAMES_SHOWN));
         }
         Some(format!("{} {noun} ({named})", listed.len()))
     };
     let mut out = String::new();
-    let omitted_chunks = blocks.iter().zip(shown).filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs).count();
+    let omitted_chunks = blocks
+        .iter()
+        .zip(shown)
+        .filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs)
+        .count();
     let mut left_out: Vec<String> = tables(Shown::Not).into_iter().collect();
     if omitted_chunks > 0 {
-        left_out.push(format!("{omitted_chunks} doc chunk{}", if omitted_chunks == 1 { "" } else { "s" }));
+        left_out.push(format!(
+            "{omitted_chunks} doc chunk{}",
+            if omitted_chunks == 1 { "" } else { "s" }
+        ));
     }
     if !left_out.is_empty() {
         out.push_str(&format!("_Not shown (token budget): {}._\n", left_out.join(", ")));
     }
     if let Some(shortened) = tables(Shown::Compact) {
-        out.push_str(&format!("_Shown without their columns' value notes (token budget): {shortened}._\n"));
+        out.push_str(&format!(
+            "_Shown without their columns' value notes (token budget): {shortened}._\n"
+        ));
     }
     out
 }
@@ -504,7 +583,8 @@ pub fn format_table(table: &TableInfo, notes: &ColumnNotes) -> String {
             out.push_str(" NOT NULL");
         }
         if let Some(fk) = table.foreign_key_of(&column.name) {
-            let at = fk.columns.iter().position(|c| c.eq_ignore_ascii_case(&column.name)).unwrap_or(0);
+            let at =
+                fk.columns.iter().position(|c| c.eq_ignore_ascii_case(&column.name)).unwrap_or(0);
             let target = fk.referenced_columns.get(at).map_or(String::new(), |c| format!(".{c}"));
             out.push_str(&format!(" → {}{target}", fk.referenced_table));
         }

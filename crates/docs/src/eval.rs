@@ -84,12 +84,14 @@ struct RawDatabase {
 /// Reads Spider's `tables.json` into one catalog per database (tables in name order; nullable
 /// unless part of the primary key, which Spider does not record otherwise).
 pub fn spider_databases(tables_json: &str) -> Result<Vec<SpiderDatabase>, EvalError> {
-    let raw: Vec<RawDatabase> = serde_json::from_str(tables_json).map_err(|source| EvalError::Json { what: "tables.json", source })?;
+    let raw: Vec<RawDatabase> = serde_json::from_str(tables_json)
+        .map_err(|source| EvalError::Json { what: "tables.json", source })?;
     raw.into_iter().map(to_database).collect()
 }
 
 fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
-    let inconsistent = |message: String| EvalError::Inconsistent { db_id: raw.db_id.clone(), message };
+    let inconsistent =
+        |message: String| EvalError::Inconsistent { db_id: raw.db_id.clone(), message };
     let mut tables: Vec<TableInfo> = raw
         .table_names_original
         .iter()
@@ -104,22 +106,35 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
         })
         .collect();
     // Column index → (table index, column name); index 0 is Spider's `*`.
-    let mut columns: Vec<Option<(usize, String)>> = Vec::with_capacity(raw.column_names_original.len());
+    let mut columns: Vec<Option<(usize, String)>> =
+        Vec::with_capacity(raw.column_names_original.len());
     for (i, (table, name)) in raw.column_names_original.iter().enumerate() {
         let Ok(t) = usize::try_from(*table) else {
             columns.push(None);
             continue;
         };
         let ty = raw.column_types.get(i).map_or(String::new(), |t| t.to_ascii_uppercase());
-        let target = tables.get_mut(t).ok_or_else(|| inconsistent(format!("column {name} names table {t}")))?;
-        target.columns.push(ColumnInfo { name: name.clone(), declared_type: ty, nullable: true, comment: None, base_type: None });
+        let target = tables
+            .get_mut(t)
+            .ok_or_else(|| inconsistent(format!("column {name} names table {t}")))?;
+        target.columns.push(ColumnInfo {
+            name: name.clone(),
+            declared_type: ty,
+            nullable: true,
+            comment: None,
+            base_type: None,
+        });
         columns.push(Some((t, name.clone())));
     }
-    let column = |i: usize| columns.get(i).and_then(|c| c.clone()).ok_or_else(|| inconsistent(format!("no column {i}")));
+    let column = |i: usize| {
+        columns.get(i).and_then(|c| c.clone()).ok_or_else(|| inconsistent(format!("no column {i}")))
+    };
     for pk in &raw.primary_keys {
         // Spider writes a column index, newer releases a list of them for composite keys.
         let ids: Vec<usize> = match pk {
-            serde_json::Value::Array(a) => a.iter().filter_map(|v| v.as_u64()).map(|v| v as usize).collect(),
+            serde_json::Value::Array(a) => {
+                a.iter().filter_map(|v| v.as_u64()).map(|v| v as usize).collect()
+            }
             v => v.as_u64().map(|v| vec![v as usize]).unwrap_or_default(),
         };
         for id in ids {
@@ -135,7 +150,11 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
         let (ft, fname) = column(from)?;
         let (tt, tname) = column(to)?;
         let referenced_table = tables[tt].name.clone();
-        tables[ft].foreign_keys.push(ForeignKey { columns: vec![fname], referenced_table, referenced_columns: vec![tname] });
+        tables[ft].foreign_keys.push(ForeignKey {
+            columns: vec![fname],
+            referenced_table,
+            referenced_columns: vec![tname],
+        });
     }
     tables.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(SpiderDatabase { db_id: raw.db_id, catalog: Catalog { tables } })
@@ -167,7 +186,8 @@ pub fn pooled_catalog(databases: &[SpiderDatabase]) -> Catalog {
 /// The tables a query reads — FROM and JOIN in every subquery and set operation, aliases
 /// resolved — lowercase, sorted, without repeats.
 pub fn gold_tables(sql: &str) -> Result<Vec<String>, GoldSqlError> {
-    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).map_err(|e| GoldSqlError(e.to_string()))?;
+    let statements =
+        Parser::parse_sql(&SQLiteDialect {}, sql).map_err(|e| GoldSqlError(e.to_string()))?;
     let mut tables = BTreeSet::new();
     let _ = visit_relations(&statements, |name| {
         if let Some(last) = name.0.last() {
@@ -245,15 +265,25 @@ pub struct EvalReport {
 }
 
 /// Builds the index of one catalog from generated docs, as the CLI would for a fresh source.
-pub fn index_from_generated_docs(catalog: Catalog, name: &str, config: RetrievalConfig) -> SchemaIndex {
+pub fn index_from_generated_docs(
+    catalog: Catalog,
+    name: &str,
+    config: RetrievalConfig,
+) -> SchemaIndex {
     let files = generate_docs(&catalog, name, |_| TableData::default());
-    let pairs: Vec<(&str, &str)> = files.iter().map(|f| (f.name.as_str(), f.text.as_str())).collect();
+    let pairs: Vec<(&str, &str)> =
+        files.iter().map(|f| (f.name.as_str(), f.text.as_str())).collect();
     let (docs, _) = parse_docs(&pairs);
     SchemaIndex::build(catalog, docs, &ColumnNotes::new(), config).0
 }
 
 /// Runs the evaluation of `questions` over `databases` in one setting.
-pub fn evaluate(databases: &[SpiderDatabase], questions: &[SpiderQuestion], setting: Setting, options: &EvalOptions) -> EvalReport {
+pub fn evaluate(
+    databases: &[SpiderDatabase],
+    questions: &[SpiderQuestion],
+    setting: Setting,
+    options: &EvalOptions,
+) -> EvalReport {
     let mut config = options.config.clone();
     config.top_k = options.k;
     let wanted: BTreeSet<&str> = questions.iter().map(|q| q.db_id.as_str()).collect();
@@ -261,9 +291,17 @@ pub fn evaluate(databases: &[SpiderDatabase], questions: &[SpiderQuestion], sett
         Setting::PerDatabase => databases
             .iter()
             .filter(|db| wanted.contains(db.db_id.as_str()))
-            .map(|db| (db.db_id.clone(), index_from_generated_docs(db.catalog.clone(), &db.db_id, config.clone())))
+            .map(|db| {
+                (
+                    db.db_id.clone(),
+                    index_from_generated_docs(db.catalog.clone(), &db.db_id, config.clone()),
+                )
+            })
             .collect(),
-        Setting::Pooled => BTreeMap::from([(String::new(), index_from_generated_docs(pooled_catalog(databases), "spider", config.clone()))]),
+        Setting::Pooled => BTreeMap::from([(
+            String::new(),
+            index_from_generated_docs(pooled_catalog(databases), "spider", config.clone()),
+        )]),
     };
     let mut acc = Accumulator::default();
     for q in questions {
@@ -287,7 +325,9 @@ pub fn evaluate(databases: &[SpiderDatabase], questions: &[SpiderQuestion], sett
         };
         let gold: Vec<String> = match setting {
             Setting::PerDatabase => gold,
-            Setting::Pooled => gold.iter().map(|t| format!("{}.{t}", q.db_id.to_ascii_lowercase())).collect(),
+            Setting::Pooled => {
+                gold.iter().map(|t| format!("{}.{t}", q.db_id.to_ascii_lowercase())).collect()
+            }
         };
         if gold.is_empty() || gold.iter().any(|g| index.catalog().table(g).is_none()) {
             acc.unknown += 1;
@@ -304,7 +344,8 @@ pub fn evaluate(databases: &[SpiderDatabase], questions: &[SpiderQuestion], sett
             Setting::PerDatabase => indexes.len(),
             Setting::Pooled => databases.len(),
         },
-        avg_tables: indexes.values().map(|i| i.catalog().tables.len() as f64).sum::<f64>() / indexes.len().max(1) as f64,
+        avg_tables: indexes.values().map(|i| i.catalog().tables.len() as f64).sum::<f64>()
+            / indexes.len().max(1) as f64,
         gold_parse_failures: acc.parse_failures,
         gold_unknown_tables: acc.unknown,
         recall_at_k: acc.recall / n,
@@ -362,7 +403,12 @@ impl Accumulator {
         let context = index.render(&retrieval, None);
         let strategy = match retrieval.strategy {
             Strategy::Focused => {
-                let seen = retrieval.tables.iter().chain(&retrieval.expanded_tables).filter(|t| is_gold(t)).count();
+                let seen = retrieval
+                    .tables
+                    .iter()
+                    .chain(&retrieval.expanded_tables)
+                    .filter(|t| is_gold(t))
+                    .count();
                 self.context_recall += seen as f64 / gold.len() as f64;
                 "focused".to_string()
             }
@@ -394,7 +440,10 @@ mod tests {
             vec!["singer", "singer_in_concert"]
         );
         assert_eq!(
-            gold_tables("SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert)").unwrap(),
+            gold_tables(
+                "SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert)"
+            )
+            .unwrap(),
             vec!["concert", "stadium"]
         );
         assert_eq!(

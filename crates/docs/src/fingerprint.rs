@@ -55,7 +55,8 @@ pub fn input_fingerprint<N: AsRef<str>, T: AsRef<str>>(catalog: &Catalog, files:
     let mut h = Fnv64::default();
     // Debug output covers every field of the catalog and is stable for equal values.
     h.write_str(&format!("{catalog:?}"));
-    let mut sorted: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_ref(), t.as_ref())).collect();
+    let mut sorted: Vec<(&str, &str)> =
+        files.iter().map(|(n, t)| (n.as_ref(), t.as_ref())).collect();
     sorted.sort_unstable();
     for (name, text) in sorted {
         h.write_str(name);

@@ -43,8 +43,15 @@ pub struct GeneratedFile {
 }
 
 /// `_index.md` and one file per table. `data` gives each table's profile and examples.
-pub fn generate_docs<'a>(catalog: &Catalog, database: &str, data: impl Fn(&TableInfo) -> TableData<'a>) -> Vec<GeneratedFile> {
-    let mut files = vec![GeneratedFile { name: INDEX_FILE.to_string(), text: generate_index(catalog, database) }];
+pub fn generate_docs<'a>(
+    catalog: &Catalog,
+    database: &str,
+    data: impl Fn(&TableInfo) -> TableData<'a>,
+) -> Vec<GeneratedFile> {
+    let mut files = vec![GeneratedFile {
+        name: INDEX_FILE.to_string(),
+        text: generate_index(catalog, database),
+    }];
     for table in &catalog.tables {
         let mut name = file_name(&table.name);
         while files.iter().any(|f| f.name.eq_ignore_ascii_case(&name)) {
@@ -57,14 +64,19 @@ pub fn generate_docs<'a>(catalog: &Catalog, database: &str, data: impl Fn(&Table
 
 /// The file name for a table's docs: the name with characters unsafe in file names replaced.
 pub fn file_name(table: &str) -> String {
-    let safe: String = table.chars().map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
+    let safe: String = table
+        .chars()
+        .map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
+        .collect();
     format!("{safe}.md")
 }
 
 /// True when `text` is a generated file nobody changed since (its marker's hash still matches).
 pub fn is_unedited(text: &str) -> bool {
     let Some((first, rest)) = text.split_once('\n') else { return false };
-    let Some(hex) = first.strip_prefix(MARKER).and_then(|r| r.strip_suffix(" -->")) else { return false };
+    let Some(hex) = first.strip_prefix(MARKER).and_then(|r| r.strip_suffix(" -->")) else {
+        return false;
+    };
     u64::from_str_radix(hex, 16).is_ok_and(|recorded| recorded == hash_text(rest))
 }
 
@@ -75,7 +87,9 @@ fn with_marker(body: String) -> String {
 /// `_index.md`: the database, its tables and how they connect.
 pub fn generate_index(catalog: &Catalog, database: &str) -> String {
     let mut out = format!("# Database: {database}\n\n");
-    out.push_str("<!-- Describe what this database is for, who uses it and how current it is. -->\n\n");
+    out.push_str(
+        "<!-- Describe what this database is for, who uses it and how current it is. -->\n\n",
+    );
     out.push_str(&format!("{} tables.\n\n## Tables\n\n", catalog.tables.len()));
     for t in &catalog.tables {
         let mut facts = vec![format!("{} columns", t.columns.len())];
@@ -97,17 +111,31 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
     let rows = table.row_count.or(data.profile.map(|p| p.item_count));
     match &table.comment {
         Some(comment) => out.push_str(&format!("{}\n\n", comment.trim())),
-        None => out.push_str(&format!("{} of the database, {} columns.\n\n", kind_phrase(table), table.columns.len())),
+        None => out.push_str(&format!(
+            "{} of the database, {} columns.\n\n",
+            kind_phrase(table),
+            table.columns.len()
+        )),
     }
     out.push_str("<!-- What does one row represent? Who creates and reads these rows? -->\n\n");
     out.push_str("## Business Context\n\n<!-- Business rules, ownership, data sensitivity. -->\n\n## Columns\n\n");
     for column in &table.columns {
-        let profile = data.profile.and_then(|p| p.property(&PropertyPath::root().child(&column.name)));
+        let profile =
+            data.profile.and_then(|p| p.property(&PropertyPath::root().child(&column.name)));
         out.push_str(&format!("### {}\n\n", heading_name(&column.name)));
-        let declared = if column.declared_type.is_empty() { "(none declared)" } else { column.declared_type.as_str() };
+        let declared = if column.declared_type.is_empty() {
+            "(none declared)"
+        } else {
+            column.declared_type.as_str()
+        };
         out.push_str(&format!("- **Type:** {declared}\n"));
-        out.push_str(&format!("- **Description:** {}\n", column_description(catalog, table, &column.name, column.comment.as_deref())));
-        if let Some(domain) = profile.and_then(|p| domain(p, data.profile.map_or(0, |c| c.item_count))) {
+        out.push_str(&format!(
+            "- **Description:** {}\n",
+            column_description(catalog, table, &column.name, column.comment.as_deref())
+        ));
+        if let Some(domain) =
+            profile.and_then(|p| domain(p, data.profile.map_or(0, |c| c.item_count)))
+        {
             out.push_str(&format!("- **Domain:** {domain}\n"));
         }
         let nullable = match (column.nullable, profile) {
@@ -132,7 +160,10 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
         out.push_str("## Relationships\n\n");
         let mut related: Vec<&str> = joins.iter().map(|j| j.other.as_str()).collect();
         related.dedup();
-        out.push_str(&format!("- **Related tables:** {}\n- **Join patterns:**\n", related.join(", ")));
+        out.push_str(&format!(
+            "- **Related tables:** {}\n- **Join patterns:**\n",
+            related.join(", ")
+        ));
         for join in &joins {
             out.push_str(&format!("  - {}\n", code(&join.clause)));
         }
@@ -185,8 +216,17 @@ fn joins(catalog: &Catalog, table: &TableInfo) -> Vec<Join> {
         let cols = fk.columns.join(", ");
         out.push(Join {
             other: fk.referenced_table.clone(),
-            clause: join_clause(&fk.referenced_table, &table.name, &fk.columns, &fk.referenced_table, &fk.referenced_columns),
-            description: format!("Each {} row with the {} row its {cols} refers to.", table.name, fk.referenced_table),
+            clause: join_clause(
+                &fk.referenced_table,
+                &table.name,
+                &fk.columns,
+                &fk.referenced_table,
+                &fk.referenced_columns,
+            ),
+            description: format!(
+                "Each {} row with the {} row its {cols} refers to.",
+                table.name, fk.referenced_table
+            ),
             use_case: format!("details of the {} of a {}", fk.referenced_table, table.name),
             returns: format!("one row per {} row that has a {}", table.name, fk.referenced_table),
         });
@@ -200,7 +240,11 @@ fn joins(catalog: &Catalog, table: &TableInfo) -> Vec<Join> {
         out.push(Join {
             other: other.clone(),
             clause: join_clause(other, other, &key.columns, &table.name, &key.referenced_columns),
-            description: format!("Each {} row with the {other} rows that refer to it through {}.", table.name, key.columns.join(", ")),
+            description: format!(
+                "Each {} row with the {other} rows that refer to it through {}.",
+                table.name,
+                key.columns.join(", ")
+            ),
             use_case: format!("the {other} rows of a {}", table.name),
             returns: format!("one row per matching {other} row"),
         });
@@ -208,7 +252,12 @@ fn joins(catalog: &Catalog, table: &TableInfo) -> Vec<Join> {
     out
 }
 
-fn column_description(catalog: &Catalog, table: &TableInfo, column: &str, comment: Option<&str>) -> String {
+fn column_description(
+    catalog: &Catalog,
+    table: &TableInfo,
+    column: &str,
+    comment: Option<&str>,
+) -> String {
     let mut parts = Vec::new();
     if let Some(c) = comment {
         parts.push(c.trim().to_string());
@@ -242,7 +291,8 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(s) = &p.strings {
         if (s.distinct as usize) <= DOMAIN_MAX && !s.top.is_empty() {
-            let values: Vec<String> = s.top.iter().map(|v| format!("{} ({})", quoted(&v.value), v.count)).collect();
+            let values: Vec<String> =
+                s.top.iter().map(|v| format!("{} ({})", quoted(&v.value), v.count)).collect();
             parts.push(format!("one of {}", values.join(", ")));
         } else if let (Some(format), Some(min), Some(max)) = (s.format, &s.min, &s.max) {
             if matches!(format, StringFormat::Date | StringFormat::DateTime) {
@@ -252,7 +302,13 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
             }
         } else {
             let samples: Vec<String> = s.top.iter().take(3).map(|v| quoted(&v.value)).collect();
-            parts.push(format!("{} distinct texts, {}–{} characters, e.g. {}", s.distinct, s.min_length, s.max_length, samples.join(", ")));
+            parts.push(format!(
+                "{} distinct texts, {}–{} characters, e.g. {}",
+                s.distinct,
+                s.min_length,
+                s.max_length,
+                samples.join(", ")
+            ));
         }
     }
     if let Some(n) = &p.numbers {
@@ -261,7 +317,12 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
             let values: Vec<String> = n.top.iter().map(|v| v.value.to_string()).collect();
             parts.push(format!("{kind} {}", values.join(", ")));
         } else {
-            parts.push(format!("{kind} from {} to {} ({} distinct)", number(n.min), number(n.max), n.distinct));
+            parts.push(format!(
+                "{kind} from {} to {} ({} distinct)",
+                number(n.min),
+                number(n.max),
+                n.distinct
+            ));
         }
     }
     if let Some(b) = &p.booleans {
@@ -285,14 +346,22 @@ fn quoted(value: &Value) -> String {
 
 fn shorten(text: &str, max: usize) -> String {
     let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if flat.chars().count() <= max { flat } else { format!("{}…", flat.chars().take(max).collect::<String>()) }
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    }
 }
 
 fn examples_table(table: &TableInfo, rows: &[Value]) -> String {
-    let columns: Vec<&str> = table.columns.iter().take(EXAMPLE_COLUMNS).map(|c| c.name.as_str()).collect();
+    let columns: Vec<&str> =
+        table.columns.iter().take(EXAMPLE_COLUMNS).map(|c| c.name.as_str()).collect();
     let cell = |text: String| text.replace('|', "\\|").replace('`', "'");
-    let mut out =
-        format!("| {} |\n|{}\n", columns.iter().map(|c| cell(c.to_string())).collect::<Vec<_>>().join(" | "), " --- |".repeat(columns.len()));
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        columns.iter().map(|c| cell(c.to_string())).collect::<Vec<_>>().join(" | "),
+        " --- |".repeat(columns.len())
+    );
     for row in rows.iter().take(EXAMPLE_ROWS) {
         let values: Vec<String> = columns
             .iter()
@@ -343,7 +412,10 @@ mod tests {
                 TableInfo {
                     name: "Genre".into(),
                     kind: TableKind::Table,
-                    columns: vec![col("GenreId", "INTEGER", false), col("Name", "NVARCHAR(120)", true)],
+                    columns: vec![
+                        col("GenreId", "INTEGER", false),
+                        col("Name", "NVARCHAR(120)", true),
+                    ],
                     primary_key: vec!["GenreId".into()],
                     foreign_keys: vec![],
                     row_count: Some(3),
@@ -352,7 +424,11 @@ mod tests {
                 TableInfo {
                     name: "Track".into(),
                     kind: TableKind::Table,
-                    columns: vec![col("TrackId", "INTEGER", false), col("GenreId", "INTEGER", true), col("_weird*name", "", true)],
+                    columns: vec![
+                        col("TrackId", "INTEGER", false),
+                        col("GenreId", "INTEGER", true),
+                        col("_weird*name", "", true),
+                    ],
                     primary_key: vec!["TrackId".into()],
                     foreign_keys: vec![ForeignKey {
                         columns: vec!["GenreId".into()],
@@ -367,7 +443,11 @@ mod tests {
     }
 
     fn genre_rows() -> Vec<Value> {
-        vec![json!({"GenreId": 1, "Name": "Rock"}), json!({"GenreId": 2, "Name": "Jazz"}), json!({"GenreId": 3, "Name": null})]
+        vec![
+            json!({"GenreId": 1, "Name": "Rock"}),
+            json!({"GenreId": 2, "Name": "Jazz"}),
+            json!({"GenreId": 3, "Name": null}),
+        ]
     }
 
     #[test]
@@ -380,13 +460,24 @@ mod tests {
         }
         let profile = builder.finish(rows.len() as u64);
         let files = generate_docs(&catalog, "music", |t| {
-            if t.name == "Genre" { TableData { profile: Some(&profile), examples: &rows } } else { TableData::default() }
+            if t.name == "Genre" {
+                TableData { profile: Some(&profile), examples: &rows }
+            } else {
+                TableData::default()
+            }
         });
-        assert_eq!(files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["_index.md", "Genre.md", "Track.md"]);
-        let pairs: Vec<(&str, &str)> = files.iter().map(|f| (f.name.as_str(), f.text.as_str())).collect();
+        assert_eq!(
+            files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            vec!["_index.md", "Genre.md", "Track.md"]
+        );
+        let pairs: Vec<(&str, &str)> =
+            files.iter().map(|f| (f.name.as_str(), f.text.as_str())).collect();
         let (docs, warnings) = parse_docs(&pairs);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(docs.database.as_ref().and_then(|d| d.title.as_deref()), Some("Database: music"));
+        assert_eq!(
+            docs.database.as_ref().and_then(|d| d.title.as_deref()),
+            Some("Database: music")
+        );
         let genre = docs.table("Genre").expect("genre");
         assert_eq!(genre.columns.len(), 2);
         let name = &genre.columns[1];
@@ -394,8 +485,14 @@ mod tests {
         assert_eq!(name.nullable, Some(true));
         assert!(name.text.contains("yes (1 of 3 null)"), "{}", name.text);
         assert_eq!(genre.columns[0].domain.as_deref(), Some("integers 1, 2, 3; unique per row"));
-        assert_eq!(genre.queries[0].sql, vec!["SELECT *\nFROM Genre\nJOIN Track ON Track.GenreId = Genre.GenreId;"]);
-        assert_eq!(genre.relationships.as_ref().map(|r| r.related_tables.clone()), Some(vec!["Track".to_string()]));
+        assert_eq!(
+            genre.queries[0].sql,
+            vec!["SELECT *\nFROM Genre\nJOIN Track ON Track.GenreId = Genre.GenreId;"]
+        );
+        assert_eq!(
+            genre.relationships.as_ref().map(|r| r.related_tables.clone()),
+            Some(vec!["Track".to_string()])
+        );
         assert!(genre.examples.as_deref().is_some_and(|e| e.contains("| 2 | Jazz |")));
         let track = docs.table("Track").expect("track");
         assert_eq!(track.purpose.as_deref(), Some("One row per track | song."));

@@ -157,7 +157,11 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
         match parse_table_doc(name, text, &mut file_warnings) {
             Ok(doc) => {
                 if let Some(first) = docs.table(&doc.table) {
-                    warnings.push(skip(name, 1, format!("table `{}` is already documented in {}", doc.table, first.file)));
+                    warnings.push(skip(
+                        name,
+                        1,
+                        format!("table `{}` is already documented in {}", doc.table, first.file),
+                    ));
                 } else {
                     warnings.extend(file_warnings);
                     docs.tables.push(doc);
@@ -170,7 +174,11 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
 }
 
 /// Parses one table file. Non-fatal findings go to `warnings`; a fatal one is the error.
-pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -> Result<TableDoc, DocWarning> {
+pub fn parse_table_doc(
+    file: &str,
+    text: &str,
+    warnings: &mut Vec<DocWarning>,
+) -> Result<TableDoc, DocWarning> {
     let md = Markdown::read(file, text)?;
     let Some(first) = md.headings.first() else {
         return Err(skip(file, 1, "no `# Table: <name>` heading; file skipped".into()));
@@ -180,15 +188,31 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
         return Err(skip(
             file,
             md.line(first.start),
-            format!("expected `# Table: <name>` as the first heading, found `{} {}`; file skipped", "#".repeat(first.level), first.text),
+            format!(
+                "expected `# Table: <name>` as the first heading, found `{} {}`; file skipped",
+                "#".repeat(first.level),
+                first.text
+            ),
         ));
     }
-    let table = strip_prefix_ci(&first.text, "table:").unwrap_or_default().trim().trim_matches('`').to_string();
+    let table = strip_prefix_ci(&first.text, "table:")
+        .unwrap_or_default()
+        .trim()
+        .trim_matches('`')
+        .to_string();
     if table.is_empty() {
-        return Err(skip(file, md.line(first.start), "`# Table:` heading without a table name; file skipped".into()));
+        return Err(skip(
+            file,
+            md.line(first.start),
+            "`# Table:` heading without a table name; file skipped".into(),
+        ));
     }
     if let Some(second) = md.headings.iter().skip(1).find(|h| h.level == 1) {
-        return Err(skip(file, md.line(second.start), format!("a second `# ` heading (`{}`): one table per file; file skipped", second.text)));
+        return Err(skip(
+            file,
+            md.line(second.start),
+            format!("a second `# ` heading (`{}`): one table per file; file skipped", second.text),
+        ));
     }
     let mut doc = TableDoc { file: file.to_string(), table, ..TableDoc::default() };
     let h2: Vec<usize> = (1..md.headings.len()).filter(|&i| md.headings[i].level == 2).collect();
@@ -196,7 +220,11 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
         let heading = &md.headings[i];
         let end = h2.get(n + 1).map_or(text.len(), |&j| md.headings[j].start);
         let body_range = heading.end..end;
-        let subs: Vec<&Heading> = md.headings[i + 1..].iter().take_while(|h| h.start < end).filter(|h| h.level == 3).collect();
+        let subs: Vec<&Heading> = md.headings[i + 1..]
+            .iter()
+            .take_while(|h| h.start < end)
+            .filter(|h| h.level == 3)
+            .collect();
         let body = clean(&text[body_range.clone()]);
         match section_kind(&heading.text) {
             Some(Section::Purpose) => doc.purpose = non_empty(body),
@@ -213,8 +241,12 @@ pub fn parse_table_doc(file: &str, text: &str, warnings: &mut Vec<DocWarning>) -
             Some(Section::Queries) => {
                 for (k, sub) in subs.iter().enumerate() {
                     let sub_end = subs.get(k + 1).map_or(end, |s| s.start);
-                    let code: Vec<String> =
-                        md.code_blocks.iter().filter(|c| c.start >= sub.end && c.start < sub_end).map(|c| c.content.trim_end().to_string()).collect();
+                    let code: Vec<String> = md
+                        .code_blocks
+                        .iter()
+                        .filter(|c| c.start >= sub.end && c.start < sub_end)
+                        .map(|c| c.content.trim_end().to_string())
+                        .collect();
                     doc.queries.push(parse_query(&sub.text, &clean(&text[sub.end..sub_end]), code));
                 }
             }
@@ -275,7 +307,11 @@ fn section_kind(title: &str) -> Option<Section> {
 }
 
 fn parse_column(heading: &str, body: &str) -> ColumnDoc {
-    let mut col = ColumnDoc { name: heading.trim().trim_matches('`').to_string(), text: body.to_string(), ..Default::default() };
+    let mut col = ColumnDoc {
+        name: heading.trim().trim_matches('`').to_string(),
+        text: body.to_string(),
+        ..Default::default()
+    };
     for (key, value) in labelled_lines(body) {
         match key.as_str() {
             "type" => col.type_name = Some(value.trim_matches('`').to_string()),
@@ -299,7 +335,8 @@ fn parse_column(heading: &str, body: &str) -> ColumnDoc {
 }
 
 fn parse_query(heading: &str, body: &str, sql: Vec<String>) -> QueryDoc {
-    let name = strip_prefix_ci(heading.trim(), "query pattern:").unwrap_or(heading).trim().to_string();
+    let name =
+        strip_prefix_ci(heading.trim(), "query pattern:").unwrap_or(heading).trim().to_string();
     let mut q = QueryDoc { name, sql, text: body.to_string(), ..Default::default() };
     let mut description = Vec::new();
     let mut in_code = false;
@@ -337,13 +374,21 @@ fn parse_relationships(body: &str) -> RelationshipsDoc {
             in_joins = false;
             match key.as_str() {
                 "related tables" => {
-                    rel.related_tables =
-                        value.split([',', ';']).map(|s| s.trim().trim_matches('`').trim().to_string()).filter(|s| !s.is_empty()).collect();
+                    rel.related_tables = value
+                        .split([',', ';'])
+                        .map(|s| s.trim().trim_matches('`').trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect();
                 }
                 "join patterns" | "join pattern" => {
                     in_joins = true;
                     if !value.is_empty() {
-                        rel.join_patterns.extend(value.split(';').map(|s| s.trim().trim_matches('`').to_string()).filter(|s| !s.is_empty()));
+                        rel.join_patterns.extend(
+                            value
+                                .split(';')
+                                .map(|s| s.trim().trim_matches('`').to_string())
+                                .filter(|s| !s.is_empty()),
+                        );
                     }
                 }
                 _ => {}
@@ -392,7 +437,10 @@ fn labelled(line: &str) -> Option<(String, String)> {
 
 fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let t = text.trim_start();
-    (t.len() >= prefix.len() && t.is_char_boundary(prefix.len()) && t[..prefix.len()].eq_ignore_ascii_case(prefix)).then(|| &t[prefix.len()..])
+    (t.len() >= prefix.len()
+        && t.is_char_boundary(prefix.len())
+        && t[..prefix.len()].eq_ignore_ascii_case(prefix))
+    .then(|| &t[prefix.len()..])
 }
 
 fn non_empty(text: String) -> Option<String> {
@@ -461,14 +509,20 @@ struct Markdown {
 
 impl Markdown {
     fn read(file: &str, text: &str) -> Result<Self, DocWarning> {
-        let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts: Vec<usize> =
+            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         let mut md = Markdown { headings: Vec::new(), code_blocks: Vec::new(), line_starts };
         let mut heading: Option<Heading> = None;
         let mut code: Option<CodeBlock> = None;
         for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
             match event {
                 Event::Start(Tag::Heading { level, .. }) => {
-                    heading = Some(Heading { level: level_number(level), text: String::new(), start: range.start, end: range.end });
+                    heading = Some(Heading {
+                        level: level_number(level),
+                        text: String::new(),
+                        start: range.start,
+                        end: range.end,
+                    });
                 }
                 Event::End(TagEnd::Heading(_)) => {
                     if let Some(mut h) = heading.take() {
@@ -480,7 +534,11 @@ impl Markdown {
                     if let CodeBlockKind::Fenced(_) = kind
                         && !fence_closed(&text[range.clone()])
                     {
-                        return Err(skip(file, md.line(range.start), "code fence opened here is never closed; file skipped".into()));
+                        return Err(skip(
+                            file,
+                            md.line(range.start),
+                            "code fence opened here is never closed; file skipped".into(),
+                        ));
                     }
                     code = Some(CodeBlock { start: range.start, content: String::new() });
                 }
@@ -558,13 +616,19 @@ mod tests {
         assert_eq!(doc.queries.len(), 2);
         assert_eq!(doc.queries[0].name, "Customers by country");
         assert_eq!(doc.queries[0].description, "Count customers per country.");
-        assert_eq!(doc.queries[0].sql, vec!["SELECT Country, COUNT(*)\nFROM Customer\nGROUP BY Country;"]);
+        assert_eq!(
+            doc.queries[0].sql,
+            vec!["SELECT Country, COUNT(*)\nFROM Customer\nGROUP BY Country;"]
+        );
         assert_eq!(doc.queries[0].use_case.as_deref(), Some("market sizing"));
         assert_eq!(doc.queries[0].returns.as_deref(), Some("one row per country"));
         assert_eq!(doc.queries[1].name, "Top spenders");
         let rel = doc.relationships.expect("relationships");
         assert_eq!(rel.related_tables, vec!["Invoice", "Employee"]);
-        assert_eq!(rel.join_patterns, vec!["JOIN Invoice ON Invoice.CustomerId = Customer.CustomerId"]);
+        assert_eq!(
+            rel.join_patterns,
+            vec!["JOIN Invoice ON Invoice.CustomerId = Customer.CustomerId"]
+        );
     }
 
     #[test]
@@ -578,16 +642,35 @@ mod tests {
             ("f.md", "# Table: F\n\n## Owner\n\nFinance team.\n"),
         ];
         let (docs, warnings) = parse_docs(&files);
-        let summary: Vec<(&str, usize, bool)> = warnings.iter().map(|w| (w.file.as_str(), w.line, w.file_skipped)).collect();
-        assert_eq!(summary, vec![("a.md", 3, true), ("b.md", 7, true), ("c.md", 7, true), ("e.md", 1, true), ("f.md", 3, false)]);
+        let summary: Vec<(&str, usize, bool)> =
+            warnings.iter().map(|w| (w.file.as_str(), w.line, w.file_skipped)).collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("a.md", 3, true),
+                ("b.md", 7, true),
+                ("c.md", 7, true),
+                ("e.md", 1, true),
+                ("f.md", 3, false)
+            ]
+        );
         assert!(warnings[1].message.contains("never closed"), "{}", warnings[1].message);
-        assert_eq!(docs.tables.iter().map(|t| t.table.as_str()).collect::<Vec<_>>(), vec!["Customer", "F"]);
-        assert_eq!(docs.tables[1].other_sections, vec![("Owner".to_string(), "Finance team.".to_string())]);
+        assert_eq!(
+            docs.tables.iter().map(|t| t.table.as_str()).collect::<Vec<_>>(),
+            vec!["Customer", "F"]
+        );
+        assert_eq!(
+            docs.tables[1].other_sections,
+            vec![("Owner".to_string(), "Finance team.".to_string())]
+        );
     }
 
     #[test]
     fn index_file_is_the_database_overview_without_comments() {
-        let (docs, warnings) = parse_docs(&[("docs/_index.md", "<!-- schemascope:generated -->\n# Chinook\n\nA digital media store.\n")]);
+        let (docs, warnings) = parse_docs(&[(
+            "docs/_index.md",
+            "<!-- schemascope:generated -->\n# Chinook\n\nA digital media store.\n",
+        )]);
         assert!(warnings.is_empty());
         let db = docs.database.expect("index");
         assert_eq!(db.title.as_deref(), Some("Chinook"));

@@ -116,12 +116,17 @@ impl Retrieval<'_> {
     pub fn metadata(&self, index: &SchemaIndex) -> RetrievalMetadata {
         let tables_included = match self.strategy {
             Strategy::Full(_) => index.catalog.tables.iter().map(|t| t.name.clone()).collect(),
-            Strategy::Focused => self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect(),
+            Strategy::Focused => {
+                self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect()
+            }
         };
         // Shown figures carry no float noise (12 significant digits, as every computed statistic).
         let strategy = match self.strategy {
             Strategy::Full(FullReason::WeakMatches { confidence, min }) => {
-                Strategy::Full(FullReason::WeakMatches { confidence: schemascope_core::figure::stat(confidence), min })
+                Strategy::Full(FullReason::WeakMatches {
+                    confidence: schemascope_core::figure::stat(confidence),
+                    min,
+                })
             }
             other => other,
         };
@@ -177,14 +182,23 @@ impl SchemaIndex {
     /// Chunks the docs (every catalog table gets chunks, documented or not), indexes them, and
     /// formats each table's structure once for later contexts. Returns warnings about docs for
     /// tables the catalog lacks.
-    pub fn build(catalog: Catalog, docs: ParsedDocs, notes: &ColumnNotes, config: RetrievalConfig) -> (Self, Vec<DocWarning>) {
+    pub fn build(
+        catalog: Catalog,
+        docs: ParsedDocs,
+        notes: &ColumnNotes,
+        config: RetrievalConfig,
+    ) -> (Self, Vec<DocWarning>) {
         let (chunks, warnings) = build_chunks(&catalog, &docs, notes);
         let mut terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
         split_compounds(&mut terms);
         let bm25 = Bm25Index::build(&terms, config.bm25());
-        let blocks: Vec<TableBlock> = catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
+        let blocks: Vec<TableBlock> =
+            catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
         let full_tokens = count_full_schema(&blocks);
-        (Self { catalog, database: docs.database, chunks, bm25, config, blocks, full_tokens }, warnings)
+        (
+            Self { catalog, database: docs.database, chunks, bm25, config, blocks, full_tokens },
+            warnings,
+        )
     }
 
     /// The catalog.
@@ -239,20 +253,33 @@ impl SchemaIndex {
     /// not fit the budget, a focused context is kept even if it is not smaller than the full
     /// schema, since fitting it drops its lowest-value blocks first while fitting the full schema
     /// would drop tables regardless of the question.
-    pub fn retrieve_within(&self, question: &str, top_k: Option<usize>, max_tokens: Option<usize>) -> Retrieval<'_> {
+    pub fn retrieve_within(
+        &self,
+        question: &str,
+        top_k: Option<usize>,
+        max_tokens: Option<usize>,
+    ) -> Retrieval<'_> {
         let mut retrieval = self.decide(question, top_k, max_tokens);
-        if matches!(retrieval.strategy, Strategy::Full(_)) && max_tokens.is_some_and(|budget| self.full_tokens > budget) {
+        if matches!(retrieval.strategy, Strategy::Full(_))
+            && max_tokens.is_some_and(|budget| self.full_tokens > budget)
+        {
             // Whatever made the full schema the choice, a budget that cannot hold it must leave
             // tables out: better those the question does not point at than the catalog's last.
             let (chunks, _) = self.rank(&tokenize(question), top_k.unwrap_or(self.config.top_k));
             let pointed = self.focused(chunks, 0.0);
-            retrieval.priority = pointed.tables.into_iter().chain(pointed.expanded_tables).collect();
+            retrieval.priority =
+                pointed.tables.into_iter().chain(pointed.expanded_tables).collect();
         }
         retrieval
     }
 
     /// [`SchemaIndex::retrieve_within`] without the budget's table order.
-    fn decide(&self, question: &str, top_k: Option<usize>, max_tokens: Option<usize>) -> Retrieval<'_> {
+    fn decide(
+        &self,
+        question: &str,
+        top_k: Option<usize>,
+        max_tokens: Option<usize>,
+    ) -> Retrieval<'_> {
         let config = &self.config;
         let full = |reason| Retrieval {
             strategy: Strategy::Full(reason),
@@ -273,7 +300,10 @@ impl SchemaIndex {
         let terms = tokenize(question);
         let content = count_content_terms(&terms);
         if content < config.min_question_terms.max(1) {
-            return full(FullReason::QuestionTooShort { terms: content, min: config.min_question_terms.max(1) });
+            return full(FullReason::QuestionTooShort {
+                terms: content,
+                min: config.min_question_terms.max(1),
+            });
         }
         let (chunks, confidence) = self.rank(&terms, top_k.unwrap_or(config.top_k));
         if chunks.is_empty() {
@@ -289,7 +319,11 @@ impl SchemaIndex {
         let max_share = config.max_focused_share;
         let full_fits = max_tokens.is_none_or(|budget| self.full_tokens <= budget);
         if full_fits && focused_tokens as f64 >= max_share * self.full_tokens as f64 {
-            let mut larger = full(FullReason::NotSmaller { focused_tokens, full_tokens: self.full_tokens, max_share });
+            let mut larger = full(FullReason::NotSmaller {
+                focused_tokens,
+                full_tokens: self.full_tokens,
+                max_share,
+            });
             larger.confidence = confidence;
             return larger;
         }
@@ -299,7 +333,10 @@ impl SchemaIndex {
     fn focused<'a>(&'a self, chunks: Vec<ScoredChunk<'a>>, confidence: f64) -> Retrieval<'a> {
         let mut tables: Vec<&str> = Vec::new();
         for c in &chunks {
-            let name = self.catalog.table(&c.chunk.table).map_or(c.chunk.table.as_str(), |t| t.name.as_str());
+            let name = self
+                .catalog
+                .table(&c.chunk.table)
+                .map_or(c.chunk.table.as_str(), |t| t.name.as_str());
             if !tables.contains(&name) {
                 tables.push(name);
             }
@@ -313,7 +350,15 @@ impl SchemaIndex {
             }
         }
         let avg_relevance = chunks.iter().map(|c| c.relevance).sum::<f64>() / chunks.len() as f64;
-        Retrieval { strategy: Strategy::Focused, chunks, tables, expanded_tables: expanded, priority: Vec::new(), avg_relevance, confidence }
+        Retrieval {
+            strategy: Strategy::Focused,
+            chunks,
+            tables,
+            expanded_tables: expanded,
+            priority: Vec::new(),
+            avg_relevance,
+            confidence,
+        }
     }
 
     /// The top-`k` chunks (at most `max_chunks_per_table` per table, relevance ≥ threshold) and

@@ -7,16 +7,20 @@ use std::borrow::Cow;
 /// purpose: words such as `name`, `number`, `count`, `date` or `type` are real column names and
 /// must stay searchable.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "being", "both", "but", "by", "can", "could", "did", "do",
-    "does", "doing", "each", "either", "for", "from", "give", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i",
-    "if", "in", "into", "is", "it", "its", "itself", "just", "list", "many", "me", "much", "my", "no", "nor", "not", "of", "on", "or", "our", "ours",
-    "out", "over", "per", "please", "return", "same", "she", "should", "show", "so", "such", "than", "that", "the", "their", "theirs", "them",
-    "then", "there", "these", "they", "this", "those", "through", "to", "too", "us", "very", "was", "we", "were", "what", "when", "where", "which",
-    "while", "who", "whom", "whose", "why", "will", "with", "would", "you", "your", "yours",
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "being",
+    "both", "but", "by", "can", "could", "did", "do", "does", "doing", "each", "either", "for",
+    "from", "give", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
+    "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "list", "many", "me",
+    "much", "my", "no", "nor", "not", "of", "on", "or", "our", "ours", "out", "over", "per",
+    "please", "return", "same", "she", "should", "show", "so", "such", "than", "that", "the",
+    "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to",
+    "too", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who",
+    "whom", "whose", "why", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// Words ending in `s` that are not plurals (or whose singular is the same word).
-const NOT_PLURAL: &[&str] = &["series", "species", "news", "always", "perhaps", "whereas", "physics", "mathematics"];
+const NOT_PLURAL: &[&str] =
+    &["series", "species", "news", "always", "perhaps", "whereas", "physics", "mathematics"];
 
 /// Question words that say how to query (count, rank, compare, aggregate) rather than what to
 /// query, and generic nouns for "the data" itself (`data`, `table`, `record`, `information`).
@@ -154,7 +158,9 @@ pub fn tokenize_prose_into(text: &str, out: &mut Vec<String>) {
     for_each_part(text, |part| {
         let before = out.len();
         push_term(part, out);
-        if out.len() > before && out.last().is_some_and(|t| PROSE_BOILERPLATE.binary_search(&t.as_str()).is_ok()) {
+        if out.len() > before
+            && out.last().is_some_and(|t| PROSE_BOILERPLATE.binary_search(&t.as_str()).is_ok())
+        {
             out.pop();
         }
     });
@@ -192,7 +198,11 @@ pub fn singular(word: &str) -> Cow<'_, str> {
     if len > 4 && word.ends_with("ies") {
         return Cow::Owned(format!("{}y", &word[..len - 3]));
     }
-    if word.ends_with("sses") || word.ends_with("xes") || word.ends_with("ches") || word.ends_with("shes") {
+    if word.ends_with("sses")
+        || word.ends_with("xes")
+        || word.ends_with("ches")
+        || word.ends_with("shes")
+    {
         return Cow::Borrowed(&word[..len - 2]);
     }
     if len == 3 && word != "ids" {
@@ -292,13 +302,22 @@ mod tests {
         assert_eq!(tokenize("document IDs and URLs"), ["document", "id", "url"]);
         assert_eq!(tokenize("invoiceLineItems"), ["invoice", "line", "item"]);
         assert_eq!(tokenize("Address1"), ["address"]);
-        assert_eq!(tokenize("concert_singer.singer_in_concert"), ["concert", "singer", "singer", "concert"]);
+        assert_eq!(
+            tokenize("concert_singer.singer_in_concert"),
+            ["concert", "singer", "singer", "concert"]
+        );
     }
 
     #[test]
     fn stems_plurals_but_keeps_singular_words_ending_in_s() {
-        assert_eq!(tokenize("orders categories addresses boxes ids"), ["order", "category", "address", "box", "id"]);
-        assert_eq!(tokenize("status class address analysis series"), ["status", "class", "address", "analysis", "series"]);
+        assert_eq!(
+            tokenize("orders categories addresses boxes ids"),
+            ["order", "category", "address", "box", "id"]
+        );
+        assert_eq!(
+            tokenize("status class address analysis series"),
+            ["status", "class", "address", "analysis", "series"]
+        );
         assert_eq!(tokenize("singers matches"), ["singer", "match"]);
     }
 
@@ -308,13 +327,19 @@ mod tests {
         assert_eq!(tokenize("What is the customer's id in 2009"), ["customer", "id"]);
         assert_eq!(tokenize("Show the name and count of T1"), ["name", "count"]);
         // Digits of every script are numbers too.
-        assert_eq!(tokenize("top 5 customers, ٣ albums, 10e3 Ⅻ 0.99"), ["top", "customer", "album"]);
+        assert_eq!(
+            tokenize("top 5 customers, ٣ albums, 10e3 Ⅻ 0.99"),
+            ["top", "customer", "album"]
+        );
     }
 
     #[test]
     fn prose_drops_the_docs_scaffolding_but_names_keep_it() {
         let mut prose = Vec::new();
-        tokenize_prose_into("Table `Playlist` (5 rows). Primary key of Playlist. References Genre.GenreId; integers from 1 to 59", &mut prose);
+        tokenize_prose_into(
+            "Table `Playlist` (5 rows). Primary key of Playlist. References Genre.GenreId; integers from 1 to 59",
+            &mut prose,
+        );
         assert_eq!(prose, ["playlist", "playlist", "genre", "genre", "id"]);
         assert_eq!(tokenize("MediaType"), ["media", "type"]);
         assert!(is_content_term("customer") && !is_content_term("data") && !is_content_term("top"));

@@ -32,25 +32,44 @@ struct EdgeList {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let flag =
+        |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let number = |name: &str, default: usize| -> Result<usize, Box<dyn Error>> {
-        Ok(flag(name).map(|v| v.parse::<usize>()).transpose().map_err(|e| format!("{name}: {e}"))?.unwrap_or(default))
+        Ok(flag(name)
+            .map(|v| v.parse::<usize>())
+            .transpose()
+            .map_err(|e| format!("{name}: {e}"))?
+            .unwrap_or(default))
     };
-    let mode = args.first().cloned().ok_or("usage: graph_bench pagerank|betweenness|layout --graph FILE [--runs N] ...")?;
+    let mode = args
+        .first()
+        .cloned()
+        .ok_or("usage: graph_bench pagerank|betweenness|layout --graph FILE [--runs N] ...")?;
     let path = flag("--graph").ok_or("--graph FILE is required")?;
-    let (runs, warmup, iterations) = (number("--runs", 5)?.max(1), number("--warmup", 0)?, number("--iterations", 20)?);
+    let (runs, warmup, iterations) =
+        (number("--runs", 5)?.max(1), number("--warmup", 0)?, number("--iterations", 20)?);
     let three_d = args.iter().any(|a| a == "--three-d");
     let defaults = PageRankOptions::default();
-    let tol = flag("--tol").map(|t| t.parse::<f64>()).transpose().map_err(|e| format!("--tol: {e}"))?.unwrap_or(defaults.tol);
-    let pagerank_options = PageRankOptions { tol, max_iter: number("--max-iter", defaults.max_iter)?, ..defaults };
+    let tol = flag("--tol")
+        .map(|t| t.parse::<f64>())
+        .transpose()
+        .map_err(|e| format!("--tol: {e}"))?
+        .unwrap_or(defaults.tol);
+    let pagerank_options =
+        PageRankOptions { tol, max_iter: number("--max-iter", defaults.max_iter)?, ..defaults };
 
     let start = Instant::now();
-    let list = read_edge_list(&std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?)?;
+    let list =
+        read_edge_list(&std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?)?;
     let load_s = start.elapsed().as_secs_f64();
     let start = Instant::now();
     // Node ids are the decimal indices, built once so the edges can borrow them.
     let ids: Vec<String> = (0..list.nodes).map(|i| i.to_string()).collect();
-    let g = GraphData::build(ids.iter().map(String::as_str), list.edges.iter().map(|&(u, v, w)| (&ids[u], &ids[v], w)), list.directed);
+    let g = GraphData::build(
+        ids.iter().map(String::as_str),
+        list.edges.iter().map(|&(u, v, w)| (&ids[u], &ids[v], w)),
+        list.directed,
+    );
     let build_s = start.elapsed().as_secs_f64();
 
     let mut extra = serde_json::Map::new();
@@ -68,12 +87,17 @@ fn main() -> Result<(), Box<dyn Error>> {
             "betweenness" => values = betweenness_centrality(&g, false),
             "layout" => {
                 // Tolerance 0 never settles, so every run does exactly `iterations` iterations.
-                let options = ForceOptions { max_iterations: iterations, three_d, seed: 1, tolerance: 0.0 };
+                let options =
+                    ForceOptions { max_iterations: iterations, three_d, seed: 1, tolerance: 0.0 };
                 let layout = force_directed(&g, &options);
                 extra.insert("layout_iterations".into(), json!(layout.iterations));
                 std::hint::black_box(layout);
             }
-            other => return Err(format!("unknown mode `{other}` (pagerank, betweenness or layout)").into()),
+            other => {
+                return Err(
+                    format!("unknown mode `{other}` (pagerank, betweenness or layout)").into()
+                );
+            }
         }
         if run >= warmup {
             times.push(start.elapsed().as_secs_f64());
@@ -110,7 +134,9 @@ fn read_edge_list(text: &str) -> Result<EdgeList, Box<dyn Error>> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let (_, header) = lines.next().ok_or("empty edge list")?;
     let head: Vec<&str> = header.split_whitespace().collect();
-    let [nodes, count, directed] = head[..] else { return Err(format!("line 1: expected `nodes edges directed`, got `{header}`").into()) };
+    let [nodes, count, directed] = head[..] else {
+        return Err(format!("line 1: expected `nodes edges directed`, got `{header}`").into());
+    };
     let nodes: usize = nodes.parse().map_err(|e| format!("line 1: nodes: {e}"))?;
     let count: usize = count.parse().map_err(|e| format!("line 1: edges: {e}"))?;
     let mut edges = Vec::with_capacity(count);
@@ -118,10 +144,22 @@ fn read_edge_list(text: &str) -> Result<EdgeList, Box<dyn Error>> {
         let mut fields = line.split_whitespace();
         let mut node = || -> Result<usize, Box<dyn Error>> {
             let v: usize = fields.next().ok_or("missing endpoint")?.parse()?;
-            if v < nodes { Ok(v) } else { Err(format!("node {v} out of range (nodes: {nodes})").into()) }
+            if v < nodes {
+                Ok(v)
+            } else {
+                Err(format!("node {v} out of range (nodes: {nodes})").into())
+            }
         };
-        let (u, v) = (node().map_err(|e| format!("line {}: {e}", i + 1))?, node().map_err(|e| format!("line {}: {e}", i + 1))?);
-        let w = fields.next().map(str::parse::<f64>).transpose().map_err(|e| format!("line {}: weight: {e}", i + 1))?.unwrap_or(1.0);
+        let (u, v) = (
+            node().map_err(|e| format!("line {}: {e}", i + 1))?,
+            node().map_err(|e| format!("line {}: {e}", i + 1))?,
+        );
+        let w = fields
+            .next()
+            .map(str::parse::<f64>)
+            .transpose()
+            .map_err(|e| format!("line {}: weight: {e}", i + 1))?
+            .unwrap_or(1.0);
         edges.push((u, v, w));
     }
     if edges.len() != count {

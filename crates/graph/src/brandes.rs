@@ -50,7 +50,13 @@ pub(crate) struct Brandes {
 
 impl Brandes {
     pub(crate) fn new(n: usize) -> Self {
-        Brandes { order: vec![0; n], reached: 0, dist: vec![UNREACHED; n], sigma: vec![0.0; n], delta: vec![0.0; n] }
+        Brandes {
+            order: vec![0; n],
+            reached: 0,
+            dist: vec![UNREACHED; n],
+            sigma: vec![0.0; n],
+            delta: vec![0.0; n],
+        }
     }
 
     /// Adds the dependencies of source `s` to `bc` (unnormalised), following `out` forward and

@@ -23,12 +23,20 @@ pub fn betweenness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
             // Undirected: the predecessors' lists are the successors' lists.
             let reverse = if g.directed { Compact::new(g.in_adj(), n) } else { None };
             let inn = reverse.as_ref().unwrap_or(out);
-            sum_over_sources(n, || Brandes::new(n), |brandes, s, bc| brandes.accumulate(out, inn, s, bc))
+            sum_over_sources(
+                n,
+                || Brandes::new(n),
+                |brandes, s, bc| brandes.accumulate(out, inn, s, bc),
+            )
         }
         // Weighted, or too many nodes for u32 indices: the general search with predecessor lists.
         None => {
             let walk = Walk { adj: g.out_adj(), weighted, count_paths: true };
-            sum_over_sources(n, || (Search::new(n), vec![0.0; n]), |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc))
+            sum_over_sources(
+                n,
+                || (Search::new(n), vec![0.0; n]),
+                |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc),
+            )
         }
     };
     if n > 2 {
@@ -40,7 +48,11 @@ pub fn betweenness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
 
 /// Runs `add(scratch, source, totals)` for every source, sources interleaved over [`THREADS`]
 /// threads (a fixed split, so the sums, and the results, are the same on every run).
-fn sum_over_sources<S>(n: usize, scratch: impl Fn() -> S + Sync, add: impl Fn(&mut S, usize, &mut [f64]) + Sync) -> Vec<f64> {
+fn sum_over_sources<S>(
+    n: usize,
+    scratch: impl Fn() -> S + Sync,
+    add: impl Fn(&mut S, usize, &mut [f64]) + Sync,
+) -> Vec<f64> {
     let stop = crate::interrupt::current();
     let partials: Vec<Vec<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
@@ -61,7 +73,10 @@ fn sum_over_sources<S>(n: usize, scratch: impl Fn() -> S + Sync, add: impl Fn(&m
             .collect();
         // A worker's panic is resumed with its own payload (the workspace's policy, stated in
         // schemascope_core::sync, which this crate does not depend on).
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     });
     let mut totals = vec![0.0; n];
     for part in partials {
@@ -74,7 +89,13 @@ fn sum_over_sources<S>(n: usize, scratch: impl Fn() -> S + Sync, add: impl Fn(&m
 
 /// Brandes' accumulation from source `s` over a Dijkstra (or BFS) search with stored predecessors:
 /// with float distances, ties are decided during the search, as networkx does.
-fn accumulate_with_preds(walk: Walk<'_>, search: &mut Search, delta: &mut [f64], s: usize, bc: &mut [f64]) {
+fn accumulate_with_preds(
+    walk: Walk<'_>,
+    search: &mut Search,
+    delta: &mut [f64],
+    s: usize,
+    bc: &mut [f64],
+) {
     search.run(walk, s);
     for &v in &search.order {
         delta[v] = 0.0;
@@ -116,14 +137,21 @@ pub fn closeness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
                             search.run(walk, u);
                             let total: f64 = search.order.iter().map(|&v| search.dist[v]).sum();
                             let reached = search.order.len() as f64;
-                            if total > 0.0 && n > 1 { (reached - 1.0) / total * ((reached - 1.0) / (n as f64 - 1.0)) } else { 0.0 }
+                            if total > 0.0 && n > 1 {
+                                (reached - 1.0) / total * ((reached - 1.0) / (n as f64 - 1.0))
+                            } else {
+                                0.0
+                            }
                         })
                         .collect::<Vec<f64>>()
                 })
             })
             .collect();
         // A worker's panic is resumed with its own payload, as above.
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     })
 }
 
@@ -145,7 +173,11 @@ mod tests {
 
     #[test]
     fn weighted_betweenness_follows_the_cheaper_detour() {
-        let g = GraphData::build(["a", "b", "c", "d"], [("a", "b", 10.0), ("a", "c", 1.0), ("c", "d", 1.0), ("d", "b", 1.0)], false);
+        let g = GraphData::build(
+            ["a", "b", "c", "d"],
+            [("a", "b", 10.0), ("a", "c", 1.0), ("c", "d", 1.0), ("d", "b", 1.0)],
+            false,
+        );
         let bc = betweenness_centrality(&g, true);
         assert_eq!(bc[0], bc[1]);
         assert!(bc[2] > 0.0 && bc[3] > 0.0);
@@ -156,12 +188,17 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(3);
         for directed in [false, true] {
             let ids: Vec<String> = (0..60).map(|i| i.to_string()).collect();
-            let edges: Vec<(String, String, f64)> = (0..150).map(|_| (rng.usize(..60).to_string(), rng.usize(..60).to_string(), 1.0)).collect();
+            let edges: Vec<(String, String, f64)> = (0..150)
+                .map(|_| (rng.usize(..60).to_string(), rng.usize(..60).to_string(), 1.0))
+                .collect();
             let g = GraphData::build(ids, edges, directed);
             let n = g.node_count();
             let walk = Walk { adj: g.out_adj(), weighted: false, count_paths: true };
-            let mut with_preds =
-                sum_over_sources(n, || (Search::new(n), vec![0.0; n]), |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc));
+            let mut with_preds = sum_over_sources(
+                n,
+                || (Search::new(n), vec![0.0; n]),
+                |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc),
+            );
             let scale = 1.0 / ((n - 1) as f64 * (n - 2) as f64);
             with_preds.iter_mut().for_each(|b| *b *= scale);
             assert_eq!(betweenness_centrality(&g, false), with_preds, "directed: {directed}");

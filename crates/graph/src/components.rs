@@ -119,7 +119,14 @@ mod tests {
     #[test]
     fn strong_components_follow_direction() {
         // a→b→c→a is one cycle; c→d→e, e→d: {d, e} a second; f alone.
-        let edges = [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0), ("c", "d", 1.0), ("d", "e", 1.0), ("e", "d", 1.0)];
+        let edges = [
+            ("a", "b", 1.0),
+            ("b", "c", 1.0),
+            ("c", "a", 1.0),
+            ("c", "d", 1.0),
+            ("d", "e", 1.0),
+            ("e", "d", 1.0),
+        ];
         let g = GraphData::build(["a", "b", "c", "d", "e", "f"], edges, true);
         let c = strongly_connected_components(&g);
         assert_eq!(c.component_id, [0, 0, 0, 1, 1, 2]);
@@ -127,9 +134,17 @@ mod tests {
         assert_eq!(connected_components(&g).component_count, 2);
         // A path: every node alone when directed, one component when not.
         let ids: Vec<String> = (0..50_000).map(|i| i.to_string()).collect();
-        let path: Vec<(String, String, f64)> = (1..50_000).map(|i| ((i - 1).to_string(), i.to_string(), 1.0)).collect();
-        assert_eq!(strongly_connected_components(&GraphData::build(ids.clone(), path.clone(), true)).component_count, 50_000);
-        assert_eq!(strongly_connected_components(&GraphData::build(ids, path, false)).component_count, 1);
+        let path: Vec<(String, String, f64)> =
+            (1..50_000).map(|i| ((i - 1).to_string(), i.to_string(), 1.0)).collect();
+        assert_eq!(
+            strongly_connected_components(&GraphData::build(ids.clone(), path.clone(), true))
+                .component_count,
+            50_000
+        );
+        assert_eq!(
+            strongly_connected_components(&GraphData::build(ids, path, false)).component_count,
+            1
+        );
     }
 
     #[test]

@@ -58,7 +58,11 @@ impl Csr {
 
     /// Node `v`'s entries as [`Adjacent`] values.
     pub(crate) fn entries(&self, v: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
-        self.range(v).map(|i| Adjacent { node: self.targets[i], weight: self.weights[i], edge: self.edges[i] })
+        self.range(v).map(|i| Adjacent {
+            node: self.targets[i],
+            weight: self.weights[i],
+            edge: self.edges[i],
+        })
     }
 }
 

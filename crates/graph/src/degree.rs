@@ -38,7 +38,14 @@ pub fn degrees(g: &GraphData) -> Degrees {
         let degree: Vec<usize> = in_degree.iter().zip(&out_degree).map(|(a, b)| a + b).collect();
         (degree.clone(), degree.clone(), degree)
     };
-    Degrees { degree_pct: pct(&degree), in_degree_pct: pct(&in_degree), out_degree_pct: pct(&out_degree), degree, in_degree, out_degree }
+    Degrees {
+        degree_pct: pct(&degree),
+        in_degree_pct: pct(&in_degree),
+        out_degree_pct: pct(&out_degree),
+        degree,
+        in_degree,
+        out_degree,
+    }
 }
 
 fn pct(values: &[usize]) -> Vec<f64> {

@@ -40,12 +40,19 @@ pub(crate) fn stopping() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GraphData, PageRankOptions, betweenness_centrality, closeness_centrality, pagerank};
+    use crate::{
+        GraphData, PageRankOptions, betweenness_centrality, closeness_centrality, pagerank,
+    };
 
     fn ring(n: usize) -> GraphData {
         let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
-        let edges: Vec<(String, String, f64)> = (0..n).map(|i| (ids[i].clone(), ids[(i + 1) % n].clone(), 1.0)).collect();
-        GraphData::build(ids.iter().map(String::as_str), edges.iter().map(|(a, b, w)| (a.as_str(), b.as_str(), *w)), false)
+        let edges: Vec<(String, String, f64)> =
+            (0..n).map(|i| (ids[i].clone(), ids[(i + 1) % n].clone(), 1.0)).collect();
+        GraphData::build(
+            ids.iter().map(String::as_str),
+            edges.iter().map(|(a, b, w)| (a.as_str(), b.as_str(), *w)),
+            false,
+        )
     }
 
     #[test]
@@ -54,14 +61,24 @@ mod tests {
         let stop = Arc::new(AtomicBool::new(true));
         // Every node of a ring lies on shortest paths: nonzero unless no source was searched.
         assert!(betweenness_centrality(&g, false).iter().all(|b| *b > 0.0));
-        assert!(with(Arc::clone(&stop), || betweenness_centrality(&g, false)).iter().all(|b| *b == 0.0));
+        assert!(
+            with(Arc::clone(&stop), || betweenness_centrality(&g, false)).iter().all(|b| *b == 0.0)
+        );
         assert!(closeness_centrality(&g, false).iter().all(|c| *c > 0.0));
-        assert!(with(Arc::clone(&stop), || closeness_centrality(&g, false)).iter().all(|c| *c == 0.0));
+        assert!(
+            with(Arc::clone(&stop), || closeness_centrality(&g, false)).iter().all(|c| *c == 0.0)
+        );
         assert!(pagerank(&g, &PageRankOptions::default()).converged);
-        assert!(!with(Arc::clone(&stop), || pagerank(&g, &PageRankOptions::default())).converged, "no iteration ran");
+        assert!(
+            !with(Arc::clone(&stop), || pagerank(&g, &PageRankOptions::default())).converged,
+            "no iteration ran"
+        );
         // An unset flag changes nothing, and the flag does not outlive `with`.
         let free = Arc::new(AtomicBool::new(false));
-        assert_eq!(with(free, || betweenness_centrality(&g, false)), betweenness_centrality(&g, false));
+        assert_eq!(
+            with(free, || betweenness_centrality(&g, false)),
+            betweenness_centrality(&g, false)
+        );
         assert!(!stopping());
     }
 }

@@ -35,7 +35,11 @@ pub fn circular(g: &GraphData, radius: f64) -> Positions {
 /// Nodes on a square grid with `spacing` between neighbours, row by row.
 pub fn grid(g: &GraphData, spacing: f64) -> Positions {
     let columns = (g.node_count() as f64).sqrt().ceil().max(1.0) as usize;
-    fixed((0..g.node_count()).map(|i| [(i % columns) as f64 * spacing, (i / columns) as f64 * spacing, 0.0]).collect())
+    fixed(
+        (0..g.node_count())
+            .map(|i| [(i % columns) as f64 * spacing, (i / columns) as f64 * spacing, 0.0])
+            .collect(),
+    )
 }
 
 /// Nodes along an Archimedean spiral, `spacing` apart.
@@ -57,7 +61,8 @@ pub fn shell(g: &GraphData, per_shell: &[usize], spacing: f64) -> Positions {
     let mut start = 0;
     let mut shell = 0;
     while start < n {
-        let size = per_shell.get(shell).copied().filter(|s| *s > 0).unwrap_or(n - start).min(n - start);
+        let size =
+            per_shell.get(shell).copied().filter(|s| *s > 0).unwrap_or(n - start).min(n - start);
         let radius = if shell == 0 && size == 1 { 0.0 } else { spacing * (shell + 1) as f64 };
         for j in 0..size {
             let angle = std::f64::consts::TAU * j as f64 / size as f64;
@@ -72,7 +77,13 @@ pub fn shell(g: &GraphData, per_shell: &[usize], spacing: f64) -> Positions {
 /// Seeded random positions in a cube (or square) of side `size`.
 pub fn random(g: &GraphData, size: f64, seed: u64, three_d: bool) -> Positions {
     let mut rng = fastrand::Rng::with_seed(seed);
-    fixed((0..g.node_count()).map(|_| [rng.f64() * size, rng.f64() * size, if three_d { rng.f64() * size } else { 0.0 }]).collect())
+    fixed(
+        (0..g.node_count())
+            .map(|_| {
+                [rng.f64() * size, rng.f64() * size, if three_d { rng.f64() * size } else { 0.0 }]
+            })
+            .collect(),
+    )
 }
 
 /// Options of the force-directed layout.
@@ -168,8 +179,13 @@ mod tests {
 
     fn path(n: usize) -> GraphData {
         let ids: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-        let edges: Vec<(String, String, f64)> = (1..n).map(|i| ((i - 1).to_string(), i.to_string(), 1.0)).collect();
-        GraphData::build(ids.iter().map(String::as_str), edges.iter().map(|(a, b, w)| (a.as_str(), b.as_str(), *w)), false)
+        let edges: Vec<(String, String, f64)> =
+            (1..n).map(|i| ((i - 1).to_string(), i.to_string(), 1.0)).collect();
+        GraphData::build(
+            ids.iter().map(String::as_str),
+            edges.iter().map(|(a, b, w)| (a.as_str(), b.as_str(), *w)),
+            false,
+        )
     }
 
     fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -193,11 +209,16 @@ mod tests {
     #[test]
     fn force_layout_settles_with_neighbours_closer_than_strangers() {
         let g = path(12);
-        let layout = force_directed(&g, &ForceOptions { max_iterations: 2_000, ..ForceOptions::default() });
+        let layout =
+            force_directed(&g, &ForceOptions { max_iterations: 2_000, ..ForceOptions::default() });
         assert!(layout.settled, "settled after {} iterations", layout.iterations);
         let p = &layout.positions;
         let neighbours: f64 = (1..12).map(|i| distance(p[i - 1], p[i])).sum::<f64>() / 11.0;
-        assert!(neighbours < distance(p[0], p[11]) / 3.0, "a path stretches out: ends {} apart, neighbours {neighbours}", distance(p[0], p[11]));
+        assert!(
+            neighbours < distance(p[0], p[11]) / 3.0,
+            "a path stretches out: ends {} apart, neighbours {neighbours}",
+            distance(p[0], p[11])
+        );
         assert!(p.iter().all(|q| q[2] == 0.0), "2D stays flat");
         let three = force_directed(&g, &ForceOptions { three_d: true, ..ForceOptions::default() });
         assert!(three.positions.iter().any(|q| q[2] != 0.0));

@@ -106,7 +106,12 @@ pub fn louvain_communities(g: &GraphData, opts: &LouvainOptions) -> Communities 
     finish(g, membership, opts)
 }
 
-fn one_level(level: &Level, m: f64, resolution: f64, rng: &mut fastrand::Rng) -> (bool, Vec<usize>) {
+fn one_level(
+    level: &Level,
+    m: f64,
+    resolution: f64,
+    rng: &mut fastrand::Rng,
+) -> (bool, Vec<usize>) {
     let n = level.adj.len();
     let mut community: Vec<usize> = (0..n).collect();
     let mut tot_out = level.out_deg.clone();
@@ -130,7 +135,9 @@ fn one_level(level: &Level, m: f64, resolution: f64, rng: &mut fastrand::Rng) ->
             tot_out[old] -= out_v;
             tot_in[old] -= in_v;
             // Modularity gained by joining community c, given `to_c` weight between v and c.
-            let gain = |c: usize, to_c: f64| to_c / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m);
+            let gain = |c: usize, to_c: f64| {
+                to_c / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m)
+            };
             let mut best = old;
             let mut best_gain = gain(old, links.get(&old).copied().unwrap_or(0.0));
             let mut candidates: Vec<(usize, f64)> = links.iter().map(|(&c, &w)| (c, w)).collect();
@@ -172,7 +179,8 @@ fn renumber(labels: &[usize]) -> (Vec<usize>, usize) {
 /// One node per community: weights between communities add up, internal ones drop out of the
 /// neighbour lists (they stay in the degrees, which simply add up).
 fn aggregate(level: &Level, partition: &[usize], count: usize) -> Level {
-    let mut next = Level { adj: vec![Vec::new(); count], out_deg: vec![0.0; count], in_deg: vec![0.0; count] };
+    let mut next =
+        Level { adj: vec![Vec::new(); count], out_deg: vec![0.0; count], in_deg: vec![0.0; count] };
     let mut weights: Vec<HashMap<usize, f64>> = vec![HashMap::new(); count];
     for (v, neighbours) in level.adj.iter().enumerate() {
         let cv = partition[v];
@@ -209,7 +217,13 @@ pub fn modularity(g: &GraphData, community: &[usize], resolution: f64, weighted:
     modularity_over(&g.edges, g.directed, community, resolution, weighted)
 }
 
-fn modularity_over(edges: &[(usize, usize, f64)], directed: bool, community: &[usize], resolution: f64, weighted: bool) -> f64 {
+fn modularity_over(
+    edges: &[(usize, usize, f64)],
+    directed: bool,
+    community: &[usize],
+    resolution: f64,
+    weighted: bool,
+) -> f64 {
     let count = community.iter().copied().max().map_or(0, |c| c + 1);
     let mut inside = vec![0.0; count];
     let mut out_deg = vec![0.0; count];
@@ -247,7 +261,15 @@ mod tests {
     fn two_triangles() -> GraphData {
         GraphData::build(
             ["a", "b", "c", "d", "e", "f"],
-            [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0), ("d", "e", 1.0), ("e", "f", 1.0), ("f", "d", 1.0), ("c", "d", 1.0)],
+            [
+                ("a", "b", 1.0),
+                ("b", "c", 1.0),
+                ("c", "a", 1.0),
+                ("d", "e", 1.0),
+                ("e", "f", 1.0),
+                ("f", "d", 1.0),
+                ("c", "d", 1.0),
+            ],
             false,
         )
     }

@@ -109,12 +109,18 @@ impl GraphData {
     }
 
     /// Successors of a node (all neighbours if undirected; a self-loop appears once), in edge order.
-    pub fn out_neighbors(&self, node: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
+    pub fn out_neighbors(
+        &self,
+        node: usize,
+    ) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
         self.out_adj.entries(node)
     }
 
     /// Predecessors of a node (all neighbours if undirected; a self-loop appears once), in edge order.
-    pub fn in_neighbors(&self, node: usize) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
+    pub fn in_neighbors(
+        &self,
+        node: usize,
+    ) -> impl ExactSizeIterator<Item = Adjacent> + Clone + '_ {
         self.in_adj().entries(node)
     }
 
@@ -129,7 +135,11 @@ impl GraphData {
 
 /// Every edge as adjacency entries keyed by the node they belong to, in edge order: `u -> v` for
 /// each edge `(u, v)` (`v <- u` if `reverse`), and the opposite entry too when undirected.
-fn arcs(edges: &[(usize, usize, f64)], directed: bool, reverse: bool) -> impl Iterator<Item = (usize, Adjacent)> + Clone + '_ {
+fn arcs(
+    edges: &[(usize, usize, f64)],
+    directed: bool,
+    reverse: bool,
+) -> impl Iterator<Item = (usize, Adjacent)> + Clone + '_ {
     edges.iter().enumerate().flat_map(move |(edge, &(u, v, weight))| {
         let (from, to) = if reverse { (v, u) } else { (u, v) };
         let back = (!directed && u != v).then_some((to, Adjacent { node: from, weight, edge }));
@@ -143,10 +153,17 @@ mod tests {
 
     #[test]
     fn build_skips_unknown_endpoints_and_merges_repeats() {
-        let g = GraphData::build(["a", "b", "a", "c"], [("a", "b", 1.0), ("b", "a", 2.0), ("a", "x", 1.0), ("c", "c", 3.0)], false);
+        let g = GraphData::build(
+            ["a", "b", "a", "c"],
+            [("a", "b", 1.0), ("b", "a", 2.0), ("a", "x", 1.0), ("c", "c", 3.0)],
+            false,
+        );
         assert_eq!(g.node_ids, ["a", "b", "c"]);
         assert_eq!(g.edges, [(0, 1, 2.0), (2, 2, 3.0)]);
-        assert_eq!(g.stats, BuildStats { duplicate_nodes: 1, unknown_endpoints: 1, duplicate_edges: 1 });
+        assert_eq!(
+            g.stats,
+            BuildStats { duplicate_nodes: 1, unknown_endpoints: 1, duplicate_edges: 1 }
+        );
         assert_eq!(g.out_neighbors(0).len(), 1);
         assert_eq!(g.out_neighbors(2).len(), 1, "a self-loop is one adjacency entry");
     }

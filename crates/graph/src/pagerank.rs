@@ -46,7 +46,16 @@ pub fn pagerank(g: &GraphData, opts: &PageRankOptions) -> PageRank {
     }
     let nf = n as f64;
     let (out, inn) = (g.out_adj(), g.in_adj());
-    let out_weight: Vec<f64> = (0..n).map(|v| if opts.weighted { out.weights(v).iter().sum() } else { out.targets(v).len() as f64 }).collect();
+    let out_weight: Vec<f64> =
+        (0..n)
+            .map(|v| {
+                if opts.weighted {
+                    out.weights(v).iter().sum()
+                } else {
+                    out.targets(v).len() as f64
+                }
+            })
+            .collect();
     let dangling_nodes: Vec<usize> = (0..n).filter(|&v| out_weight[v] == 0.0).collect();
     let mut x = vec![1.0 / nf; n];
     let mut next = vec![0.0; n];
@@ -96,7 +105,11 @@ mod tests {
 
     #[test]
     fn pagerank_of_a_symmetric_cycle_is_uniform() {
-        let g = GraphData::build(["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0)], true);
+        let g = GraphData::build(
+            ["a", "b", "c"],
+            [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0)],
+            true,
+        );
         let pr = pagerank(&g, &PageRankOptions::default());
         assert!(pr.converged);
         assert!(pr.scores.iter().all(|s| (s - 1.0 / 3.0).abs() < 1e-12));
@@ -106,7 +119,8 @@ mod tests {
     fn dangling_node_score_is_redistributed_uniformly() {
         // a -> b, b dangling: a = 0.15/2 + 0.85·b/2 and a + b = 1, so b = 0.925 / 1.425.
         let g = GraphData::build(["a", "b"], [("a", "b", 1.0)], true);
-        let pr = pagerank(&g, &PageRankOptions { tol: 1e-12, max_iter: 1000, ..Default::default() });
+        let pr =
+            pagerank(&g, &PageRankOptions { tol: 1e-12, max_iter: 1000, ..Default::default() });
         assert!((pr.scores[1] - 0.925 / 1.425).abs() < 1e-9);
         assert!((pr.scores[0] + pr.scores[1] - 1.0).abs() < 1e-12);
     }

@@ -23,16 +23,25 @@ pub struct ShortestPath {
 /// Distances are exact. Among equally short paths the first found is kept, visiting neighbours in
 /// edge order — networkx's rule, so the path is networkx's on the test graphs. Errors on an
 /// unknown id or on a negative (or NaN) weight.
-pub fn shortest_path(g: &GraphData, source: &str, target: &str) -> Result<ShortestPath, GraphError> {
+pub fn shortest_path(
+    g: &GraphData,
+    source: &str,
+    target: &str,
+) -> Result<ShortestPath, GraphError> {
     let index = |id: &str| g.index_of(id).ok_or_else(|| GraphError::UnknownNode(id.to_owned()));
     let (s, t) = (index(source)?, index(target)?);
     if let Some(&(u, v, weight)) = g.edges.iter().find(|e| e.2 < 0.0 || e.2.is_nan()) {
-        return Err(GraphError::NegativeWeight { from: g.node_ids[u].clone(), to: g.node_ids[v].clone(), weight });
+        return Err(GraphError::NegativeWeight {
+            from: g.node_ids[u].clone(),
+            to: g.node_ids[v].clone(),
+            weight,
+        });
     }
     let n = g.node_count();
     let mut search = Search::new(n);
     search.run(Walk { adj: g.out_adj(), weighted: true, count_paths: true }, s);
-    let distance: Vec<Option<f64>> = search.dist.iter().map(|&d| d.is_finite().then_some(d)).collect();
+    let distance: Vec<Option<f64>> =
+        search.dist.iter().map(|&d| d.is_finite().then_some(d)).collect();
     let mut path = Vec::new();
     if distance[t].is_some() {
         let mut v = t;
@@ -90,7 +99,11 @@ mod tests {
     use super::*;
 
     fn diamond() -> GraphData {
-        GraphData::build(["a", "b", "c", "d", "e"], [("a", "b", 1.0), ("b", "d", 5.0), ("a", "c", 2.0), ("c", "d", 1.0)], false)
+        GraphData::build(
+            ["a", "b", "c", "d", "e"],
+            [("a", "b", 1.0), ("b", "d", 5.0), ("a", "c", 2.0), ("c", "d", 1.0)],
+            false,
+        )
     }
 
     #[test]

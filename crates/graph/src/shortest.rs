@@ -45,7 +45,12 @@ impl Ord for Entry {
 
 impl Search {
     pub(crate) fn new(n: usize) -> Self {
-        Search { order: Vec::new(), dist: vec![f64::INFINITY; n], sigma: vec![0.0; n], preds: vec![Vec::new(); n] }
+        Search {
+            order: Vec::new(),
+            dist: vec![f64::INFINITY; n],
+            sigma: vec![0.0; n],
+            preds: vec![Vec::new(); n],
+        }
     }
 
     /// Runs the search from `source`, resetting only what the previous run touched.

@@ -135,7 +135,11 @@ pub struct ValidationReport {
 
 impl ValidationReport {
     /// A report from issues; `valid` follows from `errors`.
-    pub fn new(errors: Vec<QueryIssue>, warnings: Vec<QueryIssue>, rewritten_query: Option<String>) -> Self {
+    pub fn new(
+        errors: Vec<QueryIssue>,
+        warnings: Vec<QueryIssue>,
+        rewritten_query: Option<String>,
+    ) -> Self {
         Self { valid: errors.is_empty(), errors, warnings, rewritten_query }
     }
 }

@@ -24,7 +24,10 @@ use schemascope_core::Catalog;
 use serde::{Deserialize, Deserializer};
 
 pub use issue::{IssueKind, Location, QueryIssue, ValidationReport};
-pub use sql::{Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only, check_read_only_within, validate_sql};
+pub use sql::{
+    Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only,
+    check_read_only_within, validate_sql,
+};
 pub use structured::compile::{CompileError, CompiledQuery, compile};
 pub use structured::validate::validate_structured;
 pub use structured::{Field, Filter, StructuredQuery};
@@ -77,7 +80,10 @@ impl Query {
         match value {
             serde_json::Value::String(sql) => Ok(Self::Sql(sql)),
             serde_json::Value::Object(_) => structured::parse(value).map(Self::Structured),
-            other => Err(QueryParseError { message: format!("a query is SQL text or a structured-query object, not {other}"), path: None }),
+            other => Err(QueryParseError {
+                message: format!("a query is SQL text or a structured-query object, not {other}"),
+                path: None,
+            }),
         }
     }
 }
@@ -96,7 +102,12 @@ impl<'de> Deserialize<'de> for Query {
 
 /// Validates a query of either form; SQL's calls are checked against `callables` (the
 /// engine's allow-list, which also gives the dialect).
-pub fn validate(query: &Query, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
+pub fn validate(
+    query: &Query,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    callables: &Callables,
+) -> ValidationReport {
     match query {
         Query::Sql(sql) => validate_sql(sql, catalog, values, callables),
         Query::Structured(q) => validate_structured(q, catalog, values),

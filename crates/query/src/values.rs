@@ -57,26 +57,39 @@ impl<'a> ProfileValues<'a> {
     }
 
     fn profile(&self, table: &str) -> Option<&'a CollectionProfile> {
-        let found =
-            self.tables.iter().find(|(name, _)| *name == table).or_else(|| self.tables.iter().find(|(name, _)| name.eq_ignore_ascii_case(table)));
+        let found = self
+            .tables
+            .iter()
+            .find(|(name, _)| *name == table)
+            .or_else(|| self.tables.iter().find(|(name, _)| name.eq_ignore_ascii_case(table)));
         found.map(|(_, p)| *p)
     }
 
     fn column(&self, table: &str, column: &str) -> Option<&'a PropertyProfile> {
         let profile = self.profile(table)?;
         let key_is = |node: &&schemascope_core::profile::ProfileNode, exact: bool| {
-            node.profile.path.last_key().is_some_and(|k| if exact { k == column } else { k.eq_ignore_ascii_case(column) })
+            node.profile
+                .path
+                .last_key()
+                .is_some_and(|k| if exact { k == column } else { k.eq_ignore_ascii_case(column) })
         };
         let children = &profile.root.children;
-        children.iter().find(|n| key_is(n, true)).or_else(|| children.iter().find(|n| key_is(n, false))).map(|n| &n.profile)
+        children
+            .iter()
+            .find(|n| key_is(n, true))
+            .or_else(|| children.iter().find(|n| key_is(n, false)))
+            .map(|n| &n.profile)
     }
 }
 
 impl KnownValues for ProfileValues<'_> {
     fn complete_values(&self, table: &str, column: &str) -> Option<Vec<String>> {
         let strings = self.column(table, column)?.strings.as_ref()?;
-        let complete = strings.distinct <= MAX_COMPLETE_VALUES && strings.top.len() as u64 >= strings.distinct;
-        complete.then(|| strings.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect())
+        let complete =
+            strings.distinct <= MAX_COMPLETE_VALUES && strings.top.len() as u64 >= strings.distinct;
+        complete.then(|| {
+            strings.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect()
+        })
     }
 
     fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
@@ -102,11 +115,17 @@ pub struct StaticValues {
 
 impl KnownValues for StaticValues {
     fn complete_values(&self, table: &str, column: &str) -> Option<Vec<String>> {
-        self.values.iter().find(|(t, c, _)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column)).map(|(_, _, v)| v.clone())
+        self.values
+            .iter()
+            .find(|(t, c, _)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column))
+            .map(|(_, _, v)| v.clone())
     }
 
     fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
-        self.ranges.iter().find(|(t, c, _, _)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column)).map(|(_, _, a, b)| (*a, *b))
+        self.ranges
+            .iter()
+            .find(|(t, c, _, _)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column))
+            .map(|(_, _, a, b)| (*a, *b))
     }
 
     fn row_count(&self, table: &str) -> Option<u64> {
@@ -117,12 +136,18 @@ impl KnownValues for StaticValues {
 /// Checks a string literal compared with `table.column` against the column's complete value set:
 /// an error naming the closest stored values when no row has it (a case-only difference is
 /// suggested first, since `=` compares case-sensitively).
-pub(crate) fn check_string(values: &dyn KnownValues, table: &str, column: &str, literal: &str) -> Option<crate::QueryIssue> {
+pub(crate) fn check_string(
+    values: &dyn KnownValues,
+    table: &str,
+    column: &str,
+    literal: &str,
+) -> Option<crate::QueryIssue> {
     let known = values.complete_values(table, column)?;
     if known.iter().any(|v| v == literal) {
         return None;
     }
-    let mut close: Vec<String> = known.iter().filter(|v| v.eq_ignore_ascii_case(literal)).cloned().collect();
+    let mut close: Vec<String> =
+        known.iter().filter(|v| v.eq_ignore_ascii_case(literal)).cloned().collect();
     for c in schemascope_core::suggest::closest(literal, known.iter().map(String::as_str), 3) {
         if !close.contains(&c) {
             close.push(c);
@@ -136,7 +161,10 @@ pub(crate) fn check_string(values: &dyn KnownValues, table: &str, column: &str, 
     } else {
         format!("; closest: {}", quote_all(&close.iter().map(String::as_str).collect::<Vec<_>>()))
     };
-    let issue = crate::QueryIssue::new(crate::IssueKind::FilterValue, format!("no row has {table}.{column} = '{literal}'{listed}"));
+    let issue = crate::QueryIssue::new(
+        crate::IssueKind::FilterValue,
+        format!("no row has {table}.{column} = '{literal}'{listed}"),
+    );
     Some(match close.first() {
         Some(best) => issue.suggest(best.clone()),
         None => issue,
@@ -145,10 +173,19 @@ pub(crate) fn check_string(values: &dyn KnownValues, table: &str, column: &str, 
 
 /// Checks a number compared with `table.column` against the column's range: a warning when it is
 /// outside.
-pub(crate) fn check_number(values: &dyn KnownValues, table: &str, column: &str, n: f64) -> Option<crate::QueryIssue> {
+pub(crate) fn check_number(
+    values: &dyn KnownValues,
+    table: &str,
+    column: &str,
+    n: f64,
+) -> Option<crate::QueryIssue> {
     let (min, max) = values.numeric_range(table, column)?;
-    (n < min || n > max)
-        .then(|| crate::QueryIssue::new(crate::IssueKind::FilterValue, format!("{n} is outside the range of {table}.{column} ({min} to {max})")))
+    (n < min || n > max).then(|| {
+        crate::QueryIssue::new(
+            crate::IssueKind::FilterValue,
+            format!("{n} is outside the range of {table}.{column} ({min} to {max})"),
+        )
+    })
 }
 
 fn quote_all(values: &[&str]) -> String {

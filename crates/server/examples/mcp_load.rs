@@ -48,7 +48,10 @@ impl Mode {
 fn workload(name: &str) -> Vec<(&'static str, Value)> {
     let cached = vec![
         ("describe_schema", json!({"source": "infrastructure"})),
-        ("describe_property", json!({"source": "infrastructure", "collection": "nodes", "property": "cpu"})),
+        (
+            "describe_property",
+            json!({"source": "infrastructure", "collection": "nodes", "property": "cpu"}),
+        ),
         ("query_schema", json!({"source": "sensors", "record_name": "server::Temperature"})),
         ("describe_schema", json!({"source": "Chinook_Sqlite", "collection": "Track"})),
     ];
@@ -87,12 +90,18 @@ impl Client {
             let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "mcp_load", "version": "1"}}});
             let (session, _) = client.post(&init, LEGACY).await?;
             client.session = Some(session.ok_or("no Mcp-Session-Id from initialize")?);
-            client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), LEGACY).await?;
+            client
+                .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), LEGACY)
+                .await?;
         }
         Ok(client)
     }
 
-    async fn post(&mut self, message: &Value, version: &str) -> Result<(Option<String>, Bytes), BoxError> {
+    async fn post(
+        &mut self,
+        message: &Value,
+        version: &str,
+    ) -> Result<(Option<String>, Bytes), BoxError> {
         let mut request = Request::post("/mcp")
             .header("host", self.addr.to_string())
             .header("content-type", "application/json")
@@ -109,9 +118,16 @@ impl Client {
             request = request.header("mcp-name", name);
         }
         self.sender.ready().await?;
-        let response = self.sender.send_request(request.body(Full::new(Bytes::from(serde_json::to_vec(message)?)))?).await?;
+        let response = self
+            .sender
+            .send_request(request.body(Full::new(Bytes::from(serde_json::to_vec(message)?)))?)
+            .await?;
         let status = response.status();
-        let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body = response.into_body().collect().await?.to_bytes();
         if !status.is_success() {
             return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)).into());
@@ -131,10 +147,20 @@ impl Client {
                 MODERN
             }
         };
-        let (_, body) = self.post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}), version).await?;
+        let (_, body) = self
+            .post(
+                &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+                version,
+            )
+            .await?;
         let text = std::str::from_utf8(&body)?;
         // An SSE body carries the answer on a `data:` line; a JSON body is the answer itself.
-        let answer = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).find(|l| l.contains("\"jsonrpc\"")).unwrap_or(text.trim());
+        let answer = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|l| l.contains("\"jsonrpc\""))
+            .unwrap_or(text.trim());
         let answer: Value = serde_json::from_str(answer)?;
         if answer["id"] != json!(id) || answer["result"]["isError"] != json!(false) {
             return Err(format!("{tool}: {:.300}", answer.to_string()).into());
@@ -149,7 +175,14 @@ struct Outcome {
     first_error: Option<String>,
 }
 
-async fn run_client(addr: SocketAddr, mode: Mode, calls: Arc<[(&'static str, Value)]>, offset: usize, until: Instant, warmup: Instant) -> Outcome {
+async fn run_client(
+    addr: SocketAddr,
+    mode: Mode,
+    calls: Arc<[(&'static str, Value)]>,
+    offset: usize,
+    until: Instant,
+    warmup: Instant,
+) -> Outcome {
     let mut outcome = Outcome { latencies_us: Vec::new(), errors: 0, first_error: None };
     let mut client = match Client::connect(addr, mode).await {
         Ok(client) => client,
@@ -192,7 +225,11 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
@@ -209,7 +246,9 @@ fn parse_args() -> Result<Plan, BoxError> {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--seconds" => seconds = value()?.parse()?,
-            "--clients" => clients = value()?.split(',').map(str::parse).collect::<Result<_, _>>()?,
+            "--clients" => {
+                clients = value()?.split(',').map(str::parse).collect::<Result<_, _>>()?
+            }
             "--workloads" => workloads = value()?.split(',').map(str::to_owned).collect(),
             "--modes" => {
                 modes = value()?
@@ -222,7 +261,9 @@ fn parse_args() -> Result<Plan, BoxError> {
                     .collect::<Result<_, _>>()?
             }
             "-h" | "--help" => {
-                println!("mcp_load [--seconds S] [--clients 1,10,100] [--workloads cached,mix] [--modes stateless,session]");
+                println!(
+                    "mcp_load [--seconds S] [--clients 1,10,100] [--workloads cached,mix] [--modes stateless,session]"
+                );
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other} (see --help)").into()),
@@ -233,10 +274,18 @@ fn parse_args() -> Result<Plan, BoxError> {
 
 fn main() -> Result<(), BoxError> {
     let (seconds, clients, workloads, modes) = parse_args()?;
-    let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let chinook =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     let services = Services::new();
-    let specs = ["demo:infrastructure".to_string(), "demo:sensors".to_string(), format!("sqlite:{}", chinook.display())];
-    services.sources.load(&specs.iter().map(|s| s.parse()).collect::<Result<Vec<_>, _>>()?, &schemascope_sources::NoProgress)?;
+    let specs = [
+        "demo:infrastructure".to_string(),
+        "demo:sensors".to_string(),
+        format!("sqlite:{}", chinook.display()),
+    ];
+    services.sources.load(
+        &specs.iter().map(|s| s.parse()).collect::<Result<Vec<_>, _>>()?,
+        &schemascope_sources::NoProgress,
+    )?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;

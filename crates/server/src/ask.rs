@@ -17,16 +17,23 @@ use tokio::sync::mpsc;
 /// node) and a final `result` (the ask envelope: answer, query, rows, trace), run through the
 /// same path as every tool call (so the result is within the byte cap).
 /// Arguments that do not fit end the stream with a failed `result` naming the parameter.
-pub(crate) async fn ask_sse(State(services): State<Services>, Json(arguments): Json<Value>) -> impl IntoResponse {
+pub(crate) async fn ask_sse(
+    State(services): State<Services>,
+    Json(arguments): Json<Value>,
+) -> impl IntoResponse {
     Sse::new(stream(services, arguments)).keep_alive(KeepAlive::default())
 }
 
-fn stream(services: Services, arguments: Value) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+fn stream(
+    services: Services,
+    arguments: Value,
+) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let (tx, rx) = mpsc::unbounded_channel::<Result<SseEvent, Infallible>>();
     // The task is aborted when the client goes away (the stream is dropped), which drops the
     // run and so cancels its work (see `crate::cancel`).
     let task = tokio::spawn(async move {
-        let (mut steps, work) = crate::tools::start(services, Caller::User, "ask".into(), arguments, None);
+        let (mut steps, work) =
+            crate::tools::start(services, Caller::User, "ask".into(), arguments, None);
         tokio::pin!(work);
         let result = loop {
             tokio::select! {
@@ -60,5 +67,8 @@ impl Drop for AbortOnDrop {
 
 /// `GET /metrics`: the pipeline metrics in the Prometheus text format.
 pub(crate) async fn metrics(State(services): State<Services>) -> impl IntoResponse {
-    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], services.asking.metrics().render())
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        services.asking.metrics().render(),
+    )
 }

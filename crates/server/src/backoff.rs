@@ -84,7 +84,12 @@ pub(crate) struct FailedLogins {
 impl Default for FailedLogins {
     fn default() -> Self {
         let now = Instant::now();
-        Self { state: Mutex::new(State { clients: HashMap::new(), shared: Entry { failures: 0, due: now, last: now } }) }
+        Self {
+            state: Mutex::new(State {
+                clients: HashMap::new(),
+                shared: Entry { failures: 0, due: now, last: now },
+            }),
+        }
     }
 }
 
@@ -155,12 +160,20 @@ mod tests {
             seen.push((penalty.failures, penalty.backoff.as_millis()));
             at += penalty.wait;
         }
-        assert_eq!(seen, [(1, 250), (2, 500), (3, 1000), (4, 2000), (5, 4000), (6, 8000), (7, 8000), (8, 8000)]);
+        assert_eq!(
+            seen,
+            [(1, 250), (2, 500), (3, 1000), (4, 2000), (5, 4000), (6, 8000), (7, 8000), (8, 8000)]
+        );
         // Parallel guesses: each is answered after the one before, at most MAX_WAIT ahead.
         let other: IpAddr = "192.0.2.8".parse().expect("ip");
-        let waits: Vec<u128> = (0..5).map(|_| logins.failed(Some(other), t0).wait.as_millis()).collect();
+        let waits: Vec<u128> =
+            (0..5).map(|_| logins.failed(Some(other), t0).wait.as_millis()).collect();
         assert_eq!(waits, [250, 750, 1750, 3750, 7750]);
-        assert_eq!(logins.failed(Some(other), t0).wait, MAX_WAIT, "never held longer than MAX_WAIT");
+        assert_eq!(
+            logins.failed(Some(other), t0).wait,
+            MAX_WAIT,
+            "never held longer than MAX_WAIT"
+        );
         // Forgotten after a quiet while.
         assert_eq!(logins.failed(Some(ip), at + FORGET_AFTER).failures, 1);
     }
@@ -170,11 +183,19 @@ mod tests {
         let logins = FailedLogins::default();
         let t = Instant::now();
         logins.failed(Some("2001:db8:1:2::1".parse().expect("ip")), t);
-        let same_net = logins.failed(Some("2001:db8:1:2:ffff::9".parse().expect("ip")), t + ms(1000));
+        let same_net =
+            logins.failed(Some("2001:db8:1:2:ffff::9".parse().expect("ip")), t + ms(1000));
         assert_eq!(same_net.failures, 2);
-        assert_eq!(logins.failed(Some("2001:db8:1:3::1".parse().expect("ip")), t).failures, 1, "another /64");
+        assert_eq!(
+            logins.failed(Some("2001:db8:1:3::1".parse().expect("ip")), t).failures,
+            1,
+            "another /64"
+        );
         logins.failed(Some("192.0.2.1".parse().expect("ip")), t);
-        assert_eq!(logins.failed(Some("::ffff:192.0.2.1".parse().expect("ip")), t + ms(1000)).failures, 2);
+        assert_eq!(
+            logins.failed(Some("::ffff:192.0.2.1".parse().expect("ip")), t + ms(1000)).failures,
+            2
+        );
         assert_eq!(logins.remembered(), 3);
     }
 
@@ -188,7 +209,11 @@ mod tests {
         assert_eq!(logins.remembered(), MAX_CLIENTS);
         let first = logins.failed(Some("198.51.100.1".parse().expect("ip")), t);
         let second = logins.failed(Some("198.51.100.2".parse().expect("ip")), t);
-        assert_eq!((first.failures, second.failures), (1, 2), "two new addresses, one shared count");
+        assert_eq!(
+            (first.failures, second.failures),
+            (1, 2),
+            "two new addresses, one shared count"
+        );
         assert_eq!(logins.remembered(), MAX_CLIENTS);
         assert_eq!(logins.failed(None, t).failures, 3, "an unknown address shares it too");
         // Once the old ones are forgotten, a new address gets its own entry again.

@@ -24,7 +24,9 @@ pub(crate) struct CancelOnDrop(pub(crate) Cancel);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         // A no-op when the work finished first; otherwise the first reason given stays.
-        self.0.cancel_because("the call ended before its work did (the request timed out or the client went away)");
+        self.0.cancel_because(
+            "the call ended before its work did (the request timed out or the client went away)",
+        );
     }
 }
 
@@ -37,7 +39,11 @@ const NOTICE_GRACE: Duration = Duration::from_secs(2);
 /// passes or the MCP client cancels the request first, the token is cancelled and the call
 /// answers with the work's own "stopped" result if it comes within [`NOTICE_GRACE`], else with
 /// a failed envelope saying why.
-pub(crate) async fn run_cancellable(tool: &str, timeout: Option<Duration>, work: impl FnOnce() -> ToolResult + Send + 'static) -> ToolResult {
+pub(crate) async fn run_cancellable(
+    tool: &str,
+    timeout: Option<Duration>,
+    work: impl FnOnce() -> ToolResult + Send + 'static,
+) -> ToolResult {
     let token = Cancel::new();
     let _on_drop = CancelOnDrop(token.clone());
     let inner = token.clone();
@@ -72,7 +78,12 @@ pub(crate) async fn run_cancellable(tool: &str, timeout: Option<Duration>, work:
 
 /// The result of work that finished (or panicked).
 fn finished(tool: &str, joined: Result<ToolResult, tokio::task::JoinError>) -> ToolResult {
-    joined.unwrap_or_else(|error| ToolResult::failed(format!("`{tool}` failed unexpectedly: {error}"), json!({"error": "internal_error"})))
+    joined.unwrap_or_else(|error| {
+        ToolResult::failed(
+            format!("`{tool}` failed unexpectedly: {error}"),
+            json!({"error": "internal_error"}),
+        )
+    })
 }
 
 /// Runs `future` with `request` as the MCP request's token, for [`run_cancellable`] to watch.

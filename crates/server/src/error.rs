@@ -25,10 +25,14 @@ pub enum ServerError {
         addr: SocketAddr,
     },
     /// The token given is empty (an empty file or variable).
-    #[error("the token is empty; put a long random string in SCHEMASCOPE_TOKEN or the --token-file (e.g. `openssl rand -hex 32`)")]
+    #[error(
+        "the token is empty; put a long random string in SCHEMASCOPE_TOKEN or the --token-file (e.g. `openssl rand -hex 32`)"
+    )]
     EmptyToken,
     /// The token has characters that cannot travel in a header or cookie.
-    #[error("the token may only hold printable ASCII without spaces, quotes, commas, semicolons or backslashes (e.g. `openssl rand -hex 32`)")]
+    #[error(
+        "the token may only hold printable ASCII without spaces, quotes, commas, semicolons or backslashes (e.g. `openssl rand -hex 32`)"
+    )]
     BadToken,
     /// The token is too short or too repetitive to keep anyone out.
     #[error(

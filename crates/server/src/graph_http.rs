@@ -29,12 +29,21 @@ pub(crate) struct SourceQuery {
 
 /// `GET /`: the graph view.
 pub(crate) async fn page() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_HTML)
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")],
+        VIEW_HTML,
+    )
 }
 
 /// `GET /assets/view.js`.
 pub(crate) async fn script() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], VIEW_JS)
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        VIEW_JS,
+    )
 }
 
 fn failure(result: ToolResult) -> Response {
@@ -42,7 +51,10 @@ fn failure(result: ToolResult) -> Response {
 }
 
 /// `GET /v1/graph/scene`: positions, edges and computed styles at the session's version.
-pub(crate) async fn scene(State(services): State<Services>, Query(query): Query<SourceQuery>) -> Response {
+pub(crate) async fn scene(
+    State(services): State<Services>,
+    Query(query): Query<SourceQuery>,
+) -> Response {
     let outcome = tokio::task::spawn_blocking(move || {
         let session = services.graphs.session(query.source.as_deref())?;
         schemascope_tools::graph_session::scene::scene(&session)
@@ -51,12 +63,18 @@ pub(crate) async fn scene(State(services): State<Services>, Query(query): Query<
     match outcome {
         Ok(Ok(scene)) => ([(header::CACHE_CONTROL, "no-cache")], Json(scene)).into_response(),
         Ok(Err(error)) => failure(error.into()),
-        Err(error) => failure(ToolResult::failed(format!("the scene could not be built: {error}"), json!({"error": "internal_error"}))),
+        Err(error) => failure(ToolResult::failed(
+            format!("the scene could not be built: {error}"),
+            json!({"error": "internal_error"}),
+        )),
     }
 }
 
 /// `GET /v1/graph/events`: one `changed` event (`{source, version, changed}`) per session change.
-pub(crate) async fn events(State(services): State<Services>, Query(query): Query<SourceQuery>) -> Response {
+pub(crate) async fn events(
+    State(services): State<Services>,
+    Query(query): Query<SourceQuery>,
+) -> Response {
     let session = match services.graphs.session(query.source.as_deref()) {
         Ok(session) => session,
         Err(error) => return failure(error.into()),
@@ -70,12 +88,16 @@ fn event_stream(
     receiver: tokio::sync::broadcast::Receiver<schemascope_tools::graph_session::SessionEvent>,
     hello: Value,
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
-    let first = futures_util::stream::once(async move { Ok(SseEvent::default().event("changed").data(hello.to_string())) });
+    let first = futures_util::stream::once(async move {
+        Ok(SseEvent::default().event("changed").data(hello.to_string()))
+    });
     let rest = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let data = match receiver.recv().await {
             Ok(event) => serde_json::to_string(&event).unwrap_or_default(),
             // A slow page missed events: one "changed" makes it refetch everything.
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => r#"{"changed":["all"]}"#.to_string(),
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                r#"{"changed":["all"]}"#.to_string()
+            }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
         };
         Some((Ok(SseEvent::default().event("changed").data(data)), receiver))
@@ -97,7 +119,8 @@ enum BodyType {
 
 fn body_type(headers: &HeaderMap) -> BodyType {
     let Some(value) = headers.get(header::CONTENT_TYPE) else { return BodyType::Json };
-    let essence = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence =
+        value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let json = essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
         || essence == "application/x-www-form-urlencoded";
@@ -108,7 +131,12 @@ fn body_type(headers: &HeaderMap) -> BodyType {
 /// whether or not `success`; 400 for a body that is not JSON, 415 for a content type that
 /// cannot carry it). The caller is a person or their app, so what it adds is recorded as
 /// `user`.
-pub(crate) async fn call_tool(State(services): State<Services>, Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn call_tool(
+    State(services): State<Services>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if body_type(&headers) == BodyType::Refused {
         let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let message = format!(
@@ -123,7 +151,9 @@ pub(crate) async fn call_tool(State(services): State<Services>, Path(name): Path
         match serde_json::from_slice::<Value>(&body) {
             Ok(value) => value,
             Err(error) => {
-                let message = format!("the body is not JSON ({error}); send the tool's arguments as a JSON object, e.g. {{\"source\": \"NAME\"}}");
+                let message = format!(
+                    "the body is not JSON ({error}); send the tool's arguments as a JSON object, e.g. {{\"source\": \"NAME\"}}"
+                );
                 return failure(ToolResult::failed(message, json!({"error": "invalid_json"})));
             }
         }

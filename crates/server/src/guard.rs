@@ -74,20 +74,28 @@ impl HttpOptions {
                 return Err(ServerError::EmptyToken);
             }
             // It travels in a header and a cookie: no spaces, quotes or separators.
-            if !token.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b';' | b'\\')) {
+            if !token
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b';' | b'\\'))
+            {
                 return Err(ServerError::BadToken);
             }
             // Any token, loopback too: it is what keeps other users of the machine out.
             let bits = token_bits(token);
             if token.chars().count() < MIN_TOKEN_CHARS || bits < MIN_TOKEN_BITS {
-                return Err(ServerError::WeakToken { chars: token.chars().count(), bits: bits.floor() as u32 });
+                return Err(ServerError::WeakToken {
+                    chars: token.chars().count(),
+                    bits: bits.floor() as u32,
+                });
             }
         }
         if !addr.ip().is_loopback() && self.token.is_none() {
             return Err(ServerError::TokenRequired { addr });
         }
         if self.max_connections == 0 || self.header_timeout.is_zero() {
-            return Err(ServerError::BadLimit("--max-connections and --header-timeout must be positive".into()));
+            return Err(ServerError::BadLimit(
+                "--max-connections and --header-timeout must be positive".into(),
+            ));
         }
         Ok(())
     }
@@ -149,9 +157,15 @@ impl Guard {
 
     fn origin_allowed(&self, origin: &str, host: Option<&str>) -> bool {
         let origin = origin.trim_end_matches('/');
-        let own = host
-            .is_some_and(|host| origin.eq_ignore_ascii_case(&format!("http://{host}")) || origin.eq_ignore_ascii_case(&format!("https://{host}")));
-        own || self.options.allowed_origins.iter().any(|allowed| allowed.trim_end_matches('/').eq_ignore_ascii_case(origin))
+        let own = host.is_some_and(|host| {
+            origin.eq_ignore_ascii_case(&format!("http://{host}"))
+                || origin.eq_ignore_ascii_case(&format!("https://{host}"))
+        });
+        own || self
+            .options
+            .allowed_origins
+            .iter()
+            .any(|allowed| allowed.trim_end_matches('/').eq_ignore_ascii_case(origin))
     }
 
     /// The credentials a request presents: a bearer token and the web view's cookie.
@@ -161,10 +175,15 @@ impl Guard {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
             .map(str::trim);
-        let cookie = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
-            let (name, value) = pair.trim().split_once('=')?;
-            (name == TOKEN_COOKIE).then_some(value)
-        });
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .find_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                (name == TOKEN_COOKIE).then_some(value)
+            });
         [bearer, cookie]
     }
 
@@ -179,7 +198,9 @@ fn host_name(host: &str) -> &str {
     if let Some(rest) = host.strip_prefix('[') {
         return rest.split(']').next().unwrap_or(rest);
     }
-    host.rsplit_once(':').map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host })
+    host.rsplit_once(':').map_or(host, |(name, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }
+    })
 }
 
 /// Compares in time independent of where the first difference is (no early exit).
@@ -192,7 +213,10 @@ fn same_secret(given: &str, expected: &str) -> bool {
 pub(crate) fn refusal(status: StatusCode, error: &str, message: String) -> Response {
     let mut response = (status, Json(json!({"error": error, "message": message}))).into_response();
     if status == StatusCode::UNAUTHORIZED {
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"schemascope\""),
+        );
     }
     response
 }
@@ -214,7 +238,11 @@ fn token_login(guard: &Guard, request: &Request) -> Login {
     if request.method() != Method::GET || request.uri().path() != "/" {
         return Login::None;
     }
-    let Ok(Query(query)) = Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri()) else { return Login::None };
+    let Ok(Query(query)) =
+        Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri())
+    else {
+        return Login::None;
+    };
     let Some(given) = query.get("token") else { return Login::None };
     if !same_secret(given, token) {
         return Login::Refused;
@@ -241,12 +269,18 @@ async fn refuse_login(guard: &Guard, client: Option<IpAddr>, message: &str) -> R
         "failedAttempts": penalty.failures, "backoffMs": penalty.backoff.as_millis() as u64,
     });
     let mut response = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
-    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
     response
 }
 
 /// The middleware: every check, in the order that gives the most useful refusal.
-pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+pub(crate) async fn check(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).map(str::to_owned);
     match host.as_deref() {
         Some(host) if guard.host_allowed(host) => {}
@@ -262,13 +296,20 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, nex
             );
             return refusal(StatusCode::FORBIDDEN, "host_not_allowed", message);
         }
-        None => return refusal(StatusCode::BAD_REQUEST, "missing_host", "the request has no Host header".into()),
+        None => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "missing_host",
+                "the request has no Host header".into(),
+            );
+        }
     }
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
         if !guard.origin_allowed(origin, host.as_deref()) {
-            let message =
-                format!("requests from the page at `{origin}` are refused (Origin check, as MCP requires); allow it with --allow-origin {origin}");
+            let message = format!(
+                "requests from the page at `{origin}` are refused (Origin check, as MCP requires); allow it with --allow-origin {origin}"
+            );
             return refusal(StatusCode::FORBIDDEN, "origin_not_allowed", message);
         }
     }
@@ -280,12 +321,14 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, nex
         let presented = Guard::presented(request.headers()).iter().any(Option::is_some);
         return match token_login(&guard, &request) {
             Login::Accepted(response) => response,
-            Login::Refused => refuse_login(&guard, client, "the token in the address is not this server's token").await,
+            Login::Refused => {
+                refuse_login(&guard, client, "the token in the address is not this server's token")
+                    .await
+            }
             // A wrong token is a guess and is slowed down; no token at all guesses nothing (a
             // browser's first visit, a client not yet configured) and is refused at once.
             Login::None if presented => {
-                let wrong =
-                    "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
+                let wrong = "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
                 refuse_login(&guard, client, wrong).await
             }
             Login::None => refusal(StatusCode::UNAUTHORIZED, "unauthorized", needs.into()),
@@ -295,8 +338,10 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, nex
     match tokio::time::timeout(timeout, admit(&guard, request, next)).await {
         Ok(response) => response,
         Err(_) => {
-            let message =
-                format!("the request took longer than {} s and was stopped; raise --request-timeout if it is expected to", timeout.as_secs_f64());
+            let message = format!(
+                "the request took longer than {} s and was stopped; raise --request-timeout if it is expected to",
+                timeout.as_secs_f64()
+            );
             refusal(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", message)
         }
     }
@@ -305,7 +350,11 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, nex
 /// Reads the body within its limit and passes the request on.
 async fn admit(guard: &Guard, request: Request, next: Next) -> Response {
     let limit = guard.options.max_body_bytes;
-    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large(limit, declared);
     }
@@ -313,14 +362,22 @@ async fn admit(guard: &Guard, request: Request, next: Next) -> Response {
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => bytes,
         Err(error) if is_length_limit(&error) => return too_large(limit, None),
-        Err(error) => return refusal(StatusCode::BAD_REQUEST, "unreadable_body", format!("the request body could not be read: {error}")),
+        Err(error) => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "unreadable_body",
+                format!("the request body could not be read: {error}"),
+            );
+        }
     };
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 fn too_large(limit: usize, declared: Option<u64>) -> Response {
     let size = declared.map_or_else(|| "more".to_string(), |n| format!("{n} bytes"));
-    let message = format!("the request body is {size}, over the {limit}-byte limit; send less or raise --max-body-bytes");
+    let message = format!(
+        "the request body is {size}, over the {limit}-byte limit; send less or raise --max-body-bytes"
+    );
     refusal(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", message)
 }
 
@@ -357,18 +414,35 @@ mod tests {
 
     #[test]
     fn tokens_must_be_long_and_varied() {
-        let at = |token: &str| HttpOptions { token: Some(token.into()), ..HttpOptions::default() }.check_address("0.0.0.0:0".parse().expect("addr"));
-        for weak in ["x", "abcdefghijklmno", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "abababababababababababababababab", "password12345678"] {
+        let at = |token: &str| {
+            HttpOptions { token: Some(token.into()), ..HttpOptions::default() }
+                .check_address("0.0.0.0:0".parse().expect("addr"))
+        };
+        for weak in [
+            "x",
+            "abcdefghijklmno",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "abababababababababababababababab",
+            "password12345678",
+        ] {
             assert!(matches!(at(weak), Err(ServerError::WeakToken { .. })), "{weak}");
         }
         let error = at("x").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(error.contains("1 character") && error.contains("16") && error.contains("openssl rand -hex 32"), "{error}");
+        assert!(
+            error.contains("1 character")
+                && error.contains("16")
+                && error.contains("openssl rand -hex 32"),
+            "{error}"
+        );
         for strong in ["guard-test-7f3a9c1e5b", "0123456789abcdef", "e2e-4b1f9c0d7a2e6b3f8c5d"] {
             assert!(at(strong).is_ok(), "{strong}");
         }
         assert_eq!(token_bits("0123456789abcdef"), 64.0);
         // Loopback too: the token keeps other users of the machine out.
         let loopback = HttpOptions { token: Some("short".into()), ..HttpOptions::default() };
-        assert!(matches!(loopback.check_address("127.0.0.1:0".parse().expect("addr")), Err(ServerError::WeakToken { .. })));
+        assert!(matches!(
+            loopback.check_address("127.0.0.1:0".parse().expect("addr")),
+            Err(ServerError::WeakToken { .. })
+        ));
     }
 }

@@ -18,7 +18,10 @@ use axum::{
     response::Response,
     routing::{get, post},
 };
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService, streamable_http_server::session::local::LocalSessionManager};
+use rmcp::transport::{
+    StreamableHttpServerConfig, StreamableHttpService,
+    streamable_http_server::session::local::LocalSessionManager,
+};
 use schemascope_tools::Services;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -58,7 +61,8 @@ async fn session_delete_status(request: Request, next: Next) -> Response {
 
 /// Binds a TCP listener, returning it with its actual address (so port 0 can be used).
 pub async fn bind_http(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), ServerError> {
-    let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+    let listener =
+        TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(ServerError::LocalAddr)?;
     Ok((listener, local))
 }
@@ -100,7 +104,10 @@ pub async fn serve_http_listener(
     let mut local = LocalSessionManager::default();
     local.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
     let sessions = Arc::new(BoundedSessions::new(local, options.max_sessions));
-    let limits = ConnectionLimits { header_timeout: options.header_timeout, max_connections: options.max_connections };
+    let limits = ConnectionLimits {
+        header_timeout: options.header_timeout,
+        max_connections: options.max_connections,
+    };
     let gate = Arc::new(McpGate::new(Arc::clone(&sessions), options.max_body_bytes));
     let tool_timeout = options.request_timeout;
     let guard = Arc::new(Guard::new(options, local_addr)?);
@@ -116,11 +123,19 @@ pub async fn serve_http_listener(
         .with_state(services.clone());
     // A tool call over /mcp answers as a stream the guard's timeout does not cut: the server
     // cancels the call's work itself at the same timeout.
-    let base = SchemascopeServer::new(services).with_closing(closing.clone()).with_tool_timeout(tool_timeout);
-    let mcp = StreamableHttpService::new(move || Ok(base.new_session()), Arc::new(SharedSessions(sessions)), config);
+    let base = SchemascopeServer::new(services)
+        .with_closing(closing.clone())
+        .with_tool_timeout(tool_timeout);
+    let mcp = StreamableHttpService::new(
+        move || Ok(base.new_session()),
+        Arc::new(SharedSessions(sessions)),
+        config,
+    );
     // The MCP gate is part of the MCP service: every path the router hands to it (`/mcp`,
     // `/mcp/`, `/mcp/…`) goes through the same checks.
-    let mcp = Router::new().fallback_service(mcp).layer(middleware::from_fn_with_state(gate, crate::mcp_gate::check));
+    let mcp = Router::new()
+        .fallback_service(mcp)
+        .layer(middleware::from_fn_with_state(gate, crate::mcp_gate::check));
     let app = Router::new()
         .route("/", get(crate::graph_http::page))
         .route("/assets/view.js", get(crate::graph_http::script))

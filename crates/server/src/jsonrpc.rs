@@ -49,7 +49,9 @@ impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         let body = json!({"jsonrpc": "2.0", "id": self.id.unwrap_or(Value::Null), "error": {"code": self.code.0, "message": self.message}});
         let mut response = (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         response
     }
 }
@@ -60,8 +62,13 @@ fn error_response(code: ErrorCode, id: Option<&Value>, message: String) -> Refus
 
 /// Checks that `body` is one JSON-RPC 2.0 message MCP accepts, or says why not.
 pub fn check(body: &[u8]) -> Result<Checked, Refusal> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| error_response(ErrorCode::PARSE_ERROR, None, format!("parse error: the request body is not JSON ({e})")))?;
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        error_response(
+            ErrorCode::PARSE_ERROR,
+            None,
+            format!("parse error: the request body is not JSON ({e})"),
+        )
+    })?;
     let Value::Object(fields) = &value else {
         let message = if value.is_array() {
             "invalid request: JSON-RPC batches are not accepted (MCP sends one message per HTTP request since 2025-06-18); send the messages one by one".to_string()
@@ -75,36 +82,52 @@ pub fn check(body: &[u8]) -> Result<Checked, Refusal> {
         Some(id @ Value::String(_)) => Some(id),
         Some(id @ Value::Number(n)) if n.is_i64() => Some(id),
         Some(other) => {
-            let message = format!("invalid request: `id` must be a string or an integer, not {}", kind(other));
+            let message = format!(
+                "invalid request: `id` must be a string or an integer, not {}",
+                kind(other)
+            );
             return Err(error_response(ErrorCode::INVALID_REQUEST, None, message));
         }
     };
     // Owned: the value is consumed below, and an error may still need the id.
     let id = id.cloned();
-    let invalid = |message: String| error_response(ErrorCode::INVALID_REQUEST, id.as_ref(), format!("invalid request: {message}"));
+    let invalid = |message: String| {
+        error_response(
+            ErrorCode::INVALID_REQUEST,
+            id.as_ref(),
+            format!("invalid request: {message}"),
+        )
+    };
     if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(invalid("`jsonrpc` must be \"2.0\"".into()));
     }
     match fields.get("method") {
         Some(Value::String(_)) => {}
-        Some(other) => return Err(invalid(format!("`method` must be a string, not {}", kind(other)))),
+        Some(other) => {
+            return Err(invalid(format!("`method` must be a string, not {}", kind(other))));
+        }
         None if fields.contains_key("result") || fields.contains_key("error") => {}
-        None => return Err(invalid("the message has no `method` (nor `result` or `error`)".into())),
+        None => {
+            return Err(invalid("the message has no `method` (nor `result` or `error`)".into()));
+        }
     }
     // A request rmcp cannot represent at all (params of a type no request has, such as an
     // array): judged as the handler judges the ones it can, by method.
     let request_parts = match (&id, fields.get("method")) {
-        (Some(_), Some(Value::String(method))) => Some((method.clone(), fields.get("params").cloned())),
+        (Some(_), Some(Value::String(method))) => {
+            Some((method.clone(), fields.get("params").cloned()))
+        }
         _ => None,
     };
     let bytes = serde_json::to_vec(&value).map_err(|e| invalid(e.to_string()))?;
-    let message: ClientJsonRpcMessage = serde_json::from_value(value).map_err(|e| match request_parts {
-        Some((method, params)) => {
-            let error = custom_request_error(&method, params);
-            Refusal { code: error.code, id: id.clone(), message: error.message.into_owned() }
-        }
-        None => invalid(format!("not a JSON-RPC message MCP accepts ({e})")),
-    })?;
+    let message: ClientJsonRpcMessage =
+        serde_json::from_value(value).map_err(|e| match request_parts {
+            Some((method, params)) => {
+                let error = custom_request_error(&method, params);
+                Refusal { code: error.code, id: id.clone(), message: error.message.into_owned() }
+            }
+            None => invalid(format!("not a JSON-RPC message MCP accepts ({e})")),
+        })?;
     Ok(Checked { message, bytes })
 }
 
@@ -127,11 +150,13 @@ impl<M> ParamsOf for rmcp::model::RequestNoParam<M> {
 }
 
 fn path_error<T: serde::de::DeserializeOwned>(value: &Value, prefix: &str) -> Result<(), String> {
-    serde_path_to_error::deserialize::<_, T>(value).map(|_| ()).map_err(|e| match e.path().to_string().as_str() {
-        "." if prefix.is_empty() => e.inner().to_string(),
-        "." => format!("`{prefix}`: {}", e.inner()),
-        path if prefix.is_empty() => format!("`{path}`: {}", e.inner()),
-        path => format!("`{prefix}.{path}`: {}", e.inner()),
+    serde_path_to_error::deserialize::<_, T>(value).map(|_| ()).map_err(|e| {
+        match e.path().to_string().as_str() {
+            "." if prefix.is_empty() => e.inner().to_string(),
+            "." => format!("`{prefix}`: {}", e.inner()),
+            path if prefix.is_empty() => format!("`{path}`: {}", e.inner()),
+            path => format!("`{prefix}.{path}`: {}", e.inner()),
+        }
     })
 }
 
@@ -186,7 +211,11 @@ const KNOWN: &[(&str, ParamsCheck)] = known_requests![
 /// not found otherwise.
 pub fn custom_request_error(method: &str, params: Option<Value>) -> McpError {
     let Some((_, check)) = KNOWN.iter().find(|(name, _)| *name == method) else {
-        return McpError::new(ErrorCode::METHOD_NOT_FOUND, format!("method not found: `{method}`"), None);
+        return McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: `{method}`"),
+            None,
+        );
     };
     let mut request = json!({"method": method});
     if let Some(params) = params {
@@ -232,27 +261,53 @@ mod tests {
         ] {
             assert_eq!(code(bad), Some(-32600), "{bad}");
         }
-        let echoed = check(br#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#).err().expect("refused");
+        let echoed =
+            check(br#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#).err().expect("refused");
         assert_eq!(echoed.id, Some(json!("x")), "a readable id is echoed");
-        assert_eq!(check(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).err().expect("refused").id, None, "an unreadable one is not");
-        let good = check(br#"{"jsonrpc":"2.0","id":"a","method":"ping","method":"tools/list"}"#).expect("passes");
-        assert_eq!(serde_json::from_slice::<Value>(&good.bytes).expect("json")["method"], "tools/list", "what rmcp reads is what was checked");
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).err().expect("refused").id,
+            None,
+            "an unreadable one is not"
+        );
+        let good = check(br#"{"jsonrpc":"2.0","id":"a","method":"ping","method":"tools/list"}"#)
+            .expect("passes");
+        assert_eq!(
+            serde_json::from_slice::<Value>(&good.bytes).expect("json")["method"],
+            "tools/list",
+            "what rmcp reads is what was checked"
+        );
         assert!(check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_ok());
     }
 
     #[test]
     fn known_methods_with_params_that_do_not_fit_are_invalid_params() {
-        let error = custom_request_error("tools/call", Some(json!({"name": "describe_schema", "arguments": [1, 2]})));
+        let error = custom_request_error(
+            "tools/call",
+            Some(json!({"name": "describe_schema", "arguments": [1, 2]})),
+        );
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-        assert!(error.message.contains("invalid params for `tools/call`") && error.message.contains("arguments"), "{}", error.message);
+        assert!(
+            error.message.contains("invalid params for `tools/call`")
+                && error.message.contains("arguments"),
+            "{}",
+            error.message
+        );
         let missing = custom_request_error("tools/call", Some(json!({"arguments": {}})));
         assert_eq!(missing.code, ErrorCode::INVALID_PARAMS);
         assert!(missing.message.contains("name"), "{}", missing.message);
-        assert_eq!(custom_request_error("resources/read", Some(json!("x"))).code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            custom_request_error("resources/read", Some(json!("x"))).code,
+            ErrorCode::INVALID_PARAMS
+        );
         // Params rmcp cannot represent at all are judged the same way, before rmcp.
-        let array = check(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":[]}"#).err().expect("refused");
+        let array = check(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":[]}"#)
+            .err()
+            .expect("refused");
         assert_eq!((array.code, array.id), (ErrorCode::INVALID_PARAMS, Some(json!(4))));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":5,"method":"tools/nope","params":[1]}"#), Some(-32601));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5,"method":"tools/nope","params":[1]}"#),
+            Some(-32601)
+        );
         let unknown = custom_request_error("tools/explode", None);
         assert_eq!(unknown.code, ErrorCode::METHOD_NOT_FOUND);
         assert!(unknown.message.contains("`tools/explode`"));

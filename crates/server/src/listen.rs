@@ -63,12 +63,22 @@ impl Service<hyper::Request<Incoming>> for WithPeer {
 
 /// Errors of one connection that do not concern the listener (the peer went away).
 fn is_connection_error(error: &std::io::Error) -> bool {
-    matches!(error.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset)
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
 }
 
 /// Serves `app` on `listener` until `stopping` is cancelled, then lets each connection finish
 /// its request in flight (the caller bounds how long that may take).
-pub(crate) async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits, stopping: CancellationToken) {
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    stopping: CancellationToken,
+) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let mut connections = tokio::task::JoinSet::new();
     loop {

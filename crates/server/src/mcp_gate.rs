@@ -35,14 +35,17 @@ impl McpGate {
 
 /// Whether the request says its body is JSON (as rmcp decides it; others get rmcp's 415).
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"))
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
+    })
 }
 
 /// The middleware.
-pub(crate) async fn check(State(gate): State<Arc<McpGate>>, request: Request, next: Next) -> Response {
+pub(crate) async fn check(
+    State(gate): State<Arc<McpGate>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() != Method::POST || !is_json(request.headers()) {
         return next.run(request).await;
     }
@@ -50,7 +53,13 @@ pub(crate) async fn check(State(gate): State<Arc<McpGate>>, request: Request, ne
     // The guard in front has read the body within the same limit already; this takes its bytes.
     let bytes = match axum::body::to_bytes(body, gate.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(error) => return refusal(StatusCode::BAD_REQUEST, "unreadable_body", format!("the request body could not be read: {error}")),
+        Err(error) => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "unreadable_body",
+                format!("the request body could not be read: {error}"),
+            );
+        }
     };
     let checked = match crate::jsonrpc::check(&bytes) {
         Ok(checked) => checked,

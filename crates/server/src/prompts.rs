@@ -1,6 +1,5 @@
 //! The `schema_system_prompt` prompt: the schema of one or every source as a system prompt.
 
-
 use rmcp::{
     ErrorData as McpError,
     model::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, Role},
@@ -36,7 +35,10 @@ fn text_argument(name: &str, value: &Value) -> Result<Option<String>, McpError> 
         Value::String(s) if s.trim().is_empty() => Ok(None),
         Value::String(s) => Ok(Some(s.trim().to_string())),
         Value::Number(n) => Ok(Some(n.to_string())),
-        other => Err(McpError::invalid_params(format!("prompt argument `{name}` must be a string, not {other}"), Some(json!({ "argument": name })))),
+        other => Err(McpError::invalid_params(
+            format!("prompt argument `{name}` must be a string, not {other}"),
+            Some(json!({ "argument": name })),
+        )),
     }
 }
 
@@ -69,7 +71,11 @@ fn parse(arguments: Option<JsonObject>) -> Result<SystemPromptParams, McpError> 
 }
 
 /// Renders the prompt.
-pub(crate) async fn get(services: Services, name: &str, arguments: Option<JsonObject>) -> Result<GetPromptResult, McpError> {
+pub(crate) async fn get(
+    services: Services,
+    name: &str,
+    arguments: Option<JsonObject>,
+) -> Result<GetPromptResult, McpError> {
     if name != PROMPT_NAME {
         return Err(McpError::invalid_params(
             format!("Unknown prompt `{name}`. Available prompts: {PROMPT_NAME}"),
@@ -81,16 +87,23 @@ pub(crate) async fn get(services: Services, name: &str, arguments: Option<JsonOb
         Some(source) => format!("Schema of `{source}` as a system prompt"),
         None => "Schema of every source as a system prompt".to_string(),
     };
-    let text = tokio::task::spawn_blocking(move || schemascope_tools::system_prompt(&services.sources, params))
-        .await
-        .map_err(|error| McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None))?
-        .map_err(|error| match error {
-            ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
-                McpError::invalid_params(error.to_string(), Some(json!({ "error": error.kind() })))
-            }
-            other => McpError::internal_error(other.to_string(), Some(json!({ "error": other.kind() }))),
-        })?;
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(description))
+    let text = tokio::task::spawn_blocking(move || {
+        schemascope_tools::system_prompt(&services.sources, params)
+    })
+    .await
+    .map_err(|error| {
+        McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None)
+    })?
+    .map_err(|error| match error {
+        ToolError::UnknownSource(_) | ToolError::InvalidParams(_) => {
+            McpError::invalid_params(error.to_string(), Some(json!({ "error": error.kind() })))
+        }
+        other => {
+            McpError::internal_error(other.to_string(), Some(json!({ "error": other.kind() })))
+        }
+    })?;
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+        .with_description(description))
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! for live AimDB sources `schema://<source>/<record key>`, the JSON Schema of one record (the
 //! resource whose update notifications tell a client that record changed).
 
-
 use rmcp::{
     ErrorData as McpError,
     model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate},
@@ -43,7 +42,11 @@ pub(crate) fn target_of(uri: &str) -> Option<(&str, Option<&str>)> {
 /// The record keys of a live AimDB source (none for other sources).
 pub(crate) fn record_keys(services: &Services, source: &str) -> Vec<String> {
     let Ok(source) = services.sources.get(Some(source)) else { return Vec::new() };
-    source.aimdb.as_ref().map(|s| s.keys().into_iter().map(str::to_string).collect()).unwrap_or_default()
+    source
+        .aimdb
+        .as_ref()
+        .map(|s| s.keys().into_iter().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// The URIs of every source's schema resource, and of every live record's.
@@ -120,35 +123,68 @@ pub(crate) fn check_known(services: &Services, uri: &str) -> Result<(), McpError
 /// Reads `schema://<source>`: the markdown schema summary (computed off the async runtime).
 pub(crate) async fn read(services: Services, uri: String) -> Result<ReadResourceResult, McpError> {
     check_known(&services, &uri)?;
-    let Some((name, record)) = target_of(&uri).map(|(s, r)| (s.to_string(), r.map(str::to_string))) else {
+    let Some((name, record)) = target_of(&uri).map(|(s, r)| (s.to_string(), r.map(str::to_string)))
+    else {
         return Err(not_found(&services, &uri, None));
     };
     if let Some(record) = record {
         return read_record(services, uri, name, record).await;
     }
     let worker = services.clone();
-    let markdown = tokio::task::spawn_blocking(move || schemascope_tools::schema_markdown(&worker.sources, &name, None))
-        .await
-        .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
+    let markdown = tokio::task::spawn_blocking(move || {
+        schemascope_tools::schema_markdown(&worker.sources, &name, None)
+    })
+    .await
+    .map_err(|error| {
+        McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None)
+    })?;
     match markdown {
-        Ok(markdown) => Ok(ReadResourceResult::new(vec![ResourceContents::text(markdown, uri).with_mime_type(MIME_TYPE)])),
-        Err(error @ ToolError::UnknownSource(_)) => Err(not_found(&services, &uri, Some(error.to_string()))),
-        Err(error) => Err(McpError::internal_error(format!("cannot render `{uri}`: {error}"), Some(json!({ "uri": uri, "error": error.kind() })))),
+        Ok(markdown) => Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(markdown, uri).with_mime_type(MIME_TYPE),
+        ])),
+        Err(error @ ToolError::UnknownSource(_)) => {
+            Err(not_found(&services, &uri, Some(error.to_string())))
+        }
+        Err(error) => Err(McpError::internal_error(
+            format!("cannot render `{uri}`: {error}"),
+            Some(json!({ "uri": uri, "error": error.kind() })),
+        )),
     }
 }
 
 /// Reads `schema://<source>/<record>`: query_schema of the record from the values seen and its
 /// current one (no waiting window), as JSON.
-async fn read_record(services: Services, uri: String, source: String, record: String) -> Result<ReadResourceResult, McpError> {
-    let params = schemascope_tools::QuerySchemaParams { source: Some(source), record_name: Some(record), window_ms: Some(0), ..Default::default() };
-    let result = tokio::task::spawn_blocking(move || schemascope_tools::query_schema(&services, params))
-        .await
-        .map_err(|error| McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None))?;
+async fn read_record(
+    services: Services,
+    uri: String,
+    source: String,
+    record: String,
+) -> Result<ReadResourceResult, McpError> {
+    let params = schemascope_tools::QuerySchemaParams {
+        source: Some(source),
+        record_name: Some(record),
+        window_ms: Some(0),
+        ..Default::default()
+    };
+    let result =
+        tokio::task::spawn_blocking(move || schemascope_tools::query_schema(&services, params))
+            .await
+            .map_err(|error| {
+                McpError::internal_error(
+                    format!("reading `{uri}` failed unexpectedly: {error}"),
+                    None,
+                )
+            })?;
     if !result.success {
-        return Err(McpError::internal_error(format!("cannot read `{uri}`: {}", result.message), Some(json!({ "uri": uri, "error": result.data }))));
+        return Err(McpError::internal_error(
+            format!("cannot read `{uri}`: {}", result.message),
+            Some(json!({ "uri": uri, "error": result.data })),
+        ));
     }
     let text = serde_json::to_string_pretty(&result.data).unwrap_or_default();
-    Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri).with_mime_type(RECORD_MIME_TYPE)]))
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::text(text, uri).with_mime_type(RECORD_MIME_TYPE),
+    ]))
 }
 
 #[cfg(test)]
@@ -161,7 +197,10 @@ mod tests {
         assert_eq!(target_of("schema://infrastructure"), Some(("infrastructure", None)));
         assert_eq!(target_of("schema://"), None);
         assert_eq!(target_of("file:///x"), None);
-        assert_eq!(target_of("schema://plant/sensors/temp/vienna"), Some(("plant", Some("sensors/temp/vienna"))));
+        assert_eq!(
+            target_of("schema://plant/sensors/temp/vienna"),
+            Some(("plant", Some("sensors/temp/vienna")))
+        );
         assert_eq!(target_of("schema://plant/"), Some(("plant", None)));
         assert_eq!(record_uri("plant", "sensors.outdoor"), "schema://plant/sensors.outdoor");
     }
@@ -169,7 +208,9 @@ mod tests {
     #[test]
     fn unknown_uri_lists_available() {
         let services = Services::new();
-        let Err(error) = check_known(&services, "schema://nope") else { panic!("unknown must fail") };
+        let Err(error) = check_known(&services, "schema://nope") else {
+            panic!("unknown must fail")
+        };
         assert!(error.message.contains("schema://nope"));
     }
 }

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-        ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -53,7 +55,9 @@ pub struct SchemascopeServer {
 
 impl std::fmt::Debug for SchemascopeServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemascopeServer").field("services", &self.services).finish_non_exhaustive()
+        f.debug_struct("SchemascopeServer")
+            .field("services", &self.services)
+            .finish_non_exhaustive()
     }
 }
 
@@ -109,7 +113,11 @@ impl ServerHandler for SchemascopeServer {
             .with_instructions(INSTRUCTIONS)
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.services)))
     }
 
@@ -118,10 +126,21 @@ impl ServerHandler for SchemascopeServer {
     }
 
     /// Over MCP the caller is an LLM, so what the style tools add is recorded as `ai`.
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
-        let arguments = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments =
+            request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
         let token = context.meta.get_progress_token();
-        let (mut steps, work) = crate::tools::start(self.services.clone(), Caller::Ai, request.name.to_string(), arguments, self.tool_timeout);
+        let (mut steps, work) = crate::tools::start(
+            self.services.clone(),
+            Caller::Ai,
+            request.name.to_string(),
+            arguments,
+            self.tool_timeout,
+        );
         let mut count = 0;
         let mut report = async |step| {
             count += 1;
@@ -175,18 +194,29 @@ impl ServerHandler for SchemascopeServer {
         resources::read(self.services.clone(), request.uri).await.map(ReadResourceResponse::from)
     }
 
-    async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         resources::check_known(&self.services, &request.uri)?;
         self.session.subscribe(request.uri, context.peer);
         Ok(())
     }
 
-    async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         self.session.unsubscribe(&request.uri);
         Ok(())
     }
 
-    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
         Some(subscriptions::accepted_filter(&self.services, requested))
     }
 
@@ -197,7 +227,11 @@ impl ServerHandler for SchemascopeServer {
     /// A request rmcp could not read as any request it knows arrives here: a known method with
     /// params that do not fit (`arguments` not an object, a missing `name`) is invalid params,
     /// naming what is wrong; any other method is not found.
-    async fn on_custom_request(&self, request: CustomRequest, _context: RequestContext<RoleServer>) -> Result<CustomResult, McpError> {
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
         Err(crate::jsonrpc::custom_request_error(&request.method, request.params))
     }
 
@@ -209,7 +243,13 @@ impl ServerHandler for SchemascopeServer {
         Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()]))
     }
 
-    async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
-        prompts::get(self.services.clone(), &request.name, request.arguments).await.map(GetPromptResponse::from)
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(self.services.clone(), &request.name, request.arguments)
+            .await
+            .map(GetPromptResponse::from)
     }
 }

@@ -20,9 +20,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::{Stream, StreamExt};
-use rmcp::model::{ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, NumberOrString, RequestId, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
-use rmcp::transport::streamable_http_server::session::{RestoreOutcome, ServerSseMessage, SessionId, SessionManager};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, NumberOrString, RequestId,
+    ServerJsonRpcMessage,
+};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+};
 
 /// Marks an id this module assigned: `<MARK><n><MARK><client id as JSON>`. The unit separator
 /// does not occur in ids clients choose in practice, and an id without it is left alone.
@@ -53,7 +60,13 @@ pub(crate) struct BoundedSessions {
 impl BoundedSessions {
     /// At most `max` sessions of `inner`.
     pub(crate) fn new(inner: LocalSessionManager, max: usize) -> Self {
-        Self { inner, max, creating: tokio::sync::Mutex::new(()), next_id: AtomicU64::new(1), in_flight: Default::default() }
+        Self {
+            inner,
+            max,
+            creating: tokio::sync::Mutex::new(()),
+            next_id: AtomicU64::new(1),
+            in_flight: Default::default(),
+        }
     }
 
     /// The sessions open now.
@@ -154,7 +167,11 @@ impl SessionManager for SharedSessions {
         Ok(self.0.inner.create_session().await?)
     }
 
-    async fn initialize_session(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<ServerJsonRpcMessage, Self::Error> {
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
         Ok(self.0.inner.initialize_session(id, message).await?)
     }
 
@@ -182,7 +199,12 @@ impl SessionManager for SharedSessions {
             let internal = internal_id(n, &request.id);
             let client = std::mem::replace(&mut request.id, internal.clone());
             self.0.remember(id, client.clone(), internal.clone());
-            guard = Some(InFlight { sessions: Arc::clone(&self.0), session: id.clone(), client, internal });
+            guard = Some(InFlight {
+                sessions: Arc::clone(&self.0),
+                session: id.clone(),
+                client,
+                internal,
+            });
         }
         let stream = self.0.inner.create_stream(id, message).await?;
         Ok(stream.map(move |event| {
@@ -192,10 +214,15 @@ impl SessionManager for SharedSessions {
         }))
     }
 
-    async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
         let mut message = message;
         if let JsonRpcMessage::Notification(notification) = &mut message
-            && let ClientNotification::CancelledNotification(cancelled) = &mut notification.notification
+            && let ClientNotification::CancelledNotification(cancelled) =
+                &mut notification.notification
             && let Some(request_id) = &cancelled.params.request_id
             && let Some(internal) = self.0.in_flight_id(id, request_id)
         {
@@ -204,7 +231,10 @@ impl SessionManager for SharedSessions {
         Ok(self.0.inner.accept_message(id, message).await?)
     }
 
-    async fn create_standalone_stream(&self, id: &SessionId) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         // A response whose own stream is gone falls back to this one: it too gets its id back.
         Ok(self.0.inner.create_standalone_stream(id).await?.map(restore))
     }
@@ -217,7 +247,10 @@ impl SessionManager for SharedSessions {
         Ok(self.0.inner.resume(id, last_event_id).await?.map(restore))
     }
 
-    async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
         Ok(self.0.inner.restore_session(id).await?)
     }
 }
@@ -228,13 +261,21 @@ mod tests {
 
     #[test]
     fn internal_ids_carry_the_clients_id_of_either_kind() {
-        for id in [NumberOrString::Number(7), NumberOrString::Number(-3), NumberOrString::String("abc\u{1f}x\"y".into())] {
+        for id in [
+            NumberOrString::Number(7),
+            NumberOrString::Number(-3),
+            NumberOrString::String("abc\u{1f}x\"y".into()),
+        ] {
             let internal = internal_id(42, &id);
             assert_ne!(internal, id);
             assert_eq!(client_id(&internal), Some(id));
         }
         assert_eq!(client_id(&NumberOrString::Number(1)), None);
         assert_eq!(client_id(&NumberOrString::String("plain".into())), None);
-        assert_ne!(internal_id(1, &NumberOrString::Number(5)), internal_id(2, &NumberOrString::Number(5)), "unique per request");
+        assert_ne!(
+            internal_id(1, &NumberOrString::Number(5)),
+            internal_id(2, &NumberOrString::Number(5)),
+            "unique per request"
+        );
     }
 }

@@ -1,6 +1,5 @@
 //! MCP over stdio: one session on stdin/stdout, until the client closes stdin.
 
-
 use rmcp::{ServiceExt, transport::stdio_pipes};
 use schemascope_tools::Services;
 

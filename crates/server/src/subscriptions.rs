@@ -49,7 +49,11 @@ struct ChangeTracker {
 fn record_versions(services: &Services, name: &str) -> Vec<(String, u64)> {
     let Ok(source) = services.sources.get(Some(name)) else { return Vec::new() };
     let Some(snapshot) = &source.aimdb else { return Vec::new() };
-    snapshot.keys().into_iter().map(|key| (resources::record_uri(name, key), snapshot.version(key))).collect()
+    snapshot
+        .keys()
+        .into_iter()
+        .map(|key| (resources::record_uri(name, key), snapshot.version(key)))
+        .collect()
 }
 
 impl ChangeTracker {
@@ -61,7 +65,12 @@ impl ChangeTracker {
 
     /// Interprets one event: `Some(name)` reloaded, `None` when events were missed (every
     /// subscription is then reported, to be safe).
-    fn changes(&mut self, services: &Services, reloaded: Option<&str>, subscribed: &BTreeSet<String>) -> Changes {
+    fn changes(
+        &mut self,
+        services: &Services,
+        reloaded: Option<&str>,
+        subscribed: &BTreeSet<String>,
+    ) -> Changes {
         let names = services.sources.names();
         let list_changed = names != self.names;
         self.names = names;
@@ -165,7 +174,12 @@ impl Drop for SessionSubscriptions {
 }
 
 /// Sends a legacy session its notifications until the session or the services goes away.
-async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mut events: Receiver<String>, mut tracker: ChangeTracker) {
+async fn forward(
+    session: Weak<SessionSubscriptions>,
+    peer: Peer<RoleServer>,
+    mut events: Receiver<String>,
+    mut tracker: ChangeTracker,
+) {
     while let Some(reloaded) = next_event(&mut events).await {
         let Some(subscriptions) = session.upgrade() else {
             return;
@@ -182,7 +196,9 @@ async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mu
             return;
         }
         for uri in changes.updated {
-            if let Err(error) = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await {
+            if let Err(error) =
+                peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await
+            {
                 tracing::debug!(%error, "resource update notification not delivered; stopping the session's forwarder");
                 return;
             }
@@ -192,7 +208,10 @@ async fn forward(session: Weak<SessionSubscriptions>, peer: Peer<RoleServer>, mu
 
 /// The part of a `subscriptions/listen` filter this server honours: resource and tool list changes, and
 /// updates of known schema URIs (unknown URIs are left out of the acknowledgment).
-pub(crate) fn accepted_filter(services: &Services, requested: &SubscriptionFilter) -> SubscriptionFilter {
+pub(crate) fn accepted_filter(
+    services: &Services,
+    requested: &SubscriptionFilter,
+) -> SubscriptionFilter {
     let known = resources::known_uris(services);
     let mut accepted = SubscriptionFilter::new();
     accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
@@ -207,11 +226,16 @@ pub(crate) fn accepted_filter(services: &Services, requested: &SubscriptionFilte
 
 /// Serves one `subscriptions/listen` request (protocol 2026-07-28) until the client cancels it,
 /// or ends it gracefully (the final result tells the client) when `closing` is cancelled.
-pub(crate) async fn listen(services: &Services, context: SubscriptionContext, closing: &CancellationToken) -> Result<(), McpError> {
+pub(crate) async fn listen(
+    services: &Services,
+    context: SubscriptionContext,
+    closing: &CancellationToken,
+) -> Result<(), McpError> {
     let mut events = services.sources.subscribe();
     let mut tracker = ChangeTracker::new(services);
     let accepted = context.accepted().clone();
-    let subscribed: BTreeSet<String> = accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
+    let subscribed: BTreeSet<String> =
+        accepted.resource_subscriptions.clone().unwrap_or_default().into_iter().collect();
     let wants_list_changes = accepted.resources_list_changed == Some(true);
     let wants_tool_changes = accepted.tools_list_changed == Some(true);
     let sink = context.sink().clone();
@@ -243,7 +267,8 @@ pub(crate) async fn listen(services: &Services, context: SubscriptionContext, cl
         for sent in sends {
             match sent {
                 Ok(()) => {}
-                Err(SubscriptionSendError::SubscriptionClosed) | Err(SubscriptionSendError::Service(_)) => return Ok(()),
+                Err(SubscriptionSendError::SubscriptionClosed)
+                | Err(SubscriptionSendError::Service(_)) => return Ok(()),
                 Err(error) => tracing::debug!(%error, "subscription notification not sent"),
             }
         }
@@ -259,9 +284,15 @@ mod tests {
         let services = Services::new();
         let mut tracker = ChangeTracker::new(&services);
         let subscribed: BTreeSet<String> = ["schema://a".to_string()].into_iter().collect();
-        assert_eq!(tracker.changes(&services, Some("a"), &subscribed), Changes { updated: vec!["schema://a".into()], ..Changes::default() });
+        assert_eq!(
+            tracker.changes(&services, Some("a"), &subscribed),
+            Changes { updated: vec!["schema://a".into()], ..Changes::default() }
+        );
         assert_eq!(tracker.changes(&services, Some("b"), &subscribed), Changes::default());
-        assert_eq!(tracker.changes(&services, None, &subscribed).updated, vec!["schema://a".to_string()]);
+        assert_eq!(
+            tracker.changes(&services, None, &subscribed).updated,
+            vec!["schema://a".to_string()]
+        );
     }
 
     #[test]

@@ -16,7 +16,10 @@ use tokio::sync::mpsc;
 
 /// The tools a server over `services`'s sources lists, as MCP tools.
 pub(crate) fn listed(services: &Services) -> Vec<Tool> {
-    tool_table::listed(services).into_iter().filter_map(|spec| as_mcp_tool(&tool_table::definition(spec))).collect()
+    tool_table::listed(services)
+        .into_iter()
+        .filter_map(|spec| as_mcp_tool(&tool_table::definition(spec)))
+        .collect()
 }
 
 /// Any tool of the table by name, listed or not (rmcp validates request headers with it).
@@ -34,7 +37,11 @@ fn as_mcp_tool(definition: &Value) -> Option<Tool> {
 pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
     let success = result.success;
     let envelope = result.into_value();
-    if success { CallToolResult::structured(envelope) } else { CallToolResult::structured_error(envelope) }
+    if success {
+        CallToolResult::structured(envelope)
+    } else {
+        CallToolResult::structured_error(envelope)
+    }
 }
 
 /// Starts tool `name` for `caller`: the returned future runs it on the blocking pool
@@ -48,7 +55,8 @@ pub(crate) fn start(
     arguments: Value,
     timeout: Option<Duration>,
 ) -> (mpsc::UnboundedReceiver<Progress>, impl Future<Output = ToolResult> + Send) {
-    let timeout = timeout.filter(|_| tool_table::find(&name).is_some_and(|spec| spec.request_timeout_applies));
+    let timeout = timeout
+        .filter(|_| tool_table::find(&name).is_some_and(|spec| spec.request_timeout_applies));
     let (sender, progress) = mpsc::unbounded_channel();
     let work = async move {
         let label = name.clone();
@@ -64,14 +72,26 @@ pub(crate) fn start(
 }
 
 /// [`start`] for a call whose progress nobody follows.
-pub(crate) async fn run(services: Services, caller: Caller, name: String, arguments: Value, timeout: Option<Duration>) -> ToolResult {
+pub(crate) async fn run(
+    services: Services,
+    caller: Caller,
+    name: String,
+    arguments: Value,
+    timeout: Option<Duration>,
+) -> ToolResult {
     start(services, caller, name, arguments, timeout).1.await
 }
 
 /// Sends `step`, the `count`th of the call, as an MCP progress notification (the step's
 /// message is the notification's message).
-pub(crate) async fn notify(peer: &Peer<RoleServer>, token: &ProgressToken, count: u32, step: Progress) {
-    let progress = ProgressNotificationParam::new(token.clone(), f64::from(count)).with_message(step.message);
+pub(crate) async fn notify(
+    peer: &Peer<RoleServer>,
+    token: &ProgressToken,
+    count: u32,
+    step: Progress,
+) {
+    let progress =
+        ProgressNotificationParam::new(token.clone(), f64::from(count)).with_message(step.message);
     // A client gone away misses its progress; the call still answers.
     let _ = peer.notify_progress(progress).await;
 }
@@ -87,16 +107,25 @@ mod tests {
         assert_eq!(result.is_error, Some(false));
         let structured = result.structured_content.clone().unwrap_or_default();
         assert_eq!(structured["data"]["n"], 1);
-        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+        let text = result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap_or_default(), structured);
     }
 
     #[test]
     fn every_table_row_is_an_mcp_tool() {
         for spec in tool_table::TOOLS {
-            let tool = any(spec.name).unwrap_or_else(|| panic!("{} does not read as an MCP tool", spec.name));
+            let tool = any(spec.name)
+                .unwrap_or_else(|| panic!("{} does not read as an MCP tool", spec.name));
             assert_eq!(tool.name, spec.name);
-            assert_eq!(tool.annotations.as_ref().and_then(|a| a.read_only_hint), Some(spec.hints.read_only));
+            assert_eq!(
+                tool.annotations.as_ref().and_then(|a| a.read_only_hint),
+                Some(spec.hints.read_only)
+            );
             assert!(tool.output_schema.is_none());
         }
     }

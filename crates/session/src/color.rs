@@ -5,10 +5,17 @@ use crate::SessionError;
 
 /// `color` (`red`, `SteelBlue`, `#F00`, `rgb(255 0 0)`) as lowercase hex.
 pub fn normalize_color(color: &str) -> Result<String, SessionError> {
-    let parsed = csscolorparser::parse(color.trim())
-        .map_err(|_| SessionError::InvalidStyle(format!("`{color}` is not a colour; use a CSS colour name (red, steelblue) or hex (#ff0000)")))?;
+    let parsed = csscolorparser::parse(color.trim()).map_err(|_| {
+        SessionError::InvalidStyle(format!(
+            "`{color}` is not a colour; use a CSS colour name (red, steelblue) or hex (#ff0000)"
+        ))
+    })?;
     let [r, g, b, a] = parsed.to_rgba8();
-    Ok(if a == 255 { format!("#{r:02x}{g:02x}{b:02x}") } else { format!("#{r:02x}{g:02x}{b:02x}{a:02x}") })
+    Ok(if a == 255 {
+        format!("#{r:02x}{g:02x}{b:02x}")
+    } else {
+        format!("#{r:02x}{g:02x}{b:02x}{a:02x}")
+    })
 }
 
 #[cfg(test)]

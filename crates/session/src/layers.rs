@@ -27,7 +27,17 @@ pub struct Added {
 }
 
 /// Which added layers a clear without a name removes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ClearScope {
     /// Layers an AI added ("remove the AI layers").
@@ -88,7 +98,9 @@ impl StyleLayers {
         let given = name.map(str::trim).filter(|n| !n.is_empty());
         let name = match given {
             Some("default") => {
-                return Err(SessionError::InvalidStyle("`default` is the built-in layer's name; choose another".into()));
+                return Err(SessionError::InvalidStyle(
+                    "`default` is the built-in layer's name; choose another".into(),
+                ));
             }
             Some(name) => name.to_string(),
             None => {
@@ -123,7 +135,12 @@ impl StyleLayers {
     /// it, an unnamed layer removes the oldest unnamed layer of its source (layers are kept in
     /// the order they were added, so the first found is the oldest). A session saved over the
     /// bound by an older version is never cut down silently: it must be cleared first.
-    fn make_room(&mut self, name: &str, source: LayerSource, unnamed: bool) -> Result<Option<String>, SessionError> {
+    fn make_room(
+        &mut self,
+        name: &str,
+        source: LayerSource,
+        unnamed: bool,
+    ) -> Result<Option<String>, SessionError> {
         let held = self.layers.len();
         if held < MAX_LAYERS {
             return Ok(None);
@@ -133,11 +150,16 @@ impl StyleLayers {
             Some(i) if unnamed && held == MAX_LAYERS => Ok(Some(self.layers.remove(i).name)),
             _ => {
                 let why = if unnamed && held == MAX_LAYERS {
-                    format!("and none of them is an unnamed {} layer that could give way to `{name}`", source_prefix(source))
+                    format!(
+                        "and none of them is an unnamed {} layer that could give way to `{name}`",
+                        source_prefix(source)
+                    )
                 } else if unnamed {
                     "over the bound (saved so by an older version)".to_string()
                 } else {
-                    format!("so the named layer `{name}` cannot be added (only unnamed layers replace the oldest unnamed one)")
+                    format!(
+                        "so the named layer `{name}` cannot be added (only unnamed layers replace the oldest unnamed one)"
+                    )
                 };
                 Err(SessionError::TooManyLayers(format!(
                     "the session already holds {held} style layers, its most is {MAX_LAYERS}, {why}; remove some with clear_styles (by `layer_name`, or `layers: \"ai\"`, \"user\" or \"all\")"
@@ -148,18 +170,32 @@ impl StyleLayers {
 
     /// Removes the layer called `name`, or every layer `scope` covers when `name` is `None`;
     /// returns the names removed. An unknown name is an error listing the layers there are.
-    pub fn clear(&mut self, name: Option<&str>, scope: ClearScope) -> Result<Vec<String>, SessionError> {
+    pub fn clear(
+        &mut self,
+        name: Option<&str>,
+        scope: ClearScope,
+    ) -> Result<Vec<String>, SessionError> {
         match name {
-            Some("default") => Err(SessionError::UnknownLayer("the built-in `default` layer cannot be removed".into())),
+            Some("default") => Err(SessionError::UnknownLayer(
+                "the built-in `default` layer cannot be removed".into(),
+            )),
             Some(name) => match self.layers.iter().position(|l| l.name == name) {
                 Some(i) => Ok(vec![self.layers.remove(i).name]),
                 None => {
                     let names: Vec<&str> = self.layers.iter().map(|l| l.name.as_str()).collect();
-                    Err(SessionError::UnknownLayer(format!("no style layer named `{name}`; the layers are: {}", names.join(", "))))
+                    Err(SessionError::UnknownLayer(format!(
+                        "no style layer named `{name}`; the layers are: {}",
+                        names.join(", ")
+                    )))
                 }
             },
             None => {
-                let removed: Vec<String> = self.layers.iter().filter(|l| scope.covers(l.source)).map(|l| l.name.clone()).collect();
+                let removed: Vec<String> = self
+                    .layers
+                    .iter()
+                    .filter(|l| scope.covers(l.source))
+                    .map(|l| l.name.clone())
+                    .collect();
                 self.layers.retain(|l| !scope.covers(l.source));
                 Ok(removed)
             }
@@ -198,7 +234,13 @@ impl StyleLayers {
                 }
             })
             .collect();
-        let named = |source: LayerSource| self.layers.iter().filter(|l| l.source == source).map(|l| l.name.as_str()).collect::<Vec<_>>();
+        let named = |source: LayerSource| {
+            self.layers
+                .iter()
+                .filter(|l| l.source == source)
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+        };
         let (ai, user) = (named(LayerSource::Ai), named(LayerSource::User));
         Ok(json!({
             "layerCount": self.layers.len(), "maxLayers": MAX_LAYERS, "layers": layers,
@@ -227,35 +269,80 @@ mod tests {
     #[test]
     fn layers_are_added_named_replaced_and_cleared() {
         let mut layers = StyleLayers::default();
-        let ai = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", None, &red(), 1000).expect("added").name;
+        let ai = layers
+            .add(None, LayerSource::Ai, ElementKind::Node, "type == 'server'", None, &red(), 1000)
+            .expect("added")
+            .name;
         assert_eq!(ai, "ai-node-style-1000");
-        let again = layers.add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", None, &red(), 1000).expect("added").name;
+        let again = layers
+            .add(None, LayerSource::Ai, ElementKind::Node, "type == 'db'", None, &red(), 1000)
+            .expect("added")
+            .name;
         assert_eq!(again, "ai-node-style-1000-2", "names stay unique");
         layers
-            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &FlatStyle { width: Some(2.0), ..FlatStyle::default() }, 1001)
+            .add(
+                Some("theme"),
+                LayerSource::User,
+                ElementKind::Edge,
+                "",
+                None,
+                &FlatStyle { width: Some(2.0), ..FlatStyle::default() },
+                1001,
+            )
             .expect("added");
         layers
-            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &FlatStyle { width: Some(3.0), ..FlatStyle::default() }, 1002)
+            .add(
+                Some("theme"),
+                LayerSource::User,
+                ElementKind::Edge,
+                "",
+                None,
+                &FlatStyle { width: Some(3.0), ..FlatStyle::default() },
+                1002,
+            )
             .expect("replaced");
         assert_eq!(layers.layers.len(), 4);
-        assert_eq!(layers.layers[3].edge.as_ref().map(|r| r.style["line"]["width"].clone()), Some(json!(3.0)));
+        assert_eq!(
+            layers.layers[3].edge.as_ref().map(|r| r.style["line"]["width"].clone()),
+            Some(json!(3.0))
+        );
         let described = layers.describe(false, None).expect("describe");
         assert_eq!(described["layerCount"], 4);
-        assert_eq!(described["aiLayerNames"], json!(["ai-node-style-1000", "ai-node-style-1000-2"]));
+        assert_eq!(
+            described["aiLayerNames"],
+            json!(["ai-node-style-1000", "ai-node-style-1000-2"])
+        );
         assert_eq!(described["layers"][1]["summary"], "Node color: #ff0000");
         assert_eq!(described["userLayerNames"], json!(["theme"]));
         let err = layers.clear(Some("red-highlight"), ClearScope::Ai).expect_err("unknown");
-        assert!(err.to_string().contains("the layers are: default, ai-node-style-1000, ai-node-style-1000-2, theme"), "{err}");
-        assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai layers"), ["ai-node-style-1000", "ai-node-style-1000-2"]);
-        assert_eq!(layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["default", "theme"]);
+        assert!(
+            err.to_string().contains(
+                "the layers are: default, ai-node-style-1000, ai-node-style-1000-2, theme"
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            layers.clear(None, ClearScope::Ai).expect("ai layers"),
+            ["ai-node-style-1000", "ai-node-style-1000-2"]
+        );
+        assert_eq!(
+            layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+            ["default", "theme"]
+        );
         assert!(layers.clear(Some("default"), ClearScope::All).is_err());
     }
 
     #[test]
     fn clearing_by_scope_keeps_the_other_source_and_the_default() {
         let mut layers = StyleLayers::default();
-        let user = layers.add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7).expect("added").name;
-        let ai = layers.add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7).expect("added").name;
+        let user = layers
+            .add(None, LayerSource::User, ElementKind::Node, "", None, &red(), 7)
+            .expect("added")
+            .name;
+        let ai = layers
+            .add(None, LayerSource::Ai, ElementKind::Edge, "", None, &red(), 7)
+            .expect("added")
+            .name;
         assert_eq!((user.as_str(), ai.as_str()), ("user-node-style-7", "ai-edge-style-7"));
         assert_eq!(layers.clear(None, ClearScope::Ai).expect("ai"), std::slice::from_ref(&ai));
         assert_eq!(layers.clear(None, ClearScope::Ai).expect("none left"), Vec::<String>::new());
@@ -266,7 +353,11 @@ mod tests {
         assert_eq!(layers.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["default"]);
     }
 
-    fn add_unnamed(layers: &mut StyleLayers, source: LayerSource, now: u64) -> Result<Added, SessionError> {
+    fn add_unnamed(
+        layers: &mut StyleLayers,
+        source: LayerSource,
+        now: u64,
+    ) -> Result<Added, SessionError> {
         layers.add(None, source, ElementKind::Node, "", None, &red(), now)
     }
 
@@ -274,26 +365,45 @@ mod tests {
     fn unnamed_layers_past_the_bound_replace_the_oldest_unnamed_layer_of_their_source() {
         let mut layers = StyleLayers::default();
         let person = add_unnamed(&mut layers, LayerSource::User, 1).expect("user").name;
-        layers.add(Some("keep"), LayerSource::Ai, ElementKind::Node, "", None, &red(), 2).expect("named");
+        layers
+            .add(Some("keep"), LayerSource::Ai, ElementKind::Node, "", None, &red(), 2)
+            .expect("named");
         let mut ai = Vec::new();
         while layers.layers.len() < MAX_LAYERS {
-            let added = add_unnamed(&mut layers, LayerSource::Ai, 10 + ai.len() as u64).expect("below the bound");
+            let added = add_unnamed(&mut layers, LayerSource::Ai, 10 + ai.len() as u64)
+                .expect("below the bound");
             assert_eq!(added.gave_way, None);
             ai.push(added.name);
         }
-        assert_eq!(ai.len(), MAX_LAYERS - 3, "default, the person's layer and `keep` take three places");
+        assert_eq!(
+            ai.len(),
+            MAX_LAYERS - 3,
+            "default, the person's layer and `keep` take three places"
+        );
         for round in 0..300u64 {
-            let added = add_unnamed(&mut layers, LayerSource::Ai, 100_000 + round).expect("an unnamed AI layer gives way");
+            let added = add_unnamed(&mut layers, LayerSource::Ai, 100_000 + round)
+                .expect("an unnamed AI layer gives way");
             let oldest = ai.remove(0);
             assert_eq!(added.gave_way.as_deref(), Some(oldest.as_str()), "round {round}");
             ai.push(added.name);
             assert_eq!(layers.layers.len(), MAX_LAYERS);
         }
         let names: Vec<&str> = layers.layers.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(&names[..3], ["default", person.as_str(), "keep"], "the person's and the named layer stay, in place");
-        assert_eq!(names[3..], ai.iter().map(String::as_str).collect::<Vec<_>>()[..], "newest AI layers, oldest first");
+        assert_eq!(
+            &names[..3],
+            ["default", person.as_str(), "keep"],
+            "the person's and the named layer stay, in place"
+        );
+        assert_eq!(
+            names[3..],
+            ai.iter().map(String::as_str).collect::<Vec<_>>()[..],
+            "newest AI layers, oldest first"
+        );
         let described = layers.describe(false, None).expect("describe");
-        assert_eq!((described["layerCount"].as_u64(), described["maxLayers"].as_u64()), (Some(256), Some(256)));
+        assert_eq!(
+            (described["layerCount"].as_u64(), described["maxLayers"].as_u64()),
+            (Some(256), Some(256))
+        );
     }
 
     #[test]
@@ -303,22 +413,38 @@ mod tests {
             let n = layers.layers.len();
             add_unnamed(&mut layers, LayerSource::Ai, n as u64).expect("below the bound");
         }
-        let named = layers.add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9).expect_err("named at the bound");
+        let named = layers
+            .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9)
+            .expect_err("named at the bound");
         assert!(matches!(named, SessionError::TooManyLayers(_)), "{named:?}");
         let text = named.to_string();
-        assert!(text.contains("256 style layers") && text.contains("`theme` cannot be added") && text.contains("clear_styles"), "{text}");
-        let person = add_unnamed(&mut layers, LayerSource::User, 9).expect_err("no unnamed user layer to give way");
+        assert!(
+            text.contains("256 style layers")
+                && text.contains("`theme` cannot be added")
+                && text.contains("clear_styles"),
+            "{text}"
+        );
+        let person = add_unnamed(&mut layers, LayerSource::User, 9)
+            .expect_err("no unnamed user layer to give way");
         assert!(person.to_string().contains("none of them is an unnamed user layer"), "{person}");
         // A name in use is still replaced in place, bound or not.
         let existing = layers.layers[5].name.clone();
-        let replaced = layers.add(Some(&existing), LayerSource::Ai, ElementKind::Node, "x == `1`", None, &red(), 9).expect("in place");
+        let replaced = layers
+            .add(Some(&existing), LayerSource::Ai, ElementKind::Node, "x == `1`", None, &red(), 9)
+            .expect("in place");
         assert_eq!((replaced.name.as_str(), replaced.gave_way), (existing.as_str(), None));
         assert_eq!(layers.layers.len(), MAX_LAYERS);
         assert_eq!(layers.layers[5].node.as_ref().map(|r| r.selector.as_str()), Some("x == `1`"));
         assert!(!layers.layers[5].auto_named, "named by its author now");
         // Clearing makes room again.
         layers.clear(None, ClearScope::Ai).expect("clear");
-        assert_eq!(layers.add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9).expect("room").gave_way, None);
+        assert_eq!(
+            layers
+                .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9)
+                .expect("room")
+                .gave_way,
+            None
+        );
     }
 
     #[test]
@@ -331,12 +457,18 @@ mod tests {
             layer.source = LayerSource::Ai;
             layers.layers.push(layer);
         }
-        let saved = serde_json::to_string(&layers).expect("json").replace(",\"auto_named\":false", "");
+        let saved =
+            serde_json::to_string(&layers).expect("json").replace(",\"auto_named\":false", "");
         assert!(!saved.contains("auto_named"));
-        let mut restored: StyleLayers = serde_json::from_str(&saved).expect("an old session still reads");
+        let mut restored: StyleLayers =
+            serde_json::from_str(&saved).expect("an old session still reads");
         assert_eq!(restored.layers.len(), 301);
         let refused = add_unnamed(&mut restored, LayerSource::Ai, 1).expect_err("over the bound");
-        assert!(refused.to_string().contains("301 style layers") && refused.to_string().contains("older version"), "{refused}");
+        assert!(
+            refused.to_string().contains("301 style layers")
+                && refused.to_string().contains("older version"),
+            "{refused}"
+        );
         assert_eq!(restored.layers.len(), 301, "nothing removed");
     }
 }

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 /// How a selection change combines with the current selection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SelectMode {
     /// The new ids become the selection.
@@ -59,8 +61,16 @@ impl Selection {
             self.nodes.clear();
             self.edges.clear();
         }
-        apply(&mut self.nodes, nodes, if mode == SelectMode::Replace { SelectMode::Add } else { mode });
-        apply(&mut self.edges, edges, if mode == SelectMode::Replace { SelectMode::Add } else { mode });
+        apply(
+            &mut self.nodes,
+            nodes,
+            if mode == SelectMode::Replace { SelectMode::Add } else { mode },
+        );
+        apply(
+            &mut self.edges,
+            edges,
+            if mode == SelectMode::Replace { SelectMode::Add } else { mode },
+        );
     }
 
     /// True when nothing is selected.
@@ -81,7 +91,10 @@ mod tests {
     fn replace_add_remove_and_clear_keep_order_without_repeats() {
         let mut selection = Selection::default();
         selection.change(&ids(&["b", "a", "b"]), &ids(&["e1"]), SelectMode::Replace);
-        assert_eq!((selection.nodes.clone(), selection.edges.clone()), (ids(&["b", "a"]), ids(&["e1"])));
+        assert_eq!(
+            (selection.nodes.clone(), selection.edges.clone()),
+            (ids(&["b", "a"]), ids(&["e1"]))
+        );
         selection.change(&ids(&["c", "a"]), &[], SelectMode::Add);
         assert_eq!(selection.nodes, ids(&["b", "a", "c"]));
         selection.change(&ids(&["b"]), &ids(&["e1"]), SelectMode::Remove);

@@ -76,11 +76,15 @@ impl StyleLayer {
     /// A one-line summary of what the layer does (the seed's `summarizeStyle`).
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
-        let at = |rule: &Option<StyleRule>, path: &str| rule.as_ref().and_then(|r| r.style.pointer(path)).cloned();
+        let at = |rule: &Option<StyleRule>, path: &str| {
+            rule.as_ref().and_then(|r| r.style.pointer(path)).cloned()
+        };
         if let Some(color) = at(&self.node, "/texture/color") {
             parts.push(format!("Node color: {}", color.as_str().unwrap_or_default()));
         }
-        if let Some(size) = at(&self.node, "/shape/size").and_then(|s| s.as_f64()).filter(|s| *s != 1.0) {
+        if let Some(size) =
+            at(&self.node, "/shape/size").and_then(|s| s.as_f64()).filter(|s| *s != 1.0)
+        {
             parts.push(format!("Node size: {size}"));
         }
         if let Some(shape) = at(&self.node, "/shape/type") {
@@ -139,10 +143,14 @@ impl FlatStyle {
         if let Some(size) = self.size
             && !(size.is_finite() && size > 0.0 && size <= 100.0)
         {
-            return Err(SessionError::InvalidStyle(format!("size must be between 0 and 100, not {size}")));
+            return Err(SessionError::InvalidStyle(format!(
+                "size must be between 0 and 100, not {size}"
+            )));
         }
         if let Some(opacity) = self.opacity.filter(|o| !(0.0..=1.0).contains(o)) {
-            return Err(SessionError::InvalidStyle(format!("opacity must be between 0 and 1, not {opacity}")));
+            return Err(SessionError::InvalidStyle(format!(
+                "opacity must be between 0 and 1, not {opacity}"
+            )));
         }
         match kind {
             ElementKind::Node => {
@@ -162,11 +170,17 @@ impl FlatStyle {
                         _ => Some(color.clone().unwrap_or_else(|| "#ffffff".into())),
                     };
                     if let Some(c) = glow_color {
-                        set(&["effect", "glow"], json!({"color": c, "strength": self.glow_strength.unwrap_or(1.0)}));
+                        set(
+                            &["effect", "glow"],
+                            json!({"color": c, "strength": self.glow_strength.unwrap_or(1.0)}),
+                        );
                     }
                 }
                 if let Some(outline) = &self.outline {
-                    set(&["effect", "outline"], json!({"color": normalize_color(outline)?, "width": self.outline_width.unwrap_or(1.0)}));
+                    set(
+                        &["effect", "outline"],
+                        json!({"color": normalize_color(outline)?, "width": self.outline_width.unwrap_or(1.0)}),
+                    );
                 }
                 if let Some(opacity) = self.opacity {
                     set(&["texture", "opacity"], json!(opacity));
@@ -276,9 +290,14 @@ pub fn compute(layers: &[StyleLayer], kind: ElementKind, matching: &[usize]) -> 
     }
     let mut contributions: Vec<Contribution> = Vec::new();
     for &i in matching {
-        let contributed: Vec<String> = owner.iter().filter(|(_, o, _)| *o == i).map(|(p, _, _)| p.clone()).collect();
+        let contributed: Vec<String> =
+            owner.iter().filter(|(_, o, _)| *o == i).map(|(p, _, _)| p.clone()).collect();
         if !contributed.is_empty() {
-            contributions.push(Contribution { index: i, name: layers[i].name.clone(), contributed });
+            contributions.push(Contribution {
+                index: i,
+                name: layers[i].name.clone(),
+                contributed,
+            });
         }
     }
     ComputedStyle { computed_style: Value::Object(merged), contributing_layers: contributions }
@@ -294,7 +313,11 @@ pub fn default_layer() -> StyleLayer {
             ids: None,
             style: json!({"enabled": true, "shape": {"type": "sphere", "size": 1}, "texture": {"color": "#ffffff"}}),
         }),
-        edge: Some(StyleRule { selector: String::new(), ids: None, style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}) }),
+        edge: Some(StyleRule {
+            selector: String::new(),
+            ids: None,
+            style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}),
+        }),
         created_ms: 0,
         auto_named: false,
     }
@@ -308,7 +331,11 @@ mod tests {
         StyleLayer {
             name: name.into(),
             source: LayerSource::Ai,
-            node: Some(StyleRule { selector: "type == 'server'".into(), ids: None, style: style.nest(ElementKind::Node).expect("style") }),
+            node: Some(StyleRule {
+                selector: "type == 'server'".into(),
+                ids: None,
+                style: style.nest(ElementKind::Node).expect("style"),
+            }),
             edge: None,
             created_ms: 1,
             auto_named: false,
@@ -317,33 +344,65 @@ mod tests {
 
     #[test]
     fn flat_styles_nest_with_css_colour_names_as_hex() {
-        let style = FlatStyle { color: Some("red".into()), size: Some(1.5), glow: Some(json!(true)), ..FlatStyle::default() };
+        let style = FlatStyle {
+            color: Some("red".into()),
+            size: Some(1.5),
+            glow: Some(json!(true)),
+            ..FlatStyle::default()
+        };
         assert_eq!(
             style.nest(ElementKind::Node).expect("valid"),
             json!({"texture": {"color": "#ff0000"}, "shape": {"size": 1.5}, "effect": {"glow": {"color": "#ff0000", "strength": 1.0}}})
         );
-        let edge = FlatStyle { color: Some("SteelBlue".into()), width: Some(3.0), arrow: Some("normal".into()), ..FlatStyle::default() };
+        let edge = FlatStyle {
+            color: Some("SteelBlue".into()),
+            width: Some(3.0),
+            arrow: Some("normal".into()),
+            ..FlatStyle::default()
+        };
         assert_eq!(
             edge.nest(ElementKind::Edge).expect("valid"),
             json!({"line": {"color": "#4682b4", "width": 3.0}, "arrowHead": {"type": "normal"}})
         );
-        assert!(FlatStyle { color: Some("reddish".into()), ..FlatStyle::default() }.nest(ElementKind::Node).is_err());
-        assert!(FlatStyle::default().nest(ElementKind::Node).unwrap_err().to_string().contains("empty"));
-        assert!(FlatStyle { size: Some(-1.0), ..FlatStyle::default() }.nest(ElementKind::Node).is_err());
+        assert!(
+            FlatStyle { color: Some("reddish".into()), ..FlatStyle::default() }
+                .nest(ElementKind::Node)
+                .is_err()
+        );
+        assert!(
+            FlatStyle::default().nest(ElementKind::Node).unwrap_err().to_string().contains("empty")
+        );
+        assert!(
+            FlatStyle { size: Some(-1.0), ..FlatStyle::default() }.nest(ElementKind::Node).is_err()
+        );
     }
 
     #[test]
     fn computed_style_merges_in_order_and_names_each_layers_paths() {
         let layers = vec![
             default_layer(),
-            ai_layer("ai-red", FlatStyle { color: Some("red".into()), size: Some(1.5), ..FlatStyle::default() }),
-            ai_layer("ai-glow", FlatStyle { glow: Some(json!("#00ff00")), color: Some("blue".into()), ..FlatStyle::default() }),
+            ai_layer(
+                "ai-red",
+                FlatStyle { color: Some("red".into()), size: Some(1.5), ..FlatStyle::default() },
+            ),
+            ai_layer(
+                "ai-glow",
+                FlatStyle {
+                    glow: Some(json!("#00ff00")),
+                    color: Some("blue".into()),
+                    ..FlatStyle::default()
+                },
+            ),
         ];
         let computed = compute(&layers, ElementKind::Node, &[0, 1, 2]);
         assert_eq!(computed.computed_style["texture"]["color"], "#0000ff", "the later layer wins");
         assert_eq!(computed.computed_style["shape"], json!({"type": "sphere", "size": 1.5}));
         assert_eq!(computed.computed_style["effect"]["glow"]["color"], "#00ff00");
-        let names: Vec<(&str, Vec<String>)> = computed.contributing_layers.iter().map(|c| (c.name.as_str(), c.contributed.clone())).collect();
+        let names: Vec<(&str, Vec<String>)> = computed
+            .contributing_layers
+            .iter()
+            .map(|c| (c.name.as_str(), c.contributed.clone()))
+            .collect();
         assert_eq!(
             names,
             [

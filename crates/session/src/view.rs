@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// 2D or 3D.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 pub enum Dimension {
     /// Flat.
     #[serde(rename = "2d", alias = "2D")]
@@ -48,7 +50,12 @@ pub struct Camera {
 
 impl Default for Camera {
     fn default() -> Self {
-        Self { position: [0.0, 0.0, 100.0], target: [0.0; 3], zoom: 1.0, preset: Some(CameraPreset::FitToGraph) }
+        Self {
+            position: [0.0, 0.0, 100.0],
+            target: [0.0; 3],
+            zoom: 1.0,
+            preset: Some(CameraPreset::FitToGraph),
+        }
     }
 }
 
@@ -66,7 +73,9 @@ pub struct View {
 }
 
 /// Layout algorithms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum LayoutType {
     /// Force-directed (2D or 3D).
@@ -114,7 +123,10 @@ pub fn bounds(positions: &[[f64; 3]]) -> ([f64; 3], f64) {
     let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, (lo[2] + hi[2]) / 2.0];
     let radius = positions
         .iter()
-        .map(|p| ((p[0] - centre[0]).powi(2) + (p[1] - centre[1]).powi(2) + (p[2] - centre[2]).powi(2)).sqrt())
+        .map(|p| {
+            ((p[0] - centre[0]).powi(2) + (p[1] - centre[1]).powi(2) + (p[2] - centre[2]).powi(2))
+                .sqrt()
+        })
         .fold(0.0f64, f64::max);
     (centre, radius.max(1.0))
 }
@@ -131,13 +143,19 @@ impl Camera {
         let (target, radius) = bounds(positions);
         let d = framing_distance(radius);
         let direction = match (dimension, preset) {
-            (Dimension::TwoD, _) | (_, CameraPreset::FitToGraph | CameraPreset::FrontView) => [0.0, 0.0, 1.0],
+            (Dimension::TwoD, _) | (_, CameraPreset::FitToGraph | CameraPreset::FrontView) => {
+                [0.0, 0.0, 1.0]
+            }
             (_, CameraPreset::TopView) => [0.0, 1.0, 1e-6],
             (_, CameraPreset::SideView) => [1.0, 0.0, 0.0],
             (_, CameraPreset::Isometric) => [1.0 / 3f64.sqrt(); 3],
         };
         Self {
-            position: [target[0] + direction[0] * d, target[1] + direction[1] * d, target[2] + direction[2] * d],
+            position: [
+                target[0] + direction[0] * d,
+                target[1] + direction[1] * d,
+                target[2] + direction[2] * d,
+            ],
             target,
             zoom: 1.0,
             preset: Some(preset),
@@ -147,7 +165,11 @@ impl Camera {
     /// The camera looking at `positions` (a subset of nodes) from the current direction.
     pub fn framing(&self, positions: &[[f64; 3]]) -> Self {
         let (target, radius) = bounds(positions);
-        let mut direction = [self.position[0] - self.target[0], self.position[1] - self.target[1], self.position[2] - self.target[2]];
+        let mut direction = [
+            self.position[0] - self.target[0],
+            self.position[1] - self.target[1],
+            self.position[2] - self.target[2],
+        ];
         let length = direction.iter().map(|x| x * x).sum::<f64>().sqrt();
         if length < 1e-9 {
             direction = [0.0, 0.0, 1.0];
@@ -155,7 +177,16 @@ impl Camera {
             direction.iter_mut().for_each(|x| *x /= length);
         }
         let d = framing_distance(radius);
-        Self { position: [target[0] + direction[0] * d, target[1] + direction[1] * d, target[2] + direction[2] * d], target, zoom: 1.0, preset: None }
+        Self {
+            position: [
+                target[0] + direction[0] * d,
+                target[1] + direction[1] * d,
+                target[2] + direction[2] * d,
+            ],
+            target,
+            zoom: 1.0,
+            preset: None,
+        }
     }
 
     /// Distance from the camera to its target.
@@ -174,7 +205,11 @@ mod tests {
         assert_eq!(serde_json::from_str::<Dimension>("\"3D\"").expect("alias"), Dimension::ThreeD);
         assert_eq!(serde_json::to_value(CameraPreset::FitToGraph).expect("json"), "fitToGraph");
         assert_eq!(serde_json::to_value(LayoutType::ForceDirected).expect("json"), "forceDirected");
-        let layout = Layout { layout_type: LayoutType::Circular, options: serde_json::json!({}), settled: true };
+        let layout = Layout {
+            layout_type: LayoutType::Circular,
+            options: serde_json::json!({}),
+            settled: true,
+        };
         assert_eq!(serde_json::to_value(&layout).expect("json")["type"], "circular");
     }
 

@@ -17,7 +17,11 @@ fn main() {
     match schemascope_sources::load(&spec, &schemascope_sources::NoProgress) {
         Ok(source) => {
             let items: usize = source.collections.iter().map(|c| c.len()).sum();
-            println!("{items} items, {} bytes in {:.3}s", source.bytes, start.elapsed().as_secs_f64());
+            println!(
+                "{items} items, {} bytes in {:.3}s",
+                source.bytes,
+                start.elapsed().as_secs_f64()
+            );
         }
         Err(e) => {
             eprintln!("{e}");

@@ -7,7 +7,9 @@
 use std::time::Instant;
 
 use schemascope_core::path::PropertyPath;
-use schemascope_core::property::{BinCounter, PropertyOptions, describe_property, describe_property_with};
+use schemascope_core::property::{
+    BinCounter, PropertyOptions, describe_property, describe_property_with,
+};
 use schemascope_core::{Collection, CollectionKind, OwnedItem};
 use schemascope_sources::sql::pushdown::{JsonView, TableBins, profile_columns};
 use schemascope_sources::sql::{Database, PostgresDatabase};
@@ -33,7 +35,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let db = PostgresDatabase::connect(uri)?;
     let catalog = db.catalog()?;
     let info = catalog.table(table).ok_or("no such table")?;
-    println!("| column | pushdown s | pull + profile s | pull / pushdown | rows crossing the wire (pushdown vs pull) |");
+    println!(
+        "| column | pushdown s | pull + profile s | pull / pushdown | rows crossing the wire (pushdown vs pull) |"
+    );
     println!("|---|---|---|---|---|");
     for column in columns {
         let path = PropertyPath::root().child(column);
@@ -44,12 +48,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let start = Instant::now();
             let profile = profile_columns(&db, info, Some(&[column.as_str()]))?;
             let bins = TableBins { db: &db, table: info };
-            let a = describe_property_with(&profile, table, &path, PropertyOptions::default(), Some(&bins as &dyn BinCounter));
+            let a = describe_property_with(
+                &profile,
+                table,
+                &path,
+                PropertyOptions::default(),
+                Some(&bins as &dyn BinCounter),
+            );
             pushed.push(start.elapsed().as_secs_f64());
 
             let start = Instant::now();
             let view = JsonView::new(db.dialect(), info);
-            let rows = db.query_with_timeout(&format!("SELECT c{index} FROM {}", view.from), &[], 600_000)?;
+            let rows = db.query_with_timeout(
+                &format!("SELECT c{index} FROM {}", view.from),
+                &[],
+                600_000,
+            )?;
             transferred.1 = rows.len();
             let items = rows.into_iter().enumerate().map(|(i, r)| {
                 let mut object = serde_json::Map::new();
@@ -57,14 +71,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 OwnedItem::new(i.to_string(), serde_json::Value::Object(object))
             });
             let collection = Collection::from_values(table.clone(), CollectionKind::Table, items);
-            let b = describe_property(collection.profile(), table, &path, PropertyOptions::default());
+            let b =
+                describe_property(collection.profile(), table, &path, PropertyOptions::default());
             pulled.push(start.elapsed().as_secs_f64());
             assert_eq!(a.data["uniqueCount"], b.data["uniqueCount"], "both ways agree");
             assert_eq!(a.data["histogram"], b.data["histogram"], "both ways agree");
             transferred.0 = a.data["histogram"].as_array().map_or(0, Vec::len) + 30;
         }
         let (p, q) = (median(pushed), median(pulled));
-        println!("| `{column}` | {p:.2} | {q:.2} | {:.2}× | ~{} vs {} |", q / p, transferred.0, transferred.1);
+        println!(
+            "| `{column}` | {p:.2} | {q:.2} | {:.2}× | ~{} vs {} |",
+            q / p,
+            transferred.0,
+            transferred.1
+        );
     }
     Ok(())
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use schemascope_core::SharedText;
 
-use schemascope_core::{Collection, CollectionKind, CollectionProfile, ItemEntry, ItemId, ProfileBuilder};
+use schemascope_core::{
+    Collection, CollectionKind, CollectionProfile, ItemEntry, ItemId, ProfileBuilder,
+};
 use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
@@ -17,7 +19,12 @@ use crate::source::Progress;
 struct DocumentHandler;
 
 impl LineHandler for DocumentHandler {
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError> {
+    fn handle(
+        &self,
+        line: &str,
+        offset: usize,
+        builder: &mut ProfileBuilder,
+    ) -> Result<ItemEntry, LineError> {
         let id = builder.add_json(line).map_err(|e| line_error(&e))?;
         // The position is filled in once the slices are joined.
         let id = id.map_or(ItemId::InText { start: 0, len: 0 }, |id| id.shifted(offset));
@@ -52,14 +59,20 @@ fn is_unnamed(id: &ItemId) -> bool {
 }
 
 /// Gives repeated ids a `~2`, `~3`… suffix (and says so), unless the profile proved them unique.
-fn disambiguate_ids(text: &str, items: &mut [ItemEntry], unique: bool, warnings: &mut Vec<LoadWarning>) {
+fn disambiguate_ids(
+    text: &str,
+    items: &mut [ItemEntry],
+    unique: bool,
+    warnings: &mut Vec<LoadWarning>,
+) {
     if unique {
         return;
     }
     // Find repeats without copying any id: the set borrows them.
     let mut repeated = Vec::new();
     {
-        let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::with_capacity_and_hasher(items.len(), Default::default());
+        let mut seen: HashSet<&str, foldhash::fast::RandomState> =
+            HashSet::with_capacity_and_hasher(items.len(), Default::default());
         for (index, item) in items.iter().enumerate() {
             if !seen.insert(item.id.resolve(text)) {
                 repeated.push(index);
@@ -105,7 +118,12 @@ fn assemble(
 }
 
 /// Loads NDJSON documents on all cores.
-pub(crate) fn load_document_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub(crate) fn load_document_lines(
+    name: &str,
+    text: SharedText,
+    progress: &dyn Progress,
+    warnings: &mut Vec<LoadWarning>,
+) -> Collection {
     let mut result = scan(&text, &DocumentHandler, progress);
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
@@ -144,7 +162,8 @@ pub(crate) fn load_document_array(
             start..start + r.get().len()
         })
         .collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(spans.len().max(1));
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(spans.len().max(1));
     let chunk = spans.len().div_ceil(threads).max(1);
     type Part = Result<(ProfileBuilder, Vec<Option<ItemId>>), (usize, serde_json::Error)>;
     let parts: Vec<Part> = std::thread::scope(|scope| {
@@ -174,7 +193,11 @@ pub(crate) fn load_document_array(
     for part in parts {
         let (part, ids) = part.map_err(|(start, e)| {
             let (line, column) = crate::error::position(&text, start);
-            let (line, column) = if e.line() > 1 { (line + e.line() - 1, e.column()) } else { (line, column + e.column().saturating_sub(1)) };
+            let (line, column) = if e.line() > 1 {
+                (line + e.line() - 1, e.column())
+            } else {
+                (line, column + e.column().saturating_sub(1))
+            };
             SourceError::Syntax {
                 path: path.to_path_buf(),
                 line,
@@ -191,7 +214,12 @@ pub(crate) fn load_document_array(
             .into_iter()
             .zip(spans)
             .enumerate()
-            .map(|(i, (id, value))| ItemEntry::new(id.map_or_else(|| position_id(i), |id| id.shifted(value.start)), value))
+            .map(|(i, (id, value))| {
+                ItemEntry::new(
+                    id.map_or_else(|| position_id(i), |id| id.shifted(value.start)),
+                    value,
+                )
+            })
             .collect()
     };
     Ok(assemble(name, text.clone(), builder, count, entries, warnings))

@@ -66,7 +66,9 @@ pub enum SourceError {
         class: ErrorClass,
     },
     /// A statement ran past its time limit and was cancelled.
-    #[error("{location}: statement cancelled after {timeout_ms} ms (statement timeout); narrow the query or raise the timeout")]
+    #[error(
+        "{location}: statement cancelled after {timeout_ms} ms (statement timeout); narrow the query or raise the timeout"
+    )]
     Timeout {
         /// The database.
         location: String,
@@ -126,11 +128,16 @@ impl SourceError {
         match self {
             Self::Statement { class, .. } => *class,
             Self::Timeout { .. } => ErrorClass::Timeout,
-            Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => ErrorClass::Syntax,
-            // A cancelled profile is tried again on the next call, as after a lost connection.
-            Self::Io { .. } | Self::File(_) | Self::Database { .. } | Self::Watch { .. } | Self::Aimdb(_) | Self::Cancelled(_) => {
-                ErrorClass::Resource
+            Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => {
+                ErrorClass::Syntax
             }
+            // A cancelled profile is tried again on the next call, as after a lost connection.
+            Self::Io { .. }
+            | Self::File(_)
+            | Self::Database { .. }
+            | Self::Watch { .. }
+            | Self::Aimdb(_)
+            | Self::Cancelled(_) => ErrorClass::Resource,
         }
     }
 }

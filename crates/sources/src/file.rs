@@ -180,20 +180,41 @@ pub fn open_append_regular(path: &Path) -> Result<File, FileError> {
 }
 
 /// Checks that `path`'s size is within `limit`, naming the limit as `what` otherwise.
-pub fn check_size(path: &Path, meta: &Metadata, limit: u64, what: &'static str) -> Result<(), FileError> {
+pub fn check_size(
+    path: &Path,
+    meta: &Metadata,
+    limit: u64,
+    what: &'static str,
+) -> Result<(), FileError> {
     if meta.len() > limit {
-        return Err(FileError::TooLarge { path: path.to_path_buf(), size: meta.len(), limit, what });
+        return Err(FileError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit,
+            what,
+        });
     }
     Ok(())
 }
 
 /// Reads all of an opened regular file, refusing more than `limit` bytes even if it grows.
-pub fn read_opened(path: &Path, file: File, meta: &Metadata, limit: u64, what: &'static str) -> Result<Vec<u8>, FileError> {
+pub fn read_opened(
+    path: &Path,
+    file: File,
+    meta: &Metadata,
+    limit: u64,
+    what: &'static str,
+) -> Result<Vec<u8>, FileError> {
     check_size(path, meta, limit, what)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| io(path, e))?;
     if bytes.len() as u64 > limit {
-        return Err(FileError::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit, what });
+        return Err(FileError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit,
+            what,
+        });
     }
     Ok(bytes)
 }
@@ -206,12 +227,17 @@ pub fn read_bytes(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>
 
 /// Reads the regular file `path` as UTF-8 text, at most `limit` bytes.
 pub fn read_string(path: &Path, limit: u64, what: &'static str) -> Result<String, FileError> {
-    String::from_utf8(read_bytes(path, limit, what)?).map_err(|_| FileError::NotText { path: path.to_path_buf() })
+    String::from_utf8(read_bytes(path, limit, what)?)
+        .map_err(|_| FileError::NotText { path: path.to_path_buf() })
 }
 
 /// Reads a small file: a token, a configuration, a query (at most [`MAX_SMALL_FILE_BYTES`]).
 pub fn read_small_string(path: &Path) -> Result<String, FileError> {
-    read_string(path, MAX_SMALL_FILE_BYTES, "for a small input file (token, configuration, query, doc)")
+    read_string(
+        path,
+        MAX_SMALL_FILE_BYTES,
+        "for a small input file (token, configuration, query, doc)",
+    )
 }
 
 /// Reads at most [`MAX_SMALL_FILE_BYTES`] from a stream such as standard input.
@@ -257,18 +283,29 @@ impl ConfinedDir {
     pub fn open(&self, path: &Path) -> Result<(File, Metadata), FileError> {
         let target = std::fs::canonicalize(path).map_err(|e| io(path, e))?;
         if !self.follow_out && !target.starts_with(&self.canonical) {
-            return Err(FileError::OutsideDir { path: path.to_path_buf(), dir: self.dir.clone(), target });
+            return Err(FileError::OutsideDir {
+                path: path.to_path_buf(),
+                dir: self.dir.clone(),
+                target,
+            });
         }
         open_checked(&target, true).map_err(|e| match e {
             // Name the entry the user knows, not its resolved target.
-            FileError::NotRegular { kind, .. } => FileError::NotRegular { path: path.to_path_buf(), kind },
+            FileError::NotRegular { kind, .. } => {
+                FileError::NotRegular { path: path.to_path_buf(), kind }
+            }
             FileError::Io { source, .. } => FileError::Io { path: path.to_path_buf(), source },
             other => other,
         })
     }
 
     /// Reads the entry `path` as UTF-8 text, at most `limit` bytes, as [`ConfinedDir::open`] allows.
-    pub fn read_string(&self, path: &Path, limit: u64, what: &'static str) -> Result<String, FileError> {
+    pub fn read_string(
+        &self,
+        path: &Path,
+        limit: u64,
+        what: &'static str,
+    ) -> Result<String, FileError> {
         let (file, meta) = self.open(path)?;
         let bytes = read_opened(path, file, &meta, limit, what)?;
         String::from_utf8(bytes).map_err(|_| FileError::NotText { path: path.to_path_buf() })
@@ -291,14 +328,25 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pipe = dir.path().join("pipe.json");
         fifo(&pipe);
-        for (path, kind) in [(pipe.as_path(), "a FIFO"), (Path::new("/dev/zero"), "a character device"), (dir.path(), "a directory")] {
+        for (path, kind) in [
+            (pipe.as_path(), "a FIFO"),
+            (Path::new("/dev/zero"), "a character device"),
+            (dir.path(), "a directory"),
+        ] {
             let error = read_bytes(path, 1 << 20, "for a test").expect_err("refused");
             assert!(matches!(error, FileError::NotRegular { .. }), "{error:?}");
-            assert!(error.to_string().contains(kind) && error.to_string().contains("only regular files are read"), "{error}");
+            assert!(
+                error.to_string().contains(kind)
+                    && error.to_string().contains("only regular files are read"),
+                "{error}"
+            );
         }
         let link = dir.path().join("zero.json");
         std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
-        assert!(matches!(read_bytes(&link, 1 << 20, "for a test"), Err(FileError::NotRegular { kind: "a character device", .. })));
+        assert!(matches!(
+            read_bytes(&link, 1 << 20, "for a test"),
+            Err(FileError::NotRegular { kind: "a character device", .. })
+        ));
     }
 
     #[test]
@@ -306,16 +354,26 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let sparse = dir.path().join("huge.json");
         File::create(&sparse).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
-        let error = read_bytes(&sparse, 1 << 20, "for a test (raise it with --flag)").expect_err("too large");
+        let error = read_bytes(&sparse, 1 << 20, "for a test (raise it with --flag)")
+            .expect_err("too large");
         assert_eq!(
             error.to_string(),
-            format!("{} is 1099511627776 bytes, over the 1048576-byte limit for a test (raise it with --flag)", sparse.display())
+            format!(
+                "{} is 1099511627776 bytes, over the 1048576-byte limit for a test (raise it with --flag)",
+                sparse.display()
+            )
         );
         let small = dir.path().join("small.json");
         std::fs::write(&small, b"{\"a\": 1}").expect("write");
         assert_eq!(read_string(&small, 8, "x").expect("exactly at the limit"), "{\"a\": 1}");
-        assert!(matches!(read_string(&small, 7, "x"), Err(FileError::TooLarge { size: 8, limit: 7, .. })));
-        assert!(matches!(read_small_stream(Path::new("stdin"), std::io::repeat(b'a')), Err(FileError::TooLarge { .. })));
+        assert!(matches!(
+            read_string(&small, 7, "x"),
+            Err(FileError::TooLarge { size: 8, limit: 7, .. })
+        ));
+        assert!(matches!(
+            read_small_stream(Path::new("stdin"), std::io::repeat(b'a')),
+            Err(FileError::TooLarge { .. })
+        ));
     }
 
     #[test]
@@ -325,18 +383,37 @@ mod tests {
         std::fs::write(&secret, "# secret").expect("write");
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("inside.md"), "# inside").expect("write");
-        std::os::unix::fs::symlink(dir.path().join("inside.md"), dir.path().join("alias.md")).expect("symlink");
+        std::os::unix::fs::symlink(dir.path().join("inside.md"), dir.path().join("alias.md"))
+            .expect("symlink");
         std::os::unix::fs::symlink(&secret, dir.path().join("out.md")).expect("symlink");
-        std::os::unix::fs::symlink("../../../../../../../../dev/zero", dir.path().join("zero.md")).expect("symlink");
+        std::os::unix::fs::symlink("../../../../../../../../dev/zero", dir.path().join("zero.md"))
+            .expect("symlink");
         let confined = ConfinedDir::new(dir.path(), false).expect("dir");
-        assert_eq!(confined.read_string(&dir.path().join("inside.md"), 100, "x").expect("inside"), "# inside");
-        assert_eq!(confined.read_string(&dir.path().join("alias.md"), 100, "x").expect("a link inside"), "# inside");
+        assert_eq!(
+            confined.read_string(&dir.path().join("inside.md"), 100, "x").expect("inside"),
+            "# inside"
+        );
+        assert_eq!(
+            confined.read_string(&dir.path().join("alias.md"), 100, "x").expect("a link inside"),
+            "# inside"
+        );
         let out = confined.read_string(&dir.path().join("out.md"), 100, "x").expect_err("outside");
-        assert!(matches!(out, FileError::OutsideDir { .. }) && out.to_string().contains("secret.md"), "{out}");
-        assert!(matches!(confined.read_string(&dir.path().join("zero.md"), 100, "x"), Err(FileError::OutsideDir { .. })));
+        assert!(
+            matches!(out, FileError::OutsideDir { .. }) && out.to_string().contains("secret.md"),
+            "{out}"
+        );
+        assert!(matches!(
+            confined.read_string(&dir.path().join("zero.md"), 100, "x"),
+            Err(FileError::OutsideDir { .. })
+        ));
         let open = ConfinedDir::new(dir.path(), true).expect("dir");
-        assert_eq!(open.read_string(&dir.path().join("out.md"), 100, "x").expect("asked for"), "# secret");
-        let zero = open.read_string(&dir.path().join("zero.md"), 100, "x").expect_err("still not a regular file");
+        assert_eq!(
+            open.read_string(&dir.path().join("out.md"), 100, "x").expect("asked for"),
+            "# secret"
+        );
+        let zero = open
+            .read_string(&dir.path().join("zero.md"), 100, "x")
+            .expect_err("still not a regular file");
         assert!(zero.to_string().contains("zero.md is a character device"), "{zero}");
     }
 }

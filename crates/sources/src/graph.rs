@@ -58,8 +58,12 @@ impl GraphDirection {
     pub fn describe(&self) -> String {
         let basis = match self.basis {
             DirectionBasis::FileFlag => "the file's `directed` flag",
-            DirectionBasis::NodeLinkDefault => "a node-link file without a `directed` flag, read as networkx does",
-            DirectionBasis::EdgeEnds => "no `directed` flag; each edge goes from its source to its target, as graphty reads it",
+            DirectionBasis::NodeLinkDefault => {
+                "a node-link file without a `directed` flag, read as networkx does"
+            }
+            DirectionBasis::EdgeEnds => {
+                "no `directed` flag; each edge goes from its source to its target, as graphty reads it"
+            }
         };
         format!("{} ({basis})", if self.directed { "directed" } else { "undirected" })
     }
@@ -80,7 +84,12 @@ fn id_text(value: &Value) -> Option<String> {
 /// Parses one node or edge; one nested past the parser's limit is kept, cut at
 /// [`schemascope_core::capped::MAX_PARSE_DEPTH`] levels and named in a warning, instead of
 /// failing the whole file.
-fn capped(json: &str, what: &str, index: usize, warnings: &mut Vec<LoadWarning>) -> Result<Value, serde_json::Error> {
+fn capped(
+    json: &str,
+    what: &str,
+    index: usize,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<Value, serde_json::Error> {
     let (value, cut) = schemascope_core::capped::parse_capped(json)?;
     if cut > 0 {
         warnings.push(LoadWarning::new(format!(
@@ -93,23 +102,42 @@ fn capped(json: &str, what: &str, index: usize, warnings: &mut Vec<LoadWarning>)
 }
 
 /// Parses a graph file's text into its `nodes` and `edges` collections and its direction.
-pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<Collection>, GraphDirection), SourceError> {
+pub(crate) fn load_graph(
+    path: &Path,
+    text: &str,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<(Vec<Collection>, GraphDirection), SourceError> {
     let shape_error = |offset: usize, message: String| {
         let (line, column) = position(text, offset);
         SourceError::Shape { path: path.to_path_buf(), line, column, message }
     };
     let raw: RawGraph<'_> = serde_json::from_str(text).map_err(|e| {
-        let message = if e.is_data() { format!("{e}; a graph file needs a `nodes` array (and `edges` or `links`)") } else { e.to_string() };
-        SourceError::Syntax { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
+        let message = if e.is_data() {
+            format!("{e}; a graph file needs a `nodes` array (and `edges` or `links`)")
+        } else {
+            e.to_string()
+        };
+        SourceError::Syntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
     })?;
     let direction = match (&raw.directed, &raw.links) {
-        (Some(Value::Bool(directed)), _) => GraphDirection { directed: *directed, basis: DirectionBasis::FileFlag },
+        (Some(Value::Bool(directed)), _) => {
+            GraphDirection { directed: *directed, basis: DirectionBasis::FileFlag }
+        }
         (flag, links) => {
             if let Some(flag) = flag.as_ref().filter(|f| !f.is_null()) {
-                warnings.push(LoadWarning::new(format!("the top-level `directed` is not true or false ({flag}); it was ignored")));
+                warnings.push(LoadWarning::new(format!(
+                    "the top-level `directed` is not true or false ({flag}); it was ignored"
+                )));
             }
             match links {
-                Some(_) => GraphDirection { directed: false, basis: DirectionBasis::NodeLinkDefault },
+                Some(_) => {
+                    GraphDirection { directed: false, basis: DirectionBasis::NodeLinkDefault }
+                }
                 None => GraphDirection { directed: true, basis: DirectionBasis::EdgeEnds },
             }
         }
@@ -118,7 +146,9 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
         (Some(e), None) | (None, Some(e)) => e,
         (None, None) => Vec::new(),
         (Some(mut e), Some(l)) => {
-            warnings.push(LoadWarning::new("the file has both `edges` and `links`; both were loaded as edges"));
+            warnings.push(LoadWarning::new(
+                "the file has both `edges` and `links`; both were loaded as edges",
+            ));
             e.extend(l);
             e
         }
@@ -127,9 +157,13 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
     let mut parsed_nodes = Vec::with_capacity(raw.nodes.len());
     for (index, raw_node) in raw.nodes.iter().enumerate() {
         let offset = offset_of(text, raw_node);
-        let value = capped(raw_node.get(), "node", index, warnings).map_err(|e| shape_error(offset, e.to_string()))?;
+        let value = capped(raw_node.get(), "node", index, warnings)
+            .map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(map) = value else {
-            return Err(shape_error(offset, format!("node #{index} is not an object: each node needs at least an `id`")));
+            return Err(shape_error(
+                offset,
+                format!("node #{index} is not an object: each node needs at least an `id`"),
+            ));
         };
         parsed_nodes.push((offset, map));
     }
@@ -140,16 +174,26 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
     let mut nodes = Vec::with_capacity(parsed_nodes.len());
     for (index, (offset, mut map)) in parsed_nodes.into_iter().enumerate() {
         let id = match map.shift_remove("id") {
-            Some(v) => {
-                id_text(&v).ok_or_else(|| shape_error(offset, format!("node #{index} has an `id` that is neither a string nor a number: {v}")))?
-            }
+            Some(v) => id_text(&v).ok_or_else(|| {
+                shape_error(
+                    offset,
+                    format!("node #{index} has an `id` that is neither a string nor a number: {v}"),
+                )
+            })?,
             None => return Err(shape_error(offset, format!("node #{index} has no `id`"))),
         };
         if let Some(first) = seen.insert(id.clone(), offset) {
             let (line, _) = position(text, first);
-            return Err(shape_error(offset, format!("duplicate node id `{id}` (first defined at line {line})")));
+            return Err(shape_error(
+                offset,
+                format!("duplicate node id `{id}` (first defined at line {line})"),
+            ));
         }
-        let data = if graphty { data_member(&mut map, offset, &shape_error, "node", index)? } else { Value::Object(map) };
+        let data = if graphty {
+            data_member(&mut map, offset, &shape_error, "node", index)?
+        } else {
+            Value::Object(map)
+        };
         nodes.push(OwnedItem::new(id, data));
     }
 
@@ -160,9 +204,13 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
     let mut pending_generated = Vec::new();
     for (index, raw_edge) in edges_raw.iter().enumerate() {
         let offset = offset_of(text, raw_edge);
-        let value = capped(raw_edge.get(), "edge", index, warnings).map_err(|e| shape_error(offset, e.to_string()))?;
+        let value = capped(raw_edge.get(), "edge", index, warnings)
+            .map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(mut map) = value else {
-            return Err(shape_error(offset, format!("edge #{index} is not an object: each edge needs `source` and `target`")));
+            return Err(shape_error(
+                offset,
+                format!("edge #{index} is not an object: each edge needs `source` and `target`"),
+            ));
         };
         let mut end = |name: &str| -> Result<String, SourceError> {
             match map.shift_remove(name) {
@@ -181,12 +229,19 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
             }
         }
         let explicit = match map.shift_remove("id") {
-            Some(v) => Some(
-                id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has an `id` that is neither a string nor a number: {v}")))?,
-            ),
+            Some(v) => Some(id_text(&v).ok_or_else(|| {
+                shape_error(
+                    offset,
+                    format!("edge #{index} has an `id` that is neither a string nor a number: {v}"),
+                )
+            })?),
             None => None,
         };
-        let data = if graphty { data_member(&mut map, offset, &shape_error, "edge", index)? } else { Value::Object(map) };
+        let data = if graphty {
+            data_member(&mut map, offset, &shape_error, "edge", index)?
+        } else {
+            Value::Object(map)
+        };
         let occurrence = parallel.entry((source.clone(), target.clone())).or_insert(0);
         *occurrence += 1;
         let occurrence = *occurrence;
@@ -206,7 +261,11 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
     // Generated ids come last so they can avoid every explicit id.
     for index in pending_generated {
         let (_, source, target, _, occurrence) = &edges[index];
-        let base = if *occurrence == 1 { format!("{source}->{target}") } else { format!("{source}->{target}#{occurrence}") };
+        let base = if *occurrence == 1 {
+            format!("{source}->{target}")
+        } else {
+            format!("{source}->{target}#{occurrence}")
+        };
         let mut id = base.clone();
         let mut n = 1;
         while edge_ids.contains(&id) {
@@ -218,8 +277,16 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
     }
     if !dangling.is_empty() {
         let shown: Vec<&str> = dangling.iter().take(10).map(String::as_str).collect();
-        let more = if dangling.len() > 10 { format!(" (+{} more)", dangling.len() - 10) } else { String::new() };
-        warnings.push(LoadWarning::new(format!("{} edge endpoint(s) name no node; the edges are kept: {}{more}", dangling.len(), shown.join("; "))));
+        let more = if dangling.len() > 10 {
+            format!(" (+{} more)", dangling.len() - 10)
+        } else {
+            String::new()
+        };
+        warnings.push(LoadWarning::new(format!(
+            "{} edge endpoint(s) name no node; the edges are kept: {}{more}",
+            dangling.len(),
+            shown.join("; ")
+        )));
     }
     let edge_items = edges.into_iter().map(|(id, source, target, data, _)| OwnedItem {
         id: id.unwrap_or_default(),
@@ -228,7 +295,10 @@ pub(crate) fn load_graph(path: &Path, text: &str, warnings: &mut Vec<LoadWarning
         metadata: None,
     });
     Ok((
-        vec![Collection::from_values("nodes", CollectionKind::Nodes, nodes), Collection::from_values("edges", CollectionKind::Edges, edge_items)],
+        vec![
+            Collection::from_values("nodes", CollectionKind::Nodes, nodes),
+            Collection::from_values("edges", CollectionKind::Edges, edge_items),
+        ],
         direction,
     ))
 }
@@ -243,6 +313,9 @@ fn data_member(
     match map.shift_remove("data") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(Value::Object(data)) => Ok(Value::Object(data)),
-        Some(other) => Err(shape_error(offset, format!("{what} #{index} has `data` that is not an object: {other}"))),
+        Some(other) => Err(shape_error(
+            offset,
+            format!("{what} #{index} has `data` that is not an object: {other}"),
+        )),
     }
 }

@@ -25,13 +25,20 @@ pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, Source
 }
 
 /// Loads a source from its specification, bringing a file into memory as `mode` says.
-pub fn load_with(spec: &SourceSpec, progress: &dyn Progress, mode: ReadMode) -> Result<Source, SourceError> {
+pub fn load_with(
+    spec: &SourceSpec,
+    progress: &dyn Progress,
+    mode: ReadMode,
+) -> Result<Source, SourceError> {
     match &spec.location {
         Location::Demo(set) => {
             let (format, file, text) = demo::file(*set);
             load_text(spec, Path::new(file), Some(format), Arc::new(text.into()), progress, None)
         }
-        Location::Aimdb(socket) => Ok(crate::aimdb::Snapshot::fetch(socket, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec)),
+        Location::Aimdb(socket) => {
+            Ok(crate::aimdb::Snapshot::fetch(socket, crate::aimdb::DEFAULT_TIMEOUT)?
+                .to_source(spec))
+        }
         // A bare path that is a socket is an AimDB instance, as AimDB's own tools take it.
         Location::File { path, format: None } if crate::aimdb::endpoint::is_socket(path) => {
             Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
@@ -54,7 +61,12 @@ pub fn load_with(spec: &SourceSpec, progress: &dyn Progress, mode: ReadMode) -> 
 /// Loads a graph, record set or document set from JSON text already in memory, as [`load`] does
 /// after reading a file (`name` names the file in errors; `format` forces a format as `graph:`,
 /// `records:` or `documents:` do). For embedding, and for fuzzing the loaders.
-pub fn load_str(spec: &SourceSpec, name: &str, format: Option<Format>, text: String) -> Result<Source, SourceError> {
+pub fn load_str(
+    spec: &SourceSpec,
+    name: &str,
+    format: Option<Format>,
+    text: String,
+) -> Result<Source, SourceError> {
     load_text(spec, Path::new(name), format, Arc::new(text.into()), &crate::NoProgress, None)
 }
 
@@ -80,7 +92,10 @@ fn load_database_source(
 }
 
 fn is_ndjson_path(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(), Some("ndjson" | "jsonl" | "ldjson"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(),
+        Some("ndjson" | "jsonl" | "ldjson")
+    )
 }
 
 /// What a file's top level is.
@@ -94,7 +109,12 @@ enum Shape {
 }
 
 fn syntax(path: &Path, e: &serde_json::Error) -> SourceError {
-    SourceError::Syntax { path: path.to_path_buf(), line: e.line(), column: e.column(), message: e.to_string() }
+    SourceError::Syntax {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    }
 }
 
 fn shape_error(path: &Path, message: &str) -> SourceError {
@@ -110,7 +130,12 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
         return Ok(Shape::Lines);
     }
     match text.trim_start().chars().next() {
-        None => Err(SourceError::Syntax { path: path.to_path_buf(), line: 1, column: 1, message: "the file is empty; expected JSON".into() }),
+        None => Err(SourceError::Syntax {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file is empty; expected JSON".into(),
+        }),
         Some('[') => Ok(Shape::Array),
         // Only the top-level keys are kept: values are skipped without building anything.
         Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
@@ -119,9 +144,10 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
             Err(e) => Err(syntax(path, &e)),
         },
         Some(_) => match serde_json::from_str::<IgnoredAny>(text) {
-            Ok(_) => {
-                Err(shape_error(path, "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON"))
-            }
+            Ok(_) => Err(shape_error(
+                path,
+                "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON",
+            )),
             Err(e) if is_trailing(&e) => Ok(Shape::Lines),
             Err(e) => Err(syntax(path, &e)),
         },
@@ -133,20 +159,29 @@ const BAD_LINES_NAMED: usize = 3;
 
 /// A line-oriented file of which every non-empty line was skipped is an error naming the first
 /// bad lines, not a source of zero items (an empty file still is one).
-fn nothing_loaded(path: &Path, collections: &[schemascope_core::Collection], warnings: &[LoadWarning]) -> Result<(), SourceError> {
+fn nothing_loaded(
+    path: &Path,
+    collections: &[schemascope_core::Collection],
+    warnings: &[LoadWarning],
+) -> Result<(), SourceError> {
     let skipped: Vec<&LoadWarning> = warnings.iter().filter(|w| w.line.is_some()).collect();
     if skipped.is_empty() || collections.iter().any(|c| !c.is_empty()) {
         return Ok(());
     }
     let first = skipped[0];
-    let named: Vec<String> = skipped.iter().take(BAD_LINES_NAMED).map(ToString::to_string).collect();
+    let named: Vec<String> =
+        skipped.iter().take(BAD_LINES_NAMED).map(ToString::to_string).collect();
     let more = skipped.len().saturating_sub(BAD_LINES_NAMED);
     let more = if more > 0 { format!("; and {more} more") } else { String::new() };
     Err(SourceError::Syntax {
         path: path.to_path_buf(),
         line: first.line.unwrap_or(1),
         column: first.column.unwrap_or(1),
-        message: format!("no item loaded: all {} non-empty lines are invalid ({}{more})", skipped.len(), named.join("; ")),
+        message: format!(
+            "no item loaded: all {} non-empty lines are invalid ({}{more})",
+            skipped.len(),
+            named.join("; ")
+        ),
     })
 }
 
@@ -166,28 +201,63 @@ fn load_text(
     let shape = detect(path, &text)?;
     let lines = matches!(shape, Shape::Lines);
     let (format, collections) = match (shape, forced) {
-        (Shape::Lines, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be one JSON document with `nodes`, not NDJSON")),
-        (Shape::Lines, Some(Format::Records)) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
-        (Shape::Lines, None) if looks_like_record_lines(&text) => (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)]),
-        (Shape::Lines, _) => (Format::Documents, vec![load_document_lines(name, text, progress, &mut warnings)]),
+        (Shape::Lines, Some(Format::Graph)) => {
+            return Err(shape_error(
+                path,
+                "a graph must be one JSON document with `nodes`, not NDJSON",
+            ));
+        }
+        (Shape::Lines, Some(Format::Records)) => {
+            (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)])
+        }
+        (Shape::Lines, None) if looks_like_record_lines(&text) => {
+            (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)])
+        }
+        (Shape::Lines, _) => {
+            (Format::Documents, vec![load_document_lines(name, text, progress, &mut warnings)])
+        }
         (Shape::Object { .. }, Some(Format::Graph)) | (Shape::Object { has_nodes: true }, None) => {
             let (collections, found) = load_graph(path, &text, &mut warnings)?;
             direction = Some(found);
             (Format::Graph, collections)
         }
-        (Shape::Object { .. }, Some(Format::Records) | None) => (Format::Records, vec![load_record_object(path, name, text.clone())?]),
-        (Shape::Array, Some(Format::Documents) | None) => {
-            (Format::Documents, vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?])
+        (Shape::Object { .. }, Some(Format::Records) | None) => {
+            (Format::Records, vec![load_record_object(path, name, text.clone())?])
         }
-        (Shape::Array, Some(Format::Graph)) => return Err(shape_error(path, "a graph must be an object with a `nodes` array, not an array")),
+        (Shape::Array, Some(Format::Documents) | None) => (
+            Format::Documents,
+            vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?],
+        ),
+        (Shape::Array, Some(Format::Graph)) => {
+            return Err(shape_error(
+                path,
+                "a graph must be an object with a `nodes` array, not an array",
+            ));
+        }
         (Shape::Array, Some(Format::Records)) => {
-            return Err(shape_error(path, "records must be an object of named records or NDJSON {key, value} lines, not an array"));
+            return Err(shape_error(
+                path,
+                "records must be an object of named records or NDJSON {key, value} lines, not an array",
+            ));
         }
-        (Shape::Object { .. }, Some(Format::Documents)) => return Err(shape_error(path, "documents must be a JSON array or NDJSON, not an object")),
+        (Shape::Object { .. }, Some(Format::Documents)) => {
+            return Err(shape_error(
+                path,
+                "documents must be a JSON array or NDJSON, not an object",
+            ));
+        }
         (_, Some(Format::Sqlite | Format::Postgres)) => {
-            return Err(shape_error(path, "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file"));
+            return Err(shape_error(
+                path,
+                "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file",
+            ));
         }
-        (_, Some(Format::Aimdb)) => return Err(shape_error(path, "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file")),
+        (_, Some(Format::Aimdb)) => {
+            return Err(shape_error(
+                path,
+                "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file",
+            ));
+        }
     };
     if lines {
         nothing_loaded(path, &collections, &warnings)?;

@@ -20,7 +20,12 @@ const PROGRESS_STEP: usize = 4 << 20;
 pub(crate) trait LineHandler: Sync {
     /// Handles one non-empty line starting at byte `offset` of the file. On success the item's
     /// value has been added to `builder`; the entry's ranges and id are positions in the file.
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError>;
+    fn handle(
+        &self,
+        line: &str,
+        offset: usize,
+        builder: &mut ProfileBuilder,
+    ) -> Result<ItemEntry, LineError>;
 
     /// A fresh profile builder for one slice.
     fn builder(&self) -> ProfileBuilder {
@@ -89,7 +94,9 @@ struct SliceResult {
 /// finds the line ends with SIMD where std searches a word at a time.
 fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1).chain(std::iter::once(text.len()));
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|at| at + 1)
+        .chain(std::iter::once(text.len()));
     ends.filter_map(move |end| {
         let line = (end > start).then(|| &text[start..end]);
         start = end;
@@ -108,7 +115,13 @@ fn estimated_lines(slice: &str) -> usize {
 }
 
 /// One pass over the lines of a slice, leaving out the lines numbered in `skip` (ascending).
-fn scan_lines(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress, skip: &[usize]) -> SliceResult {
+fn scan_lines(
+    text: &str,
+    range: Range<usize>,
+    handler: &dyn LineHandler,
+    progress: &dyn Progress,
+    skip: &[usize],
+) -> SliceResult {
     let slice = &text[range.clone()];
     let mut builder = handler.builder();
     let mut items = Vec::with_capacity(estimated_lines(slice));
@@ -137,14 +150,21 @@ fn scan_lines(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
         }
         match handler.handle(trimmed, line_start + lead, &mut builder) {
             Ok(item) => items.push(item),
-            Err(e) => bad.push((line_count, LineError { column: e.column + lead, message: e.message })),
+            Err(e) => {
+                bad.push((line_count, LineError { column: e.column + lead, message: e.message }))
+            }
         }
     }
     progress.advance(since_report as u64);
     SliceResult { items, builder, bad, line_count }
 }
 
-fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progress: &dyn Progress) -> SliceResult {
+fn scan_slice(
+    text: &str,
+    range: Range<usize>,
+    handler: &dyn LineHandler,
+    progress: &dyn Progress,
+) -> SliceResult {
     let first = scan_lines(text, range.clone(), handler, progress, &[]);
     if first.bad.is_empty() {
         return first;
@@ -152,7 +172,12 @@ fn scan_slice(text: &str, range: Range<usize>, handler: &dyn LineHandler, progre
     // The bad lines may have left partial counts: profile the slice again without them.
     let skip: Vec<usize> = first.bad.iter().map(|(line, _)| *line).collect();
     let again = scan_lines(text, range, handler, &crate::NoProgress, &skip);
-    SliceResult { items: again.items, builder: again.builder, bad: first.bad, line_count: first.line_count }
+    SliceResult {
+        items: again.items,
+        builder: again.builder,
+        bad: first.bad,
+        line_count: first.line_count,
+    }
 }
 
 /// Scans every line of `text` on all cores.
@@ -165,17 +190,25 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
         ranges.into_iter().map(|r| scan_slice(text, r, handler, progress)).collect()
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = ranges.into_iter().map(|r| scope.spawn(move || scan_slice(text, r, handler, progress))).collect();
+            let handles: Vec<_> = ranges
+                .into_iter()
+                .map(|r| scope.spawn(move || scan_slice(text, r, handler, progress)))
+                .collect();
             handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
         })
     };
-    let mut merged = ScanResult { items: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
+    let mut merged =
+        ScanResult { items: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
     let mut line_base = 0;
     let mut first = true;
     for slice in results {
         merged.items.push(slice.items);
         for (line, error) in slice.bad {
-            merged.warnings.push(LoadWarning::at(line + line_base, error.column, format!("skipped: {}", error.message)));
+            merged.warnings.push(LoadWarning::at(
+                line + line_base,
+                error.column,
+                format!("skipped: {}", error.message),
+            ));
         }
         if first {
             merged.builder = slice.builder;
@@ -190,7 +223,10 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
 
 /// The line error for a serde_json error on a single line.
 pub(crate) fn line_error(e: &serde_json::Error) -> LineError {
-    LineError { column: e.column().max(1), message: e.to_string().split(" at line ").next().unwrap_or_default().to_string() }
+    LineError {
+        column: e.column().max(1),
+        message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -66,7 +66,12 @@ fn io(path: &Path, source: std::io::Error) -> SourceError {
 fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
     let prefix = String::from_utf8_lossy(&bytes[..valid_up_to]);
     let (line, column) = position(&prefix, valid_up_to);
-    SourceError::Syntax { path: path.to_path_buf(), line, column, message: "the file is not valid UTF-8".into() }
+    SourceError::Syntax {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: "the file is not valid UTF-8".into(),
+    }
 }
 
 /// Checks `bytes` as UTF-8, in one slice per core for large inputs.
@@ -81,7 +86,9 @@ fn check_utf8(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
                 .map(|range| {
                     let part = &bytes[range.clone()];
                     let start = range.start;
-                    scope.spawn(move || std::str::from_utf8(part).map(|_| ()).map_err(|e| start + e.valid_up_to()))
+                    scope.spawn(move || {
+                        std::str::from_utf8(part).map(|_| ()).map_err(|e| start + e.valid_up_to())
+                    })
                 })
                 .collect();
             handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -177,7 +184,13 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
     let len = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if len < PARALLEL_FROM || threads < 2 {
-        return Ok(crate::file::read_opened(path, file, &metadata, crate::file::max_source_bytes(), SOURCE_LIMIT)?);
+        return Ok(crate::file::read_opened(
+            path,
+            file,
+            &metadata,
+            crate::file::max_source_bytes(),
+            SOURCE_LIMIT,
+        )?);
     }
     let mut buffer = vec![0u8; len];
     let chunk = len.div_ceil(threads);
@@ -194,7 +207,9 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
     });
     for result in results {
         result.map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => io(path, std::io::Error::other("the file shrank while it was being read")),
+            std::io::ErrorKind::UnexpectedEof => {
+                io(path, std::io::Error::other("the file shrank while it was being read"))
+            }
             _ => io(path, e),
         })?;
     }
@@ -204,5 +219,11 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
 #[cfg(not(unix))]
 fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
     let (file, metadata) = open_source(path)?;
-    Ok(crate::file::read_opened(path, file, &metadata, crate::file::max_source_bytes(), SOURCE_LIMIT)?)
+    Ok(crate::file::read_opened(
+        path,
+        file,
+        &metadata,
+        crate::file::max_source_bytes(),
+        SOURCE_LIMIT,
+    )?)
 }

@@ -27,9 +27,13 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMembers<'a> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object of named records")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
                 let mut members: Vec<(String, &'de RawValue)> = Vec::new();
-                let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+                let mut index: std::collections::HashMap<String, usize> =
+                    std::collections::HashMap::new();
                 while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
                     match index.get(&key) {
                         Some(&at) => members[at].1 = value,
@@ -48,12 +52,20 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMembers<'a> {
 
 /// Loads a JSON object of named records, in file order. Each record's value is profiled from its
 /// text like any other item, so the profile's depth limit applies to a deeply nested one.
-pub(crate) fn load_record_object(path: &Path, name: &str, text: SharedText) -> Result<Collection, SourceError> {
+pub(crate) fn load_record_object(
+    path: &Path,
+    name: &str,
+    text: SharedText,
+) -> Result<Collection, SourceError> {
     let syntax = |e: serde_json::Error, line: usize, column: usize| SourceError::Syntax {
         path: path.to_path_buf(),
         line,
         column,
-        message: if e.is_data() { format!("{e}; a record file is an object of named records") } else { e.to_string() },
+        message: if e.is_data() {
+            format!("{e}; a record file is an object of named records")
+        } else {
+            e.to_string()
+        },
     };
     let members: RawMembers<'_> = serde_json::from_str(&text).map_err(|e| {
         let (line, column) = (e.line(), e.column());
@@ -67,7 +79,11 @@ pub(crate) fn load_record_object(path: &Path, name: &str, text: SharedText) -> R
         // Skimmed as part of the object: numbers out of range and the like show up here.
         builder.add_json(raw.get()).map_err(|e| {
             let (line, column) = crate::error::position(&text, start);
-            let (line, column) = if e.line() > 1 { (line + e.line() - 1, e.column()) } else { (line, column + e.column().saturating_sub(1)) };
+            let (line, column) = if e.line() > 1 {
+                (line + e.line() - 1, e.column())
+            } else {
+                (line, column + e.column().saturating_sub(1))
+            };
             syntax(e, line, column)
         })?;
         items.push(ItemEntry::new(ItemId::from(key), start..start + raw.get().len()));
@@ -94,27 +110,52 @@ fn span(line: &str, offset: usize, raw: &RawValue) -> std::ops::Range<usize> {
 }
 
 impl LineHandler for RecordHandler {
-    fn handle(&self, line: &str, offset: usize, builder: &mut ProfileBuilder) -> Result<ItemEntry, LineError> {
+    fn handle(
+        &self,
+        line: &str,
+        offset: usize,
+        builder: &mut ProfileBuilder,
+    ) -> Result<ItemEntry, LineError> {
         let record: RecordLine<'_> = serde_json::from_str(line).map_err(|e| {
             let mut error = line_error(&e);
             if e.is_data() {
-                error.message.push_str("; each line must be {\"key\": ..., \"value\": ..., \"metadata\"?: ...}");
+                error.message.push_str(
+                    "; each line must be {\"key\": ..., \"value\": ..., \"metadata\"?: ...}",
+                );
             }
             error
         })?;
         let key = match serde_json::from_str::<Value>(record.key.get()) {
             Ok(Value::String(s)) => s,
             Ok(Value::Number(n)) => n.to_string(),
-            _ => return Err(LineError { column: 1, message: format!("`key` must be a string or a number, not {}", record.key.get()) }),
+            _ => {
+                return Err(LineError {
+                    column: 1,
+                    message: format!(
+                        "`key` must be a string or a number, not {}",
+                        record.key.get()
+                    ),
+                });
+            }
         };
         builder.add_json(record.value.get()).map_err(|e| line_error(&e))?;
         let metadata = record.metadata.filter(|m| m.get() != "null").map(|m| span(line, offset, m));
-        Ok(ItemEntry::with_extra(ItemId::from(key), span(line, offset, record.value), None, metadata))
+        Ok(ItemEntry::with_extra(
+            ItemId::from(key),
+            span(line, offset, record.value),
+            None,
+            metadata,
+        ))
     }
 }
 
 /// Loads NDJSON `{key, value, metadata?}` lines.
-pub(crate) fn load_record_lines(name: &str, text: SharedText, progress: &dyn Progress, warnings: &mut Vec<LoadWarning>) -> Collection {
+pub(crate) fn load_record_lines(
+    name: &str,
+    text: SharedText,
+    progress: &dyn Progress,
+    warnings: &mut Vec<LoadWarning>,
+) -> Collection {
     let mut result = scan(&text, &RecordHandler, progress);
     warnings.append(&mut result.warnings);
     let count = result.line_count() as u64;
@@ -125,5 +166,9 @@ pub(crate) fn load_record_lines(name: &str, text: SharedText, progress: &dyn Pro
 
 /// True when the first non-empty line of NDJSON text looks like a `{key, value}` record line.
 pub(crate) fn looks_like_record_lines(text: &str) -> bool {
-    text.lines().map(str::trim).find(|l| !l.is_empty()).and_then(|l| serde_json::from_str::<RecordLine<'_>>(l).ok()).is_some()
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .and_then(|l| serde_json::from_str::<RecordLine<'_>>(l).ok())
+        .is_some()
 }

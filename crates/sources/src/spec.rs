@@ -76,12 +76,16 @@ fn valid_name(name: &str) -> bool {
 
 fn default_name(path: &Path) -> String {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("source");
-    let cleaned: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect();
+    let cleaned: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' })
+        .collect();
     if cleaned.is_empty() { "source".into() } else { cleaned }
 }
 
 fn is_sqlite_path(text: &str) -> bool {
-    let extension = Path::new(text).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let extension =
+        Path::new(text).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     matches!(extension.as_deref(), Some("sqlite" | "sqlite3" | "db"))
 }
 
@@ -109,7 +113,9 @@ pub fn redact_uri(uri: &str) -> String {
     };
     let mut out = format!("{scheme}://");
     match userinfo {
-        Some(info) if info.contains(':') => out.push_str(&format!("{}:***@", info.split(':').next().unwrap_or(""))),
+        Some(info) if info.contains(':') => {
+            out.push_str(&format!("{}:***@", info.split(':').next().unwrap_or("")))
+        }
         Some(info) => out.push_str(&format!("{info}@")),
         None => {}
     }
@@ -132,11 +138,16 @@ impl FromStr for SourceSpec {
     type Err = SourceError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| SourceError::InvalidSpec { spec: text.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| SourceError::InvalidSpec {
+            spec: text.to_string(),
+            reason: reason.to_string(),
+        };
         let (name, rest) = match text.split_once('=') {
             Some((name, rest)) if valid_name(name) => (Some(name.to_string()), rest),
             Some((name, _)) if !name.contains(['/', ':', '\\']) => {
-                return Err(invalid("a source name may only use letters, digits, `_`, `-` and `.`"));
+                return Err(invalid(
+                    "a source name may only use letters, digits, `_`, `-` and `.`",
+                ));
             }
             _ => (None, text),
         };
@@ -147,7 +158,11 @@ impl FromStr for SourceSpec {
             let demo = match set {
                 "infrastructure" | "graph" => DemoSet::Infrastructure,
                 "sensors" | "records" => DemoSet::Sensors,
-                other => return Err(invalid(&format!("unknown demo data set `{other}`; there are `demo:infrastructure` and `demo:sensors`"))),
+                other => {
+                    return Err(invalid(&format!(
+                        "unknown demo data set `{other}`; there are `demo:infrastructure` and `demo:sensors`"
+                    )));
+                }
             };
             let name = match demo {
                 DemoSet::Infrastructure => "infrastructure",
@@ -158,14 +173,23 @@ impl FromStr for SourceSpec {
             let name = default_name(&socket);
             (Location::Aimdb(socket), name)
         } else if rest.starts_with("aimdb:") {
-            return Err(invalid("an AimDB source is aimdb:unix:///PATH, aimdb:uds:///PATH or aimdb:PATH (the instance's socket)"));
+            return Err(invalid(
+                "an AimDB source is aimdb:unix:///PATH, aimdb:uds:///PATH or aimdb:PATH (the instance's socket)",
+            ));
         } else if crate::aimdb::endpoint::looks_like_socket(Path::new(rest)) {
             let socket = PathBuf::from(rest);
             let name = default_name(&socket);
             (Location::Aimdb(socket), name)
         } else if rest.starts_with("postgres://") || rest.starts_with("postgresql://") {
-            let database = rest.split('?').next().unwrap_or(rest).rsplit('/').next().filter(|d| !d.is_empty() && !d.contains('@'));
-            let name = database.map_or_else(|| "postgres".to_string(), |d| default_name(Path::new(d)));
+            let database = rest
+                .split('?')
+                .next()
+                .unwrap_or(rest)
+                .rsplit('/')
+                .next()
+                .filter(|d| !d.is_empty() && !d.contains('@'));
+            let name =
+                database.map_or_else(|| "postgres".to_string(), |d| default_name(Path::new(d)));
             (Location::Postgres(rest.to_string()), name)
         } else if let Some(p) = rest.strip_prefix("sqlite:") {
             let path = PathBuf::from(p.strip_prefix("//").unwrap_or(p));
@@ -207,7 +231,10 @@ mod tests {
         for (uri, shown) in [
             ("postgres://u:secret@h:5432/db", "postgres://u:***@h:5432/db"),
             ("postgres://u:p@ss/w@rd@h/db", "postgres://u:***@h/db"),
-            ("postgres://u@h/db?password=secret&sslmode=disable", "postgres://u@h/db?password=***&sslmode=disable"),
+            (
+                "postgres://u@h/db?password=secret&sslmode=disable",
+                "postgres://u@h/db?password=***&sslmode=disable",
+            ),
             ("postgres://h/db?PASSWORD=x", "postgres://h/db?PASSWORD=***"),
             ("postgres://h/db", "postgres://h/db"),
         ] {
@@ -221,19 +248,31 @@ mod tests {
     fn parses_names_schemes_and_defaults() {
         let spec: SourceSpec = "infra=graph:data/g.json".parse().expect("valid");
         assert_eq!(spec.name, "infra");
-        assert_eq!(spec.location, Location::File { path: "data/g.json".into(), format: Some(Format::Graph) });
+        assert_eq!(
+            spec.location,
+            Location::File { path: "data/g.json".into(), format: Some(Format::Graph) }
+        );
         let spec: SourceSpec = "/tmp/My Records.ndjson".parse().expect("valid");
         assert_eq!(spec.name, "My_Records");
         let spec: SourceSpec = "demo:sensors".parse().expect("valid");
-        assert_eq!((spec.name.as_str(), spec.location), ("sensors", Location::Demo(DemoSet::Sensors)));
+        assert_eq!(
+            (spec.name.as_str(), spec.location),
+            ("sensors", Location::Demo(DemoSet::Sensors))
+        );
     }
 
     #[test]
     fn recognises_databases_by_scheme_and_extension() {
         let spec: SourceSpec = "data/Chinook.sqlite".parse().expect("valid");
-        assert_eq!((spec.name.as_str(), &spec.location), ("Chinook", &Location::Sqlite("data/Chinook.sqlite".into())));
+        assert_eq!(
+            (spec.name.as_str(), &spec.location),
+            ("Chinook", &Location::Sqlite("data/Chinook.sqlite".into()))
+        );
         let spec: SourceSpec = "shop=sqlite:/tmp/x.bin".parse().expect("valid");
-        assert_eq!((spec.name.as_str(), &spec.location), ("shop", &Location::Sqlite("/tmp/x.bin".into())));
+        assert_eq!(
+            (spec.name.as_str(), &spec.location),
+            ("shop", &Location::Sqlite("/tmp/x.bin".into()))
+        );
         let uri = "postgres://me:secret@127.0.0.1:5432/chinook?sslmode=disable";
         let spec: SourceSpec = uri.parse().expect("valid");
         assert_eq!(spec.name, "chinook");
@@ -254,10 +293,17 @@ mod tests {
             "/tmp/aimdb.sock",
         ] {
             let spec: SourceSpec = text.parse().expect("valid");
-            assert_eq!((spec.name.as_str(), &spec.location), ("aimdb", &Location::Aimdb("/tmp/aimdb.sock".into())), "{text}");
+            assert_eq!(
+                (spec.name.as_str(), &spec.location),
+                ("aimdb", &Location::Aimdb("/tmp/aimdb.sock".into())),
+                "{text}"
+            );
         }
         let spec: SourceSpec = "plant=aimdb:unix:///run/plant/db.sock".parse().expect("valid");
-        assert_eq!((spec.name.as_str(), spec.location), ("plant", Location::Aimdb("/run/plant/db.sock".into())));
+        assert_eq!(
+            (spec.name.as_str(), spec.location),
+            ("plant", Location::Aimdb("/run/plant/db.sock".into()))
+        );
         let err = "aimdb:".parse::<SourceSpec>().expect_err("no socket");
         assert!(err.to_string().contains("aimdb:unix:///PATH"), "{err}");
     }

@@ -17,7 +17,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant, SystemTime};
 
 use notify_debouncer_mini::notify::event::{AccessKind, AccessMode};
-use notify_debouncer_mini::notify::{self, Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use notify_debouncer_mini::notify::{
+    self, Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher,
+};
 
 use crate::error::SourceError;
 
@@ -37,7 +39,9 @@ impl std::fmt::Debug for FileWatcher {
 }
 
 fn absolute(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf()))
+    std::fs::canonicalize(path).unwrap_or_else(|_| {
+        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    })
 }
 
 /// Whether an event can mean a file's content (or the file itself) changed. Opens, reads and
@@ -48,7 +52,11 @@ pub fn can_change_content(kind: &EventKind) -> bool {
         EventKind::Access(_) => false,
         // Metadata events (touch, chmod) are kept: a file made readable may now load; the
         // fingerprint tells a touch from a change.
-        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any | EventKind::Other => true,
+        EventKind::Create(_)
+        | EventKind::Modify(_)
+        | EventKind::Remove(_)
+        | EventKind::Any
+        | EventKind::Other => true,
     }
 }
 
@@ -86,7 +94,12 @@ fn meta(path: &Path) -> Option<Meta> {
     // regular files count as readable, checked on the opened file (`crate::file` opens without
     // blocking, so a FIFO put in the file's place cannot stall the watcher).
     let readable = meta.is_file() && crate::file::open_regular(path).is_ok();
-    Some(Meta { len: meta.len(), modified: meta.modified().ok(), identity: identity(&meta), readable })
+    Some(Meta {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        identity: identity(&meta),
+        readable,
+    })
 }
 
 /// A hash of the bytes of a regular file (`None` for anything else, or when it cannot be read:
@@ -143,13 +156,19 @@ impl FileWatcher {
     where
         F: Fn(&Path) + Send + 'static,
     {
-        let watched: HashMap<PathBuf, Watched> =
-            files.iter().map(|f| (absolute(f), Watched { given: f.clone(), fingerprint: Fingerprint::of(f) })).collect();
-        let dirs: std::collections::BTreeSet<PathBuf> = watched.keys().filter_map(|abs| abs.parent().map(Path::to_path_buf)).collect();
+        let watched: HashMap<PathBuf, Watched> = files
+            .iter()
+            .map(|f| (absolute(f), Watched { given: f.clone(), fingerprint: Fingerprint::of(f) }))
+            .collect();
+        let dirs: std::collections::BTreeSet<PathBuf> =
+            watched.keys().filter_map(|abs| abs.parent().map(Path::to_path_buf)).collect();
         let (sender, events) = channel::<notify::Result<Event>>();
-        let mut watcher = notify::recommended_watcher(sender).map_err(|e| SourceError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
+        let mut watcher = notify::recommended_watcher(sender)
+            .map_err(|e| SourceError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         for dir in dirs {
-            watcher.watch(&dir, RecursiveMode::NonRecursive).map_err(|e| SourceError::Watch { path: dir.clone(), reason: e.to_string() })?;
+            watcher
+                .watch(&dir, RecursiveMode::NonRecursive)
+                .map_err(|e| SourceError::Watch { path: dir.clone(), reason: e.to_string() })?;
         }
         std::thread::Builder::new()
             .name("schemascope-watch".into())
@@ -182,12 +201,19 @@ fn affected<'a>(event: &Event, watched: &'a HashMap<PathBuf, Watched>) -> Vec<&'
 /// Collects relevant events per file and, once a file has been quiet for `debounce` (or busy
 /// for [`MAX_DEBOUNCE_PERIODS`] of it), calls `on_change` if its content changed. Ends when
 /// the watcher is dropped.
-fn debounce_loop<F: Fn(&Path)>(events: &Receiver<notify::Result<Event>>, mut watched: HashMap<PathBuf, Watched>, debounce: Duration, on_change: &F) {
+fn debounce_loop<F: Fn(&Path)>(
+    events: &Receiver<notify::Result<Event>>,
+    mut watched: HashMap<PathBuf, Watched>,
+    debounce: Duration,
+    on_change: &F,
+) {
     // File → (first event of the burst, last event).
     let mut pending: BTreeMap<PathBuf, (Instant, Instant)> = BTreeMap::new();
     loop {
         let now = Instant::now();
-        let due = |&(first, last): &(Instant, Instant)| (last + debounce).min(first + debounce * MAX_DEBOUNCE_PERIODS);
+        let due = |&(first, last): &(Instant, Instant)| {
+            (last + debounce).min(first + debounce * MAX_DEBOUNCE_PERIODS)
+        };
         let next = pending.values().map(due).min();
         let received = match next {
             Some(at) => events.recv_timeout(at.saturating_duration_since(now)),
@@ -197,7 +223,10 @@ fn debounce_loop<F: Fn(&Path)>(events: &Receiver<notify::Result<Event>>, mut wat
             Ok(Ok(event)) => {
                 let now = Instant::now();
                 for abs in affected(&event, &watched) {
-                    pending.entry(abs.clone()).and_modify(|(_, last)| *last = now).or_insert((now, now));
+                    pending
+                        .entry(abs.clone())
+                        .and_modify(|(_, last)| *last = now)
+                        .or_insert((now, now));
                 }
             }
             // The backend failed to tell what happened: look at every file (the fingerprint
@@ -205,14 +234,21 @@ fn debounce_loop<F: Fn(&Path)>(events: &Receiver<notify::Result<Event>>, mut wat
             Ok(Err(_)) => {
                 let now = Instant::now();
                 for abs in watched.keys() {
-                    pending.entry(abs.clone()).and_modify(|(_, last)| *last = now).or_insert((now, now));
+                    pending
+                        .entry(abs.clone())
+                        .and_modify(|(_, last)| *last = now)
+                        .or_insert((now, now));
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
         let now = Instant::now();
-        let ready: Vec<PathBuf> = pending.iter().filter(|(_, times)| due(times) <= now).map(|(abs, _)| abs.clone()).collect();
+        let ready: Vec<PathBuf> = pending
+            .iter()
+            .filter(|(_, times)| due(times) <= now)
+            .map(|(abs, _)| abs.clone())
+            .collect();
         for abs in ready {
             pending.remove(&abs);
             let Some(file) = watched.get_mut(&abs) else { continue };
@@ -286,6 +322,10 @@ mod tests {
         std::fs::remove_file(&path).expect("remove");
         std::os::unix::fs::symlink("/dev/zero", &path).expect("symlink");
         assert!(print.refresh(&path), "a link to /dev/zero is a change");
-        assert_eq!((print.content, print.meta.as_ref().map(|m| m.readable)), (None, Some(false)), "never read, never readable");
+        assert_eq!(
+            (print.content, print.meta.as_ref().map(|m| m.readable)),
+            (None, Some(false)),
+            "never read, never readable"
+        );
     }
 }

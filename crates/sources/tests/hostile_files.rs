@@ -4,7 +4,6 @@
 
 // Test helpers may unwrap: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
-
 #![cfg(unix)]
 
 use std::path::Path;
@@ -70,7 +69,10 @@ fn a_sqlite_source_that_is_a_fifo_or_a_device_is_refused_at_once() {
     fifo(&pipe);
     not_regular(load_within_a_minute(&pipe.display().to_string()), "a FIFO");
     not_regular(load_within_a_minute("sqlite:/dev/zero"), "a character device");
-    let missing = load_within_a_minute(&dir.path().join("none.db").display().to_string()).err().map(|e| e.to_string()).unwrap_or_default();
+    let missing = load_within_a_minute(&dir.path().join("none.db").display().to_string())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(missing.contains("no such file"), "{missing}");
 }
 
@@ -80,10 +82,15 @@ fn a_huge_sparse_file_is_refused_by_its_size_before_it_is_read() {
     let sparse = dir.path().join("huge.ndjson");
     std::fs::File::create(&sparse).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
     let error = load_within_a_minute(&sparse.display().to_string()).expect_err("refused");
-    assert!(matches!(&error, SourceError::File(FileError::TooLarge { size, .. }) if *size == 1 << 40), "{error:?}");
+    assert!(
+        matches!(&error, SourceError::File(FileError::TooLarge { size, .. }) if *size == 1 << 40),
+        "{error:?}"
+    );
     let text = error.to_string();
     assert!(
-        text.contains("1099511627776 bytes") && text.contains(&DEFAULT_MAX_SOURCE_BYTES.to_string()) && text.contains("--max-file-bytes"),
+        text.contains("1099511627776 bytes")
+            && text.contains(&DEFAULT_MAX_SOURCE_BYTES.to_string())
+            && text.contains("--max-file-bytes"),
         "{text}"
     );
 }
@@ -102,7 +109,10 @@ fn the_source_size_limit_is_configurable_and_links_to_regular_files_still_load()
     let loaded = load_within_a_minute(&link.display().to_string());
     let refused = load_within_a_minute(&larger.display().to_string());
     set_max_source_bytes(DEFAULT_MAX_SOURCE_BYTES);
-    assert_eq!(loaded.expect("a link to a regular file within the limit loads").collections[0].len(), 2);
+    assert_eq!(
+        loaded.expect("a link to a regular file within the limit loads").collections[0].len(),
+        2
+    );
     let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(error.contains("is 111 bytes, over the 64-byte limit for a source file (raise it with --max-file-bytes)"), "{error}");
 }

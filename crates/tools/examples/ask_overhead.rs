@@ -41,13 +41,31 @@ impl LlmBackend for Instant_ {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let count: usize = args.iter().position(|a| a == "--questions").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(1000);
-    let db = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let count: usize = args
+        .iter()
+        .position(|a| a == "--questions")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let db =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     let services = Services::new();
     services.sources.load(&[format!("chinook={}", db.display()).parse()?], &NoProgress)?;
     // Questions and the simple queries that answer them, over every table: a count, a small
     // aggregate (412 invoices by country), a lookup by key.
-    let tables = ["Album", "Artist", "Customer", "Employee", "Genre", "Invoice", "InvoiceLine", "MediaType", "Playlist", "PlaylistTrack", "Track"];
+    let tables = [
+        "Album",
+        "Artist",
+        "Customer",
+        "Employee",
+        "Genre",
+        "Invoice",
+        "InvoiceLine",
+        "MediaType",
+        "Playlist",
+        "PlaylistTrack",
+        "Track",
+    ];
     let mut questions = Vec::new();
     let mut queries = Vec::new();
     for i in 0..count {
@@ -64,14 +82,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let graph = Graph { llm: &llm, data: &*data, budgets: Budgets::default() };
     // Warm-up: the schema index, the profiles, the statement cache.
     for q in questions.iter().take(20) {
-        graph.run(AskInput { source: "chinook".into(), question: q.clone(), history: vec![] }, &mut |_| {});
+        graph.run(
+            AskInput { source: "chinook".into(), question: q.clone(), history: vec![] },
+            &mut |_| {},
+        );
     }
     llm.next.store(0, Ordering::Relaxed);
     let mut micros = Vec::with_capacity(count);
     let mut failed = 0;
     for q in &questions {
         let started = Instant::now();
-        let outcome = graph.run(AskInput { source: "chinook".into(), question: q.clone(), history: vec![] }, &mut |_| {});
+        let outcome = graph.run(
+            AskInput { source: "chinook".into(), question: q.clone(), history: vec![] },
+            &mut |_| {},
+        );
         micros.push(started.elapsed().as_secs_f64() * 1e6);
         failed += usize::from(!outcome.success);
     }

@@ -18,7 +18,11 @@ use serde_json::json;
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -29,7 +33,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
 fn main() {
     let n = arg("--nodes", 100_000);
     let runs = arg("--runs", 7);
-    let types = ["server", "database", "cache", "gateway", "queue", "worker", "storage", "proxy", "client", "monitor"];
+    let types = [
+        "server", "database", "cache", "gateway", "queue", "worker", "storage", "proxy", "client",
+        "monitor",
+    ];
     let regions = ["us-east", "us-west", "eu-west", "eu-central", "ap-south"];
     let mut rng = fastrand::Rng::with_seed(7);
     let nodes: Vec<_> = (0..n)
@@ -60,7 +67,8 @@ fn main() {
             _ => format!("memory < `{}` || type == 'cache'", 1024 * (i + 1)),
         })
         .collect();
-    let colours = ["red", "orange", "gold", "green", "teal", "blue", "purple", "pink", "gray", "black"];
+    let colours =
+        ["red", "orange", "gold", "green", "teal", "blue", "purple", "pink", "gray", "black"];
     for (i, selector) in selectors.iter().enumerate() {
         let style = json!({"color": colours[i % colours.len()], "size": 1.0 + (i % 4) as f64 * 0.5, "glow": i % 3 == 0});
         let params = StyleElementsParams {
@@ -120,9 +128,18 @@ fn main() {
         warm.push(started.elapsed().as_secs_f64() * 1000.0);
         // One more layer with a selector not seen yet: what a find_and_style call redraws.
         let mut layers = state.layers.clone();
-        let style = serde_json::from_value(json!({"color": "white", "outline": "black"})).expect("style");
+        let style =
+            serde_json::from_value(json!({"color": "white", "outline": "black"})).expect("style");
         layers
-            .add(Some("one-more"), LayerSource::Ai, ElementKind::Node, &format!("cpu > `{}` && active", run as f64 / 10.0), None, &style, 0)
+            .add(
+                Some("one-more"),
+                LayerSource::Ai,
+                ElementKind::Node,
+                &format!("cpu > `{}` && active", run as f64 / 10.0),
+                None,
+                &style,
+                0,
+            )
             .expect("layer");
         let started = Instant::now();
         style_table(&data, &layers, ElementKind::Node);

@@ -29,7 +29,8 @@ impl Asking {
         if let Some(config) = lock(&self.llm).clone() {
             return Ok(config);
         }
-        LlmConfig::from_env(|name| std::env::var(name).ok()).map_err(|e| ToolError::InvalidParams(e.to_string()))
+        LlmConfig::from_env(|name| std::env::var(name).ok())
+            .map_err(|e| ToolError::InvalidParams(e.to_string()))
     }
 
     /// Appends every `ask` run's trace to `path`, one JSON object per line.
@@ -42,10 +43,12 @@ impl Asking {
         let Some(path) = lock(&self.trace_file).clone() else { return };
         // Opened without blocking and only as a regular file: a FIFO or device named as the
         // trace file must not stall or feed the pipeline.
-        let written = schemascope_sources::file::open_append_regular(&path).map_err(|e| e.to_string()).and_then(|mut file| {
-            use std::io::Write;
-            writeln!(file, "{line}").map_err(|e| e.to_string())
-        });
+        let written = schemascope_sources::file::open_append_regular(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|mut file| {
+                use std::io::Write;
+                writeln!(file, "{line}").map_err(|e| e.to_string())
+            });
         if let Err(error) = written {
             tracing::warn!(path = %path.display(), %error, "cannot write the trace file");
         }

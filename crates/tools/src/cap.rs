@@ -147,13 +147,16 @@ fn dominant(root: &Value) -> Option<Vec<Step>> {
     let mut last_halvable = None;
     while path.len() < MAX_DEPTH {
         let children: Vec<(Step, &Value)> = match at {
-            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (Step::Index(i), v)).collect(),
+            Value::Array(items) => {
+                items.iter().enumerate().map(|(i, v)| (Step::Index(i), v)).collect()
+            }
             Value::Object(map) => map.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
             _ => break,
         };
         // An object of a few members is structure (a schema's `type`, `properties`,
         // `required`), not bulk: it is gone into, never halved.
-        let halvable = !path.is_empty() && if at.is_object() { children.len() > FEW_MEMBERS } else { children.len() > 1 };
+        let halvable = !path.is_empty()
+            && if at.is_object() { children.len() > FEW_MEMBERS } else { children.len() > 1 };
         if halvable {
             last_halvable = Some(path.clone());
         }
@@ -285,11 +288,15 @@ mod tests {
     #[test]
     fn a_huge_string_is_cut_on_a_character_boundary_and_recorded() {
         let big = "é".repeat(5_000_000);
-        let result = ToolResult::ok("one value", json!({"items": [{"id": "a", "value": big}]})).capped(64 * 1024);
+        let result = ToolResult::ok("one value", json!({"items": [{"id": "a", "value": big}]}))
+            .capped(64 * 1024);
         let size = json_size(&result);
         assert!(size <= 64 * 1024, "{size} bytes");
         let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
-        assert_eq!((cut.path.as_str(), cut.total, cut.unit), ("data.items[0].value", 10_000_000, "bytes"));
+        assert_eq!(
+            (cut.path.as_str(), cut.total, cut.unit),
+            ("data.items[0].value", 10_000_000, "bytes")
+        );
         let kept = result.data["items"][0]["value"].as_str().expect("string");
         assert!(kept.ends_with('…') && kept.len() <= cut.kept + '…'.len_utf8(), "{}", kept.len());
         assert!(result.message.contains("cut to fit 64 KiB"), "{}", result.message);
@@ -298,7 +305,11 @@ mod tests {
     #[test]
     fn the_largest_array_is_halved_until_it_fits_and_the_counts_say_so() {
         let rows: Vec<Value> = (0..1_000_000).map(|i| json!([i, format!("name {i}")])).collect();
-        let result = ToolResult::ok("rows", json!({"columns": ["id", "name"], "rows": rows, "rowCount": 1_000_000})).capped(256 * 1024);
+        let result = ToolResult::ok(
+            "rows",
+            json!({"columns": ["id", "name"], "rows": rows, "rowCount": 1_000_000}),
+        )
+        .capped(256 * 1024);
         assert!(json_size(&result) <= 256 * 1024);
         let truncated = result.truncated.as_ref().expect("truncated");
         let cut = truncated.cuts.iter().find(|c| c.path == "data.rows").expect("rows cut");
@@ -312,29 +323,53 @@ mod tests {
 
     #[test]
     fn wide_objects_keep_their_first_members_and_deep_values_are_cut() {
-        let wide: serde_json::Map<String, Value> = (0..100_000).map(|i| (format!("key{i}"), json!(i))).collect();
+        let wide: serde_json::Map<String, Value> =
+            (0..100_000).map(|i| (format!("key{i}"), json!(i))).collect();
         let result = ToolResult::ok("wide", Value::Object(wide)).capped(16 * 1024);
         assert!(json_size(&result) <= 16 * 1024);
         let kept = result.data.as_object().expect("object");
-        assert!(kept.len() > 100 && kept.contains_key("key0") && kept.contains_key("key99"), "{} members", kept.len());
+        assert!(
+            kept.len() > 100 && kept.contains_key("key0") && kept.contains_key("key99"),
+            "{} members",
+            kept.len()
+        );
         let cut = &result.truncated.as_ref().expect("truncated").cuts[0];
-        assert_eq!((cut.path.as_str(), cut.kept, cut.total, cut.unit), ("data", kept.len(), 100_000, "members"));
+        assert_eq!(
+            (cut.path.as_str(), cut.kept, cut.total, cut.unit),
+            ("data", kept.len(), 100_000, "members")
+        );
         // A schema of 12,000 properties keeps its first properties, not nothing; the small
         // parts beside them are untouched.
-        let properties: serde_json::Map<String, Value> = (0..12_000).map(|i| (format!("p{i}"), json!({"type": "integer"}))).collect();
+        let properties: serde_json::Map<String, Value> =
+            (0..12_000).map(|i| (format!("p{i}"), json!({"type": "integer"}))).collect();
         let required: Vec<String> = (0..12_000).map(|i| format!("p{i}")).collect();
         let schema = json!({"source": "s", "schema": {"type": "object", "properties": properties, "required": required}, "itemCount": 3});
         let result = ToolResult::ok("schema", schema).capped(64 * 1024);
         assert!(json_size(&result) <= 64 * 1024);
         let kept = result.data["schema"]["properties"].as_object().expect("properties");
         assert!(kept.len() > 1_000 && kept.contains_key("p0"), "{} properties", kept.len());
-        assert_eq!((result.data["source"].as_str(), result.data["itemCount"].as_u64()), (Some("s"), Some(3)));
+        assert_eq!(
+            (result.data["source"].as_str(), result.data["itemCount"].as_u64()),
+            (Some("s"), Some(3))
+        );
         // `required` names only the properties kept: the cut schema describes what it lists.
         let required = result.data["schema"]["required"].as_array().expect("required");
-        assert!(!required.is_empty() && required.iter().all(|name| kept.contains_key(name.as_str().expect("name"))), "{} required", required.len());
-        assert_eq!(result.data["schema"]["type"], "object", "a schema's few members are never halved");
+        assert!(
+            !required.is_empty()
+                && required.iter().all(|name| kept.contains_key(name.as_str().expect("name"))),
+            "{} required",
+            required.len()
+        );
+        assert_eq!(
+            result.data["schema"]["type"], "object",
+            "a schema's few members are never halved"
+        );
         let cuts = &result.truncated.as_ref().expect("truncated").cuts;
-        assert!(cuts.iter().any(|cut| (cut.path.as_str(), cut.total, cut.unit) == ("data.schema.properties", 12_000, "members")), "{cuts:?}");
+        assert!(
+            cuts.iter().any(|cut| (cut.path.as_str(), cut.total, cut.unit)
+                == ("data.schema.properties", 12_000, "members")),
+            "{cuts:?}"
+        );
         // As deep as parsed input can be (serde_json stops at 128 levels), and wide at each level.
         let mut deep = json!("leaf");
         for _ in 0..120 {

@@ -5,11 +5,11 @@ use schemascope_core::markdown::schema_markdown_with_notes as render_markdown;
 use schemascope_core::summary::summarize_collection;
 use serde_json::json;
 
-use crate::sources::CacheKey;
 use crate::params::{DescribeSchemaParams, SchemaFormat, SystemPromptParams};
-use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::sources::CacheKey;
+use crate::sources::Sources;
 
 /// The base of the system prompt the schema section is added to.
 pub const BASE_PROMPT: &str = "You are a data assistant. The data you work with is described below: use exact property names and values from it. When unsure, call describe_property for one property's values, sample_data for real items, or query_schema before writing a record value. Selectors for find_items are JMESPath evaluated on each item's data (write `type == 'server'`, numbers in backticks).";
@@ -30,11 +30,21 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
     // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
     let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
-    let message = format!("Source `{}`: {} with {properties} properties{}.", source.name(), sizes.join(", "), not_profiled(&collections));
+    let message = format!(
+        "Source `{}`: {} with {properties} properties{}.",
+        source.name(),
+        sizes.join(", "),
+        not_profiled(&collections)
+    );
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
         let reload_error = sources.reload_error(source.name());
-        let mut data = json!(render_markdown(source.name(), &refs, params.max_tokens, &stale_notes(reload_error.as_deref())));
+        let mut data = json!(render_markdown(
+            source.name(),
+            &refs,
+            params.max_tokens,
+            &stale_notes(reload_error.as_deref())
+        ));
         data["reloadError"] = json!(reload_error);
         return Ok(ToolResult::ok(message, data));
     }
@@ -66,12 +76,19 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
 /// " (and N more not profiled: past the 10,000-path limit)" when the path limit kept properties
 /// out of any collection's profile, else "": the count of properties must not pass for all.
 fn not_profiled(collections: &[std::sync::Arc<schemascope_core::Collection>]) -> String {
-    let limits: Vec<&schemascope_core::profile::PathLimit> =
-        collections.iter().filter_map(|c| c.profile_ready()).map(|p| &p.path_limit).filter(|l| !l.is_clear()).collect();
+    let limits: Vec<&schemascope_core::profile::PathLimit> = collections
+        .iter()
+        .filter_map(|c| c.profile_ready())
+        .map(|p| &p.path_limit)
+        .filter(|l| !l.is_clear())
+        .collect();
     let Some(max) = limits.iter().map(|l| l.max_paths).max() else { return String::new() };
     let count: u64 = limits.iter().map(|l| l.unprofiled).sum();
     let at_least = if limits.iter().any(|l| l.more_unprofiled) { "at least " } else { "" };
-    format!(" profiled, and {at_least}{count} more not profiled: past the {}-path limit", schemascope_core::figure::grouped(max as u64))
+    format!(
+        " profiled, and {at_least}{count} more not profiled: past the {}-path limit",
+        schemascope_core::figure::grouped(max as u64)
+    )
 }
 
 /// The note a markdown schema carries when the last reload failed: what it shows is the data
@@ -96,10 +113,21 @@ fn referenced_by(source: &schemascope_sources::Source, table: &str) -> Vec<serde
 }
 
 /// The markdown schema section of one source (the `schema://<source>` resource).
-pub fn schema_markdown(sources: &Sources, source: &str, max_tokens: Option<usize>) -> Result<String, ToolError> {
+pub fn schema_markdown(
+    sources: &Sources,
+    source: &str,
+    max_tokens: Option<usize>,
+) -> Result<String, ToolError> {
     let source = sources.get(Some(source))?;
-    let refs: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).collect();
-    Ok(render_markdown(source.name(), &refs, max_tokens, &stale_notes(sources.reload_error(source.name()).as_deref())).markdown)
+    let refs: Vec<&schemascope_core::Collection> =
+        source.collections.iter().map(|c| &**c).collect();
+    Ok(render_markdown(
+        source.name(),
+        &refs,
+        max_tokens,
+        &stale_notes(sources.reload_error(source.name()).as_deref()),
+    )
+    .markdown)
 }
 
 /// A system prompt with the schema section of one source, or of every source (seed 000,

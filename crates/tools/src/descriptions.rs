@@ -68,8 +68,7 @@ pub const SELECT: &str = "Change the selection: by `ids` (nodes or edges) or a `
 pub const SET_LAYOUT: &str = "Lay the graph out: forceDirected (2D or 3D by the view; options iterations, seed, tolerance), circular (radius), random (seed, size), spiral (spacing), shell (shells: node counts per ring), grid (spacing) or fixed (positions from node properties x, y, z, or the paths given). Reports whether the layout settled.\n\nExamples:\n- {\"type\": \"circular\"}\n- {\"type\": \"forceDirected\", \"options\": {\"iterations\": 300, \"seed\": 7}}\n- {\"type\": \"fixed\", \"options\": {\"x\": \"pos.x\", \"y\": \"pos.y\"}}";
 
 /// `set_dimension`.
-pub const SET_DIMENSION: &str =
-    "Switch the view between 2D and 3D. If it already is in that mode, nothing changes and the answer says so.\n\nExample: {\"dimension\": \"3d\"}";
+pub const SET_DIMENSION: &str = "Switch the view between 2D and 3D. If it already is in that mode, nothing changes and the answer says so.\n\nExample: {\"dimension\": \"3d\"}";
 
 /// `set_camera`.
 pub const SET_CAMERA: &str = "Move the camera: a preset (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target` as [x, y, z].\n\nExamples:\n- {\"preset\": \"fitToGraph\"}\n- {\"position\": [0, 0, 200], \"target\": [0, 0, 0]}";

@@ -30,28 +30,49 @@ pub(crate) struct Elsewhere {
 /// Whether `collection` has `path`, without profiling a table for it: a table not profiled yet
 /// answers from its catalog columns.
 fn has_path(collection: &Collection, path: &PropertyPath) -> bool {
-    if let Some(profile) = if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() } {
+    if let Some(profile) = if collection.holds_items() {
+        Some(collection.profile())
+    } else {
+        collection.profile_ready()
+    } {
         return profile.property(path).is_some();
     }
     let column = path.last_key().filter(|_| path.depth() == 1);
-    collection.table().zip(column).is_some_and(|(table, column)| table.columns.iter().any(|c| c.name == column))
+    collection
+        .table()
+        .zip(column)
+        .is_some_and(|(table, column)| table.columns.iter().any(|c| c.name == column))
 }
 
 /// The property names of `collection` known without profiling it.
 fn known_names(collection: &Collection) -> Vec<String> {
-    match if collection.holds_items() { Some(collection.profile()) } else { collection.profile_ready() } {
+    match if collection.holds_items() {
+        Some(collection.profile())
+    } else {
+        collection.profile_ready()
+    } {
         Some(profile) => profile.properties().iter().map(|p| p.path.to_string()).collect(),
-        None => collection.table().map(|t| t.columns.iter().map(|c| c.name.clone()).collect()).unwrap_or_default(),
+        None => collection
+            .table()
+            .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())
+            .unwrap_or_default(),
     }
 }
 
 /// Where `path`, missing from `collection` (or from its record `record`), is found in the rest
 /// of `source`: the exact path first; only when no collection has it, the closest name in each.
 /// `history` is the graph session's runs, if any (see [`algorithm_hint`]).
-pub(crate) fn find(source: &Source, collection: &Arc<Collection>, record: Option<&str>, path: &PropertyPath, history: &[AlgorithmRun]) -> Elsewhere {
+pub(crate) fn find(
+    source: &Source,
+    collection: &Arc<Collection>,
+    record: Option<&str>,
+    path: &PropertyPath,
+    history: &[AlgorithmRun],
+) -> Elsewhere {
     let wanted = path.to_string();
     let mut out = Elsewhere::default();
-    let others: Vec<&Arc<Collection>> = source.collections.iter().filter(|c| !Arc::ptr_eq(c, collection)).collect();
+    let others: Vec<&Arc<Collection>> =
+        source.collections.iter().filter(|c| !Arc::ptr_eq(c, collection)).collect();
     for other in others.iter().filter(|c| has_path(c, path)) {
         out.places.push(json!({"collection": other.name(), "path": wanted, "exact": true}));
         out.sentences.push(format!(
@@ -62,22 +83,37 @@ pub(crate) fn find(source: &Source, collection: &Arc<Collection>, record: Option
         ));
     }
     if let Some(record) = record.filter(|_| collection.kind() == CollectionKind::Records) {
-        let holding: Vec<&str> =
-            collection.record_profiles().iter().filter(|(key, p)| key != record && p.property(path).is_some()).map(|(key, _)| key.as_str()).collect();
+        let holding: Vec<&str> = collection
+            .record_profiles()
+            .iter()
+            .filter(|(key, p)| key != record && p.property(path).is_some())
+            .map(|(key, _)| key.as_str())
+            .collect();
         for key in holding.iter().take(MAX_RECORDS) {
             out.places.push(json!({"collection": collection.name(), "record_name": key, "path": wanted, "exact": true}));
         }
         if !holding.is_empty() {
-            let listed: Vec<String> = holding.iter().take(MAX_RECORDS).map(|k| format!("`{k}`")).collect();
+            let listed: Vec<String> =
+                holding.iter().take(MAX_RECORDS).map(|k| format!("`{k}`")).collect();
             let more = holding.len().saturating_sub(MAX_RECORDS);
             let more = if more > 0 { format!(" (+{more} more)") } else { String::new() };
-            out.sentences.push(format!("'{wanted}' is a property of record {}{more}: ask with that record_name.", listed.join(", ")));
+            out.sentences.push(format!(
+                "'{wanted}' is a property of record {}{more}: ask with that record_name.",
+                listed.join(", ")
+            ));
         }
     }
     if out.places.is_empty() {
         for other in &others {
-            if let Some(near) = closest(&wanted, known_names(other).iter().map(String::as_str), 1).into_iter().next() {
-                out.sentences.push(format!("The {} (collection `{}`) have '{near}'.", other.kind().items_noun(), other.name()));
+            if let Some(near) = closest(&wanted, known_names(other).iter().map(String::as_str), 1)
+                .into_iter()
+                .next()
+            {
+                out.sentences.push(format!(
+                    "The {} (collection `{}`) have '{near}'.",
+                    other.kind().items_noun(),
+                    other.name()
+                ));
                 out.places.push(json!({"collection": other.name(), "path": near, "exact": false}));
             }
         }

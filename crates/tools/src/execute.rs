@@ -12,8 +12,8 @@ use schemascope_sources::sql::{Caps, SqlValue};
 use serde_json::{Value, json};
 
 use crate::params::ExecuteQueryParams;
-use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::sources::Sources;
 
 /// Rows returned unless the call asks otherwise.
 pub(crate) const DEFAULT_MAX_ROWS: usize = 1_000;
@@ -48,23 +48,39 @@ pub(crate) struct Ran {
 }
 
 /// A query ready to run: SQL text and its bound parameters (a structured query compiled).
-pub(crate) fn prepare(source: &schemascope_sources::Source, query: &Value) -> Result<(String, Vec<SqlValue>), ToolError> {
+pub(crate) fn prepare(
+    source: &schemascope_sources::Source,
+    query: &Value,
+) -> Result<(String, Vec<SqlValue>), ToolError> {
     match query {
         Value::String(sql) if !sql.trim().is_empty() => Ok((sql.trim().to_string(), Vec::new())),
-        Value::String(_) => Err(ToolError::InvalidParams("`query` is empty; give one SELECT statement or a structured query".into())),
+        Value::String(_) => Err(ToolError::InvalidParams(
+            "`query` is empty; give one SELECT statement or a structured query".into(),
+        )),
         Value::Object(_) => {
-            let structured: StructuredQuery = serde_json::from_value(query.clone())
-                .map_err(|e| ToolError::InvalidParams(format!("`query` is not a valid structured query: {e}")))?;
+            let structured: StructuredQuery =
+                serde_json::from_value(query.clone()).map_err(|e| {
+                    ToolError::InvalidParams(format!(
+                        "`query` is not a valid structured query: {e}"
+                    ))
+                })?;
             let catalog = crate::schema_docs::catalog(source)?;
-            let dialect = if source.format == schemascope_sources::Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite };
+            let dialect = if source.format == schemascope_sources::Format::Postgres {
+                SqlDialect::Postgres
+            } else {
+                SqlDialect::Sqlite
+            };
             // Relative date filters ("last 3 months") are relative to today.
             let today = chrono::Utc::now().date_naive();
-            let compiled = compile(&structured, &catalog, dialect, today)
-                .map_err(|e| ToolError::InvalidParams(format!("cannot compile the structured query: {e}")))?;
+            let compiled = compile(&structured, &catalog, dialect, today).map_err(|e| {
+                ToolError::InvalidParams(format!("cannot compile the structured query: {e}"))
+            })?;
             let params = compiled.params.iter().map(sql_value).collect();
             Ok((compiled.sql, params))
         }
-        _ => Err(ToolError::InvalidParams("`query` must be SQL text or a structured-query object".into())),
+        _ => Err(ToolError::InvalidParams(
+            "`query` must be SQL text or a structured-query object".into(),
+        )),
     }
 }
 
@@ -72,7 +88,9 @@ fn sql_value(value: &Value) -> SqlValue {
     match value {
         Value::Null => SqlValue::Null,
         Value::Bool(b) => SqlValue::Bool(*b),
-        Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
+        Value::Number(n) => {
+            n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer)
+        }
         Value::String(s) => SqlValue::Text(s.clone()),
         other => SqlValue::Text(other.to_string()),
     }
@@ -114,10 +132,19 @@ pub(crate) fn run_sql(
     let started = Instant::now();
     // The database stops reading at the first row past either cap, so a few huge rows are
     // never all in memory.
-    let result = db.run_capped(sql, params, Caps { max_rows: Some(max_rows), max_bytes: Some(max_bytes) }, timeout_ms)?;
+    let result = db.run_capped(
+        sql,
+        params,
+        Caps { max_rows: Some(max_rows), max_bytes: Some(max_bytes) },
+        timeout_ms,
+    )?;
     let elapsed_ms = schemascope_core::figure::millis(started.elapsed());
     let bytes = result.rows.iter().map(|row| schemascope_sources::sql::row_json_bytes(row)).sum();
-    let rows: Vec<Value> = result.rows.iter().map(|row| Value::Array(row.iter().map(SqlValue::to_json).collect())).collect();
+    let rows: Vec<Value> = result
+        .rows
+        .iter()
+        .map(|row| Value::Array(row.iter().map(SqlValue::to_json).collect()))
+        .collect();
     let truncated_by = result.cut.map(|cut| cut.as_str());
     Ok(Ran {
         columns: result.columns,
@@ -135,7 +162,8 @@ pub(crate) fn run_sql(
 /// many of its values are strings: numbers sent as their exact text (more digits than a double
 /// holds, NaN, Infinity). Columns without such values are left out.
 fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
-    const NUMERIC: &[&str] = &["numeric", "float4", "float8", "decimal", "real", "double precision"];
+    const NUMERIC: &[&str] =
+        &["numeric", "float4", "float8", "decimal", "real", "double precision"];
     ran.columns
         .iter()
         .zip(&ran.column_types)
@@ -158,7 +186,8 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
     if source.database.is_none() {
         // Items: the query is a JMESPath selector.
         let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS).clamp(1, MAX_ROWS);
-        let (columns, rows, truncated) = crate::selector_query::execute(&source, &params.query, max_rows)?;
+        let (columns, rows, truncated) =
+            crate::selector_query::execute(&source, &params.query, max_rows)?;
         return Ok(ToolResult::ok(
             format!("{} item(s){}.", rows.len(), if truncated { ", more match" } else { "" }),
             json!({"source": source.name(), "query": params.query, "columns": columns, "rowCount": rows.len(), "rows": rows, "truncated": truncated}),
@@ -168,25 +197,39 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
     let sql = sql.as_str();
     let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
     if !(1..=MAX_ROWS).contains(&max_rows) {
-        return Err(ToolError::InvalidParams(format!("`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}")));
+        return Err(ToolError::InvalidParams(format!(
+            "`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}"
+        )));
     }
     let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
     let ran = run_sql(&source, sql, &bound, max_rows, max_bytes, timeout_ms)?;
     let mut message = match ran.truncated_by {
-        None => format!("{} row(s) in {} ms.", ran.rows.len(), schemascope_core::figure::text(ran.elapsed_ms)),
-        Some("bytes") => format!("{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.", ran.rows.len()),
-        Some(_) => format!("{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).", ran.rows.len()),
+        None => format!(
+            "{} row(s) in {} ms.",
+            ran.rows.len(),
+            schemascope_core::figure::text(ran.elapsed_ms)
+        ),
+        Some("bytes") => format!(
+            "{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.",
+            ran.rows.len()
+        ),
+        Some(_) => format!(
+            "{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).",
+            ran.rows.len()
+        ),
     };
     let exact_text = exact_text_counts(&ran);
     if !exact_text.is_empty() {
-        let listed: Vec<String> = exact_text.iter().map(|(column, n)| format!("{} ({n})", code(column))).collect();
+        let listed: Vec<String> =
+            exact_text.iter().map(|(column, n)| format!("{} ({n})", code(column))).collect();
         message.push_str(&format!(
             " Numbers a JSON number cannot hold exactly are strings of their exact text, in {}: numbers, not text.",
             listed.join(", ")
         ));
     }
-    let (truncated, truncated_by, bytes, rows_read, elapsed_ms) = (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
+    let (truncated, truncated_by, bytes, rows_read, elapsed_ms) =
+        (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
     let (columns, column_types, rows) = (ran.columns, ran.column_types, ran.rows);
     Ok(ToolResult::ok(
         message,

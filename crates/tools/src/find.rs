@@ -5,9 +5,9 @@ use schemascope_core::selector::{Selector, find_items as find};
 use serde_json::json;
 
 use crate::params::FindItemsParams;
-use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::sources::Sources;
 
 /// find_items.
 pub fn find_items(sources: &Sources, params: FindItemsParams) -> ToolResult {
@@ -16,7 +16,9 @@ pub fn find_items(sources: &Sources, params: FindItemsParams) -> ToolResult {
 
 fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolError> {
     if params.selector.trim().is_empty() {
-        return Err(ToolError::InvalidParams("`selector` is empty; e.g. \"type == 'server'\"".into()));
+        return Err(ToolError::InvalidParams(
+            "`selector` is empty; e.g. \"type == 'server'\"".into(),
+        ));
     }
     let selector = Selector::parse(&params.selector)?;
     let source = sources.get(params.source.as_deref())?;
@@ -28,12 +30,18 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
             collection.name()
         )));
     }
-    let others: Vec<&schemascope_core::Collection> = source.collections.iter().map(|c| &**c).filter(|c| c.name() != collection.name()).collect();
-    let found = find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
+    let others: Vec<&schemascope_core::Collection> =
+        source.collections.iter().map(|c| &**c).filter(|c| c.name() != collection.name()).collect();
+    let found =
+        find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
     let kind = collection.kind();
     // A selector holds backticks (number literals): fence it past them, or the span breaks.
-    let mut message =
-        format!("{} of {} match {}.", found.count, kind.counted(found.total as u64), schemascope_core::display::code(selector.as_str()));
+    let mut message = format!(
+        "{} of {} match {}.",
+        found.count,
+        kind.counted(found.total as u64),
+        schemascope_core::display::code(selector.as_str())
+    );
     message.push_str(&found.unevaluated.sentence(kind.item_noun(), kind.items_noun()));
     for hint in &found.hints {
         message.push_str(&format!(" Hint: {hint}"));

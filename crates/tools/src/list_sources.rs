@@ -3,8 +3,8 @@
 use serde_json::json;
 
 use crate::params::ListSourcesParams;
-use crate::services::Services;
 use crate::result::ToolResult;
+use crate::services::Services;
 
 /// list_sources.
 pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResult {
@@ -84,9 +84,19 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
     let failed = services.sources.failed_sources();
     let mut message = format!("{} source(s): {}.", names.len(), names.join(", "));
     if !failed.is_empty() {
-        let listed: Vec<String> = failed.iter().map(|f| format!("`{}` ({}; next retry in {:.1} s)", f.spec.name, f.error, f.retry_in())).collect();
-        message.push_str(&format!(" {} failed to load and are retried: {}.", failed.len(), listed.join("; ")));
+        let listed: Vec<String> = failed
+            .iter()
+            .map(|f| {
+                format!("`{}` ({}; next retry in {:.1} s)", f.spec.name, f.error, f.retry_in())
+            })
+            .collect();
+        message.push_str(&format!(
+            " {} failed to load and are retried: {}.",
+            failed.len(),
+            listed.join("; ")
+        ));
     }
-    let failed: Vec<_> = failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
+    let failed: Vec<_> =
+        failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
     ToolResult::ok(message, json!({ "sources": sources, "failed": failed }))
 }

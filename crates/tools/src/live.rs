@@ -92,8 +92,11 @@ impl LiveFeeds {
             let source = self.sources.get(Some(name)).ok()?;
             source.aimdb.as_ref()?.values(key).last().cloned()
         };
-        let fresh =
-            events.into_iter().filter(|e| e.seq != 1 || known_last(&e.key).as_ref() != Some(&e.data)).map(|e| (e.key, e.data)).collect::<Vec<_>>();
+        let fresh = events
+            .into_iter()
+            .filter(|e| e.seq != 1 || known_last(&e.key).as_ref() != Some(&e.data))
+            .map(|e| (e.key, e.data))
+            .collect::<Vec<_>>();
         if !fresh.is_empty() {
             self.fold(name, fresh);
         }
@@ -134,7 +137,10 @@ impl LiveFeeds {
             move |error: schemascope_sources::aimdb::AimxError| {
                 let Some(feeds) = feeds.upgrade() else { return };
                 tracing::warn!(source = name, %error, "live AimDB updates interrupted; reconnecting");
-                feeds.sources.set_reload_error(&name, Some(format!("live updates interrupted, reconnecting: {error}")));
+                feeds.sources.set_reload_error(
+                    &name,
+                    Some(format!("live updates interrupted, reconnecting: {error}")),
+                );
                 // The data is current up to the first failure, not the latest retry.
                 lock(&feeds.lost).entry(name.clone()).or_insert_with(Utc::now);
             }
@@ -147,7 +153,17 @@ impl LiveFeeds {
                 lock(&feeds.lost).remove(&name);
             }
         };
-        feeds.push((name, Feed::start_with(snapshot.socket.clone(), keys, batch, on_values, on_error, on_connected)));
+        feeds.push((
+            name,
+            Feed::start_with(
+                snapshot.socket.clone(),
+                keys,
+                batch,
+                on_values,
+                on_error,
+                on_connected,
+            ),
+        ));
     }
 
     /// When the live connection of AimDB source `name` was lost, if it is lost now: its data is
@@ -182,13 +198,20 @@ impl LiveFeeds {
             data.insert("dataAgeSeconds".into(), Value::from(age));
             data.insert("dataAsOf".into(), Value::from(as_of.clone()));
         }
-        result.message = format!("{} (Live connection to `{name}` lost: data as of {as_of}, {age:.0} s old.)", result.message);
+        result.message = format!(
+            "{} (Live connection to `{name}` lost: data as of {as_of}, {age:.0} s old.)",
+            result.message
+        );
     }
 
     /// The values of each record of AimDB source `name`, oldest first (for tests and reports).
     pub fn live_values(&self, name: &str) -> BTreeMap<String, Vec<Value>> {
         let Ok(source) = self.sources.get(Some(name)) else { return BTreeMap::new() };
         let Some(snapshot) = &source.aimdb else { return BTreeMap::new() };
-        snapshot.keys().into_iter().map(|k| (k.to_string(), snapshot.values(k).cloned().collect())).collect()
+        snapshot
+            .keys()
+            .into_iter()
+            .map(|k| (k.to_string(), snapshot.values(k).cloned().collect()))
+            .collect()
     }
 }

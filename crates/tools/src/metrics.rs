@@ -36,18 +36,46 @@ fn histogram() -> Histogram {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let node_seconds = Family::<Labels, Histogram>::new_with_constructor(histogram as fn() -> Histogram);
+        let node_seconds =
+            Family::<Labels, Histogram>::new_with_constructor(histogram as fn() -> Histogram);
         let node_retries = Family::<Labels, Counter>::default();
         let errors = Family::<Labels, Counter>::default();
         let asks = Family::<Labels, Counter>::default();
         let schema_cache = Family::<Labels, Counter>::default();
         let mut registry = MetricRegistry::with_prefix("schemascope");
-        registry.register("ask_node_duration_seconds", "Time spent in each node of the ask pipeline", node_seconds.clone());
-        registry.register("ask_node_retries", "Times a node ran again within one question (retries)", node_retries.clone());
-        registry.register("ask_errors", "Failures by node and class (validation, syntax, timeout, auth, resource, llm, schema)", errors.clone());
-        registry.register("asks", "Questions answered, by outcome: success (first_try or retried) or failure", asks.clone());
-        registry.register("schema_cache", "Schema lookups of the ask pipeline, by result (hit or miss)", schema_cache.clone());
-        Self { registry: Mutex::new(registry), node_seconds, node_retries, errors, asks, schema_cache }
+        registry.register(
+            "ask_node_duration_seconds",
+            "Time spent in each node of the ask pipeline",
+            node_seconds.clone(),
+        );
+        registry.register(
+            "ask_node_retries",
+            "Times a node ran again within one question (retries)",
+            node_retries.clone(),
+        );
+        registry.register(
+            "ask_errors",
+            "Failures by node and class (validation, syntax, timeout, auth, resource, llm, schema)",
+            errors.clone(),
+        );
+        registry.register(
+            "asks",
+            "Questions answered, by outcome: success (first_try or retried) or failure",
+            asks.clone(),
+        );
+        registry.register(
+            "schema_cache",
+            "Schema lookups of the ask pipeline, by result (hit or miss)",
+            schema_cache.clone(),
+        );
+        Self {
+            registry: Mutex::new(registry),
+            node_seconds,
+            node_retries,
+            errors,
+            asks,
+            schema_cache,
+        }
     }
 }
 
@@ -61,7 +89,9 @@ impl Metrics {
         let mut runs: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
         for event in outcome.trace.iter().filter(|e| e.phase == Phase::Exit) {
             let node = event.node.name();
-            self.node_seconds.get_or_create(&label("node", node)).observe(event.duration_ms.unwrap_or(0.0) / 1000.0);
+            self.node_seconds
+                .get_or_create(&label("node", node))
+                .observe(event.duration_ms.unwrap_or(0.0) / 1000.0);
             let count = runs.entry(node).or_default();
             *count += 1;
             if *count > 1 {
@@ -70,11 +100,20 @@ impl Metrics {
             if event.error.is_some() {
                 let class = match event.node.name() {
                     "validate_query" => "validation".to_string(),
-                    "execute_query" => outcome.state.execution_errors.last().map_or_else(|| "execution".to_string(), |f| f.class.clone()),
+                    "execute_query" => outcome
+                        .state
+                        .execution_errors
+                        .last()
+                        .map_or_else(|| "execution".to_string(), |f| f.class.clone()),
                     "get_schema" => "schema".to_string(),
                     _ => "llm".to_string(),
                 };
-                self.errors.get_or_create(&vec![("node".to_string(), node.to_string()), ("class".to_string(), class)]).inc();
+                self.errors
+                    .get_or_create(&vec![
+                        ("node".to_string(), node.to_string()),
+                        ("class".to_string(), class),
+                    ])
+                    .inc();
             }
         }
         let result = match (outcome.success, outcome.state.build_attempts) {
@@ -84,7 +123,9 @@ impl Metrics {
         };
         self.asks.get_or_create(&label("result", result)).inc();
         if let Some(schema) = &outcome.state.schema {
-            self.schema_cache.get_or_create(&label("result", if schema.cached { "hit" } else { "miss" })).inc();
+            self.schema_cache
+                .get_or_create(&label("result", if schema.cached { "hit" } else { "miss" }))
+                .inc();
         }
     }
 

@@ -1,14 +1,16 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
 use schemascope_core::PropertyPath;
-use schemascope_core::property::{BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe};
+use schemascope_core::property::{
+    BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe,
+};
 use schemascope_sources::sql::pushdown::{self, TableBins};
 
-use crate::sources::CacheKey;
 use crate::params::DescribePropertyParams;
-use crate::services::Services;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::services::Services;
+use crate::sources::CacheKey;
 
 /// describe_property.
 pub fn describe_property(services: &Services, params: DescribePropertyParams) -> ToolResult {
@@ -24,37 +26,62 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
     let source = services.sources.get(params.source.as_deref())?;
     let (collection, implied_record) = resolve::one(&source, params.collection.as_deref())?;
     let record = params.record_name.clone().or(implied_record);
-    let path: PropertyPath = params.property.parse().map_err(|e: schemascope_core::CoreError| {
-        // Written as the data spells a key (`br[0]`, `q"t`): point at the path that names it.
-        let names: Vec<String> = collection.profile_ready().map(|p| p.properties().iter().map(|p| p.path.to_string()).collect()).unwrap_or_default();
-        ToolError::InvalidParams(format!("{e}.{}", schemascope_core::suggest::did_you_mean(&params.property, names.iter().map(String::as_str))))
-    })?;
+    let path: PropertyPath =
+        params.property.parse().map_err(|e: schemascope_core::CoreError| {
+            // Written as the data spells a key (`br[0]`, `q"t`): point at the path that names it.
+            let names: Vec<String> = collection
+                .profile_ready()
+                .map(|p| p.properties().iter().map(|p| p.path.to_string()).collect())
+                .unwrap_or_default();
+            ToolError::InvalidParams(format!(
+                "{e}.{}",
+                schemascope_core::suggest::did_you_mean(
+                    &params.property,
+                    names.iter().map(String::as_str)
+                )
+            ))
+        })?;
     if let Some(bins) = params.bins
         && !(1..=schemascope_core::profile::numeric::MAX_BINS).contains(&bins)
     {
-        return Err(ToolError::InvalidParams(format!("`bins` must be between 1 and {}, not {bins}", schemascope_core::profile::numeric::MAX_BINS)));
+        return Err(ToolError::InvalidParams(format!(
+            "`bins` must be between 1 and {}, not {bins}",
+            schemascope_core::profile::numeric::MAX_BINS
+        )));
     }
-    let options = PropertyOptions { limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT), bins: params.bins };
-    // A table not profiled yet: profile just this column, inside the database.
-    let column_profile = match (collection.table(), &source.database, collection.profile_ready(), path.last_key()) {
-        (Some(table), Some(db), None, Some(column)) if path.depth() == 1 && record.is_none() && table.columns.iter().any(|c| c.name == column) => {
-            Some(pushdown::profile_columns(&**db, table, Some(&[column]))?)
-        }
-        _ => None,
+    let options = PropertyOptions {
+        limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT),
+        bins: params.bins,
     };
+    // A table not profiled yet: profile just this column, inside the database.
+    let column_profile =
+        match (collection.table(), &source.database, collection.profile_ready(), path.last_key()) {
+            (Some(table), Some(db), None, Some(column))
+                if path.depth() == 1
+                    && record.is_none()
+                    && table.columns.iter().any(|c| c.name == column) =>
+            {
+                Some(pushdown::profile_columns(&**db, table, Some(&[column]))?)
+            }
+            _ => None,
+        };
     let (profile, scope) = match &record {
         Some(name) => {
             let found = resolve::record(&source, Some(collection), name)?;
             (found.profile, format!("{} values", found.key))
         }
-        None => (column_profile.as_ref().unwrap_or_else(|| collection.profile()), collection.name().to_string()),
+        None => (
+            column_profile.as_ref().unwrap_or_else(|| collection.profile()),
+            collection.name().to_string(),
+        ),
     };
     // A table's histogram is counted by its database; items in memory are counted here.
     let bins = match (collection.table(), &source.database) {
         (Some(table), Some(db)) => Some(TableBins { db: &**db, table }),
         _ => None,
     };
-    let mut answer = describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
+    let mut answer =
+        describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
     // Not here (and not kept out by the path limit): say where it is, so the model can retry.
     if !answer.exists && answer.data.get("profiled").is_none() {
         // A graph's session knows which algorithms ran and whose results were removed since.

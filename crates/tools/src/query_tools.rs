@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use schemascope_agent::graph::{AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, SchemaInfo, ValidationOutcome};
+use schemascope_agent::graph::{
+    AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, SchemaInfo,
+    ValidationOutcome,
+};
 use schemascope_core::{Catalog, CollectionProfile};
 use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport, validate};
 use schemascope_sources::{Format, Source};
@@ -11,11 +14,11 @@ use serde_json::{Value, json};
 
 use crate::execute::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
-use crate::services::Services;
-use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::schema_docs::{catalog, context_for};
 use crate::selector_query;
+use crate::services::Services;
+use crate::sources::Sources;
 
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
@@ -47,9 +50,13 @@ fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
 /// Validates `query` against `source`: its catalog, its values, and what its engine allows a
 /// statement to call (the same allow-list its database layer enforces).
 fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<ValidationReport, ToolError> {
-    let query = Query::from_json(query.clone()).map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
+    let query = Query::from_json(query.clone())
+        .map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
     let Some(database) = &source.database else {
-        return Err(ToolError::InvalidParams(format!("source `{}` is not a SQL database", source.name())));
+        return Err(ToolError::InvalidParams(format!(
+            "source `{}` is not a SQL database",
+            source.name()
+        )));
     };
     let callables = database.callables()?;
     let profiles = profiles(source);
@@ -68,10 +75,17 @@ pub fn validate_query(sources: &Sources, params: ValidateQueryParams) -> ToolRes
         let message = if report.valid {
             match report.warnings.len() {
                 0 => "The query is valid.".to_string(),
-                n => format!("The query is valid, with {n} warning(s): {}", report.warnings[0].message),
+                n => format!(
+                    "The query is valid, with {n} warning(s): {}",
+                    report.warnings[0].message
+                ),
             }
         } else {
-            format!("The query is invalid: {} error(s); first: {}", report.errors.len(), report.errors[0].message)
+            format!(
+                "The query is invalid: {} error(s); first: {}",
+                report.errors.len(),
+                report.errors[0].message
+            )
         };
         Ok(ToolResult::ok(message, json!(report)))
     })())
@@ -87,8 +101,14 @@ impl DataAccess for ServedData<'_> {
     fn schema(&self, _source: &str, question: &str) -> Result<SchemaInfo, String> {
         if self.source.database.is_none() {
             // Items: the schema summary, and selectors as the query language.
-            let text = crate::describe::schema_markdown(&self.services.sources, self.source.name(), Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
-            let collections = self.source.collection_names().iter().map(|s| s.to_string()).collect();
+            let text = crate::describe::schema_markdown(
+                &self.services.sources,
+                self.source.name(),
+                Some(SCHEMA_TOKENS),
+            )
+            .map_err(|e| e.to_string())?;
+            let collections =
+                self.source.collection_names().iter().map(|s| s.to_string()).collect();
             return Ok(SchemaInfo {
                 text,
                 dialect: "jmespath".into(),
@@ -98,11 +118,16 @@ impl DataAccess for ServedData<'_> {
                 cached: true,
             });
         }
-        let (context, cached) = context_for(&self.services.docs, &self.source, question, Some(SCHEMA_TOKENS)).map_err(|e| e.to_string())?;
+        let (context, cached) =
+            context_for(&self.services.docs, &self.source, question, Some(SCHEMA_TOKENS))
+                .map_err(|e| e.to_string())?;
         let tables = context.metadata.tables_included.clone();
         let mut stats = serde_json::Map::new();
         for table in &tables {
-            let Some(profile) = self.source.collection(table).and_then(|c| c.profile_ready()) else { continue };
+            let Some(profile) = self.source.collection(table).and_then(|c| c.profile_ready())
+            else {
+                continue;
+            };
             for p in profile.properties() {
                 let samples: Vec<Value> = p
                     .strings
@@ -111,7 +136,10 @@ impl DataAccess for ServedData<'_> {
                     .chain(p.numbers.iter().flat_map(|n| n.top.iter().take(3)))
                     .map(|v| v.value.clone())
                     .collect();
-                stats.insert(format!("{table}.{}", p.path), json!({"cardinality": p.distinct, "samples": samples}));
+                stats.insert(
+                    format!("{table}.{}", p.path),
+                    json!({"cardinality": p.distinct, "samples": samples}),
+                );
             }
         }
         let strategy = json!(context.metadata.strategy);
@@ -123,7 +151,11 @@ impl DataAccess for ServedData<'_> {
             },
             metadata_stats: Value::Object(stats),
             tables,
-            strategy: strategy.get("strategy").and_then(Value::as_str).unwrap_or("full").to_string(),
+            strategy: strategy
+                .get("strategy")
+                .and_then(Value::as_str)
+                .unwrap_or("full")
+                .to_string(),
             cached,
         })
     }
@@ -135,7 +167,9 @@ impl DataAccess for ServedData<'_> {
         } else {
             selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
         };
-        let to_values = |issues: &[schemascope_query::QueryIssue]| issues.iter().map(|i| json!(i)).collect::<Vec<_>>();
+        let to_values = |issues: &[schemascope_query::QueryIssue]| {
+            issues.iter().map(|i| json!(i)).collect::<Vec<_>>()
+        };
         Ok(ValidationOutcome {
             valid: report.valid,
             errors: to_values(&report.errors),
@@ -147,24 +181,41 @@ impl DataAccess for ServedData<'_> {
     fn execute(&self, _source: &str, query: &Value) -> Result<ExecutionOutcome, ExecutionFailure> {
         let failure = |e: ToolError| ExecutionFailure {
             class: match &e {
-                ToolError::Source(source) => json!(source.class()).as_str().unwrap_or("resource").to_string(),
+                ToolError::Source(source) => {
+                    json!(source.class()).as_str().unwrap_or("resource").to_string()
+                }
                 _ => "syntax".into(),
             },
             message: e.to_string(),
         };
         if self.source.database.is_none() {
-            let (columns, rows, truncated) = selector_query::execute(&self.source, query, DEFAULT_MAX_ROWS).map_err(failure)?;
+            let (columns, rows, truncated) =
+                selector_query::execute(&self.source, query, DEFAULT_MAX_ROWS).map_err(failure)?;
             return Ok(ExecutionOutcome { columns, rows, truncated });
         }
         let (sql, params) = prepare(&self.source, query).map_err(failure)?;
-        let result = run_sql(&self.source, &sql, &params, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS).map_err(|e| ExecutionFailure {
+        let result = run_sql(
+            &self.source,
+            &sql,
+            &params,
+            DEFAULT_MAX_ROWS,
+            DEFAULT_MAX_BYTES,
+            DEFAULT_TIMEOUT_MS,
+        )
+        .map_err(|e| ExecutionFailure {
             class: match &e {
-                ToolError::Source(source) => json!(source.class()).as_str().unwrap_or("resource").to_string(),
+                ToolError::Source(source) => {
+                    json!(source.class()).as_str().unwrap_or("resource").to_string()
+                }
                 _ => "syntax".into(),
             },
             message: e.to_string(),
         })?;
-        Ok(ExecutionOutcome { columns: result.columns, rows: result.rows, truncated: result.truncated })
+        Ok(ExecutionOutcome {
+            columns: result.columns,
+            rows: result.rows,
+            truncated: result.truncated,
+        })
     }
 }
 
@@ -181,7 +232,9 @@ impl schemascope_agent::llm::LlmBackend for StopAware {
         &self,
         request: &schemascope_agent::llm::ChatRequest,
     ) -> Result<schemascope_agent::llm::ChatResponse, schemascope_agent::llm::LlmError> {
-        self.cancel.check().map_err(|cancelled| schemascope_agent::llm::LlmError::Cancelled(cancelled.reason))?;
+        self.cancel
+            .check()
+            .map_err(|cancelled| schemascope_agent::llm::LlmError::Cancelled(cancelled.reason))?;
         self.inner.complete(request)
     }
 
@@ -192,17 +245,33 @@ impl schemascope_agent::llm::LlmBackend for StopAware {
 
 /// ask: a question answered by the controlled pipeline; `observe` sees every node's entry and
 /// exit as it happens (progress for MCP, Server-Sent Events, the CLI's live display).
-pub fn ask_with(services: &Services, params: AskParams, observe: &mut dyn FnMut(&Event)) -> ToolResult {
+pub fn ask_with(
+    services: &Services,
+    params: AskParams,
+    observe: &mut dyn FnMut(&Event),
+) -> ToolResult {
     envelope((|| {
         if params.question.trim().is_empty() {
-            return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into()));
+            return Err(ToolError::InvalidParams(
+                "`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into(),
+            ));
         }
         let source = services.sources.get(params.source.as_deref())?;
-        let llm = StopAware { inner: services.asking.llm()?.backend(), cancel: schemascope_core::cancel::current() };
+        let llm = StopAware {
+            inner: services.asking.llm()?.backend(),
+            cancel: schemascope_core::cancel::current(),
+        };
         let data = ServedData { services, source: Arc::clone(&source) };
         let graph = Graph { llm: &llm, data: &data, budgets: Budgets::default() };
         let history = params.history.unwrap_or_default();
-        let outcome = graph.run(AskInput { source: source.name().to_string(), question: params.question.clone(), history }, observe);
+        let outcome = graph.run(
+            AskInput {
+                source: source.name().to_string(),
+                question: params.question.clone(),
+                history,
+            },
+            observe,
+        );
         services.asking.metrics().record(&outcome);
         services.asking.write_trace(&json!({
             "execution_id": outcome.state.execution_id,
@@ -229,13 +298,21 @@ pub fn ask_with(services: &Services, params: AskParams, observe: &mut dyn FnMut(
             "trace": outcome.trace,
             "error_summary": outcome.state.error_summary,
         });
-        Ok(ToolResult { success: outcome.success, message: outcome.answer.clone(), data, ..Default::default() })
+        Ok(ToolResult {
+            success: outcome.success,
+            message: outcome.answer.clone(),
+            data,
+            ..Default::default()
+        })
     })())
 }
 
 /// The pipeline's data access over `source` of `services`, for benchmarks that drive the graph
 /// with their own LLM backend.
-pub fn bench_data_access<'a>(services: &'a Services, source: &str) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
+pub fn bench_data_access<'a>(
+    services: &'a Services,
+    source: &str,
+) -> Result<Box<dyn DataAccess + 'a>, ToolError> {
     let source = services.sources.get(Some(source))?;
     Ok(Box::new(ServedData { services, source }))
 }

@@ -13,8 +13,8 @@ use schemascope_core::{CollectionProfile, ProfileBuilder};
 use schemascope_sources::Source;
 use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot};
 
-use crate::services::Services;
 use crate::result::ToolError;
+use crate::services::Services;
 
 /// Values merged by default.
 pub(crate) const DEFAULT_SAMPLES: usize = 20;
@@ -41,7 +41,12 @@ pub(crate) struct Merged {
 /// one of the source's collections (the CLI passes its target there). Naming neither (or only
 /// the record set) means the only record; with several, an error lists them, as each record has
 /// its own schema. `None`: the call is about another collection, or the instance has no records.
-pub(crate) fn named(source: &Source, snapshot: &Snapshot, collection: Option<&str>, record: Option<&str>) -> Result<Option<String>, ToolError> {
+pub(crate) fn named(
+    source: &Source,
+    snapshot: &Snapshot,
+    collection: Option<&str>,
+    record: Option<&str>,
+) -> Result<Option<String>, ToolError> {
     if let Some(name) = record.or(collection.filter(|c| source.collection(c).is_none())) {
         return Ok(Some(name.to_string()));
     }
@@ -61,13 +66,18 @@ pub(crate) fn named(source: &Source, snapshot: &Snapshot, collection: Option<&st
 fn key<'a>(snapshot: &'a Snapshot, source: &Source, name: &str) -> Result<&'a str, ToolError> {
     match snapshot.find(name) {
         Match::Key(key) => Ok(key),
-        Match::Ambiguous(keys) => {
-            Err(ToolError::UnknownRecord(format!("'{name}' is the type of several records ({}); name one by its record key.", keys.join(", "))))
-        }
+        Match::Ambiguous(keys) => Err(ToolError::UnknownRecord(format!(
+            "'{name}' is the type of several records ({}); name one by its record key.",
+            keys.join(", ")
+        ))),
         Match::None => {
             let keys = snapshot.keys();
-            let names = keys.iter().copied().chain(snapshot.records.iter().filter_map(aimdb::type_name));
-            let hint = closest(name, names, 1).first().map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
+            let names =
+                keys.iter().copied().chain(snapshot.records.iter().filter_map(aimdb::type_name));
+            let hint = closest(name, names, 1)
+                .first()
+                .map(|s| format!(" Did you mean '{s}'?"))
+                .unwrap_or_default();
             let listed: Vec<String> = snapshot
                 .records
                 .iter()
@@ -100,7 +110,9 @@ pub(crate) fn merge(
     let key = key(snapshot, source, name)?.to_string();
     let samples = samples.unwrap_or(DEFAULT_SAMPLES);
     if !(1..=HISTORY).contains(&samples) {
-        return Err(ToolError::InvalidParams(format!("`samples` must be between 1 and {HISTORY}, not {samples}")));
+        return Err(ToolError::InvalidParams(format!(
+            "`samples` must be between 1 and {HISTORY}, not {samples}"
+        )));
     }
     let window_ms = window_ms.unwrap_or(DEFAULT_WINDOW_MS).min(MAX_WINDOW_MS);
     let mut values: Vec<Value> = snapshot.values(&key).cloned().collect();
@@ -109,7 +121,11 @@ pub(crate) fn merge(
     let window = if seen >= samples { Duration::ZERO } else { Duration::from_millis(window_ms) };
     // The current value is most likely the last one seen, so it is asked for on top of those missing.
     let wanted = samples.saturating_sub(seen) + usize::from(seen > 0);
-    let sampled = aimdb::sample(&snapshot.socket, &key, SampleOptions { samples: wanted, window, timeout: DEFAULT_TIMEOUT })?;
+    let sampled = aimdb::sample(
+        &snapshot.socket,
+        &key,
+        SampleOptions { samples: wanted, window, timeout: DEFAULT_TIMEOUT },
+    )?;
     let mut fresh = Vec::new();
     // The current value is usually the last one seen already: count it once.
     if let Some(current) = &sampled.current

@@ -16,9 +16,9 @@ use schemascope_sources::sql::rows;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
 use crate::record_live;
-use crate::services::Services;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::services::Services;
 
 /// What a schema is of.
 struct Target<'a> {
@@ -27,7 +27,11 @@ struct Target<'a> {
     profile: &'a CollectionProfile,
 }
 
-fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>) -> Result<Target<'a>, ToolError> {
+fn target<'a>(
+    source: &'a Source,
+    collection: Option<&str>,
+    record: Option<&str>,
+) -> Result<Target<'a>, ToolError> {
     let named = match collection {
         Some(name) => Some(resolve::one(source, Some(name))?),
         None => None,
@@ -36,7 +40,11 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
     match record {
         Some(record) => {
             let found = resolve::record(source, named.as_ref().map(|(c, _)| *c), &record)?;
-            Ok(Target { collection: found.collection, record: Some(found.key), profile: found.profile })
+            Ok(Target {
+                collection: found.collection,
+                record: Some(found.key),
+                profile: found.profile,
+            })
         }
         None => {
             let c = match named {
@@ -47,13 +55,20 @@ fn target<'a>(source: &'a Source, collection: Option<&str>, record: Option<&str>
                     .find(|c| c.kind() == CollectionKind::Records)
                     .or_else(|| source.collection("nodes"))
                     .or_else(|| source.collections.first())
-                    .ok_or_else(|| ToolError::UnknownCollection(format!("source `{}` has no collections", source.name())))?,
+                    .ok_or_else(|| {
+                        ToolError::UnknownCollection(format!(
+                            "source `{}` has no collections",
+                            source.name()
+                        ))
+                    })?,
             };
             // A record set's records are different things (a temperature, a config): their merged
             // profile is the schema of none of them, and would call `{"zzz": 1}` valid.
             if c.kind() == CollectionKind::Records {
                 match c.record_profiles() {
-                    [(key, profile)] => return Ok(Target { collection: c, record: Some(key.clone()), profile }),
+                    [(key, profile)] => {
+                        return Ok(Target { collection: c, record: Some(key.clone()), profile });
+                    }
                     [] => {}
                     several => {
                         let keys: Vec<&str> = several.iter().map(|(k, _)| k.as_str()).collect();
@@ -120,7 +135,12 @@ pub fn query_schema(services: &Services, params: QuerySchemaParams) -> ToolResul
 fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
     let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
-        && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
+        && let Some(name) = record_live::named(
+            &source,
+            &snapshot,
+            params.collection.as_deref(),
+            params.record_name.as_deref(),
+        )?
     {
         return live_query(services, &source, &snapshot, &name, &params);
     }
@@ -142,7 +162,10 @@ fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResul
         data["example"] = example.map(|e| shorten(&e, &limits, &mut cuts)).unwrap_or(Value::Null);
     }
     let required = schema_required(&data["schema"]);
-    Ok(ToolResult::ok(format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count), data))
+    Ok(ToolResult::ok(
+        format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count),
+        data,
+    ))
 }
 
 /// query_schema on a live AimDB record: the seed's fields, with the schema merged over several
@@ -154,7 +177,8 @@ fn live_query(
     name: &str,
     params: &QuerySchemaParams,
 ) -> Result<ToolResult, ToolError> {
-    let merged = record_live::merge(services, source, snapshot, name, params.samples, params.window_ms)?;
+    let merged =
+        record_live::merge(services, source, snapshot, name, params.samples, params.window_ms)?;
     let schema = infer_schema(&merged.profile);
     let count = merged.values.len();
     let mut data = json!({
@@ -171,11 +195,18 @@ fn live_query(
     if params.include_example.unwrap_or(true) {
         let mut cuts = Cuts::default();
         let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
-        data["example"] = merged.values.last().map(|e| shorten(e, &limits, &mut cuts)).unwrap_or(Value::Null);
+        data["example"] =
+            merged.values.last().map(|e| shorten(e, &limits, &mut cuts)).unwrap_or(Value::Null);
     }
     let alias = if name == merged.key { String::new() } else { format!(" (asked as '{name}')") };
     let required = schema_required(&data["schema"]);
-    Ok(ToolResult::ok(format!("Schema of live record '{}'{alias} merged over {count} value(s){required}.", merged.key), data))
+    Ok(ToolResult::ok(
+        format!(
+            "Schema of live record '{}'{alias} merged over {count} value(s){required}.",
+            merged.key
+        ),
+        data,
+    ))
 }
 
 fn schema_required(schema: &Value) -> String {
@@ -185,7 +216,11 @@ fn schema_required(schema: &Value) -> String {
             const LISTED: usize = 20;
             let names: Vec<&str> = fields.iter().filter_map(Value::as_str).take(LISTED).collect();
             let more = fields.len().saturating_sub(LISTED);
-            let more = if more > 0 { format!(" (+{more} more, in the schema's `required`)") } else { String::new() };
+            let more = if more > 0 {
+                format!(" (+{more} more, in the schema's `required`)")
+            } else {
+                String::new()
+            };
             format!("; required: {}{more}", names.join(", "))
         }
         _ => String::new(),
@@ -200,12 +235,31 @@ pub fn validate_value(services: &Services, params: ValidateValueParams) -> ToolR
 fn run_validate(services: &Services, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
     let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
-        && let Some(name) = record_live::named(&source, &snapshot, params.collection.as_deref(), params.record_name.as_deref())?
+        && let Some(name) = record_live::named(
+            &source,
+            &snapshot,
+            params.collection.as_deref(),
+            params.record_name.as_deref(),
+        )?
     {
-        let merged = record_live::merge(services, &source, &snapshot, &name, params.samples, params.window_ms)?;
+        let merged = record_live::merge(
+            services,
+            &source,
+            &snapshot,
+            &name,
+            params.samples,
+            params.window_ms,
+        )?;
         let report = validate(&infer_schema(&merged.profile), &params.value)?;
-        let collection = source.collections.first().map(|c| c.name().to_string()).unwrap_or_default();
-        return Ok(validation_result(report, &merged.key, Some(merged.key.clone()), &collection, Some(merged.values.len())));
+        let collection =
+            source.collections.first().map(|c| c.name().to_string()).unwrap_or_default();
+        return Ok(validation_result(
+            report,
+            &merged.key,
+            Some(merged.key.clone()),
+            &collection,
+            Some(merged.values.len()),
+        ));
     }
     let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
     let schema = infer_schema(t.profile);
@@ -225,7 +279,11 @@ fn validation_result(
     let message = if report.valid && report.warnings.is_empty() {
         format!("The value is valid for '{name}'.")
     } else if report.valid {
-        format!("The value is valid for '{name}', with {} warning(s): {}.", report.warnings.len(), report.warnings[0].error)
+        format!(
+            "The value is valid for '{name}', with {} warning(s): {}.",
+            report.warnings.len(),
+            report.warnings[0].error
+        )
     } else {
         format!(
             "The value is invalid for '{name}': {} error(s), first at {}: {}.",

@@ -5,13 +5,16 @@
 use serde_json::{Value, json};
 
 use crate::params::{DescribePropertyParams, DescribeSchemaParams, QuerySchemaParams};
-use crate::services::Services;
 use crate::result::ToolResult;
+use crate::services::Services;
 use crate::{describe_property, describe_schema, query_schema};
 
 /// Every property of every collection of a source, in depth, plus each collection's JSON Schema.
 pub fn profile_report(services: &Services, source: Option<String>) -> ToolResult {
-    let summary = describe_schema(&services.sources, DescribeSchemaParams { source: source.clone(), ..Default::default() });
+    let summary = describe_schema(
+        &services.sources,
+        DescribeSchemaParams { source: source.clone(), ..Default::default() },
+    );
     if !summary.success {
         return summary;
     }
@@ -36,12 +39,22 @@ pub fn profile_report(services: &Services, source: Option<String>) -> ToolResult
             })
             .collect();
         described += properties.len();
-        let schema =
-            query_schema(services, QuerySchemaParams { source: name.clone(), collection: Some(collection_name.clone()), ..Default::default() });
+        let schema = query_schema(
+            services,
+            QuerySchemaParams {
+                source: name.clone(),
+                collection: Some(collection_name.clone()),
+                ..Default::default()
+            },
+        );
         collections.push(json!({"name": collection_name, "summary": collection, "properties": properties, "schema": schema.data}));
     }
     ToolResult::ok(
-        format!("Profiled {described} properties in {} collection(s) of `{}`.", collections.len(), name.unwrap_or_default()),
+        format!(
+            "Profiled {described} properties in {} collection(s) of `{}`.",
+            collections.len(),
+            name.unwrap_or_default()
+        ),
         json!({"source": summary.data["source"], "collections": collections, "warnings": summary.data["warnings"]}),
     )
 }

@@ -34,7 +34,8 @@ impl ToolResult {
         envelope.insert("data".into(), self.data);
         envelope.extend(self.beside);
         if let Some(truncated) = self.truncated {
-            envelope.insert("truncated".into(), serde_json::to_value(truncated).unwrap_or(Value::Null));
+            envelope
+                .insert("truncated".into(), serde_json::to_value(truncated).unwrap_or(Value::Null));
         }
         Value::Object(envelope)
     }
@@ -111,7 +112,9 @@ impl ToolError {
             Self::Storage(_) => "storage_error",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",
-            Self::Core(schemascope_core::CoreError::SelectorTooCostly { .. }) => "selector_too_costly",
+            Self::Core(schemascope_core::CoreError::SelectorTooCostly { .. }) => {
+                "selector_too_costly"
+            }
             Self::Core(schemascope_core::CoreError::Cancelled { .. }) => "cancelled",
             Self::Core(_) => "core_error",
             Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
@@ -124,7 +127,13 @@ impl ToolError {
 impl From<ToolError> for ToolResult {
     fn from(error: ToolError) -> Self {
         let mut data = serde_json::json!({ "error": error.kind() });
-        if let ToolError::Core(schemascope_core::CoreError::InvalidSelector { offset, line, column, .. }) = &error {
+        if let ToolError::Core(schemascope_core::CoreError::InvalidSelector {
+            offset,
+            line,
+            column,
+            ..
+        }) = &error
+        {
             data["offset"] = (*offset).into();
             data["line"] = (*line).into();
             data["column"] = (*column).into();
@@ -153,7 +162,8 @@ mod envelope_tests {
     fn into_value_is_the_serialized_envelope() {
         let mut result = ToolResult::ok("done", serde_json::json!({"rows": [[1, "a"]]}));
         result.beside.insert("affectedNodes".into(), serde_json::json!(["n1"]));
-        result.truncated = Some(crate::cap::Truncation { max_bytes: 10, original_bytes: 20, cuts: Vec::new() });
+        result.truncated =
+            Some(crate::cap::Truncation { max_bytes: 10, original_bytes: 20, cuts: Vec::new() });
         let serialized = serde_json::to_value(&result).expect("serializes");
         assert_eq!(result.into_value(), serialized);
         let failed = ToolResult::failed("no", serde_json::json!({"error": "x"}));

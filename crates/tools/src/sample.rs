@@ -9,9 +9,9 @@ use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
-use crate::sources::Sources;
 use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::sources::Sources;
 
 /// sample_data.
 pub fn sample_data(sources: &Sources, params: SampleDataParams) -> ToolResult {
@@ -29,10 +29,13 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
         collections = vec![c.clone()];
         only_id = Some(record);
     }
-    let stratify_by: Option<PropertyPath> = params.stratify_by.as_deref().map(str::parse).transpose()?;
+    let stratify_by: Option<PropertyPath> =
+        params.stratify_by.as_deref().map(str::parse).transpose()?;
     let strategy = match (params.strategy, &stratify_by) {
         (Some(StrategyParam::Stratified), None) => {
-            return Err(ToolError::InvalidParams("the stratified strategy needs `stratify_by`, e.g. \"type\"".into()));
+            return Err(ToolError::InvalidParams(
+                "the stratified strategy needs `stratify_by`, e.g. \"type\"".into(),
+            ));
         }
         (None | Some(StrategyParam::Stratified), Some(_)) => SampleStrategy::Stratified,
         (Some(StrategyParam::Representative), _) => SampleStrategy::Representative,
@@ -40,9 +43,15 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
     };
     let count = params.count.unwrap_or(3);
     if count == 0 || count > schemascope_core::sample::MAX_SAMPLE {
-        return Err(ToolError::InvalidParams(format!("`count` must be between 1 and {}, not {count}", schemascope_core::sample::MAX_SAMPLE)));
+        return Err(ToolError::InvalidParams(format!(
+            "`count` must be between 1 and {}, not {count}",
+            schemascope_core::sample::MAX_SAMPLE
+        )));
     }
-    let limits = DisplayLimits { max_string: params.max_string_length.unwrap_or(100).max(1), ..DisplayLimits::default() };
+    let limits = DisplayLimits {
+        max_string: params.max_string_length.unwrap_or(100).max(1),
+        ..DisplayLimits::default()
+    };
     let mut data = Map::new();
     let mut parts = Vec::new();
     let mut info = Map::new();
@@ -51,7 +60,8 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
         if let Some(path) = &stratify_by
             && collection.profile().property(path).is_none()
         {
-            let available: Vec<String> = collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
+            let available: Vec<String> =
+                collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
             let hint = did_you_mean(&path.to_string(), available.iter().map(String::as_str));
             return Err(ToolError::InvalidParams(format!(
                 "cannot stratify {} by `{path}`: no such property.{hint} Available: {}",
@@ -60,17 +70,35 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
             )));
         }
         let seed = params.seed.unwrap_or_else(|| fastrand::u64(..));
-        let options = SampleOptions { count, strategy, stratify_by: stratify_by.clone(), seed: Some(seed), limits, only_id: only_id.clone() };
+        let options = SampleOptions {
+            count,
+            strategy,
+            stratify_by: stratify_by.clone(),
+            seed: Some(seed),
+            limits,
+            only_id: only_id.clone(),
+        };
         let sampled = match (collection.table(), &source.database) {
             // A table's rows stay in its database: sample from a bounded pool of them.
             (Some(table), Some(db)) => {
                 let strata: Option<(String, Vec<Value>)> = stratify_by.as_ref().and_then(|path| {
                     let top = collection.profile().property(path)?;
-                    let values =
-                        top.strings.iter().flat_map(|s| &s.top).chain(top.numbers.iter().flat_map(|n| &n.top)).map(|v| v.value.clone()).collect();
+                    let values = top
+                        .strings
+                        .iter()
+                        .flat_map(|s| &s.top)
+                        .chain(top.numbers.iter().flat_map(|n| &n.top))
+                        .map(|v| v.value.clone())
+                        .collect();
                     Some((path.last_key()?.to_string(), values))
                 });
-                let pool = rows::sample_pool(&**db, table, collection.len() as u64, seed, strata.as_ref().map(|(c, v)| (c.as_str(), v.as_slice())))?;
+                let pool = rows::sample_pool(
+                    &**db,
+                    table,
+                    collection.len() as u64,
+                    seed,
+                    strata.as_ref().map(|(c, v)| (c.as_str(), v.as_slice())),
+                )?;
                 sample(&pool, &options)?
             }
             _ => sample(collection, &options)?,
@@ -92,7 +120,10 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
         data.insert(collection.name().to_string(), Value::Array(sampled.items));
     }
     data.insert("sampling".into(), Value::Object(info));
-    Ok(ToolResult::ok(format!("Sampled {}.{}", parts.join(" and "), depth_cut_sentence(depth_limited)), Value::Object(data)))
+    Ok(ToolResult::ok(
+        format!("Sampled {}.{}", parts.join(" and "), depth_cut_sentence(depth_limited)),
+        Value::Object(data),
+    ))
 }
 
 /// " N values nested deeper than 20 levels are shown as `[depth limit: …]` markers." or "": what
@@ -100,7 +131,13 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
 pub(crate) fn depth_cut_sentence(cut: usize) -> String {
     match cut {
         0 => String::new(),
-        1 => format!(" 1 value nested more than {} levels deep is shown as a `[depth limit: …]` marker.", schemascope_core::display::SHOWN_DEPTH),
-        n => format!(" {n} values nested more than {} levels deep are shown as `[depth limit: …]` markers.", schemascope_core::display::SHOWN_DEPTH),
+        1 => format!(
+            " 1 value nested more than {} levels deep is shown as a `[depth limit: …]` marker.",
+            schemascope_core::display::SHOWN_DEPTH
+        ),
+        n => format!(
+            " {n} values nested more than {} levels deep are shown as `[depth limit: …]` markers.",
+            schemascope_core::display::SHOWN_DEPTH
+        ),
     }
 }

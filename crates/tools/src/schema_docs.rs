@@ -11,15 +11,17 @@ use std::time::Instant;
 
 use schemascope_core::{Catalog, figure};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
-use schemascope_docs::{ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs};
+use schemascope_docs::{
+    ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs,
+};
 use schemascope_sources::file::{ConfinedDir, FileError};
 use schemascope_sources::sql::rows;
 use schemascope_sources::{Location, Source};
 use serde_json::{Value, json};
 
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
-use crate::sources::Sources;
 use crate::result::{ToolError, ToolResult, envelope};
+use crate::sources::Sources;
 
 /// Tables up to this many rows lend their value domains to the index (profiling them is cheap);
 /// larger ones do once profiled for another reason.
@@ -149,9 +151,14 @@ fn skipped(name: &str, message: String) -> DocWarning {
 /// `follow_links` allows links out of it), each within [`MAX_DOC_BYTES`] and all within
 /// [`MAX_DOC_FILES`] and [`MAX_DOCS_TOTAL_BYTES`]: a FIFO, a link to a device or out of the
 /// directory, a directory named `*.md` or a huge file is skipped with a warning, never read.
-fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(DocFiles, Vec<DocWarning>), ToolError> {
+fn read_docs(
+    dir: Option<&Path>,
+    follow_links: bool,
+) -> Result<(DocFiles, Vec<DocWarning>), ToolError> {
     let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok((Vec::new(), Vec::new())) };
-    let cannot = |e: &dyn std::fmt::Display| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()));
+    let cannot = |e: &dyn std::fmt::Display| {
+        ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()))
+    };
     let confined = ConfinedDir::new(dir, follow_links).map_err(|e| cannot(&e))?;
     let entries = std::fs::read_dir(dir).map_err(|e| cannot(&e))?;
     let mut warnings = Vec::new();
@@ -181,8 +188,11 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<(DocFiles, Vec<Do
     let mut total = 0u64;
     for (name, path) in names {
         let left = MAX_DOCS_TOTAL_BYTES.saturating_sub(total);
-        let (limit, what) =
-            if left < MAX_DOC_BYTES { (left, "left of the 64 MiB read from one docs directory") } else { (MAX_DOC_BYTES, "for one docs file") };
+        let (limit, what) = if left < MAX_DOC_BYTES {
+            (left, "left of the 64 MiB read from one docs directory")
+        } else {
+            (MAX_DOC_BYTES, "for one docs file")
+        };
         match confined.read_string(&path, limit, what) {
             Ok(text) => {
                 total += text.len() as u64;
@@ -203,11 +213,16 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     // being) rebuilds the index and its warnings.
     let skipped_text = skipped.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
     let files_print = input_fingerprint(&Catalog::default(), &files)
-        ^ input_fingerprint(&Catalog::default(), &[("config", format!("{config:?}")), ("skipped", skipped_text)]);
+        ^ input_fingerprint(
+            &Catalog::default(),
+            &[("config", format!("{config:?}")), ("skipped", skipped_text)],
+        );
     let generation = docs.sources.generation();
     let previous = lock(&state.indexes).get(source.name()).cloned();
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
-    if let Some(built) = previous.as_ref().filter(|b| b.generation == generation && b.files == files_print) {
+    if let Some(built) =
+        previous.as_ref().filter(|b| b.generation == generation && b.files == files_print)
+    {
         return Ok(BuiltIndex { reused: true, ..built.clone() });
     }
     let catalog = catalog(source)?;
@@ -238,7 +253,14 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     warnings.extend(parsed);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     warnings.extend(more);
-    let built = BuiltIndex { generation, files: files_print, fingerprint, index: Arc::new(index), warnings, reused: false };
+    let built = BuiltIndex {
+        generation,
+        files: files_print,
+        fingerprint,
+        index: Arc::new(index),
+        warnings,
+        reused: false,
+    };
     {
         let mut indexes = lock(&state.indexes);
         indexes.insert(source.name().to_string(), built.clone());
@@ -253,7 +275,9 @@ fn warnings_json(warnings: &[DocWarning]) -> Value {
 fn question(text: &str) -> Result<&str, ToolError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err(ToolError::InvalidParams("`question` is empty; ask in words, e.g. \"total sales per country\"".into()));
+        return Err(ToolError::InvalidParams(
+            "`question` is empty; ask in words, e.g. \"total sales per country\"".into(),
+        ));
     }
     Ok(trimmed)
 }
@@ -307,9 +331,16 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
             tables.push(&h.chunk.table);
         }
     }
-    let avg = if hits.is_empty() { 0.0 } else { hits.iter().map(|h| h.relevance).sum::<f64>() / hits.len() as f64 };
+    let avg = if hits.is_empty() {
+        0.0
+    } else {
+        hits.iter().map(|h| h.relevance).sum::<f64>() / hits.len() as f64
+    };
     let message = if hits.is_empty() {
-        format!("No documentation of `{}` matches the question; get_schema_context gives the full schema.", source.name())
+        format!(
+            "No documentation of `{}` matches the question; get_schema_context gives the full schema.",
+            source.name()
+        )
     } else {
         format!("{} chunk(s) from {} table(s): {}.", hits.len(), tables.len(), tables.join(", "))
     };
@@ -403,46 +434,76 @@ fn run_generate(docs: &Docs, params: &GenerateDocsParams) -> Result<ToolResult, 
     let catalog = catalog(&source)?;
     let dir = match &params.dir {
         Some(dir) => PathBuf::from(dir),
-        None => docs.dir(&source).ok_or_else(|| ToolError::InvalidParams("give the docs directory to write".into()))?,
+        None => docs
+            .dir(&source)
+            .ok_or_else(|| ToolError::InvalidParams("give the docs directory to write".into()))?,
     };
-    std::fs::create_dir_all(&dir).map_err(|e| ToolError::InvalidParams(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| ToolError::InvalidParams(format!("cannot create {}: {e}", dir.display())))?;
     let db = source.database.clone();
     let mut examples: HashMap<String, Vec<Value>> = HashMap::new();
     for table in &catalog.tables {
-        let rows = db.as_ref().map(|db| rows::first_rows(&**db, table, EXAMPLE_ROWS)).transpose()?.unwrap_or_default();
+        let rows = db
+            .as_ref()
+            .map(|db| rows::first_rows(&**db, table, EXAMPLE_ROWS))
+            .transpose()?
+            .unwrap_or_default();
         examples.insert(table.name.clone(), rows);
     }
     let files = generate_docs(&catalog, source.name(), |table| TableData {
         profile: source.collection(&table.name).map(|c| c.profile()),
         examples: examples.get(&table.name).map_or(&[], Vec::as_slice),
     });
-    let confined = ConfinedDir::new(&dir, docs.follow_links())
-        .map_err(|e| ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display())))?;
+    let confined = ConfinedDir::new(&dir, docs.follow_links()).map_err(|e| {
+        ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()))
+    })?;
     let (mut written, mut kept, mut unchanged) = (Vec::new(), Vec::new(), Vec::new());
     for file in &files {
         // Generated names are sanitised table names; a separator would still write elsewhere.
         if Path::new(&file.name).file_name() != Some(std::ffi::OsStr::new(&file.name)) {
-            return Err(ToolError::InvalidParams(format!("refusing to write `{}`: not a plain file name", file.name)));
+            return Err(ToolError::InvalidParams(format!(
+                "refusing to write `{}`: not a plain file name",
+                file.name
+            )));
         }
         let path = dir.join(&file.name);
         // What is there is read as any doc is (a regular file inside the directory, bounded);
         // anything else — a FIFO, a link out — is replaced, never read or written through.
         match confined.read_string(&path, MAX_DOC_BYTES, "for one docs file") {
             Ok(existing) if existing == file.text => unchanged.push(file.name.clone()),
-            Ok(existing) if !params.force && !is_unedited(&existing) => kept.push(file.name.clone()),
+            Ok(existing) if !params.force && !is_unedited(&existing) => {
+                kept.push(file.name.clone())
+            }
             // Too large or not text: not a file this command wrote, so someone's own.
-            Err(FileError::TooLarge { .. } | FileError::NotText { .. }) if !params.force => kept.push(file.name.clone()),
+            Err(FileError::TooLarge { .. } | FileError::NotText { .. }) if !params.force => {
+                kept.push(file.name.clone())
+            }
             _ => {
-                write_beside_then_rename(&path, &file.text).map_err(|e| ToolError::InvalidParams(format!("cannot write {}: {e}", path.display())))?;
+                write_beside_then_rename(&path, &file.text).map_err(|e| {
+                    ToolError::InvalidParams(format!("cannot write {}: {e}", path.display()))
+                })?;
                 written.push(file.name.clone());
             }
         }
     }
-    let mut message = format!("Docs for `{}` in {}: {} written, {} unchanged", source.name(), dir.display(), written.len(), unchanged.len());
+    let mut message = format!(
+        "Docs for `{}` in {}: {} written, {} unchanged",
+        source.name(),
+        dir.display(),
+        written.len(),
+        unchanged.len()
+    );
     if kept.is_empty() {
         message.push('.');
     } else {
-        message.push_str(&format!(", {} kept because they were edited (use --force to overwrite): {}.", kept.len(), kept.join(", ")));
+        message.push_str(&format!(
+            ", {} kept because they were edited (use --force to overwrite): {}.",
+            kept.len(),
+            kept.join(", ")
+        ));
     }
-    Ok(ToolResult::ok(message, json!({"dir": dir, "written": written, "unchanged": unchanged, "keptEdited": kept})))
+    Ok(ToolResult::ok(
+        message,
+        json!({"dir": dir, "written": written, "unchanged": unchanged, "keptEdited": kept}),
+    ))
 }

@@ -15,7 +15,10 @@ use crate::resolve;
 use crate::result::ToolError;
 
 /// The selector and collection a query names.
-fn parts<'a>(source: &'a Source, query: &Value) -> Result<(String, &'a std::sync::Arc<Collection>), ToolError> {
+fn parts<'a>(
+    source: &'a Source,
+    query: &Value,
+) -> Result<(String, &'a std::sync::Arc<Collection>), ToolError> {
     let (selector, collection) = match query {
         Value::String(text) => (text.clone(), None),
         Value::Object(object) => (
@@ -36,7 +39,12 @@ fn parts<'a>(source: &'a Source, query: &Value) -> Result<(String, &'a std::sync
 
 /// Every property key the collection's items have, at any depth.
 fn keys(collection: &Collection) -> Vec<String> {
-    let mut keys: Vec<String> = collection.profile().properties().iter().filter_map(|p| p.path.last_key().map(str::to_string)).collect();
+    let mut keys: Vec<String> = collection
+        .profile()
+        .properties()
+        .iter()
+        .filter_map(|p| p.path.last_key().map(str::to_string))
+        .collect();
     keys.sort();
     keys.dedup();
     keys
@@ -47,7 +55,10 @@ pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationRepor
     let (text, collection) = parts(source, query)?;
     if text.trim().is_empty() {
         return Ok(ValidationReport::new(
-            vec![QueryIssue::new(IssueKind::Syntax, "the selector is empty").suggest("type == 'server'")],
+            vec![
+                QueryIssue::new(IssueKind::Syntax, "the selector is empty")
+                    .suggest("type == 'server'"),
+            ],
             Vec::new(),
             None,
         ));
@@ -55,7 +66,9 @@ pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationRepor
     let selector = match Selector::parse(&text) {
         Ok(selector) => selector,
         Err(CoreError::InvalidSelector { line, column, reason, hint, .. }) => {
-            let mut issue = QueryIssue::new(IssueKind::Syntax, format!("invalid JMESPath: {reason}")).at(Location::at(line as u64, column as u64));
+            let mut issue =
+                QueryIssue::new(IssueKind::Syntax, format!("invalid JMESPath: {reason}"))
+                    .at(Location::at(line as u64, column as u64));
             if let Some(hint) = hint.strip_prefix("\nhint: ") {
                 issue = issue.suggest(hint);
             }
@@ -67,8 +80,11 @@ pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationRepor
     let mut errors = Vec::new();
     for (name, offset) in selector.fields() {
         if !known.contains(&name) {
-            let mut issue = QueryIssue::new(IssueKind::UnknownField, format!("no item of `{}` has a property `{name}`", collection.name()))
-                .at(Location::at(1, offset as u64 + 1));
+            let mut issue = QueryIssue::new(
+                IssueKind::UnknownField,
+                format!("no item of `{}` has a property `{name}`", collection.name()),
+            )
+            .at(Location::at(1, offset as u64 + 1));
             if let Some(best) = closest(&name, known.iter().map(String::as_str), 1).first() {
                 issue = issue.suggest(best.to_string());
             }
@@ -79,11 +95,23 @@ pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationRepor
 }
 
 /// Runs a selector query: the matching items as rows `[id, data]`.
-pub(crate) fn execute(source: &Source, query: &Value, max_rows: usize) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
+pub(crate) fn execute(
+    source: &Source,
+    query: &Value,
+    max_rows: usize,
+) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
     let (text, collection) = parts(source, query)?;
     let selector = Selector::parse(&text)?;
     let found = find_items(collection, &[], &selector, max_rows, &DisplayLimits::default())?;
-    let rows: Vec<Value> =
-        found.items.iter().map(|item| json!([item.get("id").or_else(|| item.get("key")).cloned().unwrap_or(Value::Null), item])).collect();
+    let rows: Vec<Value> = found
+        .items
+        .iter()
+        .map(|item| {
+            json!([
+                item.get("id").or_else(|| item.get("key")).cloned().unwrap_or(Value::Null),
+                item
+            ])
+        })
+        .collect();
     Ok((vec!["id".into(), "item".into()], rows, found.count > max_rows))
 }

@@ -14,8 +14,8 @@ use crate::caller::Caller;
 use crate::descriptions as text;
 use crate::graph_session as graph;
 use crate::params::*;
-use crate::services::Services;
 use crate::result::ToolResult;
+use crate::services::Services;
 
 /// What the served sources must offer for a server to list a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,14 +102,19 @@ pub struct ToolSpec {
 
 impl std::fmt::Debug for ToolSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSpec").field("name", &self.name).field("needs", &self.needs).finish_non_exhaustive()
+        f.debug_struct("ToolSpec")
+            .field("name", &self.name)
+            .field("needs", &self.needs)
+            .finish_non_exhaustive()
     }
 }
 
 /// The input schema of parameters `P`: JSON Schema 2020-12 without the wrapper's title,
 /// description and `$schema` (noise to the model, paid on every turn).
 fn input_schema<P: JsonSchema>() -> Map<String, Value> {
-    let schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<P>();
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<P>();
     match serde_json::to_value(schema) {
         Ok(Value::Object(mut object)) => {
             for noise in ["$schema", "title", "description"] {
@@ -417,11 +422,12 @@ fn offers(services: &Services) -> Offers {
     let sources = services.sources.sources();
     let loaded_database = sources.iter().any(|s| s.database.is_some());
     // A database that failed to load is retried: its tools are listed from the start.
-    let failed_database = services
-        .sources
-        .failed_sources()
-        .iter()
-        .any(|f| matches!(f.spec.location, schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_)));
+    let failed_database = services.sources.failed_sources().iter().any(|f| {
+        matches!(
+            f.spec.location,
+            schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_)
+        )
+    });
     Offers {
         database: loaded_database || failed_database,
         graph: sources.iter().any(|s| graph::data::graph_collections(s).is_ok()),
@@ -449,8 +455,13 @@ pub fn listed(services: &Services) -> Vec<&'static ToolSpec> {
 /// output schema: every tool returns the same envelope, which the server's instructions
 /// describe once instead of 27 times.
 pub fn definition(spec: &ToolSpec) -> Value {
-    static SCHEMAS: LazyLock<Vec<Map<String, Value>>> = LazyLock::new(|| TOOLS.iter().map(|spec| (spec.input_schema)()).collect());
-    let schema = TOOLS.iter().position(|s| s.name == spec.name).and_then(|i| SCHEMAS.get(i).cloned()).unwrap_or_else(|| (spec.input_schema)());
+    static SCHEMAS: LazyLock<Vec<Map<String, Value>>> =
+        LazyLock::new(|| TOOLS.iter().map(|spec| (spec.input_schema)()).collect());
+    let schema = TOOLS
+        .iter()
+        .position(|s| s.name == spec.name)
+        .and_then(|i| SCHEMAS.get(i).cloned())
+        .unwrap_or_else(|| (spec.input_schema)());
     json!({
         "name": spec.name,
         "description": spec.description,
@@ -482,7 +493,14 @@ pub fn tool_list(services: &Services, definitions: bool) -> ToolResult {
         "A server over these sources lists {} tools: {} bytes, {tokens} tokens on every turn.{}",
         shown.len(),
         text.len(),
-        if left_out.is_empty() { String::new() } else { format!(" Not listed (no source they fit, or no LLM configured): {}.", left_out.join(", ")) }
+        if left_out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Not listed (no source they fit, or no LLM configured): {}.",
+                left_out.join(", ")
+            )
+        }
     );
     ToolResult::ok(message, data)
 }
@@ -501,12 +519,21 @@ pub fn call_tool(services: &Services, caller: Caller, name: &str, arguments: Val
 /// `progress`. The one path every surface calls: an unknown name is a failed result with
 /// did-you-mean; answers from a live source whose connection is lost say the data's age; every
 /// result is within the services' byte cap ([`ToolResult::capped`]).
-pub fn call_tool_reporting(services: &Services, caller: Caller, name: &str, arguments: Value, progress: &mut dyn FnMut(Progress)) -> ToolResult {
+pub fn call_tool_reporting(
+    services: &Services,
+    caller: Caller,
+    name: &str,
+    arguments: Value,
+    progress: &mut dyn FnMut(Progress),
+) -> ToolResult {
     let Some(spec) = find(name) else {
         let names = names();
         let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
-        return ToolResult::failed(format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")), json!({"error": "unknown_tool"}))
-            .capped(services.max_result_bytes());
+        return ToolResult::failed(
+            format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")),
+            json!({"error": "unknown_tool"}),
+        )
+        .capped(services.max_result_bytes());
     };
     let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
     let mut result = (spec.run)(services, Invocation { spec, caller, arguments, progress });
@@ -517,15 +544,22 @@ pub fn call_tool_reporting(services: &Services, caller: Caller, name: &str, argu
 /// Parses tool arguments (`null` reads as `{}`), naming the parameter at fault and listing the
 /// accepted ones on error.
 #[allow(clippy::result_large_err)] // the error is the envelope returned to the caller as it is
-fn parse_arguments<P: DeserializeOwned>(spec: &ToolSpec, arguments: Value) -> Result<P, ToolResult> {
+fn parse_arguments<P: DeserializeOwned>(
+    spec: &ToolSpec,
+    arguments: Value,
+) -> Result<P, ToolResult> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
     serde_path_to_error::deserialize::<_, P>(arguments).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
-        let parameter = if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
+        let parameter =
+            if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
         let schema = (spec.input_schema)();
-        let accepted: Vec<String> =
-            schema.get("properties").and_then(Value::as_object).map(|properties| properties.keys().cloned().collect()).unwrap_or_default();
+        let accepted: Vec<String> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
         let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
         let tool = spec.name;
         let message = match &parameter {
@@ -574,25 +608,38 @@ mod tests {
         for spec in TOOLS {
             let schema = (spec.input_schema)();
             assert_eq!(schema.get("type"), Some(&json!("object")), "{}", spec.name);
-            assert!(!schema.contains_key("$schema") && !schema.contains_key("title"), "{}", spec.name);
+            assert!(
+                !schema.contains_key("$schema") && !schema.contains_key("title"),
+                "{}",
+                spec.name
+            );
         }
     }
 
     #[test]
     fn missing_parameter_is_named() {
-        let Err(result) = parse_arguments::<DescribePropertyParams>(spec("describe_property"), json!({})) else {
+        let Err(result) =
+            parse_arguments::<DescribePropertyParams>(spec("describe_property"), json!({}))
+        else {
             panic!("a missing property must be rejected");
         };
         assert!(!result.success);
         assert!(result.message.contains("`property`"), "{}", result.message);
         assert_eq!(result.data["parameter"], "property");
         assert_eq!(result.data["error"], "invalid_params");
-        assert!(result.data["accepted"].as_array().is_some_and(|a| a.contains(&json!("source"))), "{}", result.data);
+        assert!(
+            result.data["accepted"].as_array().is_some_and(|a| a.contains(&json!("source"))),
+            "{}",
+            result.data
+        );
     }
 
     #[test]
     fn wrong_type_names_the_parameter() {
-        let Err(result) = parse_arguments::<FindItemsParams>(spec("find_items"), json!({"selector": "type == 'x'", "limit": "five"})) else {
+        let Err(result) = parse_arguments::<FindItemsParams>(
+            spec("find_items"),
+            json!({"selector": "type == 'x'", "limit": "five"}),
+        ) else {
             panic!("a string limit must be rejected");
         };
         assert_eq!(result.data["parameter"], "limit");
@@ -601,7 +648,10 @@ mod tests {
 
     #[test]
     fn unknown_parameter_is_named() {
-        let Err(result) = parse_arguments::<FindItemsParams>(spec("find_items"), json!({"selector": "type == 'x'", "query": "x"})) else {
+        let Err(result) = parse_arguments::<FindItemsParams>(
+            spec("find_items"),
+            json!({"selector": "type == 'x'", "query": "x"}),
+        ) else {
             panic!("an unknown parameter must be rejected");
         };
         assert_eq!(result.data["parameter"], "query");

@@ -16,7 +16,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::llm::LlmBackend;
-pub use state::{AskState, Attempt, ExecutionFailure, ExecutionOutcome, HistoryTurn, SchemaInfo, Status, ValidationOutcome};
+pub use state::{
+    AskState, Attempt, ExecutionFailure, ExecutionOutcome, HistoryTurn, SchemaInfo, Status,
+    ValidationOutcome,
+};
 
 /// What the graph needs from a data source.
 pub trait DataAccess: Send + Sync {
@@ -205,7 +208,9 @@ impl Graph<'_> {
                 Some(e) => {
                     tracing::warn!(duration_ms, keys_in = ?keys_in, keys_out = ?keys_out, next = ?next.map(Node::name), error = %e, "node failed")
                 }
-                None => tracing::info!(duration_ms, keys_in = ?keys_in, keys_out = ?keys_out, next = ?next.map(Node::name), "node done"),
+                None => {
+                    tracing::info!(duration_ms, keys_in = ?keys_in, keys_out = ?keys_out, next = ?next.map(Node::name), "node done")
+                }
             }
             let exit = Event {
                 execution_id: state.execution_id.clone(),
@@ -222,7 +227,9 @@ impl Graph<'_> {
             trace.push(exit);
             node = next;
         }
-        let success = state.final_answer.is_some() && state.raw_data.is_some() && state.error_summary.is_none();
+        let success = state.final_answer.is_some()
+            && state.raw_data.is_some()
+            && state.error_summary.is_none();
         AskOutcome {
             success,
             answer: state.final_answer.clone().unwrap_or_default(),

@@ -2,7 +2,10 @@
 
 use serde_json::{Value, json};
 
-use super::prompts::{SUMMARIZE_SYSTEM, build_system, build_user, issue_line, parse_summary, query_text, summarize_user};
+use super::prompts::{
+    SUMMARIZE_SYSTEM, build_system, build_user, issue_line, parse_summary, query_text,
+    summarize_user,
+};
 use super::state::{Attempt, Status};
 use super::{AskState, Graph, Node};
 use crate::llm::{ChatMessage, ChatRequest, LlmError, complete_json};
@@ -72,8 +75,13 @@ fn build_query(graph: &Graph<'_>, state: &mut AskState) -> Option<String> {
             if answer.reasked {
                 state.llm_calls += 1;
             }
-            state.reasoning = answer.value.get("reasoning").and_then(Value::as_str).map(str::to_string);
-            match answer.value.get("query").filter(|q| matches!(q, Value::String(s) if !s.trim().is_empty()) || q.is_object()) {
+            state.reasoning =
+                answer.value.get("reasoning").and_then(Value::as_str).map(str::to_string);
+            match answer
+                .value
+                .get("query")
+                .filter(|q| matches!(q, Value::String(s) if !s.trim().is_empty()) || q.is_object())
+            {
                 Some(query) => {
                     state.query_draft = Some(query.clone());
                     None
@@ -200,7 +208,9 @@ fn summarize(graph: &Graph<'_>, state: &mut AskState) -> Option<String> {
         Err(e) => {
             // The rows are the answer; say so plainly rather than lose them.
             let rows = state.raw_data.as_ref().map_or(0, |d| d.rows.len());
-            state.final_answer = Some(format!("The query returned {rows} row(s) (shown below); the language model could not write a summary: {e}"));
+            state.final_answer = Some(format!(
+                "The query returned {rows} row(s) (shown below); the language model could not write a summary: {e}"
+            ));
             Some(llm_failure(&e))
         }
     }
@@ -210,11 +220,21 @@ fn error_handler(state: &mut AskState) {
     let mut text = match (&state.schema_error, &state.build_error) {
         (Some(e), _) => format!("I could not read the schema of `{}`: {e}", state.source),
         // The model could not be reached on the first try: there are no attempts to list.
-        (None, Some(e)) if state.attempts.len() <= 1 => format!("I could not build a query for your question: {e}"),
+        (None, Some(e)) if state.attempts.len() <= 1 => {
+            format!("I could not build a query for your question: {e}")
+        }
         _ => {
-            let mut text = format!("I tried {} time(s) to build a query for your question but encountered errors:", state.attempts.len());
+            let mut text = format!(
+                "I tried {} time(s) to build a query for your question but encountered errors:",
+                state.attempts.len()
+            );
             for attempt in &state.attempts {
-                text.push_str(&format!("\n\nAttempt {} ({} failed): {}", attempt.number, attempt.outcome, attempt.errors.join("; ")));
+                text.push_str(&format!(
+                    "\n\nAttempt {} ({} failed): {}",
+                    attempt.number,
+                    attempt.outcome,
+                    attempt.errors.join("; ")
+                ));
                 if let Some(query) = &attempt.query {
                     text.push_str(&format!("\n  query: {}", query_text(query)));
                 }
@@ -228,8 +248,12 @@ fn error_handler(state: &mut AskState) {
     }
     let last_class = state.execution_errors.last().map(|f| f.class.clone());
     let advice = match last_class.as_deref() {
-        Some("timeout") => "The query took too long: ask for a narrower result (a shorter period, fewer groups).",
-        Some("auth") => "The database refused the credentials: check the source's user and password.",
+        Some("timeout") => {
+            "The query took too long: ask for a narrower result (a shorter period, fewer groups)."
+        }
+        Some("auth") => {
+            "The database refused the credentials: check the source's user and password."
+        }
         Some("resource") => "The database is unavailable right now: try again later.",
         _ => "Could you rephrase your question or say which fields you mean?",
     };
@@ -253,17 +277,27 @@ pub(super) fn route(graph: &Graph<'_>, node: Node, state: &AskState) -> Option<N
         Node::BuildQuery if state.build_error.is_some() => Some(Node::ErrorHandler),
         Node::BuildQuery if state.query_draft.is_none() => retry_build(graph, state),
         Node::BuildQuery => Some(Node::ValidateQuery),
-        Node::ValidateQuery if state.validation_status == Some(Status::Ok) => Some(Node::ExecuteQuery),
+        Node::ValidateQuery if state.validation_status == Some(Status::Ok) => {
+            Some(Node::ExecuteQuery)
+        }
         Node::ValidateQuery => retry_build(graph, state),
         Node::ExecuteQuery if state.execution_status == Some(Status::Ok) => Some(Node::Summarize),
         Node::ExecuteQuery => {
             let retryable = state.execution_errors.last().is_some_and(|f| f.retryable());
-            if retryable && state.execution_failures < graph.budgets.execution { Some(Node::BuildQuery) } else { Some(Node::ErrorHandler) }
+            if retryable && state.execution_failures < graph.budgets.execution {
+                Some(Node::BuildQuery)
+            } else {
+                Some(Node::ErrorHandler)
+            }
         }
         Node::Summarize | Node::ErrorHandler => None,
     }
 }
 
 fn retry_build(graph: &Graph<'_>, state: &AskState) -> Option<Node> {
-    if state.validation_failures < graph.budgets.build { Some(Node::BuildQuery) } else { Some(Node::ErrorHandler) }
+    if state.validation_failures < graph.budgets.build {
+        Some(Node::BuildQuery)
+    } else {
+        Some(Node::ErrorHandler)
+    }
 }

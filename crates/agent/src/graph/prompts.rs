@@ -52,7 +52,10 @@ pub fn build_user(state: &AskState) -> String {
     }
     text.push_str(&format!("Question: {}", state.user_query));
     if let Some(last) = state.attempts.last() {
-        text.push_str(&format!("\n\nYour previous attempt (attempt {}) failed at {}.", last.number, last.outcome));
+        text.push_str(&format!(
+            "\n\nYour previous attempt (attempt {}) failed at {}.",
+            last.number, last.outcome
+        ));
         if let Some(query) = &last.query {
             text.push_str(&format!("\nPrevious query: {}", query_text(query)));
         }
@@ -78,7 +81,10 @@ pub fn issue_line(issue: &Value) -> String {
     let text = |key: &str| issue.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let mut line = format!("[{}] {}", text("kind"), text("message"));
     if let Some(location) = issue.get("location").filter(|l| !l.is_null()) {
-        line.push_str(&format!(" (at {})", location.as_str().map_or_else(|| location.to_string(), str::to_string)));
+        line.push_str(&format!(
+            " (at {})",
+            location.as_str().map_or_else(|| location.to_string(), str::to_string)
+        ));
     }
     let suggestion = text("suggestion");
     if !suggestion.is_empty() {
@@ -97,7 +103,11 @@ dimension values your answer shows.";
 pub fn summarize_user(state: &AskState) -> String {
     let query = state.validated_query.as_ref().map(query_text).unwrap_or_default();
     let (columns, rows, truncated) = match &state.raw_data {
-        Some(data) => (data.columns.join(" | "), data.rows.iter().take(SUMMARY_ROWS).map(Value::to_string).collect::<Vec<_>>(), data.truncated),
+        Some(data) => (
+            data.columns.join(" | "),
+            data.rows.iter().take(SUMMARY_ROWS).map(Value::to_string).collect::<Vec<_>>(),
+            data.truncated,
+        ),
         None => (String::new(), Vec::new(), false),
     };
     let total = state.raw_data.as_ref().map_or(0, |d| d.rows.len());
@@ -106,14 +116,20 @@ pub fn summarize_user(state: &AskState) -> String {
     } else {
         String::new()
     };
-    format!("Question: {}\nQuery: {query}\n\nColumns: {columns}\nRows:\n{}{more}", state.user_query, rows.join("\n"))
+    format!(
+        "Question: {}\nQuery: {query}\n\nColumns: {columns}\nRows:\n{}{more}",
+        state.user_query,
+        rows.join("\n")
+    )
 }
 
 /// The answer text and the shown entities of a summarize answer.
 pub fn parse_summary(text: &str) -> (String, Option<Value>) {
     match text.split_once("---CONTEXT---") {
         Some((answer, context)) => {
-            let entities = crate::llm::extract_json(context).ok().and_then(|v| v.get("shown_entities").cloned());
+            let entities = crate::llm::extract_json(context)
+                .ok()
+                .and_then(|v| v.get("shown_entities").cloned());
             (answer.trim().to_string(), entities)
         }
         None => (text.trim().to_string(), None),
@@ -126,7 +142,9 @@ mod tests {
 
     #[test]
     fn summaries_split_the_answer_from_the_context() {
-        let (answer, entities) = parse_summary("USA leads with 91 invoices.\n---CONTEXT---\n{\"shown_entities\": {\"BillingCountry\": [\"USA\"]}}");
+        let (answer, entities) = parse_summary(
+            "USA leads with 91 invoices.\n---CONTEXT---\n{\"shown_entities\": {\"BillingCountry\": [\"USA\"]}}",
+        );
         assert_eq!(answer, "USA leads with 91 invoices.");
         assert_eq!(entities, Some(serde_json::json!({"BillingCountry": ["USA"]})));
         assert_eq!(parse_summary("Just text."), ("Just text.".to_string(), None));
@@ -135,6 +153,9 @@ mod tests {
     #[test]
     fn issues_become_retry_lines_with_their_suggestions() {
         let issue = serde_json::json!({"kind": "unknown_column", "message": "no column `Saless` in Invoice", "location": "line 1, column 8", "suggestion": "Total"});
-        assert_eq!(issue_line(&issue), "[unknown_column] no column `Saless` in Invoice (at line 1, column 8) — suggestion: Total");
+        assert_eq!(
+            issue_line(&issue),
+            "[unknown_column] no column `Saless` in Invoice (at line 1, column 8) — suggestion: Total"
+        );
     }
 }

@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::{ChatRequest, ChatResponse, LlmBackend, LlmConfig, LlmError, Usage, http_agent, post_json};
+use super::{
+    ChatRequest, ChatResponse, LlmBackend, LlmConfig, LlmError, Usage, http_agent, post_json,
+};
 
 /// The API version this client speaks.
 const API_VERSION: &str = "2023-06-01";
@@ -37,10 +39,9 @@ impl LlmBackend for AnthropicBackend {
             headers.push(("x-api-key", key.as_str()));
         }
         let answer = post_json(&self.agent, self.config.timeout, &url, &headers, &body)?;
-        let blocks = answer
-            .get("content")
-            .and_then(Value::as_array)
-            .ok_or_else(|| LlmError::InvalidResponse { url: url.clone(), reason: "no content blocks".into() })?;
+        let blocks = answer.get("content").and_then(Value::as_array).ok_or_else(|| {
+            LlmError::InvalidResponse { url: url.clone(), reason: "no content blocks".into() }
+        })?;
         let text: String = blocks
             .iter()
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
@@ -49,8 +50,15 @@ impl LlmBackend for AnthropicBackend {
         let count = |path: &str| answer.pointer(path).and_then(Value::as_u64).unwrap_or(0);
         Ok(ChatResponse {
             text,
-            usage: Usage { input_tokens: count("/usage/input_tokens"), output_tokens: count("/usage/output_tokens") },
-            model: answer.get("model").and_then(Value::as_str).unwrap_or(&self.config.model).to_string(),
+            usage: Usage {
+                input_tokens: count("/usage/input_tokens"),
+                output_tokens: count("/usage/output_tokens"),
+            },
+            model: answer
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or(&self.config.model)
+                .to_string(),
         })
     }
 

@@ -19,9 +19,13 @@ impl std::str::FromStr for Provider {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text.to_ascii_lowercase().as_str() {
-            "openai" | "openai-compatible" | "vllm" | "ollama" | "llama.cpp" | "llamacpp" => Ok(Self::OpenAi),
+            "openai" | "openai-compatible" | "vllm" | "ollama" | "llama.cpp" | "llamacpp" => {
+                Ok(Self::OpenAi)
+            }
             "anthropic" | "claude" => Ok(Self::Anthropic),
-            other => Err(LlmError::Config(format!("unknown provider `{other}`; use openai (any OpenAI-compatible server) or anthropic"))),
+            other => Err(LlmError::Config(format!(
+                "unknown provider `{other}`; use openai (any OpenAI-compatible server) or anthropic"
+            ))),
         }
     }
 }
@@ -52,21 +56,27 @@ impl LlmConfig {
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, LlmError> {
         let provider = match lookup("SCHEMASCOPE_LLM_PROVIDER") {
             Some(name) => name.parse()?,
-            None if lookup("ANTHROPIC_API_KEY").is_some() && lookup("OPENAI_API_KEY").is_none() => Provider::Anthropic,
+            None if lookup("ANTHROPIC_API_KEY").is_some() && lookup("OPENAI_API_KEY").is_none() => {
+                Provider::Anthropic
+            }
             None => Provider::OpenAi,
         };
         let (base_var, key_var, default_base) = match provider {
             Provider::OpenAi => ("OPENAI_BASE_URL", "OPENAI_API_KEY", "https://api.openai.com/v1"),
-            Provider::Anthropic => ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "https://api.anthropic.com"),
+            Provider::Anthropic => {
+                ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "https://api.anthropic.com")
+            }
         };
         let model = lookup("SCHEMASCOPE_LLM_MODEL").ok_or_else(|| {
             LlmError::Config("set SCHEMASCOPE_LLM_MODEL to the model name (e.g. gpt-4o-mini, claude-sonnet-4-5, or your local server's model)".into())
         })?;
         let timeout = match lookup("SCHEMASCOPE_LLM_TIMEOUT") {
             None => DEFAULT_TIMEOUT_S,
-            Some(text) => {
-                text.trim().parse().map_err(|_| LlmError::Config(format!("SCHEMASCOPE_LLM_TIMEOUT=`{text}` is not a number of seconds")))?
-            }
+            Some(text) => text.trim().parse().map_err(|_| {
+                LlmError::Config(format!(
+                    "SCHEMASCOPE_LLM_TIMEOUT=`{text}` is not a number of seconds"
+                ))
+            })?,
         };
         Ok(Self {
             provider,

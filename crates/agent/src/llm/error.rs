@@ -6,7 +6,9 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum LlmError {
     /// No answer within the timeout.
-    #[error("{url}: no answer within {seconds} s (the model is slow or the server hangs; raise the timeout or check the server)")]
+    #[error(
+        "{url}: no answer within {seconds} s (the model is slow or the server hangs; raise the timeout or check the server)"
+    )]
     Timeout {
         /// The endpoint.
         url: String,
@@ -68,14 +70,24 @@ fn status_hint(status: u16) -> &'static str {
 
 impl LlmError {
     /// A transport failure, as a timeout or a connection error.
-    pub(crate) fn from_transport(url: &str, timeout: std::time::Duration, error: ureq::Error) -> Self {
+    pub(crate) fn from_transport(
+        url: &str,
+        timeout: std::time::Duration,
+        error: ureq::Error,
+    ) -> Self {
         match error {
-            ureq::Error::Timeout(_) => Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() },
+            ureq::Error::Timeout(_) => {
+                Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() }
+            }
             // Something answered, but not with HTTP: the base URL points at another service.
-            ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => Self::InvalidResponse {
-                url: url.to_string(),
-                reason: format!("not an HTTP answer ({error}); check that the base URL points at the LLM server"),
-            },
+            ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => {
+                Self::InvalidResponse {
+                    url: url.to_string(),
+                    reason: format!(
+                        "not an HTTP answer ({error}); check that the base URL points at the LLM server"
+                    ),
+                }
+            }
             other => Self::Connection { url: url.to_string(), reason: other.to_string() },
         }
     }
@@ -83,10 +95,14 @@ impl LlmError {
     /// A failure while reading an answer's body (the connection was open: not a connect error).
     pub(crate) fn from_body(url: &str, timeout: std::time::Duration, error: ureq::Error) -> Self {
         match error {
-            ureq::Error::Timeout(_) => Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() },
+            ureq::Error::Timeout(_) => {
+                Self::Timeout { url: url.to_string(), seconds: timeout.as_secs() }
+            }
             other => Self::InvalidResponse {
                 url: url.to_string(),
-                reason: format!("the answer was cut off or unreadable ({other}); retry, and check the server (or a proxy in between)"),
+                reason: format!(
+                    "the answer was cut off or unreadable ({other}); retry, and check the server (or a proxy in between)"
+                ),
             },
         }
     }

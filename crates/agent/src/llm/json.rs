@@ -24,7 +24,11 @@ pub fn extract_json(text: &str) -> Result<Value, String> {
     if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
         return Ok(value);
     }
-    let fenced = trimmed.split("```").skip(1).step_by(2).map(|block| block.trim_start_matches("json").trim());
+    let fenced = trimmed
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .map(|block| block.trim_start_matches("json").trim());
     for block in fenced {
         if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(block) {
             return Ok(value);
@@ -45,7 +49,10 @@ pub fn extract_json(text: &str) -> Result<Value, String> {
 
 /// Asks `backend` for a JSON object; when the answer has none, asks once more with the parse
 /// error, then gives up with [`LlmError::InvalidJson`].
-pub fn complete_json(backend: &dyn LlmBackend, request: &ChatRequest) -> Result<JsonAnswer, LlmError> {
+pub fn complete_json(
+    backend: &dyn LlmBackend,
+    request: &ChatRequest,
+) -> Result<JsonAnswer, LlmError> {
     let first = backend.complete(request)?;
     let mut usage = first.usage;
     let reason = match extract_json(&first.text) {
@@ -72,8 +79,14 @@ mod tests {
     #[test]
     fn finds_the_object_bare_fenced_or_wrapped_in_prose() {
         assert_eq!(extract_json(r#"{"a": 1}"#), Ok(serde_json::json!({"a": 1})));
-        assert_eq!(extract_json("Here it is:\n```json\n{\"a\": [1, 2]}\n```\nDone."), Ok(serde_json::json!({"a": [1, 2]})));
-        assert_eq!(extract_json("Sure! {\"query\": \"SELECT 1\"} Hope that helps."), Ok(serde_json::json!({"query": "SELECT 1"})));
+        assert_eq!(
+            extract_json("Here it is:\n```json\n{\"a\": [1, 2]}\n```\nDone."),
+            Ok(serde_json::json!({"a": [1, 2]}))
+        );
+        assert_eq!(
+            extract_json("Sure! {\"query\": \"SELECT 1\"} Hope that helps."),
+            Ok(serde_json::json!({"query": "SELECT 1"}))
+        );
         assert!(extract_json("SELECT * FROM t").unwrap_err().contains("no JSON object"));
         assert!(extract_json("{\"a\": }").unwrap_err().contains("invalid JSON"));
         assert!(extract_json("[1, 2]").is_err());

@@ -125,13 +125,18 @@ fn post_json(
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let mut response = request.send_json(body).map_err(|e| LlmError::from_transport(url, timeout, e))?;
+    let mut response =
+        request.send_json(body).map_err(|e| LlmError::from_transport(url, timeout, e))?;
     let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().map_err(|e| LlmError::from_body(url, timeout, e))?;
+    let text =
+        response.body_mut().read_to_string().map_err(|e| LlmError::from_body(url, timeout, e))?;
     if !(200..300).contains(&status) {
         return Err(LlmError::Status { url: url.to_string(), status, body: error_message(&text) });
     }
-    serde_json::from_str(&text).map_err(|e| LlmError::InvalidResponse { url: url.to_string(), reason: format!("not JSON ({e}): {}", preview(&text)) })
+    serde_json::from_str(&text).map_err(|e| LlmError::InvalidResponse {
+        url: url.to_string(),
+        reason: format!("not JSON ({e}): {}", preview(&text)),
+    })
 }
 
 /// The provider's error message from an error body (`{"error": {"message": …}}` in both APIs).

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use schemascope_agent::graph::{
-    AskInput, Budgets, DataAccess, ExecutionFailure, ExecutionOutcome, Graph, HistoryTurn, Node, Phase, SchemaInfo, ValidationOutcome,
+    AskInput, Budgets, DataAccess, ExecutionFailure, ExecutionOutcome, Graph, HistoryTurn, Node,
+    Phase, SchemaInfo, ValidationOutcome,
 };
 use schemascope_agent::llm::{LlmConfig, Provider};
 use schemascope_agent::replay::{RawServer, ReplayServer, Scripted};
@@ -22,7 +23,8 @@ struct Chinook {
 
 impl Chinook {
     fn open(lenient: bool) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
         Self { db: SqliteDatabase::open(&path).expect("chinook"), lenient }
     }
 }
@@ -33,7 +35,13 @@ impl DataAccess for Chinook {
         let text = catalog
             .tables
             .iter()
-            .map(|t| format!("{}({})", t.name, t.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")))
+            .map(|t| {
+                format!(
+                    "{}({})",
+                    t.name,
+                    t.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n");
         Ok(SchemaInfo {
@@ -49,14 +57,26 @@ impl DataAccess for Chinook {
     fn validate(&self, _source: &str, query: &Value) -> Result<ValidationOutcome, String> {
         let sql = query.as_str().ok_or("not SQL")?;
         if self.lenient {
-            return Ok(ValidationOutcome { valid: true, errors: vec![], warnings: vec![], rewritten_query: None });
+            return Ok(ValidationOutcome {
+                valid: true,
+                errors: vec![],
+                warnings: vec![],
+                rewritten_query: None,
+            });
         }
         // Compiled by SQLite, never run (the database layer runs queries only, so no EXPLAIN).
         match self.db.query(&format!("SELECT 1 FROM ({sql}) LIMIT 0"), &[]) {
-            Ok(_) => Ok(ValidationOutcome { valid: true, errors: vec![], warnings: vec![], rewritten_query: None }),
+            Ok(_) => Ok(ValidationOutcome {
+                valid: true,
+                errors: vec![],
+                warnings: vec![],
+                rewritten_query: None,
+            }),
             Err(e) => Ok(ValidationOutcome {
                 valid: false,
-                errors: vec![json!({"kind": "unknown_column", "message": e.to_string(), "location": null, "suggestion": "Total"})],
+                errors: vec![
+                    json!({"kind": "unknown_column", "message": e.to_string(), "location": null, "suggestion": "Total"}),
+                ],
                 warnings: vec![],
                 rewritten_query: None,
             }),
@@ -65,13 +85,17 @@ impl DataAccess for Chinook {
 
     fn execute(&self, _source: &str, query: &Value) -> Result<ExecutionOutcome, ExecutionFailure> {
         let sql = query.as_str().unwrap_or_default();
-        let result = self
-            .db
-            .run(sql, &[], Some(100), 5_000)
-            .map_err(|e| ExecutionFailure { class: format!("{:?}", e.class()).to_lowercase(), message: e.to_string() })?;
+        let result = self.db.run(sql, &[], Some(100), 5_000).map_err(|e| ExecutionFailure {
+            class: format!("{:?}", e.class()).to_lowercase(),
+            message: e.to_string(),
+        })?;
         Ok(ExecutionOutcome {
             columns: result.columns,
-            rows: result.rows.iter().map(|r| Value::Array(r.iter().map(|v| v.to_json()).collect())).collect(),
+            rows: result
+                .rows
+                .iter()
+                .map(|r| Value::Array(r.iter().map(|v| v.to_json()).collect()))
+                .collect(),
             truncated: result.more,
         })
     }
@@ -81,7 +105,12 @@ fn query(sql: &str) -> Scripted {
     Scripted::json(json!({"query": sql, "reasoning": "test"}))
 }
 
-fn ask(script: Vec<Scripted>, data: &Chinook, question: &str, history: Vec<HistoryTurn>) -> (schemascope_agent::graph::AskOutcome, Vec<Value>) {
+fn ask(
+    script: Vec<Scripted>,
+    data: &Chinook,
+    question: &str,
+    history: Vec<HistoryTurn>,
+) -> (schemascope_agent::graph::AskOutcome, Vec<Value>) {
     let server = ReplayServer::start(script).expect("server");
     let config = LlmConfig {
         provider: Provider::OpenAi,
@@ -93,7 +122,10 @@ fn ask(script: Vec<Scripted>, data: &Chinook, question: &str, history: Vec<Histo
     let llm = config.backend();
     let graph = Graph { llm: &*llm, data, budgets: Budgets::default() };
     let mut live = Vec::new();
-    let outcome = graph.run(AskInput { source: "chinook".into(), question: question.into(), history }, &mut |e| live.push(e.clone()));
+    let outcome = graph
+        .run(AskInput { source: "chinook".into(), question: question.into(), history }, &mut |e| {
+            live.push(e.clone())
+        });
     assert_eq!(live, outcome.trace, "every event is reported as it happens");
     let bodies = server.received().into_iter().map(|r| r.body).collect();
     (outcome, bodies)
@@ -104,7 +136,12 @@ fn path(outcome: &schemascope_agent::graph::AskOutcome) -> Vec<Node> {
 }
 
 fn user_message(body: &Value) -> String {
-    body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or_default().to_string()
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -119,23 +156,49 @@ fn first_try_success_answers_with_rows_entities_and_a_trace() {
     ];
     let (outcome, bodies) = ask(script, &data, "Which countries have the most invoices?", vec![]);
     assert!(outcome.success, "{}", outcome.answer);
-    assert_eq!(path(&outcome), [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ValidateQuery, Node::ExecuteQuery, Node::Summarize]);
-    assert_eq!(outcome.result.as_ref().map(|r| r.rows.clone()), Some(vec![json!(["USA", 91]), json!(["Canada", 56])]));
+    assert_eq!(
+        path(&outcome),
+        [
+            Node::Start,
+            Node::GetSchema,
+            Node::BuildQuery,
+            Node::ValidateQuery,
+            Node::ExecuteQuery,
+            Node::Summarize
+        ]
+    );
+    assert_eq!(
+        outcome.result.as_ref().map(|r| r.rows.clone()),
+        Some(vec![json!(["USA", 91]), json!(["Canada", 56])])
+    );
     assert_eq!(outcome.answer, "USA has the most invoices (91), then Canada (56).");
     assert_eq!(outcome.shown_entities, Some(json!({"BillingCountry": ["USA", "Canada"]})));
     assert_eq!(outcome.state.llm_calls, 2);
     assert!(outcome.state.usage.input_tokens >= 200);
-    assert!(bodies[0]["messages"][0]["content"].as_str().unwrap_or_default().contains("Invoice(InvoiceId"), "the schema is in the prompt");
+    assert!(
+        bodies[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Invoice(InvoiceId"),
+        "the schema is in the prompt"
+    );
     let exits: Vec<_> = outcome.trace.iter().filter(|e| e.phase == Phase::Exit).collect();
-    assert!(exits.iter().all(|e| e.duration_ms.is_some() && e.execution_id == outcome.state.execution_id));
+    assert!(
+        exits
+            .iter()
+            .all(|e| e.duration_ms.is_some() && e.execution_id == outcome.state.execution_id)
+    );
     assert!(exits[2].keys_out.contains(&"query_draft"));
 }
 
 #[test]
 fn a_validation_error_is_fixed_on_retry_with_the_error_in_the_prompt() {
     let data = Chinook::open(false);
-    let script =
-        vec![query("SELECT SUM(Saless) FROM Invoice"), query("SELECT SUM(Total) FROM Invoice"), Scripted::Text("Total sales are 2328.60.".into())];
+    let script = vec![
+        query("SELECT SUM(Saless) FROM Invoice"),
+        query("SELECT SUM(Total) FROM Invoice"),
+        Scripted::Text("Total sales are 2328.60.".into()),
+    ];
     let (outcome, bodies) = ask(script, &data, "What are total sales?", vec![]);
     assert!(outcome.success, "{}", outcome.answer);
     assert_eq!(
@@ -153,7 +216,10 @@ fn a_validation_error_is_fixed_on_retry_with_the_error_in_the_prompt() {
     );
     let retry = user_message(&bodies[1]);
     assert!(retry.contains("Previous query: SELECT SUM(Saless) FROM Invoice"), "{retry}");
-    assert!(retry.contains("no such column: Saless") && retry.contains("suggestion: Total"), "{retry}");
+    assert!(
+        retry.contains("no such column: Saless") && retry.contains("suggestion: Total"),
+        "{retry}"
+    );
     assert_eq!(outcome.state.attempts.len(), 2);
     assert_eq!(outcome.result.map(|r| r.rows), Some(vec![json!([2328.6])]));
 }
@@ -161,13 +227,30 @@ fn a_validation_error_is_fixed_on_retry_with_the_error_in_the_prompt() {
 #[test]
 fn an_execution_error_is_retried_and_spent_budgets_reach_the_error_handler() {
     let data = Chinook::open(true);
-    let script = vec![query("SELECT Nme FROM Genre"), query("SELECT Name FROM Genre LIMIT 1"), Scripted::Text("Rock.".into())];
+    let script = vec![
+        query("SELECT Nme FROM Genre"),
+        query("SELECT Name FROM Genre LIMIT 1"),
+        Scripted::Text("Rock.".into()),
+    ];
     let (outcome, _) = ask(script, &data, "Name one genre", vec![]);
     assert!(outcome.success, "{}", outcome.answer);
-    assert_eq!(path(&outcome)[4..], [Node::ExecuteQuery, Node::BuildQuery, Node::ValidateQuery, Node::ExecuteQuery, Node::Summarize]);
+    assert_eq!(
+        path(&outcome)[4..],
+        [
+            Node::ExecuteQuery,
+            Node::BuildQuery,
+            Node::ValidateQuery,
+            Node::ExecuteQuery,
+            Node::Summarize
+        ]
+    );
 
     let strict = Chinook::open(false);
-    let wrong = vec![query("SELECT Saless FROM Invoice"), query("SELECT Sales FROM Invoice"), query("SELECT Revenue FROM Invoice")];
+    let wrong = vec![
+        query("SELECT Saless FROM Invoice"),
+        query("SELECT Sales FROM Invoice"),
+        query("SELECT Revenue FROM Invoice"),
+    ];
     let (outcome, bodies) = ask(wrong, &strict, "What are total sales?", vec![]);
     assert!(!outcome.success);
     assert_eq!(bodies.len(), 3, "the build budget is 3");
@@ -189,18 +272,35 @@ fn an_execution_error_is_retried_and_spent_budgets_reach_the_error_handler() {
 #[test]
 fn invalid_json_is_reasked_and_llm_failures_end_with_a_clear_error() {
     let data = Chinook::open(false);
-    let script = vec![Scripted::Text("SELECT COUNT(*) FROM Genre".into()), query("SELECT COUNT(*) FROM Genre"), Scripted::Text("25 genres.".into())];
+    let script = vec![
+        Scripted::Text("SELECT COUNT(*) FROM Genre".into()),
+        query("SELECT COUNT(*) FROM Genre"),
+        Scripted::Text("25 genres.".into()),
+    ];
     let (outcome, bodies) = ask(script, &data, "How many genres?", vec![]);
     assert!(outcome.success, "{}", outcome.answer);
     assert_eq!(bodies.len(), 3, "one re-ask, then the summary");
     assert_eq!(outcome.result.map(|r| r.rows), Some(vec![json!([25])]));
 
-    let (outcome, _) = ask(vec![Scripted::Status(500, "model overloaded".into())], &data, "How many genres?", vec![]);
+    let (outcome, _) = ask(
+        vec![Scripted::Status(500, "model overloaded".into())],
+        &data,
+        "How many genres?",
+        vec![],
+    );
     assert!(!outcome.success);
-    assert!(outcome.answer.contains("HTTP 500") && outcome.answer.contains("model overloaded"), "{}", outcome.answer);
-    assert_eq!(path(&outcome), [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ErrorHandler]);
+    assert!(
+        outcome.answer.contains("HTTP 500") && outcome.answer.contains("model overloaded"),
+        "{}",
+        outcome.answer
+    );
+    assert_eq!(
+        path(&outcome),
+        [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ErrorHandler]
+    );
 
-    let (outcome, _) = ask(vec![Scripted::Hang(Duration::from_secs(4))], &data, "How many genres?", vec![]);
+    let (outcome, _) =
+        ask(vec![Scripted::Hang(Duration::from_secs(4))], &data, "How many genres?", vec![]);
     assert!(outcome.answer.contains("no answer within 2 s"), "{}", outcome.answer);
 }
 
@@ -210,18 +310,24 @@ fn a_follow_up_sees_the_previous_query_and_shown_entities() {
     let history = vec![HistoryTurn {
         question: "Revenue per country in 2021?".into(),
         answer: "USA 103.95, Canada 69.3.".into(),
-        query: Some(json!("SELECT BillingCountry, SUM(Total) FROM Invoice WHERE InvoiceDate LIKE '2021%' GROUP BY 1")),
+        query: Some(json!(
+            "SELECT BillingCountry, SUM(Total) FROM Invoice WHERE InvoiceDate LIKE '2021%' GROUP BY 1"
+        )),
         shown_entities: Some(json!({"BillingCountry": ["USA", "Canada"]})),
     }];
     let script = vec![
-        query("SELECT BillingCountry, SUM(Total) FROM Invoice WHERE InvoiceDate LIKE '2024%' AND BillingCountry IN ('USA', 'Canada') GROUP BY 1"),
+        query(
+            "SELECT BillingCountry, SUM(Total) FROM Invoice WHERE InvoiceDate LIKE '2024%' AND BillingCountry IN ('USA', 'Canada') GROUP BY 1",
+        ),
         Scripted::Text("In 2024: …".into()),
     ];
     let (outcome, bodies) = ask(script, &data, "and in 2024?", history);
     assert!(outcome.success, "{}", outcome.answer);
     let prompt = user_message(&bodies[0]);
     assert!(
-        prompt.contains("Revenue per country in 2021?") && prompt.contains("\"USA\",\"Canada\"") && prompt.contains("Question: and in 2024?"),
+        prompt.contains("Revenue per country in 2021?")
+            && prompt.contains("\"USA\",\"Canada\"")
+            && prompt.contains("Question: and in 2024?"),
         "{prompt}"
     );
 }
@@ -242,9 +348,25 @@ fn an_llm_endpoint_that_answers_garbage_or_nothing_ends_in_the_error_handler() {
     let llm = config.backend();
     let graph = Graph { llm: &*llm, data: &data, budgets: Budgets::default() };
     for expected in ["cut off", "not an HTTP answer", "no answer within 1 s"] {
-        let outcome = graph.run(AskInput { source: "chinook".into(), question: "How many genres?".into(), history: vec![] }, &mut |_| {});
+        let outcome = graph.run(
+            AskInput {
+                source: "chinook".into(),
+                question: "How many genres?".into(),
+                history: vec![],
+            },
+            &mut |_| {},
+        );
         assert!(!outcome.success, "{}", outcome.answer);
-        assert!(outcome.answer.contains(expected) && outcome.answer.contains(server.url()), "expected {expected:?}: {}", outcome.answer);
-        assert_eq!(path(&outcome), [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ErrorHandler], "{}", outcome.answer);
+        assert!(
+            outcome.answer.contains(expected) && outcome.answer.contains(server.url()),
+            "expected {expected:?}: {}",
+            outcome.answer
+        );
+        assert_eq!(
+            path(&outcome),
+            [Node::Start, Node::GetSchema, Node::BuildQuery, Node::ErrorHandler],
+            "{}",
+            outcome.answer
+        );
     }
 }

@@ -56,9 +56,12 @@ impl Kind {
 
 /// The servers to test against: always v1, and v3 when its binary was built.
 fn kinds() -> Vec<Kind> {
-    let kinds: Vec<Kind> = [Kind::V1, Kind::V3].into_iter().filter(|k| k.binary().is_some()).collect();
+    let kinds: Vec<Kind> =
+        [Kind::V1, Kind::V3].into_iter().filter(|k| k.binary().is_some()).collect();
     if !kinds.contains(&Kind::V3) {
-        eprintln!("note: SCHEMASCOPE_AIMDB_V3_FIXTURE is not set; testing against the aimdb-core 1.1 server only");
+        eprintln!(
+            "note: SCHEMASCOPE_AIMDB_V3_FIXTURE is not set; testing against the aimdb-core 1.1 server only"
+        );
     }
     kinds
 }
@@ -113,7 +116,8 @@ impl Instance {
 
     fn registry(&self) -> Services {
         let registry = Services::new();
-        let spec: SourceSpec = format!("plant=aimdb:unix://{}", self.socket.display()).parse().expect("valid");
+        let spec: SourceSpec =
+            format!("plant=aimdb:unix://{}", self.socket.display()).parse().expect("valid");
         registry.sources.load(&[spec], &NoProgress).expect("loads the instance");
         registry
     }
@@ -148,21 +152,40 @@ fn the_client_speaks_each_published_server_s_protocol() {
 
 fn client_round_trip(kind: Kind) {
     let instance = Instance::start(kind);
-    let mut client = AimxClient::connect(instance.socket(), Duration::from_secs(5)).expect("connects");
+    let mut client =
+        AimxClient::connect(instance.socket(), Duration::from_secs(5)).expect("connects");
     assert_eq!(client.protocol(), kind.protocol());
     assert_eq!(client.welcome()["version"], kind.protocol().version());
     assert_eq!(client.welcome()["writable_records"], json!([CONFIG]));
-    let keys: Vec<String> = client.list_records().expect("lists").iter().filter_map(|m| m["record_key"].as_str().map(str::to_string)).collect();
+    let keys: Vec<String> = client
+        .list_records()
+        .expect("lists")
+        .iter()
+        .filter_map(|m| m["record_key"].as_str().map(str::to_string))
+        .collect();
     assert_eq!(keys, [TEMPERATURE, CONFIG, OUTDOOR]);
-    assert_eq!(client.get(CONFIG).expect("gets"), Some(json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100})));
-    let current = kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
+    assert_eq!(
+        client.get(CONFIG).expect("gets"),
+        Some(json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}))
+    );
+    let current =
+        kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
     assert_eq!(client.get(OUTDOOR).expect("gets"), current, "{kind:?}");
     assert!(client.drain(OUTDOOR, None).expect("opens the cursor").is_empty());
     client.subscribe(OUTDOOR).expect("subscribes");
     instance.produce(OUTDOOR, &json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0}));
-    let event = client.next_event(Instant::now() + Duration::from_secs(5)).expect("reads").unwrap_or_else(|| panic!("no event from {kind:?}"));
-    assert_eq!((event.key.as_str(), event.seq, event.data), (OUTDOOR, 1, json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0})));
-    assert_eq!(client.drain(OUTDOOR, None).expect("drains"), vec![json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0})]);
+    let event = client
+        .next_event(Instant::now() + Duration::from_secs(5))
+        .expect("reads")
+        .unwrap_or_else(|| panic!("no event from {kind:?}"));
+    assert_eq!(
+        (event.key.as_str(), event.seq, event.data),
+        (OUTDOOR, 1, json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0}))
+    );
+    assert_eq!(
+        client.drain(OUTDOOR, None).expect("drains"),
+        vec![json!({"sensor_id": "out-2", "celsius": 18.5, "humidity": 71.0})]
+    );
 }
 
 #[test]
@@ -189,7 +212,11 @@ fn seed_fields(kind: Kind) {
     if !kind.rings_have_current_value() {
         // Only the single-latest config has a current value to read at load; the rings' first
         // values come while query_schema samples.
-        assert_eq!(sources["sources"][0]["warnings"].as_array().map(Vec::len), Some(2), "{sources}");
+        assert_eq!(
+            sources["sources"][0]["warnings"].as_array().map(Vec::len),
+            Some(2),
+            "{sources}"
+        );
         std::thread::scope(|scope| {
             let producer = scope.spawn(|| {
                 std::thread::sleep(Duration::from_millis(300));
@@ -206,12 +233,24 @@ fn seed_fields(kind: Kind) {
                 },
             ));
             joined(producer.join());
-            assert_eq!((data["sampling"]["current"].as_bool(), data["sampling"]["produced_in_window"].as_u64()), (Some(false), Some(1)), "{data}");
+            assert_eq!(
+                (
+                    data["sampling"]["current"].as_bool(),
+                    data["sampling"]["produced_in_window"].as_u64()
+                ),
+                (Some(false), Some(1)),
+                "{data}"
+            );
         });
     }
     let data = ok(query_schema(
         &registry,
-        QuerySchemaParams { source: plant(), record_name: Some(TEMPERATURE.into()), window_ms: Some(0), ..Default::default() },
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some(TEMPERATURE.into()),
+            window_ms: Some(0),
+            ..Default::default()
+        },
     ));
     assert_eq!(data["record_name"], TEMPERATURE);
     assert_eq!(
@@ -228,11 +267,21 @@ fn seed_fields(kind: Kind) {
     assert_eq!(metadata["consumer_count"], 0);
     assert_eq!(metadata["name"], TEMPERATURE);
     match kind {
-        Kind::V1 => assert!(metadata["created_at"].is_string() && metadata["last_update"].is_string(), "{metadata}"),
+        Kind::V1 => assert!(
+            metadata["created_at"].is_string() && metadata["last_update"].is_string(),
+            "{metadata}"
+        ),
         // 2.x dropped the timestamps and added the key's leaf as `entity`.
-        Kind::V3 => assert_eq!((metadata.get("created_at"), metadata["entity"].as_str()), (None, Some(TEMPERATURE)), "{metadata}"),
+        Kind::V3 => assert_eq!(
+            (metadata.get("created_at"), metadata["entity"].as_str()),
+            (None, Some(TEMPERATURE)),
+            "{metadata}"
+        ),
     }
-    assert_eq!(data["example"], json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}));
+    assert_eq!(
+        data["example"],
+        json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123})
+    );
     assert!(data["inferred_at"].as_str().is_some_and(|t| t.ends_with('Z')));
     assert_eq!(data["values_merged"], 1);
     let config = ok(query_schema(
@@ -245,9 +294,15 @@ fn seed_fields(kind: Kind) {
             ..Default::default()
         },
     ));
-    assert_eq!((config["metadata"]["buffer_type"].as_str(), config["metadata"]["writable"].as_bool()), (Some("single_latest"), Some(true)));
+    assert_eq!(
+        (config["metadata"]["buffer_type"].as_str(), config["metadata"]["writable"].as_bool()),
+        (Some("single_latest"), Some(true))
+    );
     assert!(config.get("example").is_none());
-    assert_eq!(config["schema"]["properties"]["port"], json!({"type": "integer", "x-observed": {"minimum": 8080, "maximum": 8080}}));
+    assert_eq!(
+        config["schema"]["properties"]["port"],
+        json!({"type": "integer", "x-observed": {"minimum": 8080, "maximum": 8080}})
+    );
 }
 
 #[test]
@@ -260,7 +315,8 @@ fn the_record_keyed_apart_from_its_type_is_found_by_either_and_its_schema_merges
 fn merged_schema(kind: Kind) {
     let instance = Arc::new(Instance::start(kind));
     let registry = instance.registry();
-    let first = kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
+    let first =
+        kind.rings_have_current_value().then(|| json!({"sensor_id": "out-1", "celsius": 20}));
     let expected = 4 + usize::from(first.is_some());
     let later = [
         json!({"sensor_id": "out-1", "celsius": 21.5, "humidity": 40.0}),
@@ -295,11 +351,19 @@ fn merged_schema(kind: Kind) {
     assert_eq!(data["sampling"]["produced_in_window"], 4);
     assert_eq!(data["sampling"]["protocol"], kind.protocol().version());
     let schema = &data["schema"];
-    assert_eq!(schema["properties"]["celsius"], json!({"type": ["number", "null"], "x-observed": {"minimum": -2.25, "maximum": 21.5}}), "{schema}");
-    assert_eq!(schema["properties"]["humidity"], json!({"type": "number", "x-observed": {"minimum": 38.5, "maximum": 40.0}}));
+    assert_eq!(
+        schema["properties"]["celsius"],
+        json!({"type": ["number", "null"], "x-observed": {"minimum": -2.25, "maximum": 21.5}}),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["humidity"],
+        json!({"type": "number", "x-observed": {"minimum": 38.5, "maximum": 40.0}})
+    );
     assert_eq!(schema["properties"]["sensor_id"]["type"], "string");
     // 2.x sends values through a serde_json map without preserve_order: keys come sorted.
-    let mut required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut required: Vec<&str> =
+        schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     required.sort_unstable();
     assert_eq!(required, ["celsius", "sensor_id"], "humidity is optional: {schema}");
     assert_eq!(data["example"], later[3]);
@@ -310,9 +374,18 @@ fn merged_schema(kind: Kind) {
     // And by its key, with the values now part of the source.
     let property = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: plant(), property: "celsius".into(), record_name: Some(OUTDOOR.into()), ..Default::default() },
+        DescribePropertyParams {
+            source: plant(),
+            property: "celsius".into(),
+            record_name: Some(OUTDOOR.into()),
+            ..Default::default()
+        },
     ));
-    assert_eq!((property["totalCount"].as_u64(), property["nullCount"].as_u64()), (Some(expected as u64), Some(1)), "{property}");
+    assert_eq!(
+        (property["totalCount"].as_u64(), property["nullCount"].as_u64()),
+        (Some(expected as u64), Some(1)),
+        "{property}"
+    );
     let verdict = ok(validate_value(
         &registry,
         ValidateValueParams {
@@ -342,7 +415,9 @@ fn live_updates(kind: Kind) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut announced = 0;
     let mut produced = 0;
-    let arrived = |registry: &Services| registry.live.live_values("plant")[TEMPERATURE].iter().any(|v| v["celsius"] == json!(30.25));
+    let arrived = |registry: &Services| {
+        registry.live.live_values("plant")[TEMPERATURE].iter().any(|v| v["celsius"] == json!(30.25))
+    };
     // The feed subscribes in the background: produce until a value comes through it.
     while Instant::now() < deadline && !arrived(&registry) {
         produced += 1;
@@ -371,10 +446,19 @@ fn missing_records_and_a_stopped_instance_are_clear_errors_without_hanging() {
 fn clear_errors(kind: Kind) {
     let mut instance = Instance::start(kind);
     let registry = instance.registry();
-    let missing = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some("server::Humidity".into()), ..Default::default() });
+    let missing = query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some("server::Humidity".into()),
+            ..Default::default()
+        },
+    );
     assert!(!missing.success);
     assert!(
-        missing.message.contains(&format!("Available records:\n- {TEMPERATURE}\n- {CONFIG}\n- {OUTDOOR} (type {OUTDOOR_TYPE})")),
+        missing.message.contains(&format!(
+            "Available records:\n- {TEMPERATURE}\n- {CONFIG}\n- {OUTDOOR} (type {OUTDOOR_TYPE})"
+        )),
         "{}",
         missing.message
     );
@@ -390,20 +474,47 @@ fn clear_errors(kind: Kind) {
                 ..Default::default()
             },
         );
-        assert_eq!((unnamed.success, unnamed.data["error"].as_str()), (false, Some("record_required")), "{collection:?}: {}", unnamed.message);
-        assert_eq!(unnamed.data["records"], json!([TEMPERATURE, CONFIG, OUTDOOR]), "{}", unnamed.message);
-        let schema = query_schema(&registry, QuerySchemaParams { source: plant(), collection, window_ms: Some(0), ..Default::default() });
+        assert_eq!(
+            (unnamed.success, unnamed.data["error"].as_str()),
+            (false, Some("record_required")),
+            "{collection:?}: {}",
+            unnamed.message
+        );
+        assert_eq!(
+            unnamed.data["records"],
+            json!([TEMPERATURE, CONFIG, OUTDOOR]),
+            "{}",
+            unnamed.message
+        );
+        let schema = query_schema(
+            &registry,
+            QuerySchemaParams {
+                source: plant(),
+                collection,
+                window_ms: Some(0),
+                ..Default::default()
+            },
+        );
         assert_eq!(schema.data["error"], "record_required", "{}", schema.message);
     }
     instance.child.kill().expect("kills");
     instance.child.wait().expect("waits");
     let started = Instant::now();
-    let gone = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some(CONFIG.into()), ..Default::default() });
+    let gone = query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some(CONFIG.into()),
+            ..Default::default()
+        },
+    );
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(!gone.success);
     assert_eq!(gone.data["error"], "aimdb_connect_failed", "{}", gone.message);
     assert!(
-        gone.message.contains(&format!("Cannot connect to AimDB at {}", instance.socket().display())) && gone.message.contains("Try:\n1."),
+        gone.message
+            .contains(&format!("Cannot connect to AimDB at {}", instance.socket().display()))
+            && gone.message.contains("Try:\n1."),
         "{}",
         gone.message
     );

@@ -35,7 +35,8 @@ fn json_flag_prints_the_tool_envelope() {
 
 #[test]
 fn validate_exits_2_on_an_invalid_value_and_names_the_path() {
-    let out = schemascope(&["validate", "demo:sensors", "server::Temperature", r#"{"celsius": "hot"}"#]);
+    let out =
+        schemascope(&["validate", "demo:sensors", "server::Temperature", r#"{"celsius": "hot"}"#]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stdout(&out).contains("/celsius"), "{}", stdout(&out));
 }
@@ -67,7 +68,10 @@ fn profile_prints_every_property_and_the_schema() {
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     let nodes = &report["data"]["collections"][0];
-    assert_eq!(nodes["properties"].as_array().expect("array").len(), nodes["summary"]["properties"].as_array().expect("array").len());
+    assert_eq!(
+        nodes["properties"].as_array().expect("array").len(),
+        nodes["summary"]["properties"].as_array().expect("array").len()
+    );
     assert_eq!(nodes["schema"]["schema"]["type"], "object");
 }
 
@@ -80,12 +84,30 @@ fn serving_beyond_loopback_needs_a_token_and_says_so_before_listening() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("refusing to listen on 0.0.0.0:0 without a token") && err.contains("--token-file"), "{err}");
-    assert!(!err.contains("MCP streamable HTTP on"), "no banner for a server that does not start: {err}");
+    assert!(
+        err.contains("refusing to listen on 0.0.0.0:0 without a token")
+            && err.contains("--token-file"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("MCP streamable HTTP on"),
+        "no banner for a server that does not start: {err}"
+    );
 
-    let bad = schemascope(&["serve", "--http", "127.0.0.1:0", "--token-file", "/nonexistent/token", "demo:sensors"]);
+    let bad = schemascope(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--token-file",
+        "/nonexistent/token",
+        "demo:sensors",
+    ]);
     assert_eq!(bad.status.code(), Some(1));
-    assert!(stderr(&bad).contains("cannot read the token file /nonexistent/token"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("cannot read the token file /nonexistent/token"),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 /// One-shot commands map a large source file; a bus error (what reading a mapped file that
@@ -130,14 +152,21 @@ fn a_file_where_no_line_loads_fails_and_skipped_lines_are_shown() {
     std::fs::write(&bad, "nope\n{\"a\": tru}\n").expect("write");
     let out = schemascope(&["describe", bad.to_str().expect("utf-8 path")]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stderr(&out).contains("no item loaded") && stderr(&out).contains("line 1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no item loaded") && stderr(&out).contains("line 1"),
+        "{}",
+        stderr(&out)
+    );
 
     let some = dir.path().join("some.ndjson");
     std::fs::write(&some, "{\"a\": 1}\n{\"a\": tru}\n{\"a\": 3}\n").expect("write");
     let out = schemascope(&["describe", some.to_str().expect("utf-8 path")]);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("1 warning(s)") && err.contains("line 2, column"), "the skipped line is shown: {err}");
+    assert!(
+        err.contains("1 warning(s)") && err.contains("line 2, column"),
+        "the skipped line is shown: {err}"
+    );
     let out = schemascope(&["describe", some.to_str().expect("utf-8 path"), "--json"]);
     let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(envelope["data"]["warnings"][0]["line"], 2, "{envelope}");
@@ -149,7 +178,13 @@ fn serve_starts_with_a_source_that_fails_to_load_and_says_so() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("missing.json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
-        .args(["serve", "--http", "127.0.0.1:0", "demo:sensors", &format!("gone={}", missing.display())])
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "demo:sensors",
+            &format!("gone={}", missing.display()),
+        ])
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -167,6 +202,11 @@ fn serve_starts_with_a_source_that_fails_to_load_and_says_so() {
     let _ = child.kill();
     let _ = child.wait();
     let text = lines.join("\n");
-    assert!(text.contains("source `gone` failed to load") && text.contains("missing.json") && text.contains("retrying"), "{text}");
+    assert!(
+        text.contains("source `gone` failed to load")
+            && text.contains("missing.json")
+            && text.contains("retrying"),
+        "{text}"
+    );
     assert!(text.contains("MCP streamable HTTP on"), "the server started: {text}");
 }

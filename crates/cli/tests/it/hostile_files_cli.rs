@@ -63,13 +63,28 @@ fn fifos_devices_and_huge_files_given_as_sources_or_inputs_are_clear_errors() {
     fails_with(&["describe", "/dev/zero"], &["/dev/zero is a character device"]);
     fails_with(&["profile", "records:/dev/zero"], &["a character device"]);
     fails_with(&["describe", "sqlite:/dev/zero"], &["a character device"]);
-    fails_with(&["describe", &sparse.display().to_string()], &["1099511627776 bytes", "4294967296-byte limit", "--max-file-bytes"]);
-    fails_with(&["--max-file-bytes", "10", "describe", &small.display().to_string()], &["over the 10-byte limit"]);
-    fails_with(&["describe", "--max-file-bytes", "0", &small.display().to_string()], &["at least 1"]);
+    fails_with(
+        &["describe", &sparse.display().to_string()],
+        &["1099511627776 bytes", "4294967296-byte limit", "--max-file-bytes"],
+    );
+    fails_with(
+        &["--max-file-bytes", "10", "describe", &small.display().to_string()],
+        &["over the 10-byte limit"],
+    );
+    fails_with(
+        &["describe", "--max-file-bytes", "0", &small.display().to_string()],
+        &["at least 1"],
+    );
     let fine = schemascope(&["describe", "--max-file-bytes", "1000", &small.display().to_string()]);
     assert!(fine.status.success(), "{}", stderr(&fine));
-    fails_with(&["validate", "demo:sensors", "server::Temperature", &format!("@{pipe}")], &["is a FIFO"]);
-    fails_with(&["validate", "demo:sensors", "server::Temperature", "@/dev/zero"], &["a character device"]);
+    fails_with(
+        &["validate", "demo:sensors", "server::Temperature", &format!("@{pipe}")],
+        &["is a FIFO"],
+    );
+    fails_with(
+        &["validate", "demo:sensors", "server::Temperature", "@/dev/zero"],
+        &["a character device"],
+    );
 }
 
 #[test]
@@ -78,40 +93,111 @@ fn token_session_and_configuration_files_that_are_not_regular_files_stop_serve_a
     let pipe = dir.path().join("pipe");
     fifo(&pipe);
     let pipe = pipe.display().to_string();
-    fails_with(&["serve", "--http", "127.0.0.1:0", "--no-session-file", "--token-file", &pipe, "demo:sensors"], &["token file", "is a FIFO"]);
-    fails_with(&["serve", "--http", "127.0.0.1:0", "--no-session-file", "--token-file", "/dev/zero", "demo:sensors"], &["a character device"]);
+    fails_with(
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-session-file",
+            "--token-file",
+            &pipe,
+            "demo:sensors",
+        ],
+        &["token file", "is a FIFO"],
+    );
+    fails_with(
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-session-file",
+            "--token-file",
+            "/dev/zero",
+            "demo:sensors",
+        ],
+        &["a character device"],
+    );
     let weak = dir.path().join("weak");
     std::fs::write(&weak, "x\n").expect("write");
     fails_with(
-        &["serve", "--http", "0.0.0.0:0", "--no-session-file", "--token-file", &weak.display().to_string(), "demo:sensors"],
+        &[
+            "serve",
+            "--http",
+            "0.0.0.0:0",
+            "--no-session-file",
+            "--token-file",
+            &weak.display().to_string(),
+            "demo:sensors",
+        ],
         &["too weak", "1 character"],
     );
-    fails_with(&["serve", "--http", "127.0.0.1:0", "--session-file", &pipe, "demo:infrastructure"], &["session file", "is a FIFO"]);
-    fails_with(&["serve", "--http", "127.0.0.1:0", "--session-file", "/dev/zero", "demo:infrastructure"], &["a character device"]);
-    let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display().to_string();
-    fails_with(&["search-docs", &chinook, "invoice totals", "--retrieval-config", &pipe], &["is a FIFO"]);
+    fails_with(
+        &["serve", "--http", "127.0.0.1:0", "--session-file", &pipe, "demo:infrastructure"],
+        &["session file", "is a FIFO"],
+    );
+    fails_with(
+        &["serve", "--http", "127.0.0.1:0", "--session-file", "/dev/zero", "demo:infrastructure"],
+        &["a character device"],
+    );
+    let chinook = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+        .display()
+        .to_string();
+    fails_with(
+        &["search-docs", &chinook, "invoice totals", "--retrieval-config", &pipe],
+        &["is a FIFO"],
+    );
 }
 
 #[test]
 fn search_docs_skips_hostile_docs_with_warnings_and_follows_links_out_only_when_asked() {
     let outside = tempfile::tempdir().expect("tempdir");
-    std::fs::write(outside.path().join("Genre.md"), "# Table: Genre\n\n## Purpose\n\nThe zebracorn catalogue of styles.\n").expect("write");
+    std::fs::write(
+        outside.path().join("Genre.md"),
+        "# Table: Genre\n\n## Purpose\n\nThe zebracorn catalogue of styles.\n",
+    )
+    .expect("write");
     let docs = tempfile::tempdir().expect("tempdir");
     fifo(&docs.path().join("Artist.md"));
     std::os::unix::fs::symlink("/dev/zero", docs.path().join("Track.md")).expect("symlink");
-    std::os::unix::fs::symlink(outside.path().join("Genre.md"), docs.path().join("Genre.md")).expect("symlink");
+    std::os::unix::fs::symlink(outside.path().join("Genre.md"), docs.path().join("Genre.md"))
+        .expect("symlink");
     std::fs::create_dir(docs.path().join("Invoice.md")).expect("dir");
-    let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display().to_string();
+    let chinook = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+        .display()
+        .to_string();
     let dir = docs.path().display().to_string();
-    let out = schemascope(&["search-docs", &chinook, "zebracorn catalogue", "--docs", &dir, "--json"]);
+    let out =
+        schemascope(&["search-docs", &chinook, "zebracorn catalogue", "--docs", &dir, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let envelope: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(envelope["data"]["chunks"], serde_json::json!([]), "nothing from outside: {envelope}");
+    assert_eq!(
+        envelope["data"]["chunks"],
+        serde_json::json!([]),
+        "nothing from outside: {envelope}"
+    );
     let warnings = envelope["data"]["warnings"].to_string();
-    for part in ["Artist.md", "is a FIFO", "Track.md", "Genre.md", "outside", "Invoice.md", "is a directory"] {
+    for part in [
+        "Artist.md",
+        "is a FIFO",
+        "Track.md",
+        "Genre.md",
+        "outside",
+        "Invoice.md",
+        "is a directory",
+    ] {
         assert!(warnings.contains(part), "`{part}` not in {warnings}");
     }
-    let out = schemascope(&["search-docs", &chinook, "zebracorn catalogue", "--docs", &dir, "--docs-follow-links", "--json"]);
+    let out = schemascope(&[
+        "search-docs",
+        &chinook,
+        "zebracorn catalogue",
+        "--docs",
+        &dir,
+        "--docs-follow-links",
+        "--json",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let envelope: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(envelope["data"]["chunks"][0]["table"], "Genre", "{envelope}");

@@ -14,12 +14,18 @@ fn schemascope(args: &[&str]) -> Output {
 }
 
 fn chinook() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+        .display()
+        .to_string()
 }
 
 /// The exit code (`None` when a signal killed the process) and everything it printed.
 fn outcome(out: &Output) -> (Option<i32>, String) {
-    (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    (
+        out.status.code(),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    )
 }
 
 #[test]
@@ -28,7 +34,10 @@ fn deep_and_exponential_selectors_end_the_command_with_the_reason() {
         (format!("{}type", "!".repeat(2_500)), "nests deeper than 128 levels"),
         (format!("{}type{}", "[".repeat(800), "]".repeat(800)), "nests deeper than 128 levels"),
         (format!("type{}", " || type".repeat(1_500)), "nests deeper than 128 levels"),
-        (format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7)), "more than 10000000 steps on one item"),
+        (
+            format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7)),
+            "more than 10000000 steps on one item",
+        ),
     ];
     for (selector, reason) in &cases {
         let (code, text) = outcome(&schemascope(&["find", "demo:infrastructure", selector]));
@@ -60,10 +69,12 @@ fn deep_sql_ends_validate_query_and_execute_with_the_reason() {
 fn json_nested_as_deep_as_the_parser_reads_is_validated() {
     // 60 objects each holding an array: 120 levels, within serde_json's 128.
     let deep = (0..60).fold(json!(1), |inner, _| json!({"celsius": [inner]})).to_string();
-    let (code, text) = outcome(&schemascope(&["validate", "demo:sensors", "server::Temperature", &deep]));
+    let (code, text) =
+        outcome(&schemascope(&["validate", "demo:sensors", "server::Temperature", &deep]));
     assert_eq!(code, Some(2), "{text}");
     let deeper = format!("{}1{}", "[".repeat(5_000), "]".repeat(5_000));
-    let (code, text) = outcome(&schemascope(&["validate", "demo:sensors", "server::Temperature", &deeper]));
+    let (code, text) =
+        outcome(&schemascope(&["validate", "demo:sensors", "server::Temperature", &deeper]));
     assert!(code == Some(1) || code == Some(2), "{text}");
     assert!(text.contains("recursion limit"), "{text}");
 }
@@ -94,22 +105,38 @@ fn the_stdio_server_answers_hostile_calls_and_goes_on_serving() {
     answer(1);
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let calls = [
-        ("find_items", json!({"source": "infrastructure", "selector": format!("{}type", "!".repeat(2_500))}), "nests deeper than 128 levels"),
+        (
+            "find_items",
+            json!({"source": "infrastructure", "selector": format!("{}type", "!".repeat(2_500))}),
+            "nests deeper than 128 levels",
+        ),
         (
             "find_items",
             json!({"source": "infrastructure", "selector": format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7))}),
             "10000000 steps",
         ),
-        ("validate_query", json!({"source": "chinook", "query": format!("SELECT {}", vec!["1"; 3_000].join("+"))}), "nest deeper than 128 levels"),
-        ("find_nodes", json!({"source": "infrastructure", "selector": format!("{}type{}", "(".repeat(3_000), ")".repeat(3_000))}), "nests deeper"),
+        (
+            "validate_query",
+            json!({"source": "chinook", "query": format!("SELECT {}", vec!["1"; 3_000].join("+"))}),
+            "nest deeper than 128 levels",
+        ),
+        (
+            "find_nodes",
+            json!({"source": "infrastructure", "selector": format!("{}type{}", "(".repeat(3_000), ")".repeat(3_000))}),
+            "nests deeper",
+        ),
     ];
     for (i, (tool, arguments, reason)) in calls.iter().enumerate() {
         let id = 10 + i as u64;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}));
+        send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+        );
         let reply = answer(id).to_string();
         assert!(reply.contains(reason), "{tool}: {reply}");
     }
-    send(json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "list_sources", "arguments": {}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "list_sources", "arguments": {}}}),
+    );
     assert_eq!(answer(99)["result"]["isError"], false, "still serving");
     drop(stdin);
     let status = child.wait().expect("exits");

@@ -18,8 +18,13 @@ fn schemascope(args: &[&str]) -> Output {
 }
 
 fn envelope(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }
 
 /// The readings of one sensor record: nulls, missing members, tiny and huge numbers, unicode,
@@ -74,27 +79,53 @@ fn wrong_readings() -> Vec<Value> {
     null_where_never["ts"] = Value::Null;
     let mut float_timestamp = readings()[3].clone();
     float_timestamp["ts"] = json!(1_730_649_600.5);
-    vec![wrong_type, missing, null_where_never, float_timestamp, json!({"zzz": "anything"}), json!([]), json!("text")]
+    vec![
+        wrong_type,
+        missing,
+        null_where_never,
+        float_timestamp,
+        json!({"zzz": "anything"}),
+        json!([]),
+        json!("text"),
+    ]
 }
 
 /// Runs the Python checker over `cases` and returns its verdicts by case name.
 fn python_verdicts(cases: &[Value]) -> Vec<Value> {
-    let has = Command::new("python3").args(["-c", "import jsonschema"]).status().is_ok_and(|s| s.success());
-    assert!(has, "Python jsonschema is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+    let has = Command::new("python3")
+        .args(["-c", "import jsonschema"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        has,
+        "Python jsonschema is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let input = dir.path().join("cases.json");
     std::fs::write(&input, json!({"cases": cases}).to_string()).expect("write cases");
-    let out = Command::new("python3").current_dir(repo_root()).arg("tests/e2e/jsonschema_check.py").arg(&input).output().expect("python3 runs");
+    let out = Command::new("python3")
+        .current_dir(repo_root())
+        .arg("tests/e2e/jsonschema_check.py")
+        .arg(&input)
+        .output()
+        .expect("python3 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let verdicts: Vec<Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("verdict line")).collect();
+    let verdicts: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("verdict line"))
+        .collect();
     assert_eq!(verdicts.len(), cases.len());
     verdicts
 }
 
 fn write_records(dir: &Path, name: &str, records: &[(&str, Vec<Value>)]) -> String {
     let path = dir.join(name);
-    let lines: Vec<String> =
-        records.iter().flat_map(|(key, values)| values.iter().map(move |v| json!({"key": key, "value": v}).to_string())).collect();
+    let lines: Vec<String> = records
+        .iter()
+        .flat_map(|(key, values)| {
+            values.iter().map(move |v| json!({"key": key, "value": v}).to_string())
+        })
+        .collect();
     std::fs::write(&path, lines.join("\n") + "\n").expect("write records");
     path.display().to_string()
 }
@@ -114,18 +145,52 @@ fn cli_valid(source: &str, target: &str, value: &Value) -> Value {
 #[test]
 fn python_jsonschema_accepts_every_observed_and_plausible_new_value_and_agrees_with_validate() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mixed = vec![json!(1), json!("x"), Value::Null, json!([1, "a", null, {"k": null}]), json!({"k": 2.5}), json!(true), json!(-0.0)];
+    let mixed = vec![
+        json!(1),
+        json!("x"),
+        Value::Null,
+        json!([1, "a", null, {"k": null}]),
+        json!({"k": 2.5}),
+        json!(true),
+        json!(-0.0),
+    ];
     let config = vec![json!({"port": 8080, "host": "h", "debug": false, "origins": []}); 3];
-    let source =
-        write_records(dir.path(), "plant.ndjson", &[("sensor::Reading", readings()), ("server::Config", config.clone()), ("weird", mixed.clone())]);
+    let source = write_records(
+        dir.path(),
+        "plant.ndjson",
+        &[
+            ("sensor::Reading", readings()),
+            ("server::Config", config.clone()),
+            ("weird", mixed.clone()),
+        ],
+    );
     let reading = schema_of(&source, "sensor::Reading");
     let props = &reading["properties"];
-    assert_eq!(reading["required"], json!(["ts", "celsius", "sensor_id", "state", "at", "label", "tags", "counter", "position"]));
+    assert_eq!(
+        reading["required"],
+        json!([
+            "ts",
+            "celsius",
+            "sensor_id",
+            "state",
+            "at",
+            "label",
+            "tags",
+            "counter",
+            "position"
+        ])
+    );
     assert_eq!(props["state"]["type"], json!(["string", "null"]));
     assert_eq!(props["note"]["type"], json!(["string", "null"]));
     assert_eq!(props["ts"]["type"], "integer");
-    assert_eq!(props["ts"]["x-observed"], json!({"minimum": 1_730_649_600, "maximum": 1_730_649_629}));
-    assert_eq!(props["sensor_id"]["x-observed"]["values"], json!(["sensor-00", "sensor-01", "sensor-02"]));
+    assert_eq!(
+        props["ts"]["x-observed"],
+        json!({"minimum": 1_730_649_600, "maximum": 1_730_649_629})
+    );
+    assert_eq!(
+        props["sensor_id"]["x-observed"]["values"],
+        json!(["sensor-00", "sensor-01", "sensor-02"])
+    );
     assert_eq!(props["at"]["format"], "date-time");
     assert_eq!(props["position"]["required"], json!(["lat", "lon"]));
 
@@ -148,11 +213,21 @@ fn python_jsonschema_accepts_every_observed_and_plausible_new_value_and_agrees_w
     for value in wrong_readings() {
         assert_eq!(cli_valid(&source, "sensor::Reading", &value), false, "{value}");
     }
-    let out = schemascope(&["validate", &source, "sensor::Reading", &plausible_next_readings()[0].to_string(), "--json"]);
+    let out = schemascope(&[
+        "validate",
+        &source,
+        "sensor::Reading",
+        &plausible_next_readings()[0].to_string(),
+        "--json",
+    ]);
     let warnings = envelope(&out)["data"]["warnings"].clone();
     for keyword in ["maximum", "enum"] {
         assert!(
-            warnings.as_array().expect("warnings").iter().any(|w| w["keyword"] == keyword && w["severity"] == "warning"),
+            warnings
+                .as_array()
+                .expect("warnings")
+                .iter()
+                .any(|w| w["keyword"] == keyword && w["severity"] == "warning"),
             "{keyword}: {warnings}"
         );
     }
@@ -161,18 +236,29 @@ fn python_jsonschema_accepts_every_observed_and_plausible_new_value_and_agrees_w
 #[test]
 fn a_record_set_of_several_records_needs_the_record_on_every_cli_path() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let source =
-        write_records(dir.path(), "several.ndjson", &[("a::Temp", vec![json!({"celsius": 20.5})]), ("b::Config", vec![json!({"port": 80})])]);
+    let source = write_records(
+        dir.path(),
+        "several.ndjson",
+        &[("a::Temp", vec![json!({"celsius": 20.5})]), ("b::Config", vec![json!({"port": 80})])],
+    );
     let out = schemascope(&["schema", &source, "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let failed = envelope(&out);
     assert_eq!(failed["data"]["error"], "record_required", "{failed}");
     assert_eq!(failed["data"]["records"], json!(["a::Temp", "b::Config"]));
-    assert!(failed["message"].as_str().expect("message").contains("- a::Temp\n- b::Config"), "{failed}");
+    assert!(
+        failed["message"].as_str().expect("message").contains("- a::Temp\n- b::Config"),
+        "{failed}"
+    );
     let collection = dir.path().join("several.ndjson");
     let set = collection.file_stem().and_then(|s| s.to_str()).expect("stem");
     let out = schemascope(&["validate", &source, set, r#"{"zzz": "anything"}"#, "--json"]);
-    assert_eq!(envelope(&out)["data"]["error"], "record_required", "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        envelope(&out)["data"]["error"],
+        "record_required",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(out.status.code(), Some(1));
     // Named, each record has its own schema.
     assert_eq!(cli_valid(&source, "a::Temp", &json!({"zzz": "anything"})), false);
@@ -180,7 +266,11 @@ fn a_record_set_of_several_records_needs_the_record_on_every_cli_path() {
     assert_eq!(cli_valid(&source, "b::Config", &json!({"celsius": 20.5})), false);
 
     // One record: it is the schema.
-    let single = write_records(dir.path(), "single.ndjson", &[("only", vec![json!({"celsius": 20.5}), json!({"celsius": 21})])]);
+    let single = write_records(
+        dir.path(),
+        "single.ndjson",
+        &[("only", vec![json!({"celsius": 20.5}), json!({"celsius": 21})])],
+    );
     let out = schemascope(&["schema", &single, "--json"]);
     let data = envelope(&out)["data"].clone();
     assert_eq!(data["record_name"], "only", "{data}");
@@ -189,27 +279,45 @@ fn a_record_set_of_several_records_needs_the_record_on_every_cli_path() {
 
     // A JSON object file is a record set too (one record per member).
     let object = dir.path().join("object.json");
-    std::fs::write(&object, r#"{"server::Temperature": {"celsius": 21.5}, "server::Config": {"port": 80}}"#).expect("write");
+    std::fs::write(
+        &object,
+        r#"{"server::Temperature": {"celsius": 21.5}, "server::Config": {"port": 80}}"#,
+    )
+    .expect("write");
     let out = schemascope(&["schema", &object.display().to_string(), "--json"]);
     assert_eq!(envelope(&out)["data"]["error"], "record_required");
 
     // The demo record set.
-    let out = schemascope(&["validate", "demo:sensors", "sensors", r#"{"zzz": "anything"}"#, "--json"]);
-    assert_eq!(envelope(&out)["data"]["error"], "record_required", "{}", String::from_utf8_lossy(&out.stdout));
+    let out =
+        schemascope(&["validate", "demo:sensors", "sensors", r#"{"zzz": "anything"}"#, "--json"]);
+    assert_eq!(
+        envelope(&out)["data"]["error"],
+        "record_required",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
 fn graph_node_and_document_schemas_accept_every_item_in_python() {
     let dir = tempfile::tempdir().expect("tempdir");
     let docs = dir.path().join("docs.ndjson");
-    let items =
-        [json!({"id": 1, "title": "a", "score": 0.5}), json!({"id": 2, "title": null}), json!({"id": 3, "title": "c", "score": 1e15, "tags": ["x"]})];
-    std::fs::write(&docs, items.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")).expect("write");
+    let items = [
+        json!({"id": 1, "title": "a", "score": 0.5}),
+        json!({"id": 2, "title": null}),
+        json!({"id": 3, "title": "c", "score": 1e15, "tags": ["x"]}),
+    ];
+    std::fs::write(&docs, items.iter().map(Value::to_string).collect::<Vec<_>>().join("\n"))
+        .expect("write");
     let docs_schema = schema_of(&docs.display().to_string(), "docs");
     let nodes_schema = schema_of("demo:infrastructure", "nodes");
-    let graph: Value =
-        serde_json::from_str(&std::fs::read_to_string(repo_root().join("testdata/demo/infrastructure.json")).expect("demo graph")).expect("json");
-    let nodes: Vec<Value> = graph["nodes"].as_array().expect("nodes").iter().map(|n| n["data"].clone()).collect();
+    let graph: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("testdata/demo/infrastructure.json"))
+            .expect("demo graph"),
+    )
+    .expect("json");
+    let nodes: Vec<Value> =
+        graph["nodes"].as_array().expect("nodes").iter().map(|n| n["data"].clone()).collect();
     assert!(!nodes.is_empty());
     let cases = vec![
         json!({"name": "docs", "schema": docs_schema, "valid": items.iter().cloned().chain([json!({"id": 4, "title": "new", "score": -1})]).collect::<Vec<_>>(), "invalid": [json!({"title": "no id"})]}),
@@ -228,12 +336,17 @@ fn graph_node_and_document_schemas_accept_every_item_in_python() {
 #[test]
 fn python_jsonschema_accepts_every_row_postgresql_returns_against_the_table_schema() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let schema = format!("schemascope_cli_schema_{}", std::process::id());
     let psql = |sql: &str| {
-        let out = Command::new("psql").args([uri.as_str(), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]).output().expect("psql runs");
+        let out = Command::new("psql")
+            .args([uri.as_str(), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .output()
+            .expect("psql runs");
         assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
     };
     psql(&format!(
@@ -247,19 +360,31 @@ fn python_jsonschema_accepts_every_row_postgresql_returns_against_the_table_sche
     ));
     let target = format!("{schema}.t");
     let table_schema = schema_of(&uri, &target);
-    let out = schemascope(&["execute", &uri, &format!("SELECT * FROM {schema}.t ORDER BY id"), "--json"]);
+    let out =
+        schemascope(&["execute", &uri, &format!("SELECT * FROM {schema}.t ORDER BY id"), "--json"]);
     let data = envelope(&out)["data"].clone();
-    let columns: Vec<String> = data["columns"].as_array().expect("columns").iter().map(|c| c.as_str().expect("name").to_string()).collect();
+    let columns: Vec<String> = data["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| c.as_str().expect("name").to_string())
+        .collect();
     let rows: Vec<Value> = data["rows"]
         .as_array()
         .expect("rows")
         .iter()
-        .map(|row| Value::Object(columns.iter().cloned().zip(row.as_array().expect("row").iter().cloned()).collect()))
+        .map(|row| {
+            Value::Object(
+                columns.iter().cloned().zip(row.as_array().expect("row").iter().cloned()).collect(),
+            )
+        })
         .collect();
     psql(&format!("DROP SCHEMA {schema} CASCADE"));
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[0]["ia"], json!([1, null]), "arrays are JSON arrays");
-    let cases = vec![json!({"name": "pg", "schema": table_schema, "valid": rows, "invalid": [json!({"id": "one"})]})];
+    let cases = vec![
+        json!({"name": "pg", "schema": table_schema, "valid": rows, "invalid": [json!({"id": "one"})]}),
+    ];
     for verdict in python_verdicts(&cases) {
         assert_eq!(verdict["schema_ok"], true, "{verdict}");
         assert_eq!(verdict["rejected_valid"], json!([]), "{verdict}\nschema: {table_schema}");

@@ -18,7 +18,10 @@ fn run_client(transport_flag: &str) {
 }
 
 fn run_client_with(transport_flag: &str, extra: &[&std::ffi::OsStr]) {
-    assert!(python_has_mcp(), "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+    assert!(
+        python_has_mcp(),
+        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let graph = dir.path().join("graph.json");
     std::fs::write(&graph, r#"{"nodes":[{"id":"a","data":{"type":"server"}},{"id":"b","data":{"type":"database"}}],"edges":[{"source":"a","target":"b","data":{"latency":12}}]}"#)
@@ -31,7 +34,12 @@ fn run_client_with(transport_flag: &str, extra: &[&std::ffi::OsStr]) {
         .arg("--source")
         .arg(format!("watched={}", graph.display()))
         .arg("--source")
-        .arg(format!("chinook={}", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display()))
+        .arg(format!(
+            "chinook={}",
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+                .display()
+        ))
         .arg("--touch-file")
         .arg(&graph)
         .args(["--resource", "schema://watched"])
@@ -67,7 +75,10 @@ fn python_sdk_authenticates_with_a_bearer_token_and_is_refused_without() {
 
 #[test]
 fn python_sdk_sees_ask_progress_notifications_with_each_steps_thought() {
-    assert!(python_has_mcp(), "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+    assert!(
+        python_has_mcp(),
+        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
     let output = Command::new("python3")
         .current_dir(repo_root())
         .arg("tests/e2e/ask_progress.py")
@@ -76,6 +87,10 @@ fn python_sdk_sees_ask_progress_notifications_with_each_steps_thought() {
         .output()
         .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "client failed\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "client failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(stdout.contains("ask over MCP: 6 progress notifications, ok"), "{stdout}");
 }

@@ -18,8 +18,13 @@ fn chinook() -> String {
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_schemascope"));
     command.args(args);
-    for var in ["ENABLE_DOC_RETRIEVAL", "DOC_RETRIEVAL_TOP_K", "DOC_RELEVANCE_THRESHOLD", "RETRIEVAL_TABLE_THRESHOLD", "SCHEMASCOPE_RETRIEVAL_CONFIG"]
-    {
+    for var in [
+        "ENABLE_DOC_RETRIEVAL",
+        "DOC_RETRIEVAL_TOP_K",
+        "DOC_RELEVANCE_THRESHOLD",
+        "RETRIEVAL_TABLE_THRESHOLD",
+        "SCHEMASCOPE_RETRIEVAL_CONFIG",
+    ] {
         command.env_remove(var);
     }
     command.envs(env.iter().copied());
@@ -27,7 +32,12 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
 }
 
 fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
@@ -36,12 +46,17 @@ fn docs_generate_writes_parsable_docs_and_keeps_edited_files() {
     let dir = tempfile::tempdir().expect("tempdir");
     let docs = dir.path().display().to_string();
     let first = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
-    assert_eq!(first["data"]["written"].as_array().map(Vec::len), Some(12), "_index.md and 11 tables");
+    assert_eq!(
+        first["data"]["written"].as_array().map(Vec::len),
+        Some(12),
+        "_index.md and 11 tables"
+    );
     let again = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
     assert_eq!(again["data"]["unchanged"].as_array().map(Vec::len), Some(12));
     let genre = dir.path().join("Genre.md");
-    let edited =
-        std::fs::read_to_string(&genre).expect("read").replace("## Purpose\n", "## Purpose\n\nMusic genres, curated by the catalogue team.\n");
+    let edited = std::fs::read_to_string(&genre)
+        .expect("read")
+        .replace("## Purpose\n", "## Purpose\n\nMusic genres, curated by the catalogue team.\n");
     std::fs::write(&genre, &edited).expect("edit");
     let kept = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
     assert_eq!(kept["data"]["keptEdited"], serde_json::json!(["Genre.md"]));
@@ -49,7 +64,8 @@ fn docs_generate_writes_parsable_docs_and_keeps_edited_files() {
     let forced = json(&run(&["docs", "generate", &chinook(), &docs, "--force", "--json"], &[]));
     assert_eq!(forced["data"]["written"], serde_json::json!(["Genre.md"]));
     // The generated docs, with the values the profiles found, are what retrieval reads.
-    let context = json(&run(&["context", &chinook(), "--docs", &docs, "tracks per genre", "--json"], &[]));
+    let context =
+        json(&run(&["context", &chinook(), "--docs", &docs, "tracks per genre", "--json"], &[]));
     assert_eq!(context["data"]["warnings"], serde_json::json!([]));
     assert_eq!(context["data"]["metadata"]["strategy"], "focused");
 }
@@ -61,14 +77,32 @@ fn written_docs_are_searched_and_malformed_files_are_reported_and_skipped() {
         let path = entry.expect("entry").path();
         std::fs::copy(&path, dir.path().join(path.file_name().expect("name"))).expect("copy");
     }
-    std::fs::write(dir.path().join("Album.md"), "# Table: Album\n\n## Purpose\n\n```sql\nSELECT 1\n").expect("write");
+    std::fs::write(
+        dir.path().join("Album.md"),
+        "# Table: Album\n\n## Purpose\n\n```sql\nSELECT 1\n",
+    )
+    .expect("write");
     let docs = dir.path().display().to_string();
-    let out = json(&run(&["search-docs", &chinook(), "--docs", &docs, "are refunds recorded", "--json"], &[]));
-    assert_eq!(out["data"]["chunks"][0]["table"], "Invoice", "only Invoice.md speaks of refunds: {out}");
+    let out = json(&run(
+        &["search-docs", &chinook(), "--docs", &docs, "are refunds recorded", "--json"],
+        &[],
+    ));
+    assert_eq!(
+        out["data"]["chunks"][0]["table"], "Invoice",
+        "only Invoice.md speaks of refunds: {out}"
+    );
     let warnings = out["data"]["warnings"].as_array().expect("warnings");
-    assert!(warnings.iter().any(|w| w.as_str().is_some_and(|w| w.contains("Album.md:5") && w.contains("skipped"))), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("Album.md:5") && w.contains("skipped"))),
+        "{warnings:?}"
+    );
     let without = json(&run(&["search-docs", &chinook(), "are refunds recorded", "--json"], &[]));
-    assert_ne!(without["data"]["chunks"][0]["table"], "Invoice", "without the docs nothing speaks of refunds");
+    assert_ne!(
+        without["data"]["chunks"][0]["table"], "Invoice",
+        "without the docs nothing speaks of refunds"
+    );
 }
 
 #[test]
@@ -76,18 +110,39 @@ fn retrieval_configuration_layers_file_environment_and_flags() {
     let question = "which genre has the most tracks";
     let strategy = |out: &Output| {
         let data = json(out);
-        (data["data"]["metadata"]["strategy"].as_str().unwrap_or_default().to_string(), data["data"]["metadata"]["reason"].clone())
+        (
+            data["data"]["metadata"]["strategy"].as_str().unwrap_or_default().to_string(),
+            data["data"]["metadata"]["reason"].clone(),
+        )
     };
-    assert_eq!(strategy(&run(&["context", &chinook(), question, "--json"], &[])).0, "focused", "11 tables ≥ the threshold of 10");
+    assert_eq!(
+        strategy(&run(&["context", &chinook(), question, "--json"], &[])).0,
+        "focused",
+        "11 tables ≥ the threshold of 10"
+    );
     let env = [("RETRIEVAL_TABLE_THRESHOLD", "20")];
-    assert_eq!(strategy(&run(&["context", &chinook(), question, "--json"], &env)), ("full".into(), Value::from("smallSchema")));
-    assert_eq!(strategy(&run(&["context", &chinook(), question, "--json", "--table-threshold", "5"], &env)).0, "focused", "flags win");
+    assert_eq!(
+        strategy(&run(&["context", &chinook(), question, "--json"], &env)),
+        ("full".into(), Value::from("smallSchema"))
+    );
+    assert_eq!(
+        strategy(&run(
+            &["context", &chinook(), question, "--json", "--table-threshold", "5"],
+            &env
+        ))
+        .0,
+        "focused",
+        "flags win"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("retrieval.toml");
     std::fs::write(&file, "enabled = false\ntop_k = 3\n").expect("write");
     let config = file.display().to_string();
     assert_eq!(
-        strategy(&run(&["context", &chinook(), question, "--json", "--retrieval-config", &config], &[])),
+        strategy(&run(
+            &["context", &chinook(), question, "--json", "--retrieval-config", &config],
+            &[]
+        )),
         ("full".into(), Value::from("disabled"))
     );
     let bad = run(&["context", &chinook(), question], &[("DOC_RETRIEVAL_TOP_K", "many")]);
@@ -100,14 +155,30 @@ fn retrieval_configuration_layers_file_environment_and_flags() {
 fn schema_docs_need_a_sql_source() {
     let out = run(&["search-docs", "demo:infrastructure", "servers"], &[]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a SQL database"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a SQL database"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn eval_retrieval_on_pooled_spider_meets_the_recall_and_reduction_targets() {
     let tables = root().join("testdata/spider/tables.json").display().to_string();
     let questions = root().join("testdata/spider/dev_open.json").display().to_string();
-    let out = run(&["eval", "retrieval", "--tables", &tables, "--questions", &questions, "--pooled", "--json"], &[]);
+    let out = run(
+        &[
+            "eval",
+            "retrieval",
+            "--tables",
+            &tables,
+            "--questions",
+            &questions,
+            "--pooled",
+            "--json",
+        ],
+        &[],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(report["questions"], 493);
@@ -115,7 +186,20 @@ fn eval_retrieval_on_pooled_spider_meets_the_recall_and_reduction_targets() {
     assert!(report["avgTables"].as_f64().unwrap_or(0.0) > 870.0, "{report}");
     assert!(report["recallAtK"].as_f64().unwrap_or(0.0) >= 0.90, "{report}");
     assert!(report["reduction"].as_f64().unwrap_or(0.0) >= 0.90, "{report}");
-    let single = run(&["eval", "retrieval", "--tables", &tables, "--questions", &questions, "--k", "3", "--json"], &[]);
+    let single = run(
+        &[
+            "eval",
+            "retrieval",
+            "--tables",
+            &tables,
+            "--questions",
+            &questions,
+            "--k",
+            "3",
+            "--json",
+        ],
+        &[],
+    );
     let single: Value = serde_json::from_slice(&single.stdout).expect("json");
     assert_eq!(single["setting"], "perDatabase");
     assert!(single["recallAtK"].as_f64().unwrap_or(0.0) >= 0.95, "{single}");
@@ -125,8 +209,13 @@ fn eval_retrieval_on_pooled_spider_meets_the_recall_and_reduction_targets() {
 fn eval_validator_accepts_every_spider_gold_query() {
     let tables = root().join("testdata/spider/tables.json").display().to_string();
     let questions = root().join("testdata/spider/dev_open.json").display().to_string();
-    let out = run(&["eval", "validator", "--tables", &tables, "--questions", &questions, "--json"], &[]);
+    let out =
+        run(&["eval", "validator", "--tables", &tables, "--questions", &questions, "--json"], &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!((report["total"].as_u64(), report["accepted"].as_u64(), report["rejected"].as_u64()), (Some(493), Some(493), Some(0)), "{report}");
+    assert_eq!(
+        (report["total"].as_u64(), report["accepted"].as_u64(), report["rejected"].as_u64()),
+        (Some(493), Some(493), Some(0)),
+        "{report}"
+    );
 }

@@ -21,7 +21,11 @@ fn start(session_file: &std::path::Path) -> (Child, SocketAddr) {
     let stderr = child.stderr.take().expect("stderr");
     let mut line = String::new();
     BufReader::new(stderr).read_line(&mut line).expect("the server prints its address");
-    let addr = line.split("http://").nth(1).and_then(|rest| rest.split('/').next()).and_then(|a| a.parse().ok());
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|a| a.parse().ok());
     let addr = addr.unwrap_or_else(|| panic!("no address in {line:?}"));
     (child, addr)
 }
@@ -70,7 +74,9 @@ fn every_acknowledged_change_survives_kill_9_mid_burst() {
         // Let a few dozen changes through, then kill without warning.
         loop {
             std::thread::sleep(Duration::from_millis(50));
-            let layers = call(addr, "describe_styles", &json!({})).map(|r| r["data"]["layerCount"].as_u64().unwrap_or(0)).unwrap_or(0);
+            let layers = call(addr, "describe_styles", &json!({}))
+                .map(|r| r["data"]["layerCount"].as_u64().unwrap_or(0))
+                .unwrap_or(0);
             if layers > 60 {
                 break;
             }
@@ -83,12 +89,26 @@ fn every_acknowledged_change_survives_kill_9_mid_burst() {
     assert!(acknowledged.len() >= 30, "only {} changes before the kill", acknowledged.len());
 
     let (mut restarted, addr) = start(&file);
-    let described = call(addr, "describe_styles", &json!({})).expect("the restarted server answers");
-    let names: Vec<&str> = described["data"]["layers"].as_array().expect("layers").iter().filter_map(|l| l["name"].as_str()).collect();
-    let lost: Vec<&String> = acknowledged.iter().filter(|name| !names.contains(&name.as_str())).collect();
-    assert!(lost.is_empty(), "{} of {} acknowledged changes were lost, e.g. {:?}", lost.len(), acknowledged.len(), lost.first());
+    let described =
+        call(addr, "describe_styles", &json!({})).expect("the restarted server answers");
+    let names: Vec<&str> = described["data"]["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .filter_map(|l| l["name"].as_str())
+        .collect();
+    let lost: Vec<&String> =
+        acknowledged.iter().filter(|name| !names.contains(&name.as_str())).collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {} acknowledged changes were lost, e.g. {:?}",
+        lost.len(),
+        acknowledged.len(),
+        lost.first()
+    );
     // The restored layers still style: a server node's computed style comes from a burst layer.
-    let computed = call(addr, "describe_styles", &json!({"compute_for": "server-001"})).expect("answer");
+    let computed =
+        call(addr, "describe_styles", &json!({"compute_for": "server-001"})).expect("answer");
     assert_eq!(computed["data"]["computedStyle"]["texture"]["color"], "#ff0000", "{computed}");
     restarted.kill().expect("stop");
     let _ = restarted.wait();

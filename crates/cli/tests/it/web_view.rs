@@ -38,7 +38,8 @@ fn token_file(dir: &Path) -> std::path::PathBuf {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod the token");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                .expect("chmod the token");
         }
     }
     path
@@ -56,7 +57,13 @@ impl Server {
             .arg(token_file(dir))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(std::fs::OpenOptions::new().create(true).append(true).open(&stderr).expect("open the server's stderr file"))
+            .stderr(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&stderr)
+                    .expect("open the server's stderr file"),
+            )
             .spawn()
             .expect("start schemascope demo");
         let stdout = child.stdout.take().expect("the server's stdout");
@@ -74,7 +81,10 @@ impl Server {
         let server = Self { child, stderr };
         match url.recv_timeout(Duration::from_secs(120)) {
             Ok(url) => (server, url),
-            Err(_) => panic!("`schemascope demo --http 127.0.0.1:0` printed no \"Graph view\" URL; its stderr:\n{}", server.stderr_text()),
+            Err(_) => panic!(
+                "`schemascope demo --http 127.0.0.1:0` printed no \"Graph view\" URL; its stderr:\n{}",
+                server.stderr_text()
+            ),
         }
     }
 
@@ -99,14 +109,19 @@ impl Drop for Server {
 
 #[test]
 fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
-    let missing: Vec<&str> = ["chromium", "chromedriver"].into_iter().filter(|p| find_program(p).is_none()).collect();
+    let missing: Vec<&str> =
+        ["chromium", "chromedriver"].into_iter().filter(|p| find_program(p).is_none()).collect();
     assert!(
         missing.is_empty(),
         "{} not found on the PATH: the web view's browser test needs headless Chromium; `.ci/run` (scripts/test) installs the Debian packages with `apt-get install -y chromium chromium-driver`",
         missing.join(" and ")
     );
-    let python_has_mcp = Command::new("python3").args(["-c", "import mcp"]).status().is_ok_and(|s| s.success());
-    assert!(python_has_mcp, "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)");
+    let python_has_mcp =
+        Command::new("python3").args(["-c", "import mcp"]).status().is_ok_and(|s| s.success());
+    assert!(
+        python_has_mcp,
+        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
 
     let dir = tempfile::tempdir().expect("tempdir");
     // Outside the tempdir, so they are still there to look at when the test fails.
@@ -132,9 +147,13 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
         .expect("python3 runs");
     let mut answers = browser.stdin.take().expect("the browser script's stdin");
     let stderr_pipe = browser.stderr.take().expect("the browser script's stderr");
-    let stderr_reader = std::thread::spawn(move || std::io::read_to_string(stderr_pipe).unwrap_or_default());
+    let stderr_reader =
+        std::thread::spawn(move || std::io::read_to_string(stderr_pipe).unwrap_or_default());
     let mut lines = Vec::new();
-    for line in BufReader::new(browser.stdout.take().expect("the browser script's stdout")).lines().map_while(Result::ok) {
+    for line in BufReader::new(browser.stdout.take().expect("the browser script's stdout"))
+        .lines()
+        .map_while(Result::ok)
+    {
         // The script asks for the server to be killed, then restarted on the same port and file.
         let answer = match line.trim() {
             "KILL-ME" => {
@@ -148,13 +167,18 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
             _ => None,
         };
         if let Some(answer) = answer {
-            writeln!(answers, "{answer}").and_then(|()| answers.flush()).expect("answer the browser script");
+            writeln!(answers, "{answer}")
+                .and_then(|()| answers.flush())
+                .expect("answer the browser script");
         }
         lines.push(line);
     }
     let status = browser.wait().expect("the browser script ends");
-    let output =
-        std::process::Output { status, stdout: lines.join("\n").into_bytes(), stderr: stderr_reader.join().unwrap_or_default().into_bytes() };
+    let output = std::process::Output {
+        status,
+        stdout: lines.join("\n").into_bytes(),
+        stderr: stderr_reader.join().unwrap_or_default().into_bytes(),
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let report = format!(

@@ -224,7 +224,11 @@ impl ValueStats {
 /// one longer than 256 bytes, the shortened key of `long_string_key`. Sources that count values
 /// elsewhere (a database) report them under the same keys.
 pub fn value_key(value: &str) -> std::borrow::Cow<'_, str> {
-    if value.len() <= MAX_KEY_LEN { std::borrow::Cow::Borrowed(value) } else { std::borrow::Cow::Owned(long_string_key(value).into()) }
+    if value.len() <= MAX_KEY_LEN {
+        std::borrow::Cow::Borrowed(value)
+    } else {
+        std::borrow::Cow::Owned(long_string_key(value).into())
+    }
 }
 
 /// The key under which an over-long string is counted: a prefix, an ellipsis, and a hash of the
@@ -299,7 +303,8 @@ impl PathNode {
         if let Some(index) = &mut self.key_index {
             index.insert(key.into(), position);
         } else if self.keys.len() > SCAN_LIMIT {
-            self.key_index = Some(self.keys.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
+            self.key_index =
+                Some(self.keys.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
         }
         Some(position)
     }
@@ -324,7 +329,8 @@ impl PathNode {
         self.deferred.append(&mut other.deferred);
         self.dropped_keys += other.dropped_keys;
         // Keys `other` refused: under a key refused below, they vanish with it (counted once).
-        ctx.forgot |= path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
+        ctx.forgot |=
+            path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
             match self.child_index(&key, ordinal, ctx) {
                 Some(i) => self.keys[i].1.merge(child, ctx),
@@ -381,7 +387,15 @@ impl ProfileBuilder {
     pub fn with_limits(limits: ProfileLimits) -> Self {
         Self {
             root: PathNode::default(),
-            ctx: Ctx { limits, paths: 0, capture_id: false, captured_id: None, refused_any: false, remembered: 0, forgot: false },
+            ctx: Ctx {
+                limits,
+                paths: 0,
+                capture_id: false,
+                captured_id: None,
+                refused_any: false,
+                remembered: 0,
+                forgot: false,
+            },
             want_id: false,
             tape: Vec::new(),
         }
@@ -402,7 +416,12 @@ impl ProfileBuilder {
     pub fn add_json(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
         self.ctx.captured_id = None;
         if tape::scan(json, &mut self.tape) {
-            let mut walk = TapeWalk { tape: &self.tape, text: json, ctx: &mut self.ctx, want_id: self.want_id };
+            let mut walk = TapeWalk {
+                tape: &self.tape,
+                text: json,
+                ctx: &mut self.ctx,
+                want_id: self.want_id,
+            };
             walk.value(0, &mut self.root, 0, false);
             return Ok(self.ctx.captured_id.take());
         }
@@ -417,7 +436,8 @@ impl ProfileBuilder {
         // An earlier item that failed inside its `id` member left the flag set.
         self.ctx.capture_id = false;
         let mut de = serde_json::Deserializer::from_str(json);
-        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }.deserialize(&mut de)?;
+        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }
+            .deserialize(&mut de)?;
         de.end()?;
         Ok(self.ctx.captured_id.take())
     }
@@ -425,7 +445,8 @@ impl ProfileBuilder {
     /// Profiles one item given as a parsed value.
     pub fn add_value(&mut self, value: &Value) {
         // A Value always deserializes: the visitor accepts every JSON shape.
-        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }.deserialize(value);
+        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }
+            .deserialize(value);
     }
 
     /// Adds another builder's counts to this one.
@@ -632,7 +653,15 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 self.ctx.paths += 1;
                 Box::default()
             });
-            while seq.next_element_seed(NodeSeed { node: items, ctx: self.ctx, depth: self.depth + 1, want_id: false })?.is_some() {
+            while seq
+                .next_element_seed(NodeSeed {
+                    node: items,
+                    ctx: self.ctx,
+                    depth: self.depth + 1,
+                    want_id: false,
+                })?
+                .is_some()
+            {
                 len += 1;
             }
         }
@@ -657,7 +686,12 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
             };
             self.ctx.capture_id = self.want_id && self.depth == 0 && key == "id";
             let child = &mut self.node.keys[index].1;
-            map.next_value_seed(NodeSeed { node: child, ctx: self.ctx, depth: self.depth + 1, want_id: false })?;
+            map.next_value_seed(NodeSeed {
+                node: child,
+                ctx: self.ctx,
+                depth: self.depth + 1,
+                want_id: false,
+            })?;
             self.ctx.capture_id = false;
             ordinal += 1;
         }
@@ -671,7 +705,10 @@ struct KeySeed;
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Cow<'de, str>;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }

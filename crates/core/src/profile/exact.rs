@@ -49,14 +49,18 @@ impl NumberKey {
     /// The number as an exact integer, when it is a whole number in the `i128` range.
     pub fn integer_value(self) -> Option<i128> {
         // Every double of magnitude below 2^127 with no fraction is an integer that fits.
-        let whole = self.double.is_finite() && self.double.fract() == 0.0 && self.double.abs() < 1.7e38;
+        let whole =
+            self.double.is_finite() && self.double.fract() == 0.0 && self.double.abs() < 1.7e38;
         whole.then(|| (self.double as i128).saturating_add(i128::from(self.offset)))
     }
 
     /// The number as JSON: an exact integer when it was written as one (`integers`: every value
     /// of its property was; an offset means this one was), else its double.
     pub fn to_json(self, integers: bool) -> Value {
-        let exact = (integers || self.offset != 0).then(|| self.integer_value()).flatten().and_then(integer_json);
+        let exact = (integers || self.offset != 0)
+            .then(|| self.integer_value())
+            .flatten()
+            .and_then(integer_json);
         exact.unwrap_or_else(|| crate::figure::exact_json(self.double))
     }
 
@@ -67,13 +71,20 @@ impl NumberKey {
 
     /// The numbers' order (the two zeros compare equal, as `==` says).
     pub fn order(self, other: Self) -> Ordering {
-        if self.double == other.double { self.offset.cmp(&other.offset) } else { self.double.total_cmp(&other.double) }
+        if self.double == other.double {
+            self.offset.cmp(&other.offset)
+        } else {
+            self.double.total_cmp(&other.double)
+        }
     }
 }
 
 /// An integer as a JSON number, when JSON holds it exactly (the i64 and u64 ranges).
 pub fn integer_json(value: i128) -> Option<Value> {
-    i64::try_from(value).map(Value::from).ok().or_else(|| u64::try_from(value).map(Value::from).ok())
+    i64::try_from(value)
+        .map(Value::from)
+        .ok()
+        .or_else(|| u64::try_from(value).map(Value::from).ok())
 }
 
 /// A number kept exactly in quarter units: an integer, or a quartile interpolated between two
@@ -112,7 +123,11 @@ impl Quarters {
             return value;
         }
         let double = self.to_f64();
-        if double.is_finite() && (double * 4.0) as i128 == self.0 { crate::figure::exact_json(double) } else { Value::String(self.text()) }
+        if double.is_finite() && (double * 4.0) as i128 == self.0 {
+            crate::figure::exact_json(double)
+        } else {
+            Value::String(self.text())
+        }
     }
 
     /// The exact decimal text (`-7.5`, `9007199254740993.25`).
@@ -155,28 +170,52 @@ mod tests {
 
     #[test]
     fn neighbouring_integers_past_2_pow_53_are_distinct_and_ordered() {
-        let keys: Vec<NumberKey> = [TWO_53 + 2, TWO_53, TWO_53 + 1, i128::from(i64::MAX), i128::from(u64::MAX)].map(NumberKey::integer).to_vec();
+        let keys: Vec<NumberKey> =
+            [TWO_53 + 2, TWO_53, TWO_53 + 1, i128::from(i64::MAX), i128::from(u64::MAX)]
+                .map(NumberKey::integer)
+                .to_vec();
         let mut sorted = keys.clone();
         sorted.sort_by(|a, b| a.order(*b));
         let values: Vec<i128> = sorted.iter().filter_map(|k| k.integer_value()).collect();
-        assert_eq!(values, [TWO_53, TWO_53 + 1, TWO_53 + 2, i128::from(i64::MAX), i128::from(u64::MAX)]);
+        assert_eq!(
+            values,
+            [TWO_53, TWO_53 + 1, TWO_53 + 2, i128::from(i64::MAX), i128::from(u64::MAX)]
+        );
         assert_ne!(NumberKey::integer(TWO_53), NumberKey::integer(TWO_53 + 1));
-        assert_eq!(NumberKey::integer(TWO_53 + 1).to_json(true), serde_json::json!(9_007_199_254_740_993_u64));
-        assert_eq!(NumberKey::integer(i128::from(i64::MIN)).to_json(true), serde_json::json!(i64::MIN));
+        assert_eq!(
+            NumberKey::integer(TWO_53 + 1).to_json(true),
+            serde_json::json!(9_007_199_254_740_993_u64)
+        );
+        assert_eq!(
+            NumberKey::integer(i128::from(i64::MIN)).to_json(true),
+            serde_json::json!(i64::MIN)
+        );
         // A float equal to an integer is the same number.
-        assert_eq!(NumberKey::float(1e17).order(NumberKey::integer(100_000_000_000_000_000)), Ordering::Equal);
+        assert_eq!(
+            NumberKey::float(1e17).order(NumberKey::integer(100_000_000_000_000_000)),
+            Ordering::Equal
+        );
         assert!(NumberKey::integer(TWO_53 + 1).below(9_007_199_254_740_994.0));
         assert!(!NumberKey::integer(TWO_53 + 1).below(9_007_199_254_740_992.0));
     }
 
     #[test]
     fn quarters_are_shown_exactly() {
-        assert_eq!(Quarters::between(TWO_53 + 1, TWO_53 + 2, 2).to_json(), serde_json::json!("9007199254740993.5"));
-        assert_eq!(Quarters::between(TWO_53 + 1, TWO_53 + 3, 2).to_json(), serde_json::json!(9_007_199_254_740_994_u64));
+        assert_eq!(
+            Quarters::between(TWO_53 + 1, TWO_53 + 2, 2).to_json(),
+            serde_json::json!("9007199254740993.5")
+        );
+        assert_eq!(
+            Quarters::between(TWO_53 + 1, TWO_53 + 3, 2).to_json(),
+            serde_json::json!(9_007_199_254_740_994_u64)
+        );
         assert_eq!(Quarters::between(-8, -7, 2).to_json(), serde_json::json!(-7.5));
         assert_eq!(Quarters::between(-1, 0, 2).text(), "-0.5");
         assert_eq!(Quarters::between(3, 4, 1).text(), "3.25");
-        assert_eq!((Quarters::between(-1, 0, 2).floor(), Quarters::between(3, 4, 3).floor()), (-1, 3));
+        assert_eq!(
+            (Quarters::between(-1, 0, 2).floor(), Quarters::between(3, 4, 3).floor()),
+            (-1, 3)
+        );
         assert_eq!(Quarters::between(i128::from(i64::MIN), i128::from(i64::MAX), 2).text(), "-0.5");
     }
 

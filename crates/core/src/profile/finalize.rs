@@ -38,18 +38,34 @@ struct Shape {
     has_items: bool,
 }
 
-fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pending>, shapes: &mut Vec<Shape>, limit: &mut PathLimit) {
+fn flatten(
+    node: PathNode,
+    path: PropertyPath,
+    total: u64,
+    pending: &mut Vec<Pending>,
+    shapes: &mut Vec<Shape>,
+    limit: &mut PathLimit,
+) {
     // Array elements are counted over every merged builder.
-    let elements = node.stats.arrays.lengths.sum + node.deferred.iter().map(|d| d.arrays.lengths.sum).sum::<u64>();
+    let elements = node.stats.arrays.lengths.sum
+        + node.deferred.iter().map(|d| d.arrays.lengths.sum).sum::<u64>();
     // The element node is created when an array opens; if every array was empty it saw nothing.
     let mut node = node;
     if let Some(refused) = node.refused.take() {
         let profiled: Vec<Box<str>> = node.keys.iter().map(|(k, _)| k.clone()).collect();
         limit.record(&path, *refused, &profiled);
     }
-    node.items = node.items.filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
+    node.items = node
+        .items
+        .filter(|i| i.stats.present + i.deferred.iter().map(|d| d.present).sum::<u64>() > 0);
     shapes.push(Shape { children: node.keys.len(), has_items: node.items.is_some() });
-    pending.push(Pending { path: path.clone(), total, stats: node.stats, deferred: node.deferred, dropped_keys: node.dropped_keys });
+    pending.push(Pending {
+        path: path.clone(),
+        total,
+        stats: node.stats,
+        deferred: node.deferred,
+        dropped_keys: node.dropped_keys,
+    });
     // Presence is counted over the whole collection (items, or all elements inside an array),
     // not over the parent objects: a key under a partly present parent is missing where the
     // parent is.
@@ -61,7 +77,10 @@ fn flatten(node: PathNode, path: PropertyPath, total: u64, pending: &mut Vec<Pen
     }
 }
 
-fn rebuild(profiles: &mut std::vec::IntoIter<PropertyProfile>, shapes: &mut std::slice::Iter<'_, Shape>) -> Option<ProfileNode> {
+fn rebuild(
+    profiles: &mut std::vec::IntoIter<PropertyProfile>,
+    shapes: &mut std::slice::Iter<'_, Shape>,
+) -> Option<ProfileNode> {
     let Shape { children, has_items } = shapes.next()?;
     let profile = profiles.next()?;
     let children = (0..*children).filter_map(|_| rebuild(profiles, shapes)).collect();
@@ -69,7 +88,12 @@ fn rebuild(profiles: &mut std::vec::IntoIter<PropertyProfile>, shapes: &mut std:
     Some(ProfileNode { profile, children, items })
 }
 
-pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool, mut path_limit: PathLimit) -> CollectionProfile {
+pub(crate) fn finish(
+    root: PathNode,
+    item_count: u64,
+    path_limit_hit: bool,
+    mut path_limit: PathLimit,
+) -> CollectionProfile {
     let mut pending = Vec::new();
     let mut shapes = Vec::new();
     flatten(root, PropertyPath::root(), item_count, &mut pending, &mut shapes, &mut path_limit);
@@ -77,7 +101,8 @@ pub(crate) fn finish(root: PathNode, item_count: u64, path_limit_hit: bool, mut 
     // Heaviest paths first, handed out one at a time to whichever thread is free.
     let mut order: Vec<(usize, u64)> = pending.iter().map(Pending::cost).enumerate().collect();
     order.sort_by_key(|o| std::cmp::Reverse(o.1));
-    let work: Vec<Mutex<Option<Pending>>> = pending.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let work: Vec<Mutex<Option<Pending>>> =
+        pending.into_iter().map(|p| Mutex::new(Some(p))).collect();
     // Turn `t` finishes the path `order[t]` names. Each job is taken from its slot once, whole,
     // so a panic on another path leaves every slot valid (and reaches the caller).
     let finished = crate::parallel::on_all_cores(order.len(), |turn| {
@@ -124,7 +149,8 @@ fn finalize(p: Pending) -> PropertyProfile {
     };
     let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
     let numbers = (!s.numbers.is_empty()).then(|| finalize_numbers(s.numbers));
-    let booleans = (s.trues + s.falses > 0).then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
+    let booleans = (s.trues + s.falses > 0)
+        .then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
     let lengths = s.arrays.lengths;
     let arrays = (lengths.count > 0).then(|| ArrayProfile {
         count: lengths.count,
@@ -133,8 +159,10 @@ fn finalize(p: Pending) -> PropertyProfile {
         avg_length: lengths.mean(),
         empty_count: s.arrays.empty,
     });
-    let distinct =
-        strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(s.trues > 0) + u64::from(s.falses > 0);
+    let distinct = strings.as_ref().map_or(0, |x| x.distinct)
+        + numbers.as_ref().map_or(0, |x| x.distinct)
+        + u64::from(s.trues > 0)
+        + u64::from(s.falses > 0);
     PropertyProfile {
         path: p.path,
         total: p.total,
@@ -158,10 +186,12 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => match text_range(entries.iter().map(|e| e.0)) {
-            Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
-            None => (None, None),
-        },
+        Some(StringFormat::Date | StringFormat::DateTime) => {
+            match text_range(entries.iter().map(|e| e.0)) {
+                Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
+                None => (None, None),
+            }
+        }
         _ => (None, None),
     };
     let mut lengths = s.long;
@@ -175,7 +205,10 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     StringProfile {
         count: s.count,
         distinct,
-        top: entries.into_iter().map(|(v, count)| ValueCount { value: Value::String(v.to_string()), count }).collect(),
+        top: entries
+            .into_iter()
+            .map(|(v, count)| ValueCount { value: Value::String(v.to_string()), count })
+            .collect(),
         min_length: lengths.min,
         max_length: lengths.max,
         avg_length: lengths.mean(),
@@ -203,7 +236,10 @@ fn text_range<'a>(mut texts: impl Iterator<Item = &'a str>) -> Option<(&'a str, 
 /// The `k` most common values, most common first and ties in text order. One pass keeping the
 /// best `k` so far: a candidate is usually turned away by its count alone, and a million
 /// distinct ids cost a million comparisons with the current `k`-th, not a partition of them all.
-fn top_values<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>, k: usize) -> Vec<(&'a str, u64)> {
+fn top_values<'a>(
+    entries: impl IntoIterator<Item = (&'a str, u64)>,
+    k: usize,
+) -> Vec<(&'a str, u64)> {
     let ranks_before = |a: &(&str, u64), b: &(&str, u64)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
     let mut best: Vec<(&str, u64)> = Vec::with_capacity(k + 1);
     if k == 0 {
@@ -238,7 +274,11 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         median,
         std_dev,
         distinct,
-        top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(runs.iter(), integers) } else { Vec::new() },
+        top: if distinct <= NUMBER_TOP_DISTINCT {
+            top_numbers(runs.iter(), integers)
+        } else {
+            Vec::new()
+        },
         quartiles: [runs.quarter(1).0, runs.quarter(3).0],
         exact_median: exact_median.filter(|_| integers),
         exact_range: runs.first_key().zip(runs.last_key()),

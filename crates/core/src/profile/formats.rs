@@ -43,25 +43,33 @@ impl StringFormat {
 /// cost a few comparisons; the real parsers (chrono, uuid, email_address, fluent-uri) decide.
 pub fn detect(value: &str) -> Option<StringFormat> {
     let bytes = value.as_bytes();
-    let starts_like_date = bytes.len() >= 10 && bytes[..4].iter().all(u8::is_ascii_digit) && bytes[4] == b'-' && bytes[7] == b'-';
+    let starts_like_date = bytes.len() >= 10
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[4] == b'-'
+        && bytes[7] == b'-';
     if starts_like_date {
         if bytes.len() == 10 {
             return is_date(bytes).then_some(StringFormat::Date);
         }
         // A million timestamps are checked when a property looks like one: the common shapes are
         // settled by hand, anything unusual (leap seconds, long fractions, odd separators) by chrono.
-        let valid = is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok();
+        let valid =
+            is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok();
         return valid.then_some(StringFormat::DateTime);
     }
     if bytes.len() == 36 && bytes[8] == b'-' && bytes[13] == b'-' {
         return uuid::Uuid::try_parse(value).ok().map(|_| StringFormat::Uuid);
     }
-    if bytes.len() >= 7 && bytes.len() <= 15 && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+    if bytes.len() >= 7
+        && bytes.len() <= 15
+        && bytes.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+    {
         return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
     }
     if value.contains("://") {
         let scheme_ok = value.split("://").next().is_some_and(|s| {
-            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         });
         return (scheme_ok && fluent_uri::Uri::parse(value).is_ok()).then_some(StringFormat::Uri);
     }
@@ -82,7 +90,9 @@ fn two_digits(bytes: &[u8], at: usize) -> Option<u32> {
 /// `YYYY-MM-DD` naming a real day (the caller has checked the year digits and the dashes).
 fn is_date(bytes: &[u8]) -> bool {
     let year = bytes[..4].iter().fold(0u32, |y, d| y * 10 + u32::from(d - b'0'));
-    let (Some(month), Some(day)) = (two_digits(bytes, 5), two_digits(bytes, 8)) else { return false };
+    let (Some(month), Some(day)) = (two_digits(bytes, 5), two_digits(bytes, 8)) else {
+        return false;
+    };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days = match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -97,7 +107,12 @@ fn is_date(bytes: &[u8]) -> bool {
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` with every field in range: the shape nearly all
 /// timestamps take. False means "not this shape", not "invalid": chrono then decides.
 fn is_plain_date_time(bytes: &[u8]) -> bool {
-    if bytes.len() < 20 || !is_date(&bytes[..10]) || bytes[10] != b'T' || bytes[13] != b':' || bytes[16] != b':' {
+    if bytes.len() < 20
+        || !is_date(&bytes[..10])
+        || bytes[10] != b'T'
+        || bytes[13] != b':'
+        || bytes[16] != b':'
+    {
         return false;
     }
     let in_range = |at, max| two_digits(bytes, at).is_some_and(|v| v <= max);
@@ -114,7 +129,10 @@ fn is_plain_date_time(bytes: &[u8]) -> bool {
     }
     match rest {
         [b'Z'] => true,
-        [b'+' | b'-', _, _, b':', _, _] => two_digits(rest, 1).is_some_and(|h| h <= 23) && two_digits(rest, 4).is_some_and(|m| m <= 59),
+        [b'+' | b'-', _, _, b':', _, _] => {
+            two_digits(rest, 1).is_some_and(|h| h <= 23)
+                && two_digits(rest, 4).is_some_and(|m| m <= 59)
+        }
         _ => false,
     }
 }
@@ -154,7 +172,10 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
     // timestamps is the slowest step of finishing a profile).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = entries.chunks(entries.len().div_ceil(threads)).map(|part| scope.spawn(move || tally(part).0)).collect();
+        let handles: Vec<_> = entries
+            .chunks(entries.len().div_ceil(threads))
+            .map(|part| scope.spawn(move || tally(part).0))
+            .collect();
         handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
     });
     let mut counts: Vec<(StringFormat, u64)> = Vec::new();
@@ -192,7 +213,16 @@ mod tests {
 
     #[test]
     fn hand_checked_dates_agree_with_chrono() {
-        let days = ["2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2024-04-31", "2024-00-10", "2024-12-00", "2024-1a-01"];
+        let days = [
+            "2024-02-29",
+            "2023-02-29",
+            "1900-02-29",
+            "2000-02-29",
+            "2024-04-31",
+            "2024-00-10",
+            "2024-12-00",
+            "2024-1a-01",
+        ];
         for day in days {
             let chrono = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok();
             assert_eq!(detect(day) == Some(StringFormat::Date), chrono, "{day}");

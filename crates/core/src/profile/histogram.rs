@@ -110,10 +110,21 @@ impl HistogramLayout {
     pub fn for_numbers(numbers: &NumberProfile, bins: Option<usize>) -> Option<Self> {
         let integers = numbers.all_integers();
         let mut layout = match bins {
-            Some(bins) => Self::with_bins(numbers.min, numbers.max, numbers.quartiles, bins, integers),
-            None => Self::automatic(numbers.count, numbers.min, numbers.max, numbers.quartiles, integers),
+            Some(bins) => {
+                Self::with_bins(numbers.min, numbers.max, numbers.quartiles, bins, integers)
+            }
+            None => Self::automatic(
+                numbers.count,
+                numbers.min,
+                numbers.max,
+                numbers.quartiles,
+                integers,
+            ),
         }?;
-        layout.exact_ends = numbers.exact_range.and_then(|(min, max)| min.integer_value().zip(max.integer_value())).filter(|_| integers);
+        layout.exact_ends = numbers
+            .exact_range
+            .and_then(|(min, max)| min.integer_value().zip(max.integer_value()))
+            .filter(|_| integers);
         Some(layout)
     }
 
@@ -131,7 +142,13 @@ impl HistogramLayout {
 
     /// The automatic layout: the Freedman–Diaconis bin count on round edges, on the scale
     /// `Self::scaled` picks.
-    pub fn automatic(count: u64, min: f64, max: f64, quartiles: [f64; 2], integers: bool) -> Option<Self> {
+    pub fn automatic(
+        count: u64,
+        min: f64,
+        max: f64,
+        quartiles: [f64; 2],
+        integers: bool,
+    ) -> Option<Self> {
         let bins = auto_bins_for(count, min, max, quartiles[0], quartiles[1]);
         let linear = Self::round(min, max, bins, integers)?;
         Some(linear.scaled(min, max, quartiles, bins, false))
@@ -139,7 +156,13 @@ impl HistogramLayout {
 
     /// Exactly `bins` bins (as [`Self::new`] counts them), on the scale `Self::scaled` picks:
     /// asking for a bin count does not turn skewed data's log-scale bins into equal-width ones.
-    pub fn with_bins(min: f64, max: f64, quartiles: [f64; 2], bins: usize, integers: bool) -> Option<Self> {
+    pub fn with_bins(
+        min: f64,
+        max: f64,
+        quartiles: [f64; 2],
+        bins: usize,
+        integers: bool,
+    ) -> Option<Self> {
         let bins = bins.clamp(1, MAX_BINS);
         let linear = Self::new(min, max, bins, integers)?;
         Some(linear.scaled(min, max, quartiles, bins, true))
@@ -156,7 +179,13 @@ impl HistogramLayout {
             return self;
         }
         let integers = self.integers;
-        let log = || if exact { Self::log_exact(min, max, bins, integers) } else { Self::log(min, max, integers) };
+        let log = || {
+            if exact {
+                Self::log_exact(min, max, bins, integers)
+            } else {
+                Self::log(min, max, integers)
+            }
+        };
         if min > 0.0
             && max / min >= 100.0
             && let Some(log) = log()
@@ -234,14 +263,20 @@ impl HistogramLayout {
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min + width * i as f64;
-            let digits = (((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3).max(EDGE_DIGITS);
+            let digits =
+                (((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3).max(EDGE_DIGITS);
             let edge = figure::significant(exact, digits);
             edges.push(if integers { edge.round() } else { edge });
         }
         edges.push(top);
         // Past 2^53, `max + 1` is `max`: the top bin is closed there.
         let closed_top = integers && top == max;
-        strictly_ascending(&edges).then_some(Self::of(edges, BinScale::Linear, integers, closed_top))
+        strictly_ascending(&edges).then_some(Self::of(
+            edges,
+            BinScale::Linear,
+            integers,
+            closed_top,
+        ))
     }
 
     /// Number of bins.
@@ -254,7 +289,8 @@ impl HistogramLayout {
         let bins = self.bins();
         (0..bins)
             .map(|i| {
-                let to = if i + 1 == bins { runs.count() } else { runs.count_below(self.edges[i + 1]) };
+                let to =
+                    if i + 1 == bins { runs.count() } else { runs.count_below(self.edges[i + 1]) };
                 to - runs.count_below(self.edges[i])
             })
             .collect()
@@ -275,7 +311,10 @@ impl HistogramLayout {
                 {
                     // Integer bins name the whole numbers they hold, counted exactly: past 2^53,
                     // `high - 1` as a double would be `high` itself.
-                    let (mut first, mut last) = (first, if i + 1 == bins && self.closed_top { top } else { (top - 1).max(first) });
+                    let (mut first, mut last) = (
+                        first,
+                        if i + 1 == bins && self.closed_top { top } else { (top - 1).max(first) },
+                    );
                     // The end bins reach the data's exact extremes, which the edges may round.
                     if let Some((min, max)) = self.exact_ends {
                         if i == 0 {
@@ -285,13 +324,23 @@ impl HistogramLayout {
                             last = last.max(max);
                         }
                     }
-                    if last <= first { figure::integer_text(first) } else { span_text(figure::integer_text(first), figure::integer_text(last)) }
+                    if last <= first {
+                        figure::integer_text(first)
+                    } else {
+                        span_text(figure::integer_text(first), figure::integer_text(last))
+                    }
                 } else if low == high {
                     figure::text(low)
                 } else {
                     span(low, high)
                 };
-                HistogramBin { range, min: low, max: high, count, percentage: figure::percent(count, total) }
+                HistogramBin {
+                    range,
+                    min: low,
+                    max: high,
+                    count,
+                    percentage: figure::percent(count, total),
+                }
             })
             .collect()
     }

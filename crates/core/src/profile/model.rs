@@ -83,7 +83,13 @@ impl TypeCounts {
 
     /// Total values counted.
     pub fn total(&self) -> u64 {
-        self.string + self.integer + self.number + self.boolean + self.array + self.object + self.null
+        self.string
+            + self.integer
+            + self.number
+            + self.boolean
+            + self.array
+            + self.object
+            + self.null
     }
 }
 
@@ -217,18 +223,29 @@ impl NumberProfile {
     }
 
     fn extreme(&self, double: f64, exact: Option<NumberKey>) -> Value {
-        exact.map_or_else(|| crate::figure::exact_json(double), |key| key.to_json(self.all_integers()))
+        exact.map_or_else(
+            || crate::figure::exact_json(double),
+            |key| key.to_json(self.all_integers()),
+        )
     }
 
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
     /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
     pub fn median_value(&self) -> Value {
-        self.exact_median.filter(|_| self.all_integers()).map_or_else(|| crate::figure::stat_json(self.median), Quarters::to_json)
+        self.exact_median
+            .filter(|_| self.all_integers())
+            .map_or_else(|| crate::figure::stat_json(self.median), Quarters::to_json)
     }
 
     /// The bin count the automatic rule picks for these values.
     pub fn auto_bins(&self) -> usize {
-        super::numeric::auto_bins_for(self.count, self.min, self.max, self.quartiles[0], self.quartiles[1])
+        super::numeric::auto_bins_for(
+            self.count,
+            self.min,
+            self.max,
+            self.quartiles[0],
+            self.quartiles[1],
+        )
     }
 }
 
@@ -316,12 +333,24 @@ impl PropertyProfile {
 
     /// The property's overall type.
     pub fn data_type(&self) -> DataType {
-        let non_null: Vec<ValueType> = self.types.breakdown().into_iter().map(|(t, _)| t).filter(|t| *t != ValueType::Null).collect();
+        let non_null: Vec<ValueType> = self
+            .types
+            .breakdown()
+            .into_iter()
+            .map(|(t, _)| t)
+            .filter(|t| *t != ValueType::Null)
+            .collect();
         match non_null.as_slice() {
             [] => DataType::Null,
             [single] => DataType::Single(*single),
             // Integers mixed with other numbers are still one numeric property.
-            [a, b] if matches!((a, b), (ValueType::Integer, ValueType::Number) | (ValueType::Number, ValueType::Integer)) => {
+            [a, b]
+                if matches!(
+                    (a, b),
+                    (ValueType::Integer, ValueType::Number)
+                        | (ValueType::Number, ValueType::Integer)
+                ) =>
+            {
                 DataType::Single(ValueType::Number)
             }
             _ => DataType::Mixed,

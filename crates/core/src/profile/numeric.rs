@@ -31,7 +31,10 @@ pub const NUMBER_TOP_DISTINCT: u64 = 20;
 /// The most frequent numbers, most frequent first and ties in ascending order, when there are at
 /// most [`NUMBER_TOP_DISTINCT`] distinct ones (else none). `integers`: every value of the
 /// property was written as an integer, so each is shown as one (`5`, not `5.0`), exactly.
-pub fn top_numbers(runs: impl IntoIterator<Item = (NumberKey, u64)>, integers: bool) -> Vec<ValueCount> {
+pub fn top_numbers(
+    runs: impl IntoIterator<Item = (NumberKey, u64)>,
+    integers: bool,
+) -> Vec<ValueCount> {
     let mut counted: Vec<(NumberKey, u64)> = runs.into_iter().collect();
     if counted.len() as u64 > NUMBER_TOP_DISTINCT {
         return Vec::new();
@@ -98,11 +101,15 @@ impl ValueRuns {
         for part in &mut parts {
             part.sort_unstable_by(f64::total_cmp);
         }
-        let mut heads: Vec<std::iter::Peekable<std::vec::IntoIter<f64>>> = parts.into_iter().map(|p| p.into_iter().peekable()).collect();
+        let mut heads: Vec<std::iter::Peekable<std::vec::IntoIter<f64>>> =
+            parts.into_iter().map(|p| p.into_iter().peekable()).collect();
         let mut runs = Self::default();
         loop {
             // Few parts (one per core): finding the smallest head by scanning them is cheapest.
-            let next = heads.iter_mut().filter_map(|h| h.peek().copied().map(|v| (v, h))).min_by(|a, b| a.0.total_cmp(&b.0));
+            let next = heads
+                .iter_mut()
+                .filter_map(|h| h.peek().copied().map(|v| (v, h)))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
             let Some((value, head)) = next else { break };
             head.next();
             runs.push(NumberKey::float(value), 1);
@@ -161,7 +168,11 @@ impl ValueRuns {
     /// database groups them).
     pub fn from_key_counts(mut pairs: Vec<(NumberKey, u64)>) -> Self {
         pairs.sort_unstable_by(|a, b| a.0.order(b.0));
-        let mut runs = Self { values: Vec::with_capacity(pairs.len()), offsets: Vec::new(), ends: Vec::with_capacity(pairs.len()) };
+        let mut runs = Self {
+            values: Vec::with_capacity(pairs.len()),
+            offsets: Vec::new(),
+            ends: Vec::with_capacity(pairs.len()),
+        };
         for (v, n) in pairs {
             runs.push(v, n);
         }
@@ -172,7 +183,9 @@ impl ValueRuns {
         let before = self.count();
         // The hot loop of profiling: compare doubles and offsets directly (`==` makes the two
         // zeros one value; an absent offset is 0).
-        let same = self.values.last().is_some_and(|&last| last == value.double() && self.offsets.last().copied().unwrap_or(0) == value.offset());
+        let same = self.values.last().is_some_and(|&last| {
+            last == value.double() && self.offsets.last().copied().unwrap_or(0) == value.offset()
+        });
         match same {
             true => {
                 if let Some(end) = self.ends.last_mut() {
@@ -195,7 +208,9 @@ impl ValueRuns {
     fn key(&self, index: usize) -> NumberKey {
         let double = self.values.get(index).copied().unwrap_or(0.0);
         match self.offsets.get(index) {
-            Some(&offset) if offset != 0 => NumberKey::integer((double as i128).saturating_add(i128::from(offset))),
+            Some(&offset) if offset != 0 => {
+                NumberKey::integer((double as i128).saturating_add(i128::from(offset)))
+            }
             _ => NumberKey::float(double),
         }
     }
@@ -287,7 +302,11 @@ impl ValueRuns {
         // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
         // such values are summed in units of the largest magnitude.
         let largest = self.min().abs().max(self.max().abs());
-        let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) { largest } else { 1.0 };
+        let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
+            largest
+        } else {
+            1.0
+        };
         // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
         // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
         let mut sum = ExactSum::default();
@@ -436,7 +455,8 @@ mod tests {
     #[test]
     fn huge_values_of_both_signs_cancel_exactly_in_the_mean_and_bins_span_them() {
         // Python: math.fsum(values) / 12 and statistics.stdev(values).
-        let cycle = [1e-300, 5e-324, 1e308, -1e308, 0.1, 0.2, 0.30000000000000004, 123456.789012345];
+        let cycle =
+            [1e-300, 5e-324, 1e308, -1e308, 0.1, 0.2, 0.30000000000000004, 123456.789012345];
         let values: Vec<f64> = (0..12).map(|i| cycle[i % 8]).collect();
         let runs = ValueRuns::from_values(values);
         let (mean, std) = runs.mean_std();
@@ -446,11 +466,22 @@ mod tests {
             let numbers = [runs.min(), runs.max()];
             let layout = match bins {
                 Some(bins) => HistogramLayout::new(numbers[0], numbers[1], bins, false),
-                None => HistogramLayout::automatic(12, numbers[0], numbers[1], [runs.quantile(0.25), runs.quantile(0.75)], false),
+                None => HistogramLayout::automatic(
+                    12,
+                    numbers[0],
+                    numbers[1],
+                    [runs.quantile(0.25), runs.quantile(0.75)],
+                    false,
+                ),
             }
             .expect("a layout");
             assert!(layout.edges.iter().all(|e| e.is_finite()), "{:?}", layout.edges);
-            assert_eq!((layout.edges[0], *layout.edges.last().expect("edges")), (-1e308, 1e308), "{:?}", layout.edges);
+            assert_eq!(
+                (layout.edges[0], *layout.edges.last().expect("edges")),
+                (-1e308, 1e308),
+                "{:?}",
+                layout.edges
+            );
             if let Some(bins) = bins {
                 assert_eq!(layout.bins(), bins);
             }
@@ -488,9 +519,16 @@ mod tests {
     #[test]
     fn counted_and_sorted_runs_agree() {
         let few = vec![3.0, -0.0, 1.5, 3.0, 0.0, 3.0];
-        assert_eq!(ValueRuns::from_values(few.clone()).iter().map(|(v, n)| (v.double(), n)).collect::<Vec<_>>(), [(0.0, 2), (1.5, 1), (3.0, 3)]);
+        assert_eq!(
+            ValueRuns::from_values(few.clone())
+                .iter()
+                .map(|(v, n)| (v.double(), n))
+                .collect::<Vec<_>>(),
+            [(0.0, 2), (1.5, 1), (3.0, 3)]
+        );
         assert_eq!(ValueRuns::from_values(few.clone()), runs(&few));
-        let many: Vec<f64> = (0..COUNT_UP_TO as u64 * 3).map(|i| ((i * 7919) % 50_000) as f64 * 0.5).collect();
+        let many: Vec<f64> =
+            (0..COUNT_UP_TO as u64 * 3).map(|i| ((i * 7919) % 50_000) as f64 * 0.5).collect();
         assert!(count_few(&many).is_none());
         assert_eq!(ValueRuns::from_values(many.clone()), runs(&many));
     }
@@ -501,7 +539,10 @@ mod tests {
         let listed = runs(&[3.0, 0.0, -1.5, 0.0, 3.0, 0.0, -0.0, 0.0]);
         assert_eq!(counted.iter().map(|(_, n)| n).collect::<Vec<_>>(), [1, 5, 2]);
         assert_eq!(listed.iter().map(|(_, n)| n).collect::<Vec<_>>(), [1, 5, 2]);
-        assert_eq!((counted.count(), counted.distinct(), counted.min(), counted.max()), (8, 3, -1.5, 3.0));
+        assert_eq!(
+            (counted.count(), counted.distinct(), counted.min(), counted.max()),
+            (8, 3, -1.5, 3.0)
+        );
         assert_eq!(counted.quantile(0.25), listed.quantile(0.25));
         assert_eq!(counted.quantile(0.9), 3.0);
         assert_eq!(counted.count_below(0.0), 1);
@@ -512,8 +553,16 @@ mod tests {
     fn runs_from_parts_match_runs_of_all_values() {
         // Past the counting table (sorted and merged) and below it (counted across parts).
         for distinct in [COUNT_UP_TO * 2, 50] {
-            let all: Vec<f64> = (0..60_000).map(|i| ((i * 7919) % distinct) as f64 / 4.0 - 100.0).chain([0.0, -0.0, -0.0]).collect();
-            let parts: Vec<Vec<f64>> = vec![all[..10_000].to_vec(), Vec::new(), all[10_000..59_999].to_vec(), all[59_999..].to_vec()];
+            let all: Vec<f64> = (0..60_000)
+                .map(|i| ((i * 7919) % distinct) as f64 / 4.0 - 100.0)
+                .chain([0.0, -0.0, -0.0])
+                .collect();
+            let parts: Vec<Vec<f64>> = vec![
+                all[..10_000].to_vec(),
+                Vec::new(),
+                all[10_000..59_999].to_vec(),
+                all[59_999..].to_vec(),
+            ];
             assert_eq!(ValueRuns::from_parts(parts), runs(&all), "{distinct}");
         }
         assert_eq!(ValueRuns::from_parts(vec![Vec::new(), Vec::new()]).count(), 0);
@@ -523,24 +572,36 @@ mod tests {
     fn integers_past_2_pow_53_are_runs_of_their_own_in_order() {
         const TWO_53: i128 = 1 << 53;
         // 1e17 as a float and as an integer are one value; 2^53 and 2^53 + 1 share a double.
-        let runs = ValueRuns::from_values(vec![1e17, 9_007_199_254_740_992.0, 1.5]).with_wide(vec![
-            TWO_53 + 1,
-            100_000_000_000_000_000,
-            TWO_53 + 2,
-            -TWO_53 - 1,
-            TWO_53 + 1,
-        ]);
-        let listed: Vec<(Option<i128>, u64)> = runs.iter().map(|(v, n)| (v.integer_value(), n)).collect();
+        let runs =
+            ValueRuns::from_values(vec![1e17, 9_007_199_254_740_992.0, 1.5]).with_wide(vec![
+                TWO_53 + 1,
+                100_000_000_000_000_000,
+                TWO_53 + 2,
+                -TWO_53 - 1,
+                TWO_53 + 1,
+            ]);
+        let listed: Vec<(Option<i128>, u64)> =
+            runs.iter().map(|(v, n)| (v.integer_value(), n)).collect();
         assert_eq!(
             listed,
-            [(Some(-TWO_53 - 1), 1), (None, 1), (Some(TWO_53), 1), (Some(TWO_53 + 1), 2), (Some(TWO_53 + 2), 1), (Some(100_000_000_000_000_000), 2)]
+            [
+                (Some(-TWO_53 - 1), 1),
+                (None, 1),
+                (Some(TWO_53), 1),
+                (Some(TWO_53 + 1), 2),
+                (Some(TWO_53 + 2), 1),
+                (Some(100_000_000_000_000_000), 2)
+            ]
         );
         assert_eq!((runs.count(), runs.distinct()), (8, 6));
         // 2^53 + 1 is below the edge 2^53 + 2 though its double is 2^53.
         assert_eq!(runs.count_below(9_007_199_254_740_994.0), 5);
         assert_eq!(runs.count_below(9_007_199_254_740_992.0), 2);
         // Ranks 3 and 4 of 8 are both 2^53 + 1; ranks 1 and 2 (1.5 and 2^53) are not both whole.
-        assert_eq!(runs.quarter(2).1.map(|q| q.to_json()), Some(serde_json::json!(9_007_199_254_740_993_u64)));
+        assert_eq!(
+            runs.quarter(2).1.map(|q| q.to_json()),
+            Some(serde_json::json!(9_007_199_254_740_993_u64))
+        );
         assert_eq!(runs.quarter(1).1, None);
         let ints = ValueRuns::default().with_wide(vec![TWO_53 + 1, TWO_53 + 2]);
         assert_eq!(ints.quarter(2).1.map(|q| q.text()), Some("9007199254740993.5".to_string()));

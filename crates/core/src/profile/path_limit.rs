@@ -72,7 +72,12 @@ impl PathLimit {
 
     /// Records the keys the object at `path` refused, given the keys it did profile: a key in
     /// both was profiled from part of its occurrences.
-    pub(crate) fn record(&mut self, path: &PropertyPath, mut refused: Refused, profiled: &[Box<str>]) {
+    pub(crate) fn record(
+        &mut self,
+        path: &PropertyPath,
+        mut refused: Refused,
+        profiled: &[Box<str>],
+    ) {
         for key in profiled {
             if refused.remove(&key_hash(key)) {
                 self.partial.push(path.child(key));
@@ -96,10 +101,17 @@ impl PathLimit {
                 parent = parent.items();
                 continue;
             };
-            let refused = self.refused.get(&parent).is_some_and(|hashes| hashes.binary_search(&key_hash(key)).is_ok());
+            let refused = self
+                .refused
+                .get(&parent)
+                .is_some_and(|hashes| hashes.binary_search(&key_hash(key)).is_ok());
             parent = parent.child(key);
             if refused {
-                return Some(if i + 1 == path.depth() { Unprofiled::Refused } else { Unprofiled::Under(parent) });
+                return Some(if i + 1 == path.depth() {
+                    Unprofiled::Refused
+                } else {
+                    Unprofiled::Under(parent)
+                });
             }
         }
         self.more_unprofiled.then_some(Unprofiled::Unknown)
@@ -108,7 +120,11 @@ impl PathLimit {
 
 /// Adds `other`'s refused keys to `mine`, remembering at most [`MAX_REMEMBERED`] in all
 /// (`remembered` counts them); true when some had to be forgotten.
-pub(crate) fn merge_refused(mine: &mut Option<Box<Refused>>, other: Option<Box<Refused>>, remembered: &mut usize) -> bool {
+pub(crate) fn merge_refused(
+    mine: &mut Option<Box<Refused>>,
+    other: Option<Box<Refused>>,
+    remembered: &mut usize,
+) -> bool {
     let Some(other) = other else { return false };
     let set = mine.get_or_insert_with(Box::default);
     let mut forgot = false;

@@ -29,7 +29,13 @@ impl HistogramLayout {
 
     /// Edges on `mantissas` × 10^k, every `every` decades: the last tick at or below `min`
     /// through the first at or above `max`.
-    fn log_ticks(min: f64, max: f64, mantissas: &[i128], every: i32, integers: bool) -> Option<Self> {
+    fn log_ticks(
+        min: f64,
+        max: f64,
+        mantissas: &[i128],
+        every: i32,
+        integers: bool,
+    ) -> Option<Self> {
         let (low, high) = (min.log10().floor() as i32, max.log10().ceil() as i32);
         let mut ticks = Vec::new();
         let mut exponent = low - 1;
@@ -57,7 +63,11 @@ impl HistogramLayout {
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min * (step * i as f64).exp();
-            edges.push(if integers { exact.round() } else { figure::significant(exact, EDGE_DIGITS) });
+            edges.push(if integers {
+                exact.round()
+            } else {
+                figure::significant(exact, EDGE_DIGITS)
+            });
         }
         edges.push(top);
         strictly_ascending(&edges).then_some(Self::of(edges, BinScale::Log, integers, closed_top))
@@ -65,20 +75,47 @@ impl HistogramLayout {
 
     /// Round bins over `[q1 − 1.5 IQR, q3 + 1.5 IQR] ∩ [min, max]`, plus a bin from `min` up
     /// to the body and one from the body up to `max` where values lie outside it.
-    pub(super) fn with_outlier_bins(min: f64, max: f64, q1: f64, q3: f64, bins: usize, integers: bool) -> Option<Self> {
-        Self::outlier_bins(min, max, q1, q3, integers, |low, high| Self::round(low, high, bins.saturating_sub(2).max(2), integers))
+    pub(super) fn with_outlier_bins(
+        min: f64,
+        max: f64,
+        q1: f64,
+        q3: f64,
+        bins: usize,
+        integers: bool,
+    ) -> Option<Self> {
+        Self::outlier_bins(min, max, q1, q3, integers, |low, high| {
+            Self::round(low, high, bins.saturating_sub(2).max(2), integers)
+        })
     }
 
     /// Exactly `bins` bins: outlier bins around a body of as many equal-width bins as are left.
-    pub(super) fn outlier_bins_exact(min: f64, max: f64, q1: f64, q3: f64, bins: usize, integers: bool) -> Option<Self> {
+    pub(super) fn outlier_bins_exact(
+        min: f64,
+        max: f64,
+        q1: f64,
+        q3: f64,
+        bins: usize,
+        integers: bool,
+    ) -> Option<Self> {
         // The tails take one or two bins, depending on where the body's edges fall.
         (bins.saturating_sub(2).max(1)..=bins)
-            .filter_map(|body| Self::outlier_bins(min, max, q1, q3, integers, |low, high| Self::new(low, high, body, integers)))
+            .filter_map(|body| {
+                Self::outlier_bins(min, max, q1, q3, integers, |low, high| {
+                    Self::new(low, high, body, integers)
+                })
+            })
             .find(|layout| layout.bins() == bins)
     }
 
     /// Outlier bins around the body that `body` lays over the range it is given.
-    fn outlier_bins(min: f64, max: f64, q1: f64, q3: f64, integers: bool, body: impl Fn(f64, f64) -> Option<Self>) -> Option<Self> {
+    fn outlier_bins(
+        min: f64,
+        max: f64,
+        q1: f64,
+        q3: f64,
+        integers: bool,
+        body: impl Fn(f64, f64) -> Option<Self>,
+    ) -> Option<Self> {
         let iqr = q3 - q1;
         let (mut low, mut high) = ((q1 - 1.5 * iqr).max(min), (q3 + 1.5 * iqr).min(max));
         if integers {
@@ -111,6 +148,11 @@ impl HistogramLayout {
         if edges.len() < 3 {
             return None;
         }
-        strictly_ascending(&edges).then_some(Self::of(edges, BinScale::LinearWithOutlierBins, integers, closed_top))
+        strictly_ascending(&edges).then_some(Self::of(
+            edges,
+            BinScale::LinearWithOutlierBins,
+            integers,
+            closed_top,
+        ))
     }
 }

@@ -82,7 +82,9 @@ fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
 /// The process-wide hasher: seeded once at random, so crafted inputs cannot predict collisions.
 pub(crate) fn hasher() -> &'static FixedState {
     static HASHER: OnceLock<FixedState> = OnceLock::new();
-    HASHER.get_or_init(|| FixedState::with_seed(foldhash::fast::RandomState::default().hash_one(0x5c4e_u64)))
+    HASHER.get_or_init(|| {
+        FixedState::with_seed(foldhash::fast::RandomState::default().hash_one(0x5c4e_u64))
+    })
 }
 
 /// Distinct strings with their counts.
@@ -102,7 +104,10 @@ pub(crate) struct StringCounts {
 impl StringCounts {
     /// Number of distinct strings; an upper bound until [`StringCounts::tally`] folds the logs.
     pub(super) fn len(&self) -> usize {
-        self.table.len() + self.counted.len() + self.log.len() + self.parts.iter().map(StringCounts::len).sum::<usize>()
+        self.table.len()
+            + self.counted.len()
+            + self.log.len()
+            + self.parts.iter().map(StringCounts::len).sum::<usize>()
     }
 
     /// Counts `value` `n` more times.
@@ -114,7 +119,8 @@ impl StringCounts {
     fn add_hashed(&mut self, hash: u64, value: &str, n: u64) {
         self.total += n;
         if self.logging && n == 1 && value.len() <= MAX_LOGGED_LEN {
-            self.log.push(Logged { hash, place: (self.arena.len() as u64) << 16 | value.len() as u64 });
+            self.log
+                .push(Logged { hash, place: (self.arena.len() as u64) << 16 | value.len() as u64 });
             self.arena.push_str(value);
             return;
         }
@@ -126,7 +132,11 @@ impl StringCounts {
             return;
         }
         let arena = &mut self.arena;
-        match self.table.entry(hash, |s| s.hash == hash && same_text(&arena[s.start..s.start + s.len], value), |s| s.hash) {
+        match self.table.entry(
+            hash,
+            |s| s.hash == hash && same_text(&arena[s.start..s.start + s.len], value),
+            |s| s.hash,
+        ) {
             hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,
             hashbrown::hash_table::Entry::Vacant(vacant) => {
                 let start = arena.len();
@@ -175,7 +185,11 @@ impl StringCounts {
     /// each repeat's count goes to the first occurrence and the repeat is dropped.
     pub(super) fn tally(&self) -> Vec<(&str, u64)> {
         if !self.logging {
-            return self.table.iter().map(|s| (&self.arena[s.start..s.start + s.len], s.count)).collect();
+            return self
+                .table
+                .iter()
+                .map(|s| (&self.arena[s.start..s.start + s.len], s.count))
+                .collect();
         }
         let sources: Vec<&StringCounts> = std::iter::once(self).chain(&self.parts).collect();
         if let Some(tally) = tally_sorted(&sources) {
@@ -208,7 +222,10 @@ impl StringCounts {
             // Positions ascend within a run, so the first of equal texts is the earliest.
             for (k, &(_, later)) in run.iter().enumerate().skip(1) {
                 let text = text_of(later);
-                let first = run[..k].iter().map(|&(_, i)| i).find(|&i| counts[i] != 0 && text_of(i) == text);
+                let first = run[..k]
+                    .iter()
+                    .map(|&(_, i)| i)
+                    .find(|&i| counts[i] != 0 && text_of(i) == text);
                 if let Some(first) = first {
                     counts[first] += counts[later];
                     counts[later] = 0;
@@ -232,7 +249,8 @@ impl StringCounts {
     /// Every entry of this source in the log layout, in the order of [`Self::entry_text`]:
     /// `(hash, text, count)`.
     fn entries(&self) -> impl Iterator<Item = (u64, &str, u64)> {
-        let counted = self.counted.iter().map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count));
+        let counted =
+            self.counted.iter().map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count));
         counted.chain(self.log.iter().map(|l| (l.hash, &self.arena[l.range()], 1)))
     }
 
@@ -277,7 +295,8 @@ mod tests {
     use super::*;
 
     fn sorted(counts: &mut StringCounts) -> Vec<(String, u64)> {
-        let mut all: Vec<(String, u64)> = counts.tally().into_iter().map(|(s, n)| (s.to_string(), n)).collect();
+        let mut all: Vec<(String, u64)> =
+            counts.tally().into_iter().map(|(s, n)| (s.to_string(), n)).collect();
         all.sort();
         all
     }
@@ -307,7 +326,10 @@ mod tests {
         b.add("y", 2);
         b.add("z", 1);
         a.merge(b);
-        let expected: Vec<(String, u64)> = [("", 1), ("x", 3), ("y", 3), ("z", 1)].iter().map(|(s, n)| (s.to_string(), *n)).collect();
+        let expected: Vec<(String, u64)> = [("", 1), ("x", 3), ("y", 3), ("z", 1)]
+            .iter()
+            .map(|(s, n)| (s.to_string(), *n))
+            .collect();
         assert_eq!(sorted(&mut a), expected);
     }
 
@@ -352,7 +374,10 @@ mod tests {
         assert_eq!(tally.len(), 13_001);
         assert_eq!(tally.iter().map(|(_, n)| n).sum::<u64>(), 6_000 + 7_000 + 3 + 2_000 + 3 + 2);
         let count = |v: &str| tally.iter().find(|(s, _)| *s == v).map(|(_, n)| *n);
-        assert_eq!((count("v0"), count("v1"), count("v5500"), count("v11500"), count("only-here")), (Some(2), Some(5), Some(2), Some(2), Some(2)));
+        assert_eq!(
+            (count("v0"), count("v1"), count("v5500"), count("v11500"), count("only-here")),
+            (Some(2), Some(5), Some(2), Some(2), Some(2))
+        );
         // Builders in merge order (within one, the values seen before it began to log come
         // first, in table order): a's values, then b's new ones, the nested part's, the table's.
         let mut first: Vec<&str> = tally[..6_000].iter().map(|(s, _)| *s).collect();
@@ -366,7 +391,9 @@ mod tests {
 
     #[test]
     fn ascending_and_shuffled_logs_tally_alike() {
-        let values: Vec<String> = (0..20_000).map(|i| format!("2024-01-01T{:02}:{:02}:{:02}Z", i / 3600 % 24, i / 60 % 60, i % 60)).collect();
+        let values: Vec<String> = (0..20_000)
+            .map(|i| format!("2024-01-01T{:02}:{:02}:{:02}Z", i / 3600 % 24, i / 60 % 60, i % 60))
+            .collect();
         let feed = |order: &[usize]| {
             let (mut a, mut b) = (StringCounts::default(), StringCounts::default());
             for (k, &i) in order.iter().enumerate() {
@@ -385,7 +412,10 @@ mod tests {
         fastrand::Rng::with_seed(3).shuffle(&mut shuffled);
         let mut sorted_counts = feed(&ascending);
         let mut shuffled_counts = feed(&shuffled);
-        assert!(tally_sorted(&[&sorted_counts, &sorted_counts.parts[0]]).is_some(), "ascending logs take the one-pass fold");
+        assert!(
+            tally_sorted(&[&sorted_counts, &sorted_counts.parts[0]]).is_some(),
+            "ascending logs take the one-pass fold"
+        );
         assert!(tally_sorted(&[&shuffled_counts, &shuffled_counts.parts[0]]).is_none());
         let a = sorted(&mut sorted_counts);
         assert_eq!(a, sorted(&mut shuffled_counts));
@@ -393,7 +423,11 @@ mod tests {
         assert_eq!(a.iter().map(|(_, n)| n).sum::<u64>(), 22_000);
         assert_eq!(
             sorted_counts.tally()[..3].iter().map(|(s, n)| (s.to_string(), *n)).collect::<Vec<_>>(),
-            [("2024-01-01T00:00:00Z".to_string(), 2), ("2024-01-01T00:00:01Z".to_string(), 1), ("2024-01-01T00:00:02Z".to_string(), 1)]
+            [
+                ("2024-01-01T00:00:00Z".to_string(), 2),
+                ("2024-01-01T00:00:01Z".to_string(), 1),
+                ("2024-01-01T00:00:02Z".to_string(), 1)
+            ]
         );
     }
 

@@ -50,8 +50,10 @@ const MAX_NESTING: usize = 100;
 const MAX_INTEGER_DIGITS: usize = 18;
 
 /// Powers of ten exactly representable as `f64`.
-const POW10: [f64; 23] =
-    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /// Scans `text` (one JSON value with optional surrounding whitespace) into `tape`. Returns
 /// `false` when the text is not for this scanner (see the module docs); `tape` is then garbage.
@@ -335,14 +337,21 @@ impl Scanner<'_> {
             return true;
         }
         let digits = integer_digits + fraction_digits;
-        let value = if !has_exponent && digits <= 19 && mantissa <= 1 << 53 && fraction_digits < POW10.len() {
+        let value = if !has_exponent
+            && digits <= 19
+            && mantissa <= 1 << 53
+            && fraction_digits < POW10.len()
+        {
             // Both operands are exact, so IEEE division rounds the quotient correctly (Clinger's
             // fast path), as serde_json's own parse does.
             let magnitude = mantissa as f64 / POW10[fraction_digits];
             if negative { -magnitude } else { magnitude }
         } else {
             // Numbers are ASCII, so the slice is a str; std's parse is correctly rounded.
-            match std::str::from_utf8(&self.bytes[start..self.pos]).ok().and_then(|s| s.parse::<f64>().ok()) {
+            match std::str::from_utf8(&self.bytes[start..self.pos])
+                .ok()
+                .and_then(|s| s.parse::<f64>().ok())
+            {
                 Some(v) if v.is_finite() => v,
                 // serde_json refuses numbers out of range; let it say so.
                 _ => return false,
@@ -364,7 +373,8 @@ mod tests {
 
     #[test]
     fn scans_objects_arrays_and_scalars() {
-        let tape = tokens(r#" {"a": [1, -2, 2.5, "x"], "b": {"c": null}, "d": true} "#).expect("scanned");
+        let tape =
+            tokens(r#" {"a": [1, -2, 2.5, "x"], "b": {"c": null}, "d": true} "#).expect("scanned");
         assert_eq!(
             tape,
             vec![

@@ -21,7 +21,9 @@ impl Gen {
 
     fn digits(&mut self, lengths: std::ops::Range<usize>) -> String {
         let n = self.0.usize(lengths);
-        (0..n).map(|i| char::from(b'0' + if i == 0 { self.0.u8(1..10) } else { self.0.u8(0..10) })).collect()
+        (0..n)
+            .map(|i| char::from(b'0' + if i == 0 { self.0.u8(1..10) } else { self.0.u8(0..10) }))
+            .collect()
     }
 
     fn number(&mut self) -> String {
@@ -34,7 +36,12 @@ impl Gen {
         let fraction = match self.0.u8(0..6) {
             0 | 1 => String::new(),
             2 => format!(".{}", self.digits(15..30)),
-            _ => format!(".{}", (0..self.0.usize(1..6)).map(|_| char::from(b'0' + self.0.u8(0..10))).collect::<String>()),
+            _ => format!(
+                ".{}",
+                (0..self.0.usize(1..6))
+                    .map(|_| char::from(b'0' + self.0.u8(0..10)))
+                    .collect::<String>()
+            ),
         };
         let exponent = match self.0.u8(0..8) {
             0 => format!("e{}", self.0.i32(-330..330)),
@@ -88,13 +95,21 @@ impl Gen {
                 let members: Vec<String> = (0..self.0.usize(0..5))
                     .map(|_| {
                         let key = self.pick(&keys);
-                        format!("{}\"{key}\"{}:{}{}", self.space(), self.space(), self.space(), self.value(depth + 1))
+                        format!(
+                            "{}\"{key}\"{}:{}{}",
+                            self.space(),
+                            self.space(),
+                            self.space(),
+                            self.value(depth + 1)
+                        )
                     })
                     .collect();
                 format!("{{{}{}}}", members.join(","), self.space())
             }
             _ => {
-                let items: Vec<String> = (0..self.0.usize(0..5)).map(|_| format!("{}{}", self.space(), self.value(depth + 1))).collect();
+                let items: Vec<String> = (0..self.0.usize(0..5))
+                    .map(|_| format!("{}{}", self.space(), self.value(depth + 1)))
+                    .collect();
                 format!("[{}{}]", items.join(","), self.space())
             }
         }
@@ -121,7 +136,13 @@ impl Gen {
                 }
                 _ => chars.insert(
                     at,
-                    self.pick(&["\"", ",", ":", "[", "]", "{", "}", "0", "-", ".", "e", " ", "\\", "\u{1}", "x"]).chars().next().unwrap_or(' '),
+                    self.pick(&[
+                        "\"", ",", ":", "[", "]", "{", "}", "0", "-", ".", "e", " ", "\\", "\u{1}",
+                        "x",
+                    ])
+                    .chars()
+                    .next()
+                    .unwrap_or(' '),
                 ),
             }
             text = chars.into_iter().collect();
@@ -167,7 +188,10 @@ fn the_tape_and_serde_json_profile_every_item_alike() {
         assert!(ours == theirs, "batch {batch} profiles differ:\n{ours:#}\nvs\n{theirs:#}");
     }
     // The generator must exercise all three outcomes for the comparison to mean anything.
-    assert!(scanned > 5_000 && declined > 1_000 && invalid > 1_000, "scanned {scanned}, declined {declined}, invalid {invalid}");
+    assert!(
+        scanned > 5_000 && declined > 1_000 && invalid > 1_000,
+        "scanned {scanned}, declined {declined}, invalid {invalid}"
+    );
 }
 
 #[test]

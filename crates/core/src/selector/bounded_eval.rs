@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 
 use jmespath::ast::{Ast, Comparator};
 use jmespath::functions::{ArgumentType, Signature};
-use jmespath::{Context, DEFAULT_RUNTIME, ErrorReason, JmespathError, Rcvar, RuntimeError, Variable};
+use jmespath::{
+    Context, DEFAULT_RUNTIME, ErrorReason, JmespathError, Rcvar, RuntimeError, Variable,
+};
 
 use crate::cancel::{CHECK_EVERY, Cancel, Cancelled};
 
@@ -91,8 +93,20 @@ impl Val {
 /// the result is whether it is truthy. `cut` says that `data` was read cut at the depth limit
 /// ([`crate::capped`]): then an answer that depends on a cut part is refused (the item is not
 /// evaluated) instead of being computed from the marker that stands for it.
-pub(crate) fn matches(expression: &str, ast: &Ast, data: Rcvar, cut: bool, cancel: &Cancel) -> Result<bool, Stop> {
-    let mut evaluator = Evaluator { expression, steps_left: MAX_STEPS, until_check: CHECK_EVERY as u64, cancel, cut };
+pub(crate) fn matches(
+    expression: &str,
+    ast: &Ast,
+    data: Rcvar,
+    cut: bool,
+    cancel: &Cancel,
+) -> Result<bool, Stop> {
+    let mut evaluator = Evaluator {
+        expression,
+        steps_left: MAX_STEPS,
+        until_check: CHECK_EVERY as u64,
+        cancel,
+        cut,
+    };
     let result = evaluator.eval(&Val { value: data, depth: DATA_DEPTH }, ast)?;
     evaluator.not_cut(&result.value)?;
     Ok(result.value.is_truthy())
@@ -216,7 +230,11 @@ impl Evaluator<'_> {
             Ast::Literal { value, .. } => Val { value: value.clone(), depth: DATA_DEPTH },
             Ast::Index { idx, .. } => {
                 self.not_cut(&data.value)?;
-                let value = if *idx >= 0 { data.value.get_index(*idx as usize) } else { data.value.get_negative_index(idx.unsigned_abs() as usize) };
+                let value = if *idx >= 0 {
+                    data.value.get_index(*idx as usize)
+                } else {
+                    data.value.get_negative_index(idx.unsigned_abs() as usize)
+                };
                 Val { value, depth: data.depth }
             }
             Ast::Or { lhs, rhs, .. } => {
@@ -270,7 +288,8 @@ impl Evaluator<'_> {
                 let mut depth = 0;
                 for element in elements {
                     self.charge(1)?;
-                    let current = self.eval(&Val { value: element.clone(), depth: left.depth }, rhs)?;
+                    let current =
+                        self.eval(&Val { value: element.clone(), depth: left.depth }, rhs)?;
                     if !current.value.is_null() {
                         depth = depth.max(current.depth);
                         collected.push(current.value);
@@ -338,7 +357,11 @@ impl Evaluator<'_> {
             Ast::Slice { start, stop, step, offset } => {
                 if *step == 0 {
                     let context = self.context(*offset);
-                    return Err(JmespathError::from_ctx(&context, ErrorReason::Runtime(RuntimeError::InvalidSlice)).into());
+                    return Err(JmespathError::from_ctx(
+                        &context,
+                        ErrorReason::Runtime(RuntimeError::InvalidSlice),
+                    )
+                    .into());
                 }
                 self.not_cut(&data.value)?;
                 match data.value.slice(*start, *stop, *step) {
@@ -356,7 +379,11 @@ impl Evaluator<'_> {
         for arg in &args {
             // A function that reads only the argument's own kind and size (`length`, `type`)
             // may take a container holding a cut part; any other reads it whole.
-            if CONSTANT_TIME.contains(&name) { self.not_cut(&arg.value)? } else { self.holds_no_cut(&arg.value)? }
+            if CONSTANT_TIME.contains(&name) {
+                self.not_cut(&arg.value)?
+            } else {
+                self.holds_no_cut(&arg.value)?
+            }
         }
         match name {
             "map" => return self.map(args, offset),
@@ -375,7 +402,13 @@ impl Evaluator<'_> {
         let mut context = self.context(offset);
         let result = match DEFAULT_RUNTIME.get_function(name) {
             Some(function) => function.evaluate(&values, &mut context)?,
-            None => return Err(JmespathError::from_ctx(&context, ErrorReason::Runtime(RuntimeError::UnknownFunction(name.to_owned()))).into()),
+            None => {
+                return Err(JmespathError::from_ctx(
+                    &context,
+                    ErrorReason::Runtime(RuntimeError::UnknownFunction(name.to_owned())),
+                )
+                .into());
+            }
         };
         // A function's result is no deeper than its arguments, but for `to_array`'s wrapping.
         let depth = if name == "to_array" { Self::checked_depth(deepest + 1)? } else { deepest };
@@ -385,8 +418,11 @@ impl Evaluator<'_> {
     /// The crate's `map(&expression, array)`.
     fn map(&mut self, args: Vec<Val>, offset: usize) -> Result<Val, Stop> {
         let values: Vec<Rcvar> = args.iter().map(|a| a.value.clone()).collect();
-        Signature::new(vec![ArgumentType::Expref, ArgumentType::Array], None).validate(&values, &self.context(offset))?;
-        let (Some(ast), Some(items)) = (values[0].as_expref(), values[1].as_array()) else { return Ok(Val::null()) };
+        Signature::new(vec![ArgumentType::Expref, ArgumentType::Array], None)
+            .validate(&values, &self.context(offset))?;
+        let (Some(ast), Some(items)) = (values[0].as_expref(), values[1].as_array()) else {
+            return Ok(Val::null());
+        };
         let depth = args[1].depth;
         let mut results = Vec::with_capacity(items.len());
         let mut deepest = 0;
@@ -400,10 +436,18 @@ impl Evaluator<'_> {
 
     /// The values of `&expression` on every element of an array, each a string or each a number
     /// (the crate's rule for `sort_by`, `min_by` and `max_by`).
-    fn keys(&mut self, args: &[Val], offset: usize, expected: &str) -> Result<Vec<(Rcvar, Rcvar)>, Stop> {
+    fn keys(
+        &mut self,
+        args: &[Val],
+        offset: usize,
+        expected: &str,
+    ) -> Result<Vec<(Rcvar, Rcvar)>, Stop> {
         let values: Vec<Rcvar> = args.iter().map(|a| a.value.clone()).collect();
-        Signature::new(vec![ArgumentType::Array, ArgumentType::Expref], None).validate(&values, &self.context(offset))?;
-        let (Some(items), Some(ast)) = (values[0].as_array(), values[1].as_expref()) else { return Ok(Vec::new()) };
+        Signature::new(vec![ArgumentType::Array, ArgumentType::Expref], None)
+            .validate(&values, &self.context(offset))?;
+        let (Some(items), Some(ast)) = (values[0].as_array(), values[1].as_expref()) else {
+            return Ok(Vec::new());
+        };
         let depth = args[0].depth;
         let mut keyed: Vec<(Rcvar, Rcvar)> = Vec::with_capacity(items.len());
         let mut first_type = None;
@@ -411,14 +455,27 @@ impl Evaluator<'_> {
             let key = self.eval(&Val { value: item.clone(), depth }, ast)?.value;
             let key_type = key.get_type();
             let wanted = match &first_type {
-                None if key_type.to_string() == "string" || key_type.to_string() == "number" => None,
+                None if key_type.to_string() == "string" || key_type.to_string() == "number" => {
+                    None
+                }
                 None => Some(expected.to_string()),
-                Some(first) if *first != key_type.to_string() => Some(format!("expression->{first}")),
+                Some(first) if *first != key_type.to_string() => {
+                    Some(format!("expression->{first}"))
+                }
                 Some(_) => None,
             };
             if let Some(expected) = wanted {
-                let reason = RuntimeError::InvalidReturnType { expected, actual: key_type.to_string(), position: 1, invocation: invocation.max(1) };
-                return Err(JmespathError::from_ctx(&self.context(offset), ErrorReason::Runtime(reason)).into());
+                let reason = RuntimeError::InvalidReturnType {
+                    expected,
+                    actual: key_type.to_string(),
+                    position: 1,
+                    invocation: invocation.max(1),
+                };
+                return Err(JmespathError::from_ctx(
+                    &self.context(offset),
+                    ErrorReason::Runtime(reason),
+                )
+                .into());
             }
             first_type.get_or_insert_with(|| key_type.to_string());
             keyed.push((item.clone(), key));
@@ -443,7 +500,9 @@ impl Evaluator<'_> {
         let mut best: Option<&(Rcvar, Rcvar)> = None;
         for pair in &keyed {
             best = match best {
-                Some(current) if !(if max { pair.1 > current.1 } else { pair.1 < current.1 }) => Some(current),
+                Some(current) if !(if max { pair.1 > current.1 } else { pair.1 < current.1 }) => {
+                    Some(current)
+                }
                 _ => Some(pair),
             };
         }
@@ -544,8 +603,17 @@ mod tests {
         // Variants: projections instead of flattening, objects, functions that read the whole
         // value, and a string doubled by `join` until it is paid for by its length.
         for text in [
-            format!("length(to_string({}[@,@,@,@,@,@,@,@,@,@]{})) > `5`", "map(&".repeat(7), ", [@,@,@,@,@,@,@,@,@,@])".repeat(7)),
-            format!("length({}) > `5`", "values({a: @, b: @, c: @, d: @, e: @, f: @, g: @, h: @})[]".repeat(9).replace(")[]values(", ")[].values(")),
+            format!(
+                "length(to_string({}[@,@,@,@,@,@,@,@,@,@]{})) > `5`",
+                "map(&".repeat(7),
+                ", [@,@,@,@,@,@,@,@,@,@])".repeat(7)
+            ),
+            format!(
+                "length({}) > `5`",
+                "values({a: @, b: @, c: @, d: @, e: @, f: @, g: @, h: @})[]"
+                    .repeat(9)
+                    .replace(")[]values(", ")[].values(")
+            ),
             format!("to_string({}) == ''", "[@, @] | ".repeat(40) + "@"),
             format!("({0}) == ({0})", "[@, @] | ".repeat(40) + "@"),
             format!("length({}) > `1`", "join('', [@, @]) | ".repeat(40) + "@"),
@@ -570,8 +638,13 @@ mod tests {
         let cancel = Cancel::new();
         cancel.cancel_because("the request took longer than 1 s");
         let ast = jmespath::parse("length(@[*].[@, @][]) > `1`").expect("parses");
-        let data = Rcvar::new(Variable::try_from(&json!((0..10_000).collect::<Vec<_>>())).expect("converts"));
+        let data = Rcvar::new(
+            Variable::try_from(&json!((0..10_000).collect::<Vec<_>>())).expect("converts"),
+        );
         let stop = matches("", &ast, data, false, &cancel).expect_err("cancelled");
-        assert_eq!(stop, Stop::Cancelled(Cancelled { reason: "the request took longer than 1 s".into() }));
+        assert_eq!(
+            stop,
+            Stop::Cancelled(Cancelled { reason: "the request took longer than 1 s".into() })
+        );
     }
 }

@@ -43,7 +43,10 @@ pub(crate) fn parse(text: &str) -> Result<Ast, Result<jmespath::JmespathError, R
     if text.len() > MAX_SELECTOR_BYTES {
         return Err(Err(Refusal {
             offset: MAX_SELECTOR_BYTES,
-            reason: format!("the selector is {} bytes long; at most {MAX_SELECTOR_BYTES} are accepted", text.len()),
+            reason: format!(
+                "the selector is {} bytes long; at most {MAX_SELECTOR_BYTES} are accepted",
+                text.len()
+            ),
         }));
     }
     if let Some(offset) = brackets_too_deep(text) {
@@ -59,7 +62,8 @@ pub(crate) fn parse(text: &str) -> Result<Ast, Result<jmespath::JmespathError, R
     if text.len() <= INLINE_PARSE_BYTES {
         return parse_and_measure();
     }
-    crate::deep_stack::on_deep_stack(parse_and_measure).unwrap_or_else(|reason| Err(Err(Refusal { offset: 0, reason })))
+    crate::deep_stack::on_deep_stack(parse_and_measure)
+        .unwrap_or_else(|reason| Err(Err(Refusal { offset: 0, reason })))
 }
 
 fn too_deep(offset: usize) -> Refusal {
@@ -113,11 +117,17 @@ pub(crate) fn children(node: &Ast) -> Vec<&Ast> {
         }
         Ast::Condition { predicate, then, .. } => vec![predicate, then],
         Ast::Expref { ast, .. } => vec![ast],
-        Ast::Flatten { node, .. } | Ast::Not { node, .. } | Ast::ObjectValues { node, .. } => vec![node],
+        Ast::Flatten { node, .. } | Ast::Not { node, .. } | Ast::ObjectValues { node, .. } => {
+            vec![node]
+        }
         Ast::Function { args, .. } => args.iter().collect(),
         Ast::MultiList { elements, .. } => elements.iter().collect(),
         Ast::MultiHash { elements, .. } => elements.iter().map(|pair| &pair.value).collect(),
-        Ast::Identity { .. } | Ast::Field { .. } | Ast::Index { .. } | Ast::Literal { .. } | Ast::Slice { .. } => Vec::new(),
+        Ast::Identity { .. }
+        | Ast::Field { .. }
+        | Ast::Index { .. }
+        | Ast::Literal { .. }
+        | Ast::Slice { .. } => Vec::new(),
     }
 }
 

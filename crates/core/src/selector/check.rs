@@ -18,7 +18,8 @@ impl Selector {
     /// evaluated (a function given the wrong type, text nested past the parser's limit) or why
     /// the evaluation stopped ([`Self::check_json`] tells the two apart).
     pub fn matches_json(&self, json: &str) -> Result<bool, String> {
-        self.check_json(json, &crate::cancel::current()).unwrap_or_else(|halt| Err(halt.to_string()))
+        self.check_json(json, &crate::cancel::current())
+            .unwrap_or_else(|halt| Err(halt.to_string()))
     }
 
     /// Whether the item with JSON text `json` matches (`Ok(Err(reason))`: it could not be
@@ -28,7 +29,9 @@ impl Selector {
         if self.fast.is_some() {
             let value: Value = match serde_json::from_str(json) {
                 Ok(value) => value,
-                Err(e) => return Ok(self.matches_deep(json).ok_or_else(|| unreadable(&e.to_string()))),
+                Err(e) => {
+                    return Ok(self.matches_deep(json).ok_or_else(|| unreadable(&e.to_string())));
+                }
             };
             return self.check_value(&value, cancel);
         }
@@ -64,7 +67,8 @@ impl Selector {
     /// Whether an already parsed item matches (parse once, then run many selectors). Common
     /// selectors run on the value directly; the rest through the bounded evaluator.
     pub fn matches_value(&self, value: &Value) -> Result<bool, String> {
-        self.check_value(value, &crate::cancel::current()).unwrap_or_else(|halt| Err(halt.to_string()))
+        self.check_value(value, &crate::cancel::current())
+            .unwrap_or_else(|halt| Err(halt.to_string()))
     }
 
     /// [`Self::matches_value`], telling an item that could not be evaluated from a [`Halt`].
@@ -150,15 +154,32 @@ pub enum Halt {
 impl Halt {
     /// The error for the whole call: `selector` stopped at item `item`, after `evaluated` of
     /// `total` items.
-    pub fn into_error(self, selector: &str, item: &str, evaluated: usize, total: usize) -> CoreError {
+    pub fn into_error(
+        self,
+        selector: &str,
+        item: &str,
+        evaluated: usize,
+        total: usize,
+    ) -> CoreError {
         match self {
-            Halt::Cancelled(cancelled) => CoreError::Cancelled { reason: cancelled.reason, done: format!("{evaluated} of {total} items evaluated") },
-            other => CoreError::SelectorTooCostly { expression: selector.to_string(), item: item.to_string(), reason: other.to_string() },
+            Halt::Cancelled(cancelled) => CoreError::Cancelled {
+                reason: cancelled.reason,
+                done: format!("{evaluated} of {total} items evaluated"),
+            },
+            other => CoreError::SelectorTooCostly {
+                expression: selector.to_string(),
+                item: item.to_string(),
+                reason: other.to_string(),
+            },
         }
     }
 }
 
 /// The reason an item's text could not be read, in words a reader can act on.
 fn unreadable(reason: &str) -> String {
-    if reason.contains("recursion limit") { crate::capped::reads_cut_part() } else { format!("the item's text is not valid JSON ({reason})") }
+    if reason.contains("recursion limit") {
+        crate::capped::reads_cut_part()
+    } else {
+        format!("the item's text is not valid JSON ({reason})")
+    }
 }

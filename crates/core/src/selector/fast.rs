@@ -65,11 +65,15 @@ fn compile_node(ast: &Ast, paths: &mut Vec<Vec<Step>>) -> Option<Fast> {
             Fast::Path { id: paths.len() - 1, steps }
         }
         Ast::Literal { value, .. } => Fast::Literal(serde_json::to_value(&**value).ok()?),
-        Ast::Comparison { comparator, lhs, rhs, .. } => Fast::Compare(comparator.clone(), boxed(lhs)?, boxed(rhs)?),
+        Ast::Comparison { comparator, lhs, rhs, .. } => {
+            Fast::Compare(comparator.clone(), boxed(lhs)?, boxed(rhs)?)
+        }
         Ast::And { lhs, rhs, .. } => Fast::And(boxed(lhs)?, boxed(rhs)?),
         Ast::Or { lhs, rhs, .. } => Fast::Or(boxed(lhs)?, boxed(rhs)?),
         Ast::Not { node, .. } => Fast::Not(boxed(node)?),
-        Ast::Function { name, args, .. } if name == "contains" && args.len() == 2 => Fast::Contains(boxed(&args[0])?, boxed(&args[1])?),
+        Ast::Function { name, args, .. } if name == "contains" && args.len() == 2 => {
+            Fast::Contains(boxed(&args[0])?, boxed(&args[1])?)
+        }
         _ => return None,
     })
 }
@@ -85,7 +89,9 @@ impl Fast {
         Ok(match self {
             Fast::Path { id, steps } => row.path(*id, steps),
             Fast::Literal(value) => V::of(value),
-            Fast::Compare(comparator, lhs, rhs) => compare(comparator, lhs.eval(row)?, rhs.eval(row)?),
+            Fast::Compare(comparator, lhs, rhs) => {
+                compare(comparator, lhs.eval(row)?, rhs.eval(row)?)
+            }
             Fast::And(lhs, rhs) => {
                 let left = lhs.eval(row)?;
                 if truthy(left) { rhs.eval(row)? } else { left }

@@ -129,7 +129,9 @@ pub fn find_items(
                     let mut done = 0;
                     let mut halt = None;
                     for index in t * chunk..((t + 1) * chunk).min(n) {
-                        if done % crate::cancel::CHECK_EVERY == 0 && (halted.load(Relaxed) || cancel.is_cancelled()) {
+                        if done % crate::cancel::CHECK_EVERY == 0
+                            && (halted.load(Relaxed) || cancel.is_cancelled())
+                        {
                             break;
                         }
                         let Some(item) = collection.item(index) else { continue };
@@ -173,12 +175,20 @@ pub fn find_items(
             items.push(render_item(collection.kind(), &item, &value, limits, &mut cuts));
         }
     }
-    let hints = if hits.is_empty() { crate::no_match::explain(selector, collection, others).hints } else { Vec::new() };
+    let hints = if hits.is_empty() {
+        crate::no_match::explain(selector, collection, others).hints
+    } else {
+        Vec::new()
+    };
     Ok(FindResult {
         selector: selector.as_str().to_string(),
         count: hits.len(),
         total: n,
-        ids: hits.iter().take(MAX_IDS).filter_map(|&i| collection.item(i).map(|it| it.id.to_string())).collect(),
+        ids: hits
+            .iter()
+            .take(MAX_IDS)
+            .filter_map(|&i| collection.item(i).map(|it| it.id.to_string()))
+            .collect(),
         ids_truncated: hits.len() > MAX_IDS,
         items,
         unevaluated,

@@ -47,9 +47,16 @@ impl Selector {
         match super::bounds::parse(text) {
             Ok(ast) => {
                 let (fast, fast_paths) = super::fast::compile(&ast).unzip();
-                Ok(Self { text: text.to_string(), fast, fast_paths: fast_paths.unwrap_or_default(), ast })
+                Ok(Self {
+                    text: text.to_string(),
+                    fast,
+                    fast_paths: fast_paths.unwrap_or_default(),
+                    ast,
+                })
             }
-            Err(Ok(e)) => Err(invalid(text, e.offset, e.line, e.column, e.reason.to_string(), hint_for(text))),
+            Err(Ok(e)) => {
+                Err(invalid(text, e.offset, e.line, e.column, e.reason.to_string(), hint_for(text)))
+            }
             Err(Err(refusal)) => {
                 let before = &text.as_bytes()[..refusal.offset.min(text.len())];
                 let line = before.iter().filter(|b| **b == b'\n').count();
@@ -97,7 +104,14 @@ impl Selector {
 }
 
 /// A selector refused at parse time, pointing at `offset` (line and column from 0).
-fn invalid(text: &str, offset: usize, line: usize, column: usize, reason: String, hint: String) -> CoreError {
+fn invalid(
+    text: &str,
+    offset: usize,
+    line: usize,
+    column: usize,
+    reason: String,
+    hint: String,
+) -> CoreError {
     CoreError::InvalidSelector {
         expression: text.to_string(),
         offset,
@@ -126,10 +140,14 @@ fn collect_fields(ast: &jmespath::ast::Ast, out: &mut Vec<(String, usize)>) {
             collect_fields(then, out);
         }
         Ast::Expref { ast, .. } => collect_fields(ast, out),
-        Ast::Flatten { node, .. } | Ast::Not { node, .. } | Ast::ObjectValues { node, .. } => collect_fields(node, out),
+        Ast::Flatten { node, .. } | Ast::Not { node, .. } | Ast::ObjectValues { node, .. } => {
+            collect_fields(node, out)
+        }
         Ast::Function { args, .. } => args.iter().for_each(|a| collect_fields(a, out)),
         Ast::MultiList { elements, .. } => elements.iter().for_each(|a| collect_fields(a, out)),
-        Ast::MultiHash { elements, .. } => elements.iter().for_each(|kv| collect_fields(&kv.value, out)),
+        Ast::MultiHash { elements, .. } => {
+            elements.iter().for_each(|kv| collect_fields(&kv.value, out))
+        }
         _ => {}
     }
 }

@@ -44,9 +44,13 @@ fn equal(a: V<'_>, b: V<'_>) -> bool {
         (V::Num(x), V::Num(y)) => float_eq(x, y),
         (V::Str(x), V::Str(y)) => x == y,
         (V::Container(x), V::Container(y)) => equal_values(x, y),
-        (V::List(x), V::List(y)) => x.len() == y.len() && (0..x.len()).all(|i| equal(x.get(i), y.get(i))),
-        (V::List(list), V::Container(Value::Array(items))) | (V::Container(Value::Array(items)), V::List(list)) => {
-            list.len() == items.len() && items.iter().enumerate().all(|(i, item)| equal(list.get(i), V::of(item)))
+        (V::List(x), V::List(y)) => {
+            x.len() == y.len() && (0..x.len()).all(|i| equal(x.get(i), y.get(i)))
+        }
+        (V::List(list), V::Container(Value::Array(items)))
+        | (V::Container(Value::Array(items)), V::List(list)) => {
+            list.len() == items.len()
+                && items.iter().enumerate().all(|(i, item)| equal(list.get(i), V::of(item)))
         }
         _ => false,
     }
@@ -54,8 +58,13 @@ fn equal(a: V<'_>, b: V<'_>) -> bool {
 
 fn equal_values(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal_values(x, y)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal_values(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal_values(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal_values(v, w)))
+        }
         (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => false,
         _ => equal(V::of(a), V::of(b)),
     }
@@ -82,7 +91,9 @@ pub(super) fn compare<'a>(comparator: &Comparator, l: V<'a>, r: V<'a>) -> V<'a> 
 /// `contains(subject, search)`; a type error is left to the jmespath crate to report.
 pub(super) fn contains<'a>(subject: V<'a>, search: V<'a>) -> Result<V<'a>, Undecided> {
     match (subject, search) {
-        (V::Container(Value::Array(items)), needle) => Ok(V::Bool(items.iter().any(|v| equal(V::of(v), needle)))),
+        (V::Container(Value::Array(items)), needle) => {
+            Ok(V::Bool(items.iter().any(|v| equal(V::of(v), needle))))
+        }
         (V::List(list), needle) => Ok(V::Bool((0..list.len()).any(|i| equal(list.get(i), needle)))),
         (V::Str(haystack), V::Str(needle)) => Ok(V::Bool(haystack.contains(needle))),
         _ => Err(Undecided),

@@ -74,11 +74,15 @@ impl ChunkCells {
             None | Some(Cell::Null) => V::Null,
             Some(Cell::Bool(b)) => V::Bool(*b),
             Some(Cell::Num(x)) => V::Num(*x),
-            Some(Cell::Str { at, len }) => V::Str(self.text.get(*at as usize..*at as usize + *len as usize).unwrap_or_default()),
-            Some(Cell::Container(i)) => {
-                self.containers.get(*i as usize).map_or(V::Null, |value| if value.is_string() { V::of(value) } else { V::Container(value) })
+            Some(Cell::Str { at, len }) => V::Str(
+                self.text.get(*at as usize..*at as usize + *len as usize).unwrap_or_default(),
+            ),
+            Some(Cell::Container(i)) => self.containers.get(*i as usize).map_or(V::Null, |value| {
+                if value.is_string() { V::of(value) } else { V::Container(value) }
+            }),
+            Some(Cell::List { at, len }) => {
+                V::List(ListView { chunk: self, at: *at as usize, len: *len as usize })
             }
-            Some(Cell::List { at, len }) => V::List(ListView { chunk: self, at: *at as usize, len: *len as usize }),
         }
     }
 }
@@ -104,12 +108,20 @@ impl<'a> ListView<'a> {
 
     /// Element `i` (null past the end).
     pub(crate) fn get(&self, i: usize) -> V<'a> {
-        if i >= self.len { V::Null } else { self.chunk.cell_view(self.chunk.elements.get(self.at + i)) }
+        if i >= self.len {
+            V::Null
+        } else {
+            self.chunk.cell_view(self.chunk.elements.get(self.at + i))
+        }
     }
 
     /// The element a JMESPath index names (negative from the end).
     pub(super) fn index(&self, i: i32) -> Option<V<'a>> {
-        let i = if i >= 0 { usize::try_from(i).ok()? } else { self.len.checked_sub(i.unsigned_abs() as usize)? };
+        let i = if i >= 0 {
+            usize::try_from(i).ok()?
+        } else {
+            self.len.checked_sub(i.unsigned_abs() as usize)?
+        };
         (i < self.len).then(|| self.get(i))
     }
 }
@@ -153,11 +165,19 @@ pub(super) fn walk<'a>(mut at: &'a Value, steps: &[Step]) -> Option<&'a Value> {
     for step in steps {
         at = match step {
             // Small objects (most items) are faster to scan than to hash into.
-            Step::Field(name) => {
-                at.as_object().and_then(|o| if o.len() <= 12 { o.iter().find(|(k, _)| *k == name).map(|(_, v)| v) } else { o.get(name) })?
-            }
+            Step::Field(name) => at.as_object().and_then(|o| {
+                if o.len() <= 12 {
+                    o.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+                } else {
+                    o.get(name)
+                }
+            })?,
             Step::Index(i) => at.as_array().and_then(|a| {
-                let i = if *i >= 0 { usize::try_from(*i).ok() } else { a.len().checked_sub(i.unsigned_abs() as usize) };
+                let i = if *i >= 0 {
+                    usize::try_from(*i).ok()
+                } else {
+                    a.len().checked_sub(i.unsigned_abs() as usize)
+                };
                 i.and_then(|i| a.get(i))
             })?,
         };

@@ -26,14 +26,23 @@ fn profile(values: &[Value]) -> CollectionProfile {
     }
     let (text, value) = (by_text.finish(items.len() as u64), by_value.finish(items.len() as u64));
     let path: PropertyPath = "n".parse().expect("path");
-    let (a, b) = (text.property(&path).and_then(|p| p.numbers.clone()), value.property(&path).and_then(|p| p.numbers.clone()));
+    let (a, b) = (
+        text.property(&path).and_then(|p| p.numbers.clone()),
+        value.property(&path).and_then(|p| p.numbers.clone()),
+    );
     let facts = |n: NumberProfile| (n.distinct, n.median_value(), n.mean, n.std_dev, n.top);
     assert_eq!(a.map(facts), b.map(facts));
     text
 }
 
 fn describe(values: &[Value], bins: Option<usize>) -> Value {
-    describe_property(&profile(values), "items", &"n".parse().expect("path"), PropertyOptions { limit: 20, bins }).data
+    describe_property(
+        &profile(values),
+        "items",
+        &"n".parse().expect("path"),
+        PropertyOptions { limit: 20, bins },
+    )
+    .data
 }
 
 /// The brief's values: 2^53, 2^53+1 (twice), 2^53+2, i64::MAX, i64::MIN, -2^53-1, small ints, nulls.
@@ -62,8 +71,12 @@ fn distinct_counts_and_top_values_are_keyed_by_the_exact_integer() {
     // 2^53 and 2^53+1 share one double, and so do 2^53+2 and 2^53+3: counted apart here.
     assert_eq!(d["distinctNumbers"], 10);
     assert_eq!(d["uniqueCount"], 10);
-    let values: Vec<(Value, u64)> =
-        d["values"].as_array().expect("values").iter().map(|v| (v["value"].clone(), v["count"].as_u64().unwrap_or(0))).collect();
+    let values: Vec<(Value, u64)> = d["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|v| (v["value"].clone(), v["count"].as_u64().unwrap_or(0)))
+        .collect();
     let expected: Vec<(Value, u64)> = vec![
         (json!(TWO_53 + 1), 2),
         (json!(i64::MIN), 1),
@@ -85,15 +98,22 @@ fn distinct_counts_and_top_values_are_keyed_by_the_exact_integer() {
 
 #[test]
 fn medians_of_large_integers_are_a_value_or_the_exact_midpoint_of_two() {
-    assert_eq!(describe(&[json!(TWO_53), json!(TWO_53 + 1), json!(TWO_53 + 3)], None)["median"], json!(TWO_53 + 1));
+    assert_eq!(
+        describe(&[json!(TWO_53), json!(TWO_53 + 1), json!(TWO_53 + 3)], None)["median"],
+        json!(TWO_53 + 1)
+    );
     // (2^53+1 + 2^53+2) / 2 is no double: its exact decimal, as text.
-    let even = describe(&[json!(TWO_53), json!(TWO_53 + 1), json!(TWO_53 + 2), json!(TWO_53 + 3)], None);
+    let even =
+        describe(&[json!(TWO_53), json!(TWO_53 + 1), json!(TWO_53 + 2), json!(TWO_53 + 3)], None);
     assert_eq!(even["median"], json!("9007199254740993.5"));
     let top = describe(&[json!(u64::MAX), json!(u64::MAX - 2), json!(u64::MAX - 1)], None);
     assert_eq!(top["median"], json!(u64::MAX - 1));
     assert_eq!(top["max"], json!(u64::MAX));
     // A midpoint a double holds is a JSON number.
-    assert_eq!(describe(&[json!(1), json!(2), json!(i64::MAX), json!(-5)], None)["median"], json!(1.5));
+    assert_eq!(
+        describe(&[json!(1), json!(2), json!(i64::MAX), json!(-5)], None)["median"],
+        json!(1.5)
+    );
 }
 
 #[test]
@@ -115,16 +135,24 @@ fn mean_and_spread_come_from_the_exact_sum() {
 
 #[test]
 fn histogram_bins_of_large_integers_count_and_name_them_exactly() {
-    let values: Vec<Value> = [0, 999_999_999_999_999_999, 1_000_000_000_000_000_000, 1_999_999_999_999_999_999, 2_000_000_000_000_000_000]
-        .iter()
-        .map(|&v: &i64| json!(v))
-        .collect();
+    let values: Vec<Value> = [
+        0,
+        999_999_999_999_999_999,
+        1_000_000_000_000_000_000,
+        1_999_999_999_999_999_999,
+        2_000_000_000_000_000_000,
+    ]
+    .iter()
+    .map(|&v: &i64| json!(v))
+    .collect();
     let d = describe(&values, Some(2));
     let bins: Vec<(String, u64)> = d["histogram"]
         .as_array()
         .expect("bins")
         .iter()
-        .map(|b| (b["range"].as_str().unwrap_or_default().to_string(), b["count"].as_u64().unwrap_or(0)))
+        .map(|b| {
+            (b["range"].as_str().unwrap_or_default().to_string(), b["count"].as_u64().unwrap_or(0))
+        })
         .collect();
     // 999999999999999999 is below the edge 1e18 although its double is 1e18.
     assert_eq!(bins, [("0-999999999999999999".to_string(), 2), ("1e18 to 2e18".to_string(), 3)]);
@@ -134,12 +162,30 @@ fn histogram_bins_of_large_integers_count_and_name_them_exactly() {
 fn the_schema_summary_and_validation_use_the_exact_bounds() {
     let profile = profile(&mixed_values());
     let schema = infer_schema(&profile);
-    assert_eq!(schema["properties"]["n"]["x-observed"], json!({"minimum": i64::MIN, "maximum": i64::MAX}));
+    assert_eq!(
+        schema["properties"]["n"]["x-observed"],
+        json!({"minimum": i64::MIN, "maximum": i64::MAX})
+    );
     let small = infer_schema(&self::profile(&[json!(TWO_53 + 1), json!(5)]));
     assert!(validate(&small, &json!({"n": TWO_53 + 1})).expect("validates").warnings.is_empty());
     let above = validate(&small, &json!({"n": TWO_53 + 2})).expect("validates");
-    assert!(above.warnings.iter().any(|w| w.keyword == "maximum" && w.error.contains("9007199254740993")), "{:?}", above.warnings);
-    let items = mixed_values().into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), json!({ "n": v })));
-    let markdown = schema_markdown("src", &[&Collection::from_values("items", CollectionKind::Documents, items)], None).markdown;
+    assert!(
+        above
+            .warnings
+            .iter()
+            .any(|w| w.keyword == "maximum" && w.error.contains("9007199254740993")),
+        "{:?}",
+        above.warnings
+    );
+    let items = mixed_values()
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| OwnedItem::new(i.to_string(), json!({ "n": v })));
+    let markdown = schema_markdown(
+        "src",
+        &[&Collection::from_values("items", CollectionKind::Documents, items)],
+        None,
+    )
+    .markdown;
     assert!(markdown.contains("-9223372036854775808 - 9223372036854775807"), "{markdown}");
 }

@@ -11,7 +11,15 @@ use serde_json::json;
 
 /// Runs `work` on a thread with a 2 MiB stack, as tokio's workers and blocking threads have.
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join()))
+    std::thread::scope(|scope| {
+        sync::joined(
+            std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn_scoped(scope, work)
+                .expect("spawns")
+                .join(),
+        )
+    })
 }
 
 fn refusal(text: &str) -> String {
@@ -24,7 +32,9 @@ fn refusal(text: &str) -> String {
 
 #[test]
 fn selectors_nested_past_the_bound_are_refused_with_the_reason() {
-    let nested = |open: &str, inner: &str, close: &str, n: usize| format!("{}{inner}{}", open.repeat(n), close.repeat(n));
+    let nested = |open: &str, inner: &str, close: &str, n: usize| {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    };
     let deep = [
         // The two: ~2.5 KB each.
         format!("{}type", "!".repeat(2_500)),
@@ -50,10 +60,18 @@ fn selectors_nested_past_the_bound_are_refused_with_the_reason() {
     for text in &deep {
         assert!(text.len() <= MAX_SELECTOR_BYTES, "{} bytes", text.len());
         let reason = refusal(text);
-        assert!(reason.contains(&format!("nests deeper than {MAX_SELECTOR_DEPTH} levels")), "{reason}");
+        assert!(
+            reason.contains(&format!("nests deeper than {MAX_SELECTOR_DEPTH} levels")),
+            "{reason}"
+        );
     }
     // Brackets in strings, names and literals are not nesting.
-    let quoted = format!("type == '{}' || \"{}\" == `\"{}\"`", "[".repeat(500), "(".repeat(500), "{".repeat(500));
+    let quoted = format!(
+        "type == '{}' || \"{}\" == `\"{}\"`",
+        "[".repeat(500),
+        "(".repeat(500),
+        "{".repeat(500)
+    );
     assert!(on_small_stack(|| Selector::parse(&quoted)).is_ok());
     // A deep literal is the JSON parser's to refuse (serde_json's recursion limit).
     let literal = format!("a == `{}1{}`", "[".repeat(200), "]".repeat(200));
@@ -79,7 +97,11 @@ fn the_deepest_accepted_selector_evaluates_on_a_small_stack() {
         format!("type{}", " || type".repeat(bound - 2)),
         format!("{}type{}", "not_null(".repeat(bound - 1), ")".repeat(bound - 1)),
     ];
-    let collection = Collection::from_values("nodes", CollectionKind::Nodes, [OwnedItem::new("a", item.clone())]);
+    let collection = Collection::from_values(
+        "nodes",
+        CollectionKind::Nodes,
+        [OwnedItem::new("a", item.clone())],
+    );
     for text in &texts {
         let answer = on_small_stack(|| Selector::parse(text).map(|s| s.matches_value(&item)));
         assert!(matches!(answer, Ok(Ok(_))), "{text}: {answer:?}");
@@ -96,7 +118,11 @@ fn the_deepest_accepted_selector_evaluates_on_a_small_stack() {
 }
 
 fn items(n: usize) -> Collection {
-    Collection::from_values("nodes", CollectionKind::Nodes, (0..n).map(|i| OwnedItem::new(format!("n{i}"), json!({"type": "server", "i": i}))))
+    Collection::from_values(
+        "nodes",
+        CollectionKind::Nodes,
+        (0..n).map(|i| OwnedItem::new(format!("n{i}"), json!({"type": "server", "i": i}))),
+    )
 }
 
 #[test]
@@ -105,11 +131,19 @@ fn an_exponential_selector_fails_the_call_with_the_bound_it_reached() {
     for text in [
         // The issue's: 170 bytes, 77 s of CPU per item in the jmespath crate.
         format!("length({}) > `5`", "[@,@,@,@,@,@,@,@,@,@][]".repeat(7)),
-        format!("length(join('', {})) > `5`", "[to_string(@), to_string(@)][] | [join('', @), join('', @)] | ".repeat(30) + "@"),
-        format!("length(to_string({}[@,@,@,@,@,@,@,@,@,@]{})) > `5`", "map(&".repeat(7), ", [@,@,@,@,@,@,@,@,@,@])".repeat(7)),
+        format!(
+            "length(join('', {})) > `5`",
+            "[to_string(@), to_string(@)][] | [join('', @), join('', @)] | ".repeat(30) + "@"
+        ),
+        format!(
+            "length(to_string({}[@,@,@,@,@,@,@,@,@,@]{})) > `5`",
+            "map(&".repeat(7),
+            ", [@,@,@,@,@,@,@,@,@,@])".repeat(7)
+        ),
     ] {
         let selector = Selector::parse(&text).expect("parses");
-        let error = find_items(&collection, &[], &selector, 5, &DisplayLimits::default()).expect_err("stopped");
+        let error = find_items(&collection, &[], &selector, 5, &DisplayLimits::default())
+            .expect_err("stopped");
         let CoreError::SelectorTooCostly { item, reason, .. } = &error else { panic!("{error}") };
         assert!(item.starts_with('n'), "{item}");
         assert!(reason.contains("more than 10000000 steps on one item"), "{reason}");
@@ -124,7 +158,10 @@ fn a_cancelled_call_stops_between_items_and_says_how_far_it_got() {
     let selector = Selector::parse("length(to_string(@)) > `1`").expect("parses");
     let cancelled = Cancel::new();
     cancelled.cancel_because("the request took longer than 60 s");
-    let error = cancel::with(&cancelled, || find_items(&collection, &[], &selector, 5, &DisplayLimits::default())).expect_err("cancelled");
+    let error = cancel::with(&cancelled, || {
+        find_items(&collection, &[], &selector, 5, &DisplayLimits::default())
+    })
+    .expect_err("cancelled");
     let CoreError::Cancelled { reason, done } = &error else { panic!("{error}") };
     assert_eq!(reason, "the request took longer than 60 s");
     assert_eq!(done, "0 of 20000 items evaluated");
@@ -133,12 +170,15 @@ fn a_cancelled_call_stops_between_items_and_says_how_far_it_got() {
     let heavy = Collection::from_values(
         "nodes",
         CollectionKind::Nodes,
-        (0..4_000).map(|i| OwnedItem::new(format!("n{i}"), json!({"list": vec!["abcdefgh"; 1_000]}))),
+        (0..4_000)
+            .map(|i| OwnedItem::new(format!("n{i}"), json!({"list": vec!["abcdefgh"; 1_000]}))),
     );
     let slow = Selector::parse("length(sort(list)) > `1`").expect("parses");
     let token = Cancel::new();
     let error = std::thread::scope(|scope| {
-        let run = scope.spawn(|| cancel::with(&token, || find_items(&heavy, &[], &slow, 5, &DisplayLimits::default())));
+        let run = scope.spawn(|| {
+            cancel::with(&token, || find_items(&heavy, &[], &slow, 5, &DisplayLimits::default()))
+        });
         std::thread::sleep(std::time::Duration::from_millis(200));
         token.cancel_because("the client cancelled the request");
         sync::joined(run.join())

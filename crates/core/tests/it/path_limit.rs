@@ -11,13 +11,15 @@ use serde_json::{Value, json};
 
 /// 12,000 documents, each with `id` and one key of its own (`k<i>`): 12,001 distinct paths.
 fn unique_keys() -> Collection {
-    let items = (0..12_000).map(|i| OwnedItem::new(i.to_string(), json!({"id": i, format!("k{i}"): 1})));
+    let items =
+        (0..12_000).map(|i| OwnedItem::new(i.to_string(), json!({"id": i, format!("k{i}"): 1})));
     Collection::from_values("docs", CollectionKind::Documents, items)
 }
 
 fn describe(collection: &Collection, path: &str) -> (String, Value) {
     let path: PropertyPath = path.parse().expect("path");
-    let answer = describe_property(collection.profile(), "documents", &path, PropertyOptions::default());
+    let answer =
+        describe_property(collection.profile(), "documents", &path, PropertyOptions::default());
     (answer.message, answer.data)
 }
 
@@ -52,7 +54,13 @@ fn the_markdown_says_the_limit_was_hit_and_counts_every_property_not_shown() {
     let listed = fitted.markdown.lines().filter(|l| l.starts_with("- `")).count();
     let more = fitted.markdown.lines().find(|l| l.starts_with("- +")).expect("a +N more line");
     let expected = 10_000 - listed + 2_001;
-    assert!(more.starts_with(&format!("- +{expected} more properties ({} left out for the token budget", 10_000 - listed)), "{more}");
+    assert!(
+        more.starts_with(&format!(
+            "- +{expected} more properties ({} left out for the token budget",
+            10_000 - listed
+        )),
+        "{more}"
+    );
     assert!(more.contains("2001 not profiled: past the 10,000-path limit"), "{more}");
     assert_eq!(fitted.properties_omitted, 10_000 - listed);
 }
@@ -93,7 +101,10 @@ fn merged_parts_tell_refused_keys_from_keys_profiled_in_part() {
     assert_eq!(profile.property(&d).map(|p| p.present), Some(1));
     assert_eq!(profile.path_limit.partial, vec![d.clone()]);
     assert_eq!(profile.path_limit.unprofiled, 1);
-    assert_eq!(profile.path_limit.unprofiled_at(&"c".parse().expect("path")), Some(Unprofiled::Refused));
+    assert_eq!(
+        profile.path_limit.unprofiled_at(&"c".parse().expect("path")),
+        Some(Unprofiled::Refused)
+    );
     assert_eq!(profile.path_limit.unprofiled_at(&d), None);
     let answer = describe_property(&profile, "documents", &d, PropertyOptions::default());
     assert_eq!(answer.data["partial"], json!(true));

@@ -63,7 +63,11 @@ fn nested_properties_under_a_partly_present_parent_count_over_every_item() {
 #[test]
 fn array_element_paths_count_over_every_element_of_those_arrays() {
     // 5 elements in all: 3 with `v` (one null), 1 without, 1 not an object.
-    let items = vec![json!({"readings": [{"v": 1}, {"v": null}]}), json!({"readings": [{"w": 2}, 7, {"v": 3}]}), json!({"other": true})];
+    let items = vec![
+        json!({"readings": [{"v": 1}, {"v": null}]}),
+        json!({"readings": [{"w": 2}, 7, {"v": 3}]}),
+        json!({"other": true}),
+    ];
     let d = describe(&items, "readings[].v", None);
     assert_eq!(counts(&d), (5, 2, 1, 2));
     assert_eq!(d["totalOf"], "elements of `readings[]` in all items");
@@ -82,7 +86,8 @@ fn present_excludes_null_everywhere() {
 
 #[test]
 fn tiny_numbers_keep_their_significant_digits() {
-    let values: Vec<Value> = [1.234567e-8, 2.5e-8, 6e-8, 9.87654321e-8].iter().map(|v| json!({ "x": v })).collect();
+    let values: Vec<Value> =
+        [1.234567e-8, 2.5e-8, 6e-8, 9.87654321e-8].iter().map(|v| json!({ "x": v })).collect();
     let d = describe(&values, "x", None);
     assert_eq!(d["min"], json!(1.234567e-8));
     assert_eq!(d["max"], json!(9.87654321e-8));
@@ -100,7 +105,12 @@ fn tiny_numbers_keep_their_significant_digits() {
 
 #[test]
 fn huge_and_tiny_values_in_one_property_and_negative_zero() {
-    let values = vec![json!({"x": 1e-9}), json!({"x": 1e15}), json!({"x": -0.0}), json!({"x": 0.6000000000000001})];
+    let values = vec![
+        json!({"x": 1e-9}),
+        json!({"x": 1e15}),
+        json!({"x": -0.0}),
+        json!({"x": 0.6000000000000001}),
+    ];
     let d = describe(&values, "x", None);
     assert_eq!(d["min"], json!(0.0));
     assert_eq!(d["min"].to_string(), "0.0");
@@ -111,7 +121,11 @@ fn huge_and_tiny_values_in_one_property_and_negative_zero() {
 
 #[test]
 fn integers_past_two_to_the_53_are_shown_exactly() {
-    let values = vec![json!({"id": 9_007_199_254_740_993u64}), json!({"id": 9_007_199_254_740_995u64}), json!({"id": -9_007_199_254_740_993i64})];
+    let values = vec![
+        json!({"id": 9_007_199_254_740_993u64}),
+        json!({"id": 9_007_199_254_740_995u64}),
+        json!({"id": -9_007_199_254_740_993i64}),
+    ];
     let d = describe(&values, "id", None);
     assert_eq!(d["max"], json!(9_007_199_254_740_995u64));
     assert_eq!(d["min"], json!(-9_007_199_254_740_993i64));
@@ -130,7 +144,12 @@ fn asked_bin_counts_are_honoured_and_no_bin_holds_only_the_maximum() {
         assert!(h.iter().all(|b| b["count"].as_u64() > Some(0)), "{bins}: {h:?}");
     }
     let four = describe(&ints, "n", Some(4));
-    let ranges: Vec<&str> = four["histogram"].as_array().expect("bins").iter().filter_map(|b| b["range"].as_str()).collect();
+    let ranges: Vec<&str> = four["histogram"]
+        .as_array()
+        .expect("bins")
+        .iter()
+        .filter_map(|b| b["range"].as_str())
+        .collect();
     assert_eq!(ranges, ["0-24", "25-49", "50-74", "75-100"]);
     let floats: Vec<Value> = (0..=30).map(|i| json!({ "f": f64::from(i) / 10.0 + 0.05 })).collect();
     for bins in [2, 3, 4, 6, 9] {
@@ -144,9 +163,11 @@ fn equal_width_bin_edges_keep_six_significant_digits() {
     // PageRank-like scores: 6 bins over [0.0026343092633327346, 0.03319493743687862] have no round
     // edges, so they are equal-width; the inner edges used to be cut to 4 digits (0.007728).
     let (min, max) = (0.0026343092633327346, 0.03319493743687862);
-    let values: Vec<Value> = (0..=60).map(|i| json!({ "rank": min + (max - min) * f64::from(i) / 60.0 })).collect();
+    let values: Vec<Value> =
+        (0..=60).map(|i| json!({ "rank": min + (max - min) * f64::from(i) / 60.0 })).collect();
     let d = describe(&values, "rank", Some(6));
-    let edges: Vec<f64> = d["histogram"].as_array().expect("bins").iter().filter_map(|b| b["min"].as_f64()).collect();
+    let edges: Vec<f64> =
+        d["histogram"].as_array().expect("bins").iter().filter_map(|b| b["min"].as_f64()).collect();
     assert_eq!(edges.len(), 6);
     assert_eq!(edges[0], min, "the first edge is the minimum, exactly");
     let width = (max - min) / 6.0;
@@ -196,6 +217,11 @@ fn hidden_controls_are_escaped_in_markdown_and_exact_in_json() {
     assert!(!md.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202E}'), "{md:?}");
     assert!(md.contains("\\u{202E}"), "{md}");
     let d = describe(&values, "kind", None);
-    let listed: Vec<&str> = d["values"].as_array().expect("values").iter().filter_map(|v| v["value"].as_str()).collect();
+    let listed: Vec<&str> = d["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .filter_map(|v| v["value"].as_str())
+        .collect();
     assert!(listed.contains(&evil));
 }

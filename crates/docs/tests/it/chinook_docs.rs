@@ -1,12 +1,16 @@
 //! The Chinook docs in testdata/docs/chinook: parsing, chunking, hybrid retrieval and the schema
 //! context, on the real Chinook catalog (11 tables).
 
-use schemascope_docs::{Catalog, ChunkKind, ChunkSource, ColumnNotes, FullReason, RetrievalConfig, SchemaIndex, Strategy, parse_docs};
+use schemascope_docs::{
+    Catalog, ChunkKind, ChunkSource, ColumnNotes, FullReason, RetrievalConfig, SchemaIndex,
+    Strategy, parse_docs,
+};
 
 const DOCS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/docs");
 
 fn catalog() -> Catalog {
-    let text = std::fs::read_to_string(format!("{DOCS}/chinook_catalog.json")).expect("catalog file");
+    let text =
+        std::fs::read_to_string(format!("{DOCS}/chinook_catalog.json")).expect("catalog file");
     serde_json::from_str(&text).expect("catalog json")
 }
 
@@ -44,23 +48,38 @@ fn chinook_docs_parse_into_chunks_with_the_seed_metadata() {
     assert_eq!(count(ChunkKind::Query), 2);
     assert_eq!(count(ChunkKind::Relationship), 1);
     let overview = customer[0];
-    assert!(overview.content.starts_with("**Purpose:** One row per customer"), "{}", overview.content);
+    assert!(
+        overview.content.starts_with("**Purpose:** One row per customer"),
+        "{}",
+        overview.content
+    );
     assert!(overview.content.contains("**Notes:**"));
     // FK neighbours both ways, then tables the text names ("bought at least one track").
     assert_eq!(overview.related_tables, vec!["Employee", "Invoice", "Track"]);
-    assert!(overview.keywords.contains(&"support".to_string()) && overview.keywords.contains(&"rep".to_string()));
-    let country = customer.iter().find(|c| c.column.as_deref() == Some("Country")).expect("Country chunk");
+    assert!(
+        overview.keywords.contains(&"support".to_string())
+            && overview.keywords.contains(&"rep".to_string())
+    );
+    let country =
+        customer.iter().find(|c| c.column.as_deref() == Some("Country")).expect("Country chunk");
     assert_eq!(country.source, ChunkSource::Docs("Customer.md".into()));
     assert!(country.tokens > 20 && country.tokens < 80, "{}", country.tokens);
     let fax = customer.iter().find(|c| c.column.as_deref() == Some("Fax")).expect("Fax chunk");
     assert_eq!(fax.source, ChunkSource::Catalog);
-    let spending = customer.iter().find(|c| c.kind == ChunkKind::Query && c.content.contains("Lifetime")).expect("query");
+    let spending = customer
+        .iter()
+        .find(|c| c.kind == ChunkKind::Query && c.content.contains("Lifetime"))
+        .expect("query");
     assert!(spending.related_tables.contains(&"Invoice".to_string()));
     // Undocumented tables still get an overview and column chunks from the catalog.
     let album: Vec<_> = index.chunks().iter().filter(|c| c.table == "Album").collect();
     assert_eq!(album[0].kind, ChunkKind::Overview);
     assert_eq!(album[0].content, "Table `Album` (347 rows). Columns: AlbumId, Title, ArtistId.");
-    let media = index.chunks().iter().find(|c| c.table == "Track" && c.column.as_deref() == Some("MediaTypeId")).expect("chunk");
+    let media = index
+        .chunks()
+        .iter()
+        .find(|c| c.table == "Track" && c.column.as_deref() == Some("MediaTypeId"))
+        .expect("chunk");
     assert!(media.content.contains("3 is video"));
 }
 
@@ -88,18 +107,34 @@ fn focused_retrieval_finds_the_tables_and_adds_fk_neighbours_beside_them() {
 #[test]
 fn hybrid_strategy_falls_back_to_the_full_schema_when_retrieval_cannot_help() {
     let index = index(RetrievalConfig::default());
-    assert_eq!(index.retrieve("How many are there?", None).strategy, Strategy::Full(FullReason::QuestionTooShort { terms: 0, min: 1 }));
-    assert_eq!(index.retrieve("zebra quantum xylophone", None).strategy, Strategy::Full(FullReason::NoMatches));
+    assert_eq!(
+        index.retrieve("How many are there?", None).strategy,
+        Strategy::Full(FullReason::QuestionTooShort { terms: 0, min: 1 })
+    );
+    assert_eq!(
+        index.retrieve("zebra quantum xylophone", None).strategy,
+        Strategy::Full(FullReason::NoMatches)
+    );
     // Unknown words (often values, such as "Aruba") do not count against a question; the best
     // chunk's share of the known ones does.
     let picky = self::index(RetrievalConfig { min_confidence: 0.9, ..RetrievalConfig::default() });
     let weak = picky.retrieve("customer invoice track genre album artist employee playlist", None);
-    assert!(matches!(weak.strategy, Strategy::Full(FullReason::WeakMatches { min: 0.9, .. })), "{:?}", weak.strategy);
+    assert!(
+        matches!(weak.strategy, Strategy::Full(FullReason::WeakMatches { min: 0.9, .. })),
+        "{:?}",
+        weak.strategy
+    );
     assert!(weak.chunks.is_empty());
     let small = self::index(RetrievalConfig { table_threshold: 12, ..RetrievalConfig::default() });
-    assert_eq!(small.retrieve("customers by country", None).strategy, Strategy::Full(FullReason::SmallSchema { tables: 11, threshold: 12 }));
+    assert_eq!(
+        small.retrieve("customers by country", None).strategy,
+        Strategy::Full(FullReason::SmallSchema { tables: 11, threshold: 12 })
+    );
     let off = self::index(RetrievalConfig { enabled: false, ..RetrievalConfig::default() });
-    assert_eq!(off.retrieve("customers by country", None).strategy, Strategy::Full(FullReason::Disabled));
+    assert_eq!(
+        off.retrieve("customers by country", None).strategy,
+        Strategy::Full(FullReason::Disabled)
+    );
 }
 
 #[test]
@@ -124,7 +159,11 @@ fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
     assert!(tight.tokens <= 150, "{}", tight.tokens);
     assert!(tight.text.contains("_Not shown (token budget): "), "{}", tight.text);
     assert!(!tight.omitted_tables.is_empty() || tight.omitted_chunks > 0);
-    for line in tight.text.lines().filter(|l| !l.starts_with("_Not shown") && !l.starts_with("# Database schema: ")) {
+    for line in tight
+        .text
+        .lines()
+        .filter(|l| !l.starts_with("_Not shown") && !l.starts_with("# Database schema: "))
+    {
         assert!(focused.text.lines().any(|f| f == line), "cut line: {line:?}");
     }
     let tiny = index.context(question, Some(20));
@@ -155,10 +194,19 @@ fn numbers_and_generated_text_do_not_create_matches() {
 #[test]
 fn vague_questions_get_the_full_schema_and_say_why() {
     let index = index(RetrievalConfig::default());
-    for question in ["show me the data", "what's in here", "Show me everything in the database", "list all tables and records", "top 10"] {
+    for question in [
+        "show me the data",
+        "what's in here",
+        "Show me everything in the database",
+        "list all tables and records",
+        "top 10",
+    ] {
         let context = index.context(question, None);
         assert!(
-            matches!(context.metadata.strategy, Strategy::Full(FullReason::QuestionTooShort { terms: 0, .. })),
+            matches!(
+                context.metadata.strategy,
+                Strategy::Full(FullReason::QuestionTooShort { terms: 0, .. })
+            ),
             "{question}: {:?}",
             context.metadata
         );
@@ -183,26 +231,44 @@ fn focused_context_is_smaller_than_the_full_schema_or_the_full_schema_is_used() 
         let context = index.context(question, None);
         match context.metadata.strategy {
             Strategy::Focused => {
-                assert!((context.tokens as f64) < 0.8 * full as f64, "{question}: {} of {full}", context.tokens);
+                assert!(
+                    (context.tokens as f64) < 0.8 * full as f64,
+                    "{question}: {} of {full}",
+                    context.tokens
+                );
                 assert!(context.metadata.confidence >= 0.3, "{question}: {:?}", context.metadata);
-                assert!(context.text.contains("focused on the question, confidence 0."), "{}", context.text);
+                assert!(
+                    context.text.contains("focused on the question, confidence 0."),
+                    "{}",
+                    context.text
+                );
                 // The header shows the confidence to 6 significant digits (it showed two decimals)
                 // and the metadata without float noise.
                 let confidence = context.metadata.confidence;
                 assert_eq!(confidence, schemascope_core::figure::stat(confidence), "{question}");
-                let shown = schemascope_core::figure::text(schemascope_core::figure::significant(confidence, 6));
+                let shown = schemascope_core::figure::text(schemascope_core::figure::significant(
+                    confidence, 6,
+                ));
                 assert!(shown.len() > 4 || shown == confidence.to_string(), "{question}: {shown}");
                 assert!(context.text.contains(&format!("confidence {shown})")), "{}", context.text);
             }
             Strategy::Full(reason) => {
                 assert_eq!(context.tokens, full, "{question}");
                 assert!(
-                    matches!(reason, FullReason::NotSmaller { .. } | FullReason::WeakMatches { .. } | FullReason::QuestionTooShort { .. }),
+                    matches!(
+                        reason,
+                        FullReason::NotSmaller { .. }
+                            | FullReason::WeakMatches { .. }
+                            | FullReason::QuestionTooShort { .. }
+                    ),
                     "{question}: {reason:?}"
                 );
                 if let FullReason::NotSmaller { focused_tokens, full_tokens, .. } = reason {
                     assert_eq!(full_tokens, full);
-                    assert!(focused_tokens as f64 >= 0.8 * full as f64, "{question}: {focused_tokens}");
+                    assert!(
+                        focused_tokens as f64 >= 0.8 * full as f64,
+                        "{question}: {focused_tokens}"
+                    );
                 }
             }
         }
@@ -215,25 +281,44 @@ fn focused_context_is_smaller_than_the_full_schema_or_the_full_schema_is_used() 
 #[test]
 fn a_budget_never_drops_a_retrieved_table_for_a_neighbour_and_the_metadata_names_what_is_shown() {
     let index = any_size();
-    for question in ["top 5 customers by total spent", "Which customers spent the most on invoices?", "tracks in the jazz genre", "artist albums"] {
+    for question in [
+        "top 5 customers by total spent",
+        "Which customers spent the most on invoices?",
+        "tracks in the jazz genre",
+        "artist albums",
+    ] {
         let retrieval = index.retrieve(question, None);
         assert_eq!(retrieval.strategy, Strategy::Focused, "{question}");
         for budget in [60, 150, 300, 500, 800, 1200, 2000] {
             let context = index.render(&retrieval, Some(budget));
             assert!(context.tokens <= budget, "{question} @{budget}: {}", context.tokens);
-            let kept = |t: &str| context.text.contains(&format!("## {t} (")) || context.text.contains(&format!("## {t}\n"));
+            let kept = |t: &str| {
+                context.text.contains(&format!("## {t} ("))
+                    || context.text.contains(&format!("## {t}\n"))
+            };
             let kept_retrieved: Vec<bool> = retrieval.tables.iter().map(|t| kept(t)).collect();
             // A retrieved table is left out only when it does not fit in what is left, and the
             // metadata names exactly the tables shown.
             for (table, kept) in retrieval.tables.iter().zip(&kept_retrieved) {
-                assert_eq!(context.metadata.tables_included.contains(&table.to_string()), *kept, "{question} @{budget}: {table}");
+                assert_eq!(
+                    context.metadata.tables_included.contains(&table.to_string()),
+                    *kept,
+                    "{question} @{budget}: {table}"
+                );
             }
             if let Some(first_dropped) = kept_retrieved.iter().position(|k| !k) {
-                assert!(context.tokens + 20 < budget || kept_retrieved[..first_dropped].iter().all(|k| *k), "{question} @{budget}");
+                assert!(
+                    context.tokens + 20 < budget
+                        || kept_retrieved[..first_dropped].iter().all(|k| *k),
+                    "{question} @{budget}"
+                );
             }
             if kept_retrieved.iter().any(|k| !k) {
                 for neighbour in &retrieval.expanded_tables {
-                    assert!(!kept(neighbour), "{question} @{budget}: neighbour {neighbour} kept, a retrieved table dropped");
+                    assert!(
+                        !kept(neighbour),
+                        "{question} @{budget}: neighbour {neighbour} kept, a retrieved table dropped"
+                    );
                 }
             }
         }
@@ -255,7 +340,11 @@ fn with_notes(config: RetrievalConfig) -> SchemaIndex {
     let mut notes = ColumnNotes::new();
     for table in &catalog.tables {
         for column in &table.columns {
-            notes.insert(&table.name, &column.name, "59 distinct texts, 3–40 characters, e.g. 'Berlin', 'London', 'Mountain View'");
+            notes.insert(
+                &table.name,
+                &column.name,
+                "59 distinct texts, 3–40 characters, e.g. 'Berlin', 'London', 'Mountain View'",
+            );
         }
     }
     SchemaIndex::build(catalog, docs, &notes, config).0
@@ -267,13 +356,20 @@ fn with_notes(config: RetrievalConfig) -> SchemaIndex {
 #[test]
 fn a_budget_shortens_tables_before_it_drops_one_the_question_needs() {
     let question = "top 5 customers by total spent";
-    for config in [RetrievalConfig::default(), RetrievalConfig { enabled: false, ..RetrievalConfig::default() }] {
+    for config in [
+        RetrievalConfig::default(),
+        RetrievalConfig { enabled: false, ..RetrievalConfig::default() },
+    ] {
         let index = with_notes(config);
         for budget in [250, 400, 600, 800, 1_200, 2_000] {
             let context = index.context(question, Some(budget));
             let text = &context.text;
             assert!(context.tokens <= budget, "{} > {budget}", context.tokens);
-            let shown: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).map(|l| l.split(' ').next().unwrap_or(l)).collect();
+            let shown: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("## "))
+                .map(|l| l.split(' ').next().unwrap_or(l))
+                .collect();
             let shown: Vec<&str> = shown.into_iter().filter(|t| *t != "Retrieved").collect();
             // Both fit in their short form from about 350 tokens on.
             for needed in ["Customer", "Invoice"].into_iter().filter(|_| budget >= 400) {
@@ -281,18 +377,32 @@ fn a_budget_shortens_tables_before_it_drops_one_the_question_needs() {
             }
             let heading = text.lines().next().expect("heading");
             let total = index.catalog().tables.len();
-            let count = if shown.len() == total { format!("{total} tables") } else { format!("{} of {total} tables", shown.len()) };
+            let count = if shown.len() == total {
+                format!("{total} tables")
+            } else {
+                format!("{} of {total} tables", shown.len())
+            };
             assert!(heading.contains(&count), "{budget}: {heading} but {} shown", shown.len());
             for documented in text.lines().filter_map(|l| l.strip_prefix("### ")) {
                 let table = documented.split(['.', ' ']).next().unwrap_or_default();
-                assert!(shown.contains(&table), "{budget}: a chunk of {table} without its table: {text}");
+                assert!(
+                    shown.contains(&table),
+                    "{budget}: a chunk of {table} without its table: {text}"
+                );
             }
             // What was shortened is said, and shortened tables keep every column.
             for table in &context.compact_tables {
-                assert!(text.contains("_Shown without their columns' value notes (token budget):"), "{text}");
+                assert!(
+                    text.contains("_Shown without their columns' value notes (token budget):"),
+                    "{text}"
+                );
                 let columns = &index.catalog().table(table).expect("table").columns;
                 for column in columns {
-                    assert!(text.contains(&format!("- {} ", column.name)), "{table}.{}", column.name);
+                    assert!(
+                        text.contains(&format!("- {} ", column.name)),
+                        "{table}.{}",
+                        column.name
+                    );
                 }
             }
         }

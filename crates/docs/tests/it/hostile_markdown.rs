@@ -7,7 +7,13 @@ use schemascope_docs::parse::parse_docs;
 
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
-        schemascope_core::sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join())
+        schemascope_core::sync::joined(
+            std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn_scoped(scope, work)
+                .expect("spawns")
+                .join(),
+        )
     })
 }
 
@@ -26,9 +32,14 @@ fn deeply_nested_markdown_is_parsed_on_a_small_stack() {
         (0..2_000).map(|i| format!("{}- item\n", " ".repeat(2 * i))).collect(),
     ];
     for body in &bodies {
-        let text = format!("# Table: Genre\n\n## Purpose\n\n{body}\n\n## Columns\n\n### Name\n\n{body}\n");
+        let text =
+            format!("# Table: Genre\n\n## Purpose\n\n{body}\n\n## Columns\n\n### Name\n\n{body}\n");
         let files = vec![("Genre.md".to_string(), text)];
         let (docs, warnings) = on_small_stack(|| parse_docs(&files));
-        assert!(docs.table("Genre").is_some_and(|t| !t.columns.is_empty()), "{}…: {warnings:?}", &body[..20]);
+        assert!(
+            docs.table("Genre").is_some_and(|t| !t.columns.is_empty()),
+            "{}…: {warnings:?}",
+            &body[..20]
+        );
     }
 }

@@ -14,15 +14,26 @@ fn okapi_scores_equal_rank_bm25_within_1e_9() {
         vec!["invoice", "line", "track", "id", "unit", "price", "quantity"],
         vec!["album", "title", "artist", "id"],
     ];
-    let index = Bm25Index::build(&corpus, Bm25Params { scoring: Scoring::OKAPI, ..Bm25Params::default() });
+    let index =
+        Bm25Index::build(&corpus, Bm25Params { scoring: Scoring::OKAPI, ..Bm25Params::default() });
     // rank_bm25: BM25Okapi(corpus).get_scores(query)
     let expected: [(&[&str], [f64; 6]); 3] = [
         (
             &["customer", "id"],
-            [0.9929583887102351, 0.8201218254990602, 0.2013990203389349, 0.22509302273175077, 0.15306325545759053, 0.2013990203389349],
+            [
+                0.9929583887102351,
+                0.8201218254990602,
+                0.2013990203389349,
+                0.22509302273175077,
+                0.15306325545759053,
+                0.2013990203389349,
+            ],
         ),
         (&["name", "genre", "genre"], [0.0, 0.0, 1.2374456103202507, 1.3830274468285155, 0.0, 0.0]),
-        (&["invoice", "track", "unknown"], [0.0, 0.6187228051601253, 0.6187228051601253, 0.0, 0.9404586638433905, 0.0]),
+        (
+            &["invoice", "track", "unknown"],
+            [0.0, 0.6187228051601253, 0.6187228051601253, 0.0, 0.9404586638433905, 0.0],
+        ),
     ];
     for (query, want) in expected {
         let got = index.scores(query);

@@ -8,8 +8,14 @@ const SPIDER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/spider
 
 #[test]
 fn spider_retrieval_reaches_its_recall_and_reduction() {
-    let databases = spider_databases(&std::fs::read_to_string(format!("{SPIDER}/tables.json")).expect("tables")).expect("valid");
-    let questions = spider_questions(&std::fs::read_to_string(format!("{SPIDER}/dev_open.json")).expect("questions")).expect("valid");
+    let databases = spider_databases(
+        &std::fs::read_to_string(format!("{SPIDER}/tables.json")).expect("tables"),
+    )
+    .expect("valid");
+    let questions = spider_questions(
+        &std::fs::read_to_string(format!("{SPIDER}/dev_open.json")).expect("questions"),
+    )
+    .expect("valid");
     assert_eq!(databases.len(), 166);
     assert_eq!(databases.iter().map(|d| d.catalog.tables.len()).sum::<usize>(), 876);
     let options = EvalOptions::default();
@@ -22,7 +28,10 @@ fn spider_retrieval_reaches_its_recall_and_reduction() {
     assert_eq!(per_db.strategies.get("full:smallSchema"), Some(&493));
     // Focusing a 3-table schema never saves enough: with the table threshold off, every
     // question gets the full schema, for a reason, and never a context larger than it.
-    let no_threshold = EvalOptions { config: RetrievalConfig { table_threshold: 0, ..RetrievalConfig::default() }, ..EvalOptions::default() };
+    let no_threshold = EvalOptions {
+        config: RetrievalConfig { table_threshold: 0, ..RetrievalConfig::default() },
+        ..EvalOptions::default()
+    };
     let forced = evaluate(&databases, &questions, Setting::PerDatabase, &no_threshold);
     assert!(forced.reduction >= 0.0, "{forced:?}");
     assert!(forced.avg_context_tokens <= forced.avg_full_tokens, "{forced:?}");
@@ -43,16 +52,24 @@ fn spider_retrieval_reaches_its_recall_and_reduction() {
 fn held_out_spider_databases_find_the_tables_of_specific_questions_and_show_vague_ones_whole() {
     use schemascope_docs::eval::index_from_generated_docs;
     use schemascope_docs::{FullReason, Strategy};
-    let databases = spider_databases(&std::fs::read_to_string(format!("{SPIDER}/tables.json")).expect("tables")).expect("valid");
+    let databases = spider_databases(
+        &std::fs::read_to_string(format!("{SPIDER}/tables.json")).expect("tables"),
+    )
+    .expect("valid");
     let cases = [
         ("formula_1", "Which drivers won races at the Monaco circuit?", "drivers"),
         ("sakila_1", "How many films does each actor appear in?", "film_actor"),
-        ("baseball_1", "Which college did the player with the most home runs attend?", "player_college"),
+        (
+            "baseball_1",
+            "Which college did the player with the most home runs attend?",
+            "player_college",
+        ),
         ("cre_Drama_Workshop_Groups", "Show the invoices of each store", "Invoices"),
     ];
     for (db_id, question, expected) in cases {
         let db = databases.iter().find(|d| d.db_id == db_id).expect("database");
-        let index = index_from_generated_docs(db.catalog.clone(), db_id, RetrievalConfig::default());
+        let index =
+            index_from_generated_docs(db.catalog.clone(), db_id, RetrievalConfig::default());
         let context = index.context(question, None);
         // Spider schemas are a few hundred tokens: with its doc chunks a focused context is
         // rarely a fifth smaller, and then the whole schema is shown, saying so.
@@ -65,17 +82,39 @@ fn held_out_spider_databases_find_the_tables_of_specific_questions_and_show_vagu
             other => panic!("{db_id}: {question}: {other:?}"),
         }
         assert!(context.metadata.confidence >= 0.3, "{db_id}: {question}: {:?}", context.metadata);
-        assert!(context.metadata.tables_included.iter().any(|t| t.eq_ignore_ascii_case(expected)), "{db_id}: {:?}", context.metadata.tables_included);
+        assert!(
+            context.metadata.tables_included.iter().any(|t| t.eq_ignore_ascii_case(expected)),
+            "{db_id}: {:?}",
+            context.metadata.tables_included
+        );
         let retrieval = index.retrieve(question, None);
-        let any_size =
-            index_from_generated_docs(db.catalog.clone(), db_id, RetrievalConfig { max_focused_share: f64::INFINITY, ..RetrievalConfig::default() });
+        let any_size = index_from_generated_docs(
+            db.catalog.clone(),
+            db_id,
+            RetrievalConfig { max_focused_share: f64::INFINITY, ..RetrievalConfig::default() },
+        );
         let focused = any_size.retrieve(question, None);
         assert_eq!(focused.strategy, Strategy::Focused, "{db_id}: {question}");
-        assert!(focused.tables.iter().chain(&focused.expanded_tables).any(|t| t.eq_ignore_ascii_case(expected)), "{db_id}: {:?}", focused.tables);
+        assert!(
+            focused
+                .tables
+                .iter()
+                .chain(&focused.expanded_tables)
+                .any(|t| t.eq_ignore_ascii_case(expected)),
+            "{db_id}: {:?}",
+            focused.tables
+        );
         assert!((retrieval.confidence - focused.confidence).abs() < 1e-12);
         for vague in ["show me the data", "what's in here", "list every table", "top 10 records"] {
             let full = index.context(vague, None);
-            assert!(matches!(full.metadata.strategy, Strategy::Full(FullReason::QuestionTooShort { .. })), "{db_id}: {vague}: {:?}", full.metadata);
+            assert!(
+                matches!(
+                    full.metadata.strategy,
+                    Strategy::Full(FullReason::QuestionTooShort { .. })
+                ),
+                "{db_id}: {vague}: {:?}",
+                full.metadata
+            );
             assert_eq!(full.tokens, index.full_schema_tokens());
         }
     }

@@ -12,13 +12,23 @@ struct Fixture {
 
 fn load(name: &str) -> Fixture {
     let path = format!("{}/tests/data/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap();
-    let nodes: Vec<String> = json["nodes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
+    let json: Value = serde_json::from_str(
+        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")),
+    )
+    .unwrap();
+    let nodes: Vec<String> =
+        json["nodes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
     let edges: Vec<(String, String, f64)> = json["edges"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e[0].as_str().unwrap().to_owned(), e[1].as_str().unwrap().to_owned(), e[2].as_f64().unwrap()))
+        .map(|e| {
+            (
+                e[0].as_str().unwrap().to_owned(),
+                e[1].as_str().unwrap().to_owned(),
+                e[2].as_f64().unwrap(),
+            )
+        })
         .collect();
     let graph = GraphData::build(nodes, edges, json["directed"].as_bool().unwrap());
     assert_eq!(graph.stats, BuildStats::default());
@@ -29,7 +39,8 @@ const FIXTURES: [&str; 3] = ["karate", "les_miserables", "directed_random"];
 
 /// Largest absolute difference between ours and networkx's per-node values, asserted below `tol`.
 fn assert_close(name: &str, what: &str, ours: &[f64], expected: &Value, tol: f64) -> f64 {
-    let expected: Vec<f64> = expected.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let expected: Vec<f64> =
+        expected.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert_eq!(ours.len(), expected.len(), "{name} {what}");
     let max = ours.iter().zip(&expected).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     eprintln!("{name:16} {what:22} max |diff| = {max:.3e}");
@@ -65,10 +76,28 @@ fn pagerank_matches_networkx_within_1e_6() {
 fn betweenness_and_closeness_match_networkx_within_1e_6() {
     for name in FIXTURES {
         let f = load(name);
-        assert_close(name, "betweenness", &betweenness_centrality(&f.graph, false), &f.json["betweenness"], 1e-6);
+        assert_close(
+            name,
+            "betweenness",
+            &betweenness_centrality(&f.graph, false),
+            &f.json["betweenness"],
+            1e-6,
+        );
         let weighted = betweenness_centrality(&f.graph, true);
-        assert_close(name, "betweenness weighted", &weighted, &f.json["betweenness_weighted"], 1e-6);
-        assert_close(name, "closeness", &closeness_centrality(&f.graph, false), &f.json["closeness"], 1e-6);
+        assert_close(
+            name,
+            "betweenness weighted",
+            &weighted,
+            &f.json["betweenness_weighted"],
+            1e-6,
+        );
+        assert_close(
+            name,
+            "closeness",
+            &closeness_centrality(&f.graph, false),
+            &f.json["closeness"],
+            1e-6,
+        );
         let weighted = closeness_centrality(&f.graph, true);
         assert_close(name, "closeness weighted", &weighted, &f.json["closeness_weighted"], 1e-6);
     }
@@ -78,7 +107,13 @@ fn betweenness_and_closeness_match_networkx_within_1e_6() {
 fn clustering_matches_networkx_within_1e_9() {
     for name in FIXTURES {
         let f = load(name);
-        assert_close(name, "clustering", &clustering(&f.graph).coefficient, &f.json["clustering"], 1e-9);
+        assert_close(
+            name,
+            "clustering",
+            &clustering(&f.graph).coefficient,
+            &f.json["clustering"],
+            1e-9,
+        );
     }
 }
 
@@ -93,7 +128,8 @@ fn components_match_networkx_exactly() {
         }
         ours.iter_mut().for_each(|c| c.sort());
         ours.sort();
-        let mut expected: Vec<Vec<String>> = serde_json::from_value(f.json["components"].clone()).unwrap();
+        let mut expected: Vec<Vec<String>> =
+            serde_json::from_value(f.json["components"].clone()).unwrap();
         expected.sort();
         assert_eq!(ours, expected, "{name}");
     }
@@ -107,14 +143,27 @@ fn louvain_modularity_is_within_0_02_of_networkx() {
         for seed in [0, 1, 42] {
             let c = louvain_communities(&f.graph, &LouvainOptions { seed, ..Default::default() });
             let diff = (c.modularity - expected).abs();
-            eprintln!("{name:16} louvain seed {seed:2}: {} communities, Q = {:.4} (networkx {expected:.4})", c.community_count, c.modularity);
-            assert!(diff < 0.02, "{name} seed {seed}: modularity {} vs networkx {expected}", c.modularity);
+            eprintln!(
+                "{name:16} louvain seed {seed:2}: {} communities, Q = {:.4} (networkx {expected:.4})",
+                c.community_count, c.modularity
+            );
+            assert!(
+                diff < 0.02,
+                "{name} seed {seed}: modularity {} vs networkx {expected}",
+                c.modularity
+            );
             let range = &f.json["louvain_modularity_range"];
             let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
-            assert!(lo - 1e-9 <= c.modularity && c.modularity <= hi + 1e-9, "{name}: outside networkx's seeds 0..19 range");
-            let again = louvain_communities(&f.graph, &LouvainOptions { seed, ..Default::default() });
+            assert!(
+                lo - 1e-9 <= c.modularity && c.modularity <= hi + 1e-9,
+                "{name}: outside networkx's seeds 0..19 range"
+            );
+            let again =
+                louvain_communities(&f.graph, &LouvainOptions { seed, ..Default::default() });
             assert_eq!(again, c, "same seed, same communities");
-            assert!((modularity(&f.graph, &c.community_id, 1.0, true) - c.modularity).abs() < 1e-12);
+            assert!(
+                (modularity(&f.graph, &c.community_id, 1.0, true) - c.modularity).abs() < 1e-12
+            );
         }
     }
 }
@@ -123,9 +172,11 @@ fn louvain_modularity_is_within_0_02_of_networkx() {
 fn dijkstra_distances_and_path_length_match_networkx() {
     for name in FIXTURES {
         let f = load(name);
-        let (s, t) = (f.json["path_source"].as_str().unwrap(), f.json["path_target"].as_str().unwrap());
+        let (s, t) =
+            (f.json["path_source"].as_str().unwrap(), f.json["path_target"].as_str().unwrap());
         let p = shortest_path(&f.graph, s, t).unwrap();
-        let expected: Vec<Option<f64>> = f.json["distance"].as_array().unwrap().iter().map(Value::as_f64).collect();
+        let expected: Vec<Option<f64>> =
+            f.json["distance"].as_array().unwrap().iter().map(Value::as_f64).collect();
         assert_eq!(p.distance, expected, "{name}");
         // Ties are broken as networkx does (first strictly shorter path found, same visiting
         // order), so on these graphs the path is networkx's own; in any case it must be valid.
@@ -136,7 +187,17 @@ fn dijkstra_distances_and_path_length_match_networkx() {
         assert_eq!(p.total, Some(nx_len));
         assert_eq!(p.path.first(), f.graph.index_of(s).as_ref());
         assert_eq!(p.path.last(), f.graph.index_of(t).as_ref());
-        let length: f64 = p.path.windows(2).map(|w| f.graph.out_neighbors(w[0]).find(|a| a.node == w[1]).expect("path edge exists").weight).sum();
+        let length: f64 = p
+            .path
+            .windows(2)
+            .map(|w| {
+                f.graph
+                    .out_neighbors(w[0])
+                    .find(|a| a.node == w[1])
+                    .expect("path edge exists")
+                    .weight
+            })
+            .sum();
         assert_eq!(length, nx_len, "{name}");
         assert_eq!(p.is_in_path.iter().filter(|&&b| b).count(), p.path.len());
     }

@@ -68,7 +68,11 @@ pub fn parse_bounded(dialect: &dyn Dialect, sql: &str) -> Result<Vec<Statement>,
 }
 
 /// [`parse_bounded`] with another cost budget.
-pub fn parse_within(dialect: &dyn Dialect, sql: &str, budget: u64) -> Result<Vec<Statement>, ParserError> {
+pub fn parse_within(
+    dialect: &dyn Dialect,
+    sql: &str,
+    budget: u64,
+) -> Result<Vec<Statement>, ParserError> {
     // Text that does not tokenize fails the parser at once, with the tokenizer's message.
     if let Ok(tokens) = Tokenizer::new(dialect, sql).tokenize() {
         check_brackets(&tokens, budget)?;
@@ -76,7 +80,10 @@ pub fn parse_within(dialect: &dyn Dialect, sql: &str, budget: u64) -> Result<Vec
     }
     // sqlparser's default recursion limit (50) refuses nesting the checks here accept, with a
     // message that does not say why; the deep stack holds this many levels with room to spare.
-    let statements = Parser::new(dialect).with_recursion_limit(PARSER_RECURSION_LIMIT).try_with_sql(sql)?.parse_statements()?;
+    let statements = Parser::new(dialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .try_with_sql(sql)?
+        .parse_statements()?;
     for statement in &statements {
         if let ControlFlow::Break(message) = statement.visit(&mut Depth::default()) {
             return Err(ParserError::ParserError(message));
@@ -128,13 +135,20 @@ fn check_expression_tokens(tokens: &[Token]) -> Result<(), ParserError> {
             && !matches!(token, Token::Word(word) if matches!(word.keyword, Keyword::TRUE | Keyword::FALSE | Keyword::NULL | Keyword::CASE | Keyword::WHEN | Keyword::THEN | Keyword::ELSE | Keyword::END));
         run = if prefix_like { run + 1 } else { 0 };
         match token {
-            Token::Word(word) if word.quote_style.is_none() && word.keyword == Keyword::CASE => cases += 1,
-            Token::Word(word) if word.quote_style.is_none() && word.keyword == Keyword::END => cases = cases.saturating_sub(1),
+            Token::Word(word) if word.quote_style.is_none() && word.keyword == Keyword::CASE => {
+                cases += 1
+            }
+            Token::Word(word) if word.quote_style.is_none() && word.keyword == Keyword::END => {
+                cases = cases.saturating_sub(1)
+            }
             Token::LBracket => brackets += 1,
             Token::RBracket => brackets = brackets.saturating_sub(1),
             _ => {}
         }
-        if run > MAX_EXPRESSION_DEPTH || cases > MAX_EXPRESSION_DEPTH || brackets > MAX_EXPRESSION_DEPTH {
+        if run > MAX_EXPRESSION_DEPTH
+            || cases > MAX_EXPRESSION_DEPTH
+            || brackets > MAX_EXPRESSION_DEPTH
+        {
             return Err(ParserError::ParserError(format!(
                 "expressions nest deeper than {MAX_EXPRESSION_DEPTH} levels ({}); split the query",
                 if cases > MAX_EXPRESSION_DEPTH {
@@ -213,7 +227,11 @@ impl Visitor for Depth {
 
     fn pre_visit_expr(&mut self, _expr: &Expr) -> ControlFlow<String> {
         self.exprs += 1;
-        if self.exprs > MAX_EXPRESSION_DEPTH { Self::too_deep("expressions") } else { ControlFlow::Continue(()) }
+        if self.exprs > MAX_EXPRESSION_DEPTH {
+            Self::too_deep("expressions")
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 
     fn post_visit_expr(&mut self, _expr: &Expr) -> ControlFlow<String> {
@@ -240,7 +258,9 @@ fn check_brackets(tokens: &[Token], budget: u64) -> Result<(), ParserError> {
             Token::RParen => {
                 closed += 1;
                 if depth == 0 {
-                    return Err(ParserError::ParserError(format!("a `)` closes nothing (closing parenthesis {closed})")));
+                    return Err(ParserError::ParserError(format!(
+                        "a `)` closes nothing (closing parenthesis {closed})"
+                    )));
                 }
                 depth -= 1;
             }
@@ -248,10 +268,14 @@ fn check_brackets(tokens: &[Token], budget: u64) -> Result<(), ParserError> {
         }
     }
     if depth > 0 {
-        return Err(ParserError::ParserError(format!("unbalanced parentheses: {opened} `(` but {closed} `)`")));
+        return Err(ParserError::ParserError(format!(
+            "unbalanced parentheses: {opened} `(` but {closed} `)`"
+        )));
     }
     if deepest > MAX_NESTING {
-        return Err(ParserError::ParserError(format!("parentheses nest {deepest} deep; at most {MAX_NESTING} are accepted")));
+        return Err(ParserError::ParserError(format!(
+            "parentheses nest {deepest} deep; at most {MAX_NESTING} are accepted"
+        )));
     }
     if work > budget {
         return Err(ParserError::ParserError(format!(
@@ -274,7 +298,10 @@ mod tests {
     fn unbalanced_parentheses_are_refused_before_parsing() {
         for dialect in [&SQLiteDialect {} as &dyn Dialect, &PostgreSqlDialect {}] {
             let error = parse_bounded(dialect, SLOW).expect_err("refused").to_string();
-            assert!(error.contains("unbalanced parentheses") && error.contains("`(` but 4 `)`"), "{error}");
+            assert!(
+                error.contains("unbalanced parentheses") && error.contains("`(` but 4 `)`"),
+                "{error}"
+            );
             let error = parse_bounded(dialect, "SELECT 1) + (2").expect_err("refused").to_string();
             assert!(error.contains("closes nothing"), "{error}");
         }
@@ -282,7 +309,8 @@ mod tests {
 
     #[test]
     fn nesting_is_bounded_and_brackets_in_strings_do_not_count() {
-        let deep = format!("SELECT {}1{}", "(".repeat(MAX_NESTING + 1), ")".repeat(MAX_NESTING + 1));
+        let deep =
+            format!("SELECT {}1{}", "(".repeat(MAX_NESTING + 1), ")".repeat(MAX_NESTING + 1));
         let error = parse_bounded(&SQLiteDialect {}, &deep).expect_err("refused").to_string();
         assert!(error.contains(&format!("nest {} deep", MAX_NESTING + 1)), "{error}");
         let fine = format!("SELECT {}1{}", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
@@ -298,7 +326,8 @@ mod tests {
         let three = format!("SELECT {chain}, {chain}, {chain}");
         let error = parse_bounded(&PostgreSqlDialect {}, &three).expect_err("refused").to_string();
         assert!(error.contains("would take too long to parse"), "{error}");
-        let shallow = format!("SELECT {} FROM t", vec!["coalesce(lower(a), (b + 1))"; 2_000].join(", "));
+        let shallow =
+            format!("SELECT {} FROM t", vec!["coalesce(lower(a), (b + 1))"; 2_000].join(", "));
         assert!(parse_bounded(&SQLiteDialect {}, &shallow).is_ok());
     }
 }

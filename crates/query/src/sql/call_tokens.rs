@@ -60,7 +60,8 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
             .suggest("write the name plainly, or double-quoted without escapes"),
         );
     }
-    let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+    let significant: Vec<&Token> =
+        tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
     for (i, token) in significant.iter().enumerate() {
         let next = significant.get(i + 1).copied();
         match token {
@@ -69,7 +70,11 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                 if callables.function(schema.map(written), written(word)) == Verdict::Refused {
                     issues.error(QueryIssue::new(
                         IssueKind::ForbiddenFunction,
-                        format!("function {} is not allowed: {}", word.value, refused_why(callables)),
+                        format!(
+                            "function {} is not allowed: {}",
+                            word.value,
+                            refused_why(callables)
+                        ),
                     ));
                 }
             }
@@ -103,7 +108,10 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                     _ => (None, first),
                 };
                 if callables.is_unsafe_type(schema.map(written), written(name)) {
-                    issues.error(QueryIssue::new(IssueKind::ForbiddenFunction, format!("a cast to {} is not allowed: {}", name.value, UNSAFE_TYPE)));
+                    issues.error(QueryIssue::new(
+                        IssueKind::ForbiddenFunction,
+                        format!("a cast to {} is not allowed: {}", name.value, UNSAFE_TYPE),
+                    ));
                 }
             }
             _ => {}
@@ -112,8 +120,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
 }
 
 /// Why a type is refused.
-pub(super) const UNSAFE_TYPE: &str =
-    "converting to it runs a function (its input or cast function, or a domain constraint) that the database declares volatile or parallel-unsafe";
+pub(super) const UNSAFE_TYPE: &str = "converting to it runs a function (its input or cast function, or a domain constraint) that the database declares volatile or parallel-unsafe";
 
 /// Why a function is refused, per dialect.
 pub(super) fn refused_why(callables: &Callables) -> &'static str {
@@ -121,6 +128,8 @@ pub(super) fn refused_why(callables: &Callables) -> &'static str {
         SqlDialect::Postgres => {
             "PostgreSQL declares it volatile or parallel-unsafe, so it may change data or session state, wait, or reach files, programs or other sessions (only immutable or stable, parallel-safe functions run, and a few harmless volatile ones such as random())"
         }
-        SqlDialect::Sqlite => "SQLite marks it direct-only (it loads code, reaches files or writes logs)",
+        SqlDialect::Sqlite => {
+            "SQLite marks it direct-only (it loads code, reaches files or writes logs)"
+        }
     }
 }

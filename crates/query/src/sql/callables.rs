@@ -107,7 +107,8 @@ impl Names {
         let entry = self.any_schema.entry(name.to_string()).or_insert(true);
         *entry &= allowed;
         if let Some(schema) = schema {
-            let entry = self.in_schema.entry((schema.to_string(), name.to_string())).or_insert(true);
+            let entry =
+                self.in_schema.entry((schema.to_string(), name.to_string())).or_insert(true);
             *entry &= allowed;
         }
     }
@@ -203,7 +204,11 @@ impl Callables {
     /// Whether SQLite has a table-valued function of this name (`Unknown` when not; SQLite's
     /// table functions read, so none is refused).
     pub fn table_function(&self, name: Written<'_>) -> Verdict {
-        if self.table_functions.contains(&self.resolve(&name)) { Verdict::Allowed } else { Verdict::Unknown }
+        if self.table_functions.contains(&self.resolve(&name)) {
+            Verdict::Allowed
+        } else {
+            Verdict::Unknown
+        }
     }
 
     /// How the engine stores a name it was given: SQLite compares function names ignoring
@@ -224,7 +229,11 @@ impl Callables {
         match self.dialect {
             SqlDialect::Sqlite => written.text.to_ascii_lowercase(),
             SqlDialect::Postgres => {
-                let folded = if written.quoted { written.text.to_string() } else { written.text.to_ascii_lowercase() };
+                let folded = if written.quoted {
+                    written.text.to_string()
+                } else {
+                    written.text.to_ascii_lowercase()
+                };
                 truncate_identifier(folded)
             }
         }
@@ -238,7 +247,10 @@ impl Callables {
 
     /// True when `name` is one of PostgreSQL's syntax forms shown as a call (`COALESCE(…)`).
     pub fn is_syntax_form(&self, schema: Option<&Written<'_>>, name: &Written<'_>) -> bool {
-        self.dialect == SqlDialect::Postgres && schema.is_none() && !name.quoted && POSTGRES_SYNTAX.contains(&name.text.to_ascii_lowercase().as_str())
+        self.dialect == SqlDialect::Postgres
+            && schema.is_none()
+            && !name.quoted
+            && POSTGRES_SYNTAX.contains(&name.text.to_ascii_lowercase().as_str())
     }
 
     /// Whether the operator `symbol` (optionally schema-qualified) may run.
@@ -261,7 +273,8 @@ impl Callables {
 
     /// An allowed function spelled like `wanted`, for a did-you-mean.
     pub fn similar_function(&self, wanted: &str) -> Option<String> {
-        let allowed = self.functions.any_schema.iter().filter(|(_, ok)| **ok).map(|(name, _)| name.as_str());
+        let allowed =
+            self.functions.any_schema.iter().filter(|(_, ok)| **ok).map(|(name, _)| name.as_str());
         schemascope_core::suggest::closest(wanted, allowed, 1).into_iter().next()
     }
 
@@ -299,7 +312,11 @@ mod tests {
         c.add_function(Some("pg_catalog"), "lower", true);
         c.add_function(Some("public"), "lower", false);
         assert_eq!(c.function(None, bare("ts_rewrite")), Verdict::Refused);
-        assert_eq!(c.function(None, bare("lower")), Verdict::Refused, "a same-named function elsewhere taints the bare name");
+        assert_eq!(
+            c.function(None, bare("lower")),
+            Verdict::Refused,
+            "a same-named function elsewhere taints the bare name"
+        );
         assert_eq!(c.function(Some(bare("pg_catalog")), bare("lower")), Verdict::Allowed);
         assert_eq!(c.function(Some(bare("public")), bare("lower")), Verdict::Refused);
         assert_eq!(c.function(Some(bare("nowhere")), bare("lower")), Verdict::Unknown);
@@ -312,10 +329,21 @@ mod tests {
         c.add_function(Some("public"), &long, false);
         c.add_function(Some("public"), "MixedCase", true);
         assert_eq!(c.function(None, bare(&format!("{long}_ignored_tail"))), Verdict::Refused);
-        assert_eq!(c.function(None, Written { text: &format!("{}é", "F".repeat(62)), quoted: true }), Verdict::Unknown);
-        assert_eq!(c.function(None, bare("MixedCase")), Verdict::Unknown, "unquoted folds to mixedcase");
+        assert_eq!(
+            c.function(None, Written { text: &format!("{}é", "F".repeat(62)), quoted: true }),
+            Verdict::Unknown
+        );
+        assert_eq!(
+            c.function(None, bare("MixedCase")),
+            Verdict::Unknown,
+            "unquoted folds to mixedcase"
+        );
         assert_eq!(c.function(None, Written { text: "MixedCase", quoted: true }), Verdict::Allowed);
-        assert_eq!(truncate_identifier(format!("{}é", "a".repeat(62))), "a".repeat(62), "never inside a character");
+        assert_eq!(
+            truncate_identifier(format!("{}é", "a".repeat(62))),
+            "a".repeat(62),
+            "never inside a character"
+        );
     }
 
     #[test]
@@ -323,8 +351,14 @@ mod tests {
         let mut c = Callables::new(SqlDialect::Sqlite);
         c.add_function(None, "load_extension", false);
         c.add_function(None, "abs", true);
-        assert_eq!(c.function(None, Written { text: "LOAD_EXTENSION", quoted: true }), Verdict::Refused);
+        assert_eq!(
+            c.function(None, Written { text: "LOAD_EXTENSION", quoted: true }),
+            Verdict::Refused
+        );
         assert_eq!(c.function(None, bare("Abs")), Verdict::Allowed);
-        assert!(!c.is_syntax_form(None, &bare("coalesce")), "SQLite's coalesce is a function in its list");
+        assert!(
+            !c.is_syntax_form(None, &bare("coalesce")),
+            "SQLite's coalesce is a function in its list"
+        );
     }
 }

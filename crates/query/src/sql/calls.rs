@@ -9,8 +9,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    ArrayElemTypeDef, BinaryOperator, CastKind, DataType, Expr, Ident, JsonTableColumn, ObjectName, Query, SetExpr, TableFactor, UnaryOperator,
-    Visit, Visitor, XmlTableColumnOption,
+    ArrayElemTypeDef, BinaryOperator, CastKind, DataType, Expr, Ident, JsonTableColumn, ObjectName,
+    Query, SetExpr, TableFactor, UnaryOperator, Visit, Visitor, XmlTableColumnOption,
 };
 
 use crate::issue::Location;
@@ -92,7 +92,13 @@ fn is_operator_symbol(text: &str) -> bool {
 }
 
 impl Collector {
-    fn push(&mut self, kind: CallKind, qualifiers: Vec<NamePart>, name: NamePart, location: Option<Location>) {
+    fn push(
+        &mut self,
+        kind: CallKind,
+        qualifiers: Vec<NamePart>,
+        name: NamePart,
+        location: Option<Location>,
+    ) {
         self.calls.push(Call { kind, qualifiers, name, location });
     }
 
@@ -129,7 +135,11 @@ impl Collector {
             }
             other => {
                 let text = other.to_string();
-                if is_operator_symbol(&text) { self.operator(&text, location) } else { self.foreign(&format!("the operator {text}"), location) }
+                if is_operator_symbol(&text) {
+                    self.operator(&text, location)
+                } else {
+                    self.foreign(&format!("the operator {text}"), location)
+                }
             }
         }
     }
@@ -147,13 +157,16 @@ impl Collector {
     fn data_type(&mut self, data_type: &DataType, location: Option<Location>) {
         match data_type {
             DataType::Custom(name, _) => {
-                let mut parts: Vec<NamePart> = name.0.iter().filter_map(|p| p.as_ident()).map(NamePart::of).collect();
+                let mut parts: Vec<NamePart> =
+                    name.0.iter().filter_map(|p| p.as_ident()).map(NamePart::of).collect();
                 if let Some(last) = parts.pop() {
                     self.push(CallKind::Type, parts, last, location);
                 }
             }
             DataType::Array(
-                ArrayElemTypeDef::SquareBracket(inner, _) | ArrayElemTypeDef::AngleBracket(inner) | ArrayElemTypeDef::Parenthesis(inner),
+                ArrayElemTypeDef::SquareBracket(inner, _)
+                | ArrayElemTypeDef::AngleBracket(inner)
+                | ArrayElemTypeDef::Parenthesis(inner),
             ) => self.data_type(inner, location),
             // A built-in type named by keywords (`integer`, `double precision`, `varchar(3)`):
             // PostgreSQL's grammar binds it to pg_catalog. Its name without modifiers.
@@ -172,7 +185,9 @@ impl Collector {
         match expr {
             Expr::Function(f) => self.function(&f.name, CallKind::Function),
             Expr::BinaryOp { op, .. } => self.binary(op, at()),
-            Expr::AnyOp { compare_op, .. } | Expr::AllOp { compare_op, .. } => self.binary(compare_op, at()),
+            Expr::AnyOp { compare_op, .. } | Expr::AllOp { compare_op, .. } => {
+                self.binary(compare_op, at())
+            }
             Expr::UnaryOp { op, .. } => self.unary(op, at()),
             Expr::Like { negated, any, .. } => {
                 if *any {
@@ -186,8 +201,12 @@ impl Collector {
                 }
                 self.operator(if *negated { "!~~*" } else { "~~*" }, at());
             }
-            Expr::SimilarTo { negated, .. } => self.operator(if *negated { "!~" } else { "~" }, at()),
-            Expr::InList { negated, .. } | Expr::InSubquery { negated, .. } | Expr::InUnnest { negated, .. } => {
+            Expr::SimilarTo { negated, .. } => {
+                self.operator(if *negated { "!~" } else { "~" }, at())
+            }
+            Expr::InList { negated, .. }
+            | Expr::InSubquery { negated, .. }
+            | Expr::InUnnest { negated, .. } => {
                 self.operator(if *negated { "<>" } else { "=" }, at());
             }
             Expr::Between { negated, .. } => {
@@ -259,8 +278,12 @@ impl Collector {
         // As for expressions: a table factor's span walks its whole subtree.
         let at = || None;
         match factor {
-            TableFactor::Table { name, args: Some(_), .. } | TableFactor::Function { name, .. } => self.function(name, CallKind::TableFunction),
-            TableFactor::UNNEST { .. } => self.push(CallKind::TableFunction, Vec::new(), NamePart::bare("unnest"), at()),
+            TableFactor::Table { name, args: Some(_), .. } | TableFactor::Function { name, .. } => {
+                self.function(name, CallKind::TableFunction)
+            }
+            TableFactor::UNNEST { .. } => {
+                self.push(CallKind::TableFunction, Vec::new(), NamePart::bare("unnest"), at())
+            }
             TableFactor::XmlTable { columns, .. } => {
                 for column in columns {
                     if let XmlTableColumnOption::NamedInfo { r#type, .. } = &column.option {
@@ -275,10 +298,14 @@ impl Collector {
                     }
                 }
             }
-            TableFactor::Table { args: None, .. } | TableFactor::Derived { .. } | TableFactor::NestedJoin { .. } => {}
+            TableFactor::Table { args: None, .. }
+            | TableFactor::Derived { .. }
+            | TableFactor::NestedJoin { .. } => {}
             TableFactor::TableFunction { .. } => self.foreign("TABLE(…) in FROM", at()),
             TableFactor::OpenJsonTable { .. } => self.foreign("OPENJSON", at()),
-            TableFactor::Pivot { .. } | TableFactor::Unpivot { .. } => self.foreign("PIVOT/UNPIVOT", at()),
+            TableFactor::Pivot { .. } | TableFactor::Unpivot { .. } => {
+                self.foreign("PIVOT/UNPIVOT", at())
+            }
             TableFactor::MatchRecognize { .. } => self.foreign("MATCH_RECOGNIZE", at()),
             TableFactor::SemanticView { .. } => self.foreign("SEMANTIC_VIEW", at()),
         }

@@ -11,8 +11,9 @@
 use schemascope_core::suggest::closest;
 use schemascope_core::{Catalog, TableInfo};
 use sqlparser::ast::{
-    BinaryOperator, Expr, GroupByExpr, Ident, JoinConstraint, JoinOperator, OrderBy, OrderByKind, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, TableAlias, TableFactor, TableWithJoins, Value,
+    BinaryOperator, Expr, GroupByExpr, Ident, JoinConstraint, JoinOperator, OrderBy, OrderByKind,
+    Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, TableAlias, TableFactor,
+    TableWithJoins, Value,
 };
 
 use super::expr::{bare_columns, children, contains_aggregate, function_name, is_aggregate};
@@ -23,7 +24,8 @@ use crate::types::ColumnType;
 use crate::values::{KnownValues, check_number, check_string};
 
 /// Implicit columns every SQLite table (rowid) or PostgreSQL table (system columns) has.
-const IMPLICIT_COLUMNS: &[&str] = &["rowid", "oid", "_rowid_", "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"];
+const IMPLICIT_COLUMNS: &[&str] =
+    &["rowid", "oid", "_rowid_", "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"];
 
 /// Where an expression is, which decides what it may contain.
 #[derive(Debug, Clone, Copy)]
@@ -54,7 +56,11 @@ fn at(id: &Ident) -> Option<Location> {
 
 impl<'a> Checker<'a> {
     /// A walk over `catalog`.
-    pub(super) fn new(catalog: &'a Catalog, values: &'a dyn KnownValues, dialect: SqlDialect) -> Self {
+    pub(super) fn new(
+        catalog: &'a Catalog,
+        values: &'a dyn KnownValues,
+        dialect: SqlDialect,
+    ) -> Self {
         Self { catalog, values, dialect, issues: Issues::default(), scanned: Vec::new() }
     }
 
@@ -67,13 +73,19 @@ impl<'a> Checker<'a> {
         let mut with_scope = Scope::inside(parent);
         if let Some(with) = &q.with {
             for cte in &with.cte_tables {
-                let alias_columns: Vec<String> = cte.alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                let alias_columns: Vec<String> =
+                    cte.alias.columns.iter().map(|c| c.name.value.clone()).collect();
                 if with.recursive {
-                    let early = if alias_columns.is_empty() { Columns::open() } else { Columns::known(alias_columns.clone()) };
+                    let early = if alias_columns.is_empty() {
+                        Columns::open()
+                    } else {
+                        Columns::known(alias_columns.clone())
+                    };
                     with_scope.ctes.push((cte.alias.name.value.clone(), early));
                 }
                 let columns = self.query(&cte.query, Some(&with_scope));
-                let columns = if alias_columns.is_empty() { columns } else { Columns::known(alias_columns) };
+                let columns =
+                    if alias_columns.is_empty() { columns } else { Columns::known(alias_columns) };
                 // Pushed, not replaced: the latest entry of a name wins (`Scope::cte` looks from
                 // the end), and removing the earlier one made 40,000 CTEs take 20 s.
                 with_scope.ctes.push((cte.alias.name.value.clone(), columns));
@@ -83,7 +95,12 @@ impl<'a> Checker<'a> {
         self.set_expr(&q.body, scope, q.order_by.as_ref())
     }
 
-    fn set_expr(&mut self, body: &SetExpr, parent: Option<&Scope<'_>>, order_by: Option<&OrderBy>) -> Columns {
+    fn set_expr(
+        &mut self,
+        body: &SetExpr,
+        parent: Option<&Scope<'_>>,
+        order_by: Option<&OrderBy>,
+    ) -> Columns {
         match body {
             SetExpr::Select(select) => self.select(select, parent, order_by),
             SetExpr::Query(q) => {
@@ -99,7 +116,12 @@ impl<'a> Checker<'a> {
             }
             SetExpr::Values(values) => {
                 let scope = Scope::inside(parent);
-                let ctx = Ctx { clause: "VALUES", aliases: false, aggregates: false, in_aggregate: false };
+                let ctx = Ctx {
+                    clause: "VALUES",
+                    aliases: false,
+                    aggregates: false,
+                    in_aggregate: false,
+                };
                 for row in &values.rows {
                     for e in row {
                         self.expr(e, &scope, ctx);
@@ -107,10 +129,14 @@ impl<'a> Checker<'a> {
                 }
                 Columns::open()
             }
-            SetExpr::Table(t) => match t.table_name.as_deref().and_then(|n| self.catalog.table(n)) {
-                Some(info) => Columns::known(info.columns.iter().map(|c| c.name.clone()).collect()),
-                None => Columns::open(),
-            },
+            SetExpr::Table(t) => {
+                match t.table_name.as_deref().and_then(|n| self.catalog.table(n)) {
+                    Some(info) => {
+                        Columns::known(info.columns.iter().map(|c| c.name.clone()).collect())
+                    }
+                    None => Columns::open(),
+                }
+            }
             // Writes are refused by the safety walk.
             _ => Columns::open(),
         }
@@ -118,22 +144,40 @@ impl<'a> Checker<'a> {
 
     /// ORDER BY of a compound query names output columns (or ordinals); unknown names are only
     /// warned about, since dialects differ in what they accept here.
-    fn compound_order_by(&mut self, order_by: Option<&OrderBy>, columns: &Columns, parent: Option<&Scope<'_>>) {
+    fn compound_order_by(
+        &mut self,
+        order_by: Option<&OrderBy>,
+        columns: &Columns,
+        parent: Option<&Scope<'_>>,
+    ) {
         let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order_by else { return };
         let mut scope = Scope::inside(parent);
-        scope.sources.push(Source { name: String::new(), table: None, aliased: false, columns: columns.clone() });
+        scope.sources.push(Source {
+            name: String::new(),
+            table: None,
+            aliased: false,
+            columns: columns.clone(),
+        });
         let ctx = Ctx { clause: "ORDER BY", aliases: true, aggregates: true, in_aggregate: false };
         let mut probe = Checker::new(self.catalog, self.values, self.dialect);
         for item in items {
             probe.expr(&item.expr, &scope, ctx);
         }
         for mut issue in probe.issues.errors.into_iter().chain(probe.issues.warnings) {
-            issue.message = format!("{} (ORDER BY of a compound query should name its output columns)", issue.message);
+            issue.message = format!(
+                "{} (ORDER BY of a compound query should name its output columns)",
+                issue.message
+            );
             self.issues.warn(issue);
         }
     }
 
-    fn select(&mut self, s: &Select, parent: Option<&Scope<'_>>, order_by: Option<&OrderBy>) -> Columns {
+    fn select(
+        &mut self,
+        s: &Select,
+        parent: Option<&Scope<'_>>,
+        order_by: Option<&OrderBy>,
+    ) -> Columns {
         let mut scope = Scope::inside(parent);
         let mut on: Vec<&Expr> = Vec::new();
         for twj in &s.from {
@@ -152,13 +196,16 @@ impl<'a> Checker<'a> {
         }
         let mut output = Columns::default();
         for item in &s.projection {
-            let ctx = Ctx { clause: "SELECT", aliases: false, aggregates: true, in_aggregate: false };
+            let ctx =
+                Ctx { clause: "SELECT", aliases: false, aggregates: true, in_aggregate: false };
             match item {
                 SelectItem::UnnamedExpr(e) => {
                     self.expr(e, &scope, ctx);
                     match e {
                         Expr::Identifier(id) => output.names.push(id.value.clone()),
-                        Expr::CompoundIdentifier(ids) => output.names.push(last_name(ids).to_string()),
+                        Expr::CompoundIdentifier(ids) => {
+                            output.names.push(last_name(ids).to_string())
+                        }
                         other => {
                             output.names.push(other.to_string());
                             output.open = true;
@@ -177,10 +224,15 @@ impl<'a> Checker<'a> {
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
                     let qualifier = match kind {
-                        SelectItemQualifiedWildcardKind::ObjectName(name) => name.0.last().and_then(|p| p.as_ident()).cloned(),
+                        SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                            name.0.last().and_then(|p| p.as_ident()).cloned()
+                        }
                         SelectItemQualifiedWildcardKind::Expr(_) => None,
                     };
-                    match qualifier.as_ref().and_then(|q| scope.source(&q.value).map(|src| (q, src))) {
+                    match qualifier
+                        .as_ref()
+                        .and_then(|q| scope.source(&q.value).map(|src| (q, src)))
+                    {
                         Some((_, src)) => {
                             output.names.extend(src.columns.names.iter().cloned());
                             output.open |= src.columns.open;
@@ -196,26 +248,49 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(selection) = &s.selection {
-            self.expr(selection, &scope, Ctx { clause: "WHERE", aliases: true, aggregates: false, in_aggregate: false });
+            self.expr(
+                selection,
+                &scope,
+                Ctx { clause: "WHERE", aliases: true, aggregates: false, in_aggregate: false },
+            );
         }
         let group_exprs: &[Expr] = match &s.group_by {
             GroupByExpr::Expressions(exprs, _) => exprs,
             GroupByExpr::All(_) => &[],
         };
         for e in group_exprs {
-            self.expr(e, &scope, Ctx { clause: "GROUP BY", aliases: true, aggregates: false, in_aggregate: false });
+            self.expr(
+                e,
+                &scope,
+                Ctx { clause: "GROUP BY", aliases: true, aggregates: false, in_aggregate: false },
+            );
         }
         if let Some(having) = &s.having {
-            self.expr(having, &scope, Ctx { clause: "HAVING", aliases: true, aggregates: true, in_aggregate: false });
+            self.expr(
+                having,
+                &scope,
+                Ctx { clause: "HAVING", aliases: true, aggregates: true, in_aggregate: false },
+            );
         }
         if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order_by {
             for item in items {
-                self.expr(&item.expr, &scope, Ctx { clause: "ORDER BY", aliases: true, aggregates: true, in_aggregate: false });
+                self.expr(
+                    &item.expr,
+                    &scope,
+                    Ctx {
+                        clause: "ORDER BY",
+                        aliases: true,
+                        aggregates: true,
+                        in_aggregate: false,
+                    },
+                );
             }
         }
         let aggregated = !group_exprs.is_empty()
             || s.projection.iter().any(|item| match item {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => contains_aggregate(e),
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    contains_aggregate(e)
+                }
                 _ => false,
             })
             || s.having.as_ref().is_some_and(contains_aggregate);
@@ -233,14 +308,23 @@ impl<'a> Checker<'a> {
         for e in group_exprs {
             let target = match e {
                 Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => {
-                        n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| s.projection.get(i)).and_then(item_expr)
-                    }
+                    Value::Number(n, _) => n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| i.checked_sub(1))
+                        .and_then(|i| s.projection.get(i))
+                        .and_then(item_expr),
                     _ => None,
                 },
-                Expr::Identifier(id) if matches!(scope.resolve(&id.value, false), Resolution::Unknown) => {
+                Expr::Identifier(id)
+                    if matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
+                {
                     s.projection.iter().find_map(|item| match item {
-                        SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr),
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&id.value) =>
+                        {
+                            Some(expr)
+                        }
                         _ => None,
                     })
                 }
@@ -282,17 +366,29 @@ impl<'a> Checker<'a> {
                     IssueKind::GroupBy,
                     format!(
                         "{name} is selected but neither aggregated nor in GROUP BY{}",
-                        if self.sqlite() { " (SQLite returns it from an arbitrary row of each group)" } else { "" }
+                        if self.sqlite() {
+                            " (SQLite returns it from an arbitrary row of each group)"
+                        } else {
+                            ""
+                        }
                     ),
                 )
                 .at(ids.last().and_then(at))
-                .suggest(format!("add {name} to GROUP BY or wrap it in an aggregate such as MAX({name})"));
+                .suggest(format!(
+                    "add {name} to GROUP BY or wrap it in an aggregate such as MAX({name})"
+                ));
                 if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
             }
         }
     }
 
-    fn relation_item<'s>(&mut self, twj: &'s TableWithJoins, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
+    fn relation_item<'s>(
+        &mut self,
+        twj: &'s TableWithJoins,
+        scope: &mut Scope<'_>,
+        parent: Option<&Scope<'_>>,
+        on: &mut Vec<&'s Expr>,
+    ) {
         self.factor(&twj.relation, scope, parent, on);
         for join in &twj.joins {
             self.factor(&join.relation, scope, parent, on);
@@ -318,7 +414,9 @@ impl<'a> Checker<'a> {
             match constraint {
                 Some(JoinConstraint::On(e)) => on.push(e),
                 Some(JoinConstraint::Using(names)) => {
-                    scope.merged.extend(names.iter().filter_map(|n| n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone())));
+                    scope.merged.extend(names.iter().filter_map(|n| {
+                        n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone())
+                    }));
                 }
                 Some(JoinConstraint::Natural) => scope.natural = true,
                 _ => {}
@@ -326,7 +424,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn factor<'s>(&mut self, factor: &'s TableFactor, scope: &mut Scope<'_>, parent: Option<&Scope<'_>>, on: &mut Vec<&'s Expr>) {
+    fn factor<'s>(
+        &mut self,
+        factor: &'s TableFactor,
+        scope: &mut Scope<'_>,
+        parent: Option<&Scope<'_>>,
+        on: &mut Vec<&'s Expr>,
+    ) {
         match factor {
             TableFactor::Table { name, alias, args, .. } => {
                 let ids: Vec<&Ident> = name.0.iter().filter_map(|p| p.as_ident()).collect();
@@ -339,19 +443,35 @@ impl<'a> Checker<'a> {
                 let cte = if ids.len() == 1 { scope.cte(&last.value).cloned() } else { None };
                 let (table, columns) = if let Some(columns) = cte {
                     (None, columns)
-                } else if let Some(info) = self.catalog.table(&full).or_else(|| self.catalog.table(&last.value)) {
+                } else if let Some(info) =
+                    self.catalog.table(&full).or_else(|| self.catalog.table(&last.value))
+                {
                     let rows = self.values.row_count(&info.name).or(info.row_count);
                     self.scanned.push((info.name.clone(), rows));
-                    (Some(info.name.clone()), Columns::known(info.columns.iter().map(|c| c.name.clone()).collect()))
+                    (
+                        Some(info.name.clone()),
+                        Columns::known(info.columns.iter().map(|c| c.name.clone()).collect()),
+                    )
                 } else if is_system_relation(&ids) {
                     (None, Columns::open())
                 } else {
-                    let mut candidates: Vec<String> = self.catalog.table_names().into_iter().map(str::to_string).collect();
+                    let mut candidates: Vec<String> =
+                        self.catalog.table_names().into_iter().map(str::to_string).collect();
                     candidates.extend(scope.cte_names());
                     let close = closest(&last.value, candidates.iter().map(String::as_str), 3);
-                    let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
-                    self.issues
-                        .error(QueryIssue::new(IssueKind::UnknownTable, format!("no table called {full}{hint}")).at(at(last)).suggest_first(&close));
+                    let hint = if close.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; did you mean {}?", close.join(", "))
+                    };
+                    self.issues.error(
+                        QueryIssue::new(
+                            IssueKind::UnknownTable,
+                            format!("no table called {full}{hint}"),
+                        )
+                        .at(at(last))
+                        .suggest_first(&close),
+                    );
                     (None, Columns::open())
                 };
                 let mut src = Source { name: last.value.clone(), table, aliased: false, columns };
@@ -373,16 +493,31 @@ impl<'a> Checker<'a> {
             TableFactor::NestedJoin { table_with_joins, alias } => {
                 self.relation_item(table_with_joins, scope, parent, on);
                 if let Some(a) = alias {
-                    scope.sources.push(Source { name: a.name.value.clone(), table: None, aliased: true, columns: Columns::open() });
+                    scope.sources.push(Source {
+                        name: a.name.value.clone(),
+                        table: None,
+                        aliased: true,
+                        columns: Columns::open(),
+                    });
                 }
             }
             TableFactor::Function { name, alias, .. } => {
-                scope.sources.push(open_source(alias, name.0.last().and_then(|p| p.as_ident()).map_or("", |i| i.value.as_str())));
+                scope.sources.push(open_source(
+                    alias,
+                    name.0.last().and_then(|p| p.as_ident()).map_or("", |i| i.value.as_str()),
+                ));
             }
-            TableFactor::TableFunction { alias, .. } | TableFactor::UNNEST { alias, .. } | TableFactor::JsonTable { alias, .. } => {
+            TableFactor::TableFunction { alias, .. }
+            | TableFactor::UNNEST { alias, .. }
+            | TableFactor::JsonTable { alias, .. } => {
                 scope.sources.push(open_source(alias, ""));
             }
-            _ => scope.sources.push(Source { name: String::new(), table: None, aliased: false, columns: Columns::open() }),
+            _ => scope.sources.push(Source {
+                name: String::new(),
+                table: None,
+                aliased: false,
+                columns: Columns::open(),
+            }),
         }
     }
 
@@ -391,11 +526,21 @@ impl<'a> Checker<'a> {
         let close = closest(&q.value, sources.iter().map(String::as_str), 3);
         let in_catalog = self.catalog.table(&q.value).is_some();
         let message = if in_catalog {
-            format!("table {} is not in the FROM clause (in scope: {})", q.value, sources.join(", "))
+            format!(
+                "table {} is not in the FROM clause (in scope: {})",
+                q.value,
+                sources.join(", ")
+            )
         } else {
-            format!("no table or alias called {} in scope (in scope: {})", q.value, sources.join(", "))
+            format!(
+                "no table or alias called {} in scope (in scope: {})",
+                q.value,
+                sources.join(", ")
+            )
         };
-        self.issues.error(QueryIssue::new(IssueKind::UnknownTable, message).at(at(q)).suggest_first(&close));
+        self.issues.error(
+            QueryIssue::new(IssueKind::UnknownTable, message).at(at(q)).suggest_first(&close),
+        );
     }
 
     /// Checks one expression in `ctx`.
@@ -410,15 +555,25 @@ impl<'a> Checker<'a> {
                     let name = function_name(f);
                     if ctx.in_aggregate {
                         self.issues.error(
-                            QueryIssue::new(IssueKind::NestedAggregate, format!("aggregate {name}() inside another aggregate"))
-                                .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
-                                .suggest("compute the inner aggregate in a subquery"),
+                            QueryIssue::new(
+                                IssueKind::NestedAggregate,
+                                format!("aggregate {name}() inside another aggregate"),
+                            )
+                            .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
+                            .suggest("compute the inner aggregate in a subquery"),
                         );
                     } else if !ctx.aggregates {
                         self.issues.error(
-                            QueryIssue::new(IssueKind::Aggregation, format!("aggregate {name}() is not allowed in {}", ctx.clause))
-                                .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
-                                .suggest(if ctx.clause == "WHERE" { "move the condition to HAVING" } else { "use a subquery" }),
+                            QueryIssue::new(
+                                IssueKind::Aggregation,
+                                format!("aggregate {name}() is not allowed in {}", ctx.clause),
+                            )
+                            .at(f.name.0.last().and_then(|p| p.as_ident()).and_then(at))
+                            .suggest(if ctx.clause == "WHERE" {
+                                "move the condition to HAVING"
+                            } else {
+                                "use a subquery"
+                            }),
                         );
                     }
                     inner.in_aggregate = true;
@@ -454,33 +609,49 @@ impl<'a> Checker<'a> {
     }
 
     fn identifier(&mut self, id: &Ident, scope: &Scope<'_>, ctx: Ctx) {
-        let aliases_here = ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
+        let aliases_here =
+            ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
             Resolution::Column(_) | Resolution::Open | Resolution::Alias => {}
             Resolution::Ambiguous(options) => {
                 self.issues.error(
-                    QueryIssue::new(IssueKind::AmbiguousColumn, format!("column {} is in several tables: {}", id.value, options.join(", ")))
-                        .at(at(id))
-                        .suggest_first(&options),
+                    QueryIssue::new(
+                        IssueKind::AmbiguousColumn,
+                        format!("column {} is in several tables: {}", id.value, options.join(", ")),
+                    )
+                    .at(at(id))
+                    .suggest_first(&options),
                 );
             }
             _ => {
                 if id.quote_style == Some('"') && self.sqlite() {
                     self.issues.warn(
-                        QueryIssue::new(IssueKind::Portability, format!("\"{}\" is no column, so SQLite reads it as a string literal", id.value))
-                            .at(at(id))
-                            .suggest(format!("'{}'", id.value.replace('\'', "''"))),
+                        QueryIssue::new(
+                            IssueKind::Portability,
+                            format!(
+                                "\"{}\" is no column, so SQLite reads it as a string literal",
+                                id.value
+                            ),
+                        )
+                        .at(at(id))
+                        .suggest(format!("'{}'", id.value.replace('\'', "''"))),
                     );
                     return;
                 }
                 if IMPLICIT_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(&id.value)) {
                     return;
                 }
-                if ctx.aliases && !aliases_here && scope.aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value)) {
+                if ctx.aliases
+                    && !aliases_here
+                    && scope.aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value))
+                {
                     self.issues.error(
                         QueryIssue::new(
                             IssueKind::UnknownColumn,
-                            format!("{} is a SELECT alias, which PostgreSQL does not allow in {}", id.value, ctx.clause),
+                            format!(
+                                "{} is a SELECT alias, which PostgreSQL does not allow in {}",
+                                id.value, ctx.clause
+                            ),
                         )
                         .at(at(id))
                         .suggest("repeat the aliased expression"),
@@ -489,11 +660,18 @@ impl<'a> Checker<'a> {
                 }
                 let visible = scope.visible_columns();
                 let close = closest(&id.value, visible.iter().map(String::as_str), 3);
-                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!("; did you mean {}?", close.join(", "))
+                };
                 self.issues.error(
-                    QueryIssue::new(IssueKind::UnknownColumn, format!("no column called {} in scope{hint}", id.value))
-                        .at(at(id))
-                        .suggest_first(&close),
+                    QueryIssue::new(
+                        IssueKind::UnknownColumn,
+                        format!("no column called {} in scope{hint}", id.value),
+                    )
+                    .at(at(id))
+                    .suggest_first(&close),
                 );
             }
         }
@@ -503,22 +681,40 @@ impl<'a> Checker<'a> {
         let [.., q, c] = ids else { return };
         match scope.resolve_qualified(&q.value, &c.value) {
             Resolution::Unknown => {
-                let names = scope.source(&q.value).map(|s| s.columns.names.clone()).unwrap_or_default();
-                let close: Vec<String> =
-                    closest(&c.value, names.iter().map(String::as_str), 3).into_iter().map(|n| format!("{}.{n}", q.value)).collect();
-                let table = scope.source(&q.value).and_then(|s| s.table.clone()).unwrap_or_else(|| q.value.clone());
-                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+                let names =
+                    scope.source(&q.value).map(|s| s.columns.names.clone()).unwrap_or_default();
+                let close: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3)
+                    .into_iter()
+                    .map(|n| format!("{}.{n}", q.value))
+                    .collect();
+                let table = scope
+                    .source(&q.value)
+                    .and_then(|s| s.table.clone())
+                    .unwrap_or_else(|| q.value.clone());
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!("; did you mean {}?", close.join(", "))
+                };
                 self.issues.error(
-                    QueryIssue::new(IssueKind::UnknownColumn, format!("{} ({table}) has no column {}{hint}", q.value, c.value))
-                        .at(at(c))
-                        .suggest_first(&close),
+                    QueryIssue::new(
+                        IssueKind::UnknownColumn,
+                        format!("{} ({table}) has no column {}{hint}", q.value, c.value),
+                    )
+                    .at(at(c))
+                    .suggest_first(&close),
                 );
             }
             Resolution::ShadowedByAlias(alias) => {
-                let issue =
-                    QueryIssue::new(IssueKind::UnknownTable, format!("table {} has the alias {alias}; qualify its columns with the alias", q.value))
-                        .at(at(q))
-                        .suggest(format!("{alias}.{}", c.value));
+                let issue = QueryIssue::new(
+                    IssueKind::UnknownTable,
+                    format!(
+                        "table {} has the alias {alias}; qualify its columns with the alias",
+                        q.value
+                    ),
+                )
+                .at(at(q))
+                .suggest(format!("{alias}.{}", c.value));
                 if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
             }
             Resolution::UnknownQualifier => {
@@ -536,18 +732,31 @@ impl<'a> Checker<'a> {
         let Some(table) = c.table.as_deref() else { return };
         let issue = match literal {
             Expr::Value(v) => match &v.value {
-                Value::SingleQuotedString(s) => check_string(self.values, table, &c.column, s).map(|i| (i, true)),
-                Value::Number(n, _) => n.parse::<f64>().ok().and_then(|n| check_number(self.values, table, &c.column, n)).map(|i| (i, false)),
+                Value::SingleQuotedString(s) => {
+                    check_string(self.values, table, &c.column, s).map(|i| (i, true))
+                }
+                Value::Number(n, _) => n
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(|n| check_number(self.values, table, &c.column, n))
+                    .map(|i| (i, false)),
                 _ => None,
             },
             Expr::Identifier(id)
-                if id.quote_style == Some('"') && self.sqlite() && matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
+                if id.quote_style == Some('"')
+                    && self.sqlite()
+                    && matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
             {
                 check_string(self.values, table, &c.column, &id.value).map(|i| (i, true))
             }
-            Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match expr.as_ref() {
+            Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match expr.as_ref()
+            {
                 Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => n.parse::<f64>().ok().and_then(|n| check_number(self.values, table, &c.column, -n)).map(|i| (i, false)),
+                    Value::Number(n, _) => n
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(|n| check_number(self.values, table, &c.column, -n))
+                        .map(|i| (i, false)),
                     _ => None,
                 },
                 _ => None,
@@ -568,12 +777,26 @@ impl<'a> Checker<'a> {
             return;
         }
         let sqlparser::ast::FunctionArguments::List(list) = &f.args else { return };
-        let [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(arg))] = list.args.as_slice() else { return };
+        let [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(arg))] =
+            list.args.as_slice()
+        else {
+            return;
+        };
         let Some(c) = base_column(arg, scope) else { return };
-        let Some(info) = c.table.as_deref().and_then(|t| self.catalog.table(t)).and_then(|t| t.column(&c.column)) else { return };
+        let Some(info) = c
+            .table
+            .as_deref()
+            .and_then(|t| self.catalog.table(t))
+            .and_then(|t| t.column(&c.column))
+        else {
+            return;
+        };
         if ColumnType::of(info) == ColumnType::Text {
-            let issue = QueryIssue::new(IssueKind::Aggregation, format!("{name}() of {} , a text column ({})", c.column, info.declared_type))
-                .suggest(format!("COUNT({}) or a numeric column", c.column));
+            let issue = QueryIssue::new(
+                IssueKind::Aggregation,
+                format!("{name}() of {} , a text column ({})", c.column, info.declared_type),
+            )
+            .suggest(format!("COUNT({}) or a numeric column", c.column));
             if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
         }
     }
@@ -596,15 +819,21 @@ impl<'a> Checker<'a> {
         if resolved.is_empty() {
             return;
         }
-        let follows = |ta: &str, ca: &str, tb: &str, cb: &str| {
-            self.catalog.table(ta).is_some_and(|t| {
-                t.foreign_keys.iter().any(|fk| {
-                    fk.referenced_table.eq_ignore_ascii_case(tb)
-                        && fk.columns.iter().zip(&fk.referenced_columns).any(|(x, y)| x.eq_ignore_ascii_case(ca) && y.eq_ignore_ascii_case(cb))
+        let follows =
+            |ta: &str, ca: &str, tb: &str, cb: &str| {
+                self.catalog.table(ta).is_some_and(|t| {
+                    t.foreign_keys.iter().any(|fk| {
+                        fk.referenced_table.eq_ignore_ascii_case(tb)
+                            && fk.columns.iter().zip(&fk.referenced_columns).any(|(x, y)| {
+                                x.eq_ignore_ascii_case(ca) && y.eq_ignore_ascii_case(cb)
+                            })
+                    })
                 })
-            })
-        };
-        if !resolved.iter().any(|(ta, ca, tb, cb)| follows(ta, ca, tb, cb) || follows(tb, cb, ta, ca)) {
+            };
+        if !resolved
+            .iter()
+            .any(|(ta, ca, tb, cb)| follows(ta, ca, tb, cb) || follows(tb, cb, ta, ca))
+        {
             let (ta, ca, tb, cb) = &resolved[0];
             self.issues.warn(QueryIssue::new(
                 IssueKind::JoinWithoutForeignKey,
@@ -660,7 +889,8 @@ fn equalities<'e>(e: &'e Expr, out: &mut Vec<(&'e Expr, &'e Expr)>) {
 }
 
 fn open_source(alias: &Option<TableAlias>, name: &str) -> Source {
-    let mut src = Source { name: name.to_string(), table: None, aliased: false, columns: Columns::open() };
+    let mut src =
+        Source { name: name.to_string(), table: None, aliased: false, columns: Columns::open() };
     apply_alias(&mut src, alias);
     src
 }

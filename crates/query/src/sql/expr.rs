@@ -106,7 +106,12 @@ fn arg_count(f: &Function) -> usize {
 
 /// The unqualified, lowercase name of a function.
 pub(super) fn function_name(f: &Function) -> String {
-    f.name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_ascii_lowercase()).unwrap_or_default()
+    f.name
+        .0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// True when `f` is an aggregate call (not a window function).
@@ -153,7 +158,10 @@ mod tests {
     use sqlparser::parser::Parser;
 
     fn expr(text: &str) -> Expr {
-        Parser::new(&SQLiteDialect {}).try_with_sql(text).and_then(|mut p| p.parse_expr()).expect("expr")
+        Parser::new(&SQLiteDialect {})
+            .try_with_sql(text)
+            .and_then(|mut p| p.parse_expr())
+            .expect("expr")
     }
 
     #[test]

@@ -13,7 +13,8 @@ mod safety;
 mod scope;
 
 pub use bounded::{
-    EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, MAX_QUERIES, WORK_BUDGET, parse_bounded, parse_within,
+    EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, MAX_QUERIES,
+    WORK_BUDGET, parse_bounded, parse_within,
 };
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
@@ -49,21 +50,37 @@ pub const ROW_LIMIT: u64 = 10_000;
 /// let report = validate_sql("SELECT uper(Name) FROM Genre", &catalog, &NoValues, &callables);
 /// assert!(report.errors[0].message.contains("Did you mean `upper`?"));
 /// ```
-pub fn validate_sql(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
+pub fn validate_sql(
+    sql: &str,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    callables: &Callables,
+) -> ValidationReport {
     // sqlparser's parser, our walks and the tree's `Drop` recurse once per level of nesting; the
     // depth is bounded ([`parse_bounded`]), and all of it runs on a stack that holds the bound.
-    schemascope_core::deep_stack::on_deep_stack(|| validate_sql_here(sql, catalog, values, callables)).unwrap_or_else(not_run)
+    schemascope_core::deep_stack::on_deep_stack(|| {
+        validate_sql_here(sql, catalog, values, callables)
+    })
+    .unwrap_or_else(not_run)
 }
 
 /// The validation was not run: no thread could be started for it.
 fn not_run(reason: String) -> ValidationReport {
     let mut issues = Issues::default();
-    issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL was not checked: {reason}")).suggest("try again"));
+    issues.error(
+        QueryIssue::new(IssueKind::Syntax, format!("the SQL was not checked: {reason}"))
+            .suggest("try again"),
+    );
     issues.into_report(None)
 }
 
 /// [`validate_sql`] on the current thread's stack.
-fn validate_sql_here(sql: &str, catalog: &Catalog, values: &dyn KnownValues, callables: &Callables) -> ValidationReport {
+fn validate_sql_here(
+    sql: &str,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    callables: &Callables,
+) -> ValidationReport {
     let dialect = callables.dialect();
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, dialect, WORK_BUDGET);
@@ -75,14 +92,23 @@ fn validate_sql_here(sql: &str, catalog: &Catalog, values: &dyn KnownValues, cal
             let message = e.to_string();
             token_fallback(&tokens, callables, &message, &mut issues);
             let location = parse_error_location(&message);
-            issues.error(QueryIssue::new(IssueKind::Syntax, format!("the SQL does not parse ({dialect}): {message}")).at(location));
+            issues.error(
+                QueryIssue::new(
+                    IssueKind::Syntax,
+                    format!("the SQL does not parse ({dialect}): {message}"),
+                )
+                .at(location),
+            );
             return issues.into_report(None);
         }
     };
     if statements.len() != 1 {
         issues.error(
-            QueryIssue::new(IssueKind::MultipleStatements, format!("exactly one statement is allowed; found {}", statements.len()))
-                .suggest("send a single SELECT without other statements"),
+            QueryIssue::new(
+                IssueKind::MultipleStatements,
+                format!("exactly one statement is allowed; found {}", statements.len()),
+            )
+            .suggest("send a single SELECT without other statements"),
         );
         for statement in &statements {
             safety::check_statement_kind(statement, &mut issues);
@@ -107,7 +133,11 @@ fn validate_sql_here(sql: &str, catalog: &Catalog, values: &dyn KnownValues, cal
 }
 
 /// The statements of `sql` (bounded, see [`parse_within`]) and its tokens, when it tokenizes.
-fn parse(sql: &str, dialect: SqlDialect, budget: u64) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
+fn parse(
+    sql: &str,
+    dialect: SqlDialect,
+    budget: u64,
+) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
     let parser_dialect: &dyn Dialect = match dialect {
         SqlDialect::Sqlite => &SQLiteDialect {},
         SqlDialect::Postgres => &PostgreSqlDialect {},
@@ -118,10 +148,18 @@ fn parse(sql: &str, dialect: SqlDialect, budget: u64) -> (Result<Vec<Statement>,
 
 /// The token check for SQL that does not parse; text that does not even tokenize is refused:
 /// a string the tokenizer cannot delimit might hide anything.
-fn token_fallback(tokens: &Option<Vec<Token>>, callables: &Callables, parse_error: &str, issues: &mut Issues) {
+fn token_fallback(
+    tokens: &Option<Vec<Token>>,
+    callables: &Callables,
+    parse_error: &str,
+    issues: &mut Issues,
+) {
     match tokens {
         Some(tokens) => safety::check_tokens(tokens, callables, parse_error, issues),
-        None => issues.error(QueryIssue::new(IssueKind::Syntax, "the SQL does not tokenize").suggest("check quotes and comments")),
+        None => issues.error(
+            QueryIssue::new(IssueKind::Syntax, "the SQL does not tokenize")
+                .suggest("check quotes and comments"),
+        ),
     }
 }
 
@@ -150,13 +188,23 @@ pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<Query
 /// [`check_read_only`] with another parsing budget: the database layer's
 /// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through. Runs on a deep stack, as
 /// [`validate_sql`].
-pub fn check_read_only_within(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
-    schemascope_core::deep_stack::on_deep_stack(|| check_read_only_here(sql, callables, parse_budget))
-        .unwrap_or_else(|reason| Err(not_run(reason).errors))
+pub fn check_read_only_within(
+    sql: &str,
+    callables: &Callables,
+    parse_budget: u64,
+) -> Result<(), Vec<QueryIssue>> {
+    schemascope_core::deep_stack::on_deep_stack(|| {
+        check_read_only_here(sql, callables, parse_budget)
+    })
+    .unwrap_or_else(|reason| Err(not_run(reason).errors))
 }
 
 /// [`check_read_only_within`] on the current thread's stack.
-fn check_read_only_here(sql: &str, callables: &Callables, parse_budget: u64) -> Result<(), Vec<QueryIssue>> {
+fn check_read_only_here(
+    sql: &str,
+    callables: &Callables,
+    parse_budget: u64,
+) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, callables.dialect(), parse_budget);
     match parsed {
@@ -164,13 +212,21 @@ fn check_read_only_here(sql: &str, callables: &Callables, parse_budget: u64) -> 
             if safety::check_statement_kind(&statements[0], &mut issues)
                 && let Statement::Query(query) = &statements[0]
             {
-                safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
+                safety::check_query(
+                    query,
+                    tokens.as_deref().unwrap_or_default(),
+                    callables,
+                    &mut issues,
+                );
             }
         }
         Ok(statements) => {
             issues.error(
-                QueryIssue::new(IssueKind::MultipleStatements, format!("exactly one statement is allowed; found {}", statements.len()))
-                    .suggest("send a single SELECT without other statements"),
+                QueryIssue::new(
+                    IssueKind::MultipleStatements,
+                    format!("exactly one statement is allowed; found {}", statements.len()),
+                )
+                .suggest("send a single SELECT without other statements"),
             );
             for statement in &statements {
                 safety::check_statement_kind(statement, &mut issues);
@@ -183,30 +239,46 @@ fn check_read_only_here(sql: &str, callables: &Callables, parse_budget: u64) -> 
 
 /// `LIMIT ROW_LIMIT` added when the query has no limit, is not aggregated at the top, and reads
 /// a table known to have more rows.
-fn row_limit(query: &Query, scanned: &[(String, Option<u64>)], issues: &mut Issues) -> Option<String> {
+fn row_limit(
+    query: &Query,
+    scanned: &[(String, Option<u64>)],
+    issues: &mut Issues,
+) -> Option<String> {
     if query.limit_clause.is_some() || query.fetch.is_some() {
         return None;
     }
     if let SetExpr::Select(select) = query.body.as_ref() {
         let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
         let aggregated = select.projection.iter().any(|item| match item {
-            sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => expr::contains_aggregate(e),
+            sqlparser::ast::SelectItem::UnnamedExpr(e)
+            | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                expr::contains_aggregate(e)
+            }
             _ => false,
         });
         if grouped || aggregated {
             return None;
         }
     }
-    let (table, rows) = scanned.iter().filter_map(|(t, n)| n.map(|n| (t, n))).max_by_key(|(_, n)| *n)?;
+    let (table, rows) =
+        scanned.iter().filter_map(|(t, n)| n.map(|n| (t, n))).max_by_key(|(_, n)| *n)?;
     if rows <= ROW_LIMIT {
         return None;
     }
     let mut limited = query.clone();
-    limited.limit_clause =
-        Some(LimitClause::LimitOffset { limit: Some(Expr::value(Value::Number(ROW_LIMIT.to_string(), false))), offset: None, limit_by: Vec::new() });
+    limited.limit_clause = Some(LimitClause::LimitOffset {
+        limit: Some(Expr::value(Value::Number(ROW_LIMIT.to_string(), false))),
+        offset: None,
+        limit_by: Vec::new(),
+    });
     issues.warn(
-        QueryIssue::new(IssueKind::RowLimit, format!("{table} has {rows} rows and the query has no LIMIT; LIMIT {ROW_LIMIT} was added"))
-            .suggest("add an explicit LIMIT, aggregate, or filter"),
+        QueryIssue::new(
+            IssueKind::RowLimit,
+            format!(
+                "{table} has {rows} rows and the query has no LIMIT; LIMIT {ROW_LIMIT} was added"
+            ),
+        )
+        .suggest("add an explicit LIMIT, aggregate, or filter"),
     );
     Some(limited.to_string())
 }

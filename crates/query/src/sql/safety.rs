@@ -25,14 +25,19 @@ pub(super) fn check_statement_kind(statement: &Statement, issues: &mut Issues) -
         return true;
     }
     let text = statement.to_string();
-    let keyword: String = text.split_whitespace().take(1).collect::<Vec<_>>().join(" ").to_ascii_uppercase();
+    let keyword: String =
+        text.split_whitespace().take(1).collect::<Vec<_>>().join(" ").to_ascii_uppercase();
     let why = match statement {
         Statement::Pragma { .. } => "PRAGMA reads or changes database settings",
-        Statement::AttachDatabase { .. } | Statement::AttachDuckDBDatabase { .. } => "ATTACH opens another database file",
+        Statement::AttachDatabase { .. } | Statement::AttachDuckDBDatabase { .. } => {
+            "ATTACH opens another database file"
+        }
         Statement::DetachDuckDBDatabase { .. } => "DETACH changes the attached databases",
         Statement::Copy { .. } => "COPY reads or writes files or runs programs",
         Statement::Set(_) => "SET changes the session (role, settings)",
-        Statement::Commit { .. } | Statement::Rollback { .. } | Statement::StartTransaction { .. } => {
+        Statement::Commit { .. }
+        | Statement::Rollback { .. }
+        | Statement::StartTransaction { .. } => {
             "transaction control ends the read-only transaction"
         }
         Statement::Explain { .. } | Statement::ExplainTable { .. } => "EXPLAIN is not a query",
@@ -50,7 +55,12 @@ pub(super) fn check_statement_kind(statement: &Statement, issues: &mut Issues) -
 
 /// Checks one parsed query: nesting within [`MAX_CALL_DEPTH`], no writes, locks or
 /// `SELECT … INTO`, and every call allowed by `callables`, on the tree and on the `tokens`.
-pub(super) fn check_query(query: &Query, tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+pub(super) fn check_query(
+    query: &Query,
+    tokens: &[Token],
+    callables: &Callables,
+    issues: &mut Issues,
+) {
     let calls = match calls::collect(query) {
         Ok(calls) => calls,
         Err(depth) => {
@@ -94,20 +104,28 @@ fn as_written(part: &NamePart) -> Written<'_> {
 fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
     let postgres = callables.dialect() == SqlDialect::Postgres;
     let name = shown(call);
-    let refuse = |issues: &mut Issues, kind: IssueKind, message: String, suggestion: Option<String>| {
-        let mut issue = QueryIssue::new(kind, message).at(call.location.clone());
-        if let Some(s) = suggestion {
-            issue = issue.suggest(s);
-        }
-        issues.error(issue);
-    };
+    let refuse =
+        |issues: &mut Issues, kind: IssueKind, message: String, suggestion: Option<String>| {
+            let mut issue = QueryIssue::new(kind, message).at(call.location.clone());
+            if let Some(s) = suggestion {
+                issue = issue.suggest(s);
+            }
+            issues.error(issue);
+        };
     match call.kind {
         CallKind::Function | CallKind::TableFunction => {
             // SQLite's functions in FROM are virtual tables, which its engine gate (the
             // authorizer) sees as reads: only whether SQLite has one is checked.
             if call.kind == CallKind::TableFunction && !postgres {
-                if !call.qualifiers.is_empty() || callables.table_function(as_written(&call.name)) == Verdict::Unknown {
-                    refuse(issues, IssueKind::UnknownFunction, format!("table function {name} does not exist in this SQLite database"), None);
+                if !call.qualifiers.is_empty()
+                    || callables.table_function(as_written(&call.name)) == Verdict::Unknown
+                {
+                    refuse(
+                        issues,
+                        IssueKind::UnknownFunction,
+                        format!("table function {name} does not exist in this SQLite database"),
+                        None,
+                    );
                 }
                 return;
             }
@@ -128,13 +146,19 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
             }
             match callables.function(schema, as_written(&call.name)) {
                 Verdict::Allowed => {}
-                Verdict::Refused => {
-                    refuse(issues, IssueKind::ForbiddenFunction, format!("function {name} is not allowed: {}", refused_why(callables)), None)
-                }
+                Verdict::Refused => refuse(
+                    issues,
+                    IssueKind::ForbiddenFunction,
+                    format!("function {name} is not allowed: {}", refused_why(callables)),
+                    None,
+                ),
                 Verdict::Unknown => {
                     let wanted = callables.resolve(&as_written(&call.name));
                     let similar = callables.similar_function(&wanted);
-                    let hint = similar.as_ref().map(|s| format!(" Did you mean `{s}`?")).unwrap_or_default();
+                    let hint = similar
+                        .as_ref()
+                        .map(|s| format!(" Did you mean `{s}`?"))
+                        .unwrap_or_default();
                     refuse(
                         issues,
                         IssueKind::UnknownFunction,
@@ -167,24 +191,36 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
                 Verdict::Refused => refuse(
                     issues,
                     IssueKind::ForbiddenFunction,
-                    format!("operator {name} is not allowed: a function behind it is declared volatile or parallel-unsafe"),
+                    format!(
+                        "operator {name} is not allowed: a function behind it is declared volatile or parallel-unsafe"
+                    ),
                     None,
                 ),
-                Verdict::Unknown => {
-                    refuse(issues, IssueKind::UnknownFunction, format!("operator {name} does not exist in this PostgreSQL database"), None)
-                }
+                Verdict::Unknown => refuse(
+                    issues,
+                    IssueKind::UnknownFunction,
+                    format!("operator {name} does not exist in this PostgreSQL database"),
+                    None,
+                ),
             }
         }
         CallKind::Type => {
             let schema = call.qualifiers.last().map(as_written);
             if callables.is_unsafe_type(schema, as_written(&call.name)) {
-                refuse(issues, IssueKind::ForbiddenFunction, format!("a cast to {name} is not allowed: {UNSAFE_TYPE}"), None);
+                refuse(
+                    issues,
+                    IssueKind::ForbiddenFunction,
+                    format!("a cast to {name} is not allowed: {UNSAFE_TYPE}"),
+                    None,
+                );
             }
         }
         CallKind::Foreign => refuse(
             issues,
             IssueKind::Syntax,
-            format!("{name} is not PostgreSQL syntax; schemascope checks only what PostgreSQL would run"),
+            format!(
+                "{name} is not PostgreSQL syntax; schemascope checks only what PostgreSQL would run"
+            ),
             Some("write it in PostgreSQL's own syntax".into()),
         ),
     }
@@ -205,7 +241,8 @@ fn selects_into(body: &SetExpr) -> bool {
 }
 
 /// Words a read-only statement may start with (after comments and opening parentheses).
-const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Keyword::TABLE];
+const READ_ONLY_STARTS: &[Keyword] =
+    &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Keyword::TABLE];
 
 /// The safety check on tokens alone, for SQL that does not parse: the statement must start with
 /// SELECT, WITH, VALUES or TABLE, hold one statement, call no refused function and have no
@@ -213,8 +250,14 @@ const READ_ONLY_STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::
 /// nothing inside a string or a comment counts and nothing can hide in one. PostgreSQL SQL
 /// that does not parse is refused in any case: what it calls cannot be resolved, and
 /// PostgreSQL runs functions inside a read-only transaction.
-pub(super) fn check_tokens(tokens: &[Token], callables: &Callables, parse_error: &str, issues: &mut Issues) {
-    let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
+pub(super) fn check_tokens(
+    tokens: &[Token],
+    callables: &Callables,
+    parse_error: &str,
+    issues: &mut Issues,
+) {
+    let significant: Vec<&Token> =
+        tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
     let first = significant.iter().find(|t| !matches!(t, Token::LParen));
     match first {
         Some(Token::Word(w)) if w.quote_style.is_none() && READ_ONLY_STARTS.contains(&w.keyword) => {}
@@ -231,13 +274,21 @@ pub(super) fn check_tokens(tokens: &[Token], callables: &Callables, parse_error:
         && significant[at + 1..].iter().any(|t| !matches!(t, Token::SemiColon))
     {
         issues.error(
-            QueryIssue::new(IssueKind::MultipleStatements, "exactly one statement is allowed; found text after a `;`")
-                .suggest("send a single SELECT without other statements"),
+            QueryIssue::new(
+                IssueKind::MultipleStatements,
+                "exactly one statement is allowed; found text after a `;`",
+            )
+            .suggest("send a single SELECT without other statements"),
         );
     }
     call_tokens::check(tokens, callables, issues);
-    if significant.iter().any(|t| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::INTO)) {
-        issues.error(QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table").suggest("remove the INTO clause"));
+    if significant.iter().any(
+        |t| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::INTO),
+    ) {
+        issues.error(
+            QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table")
+                .suggest("remove the INTO clause"),
+        );
     }
     if callables.dialect() == SqlDialect::Postgres && issues.errors.is_empty() {
         issues.error(
@@ -263,12 +314,18 @@ impl Visitor for WriteWalker<'_> {
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
         if !query.locks.is_empty() {
             self.issues.error(
-                QueryIssue::new(IssueKind::NotReadOnly, "FOR UPDATE/FOR SHARE locks rows; a read-only query may not lock")
-                    .suggest("remove the FOR UPDATE/SHARE clause"),
+                QueryIssue::new(
+                    IssueKind::NotReadOnly,
+                    "FOR UPDATE/FOR SHARE locks rows; a read-only query may not lock",
+                )
+                .suggest("remove the FOR UPDATE/SHARE clause"),
             );
         }
         if selects_into(&query.body) {
-            self.issues.error(QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table").suggest("remove the INTO clause"));
+            self.issues.error(
+                QueryIssue::new(IssueKind::NotReadOnly, "SELECT … INTO creates a table")
+                    .suggest("remove the INTO clause"),
+            );
         }
         ControlFlow::Continue(())
     }
@@ -276,9 +333,12 @@ impl Visitor for WriteWalker<'_> {
     fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<()> {
         // The top-level query is visited as a `Query`; any statement met inside it is nested
         // (`WITH x AS (DELETE … RETURNING …)`).
-        let keyword = statement.to_string().split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-        self.issues
-            .error(QueryIssue::new(IssueKind::NotReadOnly, format!("a {keyword} statement inside the query (in a CTE or subquery) writes data")));
+        let keyword =
+            statement.to_string().split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+        self.issues.error(QueryIssue::new(
+            IssueKind::NotReadOnly,
+            format!("a {keyword} statement inside the query (in a CTE or subquery) writes data"),
+        ));
         ControlFlow::Continue(())
     }
 }

@@ -101,7 +101,12 @@ impl<'p> Scope<'p> {
 
     /// The CTE called `name`, innermost first.
     pub(super) fn cte(&self, name: &str) -> Option<&Columns> {
-        self.ctes.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, c)| c).or_else(|| self.parent.and_then(|p| p.cte(name)))
+        self.ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, c)| c)
+            .or_else(|| self.parent.and_then(|p| p.cte(name)))
     }
 
     /// Every CTE name visible here.
@@ -121,18 +126,28 @@ impl<'p> Scope<'p> {
         let mut depth = 0;
         let mut scope = Some(self);
         while let Some(s) = scope {
-            let hits: Vec<(usize, &str)> = s.sources.iter().enumerate().filter_map(|(i, src)| src.columns.find(name).map(|c| (i, c))).collect();
+            let hits: Vec<(usize, &str)> = s
+                .sources
+                .iter()
+                .enumerate()
+                .filter_map(|(i, src)| src.columns.find(name).map(|c| (i, c)))
+                .collect();
             match hits.as_slice() {
                 [(i, c)] => return Resolution::Column(s.column_ref(depth, *i, c)),
                 [(i, c), ..] => {
                     if s.natural || s.merged.iter().any(|m| m.eq_ignore_ascii_case(name)) {
                         return Resolution::Column(s.column_ref(depth, *i, c));
                     }
-                    return Resolution::Ambiguous(hits.iter().map(|(i, c)| format!("{}.{c}", s.sources[*i].name)).collect());
+                    return Resolution::Ambiguous(
+                        hits.iter().map(|(i, c)| format!("{}.{c}", s.sources[*i].name)).collect(),
+                    );
                 }
                 [] => {}
             }
-            if depth == 0 && aliases_allowed && s.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+            if depth == 0
+                && aliases_allowed
+                && s.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+            {
                 return Resolution::Alias;
             }
             if s.sources.iter().any(|src| src.columns.open) {
@@ -150,7 +165,9 @@ impl<'p> Scope<'p> {
         let mut scope = Some(self);
         let mut shadowed = None;
         while let Some(s) = scope {
-            if let Some(i) = s.sources.iter().position(|src| src.name.eq_ignore_ascii_case(qualifier)) {
+            if let Some(i) =
+                s.sources.iter().position(|src| src.name.eq_ignore_ascii_case(qualifier))
+            {
                 let src = &s.sources[i];
                 return match src.columns.find(name) {
                     Some(c) => Resolution::Column(s.column_ref(depth, i, c)),
@@ -162,7 +179,13 @@ impl<'p> Scope<'p> {
                 shadowed = s
                     .sources
                     .iter()
-                    .find(|src| src.aliased && src.table.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(qualifier)))
+                    .find(|src| {
+                        src.aliased
+                            && src
+                                .table
+                                .as_deref()
+                                .is_some_and(|t| t.eq_ignore_ascii_case(qualifier))
+                    })
                     .map(|src| src.name.clone());
             }
             depth += 1;
@@ -176,16 +199,25 @@ impl<'p> Scope<'p> {
 
     /// The relation a qualifier names, this scope first.
     pub(super) fn source(&self, qualifier: &str) -> Option<&Source> {
-        self.sources.iter().find(|s| s.name.eq_ignore_ascii_case(qualifier)).or_else(|| self.parent.and_then(|p| p.source(qualifier)))
+        self.sources
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(qualifier))
+            .or_else(|| self.parent.and_then(|p| p.source(qualifier)))
     }
 
     fn column_ref(&self, depth: usize, source: usize, column: &str) -> ColumnRef {
-        ColumnRef { depth, source, column: column.to_string(), table: self.sources[source].table.clone() }
+        ColumnRef {
+            depth,
+            source,
+            column: column.to_string(),
+            table: self.sources[source].table.clone(),
+        }
     }
 
     /// Every column name and relation name visible, for suggestions.
     pub(super) fn visible_columns(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.sources.iter().flat_map(|s| s.columns.names.iter().cloned()).collect();
+        let mut out: Vec<String> =
+            self.sources.iter().flat_map(|s| s.columns.names.iter().cloned()).collect();
         out.extend(self.aliases.iter().cloned());
         if let Some(p) = self.parent {
             out.extend(p.visible_columns());

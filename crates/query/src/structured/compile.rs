@@ -18,7 +18,9 @@ use serde_json::Value;
 
 use super::dates::relative_range;
 use super::resolve::resolve;
-use super::{Filter, Function, QuantitativeFilterType, SortDirection, StructuredQuery, TopDirection};
+use super::{
+    Filter, Function, QuantitativeFilterType, SortDirection, StructuredQuery, TopDirection,
+};
 use crate::SqlDialect;
 use crate::types::ColumnType;
 
@@ -64,7 +66,12 @@ pub enum CompileError {
 }
 
 /// Compiles `query` for `dialect`. `today` anchors relative date filters without `anchorDate`.
-pub fn compile(query: &StructuredQuery, catalog: &Catalog, dialect: SqlDialect, today: NaiveDate) -> Result<CompiledQuery, CompileError> {
+pub fn compile(
+    query: &StructuredQuery,
+    catalog: &Catalog,
+    dialect: SqlDialect,
+    today: NaiveDate,
+) -> Result<CompiledQuery, CompileError> {
     let mut c = Compiler { catalog, dialect, params: Vec::new() };
     let mut fields = Vec::new();
     for (i, f) in query.fields.iter().enumerate() {
@@ -74,7 +81,8 @@ pub fn compile(query: &StructuredQuery, catalog: &Catalog, dialect: SqlDialect, 
     let mut tables: Vec<&TableInfo> = Vec::new();
     let mut filter_cols = Vec::new();
     for (i, filter) in query.filters.iter().enumerate() {
-        let (t, col) = c.column(&filter.field().field_caption, &format!("filters[{i}].field.fieldCaption"))?;
+        let (t, col) =
+            c.column(&filter.field().field_caption, &format!("filters[{i}].field.fieldCaption"))?;
         filter_cols.push((t, col));
     }
     for (t, _, _) in &fields {
@@ -125,14 +133,19 @@ pub fn compile(query: &StructuredQuery, catalog: &Catalog, dialect: SqlDialect, 
     if !havings.is_empty() {
         sql.push_str(&format!(" HAVING {}", havings.join(" AND ")));
     }
-    let mut sorted: Vec<(usize, &super::Field)> =
-        query.fields.iter().enumerate().filter(|(_, f)| f.sort_direction.is_some() || f.sort_priority.is_some()).collect();
+    let mut sorted: Vec<(usize, &super::Field)> = query
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.sort_direction.is_some() || f.sort_priority.is_some())
+        .collect();
     sorted.sort_by_key(|(i, f)| (f.sort_priority.unwrap_or(u32::MAX), *i));
     if !sorted.is_empty() {
         let terms: Vec<String> = sorted
             .iter()
             .map(|(i, f)| {
-                let dir = if f.sort_direction == Some(SortDirection::Desc) { "DESC" } else { "ASC" };
+                let dir =
+                    if f.sort_direction == Some(SortDirection::Desc) { "DESC" } else { "ASC" };
                 format!("{} {dir}", select_expr(&select[*i]))
             })
             .collect();
@@ -167,13 +180,20 @@ struct Compiler<'c> {
 }
 
 impl<'c> Compiler<'c> {
-    fn column(&self, caption: &str, path: &str) -> Result<(&'c TableInfo, &'c ColumnInfo), CompileError> {
-        resolve(self.catalog, caption).map_err(|issue| CompileError::Field { path: path.to_string(), message: issue.message })
+    fn column(
+        &self,
+        caption: &str,
+        path: &str,
+    ) -> Result<(&'c TableInfo, &'c ColumnInfo), CompileError> {
+        resolve(self.catalog, caption)
+            .map_err(|issue| CompileError::Field { path: path.to_string(), message: issue.message })
     }
 
     fn table_ref(&self, name: &str) -> String {
         match (self.dialect, name.split_once('.')) {
-            (SqlDialect::Postgres, Some((schema, table))) => format!("{}.{}", quote(schema), quote(table)),
+            (SqlDialect::Postgres, Some((schema, table))) => {
+                format!("{}.{}", quote(schema), quote(table))
+            }
             _ => quote(name),
         }
     }
@@ -208,13 +228,28 @@ impl<'c> Compiler<'c> {
     }
 
     /// The field's value for filtering and ranking (no output casts).
-    fn raw(&self, t: &TableInfo, c: &ColumnInfo, f: Option<Function>) -> Result<String, CompileError> {
+    fn raw(
+        &self,
+        t: &TableInfo,
+        c: &ColumnInfo,
+        f: Option<Function>,
+    ) -> Result<String, CompileError> {
         let x = self.col(t, c);
         let lite = self.dialect == SqlDialect::Sqlite;
         let part = |fmt: &str, field: &str| {
-            if lite { format!("CAST(strftime('{fmt}', {x}) AS INTEGER)") } else { format!("CAST(EXTRACT({field} FROM {x}) AS INTEGER)") }
+            if lite {
+                format!("CAST(strftime('{fmt}', {x}) AS INTEGER)")
+            } else {
+                format!("CAST(EXTRACT({field} FROM {x}) AS INTEGER)")
+            }
         };
-        let trunc = |lite_expr: String, unit: &str| if lite { lite_expr } else { format!("to_char(date_trunc('{unit}', {x}), 'YYYY-MM-DD')") };
+        let trunc = |lite_expr: String, unit: &str| {
+            if lite {
+                lite_expr
+            } else {
+                format!("to_char(date_trunc('{unit}', {x}), 'YYYY-MM-DD')")
+            }
+        };
         Ok(match f {
             None => x.clone(),
             Some(Function::Sum) => format!("SUM({x})"),
@@ -223,29 +258,43 @@ impl<'c> Compiler<'c> {
             Some(Function::Countd) => format!("COUNT(DISTINCT {x})"),
             Some(Function::Min) => format!("MIN({x})"),
             Some(Function::Max) => format!("MAX({x})"),
-            Some(Function::Median) if lite => return Err(CompileError::Unsupported("MEDIAN is not available in SQLite".into())),
+            Some(Function::Median) if lite => {
+                return Err(CompileError::Unsupported("MEDIAN is not available in SQLite".into()));
+            }
             Some(Function::Median) => format!("percentile_cont(0.5) WITHIN GROUP (ORDER BY {x})"),
             Some(Function::Var) if lite => var_sqlite(&x),
             Some(Function::Var) => format!("var_samp({x})"),
             Some(Function::Stdev) if lite => format!("sqrt({})", var_sqlite(&x)),
             Some(Function::Stdev) => format!("stddev_samp({x})"),
             Some(Function::Year) => part("%Y", "YEAR"),
-            Some(Function::Quarter) if lite => format!("((CAST(strftime('%m', {x}) AS INTEGER) + 2) / 3)"),
+            Some(Function::Quarter) if lite => {
+                format!("((CAST(strftime('%m', {x}) AS INTEGER) + 2) / 3)")
+            }
             Some(Function::Quarter) => part("", "QUARTER"),
             Some(Function::Month) => part("%m", "MONTH"),
             Some(Function::Day) => part("%d", "DAY"),
             Some(Function::TruncYear) => trunc(format!("strftime('%Y-01-01', {x})"), "year"),
-            Some(Function::TruncQuarter) => {
-                trunc(format!("printf('%s-%02d-01', strftime('%Y', {x}), ((CAST(strftime('%m', {x}) AS INTEGER) - 1) / 3) * 3 + 1)"), "quarter")
-            }
+            Some(Function::TruncQuarter) => trunc(
+                format!(
+                    "printf('%s-%02d-01', strftime('%Y', {x}), ((CAST(strftime('%m', {x}) AS INTEGER) - 1) / 3) * 3 + 1)"
+                ),
+                "quarter",
+            ),
             Some(Function::TruncMonth) => trunc(format!("strftime('%Y-%m-01', {x})"), "month"),
-            Some(Function::TruncWeek) => trunc(format!("date({x}, '-6 days', 'weekday 1')"), "week"),
+            Some(Function::TruncWeek) => {
+                trunc(format!("date({x}, '-6 days', 'weekday 1')"), "week")
+            }
             Some(Function::TruncDay) => trunc(format!("date({x})"), "day"),
         })
     }
 
     /// The field as a result column: equal values in both dialects (see the module docs).
-    fn output(&self, t: &TableInfo, c: &ColumnInfo, f: Option<Function>) -> Result<String, CompileError> {
+    fn output(
+        &self,
+        t: &TableInfo,
+        c: &ColumnInfo,
+        f: Option<Function>,
+    ) -> Result<String, CompileError> {
         let raw = self.raw(t, c, f)?;
         if self.dialect == SqlDialect::Sqlite {
             return Ok(raw);
@@ -253,15 +302,32 @@ impl<'c> Compiler<'c> {
         let decimal = is_decimal(&c.declared_type);
         let temporal = ColumnType::of(c) == ColumnType::Temporal;
         Ok(match f {
-            Some(Function::Avg | Function::Median | Function::Var | Function::Stdev) => format!("CAST({raw} AS DOUBLE PRECISION)"),
-            Some(Function::Sum | Function::Min | Function::Max) | None if decimal => format!("CAST({raw} AS DOUBLE PRECISION)"),
-            Some(Function::Min | Function::Max) | None if temporal => format!("to_char({raw}, 'YYYY-MM-DD HH24:MI:SS')"),
+            Some(Function::Avg | Function::Median | Function::Var | Function::Stdev) => {
+                format!("CAST({raw} AS DOUBLE PRECISION)")
+            }
+            Some(Function::Sum | Function::Min | Function::Max) | None if decimal => {
+                format!("CAST({raw} AS DOUBLE PRECISION)")
+            }
+            Some(Function::Min | Function::Max) | None if temporal => {
+                format!("to_char({raw}, 'YYYY-MM-DD HH24:MI:SS')")
+            }
             _ => raw,
         })
     }
 
-    fn filter(&mut self, filter: &Filter, target: &str, t: &TableInfo, c: &ColumnInfo, i: usize, today: NaiveDate) -> Result<String, CompileError> {
-        let invalid = |message: &str| CompileError::Invalid { path: format!("filters[{i}]"), message: message.to_string() };
+    fn filter(
+        &mut self,
+        filter: &Filter,
+        target: &str,
+        t: &TableInfo,
+        c: &ColumnInfo,
+        i: usize,
+        today: NaiveDate,
+    ) -> Result<String, CompileError> {
+        let invalid = |message: &str| CompileError::Invalid {
+            path: format!("filters[{i}]"),
+            message: message.to_string(),
+        };
         Ok(match filter {
             Filter::Set { values, exclude, .. } => {
                 if values.is_empty() {
@@ -271,19 +337,28 @@ impl<'c> Compiler<'c> {
                 format!("{target} {}IN ({})", if *exclude { "NOT " } else { "" }, params.join(", "))
             }
             Filter::Top { field, how_many, direction, field_to_measure } => {
-                let (mt, mc) = self.column(&field_to_measure.field_caption, &format!("filters[{i}].fieldToMeasure.fieldCaption"))?;
+                let (mt, mc) = self.column(
+                    &field_to_measure.field_caption,
+                    &format!("filters[{i}].fieldToMeasure.fieldCaption"),
+                )?;
                 let measure = self.raw(mt, mc, field_to_measure.function)?;
-                let from = self.joins_clause(&if t.name == mt.name { vec![t] } else { vec![t, mt] })?;
+                let from =
+                    self.joins_clause(&if t.name == mt.name { vec![t] } else { vec![t, mt] })?;
                 let inner = self.raw(t, c, field.function)?;
                 let dir = if *direction == TopDirection::Top { "DESC" } else { "ASC" };
-                format!("{target} IN (SELECT {inner} FROM {from} GROUP BY {inner} ORDER BY {measure} {dir}, {inner} ASC LIMIT {how_many})")
+                format!(
+                    "{target} IN (SELECT {inner} FROM {from} GROUP BY {inner} ORDER BY {measure} {dir}, {inner} ASC LIMIT {how_many})"
+                )
             }
             Filter::Match { starts_with, ends_with, contains, exact_match, exclude, .. } => {
                 let like = if self.dialect == SqlDialect::Sqlite { "LIKE" } else { "ILIKE" };
                 let mut parts = Vec::new();
-                for (pattern, before, after) in [(starts_with, "", "%"), (ends_with, "%", ""), (contains, "%", "%")] {
+                for (pattern, before, after) in
+                    [(starts_with, "", "%"), (ends_with, "%", ""), (contains, "%", "%")]
+                {
                     if let Some(p) = pattern {
-                        let p = self.param(Value::String(format!("{before}{}{after}", escape_like(p))));
+                        let p =
+                            self.param(Value::String(format!("{before}{}{after}", escape_like(p))));
                         parts.push(format!("{target} {like} {p} ESCAPE '\\'"));
                     }
                 }
@@ -292,19 +367,28 @@ impl<'c> Compiler<'c> {
                     parts.push(format!("{target} = {p}"));
                 }
                 if parts.is_empty() {
-                    return Err(invalid("MATCH needs startsWith, endsWith, contains or exactMatch"));
+                    return Err(invalid(
+                        "MATCH needs startsWith, endsWith, contains or exactMatch",
+                    ));
                 }
                 let all = format!("({})", parts.join(" AND "));
                 if *exclude { format!("NOT {all}") } else { all }
             }
             Filter::QuantitativeNumerical { quantitative_filter_type: kind, min, max, .. } => {
-                let bound = |v: Option<f64>, op: &str, this: &mut Self| -> Result<String, CompileError> {
-                    let v = v.ok_or_else(|| invalid("missing bound"))?;
-                    let json = if v.fract() == 0.0 && v.abs() < 9e15 { Value::from(v as i64) } else { Value::from(v) };
-                    Ok(format!("{target} {op} {}", this.param(json)))
-                };
+                let bound =
+                    |v: Option<f64>, op: &str, this: &mut Self| -> Result<String, CompileError> {
+                        let v = v.ok_or_else(|| invalid("missing bound"))?;
+                        let json = if v.fract() == 0.0 && v.abs() < 9e15 {
+                            Value::from(v as i64)
+                        } else {
+                            Value::from(v)
+                        };
+                        Ok(format!("{target} {op} {}", this.param(json)))
+                    };
                 match kind {
-                    QuantitativeFilterType::Range => format!("({} AND {})", bound(*min, ">=", self)?, bound(*max, "<=", self)?),
+                    QuantitativeFilterType::Range => {
+                        format!("({} AND {})", bound(*min, ">=", self)?, bound(*max, "<=", self)?)
+                    }
                     QuantitativeFilterType::Min => bound(*min, ">=", self)?,
                     QuantitativeFilterType::Max => bound(*max, "<=", self)?,
                     QuantitativeFilterType::OnlyNull => format!("{target} IS NULL"),
@@ -312,7 +396,10 @@ impl<'c> Compiler<'c> {
                 }
             }
             Filter::QuantitativeDate { min_date, max_date, .. } => {
-                let parse = |d: &str| NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|_| invalid(&format!("{d} is not a YYYY-MM-DD date")));
+                let parse = |d: &str| {
+                    NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                        .map_err(|_| invalid(&format!("{d} is not a YYYY-MM-DD date")))
+                };
                 let mut parts = Vec::new();
                 if let Some(d) = min_date {
                     let p = self.date_param(parse(d)?);
@@ -330,11 +417,13 @@ impl<'c> Compiler<'c> {
             }
             Filter::Date { period_type, date_range_type, range_n, anchor_date, .. } => {
                 let anchor = match anchor_date {
-                    Some(d) => NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|_| invalid(&format!("{d} is not a YYYY-MM-DD date")))?,
+                    Some(d) => NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                        .map_err(|_| invalid(&format!("{d} is not a YYYY-MM-DD date")))?,
                     None => today,
                 };
                 let (start, end) =
-                    relative_range(*period_type, *date_range_type, range_n.unwrap_or(1), anchor).ok_or_else(|| invalid("date out of range"))?;
+                    relative_range(*period_type, *date_range_type, range_n.unwrap_or(1), anchor)
+                        .ok_or_else(|| invalid("date out of range"))?;
                 let (a, b) = (self.date_param(start), self.date_param(end));
                 format!("({target} >= {a} AND {target} < {b})")
             }
@@ -344,14 +433,19 @@ impl<'c> Compiler<'c> {
     /// `FROM` with joins along the shortest foreign-key path from the tables already joined to
     /// each next table.
     fn joins_clause(&self, tables: &[&'c TableInfo]) -> Result<String, CompileError> {
-        let Some(first) = tables.first() else { return Err(CompileError::Unsupported("a query needs at least one field".into())) };
+        let Some(first) = tables.first() else {
+            return Err(CompileError::Unsupported("a query needs at least one field".into()));
+        };
         let mut joined: Vec<&TableInfo> = vec![first];
         let mut sql = self.table_ref(&first.name);
         for target in &tables[1..] {
             if joined.iter().any(|t| t.name == target.name) {
                 continue;
             }
-            let path = self.path(&joined, target).ok_or_else(|| CompileError::NoJoinPath { from: first.name.clone(), to: target.name.clone() })?;
+            let path = self.path(&joined, target).ok_or_else(|| CompileError::NoJoinPath {
+                from: first.name.clone(),
+                to: target.name.clone(),
+            })?;
             for (table, on) in path {
                 if !joined.iter().any(|t| t.name == table.name) {
                     sql.push_str(&format!(" JOIN {} ON {on}", self.table_ref(&table.name)));
@@ -364,8 +458,13 @@ impl<'c> Compiler<'c> {
 
     /// Breadth-first search over foreign keys (both directions) from any joined table to
     /// `target`: the tables to add, in order, each with its ON condition.
-    fn path(&self, joined: &[&'c TableInfo], target: &TableInfo) -> Option<Vec<(&'c TableInfo, String)>> {
-        let mut prev: Vec<(&'c TableInfo, Option<(usize, String)>)> = joined.iter().map(|t| (*t, None)).collect();
+    fn path(
+        &self,
+        joined: &[&'c TableInfo],
+        target: &TableInfo,
+    ) -> Option<Vec<(&'c TableInfo, String)>> {
+        let mut prev: Vec<(&'c TableInfo, Option<(usize, String)>)> =
+            joined.iter().map(|t| (*t, None)).collect();
         let mut queue: VecDeque<usize> = (0..prev.len()).collect();
         while let Some(i) = queue.pop_front() {
             let here = prev[i].0;
@@ -394,7 +493,15 @@ impl<'c> Compiler<'c> {
         let on = |a: &TableInfo, ac: &[String], b: &TableInfo, bc: &[String]| {
             ac.iter()
                 .zip(bc)
-                .map(|(x, y)| format!("{}.{} = {}.{}", self.table_ref(&a.name), quote(x), self.table_ref(&b.name), quote(y)))
+                .map(|(x, y)| {
+                    format!(
+                        "{}.{} = {}.{}",
+                        self.table_ref(&a.name),
+                        quote(x),
+                        self.table_ref(&b.name),
+                        quote(y)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(" AND ")
         };
@@ -407,7 +514,10 @@ impl<'c> Compiler<'c> {
         }
         for incoming in self.catalog.referenced_by(&t.name) {
             if incoming.table.name != t.name {
-                out.push((incoming.table, on(incoming.table, &incoming.key.columns, t, &incoming.key.referenced_columns)));
+                out.push((
+                    incoming.table,
+                    on(incoming.table, &incoming.key.columns, t, &incoming.key.referenced_columns),
+                ));
             }
         }
         out
@@ -415,7 +525,9 @@ impl<'c> Compiler<'c> {
 }
 
 fn var_sqlite(x: &str) -> String {
-    format!("((SUM(1.0 * {x} * {x}) - SUM(1.0 * {x}) * SUM(1.0 * {x}) / COUNT({x})) / (COUNT({x}) - 1))")
+    format!(
+        "((SUM(1.0 * {x} * {x}) - SUM(1.0 * {x}) * SUM(1.0 * {x}) / COUNT({x})) / (COUNT({x}) - 1))"
+    )
 }
 
 fn is_decimal(declared: &str) -> bool {

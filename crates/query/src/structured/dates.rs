@@ -20,7 +20,11 @@ fn period_start(d: NaiveDate, period: PeriodType) -> NaiveDate {
 /// `d` moved by `k` periods.
 fn shift(d: NaiveDate, period: PeriodType, k: i64) -> Option<NaiveDate> {
     let months = |m: i64| {
-        if m >= 0 { d.checked_add_months(Months::new(u32::try_from(m).ok()?)) } else { d.checked_sub_months(Months::new(u32::try_from(-m).ok()?)) }
+        if m >= 0 {
+            d.checked_add_months(Months::new(u32::try_from(m).ok()?))
+        } else {
+            d.checked_sub_months(Months::new(u32::try_from(-m).ok()?))
+        }
     };
     match period {
         PeriodType::Days => d.checked_add_signed(chrono::TimeDelta::try_days(k)?),
@@ -32,7 +36,12 @@ fn shift(d: NaiveDate, period: PeriodType, k: i64) -> Option<NaiveDate> {
 }
 
 /// The half-open day range `[start, end)` a relative date filter keeps.
-pub(super) fn relative_range(period: PeriodType, range: DateRangeType, n: u32, anchor: NaiveDate) -> Option<(NaiveDate, NaiveDate)> {
+pub(super) fn relative_range(
+    period: PeriodType,
+    range: DateRangeType,
+    n: u32,
+    anchor: NaiveDate,
+) -> Option<(NaiveDate, NaiveDate)> {
     let s = period_start(anchor, period);
     let n = i64::from(n.max(1));
     Some(match range {
@@ -56,11 +65,29 @@ mod tests {
     #[test]
     fn ranges_follow_calendar_periods() {
         let anchor = d("2026-11-22");
-        assert_eq!(relative_range(PeriodType::Years, DateRangeType::Last, 1, anchor), Some((d("2025-01-01"), d("2026-01-01"))));
-        assert_eq!(relative_range(PeriodType::Quarters, DateRangeType::Current, 1, anchor), Some((d("2026-10-01"), d("2027-01-01"))));
-        assert_eq!(relative_range(PeriodType::Months, DateRangeType::Lastn, 3, anchor), Some((d("2026-09-01"), d("2026-12-01"))));
-        assert_eq!(relative_range(PeriodType::Weeks, DateRangeType::Current, 1, anchor), Some((d("2026-11-16"), d("2026-11-23"))));
-        assert_eq!(relative_range(PeriodType::Years, DateRangeType::Todate, 1, anchor), Some((d("2026-01-01"), d("2026-11-23"))));
-        assert_eq!(relative_range(PeriodType::Days, DateRangeType::Nextn, 2, anchor), Some((d("2026-11-22"), d("2026-11-24"))));
+        assert_eq!(
+            relative_range(PeriodType::Years, DateRangeType::Last, 1, anchor),
+            Some((d("2025-01-01"), d("2026-01-01")))
+        );
+        assert_eq!(
+            relative_range(PeriodType::Quarters, DateRangeType::Current, 1, anchor),
+            Some((d("2026-10-01"), d("2027-01-01")))
+        );
+        assert_eq!(
+            relative_range(PeriodType::Months, DateRangeType::Lastn, 3, anchor),
+            Some((d("2026-09-01"), d("2026-12-01")))
+        );
+        assert_eq!(
+            relative_range(PeriodType::Weeks, DateRangeType::Current, 1, anchor),
+            Some((d("2026-11-16"), d("2026-11-23")))
+        );
+        assert_eq!(
+            relative_range(PeriodType::Years, DateRangeType::Todate, 1, anchor),
+            Some((d("2026-01-01"), d("2026-11-23")))
+        );
+        assert_eq!(
+            relative_range(PeriodType::Days, DateRangeType::Nextn, 2, anchor),
+            Some((d("2026-11-22"), d("2026-11-24")))
+        );
     }
 }

@@ -101,7 +101,18 @@ pub enum Function {
 impl Function {
     /// True for aggregates.
     pub fn is_aggregate(self) -> bool {
-        matches!(self, Self::Sum | Self::Avg | Self::Median | Self::Count | Self::Countd | Self::Min | Self::Max | Self::Stdev | Self::Var)
+        matches!(
+            self,
+            Self::Sum
+                | Self::Avg
+                | Self::Median
+                | Self::Count
+                | Self::Countd
+                | Self::Min
+                | Self::Max
+                | Self::Stdev
+                | Self::Var
+        )
     }
 
     /// True for aggregates that need numbers.
@@ -116,7 +127,10 @@ impl Function {
 
     /// The name as spelled in queries (`COUNTD`).
     pub fn name(self) -> String {
-        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
     }
 }
 
@@ -193,7 +207,12 @@ pub enum DateRangeType {
 
 /// A filter, tagged by `filterType`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "filterType", rename_all = "SCREAMING_SNAKE_CASE", rename_all_fields = "camelCase", deny_unknown_fields)]
+#[serde(
+    tag = "filterType",
+    rename_all = "SCREAMING_SNAKE_CASE",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
 pub enum Filter {
     /// The field's value is (or, with `exclude`, is not) one of `values`.
     Set {

@@ -12,10 +12,17 @@ use crate::types::ColumnType;
 use crate::values::{KnownValues, check_number, check_string};
 
 /// Validates `query` against `catalog` and `values`. Locations are JSON paths.
-pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &dyn KnownValues) -> ValidationReport {
+pub fn validate_structured(
+    query: &StructuredQuery,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+) -> ValidationReport {
     let mut issues = Issues::default();
     if query.fields.is_empty() {
-        issues.error(QueryIssue::new(IssueKind::InvalidOption, "a query needs at least one field").at_path("fields"));
+        issues.error(
+            QueryIssue::new(IssueKind::InvalidOption, "a query needs at least one field")
+                .at_path("fields"),
+        );
     }
     let mut seen: Vec<(String, String, Option<super::Function>)> = Vec::new();
     let mut tables: Vec<String> = Vec::new();
@@ -32,20 +39,30 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
         let key = (table.name.clone(), column.name.clone(), field.function);
         if seen.contains(&key) {
             issues.error(
-                QueryIssue::new(IssueKind::DuplicateField, format!("{}.{} is selected twice with the same function", table.name, column.name))
-                    .at_path(path.clone()),
+                QueryIssue::new(
+                    IssueKind::DuplicateField,
+                    format!(
+                        "{}.{} is selected twice with the same function",
+                        table.name, column.name
+                    ),
+                )
+                .at_path(path.clone()),
             );
         }
         seen.push(key);
         if let Some(f) = field.function {
             function_fits(f, &table.name, column, &format!("{path}.function"), &mut issues);
             if matches!(f, super::Function::Sum | super::Function::Avg)
-                && (table.is_primary_key(&column.name) || table.foreign_key_of(&column.name).is_some())
+                && (table.is_primary_key(&column.name)
+                    || table.foreign_key_of(&column.name).is_some())
             {
                 issues.warn(
-                    QueryIssue::new(IssueKind::Aggregation, format!("{} of {}.{}, an identifier", f.name(), table.name, column.name))
-                        .at_path(format!("{path}.function"))
-                        .suggest("COUNT or COUNTD"),
+                    QueryIssue::new(
+                        IssueKind::Aggregation,
+                        format!("{} of {}.{}, an identifier", f.name(), table.name, column.name),
+                    )
+                    .at_path(format!("{path}.function"))
+                    .suggest("COUNT or COUNTD"),
                 );
             }
         }
@@ -68,21 +85,31 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
         }
         let ty = resolved.map_or(ColumnType::Unknown, |(_, c)| ColumnType::of(c));
         let plain = field.function.is_none();
-        let bad = |message: String| QueryIssue::new(IssueKind::InvalidOption, message).at_path(path.clone());
+        let bad = |message: String| {
+            QueryIssue::new(IssueKind::InvalidOption, message).at_path(path.clone())
+        };
         match filter {
             Filter::Set { values: listed, .. } => {
                 if let Some((table, column)) = resolved.filter(|_| plain) {
                     for (j, v) in listed.iter().enumerate() {
                         let issue = match v {
-                            serde_json::Value::String(s) => check_string(values, &table.name, &column.name, s).map(|i| (i, true)),
-                            serde_json::Value::Number(n) => {
-                                n.as_f64().and_then(|n| check_number(values, &table.name, &column.name, n)).map(|i| (i, false))
+                            serde_json::Value::String(s) => {
+                                check_string(values, &table.name, &column.name, s)
+                                    .map(|i| (i, true))
                             }
+                            serde_json::Value::Number(n) => n
+                                .as_f64()
+                                .and_then(|n| check_number(values, &table.name, &column.name, n))
+                                .map(|i| (i, false)),
                             _ => None,
                         };
                         match issue {
-                            Some((i, true)) => issues.error(i.at_path(format!("{path}.values[{j}]"))),
-                            Some((i, false)) => issues.warn(i.at_path(format!("{path}.values[{j}]"))),
+                            Some((i, true)) => {
+                                issues.error(i.at_path(format!("{path}.values[{j}]")))
+                            }
+                            Some((i, false)) => {
+                                issues.warn(i.at_path(format!("{path}.values[{j}]")))
+                            }
                             None => {}
                         }
                     }
@@ -94,23 +121,40 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                 }
                 if !field_to_measure.function.is_some_and(super::Function::is_aggregate) {
                     issues.error(
-                        QueryIssue::new(IssueKind::Aggregation, "TOP needs an aggregated fieldToMeasure to rank by")
-                            .at_path(format!("{path}.fieldToMeasure.function"))
-                            .suggest("SUM"),
+                        QueryIssue::new(
+                            IssueKind::Aggregation,
+                            "TOP needs an aggregated fieldToMeasure to rank by",
+                        )
+                        .at_path(format!("{path}.fieldToMeasure.function"))
+                        .suggest("SUM"),
                     );
                 }
                 match resolve(catalog, &field_to_measure.field_caption) {
                     Ok((table, column)) => {
                         if let Some(f) = field_to_measure.function {
-                            function_fits(f, &table.name, column, &format!("{path}.fieldToMeasure.function"), &mut issues);
+                            function_fits(
+                                f,
+                                &table.name,
+                                column,
+                                &format!("{path}.fieldToMeasure.function"),
+                                &mut issues,
+                            );
                         }
                     }
-                    Err(issue) => issues.error(issue.at_path(format!("{path}.fieldToMeasure.fieldCaption"))),
+                    Err(issue) => {
+                        issues.error(issue.at_path(format!("{path}.fieldToMeasure.fieldCaption")))
+                    }
                 }
             }
             Filter::Match { starts_with, ends_with, contains, exact_match, .. } => {
-                if starts_with.is_none() && ends_with.is_none() && contains.is_none() && exact_match.is_none() {
-                    issues.error(bad("MATCH needs startsWith, endsWith, contains or exactMatch".into()));
+                if starts_with.is_none()
+                    && ends_with.is_none()
+                    && contains.is_none()
+                    && exact_match.is_none()
+                {
+                    issues.error(bad(
+                        "MATCH needs startsWith, endsWith, contains or exactMatch".into()
+                    ));
                 }
             }
             Filter::QuantitativeNumerical { quantitative_filter_type: kind, min, max, .. } => {
@@ -121,10 +165,16 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                     _ => false,
                 };
                 if missing {
-                    issues.error(bad(format!("{kind:?} needs its bounds (min and/or max)").to_uppercase()));
+                    issues.error(bad(
+                        format!("{kind:?} needs its bounds (min and/or max)").to_uppercase()
+                    ));
                 }
                 if plain && !matches!(ty, ColumnType::Numeric | ColumnType::Unknown) {
-                    issues.error(bad(format!("{} is {}, not numeric", field.field_caption, ty.name())));
+                    issues.error(bad(format!(
+                        "{} is {}, not numeric",
+                        field.field_caption,
+                        ty.name()
+                    )));
                 }
             }
             Filter::QuantitativeDate { min_date, max_date, .. } => {
@@ -136,41 +186,70 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
                         && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
                     {
                         issues.error(
-                            QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.{name}")),
+                            QueryIssue::new(
+                                IssueKind::InvalidOption,
+                                format!("{d} is not a YYYY-MM-DD date"),
+                            )
+                            .at_path(format!("{path}.{name}")),
                         );
                     }
                 }
                 if plain && !matches!(ty, ColumnType::Temporal | ColumnType::Unknown) {
-                    issues.error(bad(format!("{} is {}, not a date", field.field_caption, ty.name())));
+                    issues.error(bad(format!(
+                        "{} is {}, not a date",
+                        field.field_caption,
+                        ty.name()
+                    )));
                 }
             }
             Filter::Date { date_range_type, range_n, anchor_date, .. } => {
-                if matches!(date_range_type, super::DateRangeType::Lastn | super::DateRangeType::Nextn) && !range_n.is_some_and(|n| n > 0) {
+                if matches!(
+                    date_range_type,
+                    super::DateRangeType::Lastn | super::DateRangeType::Nextn
+                ) && !range_n.is_some_and(|n| n > 0)
+                {
                     issues.error(bad("LASTN and NEXTN need rangeN of at least 1".into()));
                 }
                 if let Some(d) = anchor_date
                     && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
                 {
                     issues.error(
-                        QueryIssue::new(IssueKind::InvalidOption, format!("{d} is not a YYYY-MM-DD date")).at_path(format!("{path}.anchorDate")),
+                        QueryIssue::new(
+                            IssueKind::InvalidOption,
+                            format!("{d} is not a YYYY-MM-DD date"),
+                        )
+                        .at_path(format!("{path}.anchorDate")),
                     );
                 }
                 if plain && !matches!(ty, ColumnType::Temporal | ColumnType::Unknown) {
-                    issues.error(bad(format!("{} is {}, not a date", field.field_caption, ty.name())));
+                    issues.error(bad(format!(
+                        "{} is {}, not a date",
+                        field.field_caption,
+                        ty.name()
+                    )));
                 }
             }
         }
     }
     if query.options.row_limit == Some(0) {
-        issues.error(QueryIssue::new(IssueKind::InvalidOption, "rowLimit must be at least 1").at_path("options.rowLimit"));
+        issues.error(
+            QueryIssue::new(IssueKind::InvalidOption, "rowLimit must be at least 1")
+                .at_path("options.rowLimit"),
+        );
     }
-    let aggregated = query.fields.iter().any(|f| f.function.is_some_and(super::Function::is_aggregate));
+    let aggregated =
+        query.fields.iter().any(|f| f.function.is_some_and(super::Function::is_aggregate));
     let has_top = query.filters.iter().any(|f| matches!(f, Filter::Top { .. }));
     let mut rewritten = None;
     if !aggregated && !has_top && query.options.row_limit.is_none() {
         let largest = tables
             .iter()
-            .filter_map(|t| values.row_count(t).or_else(|| catalog.table(t).and_then(|i| i.row_count)).map(|n| (t, n)))
+            .filter_map(|t| {
+                values
+                    .row_count(t)
+                    .or_else(|| catalog.table(t).and_then(|i| i.row_count))
+                    .map(|n| (t, n))
+            })
             .max_by_key(|(_, n)| *n);
         if let Some((table, rows)) = largest
             && rows > ROW_LIMIT
@@ -192,7 +271,13 @@ pub fn validate_structured(query: &StructuredQuery, catalog: &Catalog, values: &
 }
 
 /// Numeric aggregates need numbers, date functions need dates; untyped columns pass.
-fn function_fits(f: super::Function, table: &str, column: &schemascope_core::ColumnInfo, path: &str, issues: &mut Issues) {
+fn function_fits(
+    f: super::Function,
+    table: &str,
+    column: &schemascope_core::ColumnInfo,
+    path: &str,
+    issues: &mut Issues,
+) {
     let ty = ColumnType::of(column);
     let wrong = if f.is_numeric_aggregate() {
         !matches!(ty, ColumnType::Numeric | ColumnType::Unknown)
@@ -203,11 +288,18 @@ fn function_fits(f: super::Function, table: &str, column: &schemascope_core::Col
     };
     if wrong {
         let want = if f.is_date() { "a date" } else { "a number" };
-        let suggestion = if f.is_date() { "no function, or COUNT/COUNTD" } else { "COUNT or COUNTD" };
+        let suggestion =
+            if f.is_date() { "no function, or COUNT/COUNTD" } else { "COUNT or COUNTD" };
         issues.error(
             QueryIssue::new(
                 IssueKind::Aggregation,
-                format!("{} needs {want}, but {table}.{} is {} ({})", f.name(), column.name, ty.name(), column.declared_type),
+                format!(
+                    "{} needs {want}, but {table}.{} is {} ({})",
+                    f.name(),
+                    column.name,
+                    ty.name(),
+                    column.declared_type
+                ),
             )
             .at_path(path)
             .suggest(suggestion),

@@ -6,20 +6,29 @@
 
 use schemascope_core::Catalog;
 use schemascope_query::sql::{MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING};
-use schemascope_query::{Callables, NoValues, SqlDialect, ValidationReport, check_read_only, validate_sql};
+use schemascope_query::{
+    Callables, NoValues, SqlDialect, ValidationReport, check_read_only, validate_sql,
+};
 use schemascope_sources::sql::{Database, SqliteDatabase};
 
 use crate::common;
 
 fn chinook() -> Catalog {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open").catalog().expect("catalog")
 }
 
 /// Runs `work` on a thread with a 2 MiB stack, as tokio's workers and blocking threads have.
 fn on_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
-        schemascope_core::sync::joined(std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(scope, work).expect("spawns").join())
+        schemascope_core::sync::joined(
+            std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn_scoped(scope, work)
+                .expect("spawns")
+                .join(),
+        )
     })
 }
 
@@ -45,23 +54,47 @@ fn deep() -> Vec<(String, &'static str)> {
         (format!("SELECT {}", chain("+")), "expressions nest deeper than 128 levels"),
         (format!("SELECT {} FROM \"Genre\"", chain(" * ")), "expressions nest deeper"),
         (
-            format!("SELECT \"Name\" FROM \"Genre\" WHERE {}", (0..n).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")),
+            format!(
+                "SELECT \"Name\" FROM \"Genre\" WHERE {}",
+                (0..n).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")
+            ),
             "expressions nest deeper",
         ),
-        (format!("SELECT 1 WHERE {}", (0..n).map(|_| "TRUE").collect::<Vec<_>>().join(" AND ")), "expressions nest deeper"),
+        (
+            format!("SELECT 1 WHERE {}", (0..n).map(|_| "TRUE").collect::<Vec<_>>().join(" AND ")),
+            "expressions nest deeper",
+        ),
         (format!("SELECT {}1", "NOT ".repeat(n)), "recursion limit | nest deeper"),
         (format!("SELECT {}1", "- ".repeat(n)), "recursion limit | nest deeper"),
         (format!("SELECT {}1", "-".repeat(n)), "recursion limit | nest deeper | does not parse"),
         (format!("SELECT 1{}", "::text".repeat(n)), "expressions nest deeper"),
         (format!("SELECT 'a'{}", " || 'a'".repeat(n)), "expressions nest deeper"),
         (format!("SELECT 1 WHERE 1{}", " IS NOT NULL".repeat(n)), "expressions nest deeper"),
-        (format!("SELECT {} 1 {}", "CASE WHEN TRUE THEN ".repeat(n), "END ".repeat(n)), "nest deeper than 128 levels (CASE inside CASE)"),
-        (format!("SELECT {} 1 {}", "CASE WHEN 1 = 1 THEN 2 ELSE ".repeat(n), "END ".repeat(n)), "nest deeper than 128 levels (CASE inside CASE)"),
-        (format!("SELECT ARRAY{}1{}", "[".repeat(n), "]".repeat(n)), "nest deeper than 128 levels | does not tokenize"),
-        (format!("SELECT {}1{}", "ARRAY[".repeat(n), "]".repeat(n)), "nest deeper than 128 levels | does not tokenize"),
-        (vec!["SELECT 1"; n].join(" UNION ALL "), "set operations (UNION, INTERSECT, EXCEPT) nest deeper"),
+        (
+            format!("SELECT {} 1 {}", "CASE WHEN TRUE THEN ".repeat(n), "END ".repeat(n)),
+            "nest deeper than 128 levels (CASE inside CASE)",
+        ),
+        (
+            format!("SELECT {} 1 {}", "CASE WHEN 1 = 1 THEN 2 ELSE ".repeat(n), "END ".repeat(n)),
+            "nest deeper than 128 levels (CASE inside CASE)",
+        ),
+        (
+            format!("SELECT ARRAY{}1{}", "[".repeat(n), "]".repeat(n)),
+            "nest deeper than 128 levels | does not tokenize",
+        ),
+        (
+            format!("SELECT {}1{}", "ARRAY[".repeat(n), "]".repeat(n)),
+            "nest deeper than 128 levels | does not tokenize",
+        ),
+        (
+            vec!["SELECT 1"; n].join(" UNION ALL "),
+            "set operations (UNION, INTERSECT, EXCEPT) nest deeper",
+        ),
         (format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n)), "parentheses nest 3000 deep"),
-        (format!("SELECT {}1{}", "(SELECT ".repeat(200), ")".repeat(200)), "parentheses nest 200 deep"),
+        (
+            format!("SELECT {}1{}", "(SELECT ".repeat(200), ")".repeat(200)),
+            "parentheses nest 200 deep",
+        ),
         (format!("SELECT {}1{}", "abs(".repeat(200), ")".repeat(200)), "parentheses nest 200 deep"),
         (format!("SELECT {}", chain("+").repeat(4)), "operators and keywords in one expression"),
     ]
@@ -79,7 +112,11 @@ fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
             let report = validate(&sql, dialect, &catalog);
             assert!(!report.valid, "{dialect} accepted {}…", &sql[..60]);
             let messages: Vec<&str> = report.errors.iter().map(|e| e.message.as_str()).collect();
-            assert!(messages.iter().any(|m| contains_any(m, reason)), "{dialect} {}…: {messages:?}", &sql[..60]);
+            assert!(
+                messages.iter().any(|m| contains_any(m, reason)),
+                "{dialect} {}…: {messages:?}",
+                &sql[..60]
+            );
             // The read-only check answers too (from the tokens when the tree is refused: a
             // harmless SELECT the database then refuses or computes on its own stack).
             let read_only = on_small_stack(|| check_read_only(&sql, &callables(dialect)));
@@ -96,10 +133,20 @@ fn queries_just_inside_the_bounds_are_validated() {
     let depth = MAX_EXPRESSION_DEPTH - 3;
     let within = [
         format!("SELECT {} AS n FROM \"Genre\"", vec!["\"GenreId\""; depth].join(" + ")),
-        format!("SELECT \"Name\" FROM \"Genre\" WHERE {}", (0..depth - 2).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")),
+        format!(
+            "SELECT \"Name\" FROM \"Genre\" WHERE {}",
+            (0..depth - 2).map(|i| format!("\"GenreId\" = {i}")).collect::<Vec<_>>().join(" OR ")
+        ),
         vec!["SELECT \"GenreId\" FROM \"Genre\""; depth].join(" UNION "),
-        format!("SELECT {}\"GenreId\"{} AS n FROM \"Genre\"", "abs(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING)),
-        format!("SELECT \"Name\" FROM \"Genre\" WHERE \"GenreId\" IN ({})", (0..100_000).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")),
+        format!(
+            "SELECT {}\"GenreId\"{} AS n FROM \"Genre\"",
+            "abs(".repeat(MAX_NESTING),
+            ")".repeat(MAX_NESTING)
+        ),
+        format!(
+            "SELECT \"Name\" FROM \"Genre\" WHERE \"GenreId\" IN ({})",
+            (0..100_000).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+        ),
         // Past sqlparser's default recursion limit (50), within ours.
         format!("SELECT {}TRUE AS t", "NOT ".repeat(100)),
         format!("SELECT {}1{} AS n", "- ".repeat(100), ""),
@@ -111,9 +158,16 @@ fn queries_just_inside_the_bounds_are_validated() {
         assert!(on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres))).is_ok());
     }
     // One past: refused.
-    let over = format!("SELECT {} AS n FROM \"Genre\"", vec!["\"GenreId\""; MAX_EXPRESSION_DEPTH + 1].join(" + "));
+    let over = format!(
+        "SELECT {} AS n FROM \"Genre\"",
+        vec!["\"GenreId\""; MAX_EXPRESSION_DEPTH + 1].join(" + ")
+    );
     let report = validate(&over, SqlDialect::Sqlite, &catalog);
-    assert!(report.errors.iter().any(|e| e.message.contains("nest deeper than 128 levels")), "{:?}", report.errors);
+    assert!(
+        report.errors.iter().any(|e| e.message.contains("nest deeper than 128 levels")),
+        "{:?}",
+        report.errors
+    );
     const { assert!(MAX_EXPRESSION_TOKENS > 10 * MAX_EXPRESSION_DEPTH) };
 }
 
@@ -126,8 +180,15 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
     use schemascope_query::sql::MAX_QUERIES;
     let catalog = chinook();
     let chain = |n: usize| {
-        let ctes: Vec<String> =
-            (0..n).map(|i| if i == 0 { "c0 AS (SELECT 1 AS x)".to_string() } else { format!("c{i} AS (SELECT x FROM c{})", i - 1) }).collect();
+        let ctes: Vec<String> = (0..n)
+            .map(|i| {
+                if i == 0 {
+                    "c0 AS (SELECT 1 AS x)".to_string()
+                } else {
+                    format!("c{i} AS (SELECT x FROM c{})", i - 1)
+                }
+            })
+            .collect();
         format!("WITH {} SELECT x FROM c{}", ctes.join(", "), n - 1)
     };
     for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
@@ -136,7 +197,10 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
         for n in [MAX_QUERIES, 3_000, 40_000] {
             let report = validate(&chain(n), dialect, &catalog);
             assert!(
-                report.errors.iter().any(|e| e.message.contains(&format!("more than {MAX_QUERIES} queries"))),
+                report
+                    .errors
+                    .iter()
+                    .any(|e| e.message.contains(&format!("more than {MAX_QUERIES} queries"))),
                 "{dialect} {n}: {:?}",
                 report.errors
             );
@@ -151,7 +215,10 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
             }
         }
     }
-    let rows = format!("SELECT * FROM (VALUES {}) AS v(n)", (0..150_000).map(|i| format!("({i})")).collect::<Vec<_>>().join(", "));
+    let rows = format!(
+        "SELECT * FROM (VALUES {}) AS v(n)",
+        (0..150_000).map(|i| format!("({i})")).collect::<Vec<_>>().join(", ")
+    );
     let report = validate(&rows, SqlDialect::Sqlite, &catalog);
     assert!(report.valid, "{:?}", report.errors.first());
 }

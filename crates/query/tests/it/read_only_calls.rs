@@ -4,13 +4,27 @@
 //! typed literals and attribute notation, syntax forms, unknown names, and the depth bound.
 
 use schemascope_query::sql::{EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH};
-use schemascope_query::{Callables, IssueKind, MAX_CALL_DEPTH, QueryIssue, SqlDialect, check_read_only, check_read_only_within};
+use schemascope_query::{
+    Callables, IssueKind, MAX_CALL_DEPTH, QueryIssue, SqlDialect, check_read_only,
+    check_read_only_within,
+};
 
 use crate::common;
 
 fn postgres() -> Callables {
     let mut c = Callables::new(SqlDialect::Postgres);
-    for name in ["count", "max", "length", "upper", "lower", "abs", "random", "generate_series", "to_json", "substr"] {
+    for name in [
+        "count",
+        "max",
+        "length",
+        "upper",
+        "lower",
+        "abs",
+        "random",
+        "generate_series",
+        "to_json",
+        "substr",
+    ] {
         c.add_function(Some("pg_catalog"), name, true);
     }
     for name in ["pg_sleep", "ts_stat", "set_config"] {
@@ -34,7 +48,10 @@ fn refusal(sql: &str, callables: &Callables) -> Vec<QueryIssue> {
 
 fn assert_refused(sql: &str, callables: &Callables, kind: IssueKind, says: &str) {
     let issues = refusal(sql, callables);
-    assert!(issues.iter().any(|i| i.kind == kind && i.message.contains(says)), "{sql}: expected {kind:?} saying {says:?}, got {issues:?}");
+    assert!(
+        issues.iter().any(|i| i.kind == kind && i.message.contains(says)),
+        "{sql}: expected {kind:?} saying {says:?}, got {issues:?}"
+    );
 }
 
 #[test]
@@ -58,11 +75,24 @@ fn names_resolve_as_postgres_resolves_them() {
         assert_refused(sql, &c, F, "is not allowed");
     }
     // Quoted names keep their case: "PG_SLEEP" is no function at all, "PG_CATALOG" no schema.
-    assert_refused("SELECT \"PG_SLEEP\"(1)", &c, IssueKind::UnknownFunction, "PG_SLEEP does not exist");
-    assert_refused("SELECT \"PG_CATALOG\".pg_sleep(1)", &c, IssueKind::UnknownFunction, "PG_CATALOG.pg_sleep does not exist");
+    assert_refused(
+        "SELECT \"PG_SLEEP\"(1)",
+        &c,
+        IssueKind::UnknownFunction,
+        "PG_SLEEP does not exist",
+    );
+    assert_refused(
+        "SELECT \"PG_CATALOG\".pg_sleep(1)",
+        &c,
+        IssueKind::UnknownFunction,
+        "PG_CATALOG.pg_sleep does not exist",
+    );
     // Longer than 63 bytes: cut, as PostgreSQL cuts it, to the refused name.
     assert_refused(&format!("SELECT evil_{}_and_more(1)", "x".repeat(58)), &c, F, "is not allowed");
-    assert!(check_read_only("SELECT upper(lower('a')), ABS(-1), Pg_Catalog.Substr('ab', 1)", &c).is_ok());
+    assert!(
+        check_read_only("SELECT upper(lower('a')), ABS(-1), Pg_Catalog.Substr('ab', 1)", &c)
+            .is_ok()
+    );
 }
 
 #[test]
@@ -71,15 +101,50 @@ fn escapes_operators_casts_literals_and_attribute_notation_are_calls_too() {
     use IssueKind::ForbiddenFunction as F;
     assert_refused("SELECT U&\"pg_\\0073leep\"(1)", &c, F, "U&");
     assert_refused("SELECT u&\"p!0067_sleep\" UESCAPE '!' (1)", &c, F, "U&");
-    assert_refused("SELECT 1 OPERATOR(scratch.#@#) 2", &c, F, "operator scratch.#@# is not allowed");
+    assert_refused(
+        "SELECT 1 OPERATOR(scratch.#@#) 2",
+        &c,
+        F,
+        "operator scratch.#@# is not allowed",
+    );
     assert_refused("SELECT 1 #@# 2", &c, F, "operator #@# is not allowed");
-    assert_refused("SELECT 1::scratch.slow_int", &c, F, "a cast to scratch.slow_int is not allowed");
-    assert_refused("SELECT CAST('{1}' AS scratch.slow_int[])", &c, F, "a cast to scratch.slow_int is not allowed");
-    assert_refused("SELECT scratch.slow_int '1'", &c, F, "a literal of type slow_int is not allowed");
-    assert_refused("SELECT t.touch_row FROM (SELECT 1 AS a) t", &c, F, ".touch_row may call function touch_row");
-    assert_refused("SELECT (t).touch_row FROM (SELECT 1 AS a) t", &c, F, ".touch_row may call function touch_row");
+    assert_refused(
+        "SELECT 1::scratch.slow_int",
+        &c,
+        F,
+        "a cast to scratch.slow_int is not allowed",
+    );
+    assert_refused(
+        "SELECT CAST('{1}' AS scratch.slow_int[])",
+        &c,
+        F,
+        "a cast to scratch.slow_int is not allowed",
+    );
+    assert_refused(
+        "SELECT scratch.slow_int '1'",
+        &c,
+        F,
+        "a literal of type slow_int is not allowed",
+    );
+    assert_refused(
+        "SELECT t.touch_row FROM (SELECT 1 AS a) t",
+        &c,
+        F,
+        ".touch_row may call function touch_row",
+    );
+    assert_refused(
+        "SELECT (t).touch_row FROM (SELECT 1 AS a) t",
+        &c,
+        F,
+        ".touch_row may call function touch_row",
+    );
     // Unknown operators cannot be shown to be harmless either.
-    assert_refused("SELECT 1 OPERATOR(other.+) 2", &c, IssueKind::UnknownFunction, "operator other.+ does not exist");
+    assert_refused(
+        "SELECT 1 OPERATOR(other.+) 2",
+        &c,
+        IssueKind::UnknownFunction,
+        "operator other.+ does not exist",
+    );
     // The same names as plain columns, allowed operators and casts are fine.
     assert!(check_read_only("SELECT t.a, t.a || 'x', 1::int, CAST(1 AS text), 'a' LIKE 'b', 2 >= 1 FROM (SELECT 'a' AS a) t", &c).is_ok());
 }
@@ -89,8 +154,18 @@ fn syntax_forms_pass_only_as_syntax_and_unknown_names_get_a_suggestion() {
     let c = postgres();
     let ok = "SELECT COALESCE(NULL, 1), NULLIF(1, 2), GREATEST(1, 2), LEAST(1, 2), CURRENT_DATE, CURRENT_TIMESTAMP, EXTRACT(YEAR FROM CURRENT_DATE), ARRAY(SELECT 1), random()";
     assert!(check_read_only(ok, &c).is_ok(), "{:?}", check_read_only(ok, &c));
-    assert_refused("SELECT \"coalesce\"(NULL, 1)", &c, IssueKind::UnknownFunction, "coalesce does not exist");
-    assert_refused("SELECT pg_catalog.coalesce(NULL, 1)", &c, IssueKind::UnknownFunction, "does not exist");
+    assert_refused(
+        "SELECT \"coalesce\"(NULL, 1)",
+        &c,
+        IssueKind::UnknownFunction,
+        "coalesce does not exist",
+    );
+    assert_refused(
+        "SELECT pg_catalog.coalesce(NULL, 1)",
+        &c,
+        IssueKind::UnknownFunction,
+        "does not exist",
+    );
     let issues = refusal("SELECT uper('a')", &c);
     assert_eq!(issues[0].kind, IssueKind::UnknownFunction);
     assert!(issues[0].message.contains("Did you mean `upper`?"), "{issues:?}");
@@ -105,12 +180,21 @@ fn deep_chains_are_refused_at_the_bound_not_walked() {
     // The parser's depth bound comes first and is named in the refusal; the call walk's own
     // bound (MAX_CALL_DEPTH, above it) is the second line.
     const { assert!(MAX_CALL_DEPTH > MAX_EXPRESSION_DEPTH) };
-    for sql in [format!("SELECT 1{}", "+1".repeat(5_000)), format!("SELECT 1{}", " UNION SELECT 1".repeat(3_000))] {
+    for sql in [
+        format!("SELECT 1{}", "+1".repeat(5_000)),
+        format!("SELECT 1{}", " UNION SELECT 1".repeat(3_000)),
+    ] {
         let issues = refusal(&sql, &c);
-        assert!(issues[0].message.contains(&format!("nest deeper than {MAX_EXPRESSION_DEPTH} levels")), "{issues:?}");
+        assert!(
+            issues[0].message.contains(&format!("nest deeper than {MAX_EXPRESSION_DEPTH} levels")),
+            "{issues:?}"
+        );
     }
     let just_inside = MAX_EXPRESSION_DEPTH - 8;
-    assert!(check_read_only(&format!("SELECT 1{}", "+1".repeat(just_inside)), &c).is_ok(), "a chain of {just_inside} is fine");
+    assert!(
+        check_read_only(&format!("SELECT 1{}", "+1".repeat(just_inside)), &c).is_ok(),
+        "a chain of {just_inside} is fine"
+    );
 }
 
 /// The database layer checks its own profiling SQL too, which nests about 7 deep in every
@@ -118,11 +202,18 @@ fn deep_chains_are_refused_at_the_bound_not_walked() {
 #[test]
 fn wide_profiling_sql_passes_the_database_layers_parsing_budget() {
     let c = postgres();
-    let column =
-        |i: usize| format!("MAX(length(CASE WHEN ((c{i} IS NOT NULL) AND (lower((c{i})::text) <> '')) THEN (CAST((upper(c{i})) AS text)) END))");
+    let column = |i: usize| {
+        format!(
+            "MAX(length(CASE WHEN ((c{i} IS NOT NULL) AND (lower((c{i})::text) <> '')) THEN (CAST((upper(c{i})) AS text)) END))"
+        )
+    };
     let sql = format!("SELECT {} FROM t", (0..1_600).map(column).collect::<Vec<_>>().join(", "));
     let checked = check_read_only_within(&sql, &c, EXECUTION_WORK_BUDGET);
-    assert!(checked.is_ok(), "{:?}", checked.map_err(|e| e.into_iter().take(2).collect::<Vec<_>>()));
+    assert!(
+        checked.is_ok(),
+        "{:?}",
+        checked.map_err(|e| e.into_iter().take(2).collect::<Vec<_>>())
+    );
     // The validator's own budget is smaller: there such SQL is not parsed, hence not checkable.
     assert!(check_read_only(&sql, &c).is_err_and(|e| e[0].message.contains("does not parse")));
 }
@@ -130,11 +221,26 @@ fn wide_profiling_sql_passes_the_database_layers_parsing_budget() {
 #[test]
 fn sqlite_names_come_from_the_engine_and_table_functions_are_its_virtual_tables() {
     let c = common::sqlite_callables();
-    for sql in ["SELECT load_extension('x')", "SELECT LOAD_EXTENSION('x')", "SELECT \"load_extension\"('x')", "SELECT sqlite_log(1, 'x')"] {
+    for sql in [
+        "SELECT load_extension('x')",
+        "SELECT LOAD_EXTENSION('x')",
+        "SELECT \"load_extension\"('x')",
+        "SELECT sqlite_log(1, 'x')",
+    ] {
         assert_refused(sql, &c, IssueKind::ForbiddenFunction, "is not allowed");
     }
-    assert_refused("SELECT * FROM fsdir('.')", &c, IssueKind::UnknownFunction, "table function fsdir does not exist");
-    assert_refused("SELECT readfile('/etc/passwd')", &c, IssueKind::UnknownFunction, "readfile does not exist");
+    assert_refused(
+        "SELECT * FROM fsdir('.')",
+        &c,
+        IssueKind::UnknownFunction,
+        "table function fsdir does not exist",
+    );
+    assert_refused(
+        "SELECT readfile('/etc/passwd')",
+        &c,
+        IssueKind::UnknownFunction,
+        "readfile does not exist",
+    );
     let ok = "SELECT value, upper('a'), json_extract('{}', '$.a') FROM json_each('[1]') UNION ALL SELECT name, 1, 2 FROM pragma_table_info('Genre')";
     assert!(check_read_only(ok, &c).is_ok(), "{:?}", check_read_only(ok, &c));
 }

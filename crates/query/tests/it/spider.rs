@@ -10,7 +10,8 @@ use schemascope_sources::sql::Database;
 use crate::common;
 
 fn read(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/spider").join(name);
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/spider").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -32,7 +33,11 @@ fn every_spider_gold_query_validates_without_errors() {
             rejected.push(format!("{} | {} | {:?}", q.db_id, q.query, report.errors));
         }
     }
-    eprintln!("spider: {} accepted, {} rejected, {warned} with warnings", questions.len() - rejected.len(), rejected.len());
+    eprintln!(
+        "spider: {} accepted, {} rejected, {warned} with warnings",
+        questions.len() - rejected.len(),
+        rejected.len()
+    );
     assert!(rejected.is_empty(), "{} false rejections:\n{}", rejected.len(), rejected.join("\n"));
 }
 
@@ -42,10 +47,15 @@ fn every_spider_gold_query_validates_without_errors() {
 #[test]
 fn postgres_refuses_no_call_of_the_spider_gold_queries_that_it_could_run() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
-    let callables = schemascope_sources::sql::PostgresDatabase::connect(&uri).expect("connect").callables().expect("callables");
+    let callables = schemascope_sources::sql::PostgresDatabase::connect(&uri)
+        .expect("connect")
+        .callables()
+        .expect("callables");
     let questions = spider_questions(&read("dev_open.json")).expect("dev_open.json");
     let (mut unknown, mut refused) = (Vec::new(), Vec::new());
     for q in &questions {
@@ -58,6 +68,9 @@ fn postgres_refuses_no_call_of_the_spider_gold_queries_that_it_could_run() {
             }
         }
     }
-    eprintln!("spider on PostgreSQL: {} calls of functions PostgreSQL lacks: {unknown:?}", unknown.len());
+    eprintln!(
+        "spider on PostgreSQL: {} calls of functions PostgreSQL lacks: {unknown:?}",
+        unknown.len()
+    );
     assert!(refused.is_empty(), "{} false rejections:\n{}", refused.len(), refused.join("\n"));
 }

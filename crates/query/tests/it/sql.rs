@@ -5,7 +5,10 @@
 use std::sync::OnceLock;
 
 use schemascope_core::Catalog;
-use schemascope_query::{Callables, IssueKind, Location, NoValues, SqlDialect, StaticValues, ValidationReport, check_read_only, validate_sql};
+use schemascope_query::{
+    Callables, IssueKind, Location, NoValues, SqlDialect, StaticValues, ValidationReport,
+    check_read_only, validate_sql,
+};
 use schemascope_sources::sql::Database;
 
 use crate::common;
@@ -26,7 +29,11 @@ fn callables(dialect: SqlDialect) -> &'static Callables {
 
 fn values() -> StaticValues {
     StaticValues {
-        values: vec![("Customer".into(), "State".into(), vec!["California".into(), "Washington".into(), "SP".into()])],
+        values: vec![(
+            "Customer".into(),
+            "State".into(),
+            vec!["California".into(), "Washington".into(), "SP".into()],
+        )],
         ranges: vec![("Invoice".into(), "Total".into(), 0.99, 25.86)],
         row_counts: vec![("Track".into(), 3503), ("InvoiceLine".into(), 22_000)],
     }
@@ -63,9 +70,14 @@ fn unknown_table_and_qualified_column_get_suggestions() {
 
 #[test]
 fn ambiguous_column_across_joined_tables_is_an_error() {
-    let r = check("SELECT Name FROM Track JOIN Genre ON Track.GenreId = Genre.GenreId", SqlDialect::Sqlite);
+    let r = check(
+        "SELECT Name FROM Track JOIN Genre ON Track.GenreId = Genre.GenreId",
+        SqlDialect::Sqlite,
+    );
     assert_eq!(kinds(&r.errors), vec![IssueKind::AmbiguousColumn]);
-    assert!(r.errors[0].message.contains("Track.Name") && r.errors[0].message.contains("Genre.Name"));
+    assert!(
+        r.errors[0].message.contains("Track.Name") && r.errors[0].message.contains("Genre.Name")
+    );
 }
 
 #[test]
@@ -105,7 +117,13 @@ fn nested_aggregates_and_aggregates_in_where_are_errors() {
     assert_eq!(kinds(&r.errors), vec![IssueKind::Aggregation]);
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("move the condition to HAVING"));
     // A window over an aggregate is not nesting.
-    assert!(check("SELECT GenreId, sum(count(*)) OVER () FROM Track GROUP BY GenreId", SqlDialect::Postgres).valid);
+    assert!(
+        check(
+            "SELECT GenreId, sum(count(*)) OVER () FROM Track GROUP BY GenreId",
+            SqlDialect::Postgres
+        )
+        .valid
+    );
 }
 
 #[test]
@@ -113,9 +131,14 @@ fn filter_literals_are_checked_against_stored_values() {
     let r = check("SELECT FirstName FROM Customer WHERE State = 'Californa'", SqlDialect::Sqlite);
     assert_eq!(kinds(&r.errors), vec![IssueKind::FilterValue]);
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("California"));
-    let r = check("SELECT FirstName FROM Customer WHERE State IN ('california', 'SP')", SqlDialect::Sqlite);
+    let r = check(
+        "SELECT FirstName FROM Customer WHERE State IN ('california', 'SP')",
+        SqlDialect::Sqlite,
+    );
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("California"));
-    assert!(check("SELECT FirstName FROM Customer WHERE State LIKE 'Cal%'", SqlDialect::Sqlite).valid);
+    assert!(
+        check("SELECT FirstName FROM Customer WHERE State LIKE 'Cal%'", SqlDialect::Sqlite).valid
+    );
     let r = check("SELECT InvoiceId FROM Invoice WHERE Total = 99", SqlDialect::Sqlite);
     assert!(r.valid);
     assert_eq!(kinds(&r.warnings), vec![IssueKind::FilterValue]);
@@ -123,10 +146,16 @@ fn filter_literals_are_checked_against_stored_values() {
 
 #[test]
 fn joins_off_foreign_keys_are_warned_about() {
-    let r = check("SELECT c.FirstName FROM Customer c JOIN Employee e ON c.FirstName = e.FirstName", SqlDialect::Sqlite);
+    let r = check(
+        "SELECT c.FirstName FROM Customer c JOIN Employee e ON c.FirstName = e.FirstName",
+        SqlDialect::Sqlite,
+    );
     assert!(r.valid);
     assert_eq!(kinds(&r.warnings), vec![IssueKind::JoinWithoutForeignKey]);
-    let r = check("SELECT c.FirstName FROM Customer c JOIN Employee e ON e.EmployeeId = c.SupportRepId", SqlDialect::Sqlite);
+    let r = check(
+        "SELECT c.FirstName FROM Customer c JOIN Employee e ON e.EmployeeId = c.SupportRepId",
+        SqlDialect::Sqlite,
+    );
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
 
@@ -134,10 +163,16 @@ fn joins_off_foreign_keys_are_warned_about() {
 fn large_unaggregated_scans_get_a_limit() {
     let r = check("SELECT * FROM InvoiceLine WHERE Quantity > 0;", SqlDialect::Sqlite);
     assert!(r.valid);
-    assert_eq!(r.rewritten_query.as_deref(), Some("SELECT * FROM InvoiceLine WHERE Quantity > 0 LIMIT 10000"));
+    assert_eq!(
+        r.rewritten_query.as_deref(),
+        Some("SELECT * FROM InvoiceLine WHERE Quantity > 0 LIMIT 10000")
+    );
     assert_eq!(kinds(&r.warnings), vec![IssueKind::RowLimit]);
     assert_eq!(check("SELECT count(*) FROM InvoiceLine", SqlDialect::Sqlite).rewritten_query, None);
-    assert_eq!(check("SELECT * FROM InvoiceLine LIMIT 5", SqlDialect::Sqlite).rewritten_query, None);
+    assert_eq!(
+        check("SELECT * FROM InvoiceLine LIMIT 5", SqlDialect::Sqlite).rewritten_query,
+        None
+    );
     assert_eq!(check("SELECT * FROM Track", SqlDialect::Sqlite).rewritten_query, None);
 }
 
@@ -174,7 +209,11 @@ fn hostile_sql_is_refused_with_a_reason() {
         ("SELECT writefile('/tmp/x', 'data')", Sqlite, UnknownFunction),
         ("SELECT readfile('/etc/passwd')", Sqlite, UnknownFunction),
         ("WITH d AS (DELETE FROM Track RETURNING *) SELECT * FROM d", Postgres, NotReadOnly),
-        ("WITH u AS (UPDATE Track SET Name = 'x' RETURNING TrackId) SELECT count(*) FROM u", Postgres, NotReadOnly),
+        (
+            "WITH u AS (UPDATE Track SET Name = 'x' RETURNING TrackId) SELECT count(*) FROM u",
+            Postgres,
+            NotReadOnly,
+        ),
         ("SELECT * INTO newtable FROM Track", Postgres, NotReadOnly),
         ("COPY (SELECT 1) TO PROGRAM 'rm -rf /'", Postgres, NotReadOnly),
         ("SELECT pg_read_file('/etc/passwd')", Postgres, ForbiddenFunction),
@@ -188,25 +227,41 @@ fn hostile_sql_is_refused_with_a_reason() {
         ("SELECT pg_sleep(100)", Postgres, ForbiddenFunction),
         ("SELECT pg_terminate_backend(1)", Postgres, ForbiddenFunction),
         ("SELECT * FROM dblink('host=x', 'select 1') AS t(a int)", Postgres, UnknownFunction),
-        ("SELECT query_to_xml('DELETE FROM \"Track\"', true, true, '')", Postgres, ForbiddenFunction),
+        (
+            "SELECT query_to_xml('DELETE FROM \"Track\"', true, true, '')",
+            Postgres,
+            ForbiddenFunction,
+        ),
         ("SELECT \"PG_READ_FILE\"('/etc/passwd')", Postgres, UnknownFunction),
         ("SELECT pg_catalog.pg_read_file('/etc/passwd')", Postgres, ForbiddenFunction),
         ("SELECT/**/pg_read_file/**/('/etc/passwd')", Postgres, ForbiddenFunction),
-        ("SELECT Name FROM Track WHERE TrackId = (SELECT lo_import('/etc/passwd'))", Postgres, ForbiddenFunction),
+        (
+            "SELECT Name FROM Track WHERE TrackId = (SELECT lo_import('/etc/passwd'))",
+            Postgres,
+            ForbiddenFunction,
+        ),
         ("SELECT * FROM Track FOR UPDATE", Postgres, NotReadOnly),
         ("EXPLAIN SELECT 1", Postgres, NotReadOnly),
     ];
     for (sql, dialect, kind) in suite {
         let r = check(sql, *dialect);
         assert!(!r.valid, "accepted: {sql}");
-        assert!(r.errors.iter().any(|e| e.kind == *kind), "{sql}: expected {kind:?}, got {:?}", r.errors);
+        assert!(
+            r.errors.iter().any(|e| e.kind == *kind),
+            "{sql}: expected {kind:?}, got {:?}",
+            r.errors
+        );
         assert!(r.errors.iter().all(|e| !e.message.is_empty()));
     }
     // Statements the parser does not know are refused as syntax errors, never accepted.
     for sql in ["VACUUM INTO '/tmp/copy.db'", "DETACH DATABASE x"] {
         let r = check(sql, Sqlite);
         assert!(!r.valid, "accepted: {sql}");
-        assert!(r.errors.iter().any(|e| matches!(e.kind, Syntax | NotReadOnly)), "{sql}: {:?}", r.errors);
+        assert!(
+            r.errors.iter().any(|e| matches!(e.kind, Syntax | NotReadOnly)),
+            "{sql}: {:?}",
+            r.errors
+        );
     }
 }
 
@@ -218,13 +273,19 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
     for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
         let report = validate_sql(sql, &Catalog::default(), &NoValues, callables(dialect));
         assert!(!report.valid);
-        assert!(report.errors.iter().any(|e| e.message.contains("unbalanced parentheses")), "{:?}", report.errors);
+        assert!(
+            report.errors.iter().any(|e| e.message.contains("unbalanced parentheses")),
+            "{:?}",
+            report.errors
+        );
         // The read-only check falls back to the tokens, which are a harmless SELECT.
         let read_only = check_read_only(sql, callables(dialect));
         match dialect {
             SqlDialect::Sqlite => assert!(read_only.is_ok(), "SQLite's engine gate decides"),
             // What PostgreSQL would call cannot be resolved without a parse: refused.
-            SqlDialect::Postgres => assert!(read_only.is_err_and(|e| e[0].message.contains("does not parse"))),
+            SqlDialect::Postgres => {
+                assert!(read_only.is_err_and(|e| e[0].message.contains("does not parse")))
+            }
         }
     }
 }
@@ -236,17 +297,36 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
 fn a_long_in_list_is_checked_value_by_value_and_each_issue_reported_once() {
     let values: Vec<String> = (0..150_000).map(|i| format!("'S{i}'")).collect();
     let repeated: Vec<String> = values.iter().take(1_000).cloned().collect();
-    let sql = format!("SELECT CustomerId FROM Customer WHERE State IN ({}, 'SP', {})", values.join(", "), repeated.join(", "));
+    let sql = format!(
+        "SELECT CustomerId FROM Customer WHERE State IN ({}, 'SP', {})",
+        values.join(", "),
+        repeated.join(", ")
+    );
     let r = check(&sql, SqlDialect::Sqlite);
     assert!(!r.valid);
     assert_eq!(r.errors.len(), 150_000, "one error per unknown value, none for SP, none repeated");
     assert!(r.errors.iter().all(|e| e.kind == IssueKind::FilterValue));
-    assert!(r.errors[0].message.starts_with("no row has Customer.State = 'S0'"), "{}", r.errors[0].message);
-    assert!(r.errors[149_999].message.starts_with("no row has Customer.State = 'S149999'"), "{}", r.errors[149_999].message);
+    assert!(
+        r.errors[0].message.starts_with("no row has Customer.State = 'S0'"),
+        "{}",
+        r.errors[0].message
+    );
+    assert!(
+        r.errors[149_999].message.starts_with("no row has Customer.State = 'S149999'"),
+        "{}",
+        r.errors[149_999].message
+    );
     let numbers: Vec<String> = (0..150_000).map(|i| format!("{}.5", 100 + i)).collect();
-    let sql = format!("SELECT InvoiceId FROM Invoice WHERE Total IN ({}, 1.98)", numbers.join(", "));
+    let sql =
+        format!("SELECT InvoiceId FROM Invoice WHERE Total IN ({}, 1.98)", numbers.join(", "));
     let r = check(&sql, SqlDialect::Postgres);
     assert!(r.valid, "{:?}", r.errors.first());
     assert_eq!(r.warnings.len(), 150_000);
-    assert!(r.warnings[1].message.starts_with("101.5 is outside the range of Invoice.Total (0.99 to 25.86)"), "{}", r.warnings[1].message);
+    assert!(
+        r.warnings[1]
+            .message
+            .starts_with("101.5 is outside the range of Invoice.Total (0.99 to 25.86)"),
+        "{}",
+        r.warnings[1].message
+    );
 }

@@ -3,12 +3,15 @@
 
 use chrono::NaiveDate;
 use schemascope_core::Catalog;
-use schemascope_query::{IssueKind, Location, NoValues, Query, SqlDialect, StaticValues, compile, validate};
+use schemascope_query::{
+    IssueKind, Location, NoValues, Query, SqlDialect, StaticValues, compile, validate,
+};
 use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue, SqliteDatabase};
 use serde_json::{Value, json};
 
 fn sqlite() -> SqliteDatabase {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open")
 }
 
@@ -63,7 +66,11 @@ fn parse_errors_name_the_json_path() {
 #[test]
 fn validation_reports_kinds_paths_and_suggestions() {
     let values = StaticValues {
-        values: vec![("Invoice".into(), "BillingCountry".into(), vec!["USA".into(), "Canada".into(), "France".into()])],
+        values: vec![(
+            "Invoice".into(),
+            "BillingCountry".into(),
+            vec!["USA".into(), "Canada".into(), "France".into()],
+        )],
         row_counts: vec![("InvoiceLine".into(), 22_000)],
         ..StaticValues::default()
     };
@@ -83,10 +90,22 @@ fn validation_reports_kinds_paths_and_suggestions() {
         vec![
             (IssueKind::UnknownField, path("fields[0].fieldCaption"), Some("Genre.Name".into())),
             (IssueKind::Aggregation, path("fields[1].function"), Some("COUNT or COUNTD".into())),
-            (IssueKind::Aggregation, path("fields[2].function"), Some("no function, or COUNT/COUNTD".into())),
-            (IssueKind::AmbiguousColumn, path("fields[3].fieldCaption"), Some("Artist.Name".into())),
+            (
+                IssueKind::Aggregation,
+                path("fields[2].function"),
+                Some("no function, or COUNT/COUNTD".into())
+            ),
+            (
+                IssueKind::AmbiguousColumn,
+                path("fields[3].fieldCaption"),
+                Some("Artist.Name".into())
+            ),
             (IssueKind::FilterValue, path("filters[0].values[0]"), Some("France".into())),
-            (IssueKind::Aggregation, path("filters[1].fieldToMeasure.function"), Some("SUM".into())),
+            (
+                IssueKind::Aggregation,
+                path("filters[1].fieldToMeasure.function"),
+                Some("SUM".into())
+            ),
             (IssueKind::InvalidOption, path("options.rowLimit"), None),
         ]
     );
@@ -94,9 +113,19 @@ fn validation_reports_kinds_paths_and_suggestions() {
     let r = validate(&big, &catalog(), &values, &sqlite().callables().expect("callables"));
     assert!(r.valid);
     assert_eq!(r.warnings[0].kind, IssueKind::RowLimit);
-    assert_eq!(r.rewritten_query.as_deref(), Some(r#"{"fields":[{"fieldCaption":"InvoiceLine.UnitPrice"}],"options":{"rowLimit":10000}}"#));
+    assert_eq!(
+        r.rewritten_query.as_deref(),
+        Some(
+            r#"{"fields":[{"fieldCaption":"InvoiceLine.UnitPrice"}],"options":{"rowLimit":10000}}"#
+        )
+    );
     for case in cases() {
-        let r = validate(&structured(case.clone()), &catalog(), &NoValues, &sqlite().callables().expect("callables"));
+        let r = validate(
+            &structured(case.clone()),
+            &catalog(),
+            &NoValues,
+            &sqlite().callables().expect("callables"),
+        );
         assert!(r.valid, "{case}: {:?}", r.errors);
     }
 }
@@ -112,7 +141,11 @@ fn compiled_sql_quotes_identifiers_joins_on_keys_and_binds_parameters() {
     assert_eq!(lite.params, vec![json!("USA"), json!("Canada"), json!("France")]);
     let pg = compile(&q, &catalog(), SqlDialect::Postgres, today()).expect("compile");
     assert!(pg.sql.contains(r#"CAST(SUM("Invoice"."Total") AS DOUBLE PRECISION)"#), "{}", pg.sql);
-    assert!(pg.sql.contains("IN (CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT))"), "{}", pg.sql);
+    assert!(
+        pg.sql.contains("IN (CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT))"),
+        "{}",
+        pg.sql
+    );
 
     let Query::Structured(q) = structured(tracks_per_genre_top5()) else { unreachable!() };
     let lite = compile(&q, &catalog(), SqlDialect::Sqlite, today()).expect("compile");
@@ -121,7 +154,9 @@ fn compiled_sql_quotes_identifiers_joins_on_keys_and_binds_parameters() {
         r#"SELECT "Genre"."Name" AS "Genre.Name", COUNT("Track"."TrackId") AS "tracks" FROM "Genre" JOIN "Track" ON "Track"."GenreId" = "Genre"."GenreId" WHERE "Genre"."Name" IN (SELECT "Genre"."Name" FROM "Genre" JOIN "Track" ON "Track"."GenreId" = "Genre"."GenreId" GROUP BY "Genre"."Name" ORDER BY COUNT("Track"."TrackId") DESC, "Genre"."Name" ASC LIMIT 5) GROUP BY "Genre"."Name" ORDER BY COUNT("Track"."TrackId") DESC"#
     );
     // Two hops: Artist → Album → Track → Genre.
-    let Query::Structured(q) = structured(json!({"fields": [{"fieldCaption": "Artist.Name"}, {"fieldCaption": "Genre.Name"}]})) else {
+    let Query::Structured(q) = structured(
+        json!({"fields": [{"fieldCaption": "Artist.Name"}, {"fieldCaption": "Genre.Name"}]}),
+    ) else {
         unreachable!()
     };
     let sql = compile(&q, &catalog(), SqlDialect::Postgres, today()).expect("compile").sql;
@@ -168,23 +203,33 @@ fn normalise(rows: Vec<Vec<SqlValue>>) -> Vec<Vec<String>> {
 fn compiled_queries_run_on_chinook_sqlite_and_match_postgres() {
     let lite = sqlite();
     let catalog = catalog();
-    let pg = std::env::var("SCHEMASCOPE_TEST_POSTGRES").ok().map(|uri| PostgresDatabase::connect(&uri).expect("connect"));
+    let pg = std::env::var("SCHEMASCOPE_TEST_POSTGRES")
+        .ok()
+        .map(|uri| PostgresDatabase::connect(&uri).expect("connect"));
     if pg.is_none() {
         eprintln!("SCHEMASCOPE_TEST_POSTGRES unset: comparing with PostgreSQL skipped");
     }
     for case in cases() {
         let Query::Structured(q) = structured(case.clone()) else { unreachable!() };
         let a = compile(&q, &catalog, SqlDialect::Sqlite, today()).expect("compile");
-        let rows = lite.query(&a.sql, &bind(&a.params)).unwrap_or_else(|e| panic!("{case}\n{}\n{e}", a.sql));
+        let rows = lite
+            .query(&a.sql, &bind(&a.params))
+            .unwrap_or_else(|e| panic!("{case}\n{}\n{e}", a.sql));
         assert!(!rows.is_empty(), "{case}: no rows");
         if let Some(pg) = &pg {
             let b = compile(&q, &catalog, SqlDialect::Postgres, today()).expect("compile");
-            let other = pg.query(&b.sql, &bind(&b.params)).unwrap_or_else(|e| panic!("{case}\n{}\n{e}", b.sql));
+            let other = pg
+                .query(&b.sql, &bind(&b.params))
+                .unwrap_or_else(|e| panic!("{case}\n{}\n{e}", b.sql));
             assert_eq!(normalise(rows.clone()), normalise(other), "{case}\n{}\n{}", a.sql, b.sql);
         }
         if case == tracks_per_genre_top5() {
-            let top: Vec<(String, i64)> =
-                rows.iter().map(|r| (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64().unwrap_or(0.0) as i64)).collect();
+            let top: Vec<(String, i64)> = rows
+                .iter()
+                .map(|r| {
+                    (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64().unwrap_or(0.0) as i64)
+                })
+                .collect();
             assert_eq!(top[0], ("Rock".to_string(), 1297));
             assert_eq!(top.len(), 5);
         }

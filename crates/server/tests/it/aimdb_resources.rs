@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt,
-    model::{ClientConfig, ProtocolVersion, ReadResourceRequestParams, ResourceContents, ResourceUpdatedNotificationParam, SubscribeRequestParams},
+    model::{
+        ClientConfig, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
+        ResourceUpdatedNotificationParam, SubscribeRequestParams,
+    },
     service::NotificationContext,
 };
 use schemascope_server::SchemascopeServer;
@@ -27,7 +30,11 @@ impl ClientHandler for Client {
         ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
-    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         let _ = self.updates.send(params.uri);
     }
 }
@@ -37,9 +44,14 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
     let dir = tempfile::tempdir()?;
     let records = vec![
         FakeRecord::new("server::Config", "server::Config", vec![json!({"port": 8080})]),
-        FakeRecord::new("sensors.outdoor", "fixture::OutdoorReading", vec![json!({"celsius": 20, "sensor_id": "out-1"})]),
+        FakeRecord::new(
+            "sensors.outdoor",
+            "fixture::OutdoorReading",
+            vec![json!({"celsius": 20, "sensor_id": "out-1"})],
+        ),
     ];
-    let fake = FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, records)?;
+    let fake =
+        FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, records)?;
     let registry = Services::new();
     let spec = format!("plant=aimdb:unix://{}", fake.path().display()).parse()?;
     registry.sources.load(&[spec], &schemascope_sources::NoProgress)?;
@@ -55,10 +67,18 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
     let (updates, mut updated) = mpsc::unbounded_channel();
     let client = Client { updates }.serve(client_end).await?;
 
-    let uris: Vec<String> = client.list_all_resources().await?.into_iter().map(|r| r.uri.clone()).collect();
-    assert_eq!(uris, ["schema://plant", "schema://plant/server::Config", "schema://plant/sensors.outdoor"]);
-    let read = client.read_resource(ReadResourceRequestParams::new("schema://plant/sensors.outdoor")).await?;
-    let Some(ResourceContents::TextResourceContents { text, mime_type, .. }) = read.contents.first() else {
+    let uris: Vec<String> =
+        client.list_all_resources().await?.into_iter().map(|r| r.uri.clone()).collect();
+    assert_eq!(
+        uris,
+        ["schema://plant", "schema://plant/server::Config", "schema://plant/sensors.outdoor"]
+    );
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("schema://plant/sensors.outdoor"))
+        .await?;
+    let Some(ResourceContents::TextResourceContents { text, mime_type, .. }) =
+        read.contents.first()
+    else {
         return Err("no text contents".into());
     };
     assert_eq!(mime_type.as_deref(), Some("application/schema+json"));
@@ -73,7 +93,9 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
     let uri = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             fake.push("sensors.outdoor", json!({"celsius": 21.5, "sensor_id": "out-2"}));
-            if let Ok(Some(uri)) = tokio::time::timeout(Duration::from_millis(300), updated.recv()).await {
+            if let Ok(Some(uri)) =
+                tokio::time::timeout(Duration::from_millis(300), updated.recv()).await
+            {
                 return uri;
             }
         }

@@ -25,13 +25,17 @@ fn heavy_registry(dir: &tempfile::TempDir) -> Result<Services, Box<dyn std::erro
     let line = json!({"list": vec!["abcdefgh"; 200]}).to_string();
     std::fs::write(&path, vec![line; ITEMS].join("\n"))?;
     let registry = Services::new();
-    registry.sources.load(&[format!("heavy=documents:{}", path.display()).parse()?], &schemascope_sources::NoProgress)?;
+    registry.sources.load(
+        &[format!("heavy=documents:{}", path.display()).parse()?],
+        &schemascope_sources::NoProgress,
+    )?;
     Ok(registry)
 }
 
 /// A selector off the fast path that prints a hundred copies of each element of the item's list:
 /// all the items take about ten minutes in a debug build.
-const SLOW_SELECTOR: &str = "length(sort_by(list, &to_string([@,@,@,@,@,@,@,@,@,@] | [@,@,@,@,@,@,@,@,@,@]))) > `1`";
+const SLOW_SELECTOR: &str =
+    "length(sort_by(list, &to_string([@,@,@,@,@,@,@,@,@,@] | [@,@,@,@,@,@,@,@,@,@]))) > `1`";
 
 struct Wire {
     lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
@@ -92,15 +96,22 @@ fn evaluated(envelope: &Value) -> Option<usize> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_call_past_the_timeout_is_answered_and_its_work_stops() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let server = SchemascopeServer::new(heavy_registry(&dir)?).with_tool_timeout(Duration::from_millis(500));
+    let server =
+        SchemascopeServer::new(heavy_registry(&dir)?).with_tool_timeout(Duration::from_millis(500));
     let mut wire = Wire::start(server).await?;
     wire.find(2).await?;
     let answer = wire.answer(2).await?;
     let content = &answer["result"]["structuredContent"];
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert_eq!(content["data"]["error"], "cancelled", "{answer}");
-    assert!(content["message"].as_str().is_some_and(|m| m.contains("the request took longer than 0.5 s (--request-timeout)")), "{answer}");
-    let done = evaluated(&answer).ok_or_else(|| format!("the work's own answer says how far it got: {answer}"))?;
+    assert!(
+        content["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the request took longer than 0.5 s (--request-timeout)")),
+        "{answer}"
+    );
+    let done = evaluated(&answer)
+        .ok_or_else(|| format!("the work's own answer says how far it got: {answer}"))?;
     assert!(done < ITEMS, "{done} of {ITEMS}");
     Ok(())
 }
@@ -109,7 +120,11 @@ async fn a_tool_call_past_the_timeout_is_answered_and_its_work_stops() -> TestRe
 fn a_tool_call_the_client_cancels_stops_its_work() -> TestResult {
     // One blocking thread: a second call can only run once the first call's work has stopped.
     // (rmcp drops the answer to a cancelled request, so the work's stopping is seen this way.)
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).max_blocking_threads(1).enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
         let mut wire = Wire::start(SchemascopeServer::new(heavy_registry(&dir)?)).await?;
@@ -134,7 +149,11 @@ fn post(addr: std::net::SocketAddr, path: &str, headers: &str, body: &str) -> St
 
 #[test]
 fn over_http_a_call_past_the_request_timeout_stops_its_work_on_v1_and_on_mcp() -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).max_blocking_threads(1).enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
         let registry = heavy_registry(&dir)?;

@@ -62,15 +62,29 @@ fn bearer() -> String {
 
 #[tokio::test]
 async fn the_token_is_required_everywhere_but_healthz() -> TestResult {
-    let running = start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let running =
+        start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
     let addr = running.addr;
 
     let without = exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\r\n\r\n{").await?;
     assert_eq!(status(&without), 401, "{without}");
-    assert!(without.contains("www-authenticate: Bearer") || without.contains("WWW-Authenticate: Bearer"), "{without}");
-    assert!(without.contains("Authorization: Bearer <token>") && without.contains("\"error\":\"unauthorized\""), "{without}");
+    assert!(
+        without.contains("www-authenticate: Bearer")
+            || without.contains("WWW-Authenticate: Bearer"),
+        "{without}"
+    );
+    assert!(
+        without.contains("Authorization: Bearer <token>")
+            && without.contains("\"error\":\"unauthorized\""),
+        "{without}"
+    );
 
-    let wrong = exchange(addr, post(addr, "/mcp", "Authorization: Bearer guard-test-7f3a9c1e5c\r\n", INITIALIZE), "\r\n\r\n{").await?;
+    let wrong = exchange(
+        addr,
+        post(addr, "/mcp", "Authorization: Bearer guard-test-7f3a9c1e5c\r\n", INITIALIZE),
+        "\r\n\r\n{",
+    )
+    .await?;
     assert_eq!(status(&wrong), 401, "{wrong}");
 
     let right = exchange(addr, post(addr, "/mcp", &bearer(), INITIALIZE), "\"serverInfo\"").await?;
@@ -80,9 +94,19 @@ async fn the_token_is_required_everywhere_but_healthz() -> TestResult {
         let refused = exchange(addr, get(addr, path, ""), "\r\n\r\n").await?;
         assert_eq!(status(&refused), 401, "{path}: {refused}");
     }
-    let tool = exchange(addr, post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#), "\r\n\r\n").await?;
+    let tool = exchange(
+        addr,
+        post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#),
+        "\r\n\r\n",
+    )
+    .await?;
     assert_eq!(status(&tool), 401, "{tool}");
-    let tool = exchange(addr, post(addr, "/v1/tools/query_graph", &bearer(), r#"{"query":"summary"}"#), "nodeCount").await?;
+    let tool = exchange(
+        addr,
+        post(addr, "/v1/tools/query_graph", &bearer(), r#"{"query":"summary"}"#),
+        "nodeCount",
+    )
+    .await?;
     assert_eq!(status(&tool), 200, "{tool}");
 
     let health = exchange(addr, get(addr, "/healthz", ""), "endpoint /mcp").await?;
@@ -92,7 +116,8 @@ async fn the_token_is_required_everywhere_but_healthz() -> TestResult {
 
 #[tokio::test]
 async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cookie() -> TestResult {
-    let running = start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let running =
+        start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
     let addr = running.addr;
 
     let wrong = exchange(addr, get(addr, "/?token=nope", ""), "\r\n\r\n").await?;
@@ -100,12 +125,16 @@ async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cook
 
     // Percent-encoded in the address, as a browser may send it.
     let encoded = TOKEN.replace('-', "%2D");
-    let login = exchange(addr, get(addr, &format!("/?view=3d&token={encoded}"), ""), "\r\n\r\n").await?;
+    let login =
+        exchange(addr, get(addr, &format!("/?view=3d&token={encoded}"), ""), "\r\n\r\n").await?;
     assert_eq!(status(&login), 303, "{login}");
     let lower = login.to_ascii_lowercase();
     assert!(lower.contains("location: /\r\n"), "the token leaves the address bar: {login}");
     let cookie_line = lower.lines().find(|l| l.starts_with("set-cookie:")).ok_or("no cookie")?;
-    assert!(cookie_line.contains("httponly") && cookie_line.contains("samesite=strict"), "{cookie_line}");
+    assert!(
+        cookie_line.contains("httponly") && cookie_line.contains("samesite=strict"),
+        "{cookie_line}"
+    );
 
     let cookie = format!("Cookie: theme=dark; schemascope_token={TOKEN}\r\n");
     let page = exchange(addr, get(addr, "/", &cookie), "</html>").await?;
@@ -117,32 +146,72 @@ async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cook
 
 #[tokio::test]
 async fn foreign_hosts_and_origins_are_refused_with_the_flag_to_allow_them() -> TestResult {
-    let options =
-        HttpOptions { allowed_origins: vec!["http://localhost:3000".into()], allowed_hosts: vec!["graph.internal".into()], ..HttpOptions::default() };
+    let options = HttpOptions {
+        allowed_origins: vec!["http://localhost:3000".into()],
+        allowed_hosts: vec!["graph.internal".into()],
+        ..HttpOptions::default()
+    };
     let running = start(options).await?;
     let addr = running.addr;
 
-    let foreign = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), "Host: evil.example");
+    let foreign =
+        post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), "Host: evil.example");
     let refused = exchange(addr, foreign, "\r\n\r\n{").await?;
     assert_eq!(status(&refused), 403, "{refused}");
-    assert!(refused.contains("host_not_allowed") && refused.contains("evil.example") && refused.contains("DNS-rebinding"), "{refused}");
+    assert!(
+        refused.contains("host_not_allowed")
+            && refused.contains("evil.example")
+            && refused.contains("DNS-rebinding"),
+        "{refused}"
+    );
     // Every route, not only /mcp.
-    let page = exchange(addr, get(addr, "/", "").replace(&format!("Host: {addr}"), "Host: evil.example:80"), "\r\n\r\n").await?;
+    let page = exchange(
+        addr,
+        get(addr, "/", "").replace(&format!("Host: {addr}"), "Host: evil.example:80"),
+        "\r\n\r\n",
+    )
+    .await?;
     assert_eq!(status(&page), 403, "{page}");
-    let named = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), &format!("Host: graph.internal:{}", addr.port()));
+    let named = post(addr, "/mcp", "", INITIALIZE)
+        .replace(&format!("Host: {addr}"), &format!("Host: graph.internal:{}", addr.port()));
     assert_eq!(status(&exchange(addr, named, "\"serverInfo\"").await?), 200);
-    let localhost = post(addr, "/mcp", "", INITIALIZE).replace(&format!("Host: {addr}"), &format!("Host: localhost:{}", addr.port()));
+    let localhost = post(addr, "/mcp", "", INITIALIZE)
+        .replace(&format!("Host: {addr}"), &format!("Host: localhost:{}", addr.port()));
     assert_eq!(status(&exchange(addr, localhost, "\"serverInfo\"").await?), 200);
 
-    let cross_site = exchange(addr, post(addr, "/mcp", "Origin: https://evil.example\r\n", INITIALIZE), "\r\n\r\n{").await?;
+    let cross_site = exchange(
+        addr,
+        post(addr, "/mcp", "Origin: https://evil.example\r\n", INITIALIZE),
+        "\r\n\r\n{",
+    )
+    .await?;
     assert_eq!(status(&cross_site), 403, "{cross_site}");
-    assert!(cross_site.contains("origin_not_allowed") && cross_site.contains("--allow-origin https://evil.example"), "{cross_site}");
-    let null_origin = exchange(addr, post(addr, "/v1/tools/query_graph", "Origin: null\r\n", r#"{"query":"summary"}"#), "\r\n\r\n{").await?;
+    assert!(
+        cross_site.contains("origin_not_allowed")
+            && cross_site.contains("--allow-origin https://evil.example"),
+        "{cross_site}"
+    );
+    let null_origin = exchange(
+        addr,
+        post(addr, "/v1/tools/query_graph", "Origin: null\r\n", r#"{"query":"summary"}"#),
+        "\r\n\r\n{",
+    )
+    .await?;
     assert_eq!(status(&null_origin), 403, "{null_origin}");
 
-    let own = exchange(addr, post(addr, "/mcp", &format!("Origin: http://{addr}\r\n"), INITIALIZE), "\"serverInfo\"").await?;
+    let own = exchange(
+        addr,
+        post(addr, "/mcp", &format!("Origin: http://{addr}\r\n"), INITIALIZE),
+        "\"serverInfo\"",
+    )
+    .await?;
     assert_eq!(status(&own), 200, "the page's own origin: {own}");
-    let allowed = exchange(addr, post(addr, "/mcp", "Origin: http://localhost:3000\r\n", INITIALIZE), "\"serverInfo\"").await?;
+    let allowed = exchange(
+        addr,
+        post(addr, "/mcp", "Origin: http://localhost:3000\r\n", INITIALIZE),
+        "\"serverInfo\"",
+    )
+    .await?;
     assert_eq!(status(&allowed), 200, "an --allow-origin origin: {allowed}");
     running.stop().await
 }
@@ -153,9 +222,13 @@ async fn bodies_over_the_limit_are_refused_whether_declared_or_streamed() -> Tes
     let addr = running.addr;
     let big = format!(r#"{{"query":"summary","pad":"{}"}}"#, "x".repeat(4096));
 
-    let declared = exchange(addr, post(addr, "/v1/tools/query_graph", "", &big), "\r\n\r\n{").await?;
+    let declared =
+        exchange(addr, post(addr, "/v1/tools/query_graph", "", &big), "\r\n\r\n{").await?;
     assert_eq!(status(&declared), 413, "{declared}");
-    assert!(declared.contains("over the 2048-byte limit") && declared.contains("--max-body-bytes"), "{declared}");
+    assert!(
+        declared.contains("over the 2048-byte limit") && declared.contains("--max-body-bytes"),
+        "{declared}"
+    );
 
     // Chunked: no Content-Length to check up front; the limit applies while reading.
     let chunked = format!(
@@ -165,19 +238,29 @@ async fn bodies_over_the_limit_are_refused_whether_declared_or_streamed() -> Tes
     let streamed = exchange(addr, chunked, "\r\n\r\n{").await?;
     assert_eq!(status(&streamed), 413, "{streamed}");
 
-    let small = exchange(addr, post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#), "nodeCount").await?;
+    let small = exchange(
+        addr,
+        post(addr, "/v1/tools/query_graph", "", r#"{"query":"summary"}"#),
+        "nodeCount",
+    )
+    .await?;
     assert_eq!(status(&small), 200, "{small}");
     running.stop().await
 }
 
 #[tokio::test]
 async fn a_request_that_outlives_its_timeout_gets_a_clear_503() -> TestResult {
-    let running = start(HttpOptions { request_timeout: Duration::from_millis(300), ..HttpOptions::default() }).await?;
+    let running = start(HttpOptions {
+        request_timeout: Duration::from_millis(300),
+        ..HttpOptions::default()
+    })
+    .await?;
     let addr = running.addr;
     // Declares 100 bytes, sends 10 and stalls: the server must not wait for ever.
     let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    let head =
-        format!("POST /v1/tools/query_graph HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"query\":");
+    let head = format!(
+        "POST /v1/tools/query_graph HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"query\":"
+    );
     stream.write_all(head.as_bytes()).await?;
     let mut received = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -194,7 +277,10 @@ async fn a_request_that_outlives_its_timeout_gets_a_clear_503() -> TestResult {
     .await??;
     let response = String::from_utf8_lossy(&received);
     assert_eq!(status(&response), 503, "{response}");
-    assert!(response.contains("request_timeout") && response.contains("--request-timeout"), "{response}");
+    assert!(
+        response.contains("request_timeout") && response.contains("--request-timeout"),
+        "{response}"
+    );
     running.stop().await
 }
 
@@ -218,7 +304,9 @@ async fn sessions_past_the_bound_are_refused_until_one_closes() -> TestResult {
     let third = exchange(addr, post(addr, "/mcp", "", INITIALIZE), "\r\n\r\n{").await?;
     assert_eq!(status(&third), 503, "{third}");
     assert!(
-        third.contains("too_many_sessions") && third.contains("maximum of 2 MCP sessions") && third.to_ascii_lowercase().contains("retry-after: 5"),
+        third.contains("too_many_sessions")
+            && third.contains("maximum of 2 MCP sessions")
+            && third.to_ascii_lowercase().contains("retry-after: 5"),
         "{third}"
     );
 
@@ -256,11 +344,20 @@ async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
     let outcome = serve_http_listener(registry, listener, HttpOptions::default(), async {}).await;
     let error = outcome.err().ok_or("it started")?;
     assert!(matches!(error, ServerError::TokenRequired { .. }), "{error}");
-    assert!(error.to_string().contains("SCHEMASCOPE_TOKEN") && error.to_string().contains("127.0.0.1"), "{error}");
+    assert!(
+        error.to_string().contains("SCHEMASCOPE_TOKEN") && error.to_string().contains("127.0.0.1"),
+        "{error}"
+    );
 
     let registry = Services::new();
     let (listener, _) = bind_http("127.0.0.1:0".parse()?).await?;
-    let outcome = serve_http_listener(registry, listener, HttpOptions { token: Some("  ".into()), ..HttpOptions::default() }, async {}).await;
+    let outcome = serve_http_listener(
+        registry,
+        listener,
+        HttpOptions { token: Some("  ".into()), ..HttpOptions::default() },
+        async {},
+    )
+    .await;
     assert!(matches!(outcome, Err(ServerError::EmptyToken)), "{outcome:?}");
     let spaced = HttpOptions { token: Some("two words".into()), ..HttpOptions::default() };
     assert!(matches!(spaced.check_address("127.0.0.1:0".parse()?), Err(ServerError::BadToken)));
@@ -268,42 +365,98 @@ async fn listening_beyond_loopback_without_a_token_is_refused() -> TestResult {
 }
 
 /// A raw `POST` with the given `Content-Type` line (or none), as curl and browsers send them.
-fn post_typed(addr: SocketAddr, path: &str, content_type: Option<&str>, headers: &str, body: &str) -> String {
+fn post_typed(
+    addr: SocketAddr,
+    path: &str,
+    content_type: Option<&str>,
+    headers: &str,
+    body: &str,
+) -> String {
     let content_type = content_type.map(|t| format!("Content-Type: {t}\r\n")).unwrap_or_default();
-    format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\n{content_type}{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{content_type}{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 #[tokio::test]
-async fn tool_calls_take_json_as_curl_sends_it_and_refuse_what_a_cross_site_form_can_send() -> TestResult {
+async fn tool_calls_take_json_as_curl_sends_it_and_refuse_what_a_cross_site_form_can_send()
+-> TestResult {
     let running = start(HttpOptions::default()).await?;
     let addr = running.addr;
     let body = r#"{"query":"summary"}"#;
     // `curl -d` (form type), no type at all, JSON with a charset, and a +json type: all JSON.
-    for content_type in [Some("application/x-www-form-urlencoded"), None, Some("application/json; charset=utf-8"), Some("application/vnd.api+json")] {
-        let response = exchange(addr, post_typed(addr, "/v1/tools/query_graph", content_type, "", body), "nodeCount").await?;
+    for content_type in [
+        Some("application/x-www-form-urlencoded"),
+        None,
+        Some("application/json; charset=utf-8"),
+        Some("application/vnd.api+json"),
+    ] {
+        let response = exchange(
+            addr,
+            post_typed(addr, "/v1/tools/query_graph", content_type, "", body),
+            "nodeCount",
+        )
+        .await?;
         assert_eq!(status(&response), 200, "{content_type:?}: {response}");
         assert!(response.contains("\"success\":true"), "{content_type:?}: {response}");
     }
     // An empty body is no arguments.
-    let empty = exchange(addr, post_typed(addr, "/v1/tools/list_sources", Some("application/x-www-form-urlencoded"), "", ""), "sources").await?;
+    let empty = exchange(
+        addr,
+        post_typed(
+            addr,
+            "/v1/tools/list_sources",
+            Some("application/x-www-form-urlencoded"),
+            "",
+            "",
+        ),
+        "sources",
+    )
+    .await?;
     assert_eq!(status(&empty), 200, "{empty}");
     // text/plain is what a cross-site form can post raw: refused, saying what to send.
     for content_type in ["text/plain", "multipart/form-data; boundary=x"] {
-        let refused = exchange(addr, post_typed(addr, "/v1/tools/query_graph", Some(content_type), "", body), "\r\n\r\n{").await?;
+        let refused = exchange(
+            addr,
+            post_typed(addr, "/v1/tools/query_graph", Some(content_type), "", body),
+            "\r\n\r\n{",
+        )
+        .await?;
         assert_eq!(status(&refused), 415, "{refused}");
-        assert!(refused.contains("Content-Type: application/json") && refused.contains("unsupported_media_type"), "{refused}");
+        assert!(
+            refused.contains("Content-Type: application/json")
+                && refused.contains("unsupported_media_type"),
+            "{refused}"
+        );
     }
     // A form-typed body from another page is still stopped by the Origin check.
     let foreign = exchange(
         addr,
-        post_typed(addr, "/v1/tools/query_graph", Some("application/x-www-form-urlencoded"), "Origin: http://evil.example\r\n", body),
+        post_typed(
+            addr,
+            "/v1/tools/query_graph",
+            Some("application/x-www-form-urlencoded"),
+            "Origin: http://evil.example\r\n",
+            body,
+        ),
         "\r\n\r\n{",
     )
     .await?;
     assert_eq!(status(&foreign), 403, "{foreign}");
     // What a browser form would send under that type is not JSON: a 400 naming the problem.
-    let form = exchange(addr, post_typed(addr, "/v1/tools/query_graph", Some("application/x-www-form-urlencoded"), "", "query=summary"), "\r\n\r\n{")
-        .await?;
+    let form = exchange(
+        addr,
+        post_typed(
+            addr,
+            "/v1/tools/query_graph",
+            Some("application/x-www-form-urlencoded"),
+            "",
+            "query=summary",
+        ),
+        "\r\n\r\n{",
+    )
+    .await?;
     assert_eq!(status(&form), 400, "{form}");
     assert!(form.contains("invalid_json") && form.contains("not JSON"), "{form}");
     running.stop().await

@@ -27,7 +27,10 @@ struct Running {
     server: tokio::task::JoinHandle<Result<(), ServerError>>,
 }
 
-async fn start_with(registry: schemascope_tools::Services, options: HttpOptions) -> Result<Running, Box<dyn std::error::Error>> {
+async fn start_with(
+    registry: schemascope_tools::Services,
+    options: HttpOptions,
+) -> Result<Running, Box<dyn std::error::Error>> {
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(serve_http_listener(registry, listener, options, async move {
@@ -71,7 +74,9 @@ fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
 /// The JSON body of a plain response, or the first `data:` event of an SSE one.
 fn json_body(response: &str) -> Value {
     let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    if let Some(data) = body.lines().find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{'))) {
+    if let Some(data) =
+        body.lines().find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+    {
         return serde_json::from_str(data).unwrap_or(Value::Null);
     }
     serde_json::from_str(body.trim()).unwrap_or(Value::Null)
@@ -98,7 +103,12 @@ async fn open_session(addr: SocketAddr, path: &str) -> Result<String, Box<dyn st
     let opened = exchange(addr, post(addr, path, "", INITIALIZE), "\"serverInfo\"").await?;
     assert_eq!(status(&opened), 200, "{opened}");
     let id = header(&opened, "mcp-session-id").ok_or("no session id")?.to_string();
-    let initialized = post(addr, path, &session_headers(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let initialized = post(
+        addr,
+        path,
+        &session_headers(&id),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     assert_eq!(status(&exchange(addr, initialized, "\r\n\r\n").await?), 202);
     Ok(id)
 }
@@ -108,8 +118,14 @@ fn session_headers(id: &str) -> String {
 }
 
 #[tokio::test]
-async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_check() -> TestResult {
-    let options = HttpOptions { token: Some(TOKEN.into()), header_timeout: Duration::from_millis(200), max_connections: 8, ..HttpOptions::default() };
+async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_check() -> TestResult
+{
+    let options = HttpOptions {
+        token: Some(TOKEN.into()),
+        header_timeout: Duration::from_millis(200),
+        max_connections: 8,
+        ..HttpOptions::default()
+    };
     let running = start(options).await?;
     let addr = running.addr;
     // Many more half-open connections than the bound: headers begun and never finished, or
@@ -118,23 +134,39 @@ async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_ch
     for i in 0..40 {
         let mut stream = TcpStream::connect(addr).await?;
         if i % 2 == 0 {
-            stream.write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n").as_bytes()).await?;
+            stream
+                .write_all(
+                    format!(
+                        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n"
+                    )
+                    .as_bytes(),
+                )
+                .await?;
         }
         held.push(stream);
     }
     // A client with the token is still served: half-open connections are closed as their header
     // time runs out, freeing places in the bound.
-    let served = exchange(addr, post(addr, "/v1/tools/list_sources", &format!("Authorization: Bearer {TOKEN}\r\n"), "{}"), "infrastructure").await?;
+    let served = exchange(
+        addr,
+        post(addr, "/v1/tools/list_sources", &format!("Authorization: Bearer {TOKEN}\r\n"), "{}"),
+        "infrastructure",
+    )
+    .await?;
     assert_eq!(status(&served), 200, "{served}");
     // Every held connection is closed by the server, without an answer (it never saw a request).
     for stream in &mut held {
         let (got, closed) = read_until_closed(stream).await;
         assert!(closed, "a half-open connection is never held open");
-        assert!(got.is_empty() || status(&got) == 408 || status(&got) == 400, "no request, no answer: {got}");
+        assert!(
+            got.is_empty() || status(&got) == 408 || status(&got) == 400,
+            "no request, no answer: {got}"
+        );
     }
     // A client trickling its headers a byte at a time, with pauses, is cut off before it ends.
     let mut trickle = TcpStream::connect(addr).await?;
-    let request = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Pad: {}\r\n\r\n", "a".repeat(200));
+    let request =
+        format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Pad: {}\r\n\r\n", "a".repeat(200));
     let mut cut = false;
     for byte in request.as_bytes() {
         if trickle.write_all(&[*byte]).await.is_err() {
@@ -145,7 +177,10 @@ async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_ch
     }
     if !cut {
         let (got, closed) = read_until_closed(&mut trickle).await;
-        assert!(closed && !got.contains("endpoint /mcp"), "a trickled request must not be served: {got}");
+        assert!(
+            closed && !got.contains("endpoint /mcp"),
+            "a trickled request must not be served: {got}"
+        );
     }
     // An idle keep-alive connection is closed too, after its answer.
     let mut idle = TcpStream::connect(addr).await?;
@@ -158,7 +193,11 @@ async fn half_open_trickling_and_idle_connections_are_closed_before_any_token_ch
 #[tokio::test]
 async fn connections_past_the_bound_wait_until_one_closes() -> TestResult {
     // A long header time: the held connections are not closed by it during the test.
-    let options = HttpOptions { header_timeout: Duration::from_secs(60), max_connections: 4, ..HttpOptions::default() };
+    let options = HttpOptions {
+        header_timeout: Duration::from_secs(60),
+        max_connections: 4,
+        ..HttpOptions::default()
+    };
     let running = start(options).await?;
     let addr = running.addr;
     let mut held = Vec::new();
@@ -169,7 +208,12 @@ async fn connections_past_the_bound_wait_until_one_closes() -> TestResult {
     }
     // The fifth client is accepted by the kernel but not served while all four places are held.
     let mut waiting = TcpStream::connect(addr).await?;
-    waiting.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes()).await?;
+    waiting
+        .write_all(
+            format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await?;
     let mut buffer = [0u8; 256];
     let early = tokio::time::timeout(Duration::from_millis(500), waiting.read(&mut buffer)).await;
     assert!(early.is_err(), "served past the bound of 4 connections");
@@ -184,18 +228,39 @@ async fn connections_past_the_bound_wait_until_one_closes() -> TestResult {
 async fn every_spelling_of_the_mcp_path_passes_the_same_session_bound() -> TestResult {
     let running = start(HttpOptions { max_sessions: 3, ..HttpOptions::default() }).await?;
     let addr = running.addr;
-    let paths = ["/mcp", "/mcp/", "/mcp//", "/mcp/x", "/mcp/x/y", "/mcp?x=1", "/mcp/?a=b", "//mcp", "/MCP", "/mcp/%2e%2e", "/%6dcp", "/mcp;x"];
+    let paths = [
+        "/mcp",
+        "/mcp/",
+        "/mcp//",
+        "/mcp/x",
+        "/mcp/x/y",
+        "/mcp?x=1",
+        "/mcp/?a=b",
+        "//mcp",
+        "/MCP",
+        "/mcp/%2e%2e",
+        "/%6dcp",
+        "/mcp;x",
+    ];
     // Concurrent initializes over every spelling: never more sessions than the bound.
     let attempts = (0..60).map(|i| {
         let path = paths[i % paths.len()];
-        tokio::spawn(async move { exchange(addr, post(addr, path, "", INITIALIZE), "\r\n\r\n").await.map(|r| (path, r)).map_err(|e| e.to_string()) })
+        tokio::spawn(async move {
+            exchange(addr, post(addr, path, "", INITIALIZE), "\r\n\r\n")
+                .await
+                .map(|r| (path, r))
+                .map_err(|e| e.to_string())
+        })
     });
     let mut opened = Vec::new();
     for attempt in attempts {
         let (path, response) = attempt.await??;
         match status(&response) {
             200 => opened.push((path, header(&response, "mcp-session-id").map(str::to_string))),
-            503 => assert!(response.contains("too_many_sessions") && response.contains("maximum of 3"), "{path}: {response}"),
+            503 => assert!(
+                response.contains("too_many_sessions") && response.contains("maximum of 3"),
+                "{path}: {response}"
+            ),
             404 | 405 => {}
             other => panic!("{path}: unexpected {other}: {response}"),
         }
@@ -218,9 +283,17 @@ async fn malformed_json_rpc_gets_json_rpc_errors_with_status_400_on_every_path()
     let cases: [(&str, i64, Value); 11] = [
         ("{not json", -32700, Value::Null),
         ("", -32700, Value::Null),
-        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#, -32600, Value::Null),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            -32600,
+            Value::Null,
+        ),
         ("[]", -32600, Value::Null),
-        (r#"{"jsonrpc":"2.0","id":{"nested":true},"method":"initialize","params":{}}"#, -32600, Value::Null),
+        (
+            r#"{"jsonrpc":"2.0","id":{"nested":true},"method":"initialize","params":{}}"#,
+            -32600,
+            Value::Null,
+        ),
         (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, -32600, Value::Null),
         (r#"{"jsonrpc":"2.0","id":2.5,"method":"ping"}"#, -32600, Value::Null),
         (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, -32600, Value::Null),
@@ -232,16 +305,32 @@ async fn malformed_json_rpc_gets_json_rpc_errors_with_status_400_on_every_path()
         for (body, code, id) in &cases {
             let response = exchange(addr, post(addr, path, "", body), "}}").await?;
             assert_eq!(status(&response), 400, "{path} {body}: {response}");
-            assert!(header(&response, "content-type").is_some_and(|t| t.starts_with("application/json")), "{response}");
+            assert!(
+                header(&response, "content-type")
+                    .is_some_and(|t| t.starts_with("application/json")),
+                "{response}"
+            );
             let error = json_body(&response);
-            assert_eq!((error["jsonrpc"].as_str(), error["error"]["code"].as_i64()), (Some("2.0"), Some(*code)), "{path} {body}: {response}");
+            assert_eq!(
+                (error["jsonrpc"].as_str(), error["error"]["code"].as_i64()),
+                (Some("2.0"), Some(*code)),
+                "{path} {body}: {response}"
+            );
             assert_eq!(&error["id"], id, "{body}");
             let message = error["error"]["message"].as_str().unwrap_or_default();
-            assert!(message.starts_with(if *code == -32700 { "parse error" } else { "invalid request" }), "{message}");
+            assert!(
+                message.starts_with(if *code == -32700 {
+                    "parse error"
+                } else {
+                    "invalid request"
+                }),
+                "{message}"
+            );
         }
     }
     // A wrong content type is still the transport's 415, not a JSON-RPC error.
-    let typed = post(addr, "/mcp", "", INITIALIZE).replace("Content-Type: application/json", "Content-Type: text/plain");
+    let typed = post(addr, "/mcp", "", INITIALIZE)
+        .replace("Content-Type: application/json", "Content-Type: text/plain");
     assert_eq!(status(&exchange(addr, typed, "\r\n\r\n").await?), 415);
     running.stop().await
 }
@@ -251,7 +340,8 @@ fn call(id: &str, params: &str) -> String {
 }
 
 #[tokio::test]
-async fn params_that_do_not_fit_a_known_method_are_invalid_params_and_unknown_methods_not_found() -> TestResult {
+async fn params_that_do_not_fit_a_known_method_are_invalid_params_and_unknown_methods_not_found()
+-> TestResult {
     let running = start(HttpOptions::default()).await?;
     let addr = running.addr;
     let session = open_session(addr, "/mcp").await?;
@@ -263,9 +353,21 @@ async fn params_that_do_not_fit_a_known_method_are_invalid_params_and_unknown_me
         (call("4", r#"{"arguments":{}}"#), -32602, "name"),
         (call("5", r#"{"name":42}"#), -32602, "name"),
         (call("6", "[]"), -32602, "tools/call"),
-        (r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":5}}"#.to_string(), -32602, "uri"),
-        (r#"{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":"x"}"#.to_string(), -32602, "prompts/get"),
-        (r#"{"jsonrpc":"2.0","id":9,"method":"tools/explode","params":{}}"#.to_string(), -32601, "tools/explode"),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":5}}"#.to_string(),
+            -32602,
+            "uri",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":"x"}"#.to_string(),
+            -32602,
+            "prompts/get",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/explode","params":{}}"#.to_string(),
+            -32601,
+            "tools/explode",
+        ),
     ];
     for (body, code, named) in cases {
         let response = exchange(addr, post(addr, "/mcp", &headers, &body), "\u{0}").await?;
@@ -273,20 +375,38 @@ async fn params_that_do_not_fit_a_known_method_are_invalid_params_and_unknown_me
         let sent: Value = serde_json::from_str(&body)?;
         assert_eq!(answer["id"], sent["id"], "{body}: {response}");
         assert_eq!(answer["error"]["code"].as_i64(), Some(code), "{body}: {response}");
-        assert!(answer["error"]["message"].as_str().is_some_and(|m| m.contains(named)), "{body}: {response}");
+        assert!(
+            answer["error"]["message"].as_str().is_some_and(|m| m.contains(named)),
+            "{body}: {response}"
+        );
     }
     // A well-formed call still works.
-    let fine = exchange(addr, post(addr, "/mcp", &headers, &call("10", r#"{"name":"list_sources","arguments":{}}"#)), "\u{0}").await?;
+    let fine = exchange(
+        addr,
+        post(addr, "/mcp", &headers, &call("10", r#"{"name":"list_sources","arguments":{}}"#)),
+        "\u{0}",
+    )
+    .await?;
     assert_eq!(json_body(&fine)["id"], 10, "{fine}");
     running.stop().await
 }
 
 #[tokio::test]
 async fn weak_tokens_are_refused_before_listening() -> TestResult {
-    for (token, bind) in [("x", "127.0.0.1:0"), ("x", "0.0.0.0:0"), ("abcdefghijklmno", "0.0.0.0:0"), ("aaaaaaaaaaaaaaaaaaaaaaaa", "0.0.0.0:0")] {
+    for (token, bind) in [
+        ("x", "127.0.0.1:0"),
+        ("x", "0.0.0.0:0"),
+        ("abcdefghijklmno", "0.0.0.0:0"),
+        ("aaaaaaaaaaaaaaaaaaaaaaaa", "0.0.0.0:0"),
+    ] {
         let (listener, _) = bind_http(bind.parse()?).await?;
-        let outcome =
-            serve_http_listener(Services::new(), listener, HttpOptions { token: Some(token.into()), ..HttpOptions::default() }, async {}).await;
+        let outcome = serve_http_listener(
+            Services::new(),
+            listener,
+            HttpOptions { token: Some(token.into()), ..HttpOptions::default() },
+            async {},
+        )
+        .await;
         let error = outcome.err().ok_or("it started")?;
         assert!(matches!(error, ServerError::WeakToken { .. }), "{token}: {error}");
         assert!(error.to_string().contains("at least 16 characters and 64 bits"), "{error}");
@@ -296,7 +416,8 @@ async fn weak_tokens_are_refused_before_listening() -> TestResult {
 
 #[tokio::test]
 async fn wrong_tokens_are_answered_ever_later_while_the_right_one_is_not_held() -> TestResult {
-    let running = start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let running =
+        start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
     let addr = running.addr;
     let wrong = format!("Authorization: Bearer {}x\r\n", &TOKEN[..TOKEN.len() - 1]);
     let mut seen = Vec::new();
@@ -308,14 +429,28 @@ async fn wrong_tokens_are_answered_ever_later_while_the_right_one_is_not_held() 
     }
     assert_eq!(seen, [(Some(1), Some(250)), (Some(2), Some(500)), (Some(3), Some(1000))]);
     // A wrong token in the browser's address counts the same.
-    let login = exchange(addr, format!("GET /?token=nope HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"), "}").await?;
-    assert_eq!((status(&login), json_body(&login)["failedAttempts"].as_u64()), (401, Some(4)), "{login}");
+    let login = exchange(
+        addr,
+        format!("GET /?token=nope HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+        "}",
+    )
+    .await?;
+    assert_eq!(
+        (status(&login), json_body(&login)["failedAttempts"].as_u64()),
+        (401, Some(4)),
+        "{login}"
+    );
     // No token at all guesses nothing: refused at once, not counted.
     let bare = exchange(addr, post(addr, "/v1/tools/list_sources", "", "{}"), "}").await?;
     assert_eq!(status(&bare), 401);
     assert!(json_body(&bare).get("failedAttempts").is_none(), "{bare}");
     // The right token from the same address is served.
-    let right = exchange(addr, post(addr, "/v1/tools/list_sources", &format!("Authorization: Bearer {TOKEN}\r\n"), "{}"), "infrastructure").await?;
+    let right = exchange(
+        addr,
+        post(addr, "/v1/tools/list_sources", &format!("Authorization: Bearer {TOKEN}\r\n"), "{}"),
+        "infrastructure",
+    )
+    .await?;
     assert_eq!(status(&right), 200, "{right}");
     running.stop().await
 }
@@ -332,12 +467,18 @@ async fn llm_requests(replay: &ReplayServer, n: usize) -> TestResult {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_repeated_request_id_in_flight_is_answered_on_its_own_stream_and_cancels_map_to_it() -> TestResult {
+async fn a_repeated_request_id_in_flight_is_answered_on_its_own_stream_and_cancels_map_to_it()
+-> TestResult {
     // The LLM never answers in time: an `ask` stays in flight while other requests come.
-    let replay = ReplayServer::start((0..12).map(|_| Scripted::Hang(Duration::from_millis(1500))).collect())?;
+    let replay = ReplayServer::start(
+        (0..12).map(|_| Scripted::Hang(Duration::from_millis(1500))).collect(),
+    )?;
     let registry = Services::new();
-    let chinook = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
-    registry.sources.load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
+    let chinook =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
+    registry
+        .sources
+        .load(&[format!("chinook={chinook}").parse()?], &schemascope_sources::NoProgress)?;
     registry.asking.set_llm(Some(LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{}/v1", replay.url()),
@@ -349,18 +490,34 @@ async fn a_repeated_request_id_in_flight_is_answered_on_its_own_stream_and_cance
     let addr = running.addr;
     let session = open_session(addr, "/mcp").await?;
     let headers = session_headers(&session);
-    let ask = |id: &str| call(id, r#"{"name":"ask","arguments":{"source":"chinook","question":"How many genres are there?"}}"#);
+    let ask = |id: &str| {
+        call(
+            id,
+            r#"{"name":"ask","arguments":{"source":"chinook","question":"How many genres are there?"}}"#,
+        )
+    };
 
     for id in ["7", "\"same\""] {
         let seen = replay.received().len();
         let request = post(addr, "/mcp", &headers, &ask(id));
-        let first = tokio::spawn(async move { exchange(addr, request, "\u{0}").await.map_err(|e| e.to_string()) });
+        let first = tokio::spawn(async move {
+            exchange(addr, request, "\u{0}").await.map_err(|e| e.to_string())
+        });
         llm_requests(&replay, seen + 1).await?;
         // The same id again while the first is in flight: answered, with its own result.
-        let second = exchange(addr, post(addr, "/mcp", &headers, &call(id, r#"{"name":"list_sources","arguments":{}}"#)), "\u{0}").await?;
+        let second = exchange(
+            addr,
+            post(addr, "/mcp", &headers, &call(id, r#"{"name":"list_sources","arguments":{}}"#)),
+            "\u{0}",
+        )
+        .await?;
         let second = json_body(&second);
         assert_eq!(second["id"].to_string(), id, "{second}");
-        assert!(second["result"].to_string().contains("chinook") && !second["result"].to_string().contains("attempt"), "{second}");
+        assert!(
+            second["result"].to_string().contains("chinook")
+                && !second["result"].to_string().contains("attempt"),
+            "{second}"
+        );
         // And the first gets its own answer too, under the id it was sent with.
         let first = first.await??;
         let first = json_body(&first);
@@ -373,11 +530,20 @@ async fn a_repeated_request_id_in_flight_is_answered_on_its_own_stream_and_cance
     // whose stream then ends without an answer.
     let seen = replay.received().len();
     let request = post(addr, "/mcp", &headers, &ask("9"));
-    let cancelled = tokio::spawn(async move { exchange(addr, request, "\u{0}").await.map_err(|e| e.to_string()) });
+    let cancelled =
+        tokio::spawn(
+            async move { exchange(addr, request, "\u{0}").await.map_err(|e| e.to_string()) },
+        );
     llm_requests(&replay, seen + 1).await?;
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"test"}}"#;
-    assert_eq!(status(&exchange(addr, post(addr, "/mcp", &headers, cancel), "\r\n\r\n").await?), 202);
+    assert_eq!(
+        status(&exchange(addr, post(addr, "/mcp", &headers, cancel), "\r\n\r\n").await?),
+        202
+    );
     let ended = cancelled.await??;
-    assert!(!ended.contains("\"result\"") && !ended.contains("\"error\""), "a cancelled request gets no answer: {ended}");
+    assert!(
+        !ended.contains("\"result\"") && !ended.contains("\"error\""),
+        "a cancelled request gets no answer: {ended}"
+    );
     running.stop().await
 }

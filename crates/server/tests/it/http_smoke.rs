@@ -17,11 +17,17 @@ async fn http_serves_index_and_mcp_then_shuts_down() -> TestResult {
     let (listener, addr) = bind_http("127.0.0.1:0".parse()?).await?;
     assert_ne!(addr.port(), 0);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_http_listener(registry, listener, HttpOptions::default(), async move {
-        let _ = stopped.await;
-    }));
+    let server =
+        tokio::spawn(serve_http_listener(registry, listener, HttpOptions::default(), async move {
+            let _ = stopped.await;
+        }));
 
-    let index = exchange(addr, format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"), "endpoint /mcp").await?;
+    let index = exchange(
+        addr,
+        format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+        "endpoint /mcp",
+    )
+    .await?;
     assert!(index.starts_with("HTTP/1.1 200"), "{index}");
     assert!(index.contains("schemascope MCP server; endpoint /mcp"), "{index}");
 

@@ -6,8 +6,9 @@ use std::time::Duration;
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
     model::{
-        CallToolRequestParams, ClientConfig, GetPromptRequestParams, JsonObject, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
-        ResourceUpdatedNotificationParam, ServerNotification, SubscribeRequestParams, SubscriptionFilter,
+        CallToolRequestParams, ClientConfig, GetPromptRequestParams, JsonObject, ProtocolVersion,
+        ReadResourceRequestParams, ResourceContents, ResourceUpdatedNotificationParam,
+        ServerNotification, SubscribeRequestParams, SubscriptionFilter,
     },
     service::{NotificationContext, RunningService},
 };
@@ -36,7 +37,11 @@ impl ClientHandler for LegacyClient {
         ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
-    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
         let _ = self.updates.send(params.uri);
     }
 }
@@ -64,10 +69,20 @@ async fn call<S: ClientHandler>(
     tool: &'static str,
     args: Value,
 ) -> Result<(Option<bool>, Value), Box<dyn std::error::Error>> {
-    let result = client.call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(args))).await?;
+    let result =
+        client.call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(args))).await?;
     let structured = result.structured_content.clone().ok_or("no structured content")?;
-    let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).ok_or("no text")?;
-    assert_eq!(serde_json::from_str::<Value>(&text)?, structured, "text and structured content differ");
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .ok_or("no text")?;
+    assert_eq!(
+        serde_json::from_str::<Value>(&text)?,
+        structured,
+        "text and structured content differ"
+    );
     Ok((result.is_error, structured))
 }
 
@@ -112,37 +127,56 @@ async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestRe
     expected.sort_unstable();
     assert_eq!(names, expected);
 
-    let (is_error, out) = call(&client, "find_items", json!({"source": "infrastructure", "selector": "type == 'database'"})).await?;
+    let (is_error, out) = call(
+        &client,
+        "find_items",
+        json!({"source": "infrastructure", "selector": "type == 'database'"}),
+    )
+    .await?;
     assert_eq!(is_error, Some(false));
     assert_eq!(out["data"]["count"], 20);
 
-    let (is_error, out) = call(&client, "find_items", json!({"source": "infrastructure", "selector": "type =="})).await?;
+    let (is_error, out) =
+        call(&client, "find_items", json!({"source": "infrastructure", "selector": "type =="}))
+            .await?;
     assert_eq!(is_error, Some(true));
     assert_eq!(out["success"], false);
     assert!(out["data"]["offset"].is_u64(), "{out}");
 
-    let (is_error, out) = call(&client, "describe_property", json!({"source": "infrastructure"})).await?;
+    let (is_error, out) =
+        call(&client, "describe_property", json!({"source": "infrastructure"})).await?;
     assert_eq!(is_error, Some(true));
     assert_eq!(out["data"]["parameter"], "property", "{out}");
 
-    let (_, out) = call(&client, "query_schema", json!({"source": "sensors", "record_name": "server::Temperature"})).await?;
+    let (_, out) = call(
+        &client,
+        "query_schema",
+        json!({"source": "sensors", "record_name": "server::Temperature"}),
+    )
+    .await?;
     assert!(out.to_string().contains("celsius"));
 
-    let read = client.read_resource(ReadResourceRequestParams::new("schema://infrastructure")).await?;
-    let Some(ResourceContents::TextResourceContents { text, mime_type, .. }) = read.contents.first() else {
+    let read =
+        client.read_resource(ReadResourceRequestParams::new("schema://infrastructure")).await?;
+    let Some(ResourceContents::TextResourceContents { text, mime_type, .. }) =
+        read.contents.first()
+    else {
         return Err("no text contents".into());
     };
     assert!(text.contains("## Graph Data Schema"));
     assert_eq!(mime_type.as_deref(), Some("text/markdown"));
 
-    let Err(error) = client.read_resource(ReadResourceRequestParams::new("schema://nope")).await else {
+    let Err(error) = client.read_resource(ReadResourceRequestParams::new("schema://nope")).await
+    else {
         return Err("an unknown resource must fail".into());
     };
     assert!(error.to_string().contains("schema://sensors"), "{error}");
 
     let mut prompt_args = JsonObject::new();
     prompt_args.insert("source".into(), json!("sensors"));
-    let prompt = client.get_prompt(GetPromptRequestParams::new("schema_system_prompt").with_arguments(prompt_args)).await?;
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("schema_system_prompt").with_arguments(prompt_args))
+        .await?;
     assert_eq!(prompt.messages.len(), 1);
 
     #[allow(deprecated)]
@@ -150,7 +184,9 @@ async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestRe
     // Reloading a source the client did not subscribe to sends nothing; the subscribed one does.
     registry.sources.reload("infrastructure")?;
     registry.sources.reload("sensors")?;
-    let uri = tokio::time::timeout(Duration::from_secs(10), updated.recv()).await?.ok_or("channel closed")?;
+    let uri = tokio::time::timeout(Duration::from_secs(10), updated.recv())
+        .await?
+        .ok_or("channel closed")?;
     assert_eq!(uri, "schema://sensors");
 
     client.cancel().await?;
@@ -163,15 +199,21 @@ async fn discovery_session_listens_for_updates() -> TestResult {
     let client = ClientConfig::default()
         .serve_with_lifecycle(
             start_server(registry.clone()),
-            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
         )
         .await?;
 
-    let (is_error, out) = call(&client, "describe_property", json!({"source": "infrastructure", "property": "type"})).await?;
+    let (is_error, out) =
+        call(&client, "describe_property", json!({"source": "infrastructure", "property": "type"}))
+            .await?;
     assert_eq!(is_error, Some(false));
     assert!(out["data"]["values"].to_string().contains("server"));
 
-    let filter = SubscriptionFilter::builder().resource_subscriptions(["schema://infrastructure", "schema://unknown"]).build();
+    let filter = SubscriptionFilter::builder()
+        .resource_subscriptions(["schema://infrastructure", "schema://unknown"])
+        .build();
     let mut subscription = client.listen(filter).await?;
     registry.sources.reload("infrastructure")?;
     let notification = tokio::time::timeout(Duration::from_secs(10), subscription.next()).await??;

@@ -74,7 +74,11 @@ impl AimxClient {
             reason: e.to_string(),
             hint: connect_hint(socket, &e),
         })?;
-        let io = |source| AimxError::Io { socket: socket.to_path_buf(), during: "connecting".into(), source };
+        let io = |source| AimxError::Io {
+            socket: socket.to_path_buf(),
+            during: "connecting".into(),
+            source,
+        };
         stream.set_write_timeout(Some(timeout)).map_err(io)?;
         let reader = BufReader::new(stream.try_clone().map_err(io)?);
         Ok(Self {
@@ -115,11 +119,17 @@ impl AimxClient {
                 Incoming::Reply { id: got, result } if got == id => {
                     return match result {
                         Ok(welcome) => self.accept_welcome(welcome, "3"),
-                        Err(e) if e.code == "version_mismatch" => Err(AimxError::UnsupportedVersion {
+                        Err(e) if e.code == "version_mismatch" => {
+                            Err(AimxError::UnsupportedVersion {
+                                socket: self.socket.clone(),
+                                detail: "the server refused protocol 3.0 (version_mismatch)".into(),
+                            })
+                        }
+                        Err(e) => Err(AimxError::Refused {
                             socket: self.socket.clone(),
-                            detail: "the server refused protocol 3.0 (version_mismatch)".into(),
+                            code: e.code,
+                            message: e.message,
                         }),
-                        Err(e) => Err(AimxError::Refused { socket: self.socket.clone(), code: e.code, message: e.message }),
                     };
                 }
                 // A server that read the 3.0 hello as a v1 one answers in v1: speak v1 with it.
@@ -149,7 +159,10 @@ impl AimxClient {
 
     fn refusal(&self, e: wire::ServerError) -> AimxError {
         if e.code == "unsupported_version" {
-            AimxError::UnsupportedVersion { socket: self.socket.clone(), detail: format!("{}: {}", e.code, e.message) }
+            AimxError::UnsupportedVersion {
+                socket: self.socket.clone(),
+                detail: format!("{}: {}", e.code, e.message),
+            }
         } else {
             AimxError::Refused { socket: self.socket.clone(), code: e.code, message: e.message }
         }
@@ -160,7 +173,10 @@ impl AimxClient {
         if version.split('.').next() != Some(major) {
             return Err(AimxError::UnsupportedVersion {
                 socket: self.socket.clone(),
-                detail: format!("its welcome says version {version:?} in the {} wire", self.protocol.version()),
+                detail: format!(
+                    "its welcome says version {version:?} in the {} wire",
+                    self.protocol.version()
+                ),
             });
         }
         self.welcome = welcome;
@@ -188,7 +204,9 @@ impl AimxClient {
                         message: e.message,
                     });
                 }
-                Incoming::Reply { id: got, result: Err(e) } if self.subscriptions.contains_key(&got.to_string()) => {
+                Incoming::Reply { id: got, result: Err(e) }
+                    if self.subscriptions.contains_key(&got.to_string()) =>
+                {
                     return Err(self.failed_subscription(got, e));
                 }
                 Incoming::Event { sub, seq, data } => self.keep_event(sub, seq, data),
@@ -200,7 +218,12 @@ impl AimxClient {
 
     fn failed_subscription(&mut self, id: u64, e: wire::ServerError) -> AimxError {
         let key = self.subscriptions.remove(&id.to_string()).unwrap_or_default();
-        AimxError::Server { socket: self.socket.clone(), method: format!("subscribe to `{key}`"), code: e.code, message: e.message }
+        AimxError::Server {
+            socket: self.socket.clone(),
+            method: format!("subscribe to `{key}`"),
+            code: e.code,
+            message: e.message,
+        }
     }
 
     fn keep_event(&mut self, sub: String, seq: u64, data: Value) {
@@ -250,12 +273,18 @@ impl AimxClient {
     pub fn subscribe(&mut self, key: &str) -> Result<(), AimxError> {
         match self.protocol {
             Protocol::V1 => {
-                let reply = self.request("record.subscribe", Some(json!({"name": key, "queue_size": QUEUE_SIZE})))?;
-                let sub = reply.get("subscription_id").and_then(Value::as_str).ok_or_else(|| AimxError::Protocol {
-                    socket: self.socket.clone(),
-                    during: "record.subscribe".into(),
-                    detail: format!("no subscription_id in {reply}"),
-                })?;
+                let reply = self.request(
+                    "record.subscribe",
+                    Some(json!({"name": key, "queue_size": QUEUE_SIZE})),
+                )?;
+                let sub =
+                    reply.get("subscription_id").and_then(Value::as_str).ok_or_else(|| {
+                        AimxError::Protocol {
+                            socket: self.socket.clone(),
+                            during: "record.subscribe".into(),
+                            detail: format!("no subscription_id in {reply}"),
+                        }
+                    })?;
                 self.subscriptions.insert(sub.to_string(), key.to_string());
             }
             Protocol::V3 => {
@@ -283,7 +312,9 @@ impl AimxClient {
             match self.read_until(deadline, "a subscription")? {
                 None => return Ok(None),
                 Some(Incoming::Event { sub, seq, data }) => self.keep_event(sub, seq, data),
-                Some(Incoming::Reply { id, result: Err(e) }) if self.subscriptions.contains_key(&id.to_string()) => {
+                Some(Incoming::Reply { id, result: Err(e) })
+                    if self.subscriptions.contains_key(&id.to_string()) =>
+                {
                     return Err(self.failed_subscription(id, e));
                 }
                 Some(_) => {}
@@ -295,7 +326,10 @@ impl AimxClient {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.writer.write_all(&bytes).and_then(|()| self.writer.flush()).map_err(|e| self.io_error(e, during))
+        self.writer
+            .write_all(&bytes)
+            .and_then(|()| self.writer.flush())
+            .map_err(|e| self.io_error(e, during))
     }
 
     /// The next line as a message; a timeout is an error.
@@ -308,9 +342,17 @@ impl AimxClient {
     }
 
     /// The next line as a message, or `None` when `deadline` passed first.
-    fn read_until(&mut self, deadline: Instant, during: &str) -> Result<Option<Incoming>, AimxError> {
+    fn read_until(
+        &mut self,
+        deadline: Instant,
+        during: &str,
+    ) -> Result<Option<Incoming>, AimxError> {
         let Some(line) = self.read_line(deadline, during)? else { return Ok(None) };
-        wire::decode(&line).map(Some).map_err(|detail| AimxError::Protocol { socket: self.socket.clone(), during: during.into(), detail })
+        wire::decode(&line).map(Some).map_err(|detail| AimxError::Protocol {
+            socket: self.socket.clone(),
+            during: during.into(),
+            detail,
+        })
     }
 
     fn read_line(&mut self, deadline: Instant, during: &str) -> Result<Option<String>, AimxError> {
@@ -321,7 +363,10 @@ impl AimxClient {
             }
             // A zero timeout means "block forever" to the OS, so it is never set.
             let wait = (deadline - now).max(Duration::from_millis(1));
-            self.reader.get_ref().set_read_timeout(Some(wait)).map_err(|e| self.io_error(e, during))?;
+            self.reader
+                .get_ref()
+                .set_read_timeout(Some(wait))
+                .map_err(|e| self.io_error(e, during))?;
             let room = (MAX_LINE + 1).saturating_sub(self.partial.len()) as u64;
             let read = (&mut self.reader).take(room).read_until(b'\n', &mut self.partial);
             match read {
@@ -347,8 +392,17 @@ impl AimxClient {
                     });
                 }
                 // End of stream, with or without a partial line.
-                Ok(_) => return Err(AimxError::Closed { socket: self.socket.clone(), during: during.into() }),
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+                Ok(_) => {
+                    return Err(AimxError::Closed {
+                        socket: self.socket.clone(),
+                        during: during.into(),
+                    });
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(self.io_error(e, during)),
             }
         }
@@ -356,7 +410,10 @@ impl AimxClient {
 
     fn io_error(&self, error: std::io::Error, during: &str) -> AimxError {
         match error.kind() {
-            ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => {
+            ErrorKind::BrokenPipe
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::UnexpectedEof => {
                 AimxError::Closed { socket: self.socket.clone(), during: during.into() }
             }
             ErrorKind::WouldBlock | ErrorKind::TimedOut => AimxError::Timeout {
@@ -364,7 +421,9 @@ impl AimxClient {
                 during: during.into(),
                 timeout_ms: u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
             },
-            _ => AimxError::Io { socket: self.socket.clone(), during: during.into(), source: error },
+            _ => {
+                AimxError::Io { socket: self.socket.clone(), during: during.into(), source: error }
+            }
         }
     }
 }

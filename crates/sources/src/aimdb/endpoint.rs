@@ -13,7 +13,8 @@ pub fn socket_path(text: &str) -> Option<PathBuf> {
         Some(rest) => (true, rest),
         None => (false, text),
     };
-    let path = if let Some(p) = rest.strip_prefix("unix://").or_else(|| rest.strip_prefix("uds://")) {
+    let path = if let Some(p) = rest.strip_prefix("unix://").or_else(|| rest.strip_prefix("uds://"))
+    {
         p
     } else if forced {
         // `aimdb://path` is a natural slip for `aimdb:path`; both mean the same socket.

@@ -41,7 +41,9 @@ pub enum AimxError {
         timeout_ms: u64,
     },
     /// The server speaks an AimX version this client does not.
-    #[error("AimDB at {socket} speaks an unsupported AimX protocol version: {detail}. schemascope speaks AimX 1.x and 3.x.")]
+    #[error(
+        "AimDB at {socket} speaks an unsupported AimX protocol version: {detail}. schemascope speaks AimX 1.x and 3.x."
+    )]
     UnsupportedVersion {
         /// The socket path.
         socket: PathBuf,

@@ -73,11 +73,17 @@ pub struct FakeAimdb {
 
 impl FakeAimdb {
     /// Serves `records` at `path` in `protocol`'s wire.
-    pub fn start(path: &Path, protocol: Protocol, behaviour: Behaviour, records: Vec<FakeRecord>) -> std::io::Result<Self> {
+    pub fn start(
+        path: &Path,
+        protocol: Protocol,
+        behaviour: Behaviour,
+        records: Vec<FakeRecord>,
+    ) -> std::io::Result<Self> {
         let _ = std::fs::remove_file(path);
         let listener = UnixListener::bind(path)?;
         listener.set_nonblocking(true)?;
-        let shared = Arc::new(Shared { records: Mutex::new(records), feeds: Mutex::new(Vec::new()) });
+        let shared =
+            Arc::new(Shared { records: Mutex::new(records), feeds: Mutex::new(Vec::new()) });
         let stop = Arc::new(AtomicBool::new(false));
         let accept = {
             let (shared, stop) = (shared.clone(), stop.clone());
@@ -87,11 +93,18 @@ impl FakeAimdb {
                         Ok((stream, _)) => {
                             let (tx, rx) = channel();
                             lock(&shared.feeds).push(tx);
-                            let connection =
-                                Connection { shared: shared.clone(), protocol, behaviour: behaviour.clone(), feed: rx, stop: stop.clone() };
+                            let connection = Connection {
+                                shared: shared.clone(),
+                                protocol,
+                                behaviour: behaviour.clone(),
+                                feed: rx,
+                                stop: stop.clone(),
+                            };
                             std::thread::spawn(move || connection.serve(stream));
                         }
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(5)),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                            std::thread::sleep(Duration::from_millis(5))
+                        }
                         Err(_) => return,
                     }
                 }
@@ -167,7 +180,9 @@ impl Connection {
                     match self.answer(&mut state, &line) {
                         Some(lines) => {
                             for out in lines {
-                                if out.is_null() || writer.write_all(format!("{out}\n").as_bytes()).is_err() {
+                                if out.is_null()
+                                    || writer.write_all(format!("{out}\n").as_bytes()).is_err()
+                                {
                                     return;
                                 }
                             }
@@ -183,13 +198,21 @@ impl Connection {
     }
 
     /// Hands a pushed value to the drain cursors and subscriptions; false when the peer is gone.
-    fn forward(&self, state: &mut State, writer: &mut UnixStream, key: &str, value: &Value) -> bool {
+    fn forward(
+        &self,
+        state: &mut State,
+        writer: &mut UnixStream,
+        key: &str,
+        value: &Value,
+    ) -> bool {
         if let Some(cursor) = state.drains.get_mut(key) {
             cursor.push(value.clone());
         }
         for (sub, _, seq) in state.subscriptions.iter_mut().filter(|(_, k, _)| k == key) {
             let line = match self.protocol {
-                Protocol::V1 => json!({"event": {"subscription_id": sub, "sequence": *seq, "data": value, "timestamp": "1730379296.123456789"}}),
+                Protocol::V1 => {
+                    json!({"event": {"subscription_id": sub, "sequence": *seq, "data": value, "timestamp": "1730379296.123456789"}})
+                }
                 Protocol::V3 => json!({"t": "event", "seq": *seq, "sub": sub, "data": value}),
             };
             *seq += 1;
@@ -206,7 +229,9 @@ impl Connection {
         let Ok(message) = serde_json::from_str::<Value>(line) else {
             // v1 answers a request it cannot parse with id 0; 3.0 skips the frame.
             return Some(match self.protocol {
-                Protocol::V1 if state.greeted => vec![json!({"id": 0, "error": {"code": "parse_error", "message": "Invalid JSON"}})],
+                Protocol::V1 if state.greeted => vec![
+                    json!({"id": 0, "error": {"code": "parse_error", "message": "Invalid JSON"}}),
+                ],
                 _ => Vec::new(),
             });
         };
@@ -238,7 +263,9 @@ impl Connection {
             return None;
         }
         let params = message.get("params").cloned().unwrap_or(Value::Null);
-        let error = |code: &str, text: String| Some(vec![json!({"id": id, "error": {"code": code, "message": text}})]);
+        let error = |code: &str, text: String| {
+            Some(vec![json!({"id": id, "error": {"code": code, "message": text}})])
+        };
         let ok = |result: Value| Some(vec![json!({"id": id, "result": result})]);
         match method {
             "record.list" => ok(self.list()),
@@ -254,7 +281,9 @@ impl Connection {
             "record.drain" => {
                 let key = params.get("name").and_then(Value::as_str).unwrap_or("").to_string();
                 match self.drain(state, &key) {
-                    Some(values) => ok(json!({"record_name": key, "values": values, "count": values.len()})),
+                    Some(values) => {
+                        ok(json!({"record_name": key, "values": values, "count": values.len()}))
+                    }
                     None => error("not_found", format!("Record '{key}' not found")),
                 }
             }
@@ -282,7 +311,8 @@ impl Connection {
         let tag = frame.get("t").and_then(Value::as_str).unwrap_or("");
         let id = frame.get("id").and_then(Value::as_u64);
         let reply_ok = |id: u64, ok: Value| Some(vec![json!({"t": "reply", "id": id, "ok": ok})]);
-        let reply_err = |id: u64, err: &str| Some(vec![json!({"t": "reply", "id": id, "err": err})]);
+        let reply_err =
+            |id: u64, err: &str| Some(vec![json!({"t": "reply", "id": id, "err": err})]);
         match (tag, id) {
             ("req", Some(id)) => {
                 let method = frame.get("method").and_then(Value::as_str).unwrap_or("");
@@ -314,7 +344,10 @@ impl Connection {
                     "record.drain" => {
                         let key = name.unwrap_or_default();
                         match self.drain(state, &key) {
-                            Some(values) => reply_ok(id, json!({"record_name": key, "values": values, "count": values.len()})),
+                            Some(values) => reply_ok(
+                                id,
+                                json!({"record_name": key, "values": values, "count": values.len()}),
+                            ),
                             None => reply_err(id, "not_found"),
                         }
                     }
@@ -348,7 +381,10 @@ impl Connection {
     }
 
     fn latest(&self, key: &str) -> Option<Value> {
-        lock(&self.shared.records).iter().find(|r| r.key() == key).and_then(|r| r.values.last().cloned())
+        lock(&self.shared.records)
+            .iter()
+            .find(|r| r.key() == key)
+            .and_then(|r| r.values.last().cloned())
     }
 
     /// The values since the previous drain; the first drain opens the cursor and returns none.

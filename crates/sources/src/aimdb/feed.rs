@@ -37,7 +37,13 @@ impl std::fmt::Debug for Feed {
 impl Feed {
     /// Subscribes to `keys` at `socket`; `on_values` gets the values received, at most once per
     /// `batch`, and `on_error` each failure (after which the feed reconnects).
-    pub fn start<V, E>(socket: PathBuf, keys: Vec<String>, batch: Duration, on_values: V, on_error: E) -> Self
+    pub fn start<V, E>(
+        socket: PathBuf,
+        keys: Vec<String>,
+        batch: Duration,
+        on_values: V,
+        on_error: E,
+    ) -> Self
     where
         V: Fn(Vec<Event>) + Send + Sync + 'static,
         E: Fn(AimxError) + Send + Sync + 'static,
@@ -48,23 +54,40 @@ impl Feed {
     /// As [`Feed::start`]; `on_connected` is called each time a connection has subscribed to
     /// its records (first and after every reconnection), so a caller can tell the data is live
     /// again even when no value has changed since.
-    pub fn start_with<V, E, C>(socket: PathBuf, keys: Vec<String>, batch: Duration, on_values: V, on_error: E, on_connected: C) -> Self
+    pub fn start_with<V, E, C>(
+        socket: PathBuf,
+        keys: Vec<String>,
+        batch: Duration,
+        on_values: V,
+        on_error: E,
+        on_connected: C,
+    ) -> Self
     where
         V: Fn(Vec<Event>) + Send + Sync + 'static,
         E: Fn(AimxError) + Send + Sync + 'static,
         C: Fn() + Send + Sync + 'static,
     {
         let stop = Arc::new(AtomicBool::new(false));
-        let (on_values, on_error, on_connected) = (Arc::new(on_values), Arc::new(on_error), Arc::new(on_connected));
+        let (on_values, on_error, on_connected) =
+            (Arc::new(on_values), Arc::new(on_error), Arc::new(on_connected));
         let threads = keys
             .chunks(SUBSCRIPTIONS_PER_CONNECTION)
             .map(|chunk| {
                 let (stop, socket, keys) = (stop.clone(), socket.clone(), chunk.to_vec());
-                let (on_values, on_error, on_connected) = (on_values.clone(), on_error.clone(), on_connected.clone());
+                let (on_values, on_error, on_connected) =
+                    (on_values.clone(), on_error.clone(), on_connected.clone());
                 std::thread::spawn(move || {
                     let mut backoff = Duration::from_millis(200);
                     while !stop.load(Ordering::SeqCst) {
-                        if let Err(error) = follow(&socket, &keys, batch, &stop, &*on_values, &*on_connected, &mut backoff) {
+                        if let Err(error) = follow(
+                            &socket,
+                            &keys,
+                            batch,
+                            &stop,
+                            &*on_values,
+                            &*on_connected,
+                            &mut backoff,
+                        ) {
                             on_error(error);
                             pause(&stop, backoff);
                             backoff = (backoff * 2).min(MAX_BACKOFF);

@@ -102,7 +102,12 @@ impl Snapshot {
         if let Some(key) = self.records.iter().filter_map(record_key).find(|k| *k == name) {
             return Match::Key(key);
         }
-        let keys: Vec<&str> = self.records.iter().filter(|m| type_name(m) == Some(name)).filter_map(record_key).collect();
+        let keys: Vec<&str> = self
+            .records
+            .iter()
+            .filter(|m| type_name(m) == Some(name))
+            .filter_map(record_key)
+            .collect();
         match keys.as_slice() {
             [] => Match::None,
             [key] => Match::Key(key),
@@ -131,9 +136,16 @@ impl Snapshot {
     /// The record set: one item per value, records in the server's order and each record's
     /// values oldest first, every item carrying its record's metadata.
     pub fn collection(&self, name: &str) -> Collection {
-        let items = self.records.iter().filter_map(|metadata| record_key(metadata).map(|key| (key, metadata))).flat_map(|(key, metadata)| {
-            self.values(key).map(move |value| OwnedItem { metadata: Some(metadata.clone()), ..OwnedItem::new(key, value.clone()) })
-        });
+        let items = self
+            .records
+            .iter()
+            .filter_map(|metadata| record_key(metadata).map(|key| (key, metadata)))
+            .flat_map(|(key, metadata)| {
+                self.values(key).map(move |value| OwnedItem {
+                    metadata: Some(metadata.clone()),
+                    ..OwnedItem::new(key, value.clone())
+                })
+            });
         Collection::from_values(name, CollectionKind::Records, items)
     }
 
@@ -144,7 +156,11 @@ impl Snapshot {
             .keys()
             .into_iter()
             .filter(|key| self.values(key).next().is_none())
-            .map(|key| LoadWarning::new(format!("record `{key}` has no value yet; query_schema waits for one within its window")))
+            .map(|key| {
+                LoadWarning::new(format!(
+                    "record `{key}` has no value yet; query_schema waits for one within its window"
+                ))
+            })
             .collect();
         Source {
             spec: spec.clone(),

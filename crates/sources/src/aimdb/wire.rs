@@ -67,7 +67,12 @@ pub(super) enum Incoming {
 
 /// The 3.0 hello request, as `aimdb-client` 0.7 sends it.
 pub(super) fn hello_v3(id: u64) -> String {
-    request(Protocol::V3, id, "hello", Some(json!({"client": CLIENT_NAME, "version": Protocol::V3.version()})))
+    request(
+        Protocol::V3,
+        id,
+        "hello",
+        Some(json!({"client": CLIENT_NAME, "version": Protocol::V3.version()})),
+    )
 }
 
 /// The v1 hello line, as `aimdb-client` 0.6 sends it (`capabilities` and `auth_token` omitted).
@@ -128,7 +133,8 @@ fn v3_message(code: &str) -> String {
 
 /// Reads one line from the server. `Err` describes a line that is in neither wire's shape.
 pub(super) fn decode(line: &str) -> Result<Incoming, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", excerpt(line)))?;
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", excerpt(line)))?;
     let Value::Object(mut object) = value else {
         return Err(format!("not a JSON object: {}", excerpt(line)));
     };
@@ -136,28 +142,44 @@ pub(super) fn decode(line: &str) -> Result<Incoming, String> {
         Some(tag) => decode_v3(&tag, object, line),
         None if object.contains_key("event") => {
             let event = object.remove("event").unwrap_or(Value::Null);
-            let sub =
-                event.get("subscription_id").and_then(Value::as_str).ok_or_else(|| format!("event without subscription_id: {}", excerpt(line)))?;
+            let sub = event
+                .get("subscription_id")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("event without subscription_id: {}", excerpt(line)))?;
             let seq = event.get("sequence").and_then(Value::as_u64).unwrap_or(0);
-            Ok(Incoming::Event { sub: sub.to_string(), seq, data: event.get("data").cloned().unwrap_or(Value::Null) })
+            Ok(Incoming::Event {
+                sub: sub.to_string(),
+                seq,
+                data: event.get("data").cloned().unwrap_or(Value::Null),
+            })
         }
-        None if object.contains_key("id") && (object.contains_key("result") || object.contains_key("error")) => {
-            let id = object.get("id").and_then(Value::as_u64).ok_or_else(|| format!("reply with a bad id: {}", excerpt(line)))?;
+        None if object.contains_key("id")
+            && (object.contains_key("result") || object.contains_key("error")) =>
+        {
+            let id = object
+                .get("id")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("reply with a bad id: {}", excerpt(line)))?;
             let result = match object.remove("result") {
                 Some(result) => Ok(result),
                 None => {
                     let error = object.remove("error").unwrap_or(Value::Null);
-                    let code = error.get("code").and_then(Value::as_str).unwrap_or("error").to_string();
-                    let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+                    let code =
+                        error.get("code").and_then(Value::as_str).unwrap_or("error").to_string();
+                    let message =
+                        error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
                     Err(ServerError { code, message })
                 }
             };
             Ok(Incoming::Reply { id, result })
         }
-        None if object.contains_key("version") && object.contains_key("server") => Ok(Incoming::Welcome(Value::Object(object))),
+        None if object.contains_key("version") && object.contains_key("server") => {
+            Ok(Incoming::Welcome(Value::Object(object)))
+        }
         None => match object.get("error").and_then(Value::as_str) {
             Some(code) => {
-                let message = object.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+                let message =
+                    object.get("message").and_then(Value::as_str).unwrap_or("").to_string();
                 Ok(Incoming::Refused(ServerError { code: code.to_string(), message }))
             }
             None => Err(format!("an object in neither AimX wire's shape: {}", excerpt(line))),
@@ -168,17 +190,31 @@ pub(super) fn decode(line: &str) -> Result<Incoming, String> {
 fn decode_v3(tag: &str, mut frame: Map<String, Value>, line: &str) -> Result<Incoming, String> {
     match tag {
         "reply" => {
-            let id = frame.get("id").and_then(Value::as_u64).ok_or_else(|| format!("reply without id: {}", excerpt(line)))?;
+            let id = frame
+                .get("id")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("reply without id: {}", excerpt(line)))?;
             let result = match (frame.remove("ok"), frame.get("err").and_then(Value::as_str)) {
                 (Some(ok), _) => Ok(ok),
-                (None, Some(code)) => Err(ServerError { code: code.to_string(), message: v3_message(code) }),
-                (None, None) => return Err(format!("reply with neither ok nor err: {}", excerpt(line))),
+                (None, Some(code)) => {
+                    Err(ServerError { code: code.to_string(), message: v3_message(code) })
+                }
+                (None, None) => {
+                    return Err(format!("reply with neither ok nor err: {}", excerpt(line)));
+                }
             };
             Ok(Incoming::Reply { id, result })
         }
         "event" | "snap" => {
-            let sub = frame.get("sub").and_then(Value::as_str).ok_or_else(|| format!("{tag} without sub: {}", excerpt(line)))?.to_string();
-            let seq = frame.get("seq").and_then(Value::as_u64).ok_or_else(|| format!("{tag} without seq: {}", excerpt(line)))?;
+            let sub = frame
+                .get("sub")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("{tag} without sub: {}", excerpt(line)))?
+                .to_string();
+            let seq = frame
+                .get("seq")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("{tag} without seq: {}", excerpt(line)))?;
             // A missing `data` decodes as null, as the codec does.
             Ok(Incoming::Event { sub, seq, data: frame.remove("data").unwrap_or(Value::Null) })
         }
@@ -200,9 +236,18 @@ mod tests {
     #[test]
     fn writes_each_wire_as_its_client_does() {
         assert_eq!(hello_v1(), r#"{"version":"1.0","client":"schemascope"}"#);
-        assert_eq!(hello_v3(1), r#"{"t":"req","id":1,"method":"hello","params":{"client":"schemascope","version":"3.0"}}"#);
-        assert_eq!(request(Protocol::V1, 2, "record.list", None), r#"{"id":2,"method":"record.list"}"#);
-        assert_eq!(request(Protocol::V3, 2, "record.list", None), r#"{"t":"req","id":2,"method":"record.list","params":null}"#);
+        assert_eq!(
+            hello_v3(1),
+            r#"{"t":"req","id":1,"method":"hello","params":{"client":"schemascope","version":"3.0"}}"#
+        );
+        assert_eq!(
+            request(Protocol::V1, 2, "record.list", None),
+            r#"{"id":2,"method":"record.list"}"#
+        );
+        assert_eq!(
+            request(Protocol::V3, 2, "record.list", None),
+            r#"{"t":"req","id":2,"method":"record.list","params":null}"#
+        );
         assert_eq!(
             request(Protocol::V1, 3, "record.get", Some(get_params(Protocol::V1, "temp"))),
             r#"{"id":3,"method":"record.get","params":{"record":"temp"}}"#
@@ -217,20 +262,34 @@ mod tests {
 
     #[test]
     fn reads_v1_lines() {
-        assert_eq!(decode(r#"{"id":1,"result":{"celsius":21.5}}"#), Ok(Incoming::Reply { id: 1, result: Ok(json!({"celsius": 21.5})) }));
         assert_eq!(
-            decode(r#"{"id":2,"error":{"code":"not_found","message":"No value available for record: x"}}"#),
-            Ok(Incoming::Reply { id: 2, result: Err(ServerError { code: "not_found".into(), message: "No value available for record: x".into() }) })
+            decode(r#"{"id":1,"result":{"celsius":21.5}}"#),
+            Ok(Incoming::Reply { id: 1, result: Ok(json!({"celsius": 21.5})) })
         );
         assert_eq!(
-            decode(r#"{"event":{"subscription_id":"sub-1","sequence":3,"data":{"v":1},"timestamp":"1730379296.123456789"}}"#),
+            decode(
+                r#"{"id":2,"error":{"code":"not_found","message":"No value available for record: x"}}"#
+            ),
+            Ok(Incoming::Reply {
+                id: 2,
+                result: Err(ServerError {
+                    code: "not_found".into(),
+                    message: "No value available for record: x".into()
+                })
+            })
+        );
+        assert_eq!(
+            decode(
+                r#"{"event":{"subscription_id":"sub-1","sequence":3,"data":{"v":1},"timestamp":"1730379296.123456789"}}"#
+            ),
             Ok(Incoming::Event { sub: "sub-1".into(), seq: 3, data: json!({"v": 1}) })
         );
-        let welcome =
-            r#"{"version":"1.0","server":"aimdb","permissions":["read"],"writable_records":[],"max_subscriptions":100,"authenticated":false}"#;
+        let welcome = r#"{"version":"1.0","server":"aimdb","permissions":["read"],"writable_records":[],"max_subscriptions":100,"authenticated":false}"#;
         assert!(matches!(decode(welcome), Ok(Incoming::Welcome(w)) if w["version"] == "1.0"));
         assert_eq!(
-            decode(r#"{"error":"unsupported_version","message":"Server supports version 1.0, client requested 3.0"}"#),
+            decode(
+                r#"{"error":"unsupported_version","message":"Server supports version 1.0, client requested 3.0"}"#
+            ),
             Ok(Incoming::Refused(ServerError {
                 code: "unsupported_version".into(),
                 message: "Server supports version 1.0, client requested 3.0".into()
@@ -249,14 +308,26 @@ mod tests {
             decode(r#"{"t":"reply","id":1,"err":"not_found"}"#),
             Ok(Incoming::Reply {
                 id: 1,
-                result: Err(ServerError { code: "not_found".into(), message: "no such record, or it has no value yet".into() })
+                result: Err(ServerError {
+                    code: "not_found".into(),
+                    message: "no such record, or it has no value yet".into()
+                })
             })
         );
         assert_eq!(
-            decode(r#"{"t":"event","seq":9,"topic":"temp.vienna","sub":"5","data":{"c":21.5,"a":[1,2,3]}}"#),
-            Ok(Incoming::Event { sub: "5".into(), seq: 9, data: json!({"c": 21.5, "a": [1, 2, 3]}) })
+            decode(
+                r#"{"t":"event","seq":9,"topic":"temp.vienna","sub":"5","data":{"c":21.5,"a":[1,2,3]}}"#
+            ),
+            Ok(Incoming::Event {
+                sub: "5".into(),
+                seq: 9,
+                data: json!({"c": 21.5, "a": [1, 2, 3]})
+            })
         );
-        assert_eq!(decode(r#"{"t":"event","seq":2,"sub":"5","data":42}"#), Ok(Incoming::Event { sub: "5".into(), seq: 2, data: json!(42) }));
+        assert_eq!(
+            decode(r#"{"t":"event","seq":2,"sub":"5","data":42}"#),
+            Ok(Incoming::Event { sub: "5".into(), seq: 2, data: json!(42) })
+        );
         assert_eq!(
             decode(r#"{"t":"snap","seq":3,"topic":"temp.berlin","sub":"8","data":{"c":18.0}}"#),
             Ok(Incoming::Event { sub: "8".into(), seq: 3, data: json!({"c": 18.0}) })

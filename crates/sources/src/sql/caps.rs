@@ -122,7 +122,8 @@ mod tests {
             SqlValue::Bool(true),
             SqlValue::Json(serde_json::json!({"k": [1, 2.5]})),
         ];
-        let json = serde_json::Value::Array(row.iter().map(SqlValue::to_json).collect()).to_string();
+        let json =
+            serde_json::Value::Array(row.iter().map(SqlValue::to_json).collect()).to_string();
         assert_eq!(row_json_bytes(&row), json.len());
         assert_eq!(json, r#"[12,"a\"b\u0001é",null,"NaN",true,{"k":[1,2.5]}]"#);
         assert_eq!(row_json_bytes(&[]), "[]".len());
@@ -132,9 +133,16 @@ mod tests {
     fn the_first_cap_passed_stops_the_reading() {
         let row = [SqlValue::Text("x".repeat(10))];
         let mut budget = Budget::new(Caps { max_rows: Some(3), max_bytes: Some(40) });
-        assert_eq!((budget.admit(&row), budget.admit(&row), budget.admit(&row)), (Ok(()), Ok(()), Err(Cut::Bytes)), "14 bytes a row");
+        assert_eq!(
+            (budget.admit(&row), budget.admit(&row), budget.admit(&row)),
+            (Ok(()), Ok(()), Err(Cut::Bytes)),
+            "14 bytes a row"
+        );
         let mut budget = Budget::new(Caps { max_rows: Some(2), max_bytes: Some(1_000) });
-        assert_eq!((budget.admit(&row), budget.admit(&row), budget.admit(&row)), (Ok(()), Ok(()), Err(Cut::Rows)));
+        assert_eq!(
+            (budget.admit(&row), budget.admit(&row), budget.admit(&row)),
+            (Ok(()), Ok(()), Err(Cut::Rows))
+        );
         assert_eq!(budget.read, 3);
     }
 }

@@ -17,10 +17,23 @@ pub fn schema_ddl(catalog: &Catalog) -> String {
     let mut ddl = String::new();
     let own = |name: &str| name.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("sqlite_"));
     for table in catalog.tables.iter().filter(|t| t.kind == TableKind::Table && !own(&t.name)) {
-        let mut lines: Vec<String> =
-            table.columns.iter().map(|c| format!("  {} {}{}", q(&c.name), c.declared_type, if c.nullable { "" } else { " NOT NULL" })).collect();
+        let mut lines: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "  {} {}{}",
+                    q(&c.name),
+                    c.declared_type,
+                    if c.nullable { "" } else { " NOT NULL" }
+                )
+            })
+            .collect();
         if !table.primary_key.is_empty() {
-            lines.push(format!("  PRIMARY KEY ({})", table.primary_key.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ")));
+            lines.push(format!(
+                "  PRIMARY KEY ({})",
+                table.primary_key.iter().map(|c| q(c)).collect::<Vec<_>>().join(", ")
+            ));
         }
         for fk in &table.foreign_keys {
             lines.push(format!(
@@ -38,10 +51,15 @@ pub fn schema_ddl(catalog: &Catalog) -> String {
 /// Creates a new SQLite file at `path` with `catalog`'s tables and no rows. Refuses to touch an
 /// existing file.
 pub fn create_schema_only(path: &Path, catalog: &Catalog) -> Result<(), SourceError> {
-    let fail = |message: String| SourceError::Database { location: path.display().to_string(), message };
+    let fail =
+        |message: String| SourceError::Database { location: path.display().to_string(), message };
     if path.exists() {
-        return Err(fail("already exists; schema-only databases are only created as new files".into()));
+        return Err(fail(
+            "already exists; schema-only databases are only created as new files".into(),
+        ));
     }
     let connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
-    connection.execute_batch(&schema_ddl(catalog)).map_err(|e| fail(format!("cannot create the tables: {e}")))
+    connection
+        .execute_batch(&schema_ddl(catalog))
+        .map_err(|e| fail(format!("cannot create the tables: {e}")))
 }

@@ -24,7 +24,11 @@ pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
     };
     let tokens = match Tokenizer::new(parser_dialect, sql).tokenize() {
         Ok(tokens) => tokens,
-        Err(e) => return Some(format!("refused: the statement does not tokenize ({e}); check quotes and comments")),
+        Err(e) => {
+            return Some(format!(
+                "refused: the statement does not tokenize ({e}); check quotes and comments"
+            ));
+        }
     };
     let first = tokens.iter().find(|t| !matches!(t, Token::Whitespace(_) | Token::LParen));
     match first {
@@ -44,7 +48,9 @@ pub fn trim_trailing_semicolons(sql: &str, dialect: Dialect) -> &str {
         Dialect::Sqlite => &SQLiteDialect {},
         Dialect::Postgres => &PostgreSqlDialect {},
     };
-    let Ok(tokens) = Tokenizer::new(parser_dialect, sql).tokenize_with_location() else { return sql };
+    let Ok(tokens) = Tokenizer::new(parser_dialect, sql).tokenize_with_location() else {
+        return sql;
+    };
     let mut first_trailing = None;
     for token in tokens.iter().rev() {
         match token.token {
@@ -95,15 +101,30 @@ mod tests {
 
     #[test]
     fn only_queries_pass_whatever_the_comments_and_casing() {
-        for sql in
-            ["SELECT 1", " /* DELETE */ select 1", "-- x\n(SELECT 1) UNION SELECT 2", "WITH a AS (SELECT 1) SELECT * FROM a", "VALUES (1)", "TABLE t"]
-        {
+        for sql in [
+            "SELECT 1",
+            " /* DELETE */ select 1",
+            "-- x\n(SELECT 1) UNION SELECT 2",
+            "WITH a AS (SELECT 1) SELECT * FROM a",
+            "VALUES (1)",
+            "TABLE t",
+        ] {
             assert_eq!(refusal(sql, Dialect::Postgres), None, "{sql}");
         }
-        for sql in ["COPY t TO PROGRAM 'x'", "/* SELECT */ DO $$ BEGIN END $$", "\"SELECT\" 1", "PRAGMA query_only = 0", "", "-- only a comment"] {
+        for sql in [
+            "COPY t TO PROGRAM 'x'",
+            "/* SELECT */ DO $$ BEGIN END $$",
+            "\"SELECT\" 1",
+            "PRAGMA query_only = 0",
+            "",
+            "-- only a comment",
+        ] {
             let why = refusal(sql, Dialect::Postgres).unwrap_or_default();
             assert!(why.starts_with("refused:"), "{sql}: {why}");
         }
-        assert!(refusal("VACUUM INTO '/tmp/x'", Dialect::Sqlite).is_some_and(|w| w.contains("starts with VACUUM")));
+        assert!(
+            refusal("VACUUM INTO '/tmp/x'", Dialect::Sqlite)
+                .is_some_and(|w| w.contains("starts with VACUUM"))
+        );
     }
 }

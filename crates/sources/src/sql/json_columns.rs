@@ -19,7 +19,13 @@ pub(super) const IN_MEMORY_ROWS: u64 = 200_000;
 
 /// The profile nodes of the document columns `columns` (indices into `names`) of a table of
 /// `rows` rows, in the order given.
-pub(super) fn profile(db: &dyn Database, view: &JsonView, names: &[String], columns: &[usize], rows: u64) -> Result<Vec<ProfileNode>, SourceError> {
+pub(super) fn profile(
+    db: &dyn Database,
+    view: &JsonView,
+    names: &[String],
+    columns: &[usize],
+    rows: u64,
+) -> Result<Vec<ProfileNode>, SourceError> {
     if columns.is_empty() {
         return Ok(Vec::new());
     }
@@ -31,22 +37,42 @@ pub(super) fn profile(db: &dyn Database, view: &JsonView, names: &[String], colu
 }
 
 /// Every value read and profiled as JSON.
-fn in_memory(db: &dyn Database, view: &JsonView, names: &[String], columns: &[usize]) -> Result<Vec<ProfileNode>, SourceError> {
+fn in_memory(
+    db: &dyn Database,
+    view: &JsonView,
+    names: &[String],
+    columns: &[usize],
+) -> Result<Vec<ProfileNode>, SourceError> {
     let list: Vec<String> = columns.iter().map(|i| format!("c{i}")).collect();
     // Bounded by IN_MEMORY_ROWS (the table's count a moment ago) plus what was added since.
-    let read = db.run(&format!("SELECT {} FROM {}", list.join(", "), view.from), &[], Some(2 * IN_MEMORY_ROWS as usize), PROFILE_TIMEOUT_MS)?;
+    let read = db.run(
+        &format!("SELECT {} FROM {}", list.join(", "), view.from),
+        &[],
+        Some(2 * IN_MEMORY_ROWS as usize),
+        PROFILE_TIMEOUT_MS,
+    )?;
     let mut builder = ProfileBuilder::new();
     for row in &read.rows {
-        let object: Map<String, Value> = columns.iter().zip(row).map(|(&i, value)| (names[i].clone(), value.to_json())).collect();
+        let object: Map<String, Value> = columns
+            .iter()
+            .zip(row)
+            .map(|(&i, value)| (names[i].clone(), value.to_json()))
+            .collect();
         builder.add_value(&Value::Object(object));
     }
     let mut profiled = builder.finish(read.rows.len() as u64).root.children;
     Ok(columns
         .iter()
         .map(|&i| {
-            let at = profiled.iter().position(|node| node.profile.path.last_key() == Some(names[i].as_str()));
+            let at = profiled
+                .iter()
+                .position(|node| node.profile.path.last_key() == Some(names[i].as_str()));
             at.map_or_else(
-                || ProfileNode { profile: PropertyProfile::empty(PropertyPath::root().child(&names[i])), children: Vec::new(), items: None },
+                || ProfileNode {
+                    profile: PropertyProfile::empty(PropertyPath::root().child(&names[i])),
+                    children: Vec::new(),
+                    items: None,
+                },
                 |at| profiled.swap_remove(at),
             )
         })
@@ -54,12 +80,22 @@ fn in_memory(db: &dyn Database, view: &JsonView, names: &[String], columns: &[us
 }
 
 /// The top-level JSON type of each value counted inside the database.
-fn top_level(db: &dyn Database, view: &JsonView, name: &str, i: usize, rows: u64) -> Result<ProfileNode, SourceError> {
+fn top_level(
+    db: &dyn Database,
+    view: &JsonView,
+    name: &str,
+    i: usize,
+    rows: u64,
+) -> Result<ProfileNode, SourceError> {
     let j = format!("to_jsonb(c{i})");
     let kind = format!(
         "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
     );
-    let counted = db.query_with_timeout(&format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from), &[], PROFILE_TIMEOUT_MS)?;
+    let counted = db.query_with_timeout(
+        &format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
     let mut types = TypeCounts::default();
     for row in &counted {
         let n = row[1].as_count();

@@ -59,7 +59,9 @@ impl Dialect {
     /// from PostgreSQL schemas other than `public`).
     pub fn quote_table(self, name: &str) -> String {
         match (self, name.split_once('.')) {
-            (Self::Postgres, Some((schema, table))) => format!("{}.{}", self.quote(schema), self.quote(table)),
+            (Self::Postgres, Some((schema, table))) => {
+                format!("{}.{}", self.quote(schema), self.quote(table))
+            }
             _ => self.quote(name),
         }
     }
@@ -106,7 +108,8 @@ impl SqlValue {
         match self {
             Self::Null => Value::Null,
             Self::Integer(i) => Value::from(*i),
-            Self::Real(f) => serde_json::Number::from_f64(*f).map_or_else(|| Value::String(non_finite(*f).into()), Value::Number),
+            Self::Real(f) => serde_json::Number::from_f64(*f)
+                .map_or_else(|| Value::String(non_finite(*f).into()), Value::Number),
             Self::Text(s) => Value::String(s.clone()),
             Self::Bool(b) => Value::Bool(*b),
             Self::Json(v) => v.clone(),
@@ -196,16 +199,33 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// stops reading rows as soon as a cap is reached: the row past `caps.max_rows`, or the
     /// row that takes the rows kept past `caps.max_bytes` of JSON ([`row_json_bytes`]). The rest
     /// are never fetched, so memory stays within the caps plus one row.
-    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError>;
+    fn run_capped(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError>;
 
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, reading
     /// at most `max_rows` rows (all when `None`) — the rest are never fetched.
-    fn run(&self, sql: &str, params: &[SqlValue], max_rows: Option<usize>, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+    fn run(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        max_rows: Option<usize>,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
         self.run_capped(sql, params, Caps { max_rows, max_bytes: None }, timeout_ms)
     }
 
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`.
-    fn query_with_timeout(&self, sql: &str, params: &[SqlValue], timeout_ms: u64) -> Result<Rows, SourceError> {
+    fn query_with_timeout(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        timeout_ms: u64,
+    ) -> Result<Rows, SourceError> {
         self.run(sql, params, None, timeout_ms).map(|r| r.rows)
     }
 
@@ -230,7 +250,12 @@ pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, Sour
     let collections = catalog
         .tables
         .into_iter()
-        .map(|table| Arc::new(Collection::from_table(table, Box::new(TableProfiler { database: Arc::clone(&database) }))))
+        .map(|table| {
+            Arc::new(Collection::from_table(
+                table,
+                Box::new(TableProfiler { database: Arc::clone(&database) }),
+            ))
+        })
         .collect();
     Ok(LoadedDatabase { database, collections })
 }

@@ -110,10 +110,15 @@ pub(crate) fn load(client: &mut Client, timeout_ms: u64) -> Result<Callables, po
         }
     }
     for row in tx.query(&operators_sql(), &[])? {
-        callables.add_operator(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?, row.try_get(2)?);
+        callables.add_operator(
+            Some(&row.try_get::<_, String>(0)?),
+            &row.try_get::<_, String>(1)?,
+            row.try_get(2)?,
+        );
     }
     for row in tx.query(&unsafe_types_sql(), &[])? {
-        callables.add_unsafe_type(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?);
+        callables
+            .add_unsafe_type(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?);
     }
     tx.rollback()?;
     Ok(callables)

@@ -35,7 +35,10 @@ fn as_text(sql: &str, columns: usize) -> String {
     let names: Vec<String> = (1..=columns).map(|i| format!("c{i}")).collect();
     // num_nulls counts the argument itself, so a row value whose fields are all NULL is not
     // taken for NULL (as `IS NULL` would).
-    let select: Vec<String> = names.iter().map(|c| format!("CASE WHEN num_nulls(q.{c}) = 0 THEN format('%s', q.{c}) END")).collect();
+    let select: Vec<String> = names
+        .iter()
+        .map(|c| format!("CASE WHEN num_nulls(q.{c}) = 0 THEN format('%s', q.{c}) END"))
+        .collect();
     // The newlines end a trailing `--` comment of the statement.
     if columns == 0 {
         format!("SELECT FROM (\n{sql}\n) AS q")
@@ -96,13 +99,18 @@ fn stream(
     let (mut batch, mut largest) = (1usize, 0usize);
     loop {
         let want = budget.rows_to_probe().map_or(batch, |n| n.min(batch)).max(1);
-        let mut rows = tx.query_portal_raw(&portal, i32::try_from(want).unwrap_or(i32::MAX)).map_err(Failure::Sent)?;
+        let mut rows = tx
+            .query_portal_raw(&portal, i32::try_from(want).unwrap_or(i32::MAX))
+            .map_err(Failure::Sent)?;
         let mut got = 0;
         while let Some(row) = rows.next().map_err(Failure::Sent)? {
             got += 1;
             let mut values = Vec::with_capacity(types.len());
             for (i, ty) in types.iter().enumerate() {
-                values.push(pg_text::value(ty, row.try_get::<_, Option<&str>>(i).map_err(Failure::Sent)?));
+                values.push(pg_text::value(
+                    ty,
+                    row.try_get::<_, Option<&str>>(i).map_err(Failure::Sent)?,
+                ));
             }
             largest = largest.max(super::row_json_bytes(&values));
             if let Err(cut) = budget.admit(&values) {

@@ -24,7 +24,9 @@ pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
         return value(base, Some(text));
     }
     match *ty {
-        Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => text.parse().map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Integer),
+        Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => {
+            text.parse().map_or_else(|_| SqlValue::Text(text.into()), SqlValue::Integer)
+        }
         Type::BOOL => match text {
             "t" => SqlValue::Bool(true),
             "f" => SqlValue::Bool(false),
@@ -33,7 +35,9 @@ pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
         Type::FLOAT4 | Type::FLOAT8 | Type::NUMERIC => number(text),
         Type::JSON | Type::JSONB => json(text),
         _ => match ty.kind() {
-            Kind::Array(element) => array(element, text).map_or_else(|| SqlValue::Text(text.into()), SqlValue::Json),
+            Kind::Array(element) => {
+                array(element, text).map_or_else(|| SqlValue::Text(text.into()), SqlValue::Json)
+            }
             _ => SqlValue::Text(text.into()),
         },
     }
@@ -81,7 +85,11 @@ impl ArrayText<'_> {
                 b'"' => value(element, Some(&self.quoted()?)).to_json(),
                 _ => {
                     let raw = self.unquoted()?;
-                    if raw.eq_ignore_ascii_case("NULL") { Value::Null } else { value(element, Some(&raw)).to_json() }
+                    if raw.eq_ignore_ascii_case("NULL") {
+                        Value::Null
+                    } else {
+                        value(element, Some(&raw)).to_json()
+                    }
                 }
             };
             items.push(item);
@@ -116,7 +124,8 @@ impl ArrayText<'_> {
     /// An unquoted element, up to the delimiter or the closing brace.
     fn unquoted(&mut self) -> Option<String> {
         let rest = &self.text[self.at..];
-        let end = rest.find(|c: char| c == char::from(self.delimiter) || c == '}' || c == '{' || c == '"')?;
+        let end = rest
+            .find(|c: char| c == char::from(self.delimiter) || c == '}' || c == '{' || c == '"')?;
         if rest.as_bytes()[end] != self.delimiter && rest.as_bytes()[end] != b'}' {
             return None;
         }
@@ -156,7 +165,9 @@ fn decimal(text: &str) -> Option<(bool, String, i64)> {
         None => (rest, 0),
     };
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if whole.is_empty() && fraction.is_empty() || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+    if whole.is_empty() && fraction.is_empty()
+        || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let all: String = format!("{whole}{fraction}");
@@ -210,7 +221,9 @@ fn numbers_in(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
                 }
                 b'-' | b'0'..=b'9' => {
                     let start = at;
-                    while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    while at < bytes.len()
+                        && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
                         at += 1;
                     }
                     return Some((start, at));
@@ -287,13 +300,19 @@ mod tests {
 
     #[test]
     fn json_keeps_numbers_that_a_json_number_cannot_hold_as_text() {
-        assert_eq!(json(r#"{"a": [1, 2.5, null], "b\"1": "x-1"}"#), SqlValue::Json(serde_json::json!({"a": [1, 2.5, null], "b\"1": "x-1"})));
+        assert_eq!(
+            json(r#"{"a": [1, 2.5, null], "b\"1": "x-1"}"#),
+            SqlValue::Json(serde_json::json!({"a": [1, 2.5, null], "b\"1": "x-1"}))
+        );
         assert_eq!(
             json(r#"{"a": 12345678901234567.89, "b": [1e400, 2]}"#),
             SqlValue::Json(serde_json::json!({"a": "12345678901234567.89", "b": ["1e400", 2]}))
         );
         assert_eq!(json("1e400"), SqlValue::Json(serde_json::json!("1e400")));
-        assert_eq!(json("-0.1000000000000000000001"), SqlValue::Json(serde_json::json!("-0.1000000000000000000001")));
+        assert_eq!(
+            json("-0.1000000000000000000001"),
+            SqlValue::Json(serde_json::json!("-0.1000000000000000000001"))
+        );
     }
 
     #[test]
@@ -306,14 +325,26 @@ mod tests {
             read(&Type::TEXT_ARRAY, r#"{"a b","NULL",NULL,"x\"y\\z",plain,"{}"," "}"#),
             serde_json::json!(["a b", "NULL", null, "x\"y\\z", "plain", "{}", " "])
         );
-        assert_eq!(read(&Type::NUMERIC_ARRAY, "{1.5,12345678901234567.89,NaN}"), serde_json::json!([1.5, "12345678901234567.89", "NaN"]));
+        assert_eq!(
+            read(&Type::NUMERIC_ARRAY, "{1.5,12345678901234567.89,NaN}"),
+            serde_json::json!([1.5, "12345678901234567.89", "NaN"])
+        );
         assert_eq!(read(&Type::BOOL_ARRAY, "{t,f}"), serde_json::json!([true, false]));
-        assert_eq!(read(&Type::JSONB_ARRAY, r#"{"{\"a\": 1}",NULL}"#), serde_json::json!([{"a": 1}, null]));
-        assert_eq!(read(&Type::BOX_ARRAY, "{(1,1),(0,0);(2,2),(1,1)}"), serde_json::json!(["(1,1),(0,0)", "(2,2),(1,1)"]));
+        assert_eq!(
+            read(&Type::JSONB_ARRAY, r#"{"{\"a\": 1}",NULL}"#),
+            serde_json::json!([{"a": 1}, null])
+        );
+        assert_eq!(
+            read(&Type::BOX_ARRAY, "{(1,1),(0,0);(2,2),(1,1)}"),
+            serde_json::json!(["(1,1),(0,0)", "(2,2),(1,1)"])
+        );
         // Explicit bounds and anything malformed keep the text.
         assert_eq!(read(&Type::INT4_ARRAY, "[0:1]={1,2}"), serde_json::json!("[0:1]={1,2}"));
         assert_eq!(read(&Type::INT4_ARRAY, "{1,2"), serde_json::json!("{1,2"));
-        assert_eq!(read(&Type::INT4_ARRAY, "{{{{{{{1}}}}}}}"), serde_json::json!("{{{{{{{1}}}}}}}"));
+        assert_eq!(
+            read(&Type::INT4_ARRAY, "{{{{{{{1}}}}}}}"),
+            serde_json::json!("{{{{{{{1}}}}}}}")
+        );
     }
 
     #[test]

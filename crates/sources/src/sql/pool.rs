@@ -38,13 +38,17 @@ impl<C> std::ops::Deref for Lease<'_, C> {
 
     fn deref(&self) -> &C {
         // Present from creation until drop.
-        self.connection.as_ref().unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
+        self.connection
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
     }
 }
 
 impl<C> std::ops::DerefMut for Lease<'_, C> {
     fn deref_mut(&mut self) -> &mut C {
-        self.connection.as_mut().unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
+        self.connection
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("a lease holds its connection until dropped"))
     }
 }
 
@@ -71,7 +75,11 @@ impl<C> Drop for Reserved<'_, C> {
 impl<C> Pool<C> {
     /// A pool holding `first` (already open), opening up to `max` in all.
     pub(crate) fn new(first: C, max: usize) -> Self {
-        Self { state: Mutex::new(State { idle: vec![first], open: 1 }), freed: Condvar::new(), max: max.max(1) }
+        Self {
+            state: Mutex::new(State { idle: vec![first], open: 1 }),
+            freed: Condvar::new(),
+            max: max.max(1),
+        }
     }
 
     /// The state, also after a panic elsewhere: it holds only connections and a count, each
@@ -82,7 +90,11 @@ impl<C> Pool<C> {
 
     /// A free connection, opening one with `open` when none is free and fewer than `max` are
     /// open; otherwise waits for one, at most `wait`. `Err(None)` when none came free in time.
-    pub(crate) fn acquire<E>(&self, wait: Duration, open: impl FnOnce() -> Result<C, E>) -> Result<Lease<'_, C>, Option<E>> {
+    pub(crate) fn acquire<E>(
+        &self,
+        wait: Duration,
+        open: impl FnOnce() -> Result<C, E>,
+    ) -> Result<Lease<'_, C>, Option<E>> {
         let deadline = Instant::now() + wait;
         let mut state = self.lock();
         loop {
@@ -133,7 +145,10 @@ mod tests {
         assert_eq!(*first, 0);
         let second = pool.acquire::<()>(Duration::ZERO, || Ok(1)).expect("opens a second");
         assert_eq!(*second, 1);
-        assert!(matches!(pool.acquire::<()>(Duration::from_millis(1), || Ok(2)), Err(None)), "the bound holds");
+        assert!(
+            matches!(pool.acquire::<()>(Duration::from_millis(1), || Ok(2)), Err(None)),
+            "the bound holds"
+        );
         drop(first);
         assert_eq!(*pool.acquire::<()>(Duration::ZERO, || Ok(3)).expect("reused"), 0);
         drop(second);
@@ -145,9 +160,17 @@ mod tests {
     fn an_open_that_fails_or_panics_gives_its_slot_back() {
         let pool = Pool::new(0u32, 2);
         let _first = pool.acquire::<()>(Duration::ZERO, || Ok(99)).expect("the first connection");
-        assert!(matches!(pool.acquire(Duration::ZERO, || Err("cannot open")), Err(Some("cannot open"))));
-        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.acquire::<()>(Duration::ZERO, || panic!("open panicked"))));
+        assert!(matches!(
+            pool.acquire(Duration::ZERO, || Err("cannot open")),
+            Err(Some("cannot open"))
+        ));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.acquire::<()>(Duration::ZERO, || panic!("open panicked"))
+        }));
         assert!(panicked.is_err(), "the panic reaches the caller");
-        assert_eq!(*pool.acquire::<()>(Duration::ZERO, || Ok(2)).expect("the slot is free again"), 2);
+        assert_eq!(
+            *pool.acquire::<()>(Duration::ZERO, || Ok(2)).expect("the slot is free again"),
+            2
+        );
     }
 }

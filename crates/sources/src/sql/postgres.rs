@@ -21,7 +21,9 @@ use schemascope_query::{Callables, check_read_only_within};
 
 use super::pg_fetch::{Failure, run_read_only};
 use super::pool::{Lease, Pool, pool_size};
-use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables};
+use super::{
+    Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables,
+};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
@@ -66,7 +68,9 @@ impl Drop for PostgresDatabase {
         if !open.is_empty() {
             // A thread that cannot be started leaves nothing to close on; a close that panics
             // is resumed here (schemascope_core::sync's policy).
-            if let Ok(closing) = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open)) {
+            if let Ok(closing) =
+                std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(open))
+            {
                 joined_in_drop(closing.join());
             }
         }
@@ -107,7 +111,12 @@ impl PostgresDatabase {
         }
         config.application_name("schemascope");
         let location = redacted(&config);
-        let database = Self { config, location, connections: Pool::new(None, pool_size()), allow_list: Mutex::new(None) };
+        let database = Self {
+            config,
+            location,
+            connections: Pool::new(None, pool_size()),
+            allow_list: Mutex::new(None),
+        };
         database.with_client(0, |_, _| Ok::<_, Failure>(()))?;
         Ok(database)
     }
@@ -136,13 +145,17 @@ impl PostgresDatabase {
             }
             // Rows are read through a subquery, which refuses a writing WITH and SELECT … INTO before
             // the read-only transaction would: the same refusal.
-            let writes = (*code == SqlState::FEATURE_NOT_SUPPORTED && db.message().contains("data-modifying"))
-                || (*code == SqlState::SYNTAX_ERROR && db.message().contains("INTO is not allowed"));
+            let writes = (*code == SqlState::FEATURE_NOT_SUPPORTED
+                && db.message().contains("data-modifying"))
+                || (*code == SqlState::SYNTAX_ERROR
+                    && db.message().contains("INTO is not allowed"));
             let hint = if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
                 " (refused: sources are read-only)"
             } else if writes {
                 " (refused: sources are read-only; writes cannot run in a read-only transaction)"
-            } else if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
+            } else if *code == SqlState::INVALID_PASSWORD
+                || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+            {
                 " (check the user and password in the URI)"
             } else if *code == SqlState::INVALID_CATALOG_NAME {
                 " (check the database name in the URI)"
@@ -151,32 +164,62 @@ impl PostgresDatabase {
             };
             // The SQLSTATE class says whether a corrected statement could succeed.
             let class = match code.code().get(..2).unwrap_or("") {
-                _ if writes || *code == SqlState::READ_ONLY_SQL_TRANSACTION || *code == SqlState::INSUFFICIENT_PRIVILEGE => ErrorClass::Refused,
+                _ if writes
+                    || *code == SqlState::READ_ONLY_SQL_TRANSACTION
+                    || *code == SqlState::INSUFFICIENT_PRIVILEGE =>
+                {
+                    ErrorClass::Refused
+                }
                 "28" => ErrorClass::Auth,
-                "08" | "53" | "54" | "55" | "57" | "58" | "40" | "XX" | "3D" => ErrorClass::Resource,
+                "08" | "53" | "54" | "55" | "57" | "58" | "40" | "XX" | "3D" => {
+                    ErrorClass::Resource
+                }
                 _ => ErrorClass::Syntax,
             };
             let position = match db.position() {
-                Some(postgres::error::ErrorPosition::Original(at)) => format!(" (at character {at})"),
+                Some(postgres::error::ErrorPosition::Original(at)) => {
+                    format!(" (at character {at})")
+                }
                 _ => String::new(),
             };
-            return SourceError::Statement { location, message: format!("{}: {}{position}{hint}", db.severity(), db.message()), class };
+            return SourceError::Statement {
+                location,
+                message: format!("{}: {}{position}{hint}", db.severity(), db.message()),
+                class,
+            };
         }
         let text = e.to_string();
         // Errors of the client itself about a statement or its values: the server is fine.
-        if !e.is_closed() && ["error serializing", "error deserializing", "invalid column", "expected "].iter().any(|p| text.starts_with(p)) {
+        if !e.is_closed()
+            && ["error serializing", "error deserializing", "invalid column", "expected "]
+                .iter()
+                .any(|p| text.starts_with(p))
+        {
             let detail = std::error::Error::source(e).map(|s| format!(": {s}")).unwrap_or_default();
-            return SourceError::Statement { location, message: format!("{text}{detail}"), class: ErrorClass::Syntax };
+            return SourceError::Statement {
+                location,
+                message: format!("{text}{detail}"),
+                class: ErrorClass::Syntax,
+            };
         }
-        let hint = if text.contains("connect") || e.is_closed() { " — is the server running and reachable at that host and port?" } else { "" };
+        let hint = if text.contains("connect") || e.is_closed() {
+            " — is the server running and reachable at that host and port?"
+        } else {
+            ""
+        };
         SourceError::Database { location, message: format!("{text}{hint}") }
     }
 
     /// Reads the allow-list through `client` and shares it.
     fn read_allow_list(&self, client: &mut Client) -> Result<Arc<Callables>, SourceError> {
-        let loaded = pg_callables::load(client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
-            location: self.location.clone(),
-            message: format!("cannot read which functions may run from the server's catalog: {}", self.error(&e, STATEMENT_TIMEOUT_MS)),
+        let loaded = pg_callables::load(client, STATEMENT_TIMEOUT_MS).map_err(|e| {
+            SourceError::Database {
+                location: self.location.clone(),
+                message: format!(
+                    "cannot read which functions may run from the server's catalog: {}",
+                    self.error(&e, STATEMENT_TIMEOUT_MS)
+                ),
+            }
         })?;
         let loaded = Arc::new(loaded);
         *lock(&self.allow_list) = Some((Arc::clone(&loaded), std::time::Instant::now()));
@@ -185,15 +228,22 @@ impl PostgresDatabase {
 
     /// The shared allow-list, unless it is older than [`ALLOW_LIST_MAX_AGE`].
     fn current_allow_list(&self) -> Option<Arc<Callables>> {
-        lock(&self.allow_list).as_ref().filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE).map(|(callables, _)| Arc::clone(callables))
+        lock(&self.allow_list)
+            .as_ref()
+            .filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE)
+            .map(|(callables, _)| Arc::clone(callables))
     }
 
     /// A slot of the pool, waiting for a free one at most `timeout_ms` (the statement's own
     /// timeout; 0: at most the default statement timeout, for connecting at start) and no
     /// longer than the call is not cancelled.
-    fn free_connection(&self, timeout_ms: u64) -> Result<Lease<'_, Option<Connected>>, SourceError> {
+    fn free_connection(
+        &self,
+        timeout_ms: u64,
+    ) -> Result<Lease<'_, Option<Connected>>, SourceError> {
         let cancel = schemascope_core::cancel::current();
-        let wait = Duration::from_millis(if timeout_ms == 0 { STATEMENT_TIMEOUT_MS } else { timeout_ms });
+        let wait =
+            Duration::from_millis(if timeout_ms == 0 { STATEMENT_TIMEOUT_MS } else { timeout_ms });
         let started = std::time::Instant::now();
         loop {
             cancel.check()?;
@@ -223,14 +273,19 @@ impl PostgresDatabase {
     /// last one: the transaction's `BEGIN` fails) is replaced and the statement sent on the new
     /// one, so the first request after a restart succeeds. A connection lost after the
     /// statement was sent is never resent: the statement may have run, so the caller is told.
-    fn with_client<T>(&self, timeout_ms: u64, mut work: impl FnMut(&mut Client, &Arc<Callables>) -> Result<T, Failure>) -> Result<T, SourceError> {
+    fn with_client<T>(
+        &self,
+        timeout_ms: u64,
+        mut work: impl FnMut(&mut Client, &Arc<Callables>) -> Result<T, Failure>,
+    ) -> Result<T, SourceError> {
         let mut slot = self.free_connection(timeout_ms)?;
         loop {
             let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
             if fresh {
                 let lost = slot.is_some();
                 *slot = None;
-                let mut client = self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
+                let mut client =
+                    self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
                 let callables = match if lost { None } else { self.current_allow_list() } {
                     Some(callables) => callables,
                     None => self.read_allow_list(&mut client)?,
@@ -254,7 +309,11 @@ impl PostgresDatabase {
             }
             match failure {
                 Failure::Refused(message) => {
-                    return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+                    return Err(SourceError::Statement {
+                        location: self.location.clone(),
+                        message,
+                        class: ErrorClass::Refused,
+                    });
                 }
                 Failure::BeforeSent(_) if closed && !fresh => {}
                 Failure::BeforeSent(e) => return Err(self.error(&e, timeout_ms)),
@@ -363,9 +422,15 @@ impl Database for PostgresDatabase {
     fn catalog(&self) -> Result<Catalog, SourceError> {
         let mut by_oid: HashMap<i64, TableInfo> = HashMap::new();
         for row in self.query(RELATIONS, &[])? {
-            let (schema, name) = (row[1].as_str().unwrap_or("public"), row[2].as_str().unwrap_or_default());
-            let qualified = if schema == "public" { name.to_string() } else { format!("{schema}.{name}") };
-            let kind = if matches!(row[3].as_str(), Some("v" | "m")) { TableKind::View } else { TableKind::Table };
+            let (schema, name) =
+                (row[1].as_str().unwrap_or("public"), row[2].as_str().unwrap_or_default());
+            let qualified =
+                if schema == "public" { name.to_string() } else { format!("{schema}.{name}") };
+            let kind = if matches!(row[3].as_str(), Some("v" | "m")) {
+                TableKind::View
+            } else {
+                TableKind::Table
+            };
             by_oid.insert(
                 oid(&row[0]),
                 TableInfo {
@@ -392,7 +457,8 @@ impl Database for PostgresDatabase {
                 });
             }
         }
-        let table_names: HashMap<i64, String> = by_oid.iter().map(|(oid, t)| (*oid, t.name.clone())).collect();
+        let table_names: HashMap<i64, String> =
+            by_oid.iter().map(|(oid, t)| (*oid, t.name.clone())).collect();
         for row in self.query(KEYS, &[])? {
             let Some(table) = by_oid.get_mut(&oid(&row[0])) else { continue };
             match row[1].as_str() {
@@ -412,7 +478,9 @@ impl Database for PostgresDatabase {
         let mut tables: Vec<TableInfo> = by_oid.into_values().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         let mut dropped = Vec::new();
-        for table in tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)) {
+        for table in tables.iter_mut().filter(|t| {
+            t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)
+        }) {
             let quoted = Dialect::Postgres.quote_table(&table.name);
             match self.query(&format!("SELECT COUNT(*) FROM {quoted}"), &[]) {
                 Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
@@ -440,9 +508,19 @@ impl Database for PostgresDatabase {
         self.with_client(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))
     }
 
-    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+    fn run_capped(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
         if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
-            return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+            return Err(SourceError::Statement {
+                location: self.location.clone(),
+                message,
+                class: ErrorClass::Refused,
+            });
         }
         let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
         let cancel = schemascope_core::cancel::current();
@@ -459,16 +537,22 @@ impl Database for PostgresDatabase {
                 return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
             }
             let token = client.cancel_token();
-            let result = cancelled_with_the_call(&token, || run_read_only(client, sql, &refs, caps, timeout_ms));
+            let result = cancelled_with_the_call(&token, || {
+                run_read_only(client, sql, &refs, caps, timeout_ms)
+            });
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
             // of a query that outlives it on this connection (the allow-list refuses the lock
             // functions; this holds if a query got past it).
-            if !client.is_closed() && !matches!(result, Err(Failure::BeforeSent(_) | Failure::Refused(_))) {
+            if !client.is_closed()
+                && !matches!(result, Err(Failure::BeforeSent(_) | Failure::Refused(_)))
+            {
                 client.batch_execute("SELECT pg_advisory_unlock_all()").map_err(Failure::Sent)?;
             }
             result
         })
         // The server's cancellation, when the call was cancelled, is that call's: say so.
-        .map_err(|e| if cancel.is_cancelled() { SourceError::Cancelled(cancel.cancelled()) } else { e })
+        .map_err(|e| {
+            if cancel.is_cancelled() { SourceError::Cancelled(cancel.cancelled()) } else { e }
+        })
     }
 }

@@ -17,7 +17,8 @@ use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::profile::{
-    BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES, TypeCounts, ValueCount, value_key,
+    BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES,
+    TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
 use schemascope_core::{ColumnInfo, TableInfo};
@@ -93,7 +94,9 @@ impl JsonView {
             let quoted = dialect.quote(&column.name);
             let (expr, class) = match dialect {
                 Dialect::Sqlite => (
-                    format!("CASE WHEN typeof({quoted}) = 'blob' THEN '<blob: ' || length({quoted}) || ' bytes>' ELSE {quoted} END"),
+                    format!(
+                        "CASE WHEN typeof({quoted}) = 'blob' THEN '<blob: ' || length({quoted}) || ' bytes>' ELSE {quoted} END"
+                    ),
                     ValueClass::Dynamic,
                 ),
                 Dialect::Postgres => {
@@ -113,7 +116,9 @@ impl JsonView {
                             // `real` is the decimal it shows (widened, 1.1 would be 1.100000023841858).
                             let finite = super::pg_text::float_range_sql(&quoted);
                             let exact = super::pg_text::number_sql(&quoted);
-                            select.push(format!("CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"));
+                            select.push(format!(
+                                "CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"
+                            ));
                             select.push(format!("{exact} AS x{i}"));
                             format!(
                                 "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::text::numeric \
@@ -127,7 +132,9 @@ impl JsonView {
                         // a netmask). `format` writes NULL as '', and `IS NULL` is also true of a
                         // composite whose fields are all NULL (written `(,)`): both together mean
                         // NULL.
-                        _ => format!("(CASE WHEN {quoted} IS NULL AND format('%s', {quoted}) = '' THEN NULL ELSE format('%s', {quoted}) END)"),
+                        _ => format!(
+                            "(CASE WHEN {quoted} IS NULL AND format('%s', {quoted}) = '' THEN NULL ELSE format('%s', {quoted}) END)"
+                        ),
                     };
                     (expr, class)
                 }
@@ -139,7 +146,13 @@ impl JsonView {
             select.push("NULL AS c_".into());
         }
         let from = format!("(SELECT {} FROM {relation}) AS s", select.join(", "));
-        Self { dialect, from, classes, table: Some(table.name.clone()), columns: table.columns.iter().map(|c| c.name.clone()).collect() }
+        Self {
+            dialect,
+            from,
+            classes,
+            table: Some(table.name.clone()),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+        }
     }
 
     /// The predicate "the value of column `i` is of type `kind`", or `None` when it never is.
@@ -148,13 +161,17 @@ impl JsonView {
         match (self.classes[i], kind) {
             (ValueClass::Dynamic, Kind::Integer) => Some(format!("typeof({c}) = 'integer'")),
             (ValueClass::Dynamic, Kind::Real) => Some(format!("typeof({c}) = 'real'")),
-            (ValueClass::Dynamic, Kind::Numeric) => Some(format!("typeof({c}) IN ('integer', 'real')")),
-            (ValueClass::Dynamic, Kind::Text) => Some(format!("typeof({c}) = 'text'")),
-            (ValueClass::Number, Kind::Real | Kind::Numeric) => Some(format!("{c} IS NOT NULL AND t{i} IS NULL")),
-            (ValueClass::Number, Kind::Text) => Some(format!("t{i} IS NOT NULL")),
-            (ValueClass::Integer, Kind::Integer | Kind::Numeric) | (ValueClass::Boolean, Kind::Boolean) | (ValueClass::Text, Kind::Text) => {
-                Some(format!("{c} IS NOT NULL"))
+            (ValueClass::Dynamic, Kind::Numeric) => {
+                Some(format!("typeof({c}) IN ('integer', 'real')"))
             }
+            (ValueClass::Dynamic, Kind::Text) => Some(format!("typeof({c}) = 'text'")),
+            (ValueClass::Number, Kind::Real | Kind::Numeric) => {
+                Some(format!("{c} IS NOT NULL AND t{i} IS NULL"))
+            }
+            (ValueClass::Number, Kind::Text) => Some(format!("t{i} IS NOT NULL")),
+            (ValueClass::Integer, Kind::Integer | Kind::Numeric)
+            | (ValueClass::Boolean, Kind::Boolean)
+            | (ValueClass::Text, Kind::Text) => Some(format!("{c} IS NOT NULL")),
             _ => None,
         }
     }
@@ -175,7 +192,11 @@ impl JsonView {
 
     /// Column `i`'s value as a `float8` where it is a JSON number (for comparing with one).
     pub fn number(&self, i: usize) -> String {
-        if self.classes[i] == ValueClass::Number { format!("(CASE WHEN t{i} IS NULL THEN c{i}::float8 END)") } else { format!("c{i}") }
+        if self.classes[i] == ValueClass::Number {
+            format!("(CASE WHEN t{i} IS NULL THEN c{i}::float8 END)")
+        } else {
+            format!("c{i}")
+        }
     }
 
     /// Text ordered by code point, as Rust orders strings.
@@ -266,15 +287,24 @@ fn float(row: &[SqlValue], slot: Option<usize>) -> f64 {
 }
 
 /// Profiles `table` inside `db`: every column.
-pub fn profile_table(db: &dyn Database, table: &TableInfo) -> Result<CollectionProfile, SourceError> {
+pub fn profile_table(
+    db: &dyn Database,
+    table: &TableInfo,
+) -> Result<CollectionProfile, SourceError> {
     profile_columns(db, table, None)
 }
 
 /// Profiles the columns of `table` named in `only` (all when `None`), inside `db`. The profile
 /// lists just those columns; its item count is the table's row count.
-pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str]>) -> Result<CollectionProfile, SourceError> {
+pub fn profile_columns(
+    db: &dyn Database,
+    table: &TableInfo,
+    only: Option<&[&str]>,
+) -> Result<CollectionProfile, SourceError> {
     let view = JsonView::new(db.dialect(), table);
-    let wanted: Vec<usize> = (0..table.columns.len()).filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str()))).collect();
+    let wanted: Vec<usize> = (0..table.columns.len())
+        .filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str())))
+        .collect();
     // One scan computes every counter that needs no grouping or sorting (the database runs it
     // in parallel where it can); distinct values, top values and quartiles follow per column.
     let mut list = SelectList::default();
@@ -282,12 +312,15 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
     let mut slots = Vec::with_capacity(wanted.len());
     for &i in &wanted {
         let c = format!("c{i}");
-        let mut s = ColumnSlots { non_null: list.push(format!("COUNT({c})")), ..ColumnSlots::default() };
+        let mut s =
+            ColumnSlots { non_null: list.push(format!("COUNT({c})")), ..ColumnSlots::default() };
         s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
         s.reals = view.is(i, Kind::Real).map(|p| list.push(flag_sum(&p)));
         s.texts = view.is(i, Kind::Text).map(|p| list.push(flag_sum(&p)));
         if view.classes[i] == ValueClass::Number {
-            s.exact_texts = Some(list.push(flag_sum(&format!("{c} IS NOT NULL AND t{i} IS NULL AND NOT x{i}"))));
+            s.exact_texts = Some(
+                list.push(flag_sum(&format!("{c} IS NOT NULL AND t{i} IS NULL AND NOT x{i}"))),
+            );
         }
         if let Some(p) = view.is(i, Kind::Boolean) {
             s.trues = Some(list.push(flag_sum(&format!("{p} AND {c}"))));
@@ -300,7 +333,10 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
             if view.dialect == Dialect::Postgres {
                 // In numeric: float8 sums of squares cancel catastrophically for large values;
                 // the added scale keeps 16 decimals (an integer's is computed to 0).
-                s.num_std = Some(list.push(format!("stddev_samp({})::float8", when(&p, &format!("{c}::numeric + 0.0000000000000000")))));
+                s.num_std = Some(list.push(format!(
+                    "stddev_samp({})::float8",
+                    when(&p, &format!("{c}::numeric + 0.0000000000000000"))
+                )));
             }
         }
         if let Some(p) = view.is(i, Kind::Text) {
@@ -315,11 +351,17 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         slots.push(s);
     }
     schemascope_core::cancel::current().check()?;
-    let scan = db.query_with_timeout(&format!("SELECT {} FROM {}", list.items.join(", "), view.from), &[], PROFILE_TIMEOUT_MS)?;
+    let scan = db.query_with_timeout(
+        &format!("SELECT {} FROM {}", list.items.join(", "), view.from),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
     let row = scan.first().map(Vec::as_slice).unwrap_or(&[]);
     let rows = count(row, Some(rows_slot));
-    let documents: Vec<usize> = wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
-    let mut document_nodes = super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
+    let documents: Vec<usize> =
+        wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
+    let mut document_nodes =
+        super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
     let mut children = Vec::with_capacity(wanted.len());
     // A cancelled call stops before its next statement (a statement under way runs to its own
     // timeout); the profile is tried again on the next use.
@@ -333,12 +375,23 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
         let column = &table.columns[i];
         let unique = table.primary_key.len() == 1 && table.primary_key[0] == column.name;
         let non_null = count(row, Some(s.non_null));
-        let (integers, reals, texts) = (count(row, s.integers), count(row, s.reals), count(row, s.texts));
+        let (integers, reals, texts) =
+            (count(row, s.integers), count(row, s.reals), count(row, s.texts));
         let (trues, falses) = (count(row, s.trues), count(row, s.falses));
-        let numbers = if integers + reals > 0 { Some(numbers::number_profile(db, &view, i, row, s, integers, reals, unique)?) } else { None };
-        let strings = if texts > 0 { Some(string_profile(db, &view, i, row, s, texts, unique)?) } else { None };
-        let distinct =
-            strings.as_ref().map_or(0, |x| x.distinct) + numbers.as_ref().map_or(0, |x| x.distinct) + u64::from(trues > 0) + u64::from(falses > 0);
+        let numbers = if integers + reals > 0 {
+            Some(numbers::number_profile(db, &view, i, row, s, integers, reals, unique)?)
+        } else {
+            None
+        };
+        let strings = if texts > 0 {
+            Some(string_profile(db, &view, i, row, s, texts, unique)?)
+        } else {
+            None
+        };
+        let distinct = strings.as_ref().map_or(0, |x| x.distinct)
+            + numbers.as_ref().map_or(0, |x| x.distinct)
+            + u64::from(trues > 0)
+            + u64::from(falses > 0);
         let profile = PropertyProfile {
             path: PropertyPath::root().child(&column.name),
             total: rows,
@@ -356,7 +409,8 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
             distinct,
             strings,
             numbers,
-            booleans: (trues + falses > 0).then_some(BooleanProfile { true_count: trues, false_count: falses }),
+            booleans: (trues + falses > 0)
+                .then_some(BooleanProfile { true_count: trues, false_count: falses }),
             arrays: None,
             objects: 0,
             dropped_keys: 0,
@@ -382,7 +436,13 @@ pub fn profile_columns(db: &dyn Database, table: &TableInfo, only: Option<&[&str
 /// The values of column `i` of one kind grouped and counted, most frequent first (ties by value),
 /// at most `limit` of them, each with the number of groups: one `GROUP BY` gives both the
 /// distinct count and the top values.
-fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: usize) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
+fn top_values(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    kind: Kind,
+    limit: usize,
+) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
     let c = if kind == Kind::Text { view.text(i) } else { format!("c{i}") };
     let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
     let rows = db.query_with_timeout(
@@ -395,7 +455,12 @@ fn top_values(db: &dyn Database, view: &JsonView, i: usize, kind: Kind, limit: u
         PROFILE_TIMEOUT_MS,
     )?;
     let distinct = rows.first().map_or(0, |r| r[2].as_count());
-    Ok((distinct, rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
+    Ok((
+        distinct,
+        rows.into_iter()
+            .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
+            .collect(),
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -411,16 +476,29 @@ fn string_profile(
     let c = view.text(i);
     let predicate = view.is(i, Kind::Text).unwrap_or_else(|| "FALSE".into());
     let keyed = |rows: Vec<(SqlValue, u64)>| -> Vec<(String, u64)> {
-        rows.into_iter().map(|(v, n)| (value_key(v.as_str().unwrap_or_default()).into_owned(), n)).collect()
+        rows.into_iter()
+            .map(|(v, n)| (value_key(v.as_str().unwrap_or_default()).into_owned(), n))
+            .collect()
     };
     let (distinct, top_rows) = if unique {
         // Distinct by constraint: every count is 1, so the top values are the smallest ones.
         let rows = db.query_with_timeout(
-            &format!("SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}", view.from, view.binary(&c)),
+            &format!(
+                "SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}",
+                view.from,
+                view.binary(&c)
+            ),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
-        (texts, keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), 1)).collect()))
+        (
+            texts,
+            keyed(
+                rows.into_iter()
+                    .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), 1))
+                    .collect(),
+            ),
+        )
     } else {
         let (distinct, rows) = top_values(db, view, i, Kind::Text, TOP_VALUES)?;
         (distinct, keyed(rows))
@@ -428,11 +506,18 @@ fn string_profile(
     let all_groups = |limit: Option<usize>| -> Result<Vec<(String, u64)>, SourceError> {
         let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
         let rows = db.query_with_timeout(
-            &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}", view.from),
+            &format!(
+                "SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}",
+                view.from
+            ),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
-        Ok(keyed(rows.into_iter().map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count())).collect()))
+        Ok(keyed(
+            rows.into_iter()
+                .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
+                .collect(),
+        ))
     };
     // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
     // that many distinct values decides, and a format they all share is claimed for all.
@@ -449,15 +534,19 @@ fn string_profile(
     };
     let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => {
-            (get(row, s.text_min).as_str().map(str::to_string), get(row, s.text_max).as_str().map(str::to_string))
-        }
+        Some(StringFormat::Date | StringFormat::DateTime) => (
+            get(row, s.text_min).as_str().map(str::to_string),
+            get(row, s.text_max).as_str().map(str::to_string),
+        ),
         _ => (None, None),
     };
     Ok(StringProfile {
         count: texts,
         distinct,
-        top: top_rows.into_iter().map(|(v, count)| ValueCount { value: Value::String(v), count }).collect(),
+        top: top_rows
+            .into_iter()
+            .map(|(v, count)| ValueCount { value: Value::String(v), count })
+            .collect(),
         min_length: count(row, s.len_min),
         max_length: count(row, s.len_max),
         avg_length: float(row, s.len_avg),
@@ -497,14 +586,29 @@ impl BinCounter for TableBins<'_> {
             (true, _, _) => "0".to_string(),
             // A binary search over the edges, per row, in the server. Integers are compared in
             // numeric: as float8, neighbours past 2^53 round onto an edge they are below.
-            (false, Dialect::Postgres, ValueClass::Integer) => format!("width_bucket(c{i}::numeric, ARRAY[{}]::numeric[])", edges()),
-            (false, Dialect::Postgres, _) => format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", edges()),
-            // SQLite compares an integer with a real exactly.
-            (false, Dialect::Sqlite, _) => {
-                inner.iter().map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e))).collect::<Vec<_>>().join(" + ")
+            (false, Dialect::Postgres, ValueClass::Integer) => {
+                format!("width_bucket(c{i}::numeric, ARRAY[{}]::numeric[])", edges())
             }
+            (false, Dialect::Postgres, _) => {
+                format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", edges())
+            }
+            // SQLite compares an integer with a real exactly.
+            (false, Dialect::Sqlite, _) => inner
+                .iter()
+                .map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e)))
+                .collect::<Vec<_>>()
+                .join(" + "),
         };
-        let rows = self.db.query(&format!("SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1", view.from), &[]).ok()?;
+        let rows = self
+            .db
+            .query(
+                &format!(
+                    "SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1",
+                    view.from
+                ),
+                &[],
+            )
+            .ok()?;
         let mut counts = vec![0u64; bins];
         for r in rows {
             let b = usize::try_from(r[0].as_count()).ok()?.min(bins.saturating_sub(1));
@@ -519,5 +623,9 @@ impl BinCounter for TableBins<'_> {
 /// a different integer, which would misplace integers near it), any other by its shortest form
 /// (no integer lies between that decimal and the double).
 fn edge_literal(edge: f64) -> String {
-    if edge.fract() == 0.0 && edge.abs() < 1e38 { format!("{}", edge as i128) } else { format!("{edge:?}") }
+    if edge.fract() == 0.0 && edge.abs() < 1e38 {
+        format!("{}", edge as i128)
+    } else {
+        format!("{edge:?}")
+    }
 }

@@ -31,8 +31,14 @@ pub fn row_object(table: &TableInfo, values: &[SqlValue]) -> Value {
 
 /// The columns of `view` as rows show them (`shown`), or as profiles see them.
 fn select_as(view: &JsonView, table: &TableInfo, shown: bool) -> String {
-    let columns: Vec<String> = (0..table.columns.len()).map(|i| if shown { view.shown(i) } else { format!("c{i}") }).collect();
-    format!("SELECT {} FROM {}", if columns.is_empty() { "NULL".into() } else { columns.join(", ") }, view.from)
+    let columns: Vec<String> = (0..table.columns.len())
+        .map(|i| if shown { view.shown(i) } else { format!("c{i}") })
+        .collect();
+    format!(
+        "SELECT {} FROM {}",
+        if columns.is_empty() { "NULL".into() } else { columns.join(", ") },
+        view.from
+    )
 }
 
 fn select(view: &JsonView, table: &TableInfo) -> String {
@@ -41,13 +47,21 @@ fn select(view: &JsonView, table: &TableInfo) -> String {
 
 /// A stable order for reading "the first rows": the primary key, else none.
 fn order_by(table: &TableInfo) -> String {
-    let keys: Vec<String> =
-        table.primary_key.iter().filter_map(|k| table.columns.iter().position(|c| &c.name == k)).map(|i| format!("c{i}")).collect();
+    let keys: Vec<String> = table
+        .primary_key
+        .iter()
+        .filter_map(|k| table.columns.iter().position(|c| &c.name == k))
+        .map(|i| format!("c{i}"))
+        .collect();
     if keys.is_empty() { String::new() } else { format!(" ORDER BY {}", keys.join(", ")) }
 }
 
 /// Reads up to `limit` rows in key order.
-pub fn first_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<Vec<Value>, SourceError> {
+pub fn first_rows(
+    db: &dyn Database,
+    table: &TableInfo,
+    limit: usize,
+) -> Result<Vec<Value>, SourceError> {
     let view = JsonView::new(db.dialect(), table);
     let sql = format!("{}{} LIMIT {limit}", select(&view, table), order_by(table));
     Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
@@ -56,28 +70,49 @@ pub fn first_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<
 /// Reads up to `limit` rows in key order as the profile sees them (its JSON view: a PostgreSQL
 /// `numeric` past `float8`'s precision as its nearest double), to check a pushdown profile
 /// against the in-memory profiler.
-pub fn profiled_rows(db: &dyn Database, table: &TableInfo, limit: usize) -> Result<Vec<Value>, SourceError> {
+pub fn profiled_rows(
+    db: &dyn Database,
+    table: &TableInfo,
+    limit: usize,
+) -> Result<Vec<Value>, SourceError> {
     let view = JsonView::new(db.dialect(), table);
     let sql = format!("{}{} LIMIT {limit}", select_as(&view, table, false), order_by(table));
     Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
 }
 
 /// Rows of a large table chosen at random, reproducibly for a given `seed` and data.
-fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Result<Vec<Value>, SourceError> {
+fn random_rows(
+    db: &dyn Database,
+    table: &TableInfo,
+    rows: u64,
+    seed: u64,
+) -> Result<Vec<Value>, SourceError> {
     let dialect = db.dialect();
     let quoted = dialect.quote_table(&table.name);
     let read = |relation: String, params: &[SqlValue]| -> Result<Vec<Value>, SourceError> {
         let view = JsonView::over(dialect, table, &relation);
-        Ok(db.query(&format!("{} LIMIT {POOL_ROWS}", select(&view, table)), params)?.iter().map(|r| row_object(table, r)).collect())
+        Ok(db
+            .query(&format!("{} LIMIT {POOL_ROWS}", select(&view, table)), params)?
+            .iter()
+            .map(|r| row_object(table, r))
+            .collect())
     };
     match (dialect, table.kind) {
         (Dialect::Postgres, TableKind::Table) => {
             // Twice the pool, in percent of the table, so block sampling rarely falls short.
-            let percent = ((POOL_ROWS as f64 * 2.0 / rows.max(1) as f64) * 100.0).clamp(0.000_1, 100.0);
-            read(format!("{quoted} TABLESAMPLE SYSTEM ({percent}) REPEATABLE ({})", seed % 2_147_483_647), &[])
+            let percent =
+                ((POOL_ROWS as f64 * 2.0 / rows.max(1) as f64) * 100.0).clamp(0.000_1, 100.0);
+            read(
+                format!(
+                    "{quoted} TABLESAMPLE SYSTEM ({percent}) REPEATABLE ({})",
+                    seed % 2_147_483_647
+                ),
+                &[],
+            )
         }
         (Dialect::Sqlite, TableKind::Table) => {
-            let Ok(bounds) = db.query(&format!("SELECT MIN(rowid), MAX(rowid) FROM {quoted}"), &[]) else {
+            let Ok(bounds) = db.query(&format!("SELECT MIN(rowid), MAX(rowid) FROM {quoted}"), &[])
+            else {
                 // A WITHOUT ROWID table: its first rows.
                 return first_rows(db, table, POOL_ROWS);
             };
@@ -93,7 +128,10 @@ fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Re
             let relation = format!(
                 "{quoted} WHERE rowid IN (SELECT (SELECT t.rowid FROM {quoted} AS t WHERE t.rowid >= wanted.value ORDER BY t.rowid LIMIT 1) FROM json_each(?1) AS wanted)"
             );
-            read(relation, &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))])
+            read(
+                relation,
+                &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))],
+            )
         }
         // Views cannot be sampled by position cheaply: their first rows.
         _ => first_rows(db, table, POOL_ROWS),
@@ -101,10 +139,21 @@ fn random_rows(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64) -> Re
 }
 
 /// Rows whose column `column` equals each of `values` (a few per value).
-fn stratum_rows(db: &dyn Database, table: &TableInfo, column: usize, values: &[Value]) -> Result<Vec<Value>, SourceError> {
+fn stratum_rows(
+    db: &dyn Database,
+    table: &TableInfo,
+    column: usize,
+    values: &[Value],
+) -> Result<Vec<Value>, SourceError> {
     let view = JsonView::new(db.dialect(), table);
     // Numbers and texts of one column can be apart (a PostgreSQL number shown as text).
-    let sql = |expr: String| format!("{} WHERE {expr} = {} LIMIT {ROWS_PER_STRATUM}", select(&view, table), db.dialect().param(1));
+    let sql = |expr: String| {
+        format!(
+            "{} WHERE {expr} = {} LIMIT {ROWS_PER_STRATUM}",
+            select(&view, table),
+            db.dialect().param(1)
+        )
+    };
     let mut out = Vec::new();
     for value in values.iter().take(MAX_STRATA) {
         let (expr, bound) = match value {
@@ -124,16 +173,28 @@ fn stratum_rows(db: &dyn Database, table: &TableInfo, column: usize, values: &[V
 /// A pool of rows to sample from, as an in-memory collection of kind `Table`.
 ///
 /// `strata` names a column whose most common values (`strata_values`) get rows of their own.
-pub fn sample_pool(db: &dyn Database, table: &TableInfo, rows: u64, seed: u64, strata: Option<(&str, &[Value])>) -> Result<Collection, SourceError> {
-    let mut values = if rows as usize <= POOL_ROWS { first_rows(db, table, POOL_ROWS)? } else { random_rows(db, table, rows, seed)? };
+pub fn sample_pool(
+    db: &dyn Database,
+    table: &TableInfo,
+    rows: u64,
+    seed: u64,
+    strata: Option<(&str, &[Value])>,
+) -> Result<Collection, SourceError> {
+    let mut values = if rows as usize <= POOL_ROWS {
+        first_rows(db, table, POOL_ROWS)?
+    } else {
+        random_rows(db, table, rows, seed)?
+    };
     if rows as usize > POOL_ROWS
         && let Some((column, wanted)) = strata
         && let Some(i) = table.columns.iter().position(|c| c.name == column)
     {
         let extra = stratum_rows(db, table, i, wanted)?;
-        let mut seen: std::collections::HashSet<String> = values.iter().map(Value::to_string).collect();
+        let mut seen: std::collections::HashSet<String> =
+            values.iter().map(Value::to_string).collect();
         values.extend(extra.into_iter().filter(|v| seen.insert(v.to_string())));
     }
-    let items = values.into_iter().enumerate().map(|(i, v)| OwnedItem::new(format!("row {}", i + 1), v));
+    let items =
+        values.into_iter().enumerate().map(|(i, v)| OwnedItem::new(format!("row {}", i + 1), v));
     Ok(Collection::from_values(table.name.clone(), CollectionKind::Table, items))
 }

@@ -73,7 +73,10 @@ pub struct SqliteDatabase {
 
 impl std::fmt::Debug for SqliteDatabase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteDatabase").field("location", &self.location).field("connections", &self.pool.max()).finish_non_exhaustive()
+        f.debug_struct("SqliteDatabase")
+            .field("location", &self.location)
+            .field("connections", &self.pool.max())
+            .finish_non_exhaustive()
     }
 }
 
@@ -91,8 +94,13 @@ fn limit_heap() {
 /// Opens one read-only connection to `path`, set up as every pooled connection is, with the
 /// authorizer letting `allowed` functions through (none yet for the first connection, which
 /// reads the function list before its gate is installed).
-fn connect(path: &Path, allowed: Option<&Arc<FunctionNames>>) -> Result<(Pooled, Option<(Callables, FunctionNames)>), rusqlite::Error> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+fn connect(
+    path: &Path,
+    allowed: Option<&Arc<FunctionNames>>,
+) -> Result<(Pooled, Option<(Callables, FunctionNames)>), rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
     let mut connection = Connection::open_with_flags(path, flags)?;
     // Defence in depth beside the read-only open and the authorizer: no writes even to temp
     // tables, and no other database files attached.
@@ -105,12 +113,14 @@ fn connect(path: &Path, allowed: Option<&Arc<FunctionNames>>) -> Result<(Pooled,
     let epoch = Instant::now();
     let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
     let deadline = Arc::clone(&deadline_ms);
-    let cancelled: Arc<std::sync::Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>> = Arc::default();
+    let cancelled: Arc<std::sync::Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>> =
+        Arc::default();
     let flag = Arc::clone(&cancelled);
     connection.progress_handler(
         PROGRESS_STEPS,
         Some(move || {
-            epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed) || lock(&flag).as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+            epoch.elapsed().as_millis() as u64 > deadline.load(Ordering::Relaxed)
+                || lock(&flag).as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
         }),
     )?;
     let (listed, allowed) = match allowed {
@@ -145,10 +155,14 @@ impl SqliteDatabase {
         limit_heap();
         let (first, listed) = connect(path, None).map_err(|e| match e.sqlite_error_code() {
             // Setting the connection up reads the file: another kind of file fails here.
-            Some(rusqlite::ErrorCode::NotADatabase) => fail(format!("not a readable SQLite database ({e})")),
+            Some(rusqlite::ErrorCode::NotADatabase) => {
+                fail(format!("not a readable SQLite database ({e})"))
+            }
             _ => fail(format!("cannot open: {e}")),
         })?;
-        let Some((callables, names)) = listed else { return Err(fail("cannot read the function list".into())) };
+        let Some((callables, names)) = listed else {
+            return Err(fail("cannot read the function list".into()));
+        };
         let database = Self {
             path: path.to_path_buf(),
             location: location.clone(),
@@ -157,7 +171,9 @@ impl SqliteDatabase {
             allowed: Arc::new(names),
         };
         // Reading the schema tells a database from some other file at once.
-        database.query("SELECT count(*) FROM sqlite_schema", &[]).map_err(|e| fail(format!("not a readable SQLite database ({e})")))?;
+        database
+            .query("SELECT count(*) FROM sqlite_schema", &[])
+            .map_err(|e| fail(format!("not a readable SQLite database ({e})")))?;
         Ok(database)
     }
 
@@ -166,23 +182,39 @@ impl SqliteDatabase {
         &self.path
     }
 
-    fn error(&self, e: rusqlite::Error, timeout_ms: u64, pooled: &Pooled, deadline_ms: u64) -> SourceError {
+    fn error(
+        &self,
+        e: rusqlite::Error,
+        timeout_ms: u64,
+        pooled: &Pooled,
+        deadline_ms: u64,
+    ) -> SourceError {
         use rusqlite::ErrorCode as Code;
         let location = self.location.clone();
-        let statement = |message: String, class| SourceError::Statement { location: location.clone(), message, class };
+        let statement = |message: String, class| SourceError::Statement {
+            location: location.clone(),
+            message,
+            class,
+        };
         // SQLite reports a denied function as a plain error ("not authorized to use function"):
         // what the authorizer recorded says it was the gate, and why.
         if let Some(what) = pooled.gate.denied() {
             return statement(
-                format!("refused by SQLite's authorizer: {what} (a statement may only read, and call the functions SQLite lists as safe)"),
+                format!(
+                    "refused by SQLite's authorizer: {what} (a statement may only read, and call the functions SQLite lists as safe)"
+                ),
                 ErrorClass::Refused,
             );
         }
         // The length limit, met in the engine or inside a guarded function (sqlite_guard.rs,
         // whose error reaches here as the function's own).
-        if e.sqlite_error_code() == Some(Code::TooBig) || e.to_string().contains("string or blob too big") {
+        if e.sqlite_error_code() == Some(Code::TooBig)
+            || e.to_string().contains("string or blob too big")
+        {
             return statement(
-                format!("{e}: a value would pass {SQLITE_MAX_LENGTH} bytes, the most a statement may make or read; narrow the query"),
+                format!(
+                    "{e}: a value would pass {SQLITE_MAX_LENGTH} bytes, the most a statement may make or read; narrow the query"
+                ),
                 ErrorClass::Syntax,
             );
         }
@@ -190,18 +222,30 @@ impl SqliteDatabase {
             rusqlite::Error::SqliteFailure(code, _) => match code.code {
                 // The progress handler interrupts only past the deadline; an interruption
                 // before it has another cause and says so.
-                Code::OperationInterrupted if pooled.epoch.elapsed().as_millis() as u64 >= deadline_ms => {
+                Code::OperationInterrupted
+                    if pooled.epoch.elapsed().as_millis() as u64 >= deadline_ms =>
+                {
                     SourceError::Timeout { location, timeout_ms }
                 }
-                Code::OperationInterrupted => {
-                    statement(format!("the statement was interrupted before its {timeout_ms} ms timeout ({e})"), ErrorClass::Resource)
-                }
-                Code::AuthorizationForStatementDenied => statement(format!("refused by SQLite's authorizer: {e}"), ErrorClass::Refused),
-                Code::OutOfMemory => statement(
-                    format!("{e}: SQLite's memory limit for the process ({} MiB) was reached; narrow the query", SQLITE_HEAP_LIMIT_BYTES >> 20),
+                Code::OperationInterrupted => statement(
+                    format!(
+                        "the statement was interrupted before its {timeout_ms} ms timeout ({e})"
+                    ),
                     ErrorClass::Resource,
                 ),
-                Code::ReadOnly | Code::PermissionDenied => statement(e.to_string(), ErrorClass::Refused),
+                Code::AuthorizationForStatementDenied => {
+                    statement(format!("refused by SQLite's authorizer: {e}"), ErrorClass::Refused)
+                }
+                Code::OutOfMemory => statement(
+                    format!(
+                        "{e}: SQLite's memory limit for the process ({} MiB) was reached; narrow the query",
+                        SQLITE_HEAP_LIMIT_BYTES >> 20
+                    ),
+                    ErrorClass::Resource,
+                ),
+                Code::ReadOnly | Code::PermissionDenied => {
+                    statement(e.to_string(), ErrorClass::Refused)
+                }
                 Code::DatabaseBusy
                 | Code::DatabaseLocked
                 | Code::CannotOpen
@@ -211,9 +255,10 @@ impl SqliteDatabase {
                 | Code::DiskFull => statement(e.to_string(), ErrorClass::Resource),
                 _ => statement(e.to_string(), ErrorClass::Syntax),
             },
-            rusqlite::Error::MultipleStatement => {
-                statement("refused: several statements in one query (send one statement)".into(), ErrorClass::Refused)
-            }
+            rusqlite::Error::MultipleStatement => statement(
+                "refused: several statements in one query (send one statement)".into(),
+                ErrorClass::Refused,
+            ),
             other => statement(other.to_string(), ErrorClass::Syntax),
         }
     }
@@ -222,7 +267,10 @@ impl SqliteDatabase {
         let name_param = [SqlValue::Text(name.to_string())];
         let mut primary: Vec<(i64, String)> = Vec::new();
         let mut columns = Vec::new();
-        for row in self.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid", &name_param)? {
+        for row in self.query(
+            "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+            &name_param,
+        )? {
             let column = text(&row[0]);
             let pk = int(&row[3]);
             if pk > 0 {
@@ -310,19 +358,26 @@ impl Database for SqliteDatabase {
         )?;
         let mut tables = Vec::with_capacity(relations.len());
         for row in relations {
-            let kind = if row[1].as_str() == Some("view") { TableKind::View } else { TableKind::Table };
+            let kind =
+                if row[1].as_str() == Some("view") { TableKind::View } else { TableKind::Table };
             let mut table = self.table_info(&text(&row[0]), kind)?;
             // Counting a SQLite table walks its b-tree without reading rows: cheap enough to do now.
-            let counted = self.query(&format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)), &[])?;
+            let counted = self.query(
+                &format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)),
+                &[],
+            )?;
             table.row_count = counted.first().map(|r| r[0].as_count());
             tables.push(table);
         }
         // A foreign key declared without columns references the other table's primary key.
-        let keys: Vec<(String, Vec<String>)> = tables.iter().map(|t| (t.name.clone(), t.primary_key.clone())).collect();
+        let keys: Vec<(String, Vec<String>)> =
+            tables.iter().map(|t| (t.name.clone(), t.primary_key.clone())).collect();
         for table in &mut tables {
             for fk in &mut table.foreign_keys {
                 if fk.referenced_columns.is_empty()
-                    && let Some((_, pk)) = keys.iter().find(|(name, _)| name.eq_ignore_ascii_case(&fk.referenced_table))
+                    && let Some((_, pk)) = keys
+                        .iter()
+                        .find(|(name, _)| name.eq_ignore_ascii_case(&fk.referenced_table))
                 {
                     fk.referenced_columns = pk.clone();
                 }
@@ -335,9 +390,19 @@ impl Database for SqliteDatabase {
         Ok(Arc::clone(&self.callables))
     }
 
-    fn run_capped(&self, sql: &str, params: &[SqlValue], caps: Caps, timeout_ms: u64) -> Result<QueryResult, SourceError> {
+    fn run_capped(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
         if let Some(message) = super::guard::refusal(sql, Dialect::Sqlite) {
-            return Err(SourceError::Statement { location: self.location.clone(), message, class: ErrorClass::Refused });
+            return Err(SourceError::Statement {
+                location: self.location.clone(),
+                message,
+                class: ErrorClass::Refused,
+            });
         }
         let wait = Duration::from_millis(timeout_ms);
         let pooled = self.pool.acquire(wait, || connect(&self.path, Some(&self.allowed)).map(|(pooled, _)| pooled)).map_err(|e| match e {
@@ -362,7 +427,8 @@ impl Database for SqliteDatabase {
         }
         let names: Vec<String> = statement.column_names().map(str::to_string).collect();
         // The declared type of a column read straight from a table; expressions have none.
-        let column_types: Vec<String> = statement.columns().map(|c| c.decl_type().unwrap_or_default().to_string()).collect();
+        let column_types: Vec<String> =
+            statement.columns().map(|c| c.decl_type().unwrap_or_default().to_string()).collect();
         let columns = names.len();
         let bound: Vec<Bound> = params.iter().map(bind).collect();
         let cancel = schemascope_core::cancel::current();
@@ -378,7 +444,9 @@ impl Database for SqliteDatabase {
             // Rows are stepped one at a time: reading stops at the first row past a cap, so
             // memory holds the rows kept and that one row.
             while let Some(row) = rows.next()? {
-                let values = (0..columns).map(|i| row.get_ref(i).map(read)).collect::<Result<Vec<_>, _>>()?;
+                let values = (0..columns)
+                    .map(|i| row.get_ref(i).map(read))
+                    .collect::<Result<Vec<_>, _>>()?;
                 if let Err(cut) = budget.admit(&values) {
                     return Ok((out, Some(cut)));
                 }
@@ -394,6 +462,13 @@ impl Database for SqliteDatabase {
             return Err(SourceError::Cancelled(cancel.cancelled()));
         }
         let (rows, cut) = result.map_err(fail)?;
-        Ok(QueryResult { columns: names, column_types, rows, more: cut.is_some(), cut, rows_read: budget.read })
+        Ok(QueryResult {
+            columns: names,
+            column_types,
+            rows,
+            more: cut.is_some(),
+            cut,
+            rows_read: budget.read,
+        })
     }
 }

@@ -36,9 +36,12 @@ const LAZY_MODULES: &[&str] = &["json_each", "json_tree"];
 /// The functions this SQLite build has, by name (lower-case), each allowed unless the engine
 /// marks one of its overloads direct-only: the engine's answer, as the validator's
 /// [`Callables`] and as the names the authorizer lets through.
-pub(crate) fn function_list(connection: &Connection) -> rusqlite::Result<(Callables, HashSet<String>)> {
+pub(crate) fn function_list(
+    connection: &Connection,
+) -> rusqlite::Result<(Callables, HashSet<String>)> {
     let mut statement = connection.prepare("SELECT name, flags FROM pragma_function_list")?;
-    let rows = statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))?;
+    let rows =
+        statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))?;
     let mut callables = Callables::new(SqlDialect::Sqlite);
     let (mut all, mut refused) = (HashSet::new(), HashSet::new());
     for row in rows {
@@ -91,16 +94,29 @@ impl Gate {
 }
 
 /// Installs the gate on `connection`: from then on every statement it compiles is checked.
-pub(crate) fn install(connection: &mut Connection, allowed: Arc<HashSet<String>>) -> rusqlite::Result<Arc<Gate>> {
+pub(crate) fn install(
+    connection: &mut Connection,
+    allowed: Arc<HashSet<String>>,
+) -> rusqlite::Result<Arc<Gate>> {
     let gate = Arc::new(Gate::default());
     let state = Arc::clone(&gate);
     connection.authorizer(Some(move |context: AuthContext<'_>| {
         let refusal = match context.action {
-            AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => return Authorization::Allow,
+            AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
+                return Authorization::Allow;
+            }
             // A pragma_* table running its (side-effect-free) PRAGMA while the statement runs.
-            AuthAction::Pragma { .. } if state.running.load(Ordering::Relaxed) => return Authorization::Allow,
-            AuthAction::Function { function_name } if allowed.contains(&function_name.to_ascii_lowercase()) => return Authorization::Allow,
-            AuthAction::Function { function_name } => format!("function {function_name} is not on the allow-list"),
+            AuthAction::Pragma { .. } if state.running.load(Ordering::Relaxed) => {
+                return Authorization::Allow;
+            }
+            AuthAction::Function { function_name }
+                if allowed.contains(&function_name.to_ascii_lowercase()) =>
+            {
+                return Authorization::Allow;
+            }
+            AuthAction::Function { function_name } => {
+                format!("function {function_name} is not on the allow-list")
+            }
             AuthAction::Pragma { pragma_name, .. } => format!("PRAGMA {pragma_name}"),
             AuthAction::Attach { .. } => "ATTACH".to_string(),
             other => format!("{other:?}"),
@@ -118,8 +134,12 @@ mod tests {
     use super::*;
 
     fn gated() -> (Connection, Arc<Gate>) {
-        let mut connection = Connection::open_with_flags(":memory:", OpenFlags::SQLITE_OPEN_READ_WRITE).expect("open");
-        connection.execute_batch("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);").expect("setup");
+        let mut connection =
+            Connection::open_with_flags(":memory:", OpenFlags::SQLITE_OPEN_READ_WRITE)
+                .expect("open");
+        connection
+            .execute_batch("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);")
+            .expect("setup");
         let allowed = Arc::new(function_list(&connection).expect("function list").1);
         let denied = install(&mut connection, allowed).expect("install");
         (connection, denied)
@@ -159,11 +179,18 @@ mod tests {
     #[test]
     fn pragma_tables_run_their_pragma_only_once_the_statement_runs() {
         let (connection, gate) = gated();
-        let mut statement = connection.prepare("SELECT name FROM pragma_table_info(?1)").expect("compiles");
-        assert!(statement.query_row(["t"], |r| r.get::<_, String>(0)).is_err(), "stepping outside a run is refused");
+        let mut statement =
+            connection.prepare("SELECT name FROM pragma_table_info(?1)").expect("compiles");
+        assert!(
+            statement.query_row(["t"], |r| r.get::<_, String>(0)).is_err(),
+            "stepping outside a run is refused"
+        );
         gate.running(true);
         assert_eq!(statement.query_row(["t"], |r| r.get::<_, String>(0)).expect("runs"), "a");
-        assert!(connection.prepare("PRAGMA query_only = 0").is_ok(), "only while running: the caller never compiles then");
+        assert!(
+            connection.prepare("PRAGMA query_only = 0").is_ok(),
+            "only while running: the caller never compiles then"
+        );
         gate.running(false);
         assert!(connection.prepare("PRAGMA query_only = 0").is_err());
     }
@@ -177,10 +204,18 @@ mod tests {
         assert_eq!(callables.function(None, bare("ABS")), Verdict::Allowed);
         assert_eq!(callables.function(None, bare("load_extension")), Verdict::Refused);
         assert_eq!(callables.function(None, bare("sqlite_log")), Verdict::Refused);
-        assert_eq!(callables.function(None, bare("readfile")), Verdict::Unknown, "the CLI's file functions are not in the library");
+        assert_eq!(
+            callables.function(None, bare("readfile")),
+            Verdict::Unknown,
+            "the CLI's file functions are not in the library"
+        );
         assert!(callables.function_count() > 100);
         assert_eq!(callables.table_function(bare("JSON_EACH")), Verdict::Allowed);
         assert_eq!(callables.table_function(bare("pragma_table_info")), Verdict::Allowed);
-        assert_eq!(callables.table_function(bare("fsdir")), Verdict::Unknown, "the CLI's file listing is not in the library");
+        assert_eq!(
+            callables.table_function(bare("fsdir")),
+            Verdict::Unknown,
+            "the CLI's file listing is not in the library"
+        );
     }
 }

@@ -23,8 +23,14 @@ use super::sqlite::SQLITE_MAX_LENGTH;
 pub(super) const MAX_WORK: u128 = 1_000_000_000;
 
 /// The guarded functions: name, argument count, and which two arguments' lengths multiply.
-const GUARDED: &[(&str, i32, usize, usize)] =
-    &[("instr", 2, 0, 1), ("replace", 3, 0, 1), ("trim", 2, 0, 1), ("ltrim", 2, 0, 1), ("rtrim", 2, 0, 1), ("unhex", 2, 0, 1)];
+const GUARDED: &[(&str, i32, usize, usize)] = &[
+    ("instr", 2, 0, 1),
+    ("replace", 3, 0, 1),
+    ("trim", 2, 0, 1),
+    ("ltrim", 2, 0, 1),
+    ("rtrim", 2, 0, 1),
+    ("unhex", 2, 0, 1),
+];
 
 /// The bytes SQLite works through for one argument (numbers become short texts).
 fn size(value: ValueRef<'_>) -> u128 {
@@ -43,7 +49,9 @@ pub(crate) fn install(connection: &Connection) -> rusqlite::Result<()> {
         let placeholders: Vec<String> = (1..=args).map(|i| format!("?{i}")).collect();
         let sql = format!("SELECT {name}({})", placeholders.join(", "));
         let engine = Mutex::new(engine);
-        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
+        let flags = FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS;
         connection.create_scalar_function(name, args, flags, move |context: &Context<'_>| -> rusqlite::Result<Value> {
             let (left, right) = (size(context.get_raw(a)), size(context.get_raw(b)));
             if left.saturating_mul(right) > MAX_WORK {
@@ -80,17 +88,32 @@ mod tests {
             "SELECT trim('xxaxx', 'x'), ltrim('  a'), rtrim('ayy', 'y'), ltrim(123, 1), unhex('41-42', '-'), typeof(replace(1, 1, 2))",
         ] {
             let read = |c: &Connection| -> Vec<Value> {
-                c.query_row(sql, [], |row| (0..6).map(|i| row.get::<_, Value>(i)).collect::<rusqlite::Result<Vec<_>>>()).expect(sql)
+                c.query_row(sql, [], |row| {
+                    (0..6).map(|i| row.get::<_, Value>(i)).collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .expect(sql)
             };
             assert_eq!(read(&connection), read(&plain), "{sql}");
         }
         let error = connection
-            .query_row("SELECT trim(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a')", [], |row| row.get::<_, Value>(0))
+            .query_row(
+                "SELECT trim(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a')",
+                [],
+                |row| row.get::<_, Value>(0),
+            )
             .expect_err("refused")
             .to_string();
-        assert!(error.contains("trim() over 200000 and 100001 bytes") && error.contains("statement timeout cannot stop it"), "{error}");
+        assert!(
+            error.contains("trim() over 200000 and 100001 bytes")
+                && error.contains("statement timeout cannot stop it"),
+            "{error}"
+        );
         let within = connection
-            .query_row("SELECT instr(printf('%.*c', 1000000, 'a'), printf('%.*c', 900, 'a') || 'b')", [], |row| row.get::<_, i64>(0))
+            .query_row(
+                "SELECT instr(printf('%.*c', 1000000, 'a'), printf('%.*c', 900, 'a') || 'b')",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
             .expect("within the budget");
         assert_eq!(within, 0);
     }

@@ -2,16 +2,21 @@
 //! past a cap and no more, and says which cap cut the result. Checked by counting the rows read,
 //! on SQLite and (with `SCHEMASCOPE_TEST_POSTGRES`) PostgreSQL.
 
-use schemascope_sources::sql::{Caps, Cut, Database, PostgresDatabase, SqlValue, SqliteDatabase, row_json_bytes};
+use schemascope_sources::sql::{
+    Caps, Cut, Database, PostgresDatabase, SqlValue, SqliteDatabase, row_json_bytes,
+};
 
 fn chinook() -> SqliteDatabase {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open")
 }
 
 fn postgres() -> Option<PostgresDatabase> {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return None;
     };
     Some(PostgresDatabase::connect(&uri).expect("connect"))
@@ -23,28 +28,48 @@ fn wide_rows(db: &dyn Database) -> &'static str {
         schemascope_sources::sql::Dialect::Sqlite => {
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, printf('%.*c', 300000, 'x') FROM n"
         }
-        schemascope_sources::sql::Dialect::Postgres => "SELECT i, repeat('x', 300000) FROM generate_series(1, 40) AS i",
+        schemascope_sources::sql::Dialect::Postgres => {
+            "SELECT i, repeat('x', 300000) FROM generate_series(1, 40) AS i"
+        }
     }
 }
 
 fn check_caps(db: &dyn Database) {
     let sql = wide_rows(db);
-    let by_bytes = db.run_capped(sql, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 30_000).expect("runs");
-    assert_eq!((by_bytes.rows.len(), by_bytes.rows_read, by_bytes.cut), (3, 4, Some(Cut::Bytes)), "three rows fit, the fourth is the last read");
+    let by_bytes = db
+        .run_capped(sql, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 30_000)
+        .expect("runs");
+    assert_eq!(
+        (by_bytes.rows.len(), by_bytes.rows_read, by_bytes.cut),
+        (3, 4, Some(Cut::Bytes)),
+        "three rows fit, the fourth is the last read"
+    );
     assert!(by_bytes.rows.iter().map(|r| row_json_bytes(r)).sum::<usize>() <= 1_000_000);
     assert_eq!(by_bytes.rows[2][0], SqlValue::Integer(3));
-    let by_rows = db.run_capped(sql, &[], Caps { max_rows: Some(2), max_bytes: Some(100_000_000) }, 30_000).expect("runs");
+    let by_rows = db
+        .run_capped(sql, &[], Caps { max_rows: Some(2), max_bytes: Some(100_000_000) }, 30_000)
+        .expect("runs");
     assert_eq!((by_rows.rows.len(), by_rows.rows_read, by_rows.cut), (2, 3, Some(Cut::Rows)));
-    let whole = db.run_capped(sql, &[], Caps { max_rows: Some(40), max_bytes: Some(100_000_000) }, 30_000).expect("runs");
-    assert_eq!((whole.rows.len(), whole.rows_read, whole.cut, whole.more), (40, 40, None, false), "exactly the cap is not a cut");
+    let whole = db
+        .run_capped(sql, &[], Caps { max_rows: Some(40), max_bytes: Some(100_000_000) }, 30_000)
+        .expect("runs");
+    assert_eq!(
+        (whole.rows.len(), whole.rows_read, whole.cut, whole.more),
+        (40, 40, None, false),
+        "exactly the cap is not a cut"
+    );
     // Rows larger than the cap: the first is read and nothing is kept.
     let huge = match db.dialect() {
         schemascope_sources::sql::Dialect::Sqlite => {
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT printf('%.*c', 5000000, 'x') FROM n"
         }
-        schemascope_sources::sql::Dialect::Postgres => "SELECT repeat('x', 50000000) FROM generate_series(1, 40)",
+        schemascope_sources::sql::Dialect::Postgres => {
+            "SELECT repeat('x', 50000000) FROM generate_series(1, 40)"
+        }
     };
-    let cut = db.run_capped(huge, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 60_000).expect("runs");
+    let cut = db
+        .run_capped(huge, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 60_000)
+        .expect("runs");
     assert_eq!((cut.rows.len(), cut.rows_read, cut.cut), (0, 1, Some(Cut::Bytes)));
 }
 
@@ -58,8 +83,14 @@ fn postgres_stops_reading_at_the_first_row_past_a_cap() {
     let Some(db) = postgres() else { return };
     check_caps(&db);
     // Small rows are fetched in growing batches and still cut at the exact row.
-    let many =
-        db.run_capped("SELECT i FROM generate_series(1, 5000) AS i", &[], Caps { max_rows: Some(3_000), max_bytes: None }, 30_000).expect("runs");
+    let many = db
+        .run_capped(
+            "SELECT i FROM generate_series(1, 5000) AS i",
+            &[],
+            Caps { max_rows: Some(3_000), max_bytes: None },
+            30_000,
+        )
+        .expect("runs");
     assert_eq!((many.rows.len(), many.rows_read, many.cut), (3_000, 3_001, Some(Cut::Rows)));
     assert_eq!(many.rows[2_999], vec![SqlValue::Integer(3_000)]);
 }

@@ -42,9 +42,14 @@ const TOP: [i64; 4] = [i64::MAX - 2, i64::MAX - 1, i64::MAX, i64::MAX - 1];
 /// 1000 positive values over five orders of magnitude, most of them small (see the core's
 /// `asked_bins` test), and whole numbers spread the same way.
 fn skewed() -> Vec<(f64, i64)> {
-    let mut values: Vec<f64> = (0..993).map(|i| 10f64.powf(-2.0 + 3.0 * f64::from(i) / 992.0)).collect();
+    let mut values: Vec<f64> =
+        (0..993).map(|i| 10f64.powf(-2.0 + 3.0 * f64::from(i) / 992.0)).collect();
     values.extend([20.0, 50.0, 100.0, 200.0, 500.0, 800.0, 1000.0]);
-    values.iter().enumerate().map(|(i, &v)| (v, 10f64.powf(4.0 * i as f64 / 999.0).floor() as i64)).collect()
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (v, 10f64.powf(4.0 * i as f64 / 999.0).floor() as i64))
+        .collect()
 }
 
 fn sql_int(v: Option<i64>) -> String {
@@ -53,9 +58,12 @@ fn sql_int(v: Option<i64>) -> String {
 
 /// Statements creating the test tables, `prefix` naming their schema (or nothing).
 fn create(prefix: &str, big: &str, float: &str) -> Vec<String> {
-    let rows = |values: &[String]| values.iter().enumerate().map(|(i, v)| format!("({i}, {v})")).collect::<Vec<_>>().join(", ");
+    let rows = |values: &[String]| {
+        values.iter().enumerate().map(|(i, v)| format!("({i}, {v})")).collect::<Vec<_>>().join(", ")
+    };
     let big_rows = rows(&BIG.map(sql_int));
-    let skew_rows: Vec<String> = skewed().iter().enumerate().map(|(i, (v, k))| format!("({i}, {v:?}, {k})")).collect();
+    let skew_rows: Vec<String> =
+        skewed().iter().enumerate().map(|(i, (v, k))| format!("({i}, {v:?}, {k})")).collect();
     vec![
         format!("CREATE TABLE {prefix}big (id integer PRIMARY KEY, n {big})"),
         format!("INSERT INTO {prefix}big VALUES {big_rows}"),
@@ -70,21 +78,39 @@ fn create(prefix: &str, big: &str, float: &str) -> Vec<String> {
 
 fn numbers(db: &dyn Database, table: &TableInfo, column: &str) -> NumberProfile {
     let profile = profile_table(db, table).expect("pushdown profile");
-    profile.property(&PropertyPath::root().child(column)).and_then(|p| p.numbers.clone()).expect("numbers")
+    profile
+        .property(&PropertyPath::root().child(column))
+        .and_then(|p| p.numbers.clone())
+        .expect("numbers")
 }
 
 /// The hand-computed figures of the test tables, from the database's own profile, then the same
 /// profile as the in-memory profiler's, and the same histograms.
 fn check(db: &dyn Database, name: impl Fn(&str) -> String) {
     let catalog = db.catalog().expect("catalog");
-    let table = |t: &str| catalog.table(&name(t)).unwrap_or_else(|| panic!("table {t}: {:?}", catalog.table_names()));
+    let table = |t: &str| {
+        catalog.table(&name(t)).unwrap_or_else(|| panic!("table {t}: {:?}", catalog.table_names()))
+    };
     for big in ["big", "big_sorted"] {
         let n = numbers(db, table(big), "n");
         assert_eq!((n.count, n.distinct), (11, 10), "{big}");
-        assert_eq!(n.top.first().map(|v| (v.value.clone(), v.count)), Some((json!(TWO_53 + 1), 2)), "{big}");
+        assert_eq!(
+            n.top.first().map(|v| (v.value.clone(), v.count)),
+            Some((json!(TWO_53 + 1), 2)),
+            "{big}"
+        );
         let tops: Vec<_> = n.top.iter().map(|v| v.value.clone()).collect();
-        assert!(tops.contains(&json!(TWO_53)) && tops.contains(&json!(TWO_53 + 2)) && tops.contains(&json!(-TWO_53 - 1)), "{big}: {tops:?}");
-        assert_eq!((n.min_value(), n.max_value(), n.median_value()), (json!(i64::MIN), json!(i64::MAX), json!(7)), "{big}");
+        assert!(
+            tops.contains(&json!(TWO_53))
+                && tops.contains(&json!(TWO_53 + 2))
+                && tops.contains(&json!(-TWO_53 - 1)),
+            "{big}: {tops:?}"
+        );
+        assert_eq!(
+            (n.min_value(), n.max_value(), n.median_value()),
+            (json!(i64::MIN), json!(i64::MAX), json!(7)),
+            "{big}"
+        );
         common::assert_table_matches_memory(db, table(big));
     }
     let top = numbers(db, table("top"), "n");
@@ -94,7 +120,8 @@ fn check(db: &dyn Database, name: impl Fn(&str) -> String) {
     common::assert_table_matches_memory(db, table("top"));
     common::assert_table_matches_memory(db, table("skew"));
     for column in ["v", "k"] {
-        let layout = HistogramLayout::for_numbers(&numbers(db, table("skew"), column), Some(6)).expect("layout");
+        let layout = HistogramLayout::for_numbers(&numbers(db, table("skew"), column), Some(6))
+            .expect("layout");
         assert_eq!((layout.scale, layout.bins()), (BinScale::Log, 6), "{column}");
     }
     common::assert_histograms_match(db, &name("skew"), &["v", "k"]);
@@ -117,7 +144,9 @@ fn sqlite_profiles_large_integers_and_skewed_columns_as_memory_does() {
 #[test]
 fn postgres_profiles_large_integers_and_skewed_columns_as_memory_does() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let mut scratch = Scratch::new(&uri);
@@ -126,7 +155,10 @@ fn postgres_profiles_large_integers_and_skewed_columns_as_memory_does() {
         scratch.client.batch_execute(&statement).expect("fill");
     }
     // Planner statistics send `big` through the grouped path; `big_sorted` has none and sorts.
-    scratch.client.batch_execute(&format!("ANALYZE {schema}.big; ANALYZE {schema}.skew")).expect("analyse");
+    scratch
+        .client
+        .batch_execute(&format!("ANALYZE {schema}.big; ANALYZE {schema}.skew"))
+        .expect("analyse");
     let db = PostgresDatabase::connect(&uri).expect("connect");
     check(&db, |t| format!("{schema}.{t}"));
 }
@@ -141,13 +173,18 @@ impl Scratch {
     fn new(uri: &str) -> Self {
         let mut client = Client::connect(uri, NoTls).expect("admin connection");
         let schema = format!("schemascope_exact_{}", std::process::id());
-        client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).expect("schema");
+        client
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+            ))
+            .expect("schema");
         Self { client, schema }
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
+        let _ =
+            self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
     }
 }

@@ -26,8 +26,10 @@ fn load_text(name: &str, text: &str) -> Result<Source, SourceError> {
 #[test]
 fn graphty_and_networkx_shapes_give_identical_profiles() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/demo/");
-    let graphty = load_path(&std::path::Path::new(root).join("infrastructure.json")).expect("graphty loads");
-    let networkx = load_path(&std::path::Path::new(root).join("infrastructure.networkx.json")).expect("networkx loads");
+    let graphty =
+        load_path(&std::path::Path::new(root).join("infrastructure.json")).expect("graphty loads");
+    let networkx = load_path(&std::path::Path::new(root).join("infrastructure.networkx.json"))
+        .expect("networkx loads");
     for name in ["nodes", "edges"] {
         let a = graphty.collection(name).expect("collection");
         let b = networkx.collection(name).expect("collection");
@@ -38,7 +40,8 @@ fn graphty_and_networkx_shapes_give_identical_profiles() {
         let (pa, pb) = (a.profile().properties(), b.profile().properties());
         assert_eq!(pa.len(), pb.len(), "{name}: property counts differ");
         for (x, y) in pa.iter().zip(pb.iter()) {
-            let (vx, vy) = (serde_json::to_string(x).expect("json"), serde_json::to_string(y).expect("json"));
+            let (vx, vy) =
+                (serde_json::to_string(x).expect("json"), serde_json::to_string(y).expect("json"));
             assert!(vx == vy, "{name}: {} differs:\n{:.600}\n{:.600}", x.path, vx, vy);
         }
     }
@@ -57,7 +60,8 @@ fn edges_without_ids_get_stable_ids_and_dangling_endpoints_are_reported() {
     assert!(source.warnings[0].message.contains("target `zz`"), "{}", source.warnings[0]);
     assert_eq!(edges.len(), 3, "dangling edge kept");
     let again = load_text("g.json", text).expect("loads");
-    let ids_again: Vec<&str> = again.collection("edges").expect("edges").items().map(|i| i.id).collect();
+    let ids_again: Vec<&str> =
+        again.collection("edges").expect("edges").items().map(|i| i.id).collect();
     assert_eq!(ids, ids_again);
 }
 
@@ -72,7 +76,8 @@ fn malformed_json_names_line_and_column() {
 fn non_object_nodes_and_duplicate_ids_are_errors_with_positions() {
     let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n 42]}").expect_err("non-object");
     assert!(err.to_string().contains(":2:2: node #1 is not an object"), "{err}");
-    let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n{\"id\": \"a\"}]}").expect_err("duplicate");
+    let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n{\"id\": \"a\"}]}")
+        .expect_err("duplicate");
     assert!(err.to_string().contains("duplicate node id `a` (first defined at line 1)"), "{err}");
     let err = load_text("g.json", "{\"nodes\": [{\"data\": {}}]}").expect_err("no id");
     assert!(err.to_string().contains("has no `id`"), "{err}");
@@ -106,10 +111,17 @@ fn nan_like_numbers_are_syntax_errors_and_huge_numbers_too() {
 #[test]
 fn a_ten_megabyte_string_is_profiled_and_shown_truncated() {
     let big = "x".repeat(10 << 20);
-    let text = format!("[{{\"id\": \"big\", \"blob\": \"{big}\"}}, {{\"id\": \"small\", \"blob\": \"y\"}}]");
+    let text = format!(
+        "[{{\"id\": \"big\", \"blob\": \"{big}\"}}, {{\"id\": \"small\", \"blob\": \"y\"}}]"
+    );
     let source = load_text("big.json", &text).expect("loads");
     let docs = &source.collections[0];
-    let answer = describe_property(docs.profile(), "big", &"blob".parse().expect("path"), PropertyOptions::default());
+    let answer = describe_property(
+        docs.profile(),
+        "big",
+        &"blob".parse().expect("path"),
+        PropertyOptions::default(),
+    );
     let shown = serde_json::to_string(&answer.data).expect("json");
     assert!(shown.len() < 10_000, "description is {} bytes", shown.len());
     assert_eq!(answer.data["maxLength"], 10 << 20);
@@ -120,7 +132,9 @@ fn a_record_object_with_a_deeply_nested_record_loads_with_the_depth_limit_on_tha
     // `{"shallow": {...}, "deep": {"a": {"a": … 200 levels}}, "shallow": …}`: the parser's
     // recursion limit (128) used to refuse the whole file.
     let deep = format!("{}1{}", "{\"a\": ".repeat(200), "}".repeat(200));
-    let text = format!("{{\"rec::Shallow\": {{\"x\": 1}}, \"rec::Deep\": {deep}, \"rec::Last\": 7, \"rec::Shallow\": {{\"x\": 2}}}}");
+    let text = format!(
+        "{{\"rec::Shallow\": {{\"x\": 1}}, \"rec::Deep\": {deep}, \"rec::Last\": 7, \"rec::Shallow\": {{\"x\": 2}}}}"
+    );
     let source = load_text("records.json", &text).expect("loads");
     let records = &source.collections[0];
     assert_eq!(records.kind(), CollectionKind::Records);
@@ -138,7 +152,11 @@ fn a_record_object_with_a_deeply_nested_record_loads_with_the_depth_limit_on_tha
     // Showing it cuts it at the display depth limit with a marker, not an error.
     let item = records.items().find(|i| i.id == "rec::Deep").expect("item");
     let shown = records.parse_item(&item).expect("parsed with a depth cap").to_string();
-    assert!(shown.contains(schemascope_core::capped::DEPTH_MARKER), "{}", &shown[shown.len().saturating_sub(200)..]);
+    assert!(
+        shown.contains(schemascope_core::capped::DEPTH_MARKER),
+        "{}",
+        &shown[shown.len().saturating_sub(200)..]
+    );
 }
 
 #[test]
@@ -158,13 +176,21 @@ fn thousand_deep_nesting_is_cut_at_the_depth_limit_without_panicking() {
     // Tools that show the item get it cut at a depth, marked, not an error for the collection.
     let item = docs.item(0).expect("item");
     let shown = docs.parse_item(&item).expect("parsed with a depth cap").to_string();
-    assert!(shown.contains(schemascope_core::capped::DEPTH_MARKER), "{}", &shown[shown.len().saturating_sub(200)..]);
+    assert!(
+        shown.contains(schemascope_core::capped::DEPTH_MARKER),
+        "{}",
+        &shown[shown.len().saturating_sub(200)..]
+    );
     assert_eq!(shown.matches("{\"a\":").count(), schemascope_core::capped::MAX_PARSE_DEPTH);
 }
 
 #[test]
 fn records_from_object_and_ndjson_group_values_by_key() {
-    let source = load_text("r.json", r#"{"server::Config": {"port": 80}, "server::Status": {"state": "up"}}"#).expect("loads");
+    let source = load_text(
+        "r.json",
+        r#"{"server::Config": {"port": 80}, "server::Status": {"state": "up"}}"#,
+    )
+    .expect("loads");
     let records = &source.collections[0];
     assert_eq!(records.kind(), CollectionKind::Records);
     assert_eq!(records.record_profiles().len(), 2);
@@ -202,7 +228,8 @@ fn unreadable_files_and_wrong_shapes_are_named() {
 
 #[test]
 fn document_ids_come_from_the_id_member_and_duplicates_are_kept_apart() {
-    let source = load_text("d.json", r#"[{"id": "a"}, {"id": "a"}, {"name": "no id"}]"#).expect("loads");
+    let source =
+        load_text("d.json", r#"[{"id": "a"}, {"id": "a"}, {"name": "no id"}]"#).expect("loads");
     let ids: Vec<&str> = source.collections[0].items().map(|i| i.id).collect();
     assert_eq!(ids, ["a", "a~2", "#2"]);
     assert_eq!(source.warnings.len(), 1);
@@ -234,7 +261,10 @@ fn large_ndjson_keeps_ids_positions_and_counts_across_slices_and_bad_lines() {
     assert_eq!(docs.len(), 60_000);
     let id = |i: usize| docs.item(i).expect("item").id.to_string();
     assert_eq!([id(0), id(1), id(2), id(3)], ["d0", "eé1", "2", "#3"]);
-    assert_eq!([id(45_000), id(45_001), id(45_002), id(59_999)], ["d45000", "eé45001", "45002", "#59999"]);
+    assert_eq!(
+        [id(45_000), id(45_001), id(45_002), id(59_999)],
+        ["d45000", "eé45001", "45002", "#59999"]
+    );
     assert_eq!(docs.item(45_002).expect("item").json, "{\"id\": 45002, \"v\": 45002}");
     let v = docs.profile().property(&"v".parse().expect("path")).expect("v");
     assert_eq!((v.present, v.numbers.as_ref().expect("numbers").max), (60_000, 59_999.0));
@@ -244,7 +274,10 @@ fn large_ndjson_keeps_ids_positions_and_counts_across_slices_and_bad_lines() {
 fn large_ndjson_is_scanned_in_parallel_with_exact_counts() {
     let mut text = String::new();
     for i in 0..60_000 {
-        text.push_str(&format!("{{\"id\": \"r{i}\", \"n\": {i}, \"kind\": \"k{}\", \"tags\": [\"a\", \"b\"]}}\n", i % 7));
+        text.push_str(&format!(
+            "{{\"id\": \"r{i}\", \"n\": {i}, \"kind\": \"k{}\", \"tags\": [\"a\", \"b\"]}}\n",
+            i % 7
+        ));
     }
     assert!(text.len() > 1 << 20, "big enough for the parallel path");
     let source = load_text("big.ndjson", &text).expect("loads");
@@ -283,26 +316,37 @@ fn invalid_utf8_is_reported_at_its_line_even_in_a_large_file() {
 /// behind a byte-order mark.
 fn large_documents() -> String {
     let long = "x".repeat(17 << 20);
-    format!("\u{feff}{{\"id\":\"a\",\"note\":\"{long}\"}}\n{{\"id\":\"b\",\"note\":\"{long}y\"}}\n{{\"id\":\"c\",\"n\":1}}\n")
+    format!(
+        "\u{feff}{{\"id\":\"a\",\"note\":\"{long}\"}}\n{{\"id\":\"b\",\"note\":\"{long}y\"}}\n{{\"id\":\"c\",\"n\":1}}\n"
+    )
 }
 
 #[test]
 fn a_mapped_file_loads_exactly_as_a_copied_one() {
     use schemascope_sources::{ReadMode, load_with};
     let (_dir, path) = write("big.ndjson", &large_documents());
-    assert!(std::fs::metadata(&path).expect("metadata").len() > 32 << 20, "large enough to be mapped");
+    assert!(
+        std::fs::metadata(&path).expect("metadata").len() > 32 << 20,
+        "large enough to be mapped"
+    );
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
     let copied = load_with(&spec, &NoProgress, ReadMode::COPY).expect("copied");
     // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
     let mapped = load_with(&spec, &NoProgress, unsafe { ReadMode::map() }).expect("mapped");
     let (a, b) = (&copied.collections[0], &mapped.collections[0]);
     let items = |c: &schemascope_core::Collection| {
-        c.items().map(|i| (i.id.to_string(), i.json.len(), i.json.chars().take(20).collect::<String>())).collect::<Vec<_>>()
+        c.items()
+            .map(|i| (i.id.to_string(), i.json.len(), i.json.chars().take(20).collect::<String>()))
+            .collect::<Vec<_>>()
     };
     assert_eq!(items(a), items(b));
-    assert_eq!(items(b)[0], ("a".to_string(), (17 << 20) + 20, "{\"id\":\"a\",\"note\":\"xx".to_string()));
+    assert_eq!(
+        items(b)[0],
+        ("a".to_string(), (17 << 20) + 20, "{\"id\":\"a\",\"note\":\"xx".to_string())
+    );
     assert_eq!(items(b)[2], ("c".to_string(), 16, "{\"id\":\"c\",\"n\":1}".to_string()));
-    let profile = |c: &schemascope_core::Collection| serde_json::to_value(c.profile()).expect("serializable");
+    let profile =
+        |c: &schemascope_core::Collection| serde_json::to_value(c.profile()).expect("serializable");
     assert_eq!(profile(a), profile(b));
 }
 
@@ -326,18 +370,25 @@ fn a_mapped_file_that_is_not_utf8_names_the_place() {
 #[test]
 fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
     // Every non-empty line invalid, in every line format: documents, records and forced formats.
-    let cases =
-        [("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": \"é\u{202e}\"\n"), ("bad.jsonl", "{\"a\": 1\n"), ("values.ndjson", "nope\n\n\n")];
+    let cases = [
+        ("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": \"é\u{202e}\"\n"),
+        ("bad.jsonl", "{\"a\": 1\n"),
+        ("values.ndjson", "nope\n\n\n"),
+    ];
     for (name, text) in cases {
         let error = load_text(name, text).expect_err("nothing loaded is an error");
         let message = error.to_string();
         assert!(message.contains("no item loaded"), "{name}: {message}");
         assert!(message.contains(":1:"), "{name}: the first bad line is named: {message}");
     }
-    let error = load_text("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": 1\n").expect_err("all bad");
+    let error =
+        load_text("bad.ndjson", "not json\n{\"a\": tru}\n\n[1,\n{\"b\": 1\n").expect_err("all bad");
     let message = error.to_string();
     assert!(message.contains("all 4 non-empty lines are invalid"), "{message}");
-    assert!(message.contains("line 1,") && message.contains("line 2,") && message.contains("line 4,"), "{message}");
+    assert!(
+        message.contains("line 1,") && message.contains("line 2,") && message.contains("line 4,"),
+        "{message}"
+    );
     assert!(message.contains("and 1 more"), "{message}");
     // Blank lines only, or no lines, are an empty file, not bad lines.
     assert_eq!(load_text("blank.ndjson", "\n  \n\n").expect("blank").collections[0].len(), 0);

@@ -18,7 +18,9 @@ fn endless(marker: &str) -> String {
 #[test]
 fn a_statement_cancelled_by_another_session_says_so_and_is_not_a_timeout() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let db = Arc::new(PostgresDatabase::connect(&uri).expect("connect"));
@@ -37,7 +39,8 @@ fn a_statement_cancelled_by_another_session_says_so_and_is_not_a_timeout() {
             .expect("pg_stat_activity");
         if let Some(row) = rows.first() {
             let pid: i32 = row.get(0);
-            cancelled = admin.query_one("SELECT pg_cancel_backend($1)", &[&pid]).expect("cancel").get(0);
+            cancelled =
+                admin.query_one("SELECT pg_cancel_backend($1)", &[&pid]).expect("cancel").get(0);
             break;
         }
         if running.is_finished() {
@@ -56,7 +59,10 @@ fn a_statement_cancelled_by_another_session_says_so_and_is_not_a_timeout() {
     // The statement timeout is still reported as one.
     let error = db.run(&endless("timeout"), &[], None, 300).expect_err("times out");
     assert!(matches!(error, SourceError::Timeout { timeout_ms: 300, .. }), "{error}");
-    assert!(error.to_string().contains("statement cancelled after 300 ms (statement timeout)"), "{error}");
+    assert!(
+        error.to_string().contains("statement cancelled after 300 ms (statement timeout)"),
+        "{error}"
+    );
 }
 
 /// Waits (at most 30 s) until a statement holding `marker` runs on the server.
@@ -97,7 +103,9 @@ fn a_cancelled_call_cancels_its_statement_and_a_slow_one_holds_up_no_other() {
     let mut admin = Client::connect(&uri, NoTls).expect("admin connection");
     assert!(wait_until_running(&mut admin, &marker, &running), "the statement was seen running");
     // Meanwhile another query is answered, on another connection of the source.
-    let other = db.run("SELECT 42 AS answer", &[], None, 10_000).expect("answered beside the running statement");
+    let other = db
+        .run("SELECT 42 AS answer", &[], None, 10_000)
+        .expect("answered beside the running statement");
     assert_eq!(other.rows[0][0].to_json(), serde_json::json!(42));
     assert!(!running.is_finished(), "the first statement was still running");
     token.cancel_because("the client went away");
@@ -109,6 +117,7 @@ fn a_cancelled_call_cancels_its_statement_and_a_slow_one_holds_up_no_other() {
         .expect("pg_stat_activity");
     assert!(still.is_empty(), "the server stopped the statement");
     // A call cancelled before its statement starts sends nothing.
-    let error = schemascope_core::cancel::with(&token, || db.run("SELECT 1", &[], None, 10_000)).expect_err("cancelled before");
+    let error = schemascope_core::cancel::with(&token, || db.run("SELECT 1", &[], None, 10_000))
+        .expect_err("cancelled before");
     assert!(matches!(error, SourceError::Cancelled(_)), "{error}");
 }

@@ -58,7 +58,11 @@ impl Scratch {
     fn new(uri: &str, name: &str) -> Self {
         let mut client = Client::connect(uri, NoTls).expect("admin connection");
         let schema = format!("schemascope_{name}_{}", std::process::id());
-        client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).expect("schema");
+        client
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+            ))
+            .expect("schema");
         Self { client, schema }
     }
 
@@ -78,7 +82,8 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
+        let _ =
+            self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
     }
 }
 
@@ -89,7 +94,9 @@ fn literal(text: &str) -> String {
 /// Reads `expr` through the source and checks the value against PostgreSQL's text of it.
 fn check(db: &PostgresDatabase, scratch: &mut Scratch, expr: &str) -> SqlValue {
     let sql = format!("SELECT {expr} AS v");
-    let result = db.run(&sql, &[], Some(10), 30_000).unwrap_or_else(|e| panic!("{sql}: {e} ({:?})", e.class()));
+    let result = db
+        .run(&sql, &[], Some(10), 30_000)
+        .unwrap_or_else(|e| panic!("{sql}: {e} ({:?})", e.class()));
     let [value] = &result.rows[0][..] else { panic!("{sql}: {:?}", result.rows) };
     // The type's output function, as psql shows the value.
     scratch.runs("SET extra_float_digits = 1");
@@ -105,16 +112,29 @@ fn check(db: &PostgresDatabase, scratch: &mut Scratch, expr: &str) -> SqlValue {
             assert_eq!(items.is_empty(), t == "{}", "{expr}: {t}");
             assert_eq!(
                 t.contains(",NULL") || t.contains(";NULL") || t.starts_with("{NULL"),
-                items.iter().flat_map(|i| i.as_array().cloned().unwrap_or_else(|| vec![i.clone()])).any(|i| i.is_null()),
+                items
+                    .iter()
+                    .flat_map(|i| i.as_array().cloned().unwrap_or_else(|| vec![i.clone()]))
+                    .any(|i| i.is_null()),
                 "{expr}: {t}"
             );
         }
-        (SqlValue::Json(v), Some(t)) => same_json(v, &serde_json::from_str::<Value>(t).expect("json text"), expr),
+        (SqlValue::Json(v), Some(t)) => {
+            same_json(v, &serde_json::from_str::<Value>(t).expect("json text"), expr)
+        }
         (SqlValue::Real(_), Some(t)) => {
             // PostgreSQL reads the JSON number written and says whether it is its value.
             let written = value.to_json().to_string();
-            let same = scratch.text(&format!("SELECT ({}::numeric = {}::numeric)::text", literal(&written), literal(t)));
-            assert_eq!(same.as_deref(), Some("true"), "{expr}: shown as {written}, PostgreSQL says {t}");
+            let same = scratch.text(&format!(
+                "SELECT ({}::numeric = {}::numeric)::text",
+                literal(&written),
+                literal(t)
+            ));
+            assert_eq!(
+                same.as_deref(),
+                Some("true"),
+                "{expr}: shown as {written}, PostgreSQL says {t}"
+            );
         }
         _ => panic!("{expr}: read {value:?}, PostgreSQL says {text:?}"),
     }
@@ -127,7 +147,10 @@ fn same_json(read: &Value, text: &Value, expr: &str) {
     match (read, text) {
         (Value::String(s), Value::Number(n)) => {
             assert_eq!(s.parse::<f64>().ok(), n.as_f64(), "{expr}: {s} vs {n}");
-            assert!(!s.parse::<f64>().is_ok_and(|f| Value::from(f).to_string().as_str() == s.as_str()), "{expr}: {s} is exact, so a number");
+            assert!(
+                !s.parse::<f64>().is_ok_and(|f| Value::from(f).to_string().as_str() == s.as_str()),
+                "{expr}: {s} is exact, so a number"
+            );
         }
         (Value::Array(a), Value::Array(b)) => {
             assert_eq!(a.len(), b.len(), "{expr}");
@@ -144,7 +167,9 @@ fn same_json(read: &Value, text: &Value, expr: &str) {
 #[test]
 fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let mut scratch = Scratch::new(&uri, "pg_types");
@@ -173,7 +198,13 @@ fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
     for (ty, name, has_array) in &types {
         // NULL of every type, then the first literal the type accepts.
         check(&db, &mut scratch, &format!("NULL::{ty}"));
-        let Some(lit) = CANDIDATES.iter().map(|c| literal(c)).find(|l| scratch.runs(&format!("SELECT {l}::{ty}"))) else { continue };
+        let Some(lit) = CANDIDATES
+            .iter()
+            .map(|c| literal(c))
+            .find(|l| scratch.runs(&format!("SELECT {l}::{ty}")))
+        else {
+            continue;
+        };
         check(&db, &mut scratch, &format!("{lit}::{ty}"));
         if *has_array {
             check(&db, &mut scratch, &format!("ARRAY[{lit}::{ty}, NULL]"));
@@ -229,8 +260,14 @@ fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
         ("'1.7976931348623157e308'::float8", Value::from(f64::MAX)),
         ("'-1.7976931348623157e308'::numeric", Value::from(f64::MIN)),
         ("'9223372036854775807'::int8", Value::from(i64::MAX)),
-        ("'{\"a\": 12345678901234567.89, \"b\": [1.5]}'::jsonb", serde_json::json!({"a": "12345678901234567.89", "b": [1.5]})),
-        ("ARRAY[1.5, 12345678901234567.89, NULL]::numeric[]", serde_json::json!([1.5, "12345678901234567.89", null])),
+        (
+            "'{\"a\": 12345678901234567.89, \"b\": [1.5]}'::jsonb",
+            serde_json::json!({"a": "12345678901234567.89", "b": [1.5]}),
+        ),
+        (
+            "ARRAY[1.5, 12345678901234567.89, NULL]::numeric[]",
+            serde_json::json!([1.5, "12345678901234567.89", null]),
+        ),
         ("'::1'::inet", Value::from("::1")),
         ("'ab'::char(4)", Value::from("ab  ")),
         ("42::oid", Value::from(42)),
@@ -245,7 +282,9 @@ fn a_value_of_every_type_in_pg_type_reads_as_its_postgresql_text() {
 #[test]
 fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let mut scratch = Scratch::new(&uri, "pg_table");
@@ -272,14 +311,22 @@ fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() 
          CREATE DOMAIN {s}.price AS numeric(12, 2); CREATE TABLE {s}.everything (id int PRIMARY KEY"
     );
     for (name, ty, _) in &columns {
-        let ty = if matches!(*ty, "mood" | "price") { format!("{s}.{ty}") } else { (*ty).to_string() };
+        let ty =
+            if matches!(*ty, "mood" | "price") { format!("{s}.{ty}") } else { (*ty).to_string() };
         ddl.push_str(&format!(", {name} {ty}"));
     }
     ddl.push_str(");");
     // Row k has NULL in column k (and row 0 in none); one more row is all NULL.
     for k in 0..=columns.len() + 1 {
-        let values: Vec<String> =
-            columns.iter().enumerate().map(|(i, (_, _, v))| if i + 1 == k || k == columns.len() + 1 { "NULL".into() } else { literal(v) }).collect();
+        let values: Vec<String> = columns
+            .iter()
+            .enumerate()
+            .map(
+                |(i, (_, _, v))| {
+                    if i + 1 == k || k == columns.len() + 1 { "NULL".into() } else { literal(v) }
+                },
+            )
+            .collect();
         ddl.push_str(&format!("INSERT INTO {s}.everything VALUES ({k}, {});", values.join(", ")));
     }
     scratch.client.batch_execute(&ddl).expect("table");
@@ -291,10 +338,16 @@ fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() 
     let memory = common::in_memory(&db, table);
     let mut json = serde_json::to_value(&profile).expect("json");
     // Every non-null `n` is past float8's precision: queries return it as its exact text.
-    let n_numbers = json["root"]["children"][1]["profile"]["numbers"].as_object_mut().expect("n numbers");
+    let n_numbers =
+        json["root"]["children"][1]["profile"]["numbers"].as_object_mut().expect("n numbers");
     assert_eq!(n_numbers.remove("exactTextCount"), Some(serde_json::json!(columns.len())));
-    common::assert_same(&json, &serde_json::to_value(memory.profile()).expect("json"), "everything");
-    let pool = sample_pool(&db, table, profile.item_count, 7, None).unwrap_or_else(|e| panic!("sample: {e}"));
+    common::assert_same(
+        &json,
+        &serde_json::to_value(memory.profile()).expect("json"),
+        "everything",
+    );
+    let pool = sample_pool(&db, table, profile.item_count, 7, None)
+        .unwrap_or_else(|e| panic!("sample: {e}"));
     assert_eq!(pool.len(), columns.len() + 2);
 }
 
@@ -303,7 +356,9 @@ fn a_table_of_every_common_type_with_nulls_everywhere_is_profiled_and_sampled() 
 #[test]
 fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let mut scratch = Scratch::new(&uri, "pg_long_numeric");
@@ -316,7 +371,10 @@ fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
              INSERT INTO {s}.amounts VALUES (101, 98765432109876543.21, 'NaN'), (102, NULL, NULL);"
         ))
         .expect("table");
-    let truth = scratch.client.query_one(&format!("SELECT max(amt)::float8, avg(amt)::float8 FROM {s}.amounts"), &[]).expect("truth");
+    let truth = scratch
+        .client
+        .query_one(&format!("SELECT max(amt)::float8, avg(amt)::float8 FROM {s}.amounts"), &[])
+        .expect("truth");
     let (max, avg): (f64, f64) = (truth.get(0), truth.get(1));
     let db = PostgresDatabase::connect(&uri).expect("connect");
     let catalog = db.catalog().expect("catalog");
@@ -325,7 +383,8 @@ fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
     let mut json = serde_json::to_value(&profile).expect("json");
     // The long value is counted as a number, and as one that queries return as its exact text
     // (which the rows read for the in-memory profile cannot say).
-    let amt_numbers = json["root"]["children"][1]["profile"]["numbers"].as_object_mut().expect("amt numbers");
+    let amt_numbers =
+        json["root"]["children"][1]["profile"]["numbers"].as_object_mut().expect("amt numbers");
     assert_eq!(amt_numbers.remove("exactTextCount"), Some(serde_json::json!(1)));
     let memory = common::in_memory(&db, table);
     common::assert_same(&json, &serde_json::to_value(memory.profile()).expect("json"), "amounts");
@@ -339,9 +398,13 @@ fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
     assert_eq!(amt["profile"]["types"]["string"], 0, "no value of amt is counted as text: {amt}");
     assert_eq!(amt["profile"]["types"]["number"], 101, "{amt}");
     let numbers = &amt["profile"]["numbers"];
-    let (got_max, got_mean) = (numbers["max"].as_f64().expect("max"), numbers["mean"].as_f64().expect("mean"));
+    let (got_max, got_mean) =
+        (numbers["max"].as_f64().expect("max"), numbers["mean"].as_f64().expect("mean"));
     assert!((got_max - max).abs() <= max * 1e-14, "max {got_max} vs PostgreSQL {max}: {numbers}");
-    assert!((got_mean - avg).abs() <= avg * 1e-12, "mean {got_mean} vs PostgreSQL {avg}: {numbers}");
+    assert!(
+        (got_mean - avg).abs() <= avg * 1e-12,
+        "mean {got_mean} vs PostgreSQL {avg}: {numbers}"
+    );
 }
 
 /// A row reads the same through `execute_query` and as a sample, and the profile counts each
@@ -351,7 +414,9 @@ fn one_long_numeric_keeps_its_column_numeric_with_the_true_range_and_mean() {
 #[test]
 fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let mut scratch = Scratch::new(&uri, "pg_same");
@@ -377,20 +442,33 @@ fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
          CREATE DOMAIN {s}.dj AS jsonb; CREATE TABLE {s}.mixed (id int PRIMARY KEY"
     );
     for (name, ty, _) in &columns {
-        let ty = if matches!(*ty, "d2" | "d1[]" | "dj") { format!("{s}.{ty}") } else { (*ty).to_string() };
+        let ty = if matches!(*ty, "d2" | "d1[]" | "dj") {
+            format!("{s}.{ty}")
+        } else {
+            (*ty).to_string()
+        };
         ddl.push_str(&format!(", {name} {ty}"));
     }
     ddl.push_str(");");
     for row in 0..3 {
-        let values: Vec<String> = columns.iter().map(|(_, _, v)| if v[row] == "NULL" { "NULL".into() } else { literal(v[row]) }).collect();
+        let values: Vec<String> = columns
+            .iter()
+            .map(|(_, _, v)| if v[row] == "NULL" { "NULL".into() } else { literal(v[row]) })
+            .collect();
         ddl.push_str(&format!("INSERT INTO {s}.mixed VALUES ({row}, {});", values.join(", ")));
     }
     scratch.client.batch_execute(&ddl).expect("table");
     let db = PostgresDatabase::connect(&uri).expect("connect");
     let catalog = db.catalog().expect("catalog");
     let table = catalog.table(&format!("{s}.mixed")).expect("the table");
-    let executed = db.run(&format!("SELECT * FROM {s}.mixed ORDER BY id"), &[], None, 30_000).expect("execute");
-    let executed: Vec<Value> = executed.rows.iter().map(|r| schemascope_sources::sql::rows::row_object(table, r)).collect();
+    let executed = db
+        .run(&format!("SELECT * FROM {s}.mixed ORDER BY id"), &[], None, 30_000)
+        .expect("execute");
+    let executed: Vec<Value> = executed
+        .rows
+        .iter()
+        .map(|r| schemascope_sources::sql::rows::row_object(table, r))
+        .collect();
     assert_eq!(executed[0]["dd"], Value::from(7));
     assert_eq!(executed[0]["o"], Value::from(4_294_967_295_u32));
     assert_eq!(executed[0]["ch"], Value::from("ab  "));
@@ -401,27 +479,44 @@ fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
     assert_eq!(executed[0]["da"], serde_json::json!([5]));
     assert_eq!(executed[0]["dj"], serde_json::json!([1, "x"]));
     let pool = sample_pool(&db, table, 3, 7, None).unwrap_or_else(|e| panic!("sample: {e}"));
-    let mut sampled: Vec<Value> = pool.items().map(|item| item.value().expect("sample row")).collect();
+    let mut sampled: Vec<Value> =
+        pool.items().map(|item| item.value().expect("sample row")).collect();
     sampled.sort_by_key(|row| row["id"].as_i64());
     assert_eq!(sampled, executed, "samples show what execute_query returns");
     let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
     let memory = schemascope_core::Collection::from_values(
         "mixed",
         schemascope_core::CollectionKind::Table,
-        executed.iter().enumerate().map(|(i, v)| schemascope_core::OwnedItem::new(i.to_string(), v.clone())),
+        executed
+            .iter()
+            .enumerate()
+            .map(|(i, v)| schemascope_core::OwnedItem::new(i.to_string(), v.clone())),
     );
     for (name, _, _) in &columns {
         let path = schemascope_core::path::PropertyPath::root().child(name);
-        let (pushed, seen) = (profile.property(&path).expect("profiled"), memory.profile().property(&path).expect("in memory"));
+        let (pushed, seen) = (
+            profile.property(&path).expect("profiled"),
+            memory.profile().property(&path).expect("in memory"),
+        );
         if *name == "edge" {
             // A subnormal numeric no double holds exactly: queries return its text, the profile
             // counts it as a number (its nearest double) and says so.
-            assert_eq!((pushed.types.number, pushed.numbers.as_ref().map(|n| n.exact_text_count)), (3, Some(1)), "edge");
+            assert_eq!(
+                (pushed.types.number, pushed.numbers.as_ref().map(|n| n.exact_text_count)),
+                (3, Some(1)),
+                "edge"
+            );
             continue;
         }
-        assert_eq!(serde_json::to_value(pushed.types).expect("json"), serde_json::to_value(seen.types).expect("json"), "{name}: types");
+        assert_eq!(
+            serde_json::to_value(pushed.types).expect("json"),
+            serde_json::to_value(seen.types).expect("json"),
+            "{name}: types"
+        );
     }
     // Nested members of document columns are profiled, counted over the whole table.
-    let nested = profile.property(&schemascope_core::path::PropertyPath::root().child("jb").child("b").child("c")).expect("jb.b.c is profiled");
+    let nested = profile
+        .property(&schemascope_core::path::PropertyPath::root().child("jb").child("b").child("c"))
+        .expect("jb.b.c is profiled");
     assert_eq!((nested.total, nested.present), (3, 1));
 }

@@ -23,21 +23,32 @@ fn uri(var: &str) -> Option<String> {
 #[test]
 fn catalog_reads_keys_comments_views_and_row_counts() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_POSTGRES") else { return };
-    let source = load(&format!("pg={uri}").parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
+    let source =
+        load(&format!("pg={uri}").parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
     let db = source.database.as_ref().expect("database");
     let catalog = db.catalog().expect("catalog");
     // Tables of other schemas (other tests' scratch schemas, made and dropped concurrently) are
     // named `schema.table`.
-    let public: Vec<&str> = catalog.table_names().into_iter().filter(|n| !n.contains('.')).collect();
+    let public: Vec<&str> =
+        catalog.table_names().into_iter().filter(|n| !n.contains('.')).collect();
     assert_eq!(public.len(), 12, "11 tables and one view: {public:?}");
     let customer = catalog.table("Customer").expect("Customer");
-    assert_eq!(customer.comment.as_deref(), Some("People and companies who bought music from the store."));
+    assert_eq!(
+        customer.comment.as_deref(),
+        Some("People and companies who bought music from the store.")
+    );
     let total = catalog.table("Invoice").and_then(|t| t.column("Total")).expect("Invoice.Total");
     assert_eq!(total.comment.as_deref(), Some("Invoice total in USD, tax included."));
     assert_eq!(total.declared_type, "numeric(10,2)");
-    assert_eq!(catalog.table("PlaylistTrack").expect("PlaylistTrack").primary_key, ["PlaylistId", "TrackId"]);
+    assert_eq!(
+        catalog.table("PlaylistTrack").expect("PlaylistTrack").primary_key,
+        ["PlaylistId", "TrackId"]
+    );
     assert_eq!(catalog.neighbours("Customer"), ["Employee", "Invoice"]);
-    assert_eq!(catalog.table("CustomerInvoiceTotals").map(|t| t.kind), Some(schemascope_core::TableKind::View));
+    assert_eq!(
+        catalog.table("CustomerInvoiceTotals").map(|t| t.kind),
+        Some(schemascope_core::TableKind::View)
+    );
     assert_eq!(source.collection("Track").map(|c| c.len()), Some(3503));
     assert_eq!(source.collection("InvoiceLine").map(|c| c.len()), Some(2240));
 }
@@ -53,21 +64,36 @@ fn pushdown_profiles_equal_the_in_memory_profiles() {
 fn histograms_counted_in_postgres_equal_those_counted_in_memory() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_POSTGRES") else { return };
     let db = PostgresDatabase::connect(&uri).expect("connect");
-    common::assert_histograms_match(&db, "Track", &["Milliseconds", "Bytes", "UnitPrice", "GenreId"]);
+    common::assert_histograms_match(
+        &db,
+        "Track",
+        &["Milliseconds", "Bytes", "UnitPrice", "GenreId"],
+    );
     common::assert_histograms_match(&db, "Invoice", &["Total"]);
 }
 
 #[test]
 fn sqlite_and_postgres_profiles_of_chinook_agree_on_counts() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_POSTGRES") else { return };
-    let pg = load(&format!("pg={uri}").parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
-    let lite = load(&format!("lite=sqlite:{}", path.display()).parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
+    let pg =
+        load(&format!("pg={uri}").parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let lite = load(
+        &format!("lite=sqlite:{}", path.display()).parse::<SourceSpec>().expect("spec"),
+        &NoProgress,
+    )
+    .expect("load");
     for table in ["Track", "Customer", "Invoice"] {
         let (a, b) = (pg.collection(table).expect("pg"), lite.collection(table).expect("sqlite"));
         for (p, q) in a.profile().properties().iter().zip(b.profile().properties()) {
             assert_eq!(p.path, q.path);
-            assert_eq!((p.present, p.nulls, p.distinct), (q.present, q.nulls, q.distinct), "{table}.{}", p.path);
+            assert_eq!(
+                (p.present, p.nulls, p.distinct),
+                (q.present, q.nulls, q.distinct),
+                "{table}.{}",
+                p.path
+            );
         }
     }
 }
@@ -100,19 +126,26 @@ fn writes_are_refused_and_the_data_is_unchanged() {
     // it is spelled; the setting is as it was.
     let path = "SELECT current_setting('search_path')";
     let search_path = db.query(path, &[]).expect("setting");
-    for sql in ["SELECT set_config('search_path', 'evil', false)", "SELECT PG_CATALOG.\"set_config\"('search_path', 'evil', false)"] {
+    for sql in [
+        "SELECT set_config('search_path', 'evil', false)",
+        "SELECT PG_CATALOG.\"set_config\"('search_path', 'evil', false)",
+    ] {
         let refused = db.query(sql, &[]).expect_err("refused").to_string();
         assert!(refused.contains("set_config is not allowed"), "{sql}: {refused}");
     }
     assert_eq!(db.query(path, &[]).expect("setting"), search_path);
     assert_eq!(db.query(checksum, &[]).expect("checksum"), before);
-    assert_eq!(db.query("SELECT COUNT(*) FROM \"Genre\"", &[]).expect("count")[0][0].as_count(), 25);
+    assert_eq!(
+        db.query("SELECT COUNT(*) FROM \"Genre\"", &[]).expect("count")[0][0].as_count(),
+        25
+    );
 }
 
 #[test]
 fn a_server_that_is_down_gets_a_clear_error() {
     // Port 9 (discard) on loopback: nothing listens there.
-    let err = PostgresDatabase::connect("postgres://schemascope:secret@127.0.0.1:9/chinook").expect_err("down");
+    let err = PostgresDatabase::connect("postgres://schemascope:secret@127.0.0.1:9/chinook")
+        .expect_err("down");
     let text = err.to_string();
     assert!(text.contains("127.0.0.1:9"), "{text}");
     assert!(text.contains("is the server running"), "{text}");

@@ -17,7 +17,10 @@ fn chinook() -> PathBuf {
 
 /// Northwind, built from its SQL script into a temporary file.
 fn northwind(dir: &Path) -> PathBuf {
-    let script = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/northwind/create.sql")).expect("script");
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/northwind/create.sql"),
+    )
+    .expect("script");
     let path = dir.join("northwind.sqlite");
     let connection = rusqlite::Connection::open(&path).expect("create");
     connection.execute_batch(&script).expect("load northwind");
@@ -26,21 +29,30 @@ fn northwind(dir: &Path) -> PathBuf {
 
 #[test]
 fn chinook_catalog_has_keys_in_both_directions_and_row_counts() {
-    let source = load(&format!("chinook={}", chinook().display()).parse::<SourceSpec>().expect("spec"), &NoProgress).expect("load");
+    let source = load(
+        &format!("chinook={}", chinook().display()).parse::<SourceSpec>().expect("spec"),
+        &NoProgress,
+    )
+    .expect("load");
     assert_eq!(source.collections.len(), 11);
     let db = source.database.as_ref().expect("database");
     let catalog: Catalog = db.catalog().expect("catalog");
     let track = catalog.table("Track").expect("Track");
     assert_eq!(track.primary_key, ["TrackId"]);
-    let mut targets: Vec<&str> = track.foreign_keys.iter().map(|f| f.referenced_table.as_str()).collect();
+    let mut targets: Vec<&str> =
+        track.foreign_keys.iter().map(|f| f.referenced_table.as_str()).collect();
     targets.sort_unstable();
     assert_eq!(targets, ["Album", "Genre", "MediaType"]);
-    assert_eq!(catalog.table("PlaylistTrack").expect("PlaylistTrack").primary_key, ["PlaylistId", "TrackId"]);
+    assert_eq!(
+        catalog.table("PlaylistTrack").expect("PlaylistTrack").primary_key,
+        ["PlaylistId", "TrackId"]
+    );
     assert_eq!(catalog.neighbours("Customer"), ["Employee", "Invoice"]);
     let name = track.column("Name").expect("Name");
     assert_eq!((name.declared_type.as_str(), name.nullable), ("NVARCHAR(200)", false));
     assert!(track.column("Composer").expect("Composer").nullable);
-    let counts: Vec<(String, usize)> = source.collections.iter().map(|c| (c.name().to_string(), c.len())).collect();
+    let counts: Vec<(String, usize)> =
+        source.collections.iter().map(|c| (c.name().to_string(), c.len())).collect();
     assert!(counts.contains(&("Track".into(), 3503)), "{counts:?}");
     assert!(counts.contains(&("InvoiceLine".into(), 2240)), "{counts:?}");
     let invoice = source.collection("Invoice").expect("Invoice");
@@ -65,7 +77,11 @@ fn northwind_pushdown_profiles_equal_the_in_memory_profiles_with_views_and_blobs
 #[test]
 fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
     let db = SqliteDatabase::open(&chinook()).expect("open");
-    common::assert_histograms_match(&db, "Track", &["Milliseconds", "Bytes", "UnitPrice", "GenreId"]);
+    common::assert_histograms_match(
+        &db,
+        "Track",
+        &["Milliseconds", "Bytes", "UnitPrice", "GenreId"],
+    );
     common::assert_histograms_match(&db, "Invoice", &["Total"]);
 }
 

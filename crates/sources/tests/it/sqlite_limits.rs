@@ -7,10 +7,13 @@ use std::time::Duration;
 
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
-use schemascope_sources::sql::{Database, SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqlValue, SqliteDatabase};
+use schemascope_sources::sql::{
+    Database, SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqlValue, SqliteDatabase,
+};
 
 fn chinook() -> SqliteDatabase {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open")
 }
 
@@ -37,10 +40,16 @@ fn one_expensive_row_fails_at_the_length_limit_instead_of_running_on() {
     ] {
         let error = db.run(sql, &[], None, 60_000).expect_err(sql);
         let text = error.to_string();
-        assert!(text.contains("string or blob too big") && text.contains(&format!("{SQLITE_MAX_LENGTH} bytes")), "{sql}: {text}");
+        assert!(
+            text.contains("string or blob too big")
+                && text.contains(&format!("{SQLITE_MAX_LENGTH} bytes")),
+            "{sql}: {text}"
+        );
         assert_eq!(error.class(), ErrorClass::Syntax, "{sql}: a narrower query can succeed");
     }
-    let under = db.query("SELECT length(printf('%.*c', 16000000, 'a'))", &[]).expect("just under the limit");
+    let under = db
+        .query("SELECT length(printf('%.*c', 16000000, 'a'))", &[])
+        .expect("just under the limit");
     assert_eq!(under, vec![vec![SqlValue::Integer(16_000_000)]]);
     assert_eq!(genres(&db), 25, "the source still answers");
 }
@@ -48,25 +57,54 @@ fn one_expensive_row_fails_at_the_length_limit_instead_of_running_on() {
 #[test]
 fn long_like_patterns_are_refused_by_the_engine() {
     let db = chinook();
-    let like = |pattern: String| db.run("SELECT count(*) FROM Track WHERE Name LIKE ?1", &[SqlValue::Text(pattern)], None, 60_000);
+    let like = |pattern: String| {
+        db.run(
+            "SELECT count(*) FROM Track WHERE Name LIKE ?1",
+            &[SqlValue::Text(pattern)],
+            None,
+            60_000,
+        )
+    };
     let error = like(format!("%{}%", "a%".repeat(60))).expect_err("too long");
     assert!(error.to_string().contains("LIKE or GLOB pattern too complex"), "{error}");
-    assert_eq!(like(format!("%{}", "_".repeat(99))).expect("100 bytes").rows, vec![vec![SqlValue::Integer(3)]], "the names of 99+ characters");
+    assert_eq!(
+        like(format!("%{}", "_".repeat(99))).expect("100 bytes").rows,
+        vec![vec![SqlValue::Integer(3)]],
+        "the names of 99+ characters"
+    );
 }
 
 #[test]
 fn functions_quadratic_in_their_arguments_are_refused_before_they_run() {
     let db = chinook();
     for (sql, function) in [
-        ("SELECT instr(printf('%.*c', 16000000, 'a'), printf('%.*c', 8000000, 'a') || 'b')", "instr()"),
-        ("SELECT replace(printf('%.*c', 16000000, 'a'), printf('%.*c', 1000, 'a') || 'b', 'c')", "replace()"),
-        ("SELECT length(trim(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))", "trim()"),
-        ("SELECT length(LTRIM(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))", "ltrim()"),
-        ("SELECT length(rtrim(printf('%.*c', 100000, 'a'), printf('%.*c', 20000, 'b'))) FROM Genre", "rtrim()"),
+        (
+            "SELECT instr(printf('%.*c', 16000000, 'a'), printf('%.*c', 8000000, 'a') || 'b')",
+            "instr()",
+        ),
+        (
+            "SELECT replace(printf('%.*c', 16000000, 'a'), printf('%.*c', 1000, 'a') || 'b', 'c')",
+            "replace()",
+        ),
+        (
+            "SELECT length(trim(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))",
+            "trim()",
+        ),
+        (
+            "SELECT length(LTRIM(printf('%.*c', 200000, 'a'), printf('%.*c', 100000, 'b') || 'a'))",
+            "ltrim()",
+        ),
+        (
+            "SELECT length(rtrim(printf('%.*c', 100000, 'a'), printf('%.*c', 20000, 'b'))) FROM Genre",
+            "rtrim()",
+        ),
         ("SELECT unhex(printf('%.*c', 2000000, '4'), printf('%.*c', 1000, '-'))", "unhex()"),
     ] {
         let error = db.run(sql, &[], None, 1_000).expect_err(sql).to_string();
-        assert!(error.contains(function) && error.contains("statement timeout cannot stop it"), "{sql}: {error}");
+        assert!(
+            error.contains(function) && error.contains("statement timeout cannot stop it"),
+            "{sql}: {error}"
+        );
     }
     // The same functions on ordinary values give SQLite's own results.
     let rows = db
@@ -74,7 +112,12 @@ fn functions_quadratic_in_their_arguments_are_refused_before_they_run() {
         .expect("runs");
     assert_eq!(
         rows,
-        vec![vec![SqlValue::Integer(2), SqlValue::Text("JAzz".into()), SqlValue::Text("Jazz".into()), SqlValue::Text("<blob: 2 bytes>".into())]]
+        vec![vec![
+            SqlValue::Integer(2),
+            SqlValue::Text("JAzz".into()),
+            SqlValue::Text("Jazz".into()),
+            SqlValue::Text("<blob: 2 bytes>".into())
+        ]]
     );
 }
 
@@ -92,7 +135,9 @@ fn a_slow_statement_does_not_hold_up_the_other_queries() {
     // Counts without end: only its deadline stops it.
     let slow = std::thread::spawn({
         let db = Arc::clone(&db);
-        move || db.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n", &[], None, 5_000)
+        move || {
+            db.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n", &[], None, 5_000)
+        }
     });
     // Let the slow statement take its connection first (not an assertion: if it had not, the
     // checks below would still hold).
@@ -100,7 +145,10 @@ fn a_slow_statement_does_not_hold_up_the_other_queries() {
     for _ in 0..5 {
         assert_eq!(genres(&db), 25);
     }
-    assert!(!slow.is_finished(), "the quick queries were answered while the slow one still ran (it ends only at its deadline)");
+    assert!(
+        !slow.is_finished(),
+        "the quick queries were answered while the slow one still ran (it ends only at its deadline)"
+    );
     let error = schemascope_core::sync::joined(slow.join()).expect_err("stopped at its deadline");
     assert!(matches!(error, SourceError::Timeout { timeout_ms: 5_000, .. }), "{error}");
     assert!(error.to_string().contains("statement timeout"), "{error}");
@@ -119,7 +167,8 @@ fn the_deadline_and_the_calls_cancellation_hold_between_expensive_rows() {
     assert!(matches!(error, SourceError::Timeout { timeout_ms: 300, .. }), "{error}");
     let token = schemascope_core::cancel::Cancel::new();
     token.cancel_because("the call's time was up");
-    let error = schemascope_core::cancel::with(&token, || db.run(slow_rows, &[], None, 60_000)).expect_err("cancelled");
+    let error = schemascope_core::cancel::with(&token, || db.run(slow_rows, &[], None, 60_000))
+        .expect_err("cancelled");
     assert!(matches!(error, SourceError::Cancelled(_)), "{error}");
     assert_eq!(genres(&db), 25, "the source answers after both");
 }

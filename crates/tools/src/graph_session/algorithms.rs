@@ -2,8 +2,9 @@
 //! on nodes and edges, plus graph-level values), and running one over the session's graph.
 
 use schemascope_graph::{
-    GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality, clustering, connected_components, degrees,
-    louvain_communities, minimum_spanning_tree, pagerank, shortest_path, strongly_connected_components,
+    GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality,
+    clustering, connected_components, degrees, louvain_communities, minimum_spanning_tree,
+    pagerank, shortest_path, strongly_connected_components,
 };
 use schemascope_session::style::ElementKind;
 use serde_json::{Map, Value, json};
@@ -42,7 +43,14 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo {
         algorithm_type: "degree",
         description: "Edges per node (in, out, total) and each as a percentage of the maximum; in and out follow the graph's direction (equal to degree when undirected).",
-        node_properties: &["degree", "inDegree", "outDegree", "degreePct", "inDegreePct", "outDegreePct"],
+        node_properties: &[
+            "degree",
+            "inDegree",
+            "outDegree",
+            "degreePct",
+            "inDegreePct",
+            "outDegreePct",
+        ],
         edge_properties: &[],
         graph_properties: &["maxDegree"],
         options: &["directed"],
@@ -124,14 +132,31 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 
 /// The algorithm called `namespace:type`, or an error listing what exists.
 pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmInfo, ToolError> {
-    let all = || ALGORITHMS.iter().map(|a| format!("{NAMESPACE}:{}", a.algorithm_type)).collect::<Vec<_>>().join(", ");
+    let all = || {
+        ALGORITHMS
+            .iter()
+            .map(|a| format!("{NAMESPACE}:{}", a.algorithm_type))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if namespace != NAMESPACE {
-        return Err(ToolError::InvalidParams(format!("unknown algorithm namespace `{namespace}`; the algorithms are: {}", all())));
+        return Err(ToolError::InvalidParams(format!(
+            "unknown algorithm namespace `{namespace}`; the algorithms are: {}",
+            all()
+        )));
     }
-    ALGORITHMS.iter().find(|a| a.algorithm_type.eq_ignore_ascii_case(algorithm_type)).ok_or_else(|| {
-        let hint = schemascope_core::suggest::did_you_mean(algorithm_type, ALGORITHMS.iter().map(|a| a.algorithm_type));
-        ToolError::InvalidParams(format!("unknown algorithm `{namespace}:{algorithm_type}`.{hint} The algorithms are: {}", all()))
-    })
+    ALGORITHMS.iter().find(|a| a.algorithm_type.eq_ignore_ascii_case(algorithm_type)).ok_or_else(
+        || {
+            let hint = schemascope_core::suggest::did_you_mean(
+                algorithm_type,
+                ALGORITHMS.iter().map(|a| a.algorithm_type),
+            );
+            ToolError::InvalidParams(format!(
+                "unknown algorithm `{namespace}:{algorithm_type}`.{hint} The algorithms are: {}",
+                all()
+            ))
+        },
+    )
 }
 
 /// The property path an algorithm's value `name` is written at.
@@ -139,22 +164,25 @@ pub fn property_path(algorithm_type: &str, name: &str) -> String {
     format!("{RESULTS_ROOT}.{NAMESPACE}.{algorithm_type}.{name}")
 }
 
-fn option_str<'a>(options: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ToolError> {
+fn option_str<'a>(
+    options: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, ToolError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(ToolError::InvalidParams(format!("option `{key}` must be a string, not {other}"))),
+        Some(other) => {
+            Err(ToolError::InvalidParams(format!("option `{key}` must be a string, not {other}")))
+        }
     }
 }
 
 fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, ToolError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .filter(|f| f.is_finite())
-            .map(Some)
-            .ok_or_else(|| ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))),
+        Some(v) => v.as_f64().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
+            ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))
+        }),
     }
 }
 
@@ -179,15 +207,27 @@ fn numbers(values: &[f64]) -> Vec<Value> {
 
 /// Runs `info` with `options` over the session's graph; returns the per-element values and the
 /// graph-level ones.
-pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<(AlgorithmOutput, Value), ToolError> {
+pub fn run(
+    data: &SessionData,
+    info: &AlgorithmInfo,
+    options: &Value,
+) -> Result<(AlgorithmOutput, Value), ToolError> {
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
-        other => return Err(ToolError::InvalidParams(format!("`options` must be an object, not {other}"))),
+        other => {
+            return Err(ToolError::InvalidParams(format!(
+                "`options` must be an object, not {other}"
+            )));
+        }
     };
     if let Some(unknown) = options.keys().find(|k| !info.options.contains(&k.as_str())) {
-        let accepted = if info.options.is_empty() { "none".to_string() } else { info.options.join(", ") };
-        return Err(ToolError::InvalidParams(format!("`{}` takes no option `{unknown}`; its options: {accepted}", info.algorithm_type)));
+        let accepted =
+            if info.options.is_empty() { "none".to_string() } else { info.options.join(", ") };
+        return Err(ToolError::InvalidParams(format!(
+            "`{}` takes no option `{unknown}`; its options: {accepted}",
+            info.algorithm_type
+        )));
     }
     let (directed, basis) = match options.get("directed") {
         None | Some(Value::Null) => match data.direction() {
@@ -195,15 +235,26 @@ pub fn run(data: &SessionData, info: &AlgorithmInfo, options: &Value) -> Result<
             None => (false, DirectedBasis::Unknown),
         },
         Some(Value::Bool(b)) => (*b, DirectedBasis::Option),
-        Some(other) => return Err(ToolError::InvalidParams(format!("option `directed` must be true or false, not {other}"))),
+        Some(other) => {
+            return Err(ToolError::InvalidParams(format!(
+                "option `directed` must be true or false, not {other}"
+            )));
+        }
     };
     // Direction is meaningless to an algorithm that ignores it; saying "directed" there would be false.
-    let (directed, basis) = if info.direction_matters { (directed, basis) } else { (false, DirectedBasis::Ignored) };
+    let (directed, basis) =
+        if info.direction_matters { (directed, basis) } else { (false, DirectedBasis::Ignored) };
     let weight = option_str(&options, "weight")?;
     if let Some(weight) = weight
-        && data.collection(ElementKind::Edge).profile().property(&weight.parse().unwrap_or_default()).is_none()
+        && data
+            .collection(ElementKind::Edge)
+            .profile()
+            .property(&weight.parse().unwrap_or_default())
+            .is_none()
     {
-        return Err(ToolError::InvalidParams(format!("option `weight`: the edges have no property `{weight}` (see describe_schema for edges)")));
+        return Err(ToolError::InvalidParams(format!(
+            "option `weight`: the edges have no property `{weight}` (see describe_schema for edges)"
+        )));
     }
     let (output, mut graph) = if weight.is_some() {
         interruptible(|| run_on(data, info, &options, &data.build_graph(weight, directed), true))??
@@ -249,7 +300,8 @@ pub fn outcome_sentence(graph_results: &Value) -> Option<String> {
     if graph_results.get("reachable") != Some(&Value::Bool(false)) {
         return None;
     }
-    let id = |key: &str| graph_results.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let id =
+        |key: &str| graph_results.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     Some(format!(
         " There is no path from {} to {}: no node is on a path (`isInPath` is false everywhere), and `distance` is null for every node {} cannot reach.",
         schemascope_core::display::code(&id("source")),
@@ -315,24 +367,35 @@ fn run_on(
         "pagerank" => {
             let alpha = option_f64(options, "alpha")?.unwrap_or(0.85);
             if !(0.0..1.0).contains(&alpha) {
-                return Err(ToolError::InvalidParams(format!("option `alpha` must be in [0, 1), not {alpha}")));
+                return Err(ToolError::InvalidParams(format!(
+                    "option `alpha` must be in [0, 1), not {alpha}"
+                )));
             }
-            let pr = pagerank(g, &PageRankOptions { alpha, weighted, ..PageRankOptions::default() });
+            let pr =
+                pagerank(g, &PageRankOptions { alpha, weighted, ..PageRankOptions::default() });
             nodes = vec![("rank".into(), numbers(&pr.scores)), ("rankPct".into(), pct(&pr.scores))];
             graph = json!({"iterations": pr.iterations, "converged": pr.converged});
         }
         "betweenness" | "closeness" => {
-            let scores = if info.algorithm_type == "betweenness" { betweenness_centrality(g, weighted) } else { closeness_centrality(g, weighted) };
+            let scores = if info.algorithm_type == "betweenness" {
+                betweenness_centrality(g, weighted)
+            } else {
+                closeness_centrality(g, weighted)
+            };
             nodes = vec![("score".into(), numbers(&scores)), ("scorePct".into(), pct(&scores))];
         }
         "components" => {
             let c = connected_components(g);
-            nodes = vec![("componentId".into(), c.component_id.iter().map(|&x| json!(x)).collect())];
+            nodes =
+                vec![("componentId".into(), c.component_id.iter().map(|&x| json!(x)).collect())];
             graph = json!({"componentCount": c.component_count});
             // Undirected, strong and weak are the same partition; writing both would only repeat it.
             if g.directed {
                 let strong = strongly_connected_components(g);
-                nodes.push(("strongComponentId".into(), strong.component_id.iter().map(|&x| json!(x)).collect()));
+                nodes.push((
+                    "strongComponentId".into(),
+                    strong.component_id.iter().map(|&x| json!(x)).collect(),
+                ));
                 graph["strongComponentCount"] = json!(strong.component_count);
             }
         }
@@ -347,7 +410,8 @@ fn run_on(
                 opts.resolution = resolution;
             }
             let c = louvain_communities(g, &opts);
-            nodes = vec![("communityId".into(), c.community_id.iter().map(|&x| json!(x)).collect())];
+            nodes =
+                vec![("communityId".into(), c.community_id.iter().map(|&x| json!(x)).collect())];
             graph = json!({"communityCount": c.community_count, "modularity": figure::stat_json(c.modularity)});
         }
         "clustering" => {
@@ -356,25 +420,44 @@ fn run_on(
             graph = json!({"averageClustering": figure::stat_json(c.average)});
         }
         "shortestPath" => {
-            let (Some(from), Some(to)) = (option_str(options, "source")?, option_str(options, "target")?) else {
-                return Err(ToolError::InvalidParams("`shortestPath` needs options `source` and `target` (node ids)".into()));
+            let (Some(from), Some(to)) =
+                (option_str(options, "source")?, option_str(options, "target")?)
+            else {
+                return Err(ToolError::InvalidParams(
+                    "`shortestPath` needs options `source` and `target` (node ids)".into(),
+                ));
             };
             let path = shortest_path(g, from, to).map_err(|e| {
                 let hint = match &e {
                     schemascope_graph::GraphError::UnknownNode(id) => {
-                        schemascope_core::suggest::did_you_mean(id, g.node_ids.iter().map(String::as_str))
+                        schemascope_core::suggest::did_you_mean(
+                            id,
+                            g.node_ids.iter().map(String::as_str),
+                        )
                     }
                     _ => String::new(),
                 };
                 ToolError::InvalidParams(format!("shortestPath: {e}.{hint}"))
             })?;
             nodes = vec![
-                ("distance".into(), path.distance.iter().map(|d| d.map_or(Value::Null, figure::stat_json)).collect()),
+                (
+                    "distance".into(),
+                    path.distance
+                        .iter()
+                        .map(|d| d.map_or(Value::Null, figure::stat_json))
+                        .collect(),
+                ),
                 ("isInPath".into(), path.is_in_path.iter().map(|&b| json!(b)).collect()),
             ];
-            let on_path: std::collections::HashSet<(usize, usize)> =
-                path.path.windows(2).map(|w| if g.directed || w[0] <= w[1] { (w[0], w[1]) } else { (w[1], w[0]) }).collect();
-            edges = vec![("isInPath".into(), edge_flags(data, g, g.directed, |u, v| on_path.contains(&(u, v))))];
+            let on_path: std::collections::HashSet<(usize, usize)> = path
+                .path
+                .windows(2)
+                .map(|w| if g.directed || w[0] <= w[1] { (w[0], w[1]) } else { (w[1], w[0]) })
+                .collect();
+            edges = vec![(
+                "isInPath".into(),
+                edge_flags(data, g, g.directed, |u, v| on_path.contains(&(u, v))),
+            )];
             // Without a path there are no hops: `null`, not 0, which would read as a path of
             // one node.
             let reachable = path.total.is_some();
@@ -389,15 +472,29 @@ fn run_on(
         }
         "minimumSpanningTree" => {
             let mst = minimum_spanning_tree(g);
-            let chosen: std::collections::HashSet<(usize, usize)> =
-                g.edges.iter().zip(&mst.in_mst).filter(|(_, in_mst)| **in_mst).map(|(&(u, v, _), _)| if u <= v { (u, v) } else { (v, u) }).collect();
-            edges = vec![("inMST".into(), edge_flags(data, g, false, |u, v| chosen.contains(&(u, v))))];
+            let chosen: std::collections::HashSet<(usize, usize)> = g
+                .edges
+                .iter()
+                .zip(&mst.in_mst)
+                .filter(|(_, in_mst)| **in_mst)
+                .map(|(&(u, v, _), _)| if u <= v { (u, v) } else { (v, u) })
+                .collect();
+            edges =
+                vec![("inMST".into(), edge_flags(data, g, false, |u, v| chosen.contains(&(u, v))))];
             graph = json!({"totalWeight": figure::stat_json(mst.total_weight)});
         }
-        other => return Err(ToolError::InvalidParams(format!("algorithm `{other}` has no implementation"))),
+        other => {
+            return Err(ToolError::InvalidParams(format!(
+                "algorithm `{other}` has no implementation"
+            )));
+        }
     }
     let node_ids = if nodes.is_empty() { Vec::new() } else { g.node_ids.clone() };
-    let edge_ids = if edges.is_empty() { Vec::new() } else { data.collection(ElementKind::Edge).items().map(|i| i.id.to_string()).collect() };
+    let edge_ids = if edges.is_empty() {
+        Vec::new()
+    } else {
+        data.collection(ElementKind::Edge).items().map(|i| i.id.to_string()).collect()
+    };
     Ok((
         AlgorithmOutput {
             namespace: NAMESPACE.into(),
@@ -414,18 +511,30 @@ fn run_on(
 
 /// One flag per edge item (in item order), asking `on(u, v)` with the endpoints' node indices,
 /// smaller first unless `directed`.
-fn edge_flags(data: &SessionData, g: &GraphData, directed: bool, on: impl Fn(usize, usize) -> bool) -> Vec<Value> {
+fn edge_flags(
+    data: &SessionData,
+    g: &GraphData,
+    directed: bool,
+    on: impl Fn(usize, usize) -> bool,
+) -> Vec<Value> {
     data.collection(ElementKind::Edge)
         .items()
         .map(|item| {
-            let ends = item.ends.and_then(|e| Some((g.index_of(&e.source)?, g.index_of(&e.target)?)));
-            json!(ends.is_some_and(|(u, v)| if directed { on(u, v) } else { on(u.min(v), u.max(v)) }))
+            let ends =
+                item.ends.and_then(|e| Some((g.index_of(&e.source)?, g.index_of(&e.target)?)));
+            json!(ends.is_some_and(|(u, v)| if directed {
+                on(u, v)
+            } else {
+                on(u.min(v), u.max(v))
+            }))
         })
         .collect()
 }
 
 /// The property paths an output adds, for list_algorithms.
 pub fn added_paths(output: &AlgorithmOutput) -> (Vec<String>, Vec<String>) {
-    let paths = |columns: &[(String, Vec<Value>)]| columns.iter().map(|(name, _)| property_path(&output.algorithm_type, name)).collect();
+    let paths = |columns: &[(String, Vec<Value>)]| {
+        columns.iter().map(|(name, _)| property_path(&output.algorithm_type, name)).collect()
+    };
     (paths(&output.node_columns), paths(&output.edge_columns))
 }

@@ -55,7 +55,9 @@ fn slot(kind: ElementKind) -> usize {
 }
 
 /// Checks that `source` is a graph and returns its nodes and edges.
-pub fn graph_collections(source: &Source) -> Result<(&Arc<Collection>, &Arc<Collection>), ToolError> {
+pub fn graph_collections(
+    source: &Source,
+) -> Result<(&Arc<Collection>, &Arc<Collection>), ToolError> {
     let nodes = source.collections.iter().find(|c| c.kind() == CollectionKind::Nodes);
     let edges = source.collections.iter().find(|c| c.kind() == CollectionKind::Edges);
     match (nodes, edges) {
@@ -70,9 +72,13 @@ pub fn graph_collections(source: &Source) -> Result<(&Arc<Collection>, &Arc<Coll
 
 impl SessionData {
     /// The session data for `base` with `results` written into its items.
-    pub fn new(base: Arc<Source>, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Self, ToolError> {
+    pub fn new(
+        base: Arc<Source>,
+        results: &BTreeMap<String, Arc<AlgorithmOutput>>,
+    ) -> Result<Self, ToolError> {
         graph_collections(&base)?;
-        let source = if results.is_empty() { base.clone() } else { Arc::new(augment(&base, results)?) };
+        let source =
+            if results.is_empty() { base.clone() } else { Arc::new(augment(&base, results)?) };
         let (nodes, edges) = graph_collections(&source).map(|(n, e)| (n.clone(), e.clone()))?;
         Ok(Self {
             base,
@@ -105,7 +111,11 @@ impl SessionData {
 
     /// The unweighted graph, directed or not as asked (both kept once built).
     pub fn graph_as(&self, directed: bool) -> Arc<GraphData> {
-        if directed { self.directed_graph.get_or_init(|| Arc::new(self.build_graph(None, true))).clone() } else { self.graph() }
+        if directed {
+            self.directed_graph.get_or_init(|| Arc::new(self.build_graph(None, true))).clone()
+        } else {
+            self.graph()
+        }
     }
 
     /// The loaded data's fingerprint (`reconcile::data_fingerprint`), computed once.
@@ -123,7 +133,10 @@ impl SessionData {
     }
 
     /// The same data with other algorithm results: keeps the fingerprint already computed.
-    pub fn with_results(&self, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Self, ToolError> {
+    pub fn with_results(
+        &self,
+        results: &BTreeMap<String, Arc<AlgorithmOutput>>,
+    ) -> Result<Self, ToolError> {
         let next = Self::new(self.base.clone(), results)?;
         if let Some(known) = self.fingerprint.get() {
             let _ = next.fingerprint.set(known.clone());
@@ -145,25 +158,36 @@ impl SessionData {
         let triples = edges.items().filter_map(|item| {
             let ends = item.ends?;
             let w = match &weight_path {
-                Some(path) => {
-                    item.value().ok().and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned())).and_then(|v| v.as_f64()).unwrap_or(1.0)
-                }
+                Some(path) => item
+                    .value()
+                    .ok()
+                    .and_then(|v| path.iter().try_fold(v, |v, key| v.get(key).cloned()))
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(1.0),
                 None => 1.0,
             };
             Some((ends.source.to_string(), ends.target.to_string(), w))
         });
-        GraphData::build(nodes.items().map(|i| i.id.to_string()), triples.collect::<Vec<_>>(), directed)
+        GraphData::build(
+            nodes.items().map(|i| i.id.to_string()),
+            triples.collect::<Vec<_>>(),
+            directed,
+        )
     }
 
     /// The position of every id of `kind` in its collection.
     pub fn id_index(&self, kind: ElementKind) -> &HashMap<String, usize> {
-        self.indexes[slot(kind)].get_or_init(|| self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect())
+        self.indexes[slot(kind)].get_or_init(|| {
+            self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect()
+        })
     }
 
     fn parsed(&self, kind: ElementKind) -> &[Option<Value>] {
         self.parsed[slot(kind)].get_or_init(|| {
             let collection = self.collection(kind);
-            parallel_map(collection.len(), |i| collection.item(i).and_then(|item| item.value().ok()))
+            parallel_map(collection.len(), |i| {
+                collection.item(i).and_then(|item| item.value().ok())
+            })
         })
     }
 
@@ -178,7 +202,10 @@ impl SessionData {
 
     /// The elements of `kind` that `selector` could not be evaluated on (after it was matched).
     pub fn unevaluated(&self, kind: ElementKind, selector: &str) -> Unevaluated {
-        lock(&self.unevaluated).get(&(slot(kind), selector.to_string())).cloned().unwrap_or_default()
+        lock(&self.unevaluated)
+            .get(&(slot(kind), selector.to_string()))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Evaluates every selector not cached yet. Fast-path selectors read columns of the paths
@@ -188,7 +215,11 @@ impl SessionData {
     pub fn prepare_matches(&self, kind: ElementKind, selectors: &[&str]) -> Result<(), ToolError> {
         let missing: Vec<&str> = {
             let cache = lock(&self.matches);
-            let mut missing: Vec<&str> = selectors.iter().copied().filter(|s| !cache.contains_key(&(slot(kind), s.to_string()))).collect();
+            let mut missing: Vec<&str> = selectors
+                .iter()
+                .copied()
+                .filter(|s| !cache.contains_key(&(slot(kind), s.to_string())))
+                .collect();
             missing.sort_unstable();
             missing.dedup();
             missing
@@ -196,9 +227,12 @@ impl SessionData {
         if missing.is_empty() {
             return Ok(());
         }
-        let compiled: Vec<Option<Selector>> =
-            missing.iter().map(|s| if s.trim().is_empty() { Ok(None) } else { Selector::parse(s).map(Some) }).collect::<Result<_, _>>()?;
-        let (fast, slow): (Vec<&Selector>, Vec<&Selector>) = compiled.iter().flatten().partition(|s| s.is_fast());
+        let compiled: Vec<Option<Selector>> = missing
+            .iter()
+            .map(|s| if s.trim().is_empty() { Ok(None) } else { Selector::parse(s).map(Some) })
+            .collect::<Result<_, _>>()?;
+        let (fast, slow): (Vec<&Selector>, Vec<&Selector>) =
+            compiled.iter().flatten().partition(|s| s.is_fast());
         let mut found = self.match_on_columns(kind, &fast)?;
         found.extend(self.match_on_items(kind, &slow)?);
         let everything = Arc::new(vec![true; self.collection(kind).len()]);
@@ -207,7 +241,9 @@ impl SessionData {
         for (text, selector) in missing.iter().zip(&compiled) {
             let (flags, unevaluated) = match selector {
                 None => (everything.clone(), Unevaluated::default()),
-                Some(_) => found.remove(*text).map(|(flags, u)| (Arc::new(flags), u)).unwrap_or_default(),
+                Some(_) => {
+                    found.remove(*text).map(|(flags, u)| (Arc::new(flags), u)).unwrap_or_default()
+                }
             };
             cache.insert((slot(kind), text.to_string()), flags);
             skipped.insert((slot(kind), text.to_string()), unevaluated);
@@ -216,29 +252,49 @@ impl SessionData {
     }
 
     /// The matches of fast-path selectors, read from (cached) path columns.
-    fn match_on_columns(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
+    fn match_on_columns(
+        &self,
+        kind: ElementKind,
+        selectors: &[&Selector],
+    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
         let collection = self.collection(kind);
-        let paths: Vec<Vec<FieldPath>> = selectors.iter().map(|s| s.column_paths().unwrap_or_default()).collect();
+        let paths: Vec<Vec<FieldPath>> =
+            selectors.iter().map(|s| s.column_paths().unwrap_or_default()).collect();
         let columns: HashMap<FieldPath, Arc<PathColumn>> = {
             let mut cache = lock(&self.columns);
-            let mut new: Vec<FieldPath> = paths.iter().flatten().filter(|p| !cache.contains_key(&(slot(kind), (*p).clone()))).cloned().collect();
+            let mut new: Vec<FieldPath> = paths
+                .iter()
+                .flatten()
+                .filter(|p| !cache.contains_key(&(slot(kind), (*p).clone())))
+                .cloned()
+                .collect();
             new.sort_unstable();
             new.dedup();
             let built = if new.is_empty() {
                 Vec::new()
             } else {
-                PathColumn::build(&new, collection.len(), |i| collection.item(i).map_or("null", |item| item.json))
+                PathColumn::build(&new, collection.len(), |i| {
+                    collection.item(i).map_or("null", |item| item.json)
+                })
             };
             for column in built {
                 cache.insert((slot(kind), column.path().clone()), Arc::new(column));
             }
-            paths.iter().flatten().filter_map(|p| cache.get(&(slot(kind), p.clone())).map(|c| (p.clone(), c.clone()))).collect()
+            paths
+                .iter()
+                .flatten()
+                .filter_map(|p| cache.get(&(slot(kind), p.clone())).map(|c| (p.clone(), c.clone())))
+                .collect()
         };
-        let inputs: Vec<Vec<&PathColumn>> = paths.iter().map(|ps| ps.iter().filter_map(|p| columns.get(p).map(|c| &**c)).collect()).collect();
-        let answers = schemascope_core::selector::columns::evaluate(selectors, &inputs, collection.len());
+        let inputs: Vec<Vec<&PathColumn>> = paths
+            .iter()
+            .map(|ps| ps.iter().filter_map(|p| columns.get(p).map(|c| &**c)).collect())
+            .collect();
+        let answers =
+            schemascope_core::selector::columns::evaluate(selectors, &inputs, collection.len());
         let cancel = schemascope_core::cancel::current();
         let mut found = HashMap::new();
         for (selector, answers) in selectors.iter().zip(answers) {
@@ -252,13 +308,19 @@ impl SessionData {
                     None => {
                         let item = collection.item(row);
                         let id = item.as_ref().map_or("", |item| item.id);
-                        match selector.check_json(item.as_ref().map_or("null", |item| item.json), &cancel) {
+                        match selector
+                            .check_json(item.as_ref().map_or("null", |item| item.json), &cancel)
+                        {
                             Ok(Ok(hit)) => hit,
                             Ok(Err(reason)) => {
                                 unevaluated.add(id, reason);
                                 false
                             }
-                            Err(halt) => return Err(halt.into_error(selector.as_str(), id, row, collection.len()).into()),
+                            Err(halt) => {
+                                return Err(halt
+                                    .into_error(selector.as_str(), id, row, collection.len())
+                                    .into());
+                            }
                         }
                     }
                 });
@@ -270,7 +332,11 @@ impl SessionData {
 
     /// The matches of other selectors, in one pass over the parsed items. One element too
     /// costly to evaluate, or a cancelled call, stops every thread at its next element.
-    fn match_on_items(&self, kind: ElementKind, selectors: &[&Selector]) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
+    fn match_on_items(
+        &self,
+        kind: ElementKind,
+        selectors: &[&Selector],
+    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
@@ -285,7 +351,9 @@ impl SessionData {
             }
             evaluated.fetch_add(1, Relaxed);
             let row: Vec<Result<Verdict, Halt>> = match &parsed[i] {
-                Some(value) => selectors.iter().map(|selector| selector.check_value(value, &cancel)).collect(),
+                Some(value) => {
+                    selectors.iter().map(|selector| selector.check_value(value, &cancel)).collect()
+                }
                 // Text the parser rejects (nested past its limit): the selector words why.
                 None => {
                     let json = collection.item(i).map_or("null", |item| item.json);
@@ -298,26 +366,36 @@ impl SessionData {
             row
         });
         let evaluated = evaluated.load(Relaxed);
-        let mut out: Vec<(Vec<bool>, Unevaluated)> = selectors.iter().map(|_| (Vec::with_capacity(rows.len()), Unevaluated::default())).collect();
+        let mut out: Vec<(Vec<bool>, Unevaluated)> = selectors
+            .iter()
+            .map(|_| (Vec::with_capacity(rows.len()), Unevaluated::default()))
+            .collect();
         for (i, row) in rows.into_iter().enumerate() {
             let id = collection.item(i).map_or(String::new(), |item| item.id.to_string());
             if row.is_empty() {
                 // Skipped after a halt or a cancellation, reported below.
                 continue;
             }
-            for (((flags, unevaluated), answer), selector) in out.iter_mut().zip(row).zip(selectors) {
+            for (((flags, unevaluated), answer), selector) in out.iter_mut().zip(row).zip(selectors)
+            {
                 match answer {
                     Ok(Ok(hit)) => flags.push(hit),
                     Ok(Err(reason)) => {
                         unevaluated.add(&id, reason);
                         flags.push(false);
                     }
-                    Err(halt) => return Err(halt.into_error(selector.as_str(), &id, evaluated, parsed.len()).into()),
+                    Err(halt) => {
+                        return Err(halt
+                            .into_error(selector.as_str(), &id, evaluated, parsed.len())
+                            .into());
+                    }
                 }
             }
         }
         if let Err(cancelled) = cancel.check() {
-            return Err(Halt::Cancelled(cancelled).into_error("", "", evaluated, parsed.len()).into());
+            return Err(Halt::Cancelled(cancelled)
+                .into_error("", "", evaluated, parsed.len())
+                .into());
         }
         Ok(selectors.iter().map(|s| s.as_str().to_string()).zip(out).collect())
     }
@@ -357,17 +435,30 @@ pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
     let chunk = n.div_ceil(threads);
     let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>())).collect();
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope
+                    .spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>())
+            })
+            .collect();
         // A panicked worker panics the caller too: its part of the results is missing, and
         // results out of line with the items would be worse than no answer.
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
     })
 }
 
 /// Writes each output's columns into the items' `algorithmResults.<namespace>.<type>`.
-fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> Result<Source, ToolError> {
+fn augment(
+    base: &Source,
+    results: &BTreeMap<String, Arc<AlgorithmOutput>>,
+) -> Result<Source, ToolError> {
     let (nodes, edges) = graph_collections(base)?;
-    let with_results = |collection: &Collection, kind: ElementKind| -> Result<Collection, ToolError> {
+    let with_results = |collection: &Collection,
+                        kind: ElementKind|
+     -> Result<Collection, ToolError> {
         // id -> [(namespace, type, name, value)]
         let mut by_id: HashMap<&str, Vec<(&str, &str, &str, &Value)>> = HashMap::new();
         for output in results.values() {
@@ -377,7 +468,12 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
             };
             for (name, values) in columns {
                 for (id, value) in ids.iter().zip(values) {
-                    by_id.entry(id.as_str()).or_default().push((&output.namespace, &output.algorithm_type, name, value));
+                    by_id.entry(id.as_str()).or_default().push((
+                        &output.namespace,
+                        &output.algorithm_type,
+                        name,
+                        value,
+                    ));
                 }
             }
         }
@@ -394,16 +490,22 @@ fn augment(base: &Source, results: &BTreeMap<String, Arc<AlgorithmOutput>>) -> R
                         *root = Value::Object(Map::new());
                     }
                     for (namespace, algorithm, name, v) in entries {
-                        let at = root.as_object_mut().map(|r| r.entry(namespace.to_string()).or_insert_with(|| Value::Object(Map::new())));
-                        let at =
-                            at.and_then(Value::as_object_mut).map(|ns| ns.entry(algorithm.to_string()).or_insert_with(|| Value::Object(Map::new())));
+                        let at = root.as_object_mut().map(|r| {
+                            r.entry(namespace.to_string())
+                                .or_insert_with(|| Value::Object(Map::new()))
+                        });
+                        let at = at.and_then(Value::as_object_mut).map(|ns| {
+                            ns.entry(algorithm.to_string())
+                                .or_insert_with(|| Value::Object(Map::new()))
+                        });
                         if let Some(Value::Object(map)) = at {
                             map.insert(name.to_string(), (*v).clone());
                         }
                     }
                 }
             }
-            let ends = item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
+            let ends =
+                item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
             items.push(OwnedItem { id: item.id.to_string(), value, ends, metadata: None });
         }
         Ok(Collection::from_values(collection.name(), collection.kind(), items))
@@ -446,7 +548,9 @@ mod tests {
     #[test]
     fn a_panicking_worker_panics_the_caller() {
         // The last item falls to the last worker when the work is split.
-        let outcome = std::panic::catch_unwind(|| parallel_map(10_000, |i| if i == 9_999 { panic!("worker failed") } else { i }));
+        let outcome = std::panic::catch_unwind(|| {
+            parallel_map(10_000, |i| if i == 9_999 { panic!("worker failed") } else { i })
+        });
         assert!(outcome.is_err(), "a worker's panic became a result");
     }
 }

@@ -14,34 +14,63 @@ use crate::graph_session::state::AlgorithmRun;
 /// result path), and where, for a property the elements of `kind` do not have; `history` (the
 /// session's runs) tells a run whose results were removed from one that never ran. `None` when
 /// no algorithm writes it or `source` is not a graph.
-pub fn algorithm_hint(source: &Source, kind: ElementKind, name: &str, history: &[AlgorithmRun]) -> Option<String> {
+pub fn algorithm_hint(
+    source: &Source,
+    kind: ElementKind,
+    name: &str,
+    history: &[AlgorithmRun],
+) -> Option<String> {
     let last = name.rsplit('.').next().unwrap_or(name);
     // An algorithm named in the path wins (`…closeness.score`: several algorithms write `score`),
     // then one that writes the last name.
-    let named = ALGORITHMS.iter().find(|a| name.split('.').any(|s| s.eq_ignore_ascii_case(a.algorithm_type)));
-    let info =
-        named.or_else(|| ALGORITHMS.iter().find(|a| a.node_properties.iter().chain(a.edge_properties).any(|p| p.eq_ignore_ascii_case(last))))?;
+    let named = ALGORITHMS
+        .iter()
+        .find(|a| name.split('.').any(|s| s.eq_ignore_ascii_case(a.algorithm_type)));
+    let info = named.or_else(|| {
+        ALGORITHMS.iter().find(|a| {
+            a.node_properties.iter().chain(a.edge_properties).any(|p| p.eq_ignore_ascii_case(last))
+        })
+    })?;
     let ran = has_results(source, info.algorithm_type)?;
     let (here, there, there_noun) = match kind {
         ElementKind::Node => (info.node_properties, info.edge_properties, "edges"),
         ElementKind::Edge => (info.edge_properties, info.node_properties, "nodes"),
     };
-    let paths =
-        |names: &[&str]| names.iter().map(|p| format!("`{}`", algorithms::property_path(info.algorithm_type, p))).collect::<Vec<_>>().join(", ");
+    let paths = |names: &[&str]| {
+        names
+            .iter()
+            .map(|p| format!("`{}`", algorithms::property_path(info.algorithm_type, p)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let run = format!("run_algorithm `{NAMESPACE}:{}`", info.algorithm_type);
     Some(match (here.is_empty(), ran) {
-        (false, true) => format!("`{name}` is an algorithm result: {run} has run and wrote {} here; use that path.", paths(here)),
-        (false, false) => match history.iter().rev().find(|r| r.algorithm_type == info.algorithm_type && r.stale) {
-            Some(stale) => format!(
-                "`{name}` is written by {run}, which ran at {} but its results were removed from the elements ({}): run it again, then use {}.",
-                stale.run_at,
-                stale.stale_reason.as_deref().unwrap_or("the data changed since"),
-                paths(here)
-            ),
-            None => format!("`{name}` is written by {run}, which has not run: run it first, then use {}.", paths(here)),
-        },
-        (true, _) if !there.is_empty() => format!("`{name}` comes from {run}, which writes only on the {there_noun} ({}).", paths(there)),
-        (true, _) => format!("{run} writes graph-level values only (see list_algorithms), not `{name}` on elements."),
+        (false, true) => format!(
+            "`{name}` is an algorithm result: {run} has run and wrote {} here; use that path.",
+            paths(here)
+        ),
+        (false, false) => {
+            match history.iter().rev().find(|r| r.algorithm_type == info.algorithm_type && r.stale)
+            {
+                Some(stale) => format!(
+                    "`{name}` is written by {run}, which ran at {} but its results were removed from the elements ({}): run it again, then use {}.",
+                    stale.run_at,
+                    stale.stale_reason.as_deref().unwrap_or("the data changed since"),
+                    paths(here)
+                ),
+                None => format!(
+                    "`{name}` is written by {run}, which has not run: run it first, then use {}.",
+                    paths(here)
+                ),
+            }
+        }
+        (true, _) if !there.is_empty() => format!(
+            "`{name}` comes from {run}, which writes only on the {there_noun} ({}).",
+            paths(there)
+        ),
+        (true, _) => format!(
+            "{run} writes graph-level values only (see list_algorithms), not `{name}` on elements."
+        ),
     })
 }
 

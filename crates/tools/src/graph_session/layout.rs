@@ -14,7 +14,8 @@ use crate::result::ToolError;
 pub const FORCE_DEFAULT_MAX_NODES: usize = 5_000;
 
 /// Every layout type's name, for messages and query_graph.
-pub const LAYOUT_NAMES: &[&str] = &["forceDirected", "circular", "random", "spiral", "shell", "grid", "fixed"];
+pub const LAYOUT_NAMES: &[&str] =
+    &["forceDirected", "circular", "random", "spiral", "shell", "grid", "fixed"];
 
 /// The options each layout accepts.
 fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
@@ -31,10 +32,11 @@ fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
 fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, ToolError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(default),
-        Some(v) => v
-            .as_f64()
-            .filter(|f| f.is_finite() && *f >= 0.0)
-            .ok_or_else(|| ToolError::InvalidParams(format!("layout option `{key}` must be a number >= 0, not {v}"))),
+        Some(v) => v.as_f64().filter(|f| f.is_finite() && *f >= 0.0).ok_or_else(|| {
+            ToolError::InvalidParams(format!(
+                "layout option `{key}` must be a number >= 0, not {v}"
+            ))
+        }),
     }
 }
 
@@ -53,11 +55,18 @@ pub fn compute(
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
-        other => return Err(ToolError::InvalidParams(format!("layout `options` must be an object, not {other}"))),
+        other => {
+            return Err(ToolError::InvalidParams(format!(
+                "layout `options` must be an object, not {other}"
+            )));
+        }
     };
     let allowed = accepted(layout_type);
     if let Some(unknown) = options.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ToolError::InvalidParams(format!("this layout takes no option `{unknown}`; its options: {}", allowed.join(", "))));
+        return Err(ToolError::InvalidParams(format!(
+            "this layout takes no option `{unknown}`; its options: {}",
+            allowed.join(", ")
+        )));
     }
     let g = data.graph();
     let n = g.node_count();
@@ -65,7 +74,8 @@ pub fn compute(
     // Layout units: spacing ~10 between neighbours, so the page's default zoom suits any layout.
     let result: Positions = match layout_type {
         LayoutType::ForceDirected => {
-            let default_iterations = if n <= 1_000 { 500 } else { (500_000_000 / (n * n).max(1)).clamp(20, 500) };
+            let default_iterations =
+                if n <= 1_000 { 500 } else { (500_000_000 / (n * n).max(1)).clamp(20, 500) };
             let force = ForceOptions {
                 max_iterations: number(&options, "iterations", default_iterations as f64)? as usize,
                 three_d,
@@ -78,10 +88,16 @@ pub fn compute(
             p.positions.iter_mut().for_each(|q| q.iter_mut().for_each(|x| *x *= scale));
             p
         }
-        LayoutType::Circular => layout::circular(&g, number(&options, "radius", (n as f64 * 10.0 / std::f64::consts::TAU).max(10.0))?),
-        LayoutType::Random => {
-            layout::random(&g, number(&options, "size", 10.0 * (n.max(1) as f64).sqrt())?, number(&options, "seed", 1.0)? as u64, three_d)
-        }
+        LayoutType::Circular => layout::circular(
+            &g,
+            number(&options, "radius", (n as f64 * 10.0 / std::f64::consts::TAU).max(10.0))?,
+        ),
+        LayoutType::Random => layout::random(
+            &g,
+            number(&options, "size", 10.0 * (n.max(1) as f64).sqrt())?,
+            number(&options, "seed", 1.0)? as u64,
+            three_d,
+        ),
         LayoutType::Spiral => layout::spiral(&g, number(&options, "spacing", 5.0)?),
         LayoutType::Grid => layout::grid(&g, number(&options, "spacing", 10.0)?),
         LayoutType::Shell => {
@@ -90,28 +106,48 @@ pub fn compute(
                 Some(Value::Array(sizes)) => sizes
                     .iter()
                     .map(|s| {
-                        s.as_u64()
-                            .map(|s| s as usize)
-                            .ok_or_else(|| ToolError::InvalidParams(format!("layout option `shells` lists node counts; `{s}` is not one")))
+                        s.as_u64().map(|s| s as usize).ok_or_else(|| {
+                            ToolError::InvalidParams(format!(
+                                "layout option `shells` lists node counts; `{s}` is not one"
+                            ))
+                        })
                     })
                     .collect::<Result<_, _>>()?,
-                Some(other) => return Err(ToolError::InvalidParams(format!("layout option `shells` must be a list of node counts, not {other}"))),
+                Some(other) => {
+                    return Err(ToolError::InvalidParams(format!(
+                        "layout option `shells` must be a list of node counts, not {other}"
+                    )));
+                }
             };
             layout::shell(&g, &shells, number(&options, "spacing", 20.0)?)
         }
         LayoutType::Fixed => fixed(data, &g, &options)?,
     };
     let applied = if options.is_empty() { json!({}) } else { Value::Object(options) };
-    Ok((NodePositions { ids: g.node_ids.clone(), positions: result.positions, iterations: result.iterations }, result.settled, applied))
+    Ok((
+        NodePositions {
+            ids: g.node_ids.clone(),
+            positions: result.positions,
+            iterations: result.iterations,
+        },
+        result.settled,
+        applied,
+    ))
 }
 
 /// Positions read from the nodes' data at the `x`, `y`, `z` paths (default `x`, `y`, `z`).
-fn fixed(data: &SessionData, g: &GraphData, options: &Map<String, Value>) -> Result<Positions, ToolError> {
+fn fixed(
+    data: &SessionData,
+    g: &GraphData,
+    options: &Map<String, Value>,
+) -> Result<Positions, ToolError> {
     let path = |key: &str| -> Result<Vec<String>, ToolError> {
         match options.get(key) {
             None | Some(Value::Null) => Ok(vec![key.to_string()]),
             Some(Value::String(p)) => Ok(p.split('.').map(str::to_string).collect()),
-            Some(other) => Err(ToolError::InvalidParams(format!("layout option `{key}` is a property path, not {other}"))),
+            Some(other) => Err(ToolError::InvalidParams(format!(
+                "layout option `{key}` is a property path, not {other}"
+            ))),
         }
     };
     let paths = [path("x")?, path("y")?, path("z")?];
@@ -122,7 +158,11 @@ fn fixed(data: &SessionData, g: &GraphData, options: &Map<String, Value>) -> Res
         .node_ids
         .iter()
         .map(|id| {
-            let value = index.get(id).and_then(|&i| nodes.item(i)).and_then(|item| item.value().ok()).unwrap_or(Value::Null);
+            let value = index
+                .get(id)
+                .and_then(|&i| nodes.item(i))
+                .and_then(|item| item.value().ok())
+                .unwrap_or(Value::Null);
             let mut p = [0.0; 3];
             for (d, path) in paths.iter().enumerate() {
                 let v = path.iter().try_fold(&value, |v, key| v.get(key)).and_then(Value::as_f64);

@@ -44,20 +44,37 @@ pub struct Reconciled {
 
 /// Brings `state` in line with `base`, whose fingerprint is `fingerprint`; `why` says what
 /// happened to the data (`data reloaded at …`), for the stale runs' reason.
-pub fn reconcile(state: &mut SessionState, base: &Source, fingerprint: &str, why: &str) -> Result<Reconciled, ToolError> {
+pub fn reconcile(
+    state: &mut SessionState,
+    base: &Source,
+    fingerprint: &str,
+    why: &str,
+) -> Result<Reconciled, ToolError> {
     let mut out = Reconciled::default();
-    let stale_keys: Vec<String> =
-        state.results.iter().filter(|(_, o)| o.data_fingerprint.as_deref() != Some(fingerprint)).map(|(k, _)| k.clone()).collect();
+    let stale_keys: Vec<String> = state
+        .results
+        .iter()
+        .filter(|(_, o)| o.data_fingerprint.as_deref() != Some(fingerprint))
+        .map(|(k, _)| k.clone())
+        .collect();
     for key in &stale_keys {
         state.results.remove(key);
         out.parts.push(Part::Results(key.clone()));
     }
     let mut marked = 0;
-    for run in state.history.iter_mut().filter(|r| !r.stale && r.data_fingerprint.as_deref() != Some(fingerprint)) {
+    for run in state
+        .history
+        .iter_mut()
+        .filter(|r| !r.stale && r.data_fingerprint.as_deref() != Some(fingerprint))
+    {
         run.stale = true;
         run.stale_reason = Some(match run.data_fingerprint {
-            Some(_) => format!("{why}; its results were computed on the earlier data and removed from the elements — run it again"),
-            None => format!("{why}; the run records no data fingerprint, so its results cannot be checked and were removed — run it again"),
+            Some(_) => format!(
+                "{why}; its results were computed on the earlier data and removed from the elements — run it again"
+            ),
+            None => format!(
+                "{why}; the run records no data fingerprint, so its results cannot be checked and were removed — run it again"
+            ),
         });
         marked += 1;
     }
@@ -76,7 +93,8 @@ pub fn reconcile(state: &mut SessionState, base: &Source, fingerprint: &str, why
     let node_ids: HashSet<&str> = nodes.items().map(|i| i.id).collect();
     let edge_ids: HashSet<&str> = edges.items().map(|i| i.id).collect();
     let prune = |ids: &mut Vec<String>, known: &HashSet<&str>| -> Vec<String> {
-        let (kept, gone): (Vec<String>, Vec<String>) = std::mem::take(ids).into_iter().partition(|id| known.contains(id.as_str()));
+        let (kept, gone): (Vec<String>, Vec<String>) =
+            std::mem::take(ids).into_iter().partition(|id| known.contains(id.as_str()));
         *ids = kept;
         gone
     };
@@ -84,7 +102,8 @@ pub fn reconcile(state: &mut SessionState, base: &Source, fingerprint: &str, why
     let gone_edges = prune(&mut state.selection.edges, &edge_ids);
     if !gone_nodes.is_empty() || !gone_edges.is_empty() {
         out.parts.push(Part::Selection);
-        let listed: Vec<String> = gone_nodes.iter().chain(&gone_edges).take(10).map(|id| format!("`{id}`")).collect();
+        let listed: Vec<String> =
+            gone_nodes.iter().chain(&gone_edges).take(10).map(|id| format!("`{id}`")).collect();
         let more = (gone_nodes.len() + gone_edges.len()).saturating_sub(listed.len());
         out.notes.push(format!(
             "{why}: {} selected node(s) and {} selected edge(s) no longer exist and were unselected: {}{}",
@@ -107,8 +126,15 @@ pub fn reconcile(state: &mut SessionState, base: &Source, fingerprint: &str, why
         }
         if gone > 0 {
             layers_changed = true;
-            let left = if empty { "; it now matches no element (remove it with clear_styles)" } else { "" };
-            out.notes.push(format!("{why}: style layer `{}` lost {gone} element id(s) that no longer exist{left}", layer.name));
+            let left = if empty {
+                "; it now matches no element (remove it with clear_styles)"
+            } else {
+                ""
+            };
+            out.notes.push(format!(
+                "{why}: style layer `{}` lost {gone} element id(s) that no longer exist{left}",
+                layer.name
+            ));
         }
     }
     if layers_changed {

@@ -26,7 +26,9 @@ pub struct StyleTable {
 /// The render field a style leaf sets, and the value it sets it to.
 fn render_field(kind: ElementKind, path: &str, value: &Value) -> Option<(&'static str, Value)> {
     let field = match (kind, path) {
-        (_, "enabled") => return Some(("hidden", json!(value.as_bool().is_some_and(|enabled| !enabled)))),
+        (_, "enabled") => {
+            return Some(("hidden", json!(value.as_bool().is_some_and(|enabled| !enabled))));
+        }
         (ElementKind::Node, "texture.color") => "color",
         (ElementKind::Node, "texture.opacity") => "opacity",
         (ElementKind::Node, "shape.size") => "size",
@@ -48,7 +50,9 @@ pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
         ElementKind::Node => {
             json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false})
         }
-        ElementKind::Edge => json!({"color": "#888888", "opacity": 1.0, "width": 0.5, "arrow": null, "hidden": false}),
+        ElementKind::Edge => {
+            json!({"color": "#888888", "opacity": 1.0, "width": 0.5, "arrow": null, "hidden": false})
+        }
     };
     match defaults {
         Value::Object(map) => map,
@@ -58,10 +62,15 @@ pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
 
 /// Computes every element's render style. A layer whose selector fails is skipped (and named in
 /// the returned warnings) rather than blanking the whole view.
-pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) -> (StyleTable, Vec<String>) {
+pub fn style_table(
+    data: &SessionData,
+    layers: &StyleLayers,
+    kind: ElementKind,
+) -> (StyleTable, Vec<String>) {
     let n = data.collection(kind).len();
     let mut warnings = Vec::new();
-    let selectors: Vec<&str> = layers.layers.iter().filter_map(|l| l.rule(kind)).map(|r| r.selector.as_str()).collect();
+    let selectors: Vec<&str> =
+        layers.layers.iter().filter_map(|l| l.rule(kind)).map(|r| r.selector.as_str()).collect();
     // One pass for every selector; a bad one is reported per layer below.
     if data.prepare_matches(kind, &selectors).is_err() {
         for selector in &selectors {
@@ -74,7 +83,10 @@ pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) 
         let Some(rule) = layer.rule(kind) else { continue };
         match data.rule_matches(kind, rule) {
             Ok(m) => {
-                let fields = style_leaves(&rule.style).iter().filter_map(|(path, value)| render_field(kind, path, value)).collect();
+                let fields = style_leaves(&rule.style)
+                    .iter()
+                    .filter_map(|(path, value)| render_field(kind, path, value))
+                    .collect();
                 applying.push((m, fields));
             }
             Err(e) => warnings.push(format!("layer `{}` skipped: {e}", layer.name)),
@@ -111,7 +123,10 @@ pub fn style_table(data: &SessionData, layers: &StyleLayers, kind: ElementKind) 
             }
             let mut style = Map::with_capacity(defaults.len());
             for (field, default) in &defaults {
-                let value = winners.iter().find(|(name, _)| name == field).map_or(default, |(_, value)| *value);
+                let value = winners
+                    .iter()
+                    .find(|(name, _)| name == field)
+                    .map_or(default, |(_, value)| *value);
                 style.insert(field.clone(), value.clone());
             }
             styles.push(Value::Object(style));

@@ -67,7 +67,10 @@ impl GraphSession {
             None => (SessionState::default(), Vec::new()),
         };
         let fingerprint = reconcile::data_fingerprint(&base)?;
-        let why = format!("the data differs from when the session was saved (found on opening it at {})", now_rfc3339());
+        let why = format!(
+            "the data differs from when the session was saved (found on opening it at {})",
+            now_rfc3339()
+        );
         let reconciled = reconcile::reconcile(&mut state, &base, &fingerprint, &why)?;
         restore_notes.extend(reconciled.notes);
         let data = SessionData::new(base, &state.results)?;
@@ -75,11 +78,18 @@ impl GraphSession {
         let mut initial_parts = reconciled.parts;
         if !positions_fit(&state, &data) {
             if state.positions.ids.is_empty() {
-                state.layout =
-                    Layout { layout_type: layout::default_type(data.graph().node_count()), options: serde_json::json!({}), settled: false };
+                state.layout = Layout {
+                    layout_type: layout::default_type(data.graph().node_count()),
+                    options: serde_json::json!({}),
+                    settled: false,
+                };
             }
             relayout(&mut state, &data)?;
-            state.view.camera = Camera::preset(CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            state.view.camera = Camera::preset(
+                CameraPreset::FitToGraph,
+                &state.positions.positions,
+                state.view.dimension,
+            );
             initial_parts.extend([Part::Layout, Part::View]);
         }
         let (events, _) = broadcast::channel(256);
@@ -152,7 +162,8 @@ impl GraphSession {
     fn announce_with(&self, changed: Vec<&'static str>, notes: Vec<String>) {
         let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
         // Nobody listening is fine.
-        let _ = self.events.send(SessionEvent { source: self.name.clone(), version, changed, notes });
+        let _ =
+            self.events.send(SessionEvent { source: self.name.clone(), version, changed, notes });
     }
 
     /// Applies `f` to a copy of the state; if it succeeds and names changed parts, saves them
@@ -170,7 +181,8 @@ impl GraphSession {
             return Ok((value, None));
         }
         let results_changed = parts.iter().any(|p| matches!(p, Part::Results(_)));
-        let new_data = if results_changed { Some(Arc::new(data.with_results(&next.results)?)) } else { None };
+        let new_data =
+            if results_changed { Some(Arc::new(data.with_results(&next.results)?)) } else { None };
         self.save(&next, &parts)?;
         *state = next;
         let served = new_data.map(|d| {
@@ -225,13 +237,20 @@ impl GraphSession {
 /// True when the saved positions are for exactly the graph's nodes.
 fn positions_fit(state: &SessionState, data: &SessionData) -> bool {
     let g = data.graph();
-    state.positions.ids.len() == g.node_count() && state.positions.ids.iter().zip(&g.node_ids).all(|(a, b)| a == b)
+    state.positions.ids.len() == g.node_count()
+        && state.positions.ids.iter().zip(&g.node_ids).all(|(a, b)| a == b)
 }
 
 /// Recomputes the positions for the state's layout (falling back to the default layout if its
 /// options no longer apply).
 pub fn relayout(state: &mut SessionState, data: &SessionData) -> Result<(), ToolError> {
-    let computed = layout::compute(data, state.layout.layout_type, &state.layout.options, state.view.dimension).or_else(|_| {
+    let computed = layout::compute(
+        data,
+        state.layout.layout_type,
+        &state.layout.options,
+        state.view.dimension,
+    )
+    .or_else(|_| {
         state.layout.layout_type = layout::default_type(data.graph().node_count());
         state.layout.options = serde_json::json!({});
         layout::compute(data, state.layout.layout_type, &state.layout.options, state.view.dimension)

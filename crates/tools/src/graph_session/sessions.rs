@@ -23,7 +23,9 @@ pub struct GraphSessions {
 
 impl std::fmt::Debug for GraphSessions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphSessions").field("open", &lock(&self.sessions).keys().collect::<Vec<_>>()).finish_non_exhaustive()
+        f.debug_struct("GraphSessions")
+            .field("open", &lock(&self.sessions).keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
     }
 }
 
@@ -49,7 +51,11 @@ impl ServeHook for GraphSessions {
 impl GraphSessions {
     /// No sessions yet, kept in memory only; registered with `sources` as a hook.
     pub fn new(sources: Arc<Sources>) -> Arc<Self> {
-        let sessions = Arc::new(Self { sources: sources.clone(), sessions: Mutex::new(BTreeMap::new()), store: Mutex::new(None) });
+        let sessions = Arc::new(Self {
+            sources: sources.clone(),
+            sessions: Mutex::new(BTreeMap::new()),
+            store: Mutex::new(None),
+        });
         let hook: Weak<dyn ServeHook> = Arc::downgrade(&sessions) as Weak<dyn ServeHook>;
         sources.add_hook(hook);
         sessions
@@ -91,7 +97,12 @@ impl GraphSessions {
         let source = match name {
             Some(_) => self.sources.get(name)?,
             None => {
-                let graphs: Vec<Arc<Source>> = self.sources.sources().into_iter().filter(|s| graph_collections(s).is_ok()).collect();
+                let graphs: Vec<Arc<Source>> = self
+                    .sources
+                    .sources()
+                    .into_iter()
+                    .filter(|s| graph_collections(s).is_ok())
+                    .collect();
                 match graphs.as_slice() {
                     [only] => only.clone(),
                     [] => {
@@ -102,7 +113,10 @@ impl GraphSessions {
                     }
                     _ => {
                         let names: Vec<&str> = graphs.iter().map(|s| s.name()).collect();
-                        return Err(ToolError::UnknownSource(format!("several graphs are served; name one with `source`: {}", names.join(", "))));
+                        return Err(ToolError::UnknownSource(format!(
+                            "several graphs are served; name one with `source`: {}",
+                            names.join(", ")
+                        )));
                     }
                 }
             }

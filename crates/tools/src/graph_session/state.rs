@@ -167,9 +167,15 @@ impl SessionState {
     /// Rebuilds a state from saved parts; a part that does not parse is reported and left at
     /// its default rather than losing the rest.
     pub fn decode(parts: &BTreeMap<String, String>) -> (Self, Vec<String>) {
-        fn part<T: serde::de::DeserializeOwned>(parts: &BTreeMap<String, String>, key: &str, problems: &mut Vec<String>) -> Option<T> {
+        fn part<T: serde::de::DeserializeOwned>(
+            parts: &BTreeMap<String, String>,
+            key: &str,
+            problems: &mut Vec<String>,
+        ) -> Option<T> {
             let text = parts.get(key)?;
-            serde_json::from_str(text).map_err(|e| problems.push(format!("saved `{key}` ignored: {e}"))).ok()
+            serde_json::from_str(text)
+                .map_err(|e| problems.push(format!("saved `{key}` ignored: {e}")))
+                .ok()
         }
         let mut problems = Vec::new();
         let mut state = SessionState::default();
@@ -182,7 +188,9 @@ impl SessionState {
         if let Some(view) = part(parts, "view", &mut problems) {
             state.view = view;
         }
-        if let Some((layout, positions)) = part::<(Layout, NodePositions)>(parts, "layout", &mut problems) {
+        if let Some((layout, positions)) =
+            part::<(Layout, NodePositions)>(parts, "layout", &mut problems)
+        {
             state.layout = layout;
             state.positions = Arc::new(positions);
         }

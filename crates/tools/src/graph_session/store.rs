@@ -51,19 +51,26 @@ impl SessionStore {
     /// Opens (or creates) the session file at `path`, creating its directory.
     pub fn open(path: &Path) -> Result<Self, ToolError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| store_error(path, "cannot create its directory", e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| store_error(path, "cannot create its directory", e))?;
         }
         refuse_special_files(path)?;
         let connection = Connection::open(path).map_err(|e| store_error(path, "cannot open", e))?;
         connection
-            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;",
+            )
             .map_err(|e| store_error(path, "cannot configure", e))?;
-        let version: i64 = connection.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| store_error(path, "cannot read", e))?;
+        let version: i64 = connection
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| store_error(path, "cannot read", e))?;
         if version > SCHEMA_VERSION {
             return Err(store_error(
                 path,
                 "unsupported",
-                format!("it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})"),
+                format!(
+                    "it was written by a newer schemascope (format {version}, this one reads {SCHEMA_VERSION})"
+                ),
             ));
         }
         // Written only when missing, so a file on a full (or read-only) disk still opens and
@@ -90,16 +97,24 @@ impl SessionStore {
     /// Every saved part of `session`.
     pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, ToolError> {
         let connection = lock(&self.connection);
-        let mut statement =
-            connection.prepare("SELECT part, value FROM session_part WHERE session = ?1").map_err(|e| store_error(&self.path, "cannot read", e))?;
+        let mut statement = connection
+            .prepare("SELECT part, value FROM session_part WHERE session = ?1")
+            .map_err(|e| store_error(&self.path, "cannot read", e))?;
         let rows = statement
-            .query_map(params![session], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))
+            .query_map(params![session], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
             .map_err(|e| store_error(&self.path, "cannot read", e))?;
         rows.collect::<Result<_, _>>().map_err(|e| store_error(&self.path, "cannot read", e))
     }
 
     /// Writes `parts` of `session` in one transaction (an empty value deletes the part).
-    pub fn save(&self, session: &str, parts: &[(String, String)], saved_at: &str) -> Result<(), ToolError> {
+    pub fn save(
+        &self,
+        session: &str,
+        parts: &[(String, String)],
+        saved_at: &str,
+    ) -> Result<(), ToolError> {
         let mut connection = lock(&self.connection);
         let fail = |e: rusqlite::Error| {
             let hint = match e.sqlite_error_code() {
@@ -119,7 +134,11 @@ impl SessionStore {
         let tx = connection.transaction().map_err(fail)?;
         for (part, value) in parts {
             if value.is_empty() {
-                tx.execute("DELETE FROM session_part WHERE session = ?1 AND part = ?2", params![session, part]).map_err(fail)?;
+                tx.execute(
+                    "DELETE FROM session_part WHERE session = ?1 AND part = ?2",
+                    params![session, part],
+                )
+                .map_err(fail)?;
             } else {
                 tx.execute(
                     "INSERT INTO session_part (session, part, value, saved_at) VALUES (?1, ?2, ?3, ?4)
@@ -136,7 +155,11 @@ impl SessionStore {
     pub fn last_saved(&self, session: &str) -> Option<String> {
         let connection = lock(&self.connection);
         connection
-            .query_row("SELECT max(saved_at) FROM session_part WHERE session = ?1", params![session], |r| r.get(0))
+            .query_row(
+                "SELECT max(saved_at) FROM session_part WHERE session = ?1",
+                params![session],
+                |r| r.get(0),
+            )
             .optional()
             .ok()
             .flatten()
@@ -153,13 +176,20 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("nested").join("sessions.sqlite");
         let store = SessionStore::open(&path).expect("open");
-        store.save("g", &[("layers".into(), "[1]".into()), ("view".into(), "{}".into())], "t1").expect("save");
-        store.save("g", &[("layers".into(), "[2]".into()), ("view".into(), String::new())], "t2").expect("save");
+        store
+            .save("g", &[("layers".into(), "[1]".into()), ("view".into(), "{}".into())], "t1")
+            .expect("save");
+        store
+            .save("g", &[("layers".into(), "[2]".into()), ("view".into(), String::new())], "t2")
+            .expect("save");
         store.save("other", &[("layers".into(), "[3]".into())], "t3").expect("save");
         drop(store);
         let store = SessionStore::open(&path).expect("reopen");
         let parts = store.load("g").expect("load");
-        assert_eq!(parts.into_iter().collect::<Vec<_>>(), [("layers".to_string(), "[2]".to_string())]);
+        assert_eq!(
+            parts.into_iter().collect::<Vec<_>>(),
+            [("layers".to_string(), "[2]".to_string())]
+        );
         assert_eq!(store.last_saved("g").as_deref(), Some("t2"));
     }
 
@@ -167,7 +197,8 @@ mod tests {
     fn a_file_that_is_not_a_session_file_is_refused_clearly() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("junk.sqlite");
-        std::fs::write(&path, b"this is not a database at all, just text that is long enough").expect("write");
+        std::fs::write(&path, b"this is not a database at all, just text that is long enough")
+            .expect("write");
         let error = SessionStore::open(&path).expect_err("not sqlite");
         assert!(error.to_string().contains("junk.sqlite"), "{error}");
     }

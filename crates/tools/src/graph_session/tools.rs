@@ -19,8 +19,8 @@ use crate::graph_session::data::SessionData;
 use crate::graph_session::layout::LAYOUT_NAMES;
 use crate::graph_session::params::*;
 use crate::graph_session::session::{GraphSession, now_rfc3339, relayout};
-use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
 use crate::graph_session::sessions::GraphSessions;
+use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
 use crate::result::{ToolError, ToolResult, envelope};
 
 /// Most ids or items describe_selection lists.
@@ -47,7 +47,12 @@ fn kind_noun(kind: ElementKind, n: usize) -> String {
 /// Ids of the matching elements, in item order.
 fn matched_ids(data: &SessionData, kind: ElementKind, matches: &[bool]) -> Vec<String> {
     let collection = data.collection(kind);
-    matches.iter().enumerate().filter(|(_, hit)| **hit).filter_map(|(i, _)| collection.item(i).map(|it| it.id.to_string())).collect()
+    matches
+        .iter()
+        .enumerate()
+        .filter(|(_, hit)| **hit)
+        .filter_map(|(i, _)| collection.item(i).map(|it| it.id.to_string()))
+        .collect()
 }
 
 /// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.
@@ -133,24 +138,48 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResu
             })
         };
         Ok(match params.query {
-            GraphQuery::NodeCount => ToolResult::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes})),
-            GraphQuery::EdgeCount => ToolResult::ok(format!("The graph has {edges} edges."), json!({"edgeCount": edges})),
-            GraphQuery::CurrentLayout => {
-                let layout_type = serde_json::to_value(state.layout.layout_type).unwrap_or_default();
-                ToolResult::ok(format!("Current layout: {}.", layout_type.as_str().unwrap_or_default()), json!({"currentLayout": layout_type}))
+            GraphQuery::NodeCount => {
+                ToolResult::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes}))
             }
-            GraphQuery::Summary => ToolResult::ok(format!("{nodes} nodes, {edges} edges, {} mode.", mode_label(state.view.dimension)), summary()),
+            GraphQuery::EdgeCount => {
+                ToolResult::ok(format!("The graph has {edges} edges."), json!({"edgeCount": edges}))
+            }
+            GraphQuery::CurrentLayout => {
+                let layout_type =
+                    serde_json::to_value(state.layout.layout_type).unwrap_or_default();
+                ToolResult::ok(
+                    format!("Current layout: {}.", layout_type.as_str().unwrap_or_default()),
+                    json!({"currentLayout": layout_type}),
+                )
+            }
+            GraphQuery::Summary => ToolResult::ok(
+                format!("{nodes} nodes, {edges} edges, {} mode.", mode_label(state.view.dimension)),
+                summary(),
+            ),
             GraphQuery::All => {
                 let mut all = summary();
                 all["view"] = view();
                 all["layout"] = layout();
-                ToolResult::ok(format!("{nodes} nodes, {edges} edges; view, layout and state."), all)
+                ToolResult::ok(
+                    format!("{nodes} nodes, {edges} edges; view, layout and state."),
+                    all,
+                )
             }
-            GraphQuery::View => ToolResult::ok(format!("Current view: {} mode.", mode_label(state.view.dimension)), view()),
+            GraphQuery::View => ToolResult::ok(
+                format!("Current view: {} mode.", mode_label(state.view.dimension)),
+                view(),
+            ),
             GraphQuery::Layout => {
-                let layout_type = serde_json::to_value(state.layout.layout_type).unwrap_or_default();
+                let layout_type =
+                    serde_json::to_value(state.layout.layout_type).unwrap_or_default();
                 let settled = if state.layout.settled { "settled" } else { "not settled" };
-                ToolResult::ok(format!("Current layout: {} ({settled}).", layout_type.as_str().unwrap_or_default()), layout())
+                ToolResult::ok(
+                    format!(
+                        "Current layout: {} ({settled}).",
+                        layout_type.as_str().unwrap_or_default()
+                    ),
+                    layout(),
+                )
             }
         })
     })())
@@ -172,11 +201,21 @@ fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -
             .filter_map(|id| {
                 let item = collection.item(*index.get(id)?)?;
                 let value = collection.parse_item(&item).ok()?;
-                Some(schemascope_core::sample::render_item(collection.kind(), &item, &value, &DisplayLimits::default(), &mut cuts))
+                Some(schemascope_core::sample::render_item(
+                    collection.kind(),
+                    &item,
+                    &value,
+                    &DisplayLimits::default(),
+                    &mut cuts,
+                ))
             })
             .collect();
         let count = ids.len();
-        let hints = if count == 0 { empty_match_hints(&data, &session.state().history, kind, &params.selector) } else { Vec::new() };
+        let hints = if count == 0 {
+            empty_match_hints(&data, &session.state().history, kind, &params.selector)
+        } else {
+            Vec::new()
+        };
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         let mut message = if count == 0 {
@@ -198,7 +237,12 @@ fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -
 /// Why a selector matched no element of `kind`, where the data tells (see
 /// `schemascope_core::no_match`), plus what only the session knows: that a property is an
 /// algorithm result, written once that algorithm has run.
-fn empty_match_hints(data: &SessionData, history: &[AlgorithmRun], kind: ElementKind, selector: &str) -> Vec<String> {
+fn empty_match_hints(
+    data: &SessionData,
+    history: &[AlgorithmRun],
+    kind: ElementKind,
+    selector: &str,
+) -> Vec<String> {
     let Ok(compiled) = Selector::parse(selector) else { return Vec::new() };
     let other = match kind {
         ElementKind::Node => ElementKind::Edge,
@@ -206,11 +250,22 @@ fn empty_match_hints(data: &SessionData, history: &[AlgorithmRun], kind: Element
     };
     let mut others: Vec<&schemascope_core::Collection> = vec![&**data.collection(other)];
     let own = data.collection(kind).name().to_string();
-    others.extend(data.source.collections.iter().map(|c| &**c).filter(|c| c.name() != own && c.name() != data.collection(other).name()));
+    others.extend(
+        data.source
+            .collections
+            .iter()
+            .map(|c| &**c)
+            .filter(|c| c.name() != own && c.name() != data.collection(other).name()),
+    );
     let explained = schemascope_core::no_match::explain(&compiled, data.collection(kind), &others);
     let mut hints = explained.hints;
     for unknown in &explained.unknown_properties {
-        hints.extend(crate::graph_session::hints::algorithm_hint(&data.source, kind, unknown, history));
+        hints.extend(crate::graph_session::hints::algorithm_hint(
+            &data.source,
+            kind,
+            unknown,
+            history,
+        ));
     }
     hints
 }
@@ -225,28 +280,41 @@ pub fn find_edges(graphs: &GraphSessions, params: FindElementsParams) -> ToolRes
     find(graphs, params, ElementKind::Edge)
 }
 
-fn style(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams, kind: ElementKind) -> ToolResult {
+fn style(
+    graphs: &GraphSessions,
+    caller: Caller,
+    params: StyleElementsParams,
+    kind: ElementKind,
+) -> ToolResult {
     envelope((|| {
         let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         if let Some(ids) = &params.ids {
             let index = data.id_index(kind);
             if let Some(unknown) = ids.iter().find(|id| !index.contains_key(*id)) {
-                let hint = schemascope_core::suggest::did_you_mean(unknown, index.keys().map(String::as_str));
+                let hint = schemascope_core::suggest::did_you_mean(
+                    unknown,
+                    index.keys().map(String::as_str),
+                );
                 return Err(ToolError::InvalidParams(format!(
                     "`ids`: no {} has id `{unknown}`.{hint}",
                     if kind == ElementKind::Node { "node" } else { "edge" }
                 )));
             }
         }
-        let rule = StyleRule { selector: params.selector.clone(), ids: params.ids.clone(), style: Value::Null };
+        let rule = StyleRule {
+            selector: params.selector.clone(),
+            ids: params.ids.clone(),
+            style: Value::Null,
+        };
         let matches = data.rule_matches(kind, &rule)?;
         let ids = matched_ids(&data, kind, &matches);
         let unevaluated = data.unevaluated(kind, &params.selector);
         let (one, many) = nouns(kind);
         if ids.is_empty() {
             let hints = empty_match_hints(&data, &session.state().history, kind, &params.selector);
-            let mut message = format!("No {many} match {}, so no style layer was added.", code(&params.selector));
+            let mut message =
+                format!("No {many} match {}, so no style layer was added.", code(&params.selector));
             message.push_str(&unevaluated.sentence(one, many));
             for hint in &hints {
                 message.push_str(&format!(" {hint}"));
@@ -259,7 +327,15 @@ fn style(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams, ki
         let (added, _) = session.change(|state, _| {
             let added = state
                 .layers
-                .add(params.layer_name.as_deref(), caller.layer_source(), kind, &params.selector, params.ids.clone(), &params.style, now_ms())
+                .add(
+                    params.layer_name.as_deref(),
+                    caller.layer_source(),
+                    kind,
+                    &params.selector,
+                    params.ids.clone(),
+                    &params.style,
+                    now_ms(),
+                )
                 .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             Ok((added, vec![Part::Layers]))
         })?;
@@ -267,7 +343,12 @@ fn style(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams, ki
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
-        let mut message = format!("Styled {} matching {} (layer {}).", kind_noun(kind, ids.len()), code(&params.selector), code(&name));
+        let mut message = format!(
+            "Styled {} matching {} (layer {}).",
+            kind_noun(kind, ids.len()),
+            code(&params.selector),
+            code(&name)
+        );
         if let Some(old) = &added.gave_way {
             message.push_str(&format!(
                 " The session keeps at most {MAX_LAYERS} style layers, so the oldest unnamed layer of the same source, {}, was removed.",
@@ -283,13 +364,21 @@ fn style(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams, ki
 
 /// `find_and_style_nodes`: adds a style layer for the nodes a selector matches, recorded as
 /// added by `caller`.
-pub fn find_and_style_nodes(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams) -> ToolResult {
+pub fn find_and_style_nodes(
+    graphs: &GraphSessions,
+    caller: Caller,
+    params: StyleElementsParams,
+) -> ToolResult {
     style(graphs, caller, params, ElementKind::Node)
 }
 
 /// `find_and_style_edges`: adds a style layer for the edges a selector matches, recorded as
 /// added by `caller`.
-pub fn find_and_style_edges(graphs: &GraphSessions, caller: Caller, params: StyleElementsParams) -> ToolResult {
+pub fn find_and_style_edges(
+    graphs: &GraphSessions,
+    caller: Caller,
+    params: StyleElementsParams,
+) -> ToolResult {
     style(graphs, caller, params, ElementKind::Edge)
 }
 
@@ -298,7 +387,10 @@ pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> ToolRe
     envelope((|| {
         let session = session(graphs, params.source.as_deref())?;
         let (removed, _) = session.change(|state, _| {
-            let removed = state.layers.clear(params.layer_name.as_deref(), params.layers).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+            let removed = state
+                .layers
+                .clear(params.layer_name.as_deref(), params.layers)
+                .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
             let parts = if removed.is_empty() { vec![] } else { vec![Part::Layers] };
             Ok((removed, parts))
         })?;
@@ -308,18 +400,31 @@ pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> ToolRe
             ClearScope::All => "added",
         };
         let state = session.state();
-        let kept_user = state.layers.layers.iter().filter(|l| l.source == LayerSource::User).count();
-        let kept = if params.layer_name.is_none() && params.layers == ClearScope::Ai && kept_user > 0 {
-            format!(" {kept_user} user layer(s) were kept (remove them with `layers: \"user\"` or by name).")
+        let kept_user =
+            state.layers.layers.iter().filter(|l| l.source == LayerSource::User).count();
+        let kept = if params.layer_name.is_none()
+            && params.layers == ClearScope::Ai
+            && kept_user > 0
+        {
+            format!(
+                " {kept_user} user layer(s) were kept (remove them with `layers: \"user\"` or by name)."
+            )
         } else {
             String::new()
         };
         let message = match (removed.len(), &params.layer_name) {
             (0, _) => format!("There were no {whose} style layers to remove.{kept}"),
             (_, Some(name)) => format!("Removed style layer `{name}`."),
-            (n, None) => format!("Removed {n} {whose} style layer{}: {}.{kept}", if n == 1 { "" } else { "s" }, removed.join(", ")),
+            (n, None) => format!(
+                "Removed {n} {whose} style layer{}: {}.{kept}",
+                if n == 1 { "" } else { "s" },
+                removed.join(", ")
+            ),
         };
-        Ok(ToolResult::ok(message, json!({"removed": removed, "remainingLayers": state.layers.layers.len()})))
+        Ok(ToolResult::ok(
+            message,
+            json!({"removed": removed, "remainingLayers": state.layers.layers.len()}),
+        ))
     })())
 }
 
@@ -331,7 +436,10 @@ pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> 
         if let Some(id) = &params.compute_for {
             return compute_for(&session.data(), &state.layers, id);
         }
-        let described = state.layers.describe(params.verbose, params.layer_name.as_deref()).map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+        let described = state
+            .layers
+            .describe(params.verbose, params.layer_name.as_deref())
+            .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
         let n = state.layers.layers.len();
         let message = match &params.layer_name {
             Some(name) => format!("Style layer `{name}`."),
@@ -342,11 +450,22 @@ pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> 
     })())
 }
 
-fn compute_for(data: &SessionData, layers: &StyleLayers, id: &str) -> Result<ToolResult, ToolError> {
-    let found = [ElementKind::Node, ElementKind::Edge].into_iter().find_map(|kind| data.id_index(kind).get(id).map(|&i| (kind, i)));
+fn compute_for(
+    data: &SessionData,
+    layers: &StyleLayers,
+    id: &str,
+) -> Result<ToolResult, ToolError> {
+    let found = [ElementKind::Node, ElementKind::Edge]
+        .into_iter()
+        .find_map(|kind| data.id_index(kind).get(id).map(|&i| (kind, i)));
     let Some((kind, index)) = found else {
-        let ids = data.id_index(ElementKind::Node).keys().chain(data.id_index(ElementKind::Edge).keys()).map(String::as_str);
-        let hint = closest(id, ids, 3).iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+        let ids = data
+            .id_index(ElementKind::Node)
+            .keys()
+            .chain(data.id_index(ElementKind::Edge).keys())
+            .map(String::as_str);
+        let hint =
+            closest(id, ids, 3).iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let hint = if hint.is_empty() { String::new() } else { format!(" Did you mean {hint}?") };
         return Err(ToolError::InvalidParams(format!("No node or edge has id `{id}`.{hint}")));
     };
@@ -375,9 +494,14 @@ pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParam
         let message = if selection.is_empty() {
             "Nothing is currently selected.".to_string()
         } else {
-            format!("{} and {} selected.", kind_noun(ElementKind::Node, n), kind_noun(ElementKind::Edge, e))
+            format!(
+                "{} and {} selected.",
+                kind_noun(ElementKind::Node, n),
+                kind_noun(ElementKind::Edge, e)
+            )
         };
-        let mut out = json!({"hasSelection": !selection.is_empty(), "nodeCount": n, "edgeCount": e});
+        let mut out =
+            json!({"hasSelection": !selection.is_empty(), "nodeCount": n, "edgeCount": e});
         let truncated = n > MAX_SELECTION_LISTED || e > MAX_SELECTION_LISTED;
         if params.include_data {
             let data = session.data();
@@ -401,14 +525,17 @@ pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParam
             out["nodes"] = json!(render(ElementKind::Node, &selection.nodes));
             out["edges"] = json!(render(ElementKind::Edge, &selection.edges));
         } else {
-            out["nodeIds"] = json!(selection.nodes.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
-            out["edgeIds"] = json!(selection.edges.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
+            out["nodeIds"] =
+                json!(selection.nodes.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
+            out["edgeIds"] =
+                json!(selection.edges.iter().take(MAX_SELECTION_LISTED).collect::<Vec<_>>());
         }
         if truncated {
             out["truncated"] = json!(true);
             out["listedLimit"] = json!(MAX_SELECTION_LISTED);
         }
-        Ok(ToolResult::ok(message, out).affecting(Some(selection.nodes.clone()), Some(selection.edges.clone())))
+        Ok(ToolResult::ok(message, out)
+            .affecting(Some(selection.nodes.clone()), Some(selection.edges.clone())))
     })())
 }
 
@@ -437,7 +564,11 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
             )));
         }
         if let Some(selector) = &params.selector {
-            let kind = if params.elements == ElementsParam::Edges { ElementKind::Edge } else { ElementKind::Node };
+            let kind = if params.elements == ElementsParam::Edges {
+                ElementKind::Edge
+            } else {
+                ElementKind::Node
+            };
             let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
             if ids.is_empty() && params.mode != SelectMode::Clear {
                 return Ok(ToolResult::failed(
@@ -451,7 +582,9 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
             }
         }
         if params.mode != SelectMode::Clear && nodes.is_empty() && edges.is_empty() {
-            return Err(ToolError::InvalidParams("give `ids` or a `selector` (or mode `clear`)".into()));
+            return Err(ToolError::InvalidParams(
+                "give `ids` or a `selector` (or mode `clear`)".into(),
+            ));
         }
         let (selection, _) = session.change(|state, _| {
             let before = state.selection.clone();
@@ -479,19 +612,37 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult
         let session = session(graphs, params.source.as_deref())?;
         let (layout, _) = session.change(|state, data| {
             let previous = state.layout.clone();
-            state.layout = Layout { layout_type: params.layout_type, options: params.options.clone(), settled: false };
-            let computed = crate::graph_session::layout::compute(data, params.layout_type, &params.options, state.view.dimension);
-            let (positions, settled, options) = computed.inspect_err(|_| state.layout = previous)?;
+            state.layout = Layout {
+                layout_type: params.layout_type,
+                options: params.options.clone(),
+                settled: false,
+            };
+            let computed = crate::graph_session::layout::compute(
+                data,
+                params.layout_type,
+                &params.options,
+                state.view.dimension,
+            );
+            let (positions, settled, options) =
+                computed.inspect_err(|_| state.layout = previous)?;
             state.positions = Arc::new(positions);
             state.layout.settled = settled;
             state.layout.options = options;
-            state.view.camera = Camera::preset(schemascope_session::view::CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            state.view.camera = Camera::preset(
+                schemascope_session::view::CameraPreset::FitToGraph,
+                &state.positions.positions,
+                state.view.dimension,
+            );
             Ok((state.layout.clone(), vec![Part::Layout, Part::View]))
         })?;
         let name = serde_json::to_value(layout.layout_type).unwrap_or_default();
         let iterations = session.state().positions.iterations;
         Ok(ToolResult::ok(
-            format!("Layout set to {} ({}).", name.as_str().unwrap_or_default(), if layout.settled { "settled" } else { "stopped before settling" }),
+            format!(
+                "Layout set to {} ({}).",
+                name.as_str().unwrap_or_default(),
+                if layout.settled { "settled" } else { "stopped before settling" }
+            ),
             json!({"type": layout.layout_type, "options": layout.options, "settled": layout.settled, "iterations": iterations}),
         ))
     })())
@@ -508,15 +659,25 @@ pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> Tool
             state.view.dimension = params.dimension;
             // Force-directed positions depend on the dimension; the static layouts do not.
             let mut parts = vec![Part::View];
-            if state.layout.layout_type == schemascope_session::view::LayoutType::ForceDirected || params.dimension == Dimension::TwoD {
+            if state.layout.layout_type == schemascope_session::view::LayoutType::ForceDirected
+                || params.dimension == Dimension::TwoD
+            {
                 relayout(state, data)?;
                 parts.push(Part::Layout);
             }
-            state.view.camera = Camera::preset(schemascope_session::view::CameraPreset::FitToGraph, &state.positions.positions, state.view.dimension);
+            state.view.camera = Camera::preset(
+                schemascope_session::view::CameraPreset::FitToGraph,
+                &state.positions.positions,
+                state.view.dimension,
+            );
             Ok((true, parts))
         })?;
         let mode = mode_label(params.dimension);
-        let message = if changed { format!("Switched to {mode} mode.") } else { format!("The graph is already in {mode} mode; nothing changed.") };
+        let message = if changed {
+            format!("Switched to {mode} mode.")
+        } else {
+            format!("The graph is already in {mode} mode; nothing changed.")
+        };
         Ok(ToolResult::ok(message, json!({"mode": mode, "changed": changed})))
     })())
 }
@@ -531,11 +692,15 @@ pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> ToolResult
             ));
         }
         if params.position.iter().chain(params.target.iter()).flatten().any(|x| !x.is_finite()) {
-            return Err(ToolError::InvalidParams("camera coordinates must be finite numbers".into()));
+            return Err(ToolError::InvalidParams(
+                "camera coordinates must be finite numbers".into(),
+            ));
         }
         let (camera, _) = session.change(|state, _| {
             let mut camera = match params.preset {
-                Some(preset) => Camera::preset(preset, &state.positions.positions, state.view.dimension),
+                Some(preset) => {
+                    Camera::preset(preset, &state.positions.positions, state.view.dimension)
+                }
                 None => Camera { preset: None, ..state.view.camera.clone() },
             };
             if let Some(position) = params.position {
@@ -550,7 +715,10 @@ pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> ToolResult
             Ok((camera, vec![Part::View]))
         })?;
         let what = match camera.preset {
-            Some(preset) => format!("preset {}", serde_json::to_value(preset).unwrap_or_default().as_str().unwrap_or_default()),
+            Some(preset) => format!(
+                "preset {}",
+                serde_json::to_value(preset).unwrap_or_default().as_str().unwrap_or_default()
+            ),
             None => "the given position".to_string(),
         };
         Ok(ToolResult::ok(
@@ -567,10 +735,17 @@ pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolR
         let data = session.data();
         let mut ids = params.ids.clone();
         if let Some(selector) = &params.selector {
-            ids.extend(matched_ids(&data, ElementKind::Node, &data.matches(ElementKind::Node, selector)?));
+            ids.extend(matched_ids(
+                &data,
+                ElementKind::Node,
+                &data.matches(ElementKind::Node, selector)?,
+            ));
         }
         if ids.is_empty() {
-            return Ok(ToolResult::failed("No nodes to zoom to: give `ids` or a `selector` that matches nodes.", json!({"error": "no_match"})));
+            return Ok(ToolResult::failed(
+                "No nodes to zoom to: give `ids` or a `selector` that matches nodes.",
+                json!({"error": "no_match"}),
+            ));
         }
         let (camera, _) = session.change(|state, _| {
             let by_id = state.positions.by_id();
@@ -586,8 +761,12 @@ pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolR
                 })
                 .collect();
             if !unknown.is_empty() {
-                let hint = schemascope_core::suggest::did_you_mean(&unknown[0], by_id.keys().copied());
-                return Err(ToolError::InvalidParams(format!("No node has id `{}`.{hint}", unknown[0])));
+                let hint =
+                    schemascope_core::suggest::did_you_mean(&unknown[0], by_id.keys().copied());
+                return Err(ToolError::InvalidParams(format!(
+                    "No node has id `{}`.{hint}",
+                    unknown[0]
+                )));
             }
             state.view.camera = state.view.camera.framing(&points);
             Ok((state.view.camera.clone(), vec![Part::View]))
@@ -626,12 +805,17 @@ pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> 
         let run = state.results.len();
         let stale = state.history.iter().filter(|r| r.stale).count();
         let stale_note = if stale > 0 {
-            format!(" {stale} earlier run(s) are stale (the data changed since; see `staleReason`): their results are no longer on the elements.")
+            format!(
+                " {stale} earlier run(s) are stale (the data changed since; see `staleReason`): their results are no longer on the elements."
+            )
         } else {
             String::new()
         };
         Ok(ToolResult::ok(
-            format!("Found {} available algorithm(s). {run} have current results.{stale_note}", ALGORITHMS.len()),
+            format!(
+                "Found {} available algorithm(s). {run} have current results.{stale_note}",
+                ALGORITHMS.len()
+            ),
             json!({
                 "algorithms": algorithms, "count": ALGORITHMS.len(), "graphDirection": session.data().direction(),
                 "history": state.history, "availableDataProperties": available,
@@ -659,7 +843,10 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
             run_at: now_rfc3339(),
             duration_ms,
             options: if params.options.is_null() { json!({}) } else { params.options.clone() },
-            added_properties: AddedProperties { nodes: node_paths.clone(), edges: edge_paths.clone() },
+            added_properties: AddedProperties {
+                nodes: node_paths.clone(),
+                edges: edge_paths.clone(),
+            },
             graph_results: graph_results.clone(),
             data_fingerprint: output.data_fingerprint.clone(),
             stale: false,
@@ -687,9 +874,17 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
         }
         // Nodes and edges can carry a property of the same name (isInPath): say which is which.
         let listed = |kind: &str, paths: &[String]| {
-            (!paths.is_empty()).then(|| format!("{kind} by {}", paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")))
+            (!paths.is_empty()).then(|| {
+                format!(
+                    "{kind} by {}",
+                    paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")
+                )
+            })
         };
-        let by: Vec<String> = [listed("nodes", &node_paths), listed("edges", &edge_paths)].into_iter().flatten().collect();
+        let by: Vec<String> = [listed("nodes", &node_paths), listed("edges", &edge_paths)]
+            .into_iter()
+            .flatten()
+            .collect();
         Ok(ToolResult::ok(
             format!(
                 "Ran {NAMESPACE}:{} ({}) in {} ms; style or select {}.{}",
@@ -708,8 +903,15 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
 /// `report_viewport`: the web view reports its canvas size (query_graph's `view.viewport`).
 pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> ToolResult {
     envelope((|| {
-        if params.width == 0 || params.height == 0 || params.width > 100_000 || params.height > 100_000 {
-            return Err(ToolError::InvalidParams(format!("viewport {}x{} is not a canvas size", params.width, params.height)));
+        if params.width == 0
+            || params.height == 0
+            || params.width > 100_000
+            || params.height > 100_000
+        {
+            return Err(ToolError::InvalidParams(format!(
+                "viewport {}x{} is not a canvas size",
+                params.width, params.height
+            )));
         }
         let session = session(graphs, params.source.as_deref())?;
         session.change(|state, _| {
@@ -720,6 +922,9 @@ pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> 
             state.view.viewport = Some(size);
             Ok(((), vec![Part::View]))
         })?;
-        Ok(ToolResult::ok(format!("Viewport {}x{}.", params.width, params.height), json!({"width": params.width, "height": params.height})))
+        Ok(ToolResult::ok(
+            format!("Viewport {}x{}.", params.width, params.height),
+            json!({"width": params.width, "height": params.height}),
+        ))
     })())
 }

@@ -89,11 +89,18 @@ impl Sources {
     /// Loads every spec for serving: a source that fails is listed as failed and retried with
     /// backoff (see [`FailedSource`]) instead of failing the whole server. Returns the sources
     /// that failed; only a repeated name is an error.
-    pub fn load_serving(self: &Arc<Self>, specs: &[SourceSpec], progress: &dyn Progress) -> Result<Vec<FailedSource>, ToolError> {
+    pub fn load_serving(
+        self: &Arc<Self>,
+        specs: &[SourceSpec],
+        progress: &dyn Progress,
+    ) -> Result<Vec<FailedSource>, ToolError> {
         let mut failures = Vec::new();
         for spec in specs {
             if self.names().contains(&spec.name) || lock(&self.failed).contains_key(&spec.name) {
-                return Err(ToolError::InvalidParams(format!("two sources are named `{}`; name them apart with NAME=PATH", spec.name)));
+                return Err(ToolError::InvalidParams(format!(
+                    "two sources are named `{}`; name them apart with NAME=PATH",
+                    spec.name
+                )));
             }
             match load(spec, progress) {
                 Ok(source) => self.insert(source),
@@ -130,7 +137,8 @@ impl Sources {
 
     /// Sets the first retry wait (tests use a short one).
     pub fn set_retry_first(&self, first: Duration) {
-        self.retry_first_ms.store(u64::try_from(first.as_millis()).unwrap_or(u64::MAX).max(1), Ordering::Relaxed);
+        self.retry_first_ms
+            .store(u64::try_from(first.as_millis()).unwrap_or(u64::MAX).max(1), Ordering::Relaxed);
     }
 
     fn retry_first(&self) -> Duration {
@@ -148,7 +156,11 @@ impl Sources {
                 lock(&self.failed).remove(name);
                 // Served like any other change: a live source is followed by its feed's hook.
                 self.insert(source);
-                tracing::info!(source = name, attempts = failed.attempts + 1, "a source that failed to load is now served");
+                tracing::info!(
+                    source = name,
+                    attempts = failed.attempts + 1,
+                    "a source that failed to load is now served"
+                );
                 Ok(())
             }
             Err(error) => {

@@ -23,7 +23,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use schemascope_core::sync::{lock, read, write};
-use schemascope_sources::{FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with};
+use schemascope_sources::{
+    FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with,
+};
 use tokio::sync::broadcast;
 
 use crate::result::{ToolError, ToolResult};
@@ -78,7 +80,9 @@ impl Sources {
             generation: AtomicU64::new(0),
             hooks: RwLock::new(Vec::new()),
             failed: Mutex::new(BTreeMap::new()),
-            retry_first_ms: AtomicU64::new(u64::try_from(failing::RETRY_FIRST.as_millis()).unwrap_or(1000)),
+            retry_first_ms: AtomicU64::new(
+                u64::try_from(failing::RETRY_FIRST.as_millis()).unwrap_or(1000),
+            ),
             retrying: AtomicBool::new(false),
         })
     }
@@ -99,10 +103,18 @@ impl Sources {
 
     /// [`Sources::load`], bringing files into memory as `mode` says ([`ReadMode::map`] only for
     /// sources that answer and are dropped, never for ones that are served and watched).
-    pub fn load_with(&self, specs: &[SourceSpec], progress: &dyn Progress, mode: ReadMode) -> Result<(), ToolError> {
+    pub fn load_with(
+        &self,
+        specs: &[SourceSpec],
+        progress: &dyn Progress,
+        mode: ReadMode,
+    ) -> Result<(), ToolError> {
         for spec in specs {
             if read(&self.sources).contains_key(&spec.name) {
-                return Err(ToolError::InvalidParams(format!("two sources are named `{}`; name them apart with NAME=PATH", spec.name)));
+                return Err(ToolError::InvalidParams(format!(
+                    "two sources are named `{}`; name them apart with NAME=PATH",
+                    spec.name
+                )));
             }
             let source = load_with(spec, progress, mode)?;
             self.insert(source);
@@ -161,14 +173,15 @@ impl Sources {
             match failed.len() {
                 0 => {}
                 1 => {
-                    return Err(failed
-                        .values()
-                        .next()
-                        .map(|f| f.tool_error())
-                        .unwrap_or_else(|| ToolError::UnknownSource("no sources are loaded".into())));
+                    return Err(failed.values().next().map(|f| f.tool_error()).unwrap_or_else(
+                        || ToolError::UnknownSource("no sources are loaded".into()),
+                    ));
                 }
                 _ => {
-                    let listed: Vec<String> = failed.values().map(|f| format!("`{}` ({})", f.spec.name, f.error)).collect();
+                    let listed: Vec<String> = failed
+                        .values()
+                        .map(|f| format!("`{}` ({})", f.spec.name, f.error))
+                        .collect();
                     return Err(ToolError::SourceUnavailable(format!(
                         "No source is available; every source failed to load and is retried: {}",
                         listed.join("; ")
@@ -178,12 +191,27 @@ impl Sources {
         }
         match name {
             Some(name) => sources.get(name).cloned().ok_or_else(|| {
-                let hint = schemascope_core::suggest::did_you_mean(name, sources.keys().map(String::as_str));
-                ToolError::UnknownSource(format!("Unknown source `{name}`.{hint} Available sources: {}", names()))
+                let hint = schemascope_core::suggest::did_you_mean(
+                    name,
+                    sources.keys().map(String::as_str),
+                );
+                ToolError::UnknownSource(format!(
+                    "Unknown source `{name}`.{hint} Available sources: {}",
+                    names()
+                ))
             }),
-            None if sources.len() == 1 => sources.values().next().cloned().ok_or_else(|| ToolError::UnknownSource("no sources are loaded".into())),
-            None if sources.is_empty() => Err(ToolError::UnknownSource("no sources are loaded".into())),
-            None => Err(ToolError::UnknownSource(format!("Several sources are served; name one with `source`: {}", names()))),
+            None if sources.len() == 1 => sources
+                .values()
+                .next()
+                .cloned()
+                .ok_or_else(|| ToolError::UnknownSource("no sources are loaded".into())),
+            None if sources.is_empty() => {
+                Err(ToolError::UnknownSource("no sources are loaded".into()))
+            }
+            None => Err(ToolError::UnknownSource(format!(
+                "Several sources are served; name one with `source`: {}",
+                names()
+            ))),
         }
     }
 
@@ -219,7 +247,10 @@ impl Sources {
                 Ok(())
             }
             Err(e) => {
-                self.set_reload_error(name, Some(format!("reload failed, previous data kept: {e}")));
+                self.set_reload_error(
+                    name,
+                    Some(format!("reload failed, previous data kept: {e}")),
+                );
                 Err(e.into())
             }
         }
@@ -235,7 +266,8 @@ impl Sources {
         let answer = compute();
         // An answer made while a table's profile waits for its database (unreachable for now)
         // would keep the columns-only profile after the database is back.
-        let pending = self.sources().iter().any(|s| s.collections.iter().any(|c| c.profile_pending()));
+        let pending =
+            self.sources().iter().any(|s| s.collections.iter().any(|c| c.profile_pending()));
         if !pending {
             self.cache.put(key, &answer);
         }

@@ -17,15 +17,23 @@ pub const REFRESH_DEBOUNCE: Duration = Duration::from_secs(1);
 impl Sources {
     /// Starts watching every file-backed source: a change reloads it after `debounce`.
     pub fn watch_files(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
-        let mut files: Vec<(PathBuf, String)> = self.sources().iter().filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string()))).collect();
+        let mut files: Vec<(PathBuf, String)> = self
+            .sources()
+            .iter()
+            .filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string())))
+            .collect();
         // A failed file source is watched too, so it loads as soon as it appears or is fixed
         // (when its directory exists; the retry thread covers the rest).
         for failed in self.failed_sources() {
             let path = match &failed.spec.location {
-                schemascope_sources::Location::File { path, .. } | schemascope_sources::Location::Sqlite(path) => path.clone(),
+                schemascope_sources::Location::File { path, .. }
+                | schemascope_sources::Location::Sqlite(path) => path.clone(),
                 _ => continue,
             };
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
             if dir.is_dir() {
                 files.push((path, failed.spec.name.clone()));
             }

@@ -21,15 +21,25 @@ fn records() -> Vec<FakeRecord> {
             "server::Temperature",
             vec![json!({"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123})],
         ),
-        FakeRecord::new("server::Config", "server::Config", vec![json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false})]),
-        FakeRecord::new("sensors.outdoor", "fixture::OutdoorReading", vec![json!({"celsius": 20, "sensor_id": "out-1"})]),
+        FakeRecord::new(
+            "server::Config",
+            "server::Config",
+            vec![json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false})],
+        ),
+        FakeRecord::new(
+            "sensors.outdoor",
+            "fixture::OutdoorReading",
+            vec![json!({"celsius": 20, "sensor_id": "out-1"})],
+        ),
     ]
 }
 
 fn serve(dir: &Path, protocol: Protocol, behaviour: Behaviour) -> (FakeAimdb, Services) {
-    let fake = FakeAimdb::start(&dir.join("plant.sock"), protocol, behaviour, records()).expect("fake starts");
+    let fake = FakeAimdb::start(&dir.join("plant.sock"), protocol, behaviour, records())
+        .expect("fake starts");
     let registry = Services::new();
-    let spec: SourceSpec = format!("aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
+    let spec: SourceSpec =
+        format!("aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
     registry.sources.load(&[spec], &NoProgress).expect("loads");
     (fake, registry)
 }
@@ -49,10 +59,19 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
         assert_eq!(sources["sources"][0]["aimdb"]["permissions"], json!(["read"]));
         let records = &sources["sources"][0]["collections"][0]["records"];
         assert_eq!(records.as_array().map(Vec::len), Some(3), "{protocol:?}");
-        let schema = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: plant(), ..Default::default() }));
+        let schema = ok(describe_schema(
+            &registry.sources,
+            DescribeSchemaParams { source: plant(), ..Default::default() },
+        ));
         assert_eq!(schema["collections"][0]["count"], 3);
-        let sample =
-            ok(sample_data(&registry.sources, SampleDataParams { source: plant(), record_name: Some("server::Config".into()), ..Default::default() }));
+        let sample = ok(sample_data(
+            &registry.sources,
+            SampleDataParams {
+                source: plant(),
+                record_name: Some("server::Config".into()),
+                ..Default::default()
+            },
+        ));
         assert_eq!(sample["plant"][0]["value"]["port"], 8080, "{sample}");
         assert_eq!(sample["plant"][0]["metadata"]["name"], "server::Config");
         let property = ok(describe_property(
@@ -67,7 +86,12 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
         assert_eq!(property["min"], 21.5, "{property}");
         let schema = ok(query_schema(
             &registry,
-            QuerySchemaParams { source: plant(), record_name: Some("server::Config".into()), window_ms: Some(0), ..Default::default() },
+            QuerySchemaParams {
+                source: plant(),
+                record_name: Some("server::Config".into()),
+                window_ms: Some(0),
+                ..Default::default()
+            },
         ));
         assert_eq!(schema["record_name"], "server::Config");
         assert_eq!(schema["schema"]["properties"]["port"]["type"], "integer");
@@ -77,7 +101,10 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
         assert_eq!(schema["metadata"]["buffer_capacity"], 100);
         assert_eq!(schema["metadata"]["producer_count"], 1);
         assert_eq!(schema["example"]["host"], "0.0.0.0");
-        assert_eq!(schema["values_merged"], 1, "the current value equals the one seen at load: counted once");
+        assert_eq!(
+            schema["values_merged"], 1,
+            "the current value equals the one seen at load: counted once"
+        );
         assert_eq!(schema["sampling"]["protocol"], protocol.version());
         assert!(schema["inferred_at"].as_str().is_some_and(|t| t.ends_with('Z')));
         let invalid = ok(validate_value(
@@ -91,7 +118,12 @@ fn every_discovery_tool_works_on_live_records_in_both_wires() {
             },
         ));
         assert_eq!(invalid["valid"], false);
-        let paths: Vec<&str> = invalid["errors"].as_array().into_iter().flatten().filter_map(|e| e["path"].as_str()).collect();
+        let paths: Vec<&str> = invalid["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["path"].as_str())
+            .collect();
         assert_eq!(paths, ["/debug_mode", "/port"], "{invalid}");
     }
 }
@@ -135,12 +167,21 @@ fn query_schema_merges_values_produced_within_the_window_and_all_of_them_validat
         let properties = &schema["schema"]["properties"];
         assert_eq!(properties["celsius"]["type"], json!(["number", "null"]), "{schema}");
         assert_eq!(properties["celsius"]["x-observed"], json!({"minimum": 19.0, "maximum": 21.5}));
-        assert!(properties["celsius"].get("minimum").is_none(), "observations are annotations: {schema}");
+        assert!(
+            properties["celsius"].get("minimum").is_none(),
+            "observations are annotations: {schema}"
+        );
         assert_eq!(properties["humidity"]["type"], "number");
-        assert_eq!(schema["schema"]["required"], json!(["celsius", "sensor_id"]), "humidity is optional");
+        assert_eq!(
+            schema["schema"]["required"],
+            json!(["celsius", "sensor_id"]),
+            "humidity is optional"
+        );
         assert_eq!(schema["example"], later[2]);
         let validator = jsonschema::draft202012::new(&schema["schema"]).expect("compiles");
-        for value in std::iter::once(json!({"celsius": 20, "sensor_id": "out-1"})).chain(later.iter().cloned()) {
+        for value in std::iter::once(json!({"celsius": 20, "sensor_id": "out-1"}))
+            .chain(later.iter().cloned())
+        {
             assert!(validator.is_valid(&value), "{value} against {}", schema["schema"]);
         }
         assert!(!validator.is_valid(&json!({"celsius": "warm", "sensor_id": "out-1"})));
@@ -161,7 +202,10 @@ fn subscribed_records_refresh_the_source_and_tell_subscribers() {
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut told = false;
         while Instant::now() < deadline && !told {
-            fake.push("server::Temperature", json!({"celsius": 30.25, "sensor_id": "sensor-02", "timestamp": 1730649700.5}));
+            fake.push(
+                "server::Temperature",
+                json!({"celsius": 30.25, "sensor_id": "sensor-02", "timestamp": 1730649700.5}),
+            );
             std::thread::sleep(Duration::from_millis(100));
             while let Ok(name) = changes.try_recv() {
                 told |= name == "plant";
@@ -186,10 +230,21 @@ fn subscribed_records_refresh_the_source_and_tell_subscribers() {
 fn unknown_records_list_what_exists() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_fake, registry) = serve(dir.path(), Protocol::V3, Behaviour::Normal);
-    let result = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some("server::Humidity".into()), ..Default::default() });
+    let result = query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some("server::Humidity".into()),
+            ..Default::default()
+        },
+    );
     assert!(!result.success);
     assert_eq!(result.data["error"], "unknown_record");
-    assert!(result.message.starts_with("Record 'server::Humidity' not found in AimDB source `plant`."), "{}", result.message);
+    assert!(
+        result.message.starts_with("Record 'server::Humidity' not found in AimDB source `plant`."),
+        "{}",
+        result.message
+    );
     assert!(
         result.message.contains("Available records:\n- server::Temperature\n- server::Config\n- sensors.outdoor (type fixture::OutdoorReading)"),
         "{}",
@@ -200,20 +255,36 @@ fn unknown_records_list_what_exists() {
 #[test]
 fn a_server_closing_mid_request_and_a_missing_socket_are_clear_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (_fake, registry) = serve(dir.path(), Protocol::V1, Behaviour::CloseOn("record.drain".into()));
+    let (_fake, registry) =
+        serve(dir.path(), Protocol::V1, Behaviour::CloseOn("record.drain".into()));
     let started = Instant::now();
-    let result = query_schema(&registry, QuerySchemaParams { source: plant(), record_name: Some("server::Config".into()), ..Default::default() });
+    let result = query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: plant(),
+            record_name: Some("server::Config".into()),
+            ..Default::default()
+        },
+    );
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(!result.success);
     assert_eq!(result.data["error"], "aimdb_connection_closed");
-    assert!(result.message.contains("closed the connection during record.drain"), "{}", result.message);
+    assert!(
+        result.message.contains("closed the connection during record.drain"),
+        "{}",
+        result.message
+    );
 
     let registry = Services::new();
     let missing = dir.path().join("gone.sock");
     let spec: SourceSpec = format!("aimdb:{}", missing.display()).parse().expect("valid");
     let error = registry.sources.load(&[spec], &NoProgress).expect_err("no instance");
     let text = error.to_string();
-    assert!(text.contains(&format!("Cannot connect to AimDB at {}", missing.display())) && text.contains("Try:"), "{text}");
+    assert!(
+        text.contains(&format!("Cannot connect to AimDB at {}", missing.display()))
+            && text.contains("Try:"),
+        "{text}"
+    );
     assert_eq!(ToolResult::from(error).data["error"], "aimdb_connect_failed");
 }
 
@@ -231,9 +302,12 @@ fn the_feed_reports_a_vanished_instance_and_follows_it_again_when_it_returns() {
     let error = registry.sources.reload_error("plant").expect("the interruption is reported");
     assert!(error.starts_with("live updates interrupted, reconnecting:"), "{error}");
     // The instance comes back (a restart): the feed reconnects and values flow again.
-    let fake = FakeAimdb::start(&path, Protocol::V1, Behaviour::Normal, records()).expect("restarts");
+    let fake =
+        FakeAimdb::start(&path, Protocol::V1, Behaviour::Normal, records()).expect("restarts");
     let deadline = Instant::now() + Duration::from_secs(15);
-    let arrived = |registry: &Services| registry.live.live_values("plant")["server::Config"].iter().any(|v| v["port"] == 9090);
+    let arrived = |registry: &Services| {
+        registry.live.live_values("plant")["server::Config"].iter().any(|v| v["port"] == 9090)
+    };
     while !arrived(&registry) && Instant::now() < deadline {
         fake.push("server::Config", json!({"host": "0.0.0.0", "port": 9090, "debug_mode": true}));
         std::thread::sleep(Duration::from_millis(200));
@@ -246,18 +320,30 @@ fn the_feed_reports_a_vanished_instance_and_follows_it_again_when_it_returns() {
 fn more_records_than_one_connection_may_subscribe_to_are_all_followed() {
     let dir = tempfile::tempdir().expect("temp dir");
     // 2.x refuses a 33rd subscription on one connection.
-    let many: Vec<FakeRecord> = (0..40).map(|i| FakeRecord::new(&format!("sensors.s{i:02}"), "fixture::Reading", vec![json!({"v": i})])).collect();
-    let fake = FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, many).expect("fake starts");
+    let many: Vec<FakeRecord> = (0..40)
+        .map(|i| {
+            FakeRecord::new(&format!("sensors.s{i:02}"), "fixture::Reading", vec![json!({"v": i})])
+        })
+        .collect();
+    let fake =
+        FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V3, Behaviour::Normal, many)
+            .expect("fake starts");
     let registry = Services::new();
-    let spec: SourceSpec = format!("plant=aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
+    let spec: SourceSpec =
+        format!("plant=aimdb:unix://{}", fake.path().display()).parse().expect("valid spec");
     registry.sources.load(&[spec], &NoProgress).expect("loads");
     registry.watch_with(Duration::from_millis(50)).expect("follows");
     let deadline = Instant::now() + Duration::from_secs(10);
-    let arrived = |registry: &Services| registry.live.live_values("plant")["sensors.s39"].len() >= 2;
+    let arrived =
+        |registry: &Services| registry.live.live_values("plant")["sensors.s39"].len() >= 2;
     while !arrived(&registry) && Instant::now() < deadline {
         fake.push("sensors.s39", json!({"v": 390}));
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert!(arrived(&registry), "the 40th record is not followed: {:?}", registry.sources.reload_error("plant"));
+    assert!(
+        arrived(&registry),
+        "the 40th record is not followed: {:?}",
+        registry.sources.reload_error("plant")
+    );
     assert_eq!(registry.sources.reload_error("plant"), None);
 }

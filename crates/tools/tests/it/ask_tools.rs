@@ -12,7 +12,12 @@ use serde_json::{Value, json};
 use crate::common::{ok, registry};
 
 fn chinook_spec() -> String {
-    format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())
+    format!(
+        "chinook={}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+            .display()
+    )
 }
 
 fn with_llm(registry: &Services, server: &ReplayServer, provider: Provider) {
@@ -20,7 +25,13 @@ fn with_llm(registry: &Services, server: &ReplayServer, provider: Provider) {
         Provider::OpenAi => format!("{}/v1", server.url()),
         Provider::Anthropic => server.url().to_string(),
     };
-    registry.asking.set_llm(Some(LlmConfig { provider, base_url, model: "replayed".into(), api_key: Some("k".into()), timeout: Duration::from_secs(3) }));
+    registry.asking.set_llm(Some(LlmConfig {
+        provider,
+        base_url,
+        model: "replayed".into(),
+        api_key: Some("k".into()),
+        timeout: Duration::from_secs(3),
+    }));
 }
 
 fn query(sql: &str) -> Scripted {
@@ -28,22 +39,40 @@ fn query(sql: &str) -> Scripted {
 }
 
 fn ask_source(registry: &Services, source: &str, question: &str) -> ToolResult {
-    ask(registry, AskParams { source: Some(source.into()), question: question.into(), history: None })
+    ask(
+        registry,
+        AskParams { source: Some(source.into()), question: question.into(), history: None },
+    )
 }
 
 fn last_user_message(body: &Value) -> String {
-    body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or_default().to_string()
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
 fn validate_query_reports_kinds_locations_and_suggestions() {
     let registry = registry(&[&chinook_spec()]);
-    let check = |query: Value| ok(validate_query(&registry.sources, ValidateQueryParams { source: Some("chinook".into()), query }));
-    let valid = check(json!("SELECT BillingCountry, SUM(Total) FROM Invoice GROUP BY BillingCountry"));
+    let check = |query: Value| {
+        ok(validate_query(
+            &registry.sources,
+            ValidateQueryParams { source: Some("chinook".into()), query },
+        ))
+    };
+    let valid =
+        check(json!("SELECT BillingCountry, SUM(Total) FROM Invoice GROUP BY BillingCountry"));
     assert_eq!(valid["valid"], true);
     let value = check(json!("SELECT COUNT(*) FROM Invoice WHERE BillingCountry = 'Brasil'"));
     assert_eq!(
-        (value["valid"].clone(), value["errors"][0]["kind"].clone(), value["errors"][0]["suggestion"].clone()),
+        (
+            value["valid"].clone(),
+            value["errors"][0]["kind"].clone(),
+            value["errors"][0]["suggestion"].clone()
+        ),
         (json!(false), json!("filter_value"), json!("Brazil"))
     );
     let column = check(json!("SELECT SUM(Saless) FROM Invoice"));
@@ -68,10 +97,16 @@ fn ask_answers_first_try_and_records_metrics() {
     assert_eq!(result.data["shown_entities"], json!({"BillingCountry": ["USA", "Canada"]}));
     assert_eq!(result.data["answer"], "USA (91) and Canada (56).");
     let system = server.received()[0].body["system"].as_str().unwrap_or_default().to_string();
-    assert!(system.contains("## Invoice") && system.contains("BillingCountry"), "the focused schema is in the prompt:\n{system}");
+    assert!(
+        system.contains("## Invoice") && system.contains("BillingCountry"),
+        "the focused schema is in the prompt:\n{system}"
+    );
     let metrics = registry.asking.metrics().render();
     assert!(metrics.contains("schemascope_asks_total{result=\"first_try\"} 1"), "{metrics}");
-    assert!(metrics.contains("schemascope_ask_node_duration_seconds_count{node=\"execute_query\"} 1"), "{metrics}");
+    assert!(
+        metrics.contains("schemascope_ask_node_duration_seconds_count{node=\"execute_query\"} 1"),
+        "{metrics}"
+    );
 }
 
 #[test]
@@ -95,7 +130,10 @@ fn ask_retries_a_misspelt_column_and_a_wrong_filter_value_with_the_validators_su
     assert!(third.contains("filter_value") && third.contains("suggestion: Brazil"), "{third}");
     let metrics = registry.asking.metrics().render();
     assert!(metrics.contains("schemascope_asks_total{result=\"retried\"} 1"), "{metrics}");
-    assert!(metrics.contains("schemascope_ask_node_retries_total{node=\"build_query\"} 2"), "{metrics}");
+    assert!(
+        metrics.contains("schemascope_ask_node_retries_total{node=\"build_query\"} 2"),
+        "{metrics}"
+    );
 }
 
 #[test]
@@ -110,7 +148,9 @@ fn ask_with_a_failing_llm_explains_what_is_missing() {
 #[test]
 fn ask_works_on_postgres() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let registry = registry(&[&format!("pg={uri}")]);
@@ -143,16 +183,29 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     let registry = registry(&specs);
     let mut answers = Vec::new();
     for (name, _) in &sources {
-        let report = ok(validate_query(&registry.sources, ValidateQueryParams { source: Some(name.clone()), query: structured.clone() }));
+        let report = ok(validate_query(
+            &registry.sources,
+            ValidateQueryParams { source: Some(name.clone()), query: structured.clone() },
+        ));
         assert_eq!(report["valid"], true, "{report}");
-        let rows = ok(execute_query(&registry.sources, ExecuteQueryParams { source: Some(name.clone()), query: structured.clone(), ..Default::default() }));
+        let rows = ok(execute_query(
+            &registry.sources,
+            ExecuteQueryParams {
+                source: Some(name.clone()),
+                query: structured.clone(),
+                ..Default::default()
+            },
+        ));
         answers.push(rows["rows"].clone());
     }
     assert_eq!(answers[0], json!([["Rock", 1297], ["Metal", 374], ["Jazz", 130]]));
     assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
     let misspelt = ok(validate_query(
         &registry.sources,
-        ValidateQueryParams { source: Some("chinook".into()), query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}) },
+        ValidateQueryParams {
+            source: Some("chinook".into()),
+            query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}),
+        },
     ));
     assert_eq!(misspelt["valid"], false);
     assert_eq!(misspelt["errors"][0]["location"], "fields[0].fieldCaption");
@@ -161,10 +214,15 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
 #[test]
 fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     let registry = registry(&["demo:infrastructure"]);
-    let check = |query: Value| ok(validate_query(&registry.sources, ValidateQueryParams { source: None, query }));
+    let check = |query: Value| {
+        ok(validate_query(&registry.sources, ValidateQueryParams { source: None, query }))
+    };
     assert_eq!(check(json!("type == 'server' && cpu > `0.8`"))["valid"], true);
     let typo = check(json!("typ == 'server'"));
-    assert_eq!((typo["errors"][0]["kind"].clone(), typo["errors"][0]["suggestion"].clone()), (json!("unknown_field"), json!("type")));
+    assert_eq!(
+        (typo["errors"][0]["kind"].clone(), typo["errors"][0]["suggestion"].clone()),
+        (json!("unknown_field"), json!("type"))
+    );
     let syntax = check(json!("type =="));
     assert_eq!(syntax["errors"][0]["kind"], "syntax");
     assert_eq!(syntax["errors"][0]["location"]["line"], 1);
@@ -172,7 +230,12 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     assert_eq!(edges["valid"], true);
     let found = ok(execute_query(
         &registry.sources,
-        ExecuteQueryParams { source: None, query: json!("type == 'database'"), max_rows: Some(5), ..Default::default() },
+        ExecuteQueryParams {
+            source: None,
+            query: json!("type == 'database'"),
+            max_rows: Some(5),
+            ..Default::default()
+        },
     ));
     assert_eq!((found["rowCount"].as_u64(), &found["truncated"]), (Some(5), &json!(true)));
 
@@ -183,10 +246,16 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     ])
     .expect("server");
     with_llm(&registry, &server, Provider::OpenAi);
-    let result = ask(&registry, AskParams { source: None, question: "Which nodes are databases?".into(), history: None });
+    let result = ask(
+        &registry,
+        AskParams { source: None, question: "Which nodes are databases?".into(), history: None },
+    );
     assert!(result.success, "{}", result.message);
     assert_eq!(result.data["rows"].as_array().map(Vec::len), Some(20));
-    let system = server.received()[0].body["messages"][0]["content"].as_str().unwrap_or_default().to_string();
+    let system = server.received()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(system.contains("JMESPath") && system.contains("## Graph Data Schema"), "{system}");
     assert!(last_user_message(&server.received()[1].body).contains("suggestion: type"));
 }
@@ -194,14 +263,20 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
 #[test]
 fn the_readmes_question_on_postgres_returns_numeric_totals_as_sqlite_computes_them() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let registry = registry(&[&format!("pg={uri}"), &chinook_spec()]);
     // numeric(10,2) totals and their numeric SUM: the decode failed, classed as unavailable.
     let pg_sql = "SELECT c.\"CustomerId\", c.\"FirstName\", c.\"LastName\", SUM(i.\"Total\") AS spent FROM \"Customer\" c \
                   JOIN \"Invoice\" i ON i.\"CustomerId\" = c.\"CustomerId\" GROUP BY c.\"CustomerId\" ORDER BY spent DESC, c.\"CustomerId\" LIMIT 5";
-    let server = ReplayServer::start(vec![query(pg_sql), Scripted::Text("Helena Holý spent the most.".into())]).expect("server");
+    let server = ReplayServer::start(vec![
+        query(pg_sql),
+        Scripted::Text("Helena Holý spent the most.".into()),
+    ])
+    .expect("server");
     with_llm(&registry, &server, Provider::OpenAi);
     let result = ask_source(&registry, "pg", "Which 5 customers spent the most?");
     assert!(result.success, "{}", result.message);

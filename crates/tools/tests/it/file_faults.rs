@@ -17,23 +17,33 @@ use crate::common;
 
 /// A graphty graph of `n` nodes in a ring.
 fn graph(n: usize) -> String {
-    let nodes: Vec<String> = (0..n).map(|i| format!("{{\"id\": \"n{i}\", \"group\": \"g{}\", \"weight\": {i}}}", i % 7)).collect();
-    let edges: Vec<String> = (0..n).map(|i| format!("{{\"source\": \"n{i}\", \"target\": \"n{}\"}}", (i + 1) % n)).collect();
+    let nodes: Vec<String> = (0..n)
+        .map(|i| format!("{{\"id\": \"n{i}\", \"group\": \"g{}\", \"weight\": {i}}}", i % 7))
+        .collect();
+    let edges: Vec<String> = (0..n)
+        .map(|i| format!("{{\"source\": \"n{i}\", \"target\": \"n{}\"}}", (i + 1) % n))
+        .collect();
     format!("{{\"nodes\": [\n{}\n], \"edges\": [\n{}\n]}}\n", nodes.join(",\n"), edges.join(",\n"))
 }
 
 fn nodes(registry: &Services) -> u64 {
     let data = common::ok(describe_schema(
         &registry.sources,
-        DescribeSchemaParams { source: Some("g".into()), collection: Some("nodes".into()), ..Default::default() },
+        DescribeSchemaParams {
+            source: Some("g".into()),
+            collection: Some("nodes".into()),
+            ..Default::default()
+        },
     ));
     data["collections"][0]["count"].as_u64().expect("count")
 }
 
 /// Waits for the watcher to reload source `name` (or fails after a generous bound).
 fn reloaded(changes: &mut tokio::sync::broadcast::Receiver<String>, name: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
-    let got = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(20), changes.recv()).await });
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
+    let got = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(20), changes.recv()).await });
     assert_eq!(got.expect("reloaded in time").expect("a name"), name);
 }
 
@@ -62,7 +72,10 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
     std::fs::write(&path, &next[..next.len() / 2]).expect("truncate");
     let error = registry.sources.reload("g").expect_err("a half-written graph does not load");
     let message = error.to_string();
-    assert!(message.contains("graph.json") && message.contains(':'), "names the file and position: {message}");
+    assert!(
+        message.contains("graph.json") && message.contains(':'),
+        "names the file and position: {message}"
+    );
     assert_eq!(nodes(&registry), 3_000, "the last good data is served");
     assert!(registry.sources.reload_error("g").is_some_and(|e| e.contains("previous data kept")));
 
@@ -90,7 +103,12 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
         let (path, done) = (path.clone(), Arc::clone(&done));
         std::thread::spawn(move || {
             for round in 0..12 {
-                write_slowly(&path, &graph(sizes[round % sizes.len()]), 4, Duration::from_millis(15));
+                write_slowly(
+                    &path,
+                    &graph(sizes[round % sizes.len()]),
+                    4,
+                    Duration::from_millis(15),
+                );
             }
             done.store(true, Ordering::SeqCst);
         })
@@ -103,7 +121,10 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
             assert!(e.to_string().contains("graph.json"), "{e}");
         }
         let count = nodes(&registry);
-        assert!(count == 5_000 || sizes.contains(&(count as usize)), "served a graph that was never written whole: {count} nodes");
+        assert!(
+            count == 5_000 || sizes.contains(&(count as usize)),
+            "served a graph that was never written whole: {count} nodes"
+        );
         served.insert(count);
     }
     writer.join().expect("writer");
@@ -120,12 +141,16 @@ fn a_graph_file_cut_or_replaced_under_a_live_watcher_keeps_the_last_good_data_an
 fn an_ndjson_file_cut_mid_line_loads_its_whole_lines_with_a_warning_then_recovers() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("docs.ndjson");
-    let line = |i: usize| format!("{{\"id\": {i}, \"name\": \"item {i}\", \"tags\": [\"a\", \"b\"]}}\n");
+    let line =
+        |i: usize| format!("{{\"id\": {i}, \"name\": \"item {i}\", \"tags\": [\"a\", \"b\"]}}\n");
     let full: String = (0..10_000).map(line).collect();
     std::fs::write(&path, &full).expect("write");
     let registry = common::registry(&[&format!("docs={}", path.display())]);
     let count = |registry: &Services| {
-        let data = common::ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
+        let data = common::ok(describe_schema(
+            &registry.sources,
+            DescribeSchemaParams { source: Some("docs".into()), ..Default::default() },
+        ));
         (data["collections"][0]["count"].as_u64().expect("count"), data["warnings"].clone())
     };
     assert_eq!(count(&registry).0, 10_000);
@@ -136,7 +161,10 @@ fn an_ndjson_file_cut_mid_line_loads_its_whole_lines_with_a_warning_then_recover
     registry.sources.reload("docs").expect("whole lines load");
     let (n, warnings) = count(&registry);
     assert_eq!(n, 5_000, "the whole lines are served");
-    assert!(warnings.to_string().contains("5001"), "the cut line is reported with its number: {warnings}");
+    assert!(
+        warnings.to_string().contains("5001"),
+        "the cut line is reported with its number: {warnings}"
+    );
 
     std::fs::write(&path, &full).expect("rewrite");
     registry.sources.reload("docs").expect("reload");
@@ -156,7 +184,8 @@ fn reload_within_a_minute(registry: &Services, name: &'static str) -> Result<(),
 
 #[cfg(unix)]
 #[test]
-fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_data_and_never_blocks() {
+fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_data_and_never_blocks()
+ {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("graph.json");
     std::fs::write(&path, graph(100)).expect("write");
@@ -169,7 +198,10 @@ fn a_file_swapped_for_a_fifo_or_a_link_to_dev_zero_under_the_watcher_keeps_the_d
     let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo runs");
     assert!(made.success());
     let error = reload_within_a_minute(&registry, "g").expect_err("a FIFO does not load");
-    assert!(error.contains("graph.json is a FIFO") && error.contains("only regular files are read"), "{error}");
+    assert!(
+        error.contains("graph.json is a FIFO") && error.contains("only regular files are read"),
+        "{error}"
+    );
     assert_eq!(nodes(&registry), 100, "the last good data is served");
 
     std::fs::remove_file(&path).expect("remove");

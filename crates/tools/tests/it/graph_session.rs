@@ -1,7 +1,6 @@
 //! The graph session tools on the demo graph: every example of seed 003, styling by algorithm
 //! results, persistence across restarts, and algorithms through the session against networkx.
 
-
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;
 use serde_json::{Value, json};
@@ -23,16 +22,31 @@ fn style(selector: &str, style: Value, layer: Option<&str>) -> StyleElementsPara
 }
 
 fn layer_names(registry: &Services) -> Vec<String> {
-    let data = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), ..Default::default() }));
-    data["layers"].as_array().expect("layers").iter().map(|l| l["name"].as_str().expect("name").to_string()).collect()
+    let data = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams { source: infra(), ..Default::default() },
+    ));
+    data["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .map(|l| l["name"].as_str().expect("name").to_string())
+        .collect()
 }
 
 #[test]
 fn remove_the_red_highlighting() {
     let registry = demo();
-    let styled = find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'server'", json!({"color": "red"}), Some("highlight-servers")));
+    let styled = find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("type == 'server'", json!({"color": "red"}), Some("highlight-servers")),
+    );
     assert!(styled.success, "{}", styled.message);
-    assert_eq!(styled.beside["affectedNodes"].as_array().map(Vec::len), Some(styled.data["matchedCount"].as_u64().unwrap() as usize));
+    assert_eq!(
+        styled.beside["affectedNodes"].as_array().map(Vec::len),
+        Some(styled.data["matchedCount"].as_u64().unwrap() as usize)
+    );
     ok(find_and_style_edges(
         &registry.graphs,
         Caller::Ai,
@@ -44,69 +58,160 @@ fn remove_the_red_highlighting() {
         },
     ));
     // The LLM looks for the red layer, then removes it by name.
-    let described = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), ..Default::default() }));
+    let described = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams { source: infra(), ..Default::default() },
+    ));
     assert_eq!(described["layerCount"], 3);
-    let red = described["layers"].as_array().unwrap().iter().find(|l| l["summary"].as_str().unwrap().contains("#ff0000")).expect("a red layer");
+    let red = described["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["summary"].as_str().unwrap().contains("#ff0000"))
+        .expect("a red layer");
     assert_eq!(
         (red["name"].as_str(), red["source"].as_str(), red["nodeSelector"].as_str()),
         (Some("highlight-servers"), Some("ai"), Some("type == 'server'"))
     );
-    let unknown = clear_styles(&registry.graphs, ClearStylesParams { source: infra(), layer_name: Some("red-highlight".into()), ..Default::default() });
+    let unknown = clear_styles(
+        &registry.graphs,
+        ClearStylesParams {
+            source: infra(),
+            layer_name: Some("red-highlight".into()),
+            ..Default::default()
+        },
+    );
     assert!(!unknown.success);
-    assert!(unknown.message.contains("highlight-servers"), "an unknown name lists the layers: {}", unknown.message);
-    let cleared =
-        ok(clear_styles(&registry.graphs, ClearStylesParams { source: infra(), layer_name: Some("highlight-servers".into()), ..Default::default() }));
+    assert!(
+        unknown.message.contains("highlight-servers"),
+        "an unknown name lists the layers: {}",
+        unknown.message
+    );
+    let cleared = ok(clear_styles(
+        &registry.graphs,
+        ClearStylesParams {
+            source: infra(),
+            layer_name: Some("highlight-servers".into()),
+            ..Default::default()
+        },
+    ));
     assert_eq!(cleared["removed"], json!(["highlight-servers"]));
     let names = layer_names(&registry);
     assert_eq!(names.len(), 2);
     assert!(names[1].starts_with("ai-edge-style-"), "{names:?}");
     // Without a name every AI layer goes; the default stays.
-    ok(clear_styles(&registry.graphs, ClearStylesParams { source: infra(), layer_name: None, ..Default::default() }));
+    ok(clear_styles(
+        &registry.graphs,
+        ClearStylesParams { source: infra(), layer_name: None, ..Default::default() },
+    ));
     assert_eq!(layer_names(&registry), ["default"]);
 }
 
 #[test]
 fn why_is_a_node_glowing() {
     let registry = demo();
-    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'database'", json!({"color": "blue"}), Some("databases"))));
-    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, style("cpu > `0.8`", json!({"glow": "#00ff00", "glow_strength": 2}), Some("critical-alerts"))));
-    let hot = ok(find_nodes(&registry.graphs, FindElementsParams { source: infra(), selector: "type == 'database' && cpu > `0.8`".into(), limit: None }));
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("type == 'database'", json!({"color": "blue"}), Some("databases")),
+    ));
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style(
+            "cpu > `0.8`",
+            json!({"glow": "#00ff00", "glow_strength": 2}),
+            Some("critical-alerts"),
+        ),
+    ));
+    let hot = ok(find_nodes(
+        &registry.graphs,
+        FindElementsParams {
+            source: infra(),
+            selector: "type == 'database' && cpu > `0.8`".into(),
+            limit: None,
+        },
+    ));
     let id = hot["ids"][0].as_str().expect("a busy database in the demo data").to_string();
-    let computed = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some(id.clone()), ..Default::default() }));
+    let computed = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams {
+            source: infra(),
+            compute_for: Some(id.clone()),
+            ..Default::default()
+        },
+    ));
     assert_eq!(computed["elementId"], id.as_str());
     assert_eq!(computed["elementType"], "node");
-    assert_eq!(computed["computedStyle"]["effect"]["glow"], json!({"color": "#00ff00", "strength": 2.0}));
+    assert_eq!(
+        computed["computedStyle"]["effect"]["glow"],
+        json!({"color": "#00ff00", "strength": 2.0})
+    );
     assert_eq!(computed["computedStyle"]["texture"]["color"], "#0000ff");
     let contributions: Vec<(String, Vec<String>)> = computed["contributingLayers"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), serde_json::from_value(c["contributed"].clone()).unwrap()))
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                serde_json::from_value(c["contributed"].clone()).unwrap(),
+            )
+        })
         .collect();
     assert_eq!(contributions[1], ("databases".to_string(), vec!["texture.color".to_string()]));
     assert_eq!(contributions[2], ("critical-alerts".to_string(), vec!["effect.glow".to_string()]));
     // A node no layer matches gets only the default layer.
-    let calm = ok(find_nodes(&registry.graphs, FindElementsParams { source: infra(), selector: "type == 'gateway' && cpu < `0.5`".into(), limit: None }));
+    let calm = ok(find_nodes(
+        &registry.graphs,
+        FindElementsParams {
+            source: infra(),
+            selector: "type == 'gateway' && cpu < `0.5`".into(),
+            limit: None,
+        },
+    ));
     let calm_id = calm["ids"][0].as_str().unwrap().to_string();
-    let plain = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some(calm_id), ..Default::default() }));
+    let plain = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams { source: infra(), compute_for: Some(calm_id), ..Default::default() },
+    ));
     assert_eq!(plain["contributingLayers"].as_array().unwrap().len(), 1);
-    let missing = describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some("databse-012".into()), ..Default::default() });
+    let missing = describe_styles(
+        &registry.graphs,
+        DescribeStylesParams {
+            source: infra(),
+            compute_for: Some("databse-012".into()),
+            ..Default::default()
+        },
+    );
     assert!(!missing.success && missing.message.contains("database-012"), "{}", missing.message);
 }
 
 #[test]
 fn make_the_selected_nodes_bigger() {
     let registry = demo();
-    let empty = describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false });
+    let empty = describe_selection(
+        &registry.graphs,
+        DescribeSelectionParams { source: infra(), include_data: false },
+    );
     assert_eq!(empty.message, "Nothing is currently selected.");
     assert_eq!(empty.data["hasSelection"], false);
     let ids = vec!["server-001".to_string(), "server-007".to_string(), "e-0001".to_string()];
-    let selected = select(&registry.graphs, SelectParams { source: infra(), ids: ids.clone(), ..Default::default() });
+    let selected = select(
+        &registry.graphs,
+        SelectParams { source: infra(), ids: ids.clone(), ..Default::default() },
+    );
     assert!(selected.success, "{}", selected.message);
-    let described = ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }));
+    let described = ok(describe_selection(
+        &registry.graphs,
+        DescribeSelectionParams { source: infra(), include_data: false },
+    ));
     assert_eq!(described["nodeIds"], json!(["server-001", "server-007"]));
     assert_eq!(described["edgeIds"], json!(["e-0001"]));
-    let with_data = ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: true }));
+    let with_data = ok(describe_selection(
+        &registry.graphs,
+        DescribeSelectionParams { source: infra(), include_data: true },
+    ));
     assert_eq!(with_data["nodes"][0]["data"]["type"], "server");
     assert_eq!(with_data["edges"][0]["source"], "server-043");
     // The LLM styles the selected ids.
@@ -114,16 +219,34 @@ fn make_the_selected_nodes_bigger() {
     let bigger = find_and_style_nodes(
         &registry.graphs,
         Caller::Ai,
-        StyleElementsParams { ids: Some(node_ids.clone()), ..style("", json!({"size": 2}), Some("selected-bigger")) },
+        StyleElementsParams {
+            ids: Some(node_ids.clone()),
+            ..style("", json!({"size": 2}), Some("selected-bigger"))
+        },
     );
     assert!(bigger.success, "{}", bigger.message);
     assert_eq!(bigger.beside["affectedNodes"], serde_json::json!(node_ids));
-    let computed =
-        ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some("server-007".into()), ..Default::default() }));
+    let computed = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams {
+            source: infra(),
+            compute_for: Some("server-007".into()),
+            ..Default::default()
+        },
+    ));
     assert_eq!(computed["computedStyle"]["shape"]["size"], 2.0);
-    let other =
-        ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some("server-002".into()), ..Default::default() }));
-    assert_eq!(other["computedStyle"]["shape"]["size"], 1, "a node outside the ids keeps the default size");
+    let other = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams {
+            source: infra(),
+            compute_for: Some("server-002".into()),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(
+        other["computedStyle"]["shape"]["size"], 1,
+        "a node outside the ids keeps the default size"
+    );
     // Selection modes and errors.
     ok(select(
         &registry.graphs,
@@ -134,33 +257,79 @@ fn make_the_selected_nodes_bigger() {
             ..Default::default()
         },
     ));
-    let after = ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }));
+    let after = ok(describe_selection(
+        &registry.graphs,
+        DescribeSelectionParams { source: infra(), include_data: false },
+    ));
     assert_eq!(after["nodeCount"], 22);
-    let unknown = select(&registry.graphs, SelectParams { source: infra(), ids: vec!["server-0001".into()], ..Default::default() });
+    let unknown = select(
+        &registry.graphs,
+        SelectParams { source: infra(), ids: vec!["server-0001".into()], ..Default::default() },
+    );
     assert!(!unknown.success && unknown.message.contains("server-001"), "{}", unknown.message);
-    ok(select(&registry.graphs, SelectParams { source: infra(), mode: schemascope_session::selection::SelectMode::Clear, ..Default::default() }));
-    assert_eq!(ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }))["hasSelection"], false);
+    ok(select(
+        &registry.graphs,
+        SelectParams {
+            source: infra(),
+            mode: schemascope_session::selection::SelectMode::Clear,
+            ..Default::default()
+        },
+    ));
+    assert_eq!(
+        ok(describe_selection(
+            &registry.graphs,
+            DescribeSelectionParams { source: infra(), include_data: false }
+        ))["hasSelection"],
+        false
+    );
 }
 
 #[test]
 fn switching_to_the_mode_it_is_already_in_changes_nothing() {
     let registry = demo();
-    let view = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::View }));
+    let view = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::View },
+    ));
     assert_eq!(view["mode"], "3D");
     assert_eq!(view["camera"]["activePreset"], "fitToGraph");
-    let same = set_dimension(&registry.graphs, SetDimensionParams { source: infra(), dimension: schemascope_session::view::Dimension::ThreeD });
+    let same = set_dimension(
+        &registry.graphs,
+        SetDimensionParams {
+            source: infra(),
+            dimension: schemascope_session::view::Dimension::ThreeD,
+        },
+    );
     assert!(same.success);
     assert_eq!(same.data["changed"], false);
     assert!(same.message.contains("already in 3D"), "{}", same.message);
-    let flat = ok(set_dimension(&registry.graphs, SetDimensionParams { source: infra(), dimension: schemascope_session::view::Dimension::TwoD }));
+    let flat = ok(set_dimension(
+        &registry.graphs,
+        SetDimensionParams {
+            source: infra(),
+            dimension: schemascope_session::view::Dimension::TwoD,
+        },
+    ));
     assert_eq!(flat["changed"], true);
-    let view = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::View }));
+    let view = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::View },
+    ));
     assert_eq!(view["mode"], "2D");
-    let layout = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::Layout }));
+    let layout = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::Layout },
+    ));
     assert_eq!(layout["type"], "forceDirected");
     assert!(layout["availableLayouts"].as_array().unwrap().contains(&json!("circular")));
-    let summary = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::Summary }));
-    assert_eq!((summary["nodeCount"].as_u64(), summary["edgeCount"].as_u64()), (Some(160), Some(240)));
+    let summary = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::Summary },
+    ));
+    assert_eq!(
+        (summary["nodeCount"].as_u64(), summary["edgeCount"].as_u64()),
+        (Some(160), Some(240))
+    );
 }
 
 #[test]
@@ -170,57 +339,122 @@ fn color_nodes_by_importance() {
     assert_eq!(before["history"], json!([]));
     assert_eq!(before["availableDataProperties"], json!({"nodes": [], "edges": []}));
     // Styling by a property that does not exist yet matches nothing: no layer, and a hint.
-    let too_early =
-        find_and_style_nodes(&registry.graphs, Caller::Ai, style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "red"}), None));
+    let too_early = find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style(
+            "algorithmResults.schemascope.pagerank.rankPct > `50`",
+            json!({"color": "red"}),
+            None,
+        ),
+    );
     assert!(!too_early.success);
     assert!(too_early.message.contains("no style layer was added"), "{}", too_early.message);
     assert_eq!(layer_names(&registry), ["default"]);
-    let run = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
+    let run = run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams {
+            source: infra(),
+            algorithm_type: "pagerank".into(),
+            ..Default::default()
+        },
+    );
     assert!(run.success, "{}", run.message);
     assert_eq!(run.beside["affectedNodes"].as_array().map(Vec::len), Some(160));
     // describe_property and describe_schema see the new properties.
     let rank = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.pagerank.rank".into(), ..Default::default() },
+        DescribePropertyParams {
+            source: infra(),
+            property: "algorithmResults.schemascope.pagerank.rank".into(),
+            ..Default::default()
+        },
     ));
     assert_eq!(rank["dataType"], "number");
     assert_eq!(rank["presentCount"], 160);
     let sum: f64 = ok(find_nodes(
         &registry.graphs,
-        FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rank > `0`".into(), limit: Some(0) },
+        FindElementsParams {
+            source: infra(),
+            selector: "algorithmResults.schemascope.pagerank.rank > `0`".into(),
+            limit: Some(0),
+        },
     ))["count"]
         .as_f64()
         .unwrap();
     assert_eq!(sum, 160.0);
-    let schema = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: infra(), collection: Some("nodes".into()), ..Default::default() }));
-    let paths: Vec<&str> = schema["collections"][0]["properties"].as_array().unwrap().iter().filter_map(|p| p["path"].as_str()).collect();
+    let schema = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: infra(),
+            collection: Some("nodes".into()),
+            ..Default::default()
+        },
+    ));
+    let paths: Vec<&str> = schema["collections"][0]["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["path"].as_str())
+        .collect();
     assert!(paths.contains(&"algorithmResults.schemascope.pagerank.rankPct"), "{paths:?}");
     let important = ok(find_nodes(
         &registry.graphs,
-        FindElementsParams { source: infra(), selector: "algorithmResults.schemascope.pagerank.rankPct > `50`".into(), limit: None },
+        FindElementsParams {
+            source: infra(),
+            selector: "algorithmResults.schemascope.pagerank.rankPct > `50`".into(),
+            limit: None,
+        },
     ));
     let count = important["count"].as_u64().unwrap();
     assert!(count > 0 && count < 160, "{count}");
     let styled = ok(find_and_style_nodes(
         &registry.graphs,
         Caller::Ai,
-        style("algorithmResults.schemascope.pagerank.rankPct > `50`", json!({"color": "crimson", "size": 2}), Some("important")),
+        style(
+            "algorithmResults.schemascope.pagerank.rankPct > `50`",
+            json!({"color": "crimson", "size": 2}),
+            Some("important"),
+        ),
     ));
     assert_eq!(styled["matchedCount"].as_u64(), Some(count));
     let after = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }));
     assert_eq!(after["history"][0]["algorithm"], "schemascope:pagerank");
     assert_eq!(
         after["availableDataProperties"]["nodes"],
-        json!(["algorithmResults.schemascope.pagerank.rank", "algorithmResults.schemascope.pagerank.rankPct"])
+        json!([
+            "algorithmResults.schemascope.pagerank.rank",
+            "algorithmResults.schemascope.pagerank.rankPct"
+        ])
     );
     // Unknown algorithms and options are errors that list what exists.
-    let wrong = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerang".into(), ..Default::default() });
-    assert!(!wrong.success && wrong.message.contains("Did you mean `pagerank`?"), "{}", wrong.message);
+    let wrong = run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams {
+            source: infra(),
+            algorithm_type: "pagerang".into(),
+            ..Default::default()
+        },
+    );
+    assert!(
+        !wrong.success && wrong.message.contains("Did you mean `pagerank`?"),
+        "{}",
+        wrong.message
+    );
     let option = run_algorithm(
         &registry.graphs,
-        RunAlgorithmParams { source: infra(), algorithm_type: "degree".into(), options: json!({"weight": "latency"}), ..Default::default() },
+        RunAlgorithmParams {
+            source: infra(),
+            algorithm_type: "degree".into(),
+            options: json!({"weight": "latency"}),
+            ..Default::default()
+        },
     );
-    assert!(!option.success && option.message.contains("its options: directed"), "{}", option.message);
+    assert!(
+        !option.success && option.message.contains("its options: directed"),
+        "{}",
+        option.message
+    );
 }
 
 #[test]
@@ -239,15 +473,30 @@ fn nothing_matching_is_never_a_silent_success_and_bad_selectors_name_the_positio
     assert!(!none.success);
     assert_eq!(none.data["matchedCount"], 0);
     assert_eq!(layer_names(&registry), ["default"]);
-    let typo = find_nodes(&registry.graphs, FindElementsParams { source: infra(), selector: "tpye == 'server'".into(), limit: None });
+    let typo = find_nodes(
+        &registry.graphs,
+        FindElementsParams { source: infra(), selector: "tpye == 'server'".into(), limit: None },
+    );
     assert!(typo.success);
     assert!(typo.message.contains("Did you mean `type`?"), "{}", typo.message);
-    let broken = find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'server", json!({"color": "red"}), None));
+    let broken = find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("type == 'server", json!({"color": "red"}), None),
+    );
     assert!(!broken.success);
     assert_eq!(broken.data["error"], "invalid_selector");
     assert!(broken.data["column"].as_u64().is_some());
-    let bad_colour = find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'server'", json!({"color": "reddish"}), None));
-    assert!(!bad_colour.success && bad_colour.message.contains("reddish"), "{}", bad_colour.message);
+    let bad_colour = find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("type == 'server'", json!({"color": "reddish"}), None),
+    );
+    assert!(
+        !bad_colour.success && bad_colour.message.contains("reddish"),
+        "{}",
+        bad_colour.message
+    );
 }
 
 #[test]
@@ -255,35 +504,72 @@ fn layout_camera_and_zoom() {
     let registry = demo();
     let circular = ok(set_layout(
         &registry.graphs,
-        SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Circular, options: json!({"radius": 100}) },
+        SetLayoutParams {
+            source: infra(),
+            layout_type: schemascope_session::view::LayoutType::Circular,
+            options: json!({"radius": 100}),
+        },
     ));
     assert_eq!(circular["settled"], true);
-    let layout = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::Layout }));
-    assert_eq!((layout["type"].as_str(), layout["options"]["radius"].as_i64()), (Some("circular"), Some(100)));
+    let layout = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::Layout },
+    ));
+    assert_eq!(
+        (layout["type"].as_str(), layout["options"]["radius"].as_i64()),
+        (Some("circular"), Some(100))
+    );
     let bad = set_layout(
         &registry.graphs,
-        SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Grid, options: json!({"radius": 3}) },
+        SetLayoutParams {
+            source: infra(),
+            layout_type: schemascope_session::view::LayoutType::Grid,
+            options: json!({"radius": 3}),
+        },
     );
     assert!(!bad.success && bad.message.contains("spacing"), "{}", bad.message);
     assert_eq!(
-        ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::CurrentLayout }))["currentLayout"],
+        ok(query_graph(
+            &registry.graphs,
+            QueryGraphParams { source: infra(), query: GraphQuery::CurrentLayout }
+        ))["currentLayout"],
         "circular",
         "a refused layout changes nothing"
     );
     let side = ok(set_camera(
         &registry.graphs,
-        SetCameraParams { source: infra(), preset: Some(schemascope_session::view::CameraPreset::SideView), ..Default::default() },
+        SetCameraParams {
+            source: infra(),
+            preset: Some(schemascope_session::view::CameraPreset::SideView),
+            ..Default::default()
+        },
     ));
     assert_eq!(side["activePreset"], "sideView");
     assert!(side["position"]["x"].as_f64().unwrap() > 100.0, "{side}");
-    let zoomed = zoom_to_nodes(&registry.graphs, ZoomToNodesParams { source: infra(), ids: vec!["database-012".into()], selector: None });
+    let zoomed = zoom_to_nodes(
+        &registry.graphs,
+        ZoomToNodesParams { source: infra(), ids: vec!["database-012".into()], selector: None },
+    );
     assert!(zoomed.success);
     assert!(zoomed.data["distance"].as_f64().unwrap() < side["distance"].as_f64().unwrap());
-    let view = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::View }));
+    let view = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::View },
+    ));
     assert_eq!(view["camera"]["activePreset"], Value::Null);
-    let fixed =
-        set_layout(&registry.graphs, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Fixed, options: json!({}) });
-    assert!(!fixed.success && fixed.message.contains("no node has numeric `x`"), "{}", fixed.message);
+    let fixed = set_layout(
+        &registry.graphs,
+        SetLayoutParams {
+            source: infra(),
+            layout_type: schemascope_session::view::LayoutType::Fixed,
+            options: json!({}),
+        },
+    );
+    assert!(
+        !fixed.success && fixed.message.contains("no node has numeric `x`"),
+        "{}",
+        fixed.message
+    );
 }
 
 #[test]
@@ -293,25 +579,72 @@ fn the_session_survives_a_restart() {
     {
         let registry = demo();
         registry.graphs.set_session_file(&file).expect("session file");
-        ok(find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'database'", json!({"color": "red"}), Some("db-red"))));
-        ok(select(&registry.graphs, SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() }));
-        ok(set_dimension(&registry.graphs, SetDimensionParams { source: infra(), dimension: schemascope_session::view::Dimension::TwoD }));
-        ok(run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "degree".into(), ..Default::default() }));
-        ok(set_layout(&registry.graphs, SetLayoutParams { source: infra(), layout_type: schemascope_session::view::LayoutType::Grid, options: json!({}) }));
+        ok(find_and_style_nodes(
+            &registry.graphs,
+            Caller::Ai,
+            style("type == 'database'", json!({"color": "red"}), Some("db-red")),
+        ));
+        ok(select(
+            &registry.graphs,
+            SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() },
+        ));
+        ok(set_dimension(
+            &registry.graphs,
+            SetDimensionParams {
+                source: infra(),
+                dimension: schemascope_session::view::Dimension::TwoD,
+            },
+        ));
+        ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams {
+                source: infra(),
+                algorithm_type: "degree".into(),
+                ..Default::default()
+            },
+        ));
+        ok(set_layout(
+            &registry.graphs,
+            SetLayoutParams {
+                source: infra(),
+                layout_type: schemascope_session::view::LayoutType::Grid,
+                options: json!({}),
+            },
+        ));
     }
     let registry = demo();
     registry.graphs.set_session_file(&file).expect("session file");
     assert_eq!(layer_names(&registry), ["default", "db-red"]);
-    assert_eq!(ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }))["nodeIds"], json!(["server-001"]));
-    let summary = ok(query_graph(&registry.graphs, QueryGraphParams { source: infra(), query: GraphQuery::Summary }));
-    assert_eq!((summary["mode"].as_str(), summary["currentLayout"].as_str()), (Some("2D"), Some("grid")));
+    assert_eq!(
+        ok(describe_selection(
+            &registry.graphs,
+            DescribeSelectionParams { source: infra(), include_data: false }
+        ))["nodeIds"],
+        json!(["server-001"])
+    );
+    let summary = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { source: infra(), query: GraphQuery::Summary },
+    ));
+    assert_eq!(
+        (summary["mode"].as_str(), summary["currentLayout"].as_str()),
+        (Some("2D"), Some("grid"))
+    );
     // Algorithm results are back in the data.
     let degree = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: infra(), property: "algorithmResults.schemascope.degree.degree".into(), ..Default::default() },
+        DescribePropertyParams {
+            source: infra(),
+            property: "algorithmResults.schemascope.degree.degree".into(),
+            ..Default::default()
+        },
     ));
     assert_eq!(degree["presentCount"], 160);
-    assert_eq!(ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"][0]["type"], "degree");
+    assert_eq!(
+        ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"]
+            [0]["type"],
+        "degree"
+    );
 }
 
 #[test]
@@ -321,20 +654,32 @@ fn an_unchanged_reload_keeps_algorithm_results_and_relayouts_nothing() {
     let text = r#"{"nodes":[{"id":"a","data":{}},{"id":"b","data":{}}],"edges":[{"source":"a","target":"b","data":{}}]}"#;
     std::fs::write(&path, text).unwrap();
     let registry = registry(&[&format!("g={}", path.display())]);
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+    ));
     std::fs::write(&path, text).unwrap();
     registry.sources.reload("g").expect("reload");
-    let kept =
-        ok(find_nodes(&registry.graphs, FindElementsParams { selector: "algorithmResults.schemascope.degree.degree == `1`".into(), ..Default::default() }));
+    let kept = ok(find_nodes(
+        &registry.graphs,
+        FindElementsParams {
+            selector: "algorithmResults.schemascope.degree.degree == `1`".into(),
+            ..Default::default()
+        },
+    ));
     assert_eq!(kept["ids"], json!(["a", "b"]));
-    let history = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams::default()))["history"].clone();
+    let history =
+        ok(list_algorithms(&registry.graphs, ListAlgorithmsParams::default()))["history"].clone();
     assert_eq!(history[0]["stale"], Value::Null, "the same data: the run is current");
 }
 
 /// Waits for the watcher's reload of `name`.
 fn reloaded(changes: &mut tokio::sync::broadcast::Receiver<String>, name: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
-    let got = runtime.block_on(async { tokio::time::timeout(std::time::Duration::from_secs(20), changes.recv()).await });
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
+    let got = runtime.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(20), changes.recv()).await
+    });
     assert_eq!(got.expect("reloaded in time").expect("a name"), name);
 }
 
@@ -351,14 +696,38 @@ fn a_file_changed_under_the_watcher_leaves_no_result_selection_or_layer_id_of_th
     .unwrap();
     let registry = registry(&[&format!("g={}", path.display())]);
     registry.graphs.set_session_file(&sessions).expect("session file");
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }));
-    ok(select(&registry.graphs, SelectParams { ids: vec!["ç".into(), "a".into(), "e2".into()], ..Default::default() }));
-    let by_ids =
-        StyleElementsParams { ids: Some(vec!["ç".into(), "b".into()]), layer_name: Some("picked".into()), ..style("", json!({"size": 2}), None) };
-    ok(find_and_style_nodes(&registry.graphs, Caller::User, StyleElementsParams { source: None, ..by_ids }));
-    let gone = StyleElementsParams { ids: Some(vec!["ç".into()]), layer_name: Some("only-c".into()), ..style("", json!({"color": "red"}), None) };
-    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, StyleElementsParams { source: None, ..gone }));
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+    ));
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() },
+    ));
+    ok(select(
+        &registry.graphs,
+        SelectParams { ids: vec!["ç".into(), "a".into(), "e2".into()], ..Default::default() },
+    ));
+    let by_ids = StyleElementsParams {
+        ids: Some(vec!["ç".into(), "b".into()]),
+        layer_name: Some("picked".into()),
+        ..style("", json!({"size": 2}), None)
+    };
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::User,
+        StyleElementsParams { source: None, ..by_ids },
+    ));
+    let gone = StyleElementsParams {
+        ids: Some(vec!["ç".into()]),
+        layer_name: Some("only-c".into()),
+        ..style("", json!({"color": "red"}), None)
+    };
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        StyleElementsParams { source: None, ..gone },
+    ));
     let mut events = registry.graphs.session(None).expect("session").subscribe();
     let mut changes = registry.sources.subscribe();
     registry.watch_with(std::time::Duration::from_millis(100)).expect("watch");
@@ -370,37 +739,90 @@ fn a_file_changed_under_the_watcher_leaves_no_result_selection_or_layer_id_of_th
     .unwrap();
     reloaded(&mut changes, "g");
 
-    let found = find_nodes(&registry.graphs, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
-    assert_eq!(found.data["count"], 0, "no element keeps results of the old data: {}", found.message);
+    let found = find_nodes(
+        &registry.graphs,
+        FindElementsParams { selector: "algorithmResults".into(), ..Default::default() },
+    );
+    assert_eq!(
+        found.data["count"], 0,
+        "no element keeps results of the old data: {}",
+        found.message
+    );
     let listed = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams::default()));
     assert_eq!(listed["availableDataProperties"], json!({"nodes": [], "edges": []}));
     for run in listed["history"].as_array().unwrap() {
         assert_eq!(run["stale"], true, "{run}");
         assert!(run["staleReason"].as_str().unwrap().starts_with("data reloaded at "), "{run}");
     }
-    let summary = ok(query_graph(&registry.graphs, QueryGraphParams { query: GraphQuery::Summary, ..Default::default() }));
-    assert_eq!((summary["algorithmsRun"].clone(), summary["staleAlgorithmRuns"].clone()), (json!([]), json!(2)));
+    let summary = ok(query_graph(
+        &registry.graphs,
+        QueryGraphParams { query: GraphQuery::Summary, ..Default::default() },
+    ));
+    assert_eq!(
+        (summary["algorithmsRun"].clone(), summary["staleAlgorithmRuns"].clone()),
+        (json!([]), json!(2))
+    );
     let selection = ok(describe_selection(&registry.graphs, DescribeSelectionParams::default()));
-    assert_eq!((selection["nodeIds"].clone(), selection["edgeIds"].clone()), (json!(["a"]), json!([])));
-    let layers = ok(describe_styles(&registry.graphs, DescribeStylesParams::default()))["layers"].clone();
-    assert_eq!((layers[1]["name"].as_str(), layers[1]["nodeIds"].as_u64()), (Some("picked"), Some(1)));
-    assert_eq!((layers[2]["name"].as_str(), layers[2]["nodeIds"].as_u64()), (Some("only-c"), Some(0)));
-    let event = std::iter::from_fn(|| events.try_recv().ok()).find(|e| e.changed.contains(&"data")).expect("a data event");
-    assert!(event.changed.contains(&"selection") && event.changed.contains(&"algorithms"), "{event:?}");
-    assert!(event.notes.iter().any(|n| n.contains("1 selected node(s) and 1 selected edge(s) no longer exist") && n.contains("`ç`")), "{event:?}");
-    assert!(event.notes.iter().any(|n| n.contains("`only-c`") && n.contains("matches no element")), "{event:?}");
+    assert_eq!(
+        (selection["nodeIds"].clone(), selection["edgeIds"].clone()),
+        (json!(["a"]), json!([]))
+    );
+    let layers =
+        ok(describe_styles(&registry.graphs, DescribeStylesParams::default()))["layers"].clone();
+    assert_eq!(
+        (layers[1]["name"].as_str(), layers[1]["nodeIds"].as_u64()),
+        (Some("picked"), Some(1))
+    );
+    assert_eq!(
+        (layers[2]["name"].as_str(), layers[2]["nodeIds"].as_u64()),
+        (Some("only-c"), Some(0))
+    );
+    let event = std::iter::from_fn(|| events.try_recv().ok())
+        .find(|e| e.changed.contains(&"data"))
+        .expect("a data event");
+    assert!(
+        event.changed.contains(&"selection") && event.changed.contains(&"algorithms"),
+        "{event:?}"
+    );
+    assert!(
+        event
+            .notes
+            .iter()
+            .any(|n| n.contains("1 selected node(s) and 1 selected edge(s) no longer exist")
+                && n.contains("`ç`")),
+        "{event:?}"
+    );
+    assert!(
+        event.notes.iter().any(|n| n.contains("`only-c`") && n.contains("matches no element")),
+        "{event:?}"
+    );
     // Rerunning on the new data is current again, and everything was saved: a restart agrees.
-    let rerun = ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+    let rerun = ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+    ));
     assert_eq!(rerun["directed"], true);
     drop(registry);
     let again = common::registry(&[&format!("g={}", path.display())]);
     again.graphs.set_session_file(&sessions).expect("session file");
-    let history = ok(list_algorithms(&again.graphs, ListAlgorithmsParams::default()))["history"].clone();
-    assert_eq!(history.as_array().map(|h| h.iter().map(|r| r["stale"] == true).collect::<Vec<_>>()), Some(vec![true, true, false]));
-    let degrees =
-        ok(find_nodes(&again.graphs, FindElementsParams { selector: "algorithmResults.schemascope.degree.inDegree == `1`".into(), ..Default::default() }));
+    let history =
+        ok(list_algorithms(&again.graphs, ListAlgorithmsParams::default()))["history"].clone();
+    assert_eq!(
+        history.as_array().map(|h| h.iter().map(|r| r["stale"] == true).collect::<Vec<_>>()),
+        Some(vec![true, true, false])
+    );
+    let degrees = ok(find_nodes(
+        &again.graphs,
+        FindElementsParams {
+            selector: "algorithmResults.schemascope.degree.inDegree == `1`".into(),
+            ..Default::default()
+        },
+    ));
     assert_eq!(degrees["ids"], json!(["a", "b"]));
-    assert_eq!(ok(describe_selection(&again.graphs, DescribeSelectionParams::default()))["nodeIds"], json!(["a"]));
+    assert_eq!(
+        ok(describe_selection(&again.graphs, DescribeSelectionParams::default()))["nodeIds"],
+        json!(["a"])
+    );
 }
 
 #[test]
@@ -408,35 +830,75 @@ fn a_file_changed_while_the_server_was_down_does_not_bring_old_results_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("g.json");
     let sessions = dir.path().join("sessions.sqlite");
-    std::fs::write(&path, r#"{"nodes":[{"id":"a"},{"id":"b"}],"links":[{"source":"a","target":"b"}]}"#).unwrap();
+    std::fs::write(
+        &path,
+        r#"{"nodes":[{"id":"a"},{"id":"b"}],"links":[{"source":"a","target":"b"}]}"#,
+    )
+    .unwrap();
     {
         let registry = registry(&[&format!("g={}", path.display())]);
         registry.graphs.set_session_file(&sessions).expect("session file");
-        ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+        ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+        ));
         ok(select(&registry.graphs, SelectParams { ids: vec!["b".into()], ..Default::default() }));
     }
-    std::fs::write(&path, r#"{"nodes":[{"id":"a"},{"id":"c"}],"links":[{"source":"a","target":"c"}]}"#).unwrap();
+    std::fs::write(
+        &path,
+        r#"{"nodes":[{"id":"a"},{"id":"c"}],"links":[{"source":"a","target":"c"}]}"#,
+    )
+    .unwrap();
     let registry = registry(&[&format!("g={}", path.display())]);
     registry.graphs.set_session_file(&sessions).expect("session file");
-    let found = find_nodes(&registry.graphs, FindElementsParams { selector: "algorithmResults".into(), ..Default::default() });
+    let found = find_nodes(
+        &registry.graphs,
+        FindElementsParams { selector: "algorithmResults".into(), ..Default::default() },
+    );
     assert_eq!(found.data["count"], 0, "{}", found.message);
-    let run = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams::default()))["history"][0].clone();
+    let run = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams::default()))["history"][0]
+        .clone();
     assert_eq!(run["stale"], true);
-    assert!(run["staleReason"].as_str().unwrap().contains("differs from when the session was saved"), "{run}");
-    assert_eq!(ok(describe_selection(&registry.graphs, DescribeSelectionParams::default()))["hasSelection"], false);
+    assert!(
+        run["staleReason"].as_str().unwrap().contains("differs from when the session was saved"),
+        "{run}"
+    );
+    assert_eq!(
+        ok(describe_selection(&registry.graphs, DescribeSelectionParams::default()))["hasSelection"],
+        false
+    );
 }
 
 /// Loads a networkx fixture (crates/graph/tests/data) as a graph source.
 fn fixture_registry(name: &str) -> (Services, Value, tempfile::TempDir) {
-    let fixture: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{}/../graph/tests/data/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap();
-    let nodes: Vec<Value> = fixture["nodes"].as_array().unwrap().iter().map(|id| json!({"id": id, "data": {}})).collect();
-    let edges: Vec<Value> =
-        fixture["edges"].as_array().unwrap().iter().map(|e| json!({"source": e[0], "target": e[1], "data": {"weight": e[2]}})).collect();
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../graph/tests/data/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let nodes: Vec<Value> = fixture["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| json!({"id": id, "data": {}}))
+        .collect();
+    let edges: Vec<Value> = fixture["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| json!({"source": e[0], "target": e[1], "data": {"weight": e[2]}}))
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{name}.json"));
     // The fixture says whether networkx built it directed; the file says so as networkx writes it.
-    std::fs::write(&path, json!({"directed": fixture["directed"], "nodes": nodes, "edges": edges}).to_string()).unwrap();
+    std::fs::write(
+        &path,
+        json!({"directed": fixture["directed"], "nodes": nodes, "edges": edges}).to_string(),
+    )
+    .unwrap();
     (registry(&[&format!("{name}={}", path.display())]), fixture, dir)
 }
 
@@ -444,7 +906,14 @@ fn node_values(registry: &Services, algorithm: &str, name: &str) -> Vec<f64> {
     let session = registry.graphs.session(None).unwrap();
     let data = session.data();
     let nodes = data.collection(schemascope_session::style::ElementKind::Node);
-    nodes.items().map(|item| item.value().unwrap()["algorithmResults"]["schemascope"][algorithm][name].as_f64().unwrap_or(f64::NAN)).collect()
+    nodes
+        .items()
+        .map(|item| {
+            item.value().unwrap()["algorithmResults"]["schemascope"][algorithm][name]
+                .as_f64()
+                .unwrap_or(f64::NAN)
+        })
+        .collect()
 }
 
 #[test]
@@ -458,30 +927,65 @@ fn algorithms_through_the_session_match_networkx() {
                 assert!((g - w).abs() < 1e-6, "{name} {what} node {i}: {g} vs networkx {w}");
             }
         };
-        ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+        ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+        ));
         close(&node_values(&registry, "degree", "degree"), &expected["degree"], "degree");
         // networkx has in/out degrees only for a directed graph; undirected, both are the degree.
-        let (ins, outs) = if expected["directed"] == true { ("in_degree", "out_degree") } else { ("degree", "degree") };
+        let (ins, outs) = if expected["directed"] == true {
+            ("in_degree", "out_degree")
+        } else {
+            ("degree", "degree")
+        };
         close(&node_values(&registry, "degree", "inDegree"), &expected[ins], "inDegree");
         close(&node_values(&registry, "degree", "outDegree"), &expected[outs], "outDegree");
         ok(run_algorithm(
             &registry.graphs,
-            RunAlgorithmParams { algorithm_type: "pagerank".into(), options: json!({"weight": "weight"}), ..Default::default() },
+            RunAlgorithmParams {
+                algorithm_type: "pagerank".into(),
+                options: json!({"weight": "weight"}),
+                ..Default::default()
+            },
         ));
         close(&node_values(&registry, "pagerank", "rank"), &expected["pagerank"], "pagerank");
-        ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "betweenness".into(), ..Default::default() }));
-        close(&node_values(&registry, "betweenness", "score"), &expected["betweenness"], "betweenness");
-        ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "closeness".into(), ..Default::default() }));
+        ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "betweenness".into(), ..Default::default() },
+        ));
+        close(
+            &node_values(&registry, "betweenness", "score"),
+            &expected["betweenness"],
+            "betweenness",
+        );
+        ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "closeness".into(), ..Default::default() },
+        ));
         close(&node_values(&registry, "closeness", "score"), &expected["closeness"], "closeness");
-        let components = ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "components".into(), ..Default::default() }));
-        assert_eq!(components["graphResults"]["componentCount"].as_u64(), Some(expected["components"].as_array().unwrap().len() as u64));
+        let components = ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "components".into(), ..Default::default() },
+        ));
+        assert_eq!(
+            components["graphResults"]["componentCount"].as_u64(),
+            Some(expected["components"].as_array().unwrap().len() as u64)
+        );
         let louvain = ok(run_algorithm(
             &registry.graphs,
-            RunAlgorithmParams { algorithm_type: "louvain".into(), options: json!({"weight": "weight"}), ..Default::default() },
+            RunAlgorithmParams {
+                algorithm_type: "louvain".into(),
+                options: json!({"weight": "weight"}),
+                ..Default::default()
+            },
         ));
         let modularity = louvain["graphResults"]["modularity"].as_f64().unwrap();
-        let range: Vec<f64> = serde_json::from_value(expected["louvain_modularity_range"].clone()).unwrap();
-        assert!(modularity >= range[0] - 0.02 && modularity <= range[1] + 0.02, "{name} modularity {modularity} vs networkx {range:?}");
+        let range: Vec<f64> =
+            serde_json::from_value(expected["louvain_modularity_range"].clone()).unwrap();
+        assert!(
+            modularity >= range[0] - 0.02 && modularity <= range[1] + 0.02,
+            "{name} modularity {modularity} vs networkx {range:?}"
+        );
         let path = ok(run_algorithm(
             &registry.graphs,
             RunAlgorithmParams {
@@ -497,12 +1001,23 @@ fn algorithms_through_the_session_match_networkx() {
         }
         let mst = ok(run_algorithm(
             &registry.graphs,
-            RunAlgorithmParams { algorithm_type: "minimumSpanningTree".into(), options: json!({"weight": "weight"}), ..Default::default() },
+            RunAlgorithmParams {
+                algorithm_type: "minimumSpanningTree".into(),
+                options: json!({"weight": "weight"}),
+                ..Default::default()
+            },
         ));
-        assert_eq!(mst["graphResults"]["totalWeight"].as_f64(), expected["mst_weight"].as_f64(), "{name} MST weight");
+        assert_eq!(
+            mst["graphResults"]["totalWeight"].as_f64(),
+            expected["mst_weight"].as_f64(),
+            "{name} MST weight"
+        );
         let on_tree = ok(find_edges(
             &registry.graphs,
-            FindElementsParams { selector: "algorithmResults.schemascope.minimumSpanningTree.inMST".into(), ..Default::default() },
+            FindElementsParams {
+                selector: "algorithmResults.schemascope.minimumSpanningTree.inMST".into(),
+                ..Default::default()
+            },
         ));
         let nodes = expected["nodes"].as_array().unwrap().len() as u64;
         assert_eq!(
@@ -516,15 +1031,24 @@ fn algorithms_through_the_session_match_networkx() {
 #[test]
 fn the_scene_draws_what_describe_styles_computes() {
     let registry = demo();
-    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, style("type == 'database'", json!({"color": "blue", "shape": "box"}), Some("databases"))));
-    ok(find_and_style_nodes(&registry.graphs, Caller::Ai, style("cpu > `0.8`", json!({"glow": "#00ff00", "size": 1.5}), Some("busy"))));
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("type == 'database'", json!({"color": "blue", "shape": "box"}), Some("databases")),
+    ));
+    ok(find_and_style_nodes(
+        &registry.graphs,
+        Caller::Ai,
+        style("cpu > `0.8`", json!({"glow": "#00ff00", "size": 1.5}), Some("busy")),
+    ));
     ok(find_and_style_edges(
         &registry.graphs,
         Caller::Ai,
         StyleElementsParams {
             source: infra(),
             selector: "latency > `100`".into(),
-            style: serde_json::from_value(json!({"color": "red", "width": 3, "arrow": "normal"})).unwrap(),
+            style: serde_json::from_value(json!({"color": "red", "width": 3, "arrow": "normal"}))
+                .unwrap(),
             ..Default::default()
         },
     ));
@@ -535,15 +1059,34 @@ fn the_scene_draws_what_describe_styles_computes() {
     for node in nodes {
         let id = node["id"].as_str().unwrap();
         let drawn = &scene["nodeStyles"][node["s"].as_u64().unwrap() as usize];
-        let computed = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), compute_for: Some(id.into()), ..Default::default() }))["computedStyle"].clone();
+        let computed = ok(describe_styles(
+            &registry.graphs,
+            DescribeStylesParams {
+                source: infra(),
+                compute_for: Some(id.into()),
+                ..Default::default()
+            },
+        ))["computedStyle"]
+            .clone();
         assert_eq!(drawn["color"], computed["texture"]["color"], "{id}");
         assert_eq!(drawn["shape"], computed["shape"]["type"], "{id}");
         assert_eq!(drawn["size"].as_f64(), computed["shape"]["size"].as_f64(), "{id}");
-        assert_eq!(drawn["glow"], computed.pointer("/effect/glow").cloned().unwrap_or(Value::Null), "{id}");
+        assert_eq!(
+            drawn["glow"],
+            computed.pointer("/effect/glow").cloned().unwrap_or(Value::Null),
+            "{id}"
+        );
     }
-    let red_edges =
-        scene["edges"].as_array().unwrap().iter().filter(|e| scene["edgeStyles"][e["s"].as_u64().unwrap() as usize]["color"] == "#ff0000").count();
-    let slow = ok(find_edges(&registry.graphs, FindElementsParams { source: infra(), selector: "latency > `100`".into(), limit: Some(0) }))["count"]
+    let red_edges = scene["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| scene["edgeStyles"][e["s"].as_u64().unwrap() as usize]["color"] == "#ff0000")
+        .count();
+    let slow = ok(find_edges(
+        &registry.graphs,
+        FindElementsParams { source: infra(), selector: "latency > `100`".into(), limit: Some(0) },
+    ))["count"]
         .as_u64()
         .unwrap();
     assert_eq!(red_edges as u64, slow);
@@ -572,7 +1115,10 @@ fn odd_graph() -> (Services, tempfile::TempDir) {
 }
 
 fn find(registry: &Services, selector: &str) -> ToolResult {
-    find_nodes(&registry.graphs, FindElementsParams { selector: selector.into(), limit: Some(10), ..Default::default() })
+    find_nodes(
+        &registry.graphs,
+        FindElementsParams { selector: selector.into(), limit: Some(10), ..Default::default() },
+    )
 }
 
 #[test]
@@ -583,7 +1129,11 @@ fn selectors_on_odd_items_match_the_rest_and_count_the_unevaluated() {
     assert!(found.success, "{}", found.message);
     assert_eq!(found.data["ids"], json!(["web-1", "deep"]));
     assert_eq!(found.data["unevaluated"]["count"], 2, "{}", found.data);
-    assert!(found.message.contains("2 nodes were not evaluated and do not match (e.g. `web-2`"), "{}", found.message);
+    assert!(
+        found.message.contains("2 nodes were not evaluated and do not match (e.g. `web-2`"),
+        "{}",
+        found.message
+    );
     // Fast-path selectors (read from columns) and the rest (through the jmespath crate); the
     // deep node was cut at load, with a warning, and is evaluated like the others.
     for (selector, ids, skipped) in [
@@ -594,7 +1144,11 @@ fn selectors_on_odd_items_match_the_rest_and_count_the_unevaluated() {
     ] {
         let found = find(&registry, selector);
         assert!(found.success, "{selector}: {}", found.message);
-        assert_eq!((found.data["ids"].clone(), found.data["unevaluated"]["count"].as_u64()), (ids, Some(skipped)), "{selector}");
+        assert_eq!(
+            (found.data["ids"].clone(), found.data["unevaluated"]["count"].as_u64()),
+            (ids, Some(skipped)),
+            "{selector}"
+        );
     }
     // Styling works too, and the scene renders with the deep node in it.
     let styled = find_and_style_nodes(
@@ -610,17 +1164,33 @@ fn selectors_on_odd_items_match_the_rest_and_count_the_unevaluated() {
     assert_eq!(styled.data["matchedCount"], 2);
     assert_eq!(styled.data["unevaluated"]["count"], 2);
     // One deep node does not stop an algorithm, sampling or find_items on the rest.
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
-    let sampled =
-        ok(sample_data(&registry.sources, SampleDataParams { collection: Some("nodes".into()), count: Some(4), seed: Some(1), ..Default::default() }));
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+    ));
+    let sampled = ok(sample_data(
+        &registry.sources,
+        SampleDataParams {
+            collection: Some("nodes".into()),
+            count: Some(4),
+            seed: Some(1),
+            ..Default::default()
+        },
+    ));
     assert_eq!(sampled["nodes"].as_array().map(Vec::len), Some(4), "{sampled}");
     assert!(sampled.to_string().contains("depth limit"), "the deep node is shown cut: {sampled}");
-    let items = ok(find_items(&registry.sources, FindItemsParams { selector: "length(name) == `3`".into(), ..Default::default() }));
+    let items = ok(find_items(
+        &registry.sources,
+        FindItemsParams { selector: "length(name) == `3`".into(), ..Default::default() },
+    ));
     assert_eq!(items["ids"], json!(["web-1"]));
     assert_eq!(items["unevaluated"]["count"], 3);
     assert_eq!(items["unevaluated"]["exampleId"], "web-2");
     let sources = ok(list_sources(&registry, ListSourcesParams::default()));
-    assert!(sources.to_string().contains("node #3 is nested deeper than 100 levels"), "the load warns: {sources}");
+    assert!(
+        sources.to_string().contains("node #3 is nested deeper than 100 levels"),
+        "the load warns: {sources}"
+    );
 }
 
 #[test]
@@ -630,9 +1200,18 @@ fn a_zero_match_says_why_when_the_data_tells() {
         let found = find(&registry, selector);
         assert!(found.success, "{selector}: {}", found.message);
         assert_eq!(found.data["count"], 0, "{selector}");
-        let hints: Vec<String> = found.data["hints"].as_array().expect("hints").iter().map(|h| h.as_str().unwrap().to_string()).collect();
+        let hints: Vec<String> = found.data["hints"]
+            .as_array()
+            .expect("hints")
+            .iter()
+            .map(|h| h.as_str().unwrap().to_string())
+            .collect();
         for hint in &hints {
-            assert!(found.message.contains(hint.as_str()), "the message carries every hint: {}", found.message);
+            assert!(
+                found.message.contains(hint.as_str()),
+                "the message carries every hint: {}",
+                found.message
+            );
         }
         hints.join("\n")
     };
@@ -641,13 +1220,26 @@ fn a_zero_match_says_why_when_the_data_tells() {
     let h = hints("type == 'SERVER'");
     assert!(h.contains("'server'") && h.contains("'Server'"), "{h}");
     let h = hints("latency > `100`");
-    assert!(h.contains("No node has a property `latency`") && h.contains("edges (collection `edges`)"), "{h}");
+    assert!(
+        h.contains("No node has a property `latency`") && h.contains("edges (collection `edges`)"),
+        "{h}"
+    );
     assert!(!h.contains("tags"), "no far-fetched suggestion: {h}");
     let h = hints("pagerank > `0.1`");
-    assert!(h.contains("run_algorithm `schemascope:pagerank`") && h.contains("algorithmResults.schemascope.pagerank.rank"), "{h}");
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() }));
+    assert!(
+        h.contains("run_algorithm `schemascope:pagerank`")
+            && h.contains("algorithmResults.schemascope.pagerank.rank"),
+        "{h}"
+    );
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: "degree".into(), ..Default::default() },
+    ));
     let h = hints("degree > `100`");
-    assert!(h.contains("has run") && h.contains("`algorithmResults.schemascope.degree.degree`"), "{h}");
+    assert!(
+        h.contains("has run") && h.contains("`algorithmResults.schemascope.degree.degree`"),
+        "{h}"
+    );
     let styled = find_and_style_edges(
         &registry.graphs,
         Caller::Ai,
@@ -658,7 +1250,12 @@ fn a_zero_match_says_why_when_the_data_tells() {
         },
     );
     assert!(!styled.success);
-    assert!(styled.message.contains("No edge has a property `type`") && styled.message.contains("nodes (collection `nodes`)"), "{}", styled.message);
+    assert!(
+        styled.message.contains("No edge has a property `type`")
+            && styled.message.contains("nodes (collection `nodes`)"),
+        "{}",
+        styled.message
+    );
     assert_eq!(hints("type == 'router'"), "", "nothing knowable, nothing said");
 }
 
@@ -668,18 +1265,30 @@ const SMALL_EDGES: &str = r#"[{"source":"a","target":"b"},{"source":"a","target"
 
 fn small_graph(dir: &tempfile::TempDir, name: &str, top: &str) -> Services {
     let path = dir.path().join(format!("{name}.json"));
-    std::fs::write(&path, format!(r#"{{{top}"nodes":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}},{{"id":"d"}}]}}"#)).unwrap();
+    std::fs::write(
+        &path,
+        format!(r#"{{{top}"nodes":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}},{{"id":"d"}}]}}"#),
+    )
+    .unwrap();
     registry(&[&format!("{name}={}", path.display())])
 }
 
 fn run(registry: &Services, algorithm: &str, options: Value) -> Value {
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: algorithm.into(), options, ..Default::default() }))
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams { algorithm_type: algorithm.into(), options, ..Default::default() },
+    ))
 }
 
 fn column(registry: &Services, algorithm: &str, name: &str) -> Vec<Value> {
     let session = registry.graphs.session(None).unwrap();
     let nodes = session.data().collection(schemascope_session::style::ElementKind::Node).clone();
-    nodes.items().map(|item| item.value().unwrap()["algorithmResults"]["schemascope"][algorithm][name].clone()).collect()
+    nodes
+        .items()
+        .map(|item| {
+            item.value().unwrap()["algorithmResults"]["schemascope"][algorithm][name].clone()
+        })
+        .collect()
 }
 
 fn assert_close(got: Vec<Value>, want: &[f64], what: &str) {
@@ -696,17 +1305,32 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
     // graphty-style edges (no flag): each edge goes from source to target.
     for (name, top, basis) in [
         ("graphty", format!(r#""edges":{SMALL_EDGES},"#), "edgeEnds"),
-        ("flagged", format!(r#""directed":true,"multigraph":false,"graph":{{}},"links":{SMALL_EDGES},"#), "fileFlag"),
+        (
+            "flagged",
+            format!(r#""directed":true,"multigraph":false,"graph":{{}},"links":{SMALL_EDGES},"#),
+            "fileFlag",
+        ),
     ] {
         let registry = small_graph(&dir, name, &top);
         let degree = run(&registry, "degree", Value::Null);
-        assert_eq!((degree["directed"].clone(), degree["graphResults"]["directedBasis"].clone()), (json!(true), json!(basis)), "{name}");
+        assert_eq!(
+            (degree["directed"].clone(), degree["graphResults"]["directedBasis"].clone()),
+            (json!(true), json!(basis)),
+            "{name}"
+        );
         assert_close(column(&registry, "degree", "inDegree"), &[1.0, 1.0, 3.0, 0.0], name);
         assert_close(column(&registry, "degree", "outDegree"), &[2.0, 1.0, 1.0, 1.0], name);
         assert_close(column(&registry, "degree", "degree"), &[3.0, 2.0, 4.0, 1.0], name);
-        let rank = ok(run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }));
+        let rank = ok(run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() },
+        ));
         assert!(rank.to_string().contains("\"directed\":true"));
-        assert_close(column(&registry, "pagerank", "rank"), &[0.372526246091333, 0.19582365458881654, 0.39415009931985023, 0.0375], name);
+        assert_close(
+            column(&registry, "pagerank", "rank"),
+            &[0.372526246091333, 0.19582365458881654, 0.39415009931985023, 0.0375],
+            name,
+        );
         run(&registry, "betweenness", Value::Null);
         assert_close(column(&registry, "betweenness", "score"), &[1.0 / 3.0, 0.0, 0.5, 0.0], name);
         run(&registry, "closeness", Value::Null);
@@ -715,25 +1339,51 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
         assert_close(column(&registry, "clustering", "coefficient"), &[0.5, 1.0, 0.2, 0.0], name);
         let components = run(&registry, "components", Value::Null);
         assert_eq!(
-            (components["graphResults"]["componentCount"].clone(), components["graphResults"]["strongComponentCount"].clone()),
+            (
+                components["graphResults"]["componentCount"].clone(),
+                components["graphResults"]["strongComponentCount"].clone()
+            ),
             (json!(1), json!(2))
         );
-        assert_close(column(&registry, "components", "strongComponentId"), &[0.0, 0.0, 0.0, 1.0], name);
+        assert_close(
+            column(&registry, "components", "strongComponentId"),
+            &[0.0, 0.0, 0.0, 1.0],
+            name,
+        );
         // d is unreachable from a when edges have a direction.
         let path = run(&registry, "shortestPath", json!({"source": "a", "target": "d"}));
-        assert_eq!((path["graphResults"]["path"].clone(), path["graphResults"]["pathLength"].clone()), (json!([]), Value::Null), "{name}");
+        assert_eq!(
+            (path["graphResults"]["path"].clone(), path["graphResults"]["pathLength"].clone()),
+            (json!([]), Value::Null),
+            "{name}"
+        );
         // No path is said as such: not reachable, no hops (0 would read as a path of one node).
-        assert_eq!((path["graphResults"]["reachable"].clone(), path["graphResults"]["hops"].clone()), (json!(false), Value::Null), "{name}");
+        assert_eq!(
+            (path["graphResults"]["reachable"].clone(), path["graphResults"]["hops"].clone()),
+            (json!(false), Value::Null),
+            "{name}"
+        );
         let said = run_algorithm(
             &registry.graphs,
-            RunAlgorithmParams { algorithm_type: "shortestPath".into(), options: json!({"source": "a", "target": "d"}), ..Default::default() },
+            RunAlgorithmParams {
+                algorithm_type: "shortestPath".into(),
+                options: json!({"source": "a", "target": "d"}),
+                ..Default::default()
+            },
         );
         assert!(said.message.contains("There is no path from `a` to `d`"), "{}", said.message);
-        assert!(said.message.contains("nodes by `") && said.message.contains("and edges by `"), "{}", said.message);
+        assert!(
+            said.message.contains("nodes by `") && said.message.contains("and edges by `"),
+            "{}",
+            said.message
+        );
         let back = run(&registry, "shortestPath", json!({"source": "b", "target": "a"}));
         assert_eq!(back["graphResults"]["path"], json!(["b", "c", "a"]));
         let mst = run(&registry, "minimumSpanningTree", Value::Null);
-        assert_eq!((mst["directed"].clone(), mst["graphResults"]["directedBasis"].clone()), (json!(false), json!("ignoredByAlgorithm")));
+        assert_eq!(
+            (mst["directed"].clone(), mst["graphResults"]["directedBasis"].clone()),
+            (json!(false), json!("ignoredByAlgorithm"))
+        );
         // The option still wins, and says so.
         let undirected = run(&registry, "degree", json!({"directed": false}));
         assert_eq!(undirected["graphResults"]["directedBasis"], "option");
@@ -746,15 +1396,36 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
     ] {
         let registry = small_graph(&dir, name, &top);
         let rank = run(&registry, "pagerank", Value::Null);
-        assert_eq!((rank["directed"].clone(), rank["graphResults"]["directedBasis"].clone()), (json!(false), json!(basis)), "{name}");
-        assert!(
-            run_algorithm(&registry.graphs, RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }).message.contains("undirected")
+        assert_eq!(
+            (rank["directed"].clone(), rank["graphResults"]["directedBasis"].clone()),
+            (json!(false), json!(basis)),
+            "{name}"
         );
-        assert_close(column(&registry, "pagerank", "rank"), &[0.2459279727012903, 0.2459279727012903, 0.3667352990529791, 0.14140875554444032], name);
+        assert!(
+            run_algorithm(
+                &registry.graphs,
+                RunAlgorithmParams { algorithm_type: "pagerank".into(), ..Default::default() }
+            )
+            .message
+            .contains("undirected")
+        );
+        assert_close(
+            column(&registry, "pagerank", "rank"),
+            &[0.2459279727012903, 0.2459279727012903, 0.3667352990529791, 0.14140875554444032],
+            name,
+        );
         run(&registry, "clustering", Value::Null);
-        assert_close(column(&registry, "clustering", "coefficient"), &[1.0, 1.0, 1.0 / 3.0, 0.0], name);
+        assert_close(
+            column(&registry, "clustering", "coefficient"),
+            &[1.0, 1.0, 1.0 / 3.0, 0.0],
+            name,
+        );
         let components = run(&registry, "components", Value::Null);
-        assert_eq!(components["graphResults"]["strongComponentCount"], Value::Null, "undirected: one partition");
+        assert_eq!(
+            components["graphResults"]["strongComponentCount"],
+            Value::Null,
+            "undirected: one partition"
+        );
         let path = run(&registry, "shortestPath", json!({"source": "a", "target": "d"}));
         assert_eq!(path["graphResults"]["path"], json!(["a", "c", "d"]));
     }
@@ -762,8 +1433,16 @@ fn algorithms_follow_the_files_direction_and_say_which_was_used() {
     let path = dir.path().join("odd.json");
     std::fs::write(&path, format!(r#"{{"directed":"yes","edges":{SMALL_EDGES},"nodes":[{{"id":"a"}},{{"id":"b"}},{{"id":"c"}},{{"id":"d"}}]}}"#))
         .unwrap();
-    let source = schemascope_sources::load(&format!("odd={}", path.display()).parse().unwrap(), &schemascope_sources::NoProgress).unwrap();
-    assert!(source.warnings.iter().any(|w| w.to_string().contains("`directed`")), "{:?}", source.warnings);
+    let source = schemascope_sources::load(
+        &format!("odd={}", path.display()).parse().unwrap(),
+        &schemascope_sources::NoProgress,
+    )
+    .unwrap();
+    assert!(
+        source.warnings.iter().any(|w| w.to_string().contains("`directed`")),
+        "{:?}",
+        source.warnings
+    );
 }
 
 #[test]
@@ -775,17 +1454,39 @@ fn a_persons_layers_survive_clearing_the_ai_layers() {
     let ai = ok(call_tool(&registry, Caller::Ai, "find_and_style_nodes", style));
     assert!(mine["layerName"].as_str().unwrap().starts_with("user-node-style-"), "{mine}");
     assert!(ai["layerName"].as_str().unwrap().starts_with("ai-node-style-"), "{ai}");
-    let described = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), ..Default::default() }));
-    let sources: Vec<&str> = described["layers"].as_array().unwrap().iter().map(|l| l["source"].as_str().unwrap()).collect();
+    let described = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams { source: infra(), ..Default::default() },
+    ));
+    let sources: Vec<&str> = described["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
     assert_eq!(sources, ["system", "user", "ai"]);
-    assert_eq!((described["userLayerCount"].clone(), described["aiLayerCount"].clone()), (json!(1), json!(1)));
-    let cleared = call_tool(&registry, Caller::User, "clear_styles", json!({"source": "infrastructure"}));
+    assert_eq!(
+        (described["userLayerCount"].clone(), described["aiLayerCount"].clone()),
+        (json!(1), json!(1))
+    );
+    let cleared =
+        call_tool(&registry, Caller::User, "clear_styles", json!({"source": "infrastructure"}));
     assert_eq!(cleared.data["removed"], json!([ai["layerName"]]));
     assert!(cleared.message.contains("1 user layer(s) were kept"), "{}", cleared.message);
     assert_eq!(layer_names(&registry).len(), 2, "the person's layer stays");
-    let bad = call_tool(&registry, Caller::Ai, "clear_styles", json!({"source": "infrastructure", "layers": "everything"}));
+    let bad = call_tool(
+        &registry,
+        Caller::Ai,
+        "clear_styles",
+        json!({"source": "infrastructure", "layers": "everything"}),
+    );
     assert!(!bad.success);
-    let all = ok(call_tool(&registry, Caller::Ai, "clear_styles", json!({"source": "infrastructure", "layers": "all"})));
+    let all = ok(call_tool(
+        &registry,
+        Caller::Ai,
+        "clear_styles",
+        json!({"source": "infrastructure", "layers": "all"}),
+    ));
     assert_eq!(all["removed"], json!([mine["layerName"]]));
     assert_eq!(layer_names(&registry), ["default"]);
 }
@@ -807,7 +1508,12 @@ fn with_several_graphs_each_schema_heading_names_its_source() {
     let two = dir.path().join("two.json");
     std::fs::write(&one, r#"{"nodes":[{"id":"a"}],"edges":[]}"#).unwrap();
     std::fs::write(&two, r#"{"nodes":[{"id":"b"}],"edges":[]}"#).unwrap();
-    let registry = registry(&[&format!("one={}", one.display()), &format!("two={}", two.display())]);
+    let registry =
+        registry(&[&format!("one={}", one.display()), &format!("two={}", two.display())]);
     let prompt = system_prompt(&registry.sources, SystemPromptParams::default()).expect("prompt");
-    assert!(prompt.contains("## Graph Data Schema: `one`") && prompt.contains("## Graph Data Schema: `two`"), "{prompt}");
+    assert!(
+        prompt.contains("## Graph Data Schema: `one`")
+            && prompt.contains("## Graph Data Schema: `two`"),
+        "{prompt}"
+    );
 }

@@ -82,7 +82,12 @@ const CASES: &[Case] = &[
     case(Both, "SELECT 1; DROP TABLE \"Genre\"", ONE, Refuses(SEVERAL)),
     case(Both, "COMMIT; DROP TABLE \"Genre\"", ONE, Refuses("starts with COMMIT")),
     case(Both, "SELECT 1 -- a comment\n; DELETE FROM \"Genre\"", ONE, Refuses(SEVERAL)),
-    case(Both, "SELECT 1 /* ; */ ; /* */ UPDATE \"Genre\" SET \"Name\" = 'x'", ONE, Refuses(SEVERAL)),
+    case(
+        Both,
+        "SELECT 1 /* ; */ ; /* */ UPDATE \"Genre\" SET \"Name\" = 'x'",
+        ONE,
+        Refuses(SEVERAL),
+    ),
     unparsed(
         Both,
         "SELECT 1;\u{a0}DROP TABLE \"Genre\"",
@@ -103,39 +108,124 @@ const CASES: &[Case] = &[
     case(Both, "COMMIT", "transaction control", Refuses("starts with COMMIT")),
     case(Both, "ROLLBACK", "transaction control", Refuses("starts with ROLLBACK")),
     case(Both, "BEGIN", "transaction control", Refuses("starts with BEGIN")),
-    case(Postgres, "START TRANSACTION READ WRITE", "transaction control", Refuses("starts with START")),
+    case(
+        Postgres,
+        "START TRANSACTION READ WRITE",
+        "transaction control",
+        Refuses("starts with START"),
+    ),
     case(Both, "SAVEPOINT s", WRITES, Refuses("starts with SAVEPOINT")),
     case(Postgres, "SET ROLE postgres", "SET changes the session", Refuses("starts with SET")),
-    unparsed(Postgres, "SET SESSION AUTHORIZATION postgres", "starts with SET", Refuses("starts with SET")),
-    case(Postgres, "set default_transaction_read_only = off", "SET changes the session", Refuses("starts with set")),
-    case(Postgres, "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "SET changes the session", Refuses("starts with SET")),
+    unparsed(
+        Postgres,
+        "SET SESSION AUTHORIZATION postgres",
+        "starts with SET",
+        Refuses("starts with SET"),
+    ),
+    case(
+        Postgres,
+        "set default_transaction_read_only = off",
+        "SET changes the session",
+        Refuses("starts with set"),
+    ),
+    case(
+        Postgres,
+        "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
+        "SET changes the session",
+        Refuses("starts with SET"),
+    ),
     case(Postgres, "RESET ALL", "RESET", Refuses("starts with RESET")),
-    case(Postgres, "SELECT set_config('default_transaction_read_only', 'off', false)", "set_config is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT set_config('search_path', 'pg_temp', false)", "set_config is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_catalog.SET_CONFIG('search_path', 'pg_temp', false)", "SET_CONFIG is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT set_config('default_transaction_read_only', 'off', false)",
+        "set_config is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT set_config('search_path', 'pg_temp', false)",
+        "set_config is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_catalog.SET_CONFIG('search_path', 'pg_temp', false)",
+        "SET_CONFIG is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "DISCARD ALL", WRITES, Refuses("starts with DISCARD")),
     case(Postgres, "PREPARE q AS DELETE FROM \"Genre\"", WRITES, Refuses("starts with PREPARE")),
     case(Postgres, "EXECUTE q", WRITES, Refuses("starts with EXECUTE")),
     case(Postgres, "DEALLOCATE ALL", WRITES, Refuses("starts with DEALLOCATE")),
     case(Postgres, "LISTEN schemascope", WRITES, Refuses("starts with LISTEN")),
     case(Postgres, "NOTIFY schemascope, 'x'", WRITES, Refuses("starts with NOTIFY")),
-    case(Postgres, "SELECT pg_notify('schemascope', 'x')", "pg_notify is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT pg_notify('schemascope', 'x')",
+        "pg_notify is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Plain writes, in any spelling.
     case(Both, "DELETE FROM \"Genre\"", "DELETE statement", Refuses("starts with DELETE")),
     case(Both, "dElEtE FROM \"Genre\"", "DELETE statement", Refuses("starts with dElEtE")),
-    case(Both, "/* SELECT */ INSERT INTO \"Genre\" VALUES (999, 'x')", "INSERT statement", Refuses("starts with INSERT")),
-    case(Both, "UPDATE \"Genre\" SET \"Name\" = 'x'", "UPDATE statement", Refuses("starts with UPDATE")),
+    case(
+        Both,
+        "/* SELECT */ INSERT INTO \"Genre\" VALUES (999, 'x')",
+        "INSERT statement",
+        Refuses("starts with INSERT"),
+    ),
+    case(
+        Both,
+        "UPDATE \"Genre\" SET \"Name\" = 'x'",
+        "UPDATE statement",
+        Refuses("starts with UPDATE"),
+    ),
     case(Sqlite, "REPLACE INTO \"Genre\" VALUES (1, 'x')", WRITES, Refuses("starts with REPLACE")),
     case(Both, "DROP TABLE \"Genre\"", "DROP statement", Refuses("starts with DROP")),
     unparsed(Both, "DR/**/OP TABLE \"Genre\"", "starts with DR", Refuses("starts with DR")),
-    unparsed(Both, "\"DELETE\" FROM \"Genre\"", "starts with \"DELETE\"", Refuses("starts with \"DELETE\"")),
-    case(Both, "ALTER TABLE \"Genre\" ADD COLUMN x INT", "ALTER statement", Refuses("starts with ALTER")),
-    case(Both, "CREATE INDEX i ON \"Genre\" (\"Name\")", "CREATE statement", Refuses("starts with CREATE")),
-    case(Both, "CREATE TEMP TABLE t AS SELECT 1 AS x", "CREATE statement", Refuses("starts with CREATE")),
+    unparsed(
+        Both,
+        "\"DELETE\" FROM \"Genre\"",
+        "starts with \"DELETE\"",
+        Refuses("starts with \"DELETE\""),
+    ),
+    case(
+        Both,
+        "ALTER TABLE \"Genre\" ADD COLUMN x INT",
+        "ALTER statement",
+        Refuses("starts with ALTER"),
+    ),
+    case(
+        Both,
+        "CREATE INDEX i ON \"Genre\" (\"Name\")",
+        "CREATE statement",
+        Refuses("starts with CREATE"),
+    ),
+    case(
+        Both,
+        "CREATE TEMP TABLE t AS SELECT 1 AS x",
+        "CREATE statement",
+        Refuses("starts with CREATE"),
+    ),
     case(Postgres, "TRUNCATE \"Genre\"", "TRUNCATE statement", Refuses("starts with TRUNCATE")),
-    case(Postgres, "GRANT ALL ON \"Genre\" TO PUBLIC", "GRANT statement", Refuses("starts with GRANT")),
-    case(Postgres, "COMMENT ON TABLE \"Genre\" IS 'x'", "COMMENT statement", Refuses("starts with COMMENT")),
-    unparsed(Postgres, "LOCK TABLE \"Genre\" IN ACCESS EXCLUSIVE MODE", "starts with LOCK", Refuses("starts with LOCK")),
+    case(
+        Postgres,
+        "GRANT ALL ON \"Genre\" TO PUBLIC",
+        "GRANT statement",
+        Refuses("starts with GRANT"),
+    ),
+    case(
+        Postgres,
+        "COMMENT ON TABLE \"Genre\" IS 'x'",
+        "COMMENT statement",
+        Refuses("starts with COMMENT"),
+    ),
+    unparsed(
+        Postgres,
+        "LOCK TABLE \"Genre\" IN ACCESS EXCLUSIVE MODE",
+        "starts with LOCK",
+        Refuses("starts with LOCK"),
+    ),
     case(
         Postgres,
         "MERGE INTO \"Genre\" g USING \"Genre\" s ON g.\"GenreId\" = s.\"GenreId\" WHEN MATCHED THEN DELETE",
@@ -145,7 +235,12 @@ const CASES: &[Case] = &[
     case(Both, "VACUUM", WRITES, Refuses("starts with VACUUM")),
     unparsed(Both, "ANALYZE", "starts with ANALYZE", Refuses("starts with ANALYZE")),
     // Writes inside a query.
-    case(Postgres, "WITH d AS (DELETE FROM \"Genre\" RETURNING *) SELECT * FROM d", "DELETE statement inside the query", Refuses(PG_RO)),
+    case(
+        Postgres,
+        "WITH d AS (DELETE FROM \"Genre\" RETURNING *) SELECT * FROM d",
+        "DELETE statement inside the query",
+        Refuses(PG_RO),
+    ),
     case(
         Postgres,
         "WITH d AS (INSERT INTO \"Genre\" VALUES (999, 'x') RETURNING 1) SELECT * FROM d",
@@ -164,63 +259,218 @@ const CASES: &[Case] = &[
         "DELETE statement inside the query | does not parse",
         Refuses("syntax error | would write"),
     ),
-    case(Both, "SELECT * INTO \"GenreCopy\" FROM \"Genre\"", "SELECT … INTO creates a table", Refuses("creates a table | syntax error | near")),
+    case(
+        Both,
+        "SELECT * INTO \"GenreCopy\" FROM \"Genre\"",
+        "SELECT … INTO creates a table",
+        Refuses("creates a table | syntax error | near"),
+    ),
     case(
         Postgres,
         "SELECT 1 UNION SELECT \"GenreId\" INTO \"GenreCopy\" FROM \"Genre\"",
         "SELECT … INTO creates a table",
         Refuses("creates a table | INTO"),
     ),
-    case(Postgres, "SELECT \"Name\" FROM \"Genre\" FOR UPDATE", "FOR UPDATE/FOR SHARE locks rows", Refuses("locks rows")),
-    case(Both, "EXPLAIN ANALYZE DELETE FROM \"Genre\"", "EXPLAIN is not a query", Refuses("starts with EXPLAIN")),
+    case(
+        Postgres,
+        "SELECT \"Name\" FROM \"Genre\" FOR UPDATE",
+        "FOR UPDATE/FOR SHARE locks rows",
+        Refuses("locks rows"),
+    ),
+    case(
+        Both,
+        "EXPLAIN ANALYZE DELETE FROM \"Genre\"",
+        "EXPLAIN is not a query",
+        Refuses("starts with EXPLAIN"),
+    ),
     // Other files, programs and code.
-    case(Sqlite, "ATTACH DATABASE '@DIR@/attached.db' AS x", "ATTACH opens another database file", Refuses("starts with ATTACH")),
-    case(Sqlite, "/**/aTTach '@DIR@/attached.db' as y", "ATTACH opens another database file", Refuses("starts with aTTach")),
+    case(
+        Sqlite,
+        "ATTACH DATABASE '@DIR@/attached.db' AS x",
+        "ATTACH opens another database file",
+        Refuses("starts with ATTACH"),
+    ),
+    case(
+        Sqlite,
+        "/**/aTTach '@DIR@/attached.db' as y",
+        "ATTACH opens another database file",
+        Refuses("starts with aTTach"),
+    ),
     case(Sqlite, "DETACH DATABASE main", "DETACH | does not parse", Refuses("starts with DETACH")),
-    case(Sqlite, "PRAGMA writable_schema = 1", "PRAGMA reads or changes database settings", Refuses("starts with PRAGMA")),
-    case(Sqlite, "PRAGMA query_only = 0", "PRAGMA reads or changes database settings", Refuses("starts with PRAGMA")),
-    unparsed(Sqlite, "pragma JOURNAL_MODE = delete", "starts with pragma", Refuses("starts with pragma")),
-    case(Sqlite, "SELECT load_extension('@DIR@/evil.so')", "load_extension is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT \"LOAD_EXTENSION\"('@DIR@/evil.so', 'init')", "LOAD_EXTENSION is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Sqlite,
+        "PRAGMA writable_schema = 1",
+        "PRAGMA reads or changes database settings",
+        Refuses("starts with PRAGMA"),
+    ),
+    case(
+        Sqlite,
+        "PRAGMA query_only = 0",
+        "PRAGMA reads or changes database settings",
+        Refuses("starts with PRAGMA"),
+    ),
+    unparsed(
+        Sqlite,
+        "pragma JOURNAL_MODE = delete",
+        "starts with pragma",
+        Refuses("starts with pragma"),
+    ),
+    case(
+        Sqlite,
+        "SELECT load_extension('@DIR@/evil.so')",
+        "load_extension is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Sqlite,
+        "SELECT \"LOAD_EXTENSION\"('@DIR@/evil.so', 'init')",
+        "LOAD_EXTENSION is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(
         Sqlite,
         "SELECT \"Genre\".\"Name\" FROM \"Genre\" WHERE load_extension('@DIR@/evil.so') IS NULL",
         "load_extension is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Sqlite, "WITH x AS (SELECT Load_Extension('@DIR@/evil.so') AS v) SELECT v FROM x", "Load_Extension is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT fts3_tokenizer('simple')", "fts3_tokenizer is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT sqlite_log(1, 'schemascope')", "sqlite_log is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT \"Name\" FROM \"Genre\" ORDER BY sqlite_log(1, \"Name\")", "sqlite_log is not allowed", Refuses(NOT_ALLOWED)),
-    case(Sqlite, "SELECT writefile('@DIR@/written', 'x')", "writefile does not exist", Refuses("no such function")),
-    case(Sqlite, "SELECT * FROM fsdir('@DIR@')", "table function fsdir does not exist", Refuses("no such table")),
-    unparsed(Sqlite, "VACUUM INTO '@DIR@/copy.db'", "starts with VACUUM", Refuses("starts with VACUUM")),
+    case(
+        Sqlite,
+        "WITH x AS (SELECT Load_Extension('@DIR@/evil.so') AS v) SELECT v FROM x",
+        "Load_Extension is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Sqlite,
+        "SELECT fts3_tokenizer('simple')",
+        "fts3_tokenizer is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Sqlite,
+        "SELECT sqlite_log(1, 'schemascope')",
+        "sqlite_log is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Sqlite,
+        "SELECT \"Name\" FROM \"Genre\" ORDER BY sqlite_log(1, \"Name\")",
+        "sqlite_log is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Sqlite,
+        "SELECT writefile('@DIR@/written', 'x')",
+        "writefile does not exist",
+        Refuses("no such function"),
+    ),
+    case(
+        Sqlite,
+        "SELECT * FROM fsdir('@DIR@')",
+        "table function fsdir does not exist",
+        Refuses("no such table"),
+    ),
+    unparsed(
+        Sqlite,
+        "VACUUM INTO '@DIR@/copy.db'",
+        "starts with VACUUM",
+        Refuses("starts with VACUUM"),
+    ),
     case(
         Postgres,
         "COPY \"Genre\" TO PROGRAM 'touch /tmp/schemascope-pwned'",
         "COPY reads or writes files or runs programs",
         Refuses("starts with COPY"),
     ),
-    case(Postgres, "COPY (SELECT 1) TO '/tmp/schemascope-copied'", "COPY reads or writes files or runs programs", Refuses("starts with COPY")),
-    case(Postgres, "COPY \"Genre\" FROM '/etc/passwd'", "COPY reads or writes files or runs programs", Refuses("starts with COPY")),
-    case(Postgres, "SELECT pg_read_file('/etc/passwd')", "pg_read_file is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_catalog.pg_read_binary_file('/etc/passwd')", "pg_read_binary_file is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT \"pg_read_file\"('/etc/passwd')", "pg_read_file is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT PG_READ_FILE /* hidden */ ('/etc/passwd')", "PG_READ_FILE is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT \"PG_READ_FILE\"('/etc/passwd')", "PG_READ_FILE does not exist", Refuses("PG_READ_FILE does not exist")),
-    case(Postgres, "SELECT * FROM pg_ls_dir('.')", "pg_ls_dir is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT lo_import('/etc/passwd')", "lo_import is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT lo_export(1, '/tmp/schemascope-exported')", "lo_export is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "COPY (SELECT 1) TO '/tmp/schemascope-copied'",
+        "COPY reads or writes files or runs programs",
+        Refuses("starts with COPY"),
+    ),
+    case(
+        Postgres,
+        "COPY \"Genre\" FROM '/etc/passwd'",
+        "COPY reads or writes files or runs programs",
+        Refuses("starts with COPY"),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_read_file('/etc/passwd')",
+        "pg_read_file is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_catalog.pg_read_binary_file('/etc/passwd')",
+        "pg_read_binary_file is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT \"pg_read_file\"('/etc/passwd')",
+        "pg_read_file is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT PG_READ_FILE /* hidden */ ('/etc/passwd')",
+        "PG_READ_FILE is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT \"PG_READ_FILE\"('/etc/passwd')",
+        "PG_READ_FILE does not exist",
+        Refuses("PG_READ_FILE does not exist"),
+    ),
+    case(
+        Postgres,
+        "SELECT * FROM pg_ls_dir('.')",
+        "pg_ls_dir is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT lo_import('/etc/passwd')",
+        "lo_import is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT lo_export(1, '/tmp/schemascope-exported')",
+        "lo_export is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // PostgreSQL 15+ would create the object even in a READ ONLY transaction.
     case(Postgres, "SELECT lo_create(0)", "lo_create is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT * FROM \"Genre\" WHERE \"GenreId\" = (SELECT lo_creat(-1))", "lo_creat is not allowed", Refuses(NOT_ALLOWED)),
-    unparsed(Postgres, "DO $$BEGIN DELETE FROM \"Genre\"; END$$", "starts with DO", Refuses("starts with DO")),
+    case(
+        Postgres,
+        "SELECT * FROM \"Genre\" WHERE \"GenreId\" = (SELECT lo_creat(-1))",
+        "lo_creat is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    unparsed(
+        Postgres,
+        "DO $$BEGIN DELETE FROM \"Genre\"; END$$",
+        "starts with DO",
+        Refuses("starts with DO"),
+    ),
     case(Postgres, "CALL schemascope_missing()", WRITES, Refuses("starts with CALL")),
     case(Postgres, "LOAD 'plpgsql'", "LOAD statement", Refuses("starts with LOAD")),
     // Not installed here: unknown to the catalog, so refused as such.
-    case(Postgres, "SELECT * FROM dblink('dbname=chinook', 'DELETE FROM \"Genre\"') AS t(n int)", "dblink does not exist", Refuses("does not exist")),
+    case(
+        Postgres,
+        "SELECT * FROM dblink('dbname=chinook', 'DELETE FROM \"Genre\"') AS t(n int)",
+        "dblink does not exist",
+        Refuses("does not exist"),
+    ),
     // Functions that run the SQL text they are given, which no check of the outer text sees.
-    case(Postgres, "SELECT query_to_xml('DELETE FROM \"Genre\" RETURNING 1', true, true, '')", "query_to_xml is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT query_to_xml('DELETE FROM \"Genre\" RETURNING 1', true, true, '')",
+        "query_to_xml is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(
         Postgres,
         "SELECT * FROM ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE usename = current_user AND pid = -1')",
@@ -239,32 +489,107 @@ const CASES: &[Case] = &[
         "TS_STAT is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Postgres, "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')", "ts_rewrite is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT cursor_to_xml('c', 1, true, true, '')", "cursor_to_xml is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')",
+        "ts_rewrite is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT cursor_to_xml('c', 1, true, true, '')",
+        "cursor_to_xml is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Names written with escapes: decoded by PostgreSQL, so refused outright.
     case(Postgres, "SELECT U&\"pg_\\0073leep\"(1)::text", "U&", Refuses("U&")),
     case(Postgres, "SELECT u&\"pg_\\0073leep\"(0.01)", "U&", Refuses("U&")),
     case(Postgres, "SELECT U&\"pg_!0073leep\" UESCAPE '!' (0.01)", "U&", Refuses("U&")),
     case(Postgres, "SELECT * FROM U&\"ts_st\\+000061t\"('SELECT 1')", "U&", Refuses("U&")),
     // Index maintenance: writes that outlive the rollback.
-    case(Postgres, "SELECT brin_summarize_new_values('\"Genre\"'::regclass)", "brin_summarize_new_values is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT brin_summarize_range('\"Genre\"'::regclass, 0)", "brin_summarize_range is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT brin_desummarize_range('\"Genre\"'::regclass, 0)", "brin_desummarize_range is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT gin_clean_pending_list('\"Genre\"'::regclass)", "gin_clean_pending_list is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT brin_summarize_new_values('\"Genre\"'::regclass)",
+        "brin_summarize_new_values is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT brin_summarize_range('\"Genre\"'::regclass, 0)",
+        "brin_summarize_range is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT brin_desummarize_range('\"Genre\"'::regclass, 0)",
+        "brin_desummarize_range is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT gin_clean_pending_list('\"Genre\"'::regclass)",
+        "gin_clean_pending_list is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Functions with side effects beyond the transaction, in every spelling and place.
     case(Postgres, "SELECT pg_sleep(0.01)", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT \"pg_sleep\"(0.01)", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
     case(Postgres, "SELECT Pg_SlEeP(0.01)", "Pg_SlEeP is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT PG_CATALOG . /* x */ \"pg_sleep\" (0.01)", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT PG_CATALOG . /* x */ \"pg_sleep\" (0.01)",
+        "pg_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT * FROM pg_sleep(0.01)", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "WITH s AS (SELECT pg_sleep(0.01) AS z) SELECT * FROM s", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT g.\"Name\" FROM \"Genre\" g, LATERAL pg_sleep(0.001) AS s", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT \"Name\" FROM \"Genre\" ORDER BY pg_sleep(0.001)", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT CASE WHEN true THEN pg_sleep(0.01) END", "pg_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_terminate_backend(0)", "pg_terminate_backend is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = -1", "pg_cancel_backend is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_advisory_lock(4242)", "pg_advisory_lock is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT pg_advisory_xact_lock(4242)", "pg_advisory_xact_lock is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "WITH s AS (SELECT pg_sleep(0.01) AS z) SELECT * FROM s",
+        "pg_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT g.\"Name\" FROM \"Genre\" g, LATERAL pg_sleep(0.001) AS s",
+        "pg_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT \"Name\" FROM \"Genre\" ORDER BY pg_sleep(0.001)",
+        "pg_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT CASE WHEN true THEN pg_sleep(0.01) END",
+        "pg_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_terminate_backend(0)",
+        "pg_terminate_backend is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = -1",
+        "pg_cancel_backend is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_advisory_lock(4242)",
+        "pg_advisory_lock is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT pg_advisory_xact_lock(4242)",
+        "pg_advisory_xact_lock is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(
         Postgres,
         "SELECT \"GenreId\" FROM \"Genre\" WHERE pg_try_advisory_lock(\"GenreId\")",
@@ -277,14 +602,24 @@ const CASES: &[Case] = &[
         "pg_try_advisory_lock is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Postgres, "SELECT nextval('schemascope_missing_seq')", "nextval is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT nextval('schemascope_missing_seq')",
+        "nextval is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(
         Postgres,
         "SELECT * FROM \"Genre\" WHERE \"GenreId\" = (SELECT setval('schemascope_missing_seq', 1))",
         "setval is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Postgres, "SELECT pg_reload_conf()", "pg_reload_conf is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT pg_reload_conf()",
+        "pg_reload_conf is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Parallel-unsafe though stable: they assign a transaction id.
     case(Postgres, "SELECT txid_current()", "txid_current is not allowed", Refuses(NOT_ALLOWED)),
     case(
@@ -293,31 +628,111 @@ const CASES: &[Case] = &[
         "pg_current_xact_id is not allowed",
         Refuses(NOT_ALLOWED),
     ),
-    case(Postgres, "SELECT pg_logical_emit_message(false, 'schemascope', 'x')", "pg_logical_emit_message is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT pg_logical_emit_message(false, 'schemascope', 'x')",
+        "pg_logical_emit_message is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Calls made through an operator, a cast, a typed literal and attribute notation (objects of
     // the scratch schema: a volatile function behind each).
-    case(Postgres, "SELECT 1 OPERATOR(schemascope_hostile.#@#) 2", "operator schemascope_hostile.#@# is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT 1 OPERATOR(schemascope_hostile.#@#) 2",
+        "operator schemascope_hostile.#@# is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     case(Postgres, "SELECT 1 #@# 2", "operator #@# is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT 1::schemascope_hostile.slow_int", "a cast to schemascope_hostile.slow_int is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT CAST(\"GenreId\" AS SCHEMASCOPE_HOSTILE.SLOW_INT) FROM \"Genre\"", "is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT '{1}'::schemascope_hostile.slow_int[]", "a cast to schemascope_hostile.slow_int is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT schemascope_hostile.slow_int '1'", "a literal of type slow_int is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT g.touch_row FROM \"Genre\" g", ".touch_row may call function touch_row", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT (g).touch_row FROM \"Genre\" g", ".touch_row may call function touch_row", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT 1::schemascope_hostile.slow_int",
+        "a cast to schemascope_hostile.slow_int is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT CAST(\"GenreId\" AS SCHEMASCOPE_HOSTILE.SLOW_INT) FROM \"Genre\"",
+        "is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT '{1}'::schemascope_hostile.slow_int[]",
+        "a cast to schemascope_hostile.slow_int is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.slow_int '1'",
+        "a literal of type slow_int is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT g.touch_row FROM \"Genre\" g",
+        ".touch_row may call function touch_row",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT (g).touch_row FROM \"Genre\" g",
+        ".touch_row may call function touch_row",
+        Refuses(NOT_ALLOWED),
+    ),
     // Stable functions PostgreSQL would make call a volatile one on their behalf, without the
     // statement naming it: a domain check on an argument, an implicit cast into an argument's
     // type, a parameter default.
-    case(Postgres, "SELECT schemascope_hostile.takes_slow(1)", "takes_slow is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT schemascope_hostile.takes_comp('x'::text)", "takes_comp is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT schemascope_hostile.with_default()", "with_default is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.takes_slow(1)",
+        "takes_slow is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.takes_comp('x'::text)",
+        "takes_comp is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.with_default()",
+        "with_default is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // The same through PostgreSQL's own volatile functions, which pg_depend does not record.
-    case(Postgres, "SELECT 1::schemascope_hostile.sleepy", "a cast to schemascope_hostile.sleepy is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT schemascope_hostile.default_sleep()", "default_sleep is not allowed", Refuses(NOT_ALLOWED)),
-    case(Postgres, "SELECT schemascope_hostile.slow_add(1, 2)", "slow_add is not allowed", Refuses(NOT_ALLOWED)),
+    case(
+        Postgres,
+        "SELECT 1::schemascope_hostile.sleepy",
+        "a cast to schemascope_hostile.sleepy is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.default_sleep()",
+        "default_sleep is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT schemascope_hostile.slow_add(1, 2)",
+        "slow_add is not allowed",
+        Refuses(NOT_ALLOWED),
+    ),
     // Unknown names: refused, with a did-you-mean among the allowed ones.
-    case(Postgres, "SELECT uppr(\"Name\") FROM \"Genre\"", "Did you mean `upper`?", Refuses("does not exist")),
+    case(
+        Postgres,
+        "SELECT uppr(\"Name\") FROM \"Genre\"",
+        "Did you mean `upper`?",
+        Refuses("does not exist"),
+    ),
     // Forms PostgreSQL does not parse cannot be resolved: refused.
-    unparsed(Postgres, "SELECT \"Name\" FROM \"Genre\" ORDER BY \"Name\" USING ~<~", "does not parse", Refuses("does not parse")),
+    unparsed(
+        Postgres,
+        "SELECT \"Name\" FROM \"Genre\" ORDER BY \"Name\" USING ~<~",
+        "does not parse",
+        Refuses("does not parse"),
+    ),
 ];
 
 /// Queries that look dangerous and are not: each must validate and run, returning `expect`.
@@ -325,11 +740,20 @@ fn legit(on: On) -> Vec<(&'static str, Value)> {
     let mut queries = vec![
         ("SELECT \"Name\" AS \"drop\" FROM \"Genre\" WHERE \"GenreId\" = 1", json!([["Rock"]])),
         ("SELECT 'x; DROP TABLE \"Genre\"; --' AS s", json!([["x; DROP TABLE \"Genre\"; --"]])),
-        ("SELECT 'pg_read_file(''/etc/passwd''); COMMIT' AS s", json!([["pg_read_file('/etc/passwd'); COMMIT"]])),
-        ("SELECT /* DELETE FROM \"Genre\"; */ COUNT(*) AS n FROM \"Genre\" -- ; DROP TABLE \"Genre\"", json!([[25]])),
+        (
+            "SELECT 'pg_read_file(''/etc/passwd''); COMMIT' AS s",
+            json!([["pg_read_file('/etc/passwd'); COMMIT"]]),
+        ),
+        (
+            "SELECT /* DELETE FROM \"Genre\"; */ COUNT(*) AS n FROM \"Genre\" -- ; DROP TABLE \"Genre\"",
+            json!([[25]]),
+        ),
         ("SELECT 1 AS one /*! ; DROP TABLE \"Genre\" */", json!([[1]])),
         ("SELECT COUNT(*) AS n FROM \"Track\" WHERE \"Name\" LIKE '%; DELETE%'", json!([[0]])),
-        ("WITH \"delete\" AS (SELECT \"GenreId\" AS \"update\" FROM \"Genre\") SELECT MAX(\"update\") AS m FROM \"delete\"", json!([[25]])),
+        (
+            "WITH \"delete\" AS (SELECT \"GenreId\" AS \"update\" FROM \"Genre\") SELECT MAX(\"update\") AS m FROM \"delete\"",
+            json!([[25]]),
+        ),
     ];
     match on {
         Sqlite => queries.extend([
@@ -370,40 +794,80 @@ fn contains_any(text: &str, alternatives: &str) -> bool {
 
 /// Runs every case for `on` against `source`; returns the failures as readable lines.
 fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String> {
-    let database: Arc<dyn Database> = registry.sources.get(Some(source)).expect("source").database.clone().expect("a SQL source");
+    let database: Arc<dyn Database> =
+        registry.sources.get(Some(source)).expect("source").database.clone().expect("a SQL source");
     let mut failures = Vec::new();
     for case in CASES.iter().filter(|c| c.on == on || c.on == Both) {
         let sql = case.sql.replace("@DIR@", dir);
-        let report = validate_query(&registry.sources, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) });
-        let errors: Vec<String> =
-            report.data["errors"].as_array().into_iter().flatten().filter_map(|e| e["message"].as_str().map(str::to_string)).collect();
-        if !report.success || report.data["valid"] != false || !contains_any(&errors.join(" / "), case.validate) {
-            failures.push(format!("validate {sql:?}: expected a refusal with {:?}, got {} {errors:?}", case.validate, report.message));
+        let report = validate_query(
+            &registry.sources,
+            ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) },
+        );
+        let errors: Vec<String> = report.data["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["message"].as_str().map(str::to_string))
+            .collect();
+        if !report.success
+            || report.data["valid"] != false
+            || !contains_any(&errors.join(" / "), case.validate)
+        {
+            failures.push(format!(
+                "validate {sql:?}: expected a refusal with {:?}, got {} {errors:?}",
+                case.validate, report.message
+            ));
         }
         let executed = execute_query(
             &registry.sources,
-            ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()), timeout_ms: Some(2_000), ..Default::default() },
+            ExecuteQueryParams {
+                source: Some(source.into()),
+                query: Value::from(sql.as_str()),
+                timeout_ms: Some(2_000),
+                ..Default::default()
+            },
         );
         let want = case.execute.unwrap_or(case.validate);
-        if executed.success || executed.data["class"] != "refused" || !contains_any(&executed.message, want) {
-            failures.push(format!("execute {sql:?}: expected a refusal with {want:?}, got {} ({})", executed.message, executed.data));
+        if executed.success
+            || executed.data["class"] != "refused"
+            || !contains_any(&executed.message, want)
+        {
+            failures.push(format!(
+                "execute {sql:?}: expected a refusal with {want:?}, got {} ({})",
+                executed.message, executed.data
+            ));
         }
         match case.db {
             Refuses(why) => match database.run(&sql, &[], Some(10), 2_000) {
                 Ok(rows) => failures.push(format!("database layer ran {sql:?}: {rows:?}")),
-                Err(e) if !contains_any(&e.to_string(), why) => failures.push(format!("database layer {sql:?}: expected {why:?}, got {e}")),
+                Err(e) if !contains_any(&e.to_string(), why) => {
+                    failures.push(format!("database layer {sql:?}: expected {why:?}, got {e}"))
+                }
                 Err(_) => {}
             },
         }
     }
     for (sql, expect) in legit(on) {
-        let report = validate_query(&registry.sources, ValidateQueryParams { source: Some(source.into()), query: Value::from(sql) });
+        let report = validate_query(
+            &registry.sources,
+            ValidateQueryParams { source: Some(source.into()), query: Value::from(sql) },
+        );
         if report.data["valid"] != true {
             failures.push(format!("validate rejected the legitimate {sql:?}: {}", report.message));
         }
-        let executed = execute_query(&registry.sources, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), ..Default::default() });
+        let executed = execute_query(
+            &registry.sources,
+            ExecuteQueryParams {
+                source: Some(source.into()),
+                query: Value::from(sql),
+                ..Default::default()
+            },
+        );
         if !executed.success || executed.data["rows"] != expect {
-            failures.push(format!("execute of the legitimate {sql:?}: expected {expect}, got {} {}", executed.message, executed.data["rows"]));
+            failures.push(format!(
+                "execute of the legitimate {sql:?}: expected {expect}, got {} {}",
+                executed.message, executed.data["rows"]
+            ));
         }
     }
     failures
@@ -426,18 +890,29 @@ fn session_state(database: &dyn Database) -> Vec<Vec<SqlValue>> {
 fn hostile_sql_is_refused_and_leaves_the_sqlite_file_unchanged() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("chinook.sqlite");
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite"), &path).expect("copy");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite"),
+        &path,
+    )
+    .expect("copy");
     let listing = || {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     };
     let (bytes, files) = (std::fs::read(&path).expect("read"), listing());
     let registry = registry(&[&format!("lite=sqlite:{}", path.display())]);
-    let database = registry.sources.get(Some("lite")).expect("source").database.clone().expect("SQL");
+    let database =
+        registry.sources.get(Some("lite")).expect("source").database.clone().expect("SQL");
     let state = session_state(&*database);
-    assert_eq!(state, vec![vec![SqlValue::Integer(1), SqlValue::Integer(1)]], "query_only on, only main attached");
+    assert_eq!(
+        state,
+        vec![vec![SqlValue::Integer(1), SqlValue::Integer(1)]],
+        "query_only on, only main attached"
+    );
 
     let failures = run_cases(&registry, "lite", Sqlite, &dir.path().display().to_string());
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
@@ -446,8 +921,11 @@ fn hostile_sql_is_refused_and_leaves_the_sqlite_file_unchanged() {
     drop(registry);
     assert!(std::fs::read(&path).expect("read") == bytes, "the database file changed");
     assert_eq!(listing(), files, "no file was created beside the database");
-    let check = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open");
-    let integrity: String = check.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity_check");
+    let check =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open");
+    let integrity: String =
+        check.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity_check");
     assert_eq!(integrity, "ok");
 }
 
@@ -457,7 +935,10 @@ fn hostile_sql_is_refused_and_leaves_the_sqlite_file_unchanged() {
 fn postgres_checksum(database: &dyn Database) -> Vec<String> {
     let one = |sql: &str| -> String {
         let rows = database.query(sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        rows.iter().map(|r| r.iter().map(|v| format!("{:?}", v)).collect::<Vec<_>>().join(",")).collect::<Vec<_>>().join("\n")
+        rows.iter()
+            .map(|r| r.iter().map(|v| format!("{:?}", v)).collect::<Vec<_>>().join(","))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     let mut facts = vec![
         one("SELECT n.nspname::text, c.relname::text, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -473,7 +954,13 @@ fn postgres_checksum(database: &dyn Database) -> Vec<String> {
     assert!(tables.len() >= 11, "Chinook has 11 tables");
     for table in tables {
         let quoted = schemascope_sources::sql::Dialect::Postgres.quote_table(&table.name);
-        facts.push(format!("{}: {}", table.name, one(&format!("SELECT md5(string_agg(t::text, E'\\n' ORDER BY t::text)) FROM {quoted} t"))));
+        facts.push(format!(
+            "{}: {}",
+            table.name,
+            one(&format!(
+                "SELECT md5(string_agg(t::text, E'\\n' ORDER BY t::text)) FROM {quoted} t"
+            ))
+        ));
     }
     facts
 }
@@ -481,7 +968,9 @@ fn postgres_checksum(database: &dyn Database) -> Vec<String> {
 #[test]
 fn hostile_sql_is_refused_and_leaves_postgres_unchanged() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     // The scratch schema's objects exist before the source connects (it reads what may be
@@ -500,12 +989,18 @@ fn hostile_sql_is_refused_and_leaves_postgres_unchanged() {
     let failures = run_cases(&registry, "pg", Postgres, "/tmp");
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
 
-    assert_eq!(session_state(&*database), state, "the source's session is as it was (role, settings, prepared statements, LISTEN, advisory locks)");
+    assert_eq!(
+        session_state(&*database),
+        state,
+        "the source's session is as it was (role, settings, prepared statements, LISTEN, advisory locks)"
+    );
     assert_eq!(postgres_checksum(&checker), before, "the database changed");
     for file in ["/tmp/schemascope-pwned", "/tmp/schemascope-copied", "/tmp/schemascope-exported"] {
         assert!(!Path::new(file).exists(), "{file} was written");
     }
-    admin.batch_execute(&format!("DROP SCHEMA {SCRATCH} CASCADE")).expect("drop the scratch schema");
+    admin
+        .batch_execute(&format!("DROP SCHEMA {SCRATCH} CASCADE"))
+        .expect("drop the scratch schema");
 }
 
 /// A volatile function, an operator and a domain over it, a volatile function taking a row, and

@@ -8,7 +8,10 @@ use schemascope_tools::*;
 use crate::common;
 
 fn count(registry: &Services) -> u64 {
-    let data = common::ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("docs".into()), ..Default::default() }));
+    let data = common::ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: Some("docs".into()), ..Default::default() },
+    ));
     data["collections"][0]["count"].as_u64().expect("count")
 }
 
@@ -23,8 +26,10 @@ fn changed_files_reload_and_notify_and_broken_ones_keep_old_data() {
     assert_eq!(count(&registry), 2);
 
     std::fs::write(&path, "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3, \"b\": true}\n").expect("rewrite");
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
-    let changed = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(10), changes.recv()).await });
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().build().expect("runtime");
+    let changed = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(10), changes.recv()).await });
     assert_eq!(changed.expect("notified in time").expect("a name"), "docs");
     assert_eq!(count(&registry), 3, "the cached answer was invalidated");
 
@@ -35,7 +40,9 @@ fn changed_files_reload_and_notify_and_broken_ones_keep_old_data() {
     let result = registry.sources.reload("docs");
     assert!(result.is_err());
     assert_eq!(count(&registry), 3);
-    assert!(registry.sources.reload_error("docs").expect("recorded").contains("previous data kept"));
+    assert!(
+        registry.sources.reload_error("docs").expect("recorded").contains("previous data kept")
+    );
 }
 
 /// The debounce of the counting tests.
@@ -69,7 +76,14 @@ fn reloads_after(changes: &mut tokio::sync::broadcast::Receiver<String>) -> Vec<
 }
 
 /// A served NDJSON file in its own directory, watched, with its subscription.
-fn served(lines: usize) -> (tempfile::TempDir, std::path::PathBuf, schemascope_tools::Services, tokio::sync::broadcast::Receiver<String>) {
+fn served(
+    lines: usize,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    schemascope_tools::Services,
+    tokio::sync::broadcast::Receiver<String>,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("docs.ndjson");
     std::fs::write(&path, ndjson(lines)).expect("write");
@@ -85,14 +99,19 @@ fn ndjson(lines: usize) -> String {
 
 fn set_mtime(path: &std::path::Path, seconds_ahead: u64) {
     let file = std::fs::File::options().write(true).open(path).expect("open");
-    file.set_modified(std::time::SystemTime::now() + Duration::from_secs(seconds_ahead)).expect("set mtime");
+    file.set_modified(std::time::SystemTime::now() + Duration::from_secs(seconds_ahead))
+        .expect("set mtime");
 }
 
 #[test]
 fn one_rewrite_reloads_once_and_then_the_server_is_idle() {
     let (_dir, path, registry, mut changes) = served(3);
     std::fs::write(&path, ndjson(5)).expect("rewrite");
-    assert_eq!(reloads_after(&mut changes), vec!["docs".to_string()], "one change, one reload, then idle");
+    assert_eq!(
+        reloads_after(&mut changes),
+        vec!["docs".to_string()],
+        "one change, one reload, then idle"
+    );
     assert_eq!(count(&registry), 5);
     // Reading the file (as a reload, a backup or an editor does) opens and closes it: no reload.
     for _ in 0..5 {
@@ -113,7 +132,11 @@ fn a_touch_or_a_rewrite_with_the_same_bytes_reloads_nothing() {
     set_mtime(&path, 30);
     std::fs::write(&path, ndjson(4)).expect("same bytes");
     std::thread::sleep(QUIET);
-    assert_eq!(drain(&mut changes), Vec::<String>::new(), "unchanged content is no reload and no notification");
+    assert_eq!(
+        drain(&mut changes),
+        Vec::<String>::new(),
+        "unchanged content is no reload and no notification"
+    );
     assert_eq!(registry.sources.generation(), generation);
     // A real change after the touches still reloads, once.
     std::fs::write(&path, ndjson(6)).expect("rewrite");
@@ -128,7 +151,11 @@ fn an_editor_replacing_the_file_by_rename_reloads_once_and_follows_the_new_file(
         let temporary = dir.path().join(".docs.ndjson.swp");
         std::fs::write(&temporary, ndjson(lines)).expect("write the copy");
         std::fs::rename(&temporary, &path).expect("rename over");
-        assert_eq!(reloads_after(&mut changes), vec!["docs".to_string()], "after replacing with {lines} lines");
+        assert_eq!(
+            reloads_after(&mut changes),
+            vec!["docs".to_string()],
+            "after replacing with {lines} lines"
+        );
         assert_eq!(count(&registry), lines as u64);
     }
 }
@@ -137,7 +164,8 @@ fn an_editor_replacing_the_file_by_rename_reloads_once_and_follows_the_new_file(
 fn truncate_then_write_reloads_once_with_the_whole_file() {
     use std::io::Write;
     let (_dir, path, registry, mut changes) = served(3);
-    let mut file = std::fs::File::options().write(true).truncate(true).open(&path).expect("truncate");
+    let mut file =
+        std::fs::File::options().write(true).truncate(true).open(&path).expect("truncate");
     for line in ndjson(9).lines() {
         writeln!(file, "{line}").expect("write a line");
     }
@@ -151,14 +179,20 @@ fn other_files_changing_in_the_directory_reload_nothing() {
     let (dir, path, registry, mut changes) = served(3);
     // Session databases, their journals and other data written beside the served file.
     for round in 0..20 {
-        std::fs::write(dir.path().join("sessions.sqlite"), format!("round {round}")).expect("write");
-        std::fs::write(dir.path().join("sessions.sqlite-wal"), vec![b'x'; round * 100]).expect("write");
+        std::fs::write(dir.path().join("sessions.sqlite"), format!("round {round}"))
+            .expect("write");
+        std::fs::write(dir.path().join("sessions.sqlite-wal"), vec![b'x'; round * 100])
+            .expect("write");
         std::fs::write(dir.path().join("docs.ndjson.bak"), ndjson(round)).expect("write");
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = std::fs::remove_file(dir.path().join("sessions.sqlite-wal"));
     std::thread::sleep(QUIET);
-    assert_eq!(drain(&mut changes), Vec::<String>::new(), "files beside the source are not the source");
+    assert_eq!(
+        drain(&mut changes),
+        Vec::<String>::new(),
+        "files beside the source are not the source"
+    );
     std::fs::write(&path, ndjson(4)).expect("rewrite");
     assert_eq!(reloads_after(&mut changes), vec!["docs".to_string()]);
     assert_eq!(count(&registry), 4);

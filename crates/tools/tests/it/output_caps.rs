@@ -3,7 +3,6 @@
 //! graph, a record holding a 10 MB string — answers within the byte cap, and when the cap cut
 //! something the envelope's `truncated` says what and how much.
 
-
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::tool_table::{call_tool, names};
 use schemascope_tools::{Caller, Services};
@@ -33,18 +32,29 @@ fn hostile_data() -> Data {
     // A graph of 100,000 nodes in a chain.
     let nodes: Vec<Value> =
         (0..100_000).map(|i| json!({"id": format!("n{i}"), "data": {"type": if i % 2 == 0 { "even" } else { "odd" }, "i": i}})).collect();
-    let edges: Vec<Value> = (1..100_000).map(|i| json!({"source": format!("n{}", i - 1), "target": format!("n{i}"), "data": {}})).collect();
+    let edges: Vec<Value> = (1..100_000)
+        .map(|i| json!({"source": format!("n{}", i - 1), "target": format!("n{i}"), "data": {}}))
+        .collect();
     let graph = dir.path().join("graph.json");
-    std::fs::write(&graph, json!({"nodes": nodes, "edges": edges}).to_string()).expect("write graph");
+    std::fs::write(&graph, json!({"nodes": nodes, "edges": edges}).to_string())
+        .expect("write graph");
     // A record whose value holds a 10 MB string.
     let records = dir.path().join("records.json");
-    std::fs::write(&records, json!({"blob": {"name": "blob", "text": "x".repeat(10 * 1024 * 1024)}, "small": {"a": 1}}).to_string())
-        .expect("write records");
+    std::fs::write(
+        &records,
+        json!({"blob": {"name": "blob", "text": "x".repeat(10 * 1024 * 1024)}, "small": {"a": 1}})
+            .to_string(),
+    )
+    .expect("write records");
     let registry = Services::new();
-    let specs: Vec<SourceSpec> = [format!("big=sqlite:{}", db.display()), format!("g={}", graph.display()), format!("r={}", records.display())]
-        .iter()
-        .map(|s| s.parse().expect("spec"))
-        .collect();
+    let specs: Vec<SourceSpec> = [
+        format!("big=sqlite:{}", db.display()),
+        format!("g={}", graph.display()),
+        format!("r={}", records.display()),
+    ]
+    .iter()
+    .map(|s| s.parse().expect("spec"))
+    .collect();
     registry.sources.load(&specs, &NoProgress).expect("load");
     registry.set_max_result_bytes(CAP);
     Data { registry, _dir: dir }
@@ -54,34 +64,72 @@ fn hostile_data() -> Data {
 fn greedy_arguments(tool: &str) -> Vec<Value> {
     match tool {
         "list_sources" => vec![json!({})],
-        "describe_schema" => vec![json!({"source": "big"}), json!({"source": "g", "format": "markdown"}), json!({"source": "r"})],
-        "sample_data" => vec![json!({"source": "big", "count": 1000}), json!({"source": "r", "count": 100}), json!({"source": "g", "count": 1000})],
+        "describe_schema" => vec![
+            json!({"source": "big"}),
+            json!({"source": "g", "format": "markdown"}),
+            json!({"source": "r"}),
+        ],
+        "sample_data" => vec![
+            json!({"source": "big", "count": 1000}),
+            json!({"source": "r", "count": 100}),
+            json!({"source": "g", "count": 1000}),
+        ],
         "describe_property" => {
-            vec![json!({"source": "big", "collection": "big", "property": "name", "limit": 100000}), json!({"source": "r", "property": "text"})]
+            vec![
+                json!({"source": "big", "collection": "big", "property": "name", "limit": 100000}),
+                json!({"source": "r", "property": "text"}),
+            ]
         }
-        "query_schema" => vec![json!({"source": "r", "record_name": "blob"}), json!({"source": "g", "collection": "nodes"})],
-        "validate_value" => vec![json!({"source": "r", "record_name": "blob", "value": {"name": 1, "text": "y".repeat(200_000)}})],
+        "query_schema" => vec![
+            json!({"source": "r", "record_name": "blob"}),
+            json!({"source": "g", "collection": "nodes"}),
+        ],
+        "validate_value" => vec![
+            json!({"source": "r", "record_name": "blob", "value": {"name": 1, "text": "y".repeat(200_000)}}),
+        ],
         "find_items" => {
-            vec![json!({"source": "g", "collection": "nodes", "selector": "i >= `0`", "limit": 100000}), json!({"source": "r", "selector": "text"})]
+            vec![
+                json!({"source": "g", "collection": "nodes", "selector": "i >= `0`", "limit": 100000}),
+                json!({"source": "r", "selector": "text"}),
+            ]
         }
-        "search_schema_docs" => vec![json!({"source": "big", "question": "names and notes", "top_k": 1000})],
-        "get_schema_context" => vec![json!({"source": "big", "question": "every name", "max_tokens": 1000000})],
-        "execute_query" => vec![json!({"source": "big", "query": "SELECT * FROM big", "max_rows": 10000, "max_bytes": 1000000})],
-        "validate_query" => vec![json!({"source": "big", "query": format!("SELECT {} FROM big", vec!["nope"; 5000].join(", "))})],
+        "search_schema_docs" => {
+            vec![json!({"source": "big", "question": "names and notes", "top_k": 1000})]
+        }
+        "get_schema_context" => {
+            vec![json!({"source": "big", "question": "every name", "max_tokens": 1000000})]
+        }
+        "execute_query" => vec![
+            json!({"source": "big", "query": "SELECT * FROM big", "max_rows": 10000, "max_bytes": 1000000}),
+        ],
+        "validate_query" => vec![
+            json!({"source": "big", "query": format!("SELECT {} FROM big", vec!["nope"; 5000].join(", "))}),
+        ],
         "ask" => vec![json!({"source": "big", "question": "how many rows?"})],
-        "query_graph" => vec![json!({"source": "g", "query": "all"}), json!({"source": "g", "query": "summary"})],
+        "query_graph" => {
+            vec![json!({"source": "g", "query": "all"}), json!({"source": "g", "query": "summary"})]
+        }
         "find_nodes" => vec![json!({"source": "g", "selector": "i >= `0`"})],
         "find_edges" => vec![json!({"source": "g", "selector": ""})],
-        "find_and_style_nodes" => vec![json!({"source": "g", "selector": "type == 'even'", "style": {"color": "red"}, "layer_name": "evens"})],
-        "find_and_style_edges" => vec![json!({"source": "g", "selector": "", "style": {"color": "blue"}})],
+        "find_and_style_nodes" => vec![
+            json!({"source": "g", "selector": "type == 'even'", "style": {"color": "red"}, "layer_name": "evens"}),
+        ],
+        "find_and_style_edges" => {
+            vec![json!({"source": "g", "selector": "", "style": {"color": "blue"}})]
+        }
         "clear_styles" => vec![json!({"source": "g", "layer_name": "evens"})],
-        "describe_styles" => vec![json!({"source": "g", "verbose": true}), json!({"source": "g", "compute_for": "n7"})],
+        "describe_styles" => vec![
+            json!({"source": "g", "verbose": true}),
+            json!({"source": "g", "compute_for": "n7"}),
+        ],
         "select" => vec![json!({"source": "g", "selector": "i >= `0`", "mode": "replace"})],
         "describe_selection" => vec![json!({"source": "g", "include_data": true})],
         "set_layout" => vec![json!({"source": "g", "type": "grid"})],
         "set_dimension" => vec![json!({"source": "g", "dimension": "2d"})],
         "set_camera" => vec![json!({"source": "g", "preset": "fitToGraph"})],
-        "zoom_to_nodes" => vec![json!({"source": "g", "ids": (0..100_000).map(|i| format!("n{i}")).collect::<Vec<_>>()})],
+        "zoom_to_nodes" => vec![
+            json!({"source": "g", "ids": (0..100_000).map(|i| format!("n{i}")).collect::<Vec<_>>()}),
+        ],
         "list_algorithms" => vec![json!({"source": "g"})],
         "run_algorithm" => vec![json!({"source": "g", "type": "degree"})],
         "report_viewport" => vec![json!({"source": "g", "width": 800, "height": 600})],
@@ -106,7 +154,10 @@ fn every_tool_answers_within_the_cap(data: &Data) {
             let size = serde_json::to_string(&result).expect("serializes").len();
             assert!(size <= CAP, "{tool} {arguments:.200}: {size} bytes, over the {CAP}-byte cap");
             if let Some(truncated) = &result.truncated {
-                assert!(truncated.original_bytes > CAP && !truncated.cuts.is_empty(), "{tool}: {truncated:?}");
+                assert!(
+                    truncated.original_bytes > CAP && !truncated.cuts.is_empty(),
+                    "{tool}: {truncated:?}"
+                );
                 assert!(result.message.contains("`truncated`"), "{tool}: {}", result.message);
                 cut.push(tool);
             }
@@ -129,7 +180,8 @@ fn a_million_row_query_keeps_its_first_rows_and_says_how_many_it_dropped(data: &
     assert!(result.success, "{}", result.message);
     let rows = result.data["rows"].as_array().expect("rows");
     let truncated = result.truncated.as_ref().expect("cut to the cap");
-    let rows_cut = truncated.cuts.iter().find(|c| c.path == "data.rows").expect("the rows were cut");
+    let rows_cut =
+        truncated.cuts.iter().find(|c| c.path == "data.rows").expect("the rows were cut");
     assert_eq!((rows_cut.kept, rows_cut.total, rows_cut.unit), (rows.len(), 10_000, "elements"));
     assert_eq!(rows[0], json!([1, "name 1"]), "{}", rows[0]);
     assert!(rows.len() >= 1_000, "only {} rows kept", rows.len());

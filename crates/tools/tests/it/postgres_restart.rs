@@ -32,11 +32,13 @@ struct Instance {
 
 impl Instance {
     fn new() -> Self {
-        let main = std::env::var("SCHEMASCOPE_PG_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/schemascope-pg"));
+        let main = std::env::var("SCHEMASCOPE_PG_DIR").map(PathBuf::from).unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into()))
+                .join(".cache/schemascope-pg")
+        });
         let dir = PathBuf::from(format!("{}-restart", main.display()));
-        let port = std::env::var("SCHEMASCOPE_TEST_PG_RESTART_PORT").unwrap_or_else(|_| "54339".into());
+        let port =
+            std::env::var("SCHEMASCOPE_TEST_PG_RESTART_PORT").unwrap_or_else(|_| "54339".into());
         Self { dir, port }
     }
 
@@ -51,7 +53,10 @@ impl Instance {
             .output()
             .map_err(|e| e.to_string())?;
         if !out.status.success() {
-            return Err(format!("scripts/postgres {command} failed: {}", String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "scripts/postgres {command} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_string())
     }
@@ -71,7 +76,11 @@ impl Drop for RunningAgain<'_> {
 fn genres(registry: &Services) -> ToolResult {
     execute_query(
         &registry.sources,
-        ExecuteQueryParams { source: Some("pg".into()), query: json!("SELECT COUNT(*) AS n FROM \"Genre\""), ..Default::default() },
+        ExecuteQueryParams {
+            source: Some("pg".into()),
+            query: json!("SELECT COUNT(*) AS n FROM \"Genre\""),
+            ..Default::default()
+        },
     )
 }
 
@@ -83,14 +92,24 @@ fn during_outage(registry: &Services, port: &str) {
     assert!(started.elapsed() < Duration::from_secs(30), "a request during the outage hung");
     assert!(!failed.success, "{}", failed.message);
     assert_eq!(failed.data["class"], "resource", "{}", failed.data);
-    assert!(failed.message.contains(&format!("127.0.0.1:{port}/chinook")), "names the server: {}", failed.message);
-    assert!(failed.message.contains("is the server running"), "says what to check: {}", failed.message);
+    assert!(
+        failed.message.contains(&format!("127.0.0.1:{port}/chinook")),
+        "names the server: {}",
+        failed.message
+    );
+    assert!(
+        failed.message.contains("is the server running"),
+        "says what to check: {}",
+        failed.message
+    );
 }
 
 #[test]
 fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     if std::env::var("SCHEMASCOPE_TEST_POSTGRES").is_err() {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     }
     let _alone = INSTANCE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -104,7 +123,11 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     // request gets a new one without the caller seeing an error.
     instance.script("stop").expect("stop");
     instance.script("start").expect("start");
-    assert_eq!(ok(genres(&registry))["rows"], json!([[25]]), "the first request after a restart succeeds");
+    assert_eq!(
+        ok(genres(&registry))["rows"],
+        json!([[25]]),
+        "the first request after a restart succeeds"
+    );
 
     // Down: every request fails clearly, and a table profiled now has no statistics yet.
     instance.script("stop").expect("stop");
@@ -113,14 +136,33 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     let artist = || {
         describe_property(
             &registry,
-            DescribePropertyParams { source: Some("pg".into()), collection: Some("Artist".into()), property: "Name".into(), ..Default::default() },
+            DescribePropertyParams {
+                source: Some("pg".into()),
+                collection: Some("Artist".into()),
+                property: "Name".into(),
+                ..Default::default()
+            },
         )
     };
     let down = artist();
-    assert!(!down.success || down.data["totalCount"] != json!(275), "no statistics while the server is down: {}", down.data);
-    let schema =
-        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
-    let error = schema.pointer("/collections/0/profileError").and_then(Value::as_str).unwrap_or_default().to_string();
+    assert!(
+        !down.success || down.data["totalCount"] != json!(275),
+        "no statistics while the server is down: {}",
+        down.data
+    );
+    let schema = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: Some("pg".into()),
+            collection: Some("Album".into()),
+            ..Default::default()
+        },
+    ));
+    let error = schema
+        .pointer("/collections/0/profileError")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     assert!(error.contains("is the server running"), "the profile's error says why: {schema}");
 
     // Back: the same registry serves again, and the tables profiled during the outage are
@@ -129,11 +171,21 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
     assert_eq!(ok(genres(&registry))["rows"], json!([[25]]));
     let up = ok(artist());
     assert_eq!((&up["totalCount"], &up["distinctStrings"]), (&json!(275), &json!(275)), "{up}");
-    let schema =
-        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: Some("pg".into()), collection: Some("Album".into()), ..Default::default() }));
+    let schema = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: Some("pg".into()),
+            collection: Some("Album".into()),
+            ..Default::default()
+        },
+    ));
     assert_eq!(schema.pointer("/collections/0/profileError"), None, "{schema}");
     assert_eq!(
-        schema.pointer("/collections/0/itemCount").or(schema.pointer("/collections/0/count")).cloned().unwrap_or(Value::Null),
+        schema
+            .pointer("/collections/0/itemCount")
+            .or(schema.pointer("/collections/0/count"))
+            .cloned()
+            .unwrap_or(Value::Null),
         json!(347),
         "{schema}"
     );
@@ -143,7 +195,9 @@ fn a_restarted_postgres_server_fails_requests_clearly_then_serves_them_again() {
 fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
     use schemascope_sources::sql::{Database, PostgresDatabase, SqlValue};
     if std::env::var("SCHEMASCOPE_TEST_POSTGRES").is_err() {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     }
     let _alone = INSTANCE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -153,17 +207,26 @@ fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
     // source's backend with pg_terminate_backend, which only a plain client may call.
     let db = std::sync::Arc::new(PostgresDatabase::connect(&uri).expect("connect"));
     let watcher = PostgresDatabase::connect(&uri).expect("connect the watcher");
-    let mut admin = postgres::Client::connect(&uri, postgres::NoTls).expect("connect the admin client");
+    let mut admin =
+        postgres::Client::connect(&uri, postgres::NoTls).expect("connect the admin client");
     let pid = |rows: Vec<Vec<SqlValue>>| match rows.first().map(Vec::as_slice) {
         Some([SqlValue::Integer(pid)]) => *pid,
         other => panic!("no pid: {other:?}"),
     };
-    let own = pid(watcher.query("SELECT pg_backend_pid()::int8", &[]).expect("the watcher's backend"));
+    let own =
+        pid(watcher.query("SELECT pg_backend_pid()::int8", &[]).expect("the watcher's backend"));
     let running = std::thread::spawn({
         let db = std::sync::Arc::clone(&db);
         // Counts for as long as it is let run (a set-returning function in the select list
         // streams: nothing is stored), within the allow-list, unlike pg_sleep.
-        move || db.run("SELECT count(g) FROM (SELECT generate_series(1, 100000000000) AS g) s", &[], Some(10), 60_000)
+        move || {
+            db.run(
+                "SELECT count(g) FROM (SELECT generate_series(1, 100000000000) AS g) s",
+                &[],
+                Some(10),
+                60_000,
+            )
+        }
     });
     // Every backend seen running the count (whichever connection of the source's pool runs
     // it), until the statement returns; the first one seen is ended.
@@ -175,11 +238,15 @@ fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
     let mut first = None;
     while !running.is_finished() {
         let rows = watcher.query(&runners, &[]).expect("pg_stat_activity");
-        seen.extend(rows.iter().filter_map(|r| r.first().and_then(SqlValue::as_f64)).map(|p| p as i64));
+        seen.extend(
+            rows.iter().filter_map(|r| r.first().and_then(SqlValue::as_f64)).map(|p| p as i64),
+        );
         if first.is_none()
             && let Some(&pid) = seen.iter().next()
         {
-            admin.execute(&format!("SELECT pg_terminate_backend({pid})"), &[]).expect("terminate the source's backend");
+            admin
+                .execute(&format!("SELECT pg_terminate_backend({pid})"), &[])
+                .expect("terminate the source's backend");
             first = Some(pid);
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -188,11 +255,13 @@ fn a_statement_whose_connection_is_lost_while_it_runs_is_not_sent_again() {
     let first = first.unwrap_or_default();
     let result = running.join().expect("the statement's thread");
     assert!(killed, "the statement was seen running");
-    let error = result.expect_err("a statement cut off mid-run is an error, not a result from a second run");
+    let error = result
+        .expect_err("a statement cut off mid-run is an error, not a result from a second run");
     assert!(error.to_string().contains("lost while the statement was running"), "{error}");
     assert!(error.to_string().contains("not sent again"), "{error}");
     assert_eq!(seen, [first].into(), "only the first backend ran the statement");
     // The next statement gets a new connection.
-    let next = pid(db.query("SELECT pg_backend_pid()::int8", &[]).expect("the next statement runs"));
+    let next =
+        pid(db.query("SELECT pg_backend_pid()::int8", &[]).expect("the next statement runs"));
     assert_ne!(next, first);
 }

@@ -20,11 +20,16 @@ struct SmallDisk {
 impl SmallDisk {
     fn mount(size: &str) -> Option<Self> {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir.path()).status();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status();
         match mounted {
             Ok(status) if status.success() => Some(Self { dir }),
             other => {
-                eprintln!("note: cannot mount a tmpfs ({other:?}; it needs root): the disk-full test did not run");
+                eprintln!(
+                    "note: cannot mount a tmpfs ({other:?}; it needs root): the disk-full test did not run"
+                );
                 None
             }
         }
@@ -38,7 +43,11 @@ impl SmallDisk {
     fn fill(&self) -> PathBuf {
         let filler = self.path().join("filler");
         // dd stops with "No space left on device" once the disk is full, which is the point.
-        let _ = Command::new("dd").arg("if=/dev/zero").arg(format!("of={}", filler.display())).args(["bs=64k", "status=none"]).status();
+        let _ = Command::new("dd")
+            .arg("if=/dev/zero")
+            .arg(format!("of={}", filler.display()))
+            .args(["bs=64k", "status=none"])
+            .status();
         filler
     }
 }
@@ -64,12 +73,24 @@ fn layer(selector: &str, name: &str) -> StyleElementsParams {
 }
 
 fn layer_names(registry: &Services) -> Vec<String> {
-    let data = ok(describe_styles(&registry.graphs, DescribeStylesParams { source: infra(), ..Default::default() }));
-    data["layers"].as_array().expect("layers").iter().map(|l| l["name"].as_str().expect("name").to_string()).collect()
+    let data = ok(describe_styles(
+        &registry.graphs,
+        DescribeStylesParams { source: infra(), ..Default::default() },
+    ));
+    data["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .map(|l| l["name"].as_str().expect("name").to_string())
+        .collect()
 }
 
 fn selection(registry: &Services) -> Value {
-    ok(describe_selection(&registry.graphs, DescribeSelectionParams { source: infra(), include_data: false }))["nodeIds"].clone()
+    ok(describe_selection(
+        &registry.graphs,
+        DescribeSelectionParams { source: infra(), include_data: false },
+    ))["nodeIds"]
+        .clone()
 }
 
 #[test]
@@ -79,18 +100,36 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
     let registry = demo();
     registry.graphs.set_session_file(&file).expect("session file");
     ok(find_and_style_nodes(&registry.graphs, Caller::Ai, layer("type == 'database'", "db-red")));
-    ok(select(&registry.graphs, SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() }));
+    ok(select(
+        &registry.graphs,
+        SelectParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() },
+    ));
     let filler = disk.fill();
 
     // Running an algorithm writes a result per node: far more than the few bytes left.
-    let refused = run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() });
+    let refused = run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams {
+            source: infra(),
+            algorithm_type: "pagerank".into(),
+            ..Default::default()
+        },
+    );
     assert!(!refused.success, "saved on a full disk: {}", refused.message);
-    assert_eq!(refused.data["error"], "storage_error", "a full disk is a storage error, not the caller's: {}", refused.data);
-    for words in ["not saved", "previous state is kept", "sessions.sqlite", "full", "free some space"] {
+    assert_eq!(
+        refused.data["error"], "storage_error",
+        "a full disk is a storage error, not the caller's: {}",
+        refused.data
+    );
+    for words in
+        ["not saved", "previous state is kept", "sessions.sqlite", "full", "free some space"]
+    {
         assert!(refused.message.contains(words), "`{words}` missing from: {}", refused.message);
     }
     // Nothing of the refused change is visible, and the rest is as it was.
-    let history = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"].clone();
+    let history =
+        ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"]
+            .clone();
     assert_eq!(history, json!([]));
     assert_eq!(layer_names(&registry), ["default", "db-red"]);
     assert_eq!(selection(&registry), json!(["server-001"]));
@@ -104,10 +143,21 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
 
     // With room again, changes save.
     std::fs::remove_file(filler).expect("free the disk");
-    ok(run_algorithm(&registry.graphs, RunAlgorithmParams { source: infra(), algorithm_type: "pagerank".into(), ..Default::default() }));
+    ok(run_algorithm(
+        &registry.graphs,
+        RunAlgorithmParams {
+            source: infra(),
+            algorithm_type: "pagerank".into(),
+            ..Default::default()
+        },
+    ));
     ok(find_and_style_nodes(&registry.graphs, Caller::Ai, layer("type == 'server'", "servers")));
     let after = demo();
     after.graphs.set_session_file(&file).expect("reopen");
     assert_eq!(layer_names(&after), ["default", "db-red", "servers"]);
-    assert_eq!(ok(list_algorithms(&after.graphs, ListAlgorithmsParams { source: infra() }))["history"][0]["type"], "pagerank");
+    assert_eq!(
+        ok(list_algorithms(&after.graphs, ListAlgorithmsParams { source: infra() }))["history"][0]
+            ["type"],
+        "pagerank"
+    );
 }

@@ -9,7 +9,12 @@ use serde_json::Value;
 use crate::common::{ok, registry};
 
 fn chinook_spec() -> String {
-    format!("chinook={}", Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite").display())
+    format!(
+        "chinook={}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+            .display()
+    )
 }
 
 fn chinook() -> Option<String> {
@@ -23,22 +28,42 @@ fn table(name: &str) -> Option<String> {
 #[test]
 fn describe_schema_reports_tables_with_keys_types_and_column_statistics() {
     let registry = registry(&[&chinook_spec()]);
-    let data = ok(describe_schema(&registry.sources, DescribeSchemaParams { source: chinook(), ..Default::default() }));
+    let data = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: chinook(), ..Default::default() },
+    ));
     let collections = data["collections"].as_array().expect("collections");
     assert_eq!(collections.len(), 11);
     let track = collections.iter().find(|c| c["name"] == "Track").expect("Track");
     assert_eq!(track["kind"], "table");
     assert_eq!(track["count"], 3503);
     assert_eq!(track["table"]["primaryKey"], serde_json::json!(["TrackId"]));
-    let column = |name: &str| track["properties"].as_array().expect("properties").iter().find(|p| p["path"] == name).cloned().expect("column");
+    let column = |name: &str| {
+        track["properties"]
+            .as_array()
+            .expect("properties")
+            .iter()
+            .find(|p| p["path"] == name)
+            .cloned()
+            .expect("column")
+    };
     assert_eq!(column("GenreId")["column"]["references"], "Genre.GenreId");
     assert_eq!(column("Composer")["column"]["nullable"], true);
     assert_eq!(column("Composer")["nullCount"], 977);
     assert_eq!(column("UnitPrice")["range"]["max"], 1.99);
     let genre = collections.iter().find(|c| c["name"] == "Genre").expect("Genre");
-    assert_eq!(genre["table"]["referencedBy"], serde_json::json!([{"table": "Track", "columns": ["GenreId"], "referencedColumns": ["GenreId"]}]));
-    let markdown =
-        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: chinook(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
+    assert_eq!(
+        genre["table"]["referencedBy"],
+        serde_json::json!([{"table": "Track", "columns": ["GenreId"], "referencedColumns": ["GenreId"]}])
+    );
+    let markdown = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: chinook(),
+            format: Some(SchemaFormat::Markdown),
+            ..Default::default()
+        },
+    ));
     let text = markdown["markdown"].as_str().expect("markdown");
     assert!(text.contains("**Table `Track`** (3503 rows):"), "{text}");
     assert!(text.contains("- `GenreId` `INTEGER` → `Genre.GenreId` (integer): 1 - 25"), "{text}");
@@ -49,7 +74,13 @@ fn describe_property_on_a_column_gives_database_histograms_and_values() {
     let registry = registry(&[&chinook_spec()]);
     let total = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: chinook(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() },
+        DescribePropertyParams {
+            source: chinook(),
+            collection: table("Invoice"),
+            property: "Total".into(),
+            bins: Some(5),
+            ..Default::default()
+        },
     ));
     assert_eq!(total["median"], 3.96);
     let histogram = total["histogram"].as_array().expect("histogram");
@@ -60,13 +91,24 @@ fn describe_property_on_a_column_gives_database_histograms_and_values() {
     assert_eq!(histogram[0]["range"], "0.99-5.964");
     let country = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Country".into(), limit: Some(3), ..Default::default() },
+        DescribePropertyParams {
+            source: chinook(),
+            collection: table("Customer"),
+            property: "Country".into(),
+            limit: Some(3),
+            ..Default::default()
+        },
     ));
     assert_eq!(country["values"][0]["value"], "USA");
     assert_eq!(country["values"][0]["count"], 13);
     let missing = describe_property(
         &registry,
-        DescribePropertyParams { source: chinook(), collection: table("Customer"), property: "Contry".into(), ..Default::default() },
+        DescribePropertyParams {
+            source: chinook(),
+            collection: table("Customer"),
+            property: "Contry".into(),
+            ..Default::default()
+        },
     );
     assert_eq!(missing.data["exists"], false);
     assert!(missing.message.contains("Country"), "{}", missing.message);
@@ -87,19 +129,38 @@ fn samples_of_rows_are_reproducible_stratified_and_representative() {
     let b = ok(sample_data(&registry.sources, params(None, 11)));
     assert_eq!(a["Track"], b["Track"]);
     assert_ne!(a["Track"], ok(sample_data(&registry.sources, params(None, 12)))["Track"]);
-    let stratified = ok(sample_data(&registry.sources, SampleDataParams { stratify_by: Some("MediaTypeId".into()), count: Some(5), ..params(None, 3) }));
-    let mut media: Vec<i64> = stratified["Track"].as_array().expect("rows").iter().filter_map(|r| r["MediaTypeId"].as_i64()).collect();
+    let stratified = ok(sample_data(
+        &registry.sources,
+        SampleDataParams {
+            stratify_by: Some("MediaTypeId".into()),
+            count: Some(5),
+            ..params(None, 3)
+        },
+    ));
+    let mut media: Vec<i64> = stratified["Track"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["MediaTypeId"].as_i64())
+        .collect();
     media.sort_unstable();
     media.dedup();
     assert_eq!(media, [1, 2, 3, 4, 5], "one row per media type");
-    let representative = ok(sample_data(&registry.sources, params(Some(StrategyParam::Representative), 1)));
-    assert!(representative["Track"].as_array().expect("rows").iter().any(|r| r["Composer"].is_string()), "covers the nullable column");
+    let representative =
+        ok(sample_data(&registry.sources, params(Some(StrategyParam::Representative), 1)));
+    assert!(
+        representative["Track"].as_array().expect("rows").iter().any(|r| r["Composer"].is_string()),
+        "covers the nullable column"
+    );
 }
 
 #[test]
 fn query_schema_of_a_table_is_the_json_schema_of_a_row() {
     let registry = registry(&[&chinook_spec()]);
-    let data = ok(query_schema(&registry, QuerySchemaParams { source: chinook(), collection: table("Track"), ..Default::default() }));
+    let data = ok(query_schema(
+        &registry,
+        QuerySchemaParams { source: chinook(), collection: table("Track"), ..Default::default() },
+    ));
     let schema = &data["schema"];
     assert_eq!(schema["properties"]["TrackId"]["type"], "integer");
     assert_eq!(schema["properties"]["UnitPrice"]["type"], "number");
@@ -135,7 +196,12 @@ fn find_items_on_a_table_explains_what_to_use_instead() {
     let registry = registry(&[&chinook_spec()]);
     let result = find_items(
         &registry.sources,
-        FindItemsParams { source: chinook(), collection: table("Track"), selector: "GenreId == `1`".into(), ..Default::default() },
+        FindItemsParams {
+            source: chinook(),
+            collection: table("Track"),
+            selector: "GenreId == `1`".into(),
+            ..Default::default()
+        },
     );
     assert!(!result.success);
     assert!(result.message.contains("database table"), "{}", result.message);
@@ -154,58 +220,135 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     .expect("fill");
     drop(db);
     let registry = registry(&[&format!("big={}", path.display())]);
-    let params =
-        |seed| SampleDataParams { source: Some("big".into()), collection: table("reading"), count: Some(3), seed: Some(seed), ..Default::default() };
+    let params = |seed| SampleDataParams {
+        source: Some("big".into()),
+        collection: table("reading"),
+        count: Some(3),
+        seed: Some(seed),
+        ..Default::default()
+    };
     let first = ok(sample_data(&registry.sources, params(5)));
     assert_eq!(first, ok(sample_data(&registry.sources, params(5))), "same seed, same rows");
-    let ids: Vec<i64> = first["reading"].as_array().expect("rows").iter().filter_map(|r| r["id"].as_i64()).collect();
+    let ids: Vec<i64> = first["reading"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["id"].as_i64())
+        .collect();
     assert_eq!(ids.len(), 3);
     assert!(ids.iter().any(|&id| id > 1000), "random rows come from the whole table: {ids:?}");
-    let stratified = ok(sample_data(&registry.sources, SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) }));
-    let sensors: Vec<&str> = stratified["reading"].as_array().expect("rows").iter().filter_map(|r| r["sensor"].as_str()).collect();
-    assert!(sensors.contains(&"rare"), "the rare stratum (20 of 20,000 rows) is represented: {sensors:?}");
+    let stratified = ok(sample_data(
+        &registry.sources,
+        SampleDataParams { stratify_by: Some("sensor".into()), count: Some(4), ..params(9) },
+    ));
+    let sensors: Vec<&str> = stratified["reading"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["sensor"].as_str())
+        .collect();
+    assert!(
+        sensors.contains(&"rare"),
+        "the rare stratum (20 of 20,000 rows) is represented: {sensors:?}"
+    );
     let value = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: Some("big".into()), collection: table("reading"), property: "value".into(), ..Default::default() },
+        DescribePropertyParams {
+            source: Some("big".into()),
+            collection: table("reading"),
+            property: "value".into(),
+            ..Default::default()
+        },
     ));
-    assert_eq!(value["histogram"].as_array().expect("bins").iter().map(|b| b["count"].as_u64().unwrap_or(0)).sum::<u64>(), 20_000);
+    assert_eq!(
+        value["histogram"]
+            .as_array()
+            .expect("bins")
+            .iter()
+            .map(|b| b["count"].as_u64().unwrap_or(0))
+            .sum::<u64>(),
+        20_000
+    );
     assert_eq!(value["median"], Value::from(5000.25));
 }
 
 #[test]
 fn postgres_tables_work_with_every_discovery_tool() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let registry = registry(&[&format!("pg={uri}")]);
     let pg = Some("pg".to_string());
     let total = ok(describe_property(
         &registry,
-        DescribePropertyParams { source: pg.clone(), collection: table("Invoice"), property: "Total".into(), bins: Some(5), ..Default::default() },
+        DescribePropertyParams {
+            source: pg.clone(),
+            collection: table("Invoice"),
+            property: "Total".into(),
+            bins: Some(5),
+            ..Default::default()
+        },
     ));
     assert_eq!(total["median"], 3.96);
     assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
     assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
     let sample = ok(sample_data(
         &registry.sources,
-        SampleDataParams { source: pg.clone(), collection: table("Genre"), count: Some(2), seed: Some(1), ..Default::default() },
+        SampleDataParams {
+            source: pg.clone(),
+            collection: table("Genre"),
+            count: Some(2),
+            seed: Some(1),
+            ..Default::default()
+        },
     ));
     assert_eq!(sample["Genre"].as_array().map(Vec::len), Some(2));
-    let schema = ok(query_schema(&registry, QuerySchemaParams { source: pg.clone(), collection: table("Invoice"), ..Default::default() }));
+    let schema = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: pg.clone(),
+            collection: table("Invoice"),
+            ..Default::default()
+        },
+    ));
     assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
-    assert_eq!(schema["metadata"]["comment"], "One purchase by a customer; its lines are in InvoiceLine.");
-    let markdown =
-        ok(describe_schema(&registry.sources, DescribeSchemaParams { source: pg.clone(), format: Some(SchemaFormat::Markdown), ..Default::default() }));
-    assert!(markdown["markdown"].as_str().expect("text").contains("— People and companies who bought music from the store."));
+    assert_eq!(
+        schema["metadata"]["comment"],
+        "One purchase by a customer; its lines are in InvoiceLine."
+    );
+    let markdown = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: pg.clone(),
+            format: Some(SchemaFormat::Markdown),
+            ..Default::default()
+        },
+    ));
+    assert!(
+        markdown["markdown"]
+            .as_str()
+            .expect("text")
+            .contains("— People and companies who bought music from the store.")
+    );
     // A view is listed as a view, with the rows its profile counted (the catalog cannot know
     // them), and the password of the URI is never shown.
     let listed = ok(list_sources(&registry, ListSourcesParams::default()));
     let collections = listed["sources"][0]["collections"].as_array().expect("collections");
     let view = collections.iter().find(|c| c["name"] == "CustomerInvoiceTotals").expect("the view");
-    assert_eq!((&view["relation"], &view["count"]), (&serde_json::json!("view"), &serde_json::json!(59)), "{view}");
+    assert_eq!(
+        (&view["relation"], &view["count"]),
+        (&serde_json::json!("view"), &serde_json::json!(59)),
+        "{view}"
+    );
     let invoice = collections.iter().find(|c| c["name"] == "Invoice").expect("Invoice");
-    assert_eq!((&invoice["relation"], &invoice["count"]), (&serde_json::json!("table"), &serde_json::json!(412)), "{invoice}");
+    assert_eq!(
+        (&invoice["relation"], &invoice["count"]),
+        (&serde_json::json!("table"), &serde_json::json!(412)),
+        "{invoice}"
+    );
     let uri_shown = listed["sources"][0]["uri"].as_str().expect("uri");
     assert!(uri_shown.contains(":***@") && !uri_shown.contains(":schemascope@"), "{uri_shown}");
 }
@@ -215,11 +358,27 @@ fn the_docs_index_is_rebuilt_when_a_docs_file_changes() {
     let registry = registry(&[&chinook_spec()]);
     let dir = tempfile::tempdir().expect("tempdir");
     registry.docs.set_dir("chinook", dir.path().to_path_buf());
-    let search =
-        || ok(search_schema_docs(&registry.docs, SearchSchemaDocsParams { source: chinook(), question: "are refunds recorded".into(), top_k: Some(1) }));
+    let search = || {
+        ok(search_schema_docs(
+            &registry.docs,
+            SearchSchemaDocsParams {
+                source: chinook(),
+                question: "are refunds recorded".into(),
+                top_k: Some(1),
+            },
+        ))
+    };
     assert_eq!(search()["chunks"], serde_json::json!([]), "nothing speaks of refunds yet");
-    std::fs::write(dir.path().join("Invoice.md"), "# Table: Invoice\n\n## Purpose\n\nPurchases. Refunds are never recorded here.\n").expect("write");
-    assert_eq!(search()["chunks"][0]["table"], "Invoice", "the new file is indexed on the next call");
+    std::fs::write(
+        dir.path().join("Invoice.md"),
+        "# Table: Invoice\n\n## Purpose\n\nPurchases. Refunds are never recorded here.\n",
+    )
+    .expect("write");
+    assert_eq!(
+        search()["chunks"][0]["table"],
+        "Invoice",
+        "the new file is indexed on the next call"
+    );
     std::fs::remove_file(dir.path().join("Invoice.md")).expect("remove");
     assert_eq!(search()["chunks"], serde_json::json!([]), "and forgotten when removed");
 }
@@ -232,11 +391,25 @@ fn execute(
     max_bytes: Option<usize>,
     timeout_ms: Option<u64>,
 ) -> ToolResult {
-    execute_query(&registry.sources, ExecuteQueryParams { source: Some(source.into()), query: Value::from(sql), max_rows, max_bytes, timeout_ms })
+    execute_query(
+        &registry.sources,
+        ExecuteQueryParams {
+            source: Some(source.into()),
+            query: Value::from(sql),
+            max_rows,
+            max_bytes,
+            timeout_ms,
+        },
+    )
 }
 
 /// `wide` returns 40 rows of about 300 KB each.
-fn assert_execution_contract(registry: &schemascope_tools::Services, source: &str, sleep: &str, wide: &str) {
+fn assert_execution_contract(
+    registry: &schemascope_tools::Services,
+    source: &str,
+    sleep: &str,
+    wide: &str,
+) {
     let top = ok(execute(
         registry,
         source,
@@ -248,47 +421,95 @@ fn assert_execution_contract(registry: &schemascope_tools::Services, source: &st
     assert_eq!(top["columns"], serde_json::json!(["BillingCountry", "n"]));
     assert_eq!(top["rows"][0], serde_json::json!(["USA", 91]));
     assert_eq!(top["truncated"], false);
-    let capped = ok(execute(registry, source, "SELECT \"TrackId\" FROM \"Track\" ORDER BY 1", Some(5), None, None));
-    assert_eq!((capped["rowCount"].as_u64(), &capped["truncated"], &capped["truncatedBy"]), (Some(5), &Value::Bool(true), &Value::from("rows")));
-    let bytes = ok(execute(registry, source, "SELECT \"Name\" FROM \"Track\" ORDER BY \"TrackId\"", Some(100), Some(200), None));
+    let capped = ok(execute(
+        registry,
+        source,
+        "SELECT \"TrackId\" FROM \"Track\" ORDER BY 1",
+        Some(5),
+        None,
+        None,
+    ));
+    assert_eq!(
+        (capped["rowCount"].as_u64(), &capped["truncated"], &capped["truncatedBy"]),
+        (Some(5), &Value::Bool(true), &Value::from("rows"))
+    );
+    let bytes = ok(execute(
+        registry,
+        source,
+        "SELECT \"Name\" FROM \"Track\" ORDER BY \"TrackId\"",
+        Some(100),
+        Some(200),
+        None,
+    ));
     assert_eq!(bytes["truncatedBy"], "bytes");
     assert!(bytes["bytes"].as_u64().unwrap_or(u64::MAX) <= 200);
     // Reading stops at the row that passes the byte cap: 3 rows kept, the 4th read, 36 never.
     let wide = execute(registry, source, wide, None, Some(1_000_000), None);
     assert!(wide.message.contains("cut at 1000000 bytes"), "{}", wide.message);
     let wide = ok(wide);
-    assert_eq!((wide["rowCount"].as_u64(), wide["rowsRead"].as_u64(), &wide["truncatedBy"]), (Some(3), Some(4), &Value::from("bytes")));
+    assert_eq!(
+        (wide["rowCount"].as_u64(), wide["rowsRead"].as_u64(), &wide["truncatedBy"]),
+        (Some(3), Some(4), &Value::from("bytes"))
+    );
     let class = |result: ToolResult| {
         assert!(!result.success, "{}", result.message);
         result.data["class"].as_str().unwrap_or_default().to_string()
     };
     // Unquoted: SQLite reads an unknown "quoted" name as a string literal (validate_query warns).
-    assert_eq!(class(execute(registry, source, "SELECT Saless FROM \"Invoice\"", None, None, None)), "syntax");
-    assert_eq!(class(execute(registry, source, "DELETE FROM \"Genre\"", None, None, None)), "refused");
+    assert_eq!(
+        class(execute(registry, source, "SELECT Saless FROM \"Invoice\"", None, None, None)),
+        "syntax"
+    );
+    assert_eq!(
+        class(execute(registry, source, "DELETE FROM \"Genre\"", None, None, None)),
+        "refused"
+    );
     assert_eq!(class(execute(registry, source, sleep, None, None, Some(200))), "timeout");
 }
 
 #[test]
 fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_sqlite() {
     let registry = registry(&[&chinook_spec()]);
-    let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
+    let endless =
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
     let wide = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, printf('%.*c', 300000, 'x') FROM n";
     assert_execution_contract(&registry, "chinook", endless, wide);
-    assert_eq!(execute(&registry, "chinook", "SELECT 1; SELECT 2", None, None, None).data["class"], "refused");
+    assert_eq!(
+        execute(&registry, "chinook", "SELECT 1; SELECT 2", None, None, None).data["class"],
+        "refused"
+    );
     // One expensive row fails at SQLite's value-size limit at once, whatever the timeout.
-    let expensive = execute(&registry, "chinook", "SELECT replace(printf('%.*c', 30000000, 'a'), 'a', 'bb')", None, None, Some(1_000));
-    assert!(!expensive.success && expensive.message.contains("string or blob too big"), "{}", expensive.message);
+    let expensive = execute(
+        &registry,
+        "chinook",
+        "SELECT replace(printf('%.*c', 30000000, 'a'), 'a', 'bb')",
+        None,
+        None,
+        Some(1_000),
+    );
+    assert!(
+        !expensive.success && expensive.message.contains("string or blob too big"),
+        "{}",
+        expensive.message
+    );
     assert_eq!(expensive.data["class"], "syntax");
 }
 
 #[test]
 fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_postgres() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
-        eprintln!("SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL");
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
         return;
     };
     let registry = registry(&[&format!("pg={uri}")]);
     // pg_sleep is refused (a function the read-only check denies): a long join runs instead.
     let wide = "SELECT i, repeat('x', 300000) FROM generate_series(1, 40) AS i";
-    assert_execution_contract(&registry, "pg", "SELECT COUNT(*) FROM \"Track\" a, \"Track\" b, \"Track\" c", wide);
+    assert_execution_contract(
+        &registry,
+        "pg",
+        "SELECT COUNT(*) FROM \"Track\" a, \"Track\" b, \"Track\" c",
+        wide,
+    );
 }

@@ -12,8 +12,15 @@ fn names(specs: &[&str]) -> Vec<&'static str> {
     listed(&common::registry(specs)).into_iter().map(|spec| spec.name).collect()
 }
 
-const FOR_ANY_SOURCE: [&str; 7] =
-    ["list_sources", "describe_schema", "sample_data", "describe_property", "query_schema", "validate_value", "find_items"];
+const FOR_ANY_SOURCE: [&str; 7] = [
+    "list_sources",
+    "describe_schema",
+    "sample_data",
+    "describe_property",
+    "query_schema",
+    "validate_value",
+    "find_items",
+];
 
 #[test]
 fn records_only_lists_the_seven_data_tools() {
@@ -23,9 +30,13 @@ fn records_only_lists_the_seven_data_tools() {
 #[test]
 fn a_graph_adds_the_graph_tools_and_a_database_the_sql_tools_but_not_ask_without_an_llm() {
     let graph = names(&["demo:infrastructure"]);
-    assert!(graph.contains(&"find_and_style_nodes") && graph.contains(&"run_algorithm"), "{graph:?}");
+    assert!(
+        graph.contains(&"find_and_style_nodes") && graph.contains(&"run_algorithm"),
+        "{graph:?}"
+    );
     assert!(!graph.contains(&"execute_query"), "{graph:?}");
-    let chinook = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let chinook =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     let sql = names(&[&format!("chinook={}", chinook.display())]);
     for tool in ["search_schema_docs", "get_schema_context", "execute_query", "validate_query"] {
         assert!(sql.contains(&tool), "{tool} missing from {sql:?}");

@@ -22,7 +22,12 @@ impl ChunkCells {
 
     /// `cell <comparator> constant` (`constant <comparator> cell` when `flipped`) for every
     /// cell, in one tight loop, for number and string constants; `None` for other constants.
-    fn compare(&self, comparator: &Comparator, constant: V<'_>, flipped: bool) -> Option<Vec<Truth>> {
+    fn compare(
+        &self,
+        comparator: &Comparator,
+        constant: V<'_>,
+        flipped: bool,
+    ) -> Option<Vec<Truth>> {
         let equality = matches!(comparator, Comparator::Equal | Comparator::NotEqual);
         match constant {
             V::Num(x) => Some(
@@ -50,7 +55,12 @@ impl ChunkCells {
                     .map(|i| {
                         let same = match self.cells[i] {
                             Cell::Str { at, len } => {
-                                len as usize == s.len() && self.text.as_bytes().get(at as usize..at as usize + len as usize) == Some(s.as_bytes())
+                                len as usize == s.len()
+                                    && self
+                                        .text
+                                        .as_bytes()
+                                        .get(at as usize..at as usize + len as usize)
+                                        == Some(s.as_bytes())
                             }
                             Cell::Container(_) => matches!(self.view(i), V::Str(t) if t == s),
                             _ => false,
@@ -68,7 +78,11 @@ impl ChunkCells {
 /// `s`'s columns in the order of its [`Selector::column_paths`]. Per selector and item: `Some`
 /// whether it matches, or `None` where the fast path cannot decide and the jmespath crate must
 /// ([`Selector::matches_json`]). Selectors not on the fast path get `None` everywhere.
-pub fn evaluate(selectors: &[&Selector], inputs: &[Vec<&PathColumn>], n: usize) -> Vec<Vec<Option<bool>>> {
+pub fn evaluate(
+    selectors: &[&Selector],
+    inputs: &[Vec<&PathColumn>],
+    n: usize,
+) -> Vec<Vec<Option<bool>>> {
     let chunks = on_all_cores(n.div_ceil(CHUNK_ROWS), |k| {
         let rows = chunk_rows(k, n);
         selectors
@@ -76,7 +90,8 @@ pub fn evaluate(selectors: &[&Selector], inputs: &[Vec<&PathColumn>], n: usize) 
             .zip(inputs)
             .map(|(selector, columns)| {
                 let Some(fast) = selector.fast_form() else { return vec![None; rows.len()] };
-                let chunk = ChunkEval { columns, chunk: k, first_row: rows.start, rows: rows.len() };
+                let chunk =
+                    ChunkEval { columns, chunk: k, first_row: rows.start, rows: rows.len() };
                 let mut truths = chunk.truths(fast);
                 // An item whose text did not parse (or is nested past the parser's limit) is left
                 // to the jmespath crate, which reports why: it is counted as not evaluated, never
@@ -170,13 +185,16 @@ impl<'a> ChunkEval<'a> {
         match operand {
             Operand::Constant(value) => *value,
             Operand::Cells(chunk) => chunk.view(offset),
-            Operand::Rows { id, steps } => ColumnRow { columns: self.columns, row: self.first_row + offset }.path(*id, steps),
+            Operand::Rows { id, steps } => {
+                ColumnRow { columns: self.columns, row: self.first_row + offset }.path(*id, steps)
+            }
         }
     }
 
     fn truths(&self, node: &'a Fast) -> Vec<Truth> {
-        let both =
-            |l: &'a Fast, r: &'a Fast, f: fn(Truth, Truth) -> Truth| self.truths(l).into_iter().zip(self.truths(r)).map(|(a, b)| f(a, b)).collect();
+        let both = |l: &'a Fast, r: &'a Fast, f: fn(Truth, Truth) -> Truth| {
+            self.truths(l).into_iter().zip(self.truths(r)).map(|(a, b)| f(a, b)).collect()
+        };
         match node {
             Fast::And(l, r) => both(l, r, |a, b| if a == Truth::True { b } else { a }),
             Fast::Or(l, r) => both(l, r, |a, b| if a == Truth::False { b } else { a }),
@@ -195,24 +213,42 @@ impl<'a> ChunkEval<'a> {
                 None => self.row_by_row(node),
             },
             Fast::Compare(comparator, l, r) => match (self.operand(l), self.operand(r)) {
-                (Some(Operand::Cells(chunk)), Some(Operand::Constant(constant))) if let Some(truths) = chunk.compare(comparator, constant, false) => {
+                (Some(Operand::Cells(chunk)), Some(Operand::Constant(constant)))
+                    if let Some(truths) = chunk.compare(comparator, constant, false) =>
+                {
                     truths
                 }
-                (Some(Operand::Constant(constant)), Some(Operand::Cells(chunk))) if let Some(truths) = chunk.compare(comparator, constant, true) => {
+                (Some(Operand::Constant(constant)), Some(Operand::Cells(chunk)))
+                    if let Some(truths) = chunk.compare(comparator, constant, true) =>
+                {
                     truths
                 }
-                (Some(l), Some(r)) => (0..self.rows).map(|i| Truth::of(compare(comparator, self.at(&l, i), self.at(&r, i)))).collect(),
+                (Some(l), Some(r)) => (0..self.rows)
+                    .map(|i| Truth::of(compare(comparator, self.at(&l, i), self.at(&r, i))))
+                    .collect(),
                 _ => self.row_by_row(node),
             },
-            Fast::Contains(subject, search) => match (self.operand(subject), self.operand(search)) {
-                (Some(s), Some(n)) => (0..self.rows).map(|i| contains(self.at(&s, i), self.at(&n, i)).map_or(Truth::Undecided, Truth::of)).collect(),
-                _ => self.row_by_row(node),
-            },
+            Fast::Contains(subject, search) => {
+                match (self.operand(subject), self.operand(search)) {
+                    (Some(s), Some(n)) => (0..self.rows)
+                        .map(|i| {
+                            contains(self.at(&s, i), self.at(&n, i))
+                                .map_or(Truth::Undecided, Truth::of)
+                        })
+                        .collect(),
+                    _ => self.row_by_row(node),
+                }
+            }
         }
     }
 
     /// Any other node: the general evaluator, row by row.
     fn row_by_row(&self, node: &'a Fast) -> Vec<Truth> {
-        (0..self.rows).map(|i| node.eval(&ColumnRow { columns: self.columns, row: self.first_row + i }).map_or(Truth::Undecided, Truth::of)).collect()
+        (0..self.rows)
+            .map(|i| {
+                node.eval(&ColumnRow { columns: self.columns, row: self.first_row + i })
+                    .map_or(Truth::Undecided, Truth::of)
+            })
+            .collect()
     }
 }

@@ -27,7 +27,13 @@ impl ChunkCells {
         // Chunks are bounded by rows, not bytes: a chunk holding more than 4 GiB of strings keeps
         // the rest as containers' worth of owned values instead of overflowing the offsets.
         match (u32::try_from(self.text.len()), u32::try_from(s.len())) {
-            (Ok(at), Ok(len)) if self.text.len().checked_add(s.len()).is_some_and(|end| u32::try_from(end).is_ok()) => {
+            (Ok(at), Ok(len))
+                if self
+                    .text
+                    .len()
+                    .checked_add(s.len())
+                    .is_some_and(|end| u32::try_from(end).is_ok()) =>
+            {
                 self.text.push_str(s);
                 Cell::Str { at, len }
             }
@@ -63,11 +69,23 @@ pub struct PathColumn {
 impl PathColumn {
     /// Extracts the columns of `paths` (in that order) for items `0..n`, whose JSON text
     /// `json(i)` gives, on all cores; one parse of each item serves every path.
-    pub fn build<'a>(paths: &[FieldPath], n: usize, json: impl Fn(usize) -> &'a str + Sync) -> Vec<PathColumn> {
+    pub fn build<'a>(
+        paths: &[FieldPath],
+        n: usize,
+        json: impl Fn(usize) -> &'a str + Sync,
+    ) -> Vec<PathColumn> {
         let tree = FieldTree::new(paths);
-        let built = on_all_cores(n.div_ceil(CHUNK_ROWS), |k| build_chunk(&tree, paths.len(), chunk_rows(k, n), &json));
-        let mut columns: Vec<PathColumn> =
-            paths.iter().map(|path| PathColumn { path: path.clone(), chunks: Vec::with_capacity(built.len()), unreadable: Vec::new() }).collect();
+        let built = on_all_cores(n.div_ceil(CHUNK_ROWS), |k| {
+            build_chunk(&tree, paths.len(), chunk_rows(k, n), &json)
+        });
+        let mut columns: Vec<PathColumn> = paths
+            .iter()
+            .map(|path| PathColumn {
+                path: path.clone(),
+                chunks: Vec::with_capacity(built.len()),
+                unreadable: Vec::new(),
+            })
+            .collect();
         for (chunks, unreadable) in built {
             for (column, chunk) in columns.iter_mut().zip(chunks) {
                 column.chunks.push(chunk);
@@ -94,7 +112,9 @@ impl PathColumn {
 
     /// Item `row`'s value (null when missing).
     pub(crate) fn view(&self, row: usize) -> V<'_> {
-        self.chunks.get(row >> CHUNK_SHIFT).map_or(V::Null, |chunk| chunk.view(row & (CHUNK_ROWS - 1)))
+        self.chunks
+            .get(row >> CHUNK_SHIFT)
+            .map_or(V::Null, |chunk| chunk.view(row & (CHUNK_ROWS - 1)))
     }
 }
 

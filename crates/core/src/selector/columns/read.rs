@@ -77,7 +77,8 @@ impl<'de> DeserializeSeed<'de> for Fill<'_, '_> {
         }
         match self.node.column {
             Some(column) if self.node.children.is_empty() => {
-                self.out.row[column] = CellOf { chunk: &mut self.out.chunks[column], lists: true }.deserialize(deserializer)?;
+                self.out.row[column] = CellOf { chunk: &mut self.out.chunks[column], lists: true }
+                    .deserialize(deserializer)?;
                 Ok(())
             }
             // A path and paths below it: parse the value once and read both from it.
@@ -147,7 +148,10 @@ impl<'de> Visitor<'de> for CellOf<'_> {
         Ok(match (u32::try_from(at), u32::try_from(chunk.elements.len() - at)) {
             (Ok(at), Ok(len)) => Cell::List { at, len },
             _ => {
-                let items: Vec<Value> = chunk.elements[at..].iter().map(|cell| view_value(chunk.cell_view(Some(cell)))).collect();
+                let items: Vec<Value> = chunk.elements[at..]
+                    .iter()
+                    .map(|cell| view_value(chunk.cell_view(Some(cell))))
+                    .collect();
                 chunk.elements.truncate(at);
                 chunk.container(Value::Array(items))
             }
@@ -209,7 +213,9 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(child) = map.next_key_seed(ChildOf(self.node))? {
             match child {
-                Some(at) => map.next_value_seed(Fill { node: &self.node.children[at].1, out: self.out })?,
+                Some(at) => {
+                    map.next_value_seed(Fill { node: &self.node.children[at].1, out: self.out })?
+                }
                 None => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -239,22 +245,36 @@ impl<'de> Visitor<'de> for ChildOf<'_> {
     fn visit_str<E>(self, key: &str) -> Result<Option<usize>, E> {
         // Keys are short: a byte loop beats a memcmp call per candidate.
         let (key, len) = (key.as_bytes(), key.len());
-        Ok(self.0.children.iter().position(|(name, _)| name.len() == len && name.bytes().zip(key).all(|(a, b)| a == *b)))
+        Ok(self
+            .0
+            .children
+            .iter()
+            .position(|(name, _)| name.len() == len && name.bytes().zip(key).all(|(a, b)| a == *b)))
     }
 }
 
 /// One chunk of every column, and the rows of it that did not parse.
 pub(super) type BuiltChunk = (Vec<ChunkCells>, Vec<usize>);
 
-pub(super) fn build_chunk<'a>(tree: &FieldTree, width: usize, rows: std::ops::Range<usize>, json: &impl Fn(usize) -> &'a str) -> BuiltChunk {
-    let mut out = RowCells { row: vec![Cell::Null; width], chunks: (0..width).map(|_| ChunkCells::default()).collect() };
+pub(super) fn build_chunk<'a>(
+    tree: &FieldTree,
+    width: usize,
+    rows: std::ops::Range<usize>,
+    json: &impl Fn(usize) -> &'a str,
+) -> BuiltChunk {
+    let mut out = RowCells {
+        row: vec![Cell::Null; width],
+        chunks: (0..width).map(|_| ChunkCells::default()).collect(),
+    };
     for chunk in &mut out.chunks {
         chunk.cells.reserve(rows.len());
     }
     let mut unreadable = Vec::new();
     for i in rows {
         let mut deserializer = serde_json::Deserializer::from_str(json(i));
-        let read = Fill { node: tree, out: &mut out }.deserialize(&mut deserializer).and_then(|()| deserializer.end());
+        let read = Fill { node: tree, out: &mut out }
+            .deserialize(&mut deserializer)
+            .and_then(|()| deserializer.end());
         if read.is_err() {
             unreadable.push(i);
             out.row.fill(Cell::Null);

@@ -5,7 +5,8 @@ use schemascope_sources::sql::{Database, PostgresDatabase, SqliteDatabase};
 
 /// Chinook's SQLite file.
 pub(crate) fn chinook_sqlite() -> SqliteDatabase {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     SqliteDatabase::open(&path).expect("open")
 }
 
@@ -20,10 +21,29 @@ pub(crate) fn sqlite_callables() -> Callables {
 #[allow(dead_code)]
 pub(crate) fn postgres_callables() -> Callables {
     if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") {
-        return (*PostgresDatabase::connect(&uri).expect("connect").callables().expect("callables")).clone();
+        return (*PostgresDatabase::connect(&uri)
+            .expect("connect")
+            .callables()
+            .expect("callables"))
+        .clone();
     }
     let mut callables = Callables::new(SqlDialect::Postgres);
-    for name in ["count", "sum", "avg", "min", "max", "lower", "upper", "abs", "round", "length", "generate_series", "now", "date_trunc", "to_char"] {
+    for name in [
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "lower",
+        "upper",
+        "abs",
+        "round",
+        "length",
+        "generate_series",
+        "now",
+        "date_trunc",
+        "to_char",
+    ] {
         callables.add_function(Some("pg_catalog"), name, true);
     }
     for name in [

@@ -6,7 +6,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// Sends one request and reads the response until `until` appears or the connection closes.
-pub(crate) async fn exchange(addr: std::net::SocketAddr, request: String, until: &str) -> Result<String, Box<dyn std::error::Error>> {
+pub(crate) async fn exchange(
+    addr: std::net::SocketAddr,
+    request: String,
+    until: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
     let mut stream = TcpStream::connect(addr).await?;
     stream.write_all(request.as_bytes()).await?;
     let mut received = Vec::new();

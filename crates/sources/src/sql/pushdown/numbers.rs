@@ -17,7 +17,11 @@ use crate::sql::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 const GROUPED_DISTINCT: u64 = 50_000;
 
 /// The planner's estimate of column `i`'s distinct values (PostgreSQL's `pg_stats`), if analysed.
-fn estimated_distinct(db: &dyn Database, view: &JsonView, i: usize) -> Result<Option<u64>, SourceError> {
+fn estimated_distinct(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+) -> Result<Option<u64>, SourceError> {
     let (Some(table), Some(column)) = (&view.table, view.columns.get(i)) else { return Ok(None) };
     let (schema, name) = table.split_once('.').unwrap_or(("public", table));
     let rows = db.query(
@@ -66,11 +70,21 @@ pub(super) fn number_profile(
     let n = integers + reals;
     // Few distinct values (by the planner's statistics): one GROUP BY gives the whole
     // distribution without sorting every row.
-    let few = view.dialect == Dialect::Postgres && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT);
+    let few = view.dialect == Dialect::Postgres
+        && estimated_distinct(db, view, i)?.is_some_and(|d| d <= GROUPED_DISTINCT);
     let d = if few {
         grouped_distribution(db, view, i, reals == 0)?
     } else {
-        sorted_distribution(db, view, i, n, float(row, s.num_avg), reals == 0, float(row, s.num_std), unique)?
+        sorted_distribution(
+            db,
+            view,
+            i,
+            n,
+            float(row, s.num_avg),
+            reals == 0,
+            float(row, s.num_std),
+            unique,
+        )?
     };
     let exact_range = key(get(row, s.num_min)).zip(key(get(row, s.num_max)));
     Ok(NumberProfile {
@@ -94,12 +108,22 @@ pub(super) fn number_profile(
 
 /// The distribution from every distinct value with its count (PostgreSQL, few values), through
 /// the same [`ValueRuns`] the in-memory profiler builds.
-fn grouped_distribution(db: &dyn Database, view: &JsonView, i: usize, integers: bool) -> Result<Distribution, SourceError> {
+fn grouped_distribution(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    integers: bool,
+) -> Result<Distribution, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
-    let grouped =
-        db.query_with_timeout(&format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}", view.from), &[], PROFILE_TIMEOUT_MS)?;
-    let runs = ValueRuns::from_key_counts(grouped.iter().filter_map(|r| key(&r[0]).map(|k| (k, r[1].as_count()))).collect());
+    let grouped = db.query_with_timeout(
+        &format!("SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}", view.from),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
+    let runs = ValueRuns::from_key_counts(
+        grouped.iter().filter_map(|r| key(&r[0]).map(|k| (k, r[1].as_count()))).collect(),
+    );
     let (mean, std_dev) = runs.mean_std();
     Ok(Distribution {
         mean,
@@ -107,7 +131,11 @@ fn grouped_distribution(db: &dyn Database, view: &JsonView, i: usize, integers: 
         quartiles: [runs.quarter(1).0, runs.quarter(3).0],
         median: runs.quarter(2),
         distinct: runs.distinct() as u64,
-        top: if runs.distinct() as u64 <= NUMBER_TOP_DISTINCT { top_numbers(runs.iter(), integers) } else { Vec::new() },
+        top: if runs.distinct() as u64 <= NUMBER_TOP_DISTINCT {
+            top_numbers(runs.iter(), integers)
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -157,7 +185,8 @@ fn sorted_distribution(
             // is the value at 1-based rank ⌈p·n⌉, so (rank + ½)/n picks a 0-based rank however
             // the fraction rounds. AVG and stddev_samp of integers are computed in numeric.
             let ranks = quartile_ranks(n);
-            let fractions: Vec<String> = ranks.iter().map(|&r| format!("{:?}", (r as f64 + 0.5) / n as f64)).collect();
+            let fractions: Vec<String> =
+                ranks.iter().map(|&r| format!("{:?}", (r as f64 + 0.5) / n as f64)).collect();
             let stats = db.query_with_timeout(
                 &format!(
                     "SELECT (percentile_disc(ARRAY[{}]::float8[]) WITHIN GROUP (ORDER BY {c}))::text FROM {} WHERE {predicate}",
@@ -167,9 +196,21 @@ fn sorted_distribution(
                 &[],
                 PROFILE_TIMEOUT_MS,
             )?;
-            let values: Vec<i64> =
-                stats.first().and_then(|r| r[0].as_str()).map(parse_array).unwrap_or_default().iter().filter_map(|x| x.parse().ok()).collect();
-            let at = |rank: u64| ranks.iter().position(|&r| r == rank).and_then(|p| values.get(p)).map(|&v| NumberKey::integer(i128::from(v)));
+            let values: Vec<i64> = stats
+                .first()
+                .and_then(|r| r[0].as_str())
+                .map(parse_array)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            let at = |rank: u64| {
+                ranks
+                    .iter()
+                    .position(|&r| r == rank)
+                    .and_then(|p| values.get(p))
+                    .map(|&v| NumberKey::integer(i128::from(v)))
+            };
             (mean, std_dev, quartiles_from(n, at))
         }
         Dialect::Postgres => {
@@ -182,8 +223,14 @@ fn sorted_distribution(
                 &[],
                 PROFILE_TIMEOUT_MS,
             )?;
-            let q: Vec<f64> =
-                stats.first().and_then(|r| r[0].as_str()).map(parse_array).unwrap_or_default().iter().filter_map(|x| x.parse().ok()).collect();
+            let q: Vec<f64> = stats
+                .first()
+                .and_then(|r| r[0].as_str())
+                .map(parse_array)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|x| x.parse().ok())
+                .collect();
             let at = |k: usize| (q.get(k).copied().unwrap_or(0.0), None);
             (mean, std_dev, [at(0), at(1), at(2)])
         }
@@ -200,7 +247,9 @@ fn sorted_distribution(
                 &[],
                 PROFILE_TIMEOUT_MS,
             )?;
-            let at = |rank: u64| picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]));
+            let at = |rank: u64| {
+                picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]))
+            };
             let q = quartiles_from(n, at);
             let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q[1].1.filter(|_| integers))?;
             (mean, std_dev, q)
@@ -212,10 +261,15 @@ fn sorted_distribution(
     } else {
         // Counting distinct numbers by sorting beats hashing millions of them; the values
         // themselves are grouped only when there are few.
-        let counted = db.query_with_timeout(&format!("SELECT COUNT(DISTINCT {c}) FROM {} WHERE {predicate}", view.from), &[], PROFILE_TIMEOUT_MS)?;
+        let counted = db.query_with_timeout(
+            &format!("SELECT COUNT(DISTINCT {c}) FROM {} WHERE {predicate}", view.from),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
         let distinct = counted.first().map_or(0, |r| r[0].as_count());
         let top = if distinct <= NUMBER_TOP_DISTINCT {
-            let (_, rows) = top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
+            let (_, rows) =
+                top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
             top_numbers(rows.iter().filter_map(|(v, count)| key(v).map(|k| (k, *count))), integers)
         } else {
             Vec::new()
@@ -229,7 +283,14 @@ fn sorted_distribution(
 /// The mean and sample standard deviation in SQLite. For integers, around a pivot from the data
 /// (the median, rounded down): the differences are exact integers, so neighbours past 2^53 do
 /// not merge and large values do not cancel, as they would in doubles.
-fn sqlite_spread(db: &dyn Database, view: &JsonView, i: usize, n: u64, mean: f64, median: Option<Quarters>) -> Result<(f64, f64), SourceError> {
+fn sqlite_spread(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    n: u64,
+    mean: f64,
+    median: Option<Quarters>,
+) -> Result<(f64, f64), SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
     let pivot = median.and_then(|m| i64::try_from(m.floor()).ok());
@@ -265,5 +326,8 @@ fn sqlite_spread(db: &dyn Database, view: &JsonView, i: usize, n: u64, mean: f64
 
 /// The elements of PostgreSQL's text of a one-dimensional array (`{1,2,3}`).
 fn parse_array(text: &str) -> Vec<String> {
-    text.trim_matches(|ch| ch == '{' || ch == '}').split(',').map(|x| x.trim().to_string()).collect()
+    text.trim_matches(|ch| ch == '{' || ch == '}')
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .collect()
 }

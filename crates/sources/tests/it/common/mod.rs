@@ -13,7 +13,11 @@ use serde_json::Value;
 /// Every row of `table`, profiled in memory.
 pub(crate) fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
     let rows = profiled_rows(db, table, usize::MAX >> 1).expect("rows");
-    Collection::from_values(table.name.clone(), CollectionKind::Table, rows.into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), v)))
+    Collection::from_values(
+        table.name.clone(),
+        CollectionKind::Table,
+        rows.into_iter().enumerate().map(|(i, v)| OwnedItem::new(i.to_string(), v)),
+    )
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -32,7 +36,11 @@ pub(crate) fn assert_same(left: &Value, right: &Value, at: &str) {
             keys.sort();
             keys.dedup();
             for key in keys {
-                assert_same(a.get(key).unwrap_or(&Value::Null), b.get(key).unwrap_or(&Value::Null), &format!("{at}.{key}"));
+                assert_same(
+                    a.get(key).unwrap_or(&Value::Null),
+                    b.get(key).unwrap_or(&Value::Null),
+                    &format!("{at}.{key}"),
+                );
             }
         }
         (Value::Array(a), Value::Array(b)) => {
@@ -66,16 +74,38 @@ pub(crate) fn assert_table_matches_memory(db: &dyn Database, table: &TableInfo) 
         assert_eq!(pushed.properties().len(), table.columns.len(), "{}", table.name);
         return;
     }
-    assert_same(&serde_json::to_value(&pushed).expect("json"), &serde_json::to_value(expected).expect("json"), &table.name);
+    assert_same(
+        &serde_json::to_value(&pushed).expect("json"),
+        &serde_json::to_value(expected).expect("json"),
+        &table.name,
+    );
     for column in &table.columns {
         let path = PropertyPath::root().child(&column.name);
-        let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else { continue };
+        let (Some(p), Some(m)) = (pushed.property(&path), expected.property(&path)) else {
+            continue;
+        };
         if let (Some(p), Some(m)) = (&p.numbers, &m.numbers) {
             // Exact extremes, median and top values (past 2^53 doubles would merge
             // neighbours) agree to the last digit.
             assert_eq!(
-                (p.exact_range, p.min_value(), p.max_value(), p.exact_median, p.median_value(), &p.top, p.distinct),
-                (m.exact_range, m.min_value(), m.max_value(), m.exact_median, m.median_value(), &m.top, m.distinct),
+                (
+                    p.exact_range,
+                    p.min_value(),
+                    p.max_value(),
+                    p.exact_median,
+                    p.median_value(),
+                    &p.top,
+                    p.distinct
+                ),
+                (
+                    m.exact_range,
+                    m.min_value(),
+                    m.max_value(),
+                    m.exact_median,
+                    m.median_value(),
+                    &m.top,
+                    m.distinct
+                ),
                 "{}.{}",
                 table.name,
                 column.name
@@ -113,19 +143,38 @@ pub(crate) fn assert_histograms_match(db: &dyn Database, table: &str, columns: &
     let bins = TableBins { db, table };
     for column in columns {
         let path = PropertyPath::root().child(column);
-        let numbers = memory.profile().property(&path).and_then(|p| p.numbers.clone()).expect("numbers");
-        let pushed_numbers = pushed.property(&path).and_then(|p| p.numbers.clone()).expect("pushdown numbers");
+        let numbers =
+            memory.profile().property(&path).and_then(|p| p.numbers.clone()).expect("numbers");
+        let pushed_numbers =
+            pushed.property(&path).and_then(|p| p.numbers.clone()).expect("pushdown numbers");
         let runs = numbers.runs.clone().expect("in-memory values");
         // Asked bin counts, and the automatic layout (log or outlier bins for skewed columns).
-        for wanted in [Some(1), Some(4), Some(5), Some(6), Some(numbers.auto_bins()), Some(37), None] {
+        for wanted in
+            [Some(1), Some(4), Some(5), Some(6), Some(numbers.auto_bins()), Some(37), None]
+        {
             let layout = HistogramLayout::for_numbers(&numbers, wanted).expect("layout");
             // The database's own profile picks the same edges on the same scale.
-            assert_eq!(HistogramLayout::for_numbers(&pushed_numbers, wanted).as_ref(), Some(&layout), "{}.{column} with {wanted:?} bins", table.name);
+            assert_eq!(
+                HistogramLayout::for_numbers(&pushed_numbers, wanted).as_ref(),
+                Some(&layout),
+                "{}.{column} with {wanted:?} bins",
+                table.name
+            );
             if let Some(wanted) = wanted {
-                assert!(layout.bins() <= wanted, "{}.{column}: {} bins for {wanted}", table.name, layout.bins());
+                assert!(
+                    layout.bins() <= wanted,
+                    "{}.{column}: {} bins for {wanted}",
+                    table.name,
+                    layout.bins()
+                );
             }
             let counted = bins.count_bins(&path, &layout).expect("counted in the database");
-            assert_eq!(counted, layout.count_runs(&runs), "{}.{column} with {wanted:?} bins", table.name);
+            assert_eq!(
+                counted,
+                layout.count_runs(&runs),
+                "{}.{column} with {wanted:?} bins",
+                table.name
+            );
             assert_eq!(counted.iter().sum::<u64>(), numbers.count);
         }
     }

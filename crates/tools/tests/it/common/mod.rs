@@ -1,6 +1,5 @@
 //! Shared helpers for the tool tests: registries over the demo data and temporary files.
 
-
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::{Services, ToolResult};
 
