@@ -3,7 +3,7 @@
 //! - **A panic is propagated to the call that caused it.** A worker thread's panic is resumed,
 //!   with its own payload, on the thread that joins it ([`joined`]); it is never turned into a
 //!   default result, an error of another kind, or dropped.
-//! - **A lock whose holder panicked is used on.** [`lock`], [`read`] and [`write`] take the guard
+//! - **A lock whose holder panicked is used on.** [`lock`], [`read`] and [`write()`] take the guard
 //!   even from a poisoned lock. That is sound because every critical section in this workspace
 //!   only replaces whole values — sets or takes a slot, pushes or pops one element, counts one up
 //!   or down — so none leaves a multi-step invariant half-done when it unwinds: what a poisoned

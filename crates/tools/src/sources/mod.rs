@@ -234,7 +234,7 @@ impl Sources {
     }
 
     /// Reloads a source from its file. On failure the previous data stays and the error is kept.
-    /// A source that failed to load is tried again (see [`crate::failing`]).
+    /// A source that failed to load is tried again (see [`failing`]).
     pub fn reload(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
         if self.failed_source(name).is_some() {
             return self.retry_failed(name);
