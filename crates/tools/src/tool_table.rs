@@ -127,107 +127,60 @@ fn input_schema<P: JsonSchema>() -> Map<String, Value> {
     }
 }
 
+/// A row whose tool takes one service and its parameters, and that a request timeout bounds:
+/// `row!(module::tool(service), DESCRIPTION, Params, hints, Needs)`, where `service` is
+/// `services` (all of them) or the field of the one the tool takes.
+macro_rules! row {
+    ($module:ident::$tool:ident($service:ident), $text:ident, $params:ty, $hints:ident, $needs:ident) => {
+        ToolSpec {
+            name: stringify!($tool),
+            description: text::$text,
+            input_schema: input_schema::<$params>,
+            hints: $hints,
+            needs: Needs::$needs,
+            request_timeout_applies: true,
+            run: |r, call| call.with(|p: $params| $module::$tool(row!(@service r $service), p)),
+        }
+    };
+    (@service $r:ident services) => {
+        $r
+    };
+    (@service $r:ident $field:ident) => {
+        &$r.$field
+    };
+}
+
 /// Every tool, in the order servers list them.
 pub static TOOLS: &[ToolSpec] = &[
-    ToolSpec {
-        name: "list_sources",
-        description: text::LIST_SOURCES,
-        input_schema: input_schema::<ListSourcesParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::list_sources(r, p)),
-    },
-    ToolSpec {
-        name: "describe_schema",
-        description: text::DESCRIBE_SCHEMA,
-        input_schema: input_schema::<DescribeSchemaParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::describe_schema(&r.sources, p)),
-    },
-    ToolSpec {
-        name: "sample_data",
-        description: text::SAMPLE_DATA,
-        input_schema: input_schema::<SampleDataParams>,
-        hints: READS_AT_RANDOM,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::sample_data(&r.sources, p)),
-    },
-    ToolSpec {
-        name: "describe_property",
-        description: text::DESCRIBE_PROPERTY,
-        input_schema: input_schema::<DescribePropertyParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::describe_property(r, p)),
-    },
-    ToolSpec {
-        name: "query_schema",
-        description: text::QUERY_SCHEMA,
-        input_schema: input_schema::<QuerySchemaParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::query_schema(r, p)),
-    },
-    ToolSpec {
-        name: "validate_value",
-        description: text::VALIDATE_VALUE,
-        input_schema: input_schema::<ValidateValueParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::validate_value(r, p)),
-    },
-    ToolSpec {
-        name: "find_items",
-        description: text::FIND_ITEMS,
-        input_schema: input_schema::<FindItemsParams>,
-        hints: READS,
-        needs: Needs::AnySource,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::find_items(&r.sources, p)),
-    },
-    ToolSpec {
-        name: "search_schema_docs",
-        description: text::SEARCH_SCHEMA_DOCS,
-        input_schema: input_schema::<SearchSchemaDocsParams>,
-        hints: READS,
-        needs: Needs::Database,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::search_schema_docs(&r.docs, p)),
-    },
-    ToolSpec {
-        name: "get_schema_context",
-        description: text::GET_SCHEMA_CONTEXT,
-        input_schema: input_schema::<GetSchemaContextParams>,
-        hints: READS,
-        needs: Needs::Database,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::get_schema_context(&r.docs, p)),
-    },
-    ToolSpec {
-        name: "execute_query",
-        description: text::EXECUTE_QUERY,
-        input_schema: input_schema::<ExecuteQueryParams>,
-        hints: READS,
-        needs: Needs::Database,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::execute_query(&r.sources, p)),
-    },
-    ToolSpec {
-        name: "validate_query",
-        description: text::VALIDATE_QUERY,
-        input_schema: input_schema::<ValidateQueryParams>,
-        hints: READS,
-        needs: Needs::Database,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| crate::validate_query(&r.sources, p)),
-    },
+    row!(crate::list_sources(services), LIST_SOURCES, ListSourcesParams, READS, AnySource),
+    row!(crate::describe_schema(sources), DESCRIBE_SCHEMA, DescribeSchemaParams, READS, AnySource),
+    row!(crate::sample_data(sources), SAMPLE_DATA, SampleDataParams, READS_AT_RANDOM, AnySource),
+    row!(
+        crate::describe_property(services),
+        DESCRIBE_PROPERTY,
+        DescribePropertyParams,
+        READS,
+        AnySource
+    ),
+    row!(crate::query_schema(services), QUERY_SCHEMA, QuerySchemaParams, READS, AnySource),
+    row!(crate::validate_value(services), VALIDATE_VALUE, ValidateValueParams, READS, AnySource),
+    row!(crate::find_items(sources), FIND_ITEMS, FindItemsParams, READS, AnySource),
+    row!(
+        crate::search_schema_docs(docs),
+        SEARCH_SCHEMA_DOCS,
+        SearchSchemaDocsParams,
+        READS,
+        Database
+    ),
+    row!(
+        crate::get_schema_context(docs),
+        GET_SCHEMA_CONTEXT,
+        GetSchemaContextParams,
+        READS,
+        Database
+    ),
+    row!(crate::execute_query(sources), EXECUTE_QUERY, ExecuteQueryParams, READS, Database),
+    row!(crate::validate_query(sources), VALIDATE_QUERY, ValidateQueryParams, READS, Database),
     ToolSpec {
         name: "ask",
         description: text::ASK,
@@ -253,33 +206,9 @@ pub static TOOLS: &[ToolSpec] = &[
             )
         },
     },
-    ToolSpec {
-        name: "query_graph",
-        description: text::QUERY_GRAPH,
-        input_schema: input_schema::<graph::QueryGraphParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::query_graph(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "find_nodes",
-        description: text::FIND_NODES,
-        input_schema: input_schema::<graph::FindElementsParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::find_nodes(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "find_edges",
-        description: text::FIND_EDGES,
-        input_schema: input_schema::<graph::FindElementsParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::find_edges(&r.graphs, p)),
-    },
+    row!(graph::query_graph(graphs), QUERY_GRAPH, graph::QueryGraphParams, READS, Graph),
+    row!(graph::find_nodes(graphs), FIND_NODES, graph::FindElementsParams, READS, Graph),
+    row!(graph::find_edges(graphs), FIND_EDGES, graph::FindElementsParams, READS, Graph),
     ToolSpec {
         name: "find_and_style_nodes",
         description: text::FIND_AND_STYLE_NODES,
@@ -304,96 +233,34 @@ pub static TOOLS: &[ToolSpec] = &[
             call.with(|p| graph::find_and_style_edges(&r.graphs, caller, p))
         },
     },
-    ToolSpec {
-        name: "clear_styles",
-        description: text::CLEAR_STYLES,
-        input_schema: input_schema::<graph::ClearStylesParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::clear_styles(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "describe_styles",
-        description: text::DESCRIBE_STYLES,
-        input_schema: input_schema::<graph::DescribeStylesParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::describe_styles(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "describe_selection",
-        description: text::DESCRIBE_SELECTION,
-        input_schema: input_schema::<graph::DescribeSelectionParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::describe_selection(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "select",
-        description: text::SELECT,
-        input_schema: input_schema::<graph::SelectParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::select(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "set_layout",
-        description: text::SET_LAYOUT,
-        input_schema: input_schema::<graph::SetLayoutParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_layout(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "set_dimension",
-        description: text::SET_DIMENSION,
-        input_schema: input_schema::<graph::SetDimensionParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_dimension(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "set_camera",
-        description: text::SET_CAMERA,
-        input_schema: input_schema::<graph::SetCameraParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::set_camera(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "zoom_to_nodes",
-        description: text::ZOOM_TO_NODES,
-        input_schema: input_schema::<graph::ZoomToNodesParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::zoom_to_nodes(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "list_algorithms",
-        description: text::LIST_ALGORITHMS,
-        input_schema: input_schema::<graph::ListAlgorithmsParams>,
-        hints: READS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::list_algorithms(&r.graphs, p)),
-    },
-    ToolSpec {
-        name: "run_algorithm",
-        description: text::RUN_ALGORITHM,
-        input_schema: input_schema::<graph::RunAlgorithmParams>,
-        hints: SETS,
-        needs: Needs::Graph,
-        request_timeout_applies: true,
-        run: |r, call| call.with(|p| graph::run_algorithm(&r.graphs, p)),
-    },
+    row!(graph::clear_styles(graphs), CLEAR_STYLES, graph::ClearStylesParams, SETS, Graph),
+    row!(
+        graph::describe_styles(graphs),
+        DESCRIBE_STYLES,
+        graph::DescribeStylesParams,
+        READS,
+        Graph
+    ),
+    row!(
+        graph::describe_selection(graphs),
+        DESCRIBE_SELECTION,
+        graph::DescribeSelectionParams,
+        READS,
+        Graph
+    ),
+    row!(graph::select(graphs), SELECT, graph::SelectParams, SETS, Graph),
+    row!(graph::set_layout(graphs), SET_LAYOUT, graph::SetLayoutParams, SETS, Graph),
+    row!(graph::set_dimension(graphs), SET_DIMENSION, graph::SetDimensionParams, SETS, Graph),
+    row!(graph::set_camera(graphs), SET_CAMERA, graph::SetCameraParams, SETS, Graph),
+    row!(graph::zoom_to_nodes(graphs), ZOOM_TO_NODES, graph::ZoomToNodesParams, SETS, Graph),
+    row!(
+        graph::list_algorithms(graphs),
+        LIST_ALGORITHMS,
+        graph::ListAlgorithmsParams,
+        READS,
+        Graph
+    ),
+    row!(graph::run_algorithm(graphs), RUN_ALGORITHM, graph::RunAlgorithmParams, SETS, Graph),
     ToolSpec {
         name: "report_viewport",
         description: "The web view reports its viewport size.",
