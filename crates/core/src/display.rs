@@ -170,6 +170,22 @@ pub fn inline(value: &Value, max_chars: usize) -> String {
     escape_controls(&text)
 }
 
+/// " N values nested deeper than 20 levels are shown as `[depth limit: …]` markers." or "": what
+/// an answer showing items says when the display depth cut some of their values.
+pub fn depth_cut_sentence(cut: usize) -> String {
+    match cut {
+        0 => String::new(),
+        1 => format!(
+            " 1 value nested more than {} levels deep is shown as a `[depth limit: …]` marker.",
+            SHOWN_DEPTH
+        ),
+        n => format!(
+            " {n} values nested more than {} levels deep are shown as `[depth limit: …]` markers.",
+            SHOWN_DEPTH
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use schemascope_session::style::{ElementKind, LayerSource};
+use schemascope_graph_session::style::{ElementKind, LayerSource};
 use schemascope_sources::{NoProgress, SourceSpec};
 use schemascope_tools::graph_session::data::SessionData;
 use schemascope_tools::graph_session::scene::style_table;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use schemascope_core::suggest::closest;
 use schemascope_core::{Collection, CollectionKind, PropertyPath};
-use schemascope_session::style::ElementKind;
+use schemascope_graph_session::style::ElementKind;
 use schemascope_sources::Source;
 use serde_json::{Value, json};
 

@@ -46,7 +46,7 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
     for hint in &found.hints {
         message.push_str(&format!(" Hint: {hint}"));
     }
-    message.push_str(&crate::sample::depth_cut_sentence(found.depth_limited));
+    message.push_str(&schemascope_core::display::depth_cut_sentence(found.depth_limited));
     let mut data = json!(found);
     data["collection"] = collection.name().into();
     Ok(ToolResult::ok(message, data))

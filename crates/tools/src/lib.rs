@@ -5,7 +5,6 @@
 #![forbid(unsafe_code)]
 
 pub mod asking;
-pub mod caller;
 pub mod cap;
 mod describe;
 pub mod descriptions;
@@ -32,10 +31,10 @@ pub mod services;
 pub mod sources;
 pub mod tool_table;
 
-pub use caller::Caller;
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use execute::execute_query;
 pub use find::find_items;
+pub use graph_session::Caller;
 pub use list_sources::list_sources;
 pub use params::*;
 pub use property::describe_property;

@@ -121,23 +121,11 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
     }
     data.insert("sampling".into(), Value::Object(info));
     Ok(ToolResult::ok(
-        format!("Sampled {}.{}", parts.join(" and "), depth_cut_sentence(depth_limited)),
+        format!(
+            "Sampled {}.{}",
+            parts.join(" and "),
+            schemascope_core::display::depth_cut_sentence(depth_limited)
+        ),
         Value::Object(data),
     ))
-}
-
-/// " N values nested deeper than 20 levels are shown as `[depth limit: …]` markers." or "": what
-/// an answer showing items says when the display depth cut some of their values.
-pub(crate) fn depth_cut_sentence(cut: usize) -> String {
-    match cut {
-        0 => String::new(),
-        1 => format!(
-            " 1 value nested more than {} levels deep is shown as a `[depth limit: …]` marker.",
-            schemascope_core::display::SHOWN_DEPTH
-        ),
-        n => format!(
-            " {n} values nested more than {} levels deep are shown as `[depth limit: …]` markers.",
-            schemascope_core::display::SHOWN_DEPTH
-        ),
-    }
 }

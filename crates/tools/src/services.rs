@@ -2,16 +2,16 @@
 //! state and depends on the sources one way. Surfaces (MCP, HTTP, CLI) hold a `Services` and
 //! pass each tool the service it needs.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::asking::Asking;
-use crate::graph_session::sessions::GraphSessions;
+use crate::graph_session::{GraphSessions, SessionSources};
 use crate::live::LiveFeeds;
 use crate::result::ToolError;
 use crate::schema_docs::Docs;
-use crate::sources::{REFRESH_DEBOUNCE, Sources};
+use crate::sources::{REFRESH_DEBOUNCE, ServeHook, Sources};
 
 /// The sources and the services over them; cloning shares them.
 #[derive(Debug, Clone)]
@@ -40,9 +40,11 @@ impl Services {
     /// No sources yet; every service empty.
     pub fn new() -> Self {
         let sources = Sources::new();
+        let graphs = Arc::new(GraphSessions::new(Arc::new(SessionSources(sources.clone()))));
+        sources.add_hook(Arc::downgrade(&graphs) as Weak<dyn ServeHook>);
         Self {
             docs: Arc::new(Docs::new(sources.clone())),
-            graphs: GraphSessions::new(sources.clone()),
+            graphs,
             asking: Arc::new(Asking::default()),
             live: LiveFeeds::new(sources.clone()),
             max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),

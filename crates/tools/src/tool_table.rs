@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::caller::Caller;
 use crate::descriptions as text;
 use crate::graph_session as graph;
+use crate::graph_session::Caller;
 use crate::params::*;
 use crate::result::ToolResult;
 use crate::services::Services;

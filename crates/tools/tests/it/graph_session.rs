@@ -253,7 +253,7 @@ fn make_the_selected_nodes_bigger() {
         SelectParams {
             source: infra(),
             selector: Some("type == 'database'".into()),
-            mode: schemascope_session::selection::SelectMode::Add,
+            mode: schemascope_graph_session::selection::SelectMode::Add,
             ..Default::default()
         },
     ));
@@ -271,7 +271,7 @@ fn make_the_selected_nodes_bigger() {
         &registry.graphs,
         SelectParams {
             source: infra(),
-            mode: schemascope_session::selection::SelectMode::Clear,
+            mode: schemascope_graph_session::selection::SelectMode::Clear,
             ..Default::default()
         },
     ));
@@ -297,7 +297,7 @@ fn switching_to_the_mode_it_is_already_in_changes_nothing() {
         &registry.graphs,
         SetDimensionParams {
             source: infra(),
-            dimension: schemascope_session::view::Dimension::ThreeD,
+            dimension: schemascope_graph_session::view::Dimension::ThreeD,
         },
     );
     assert!(same.success);
@@ -307,7 +307,7 @@ fn switching_to_the_mode_it_is_already_in_changes_nothing() {
         &registry.graphs,
         SetDimensionParams {
             source: infra(),
-            dimension: schemascope_session::view::Dimension::TwoD,
+            dimension: schemascope_graph_session::view::Dimension::TwoD,
         },
     ));
     assert_eq!(flat["changed"], true);
@@ -506,7 +506,7 @@ fn layout_camera_and_zoom() {
         &registry.graphs,
         SetLayoutParams {
             source: infra(),
-            layout_type: schemascope_session::view::LayoutType::Circular,
+            layout_type: schemascope_graph_session::view::LayoutType::Circular,
             options: json!({"radius": 100}),
         },
     ));
@@ -523,7 +523,7 @@ fn layout_camera_and_zoom() {
         &registry.graphs,
         SetLayoutParams {
             source: infra(),
-            layout_type: schemascope_session::view::LayoutType::Grid,
+            layout_type: schemascope_graph_session::view::LayoutType::Grid,
             options: json!({"radius": 3}),
         },
     );
@@ -540,7 +540,7 @@ fn layout_camera_and_zoom() {
         &registry.graphs,
         SetCameraParams {
             source: infra(),
-            preset: Some(schemascope_session::view::CameraPreset::SideView),
+            preset: Some(schemascope_graph_session::view::CameraPreset::SideView),
             ..Default::default()
         },
     ));
@@ -561,7 +561,7 @@ fn layout_camera_and_zoom() {
         &registry.graphs,
         SetLayoutParams {
             source: infra(),
-            layout_type: schemascope_session::view::LayoutType::Fixed,
+            layout_type: schemascope_graph_session::view::LayoutType::Fixed,
             options: json!({}),
         },
     );
@@ -592,7 +592,7 @@ fn the_session_survives_a_restart() {
             &registry.graphs,
             SetDimensionParams {
                 source: infra(),
-                dimension: schemascope_session::view::Dimension::TwoD,
+                dimension: schemascope_graph_session::view::Dimension::TwoD,
             },
         ));
         ok(run_algorithm(
@@ -607,7 +607,7 @@ fn the_session_survives_a_restart() {
             &registry.graphs,
             SetLayoutParams {
                 source: infra(),
-                layout_type: schemascope_session::view::LayoutType::Grid,
+                layout_type: schemascope_graph_session::view::LayoutType::Grid,
                 options: json!({}),
             },
         ));
@@ -905,7 +905,7 @@ fn fixture_registry(name: &str) -> (Services, Value, tempfile::TempDir) {
 fn node_values(registry: &Services, algorithm: &str, name: &str) -> Vec<f64> {
     let session = registry.graphs.session(None).unwrap();
     let data = session.data();
-    let nodes = data.collection(schemascope_session::style::ElementKind::Node);
+    let nodes = data.collection(schemascope_graph_session::style::ElementKind::Node);
     nodes
         .items()
         .map(|item| {
@@ -1282,7 +1282,8 @@ fn run(registry: &Services, algorithm: &str, options: Value) -> Value {
 
 fn column(registry: &Services, algorithm: &str, name: &str) -> Vec<Value> {
     let session = registry.graphs.session(None).unwrap();
-    let nodes = session.data().collection(schemascope_session::style::ElementKind::Node).clone();
+    let nodes =
+        session.data().collection(schemascope_graph_session::style::ElementKind::Node).clone();
     nodes
         .items()
         .map(|item| {
@@ -1498,7 +1499,7 @@ fn saved_layers_from_before_sources_were_told_apart_stay_ai() {
     let parts = std::collections::BTreeMap::from([("layers".to_string(), row.to_string())]);
     let (state, problems) = schemascope_tools::graph_session::state::SessionState::decode(&parts);
     assert!(problems.is_empty(), "{problems:?}");
-    assert_eq!(state.layers.layers[1].source, schemascope_session::style::LayerSource::Ai);
+    assert_eq!(state.layers.layers[1].source, schemascope_graph_session::style::LayerSource::Ai);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! LLM styling in a loop keeps the newest layers, never a person's or a named one, and the
 //! bound holds across a restart from the session file.
 
-use schemascope_session::layers::MAX_LAYERS;
+use schemascope_graph_session::layers::MAX_LAYERS;
 use schemascope_tools::graph_session::*;
 use schemascope_tools::*;
 use serde_json::{Value, json};

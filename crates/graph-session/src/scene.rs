@@ -5,13 +5,13 @@
 
 use std::collections::HashMap;
 
-use schemascope_session::layers::StyleLayers;
-use schemascope_session::style::{ElementKind, style_leaves};
+use crate::layers::StyleLayers;
+use crate::style::{ElementKind, style_leaves};
 use serde_json::{Map, Value, json};
 
-use crate::graph_session::data::{Matches, SessionData};
-use crate::graph_session::session::GraphSession;
-use crate::result::ToolError;
+use crate::data::{Matches, SessionData};
+use crate::error::GraphSessionError;
+use crate::session::GraphSession;
 
 /// The computed style of every element of `kind`, as the page draws it: an index per element
 /// into a list of distinct flat render styles.
@@ -138,7 +138,7 @@ pub fn style_table(
 }
 
 /// The scene: everything the page needs to draw the session, at one version.
-pub fn scene(session: &GraphSession) -> Result<Value, ToolError> {
+pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
     // Read the version first: a change after this point sends an event, so the page refetches.
     let version = session.version();
     let state = session.state();

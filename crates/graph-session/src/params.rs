@@ -1,10 +1,10 @@
 //! Parameters of the graph session tools, with the contract's snake_case names.
 
+use crate::layers::ClearScope;
+use crate::selection::SelectMode;
+use crate::style::FlatStyle;
+use crate::view::{CameraPreset, Dimension, LayoutType};
 use schemars::JsonSchema;
-use schemascope_session::layers::ClearScope;
-use schemascope_session::selection::SelectMode;
-use schemascope_session::style::FlatStyle;
-use schemascope_session::view::{CameraPreset, Dimension, LayoutType};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-use crate::SessionError;
+use crate::error::LayerError;
 use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer, StyleRule, default_layer};
 
 /// The most layers a session holds, the built-in `default` included.
@@ -89,7 +89,7 @@ impl StyleLayers {
         ids: Option<Vec<String>>,
         style: &FlatStyle,
         now_ms: u64,
-    ) -> Result<Added, SessionError> {
+    ) -> Result<Added, LayerError> {
         let nested = style.nest(kind)?;
         let kind_name = match kind {
             ElementKind::Node => "node",
@@ -98,7 +98,7 @@ impl StyleLayers {
         let given = name.map(str::trim).filter(|n| !n.is_empty());
         let name = match given {
             Some("default") => {
-                return Err(SessionError::InvalidStyle(
+                return Err(LayerError::InvalidStyle(
                     "`default` is the built-in layer's name; choose another".into(),
                 ));
             }
@@ -140,7 +140,7 @@ impl StyleLayers {
         name: &str,
         source: LayerSource,
         unnamed: bool,
-    ) -> Result<Option<String>, SessionError> {
+    ) -> Result<Option<String>, LayerError> {
         let held = self.layers.len();
         if held < MAX_LAYERS {
             return Ok(None);
@@ -161,7 +161,7 @@ impl StyleLayers {
                         "so the named layer `{name}` cannot be added (only unnamed layers replace the oldest unnamed one)"
                     )
                 };
-                Err(SessionError::TooManyLayers(format!(
+                Err(LayerError::TooManyLayers(format!(
                     "the session already holds {held} style layers, its most is {MAX_LAYERS}, {why}; remove some with clear_styles (by `layer_name`, or `layers: \"ai\"`, \"user\" or \"all\")"
                 )))
             }
@@ -174,16 +174,16 @@ impl StyleLayers {
         &mut self,
         name: Option<&str>,
         scope: ClearScope,
-    ) -> Result<Vec<String>, SessionError> {
+    ) -> Result<Vec<String>, LayerError> {
         match name {
-            Some("default") => Err(SessionError::UnknownLayer(
+            Some("default") => Err(LayerError::UnknownLayer(
                 "the built-in `default` layer cannot be removed".into(),
             )),
             Some(name) => match self.layers.iter().position(|l| l.name == name) {
                 Some(i) => Ok(vec![self.layers.remove(i).name]),
                 None => {
                     let names: Vec<&str> = self.layers.iter().map(|l| l.name.as_str()).collect();
-                    Err(SessionError::UnknownLayer(format!(
+                    Err(LayerError::UnknownLayer(format!(
                         "no style layer named `{name}`; the layers are: {}",
                         names.join(", ")
                     )))
@@ -204,12 +204,12 @@ impl StyleLayers {
 
     /// The seed's describe_styles data: a summary per layer, or every style with `verbose`, or
     /// one layer.
-    pub fn describe(&self, verbose: bool, layer: Option<&str>) -> Result<Value, SessionError> {
+    pub fn describe(&self, verbose: bool, layer: Option<&str>) -> Result<Value, LayerError> {
         let chosen: Vec<(usize, &StyleLayer)> = match layer {
             Some(name) => match self.layers.iter().position(|l| l.name == name) {
                 Some(i) => vec![(i, &self.layers[i])],
                 None => {
-                    return Err(SessionError::UnknownLayer(format!(
+                    return Err(LayerError::UnknownLayer(format!(
                         "no style layer named `{name}`; the layers are: {}",
                         self.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ")
                     )));
@@ -357,7 +357,7 @@ mod tests {
         layers: &mut StyleLayers,
         source: LayerSource,
         now: u64,
-    ) -> Result<Added, SessionError> {
+    ) -> Result<Added, LayerError> {
         layers.add(None, source, ElementKind::Node, "", None, &red(), now)
     }
 
@@ -416,7 +416,7 @@ mod tests {
         let named = layers
             .add(Some("theme"), LayerSource::User, ElementKind::Edge, "", None, &red(), 9)
             .expect_err("named at the bound");
-        assert!(matches!(named, SessionError::TooManyLayers(_)), "{named:?}");
+        assert!(matches!(named, LayerError::TooManyLayers(_)), "{named:?}");
         let text = named.to_string();
         assert!(
             text.contains("256 style layers")

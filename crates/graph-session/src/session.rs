@@ -5,17 +5,17 @@ use schemascope_core::sync::{lock, read, write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use schemascope_session::view::{Camera, CameraPreset, Layout};
+use crate::view::{Camera, CameraPreset, Layout};
 use schemascope_sources::Source;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::graph_session::data::SessionData;
-use crate::graph_session::layout;
-use crate::graph_session::reconcile;
-use crate::graph_session::state::{Part, SessionState};
-use crate::graph_session::store::SessionStore;
-use crate::result::ToolError;
+use crate::data::SessionData;
+use crate::error::GraphSessionError;
+use crate::layout;
+use crate::reconcile;
+use crate::state::{Part, SessionState};
+use crate::store::SessionStore;
 
 /// What changed in a session, as the web view hears it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -60,7 +60,10 @@ pub(crate) fn now_rfc3339() -> String {
 
 impl GraphSession {
     /// Opens the session of graph source `base`, restoring its saved state from `store`.
-    pub fn open(base: Arc<Source>, store: Option<Arc<SessionStore>>) -> Result<Self, ToolError> {
+    pub fn open(
+        base: Arc<Source>,
+        store: Option<Arc<SessionStore>>,
+    ) -> Result<Self, GraphSessionError> {
         let name = base.name().to_string();
         let (mut state, mut restore_notes) = match &store {
             Some(store) => SessionState::decode(&store.load(&name)?),
@@ -142,7 +145,7 @@ impl GraphSession {
         self.events.subscribe()
     }
 
-    fn save(&self, state: &SessionState, parts: &[Part]) -> Result<(), ToolError> {
+    fn save(&self, state: &SessionState, parts: &[Part]) -> Result<(), GraphSessionError> {
         let Some(store) = &self.store else { return Ok(()) };
         if parts.is_empty() {
             return Ok(());
@@ -151,7 +154,9 @@ impl GraphSession {
             .iter()
             .map(|p| p.encode(state).map(|text| (p.key(), text)))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ToolError::Storage(format!("cannot encode the session state: {e}")))?;
+            .map_err(|e| {
+                GraphSessionError::Storage(format!("cannot encode the session state: {e}"))
+            })?;
         store.save(&self.name, &encoded, &now_rfc3339())
     }
 
@@ -171,8 +176,8 @@ impl GraphSession {
     /// `f`'s value and, when algorithm results changed, the source to serve instead.
     pub fn change<R>(
         &self,
-        f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), ToolError>,
-    ) -> Result<(R, Option<Arc<Source>>), ToolError> {
+        f: impl FnOnce(&mut SessionState, &SessionData) -> Result<(R, Vec<Part>), GraphSessionError>,
+    ) -> Result<(R, Option<Arc<Source>>), GraphSessionError> {
         let mut state = lock(&self.state);
         let data = self.data();
         let mut next = state.clone();
@@ -204,7 +209,7 @@ impl GraphSession {
     /// they are removed from the elements and their runs marked stale, ids that are gone leave
     /// the selection and the layers (`reconcile.rs`), and the graph is laid out again if its
     /// nodes changed. Returns the source to serve.
-    pub fn rebase(&self, base: Arc<Source>) -> Result<Arc<Source>, ToolError> {
+    pub fn rebase(&self, base: Arc<Source>) -> Result<Arc<Source>, GraphSessionError> {
         let mut state = lock(&self.state);
         let fingerprint = reconcile::data_fingerprint(&base)?;
         let mut next = state.clone();
@@ -243,7 +248,7 @@ fn positions_fit(state: &SessionState, data: &SessionData) -> bool {
 
 /// Recomputes the positions for the state's layout (falling back to the default layout if its
 /// options no longer apply).
-pub fn relayout(state: &mut SessionState, data: &SessionData) -> Result<(), ToolError> {
+pub fn relayout(state: &mut SessionState, data: &SessionData) -> Result<(), GraphSessionError> {
     let computed = layout::compute(
         data,
         state.layout.layout_type,

@@ -1,19 +1,19 @@
 //! The algorithms a session can run, what each writes (`algorithmResults.<namespace>.<type>.<name>`
 //! on nodes and edges, plus graph-level values), and running one over the session's graph.
 
+use crate::style::ElementKind;
 use schemascope_graph::{
     GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality,
     clustering, connected_components, degrees, louvain_communities, minimum_spanning_tree,
     pagerank, shortest_path, strongly_connected_components,
 };
-use schemascope_session::style::ElementKind;
 use serde_json::{Map, Value, json};
 
 use schemascope_core::figure;
 
-use crate::graph_session::data::{RESULTS_ROOT, SessionData};
-use crate::graph_session::state::AlgorithmOutput;
-use crate::result::ToolError;
+use crate::data::{RESULTS_ROOT, SessionData};
+use crate::error::GraphSessionError;
+use crate::state::AlgorithmOutput;
 
 /// The namespace of the built-in algorithms.
 pub const NAMESPACE: &str = "schemascope";
@@ -131,7 +131,10 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
 ];
 
 /// The algorithm called `namespace:type`, or an error listing what exists.
-pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmInfo, ToolError> {
+pub fn find(
+    namespace: &str,
+    algorithm_type: &str,
+) -> Result<&'static AlgorithmInfo, GraphSessionError> {
     let all = || {
         ALGORITHMS
             .iter()
@@ -140,7 +143,7 @@ pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmI
             .join(", ")
     };
     if namespace != NAMESPACE {
-        return Err(ToolError::InvalidParams(format!(
+        return Err(GraphSessionError::InvalidParams(format!(
             "unknown algorithm namespace `{namespace}`; the algorithms are: {}",
             all()
         )));
@@ -151,7 +154,7 @@ pub fn find(namespace: &str, algorithm_type: &str) -> Result<&'static AlgorithmI
                 algorithm_type,
                 ALGORITHMS.iter().map(|a| a.algorithm_type),
             );
-            ToolError::InvalidParams(format!(
+            GraphSessionError::InvalidParams(format!(
                 "unknown algorithm `{namespace}:{algorithm_type}`.{hint} The algorithms are: {}",
                 all()
             ))
@@ -167,21 +170,21 @@ pub fn property_path(algorithm_type: &str, name: &str) -> String {
 fn option_str<'a>(
     options: &'a Map<String, Value>,
     key: &str,
-) -> Result<Option<&'a str>, ToolError> {
+) -> Result<Option<&'a str>, GraphSessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => {
-            Err(ToolError::InvalidParams(format!("option `{key}` must be a string, not {other}")))
-        }
+        Some(other) => Err(GraphSessionError::InvalidParams(format!(
+            "option `{key}` must be a string, not {other}"
+        ))),
     }
 }
 
-fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, ToolError> {
+fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, GraphSessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_f64().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
-            ToolError::InvalidParams(format!("option `{key}` must be a number, not {v}"))
+            GraphSessionError::InvalidParams(format!("option `{key}` must be a number, not {v}"))
         }),
     }
 }
@@ -211,12 +214,12 @@ pub fn run(
     data: &SessionData,
     info: &AlgorithmInfo,
     options: &Value,
-) -> Result<(AlgorithmOutput, Value), ToolError> {
+) -> Result<(AlgorithmOutput, Value), GraphSessionError> {
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
         other => {
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "`options` must be an object, not {other}"
             )));
         }
@@ -224,7 +227,7 @@ pub fn run(
     if let Some(unknown) = options.keys().find(|k| !info.options.contains(&k.as_str())) {
         let accepted =
             if info.options.is_empty() { "none".to_string() } else { info.options.join(", ") };
-        return Err(ToolError::InvalidParams(format!(
+        return Err(GraphSessionError::InvalidParams(format!(
             "`{}` takes no option `{unknown}`; its options: {accepted}",
             info.algorithm_type
         )));
@@ -236,7 +239,7 @@ pub fn run(
         },
         Some(Value::Bool(b)) => (*b, DirectedBasis::Option),
         Some(other) => {
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "option `directed` must be true or false, not {other}"
             )));
         }
@@ -252,7 +255,7 @@ pub fn run(
             .property(&weight.parse().unwrap_or_default())
             .is_none()
     {
-        return Err(ToolError::InvalidParams(format!(
+        return Err(GraphSessionError::InvalidParams(format!(
             "option `weight`: the edges have no property `{weight}` (see describe_schema for edges)"
         )));
     }
@@ -270,11 +273,11 @@ pub fn run(
 
 /// Runs `work` (graph algorithms) with the call's cancellation token as their stop flag: a
 /// cancelled call stops them between steps, and their results, cut short, are dropped here.
-pub fn interruptible<T>(work: impl FnOnce() -> T) -> Result<T, ToolError> {
+pub fn interruptible<T>(work: impl FnOnce() -> T) -> Result<T, GraphSessionError> {
     let cancel = schemascope_core::cancel::current();
     let result = schemascope_graph::interrupt::with(cancel.flag(), work);
     cancel.check().map_err(|cancelled| {
-        ToolError::Core(schemascope_core::CoreError::Cancelled {
+        GraphSessionError::Core(schemascope_core::CoreError::Cancelled {
             reason: cancelled.reason,
             done: "the algorithm was cut short; nothing was saved".into(),
         })
@@ -344,7 +347,7 @@ fn run_on(
     options: &Map<String, Value>,
     g: &GraphData,
     weighted: bool,
-) -> Result<(AlgorithmOutput, Value), ToolError> {
+) -> Result<(AlgorithmOutput, Value), GraphSessionError> {
     let mut nodes: Vec<(String, Vec<Value>)> = Vec::new();
     let mut edges: Vec<(String, Vec<Value>)> = Vec::new();
     let mut graph = json!({});
@@ -367,7 +370,7 @@ fn run_on(
         "pagerank" => {
             let alpha = option_f64(options, "alpha")?.unwrap_or(0.85);
             if !(0.0..1.0).contains(&alpha) {
-                return Err(ToolError::InvalidParams(format!(
+                return Err(GraphSessionError::InvalidParams(format!(
                     "option `alpha` must be in [0, 1), not {alpha}"
                 )));
             }
@@ -423,7 +426,7 @@ fn run_on(
             let (Some(from), Some(to)) =
                 (option_str(options, "source")?, option_str(options, "target")?)
             else {
-                return Err(ToolError::InvalidParams(
+                return Err(GraphSessionError::InvalidParams(
                     "`shortestPath` needs options `source` and `target` (node ids)".into(),
                 ));
             };
@@ -437,7 +440,7 @@ fn run_on(
                     }
                     _ => String::new(),
                 };
-                ToolError::InvalidParams(format!("shortestPath: {e}.{hint}"))
+                GraphSessionError::InvalidParams(format!("shortestPath: {e}.{hint}"))
             })?;
             nodes = vec![
                 (
@@ -484,7 +487,7 @@ fn run_on(
             graph = json!({"totalWeight": figure::stat_json(mst.total_weight)});
         }
         other => {
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "algorithm `{other}` has no implementation"
             )));
         }

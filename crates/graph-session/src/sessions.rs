@@ -1,22 +1,32 @@
 //! The graph sessions being served: one per graph source, opened on first use with its saved
-//! state restored, kept in step with reloads of its data (a [`ServeHook`]).
+//! state restored, kept in step with reloads of its data ([`GraphSessions::serving`] and
+//! [`GraphSessions::served`], which the host calls on every change of a source).
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use schemascope_core::sync::lock;
 use schemascope_sources::Source;
 
-use crate::graph_session::data::graph_collections;
-use crate::graph_session::session::GraphSession;
-use crate::graph_session::store::SessionStore;
-use crate::result::ToolError;
-use crate::sources::{ServeHook, Sources};
+use crate::data::graph_collections;
+use crate::error::GraphSessionError;
+use crate::session::GraphSession;
+use crate::store::SessionStore;
+
+/// The sources a host serves, as the graph sessions need them.
+pub trait GraphSources: Send + Sync {
+    /// The source called `name`; with no name, the only source.
+    fn source(&self, name: Option<&str>) -> Result<Arc<Source>, GraphSessionError>;
+    /// Every source served.
+    fn all(&self) -> Vec<Arc<Source>>;
+    /// Serves `source` as it is: a session's data with its algorithm results written in.
+    fn serve(&self, source: Arc<Source>);
+}
 
 /// The live sessions of the graph sources, and the file they are saved to.
 pub struct GraphSessions {
-    sources: Arc<Sources>,
+    sources: Arc<dyn GraphSources>,
     sessions: Mutex<BTreeMap<String, Arc<GraphSession>>>,
     store: Mutex<Option<Arc<SessionStore>>>,
 }
@@ -29,10 +39,11 @@ impl std::fmt::Debug for GraphSessions {
     }
 }
 
-impl ServeHook for GraphSessions {
-    /// A graph with a live session gets the session's algorithm results written into its new
-    /// data (or, when they no longer fit, is served as loaded).
-    fn serving(&self, source: Arc<Source>) -> Arc<Source> {
+impl GraphSessions {
+    /// What to serve in place of `source`, about to be served: a graph with a live session gets
+    /// the session's algorithm results written into its new data (or, when they no longer fit,
+    /// is served as loaded).
+    pub fn serving(&self, source: Arc<Source>) -> Arc<Source> {
         let session = lock(&self.sessions).get(source.name()).cloned();
         match session {
             Some(session) => session.rebase(source.clone()).unwrap_or_else(|error| {
@@ -43,35 +54,27 @@ impl ServeHook for GraphSessions {
         }
     }
 
-    fn served(&self, name: &str) {
+    /// Source `name` is now served: its saved session, if any, is restored.
+    pub fn served(&self, name: &str) {
         self.restore_saved_session(name);
     }
-}
 
-impl GraphSessions {
-    /// No sessions yet, kept in memory only; registered with `sources` as a hook.
-    pub fn new(sources: Arc<Sources>) -> Arc<Self> {
-        let sessions = Arc::new(Self {
-            sources: sources.clone(),
-            sessions: Mutex::new(BTreeMap::new()),
-            store: Mutex::new(None),
-        });
-        let hook: Weak<dyn ServeHook> = Arc::downgrade(&sessions) as Weak<dyn ServeHook>;
-        sources.add_hook(hook);
-        sessions
+    /// No sessions yet, kept in memory only, over the host's `sources` (which must call
+    /// [`GraphSessions::serving`] and [`GraphSessions::served`] on every change of a source).
+    pub fn new(sources: Arc<dyn GraphSources>) -> Self {
+        Self { sources, sessions: Mutex::new(BTreeMap::new()), store: Mutex::new(None) }
     }
 
-    /// The sources the sessions are about.
-    pub fn sources(&self) -> &Arc<Sources> {
-        &self.sources
+    fn names(&self) -> Vec<String> {
+        self.sources.all().iter().map(|s| s.name().to_string()).collect()
     }
 
     /// Saves graph sessions to the SQLite file at `path` (created if missing); without it
     /// sessions live in memory only. Set it before the first graph tool call.
-    pub fn set_session_file(&self, path: &Path) -> Result<(), ToolError> {
+    pub fn set_session_file(&self, path: &Path) -> Result<(), GraphSessionError> {
         let store = SessionStore::open(path)?;
         *lock(&self.store) = Some(Arc::new(store));
-        for name in self.sources.names() {
+        for name in self.names() {
             self.restore_saved_session(&name);
         }
         Ok(())
@@ -85,7 +88,7 @@ impl GraphSessions {
         if lock(&self.sessions).contains_key(name) || store.last_saved(name).is_none() {
             return;
         }
-        let is_graph = self.sources.get(Some(name)).is_ok_and(|s| graph_collections(&s).is_ok());
+        let is_graph = self.sources.source(Some(name)).is_ok_and(|s| graph_collections(&s).is_ok());
         if is_graph && let Err(error) = self.session(Some(name)) {
             tracing::warn!(source = name, %error, "the saved graph session could not be restored; it opens on first use");
         }
@@ -93,27 +96,27 @@ impl GraphSessions {
 
     /// The live session of a graph source (the one named, else the only graph), opened on
     /// first use with its saved state restored.
-    pub fn session(&self, name: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+    pub fn session(&self, name: Option<&str>) -> Result<Arc<GraphSession>, GraphSessionError> {
         let source = match name {
-            Some(_) => self.sources.get(name)?,
+            Some(_) => self.sources.source(name)?,
             None => {
                 let graphs: Vec<Arc<Source>> = self
                     .sources
-                    .sources()
+                    .all()
                     .into_iter()
                     .filter(|s| graph_collections(s).is_ok())
                     .collect();
                 match graphs.as_slice() {
                     [only] => only.clone(),
                     [] => {
-                        return Err(ToolError::UnknownSource(format!(
+                        return Err(GraphSessionError::UnknownSource(format!(
                             "no graph source is served (sources: {}); graph tools need a graph file",
-                            self.sources.names().join(", ")
+                            self.names().join(", ")
                         )));
                     }
                     _ => {
                         let names: Vec<&str> = graphs.iter().map(|s| s.name()).collect();
-                        return Err(ToolError::UnknownSource(format!(
+                        return Err(GraphSessionError::UnknownSource(format!(
                             "several graphs are served; name one with `source`: {}",
                             names.join(", ")
                         )));
@@ -134,18 +137,18 @@ impl GraphSessions {
         drop(sessions);
         let served = session.data().source.clone();
         if !Arc::ptr_eq(&served, &source) {
-            self.sources.put(served);
+            self.sources.serve(served);
         }
         Ok(session)
     }
 
     /// The algorithm runs of graph `name`'s session, when one is open or saved (for hints).
-    pub fn history(&self, name: &str) -> Vec<crate::graph_session::state::AlgorithmRun> {
+    pub fn history(&self, name: &str) -> Vec<crate::state::AlgorithmRun> {
         self.session(Some(name)).map(|session| session.state().history).unwrap_or_default()
     }
 
     /// Serves the source a session change produced (new algorithm results).
     pub(crate) fn serve_session_source(&self, source: Arc<Source>) {
-        self.sources.put(source);
+        self.sources.serve(source);
     }
 }

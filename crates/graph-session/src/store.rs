@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::result::ToolError;
+use crate::error::GraphSessionError;
 
 /// The schema version written to `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;
@@ -21,8 +21,8 @@ pub struct SessionStore {
     connection: Mutex<Connection>,
 }
 
-fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> ToolError {
-    ToolError::Storage(format!("session file {}: {what}: {error}", path.display()))
+fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> GraphSessionError {
+    GraphSessionError::Storage(format!("session file {}: {what}: {error}", path.display()))
 }
 
 /// The session file and SQLite's companions (`-wal`, `-shm`), where they exist, must be regular
@@ -30,7 +30,7 @@ fn store_error(path: &Path, what: &str, error: impl std::fmt::Display) -> ToolEr
 /// each file opened without blocking; a missing one is created by SQLite as a regular file. (The
 /// check precedes SQLite's own open: whoever can swap files in the session directory between the
 /// two can already rewrite the session.)
-fn refuse_special_files(path: &Path) -> Result<(), ToolError> {
+fn refuse_special_files(path: &Path) -> Result<(), GraphSessionError> {
     let mut names = vec![path.to_path_buf()];
     for suffix in ["-wal", "-shm"] {
         let mut name = path.as_os_str().to_owned();
@@ -49,7 +49,7 @@ fn refuse_special_files(path: &Path) -> Result<(), ToolError> {
 
 impl SessionStore {
     /// Opens (or creates) the session file at `path`, creating its directory.
-    pub fn open(path: &Path) -> Result<Self, ToolError> {
+    pub fn open(path: &Path) -> Result<Self, GraphSessionError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| store_error(path, "cannot create its directory", e))?;
@@ -95,7 +95,7 @@ impl SessionStore {
     }
 
     /// Every saved part of `session`.
-    pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, ToolError> {
+    pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, GraphSessionError> {
         let connection = lock(&self.connection);
         let mut statement = connection
             .prepare("SELECT part, value FROM session_part WHERE session = ?1")
@@ -114,7 +114,7 @@ impl SessionStore {
         session: &str,
         parts: &[(String, String)],
         saved_at: &str,
-    ) -> Result<(), ToolError> {
+    ) -> Result<(), GraphSessionError> {
         let mut connection = lock(&self.connection);
         let fail = |e: rusqlite::Error| {
             let hint = match e.sqlite_error_code() {
@@ -126,7 +126,7 @@ impl SessionStore {
                 }
                 _ => "",
             };
-            ToolError::Storage(format!(
+            GraphSessionError::Storage(format!(
                 "the change was not saved, so it was not applied (the previous state is kept): session file {}: {e}{hint}",
                 self.path.display()
             ))

@@ -4,29 +4,33 @@
 
 use std::sync::Arc;
 
+use crate::layers::{ClearScope, MAX_LAYERS, StyleLayers};
+use crate::selection::SelectMode;
+use crate::style::{ElementKind, LayerSource, StyleRule, compute};
+use crate::view::{Camera, Dimension, Layout};
 use schemascope_core::display::{DisplayLimits, code};
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
-use schemascope_session::layers::{ClearScope, MAX_LAYERS, StyleLayers};
-use schemascope_session::selection::SelectMode;
-use schemascope_session::style::{ElementKind, LayerSource, StyleRule, compute};
-use schemascope_session::view::{Camera, Dimension, Layout};
 use serde_json::{Value, json};
 
+use crate::algorithms::{self, ALGORITHMS, NAMESPACE};
+use crate::answer::{Answer, Outcome};
 use crate::caller::Caller;
-use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
-use crate::graph_session::data::SessionData;
-use crate::graph_session::layout::LAYOUT_NAMES;
-use crate::graph_session::params::*;
-use crate::graph_session::session::{GraphSession, now_rfc3339, relayout};
-use crate::graph_session::sessions::GraphSessions;
-use crate::graph_session::state::{AddedProperties, AlgorithmRun, Part};
-use crate::result::{ToolError, ToolResult, envelope};
+use crate::data::SessionData;
+use crate::error::GraphSessionError;
+use crate::layout::LAYOUT_NAMES;
+use crate::params::*;
+use crate::session::{GraphSession, now_rfc3339, relayout};
+use crate::sessions::GraphSessions;
+use crate::state::{AddedProperties, AlgorithmRun, Part};
 
 /// Most ids or items describe_selection lists.
 pub const MAX_SELECTION_LISTED: usize = 100;
 
-fn session(graphs: &GraphSessions, source: Option<&str>) -> Result<Arc<GraphSession>, ToolError> {
+fn session(
+    graphs: &GraphSessions,
+    source: Option<&str>,
+) -> Result<Arc<GraphSession>, GraphSessionError> {
     graphs.session(source)
 }
 
@@ -55,29 +59,8 @@ fn matched_ids(data: &SessionData, kind: ElementKind, matches: &[bool]) -> Vec<S
         .collect()
 }
 
-/// Most ids listed in `affectedNodes`/`affectedEdges`; `data` carries the full counts.
-pub const MAX_AFFECTED: usize = 1_000;
-
-/// Graph answers list the ids of the nodes and edges they matched or changed beside their data
-/// (`affectedNodes`, `affectedEdges`; seed 003), cut at [`MAX_AFFECTED`].
-trait Affecting {
-    fn affecting(self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self;
-}
-
-impl Affecting for ToolResult {
-    fn affecting(mut self, nodes: Option<Vec<String>>, edges: Option<Vec<String>>) -> Self {
-        for (key, ids) in [("affectedNodes", nodes), ("affectedEdges", edges)] {
-            if let Some(mut ids) = ids {
-                ids.truncate(MAX_AFFECTED);
-                self.beside.insert(key.into(), Value::from(ids));
-            }
-        }
-        self
-    }
-}
-
 /// The answer listing `ids` as affected nodes or edges, by `kind`.
-fn affecting_kind(result: ToolResult, kind: ElementKind, ids: Vec<String>) -> ToolResult {
+fn affecting_kind(result: Answer, kind: ElementKind, ids: Vec<String>) -> Answer {
     match kind {
         ElementKind::Node => result.affecting(Some(ids), None),
         ElementKind::Edge => result.affecting(None, Some(ids)),
@@ -104,8 +87,8 @@ fn point(p: [f64; 3]) -> Value {
 }
 
 /// `query_graph`: counts, layout, view and a summary.
-pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResult {
-    envelope((|| {
+pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         let data = session.data();
@@ -139,20 +122,20 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResu
         };
         Ok(match params.query {
             GraphQuery::NodeCount => {
-                ToolResult::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes}))
+                Answer::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes}))
             }
             GraphQuery::EdgeCount => {
-                ToolResult::ok(format!("The graph has {edges} edges."), json!({"edgeCount": edges}))
+                Answer::ok(format!("The graph has {edges} edges."), json!({"edgeCount": edges}))
             }
             GraphQuery::CurrentLayout => {
                 let layout_type =
                     serde_json::to_value(state.layout.layout_type).unwrap_or_default();
-                ToolResult::ok(
+                Answer::ok(
                     format!("Current layout: {}.", layout_type.as_str().unwrap_or_default()),
                     json!({"currentLayout": layout_type}),
                 )
             }
-            GraphQuery::Summary => ToolResult::ok(
+            GraphQuery::Summary => Answer::ok(
                 format!("{nodes} nodes, {edges} edges, {} mode.", mode_label(state.view.dimension)),
                 summary(),
             ),
@@ -160,12 +143,9 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResu
                 let mut all = summary();
                 all["view"] = view();
                 all["layout"] = layout();
-                ToolResult::ok(
-                    format!("{nodes} nodes, {edges} edges; view, layout and state."),
-                    all,
-                )
+                Answer::ok(format!("{nodes} nodes, {edges} edges; view, layout and state."), all)
             }
-            GraphQuery::View => ToolResult::ok(
+            GraphQuery::View => Answer::ok(
                 format!("Current view: {} mode.", mode_label(state.view.dimension)),
                 view(),
             ),
@@ -173,7 +153,7 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResu
                 let layout_type =
                     serde_json::to_value(state.layout.layout_type).unwrap_or_default();
                 let settled = if state.layout.settled { "settled" } else { "not settled" };
-                ToolResult::ok(
+                Answer::ok(
                     format!(
                         "Current layout: {} ({settled}).",
                         layout_type.as_str().unwrap_or_default()
@@ -182,11 +162,11 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> ToolResu
                 )
             }
         })
-    })())
+    })()
 }
 
-fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -> ToolResult {
-    envelope((|| {
+fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let matches = data.matches(kind, &params.selector)?;
@@ -227,11 +207,11 @@ fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -
         for hint in &hints {
             message.push_str(&format!(" {hint}"));
         }
-        message.push_str(&crate::sample::depth_cut_sentence(cuts.depth));
+        message.push_str(&schemascope_core::display::depth_cut_sentence(cuts.depth));
         let data_out = json!({"selector": params.selector, "count": count, "total": collection.len(), "ids": ids.iter().take(schemascope_core::selector::MAX_IDS).collect::<Vec<_>>(), "idsTruncated": count > schemascope_core::selector::MAX_IDS, "items": items, "unevaluated": unevaluated, "hints": hints, "depthLimited": cuts.depth});
-        let result = ToolResult::ok(message, data_out);
+        let result = Answer::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
-    })())
+    })()
 }
 
 /// Why a selector matched no element of `kind`, where the data tells (see
@@ -260,23 +240,18 @@ fn empty_match_hints(
     let explained = schemascope_core::no_match::explain(&compiled, data.collection(kind), &others);
     let mut hints = explained.hints;
     for unknown in &explained.unknown_properties {
-        hints.extend(crate::graph_session::hints::algorithm_hint(
-            &data.source,
-            kind,
-            unknown,
-            history,
-        ));
+        hints.extend(crate::hints::algorithm_hint(&data.source, kind, unknown, history));
     }
     hints
 }
 
 /// `find_nodes`: nodes matching a selector.
-pub fn find_nodes(graphs: &GraphSessions, params: FindElementsParams) -> ToolResult {
+pub fn find_nodes(graphs: &GraphSessions, params: FindElementsParams) -> Outcome {
     find(graphs, params, ElementKind::Node)
 }
 
 /// `find_edges`: edges matching a selector.
-pub fn find_edges(graphs: &GraphSessions, params: FindElementsParams) -> ToolResult {
+pub fn find_edges(graphs: &GraphSessions, params: FindElementsParams) -> Outcome {
     find(graphs, params, ElementKind::Edge)
 }
 
@@ -285,8 +260,8 @@ fn style(
     caller: Caller,
     params: StyleElementsParams,
     kind: ElementKind,
-) -> ToolResult {
-    envelope((|| {
+) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         if let Some(ids) = &params.ids {
@@ -296,7 +271,7 @@ fn style(
                     unknown,
                     index.keys().map(String::as_str),
                 );
-                return Err(ToolError::InvalidParams(format!(
+                return Err(GraphSessionError::InvalidParams(format!(
                     "`ids`: no {} has id `{unknown}`.{hint}",
                     if kind == ElementKind::Node { "node" } else { "edge" }
                 )));
@@ -319,7 +294,7 @@ fn style(
             for hint in &hints {
                 message.push_str(&format!(" {hint}"));
             }
-            return Ok(ToolResult::failed(
+            return Ok(Answer::failed(
                 message,
                 json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "unevaluated": unevaluated, "hints": hints}),
             ));
@@ -336,7 +311,7 @@ fn style(
                     &params.style,
                     now_ms(),
                 )
-                .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+                .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
             Ok((added, vec![Part::Layers]))
         })?;
         let name = added.name;
@@ -357,9 +332,9 @@ fn style(
         }
         message.push_str(&unevaluated.sentence(one, many));
         let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary()), "removedLayer": added.gave_way});
-        let result = ToolResult::ok(message, data_out);
+        let result = Answer::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
-    })())
+    })()
 }
 
 /// `find_and_style_nodes`: adds a style layer for the nodes a selector matches, recorded as
@@ -368,7 +343,7 @@ pub fn find_and_style_nodes(
     graphs: &GraphSessions,
     caller: Caller,
     params: StyleElementsParams,
-) -> ToolResult {
+) -> Outcome {
     style(graphs, caller, params, ElementKind::Node)
 }
 
@@ -378,19 +353,19 @@ pub fn find_and_style_edges(
     graphs: &GraphSessions,
     caller: Caller,
     params: StyleElementsParams,
-) -> ToolResult {
+) -> Outcome {
     style(graphs, caller, params, ElementKind::Edge)
 }
 
 /// `clear_styles`: removes a layer by name, or every layer of the asked source (AI by default).
-pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> ToolResult {
-    envelope((|| {
+pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let (removed, _) = session.change(|state, _| {
             let removed = state
                 .layers
                 .clear(params.layer_name.as_deref(), params.layers)
-                .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+                .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
             let parts = if removed.is_empty() { vec![] } else { vec![Part::Layers] };
             Ok((removed, parts))
         })?;
@@ -421,16 +396,16 @@ pub fn clear_styles(graphs: &GraphSessions, params: ClearStylesParams) -> ToolRe
                 removed.join(", ")
             ),
         };
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             message,
             json!({"removed": removed, "remainingLayers": state.layers.layers.len()}),
         ))
-    })())
+    })()
 }
 
 /// `describe_styles`: the layers in order, one layer, or an element's computed style.
-pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> ToolResult {
-    envelope((|| {
+pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         if let Some(id) = &params.compute_for {
@@ -439,22 +414,22 @@ pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> 
         let described = state
             .layers
             .describe(params.verbose, params.layer_name.as_deref())
-            .map_err(|e| ToolError::InvalidParams(e.to_string()))?;
+            .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
         let n = state.layers.layers.len();
         let message = match &params.layer_name {
             Some(name) => format!("Style layer `{name}`."),
             None if params.verbose => format!("Found {n} style layers (verbose)."),
             None => format!("Found {n} style layers."),
         };
-        Ok(ToolResult::ok(message, described))
-    })())
+        Ok(Answer::ok(message, described))
+    })()
 }
 
 fn compute_for(
     data: &SessionData,
     layers: &StyleLayers,
     id: &str,
-) -> Result<ToolResult, ToolError> {
+) -> Result<Answer, GraphSessionError> {
     let found = [ElementKind::Node, ElementKind::Edge]
         .into_iter()
         .find_map(|kind| data.id_index(kind).get(id).map(|&i| (kind, i)));
@@ -467,7 +442,9 @@ fn compute_for(
         let hint =
             closest(id, ids, 3).iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         let hint = if hint.is_empty() { String::new() } else { format!(" Did you mean {hint}?") };
-        return Err(ToolError::InvalidParams(format!("No node or edge has id `{id}`.{hint}")));
+        return Err(GraphSessionError::InvalidParams(format!(
+            "No node or edge has id `{id}`.{hint}"
+        )));
     };
     let matching: Vec<usize> = layers
         .layers
@@ -478,7 +455,7 @@ fn compute_for(
         .collect();
     let computed = compute(&layers.layers, kind, &matching);
     let noun = if kind == ElementKind::Node { "node" } else { "edge" };
-    let result = ToolResult::ok(
+    let result = Answer::ok(
         format!("Computed style for {noun} '{id}'."),
         json!({"elementId": id, "elementType": noun, "computedStyle": computed.computed_style, "contributingLayers": computed.contributing_layers}),
     );
@@ -486,8 +463,8 @@ fn compute_for(
 }
 
 /// `describe_selection`: what is selected, optionally with data; long lists are cut with counts.
-pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParams) -> ToolResult {
-    envelope((|| {
+pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let selection = session.state().selection;
         let (n, e) = (selection.nodes.len(), selection.edges.len());
@@ -534,14 +511,14 @@ pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParam
             out["truncated"] = json!(true);
             out["listedLimit"] = json!(MAX_SELECTION_LISTED);
         }
-        Ok(ToolResult::ok(message, out)
+        Ok(Answer::ok(message, out)
             .affecting(Some(selection.nodes.clone()), Some(selection.edges.clone())))
-    })())
+    })()
 }
 
 /// `select`: changes the selection by ids or selector.
-pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
-    envelope((|| {
+pub fn select(graphs: &GraphSessions, params: SelectParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let (mut nodes, mut edges) = (Vec::new(), Vec::new());
@@ -558,7 +535,7 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
         if !unknown.is_empty() {
             let all = data.id_index(ElementKind::Node).keys().map(String::as_str);
             let hint = schemascope_core::suggest::did_you_mean(unknown[0], all);
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "No node or edge has id {}.{hint}",
                 unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
             )));
@@ -571,7 +548,7 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
             };
             let ids = matched_ids(&data, kind, &data.matches(kind, selector)?);
             if ids.is_empty() && params.mode != SelectMode::Clear {
-                return Ok(ToolResult::failed(
+                return Ok(Answer::failed(
                     format!("Nothing matches {}; the selection is unchanged.", code(selector)),
                     json!({"error": "no_match", "selector": selector}),
                 ));
@@ -582,7 +559,7 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
             }
         }
         if params.mode != SelectMode::Clear && nodes.is_empty() && edges.is_empty() {
-            return Err(ToolError::InvalidParams(
+            return Err(GraphSessionError::InvalidParams(
                 "give `ids` or a `selector` (or mode `clear`)".into(),
             ));
         }
@@ -601,14 +578,14 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> ToolResult {
                 kind_noun(ElementKind::Edge, selection.edges.len())
             )
         };
-        Ok(ToolResult::ok(message, json!({"nodeCount": selection.nodes.len(), "edgeCount": selection.edges.len(), "mode": params.mode}))
+        Ok(Answer::ok(message, json!({"nodeCount": selection.nodes.len(), "edgeCount": selection.edges.len(), "mode": params.mode}))
             .affecting(Some(nodes), Some(edges)))
-    })())
+    })()
 }
 
 /// `set_layout`: lays the graph out again.
-pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult {
-    envelope((|| {
+pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let (layout, _) = session.change(|state, data| {
             let previous = state.layout.clone();
@@ -617,7 +594,7 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult
                 options: params.options.clone(),
                 settled: false,
             };
-            let computed = crate::graph_session::layout::compute(
+            let computed = crate::layout::compute(
                 data,
                 params.layout_type,
                 &params.options,
@@ -629,7 +606,7 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult
             state.layout.settled = settled;
             state.layout.options = options;
             state.view.camera = Camera::preset(
-                schemascope_session::view::CameraPreset::FitToGraph,
+                crate::view::CameraPreset::FitToGraph,
                 &state.positions.positions,
                 state.view.dimension,
             );
@@ -637,7 +614,7 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult
         })?;
         let name = serde_json::to_value(layout.layout_type).unwrap_or_default();
         let iterations = session.state().positions.iterations;
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!(
                 "Layout set to {} ({}).",
                 name.as_str().unwrap_or_default(),
@@ -645,12 +622,12 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> ToolResult
             ),
             json!({"type": layout.layout_type, "options": layout.options, "settled": layout.settled, "iterations": iterations}),
         ))
-    })())
+    })()
 }
 
 /// `set_dimension`: 2D or 3D; says so when it already is.
-pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> ToolResult {
-    envelope((|| {
+pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let (changed, _) = session.change(|state, data| {
             if state.view.dimension == params.dimension {
@@ -659,14 +636,14 @@ pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> Tool
             state.view.dimension = params.dimension;
             // Force-directed positions depend on the dimension; the static layouts do not.
             let mut parts = vec![Part::View];
-            if state.layout.layout_type == schemascope_session::view::LayoutType::ForceDirected
+            if state.layout.layout_type == crate::view::LayoutType::ForceDirected
                 || params.dimension == Dimension::TwoD
             {
                 relayout(state, data)?;
                 parts.push(Part::Layout);
             }
             state.view.camera = Camera::preset(
-                schemascope_session::view::CameraPreset::FitToGraph,
+                crate::view::CameraPreset::FitToGraph,
                 &state.positions.positions,
                 state.view.dimension,
             );
@@ -678,21 +655,21 @@ pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> Tool
         } else {
             format!("The graph is already in {mode} mode; nothing changed.")
         };
-        Ok(ToolResult::ok(message, json!({"mode": mode, "changed": changed})))
-    })())
+        Ok(Answer::ok(message, json!({"mode": mode, "changed": changed})))
+    })()
 }
 
 /// `set_camera`: a preset, or a position and target.
-pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> ToolResult {
-    envelope((|| {
+pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         if params.preset.is_none() && params.position.is_none() && params.target.is_none() {
-            return Err(ToolError::InvalidParams(
+            return Err(GraphSessionError::InvalidParams(
                 "give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into(),
             ));
         }
         if params.position.iter().chain(params.target.iter()).flatten().any(|x| !x.is_finite()) {
-            return Err(ToolError::InvalidParams(
+            return Err(GraphSessionError::InvalidParams(
                 "camera coordinates must be finite numbers".into(),
             ));
         }
@@ -721,16 +698,16 @@ pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> ToolResult
             ),
             None => "the given position".to_string(),
         };
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!("Camera set to {what}."),
             json!({"position": point(camera.position), "target": point(camera.target), "distance": camera.distance(), "activePreset": camera.preset}),
         ))
-    })())
+    })()
 }
 
 /// `zoom_to_nodes`: frames the given nodes.
-pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolResult {
-    envelope((|| {
+pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let data = session.data();
         let mut ids = params.ids.clone();
@@ -742,7 +719,7 @@ pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolR
             ));
         }
         if ids.is_empty() {
-            return Ok(ToolResult::failed(
+            return Ok(Answer::failed(
                 "No nodes to zoom to: give `ids` or a `selector` that matches nodes.",
                 json!({"error": "no_match"}),
             ));
@@ -763,7 +740,7 @@ pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolR
             if !unknown.is_empty() {
                 let hint =
                     schemascope_core::suggest::did_you_mean(&unknown[0], by_id.keys().copied());
-                return Err(ToolError::InvalidParams(format!(
+                return Err(GraphSessionError::InvalidParams(format!(
                     "No node has id `{}`.{hint}",
                     unknown[0]
                 )));
@@ -771,17 +748,17 @@ pub fn zoom_to_nodes(graphs: &GraphSessions, params: ZoomToNodesParams) -> ToolR
             state.view.camera = state.view.camera.framing(&points);
             Ok((state.view.camera.clone(), vec![Part::View]))
         })?;
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!("Zoomed to {}.", kind_noun(ElementKind::Node, ids.len())),
             json!({"position": point(camera.position), "target": point(camera.target), "distance": camera.distance()}),
         )
         .affecting(Some(ids), None))
-    })())
+    })()
 }
 
 /// `list_algorithms`: what can run, what has run, and the properties runs added.
-pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> ToolResult {
-    envelope((|| {
+pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let state = session.state();
         let algorithms: Vec<Value> = ALGORITHMS
@@ -811,7 +788,7 @@ pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> 
         } else {
             String::new()
         };
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!(
                 "Found {} available algorithm(s). {run} have current results.{stale_note}",
                 ALGORITHMS.len()
@@ -821,12 +798,12 @@ pub fn list_algorithms(graphs: &GraphSessions, params: ListAlgorithmsParams) -> 
                 "history": state.history, "availableDataProperties": available,
             }),
         ))
-    })())
+    })()
 }
 
 /// `run_algorithm`: runs an algorithm and writes its results into the graph's elements.
-pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> ToolResult {
-    envelope((|| {
+pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outcome {
+    (|| {
         let session = session(graphs, params.source.as_deref())?;
         let namespace = params.namespace.clone().unwrap_or_else(|| NAMESPACE.to_string());
         let info = algorithms::find(&namespace, &params.algorithm_type)?;
@@ -860,7 +837,7 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
             // The file may have been reloaded while the algorithm ran: never store results of
             // data that is no longer served.
             if output.data_fingerprint.as_deref() != Some(current.fingerprint()?.as_str()) {
-                return Err(ToolError::InvalidParams(format!(
+                return Err(GraphSessionError::InvalidParams(format!(
                     "the graph was reloaded while {} ran, so its results describe data that is gone; run it again",
                     run.algorithm
                 )));
@@ -885,7 +862,7 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
             .into_iter()
             .flatten()
             .collect();
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!(
                 "Ran {NAMESPACE}:{} ({}) in {} ms; style or select {}.{}",
                 info.algorithm_type,
@@ -897,18 +874,18 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Tool
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
         )
         .affecting((!node_ids.is_empty()).then_some(node_ids), (!edge_ids.is_empty()).then_some(edge_ids)))
-    })())
+    })()
 }
 
 /// `report_viewport`: the web view reports its canvas size (query_graph's `view.viewport`).
-pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> ToolResult {
-    envelope((|| {
+pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> Outcome {
+    (|| {
         if params.width == 0
             || params.height == 0
             || params.width > 100_000
             || params.height > 100_000
         {
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "viewport {}x{} is not a canvas size",
                 params.width, params.height
             )));
@@ -922,9 +899,9 @@ pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> 
             state.view.viewport = Some(size);
             Ok(((), vec![Part::View]))
         })?;
-        Ok(ToolResult::ok(
+        Ok(Answer::ok(
             format!("Viewport {}x{}.", params.width, params.height),
             json!({"width": params.width, "height": params.height}),
         ))
-    })())
+    })()
 }

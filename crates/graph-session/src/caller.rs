@@ -1,7 +1,7 @@
 //! Who calls a tool: an LLM over MCP, or a person (or their app) through the web view and
 //! `POST /v1/tools/{name}`. Surfaces state it; tools record it (a style layer's source).
 
-use schemascope_session::style::LayerSource;
+use crate::style::LayerSource;
 
 /// Who calls a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

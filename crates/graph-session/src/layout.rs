@@ -1,14 +1,14 @@
 //! Computing node positions for a session's layout (type + options) on its graph.
 
+use crate::style::ElementKind;
+use crate::view::{Dimension, LayoutType};
 use schemascope_graph::GraphData;
 use schemascope_graph::layout::{self, ForceOptions, Positions};
-use schemascope_session::style::ElementKind;
-use schemascope_session::view::{Dimension, LayoutType};
 use serde_json::{Map, Value, json};
 
-use crate::graph_session::data::SessionData;
-use crate::graph_session::state::NodePositions;
-use crate::result::ToolError;
+use crate::data::SessionData;
+use crate::error::GraphSessionError;
+use crate::state::NodePositions;
 
 /// Above this many nodes the default layout is a spiral: force-directed costs n² per iteration.
 pub const FORCE_DEFAULT_MAX_NODES: usize = 5_000;
@@ -29,11 +29,11 @@ fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
     }
 }
 
-fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, ToolError> {
+fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, GraphSessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v.as_f64().filter(|f| f.is_finite() && *f >= 0.0).ok_or_else(|| {
-            ToolError::InvalidParams(format!(
+            GraphSessionError::InvalidParams(format!(
                 "layout option `{key}` must be a number >= 0, not {v}"
             ))
         }),
@@ -51,19 +51,19 @@ pub fn compute(
     layout_type: LayoutType,
     options: &Value,
     dimension: Dimension,
-) -> Result<(NodePositions, bool, Value), ToolError> {
+) -> Result<(NodePositions, bool, Value), GraphSessionError> {
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
         other => {
-            return Err(ToolError::InvalidParams(format!(
+            return Err(GraphSessionError::InvalidParams(format!(
                 "layout `options` must be an object, not {other}"
             )));
         }
     };
     let allowed = accepted(layout_type);
     if let Some(unknown) = options.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ToolError::InvalidParams(format!(
+        return Err(GraphSessionError::InvalidParams(format!(
             "this layout takes no option `{unknown}`; its options: {}",
             allowed.join(", ")
         )));
@@ -107,14 +107,14 @@ pub fn compute(
                     .iter()
                     .map(|s| {
                         s.as_u64().map(|s| s as usize).ok_or_else(|| {
-                            ToolError::InvalidParams(format!(
+                            GraphSessionError::InvalidParams(format!(
                                 "layout option `shells` lists node counts; `{s}` is not one"
                             ))
                         })
                     })
                     .collect::<Result<_, _>>()?,
                 Some(other) => {
-                    return Err(ToolError::InvalidParams(format!(
+                    return Err(GraphSessionError::InvalidParams(format!(
                         "layout option `shells` must be a list of node counts, not {other}"
                     )));
                 }
@@ -140,12 +140,12 @@ fn fixed(
     data: &SessionData,
     g: &GraphData,
     options: &Map<String, Value>,
-) -> Result<Positions, ToolError> {
-    let path = |key: &str| -> Result<Vec<String>, ToolError> {
+) -> Result<Positions, GraphSessionError> {
+    let path = |key: &str| -> Result<Vec<String>, GraphSessionError> {
         match options.get(key) {
             None | Some(Value::Null) => Ok(vec![key.to_string()]),
             Some(Value::String(p)) => Ok(p.split('.').map(str::to_string).collect()),
-            Some(other) => Err(ToolError::InvalidParams(format!(
+            Some(other) => Err(GraphSessionError::InvalidParams(format!(
                 "layout option `{key}` is a property path, not {other}"
             ))),
         }
@@ -177,7 +177,7 @@ fn fixed(
         })
         .collect();
     if missing > 0 && missing == 2 * g.node_count() {
-        return Err(ToolError::InvalidParams(format!(
+        return Err(GraphSessionError::InvalidParams(format!(
             "no node has numeric `{}` and `{}` properties; give the paths, e.g. options {{\"x\": \"pos.x\", \"y\": \"pos.y\"}}",
             paths[0].join("."),
             paths[1].join(".")

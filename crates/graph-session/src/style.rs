@@ -6,8 +6,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::SessionError;
 use crate::color::normalize_color;
+use crate::error::LayerError;
 
 /// Where a layer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -136,19 +136,19 @@ pub struct FlatStyle {
 
 impl FlatStyle {
     /// The nested style for `kind`; colours become lowercase hex, values are range-checked.
-    pub fn nest(&self, kind: ElementKind) -> Result<Value, SessionError> {
+    pub fn nest(&self, kind: ElementKind) -> Result<Value, LayerError> {
         let mut style = Map::new();
         let mut set = |path: &[&str], value: Value| set_path(&mut style, &path.join("."), value);
         let color = self.color.as_deref().map(normalize_color).transpose()?;
         if let Some(size) = self.size
             && !(size.is_finite() && size > 0.0 && size <= 100.0)
         {
-            return Err(SessionError::InvalidStyle(format!(
+            return Err(LayerError::InvalidStyle(format!(
                 "size must be between 0 and 100, not {size}"
             )));
         }
         if let Some(opacity) = self.opacity.filter(|o| !(0.0..=1.0).contains(o)) {
-            return Err(SessionError::InvalidStyle(format!(
+            return Err(LayerError::InvalidStyle(format!(
                 "opacity must be between 0 and 1, not {opacity}"
             )));
         }
@@ -205,7 +205,7 @@ impl FlatStyle {
             set(&["enabled"], json!(!hidden));
         }
         if style.is_empty() {
-            return Err(SessionError::InvalidStyle(
+            return Err(LayerError::InvalidStyle(
                 "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden".into(),
             ));
         }

@@ -10,13 +10,13 @@ use std::collections::HashSet;
 use schemascope_docs::fingerprint::Fnv64;
 use schemascope_sources::Source;
 
-use crate::graph_session::data::graph_collections;
-use crate::graph_session::state::{Part, SessionState};
-use crate::result::ToolError;
+use crate::data::graph_collections;
+use crate::error::GraphSessionError;
+use crate::state::{Part, SessionState};
 
 /// A hash of the loaded graph — every node and edge id, every edge's ends, every item's data —
 /// stored with each algorithm run (FNV-1a: written to the session file and compared across runs).
-pub fn data_fingerprint(base: &Source) -> Result<String, ToolError> {
+pub fn data_fingerprint(base: &Source) -> Result<String, GraphSessionError> {
     let (nodes, edges) = graph_collections(base)?;
     let mut hash = Fnv64::default();
     for collection in [nodes, edges] {
@@ -49,7 +49,7 @@ pub fn reconcile(
     base: &Source,
     fingerprint: &str,
     why: &str,
-) -> Result<Reconciled, ToolError> {
+) -> Result<Reconciled, GraphSessionError> {
     let mut out = Reconciled::default();
     let stale_keys: Vec<String> = state
         .results

@@ -1,12 +1,12 @@
 //! Colours as the renderer takes them: CSS names and any CSS colour syntax become `#rrggbb`
 //! (or `#rrggbbaa` when not opaque).
 
-use crate::SessionError;
+use crate::error::LayerError;
 
 /// `color` (`red`, `SteelBlue`, `#F00`, `rgb(255 0 0)`) as lowercase hex.
-pub fn normalize_color(color: &str) -> Result<String, SessionError> {
+pub fn normalize_color(color: &str) -> Result<String, LayerError> {
     let parsed = csscolorparser::parse(color.trim()).map_err(|_| {
-        SessionError::InvalidStyle(format!(
+        LayerError::InvalidStyle(format!(
             "`{color}` is not a colour; use a CSS colour name (red, steelblue) or hex (#ff0000)"
         ))
     })?;

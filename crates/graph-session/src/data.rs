@@ -10,16 +10,16 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use crate::style::{ElementKind, StyleRule};
 use schemascope_core::selector::columns::{FieldPath, PathColumn};
 use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
 use schemascope_graph::GraphData;
-use schemascope_session::style::{ElementKind, StyleRule};
 use schemascope_sources::Source;
 use serde_json::{Map, Value};
 
-use crate::graph_session::state::AlgorithmOutput;
-use crate::result::ToolError;
+use crate::error::GraphSessionError;
+use crate::state::AlgorithmOutput;
 
 /// The property every algorithm writes under.
 pub const RESULTS_ROOT: &str = "algorithmResults";
@@ -57,12 +57,12 @@ fn slot(kind: ElementKind) -> usize {
 /// Checks that `source` is a graph and returns its nodes and edges.
 pub fn graph_collections(
     source: &Source,
-) -> Result<(&Arc<Collection>, &Arc<Collection>), ToolError> {
+) -> Result<(&Arc<Collection>, &Arc<Collection>), GraphSessionError> {
     let nodes = source.collections.iter().find(|c| c.kind() == CollectionKind::Nodes);
     let edges = source.collections.iter().find(|c| c.kind() == CollectionKind::Edges);
     match (nodes, edges) {
         (Some(nodes), Some(edges)) => Ok((nodes, edges)),
-        _ => Err(ToolError::InvalidParams(format!(
+        _ => Err(GraphSessionError::InvalidParams(format!(
             "source `{}` is not a graph (its collections: {}); graph tools need a graph file with nodes and edges",
             source.name(),
             source.collection_names().join(", ")
@@ -75,7 +75,7 @@ impl SessionData {
     pub fn new(
         base: Arc<Source>,
         results: &BTreeMap<String, Arc<AlgorithmOutput>>,
-    ) -> Result<Self, ToolError> {
+    ) -> Result<Self, GraphSessionError> {
         graph_collections(&base)?;
         let source =
             if results.is_empty() { base.clone() } else { Arc::new(augment(&base, results)?) };
@@ -119,11 +119,11 @@ impl SessionData {
     }
 
     /// The loaded data's fingerprint (`reconcile::data_fingerprint`), computed once.
-    pub fn fingerprint(&self) -> Result<String, ToolError> {
+    pub fn fingerprint(&self) -> Result<String, GraphSessionError> {
         if let Some(known) = self.fingerprint.get() {
             return Ok(known.clone());
         }
-        let computed = crate::graph_session::reconcile::data_fingerprint(&self.base)?;
+        let computed = crate::reconcile::data_fingerprint(&self.base)?;
         Ok(self.fingerprint.get_or_init(|| computed).clone())
     }
 
@@ -136,7 +136,7 @@ impl SessionData {
     pub fn with_results(
         &self,
         results: &BTreeMap<String, Arc<AlgorithmOutput>>,
-    ) -> Result<Self, ToolError> {
+    ) -> Result<Self, GraphSessionError> {
         let next = Self::new(self.base.clone(), results)?;
         if let Some(known) = self.fingerprint.get() {
             let _ = next.fingerprint.set(known.clone());
@@ -192,7 +192,7 @@ impl SessionData {
     }
 
     /// Which elements of `kind` match `selector` (empty matches all); cached per selector.
-    pub fn matches(&self, kind: ElementKind, selector: &str) -> Result<Matches, ToolError> {
+    pub fn matches(&self, kind: ElementKind, selector: &str) -> Result<Matches, GraphSessionError> {
         self.prepare_matches(kind, &[selector])?;
         let key = (slot(kind), selector.to_string());
         let cached = lock(&self.matches).get(&key).cloned();
@@ -212,7 +212,11 @@ impl SessionData {
     /// they use, extracted once from the items' text and kept for later selectors; the others
     /// run in one pass over the parsed items, each item tested against all of them while it is
     /// in cache. Both are several times faster than a pass per selector on large graphs.
-    pub fn prepare_matches(&self, kind: ElementKind, selectors: &[&str]) -> Result<(), ToolError> {
+    pub fn prepare_matches(
+        &self,
+        kind: ElementKind,
+        selectors: &[&str],
+    ) -> Result<(), GraphSessionError> {
         let missing: Vec<&str> = {
             let cache = lock(&self.matches);
             let mut missing: Vec<&str> = selectors
@@ -256,7 +260,7 @@ impl SessionData {
         &self,
         kind: ElementKind,
         selectors: &[&Selector],
-    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
+    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, GraphSessionError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
@@ -336,7 +340,7 @@ impl SessionData {
         &self,
         kind: ElementKind,
         selectors: &[&Selector],
-    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, ToolError> {
+    ) -> Result<HashMap<String, (Vec<bool>, Unevaluated)>, GraphSessionError> {
         if selectors.is_empty() {
             return Ok(HashMap::new());
         }
@@ -401,7 +405,11 @@ impl SessionData {
     }
 
     /// Which elements a style rule applies to: its selector's matches, narrowed to its ids.
-    pub fn rule_matches(&self, kind: ElementKind, rule: &StyleRule) -> Result<Matches, ToolError> {
+    pub fn rule_matches(
+        &self,
+        kind: ElementKind,
+        rule: &StyleRule,
+    ) -> Result<Matches, GraphSessionError> {
         let by_selector = self.matches(kind, &rule.selector)?;
         let Some(ids) = &rule.ids else { return Ok(by_selector) };
         let index = self.id_index(kind);
@@ -454,11 +462,11 @@ pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
 fn augment(
     base: &Source,
     results: &BTreeMap<String, Arc<AlgorithmOutput>>,
-) -> Result<Source, ToolError> {
+) -> Result<Source, GraphSessionError> {
     let (nodes, edges) = graph_collections(base)?;
     let with_results = |collection: &Collection,
                         kind: ElementKind|
-     -> Result<Collection, ToolError> {
+     -> Result<Collection, GraphSessionError> {
         // id -> [(namespace, type, name, value)]
         let mut by_id: HashMap<&str, Vec<(&str, &str, &str, &Value)>> = HashMap::new();
         for output in results.values() {

@@ -2,13 +2,13 @@
 //! result, which algorithm writes it, where, and whether that algorithm has run. Shared by the
 //! selectors' empty-match hints and describe_property.
 
+use crate::style::ElementKind;
 use schemascope_core::PropertyPath;
-use schemascope_session::style::ElementKind;
 use schemascope_sources::Source;
 
-use crate::graph_session::algorithms::{self, ALGORITHMS, NAMESPACE};
-use crate::graph_session::data::{RESULTS_ROOT, graph_collections};
-use crate::graph_session::state::AlgorithmRun;
+use crate::algorithms::{self, ALGORITHMS, NAMESPACE};
+use crate::data::{RESULTS_ROOT, graph_collections};
+use crate::state::AlgorithmRun;
 
 /// Which algorithm writes `name` (an algorithm's type, one of its result names, or its full
 /// result path), and where, for a property the elements of `kind` do not have; `history` (the

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use schemascope_session::layers::StyleLayers;
-use schemascope_session::selection::Selection;
-use schemascope_session::view::{Layout, View};
+use crate::layers::StyleLayers;
+use crate::selection::Selection;
+use crate::view::{Layout, View};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
