@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::guard::{Guard, HttpOptions};
 use crate::listen::ConnectionLimits;
 use crate::mcp_gate::McpGate;
-use crate::sessions::{BoundedSessions, SharedSessions};
+use crate::mcp_sessions::{BoundedMcpSessions, SharedMcpSessions};
 use crate::{SchemascopeServer, ServerError};
 
 /// The path of the MCP endpoint.
@@ -103,7 +103,7 @@ pub async fn serve_http_listener(
         .disable_allowed_hosts();
     let mut local = LocalSessionManager::default();
     local.session_config.keep_alive = Some(SESSION_IDLE_TIMEOUT);
-    let sessions = Arc::new(BoundedSessions::new(local, options.max_sessions));
+    let sessions = Arc::new(BoundedMcpSessions::new(local, options.max_sessions));
     let limits = ConnectionLimits {
         header_timeout: options.header_timeout,
         max_connections: options.max_connections,
@@ -128,7 +128,7 @@ pub async fn serve_http_listener(
         .with_tool_timeout(tool_timeout);
     let mcp = StreamableHttpService::new(
         move || Ok(base.new_session()),
-        Arc::new(SharedSessions(sessions)),
+        Arc::new(SharedMcpSessions(sessions)),
         config,
     );
     // The MCP gate is part of the MCP service: every path the router hands to it (`/mcp`,

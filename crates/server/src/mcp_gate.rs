@@ -15,11 +15,11 @@ use axum::response::{IntoResponse, Response};
 use rmcp::model::{ClientRequest, JsonRpcMessage};
 
 use crate::guard::refusal;
-use crate::sessions::BoundedSessions;
+use crate::mcp_sessions::BoundedMcpSessions;
 
 /// What the gate needs: the sessions (to count them) and the body limit.
 pub(crate) struct McpGate {
-    sessions: Arc<BoundedSessions>,
+    sessions: Arc<BoundedMcpSessions>,
     max_body_bytes: usize,
     /// Held while an `initialize` is counted and runs, so the count checked is the count when
     /// its session is created.
@@ -28,7 +28,7 @@ pub(crate) struct McpGate {
 
 impl McpGate {
     /// A gate over `sessions`, reading bodies up to `max_body_bytes`.
-    pub(crate) fn new(sessions: Arc<BoundedSessions>, max_body_bytes: usize) -> Self {
+    pub(crate) fn new(sessions: Arc<BoundedMcpSessions>, max_body_bytes: usize) -> Self {
         Self { sessions, max_body_bytes, opening: tokio::sync::Mutex::new(()) }
     }
 }

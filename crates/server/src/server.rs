@@ -17,7 +17,7 @@ use rmcp::{
 use schemascope_tools::{Caller, Services};
 use tokio_util::sync::CancellationToken;
 
-use crate::{prompts, resources, subscriptions, subscriptions::SessionSubscriptions};
+use crate::{prompts, resources, subscriptions, subscriptions::McpSessionSubscriptions};
 
 /// What the server tells the model about using it (MCP `instructions`).
 pub const INSTRUCTIONS: &str = "\
@@ -46,7 +46,7 @@ names come with suggestions). The tools listed are those the served sources can 
 #[derive(Clone)]
 pub struct SchemascopeServer {
     services: Services,
-    session: Arc<SessionSubscriptions>,
+    session: Arc<McpSessionSubscriptions>,
     closing: CancellationToken,
     /// How long a tool call may run before its work is cancelled (`--request-timeout` over
     /// HTTP; none over stdio, whose client cancels with `notifications/cancelled`).
@@ -64,7 +64,7 @@ impl std::fmt::Debug for SchemascopeServer {
 impl SchemascopeServer {
     /// A server answering from `services`.
     pub fn new(services: Services) -> Self {
-        let session = SessionSubscriptions::new(services.clone());
+        let session = McpSessionSubscriptions::new(services.clone());
         Self { services, session, closing: CancellationToken::new(), tool_timeout: None }
     }
 
@@ -91,7 +91,7 @@ impl SchemascopeServer {
     pub(crate) fn new_session(&self) -> Self {
         Self {
             services: self.services.clone(),
-            session: SessionSubscriptions::new(self.services.clone()),
+            session: McpSessionSubscriptions::new(self.services.clone()),
             closing: self.closing.clone(),
             tool_timeout: self.tool_timeout,
         }

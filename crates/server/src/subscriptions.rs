@@ -115,7 +115,7 @@ async fn next_event(changes: &mut Receiver<String>) -> Option<Option<String>> {
 }
 
 /// The legacy (`resources/subscribe`) subscriptions of one MCP session.
-pub(crate) struct SessionSubscriptions {
+pub(crate) struct McpSessionSubscriptions {
     services: Services,
     state: Mutex<SessionState>,
 }
@@ -126,7 +126,7 @@ struct SessionState {
     forwarder: Option<tokio::task::AbortHandle>,
 }
 
-impl SessionSubscriptions {
+impl McpSessionSubscriptions {
     /// No subscriptions yet, no forwarder running.
     pub(crate) fn new(services: Services) -> Arc<Self> {
         Arc::new(Self { services, state: Mutex::new(SessionState::default()) })
@@ -165,7 +165,7 @@ impl SessionSubscriptions {
     }
 }
 
-impl Drop for SessionSubscriptions {
+impl Drop for McpSessionSubscriptions {
     fn drop(&mut self) {
         if let Some(forwarder) = self.state().forwarder.take() {
             forwarder.abort();
@@ -175,7 +175,7 @@ impl Drop for SessionSubscriptions {
 
 /// Sends a legacy session its notifications until the session or the services goes away.
 async fn forward(
-    session: Weak<SessionSubscriptions>,
+    session: Weak<McpSessionSubscriptions>,
     peer: Peer<RoleServer>,
     mut events: Receiver<String>,
     mut tracker: ChangeTracker,

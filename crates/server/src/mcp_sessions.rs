@@ -1,7 +1,7 @@
 //! MCP sessions over HTTP, bounded and safe against repeated request ids: the one place sessions
 //! are created and every request enters a session, whatever path or route led there.
 //!
-//! **Bound.** [`BoundedSessions::create_session`] refuses past `max_sessions`, counted and
+//! **Bound.** [`BoundedMcpSessions::create_session`] refuses past `max_sessions`, counted and
 //! created under one lock, so no route, path spelling or race can open more (the HTTP gate
 //! refuses earlier with a clear 503; this is the backstop it cannot bypass).
 //!
@@ -37,7 +37,7 @@ const MARK: char = '\u{1f}';
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum SessionsError {
+pub(crate) enum McpSessionsError {
     /// rmcp's session manager failed.
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
@@ -47,7 +47,7 @@ pub(crate) enum SessionsError {
 }
 
 /// rmcp's in-memory sessions with a bound on their number and request ids made unique.
-pub(crate) struct BoundedSessions {
+pub(crate) struct BoundedMcpSessions {
     inner: LocalSessionManager,
     max: usize,
     /// Held while a session is counted and created.
@@ -57,7 +57,7 @@ pub(crate) struct BoundedSessions {
     in_flight: std::sync::Mutex<HashMap<SessionId, HashMap<RequestId, RequestId>>>,
 }
 
-impl BoundedSessions {
+impl BoundedMcpSessions {
     /// At most `max` sessions of `inner`.
     pub(crate) fn new(inner: LocalSessionManager, max: usize) -> Self {
         Self {
@@ -139,7 +139,7 @@ fn restore(message: ServerSseMessage) -> ServerSseMessage {
 
 /// Removes a request from the in-flight table when its stream ends or is dropped.
 struct InFlight {
-    sessions: Arc<BoundedSessions>,
+    sessions: Arc<BoundedMcpSessions>,
     session: SessionId,
     client: RequestId,
     internal: RequestId,
@@ -153,16 +153,16 @@ impl Drop for InFlight {
 
 /// The [`SessionManager`] rmcp is given: an `Arc` so that streams can hold what they release.
 #[derive(Clone)]
-pub(crate) struct SharedSessions(pub Arc<BoundedSessions>);
+pub(crate) struct SharedMcpSessions(pub Arc<BoundedMcpSessions>);
 
-impl SessionManager for SharedSessions {
-    type Error = SessionsError;
+impl SessionManager for SharedMcpSessions {
+    type Error = McpSessionsError;
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let _creating = self.0.creating.lock().await;
         if self.0.count().await >= self.0.max {
-            return Err(SessionsError::TooMany(self.0.max));
+            return Err(McpSessionsError::TooMany(self.0.max));
         }
         Ok(self.0.inner.create_session().await?)
     }
