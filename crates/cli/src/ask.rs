@@ -60,13 +60,15 @@ impl LlmArgs {
     }
 }
 
-/// Runs one question and prints the answer; steps go to standard error as they happen.
+/// Runs one question and prints the answer (within `max_result_bytes`, as every surface); steps
+/// go to standard error as they happen.
 pub(crate) fn run(
     services: &Services,
     source: String,
     question: String,
     history: Option<PathBuf>,
     json: bool,
+    max_result_bytes: usize,
 ) -> Result<ExitCode> {
     let history: Option<Vec<HistoryTurn>> = match history {
         None => None,
@@ -89,7 +91,9 @@ pub(crate) fn run(
                 let _ = writeln!(stderr, "  ✗ {}: {error}", event.node.name());
             }
         },
-    );
+    )
+    // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
+    .capped(max_result_bytes);
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

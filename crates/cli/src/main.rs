@@ -274,9 +274,8 @@ enum Command {
         llm: ask::LlmArgs,
         #[command(flatten)]
         retrieval: RetrievalArgs,
-        /// Print the {success, message, data} envelope as JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Check a query against a SQL source without running it (validate_query).
     ValidateQuery {
@@ -772,6 +771,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             session.apply(&services)?;
             retrieval.apply(&services)?;
             llm.apply(&services)?;
+            // An LLM configured by the environment but wrongly is said at start, not found out
+            // by a client that never sees `ask` listed.
+            let configured = ["SCHEMASCOPE_LLM_PROVIDER", "SCHEMASCOPE_LLM_MODEL"]
+                .iter()
+                .any(|name| std::env::var_os(name).is_some());
+            if configured && let Err(error) = services.asking.llm() {
+                eprintln!("schemascope: warning: `ask` is not offered: {error}");
+            }
             services.asking.set_trace_file(trace_json);
             serve(services, http, &exposure, !no_watch, None)?
         }
@@ -793,12 +800,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             finish(&result, &output, View::Context)
         }
-        Command::Ask { source, question, history, trace_json, llm, retrieval, json } => {
+        Command::Ask { source, question, history, trace_json, llm, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
             llm.apply(&services)?;
             services.asking.set_trace_file(trace_json);
-            ask::run(&services, name, question, history, json)?
+            let max_bytes = output.max_result_bytes.unwrap_or(tools::cap::DEFAULT_MAX_RESULT_BYTES);
+            ask::run(&services, name, question, history, output.json, max_bytes)?
         }
         Command::ValidateQuery { source, query, output } => {
             let (services, name) = one_source(&source)?;

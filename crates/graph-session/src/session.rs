@@ -96,7 +96,7 @@ impl GraphSession {
             initial_parts.extend([Part::Layout, Part::View]);
         }
         let (events, _) = broadcast::channel(256);
-        let session = Self {
+        let mut session = Self {
             name,
             state: Mutex::new(SessionState::default()),
             data: RwLock::new(Arc::new(data)),
@@ -105,7 +105,15 @@ impl GraphSession {
             store,
             restore_notes,
         };
-        session.save(&state, &initial_parts)?;
+        // What opening worked out is derived from the saved state and the data, so it need not
+        // be saved to be found again: a session file that cannot be written (a full disk) must
+        // not keep the graph from being read. Changes are refused until it can be.
+        if let Err(error) = session.save(&state, &initial_parts) {
+            tracing::warn!(source = session.name, %error, "the opened graph session could not be saved; reads are answered, changes wait for the session file");
+            session
+                .restore_notes
+                .push(format!("the session as opened could not be saved: {error}"));
+        }
         *lock(&session.state) = state;
         Ok(session)
     }

@@ -45,12 +45,17 @@ impl GraphSessions {
     /// is served as loaded).
     pub fn serving(&self, source: Arc<Source>) -> Arc<Source> {
         let session = lock(&self.sessions).get(source.name()).cloned();
-        match session {
-            Some(session) => session.rebase(source.clone()).unwrap_or_else(|error| {
-                tracing::warn!(source = source.name(), %error, "the reloaded source no longer fits its graph session; serving it as loaded");
+        let Some(session) = session else { return source };
+        match session.rebase(source.clone()) {
+            Ok(served) => served,
+            Err(error) => {
+                // The session's data is gone (the file is no longer a graph, or no longer fits
+                // it): the session closes, so no graph tool answers from the old data; a graph
+                // of that name served again opens a new one from its saved state.
+                tracing::warn!(source = source.name(), %error, "the reloaded source no longer fits its graph session; the session is closed and the source served as loaded");
+                lock(&self.sessions).remove(source.name());
                 source
-            }),
-            None => source,
+            }
         }
     }
 

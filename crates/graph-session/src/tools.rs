@@ -24,6 +24,9 @@ use crate::session::{GraphSession, now_rfc3339, relayout};
 use crate::sessions::GraphSessions;
 use crate::state::{AddedProperties, AlgorithmRun, Part};
 
+/// The largest camera coordinate accepted (far beyond any layout's extent).
+const MAX_COORDINATE: f64 = 1e12;
+
 /// Most ids or items describe_selection lists.
 pub const MAX_SELECTION_LISTED: usize = 100;
 
@@ -668,10 +671,18 @@ pub fn set_camera(graphs: &GraphSessions, params: SetCameraParams) -> Outcome {
                 "give a `preset` (fitToGraph, topView, sideView, frontView, isometric) or a `position` and/or `target`".into(),
             ));
         }
-        if params.position.iter().chain(params.target.iter()).flatten().any(|x| !x.is_finite()) {
-            return Err(GraphSessionError::InvalidParams(
-                "camera coordinates must be finite numbers".into(),
-            ));
+        // Bounded, not only finite: the distance between two points near f64::MAX overflows to
+        // infinity, and every later camera computation (zoom_to_nodes) to NaN.
+        if params
+            .position
+            .iter()
+            .chain(params.target.iter())
+            .flatten()
+            .any(|x| !x.is_finite() || x.abs() > MAX_COORDINATE)
+        {
+            return Err(GraphSessionError::InvalidParams(format!(
+                "camera coordinates must be finite numbers within ±{MAX_COORDINATE:e}"
+            )));
         }
         let (camera, _) = session.change(|state, _| {
             let mut camera = match params.preset {

@@ -225,9 +225,24 @@ impl ToolResult {
         // graph tool's 1,000 affected ids at most); they are cut like `data` is, as one tree.
         let mut tree = Value::Object(std::mem::take(&mut self.beside));
         tree["data"] = std::mem::take(&mut self.data);
+        let mut cuts = Vec::new();
+        // The message keeps at most a quarter of the cap: one that repeats a huge input (a 1 MB
+        // selector, an LLM's 6 MB answer) keeps its first part, and the data keeps its room.
+        let message_room = max_bytes / 4;
+        if json_size(&self.message) > message_room {
+            let total = self.message.len();
+            let mut keep = message_room;
+            // Escaping can make the JSON of a prefix longer than the prefix: shorten until it fits.
+            while keep > 0 && json_size(&prefix(&self.message, keep)) > message_room {
+                keep /= 2;
+            }
+            let kept = prefix(&self.message, keep).len();
+            self.message.truncate(kept);
+            self.message.push('…');
+            cuts.push(Cut { path: "message".into(), kept, total, unit: "bytes" });
+        }
         // Room for the message, the `truncated` record and the other fields.
         let budget = max_bytes.saturating_sub(json_size(&self.message) + 2_048);
-        let mut cuts = Vec::new();
         // Strings first: one 10 MB value should not cost every row its neighbours.
         let longest = (budget / 8).max(256);
         for (path, len) in long_strings(&tree, longest) {
@@ -283,6 +298,21 @@ mod tests {
     fn a_result_under_the_cap_is_unchanged() {
         let result = ToolResult::ok("fine", json!({"rows": [1, 2, 3]}));
         assert_eq!(result.clone().capped(DEFAULT_MAX_RESULT_BYTES), result);
+    }
+
+    #[test]
+    fn a_huge_message_keeps_its_start_and_the_data_its_room() {
+        // An LLM's 1 MB answer, or a message repeating a 1 MB argument, with control characters
+        // that escaping makes six times longer.
+        let message = "é\u{1}".repeat(300_000);
+        let data = json!({"query": "SELECT 1", "rows": [[1, "a"]]});
+        let result = ToolResult::ok(message.clone(), data.clone()).capped(8 * 1024);
+        let size = serde_json::to_string(&result).map(|s| s.len()).unwrap_or(usize::MAX);
+        assert!(size <= 8 * 1024, "{size} bytes");
+        assert_eq!(result.data, data, "the data had room");
+        assert!(message.starts_with(result.message.split('…').next().unwrap_or_default()));
+        let cuts = result.truncated.map(|t| t.cuts).unwrap_or_default();
+        assert!(cuts.iter().any(|c| c.path == "message" && c.total == message.len()), "{cuts:?}");
     }
 
     #[test]

@@ -32,8 +32,13 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
     }
     let others: Vec<&schemascope_core::Collection> =
         source.collections.iter().map(|c| &**c).filter(|c| c.name() != collection.name()).collect();
-    let found =
-        find(collection, &others, &selector, params.limit.unwrap_or(5), &DisplayLimits::default())?;
+    let found = find(
+        collection,
+        &others,
+        &selector,
+        params.limit.unwrap_or(5).min(schemascope_core::selector::MAX_ITEMS),
+        &DisplayLimits::default(),
+    )?;
     let kind = collection.kind();
     // A selector holds backticks (number literals): fence it past them, or the span breaks.
     let mut message = format!(

@@ -91,6 +91,11 @@ pub fn validate_query(sources: &Sources, params: ValidateQueryParams) -> ToolRes
     })())
 }
 
+/// The longest question `ask` takes, in bytes.
+const MAX_QUESTION_BYTES: usize = 4_000;
+/// The most history `ask` takes, in bytes of JSON.
+const MAX_HISTORY_BYTES: usize = 64 * 1024;
+
 /// The pipeline's access to one source of the services.
 struct ServedData<'a> {
     services: &'a Services,
@@ -255,6 +260,19 @@ pub fn ask_with(
             return Err(ToolError::InvalidParams(
                 "`question` is empty; ask in words, e.g. \"top 5 customers by total spent\"".into(),
             ));
+        }
+        // Every byte of the question and the history goes to the model on every attempt.
+        if params.question.len() > MAX_QUESTION_BYTES {
+            return Err(ToolError::InvalidParams(format!(
+                "`question` is {} bytes; ask in at most {MAX_QUESTION_BYTES}",
+                params.question.len()
+            )));
+        }
+        let history_bytes = serde_json::to_string(&params.history).map_or(0, |h| h.len());
+        if history_bytes > MAX_HISTORY_BYTES {
+            return Err(ToolError::InvalidParams(format!(
+                "`history` is {history_bytes} bytes of JSON; pass at most {MAX_HISTORY_BYTES} (the last few turns)"
+            )));
         }
         let source = services.sources.get(params.source.as_deref())?;
         let llm = StopAware {

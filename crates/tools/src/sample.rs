@@ -21,9 +21,16 @@ pub fn sample_data(sources: &Sources, params: SampleDataParams) -> ToolResult {
 fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolError> {
     let source = sources.get(params.source.as_deref())?;
     let mut collections = resolve::many(&source, params.collection.as_deref())?;
-    let mut only_id = params.record_name.clone();
-    if only_id.is_none()
-        && let Some(name) = params.collection.as_deref()
+    let mut only_id = None;
+    if let Some(name) = params.record_name.as_deref() {
+        // A record that does not exist is an error with did-you-mean, as in every other tool,
+        // never "0 values sampled".
+        let within = params.collection.as_ref().and_then(|_| collections.first().cloned());
+        let found = resolve::record(&source, within.as_ref(), name)?;
+        let (collection, key) = (found.collection.clone(), found.key);
+        collections = vec![collection];
+        only_id = Some(key);
+    } else if let Some(name) = params.collection.as_deref()
         && let Ok((c, Some(record))) = resolve::one(&source, Some(name))
     {
         collections = vec![c.clone()];

@@ -51,6 +51,20 @@ fn keys(collection: &Collection) -> Vec<String> {
 }
 
 /// Validates a selector query against the data of `source`.
+/// Whether `text` reads as SQL rather than a selector (what a model used to SQL sources sends).
+fn looks_like_sql(text: &str) -> bool {
+    let first = text.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    ["select", "with", "values", "table"].iter().any(|k| first.eq_ignore_ascii_case(k))
+}
+
+/// Why SQL does not run on `source`, and what does.
+fn not_sql(source: &Source) -> String {
+    format!(
+        "source `{}` is not a SQL database, so the query is a JMESPath selector on each item's data (e.g. `type == 'server'`), not SQL",
+        source.name()
+    )
+}
+
 pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationReport, ToolError> {
     let (text, collection) = parts(source, query)?;
     if text.trim().is_empty() {
@@ -65,6 +79,11 @@ pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationRepor
     }
     let selector = match Selector::parse(&text) {
         Ok(selector) => selector,
+        Err(CoreError::InvalidSelector { .. }) if looks_like_sql(&text) => {
+            let issue =
+                QueryIssue::new(IssueKind::Syntax, not_sql(source)).suggest("type == 'server'");
+            return Ok(ValidationReport::new(vec![issue], Vec::new(), None));
+        }
         Err(CoreError::InvalidSelector { line, column, reason, hint, .. }) => {
             let mut issue =
                 QueryIssue::new(IssueKind::Syntax, format!("invalid JMESPath: {reason}"))
@@ -101,7 +120,12 @@ pub(crate) fn execute(
     max_rows: usize,
 ) -> Result<(Vec<String>, Vec<Value>, bool), ToolError> {
     let (text, collection) = parts(source, query)?;
-    let selector = Selector::parse(&text)?;
+    let selector = match Selector::parse(&text) {
+        Err(CoreError::InvalidSelector { .. }) if looks_like_sql(&text) => {
+            return Err(ToolError::InvalidParams(not_sql(source)));
+        }
+        parsed => parsed?,
+    };
     let found = find_items(collection, &[], &selector, max_rows, &DisplayLimits::default())?;
     let rows: Vec<Value> = found
         .items
@@ -113,5 +137,7 @@ pub(crate) fn execute(
             ])
         })
         .collect();
-    Ok((vec!["id".into(), "item".into()], rows, found.count > max_rows))
+    // Truncated when fewer rows are shown than matched, whatever cut them.
+    let truncated = rows.len() < found.count;
+    Ok((vec!["id".into(), "item".into()], rows, truncated))
 }

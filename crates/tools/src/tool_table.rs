@@ -394,7 +394,8 @@ pub fn call_tool_reporting(
     progress: &mut dyn FnMut(Progress),
 ) -> ToolResult {
     let Some(spec) = find(name) else {
-        let names = names();
+        // Only what this server lists is offered: a tool its sources cannot use is no answer.
+        let names: Vec<&str> = listed(services).into_iter().map(|spec| spec.name).collect();
         let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
         return ToolResult::failed(
             format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")),
@@ -415,7 +416,26 @@ fn parse_arguments<P: DeserializeOwned>(
     spec: &ToolSpec,
     arguments: Value,
 ) -> Result<P, ToolResult> {
-    let arguments = if arguments.is_null() { json!({}) } else { arguments };
+    let arguments = match arguments {
+        Value::Null => json!({}),
+        object @ Value::Object(_) => object,
+        // serde reads a struct from an array by position: `["chinook", "Total"]` would run.
+        other => {
+            let kind = match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a boolean",
+            };
+            return Err(ToolResult::failed(
+                format!(
+                    "Invalid arguments for `{}`: they must be a JSON object of named parameters, not {kind}.",
+                    spec.name
+                ),
+                json!({"error": "invalid_params", "parameter": null}),
+            ));
+        }
+    };
     serde_path_to_error::deserialize::<_, P>(arguments).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
@@ -436,7 +456,11 @@ fn parse_arguments<P: DeserializeOwned>(
             _ => format!("Invalid arguments for `{tool}`: {inner}."),
         };
         ToolResult::failed(
-            format!("{message} Accepted parameters: {}.", accepted.join(", ")),
+            if accepted.is_empty() {
+                format!("{message} It takes no parameters.")
+            } else {
+                format!("{message} Accepted parameters: {}.", accepted.join(", "))
+            },
             json!({
                 "error": "invalid_params",
                 "parameter": parameter,
@@ -532,5 +556,22 @@ mod tests {
         assert_eq!(result.data["error"], "unknown_tool");
         assert!(result.message.contains("describe_schema"), "{}", result.message);
         assert!(!result.message.contains("report_viewport"), "{}", result.message);
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        let result = call_tool(&Services::new(), Caller::User, "list_sources", json!(["x", 1]));
+        assert!(!result.success);
+        assert_eq!(result.data["error"], "invalid_params");
+        assert!(result.message.contains("JSON object"), "{}", result.message);
+    }
+
+    #[test]
+    fn an_unknown_tool_offers_only_the_listed_tools() {
+        // No graph is served: `find_node` must not be taken for `find_nodes`.
+        let result = call_tool(&Services::new(), Caller::Ai, "find_node", json!({}));
+        assert_eq!(result.data["error"], "unknown_tool");
+        assert!(!result.message.contains("find_nodes"), "{}", result.message);
+        assert!(result.message.contains("find_items"), "{}", result.message);
     }
 }

@@ -67,7 +67,8 @@ impl LlmConfig {
                 ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "https://api.anthropic.com")
             }
         };
-        let model = lookup("SCHEMASCOPE_LLM_MODEL").ok_or_else(|| {
+        // A blank name is no model: sending "" would only fail at the first question.
+        let model = lookup("SCHEMASCOPE_LLM_MODEL").filter(|m| !m.trim().is_empty()).ok_or_else(|| {
             LlmError::Config("set SCHEMASCOPE_LLM_MODEL to the model name (e.g. gpt-4o-mini, claude-sonnet-4-5, or your local server's model)".into())
         })?;
         let timeout = match lookup("SCHEMASCOPE_LLM_TIMEOUT") {

@@ -17,7 +17,7 @@ use super::parse::Selector;
 
 /// Most ids one answer lists.
 pub const MAX_IDS: usize = 1_000;
-/// Most items one answer renders.
+/// Most items one find_items answer renders (a query's rows are bounded by their own cap).
 pub const MAX_ITEMS: usize = 50;
 
 /// Items a selector could not be evaluated on: they do not match, and the answer says so.
@@ -103,7 +103,8 @@ fn is_zero(n: &usize) -> bool {
 /// be evaluated on does not match and is counted in [`FindResult::unevaluated`]; one odd item
 /// never fails the call. When nothing matches, `others` (the source's other collections) help
 /// say why. The call stops with an error when one item is too costly ([`Halt`]) or the current
-/// [`crate::cancel`] token is cancelled: every thread looks at it between items.
+/// [`crate::cancel`] token is cancelled: every thread looks at it between items. The first
+/// `limit` matches are rendered (callers bound it: [`MAX_ITEMS`] for find_items).
 pub fn find_items(
     collection: &Collection,
     others: &[&Collection],
@@ -169,7 +170,7 @@ pub fn find_items(
     }
     let mut cuts = Cuts::default();
     let mut items = Vec::new();
-    for &index in hits.iter().take(limit.min(MAX_ITEMS)) {
+    for &index in hits.iter().take(limit) {
         if let Some(item) = collection.item(index) {
             let value = collection.parse_item(&item)?;
             items.push(render_item(collection.kind(), &item, &value, limits, &mut cuts));

@@ -296,3 +296,49 @@ fn the_readmes_question_on_postgres_returns_numeric_totals_as_sqlite_computes_th
     let first = &result.data["rows"][0];
     assert!(first[3].is_number(), "an exact numeric total is a JSON number: {first}");
 }
+
+#[test]
+fn a_question_or_history_too_long_to_send_is_refused_before_the_model_is_asked() {
+    let registry = registry(&[&chinook_spec()]);
+    // No LLM is reachable: the refusal must come first, from the size alone.
+    let long = ask_source(&registry, "chinook", &"how many tracks ".repeat(1_000));
+    assert!(!long.success);
+    assert_eq!(long.data["error"], "invalid_params", "{}", long.message);
+    assert!(long.message.contains("`question`"), "{}", long.message);
+    let turn = json!({"question": "q", "answer": "a".repeat(100_000)});
+    let history = serde_json::from_value(json!([turn])).expect("a history");
+    let heavy = ask(
+        &registry,
+        AskParams {
+            source: Some("chinook".into()),
+            question: "and now?".into(),
+            history: Some(history),
+        },
+    );
+    assert!(heavy.message.contains("`history`"), "{}", heavy.message);
+}
+
+#[test]
+fn an_answer_bigger_than_the_cap_keeps_its_query_and_rows() {
+    let registry = registry(&[&chinook_spec()]);
+    let server = ReplayServer::start(vec![
+        query("SELECT Name FROM Genre LIMIT 3"),
+        Scripted::Text(format!(
+            "{}\n---CONTEXT---\n{{\"shown_entities\": {{}}}}",
+            "Rock. ".repeat(400_000)
+        )),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let answered = tool_table::call_tool(
+        &registry,
+        Caller::Ai,
+        "ask",
+        json!({"source": "chinook", "question": "Which genres are there?"}),
+    );
+    assert!(answered.success, "{}", answered.message);
+    let size = serde_json::to_string(&answered).map_or(usize::MAX, |s| s.len());
+    assert!(size <= registry.max_result_bytes(), "{size} bytes");
+    assert_eq!(answered.data["query"], "SELECT Name FROM Genre LIMIT 3", "{}", answered.data);
+    assert!(answered.truncated.is_some());
+}

@@ -530,3 +530,75 @@ fn list_sources_shows_collections_and_records() {
     assert_eq!(sources.len(), 2);
     assert_eq!(sources[1]["collections"][0]["records"].as_array().unwrap().len(), 8);
 }
+
+#[test]
+fn a_selector_query_returns_every_row_up_to_max_rows_and_says_when_it_cut() {
+    let services = demo();
+    let matching = ok(find_items(
+        &services.sources,
+        FindItemsParams {
+            source: infra(),
+            selector: "type == 'server'".into(),
+            ..Default::default()
+        },
+    ))["count"]
+        .as_u64()
+        .unwrap_or(0) as usize;
+    assert!(matching > 50, "the demo has more servers than one find_items page: {matching}");
+    let query = |max_rows| {
+        ok(execute_query(
+            &services.sources,
+            ExecuteQueryParams {
+                source: infra(),
+                query: json!("type == 'server'"),
+                max_rows: Some(max_rows),
+                ..Default::default()
+            },
+        ))
+    };
+    let all = query(1_000);
+    assert_eq!(all["rowCount"], matching);
+    assert_eq!(all["truncated"], false);
+    let few = query(10);
+    assert_eq!(few["rowCount"], 10);
+    assert_eq!(few["truncated"], true);
+}
+
+#[test]
+fn sql_on_a_source_that_is_not_a_database_says_so() {
+    let services = demo();
+    let run = execute_query(
+        &services.sources,
+        ExecuteQueryParams {
+            source: infra(),
+            query: json!("SELECT * FROM nodes"),
+            ..Default::default()
+        },
+    );
+    assert!(!run.success);
+    assert!(run.message.contains("not a SQL database"), "{}", run.message);
+    let check = ok(validate_query(
+        &services.sources,
+        ValidateQueryParams { source: infra(), query: json!("select 1") },
+    ));
+    assert_eq!(check["valid"], false);
+    assert!(
+        check["errors"][0]["message"].as_str().unwrap_or("").contains("not a SQL database"),
+        "{check}"
+    );
+}
+
+#[test]
+fn sampling_a_record_that_does_not_exist_is_an_error_with_did_you_mean() {
+    let services = demo();
+    let result = sample_data(
+        &services.sources,
+        SampleDataParams {
+            source: Some("sensors".into()),
+            record_name: Some("sensor-01x".into()),
+            ..Default::default()
+        },
+    );
+    assert!(!result.success, "{}", result.message);
+    assert_eq!(result.data["error"], "unknown_record", "{}", result.data);
+}

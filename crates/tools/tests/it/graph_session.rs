@@ -1518,3 +1518,63 @@ fn with_several_graphs_each_schema_heading_names_its_source() {
         "{prompt}"
     );
 }
+
+#[test]
+fn a_graph_rewritten_as_records_is_no_longer_answered_from_its_old_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    std::fs::write(
+        &path,
+        json!({"nodes": [{"id": "a", "data": {"type": "server"}}, {"id": "b", "data": {}}], "edges": [{"source": "a", "target": "b"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let services = registry(&[&format!("g={}", path.display())]);
+    let g = || Some("g".to_string());
+    ok(find_nodes(
+        &services.graphs,
+        FindElementsParams {
+            source: g(),
+            selector: "type == 'server'".into(),
+            ..Default::default()
+        },
+    ));
+    std::fs::write(
+        &path,
+        json!([{"id": 1, "reading": 2.5}, {"id": 2, "reading": 3.0}]).to_string(),
+    )
+    .unwrap();
+    services.sources.reload("g").expect("reloads as records");
+    let found = find_nodes(
+        &services.graphs,
+        FindElementsParams {
+            source: g(),
+            selector: "type == 'server'".into(),
+            ..Default::default()
+        },
+    );
+    assert!(!found.success, "answered from the old graph: {}", found.message);
+    let queried =
+        query_graph(&services.graphs, QueryGraphParams { source: g(), ..Default::default() });
+    assert!(!queried.success, "answered from the old graph: {}", queried.message);
+}
+
+#[test]
+fn camera_coordinates_past_any_layout_are_refused() {
+    let services = demo();
+    let result = set_camera(
+        &services.graphs,
+        SetCameraParams {
+            source: infra(),
+            position: Some([1e308, 0.0, 0.0]),
+            ..Default::default()
+        },
+    );
+    assert!(!result.success);
+    assert_eq!(result.data["error"], "invalid_params");
+    let zoom = ok(zoom_to_nodes(
+        &services.graphs,
+        ZoomToNodesParams { source: infra(), ids: vec!["server-001".into()], ..Default::default() },
+    ));
+    assert!(zoom["position"]["x"].is_number(), "{zoom}");
+}

@@ -161,3 +161,29 @@ fn a_full_disk_refuses_the_change_clearly_and_keeps_the_previous_state() {
         "pagerank"
     );
 }
+
+#[test]
+fn a_session_opened_on_a_full_disk_answers_reads_and_refuses_changes() {
+    let Some(disk) = SmallDisk::mount("256k") else { return };
+    let file = disk.path().join("sessions.sqlite");
+    let services = demo();
+    services.graphs.set_session_file(&file).expect("an empty disk takes the session file");
+    let _filler = disk.fill();
+    // Opening writes the initial layout; it cannot, yet nothing read depends on it.
+    let summary =
+        query_graph(&services.graphs, QueryGraphParams { source: infra(), ..Default::default() });
+    assert!(summary.success, "a read failed on a full disk: {}", summary.message);
+    let found = find_nodes(
+        &services.graphs,
+        FindElementsParams {
+            source: infra(),
+            selector: "type == 'database'".into(),
+            ..Default::default()
+        },
+    );
+    assert!(found.success, "{}", found.message);
+    let refused =
+        find_and_style_nodes(&services.graphs, Caller::Ai, layer("type == 'database'", "db"));
+    assert!(!refused.success, "a change was acknowledged on a full disk");
+    assert_eq!(refused.data["error"], "storage_error", "{}", refused.data);
+}
