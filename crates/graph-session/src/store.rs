@@ -60,7 +60,15 @@ impl SessionStore {
             .execute_batch(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;",
             )
-            .map_err(|e| store_error(path, "cannot configure", e))?;
+            .map_err(|e| {
+                // WAL needs to create `-wal` and `-shm` beside the file: a read-only directory or
+                // file system fails here, with SQLite's terse "unable to open database file".
+                store_error(
+                    path,
+                    "cannot configure (its directory must be writable: SQLite keeps two files beside it)",
+                    e,
+                )
+            })?;
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| store_error(path, "cannot read", e))?;

@@ -321,12 +321,14 @@ fn style(
         let state = session.state();
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
-        let mut message = format!(
-            "Styled {} matching {} (layer {}).",
-            kind_noun(kind, ids.len()),
-            code(&params.selector),
-            code(&name)
-        );
+        // Styled by ids alone, there is no selector to quote.
+        let matching = if params.selector.trim().is_empty() {
+            "by id".to_string()
+        } else {
+            format!("matching {}", code(&params.selector))
+        };
+        let mut message =
+            format!("Styled {} {matching} (layer {}).", kind_noun(kind, ids.len()), code(&name));
         if let Some(old) = &added.gave_way {
             message.push_str(&format!(
                 " The session keeps at most {MAX_LAYERS} style layers, so the oldest unnamed layer of the same source, {}, was removed.",

@@ -1,15 +1,192 @@
 //! MCP over stdio: one session on stdin/stdout, until the client closes stdin.
+//!
+//! Every line from the client passes the same JSON-RPC check as an HTTP body
+//! (`jsonrpc::check`) before rmcp reads it: rmcp drops a line it cannot parse (malformed JSON,
+//! nesting past serde_json's limit, a batch) without an answer, which leaves the client
+//! waiting forever. Here such a line is answered with its JSON-RPC error, as over HTTP, and a
+//! line longer than [`MAX_LINE_BYTES`] is refused without being held. rmcp's own output and
+//! these errors reach stdout one whole line at a time.
 
-use rmcp::{ServiceExt, transport::stdio_pipes};
+use rmcp::ServiceExt;
 use schemascope_tools::Services;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 use crate::{SchemascopeServer, ServerError};
+
+/// The longest message read from stdin (the HTTP transport's default body limit is 4 MiB).
+pub(crate) const MAX_LINE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Serves one MCP session over stdin/stdout until the client disconnects.
 ///
 /// Nothing else may write to stdout while this runs: it is the transport.
 pub async fn serve_stdio(services: Services) -> Result<(), ServerError> {
-    let running = SchemascopeServer::new(services).serve(stdio_pipes()).await?;
-    running.waiting().await?;
-    Ok(())
+    serve_pipes(services, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// [`serve_stdio`] over any pair of pipes.
+async fn serve_pipes(
+    services: Services,
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> Result<(), ServerError> {
+    let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
+    let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
+    let (errors, error_lines) = mpsc::unbounded_channel::<Vec<u8>>();
+    let reading = tokio::spawn(gate(input, to_rmcp, errors));
+    let writing = tokio::spawn(write_lines(from_rmcp, error_lines, output));
+    let running = SchemascopeServer::new(services).serve((rmcp_input, rmcp_output)).await;
+    let outcome = match running {
+        Ok(running) => running.waiting().await.map(|_| ()).map_err(ServerError::from),
+        Err(error) => Err(error.into()),
+    };
+    reading.abort();
+    // The writer ends when rmcp's output closes, after its last message.
+    let _ = writing.await;
+    outcome
+}
+
+/// Reads the client's lines: each one that is a JSON-RPC message goes on to rmcp, each one that
+/// is not is answered with its error. Ends at the end of the input.
+async fn gate(
+    input: impl AsyncRead + Unpin,
+    mut to_rmcp: impl AsyncWrite + Unpin,
+    errors: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader).take(MAX_LINE_BYTES + 1).read_until(b'\n', &mut line).await;
+        match read {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if line.len() as u64 > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+            // Too long: skip to its end without holding it, then say so.
+            loop {
+                let mut rest = Vec::new();
+                match (&mut reader).take(64 * 1024).read_until(b'\n', &mut rest).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if rest.last() == Some(&b'\n') => break,
+                    Ok(_) => {}
+                }
+            }
+            let message =
+                format!("parse error: a message longer than {MAX_LINE_BYTES} bytes is not read");
+            let _ = errors.send(error_line(-32700, Value::Null, &message));
+            continue;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match crate::jsonrpc::check(&line) {
+            Ok(checked) => {
+                let mut bytes = checked.bytes;
+                bytes.push(b'\n');
+                if to_rmcp.write_all(&bytes).await.is_err() {
+                    return;
+                }
+            }
+            Err(refusal) => {
+                let id = refusal.id.unwrap_or(Value::Null);
+                let _ = errors.send(error_line(refusal.code.0, id, &refusal.message));
+            }
+        }
+    }
+}
+
+fn error_line(code: i32, id: Value, message: &str) -> Vec<u8> {
+    let mut line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        .to_string()
+        .into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// Writes rmcp's output and the gate's errors to `output`, a whole line at a time.
+async fn write_lines(
+    from_rmcp: impl AsyncRead + Unpin,
+    mut errors: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut output: impl AsyncWrite + Unpin,
+) {
+    let mut reader = BufReader::new(from_rmcp);
+    let mut line = Vec::new();
+    let mut errors_open = true;
+    loop {
+        line.clear();
+        tokio::select! {
+            read = reader.read_until(b'\n', &mut line) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            },
+            error = errors.recv(), if errors_open => match error {
+                Some(error) => line = error,
+                None => {
+                    errors_open = false;
+                    continue;
+                }
+            },
+        }
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = output.flush().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends `lines` to a server over pipes and returns the lines it answers until `expect`
+    /// answers have come.
+    async fn exchange(lines: &[&str], expect: usize) -> Vec<Value> {
+        let (mut client, server_input) = tokio::io::duplex(1024 * 1024);
+        let (server_output, client_output) = tokio::io::duplex(1024 * 1024);
+        let server = tokio::spawn(serve_pipes(Services::new(), server_input, server_output));
+        for line in lines {
+            client.write_all(line.as_bytes()).await.expect("write");
+            client.write_all(b"\n").await.expect("write");
+        }
+        let mut reader = BufReader::new(client_output);
+        let mut answers = Vec::new();
+        while answers.len() < expect {
+            let mut line = String::new();
+            let read = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                reader.read_line(&mut line),
+            )
+            .await
+            .expect("an answer in time")
+            .expect("read");
+            assert!(read > 0, "the server closed before answering: {answers:?}");
+            answers.push(serde_json::from_str(&line).expect("JSON"));
+        }
+        drop(client);
+        server.abort();
+        answers
+    }
+
+    #[tokio::test]
+    async fn lines_rmcp_would_drop_are_answered_and_the_session_goes_on() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let answers = exchange(
+            &[
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "{not json",
+                &deep,
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            ],
+            5,
+        )
+        .await;
+        let codes: Vec<i64> = answers.iter().filter_map(|a| a["error"]["code"].as_i64()).collect();
+        assert_eq!(codes, vec![-32700, -32700, -32600], "{answers:?}");
+        let pong = answers.iter().find(|a| a["id"] == 7).expect("the ping after them is answered");
+        assert!(pong.get("result").is_some(), "{pong}");
+    }
 }

@@ -146,7 +146,7 @@ impl FromStr for SourceSpec {
             Some((name, rest)) if valid_name(name) => (Some(name.to_string()), rest),
             Some((name, _)) if !name.contains(['/', ':', '\\']) => {
                 return Err(invalid(
-                    "a source name may only use letters, digits, `_`, `-` and `.`",
+                    "a source name may only use ASCII letters, digits, `_`, `-` and `.`",
                 ));
             }
             _ => (None, text),
