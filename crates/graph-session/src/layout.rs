@@ -29,14 +29,22 @@ fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
     }
 }
 
+/// The largest radius, spacing or size a layout takes.
+const MAX_EXTENT: f64 = 1e9;
+
 fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, GraphSessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(default),
-        Some(v) => v.as_f64().filter(|f| f.is_finite() && *f >= 0.0).ok_or_else(|| {
-            GraphSessionError::InvalidParams(format!(
-                "layout option `{key}` must be a number >= 0, not {v}"
-            ))
-        }),
+        // Bounded: a radius or spacing near f64::MAX puts positions, and the camera framing
+        // them, at infinity (NaN once subtracted).
+        Some(v) => v
+            .as_f64()
+            .filter(|f| f.is_finite() && (0.0..=MAX_EXTENT).contains(f))
+            .ok_or_else(|| {
+                GraphSessionError::InvalidParams(format!(
+                    "layout option `{key}` must be a number from 0 to {MAX_EXTENT:e}, not {v}"
+                ))
+            }),
     }
 }
 
