@@ -170,6 +170,18 @@ pub fn inline(value: &Value, max_chars: usize) -> String {
     escape_controls(&text)
 }
 
+/// What kind of JSON value `value` is, in words for a message ("an array", "a string").
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// " N values nested deeper than 20 levels are shown as `[depth limit: …]` markers." or "": what
 /// an answer showing items says when the display depth cut some of their values.
 pub fn depth_cut_sentence(cut: usize) -> String {

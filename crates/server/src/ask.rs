@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::Stream;
+use schemascope_tools::tool_table::Progress;
 use schemascope_tools::{Caller, Services};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -32,20 +33,19 @@ fn stream(
     // The task is aborted when the client goes away (the stream is dropped), which drops the
     // run and so cancels its work (see `crate::cancel`).
     let task = tokio::spawn(async move {
-        let (mut steps, work) =
-            crate::tools::start(services, Caller::User, "ask".into(), arguments, None);
-        tokio::pin!(work);
-        let result = loop {
-            tokio::select! {
-                result = &mut work => break result,
-                Some(step) = steps.recv() => {
-                    let _ = tx.send(Ok(SseEvent::default().event("thought").data(step.detail.to_string())));
-                }
-            }
-        };
-        while let Ok(step) = steps.try_recv() {
+        let thought = |step: Progress| {
             let _ = tx.send(Ok(SseEvent::default().event("thought").data(step.detail.to_string())));
-        }
+            std::future::ready(())
+        };
+        let result = crate::tools::run_reporting(
+            services,
+            Caller::User,
+            "ask".into(),
+            arguments,
+            None,
+            thought,
+        )
+        .await;
         let _ = tx.send(Ok(SseEvent::default().event("result").data(json!(result).to_string())));
     });
     let abort_on_drop = AbortOnDrop(task.abort_handle());

@@ -13,6 +13,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ClientJsonRpcMessage, ConstString, ErrorCode};
+use schemascope_core::display::json_kind as kind;
 use serde_json::{Value, json};
 
 /// A body that may go on to rmcp: the message and its canonical bytes.
@@ -21,17 +22,6 @@ pub struct Checked {
     pub message: ClientJsonRpcMessage,
     /// The bytes to hand on: the checked value, serialised again.
     pub bytes: Vec<u8>,
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Why a body is not a message: a JSON-RPC error, answered with HTTP 400.
@@ -45,10 +35,16 @@ pub struct Refusal {
     pub message: String,
 }
 
+impl Refusal {
+    /// The JSON-RPC error response (id `null` when the id could not be read).
+    pub fn into_json(self) -> Value {
+        json!({"jsonrpc": "2.0", "id": self.id.unwrap_or(Value::Null), "error": {"code": self.code.0, "message": self.message}})
+    }
+}
+
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let body = json!({"jsonrpc": "2.0", "id": self.id.unwrap_or(Value::Null), "error": {"code": self.code.0, "message": self.message}});
-        let mut response = (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+        let mut response = (StatusCode::BAD_REQUEST, axum::Json(self.into_json())).into_response();
         response
             .headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

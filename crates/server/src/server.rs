@@ -134,33 +134,27 @@ impl ServerHandler for SchemascopeServer {
         let arguments =
             request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
         let token = context.meta.get_progress_token();
-        let (mut steps, work) = crate::tools::start(
+        let mut count = 0;
+        let report = |step| {
+            count += 1;
+            let (peer, token, count) = (context.peer.clone(), token.clone(), count);
+            async move {
+                if let Some(token) = token {
+                    crate::tools::notify(&peer, &token, count, step).await;
+                }
+            }
+        };
+        let run = crate::tools::run_reporting(
             self.services.clone(),
             Caller::Ai,
             request.name.to_string(),
             arguments,
             self.tool_timeout,
+            report,
         );
-        let mut count = 0;
-        let mut report = async |step| {
-            count += 1;
-            if let Some(token) = &token {
-                crate::tools::notify(&context.peer, token, count, step).await;
-            }
-        };
         // The request's token (cancelled by rmcp on `notifications/cancelled`) is handed to the
         // tool's work through a task-local: see `crate::cancel`.
-        let work = crate::cancel::with_request(context.ct.clone(), work);
-        tokio::pin!(work);
-        let result = loop {
-            tokio::select! {
-                result = &mut work => break result,
-                Some(step) = steps.recv() => report(step).await,
-            }
-        };
-        while let Ok(step) = steps.try_recv() {
-            report(step).await;
-        }
+        let result = crate::cancel::with_request(context.ct.clone(), run).await;
         Ok(CallToolResponse::from(crate::tools::call_tool_result(result)))
     }
 

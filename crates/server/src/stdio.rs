@@ -8,11 +8,12 @@
 //! these errors reach stdout one whole line at a time.
 
 use rmcp::ServiceExt;
+use rmcp::model::ErrorCode;
 use schemascope_tools::Services;
-use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
+use crate::jsonrpc::Refusal;
 use crate::{SchemascopeServer, ServerError};
 
 /// The longest message read from stdin (the HTTP transport's default body limit is 4 MiB).
@@ -73,9 +74,14 @@ async fn gate(
                     Ok(_) => {}
                 }
             }
-            let message =
-                format!("parse error: a message longer than {MAX_LINE_BYTES} bytes is not read");
-            let _ = errors.send(error_line(-32700, Value::Null, &message));
+            let refusal = Refusal {
+                code: ErrorCode::PARSE_ERROR,
+                id: None,
+                message: format!(
+                    "parse error: a message longer than {MAX_LINE_BYTES} bytes is not read"
+                ),
+            };
+            let _ = errors.send(error_line(refusal));
             continue;
         }
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -90,17 +96,15 @@ async fn gate(
                 }
             }
             Err(refusal) => {
-                let id = refusal.id.unwrap_or(Value::Null);
-                let _ = errors.send(error_line(refusal.code.0, id, &refusal.message));
+                let _ = errors.send(error_line(refusal));
             }
         }
     }
 }
 
-fn error_line(code: i32, id: Value, message: &str) -> Vec<u8> {
-    let mut line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-        .to_string()
-        .into_bytes();
+/// `refusal` as one line of the stdio transport.
+fn error_line(refusal: Refusal) -> Vec<u8> {
+    let mut line = refusal.into_json().to_string().into_bytes();
     line.push(b'\n');
     line
 }
@@ -139,6 +143,7 @@ async fn write_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     /// Sends `lines` to a server over pipes and returns the lines it answers until `expect`
     /// answers have come.

@@ -48,7 +48,7 @@ pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
 /// (cancelled when `timeout` passes — if the tool is one a request timeout bounds — or the
 /// client cancels, see [`crate::cancel`]), and each step it reports arrives on the receiver as
 /// it happens.
-pub(crate) fn start(
+fn start(
     services: Services,
     caller: Caller,
     name: String,
@@ -80,6 +80,30 @@ pub(crate) async fn run(
     timeout: Option<Duration>,
 ) -> ToolResult {
     start(services, caller, name, arguments, timeout).1.await
+}
+
+/// [`start`], with each step the call reports handed to `on_step` as it happens, in order, and
+/// all of them before the result.
+pub(crate) async fn run_reporting<F: Future<Output = ()>>(
+    services: Services,
+    caller: Caller,
+    name: String,
+    arguments: Value,
+    timeout: Option<Duration>,
+    mut on_step: impl FnMut(Progress) -> F,
+) -> ToolResult {
+    let (mut steps, work) = start(services, caller, name, arguments, timeout);
+    tokio::pin!(work);
+    let result = loop {
+        tokio::select! {
+            result = &mut work => break result,
+            Some(step) = steps.recv() => on_step(step).await,
+        }
+    };
+    while let Ok(step) = steps.try_recv() {
+        on_step(step).await;
+    }
+    result
 }
 
 /// Sends `step`, the `count`th of the call, as an MCP progress notification (the step's

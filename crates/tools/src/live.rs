@@ -51,20 +51,18 @@ impl ServeHook for LiveFeeds {
 }
 
 impl LiveFeeds {
-    /// No feeds yet; registered with `sources` as a hook.
+    /// No feeds yet, over `sources` (which must have it as a [`ServeHook`]: see
+    /// `Services::new`).
     pub fn new(sources: Arc<Sources>) -> Arc<Self> {
-        let feeds = Arc::new_cyclic(|this| Self {
-            sources: sources.clone(),
+        Arc::new_cyclic(|this| Self {
+            sources,
             feeds: Mutex::new(Vec::new()),
             batch_ms: AtomicU64::new(u64::try_from(REFRESH_DEBOUNCE.as_millis()).unwrap_or(1000)),
             update: Mutex::new(()),
             following: AtomicBool::new(false),
             lost: Mutex::new(BTreeMap::new()),
             this: this.clone(),
-        });
-        let hook: Weak<dyn ServeHook> = Arc::downgrade(&feeds) as Weak<dyn ServeHook>;
-        sources.add_hook(hook);
-        feeds
+        })
     }
 
     /// Adds `values` of record `key` to AimDB source `name` and serves the result.

@@ -41,12 +41,16 @@ impl Services {
     pub fn new() -> Self {
         let sources = Sources::new();
         let graphs = Arc::new(GraphSessions::new(Arc::new(SessionSources(sources.clone()))));
+        let live = LiveFeeds::new(sources.clone());
+        // The services that keep state about sources follow every change of one, in this order:
+        // a graph's session writes its results into the new data before anything else sees it.
         sources.add_hook(Arc::downgrade(&graphs) as Weak<dyn ServeHook>);
+        sources.add_hook(Arc::downgrade(&live) as Weak<dyn ServeHook>);
         Self {
             docs: Arc::new(Docs::new(sources.clone())),
             graphs,
             asking: Arc::new(Asking::default()),
-            live: LiveFeeds::new(sources.clone()),
+            live,
             max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),
             sources,
         }

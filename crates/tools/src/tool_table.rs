@@ -318,17 +318,20 @@ pub fn listed(services: &Services) -> Vec<&'static ToolSpec> {
         .collect()
 }
 
+/// The input schema of `spec`, generated once per tool (lists and argument errors read it).
+fn schema_of(spec: &ToolSpec) -> &'static Map<String, Value> {
+    static SCHEMAS: LazyLock<Vec<Map<String, Value>>> =
+        LazyLock::new(|| TOOLS.iter().map(|spec| (spec.input_schema)()).collect());
+    static EMPTY: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+    // Every spec is a row of TOOLS; the empty schema answers for none.
+    TOOLS.iter().position(|s| s.name == spec.name).and_then(|i| SCHEMAS.get(i)).unwrap_or(&EMPTY)
+}
+
 /// A tool as MCP lists it (`tools/list`): name, description, input schema and annotations. No
 /// output schema: every tool returns the same envelope, which the server's instructions
 /// describe once instead of 27 times.
 pub fn definition(spec: &ToolSpec) -> Value {
-    static SCHEMAS: LazyLock<Vec<Map<String, Value>>> =
-        LazyLock::new(|| TOOLS.iter().map(|spec| (spec.input_schema)()).collect());
-    let schema = TOOLS
-        .iter()
-        .position(|s| s.name == spec.name)
-        .and_then(|i| SCHEMAS.get(i).cloned())
-        .unwrap_or_else(|| (spec.input_schema)());
+    let schema = schema_of(spec).clone();
     json!({
         "name": spec.name,
         "description": spec.description,
@@ -421,12 +424,7 @@ fn parse_arguments<P: DeserializeOwned>(
         object @ Value::Object(_) => object,
         // serde reads a struct from an array by position: `["chinook", "Total"]` would run.
         other => {
-            let kind = match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                _ => "a boolean",
-            };
+            let kind = schemascope_core::display::json_kind(&other);
             return Err(ToolResult::failed(
                 format!(
                     "Invalid arguments for `{}`: they must be a JSON object of named parameters, not {kind}.",
@@ -441,7 +439,7 @@ fn parse_arguments<P: DeserializeOwned>(
         let inner = error.into_inner().to_string();
         let parameter =
             if path != "." && !path.is_empty() { Some(path) } else { backticked(&inner) };
-        let schema = (spec.input_schema)();
+        let schema = schema_of(spec);
         let accepted: Vec<String> = schema
             .get("properties")
             .and_then(Value::as_object)
