@@ -4,6 +4,7 @@
 
 mod ask;
 mod bus_error;
+mod eval;
 mod exposure;
 mod progress;
 mod render;
@@ -18,6 +19,7 @@ use schemascope_sources::{ReadMode, SourceSpec};
 use schemascope_tools::{self as tools, Services, ToolResult};
 use serde_json::{Value, json};
 
+use eval::EvalCommand;
 use render::View;
 use retrieval::RetrievalArgs;
 
@@ -283,6 +285,9 @@ enum Command {
         source: String,
         /// SQL text, or a structured query as JSON (`{"fields": [...]}`), or @FILE, or - for stdin.
         query: String,
+        /// The question the query answers: a wrong column name is then matched by meaning too.
+        #[arg(long)]
+        question: Option<String>,
         #[command(flatten)]
         output: Output,
     },
@@ -380,82 +385,6 @@ enum DocsCommand {
         #[command(flatten)]
         output: Output,
     },
-}
-
-#[derive(Subcommand)]
-enum EvalCommand {
-    /// Validate every gold SQL of a Spider-format question file against schema-only databases
-    /// built from the tables file: accepted and rejected counts, with the rejected items.
-    Validator {
-        /// Spider `tables.json`.
-        #[arg(long)]
-        tables: std::path::PathBuf,
-        /// Questions in Spider's `dev.json` format.
-        #[arg(long)]
-        questions: std::path::PathBuf,
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Table retrieval quality on Spider-format data: Recall@K, Precision@K, MRR and context
-    /// reduction versus the full schema.
-    Retrieval {
-        /// Spider `tables.json`.
-        #[arg(long)]
-        tables: std::path::PathBuf,
-        /// Questions in Spider's `dev.json` format.
-        #[arg(long)]
-        questions: std::path::PathBuf,
-        /// Pool every database's tables into one schema (else each database alone).
-        #[arg(long)]
-        pooled: bool,
-        /// K of the @K metrics (and the retrieval top-K).
-        #[arg(long, default_value_t = 5)]
-        k: usize,
-        #[command(flatten)]
-        retrieval: RetrievalArgs,
-        /// Print the metrics as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-fn eval_retrieval(
-    tables: &std::path::Path,
-    questions: &std::path::Path,
-    pooled: bool,
-    k: usize,
-    retrieval: &RetrievalArgs,
-    json: bool,
-) -> Result<ExitCode> {
-    let request =
-        tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
-    let report = tools::eval::eval_retrieval(&request)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!(
-            "{:?}, K = {}: {} questions over {} schema(s) of {:.1} tables on average\n  Recall@{k} {:.3}  Precision@{k} {:.3}  MRR {:.3}  all gold in top {k} {:.3}\n  context recall {:.3}  context tokens {:.0} of {:.0} (reduction {:.1}%)\n  strategies: {:?}",
-            report.setting,
-            report.k,
-            report.questions,
-            report.databases,
-            report.avg_tables,
-            report.recall_at_k,
-            report.precision_at_k,
-            report.mrr,
-            report.all_gold_at_k,
-            report.context_recall,
-            report.avg_context_tokens,
-            report.avg_full_tokens,
-            report.reduction * 100.0,
-            report.strategies
-        );
-        if report.gold_parse_failures > 0 {
-            println!("  {} gold queries could not be parsed (skipped)", report.gold_parse_failures);
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn services_for(specs: &[String]) -> Result<Services> {
@@ -808,7 +737,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let max_bytes = output.max_result_bytes.unwrap_or(tools::cap::DEFAULT_MAX_RESULT_BYTES);
             ask::run(&services, name, question, history, output.json, max_bytes)?
         }
-        Command::ValidateQuery { source, query, output } => {
+        Command::ValidateQuery { source, query, question, output } => {
             let (services, name) = one_source(&source)?;
             let text = read_raw(&query)?;
             // A JSON object is a structured query; anything else is SQL text.
@@ -818,7 +747,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let result = tools::validate_query(
                 &services.sources,
-                tools::ValidateQueryParams { source: Some(name), query },
+                tools::ValidateQueryParams { source: Some(name), query, question },
             );
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) {
@@ -826,31 +755,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 code
             }
-        }
-        Command::Eval { command: EvalCommand::Validator { tables, questions, json } } => {
-            let report = tools::eval::eval_validator(&tables, &questions)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                println!(
-                    "{} gold queries: {} accepted, {} rejected ({} warnings)",
-                    report.total, report.accepted, report.rejected, report.warnings
-                );
-                for item in &report.rejected_items {
-                    println!(
-                        "- [{}] {}\n  {}\n  {}",
-                        item.db_id,
-                        item.question,
-                        item.query,
-                        item.errors
-                            .iter()
-                            .map(|e| e.message.clone())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    );
-                }
-            }
-            if report.rejected == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         Command::Execute { source, query, max_rows, timeout_ms, output } => {
             let (services, name) = one_source(&source)?;
@@ -871,9 +775,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             finish(&result, &output, View::Message)
         }
-        Command::Eval {
-            command: EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json },
-        } => eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)?,
+        Command::Eval { command } => eval::run(command)?,
         Command::Demo { http, stdio, session, exposure } => {
             let services =
                 services_for(&["demo:infrastructure".to_string(), "demo:sensors".to_string()])?;

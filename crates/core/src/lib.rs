@@ -32,6 +32,7 @@ pub mod selector;
 pub mod suggest;
 pub mod summary;
 pub mod sync;
+pub mod terms;
 pub mod text;
 pub mod tokens;
 pub mod validate;

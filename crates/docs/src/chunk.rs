@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::notes::ColumnNotes;
 use crate::parse::{DocWarning, ParsedDocs, TableDoc};
-use crate::tokenize::{tokenize_into, tokenize_prose_into};
+use schemascope_core::terms::{tokenize_into, tokenize_prose_into};
 
 /// What part of a table's documentation a chunk holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

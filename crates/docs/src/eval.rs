@@ -65,8 +65,12 @@ pub struct SpiderQuestion {
     pub db_id: String,
     /// The natural-language question.
     pub question: String,
-    /// The gold SQL.
+    /// The gold SQL (`SQL` in BIRD's files).
+    #[serde(alias = "SQL")]
     pub query: String,
+    /// BIRD's external knowledge for the question (`evidence`), which its models are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -41,7 +41,7 @@ pub mod generate;
 pub mod notes;
 pub mod parse;
 pub mod retrieve;
-pub mod tokenize;
+pub use schemascope_core::terms as tokenize;
 
 pub use bm25::{Bm25Index, Bm25Params, Hit, Scoring, Scratch};
 pub use chunk::{Chunk, ChunkKind, ChunkSource, build_chunks};

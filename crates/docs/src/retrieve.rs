@@ -15,7 +15,7 @@ use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema};
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
-use crate::tokenize::{compound_parts, is_content_term, question_weight, tokenize};
+use schemascope_core::terms::{compound_parts, is_content_term, question_weight, tokenize};
 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
 /// cap on chunks per table, few enough to keep a query far below a millisecond.

@@ -81,12 +81,25 @@ pub struct QueryIssue {
     pub location: Option<Location>,
     /// What to write instead, when there is a good guess.
     pub suggestion: Option<String>,
+    /// The table column the suggestion names, when it names one (for programs: the retry
+    /// prompt quotes `suggestion`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix_column: Option<Box<TableColumn>>,
+}
+
+/// A column of a catalog table.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct TableColumn {
+    /// The table, as the catalog names it.
+    pub table: String,
+    /// The column, as the catalog spells it.
+    pub column: String,
 }
 
 impl QueryIssue {
     /// An issue without location or suggestion.
     pub fn new(kind: IssueKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), location: None, suggestion: None }
+        Self { kind, message: message.into(), location: None, suggestion: None, fix_column: None }
     }
 
     /// The same issue at `location`.
@@ -104,6 +117,12 @@ impl QueryIssue {
     /// The same issue with a suggestion.
     pub fn suggest(mut self, suggestion: impl Into<String>) -> Self {
         self.suggestion = Some(suggestion.into());
+        self
+    }
+
+    /// The same issue naming the table column its suggestion points to.
+    pub fn fixed_by(mut self, column: TableColumn) -> Self {
+        self.fix_column = Some(Box::new(column));
         self
     }
 

@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod engine;
 mod issue;
 pub mod sql;
 pub mod structured;
@@ -23,10 +24,11 @@ pub mod values;
 use schemascope_core::Catalog;
 use serde::{Deserialize, Deserializer};
 
-pub use issue::{IssueKind, Location, QueryIssue, ValidationReport};
+pub use engine::engine_issue;
+pub use issue::{IssueKind, Location, QueryIssue, TableColumn, ValidationReport};
 pub use sql::{
     Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only,
-    check_read_only_within, validate_sql,
+    check_read_only_within, referenced_columns, validate_sql, validate_sql_for_question,
 };
 pub use structured::compile::{CompileError, CompiledQuery, compile};
 pub use structured::validate::validate_structured;
@@ -108,8 +110,22 @@ pub fn validate(
     values: &dyn KnownValues,
     callables: &Callables,
 ) -> ValidationReport {
+    validate_for_question(query, catalog, values, callables, None)
+}
+
+/// [`validate`] for a query written to answer `question`: where a name is wrong, the
+/// candidates closest in spelling are also ranked by what the question is about.
+pub fn validate_for_question(
+    query: &Query,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    callables: &Callables,
+    question: Option<&str>,
+) -> ValidationReport {
     match query {
-        Query::Sql(sql) => validate_sql(sql, catalog, values, callables),
+        Query::Sql(sql) => {
+            sql::validate_sql_for_question(sql, catalog, values, callables, question)
+        }
         Query::Structured(q) => validate_structured(q, catalog, values),
     }
 }

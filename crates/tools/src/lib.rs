@@ -30,6 +30,7 @@ mod selector_query;
 pub mod services;
 pub mod sources;
 pub mod tool_table;
+mod validation;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use execute::execute_query;

@@ -271,6 +271,10 @@ pub struct ValidateQueryParams {
     /// The query: an SQL string, or a structured-query object
     /// (`{"fields": [{"fieldCaption": "Genre.Name"}, {"fieldCaption": "Track.TrackId", "function": "COUNT"}], "options": {"rowLimit": 10}}`).
     pub query: Value,
+    /// The question the query answers (optional): a wrong column name is then matched by
+    /// meaning as well as spelling.
+    #[serde(default)]
+    pub question: Option<String>,
 }
 
 /// Parameters of `ask`.

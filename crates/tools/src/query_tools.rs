@@ -8,7 +8,7 @@ use schemascope_agent::graph::{
     ValidationOutcome,
 };
 use schemascope_core::{Catalog, CollectionProfile};
-use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport, validate};
+use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport};
 use schemascope_sources::{Format, Source};
 use serde_json::{Value, json};
 
@@ -19,6 +19,7 @@ use crate::schema_docs::{catalog, context_for};
 use crate::selector_query;
 use crate::services::Services;
 use crate::sources::Sources;
+use crate::validation::validate_on_database;
 
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
@@ -49,7 +50,12 @@ fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
 
 /// Validates `query` against `source`: its catalog, its values, and what its engine allows a
 /// statement to call (the same allow-list its database layer enforces).
-fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<ValidationReport, ToolError> {
+fn check(
+    source: &Source,
+    catalog: &Catalog,
+    query: &Value,
+    question: Option<&str>,
+) -> Result<ValidationReport, ToolError> {
     let query = Query::from_json(query.clone())
         .map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
     let Some(database) = &source.database else {
@@ -58,9 +64,8 @@ fn check(source: &Source, catalog: &Catalog, query: &Value) -> Result<Validation
             source.name()
         )));
     };
-    let callables = database.callables()?;
     let profiles = profiles(source);
-    Ok(validate(&query, catalog, &ProfileValues::new(profiles), &callables))
+    validate_on_database(&**database, catalog, &ProfileValues::new(profiles), &query, question)
 }
 
 /// validate_query.
@@ -68,7 +73,7 @@ pub fn validate_query(sources: &Sources, params: ValidateQueryParams) -> ToolRes
     envelope((|| {
         let source = sources.get(params.source.as_deref())?;
         let report = if source.database.is_some() {
-            check(&source, &catalog(&source)?, &params.query)?
+            check(&source, &catalog(&source)?, &params.query, params.question.as_deref())?
         } else {
             selector_query::validate(&source, &params.query)?
         };
@@ -165,10 +170,15 @@ impl DataAccess for ServedData<'_> {
         })
     }
 
-    fn validate(&self, _source: &str, query: &Value) -> Result<ValidationOutcome, String> {
+    fn validate(
+        &self,
+        _source: &str,
+        question: &str,
+        query: &Value,
+    ) -> Result<ValidationOutcome, String> {
         let report = if self.source.database.is_some() {
             let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
-            check(&self.source, &catalog, query).map_err(|e| e.to_string())?
+            check(&self.source, &catalog, query, Some(question)).map_err(|e| e.to_string())?
         } else {
             selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
         };

@@ -25,8 +25,13 @@ pub use state::{
 pub trait DataAccess: Send + Sync {
     /// The schema context for a question (cached by the implementation; `cached` says so).
     fn schema(&self, source: &str, question: &str) -> Result<SchemaInfo, String>;
-    /// Validates a query locally.
-    fn validate(&self, source: &str, query: &Value) -> Result<ValidationOutcome, String>;
+    /// Validates a query written to answer `question` (before anything runs).
+    fn validate(
+        &self,
+        source: &str,
+        question: &str,
+        query: &Value,
+    ) -> Result<ValidationOutcome, String>;
     /// Runs a validated query.
     fn execute(&self, source: &str, query: &Value) -> Result<ExecutionOutcome, ExecutionFailure>;
 }

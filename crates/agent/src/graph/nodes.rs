@@ -119,7 +119,7 @@ fn build_query(graph: &Graph<'_>, state: &mut AskState) -> Option<String> {
 
 fn validate_query(graph: &Graph<'_>, state: &mut AskState) -> Option<String> {
     let query = state.query_draft.clone()?;
-    match graph.data.validate(&state.source, &query) {
+    match graph.data.validate(&state.source, &state.user_query, &query) {
         Ok(outcome) => {
             state.validation_errors = outcome.errors.clone();
             state.validation_warnings = outcome.warnings.clone();

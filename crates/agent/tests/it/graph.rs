@@ -54,7 +54,12 @@ impl DataAccess for Chinook {
         })
     }
 
-    fn validate(&self, _source: &str, query: &Value) -> Result<ValidationOutcome, String> {
+    fn validate(
+        &self,
+        _source: &str,
+        _question: &str,
+        query: &Value,
+    ) -> Result<ValidationOutcome, String> {
         let sql = query.as_str().ok_or("not SQL")?;
         if self.lenient {
             return Ok(ValidationOutcome {

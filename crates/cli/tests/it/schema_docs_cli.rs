@@ -213,9 +213,51 @@ fn eval_validator_accepts_every_spider_gold_query() {
         run(&["eval", "validator", "--tables", &tables, "--questions", &questions, "--json"], &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let gold = &report["gold"];
     assert_eq!(
-        (report["total"].as_u64(), report["accepted"].as_u64(), report["rejected"].as_u64()),
+        (gold["total"].as_u64(), gold["accepted"].as_u64(), gold["rejected"].as_u64()),
         (Some(493), Some(493), Some(0)),
-        "{report}"
+        "{gold}"
     );
+}
+
+#[test]
+fn eval_validator_on_bird_predictions_flags_what_sqlite_rejects_and_points_to_fixes() {
+    let bird = root().join("testdata/bird");
+    let path = |p: &str| bird.join(p).display().to_string();
+    let out = run(
+        &[
+            "eval",
+            "validator",
+            "--tables",
+            &path("dev_tables.json"),
+            "--questions",
+            &path("mini_dev_sqlite.json"),
+            "--predictions",
+            &path("predictions/predict_mini_dev_gpt-35-turbo_sqlite.json"),
+            "--predictions",
+            &path("predictions/predict_mini_dev_gpt-4_sqlite.json"),
+            "--json",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        (report["gold"]["total"].as_u64(), report["gold"]["rejected"].as_u64()),
+        (Some(500), Some(0))
+    );
+    let all = &report["all_predictions"];
+    let count = |key: &str| all[key].as_u64().unwrap_or(0);
+    assert_eq!(count("total"), 1000);
+    // Real models' mistakes: SQLite rejects about a tenth; every one is flagged before it runs,
+    // and nothing SQLite accepts is rejected.
+    assert!(count("engine_rejected") > 50, "{all}");
+    assert_eq!(count("flagged"), count("engine_rejected"), "{all}");
+    assert_eq!(count("false_rejections"), 0, "{all}");
+    // Borrowed functions come with the engine's spelling; identifier errors point to the fix.
+    assert!(count("unknown_functions_with_fix") * 100 >= count("unknown_functions") * 90, "{all}");
+    assert!(count("identifier_fixes_in_gold") * 100 >= count("identifier_errors") * 60, "{all}");
+    let per_file = report["predictions"].as_array().map_or(0, Vec::len);
+    assert_eq!(per_file, 2);
 }

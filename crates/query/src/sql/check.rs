@@ -16,10 +16,11 @@ use sqlparser::ast::{
     TableWithJoins, Value,
 };
 
+use super::column_fixes;
 use super::expr::{bare_columns, children, contains_aggregate, function_name, is_aggregate};
 use super::scope::{ColumnRef, Columns, Resolution, Scope, Source, last_name};
 use crate::SqlDialect;
-use crate::issue::{IssueKind, Issues, Location, QueryIssue};
+use crate::issue::{IssueKind, Issues, Location, QueryIssue, TableColumn};
 use crate::types::ColumnType;
 use crate::values::{KnownValues, check_number, check_string};
 
@@ -48,6 +49,15 @@ pub(super) struct Checker<'a> {
     pub issues: Issues,
     /// Base tables read, with their row counts when known.
     pub scanned: Vec<(String, Option<u64>)>,
+    /// Every table column a name resolved to, in order of appearance.
+    pub referenced: Vec<TableColumn>,
+    /// The terms of the question the query answers, to rank suggestions by meaning.
+    pub question: Vec<String>,
+    /// The SQL text, to read a name that needs quotes where it was written without.
+    pub text: &'a str,
+    /// Wrong names searched for in the whole catalog so far (see
+    /// [`column_fixes::MAX_SEARCHED_NAMES`]).
+    searched: usize,
 }
 
 fn at(id: &Ident) -> Option<Location> {
@@ -61,7 +71,17 @@ impl<'a> Checker<'a> {
         values: &'a dyn KnownValues,
         dialect: SqlDialect,
     ) -> Self {
-        Self { catalog, values, dialect, issues: Issues::default(), scanned: Vec::new() }
+        Self {
+            catalog,
+            values,
+            dialect,
+            issues: Issues::default(),
+            scanned: Vec::new(),
+            referenced: Vec::new(),
+            question: Vec::new(),
+            text: "",
+            searched: 0,
+        }
     }
 
     fn sqlite(&self) -> bool {
@@ -612,17 +632,9 @@ impl<'a> Checker<'a> {
         let aliases_here =
             ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
-            Resolution::Column(_) | Resolution::Open | Resolution::Alias => {}
-            Resolution::Ambiguous(options) => {
-                self.issues.error(
-                    QueryIssue::new(
-                        IssueKind::AmbiguousColumn,
-                        format!("column {} is in several tables: {}", id.value, options.join(", ")),
-                    )
-                    .at(at(id))
-                    .suggest_first(&options),
-                );
-            }
+            Resolution::Column(column) => self.refer(&column),
+            Resolution::Open | Resolution::Alias => {}
+            Resolution::Ambiguous(options) => self.ambiguous(id, options, scope),
             _ => {
                 if id.quote_style == Some('"') && self.sqlite() {
                     self.issues.warn(
@@ -660,50 +672,163 @@ impl<'a> Checker<'a> {
                 }
                 let visible = scope.visible_columns();
                 let close = closest(&id.value, visible.iter().map(String::as_str), 3);
-                let hint = if close.is_empty() {
-                    String::new()
-                } else {
-                    format!("; did you mean {}?", close.join(", "))
-                };
-                self.issues.error(
-                    QueryIssue::new(
-                        IssueKind::UnknownColumn,
-                        format!("no column called {} in scope{hint}", id.value),
-                    )
-                    .at(at(id))
-                    .suggest_first(&close),
-                );
+                let issue = QueryIssue::new(
+                    IssueKind::UnknownColumn,
+                    format!("no column called {} in scope", id.value),
+                )
+                .at(at(id));
+                self.unknown_column(issue, &id.value, None, close, scope);
             }
+        }
+    }
+
+    /// Reports an unknown column with the best candidates: a catalog column (in scope, or
+    /// with the join that brings its table in) or, for names of derived tables and CTEs, the
+    /// closest spelling in scope (`close`).
+    fn unknown_column(
+        &mut self,
+        issue: QueryIssue,
+        wanted: &str,
+        qualified: Option<Option<&str>>,
+        close: Vec<String>,
+        scope: &Scope<'_>,
+    ) {
+        // `qualified`: written with a qualifier, of this base table when it is one.
+        let preferred = qualified.flatten();
+        let found = if self.searched < column_fixes::MAX_SEARCHED_NAMES {
+            self.searched += 1;
+            column_fixes::candidates(wanted, preferred, scope, self.catalog, &self.question, 3)
+        } else {
+            Vec::new()
+        };
+        if let Some((qualifier, column)) = self.unquoted_name_at(issue.location.as_ref(), scope) {
+            let written = format!(
+                "{}.{}",
+                column_fixes::quoted_if_needed(&qualifier),
+                column.column_written()
+            );
+            let mut issue = issue.suggest(written.clone());
+            issue.message.push_str(&format!(
+                "; {} has a column {:?}, whose name must be quoted: {written}",
+                column.table, column.column
+            ));
+            self.issues.error(issue.fixed_by(column));
+            return;
+        }
+        let best_in_scope = found.first().is_some_and(|c| c.qualifier.is_some());
+        // A close spelling among derived columns beats a table out of scope.
+        if !best_in_scope && !close.is_empty() || found.is_empty() {
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", close.join(", "))
+            };
+            let mut issue = issue.suggest_first(&close);
+            issue.message.push_str(&hint);
+            self.issues.error(issue);
+            return;
+        }
+        // One relation in scope: its columns need no qualifier.
+        let single = qualified.is_none() && scope.parent.is_none() && scope.sources.len() == 1;
+        let shown = |c: &column_fixes::Candidate| {
+            if single && c.qualifier.is_some() { c.column.column_written() } else { c.written() }
+        };
+        let phrases: Vec<String> = found
+            .iter()
+            .map(|c| if single && c.qualifier.is_some() { shown(c) } else { c.described() })
+            .collect();
+        let best = &found[0];
+        let mut issue = issue.suggest(shown(best)).fixed_by(best.column.clone());
+        issue.message.push_str(&format!("; did you mean {}?", phrases.join(", or ")));
+        self.issues.error(issue);
+    }
+
+    /// A column of a table in scope whose name is no plain identifier (`T-BIL`, `Order Date`)
+    /// and that the text at `location` starts with: written unquoted, the parser read it as
+    /// several names (`T - BIL`). With the qualifier that reaches its table.
+    fn unquoted_name_at(
+        &self,
+        location: Option<&Location>,
+        scope: &Scope<'_>,
+    ) -> Option<(String, TableColumn)> {
+        let Some(Location::Position { line, column }) = location else { return None };
+        let text = self.text.lines().nth(usize::try_from(*line).ok()?.checked_sub(1)?)?;
+        let rest: String =
+            text.chars().skip(usize::try_from(*column).ok()?.saturating_sub(1)).collect();
+        let rest = rest.to_lowercase();
+        for (table, qualifier) in column_fixes::tables_in_scope(scope) {
+            let Some(info) = self.catalog.table(&table) else { continue };
+            for c in &info.columns {
+                let name = c.name.to_lowercase();
+                let plain = column_fixes::quoted_if_needed(&c.name) == c.name;
+                let written_here = rest.strip_prefix(name.as_str()).is_some_and(|after| {
+                    after.chars().next().is_none_or(|next| !next.is_alphanumeric() && next != '_')
+                });
+                if !plain && written_here {
+                    let column = TableColumn { table: info.name.clone(), column: c.name.clone() };
+                    return Some((qualifier, column));
+                }
+            }
+        }
+        None
+    }
+
+    /// Reports an unqualified column several relations have, candidates ranked by how much
+    /// the question says about their table.
+    fn ambiguous(&mut self, id: &Ident, mut options: Vec<String>, scope: &Scope<'_>) {
+        let question: std::collections::HashSet<&str> =
+            self.question.iter().map(String::as_str).collect();
+        let table_of = |option: &str| {
+            let qualifier = option.rsplit_once('.').map_or(option, |(q, _)| q);
+            scope.source(qualifier).and_then(|s| s.table.clone())
+        };
+        let weight = |option: &String| {
+            let table = table_of(option).unwrap_or_default();
+            let terms = schemascope_core::terms::tokenize(&table);
+            terms.iter().filter(|t| question.contains(t.as_str())).count()
+        };
+        options.sort_by_key(|o| std::cmp::Reverse(weight(o)));
+        let mut issue = QueryIssue::new(
+            IssueKind::AmbiguousColumn,
+            format!("column {} is in several tables: {}; qualify it", id.value, options.join(", ")),
+        )
+        .at(at(id))
+        .suggest_first(&options);
+        if let (Some(first), Some(table)) =
+            (options.first(), options.first().and_then(|o| table_of(o)))
+        {
+            let column = first.rsplit_once('.').map_or(first.as_str(), |(_, c)| c).to_string();
+            issue = issue.fixed_by(TableColumn { table, column });
+        }
+        self.issues.error(issue);
+    }
+
+    fn refer(&mut self, column: &ColumnRef) {
+        if let Some(table) = &column.table {
+            self.referenced
+                .push(TableColumn { table: table.clone(), column: column.column.clone() });
         }
     }
 
     fn compound(&mut self, ids: &[Ident], scope: &Scope<'_>) {
         let [.., q, c] = ids else { return };
         match scope.resolve_qualified(&q.value, &c.value) {
+            Resolution::Column(column) => self.refer(&column),
             Resolution::Unknown => {
-                let names =
-                    scope.source(&q.value).map(|s| s.columns.names.clone()).unwrap_or_default();
+                let source = scope.source(&q.value);
+                let names = source.map(|s| s.columns.names.clone()).unwrap_or_default();
                 let close: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3)
                     .into_iter()
                     .map(|n| format!("{}.{n}", q.value))
                     .collect();
-                let table = scope
-                    .source(&q.value)
-                    .and_then(|s| s.table.clone())
-                    .unwrap_or_else(|| q.value.clone());
-                let hint = if close.is_empty() {
-                    String::new()
-                } else {
-                    format!("; did you mean {}?", close.join(", "))
-                };
-                self.issues.error(
-                    QueryIssue::new(
-                        IssueKind::UnknownColumn,
-                        format!("{} ({table}) has no column {}{hint}", q.value, c.value),
-                    )
-                    .at(at(c))
-                    .suggest_first(&close),
-                );
+                let base = source.and_then(|s| s.table.clone());
+                let table = base.clone().unwrap_or_else(|| q.value.clone());
+                let issue = QueryIssue::new(
+                    IssueKind::UnknownColumn,
+                    format!("{} ({table}) has no column {}", q.value, c.value),
+                )
+                .at(at(c));
+                self.unknown_column(issue, &c.value, Some(base.as_deref()), close, scope);
             }
             Resolution::ShadowedByAlias(alias) => {
                 let issue = QueryIssue::new(

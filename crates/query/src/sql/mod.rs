@@ -8,6 +8,8 @@ mod call_tokens;
 mod callables;
 mod calls;
 mod check;
+mod column_fixes;
+mod dialect_fixes;
 mod expr;
 mod safety;
 mod scope;
@@ -58,8 +60,20 @@ pub fn validate_sql(
 ) -> ValidationReport {
     // sqlparser's parser, our walks and the tree's `Drop` recurse once per level of nesting; the
     // depth is bounded ([`parse_bounded`]), and all of it runs on a stack that holds the bound.
+    validate_sql_for_question(sql, catalog, values, callables, None)
+}
+
+/// [`validate_sql`] for a query written to answer `question` (see
+/// [`crate::validate_for_question`]).
+pub fn validate_sql_for_question(
+    sql: &str,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    callables: &Callables,
+    question: Option<&str>,
+) -> ValidationReport {
     schemascope_core::deep_stack::on_deep_stack(|| {
-        validate_sql_here(sql, catalog, values, callables)
+        validate_sql_here(sql, catalog, values, callables, question)
     })
     .unwrap_or_else(not_run)
 }
@@ -80,6 +94,7 @@ fn validate_sql_here(
     catalog: &Catalog,
     values: &dyn KnownValues,
     callables: &Callables,
+    question: Option<&str>,
 ) -> ValidationReport {
     let dialect = callables.dialect();
     let mut issues = Issues::default();
@@ -122,14 +137,38 @@ fn validate_sql_here(
     let Statement::Query(query) = statement else { return issues.into_report(None) };
     safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
     if !issues.errors.is_empty() {
+        dialect_fixes::add_fixes(query, callables, &mut issues);
         return issues.into_report(None);
     }
     let mut checker = check::Checker::new(catalog, values, dialect);
+    checker.question = question.map(schemascope_core::terms::tokenize).unwrap_or_default();
+    checker.text = sql;
     checker.query(query, None);
     let scanned = std::mem::take(&mut checker.scanned);
     let mut issues = checker.issues;
     let rewritten = row_limit(query, &scanned, &mut issues);
     issues.into_report(rewritten)
+}
+
+/// The table columns `sql` reads, each name resolved as the validator resolves it (aliases,
+/// CTEs and subqueries followed), without repeats; `Err` with the parser's message when it does
+/// not parse as one query. For evaluations: which columns a gold query uses.
+pub fn referenced_columns(
+    sql: &str,
+    catalog: &Catalog,
+    dialect: SqlDialect,
+) -> Result<Vec<crate::TableColumn>, String> {
+    schemascope_core::deep_stack::on_deep_stack(|| {
+        let (parsed, _) = parse(sql, dialect, WORK_BUDGET);
+        let statements = parsed.map_err(|e| e.to_string())?;
+        let [Statement::Query(query)] = statements.as_slice() else {
+            return Err("not one query".into());
+        };
+        let mut checker = check::Checker::new(catalog, &crate::NoValues, dialect);
+        checker.query(query, None);
+        let mut seen = std::collections::HashSet::new();
+        Ok(checker.referenced.into_iter().filter(|c| seen.insert(c.clone())).collect())
+    })?
 }
 
 /// The statements of `sql` (bounded, see [`parse_within`]) and its tokens, when it tokenizes.

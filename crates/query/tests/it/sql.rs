@@ -330,3 +330,50 @@ fn a_long_in_list_is_checked_value_by_value_and_each_issue_reported_once() {
         r.warnings[1].message
     );
 }
+
+/// A catalog whose column names need quotes, as many real ones have (`T-BIL`, `Examination
+/// Date`).
+fn laboratory() -> Catalog {
+    use schemascope_core::{ColumnInfo, TableInfo, TableKind};
+    let column = |name: &str| ColumnInfo {
+        name: name.into(),
+        declared_type: "REAL".into(),
+        nullable: true,
+        comment: None,
+        base_type: None,
+    };
+    Catalog {
+        tables: vec![TableInfo {
+            name: "Laboratory".into(),
+            kind: TableKind::Table,
+            columns: vec![column("ID"), column("T-BIL"), column("Examination Date")],
+            primary_key: vec!["ID".into()],
+            foreign_keys: Vec::new(),
+            row_count: None,
+            comment: None,
+        }],
+    }
+}
+
+#[test]
+fn a_name_that_needs_quotes_written_without_them_is_named_quoted() {
+    let r = validate_sql(
+        "SELECT ID FROM Laboratory WHERE Laboratory.T-BIL >= 2.0",
+        &laboratory(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert!(!r.valid);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("Laboratory.\"T-BIL\""), "{r:?}");
+    assert!(r.errors[0].message.contains("must be quoted"), "{r:?}");
+    let fix = r.errors[0].fix_column.as_ref().map(|c| c.column.as_str());
+    assert_eq!(fix, Some("T-BIL"));
+    // A multi-byte name before the position does not confuse the reading.
+    let r = validate_sql(
+        "SELECT 'é' AS é, Examination Date FROM Laboratory",
+        &laboratory(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert!(!r.valid);
+}

@@ -63,3 +63,12 @@ pub fn create_schema_only(path: &Path, catalog: &Catalog) -> Result<(), SourceEr
         .execute_batch(&schema_ddl(catalog))
         .map_err(|e| fail(format!("cannot create the tables: {e}")))
 }
+
+/// Whether SQLite compiles `sql` against the database at `path` (opened read-only, with none of
+/// the source's gates): the engine's plain verdict, which evaluations compare the validator
+/// with. `Err` holds SQLite's message.
+pub fn sqlite_compiles(path: &Path, sql: &str) -> Result<(), String> {
+    let connection = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    connection.prepare(sql).map(drop).map_err(|e| e.to_string())
+}

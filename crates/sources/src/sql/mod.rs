@@ -195,6 +195,14 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// operators and casts, read from its catalog (once per connection).
     fn callables(&self) -> Result<Arc<Callables>, SourceError>;
 
+    /// Asks the engine to compile `sql` as it would before running it — names, types and
+    /// functions resolved by the engine itself — and runs nothing: SQLite prepares the statement
+    /// (`sqlite3_prepare`), PostgreSQL parses and analyses it (the extended protocol's Parse) in a
+    /// read-only transaction that is rolled back. The same read-only checks as
+    /// [`Database::run_capped`] come first. A statement the engine rejects is a
+    /// [`SourceError::Statement`] of class `Syntax` with the engine's message.
+    fn compile(&self, sql: &str) -> Result<(), SourceError>;
+
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, and
     /// stops reading rows as soon as a cap is reached: the row past `caps.max_rows`, or the
     /// row that takes the rows kept past `caps.max_bytes` of JSON ([`row_json_bytes`]). The rest

@@ -54,6 +54,20 @@ fn next_batch(batch: usize, largest_row: usize, bytes_left: Option<usize>) -> us
     batch.saturating_mul(2).min(MAX_BATCH).min(fit)
 }
 
+/// Parses and analyses `sql` (the extended protocol's Parse: names, types and functions
+/// resolved) in a READ ONLY transaction that is rolled back; nothing is bound or executed.
+pub(crate) fn compile_read_only(
+    client: &mut Client,
+    sql: &str,
+    timeout_ms: u64,
+) -> Result<(), Failure> {
+    let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
+    tx.batch_execute(&format!("SET LOCAL statement_timeout = {timeout_ms}"))
+        .map_err(Failure::BeforeSent)?;
+    tx.prepare(sql).map_err(Failure::Sent)?;
+    tx.rollback().map_err(Failure::Sent)
+}
+
 /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
 /// dropping the transaction rolls it back), reading its rows within `caps`.
 pub(crate) fn run_read_only(

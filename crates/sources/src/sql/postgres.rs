@@ -19,7 +19,7 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
 use schemascope_query::{Callables, check_read_only_within};
 
-use super::pg_fetch::{Failure, run_read_only};
+use super::pg_fetch::{self, Failure, run_read_only};
 use super::pool::{Lease, Pool, pool_size};
 use super::{
     Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables,
@@ -506,6 +506,25 @@ impl Database for PostgresDatabase {
             return Ok(callables);
         }
         self.with_client(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))
+    }
+
+    fn compile(&self, sql: &str) -> Result<(), SourceError> {
+        if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
+            return Err(SourceError::Statement {
+                location: self.location.clone(),
+                message,
+                class: ErrorClass::Refused,
+            });
+        }
+        let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
+        schemascope_core::cancel::current().check()?;
+        self.with_client(STATEMENT_TIMEOUT_MS, |client, callables| {
+            if let Err(issues) = check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET) {
+                let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+                return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
+            }
+            pg_fetch::compile_read_only(client, sql, STATEMENT_TIMEOUT_MS)
+        })
     }
 
     fn run_capped(

@@ -17,9 +17,9 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
 use super::caps::Budget;
-use super::pool::{Pool, pool_size};
+use super::pool::{Lease, Pool, pool_size};
 use super::sqlite_gate::{self, Gate};
-use super::{Caps, Database, Dialect, QueryResult, SqlValue};
+use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
@@ -180,6 +180,46 @@ impl SqliteDatabase {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A pooled connection for `sql`, after the statement-level refusals every statement meets
+    /// first, waiting at most `timeout_ms` for one.
+    fn checked_connection(
+        &self,
+        sql: &str,
+        timeout_ms: u64,
+    ) -> Result<Lease<'_, Pooled>, SourceError> {
+        if let Some(message) = super::guard::refusal(sql, Dialect::Sqlite) {
+            return Err(SourceError::Statement {
+                location: self.location.clone(),
+                message,
+                class: ErrorClass::Refused,
+            });
+        }
+        let wait = Duration::from_millis(timeout_ms);
+        let pooled = self.pool.acquire(wait, || connect(&self.path, Some(&self.allowed)).map(|(pooled, _)| pooled)).map_err(|e| match e {
+            Some(e) => SourceError::Database { location: self.location.clone(), message: format!("cannot open another connection: {e}") },
+            None => SourceError::Statement {
+                location: self.location.clone(),
+                message: format!("all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again", self.pool.max()),
+                class: ErrorClass::Resource,
+            },
+        })?;
+        // A refusal recorded for an earlier statement is not this one's.
+        let _ = pooled.gate.denied();
+        Ok(pooled)
+    }
+
+    /// Refuses a prepared statement SQLite says would write.
+    fn refuse_writes(&self, statement: &rusqlite::Statement<'_>) -> Result<(), SourceError> {
+        if statement.readonly() {
+            return Ok(());
+        }
+        Err(SourceError::Statement {
+            location: self.location.clone(),
+            message: "refused: the statement would write (sources are read-only)".into(),
+            class: ErrorClass::Refused,
+        })
     }
 
     fn error(
@@ -390,6 +430,14 @@ impl Database for SqliteDatabase {
         Ok(Arc::clone(&self.callables))
     }
 
+    fn compile(&self, sql: &str) -> Result<(), SourceError> {
+        let pooled = self.checked_connection(sql, STATEMENT_TIMEOUT_MS)?;
+        let fail = |e| self.error(e, STATEMENT_TIMEOUT_MS, &pooled, u64::MAX);
+        // Prepared and dropped: nothing is stepped, so nothing runs.
+        let statement = pooled.connection.prepare_cached(sql).map_err(fail)?;
+        self.refuse_writes(&statement)
+    }
+
     fn run_capped(
         &self,
         sql: &str,
@@ -397,34 +445,12 @@ impl Database for SqliteDatabase {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
-        if let Some(message) = super::guard::refusal(sql, Dialect::Sqlite) {
-            return Err(SourceError::Statement {
-                location: self.location.clone(),
-                message,
-                class: ErrorClass::Refused,
-            });
-        }
+        let pooled = self.checked_connection(sql, timeout_ms)?;
         let wait = Duration::from_millis(timeout_ms);
-        let pooled = self.pool.acquire(wait, || connect(&self.path, Some(&self.allowed)).map(|(pooled, _)| pooled)).map_err(|e| match e {
-            Some(e) => SourceError::Database { location: self.location.clone(), message: format!("cannot open another connection: {e}") },
-            None => SourceError::Statement {
-                location: self.location.clone(),
-                message: format!("all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again", self.pool.max()),
-                class: ErrorClass::Resource,
-            },
-        })?;
         let deadline = (pooled.epoch.elapsed() + wait).as_millis() as u64;
-        // A refusal recorded for an earlier statement is not this one's.
-        let _ = pooled.gate.denied();
         let fail = |e| self.error(e, timeout_ms, &pooled, deadline);
         let mut statement = pooled.connection.prepare_cached(sql).map_err(fail)?;
-        if !statement.readonly() {
-            return Err(SourceError::Statement {
-                location: self.location.clone(),
-                message: "refused: the statement would write (sources are read-only)".into(),
-                class: ErrorClass::Refused,
-            });
-        }
+        self.refuse_writes(&statement)?;
         let names: Vec<String> = statement.column_names().map(str::to_string).collect();
         // The declared type of a column read straight from a table; expressions have none.
         let column_types: Vec<String> =

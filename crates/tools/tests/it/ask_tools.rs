@@ -60,7 +60,7 @@ fn validate_query_reports_kinds_locations_and_suggestions() {
     let check = |query: Value| {
         ok(validate_query(
             &registry.sources,
-            ValidateQueryParams { source: Some("chinook".into()), query },
+            ValidateQueryParams { source: Some("chinook".into()), query, question: None },
         ))
     };
     let valid =
@@ -185,7 +185,11 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     for (name, _) in &sources {
         let report = ok(validate_query(
             &registry.sources,
-            ValidateQueryParams { source: Some(name.clone()), query: structured.clone() },
+            ValidateQueryParams {
+                source: Some(name.clone()),
+                query: structured.clone(),
+                question: None,
+            },
         ));
         assert_eq!(report["valid"], true, "{report}");
         let rows = ok(execute_query(
@@ -205,6 +209,7 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
         ValidateQueryParams {
             source: Some("chinook".into()),
             query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}),
+            question: None,
         },
     ));
     assert_eq!(misspelt["valid"], false);
@@ -215,7 +220,10 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
 fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     let registry = registry(&["demo:infrastructure"]);
     let check = |query: Value| {
-        ok(validate_query(&registry.sources, ValidateQueryParams { source: None, query }))
+        ok(validate_query(
+            &registry.sources,
+            ValidateQueryParams { source: None, query, question: None },
+        ))
     };
     assert_eq!(check(json!("type == 'server' && cpu > `0.8`"))["valid"], true);
     let typo = check(json!("typ == 'server'"));

@@ -579,7 +579,7 @@ fn sql_on_a_source_that_is_not_a_database_says_so() {
     assert!(run.message.contains("not a SQL database"), "{}", run.message);
     let check = ok(validate_query(
         &services.sources,
-        ValidateQueryParams { source: infra(), query: json!("select 1") },
+        ValidateQueryParams { source: infra(), query: json!("select 1"), question: None },
     ));
     assert_eq!(check["valid"], false);
     assert!(

@@ -69,6 +69,7 @@ fn run_deep_sql(registry: &Services, source: &str) {
                 ValidateQueryParams {
                     source: Some(source.into()),
                     query: Value::from(sql.as_str()),
+                    question: None,
                 },
             )
         });
@@ -236,6 +237,7 @@ fn deep_selectors_are_refused_by_every_tool_that_takes_one() {
                 ValidateQueryParams {
                     source: Some("infrastructure".into()),
                     query: json!({"selector": selector, "collection": "nodes"}),
+                    question: None,
                 },
             )
         });
@@ -332,7 +334,11 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     let report = on_small_stack(|| {
         validate_query(
             &chinook.sources,
-            ValidateQueryParams { source: Some("chinook".into()), query: structured.clone() },
+            ValidateQueryParams {
+                source: Some("chinook".into()),
+                query: structured.clone(),
+                question: None,
+            },
         )
     });
     assert!(!report.message.is_empty());

@@ -801,7 +801,11 @@ fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String
         let sql = case.sql.replace("@DIR@", dir);
         let report = validate_query(
             &registry.sources,
-            ValidateQueryParams { source: Some(source.into()), query: Value::from(sql.as_str()) },
+            ValidateQueryParams {
+                source: Some(source.into()),
+                query: Value::from(sql.as_str()),
+                question: None,
+            },
         );
         let errors: Vec<String> = report.data["errors"]
             .as_array()
@@ -850,7 +854,11 @@ fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String
     for (sql, expect) in legit(on) {
         let report = validate_query(
             &registry.sources,
-            ValidateQueryParams { source: Some(source.into()), query: Value::from(sql) },
+            ValidateQueryParams {
+                source: Some(source.into()),
+                query: Value::from(sql),
+                question: None,
+            },
         );
         if report.data["valid"] != true {
             failures.push(format!("validate rejected the legitimate {sql:?}: {}", report.message));

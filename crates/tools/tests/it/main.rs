@@ -10,6 +10,7 @@ mod aimdb_fake;
 mod answers_say_where;
 mod ask_tools;
 mod demo_tools;
+mod engine_validation;
 mod failing_sources;
 mod file_faults;
 mod graph_session;

@@ -224,7 +224,7 @@ pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
 /// The terms of `text` (see [`tokenize_into`]).
 ///
 /// ```
-/// use schemascope_docs::tokenize::tokenize;
+/// use schemascope_core::terms::tokenize;
 /// assert_eq!(tokenize("CustomerId of HTTPServer orders"), ["customer", "id", "http", "server", "order"]);
 /// ```
 pub fn tokenize(text: &str) -> Vec<String> {

@@ -1,0 +1,293 @@
+//! What to write instead of a function the engine does not have: models borrow functions from
+//! other dialects (`YEAR(d)`, `DIVIDE(a, b)`, `IF(c, a, b)`, `DATEDIFF(a, b)`, `strftime` on
+//! PostgreSQL), and the engine's own error only says the name is unknown. Each fix is the
+//! target dialect's spelling of the same computation, with the call's own arguments, offered
+//! only when the functions it uses are on the engine's allow-list.
+//!
+//! The table is of functions, not of questions: it is the portable meaning of well-known
+//! functions of MySQL, SQL Server, Oracle, SQLite and PostgreSQL.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Query, Visit, Visitor,
+};
+
+use super::callables::{Callables, Verdict, Written};
+use crate::SqlDialect;
+use crate::issue::{IssueKind, Issues, Location};
+
+/// The longest argument text quoted in a fix; longer arguments are shown as `…`.
+const MAX_ARGUMENT_CHARS: usize = 200;
+
+/// Adds a fix to every unknown-function error of `issues` that has one, found by the call's
+/// position in `query`.
+pub(super) fn add_fixes(query: &Query, callables: &Callables, issues: &mut Issues) {
+    let wanted: Vec<Location> = issues
+        .errors
+        .iter()
+        .filter(|e| e.kind == IssueKind::UnknownFunction)
+        .filter_map(|e| e.location.clone())
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let mut finder = Finder { wanted, callables, fixes: Vec::new() };
+    let _ = query.visit(&mut finder);
+    let dialect = callables.dialect();
+    for issue in issues.errors.iter_mut().filter(|e| e.kind == IssueKind::UnknownFunction) {
+        let found = finder.fixes.iter().find(|(at, _, _)| Some(at) == issue.location.as_ref());
+        if let Some((_, name, fix)) = found {
+            issue.message = format!(
+                "function {name} does not exist in this {dialect} database; in {dialect} write {fix}"
+            );
+            issue.suggestion = Some(fix.clone());
+        }
+    }
+}
+
+/// Finds the calls at the wanted positions and computes their fixes (sqlparser's visitor lends
+/// each node only for the visit).
+struct Finder<'c> {
+    wanted: Vec<Location>,
+    callables: &'c Callables,
+    /// Position, the name as written, the fix.
+    fixes: Vec<(Location, String, String)>,
+}
+
+impl Visitor for Finder<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if let Expr::Function(f) = expr
+            && let Some(ident) = f.name.0.last().and_then(|p| p.as_ident())
+            && let Some(at) = Location::at(ident.span.start.line, ident.span.start.column)
+            && self.wanted.contains(&at)
+            && let Some(fix) = fix(f, self.callables)
+        {
+            self.fixes.push((at, f.name.to_string(), fix));
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The argument texts of a plain call (`None` for forms with named, wildcard or subquery
+/// arguments, which no fix rewrites).
+fn arguments(function: &Function) -> Option<Vec<String>> {
+    let FunctionArguments::List(list) = &function.args else {
+        return matches!(function.args, FunctionArguments::None).then(Vec::new);
+    };
+    list.args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => {
+                let text = e.to_string();
+                Some(if text.chars().count() > MAX_ARGUMENT_CHARS { "…".into() } else { text })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the engine has `name` (unqualified, unquoted).
+fn has(callables: &Callables, name: &str) -> bool {
+    callables.function(None, Written { text: name, quoted: false }) == Verdict::Allowed
+}
+
+/// The unit a date-part function extracts, as strftime's directive and PostgreSQL's field.
+fn date_part(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
+        "year" => ("%Y", "YEAR"),
+        "month" => ("%m", "MONTH"),
+        "day" | "dayofmonth" => ("%d", "DAY"),
+        "hour" => ("%H", "HOUR"),
+        "minute" => ("%M", "MINUTE"),
+        "second" => ("%S", "SECOND"),
+        "dayofyear" => ("%j", "DOY"),
+        "week" | "weekofyear" => ("%W", "WEEK"),
+        _ => return None,
+    })
+}
+
+/// strftime directives and PostgreSQL's to_char patterns for the same fields.
+const FORMAT_PAIRS: &[(&str, &str)] = &[
+    ("%Y", "YYYY"),
+    ("%m", "MM"),
+    ("%d", "DD"),
+    ("%H", "HH24"),
+    ("%M", "MI"),
+    ("%S", "SS"),
+    ("%j", "DDD"),
+    ("%W", "WW"),
+];
+
+/// A to_char pattern for a strftime format literal (`'%Y-%m'` → `'YYYY-MM'`).
+fn to_char_pattern(format: &str) -> String {
+    FORMAT_PAIRS.iter().fold(format.to_string(), |f, (from, to)| f.replace(from, to))
+}
+
+/// A strftime format for a to_char pattern or MySQL DATE_FORMAT literal.
+fn strftime_format(format: &str) -> String {
+    let mysql = format.replace("%i", "%M").replace("%s", "%S").replace("%e", "%d");
+    FORMAT_PAIRS.iter().fold(mysql, |f, (to, from)| f.replace(from, to))
+}
+
+/// The same computation in the engine's dialect, or `None`.
+fn fix(function: &Function, callables: &Callables) -> Option<String> {
+    let name = function.name.0.last()?.as_ident()?.value.to_ascii_lowercase();
+    let args = arguments(function)?;
+    let sqlite = callables.dialect() == SqlDialect::Sqlite;
+    let case = |c: &str, a: &str, b: &str| format!("CASE WHEN {c} THEN {a} ELSE {b} END");
+    let fix = match (name.as_str(), args.as_slice()) {
+        (part, [d]) if date_part(part).is_some() => {
+            let (directive, field) = date_part(part)?;
+            if sqlite {
+                has(callables, "strftime")
+                    .then(|| format!("CAST(strftime('{directive}', {d}) AS INTEGER)"))?
+            } else {
+                format!("EXTRACT({field} FROM {d})")
+            }
+        }
+        ("divide", [a, b]) => format!("{a} * 1.0 / {b}"),
+        ("subtract" | "minus", [a, b]) => format!("{a} - {b}"),
+        ("add" | "plus", [a, b]) => format!("{a} + {b}"),
+        ("multiply" | "times", [a, b]) => format!("{a} * {b}"),
+        ("mod" | "modulo", [a, b]) => format!("{a} % {b}"),
+        ("greatest" | "least", [_, _, ..]) if sqlite => {
+            let min_max = if name == "greatest" { "max" } else { "min" };
+            format!("{min_max}({})", args.join(", "))
+        }
+        ("if" | "iif", [c, a, b]) => case(c, a, b),
+        ("isnull" | "nvl" | "ifnull", [a, b]) => format!("COALESCE({a}, {b})"),
+        ("nvl2", [a, b, c]) => case(&format!("{a} IS NOT NULL"), b, c),
+        ("len" | "char_length" | "character_length", [s]) if sqlite => format!("length({s})"),
+        ("len", [s]) => format!("length({s})"),
+        ("lcase", [s]) => format!("lower({s})"),
+        ("ucase", [s]) => format!("upper({s})"),
+        ("mid", [s, from, len]) => format!("substr({s}, {from}, {len})"),
+        ("charindex" | "locate", [needle, haystack, ..]) | ("instr", [haystack, needle])
+            if !sqlite || name != "instr" =>
+        {
+            if sqlite {
+                format!("instr({haystack}, {needle})")
+            } else {
+                format!("strpos({haystack}, {needle})")
+            }
+        }
+        ("concat", [_, _, ..]) if sqlite => args.join(" || "),
+        ("now" | "getdate" | "sysdate" | "current_timestamp", []) => {
+            if sqlite {
+                "datetime('now')".into()
+            } else {
+                "now()".into()
+            }
+        }
+        ("curdate" | "today", []) => {
+            if sqlite {
+                "date('now')".into()
+            } else {
+                "CURRENT_DATE".into()
+            }
+        }
+        ("datediff", [a, b]) => {
+            // MySQL: the days from b to a.
+            if sqlite {
+                format!("julianday({a}) - julianday({b})")
+            } else {
+                format!("({a})::date - ({b})::date")
+            }
+        }
+        ("datediff", [unit, a, b]) if unit.eq_ignore_ascii_case("day") => {
+            // SQL Server: the days from a to b.
+            if sqlite {
+                format!("julianday({b}) - julianday({a})")
+            } else {
+                format!("({b})::date - ({a})::date")
+            }
+        }
+        ("date_format" | "to_char", [d, format]) if sqlite => {
+            format!("strftime({}, {d})", strftime_format(format))
+        }
+        ("date_format", [d, format]) => format!("to_char({d}, {})", to_char_pattern(format)),
+        ("strftime", [format, d]) if !sqlite => {
+            format!("to_char({d}, {})", to_char_pattern(format))
+        }
+        ("julianday", [d]) if !sqlite => {
+            format!("EXTRACT(EPOCH FROM ({d})::timestamp) / 86400.0 + 2440587.5")
+        }
+        ("date_part" | "datepart", [unit, d]) if sqlite => {
+            let part = unit.trim_matches('\'').to_ascii_lowercase();
+            let (directive, _) = date_part(&part)?;
+            format!("CAST(strftime('{directive}', {d}) AS INTEGER)")
+        }
+        ("to_date" | "str_to_date", [d, _]) if sqlite => format!("date({d})"),
+        ("to_number", [s, ..]) if sqlite => format!("CAST({s} AS REAL)"),
+        ("trunc" | "truncate", [x]) if sqlite => format!("CAST({x} AS INTEGER)"),
+        ("pow" | "power", [x, y]) if sqlite && !has(callables, "pow") => y
+            .parse::<u8>()
+            .ok()
+            .filter(|n| (2..=4).contains(n))
+            .map(|n| vec![format!("({x})"); usize::from(n)].join(" * "))?,
+        _ => return None,
+    };
+    Some(fix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite() -> Callables {
+        let mut c = Callables::new(SqlDialect::Sqlite);
+        for f in ["strftime", "julianday", "length", "max", "min", "instr"] {
+            c.add_function(None, f, true);
+        }
+        c
+    }
+
+    fn first_call(sql: &str) -> Function {
+        let dialect = sqlparser::dialect::GenericDialect {};
+        let statements = sqlparser::parser::Parser::parse_sql(&dialect, sql).unwrap();
+        let sqlparser::ast::Statement::Query(q) = &statements[0] else { panic!() };
+        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else { panic!() };
+        let sqlparser::ast::SelectItem::UnnamedExpr(Expr::Function(f)) = &s.projection[0] else {
+            panic!()
+        };
+        f.clone()
+    }
+
+    #[test]
+    fn borrowed_functions_get_the_engines_spelling() {
+        let pg = Callables::new(SqlDialect::Postgres);
+        let cases = [
+            ("SELECT YEAR(d)", "CAST(strftime('%Y', d) AS INTEGER)", "EXTRACT(YEAR FROM d)"),
+            ("SELECT DIVIDE(a, b)", "a * 1.0 / b", "a * 1.0 / b"),
+            (
+                "SELECT IF(x > 1, 'a', 'b')",
+                "CASE WHEN x > 1 THEN 'a' ELSE 'b' END",
+                "CASE WHEN x > 1 THEN 'a' ELSE 'b' END",
+            ),
+            ("SELECT DATEDIFF(a, b)", "julianday(a) - julianday(b)", "(a)::date - (b)::date"),
+            ("SELECT GREATEST(a, b, c)", "max(a, b, c)", ""),
+            ("SELECT DATE_FORMAT(d, '%Y-%m')", "strftime('%Y-%m', d)", "to_char(d, 'YYYY-MM')"),
+        ];
+        for (sql, on_sqlite, on_postgres) in cases {
+            let f = first_call(sql);
+            assert_eq!(fix(&f, &sqlite()).as_deref(), Some(on_sqlite), "{sql} on SQLite");
+            let expected = (!on_postgres.is_empty()).then_some(on_postgres);
+            assert_eq!(fix(&f, &pg).as_deref(), expected, "{sql} on PostgreSQL");
+        }
+        assert_eq!(
+            fix(&first_call("SELECT strftime('%Y', d)"), &pg).as_deref(),
+            Some("to_char(d, 'YYYY')")
+        );
+    }
+
+    #[test]
+    fn no_fix_without_the_function_it_needs_or_for_unknown_shapes() {
+        let bare = Callables::new(SqlDialect::Sqlite);
+        assert_eq!(fix(&first_call("SELECT YEAR(d)"), &bare), None);
+        assert_eq!(fix(&first_call("SELECT DIVIDE(a)"), &sqlite()), None);
+        assert_eq!(fix(&first_call("SELECT FROBNICATE(a, b)"), &sqlite()), None);
+    }
+}

@@ -1,0 +1,75 @@
+//! Evaluations on Spider-format schemas and questions (Spider, BIRD). Each schema becomes a
+//! schema-only SQLite database, read back through the SQLite source like any user database.
+//! `eval retrieval` (here): generated docs searched for every question, gold tables from the
+//! gold SQL. `eval validator` ([`validator`]): the validator on gold SQL and on models'
+//! predictions, against the engine's own verdict.
+
+mod validator;
+
+pub use validator::{ValidatorReport, ValidatorRequest, eval_validator};
+
+use std::path::Path;
+
+use schemascope_docs::RetrievalConfig;
+use schemascope_docs::eval::{
+    EvalOptions, EvalReport, Setting, evaluate, spider_databases, spider_questions,
+};
+use schemascope_sources::sql::create::create_schema_only;
+use schemascope_sources::sql::{Database, SqliteDatabase};
+
+use crate::result::ToolError;
+
+/// What to evaluate.
+#[derive(Debug, Clone)]
+pub struct EvalRequest<'a> {
+    /// Spider `tables.json`.
+    pub tables: &'a Path,
+    /// Spider `dev.json`-format questions.
+    pub questions: &'a Path,
+    /// All databases pooled into one schema (else each database alone).
+    pub pooled: bool,
+    /// K of the @K metrics.
+    pub k: usize,
+    /// Retrieval configuration.
+    pub config: RetrievalConfig,
+}
+
+pub(crate) fn read(path: &Path) -> Result<String, ToolError> {
+    use schemascope_sources::file;
+    file::read_string(
+        path,
+        file::max_source_bytes(),
+        "for an evaluation file (raise it with --max-file-bytes)",
+    )
+    .map_err(|e| ToolError::InvalidParams(e.to_string()))
+}
+
+/// Runs the evaluation.
+pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError> {
+    let bad = |path: &Path, e: &dyn std::fmt::Display| {
+        ToolError::InvalidParams(format!("{}: {e}", path.display()))
+    };
+    let mut databases =
+        spider_databases(&read(request.tables)?).map_err(|e| bad(request.tables, &e))?;
+    let questions =
+        spider_questions(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if request.k == 0 {
+        return Err(ToolError::InvalidParams("--k must be at least 1".into()));
+    }
+    let dir = tempfile::tempdir().map_err(|e| {
+        ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
+    })?;
+    for (i, db) in databases.iter_mut().enumerate() {
+        // Through a real database and the SQLite source's catalog reader, as a user's would go.
+        let path = dir.path().join(format!("{i}.sqlite"));
+        create_schema_only(&path, &db.catalog)?;
+        db.catalog = SqliteDatabase::open(&path)?.catalog()?;
+    }
+    let setting = if request.pooled { Setting::Pooled } else { Setting::PerDatabase };
+    Ok(evaluate(
+        &databases,
+        &questions,
+        setting,
+        &EvalOptions { k: request.k, config: request.config.clone() },
+    ))
+}

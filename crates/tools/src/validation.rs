@@ -1,0 +1,67 @@
+//! Validating a query on a database: the local checks (catalog, stored values, the engine's
+//! allow-list of functions), then — when they find nothing — the engine's own compiler, which
+//! runs nothing ([`Database::compile`]). What the engine would refuse is thus found before
+//! execution, with the local checks' suggestions where they have one.
+
+use schemascope_core::Catalog;
+use schemascope_query::{
+    IssueKind, KnownValues, Query, QueryIssue, SqlDialect, ValidationReport, engine_issue,
+    validate_for_question,
+};
+use schemascope_sources::SourceError;
+use schemascope_sources::error::ErrorClass;
+use schemascope_sources::sql::{Database, Dialect};
+
+use crate::result::ToolError;
+
+/// The local checks alone: catalog, stored values, the engine's allow-list and the rules.
+pub(crate) fn validate_locally(
+    database: &dyn Database,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    query: &Query,
+    question: Option<&str>,
+) -> Result<ValidationReport, ToolError> {
+    let callables = database.callables()?;
+    Ok(validate_for_question(query, catalog, values, &callables, question))
+}
+
+/// Validates `query`, written to answer `question`, on `database` against `catalog` and
+/// `values`: the local checks, then the engine's compiler.
+pub(crate) fn validate_on_database(
+    database: &dyn Database,
+    catalog: &Catalog,
+    values: &dyn KnownValues,
+    query: &Query,
+    question: Option<&str>,
+) -> Result<ValidationReport, ToolError> {
+    let mut report = validate_locally(database, catalog, values, query, question)?;
+    if !report.valid {
+        return Ok(report);
+    }
+    let sql = match (&report.rewritten_query, query) {
+        (Some(rewritten), _) => rewritten.clone(),
+        (None, Query::Sql(sql)) => sql.clone(),
+        // A structured query is compiled by schemascope itself; its SQL is the rewritten query.
+        (None, Query::Structured(_)) => return Ok(report),
+    };
+    let dialect = match database.dialect() {
+        Dialect::Sqlite => SqlDialect::Sqlite,
+        Dialect::Postgres => SqlDialect::Postgres,
+    };
+    match database.compile(&sql) {
+        Ok(()) => {}
+        Err(SourceError::Statement { message, class: ErrorClass::Syntax | ErrorClass::Refused, .. }) => {
+            report.errors.push(engine_issue(dialect, &message));
+            report.valid = false;
+        }
+        Err(e @ SourceError::Cancelled(_)) => return Err(e.into()),
+        // The engine could not be asked (a lost connection, a timeout): the local verdict
+        // stands, and says it was not confirmed.
+        Err(e) => report.warnings.push(QueryIssue::new(
+            IssueKind::Syntax,
+            format!("{dialect} could not be asked to compile the query ({e}); the local checks found nothing"),
+        )),
+    }
+    Ok(report)
+}

@@ -1,0 +1,147 @@
+//! validate_query knows the engine: functions borrowed from other dialects get the engine's
+//! own spelling (which then compiles), whatever the local checks miss the engine's compiler
+//! finds without running anything, and a column of another table is named with its join —
+//! on SQLite and, when `SCHEMASCOPE_TEST_POSTGRES` is set, on PostgreSQL.
+
+use schemascope_tools::*;
+use serde_json::{Value, json};
+
+use crate::common::{ok, registry};
+
+fn chinook_spec() -> String {
+    format!(
+        "chinook={}",
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+            .display()
+    )
+}
+
+/// The served Chinook sources: SQLite, and PostgreSQL when the test server is there.
+fn sources() -> (Services, Vec<(&'static str, bool)>) {
+    let mut specs = vec![chinook_spec()];
+    let mut names = vec![("chinook", false)];
+    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") {
+        specs.push(format!("pg={uri}"));
+        names.push(("pg", true));
+    }
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    (registry(&specs), names)
+}
+
+fn validate(services: &Services, source: &str, sql: &str, question: Option<&str>) -> Value {
+    ok(validate_query(
+        &services.sources,
+        ValidateQueryParams {
+            source: Some(source.into()),
+            query: json!(sql),
+            question: question.map(str::to_string),
+        },
+    ))
+}
+
+#[test]
+fn borrowed_functions_get_a_fix_that_the_engine_then_accepts() {
+    let (services, sources) = sources();
+    let cases = [
+        ("SELECT YEAR(\"InvoiceDate\") AS y FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "YEAR"),
+        ("SELECT MONTH(\"InvoiceDate\") AS m FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "MONTH"),
+        ("SELECT DIVIDE(\"Total\", 2) AS d FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "DIVIDE"),
+        ("SELECT SUBTRACT(\"Total\", 1) AS d FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "SUBTRACT"),
+        (
+            "SELECT DATEDIFF(\"InvoiceDate\", \"InvoiceDate\") AS d FROM \"Invoice\" WHERE \"InvoiceId\" = 1",
+            "DATEDIFF",
+        ),
+    ];
+    // SQLite 3.48 and later have IF (as IIF); PostgreSQL has neither.
+    let postgres_only = [(
+        "SELECT IF(\"Total\" > 5, 'big', 'small') AS s FROM \"Invoice\" WHERE \"InvoiceId\" = 1",
+        "IF",
+    )];
+    for (source, postgres) in &sources {
+        let extra = if *postgres { &postgres_only[..] } else { &[] };
+        for &(sql, function) in cases.iter().chain(extra) {
+            let report = validate(&services, source, sql, None);
+            let error = &report["errors"][0];
+            assert_eq!(error["kind"], "unknown_function", "{source}: {sql}: {report}");
+            let fix = error["suggestion"].as_str().unwrap_or_default();
+            assert!(!fix.is_empty(), "{source}: {sql}: {report}");
+            // The fix replaces the call: the whole call's text is the name up to its `)`.
+            let start = sql.find(function).unwrap_or(0);
+            let end = start + sql[start..].find(") AS").unwrap_or(0) + 1;
+            let fixed = format!("{}{fix}{}", &sql[..start], &sql[end..]);
+            let again = validate(&services, source, &fixed, None);
+            assert_eq!(again["valid"], true, "{source} ({postgres}): {fixed}: {again}");
+        }
+    }
+}
+
+#[test]
+fn what_only_the_engine_knows_is_found_before_anything_runs() {
+    let (services, sources) = sources();
+    for (source, postgres) in &sources {
+        // The local checks do not count arguments; the engine's compiler does.
+        let report = validate(&services, source, "SELECT substr() FROM \"Album\"", None);
+        assert_eq!(report["valid"], false, "{source}: {report}");
+        let message = report["errors"][0]["message"].as_str().unwrap_or_default();
+        let engine = if *postgres { "PostgreSQL" } else { "SQLite" };
+        assert!(
+            message.starts_with(&format!("{engine} rejects the query when compiling it")),
+            "{message}"
+        );
+        // Compiling runs nothing: a query that would fail only when run is valid.
+        let report = validate(
+            &services,
+            source,
+            "SELECT CAST(\"Title\" AS INTEGER) / 0 FROM \"Album\" WHERE \"AlbumId\" = 1",
+            None,
+        );
+        assert_eq!(report["valid"], true, "{source}: {report}");
+    }
+}
+
+#[test]
+fn a_column_of_another_table_is_named_with_its_join() {
+    let (services, sources) = sources();
+    for (source, postgres) in &sources {
+        // Unquoted on SQLite (a double-quoted unknown name is a string there); quoted on
+        // PostgreSQL (its unquoted names fold to lower case).
+        let sql = if *postgres {
+            "SELECT \"FirstName\", \"Total\" FROM \"Invoice\""
+        } else {
+            "SELECT FirstName, Total FROM Invoice"
+        };
+        let report = validate(&services, source, sql, None);
+        let error = &report["errors"][0];
+        assert_eq!(error["kind"], "unknown_column", "{report}");
+        assert_eq!(error["suggestion"], "Customer.FirstName", "{report}");
+        assert_eq!(error["fix_column"], json!({"table": "Customer", "column": "FirstName"}));
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("JOIN Customer ON Customer.CustomerId = Invoice.CustomerId"),
+            "{message}"
+        );
+        // Qualified with the wrong table: the one in scope that has it.
+        let sql = if *postgres {
+            "SELECT i.\"FirstName\" FROM \"Invoice\" i JOIN \"Customer\" c ON c.\"CustomerId\" = i.\"CustomerId\""
+        } else {
+            "SELECT i.FirstName FROM Invoice i JOIN Customer c ON c.CustomerId = i.CustomerId"
+        };
+        let report = validate(&services, source, sql, None);
+        assert_eq!(report["errors"][0]["suggestion"], "c.FirstName", "{report}");
+    }
+}
+
+#[test]
+fn ambiguous_and_misspelt_columns_follow_the_question() {
+    let (services, _) = sources();
+    let sql = "SELECT Name FROM Track JOIN Genre ON Track.GenreId = Genre.GenreId";
+    let by_genre = validate(&services, "chinook", sql, Some("Name every genre"));
+    assert_eq!(by_genre["errors"][0]["kind"], "ambiguous_column");
+    assert_eq!(by_genre["errors"][0]["suggestion"], "Genre.Name", "{by_genre}");
+    let by_track = validate(&services, "chinook", sql, Some("List the track names"));
+    assert_eq!(by_track["errors"][0]["suggestion"], "Track.Name", "{by_track}");
+    // Without a question, the order of FROM.
+    let plain = validate(&services, "chinook", sql, None);
+    assert_eq!(plain["errors"][0]["suggestion"], "Track.Name", "{plain}");
+}
