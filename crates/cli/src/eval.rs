@@ -32,6 +32,24 @@ pub(crate) enum EvalCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Value recall: the share of questions whose stored values (named loosely: "bossa nova",
+    /// "Sao Jose dos Campos") appear in the schema context the question gets, with and without
+    /// the value index; and the share whose tables all appear.
+    Values {
+        /// A SQLite database, or a `.sql` script that builds one.
+        #[arg(long)]
+        database: PathBuf,
+        /// Questions: `{"questions": [{"question", "sql", "tables", "values": [{"table",
+        /// "column", "value"}]}]}` (see testdata/eval/).
+        #[arg(long)]
+        questions: PathBuf,
+        /// The context's token budget (the ask pipeline's).
+        #[arg(long, default_value_t = 6_000)]
+        max_tokens: usize,
+        /// Print the report as JSON (with every miss).
+        #[arg(long)]
+        json: bool,
+    },
     /// Table retrieval quality on Spider-format data: Recall@K, Precision@K, MRR and context
     /// reduction versus the full schema.
     Retrieval {
@@ -60,6 +78,9 @@ pub(crate) fn run(command: EvalCommand) -> Result<ExitCode> {
     match command {
         EvalCommand::Validator { tables, questions, predictions, json } => {
             eval_validator(&tables, &questions, &predictions, json)
+        }
+        EvalCommand::Values { database, questions, max_tokens, json } => {
+            eval_values(&database, &questions, max_tokens, json)
         }
         EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } => {
             eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)
@@ -157,6 +178,50 @@ fn eval_retrieval(
         if report.gold_parse_failures > 0 {
             println!("  {} gold queries could not be parsed (skipped)", report.gold_parse_failures);
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn eval_values(
+    database: &Path,
+    questions: &Path,
+    max_tokens: usize,
+    json: bool,
+) -> Result<ExitCode> {
+    let request = tools::eval::ValuesRequest { database, questions, max_tokens };
+    let report = tools::eval::eval_values(&request)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} questions, {} naming stored values\n  value recall {:.3} ({} of {}); without the value index {:.3}\n  table recall {:.3}; context tokens {:.0} of {} for the full schema",
+        report.questions,
+        report.with_values,
+        report.value_recall,
+        report.values_found,
+        report.with_values,
+        report.value_recall_without_index,
+        report.table_recall,
+        report.avg_context_tokens,
+        report.full_schema_tokens
+    );
+    for miss in &report.misses {
+        let values: Vec<String> = miss
+            .missing_values
+            .iter()
+            .map(|v| format!("{}.{} '{}'", v.table, v.column, v.value))
+            .collect();
+        println!(
+            "- {}\n  missing: {}{}",
+            miss.question,
+            values.join(", "),
+            if miss.missing_tables.is_empty() {
+                String::new()
+            } else {
+                format!(" tables {}", miss.missing_tables.join(", "))
+            }
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

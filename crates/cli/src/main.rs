@@ -131,6 +131,9 @@ enum Command {
         /// bins; 1 to 3 are always equal-width).
         #[arg(long)]
         bins: Option<usize>,
+        /// Look a value up: stored exactly or not, and the closest stored values.
+        #[arg(long)]
+        value: Option<String>,
         #[command(flatten)]
         output: Output,
     },
@@ -628,7 +631,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             finish(&tools::sample_data(&services.sources, params), &output, View::Data)
         }
-        Command::Property { source, property, collection, record, limit, bins, output } => {
+        Command::Property { source, property, collection, record, limit, bins, value, output } => {
             let (services, name) = one_source(&source)?;
             let params = tools::DescribePropertyParams {
                 source: Some(name),
@@ -637,6 +640,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 record_name: record,
                 limit,
                 bins,
+                value,
             };
             finish(&tools::describe_property(&services, params), &output, View::Data)
         }
@@ -746,7 +750,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 _ => Value::String(text),
             };
             let result = tools::validate_query(
-                &services.sources,
+                &services.docs,
                 tools::ValidateQueryParams { source: Some(name), query, question },
             );
             let code = finish(&result, &output, View::Data);

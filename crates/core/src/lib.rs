@@ -36,3 +36,4 @@ pub mod terms;
 pub mod text;
 pub mod tokens;
 pub mod validate;
+pub mod value_index;

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::chunk::ChunkKind;
 use crate::notes::ColumnNotes;
 use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
+use schemascope_core::value_index::ValueMatch;
 
 /// Names of left-out tables listed in the omission note before "and N more".
 const OMITTED_NAMES_SHOWN: usize = 10;
@@ -157,6 +158,7 @@ const ESTIMATE_MARGIN: usize = 64;
 enum Section {
     Overview,
     Tables,
+    Values,
     Docs,
 }
 
@@ -212,6 +214,11 @@ impl SchemaIndex {
             }
             Strategy::Focused => self.focused_blocks(retrieval),
         };
+        let mut blocks = blocks;
+        if let Some(values) = values_block(&retrieval.values) {
+            // First in priority: a line or two that saves the model a guess.
+            blocks.insert(0, values);
+        }
         let fitted = fit(&heading, &blocks, max_tokens, exact);
         // The metadata names the tables the text shows, not those the budget left out.
         let mut metadata = metadata;
@@ -294,6 +301,43 @@ impl SchemaIndex {
             blocks,
         )
     }
+}
+
+/// "## Values the question names" with one line per stored value (`Genre.Name has 'Bossa
+/// Nova'`), or `None` when the question names none.
+fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
+    if values.is_empty() {
+        return None;
+    }
+    // One line per value, naming every column that stores it (a country of customers and of
+    // invoices).
+    let mut lines: Vec<(&str, Vec<String>)> = Vec::new();
+    for v in values {
+        let column = format!("{}.{}", v.table, v.column);
+        match lines.iter_mut().find(|(value, _)| *value == v.value) {
+            Some((_, columns)) => columns.push(column),
+            None => lines.push((&v.value, vec![column])),
+        }
+    }
+    let mut text = String::from("## Values the question names\n");
+    for (value, columns) in lines {
+        let verb = if columns.len() == 1 { "has" } else { "have" };
+        text.push_str(&format!(
+            "- {} {verb} '{}'\n",
+            columns.join(", "),
+            value.replace('\'', "''")
+        ));
+    }
+    let text = text.trim_end().to_string();
+    Some(Block {
+        section: Section::Values,
+        tokens: tokens::count(&text),
+        text: Cow::Owned(text),
+        table: None,
+        role: Role::Retrieved,
+        documents: None,
+        compact: None,
+    })
 }
 
 /// The context's first line, which counts the tables it shows.
@@ -476,7 +520,7 @@ fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) 
     let shown_tables =
         blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
     let mut out = heading.text(shown_tables);
-    for section in [Section::Overview, Section::Tables, Section::Docs] {
+    for section in [Section::Overview, Section::Tables, Section::Values, Section::Docs] {
         let mut first = true;
         for (block, form) in
             blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section)

@@ -4,9 +4,11 @@
 //! no or weak matches, or a focused context no smaller than the full one).
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use foldhash::HashSet;
 use schemascope_core::Catalog;
+use schemascope_core::value_index::{ValueIndex, ValueMatch};
 use serde::Serialize;
 
 use crate::bm25::{Bm25Index, Hit, Scratch};
@@ -20,6 +22,8 @@ use schemascope_core::terms::{compound_parts, is_content_term, question_weight, 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
 /// cap on chunks per table, few enough to keep a query far below a millisecond.
 const CANDIDATES_PER_SLOT: usize = 8;
+/// Most stored values a context names.
+pub const MAX_VALUES_SHOWN: usize = 8;
 
 /// Why the full schema was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -109,6 +113,9 @@ pub struct Retrieval<'a> {
     /// How surely the kept chunks point at the tables the question needs, 0–1 (see
     /// [`SchemaIndex::retrieve`]); 0 when retrieval did not run.
     pub confidence: f64,
+    /// Stored values the question names (from the value index, whatever the strategy).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<ValueMatch>,
 }
 
 impl Retrieval<'_> {
@@ -176,6 +183,8 @@ pub struct SchemaIndex {
     pub(crate) config: RetrievalConfig,
     pub(crate) blocks: Vec<TableBlock>,
     pub(crate) full_tokens: usize,
+    /// The stored text values, when the source's were read.
+    pub(crate) values: Option<Arc<ValueIndex>>,
 }
 
 impl SchemaIndex {
@@ -196,9 +205,29 @@ impl SchemaIndex {
             catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
         let full_tokens = count_full_schema(&blocks);
         (
-            Self { catalog, database: docs.database, chunks, bm25, config, blocks, full_tokens },
+            Self {
+                catalog,
+                database: docs.database,
+                chunks,
+                bm25,
+                config,
+                blocks,
+                full_tokens,
+                values: None,
+            },
             warnings,
         )
+    }
+
+    /// The same index that also finds the stored values a question names.
+    pub fn with_values(mut self, values: Arc<ValueIndex>) -> Self {
+        self.values = Some(values);
+        self
+    }
+
+    /// The value index, when there is one.
+    pub fn values(&self) -> Option<&Arc<ValueIndex>> {
+        self.values.as_ref()
     }
 
     /// The catalog.
@@ -260,6 +289,7 @@ impl SchemaIndex {
         max_tokens: Option<usize>,
     ) -> Retrieval<'_> {
         let mut retrieval = self.decide(question, top_k, max_tokens);
+        self.add_values(&mut retrieval, question);
         if matches!(retrieval.strategy, Strategy::Full(_))
             && max_tokens.is_some_and(|budget| self.full_tokens > budget)
         {
@@ -271,6 +301,28 @@ impl SchemaIndex {
                 pointed.tables.into_iter().chain(pointed.expanded_tables).collect();
         }
         retrieval
+    }
+
+    /// The values the question names, and — for a focused context — their tables: one whose
+    /// whole value the question spells out is retrieved, the others are shown beside.
+    fn add_values<'a>(&'a self, retrieval: &mut Retrieval<'a>, question: &str) {
+        let Some(values) = &self.values else { return };
+        retrieval.values = values.matches(question, MAX_VALUES_SHOWN);
+        if retrieval.strategy != Strategy::Focused {
+            return;
+        }
+        for found in &retrieval.values {
+            let Some(table) = self.catalog.table(&found.table) else { continue };
+            let name = table.name.as_str();
+            if retrieval.tables.contains(&name) || retrieval.expanded_tables.contains(&name) {
+                continue;
+            }
+            if found.whole {
+                retrieval.tables.push(name);
+            } else {
+                retrieval.expanded_tables.push(name);
+            }
+        }
     }
 
     /// [`SchemaIndex::retrieve_within`] without the budget's table order.
@@ -289,6 +341,7 @@ impl SchemaIndex {
             priority: Vec::new(),
             avg_relevance: 0.0,
             confidence: 0.0,
+            values: Vec::new(),
         };
         if !config.enabled {
             return full(FullReason::Disabled);
@@ -358,6 +411,7 @@ impl SchemaIndex {
             priority: Vec::new(),
             avg_relevance,
             confidence,
+            values: Vec::new(),
         }
     }
 

@@ -25,6 +25,13 @@ pub trait KnownValues: Sync {
         None
     }
 
+    /// Stored values of `table.column` that `literal` may have meant (case, accents, words,
+    /// typos aside), best first; empty when unknown.
+    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Vec<String> {
+        let _ = (table, column, literal);
+        Vec::new()
+    }
+
     /// The smallest and largest numeric value of `table.column`, when known.
     fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
         let _ = (table, column);
@@ -84,9 +91,14 @@ impl<'a> ProfileValues<'a> {
 
 impl KnownValues for ProfileValues<'_> {
     fn complete_values(&self, table: &str, column: &str) -> Option<Vec<String>> {
-        let strings = self.column(table, column)?.strings.as_ref()?;
-        let complete =
-            strings.distinct <= MAX_COMPLETE_VALUES && strings.top.len() as u64 >= strings.distinct;
+        let property = self.column(table, column)?;
+        let strings = property.strings.as_ref()?;
+        // Only strings: a number or a blob in the column (SQLite keeps what it is given) is a
+        // value the string list does not show.
+        let only_strings = strings.count + property.nulls >= property.present;
+        let complete = only_strings
+            && strings.distinct <= MAX_COMPLETE_VALUES
+            && strings.top.len() as u64 >= strings.distinct;
         complete.then(|| {
             strings.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect()
         })
@@ -148,7 +160,9 @@ pub(crate) fn check_string(
     }
     let mut close: Vec<String> =
         known.iter().filter(|v| v.eq_ignore_ascii_case(literal)).cloned().collect();
-    for c in schemascope_core::suggest::closest(literal, known.iter().map(String::as_str), 3) {
+    let similar = values.similar_values(table, column, literal);
+    let spelled = schemascope_core::suggest::closest(literal, known.iter().map(String::as_str), 3);
+    for c in similar.into_iter().chain(spelled) {
         if !close.contains(&c) {
             close.push(c);
         }

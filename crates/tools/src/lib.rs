@@ -6,6 +6,7 @@
 
 pub mod asking;
 pub mod cap;
+mod column_values;
 mod describe;
 pub mod descriptions;
 mod elsewhere;
@@ -31,6 +32,7 @@ pub mod services;
 pub mod sources;
 pub mod tool_table;
 mod validation;
+mod value_lookup;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use execute::execute_query;

@@ -109,6 +109,11 @@ pub struct DescribePropertyParams {
     /// equal-width, too few to tell a skew from its bins.
     #[serde(default)]
     pub bins: Option<usize>,
+    /// A value to look up (optional): whether the property stores it exactly, and the stored
+    /// values closest to it, case, accents, word order and typos aside ("bossa nova" →
+    /// "Bossa Nova"). Check a filter value with it before writing the query.
+    #[serde(default)]
+    pub value: Option<String>,
 }
 
 /// Parameters of `query_schema`.

@@ -17,7 +17,14 @@ pub fn describe_property(services: &Services, params: DescribePropertyParams) ->
     let key = CacheKey::new(
         "describe_property",
         params.source.as_deref(),
-        &[&params.property, &params.collection, &params.record_name, &params.limit, &params.bins],
+        &[
+            &params.property,
+            &params.collection,
+            &params.record_name,
+            &params.limit,
+            &params.bins,
+            &params.value,
+        ],
     );
     services.sources.cached(key, || envelope(run(services, &params)))
 }
@@ -99,6 +106,20 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
             answer.message.push(' ');
             answer.message.push_str(&sentence);
         }
+    }
+    if let Some(value) = &params.value {
+        let property = profile.property(&path);
+        let (found, sentence) = crate::value_lookup::lookup(
+            &services.docs,
+            &source,
+            collection,
+            &path,
+            property,
+            value,
+        )?;
+        answer.data["valueLookup"] = found;
+        answer.message.push(' ');
+        answer.message.push_str(&sentence);
     }
     if let Some(name) = &record {
         answer.data["record_name"] = name.clone().into();

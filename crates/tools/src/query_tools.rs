@@ -7,18 +7,18 @@ use schemascope_agent::graph::{
     AskInput, Budgets, DataAccess, Event, ExecutionFailure, ExecutionOutcome, Graph, SchemaInfo,
     ValidationOutcome,
 };
+use schemascope_core::value_index::ValueIndex;
 use schemascope_core::{Catalog, CollectionProfile};
-use schemascope_query::{ProfileValues, Query, SqlDialect, ValidationReport};
+use schemascope_query::{KnownValues, ProfileValues, Query, SqlDialect, ValidationReport};
 use schemascope_sources::{Format, Source};
 use serde_json::{Value, json};
 
 use crate::execute::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
 use crate::result::{ToolError, ToolResult, envelope};
-use crate::schema_docs::{catalog, context_for};
+use crate::schema_docs::{Docs, catalog, context_for, value_index_of};
 use crate::selector_query;
 use crate::services::Services;
-use crate::sources::Sources;
 use crate::validation::validate_on_database;
 
 /// Tokens of schema context the pipeline gives the model.
@@ -48,9 +48,40 @@ fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
         .collect()
 }
 
+/// What the validator knows of `source`'s values: the value index's complete lists and lookups
+/// where it read the column, the profiles' otherwise.
+struct SourceValues<'a> {
+    profiles: ProfileValues<'a>,
+    index: Option<Arc<ValueIndex>>,
+}
+
+impl KnownValues for SourceValues<'_> {
+    fn complete_values(&self, table: &str, column: &str) -> Option<Vec<String>> {
+        // A column the index read is answered by it alone: when it says its values were not
+        // all read, a profile's shorter list is no more complete.
+        match &self.index {
+            Some(index) if index.has_column(table, column) => index.complete_values(table, column),
+            _ => self.profiles.complete_values(table, column),
+        }
+    }
+
+    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Vec<String> {
+        self.index.as_ref().map_or_else(Vec::new, |index| index.similar(table, column, literal, 3))
+    }
+
+    fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
+        self.profiles.numeric_range(table, column)
+    }
+
+    fn row_count(&self, table: &str) -> Option<u64> {
+        self.profiles.row_count(table)
+    }
+}
+
 /// Validates `query` against `source`: its catalog, its values, and what its engine allows a
 /// statement to call (the same allow-list its database layer enforces).
 fn check(
+    docs: &Docs,
     source: &Source,
     catalog: &Catalog,
     query: &Value,
@@ -64,16 +95,19 @@ fn check(
             source.name()
         )));
     };
-    let profiles = profiles(source);
-    validate_on_database(&**database, catalog, &ProfileValues::new(profiles), &query, question)
+    let values = SourceValues {
+        profiles: ProfileValues::new(profiles(source)),
+        index: value_index_of(docs, source),
+    };
+    validate_on_database(&**database, catalog, &values, &query, question)
 }
 
 /// validate_query.
-pub fn validate_query(sources: &Sources, params: ValidateQueryParams) -> ToolResult {
+pub fn validate_query(docs: &Docs, params: ValidateQueryParams) -> ToolResult {
     envelope((|| {
-        let source = sources.get(params.source.as_deref())?;
+        let source = docs.sources().get(params.source.as_deref())?;
         let report = if source.database.is_some() {
-            check(&source, &catalog(&source)?, &params.query, params.question.as_deref())?
+            check(docs, &source, &catalog(&source)?, &params.query, params.question.as_deref())?
         } else {
             selector_query::validate(&source, &params.query)?
         };
@@ -178,7 +212,8 @@ impl DataAccess for ServedData<'_> {
     ) -> Result<ValidationOutcome, String> {
         let report = if self.source.database.is_some() {
             let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
-            check(&self.source, &catalog, query, Some(question)).map_err(|e| e.to_string())?
+            check(&self.services.docs, &self.source, &catalog, query, Some(question))
+                .map_err(|e| e.to_string())?
         } else {
             selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
         };

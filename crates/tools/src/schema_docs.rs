@@ -252,6 +252,7 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let mut warnings = skipped;
     warnings.extend(parsed);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
+    let index = index.with_values(Arc::new(crate::column_values::value_index(source)));
     warnings.extend(more);
     let built = BuiltIndex {
         generation,
@@ -294,6 +295,15 @@ pub(crate) fn context_for(
     let built = index(docs, source)?;
     let retrieval = built.index.retrieve_within(question, None, max_tokens);
     Ok((built.index.render_counted(&retrieval, max_tokens, false), built.reused))
+}
+
+/// The value index of `source` (built with its docs index, and rebuilt with it), when its
+/// docs index can be built.
+pub(crate) fn value_index_of(
+    docs: &Docs,
+    source: &Source,
+) -> Option<Arc<schemascope_core::value_index::ValueIndex>> {
+    index(docs, source).ok().and_then(|built| built.index.values().cloned())
 }
 
 /// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.

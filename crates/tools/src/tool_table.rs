@@ -180,7 +180,7 @@ pub static TOOLS: &[ToolSpec] = &[
         Database
     ),
     row!(crate::execute_query(sources), EXECUTE_QUERY, ExecuteQueryParams, READS, Database),
-    row!(crate::validate_query(sources), VALIDATE_QUERY, ValidateQueryParams, READS, Database),
+    row!(crate::validate_query(docs), VALIDATE_QUERY, ValidateQueryParams, READS, Database),
     ToolSpec {
         name: "ask",
         description: text::ASK,

@@ -72,3 +72,15 @@ pub fn sqlite_compiles(path: &Path, sql: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     connection.prepare(sql).map(drop).map_err(|e| e.to_string())
 }
+
+/// Creates a new SQLite file at `path` by running `script` (SQL statements, such as a dump).
+/// Refuses to touch an existing file.
+pub fn create_from_script(path: &Path, script: &str) -> Result<(), SourceError> {
+    let fail =
+        |message: String| SourceError::Database { location: path.display().to_string(), message };
+    if path.exists() {
+        return Err(fail("already exists; databases are only created as new files".into()));
+    }
+    let connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
+    connection.execute_batch(script).map_err(|e| fail(format!("the script failed: {e}")))
+}

@@ -1,12 +1,15 @@
 //! Evaluations on Spider-format schemas and questions (Spider, BIRD). Each schema becomes a
 //! schema-only SQLite database, read back through the SQLite source like any user database.
 //! `eval retrieval` (here): generated docs searched for every question, gold tables from the
-//! gold SQL. `eval validator` ([`validator`]): the validator on gold SQL and on models'
-//! predictions, against the engine's own verdict.
+//! gold SQL. `eval validator` (`validator.rs`): the validator on gold SQL and on models'
+//! predictions, against the engine's own verdict. `eval values` (`values.rs`): whether a
+//! question's context names the stored values it refers to loosely.
 
 mod validator;
+mod values;
 
 pub use validator::{ValidatorReport, ValidatorRequest, eval_validator};
+pub use values::{ValuesReport, ValuesRequest, eval_values};
 
 use std::path::Path;
 

@@ -59,7 +59,7 @@ fn validate_query_reports_kinds_locations_and_suggestions() {
     let registry = registry(&[&chinook_spec()]);
     let check = |query: Value| {
         ok(validate_query(
-            &registry.sources,
+            &registry.docs,
             ValidateQueryParams { source: Some("chinook".into()), query, question: None },
         ))
     };
@@ -184,7 +184,7 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     let mut answers = Vec::new();
     for (name, _) in &sources {
         let report = ok(validate_query(
-            &registry.sources,
+            &registry.docs,
             ValidateQueryParams {
                 source: Some(name.clone()),
                 query: structured.clone(),
@@ -205,7 +205,7 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
     assert_eq!(answers[0], json!([["Rock", 1297], ["Metal", 374], ["Jazz", 130]]));
     assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
     let misspelt = ok(validate_query(
-        &registry.sources,
+        &registry.docs,
         ValidateQueryParams {
             source: Some("chinook".into()),
             query: json!({"fields": [{"fieldCaption": "Genre.Nme"}]}),
@@ -221,7 +221,7 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     let registry = registry(&["demo:infrastructure"]);
     let check = |query: Value| {
         ok(validate_query(
-            &registry.sources,
+            &registry.docs,
             ValidateQueryParams { source: None, query, question: None },
         ))
     };

@@ -578,7 +578,7 @@ fn sql_on_a_source_that_is_not_a_database_says_so() {
     assert!(!run.success);
     assert!(run.message.contains("not a SQL database"), "{}", run.message);
     let check = ok(validate_query(
-        &services.sources,
+        &services.docs,
         ValidateQueryParams { source: infra(), query: json!("select 1"), question: None },
     ));
     assert_eq!(check["valid"], false);

@@ -31,7 +31,7 @@ fn sources() -> (Services, Vec<(&'static str, bool)>) {
 
 fn validate(services: &Services, source: &str, sql: &str, question: Option<&str>) -> Value {
     ok(validate_query(
-        &services.sources,
+        &services.docs,
         ValidateQueryParams {
             source: Some(source.into()),
             query: json!(sql),

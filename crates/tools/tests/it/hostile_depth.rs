@@ -65,7 +65,7 @@ fn run_deep_sql(registry: &Services, source: &str) {
     for (sql, reason) in deep_sql() {
         let report = on_small_stack(|| {
             validate_query(
-                &registry.sources,
+                &registry.docs,
                 ValidateQueryParams {
                     source: Some(source.into()),
                     query: Value::from(sql.as_str()),
@@ -233,7 +233,7 @@ fn deep_selectors_are_refused_by_every_tool_that_takes_one() {
         assert!(!styled.success && styled.message.contains("nests deeper"), "{}", styled.message);
         let validated = on_small_stack(|| {
             validate_query(
-                &registry.sources,
+                &registry.docs,
                 ValidateQueryParams {
                     source: Some("infrastructure".into()),
                     query: json!({"selector": selector, "collection": "nodes"}),
@@ -333,7 +333,7 @@ fn deep_json_arguments_get_answers_on_a_small_stack() {
     let chinook = registry_with_chinook();
     let report = on_small_stack(|| {
         validate_query(
-            &chinook.sources,
+            &chinook.docs,
             ValidateQueryParams {
                 source: Some("chinook".into()),
                 query: structured.clone(),

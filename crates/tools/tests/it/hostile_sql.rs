@@ -800,7 +800,7 @@ fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String
     for case in CASES.iter().filter(|c| c.on == on || c.on == Both) {
         let sql = case.sql.replace("@DIR@", dir);
         let report = validate_query(
-            &registry.sources,
+            &registry.docs,
             ValidateQueryParams {
                 source: Some(source.into()),
                 query: Value::from(sql.as_str()),
@@ -853,7 +853,7 @@ fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String
     }
     for (sql, expect) in legit(on) {
         let report = validate_query(
-            &registry.sources,
+            &registry.docs,
             ValidateQueryParams {
                 source: Some(source.into()),
                 query: Value::from(sql),

@@ -24,3 +24,4 @@ mod session_bounds;
 mod session_disk_full;
 mod sql_tools;
 mod tool_list;
+mod value_index;

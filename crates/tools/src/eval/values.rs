@@ -1,0 +1,182 @@
+//! `eval values`: whether the schema context a question gets names the stored values it refers
+//! to loosely ("bossa nova" → `Genre.Name has 'Bossa Nova'`), and the tables it needs.
+//!
+//! **Value recall** is the share of questions with values whose every stored value appears in
+//! the context (quoted as the context quotes values); the same share without the value index's
+//! section shows what the schema's own example values give. Table recall is the share of
+//! questions whose every gold table is in the context.
+
+use std::path::Path;
+
+use schemascope_sources::sql::create::create_from_script;
+use schemascope_sources::{NoProgress, SourceSpec};
+use serde::{Deserialize, Serialize};
+
+use super::read;
+use crate::result::ToolError;
+use crate::schema_docs::context_for;
+use crate::services::Services;
+
+/// The heading of the context's section of values (see `schemascope_docs`).
+const VALUES_SECTION: &str = "## Values the question names";
+
+/// What to evaluate.
+#[derive(Debug, Clone)]
+pub struct ValuesRequest<'a> {
+    /// A SQLite database, or a `.sql` script that builds one (run into a temporary file).
+    pub database: &'a Path,
+    /// The questions: `{"questions": [{question, sql, tables, values}]}`.
+    pub questions: &'a Path,
+    /// The context's token budget (the pipeline's is 6,000).
+    pub max_tokens: usize,
+}
+
+/// A question file: `{"description", "questions": [{question, sql, tables, values}]}` (the
+/// description and the SQL are for people).
+#[derive(Debug, Clone, Deserialize)]
+struct QuestionSet {
+    questions: Vec<ValueQuestion>,
+}
+
+/// One question with its gold tables and stored values.
+#[derive(Debug, Clone, Deserialize)]
+struct ValueQuestion {
+    question: String,
+    tables: Vec<String>,
+    #[serde(default)]
+    values: Vec<StoredValue>,
+}
+
+/// A value as stored.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct StoredValue {
+    /// The table.
+    pub table: String,
+    /// The column.
+    pub column: String,
+    /// The value exactly as stored.
+    pub value: String,
+}
+
+/// A question whose context missed something.
+#[derive(Debug, Clone, Serialize)]
+pub struct Miss {
+    /// The question.
+    pub question: String,
+    /// Stored values the context does not name.
+    pub missing_values: Vec<StoredValue>,
+    /// Gold tables the context does not show.
+    pub missing_tables: Vec<String>,
+    /// The values section the context had.
+    pub values_section: String,
+}
+
+/// The figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct ValuesReport {
+    /// Questions evaluated.
+    pub questions: usize,
+    /// Questions that refer to stored values.
+    pub with_values: usize,
+    /// Of those, questions whose every value is in the context.
+    pub values_found: usize,
+    /// `values_found / with_values`.
+    pub value_recall: f64,
+    /// The same without the context's values section (the schema's example values only).
+    pub value_recall_without_index: f64,
+    /// Share of questions whose every gold table is in the context.
+    pub table_recall: f64,
+    /// Mean tokens of the contexts.
+    pub avg_context_tokens: f64,
+    /// Tokens of the full schema.
+    pub full_schema_tokens: usize,
+    /// The questions that missed a value or a table.
+    pub misses: Vec<Miss>,
+}
+
+/// `'value'` as the context quotes it.
+fn quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// Runs the evaluation.
+pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolError> {
+    let bad = |path: &Path, e: &dyn std::fmt::Display| {
+        ToolError::InvalidParams(format!("{}: {e}", path.display()))
+    };
+    let set: QuestionSet =
+        serde_json::from_str(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    let dir = tempfile::tempdir().map_err(|e| {
+        ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
+    })?;
+    let database = if request.database.extension().is_some_and(|e| e == "sql") {
+        let path = dir.path().join("database.sqlite");
+        create_from_script(&path, &read(request.database)?)?;
+        path
+    } else {
+        request.database.to_path_buf()
+    };
+    let spec: SourceSpec =
+        format!("eval={}", database.display()).parse().map_err(|e| bad(request.database, &e))?;
+    let services = Services::new();
+    services.sources.load(&[spec], &NoProgress)?;
+    let source = services.sources.get(Some("eval"))?;
+    let mut report = ValuesReport {
+        questions: 0,
+        with_values: 0,
+        values_found: 0,
+        value_recall: 0.0,
+        value_recall_without_index: 0.0,
+        table_recall: 0.0,
+        avg_context_tokens: 0.0,
+        full_schema_tokens: 0,
+        misses: Vec::new(),
+    };
+    let (mut found_without, mut tables_found, mut tokens) = (0usize, 0usize, 0usize);
+    for q in &set.questions {
+        let (context, _) =
+            context_for(&services.docs, &source, &q.question, Some(request.max_tokens))?;
+        report.questions += 1;
+        report.full_schema_tokens = context.full_schema_tokens;
+        tokens += context.tokens;
+        let text = &context.text;
+        let (section, rest) = split_values_section(text);
+        let missing_values: Vec<StoredValue> =
+            q.values.iter().filter(|v| !text.contains(&quoted(&v.value))).cloned().collect();
+        if !q.values.is_empty() {
+            report.with_values += 1;
+            report.values_found += usize::from(missing_values.is_empty());
+            found_without += usize::from(q.values.iter().all(|v| rest.contains(&quoted(&v.value))));
+        }
+        let shown = &context.metadata.tables_included;
+        let missing_tables: Vec<String> = q
+            .tables
+            .iter()
+            .filter(|t| !shown.iter().any(|s| s.eq_ignore_ascii_case(t)))
+            .cloned()
+            .collect();
+        tables_found += usize::from(missing_tables.is_empty());
+        if !missing_values.is_empty() || !missing_tables.is_empty() {
+            report.misses.push(Miss {
+                question: q.question.clone(),
+                missing_values,
+                missing_tables,
+                values_section: section.to_string(),
+            });
+        }
+    }
+    let share =
+        |part: usize, whole: usize| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
+    report.value_recall = share(report.values_found, report.with_values);
+    report.value_recall_without_index = share(found_without, report.with_values);
+    report.table_recall = share(tables_found, report.questions);
+    report.avg_context_tokens = share(tokens, report.questions);
+    Ok(report)
+}
+
+/// The context's values section and the rest of its text.
+fn split_values_section(text: &str) -> (&str, String) {
+    let Some(start) = text.find(VALUES_SECTION) else { return ("", text.to_string()) };
+    let end = text[start..].find("\n\n").map_or(text.len(), |i| start + i);
+    (&text[start..end], format!("{}{}", &text[..start], &text[end..]))
+}

@@ -1,0 +1,82 @@
+//! describe_property's `value`: whether a property stores a value exactly, and the stored values
+//! closest to it as people write them (the value index's matching: case, accents, words,
+//! typos). A database is asked whether the value is stored; other sources answer from their
+//! profile's counted values.
+
+use schemascope_core::profile::PropertyProfile;
+use schemascope_core::value_index::{ColumnValues, ValueIndex};
+use schemascope_core::{Collection, PropertyPath};
+use schemascope_sources::Source;
+use schemascope_sources::sql::SqlValue;
+use serde_json::{Value, json};
+
+use crate::result::ToolError;
+use crate::schema_docs::{Docs, value_index_of};
+
+/// Closest values listed.
+const CLOSEST: usize = 5;
+
+/// `{value, stored, closest}` for `value` of `path`, and the sentence that says it. `stored` is
+/// null when it cannot be told (a file's property with more values than were counted).
+pub(crate) fn lookup(
+    docs: &Docs,
+    source: &Source,
+    collection: &Collection,
+    path: &PropertyPath,
+    profile: Option<&PropertyProfile>,
+    value: &str,
+) -> Result<(Value, String), ToolError> {
+    let column = match (collection.table(), path.last_key()) {
+        (Some(table), Some(column)) if path.depth() == 1 => Some((table, column)),
+        _ => None,
+    };
+    let (stored, closest) = match (column, &source.database) {
+        (Some((table, column)), Some(database)) => {
+            let dialect = database.dialect();
+            let sql = format!(
+                "SELECT 1 FROM {} WHERE {} = {} LIMIT 1",
+                dialect.quote_table(&table.name),
+                dialect.quote(column),
+                dialect.param(1)
+            );
+            let rows = database.query(&sql, &[SqlValue::Text(value.to_string())])?;
+            let closest = value_index_of(docs, source)
+                .map(|index| index.similar(&table.name, column, value, CLOSEST))
+                .unwrap_or_default();
+            (Some(!rows.is_empty()), closest)
+        }
+        _ => {
+            // What the profile counted: all of the property's values when it has few.
+            let strings = profile.and_then(|p| p.strings.as_ref());
+            let counted: Vec<String> = strings
+                .map(|s| {
+                    s.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect()
+                })
+                .unwrap_or_default();
+            let complete = strings.is_some_and(|s| s.top.len() as u64 >= s.distinct);
+            let found = counted.iter().any(|v| v == value);
+            let index = ValueIndex::new(vec![ColumnValues {
+                table: String::new(),
+                column: String::new(),
+                values: counted,
+                complete,
+            }]);
+            let closest = index.similar("", "", value, CLOSEST);
+            (if found || complete { Some(found) } else { None }, closest)
+        }
+    };
+    let closest: Vec<String> = closest.into_iter().filter(|c| c != value).collect();
+    let quoted = |v: &str| format!("'{v}'");
+    let sentence = match stored {
+        Some(true) => format!("{} is a stored value of {path}.", quoted(value)),
+        Some(false) => format!("No item has {path} = {}.", quoted(value)),
+        None => format!("{} is not among the counted values of {path}.", quoted(value)),
+    };
+    let sentence = if closest.is_empty() || stored == Some(true) {
+        sentence
+    } else {
+        let listed: Vec<String> = closest.iter().map(|c| quoted(c)).collect();
+        format!("{sentence} Closest stored: {}.", listed.join(", "))
+    };
+    Ok((json!({"value": value, "stored": stored, "closest": closest}), sentence))
+}
