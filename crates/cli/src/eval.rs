@@ -65,6 +65,9 @@ pub(crate) enum EvalCommand {
         /// K of the @K metrics (and the retrieval top-K).
         #[arg(long, default_value_t = 5)]
         k: usize,
+        /// Append each question's evidence (BIRD's external knowledge) to it.
+        #[arg(long)]
+        with_evidence: bool,
         #[command(flatten)]
         retrieval: RetrievalArgs,
         /// Print the metrics as JSON.
@@ -82,8 +85,8 @@ pub(crate) fn run(command: EvalCommand) -> Result<ExitCode> {
         EvalCommand::Values { database, questions, max_tokens, json } => {
             eval_values(&database, &questions, max_tokens, json)
         }
-        EvalCommand::Retrieval { tables, questions, pooled, k, retrieval, json } => {
-            eval_retrieval(&tables, &questions, pooled, k, &retrieval, json)
+        EvalCommand::Retrieval { tables, questions, pooled, k, with_evidence, retrieval, json } => {
+            eval_retrieval(&tables, &questions, pooled, k, with_evidence, &retrieval, json)
         }
     }
 }
@@ -149,11 +152,12 @@ fn eval_retrieval(
     questions: &Path,
     pooled: bool,
     k: usize,
+    with_evidence: bool,
     retrieval: &RetrievalArgs,
     json: bool,
 ) -> Result<ExitCode> {
-    let request =
-        tools::eval::EvalRequest { tables, questions, pooled, k, config: retrieval.config()? };
+    let config = retrieval.config()?;
+    let request = tools::eval::EvalRequest { tables, questions, pooled, k, config, with_evidence };
     let report = tools::eval::eval_retrieval(&request)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -22,6 +22,9 @@ use schemascope_core::terms::{compound_parts, is_content_term, question_weight, 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
 /// cap on chunks per table, few enough to keep a query far below a millisecond.
 const CANDIDATES_PER_SLOT: usize = 8;
+/// Share of a table's best-scoring foreign-key neighbour among the hits added to its score when
+/// ranking (see `SchemaIndex::favour_connected`).
+const FK_COHERENCE: f64 = 0.15;
 /// Most stored values a context names.
 pub const MAX_VALUES_SHOWN: usize = 8;
 
@@ -433,6 +436,7 @@ impl SchemaIndex {
                 return (Vec::new(), 0.0);
             }
             self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits);
+            self.favour_connected(hits);
             let cap = self.config.max_chunks_per_table.max(1);
             let mut per_table: Vec<(&str, usize)> = Vec::new();
             let mut out = Vec::with_capacity(k);
@@ -462,6 +466,45 @@ impl SchemaIndex {
             }
             (out, self.coverage(&weighted, &kept_docs))
         })
+    }
+
+    /// Reorders `hits` so that a table whose foreign-key neighbours are also hits comes before
+    /// an equally scored table that stands alone: the tables one question needs are joined,
+    /// while a lone match of a common word (`full_name` of another schema) is not. Each hit's
+    /// table is credited [`FK_COHERENCE`] times its best-scoring neighbour among the hits.
+    fn favour_connected(&self, hits: &mut [Hit]) {
+        if hits.len() < 2 {
+            return;
+        }
+        let table_of = |hit: &Hit| {
+            let name = &self.chunks[hit.doc as usize].table;
+            self.catalog.table(name).map_or(name.as_str(), |t| t.name.as_str())
+        };
+        let mut best: Vec<(&str, f64)> = Vec::new();
+        for hit in hits.iter() {
+            let table = table_of(hit);
+            match best.iter_mut().find(|(t, _)| *t == table) {
+                Some((_, score)) => *score = score.max(hit.score),
+                None => best.push((table, hit.score)),
+            }
+        }
+        let boost: Vec<(&str, f64)> = best
+            .iter()
+            .map(|(table, _)| {
+                let neighbours = self.catalog.neighbours(table);
+                let strongest = best
+                    .iter()
+                    .filter(|(other, _)| neighbours.contains(other))
+                    .map(|(_, score)| *score)
+                    .fold(0.0, f64::max);
+                (*table, FK_COHERENCE * strongest)
+            })
+            .collect();
+        let boosted = |hit: &Hit| {
+            let table = table_of(hit);
+            hit.score + boost.iter().find(|(t, _)| *t == table).map_or(0.0, |(_, b)| *b)
+        };
+        hits.sort_by(|a, b| boosted(b).total_cmp(&boosted(a)).then(a.doc.cmp(&b.doc)));
     }
 
     /// Σ weight·IDF of the known terms some document of `docs` contains, over Σ weight·max IDF

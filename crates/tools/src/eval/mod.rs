@@ -35,6 +35,9 @@ pub struct EvalRequest<'a> {
     pub k: usize,
     /// Retrieval configuration.
     pub config: RetrievalConfig,
+    /// Ask each question with its evidence appended (BIRD's external knowledge, which its
+    /// models are given with the question).
+    pub with_evidence: bool,
 }
 
 pub(crate) fn read(path: &Path) -> Result<String, ToolError> {
@@ -54,8 +57,15 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
     };
     let mut databases =
         spider_databases(&read(request.tables)?).map_err(|e| bad(request.tables, &e))?;
-    let questions =
+    let mut questions =
         spider_questions(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if request.with_evidence {
+        for q in &mut questions {
+            if let Some(evidence) = q.evidence.as_deref().filter(|e| !e.is_empty()) {
+                q.question = format!("{} {evidence}", q.question);
+            }
+        }
+    }
     if request.k == 0 {
         return Err(ToolError::InvalidParams("--k must be at least 1".into()));
     }
