@@ -261,3 +261,53 @@ fn eval_validator_on_bird_predictions_flags_what_sqlite_rejects_and_points_to_fi
     let per_file = report["predictions"].as_array().map_or(0, Vec::len);
     assert_eq!(per_file, 2);
 }
+
+#[test]
+fn eval_values_finds_the_stored_values_questions_name_loosely() {
+    let sets = [
+        ("testdata/chinook/Chinook_Sqlite.sqlite", "testdata/eval/chinook_questions.json"),
+        ("testdata/northwind/create.sql", "testdata/eval/northwind_questions.json"),
+        ("testdata/chinook/Chinook_Sqlite.sqlite", "testdata/eval/heldout/chinook_questions.json"),
+        ("testdata/northwind/create.sql", "testdata/eval/heldout/northwind_questions.json"),
+    ];
+    for (database, questions) in sets {
+        let database = root().join(database).display().to_string();
+        let questions = root().join(questions).display().to_string();
+        let out = run(
+            &["eval", "values", "--database", &database, "--questions", &questions, "--json"],
+            &[],
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let recall = report["value_recall"].as_f64().unwrap_or(0.0);
+        let without = report["value_recall_without_index"].as_f64().unwrap_or(1.0);
+        assert!(report["with_values"].as_u64().unwrap_or(0) >= 30, "{questions}: {report}");
+        assert!(recall >= 0.9, "{questions}: {report}");
+        assert!(recall > without, "{questions}: the index adds nothing: {report}");
+        assert!(report["table_recall"].as_f64().unwrap_or(0.0) >= 0.8, "{questions}: {report}");
+    }
+}
+
+#[test]
+fn eval_retrieval_on_pooled_bird_with_evidence_meets_the_recall_target() {
+    let bird = root().join("testdata/bird");
+    let path = |p: &str| bird.join(p).display().to_string();
+    let out = run(
+        &[
+            "eval",
+            "retrieval",
+            "--tables",
+            &path("dev_tables.json"),
+            "--questions",
+            &path("mini_dev_sqlite.json"),
+            "--pooled",
+            "--with-evidence",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(report["recallAtK"].as_f64().unwrap_or(0.0) >= 0.92, "{report}");
+    assert!(report["reduction"].as_f64().unwrap_or(0.0) >= 0.70, "{report}");
+}
