@@ -783,11 +783,12 @@ impl<'a> Checker<'a> {
             scope.source(qualifier).and_then(|s| s.table.clone())
         };
         let weight = |option: &String| {
-            let table = table_of(option).unwrap_or_default();
-            let terms = schemascope_core::terms::tokenize(&table);
-            terms.iter().filter(|t| question.contains(t.as_str())).count()
+            table_of(option)
+                .and_then(|t| self.catalog.table(&t))
+                .map_or(0.0, |t| column_fixes::table_relevance(t, &question))
         };
-        options.sort_by_key(|o| std::cmp::Reverse(weight(o)));
+        // Stable: equal weights keep the order of FROM.
+        options.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
         let mut issue = QueryIssue::new(
             IssueKind::AmbiguousColumn,
             format!("column {} is in several tables: {}; qualify it", id.value, options.join(", ")),

@@ -21,6 +21,8 @@ use crate::issue::TableColumn;
 pub(super) const MAX_SEARCHED_NAMES: usize = 32;
 /// Most foreign-key hops a suggested join takes.
 const MAX_JOIN_HOPS: usize = 3;
+/// Spelling similarity from which a name is a typo of another (one edit in about eight letters).
+const NEAR_TYPO: f64 = 0.85;
 /// How far below the best candidate's score an alternative may be and still be offered.
 const ALTERNATIVE_MARGIN: f64 = 0.6;
 /// Least name similarity for a candidate (1 is the same name).
@@ -107,6 +109,14 @@ fn relevance(name: &str, question: &HashSet<&str>) -> f64 {
     terms.iter().filter(|t| question.contains(t.as_str())).count() as f64 / terms.len() as f64
 }
 
+/// How much the question is about `table`: the share of its name's words the question uses.
+pub(super) fn table_relevance(
+    table: &schemascope_core::TableInfo,
+    question: &HashSet<&str>,
+) -> f64 {
+    relevance(&table.name, question)
+}
+
 /// The base tables in scope (this query and the enclosing ones), lowercase name → qualifier.
 pub(super) fn tables_in_scope(scope: &Scope<'_>) -> HashMap<String, String> {
     let mut out = HashMap::new();
@@ -139,7 +149,7 @@ pub(super) fn candidates(
     for table in &catalog.tables {
         let key = table.name.to_lowercase();
         let qualifier = in_scope.get(&key).cloned();
-        let table_relevance = relevance(&table.name, &question);
+        let table_relevance = table_relevance(table, &question);
         for column in &table.columns {
             let alike = similarity(wanted, &wanted_terms, &column.name);
             if alike < MIN_SIMILARITY {
@@ -155,8 +165,10 @@ pub(super) fn candidates(
             if qualifier.is_some() {
                 score += 0.6;
             }
+            // Written with this table's qualifier: a near-typo of one of its own columns is
+            // what was meant, before the same name elsewhere.
             if preferred.is_some_and(|p| p.eq_ignore_ascii_case(&table.name)) {
-                score += 0.2;
+                score += if alike >= NEAR_TYPO { 0.6 } else { 0.2 };
             }
             found.push(Candidate {
                 column: TableColumn { table: table.name.clone(), column: column.name.clone() },
