@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::terms::{is_stopword, singular};
+use crate::terms::{is_stopword, question_weight, singular};
 
 /// Longest value matched, in characters: longer text is prose (descriptions, notes), which
 /// people do not quote in questions.
@@ -67,6 +67,13 @@ pub struct ValueMatch {
     pub whole: bool,
 }
 
+impl ValueMatch {
+    /// True when the text names only part of the value (a rare word of it): shown as such.
+    pub fn is_partial(&self) -> bool {
+        !self.whole && self.coverage < MIN_COVERAGE
+    }
+}
+
 #[derive(Debug)]
 struct Indexed {
     column: u32,
@@ -88,6 +95,9 @@ pub struct ValueIndex {
     postings: HashMap<String, Vec<u32>>,
     /// The distinct words, by length in characters, for typo lookups.
     words_by_length: Vec<Vec<String>>,
+    /// Words of the schema's own names (tables, columns): a question uses them to say where to
+    /// look, so they never single a value out by themselves.
+    schema_words: HashSet<String>,
 }
 
 /// `text` lowercased, accents dropped, every run of other characters than letters and digits
@@ -201,6 +211,12 @@ impl ValueIndex {
         index
     }
 
+    /// The same index, told the words of the schema's names (see `schema_words`).
+    pub fn with_schema_words<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        self.schema_words = names.into_iter().flat_map(words).collect();
+        self
+    }
+
     /// Number of values indexed.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -223,10 +239,11 @@ impl ValueIndex {
     /// The stored words `word` may be, with the credit each gets: itself, and words a typo or
     /// two away (for words long enough that a typo is told from another word).
     fn readings(&self, word: &str) -> Vec<(String, f64)> {
-        let mut out = Vec::new();
         if self.postings.contains_key(word) {
-            out.push((word.to_string(), 1.0));
+            // A word of the data is that word, not a typo of another ("carlos" is no "carol").
+            return vec![(word.to_string(), 1.0)];
         }
+        let mut out = Vec::new();
         if weightless(word) || !word.chars().all(char::is_alphabetic) {
             return out;
         }
@@ -251,22 +268,27 @@ impl ValueIndex {
     }
 
     /// The values `text` names, best first, at most `max`; only values in `columns` when given.
+    /// With `both_ways`, the text must also be mostly the value (for a literal, not a question).
     fn find(
         &self,
         text: &str,
         max: usize,
         column: Option<&dyn Fn(u32) -> bool>,
+        both_ways: bool,
     ) -> Vec<ValueMatch> {
         let mut text_words = words(text);
         text_words.truncate(MAX_TEXT_WORDS);
-        // Credit per (value, stored word): the best reading of any word of the text.
-        let mut credit: HashMap<u32, HashMap<&str, f64>> = HashMap::new();
-        let distinct: HashSet<&String> = text_words.iter().collect();
-        let mut readings_cache = Vec::new();
-        for word in distinct {
-            readings_cache.push(self.readings(word));
+        // Credit per (value, stored word): the best reading of any word of the text, and the
+        // text word it read.
+        let mut credit: HashMap<u32, HashMap<&str, (f64, usize)>> = HashMap::new();
+        let mut distinct: Vec<&String> = Vec::new();
+        for word in &text_words {
+            if !distinct.contains(&word) {
+                distinct.push(word);
+            }
         }
-        for readings in &readings_cache {
+        let readings: Vec<Vec<(String, f64)>> = distinct.iter().map(|w| self.readings(w)).collect();
+        for (position, readings) in readings.iter().enumerate() {
             for (stored, quality) in readings {
                 let Some(values) = self.postings.get(stored) else { continue };
                 if values.len() > MAX_POSTINGS_SCANNED {
@@ -276,20 +298,30 @@ impl ValueIndex {
                     if column.is_some_and(|keep| !keep(self.values[value as usize].column)) {
                         continue;
                     }
-                    let entry =
-                        credit.entry(value).or_default().entry(stored.as_str()).or_insert(0.0);
-                    *entry = entry.max(*quality);
+                    let entry = credit
+                        .entry(value)
+                        .or_default()
+                        .entry(stored.as_str())
+                        .or_insert((0.0, position));
+                    if *quality > entry.0 {
+                        *entry = (*quality, position);
+                    }
                 }
             }
         }
         let folded_text = format!(" {} ", text_words.join(" "));
-        let mut found: Vec<ValueMatch> = credit
+        let surface_text = format!(" {} ", fold(text));
+        let max_weight = (1.0 + self.values.len() as f64).ln();
+        let mut found: Vec<(ValueMatch, bool)> = credit
             .into_iter()
             .filter_map(|(value, credits)| {
                 let indexed = &self.values[value as usize];
                 let whole = folded_text.contains(&format!(" {} ", indexed.words.join(" ")));
                 let total: f64 = indexed.words.iter().map(|w| self.weight(w)).sum();
-                let covered: f64 = credits.iter().map(|(w, q)| self.weight(w) * q).sum();
+                // In a question, words of degree ("longest", "top") say how to query, not what.
+                let phrasing = |w: &str| if both_ways { 1.0 } else { question_weight(w) };
+                let covered: f64 =
+                    credits.iter().map(|(w, (q, _))| self.weight(w) * q * phrasing(w)).sum();
                 let coverage = if whole {
                     1.0
                 } else if total > 0.0 {
@@ -297,39 +329,76 @@ impl ValueIndex {
                 } else {
                     0.0
                 };
-                let (table, column) = &self.columns[indexed.column as usize];
-                let distinctive = credits.iter().any(|(w, q)| {
+                // Numbers alone do not name a value ("year 1999" is no `Rock 1999`).
+                let worded = credits.keys().any(|w| w.chars().any(char::is_alphabetic));
+                let distinctive = credits.iter().any(|(w, (q, _))| {
                     *q >= 1.0
                         && w.chars().count() >= DISTINCTIVE_CHARS
                         && self.postings.get(*w).is_some_and(|v| v.len() <= DISTINCTIVE_VALUES)
                         && !weightless(w)
+                        && !self.schema_words.contains(*w)
+                        && question_weight(w) >= 1.0
                 });
                 let enough = coverage >= MIN_COVERAGE
                     || (distinctive && coverage >= MIN_DISTINCTIVE_COVERAGE);
-                (whole || (enough && covered > 0.0)).then(|| ValueMatch {
-                    table: table.clone(),
-                    column: column.clone(),
-                    value: indexed.value.clone(),
-                    coverage,
-                    whole,
+                // A question's numbers are amounts and years, not names: a value is named by
+                // words (a literal may be a number).
+                let mut keep = (worded || both_ways) && (whole || (enough && covered > 0.0));
+                if keep && both_ways {
+                    // The literal's own words must be mostly in the value: "United States" is
+                    // not "United Kingdom".
+                    let used: HashSet<usize> = credits.values().map(|(_, p)| *p).collect();
+                    let weigh = |w: &str| {
+                        if weightless(w) {
+                            0.0
+                        } else if self.postings.contains_key(w) {
+                            self.weight(w)
+                        } else {
+                            max_weight
+                        }
+                    };
+                    let all: f64 = distinct.iter().map(|w| weigh(w)).sum();
+                    let read: f64 = distinct
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| used.contains(i))
+                        .map(|(_, w)| weigh(w))
+                        .sum();
+                    keep = all > 0.0 && read / all >= MIN_COVERAGE;
+                }
+                let surface = surface_text.contains(&format!(" {} ", fold(&indexed.value)));
+                let (table, column) = &self.columns[indexed.column as usize];
+                keep.then(|| {
+                    (
+                        ValueMatch {
+                            table: table.clone(),
+                            column: column.clone(),
+                            value: indexed.value.clone(),
+                            coverage,
+                            whole,
+                        },
+                        surface,
+                    )
                 })
             })
             .collect();
-        // Whole phrases first, then coverage, then longer values (more said), then stably.
-        found.sort_by(|a, b| {
+        // Whole phrases first, written as stored before read through plurals; then coverage,
+        // then longer values (more said), then stably.
+        found.sort_by(|(a, a_surface), (b, b_surface)| {
             b.whole
                 .cmp(&a.whole)
+                .then(b_surface.cmp(a_surface))
                 .then(b.coverage.total_cmp(&a.coverage))
                 .then(b.value.len().cmp(&a.value.len()))
                 .then_with(|| (&a.table, &a.column, &a.value).cmp(&(&b.table, &b.column, &b.value)))
         });
         found.truncate(max);
-        found
+        found.into_iter().map(|(m, _)| m).collect()
     }
 
     /// The values a question names, best first, at most `max`.
     pub fn matches(&self, text: &str, max: usize) -> Vec<ValueMatch> {
-        self.find(text, max, None)
+        self.find(text, max, None, false)
     }
 
     /// Stored values of `table.column` closest to `literal`, best first, at most `max`: the
@@ -347,7 +416,7 @@ impl ValueIndex {
             return Vec::new();
         }
         let keep = |c: u32| wanted.contains(&c);
-        self.find(literal, max, Some(&keep)).into_iter().map(|m| m.value).collect()
+        self.find(literal, max, Some(&keep), true).into_iter().map(|m| m.value).collect()
     }
 
     /// The position of `table.column`, exact names first, then ASCII case-insensitively.
@@ -463,8 +532,47 @@ mod tests {
     }
 
     #[test]
+    fn schema_words_numbers_and_typos_of_real_words_name_nothing_alone() {
+        let index = ValueIndex::new(vec![
+            ColumnValues {
+                table: "Album".into(),
+                column: "Title".into(),
+                values: vec![
+                    "Carried to Dust (Bonus Track Version)".into(),
+                    "Rock 1999".into(),
+                    "Country Feedback".into(),
+                ],
+                complete: true,
+            },
+            ColumnValues {
+                table: "Track".into(),
+                column: "Name".into(),
+                values: vec![
+                    "Carol".into(),
+                    "Carlos Santana".into(),
+                    "Rock".into(),
+                    "Rocks".into(),
+                ],
+                complete: true,
+            },
+        ])
+        .with_schema_words(["Track", "Album", "Country", "Title", "Name"]);
+        let shown = |q: &str| index.matches(q, 8).into_iter().map(|m| m.value).collect::<Vec<_>>();
+        assert!(
+            !shown("the ten longest tracks")
+                .contains(&"Carried to Dust (Bonus Track Version)".to_string())
+        );
+        assert!(shown("revenue per country").is_empty(), "{:?}", shown("revenue per country"));
+        assert!(shown("albums of year 1999").is_empty());
+        assert!(!shown("songs by carlos").contains(&"Carol".to_string()));
+        assert_eq!(shown("rock")[0], "Rock");
+    }
+
+    #[test]
     fn similar_values_are_looked_up_within_one_column() {
         assert_eq!(index().similar("customer", "city", "sao paulo", 3), ["São Paulo"]);
+        // The literal's own words must be in the value.
+        assert!(index().similar("Customer", "Company", "Microsoft Windows", 3).is_empty());
         assert_eq!(index().similar("Genre", "Name", "São Paulo", 3), Vec::<String>::new());
         assert!(index().similar("Nope", "Name", "rock", 3).is_empty());
     }

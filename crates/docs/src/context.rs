@@ -311,22 +311,22 @@ fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
     }
     // One line per value, naming every column that stores it (a country of customers and of
     // invoices).
-    let mut lines: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut lines: Vec<(&str, Vec<String>, bool)> = Vec::new();
     for v in values {
         let column = format!("{}.{}", v.table, v.column);
-        match lines.iter_mut().find(|(value, _)| *value == v.value) {
-            Some((_, columns)) => columns.push(column),
-            None => lines.push((&v.value, vec![column])),
+        match lines.iter_mut().find(|(value, _, _)| *value == v.value) {
+            Some((_, columns, _)) => columns.push(column),
+            None => lines.push((&v.value, vec![column], v.is_partial())),
         }
     }
     let mut text = String::from("## Values the question names\n");
-    for (value, columns) in lines {
+    for (value, columns, partial) in lines {
         let verb = if columns.len() == 1 { "has" } else { "have" };
-        text.push_str(&format!(
-            "- {} {verb} '{}'\n",
-            columns.join(", "),
-            value.replace('\'', "''")
-        ));
+        // Named by one rare word of it: the model should check it is the one meant.
+        let partial = if partial { " (partial match)" } else { "" };
+        // Control characters shown escaped: a NUL is not a space to the database.
+        let shown = schemascope_core::display::escape_controls(value).replace('\'', "''");
+        text.push_str(&format!("- {} {verb} '{shown}'{partial}\n", columns.join(", ")));
     }
     let text = text.trim_end().to_string();
     Some(Block {

@@ -25,6 +25,10 @@ const CANDIDATES_PER_SLOT: usize = 8;
 /// Share of a table's best-scoring foreign-key neighbour among the hits added to its score when
 /// ranking (see `SchemaIndex::favour_connected`).
 const FK_COHERENCE: f64 = 0.15;
+/// Most chunks one retrieval returns, whatever `top_k` asks.
+pub const MAX_TOP_K: usize = 50;
+/// Most question terms retrieval looks at.
+const MAX_QUESTION_TERMS: usize = 256;
 /// Most stored values a context names.
 pub const MAX_VALUES_SHOWN: usize = 8;
 
@@ -353,7 +357,8 @@ impl SchemaIndex {
         if tables < config.table_threshold {
             return full(FullReason::SmallSchema { tables, threshold: config.table_threshold });
         }
-        let terms = tokenize(question);
+        let mut terms = tokenize(question);
+        terms.truncate(MAX_QUESTION_TERMS);
         let content = count_content_terms(&terms);
         if content < config.min_question_terms.max(1) {
             return full(FullReason::QuestionTooShort {
@@ -421,9 +426,14 @@ impl SchemaIndex {
     /// The top-`k` chunks (at most `max_chunks_per_table` per table, relevance ≥ threshold) and
     /// the confidence they give (see [`SchemaIndex::retrieve`]).
     fn rank(&self, terms: &[String], k: usize) -> (Vec<ScoredChunk<'_>>, f64) {
+        // Whatever a caller asks, a context holds few chunks: a huge `k` must not size buffers.
+        let k = k.min(MAX_TOP_K);
         if k == 0 {
             return (Vec::new(), 0.0);
         }
+        // A pasted document as a question: its first terms say what it is about, and every
+        // loop below stays short.
+        let terms = &terms[..terms.len().min(MAX_QUESTION_TERMS)];
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let (scratch, hits) = &mut *guard;

@@ -153,6 +153,13 @@ pub struct ValidationReport {
 }
 
 impl ValidationReport {
+    /// True when the only error is that the parser could not read the SQL: nothing else was
+    /// found, and nothing else could be checked (the engine may still accept it).
+    pub fn only_unparsed(&self) -> bool {
+        matches!(self.errors.as_slice(), [only]
+            if only.kind == IssueKind::Syntax && only.message.starts_with(crate::sql::PARSE_FAILURE))
+    }
+
     /// A report from issues; `valid` follows from `errors`.
     pub fn new(
         errors: Vec<QueryIssue>,

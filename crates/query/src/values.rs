@@ -32,6 +32,14 @@ pub trait KnownValues: Sync {
         Vec::new()
     }
 
+    /// Whether a row has `table.column = literal` as the engine compares (its collation, its
+    /// type affinity), when the caller can ask it; `None` when it cannot. Asked only for a
+    /// literal the value list lacks, before calling it absent.
+    fn is_stored(&self, table: &str, column: &str, literal: &str) -> Option<bool> {
+        let _ = (table, column, literal);
+        None
+    }
+
     /// The smallest and largest numeric value of `table.column`, when known.
     fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
         let _ = (table, column);
@@ -155,7 +163,8 @@ pub(crate) fn check_string(
     literal: &str,
 ) -> Option<crate::QueryIssue> {
     let known = values.complete_values(table, column)?;
-    if known.iter().any(|v| v == literal) {
+    if known.iter().any(|v| v == literal) || values.is_stored(table, column, literal) == Some(true)
+    {
         return None;
     }
     let mut close: Vec<String> =

@@ -94,5 +94,8 @@ pub(crate) fn value_index(source: &Source) -> ValueIndex {
             });
         }
     }
-    ValueIndex::new(columns)
+    let names = source.collections.iter().filter_map(|c| c.table()).flat_map(|t| {
+        std::iter::once(t.name.as_str()).chain(t.columns.iter().map(|c| c.name.as_str()))
+    });
+    ValueIndex::new(columns).with_schema_words(names)
 }

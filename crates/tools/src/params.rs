@@ -226,7 +226,7 @@ pub struct GetSchemaContextParams {
     /// left out and listed.
     #[serde(default)]
     pub max_tokens: Option<usize>,
-    /// Chunks to retrieve (default from the configuration: 5).
+    /// Chunks to retrieve (default from the configuration: 5; at most 50).
     #[serde(default)]
     pub top_k: Option<usize>,
 }

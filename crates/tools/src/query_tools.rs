@@ -10,6 +10,7 @@ use schemascope_agent::graph::{
 use schemascope_core::value_index::ValueIndex;
 use schemascope_core::{Catalog, CollectionProfile};
 use schemascope_query::{KnownValues, ProfileValues, Query, SqlDialect, ValidationReport};
+use schemascope_sources::sql::{Database, SqlValue};
 use schemascope_sources::{Format, Source};
 use serde_json::{Value, json};
 
@@ -53,7 +54,13 @@ fn profiles(source: &Source) -> Vec<(&str, &CollectionProfile)> {
 struct SourceValues<'a> {
     profiles: ProfileValues<'a>,
     index: Option<Arc<ValueIndex>>,
+    /// The database, to ask whether a value the lists lack is stored after all.
+    database: &'a dyn Database,
+    catalog: &'a Catalog,
 }
+
+/// Time the database may take to say whether one value is stored.
+const IS_STORED_TIMEOUT_MS: u64 = 2_000;
 
 impl KnownValues for SourceValues<'_> {
     fn complete_values(&self, table: &str, column: &str) -> Option<Vec<String>> {
@@ -67,6 +74,24 @@ impl KnownValues for SourceValues<'_> {
 
     fn similar_values(&self, table: &str, column: &str, literal: &str) -> Vec<String> {
         self.index.as_ref().map_or_else(Vec::new, |index| index.similar(table, column, literal, 3))
+    }
+
+    fn is_stored(&self, table: &str, column: &str, literal: &str) -> Option<bool> {
+        // The catalog's spelling, quoted: only names that exist reach the statement.
+        let table = self.catalog.table(table)?;
+        let column = table.columns.iter().find(|c| c.name.eq_ignore_ascii_case(column))?;
+        let dialect = self.database.dialect();
+        let sql = format!(
+            "SELECT 1 FROM {} WHERE {} = {} LIMIT 1",
+            dialect.quote_table(&table.name),
+            dialect.quote(&column.name),
+            dialect.param(1)
+        );
+        let rows = self
+            .database
+            .query_with_timeout(&sql, &[SqlValue::Text(literal.to_string())], IS_STORED_TIMEOUT_MS)
+            .ok()?;
+        Some(!rows.is_empty())
     }
 
     fn numeric_range(&self, table: &str, column: &str) -> Option<(f64, f64)> {
@@ -98,6 +123,8 @@ fn check(
     let values = SourceValues {
         profiles: ProfileValues::new(profiles(source)),
         index: value_index_of(docs, source),
+        database: &**database,
+        catalog,
     };
     validate_on_database(&**database, catalog, &values, &query, question)
 }

@@ -36,6 +36,35 @@ pub(crate) fn validate_on_database(
     question: Option<&str>,
 ) -> Result<ValidationReport, ToolError> {
     let mut report = validate_locally(database, catalog, values, query, question)?;
+    let dialect = match database.dialect() {
+        Dialect::Sqlite => SqlDialect::Sqlite,
+        Dialect::Postgres => SqlDialect::Postgres,
+    };
+    // SQLite syntax sqlparser does not read (`IS 'x'`, `GLOB`, `NOT INDEXED`, `x ISNULL`):
+    // SQLite itself decides, behind the same token check and engine gate as execute_query. For
+    // PostgreSQL such SQL stays refused: what it calls cannot be resolved.
+    if dialect == SqlDialect::Sqlite
+        && report.only_unparsed()
+        && let Query::Sql(sql) = query
+    {
+        return Ok(match database.compile(sql) {
+            Ok(()) => ValidationReport::new(
+                Vec::new(),
+                vec![QueryIssue::new(
+                    IssueKind::Portability,
+                    "schemascope's SQL parser does not read this SQLite syntax; SQLite compiled it (names and functions checked by SQLite), but filter values, joins and the row limit were not checked",
+                )],
+                None,
+            ),
+            // The engine's reason says more than the parser's.
+            Err(SourceError::Statement {
+                message,
+                class: ErrorClass::Syntax | ErrorClass::Refused,
+                ..
+            }) => ValidationReport::new(vec![engine_issue(dialect, &message)], Vec::new(), None),
+            Err(_) => report,
+        });
+    }
     if !report.valid {
         return Ok(report);
     }
@@ -44,10 +73,6 @@ pub(crate) fn validate_on_database(
         (None, Query::Sql(sql)) => sql.clone(),
         // A structured query is compiled by schemascope itself; its SQL is the rewritten query.
         (None, Query::Structured(_)) => return Ok(report),
-    };
-    let dialect = match database.dialect() {
-        Dialect::Sqlite => SqlDialect::Sqlite,
-        Dialect::Postgres => SqlDialect::Postgres,
     };
     match database.compile(&sql) {
         Ok(()) => {}

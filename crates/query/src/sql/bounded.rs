@@ -21,6 +21,15 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+/// How the message of a refusal for passing one of the bounds here begins: such SQL is refused
+/// unread, whatever the engine would make of it.
+pub const BEYOND_BOUNDS: &str = "beyond the checked bounds: ";
+
+/// A refusal for passing a bound.
+fn beyond(message: String) -> ParserError {
+    ParserError::ParserError(format!("{BEYOND_BOUNDS}{message}"))
+}
+
 /// Deepest parenthesis nesting parsed. Real queries stay far below (Spider's gold queries nest 2
 /// deep at most). A query that fails to parse inside nested calls costs the parser about twice
 /// as much per level: 24 levels took 32 s, 16 take about a tenth of a second.
@@ -86,7 +95,7 @@ pub fn parse_within(
         .parse_statements()?;
     for statement in &statements {
         if let ControlFlow::Break(message) = statement.visit(&mut Depth::default()) {
-            return Err(ParserError::ParserError(message));
+            return Err(beyond(message));
         }
     }
     Ok(statements)
@@ -123,7 +132,7 @@ fn check_expression_tokens(tokens: &[Token]) -> Result<(), ParserError> {
             _ if counted => {
                 current += 1;
                 if above + current > MAX_EXPRESSION_TOKENS {
-                    return Err(ParserError::ParserError(format!(
+                    return Err(beyond(format!(
                         "more than {MAX_EXPRESSION_TOKENS} operators and keywords in one expression; split the query, or use IN (…) instead of a chain of OR"
                     )));
                 }
@@ -149,7 +158,7 @@ fn check_expression_tokens(tokens: &[Token]) -> Result<(), ParserError> {
             || cases > MAX_EXPRESSION_DEPTH
             || brackets > MAX_EXPRESSION_DEPTH
         {
-            return Err(ParserError::ParserError(format!(
+            return Err(beyond(format!(
                 "expressions nest deeper than {MAX_EXPRESSION_DEPTH} levels ({}); split the query",
                 if cases > MAX_EXPRESSION_DEPTH {
                     "CASE inside CASE"
@@ -273,12 +282,12 @@ fn check_brackets(tokens: &[Token], budget: u64) -> Result<(), ParserError> {
         )));
     }
     if deepest > MAX_NESTING {
-        return Err(ParserError::ParserError(format!(
+        return Err(beyond(format!(
             "parentheses nest {deepest} deep; at most {MAX_NESTING} are accepted"
         )));
     }
     if work > budget {
-        return Err(ParserError::ParserError(format!(
+        return Err(beyond(format!(
             "too many parentheses nested three or more deep, side by side ({opened} parentheses in all), would take too long to parse; simplify the query or split it"
         )));
     }

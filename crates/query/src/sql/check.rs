@@ -55,6 +55,8 @@ pub(super) struct Checker<'a> {
     pub question: Vec<String>,
     /// The SQL text, to read a name that needs quotes where it was written without.
     pub text: &'a str,
+    /// `NOT`s around the expression being checked.
+    negations: usize,
     /// Wrong names searched for in the whole catalog so far (see
     /// [`column_fixes::MAX_SEARCHED_NAMES`]).
     searched: usize,
@@ -80,6 +82,7 @@ impl<'a> Checker<'a> {
             referenced: Vec::new(),
             question: Vec::new(),
             text: "",
+            negations: 0,
             searched: 0,
         }
     }
@@ -603,16 +606,25 @@ impl<'a> Checker<'a> {
             }
             Expr::BinaryOp { left, op, right } => {
                 if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
-                    self.literal(left, right, scope);
-                    self.literal(right, left, scope);
+                    // Only an unnegated `=` in a filter keeps the rows out when no row has the
+                    // value; `<>`, `NOT`, a CASE or a flag in SELECT are fine with any value.
+                    let filters = *op == BinaryOperator::Eq && self.filters(ctx);
+                    self.literal(left, right, scope, filters);
+                    self.literal(right, left, scope, filters);
                 }
                 self.children(e, scope, ctx);
             }
-            Expr::InList { expr, list, .. } => {
+            Expr::InList { expr, list, negated } => {
+                let filters = !negated && self.filters(ctx);
                 for item in list {
-                    self.literal(expr, item, scope);
+                    self.literal(expr, item, scope, filters);
                 }
                 self.children(e, scope, ctx);
+            }
+            Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Not, .. } => {
+                self.negations += 1;
+                self.children(e, scope, ctx);
+                self.negations -= 1;
             }
             _ => self.children(e, scope, ctx),
         }
@@ -852,8 +864,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `column = literal` (or `IN`): the literal checked against the column's stored values.
-    fn literal(&mut self, column: &Expr, literal: &Expr, scope: &Scope<'_>) {
+    /// Whether a comparison here filters rows: in WHERE, ON or HAVING, under no `NOT`.
+    fn filters(&self, ctx: Ctx) -> bool {
+        self.negations == 0 && matches!(ctx.clause, "WHERE" | "ON" | "HAVING")
+    }
+
+    /// `column = literal` (or `IN`): the literal checked against the column's stored values —
+    /// an error when the comparison `filters` rows (no row would pass), else a warning.
+    fn literal(&mut self, column: &Expr, literal: &Expr, scope: &Scope<'_>, filters: bool) {
         let Some(c) = base_column(column, scope) else { return };
         let Some(table) = c.table.as_deref() else { return };
         let issue = match literal {
@@ -890,8 +908,8 @@ impl<'a> Checker<'a> {
             _ => None,
         };
         match issue {
-            Some((i, true)) => self.issues.error(i),
-            Some((i, false)) => self.issues.warn(i),
+            Some((i, true)) if filters => self.issues.error(i),
+            Some((i, _)) => self.issues.warn(i),
             None => {}
         }
     }

@@ -118,18 +118,81 @@ const FORMAT_PAIRS: &[(&str, &str)] = &[
     ("%M", "MI"),
     ("%S", "SS"),
     ("%j", "DDD"),
-    ("%W", "WW"),
 ];
 
-/// A to_char pattern for a strftime format literal (`'%Y-%m'` → `'YYYY-MM'`).
-fn to_char_pattern(format: &str) -> String {
-    FORMAT_PAIRS.iter().fold(format.to_string(), |f, (from, to)| f.replace(from, to))
+/// MySQL DATE_FORMAT specifiers and their strftime directive (MySQL's `%i` is minutes, `%M`
+/// a month name, which strftime has none of).
+const MYSQL_SPECIFIERS: &[(&str, &str)] = &[
+    ("%Y", "%Y"),
+    ("%m", "%m"),
+    ("%d", "%d"),
+    ("%H", "%H"),
+    ("%i", "%M"),
+    ("%s", "%S"),
+    ("%S", "%S"),
+    ("%j", "%j"),
+];
+
+/// `format` (a quoted literal) rewritten specifier by specifier, or `None` when it has one the
+/// table does not map (its meaning would change).
+fn convert_format(format: &str, pairs: &[(&str, &str)], marker: char) -> Option<String> {
+    let inner = format.strip_prefix('\'')?.strip_suffix('\'')?;
+    let mut out = String::with_capacity(inner.len() + 8);
+    let mut rest = inner;
+    while !rest.is_empty() {
+        if rest.starts_with(marker) {
+            let (from, to) = pairs.iter().find(|(from, _)| rest.starts_with(from))?;
+            out.push_str(to);
+            rest = &rest[from.len()..];
+        } else if marker != '%' && rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            // A to_char pattern: letters are fields; only the table's are known.
+            let (from, to) = pairs.iter().find(|(from, _)| rest.starts_with(from))?;
+            out.push_str(to);
+            rest = &rest[from.len()..];
+        } else {
+            let c = rest.chars().next()?;
+            if marker != '%' && c == '%' {
+                out.push_str("%%");
+            } else {
+                out.push(c);
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    Some(format!("'{out}'"))
 }
 
-/// A strftime format for a to_char pattern or MySQL DATE_FORMAT literal.
-fn strftime_format(format: &str) -> String {
-    let mysql = format.replace("%i", "%M").replace("%s", "%S").replace("%e", "%d");
-    FORMAT_PAIRS.iter().fold(mysql, |f, (to, from)| f.replace(from, to))
+/// A to_char pattern for a strftime format literal (`'%Y-%m'` → `'YYYY-MM'`).
+fn to_char_pattern(format: &str) -> Option<String> {
+    convert_format(format, FORMAT_PAIRS, '%')
+}
+
+/// A strftime format for a MySQL DATE_FORMAT literal.
+fn strftime_from_mysql(format: &str) -> Option<String> {
+    convert_format(format, MYSQL_SPECIFIERS, '%')
+}
+
+/// A strftime format for a to_char pattern literal (`'YYYY-MM'` → `'%Y-%m'`).
+fn strftime_from_to_char(format: &str) -> Option<String> {
+    let reversed: Vec<(&str, &str)> = FORMAT_PAIRS.iter().map(|(a, b)| (*b, *a)).collect();
+    convert_format(format, &reversed, 'Y')
+}
+
+/// `arg` as an operand: kept when it is one name, number or string, else parenthesised, so
+/// that a fix spliced into the query keeps the call's meaning (`DIVIDE(a + 1, b)` is
+/// `(a + 1) * 1.0 / b`, not `a + 1 * 1.0 / b`).
+fn operand(arg: &str) -> String {
+    let atomic = arg.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '"' | '`'))
+        || (arg.starts_with('\'')
+            && arg.ends_with('\'')
+            && arg[1..arg.len() - 1].find('\'').is_none());
+    if atomic && !arg.is_empty() { arg.to_string() } else { format!("({arg})") }
+}
+
+/// A date or time argument for PostgreSQL: a string literal is cast (its type is unknown to
+/// the parser), anything else is used as is.
+fn pg_time(arg: &str) -> String {
+    if arg.starts_with('\'') { format!("CAST({arg} AS timestamp)") } else { arg.to_string() }
 }
 
 /// The same computation in the engine's dialect, or `None`.
@@ -145,14 +208,14 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
                 has(callables, "strftime")
                     .then(|| format!("CAST(strftime('{directive}', {d}) AS INTEGER)"))?
             } else {
-                format!("EXTRACT({field} FROM {d})")
+                format!("EXTRACT({field} FROM {})", pg_time(d))
             }
         }
-        ("divide", [a, b]) => format!("{a} * 1.0 / {b}"),
-        ("subtract" | "minus", [a, b]) => format!("{a} - {b}"),
-        ("add" | "plus", [a, b]) => format!("{a} + {b}"),
-        ("multiply" | "times", [a, b]) => format!("{a} * {b}"),
-        ("mod" | "modulo", [a, b]) => format!("{a} % {b}"),
+        ("divide", [a, b]) => format!("({} * 1.0 / {})", operand(a), operand(b)),
+        ("subtract" | "minus", [a, b]) => format!("({} - {})", operand(a), operand(b)),
+        ("add" | "plus", [a, b]) => format!("({} + {})", operand(a), operand(b)),
+        ("multiply" | "times", [a, b]) => format!("({} * {})", operand(a), operand(b)),
+        ("mod" | "modulo", [a, b]) => format!("({} % {})", operand(a), operand(b)),
         ("greatest" | "least", [_, _, ..]) if sqlite => {
             let min_max = if name == "greatest" { "max" } else { "min" };
             format!("{min_max}({})", args.join(", "))
@@ -174,7 +237,9 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
                 format!("strpos({haystack}, {needle})")
             }
         }
-        ("concat", [_, _, ..]) if sqlite => args.join(" || "),
+        ("concat", [_, _, ..]) if sqlite => {
+            format!("({})", args.iter().map(|a| operand(a)).collect::<Vec<_>>().join(" || "))
+        }
         ("now" | "getdate" | "sysdate" | "current_timestamp", []) => {
             if sqlite {
                 "datetime('now')".into()
@@ -192,28 +257,34 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
         ("datediff", [a, b]) => {
             // MySQL: the days from b to a.
             if sqlite {
-                format!("julianday({a}) - julianday({b})")
+                format!("(julianday({a}) - julianday({b}))")
             } else {
-                format!("({a})::date - ({b})::date")
+                format!("(CAST({a} AS date) - CAST({b} AS date))")
             }
         }
         ("datediff", [unit, a, b]) if unit.eq_ignore_ascii_case("day") => {
             // SQL Server: the days from a to b.
             if sqlite {
-                format!("julianday({b}) - julianday({a})")
+                format!("(julianday({b}) - julianday({a}))")
             } else {
-                format!("({b})::date - ({a})::date")
+                format!("(CAST({b} AS date) - CAST({a} AS date))")
             }
         }
-        ("date_format" | "to_char", [d, format]) if sqlite => {
-            format!("strftime({}, {d})", strftime_format(format))
+        ("date_format", [d, format]) if sqlite => {
+            format!("strftime({}, {d})", strftime_from_mysql(format)?)
         }
-        ("date_format", [d, format]) => format!("to_char({d}, {})", to_char_pattern(format)),
+        ("to_char", [d, format]) if sqlite => {
+            format!("strftime({}, {d})", strftime_from_to_char(format)?)
+        }
+        ("date_format", [d, format]) => {
+            let strftime = strftime_from_mysql(format)?;
+            format!("to_char({}, {})", pg_time(d), to_char_pattern(&strftime)?)
+        }
         ("strftime", [format, d]) if !sqlite => {
-            format!("to_char({d}, {})", to_char_pattern(format))
+            format!("to_char({}, {})", pg_time(d), to_char_pattern(format)?)
         }
         ("julianday", [d]) if !sqlite => {
-            format!("EXTRACT(EPOCH FROM ({d})::timestamp) / 86400.0 + 2440587.5")
+            format!("(EXTRACT(EPOCH FROM CAST({d} AS timestamp)) / 86400.0 + 2440587.5)")
         }
         ("date_part" | "datepart", [unit, d]) if sqlite => {
             let part = unit.trim_matches('\'').to_ascii_lowercase();
@@ -261,13 +332,23 @@ mod tests {
         let pg = Callables::new(SqlDialect::Postgres);
         let cases = [
             ("SELECT YEAR(d)", "CAST(strftime('%Y', d) AS INTEGER)", "EXTRACT(YEAR FROM d)"),
-            ("SELECT DIVIDE(a, b)", "a * 1.0 / b", "a * 1.0 / b"),
+            ("SELECT DIVIDE(a, b)", "(a * 1.0 / b)", "(a * 1.0 / b)"),
+            (
+                "SELECT DIVIDE(a + 1, b - 1)",
+                "((a + 1) * 1.0 / (b - 1))",
+                "((a + 1) * 1.0 / (b - 1))",
+            ),
+            ("SELECT SUBTRACT(t, 1)", "(t - 1)", "(t - 1)"),
             (
                 "SELECT IF(x > 1, 'a', 'b')",
                 "CASE WHEN x > 1 THEN 'a' ELSE 'b' END",
                 "CASE WHEN x > 1 THEN 'a' ELSE 'b' END",
             ),
-            ("SELECT DATEDIFF(a, b)", "julianday(a) - julianday(b)", "(a)::date - (b)::date"),
+            (
+                "SELECT DATEDIFF(a, b)",
+                "(julianday(a) - julianday(b))",
+                "(CAST(a AS date) - CAST(b AS date))",
+            ),
             ("SELECT GREATEST(a, b, c)", "max(a, b, c)", ""),
             ("SELECT DATE_FORMAT(d, '%Y-%m')", "strftime('%Y-%m', d)", "to_char(d, 'YYYY-MM')"),
         ];
@@ -289,5 +370,18 @@ mod tests {
         assert_eq!(fix(&first_call("SELECT YEAR(d)"), &bare), None);
         assert_eq!(fix(&first_call("SELECT DIVIDE(a)"), &sqlite()), None);
         assert_eq!(fix(&first_call("SELECT FROBNICATE(a, b)"), &sqlite()), None);
+        // MySQL's %M is a month name: no strftime directive has that meaning.
+        assert_eq!(fix(&first_call("SELECT DATE_FORMAT(d, '%M %Y')"), &sqlite()), None);
+        let pg = Callables::new(SqlDialect::Postgres);
+        assert_eq!(fix(&first_call("SELECT strftime('%w', d)"), &pg), None);
+        assert_eq!(
+            fix(&first_call("SELECT YEAR('2020-01-01')"), &pg).as_deref(),
+            Some("EXTRACT(YEAR FROM CAST('2020-01-01' AS timestamp))")
+        );
+        assert_eq!(
+            fix(&first_call("SELECT TO_CHAR(d, 'YYYY-MM')"), &sqlite()).as_deref(),
+            Some("strftime('%Y-%m', d)")
+        );
+        assert_eq!(fix(&first_call("SELECT TO_CHAR(d, 'Month DD')"), &sqlite()), None);
     }
 }

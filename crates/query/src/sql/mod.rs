@@ -15,8 +15,8 @@ mod safety;
 mod scope;
 
 pub use bounded::{
-    EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING, MAX_QUERIES,
-    WORK_BUDGET, parse_bounded, parse_within,
+    BEYOND_BOUNDS, EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING,
+    MAX_QUERIES, WORK_BUDGET, parse_bounded, parse_within,
 };
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
@@ -29,6 +29,10 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, Location, QueryIssue, ValidationReport};
 use crate::values::KnownValues;
+
+/// How the message of an error for SQL that sqlparser cannot read begins (see
+/// [`ValidationReport::only_unparsed`]).
+pub const PARSE_FAILURE: &str = "the SQL does not parse";
 
 /// A query that may return more rows than this without a limit gets `LIMIT` [`ROW_LIMIT`].
 pub const ROW_LIMIT: u64 = 10_000;
@@ -107,13 +111,16 @@ fn validate_sql_here(
             let message = e.to_string();
             token_fallback(&tokens, callables, &message, &mut issues);
             let location = parse_error_location(&message);
-            issues.error(
-                QueryIssue::new(
-                    IssueKind::Syntax,
-                    format!("the SQL does not parse ({dialect}): {message}"),
-                )
-                .at(location),
-            );
+            // Past a bound the SQL is refused unread; otherwise the parser could not read it
+            // (which the engine may still accept: see `ValidationReport::only_unparsed`).
+            let bounded = message.contains(BEYOND_BOUNDS)
+                || matches!(e, sqlparser::parser::ParserError::RecursionLimitExceeded);
+            let text = if bounded {
+                format!("the SQL is refused unread ({dialect}): {message}")
+            } else {
+                format!("{PARSE_FAILURE} ({dialect}): {message}")
+            };
+            issues.error(QueryIssue::new(IssueKind::Syntax, text).at(location));
             return issues.into_report(None);
         }
     };
