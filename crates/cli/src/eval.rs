@@ -199,13 +199,15 @@ fn eval_values(
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{} questions, {} naming stored values\n  value recall {:.3} ({} of {}); without the value index {:.3}\n  table recall {:.3}; context tokens {:.0} of {} for the full schema",
+        "{} questions, {} naming stored values\n  value recall {:.3} ({} of {}); without the value index {:.3}; values listed {}, named by the questions {}\n  table recall {:.3}; context tokens {:.0} of {} for the full schema",
         report.questions,
         report.with_values,
         report.value_recall,
         report.values_found,
         report.with_values,
         report.value_recall_without_index,
+        report.values_shown,
+        report.values_shown_gold,
         report.table_recall,
         report.avg_context_tokens,
         report.full_schema_tokens

@@ -646,7 +646,7 @@ impl<'a> Checker<'a> {
         match scope.resolve(&id.value, aliases_here) {
             Resolution::Column(column) => self.refer(&column),
             Resolution::Open | Resolution::Alias => {}
-            Resolution::Ambiguous(options) => self.ambiguous(id, options, scope),
+            Resolution::Ambiguous(options) => self.ambiguous(id, options),
             _ => {
                 if id.quote_style == Some('"') && self.sqlite() {
                     self.issues.warn(
@@ -683,7 +683,10 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 let visible = scope.visible_columns();
-                let close = closest(&id.value, visible.iter().map(String::as_str), 3);
+                let close: Vec<String> = closest(&id.value, visible.iter().map(String::as_str), 3)
+                    .iter()
+                    .map(|n| column_fixes::quote_name(n, self.dialect))
+                    .collect();
                 let issue = QueryIssue::new(
                     IssueKind::UnknownColumn,
                     format!("no column called {} in scope", id.value),
@@ -709,15 +712,23 @@ impl<'a> Checker<'a> {
         let preferred = qualified.flatten();
         let found = if self.searched < column_fixes::MAX_SEARCHED_NAMES {
             self.searched += 1;
-            column_fixes::candidates(wanted, preferred, scope, self.catalog, &self.question, 3)
+            column_fixes::candidates(
+                wanted,
+                preferred,
+                scope,
+                self.catalog,
+                &self.question,
+                3,
+                self.dialect,
+            )
         } else {
             Vec::new()
         };
         if let Some((qualifier, column)) = self.unquoted_name_at(issue.location.as_ref(), scope) {
             let written = format!(
                 "{}.{}",
-                column_fixes::quoted_if_needed(&qualifier),
-                column.column_written()
+                column_fixes::quote_name(&qualifier, self.dialect),
+                column_fixes::quote_name(&column.column, self.dialect)
             );
             let mut issue = issue.suggest(written.clone());
             issue.message.push_str(&format!(
@@ -743,7 +754,7 @@ impl<'a> Checker<'a> {
         // One relation in scope: its columns need no qualifier.
         let single = qualified.is_none() && scope.parent.is_none() && scope.sources.len() == 1;
         let shown = |c: &column_fixes::Candidate| {
-            if single && c.qualifier.is_some() { c.column.column_written() } else { c.written() }
+            if single && c.qualifier.is_some() { c.column_written() } else { c.written() }
         };
         let phrases: Vec<String> = found
             .iter()
@@ -772,7 +783,7 @@ impl<'a> Checker<'a> {
             let Some(info) = self.catalog.table(&table) else { continue };
             for c in &info.columns {
                 let name = c.name.to_lowercase();
-                let plain = column_fixes::quoted_if_needed(&c.name) == c.name;
+                let plain = column_fixes::quote_name(&c.name, SqlDialect::Sqlite) == c.name;
                 let written_here = rest.strip_prefix(name.as_str()).is_some_and(|after| {
                     after.chars().next().is_none_or(|next| !next.is_alphanumeric() && next != '_')
                 });
@@ -787,31 +798,30 @@ impl<'a> Checker<'a> {
 
     /// Reports an unqualified column several relations have, candidates ranked by how much
     /// the question says about their table.
-    fn ambiguous(&mut self, id: &Ident, mut options: Vec<String>, scope: &Scope<'_>) {
+    fn ambiguous(&mut self, id: &Ident, mut options: Vec<(String, Option<String>, String)>) {
         let question: std::collections::HashSet<&str> =
             self.question.iter().map(String::as_str).collect();
-        let table_of = |option: &str| {
-            let qualifier = option.rsplit_once('.').map_or(option, |(q, _)| q);
-            scope.source(qualifier).and_then(|s| s.table.clone())
-        };
-        let weight = |option: &String| {
-            table_of(option)
-                .and_then(|t| self.catalog.table(&t))
+        let weight = |table: &Option<String>| {
+            table
+                .as_deref()
+                .and_then(|t| self.catalog.table(t))
                 .map_or(0.0, |t| column_fixes::table_relevance(t, &question))
         };
         // Stable: equal weights keep the order of FROM.
-        options.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
+        options.sort_by(|(_, a, _), (_, b, _)| weight(b).total_cmp(&weight(a)));
+        let quote = |name: &str| column_fixes::quote_name(name, self.dialect);
+        let written: Vec<String> = options
+            .iter()
+            .map(|(source, _, column)| format!("{}.{}", quote(source), quote(column)))
+            .collect();
         let mut issue = QueryIssue::new(
             IssueKind::AmbiguousColumn,
-            format!("column {} is in several tables: {}; qualify it", id.value, options.join(", ")),
+            format!("column {} is in several tables: {}; qualify it", id.value, written.join(", ")),
         )
         .at(at(id))
-        .suggest_first(&options);
-        if let (Some(first), Some(table)) =
-            (options.first(), options.first().and_then(|o| table_of(o)))
-        {
-            let column = first.rsplit_once('.').map_or(first.as_str(), |(_, c)| c).to_string();
-            issue = issue.fixed_by(TableColumn { table, column });
+        .suggest_first(&written);
+        if let Some((_, Some(table), column)) = options.first() {
+            issue = issue.fixed_by(TableColumn { table: table.clone(), column: column.clone() });
         }
         self.issues.error(issue);
     }
@@ -832,7 +842,10 @@ impl<'a> Checker<'a> {
                 let names = source.map(|s| s.columns.names.clone()).unwrap_or_default();
                 let close: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3)
                     .into_iter()
-                    .map(|n| format!("{}.{n}", q.value))
+                    .map(|n| {
+                        let quote = |name: &str| column_fixes::quote_name(name, self.dialect);
+                        format!("{}.{}", quote(&q.value), quote(&n))
+                    })
                     .collect();
                 let base = source.and_then(|s| s.table.clone());
                 let table = base.clone().unwrap_or_else(|| q.value.clone());

@@ -13,6 +13,7 @@ use schemascope_core::Catalog;
 use schemascope_core::terms::tokenize;
 
 use super::scope::Scope;
+use crate::SqlDialect;
 use crate::issue::TableColumn;
 
 /// Distinct wrong names of one query that get a catalog-wide search; the rest get the plain
@@ -25,6 +26,8 @@ const MAX_JOIN_HOPS: usize = 3;
 const NEAR_TYPO: f64 = 0.85;
 /// How far below the best candidate's score an alternative may be and still be offered.
 const ALTERNATIVE_MARGIN: f64 = 0.6;
+/// The similarity of two names one of which has all the other's words.
+const CONTAINED_SIMILARITY: f64 = 0.7;
 /// Least name similarity for a candidate (1 is the same name).
 const MIN_SIMILARITY: f64 = 0.6;
 
@@ -39,13 +42,20 @@ pub(super) struct Candidate {
     pub join: Option<String>,
     /// How well it fits: higher is better.
     pub score: f64,
+    /// The dialect the names are written for.
+    pub dialect: SqlDialect,
 }
 
 impl Candidate {
     /// How to write the column in the query.
     pub(super) fn written(&self) -> String {
         let table = self.qualifier.as_deref().unwrap_or(&self.column.table);
-        format!("{}.{}", quoted_if_needed(table), self.column.column_written())
+        format!("{}.{}", quote_name(table, self.dialect), self.column_written())
+    }
+
+    /// The column alone, as written in the query.
+    pub(super) fn column_written(&self) -> String {
+        quote_name(&self.column.column, self.dialect)
     }
 
     /// The candidate as a phrase for a message.
@@ -62,18 +72,13 @@ impl Candidate {
     }
 }
 
-impl TableColumn {
-    /// The column as written in SQL: quoted when it is not a plain identifier.
-    pub(super) fn column_written(&self) -> String {
-        quoted_if_needed(&self.column)
-    }
-}
-
-/// `name`, double-quoted (as both SQLite and PostgreSQL read it) unless it is a plain
-/// identifier: letters, digits and underscores, not starting with a digit.
-pub(super) fn quoted_if_needed(name: &str) -> String {
+/// `name` as `dialect` reads it back: as is when it is a plain identifier (letters, digits
+/// and underscores, not starting with a digit — and, for PostgreSQL, which folds unquoted names
+/// to lower case, all lower case), else double-quoted.
+pub(super) fn quote_name(name: &str, dialect: SqlDialect) -> String {
     let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && (dialect == SqlDialect::Sqlite || !name.chars().any(|c| c.is_ascii_uppercase()));
     if plain { name.to_string() } else { format!("\"{}\"", name.replace('"', "\"\"")) }
 }
 
@@ -97,7 +102,12 @@ fn similarity(wanted: &str, wanted_terms: &HashSet<String>, candidate: &str) -> 
     let shared = wanted_terms.intersection(&terms).count() as f64;
     let union = wanted_terms.union(&terms).count() as f64;
     let words = if union == 0.0 { 0.0 } else { shared / union };
-    spelling.max(words)
+    // One name's words all in the other's (`Price` in `UnitPrice`, `TrackName` for `Name`):
+    // the same thing, more or less qualified.
+    let contained = !wanted_terms.is_empty()
+        && !terms.is_empty()
+        && (wanted_terms.is_subset(&terms) || terms.is_subset(wanted_terms));
+    spelling.max(words).max(if contained { CONTAINED_SIMILARITY } else { 0.0 })
 }
 
 /// The share of `name`'s terms the question uses.
@@ -141,6 +151,7 @@ pub(super) fn candidates(
     catalog: &Catalog,
     question: &[String],
     max: usize,
+    dialect: SqlDialect,
 ) -> Vec<Candidate> {
     let in_scope = tables_in_scope(scope);
     let question: HashSet<&str> = question.iter().map(String::as_str).collect();
@@ -175,6 +186,7 @@ pub(super) fn candidates(
                 qualifier: qualifier.clone(),
                 join: None,
                 score,
+                dialect,
             });
         }
     }
@@ -185,7 +197,7 @@ pub(super) fn candidates(
         if candidate.qualifier.is_some() {
             continue;
         }
-        match join_path(&candidate.column.table, &in_scope, catalog) {
+        match join_path(&candidate.column.table, &in_scope, catalog, dialect) {
             Some((join, hops)) => {
                 candidate.join = Some(join);
                 candidate.score -= 0.1 * hops as f64;
@@ -214,6 +226,7 @@ fn join_path(
     target: &str,
     in_scope: &HashMap<String, String>,
     catalog: &Catalog,
+    dialect: SqlDialect,
 ) -> Option<(String, usize)> {
     if in_scope.is_empty() {
         return None;
@@ -241,7 +254,7 @@ fn join_path(
     let mut seen = HashSet::from([target_name.to_lowercase()]);
     while let Some((table, hops)) = queue.pop_front() {
         if let Some(qualifier) = in_scope.get(&table.to_lowercase()) {
-            return Some((joins_from(&table, qualifier, &came_from, in_scope), hops));
+            return Some((joins_from(&table, qualifier, &came_from, in_scope, dialect), hops));
         }
         if hops == MAX_JOIN_HOPS {
             continue;
@@ -262,7 +275,9 @@ fn joins_from(
     qualifier: &str,
     came_from: &HashMap<String, (String, &Edge<'_>)>,
     in_scope: &HashMap<String, String>,
+    dialect: SqlDialect,
 ) -> String {
+    let q = |name: &str| quote_name(name, dialect);
     let mut clauses = Vec::new();
     let mut current = (start.to_string(), qualifier.to_string());
     while let Some((next, edge)) = came_from.get(&current.0.to_lowercase()) {
@@ -273,9 +288,9 @@ fn joins_from(
             .from_columns
             .iter()
             .zip(edge.to_columns)
-            .map(|(a, b)| format!("{next_qualifier}.{a} = {}.{b}", current.1))
+            .map(|(a, b)| format!("{}.{} = {}.{}", q(&next_qualifier), q(a), q(&current.1), q(b)))
             .collect();
-        clauses.push(format!("JOIN {next} ON {}", on.join(" AND ")));
+        clauses.push(format!("JOIN {} ON {}", q(next), on.join(" AND ")));
         current = (next.clone(), next_qualifier);
     }
     clauses.join(" ")
@@ -349,7 +364,8 @@ mod tests {
     fn a_column_of_another_table_comes_with_its_join() {
         let scope = scope_of(&[("yearmonth", "T1")]);
         let question = tokenize("Which customer in segment LAM consumed the least?");
-        let found = candidates("Segment", None, &scope, &catalog(), &question, 3);
+        let found =
+            candidates("Segment", None, &scope, &catalog(), &question, 3, SqlDialect::Sqlite);
         assert_eq!(found[0].column.table, "customers");
         assert_eq!(
             found[0].join.as_deref(),
@@ -357,7 +373,8 @@ mod tests {
         );
         // gasstations has Segment too, but nothing joins it to yearmonth: not offered before.
         assert!(found.iter().skip(1).all(|c| c.column.table == "gasstations"));
-        let found = candidates("Country", None, &scope, &catalog(), &question, 3);
+        let found =
+            candidates("Country", None, &scope, &catalog(), &question, 3, SqlDialect::Sqlite);
         assert_eq!(found[0].column.table, "gasstations");
         assert!(found[0].described().contains("no foreign key links gasstations"));
     }
@@ -365,9 +382,17 @@ mod tests {
     #[test]
     fn in_scope_and_meaning_rank_first() {
         let scope = scope_of(&[("customers", "c"), ("yearmonth", "y")]);
-        let found = candidates("Consumptoin", None, &scope, &catalog(), &[], 1);
+        let found = candidates("Consumptoin", None, &scope, &catalog(), &[], 1, SqlDialect::Sqlite);
         assert_eq!(found[0].written(), "y.Consumption");
-        let found = candidates("customer_id", Some("yearmonth"), &scope, &catalog(), &[], 1);
+        let found = candidates(
+            "customer_id",
+            Some("yearmonth"),
+            &scope,
+            &catalog(),
+            &[],
+            1,
+            SqlDialect::Sqlite,
+        );
         assert_eq!(found[0].written(), "y.CustomerID");
     }
 }

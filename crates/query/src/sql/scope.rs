@@ -68,8 +68,9 @@ pub(super) enum Resolution {
     Alias,
     /// No relation has it.
     Unknown,
-    /// Several relations of one scope have it.
-    Ambiguous(Vec<String>),
+    /// Several relations of one scope have it: each relation's name (alias) and catalog
+    /// table, and the column as it spells it.
+    Ambiguous(Vec<(String, Option<String>, String)>),
     /// The qualifier names no relation in scope.
     UnknownQualifier,
     /// The qualifier is a table's own name although the table has an alias.
@@ -139,7 +140,12 @@ impl<'p> Scope<'p> {
                         return Resolution::Column(s.column_ref(depth, *i, c));
                     }
                     return Resolution::Ambiguous(
-                        hits.iter().map(|(i, c)| format!("{}.{c}", s.sources[*i].name)).collect(),
+                        hits.iter()
+                            .map(|(i, c)| {
+                                let source = &s.sources[*i];
+                                (source.name.clone(), source.table.clone(), c.to_string())
+                            })
+                            .collect(),
                     );
                 }
                 [] => {}

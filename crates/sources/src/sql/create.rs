@@ -10,6 +10,23 @@ use schemascope_core::{Catalog, TableKind};
 use super::Dialect;
 use crate::error::SourceError;
 
+/// `declared` when it is a plain type name (words, then optional numeric parameters:
+/// `VARCHAR(40)`, `DOUBLE PRECISION`, `NUMERIC(10, 2)`), else no type: a type is text from
+/// a catalog file, and it is written into SQL.
+fn plain_type(declared: &str) -> &str {
+    let (name, params) = match declared.split_once('(') {
+        Some((name, rest)) => (name, Some(rest)),
+        None => (declared, None),
+    };
+    let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ');
+    let params_ok = params.is_none_or(|p| {
+        p.strip_suffix(')')
+            .is_some_and(|inner| inner.chars().all(|c| c.is_ascii_digit() || c == ',' || c == ' '))
+    });
+    if name_ok && params_ok { declared } else { "" }
+}
+
 /// `CREATE TABLE` statements for `catalog`'s tables (views are left out: they have no query here;
 /// so are SQLite's own `sqlite_*` tables, which SQLite creates itself).
 pub fn schema_ddl(catalog: &Catalog) -> String {
@@ -24,7 +41,7 @@ pub fn schema_ddl(catalog: &Catalog) -> String {
                 format!(
                     "  {} {}{}",
                     q(&c.name),
-                    c.declared_type,
+                    plain_type(&c.declared_type),
                     if c.nullable { "" } else { " NOT NULL" }
                 )
             })
@@ -83,4 +100,25 @@ pub fn create_from_script(path: &Path, script: &str) -> Result<(), SourceError> 
     }
     let connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
     connection.execute_batch(script).map_err(|e| fail(format!("the script failed: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_type;
+
+    #[test]
+    fn only_plain_type_names_reach_the_ddl() {
+        for plain in ["TEXT", "varchar(40)", "NUMERIC(10, 2)", "DOUBLE PRECISION", "", "int_8"] {
+            assert_eq!(plain_type(plain), plain);
+        }
+        for hostile in [
+            "TEXT); ATTACH 'x' AS y; CREATE TABLE y.z(a",
+            "TEXT CHECK(load_extension(x))",
+            "TEXT) , b INT, c (TEXT",
+            "TEXT -- x",
+            "'x'",
+        ] {
+            assert_eq!(plain_type(hostile), "", "{hostile}");
+        }
+    }
 }

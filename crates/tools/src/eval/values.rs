@@ -2,9 +2,11 @@
 //! to loosely ("bossa nova" → `Genre.Name has 'Bossa Nova'`), and the tables it needs.
 //!
 //! **Value recall** is the share of questions with values whose every stored value appears in
-//! the context (quoted as the context quotes values); the same share without the value index's
-//! section shows what the schema's own example values give. Table recall is the share of
-//! questions whose every gold table is in the context.
+//! the context under its own column: listed for that column in the values section, or quoted
+//! on the column's line among the schema's example values. The same share without the values
+//! section shows what the example values alone give; of the pairs values sections list, the
+//! share the gold values name shows what else is shown. Table recall is the share of questions
+//! whose every gold table is in the context.
 
 use std::path::Path;
 
@@ -86,6 +88,10 @@ pub struct ValuesReport {
     pub value_recall_without_index: f64,
     /// Share of questions whose every gold table is in the context.
     pub table_recall: f64,
+    /// `(column, value)` pairs the values sections listed, over all questions.
+    pub values_shown: usize,
+    /// Of those, pairs a question's gold values name.
+    pub values_shown_gold: usize,
     /// Mean tokens of the contexts.
     pub avg_context_tokens: f64,
     /// Tokens of the full schema.
@@ -128,6 +134,8 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
         value_recall: 0.0,
         value_recall_without_index: 0.0,
         table_recall: 0.0,
+        values_shown: 0,
+        values_shown_gold: 0,
         avg_context_tokens: 0.0,
         full_schema_tokens: 0,
         misses: Vec::new(),
@@ -141,12 +149,29 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
         tokens += context.tokens;
         let text = &context.text;
         let (section, rest) = split_values_section(text);
-        let missing_values: Vec<StoredValue> =
-            q.values.iter().filter(|v| !text.contains(&quoted(&v.value))).cloned().collect();
+        let listed = listed_values(section);
+        report.values_shown += listed.len();
+        let gold_pair = |column: &str, value: &str| {
+            q.values.iter().any(|v| {
+                value == v.value
+                    && column.eq_ignore_ascii_case(&format!("{}.{}", v.table, v.column))
+            })
+        };
+        report.values_shown_gold += listed.iter().filter(|(c, v)| gold_pair(c, v)).count();
+        let in_section = |v: &StoredValue| {
+            let column = format!("{}.{}", v.table, v.column);
+            listed.iter().any(|(c, value)| *value == v.value && c.eq_ignore_ascii_case(&column))
+        };
+        let missing_values: Vec<StoredValue> = q
+            .values
+            .iter()
+            .filter(|v| !in_section(v) && !in_column_notes(&rest, v))
+            .cloned()
+            .collect();
         if !q.values.is_empty() {
             report.with_values += 1;
             report.values_found += usize::from(missing_values.is_empty());
-            found_without += usize::from(q.values.iter().all(|v| rest.contains(&quoted(&v.value))));
+            found_without += usize::from(q.values.iter().all(|v| in_column_notes(&rest, v)));
         }
         let shown = &context.metadata.tables_included;
         let missing_tables: Vec<String> = q
@@ -174,9 +199,64 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     Ok(report)
 }
 
+/// The `(table.column, value)` pairs a values section lists (`- A.b, C.d have 'v'`).
+fn listed_values(section: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in section.lines().filter_map(|l| l.strip_prefix("- ")) {
+        let line = line.strip_suffix(" (partial match)").unwrap_or(line);
+        let Some((columns, value)) =
+            line.split_once(" has '").or_else(|| line.split_once(" have '"))
+        else {
+            continue;
+        };
+        let Some(value) = value.strip_suffix('\'') else { continue };
+        let value = value.replace("''", "'");
+        out.extend(columns.split(", ").map(|c| (c.to_string(), value.clone())));
+    }
+    out
+}
+
+/// Whether the context's line for `v`'s column (under its table's heading) quotes the value:
+/// the schema's own example values.
+fn in_column_notes(text: &str, v: &StoredValue) -> bool {
+    let heading = format!("## {} (", v.table);
+    let Some(start) = text.find(&heading) else { return false };
+    let block = &text[start..];
+    let block = block[3..].find("\n## ").map_or(block, |end| &block[..end + 3]);
+    let prefix = format!("- {} ", v.column);
+    block.lines().any(|l| l.starts_with(&prefix) && l.contains(&quoted(&v.value)))
+}
+
 /// The context's values section and the rest of its text.
 fn split_values_section(text: &str) -> (&str, String) {
     let Some(start) = text.find(VALUES_SECTION) else { return ("", text.to_string()) };
     let end = text[start..].find("\n\n").map_or(text.len(), |i| start + i);
     (&text[start..end], format!("{}{}", &text[..start], &text[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(table: &str, column: &str, value: &str) -> StoredValue {
+        StoredValue { table: table.into(), column: column.into(), value: value.into() }
+    }
+
+    #[test]
+    fn a_value_counts_only_under_its_own_column() {
+        let section = "## Values the question names\n- A.x, B.y have 'Rock'\n- C.z has 'It''s' (partial match)";
+        assert_eq!(
+            listed_values(section),
+            [
+                ("A.x".to_string(), "Rock".to_string()),
+                ("B.y".to_string(), "Rock".to_string()),
+                ("C.z".to_string(), "It's".to_string())
+            ]
+        );
+        let text = "# Database schema\n\n## Genre (25 rows)\n- Name TEXT (e.g. 'Rock', 'Jazz')\n\n## Track (3 rows)\n- Title TEXT (e.g. 'Blues')\n";
+        assert!(in_column_notes(text, &stored("Genre", "Name", "Jazz")));
+        assert!(!in_column_notes(text, &stored("Track", "Title", "Jazz")));
+        assert!(!in_column_notes(text, &stored("Genre", "Name", "Blues")));
+        assert!(!in_column_notes(text, &stored("Nope", "Name", "Rock")));
+    }
 }

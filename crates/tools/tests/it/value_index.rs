@@ -158,3 +158,43 @@ fn describe_property_looks_a_value_up() {
     assert_eq!(typo["stored"], false, "{typo}");
     assert_eq!(typo["closest"][0], "database", "{typo}");
 }
+
+#[test]
+fn a_huge_top_k_is_bounded() {
+    let (services, _) = chinooks();
+    for top_k in [10_000_000_000usize, usize::MAX] {
+        let data = ok(get_schema_context(
+            &services.docs,
+            GetSchemaContextParams {
+                source: Some("chinook".into()),
+                question: "bossa nova genre tracks".into(),
+                top_k: Some(top_k),
+                ..Default::default()
+            },
+        ));
+        assert!(data["context"].as_str().unwrap_or_default().contains("Genre"), "{data}");
+    }
+}
+
+#[test]
+fn the_context_lists_no_value_a_question_does_not_name() {
+    let (services, _) = chinooks();
+    for question in [
+        "List the top 10 longest tracks",
+        "total revenue per country",
+        "How many invoices are there per year?",
+        "Which months in 2012 had sales over 40?",
+    ] {
+        let text = context(&services, "chinook", question);
+        let listed: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("## Values the question names"))
+            .skip(1)
+            .take_while(|l| l.starts_with("- "))
+            .filter(|l| !l.ends_with("(partial match)"))
+            .collect();
+        assert!(listed.is_empty(), "{question}: {listed:?}");
+    }
+    let text = context(&services, "chinook", "tracks by Antonio Carlos Jobim");
+    assert!(!text.contains("'Carol'"), "{text}");
+}
