@@ -36,7 +36,8 @@ pub(crate) enum EvalCommand {
     /// "Sao Jose dos Campos") appear in the schema context the question gets, with and without
     /// the value index; and the share whose tables all appear.
     Values {
-        /// A SQLite database, or a `.sql` script that builds one.
+        /// A SQLite database, or a `.sql` script that builds one (run as `sqlite3` would run
+        /// it, into a temporary file: give only scripts you trust).
         #[arg(long)]
         database: PathBuf,
         /// Questions: `{"questions": [{"question", "sql", "tables", "values": [{"table",

@@ -189,17 +189,10 @@ impl Collector {
                 self.binary(compare_op, at())
             }
             Expr::UnaryOp { op, .. } => self.unary(op, at()),
-            Expr::Like { negated, any, .. } => {
-                if *any {
-                    self.foreign("LIKE ANY", at());
-                }
-                self.operator(if *negated { "!~~" } else { "~~" }, at());
-            }
-            Expr::ILike { negated, any, .. } => {
-                if *any {
-                    self.foreign("ILIKE ANY", at());
-                }
-                self.operator(if *negated { "!~~*" } else { "~~*" }, at());
+            // `LIKE ANY (array)` is PostgreSQL's too: the same operator, applied per element.
+            Expr::Like { negated, .. } => self.operator(if *negated { "!~~" } else { "~~" }, at()),
+            Expr::ILike { negated, .. } => {
+                self.operator(if *negated { "!~~*" } else { "~~*" }, at())
             }
             Expr::SimilarTo { negated, .. } => {
                 self.operator(if *negated { "!~" } else { "~" }, at())

@@ -665,6 +665,10 @@ impl<'a> Checker<'a> {
                 if IMPLICIT_COLUMNS.iter().any(|c| c.eq_ignore_ascii_case(&id.value)) {
                     return;
                 }
+                // PostgreSQL reads a relation's name as its whole row (`SELECT g FROM "Genre" g`).
+                if !self.sqlite() && scope.source(&id.value).is_some() {
+                    return;
+                }
                 if ctx.aliases
                     && !aliases_here
                     && scope.aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value))

@@ -63,7 +63,8 @@ fn unknown_table_and_qualified_column_get_suggestions() {
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("Track"));
     let r = check("SELECT t.Nam FROM Track AS t", SqlDialect::Postgres);
     assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownColumn]);
-    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.Name"));
+    // Quoted: PostgreSQL folds an unquoted `Name` to `name`.
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.\"Name\""));
     let r = check("SELECT x.Name FROM Track AS t", SqlDialect::Sqlite);
     assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownTable]);
 }

@@ -90,17 +90,32 @@ pub fn sqlite_compiles(path: &Path, sql: &str) -> Result<(), String> {
     connection.prepare(sql).map(drop).map_err(|e| e.to_string())
 }
 
-/// Creates a new SQLite file at `path` by running `script` (SQL statements, such as a dump).
-/// Refuses to touch an existing file.
+/// Creates a new SQLite file at `path` by running `script` (SQL statements, such as a dump) as
+/// `sqlite3` would — only for scripts the user gives and trusts (`eval values`). Refuses to touch
+/// an existing file; stops a script that runs past two minutes.
 pub fn create_from_script(path: &Path, script: &str) -> Result<(), SourceError> {
     let fail =
         |message: String| SourceError::Database { location: path.display().to_string(), message };
     if path.exists() {
         return Err(fail("already exists; databases are only created as new files".into()));
     }
-    let connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
-    connection.execute_batch(script).map_err(|e| fail(format!("the script failed: {e}")))
+    let mut connection = Connection::open(path).map_err(|e| fail(format!("cannot create: {e}")))?;
+    // A script that never ends (a recursive insert) is stopped.
+    let started = std::time::Instant::now();
+    connection
+        .progress_handler(10_000, Some(move || started.elapsed() > SCRIPT_TIMEOUT))
+        .map_err(|e| fail(format!("cannot set a time limit: {e}")))?;
+    connection.execute_batch(script).map_err(|e| {
+        if started.elapsed() > SCRIPT_TIMEOUT {
+            fail(format!("the script ran past {} s and was stopped", SCRIPT_TIMEOUT.as_secs()))
+        } else {
+            fail(format!("the script failed: {e}"))
+        }
+    })
 }
+
+/// Longest a database-building script may run.
+const SCRIPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 #[cfg(test)]
 mod tests {

@@ -247,3 +247,19 @@ fn the_engine_decides_whether_a_value_is_stored() {
         false
     );
 }
+
+#[test]
+fn postgresql_forms_the_engine_accepts_are_not_rejected() {
+    let (services, sources) = sources();
+    if !sources.iter().any(|(_, postgres)| *postgres) {
+        return;
+    }
+    for sql in [
+        "SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" LIKE ANY (ARRAY['R%', 'J%'])",
+        "SELECT g FROM \"Genre\" g",
+        "SELECT \"Name\" FROM \"Genre\" g WHERE g IS NOT NULL",
+    ] {
+        let report = validate(&services, "pg", sql, None);
+        assert_eq!(report["valid"], true, "{sql}: {report}");
+    }
+}
