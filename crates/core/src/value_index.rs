@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::terms::{is_stopword, question_weight, singular};
+use crate::terms::{QUESTION_PHRASING_WEIGHT, is_stopword, question_weight, singular};
 
 /// Longest value matched, in characters: longer text is prose (descriptions, notes), which
 /// people do not quote in questions.
@@ -65,12 +65,15 @@ pub struct ValueMatch {
     /// True when the text holds the whole value as a phrase (case, accents and punctuation
     /// aside).
     pub whole: bool,
+    /// True when some word of the value that carries meaning is not in the text (the value was
+    /// named by its other words): shown as such.
+    pub partial: bool,
 }
 
 impl ValueMatch {
-    /// True when the text names only part of the value (a rare word of it): shown as such.
+    /// True when the text does not name all of the value (see `partial`).
     pub fn is_partial(&self) -> bool {
-        !self.whole && self.coverage < MIN_COVERAGE
+        self.partial
     }
 }
 
@@ -238,12 +241,18 @@ impl ValueIndex {
 
     /// The stored words `word` may be, with the credit each gets: itself, and words a typo or
     /// two away (for words long enough that a typo is told from another word).
-    fn readings(&self, word: &str) -> Vec<(String, f64)> {
-        if self.postings.contains_key(word) {
-            // A word of the data is that word, not a typo of another ("carlos" is no "carol").
+    fn readings(&self, word: &str, typos_of_known_words: bool) -> Vec<(String, f64)> {
+        let known = self.postings.contains_key(word);
+        if known && !typos_of_known_words {
+            // In a question, a word of the data is that word, not a typo of another ("carlos"
+            // is no "carol"). A literal looked up in one column may be a typo of its value
+            // ("brasil" in a country column, whatever a song is called).
             return vec![(word.to_string(), 1.0)];
         }
         let mut out = Vec::new();
+        if known {
+            out.push((word.to_string(), 1.0));
+        }
         if weightless(word) || !word.chars().all(char::is_alphabetic) {
             return out;
         }
@@ -287,7 +296,8 @@ impl ValueIndex {
                 distinct.push(word);
             }
         }
-        let readings: Vec<Vec<(String, f64)>> = distinct.iter().map(|w| self.readings(w)).collect();
+        let readings: Vec<Vec<(String, f64)>> =
+            distinct.iter().map(|w| self.readings(w, both_ways)).collect();
         for (position, readings) in readings.iter().enumerate() {
             for (stored, quality) in readings {
                 let Some(values) = self.postings.get(stored) else { continue };
@@ -318,8 +328,17 @@ impl ValueIndex {
                 let indexed = &self.values[value as usize];
                 let whole = folded_text.contains(&format!(" {} ", indexed.words.join(" ")));
                 let total: f64 = indexed.words.iter().map(|w| self.weight(w)).sum();
-                // In a question, words of degree ("longest", "top") say how to query, not what.
-                let phrasing = |w: &str| if both_ways { 1.0 } else { question_weight(w) };
+                // In a question, words of degree ("longest", "top") and the schema's own names
+                // ("company", "title") say how and where to query, not what.
+                let phrasing = |w: &str| {
+                    if both_ways {
+                        1.0
+                    } else if self.schema_words.contains(w) {
+                        QUESTION_PHRASING_WEIGHT
+                    } else {
+                        question_weight(w)
+                    }
+                };
                 let covered: f64 =
                     credits.iter().map(|(w, (q, _))| self.weight(w) * q * phrasing(w)).sum();
                 let coverage = if whole {
@@ -343,7 +362,26 @@ impl ValueIndex {
                     || (distinctive && coverage >= MIN_DISTINCTIVE_COVERAGE);
                 // A question's numbers are amounts and years, not names: a value is named by
                 // words (a literal may be a number).
-                let mut keep = (worded || both_ways) && (whole || (enough && covered > 0.0));
+                // A value with small words that the question does not spell out is named by
+                // two of its words that carry meaning, or a rare one: "live" is no `Live With
+                // Me`, "rock" no `We Will Rock You`, but "paralamas do sucesso" is `Os Paralamas
+                // Do Sucesso`.
+                let has_small_words = indexed.words.iter().any(|w| is_stopword(w));
+                let meaningful = credits.keys().filter(|w| !weightless(w)).count();
+                let small_words_ok = !has_small_words || meaningful >= 2 || distinctive;
+                // Spelled out, it must still say something of its own: `ON`, `Numbers` or
+                // `Title` are the question's words, not a value it names.
+                let says_something = indexed.words.iter().any(|w| {
+                    !weightless(w) && !self.schema_words.contains(w) && question_weight(w) >= 1.0
+                });
+                let named = if both_ways {
+                    whole || (enough && covered > 0.0)
+                } else if whole {
+                    says_something
+                } else {
+                    enough && covered > 0.0 && small_words_ok
+                };
+                let mut keep = (worded || both_ways) && named;
                 if keep && both_ways {
                     // The literal's own words must be mostly in the value: "United States" is
                     // not "United Kingdom".
@@ -376,6 +414,11 @@ impl ValueIndex {
                             value: indexed.value.clone(),
                             coverage,
                             whole,
+                            partial: !whole
+                                && indexed
+                                    .words
+                                    .iter()
+                                    .any(|w| !weightless(w) && !credits.contains_key(w.as_str())),
                         },
                         surface,
                     )

@@ -51,6 +51,8 @@ pub use fingerprint::input_fingerprint;
 pub use generate::{GeneratedFile, TableData, generate_docs, is_unedited};
 pub use notes::ColumnNotes;
 pub use parse::{DatabaseDoc, DocWarning, ParsedDocs, TableDoc, parse_docs};
-pub use retrieve::{FullReason, Retrieval, RetrievalMetadata, SchemaIndex, ScoredChunk, Strategy};
+pub use retrieve::{
+    FullReason, MAX_TOP_K, Retrieval, RetrievalMetadata, SchemaIndex, ScoredChunk, Strategy,
+};
 
 pub use schemascope_core::Catalog;

@@ -26,10 +26,11 @@ pub trait KnownValues: Sync {
     }
 
     /// Stored values of `table.column` that `literal` may have meant (case, accents, words,
-    /// typos aside), best first; empty when unknown.
-    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Vec<String> {
+    /// typos aside), best first, when the caller can match them (`None`: the validator falls
+    /// back to spelling alone).
+    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Option<Vec<String>> {
         let _ = (table, column, literal);
-        Vec::new()
+        None
     }
 
     /// Whether a row has `table.column = literal` as the engine compares (its collation, its
@@ -169,9 +170,12 @@ pub(crate) fn check_string(
     }
     let mut close: Vec<String> =
         known.iter().filter(|v| v.eq_ignore_ascii_case(literal)).cloned().collect();
-    let similar = values.similar_values(table, column, literal);
-    let spelled = schemascope_core::suggest::closest(literal, known.iter().map(String::as_str), 3);
-    for c in similar.into_iter().chain(spelled) {
+    // The caller's matching knows words and their weight ('Holland' is no 'Poland', '80s
+    // Music' no '90’s Music'); spelling alone is the fallback.
+    let similar = values.similar_values(table, column, literal).unwrap_or_else(|| {
+        schemascope_core::suggest::closest(literal, known.iter().map(String::as_str), 3)
+    });
+    for c in similar {
         if !close.contains(&c) {
             close.push(c);
         }
@@ -212,5 +216,10 @@ pub(crate) fn check_number(
 }
 
 fn quote_all(values: &[&str]) -> String {
-    values.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ")
+    // Control characters escaped: a stored value is data, not part of the message.
+    values
+        .iter()
+        .map(|v| format!("'{}'", schemascope_core::display::escape_controls(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

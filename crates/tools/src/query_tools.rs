@@ -72,8 +72,9 @@ impl KnownValues for SourceValues<'_> {
         }
     }
 
-    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Vec<String> {
-        self.index.as_ref().map_or_else(Vec::new, |index| index.similar(table, column, literal, 3))
+    fn similar_values(&self, table: &str, column: &str, literal: &str) -> Option<Vec<String>> {
+        let index = self.index.as_ref().filter(|index| index.has_column(table, column))?;
+        Some(index.similar(table, column, literal, 3))
     }
 
     fn is_stored(&self, table: &str, column: &str, literal: &str) -> Option<bool> {

@@ -57,6 +57,14 @@ pub(super) struct Checker<'a> {
     pub text: &'a str,
     /// `NOT`s around the expression being checked.
     negations: usize,
+    /// Whether the children of the expression being checked are top-level conjuncts.
+    conjunct: bool,
+    /// Whether the expression being checked is a top-level conjunct of its clause.
+    node_conjunct: bool,
+    /// Queries and set operations around the one being checked.
+    nesting: usize,
+    /// Whether the outermost query was entered.
+    entered: bool,
     /// Wrong names searched for in the whole catalog so far (see
     /// [`column_fixes::MAX_SEARCHED_NAMES`]).
     searched: usize,
@@ -83,6 +91,10 @@ impl<'a> Checker<'a> {
             question: Vec::new(),
             text: "",
             negations: 0,
+            conjunct: false,
+            node_conjunct: false,
+            nesting: 0,
+            entered: false,
             searched: 0,
         }
     }
@@ -93,6 +105,15 @@ impl<'a> Checker<'a> {
 
     /// Checks a query; returns its output columns.
     pub(super) fn query(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
+        if self.entered {
+            return self.nested_query(q, parent);
+        }
+        self.entered = true;
+        self.query_here(q, parent)
+    }
+
+    /// [`Checker::query`] at the current level.
+    fn query_here(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
         let mut with_scope = Scope::inside(parent);
         if let Some(with) = &q.with {
             for cte in &with.cte_tables {
@@ -118,6 +139,17 @@ impl<'a> Checker<'a> {
         self.set_expr(&q.body, scope, q.order_by.as_ref())
     }
 
+    /// Checks a query one level deeper (a CTE, subquery or derived table): how its rows are
+    /// used — under `NOT EXISTS`, `NOT IN`, `EXCEPT` — is not known inside it.
+    fn nested_query(&mut self, q: &Query, parent: Option<&Scope<'_>>) -> Columns {
+        let conjunct = std::mem::replace(&mut self.conjunct, false);
+        self.nesting += 1;
+        let columns = self.query_here(q, parent);
+        self.nesting -= 1;
+        self.conjunct = conjunct;
+        columns
+    }
+
     fn set_expr(
         &mut self,
         body: &SetExpr,
@@ -132,8 +164,11 @@ impl<'a> Checker<'a> {
                 columns
             }
             SetExpr::SetOperation { left, right, .. } => {
+                // Either side's rows may be taken away (`EXCEPT`): no filter is sure to matter.
+                self.nesting += 1;
                 let columns = self.set_expr(left, parent, None);
                 self.set_expr(right, parent, None);
+                self.nesting -= 1;
                 self.compound_order_by(order_by, &columns, parent);
                 columns
             }
@@ -271,11 +306,13 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(selection) = &s.selection {
+            self.conjunct = true;
             self.expr(
                 selection,
                 &scope,
                 Ctx { clause: "WHERE", aliases: true, aggregates: false, in_aggregate: false },
             );
+            self.conjunct = false;
         }
         let group_exprs: &[Expr] = match &s.group_by {
             GroupByExpr::Expressions(exprs, _) => exprs,
@@ -289,11 +326,13 @@ impl<'a> Checker<'a> {
             );
         }
         if let Some(having) = &s.having {
+            self.conjunct = true;
             self.expr(
                 having,
                 &scope,
                 Ctx { clause: "HAVING", aliases: true, aggregates: true, in_aggregate: false },
             );
+            self.conjunct = false;
         }
         if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order_by {
             for item in items {
@@ -469,6 +508,11 @@ impl<'a> Checker<'a> {
                 } else if let Some(info) =
                     self.catalog.table(&full).or_else(|| self.catalog.table(&last.value))
                 {
+                    self.folded_name(
+                        last,
+                        info.name.rsplit('.').next().unwrap_or(&info.name),
+                        IssueKind::UnknownTable,
+                    );
                     let rows = self.values.row_count(&info.name).or(info.row_count);
                     self.scanned.push((info.name.clone(), rows));
                     (
@@ -481,7 +525,11 @@ impl<'a> Checker<'a> {
                     let mut candidates: Vec<String> =
                         self.catalog.table_names().into_iter().map(str::to_string).collect();
                     candidates.extend(scope.cte_names());
-                    let close = closest(&last.value, candidates.iter().map(String::as_str), 3);
+                    let close: Vec<String> =
+                        closest(&last.value, candidates.iter().map(String::as_str), 3)
+                            .iter()
+                            .map(|t| column_fixes::quote_table(t, self.dialect))
+                            .collect();
                     let hint = if close.is_empty() {
                         String::new()
                     } else {
@@ -568,6 +616,18 @@ impl<'a> Checker<'a> {
 
     /// Checks one expression in `ctx`.
     fn expr(&mut self, e: &Expr, scope: &Scope<'_>, ctx: Ctx) {
+        // `e` is a top-level conjunct of its clause when its parent is one and joins it by
+        // AND (or parentheses): only then does a comparison in it decide the result alone.
+        let outer = self.conjunct;
+        self.node_conjunct = outer;
+        self.conjunct =
+            outer && matches!(e, Expr::BinaryOp { op: BinaryOperator::And, .. } | Expr::Nested(_));
+        self.expr_here(e, scope, ctx);
+        self.conjunct = outer;
+    }
+
+    /// [`Checker::expr`] for the node itself.
+    fn expr_here(&mut self, e: &Expr, scope: &Scope<'_>, ctx: Ctx) {
         match e {
             Expr::Identifier(id) => self.identifier(id, scope, ctx),
             Expr::CompoundIdentifier(ids) => self.compound(ids, scope),
@@ -644,7 +704,12 @@ impl<'a> Checker<'a> {
         let aliases_here =
             ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
-            Resolution::Column(column) => self.refer(&column),
+            Resolution::Column(column) => {
+                if column.table.is_some() {
+                    self.folded_name(id, &column.column, IssueKind::UnknownColumn);
+                }
+                self.refer(&column)
+            }
             Resolution::Open | Resolution::Alias => {}
             Resolution::Ambiguous(options) => self.ambiguous(id, options),
             _ => {
@@ -830,6 +895,30 @@ impl<'a> Checker<'a> {
         self.issues.error(issue);
     }
 
+    /// PostgreSQL folds an unquoted name to lower case: written `Name` for a catalog name
+    /// `Name`, it names `name`, which does not exist. An error with the quoted name.
+    fn folded_name(&mut self, written: &Ident, stored: &str, kind: IssueKind) {
+        if self.sqlite() || written.quote_style.is_some() {
+            return;
+        }
+        let folded = written.value.to_lowercase();
+        if folded == stored || !folded.eq_ignore_ascii_case(stored) {
+            return;
+        }
+        let quoted = column_fixes::quote_name(stored, self.dialect);
+        self.issues.error(
+            QueryIssue::new(
+                kind,
+                format!(
+                    "PostgreSQL reads the unquoted {} as {folded}, which does not exist; the name is {quoted}",
+                    written.value
+                ),
+            )
+            .at(at(written))
+            .suggest(quoted),
+        );
+    }
+
     fn refer(&mut self, column: &ColumnRef) {
         if let Some(table) = &column.table {
             self.referenced
@@ -840,7 +929,12 @@ impl<'a> Checker<'a> {
     fn compound(&mut self, ids: &[Ident], scope: &Scope<'_>) {
         let [.., q, c] = ids else { return };
         match scope.resolve_qualified(&q.value, &c.value) {
-            Resolution::Column(column) => self.refer(&column),
+            Resolution::Column(column) => {
+                if column.table.is_some() {
+                    self.folded_name(c, &column.column, IssueKind::UnknownColumn);
+                }
+                self.refer(&column)
+            }
             Resolution::Unknown => {
                 let source = scope.source(&q.value);
                 let names = source.map(|s| s.columns.names.clone()).unwrap_or_default();
@@ -881,9 +975,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Whether a comparison here filters rows: in WHERE, ON or HAVING, under no `NOT`.
+    /// Whether a comparison here surely filters the result: a top-level conjunct of the
+    /// outermost query's WHERE or HAVING (an outer join's ON, a subquery or a side of `EXCEPT`
+    /// may keep the rows whatever it says), under no `NOT`.
     fn filters(&self, ctx: Ctx) -> bool {
-        self.negations == 0 && matches!(ctx.clause, "WHERE" | "ON" | "HAVING")
+        self.negations == 0
+            && self.nesting == 0
+            && self.node_conjunct
+            && matches!(ctx.clause, "WHERE" | "HAVING")
     }
 
     /// `column = literal` (or `IN`): the literal checked against the column's stored values —

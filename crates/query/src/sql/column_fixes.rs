@@ -72,13 +72,94 @@ impl Candidate {
     }
 }
 
+/// Words both dialects reserve: a table or column so named must be quoted (`"Order"`).
+const RESERVED: &[&str] = &[
+    "all",
+    "alter",
+    "and",
+    "as",
+    "asc",
+    "between",
+    "by",
+    "case",
+    "check",
+    "collate",
+    "column",
+    "constraint",
+    "create",
+    "cross",
+    "default",
+    "delete",
+    "desc",
+    "distinct",
+    "drop",
+    "else",
+    "end",
+    "except",
+    "exists",
+    "foreign",
+    "from",
+    "full",
+    "group",
+    "having",
+    "in",
+    "index",
+    "inner",
+    "insert",
+    "intersect",
+    "into",
+    "is",
+    "join",
+    "key",
+    "left",
+    "like",
+    "limit",
+    "natural",
+    "not",
+    "null",
+    "offset",
+    "on",
+    "or",
+    "order",
+    "outer",
+    "primary",
+    "references",
+    "right",
+    "select",
+    "set",
+    "table",
+    "then",
+    "to",
+    "union",
+    "unique",
+    "update",
+    "user",
+    "using",
+    "values",
+    "when",
+    "where",
+    "with",
+];
+
+/// A catalog table's name as `dialect` reads it back (PostgreSQL's `schema.table` quoted
+/// part by part).
+pub(super) fn quote_table(name: &str, dialect: SqlDialect) -> String {
+    match (dialect, name.split_once('.')) {
+        (SqlDialect::Postgres, Some((schema, table))) => {
+            format!("{}.{}", quote_name(schema, dialect), quote_name(table, dialect))
+        }
+        _ => quote_name(name, dialect),
+    }
+}
+
 /// `name` as `dialect` reads it back: as is when it is a plain identifier (letters, digits
 /// and underscores, not starting with a digit — and, for PostgreSQL, which folds unquoted names
 /// to lower case, all lower case), else double-quoted.
 pub(super) fn quote_name(name: &str, dialect: SqlDialect) -> String {
     let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && (dialect == SqlDialect::Sqlite || !name.chars().any(|c| c.is_ascii_uppercase()));
+        && (dialect == SqlDialect::Sqlite || !name.chars().any(|c| c.is_ascii_uppercase()))
+        && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name));
     if plain { name.to_string() } else { format!("\"{}\"", name.replace('"', "\"\"")) }
 }
 

@@ -162,9 +162,46 @@ fn convert_format(format: &str, pairs: &[(&str, &str)], marker: char) -> Option<
     Some(format!("'{out}'"))
 }
 
-/// A to_char pattern for a strftime format literal (`'%Y-%m'` → `'YYYY-MM'`).
+/// A to_char pattern for a strftime format literal (`'%Y-%m'` → `'YYYY-MM'`), the text
+/// between fields double-quoted when it has letters or quotes (to_char reads `Y`, `D`, `FM` in
+/// it as fields).
 fn to_char_pattern(format: &str) -> Option<String> {
-    convert_format(format, FORMAT_PAIRS, '%')
+    let inner = format.strip_prefix('\'')?.strip_suffix('\'')?;
+    let mut out = String::with_capacity(inner.len() + 8);
+    let mut text = String::new();
+    let flush = |text: &mut String, out: &mut String| {
+        if text.chars().any(|c| c.is_alphabetic() || c == '"' || c == '\\') {
+            if text.contains('"') || text.contains('\\') {
+                return false;
+            }
+            out.push('"');
+            out.push_str(text);
+            out.push('"');
+        } else {
+            out.push_str(text);
+        }
+        text.clear();
+        true
+    };
+    let mut rest = inner;
+    while !rest.is_empty() {
+        if rest.starts_with('%') {
+            let (from, to) = FORMAT_PAIRS.iter().find(|(from, _)| rest.starts_with(from))?;
+            if !flush(&mut text, &mut out) {
+                return None;
+            }
+            out.push_str(to);
+            rest = &rest[from.len()..];
+        } else {
+            let c = rest.chars().next()?;
+            text.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    if !flush(&mut text, &mut out) {
+        return None;
+    }
+    Some(format!("'{out}'"))
 }
 
 /// A strftime format for a MySQL DATE_FORMAT literal.
@@ -215,7 +252,6 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
         ("subtract" | "minus", [a, b]) => format!("({} - {})", operand(a), operand(b)),
         ("add" | "plus", [a, b]) => format!("({} + {})", operand(a), operand(b)),
         ("multiply" | "times", [a, b]) => format!("({} * {})", operand(a), operand(b)),
-        ("mod" | "modulo", [a, b]) => format!("({} % {})", operand(a), operand(b)),
         ("greatest" | "least", [_, _, ..]) if sqlite => {
             let min_max = if name == "greatest" { "max" } else { "min" };
             format!("{min_max}({})", args.join(", "))
@@ -257,7 +293,8 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
         ("datediff", [a, b]) => {
             // MySQL: the days from b to a.
             if sqlite {
-                format!("(julianday({a}) - julianday({b}))")
+                // MySQL counts days between the dates, times left out.
+                format!("(julianday(date({a})) - julianday(date({b})))")
             } else {
                 format!("(CAST({a} AS date) - CAST({b} AS date))")
             }
@@ -265,7 +302,7 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
         ("datediff", [unit, a, b]) if unit.eq_ignore_ascii_case("day") => {
             // SQL Server: the days from a to b.
             if sqlite {
-                format!("(julianday({b}) - julianday({a}))")
+                format!("(julianday(date({b})) - julianday(date({a})))")
             } else {
                 format!("(CAST({b} AS date) - CAST({a} AS date))")
             }
@@ -291,7 +328,6 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
             let (directive, _) = date_part(&part)?;
             format!("CAST(strftime('{directive}', {d}) AS INTEGER)")
         }
-        ("to_date" | "str_to_date", [d, _]) if sqlite => format!("date({d})"),
         ("to_number", [s, ..]) if sqlite => format!("CAST({s} AS REAL)"),
         ("trunc" | "truncate", [x]) if sqlite => format!("CAST({x} AS INTEGER)"),
         ("pow" | "power", [x, y]) if sqlite && !has(callables, "pow") => y
@@ -346,7 +382,7 @@ mod tests {
             ),
             (
                 "SELECT DATEDIFF(a, b)",
-                "(julianday(a) - julianday(b))",
+                "(julianday(date(a)) - julianday(date(b)))",
                 "(CAST(a AS date) - CAST(b AS date))",
             ),
             ("SELECT GREATEST(a, b, c)", "max(a, b, c)", ""),
@@ -383,5 +419,16 @@ mod tests {
             Some("strftime('%Y-%m', d)")
         );
         assert_eq!(fix(&first_call("SELECT TO_CHAR(d, 'Month DD')"), &sqlite()), None);
+        // Text between fields stays text in to_char.
+        assert_eq!(
+            fix(&first_call("SELECT strftime('Year %Y', d)"), &pg).as_deref(),
+            Some("to_char(d, '\"Year \"YYYY')")
+        );
+        assert_eq!(fix(&first_call("SELECT strftime('%Y \"Q\"', d)"), &pg), None);
+        assert_eq!(
+            fix(&first_call("SELECT STR_TO_DATE('17/05/2024', '%d/%m/%Y')"), &sqlite()),
+            None
+        );
+        assert_eq!(fix(&first_call("SELECT MOD(7.5, 2)"), &sqlite()), None);
     }
 }

@@ -39,8 +39,33 @@ fn values() -> StaticValues {
     }
 }
 
+/// Chinook as PostgreSQL users usually create it: unquoted, so every name is lower case (a
+/// mixed-case catalog needs every name quoted, which the folding check enforces).
+fn chinook_folded() -> Catalog {
+    let mut catalog = chinook();
+    for table in &mut catalog.tables {
+        table.name = table.name.to_lowercase();
+        for column in &mut table.columns {
+            column.name = column.name.to_lowercase();
+        }
+        for key in &mut table.primary_key {
+            *key = key.to_lowercase();
+        }
+        for fk in &mut table.foreign_keys {
+            fk.referenced_table = fk.referenced_table.to_lowercase();
+            fk.columns.iter_mut().for_each(|c| *c = c.to_lowercase());
+            fk.referenced_columns.iter_mut().for_each(|c| *c = c.to_lowercase());
+        }
+    }
+    catalog
+}
+
 fn check(sql: &str, dialect: SqlDialect) -> ValidationReport {
-    validate_sql(sql, &chinook(), &values(), callables(dialect))
+    let catalog = match dialect {
+        SqlDialect::Sqlite => chinook(),
+        SqlDialect::Postgres => chinook_folded(),
+    };
+    validate_sql(sql, &catalog, &values(), callables(dialect))
 }
 
 fn kinds(issues: &[schemascope_query::QueryIssue]) -> Vec<IssueKind> {
@@ -63,8 +88,7 @@ fn unknown_table_and_qualified_column_get_suggestions() {
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("Track"));
     let r = check("SELECT t.Nam FROM Track AS t", SqlDialect::Postgres);
     assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownColumn]);
-    // Quoted: PostgreSQL folds an unquoted `Name` to `name`.
-    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.\"Name\""));
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.name"));
     let r = check("SELECT x.Name FROM Track AS t", SqlDialect::Sqlite);
     assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownTable]);
 }
@@ -326,7 +350,7 @@ fn a_long_in_list_is_checked_value_by_value_and_each_issue_reported_once() {
     assert!(
         r.warnings[1]
             .message
-            .starts_with("101.5 is outside the range of Invoice.Total (0.99 to 25.86)"),
+            .starts_with("101.5 is outside the range of invoice.total (0.99 to 25.86)"),
         "{}",
         r.warnings[1].message
     );
@@ -377,4 +401,26 @@ fn a_name_that_needs_quotes_written_without_them_is_named_quoted() {
         callables(SqlDialect::Sqlite),
     );
     assert!(!r.valid);
+}
+
+#[test]
+fn postgresql_folds_unquoted_names_so_mixed_case_ones_need_quotes() {
+    let pg = callables(SqlDialect::Postgres);
+    let r = validate_sql("SELECT Name FROM \"Track\"", &chinook(), &NoValues, pg);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownColumn]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("\"Name\""));
+    let r = validate_sql("SELECT \"Name\" FROM Track", &chinook(), &NoValues, pg);
+    assert_eq!(kinds(&r.errors), vec![IssueKind::UnknownTable]);
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("\"Track\""));
+    assert!(validate_sql("SELECT \"Name\" FROM \"Track\"", &chinook(), &NoValues, pg).valid);
+    // SQLite compares names without regard to case.
+    assert!(
+        validate_sql(
+            "SELECT name FROM track",
+            &chinook(),
+            &NoValues,
+            callables(SqlDialect::Sqlite)
+        )
+        .valid
+    );
 }

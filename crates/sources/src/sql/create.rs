@@ -18,8 +18,25 @@ fn plain_type(declared: &str) -> &str {
         Some((name, rest)) => (name, Some(rest)),
         None => (declared, None),
     };
+    // Words only, none that starts a constraint or a collation (`TEXT COLLATE x` would name
+    // a collation SQLite may not have).
+    const CLAUSES: &[&str] = &[
+        "collate",
+        "check",
+        "default",
+        "references",
+        "generated",
+        "as",
+        "primary",
+        "unique",
+        "not",
+        "null",
+        "constraint",
+        "on",
+    ];
     let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ');
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ')
+        && !name.split_whitespace().any(|w| CLAUSES.iter().any(|c| c.eq_ignore_ascii_case(w)));
     let params_ok = params.is_none_or(|p| {
         p.strip_suffix(')')
             .is_some_and(|inner| inner.chars().all(|c| c.is_ascii_digit() || c == ',' || c == ' '))
@@ -132,6 +149,8 @@ mod tests {
             "TEXT) , b INT, c (TEXT",
             "TEXT -- x",
             "'x'",
+            "text COLLATE x",
+            "INTEGER NOT NULL",
         ] {
             assert_eq!(plain_type(hostile), "", "{hostile}");
         }

@@ -66,8 +66,11 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
             }
         }
     }
-    if request.k == 0 {
-        return Err(ToolError::InvalidParams("--k must be at least 1".into()));
+    if !(1..=schemascope_docs::MAX_TOP_K).contains(&request.k) {
+        return Err(ToolError::InvalidParams(format!(
+            "--k must be between 1 and {} (the most chunks one retrieval returns)",
+            schemascope_docs::MAX_TOP_K
+        )));
     }
     let dir = tempfile::tempdir().map_err(|e| {
         ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
