@@ -127,7 +127,7 @@ fn eval_validator(
         );
     for (name, c) in rows {
         println!(
-            "{name}: {} predictions; SQLite rejects {}: flagged {} ({:.1}%), by the local checks alone {} ({:.1}%); false rejections {} of {}\n  unknown functions {}: with a dialect fix {} ({:.1}%); identifier errors {}: suggestion points to the gold fix {} ({:.1}%)",
+            "{name}: {} predictions; SQLite rejects {}: flagged {} ({:.1}%), by the local checks alone {} ({:.1}%); false rejections {} of {} (refused by policy: {})\n  unknown functions {}: with a dialect fix {} ({:.1}%); identifier errors {}: suggestion points to the gold fix {} ({:.1}%)",
             c.total,
             c.engine_rejected,
             c.flagged,
@@ -136,6 +136,7 @@ fn eval_validator(
             percent(c.flagged_locally, c.engine_rejected),
             c.false_rejections,
             c.total - c.engine_rejected,
+            c.refused_by_policy,
             c.unknown_functions,
             c.unknown_functions_with_fix,
             percent(c.unknown_functions_with_fix, c.unknown_functions),

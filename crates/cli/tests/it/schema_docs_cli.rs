@@ -311,3 +311,40 @@ fn eval_retrieval_on_pooled_bird_with_evidence_meets_the_recall_target() {
     assert!(report["recallAtK"].as_f64().unwrap_or(0.0) >= 0.92, "{report}");
     assert!(report["reduction"].as_f64().unwrap_or(0.0) >= 0.70, "{report}");
 }
+
+#[test]
+fn eval_validator_counts_refused_writes_apart_from_false_rejections() {
+    let bird = root().join("testdata/bird");
+    let questions: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(bird.join("mini_dev_sqlite.json")).expect("questions"),
+    )
+    .expect("json");
+    // Gold SQL as predictions, the first replaced by a write SQLite compiles.
+    let mut predictions: Vec<Value> = questions.iter().map(|q| q["SQL"].clone()).collect();
+    predictions[0] = Value::from("DELETE FROM customers");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("predictions.json");
+    std::fs::write(&file, serde_json::to_string(&predictions).expect("json")).expect("write");
+    let path = |p: &str| bird.join(p).display().to_string();
+    let out = run(
+        &[
+            "eval",
+            "validator",
+            "--tables",
+            &path("dev_tables.json"),
+            "--questions",
+            &path("mini_dev_sqlite.json"),
+            "--predictions",
+            &file.display().to_string(),
+            "--json",
+        ],
+        &[],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let all = &report["all_predictions"];
+    assert_eq!(
+        (all["refused_by_policy"].as_u64(), all["false_rejections"].as_u64()),
+        (Some(1), Some(0)),
+        "{all}"
+    );
+}

@@ -79,6 +79,9 @@ pub struct PredictionCounts {
     pub flagged_locally: usize,
     /// Predictions SQLite compiles that the validator calls invalid: false rejections.
     pub false_rejections: usize,
+    /// Predictions SQLite compiles that the validator refuses by policy, not by mistake: they
+    /// write, hold several statements or call what may not run.
+    pub refused_by_policy: usize,
     /// Unknown-function errors given.
     pub unknown_functions: usize,
     /// Of those, with the engine's spelling of the same computation as suggestion.
@@ -97,6 +100,7 @@ impl PredictionCounts {
         self.flagged += other.flagged;
         self.flagged_locally += other.flagged_locally;
         self.false_rejections += other.false_rejections;
+        self.refused_by_policy += other.refused_by_policy;
         self.unknown_functions += other.unknown_functions;
         self.unknown_functions_with_fix += other.unknown_functions_with_fix;
         self.identifier_errors += other.identifier_errors;
@@ -288,6 +292,18 @@ fn judge(
             if valid {
                 report.missed.push(item(index, q, sql, engine.clone(), Vec::new()));
             }
+        }
+        (None, false)
+            if verdict.errors.iter().all(|e| {
+                matches!(
+                    e.kind,
+                    IssueKind::NotReadOnly
+                        | IssueKind::MultipleStatements
+                        | IssueKind::ForbiddenFunction
+                )
+            }) =>
+        {
+            counts.refused_by_policy += 1;
         }
         (None, false) => {
             counts.false_rejections += 1;
