@@ -121,6 +121,19 @@ impl PostgresDatabase {
         Ok(database)
     }
 
+    /// `sql` past the statement-level refusals every statement meets first, its trailing
+    /// semicolons trimmed.
+    fn screened<'s>(&self, sql: &'s str) -> Result<&'s str, SourceError> {
+        if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
+            return Err(SourceError::Statement {
+                location: self.location.clone(),
+                message,
+                class: ErrorClass::Refused,
+            });
+        }
+        Ok(guard::trim_trailing_semicolons(sql, Dialect::Postgres))
+    }
+
     fn error(&self, e: &postgres::Error, timeout_ms: u64) -> SourceError {
         let location = self.location.clone();
         if let Some(db) = e.as_db_error() {
@@ -332,6 +345,16 @@ impl PostgresDatabase {
     }
 }
 
+/// The validator's read-only check against this server's own allow-list: a read-only
+/// transaction still lets functions sleep, lock, signal other sessions or write outside the
+/// transaction, so what a statement calls is decided here too, whoever sent it.
+fn allowed(sql: &str, callables: &Callables) -> Result<(), Failure> {
+    check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET).map_err(|issues| {
+        let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+        Failure::Refused(format!("refused: {}", reasons.join("; ")))
+    })
+}
+
 /// Runs `statement`, asking the server to cancel it (with `token`) as soon as the call it runs
 /// for is cancelled ([`schemascope_core::cancel`]): its time is up or its client went away. A
 /// watcher thread polls the call's flag while the statement runs.
@@ -509,20 +532,10 @@ impl Database for PostgresDatabase {
     }
 
     fn compile(&self, sql: &str) -> Result<(), SourceError> {
-        if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
-            return Err(SourceError::Statement {
-                location: self.location.clone(),
-                message,
-                class: ErrorClass::Refused,
-            });
-        }
-        let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
+        let sql = self.screened(sql)?;
         schemascope_core::cancel::current().check()?;
         self.with_client(STATEMENT_TIMEOUT_MS, |client, callables| {
-            if let Err(issues) = check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET) {
-                let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-                return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
-            }
+            allowed(sql, callables)?;
             pg_fetch::compile_read_only(client, sql, STATEMENT_TIMEOUT_MS)
         })
     }
@@ -534,27 +547,13 @@ impl Database for PostgresDatabase {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
-        if let Some(message) = guard::refusal(sql, Dialect::Postgres) {
-            return Err(SourceError::Statement {
-                location: self.location.clone(),
-                message,
-                class: ErrorClass::Refused,
-            });
-        }
-        let sql = guard::trim_trailing_semicolons(sql, Dialect::Postgres);
+        let sql = self.screened(sql)?;
         let cancel = schemascope_core::cancel::current();
         cancel.check()?;
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
         self.with_client(timeout_ms, |client, callables| {
-            // The same check as the validator's, against this server's own allow-list: a
-            // read-only transaction still lets functions sleep, lock, signal other sessions or
-            // write outside the transaction, so what a statement calls is decided here too,
-            // whoever sent it.
-            if let Err(issues) = check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET) {
-                let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-                return Err(Failure::Refused(format!("refused: {}", reasons.join("; "))));
-            }
+            allowed(sql, callables)?;
             let token = client.cancel_token();
             let result = cancelled_with_the_call(&token, || {
                 run_read_only(client, sql, &refs, caps, timeout_ms)
