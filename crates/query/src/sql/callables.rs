@@ -33,6 +33,11 @@ pub const HARMLESS_VOLATILE: &[&str] = &[
 /// but which are not `pg_proc` functions. They count as syntax only unquoted and unqualified:
 /// `"coalesce"(…)` is a call of a function of that name, which does not exist.
 const POSTGRES_SYNTAX: &[&str] = &[
+    // `x LIKE ALL (array)`, `x = SOME (…)`: sqlparser reads the quantifier as a call; the
+    // operator before it is checked on its own.
+    "all",
+    "any",
+    "some",
     "coalesce",
     "nullif",
     "greatest",

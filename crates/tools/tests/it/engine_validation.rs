@@ -256,6 +256,8 @@ fn postgresql_forms_the_engine_accepts_are_not_rejected() {
     }
     for sql in [
         "SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" LIKE ANY (ARRAY['R%', 'J%'])",
+        "SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" NOT LIKE ALL (ARRAY['R%', 'J%'])",
+        "SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" ILIKE SOME (ARRAY['r%'])",
         "SELECT g FROM \"Genre\" g",
         "SELECT \"Name\" FROM \"Genre\" g WHERE g IS NOT NULL",
     ] {
