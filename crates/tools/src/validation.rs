@@ -10,7 +10,7 @@ use schemascope_query::{
 };
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
-use schemascope_sources::sql::{Database, Dialect};
+use schemascope_sources::sql::Database;
 
 use crate::result::ToolError;
 
@@ -35,11 +35,18 @@ pub(crate) fn validate_on_database(
     query: &Query,
     question: Option<&str>,
 ) -> Result<ValidationReport, ToolError> {
-    let mut report = validate_locally(database, catalog, values, query, question)?;
-    let dialect = match database.dialect() {
-        Dialect::Sqlite => SqlDialect::Sqlite,
-        Dialect::Postgres => SqlDialect::Postgres,
-    };
+    let local = validate_locally(database, catalog, values, query, question)?;
+    confirm_with_engine(database, query, local)
+}
+
+/// The engine's word on `query` after the local checks gave `report`: what sqlparser could not
+/// read, SQLite decides; a query the local checks accept is compiled by the engine.
+pub(crate) fn confirm_with_engine(
+    database: &dyn Database,
+    query: &Query,
+    mut report: ValidationReport,
+) -> Result<ValidationReport, ToolError> {
+    let dialect = database.callables()?.dialect();
     // SQLite syntax sqlparser does not read (`IS 'x'`, `GLOB`, `NOT INDEXED`, `x ISNULL`):
     // SQLite itself decides, behind the same token check and engine gate as execute_query. For
     // PostgreSQL such SQL stays refused: what it calls cannot be resolved.

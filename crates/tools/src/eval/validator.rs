@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::read;
 use crate::result::ToolError;
-use crate::validation::{validate_locally, validate_on_database};
+use crate::validation::{confirm_with_engine, validate_locally, validate_on_database};
 
 /// What to evaluate.
 #[derive(Debug, Clone)]
@@ -272,14 +272,15 @@ fn judge(
     let counts = &mut report.counts;
     counts.total += 1;
     let engine = sqlite_compiles(&schema.path, sql).err();
-    let verdict = validate(schema, q, sql)?;
+    let query = Query::Sql(sql.to_string());
     let local = validate_locally(
         &schema.database,
         &schema.catalog,
         &NoValues,
-        &Query::Sql(sql.to_string()),
+        &query,
         Some(&question_text(q)),
     )?;
+    let verdict = confirm_with_engine(&schema.database, &query, local.clone())?;
     for error in verdict.errors.iter().filter(|e| e.kind == IssueKind::UnknownFunction) {
         counts.unknown_functions += 1;
         counts.unknown_functions_with_fix += usize::from(error.suggestion.is_some());
