@@ -1,7 +1,6 @@
 //! validate_query and ask on real Chinook (SQLite, and PostgreSQL when `SCHEMASCOPE_TEST_POSTGRES`
 //! is set), with a local server replaying scripted LLM answers over the real wire formats.
 
-use std::path::Path;
 use std::time::Duration;
 
 use schemascope_agent::llm::{LlmConfig, Provider};
@@ -9,16 +8,7 @@ use schemascope_agent::replay::{ReplayServer, Scripted};
 use schemascope_tools::*;
 use serde_json::{Value, json};
 
-use crate::common::{ok, registry};
-
-fn chinook_spec() -> String {
-    format!(
-        "chinook={}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
-            .display()
-    )
-}
+use crate::common::{chinook_spec, ok, registry};
 
 fn with_llm(registry: &Services, server: &ReplayServer, provider: Provider) {
     let base_url = match provider {

@@ -6,28 +6,7 @@
 use schemascope_tools::*;
 use serde_json::{Value, json};
 
-use crate::common::{ok, registry};
-
-fn chinook_spec() -> String {
-    format!(
-        "chinook={}",
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
-            .display()
-    )
-}
-
-/// The served Chinook sources: SQLite, and PostgreSQL when the test server is there.
-fn sources() -> (Services, Vec<(&'static str, bool)>) {
-    let mut specs = vec![chinook_spec()];
-    let mut names = vec![("chinook", false)];
-    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") {
-        specs.push(format!("pg={uri}"));
-        names.push(("pg", true));
-    }
-    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-    (registry(&specs), names)
-}
+use crate::common::{chinooks, ok, registry};
 
 fn validate(services: &Services, source: &str, sql: &str, question: Option<&str>) -> Value {
     ok(validate_query(
@@ -42,7 +21,7 @@ fn validate(services: &Services, source: &str, sql: &str, question: Option<&str>
 
 #[test]
 fn borrowed_functions_get_a_fix_that_the_engine_then_accepts() {
-    let (services, sources) = sources();
+    let (services, sources) = chinooks();
     let cases = [
         ("SELECT YEAR(\"InvoiceDate\") AS y FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "YEAR"),
         ("SELECT MONTH(\"InvoiceDate\") AS m FROM \"Invoice\" WHERE \"InvoiceId\" = 1", "MONTH"),
@@ -78,7 +57,7 @@ fn borrowed_functions_get_a_fix_that_the_engine_then_accepts() {
 
 #[test]
 fn what_only_the_engine_knows_is_found_before_anything_runs() {
-    let (services, sources) = sources();
+    let (services, sources) = chinooks();
     for (source, postgres) in &sources {
         // The local checks do not count arguments; the engine's compiler does.
         let report = validate(&services, source, "SELECT substr() FROM \"Album\"", None);
@@ -102,7 +81,7 @@ fn what_only_the_engine_knows_is_found_before_anything_runs() {
 
 #[test]
 fn a_column_of_another_table_is_named_with_its_join() {
-    let (services, sources) = sources();
+    let (services, sources) = chinooks();
     for (source, postgres) in &sources {
         // Unquoted on SQLite (a double-quoted unknown name is a string there); quoted on
         // PostgreSQL (its unquoted names fold to lower case).
@@ -141,7 +120,7 @@ fn a_column_of_another_table_is_named_with_its_join() {
 
 #[test]
 fn ambiguous_and_misspelt_columns_follow_the_question() {
-    let (services, _) = sources();
+    let (services, _) = chinooks();
     let sql = "SELECT Name FROM Track JOIN Genre ON Track.GenreId = Genre.GenreId";
     let by_genre = validate(&services, "chinook", sql, Some("Name every genre"));
     assert_eq!(by_genre["errors"][0]["kind"], "ambiguous_column");
@@ -157,7 +136,7 @@ fn ambiguous_and_misspelt_columns_follow_the_question() {
 fn a_fix_computes_what_the_call_meant() {
     // Spliced in place of the call, an unparenthesised fix would change the arithmetic around
     // it (`DIVIDE(Total + 1, Total - 1)` as `Total + 1 * 1.0 / Total - 1`).
-    let (services, sources) = sources();
+    let (services, sources) = chinooks();
     for (source, _) in &sources {
         let sql = "SELECT DIVIDE(\"Total\" + 1, \"Total\" - 1) * 2 AS v FROM \"Invoice\" WHERE \"InvoiceId\" = 1";
         let report = validate(&services, source, sql, None);
@@ -184,7 +163,7 @@ fn a_fix_computes_what_the_call_meant() {
 
 #[test]
 fn sqlite_syntax_the_parser_cannot_read_is_left_to_sqlite() {
-    let (services, _) = sources();
+    let (services, _) = chinooks();
     for sql in [
         "SELECT Name FROM Genre WHERE Name IS 'Rock'",
         "SELECT Name FROM Genre WHERE Name GLOB 'R*'",
@@ -204,7 +183,7 @@ fn sqlite_syntax_the_parser_cannot_read_is_left_to_sqlite() {
 
 #[test]
 fn a_value_no_row_has_is_an_error_only_where_it_filters_rows() {
-    let (services, _) = sources();
+    let (services, _) = chinooks();
     let check = |sql: &str| validate(&services, "chinook", sql, None);
     assert_eq!(check("SELECT * FROM Genre WHERE Name = 'rock'")["valid"], false);
     for sql in [
@@ -250,7 +229,7 @@ fn the_engine_decides_whether_a_value_is_stored() {
 
 #[test]
 fn postgresql_forms_the_engine_accepts_are_not_rejected() {
-    let (services, sources) = sources();
+    let (services, sources) = chinooks();
     if !sources.iter().any(|(_, postgres)| *postgres) {
         return;
     }

@@ -12,16 +12,7 @@ use std::time::Duration;
 use schemascope_tools::*;
 use serde_json::Value;
 
-use crate::common::{ok, registry};
-
-fn chinook_spec() -> String {
-    format!(
-        "chinook={}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
-            .display()
-    )
-}
+use crate::common::{chinook_spec, ok, registry};
 
 fn fifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo runs");

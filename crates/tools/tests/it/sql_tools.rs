@@ -1,21 +1,10 @@
 //! The discovery tools on database tables: Chinook (SQLite, and PostgreSQL when
 //! `SCHEMASCOPE_TEST_POSTGRES` is set) and a generated table large enough for sampled pools.
 
-use std::path::Path;
-
 use schemascope_tools::*;
 use serde_json::Value;
 
-use crate::common::{ok, registry};
-
-fn chinook_spec() -> String {
-    format!(
-        "chinook={}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
-            .display()
-    )
-}
+use crate::common::{chinook_spec, ok, registry};
 
 fn chinook() -> Option<String> {
     Some("chinook".into())

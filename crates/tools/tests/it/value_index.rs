@@ -6,28 +6,7 @@
 use schemascope_tools::*;
 use serde_json::{Value, json};
 
-use crate::common::{ok, registry};
-
-fn chinook_spec() -> String {
-    format!(
-        "chinook={}",
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
-            .display()
-    )
-}
-
-/// Chinook served from SQLite, and from PostgreSQL when the test server is there.
-fn chinooks() -> (Services, Vec<&'static str>) {
-    let mut specs = vec![chinook_spec()];
-    let mut names = vec!["chinook"];
-    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES_RO") {
-        specs.push(format!("pg={uri}"));
-        names.push("pg");
-    }
-    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-    (registry(&specs), names)
-}
+use crate::common::{chinooks, ok, registry};
 
 fn context(services: &Services, source: &str, question: &str) -> String {
     let data = ok(get_schema_context(
@@ -52,7 +31,7 @@ fn the_context_names_the_stored_values_a_question_names_loosely() {
         ("albums by AC DC", "Artist.Name", "'AC/DC'"),
         ("songs by aerosmit", "Artist.Name", "'Aerosmith'"),
     ];
-    for source in &sources {
+    for (source, _) in &sources {
         for (question, column, value) in cases {
             let text = context(&services, source, question);
             assert!(text.contains("## Values the question names"), "{source}: {question}:\n{text}");
@@ -75,7 +54,7 @@ fn filter_values_are_checked_against_every_stored_value() {
             ValidateQueryParams { source: Some(source.into()), query: json!(sql), question: None },
         ))
     };
-    for source in &sources {
+    for (source, _) in &sources {
         let genre = check(
             source,
             "SELECT COUNT(*) FROM \"Track\" t JOIN \"Genre\" g ON g.\"GenreId\" = t.\"GenreId\" WHERE g.\"Name\" = 'bossa nova'",
@@ -142,7 +121,7 @@ fn lookup(
 #[test]
 fn describe_property_looks_a_value_up() {
     let (services, sources) = chinooks();
-    for source in &sources {
+    for (source, _) in &sources {
         assert_eq!(
             lookup(&services, source, "Genre", "Name", "bossa nova"),
             json!({"value": "bossa nova", "stored": false, "closest": ["Bossa Nova"]}),

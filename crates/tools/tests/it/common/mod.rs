@@ -11,6 +11,31 @@ pub(crate) fn registry(specs: &[&str]) -> Services {
     registry
 }
 
+/// The Chinook SQLite file of testdata, as the source `chinook`.
+pub(crate) fn chinook_spec() -> String {
+    format!(
+        "chinook={}",
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/chinook/Chinook_Sqlite.sqlite")
+            .display()
+    )
+}
+
+/// Chinook served from SQLite (`chinook`), and from PostgreSQL (`pg`, its read-only user) when
+/// the test server is there; each name with whether it is PostgreSQL.
+pub(crate) fn chinooks() -> (Services, Vec<(&'static str, bool)>) {
+    let mut specs = vec![chinook_spec()];
+    let mut names = vec![("chinook", false)];
+    let uri = std::env::var("SCHEMASCOPE_TEST_POSTGRES_RO")
+        .or_else(|_| std::env::var("SCHEMASCOPE_TEST_POSTGRES"));
+    if let Ok(uri) = uri {
+        specs.push(format!("pg={uri}"));
+        names.push(("pg", true));
+    }
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    (registry(&specs), names)
+}
+
 /// The demo graph and record set.
 pub(crate) fn demo() -> Services {
     registry(&["demo:infrastructure", "demo:sensors"])
