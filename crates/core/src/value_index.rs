@@ -70,13 +70,6 @@ pub struct ValueMatch {
     pub partial: bool,
 }
 
-impl ValueMatch {
-    /// True when the text does not name all of the value (see `partial`).
-    pub fn is_partial(&self) -> bool {
-        self.partial
-    }
-}
-
 #[derive(Debug)]
 struct Indexed {
     column: u32,
@@ -218,16 +211,6 @@ impl ValueIndex {
     pub fn with_schema_words<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
         self.schema_words = names.into_iter().flat_map(words).collect();
         self
-    }
-
-    /// Number of values indexed.
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// True when nothing is indexed.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 
     /// How rare `word` is among the values (inverse document frequency).

@@ -316,7 +316,7 @@ fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
         let column = format!("{}.{}", v.table, v.column);
         match lines.iter_mut().find(|(value, _, _)| *value == v.value) {
             Some((_, columns, _)) => columns.push(column),
-            None => lines.push((&v.value, vec![column], v.is_partial())),
+            None => lines.push((&v.value, vec![column], v.partial)),
         }
     }
     let mut text = String::from("## Values the question names\n");
