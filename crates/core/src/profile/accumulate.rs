@@ -16,7 +16,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
-use super::exact::F64_EXACT_INTEGER;
+use super::exact::{F64_EXACT_INTEGER, NumberKey};
+use super::sketch::{NumberSketch, StringSketch};
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
@@ -91,6 +92,47 @@ pub(crate) struct StringStats {
     /// counted under a shortened key. The others are measured once per distinct value when the
     /// profile is finished, not once per occurrence.
     pub long: Lengths,
+    /// Once the exact counts outgrew the memory budget: the sketches that replaced them
+    /// (`values` and `long` are then empty).
+    pub sketch: Option<Box<StringSketch>>,
+}
+
+impl StringStats {
+    /// Bytes the exact counts hold and will need to be finished (see [`super::budget`]).
+    pub(super) fn exact_bytes(&self) -> usize {
+        self.values.heap_bytes()
+    }
+
+    /// Replaces the exact counts with sketches fed with them.
+    pub(super) fn to_sketch(&mut self) {
+        if self.sketch.is_some() {
+            return;
+        }
+        let mut sketch = Box::<StringSketch>::default();
+        for (key, n) in self.values.tally() {
+            // Long strings' lengths were counted apart, under their shortened keys.
+            let chars = (key.len() <= MAX_KEY_LEN).then(|| key.chars().count() as u64);
+            sketch.add_key(key, chars, super::formats::detect(key), n);
+        }
+        sketch.lengths.merge(self.long);
+        self.values = StringCounts::default();
+        self.long = Lengths::default();
+        self.sketch = Some(sketch);
+    }
+
+    fn merge(&mut self, mut other: StringStats) {
+        self.count += other.count;
+        if self.sketch.is_some() || other.sketch.is_some() {
+            self.to_sketch();
+            other.to_sketch();
+            if let (Some(mine), Some(theirs)) = (&mut self.sketch, &other.sketch) {
+                mine.merge(theirs);
+            }
+            return;
+        }
+        self.long.merge(other.long);
+        self.values.merge(other.values);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -109,18 +151,99 @@ pub(crate) struct NumberStats {
     /// every other number (exact as a double); these are rare, so keeping them apart costs the
     /// common case nothing.
     pub wide: Vec<i128>,
+    /// Values folded into distinct values with counts by [`NumberStats::compact`] (a streamed
+    /// profile of a property with few distinct numbers then costs their number, not the items').
+    pub counted: Vec<(f64, u64)>,
+    /// True once compacting found too many distinct values to be worth it.
+    many: bool,
+    /// Once the exact values outgrew the memory budget: the sketches that replaced them.
+    pub sketch: Option<Box<NumberSketch>>,
 }
+
+/// Values pushed before [`NumberStats::compact`] tries to fold them.
+const COMPACT_FROM: usize = 4_096;
 
 impl NumberStats {
     /// True when no number was seen.
     pub(super) fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.parts.iter().all(Vec::is_empty) && self.wide.is_empty()
+        self.values.is_empty()
+            && self.parts.iter().all(Vec::is_empty)
+            && self.wide.is_empty()
+            && self.counted.is_empty()
+            && self.sketch.as_ref().is_none_or(|s| s.count == 0)
     }
 
-    /// Every value: the doubles in parts, and the integers past 2^53.
-    pub(super) fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>) {
+    /// Every value: the doubles in parts, the integers past 2^53, and the counted values.
+    pub(super) fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>, Vec<(f64, u64)>) {
         self.parts.insert(0, self.values);
-        (self.parts, self.wide)
+        (self.parts, self.wide, self.counted)
+    }
+
+    /// Bytes the exact values hold and will need to be finished: each kept value once more as
+    /// a run when sorted (see [`super::budget`]).
+    pub(super) fn exact_bytes(&self) -> usize {
+        let values = self.values.capacity() + self.parts.iter().map(Vec::capacity).sum::<usize>();
+        values * 8 * 3 + self.wide.capacity() * 16 * 2 + self.counted.capacity() * 16 * 3
+    }
+
+    /// Folds the pushed values into distinct values with counts while there are few distinct
+    /// ones; once there are many, stops trying.
+    pub(super) fn compact(&mut self) {
+        if self.many || self.sketch.is_some() || self.values.len() < COMPACT_FROM {
+            return;
+        }
+        let pushed = self.values.iter().map(|&v| (v, 1));
+        match super::numeric::count_few(self.counted.iter().copied().chain(pushed)) {
+            Some(counted) => {
+                self.counted = counted;
+                self.values = Vec::new();
+            }
+            None => self.many = true,
+        }
+    }
+
+    /// Replaces the exact values with sketches fed with them.
+    pub(super) fn to_sketch(&mut self) {
+        if self.sketch.is_some() {
+            return;
+        }
+        let mut sketch = Box::<NumberSketch>::default();
+        for &v in self.values.iter().chain(self.parts.iter().flatten()) {
+            sketch.add(NumberKey::float(v), 1);
+        }
+        for &(v, n) in &self.counted {
+            sketch.add(NumberKey::float(v), n);
+        }
+        for &w in &self.wide {
+            sketch.add(NumberKey::integer(w), 1);
+        }
+        self.values = Vec::new();
+        self.parts = Vec::new();
+        self.counted = Vec::new();
+        self.wide = Vec::new();
+        self.sketch = Some(sketch);
+    }
+
+    fn merge(&mut self, mut other: NumberStats) {
+        self.integers += other.integers;
+        self.floats += other.floats;
+        if self.sketch.is_some() || other.sketch.is_some() {
+            self.to_sketch();
+            other.to_sketch();
+            if let (Some(mine), Some(theirs)) = (&mut self.sketch, other.sketch) {
+                mine.merge(*theirs);
+            }
+            return;
+        }
+        self.parts.push(other.values);
+        self.parts.extend(other.parts);
+        self.wide.extend(other.wide);
+        if self.counted.is_empty() {
+            self.counted = other.counted;
+        } else {
+            self.counted.extend(other.counted);
+        }
+        self.many |= other.many;
     }
 }
 
@@ -150,7 +273,9 @@ impl ValueStats {
         self.present += 1;
         let s = &mut self.strings;
         s.count += 1;
-        if value.len() <= MAX_KEY_LEN {
+        if let Some(sketch) = &mut s.sketch {
+            sketch.add(value);
+        } else if value.len() <= MAX_KEY_LEN {
             s.values.add(value, 1);
         } else {
             s.long.add(value.chars().count() as u64, 1);
@@ -165,7 +290,10 @@ impl ValueStats {
         } else {
             self.numbers.floats += 1;
         }
-        self.numbers.values.push(value);
+        match &mut self.numbers.sketch {
+            Some(sketch) => sketch.add(NumberKey::float(value), 1),
+            None => self.numbers.values.push(value),
+        }
     }
 
     fn add_integer(&mut self, value: i128) {
@@ -174,7 +302,10 @@ impl ValueStats {
         } else {
             self.present += 1;
             self.numbers.integers += 1;
-            self.numbers.wide.push(value);
+            match &mut self.numbers.sketch {
+                Some(sketch) => sketch.add(NumberKey::integer(value), 1),
+                None => self.numbers.wide.push(value),
+            }
         }
     }
 
@@ -207,14 +338,8 @@ impl ValueStats {
         self.falses += other.falses;
         self.objects += other.objects;
         self.depth_limited += other.depth_limited;
-        self.strings.count += other.strings.count;
-        self.strings.long.merge(other.strings.long);
-        self.strings.values.merge(other.strings.values);
-        self.numbers.integers += other.numbers.integers;
-        self.numbers.floats += other.numbers.floats;
-        self.numbers.parts.push(other.numbers.values);
-        self.numbers.parts.extend(other.numbers.parts);
-        self.numbers.wide.extend(other.numbers.wide);
+        self.strings.merge(other.strings);
+        self.numbers.merge(other.numbers);
         self.arrays.lengths.merge(other.arrays.lengths);
         self.arrays.empty += other.arrays.empty;
     }
@@ -447,6 +572,11 @@ impl ProfileBuilder {
         // A Value always deserializes: the visitor accepts every JSON shape.
         let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }
             .deserialize(value);
+    }
+
+    /// The counters' root, for the memory budget (`super::budget`).
+    pub(super) fn root_mut(&mut self) -> &mut PathNode {
+        &mut self.root
     }
 
     /// Adds another builder's counts to this one.

@@ -12,7 +12,9 @@ use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
 use super::formats::{self, StringFormat};
 use super::model::*;
 use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
+use super::exact::NumberKey;
 use super::path_limit::PathLimit;
+use super::sketch::{NumberSketch, RELATIVE_STANDARD_ERROR, StringSketch};
 use crate::path::PropertyPath;
 use crate::sync::lock;
 
@@ -147,8 +149,27 @@ fn finalize(p: Pending) -> PropertyProfile {
         object: s.objects,
         null: s.nulls,
     };
-    let strings = (s.strings.count > 0).then(|| finalize_strings(s.strings));
-    let numbers = (!s.numbers.is_empty()).then(|| finalize_numbers(s.numbers));
+    let mut approximate: Option<Approximation> = None;
+    let mut approximated = |a: Approximation| {
+        approximate = Some(approximate.map_or(a, |b| b.union(a)));
+    };
+    let strings = (s.strings.count > 0).then(|| match s.strings.sketch.take() {
+        Some(sketch) => {
+            let (profile, approximation) = sketched_strings(s.strings.count, *sketch);
+            approximated(approximation);
+            profile
+        }
+        None => finalize_strings(s.strings),
+    });
+    let numbers = (!s.numbers.is_empty()).then(|| match s.numbers.sketch.take() {
+        Some(sketch) => {
+            let (profile, approximation) =
+                sketched_numbers(s.numbers.integers, s.numbers.floats, *sketch);
+            approximated(approximation);
+            profile
+        }
+        None => finalize_numbers(s.numbers),
+    });
     let booleans = (s.trues + s.falses > 0)
         .then_some(BooleanProfile { true_count: s.trues, false_count: s.falses });
     let lengths = s.arrays.lengths;
@@ -177,7 +198,78 @@ fn finalize(p: Pending) -> PropertyProfile {
         objects: s.objects,
         dropped_keys: p.dropped_keys,
         depth_limited: s.depth_limited,
+        approximate,
     }
+}
+
+/// The string statistics of a property whose counts became sketches.
+fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approximation) {
+    let undercount = sketch.frequent.undercount();
+    // Only values whose count exceeds the bound are surely more frequent than any value left
+    // out; within the list the order is the estimates'.
+    let heavy = sketch.frequent.counts().into_iter().filter(|(_, n)| *n > undercount);
+    let top = top_values(heavy, TOP_VALUES);
+    let mut formats = sketch.formats.clone();
+    formats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let format = formats.first().filter(|(_, n)| *n == count).map(|(f, _)| *f);
+    let dated = matches!(format, Some(StringFormat::Date | StringFormat::DateTime));
+    let distinct = sketch.distinct.estimate().clamp(u64::from(count > 0), count);
+    let profile = StringProfile {
+        count,
+        distinct,
+        top: top
+            .into_iter()
+            .map(|(v, count)| ValueCount { value: Value::String(v.to_string()), count })
+            .collect(),
+        min_length: sketch.lengths.min,
+        max_length: sketch.lengths.max,
+        avg_length: sketch.lengths.mean(),
+        min: sketch.min.as_deref().filter(|_| dated).map(str::to_string),
+        max: sketch.max.as_deref().filter(|_| dated).map(str::to_string),
+        format,
+        format_counts: formats,
+    };
+    let approximation = Approximation {
+        distinct_relative_error: Some(RELATIVE_STANDARD_ERROR),
+        value_relative_error: None,
+        count_undercount: Some(undercount),
+    };
+    (profile, approximation)
+}
+
+/// The number statistics of a property whose values became sketches.
+fn sketched_numbers(
+    integer_count: u64,
+    float_count: u64,
+    sketch: NumberSketch,
+) -> (NumberProfile, Approximation) {
+    let (low, high) = sketch.range.unwrap_or((NumberKey::float(0.0), NumberKey::float(0.0)));
+    let (min, max) = (low.double(), high.double());
+    let runs = ValueRuns::from_counts(sketch.quantiles.runs(min, max));
+    let distinct = sketch.distinct.estimate().clamp(u64::from(sketch.count > 0), sketch.count);
+    let profile = NumberProfile {
+        count: sketch.count,
+        integer_count,
+        float_count,
+        min,
+        max,
+        mean: sketch.mean,
+        median: runs.quarter(2).0,
+        std_dev: sketch.std_dev(),
+        distinct,
+        top: Vec::new(),
+        quartiles: [runs.quarter(1).0, runs.quarter(3).0],
+        exact_median: None,
+        exact_range: sketch.range,
+        runs: Some(Arc::new(runs)),
+        exact_text_count: 0,
+    };
+    let approximation = Approximation {
+        distinct_relative_error: Some(RELATIVE_STANDARD_ERROR),
+        value_relative_error: Some(sketch.quantiles.relative_error()),
+        count_undercount: None,
+    };
+    (profile, approximation)
 }
 
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
@@ -258,8 +350,8 @@ fn top_values<'a>(
 
 fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
     let (integer_count, float_count) = (n.integers, n.floats);
-    let (parts, wide) = n.into_parts();
-    let runs = ValueRuns::from_parts(parts).with_wide(wide);
+    let (parts, wide, counted) = n.into_parts();
+    let runs = ValueRuns::from_parts_counted(parts, counted).with_wide(wide);
     let (mean, std_dev) = runs.mean_std();
     let distinct = runs.distinct() as u64;
     let integers = float_count == 0;

@@ -2,9 +2,13 @@
 //!
 //! [`ProfileBuilder`] accumulates (push model, mergeable across threads); [`CollectionProfile`] is
 //! the finished, immutable result every tool reads from. Everything is exact — counts, distinct
-//! values, medians, histograms — because every value is seen; nothing is sampled.
+//! values, medians, histograms — because every value is seen; nothing is sampled. A streamed
+//! profile has a memory budget ([`ProfileBuilder::fit_budget`]): a property whose exact counters
+//! outgrow it switches to mergeable sketches (`sketch/`), and its profile says which figures are
+//! then estimates and how close ([`Approximation`]).
 
 mod accumulate;
+mod budget;
 pub mod exact;
 mod finalize;
 pub mod formats;
@@ -12,6 +16,7 @@ mod histogram;
 mod model;
 pub mod numeric;
 mod path_limit;
+mod sketch;
 mod skewed_bins;
 mod string_counts;
 mod tape;

@@ -275,6 +275,48 @@ pub struct ArrayProfile {
     pub empty_count: u64,
 }
 
+/// Which figures of a property are estimates, and how close they are; every figure not named
+/// here is exact. Set when the property's exact counters outgrew a streamed profile's memory
+/// budget and were replaced by sketches (see `profile::sketch`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approximation {
+    /// Distinct counts are HyperLogLog estimates with this relative standard error (0.0081 is
+    /// ±0.81 %; 95 % of estimates lie within twice that).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_relative_error: Option<f64>,
+    /// Medians, quartiles and histogram counts are computed from values each known to within
+    /// this relative error (0.002 is ±0.2 % of the value): a histogram count is exact for bin
+    /// edges moved by at most that much.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_relative_error: Option<f64>,
+    /// Counts of the most frequent strings may be low by up to this many; only values whose
+    /// count exceeds it are listed, and any value not listed occurs at most this often.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count_undercount: Option<u64>,
+}
+
+impl Approximation {
+    /// The figures approximated by both.
+    pub fn union(self, other: Approximation) -> Approximation {
+        let max_f = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        Approximation {
+            distinct_relative_error: max_f(
+                self.distinct_relative_error,
+                other.distinct_relative_error,
+            ),
+            value_relative_error: max_f(self.value_relative_error, other.value_relative_error),
+            count_undercount: match (self.count_undercount, other.count_undercount) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+}
+
 /// Everything known about the values at one path.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -309,6 +351,9 @@ pub struct PropertyProfile {
     pub dropped_keys: u64,
     /// Objects/arrays nested past the depth limit: counted but not descended into.
     pub depth_limited: u64,
+    /// Which figures are estimates (past a streamed profile's memory budget); `None`: all exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approximate: Option<Approximation>,
 }
 
 impl PropertyProfile {
@@ -328,6 +373,7 @@ impl PropertyProfile {
             objects: 0,
             dropped_keys: 0,
             depth_limited: 0,
+            approximate: None,
         }
     }
 
@@ -418,6 +464,11 @@ pub struct CollectionProfile {
 }
 
 impl CollectionProfile {
+    /// True when every figure of every property is exact (no property outgrew a memory budget).
+    pub fn is_exact(&self) -> bool {
+        self.root.walk().iter().all(|n| n.profile.approximate.is_none())
+    }
+
     /// Every property below the item root, depth first.
     pub fn properties(&self) -> Vec<&PropertyProfile> {
         self.root.walk().into_iter().skip(1).map(|n| &n.profile).collect()

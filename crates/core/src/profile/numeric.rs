@@ -48,21 +48,21 @@ pub use crate::figure::percent;
 /// Distinct values past which [`ValueRuns::from_parts`] stops counting and sorts.
 const COUNT_UP_TO: usize = 1 << 14;
 
-/// Each distinct value of `values` with its count, or `None` once there are more than
-/// `COUNT_UP_TO` distinct ones.
-fn count_few<'a>(values: impl IntoIterator<Item = &'a f64>) -> Option<Vec<(f64, u64)>> {
+/// Each distinct value of `values` (each given with a count) with its total count, or `None`
+/// once there are more than `COUNT_UP_TO` distinct ones.
+pub(super) fn count_few(values: impl IntoIterator<Item = (f64, u64)>) -> Option<Vec<(f64, u64)>> {
     use std::hash::BuildHasher;
     let hash = |bits: u64| super::string_counts::hasher().hash_one(bits);
     let mut table: hashbrown::HashTable<(u64, u64)> = hashbrown::HashTable::new();
-    for &value in values {
+    for (value, n) in values {
         // `-0.0 + 0.0` is `0.0`: the two zeros are one value, as `==` says.
         let bits = (value + 0.0).to_bits();
         let full = table.len() >= COUNT_UP_TO;
         match table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
-            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += 1,
+            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += n,
             hashbrown::hash_table::Entry::Vacant(_) if full => return None,
             hashbrown::hash_table::Entry::Vacant(entry) => {
-                entry.insert((bits, 1));
+                entry.insert((bits, n));
             }
         }
     }
@@ -94,9 +94,19 @@ impl ValueRuns {
     /// Runs of all the values of `parts` (one per thread that profiled), without gathering them
     /// into one vector first: counted across the parts, or each part sorted and the sorted parts
     /// merged.
-    pub fn from_parts(mut parts: Vec<Vec<f64>>) -> Self {
-        if let Some(counted) = count_few(parts.iter().flatten()) {
+    pub fn from_parts(parts: Vec<Vec<f64>>) -> Self {
+        Self::from_parts_counted(parts, Vec::new())
+    }
+
+    /// [`Self::from_parts`] plus values already counted (distinct or not, in any order).
+    pub fn from_parts_counted(mut parts: Vec<Vec<f64>>, counted: Vec<(f64, u64)>) -> Self {
+        let all = parts.iter().flatten().map(|&v| (v, 1)).chain(counted.iter().copied());
+        if let Some(counted) = count_few(all) {
             return Self::from_counts(counted);
+        }
+        if !counted.is_empty() {
+            let counted = Self::from_counts(counted);
+            return Self::from_parts(parts).merged(&counted);
         }
         for part in &mut parts {
             part.sort_unstable_by(f64::total_cmp);
@@ -124,27 +134,31 @@ impl ValueRuns {
             return self;
         }
         wide.sort_unstable();
-        let mut extra = wide.into_iter().map(NumberKey::integer).peekable();
+        let extra = wide.into_iter().map(|w| (NumberKey::integer(w), 1));
+        Self::merge_sorted(self.iter(), extra)
+    }
+
+    /// These runs and `other`'s, as one.
+    fn merged(&self, other: &ValueRuns) -> Self {
+        Self::merge_sorted(self.iter(), other.iter())
+    }
+
+    /// Runs of two ascending sequences of counted values.
+    fn merge_sorted(
+        mine: impl Iterator<Item = (NumberKey, u64)>,
+        theirs: impl Iterator<Item = (NumberKey, u64)>,
+    ) -> Self {
+        let (mut mine, mut theirs) = (mine.peekable(), theirs.peekable());
         let mut merged = Self::default();
-        let mut mine = self.iter().peekable();
         loop {
-            let take_mine = match (mine.peek(), extra.peek()) {
-                (Some((a, _)), Some(b)) => a.order(*b).is_le(),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
+            let next = match (mine.peek(), theirs.peek()) {
+                (Some((a, _)), Some((b, _))) if a.order(*b).is_le() => mine.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => theirs.next(),
+                (Some(_), None) => mine.next(),
                 (None, None) => break,
             };
-            match take_mine {
-                true => {
-                    if let Some((key, n)) = mine.next() {
-                        merged.push(key, n);
-                    }
-                }
-                false => {
-                    if let Some(key) = extra.next() {
-                        merged.push(key, 1);
-                    }
-                }
+            if let Some((key, n)) = next {
+                merged.push(key, n);
             }
         }
         merged
@@ -529,7 +543,7 @@ mod tests {
         assert_eq!(ValueRuns::from_values(few.clone()), runs(&few));
         let many: Vec<f64> =
             (0..COUNT_UP_TO as u64 * 3).map(|i| ((i * 7919) % 50_000) as f64 * 0.5).collect();
-        assert!(count_few(&many).is_none());
+        assert!(count_few(many.iter().map(|&v| (v, 1))).is_none());
         assert_eq!(ValueRuns::from_values(many.clone()), runs(&many));
     }
 

@@ -110,6 +110,17 @@ impl StringCounts {
             + self.parts.iter().map(StringCounts::len).sum::<usize>()
     }
 
+    /// Bytes held, plus what [`StringCounts::tally`] will need to fold them: an index entry per
+    /// logged value and an entry per distinct value in its result.
+    pub(super) fn heap_bytes(&self) -> usize {
+        let tally = 24;
+        let own = self.arena.capacity()
+            + self.table.capacity() * (std::mem::size_of::<Slot>() + tally)
+            + self.counted.capacity() * (std::mem::size_of::<Slot>() + tally)
+            + self.log.capacity() * (std::mem::size_of::<Logged>() + 16 + tally);
+        own + self.parts.iter().map(StringCounts::heap_bytes).sum::<usize>()
+    }
+
     /// Counts `value` `n` more times.
     pub(super) fn add(&mut self, value: &str, n: u64) {
         let hash = hasher().hash_one(value);

@@ -415,6 +415,7 @@ pub fn profile_columns(
             objects: 0,
             dropped_keys: 0,
             depth_limited: 0,
+            approximate: None,
         };
         children.push(ProfileNode { profile, children: Vec::new(), items: None });
     }

@@ -1,0 +1,144 @@
+//! Frequent values past the memory budget: the Misra–Gries summary in its mergeable form
+//! (Agarwal et al. 2012). Up to `2k` counters are kept; when they are full, the `(k+1)`-th
+//! largest count is subtracted from every counter and those left at zero are dropped. Every
+//! estimate is then at most the true count and at least the true count minus the total
+//! subtracted, [`FrequentStrings::undercount`], which is at most `n / (k + 1)` — the bound the
+//! output states. Purging frees at least `k` counters, so each value costs O(1) amortised.
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+/// Counters kept after a purge (`k`); the table holds up to twice as many.
+const KEEP: usize = 2_048;
+
+#[derive(Debug, Clone, Copy)]
+struct Counter {
+    hash: u64,
+    start: usize,
+    len: usize,
+    count: u64,
+}
+
+/// The frequent strings of a property, with a bound on how far each count may be low.
+#[derive(Debug, Default)]
+pub(crate) struct FrequentStrings {
+    table: HashTable<Counter>,
+    arena: String,
+    /// The total subtracted from every counter so far (the error bound).
+    undercount: u64,
+}
+
+impl FrequentStrings {
+    /// How much any count may be below the true one.
+    pub(crate) fn undercount(&self) -> u64 {
+        self.undercount
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.table.capacity() * std::mem::size_of::<Counter>() + self.arena.capacity()
+    }
+
+    /// Counts `value` (whose hash is `hash`) `n` more times.
+    pub(crate) fn add(&mut self, hash: u64, value: &str, n: u64) {
+        let arena = &mut self.arena;
+        match self.table.entry(
+            hash,
+            |c| c.hash == hash && arena.get(c.start..c.start + c.len) == Some(value),
+            |c| c.hash,
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                let start = arena.len();
+                arena.push_str(value);
+                vacant.insert(Counter { hash, start, len: value.len(), count: n });
+            }
+        }
+        if self.table.len() > 2 * KEEP {
+            self.purge();
+        }
+    }
+
+    /// Subtracts the `(k+1)`-th largest count from all and drops the counters at zero; the arena
+    /// is rebuilt with the survivors only.
+    fn purge(&mut self) {
+        let mut counts: Vec<u64> = self.table.iter().map(|c| c.count).collect();
+        let cut = if counts.len() > KEEP {
+            let (_, kth, _) = counts.select_nth_unstable_by(KEEP, |a, b| b.cmp(a));
+            *kth
+        } else {
+            0
+        };
+        if cut == 0 {
+            return;
+        }
+        self.undercount += cut;
+        let old_arena = std::mem::take(&mut self.arena);
+        let old = std::mem::take(&mut self.table);
+        for c in old {
+            if c.count > cut {
+                let text = old_arena.get(c.start..c.start + c.len).unwrap_or_default();
+                let start = self.arena.len();
+                self.arena.push_str(text);
+                self.table.insert_unique(
+                    c.hash,
+                    Counter { start, count: c.count - cut, ..c },
+                    |c| c.hash,
+                );
+            }
+        }
+    }
+
+    /// Adds `other`'s counts; the bounds add up.
+    pub(crate) fn merge(&mut self, other: &FrequentStrings) {
+        self.undercount += other.undercount;
+        for c in other.table.iter() {
+            let text = other.arena.get(c.start..c.start + c.len).unwrap_or_default();
+            self.add(c.hash, text, c.count);
+        }
+    }
+
+    /// Every kept value with its estimated count (a lower bound of the true count).
+    pub(crate) fn counts(&self) -> Vec<(&str, u64)> {
+        self.table
+            .iter()
+            .map(|c| (self.arena.get(c.start..c.start + c.len).unwrap_or_default(), c.count))
+            .collect()
+    }
+}
+
+/// The hash [`FrequentStrings`] and the distinct sketch take for a string: the profiler's own.
+pub(crate) fn string_hash(value: &str) -> u64 {
+    crate::profile::string_counts::hasher().hash_one(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heavy_values_are_found_and_each_count_is_within_its_bound() {
+        // 30 heavy values with known counts among 300,000 unique ones.
+        let mut exact: std::collections::HashMap<String, u64> = Default::default();
+        let mut sketch = FrequentStrings::default();
+        let mut other = FrequentStrings::default();
+        for i in 0..300_000u64 {
+            let value = if i % 3 == 0 { format!("heavy-{}", i % 30) } else { format!("u-{i}") };
+            *exact.entry(value.clone()).or_default() += 1;
+            let side = if i % 2 == 0 { &mut sketch } else { &mut other };
+            side.add(string_hash(&value), &value, 1);
+        }
+        sketch.merge(&other);
+        let bound = sketch.undercount();
+        assert!(bound <= 300_000 / (KEEP as u64 + 1) * 2, "{bound}");
+        let counts: std::collections::HashMap<&str, u64> = sketch.counts().into_iter().collect();
+        for (value, &truth) in &exact {
+            let estimate = counts.get(value.as_str()).copied().unwrap_or(0);
+            assert!(estimate <= truth && truth <= estimate + bound, "{value}: {estimate} vs {truth}");
+        }
+        for h in (0..30).step_by(3) {
+            assert!(counts.contains_key(format!("heavy-{h}").as_str()));
+        }
+    }
+}
