@@ -38,6 +38,35 @@ struct Cli {
     /// larger file is refused before it is read [default: 4294967296, 4 GiB].
     #[arg(long, global = true, value_name = "BYTES")]
     max_file_bytes: Option<u64>,
+    /// Memory for the statistics of an NDJSON document file profiled by streaming (`profile`,
+    /// `describe`, `schema`, `property`; and `serve` for files of 1 GiB or more), e.g. 512MiB;
+    /// past it a property's figures become estimates whose error the output states
+    /// [default: 1GiB].
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes)]
+    memory_budget: Option<u64>,
+}
+
+/// Bytes as a number with an optional unit (KiB, MiB, GiB, KB, MB, GB).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a size (e.g. 512MiB)"))?;
+    let unit = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        other => return Err(format!("unknown unit `{other}` (use KiB, MiB, GiB, KB, MB or GB)")),
+    };
+    match n.checked_mul(unit) {
+        Some(bytes) if bytes > 0 => Ok(bytes),
+        Some(_) => Err("the size must be at least 1 byte".into()),
+        None => Err(format!("`{text}` is too large")),
+    }
 }
 
 #[derive(clap::Args, Clone)]
@@ -447,8 +476,18 @@ fn services_serving(specs: &[String]) -> Result<Services> {
 
 /// Loads the one source of a one-shot command. Its file is mapped rather than copied: the
 /// command answers and exits (`serve` keeps private copies, see `ReadMode`).
-#[allow(unsafe_code)] // choosing to map the file (`ReadMode::map`), its contract met below
 fn one_source(source: &str) -> Result<(Services, String)> {
+    one_source_read(source, false)
+}
+
+/// Loads the one source of a command that needs its profile rather than every item: an NDJSON
+/// document file is profiled by streaming, within the memory budget.
+fn profiled_source(source: &str) -> Result<(Services, String)> {
+    one_source_read(source, true)
+}
+
+#[allow(unsafe_code)] // choosing to map the file (`ReadMode::map`), its contract met below
+fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     let spec: SourceSpec = source.parse()?;
     bus_error::report_truncated_sources();
     let services = Services::new();
@@ -456,7 +495,8 @@ fn one_source(source: &str) -> Result<(Services, String)> {
     // truncates meanwhile ends it with SIGBUS, which `bus_error` above reports by name, and
     // the README says not to rewrite a file a one-shot command is reading.
     let mapped = unsafe { ReadMode::map() };
-    services.sources.load_with(&[spec], &progress::Bar::new(), mapped)?;
+    let mode = if streamed { mapped.streamed() } else { mapped };
+    services.sources.load_with(&[spec], &progress::Bar::new(), mode)?;
     print_load_warnings(&services);
     let name = services.sources.names().into_iter().next().context("no source loaded")?;
     Ok((services, name))
@@ -492,7 +532,7 @@ fn read_value(text: &str) -> Result<Value> {
 }
 
 fn profile(source: &str) -> Result<ExitCode> {
-    let (services, name) = one_source(source)?;
+    let (services, name) = profiled_source(source)?;
     let report = tools::profile_report(&services, Some(name));
     println!("{}", serde_json::to_string(&report)?);
     std::io::Write::flush(&mut std::io::stdout())?;
@@ -586,6 +626,11 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if let Some(bytes) = cli.memory_budget {
+        schemascope_sources::stream::set_memory_budget(
+            usize::try_from(bytes).unwrap_or(usize::MAX),
+        );
+    }
     if let Some(bytes) = cli.max_file_bytes {
         if bytes == 0 {
             anyhow::bail!("--max-file-bytes must be at least 1");
@@ -594,7 +639,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     Ok(match cli.command {
         Command::Describe { source, collection, max_tokens, markdown, output } => {
-            let (services, name) = one_source(&source)?;
+            let (services, name) = profiled_source(&source)?;
             // People read the markdown; `--json` alone gives the structured summary.
             let format = (markdown || !output.json).then_some(tools::SchemaFormat::Markdown);
             let result = tools::describe_schema(
@@ -632,7 +677,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::sample_data(&services.sources, params), &output, View::Data)
         }
         Command::Property { source, property, collection, record, limit, bins, value, output } => {
-            let (services, name) = one_source(&source)?;
+            let (services, name) = profiled_source(&source)?;
             let params = tools::DescribePropertyParams {
                 source: Some(name),
                 property,
@@ -645,7 +690,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::describe_property(&services, params), &output, View::Data)
         }
         Command::Schema { source, target, no_example, live, output } => {
-            let (services, name) = one_source(&source)?;
+            let (services, name) = profiled_source(&source)?;
             let params = tools::QuerySchemaParams {
                 source: Some(name),
                 record_name: None,

@@ -237,6 +237,9 @@ pub struct Collection {
     record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
     /// For database tables: the table's structure (its rows stay in the database).
     table: Option<Arc<TableInfo>>,
+    /// For a file profiled by streaming: how many items it has; `items` is then a uniform
+    /// sample of them (see `schemascope_sources::stream`).
+    sampled_from: Option<u64>,
 }
 
 impl Collection {
@@ -260,7 +263,26 @@ impl Collection {
             computing: Mutex::new(()),
             record_profiles: OnceLock::new(),
             table: None,
+            sampled_from: None,
         }
+    }
+
+    /// The same collection, its items a uniform sample of the `total` its profile counted.
+    pub fn sampled_from(mut self, total: u64) -> Self {
+        self.sampled_from = Some(total);
+        self
+    }
+
+    /// How many items the collection stands for: [`Self::len`], or for a file profiled by
+    /// streaming, every item of the file (of which it holds a sample).
+    pub fn item_count(&self) -> u64 {
+        self.sampled_from.unwrap_or(self.len() as u64)
+    }
+
+    /// For a file profiled by streaming: how many items the file has (the collection holds a
+    /// uniform sample of them); `None` when every item is held.
+    pub fn sample_of(&self) -> Option<u64> {
+        self.sampled_from
     }
 
     /// A database table or view whose profile `deferred` computes on first use; it holds no
@@ -278,6 +300,7 @@ impl Collection {
             computing: Mutex::new(()),
             record_profiles: OnceLock::new(),
             table: Some(Arc::new(table)),
+            sampled_from: None,
         }
     }
 

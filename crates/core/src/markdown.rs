@@ -102,7 +102,7 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
         title.push(format!("## Graph Data Schema: {}", code(source)));
         title.push(String::new());
         let sizes: Vec<String> =
-            collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
+            collections.iter().map(|c| c.kind().counted(c.item_count())).collect();
         title.push(format!("**Graph Size:** {}", sizes.join(", ")));
     } else {
         title.push(format!("## Data Schema: {}", code(source)));
@@ -188,6 +188,12 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                     entries: Vec::new(),
                     limit: summary.path_limit.clone(),
                 };
+                if !summary.exact {
+                    section.heading.push(
+                        "- (figures marked ≈ are estimates: this collection was profiled by streaming and some properties outgrew the memory budget; all other figures are exact)"
+                            .to_string(),
+                    );
+                }
                 if let Some(cut) = &summary.depth_cut {
                     section.heading.push(format!(
                         "- (values nested deeper than {} levels are not described: {} at {} and below)",

@@ -97,6 +97,9 @@ pub fn describe_property_with(
     } else {
         data.insert("uniqueCount".into(), json!(p.distinct));
     }
+    // Exact or not, said of every figure: `exact`, and when some are estimates, which and how
+    // close they are.
+    data.insert("exact".into(), json!(p.approximate.is_none()));
     let message = match p.data_type() {
         DataType::Single(ValueType::String) => {
             extend(&mut data, string_stats(p, limit));
@@ -179,6 +182,17 @@ pub fn describe_property_with(
         message.push_str(&format!(
             " Its counts are partial: some of its occurrences came past the {}-path profiling limit and were not counted.",
             figure::grouped(profile.path_limit.max_paths as u64)
+        ));
+    }
+    if let Some(approximate) = &p.approximate {
+        // Only the estimated figures this answer shows.
+        let mut figures = approximate.figures();
+        figures.retain(|name, _| data.get(name).is_some_and(|v| !v.is_null()));
+        let names: Vec<String> = figures.keys().map(|k| format!("`{k}`")).collect();
+        data.insert("approximate".into(), Value::Object(figures));
+        message.push_str(&format!(
+            " Its {} are estimates: its exact counters outgrew the memory budget of a streamed profile (`approximate` says how close each is); the other figures are exact.",
+            names.join(", ")
         ));
     }
     PropertyDescription { message, data: Value::Object(data), exists: true }

@@ -62,6 +62,13 @@ pub struct PropertySummary {
     /// For a table column: what the database says about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<ColumnFacts>,
+    /// The figures that are estimates (past a streamed profile's memory budget) and how close
+    /// each is; absent when every figure is exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approximate: Option<serde_json::Map<String, Value>>,
+    /// How close the cardinality is, for the markdown (`±1.6 %`), when it is an estimate.
+    #[serde(skip)]
+    pub cardinality_error: Option<String>,
 }
 
 /// What the database declares about a column (beside what its values show).
@@ -132,6 +139,9 @@ pub struct CollectionSummary {
     pub kind: CollectionKind,
     /// Number of items.
     pub count: u64,
+    /// True when every figure of every property is exact; false when some properties outgrew a
+    /// streamed profile's memory budget and name their estimates under `approximate`.
+    pub exact: bool,
     /// Property summaries, depth first.
     pub properties: Vec<PropertySummary>,
     /// For record sets: one summary per record key.
@@ -245,6 +255,13 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         item_type,
         samples,
         column: None,
+        approximate: p.approximate.map(|a| {
+            let mut figures = a.figures();
+            // The summary's names only.
+            figures.retain(|k, _| matches!(k.as_str(), "cardinality" | "values"));
+            figures
+        }),
+        cardinality_error: p.approximate.and_then(|a| a.distinct_phrase()),
     }
 }
 
@@ -335,7 +352,8 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
     CollectionSummary {
         name: collection.name().to_string(),
         kind: collection.kind(),
-        count: collection.len() as u64,
+        count: collection.item_count(),
+        exact: profile.is_exact(),
         properties,
         records,
         path_limit_hit: profile.path_limit_hit,
@@ -406,7 +424,10 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
         facts.push(format!("{} - {}", show(&range.min), show(&range.max)));
     }
     if s.enum_values.is_none() && s.data_type == "string" && s.cardinality > 0 {
-        facts.push(format!("{} distinct", s.cardinality));
+        match &s.cardinality_error {
+            Some(error) => facts.push(format!("≈{} distinct ({error})", s.cardinality)),
+            None => facts.push(format!("{} distinct", s.cardinality)),
+        }
     }
     let dated = s.format.is_some_and(|f| matches!(f, StringFormat::Date | StringFormat::DateTime));
     if samples && !s.samples.is_empty() && !dated {

@@ -15,6 +15,7 @@ mod records;
 pub mod source;
 pub mod spec;
 pub mod sql;
+pub mod stream;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};

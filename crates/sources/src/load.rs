@@ -44,6 +44,13 @@ pub fn load_with(
             Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
         }
         Location::File { path, format } => {
+            if wants_streaming(path, mode) && crate::stream::is_document_lines(path, *format) {
+                let options = crate::stream::StreamOptions {
+                    announce_sample: !mode.is_streamed(),
+                    ..Default::default()
+                };
+                return Ok(crate::stream::load_streamed(spec, path, options, progress)?.0);
+            }
             let text = crate::read::read_shared(path, mode)?;
             load_text(spec, path, *format, text, progress, Some(path.clone()))
         }
@@ -56,6 +63,13 @@ pub fn load_with(
             load_database_source(spec, Format::Postgres, database, None)
         }
     }
+}
+
+/// True when a file is profiled by streaming: a one-shot command asked for it, or the file is
+/// too large to be held whole by a server (see [`crate::stream`]).
+fn wants_streaming(path: &Path, mode: ReadMode) -> bool {
+    mode.is_streamed()
+        || std::fs::metadata(path).is_ok_and(|m| m.len() >= crate::stream::SERVE_STREAM_FROM)
 }
 
 /// Loads a graph, record set or document set from JSON text already in memory, as [`load`] does
@@ -91,7 +105,7 @@ fn load_database_source(
     })
 }
 
-fn is_ndjson_path(path: &Path) -> bool {
+pub(crate) fn is_ndjson_path(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(),
         Some("ndjson" | "jsonl" | "ldjson")
@@ -159,7 +173,7 @@ const BAD_LINES_NAMED: usize = 3;
 
 /// A line-oriented file of which every non-empty line was skipped is an error naming the first
 /// bad lines, not a source of zero items (an empty file still is one).
-fn nothing_loaded(
+pub(crate) fn nothing_loaded(
     path: &Path,
     collections: &[schemascope_core::Collection],
     warnings: &[LoadWarning],

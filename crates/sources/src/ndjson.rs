@@ -92,7 +92,7 @@ struct SliceResult {
 
 /// The lines of `text`, each with its `\n`, as `split_inclusive('\n')` gives them; `memchr`
 /// finds the line ends with SIMD where std searches a word at a time.
-fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', text.as_bytes())
         .map(|at| at + 1)

@@ -33,11 +33,13 @@ const PARALLEL_FROM: usize = 32 << 20;
 pub struct ReadMode {
     /// Large files mapped rather than copied; only [`ReadMode::map`] sets it.
     mapped: bool,
+    /// NDJSON document files profiled by streaming, whatever their size ([`ReadMode::streamed`]).
+    streamed: bool,
 }
 
 impl ReadMode {
     /// A private copy: the file may be rewritten while the source is in use (serving, watching).
-    pub const COPY: Self = Self { mapped: false };
+    pub const COPY: Self = Self { mapped: false, streamed: false };
 
     /// Large files mapped into memory rather than copied, for a command that loads a source,
     /// answers and exits: no copy and no fresh pages to fault in and zero.
@@ -50,7 +52,18 @@ impl ReadMode {
     /// for the same reason), a file truncated meanwhile makes reading it fail with SIGBUS (the
     /// CLI reports that), and one rewritten in place shows text that was never checked as UTF-8.
     pub unsafe fn map() -> Self {
-        Self { mapped: true }
+        Self { mapped: true, streamed: false }
+    }
+
+    /// The same, with NDJSON document files profiled by streaming within the memory budget
+    /// (see [`crate::stream`]): for commands that need the profile, not every document.
+    pub fn streamed(self) -> Self {
+        Self { streamed: true, ..self }
+    }
+
+    /// Whether NDJSON document files are streamed whatever their size.
+    pub fn is_streamed(self) -> bool {
+        self.streamed
     }
 
     /// Whether large files are mapped.

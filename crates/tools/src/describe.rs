@@ -29,7 +29,7 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first: a view's rows are counted by its profile.
     let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
-    let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.len() as u64)).collect();
+    let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.item_count())).collect();
     let message = format!(
         "Source `{}`: {} with {properties} properties{}.",
         source.name(),

@@ -52,7 +52,18 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
         message.push_str(&format!(" Hint: {hint}"));
     }
     message.push_str(&schemascope_core::display::depth_cut_sentence(found.depth_limited));
+    if let Some(total) = collection.sample_of() {
+        // Counts of a sample are not counts of the file: say so rather than let them pass.
+        message.push_str(&format!(
+            " The file is too large to hold: these are matches among a uniform sample of {} of its {}; the property statistics of describe_schema and describe_property cover all of them.",
+            collection.len(),
+            kind.counted(total)
+        ));
+    }
     let mut data = json!(found);
     data["collection"] = collection.name().into();
+    if let Some(total) = collection.sample_of() {
+        data["sampleOf"] = json!(total);
+    }
     Ok(ToolResult::ok(message, data))
 }

@@ -22,9 +22,13 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                     let properties = c.profile().properties().len();
                     let count = match c.table() {
                         Some(table) => c.profile_ready().map(|p| p.item_count).or(table.row_count).map_or(serde_json::Value::Null, Into::into),
-                        None => c.len().into(),
+                        None => c.item_count().into(),
                     };
                     let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": count, "properties": properties});
+                    if c.sample_of().is_some() {
+                        // A file profiled by streaming: its items are a uniform sample.
+                        entry["itemsHeld"] = json!(c.len());
+                    }
                     if let Some(table) = c.table() {
                         entry["relation"] = json!(table.kind);
                     }

@@ -121,7 +121,9 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
                 "pathsCovered": sampled.paths_covered.map(|(c, t)| json!({"covered": c, "total": t})),
                 "truncatedStrings": sampled.truncated_strings,
                 "depthLimited": sampled.depth_limited,
-                "of": collection.len(),
+                "of": collection.item_count(),
+                // A file profiled by streaming holds a uniform sample: this one is drawn from it.
+                "drawnFrom": collection.sample_of().map(|_| collection.len()),
             }),
         );
         data.insert(collection.name().to_string(), Value::Array(sampled.items));

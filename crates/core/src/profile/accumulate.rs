@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
-use super::sketch::{NumberSketch, StringSketch};
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
+use super::sketch::{NumberSketch, StringSketch};
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
 use crate::collection::ItemId;
@@ -396,6 +396,10 @@ pub(crate) struct PathNode {
     pub dropped_keys: u64,
     /// The distinct keys behind `dropped_keys` (see [`super::path_limit`]).
     pub refused: Option<Box<Refused>>,
+    /// Where the key was first seen ([`ProfileBuilder::set_position`]): builders that profiled
+    /// blocks of a file out of order are merged into the file's first-seen order by it.
+    /// The position, then the key's place among its siblings in that item.
+    pub first_seen: (u64, usize),
 }
 
 /// Past this many members, key lookup switches from a scan to a hash map.
@@ -424,7 +428,8 @@ impl PathNode {
         }
         ctx.paths += 1;
         let position = self.keys.len();
-        self.keys.push((key.into(), PathNode::default()));
+        let first_seen = (ctx.position, ordinal);
+        self.keys.push((key.into(), PathNode { first_seen, ..PathNode::default() }));
         if let Some(index) = &mut self.key_index {
             index.insert(key.into(), position);
         } else if self.keys.len() > SCAN_LIMIT {
@@ -432,6 +437,23 @@ impl PathNode {
                 Some(self.keys.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
         }
         Some(position)
+    }
+
+    /// Lists the members, and theirs below, in the order they were first seen (their depth is
+    /// bounded by the profile's depth limit).
+    fn order_by_first_seen(&mut self) {
+        self.keys.sort_by_key(|(_, child)| child.first_seen);
+        if let Some(index) = &mut self.key_index {
+            for (i, (key, _)) in self.keys.iter().enumerate() {
+                index.insert(key.clone(), i);
+            }
+        }
+        for (_, child) in &mut self.keys {
+            child.order_by_first_seen();
+        }
+        if let Some(items) = &mut self.items {
+            items.order_by_first_seen();
+        }
     }
 
     /// Remembers that `key` was refused here (up to [`MAX_REMEMBERED`] keys per collection).
@@ -458,7 +480,11 @@ impl PathNode {
             path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
             match self.child_index(&key, ordinal, ctx) {
-                Some(i) => self.keys[i].1.merge(child, ctx),
+                Some(i) => {
+                    let first = self.keys[i].1.first_seen.min(child.first_seen);
+                    self.keys[i].1.merge(child, ctx);
+                    self.keys[i].1.first_seen = first;
+                }
                 None => self.dropped_keys += child.stats.present,
             }
         }
@@ -482,6 +508,10 @@ struct Ctx {
     refused_any: bool,
     /// Refused keys remembered in all nodes (see [`PathNode::refuse`]).
     remembered: usize,
+    /// Where the items being added lie ([`ProfileBuilder::set_position`]).
+    position: u64,
+    /// True once a position was set: keys are then listed by where they were first seen.
+    positioned: bool,
     /// True when a refused key could not be remembered.
     forgot: bool,
 }
@@ -520,6 +550,8 @@ impl ProfileBuilder {
                 refused_any: false,
                 remembered: 0,
                 forgot: false,
+                position: 0,
+                positioned: false,
             },
             want_id: false,
             tape: Vec::new(),
@@ -553,6 +585,17 @@ impl ProfileBuilder {
         self.add_json_by_serde(json)
     }
 
+    /// [`ProfileBuilder::add_json`], leaving the counters untouched when `json` is not valid
+    /// JSON (what the tape scanner declines is checked whole before serde_json profiles it): a
+    /// streamed profile cannot go back and profile a block again without its bad lines.
+    pub fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
+        if tape::scan(json, &mut self.tape) {
+            return self.add_json(json);
+        }
+        serde_json::from_str::<IgnoredAny>(json)?;
+        self.add_json_by_serde(json)
+    }
+
     /// [`ProfileBuilder::add_json`] through serde_json alone, as it goes for what the tape
     /// scanner declines: the reference the fast path is checked against (tests, fuzzing).
     #[doc(hidden)]
@@ -574,6 +617,14 @@ impl ProfileBuilder {
             .deserialize(value);
     }
 
+    /// Says where the next items lie (any order-preserving number, such as a block and line):
+    /// properties first seen there are listed by it when builders are merged, so a file
+    /// profiled block by block in any order lists them as a front-to-back load does.
+    pub fn set_position(&mut self, position: u64) {
+        self.ctx.position = position;
+        self.ctx.positioned = true;
+    }
+
     /// The counters' root, for the memory budget (`super::budget`).
     pub(super) fn root_mut(&mut self) -> &mut PathNode {
         &mut self.root
@@ -582,6 +633,7 @@ impl ProfileBuilder {
     /// Adds another builder's counts to this one.
     pub fn merge(&mut self, other: ProfileBuilder) {
         self.ctx.refused_any |= other.ctx.refused_any;
+        self.ctx.positioned |= other.ctx.positioned;
         self.ctx.forgot |= other.ctx.forgot;
         self.root.merge(other.root, &mut self.ctx);
     }
@@ -590,7 +642,12 @@ impl ProfileBuilder {
     pub fn finish(self, item_count: u64) -> CollectionProfile {
         // Hit only when a key was refused: reaching the limit exactly leaves nothing out.
         let limit = super::path_limit::PathLimit::new(self.ctx.limits.max_paths, self.ctx.forgot);
-        super::finalize::finish(self.root, item_count, self.ctx.refused_any, limit)
+        let mut root = self.root;
+        if self.ctx.positioned {
+            // Merged builders may have met the keys in another order than the file holds them.
+            root.order_by_first_seen();
+        }
+        super::finalize::finish(root, item_count, self.ctx.refused_any, limit)
     }
 }
 

@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use super::TOP_VALUES;
 use super::accumulate::{MAX_KEY_LEN, PathNode, ValueStats};
+use super::exact::NumberKey;
 use super::formats::{self, StringFormat};
 use super::model::*;
 use super::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
-use super::exact::NumberKey;
 use super::path_limit::PathLimit;
 use super::sketch::{NumberSketch, RELATIVE_STANDARD_ERROR, StringSketch};
 use crate::path::PropertyPath;

@@ -297,6 +297,49 @@ pub struct Approximation {
 }
 
 impl Approximation {
+    /// The estimated figures of describe_property, each with how close it is, named as the
+    /// output names them (`uniqueCount`, `median`, `histogram`, `values`, …).
+    pub fn figures(&self) -> serde_json::Map<String, Value> {
+        let mut m = serde_json::Map::new();
+        if let Some(e) = self.distinct_relative_error {
+            let text = format!(
+                "estimate (HyperLogLog), ±{} standard error, ±{} for 95 % of estimates",
+                percent_text(e),
+                percent_text(2.0 * e)
+            );
+            for name in ["uniqueCount", "distinctStrings", "distinctNumbers", "cardinality"] {
+                m.insert(name.into(), Value::String(text.clone()));
+            }
+        }
+        if let Some(e) = self.value_relative_error {
+            let text = format!("within ±{} of the value", percent_text(e));
+            for name in ["median", "quartiles"] {
+                m.insert(name.into(), Value::String(text.clone()));
+            }
+            m.insert(
+                "histogram".into(),
+                Value::String(format!(
+                    "each count exact for bin edges moved by at most ±{}",
+                    percent_text(e)
+                )),
+            );
+        }
+        if let Some(n) = self.count_undercount {
+            m.insert(
+                "values".into(),
+                Value::String(format!(
+                    "counts may be low by up to {n}; only values occurring more often are listed, and a value not listed occurs at most {n} times"
+                )),
+            );
+        }
+        m
+    }
+
+    /// One phrase for the markdown: how close the distinct count is.
+    pub fn distinct_phrase(&self) -> Option<String> {
+        self.distinct_relative_error.map(|e| format!("±{}", percent_text(2.0 * e)))
+    }
+
     /// The figures approximated by both.
     pub fn union(self, other: Approximation) -> Approximation {
         let max_f = |a: Option<f64>, b: Option<f64>| match (a, b) {
@@ -315,6 +358,11 @@ impl Approximation {
             },
         }
     }
+}
+
+/// A relative error as a percentage with two significant digits (0.0081 → `0.81 %`).
+fn percent_text(fraction: f64) -> String {
+    format!("{} %", crate::figure::significant(fraction * 100.0, 2))
 }
 
 /// Everything known about the values at one path.

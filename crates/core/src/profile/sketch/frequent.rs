@@ -135,7 +135,10 @@ mod tests {
         let counts: std::collections::HashMap<&str, u64> = sketch.counts().into_iter().collect();
         for (value, &truth) in &exact {
             let estimate = counts.get(value.as_str()).copied().unwrap_or(0);
-            assert!(estimate <= truth && truth <= estimate + bound, "{value}: {estimate} vs {truth}");
+            assert!(
+                estimate <= truth && truth <= estimate + bound,
+                "{value}: {estimate} vs {truth}"
+            );
         }
         for h in (0..30).step_by(3) {
             assert!(counts.contains_key(format!("heavy-{h}").as_str()));

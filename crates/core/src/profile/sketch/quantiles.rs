@@ -143,7 +143,8 @@ impl QuantileSketch {
             self.negative.add(index, n);
         }
         for _ in 0..64 {
-            if self.positive.counts.len() <= MAX_BUCKETS && self.negative.counts.len() <= MAX_BUCKETS
+            if self.positive.counts.len() <= MAX_BUCKETS
+                && self.negative.counts.len() <= MAX_BUCKETS
             {
                 break;
             }
@@ -217,7 +218,10 @@ mod tests {
         for rank in (0..values.len()).step_by(997) {
             let exact = values[rank];
             let got = at_rank(&runs, rank as u64);
-            assert!((got - exact).abs() <= alpha * exact.abs() + 1e-12, "rank {rank}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() <= alpha * exact.abs() + 1e-12,
+                "rank {rank}: {got} vs {exact}"
+            );
         }
     }
 

@@ -1,0 +1,483 @@
+//! Profiling an NDJSON document file by streaming: memory does not grow with the number of
+//! documents, only with what the statistics need, and that has a budget.
+//!
+//! The file is read in blocks of [`BLOCK`] bytes by one worker per core (positioned reads into a
+//! buffer each worker reuses: no mapping, so a file rewritten meanwhile gives mixed figures, never
+//! SIGBUS). A block owns the lines that start in it. Each worker profiles its blocks into its own
+//! builder and, after every block, fits it into its share of the memory budget
+//! ([`schemascope_core::ProfileBuilder::fit_budget`]: few-valued numbers folded into counts, then
+//! the heaviest properties switched to sketches). No item entry is kept; instead every worker
+//! keeps the lines whose hashed file offsets are smallest, which merged give a uniform sample of
+//! up to [`SAMPLE_ITEMS`] documents and [`SAMPLE_BYTES`] bytes: the collection's items, for
+//! examples, `sample_data`, `find_items` and selections, which then say they read a sample.
+
+use std::collections::BinaryHeap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
+
+use crate::error::{LoadWarning, SourceError};
+use crate::ndjson::line_error;
+use crate::source::{Progress, Source};
+use crate::spec::{Format, SourceSpec};
+
+/// Bytes per block.
+pub const BLOCK: usize = 8 << 20;
+
+/// How a file is streamed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// Bytes per block (at least 1 KiB).
+    pub block_bytes: usize,
+    /// The memory budget of the statistics, in bytes.
+    pub budget: usize,
+    /// Say in the warnings that tools read a sample (when serving; a one-shot profile reads
+    /// none).
+    pub announce_sample: bool,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self { block_bytes: BLOCK, budget: memory_budget(), announce_sample: false }
+    }
+}
+/// The memory budget of a streamed profile's statistics unless set otherwise (1 GiB).
+pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
+/// Most documents kept as the sample of a streamed file.
+pub const SAMPLE_ITEMS: usize = 2_000;
+/// Most bytes of documents kept as the sample.
+pub const SAMPLE_BYTES: usize = 32 << 20;
+/// Bad lines reported one by one; the rest are counted.
+const WARNINGS_KEPT: usize = 1_000;
+/// Files at least this large are streamed by `serve` too (smaller ones are held whole).
+pub const SERVE_STREAM_FROM: u64 = 1 << 30;
+
+static MEMORY_BUDGET: AtomicUsize = AtomicUsize::new(DEFAULT_MEMORY_BUDGET);
+
+/// The memory budget of streamed profiles, in bytes.
+pub fn memory_budget() -> usize {
+    MEMORY_BUDGET.load(Ordering::Relaxed)
+}
+
+/// Sets the memory budget of streamed profiles (the CLI's `--memory-budget`).
+pub fn set_memory_budget(bytes: usize) {
+    MEMORY_BUDGET.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// One sampled line.
+struct Sampled {
+    /// The hash of its file offset: the sample keeps the smallest.
+    rank: u64,
+    offset: u64,
+    text: Box<str>,
+    /// Its `id`, a span of `text` when written there.
+    id: Option<ItemId>,
+    /// Which block, and which good item of it.
+    block: usize,
+    item: usize,
+}
+
+impl PartialEq for Sampled {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank == other.rank
+    }
+}
+impl Eq for Sampled {}
+impl PartialOrd for Sampled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Sampled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank.cmp(&other.rank).then(self.offset.cmp(&other.offset))
+    }
+}
+
+/// The sample being kept: a max-heap of the smallest ranks.
+#[derive(Default)]
+struct Sample {
+    heap: BinaryHeap<Sampled>,
+    bytes: usize,
+}
+
+impl Sample {
+    fn wants(&self, rank: u64, len: usize) -> bool {
+        len <= SAMPLE_BYTES / 16
+            && (self.heap.len() < SAMPLE_ITEMS
+                || self.heap.peek().is_some_and(|top| rank < top.rank))
+    }
+
+    fn keep(&mut self, entry: Sampled) {
+        self.bytes += entry.text.len();
+        self.heap.push(entry);
+        while self.heap.len() > SAMPLE_ITEMS || self.bytes > SAMPLE_BYTES {
+            match self.heap.pop() {
+                Some(out) => self.bytes -= out.text.len(),
+                None => break,
+            }
+        }
+    }
+
+    fn merge(&mut self, other: Sample) {
+        for entry in other.heap {
+            if self.wants(entry.rank, entry.text.len()) {
+                self.keep(entry);
+            }
+        }
+    }
+}
+
+/// The rank of a line: its file offset mixed (splitmix64), so the smallest ranks are a uniform
+/// sample, the same on every run.
+fn rank(offset: u64) -> u64 {
+    let mut z = offset.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What one block held: its lines and good items (to number lines and items across blocks).
+#[derive(Clone, Copy, Default)]
+struct BlockCounts {
+    lines: usize,
+    items: usize,
+}
+
+/// A bad line: its block, its line within the block (1-based), and why.
+struct BadLine {
+    block: usize,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+/// One worker's results.
+struct WorkerResult {
+    builder: ProfileBuilder,
+    sample: Sample,
+    bad: Vec<BadLine>,
+    blocks: Vec<(usize, BlockCounts)>,
+    peak_needed: usize,
+}
+
+/// The shared state of the workers.
+struct Shared<'a> {
+    file: &'a std::fs::File,
+    path: &'a Path,
+    len: u64,
+    next: AtomicU64,
+    failed: AtomicBool,
+    progress: &'a dyn Progress,
+    budget_share: usize,
+    block: u64,
+}
+
+/// True when the file at `path` is NDJSON documents (not `{key, value}` record lines): by its
+/// extension or by a first line that is a whole JSON object followed by more text, read from its
+/// first 1 MiB.
+pub(crate) fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
+    use std::io::Read;
+    if !matches!(forced, None | Some(Format::Documents)) {
+        return false;
+    }
+    let Ok((file, _)) = crate::file::open_regular(path) else { return false };
+    let mut head = Vec::with_capacity(1 << 20);
+    if file.take(1 << 20).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&head);
+    let Some(first) = head.lines().map(str::trim).find(|l| !l.is_empty()) else { return false };
+    if crate::records::looks_like_record_lines(first) && forced.is_none() {
+        return false;
+    }
+    let by_name = crate::load::is_ndjson_path(path);
+    let one_object = first.starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+        && head.trim_end().len() > first.len();
+    by_name || one_object
+}
+
+/// Reads up to `buf.len()` bytes at `offset`; fewer only at the end of the file.
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// Reads block `k` into `buf`: the bytes of the lines starting in it, the last one whole.
+/// Returns the file offset of `buf`'s first byte.
+fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result<u64> {
+    let start = k * shared.block;
+    let from = start.saturating_sub(1);
+    let want = (start + shared.block).min(shared.len) - from;
+    buf.resize(want as usize, 0);
+    let got = read_at(shared.file, buf, from)?;
+    buf.truncate(got);
+    // The line running into the block from the previous one is that block's.
+    let skip = if k == 0 {
+        0
+    } else {
+        match memchr::memchr(b'\n', buf) {
+            Some(at) => at + 1,
+            None => buf.len(),
+        }
+    };
+    buf.drain(..skip);
+    let first = from + skip as u64;
+    // The block's last line, whole: read on to its end.
+    let mut end = from + got as u64;
+    while !buf.is_empty() && buf.last() != Some(&b'\n') && end < shared.len {
+        let more = (shared.len - end).min(1 << 20) as usize;
+        let at = buf.len();
+        buf.resize(at + more, 0);
+        let n = read_at(shared.file, &mut buf[at..], end)?;
+        buf.truncate(at + n);
+        if n == 0 {
+            break;
+        }
+        end += n as u64;
+        if let Some(nl) = memchr::memchr(b'\n', &buf[at..]) {
+            buf.truncate(at + nl + 1);
+            break;
+        }
+    }
+    Ok(first)
+}
+
+fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
+    let mut result = WorkerResult {
+        builder: ProfileBuilder::new().capture_ids(),
+        sample: Sample::default(),
+        bad: Vec::new(),
+        blocks: Vec::new(),
+        peak_needed: 0,
+    };
+    let mut buf = Vec::with_capacity(shared.block as usize + 1);
+    let io = |e| SourceError::Io { path: shared.path.to_path_buf(), source: e };
+    while !shared.failed.load(Ordering::Relaxed) {
+        let k = shared.next.fetch_add(1, Ordering::Relaxed);
+        if k.saturating_mul(shared.block) >= shared.len {
+            break;
+        }
+        let first = read_block(shared, k, &mut buf).map_err(io)?;
+        let text = std::str::from_utf8(&buf).map_err(|e| {
+            shared.failed.store(true, Ordering::Relaxed);
+            SourceError::Syntax {
+                path: shared.path.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "the file is not valid UTF-8 (at byte {})",
+                    first + e.valid_up_to() as u64
+                ),
+            }
+        })?;
+        let counts = profile_block(text, first, k as usize, &mut result);
+        result.blocks.push((k as usize, counts));
+        let needed = result.builder.fit_budget(shared.budget_share);
+        result.peak_needed = result.peak_needed.max(needed);
+        shared.progress.advance(text.len() as u64);
+    }
+    Ok(result)
+}
+
+/// Profiles the lines of one block; bad lines leave the counters untouched.
+fn profile_block(text: &str, first: u64, block: usize, out: &mut WorkerResult) -> BlockCounts {
+    let mut counts = BlockCounts::default();
+    let mut offset = first;
+    for raw in crate::ndjson::lines_inclusive(text) {
+        counts.lines += 1;
+        let line_start = offset;
+        offset += raw.len() as u64;
+        let trimmed = raw.trim_start();
+        let lead = raw.len() - trimmed.len();
+        let trimmed = trimmed.trim_end();
+        if trimmed.is_empty() {
+            continue;
+        }
+        out.builder.set_position((block as u64) << 32 | counts.lines as u64);
+        match out.builder.add_json_whole(trimmed) {
+            Ok(id) => {
+                let at = line_start + lead as u64;
+                let r = rank(at);
+                if out.sample.wants(r, trimmed.len()) {
+                    out.sample.keep(Sampled {
+                        rank: r,
+                        offset: at,
+                        text: trimmed.into(),
+                        id,
+                        block,
+                        item: counts.items,
+                    });
+                }
+                counts.items += 1;
+            }
+            Err(e) => {
+                let error = line_error(&e);
+                out.bad.push(BadLine {
+                    block,
+                    line: counts.lines,
+                    column: error.column + lead,
+                    message: error.message,
+                });
+                // Keep the first ones only; the rest are counted from the block counts.
+                out.bad.truncate(WARNINGS_KEPT + 1);
+            }
+        }
+    }
+    counts
+}
+
+/// How much memory a streamed profile needed: what the counters needed at most (the largest
+/// need any worker reported after fitting its share, times the workers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// The budget the statistics had, in bytes.
+    pub budget: usize,
+    /// The most any worker's counters needed after fitting its share, times the workers.
+    pub peak_needed: usize,
+}
+
+/// Profiles the NDJSON document file `path` by streaming (see the module docs).
+pub fn load_streamed(
+    spec: &SourceSpec,
+    path: &Path,
+    options: StreamOptions,
+    progress: &dyn Progress,
+) -> Result<(Source, StreamStats), SourceError> {
+    let block = options.block_bytes.max(1 << 10) as u64;
+    // No size limit: memory does not grow with the file.
+    let (file, metadata) = crate::file::open_regular(path)?;
+    let len = metadata.len();
+    progress.start(len);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+    let workers = threads.min(len.div_ceil(block).max(1) as usize);
+    let budget = options.budget;
+    let shared = Shared {
+        file: &file,
+        path,
+        len,
+        next: AtomicU64::new(0),
+        failed: AtomicBool::new(false),
+        progress,
+        budget_share: budget / workers,
+        block,
+    };
+    let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(|| work(&shared))).collect();
+        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+    });
+    let mut builder: Option<ProfileBuilder> = None;
+    let mut sample = Sample::default();
+    let mut bad = Vec::new();
+    let mut blocks: Vec<(usize, BlockCounts)> = Vec::new();
+    let mut peak_needed = 0;
+    for result in results {
+        let result = result?;
+        peak_needed = peak_needed.max(result.peak_needed);
+        match &mut builder {
+            Some(b) => b.merge(result.builder),
+            None => builder = Some(result.builder),
+        }
+        sample.merge(result.sample);
+        bad.extend(result.bad);
+        blocks.extend(result.blocks);
+    }
+    blocks.sort_by_key(|b| b.0);
+    // Lines and items before each block.
+    let mut lines_before = Vec::with_capacity(blocks.len());
+    let mut items_before = Vec::with_capacity(blocks.len());
+    let (mut lines, mut items) = (0usize, 0usize);
+    for (_, counts) in &blocks {
+        lines_before.push(lines);
+        items_before.push(items);
+        lines += counts.lines;
+        items += counts.items;
+    }
+    bad.sort_by_key(|b| (b.block, b.line));
+    let skipped = bad.len();
+    let mut warnings: Vec<LoadWarning> = bad
+        .iter()
+        .take(WARNINGS_KEPT)
+        .map(|b| {
+            let line = lines_before.get(b.block).copied().unwrap_or(0) + b.line;
+            LoadWarning::at(line, b.column, format!("skipped: {}", b.message))
+        })
+        .collect();
+    if skipped > WARNINGS_KEPT {
+        warnings.push(LoadWarning::new(format!(
+            "more lines were skipped; only the first {WARNINGS_KEPT} are listed"
+        )));
+    }
+    let name = spec.name.as_str();
+    let profile = builder.unwrap_or_default().finish(items as u64);
+    let collection = sample_collection(name, sample, &items_before, profile, items as u64);
+    crate::load::nothing_loaded(path, std::slice::from_ref(&collection), &warnings)?;
+    if options.announce_sample
+        && collection.sample_of().is_some_and(|t| t > collection.len() as u64)
+    {
+        warnings.push(LoadWarning::new(format!(
+            "profiled by streaming ({} documents); {} of them are kept as a uniform sample, which sample_data, find_items and selections read",
+            items,
+            collection.len()
+        )));
+    }
+    progress.finish();
+    let source = Source {
+        spec: spec.clone(),
+        format: Format::Documents,
+        collections: vec![Arc::new(collection)],
+        warnings,
+        path: Some(path.to_path_buf()),
+        bytes: len,
+        database: None,
+        aimdb: None,
+        direction: None,
+    };
+    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers }))
+}
+
+/// The sampled documents, in file order, as the collection's items.
+fn sample_collection(
+    name: &str,
+    sample: Sample,
+    items_before: &[usize],
+    profile: schemascope_core::CollectionProfile,
+    total: u64,
+) -> Collection {
+    let mut kept = sample.heap.into_vec();
+    kept.sort_by_key(|s| s.offset);
+    let mut buffer = String::with_capacity(kept.iter().map(|s| s.text.len() + 1).sum());
+    let mut entries = Vec::with_capacity(kept.len());
+    let mut seen = std::collections::HashSet::new();
+    for s in kept {
+        let start = buffer.len();
+        buffer.push_str(&s.text);
+        buffer.push('\n');
+        let position = items_before.get(s.block).copied().unwrap_or(0) + s.item;
+        let id = match s.id {
+            Some(id) => id.shifted(start),
+            None => ItemId::Owned(format!("#{position}").into()),
+        };
+        // Ids repeated within the sample get the position's suffix, as a loaded file's would.
+        let id = if seen.insert(id.resolve(&buffer).to_string()) {
+            id
+        } else {
+            ItemId::Owned(format!("{}~#{position}", id.resolve(&buffer)).into())
+        };
+        entries.push(ItemEntry::new(id, start..start + s.text.len()));
+    }
+    Collection::new(name, CollectionKind::Documents, Arc::new(buffer.into()), entries, profile)
+        .sampled_from(total)
+}

@@ -1,0 +1,220 @@
+//! Streamed profiles of NDJSON document files: within the budget the same figures as loading the
+//! file whole, wherever the blocks cut the lines; past it, estimates within their stated bounds
+//! and the exact figures still exact, and the counters within the budget.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use schemascope_core::{CollectionProfile, PropertyPath};
+use schemascope_sources::stream::{StreamOptions, load_streamed};
+use schemascope_sources::{NoProgress, Source, SourceSpec, load};
+use serde_json::{Value, json};
+
+/// A file no one shaped to pass: nulls and missing keys in every position, mixed types, unicode,
+/// long strings and lines longer than a block, numbers tiny and huge, integers past 2^53, bad
+/// and blank lines, a last line without its newline.
+fn hostile_lines(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let line = match i % 97 {
+            13 => "{\"id\": \"broken\", \"v\": ".to_string(),
+            29 => String::new(),
+            41 => "   ".to_string(),
+            _ => {
+                let mut doc = serde_json::Map::new();
+                doc.insert("id".into(), json!(format!("d-{i:07}")));
+                if i % 5 != 0 {
+                    doc.insert("kind".into(), json!(["a", "b", "ünï", "Ä"][i % 4]));
+                }
+                doc.insert(
+                    "n".into(),
+                    match i % 11 {
+                        0 => Value::Null,
+                        1 => json!(1e-9),
+                        2 => json!(1e15),
+                        3 => json!(9_007_199_254_740_993u64 + i as u64),
+                        4 => json!(-0.0),
+                        _ => json!(((i as f64) * 0.754_877_666).fract() * 200.0 - 50.0),
+                    },
+                );
+                if i % 3 == 0 {
+                    doc.insert("mixed".into(), if i % 2 == 0 { json!("x") } else { json!(i) });
+                }
+                if i % 7 == 0 {
+                    doc.insert(
+                        "nested".into(),
+                        json!({"tags": [format!("t{}", i % 13), "z"], "geo": {"lat": (i % 180) as f64 - 90.0}}),
+                    );
+                }
+                if i % 331 == 0 {
+                    doc.insert("long".into(), json!("é".repeat(3_000 + i % 1_000)));
+                }
+                if i % 1_009 == 0 {
+                    doc.insert("huge".into(), json!("w".repeat(9_000)));
+                }
+                doc.insert("when".into(), json!(format!("2024-01-{:02}T00:00:00Z", 1 + i % 28)));
+                Value::Object(doc).to_string()
+            }
+        };
+        out.push_str(&line);
+        if i + 1 < n {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("docs.ndjson");
+    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
+    (dir, path)
+}
+
+fn spec(path: &std::path::Path) -> SourceSpec {
+    path.to_str().expect("utf-8 path").parse().expect("spec")
+}
+
+fn streamed(path: &std::path::Path, block_bytes: usize, budget: usize) -> Source {
+    let options = StreamOptions { block_bytes, budget, announce_sample: false };
+    load_streamed(&spec(path), path, options, &NoProgress).expect("streams").0
+}
+
+fn profile_json(source: &Source) -> Value {
+    serde_json::to_value(source.collections[0].profile()).expect("json")
+}
+
+#[test]
+fn within_the_budget_a_streamed_profile_is_the_loaded_one_wherever_blocks_cut() {
+    let (_dir, path) = write(&hostile_lines(6_000));
+    let whole = load(&spec(&path), &NoProgress).expect("loads");
+    let expected = profile_json(&whole);
+    // Blocks smaller than some lines, odd sizes, and one block for everything.
+    for block in [1 << 10, 4_099, 65_536, 64 << 20] {
+        let source = streamed(&path, block, 1 << 30);
+        assert_eq!(profile_json(&source), expected, "block {block}");
+        let collection = &source.collections[0];
+        assert!(collection.profile().is_exact());
+        assert_eq!(collection.item_count(), whole.collections[0].len() as u64);
+        // Bad lines are reported at the same lines as a whole load reports them.
+        let lines = |s: &Source| s.warnings.iter().map(|w| w.line).collect::<Vec<_>>();
+        assert_eq!(lines(&source), lines(&whole), "block {block}");
+        // The sample: real documents of the file, each once, in file order.
+        let ids: Vec<&str> = collection.items().map(|i| i.id).collect();
+        assert_eq!(ids.len(), collection.len());
+        let all: std::collections::HashSet<&str> =
+            whole.collections[0].items().map(|i| i.id).collect();
+        assert!(ids.iter().all(|id| all.contains(id)), "sampled ids come from the file");
+        for item in collection.items() {
+            let value = item.value().expect("a sampled document parses");
+            assert_eq!(value["id"].as_str(), Some(item.id));
+        }
+    }
+}
+
+/// Exact counts of every string value at `key` (top level), from the file itself.
+fn exact_counts(text: &str, key: &str) -> HashMap<String, u64> {
+    let mut counts = HashMap::new();
+    for line in text.lines() {
+        if let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(line)
+            && let Some(Value::String(s)) = doc.get(key)
+        {
+            *counts.entry(s.clone()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+fn property<'a>(
+    profile: &'a CollectionProfile,
+    path: &str,
+) -> &'a schemascope_core::PropertyProfile {
+    profile.property(&path.parse::<PropertyPath>().expect("path")).expect(path)
+}
+
+#[test]
+fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exact() {
+    // 200,000 documents: ids all distinct, `name` with a few heavy values among many rare ones.
+    let mut text = String::new();
+    for i in 0..200_000u64 {
+        let name = if i % 4 == 0 { format!("heavy-{}", i % 40) } else { format!("rare-{}", i / 2) };
+        let v = ((i as f64) * 0.618_033_988_7).fract() * 1e6 - 2e5;
+        text.push_str(
+            &json!({"id": format!("id-{i:08}"), "name": name, "v": v, "level": i % 9}).to_string(),
+        );
+        text.push('\n');
+    }
+    let (_dir, path) = write(&text);
+    let whole = load(&spec(&path), &NoProgress).expect("loads");
+    let exact = whole.collections[0].profile();
+    let budget = 4 << 20;
+    let options = StreamOptions { block_bytes: 64 << 10, budget, announce_sample: false };
+    let (source, stats) =
+        load_streamed(&spec(&path), &path, options, &NoProgress).expect("streams");
+    assert!(stats.peak_needed <= budget, "{stats:?}");
+    let profile = source.collections[0].profile();
+    assert!(!profile.is_exact());
+
+    // Distinct counts: within three standard errors of the truth.
+    for key in ["id", "name"] {
+        let got = property(profile, key);
+        let approximate = got.approximate.expect("sketched");
+        let truth = property(exact, key).distinct as f64;
+        let error = (got.distinct as f64 - truth).abs() / truth;
+        assert!(error <= 3.0 * approximate.distinct_relative_error.expect("hll"), "{key}: {error}");
+        // Counts, lengths: exact.
+        let (s, e) =
+            (got.strings.as_ref().expect("s"), property(exact, key).strings.as_ref().expect("s"));
+        assert_eq!((s.count, s.min_length, s.max_length), (e.count, e.min_length, e.max_length));
+        assert!((s.avg_length - e.avg_length).abs() < 1e-9);
+    }
+    // Frequent values: every listed count is at most the truth and within the bound of it; every
+    // value left out occurs at most `bound` times.
+    let name = property(profile, "name");
+    let bound = name.approximate.and_then(|a| a.count_undercount).expect("bound");
+    let truth = exact_counts(&text, "name");
+    let listed = &name.strings.as_ref().expect("strings").top;
+    assert!(!listed.is_empty());
+    for v in listed {
+        let t = truth[v.value.as_str().expect("string")];
+        assert!(v.count <= t && t <= v.count + bound, "{v:?} truth {t}");
+    }
+    let listed: std::collections::HashSet<&str> =
+        listed.iter().filter_map(|v| v.value.as_str()).collect();
+    for (value, t) in &truth {
+        assert!(listed.contains(value.as_str()) || *t <= bound, "{value} ({t}) left out");
+    }
+    // Numbers: count, extremes and mean exact; median within the stated relative error.
+    let (got, want) = (property(profile, "v"), property(exact, "v"));
+    let alpha = got.approximate.and_then(|a| a.value_relative_error).expect("alpha");
+    let (g, w) = (got.numbers.as_ref().expect("n"), want.numbers.as_ref().expect("n"));
+    assert_eq!((g.count, g.min, g.max), (w.count, w.min, w.max));
+    assert!((g.mean - w.mean).abs() <= 1e-9 * w.mean.abs().max(1.0));
+    assert!((g.std_dev - w.std_dev).abs() <= 1e-9 * w.std_dev);
+    // The median of an even count is the midpoint of two values, each within alpha.
+    assert!(
+        (g.median - w.median).abs() <= alpha * w.median.abs() * 1.01 + 1e-9,
+        "{} vs {}",
+        g.median,
+        w.median
+    );
+    // A few-valued number stays exact, every figure equal.
+    let level = property(profile, "level");
+    assert!(level.approximate.is_none());
+    assert_eq!(
+        serde_json::to_value(level).expect("json"),
+        serde_json::to_value(property(exact, "level")).expect("json")
+    );
+}
+
+#[test]
+fn empty_and_all_bad_files_answer_as_a_whole_load_does() {
+    let (_dir, empty) = write("");
+    let source = streamed(&empty, 1 << 10, 1 << 20);
+    assert_eq!(source.collections[0].item_count(), 0);
+    let (_dir, bad) = write("{\"a\":\n[1,\nnot json\n");
+    let error = load_streamed(&spec(&bad), &bad, StreamOptions::default(), &NoProgress)
+        .expect_err("no item loaded");
+    let whole = load(&spec(&bad), &NoProgress).expect_err("no item loaded");
+    assert_eq!(error.to_string(), whole.to_string());
+}
