@@ -130,7 +130,9 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         // The profile keys strings past 256 bytes by a shortened form; listing one would show a
         // value never observed. 64 characters are at most 256 bytes, so none was shortened.
         let whole = strings.max_length <= VALUES_MAX_CHARS;
+        // An estimated distinct count proves nothing about a list being complete.
         if whole
+            && p.approximate.is_none()
             && only_strings
             && strings.distinct <= ENUM_MAX
             && strings.count >= 2 * strings.distinct

@@ -195,7 +195,9 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
     let mut samples = Vec::new();
     let mut enum_values = None;
     if let Some(strings) = &p.strings {
-        if strings.distinct <= ENUM_MAX && data_type == DataType::Single(ValueType::String) {
+        // Only an exact count proves the list complete.
+        let complete = strings.distinct <= ENUM_MAX && p.approximate.is_none();
+        if complete && data_type == DataType::Single(ValueType::String) {
             enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
         } else {
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
@@ -221,6 +223,7 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
     {
         // Arrays of a few distinct strings (tags, roles) list them all, like a string enum.
         if strings.distinct <= ENUM_MAX
+            && items.approximate.is_none()
             && items.data_type() == DataType::Single(ValueType::String)
             && enum_values.is_none()
         {

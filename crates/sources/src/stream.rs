@@ -33,6 +33,8 @@ pub struct StreamOptions {
     pub block_bytes: usize,
     /// The memory budget of the statistics, in bytes.
     pub budget: usize,
+    /// Longest line read as a document; longer ones are skipped with a warning.
+    pub max_line_bytes: usize,
     /// Say in the warnings that tools read a sample (when serving; a one-shot profile reads
     /// none).
     pub announce_sample: bool,
@@ -40,7 +42,12 @@ pub struct StreamOptions {
 
 impl Default for StreamOptions {
     fn default() -> Self {
-        Self { block_bytes: BLOCK, budget: memory_budget(), announce_sample: false }
+        Self {
+            block_bytes: BLOCK,
+            budget: memory_budget(),
+            max_line_bytes: MAX_LINE_BYTES,
+            announce_sample: false,
+        }
     }
 }
 /// The memory budget of a streamed profile's statistics unless set otherwise (1 GiB).
@@ -173,31 +180,53 @@ struct Shared<'a> {
     progress: &'a dyn Progress,
     budget_share: usize,
     block: u64,
+    max_line: usize,
 }
 
-/// True when the file at `path` is NDJSON documents (not `{key, value}` record lines): by its
-/// extension or by a first line that is a whole JSON object followed by more text, read from its
-/// first 1 MiB.
+/// Bytes read to recognise a file as NDJSON documents.
+const HEAD_BYTES: u64 = 16 << 20;
+
+/// True when the file at `path` is NDJSON documents (not `{key, value}` record lines): its first
+/// non-empty line, within the first 16 MiB, is a whole JSON object, and by its extension or by
+/// what follows that line, more lines follow. Anything else (a JSON array, a graph, a file of
+/// NUL bytes) is left to the loaders that hold a file whole, within the size limit.
 pub(crate) fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
     use std::io::Read;
     if !matches!(forced, None | Some(Format::Documents)) {
         return false;
     }
     let Ok((file, _)) = crate::file::open_regular(path) else { return false };
-    let mut head = Vec::with_capacity(1 << 20);
-    if file.take(1 << 20).read_to_end(&mut head).is_err() {
+    let mut head = Vec::new();
+    if file.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
         return false;
     }
-    let head = String::from_utf8_lossy(&head);
-    let Some(first) = head.lines().map(str::trim).find(|l| !l.is_empty()) else { return false };
-    if crate::records::looks_like_record_lines(first) && forced.is_none() {
-        return false;
+    let text = match std::str::from_utf8(&head) {
+        Ok(text) => text,
+        // The head may end inside a character.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
+        }
+        Err(_) => return false,
+    };
+    // The first non-empty line, complete within the head (a one-line file is small anyway).
+    let mut rest = text;
+    while let Some(newline) = rest.find('\n') {
+        let line = rest[..newline].trim();
+        rest = &rest[newline + 1..];
+        if !line.is_empty() {
+            let more = crate::load::is_ndjson_path(path) || !rest.trim().is_empty();
+            return more && document_line(line, forced);
+        }
     }
-    let by_name = crate::load::is_ndjson_path(path);
-    let one_object = first.starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
-        && head.trim_end().len() > first.len();
-    by_name || one_object
+    false
+}
+
+/// True when `line` is one whole JSON object, and not a `{key, value}` record line unless
+/// documents were asked for.
+fn document_line(line: &str, forced: Option<Format>) -> bool {
+    line.starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok()
+        && (forced.is_some() || !crate::records::looks_like_record_lines(line))
 }
 
 /// Reads up to `buf.len()` bytes at `offset`; fewer only at the end of the file.
@@ -215,9 +244,13 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result
     Ok(done)
 }
 
-/// Reads block `k` into `buf`: the bytes of the lines starting in it, the last one whole.
-/// Returns the file offset of `buf`'s first byte.
-fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result<u64> {
+/// Longest line profiled; a longer one is skipped with a warning rather than held whole.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// Reads block `k` into `buf`: the bytes of the lines starting in it, the last one whole unless
+/// it is longer than [`MAX_LINE_BYTES`]; then it is left out of `buf` and `true` is returned
+/// with the file offset of `buf`'s first byte.
+fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result<(u64, bool)> {
     let start = k * shared.block;
     let from = start.saturating_sub(1);
     let want = (start + shared.block).min(shared.len) - from;
@@ -235,24 +268,33 @@ fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result
     };
     buf.drain(..skip);
     let first = from + skip as u64;
+    if buf.is_empty() || buf.last() == Some(&b'\n') {
+        return Ok((first, false));
+    }
     // The block's last line, whole: read on to its end.
+    let last_line = memchr::memrchr(b'\n', buf).map_or(0, |at| at + 1);
     let mut end = from + got as u64;
-    while !buf.is_empty() && buf.last() != Some(&b'\n') && end < shared.len {
-        let more = (shared.len - end).min(1 << 20) as usize;
-        let at = buf.len();
-        buf.resize(at + more, 0);
-        let n = read_at(shared.file, &mut buf[at..], end)?;
-        buf.truncate(at + n);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut overlong = false;
+    while end < shared.len {
+        let n = read_at(shared.file, &mut chunk[..(shared.len - end).min(1 << 20) as usize], end)?;
         if n == 0 {
             break;
         }
         end += n as u64;
-        if let Some(nl) = memchr::memchr(b'\n', &buf[at..]) {
-            buf.truncate(at + nl + 1);
+        let newline = memchr::memchr(b'\n', &chunk[..n]);
+        if !overlong {
+            buf.extend_from_slice(&chunk[..newline.map_or(n, |at| at + 1)]);
+            if buf.len() - last_line > shared.max_line {
+                overlong = true;
+                buf.truncate(last_line);
+            }
+        }
+        if newline.is_some() {
             break;
         }
     }
-    Ok(first)
+    Ok((first, overlong))
 }
 
 fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
@@ -270,7 +312,7 @@ fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
         if k.saturating_mul(shared.block) >= shared.len {
             break;
         }
-        let first = read_block(shared, k, &mut buf).map_err(io)?;
+        let (first, overlong) = read_block(shared, k, &mut buf).map_err(io)?;
         let text = std::str::from_utf8(&buf).map_err(|e| {
             shared.failed.store(true, Ordering::Relaxed);
             SourceError::Syntax {
@@ -283,7 +325,11 @@ fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
                 ),
             }
         })?;
-        let counts = profile_block(text, first, k as usize, &mut result);
+        let mut counts = profile_block(text, first, k as usize, shared.max_line, &mut result);
+        if overlong {
+            counts.lines += 1;
+            result.bad.push(overlong_line(k as usize, counts.lines, shared.max_line));
+        }
         result.blocks.push((k as usize, counts));
         let needed = result.builder.fit_budget(shared.budget_share);
         result.peak_needed = result.peak_needed.max(needed);
@@ -292,8 +338,26 @@ fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
     Ok(result)
 }
 
+/// The warning for a line longer than `max_line`.
+fn overlong_line(block: usize, line: usize, max_line: usize) -> BadLine {
+    BadLine {
+        block,
+        line,
+        column: 1,
+        message: format!(
+            "the line is longer than {max_line} bytes, the most a streamed profile reads as one document"
+        ),
+    }
+}
+
 /// Profiles the lines of one block; bad lines leave the counters untouched.
-fn profile_block(text: &str, first: u64, block: usize, out: &mut WorkerResult) -> BlockCounts {
+fn profile_block(
+    text: &str,
+    first: u64,
+    block: usize,
+    max_line: usize,
+    out: &mut WorkerResult,
+) -> BlockCounts {
     let mut counts = BlockCounts::default();
     let mut offset = first;
     for raw in crate::ndjson::lines_inclusive(text) {
@@ -304,6 +368,10 @@ fn profile_block(text: &str, first: u64, block: usize, out: &mut WorkerResult) -
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
         if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed.len() > max_line {
+            out.bad.push(overlong_line(block, counts.lines, max_line));
             continue;
         }
         out.builder.set_position((block as u64) << 32 | counts.lines as u64);
@@ -373,6 +441,7 @@ pub fn load_streamed(
         progress,
         budget_share: budget / workers,
         block,
+        max_line: options.max_line_bytes,
     };
     let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers).map(|_| scope.spawn(|| work(&shared))).collect();

@@ -13,4 +13,5 @@ mod inferred_schema_python;
 mod python_sdk_e2e;
 mod schema_docs_cli;
 mod session_kill;
+mod streaming_memory;
 mod web_view;

@@ -76,7 +76,7 @@ fn spec(path: &std::path::Path) -> SourceSpec {
 }
 
 fn streamed(path: &std::path::Path, block_bytes: usize, budget: usize) -> Source {
-    let options = StreamOptions { block_bytes, budget, announce_sample: false };
+    let options = StreamOptions { block_bytes, budget, ..StreamOptions::default() };
     load_streamed(&spec(path), path, options, &NoProgress).expect("streams").0
 }
 
@@ -148,7 +148,7 @@ fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exa
     let whole = load(&spec(&path), &NoProgress).expect("loads");
     let exact = whole.collections[0].profile();
     let budget = 4 << 20;
-    let options = StreamOptions { block_bytes: 64 << 10, budget, announce_sample: false };
+    let options = StreamOptions { block_bytes: 64 << 10, budget, ..StreamOptions::default() };
     let (source, stats) =
         load_streamed(&spec(&path), &path, options, &NoProgress).expect("streams");
     assert!(stats.peak_needed <= budget, "{stats:?}");
@@ -217,4 +217,24 @@ fn empty_and_all_bad_files_answer_as_a_whole_load_does() {
         .expect_err("no item loaded");
     let whole = load(&spec(&bad), &NoProgress).expect_err("no item loaded");
     assert_eq!(error.to_string(), whole.to_string());
+}
+
+#[test]
+fn a_line_past_the_line_limit_is_skipped_with_its_line_number_and_the_rest_profiled() {
+    let long = format!("{{\"id\": \"big\", \"text\": \"{}\"}}", "x".repeat(50_000));
+    let text = format!("{{\"id\": \"a\"}}\n{long}\n{{\"id\": \"b\"}}\n{long}");
+    let (_dir, path) = write(&text);
+    for block in [1 << 10, 1 << 20] {
+        let options = StreamOptions {
+            block_bytes: block,
+            max_line_bytes: 10_000,
+            ..StreamOptions::default()
+        };
+        let (source, _) =
+            load_streamed(&spec(&path), &path, options, &NoProgress).expect("streams");
+        assert_eq!(source.collections[0].item_count(), 2, "block {block}");
+        let lines: Vec<Option<usize>> = source.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, vec![Some(2), Some(4)], "block {block}");
+        assert!(source.warnings[0].to_string().contains("longer than 10000 bytes"));
+    }
 }
