@@ -1,9 +1,10 @@
 //! Profiling an NDJSON document file by streaming: memory does not grow with the number of
 //! documents, only with what the statistics need, and that has a budget.
 //!
-//! The file is read in blocks of [`BLOCK`] bytes by one worker per core (positioned reads into a
-//! buffer each worker reuses: no mapping, so a file rewritten meanwhile gives mixed figures, never
-//! SIGBUS). A block owns the lines that start in it. Each worker profiles its blocks into its own
+//! The file is read in blocks of [`BLOCK`] bytes by one worker per core, each taking one
+//! contiguous part of the file (positioned reads into a buffer each worker reuses: no mapping,
+//! so a file rewritten meanwhile gives mixed figures, never SIGBUS). A block owns the lines that
+//! start in it. Each worker profiles its blocks into its own
 //! builder and, after every block, fits it into its share of the memory budget
 //! ([`schemascope_core::ProfileBuilder::fit_budget`]: few-valued numbers folded into counts, then
 //! the heaviest properties switched to sketches). No item entry is kept; instead every worker
@@ -14,7 +15,7 @@
 use std::collections::BinaryHeap;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
@@ -175,7 +176,6 @@ struct Shared<'a> {
     file: &'a std::fs::File,
     path: &'a Path,
     len: u64,
-    next: AtomicU64,
     failed: AtomicBool,
     progress: &'a dyn Progress,
     budget_share: usize,
@@ -297,7 +297,8 @@ fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result
     Ok((first, overlong))
 }
 
-fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
+/// Profiles the blocks `blocks`, in order.
+fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResult, SourceError> {
     let mut result = WorkerResult {
         builder: ProfileBuilder::new().capture_ids(),
         sample: Sample::default(),
@@ -307,9 +308,8 @@ fn work(shared: &Shared<'_>) -> Result<WorkerResult, SourceError> {
     };
     let mut buf = Vec::with_capacity(shared.block as usize + 1);
     let io = |e| SourceError::Io { path: shared.path.to_path_buf(), source: e };
-    while !shared.failed.load(Ordering::Relaxed) {
-        let k = shared.next.fetch_add(1, Ordering::Relaxed);
-        if k.saturating_mul(shared.block) >= shared.len {
+    for k in blocks {
+        if shared.failed.load(Ordering::Relaxed) {
             break;
         }
         let (first, overlong) = read_block(shared, k, &mut buf).map_err(io)?;
@@ -436,7 +436,6 @@ pub fn load_streamed(
         file: &file,
         path,
         len,
-        next: AtomicU64::new(0),
         failed: AtomicBool::new(false),
         progress,
         budget_share: budget / workers,
@@ -444,7 +443,17 @@ pub fn load_streamed(
         max_line: options.max_line_bytes,
     };
     let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(|| work(&shared))).collect();
+        // Each worker takes one contiguous part of the file, so the workers' counters merged in
+        // order hold the values in file order: ascending ids and timestamps stay ascending,
+        // which finishing folds in one pass.
+        let blocks = len.div_ceil(block);
+        let handles: Vec<_> = (0..workers as u64)
+            .map(|w| {
+                let part = blocks * w / workers as u64..blocks * (w + 1) / workers as u64;
+                let shared = &shared;
+                scope.spawn(move || work(shared, part))
+            })
+            .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
     });
     let mut builder: Option<ProfileBuilder> = None;

@@ -74,8 +74,9 @@ impl FrequentStrings {
             return;
         }
         self.undercount += cut;
-        let old_arena = std::mem::take(&mut self.arena);
-        let old = std::mem::take(&mut self.table);
+        let kept = self.arena.len();
+        let old_arena = std::mem::replace(&mut self.arena, String::with_capacity(kept));
+        let old = std::mem::replace(&mut self.table, HashTable::with_capacity(2 * KEEP + 1));
         for c in old {
             if c.count > cut {
                 let text = old_arena.get(c.start..c.start + c.len).unwrap_or_default();
