@@ -610,6 +610,7 @@ mod tests {
         let at = |line, column| sqlparser::tokenizer::Location { line, column };
         assert_eq!(offset(sql, &mut lines, at(2, 3)), Some(sql.find('$').unwrap_or(0)));
         assert_eq!(offset(sql, &mut lines, at(2, 5)), Some(sql.len()));
-        assert_eq!(offset(sql, &mut lines, at(1, 9)), Some(9));
+        assert_eq!(offset(sql, &mut lines, at(1, 9)), Some(8), "the é");
+        assert_eq!(offset(sql, &mut lines, at(1, 10)), Some(10), "after the é");
     }
 }
