@@ -704,11 +704,10 @@ impl<'a> Checker<'a> {
     }
 
     fn identifier(&mut self, id: &Ident, scope: &Scope<'_>, ctx: Ctx) {
-        let aliases_here =
-            ctx.aliases
-                && (self.sqlite()
-                    || self.dialect == SqlDialect::ClickHouse
-                    || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
+        let aliases_here = ctx.aliases
+            && (self.sqlite()
+                || self.dialect == SqlDialect::ClickHouse
+                || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
             Resolution::Column(column) => {
                 if column.table.is_some() {

@@ -116,8 +116,7 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
         CallKind::Function | CallKind::TableFunction => {
             // SQLite's functions in FROM are virtual tables, which its engine gate (the
             // authorizer) sees as reads: only whether SQLite has one is checked.
-            if call.kind == CallKind::TableFunction
-                && callables.dialect() == SqlDialect::ClickHouse
+            if call.kind == CallKind::TableFunction && callables.dialect() == SqlDialect::ClickHouse
             {
                 // By construction, not by name: ClickHouse's table functions read files, URLs
                 // and other servers (`file`, `url`, `s3`, `remote`, `mysql`, …), take an

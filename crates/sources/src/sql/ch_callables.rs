@@ -44,9 +44,7 @@ pub(super) struct FunctionRow {
 /// The allow-list from the rows of `system.functions`.
 pub(super) fn allow_list(rows: &[FunctionRow]) -> Callables {
     let mut callables = Callables::new(SqlDialect::ClickHouse);
-    let outside = |name: &str| {
-        REACHES_OUTSIDE.iter().any(|r| r.eq_ignore_ascii_case(name))
-    };
+    let outside = |name: &str| REACHES_OUTSIDE.iter().any(|r| r.eq_ignore_ascii_case(name));
     for row in rows {
         let allowed = (row.origin.is_empty() || row.origin == "System")
             && !outside(&row.name)

@@ -67,10 +67,12 @@ impl Endpoint {
             Some(info) => {
                 let (user, password) = info.split_once(':').unwrap_or((info, ""));
                 (
-                    percent_decoded(user)
-                        .ok_or_else(|| format!("the user name has a malformed %-escape ({SHAPE})"))?,
-                    percent_decoded(password)
-                        .ok_or_else(|| format!("the password has a malformed %-escape ({SHAPE})"))?,
+                    percent_decoded(user).ok_or_else(|| {
+                        format!("the user name has a malformed %-escape ({SHAPE})")
+                    })?,
+                    percent_decoded(password).ok_or_else(|| {
+                        format!("the password has a malformed %-escape ({SHAPE})")
+                    })?,
                 )
             }
             None => ("default".to_string(), String::new()),
@@ -78,9 +80,8 @@ impl Endpoint {
         if address.contains('?') {
             return Err(format!("parameters after `?` are not supported ({SHAPE})"));
         }
-        let (host_port, database) = address
-            .split_once('/')
-            .ok_or_else(|| format!("the database is missing ({SHAPE})"))?;
+        let (host_port, database) =
+            address.split_once('/').ok_or_else(|| format!("the database is missing ({SHAPE})"))?;
         let database = percent_decoded(database)
             .filter(|d| !d.is_empty() && !d.contains('/'))
             .ok_or_else(|| format!("the database is missing or malformed ({SHAPE})"))?;
@@ -288,7 +289,8 @@ impl Http {
                 .read_to_end(&mut text)
                 .map_err(|e| Failure::transport(e, true))?;
             let (code, message) = exception(&String::from_utf8_lossy(&text));
-            let message = if message.is_empty() { format!("HTTP status {status}") } else { message };
+            let message =
+                if message.is_empty() { format!("HTTP status {status}") } else { message };
             return Err(Failure::Server { code, message });
         }
         Ok(reply)
@@ -319,10 +321,8 @@ impl Http {
 
     /// Asks the server to stop the statement `query_id` (without waiting for it to stop).
     pub(super) fn kill(&self, query_id: &str, settings: &[(&str, String)]) {
-        let sql = format!(
-            "KILL QUERY WHERE query_id = {} ASYNC",
-            super::ch_text::quote_string(query_id)
-        );
+        let sql =
+            format!("KILL QUERY WHERE query_id = {} ASYNC", super::ch_text::quote_string(query_id));
         // A failed request leaves the statement to its own limits.
         let _ = self.text(&sql, settings, Duration::from_secs(5));
     }
@@ -337,7 +337,10 @@ mod tests {
         let e = Endpoint::parse("clickhouse://u%40x:p%3Aw@d@127.0.0.1:18123/chin%20ook")
             .expect("valid");
         assert_eq!((e.user.as_str(), e.password.as_str()), ("u@x", "p:w@d"));
-        assert_eq!((e.host.as_str(), e.port, e.database.as_str()), ("127.0.0.1", 18123, "chin ook"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.database.as_str()),
+            ("127.0.0.1", 18123, "chin ook")
+        );
         assert_eq!(e.location(), "clickhouse://u@x@127.0.0.1:18123/chin ook");
         let e = Endpoint::parse("clickhouse://h/db").expect("valid");
         assert_eq!((e.user.as_str(), e.port), ("default", 8123));
@@ -358,11 +361,15 @@ mod tests {
     #[test]
     fn exceptions_of_old_and_new_servers_read_alike() {
         assert_eq!(
-            exception("Code: 60, e.displayText() = DB::Exception: Table chinook.nope doesn't exist., e.what() = DB::Exception\n"),
+            exception(
+                "Code: 60, e.displayText() = DB::Exception: Table chinook.nope doesn't exist., e.what() = DB::Exception\n"
+            ),
             (Some(60), "Table chinook.nope doesn't exist.".into())
         );
         assert_eq!(
-            exception("Code: 60. DB::Exception: Table chinook.nope does not exist. (UNKNOWN_TABLE) (version 24.3.1.1)\n"),
+            exception(
+                "Code: 60. DB::Exception: Table chinook.nope does not exist. (UNKNOWN_TABLE) (version 24.3.1.1)\n"
+            ),
             (Some(60), "Table chinook.nope does not exist. (UNKNOWN_TABLE)".into())
         );
     }

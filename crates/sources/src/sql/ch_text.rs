@@ -112,7 +112,9 @@ pub fn value(ty: &str, raw: &[u8]) -> SqlValue {
             // Past i64 (UInt64 above 2^63, 128- and 256-bit integers): all the digits, as text.
             Err(_) => SqlValue::Text(text.into_owned()),
         },
-        f if f.starts_with("Float") => float(&text).map_or_else(|| SqlValue::Text(text.into_owned()), SqlValue::Real),
+        f if f.starts_with("Float") => {
+            float(&text).map_or_else(|| SqlValue::Text(text.into_owned()), SqlValue::Real)
+        }
         f if f.starts_with("Decimal") => super::pg_text::number(&text),
         "Bool" => match &*text {
             "true" | "1" => SqlValue::Bool(true),
@@ -293,7 +295,11 @@ pub fn sql_literal(value: &SqlValue) -> String {
         SqlValue::Integer(i) => i.to_string(),
         SqlValue::Real(f) if f.is_nan() => "nan".into(),
         SqlValue::Real(f) if f.is_infinite() => {
-            if *f > 0.0 { "inf".into() } else { "-inf".into() }
+            if *f > 0.0 {
+                "inf".into()
+            } else {
+                "-inf".into()
+            }
         }
         SqlValue::Real(f) => format!("{f:?}"),
         SqlValue::Bool(b) => if *b { "1" } else { "0" }.into(),
@@ -337,24 +343,42 @@ mod tests {
     #[test]
     fn values_convert_by_their_type() {
         assert_eq!(value("Nullable(Int64)", b"\\N"), SqlValue::Null);
-        assert_eq!(value("UInt64", b"18446744073709551615"), SqlValue::Text("18446744073709551615".into()));
+        assert_eq!(
+            value("UInt64", b"18446744073709551615"),
+            SqlValue::Text("18446744073709551615".into())
+        );
         assert_eq!(value("Int64", b"-9223372036854775808"), SqlValue::Integer(i64::MIN));
         assert!(matches!(value("Float64", b"nan"), SqlValue::Real(f) if f.is_nan()));
         assert_eq!(value("Float32", b"-inf"), SqlValue::Real(f64::NEG_INFINITY));
         assert_eq!(value("Float32", b"1.1"), SqlValue::Real(1.1));
         assert_eq!(value("Decimal(18, 3)", b"1.500"), SqlValue::Real(1.5));
         assert_eq!(value("LowCardinality(String)", b"x\\ty"), SqlValue::Text("x\ty".into()));
-        assert_eq!(value("Array(Nullable(String))", b"['a\\'b',NULL,'c\\\\d']"), SqlValue::Json(json!(["a'b", null, "c\\d"])));
-        assert_eq!(value("Array(Array(UInt64))", b"[[1,18446744073709551615],[]]"), SqlValue::Json(json!([[1, 18446744073709551615u64], []])));
-        assert_eq!(value("Tuple(Float64, String)", b"(nan,'x')"), SqlValue::Json(json!(["NaN", "x"])));
-        assert_eq!(value("Map(String, UInt8)", b"{'a':1,'b':2}"), SqlValue::Json(json!({"a": 1, "b": 2})));
+        assert_eq!(
+            value("Array(Nullable(String))", b"['a\\'b',NULL,'c\\\\d']"),
+            SqlValue::Json(json!(["a'b", null, "c\\d"]))
+        );
+        assert_eq!(
+            value("Array(Array(UInt64))", b"[[1,18446744073709551615],[]]"),
+            SqlValue::Json(json!([[1, 18446744073709551615u64], []]))
+        );
+        assert_eq!(
+            value("Tuple(Float64, String)", b"(nan,'x')"),
+            SqlValue::Json(json!(["NaN", "x"]))
+        );
+        assert_eq!(
+            value("Map(String, UInt8)", b"{'a':1,'b':2}"),
+            SqlValue::Json(json!({"a": 1, "b": 2}))
+        );
         assert_eq!(value("Bool", b"true"), SqlValue::Bool(true));
     }
 
     #[test]
     fn literals_escape_what_would_end_or_bend_them() {
         assert_eq!(sql_literal(&SqlValue::Text("a'b\\c\n".into())), "'a\\'b\\\\c\\n'");
-        assert_eq!(sql_literal(&SqlValue::Text("\\'; DROP TABLE t --".into())), "'\\\\\\'; DROP TABLE t --'");
+        assert_eq!(
+            sql_literal(&SqlValue::Text("\\'; DROP TABLE t --".into())),
+            "'\\\\\\'; DROP TABLE t --'"
+        );
         assert_eq!(sql_literal(&SqlValue::Real(f64::NEG_INFINITY)), "-inf");
         assert_eq!(sql_literal(&SqlValue::Real(0.1)), "0.1");
     }

@@ -251,9 +251,13 @@ impl ClickHouseDatabase {
         if params.is_empty() {
             return Ok(sql.to_string());
         }
-        let tokens = Tokenizer::new(&ClickHouseDialect {}, sql)
-            .tokenize_with_location()
-            .map_err(|e| self.statement_error(format!("the statement does not tokenize: {e}"), ErrorClass::Syntax))?;
+        let tokens =
+            Tokenizer::new(&ClickHouseDialect {}, sql).tokenize_with_location().map_err(|e| {
+                self.statement_error(
+                    format!("the statement does not tokenize: {e}"),
+                    ErrorClass::Syntax,
+                )
+            })?;
         let mut out = String::with_capacity(sql.len() + 16 * params.len());
         let mut lines = line_starts(sql);
         let mut copied = 0;
@@ -319,7 +323,8 @@ impl ClickHouseDatabase {
                             if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                                 watch.recv_timeout(Duration::from_millis(500))
                             {
-                                me.http.kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
+                                me.http
+                                    .kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
                             }
                             break;
                         }
@@ -328,7 +333,7 @@ impl ClickHouseDatabase {
             );
             let result = self
                 .http
-                .send(&text, &id, &settings, timeout)
+                .send(&text, id, &settings, timeout)
                 .and_then(|mut reply| read_rows(&mut reply, caps));
             drop(ended);
             if let Ok(watcher) = watcher {
@@ -541,7 +546,9 @@ impl Database for ClickHouseDatabase {
             }
         }
         let mut dropped = Vec::new();
-        for table in tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none()) {
+        for table in
+            tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none())
+        {
             let quoted = Dialect::ClickHouse.quote_table(&table.name);
             match self.query(&format!("SELECT count() FROM {quoted}"), &[]) {
                 Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),

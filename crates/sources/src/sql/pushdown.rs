@@ -385,10 +385,9 @@ pub fn profile_columns(
             if view.dialect == Dialect::ClickHouse {
                 // In doubles, by Welford's method (ClickHouse's `stddevSamp`); NaN below two
                 // values, read as 0 as in memory.
-                s.num_std = Some(list.push(format!(
-                    "stddevSamp({})",
-                    when(&p, &format!("toFloat64({c})"))
-                )));
+                s.num_std = Some(
+                    list.push(format!("stddevSamp({})", when(&p, &format!("toFloat64({c})")))),
+                );
             }
         }
         if let Some(p) = view.is(i, Kind::Text) {

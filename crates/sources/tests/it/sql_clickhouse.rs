@@ -92,15 +92,17 @@ fn histograms_counted_in_clickhouse_equal_those_counted_in_memory() {
 fn sqlite_and_clickhouse_profiles_of_chinook_agree() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_CLICKHOUSE") else { return };
     let ch = ClickHouseDatabase::connect(&uri).expect("connect");
-    let lite_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let lite_path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite");
     let lite = schemascope_sources::sql::SqliteDatabase::open(std::path::Path::new(lite_path))
         .expect("sqlite");
     let (cc, lc) = (ch.catalog().expect("catalog"), lite.catalog().expect("catalog"));
     for table in ["Track", "Invoice", "Customer", "Employee"] {
         let p = schemascope_sources::sql::pushdown::profile_table(&ch, cc.table(table).expect("t"))
             .expect("clickhouse");
-        let q = schemascope_sources::sql::pushdown::profile_table(&lite, lc.table(table).expect("t"))
-            .expect("sqlite");
+        let q =
+            schemascope_sources::sql::pushdown::profile_table(&lite, lc.table(table).expect("t"))
+                .expect("sqlite");
         assert_eq!(p.item_count, q.item_count, "{table}");
         for (a, b) in p.properties().iter().zip(q.properties()) {
             assert_eq!(a.path, b.path);
@@ -113,7 +115,12 @@ fn sqlite_and_clickhouse_profiles_of_chinook_agree() {
             // agree either way.
             assert_eq!((a.nulls, a.distinct), (b.nulls, b.distinct), "{table}.{}", a.path);
             if let (Some(x), Some(y)) = (&a.numbers, &b.numbers) {
-                assert_eq!((x.min, x.max, x.median), (y.min, y.max, y.median), "{table}.{}", a.path);
+                assert_eq!(
+                    (x.min, x.max, x.median),
+                    (y.min, y.max, y.median),
+                    "{table}.{}",
+                    a.path
+                );
             }
         }
     }
@@ -136,7 +143,8 @@ fn every_column_type_reads_as_its_json_and_profiles_as_in_memory() {
         &rw,
         "INSERT INTO schemascope_types.every_type VALUES (1, -128, 255, -32768, 65535, -2147483648, 4294967295, -9223372036854775808, 18446744073709551615, 1.1, nan, 123.456, 'tab\\there \\\\ quote '' nl\\nend\\0', 'ab', '2024-02-29', '2024-02-29 23:59:59', '123e4567-e89b-12d3-a456-426614174000', 'b', NULL, NULL, ['x', 'y''z\\\\'], [1, NULL], (7, 'q'), 'low'), (2, 0, 0, 0, 0, 0, 0, 9007199254740993, 9223372036854775807, -inf, inf, -0.001, 'é\u{202e}', 'abcd', '2000-01-01', '2000-01-01 00:00:00', '00000000-0000-0000-0000-000000000000', 'a', 42, 'x', [], [], (0, ''), '')",
     );
-    let db_uri = ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_types")).expect("uri");
+    let db_uri =
+        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_types")).expect("uri");
     let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
     let result = run(&db, "SELECT * FROM every_type ORDER BY k", Caps::default(), 30_000);
     let rows: Vec<serde_json::Value> = result
@@ -146,14 +154,61 @@ fn every_column_type_reads_as_its_json_and_profiles_as_in_memory() {
         .collect();
     assert_eq!(
         rows[0],
-        json!([1, -128, 255, -32768, 65535, -2147483648i64, 4294967295u32, i64::MIN, "18446744073709551615",
-            1.1, "NaN", 123.456, "tab\there \\ quote ' nl\nend\0", "ab\0\0", "2024-02-29", "2024-02-29 23:59:59",
-            "123e4567-e89b-12d3-a456-426614174000", "b", null, null, ["x", "y'z\\"], [1, null], [7, "q"], "low"])
+        json!([
+            1,
+            -128,
+            255,
+            -32768,
+            65535,
+            -2147483648i64,
+            4294967295u32,
+            i64::MIN,
+            "18446744073709551615",
+            1.1,
+            "NaN",
+            123.456,
+            "tab\there \\ quote ' nl\nend\0",
+            "ab\0\0",
+            "2024-02-29",
+            "2024-02-29 23:59:59",
+            "123e4567-e89b-12d3-a456-426614174000",
+            "b",
+            null,
+            null,
+            ["x", "y'z\\"],
+            [1, null],
+            [7, "q"],
+            "low"
+        ])
     );
     assert_eq!(
         rows[1],
-        json!([2, 0, 0, 0, 0, 0, 0, 9007199254740993i64, i64::MAX, "-Infinity", "Infinity", -0.001, "é\u{202e}", "abcd",
-            "2000-01-01", "2000-01-01 00:00:00", "00000000-0000-0000-0000-000000000000", "a", 42, "x", [], [], [0, ""], ""])
+        json!([
+            2,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            9007199254740993i64,
+            i64::MAX,
+            "-Infinity",
+            "Infinity",
+            -0.001,
+            "é\u{202e}",
+            "abcd",
+            "2000-01-01",
+            "2000-01-01 00:00:00",
+            "00000000-0000-0000-0000-000000000000",
+            "a",
+            42,
+            "x",
+            [],
+            [],
+            [0, ""],
+            ""
+        ])
     );
     assert_eq!(result.column_types[8], "UInt64");
     assert_eq!(result.column_types[17], "Enum8('a' = 1, 'b' = 2)");
@@ -169,16 +224,28 @@ fn every_column_type_reads_as_its_json_and_profiles_as_in_memory() {
 fn parameters_are_written_as_literals_that_read_back_exactly() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_CLICKHOUSE") else { return };
     let db = ClickHouseDatabase::connect(&uri).expect("connect");
-    for text in ["it's", "back\\slash", "\\'; DROP TABLE Genre; --", "nl\nnul\0tab\t", "$2 '$1'", "é\u{202e}"] {
+    for text in [
+        "it's",
+        "back\\slash",
+        "\\'; DROP TABLE Genre; --",
+        "nl\nnul\0tab\t",
+        "$2 '$1'",
+        "é\u{202e}",
+    ] {
         let rows = db
-            .query("SELECT $1, '$1', $2 -- $1", &[SqlValue::Text(text.into()), SqlValue::Integer(-7)])
+            .query(
+                "SELECT $1, '$1', $2 -- $1",
+                &[SqlValue::Text(text.into()), SqlValue::Integer(-7)],
+            )
             .unwrap_or_else(|e| panic!("{text:?}: {e}"));
         assert_eq!(
             rows,
             [vec![SqlValue::Text(text.into()), SqlValue::Text("$1".into()), SqlValue::Integer(-7)]]
         );
     }
-    let rows = db.query("SELECT $1, $2", &[SqlValue::Real(f64::NEG_INFINITY), SqlValue::Null]).expect("run");
+    let rows = db
+        .query("SELECT $1, $2", &[SqlValue::Real(f64::NEG_INFINITY), SqlValue::Null])
+        .expect("run");
     assert_eq!(rows, [vec![SqlValue::Real(f64::NEG_INFINITY), SqlValue::Null]]);
 }
 
@@ -237,7 +304,12 @@ fn no_user_can_write_through_schemascope_and_the_data_is_unchanged() {
             "WITH (SELECT 1) AS x SELECT x FROM url('http://127.0.0.1:9/', 'CSV', 'a String')",
         ] {
             let refused = db.query(sql, &[]).expect_err(sql).to_string();
-            assert!(refused.contains("refused") || refused.contains("not allowed") || refused.contains("ClickHouse"), "{sql}: {refused}");
+            assert!(
+                refused.contains("refused")
+                    || refused.contains("not allowed")
+                    || refused.contains("ClickHouse"),
+                "{sql}: {refused}"
+            );
         }
         assert_eq!(db.query(checksum, &[]).expect("checksum"), before, "{}", db.location());
         assert_eq!(db.query("SELECT count() FROM Genre", &[]).expect("count"), genres);
@@ -248,7 +320,12 @@ fn no_user_can_write_through_schemascope_and_the_data_is_unchanged() {
 fn caps_stop_the_reading_for_every_user() {
     for (uri, _) in users() {
         let db = ClickHouseDatabase::connect(&uri).expect("connect");
-        let rows = run(&db, "SELECT number FROM system.numbers", Caps { max_rows: Some(10), max_bytes: None }, 30_000);
+        let rows = run(
+            &db,
+            "SELECT number FROM system.numbers",
+            Caps { max_rows: Some(10), max_bytes: None },
+            30_000,
+        );
         assert_eq!((rows.rows.len(), rows.more, rows.cut), (10, true, Some(Cut::Rows)));
         let rows = run(
             &db,
@@ -258,7 +335,12 @@ fn caps_stop_the_reading_for_every_user() {
         );
         assert_eq!((rows.more, rows.cut), (true, Some(Cut::Bytes)));
         assert!(rows.rows.len() > 10 && rows.rows.len() < 100, "{}", rows.rows.len());
-        let exact = run(&db, "SELECT GenreId FROM Genre", Caps { max_rows: Some(25), max_bytes: None }, 30_000);
+        let exact = run(
+            &db,
+            "SELECT GenreId FROM Genre",
+            Caps { max_rows: Some(25), max_bytes: None },
+            30_000,
+        );
         assert_eq!((exact.rows.len(), exact.more), (25, false));
     }
 }
@@ -301,8 +383,10 @@ fn a_statement_past_its_timeout_is_stopped_on_the_server_for_every_user() {
 fn compile_resolves_names_without_running_and_refuses_what_execution_refuses() {
     let Some(uri) = uri("SCHEMASCOPE_TEST_CLICKHOUSE") else { return };
     let db = ClickHouseDatabase::connect(&uri).expect("connect");
-    db.compile("SELECT g.Name, count() FROM Track t JOIN Genre g ON t.GenreId = g.GenreId GROUP BY g.Name")
-        .expect("compiles");
+    db.compile(
+        "SELECT g.Name, count() FROM Track t JOIN Genre g ON t.GenreId = g.GenreId GROUP BY g.Name",
+    )
+    .expect("compiles");
     for (sql, want) in [
         ("SELECT Nme FROM Track", "Nme"),
         ("SELECT nosuchfn(1)", "nosuchfn"),

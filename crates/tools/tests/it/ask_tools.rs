@@ -182,8 +182,14 @@ fn ask_retries_on_clickhouse_with_the_validators_suggestions() {
     assert!(second.contains("suggestion: Brazil"), "{second}");
     let third = last_user_message(&server.received()[2].body);
     assert!(third.contains("table function url"), "{third}");
-    let system = server.received()[0].body["messages"][0]["content"].as_str().unwrap_or_default().to_string();
-    assert!(system.to_lowercase().contains("clickhouse"), "the dialect is in the prompt:\n{system}");
+    let system = server.received()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        system.to_lowercase().contains("clickhouse"),
+        "the dialect is in the prompt:\n{system}"
+    );
 }
 
 #[test]

@@ -45,11 +45,11 @@ const CASES: &[(&str, &str)] = &[
         "table function url",
     ),
     ("SELECT * FROM (SELECT * FROM file('x', 'CSV', 'a String'))", "table function file"),
+    ("SELECT (SELECT count() FROM remote('127.0.0.1', system.one)) AS n", "table function remote"),
     (
-        "SELECT (SELECT count() FROM remote('127.0.0.1', system.one)) AS n",
-        "table function remote",
+        "INSERT INTO FUNCTION file('x.tsv', 'TSV', 'a String') VALUES ('x')",
+        "read-only | does not parse | starts with INSERT",
     ),
-    ("INSERT INTO FUNCTION file('x.tsv', 'TSV', 'a String') VALUES ('x')", "read-only | does not parse | starts with INSERT"),
     ("INSERT INTO Genre VALUES (999, 'x')", "read-only"),
     ("INSERT INTO Genre SELECT * FROM Genre", "read-only"),
     ("CREATE TABLE t (x UInt8) ENGINE = Memory", "read-only | does not parse"),
@@ -88,7 +88,10 @@ fn legit() -> Vec<(&'static str, Value)> {
         ),
         ("SELECT count() AS n FROM Track WHERE Name LIKE '%; DELETE%'", json!([[0]])),
         ("SELECT arrayMap(x -> x * 2, [1, 2]) AS a", json!([[[2, 4]]])),
-        ("SELECT Name FROM Genre WHERE GenreId IN (1, 2) ORDER BY lower(Name) DESC", json!([["Rock"], ["Jazz"]])),
+        (
+            "SELECT Name FROM Genre WHERE GenreId IN (1, 2) ORDER BY lower(Name) DESC",
+            json!([["Rock"], ["Jazz"]]),
+        ),
     ]
 }
 
@@ -98,30 +101,42 @@ fn contains_any(text: &str, alternatives: &str) -> bool {
 
 /// Every table's rows (a hash of each ordered row set), and the databases and tables there are.
 fn checksum(database: &dyn Database) -> Vec<String> {
-    let one = |sql: &str| format!("{:?}", database.query(sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}")));
+    let one = |sql: &str| {
+        format!("{:?}", database.query(sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}")))
+    };
     let mut facts = vec![
         one("SELECT name FROM system.databases ORDER BY name"),
-        one("SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system') ORDER BY database, name"),
+        one(
+            "SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system') ORDER BY database, name",
+        ),
     ];
     for table in database.catalog().expect("catalog").tables {
         let quoted = schemascope_sources::sql::Dialect::ClickHouse.quote_table(&table.name);
-        facts.push(format!("{}: {}", table.name, one(&format!("SELECT count(), sum(cityHash64(*)) FROM {quoted}"))));
+        facts.push(format!(
+            "{}: {}",
+            table.name,
+            one(&format!("SELECT count(), sum(cityHash64(*)) FROM {quoted}"))
+        ));
     }
     facts
 }
 
 #[test]
 fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
-    let users: Vec<String> = ["SCHEMASCOPE_TEST_CLICKHOUSE", "SCHEMASCOPE_TEST_CLICKHOUSE_RO2", "SCHEMASCOPE_TEST_CLICKHOUSE_RW"]
-        .iter()
-        .filter_map(|var| {
-            let uri = std::env::var(var).ok();
-            if uri.is_none() {
-                eprintln!("{var} is not set: run through scripts/test to test against ClickHouse");
-            }
-            uri
-        })
-        .collect();
+    let users: Vec<String> = [
+        "SCHEMASCOPE_TEST_CLICKHOUSE",
+        "SCHEMASCOPE_TEST_CLICKHOUSE_RO2",
+        "SCHEMASCOPE_TEST_CLICKHOUSE_RW",
+    ]
+    .iter()
+    .filter_map(|var| {
+        let uri = std::env::var(var).ok();
+        if uri.is_none() {
+            eprintln!("{var} is not set: run through scripts/test to test against ClickHouse");
+        }
+        uri
+    })
+    .collect();
     let user_files = std::path::Path::new(&std::env::var("HOME").unwrap_or_default())
         .join(".cache/schemascope-clickhouse/user_files");
     for uri in users {
@@ -135,7 +150,11 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
         for (sql, want) in CASES {
             let report = validate_query(
                 &registry.docs,
-                ValidateQueryParams { source: Some("ch".into()), query: Value::from(*sql), question: None },
+                ValidateQueryParams {
+                    source: Some("ch".into()),
+                    query: Value::from(*sql),
+                    question: None,
+                },
             );
             let errors: Vec<String> = report.data["errors"]
                 .as_array()
@@ -144,7 +163,10 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
                 .filter_map(|e| e["message"].as_str().map(str::to_string))
                 .collect();
             if report.data["valid"] != false || !contains_any(&errors.join(" / "), want) {
-                failures.push(format!("validate {sql:?}: expected {want:?}, got {} {errors:?}", report.message));
+                failures.push(format!(
+                    "validate {sql:?}: expected {want:?}, got {} {errors:?}",
+                    report.message
+                ));
             }
             let executed = execute_query(
                 &registry.sources,
@@ -165,14 +187,25 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
         for (sql, expect) in legit() {
             let report = validate_query(
                 &registry.docs,
-                ValidateQueryParams { source: Some("ch".into()), query: Value::from(sql), question: None },
+                ValidateQueryParams {
+                    source: Some("ch".into()),
+                    query: Value::from(sql),
+                    question: None,
+                },
             );
             if report.data["valid"] != true {
-                failures.push(format!("validate rejected the legitimate {sql:?}: {} {}", report.message, report.data));
+                failures.push(format!(
+                    "validate rejected the legitimate {sql:?}: {} {}",
+                    report.message, report.data
+                ));
             }
             let executed = execute_query(
                 &registry.sources,
-                ExecuteQueryParams { source: Some("ch".into()), query: Value::from(sql), ..Default::default() },
+                ExecuteQueryParams {
+                    source: Some("ch".into()),
+                    query: Value::from(sql),
+                    ..Default::default()
+                },
             );
             if !executed.success || executed.data["rows"] != expect {
                 failures.push(format!(
@@ -181,7 +214,12 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
                 ));
             }
         }
-        assert!(failures.is_empty(), "{uri}: {} failure(s):\n{}", failures.len(), failures.join("\n"));
+        assert!(
+            failures.is_empty(),
+            "{uri}: {} failure(s):\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
         assert_eq!(checksum(&checker), before, "{}", checker.location());
         assert_eq!(std::fs::read_dir(&user_files).map(|d| d.count()).unwrap_or(0), files_before);
     }
