@@ -16,6 +16,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// client gives up on its own (the server stops it first, or is asked to).
 const EXCHANGE_GRACE: Duration = Duration::from_secs(10);
 
+/// How long an idle connection is kept for reuse: below ClickHouse's default keep-alive.
+const IDLE_AGE: Duration = Duration::from_millis(2_000);
+
 /// Where a ClickHouse database is and who connects.
 #[derive(Clone)]
 pub(super) struct Endpoint {
@@ -235,6 +238,9 @@ impl Http {
             .http_status_as_error(false)
             .timeout_connect(Some(CONNECT_TIMEOUT))
             .max_idle_connections_per_host(8)
+            // ClickHouse closes an idle connection after `keep_alive_timeout` (3 s by default
+            // in 18.16): one kept longer would fail when reused, after the request was written.
+            .max_idle_age(IDLE_AGE)
             .build();
         let host = if endpoint.host.contains(':') && !endpoint.host.starts_with('[') {
             format!("[{}]", endpoint.host)

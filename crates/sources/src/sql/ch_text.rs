@@ -238,14 +238,8 @@ impl Literal<'_> {
                 b'\\' => {
                     let escaped = self.peek()?;
                     self.at += 1;
-                    let mut one = [b'\\', escaped];
-                    if let Some(resolved) = unescape(&one) {
-                        out.extend(resolved);
-                    } else {
-                        // `\N` inside a quoted string is the letter N.
-                        one[0] = escaped;
-                        out.push(one[0]);
-                    }
+                    // `\N` inside a quoted string is the letter N, not NULL.
+                    out.extend(unescape(&[b'\\', escaped]).unwrap_or_else(|| vec![escaped]));
                 }
                 other => out.push(other),
             }

@@ -576,12 +576,6 @@ impl Database for ClickHouseDatabase {
         // ClickHouse computes them while analysing, under the same limits.
         self.read(&format!("DESCRIBE TABLE ({sql}\n)"), Caps::default(), STATEMENT_TIMEOUT_MS)
             .map(|_| ())
-            .map_err(|e| match e {
-                SourceError::Statement { location, message, class: ErrorClass::Syntax } => {
-                    SourceError::Statement { location, message, class: ErrorClass::Syntax }
-                }
-                other => other,
-            })
     }
 
     fn run_capped(

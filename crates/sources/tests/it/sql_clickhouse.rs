@@ -418,3 +418,16 @@ fn a_bad_uri_or_a_dead_server_gets_a_clear_error_without_the_password() {
     let err = ClickHouseDatabase::connect(&wrong).expect_err("auth").to_string();
     assert!(err.contains("password") && !err.contains("wrong-password"), "{err}");
 }
+
+#[test]
+fn a_connection_idle_past_the_servers_keep_alive_is_not_reused() {
+    let Some(uri) = uri("SCHEMASCOPE_TEST_CLICKHOUSE") else { return };
+    let db = ClickHouseDatabase::connect(&uri).expect("connect");
+    for pause in [0, 3_500, 2_500] {
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+        let rows = db
+            .query("SELECT count() FROM Genre", &[])
+            .unwrap_or_else(|e| panic!("after {pause} ms: {e}"));
+        assert_eq!(rows[0][0].as_count(), 25);
+    }
+}
