@@ -193,7 +193,9 @@ pub struct QueryResult {
 ///
 /// Implementations guarantee that nothing run through them can change data: SQLite files are
 /// opened read-only with `query_only` on and `ATTACH` disabled; PostgreSQL statements run in a
-/// `READ ONLY` transaction with a statement timeout. The rest of schemascope only composes
+/// `READ ONLY` transaction with a statement timeout; ClickHouse statements carry `readonly` and
+/// their limits as settings (or, for a user whose profile is `readonly=1` and may set nothing,
+/// are bounded and killed from here). The rest of schemascope only composes
 /// `SELECT`s over this trait.
 pub trait Database: Send + Sync + fmt::Debug {
     /// The dialect, for the SQL written against it.
@@ -212,7 +214,8 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Asks the engine to compile `sql` as it would before running it — names, types and
     /// functions resolved by the engine itself — and runs nothing: SQLite prepares the statement
     /// (`sqlite3_prepare`), PostgreSQL parses and analyses it (the extended protocol's Parse) in a
-    /// read-only transaction that is rolled back. The same read-only checks as
+    /// read-only transaction that is rolled back, ClickHouse analyses it for `DESCRIBE TABLE
+    /// (query)`. The same read-only checks as
     /// [`Database::run_capped`] come first. A statement the engine rejects is a
     /// [`SourceError::Statement`] of class `Syntax` with the engine's message.
     fn compile(&self, sql: &str) -> Result<(), SourceError>;

@@ -431,3 +431,45 @@ fn a_connection_idle_past_the_servers_keep_alive_is_not_reused() {
         assert_eq!(rows[0][0].as_count(), 25);
     }
 }
+
+#[test]
+fn a_cancelled_call_stops_its_statement_on_the_server_and_says_it_was_cancelled() {
+    for (uri, _) in users() {
+        let db = ClickHouseDatabase::connect(&uri).expect("connect");
+        let marker = format!("cancel-marker-{}", fastrand::u64(..));
+        let token = schemascope_core::cancel::Cancel::new();
+        let error = std::thread::scope(|scope| {
+            let running = scope.spawn(|| {
+                schemascope_core::cancel::with(&token, || {
+                    db.run_capped(
+                        &format!("SELECT count() FROM system.numbers WHERE toString(number) != '{marker}'"),
+                        &[],
+                        Caps::default(),
+                        60_000,
+                    )
+                })
+            });
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            token.cancel_because("the client went away");
+            schemascope_core::sync::joined(running.join()).expect_err("cancelled")
+        });
+        assert!(
+            matches!(error, schemascope_sources::SourceError::Cancelled(_)),
+            "{}: {error}",
+            db.location()
+        );
+        let running = || {
+            db.query(
+                "SELECT count() FROM system.processes WHERE position(query, $1) > 0 AND position(query, 'system.processes') = 0",
+                &[SqlValue::Text(marker.clone())],
+            )
+            .expect("processes")[0][0]
+                .as_count()
+        };
+        let waited = std::time::Instant::now();
+        while running() > 0 && waited.elapsed().as_secs() < 5 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(running(), 0, "{}", db.location());
+    }
+}
