@@ -260,8 +260,10 @@ impl Http {
         settings: &[(&str, String)],
         timeout: Duration,
     ) -> Result<Reply, Failure> {
+        // The statement names its format; the default is the same, should a comment or a
+        // server's parsing ever leave the named one out.
         let mut url = format!(
-            "{}?database={}&query_id={}",
+            "{}?database={}&query_id={}&default_format=TabSeparatedWithNamesAndTypes",
             self.base,
             url_escaped(&self.endpoint.database),
             url_escaped(query_id)
