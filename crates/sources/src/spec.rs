@@ -294,6 +294,15 @@ mod tests {
         assert_eq!(spec.display_text(), "postgres://me:***@127.0.0.1:5432/chinook?sslmode=disable");
         let spec: SourceSpec = "pg=postgresql://localhost/".parse().expect("valid");
         assert_eq!(spec.name, "pg");
+        let uri = "clickhouse://me:p@ss@127.0.0.1:8123/chinook";
+        let spec: SourceSpec = uri.parse().expect("valid");
+        assert_eq!(
+            (spec.name.as_str(), &spec.location),
+            ("chinook", &Location::ClickHouse(uri.into()))
+        );
+        assert_eq!(spec.display_text(), "clickhouse://me:***@127.0.0.1:8123/chinook");
+        let spec: SourceSpec = "clickhouse://127.0.0.1:8123/".parse().expect("valid");
+        assert_eq!(spec.name, "clickhouse", "no database: the connection says what is missing");
     }
 
     #[test]

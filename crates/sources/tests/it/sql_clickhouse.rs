@@ -473,3 +473,29 @@ fn a_cancelled_call_stops_its_statement_on_the_server_and_says_it_was_cancelled(
         assert_eq!(running(), 0, "{}", db.location());
     }
 }
+
+#[test]
+fn awkward_numbers_and_texts_profile_inside_clickhouse_as_in_memory() {
+    let (Some(ro), Some(rw)) =
+        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
+    else {
+        return;
+    };
+    as_writer(&rw, "CREATE DATABASE IF NOT EXISTS schemascope_types");
+    as_writer(&rw, "DROP TABLE IF EXISTS schemascope_types.awkward");
+    as_writer(
+        &rw,
+        "CREATE TABLE schemascope_types.awkward (k UInt32, f Float64, i Int64, s Nullable(String)) ENGINE = MergeTree ORDER BY k",
+    );
+    as_writer(
+        &rw,
+        "INSERT INTO schemascope_types.awkward VALUES (1, 1e-9, 9007199254740993, 'é'), (2, 1e15, 9007199254740992, 'E'), (3, -0.0, -9223372036854775807, 'e'), \
+         (4, 1.000001, 9223372036854775807, '12'), (5, 1.000002, 0, '2024-01-01'), (6, nan, 0, NULL), (7, inf, 0, '\\u202e'), (8, 0.1, 0, '')",
+    );
+    let db_uri =
+        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_types")).expect("uri");
+    let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    common::assert_table_matches_memory(&db, catalog.table("awkward").expect("table"));
+    common::assert_histograms_match(&db, "awkward", &["f", "i"]);
+}
