@@ -28,6 +28,7 @@ pub const POSTGRES_REFUSED: &[&str] = &["pg_sleep", "pg_terminate_backend", "set
 pub fn callables(dialect: SqlDialect) -> &'static Callables {
     static SQLITE: OnceLock<Callables> = OnceLock::new();
     static POSTGRES: OnceLock<Callables> = OnceLock::new();
+    static CLICKHOUSE: OnceLock<Callables> = OnceLock::new();
     match dialect {
         SqlDialect::Sqlite => SQLITE.get_or_init(|| {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
@@ -49,6 +50,20 @@ pub fn callables(dialect: SqlDialect) -> &'static Callables {
             }
             callables.add_operator(Some("scratch"), "#@#", false);
             callables.add_unsafe_type(Some("scratch"), "slow_int");
+            callables
+        }),
+        SqlDialect::ClickHouse => CLICKHOUSE.get_or_init(|| {
+            let mut callables = Callables::new(SqlDialect::ClickHouse);
+            for name in ["count", "sum", "avg", "min", "max", "lower", "upper", "abs", "round", "length"] {
+                callables.add_function(None, name, true);
+                callables.add_case_insensitive(name);
+            }
+            for name in ["toYear", "toString", "arrayMap", "uniqExact", "now"] {
+                callables.add_function(None, name, true);
+            }
+            for name in ["sleep", "sleepEachRow", "file"] {
+                callables.add_function(None, name, false);
+            }
             callables
         }),
     }

@@ -11,21 +11,36 @@ use crate::issue::{IssueKind, QueryIssue};
 pub fn engine_issue(dialect: SqlDialect, message: &str) -> QueryIssue {
     let lower = message.to_lowercase();
     let has = |needle: &str| lower.contains(needle);
-    let kind = if has("no such column") || (has("column ") && has("does not exist")) {
+    // ClickHouse: "Missing columns: 'x'", "Table db.t doesn't exist", "Unknown function f",
+    // "Number of arguments for function f doesn't match", "… is not under aggregate function
+    // and not in GROUP BY", "Aggregate function … is found inside another aggregate function".
+    let kind = if has("no such column")
+        || (has("column ") && has("does not exist"))
+        || has("missing columns")
+        || has("unknown identifier")
+    {
         IssueKind::UnknownColumn
     } else if has("ambiguous") {
         IssueKind::AmbiguousColumn
-    } else if has("no such table") || (has("relation ") && has("does not exist")) {
+    } else if has("no such table")
+        || (has("relation ") && has("does not exist"))
+        || (has("table ") && has("doesn't exist"))
+    {
         IssueKind::UnknownTable
     } else if has("no such function")
         || (has("function ") && has("does not exist"))
         || (has("operator ") && has("does not exist"))
         || has("wrong number of arguments")
+        || has("unknown function")
+        || has("number of arguments for function")
     {
         IssueKind::UnknownFunction
-    } else if has("misuse of aggregate") || has("aggregate functions are not allowed") {
+    } else if has("misuse of aggregate")
+        || has("aggregate functions are not allowed")
+        || has("inside another aggregate function")
+    {
         IssueKind::Aggregation
-    } else if has("group by") {
+    } else if has("group by") || has("not under aggregate function") {
         IssueKind::GroupBy
     } else {
         IssueKind::Syntax

@@ -44,6 +44,9 @@ pub enum SqlDialect {
     Sqlite,
     /// PostgreSQL.
     Postgres,
+    /// ClickHouse.
+    #[serde(rename = "clickhouse")]
+    ClickHouse,
 }
 
 impl std::fmt::Display for SqlDialect {
@@ -51,6 +54,7 @@ impl std::fmt::Display for SqlDialect {
         f.write_str(match self {
             Self::Sqlite => "SQLite",
             Self::Postgres => "PostgreSQL",
+            Self::ClickHouse => "ClickHouse",
         })
     }
 }

@@ -17,7 +17,7 @@ use crate::read::ReadMode;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
-use crate::sql::{Database, PostgresDatabase, SqliteDatabase, load_database};
+use crate::sql::{ClickHouseDatabase, Database, PostgresDatabase, SqliteDatabase, load_database};
 
 /// Loads a source from its specification, reading a file into a private copy.
 pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
@@ -61,6 +61,10 @@ pub fn load_with(
         Location::Postgres(uri) => {
             let database: Arc<dyn Database> = Arc::new(PostgresDatabase::connect(uri)?);
             load_database_source(spec, Format::Postgres, database, None)
+        }
+        Location::ClickHouse(uri) => {
+            let database: Arc<dyn Database> = Arc::new(ClickHouseDatabase::connect(uri)?);
+            load_database_source(spec, Format::ClickHouse, database, None)
         }
     }
 }
@@ -260,7 +264,7 @@ fn load_text(
                 "documents must be a JSON array or NDJSON, not an object",
             ));
         }
-        (_, Some(Format::Sqlite | Format::Postgres)) => {
+        (_, Some(Format::Sqlite | Format::Postgres | Format::ClickHouse)) => {
             return Err(shape_error(
                 path,
                 "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file",

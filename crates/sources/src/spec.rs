@@ -4,7 +4,8 @@
 //! documents; `.json`: a graph, a record object or a document array). A scheme forces the format:
 //! `graph:`, `records:`, `documents:`; `file://` is a plain path; `demo:infrastructure` and
 //! `demo:sensors` are the embedded demo data. Databases: `sqlite:PATH` (or a path ending in
-//! `.sqlite`, `.sqlite3` or `.db`) and `postgres://…` / `postgresql://…` connection URIs. A live
+//! `.sqlite`, `.sqlite3` or `.db`), `postgres://…` / `postgresql://…` connection URIs and
+//! `clickhouse://[user[:password]@]host:port/database` (ClickHouse's HTTP interface). A live
 //! AimDB instance: `aimdb:unix:///PATH.sock`, `aimdb:uds:///…`, `aimdb:PATH`, `unix://…`,
 //! `uds://…`, or a bare path ending in `.sock` (or that is a socket when loaded).
 
@@ -26,6 +27,8 @@ pub enum Format {
     Sqlite,
     /// A PostgreSQL database: one collection per table and view.
     Postgres,
+    /// A ClickHouse database: one collection per table and view.
+    ClickHouse,
     /// A live AimDB instance: one record set of its records' recent values.
     Aimdb,
 }
@@ -55,6 +58,9 @@ pub enum Location {
     Sqlite(PathBuf),
     /// A PostgreSQL connection URI (it may hold a password: never shown).
     Postgres(String),
+    /// A ClickHouse URI, `clickhouse://[user[:password]@]host:port/database` (its HTTP
+    /// interface; it may hold a password: never shown).
+    ClickHouse(String),
     /// The Unix socket of a live AimDB instance (AimX protocol).
     Aimdb(PathBuf),
 }
@@ -93,7 +99,7 @@ impl SourceSpec {
     /// The specification as it may be shown: a PostgreSQL password is replaced by `***`.
     pub fn display_text(&self) -> String {
         match &self.location {
-            Location::Postgres(uri) => redact_uri(uri),
+            Location::Postgres(uri) | Location::ClickHouse(uri) => redact_uri(uri),
             _ => self.text.clone(),
         }
     }
@@ -191,6 +197,14 @@ impl FromStr for SourceSpec {
             let name =
                 database.map_or_else(|| "postgres".to_string(), |d| default_name(Path::new(d)));
             (Location::Postgres(rest.to_string()), name)
+        } else if rest.starts_with("clickhouse://") {
+            let database = rest
+                .rsplit('/')
+                .next()
+                .filter(|d| !d.is_empty() && !d.contains('@') && !rest.ends_with("//"));
+            let name =
+                database.map_or_else(|| "clickhouse".to_string(), |d| default_name(Path::new(d)));
+            (Location::ClickHouse(rest.to_string()), name)
         } else if let Some(p) = rest.strip_prefix("sqlite:") {
             let path = PathBuf::from(p.strip_prefix("//").unwrap_or(p));
             let name = default_name(&path);
@@ -210,7 +224,7 @@ impl FromStr for SourceSpec {
                 (None, p)
             } else if let Some((scheme, _)) = rest.split_once("://") {
                 return Err(invalid(&format!(
-                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres://, aimdb:unix:// or demo:"
+                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres://, clickhouse://, aimdb:unix:// or demo:"
                 )));
             } else {
                 (None, rest)
@@ -280,6 +294,15 @@ mod tests {
         assert_eq!(spec.display_text(), "postgres://me:***@127.0.0.1:5432/chinook?sslmode=disable");
         let spec: SourceSpec = "pg=postgresql://localhost/".parse().expect("valid");
         assert_eq!(spec.name, "pg");
+        let uri = "clickhouse://me:p@ss@127.0.0.1:8123/chinook";
+        let spec: SourceSpec = uri.parse().expect("valid");
+        assert_eq!(
+            (spec.name.as_str(), &spec.location),
+            ("chinook", &Location::ClickHouse(uri.into()))
+        );
+        assert_eq!(spec.display_text(), "clickhouse://me:***@127.0.0.1:8123/chinook");
+        let spec: SourceSpec = "clickhouse://127.0.0.1:8123/".parse().expect("valid");
+        assert_eq!(spec.name, "clickhouse", "no database: the connection says what is missing");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use schemascope_core::display::code;
-use schemascope_query::{SqlDialect, StructuredQuery, check_read_only, compile};
+use schemascope_query::{StructuredQuery, check_read_only, compile};
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
 use schemascope_sources::sql::{Caps, SqlValue};
@@ -65,11 +65,7 @@ pub(crate) fn prepare(
                     ))
                 })?;
             let catalog = crate::schema_docs::catalog(source)?;
-            let dialect = if source.format == schemascope_sources::Format::Postgres {
-                SqlDialect::Postgres
-            } else {
-                SqlDialect::Sqlite
-            };
+            let dialect = crate::query_tools::dialect(source);
             // Relative date filters ("last 3 months") are relative to today.
             let today = chrono::Utc::now().date_naive();
             let compiled = compile(&structured, &catalog, dialect, today).map_err(|e| {

@@ -25,8 +25,12 @@ use crate::validation::validate_on_database;
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
 
-fn dialect(source: &Source) -> SqlDialect {
-    if source.format == Format::Postgres { SqlDialect::Postgres } else { SqlDialect::Sqlite }
+pub(crate) fn dialect(source: &Source) -> SqlDialect {
+    match source.format {
+        Format::Postgres => SqlDialect::Postgres,
+        Format::ClickHouse => SqlDialect::ClickHouse,
+        _ => SqlDialect::Sqlite,
+    }
 }
 
 /// Tables up to this many rows are profiled for validation if they were not yet (cheap); larger
@@ -230,6 +234,7 @@ impl DataAccess for ServedData<'_> {
             dialect: match dialect(&self.source) {
                 SqlDialect::Sqlite => "sqlite".into(),
                 SqlDialect::Postgres => "postgresql".into(),
+                SqlDialect::ClickHouse => "clickhouse".into(),
             },
             metadata_stats: Value::Object(stats),
             tables,

@@ -292,7 +292,9 @@ fn offers(services: &Services) -> Offers {
     let failed_database = services.sources.failed_sources().iter().any(|f| {
         matches!(
             f.spec.location,
-            schemascope_sources::Location::Sqlite(_) | schemascope_sources::Location::Postgres(_)
+            schemascope_sources::Location::Sqlite(_)
+                | schemascope_sources::Location::Postgres(_)
+                | schemascope_sources::Location::ClickHouse(_)
         )
     });
     Offers {

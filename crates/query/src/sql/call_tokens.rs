@@ -131,5 +131,8 @@ pub(super) fn refused_why(callables: &Callables) -> &'static str {
         SqlDialect::Sqlite => {
             "SQLite marks it direct-only (it loads code, reaches files or writes logs)"
         }
+        SqlDialect::ClickHouse => {
+            "it reaches files, models or other processes, or waits, outside the statement's data (or it is a user-defined function)"
+        }
     }
 }

@@ -158,6 +158,9 @@ pub struct Callables {
     /// SQLite's table-valued functions (eponymous virtual tables: `json_each`, `pragma_*`),
     /// which its engine gate sees as reads.
     table_functions: HashSet<String>,
+    /// ClickHouse functions whose name the engine matches in any case (`count`, `COUNT`),
+    /// lower-cased; every other ClickHouse name matches only as written.
+    case_insensitive: HashSet<String>,
 }
 
 impl Callables {
@@ -170,6 +173,7 @@ impl Callables {
             unsafe_types: Names::default(),
             attribute_calls: HashSet::new(),
             table_functions: HashSet::new(),
+            case_insensitive: HashSet::new(),
         }
     }
 
@@ -200,6 +204,12 @@ impl Callables {
         self.attribute_calls.insert(name.to_string());
     }
 
+    /// Records that ClickHouse matches the function `name` in any case (its
+    /// `system.functions.case_insensitive`).
+    pub fn add_case_insensitive(&mut self, name: &str) {
+        self.case_insensitive.insert(name.to_ascii_lowercase());
+    }
+
     /// Records a table-valued function of SQLite (a virtual table usable in FROM).
     pub fn add_table_function(&mut self, name: &str) {
         let name = self.stored(name);
@@ -221,7 +231,7 @@ impl Callables {
     fn stored(&self, name: &str) -> String {
         match self.dialect {
             SqlDialect::Sqlite => name.to_ascii_lowercase(),
-            SqlDialect::Postgres => name.to_string(),
+            SqlDialect::Postgres | SqlDialect::ClickHouse => name.to_string(),
         }
     }
 
@@ -229,10 +239,21 @@ impl Callables {
     ///
     /// PostgreSQL folds unquoted identifiers to lower case (ASCII letters only, in UTF-8
     /// databases), keeps quoted ones as written, and truncates both to 63 bytes. SQLite
-    /// compares function names ignoring ASCII case, quoted or not.
+    /// compares function names ignoring ASCII case, quoted or not. ClickHouse matches a name as
+    /// written, quoted or not, and a case-insensitive function's in any case.
     pub fn resolve(&self, written: &Written<'_>) -> String {
         match self.dialect {
             SqlDialect::Sqlite => written.text.to_ascii_lowercase(),
+            SqlDialect::ClickHouse => {
+                let lower = written.text.to_ascii_lowercase();
+                if !self.functions.any_schema.contains_key(written.text)
+                    && self.case_insensitive.contains(&lower)
+                {
+                    lower
+                } else {
+                    written.text.to_string()
+                }
+            }
             SqlDialect::Postgres => {
                 let folded = if written.quoted {
                     written.text.to_string()

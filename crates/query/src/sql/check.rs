@@ -686,6 +686,9 @@ impl<'a> Checker<'a> {
                 self.children(e, scope, ctx);
                 self.negations -= 1;
             }
+            // A lambda's body (ClickHouse's `x -> x * 2`) names its own parameters, which no
+            // scope here has: what cannot be resolved for sure is accepted.
+            Expr::Lambda(_) => {}
             _ => self.children(e, scope, ctx),
         }
     }
@@ -701,8 +704,10 @@ impl<'a> Checker<'a> {
     }
 
     fn identifier(&mut self, id: &Ident, scope: &Scope<'_>, ctx: Ctx) {
-        let aliases_here =
-            ctx.aliases && (self.sqlite() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
+        let aliases_here = ctx.aliases
+            && (self.sqlite()
+                || self.dialect == SqlDialect::ClickHouse
+                || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
             Resolution::Column(column) => {
                 if column.table.is_some() {
@@ -897,7 +902,25 @@ impl<'a> Checker<'a> {
 
     /// PostgreSQL folds an unquoted name to lower case: written `Name` for a catalog name
     /// `Name`, it names `name`, which does not exist. An error with the quoted name.
+    /// ClickHouse folds nothing: any other case names nothing.
     fn folded_name(&mut self, written: &Ident, stored: &str, kind: IssueKind) {
+        if self.dialect == SqlDialect::ClickHouse {
+            if written.value != stored && written.value.eq_ignore_ascii_case(stored) {
+                let quoted = column_fixes::quote_name(stored, self.dialect);
+                self.issues.error(
+                    QueryIssue::new(
+                        kind,
+                        format!(
+                            "ClickHouse names are case-sensitive: {} does not exist; the name is {quoted}",
+                            written.value
+                        ),
+                    )
+                    .at(at(written))
+                    .suggest(quoted),
+                );
+            }
+            return;
+        }
         if self.sqlite() || written.quote_style.is_some() {
             return;
         }

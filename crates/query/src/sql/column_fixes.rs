@@ -154,11 +154,11 @@ pub(super) fn quote_table(name: &str, dialect: SqlDialect) -> String {
 
 /// `name` as `dialect` reads it back: as is when it is a plain identifier (letters, digits
 /// and underscores, not starting with a digit — and, for PostgreSQL, which folds unquoted names
-/// to lower case, all lower case), else double-quoted.
+/// to lower case, all lower case; ClickHouse keeps case either way), else double-quoted.
 pub(super) fn quote_name(name: &str, dialect: SqlDialect) -> String {
     let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && (dialect == SqlDialect::Sqlite || !name.chars().any(|c| c.is_ascii_uppercase()))
+        && (dialect != SqlDialect::Postgres || !name.chars().any(|c| c.is_ascii_uppercase()))
         && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name));
     if plain { name.to_string() } else { format!("\"{}\"", name.replace('"', "\"\"")) }
 }

@@ -23,7 +23,7 @@ pub use calls::MAX_CALL_DEPTH;
 
 use schemascope_core::Catalog;
 use sqlparser::ast::{Expr, LimitClause, Query, SetExpr, Statement, Value};
-use sqlparser::dialect::{Dialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{ClickHouseDialect, Dialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::SqlDialect;
@@ -187,6 +187,7 @@ fn parse(
     let parser_dialect: &dyn Dialect = match dialect {
         SqlDialect::Sqlite => &SQLiteDialect {},
         SqlDialect::Postgres => &PostgreSqlDialect {},
+        SqlDialect::ClickHouse => &ClickHouseDialect {},
     };
     let tokens = Tokenizer::new(parser_dialect, sql).tokenize().ok();
     (parse_within(parser_dialect, sql, budget), tokens)

@@ -116,6 +116,21 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
         CallKind::Function | CallKind::TableFunction => {
             // SQLite's functions in FROM are virtual tables, which its engine gate (the
             // authorizer) sees as reads: only whether SQLite has one is checked.
+            if call.kind == CallKind::TableFunction && callables.dialect() == SqlDialect::ClickHouse
+            {
+                // By construction, not by name: ClickHouse's table functions read files, URLs
+                // and other servers (`file`, `url`, `s3`, `remote`, `mysql`, …), take an
+                // INSERT's data (`input`) or make rows out of nothing; none is a table of this
+                // database, so none runs.
+                return refuse(
+                    issues,
+                    IssueKind::ForbiddenFunction,
+                    format!(
+                        "table function {name} is not allowed: ClickHouse table functions reach files, URLs or other servers, or generate rows; only this database's tables and views are read"
+                    ),
+                    Some("read a table of this database".into()),
+                );
+            }
             if call.kind == CallKind::TableFunction && !postgres {
                 if !call.qualifiers.is_empty()
                     || callables.table_function(as_written(&call.name)) == Verdict::Unknown
@@ -172,6 +187,8 @@ fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
             }
         }
         // SQLite's engine gate checks the functions behind its operators; its types run none.
+        // A ClickHouse operator is one of its built-in functions, a cast converts to a built-in
+        // type, and the rest of its syntax calls nothing the tree does not show.
         _ if !postgres => {}
         CallKind::Operator => {
             let schema = match call.qualifiers.as_slice() {
@@ -290,12 +307,13 @@ pub(super) fn check_tokens(
                 .suggest("remove the INTO clause"),
         );
     }
-    if callables.dialect() == SqlDialect::Postgres && issues.errors.is_empty() {
+    if callables.dialect() != SqlDialect::Sqlite && issues.errors.is_empty() {
+        let dialect = callables.dialect();
         issues.error(
             QueryIssue::new(
                 IssueKind::Syntax,
                 format!(
-                    "the statement does not parse ({parse_error}), so what it calls cannot be checked; PostgreSQL statements run only once every function, operator and cast in them is known to be harmless"
+                    "the statement does not parse ({parse_error}), so what it calls cannot be checked; {dialect} statements run only once every function, operator and cast in them is known to be harmless"
                 ),
             )
             .suggest("write it in plainer SQL (for example SELECT * FROM t for TABLE t)"),
@@ -319,6 +337,26 @@ impl Visitor for WriteWalker<'_> {
                     "FOR UPDATE/FOR SHARE locks rows; a read-only query may not lock",
                 )
                 .suggest("remove the FOR UPDATE/SHARE clause"),
+            );
+        }
+        // ClickHouse's `SETTINGS …` would change the limits the statement runs under (and
+        // `readonly` itself), and `FORMAT …` the shape of the answer schemascope reads.
+        if query.settings.is_some() {
+            self.issues.error(
+                QueryIssue::new(
+                    IssueKind::NotReadOnly,
+                    "a SETTINGS clause changes the limits and the read-only setting the query runs under",
+                )
+                .suggest("remove the SETTINGS clause"),
+            );
+        }
+        if query.format_clause.is_some() {
+            self.issues.error(
+                QueryIssue::new(
+                    IssueKind::NotReadOnly,
+                    "a FORMAT clause changes how the result is sent; schemascope chooses it",
+                )
+                .suggest("remove the FORMAT clause"),
             );
         }
         if selects_into(&query.body) {

@@ -72,6 +72,11 @@ pub fn compile(
     dialect: SqlDialect,
     today: NaiveDate,
 ) -> Result<CompiledQuery, CompileError> {
+    if dialect == SqlDialect::ClickHouse {
+        return Err(CompileError::Unsupported(
+            "structured queries compile to SQLite and PostgreSQL; on ClickHouse send SQL".into(),
+        ));
+    }
     let mut c = Compiler { catalog, dialect, params: Vec::new() };
     let mut fields = Vec::new();
     for (i, f) in query.fields.iter().enumerate() {
@@ -215,6 +220,7 @@ impl<'c> Compiler<'c> {
         match self.dialect {
             SqlDialect::Sqlite => format!("?{n}"),
             SqlDialect::Postgres => format!("CAST(${n} AS {cast})"),
+            SqlDialect::ClickHouse => format!("${n}"),
         }
     }
 
@@ -224,6 +230,7 @@ impl<'c> Compiler<'c> {
         match self.dialect {
             SqlDialect::Sqlite => p,
             SqlDialect::Postgres => format!("CAST({p} AS TIMESTAMP)"),
+            SqlDialect::ClickHouse => format!("toDateTime(toDate({p}))"),
         }
     }
 

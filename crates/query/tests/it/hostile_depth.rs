@@ -37,6 +37,7 @@ fn callables(dialect: SqlDialect) -> Callables {
     match dialect {
         SqlDialect::Sqlite => common::sqlite_callables(),
         SqlDialect::Postgres => common::postgres_callables(),
+        SqlDialect::ClickHouse => common::clickhouse_callables(),
     }
 }
 
@@ -108,7 +109,7 @@ fn contains_any(text: &str, alternatives: &str) -> bool {
 fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
     let catalog = chinook();
     for (sql, reason) in deep() {
-        for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+        for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
             let report = validate(&sql, dialect, &catalog);
             assert!(!report.valid, "{dialect} accepted {}…", &sql[..60]);
             let messages: Vec<&str> = report.errors.iter().map(|e| e.message.as_str()).collect();
@@ -191,7 +192,7 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
             .collect();
         format!("WITH {} SELECT x FROM c{}", ctes.join(", "), n - 1)
     };
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
         let report = validate(&chain(MAX_QUERIES - 1), dialect, &catalog);
         assert!(report.valid, "{dialect}: {:?}", report.errors.first());
         for n in [MAX_QUERIES, 3_000, 40_000] {

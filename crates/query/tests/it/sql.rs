@@ -21,9 +21,11 @@ fn chinook() -> Catalog {
 fn callables(dialect: SqlDialect) -> &'static Callables {
     static SQLITE: OnceLock<Callables> = OnceLock::new();
     static POSTGRES: OnceLock<Callables> = OnceLock::new();
+    static CLICKHOUSE: OnceLock<Callables> = OnceLock::new();
     match dialect {
         SqlDialect::Sqlite => SQLITE.get_or_init(common::sqlite_callables),
         SqlDialect::Postgres => POSTGRES.get_or_init(common::postgres_callables),
+        SqlDialect::ClickHouse => CLICKHOUSE.get_or_init(common::clickhouse_callables),
     }
 }
 
@@ -62,7 +64,7 @@ fn chinook_folded() -> Catalog {
 
 fn check(sql: &str, dialect: SqlDialect) -> ValidationReport {
     let catalog = match dialect {
-        SqlDialect::Sqlite => chinook(),
+        SqlDialect::Sqlite | SqlDialect::ClickHouse => chinook(),
         SqlDialect::Postgres => chinook_folded(),
     };
     validate_sql(sql, &catalog, &values(), callables(dialect))
@@ -295,7 +297,7 @@ fn hostile_sql_is_refused_with_a_reason() {
 #[test]
 fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
     let sql = "select max(caftma(fcay) ,tmax(capax(cap(c&SEL(cqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq1qqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(capaqqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(ca(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(caap(cqqqqqaft%max(capa";
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
         let report = validate_sql(sql, &Catalog::default(), &NoValues, callables(dialect));
         assert!(!report.valid);
         assert!(
@@ -307,8 +309,8 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
         let read_only = check_read_only(sql, callables(dialect));
         match dialect {
             SqlDialect::Sqlite => assert!(read_only.is_ok(), "SQLite's engine gate decides"),
-            // What PostgreSQL would call cannot be resolved without a parse: refused.
-            SqlDialect::Postgres => {
+            // What PostgreSQL or ClickHouse would call cannot be resolved without a parse.
+            SqlDialect::Postgres | SqlDialect::ClickHouse => {
                 assert!(read_only.is_err_and(|e| e[0].message.contains("does not parse")))
             }
         }
@@ -423,4 +425,40 @@ fn postgresql_folds_unquoted_names_so_mixed_case_ones_need_quotes() {
         )
         .valid
     );
+}
+
+#[test]
+fn clickhouse_refuses_table_functions_settings_and_format_and_keeps_names_case_sensitive() {
+    let ch = SqlDialect::ClickHouse;
+    for (sql, want) in [
+        ("SELECT * FROM url('http://x/', 'CSV', 'a String')", "table function url is not allowed"),
+        ("SELECT * FROM \"numbers\"(10)", "table function numbers is not allowed"),
+        (
+            "SELECT Name FROM Genre WHERE GenreId IN (SELECT * FROM remote('h', system.one))",
+            "table function remote",
+        ),
+        ("SELECT * FROM Genre SETTINGS max_execution_time = 0", "SETTINGS clause"),
+        ("SELECT * FROM Genre FORMAT JSON", "FORMAT clause"),
+        ("SELECT sleep(1)", "function sleep is not allowed"),
+        ("SELECT toyear(InvoiceDate) FROM Invoice", "function toyear does not exist"),
+        ("SELECT name FROM Genre", "ClickHouse names are case-sensitive"),
+    ] {
+        let refused = check_read_only(sql, callables(ch))
+            .err()
+            .into_iter()
+            .chain(std::iter::once(check(sql, ch).errors))
+            .flatten()
+            .map(|e| e.message)
+            .collect::<Vec<_>>()
+            .join(" / ");
+        assert!(refused.contains(want), "{sql}: {refused}");
+    }
+    for sql in [
+        "SELECT COUNT(*), Count(*), toYear(InvoiceDate) FROM Invoice GROUP BY toYear(InvoiceDate)",
+        "SELECT arrayMap(x -> x * 2, [1, 2]) AS a",
+        "SELECT Total * 2 AS t FROM Invoice WHERE t > 10",
+    ] {
+        let r = check(sql, ch);
+        assert!(r.valid, "{sql}: {:?}", r.errors);
+    }
 }

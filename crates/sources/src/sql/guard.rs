@@ -6,7 +6,9 @@
 //! refuses on its own. Writes inside a query (`WITH x AS (DELETE …)`) are left to the read-only
 //! connection or transaction, which refuses them.
 
-use sqlparser::dialect::{Dialect as ParserDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    ClickHouseDialect, Dialect as ParserDialect, PostgreSqlDialect, SQLiteDialect,
+};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
@@ -21,6 +23,7 @@ pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
     let parser_dialect: &dyn ParserDialect = match dialect {
         Dialect::Sqlite => &SQLiteDialect {},
         Dialect::Postgres => &PostgreSqlDialect {},
+        Dialect::ClickHouse => &ClickHouseDialect {},
     };
     let tokens = match Tokenizer::new(parser_dialect, sql).tokenize() {
         Ok(tokens) => tokens,
@@ -47,6 +50,7 @@ pub fn trim_trailing_semicolons(sql: &str, dialect: Dialect) -> &str {
     let parser_dialect: &dyn ParserDialect = match dialect {
         Dialect::Sqlite => &SQLiteDialect {},
         Dialect::Postgres => &PostgreSqlDialect {},
+        Dialect::ClickHouse => &ClickHouseDialect {},
     };
     let Ok(tokens) = Tokenizer::new(parser_dialect, sql).tokenize_with_location() else {
         return sql;

@@ -1,5 +1,5 @@
-//! Relational sources: SQLite files and PostgreSQL servers, read-only, with their statistics
-//! computed inside the database.
+//! Relational sources: SQLite files, PostgreSQL and ClickHouse servers, read-only, with their
+//! statistics computed inside the database.
 //!
 //! A [`Database`] is small on purpose: it runs one read-only statement with bound parameters
 //! and reads its catalog. Everything else — profiling by pushdown (`pushdown.rs`), fetching rows
@@ -8,6 +8,10 @@
 //! profile the database computed; its rows never leave the database except as samples.
 
 mod caps;
+mod ch_callables;
+mod ch_http;
+pub mod ch_text;
+mod clickhouse;
 pub mod create;
 pub mod guard;
 mod json_columns;
@@ -30,6 +34,7 @@ use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, T
 use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, row_json_bytes};
+pub use self::clickhouse::{ClickHouseDatabase, ReadOnlyMode};
 pub use self::postgres::PostgresDatabase;
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
 use crate::error::SourceError;
@@ -47,12 +52,20 @@ pub enum Dialect {
     Sqlite,
     /// PostgreSQL (static column types).
     Postgres,
+    /// ClickHouse (static column types; no parameter binding: literals are inlined).
+    ClickHouse,
 }
 
 impl Dialect {
     /// `name` as a quoted identifier.
     pub fn quote(self, name: &str) -> String {
-        format!("\"{}\"", name.replace('"', "\"\""))
+        match self {
+            // ClickHouse reads backslash escapes inside quoted identifiers.
+            Self::ClickHouse => {
+                format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+            }
+            _ => format!("\"{}\"", name.replace('"', "\"\"")),
+        }
     }
 
     /// A table name as a quoted, possibly schema-qualified identifier (`schema.table` names come
@@ -70,7 +83,7 @@ impl Dialect {
     pub fn param(self, n: usize) -> String {
         match self {
             Self::Sqlite => format!("?{n}"),
-            Self::Postgres => format!("${n}"),
+            Self::Postgres | Self::ClickHouse => format!("${n}"),
         }
     }
 }
@@ -80,6 +93,7 @@ impl fmt::Display for Dialect {
         f.write_str(match self {
             Self::Sqlite => "SQLite",
             Self::Postgres => "PostgreSQL",
+            Self::ClickHouse => "ClickHouse",
         })
     }
 }
@@ -179,7 +193,9 @@ pub struct QueryResult {
 ///
 /// Implementations guarantee that nothing run through them can change data: SQLite files are
 /// opened read-only with `query_only` on and `ATTACH` disabled; PostgreSQL statements run in a
-/// `READ ONLY` transaction with a statement timeout. The rest of schemascope only composes
+/// `READ ONLY` transaction with a statement timeout; ClickHouse statements carry `readonly` and
+/// their limits as settings (or, for a user whose profile is `readonly=1` and may set nothing,
+/// are bounded and killed from here). The rest of schemascope only composes
 /// `SELECT`s over this trait.
 pub trait Database: Send + Sync + fmt::Debug {
     /// The dialect, for the SQL written against it.
@@ -198,7 +214,8 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Asks the engine to compile `sql` as it would before running it — names, types and
     /// functions resolved by the engine itself — and runs nothing: SQLite prepares the statement
     /// (`sqlite3_prepare`), PostgreSQL parses and analyses it (the extended protocol's Parse) in a
-    /// read-only transaction that is rolled back. The same read-only checks as
+    /// read-only transaction that is rolled back, ClickHouse analyses it for `DESCRIBE TABLE
+    /// (query)`. The same read-only checks as
     /// [`Database::run_capped`] come first. A statement the engine rejects is a
     /// [`SourceError::Statement`] of class `Syntax` with the engine's message.
     fn compile(&self, sql: &str) -> Result<(), SourceError>;

@@ -66,6 +66,24 @@ pub fn postgres_class(column: &ColumnInfo) -> ValueClass {
     }
 }
 
+/// The class of a ClickHouse column from its type (`Nullable(…)` and `LowCardinality(…)` seen
+/// through) — the rule [`super::ch_text::value`] applies to the values themselves.
+pub fn clickhouse_class(column: &ColumnInfo) -> ValueClass {
+    use super::ch_text;
+    let ty = &column.declared_type;
+    if ch_text::is_document(ty) {
+        ValueClass::Json
+    } else if ch_text::is_integer(ty) {
+        ValueClass::Integer
+    } else if ch_text::is_float_or_decimal(ty) {
+        ValueClass::Number
+    } else if ch_text::stored_type(ty) == "Bool" {
+        ValueClass::Boolean
+    } else {
+        ValueClass::Text
+    }
+}
+
 /// The JSON view of a table: a subquery with one column `c<i>` per table column, and each
 /// column's class.
 #[derive(Debug, Clone)]
@@ -138,6 +156,28 @@ impl JsonView {
                     };
                     (expr, class)
                 }
+                Dialect::ClickHouse => {
+                    // Samples read each column as it is, as execute_query does.
+                    select.push(format!("{quoted} AS r{i}"));
+                    let class = clickhouse_class(column);
+                    let expr = match class {
+                        // UInt64 values past 2^63 wrap here (execute_query shows their digits).
+                        ValueClass::Integer => format!("toInt64({quoted})"),
+                        ValueClass::Number => {
+                            // As its text reads (a Float32 1.1 is the double 1.1, as shown);
+                            // NaN and infinities are text, as JSON shows them.
+                            select.push(format!(
+                                "if(isFinite(c{i}), NULL, if(isNaN(c{i}), 'NaN', if(c{i} > 0, 'Infinity', '-Infinity'))) AS t{i}"
+                            ));
+                            select.push(format!("1 AS x{i}"));
+                            format!("toFloat64(toString({quoted}))")
+                        }
+                        ValueClass::Boolean | ValueClass::Json => quoted.clone(),
+                        // As ClickHouse writes the value (dates, enums, UUIDs, fixed strings).
+                        _ => format!("toString({quoted})"),
+                    };
+                    (expr, class)
+                }
             };
             select.push(format!("{expr} AS c{i}"));
             classes.push(class);
@@ -180,7 +220,7 @@ impl JsonView {
     /// its JSON view (SQLite, whose blobs are described rather than shown).
     pub fn shown(&self, i: usize) -> String {
         match self.dialect {
-            Dialect::Postgres => format!("r{i}"),
+            Dialect::Postgres | Dialect::ClickHouse => format!("r{i}"),
             Dialect::Sqlite => format!("c{i}"),
         }
     }
@@ -202,7 +242,8 @@ impl JsonView {
     /// Text ordered by code point, as Rust orders strings.
     fn binary(&self, expr: &str) -> String {
         match self.dialect {
-            Dialect::Sqlite => expr.to_string(),
+            // ClickHouse compares strings by their bytes: UTF-8 keeps code point order.
+            Dialect::Sqlite | Dialect::ClickHouse => expr.to_string(),
             Dialect::Postgres => format!("{expr} COLLATE \"C\""),
         }
     }
@@ -211,6 +252,8 @@ impl JsonView {
         match self.dialect {
             Dialect::Sqlite => format!("length({expr})"),
             Dialect::Postgres => format!("char_length({expr})"),
+            // `length` counts bytes in ClickHouse.
+            Dialect::ClickHouse => format!("lengthUTF8({expr})"),
         }
     }
 
@@ -218,6 +261,7 @@ impl JsonView {
         match self.dialect {
             Dialect::Sqlite => format!("({expr}) * 1.0"),
             Dialect::Postgres => format!("({expr})::float8"),
+            Dialect::ClickHouse => format!("toFloat64({expr})"),
         }
     }
 }
@@ -338,6 +382,13 @@ pub fn profile_columns(
                     when(&p, &format!("{c}::numeric + 0.0000000000000000"))
                 )));
             }
+            if view.dialect == Dialect::ClickHouse {
+                // In doubles, by Welford's method (ClickHouse's `stddevSamp`); NaN below two
+                // values, read as 0 as in memory.
+                s.num_std = Some(
+                    list.push(format!("stddevSamp({})", when(&p, &format!("toFloat64({c})")))),
+                );
+            }
         }
         if let Some(p) = view.is(i, Kind::Text) {
             let t = view.text(i);
@@ -373,7 +424,10 @@ pub fn profile_columns(
             continue;
         }
         let column = &table.columns[i];
-        let unique = table.primary_key.len() == 1 && table.primary_key[0] == column.name;
+        // ClickHouse's primary key orders the data and does not make it unique.
+        let unique = db.dialect() != Dialect::ClickHouse
+            && table.primary_key.len() == 1
+            && table.primary_key[0] == column.name;
         let non_null = count(row, Some(s.non_null));
         let (integers, reals, texts) =
             (count(row, s.integers), count(row, s.reals), count(row, s.texts));
@@ -446,6 +500,29 @@ fn top_values(
 ) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
     let c = if kind == Kind::Text { view.text(i) } else { format!("c{i}") };
     let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
+    if view.dialect == Dialect::ClickHouse {
+        // ClickHouse 18.16 has no window functions: the distinct count (uniqExact: exact) and
+        // the top groups (an exact GROUP BY, not topK's approximate sketch) apart.
+        let counted = db.query_with_timeout(
+            &format!("SELECT uniqExact({c}) FROM {} WHERE {predicate}", view.from),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
+        let rows = db.query_with_timeout(
+            &format!(
+                "SELECT {c} AS v, count() AS n FROM {} WHERE {predicate} GROUP BY {c} ORDER BY n DESC, v LIMIT {limit}",
+                view.from
+            ),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?;
+        return Ok((
+            counted.first().map_or(0, |r| r[0].as_count()),
+            rows.into_iter()
+                .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
+                .collect(),
+        ));
+    }
     let rows = db.query_with_timeout(
         &format!(
             "SELECT v, n, COUNT(*) OVER () FROM (SELECT {c} AS v, COUNT(*) AS n FROM {} WHERE {predicate} GROUP BY {c}) AS g ORDER BY n DESC, {} LIMIT {limit}",
@@ -593,8 +670,9 @@ impl BinCounter for TableBins<'_> {
             (false, Dialect::Postgres, _) => {
                 format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", edges())
             }
-            // SQLite compares an integer with a real exactly.
-            (false, Dialect::Sqlite, _) => inner
+            // SQLite compares an integer with a real exactly; ClickHouse 18.16 has no
+            // width_bucket, and an integer edge is an integer literal.
+            (false, Dialect::Sqlite | Dialect::ClickHouse, _) => inner
                 .iter()
                 .map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e)))
                 .collect::<Vec<_>>()
@@ -604,7 +682,8 @@ impl BinCounter for TableBins<'_> {
             .db
             .query(
                 &format!(
-                    "SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY 1",
+                    // By the alias: ClickHouse 18.16 reads `GROUP BY 1` as the constant.
+                    "SELECT {bin} AS b, COUNT(*) FROM {} WHERE {predicate} GROUP BY b",
                     view.from
                 ),
                 &[],

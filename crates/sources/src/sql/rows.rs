@@ -2,7 +2,8 @@
 //! samplers (random, stratified, representative) then choose from, as they do for items.
 //!
 //! Small tables are read whole. Large ones are never scanned to the client: SQLite seeks random
-//! rowids; PostgreSQL reads a `TABLESAMPLE SYSTEM … REPEATABLE (seed)` block sample. Stratified
+//! rowids; PostgreSQL reads a `TABLESAMPLE SYSTEM … REPEATABLE (seed)` block sample; ClickHouse
+//! reads `SAMPLE` where the table has a sampling key, else its first rows. Stratified
 //! samples add a few rows for each of the most common values of the stratifying column, so rare
 //! strata are not lost in a random pool.
 
@@ -132,6 +133,23 @@ fn random_rows(
                 relation,
                 &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))],
             )
+        }
+        (Dialect::ClickHouse, TableKind::Table) => {
+            // `SAMPLE` reads a deterministic fraction by the table's sampling key; a table
+            // without one (most) gives its first rows, a bounded LIMIT.
+            let keyed = db
+                .query(
+                    "SELECT sampling_key FROM system.tables WHERE database = currentDatabase() AND name = $1",
+                    &[SqlValue::Text(table.name.clone())],
+                )?
+                .first()
+                .and_then(|r| r[0].as_str())
+                .is_some_and(|k| !k.is_empty());
+            if !keyed {
+                return first_rows(db, table, POOL_ROWS);
+            }
+            let fraction = (POOL_ROWS as f64 * 2.0 / rows.max(1) as f64).clamp(0.000_001, 1.0);
+            read(format!("{quoted} SAMPLE {fraction:?}"), &[])
         }
         // Views cannot be sampled by position cheaply: their first rows.
         _ => first_rows(db, table, POOL_ROWS),

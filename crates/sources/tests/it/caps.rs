@@ -1,6 +1,7 @@
 //! The caps on a statement's rows and bytes stop the reading itself: a database reads one row
 //! past a cap and no more, and says which cap cut the result. Checked by counting the rows read,
-//! on SQLite and (with `SCHEMASCOPE_TEST_POSTGRES`) PostgreSQL.
+//! on SQLite and (with `SCHEMASCOPE_TEST_POSTGRES` and `SCHEMASCOPE_TEST_CLICKHOUSE`) PostgreSQL
+//! and ClickHouse.
 
 use schemascope_sources::sql::{
     Caps, Cut, Database, PostgresDatabase, SqlValue, SqliteDatabase, row_json_bytes,
@@ -30,6 +31,10 @@ fn wide_rows(db: &dyn Database) -> &'static str {
         }
         schemascope_sources::sql::Dialect::Postgres => {
             "SELECT i, repeat('x', 300000) FROM generate_series(1, 40) AS i"
+        }
+        // ClickHouse 18.16 has no repeat().
+        schemascope_sources::sql::Dialect::ClickHouse => {
+            "SELECT toInt64(number + 1) AS i, arrayStringConcat(arrayResize(['x'], 300000, 'x')) FROM system.numbers LIMIT 40"
         }
     }
 }
@@ -66,6 +71,9 @@ fn check_caps(db: &dyn Database) {
         schemascope_sources::sql::Dialect::Postgres => {
             "SELECT repeat('x', 50000000) FROM generate_series(1, 40)"
         }
+        schemascope_sources::sql::Dialect::ClickHouse => {
+            "SELECT arrayStringConcat(arrayResize(['x'], 5000000, 'x')) FROM system.numbers LIMIT 40"
+        }
     };
     let cut = db
         .run_capped(huge, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 60_000)
@@ -76,6 +84,21 @@ fn check_caps(db: &dyn Database) {
 #[test]
 fn sqlite_stops_reading_at_the_first_row_past_a_cap() {
     check_caps(&chinook());
+}
+
+#[test]
+fn clickhouse_stops_reading_at_the_first_row_past_a_cap_for_every_user() {
+    for var in [
+        "SCHEMASCOPE_TEST_CLICKHOUSE",
+        "SCHEMASCOPE_TEST_CLICKHOUSE_RO2",
+        "SCHEMASCOPE_TEST_CLICKHOUSE_RW",
+    ] {
+        let Ok(uri) = std::env::var(var) else {
+            eprintln!("{var} is not set: run through scripts/test to test against ClickHouse");
+            continue;
+        };
+        check_caps(&schemascope_sources::sql::ClickHouseDatabase::connect(&uri).expect("connect"));
+    }
 }
 
 #[test]

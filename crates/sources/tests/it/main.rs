@@ -16,6 +16,7 @@ mod exact_numbers;
 mod loading;
 mod pg_cancel;
 mod pg_values;
+mod sql_clickhouse;
 mod sql_postgres;
 mod sql_sqlite;
 #[allow(unsafe_code)] // reads SQLite's heap limit through its C API

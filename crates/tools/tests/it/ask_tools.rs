@@ -156,6 +156,87 @@ fn ask_works_on_postgres() {
 }
 
 #[test]
+fn ask_retries_on_clickhouse_with_the_validators_suggestions() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_CLICKHOUSE is not set: run through scripts/test to test against ClickHouse"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("ch={uri}")]);
+    let server = ReplayServer::start(vec![
+        // A misspelt column and a wrong stored value, then a table function: each sent back
+        // with the validator's reason before the right query runs (three attempts in all).
+        query("SELECT SUM(Saless) FROM Invoice WHERE BillingCountry = 'Brasil'"),
+        query("SELECT * FROM url('http://127.0.0.1:9/', 'CSV', 'a String')"),
+        query("SELECT BillingCountry, count() AS invoices FROM Invoice GROUP BY BillingCountry ORDER BY invoices DESC, BillingCountry LIMIT 2"),
+        Scripted::Text("USA and Canada.".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask_source(&registry, "ch", "Which countries have the most invoices?");
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"], json!([["USA", 91], ["Canada", 56]]));
+    let second = last_user_message(&server.received()[1].body);
+    assert!(second.contains("Saless") && second.contains("unknown_column"), "{second}");
+    assert!(second.contains("suggestion: Brazil"), "{second}");
+    let third = last_user_message(&server.received()[2].body);
+    assert!(third.contains("table function url"), "{third}");
+    let system = server.received()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        system.to_lowercase().contains("clickhouse"),
+        "the dialect is in the prompt:\n{system}"
+    );
+}
+
+#[test]
+fn validate_query_on_clickhouse_names_fixes_and_the_engine_finds_the_rest() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_CLICKHOUSE is not set: run through scripts/test to test against ClickHouse"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("ch={uri}")]);
+    let check = |sql: &str| {
+        ok(validate_query(
+            &registry.docs,
+            ValidateQueryParams { source: Some("ch".into()), query: json!(sql), question: None },
+        ))
+    };
+    // Gold-style SQL over Chinook validates, the engine's compile step included.
+    for sql in [
+        "SELECT BillingCountry, SUM(Total) FROM Invoice GROUP BY BillingCountry",
+        "SELECT t.Name, a.Title FROM Track t JOIN Album a ON t.AlbumId = a.AlbumId WHERE t.Milliseconds > 300000 ORDER BY t.Name LIMIT 5",
+        "SELECT c.Country, count(DISTINCT c.CustomerId) AS n FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId GROUP BY c.Country HAVING n > 2",
+        "SELECT e.FirstName, e.LastName FROM Employee e WHERE e.ReportsTo IS NULL",
+        "SELECT Name FROM Genre WHERE GenreId IN (SELECT GenreId FROM Track WHERE Composer LIKE '%Mercury%')",
+        "SELECT toYear(InvoiceDate) AS y, round(sum(Total), 2) FROM Invoice GROUP BY y ORDER BY y",
+    ] {
+        let report = check(sql);
+        assert_eq!(report["valid"], true, "{sql}: {report}");
+    }
+    let value = check("SELECT COUNT(*) FROM Invoice WHERE BillingCountry = 'Brasil'");
+    assert_eq!(
+        (value["errors"][0]["kind"].clone(), value["errors"][0]["suggestion"].clone()),
+        (json!("filter_value"), json!("Brazil"))
+    );
+    let column = check("SELECT SUM(Saless) FROM Invoice");
+    assert_eq!(column["errors"][0]["kind"], "unknown_column");
+    // ClickHouse names are case-sensitive: the validator says which name is meant.
+    let case = check("SELECT name FROM Genre");
+    assert_eq!(case["valid"], false, "{case}");
+    assert!(case.to_string().contains("Name"), "{case}");
+    // What only the engine knows (a function of the wrong arity) is found by compiling.
+    let engine = check("SELECT toYear(InvoiceDate, 1, 2, 3) FROM Invoice");
+    assert_eq!(engine["valid"], false, "{engine}");
+    assert!(engine.to_string().contains("ClickHouse rejects"), "{engine}");
+}
+
+#[test]
 fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_postgres() {
     let structured = json!({
         "fields": [

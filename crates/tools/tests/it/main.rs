@@ -17,6 +17,7 @@ mod graph_session;
 mod hostile_depth;
 mod hostile_files;
 mod hostile_sql;
+mod hostile_sql_clickhouse;
 mod live_refresh;
 mod output_caps;
 mod postgres_restart;

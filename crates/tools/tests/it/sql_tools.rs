@@ -262,6 +262,89 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
 }
 
 #[test]
+fn clickhouse_tables_work_with_every_discovery_tool() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_CLICKHOUSE is not set: run through scripts/test to test against ClickHouse"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("ch={uri}")]);
+    let ch = Some("ch".to_string());
+    let total = ok(describe_property(
+        &registry,
+        DescribePropertyParams {
+            source: ch.clone(),
+            collection: table("Invoice"),
+            property: "Total".into(),
+            bins: Some(5),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(total["median"], 3.96);
+    assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
+    assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
+    for strategy in [None, Some("stratified")] {
+        let sample = ok(sample_data(
+            &registry.sources,
+            SampleDataParams {
+                source: ch.clone(),
+                collection: table("Track"),
+                count: Some(3),
+                seed: Some(1),
+                strategy: strategy
+                    .map(|s| serde_json::from_value(serde_json::json!(s)).expect("strategy")),
+                stratify_by: strategy.map(|_| "GenreId".to_string()),
+                ..Default::default()
+            },
+        ));
+        let rows = sample["Track"].as_array().expect("rows");
+        assert_eq!(rows.len(), 3, "{sample}");
+        assert!(rows.iter().all(|r| r["TrackId"].is_i64() && r["Name"].is_string()), "{sample}");
+    }
+    let schema = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: ch.clone(),
+            collection: table("Invoice"),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
+    let markdown = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: ch.clone(),
+            format: Some(SchemaFormat::Markdown),
+            ..Default::default()
+        },
+    ));
+    assert!(markdown["markdown"].as_str().expect("text").contains("Track"), "{markdown}");
+    let listed = ok(list_sources(&registry, ListSourcesParams::default()));
+    let invoice = listed["sources"][0]["collections"]
+        .as_array()
+        .expect("collections")
+        .iter()
+        .find(|c| c["name"] == "Invoice")
+        .cloned()
+        .expect("Invoice");
+    assert_eq!(invoice["count"], 412, "{invoice}");
+    let uri_shown = listed["sources"][0]["uri"].as_str().expect("uri");
+    assert!(uri_shown.contains(":***@") && !uri_shown.contains(":schemascope@"), "{uri_shown}");
+    let executed = ok(execute_query(
+        &registry.sources,
+        ExecuteQueryParams {
+            source: ch.clone(),
+            query: serde_json::json!("SELECT Name, Milliseconds FROM Track ORDER BY TrackId"),
+            max_rows: Some(3),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(executed["rows"].as_array().map(Vec::len), Some(3), "{executed}");
+    assert_eq!(executed["truncatedBy"], "rows", "{executed}");
+}
+
+#[test]
 fn postgres_tables_work_with_every_discovery_tool() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
         eprintln!(

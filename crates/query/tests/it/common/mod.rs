@@ -67,3 +67,29 @@ pub(crate) fn postgres_callables() -> Callables {
     }
     callables
 }
+
+/// ClickHouse's allow-list: the test server's own (`SCHEMASCOPE_TEST_CLICKHOUSE`, set by
+/// scripts/test), or without a server a stand-in with the functions these tests use, as
+/// ClickHouse lists them (`count` matches in any case, `toYear` only as written).
+#[allow(dead_code)]
+pub(crate) fn clickhouse_callables() -> Callables {
+    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") {
+        return (*schemascope_sources::sql::ClickHouseDatabase::connect(&uri)
+            .expect("connect")
+            .callables()
+            .expect("callables"))
+        .clone();
+    }
+    let mut callables = Callables::new(SqlDialect::ClickHouse);
+    for name in ["count", "sum", "avg", "min", "max", "lower", "upper", "abs", "round", "length"] {
+        callables.add_function(None, name, true);
+        callables.add_case_insensitive(name);
+    }
+    for name in ["toYear", "toString", "arrayMap", "uniqExact", "quantilesExact", "now"] {
+        callables.add_function(None, name, true);
+    }
+    for name in ["sleep", "sleepEachRow", "file"] {
+        callables.add_function(None, name, false);
+    }
+    callables
+}

@@ -234,6 +234,39 @@ fn sorted_distribution(
             let at = |k: usize| (q.get(k).copied().unwrap_or(0.0), None);
             (mean, std_dev, [at(0), at(1), at(2)])
         }
+        Dialect::ClickHouse => {
+            // The values at the quartile ranks, exactly, from one sort: `quantilesExact(p)` is
+            // the value at 0-based rank ⌊p·n⌋, so (rank + ½)/n picks that rank however the
+            // fraction rounds; interpolated here by the core's rule (integers exactly).
+            let ranks = quartile_ranks(n);
+            let levels: Vec<String> =
+                ranks.iter().map(|&r| format!("{:?}", (r as f64 + 0.5) / n as f64)).collect();
+            let stats = db.query_with_timeout(
+                &format!(
+                    "SELECT quantilesExact({})(assumeNotNull({c})) FROM {} WHERE {predicate}",
+                    levels.join(", "),
+                    view.from
+                ),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let values: Vec<NumberKey> = match stats.first().map(|r| &r[0]) {
+                Some(SqlValue::Json(serde_json::Value::Array(items))) => items
+                    .iter()
+                    .filter_map(|v| match v.as_i64() {
+                        Some(i) if integers => Some(NumberKey::integer(i128::from(i))),
+                        _ => v.as_f64().map(NumberKey::float),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let at = |rank: u64| {
+                ranks.iter().position(|&r| r == rank).and_then(|p| values.get(p)).cloned()
+            };
+            // stddevSamp is NaN below two values; in memory it is 0 then.
+            let std_dev = if std_dev.is_finite() { std_dev } else { 0.0 };
+            (mean, std_dev, quartiles_from(n, at))
+        }
         Dialect::Sqlite => {
             // SQLite has neither stddev nor percentiles: one sort picks the rows at the quartile
             // ranks, then a pass around the mean.

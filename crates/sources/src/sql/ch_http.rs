@@ -1,0 +1,384 @@
+//! ClickHouse's HTTP interface through `ureq`: the URI `clickhouse://[user[:password]@]host:port/database`,
+//! one POST per statement with its settings as URL parameters and its own `query_id`, a deadline
+//! on connecting and on the whole exchange, the body read line by line within a bound, and the
+//! server's exception text (before or after the rows) turned into a code and a message.
+//! `KILL QUERY` by `query_id` stops a statement on the server, which even a user whose profile is
+//! `readonly=1` may send for its own statements.
+
+use std::io::{BufRead, BufReader, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Seconds to wait for a TCP connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How much longer than a statement's own timeout the whole HTTP exchange may take before the
+/// client gives up on its own (the server stops it first, or is asked to).
+const EXCHANGE_GRACE: Duration = Duration::from_secs(10);
+
+/// How long an idle connection is kept for reuse: below ClickHouse's default keep-alive.
+const IDLE_AGE: Duration = Duration::from_millis(2_000);
+
+/// Where a ClickHouse database is and who connects.
+#[derive(Clone)]
+pub(super) struct Endpoint {
+    host: String,
+    port: u16,
+    pub user: String,
+    password: String,
+    pub database: String,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.location())
+    }
+}
+
+/// `%XX` escapes of a URI part decoded (`None` when one is malformed or the result not UTF-8).
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+impl Endpoint {
+    /// Parses `clickhouse://[user[:password]@]host:port/database`; the error says what is wrong
+    /// and never repeats the password.
+    pub(super) fn parse(uri: &str) -> Result<Self, String> {
+        const SHAPE: &str = "expected clickhouse://[user[:password]@]host:port/database";
+        let rest = uri
+            .strip_prefix("clickhouse://")
+            .ok_or_else(|| format!("not a ClickHouse URI ({SHAPE})"))?;
+        // The user info ends at the last `@`: a password may hold one unescaped.
+        let (userinfo, address) = match rest.rsplit_once('@') {
+            Some((info, address)) => (Some(info), address),
+            None => (None, rest),
+        };
+        let (user, password) = match userinfo {
+            Some(info) => {
+                let (user, password) = info.split_once(':').unwrap_or((info, ""));
+                (
+                    percent_decoded(user).ok_or_else(|| {
+                        format!("the user name has a malformed %-escape ({SHAPE})")
+                    })?,
+                    percent_decoded(password).ok_or_else(|| {
+                        format!("the password has a malformed %-escape ({SHAPE})")
+                    })?,
+                )
+            }
+            None => ("default".to_string(), String::new()),
+        };
+        if address.contains('?') {
+            return Err(format!("parameters after `?` are not supported ({SHAPE})"));
+        }
+        let (host_port, database) =
+            address.split_once('/').ok_or_else(|| format!("the database is missing ({SHAPE})"))?;
+        let database = percent_decoded(database)
+            .filter(|d| !d.is_empty() && !d.contains('/'))
+            .ok_or_else(|| format!("the database is missing or malformed ({SHAPE})"))?;
+        let (host, port) = match host_port.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (
+                host,
+                port.parse::<u16>()
+                    .map_err(|_| format!("the port `{port}` is not a number ({SHAPE})"))?,
+            ),
+            _ => (host_port, 8123),
+        };
+        if host.is_empty() || user.is_empty() {
+            return Err(format!("the host or the user is empty ({SHAPE})"));
+        }
+        if host.chars().any(|c| c.is_whitespace() || "/?#@".contains(c)) {
+            return Err(format!("the host `{host}` is malformed ({SHAPE})"));
+        }
+        Ok(Self { host: host.to_string(), port, user, password, database })
+    }
+
+    /// The URI without its password, for messages and listings.
+    pub(super) fn location(&self) -> String {
+        format!("clickhouse://{}@{}:{}/{}", self.user, self.host, self.port, self.database)
+    }
+}
+
+/// Why an exchange failed.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// The server answered with an exception: its code (when it says one) and its message.
+    Server { code: Option<u32>, message: String },
+    /// No answer: the server is unreachable, or the connection broke or timed out.
+    Transport { message: String, sent: bool },
+}
+
+impl Failure {
+    fn transport(e: impl std::fmt::Display, sent: bool) -> Self {
+        Self::Transport { message: e.to_string(), sent }
+    }
+}
+
+/// ClickHouse's exception text as (code, message): `Code: 60, e.displayText() = DB::Exception:
+/// Table x doesn't exist., e.what() = DB::Exception` (18.16) or `Code: 60. DB::Exception: Table
+/// x does not exist. (UNKNOWN_TABLE) (version 24.3.1)` (current releases).
+pub(super) fn exception(text: &str) -> (Option<u32>, String) {
+    let text = text.trim();
+    let code = text
+        .strip_prefix("Code: ")
+        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .and_then(|digits| digits.parse().ok());
+    let message = match text.find("DB::Exception: ") {
+        Some(at) => {
+            let rest = &text[at + "DB::Exception: ".len()..];
+            let rest = rest.split(", e.what() = ").next().unwrap_or(rest);
+            let rest = rest.split(" (version ").next().unwrap_or(rest);
+            rest.trim().to_string()
+        }
+        None => text.to_string(),
+    };
+    (code, message)
+}
+
+/// Whether a line is the exception ClickHouse writes after rows it already sent (a statement
+/// that fails while its result streams: a timeout, a cancellation, a memory limit).
+pub(super) fn is_exception_line(line: &[u8]) -> bool {
+    line.starts_with(b"Code: ") && memchr::memmem::find(line, b"DB::Exception").is_some()
+}
+
+/// The HTTP client of one database.
+pub(super) struct Http {
+    agent: ureq::Agent,
+    base: String,
+    pub endpoint: Endpoint,
+}
+
+/// A statement's answer: the body, read line by line.
+pub(super) struct Reply {
+    reader: BufReader<Box<dyn Read + Send>>,
+}
+
+/// What one bounded line read found.
+pub(super) enum Line {
+    /// A line (without its newline).
+    Full,
+    /// The body ended (what was read before the end, if anything, is in the buffer).
+    End,
+    /// The line is longer than the bound; the rest of it was not read.
+    TooLong,
+}
+
+impl Reply {
+    /// Reads the next line into `buf` (cleared first), at most `limit` bytes of it.
+    pub(super) fn line(&mut self, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Line> {
+        buf.clear();
+        loop {
+            let available = self.reader.fill_buf()?;
+            if available.is_empty() {
+                return Ok(Line::End);
+            }
+            match memchr::memchr(b'\n', available) {
+                Some(at) => {
+                    if buf.len() + at > limit {
+                        return Ok(Line::TooLong);
+                    }
+                    buf.extend_from_slice(&available[..at]);
+                    self.reader.consume(at + 1);
+                    return Ok(Line::Full);
+                }
+                None => {
+                    let n = available.len();
+                    if buf.len() + n > limit {
+                        return Ok(Line::TooLong);
+                    }
+                    buf.extend_from_slice(available);
+                    self.reader.consume(n);
+                }
+            }
+        }
+    }
+}
+
+static QUERY_IDS: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh `query_id` for one statement: this process's and a counter, so `KILL QUERY` stops
+/// exactly it.
+pub(super) fn query_id() -> String {
+    format!(
+        "schemascope-{}-{:x}-{}",
+        std::process::id(),
+        fastrand::u64(..),
+        QUERY_IDS.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// `text` with everything but unreserved characters %-escaped, for a URL parameter.
+fn url_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Http {
+    pub(super) fn new(endpoint: Endpoint) -> Self {
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .max_idle_connections_per_host(8)
+            // ClickHouse closes an idle connection after `keep_alive_timeout` (3 s by default
+            // in 18.16): one kept longer would fail when reused, after the request was written.
+            .max_idle_age(IDLE_AGE)
+            .build();
+        let host = if endpoint.host.contains(':') && !endpoint.host.starts_with('[') {
+            format!("[{}]", endpoint.host)
+        } else {
+            endpoint.host.clone()
+        };
+        let base = format!("http://{host}:{}/", endpoint.port);
+        Self { agent: config.into(), base, endpoint }
+    }
+
+    /// Sends `sql` as `query_id` with `settings`; the exchange may take `timeout` plus a grace.
+    /// An answer other than 200 is the server's exception.
+    pub(super) fn send(
+        &self,
+        sql: &str,
+        query_id: &str,
+        settings: &[(&str, String)],
+        timeout: Duration,
+    ) -> Result<Reply, Failure> {
+        // The statement names its format; the default is the same, should a comment or a
+        // server's parsing ever leave the named one out.
+        let mut url = format!(
+            "{}?database={}&query_id={}&default_format=TabSeparatedWithNamesAndTypes",
+            self.base,
+            url_escaped(&self.endpoint.database),
+            url_escaped(query_id)
+        );
+        for (name, value) in settings {
+            url.push_str(&format!("&{name}={}", url_escaped(value)));
+        }
+        let response = self
+            .agent
+            .post(&url)
+            .header("X-ClickHouse-User", &self.endpoint.user)
+            .header("X-ClickHouse-Key", &self.endpoint.password)
+            .config()
+            .timeout_global(Some(timeout + EXCHANGE_GRACE))
+            .build()
+            .send(sql.as_bytes())
+            .map_err(|e| {
+                // Whether the request reached the server is unknown for most errors; only a
+                // refused connection surely sent nothing.
+                let refused = matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused)
+                    || matches!(e, ureq::Error::ConnectionFailed | ureq::Error::HostNotFound);
+                Failure::transport(e, !refused)
+            })?;
+        let status = response.status().as_u16();
+        let reader: Box<dyn Read + Send> = Box::new(response.into_body().into_reader());
+        let mut reply = Reply { reader: BufReader::with_capacity(64 * 1024, reader) };
+        if status != 200 {
+            let mut text = Vec::new();
+            (&mut reply.reader)
+                .take(64 * 1024)
+                .read_to_end(&mut text)
+                .map_err(|e| Failure::transport(e, true))?;
+            let (code, message) = exception(&String::from_utf8_lossy(&text));
+            let message =
+                if message.is_empty() { format!("HTTP status {status}") } else { message };
+            return Err(Failure::Server { code, message });
+        }
+        Ok(reply)
+    }
+
+    /// Sends `sql` and reads its whole (small) answer as text.
+    pub(super) fn text(
+        &self,
+        sql: &str,
+        settings: &[(&str, String)],
+        timeout: Duration,
+    ) -> Result<String, Failure> {
+        let mut reply = self.send(sql, &query_id(), settings, timeout)?;
+        let mut text = Vec::new();
+        (&mut reply.reader)
+            .take(16 * 1024 * 1024)
+            .read_to_end(&mut text)
+            .map_err(|e| Failure::transport(e, true))?;
+        let text = String::from_utf8_lossy(&text).into_owned();
+        if let Some(last) = text.lines().last()
+            && is_exception_line(last.as_bytes())
+        {
+            let (code, message) = exception(last);
+            return Err(Failure::Server { code, message });
+        }
+        Ok(text)
+    }
+
+    /// Asks the server to stop the statement `query_id` (without waiting for it to stop).
+    pub(super) fn kill(&self, query_id: &str, settings: &[(&str, String)]) {
+        let sql =
+            format!("KILL QUERY WHERE query_id = {} ASYNC", super::ch_text::quote_string(query_id));
+        // A failed request leaves the statement to its own limits.
+        let _ = self.text(&sql, settings, Duration::from_secs(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_parse_with_escapes_and_defaults() {
+        let e = Endpoint::parse("clickhouse://u%40x:p%3Aw@d@127.0.0.1:18123/chin%20ook")
+            .expect("valid");
+        assert_eq!((e.user.as_str(), e.password.as_str()), ("u@x", "p:w@d"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.database.as_str()),
+            ("127.0.0.1", 18123, "chin ook")
+        );
+        assert_eq!(e.location(), "clickhouse://u@x@127.0.0.1:18123/chin ook");
+        let e = Endpoint::parse("clickhouse://h/db").expect("valid");
+        assert_eq!((e.user.as_str(), e.port), ("default", 8123));
+        for bad in [
+            "clickhouse://u:secret@h:port/db",
+            "clickhouse://u:secret@h:1",
+            "clickhouse://u:secret@h:1/",
+            "clickhouse://u:sec%zzret@h:1/db",
+            "clickhouse://u:secret@:1/db",
+            "clickhouse://u:secret@h:1/db?x=1",
+        ] {
+            let why = Endpoint::parse(bad).err().unwrap_or_default();
+            assert!(why.contains("expected clickhouse://"), "{bad}: {why}");
+            assert!(!why.contains("secret"), "{bad}: {why}");
+        }
+    }
+
+    #[test]
+    fn exceptions_of_old_and_new_servers_read_alike() {
+        assert_eq!(
+            exception(
+                "Code: 60, e.displayText() = DB::Exception: Table chinook.nope doesn't exist., e.what() = DB::Exception\n"
+            ),
+            (Some(60), "Table chinook.nope doesn't exist.".into())
+        );
+        assert_eq!(
+            exception(
+                "Code: 60. DB::Exception: Table chinook.nope does not exist. (UNKNOWN_TABLE) (version 24.3.1.1)\n"
+            ),
+            (Some(60), "Table chinook.nope does not exist. (UNKNOWN_TABLE)".into())
+        );
+    }
+}

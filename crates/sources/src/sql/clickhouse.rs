@@ -1,0 +1,617 @@
+//! ClickHouse over its HTTP interface (`ch_http.rs`): every statement checked against the
+//! server's own allow-list (`ch_callables.rs`) and the validator's read-only check, then sent
+//! with settings that keep it read-only and bounded, its rows read as `TabSeparated` text within
+//! the caps and converted by column type (`ch_text.rs`).
+//!
+//! Read-only by construction, whatever the user's profile, found out when connecting
+//! (`system.settings`):
+//! - a user that may write (`readonly=0`): every statement carries `readonly=1` (no writes, no
+//!   DDL, no setting changes, no table functions) with `max_execution_time`, `max_result_rows`,
+//!   `max_result_bytes` and `result_overflow_mode=break`;
+//! - a user whose profile is `readonly=2`: the same with `readonly=2` (ClickHouse 18.16 refuses
+//!   changing `readonly` itself there; `2` still forbids writes and table functions);
+//! - a user whose profile is `readonly=1` may change no setting at all, so none is sent: the
+//!   server's own `readonly=1` forbids writes, and the work is bounded from here — the row and
+//!   byte caps stop the reading and the statement is then killed, and a statement still running
+//!   at its timeout (or whose call is cancelled) is stopped with `KILL QUERY` by its `query_id`.
+//!
+//! ClickHouse has no parameter binding in 18.16: parameters (`$1`, …) are written into the
+//! statement as literals, escaped (`ch_text::sql_literal`), at the places the tokenizer finds
+//! placeholders — never inside strings or comments.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use schemascope_core::sync::{joined, lock};
+use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
+use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::{Callables, check_read_only_within};
+use sqlparser::dialect::ClickHouseDialect;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::caps::Budget;
+use super::ch_http::{Endpoint, Failure, Http, Line, Reply, is_exception_line, query_id};
+use super::{
+    Caps, Cut, Database, Dialect, QueryResult, Rows, STATEMENT_TIMEOUT_MS, SqlValue, ch_callables,
+    ch_text, guard,
+};
+use crate::error::{ErrorClass, SourceError};
+
+/// How long an allow-list is used before it is read again.
+const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
+
+/// How often a running statement's call is checked for cancellation and its deadline.
+const WATCH_POLL: Duration = Duration::from_millis(20);
+
+/// The longest line read when no byte cap bounds it (one row of a profiling statement).
+const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
+
+/// Engines whose reads consume what they read (a stream's offsets): not listed as tables.
+const CONSUMING_ENGINES: &[&str] = &["Kafka", "RabbitMQ", "NATS", "FileLog"];
+
+/// What the user's profile lets schemascope set on each statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOnlyMode {
+    /// The user may write: each statement sets `readonly=1` and its limits.
+    Set,
+    /// The profile is `readonly=2`: each statement keeps `readonly=2` and sets its limits.
+    Kept,
+    /// The profile is `readonly=1`: no setting may be sent; limits are kept from here.
+    Fixed,
+}
+
+/// A ClickHouse database, read-only.
+pub struct ClickHouseDatabase {
+    http: Http,
+    location: String,
+    mode: ReadOnlyMode,
+    version: String,
+    /// Columns the server's `system` tables have (they differ between releases).
+    tables_have_comment: bool,
+    tables_have_total_rows: bool,
+    columns_have_position: bool,
+    functions_have_origin: bool,
+    allow_list: Mutex<Option<(Arc<Callables>, Instant)>>,
+}
+
+impl std::fmt::Debug for ClickHouseDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClickHouseDatabase")
+            .field("location", &self.location)
+            .field("mode", &self.mode)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A statement's result as read: column names and types, rows, and where reading stopped.
+struct Read {
+    columns: Vec<String>,
+    types: Vec<String>,
+    rows: Rows,
+    more: bool,
+    cut: Option<Cut>,
+    rows_read: usize,
+}
+
+impl ClickHouseDatabase {
+    /// Connects to the database at `uri` (`clickhouse://[user[:password]@]host:port/database`)
+    /// and finds out what the user's profile allows.
+    pub fn connect(uri: &str) -> Result<Self, SourceError> {
+        let endpoint = Endpoint::parse(uri).map_err(|reason| SourceError::InvalidSpec {
+            spec: crate::spec::redact_uri(uri),
+            reason,
+        })?;
+        let location = endpoint.location();
+        let http = Http::new(endpoint);
+        let mut database = Self {
+            http,
+            location,
+            mode: ReadOnlyMode::Fixed,
+            version: String::new(),
+            tables_have_comment: false,
+            tables_have_total_rows: false,
+            columns_have_position: false,
+            functions_have_origin: false,
+            allow_list: Mutex::new(None),
+        };
+        // No setting is sent until the profile is known: a readonly=1 profile refuses any.
+        let probe = database
+            .http
+            .text(
+                "SELECT version(), value FROM system.settings WHERE name = 'readonly' FORMAT TabSeparated",
+                &[],
+                Duration::from_millis(STATEMENT_TIMEOUT_MS),
+            )
+            .map_err(|f| database.failure(f, STATEMENT_TIMEOUT_MS, false))?;
+        let mut fields = probe.lines().next().unwrap_or_default().split('\t');
+        database.version = fields.next().unwrap_or_default().to_string();
+        database.mode = match fields.next().unwrap_or("0").trim() {
+            "0" => ReadOnlyMode::Set,
+            "2" => ReadOnlyMode::Kept,
+            _ => ReadOnlyMode::Fixed,
+        };
+        let system = database.query(
+            "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
+            &[],
+        )?;
+        let has = |table: &str, column: &str| {
+            system.iter().any(|r| r[0].as_str() == Some(table) && r[1].as_str() == Some(column))
+        };
+        database.tables_have_comment = has("tables", "comment");
+        database.tables_have_total_rows = has("tables", "total_rows");
+        database.columns_have_position = has("columns", "position");
+        database.functions_have_origin = has("functions", "origin");
+        Ok(database)
+    }
+
+    /// What the user's profile lets schemascope set, as found when connecting.
+    pub fn read_only_mode(&self) -> ReadOnlyMode {
+        self.mode
+    }
+
+    /// The server's version (`18.16.1`).
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The settings every statement carries (see the module docs).
+    fn settings(&self, timeout_ms: u64, caps: Caps) -> Vec<(&'static str, String)> {
+        let readonly = match self.mode {
+            ReadOnlyMode::Fixed => return Vec::new(),
+            ReadOnlyMode::Set => "1",
+            ReadOnlyMode::Kept => "2",
+        };
+        let mut settings = vec![
+            ("readonly", readonly.to_string()),
+            ("max_execution_time", timeout_ms.div_ceil(1000).max(1).to_string()),
+        ];
+        if caps.max_rows.is_some() || caps.max_bytes.is_some() {
+            // One row past the cap tells "more" from "exactly the cap"; the server counts
+            // bytes of its own columns, not of JSON, so its byte bound is loose and the
+            // exact one is kept here. `break` ends the result quietly at the bound.
+            if let Some(rows) = caps.max_rows {
+                settings.push(("max_result_rows", rows.saturating_add(1).to_string()));
+            }
+            if let Some(bytes) = caps.max_bytes {
+                settings.push((
+                    "max_result_bytes",
+                    bytes.saturating_mul(4).saturating_add(1 << 20).to_string(),
+                ));
+            }
+            settings.push(("result_overflow_mode", "break".into()));
+        }
+        settings
+    }
+
+    fn statement_error(&self, message: String, class: ErrorClass) -> SourceError {
+        SourceError::Statement { location: self.location.clone(), message, class }
+    }
+
+    /// A failed exchange as a source error; `timed_out`: this side stopped the statement at its
+    /// timeout.
+    fn failure(&self, failure: Failure, timeout_ms: u64, timed_out: bool) -> SourceError {
+        let location = self.location.clone();
+        match failure {
+            Failure::Server { .. } if timed_out => SourceError::Timeout { location, timeout_ms },
+            Failure::Server { code, message } => {
+                let code_text = code.map(|c| format!(" (code {c})")).unwrap_or_default();
+                let (class, hint) = match code {
+                    Some(159) => return SourceError::Timeout { location, timeout_ms },
+                    Some(164) => (ErrorClass::Refused, " (refused: sources are read-only)"),
+                    Some(497) => (ErrorClass::Refused, ""),
+                    Some(192 | 193 | 194 | 195 | 516) => {
+                        (ErrorClass::Auth, " (check the user and password in the URI)")
+                    }
+                    Some(81) => (ErrorClass::Resource, " (check the database name in the URI)"),
+                    Some(
+                        158 | 202 | 241 | 394 | 396 | 210 | 209 | 173 | 174 | 307 | 201 | 3 | 439,
+                    ) => (ErrorClass::Resource, ""),
+                    _ => (ErrorClass::Syntax, ""),
+                };
+                SourceError::Statement {
+                    location,
+                    message: format!("ClickHouse: {message}{code_text}{hint}"),
+                    class,
+                }
+            }
+            Failure::Transport { .. } if timed_out => SourceError::Timeout { location, timeout_ms },
+            Failure::Transport { message, sent } => {
+                let hint = if sent {
+                    " (the statement may have run; it was not sent again)"
+                } else {
+                    " — is the server running and reachable at that host and port?"
+                };
+                SourceError::Database { location, message: format!("{message}{hint}") }
+            }
+        }
+    }
+
+    /// `sql` past the statement-level refusal every statement meets first, its trailing
+    /// semicolons trimmed.
+    fn screened<'s>(&self, sql: &'s str) -> Result<&'s str, SourceError> {
+        if let Some(message) = guard::refusal(sql, Dialect::ClickHouse) {
+            return Err(self.statement_error(message, ErrorClass::Refused));
+        }
+        Ok(guard::trim_trailing_semicolons(sql, Dialect::ClickHouse))
+    }
+
+    /// The validator's read-only check against this server's allow-list, whoever sent `sql`.
+    fn allowed(&self, sql: &str) -> Result<(), SourceError> {
+        let callables = self.callables()?;
+        check_read_only_within(sql, &callables, EXECUTION_WORK_BUDGET).map_err(|issues| {
+            let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
+            self.statement_error(format!("refused: {}", reasons.join("; ")), ErrorClass::Refused)
+        })
+    }
+
+    /// `sql` with its placeholders `$1`, `$2`, … replaced by `params` as literals.
+    fn bound(&self, sql: &str, params: &[SqlValue]) -> Result<String, SourceError> {
+        if params.is_empty() {
+            return Ok(sql.to_string());
+        }
+        let tokens =
+            Tokenizer::new(&ClickHouseDialect {}, sql).tokenize_with_location().map_err(|e| {
+                self.statement_error(
+                    format!("the statement does not tokenize: {e}"),
+                    ErrorClass::Syntax,
+                )
+            })?;
+        let mut out = String::with_capacity(sql.len() + 16 * params.len());
+        let mut lines = line_starts(sql);
+        let mut copied = 0;
+        for token in &tokens {
+            let Token::Placeholder(name) = &token.token else { continue };
+            let value = name
+                .strip_prefix('$')
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|n| params.get(n))
+                .ok_or_else(|| {
+                    self.statement_error(
+                        format!("the placeholder {name} has no parameter ({} given)", params.len()),
+                        ErrorClass::Syntax,
+                    )
+                })?;
+            let start = offset(sql, &mut lines, token.span.start);
+            let end = offset(sql, &mut lines, token.span.end);
+            let (Some(start), Some(end)) = (start, end) else {
+                return Err(self.statement_error(
+                    "cannot place a parameter in the statement".into(),
+                    ErrorClass::Syntax,
+                ));
+            };
+            out.push_str(&sql[copied..start]);
+            out.push_str(&ch_text::sql_literal(value));
+            copied = end;
+        }
+        out.push_str(&sql[copied..]);
+        Ok(out)
+    }
+
+    /// Runs `sql` (already checked) under the caps, stopped at `timeout_ms` or when the call is
+    /// cancelled.
+    fn read(&self, sql: &str, caps: Caps, timeout_ms: u64) -> Result<Read, SourceError> {
+        let cancel = schemascope_core::cancel::current();
+        cancel.check()?;
+        let id = query_id();
+        let settings = self.settings(timeout_ms, caps);
+        // A new line first: a trailing `--` comment must not swallow the format.
+        let text = format!("{sql}\nFORMAT TabSeparatedWithNamesAndTypes");
+        let timeout = Duration::from_millis(timeout_ms);
+        let timed_out = AtomicBool::new(false);
+        let (ended, watch) = std::sync::mpsc::channel::<()>();
+        let flag = cancel.flag();
+        let started = Instant::now();
+        let result = std::thread::scope(|scope| {
+            // The watcher stops the statement on the server at its deadline or when its call is
+            // cancelled; dropping the sender when reading ends wakes it at once.
+            let (me, id, timed_out) = (self, &id, &timed_out);
+            let watcher = std::thread::Builder::new().name("clickhouse-watch".into()).spawn_scoped(
+                scope,
+                move || {
+                    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                        watch.recv_timeout(WATCH_POLL)
+                    {
+                        let late = started.elapsed() >= timeout;
+                        if late || flag.load(Ordering::Relaxed) {
+                            timed_out.store(late, Ordering::Relaxed);
+                            me.http.kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
+                            // Sent once more after a while: a kill that arrives before the
+                            // statement is registered stops nothing.
+                            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                                watch.recv_timeout(Duration::from_millis(500))
+                            {
+                                me.http
+                                    .kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
+                            }
+                            break;
+                        }
+                    }
+                },
+            );
+            let result = self
+                .http
+                .send(&text, id, &settings, timeout)
+                .and_then(|mut reply| read_rows(&mut reply, caps));
+            drop(ended);
+            if let Ok(watcher) = watcher {
+                joined(watcher.join());
+            }
+            result
+        });
+        let timed_out = timed_out.load(Ordering::Relaxed);
+        match result {
+            Ok(read) => {
+                if read.cut.is_some() && self.mode == ReadOnlyMode::Fixed {
+                    // No server-side bound was set: the rest of the statement is not computed.
+                    self.http.kill(&id, &[]);
+                }
+                Ok(read)
+            }
+            Err(_) if cancel.is_cancelled() && !timed_out => {
+                Err(SourceError::Cancelled(cancel.cancelled()))
+            }
+            Err(failure) => Err(self.failure(failure, timeout_ms, timed_out)),
+        }
+    }
+
+    /// The shared allow-list, read again when older than [`ALLOW_LIST_MAX_AGE`].
+    fn read_allow_list(&self) -> Result<Arc<Callables>, SourceError> {
+        if let Some((callables, read)) = lock(&self.allow_list).as_ref()
+            && read.elapsed() < ALLOW_LIST_MAX_AGE
+        {
+            return Ok(Arc::clone(callables));
+        }
+        let origin = if self.functions_have_origin { "origin" } else { "''" };
+        let read = self.read(
+            &format!("SELECT name, case_insensitive, alias_to, {origin} FROM system.functions"),
+            Caps::default(),
+            STATEMENT_TIMEOUT_MS,
+        )?;
+        let rows: Vec<ch_callables::FunctionRow> = read
+            .rows
+            .iter()
+            .map(|r| ch_callables::FunctionRow {
+                name: r[0].as_str().unwrap_or_default().to_string(),
+                case_insensitive: r[1].as_count() > 0,
+                alias_to: r[2].as_str().unwrap_or_default().to_string(),
+                origin: r[3].as_str().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let callables = Arc::new(ch_callables::allow_list(&rows));
+        *lock(&self.allow_list) = Some((Arc::clone(&callables), Instant::now()));
+        Ok(callables)
+    }
+}
+
+/// Byte offsets where each line of `sql` starts.
+fn line_starts(sql: &str) -> Vec<usize> {
+    std::iter::once(0).chain(sql.match_indices('\n').map(|(at, _)| at + 1)).collect()
+}
+
+/// The byte offset of a tokenizer location (1-based line, 1-based column in characters).
+fn offset(sql: &str, lines: &mut [usize], at: sqlparser::tokenizer::Location) -> Option<usize> {
+    let start = *lines.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
+    let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
+    let rest = &sql[start..];
+    match rest.char_indices().nth(column) {
+        Some((i, _)) => Some(start + i),
+        None if rest.chars().count() == column => Some(sql.len()),
+        None => None,
+    }
+}
+
+/// Reads the header lines and then rows within `caps`.
+fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
+    let io = |e: std::io::Error| Failure::Transport { message: e.to_string(), sent: true };
+    let mut line = Vec::new();
+    let header = |reply: &mut Reply, line: &mut Vec<u8>| -> Result<Vec<String>, Failure> {
+        match reply.line(line, MAX_LINE_BYTES).map_err(io)? {
+            Line::Full if !is_exception_line(line) => Ok(line
+                .split(|&b| b == b'\t')
+                .map(|f| {
+                    String::from_utf8_lossy(&ch_text::unescape(f).unwrap_or_default()).into_owned()
+                })
+                .collect()),
+            Line::Full | Line::End if is_exception_line(line) => {
+                let (code, message) = super::ch_http::exception(&String::from_utf8_lossy(line));
+                Err(Failure::Server { code, message })
+            }
+            _ => Err(Failure::Transport {
+                message: "the server's answer has no column header".into(),
+                sent: true,
+            }),
+        }
+    };
+    let columns = header(reply, &mut line)?;
+    let types = header(reply, &mut line)?;
+    let mut budget = Budget::new(caps);
+    let mut rows = Vec::new();
+    let mut cut = None;
+    loop {
+        let limit = budget.bytes_left().map_or(MAX_LINE_BYTES, |left| {
+            left.saturating_mul(2).saturating_add(4096).min(MAX_LINE_BYTES)
+        });
+        match reply.line(&mut line, limit).map_err(io)? {
+            Line::End if line.is_empty() => break,
+            Line::TooLong => {
+                budget.read += 1;
+                cut = Some(Cut::Bytes);
+                break;
+            }
+            Line::Full | Line::End => {
+                let fields: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+                if fields.len() != types.len() || is_exception_line(&line) {
+                    // What follows the rows when a statement fails while its result streams.
+                    if is_exception_line(&line) {
+                        let (code, message) =
+                            super::ch_http::exception(&String::from_utf8_lossy(&line));
+                        return Err(Failure::Server { code, message });
+                    }
+                    return Err(Failure::Transport {
+                        message: format!(
+                            "a row of the server's answer has {} fields for {} columns",
+                            fields.len(),
+                            types.len()
+                        ),
+                        sent: true,
+                    });
+                }
+                let row: Vec<SqlValue> =
+                    types.iter().zip(&fields).map(|(ty, raw)| ch_text::value(ty, raw)).collect();
+                if let Err(which) = budget.admit(&row) {
+                    cut = Some(which);
+                    break;
+                }
+                rows.push(row);
+            }
+        }
+    }
+    Ok(Read { columns, types, rows, more: cut.is_some(), cut, rows_read: budget.read })
+}
+
+impl Database for ClickHouseDatabase {
+    fn dialect(&self) -> Dialect {
+        Dialect::ClickHouse
+    }
+
+    fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn catalog(&self) -> Result<Catalog, SourceError> {
+        let comment = if self.tables_have_comment { "comment" } else { "''" };
+        let total = if self.tables_have_total_rows { "total_rows" } else { "NULL" };
+        let listed = self.query(
+            &format!(
+                "SELECT name, engine, primary_key, {comment}, {total} FROM system.tables WHERE database = currentDatabase() AND NOT is_temporary ORDER BY name"
+            ),
+            &[],
+        )?;
+        let mut tables: Vec<TableInfo> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
+        for row in &listed {
+            let engine = row[1].as_str().unwrap_or_default();
+            if CONSUMING_ENGINES.contains(&engine) {
+                continue;
+            }
+            let kind = if matches!(engine, "View" | "LiveView" | "WindowView") {
+                TableKind::View
+            } else {
+                TableKind::Table
+            };
+            tables.push(TableInfo {
+                name: row[0].as_str().unwrap_or_default().to_string(),
+                kind,
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+                row_count: match &row[4] {
+                    SqlValue::Integer(n) => u64::try_from(*n).ok(),
+                    _ => None,
+                },
+                comment: row[3].as_str().filter(|c| !c.is_empty()).map(str::to_string),
+            });
+            keys.push(row[2].as_str().unwrap_or_default().to_string());
+        }
+        let order = if self.columns_have_position { "ORDER BY table, position" } else { "" };
+        for row in self.query(
+            &format!(
+                "SELECT table, name, type, comment FROM system.columns WHERE database = currentDatabase() {order}"
+            ),
+            &[],
+        )? {
+            let Some(table) = tables.iter_mut().find(|t| Some(t.name.as_str()) == row[0].as_str())
+            else {
+                continue;
+            };
+            let declared = row[2].as_str().unwrap_or_default().to_string();
+            table.columns.push(ColumnInfo {
+                name: row[1].as_str().unwrap_or_default().to_string(),
+                nullable: declared.starts_with("Nullable(")
+                    || declared.starts_with("LowCardinality(Nullable("),
+                declared_type: declared,
+                comment: row[3].as_str().filter(|c| !c.is_empty()).map(str::to_string),
+                base_type: None,
+            });
+        }
+        for (table, key) in tables.iter_mut().zip(&keys) {
+            // The primary key as ClickHouse lists it: column names (an expression in it is no
+            // column and leaves the key out). ClickHouse does not keep it unique.
+            let parts: Vec<String> = key.split(',').map(|p| p.trim().to_string()).collect();
+            if !key.is_empty() && parts.iter().all(|p| table.columns.iter().any(|c| &c.name == p)) {
+                table.primary_key = parts;
+            }
+        }
+        let mut dropped = Vec::new();
+        for table in
+            tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none())
+        {
+            let quoted = Dialect::ClickHouse.quote_table(&table.name);
+            match self.query(&format!("SELECT count() FROM {quoted}"), &[]) {
+                Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
+                // Dropped since it was listed: no longer part of the catalog.
+                Err(SourceError::Statement { class: ErrorClass::Syntax, .. }) => {
+                    dropped.push(table.name.clone())
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        tables.retain(|t| !dropped.contains(&t.name));
+        Ok(Catalog { tables })
+    }
+
+    fn callables(&self) -> Result<Arc<Callables>, SourceError> {
+        self.read_allow_list()
+    }
+
+    fn compile(&self, sql: &str) -> Result<(), SourceError> {
+        let sql = self.screened(sql)?;
+        self.allowed(sql)?;
+        // `DESCRIBE TABLE (query)` has the server parse and analyse the query — names, types
+        // and functions resolved — and returns its columns without running it, on 18.16 and
+        // current releases alike (`EXPLAIN` is newer). Scalar subqueries are the exception:
+        // ClickHouse computes them while analysing, under the same limits.
+        self.read(&format!("DESCRIBE TABLE ({sql}\n)"), Caps::default(), STATEMENT_TIMEOUT_MS)
+            .map(|_| ())
+    }
+
+    fn run_capped(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
+        let sql = self.screened(sql)?;
+        let sql = self.bound(sql, params)?;
+        self.allowed(&sql)?;
+        let read = self.read(&sql, caps, timeout_ms)?;
+        Ok(QueryResult {
+            columns: read.columns,
+            column_types: read.types,
+            rows: read.rows,
+            more: read.more,
+            cut: read.cut,
+            rows_read: read.rows_read,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_offsets_follow_lines_and_characters() {
+        let sql = "SELECT 'é'\n, $1";
+        let mut lines = line_starts(sql);
+        let at = |line, column| sqlparser::tokenizer::Location { line, column };
+        assert_eq!(offset(sql, &mut lines, at(2, 3)), Some(sql.find('$').unwrap_or(0)));
+        assert_eq!(offset(sql, &mut lines, at(2, 5)), Some(sql.len()));
+        assert_eq!(offset(sql, &mut lines, at(1, 9)), Some(8), "the é");
+        assert_eq!(offset(sql, &mut lines, at(1, 10)), Some(10), "after the é");
+    }
+}
