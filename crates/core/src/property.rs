@@ -184,18 +184,37 @@ pub fn describe_property_with(
             figure::grouped(profile.path_limit.max_paths as u64)
         ));
     }
-    if let Some(approximate) = &p.approximate {
-        // Only the estimated figures this answer shows.
+    // An array's element figures (`uniqueValues`, its `values`) are its elements' estimates.
+    let elements = p.arrays.and_then(|_| profile.property(&p.path.items())?.approximate);
+    let approximate = match (p.approximate, elements) {
+        (Some(a), Some(b)) => Some(a.union(b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(approximate) = approximate {
         let mut figures = approximate.figures();
-        figures.retain(|name, _| data.get(name).is_some_and(|v| !v.is_null()));
+        if elements.is_some() {
+            if let Some(distinct) = figures.get("uniqueCount").cloned() {
+                figures.insert("uniqueValues".into(), distinct);
+            }
+        }
+        // Only the estimated figures this answer shows, at its top level or under a type
+        // (a mixed property's `string`, `number`, … parts).
+        figures.retain(|name, _| shows(&data, name));
+        data.insert("exact".into(), json!(false));
         let names: Vec<String> = figures.keys().map(|k| format!("`{k}`")).collect();
         data.insert("approximate".into(), Value::Object(figures));
         message.push_str(&format!(
-            " Its {} are estimates: its exact counters outgrew the memory budget of a streamed profile (`approximate` says how close each is); the other figures are exact.",
+            " Some of its figures are estimates ({}): its exact counters outgrew the memory budget of a streamed profile (`approximate` says how close each is); the other figures are exact.",
             names.join(", ")
         ));
     }
     PropertyDescription { message, data: Value::Object(data), exists: true }
+}
+
+/// True when `data` shows the figure `name`, at its top level or one object below.
+fn shows(data: &Map<String, Value>, name: &str) -> bool {
+    let here = |m: &Map<String, Value>| m.get(name).is_some_and(|v| !v.is_null());
+    here(data) || data.values().any(|v| v.as_object().is_some_and(here))
 }
 
 /// What `totalCount` counts: the collection's items, or for a path inside an array the elements

@@ -152,6 +152,7 @@ fn rank(offset: u64) -> u64 {
 struct BlockCounts {
     lines: usize,
     items: usize,
+    blank: usize,
 }
 
 /// A bad line: its block, its line within the block (1-based), and why.
@@ -171,6 +172,19 @@ struct WorkerResult {
     peak_needed: usize,
 }
 
+/// What tells that a file changed while it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileState {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileState {
+    fn of(metadata: &std::fs::Metadata) -> Self {
+        Self { len: metadata.len(), modified: metadata.modified().ok() }
+    }
+}
+
 /// The shared state of the workers.
 struct Shared<'a> {
     file: &'a std::fs::File,
@@ -186,11 +200,11 @@ struct Shared<'a> {
 /// Bytes read to recognise a file as NDJSON documents.
 const HEAD_BYTES: u64 = 16 << 20;
 
-/// True when the file at `path` is NDJSON documents (not `{key, value}` record lines): its first
-/// non-empty line, within the first 16 MiB, is a whole JSON object, and by its extension or by
-/// what follows that line, more lines follow. Anything else (a JSON array, a graph, a file of
-/// NUL bytes) is left to the loaders that hold a file whole, within the size limit.
-pub(crate) fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
+/// True when the file at `path` is NDJSON documents (not `{key, value}` record lines), as a
+/// whole load would read it: see the comment inside. Anything else (a JSON array, a graph
+/// written over several lines, a file of NUL bytes) is left to the loaders that hold a file
+/// whole, within the size limit.
+pub fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
     use std::io::Read;
     if !matches!(forced, None | Some(Format::Documents)) {
         return false;
@@ -208,25 +222,32 @@ pub(crate) fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
         }
         Err(_) => return false,
     };
-    // The first non-empty line, complete within the head (a one-line file is small anyway).
-    let mut rest = text;
+    // The first non-empty line, complete within the head (a one-line file is small anyway),
+    // must be JSON with more lines after it, as a whole load decides; a file named as NDJSON is
+    // lines whatever its first ones hold (bad lines are warnings), so its first JSON line counts.
+    let named = crate::load::is_ndjson_path(path);
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
     while let Some(newline) = rest.find('\n') {
         let line = rest[..newline].trim();
         rest = &rest[newline + 1..];
-        if !line.is_empty() {
-            let more = crate::load::is_ndjson_path(path) || !rest.trim().is_empty();
-            return more && document_line(line, forced);
+        if line.is_empty() {
+            continue;
         }
+        if serde_json::from_str::<serde::de::IgnoredAny>(line).is_err() {
+            if named {
+                continue;
+            }
+            return false;
+        }
+        return (named || !rest.trim().is_empty()) && document_line(line, forced);
     }
     false
 }
 
-/// True when `line` is one whole JSON object, and not a `{key, value}` record line unless
+/// True when the JSON `line` is a document line: not a `{key, value}` record line unless
 /// documents were asked for.
 fn document_line(line: &str, forced: Option<Format>) -> bool {
-    line.starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok()
-        && (forced.is_some() || !crate::records::looks_like_record_lines(line))
+    forced.is_some() || !crate::records::looks_like_record_lines(line)
 }
 
 /// Reads up to `buf.len()` bytes at `offset`; fewer only at the end of the file.
@@ -259,7 +280,8 @@ fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result
     buf.truncate(got);
     // The line running into the block from the previous one is that block's.
     let skip = if k == 0 {
-        0
+        // A byte-order mark is not part of the first line.
+        if buf.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 }
     } else {
         match memchr::memchr(b'\n', buf) {
             Some(at) => at + 1,
@@ -368,6 +390,7 @@ fn profile_block(
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
         if trimmed.is_empty() {
+            counts.blank += 1;
             continue;
         }
         if trimmed.len() > max_line {
@@ -442,6 +465,7 @@ pub fn load_streamed(
         block,
         max_line: options.max_line_bytes,
     };
+    let before = FileState::of(&metadata);
     let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
         // Each worker takes one contiguous part of the file, so the workers' counters merged in
         // order hold the values in file order: ascending ids and timestamps stay ascending,
@@ -456,6 +480,16 @@ pub fn load_streamed(
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
     });
+    // A file rewritten or truncated meanwhile gave figures of no version of it: say so.
+    let after = file.metadata().ok().map(|m| FileState::of(&m));
+    if after != Some(before) {
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(
+                "the file changed while it was being read (its size or modification time differs); read it again once it is written",
+            ),
+        });
+    }
     let mut builder: Option<ProfileBuilder> = None;
     let mut sample = Sample::default();
     let mut bad = Vec::new();
@@ -476,13 +510,15 @@ pub fn load_streamed(
     // Lines and items before each block.
     let mut lines_before = Vec::with_capacity(blocks.len());
     let mut items_before = Vec::with_capacity(blocks.len());
-    let (mut lines, mut items) = (0usize, 0usize);
+    let (mut lines, mut items, mut blank) = (0usize, 0usize, 0usize);
     for (_, counts) in &blocks {
         lines_before.push(lines);
         items_before.push(items);
         lines += counts.lines;
         items += counts.items;
+        blank += counts.blank;
     }
+    let skipped_in_all = lines.saturating_sub(items + blank);
     bad.sort_by_key(|b| (b.block, b.line));
     let skipped = bad.len();
     let mut warnings: Vec<LoadWarning> = bad
@@ -495,7 +531,14 @@ pub fn load_streamed(
         .collect();
     if skipped > WARNINGS_KEPT {
         warnings.push(LoadWarning::new(format!(
-            "more lines were skipped; only the first {WARNINGS_KEPT} are listed"
+            "{skipped_in_all} lines were skipped in all; only the first {WARNINGS_KEPT} are listed"
+        )));
+    }
+    if peak_needed * workers > budget {
+        warnings.push(LoadWarning::new(format!(
+            "the statistics needed about {} MiB, more than the memory budget of {} MiB: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
+            (peak_needed * workers) >> 20,
+            budget >> 20
         )));
     }
     let name = spec.name.as_str();

@@ -121,7 +121,7 @@ fn example_and_metadata(source: &Source, t: &Target<'_>) -> (Option<Value>, Valu
         }
         None => {
             let first = t.collection.item(0).and_then(|i| i.value().ok());
-            let meta = json!({"collection": t.collection.name(), "kind": t.collection.kind(), "item_count": t.collection.len()});
+            let meta = json!({"collection": t.collection.name(), "kind": t.collection.kind(), "item_count": t.collection.item_count()});
             (first, meta)
         }
     }

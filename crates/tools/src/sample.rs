@@ -110,7 +110,16 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
             }
             _ => sample(collection, &options)?,
         };
-        parts.push(collection.kind().counted(sampled.items.len() as u64));
+        parts.push(match collection.sample_of() {
+            // A file profiled by streaming: say the documents come from its kept sample.
+            Some(total) => format!(
+                "{} (from a uniform sample of {} kept of the file's {})",
+                collection.kind().counted(sampled.items.len() as u64),
+                collection.len(),
+                total
+            ),
+            None => collection.kind().counted(sampled.items.len() as u64),
+        });
         depth_limited += sampled.depth_limited;
         info.insert(
             collection.name().to_string(),

@@ -53,7 +53,9 @@ pub(crate) fn lookup(
                     s.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect()
                 })
                 .unwrap_or_default();
-            let complete = strings.is_some_and(|s| s.top.len() as u64 >= s.distinct);
+            // An estimated distinct count proves no list complete.
+            let exact = profile.is_some_and(|p| p.approximate.is_none());
+            let complete = exact && strings.is_some_and(|s| s.top.len() as u64 >= s.distinct);
             let found = counted.iter().any(|v| v == value);
             let index = ValueIndex::new(vec![ColumnValues {
                 table: String::new(),
@@ -66,11 +68,19 @@ pub(crate) fn lookup(
         }
     };
     let closest: Vec<String> = closest.into_iter().filter(|c| c != value).collect();
+    let approximate_undercount =
+        profile.and_then(|p| p.approximate).and_then(|a| a.count_undercount);
     let quoted = |v: &str| format!("'{v}'");
     let sentence = match stored {
         Some(true) => format!("{} is a stored value of {path}.", quoted(value)),
         Some(false) => format!("No item has {path} = {}.", quoted(value)),
         None => format!("{} is not among the counted values of {path}.", quoted(value)),
+    };
+    let sentence = match approximate_undercount {
+        Some(d) if stored != Some(true) => format!(
+            "{sentence} The counts of {path} are estimates past the memory budget: a value occurring {d} times or fewer may occur without being kept."
+        ),
+        _ => sentence,
     };
     let sentence = if closest.is_empty() || stored == Some(true) {
         sentence

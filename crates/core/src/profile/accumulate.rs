@@ -592,7 +592,14 @@ impl ProfileBuilder {
         if tape::scan(json, &mut self.tape) {
             return self.add_json(json);
         }
-        serde_json::from_str::<IgnoredAny>(json)?;
+        if serde_json::from_str::<IgnoredAny>(json).is_err() {
+            // The error as a whole load reports it (the profiling visitor's, not the checker's),
+            // from a scratch builder; bad lines are rare.
+            let error = ProfileBuilder::new().add_json_by_serde(json).err();
+            if let Some(error) = error.or_else(|| serde_json::from_str::<IgnoredAny>(json).err()) {
+                return Err(error);
+            }
+        }
         self.add_json_by_serde(json)
     }
 

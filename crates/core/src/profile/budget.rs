@@ -28,8 +28,11 @@ fn measure(node: &mut PathNode, route: &mut Vec<u32>, heavy: &mut Vec<Heavy>) ->
     let numbers = stats.numbers.exact_bytes();
     let sketches = stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
         + stats.numbers.sketch.as_ref().map_or(0, |s| s.bytes());
+    // Strings with fewer distinct values than the frequent-value sketch keeps would be held
+    // whole by it too: sketching them loses exactness and saves nothing.
+    let few_strings = stats.strings.values.len() <= super::sketch::FREQUENT_KEPT;
     for (bytes, numbers) in [(strings, false), (numbers, true)] {
-        if bytes >= WORTH_SKETCHING {
+        if bytes >= WORTH_SKETCHING && (numbers || !few_strings) {
             heavy.push(Heavy { bytes, route: route.clone(), numbers });
         }
     }

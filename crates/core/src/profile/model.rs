@@ -328,8 +328,16 @@ impl Approximation {
             m.insert(
                 "values".into(),
                 Value::String(format!(
-                    "counts may be low by up to {n}; only values occurring more often are listed, and a value not listed occurs at most {n} times"
+                    "each count may be low by up to {n}; values occurring {n} times or fewer may be missing from the list"
                 )),
+            );
+            m.insert(
+                "otherCount".into(),
+                Value::String(format!("estimate: may be high by up to {n} for each value listed")),
+            );
+            m.insert(
+                "otherDistinct".into(),
+                Value::String("estimate, from the estimated distinct count".into()),
             );
         }
         m

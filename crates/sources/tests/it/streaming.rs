@@ -96,9 +96,9 @@ fn within_the_budget_a_streamed_profile_is_the_loaded_one_wherever_blocks_cut() 
         let collection = &source.collections[0];
         assert!(collection.profile().is_exact());
         assert_eq!(collection.item_count(), whole.collections[0].len() as u64);
-        // Bad lines are reported at the same lines as a whole load reports them.
-        let lines = |s: &Source| s.warnings.iter().map(|w| w.line).collect::<Vec<_>>();
-        assert_eq!(lines(&source), lines(&whole), "block {block}");
+        // Bad lines are reported as a whole load reports them: line, column and message.
+        let said = |s: &Source| s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(said(&source), said(&whole), "block {block}");
         // The sample: real documents of the file, each once, in file order.
         let ids: Vec<&str> = collection.items().map(|i| i.id).collect();
         assert_eq!(ids.len(), collection.len());
@@ -237,4 +237,69 @@ fn a_line_past_the_line_limit_is_skipped_with_its_line_number_and_the_rest_profi
         assert_eq!(lines, vec![Some(2), Some(4)], "block {block}");
         assert!(source.warnings[0].to_string().contains("longer than 10000 bytes"));
     }
+}
+
+#[test]
+fn a_byte_order_mark_and_bad_first_lines_still_stream_as_a_whole_load_reads_them() {
+    let body = "{\"a\": 1}\n{\"a\": [1,]}\n{\"a\": \"x\\u0001\"}\n{\"a\": 2.5}\n";
+    for (name, text) in [
+        ("bom.ndjson", format!("\u{feff}{body}")),
+        ("bad-first.ndjson", format!("not json\n[1, 2\n{body}")),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).expect("write");
+        let whole = load(&spec(&path), &NoProgress).expect("loads");
+        let source = streamed(&path, 1 << 10, 1 << 20);
+        assert_eq!(profile_json(&source), profile_json(&whole), "{name}");
+        let said = |s: &Source| s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(said(&source), said(&whole), "{name}");
+        assert!(schemascope_sources::stream::is_document_lines(&path, None), "{name} streams");
+    }
+}
+
+/// Appends a line to the file after the first block: the file changes while it is read.
+struct Rewrites(std::path::PathBuf, std::sync::atomic::AtomicBool);
+
+impl schemascope_sources::Progress for Rewrites {
+    fn advance(&self, _bytes: u64) {
+        if !self.1.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&self.0).expect("open");
+            f.write_all(b"{\"late\": true}\n").expect("append");
+        }
+    }
+}
+
+#[test]
+fn a_file_changed_while_it_is_streamed_is_an_error_not_figures_of_no_version_of_it() {
+    let (_dir, path) = write(&hostile_lines(3_000));
+    let options = StreamOptions { block_bytes: 4_096, ..StreamOptions::default() };
+    let progress = Rewrites(path.clone(), Default::default());
+    let error = load_streamed(&spec(&path), &path, options, &progress).expect_err("changed");
+    assert!(error.to_string().contains("changed while it was being read"), "{error}");
+}
+
+#[test]
+fn arrays_and_mixed_properties_past_the_budget_name_their_estimates() {
+    use schemascope_core::property::{PropertyOptions, describe_property};
+    let mut text = String::new();
+    for i in 0..120_000u64 {
+        let m = if i % 2 == 0 { json!(format!("s{i}")) } else { json!(i as f64 * 1.5) };
+        text.push_str(&json!({"a": [i, i * 7 + 1], "m": m}).to_string());
+        text.push('\n');
+    }
+    let (_dir, path) = write(&text);
+    let source = streamed(&path, 64 << 10, 1 << 20);
+    let profile = source.collections[0].profile();
+    for name in ["a", "m"] {
+        let path: PropertyPath = name.parse().expect("path");
+        let answer = describe_property(profile, "docs", &path, PropertyOptions::default());
+        assert_eq!(answer.data["exact"], false, "{name}: {}", answer.data);
+        let approximate = answer.data["approximate"].as_object().expect("approximate");
+        assert!(!approximate.is_empty(), "{name}");
+        assert!(answer.message.contains("estimates ("), "{}", answer.message);
+    }
+    let a =
+        describe_property(profile, "docs", &"a".parse().expect("p"), PropertyOptions::default());
+    assert!(a.data["approximate"]["uniqueValues"].is_string(), "{}", a.data);
 }

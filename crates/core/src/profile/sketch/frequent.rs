@@ -11,6 +11,8 @@ use hashbrown::HashTable;
 
 /// Counters kept after a purge (`k`); the table holds up to twice as many.
 const KEEP: usize = 2_048;
+/// Most values the sketch holds at once.
+pub(crate) const FREQUENT_KEPT: usize = 2 * KEEP;
 
 #[derive(Debug, Clone, Copy)]
 struct Counter {

@@ -9,7 +9,7 @@ mod frequent;
 mod quantiles;
 
 pub(crate) use distinct::{DistinctSketch, RELATIVE_STANDARD_ERROR};
-pub(crate) use frequent::{FrequentStrings, string_hash};
+pub(crate) use frequent::{FREQUENT_KEPT, FrequentStrings, string_hash};
 pub(crate) use quantiles::QuantileSketch;
 
 use std::hash::BuildHasher;
@@ -17,6 +17,12 @@ use std::hash::BuildHasher;
 use super::accumulate::{Lengths, value_key};
 use super::exact::NumberKey;
 use super::formats::{self, StringFormat};
+
+/// The hash distinct counts are estimated from: seeded the same in every run, so the same file
+/// gets the same estimate every time (the hash tables keep the process's random seed).
+fn fixed_hash(bytes: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x5c4e_5ca1_ab1e).hash_one(bytes)
+}
 
 /// The sketches of a property's strings.
 #[derive(Debug, Default)]
@@ -49,7 +55,7 @@ impl StringSketch {
         n: u64,
     ) {
         let hash = string_hash(key);
-        self.distinct.add_hash(hash);
+        self.distinct.add_hash(fixed_hash(key.as_bytes()));
         self.frequent.add(hash, key, n);
         if let Some(chars) = chars {
             self.lengths.add(chars, n);
@@ -127,8 +133,10 @@ impl NumberSketch {
         let value = key.double();
         // `-0.0 + 0.0` is `0.0`: the two zeros are one value, as the exact counts say.
         let bits = (value + 0.0).to_bits();
-        let hash = crate::profile::string_counts::hasher().hash_one((bits, key.offset()));
-        self.distinct.add_hash(hash);
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&bits.to_le_bytes());
+        bytes[8..].copy_from_slice(&key.offset().to_le_bytes());
+        self.distinct.add_hash(fixed_hash(&bytes));
         self.quantiles.add(value, n);
         self.range = Some(match self.range {
             None => (key, key),
