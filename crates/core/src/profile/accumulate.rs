@@ -491,7 +491,15 @@ impl PathNode {
         if let Some(items) = other.items {
             match &mut self.items {
                 Some(mine) => mine.merge(*items, ctx),
-                None => self.items = Some(items),
+                None => {
+                    // Merged member by member, so its paths count against this builder's
+                    // limit (moved whole, a slice's array elements brought paths past it).
+                    ctx.paths += 1;
+                    let mut mine =
+                        Box::new(PathNode { first_seen: items.first_seen, ..PathNode::default() });
+                    mine.merge(*items, ctx);
+                    self.items = Some(mine);
+                }
             }
         }
     }

@@ -121,3 +121,37 @@ fn reaching_the_limit_exactly_keeps_nothing_out() {
     assert!(!profile.path_limit_hit);
     assert!(profile.path_limit.is_clear());
 }
+
+/// Documents whose arrays hold objects with keys of their own: the paths live below `a[]`.
+fn nested_lines(range: std::ops::Range<usize>) -> Vec<String> {
+    range
+        .map(|i| json!({"a": [{format!("k{i}"): 1, "x": {format!("y{i}"): 2}}]}).to_string())
+        .collect()
+}
+
+#[test]
+fn merged_builders_keep_the_limit_below_arrays_too() {
+    // Two builders (two slices, two streamed workers) each under the limit, merged: array
+    // elements' paths count against the merged limit as the others do.
+    let mut first = ProfileBuilder::new();
+    for line in nested_lines(0..3_000) {
+        first.add_json(&line).expect("valid");
+    }
+    let mut second = ProfileBuilder::new();
+    for line in nested_lines(3_000..9_000) {
+        second.add_json(&line).expect("valid");
+    }
+    let mut one = ProfileBuilder::new();
+    for line in nested_lines(0..9_000) {
+        one.add_json(&line).expect("valid");
+    }
+    // The second builder has no `a` yet when merged into a fresh one: its element subtree is
+    // merged member by member.
+    let mut merged = ProfileBuilder::new();
+    merged.merge(second);
+    merged.merge(first);
+    let (merged, one) = (merged.finish(9_000), one.finish(9_000));
+    assert_eq!(merged.properties().len(), one.properties().len());
+    assert!(merged.properties().len() <= 10_000, "{}", merged.properties().len());
+    assert!(merged.path_limit_hit && one.path_limit_hit);
+}
