@@ -192,10 +192,10 @@ pub fn describe_property_with(
     };
     if let Some(approximate) = approximate {
         let mut figures = approximate.figures();
-        if elements.is_some() {
-            if let Some(distinct) = figures.get("uniqueCount").cloned() {
-                figures.insert("uniqueValues".into(), distinct);
-            }
+        if elements.is_some()
+            && let Some(distinct) = figures.get("uniqueCount").cloned()
+        {
+            figures.insert("uniqueValues".into(), distinct);
         }
         // Only the estimated figures this answer shows, at its top level or under a type
         // (a mixed property's `string`, `number`, … parts).

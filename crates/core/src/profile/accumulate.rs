@@ -104,7 +104,7 @@ impl StringStats {
     }
 
     /// Replaces the exact counts with sketches fed with them.
-    pub(super) fn to_sketch(&mut self) {
+    pub(super) fn switch_to_sketch(&mut self) {
         if self.sketch.is_some() {
             return;
         }
@@ -123,8 +123,8 @@ impl StringStats {
     fn merge(&mut self, mut other: StringStats) {
         self.count += other.count;
         if self.sketch.is_some() || other.sketch.is_some() {
-            self.to_sketch();
-            other.to_sketch();
+            self.switch_to_sketch();
+            other.switch_to_sketch();
             if let (Some(mine), Some(theirs)) = (&mut self.sketch, &other.sketch) {
                 mine.merge(theirs);
             }
@@ -160,6 +160,10 @@ pub(crate) struct NumberStats {
     pub sketch: Option<Box<NumberSketch>>,
 }
 
+/// A property's numbers as finishing takes them: the doubles in parts, the integers past 2^53,
+/// and the values already counted.
+pub(super) type NumberParts = (Vec<Vec<f64>>, Vec<i128>, Vec<(f64, u64)>);
+
 /// Values pushed before [`NumberStats::compact`] tries to fold them.
 const COMPACT_FROM: usize = 4_096;
 
@@ -174,7 +178,7 @@ impl NumberStats {
     }
 
     /// Every value: the doubles in parts, the integers past 2^53, and the counted values.
-    pub(super) fn into_parts(mut self) -> (Vec<Vec<f64>>, Vec<i128>, Vec<(f64, u64)>) {
+    pub(super) fn into_parts(mut self) -> NumberParts {
         self.parts.insert(0, self.values);
         (self.parts, self.wide, self.counted)
     }
@@ -203,7 +207,7 @@ impl NumberStats {
     }
 
     /// Replaces the exact values with sketches fed with them.
-    pub(super) fn to_sketch(&mut self) {
+    pub(super) fn switch_to_sketch(&mut self) {
         if self.sketch.is_some() {
             return;
         }
@@ -228,8 +232,8 @@ impl NumberStats {
         self.integers += other.integers;
         self.floats += other.floats;
         if self.sketch.is_some() || other.sketch.is_some() {
-            self.to_sketch();
-            other.to_sketch();
+            self.switch_to_sketch();
+            other.switch_to_sketch();
             if let (Some(mine), Some(theirs)) = (&mut self.sketch, other.sketch) {
                 mine.merge(*theirs);
             }

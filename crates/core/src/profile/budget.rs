@@ -72,17 +72,17 @@ impl ProfileBuilder {
         if total <= bytes {
             return total;
         }
-        heavy.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
         for candidate in heavy {
             if total <= bytes {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
             let after = if candidate.numbers {
-                node.stats.numbers.to_sketch();
+                node.stats.numbers.switch_to_sketch();
                 node.stats.numbers.sketch.as_ref().map_or(0, |s| s.bytes())
             } else {
-                node.stats.strings.to_sketch();
+                node.stats.strings.switch_to_sketch();
                 node.stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
             };
             total = total.saturating_sub(candidate.bytes) + after;
