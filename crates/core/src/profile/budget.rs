@@ -103,17 +103,22 @@ mod tests {
     use crate::ProfileBuilder;
     use crate::path::PropertyPath;
 
+    /// Item `i`: a unique id, two few-valued properties, a many-valued number, an array.
+    fn item(i: usize) -> String {
+        json!({
+            "id": format!("item-{i:08}"),
+            "kind": (["a", "b", "c"][i % 3]),
+            "level": i % 7,
+            "price": (i as f64 * 0.618_033_988_7).fract() * 1000.0,
+            "tags": [format!("t{}", i % 5)],
+        })
+        .to_string()
+    }
+
     fn build(n: usize, budget: Option<usize>) -> crate::CollectionProfile {
         let mut builder = ProfileBuilder::new();
         for i in 0..n {
-            let item = json!({
-                "id": format!("item-{i:08}"),
-                "kind": (["a", "b", "c"][i % 3]),
-                "level": i % 7,
-                "price": (i as f64 * 0.618_033_988_7).fract() * 1000.0,
-                "tags": [format!("t{}", i % 5)],
-            });
-            builder.add_json(&item.to_string()).expect("valid");
+            builder.add_json(&item(i)).expect("valid");
             if let Some(bytes) = budget
                 && i % 10_000 == 9_999
             {
@@ -140,13 +145,7 @@ mod tests {
         let mut builder = ProfileBuilder::new();
         let mut needed = Vec::new();
         for i in 0..n {
-            let item = json!({
-                "id": format!("item-{i:08}"),
-                "kind": (["a", "b", "c"][i % 3]),
-                "level": i % 7,
-                "price": (i as f64 * 0.618_033_988_7).fract() * 1000.0,
-            });
-            builder.add_json(&item.to_string()).expect("valid");
+            builder.add_json(&item(i)).expect("valid");
             if i % 10_000 == 9_999 {
                 needed.push(builder.fit_budget(2 << 20));
             }
