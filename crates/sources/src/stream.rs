@@ -543,6 +543,9 @@ pub fn load_streamed(
     }
     let name = spec.name.as_str();
     let profile = builder.unwrap_or_default().finish(items as u64);
+    if let Some(warning) = repeated_ids(&profile) {
+        warnings.push(warning);
+    }
     let collection = sample_collection(name, sample, &items_before, profile, items as u64);
     crate::load::nothing_loaded(path, std::slice::from_ref(&collection), &warnings)?;
     if options.announce_sample
@@ -567,6 +570,25 @@ pub fn load_streamed(
         direction: None,
     };
     Ok((source, StreamStats { budget, peak_needed: peak_needed * workers }))
+}
+
+/// Documents repeating an earlier `id`, as a whole load reports them: told from the profile
+/// (no id is kept), exactly while `id`'s distinct count is exact.
+fn repeated_ids(profile: &schemascope_core::CollectionProfile) -> Option<LoadWarning> {
+    let id = profile.property(&"id".parse().ok()?)?;
+    let scalars = id.types.string + id.types.integer + id.types.number + id.types.boolean;
+    let repeats = scalars.saturating_sub(id.distinct);
+    if repeats == 0 {
+        return None;
+    }
+    let about = if id.approximate.is_some_and(|a| a.distinct_relative_error.is_some()) {
+        "about "
+    } else {
+        ""
+    };
+    Some(LoadWarning::new(format!(
+        "{about}{repeats} document(s) repeat an earlier id (told from the profile: a streamed file keeps no ids; the sample's repeats get a `~#N` suffix)"
+    )))
 }
 
 /// The sampled documents, in file order, as the collection's items.

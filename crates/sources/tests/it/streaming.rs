@@ -303,3 +303,12 @@ fn arrays_and_mixed_properties_past_the_budget_name_their_estimates() {
         describe_property(profile, "docs", &"a".parse().expect("p"), PropertyOptions::default());
     assert!(a.data["approximate"]["uniqueValues"].is_string(), "{}", a.data);
 }
+
+#[test]
+fn repeated_ids_are_reported_as_a_whole_load_counts_them() {
+    let text: String = (0..500).map(|i| format!("{{\"id\": {}}}\n", i % 200)).collect();
+    let (_dir, path) = write(&text);
+    let source = streamed(&path, 1 << 10, 1 << 20);
+    let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    assert!(said.iter().any(|w| w.starts_with("300 document(s) repeat an earlier id")), "{said:?}");
+}
