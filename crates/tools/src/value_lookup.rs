@@ -7,7 +7,7 @@ use schemascope_core::profile::PropertyProfile;
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
 use schemascope_sources::Source;
-use schemascope_sources::sql::SqlValue;
+use schemascope_sources::sql::{Dialect, SqlValue};
 use serde_json::{Value, json};
 
 use crate::result::ToolError;
@@ -33,10 +33,16 @@ pub(crate) fn lookup(
     let (stored, closest) = match (column, &source.database) {
         (Some((table, column)), Some(database)) => {
             let dialect = database.dialect();
+            let quoted = dialect.quote(column);
+            // ClickHouse compares no number with a string: the column's text is compared, as
+            // the value was written.
+            let compared = match dialect {
+                Dialect::ClickHouse => format!("toString({quoted})"),
+                _ => quoted,
+            };
             let sql = format!(
-                "SELECT 1 FROM {} WHERE {} = {} LIMIT 1",
+                "SELECT 1 FROM {} WHERE {compared} = {} LIMIT 1",
                 dialect.quote_table(&table.name),
-                dialect.quote(column),
                 dialect.param(1)
             );
             let rows = database.query(&sql, &[SqlValue::Text(value.to_string())])?;

@@ -39,7 +39,25 @@ pub(super) struct FunctionRow {
     /// `System`, `SQLUserDefined`, `ExecutableUserDefined`; empty where the server has no such
     /// column (18.16: built-ins only).
     pub origin: String,
+    /// True for an aggregate function, which combinators extend (`countIf`, `sumArray`, …).
+    pub is_aggregate: bool,
 }
+
+/// Aggregate function combinators: `system.functions` lists `count`, not `countIf`, yet
+/// ClickHouse takes any aggregate with one or two of these suffixes.
+const COMBINATORS: &[&str] = &[
+    "If",
+    "Array",
+    "Distinct",
+    "OrNull",
+    "OrDefault",
+    "State",
+    "Merge",
+    "MergeState",
+    "ForEach",
+    "Resample",
+    "SimpleState",
+];
 
 /// The allow-list from the rows of `system.functions`.
 pub(super) fn allow_list(rows: &[FunctionRow]) -> Callables {
@@ -50,6 +68,15 @@ pub(super) fn allow_list(rows: &[FunctionRow]) -> Callables {
             && !outside(&row.name)
             && (row.alias_to.is_empty() || !outside(&row.alias_to));
         callables.add_function(None, &row.name, allowed);
+        if row.is_aggregate && allowed {
+            for first in COMBINATORS {
+                let once = format!("{}{first}", row.name);
+                callables.add_function(None, &once, true);
+                for second in COMBINATORS {
+                    callables.add_function(None, &format!("{once}{second}"), true);
+                }
+            }
+        }
         if row.case_insensitive {
             callables.add_case_insensitive(&row.name);
             callables.add_function(None, &row.name.to_ascii_lowercase(), allowed);
@@ -65,6 +92,7 @@ mod tests {
 
     fn row(name: &str, case_insensitive: bool, alias_to: &str, origin: &str) -> FunctionRow {
         FunctionRow {
+            is_aggregate: false,
             name: name.into(),
             case_insensitive,
             alias_to: alias_to.into(),

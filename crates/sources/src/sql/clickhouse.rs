@@ -366,7 +366,9 @@ impl ClickHouseDatabase {
         }
         let origin = if self.functions_have_origin { "origin" } else { "''" };
         let read = self.read(
-            &format!("SELECT name, case_insensitive, alias_to, {origin} FROM system.functions"),
+            &format!(
+                "SELECT name, case_insensitive, alias_to, {origin}, is_aggregate FROM system.functions"
+            ),
             Caps::default(),
             STATEMENT_TIMEOUT_MS,
         )?;
@@ -378,6 +380,7 @@ impl ClickHouseDatabase {
                 case_insensitive: r[1].as_count() > 0,
                 alias_to: r[2].as_str().unwrap_or_default().to_string(),
                 origin: r[3].as_str().unwrap_or_default().to_string(),
+                is_aggregate: r[4].as_count() > 0,
             })
             .collect();
         let callables = Arc::new(ch_callables::allow_list(&rows));

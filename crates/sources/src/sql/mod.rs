@@ -61,6 +61,13 @@ impl Dialect {
     pub fn quote(self, name: &str) -> String {
         match self {
             // ClickHouse reads backslash escapes inside quoted identifiers.
+            // A name holding a double quote is quoted with backticks instead, so that no escape
+            // is needed: sqlparser's tokenizer (which checks every statement) and ClickHouse then
+            // read it alike. Only a name holding both needs ClickHouse's backslash escapes.
+            Self::ClickHouse if !name.contains('\\') && !name.contains('"') => {
+                format!("\"{name}\"")
+            }
+            Self::ClickHouse if !name.contains('\\') && !name.contains('`') => format!("`{name}`"),
             Self::ClickHouse => {
                 format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
             }

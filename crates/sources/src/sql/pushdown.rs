@@ -356,8 +356,13 @@ pub fn profile_columns(
     let mut slots = Vec::with_capacity(wanted.len());
     for &i in &wanted {
         let c = format!("c{i}");
-        let mut s =
-            ColumnSlots { non_null: list.push(format!("COUNT({c})")), ..ColumnSlots::default() };
+        // ClickHouse 18.16 counts the NULLs of a LowCardinality(Nullable) column in COUNT(c);
+        // IS NOT NULL tells them apart everywhere.
+        let non_null = match db.dialect() {
+            Dialect::ClickHouse => flag_sum(&format!("{c} IS NOT NULL")),
+            _ => format!("COUNT({c})"),
+        };
+        let mut s = ColumnSlots { non_null: list.push(non_null), ..ColumnSlots::default() };
         s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
         s.reals = view.is(i, Kind::Real).map(|p| list.push(flag_sum(&p)));
         s.texts = view.is(i, Kind::Text).map(|p| list.push(flag_sum(&p)));

@@ -499,3 +499,39 @@ fn awkward_numbers_and_texts_profile_inside_clickhouse_as_in_memory() {
     common::assert_table_matches_memory(&db, catalog.table("awkward").expect("table"));
     common::assert_histograms_match(&db, "awkward", &["f", "i"]);
 }
+
+/// Tester round: a table and a column whose names hold a double quote, a LowCardinality
+/// (Nullable) column with NULLs, and aggregate combinators (`countIf`, `sumArray`).
+#[test]
+fn quoted_names_low_cardinality_nulls_and_combinators_work() {
+    let (Some(ro), Some(rw)) =
+        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
+    else {
+        return;
+    };
+    as_writer(&rw, "CREATE DATABASE IF NOT EXISTS schemascope_quotes");
+    as_writer(&rw, "DROP TABLE IF EXISTS schemascope_quotes.`a\"b`");
+    as_writer(
+        &rw,
+        "CREATE TABLE schemascope_quotes.`a\"b` (`c\"d` Int32, lc LowCardinality(Nullable(String))) ENGINE = Memory",
+    );
+    as_writer(
+        &rw,
+        "INSERT INTO schemascope_quotes.`a\"b` VALUES (1, 'a'), (2, NULL), (3, 'b'), (4, NULL), (5, NULL)",
+    );
+    let db_uri =
+        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_quotes")).expect("uri");
+    let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
+    let catalog = db.catalog().expect("a quote in a table name does not break the catalog");
+    let table = catalog.table("a\"b").expect("table");
+    assert_eq!(table.row_count, Some(5));
+    common::assert_table_matches_memory(&db, table);
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let lc = profile.property(&"lc".parse().expect("path")).expect("lc");
+    assert_eq!((lc.present, lc.nulls), (5, 3), "NULLs of a LowCardinality(Nullable) column");
+    let sql =
+        "SELECT countIf(`c\"d` > 2), sumArray([1, 2]), uniqExactIf(lc, isNotNull(lc)) FROM `a\"b`";
+    let rows = run(&db, sql, Caps::default(), 10_000);
+    assert_eq!(rows.rows[0][0].as_count(), 3, "{:?}", rows.rows);
+    as_writer(&rw, "DROP DATABASE schemascope_quotes");
+}

@@ -342,6 +342,21 @@ fn clickhouse_tables_work_with_every_discovery_tool() {
     ));
     assert_eq!(executed["rows"].as_array().map(Vec::len), Some(3), "{executed}");
     assert_eq!(executed["truncatedBy"], "rows", "{executed}");
+    // A value looked up in a number column is compared as the column's text (ClickHouse
+    // compares no number with a string).
+    for (value, stored) in [("343719", true), ("343718", false)] {
+        let looked = ok(describe_property(
+            &registry,
+            DescribePropertyParams {
+                source: ch.clone(),
+                collection: table("Track"),
+                property: "Milliseconds".into(),
+                value: Some(value.into()),
+                ..Default::default()
+            },
+        ));
+        assert_eq!(looked["valueLookup"]["stored"], stored, "{looked}");
+    }
 }
 
 #[test]
