@@ -61,10 +61,7 @@ impl StringSketch {
             self.lengths.add(chars, n);
         }
         if let Some(format) = format {
-            match self.formats.iter_mut().find(|(f, _)| *f == format) {
-                Some((_, count)) => *count += n,
-                None => self.formats.push((format, n)),
-            }
+            self.count_format(format, n);
         }
         if self.min.as_deref().is_none_or(|m| key < m) {
             self.min = Some(key.into());
@@ -81,16 +78,20 @@ impl StringSketch {
         self.add_key(&value_key(value), Some(chars), formats::detect(value), 1);
     }
 
+    fn count_format(&mut self, format: StringFormat, n: u64) {
+        match self.formats.iter_mut().find(|(f, _)| *f == format) {
+            Some((_, count)) => *count += n,
+            None => self.formats.push((format, n)),
+        }
+    }
+
     /// Adds everything `other` counted.
     pub(crate) fn merge(&mut self, other: &StringSketch) {
         self.distinct.merge(&other.distinct);
         self.frequent.merge(&other.frequent);
         self.lengths.merge(other.lengths);
         for &(format, n) in &other.formats {
-            match self.formats.iter_mut().find(|(f, _)| *f == format) {
-                Some((_, count)) => *count += n,
-                None => self.formats.push((format, n)),
-            }
+            self.count_format(format, n);
         }
         if let Some(m) = &other.min
             && self.min.as_deref().is_none_or(|mine| m.as_ref() < mine)
@@ -138,13 +139,7 @@ impl NumberSketch {
         bytes[8..].copy_from_slice(&key.offset().to_le_bytes());
         self.distinct.add_hash(fixed_hash(&bytes));
         self.quantiles.add(value, n);
-        self.range = Some(match self.range {
-            None => (key, key),
-            Some((lo, hi)) => (
-                if key.order(lo).is_lt() { key } else { lo },
-                if key.order(hi).is_gt() { key } else { hi },
-            ),
-        });
+        self.add_range(key, key);
         let exact = value + key.offset() as f64;
         let count = self.count + n;
         let delta = exact - self.mean;
