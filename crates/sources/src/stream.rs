@@ -293,28 +293,34 @@ fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result
     if buf.is_empty() || buf.last() == Some(&b'\n') {
         return Ok((first, false));
     }
-    // The block's last line, whole: read on to its end.
+    // The block's last line, whole: read on to its end, in steps from 64 KiB (a line is
+    // usually short, and the next block reads the same bytes again) up to 1 MiB. Past the line
+    // limit, the line's bytes are read into the same tail and dropped.
     let last_line = memchr::memrchr(b'\n', buf).map_or(0, |at| at + 1);
     let mut end = from + got as u64;
-    let mut chunk = vec![0u8; 1 << 20];
+    let mut step = 64usize << 10;
     let mut overlong = false;
     while end < shared.len {
-        let n = read_at(shared.file, &mut chunk[..(shared.len - end).min(1 << 20) as usize], end)?;
+        let at = buf.len();
+        buf.resize(at + (shared.len - end).min(step as u64) as usize, 0);
+        let n = read_at(shared.file, &mut buf[at..], end)?;
+        buf.truncate(at + n);
         if n == 0 {
             break;
         }
         end += n as u64;
-        let newline = memchr::memchr(b'\n', &chunk[..n]);
-        if !overlong {
-            buf.extend_from_slice(&chunk[..newline.map_or(n, |at| at + 1)]);
-            if buf.len() - last_line > shared.max_line {
-                overlong = true;
-                buf.truncate(last_line);
-            }
+        let newline = memchr::memchr(b'\n', &buf[at..]);
+        if let Some(nl) = newline {
+            buf.truncate(at + nl + 1);
+        }
+        if overlong || buf.len() - last_line > shared.max_line {
+            overlong = true;
+            buf.truncate(last_line);
         }
         if newline.is_some() {
             break;
         }
+        step = (step * 2).min(1 << 20);
     }
     Ok((first, overlong))
 }

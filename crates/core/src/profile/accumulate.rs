@@ -242,11 +242,7 @@ impl NumberStats {
         self.parts.push(other.values);
         self.parts.extend(other.parts);
         self.wide.extend(other.wide);
-        if self.counted.is_empty() {
-            self.counted = other.counted;
-        } else {
-            self.counted.extend(other.counted);
-        }
+        self.counted.extend(other.counted);
         self.many |= other.many;
     }
 }
