@@ -52,6 +52,8 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
         message.push_str(&format!(" Hint: {hint}"));
     }
     message.push_str(&schemascope_core::display::depth_cut_sentence(found.depth_limited));
+    let mut data = json!(found);
+    data["collection"] = collection.name().into();
     if let Some(total) = collection.sample_of() {
         // Counts of a sample are not counts of the file: say so rather than let them pass.
         message.push_str(&format!(
@@ -59,10 +61,6 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
             collection.len(),
             kind.counted(total)
         ));
-    }
-    let mut data = json!(found);
-    data["collection"] = collection.name().into();
-    if let Some(total) = collection.sample_of() {
         data["sampleOf"] = json!(total);
     }
     Ok(ToolResult::ok(message, data))
