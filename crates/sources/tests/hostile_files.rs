@@ -76,8 +76,13 @@ fn a_sqlite_source_that_is_a_fifo_or_a_device_is_refused_at_once() {
     assert!(missing.contains("no such file"), "{missing}");
 }
 
+/// Held by the tests that read or change the process-wide size limit: one of them lowers it
+/// for a moment, which another expecting the default must not see.
+static SIZE_LIMIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_huge_sparse_file_is_refused_by_its_size_before_it_is_read() {
+    let _limit = SIZE_LIMIT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().expect("tempdir");
     let sparse = dir.path().join("huge.ndjson");
     std::fs::File::create(&sparse).and_then(|f| f.set_len(1 << 40)).expect("sparse file");
@@ -97,6 +102,7 @@ fn a_huge_sparse_file_is_refused_by_its_size_before_it_is_read() {
 
 #[test]
 fn the_source_size_limit_is_configurable_and_links_to_regular_files_still_load() {
+    let _limit = SIZE_LIMIT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().expect("tempdir");
     let small = dir.path().join("small.json");
     std::fs::write(&small, r#"[{"a": 1}, {"a": 2}]"#).expect("write");
