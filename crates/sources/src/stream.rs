@@ -579,7 +579,9 @@ pub fn load_streamed(
 }
 
 /// Documents repeating an earlier `id`, as a whole load reports them: told from the profile
-/// (no id is kept), exactly while `id`'s distinct count is exact.
+/// (no id is kept), exactly while `id`'s distinct count is exact. An estimated distinct count
+/// says so only when the shortfall is past three standard errors: unique ids estimated a little
+/// low must not read as repeats.
 fn repeated_ids(profile: &schemascope_core::CollectionProfile) -> Option<LoadWarning> {
     let id = profile.property(&"id".parse().ok()?)?;
     let scalars = id.types.string + id.types.integer + id.types.number + id.types.boolean;
@@ -587,13 +589,14 @@ fn repeated_ids(profile: &schemascope_core::CollectionProfile) -> Option<LoadWar
     if repeats == 0 {
         return None;
     }
-    let about = if id.approximate.is_some_and(|a| a.distinct_relative_error.is_some()) {
-        "about "
-    } else {
-        ""
+    let error = id.approximate.and_then(|a| a.distinct_relative_error);
+    let about = match error {
+        Some(e) if (repeats as f64) <= 3.0 * e * scalars as f64 => return None,
+        Some(e) => format!("about {repeats} (±{})", (2.0 * e * scalars as f64).ceil() as u64),
+        None => repeats.to_string(),
     };
     Some(LoadWarning::new(format!(
-        "{about}{repeats} document(s) repeat an earlier id (told from the profile: a streamed file keeps no ids; the sample's repeats get a `~#N` suffix)"
+        "{about} document(s) repeat an earlier id (told from the profile: a streamed file keeps no ids; the sample's repeats get a `~#N` suffix)"
     )))
 }
 

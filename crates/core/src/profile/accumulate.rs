@@ -579,18 +579,19 @@ impl ProfileBuilder {
     /// On a parse error the counters may hold part of the bad item: callers that keep going
     /// must rebuild without it (loaders re-profile the affected slice; see `sources`).
     pub fn add_json(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
-        self.ctx.captured_id = None;
         if tape::scan(json, &mut self.tape) {
-            let mut walk = TapeWalk {
-                tape: &self.tape,
-                text: json,
-                ctx: &mut self.ctx,
-                want_id: self.want_id,
-            };
-            walk.value(0, &mut self.root, 0, false);
-            return Ok(self.ctx.captured_id.take());
+            return Ok(self.walk_tape(json));
         }
         self.add_json_by_serde(json)
+    }
+
+    /// Profiles the item whose tape [`tape::scan`] just wrote from `json`.
+    fn walk_tape(&mut self, json: &str) -> Option<ItemId> {
+        self.ctx.captured_id = None;
+        let mut walk =
+            TapeWalk { tape: &self.tape, text: json, ctx: &mut self.ctx, want_id: self.want_id };
+        walk.value(0, &mut self.root, 0, false);
+        self.ctx.captured_id.take()
     }
 
     /// [`ProfileBuilder::add_json`], leaving the counters untouched when `json` is not valid
@@ -598,7 +599,7 @@ impl ProfileBuilder {
     /// streamed profile cannot go back and profile a block again without its bad lines.
     pub fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
         if tape::scan(json, &mut self.tape) {
-            return self.add_json(json);
+            return Ok(self.walk_tape(json));
         }
         if serde_json::from_str::<IgnoredAny>(json).is_err() {
             // The error as a whole load reports it (the profiling visitor's, not the checker's),

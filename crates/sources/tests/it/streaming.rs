@@ -312,3 +312,27 @@ fn repeated_ids_are_reported_as_a_whole_load_counts_them() {
     let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
     assert!(said.iter().any(|w| w.starts_with("300 document(s) repeat an earlier id")), "{said:?}");
 }
+
+#[test]
+fn estimated_distinct_ids_report_repeats_only_past_their_error() {
+    let lines = |n: u64, modulo: u64| -> String {
+        (0..n).map(|i| format!("{{\"id\": \"doc-{:08}\", \"v\": {i}}}\n", i % modulo)).collect()
+    };
+    // Unique ids whose distinct count is estimated (a little low or high): no repeats to report.
+    let (_dir, path) = write(&lines(200_000, u64::MAX));
+    let source = streamed(&path, 64 << 10, 1 << 20);
+    let id = source.collections[0].profile().property(&"id".parse().expect("p")).cloned();
+    let id = id.expect("id");
+    assert!(id.approximate.and_then(|a| a.distinct_relative_error).is_some(), "id estimated");
+    let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    assert!(!said.iter().any(|w| w.contains("repeat an earlier id")), "{said:?}");
+    // Half the documents repeat an id: reported, as an estimate with its bound.
+    let (_dir2, path) = write(&lines(200_000, 100_000));
+    let source = streamed(&path, 64 << 10, 1 << 20);
+    let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    let warning = said.iter().find(|w| w.contains("repeat an earlier id")).expect("{said:?}");
+    let repeats: u64 =
+        warning["about ".len()..].split(' ').next().and_then(|n| n.parse().ok()).expect("a count");
+    assert!(warning.starts_with("about ") && warning.contains("(±"), "{warning}");
+    assert!((96_000..=104_000).contains(&repeats), "{warning}");
+}
