@@ -49,7 +49,7 @@ pub fn load_with(
                     announce_sample: !mode.is_streamed(),
                     ..Default::default()
                 };
-                return Ok(crate::stream::load_streamed(spec, path, options, progress)?.0);
+                return Ok(crate::stream::stream(spec, path, options, mode, progress)?.0);
             }
             let text = crate::read::read_shared(path, mode)?;
             load_text(spec, path, *format, text, progress, Some(path.clone()))

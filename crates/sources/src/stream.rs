@@ -2,9 +2,11 @@
 //! documents, only with what the statistics need, and that has a budget.
 //!
 //! The file is read in blocks of [`BLOCK`] bytes by one worker per core, each taking one
-//! contiguous part of the file (positioned reads into a buffer each worker reuses: no mapping,
-//! so a file rewritten meanwhile gives mixed figures, never SIGBUS). A block owns the lines that
-//! start in it. Each worker profiles its blocks into its own
+//! contiguous part of the file: positioned reads into a buffer each worker reuses (a file
+//! rewritten meanwhile is told by its size and time, never SIGBUS), or, when the caller allows a
+//! mapping (a one-shot command, [`crate::ReadMode::map`]), slices of the mapped file, whose pages
+//! are given back after each block so that resident memory does not grow with the file. A
+//! block owns the lines that start in it. Each worker profiles its blocks into its own
 //! builder and, after every block, fits it into its share of the memory budget
 //! ([`schemascope_core::ProfileBuilder::fit_budget`]: few-valued numbers folded into counts, then
 //! the heaviest properties switched to sketches). No item entry is kept; instead every worker
@@ -188,6 +190,8 @@ impl FileState {
 /// The shared state of the workers.
 struct Shared<'a> {
     file: &'a std::fs::File,
+    /// The file's mapping, when the caller allowed one: blocks are slices of it, not copies.
+    map: Option<&'a memmap2::Mmap>,
     path: &'a Path,
     len: u64,
     failed: AtomicBool,
@@ -325,6 +329,57 @@ fn read_block(shared: &Shared<'_>, k: u64, buf: &mut Vec<u8>) -> std::io::Result
     Ok((first, overlong))
 }
 
+/// Block `k` of the mapped file, as [`read_block`] reads it: the lines starting in it, the last
+/// one whole unless it is longer than the line limit (then left out, and `true`).
+fn mapped_block<'m>(shared: &Shared<'_>, map: &'m [u8], k: u64) -> (u64, &'m [u8], bool) {
+    let len = map.len();
+    let start = usize::try_from(k * shared.block).unwrap_or(len).min(len);
+    let from = start.saturating_sub(1);
+    let end = start.saturating_add(shared.block as usize).min(len);
+    let window = &map[from..end];
+    let skip = if k == 0 {
+        if window.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 }
+    } else {
+        memchr::memchr(b'\n', window).map_or(window.len(), |at| at + 1)
+    };
+    let first = from + skip;
+    if first >= end || map[end - 1] == b'\n' {
+        return (first as u64, &map[first..end], false);
+    }
+    // The last line runs on past the block: to its newline, looked for no further than the
+    // line limit allows.
+    let last_line = memchr::memrchr(b'\n', &map[first..end]).map_or(first, |at| first + at + 1);
+    let limit = last_line.saturating_add(shared.max_line).min(len);
+    match memchr::memchr(b'\n', &map[end..limit.max(end)]) {
+        Some(newline) => (first as u64, &map[first..end + newline + 1], false),
+        None if limit == len => (first as u64, &map[first..len], false),
+        None => (first as u64, &map[first..last_line], true),
+    }
+}
+
+/// Maps `file` for reading front to back; `None` where it cannot be mapped (reading works
+/// everywhere).
+#[allow(unsafe_code)]
+fn map_file(file: &std::fs::File) -> Option<memmap2::Mmap> {
+    // SAFETY: only called under `ReadMode::map`, whose caller accepted its contract: no other
+    // process truncates or rewrites the file meanwhile (a truncation ends a one-shot command
+    // with SIGBUS, which the CLI reports). Every block is checked as UTF-8 before it is read.
+    let map = unsafe { memmap2::MmapOptions::new().map(file) }.ok()?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(map)
+}
+
+/// Gives back the pages of `map` under `range` that this process holds, once a block is done: a
+/// mapped file's pages count in its resident memory until then, and would grow with the file.
+#[allow(unsafe_code)]
+fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    // SAFETY: the mapping is shared and read-only, never written: dropping this process's copy
+    // of its pages loses nothing, and a later read maps them in again from the file.
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len())
+    };
+}
+
 /// Profiles the blocks `blocks`, in order.
 fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResult, SourceError> {
     let mut result = WorkerResult {
@@ -334,14 +389,20 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
         blocks: Vec::new(),
         peak_needed: 0,
     };
-    let mut buf = Vec::with_capacity(shared.block as usize + 1);
+    let mut buf = Vec::new();
     let io = |e| SourceError::Io { path: shared.path.to_path_buf(), source: e };
     for k in blocks {
         if shared.failed.load(Ordering::Relaxed) {
             break;
         }
-        let (first, overlong) = read_block(shared, k, &mut buf).map_err(io)?;
-        let text = std::str::from_utf8(&buf).map_err(|e| {
+        let (first, bytes, overlong) = match shared.map {
+            Some(map) => mapped_block(shared, map, k),
+            None => {
+                let (first, overlong) = read_block(shared, k, &mut buf).map_err(io)?;
+                (first, &buf[..], overlong)
+            }
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| {
             shared.failed.store(true, Ordering::Relaxed);
             SourceError::Syntax {
                 path: shared.path.to_path_buf(),
@@ -359,6 +420,10 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
             result.bad.push(overlong_line(k as usize, counts.lines, shared.max_line));
         }
         result.blocks.push((k as usize, counts));
+        if let Some(map) = shared.map {
+            let at = first as usize;
+            release(map, at..at + text.len());
+        }
         let needed = result.builder.fit_budget(shared.budget_share);
         result.peak_needed = result.peak_needed.max(needed);
         shared.progress.advance(text.len() as u64);
@@ -453,16 +518,31 @@ pub fn load_streamed(
     options: StreamOptions,
     progress: &dyn Progress,
 ) -> Result<(Source, StreamStats), SourceError> {
+    stream(spec, path, options, crate::ReadMode::COPY, progress)
+}
+
+/// [`load_streamed`], reading blocks as slices of the file's mapping when `mode` allows one
+/// ([`crate::ReadMode::map`]: a one-shot command; no copy of every byte), else by positioned
+/// reads.
+pub(crate) fn stream(
+    spec: &SourceSpec,
+    path: &Path,
+    options: StreamOptions,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+) -> Result<(Source, StreamStats), SourceError> {
     let block = options.block_bytes.max(1 << 10) as u64;
     // No size limit: memory does not grow with the file.
     let (file, metadata) = crate::file::open_regular(path)?;
     let len = metadata.len();
     progress.start(len);
+    let map = if mode.is_mapped() { map_file(&file) } else { None };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let workers = threads.min(len.div_ceil(block).max(1) as usize);
     let budget = options.budget;
     let shared = Shared {
         file: &file,
+        map: map.as_ref(),
         path,
         len,
         failed: AtomicBool::new(false),
@@ -632,4 +712,71 @@ fn sample_collection(
     }
     Collection::new(name, CollectionKind::Documents, Arc::new(buffer.into()), entries, profile)
         .sampled_from(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoProgress;
+
+    /// Lines crossing every block edge, blank and bad ones, a byte-order mark, lines longer than
+    /// the line limit (within one block and across several), unicode, no final newline.
+    fn awkward_text() -> String {
+        let mut text = String::from("\u{feff}");
+        for i in 0..3_000 {
+            let line = match i % 53 {
+                7 => String::new(),
+                11 => "{\"id\": 1, \"broken\": ".into(),
+                17 => format!("{{\"id\": \"long-{i}\", \"pad\": \"{}\"}}", "x".repeat(5_000 + i)),
+                // Exactly one byte under, at and over a line limit of 3,000 with its newline.
+                23 => {
+                    let head = format!("{{\"id\": \"edge-{i}\", \"pad\": \"");
+                    let target = 2_998 + (i / 53) % 3;
+                    format!("{head}{}\"}}", "y".repeat(target - head.len() - 2))
+                }
+                _ => format!(
+                    "{{\"id\": \"d-{i}\", \"n\": {}, \"s\": \"ünï-{}\", \"t\": [{i}, null]}}",
+                    i as f64 * 0.37,
+                    i % 17
+                ),
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text.push_str("{\"id\": \"last\", \"n\": 1}");
+        text
+    }
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn mapped_blocks_read_what_positioned_reads_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docs.ndjson");
+        std::fs::write(&path, awkward_text()).expect("write");
+        let spec: SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        // SAFETY: the test's own file, which nothing rewrites while it is read.
+        let mapped = unsafe { crate::ReadMode::map() };
+        let said = |s: &Source| s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>();
+        for block_bytes in [1 << 10, 4_099, 65_536, 8 << 20] {
+            for max_line_bytes in [3_000, 7_000, MAX_LINE_BYTES] {
+                let options =
+                    StreamOptions { block_bytes, max_line_bytes, ..StreamOptions::default() };
+                let read = stream(&spec, &path, options, crate::ReadMode::COPY, &NoProgress);
+                let map = stream(&spec, &path, options, mapped, &NoProgress);
+                let ((read, _), (map, _)) = (read.expect("reads"), map.expect("maps"));
+                let case = format!("block {block_bytes}, line limit {max_line_bytes}");
+                let profile =
+                    |s: &Source| serde_json::to_value(s.collections[0].profile()).expect("json");
+                assert_eq!(profile(&map), profile(&read), "{case}");
+                assert_eq!(said(&map), said(&read), "{case}");
+                let items = |s: &Source| s.collections[0].item_count();
+                assert_eq!(items(&map), items(&read), "{case}");
+                let texts = |s: &Source| {
+                    let items = s.collections[0].items();
+                    items.map(|i| format!("{} {}", i.id, i.json)).collect::<Vec<_>>()
+                };
+                assert_eq!(texts(&map), texts(&read), "{case}");
+            }
+        }
+    }
 }

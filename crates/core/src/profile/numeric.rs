@@ -409,6 +409,11 @@ struct ExactSum {
 impl ExactSum {
     /// Adds `x`.
     fn add(&mut self, mut x: f64) {
+        // Zero changes no sum; most products are exact and most offsets zero, so most of the
+        // four terms a value brings are zeros.
+        if x == 0.0 {
+            return;
+        }
         let mut kept = 0;
         for j in 0..self.partials.len() {
             let mut y = self.partials[j];

@@ -57,18 +57,111 @@ const POW10: [f64; 23] = [
 
 /// Scans `text` (one JSON value with optional surrounding whitespace) into `tape`. Returns
 /// `false` when the text is not for this scanner (see the module docs); `tape` is then garbage.
+///
+/// One loop with an explicit stack of open containers, so the position and the tape's length
+/// stay in registers: a recursive descent kept them in memory, one store and load per byte.
 pub(crate) fn scan(text: &str, tape: &mut Vec<Token>) -> bool {
     tape.clear();
-    if u32::try_from(text.len()).is_err() {
+    let bytes = text.as_bytes();
+    if u32::try_from(bytes.len()).is_err() {
         return false;
     }
-    let mut scanner = Scanner { bytes: text.as_bytes(), pos: 0, tape };
-    scanner.skip_whitespace();
-    if !scanner.value(0) {
-        return false;
+    // Each open container's token index (an array counts its elements in its token as it goes).
+    let mut open = [0u32; MAX_NESTING];
+    let mut depth = 0;
+    let mut pos = skip_whitespace(bytes, 0);
+    'value: loop {
+        // A value starts at `pos`.
+        match bytes.get(pos) {
+            Some(&byte @ (b'{' | b'[')) => {
+                if depth >= MAX_NESTING {
+                    return false;
+                }
+                let is_object = byte == b'{';
+                open[depth] = tape.len() as u32;
+                depth += 1;
+                tape.push(if is_object {
+                    Token::Object { end: 0 }
+                } else {
+                    Token::Array { end: 0, len: 0 }
+                });
+                pos = skip_whitespace(bytes, pos + 1);
+                if bytes.get(pos) == Some(&(byte + 2)) {
+                    // `{}` or `[]`: `}` and `]` are two past their openers.
+                    pos += 1;
+                    depth -= 1;
+                    let end = tape.len() as u32;
+                    tape[open[depth] as usize] = if is_object {
+                        Token::Object { end }
+                    } else {
+                        Token::Array { end, len: 0 }
+                    };
+                } else {
+                    if is_object {
+                        let Some(next) = member_key(bytes, pos, tape) else { return false };
+                        pos = next;
+                    }
+                    continue 'value;
+                }
+            }
+            Some(b'"') => {
+                let Some((start, len, next)) = string(bytes, pos) else { return false };
+                tape.push(Token::Str { start, len });
+                pos = next;
+            }
+            Some(b't') => {
+                let Some(next) = literal(bytes, pos, b"true") else { return false };
+                tape.push(Token::Bool(true));
+                pos = next;
+            }
+            Some(b'f') => {
+                let Some(next) = literal(bytes, pos, b"false") else { return false };
+                tape.push(Token::Bool(false));
+                pos = next;
+            }
+            Some(b'n') => {
+                let Some(next) = literal(bytes, pos, b"null") else { return false };
+                tape.push(Token::Null);
+                pos = next;
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let Some((token, next)) = number(bytes, pos) else { return false };
+                tape.push(token);
+                pos = next;
+            }
+            _ => return false,
+        }
+        // A value ended at `pos`: close containers until one goes on, or the text ends.
+        loop {
+            if depth == 0 {
+                return skip_whitespace(bytes, pos) == bytes.len();
+            }
+            let at = open[depth - 1] as usize;
+            pos = skip_whitespace(bytes, pos);
+            let end = tape.len() as u32;
+            match (bytes.get(pos), &mut tape[at]) {
+                (Some(b','), Token::Object { .. }) => {
+                    pos = skip_whitespace(bytes, pos + 1);
+                    let Some(next) = member_key(bytes, pos, tape) else { return false };
+                    pos = next;
+                    continue 'value;
+                }
+                (Some(b','), Token::Array { len, .. }) => {
+                    *len += 1;
+                    pos = skip_whitespace(bytes, pos + 1);
+                    continue 'value;
+                }
+                (Some(b'}'), Token::Object { end: e }) => *e = end,
+                (Some(b']'), Token::Array { end: e, len }) => {
+                    *e = end;
+                    *len += 1;
+                }
+                _ => return false,
+            }
+            pos += 1;
+            depth -= 1;
+        }
     }
-    scanner.skip_whitespace();
-    scanner.pos == scanner.bytes.len()
 }
 
 /// The index just past the value whose first token is at `at`.
@@ -78,12 +171,6 @@ pub(crate) fn skip(tape: &[Token], at: usize) -> usize {
         Some(Token::Object { end } | Token::Array { end, .. }) => *end as usize,
         _ => at + 1,
     }
-}
-
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    tape: &'a mut Vec<Token>,
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -104,262 +191,151 @@ fn string_breaks(word: u64) -> u64 {
     bytes_equal(word, b'\\') | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
 }
 
-impl Scanner<'_> {
-    #[inline]
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+/// The first position at or after `pos` that is not whitespace.
+#[inline(always)]
+fn skip_whitespace(bytes: &[u8], mut pos: usize) -> usize {
+    // Compact JSON has none: one comparison settles the common case.
+    if bytes.get(pos).is_some_and(|&b| b > b' ') {
+        return pos;
     }
-
-    #[inline]
-    fn skip_whitespace(&mut self) {
-        // Compact JSON has none: one comparison settles the common case.
-        if self.peek().is_some_and(|b| b > b' ') {
-            return;
-        }
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
-            self.pos += 1;
-        }
+    while let Some(b' ' | b'\n' | b'\t' | b'\r') = bytes.get(pos) {
+        pos += 1;
     }
+    pos
+}
 
-    fn value(&mut self, depth: usize) -> bool {
-        match self.peek() {
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
-            Some(b'"') => match self.string() {
-                Some((start, len)) => {
-                    self.tape.push(Token::Str { start, len });
-                    true
-                }
-                None => false,
-            },
-            Some(b't') => self.literal(b"true", Token::Bool(true)),
-            Some(b'f') => self.literal(b"false", Token::Bool(false)),
-            Some(b'n') => self.literal(b"null", Token::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => false,
-        }
+/// `word` at `pos`: the position after it.
+#[inline(always)]
+fn literal(bytes: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
+    (bytes.get(pos..pos + word.len()) == Some(word)).then_some(pos + word.len())
+}
+
+/// An object member's key and its colon, at the key's opening quote (pushed as a token): the
+/// position of the member's value.
+#[inline(always)]
+fn member_key(bytes: &[u8], pos: usize, tape: &mut Vec<Token>) -> Option<usize> {
+    if bytes.get(pos) != Some(&b'"') {
+        return None;
     }
+    let (start, len, next) = string(bytes, pos)?;
+    tape.push(Token::Key { start, len });
+    let colon = skip_whitespace(bytes, next);
+    (bytes.get(colon) == Some(&b':')).then(|| skip_whitespace(bytes, colon + 1))
+}
 
-    fn literal(&mut self, word: &[u8], token: Token) -> bool {
-        if self.bytes.get(self.pos..self.pos + word.len()) != Some(word) {
-            return false;
-        }
-        self.pos += word.len();
-        self.tape.push(token);
-        true
-    }
-
-    /// The position of the token just pushed, to patch its `end` when the container closes.
-    fn open(&mut self, token: Token) -> usize {
-        self.pos += 1;
-        self.tape.push(token);
-        self.tape.len() - 1
-    }
-
-    fn end(&self) -> u32 {
-        // The tape has at most one token per byte of text, whose length fits in u32.
-        self.tape.len() as u32
-    }
-
-    fn object(&mut self, depth: usize) -> bool {
-        if depth >= MAX_NESTING {
-            return false;
-        }
-        let at = self.open(Token::Object { end: 0 });
-        self.skip_whitespace();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                if self.peek() != Some(b'"') {
-                    return false;
-                }
-                let Some((start, len)) = self.string() else { return false };
-                self.tape.push(Token::Key { start, len });
-                self.skip_whitespace();
-                if self.peek() != Some(b':') {
-                    return false;
-                }
-                self.pos += 1;
-                self.skip_whitespace();
-                if !self.value(depth + 1) {
-                    return false;
-                }
-                match self.after_member(b'}') {
-                    Some(true) => {}
-                    Some(false) => break,
-                    None => return false,
-                }
+/// A string without escapes or control characters, at its opening quote: its content's start and
+/// length, and the position after its closing quote. Eight bytes are checked at a time.
+#[inline(always)]
+fn string(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
+    let start = pos + 1;
+    let mut at = start;
+    // Both fit: the text's length was checked to fit in u32.
+    let close = |at: usize| Some((start as u32, (at - start) as u32, at + 1));
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*word);
+        let (quote, other) = (bytes_equal(word, b'"'), string_breaks(word));
+        if quote | other != 0 {
+            // The string ends here if its closing quote comes before anything it cannot hold.
+            if quote.trailing_zeros() >= other.trailing_zeros() {
+                return None;
             }
+            return close(at + (quote.trailing_zeros() / 8) as usize);
         }
-        self.tape[at] = Token::Object { end: self.end() };
-        true
+        at += 8;
     }
-
-    /// After a member or element: `Some(true)` past a comma (another follows), `Some(false)` past
-    /// the container's `close`, `None` on anything else.
-    #[inline]
-    fn after_member(&mut self, close: u8) -> Option<bool> {
-        self.skip_whitespace();
-        let byte = self.peek()?;
-        self.pos += 1;
-        if byte == b',' {
-            self.skip_whitespace();
-            Some(true)
-        } else {
-            (byte == close).then_some(false)
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => return close(at),
+            b'\\' | 0..0x20 => return None,
+            _ => at += 1,
         }
     }
+    None
+}
 
-    fn array(&mut self, depth: usize) -> bool {
-        if depth >= MAX_NESTING {
-            return false;
-        }
-        let at = self.open(Token::Array { end: 0, len: 0 });
-        self.skip_whitespace();
-        let mut len = 0u32;
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-        } else {
-            loop {
-                if !self.value(depth + 1) {
-                    return false;
-                }
-                len += 1;
-                match self.after_member(b']') {
-                    Some(true) => {}
-                    Some(false) => break,
-                    None => return false,
-                }
-            }
-        }
-        self.tape[at] = Token::Array { end: self.end(), len };
-        true
+/// Digits from `pos`, appended to `mantissa` (wrapping: callers bound the count): the position
+/// after them.
+#[inline(always)]
+fn digits(bytes: &[u8], mut pos: usize, mantissa: &mut u64) -> usize {
+    while let Some(digit @ b'0'..=b'9') = bytes.get(pos).copied() {
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
+        pos += 1;
     }
+    pos
+}
 
-    /// A string without escapes or control characters, at an opening quote: its content's start
-    /// and length. Eight bytes are checked at a time.
-    #[inline]
-    fn string(&mut self) -> Option<(u32, u32)> {
-        let start = self.pos + 1;
-        let mut at = start;
-        while let Some(word) = self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            let word = u64::from_le_bytes(*word);
-            let (quote, other) = (bytes_equal(word, b'"'), string_breaks(word));
-            if quote | other != 0 {
-                // The string ends here if its closing quote comes before anything it cannot hold.
-                if quote.trailing_zeros() >= other.trailing_zeros() {
-                    return None;
-                }
-                return Some(self.close_string(start, at + (quote.trailing_zeros() / 8) as usize));
-            }
-            at += 8;
+/// A number at `pos`: its token and the position after it.
+#[inline(always)]
+fn number(bytes: &[u8], start: usize) -> Option<(Token, usize)> {
+    let negative = bytes.get(start) == Some(&b'-');
+    let mut pos = start + usize::from(negative);
+    let mut mantissa = 0u64;
+    let integer_digits = match bytes.get(pos) {
+        Some(b'0') => {
+            pos += 1;
+            1
         }
-        while let Some(&byte) = self.bytes.get(at) {
-            match byte {
-                b'"' => return Some(self.close_string(start, at)),
-                b'\\' | 0..0x20 => return None,
-                _ => at += 1,
-            }
+        Some(b'1'..=b'9') => {
+            let end = digits(bytes, pos, &mut mantissa);
+            std::mem::replace(&mut pos, end).abs_diff(end)
         }
-        None
+        _ => return None,
+    };
+    let mut fraction_digits = 0;
+    let mut is_float = false;
+    if bytes.get(pos) == Some(&b'.') {
+        is_float = true;
+        let end = digits(bytes, pos + 1, &mut mantissa);
+        fraction_digits = end - (pos + 1);
+        if fraction_digits == 0 {
+            return None;
+        }
+        pos = end;
     }
-
-    /// Ends the string that started at `start` at its closing quote at `at`.
-    #[inline]
-    fn close_string(&mut self, start: usize, at: usize) -> (u32, u32) {
-        self.pos = at + 1;
-        // Both fit: the text's length was checked to fit in u32.
-        (start as u32, (at - start) as u32)
-    }
-
-    /// Digits from the current position, appended to `mantissa` (wrapping: callers bound the
-    /// count); returns how many.
-    #[inline]
-    fn digits(&mut self, mantissa: &mut u64) -> usize {
-        let from = self.pos;
-        while let Some(digit @ b'0'..=b'9') = self.peek() {
-            *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
-            self.pos += 1;
+    let mut has_exponent = false;
+    if let Some(b'e' | b'E') = bytes.get(pos) {
+        is_float = true;
+        has_exponent = true;
+        pos += 1;
+        if let Some(b'+' | b'-') = bytes.get(pos) {
+            pos += 1;
         }
-        self.pos - from
-    }
-
-    fn number(&mut self) -> bool {
-        let start = self.pos;
-        let negative = self.peek() == Some(b'-');
-        if negative {
-            self.pos += 1;
+        let end = digits(bytes, pos, &mut 0);
+        if end == pos {
+            return None;
         }
-        let mut mantissa = 0u64;
-        let integer_digits = match self.peek() {
-            Some(b'0') => {
-                self.pos += 1;
-                1
-            }
-            Some(b'1'..=b'9') => self.digits(&mut mantissa),
-            _ => return false,
+        pos = end;
+    }
+    if !is_float {
+        if integer_digits > MAX_INTEGER_DIGITS {
+            return None;
+        }
+        // Under 10^18, so it fits an i64. serde_json reads `-0` as the float -0.0.
+        let token = match (negative, mantissa) {
+            (false, m) => Token::Unsigned(m),
+            (true, 0) => Token::Float(-0.0),
+            (true, m) => Token::Signed(-(m as i64)),
         };
-        let mut fraction_digits = 0;
-        let mut is_float = false;
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            is_float = true;
-            fraction_digits = self.digits(&mut mantissa);
-            if fraction_digits == 0 {
-                return false;
-            }
-        }
-        let mut has_exponent = false;
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            is_float = true;
-            has_exponent = true;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            let mut ignored = 0;
-            if self.digits(&mut ignored) == 0 {
-                return false;
-            }
-        }
-        if !is_float {
-            if integer_digits > MAX_INTEGER_DIGITS {
-                return false;
-            }
-            // Under 10^18, so it fits an i64. serde_json reads `-0` as the float -0.0.
-            let token = match (negative, mantissa) {
-                (false, m) => Token::Unsigned(m),
-                (true, 0) => Token::Float(-0.0),
-                (true, m) => Token::Signed(-(m as i64)),
-            };
-            self.tape.push(token);
-            return true;
-        }
-        let digits = integer_digits + fraction_digits;
-        let value = if !has_exponent
-            && digits <= 19
-            && mantissa <= 1 << 53
-            && fraction_digits < POW10.len()
-        {
-            // Both operands are exact, so IEEE division rounds the quotient correctly (Clinger's
-            // fast path), as serde_json's own parse does.
-            let magnitude = mantissa as f64 / POW10[fraction_digits];
-            if negative { -magnitude } else { magnitude }
-        } else {
-            // Numbers are ASCII, so the slice is a str; std's parse is correctly rounded.
-            match std::str::from_utf8(&self.bytes[start..self.pos])
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-            {
-                Some(v) if v.is_finite() => v,
-                // serde_json refuses numbers out of range; let it say so.
-                _ => return false,
-            }
-        };
-        self.tape.push(Token::Float(value));
-        true
+        return Some((token, pos));
     }
+    let value = if !has_exponent
+        && integer_digits + fraction_digits <= 19
+        && mantissa <= 1 << 53
+        && fraction_digits < POW10.len()
+    {
+        // Both operands are exact, so IEEE division rounds the quotient correctly (Clinger's
+        // fast path), as serde_json's own parse does.
+        let magnitude = mantissa as f64 / POW10[fraction_digits];
+        if negative { -magnitude } else { magnitude }
+    } else {
+        // Numbers are ASCII, so the slice is a str; std's parse is correctly rounded.
+        match std::str::from_utf8(&bytes[start..pos]).ok().and_then(|s| s.parse::<f64>().ok()) {
+            Some(v) if v.is_finite() => v,
+            // serde_json refuses numbers out of range; let it say so.
+            _ => return None,
+        }
+    };
+    Some((Token::Float(value), pos))
 }
 
 #[cfg(test)]
@@ -477,6 +453,28 @@ mod tests {
             assert!(tokens(&with_escape).is_none());
             let with_control = format!("\"{content}\u{1}\"");
             assert!(tokens(&with_control).is_none());
+        }
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    /// `SCAN_BENCH=file.ndjson cargo test --release -p schemascope-core --lib scan_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn scan_speed() {
+        let Ok(path) = std::env::var("SCAN_BENCH") else { return };
+        let text = std::fs::read_to_string(path).expect("read");
+        let mut tape = Vec::new();
+        for _ in 0..3 {
+            let start = std::time::Instant::now();
+            let mut tokens = 0;
+            for line in text.lines() {
+                assert!(super::scan(line, &mut tape));
+                tokens += tape.len();
+            }
+            let s = start.elapsed().as_secs_f64();
+            eprintln!("{:.0} MB/s, {tokens} tokens, {:.3} s", text.len() as f64 / s / 1e6, s);
         }
     }
 }
