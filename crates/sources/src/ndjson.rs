@@ -93,12 +93,16 @@ struct SliceResult {
 /// The lines of `text`, each with its `\n`, as `split_inclusive('\n')` gives them; `memchr`
 /// finds the line ends with SIMD where std searches a word at a time.
 pub(crate) fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    line_ranges(text.as_bytes()).map(|r| &text[r])
+}
+
+/// Where the lines of `bytes` lie, each with its newline (the last one may have none).
+pub(crate) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes())
-        .map(|at| at + 1)
-        .chain(std::iter::once(text.len()));
+    let ends =
+        memchr::memchr_iter(b'\n', bytes).map(|at| at + 1).chain(std::iter::once(bytes.len()));
     ends.filter_map(move |end| {
-        let line = (end > start).then(|| &text[start..end]);
+        let line = (end > start).then(|| start..end);
         start = end;
         line
     })

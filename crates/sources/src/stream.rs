@@ -402,19 +402,16 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
                 (first, &buf[..], overlong)
             }
         };
-        let text = std::str::from_utf8(bytes).map_err(|e| {
+        let profiled = profile_block(bytes, first, k as usize, shared.max_line, &mut result);
+        let mut counts = profiled.map_err(|bad_byte| {
             shared.failed.store(true, Ordering::Relaxed);
             SourceError::Syntax {
                 path: shared.path.to_path_buf(),
                 line: 0,
                 column: 0,
-                message: format!(
-                    "the file is not valid UTF-8 (at byte {})",
-                    first + e.valid_up_to() as u64
-                ),
+                message: format!("the file is not valid UTF-8 (at byte {bad_byte})"),
             }
         })?;
-        let mut counts = profile_block(text, first, k as usize, shared.max_line, &mut result);
         if overlong {
             counts.lines += 1;
             result.bad.push(overlong_line(k as usize, counts.lines, shared.max_line));
@@ -422,11 +419,11 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
         result.blocks.push((k as usize, counts));
         if let Some(map) = shared.map {
             let at = first as usize;
-            release(map, at..at + text.len());
+            release(map, at..at + bytes.len());
         }
         let needed = result.builder.fit_budget(shared.budget_share);
         result.peak_needed = result.peak_needed.max(needed);
-        shared.progress.advance(text.len() as u64);
+        shared.progress.advance(bytes.len() as u64);
     }
     Ok(result)
 }
@@ -443,20 +440,23 @@ fn overlong_line(block: usize, line: usize, max_line: usize) -> BadLine {
     }
 }
 
-/// Profiles the lines of one block; bad lines leave the counters untouched.
+/// Profiles the lines of one block; bad lines leave the counters untouched. Each line is checked
+/// as UTF-8 just before it is read (while its bytes are in the cache); `Err` holds the file
+/// offset of the first byte that is not.
 fn profile_block(
-    text: &str,
+    bytes: &[u8],
     first: u64,
     block: usize,
     max_line: usize,
     out: &mut WorkerResult,
-) -> BlockCounts {
+) -> Result<BlockCounts, u64> {
     let mut counts = BlockCounts::default();
     let mut offset = first;
-    for raw in crate::ndjson::lines_inclusive(text) {
+    for raw in crate::ndjson::line_ranges(bytes).map(|r| &bytes[r]) {
         counts.lines += 1;
         let line_start = offset;
         offset += raw.len() as u64;
+        let raw = std::str::from_utf8(raw).map_err(|e| line_start + e.valid_up_to() as u64)?;
         let trimmed = raw.trim_start();
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
@@ -498,7 +498,7 @@ fn profile_block(
             }
         }
     }
-    counts
+    Ok(counts)
 }
 
 /// How much memory a streamed profile needed: what the counters needed at most (the largest
@@ -745,6 +745,33 @@ mod tests {
         }
         text.push_str("{\"id\": \"last\", \"n\": 1}");
         text
+    }
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn a_byte_that_is_not_utf8_is_an_error_at_its_offset_however_blocks_cut() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docs.ndjson");
+        let mut bytes = awkward_text().into_bytes();
+        let bad = bytes.len() / 2 + 1;
+        // A lone continuation byte inside a string (`ü` is two bytes; all others are ASCII).
+        let at = bad + bytes[bad..].iter().position(|&b| b == b'x' || b == b'-').expect("a byte");
+        bytes[at] = 0x80;
+        std::fs::write(&path, &bytes).expect("write");
+        let spec: SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        // SAFETY: the test's own file, which nothing rewrites while it is read.
+        let mapped = unsafe { crate::ReadMode::map() };
+        for mode in [crate::ReadMode::COPY, mapped] {
+            for block_bytes in [1 << 10, 65_536, 8 << 20] {
+                let options = StreamOptions { block_bytes, ..StreamOptions::default() };
+                let error =
+                    stream(&spec, &path, options, mode, &NoProgress).err().expect("refused");
+                assert!(
+                    error.to_string().contains(&format!("not valid UTF-8 (at byte {at})")),
+                    "{mode:?}, block {block_bytes}: {error}"
+                );
+            }
+        }
     }
 
     #[test]

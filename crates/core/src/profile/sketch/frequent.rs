@@ -5,8 +5,6 @@
 //! subtracted, [`FrequentStrings::undercount`], which is at most `n / (k + 1)` — the bound the
 //! output states. Purging frees at least `k` counters, so each value costs O(1) amortised.
 
-use std::hash::BuildHasher;
-
 use hashbrown::HashTable;
 
 /// Counters kept after a purge (`k`); the table holds up to twice as many.
@@ -111,9 +109,10 @@ impl FrequentStrings {
     }
 }
 
-/// The hash [`FrequentStrings`] and the distinct sketch take for a string: the profiler's own.
+/// The hash [`FrequentStrings`] and the distinct sketch take for a string (one hash for both):
+/// fixed-seeded, so a distinct estimate is the same on every run.
 pub(crate) fn string_hash(value: &str) -> u64 {
-    crate::profile::string_counts::hasher().hash_one(value)
+    super::fixed_hash(value.as_bytes())
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ impl StringSketch {
         n: u64,
     ) {
         let hash = string_hash(key);
-        self.distinct.add_hash(fixed_hash(key.as_bytes()));
+        self.distinct.add_hash(hash);
         self.frequent.add(hash, key, n);
         if let Some(chars) = chars {
             self.lengths.add(chars, n);
