@@ -66,14 +66,17 @@ pub fn detect(value: &str) -> Option<StringFormat> {
     {
         return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
     }
-    if value.contains("://") {
+    // One pass over the bytes settles most strings: neither a URI nor an email address.
+    let (colon, at) =
+        bytes.iter().fold((false, false), |(c, a), &b| (c | (b == b':'), a | (b == b'@')));
+    if colon && value.contains("://") {
         let scheme_ok = value.split("://").next().is_some_and(|s| {
             s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
                 && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         });
         return (scheme_ok && fluent_uri::Uri::parse(value).is_ok()).then_some(StringFormat::Uri);
     }
-    if value.contains('@') && !value.contains(char::is_whitespace) {
+    if at && !value.contains(char::is_whitespace) {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
     }
     None

@@ -7,6 +7,8 @@
 
 use hashbrown::HashTable;
 
+use crate::profile::string_counts::same_text;
+
 /// Counters kept after a purge (`k`); the table holds up to twice as many.
 const KEEP: usize = 2_048;
 /// Most values the sketch holds at once.
@@ -45,7 +47,12 @@ impl FrequentStrings {
         let arena = &mut self.arena;
         match self.table.entry(
             hash,
-            |c| c.hash == hash && arena.get(c.start..c.start + c.len) == Some(value),
+            |c| {
+                c.hash == hash
+                    && arena
+                        .get(c.start..c.start + c.len)
+                        .is_some_and(|held| same_text(held, value))
+            },
             |c| c.hash,
         ) {
             hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,

@@ -34,8 +34,8 @@ pub(crate) struct StringSketch {
     /// Values per recognised format (exact: every value is checked).
     pub formats: Vec<(StringFormat, u64)>,
     /// The smallest and largest value key (exact).
-    pub min: Option<Box<str>>,
-    pub max: Option<Box<str>>,
+    pub min: Option<String>,
+    pub max: Option<String>,
 }
 
 impl StringSketch {
@@ -63,12 +63,9 @@ impl StringSketch {
         if let Some(format) = format {
             self.count_format(format, n);
         }
-        if self.min.as_deref().is_none_or(|m| key < m) {
-            self.min = Some(key.into());
-        }
-        if self.max.as_deref().is_none_or(|m| key > m) {
-            self.max = Some(key.into());
-        }
+        // Ascending ids and timestamps make every value a new largest: the buffer is reused.
+        keep_if(&mut self.min, key, |m| key < m);
+        keep_if(&mut self.max, key, |m| key > m);
     }
 
     /// Counts one string value as it arrives.
@@ -93,16 +90,25 @@ impl StringSketch {
         for &(format, n) in &other.formats {
             self.count_format(format, n);
         }
-        if let Some(m) = &other.min
-            && self.min.as_deref().is_none_or(|mine| m.as_ref() < mine)
-        {
-            self.min = Some(m.clone());
+        if let Some(m) = &other.min {
+            keep_if(&mut self.min, m, |mine| m.as_str() < mine);
         }
-        if let Some(m) = &other.max
-            && self.max.as_deref().is_none_or(|mine| m.as_ref() > mine)
-        {
-            self.max = Some(m.clone());
+        if let Some(m) = &other.max {
+            keep_if(&mut self.max, m, |mine| m.as_str() > mine);
         }
+    }
+}
+
+/// Puts `key` in `slot` when the slot is empty or `better` says so of what it holds.
+#[inline]
+fn keep_if(slot: &mut Option<String>, key: &str, better: impl FnOnce(&str) -> bool) {
+    match slot {
+        Some(held) if better(held) => {
+            held.clear();
+            held.push_str(key);
+        }
+        Some(_) => {}
+        None => *slot = Some(key.to_string()),
     }
 }
 
