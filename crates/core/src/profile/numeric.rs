@@ -326,17 +326,22 @@ impl ValueRuns {
         };
         // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
         // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
-        let mut sum = ExactSum::default();
-        let mut seen = 0u64;
-        for (x, n) in self.iter() {
-            seen += n;
-            sum.add_product(x.double() / unit, n as f64);
-            sum.add_product(x.offset() as f64 / unit, n as f64);
-        }
+        let seen = self.count();
         if seen == 0 {
             return (0.0, 0.0);
         }
-        let mean = sum.value() / seen as f64;
+        let sum = match self.fixed_point_sum().filter(|_| unit == 1.0) {
+            Some(sum) => sum,
+            None => {
+                let mut sum = ExactSum::default();
+                for (x, n) in self.iter() {
+                    sum.add_product(x.double() / unit, n as f64);
+                    sum.add_product(x.offset() as f64 / unit, n as f64);
+                }
+                sum.value()
+            }
+        };
+        let mean = sum / seen as f64;
         let mut m2 = 0.0;
         for (x, n) in self.iter() {
             let distance = (x.double() / unit - mean) + x.offset() as f64 / unit;
@@ -344,6 +349,53 @@ impl ValueRuns {
         }
         let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
         (mean * unit, std * unit)
+    }
+
+    /// The sum of every value, exact and then rounded once, when the values are doubles whose
+    /// binary exponents span few enough bits for one `i128` in fixed point (most data: one
+    /// integer addition a value instead of an exact floating-point sum's several). `None` when
+    /// they do not, or when the sum could leave the range of normal doubles.
+    fn fixed_point_sum(&self) -> Option<f64> {
+        if !self.offsets.is_empty() {
+            return None;
+        }
+        // Each double is m × 2^e with an integer m of at most 53 bits.
+        let parts = |x: f64| {
+            let bits = x.to_bits();
+            let exponent = ((bits >> 52) & 0x7ff) as i32;
+            let fraction = (bits & ((1 << 52) - 1)) as i128;
+            let (m, e) = if exponent == 0 {
+                (fraction, -1074)
+            } else {
+                (fraction | 1 << 52, exponent - 1075)
+            };
+            (if x < 0.0 { -m } else { m }, e)
+        };
+        let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
+        for &x in &self.values {
+            if x != 0.0 {
+                let e = parts(x).1;
+                lowest = lowest.min(e);
+                highest = highest.max(e);
+            }
+        }
+        if lowest == i32::MAX {
+            return Some(0.0);
+        }
+        let count_bits = 64 - self.count().leading_zeros() as i32;
+        // Every term and the sum below 2^126; the scaled result a normal double.
+        if highest - lowest + 53 + count_bits > 125 || lowest < -1022 || highest > 900 {
+            return None;
+        }
+        let mut sum: i128 = 0;
+        let mut before = 0;
+        for (&x, &end) in self.values.iter().zip(&self.ends) {
+            let (m, e) = parts(x);
+            sum += (m * i128::from(end - before)) << (e - lowest);
+            before = end;
+        }
+        // `as` rounds to the nearest double; scaling by a power of two in range is exact.
+        Some(sum as f64 * f64::from_bits(((lowest + 1023) as u64) << 52))
     }
 
     /// [`Self::mean_std`] when every value is a whole number and their sum fits an `i128`.
@@ -441,9 +493,32 @@ impl ExactSum {
         }
     }
 
-    /// The sum, rounded: the partials added from the largest down.
+    /// The sum, rounded once to the nearest double (ties to even), as Python's `math.fsum`
+    /// rounds it: the partials added from the largest down until one addition is inexact, then
+    /// a tie settled by the sign of what is left below.
     fn value(&self) -> f64 {
-        self.partials.iter().rev().fold(0.0, |total, p| total + p)
+        let mut rest = self.partials.iter().rev();
+        let Some(&first) = rest.next() else { return 0.0 };
+        let (mut high, mut low) = (first, 0.0);
+        for &y in rest.by_ref() {
+            let x = high;
+            high = x + y;
+            low = y - (high - x);
+            if low != 0.0 {
+                break;
+            }
+        }
+        // `low` is exactly half an ulp of `high` at a tie; the next partial breaks it.
+        if let Some(&below) = rest.next()
+            && ((low < 0.0 && below < 0.0) || (low > 0.0 && below > 0.0))
+        {
+            let y = low * 2.0;
+            let x = high + y;
+            if x - high == y {
+                high = x;
+            }
+        }
+        high
     }
 }
 
@@ -473,6 +548,46 @@ pub use super::histogram::{BinScale, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_fixed_point_sum_is_the_exact_sum_rounded_once() {
+        use super::{ExactSum, ValueRuns};
+        let mut rng = fastrand::Rng::with_seed(19);
+        let mut compared = 0;
+        for round in 0..400 {
+            let n = rng.usize(1..2_000);
+            let scale = [1e-6, 0.01, 1.0, 180.0, 1e9, 1e15][round % 6];
+            let mut values: Vec<f64> = (0..n)
+                .map(|_| match rng.u8(0..10) {
+                    0 => 0.0,
+                    1 => -0.0,
+                    // Decimals as files write them, of both signs: the common case.
+                    2..=6 => ((rng.f64() - 0.5) * scale * 1e5).round() / 1e5,
+                    7 => (rng.f64() - 0.5) * scale,
+                    8 => f64::from(rng.i32(..)),
+                    _ => scale * 1e-3 * rng.f64(),
+                })
+                .collect();
+            if round % 7 == 0 {
+                // Values that cancel to (nearly) nothing.
+                let negated: Vec<f64> = values.iter().map(|v| -v).collect();
+                values.extend(negated);
+                values.push(1e-9);
+            }
+            let runs = ValueRuns::from_values(values.clone());
+            let Some(ours) = runs.fixed_point_sum() else { continue };
+            let mut exact = ExactSum::default();
+            for v in &values {
+                exact.add(*v);
+            }
+            assert_eq!(ours.to_bits(), exact.value().to_bits(), "round {round}");
+            compared += 1;
+        }
+        assert!(compared > 300, "{compared}");
+        // Exponents too far apart for one i128: declined.
+        assert_eq!(ValueRuns::from_values(vec![1e-300, 1.0, 3.0]).fixed_point_sum(), None);
+        assert_eq!(ValueRuns::from_values(vec![1e300, 1.0]).fixed_point_sum(), None);
+        assert_eq!(ValueRuns::from_values(vec![0.0, -0.0]).fixed_point_sum(), Some(0.0));
+    }
 
     #[test]
     fn huge_values_of_both_signs_cancel_exactly_in_the_mean_and_bins_span_them() {
