@@ -298,7 +298,8 @@ impl ValueStats {
 
     fn add_integer(&mut self, value: i128) {
         if value.abs() <= F64_EXACT_INTEGER {
-            self.add_number(value as f64, true);
+            // Through i64: converting an i128 to a double is a library call.
+            self.add_number(value as i64 as f64, true);
         } else {
             self.present += 1;
             self.numbers.integers += 1;
