@@ -12,7 +12,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::fast::RandomState;
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
@@ -410,12 +410,19 @@ impl PathNode {
     /// Finds or creates the child for `key`. `ordinal` is the key's position in the current
     /// object: records of one collection usually list keys in the same order, so that slot is
     /// checked first.
+    #[inline]
     fn child_index(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
         if let Some((k, _)) = self.keys.get(ordinal)
             && same_text(k, key)
         {
             return Some(ordinal);
         }
+        self.child_index_searched(key, ordinal, ctx)
+    }
+
+    /// [`Self::child_index`] when the key is not in its usual slot.
+    #[inline(never)]
+    fn child_index_searched(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
         let found = match &self.key_index {
             Some(index) => index.get(key).copied(),
             None => self.keys.iter().position(|(k, _)| same_text(k, key)),
@@ -602,11 +609,11 @@ impl ProfileBuilder {
         if tape::scan(json, &mut self.tape) {
             return Ok(self.walk_tape(json));
         }
-        if serde_json::from_str::<IgnoredAny>(json).is_err() {
+        if serde_json::from_str::<Skip>(json).is_err() {
             // The error as a whole load reports it (the profiling visitor's, not the checker's),
             // from a scratch builder; bad lines are rare.
             let error = ProfileBuilder::new().add_json_by_serde(json).err();
-            if let Some(error) = error.or_else(|| serde_json::from_str::<IgnoredAny>(json).err()) {
+            if let Some(error) = error.or_else(|| serde_json::from_str::<Skip>(json).err()) {
                 return Err(error);
             }
         }
@@ -771,6 +778,57 @@ impl TapeWalk<'_> {
     }
 }
 
+/// A value read and dropped, every number and string in it parsed as a profiled one is: serde's
+/// `IgnoredAny` skips numbers out of range and lone surrogate escapes that profiling refuses, so
+/// a check with it would pass lines that then fail halfway through their counters.
+struct Skip;
+
+impl<'de> serde::Deserialize<'de> for Skip {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Skip, D::Error> {
+        deserializer.deserialize_any(Skip)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Skip, D::Error> {
+        d.deserialize_any(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
 struct NodeSeed<'a> {
     node: &'a mut PathNode,
     ctx: &'a mut Ctx,
@@ -848,7 +906,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut len = 0u64;
         if self.depth >= self.ctx.limits.max_depth {
-            while seq.next_element::<IgnoredAny>()?.is_some() {
+            while seq.next_element::<Skip>()?.is_some() {
                 len += 1;
             }
             self.node.stats.depth_limited += 1;
@@ -878,14 +936,14 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         self.node.stats.objects += 1;
         if self.depth >= self.ctx.limits.max_depth {
             self.node.stats.depth_limited += 1;
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            while map.next_entry::<Skip, Skip>()?.is_some() {}
             return Ok(());
         }
         let mut ordinal = 0;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let Some(index) = self.node.child_index(&key, ordinal, self.ctx) else {
                 self.node.dropped_keys += 1;
-                map.next_value::<IgnoredAny>()?;
+                map.next_value::<Skip>()?;
                 continue;
             };
             self.ctx.capture_id = self.want_id && self.depth == 0 && key == "id";

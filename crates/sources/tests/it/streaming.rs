@@ -336,3 +336,37 @@ fn estimated_distinct_ids_report_repeats_only_past_their_error() {
     assert!(warning.starts_with("about ") && warning.contains("(±"), "{warning}");
     assert!((96_000..=104_000).contains(&repeats), "{warning}");
 }
+
+#[test]
+fn lines_refused_deep_inside_leave_no_trace_in_a_streamed_profile() {
+    // Each bad line is JSON in form but refused by the parser past its first members: numbers out
+    // of range and lone surrogate escapes, in values, arrays, nested objects and keys.
+    let bad = [
+        r#"{"id": 3, "a": "LEAK", "n": 1e999}"#,
+        r#"{"id": 4, "a": "LEAK2", "s": "\ud800"}"#,
+        r#"{"id": 5, "a": "LEAK3", "o": {"q": 1, "r": [-1e400]}}"#,
+        r#"{"id": 6, "a": "LEAK4", "t": "\ud83d", "u": 1}"#,
+        r#"{"id": 7, "a": "LEAK5", "\udc00": 1}"#,
+        r#"{"id": 2, "a": "LEAK6", "n": [1, 2, 1e999]}"#,
+    ];
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!("{{\"id\": {}, \"a\": \"{}\", \"n\": {i}}}\n", 100 + i, i % 3));
+        text.push_str(bad[i % bad.len()]);
+        text.push('\n');
+    }
+    let (_dir, path) = write(&text);
+    let whole = load(&spec(&path), &NoProgress).expect("loads");
+    for block in [1 << 10, 1 << 20] {
+        let source = streamed(&path, block, 1 << 30);
+        assert_eq!(profile_json(&source), profile_json(&whole), "block {block}");
+        let said = |s: &Source| s.warnings.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(said(&source), said(&whole), "block {block}");
+        let profile = source.collections[0].profile();
+        let a = profile.property(&"a".parse().expect("p")).expect("a");
+        assert_eq!((a.present, a.types.string, a.distinct), (40, 40, 3), "block {block}");
+        for absent in ["s", "o", "o.q", "t", "u"] {
+            assert!(profile.property(&absent.parse().expect("p")).is_none(), "{absent}");
+        }
+    }
+}
