@@ -253,7 +253,7 @@ fn sketched_numbers(
         float_count,
         min,
         max,
-        mean: sketch.mean,
+        mean: sketch.mean(),
         median: runs.quarter(2).0,
         std_dev: sketch.std_dev(),
         distinct,

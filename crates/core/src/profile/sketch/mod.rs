@@ -122,8 +122,19 @@ pub(crate) struct NumberSketch {
     /// Values counted, their running mean and sum of squared distances from it (Welford, merged
     /// as Chan et al.): computed from every value.
     pub count: u64,
-    pub mean: f64,
-    pub m2: f64,
+    mean: f64,
+    m2: f64,
+    /// `mean` and `m2` are in units of 2^SCALED_UNIT: squared distances between values past
+    /// 2^500 would overflow.
+    scaled: bool,
+}
+
+/// The unit of a scaled [`NumberSketch`]'s running sums, as a power of two.
+const SCALED_UNIT: i32 = 1000;
+
+/// 2^`exponent`, for exponents of normal doubles.
+fn power_of_two(exponent: i32) -> f64 {
+    f64::from_bits(((exponent + 1023) as u64) << 52)
 }
 
 impl NumberSketch {
@@ -146,7 +157,13 @@ impl NumberSketch {
         self.distinct.add_hash(fixed_hash(&bytes));
         self.quantiles.add(value, n);
         self.add_range(key, key);
-        let exact = value + key.offset() as f64;
+        let mut exact = value + key.offset() as f64;
+        if !self.scaled && exact.abs() > power_of_two(500) {
+            self.scale();
+        }
+        if self.scaled {
+            exact *= power_of_two(-SCALED_UNIT);
+        }
         let count = self.count + n;
         let delta = exact - self.mean;
         self.mean += delta * (n as f64 / count as f64);
@@ -154,8 +171,20 @@ impl NumberSketch {
         self.count = count;
     }
 
+    /// Puts the running sums in units of 2^SCALED_UNIT.
+    fn scale(&mut self) {
+        self.mean *= power_of_two(-SCALED_UNIT);
+        self.m2 *= power_of_two(-SCALED_UNIT) * power_of_two(-SCALED_UNIT);
+        self.scaled = true;
+    }
+
     /// Adds everything `other` counted.
-    pub(crate) fn merge(&mut self, other: NumberSketch) {
+    pub(crate) fn merge(&mut self, mut other: NumberSketch) {
+        if other.scaled && !self.scaled {
+            self.scale();
+        } else if self.scaled && !other.scaled {
+            other.scale();
+        }
         self.distinct.merge(&other.distinct);
         self.quantiles.merge(other.quantiles);
         if let Some((lo, hi)) = other.range {
@@ -180,8 +209,48 @@ impl NumberSketch {
         });
     }
 
+    /// The unit of the running sums.
+    fn unit(&self) -> f64 {
+        if self.scaled { power_of_two(SCALED_UNIT) } else { 1.0 }
+    }
+
+    /// The mean of every value counted.
+    pub(crate) fn mean(&self) -> f64 {
+        self.mean * self.unit()
+    }
+
     /// The sample standard deviation (n − 1); 0 for a single value.
     pub(crate) fn std_dev(&self) -> f64 {
-        if self.count > 1 { (self.m2 / (self.count - 1) as f64).max(0.0).sqrt() } else { 0.0 }
+        let std =
+            if self.count > 1 { (self.m2 / (self.count - 1) as f64).max(0.0).sqrt() } else { 0.0 };
+        std * self.unit()
+    }
+}
+
+#[cfg(test)]
+mod welford_tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_std_dev_survive_values_near_the_largest_doubles() {
+        let values: Vec<f64> =
+            (0..2_000).map(|i| (-1f64).powi(i) * 1e307 * (1.0 + (i % 17) as f64)).collect();
+        let (mut a, mut b) = (NumberSketch::default(), NumberSketch::default());
+        for (i, &v) in values.iter().enumerate() {
+            // Half the values in each; merged into a sketch that only saw a small one.
+            if i % 2 == 0 { a.add(NumberKey::float(v), 1) } else { b.add(NumberKey::float(v), 1) }
+        }
+        let mut small = NumberSketch::default();
+        small.add(NumberKey::float(1.0), 1);
+        small.merge(a);
+        small.merge(b);
+        // The same figures in units of 1e300, where nothing overflows.
+        let all: Vec<f64> = values.iter().map(|v| v / 1e300).chain([1e-300]).collect();
+        let n = all.len() as f64;
+        let mean = all.iter().sum::<f64>() / n;
+        let std = (all.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let (mean, std) = (mean * 1e300, std * 1e300);
+        assert!((small.std_dev() - std).abs() <= 1e-9 * std, "{} vs {std}", small.std_dev());
+        assert!((small.mean() - mean).abs() <= 1e-9 * std, "{} vs {mean}", small.mean());
     }
 }

@@ -158,13 +158,23 @@ impl QuantileSketch {
     fn representative(&self, index: i64) -> f64 {
         let ln_gamma = Self::ln_gamma(self.level);
         let gamma = ln_gamma.exp();
-        2.0 * (index as f64 * ln_gamma).exp() / (gamma + 1.0)
+        // In logarithms: 2·γ^i overflows for values past half of f64::MAX.
+        (index as f64 * ln_gamma + (2.0 / (gamma + 1.0)).ln()).exp()
     }
 
     /// Each bucket's representative value with its count, ascending, clamped into `[min, max]`
     /// (the exact extremes) so no shown figure lies outside the data.
     pub(crate) fn runs(&self, min: f64, max: f64) -> Vec<(f64, u64)> {
-        let clamp = |v: f64| if v.is_finite() { v.clamp(min, max) } else { max };
+        // A representative past f64::MAX is infinite: the extreme on its own side.
+        let clamp = |v: f64| {
+            if v.is_finite() {
+                v.clamp(min, max)
+            } else if v > 0.0 {
+                max
+            } else {
+                min
+            }
+        };
         let mut out = Vec::new();
         for (index, n) in self.negative.iter().rev() {
             out.push((clamp(-self.representative(index)), n));
@@ -190,6 +200,37 @@ impl QuantileSketch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_near_the_largest_doubles_keep_their_sign_and_bound() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        for sign in [1.0, -1.0] {
+            let mut sketch = QuantileSketch::default();
+            let mut values: Vec<f64> =
+                (0..20_000).map(|_| sign * 10f64.powf(307.0 + rng.f64())).collect();
+            values.extend([sign * f64::MAX, sign * 1e308]);
+            for &v in &values {
+                sketch.add(v, 1);
+            }
+            values.sort_by(f64::total_cmp);
+            let (min, max) = (values[0], values[values.len() - 1]);
+            let runs = sketch.runs(min, max);
+            let alpha = sketch.relative_error();
+            assert!(alpha < 0.01, "{alpha}");
+            // Every value's representative within alpha of it, rank by rank.
+            let mut rank = 0;
+            for (representative, n) in runs {
+                for v in &values[rank..rank + n as usize] {
+                    assert!(
+                        (representative - v).abs() <= alpha * v.abs() * 1.000_001,
+                        "{representative:e} for {v:e}"
+                    );
+                }
+                rank += n as usize;
+            }
+            assert_eq!(rank, values.len());
+        }
+    }
 
     #[test]
     fn bucket_indexes_are_the_ceiling_of_the_scaled_logarithm() {
