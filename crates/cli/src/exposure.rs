@@ -100,8 +100,8 @@ impl ExposureArgs {
 fn read_token_file(path: &std::path::Path) -> Result<String> {
     // A regular file of a few bytes: a FIFO, a device or a huge file is refused, never read.
     let text = schemascope_sources::file::read_small_string(path).map_err(|e| match e {
-        schemascope_sources::FileError::Io { source, .. } => {
-            anyhow::anyhow!("cannot read the token file {}: {source}", path.display())
+        schemascope_sources::FileError::Io { cause, .. } => {
+            anyhow::anyhow!("cannot read the token file {}: {cause}", path.display())
         }
         other => anyhow::anyhow!("cannot use the token file: {other}"),
     })?;

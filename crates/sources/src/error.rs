@@ -16,12 +16,12 @@ pub enum SourceError {
         reason: String,
     },
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error: in the message, so not also a `source` that error reports repeat.
+        cause: std::io::Error,
     },
     /// The file is not valid JSON (or a line of it is not, in strict mode).
     #[error("{path}:{line}:{column}: {message}")]
@@ -99,7 +99,7 @@ impl From<crate::file::FileError> for SourceError {
     /// An OS refusal stays the plain `Io` error it always was; the rest say what the file is.
     fn from(error: crate::file::FileError) -> Self {
         match error {
-            crate::file::FileError::Io { path, source } => Self::Io { path, source },
+            crate::file::FileError::Io { path, cause } => Self::Io { path, cause },
             other => Self::File(other),
         }
     }

@@ -39,12 +39,12 @@ pub fn set_max_source_bytes(bytes: u64) {
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     /// The system refused to open or read it.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error: in the message, so not also a `source` that error reports repeat.
+        cause: std::io::Error,
     },
     /// It is a FIFO, a device, a socket or a directory: reading could block or never end.
     #[error("{} is {kind}, not a regular file; only regular files are read", path.display())]
@@ -88,14 +88,14 @@ impl FileError {
     /// The underlying OS error, if the system refused (a missing file is `NotFound`).
     pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
         match self {
-            Self::Io { source, .. } => Some(source.kind()),
+            Self::Io { cause, .. } => Some(cause.kind()),
             _ => None,
         }
     }
 }
 
 fn io(path: &Path, source: std::io::Error) -> FileError {
-    FileError::Io { path: path.to_path_buf(), source }
+    FileError::Io { path: path.to_path_buf(), cause: source }
 }
 
 /// What a file that is not regular is, for messages.
@@ -294,7 +294,7 @@ impl ConfinedDir {
             FileError::NotRegular { kind, .. } => {
                 FileError::NotRegular { path: path.to_path_buf(), kind }
             }
-            FileError::Io { source, .. } => FileError::Io { path: path.to_path_buf(), source },
+            FileError::Io { cause, .. } => FileError::Io { path: path.to_path_buf(), cause },
             other => other,
         })
     }

@@ -102,7 +102,7 @@ pub(crate) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<
     let ends =
         memchr::memchr_iter(b'\n', bytes).map(|at| at + 1).chain(std::iter::once(bytes.len()));
     ends.filter_map(move |end| {
-        let line = (end > start).then(|| start..end);
+        let line = (end > start).then_some(start..end);
         start = end;
         line
     })

@@ -73,7 +73,7 @@ impl ReadMode {
 }
 
 fn io(path: &Path, source: std::io::Error) -> SourceError {
-    SourceError::Io { path: path.to_path_buf(), source }
+    SourceError::Io { path: path.to_path_buf(), cause: source }
 }
 
 fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {

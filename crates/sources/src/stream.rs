@@ -174,16 +174,26 @@ struct WorkerResult {
     peak_needed: usize,
 }
 
-/// What tells that a file changed while it was read.
+/// What tells that a file changed while it was read: its size and times. The change time too, since a writer may set the modification time back (`touch -r`), and
+/// nothing can set the change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FileState {
     len: u64,
     modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    changed: (i64, i64),
 }
 
 impl FileState {
     fn of(metadata: &std::fs::Metadata) -> Self {
-        Self { len: metadata.len(), modified: metadata.modified().ok() }
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+            #[cfg(unix)]
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
     }
 }
 
@@ -390,7 +400,7 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
         peak_needed: 0,
     };
     let mut buf = Vec::new();
-    let io = |e| SourceError::Io { path: shared.path.to_path_buf(), source: e };
+    let io = |e| SourceError::Io { path: shared.path.to_path_buf(), cause: e };
     for k in blocks {
         if shared.failed.load(Ordering::Relaxed) {
             break;
@@ -405,11 +415,12 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
         let profiled = profile_block(bytes, first, k as usize, shared.max_line, &mut result);
         let mut counts = profiled.map_err(|bad_byte| {
             shared.failed.store(true, Ordering::Relaxed);
-            SourceError::Syntax {
+            SourceError::Io {
                 path: shared.path.to_path_buf(),
-                line: 0,
-                column: 0,
-                message: format!("the file is not valid UTF-8 (at byte {bad_byte})"),
+                cause: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the file is not valid UTF-8 (at byte {bad_byte})"),
+                ),
             }
         })?;
         if overlong {
@@ -571,8 +582,8 @@ pub(crate) fn stream(
     if after != Some(before) {
         return Err(SourceError::Io {
             path: path.to_path_buf(),
-            source: std::io::Error::other(
-                "the file changed while it was being read (its size or modification time differs); read it again once it is written",
+            cause: std::io::Error::other(
+                "the file changed while it was being read (its size or times differ); read it again once it is written",
             ),
         });
     }

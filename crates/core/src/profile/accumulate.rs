@@ -12,7 +12,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::fast::RandomState;
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CollectionProfile;
@@ -609,13 +609,16 @@ impl ProfileBuilder {
         if tape::scan(json, &mut self.tape) {
             return Ok(self.walk_tape(json));
         }
-        if serde_json::from_str::<Skip>(json).is_err() {
+        let skip = Skip { depth: 0, max_depth: self.ctx.limits.max_depth };
+        let check = |json| {
+            let mut de = serde_json::Deserializer::from_str(json);
+            skip.deserialize(&mut de).and_then(|()| de.end())
+        };
+        if let Err(checked) = check(json) {
             // The error as a whole load reports it (the profiling visitor's, not the checker's),
             // from a scratch builder; bad lines are rare.
             let error = ProfileBuilder::new().add_json_by_serde(json).err();
-            if let Some(error) = error.or_else(|| serde_json::from_str::<Skip>(json).err()) {
-                return Err(error);
-            }
+            return Err(error.unwrap_or(checked));
         }
         self.add_json_by_serde(json)
     }
@@ -778,54 +781,74 @@ impl TapeWalk<'_> {
     }
 }
 
-/// A value read and dropped, every number and string in it parsed as a profiled one is: serde's
-/// `IgnoredAny` skips numbers out of range and lone surrogate escapes that profiling refuses, so
-/// a check with it would pass lines that then fail halfway through their counters.
-struct Skip;
+/// A value read and dropped, each number and string in it parsed as profiling parses it down
+/// to the depth limit (beyond it, as profiling does, skipped unread: nesting deeper than
+/// serde_json's recursion limit is cut, not refused). serde's `IgnoredAny` alone passes numbers
+/// out of range and lone surrogate escapes that profiling refuses, so a check with it would pass
+/// lines that then fail halfway through their counters.
+#[derive(Clone, Copy)]
+struct Skip {
+    depth: usize,
+    max_depth: usize,
+}
 
-impl<'de> serde::Deserialize<'de> for Skip {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Skip, D::Error> {
-        deserializer.deserialize_any(Skip)
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Skip {
-    type Value = Skip;
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_unit<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_none<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Skip, D::Error> {
-        d.deserialize_any(Skip)
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.depth >= self.max_depth {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        } else {
+            let inner = Skip { depth: self.depth + 1, ..self };
+            while seq.next_element_seed(inner)?.is_some() {}
+        }
+        Ok(())
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-        while map.next_entry::<Skip, Skip>()?.is_some() {}
-        Ok(Skip)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.depth >= self.max_depth {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        } else {
+            let inner = Skip { depth: self.depth + 1, ..self };
+            while map.next_key_seed(KeySeed)?.is_some() {
+                map.next_value_seed(inner)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -906,7 +929,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut len = 0u64;
         if self.depth >= self.ctx.limits.max_depth {
-            while seq.next_element::<Skip>()?.is_some() {
+            while seq.next_element::<IgnoredAny>()?.is_some() {
                 len += 1;
             }
             self.node.stats.depth_limited += 1;
@@ -936,14 +959,17 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         self.node.stats.objects += 1;
         if self.depth >= self.ctx.limits.max_depth {
             self.node.stats.depth_limited += 1;
-            while map.next_entry::<Skip, Skip>()?.is_some() {}
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
         }
         let mut ordinal = 0;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let Some(index) = self.node.child_index(&key, ordinal, self.ctx) else {
                 self.node.dropped_keys += 1;
-                map.next_value::<Skip>()?;
+                map.next_value_seed(Skip {
+                    depth: self.depth + 1,
+                    max_depth: self.ctx.limits.max_depth,
+                })?;
                 continue;
             };
             self.ctx.capture_id = self.want_id && self.depth == 0 && key == "id";

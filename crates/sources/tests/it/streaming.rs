@@ -370,3 +370,28 @@ fn lines_refused_deep_inside_leave_no_trace_in_a_streamed_profile() {
         }
     }
 }
+
+/// Rewrites the file's first bytes in place after the first block, the same size, and sets its
+/// modification time back: only the change time tells.
+struct RewritesQuietly(std::path::PathBuf, std::sync::atomic::AtomicBool);
+
+impl schemascope_sources::Progress for RewritesQuietly {
+    fn advance(&self, _bytes: u64) {
+        use std::os::unix::fs::FileExt;
+        if !self.1.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let f = std::fs::OpenOptions::new().write(true).open(&self.0).expect("open");
+            let modified = f.metadata().and_then(|m| m.modified()).expect("mtime");
+            f.write_at(b"{\"id\": \"zzzzzz\"", 0).expect("write");
+            f.set_modified(modified).expect("set mtime");
+        }
+    }
+}
+
+#[test]
+fn a_file_rewritten_in_place_with_its_time_set_back_is_still_an_error() {
+    let (_dir, path) = write(&hostile_lines(3_000));
+    let options = StreamOptions { block_bytes: 4_096, ..StreamOptions::default() };
+    let progress = RewritesQuietly(path.clone(), Default::default());
+    let error = load_streamed(&spec(&path), &path, options, &progress).expect_err("changed");
+    assert!(error.to_string().contains("changed while it was being read"), "{error}");
+}
