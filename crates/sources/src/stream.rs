@@ -775,8 +775,7 @@ mod tests {
         for mode in [crate::ReadMode::COPY, mapped] {
             for block_bytes in [1 << 10, 65_536, 8 << 20] {
                 let options = StreamOptions { block_bytes, ..StreamOptions::default() };
-                let error =
-                    stream(&spec, &path, options, mode, &NoProgress).err().expect("refused");
+                let error = stream(&spec, &path, options, mode, &NoProgress).expect_err("refused");
                 assert!(
                     error.to_string().contains(&format!("not valid UTF-8 (at byte {at})")),
                     "{mode:?}, block {block_bytes}: {error}"
