@@ -671,18 +671,26 @@ pub(crate) fn stream(
 
 /// Documents repeating an earlier `id`, as a whole load reports them: told from the profile
 /// (no id is kept), exactly while `id`'s distinct count is exact. An estimated distinct count
-/// says so only when the shortfall is past three standard errors: unique ids estimated a little
-/// low must not read as repeats.
+/// reports repeats only when the shortfall is past three standard errors (unique ids estimated a
+/// little low must not read as repeats), and otherwise says that it cannot tell.
 fn repeated_ids(profile: &schemascope_core::CollectionProfile) -> Option<LoadWarning> {
     let id = profile.property(&"id".parse().ok()?)?;
     let scalars = id.types.string + id.types.integer + id.types.number + id.types.boolean;
     let repeats = scalars.saturating_sub(id.distinct);
-    if repeats == 0 {
+    let estimated = id.approximate.is_some_and(|a| a.distinct_relative_error.is_some());
+    if repeats == 0 && !estimated {
         return None;
     }
     let error = id.approximate.and_then(|a| a.distinct_relative_error);
     let about = match error {
-        Some(e) if (repeats as f64) <= 3.0 * e * scalars as f64 => return None,
+        Some(e) if (repeats as f64) <= 3.0 * e * scalars as f64 => {
+            // Too few to tell from the estimate's error: say that nothing is known.
+            return Some(LoadWarning::new(format!(
+                "whether documents repeat an earlier id is not known: `id`'s distinct count is an estimate ({}), so up to about {} repeats would not show (a streamed file keeps no ids)",
+                id.approximate.and_then(|a| a.distinct_phrase()).unwrap_or_default(),
+                (3.0 * e * scalars as f64).ceil() as u64
+            )));
+        }
         Some(e) => format!("about {repeats} (±{})", (2.0 * e * scalars as f64).ceil() as u64),
         None => repeats.to_string(),
     };

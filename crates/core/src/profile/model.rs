@@ -328,7 +328,7 @@ impl Approximation {
             m.insert(
                 "values".into(),
                 Value::String(format!(
-                    "each count may be low by up to {n}; values occurring {n} times or fewer may be missing from the list"
+                    "each count may be low by up to {n}; a value not listed occurs at most {n} times more often than the last one listed"
                 )),
             );
             m.insert(
