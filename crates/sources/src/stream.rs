@@ -379,6 +379,9 @@ fn map_file(file: &std::fs::File) -> Option<memmap2::Mmap> {
     Some(map)
 }
 
+/// How far before a block its release reaches back (the largest page-cache folio mapped whole).
+const RELEASE_BACK: usize = 2 << 20;
+
 /// Gives back the pages of `map` under `range` that this process holds, once a block is done: a
 /// mapped file's pages count in its resident memory until then, and would grow with the file.
 #[allow(unsafe_code)]
@@ -429,8 +432,12 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
         }
         result.blocks.push((k as usize, counts));
         if let Some(map) = shared.map {
+            // Reading a block's first bytes maps in pages around them, before the block too (the
+            // fault-around window, or a whole 2 MiB folio of the page cache): pages the block
+            // before gave back. So the release reaches back to the 2 MiB boundary before that.
             let at = first as usize;
-            release(map, at..at + bytes.len());
+            let back = at.saturating_sub(RELEASE_BACK) & !(RELEASE_BACK - 1);
+            release(map, back..at + bytes.len());
         }
         let needed = result.builder.fit_budget(shared.budget_share);
         result.peak_needed = result.peak_needed.max(needed);
