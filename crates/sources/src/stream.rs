@@ -799,6 +799,51 @@ mod tests {
         }
     }
 
+    /// Pages of `map` this process has mapped in, from /proc/self/pagemap's present bits.
+    #[cfg(target_os = "linux")]
+    fn resident_pages(map: &memmap2::Mmap) -> usize {
+        use std::os::unix::fs::FileExt;
+        let page = 4096;
+        let first = map.as_ptr() as usize / page;
+        let pages = map.len().div_ceil(page);
+        let pagemap = std::fs::File::open("/proc/self/pagemap").expect("pagemap");
+        let mut entries = vec![0u8; pages * 8];
+        pagemap.read_exact_at(&mut entries, (first * 8) as u64).expect("read pagemap");
+        entries.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count()
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn a_mapped_file_read_through_is_given_back_but_for_its_last_blocks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docs.ndjson");
+        let line =
+            |i: usize| format!("{{\"id\": \"d-{i:08}\", \"pad\": \"{}\"}}\n", "p".repeat(i % 300));
+        let text: String = (0..200_000).map(line).collect();
+        std::fs::write(&path, &text).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let map = map_file(&file).expect("maps");
+        let block: u64 = 1 << 20;
+        let shared = Shared {
+            file: &file,
+            map: Some(&map),
+            path: &path,
+            len: text.len() as u64,
+            failed: AtomicBool::new(false),
+            progress: &NoProgress,
+            budget_share: 1 << 30,
+            block,
+            max_line: MAX_LINE_BYTES,
+        };
+        let blocks = shared.len.div_ceil(block);
+        let result = work(&shared, 0..blocks).ok().expect("profiles");
+        assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
+        // Every block read, and given back but what fault-around maps past the last release.
+        let resident = resident_pages(&map) * 4096;
+        assert!(resident <= 4 << 20, "{resident} bytes of {} still mapped in", text.len());
+    }
+
     #[test]
     #[allow(unsafe_code)]
     fn mapped_blocks_read_what_positioned_reads_read() {
