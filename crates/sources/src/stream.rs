@@ -837,7 +837,7 @@ mod tests {
             max_line: MAX_LINE_BYTES,
         };
         let blocks = shared.len.div_ceil(block);
-        let result = work(&shared, 0..blocks).ok().expect("profiles");
+        let Ok(result) = work(&shared, 0..blocks) else { panic!("the blocks profile") };
         assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
         // Every block read, and given back but what fault-around maps past the last release.
         let resident = resident_pages(&map) * 4096;
