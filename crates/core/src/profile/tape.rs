@@ -456,25 +456,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod speed {
-    /// `SCAN_BENCH=file.ndjson cargo test --release -p schemascope-core --lib scan_speed -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn scan_speed() {
-        let Ok(path) = std::env::var("SCAN_BENCH") else { return };
-        let text = std::fs::read_to_string(path).expect("read");
-        let mut tape = Vec::new();
-        for _ in 0..3 {
-            let start = std::time::Instant::now();
-            let mut tokens = 0;
-            for line in text.lines() {
-                assert!(super::scan(line, &mut tape));
-                tokens += tape.len();
-            }
-            let s = start.elapsed().as_secs_f64();
-            eprintln!("{:.0} MB/s, {tokens} tokens, {:.3} s", text.len() as f64 / s / 1e6, s);
-        }
-    }
-}

@@ -201,6 +201,16 @@ impl QuantileSketch {
 mod tests {
     use super::*;
 
+    /// Counts `values` in `sketch` and sorts them: the sketch's runs and its stated error.
+    fn sketched(sketch: &mut QuantileSketch, values: &mut [f64]) -> (Vec<(f64, u64)>, f64) {
+        for &v in values.iter() {
+            sketch.add(v, 1);
+        }
+        values.sort_by(f64::total_cmp);
+        let (min, max) = (values[0], values[values.len() - 1]);
+        (sketch.runs(min, max), sketch.relative_error())
+    }
+
     #[test]
     fn values_near_the_largest_doubles_keep_their_sign_and_bound() {
         let mut rng = fastrand::Rng::with_seed(5);
@@ -209,13 +219,7 @@ mod tests {
             let mut values: Vec<f64> =
                 (0..20_000).map(|_| sign * 10f64.powf(307.0 + rng.f64())).collect();
             values.extend([sign * f64::MAX, sign * 1e308]);
-            for &v in &values {
-                sketch.add(v, 1);
-            }
-            values.sort_by(f64::total_cmp);
-            let (min, max) = (values[0], values[values.len() - 1]);
-            let runs = sketch.runs(min, max);
-            let alpha = sketch.relative_error();
+            let (runs, alpha) = sketched(&mut sketch, &mut values);
             assert!(alpha < 0.01, "{alpha}");
             // Every value's representative within alpha of it, rank by rank.
             let mut rank = 0;
@@ -272,13 +276,7 @@ mod tests {
             (0..200_000).map(|i| ((i as f64) * 0.618_033_988_7).fract() * 1e4 - 2e3).collect();
         values.extend([0.0, 1e-6, -1e-6, 12345.678]);
         let mut sketch = QuantileSketch::default();
-        for &v in &values {
-            sketch.add(v, 1);
-        }
-        values.sort_by(f64::total_cmp);
-        let (min, max) = (values[0], values[values.len() - 1]);
-        let runs = sketch.runs(min, max);
-        let alpha = sketch.relative_error();
+        let (runs, alpha) = sketched(&mut sketch, &mut values);
         assert!(alpha > 0.0 && alpha < 0.05, "{alpha}");
         for rank in (0..values.len()).step_by(997) {
             let exact = values[rank];
