@@ -640,9 +640,9 @@ pub(crate) fn stream(
     }
     if peak_needed * workers > budget {
         warnings.push(LoadWarning::new(format!(
-            "the statistics needed about {} MiB, more than the memory budget of {} MiB: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
-            (peak_needed * workers) >> 20,
-            budget >> 20
+            "the statistics needed about {}, more than the memory budget of {}: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
+            size_text(peak_needed * workers),
+            size_text(budget)
         )));
     }
     let name = spec.name.as_str();
@@ -674,6 +674,16 @@ pub(crate) fn stream(
         direction: None,
     };
     Ok((source, StreamStats { budget, peak_needed: peak_needed * workers }))
+}
+
+/// A size in bytes as KiB, MiB or GiB, whichever keeps it at least 1.
+fn size_text(bytes: usize) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        ..0x10_0000 => format!("{} KiB", bytes >> 10),
+        ..0x4000_0000 => format!("{} MiB", bytes >> 20),
+        _ => format!("{:.1} GiB", bytes as f64 / f64::from(1 << 30)),
+    }
 }
 
 /// Documents repeating an earlier `id`, as a whole load reports them: told from the profile
