@@ -680,8 +680,8 @@ pub(crate) fn stream(
 fn size_text(bytes: usize) -> String {
     match bytes {
         0..1024 => format!("{bytes} bytes"),
-        ..0x10_0000 => format!("{} KiB", bytes >> 10),
-        ..0x4000_0000 => format!("{} MiB", bytes >> 20),
+        1024..0x10_0000 => format!("{} KiB", bytes >> 10),
+        0x10_0000..0x4000_0000 => format!("{} MiB", bytes >> 20),
         _ => format!("{:.1} GiB", bytes as f64 / f64::from(1 << 30)),
     }
 }
