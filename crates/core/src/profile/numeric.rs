@@ -390,8 +390,11 @@ impl ValueRuns {
         let mut sum: i128 = 0;
         let mut before = 0;
         for (&x, &end) in self.values.iter().zip(&self.ends) {
-            let (m, e) = parts(x);
-            sum += (m * i128::from(end - before)) << (e - lowest);
+            // Zeros add nothing, and their exponent lies below `lowest`.
+            if x != 0.0 {
+                let (m, e) = parts(x);
+                sum += (m * i128::from(end - before)) << (e - lowest);
+            }
             before = end;
         }
         // `as` rounds to the nearest double; scaling by a power of two in range is exact.
