@@ -38,6 +38,23 @@ fn users() -> Vec<(String, ReadOnlyMode)> {
     .collect()
 }
 
+/// Creates `database` if need be and runs `setup` in it as the writing user (test data), then
+/// connects to it as the read-only user: the database and the writer's URI, or `None` when
+/// either user is not configured.
+fn scratch_database(database: &str, setup: &[&str]) -> Option<(ClickHouseDatabase, String)> {
+    let (Some(ro), Some(rw)) =
+        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
+    else {
+        return None;
+    };
+    as_writer(&rw, &format!("CREATE DATABASE IF NOT EXISTS {database}"));
+    for sql in setup {
+        as_writer(&rw, sql);
+    }
+    let db_uri = ro.rsplit_once('/').map(|(base, _)| format!("{base}/{database}")).expect("uri");
+    Some((ClickHouseDatabase::connect(&db_uri).expect("connect"), rw))
+}
+
 /// Runs `sql` as the writing user, straight over HTTP (test setup only).
 fn as_writer(rw: &str, sql: &str) {
     let rest = rw.strip_prefix("clickhouse://").expect("clickhouse URI");
@@ -128,24 +145,12 @@ fn sqlite_and_clickhouse_profiles_of_chinook_agree() {
 
 #[test]
 fn every_column_type_reads_as_its_json_and_profiles_as_in_memory() {
-    let (Some(ro), Some(rw)) =
-        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
-    else {
-        return;
-    };
-    as_writer(&rw, "CREATE DATABASE IF NOT EXISTS schemascope_types");
-    as_writer(&rw, "DROP TABLE IF EXISTS schemascope_types.every_type");
-    as_writer(
-        &rw,
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_types.every_type",
         "CREATE TABLE schemascope_types.every_type (k UInt32, i8 Int8, u8 UInt8, i16 Int16, u16 UInt16, i32 Int32, u32 UInt32, i64 Int64, u64 UInt64, f32 Float32, f64 Float64, d Decimal(18, 3), s String, fs FixedString(4), dt Date, ts DateTime, id UUID, e Enum8('a' = 1, 'b' = 2), ni Nullable(Int64), ns Nullable(String), arr Array(String), arrn Array(Nullable(Int32)), tup Tuple(Int32, String), lc LowCardinality(String)) ENGINE = MergeTree ORDER BY k",
-    );
-    as_writer(
-        &rw,
         "INSERT INTO schemascope_types.every_type VALUES (1, -128, 255, -32768, 65535, -2147483648, 4294967295, -9223372036854775808, 18446744073709551615, 1.1, nan, 123.456, 'tab\\there \\\\ quote '' nl\\nend\\0', 'ab', '2024-02-29', '2024-02-29 23:59:59', '123e4567-e89b-12d3-a456-426614174000', 'b', NULL, NULL, ['x', 'y''z\\\\'], [1, NULL], (7, 'q'), 'low'), (2, 0, 0, 0, 0, 0, 0, 9007199254740993, 9223372036854775807, -inf, inf, -0.001, 'é\u{202e}', 'abcd', '2000-01-01', '2000-01-01 00:00:00', '00000000-0000-0000-0000-000000000000', 'a', 42, 'x', [], [], (0, ''), '')",
-    );
-    let db_uri =
-        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_types")).expect("uri");
-    let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
+    ];
+    let Some((db, _)) = scratch_database("schemascope_types", &setup) else { return };
     let result = run(&db, "SELECT * FROM every_type ORDER BY k", Caps::default(), 30_000);
     let rows: Vec<serde_json::Value> = result
         .rows
@@ -476,25 +481,13 @@ fn a_cancelled_call_stops_its_statement_on_the_server_and_says_it_was_cancelled(
 
 #[test]
 fn awkward_numbers_and_texts_profile_inside_clickhouse_as_in_memory() {
-    let (Some(ro), Some(rw)) =
-        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
-    else {
-        return;
-    };
-    as_writer(&rw, "CREATE DATABASE IF NOT EXISTS schemascope_types");
-    as_writer(&rw, "DROP TABLE IF EXISTS schemascope_types.awkward");
-    as_writer(
-        &rw,
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_types.awkward",
         "CREATE TABLE schemascope_types.awkward (k UInt32, f Float64, i Int64, s Nullable(String)) ENGINE = MergeTree ORDER BY k",
-    );
-    as_writer(
-        &rw,
         "INSERT INTO schemascope_types.awkward VALUES (1, 1e-9, 9007199254740993, 'é'), (2, 1e15, 9007199254740992, 'E'), (3, -0.0, -9223372036854775807, 'e'), \
          (4, 1.000001, 9223372036854775807, '12'), (5, 1.000002, 0, '2024-01-01'), (6, nan, 0, NULL), (7, inf, 0, '\\u202e'), (8, 0.1, 0, '')",
-    );
-    let db_uri =
-        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_types")).expect("uri");
-    let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
+    ];
+    let Some((db, _)) = scratch_database("schemascope_types", &setup) else { return };
     let catalog = db.catalog().expect("catalog");
     common::assert_table_matches_memory(&db, catalog.table("awkward").expect("table"));
     common::assert_histograms_match(&db, "awkward", &["f", "i"]);
@@ -504,24 +497,12 @@ fn awkward_numbers_and_texts_profile_inside_clickhouse_as_in_memory() {
 /// (Nullable) column with NULLs, and aggregate combinators (`countIf`, `sumArray`).
 #[test]
 fn quoted_names_low_cardinality_nulls_and_combinators_work() {
-    let (Some(ro), Some(rw)) =
-        (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
-    else {
-        return;
-    };
-    as_writer(&rw, "CREATE DATABASE IF NOT EXISTS schemascope_quotes");
-    as_writer(&rw, "DROP TABLE IF EXISTS schemascope_quotes.`a\"b`");
-    as_writer(
-        &rw,
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_quotes.`a\"b`",
         "CREATE TABLE schemascope_quotes.`a\"b` (`c\"d` Int32, lc LowCardinality(Nullable(String))) ENGINE = Memory",
-    );
-    as_writer(
-        &rw,
         "INSERT INTO schemascope_quotes.`a\"b` VALUES (1, 'a'), (2, NULL), (3, 'b'), (4, NULL), (5, NULL)",
-    );
-    let db_uri =
-        ro.rsplit_once('/').map(|(base, _)| format!("{base}/schemascope_quotes")).expect("uri");
-    let db = ClickHouseDatabase::connect(&db_uri).expect("connect");
+    ];
+    let Some((db, rw)) = scratch_database("schemascope_quotes", &setup) else { return };
     let catalog = db.catalog().expect("a quote in a table name does not break the catalog");
     let table = catalog.table("a\"b").expect("table");
     assert_eq!(table.row_count, Some(5));
