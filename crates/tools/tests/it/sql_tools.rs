@@ -261,6 +261,24 @@ fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     assert_eq!(value["median"], Value::from(5000.25));
 }
 
+/// What every database holding Chinook answers alike about `Invoice.Total`: its median and
+/// its first bin of five.
+fn assert_invoice_totals(registry: &schemascope_tools::Services, source: &Option<String>) {
+    let total = ok(describe_property(
+        registry,
+        DescribePropertyParams {
+            source: source.clone(),
+            collection: table("Invoice"),
+            property: "Total".into(),
+            bins: Some(5),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(total["median"], 3.96);
+    assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
+    assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
+}
+
 #[test]
 fn clickhouse_tables_work_with_every_discovery_tool() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
@@ -271,19 +289,7 @@ fn clickhouse_tables_work_with_every_discovery_tool() {
     };
     let registry = registry(&[&format!("ch={uri}")]);
     let ch = Some("ch".to_string());
-    let total = ok(describe_property(
-        &registry,
-        DescribePropertyParams {
-            source: ch.clone(),
-            collection: table("Invoice"),
-            property: "Total".into(),
-            bins: Some(5),
-            ..Default::default()
-        },
-    ));
-    assert_eq!(total["median"], 3.96);
-    assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
-    assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
+    assert_invoice_totals(&registry, &ch);
     for strategy in [None, Some("stratified")] {
         let sample = ok(sample_data(
             &registry.sources,
@@ -369,19 +375,7 @@ fn postgres_tables_work_with_every_discovery_tool() {
     };
     let registry = registry(&[&format!("pg={uri}")]);
     let pg = Some("pg".to_string());
-    let total = ok(describe_property(
-        &registry,
-        DescribePropertyParams {
-            source: pg.clone(),
-            collection: table("Invoice"),
-            property: "Total".into(),
-            bins: Some(5),
-            ..Default::default()
-        },
-    ));
-    assert_eq!(total["median"], 3.96);
-    assert_eq!(total["histogram"][0]["range"], "0.99-5.964");
-    assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
+    assert_invoice_totals(&registry, &pg);
     let sample = ok(sample_data(
         &registry.sources,
         SampleDataParams {
