@@ -788,8 +788,32 @@ fn legit(on: On) -> Vec<(&'static str, Value)> {
     queries
 }
 
-fn contains_any(text: &str, alternatives: &str) -> bool {
+/// Whether `text` holds one of the ` | `-separated `alternatives`.
+pub(crate) fn contains_any(text: &str, alternatives: &str) -> bool {
     alternatives.split(" | ").any(|a| text.contains(a))
+}
+
+/// validate_query's answer on `sql` in `source`, with its error messages.
+pub(crate) fn validation_errors(
+    registry: &Services,
+    source: &str,
+    sql: &str,
+) -> (ToolResult, Vec<String>) {
+    let report = validate_query(
+        &registry.docs,
+        ValidateQueryParams {
+            source: Some(source.into()),
+            query: Value::from(sql),
+            question: None,
+        },
+    );
+    let errors = report.data["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["message"].as_str().map(str::to_string))
+        .collect();
+    (report, errors)
 }
 
 /// Runs every case for `on` against `source`; returns the failures as readable lines.
@@ -799,20 +823,7 @@ fn run_cases(registry: &Services, source: &str, on: On, dir: &str) -> Vec<String
     let mut failures = Vec::new();
     for case in CASES.iter().filter(|c| c.on == on || c.on == Both) {
         let sql = case.sql.replace("@DIR@", dir);
-        let report = validate_query(
-            &registry.docs,
-            ValidateQueryParams {
-                source: Some(source.into()),
-                query: Value::from(sql.as_str()),
-                question: None,
-            },
-        );
-        let errors: Vec<String> = report.data["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e["message"].as_str().map(str::to_string))
-            .collect();
+        let (report, errors) = validation_errors(registry, source, &sql);
         if !report.success
             || report.data["valid"] != false
             || !contains_any(&errors.join(" / "), case.validate)

@@ -17,6 +17,7 @@ use schemascope_tools::*;
 use serde_json::{Value, json};
 
 use crate::common::registry;
+use crate::hostile_sql::{contains_any, validation_errors};
 
 /// (SQL, what validate_query's errors say — alternatives separated by ` | `).
 const CASES: &[(&str, &str)] = &[
@@ -95,10 +96,6 @@ fn legit() -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn contains_any(text: &str, alternatives: &str) -> bool {
-    alternatives.split(" | ").any(|a| text.contains(a))
-}
-
 /// Every table's rows (a hash of each ordered row set), and the databases and tables there are.
 fn checksum(database: &dyn Database) -> Vec<String> {
     let one = |sql: &str| {
@@ -148,20 +145,7 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
             registry.sources.get(Some("ch")).expect("source").database.clone().expect("SQL");
         let mut failures = Vec::new();
         for (sql, want) in CASES {
-            let report = validate_query(
-                &registry.docs,
-                ValidateQueryParams {
-                    source: Some("ch".into()),
-                    query: Value::from(*sql),
-                    question: None,
-                },
-            );
-            let errors: Vec<String> = report.data["errors"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e["message"].as_str().map(str::to_string))
-                .collect();
+            let (report, errors) = validation_errors(&registry, "ch", sql);
             if report.data["valid"] != false || !contains_any(&errors.join(" / "), want) {
                 failures.push(format!(
                     "validate {sql:?}: expected {want:?}, got {} {errors:?}",
