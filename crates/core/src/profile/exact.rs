@@ -13,6 +13,11 @@ use serde_json::Value;
 /// The largest magnitude up to which every integer is exact in an `f64` (2^53).
 pub const F64_EXACT_INTEGER: i128 = 1 << 53;
 
+/// 2^`exponent`, exactly, for the exponents of normal doubles (-1022 to 1023).
+pub(crate) fn power_of_two(exponent: i32) -> f64 {
+    f64::from_bits(((exponent + 1023) as u64) << 52)
+}
+
 /// One distinct number as profiles count and order it: its nearest double plus, for an integer
 /// that double cannot hold, the integer's exact distance from it. Ordering by (double, offset) is
 /// the numbers' own order, since rounding to nearest never swaps two numbers.

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::exact::{NumberKey, Quarters, interpolate, quarter_ranks};
+use super::exact::{NumberKey, Quarters, interpolate, power_of_two, quarter_ranks};
 use super::model::ValueCount;
 
 /// One histogram bin. Bins are half-open `[min, max)` except the last, which includes `max`.
@@ -398,7 +398,7 @@ impl ValueRuns {
             before = end;
         }
         // `as` rounds to the nearest double; scaling by a power of two in range is exact.
-        Some(sum as f64 * f64::from_bits(((lowest + 1023) as u64) << 52))
+        Some(sum as f64 * power_of_two(lowest))
     }
 
     /// [`Self::mean_std`] when every value is a whole number and their sum fits an `i128`.

@@ -15,7 +15,7 @@ pub(crate) use quantiles::QuantileSketch;
 use std::hash::BuildHasher;
 
 use super::accumulate::{Lengths, value_key};
-use super::exact::NumberKey;
+use super::exact::{NumberKey, power_of_two};
 use super::formats::{self, StringFormat};
 
 /// The hash distinct counts are estimated from: seeded the same in every run, so the same file
@@ -131,11 +131,6 @@ pub(crate) struct NumberSketch {
 
 /// The unit of a scaled [`NumberSketch`]'s running sums, as a power of two.
 const SCALED_UNIT: i32 = 1000;
-
-/// 2^`exponent`, for exponents of normal doubles.
-fn power_of_two(exponent: i32) -> f64 {
-    f64::from_bits(((exponent + 1023) as u64) << 52)
-}
 
 impl NumberSketch {
     /// Bytes held, beyond the struct.
