@@ -44,6 +44,14 @@ struct Cli {
     /// [default: 1GiB].
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes)]
     memory_budget: Option<u64>,
+    /// Lower or raise the server-side ceiling on a number callers send (repeatable), e.g.
+    /// `--ceiling max_rows=5000 --ceiling max_bytes=4MiB`. A call asking for more is refused
+    /// with the ceiling stated; defaults past a lower ceiling are lowered to it. Ceilings:
+    /// max_rows (10000), max_bytes (16MiB), timeout_ms (300000), count (100),
+    /// max_string_length (100000), limit (50), bins (100), samples (100), window_ms (60000),
+    /// top_k (50), max_tokens (1000000), iterations (10000); see SECURITY.md.
+    #[arg(long, global = true, value_name = "NAME=N")]
+    ceiling: Vec<String>,
 }
 
 /// Bytes as a number with an optional unit (KiB, MiB, GiB, KB, MB, GB).
@@ -329,10 +337,13 @@ enum Command {
         source: String,
         /// The statement.
         query: String,
-        /// Most rows returned.
+        /// Most rows returned [default: 1000].
         #[arg(long)]
         max_rows: Option<usize>,
-        /// Statement timeout in milliseconds.
+        /// Most bytes of row data returned, as JSON [default: 1000000].
+        #[arg(long, value_name = "BYTES")]
+        max_bytes: Option<usize>,
+        /// Statement timeout in milliseconds [default: 30000].
         #[arg(long)]
         timeout_ms: Option<u64>,
         #[command(flatten)]
@@ -626,6 +637,9 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    for setting in &cli.ceiling {
+        schemascope_core::ceilings::set_from_text(setting).context("--ceiling")?;
+    }
     if let Some(bytes) = cli.memory_budget {
         schemascope_sources::stream::set_memory_budget(
             usize::try_from(bytes).unwrap_or(usize::MAX),
@@ -805,13 +819,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 code
             }
         }
-        Command::Execute { source, query, max_rows, timeout_ms, output } => {
+        Command::Execute { source, query, max_rows, max_bytes, timeout_ms, output } => {
             let (services, name) = one_source(&source)?;
             let params = tools::ExecuteQueryParams {
                 source: Some(name),
                 query: Value::String(query),
                 max_rows,
-                max_bytes: None,
+                max_bytes,
                 timeout_ms,
             };
             finish(&tools::execute_query(&services.sources, params), &output, View::Data)

@@ -5,6 +5,9 @@ use thiserror::Error;
 /// What went wrong in the core.
 #[derive(Debug, Error)]
 pub enum CoreError {
+    /// A caller's number past the server's ceiling for it.
+    #[error(transparent)]
+    PastCeiling(#[from] crate::ceilings::PastCeiling),
     /// A property path that cannot be parsed.
     #[error("invalid property path `{path}`: {reason}")]
     InvalidPath {

@@ -18,6 +18,7 @@ pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};
 pub use text::{ExternalBytes, Text};
 pub mod cancel;
+pub mod ceilings;
 pub mod capped;
 pub mod deep_stack;
 pub mod display;

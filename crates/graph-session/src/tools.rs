@@ -8,6 +8,8 @@ use crate::layers::{ClearScope, MAX_LAYERS, StyleLayers};
 use crate::selection::SelectMode;
 use crate::style::{ElementKind, LayerSource, StyleRule, compute};
 use crate::view::{Camera, Dimension, Layout};
+use schemascope_core::CoreError;
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::{DisplayLimits, code};
 use schemascope_core::selector::Selector;
 use schemascope_core::suggest::closest;
@@ -175,7 +177,10 @@ fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -
         let matches = data.matches(kind, &params.selector)?;
         let ids = matched_ids(&data, kind, &matches);
         let collection = data.collection(kind);
-        let limit = params.limit.unwrap_or(10).min(schemascope_core::selector::MAX_ITEMS);
+        let limit = Ceiling::Limit
+            .admit_usize(params.limit, 10)
+            .map_err(CoreError::from)?
+            .min(schemascope_core::selector::MAX_ITEMS);
         let mut cuts = schemascope_core::display::Cuts::default();
         let index = data.id_index(kind);
         let items: Vec<Value> = ids
@@ -588,9 +593,23 @@ pub fn select(graphs: &GraphSessions, params: SelectParams) -> Outcome {
     })()
 }
 
+/// Refuses a force-directed layout's `iterations` past the operator's ceiling, before any
+/// work (other values are checked where the layout reads them).
+fn iterations_within_ceiling(options: &Value) -> Result<(), GraphSessionError> {
+    let Some(asked) = options.get("iterations").filter(|v| v.is_number()) else {
+        return Ok(());
+    };
+    let ceiling = Ceiling::Iterations.get();
+    match asked.as_f64() {
+        Some(n) if n <= ceiling as f64 => Ok(()),
+        _ => Err(CoreError::from(Ceiling::Iterations.past(asked.to_string())).into()),
+    }
+}
+
 /// `set_layout`: lays the graph out again.
 pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> Outcome {
     (|| {
+        iterations_within_ceiling(&params.options)?;
         let session = session(graphs, params.source.as_deref())?;
         let (layout, _) = session.change(|state, data| {
             let previous = state.layout.clone();

@@ -1,6 +1,7 @@
 //! describe_schema, the `schema://` resource and the system prompt: the schema summary as JSON
 //! and as the markdown section of a system prompt.
 
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::markdown::schema_markdown_with_notes as render_markdown;
 use schemascope_core::summary::summarize_collection;
 use serde_json::json;
@@ -25,6 +26,7 @@ pub fn describe_schema(sources: &Sources, params: DescribeSchemaParams) -> ToolR
 }
 
 fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
+    Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let source = sources.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first: a view's rows are counted by its profile.
@@ -133,6 +135,7 @@ pub fn schema_markdown(
 /// A system prompt with the schema section of one source, or of every source (seed 000,
 /// component 1). The budget applies to each source's section.
 pub fn system_prompt(sources: &Sources, params: SystemPromptParams) -> Result<String, ToolError> {
+    Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let names = match params.source {
         Some(name) => vec![sources.get(Some(&name))?.name().to_string()],
         None => sources.names(),

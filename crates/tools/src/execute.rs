@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::code;
 use schemascope_query::{StructuredQuery, check_read_only, compile};
 use schemascope_sources::SourceError;
@@ -15,16 +16,53 @@ use crate::params::ExecuteQueryParams;
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::sources::Sources;
 
-/// Rows returned unless the call asks otherwise.
+/// Rows returned unless the call asks otherwise (lowered to the operator's ceiling).
 pub(crate) const DEFAULT_MAX_ROWS: usize = 1_000;
-/// Most rows any call may ask for.
-pub(crate) const MAX_ROWS: usize = 10_000;
 /// Bytes of row data (as JSON) returned unless the call asks otherwise.
 pub(crate) const DEFAULT_MAX_BYTES: usize = 1_000_000;
 /// Statement timeout unless the call asks otherwise.
 pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 30_000;
-/// Longest statement timeout a call may ask for.
-pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
+
+/// A query's caps: what the call asked for, within the operator's ceilings
+/// ([`Ceiling::MaxRows`], [`Ceiling::MaxBytes`], [`Ceiling::TimeoutMs`]), or the defaults
+/// lowered to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct QueryCaps {
+    pub max_rows: usize,
+    pub max_bytes: usize,
+    pub timeout_ms: u64,
+}
+
+impl QueryCaps {
+    /// The caps of a call asking for `max_rows`, `max_bytes` and `timeout_ms` (each optional).
+    pub(crate) fn admit(
+        max_rows: Option<usize>,
+        max_bytes: Option<usize>,
+        timeout_ms: Option<u64>,
+    ) -> Result<Self, ToolError> {
+        let at_least_one = |name: &str, value: Option<u64>| match value {
+            Some(0) => Err(ToolError::InvalidParams(format!("`{name}` must be at least 1"))),
+            _ => Ok(()),
+        };
+        at_least_one("max_rows", max_rows.map(|v| v as u64))?;
+        at_least_one("max_bytes", max_bytes.map(|v| v as u64))?;
+        at_least_one("timeout_ms", timeout_ms)?;
+        Ok(Self {
+            max_rows: Ceiling::MaxRows.admit_usize(max_rows, DEFAULT_MAX_ROWS)?,
+            max_bytes: Ceiling::MaxBytes.admit_usize(max_bytes, DEFAULT_MAX_BYTES)?,
+            timeout_ms: Ceiling::TimeoutMs.admit(timeout_ms, DEFAULT_TIMEOUT_MS)?,
+        })
+    }
+
+    /// The defaults within the ceilings: what a query the pipeline writes runs with.
+    pub(crate) fn defaults() -> Self {
+        Self::admit(None, None, None).unwrap_or(Self {
+            max_rows: 1,
+            max_bytes: 1,
+            timeout_ms: 1,
+        })
+    }
+}
 
 /// Rows of one statement, capped.
 #[derive(Debug, Clone)]
@@ -97,9 +135,7 @@ pub(crate) fn run_sql(
     source: &schemascope_sources::Source,
     sql: &str,
     params: &[SqlValue],
-    max_rows: usize,
-    max_bytes: usize,
-    timeout_ms: u64,
+    caps: QueryCaps,
 ) -> Result<Ran, ToolError> {
     let Some(db) = &source.database else {
         return Err(ToolError::InvalidParams(format!(
@@ -131,15 +167,16 @@ pub(crate) fn run_sql(
     let result = db.run_capped(
         sql,
         params,
-        Caps { max_rows: Some(max_rows), max_bytes: Some(max_bytes) },
-        timeout_ms,
+        Caps { max_rows: Some(caps.max_rows), max_bytes: Some(caps.max_bytes) },
+        caps.timeout_ms,
     )?;
     let elapsed_ms = schemascope_core::figure::millis(started.elapsed());
     let bytes = result.rows.iter().map(|row| schemascope_sources::sql::row_json_bytes(row)).sum();
+    // Each value moves into its JSON form: a row is held once, never beside a copy of itself.
     let rows: Vec<Value> = result
         .rows
-        .iter()
-        .map(|row| Value::Array(row.iter().map(SqlValue::to_json).collect()))
+        .into_iter()
+        .map(|row| Value::Array(row.into_iter().map(SqlValue::into_json).collect()))
         .collect();
     let truncated_by = result.cut.map(|cut| cut.as_str());
     Ok(Ran {
@@ -179,11 +216,11 @@ pub fn execute_query(sources: &Sources, params: ExecuteQueryParams) -> ToolResul
 
 fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
     let source = sources.get(params.source.as_deref())?;
+    let caps = QueryCaps::admit(params.max_rows, params.max_bytes, params.timeout_ms)?;
     if source.database.is_none() {
         // Items: the query is a JMESPath selector.
-        let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS).clamp(1, MAX_ROWS);
         let (columns, rows, truncated) =
-            crate::selector_query::execute(&source, &params.query, max_rows)?;
+            crate::selector_query::execute(&source, &params.query, caps.max_rows)?;
         return Ok(ToolResult::ok(
             format!("{} item(s){}.", rows.len(), if truncated { ", more match" } else { "" }),
             json!({"source": source.name(), "query": params.query, "columns": columns, "rowCount": rows.len(), "rows": rows, "truncated": truncated}),
@@ -191,15 +228,8 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
     }
     let (sql, bound) = prepare(&source, &params.query)?;
     let sql = sql.as_str();
-    let max_rows = params.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
-    if !(1..=MAX_ROWS).contains(&max_rows) {
-        return Err(ToolError::InvalidParams(format!(
-            "`max_rows` must be between 1 and {MAX_ROWS}, not {max_rows}"
-        )));
-    }
-    let max_bytes = params.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(1);
-    let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS);
-    let ran = run_sql(&source, sql, &bound, max_rows, max_bytes, timeout_ms)?;
+    let ran = run_sql(&source, sql, &bound, caps)?;
+    let max_bytes = caps.max_bytes;
     let mut message = match ran.truncated_by {
         None => format!(
             "{} row(s) in {} ms.",

@@ -1,5 +1,6 @@
 //! find_items: items matching a JMESPath selector.
 
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::selector::{Selector, find_items as find};
 use serde_json::json;
@@ -36,7 +37,7 @@ fn run(sources: &Sources, params: FindItemsParams) -> Result<ToolResult, ToolErr
         collection,
         &others,
         &selector,
-        params.limit.unwrap_or(5).min(schemascope_core::selector::MAX_ITEMS),
+        Ceiling::Limit.admit_usize(params.limit, 5)?.min(schemascope_core::selector::MAX_ITEMS),
         &DisplayLimits::default(),
     )?;
     let kind = collection.kind();

@@ -1,6 +1,7 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
 use schemascope_core::PropertyPath;
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::property::{
     BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe,
 };
@@ -48,17 +49,16 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
                 )
             ))
         })?;
-    if let Some(bins) = params.bins
-        && !(1..=schemascope_core::profile::numeric::MAX_BINS).contains(&bins)
-    {
-        return Err(ToolError::InvalidParams(format!(
-            "`bins` must be between 1 and {}, not {bins}",
-            schemascope_core::profile::numeric::MAX_BINS
-        )));
+    if params.bins == Some(0) {
+        return Err(ToolError::InvalidParams("`bins` must be at least 1".into()));
     }
+    let bins = match params.bins {
+        Some(bins) => Some(Ceiling::Bins.admit_usize(Some(bins), bins)?),
+        None => None,
+    };
     let options = PropertyOptions {
-        limit: params.limit.unwrap_or(20).clamp(1, MAX_LIMIT),
-        bins: params.bins,
+        limit: Ceiling::Limit.admit_usize(params.limit, 20)?.clamp(1, MAX_LIMIT),
+        bins,
     };
     // A table not profiled yet: profile just this column, inside the database.
     let column_profile =

@@ -14,7 +14,7 @@ use schemascope_sources::sql::{Database, SqlValue};
 use schemascope_sources::{Format, Source};
 use serde_json::{Value, json};
 
-use crate::execute::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, prepare, run_sql};
+use crate::execute::{QueryCaps, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::schema_docs::{Docs, catalog, context_for, value_index_of};
@@ -281,29 +281,15 @@ impl DataAccess for ServedData<'_> {
             },
             message: e.to_string(),
         };
+        // The pipeline's own queries run with the defaults, within the operator's ceilings.
+        let caps = QueryCaps::defaults();
         if self.source.database.is_none() {
             let (columns, rows, truncated) =
-                selector_query::execute(&self.source, query, DEFAULT_MAX_ROWS).map_err(failure)?;
+                selector_query::execute(&self.source, query, caps.max_rows).map_err(failure)?;
             return Ok(ExecutionOutcome { columns, rows, truncated });
         }
         let (sql, params) = prepare(&self.source, query).map_err(failure)?;
-        let result = run_sql(
-            &self.source,
-            &sql,
-            &params,
-            DEFAULT_MAX_ROWS,
-            DEFAULT_MAX_BYTES,
-            DEFAULT_TIMEOUT_MS,
-        )
-        .map_err(|e| ExecutionFailure {
-            class: match &e {
-                ToolError::Source(source) => {
-                    json!(source.class()).as_str().unwrap_or("resource").to_string()
-                }
-                _ => "syntax".into(),
-            },
-            message: e.to_string(),
-        })?;
+        let result = run_sql(&self.source, &sql, &params, caps).map_err(failure)?;
         Ok(ExecutionOutcome {
             columns: result.columns,
             rows: result.rows,

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::suggest::closest;
 use schemascope_core::{CollectionProfile, ProfileBuilder};
 use schemascope_sources::Source;
@@ -20,8 +21,6 @@ use crate::services::Services;
 pub(crate) const DEFAULT_SAMPLES: usize = 20;
 /// How long to wait for more values by default.
 pub(crate) const DEFAULT_WINDOW_MS: u64 = 1_000;
-/// The longest window a call may ask for.
-const MAX_WINDOW_MS: u64 = 60_000;
 
 /// A record's values gathered for one call.
 pub(crate) struct Merged {
@@ -96,6 +95,22 @@ fn key<'a>(snapshot: &'a Snapshot, source: &Source, name: &str) -> Result<&'a st
     }
 }
 
+/// How many live values to merge over and how long to wait for them: what the call asked for
+/// within the operator's ceilings, or the defaults. Checked for every source, live or not, so a
+/// number past its ceiling is refused the same everywhere.
+pub(crate) fn sampling(
+    samples: Option<usize>,
+    window_ms: Option<u64>,
+) -> Result<(usize, u64), ToolError> {
+    let samples = Ceiling::Samples.admit_usize(samples, DEFAULT_SAMPLES)?;
+    if !(1..=HISTORY).contains(&samples) {
+        return Err(ToolError::InvalidParams(format!(
+            "`samples` must be between 1 and {HISTORY}, not {samples}"
+        )));
+    }
+    Ok((samples, Ceiling::WindowMs.admit(window_ms, DEFAULT_WINDOW_MS)?))
+}
+
 /// Gathers the values of record `name`: the last ones the source has seen, then the current value
 /// and what the record produces within the window, until `samples` values are known. New values
 /// are folded into the source, so the source's other tools see them too.
@@ -108,13 +123,7 @@ pub(crate) fn merge(
     window_ms: Option<u64>,
 ) -> Result<Merged, ToolError> {
     let key = key(snapshot, source, name)?.to_string();
-    let samples = samples.unwrap_or(DEFAULT_SAMPLES);
-    if !(1..=HISTORY).contains(&samples) {
-        return Err(ToolError::InvalidParams(format!(
-            "`samples` must be between 1 and {HISTORY}, not {samples}"
-        )));
-    }
-    let window_ms = window_ms.unwrap_or(DEFAULT_WINDOW_MS).min(MAX_WINDOW_MS);
+    let (samples, window_ms) = sampling(samples, window_ms)?;
     let mut values: Vec<Value> = snapshot.values(&key).cloned().collect();
     let seen = values.len();
     // Always ask the instance: its current value, and the window only while values are missing.

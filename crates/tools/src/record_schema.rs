@@ -133,6 +133,7 @@ pub fn query_schema(services: &Services, params: QuerySchemaParams) -> ToolResul
 }
 
 fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResult, ToolError> {
+    record_live::sampling(params.samples, params.window_ms)?;
     let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
         && let Some(name) = record_live::named(
@@ -233,6 +234,7 @@ pub fn validate_value(services: &Services, params: ValidateValueParams) -> ToolR
 }
 
 fn run_validate(services: &Services, params: ValidateValueParams) -> Result<ToolResult, ToolError> {
+    record_live::sampling(params.samples, params.window_ms)?;
     let source = services.sources.get(params.source.as_deref())?;
     if let Some(snapshot) = source.aimdb.clone()
         && let Some(name) = record_live::named(

@@ -98,6 +98,12 @@ impl From<schemascope_sources::aimdb::AimxError> for ToolError {
     }
 }
 
+impl From<schemascope_core::ceilings::PastCeiling> for ToolError {
+    fn from(error: schemascope_core::ceilings::PastCeiling) -> Self {
+        Self::Core(error.into())
+    }
+}
+
 impl ToolError {
     /// A short machine-readable kind.
     pub fn kind(&self) -> &'static str {
@@ -116,6 +122,7 @@ impl ToolError {
                 "selector_too_costly"
             }
             Self::Core(schemascope_core::CoreError::Cancelled { .. }) => "cancelled",
+            Self::Core(schemascope_core::CoreError::PastCeiling(_)) => "past_ceiling",
             Self::Core(_) => "core_error",
             Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
             Self::Source(schemascope_sources::SourceError::Cancelled(_)) => "cancelled",
@@ -137,6 +144,10 @@ impl From<ToolError> for ToolResult {
             data["offset"] = (*offset).into();
             data["line"] = (*line).into();
             data["column"] = (*column).into();
+        }
+        if let ToolError::Core(schemascope_core::CoreError::PastCeiling(past)) = &error {
+            data["parameter"] = past.name.into();
+            data["ceiling"] = past.ceiling.into();
         }
         if let ToolError::RecordRequired { records, .. } = &error {
             data["records"] = serde_json::json!(records);

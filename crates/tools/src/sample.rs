@@ -4,6 +4,7 @@ use schemascope_core::suggest::did_you_mean;
 use serde_json::{Map, Value, json};
 
 use schemascope_core::PropertyPath;
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
 use schemascope_sources::sql::rows;
@@ -48,15 +49,12 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
         (Some(StrategyParam::Representative), _) => SampleStrategy::Representative,
         _ => SampleStrategy::Random,
     };
-    let count = params.count.unwrap_or(3);
-    if count == 0 || count > schemascope_core::sample::MAX_SAMPLE {
-        return Err(ToolError::InvalidParams(format!(
-            "`count` must be between 1 and {}, not {count}",
-            schemascope_core::sample::MAX_SAMPLE
-        )));
+    let count = Ceiling::Count.admit_usize(params.count, 3)?;
+    if count == 0 {
+        return Err(ToolError::InvalidParams("`count` must be at least 1".into()));
     }
     let limits = DisplayLimits {
-        max_string: params.max_string_length.unwrap_or(100).max(1),
+        max_string: Ceiling::MaxStringLength.admit_usize(params.max_string_length, 100)?.max(1),
         ..DisplayLimits::default()
     };
     let mut data = Map::new();

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
 use schemascope_docs::{
@@ -316,7 +317,9 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
     let question = question(&params.question)?;
     let started = Instant::now();
     let built = index(docs, &source)?;
-    let top_k = params.top_k.unwrap_or_else(|| built.index.config().top_k).clamp(1, 50);
+    let top_k = Ceiling::TopK
+        .admit_usize(params.top_k, built.index.config().top_k)?
+        .clamp(1, schemascope_docs::retrieve::MAX_TOP_K);
     let searched = Instant::now();
     let hits = built.index.search(question, top_k);
     let search_ms = figure::millis(searched.elapsed());
@@ -383,11 +386,13 @@ fn run_context(docs: &Docs, params: &GetSchemaContextParams) -> Result<ToolResul
     let source = docs.sources.get(params.source.as_deref())?;
     let question = question(&params.question)?;
     let started = Instant::now();
+    let top_k = Ceiling::TopK.check_usize(params.top_k)?;
+    let max_tokens = Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let built = index(docs, &source)?;
     let retrieved = Instant::now();
-    let retrieval = built.index.retrieve_within(question, params.top_k, params.max_tokens);
+    let retrieval = built.index.retrieve_within(question, top_k, max_tokens);
     let retrieval_ms = figure::millis(retrieved.elapsed());
-    let context = built.index.render(&retrieval, params.max_tokens);
+    let context = built.index.render(&retrieval, max_tokens);
     let mut metadata = json!(context.metadata);
     metadata["retrievalMs"] = json!(retrieval_ms);
     metadata["totalMs"] = json!(figure::millis(started.elapsed()));

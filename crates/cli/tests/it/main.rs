@@ -6,6 +6,7 @@
 
 mod aimdb_cli;
 mod ask_cli;
+mod ceilings_cli;
 mod cli;
 mod hostile_files_cli;
 mod hostile_input_cli;

@@ -96,6 +96,15 @@ impl Budget {
         Ok(())
     }
 
+    /// A row whose size alone is past the byte cap, refused unread: reading stops there.
+    pub(crate) fn refuse_oversized(&mut self) -> Cut {
+        self.read += 1;
+        match self.caps.max_rows {
+            Some(max) if self.rows >= max => Cut::Rows,
+            _ => Cut::Bytes,
+        }
+    }
+
     /// Rows still wanted before the row cap is known to be passed (one more than the cap allows,
     /// to tell "exactly the cap" from "more").
     pub(crate) fn rows_to_probe(&self) -> Option<usize> {

@@ -137,6 +137,16 @@ impl SqlValue {
         }
     }
 
+    /// [`SqlValue::to_json`] taking the value: text and JSON move instead of being copied, so a
+    /// large row is never held twice.
+    pub fn into_json(self) -> Value {
+        match self {
+            Self::Text(s) => Value::String(s),
+            Self::Json(v) => v,
+            small => small.to_json(),
+        }
+    }
+
     /// The value as a float, for numbers.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

@@ -8,6 +8,9 @@
 //! statement is bound to a portal and executed in batches — 1 row first, then more while rows
 //! are small — and its rows are streamed one at a time (the connection waits for each to be
 //! taken), so reading stops at the first row past a cap: memory holds the rows kept plus one.
+//! Under a byte cap, the server measures each row's text before sending it, and sends a row
+//! far past the cap as NULLs with its size ([`oversized_row`]): PostgreSQL sends a row as one
+//! message (up to 1 GB), which would otherwise arrive whole to be refused.
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
@@ -30,8 +33,10 @@ pub(crate) enum Failure {
     Refused(String),
 }
 
-/// `sql` with each of its `columns` as output text (NULL stays NULL).
-fn as_text(sql: &str, columns: usize) -> String {
+/// `sql` with each of its `columns` as output text (NULL stays NULL). With `gate`, each row
+/// gets one more column, the bytes of its texts, and a row of more than `gate` bytes comes
+/// with its texts NULL: the server never sends it.
+fn as_text(sql: &str, columns: usize, gate: Option<u64>) -> String {
     let names: Vec<String> = (1..=columns).map(|i| format!("c{i}")).collect();
     // num_nulls counts the argument itself, so a row value whose fields are all NULL is not
     // taken for NULL (as `IS NULL` would).
@@ -41,10 +46,32 @@ fn as_text(sql: &str, columns: usize) -> String {
         .collect();
     // The newlines end a trailing `--` comment of the statement.
     if columns == 0 {
-        format!("SELECT FROM (\n{sql}\n) AS q")
-    } else {
-        format!("SELECT {} FROM (\n{sql}\n) AS q({})", select.join(", "), names.join(", "))
+        return format!("SELECT FROM (\n{sql}\n) AS q");
     }
+    let texts = format!("SELECT {} FROM (\n{sql}\n) AS q({})", select.join(", "), names.join(", "));
+    let Some(gate) = gate else {
+        return texts;
+    };
+    // OFFSET 0 keeps the texts computed once: without it the planner may inline them into both
+    // the size and the output. The size is a bigint: 1,600 columns of 1 GB pass int4.
+    let size: Vec<String> =
+        names.iter().map(|c| format!("coalesce(octet_length(s.{c}), 0)::bigint")).collect();
+    let gated: Vec<String> =
+        names.iter().map(|c| format!("CASE WHEN z.n <= {gate} THEN s.{c} END")).collect();
+    format!(
+        "SELECT {}, z.n FROM ({texts} OFFSET 0) AS s({}), LATERAL (SELECT {} AS n) AS z",
+        gated.join(", "),
+        names.join(", "),
+        size.join(" + ")
+    )
+}
+
+/// The most bytes of text a row may have to be sent under a byte cap of `max_bytes`: twice the
+/// cap and 64 KiB more. A row's JSON is never much shorter than its text (strings gain quotes
+/// and escapes, numbers and dates keep their length), so a longer row cannot fit under the
+/// cap — but for `json` values written with much white space, which compact JSON drops.
+fn oversized_row(max_bytes: usize) -> u64 {
+    (max_bytes as u64).saturating_mul(2).saturating_add(64 << 10)
 }
 
 /// The next batch: twice the last, at most [`MAX_BATCH`], and no more rows of the largest size
@@ -91,7 +118,9 @@ pub(crate) fn run_read_only(
     let statement = tx.prepare(sql).map_err(Failure::Sent)?;
     let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
-    let (rows, cut, read) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
+    let gate = caps.max_bytes.map(oversized_row);
+    let wrapped = as_text(sql, columns.len(), gate);
+    let (rows, cut, read) = stream(&mut tx, &wrapped, refs, &types, caps, gate.is_some())?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
     let column_types = types.iter().map(|t| t.name().to_string()).collect();
@@ -106,6 +135,7 @@ fn stream(
     refs: &[&(dyn ToSql + Sync)],
     types: &[postgres::types::Type],
     caps: Caps,
+    gated: bool,
 ) -> Result<Streamed, Failure> {
     let portal = tx.bind(wrapped, refs).map_err(Failure::Sent)?;
     let mut budget = Budget::new(caps);
@@ -119,6 +149,12 @@ fn stream(
         let mut got = 0;
         while let Some(row) = rows.next().map_err(Failure::Sent)? {
             got += 1;
+            if gated && !types.is_empty() {
+                let size: i64 = row.try_get(types.len()).map_err(Failure::Sent)?;
+                if u64::try_from(size).unwrap_or(0) > oversized_row(caps.max_bytes.unwrap_or(0)) {
+                    return Ok((out, Some(budget.refuse_oversized()), budget.read));
+                }
+            }
             let mut values = Vec::with_capacity(types.len());
             for (i, ty) in types.iter().enumerate() {
                 values.push(pg_text::value(
@@ -146,11 +182,15 @@ mod tests {
 
     #[test]
     fn the_wrapper_reads_every_column_as_text_and_ends_trailing_comments() {
+        let texts = "SELECT CASE WHEN num_nulls(q.c1) = 0 THEN format('%s', q.c1) END, CASE WHEN num_nulls(q.c2) = 0 THEN format('%s', q.c2) END FROM (\nSELECT 1, 2 -- two\n) AS q(c1, c2)";
+        assert_eq!(as_text("SELECT 1, 2 -- two", 2, None), texts);
+        assert_eq!(as_text("SELECT FROM t", 0, Some(10)), "SELECT FROM (\nSELECT FROM t\n) AS q");
         assert_eq!(
-            as_text("SELECT 1, 2 -- two", 2),
-            "SELECT CASE WHEN num_nulls(q.c1) = 0 THEN format('%s', q.c1) END, CASE WHEN num_nulls(q.c2) = 0 THEN format('%s', q.c2) END FROM (\nSELECT 1, 2 -- two\n) AS q(c1, c2)"
+            as_text("SELECT 1, 2 -- two", 2, Some(10)),
+            format!(
+                "SELECT CASE WHEN z.n <= 10 THEN s.c1 END, CASE WHEN z.n <= 10 THEN s.c2 END, z.n FROM ({texts} OFFSET 0) AS s(c1, c2), LATERAL (SELECT coalesce(octet_length(s.c1), 0)::bigint + coalesce(octet_length(s.c2), 0)::bigint AS n) AS z"
+            )
         );
-        assert_eq!(as_text("SELECT FROM t", 0), "SELECT FROM (\nSELECT FROM t\n) AS q");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod common;
 
 mod aimdb_fake;
 mod answers_say_where;
+mod ceilings;
 mod ask_tools;
 mod demo_tools;
 mod engine_validation;
