@@ -340,9 +340,9 @@ enum Command {
         /// Most rows returned [default: 1000].
         #[arg(long)]
         max_rows: Option<usize>,
-        /// Most bytes of row data returned, as JSON [default: 1000000].
-        #[arg(long, value_name = "BYTES")]
-        max_bytes: Option<usize>,
+        /// Most bytes of row data returned, as JSON, e.g. 4MiB [default: 1000000].
+        #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+        max_bytes: Option<u64>,
         /// Statement timeout in milliseconds [default: 30000].
         #[arg(long)]
         timeout_ms: Option<u64>,
@@ -825,7 +825,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 source: Some(name),
                 query: Value::String(query),
                 max_rows,
-                max_bytes,
+                max_bytes: max_bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
                 timeout_ms,
             };
             finish(&tools::execute_query(&services.sources, params), &output, View::Data)

@@ -179,10 +179,10 @@ pub struct PastCeiling {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CeilingSettingError {
     /// Not `NAME=N`.
-    #[error("`{0}` is not NAME=N (e.g. max_rows=5000); ceilings: {1}")]
+    #[error("`{0}` is not NAME=N (e.g. max_rows=5000). Ceilings: {1}")]
     Malformed(String, String),
     /// No such ceiling.
-    #[error("there is no ceiling `{0}`;{1} ceilings: {2}")]
+    #[error("there is no ceiling `{0}`.{1} Ceilings: {2}")]
     Unknown(String, String, String),
     /// Zero, or past what the implementation holds.
     #[error("the ceiling `{name}` must be from 1 to {hard_max} {unit}, not {value}")]
