@@ -157,7 +157,10 @@ mod tests {
                 "[::1]:65535",
                 Ok(Authority { host: HostName::Ipv6(Ipv6Addr::LOCALHOST), port: Some(65535) }),
             ),
-            ("[0:0:0:0:0:0:0:1]", Ok(Authority { host: HostName::Ipv6(Ipv6Addr::LOCALHOST), port: None })),
+            (
+                "[0:0:0:0:0:0:0:1]",
+                Ok(Authority { host: HostName::Ipv6(Ipv6Addr::LOCALHOST), port: None }),
+            ),
             ("[::1]evil.com:8750", Err(AuthorityError::AfterHost)),
             ("[::1]:8750x", Err(AuthorityError::BadPort)),
             ("[::1%25lo]:8750", Err(AuthorityError::NotAHost)),
@@ -192,7 +195,8 @@ mod tests {
 
     #[test]
     fn origins_are_scheme_host_and_port_with_nothing_after() {
-        let local = |scheme: &str, port| Origin { scheme: scheme.into(), host: name("localhost"), port };
+        let local =
+            |scheme: &str, port| Origin { scheme: scheme.into(), host: name("localhost"), port };
         assert_eq!(parse_origin("http://localhost:8750"), Ok(local("http", 8750)));
         assert_eq!(parse_origin("HTTP://LOCALHOST"), Ok(local("http", 80)));
         assert_eq!(parse_origin("https://localhost"), Ok(local("https", 443)));

@@ -263,18 +263,29 @@ mod tests {
             .collect();
         assert_eq!(checked, 1, "one check per delay, however many connections");
         assert!(matches!(attempts[0], Attempt::Refused(Penalty { failures: 1, .. })));
-        assert!(attempts[1..].iter().all(|a| *a == Attempt::Throttled { failures: 1, retry_after: ms(250) }));
+        assert!(
+            attempts[1..]
+                .iter()
+                .all(|a| *a == Attempt::Throttled { failures: 1, retry_after: ms(250) })
+        );
         // Not checked means not checked: the right token waits too, on a new connection...
         let right = logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), false, || Check::Right);
         assert_eq!(right, Attempt::Throttled { failures: 1, retry_after: ms(150) });
         // ...but not on a connection that already authenticated, nor once due.
-        assert_eq!(logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), true, || Check::Right), Attempt::Accepted);
-        assert_eq!(logins.attempt("192.0.2.8".parse().ok(), t0 + ms(250), false, || Check::Right), Attempt::Accepted);
+        assert_eq!(
+            logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), true, || Check::Right),
+            Attempt::Accepted
+        );
+        assert_eq!(
+            logins.attempt("192.0.2.8".parse().ok(), t0 + ms(250), false, || Check::Right),
+            Attempt::Accepted
+        );
         // A wrong token on a trusted connection counts and never brings the due time closer.
         let trusted = logins.attempt("192.0.2.8".parse().ok(), t0 + ms(260), true, || WRONG);
         assert_eq!(trusted, Attempt::Refused(Penalty { failures: 2, backoff: ms(500) }));
         // Every wrong value presented counts.
-        let many = logins.attempt("192.0.2.9".parse().ok(), t0, false, || Check::Wrong { guesses: 3 });
+        let many =
+            logins.attempt("192.0.2.9".parse().ok(), t0, false, || Check::Wrong { guesses: 3 });
         assert_eq!(many, Attempt::Refused(Penalty { failures: 3, backoff: ms(1750) }));
         // Forgotten after a quiet while.
         assert_eq!(failures(wrong(&logins, "192.0.2.7", at + FORGET_AFTER)), 1);
@@ -302,13 +313,27 @@ mod tests {
         }
         assert_eq!(logins.remembered(), MAX_CLIENTS);
         // A right token from a new address adds no entry.
-        assert_eq!(logins.attempt("198.51.100.9".parse().ok(), t, false, || Check::Right), Attempt::Accepted);
+        assert_eq!(
+            logins.attempt("198.51.100.9".parse().ok(), t, false, || Check::Right),
+            Attempt::Accepted
+        );
         let first = wrong(&logins, "198.51.100.1", t);
         let second = wrong(&logins, "198.51.100.2", t);
-        assert_eq!((failures(first), failures(second)), (1, 1), "two new addresses, one shared entry");
-        assert!(matches!(second, Attempt::Throttled { .. }), "the shared entry is not due: {second:?}");
+        assert_eq!(
+            (failures(first), failures(second)),
+            (1, 1),
+            "two new addresses, one shared entry"
+        );
+        assert!(
+            matches!(second, Attempt::Throttled { .. }),
+            "the shared entry is not due: {second:?}"
+        );
         assert_eq!(logins.remembered(), MAX_CLIENTS);
-        assert_eq!(failures(logins.attempt(None, t + ms(250), false, || WRONG)), 2, "an unknown address shares it too");
+        assert_eq!(
+            failures(logins.attempt(None, t + ms(250), false, || WRONG)),
+            2,
+            "an unknown address shares it too"
+        );
         // Once the old ones are forgotten, a new address gets its own entry again.
         let later = t + FORGET_AFTER;
         assert_eq!(failures(wrong(&logins, "198.51.100.3", later)), 1);

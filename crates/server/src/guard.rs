@@ -153,10 +153,8 @@ impl Guard {
     /// `--allow-host` / `--allow-origin` entries that are hosts and origins.
     pub(crate) fn new(options: HttpOptions, local: SocketAddr) -> Result<Self, ServerError> {
         options.check_address(local)?;
-        let bad = |flag: &'static str, value: &str, error: AuthorityError| ServerError::BadAllowed {
-            flag,
-            value: value.to_string(),
-            reason: error.to_string(),
+        let bad = |flag: &'static str, value: &str, error: AuthorityError| {
+            ServerError::BadAllowed { flag, value: value.to_string(), reason: error.to_string() }
         };
         let allowed_hosts = options
             .allowed_hosts
@@ -196,9 +194,8 @@ impl Guard {
     /// Whether a page at `origin` may call this server: its own origin (this listener's scheme,
     /// `http`, the request's host, the bound port) or an `--allow-origin` one.
     fn origin_allowed(&self, origin: &Origin, host: &Authority) -> bool {
-        let own = origin.scheme == "http"
-            && origin.host == host.host
-            && origin.port == self.local.port();
+        let own =
+            origin.scheme == "http" && origin.host == host.host && origin.port == self.local.port();
         own || self.allowed_origins.contains(origin)
     }
 
@@ -330,7 +327,9 @@ fn retry_after_seconds(wait: Duration) -> u64 {
 
 /// `response` with `Retry-After` set to `wait`.
 fn with_retry_after(mut response: Response, wait: Duration) -> Response {
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds(wait)));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds(wait)));
     response
 }
 
@@ -423,14 +422,12 @@ fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Response> {
         }
     };
     let text = String::from_utf8_lossy(value.as_bytes());
-    let host = value
-        .to_str()
-        .map_err(|_| AuthorityError::NotAHost)
-        .and_then(parse_host)
-        .map_err(|reason| {
+    let host = value.to_str().map_err(|_| AuthorityError::NotAHost).and_then(parse_host).map_err(
+        |reason| {
             let message = format!("the Host `{text}` is not read as one host: {reason}");
             refusal(StatusCode::BAD_REQUEST, "bad_host", message)
-        })?;
+        },
+    )?;
     // A request line in absolute form names the host too: both must say the same.
     if let Some(authority) = request.uri().authority()
         && parse_host(authority.as_str()).as_ref() != Ok(&host)
