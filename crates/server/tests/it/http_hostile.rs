@@ -428,8 +428,12 @@ async fn a_token_is_checked_only_when_its_address_is_due_and_the_refusals_say_wh
     let right = format!("Authorization: Bearer {TOKEN}\r\n");
     let list = |headers: &str| post(addr, "/v1/tools/list_sources", headers, "{}");
     // Each checked wrong token doubles the wait before the next check, and says it.
-    let mut seen = Vec::new();
+    let mut seen: Vec<(Option<u64>, u64)> = Vec::new();
     for _ in 0..5 {
+        // Each after the one before is due (not after the last: the next request is early).
+        if let Some((_, backoff)) = seen.last() {
+            tokio::time::sleep(Duration::from_millis(backoff + 20)).await;
+        }
         let refused = exchange(addr, list(&wrong), "}").await?;
         assert_eq!(status(&refused), 401, "{refused}");
         let backoff = number(&refused, "backoffMs").ok_or("no backoffMs")?;
@@ -438,7 +442,6 @@ async fn a_token_is_checked_only_when_its_address_is_due_and_the_refusals_say_wh
             Some(backoff.div_ceil(1000).to_string().as_str())
         );
         seen.push((number(&refused, "failedAttempts"), backoff));
-        tokio::time::sleep(Duration::from_millis(backoff + 20)).await;
     }
     assert_eq!(
         seen,
