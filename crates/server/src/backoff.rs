@@ -147,13 +147,14 @@ impl FailedLogins {
     ) -> Attempt {
         let mut state = lock(&self.state);
         let key = client.map(key);
-        if !trusted && let Some(entry) = state.current(key, now) {
-            if now < entry.due {
-                return Attempt::Throttled {
-                    failures: entry.failures,
-                    retry_after: entry.due.saturating_duration_since(now),
-                };
-            }
+        if !trusted
+            && let Some(entry) = state.current(key, now)
+            && now < entry.due
+        {
+            return Attempt::Throttled {
+                failures: entry.failures,
+                retry_after: entry.due.saturating_duration_since(now),
+            };
         }
         let guesses = match check() {
             Check::Right => return Attempt::Accepted,

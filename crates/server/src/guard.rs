@@ -219,13 +219,13 @@ struct Presented {
 
 impl Presented {
     /// Reads them; a request carrying one of them twice is refused (which would count?).
-    fn read(request: &Request) -> Result<Self, Response> {
+    fn read(request: &Request) -> Result<Self, Refusal> {
         let headers = request.headers();
         let twice = |what: &str| {
             let message = format!(
                 "the request carries {what} more than once; send it once (the token from --token-file or SCHEMASCOPE_TOKEN)"
             );
-            refusal(StatusCode::BAD_REQUEST, "duplicate_credentials", message)
+            Refusal(StatusCode::BAD_REQUEST, "duplicate_credentials", message)
         };
         let bearers: Vec<String> = headers
             .get_all(header::AUTHORIZATION)
@@ -310,6 +310,16 @@ pub(crate) fn refusal(status: StatusCode, error: &str, message: String) -> Respo
     response
 }
 
+/// A refusal before it becomes a response (small, so it travels in a `Result`): the status,
+/// the `error` code and the message.
+struct Refusal(StatusCode, &'static str, String);
+
+impl Refusal {
+    fn respond(self) -> Response {
+        refusal(self.0, self.1, self.2)
+    }
+}
+
 /// `GET /?token=…` with the right token: the browser's way in. The token becomes an HttpOnly,
 /// same-site cookie and leaves the address bar.
 fn login_response(token: &str) -> Option<Response> {
@@ -372,7 +382,7 @@ fn throttled(client: Option<IpAddr>, failures: u32, retry_after: Duration) -> Re
 fn authenticate(guard: &Guard, token: &str, request: &Request) -> Option<Response> {
     let presented = match Presented::read(request) {
         Ok(presented) => presented,
-        Err(refused) => return Some(closing(refused)),
+        Err(refused) => return Some(closing(refused.respond())),
     };
     if presented.is_empty() {
         // No token at all guesses nothing (a browser's first visit, a client not yet
@@ -408,24 +418,24 @@ fn authenticate(guard: &Guard, token: &str, request: &Request) -> Option<Respons
 }
 
 /// The one `Host` of the request, read strictly ([`crate::authority`]) and allowed.
-fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Response> {
+fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Refusal> {
     let mut values = request.headers().get_all(header::HOST).iter();
     let value = match (values.next(), values.next()) {
         (Some(value), None) => value,
         (None, _) => {
             let message = "the request has no Host header".to_string();
-            return Err(refusal(StatusCode::BAD_REQUEST, "missing_host", message));
+            return Err(Refusal(StatusCode::BAD_REQUEST, "missing_host", message));
         }
         (Some(_), Some(_)) => {
             let message = "the request has more than one Host header; send one".to_string();
-            return Err(refusal(StatusCode::BAD_REQUEST, "duplicate_host", message));
+            return Err(Refusal(StatusCode::BAD_REQUEST, "duplicate_host", message));
         }
     };
     let text = String::from_utf8_lossy(value.as_bytes());
     let host = value.to_str().map_err(|_| AuthorityError::NotAHost).and_then(parse_host).map_err(
         |reason| {
             let message = format!("the Host `{text}` is not read as one host: {reason}");
-            refusal(StatusCode::BAD_REQUEST, "bad_host", message)
+            Refusal(StatusCode::BAD_REQUEST, "bad_host", message)
         },
     )?;
     // A request line in absolute form names the host too: both must say the same.
@@ -435,7 +445,7 @@ fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Response> {
         let message = format!(
             "the request line names `{authority}` but the Host header `{text}`; they must be the same"
         );
-        return Err(refusal(StatusCode::BAD_REQUEST, "host_mismatch", message));
+        return Err(Refusal(StatusCode::BAD_REQUEST, "host_mismatch", message));
     }
     if !guard.host_allowed(&host) {
         let message = format!(
@@ -443,20 +453,20 @@ fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Response> {
             guard.hosts_listed(),
             guard.local.port(),
         );
-        return Err(refusal(StatusCode::FORBIDDEN, "host_not_allowed", message));
+        return Err(Refusal(StatusCode::FORBIDDEN, "host_not_allowed", message));
     }
     Ok(host)
 }
 
 /// The `Origin`, when there is one: at most one, from this server's own origin or an allowed one.
-fn check_origin(guard: &Guard, request: &Request, host: &Authority) -> Result<(), Response> {
+fn check_origin(guard: &Guard, request: &Request, host: &Authority) -> Result<(), Refusal> {
     let mut values = request.headers().get_all(header::ORIGIN).iter();
     let value = match (values.next(), values.next()) {
         (None, _) => return Ok(()),
         (Some(value), None) => value,
         (Some(_), Some(_)) => {
             let message = "the request has more than one Origin header; send one".to_string();
-            return Err(refusal(StatusCode::BAD_REQUEST, "duplicate_origin", message));
+            return Err(Refusal(StatusCode::BAD_REQUEST, "duplicate_origin", message));
         }
     };
     let text = String::from_utf8_lossy(value.as_bytes());
@@ -466,12 +476,12 @@ fn check_origin(guard: &Guard, request: &Request, host: &Authority) -> Result<()
             Ok(origin) => guard.origin_allowed(&origin, host),
             Err(reason) => {
                 let message = format!("the Origin `{text}` is not read as one origin: {reason}");
-                return Err(refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
+                return Err(Refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
             }
         },
         Err(_) => {
             let message = format!("the Origin `{text}` is not read as one origin");
-            return Err(refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
+            return Err(Refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
         }
     };
     if allowed {
@@ -482,7 +492,7 @@ fn check_origin(guard: &Guard, request: &Request, host: &Authority) -> Result<()
         host.host,
         guard.local.port(),
     );
-    Err(refusal(StatusCode::FORBIDDEN, "origin_not_allowed", message))
+    Err(Refusal(StatusCode::FORBIDDEN, "origin_not_allowed", message))
 }
 
 /// The middleware: every check, in the order that gives the most useful refusal.
@@ -493,10 +503,10 @@ pub(crate) async fn check(
 ) -> Response {
     let host = match read_host(&guard, &request) {
         Ok(host) => host,
-        Err(refused) => return refused,
+        Err(refused) => return refused.respond(),
     };
     if let Err(refused) = check_origin(&guard, &request, &host) {
-        return refused;
+        return refused.respond();
     }
     // Liveness checks stay open: they say nothing about the data.
     if request.uri().path() != "/healthz"
