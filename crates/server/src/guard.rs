@@ -35,9 +35,11 @@ pub struct HttpOptions {
     /// The bearer token every request must carry (`Authorization: Bearer …` or the web view's
     /// cookie). Required when listening on anything but a loopback address.
     pub token: Option<String>,
-    /// Host names accepted in the `Host` header besides the loopback names and the bound address.
+    /// Hosts accepted in the `Host` header besides the loopback names and the bound address:
+    /// `NAME` (any port) or `NAME:PORT` (that port only).
     pub allowed_hosts: Vec<String>,
-    /// Origins accepted in the `Origin` header besides the server's own (`http://<host>`).
+    /// Origins accepted in the `Origin` header besides the server's own (`http://<host>:<bound
+    /// port>`), as `scheme://host[:port]`.
     pub allowed_origins: Vec<String>,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
