@@ -19,7 +19,8 @@ pub(crate) struct ExposureArgs {
     /// on a non-loopback address; at least 16 characters and 64 bits (`openssl rand -hex 32`).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Accept this Host header name too (repeatable), e.g. a name pointing at this machine.
+    /// Accept this Host header name too (repeatable), e.g. a name pointing at this machine:
+    /// NAME on any port, or NAME:PORT on that port only.
     #[arg(long, value_name = "NAME")]
     allow_host: Vec<String>,
     /// Accept requests from pages at this origin (repeatable), e.g. http://localhost:3000.

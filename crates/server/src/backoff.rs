@@ -1,7 +1,17 @@
-//! Slowing down token guessing: each wrong token from a client address is answered
-//! only after a delay that doubles with every failure (250 ms, 500 ms, … 8 s), and failures from
-//! one address are answered one slot after another, so opening more connections does not guess
-//! faster. A correct token is never delayed, whatever failed before from its address.
+//! Slowing down token guessing: a token from a client address is checked only when that
+//! address's next guess is due. Each wrong token pushes that time back by a delay that doubles
+//! with every failure (250 ms, 500 ms, … 8 s); a token sent before then is not checked at all
+//! and is answered at once with 429 and `Retry-After`. Nothing waits and no connection is held:
+//! a refusal costs the server what any answer costs, whatever the number of guessers.
+//!
+//! Checking only when due is what makes the bound hold against parallel connections. A right
+//! token is served at once, so any checked token tells its sender whether it was right, even if
+//! a wrong one's answer were held (no prompt answer means wrong); the number of checks per
+//! address is therefore the guessing speed, and it is what is bounded here. The cost: while an
+//! address is guessing, a right token sent from the same address on a new connection waits for
+//! the same due time. A connection that already authenticated is exempt (its requests are
+//! always checked), so a client with a kept-alive connection is not held up by a guesser that
+//! shares its address.
 //!
 //! Memory is bounded: at most [`MAX_CLIENTS`] addresses are remembered (IPv6 by /64, what one
 //! host usually holds); past that, addresses not seen before share one entry, so spreading
@@ -18,9 +28,6 @@ use std::time::{Duration, Instant};
 pub(crate) const FIRST_DELAY: Duration = Duration::from_millis(250);
 /// The longest delay of one failure.
 pub(crate) const MAX_DELAY: Duration = Duration::from_secs(8);
-/// The longest a refusal is held, however many failures queue before it: a connection is not
-/// kept for minutes.
-pub(crate) const MAX_WAIT: Duration = Duration::from_secs(10);
 /// How long an address is remembered after its last failure.
 pub(crate) const FORGET_AFTER: Duration = Duration::from_secs(600);
 /// The most addresses remembered one by one.
@@ -51,21 +58,48 @@ fn key(ip: IpAddr) -> ClientKey {
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     failures: u32,
-    /// When the latest failure's answer is due: the next one is answered after it.
+    /// When this address's next token is checked.
     due: Instant,
     last: Instant,
 }
 
-/// What one failure costs.
+/// What the check of the presented token found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// One of the presented credentials is the token.
+    Right,
+    /// None is; `guesses` distinct wrong values were presented (a bearer header, a cookie and
+    /// the login address may each carry one), each counted as a failure of its own.
+    Wrong {
+        /// How many distinct wrong values.
+        guesses: u32,
+    },
+}
+
+/// What became of a request presenting a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Attempt {
+    /// Checked, and right.
+    Accepted,
+    /// Checked, and wrong: counted.
+    Refused(Penalty),
+    /// Not checked: the address's next token is not due yet.
+    Throttled {
+        /// Failures from this address (or the shared entry) remembered.
+        failures: u32,
+        /// How long until its next token is checked.
+        retry_after: Duration,
+    },
+}
+
+/// What a failure costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Penalty {
     /// Failures from this address (or the shared entry) remembered, this one included.
     pub failures: u32,
-    /// This failure's own delay (doubling with `failures`, at most [`MAX_DELAY`]).
+    /// How long until the address's next token is checked (doubling with `failures`, at most
+    /// [`MAX_DELAY`]).
     pub backoff: Duration,
-    /// How long to hold the answer: the backoff after the earlier failures' answers, at most
-    /// [`MAX_WAIT`].
-    pub wait: Duration,
 }
 
 #[derive(Debug)]
@@ -99,21 +133,48 @@ fn backoff(failures: u32) -> Duration {
 }
 
 impl FailedLogins {
-    /// Records a failed authentication from `client` (`None` when the address is not known) at
-    /// `now`, and says how long to hold its refusal.
-    pub(crate) fn failed(&self, client: Option<IpAddr>, now: Instant) -> Penalty {
+    /// Decides a request presenting a token from `client` (`None` when the address is not
+    /// known) at `now`: `check` compares the token, and runs only when the address's next token
+    /// is due or the request comes on a connection that already authenticated (`trusted`).
+    /// Deciding and counting happen under one lock, so parallel requests cannot both be checked
+    /// within one delay.
+    pub(crate) fn attempt(
+        &self,
+        client: Option<IpAddr>,
+        now: Instant,
+        trusted: bool,
+        check: impl FnOnce() -> Check,
+    ) -> Attempt {
         let mut state = lock(&self.state);
-        let entry = state.entry_for(client.map(key), now);
+        let key = client.map(key);
+        if !trusted
+            && let Some(entry) = state.current(key, now)
+            && now < entry.due
+        {
+            return Attempt::Throttled {
+                failures: entry.failures,
+                retry_after: entry.due.saturating_duration_since(now),
+            };
+        }
+        let guesses = match check() {
+            Check::Right => return Attempt::Accepted,
+            Check::Wrong { guesses } => guesses.max(1),
+        };
+        let entry = state.entry_for(key, now);
         if now.saturating_duration_since(entry.last) >= FORGET_AFTER {
             *entry = Entry { failures: 0, due: now, last: now };
         }
-        let failures = entry.failures.saturating_add(1);
-        let step = backoff(failures);
-        let start = entry.due.max(now);
-        // The queue of answers is never pushed further than one wait ahead.
-        let due = (start + step).min(now + MAX_WAIT);
+        // Several wrong values in one request cost what as many requests in a row would.
+        let mut failures = entry.failures;
+        let mut step = Duration::ZERO;
+        for _ in 0..guesses {
+            failures = failures.saturating_add(1);
+            step = step.saturating_add(backoff(failures));
+        }
+        // A trusted connection may be checked before the due time: it never brings it closer.
+        let due = entry.due.max(now + step);
         *entry = Entry { failures, due, last: now };
-        Penalty { failures, backoff: step, wait: due.saturating_duration_since(now) }
+        Attempt::Refused(Penalty { failures, backoff: due.saturating_duration_since(now) })
     }
 
     /// How many addresses are remembered one by one.
@@ -124,6 +185,19 @@ impl FailedLogins {
 }
 
 impl State {
+    /// The entry `key` counts in now, if any: its own, or the shared one when the table is full
+    /// of addresses not yet forgotten. A right token adds nothing to remember.
+    fn current(&mut self, key: Option<ClientKey>, now: Instant) -> Option<Entry> {
+        let Some(key) = key else { return Some(self.shared) };
+        if let Some(entry) = self.clients.get(&key) {
+            return Some(*entry);
+        }
+        if self.clients.len() >= MAX_CLIENTS {
+            self.clients.retain(|_, e| now.saturating_duration_since(e.last) < FORGET_AFTER);
+        }
+        (self.clients.len() >= MAX_CLIENTS).then_some(self.shared)
+    }
+
     /// The entry `key` counts in: its own when remembered or when there is room (after
     /// forgetting old ones), else the shared one.
     fn entry_for(&mut self, key: Option<ClientKey>, now: Instant) -> &mut Entry {
@@ -146,56 +220,87 @@ mod tests {
         Duration::from_millis(n)
     }
 
+    const WRONG: Check = Check::Wrong { guesses: 1 };
+
+    fn wrong(logins: &FailedLogins, ip: &str, at: Instant) -> Attempt {
+        logins.attempt(ip.parse().ok(), at, false, || WRONG)
+    }
+
+    fn failures(attempt: Attempt) -> u32 {
+        match attempt {
+            Attempt::Refused(penalty) => penalty.failures,
+            Attempt::Throttled { failures, .. } => failures,
+            Attempt::Accepted => 0,
+        }
+    }
+
     #[test]
-    fn each_failure_doubles_the_delay_up_to_the_cap_and_answers_queue() {
+    fn each_failure_doubles_the_delay_up_to_the_cap_and_nothing_is_checked_before_it() {
         let logins = FailedLogins::default();
         let t0 = Instant::now();
-        let ip: IpAddr = "192.0.2.7".parse().expect("ip");
-        // One failure at a time, each after the previous answer: the wait is the backoff.
+        // One guess each time the address is due: the delay doubles up to the cap.
         let mut at = t0;
         let mut seen = Vec::new();
         for _ in 0..8 {
-            let penalty = logins.failed(Some(ip), at);
-            assert_eq!(penalty.wait, penalty.backoff);
+            let Attempt::Refused(penalty) = wrong(&logins, "192.0.2.7", at) else {
+                panic!("a due guess is checked")
+            };
             seen.push((penalty.failures, penalty.backoff.as_millis()));
-            at += penalty.wait;
+            at += penalty.backoff;
         }
         assert_eq!(
             seen,
             [(1, 250), (2, 500), (3, 1000), (4, 2000), (5, 4000), (6, 8000), (7, 8000), (8, 8000)]
         );
-        // Parallel guesses: each is answered after the one before, at most MAX_WAIT ahead.
-        let other: IpAddr = "192.0.2.8".parse().expect("ip");
-        let waits: Vec<u128> =
-            (0..5).map(|_| logins.failed(Some(other), t0).wait.as_millis()).collect();
-        assert_eq!(waits, [250, 750, 1750, 3750, 7750]);
-        assert_eq!(
-            logins.failed(Some(other), t0).wait,
-            MAX_WAIT,
-            "never held longer than MAX_WAIT"
+        // Parallel guesses: only the first is checked; the rest are not, and say when to retry.
+        let mut checked = 0;
+        let attempts: Vec<Attempt> = (0..48)
+            .map(|_| {
+                logins.attempt("192.0.2.8".parse().ok(), t0, false, || {
+                    checked += 1;
+                    WRONG
+                })
+            })
+            .collect();
+        assert_eq!(checked, 1, "one check per delay, however many connections");
+        assert!(matches!(attempts[0], Attempt::Refused(Penalty { failures: 1, .. })));
+        assert!(
+            attempts[1..]
+                .iter()
+                .all(|a| *a == Attempt::Throttled { failures: 1, retry_after: ms(250) })
         );
+        // Not checked means not checked: the right token waits too, on a new connection...
+        let right = logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), false, || Check::Right);
+        assert_eq!(right, Attempt::Throttled { failures: 1, retry_after: ms(150) });
+        // ...but not on a connection that already authenticated, nor once due.
+        assert_eq!(
+            logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), true, || Check::Right),
+            Attempt::Accepted
+        );
+        assert_eq!(
+            logins.attempt("192.0.2.8".parse().ok(), t0 + ms(250), false, || Check::Right),
+            Attempt::Accepted
+        );
+        // A wrong token on a trusted connection counts and never brings the due time closer.
+        let trusted = logins.attempt("192.0.2.8".parse().ok(), t0 + ms(260), true, || WRONG);
+        assert_eq!(trusted, Attempt::Refused(Penalty { failures: 2, backoff: ms(500) }));
+        // Every wrong value presented counts.
+        let many =
+            logins.attempt("192.0.2.9".parse().ok(), t0, false, || Check::Wrong { guesses: 3 });
+        assert_eq!(many, Attempt::Refused(Penalty { failures: 3, backoff: ms(1750) }));
         // Forgotten after a quiet while.
-        assert_eq!(logins.failed(Some(ip), at + FORGET_AFTER).failures, 1);
+        assert_eq!(failures(wrong(&logins, "192.0.2.7", at + FORGET_AFTER)), 1);
     }
 
     #[test]
     fn an_ipv6_network_counts_as_one_client_and_mapped_ipv4_as_its_ipv4() {
         let logins = FailedLogins::default();
         let t = Instant::now();
-        logins.failed(Some("2001:db8:1:2::1".parse().expect("ip")), t);
-        let same_net =
-            logins.failed(Some("2001:db8:1:2:ffff::9".parse().expect("ip")), t + ms(1000));
-        assert_eq!(same_net.failures, 2);
-        assert_eq!(
-            logins.failed(Some("2001:db8:1:3::1".parse().expect("ip")), t).failures,
-            1,
-            "another /64"
-        );
-        logins.failed(Some("192.0.2.1".parse().expect("ip")), t);
-        assert_eq!(
-            logins.failed(Some("::ffff:192.0.2.1".parse().expect("ip")), t + ms(1000)).failures,
-            2
-        );
+        wrong(&logins, "2001:db8:1:2::1", t);
+        assert_eq!(failures(wrong(&logins, "2001:db8:1:2:ffff::9", t + ms(1000))), 2);
+        assert_eq!(failures(wrong(&logins, "2001:db8:1:3::1", t)), 1, "another /64");
+        wrong(&logins, "192.0.2.1", t);
+        assert_eq!(failures(wrong(&logins, "::ffff:192.0.2.1", t + ms(1000))), 2);
         assert_eq!(logins.remembered(), 3);
     }
 
@@ -204,21 +309,35 @@ mod tests {
         let logins = FailedLogins::default();
         let t = Instant::now();
         for i in 0..MAX_CLIENTS as u32 {
-            logins.failed(Some(IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i))), t);
+            let ip = IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+            logins.attempt(Some(ip), t, false, || WRONG);
         }
         assert_eq!(logins.remembered(), MAX_CLIENTS);
-        let first = logins.failed(Some("198.51.100.1".parse().expect("ip")), t);
-        let second = logins.failed(Some("198.51.100.2".parse().expect("ip")), t);
+        // A right token from a new address adds no entry.
         assert_eq!(
-            (first.failures, second.failures),
-            (1, 2),
-            "two new addresses, one shared count"
+            logins.attempt("198.51.100.9".parse().ok(), t, false, || Check::Right),
+            Attempt::Accepted
+        );
+        let first = wrong(&logins, "198.51.100.1", t);
+        let second = wrong(&logins, "198.51.100.2", t);
+        assert_eq!(
+            (failures(first), failures(second)),
+            (1, 1),
+            "two new addresses, one shared entry"
+        );
+        assert!(
+            matches!(second, Attempt::Throttled { .. }),
+            "the shared entry is not due: {second:?}"
         );
         assert_eq!(logins.remembered(), MAX_CLIENTS);
-        assert_eq!(logins.failed(None, t).failures, 3, "an unknown address shares it too");
+        assert_eq!(
+            failures(logins.attempt(None, t + ms(250), false, || WRONG)),
+            2,
+            "an unknown address shares it too"
+        );
         // Once the old ones are forgotten, a new address gets its own entry again.
         let later = t + FORGET_AFTER;
-        assert_eq!(logins.failed(Some("198.51.100.3".parse().expect("ip")), later).failures, 1);
+        assert_eq!(failures(wrong(&logins, "198.51.100.3", later)), 1);
         assert_eq!(logins.remembered(), 1);
     }
 }

@@ -44,6 +44,18 @@ pub enum ServerError {
         /// Its estimated strength: length × log2(distinct characters).
         bits: u32,
     },
+    /// An `--allow-host` or `--allow-origin` entry is not a host or an origin.
+    #[error(
+        "{flag} {value}: {reason}; give a host as NAME or NAME:PORT, an origin as http://NAME[:PORT] or https://NAME[:PORT]"
+    )]
+    BadAllowed {
+        /// The flag.
+        flag: &'static str,
+        /// The entry given.
+        value: String,
+        /// Why it is not read.
+        reason: String,
+    },
     /// A connection limit is not usable (zero).
     #[error("{0}")]
     BadLimit(String),

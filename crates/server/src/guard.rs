@@ -1,6 +1,7 @@
 //! The gate in front of every HTTP route: `Host` and `Origin` checks (DNS-rebinding and
-//! cross-site protection), bearer-token authentication (header or the web view's cookie) with a
-//! growing delay on failures per client ([`crate::backoff`]), the request body limit and the
+//! cross-site protection, each header read once and strictly: [`crate::authority`]),
+//! bearer-token authentication (header or the web view's cookie) with a growing delay before a
+//! client address's next token is checked ([`crate::backoff`]), the request body limit and the
 //! per-request timeout. The token itself must be strong enough to guard anything.
 //!
 //! Everything here is policy on the request; the routes behind it never see a request that
@@ -15,13 +16,15 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::ServerError;
-use crate::backoff::FailedLogins;
+use crate::authority::{Authority, AuthorityError, Origin, parse_host, parse_origin};
+use crate::backoff::{Attempt, Check, FailedLogins, Penalty};
+use crate::listen::ConnectionTrust;
 
 /// The cookie the web view authenticates with after `GET /?token=…`.
 const TOKEN_COOKIE: &str = "schemascope_token";
@@ -32,9 +35,11 @@ pub struct HttpOptions {
     /// The bearer token every request must carry (`Authorization: Bearer …` or the web view's
     /// cookie). Required when listening on anything but a loopback address.
     pub token: Option<String>,
-    /// Host names accepted in the `Host` header besides the loopback names and the bound address.
+    /// Hosts accepted in the `Host` header besides the loopback names and the bound address:
+    /// `NAME` (any port) or `NAME:PORT` (that port only).
     pub allowed_hosts: Vec<String>,
-    /// Origins accepted in the `Origin` header besides the server's own (`http://<host>`).
+    /// Origins accepted in the `Origin` header besides the server's own (`http://<host>:<bound
+    /// port>`), as `scheme://host[:port]`.
     pub allowed_origins: Vec<String>,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
@@ -132,75 +137,161 @@ impl Default for HttpOptions {
 /// The checks, with what they need from the running server.
 pub(crate) struct Guard {
     options: HttpOptions,
-    /// The bound address: its IP is an accepted `Host`.
+    /// The bound address: its IP is an accepted `Host`, its port the one of the own origin.
     local: SocketAddr,
-    /// Failed authentications per client, to hold their refusals.
+    /// `--allow-host` entries, read: a name with the port it is accepted on (any when `None`).
+    allowed_hosts: Vec<Authority>,
+    /// `--allow-origin` entries, read.
+    allowed_origins: Vec<Origin>,
+    /// Failed authentications per client, to hold back their next guesses.
     failed: FailedLogins,
 }
 
+/// The names of this machine a browser may use for a loopback listener.
+const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
 impl Guard {
-    /// Checks that the options are safe for `local`: a strong token, required off loopback.
+    /// Checks that the options are safe for `local`: a strong token, required off loopback, and
+    /// `--allow-host` / `--allow-origin` entries that are hosts and origins.
     pub(crate) fn new(options: HttpOptions, local: SocketAddr) -> Result<Self, ServerError> {
         options.check_address(local)?;
-        Ok(Self { options, local, failed: FailedLogins::default() })
-    }
-
-    fn host_allowed(&self, host: &str) -> bool {
-        let name = host_name(host);
-        let ip = self.local.ip();
-        // Listening on every interface: the names clients use cannot be known; the token guards.
-        ip.is_unspecified()
-            || matches!(name, "localhost" | "127.0.0.1" | "::1")
-            || name == ip.to_string()
-            || self.options.allowed_hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
-    }
-
-    fn origin_allowed(&self, origin: &str, host: Option<&str>) -> bool {
-        let origin = origin.trim_end_matches('/');
-        let own = host.is_some_and(|host| {
-            origin.eq_ignore_ascii_case(&format!("http://{host}"))
-                || origin.eq_ignore_ascii_case(&format!("https://{host}"))
-        });
-        own || self
-            .options
+        let bad = |flag: &'static str, value: &str, error: AuthorityError| {
+            ServerError::BadAllowed { flag, value: value.to_string(), reason: error.to_string() }
+        };
+        let allowed_hosts = options
+            .allowed_hosts
+            .iter()
+            .map(|h| parse_host(h).map_err(|e| bad("--allow-host", h, e)))
+            .collect::<Result<_, _>>()?;
+        let allowed_origins = options
             .allowed_origins
             .iter()
-            .any(|allowed| allowed.trim_end_matches('/').eq_ignore_ascii_case(origin))
+            // An operator may write the origin as an address, with a final slash.
+            .map(|o| {
+                parse_origin(o.strip_suffix('/').unwrap_or(o))
+                    .map_err(|e| bad("--allow-origin", o, e))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { options, local, allowed_hosts, allowed_origins, failed: FailedLogins::default() })
     }
 
-    /// The credentials a request presents: a bearer token and the web view's cookie.
-    fn presented(headers: &HeaderMap) -> [Option<&str>; 2] {
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim);
-        let cookie = headers
+    /// Whether this server answers to `host`. Listening on every interface, the names clients
+    /// use cannot be known (the token guards). The loopback names and the bound address are
+    /// accepted without a port or with the bound one (what a browser sends to this port); an
+    /// `--allow-host` name with any port (a port forward or a proxy may change it) unless the
+    /// entry names one.
+    fn host_allowed(&self, host: &Authority) -> bool {
+        if self.local.ip().is_unspecified() {
+            return true;
+        }
+        let own_port = host.port.is_none_or(|port| port == self.local.port());
+        let own_name = LOOPBACK_NAMES.iter().any(|name| host.host.is(name))
+            || host.host.is(&self.local.ip().to_string());
+        (own_name && own_port)
+            || self.allowed_hosts.iter().any(|allowed| {
+                allowed.host == host.host && allowed.port.is_none_or(|port| host.port == Some(port))
+            })
+    }
+
+    /// Whether a page at `origin` may call this server: its own origin (this listener's scheme,
+    /// `http`, the request's host, the bound port) or an `--allow-origin` one.
+    fn origin_allowed(&self, origin: &Origin, host: &Authority) -> bool {
+        let own =
+            origin.scheme == "http" && origin.host == host.host && origin.port == self.local.port();
+        own || self.allowed_origins.contains(origin)
+    }
+
+    /// The hosts accepted, for a refusal's message.
+    fn hosts_listed(&self) -> String {
+        let mut names: Vec<String> = LOOPBACK_NAMES.iter().map(|n| n.to_string()).collect();
+        names.push(self.local.ip().to_string());
+        names.extend(self.options.allowed_hosts.iter().cloned());
+        names.join(", ")
+    }
+}
+
+/// The credentials a request presents: `Authorization: Bearer …`, the web view's cookie, and on
+/// `GET /` the login address's `?token=`.
+#[derive(Debug, Default)]
+struct Presented {
+    bearer: Option<String>,
+    cookie: Option<String>,
+    login: Option<String>,
+}
+
+impl Presented {
+    /// Reads them; a request carrying one of them twice is refused (which would count?).
+    fn read(request: &Request) -> Result<Self, Refusal> {
+        let headers = request.headers();
+        let twice = |what: &str| {
+            let message = format!(
+                "the request carries {what} more than once; send it once (the token from --token-file or SCHEMASCOPE_TOKEN)"
+            );
+            Refusal(StatusCode::BAD_REQUEST, "duplicate_credentials", message)
+        };
+        let bearers: Vec<String> = headers
+            .get_all(header::AUTHORIZATION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .filter_map(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .map(|v| v.trim().to_string())
+            .collect();
+        let cookies: Vec<String> = headers
             .get_all(header::COOKIE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
-            .find_map(|pair| {
+            .filter_map(|pair| {
                 let (name, value) = pair.trim().split_once('=')?;
-                (name == TOKEN_COOKIE).then_some(value)
-            });
-        [bearer, cookie]
+                (name == TOKEN_COOKIE).then(|| value.to_string())
+            })
+            .collect();
+        let logins: Vec<String> = if request.method() == Method::GET && request.uri().path() == "/"
+        {
+            Query::<Vec<(String, String)>>::try_from_uri(request.uri())
+                .map(|Query(pairs)| {
+                    pairs.into_iter().filter(|(k, _)| k == "token").map(|(_, v)| v).collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if bearers.len() > 1 {
+            return Err(twice("a bearer token"));
+        }
+        if cookies.len() > 1 {
+            return Err(twice(&format!("the {TOKEN_COOKIE} cookie")));
+        }
+        if logins.len() > 1 {
+            return Err(twice("`token=` in the address"));
+        }
+        Ok(Self {
+            bearer: bearers.into_iter().next(),
+            cookie: cookies.into_iter().next(),
+            login: logins.into_iter().next(),
+        })
     }
 
-    fn authenticated(&self, headers: &HeaderMap) -> bool {
-        let Some(token) = &self.options.token else { return true };
-        Self::presented(headers).into_iter().flatten().any(|given| same_secret(given, token))
+    fn is_empty(&self) -> bool {
+        self.bearer.is_none() && self.cookie.is_none() && self.login.is_none()
     }
-}
 
-/// The host name of a `Host` header value: without the port, IPv6 brackets removed.
-fn host_name(host: &str) -> &str {
-    if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
+    /// Compares each with the token: right if one is, else how many distinct wrong values.
+    fn check(&self, token: &str) -> Check {
+        let given = [&self.bearer, &self.cookie, &self.login];
+        if given.iter().any(|g| g.as_deref().is_some_and(|g| same_secret(g, token))) {
+            return Check::Right;
+        }
+        let mut wrong: Vec<&str> = given.iter().filter_map(|g| g.as_deref()).collect();
+        wrong.sort_unstable();
+        wrong.dedup();
+        Check::Wrong { guesses: wrong.len() as u32 }
     }
-    host.rsplit_once(':').map_or(host, |(name, port)| {
-        if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }
-    })
+
+    /// Whether the login address holds the right token (the browser then gets the cookie).
+    fn logs_in(&self, token: &str) -> bool {
+        self.login.as_deref().is_some_and(|given| same_secret(given, token))
+    }
 }
 
 /// Compares in time independent of where the first difference is (no early exit).
@@ -221,49 +312,49 @@ pub(crate) fn refusal(status: StatusCode, error: &str, message: String) -> Respo
     response
 }
 
-/// What `GET /?token=…` amounts to.
-enum Login {
-    /// Not a login request.
-    None,
-    /// The right token: the cookie and a redirect.
-    Accepted(Response),
-    /// A wrong token.
-    Refused,
+/// A refusal before it becomes a response (small, so it travels in a `Result`): the status,
+/// the `error` code and the message.
+struct Refusal(StatusCode, &'static str, String);
+
+impl Refusal {
+    fn respond(self) -> Response {
+        refusal(self.0, self.1, self.2)
+    }
 }
 
-/// `GET /?token=…`: the browser's way in. A valid token becomes an HttpOnly, same-site cookie
-/// and the token leaves the address bar.
-fn token_login(guard: &Guard, request: &Request) -> Login {
-    let Some(token) = guard.options.token.as_deref() else { return Login::None };
-    if request.method() != Method::GET || request.uri().path() != "/" {
-        return Login::None;
-    }
-    let Ok(Query(query)) =
-        Query::<std::collections::HashMap<String, String>>::try_from_uri(request.uri())
-    else {
-        return Login::None;
-    };
-    let Some(given) = query.get("token") else { return Login::None };
-    if !same_secret(given, token) {
-        return Login::Refused;
-    }
+/// `GET /?token=…` with the right token: the browser's way in. The token becomes an HttpOnly,
+/// same-site cookie and leaves the address bar.
+fn login_response(token: &str) -> Option<Response> {
     let cookie = format!("{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
     let mut response = StatusCode::SEE_OTHER.into_response();
     response.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/"));
-    match HeaderValue::from_str(&cookie) {
-        Ok(value) => {
-            response.headers_mut().insert(header::SET_COOKIE, value);
-            Login::Accepted(response)
-        }
-        Err(_) => Login::None,
-    }
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).ok()?);
+    Some(response)
 }
 
-/// The 401 for a wrong token, held as long as [`FailedLogins`] says for this client; it says
-/// how many failures are counted and this one's backoff.
-async fn refuse_login(guard: &Guard, client: Option<IpAddr>, message: &str) -> Response {
-    let penalty = guard.failed.failed(client, Instant::now());
-    tokio::time::sleep(penalty.wait).await;
+/// Whole seconds for `Retry-After`, rounded up (at least 1: 0 would invite an immediate retry).
+fn retry_after_seconds(wait: Duration) -> u64 {
+    wait.as_millis().div_ceil(1000).max(1) as u64
+}
+
+/// `response` with `Retry-After` set to `wait`.
+fn with_retry_after(mut response: Response, wait: Duration) -> Response {
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds(wait)));
+    response
+}
+
+/// `response`, closing its connection after it: a client that did not authenticate keeps no
+/// connection open between its attempts, so refusals never hold a place in --max-connections.
+fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The 401 for a checked wrong token, at once: how many failures are counted, and when this
+/// address's next token will be checked.
+fn refused(penalty: Penalty, message: &str) -> Response {
     let body = json!({
         "error": "unauthorized", "message": message,
         "failedAttempts": penalty.failures, "backoffMs": penalty.backoff.as_millis() as u64,
@@ -272,7 +363,138 @@ async fn refuse_login(guard: &Guard, client: Option<IpAddr>, message: &str) -> R
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"schemascope\""));
-    response
+    with_retry_after(response, penalty.backoff)
+}
+
+/// The 429 for a token sent before its address's next one is due: it was not checked.
+fn throttled(client: Option<IpAddr>, failures: u32, retry_after: Duration) -> Response {
+    let from = client.map_or_else(|| "this client".to_string(), |ip| ip.to_string());
+    let message = format!(
+        "wrong tokens were sent from {from} ({failures} counted), so its tokens are checked again only in {} ms; this token was not checked — retry after that (a connection that has already authenticated is not held back)",
+        retry_after.as_millis()
+    );
+    let body = json!({
+        "error": "too_many_failed_logins", "message": message,
+        "failedAttempts": failures, "retryAfterMs": retry_after.as_millis() as u64,
+    });
+    with_retry_after((StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response(), retry_after)
+}
+
+/// The token check: `None` lets the request through, `Some` answers it instead.
+fn authenticate(guard: &Guard, token: &str, request: &Request) -> Option<Response> {
+    let presented = match Presented::read(request) {
+        Ok(presented) => presented,
+        Err(refused) => return Some(closing(refused.respond())),
+    };
+    if presented.is_empty() {
+        // No token at all guesses nothing (a browser's first visit, a client not yet
+        // configured): refused at once, not counted.
+        let needs = "this server needs its token: send `Authorization: Bearer <token>` (the token from --token-file or SCHEMASCOPE_TOKEN); in a browser open /?token=<token> once";
+        return Some(closing(refusal(StatusCode::UNAUTHORIZED, "unauthorized", needs.into())));
+    }
+    let client = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    let trust = request.extensions().get::<ConnectionTrust>();
+    let trusted = trust.is_some_and(ConnectionTrust::trusted);
+    match guard.failed.attempt(client, Instant::now(), trusted, || presented.check(token)) {
+        Attempt::Accepted => {
+            if let Some(trust) = trust {
+                trust.set(true);
+            }
+            presented.logs_in(token).then(|| login_response(token)).flatten()
+        }
+        Attempt::Refused(penalty) => {
+            if let Some(trust) = trust {
+                trust.set(false);
+            }
+            let message = if presented.login.is_some() {
+                "the token in the address is not this server's token"
+            } else {
+                "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again"
+            };
+            Some(closing(refused(penalty, message)))
+        }
+        Attempt::Throttled { failures, retry_after } => {
+            Some(closing(throttled(client, failures, retry_after)))
+        }
+    }
+}
+
+/// The one `Host` of the request, read strictly ([`crate::authority`]) and allowed.
+fn read_host(guard: &Guard, request: &Request) -> Result<Authority, Refusal> {
+    let mut values = request.headers().get_all(header::HOST).iter();
+    let value = match (values.next(), values.next()) {
+        (Some(value), None) => value,
+        (None, _) => {
+            let message = "the request has no Host header".to_string();
+            return Err(Refusal(StatusCode::BAD_REQUEST, "missing_host", message));
+        }
+        (Some(_), Some(_)) => {
+            let message = "the request has more than one Host header; send one".to_string();
+            return Err(Refusal(StatusCode::BAD_REQUEST, "duplicate_host", message));
+        }
+    };
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let host = value.to_str().map_err(|_| AuthorityError::NotAHost).and_then(parse_host).map_err(
+        |reason| {
+            let message = format!("the Host `{text}` is not read as one host: {reason}");
+            Refusal(StatusCode::BAD_REQUEST, "bad_host", message)
+        },
+    )?;
+    // A request line in absolute form names the host too: both must say the same.
+    if let Some(authority) = request.uri().authority()
+        && parse_host(authority.as_str()).as_ref() != Ok(&host)
+    {
+        let message = format!(
+            "the request line names `{authority}` but the Host header `{text}`; they must be the same"
+        );
+        return Err(Refusal(StatusCode::BAD_REQUEST, "host_mismatch", message));
+    }
+    if !guard.host_allowed(&host) {
+        let message = format!(
+            "the Host `{text}` is not one this server answers to (DNS-rebinding protection); allowed: {} (the loopback names and the bound address on port {} or without a port); add names with --allow-host NAME or NAME:PORT",
+            guard.hosts_listed(),
+            guard.local.port(),
+        );
+        return Err(Refusal(StatusCode::FORBIDDEN, "host_not_allowed", message));
+    }
+    Ok(host)
+}
+
+/// The `Origin`, when there is one: at most one, from this server's own origin or an allowed one.
+fn check_origin(guard: &Guard, request: &Request, host: &Authority) -> Result<(), Refusal> {
+    let mut values = request.headers().get_all(header::ORIGIN).iter();
+    let value = match (values.next(), values.next()) {
+        (None, _) => return Ok(()),
+        (Some(value), None) => value,
+        (Some(_), Some(_)) => {
+            let message = "the request has more than one Origin header; send one".to_string();
+            return Err(Refusal(StatusCode::BAD_REQUEST, "duplicate_origin", message));
+        }
+    };
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let allowed = match value.to_str() {
+        Ok("null") => false,
+        Ok(origin) => match parse_origin(origin) {
+            Ok(origin) => guard.origin_allowed(&origin, host),
+            Err(reason) => {
+                let message = format!("the Origin `{text}` is not read as one origin: {reason}");
+                return Err(Refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
+            }
+        },
+        Err(_) => {
+            let message = format!("the Origin `{text}` is not read as one origin");
+            return Err(Refusal(StatusCode::BAD_REQUEST, "bad_origin", message));
+        }
+    };
+    if allowed {
+        return Ok(());
+    }
+    let message = format!(
+        "requests from the page at `{text}` are refused (Origin check, as MCP requires; this server's own origin is http://{}:{}); allow it with --allow-origin {text}",
+        host.host,
+        guard.local.port(),
+    );
+    Err(Refusal(StatusCode::FORBIDDEN, "origin_not_allowed", message))
 }
 
 /// The middleware: every check, in the order that gives the most useful refusal.
@@ -281,58 +503,19 @@ pub(crate) async fn check(
     request: Request,
     next: Next,
 ) -> Response {
-    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    match host.as_deref() {
-        Some(host) if guard.host_allowed(host) => {}
-        Some(host) => {
-            let message = format!(
-                "the Host `{host}` is not one this server answers to (DNS-rebinding protection); allowed: localhost, 127.0.0.1, ::1, {}{}",
-                guard.local.ip(),
-                if guard.options.allowed_hosts.is_empty() {
-                    "; add names with --allow-host".to_string()
-                } else {
-                    format!(", {}", guard.options.allowed_hosts.join(", "))
-                }
-            );
-            return refusal(StatusCode::FORBIDDEN, "host_not_allowed", message);
-        }
-        None => {
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                "missing_host",
-                "the request has no Host header".into(),
-            );
-        }
-    }
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
-        if !guard.origin_allowed(origin, host.as_deref()) {
-            let message = format!(
-                "requests from the page at `{origin}` are refused (Origin check, as MCP requires); allow it with --allow-origin {origin}"
-            );
-            return refusal(StatusCode::FORBIDDEN, "origin_not_allowed", message);
-        }
+    let host = match read_host(&guard, &request) {
+        Ok(host) => host,
+        Err(refused) => return refused.respond(),
+    };
+    if let Err(refused) = check_origin(&guard, &request, &host) {
+        return refused.respond();
     }
     // Liveness checks stay open: they say nothing about the data.
-    if request.uri().path() != "/healthz" && !guard.authenticated(request.headers()) {
-        let needs = "this server needs its token: send `Authorization: Bearer <token>` (the token from --token-file or SCHEMASCOPE_TOKEN); in a browser open /?token=<token> once";
-        // Taken before any wait: the request itself is not held across one.
-        let client = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
-        let presented = Guard::presented(request.headers()).iter().any(Option::is_some);
-        return match token_login(&guard, &request) {
-            Login::Accepted(response) => response,
-            Login::Refused => {
-                refuse_login(&guard, client, "the token in the address is not this server's token")
-                    .await
-            }
-            // A wrong token is a guess and is slowed down; no token at all guesses nothing (a
-            // browser's first visit, a client not yet configured) and is refused at once.
-            Login::None if presented => {
-                let wrong = "the token sent (bearer header or the web view's cookie) is not this server's token; in a browser open /?token=<token> again";
-                refuse_login(&guard, client, wrong).await
-            }
-            Login::None => refusal(StatusCode::UNAUTHORIZED, "unauthorized", needs.into()),
-        };
+    if request.uri().path() != "/healthz"
+        && let Some(token) = guard.options.token.as_deref()
+        && let Some(answer) = authenticate(&guard, token, &request)
+    {
+        return answer;
     }
     let timeout = guard.options.request_timeout;
     match tokio::time::timeout(timeout, admit(&guard, request, next)).await {
@@ -395,14 +578,6 @@ fn is_length_limit(error: &axum::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_names_lose_their_port_and_brackets() {
-        assert_eq!(host_name("localhost:8750"), "localhost");
-        assert_eq!(host_name("[::1]:8750"), "::1");
-        assert_eq!(host_name("example.com"), "example.com");
-        assert_eq!(host_name("[::1]"), "::1");
-    }
 
     #[test]
     fn secrets_compare_whole() {

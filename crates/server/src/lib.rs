@@ -10,6 +10,7 @@
 #![deny(clippy::print_stdout)]
 
 mod ask;
+mod authority;
 mod backoff;
 mod cancel;
 mod error;

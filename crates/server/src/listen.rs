@@ -6,11 +6,12 @@
 //!
 //! axum's own `serve` runs hyper without a timer, so hyper's header-read timeout never fires
 //! there; this loop gives it one. Each request carries its peer's address (`ConnectInfo`), which
-//! the guard uses to slow down failed logins per client.
+//! the guard uses to slow down failed logins per client, and its connection's [`ConnectionTrust`].
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -38,11 +39,31 @@ pub(crate) struct ConnectionLimits {
     pub max_connections: usize,
 }
 
-/// The router, with the peer's address added to each request.
+/// Whether a request on this connection has presented the right token: the guard then checks
+/// the connection's later requests even while its address is held back for guessing
+/// ([`crate::backoff`]), since whoever holds the connection is not guessing. Shared by the
+/// requests of one connection only.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ConnectionTrust(Arc<AtomicBool>);
+
+impl ConnectionTrust {
+    /// Whether the connection has authenticated (and presented no wrong token since).
+    pub(crate) fn trusted(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Records the outcome of a token check on this connection.
+    pub(crate) fn set(&self, trusted: bool) {
+        self.0.store(trusted, Ordering::Relaxed);
+    }
+}
+
+/// The router, with the peer's address and the connection's trust added to each request.
 #[derive(Clone)]
 struct WithPeer {
     router: Router,
     peer: SocketAddr,
+    trust: ConnectionTrust,
 }
 
 impl Service<hyper::Request<Incoming>> for WithPeer {
@@ -57,6 +78,7 @@ impl Service<hyper::Request<Incoming>> for WithPeer {
     fn call(&mut self, request: hyper::Request<Incoming>) -> Self::Future {
         let mut request = request.map(Body::new);
         request.extensions_mut().insert(ConnectInfo(self.peer));
+        request.extensions_mut().insert(self.trust.clone());
         self.router.call(request)
     }
 }
@@ -110,7 +132,11 @@ pub(crate) async fn serve(
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::debug!("cannot set TCP_NODELAY: {error}");
         }
-        let service = TowerToHyperService::new(WithPeer { router: app.clone(), peer });
+        let service = TowerToHyperService::new(WithPeer {
+            router: app.clone(),
+            peer,
+            trust: ConnectionTrust::default(),
+        });
         let stopping = stopping.clone();
         connections.spawn(async move {
             let _permit = permit;

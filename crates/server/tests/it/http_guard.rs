@@ -86,6 +86,8 @@ async fn the_token_is_required_everywhere_but_healthz() -> TestResult {
     )
     .await?;
     assert_eq!(status(&wrong), 401, "{wrong}");
+    // The address's next token is checked after the first failure's delay.
+    tokio::time::sleep(Duration::from_millis(300)).await;
 
     let right = exchange(addr, post(addr, "/mcp", &bearer(), INITIALIZE), "\"serverInfo\"").await?;
     assert_eq!(status(&right), 200, "{right}");
@@ -122,6 +124,7 @@ async fn a_browser_logs_in_once_with_the_token_in_the_address_then_uses_the_cook
 
     let wrong = exchange(addr, get(addr, "/?token=nope", ""), "\r\n\r\n").await?;
     assert_eq!(status(&wrong), 401, "{wrong}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
 
     // Percent-encoded in the address, as a browser may send it.
     let encoded = TOKEN.replace('-', "%2D");
@@ -214,6 +217,155 @@ async fn foreign_hosts_and_origins_are_refused_with_the_flag_to_allow_them() -> 
     .await?;
     assert_eq!(status(&allowed), 200, "an --allow-origin origin: {allowed}");
     running.stop().await
+}
+
+/// `GET /healthz` with exactly these header lines (no Host unless given): a raw request, as no
+/// client library would send it.
+fn healthz_with(lines: &str) -> String {
+    format!("GET /healthz HTTP/1.1\r\n{lines}Connection: close\r\n\r\n")
+}
+
+/// The status and the JSON `error` of a raw request's answer.
+async fn answer(
+    addr: SocketAddr,
+    request: String,
+) -> Result<(u16, String), Box<dyn std::error::Error>> {
+    // Read to the end: the request asks the server to close after its answer.
+    let response = exchange(addr, request, "\u{0}").await?;
+    let error = response
+        .split_once("\r\n\r\n")
+        .and_then(|(_, body)| serde_json::from_str::<serde_json::Value>(body).ok())
+        .and_then(|body| body["error"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    Ok((status(&response), error))
+}
+
+#[tokio::test]
+async fn host_and_origin_are_read_strictly_and_once_as_a_browser_sends_them() -> TestResult {
+    let options = HttpOptions {
+        allowed_hosts: vec!["graph.internal".into(), "fwd.internal:9000".into()],
+        allowed_origins: vec!["https://graph.internal/".into()],
+        ..HttpOptions::default()
+    };
+    let running = start(options).await?;
+    let addr = running.addr;
+    let port = addr.port();
+    let other = if port == 65535 { 1 } else { port + 1 };
+    let host = |value: &str| healthz_with(&format!("Host: {value}\r\n"));
+    // Not one host: 400, whatever an allowed name is buried in it.
+    for value in [
+        format!("[::1]evil.com:{port}"),
+        format!("[::1]:{port}evil.com"),
+        format!("[::1%25lo]:{port}"),
+        format!("localhost.:{port}"),
+        format!("a@localhost:{port}"),
+        "localhost:".to_string(),
+        "localhost:http".to_string(),
+        "localhost:99999".to_string(),
+        "localhost:0".to_string(),
+        format!("localhost:0{port}"),
+        format!("local%68ost:{port}"),
+        format!("local host:{port}"),
+        format!("localhost:{port}/x"),
+        format!("localhost:{port}:1"),
+    ] {
+        assert_eq!(answer(addr, host(&value)).await?, (400, "bad_host".into()), "{value}");
+    }
+    // One host, not served here: 403 (another port is another server for a browser).
+    for value in [
+        format!("evil.example:{port}"),
+        format!("localhost:{other}"),
+        format!("127.0.0.1:{other}"),
+        format!("[::2]:{port}"),
+        format!("[::ffff:127.0.0.1]:{port}"),
+        "fwd.internal:9001".to_string(),
+        "fwd.internal".to_string(),
+    ] {
+        assert_eq!(answer(addr, host(&value)).await?, (403, "host_not_allowed".into()), "{value}");
+    }
+    // Served: the loopback names in any case, with the bound port or none; --allow-host names.
+    for value in [
+        format!("LOCALHOST:{port}"),
+        "localhost".to_string(),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        format!("[0:0:0:0:0:0:0:1]:{port}"),
+        "graph.internal:8443".to_string(),
+        "Graph.Internal".to_string(),
+        "fwd.internal:9000".to_string(),
+    ] {
+        assert_eq!(answer(addr, host(&value)).await?.0, 200, "{value}");
+    }
+    // Host twice, in either order, or a request line naming another host: 400.
+    for lines in [
+        format!("Host: {addr}\r\nHost: evil.example\r\n"),
+        format!("Host: evil.example\r\nHost: {addr}\r\n"),
+        format!("Host: {addr}\r\nHost: {addr}\r\n"),
+    ] {
+        assert_eq!(
+            answer(addr, healthz_with(&lines)).await?,
+            (400, "duplicate_host".into()),
+            "{lines}"
+        );
+    }
+    let absolute = format!(
+        "GET http://evil.example/healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(answer(addr, absolute).await?, (400, "host_mismatch".into()));
+
+    let origin = |value: &str| healthz_with(&format!("Host: {addr}\r\nOrigin: {value}\r\n"));
+    // The own origin is this listener's: http, the request's host, the bound port.
+    for value in [
+        format!("https://127.0.0.1:{port}"),
+        format!("http://127.0.0.1:{other}"),
+        "http://127.0.0.1".to_string(),
+        format!("http://localhost:{port}"),
+        "null".to_string(),
+        "http://graph.internal".to_string(),
+    ] {
+        assert_eq!(
+            answer(addr, origin(&value)).await?,
+            (403, "origin_not_allowed".into()),
+            "{value}"
+        );
+    }
+    for value in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://127.0.0.1:{port}/x"),
+        format!("http://a@127.0.0.1:{port}"),
+        format!("http://[::1]evil.com:{port}"),
+        format!("127.0.0.1:{port}"),
+    ] {
+        assert_eq!(answer(addr, origin(&value)).await?, (400, "bad_origin".into()), "{value}");
+    }
+    for value in [
+        format!("http://127.0.0.1:{port}"),
+        format!("HTTP://127.0.0.1:{port}"),
+        "https://graph.internal".to_string(),
+        "https://graph.internal:443".to_string(),
+    ] {
+        assert_eq!(answer(addr, origin(&value)).await?.0, 200, "{value}");
+    }
+    for second in [format!("http://{addr}"), "https://evil.example".to_string()] {
+        let lines = format!("Host: {addr}\r\nOrigin: http://{addr}\r\nOrigin: {second}\r\n");
+        assert_eq!(
+            answer(addr, healthz_with(&lines)).await?,
+            (400, "duplicate_origin".into()),
+            "{second}"
+        );
+    }
+    running.stop().await?;
+
+    // Entries of --allow-host and --allow-origin that are not hosts or origins stop the start.
+    for options in [
+        HttpOptions { allowed_hosts: vec!["[::1]evil".into()], ..HttpOptions::default() },
+        HttpOptions { allowed_origins: vec!["localhost:3000".into()], ..HttpOptions::default() },
+    ] {
+        let (listener, _) = bind_http("127.0.0.1:0".parse()?).await?;
+        let outcome = serve_http_listener(Services::new(), listener, options, async {}).await;
+        assert!(matches!(outcome, Err(ServerError::BadAllowed { .. })), "{outcome:?}");
+    }
+    Ok(())
 }
 
 #[tokio::test]

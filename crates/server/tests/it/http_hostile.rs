@@ -414,44 +414,239 @@ async fn weak_tokens_are_refused_before_listening() -> TestResult {
     Ok(())
 }
 
+/// The JSON body's `name` as a number.
+fn number(response: &str, name: &str) -> Option<u64> {
+    json_body(response)[name].as_u64()
+}
+
 #[tokio::test]
-async fn wrong_tokens_are_answered_ever_later_while_the_right_one_is_not_held() -> TestResult {
+async fn a_token_is_checked_only_when_its_address_is_due_and_the_refusals_say_when() -> TestResult {
     let running =
         start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
     let addr = running.addr;
     let wrong = format!("Authorization: Bearer {}x\r\n", &TOKEN[..TOKEN.len() - 1]);
-    let mut seen = Vec::new();
-    for path in ["/v1/tools/list_sources", "/mcp", "/v1/tools/list_sources"] {
-        let refused = exchange(addr, post(addr, path, &wrong, "{}"), "}").await?;
+    let right = format!("Authorization: Bearer {TOKEN}\r\n");
+    let list = |headers: &str| post(addr, "/v1/tools/list_sources", headers, "{}");
+    // Each checked wrong token doubles the wait before the next check, and says it.
+    let mut seen: Vec<(Option<u64>, u64)> = Vec::new();
+    for _ in 0..5 {
+        // Each after the one before is due (not after the last: the next request is early).
+        if let Some((_, backoff)) = seen.last() {
+            tokio::time::sleep(Duration::from_millis(backoff + 20)).await;
+        }
+        let refused = exchange(addr, list(&wrong), "}").await?;
         assert_eq!(status(&refused), 401, "{refused}");
-        let body = json_body(&refused);
-        seen.push((body["failedAttempts"].as_u64(), body["backoffMs"].as_u64()));
+        let backoff = number(&refused, "backoffMs").ok_or("no backoffMs")?;
+        assert_eq!(
+            header(&refused, "retry-after"),
+            Some(backoff.div_ceil(1000).to_string().as_str())
+        );
+        seen.push((number(&refused, "failedAttempts"), backoff));
     }
-    assert_eq!(seen, [(Some(1), Some(250)), (Some(2), Some(500)), (Some(3), Some(1000))]);
-    // A wrong token in the browser's address counts the same.
-    let login = exchange(
-        addr,
-        format!("GET /?token=nope HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
-        "}",
-    )
-    .await?;
     assert_eq!(
-        (status(&login), json_body(&login)["failedAttempts"].as_u64()),
-        (401, Some(4)),
-        "{login}"
+        seen,
+        [(Some(1), 250), (Some(2), 500), (Some(3), 1000), (Some(4), 2000), (Some(5), 4000)]
     );
-    // No token at all guesses nothing: refused at once, not counted.
-    let bare = exchange(addr, post(addr, "/v1/tools/list_sources", "", "{}"), "}").await?;
+    // Sent before the next check is due (4 s away), a token is not checked at all — the right
+    // one neither: otherwise a prompt 200 would tell a guesser every answer at once.
+    let mut early = exchange(addr, list(&wrong), "}").await?;
+    early.push_str(&exchange(addr, list(&right), "}").await?);
+    for answer in early.split("HTTP/1.1 ").skip(1) {
+        let answer = format!("HTTP/1.1 {answer}");
+        assert_eq!(status(&answer), 429, "{answer}");
+        assert_eq!(number(&answer, "failedAttempts"), Some(5), "not counted: {answer}");
+        assert!(
+            header(&answer, "retry-after").is_some()
+                && answer.contains("too_many_failed_logins")
+                && answer.contains("was not checked"),
+            "{answer}"
+        );
+        assert_eq!(header(&answer, "connection"), Some("close"), "{answer}");
+    }
+    // No token at all guesses nothing: refused at once, not counted, never throttled.
+    let bare = exchange(addr, list(""), "}").await?;
     assert_eq!(status(&bare), 401);
     assert!(json_body(&bare).get("failedAttempts").is_none(), "{bare}");
-    // The right token from the same address is served.
-    let right = exchange(
-        addr,
-        post(addr, "/v1/tools/list_sources", &format!("Authorization: Bearer {TOKEN}\r\n"), "{}"),
-        "infrastructure",
-    )
-    .await?;
-    assert_eq!(status(&right), 200, "{right}");
+    // A credential given twice is refused before any check: which one would count?
+    let twice = exchange(addr, list(&format!("{wrong}{right}")), "}").await?;
+    assert_eq!(status(&twice), 400, "{twice}");
+    assert!(twice.contains("duplicate_credentials"), "{twice}");
+    // Once due, the right token is served.
+    tokio::time::sleep(Duration::from_millis(4100)).await;
+    let served = exchange(addr, list(&right), "infrastructure").await?;
+    assert_eq!(status(&served), 200, "{served}");
+    running.stop().await?;
+
+    // Three wrong values in one request (bearer, cookie, the login address) cost three failures.
+    let running =
+        start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
+    let addr = running.addr;
+    let three = format!(
+        "GET /?token=one HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer two\r\nCookie: schemascope_token=three\r\nConnection: close\r\n\r\n"
+    );
+    let refused = exchange(addr, three, "}").await?;
+    assert_eq!(status(&refused), 401, "{refused}");
+    assert_eq!(
+        (number(&refused, "failedAttempts"), number(&refused, "backoffMs")),
+        (Some(3), Some(250 + 500 + 1000)),
+        "{refused}"
+    );
+    running.stop().await
+}
+
+/// A connection from `from` (a loopback address of its own, so it is a guesser of its own).
+async fn connect_from(
+    from: &str,
+    addr: SocketAddr,
+) -> Result<TcpStream, Box<dyn std::error::Error>> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(format!("{from}:0").parse()?)?;
+    Ok(socket.connect(addr).await?)
+}
+
+/// One request on a kept-alive connection: its answer, read to the end of its body.
+async fn call_on(
+    stream: &mut TcpStream,
+    request: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    stream.write_all(request.as_bytes()).await?;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 8192];
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let text = String::from_utf8_lossy(&received).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = header(&text, "content-length").and_then(|l| l.parse::<usize>().ok());
+                if length.is_some_and(|n| body.len() >= n) || (length.is_none() && !head.is_empty())
+                {
+                    return Ok(());
+                }
+            }
+            let n = stream.read(&mut buffer).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            received.extend_from_slice(&buffer[..n]);
+        }
+    })
+    .await
+    .map_err(|_| "no answer on the kept-alive connection")?
+    .map_err(|e: std::io::Error| e)?;
+    Ok(String::from_utf8_lossy(&received).into_owned())
+}
+
+/// The most tokens one address can have checked in `elapsed`: the first at once, each further
+/// one only after the doubling delay of the failures before it (250 ms, 500 ms, … 8 s).
+fn checks_allowed(elapsed: Duration) -> u64 {
+    let mut checks = 1;
+    let mut at = Duration::ZERO;
+    loop {
+        let doublings = (checks - 1).min(5) as u32;
+        at += Duration::from_millis(250 * (1u64 << doublings)).min(Duration::from_secs(8));
+        if at > elapsed {
+            return checks;
+        }
+        checks += 1;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_of_wrong_tokens_never_holds_what_the_right_token_needs() -> TestResult {
+    // 16 places, and a long header time: a connection left open holds its place for minutes.
+    let options = HttpOptions {
+        token: Some(TOKEN.into()),
+        max_connections: 16,
+        header_timeout: Duration::from_secs(120),
+        ..HttpOptions::default()
+    };
+    let running = start(options).await?;
+    let addr = running.addr;
+    let right = format!("Authorization: Bearer {TOKEN}\r\n");
+    let wrong = |i: usize| format!("Authorization: Bearer wrong-token-{i:04}-0123456789\r\n");
+    let list = |headers: &str| post(addr, "/v1/tools/list_sources", headers, "{}");
+    let list_kept = |headers: &str| list(headers).replace("Connection: close\r\n", "");
+
+    // 48 guessers from 127.0.0.2 that keep their connections open and never close them: three
+    // times the places there are.
+    let mut sticky = Vec::new();
+    for i in 0..48 {
+        let mut stream = connect_from("127.0.0.2", addr).await?;
+        stream.write_all(list_kept(&wrong(i)).as_bytes()).await?;
+        sticky.push(stream);
+    }
+    // The right token from another address is served, every time: no place is held by them.
+    for _ in 0..20 {
+        let served = exchange(addr, list(&right), "infrastructure").await?;
+        assert_eq!(status(&served), 200, "{served}");
+    }
+    // Each guess was answered (checked and refused, or not checked) and its connection closed
+    // by the server, although the client kept it open.
+    let mut refused = [0usize; 2];
+    for stream in &mut sticky {
+        let (got, closed) = read_until_closed(stream).await;
+        assert!(closed, "a refused guesser's connection is closed by the server: {got}");
+        match status(&got) {
+            401 => refused[0] += 1,
+            429 => refused[1] += 1,
+            other => panic!("unexpected {other}: {got}"),
+        }
+    }
+    assert_eq!(refused[0] + refused[1], 48);
+    assert!(refused[0] >= 1 && refused[1] >= 1, "checked once, then not checked: {refused:?}");
+    drop(sticky);
+
+    // A looping flood: 48 guessers from 127.0.0.3, each a new connection per guess. One client
+    // of the same address authenticated before the flood, on a kept-alive connection.
+    let mut trusted = connect_from("127.0.0.3", addr).await?;
+    let first = call_on(&mut trusted, &list_kept(&right)).await?;
+    assert_eq!(status(&first), 200, "{first}");
+    let flooding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let started = std::time::Instant::now();
+    let guessers: Vec<_> = (0..48)
+        .map(|i| {
+            let flooding = std::sync::Arc::clone(&flooding);
+            let request = list(&wrong(i));
+            tokio::spawn(async move {
+                let mut answers: Vec<(u16, Option<u64>)> = Vec::new();
+                while flooding.load(std::sync::atomic::Ordering::Relaxed) {
+                    let Ok(mut stream) = connect_from("127.0.0.3", addr).await else { continue };
+                    if stream.write_all(request.as_bytes()).await.is_err() {
+                        continue;
+                    }
+                    let (got, _) = read_until_closed(&mut stream).await;
+                    answers.push((status(&got), number(&got, "failedAttempts")));
+                }
+                answers
+            })
+        })
+        .collect();
+    // While it runs: every right-token call is answered 200, from another address on new
+    // connections, and from the guessing address on the connection that authenticated.
+    for _ in 0..20 {
+        let served = exchange(addr, list(&right), "infrastructure").await?;
+        assert_eq!(status(&served), 200, "{served}");
+        let kept = call_on(&mut trusted, &list_kept(&right)).await?;
+        assert_eq!(status(&kept), 200, "{kept}");
+    }
+    flooding.store(false, std::sync::atomic::Ordering::Relaxed);
+    let mut answers = Vec::new();
+    for guesser in guessers {
+        answers.extend(guesser.await?);
+    }
+    let elapsed = started.elapsed();
+    // Every guess was answered, 401 when checked and 429 when not; the checks kept to the
+    // doubling schedule of one address, however many connections guessed in parallel.
+    assert!(answers.iter().all(|(s, _)| matches!(s, 401 | 429)), "{answers:?}");
+    let checked = answers.iter().filter(|(s, _)| *s == 401).count() as u64;
+    let most = answers.iter().filter_map(|(_, f)| *f).max().unwrap_or(0);
+    assert!(checked >= 1, "the flood was checked at least once");
+    assert_eq!(most, checked, "every check counted once, nothing unchecked counted");
+    assert!(
+        checked <= checks_allowed(elapsed),
+        "{checked} tokens checked from one address in {elapsed:?}, more than the doubling delays allow ({})",
+        checks_allowed(elapsed)
+    );
+    assert!(answers.len() as u64 > checked, "guesses past the schedule were not checked");
     running.stop().await
 }
 
