@@ -91,14 +91,22 @@ pub(crate) fn run_read_only(
     let statement = tx.prepare(sql).map_err(Failure::Sent)?;
     let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
-    let (rows, cut, read) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
+    let (rows, cut, read, cut_row) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
     let column_types = types.iter().map(|t| t.name().to_string()).collect();
-    Ok(QueryResult { columns, column_types, rows, more: cut.is_some(), cut, rows_read: read })
+    Ok(QueryResult {
+        columns,
+        column_types,
+        rows,
+        more: cut.is_some(),
+        cut,
+        rows_read: read,
+        cut_row,
+    })
 }
 
-type Streamed = (super::Rows, Option<super::Cut>, usize);
+type Streamed = (super::Rows, Option<super::Cut>, usize, Option<super::CutRow>);
 
 fn stream(
     tx: &mut Transaction<'_>,
@@ -129,12 +137,12 @@ fn stream(
             largest = largest.max(super::row_json_bytes(&values));
             if let Err(cut) = budget.admit(&values) {
                 // Dropping the rows stream lets the connection discard the rest of the batch.
-                return Ok((out, Some(cut), budget.read));
+                return Ok((out, Some(cut), budget.read, budget.cut_row));
             }
             out.push(values);
         }
         if got < want {
-            return Ok((out, None, budget.read));
+            return Ok((out, None, budget.read, None));
         }
         batch = next_batch(batch, largest, budget.bytes_left());
     }
