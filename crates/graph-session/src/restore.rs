@@ -74,7 +74,10 @@ fn layer_fault(layer: &StyleLayer, names: &HashSet<&str>) -> Option<String> {
     }
     for (kind, rule) in rules {
         let Some(rule) = rule else { continue };
-        if let Err(e) = schemascope_core::selector::Selector::parse(&rule.selector) {
+        // Empty matches every element, as the tools take it.
+        if !rule.selector.trim().is_empty()
+            && let Err(e) = schemascope_core::selector::Selector::parse(&rule.selector)
+        {
             return Some(format!("its selector: {e}"));
         }
         let nested = FlatStyle::from_nested(kind, &rule.style).map(|flat| flat.nest(kind));

@@ -195,18 +195,21 @@ impl SessionState {
         }
         let mut notes = Vec::new();
         let mut state = SessionState::default();
-        let mut camera_dropped = false;
         if let Some(layers) = part(parts, "layers", &mut notes) {
             state.layers = restore::layers(layers, &mut notes);
         }
         if let Some(selection) = part(parts, "selection", &mut notes) {
             state.selection = restore::selection(selection, &mut notes);
         }
-        match part(parts, "view", &mut notes) {
-            Some(view) => (state.view, camera_dropped) = restore::view(view, &mut notes),
+        let camera_dropped = match part(parts, "view", &mut notes) {
+            Some(view) => {
+                let (view, dropped) = restore::view(view, &mut notes);
+                state.view = view;
+                dropped
+            }
             // A saved view that does not parse leaves no camera to keep: frame the graph.
-            None => camera_dropped = parts.contains_key("view"),
-        }
+            None => parts.contains_key("view"),
+        };
         if let Some((layout, positions)) =
             part::<(Layout, NodePositions)>(parts, "layout", &mut notes)
         {
