@@ -159,8 +159,7 @@ pub fn view(saved: View, notes: &mut Vec<String>) -> (View, bool) {
         camera_dropped = true;
     }
     if let Some([w, h]) = view.viewport
-        && !(1..=MAX_VIEWPORT_SIDE).contains(&w)
-        | !(1..=MAX_VIEWPORT_SIDE).contains(&h)
+        && !(1..=MAX_VIEWPORT_SIDE).contains(&w) | !(1..=MAX_VIEWPORT_SIDE).contains(&h)
     {
         notes.push(format!(
             "saved `view`: the viewport {w}x{h} was dropped (each side 1 to {MAX_VIEWPORT_SIDE} pixels)"
@@ -190,11 +189,7 @@ pub fn layout(
         }
     }
     let fault = if positions.ids.len() != positions.positions.len() {
-        Some(format!(
-            "{} ids for {} positions",
-            positions.ids.len(),
-            positions.positions.len()
-        ))
+        Some(format!("{} ids for {} positions", positions.ids.len(), positions.positions.len()))
     } else if !positions.positions.iter().flatten().all(|&x| finite_within(x, MAX_COORDINATE)) {
         Some(format!("a coordinate is not a finite number within ±{MAX_COORDINATE:e}"))
     } else if positions.iterations > crate::layout::MAX_SAVED_ITERATIONS {
@@ -324,7 +319,12 @@ fn output_fault(key: &str, output: &AlgorithmOutput) -> Option<String> {
                 return Some(format!("the algorithm writes no {}", quoted(name)));
             }
             if values.len() != ids.len() {
-                return Some(format!("{} values of {} for {} ids", values.len(), quoted(name), ids.len()));
+                return Some(format!(
+                    "{} values of {} for {} ids",
+                    values.len(),
+                    quoted(name),
+                    ids.len()
+                ));
             }
             if !values.iter().all(|v| !v.is_array() && !v.is_object()) {
                 return Some(format!("a value of {} is not a scalar", quoted(name)));

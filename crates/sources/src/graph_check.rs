@@ -62,7 +62,9 @@ pub(crate) fn scalar_text(raw: &RawValue) -> Option<String> {
     let text = raw.get();
     match text.as_bytes().first()? {
         b'"' => serde_json::from_str::<String>(text).ok(),
-        b'-' | b'0'..=b'9' => serde_json::from_str::<serde_json::Number>(text).ok().map(|n| n.to_string()),
+        b'-' | b'0'..=b'9' => {
+            serde_json::from_str::<serde_json::Number>(text).ok().map(|n| n.to_string())
+        }
         _ => None,
     }
 }
@@ -188,14 +190,15 @@ pub(crate) fn check<'a>(
         serde_json::from_str::<Members<'r>>(raw.get()).map_err(|e| fail(offset, e.to_string()))
     }
     let members = |kind: &str, index: usize, raw: &'a RawValue| read(text, kind, index, raw, fail);
-    let scalar = |kind: &str, index: usize, raw: &RawValue, member: &str, value: Option<&RawValue>| {
-        let offset = offset_of(text, raw);
-        match value {
-            None => Err(fail(offset, missing(kind, index, member))),
-            Some(value) => scalar_text(value)
-                .ok_or_else(|| fail(offset, not_scalar(kind, index, member, value.get()))),
-        }
-    };
+    let scalar =
+        |kind: &str, index: usize, raw: &RawValue, member: &str, value: Option<&RawValue>| {
+            let offset = offset_of(text, raw);
+            match value {
+                None => Err(fail(offset, missing(kind, index, member))),
+                Some(value) => scalar_text(value)
+                    .ok_or_else(|| fail(offset, not_scalar(kind, index, member, value.get()))),
+            }
+        };
     let id_at = |elements: &[&RawValue], index: usize| {
         let raw = elements.get(index)?;
         serde_json::from_str::<Members<'_>>(raw.get()).ok()?.id.and_then(scalar_text)
@@ -269,9 +272,10 @@ mod tests {
 
     #[test]
     fn members_and_scalar_ids_are_read_as_the_parser_reads_them() {
-        let members: Members<'_> =
-            serde_json::from_str(r#"{"i\u0064": 7, "data": {"deep": [[[1]]]}, "id": 1.50, "x": 1}"#)
-                .expect("members");
+        let members: Members<'_> = serde_json::from_str(
+            r#"{"i\u0064": 7, "data": {"deep": [[[1]]]}, "id": 1.50, "x": 1}"#,
+        )
+        .expect("members");
         assert_eq!(members.id.map(|r| r.get()), Some("1.50"));
         assert!(members.other && members.data.is_some());
         let parsed: serde_json::Value = serde_json::from_str("1.50").expect("number");

@@ -181,9 +181,9 @@ fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
 fn bytes_cut_sentence(ran: &Ran, max_bytes: usize) -> String {
     let kept = format!("{} row(s) shown ({} bytes of data)", ran.rows.len(), ran.bytes);
     let next = match ran.cut_row {
-        Some(CutRow { bytes, whole: true, .. }) => format!(
-            "the next row takes {bytes} bytes, which would pass the {max_bytes}-byte cap"
-        ),
+        Some(CutRow { bytes, whole: true, .. }) => {
+            format!("the next row takes {bytes} bytes, which would pass the {max_bytes}-byte cap")
+        }
         Some(CutRow { bytes, whole: false, read_limit }) => {
             let limit = read_limit.map_or_else(String::new, |limit| {
                 format!(" (at most {limit} bytes of one row are read with the room left under the {max_bytes}-byte cap)")
@@ -244,7 +244,9 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             listed.join(", ")
         ));
     }
-    let cut_row = ran.cut_row.map(|row| json!({"bytes": row.bytes, "whole": row.whole, "readLimit": row.read_limit}));
+    let cut_row = ran
+        .cut_row
+        .map(|row| json!({"bytes": row.bytes, "whole": row.whole, "readLimit": row.read_limit}));
     let (truncated, truncated_by, bytes, rows_read, elapsed_ms) =
         (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
     let (columns, column_types, rows) = (ran.columns, ran.column_types, ran.rows);

@@ -91,7 +91,8 @@ pub(crate) fn run_read_only(
     let statement = tx.prepare(sql).map_err(Failure::Sent)?;
     let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
-    let (rows, cut, read, cut_row) = stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
+    let (rows, cut, read, cut_row) =
+        stream(&mut tx, &as_text(sql, columns.len()), refs, &types, caps)?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
     let column_types = types.iter().map(|t| t.name().to_string()).collect();

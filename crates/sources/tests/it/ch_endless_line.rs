@@ -26,7 +26,8 @@ fn answer(mut stream: TcpStream) {
         return;
     }
     let body = String::from_utf8_lossy(&body);
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/tab-separated-values\r\nConnection: close\r\n\r\n";
+    let head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/tab-separated-values\r\nConnection: close\r\n\r\n";
     if stream.write_all(head.as_bytes()).is_err() {
         return;
     }

@@ -175,8 +175,12 @@ fn a_hand_written_session_file_is_served_only_as_the_tools_would_have_set_it() {
         &registry.graphs,
         DescribeStylesParams { source: infra(), ..Default::default() },
     ));
-    let names: Vec<&str> =
-        styles["layers"].as_array().expect("layers").iter().filter_map(|l| l["name"].as_str()).collect();
+    let names: Vec<&str> = styles["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .filter_map(|l| l["name"].as_str())
+        .collect();
     assert_eq!(names.len(), MAX_LAYERS);
     assert_eq!(&names[..3], ["default", "keep", "many-0"]);
     for bad in ["huge-size", "unknown-style", "bad-colour", "bad-selector"] {
@@ -191,9 +195,9 @@ fn a_hand_written_session_file_is_served_only_as_the_tools_would_have_set_it() {
     ));
     assert_eq!(selected["nodeIds"], json!(["server-001"]));
     // The history: the run a tool could have recorded, only.
-    let history = ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))
-        ["history"]
-        .clone();
+    let history =
+        ok(list_algorithms(&registry.graphs, ListAlgorithmsParams { source: infra() }))["history"]
+            .clone();
     assert_eq!(history.as_array().map(Vec::len), Some(1), "{history}");
     assert_eq!(history[0]["durationMs"], 1.0);
     // The web view's scene: the same checked camera, and the same warnings.
@@ -203,7 +207,8 @@ fn a_hand_written_session_file_is_served_only_as_the_tools_would_have_set_it() {
     for point in ["position", "target"] {
         let p = camera[point].as_array().expect("point");
         assert!(
-            p.iter().all(|x| x.as_f64().is_some_and(|x| x.is_finite() && x.abs() <= MAX_COORDINATE)),
+            p.iter()
+                .all(|x| x.as_f64().is_some_and(|x| x.is_finite() && x.abs() <= MAX_COORDINATE)),
             "{camera}"
         );
     }
@@ -227,7 +232,9 @@ fn unparsable_and_non_text_parts_fall_back_to_their_defaults_with_a_warning() {
             // JSON has no NaN or infinity: as strings they do not parse as numbers.
             (
                 "view",
-                text(json!({"dimension": "2d", "camera": {"position": ["NaN", "inf", 0], "target": [0, 0, 0], "zoom": 1}})),
+                text(
+                    json!({"dimension": "2d", "camera": {"position": ["NaN", "inf", 0], "target": [0, 0, 0], "zoom": 1}}),
+                ),
             ),
             ("layout", text(json!([{"type": "teleport", "options": {}, "settled": true}, {}]))),
             ("history", rusqlite::types::Value::Blob(vec![0xff; 64])),
@@ -279,7 +286,9 @@ fn the_tools_refuse_the_styles_and_names_a_restore_would_drop() {
     };
     assert!(refused(json!({"width": 1e308}), None).contains("width must be between"));
     assert!(refused(json!({"glow": true, "glow_strength": 1e300}), None).contains("glow_strength"));
-    assert!(refused(json!({"outline": "red", "outline_width": -1}), None).contains("outline_width"));
+    assert!(
+        refused(json!({"outline": "red", "outline_width": -1}), None).contains("outline_width")
+    );
     assert!(refused(json!({"shape": "x".repeat(1000)}), None).contains("shape must be a name"));
     assert!(refused(json!({"color": "red"}), Some("n".repeat(201))).contains("at most 200 bytes"));
 }
