@@ -15,7 +15,7 @@ use crate::algorithms::{self, NAMESPACE};
 use crate::layers::{MAX_LAYER_NAME_BYTES, MAX_LAYERS, StyleLayers};
 use crate::selection::{SelectMode, Selection};
 use crate::state::{AlgorithmOutput, AlgorithmRun, MAX_HISTORY, NodePositions};
-use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer, default_layer};
+use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer};
 use crate::view::{Camera, Layout, MAX_COORDINATE, MAX_VIEWPORT_SIDE, MAX_ZOOM, View};
 
 /// The most bytes of one saved part that are read; a larger one is not read at all.
@@ -91,7 +91,8 @@ fn layer_fault(layer: &StyleLayer, names: &HashSet<&str>) -> Option<String> {
 }
 
 /// The saved style layers: the built-in `default` first (as built in, whatever was saved in its
-/// place), then each saved layer the tools could have added, at most [`MAX_LAYERS`] in all.
+/// place: `StyleLayers::default` starts with it), then each saved layer the tools could have
+/// added, at most [`MAX_LAYERS`] in all.
 pub fn layers(saved: StyleLayers, notes: &mut Vec<String>) -> StyleLayers {
     let mut kept = StyleLayers::default();
     let mut dropped = Vec::new();
@@ -116,9 +117,6 @@ pub fn layers(saved: StyleLayers, notes: &mut Vec<String>) -> StyleLayers {
         notes.push(format!(
             "saved `layers`: {over} layer(s) past the most a session holds ({MAX_LAYERS}) were dropped, the newest ones"
         ));
-    }
-    if kept.layers.first() != Some(&default_layer()) {
-        kept.layers.insert(0, default_layer());
     }
     kept
 }
@@ -159,7 +157,7 @@ pub fn view(saved: View, notes: &mut Vec<String>) -> (View, bool) {
         camera_dropped = true;
     }
     if let Some([w, h]) = view.viewport
-        && !(1..=MAX_VIEWPORT_SIDE).contains(&w) | !(1..=MAX_VIEWPORT_SIDE).contains(&h)
+        && !((1..=MAX_VIEWPORT_SIDE).contains(&w) && (1..=MAX_VIEWPORT_SIDE).contains(&h))
     {
         notes.push(format!(
             "saved `view`: the viewport {w}x{h} was dropped (each side 1 to {MAX_VIEWPORT_SIDE} pixels)"
