@@ -346,3 +346,58 @@ pub fn results(
         None => Some(output),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::style::default_layer;
+
+    #[test]
+    fn a_camera_past_the_bound_and_a_viewport_no_page_reports_are_dropped() {
+        let mut notes = Vec::new();
+        let mut saved = View::default();
+        saved.camera.position = [1e308, 0.0, 0.0];
+        saved.viewport = Some([0, 800]);
+        let (view, camera_dropped) = view(saved, &mut notes);
+        assert!(camera_dropped && view.viewport.is_none(), "{view:?}");
+        assert_eq!(view.camera, Camera::default());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        let mut kept = View::default();
+        kept.camera.zoom = 2.0;
+        kept.viewport = Some([1, MAX_VIEWPORT_SIDE]);
+        let mut notes = Vec::new();
+        assert_eq!(view(kept.clone(), &mut notes), (kept, false));
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn layers_keep_the_built_in_default_first_and_at_most_the_bound() {
+        let mut tampered = default_layer();
+        tampered.node = None;
+        let mut saved = StyleLayers { layers: vec![tampered] };
+        for i in 0..(MAX_LAYERS + 10) {
+            saved
+                .add(
+                    Some(&format!("l{i}")),
+                    LayerSource::User,
+                    ElementKind::Node,
+                    "",
+                    None,
+                    &FlatStyle { color: Some("red".into()), ..FlatStyle::default() },
+                    1,
+                )
+                .ok();
+        }
+        // Past the bound by hand, as a file could hold them.
+        let mut extra = saved.layers[1].clone();
+        for i in 0..20 {
+            extra.name = format!("extra-{i}");
+            saved.layers.push(extra.clone());
+        }
+        let mut notes = Vec::new();
+        let kept = layers(saved, &mut notes);
+        assert_eq!(kept.layers.len(), MAX_LAYERS);
+        assert_eq!(kept.layers[0], default_layer(), "the built-in one, not the saved one");
+        assert!(notes.iter().any(|n| n.contains("past the most")), "{notes:?}");
+    }
+}
