@@ -366,7 +366,7 @@ mod tests {
         kept.camera.zoom = 2.0;
         kept.viewport = Some([1, MAX_VIEWPORT_SIDE]);
         let mut notes = Vec::new();
-        assert_eq!(view(kept.clone(), &mut notes), (kept, false));
+        assert_eq!(super::view(kept.clone(), &mut notes), (kept, false));
         assert!(notes.is_empty());
     }
 
