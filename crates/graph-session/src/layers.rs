@@ -16,6 +16,9 @@ use crate::style::{ElementKind, FlatStyle, LayerSource, StyleLayer, StyleRule, d
 /// The most layers a session holds, the built-in `default` included.
 pub const MAX_LAYERS: usize = 256;
 
+/// The longest layer name, in bytes.
+pub const MAX_LAYER_NAME_BYTES: usize = 200;
+
 /// What [`StyleLayers::add`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Added {
@@ -101,6 +104,12 @@ impl StyleLayers {
                 return Err(LayerError::InvalidStyle(
                     "`default` is the built-in layer's name; choose another".into(),
                 ));
+            }
+            Some(name) if name.len() > MAX_LAYER_NAME_BYTES => {
+                return Err(LayerError::InvalidStyle(format!(
+                    "a layer name is at most {MAX_LAYER_NAME_BYTES} bytes, not {}",
+                    name.len()
+                )));
             }
             Some(name) => name.to_string(),
             None => {

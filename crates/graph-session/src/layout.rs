@@ -1,7 +1,7 @@
 //! Computing node positions for a session's layout (type + options) on its graph.
 
 use crate::style::ElementKind;
-use crate::view::{Dimension, LayoutType};
+use crate::view::{Dimension, LayoutType, MAX_COORDINATE};
 use schemascope_graph::GraphData;
 use schemascope_graph::layout::{self, ForceOptions, Positions};
 use serde_json::{Map, Value, json};
@@ -32,6 +32,9 @@ fn accepted(layout_type: LayoutType) -> &'static [&'static str] {
 /// The largest radius, spacing or size a layout takes.
 const MAX_EXTENT: f64 = 1e9;
 
+/// The most iterations a saved layout may say it ran (its `iterations` option's bound).
+pub const MAX_SAVED_ITERATIONS: usize = MAX_EXTENT as usize;
+
 fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, GraphSessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(default),
@@ -48,18 +51,13 @@ fn number(options: &Map<String, Value>, key: &str, default: f64) -> Result<f64, 
     }
 }
 
-/// The layout type the session starts with for a graph of `nodes` nodes.
-pub fn default_type(nodes: usize) -> LayoutType {
-    if nodes <= FORCE_DEFAULT_MAX_NODES { LayoutType::ForceDirected } else { LayoutType::Spiral }
-}
-
-/// Positions for `layout_type` with `options`; returns them and the options as applied.
-pub fn compute(
-    data: &SessionData,
+/// `options` checked for `layout_type` as set_layout takes them: an object (or nothing) of the
+/// layout's own options, each of its type and within its range. The same check applies to the
+/// options read back from a session file.
+pub fn check_options(
     layout_type: LayoutType,
     options: &Value,
-    dimension: Dimension,
-) -> Result<(NodePositions, bool, Value), GraphSessionError> {
+) -> Result<Map<String, Value>, GraphSessionError> {
     let options = match options {
         Value::Null => Map::new(),
         Value::Object(map) => map.clone(),
@@ -76,6 +74,69 @@ pub fn compute(
             allowed.join(", ")
         )));
     }
+    for key in options.keys() {
+        match key.as_str() {
+            "shells" => {
+                shells(&options)?;
+            }
+            "x" | "y" | "z" => {
+                property_path(&options, key)?;
+            }
+            numeric => {
+                number(&options, numeric, 0.0)?;
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// The `shells` option: node counts per shell.
+fn shells(options: &Map<String, Value>) -> Result<Vec<usize>, GraphSessionError> {
+    match options.get("shells") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(sizes)) => sizes
+            .iter()
+            .map(|s| {
+                s.as_u64().and_then(|s| usize::try_from(s).ok()).ok_or_else(|| {
+                    GraphSessionError::InvalidParams(format!(
+                        "layout option `shells` lists node counts; `{s}` is not one"
+                    ))
+                })
+            })
+            .collect(),
+        Some(other) => Err(GraphSessionError::InvalidParams(format!(
+            "layout option `shells` must be a list of node counts, not {other}"
+        ))),
+    }
+}
+
+/// The `x`, `y` or `z` option of the fixed layout: a property path (default the key itself).
+fn property_path(
+    options: &Map<String, Value>,
+    key: &str,
+) -> Result<Vec<String>, GraphSessionError> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(vec![key.to_string()]),
+        Some(Value::String(p)) => Ok(p.split('.').map(str::to_string).collect()),
+        Some(other) => Err(GraphSessionError::InvalidParams(format!(
+            "layout option `{key}` is a property path, not {other}"
+        ))),
+    }
+}
+
+/// The layout type the session starts with for a graph of `nodes` nodes.
+pub fn default_type(nodes: usize) -> LayoutType {
+    if nodes <= FORCE_DEFAULT_MAX_NODES { LayoutType::ForceDirected } else { LayoutType::Spiral }
+}
+
+/// Positions for `layout_type` with `options`; returns them and the options as applied.
+pub fn compute(
+    data: &SessionData,
+    layout_type: LayoutType,
+    options: &Value,
+    dimension: Dimension,
+) -> Result<(NodePositions, bool, Value), GraphSessionError> {
+    let options = check_options(layout_type, options)?;
     let g = data.graph();
     let n = g.node_count();
     let three_d = dimension == Dimension::ThreeD;
@@ -109,25 +170,7 @@ pub fn compute(
         LayoutType::Spiral => layout::spiral(&g, number(&options, "spacing", 5.0)?),
         LayoutType::Grid => layout::grid(&g, number(&options, "spacing", 10.0)?),
         LayoutType::Shell => {
-            let shells: Vec<usize> = match options.get("shells") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(sizes)) => sizes
-                    .iter()
-                    .map(|s| {
-                        s.as_u64().map(|s| s as usize).ok_or_else(|| {
-                            GraphSessionError::InvalidParams(format!(
-                                "layout option `shells` lists node counts; `{s}` is not one"
-                            ))
-                        })
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(other) => {
-                    return Err(GraphSessionError::InvalidParams(format!(
-                        "layout option `shells` must be a list of node counts, not {other}"
-                    )));
-                }
-            };
-            layout::shell(&g, &shells, number(&options, "spacing", 20.0)?)
+            layout::shell(&g, &shells(&options)?, number(&options, "spacing", 20.0)?)
         }
         LayoutType::Fixed => fixed(data, &g, &options)?,
     };
@@ -149,16 +192,8 @@ fn fixed(
     g: &GraphData,
     options: &Map<String, Value>,
 ) -> Result<Positions, GraphSessionError> {
-    let path = |key: &str| -> Result<Vec<String>, GraphSessionError> {
-        match options.get(key) {
-            None | Some(Value::Null) => Ok(vec![key.to_string()]),
-            Some(Value::String(p)) => Ok(p.split('.').map(str::to_string).collect()),
-            Some(other) => Err(GraphSessionError::InvalidParams(format!(
-                "layout option `{key}` is a property path, not {other}"
-            ))),
-        }
-    };
-    let paths = [path("x")?, path("y")?, path("z")?];
+    let paths =
+        [property_path(options, "x")?, property_path(options, "y")?, property_path(options, "z")?];
     let nodes = data.collection(ElementKind::Node);
     let index = data.id_index(ElementKind::Node);
     let mut missing = 0usize;
@@ -175,7 +210,9 @@ fn fixed(
             for (d, path) in paths.iter().enumerate() {
                 let v = path.iter().try_fold(&value, |v, key| v.get(key)).and_then(Value::as_f64);
                 match v {
-                    Some(v) if v.is_finite() => p[d] = v,
+                    // Within the camera's bound: a coordinate near f64::MAX frames the graph at
+                    // infinity (see `view::MAX_COORDINATE`).
+                    Some(v) if v.is_finite() && v.abs() <= MAX_COORDINATE => p[d] = v,
                     // z is optional: 2D data has none.
                     _ if d == 2 => {}
                     _ => missing += 1,

@@ -7,7 +7,9 @@
 //!   (`store.rs`), then made current and announced (`session.rs`); its data with algorithm
 //!   results written in (`data.rs`); algorithms and layouts (`algorithms.rs`, `layout.rs`); the
 //!   web view's scene (`scene.rs`); the state brought in line with reloaded data
-//!   (`reconcile.rs`); what a missing property has to do with algorithms (`hints.rs`).
+//!   (`reconcile.rs`); what a missing property has to do with algorithms (`hints.rs`); what
+//!   is read back from the session file checked as the tools check what they set
+//!   (`restore.rs`).
 //! - `GraphSessions` (`sessions.rs`): one session per graph source, reached through the
 //!   [`GraphSources`] a host gives it; the tools (`tools.rs`, `params.rs`) answer with an
 //!   [`Answer`] or a [`GraphSessionError`], which the host turns into its envelope.
@@ -28,6 +30,7 @@ pub mod layers;
 pub mod layout;
 pub mod params;
 pub mod reconcile;
+pub mod restore;
 pub mod scene;
 pub mod selection;
 pub mod session;

@@ -146,6 +146,8 @@ pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
     let (node_styles, mut warnings) = style_table(&data, &state.layers, ElementKind::Node);
     let (edge_styles, edge_warnings) = style_table(&data, &state.layers, ElementKind::Edge);
     warnings.extend(edge_warnings);
+    // What the session file held that no tool could have set, and was dropped on opening.
+    warnings.extend(session.restore_notes().iter().cloned());
     let positions = state.positions.by_id();
     let nodes_collection = data.collection(ElementKind::Node);
     let mut node_index: HashMap<&str, usize> = HashMap::new();

@@ -14,7 +14,7 @@ use crate::data::SessionData;
 use crate::error::GraphSessionError;
 use crate::layout;
 use crate::reconcile;
-use crate::state::{Part, SessionState};
+use crate::state::{Decoded, Part, SessionState};
 use crate::store::SessionStore;
 
 /// What changed in a session, as the web view hears it.
@@ -65,10 +65,17 @@ impl GraphSession {
         store: Option<Arc<SessionStore>>,
     ) -> Result<Self, GraphSessionError> {
         let name = base.name().to_string();
-        let (mut state, mut restore_notes) = match &store {
-            Some(store) => SessionState::decode(&store.load(&name)?),
-            None => (SessionState::default(), Vec::new()),
+        let decoded = match &store {
+            Some(store) => {
+                let (parts, mut unread) = store.load(&name)?;
+                let mut decoded = SessionState::decode(&parts);
+                unread.append(&mut decoded.notes);
+                decoded.notes = unread;
+                decoded
+            }
+            None => Decoded::default(),
         };
+        let (mut state, mut restore_notes) = (decoded.state, decoded.notes);
         let fingerprint = reconcile::data_fingerprint(&base)?;
         let why = format!(
             "the data differs from when the session was saved (found on opening it at {})",
@@ -94,6 +101,13 @@ impl GraphSession {
                 state.view.dimension,
             );
             initial_parts.extend([Part::Layout, Part::View]);
+        } else if decoded.camera_dropped {
+            // As a new session frames its graph.
+            state.view.camera = Camera::preset(
+                CameraPreset::FitToGraph,
+                &state.positions.positions,
+                state.view.dimension,
+            );
         }
         let (events, _) = broadcast::channel(256);
         let mut session = Self {
@@ -123,7 +137,8 @@ impl GraphSession {
         &self.name
     }
 
-    /// Problems met restoring saved state (parts ignored).
+    /// Problems met restoring saved state: parts (or entries of them) that were not read, or
+    /// not as the tools would have set them, and were dropped.
     pub fn restore_notes(&self) -> &[String] {
         &self.restore_notes
     }

@@ -6,10 +6,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::layers::StyleLayers;
+use crate::restore;
 use crate::selection::Selection;
 use crate::view::{Layout, View};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The most algorithm runs a session's history keeps (the oldest give way).
+pub const MAX_HISTORY: usize = 200;
 
 /// Everything a session remembers.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -163,10 +167,22 @@ impl Part {
     }
 }
 
+/// A state rebuilt from saved parts, with what was dropped on the way.
+#[derive(Debug, Default)]
+pub struct Decoded {
+    /// The state, every part as the tools could have set it.
+    pub state: SessionState,
+    /// One note per part (or kind of entry) dropped or corrected, naming it and why.
+    pub notes: Vec<String>,
+    /// True when the saved camera was dropped: the session frames the graph instead.
+    pub camera_dropped: bool,
+}
+
 impl SessionState {
-    /// Rebuilds a state from saved parts; a part that does not parse is reported and left at
+    /// Rebuilds a state from saved parts, each checked as strictly as the tools check what they
+    /// set (`restore.rs`); a part that does not parse, or fails a check, is reported and left at
     /// its default rather than losing the rest.
-    pub fn decode(parts: &BTreeMap<String, String>) -> (Self, Vec<String>) {
+    pub fn decode(parts: &BTreeMap<String, String>) -> Decoded {
         fn part<T: serde::de::DeserializeOwned>(
             parts: &BTreeMap<String, String>,
             key: &str,
@@ -177,31 +193,40 @@ impl SessionState {
                 .map_err(|e| problems.push(format!("saved `{key}` ignored: {e}")))
                 .ok()
         }
-        let mut problems = Vec::new();
+        let mut notes = Vec::new();
         let mut state = SessionState::default();
-        if let Some(layers) = part(parts, "layers", &mut problems) {
-            state.layers = layers;
+        if let Some(layers) = part(parts, "layers", &mut notes) {
+            state.layers = restore::layers(layers, &mut notes);
         }
-        if let Some(selection) = part(parts, "selection", &mut problems) {
-            state.selection = selection;
+        if let Some(selection) = part(parts, "selection", &mut notes) {
+            state.selection = restore::selection(selection, &mut notes);
         }
-        if let Some(view) = part(parts, "view", &mut problems) {
-            state.view = view;
-        }
+        let camera_dropped = match part(parts, "view", &mut notes) {
+            Some(view) => {
+                let (view, dropped) = restore::view(view, &mut notes);
+                state.view = view;
+                dropped
+            }
+            // A saved view that does not parse leaves no camera to keep: frame the graph.
+            None => parts.contains_key("view"),
+        };
         if let Some((layout, positions)) =
-            part::<(Layout, NodePositions)>(parts, "layout", &mut problems)
+            part::<(Layout, NodePositions)>(parts, "layout", &mut notes)
         {
+            let (layout, positions) = restore::layout(layout, positions, &mut notes);
             state.layout = layout;
             state.positions = Arc::new(positions);
         }
-        if let Some(history) = part(parts, "history", &mut problems) {
-            state.history = history;
+        if let Some(history) = part(parts, "history", &mut notes) {
+            state.history = restore::history(history, &mut notes);
         }
         for (key, _) in parts.iter().filter(|(k, v)| k.starts_with("results:") && !v.is_empty()) {
-            if let Some(output) = part::<AlgorithmOutput>(parts, key, &mut problems) {
+            if let Some(output) = part::<AlgorithmOutput>(parts, key, &mut notes)
+                .and_then(|output| restore::results(key, output, &mut notes))
+            {
                 state.results.insert(output.key(), Arc::new(output));
             }
         }
-        (state, problems)
+        Decoded { state, notes, camera_dropped }
     }
 }

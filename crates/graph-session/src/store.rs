@@ -9,7 +9,17 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::algorithms::{ALGORITHMS, NAMESPACE};
 use crate::error::GraphSessionError;
+use crate::restore::MAX_PART_BYTES;
+
+/// Whether `part` is a part schemascope writes (see `state::Part::key`).
+fn is_known_part(part: &str) -> bool {
+    matches!(part, "layers" | "selection" | "view" | "layout" | "history")
+        || part.strip_prefix("results:").and_then(|k| k.strip_prefix(NAMESPACE)).is_some_and(|k| {
+            k.strip_prefix('.').is_some_and(|t| ALGORITHMS.iter().any(|a| a.algorithm_type == t))
+        })
+}
 
 /// The schema version written to `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;
@@ -102,18 +112,54 @@ impl SessionStore {
         &self.path
     }
 
-    /// Every saved part of `session`.
-    pub fn load(&self, session: &str) -> Result<BTreeMap<String, String>, GraphSessionError> {
+    /// Every saved part of `session` that can be read, with a note for each that cannot: not
+    /// text, longer than [`MAX_PART_BYTES`] (its length is read, not the value), or a part
+    /// schemascope does not write.
+    pub fn load(
+        &self,
+        session: &str,
+    ) -> Result<(BTreeMap<String, String>, Vec<String>), GraphSessionError> {
         let connection = lock(&self.connection);
         let mut statement = connection
-            .prepare("SELECT part, value FROM session_part WHERE session = ?1")
+            .prepare(
+                "SELECT part, typeof(value), length(CAST(value AS BLOB)), CASE WHEN typeof(value) = 'text' AND length(CAST(value AS BLOB)) <= ?2 THEN value END FROM session_part WHERE session = ?1",
+            )
             .map_err(|e| store_error(&self.path, "cannot read", e))?;
-        let rows = statement
-            .query_map(params![session], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })
+        let limit = i64::try_from(MAX_PART_BYTES).unwrap_or(i64::MAX);
+        let mut rows = statement
+            .query(params![session, limit])
             .map_err(|e| store_error(&self.path, "cannot read", e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| store_error(&self.path, "cannot read", e))
+        let (mut parts, mut notes, mut unknown) = (BTreeMap::new(), Vec::new(), 0usize);
+        while let Some(row) = rows.next().map_err(|e| store_error(&self.path, "cannot read", e))? {
+            let text = |i: usize| match row.get_ref(i) {
+                Ok(rusqlite::types::ValueRef::Text(bytes)) => std::str::from_utf8(bytes).ok(),
+                _ => None,
+            };
+            let Some(part) = text(0).filter(|p| is_known_part(p)) else {
+                unknown += 1;
+                continue;
+            };
+            let kind = text(1).unwrap_or_default();
+            let bytes: i64 = row.get(2).unwrap_or(0);
+            match text(3) {
+                Some(value) => {
+                    parts.insert(part.to_string(), value.to_string());
+                }
+                None if kind != "text" => {
+                    notes.push(format!("saved `{part}` ignored: it is {kind}, not text"));
+                }
+                None if bytes > limit => notes.push(format!(
+                    "saved `{part}` ignored: it is {bytes} bytes, more than the {MAX_PART_BYTES} read of one part"
+                )),
+                None => notes.push(format!("saved `{part}` ignored: it is not UTF-8 text")),
+            }
+        }
+        if unknown > 0 {
+            notes.push(format!(
+                "{unknown} saved part(s) of this session are none schemascope writes; they were ignored"
+            ));
+        }
+        Ok((parts, notes))
     }
 
     /// Writes `parts` of `session` in one transaction (an empty value deletes the part).
@@ -193,7 +239,8 @@ mod tests {
         store.save("other", &[("layers".into(), "[3]".into())], "t3").expect("save");
         drop(store);
         let store = SessionStore::open(&path).expect("reopen");
-        let parts = store.load("g").expect("load");
+        let (parts, notes) = store.load("g").expect("load");
+        assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(
             parts.into_iter().collect::<Vec<_>>(),
             [("layers".to_string(), "[2]".to_string())]

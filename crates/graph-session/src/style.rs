@@ -134,24 +134,62 @@ pub struct FlatStyle {
     pub hidden: Option<bool>,
 }
 
+/// The largest size, width, glow strength or outline width a style takes.
+pub const MAX_STYLE_MAGNITUDE: f64 = 100.0;
+
+/// The longest shape or arrow name a style takes, in bytes.
+pub const MAX_STYLE_NAME_BYTES: usize = 32;
+
+/// `value` of style parameter `name` checked within `min..=MAX_STYLE_MAGNITUDE` (above `min`
+/// when `open_min`).
+fn magnitude(name: &str, value: Option<f64>, min: f64, open_min: bool) -> Result<(), LayerError> {
+    match value {
+        Some(v)
+            if !(v.is_finite()
+                && v <= MAX_STYLE_MAGNITUDE
+                && (v > min || (!open_min && v == min))) =>
+        {
+            Err(LayerError::InvalidStyle(format!(
+                "{name} must be between {min} and {MAX_STYLE_MAGNITUDE}, not {v}"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A shape or arrow name: short, lowercase letters, digits, `-` and `_`.
+fn style_name(name: &str, value: Option<&str>) -> Result<Option<String>, LayerError> {
+    let Some(value) = value else { return Ok(None) };
+    let lower = value.to_ascii_lowercase();
+    if lower.is_empty()
+        || lower.len() > MAX_STYLE_NAME_BYTES
+        || !lower.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(LayerError::InvalidStyle(format!(
+            "{name} must be a name of at most {MAX_STYLE_NAME_BYTES} letters, digits, `-` or `_` (sphere, box, normal, …), not `{}`",
+            value.chars().take(MAX_STYLE_NAME_BYTES + 8).collect::<String>()
+        )));
+    }
+    Ok(Some(lower))
+}
+
 impl FlatStyle {
     /// The nested style for `kind`; colours become lowercase hex, values are range-checked.
     pub fn nest(&self, kind: ElementKind) -> Result<Value, LayerError> {
         let mut style = Map::new();
         let mut set = |path: &[&str], value: Value| set_path(&mut style, &path.join("."), value);
         let color = self.color.as_deref().map(normalize_color).transpose()?;
-        if let Some(size) = self.size
-            && !(size.is_finite() && size > 0.0 && size <= 100.0)
-        {
-            return Err(LayerError::InvalidStyle(format!(
-                "size must be between 0 and 100, not {size}"
-            )));
-        }
+        magnitude("size", self.size, 0.0, true)?;
+        magnitude("width", self.width, 0.0, true)?;
+        magnitude("glow_strength", self.glow_strength, 0.0, false)?;
+        magnitude("outline_width", self.outline_width, 0.0, false)?;
         if let Some(opacity) = self.opacity.filter(|o| !(0.0..=1.0).contains(o)) {
             return Err(LayerError::InvalidStyle(format!(
                 "opacity must be between 0 and 1, not {opacity}"
             )));
         }
+        let shape = style_name("shape", self.shape.as_deref())?;
+        let arrow = style_name("arrow", self.arrow.as_deref())?;
         match kind {
             ElementKind::Node => {
                 if let Some(c) = &color {
@@ -160,8 +198,8 @@ impl FlatStyle {
                 if let Some(size) = self.size {
                     set(&["shape", "size"], json!(size));
                 }
-                if let Some(shape) = &self.shape {
-                    set(&["shape", "type"], json!(shape.to_ascii_lowercase()));
+                if let Some(shape) = &shape {
+                    set(&["shape", "type"], json!(shape));
                 }
                 if let Some(glow) = &self.glow {
                     let glow_color = match glow {
@@ -193,8 +231,8 @@ impl FlatStyle {
                 if let Some(width) = self.width.or(self.size) {
                     set(&["line", "width"], json!(width));
                 }
-                if let Some(arrow) = &self.arrow {
-                    set(&["arrowHead", "type"], json!(arrow.to_ascii_lowercase()));
+                if let Some(arrow) = &arrow {
+                    set(&["arrowHead", "type"], json!(arrow));
                 }
                 if let Some(opacity) = self.opacity {
                     set(&["line", "opacity"], json!(opacity));
@@ -210,6 +248,44 @@ impl FlatStyle {
             ));
         }
         Ok(Value::Object(style))
+    }
+}
+
+impl FlatStyle {
+    /// The flat parameters that nest into `style` for `kind`, when `style` has only what
+    /// [`FlatStyle::nest`] writes; with `nest`, how a style read back from a session file is
+    /// checked as the tools check one (`restore.rs`).
+    pub fn from_nested(kind: ElementKind, style: &Value) -> Option<Self> {
+        let mut flat = Self::default();
+        for (path, value) in style_leaves(style) {
+            let text = || value.as_str().map(str::to_string);
+            let number = || value.as_f64();
+            match (kind, path.as_str()) {
+                (_, "enabled") => flat.hidden = Some(!value.as_bool()?),
+                (ElementKind::Node, "texture.color") | (ElementKind::Edge, "line.color") => {
+                    flat.color = Some(text()?);
+                }
+                (ElementKind::Node, "texture.opacity") | (ElementKind::Edge, "line.opacity") => {
+                    flat.opacity = Some(number()?);
+                }
+                (ElementKind::Node, "shape.size") => flat.size = Some(number()?),
+                (ElementKind::Node, "shape.type") => flat.shape = Some(text()?),
+                (ElementKind::Node, "effect.glow") => {
+                    let glow = value.as_object().filter(|g| g.len() == 2)?;
+                    flat.glow = Some(Value::String(glow.get("color")?.as_str()?.to_string()));
+                    flat.glow_strength = Some(glow.get("strength")?.as_f64()?);
+                }
+                (ElementKind::Node, "effect.outline") => {
+                    let outline = value.as_object().filter(|o| o.len() == 2)?;
+                    flat.outline = Some(outline.get("color")?.as_str()?.to_string());
+                    flat.outline_width = Some(outline.get("width")?.as_f64()?);
+                }
+                (ElementKind::Edge, "line.width") => flat.width = Some(number()?),
+                (ElementKind::Edge, "arrowHead.type") => flat.arrow = Some(text()?),
+                _ => return None,
+            }
+        }
+        Some(flat)
     }
 }
 

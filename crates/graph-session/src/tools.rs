@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::layers::{ClearScope, MAX_LAYERS, StyleLayers};
 use crate::selection::SelectMode;
 use crate::style::{ElementKind, LayerSource, StyleRule, compute};
-use crate::view::{Camera, Dimension, Layout};
+use crate::view::{Camera, Dimension, Layout, MAX_COORDINATE, MAX_VIEWPORT_SIDE};
 use schemascope_core::CoreError;
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::{DisplayLimits, code};
@@ -25,9 +25,6 @@ use crate::params::*;
 use crate::session::{GraphSession, now_rfc3339, relayout};
 use crate::sessions::GraphSessions;
 use crate::state::{AddedProperties, AlgorithmRun, Part};
-
-/// The largest camera coordinate accepted (far beyond any layout's extent).
-const MAX_COORDINATE: f64 = 1e12;
 
 /// Most ids or items describe_selection lists.
 pub const MAX_SELECTION_LISTED: usize = 100;
@@ -125,7 +122,7 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> Outcome 
                 "staleAlgorithmRuns": state.history.iter().filter(|r| r.stale).count(),
             })
         };
-        Ok(match params.query {
+        let answer = match params.query {
             GraphQuery::NodeCount => {
                 Answer::ok(format!("The graph has {nodes} nodes."), json!({"nodeCount": nodes}))
             }
@@ -166,8 +163,26 @@ pub fn query_graph(graphs: &GraphSessions, params: QueryGraphParams) -> Outcome 
                     layout(),
                 )
             }
-        })
+        };
+        Ok(with_restore_notes(answer, &session))
     })()
+}
+
+/// `answer` with what opening the session dropped from the session file (`restoreWarnings`),
+/// said in its message: the values answered are the checked ones, not those saved.
+fn with_restore_notes(mut answer: Answer, session: &GraphSession) -> Answer {
+    let notes = session.restore_notes();
+    if notes.is_empty() {
+        return answer;
+    }
+    if let Value::Object(data) = &mut answer.data {
+        data.insert("restoreWarnings".into(), json!(notes));
+    }
+    answer.message.push_str(&format!(
+        " The session file held {} part(s) no tool could have set; they were dropped on opening (see `restoreWarnings`).",
+        notes.len()
+    ));
+    answer
 }
 
 fn find(graphs: &GraphSessions, params: FindElementsParams, kind: ElementKind) -> Outcome {
@@ -876,6 +891,9 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
             }
             state.results.insert(key.clone(), output.clone());
             state.history.push(run.clone());
+            // The oldest runs give way: every list_algorithms answer carries the history.
+            let over = state.history.len().saturating_sub(crate::state::MAX_HISTORY);
+            state.history.drain(..over);
             Ok(((), vec![Part::Results(key.clone()), Part::History]))
         })?;
         if let Some(source) = served {
@@ -914,8 +932,8 @@ pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> 
     (|| {
         if params.width == 0
             || params.height == 0
-            || params.width > 100_000
-            || params.height > 100_000
+            || params.width > MAX_VIEWPORT_SIDE
+            || params.height > MAX_VIEWPORT_SIDE
         {
             return Err(GraphSessionError::InvalidParams(format!(
                 "viewport {}x{} is not a canvas size",

@@ -4,6 +4,17 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The largest camera or node coordinate accepted (far beyond any layout's extent): the distance
+/// between two points near f64::MAX overflows to infinity, and every later camera computation
+/// to NaN.
+pub const MAX_COORDINATE: f64 = 1e12;
+
+/// The largest zoom factor a saved camera may have (the tools set 1).
+pub const MAX_ZOOM: f64 = 1e6;
+
+/// The largest canvas side, in pixels, a page may report.
+pub const MAX_VIEWPORT_SIDE: u32 = 100_000;
+
 /// 2D or 3D.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,

@@ -2,7 +2,7 @@
 //! top-level `id` member when it has a scalar one, else its position (`#0`, `#1`, …). Duplicate
 //! ids are kept apart with a `~2`, `~3` suffix and reported.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use schemascope_core::SharedText;
@@ -82,14 +82,19 @@ fn disambiguate_ids(
     let Some(&first) = repeated.first() else { return };
     let first_id = items[first].id.resolve(text).to_string();
     let mut taken: HashSet<Box<str>> = items.iter().map(|i| i.id.resolve(text).into()).collect();
+    // Per repeated id, the last suffix given: the next repeat starts past it, so a file of one id
+    // repeated n times takes n steps, not n²/2.
+    let mut last: HashMap<Box<str>, usize> = HashMap::new();
     for &index in &repeated {
         let base = items[index].id.resolve(text).to_string();
-        let mut n = 1;
-        let mut candidate: Box<str> = base.as_str().into();
-        while taken.contains(&candidate) {
-            n += 1;
-            candidate = format!("{base}~{n}").into();
-        }
+        let n = last.entry(base.as_str().into()).or_insert(1);
+        let candidate: Box<str> = loop {
+            *n += 1;
+            let candidate: Box<str> = format!("{base}~{n}").into();
+            if !taken.contains(&candidate) {
+                break candidate;
+            }
+        };
         taken.insert(candidate.clone());
         items[index].id = ItemId::Owned(candidate);
     }

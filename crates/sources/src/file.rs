@@ -55,12 +55,16 @@ pub enum FileError {
         kind: &'static str,
     },
     /// It is larger than the limit for what it is used as.
-    #[error("{} is {size} bytes, over the {limit}-byte limit {what}", path.display())]
+    #[error("{}", too_large(path, *size, *whole, *limit, what))]
     TooLarge {
         /// The file.
         path: PathBuf,
-        /// Its size (at least this much when it grew while read).
+        /// Its size, when `whole`; else the bytes read before reading stopped (a file that grew
+        /// while read, a stream): then it holds at least this much.
         size: u64,
+        /// True when `size` is the file's size (from `fstat`), false when it is where reading
+        /// stopped.
+        whole: bool,
         /// The limit.
         limit: u64,
         /// The limit's name and how to change it, e.g. "for a source file (raise it with --max-file-bytes)".
@@ -179,6 +183,19 @@ pub fn open_append_regular(path: &Path) -> Result<File, FileError> {
     Ok(file)
 }
 
+/// The message of [`FileError::TooLarge`]: the size measured, or where reading stopped when the
+/// whole size is not known (a file growing while read, a stream), never the limit as a size.
+fn too_large(path: &Path, size: u64, whole: bool, limit: u64, what: &str) -> String {
+    if whole {
+        format!("{} is {size} bytes, over the {limit}-byte limit {what}", path.display())
+    } else {
+        format!(
+            "{} is over the {limit}-byte limit {what}: reading stopped after {size} bytes, before its end",
+            path.display()
+        )
+    }
+}
+
 /// Checks that `path`'s size is within `limit`, naming the limit as `what` otherwise.
 pub fn check_size(
     path: &Path,
@@ -190,6 +207,7 @@ pub fn check_size(
         return Err(FileError::TooLarge {
             path: path.to_path_buf(),
             size: meta.len(),
+            whole: true,
             limit,
             what,
         });
@@ -212,6 +230,7 @@ pub fn read_opened(
         return Err(FileError::TooLarge {
             path: path.to_path_buf(),
             size: bytes.len() as u64,
+            whole: false,
             limit,
             what,
         });
@@ -248,6 +267,7 @@ pub fn read_small_stream(name: &Path, stream: impl Read) -> Result<String, FileE
         return Err(FileError::TooLarge {
             path: name.to_path_buf(),
             size: bytes.len() as u64,
+            whole: false,
             limit: MAX_SMALL_FILE_BYTES,
             what: "for a small input (token, configuration, query, doc)",
         });
@@ -370,10 +390,19 @@ mod tests {
             read_string(&small, 7, "x"),
             Err(FileError::TooLarge { size: 8, limit: 7, .. })
         ));
-        assert!(matches!(
-            read_small_stream(Path::new("stdin"), std::io::repeat(b'a')),
-            Err(FileError::TooLarge { .. })
-        ));
+        // An endless stream has no size to state: the message says where reading stopped.
+        let endless = read_small_stream(Path::new("stdin"), std::io::repeat(b'a'))
+            .expect_err("over the limit");
+        assert!(
+            matches!(endless, FileError::TooLarge { size, whole: false, .. } if size == MAX_SMALL_FILE_BYTES + 1)
+        );
+        assert_eq!(
+            endless.to_string(),
+            format!(
+                "stdin is over the {MAX_SMALL_FILE_BYTES}-byte limit for a small input (token, configuration, query, doc): reading stopped after {} bytes, before its end",
+                MAX_SMALL_FILE_BYTES + 1
+            )
+        );
     }
 
     #[test]

@@ -17,6 +17,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{LoadWarning, SourceError, position};
+use crate::graph_check::{
+    check, data_not_object, missing, not_object, not_scalar, offset_of, repeated,
+};
 
 /// The raw top level of a graph file.
 #[derive(serde::Deserialize)]
@@ -67,10 +70,6 @@ impl GraphDirection {
         };
         format!("{} ({basis})", if self.directed { "directed" } else { "undirected" })
     }
-}
-
-fn offset_of(text: &str, raw: &RawValue) -> usize {
-    (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
 }
 
 fn id_text(value: &Value) -> Option<String> {
@@ -154,40 +153,33 @@ pub(crate) fn load_graph(
         }
     };
 
+    // Every error found before anything is built (graph_check.rs): a file that fails costs
+    // its text and a few words per element, not the parsed graph.
+    let graphty = check(text, &raw.nodes, &edges_raw, &shape_error)?;
+
     let mut parsed_nodes = Vec::with_capacity(raw.nodes.len());
     for (index, raw_node) in raw.nodes.iter().enumerate() {
         let offset = offset_of(text, raw_node);
         let value = capped(raw_node.get(), "node", index, warnings)
             .map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(map) = value else {
-            return Err(shape_error(
-                offset,
-                format!("node #{index} is not an object: each node needs at least an `id`"),
-            ));
+            return Err(shape_error(offset, not_object("node", index)));
         };
         parsed_nodes.push((offset, map));
     }
-    // graphty nodes carry only `id` and `data`; anything else means node-link attributes.
-    let graphty = parsed_nodes.iter().all(|(_, m)| m.keys().all(|k| k == "id" || k == "data"));
 
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, (usize, usize)> = HashMap::new();
     let mut nodes = Vec::with_capacity(parsed_nodes.len());
     for (index, (offset, mut map)) in parsed_nodes.into_iter().enumerate() {
         let id = match map.shift_remove("id") {
             Some(v) => id_text(&v).ok_or_else(|| {
-                shape_error(
-                    offset,
-                    format!("node #{index} has an `id` that is neither a string nor a number: {v}"),
-                )
+                shape_error(offset, not_scalar("node", index, "id", &v.to_string()))
             })?,
-            None => return Err(shape_error(offset, format!("node #{index} has no `id`"))),
+            None => return Err(shape_error(offset, missing("node", index, "id"))),
         };
-        if let Some(first) = seen.insert(id.clone(), offset) {
+        if let Some((earlier, first)) = seen.insert(id.clone(), (index, offset)) {
             let (line, _) = position(text, first);
-            return Err(shape_error(
-                offset,
-                format!("duplicate node id `{id}` (first defined at line {line})"),
-            ));
+            return Err(shape_error(offset, repeated("node", &id, index, earlier, line)));
         }
         let data = if graphty {
             data_member(&mut map, offset, &shape_error, "node", index)?
@@ -200,40 +192,41 @@ pub(crate) fn load_graph(
     let mut edges = Vec::with_capacity(edges_raw.len());
     let mut edge_ids: HashSet<String> = HashSet::new();
     let mut parallel: HashMap<(String, String), usize> = HashMap::new();
+    let mut edge_index: HashMap<String, usize> = HashMap::new();
     let mut dangling = Vec::new();
+    let mut dangling_count = 0usize;
     let mut pending_generated = Vec::new();
     for (index, raw_edge) in edges_raw.iter().enumerate() {
         let offset = offset_of(text, raw_edge);
         let value = capped(raw_edge.get(), "edge", index, warnings)
             .map_err(|e| shape_error(offset, e.to_string()))?;
         let Value::Object(mut map) = value else {
-            return Err(shape_error(
-                offset,
-                format!("edge #{index} is not an object: each edge needs `source` and `target`"),
-            ));
+            return Err(shape_error(offset, not_object("edge", index)));
         };
         let mut end = |name: &str| -> Result<String, SourceError> {
             match map.shift_remove(name) {
-                Some(v) => {
-                    id_text(&v).ok_or_else(|| shape_error(offset, format!("edge #{index} has a `{name}` that is neither a string nor a number: {v}")))
-                }
-                None => Err(shape_error(offset, format!("edge #{index} has no `{name}`"))),
+                Some(v) => id_text(&v).ok_or_else(|| {
+                    shape_error(offset, not_scalar("edge", index, name, &v.to_string()))
+                }),
+                None => Err(shape_error(offset, missing("edge", index, name))),
             }
         };
         let source = end("source")?;
         let target = end("target")?;
         for (side, id) in [("source", &source), ("target", &target)] {
             if !seen.contains_key(id) {
-                let (line, _) = position(text, offset);
-                dangling.push(format!("edge #{index} (line {line}) {side} `{id}`"));
+                // Only the first few are named, so only theirs are worth a line number (each
+                // costs a pass over the text before it).
+                if dangling.len() < DANGLING_NAMED {
+                    let (line, _) = position(text, offset);
+                    dangling.push(format!("edge #{index} (line {line}) {side} `{id}`"));
+                }
+                dangling_count += 1;
             }
         }
         let explicit = match map.shift_remove("id") {
             Some(v) => Some(id_text(&v).ok_or_else(|| {
-                shape_error(
-                    offset,
-                    format!("edge #{index} has an `id` that is neither a string nor a number: {v}"),
-                )
+                shape_error(offset, not_scalar("edge", index, "id", &v.to_string()))
             })?),
             None => None,
         };
@@ -247,9 +240,13 @@ pub(crate) fn load_graph(
         let occurrence = *occurrence;
         match explicit {
             Some(id) => {
-                if !edge_ids.insert(id.clone()) {
-                    return Err(shape_error(offset, format!("duplicate edge id `{id}`")));
+                if let Some(&earlier) = edge_index.get(&id) {
+                    let first = edges_raw.get(earlier).map_or(0, |raw| offset_of(text, raw));
+                    let (line, _) = position(text, first);
+                    return Err(shape_error(offset, repeated("edge", &id, index, earlier, line)));
                 }
+                edge_index.insert(id.clone(), index);
+                edge_ids.insert(id.clone());
                 edges.push((Some(id), source, target, data, occurrence));
             }
             None => {
@@ -275,17 +272,15 @@ pub(crate) fn load_graph(
         edge_ids.insert(id.clone());
         edges[index].0 = Some(id);
     }
-    if !dangling.is_empty() {
-        let shown: Vec<&str> = dangling.iter().take(10).map(String::as_str).collect();
-        let more = if dangling.len() > 10 {
-            format!(" (+{} more)", dangling.len() - 10)
+    if dangling_count > 0 {
+        let more = if dangling_count > dangling.len() {
+            format!(" (+{} more)", dangling_count - dangling.len())
         } else {
             String::new()
         };
         warnings.push(LoadWarning::new(format!(
-            "{} edge endpoint(s) name no node; the edges are kept: {}{more}",
-            dangling.len(),
-            shown.join("; ")
+            "{dangling_count} edge endpoint(s) name no node; the edges are kept: {}{more}",
+            dangling.join("; ")
         )));
     }
     let edge_items = edges.into_iter().map(|(id, source, target, data, _)| OwnedItem {
@@ -303,6 +298,9 @@ pub(crate) fn load_graph(
     ))
 }
 
+/// How many dangling edge ends a warning names (all are counted).
+const DANGLING_NAMED: usize = 10;
+
 fn data_member(
     map: &mut Map<String, Value>,
     offset: usize,
@@ -313,9 +311,6 @@ fn data_member(
     match map.shift_remove("data") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(Value::Object(data)) => Ok(Value::Object(data)),
-        Some(other) => Err(shape_error(
-            offset,
-            format!("{what} #{index} has `data` that is not an object: {other}"),
-        )),
+        Some(other) => Err(shape_error(offset, data_not_object(what, index, &other.to_string()))),
     }
 }

@@ -8,6 +8,7 @@ mod documents;
 pub mod error;
 pub mod file;
 mod graph;
+mod graph_check;
 mod load;
 mod ndjson;
 mod read;

@@ -9,7 +9,7 @@ use schemascope_core::display::code;
 use schemascope_query::{StructuredQuery, check_read_only, compile};
 use schemascope_sources::SourceError;
 use schemascope_sources::error::ErrorClass;
-use schemascope_sources::sql::{Caps, SqlValue};
+use schemascope_sources::sql::{Caps, CutRow, SqlValue};
 use serde_json::{Value, json};
 
 use crate::params::ExecuteQueryParams;
@@ -81,6 +81,8 @@ pub(crate) struct Ran {
     pub bytes: usize,
     /// Rows read from the database: the rows returned, plus the one that passed a cap.
     pub rows_read: usize,
+    /// The row that passed the byte cap, as far as it was read.
+    pub cut_row: Option<CutRow>,
     /// Time the statement took.
     pub elapsed_ms: f64,
 }
@@ -187,6 +189,7 @@ pub(crate) fn run_sql(
         truncated_by,
         bytes,
         rows_read: result.rows_read,
+        cut_row: result.cut_row,
         elapsed_ms,
     })
 }
@@ -207,6 +210,26 @@ fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
             (n > 0).then(|| (column.clone(), Value::from(n)))
         })
         .collect()
+}
+
+/// What the byte cap cut, in the figures measured: the bytes kept, and the row that passed the
+/// cap as far as it was read (its size, or where reading stopped inside it) — never the cap alone,
+/// which a caller may have set far beyond anything read.
+fn bytes_cut_sentence(ran: &Ran, max_bytes: usize) -> String {
+    let kept = format!("{} row(s) shown ({} bytes of data)", ran.rows.len(), ran.bytes);
+    let next = match ran.cut_row {
+        Some(CutRow { bytes, whole: true, .. }) => {
+            format!("the next row takes {bytes} bytes, which would pass the {max_bytes}-byte cap")
+        }
+        Some(CutRow { bytes, whole: false, read_limit }) => {
+            let limit = read_limit.map_or_else(String::new, |limit| {
+                format!(" (at most {limit} bytes of one row are read with the room left under the {max_bytes}-byte cap)")
+            });
+            format!("reading stopped {bytes} bytes into the next row, before its end{limit}")
+        }
+        None => format!("the next row would pass the {max_bytes}-byte cap"),
+    };
+    format!("{kept}; {next}. Narrow the query or select fewer columns.")
 }
 
 /// execute_query.
@@ -236,10 +259,7 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             ran.rows.len(),
             schemascope_core::figure::text(ran.elapsed_ms)
         ),
-        Some("bytes") => format!(
-            "{} row(s) shown, cut at {max_bytes} bytes of data; narrow the query or select fewer columns.",
-            ran.rows.len()
-        ),
+        Some("bytes") => bytes_cut_sentence(&ran, max_bytes),
         Some(_) => format!(
             "{} row(s) shown; the query returns more (add a LIMIT, an aggregate or a filter).",
             ran.rows.len()
@@ -254,6 +274,9 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             listed.join(", ")
         ));
     }
+    let cut_row = ran
+        .cut_row
+        .map(|row| json!({"bytes": row.bytes, "whole": row.whole, "readLimit": row.read_limit}));
     let (truncated, truncated_by, bytes, rows_read, elapsed_ms) =
         (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
     let (columns, column_types, rows) = (ran.columns, ran.column_types, ran.rows);
@@ -271,6 +294,7 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             "truncatedBy": truncated_by,
             "rowsRead": rows_read,
             "bytes": bytes,
+            "cutRow": cut_row,
             "elapsedMs": elapsed_ms,
         }),
     ))

@@ -34,6 +34,21 @@ impl Cut {
     }
 }
 
+/// The row that passed the byte cap, as far as it was read: what a message about the cut states
+/// (never the cap alone, which may be far from anything read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutRow {
+    /// Its size as JSON ([`row_json_bytes`]) when it was read whole; else the bytes of it that
+    /// were received before reading stopped.
+    pub bytes: usize,
+    /// False when reading stopped inside the row (a ClickHouse line longer than what is read of
+    /// one row): `bytes` is then a lower bound of its size.
+    pub whole: bool,
+    /// The most bytes of one row that were to be read when it passed (the cap's room left,
+    /// bounded by the engine's line limit); `None` when the row was read whole.
+    pub read_limit: Option<usize>,
+}
+
 /// Counts bytes written without keeping them.
 struct Counter(usize);
 
@@ -72,11 +87,13 @@ pub(crate) struct Budget {
     bytes: usize,
     /// Rows seen, the one that passed a cap included.
     pub read: usize,
+    /// The row that passed the byte cap, once one did.
+    pub cut_row: Option<CutRow>,
 }
 
 impl Budget {
     pub(crate) fn new(caps: Caps) -> Self {
-        Self { caps, rows: 0, bytes: 0, read: 0 }
+        Self { caps, rows: 0, bytes: 0, read: 0, cut_row: None }
     }
 
     /// Whether `row` may be kept, or which cap it passes (reading stops then).
@@ -88,6 +105,7 @@ impl Budget {
         if let Some(max) = self.caps.max_bytes {
             let size = row_json_bytes(row);
             if self.bytes.saturating_add(size) > max {
+                self.cut_row = Some(CutRow { bytes: size, whole: true, read_limit: None });
                 return Err(Cut::Bytes);
             }
             self.bytes += size;
@@ -96,9 +114,11 @@ impl Budget {
         Ok(())
     }
 
-    /// A row whose size alone is past the byte cap, refused unread: reading stops there.
-    pub(crate) fn refuse_oversized(&mut self) -> Cut {
+    /// A row whose size alone is past the byte cap, refused unread (`size`: the bytes of its
+    /// text, as the server measured them): reading stops there.
+    pub(crate) fn refuse_oversized(&mut self, size: usize) -> Cut {
         self.read += 1;
+        self.cut_row = Some(CutRow { bytes: size, whole: true, read_limit: None });
         match self.caps.max_rows {
             Some(max) if self.rows >= max => Cut::Rows,
             _ => Cut::Bytes,
@@ -109,6 +129,14 @@ impl Budget {
     /// to tell "exactly the cap" from "more").
     pub(crate) fn rows_to_probe(&self) -> Option<usize> {
         self.caps.max_rows.map(|max| max.saturating_sub(self.rows).saturating_add(1))
+    }
+
+    /// Reading stopped `received` bytes into a row, its end not reached, `limit` being the most
+    /// of one row that was to be read: the row counts as read and passing the byte cap.
+    pub(crate) fn stopped_inside_row(&mut self, received: usize, limit: usize) -> Cut {
+        self.read += 1;
+        self.cut_row = Some(CutRow { bytes: received, whole: false, read_limit: Some(limit) });
+        Cut::Bytes
     }
 
     /// Bytes still free under the byte cap.

@@ -172,7 +172,11 @@ pub(super) enum Line {
     /// The body ended (what was read before the end, if anything, is in the buffer).
     End,
     /// The line is longer than the bound; the rest of it was not read.
-    TooLong,
+    TooLong {
+        /// Bytes of the line received before reading stopped (more than the bound: those of
+        /// it already in the reader's buffer count).
+        received: usize,
+    },
 }
 
 impl Reply {
@@ -187,7 +191,7 @@ impl Reply {
             match memchr::memchr(b'\n', available) {
                 Some(at) => {
                     if buf.len() + at > limit {
-                        return Ok(Line::TooLong);
+                        return Ok(Line::TooLong { received: buf.len() + at });
                     }
                     buf.extend_from_slice(&available[..at]);
                     self.reader.consume(at + 1);
@@ -196,7 +200,7 @@ impl Reply {
                 None => {
                     let n = available.len();
                     if buf.len() + n > limit {
-                        return Ok(Line::TooLong);
+                        return Ok(Line::TooLong { received: buf.len() + n });
                     }
                     buf.extend_from_slice(available);
                     self.reader.consume(n);

@@ -93,6 +93,7 @@ struct Read {
     more: bool,
     cut: Option<Cut>,
     rows_read: usize,
+    cut_row: Option<super::CutRow>,
 }
 
 impl ClickHouseDatabase {
@@ -422,6 +423,12 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
                 let (code, message) = super::ch_http::exception(&String::from_utf8_lossy(line));
                 Err(Failure::Server { code, message })
             }
+            Line::TooLong { received } => Err(Failure::Transport {
+                message: format!(
+                    "a column header line of the server's answer passed {MAX_LINE_BYTES} bytes (reading stopped after {received} bytes of it)"
+                ),
+                sent: true,
+            }),
             _ => Err(Failure::Transport {
                 message: "the server's answer has no column header".into(),
                 sent: true,
@@ -439,9 +446,8 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
         });
         match reply.line(&mut line, limit).map_err(io)? {
             Line::End if line.is_empty() => break,
-            Line::TooLong => {
-                budget.read += 1;
-                cut = Some(Cut::Bytes);
+            Line::TooLong { received } => {
+                cut = Some(budget.stopped_inside_row(received, limit));
                 break;
             }
             Line::Full | Line::End => {
@@ -472,7 +478,15 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
             }
         }
     }
-    Ok(Read { columns, types, rows, more: cut.is_some(), cut, rows_read: budget.read })
+    Ok(Read {
+        columns,
+        types,
+        rows,
+        more: cut.is_some(),
+        cut,
+        rows_read: budget.read,
+        cut_row: budget.cut_row,
+    })
 }
 
 impl Database for ClickHouseDatabase {
@@ -599,6 +613,7 @@ impl Database for ClickHouseDatabase {
             more: read.more,
             cut: read.cut,
             rows_read: read.rows_read,
+            cut_row: read.cut_row,
         })
     }
 }

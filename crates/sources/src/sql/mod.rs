@@ -33,7 +33,7 @@ use schemascope_core::collection::DeferredProfile;
 use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, TableInfo};
 use serde_json::Value;
 
-pub use self::caps::{Caps, Cut, row_json_bytes};
+pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{ClickHouseDatabase, ReadOnlyMode};
 pub use self::postgres::PostgresDatabase;
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
@@ -204,6 +204,8 @@ pub struct QueryResult {
     pub cut: Option<Cut>,
     /// Rows read from the database, the one that passed a cap included: reading stops there.
     pub rows_read: usize,
+    /// The row that passed the byte cap, as far as it was read (when the byte cap cut).
+    pub cut_row: Option<CutRow>,
 }
 
 /// A read-only connection to a database.

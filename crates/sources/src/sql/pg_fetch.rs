@@ -120,14 +120,23 @@ pub(crate) fn run_read_only(
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
     let gate = caps.max_bytes.map(oversized_row);
     let wrapped = as_text(sql, columns.len(), gate);
-    let (rows, cut, read) = stream(&mut tx, &wrapped, refs, &types, caps, gate.is_some())?;
+    let (rows, cut, read, cut_row) =
+        stream(&mut tx, &wrapped, refs, &types, caps, gate.is_some())?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
     let column_types = types.iter().map(|t| t.name().to_string()).collect();
-    Ok(QueryResult { columns, column_types, rows, more: cut.is_some(), cut, rows_read: read })
+    Ok(QueryResult {
+        columns,
+        column_types,
+        rows,
+        more: cut.is_some(),
+        cut,
+        rows_read: read,
+        cut_row,
+    })
 }
 
-type Streamed = (super::Rows, Option<super::Cut>, usize);
+type Streamed = (super::Rows, Option<super::Cut>, usize, Option<super::CutRow>);
 
 fn stream(
     tx: &mut Transaction<'_>,
@@ -151,8 +160,10 @@ fn stream(
             got += 1;
             if gated && !types.is_empty() {
                 let size: i64 = row.try_get(types.len()).map_err(Failure::Sent)?;
-                if u64::try_from(size).unwrap_or(0) > oversized_row(caps.max_bytes.unwrap_or(0)) {
-                    return Ok((out, Some(budget.refuse_oversized()), budget.read));
+                let size = u64::try_from(size).unwrap_or(0);
+                if size > oversized_row(caps.max_bytes.unwrap_or(0)) {
+                    let cut = budget.refuse_oversized(usize::try_from(size).unwrap_or(usize::MAX));
+                    return Ok((out, Some(cut), budget.read, budget.cut_row));
                 }
             }
             let mut values = Vec::with_capacity(types.len());
@@ -165,12 +176,12 @@ fn stream(
             largest = largest.max(super::row_json_bytes(&values));
             if let Err(cut) = budget.admit(&values) {
                 // Dropping the rows stream lets the connection discard the rest of the batch.
-                return Ok((out, Some(cut), budget.read));
+                return Ok((out, Some(cut), budget.read, budget.cut_row));
             }
             out.push(values);
         }
         if got < want {
-            return Ok((out, None, budget.read));
+            return Ok((out, None, budget.read, None));
         }
         batch = next_batch(batch, largest, budget.bytes_left());
     }

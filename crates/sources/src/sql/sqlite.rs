@@ -495,6 +495,7 @@ impl Database for SqliteDatabase {
             more: cut.is_some(),
             cut,
             rows_read: budget.read,
+            cut_row: budget.cut_row,
         })
     }
 }

@@ -78,9 +78,42 @@ fn non_object_nodes_and_duplicate_ids_are_errors_with_positions() {
     assert!(err.to_string().contains(":2:2: node #1 is not an object"), "{err}");
     let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n{\"id\": \"a\"}]}")
         .expect_err("duplicate");
-    assert!(err.to_string().contains("duplicate node id `a` (first defined at line 1)"), "{err}");
+    assert!(
+        err.to_string()
+            .contains(":2:1: duplicate node id `a` (node #1; node #0 had it first, at line 1)"),
+        "{err}"
+    );
     let err = load_text("g.json", "{\"nodes\": [{\"data\": {}}]}").expect_err("no id");
     assert!(err.to_string().contains("has no `id`"), "{err}");
+    // Every error a file can fail on is found before anything is built, each named as before.
+    let failing = |text: &str, expected: &str| {
+        let err = load_text("g.json", text).expect_err(expected).to_string();
+        assert!(err.contains(expected), "{expected}: {err}");
+    };
+    let long = format!("{{\"nodes\": [{{\"id\": [\"{}\"]}}]}}", "x".repeat(10_000));
+    failing(&long, "node #0 has an `id` that is neither a string nor a number: [\"xxx");
+    assert!(load_text("g.json", &long).expect_err("long").to_string().len() < 400, "quoted short");
+    failing(r#"{"nodes": [{"id": 1, "data": 7}]}"#, "node #0 has `data` that is not an object: 7");
+    failing(r#"{"nodes": [{"id": 1}], "edges": [{"source": 1}]}"#, "edge #0 has no `target`");
+    failing(
+        r#"{"nodes": [{"id": 1}], "edges": [{"source": 1, "target": {}}]}"#,
+        "edge #0 has a `target` that is neither a string nor a number: {}",
+    );
+    failing(r#"{"nodes": [{"id": 1}], "edges": [7]}"#, "edge #0 is not an object");
+    failing(
+        r#"{"nodes": [{"id": 1}], "edges": [{"source": 1, "target": 1, "data": []}]}"#,
+        "edge #0 has `data` that is not an object: []",
+    );
+    failing(
+        "{\"nodes\": [{\"id\": 1}], \"edges\": [\n{\"id\": \"e\", \"source\": 1, \"target\": 1},\n{\"id\": \"e\", \"source\": 1, \"target\": 1}]}",
+        ":3:1: duplicate edge id `e` (edge #1; edge #0 had it first, at line 2)",
+    );
+    // Numbers are ids as written back (`1.50` is `1.5`), so `1.5` repeats it.
+    failing(r#"{"nodes": [{"id": 1.50}, {"id": 1.5}]}"#, "duplicate node id `1.5`");
+    // Node-link nodes (members beside `id`) keep `data` as an attribute, whatever it is.
+    let source = load_text("g.json", r#"{"nodes": [{"id": 1, "data": 7, "x": 1}], "links": []}"#)
+        .expect("node-link");
+    assert_eq!(source.collection("nodes").expect("nodes").len(), 1);
 }
 
 #[test]

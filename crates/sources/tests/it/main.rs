@@ -11,6 +11,7 @@
 mod common;
 
 mod caps;
+mod ch_endless_line;
 mod exact_numbers;
 #[allow(unsafe_code)] // maps files (`ReadMode::map`)
 mod loading;

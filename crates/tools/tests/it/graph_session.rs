@@ -1495,11 +1495,14 @@ fn a_persons_layers_survive_clearing_the_ai_layers() {
 #[test]
 fn saved_layers_from_before_sources_were_told_apart_stay_ai() {
     // A layers row as sessions saved it before callers were told apart: every added layer was "ai".
-    let row = r##"{"layers":[{"name":"default","source":"system","node":null,"edge":null,"created_ms":0},{"name":"mine","source":"ai","node":{"selector":"","style":{}},"edge":null,"created_ms":5}]}"##;
+    let row = r##"{"layers":[{"name":"default","source":"system","node":null,"edge":null,"created_ms":0},{"name":"mine","source":"ai","node":{"selector":"","style":{"texture":{"color":"#ff0000"}}},"edge":null,"created_ms":5}]}"##;
     let parts = std::collections::BTreeMap::from([("layers".to_string(), row.to_string())]);
-    let (state, problems) = schemascope_tools::graph_session::state::SessionState::decode(&parts);
-    assert!(problems.is_empty(), "{problems:?}");
-    assert_eq!(state.layers.layers[1].source, schemascope_graph_session::style::LayerSource::Ai);
+    let decoded = schemascope_tools::graph_session::state::SessionState::decode(&parts);
+    assert!(decoded.notes.is_empty(), "{:?}", decoded.notes);
+    assert_eq!(
+        decoded.state.layers.layers[1].source,
+        schemascope_graph_session::style::LayerSource::Ai
+    );
 }
 
 #[test]

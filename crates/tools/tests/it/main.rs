@@ -24,6 +24,7 @@ mod output_caps;
 mod postgres_restart;
 mod session_bounds;
 mod session_disk_full;
+mod session_restore;
 mod sql_tools;
 mod tool_list;
 mod value_index;

@@ -279,6 +279,34 @@ fn assert_invoice_totals(registry: &schemascope_tools::Services, source: &Option
     assert_eq!(total["histogram"].as_array().map(Vec::len), Some(5));
 }
 
+/// One value longer than what is read of a row under the byte cap: the message states the bytes
+/// received of that row and the limit that applied, not the cap.
+#[test]
+fn a_clickhouse_row_cut_inside_says_how_much_of_it_was_read() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_CLICKHOUSE is not set: run through scripts/test to test against ClickHouse"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("ch={uri}")]);
+    let cut =
+        execute(&registry, "ch", "SELECT toString(range(200000)) AS s", None, Some(1_000), None);
+    let message = cut.message.clone();
+    let cut = ok(cut);
+    assert_eq!((cut["rowCount"].as_u64(), &cut["truncatedBy"]), (Some(0), &Value::from("bytes")));
+    let row = &cut["cutRow"];
+    let received = row["bytes"].as_u64().unwrap_or(0);
+    assert_eq!((&row["whole"], row["readLimit"].as_u64()), (&Value::Bool(false), Some(6_096)));
+    assert!(received > 6_096 && received < 1_000_000, "{cut}");
+    assert!(
+        message.contains(&format!("reading stopped {received} bytes into the next row"))
+            && message.contains("at most 6096 bytes of one row")
+            && message.contains("0 row(s) shown (0 bytes of data)"),
+        "{message}"
+    );
+}
+
 #[test]
 fn clickhouse_tables_work_with_every_discovery_tool() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
@@ -526,11 +554,21 @@ fn assert_execution_contract(
     assert!(bytes["bytes"].as_u64().unwrap_or(u64::MAX) <= 200);
     // Reading stops at the row that passes the byte cap: 3 rows kept, the 4th read, 36 never.
     let wide = execute(registry, source, wide, None, Some(1_000_000), None);
-    assert!(wide.message.contains("cut at 1000000 bytes"), "{}", wide.message);
+    let message = wide.message.clone();
     let wide = ok(wide);
     assert_eq!(
         (wide["rowCount"].as_u64(), wide["rowsRead"].as_u64(), &wide["truncatedBy"]),
         (Some(3), Some(4), &Value::from("bytes"))
+    );
+    // The message states what was measured: the bytes kept and the size of the row that passed.
+    let (kept, next) = (wide["bytes"].as_u64().unwrap_or(0), wide["cutRow"]["bytes"].as_u64());
+    assert!(kept > 0 && next.is_some_and(|n| kept + n > 1_000_000), "{wide}");
+    assert_eq!(wide["cutRow"]["whole"], true);
+    assert!(
+        message.contains(&format!("3 row(s) shown ({kept} bytes of data)"))
+            && message.contains(&format!("the next row takes {} bytes", next.unwrap_or(0)))
+            && message.contains("1000000-byte cap"),
+        "{message}"
     );
     let class = |result: ToolResult| {
         assert!(!result.success, "{}", result.message);
