@@ -1,17 +1,18 @@
-//! Slowing down token guessing: a token from a client address is checked only when that
-//! address's next guess is due. Each wrong token pushes that time back by a delay that doubles
-//! with every failure (250 ms, 500 ms, … 8 s); a token sent before then is not checked at all
-//! and is answered at once with 429 and `Retry-After`. Nothing waits and no connection is held:
-//! a refusal costs the server what any answer costs, whatever the number of guessers.
+//! Token guessing: every token is checked, and a right one is served at once, whoever else
+//! shares its address — on loopback every local process does, the guesser and the user alike.
+//! A wrong token counts as a failure of its address only when the address is due: each counted
+//! failure pushes the next due time back by a delay that doubles (250 ms, 500 ms, … 8 s) and is
+//! answered 401 with that delay; a wrong token before then is answered at once with 429 and
+//! `Retry-After`, uncounted. Nothing waits and no connection is held: a refusal costs the server
+//! what any answer costs, whatever the number of guessers, so a flood of wrong tokens never
+//! takes the connection slots a right token needs (it did when refusals were delayed).
 //!
-//! Checking only when due is what makes the bound hold against parallel connections. A right
-//! token is served at once, so any checked token tells its sender whether it was right, even if
-//! a wrong one's answer were held (no prompt answer means wrong); the number of checks per
-//! address is therefore the guessing speed, and it is what is bounded here. The cost: while an
-//! address is guessing, a right token sent from the same address on a new connection waits for
-//! the same due time. A connection that already authenticated is exempt (its requests are
-//! always checked), so a client with a kept-alive connection is not held up by a guesser that
-//! shares its address.
+//! What this does not do is slow a determined guesser: since a right token is answered at once,
+//! any answer that is not a success tells its sender the token was wrong, whether it comes at
+//! once or late. Holding wrong answers back only limited guessing by the connection slots the
+//! held answers occupied — the very slots the right token needed. Against guessing, the guard is
+//! the token's strength (at least 64 bits, checked at start: at a million guesses a second, half
+//! a million years); the doubling delay tells clients that retry by the book when to come back.
 //!
 //! Memory is bounded: at most [`MAX_CLIENTS`] addresses are remembered (IPv6 by /64, what one
 //! host usually holds); past that, addresses not seen before share one entry, so spreading
@@ -134,9 +135,9 @@ fn backoff(failures: u32) -> Duration {
 
 impl FailedLogins {
     /// Decides a request presenting a token from `client` (`None` when the address is not
-    /// known) at `now`: `check` compares the token, and runs only when the address's next token
-    /// is due or the request comes on a connection that already authenticated (`trusted`).
-    /// Deciding and counting happen under one lock, so parallel requests cannot both be checked
+    /// known) at `now`: `check` compares the token; a wrong one counts only when the address is
+    /// due or the request comes on a connection that already authenticated (`trusted`).
+    /// Deciding and counting happen under one lock, so parallel wrong tokens cannot both count
     /// within one delay.
     pub(crate) fn attempt(
         &self,
@@ -145,6 +146,10 @@ impl FailedLogins {
         trusted: bool,
         check: impl FnOnce() -> Check,
     ) -> Attempt {
+        let guesses = match check() {
+            Check::Right => return Attempt::Accepted,
+            Check::Wrong { guesses } => guesses.max(1),
+        };
         let mut state = lock(&self.state);
         let key = client.map(key);
         if !trusted
@@ -156,10 +161,6 @@ impl FailedLogins {
                 retry_after: entry.due.saturating_duration_since(now),
             };
         }
-        let guesses = match check() {
-            Check::Right => return Attempt::Accepted,
-            Check::Wrong { guesses } => guesses.max(1),
-        };
         let entry = state.entry_for(key, now);
         if now.saturating_duration_since(entry.last) >= FORGET_AFTER {
             *entry = Entry { failures: 0, due: now, last: now };
@@ -235,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn each_failure_doubles_the_delay_up_to_the_cap_and_nothing_is_checked_before_it() {
+    fn each_failure_doubles_the_delay_up_to_the_cap_and_nothing_counts_before_it() {
         let logins = FailedLogins::default();
         let t0 = Instant::now();
         // One guess each time the address is due: the delay doubles up to the cap.
@@ -252,27 +253,18 @@ mod tests {
             seen,
             [(1, 250), (2, 500), (3, 1000), (4, 2000), (5, 4000), (6, 8000), (7, 8000), (8, 8000)]
         );
-        // Parallel guesses: only the first is checked; the rest are not, and say when to retry.
-        let mut checked = 0;
-        let attempts: Vec<Attempt> = (0..48)
-            .map(|_| {
-                logins.attempt("192.0.2.8".parse().ok(), t0, false, || {
-                    checked += 1;
-                    WRONG
-                })
-            })
-            .collect();
-        assert_eq!(checked, 1, "one check per delay, however many connections");
+        // Parallel guesses: only the first counts; the rest say when to retry.
+        let attempts: Vec<Attempt> =
+            (0..48).map(|_| logins.attempt("192.0.2.8".parse().ok(), t0, false, || WRONG)).collect();
         assert!(matches!(attempts[0], Attempt::Refused(Penalty { failures: 1, .. })));
         assert!(
             attempts[1..]
                 .iter()
                 .all(|a| *a == Attempt::Throttled { failures: 1, retry_after: ms(250) })
         );
-        // Not checked means not checked: the right token waits too, on a new connection...
+        // The right token from the same address is served at once, on any connection.
         let right = logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), false, || Check::Right);
-        assert_eq!(right, Attempt::Throttled { failures: 1, retry_after: ms(150) });
-        // ...but not on a connection that already authenticated, nor once due.
+        assert_eq!(right, Attempt::Accepted);
         assert_eq!(
             logins.attempt("192.0.2.8".parse().ok(), t0 + ms(100), true, || Check::Right),
             Attempt::Accepted

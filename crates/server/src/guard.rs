@@ -366,11 +366,11 @@ fn refused(penalty: Penalty, message: &str) -> Response {
     with_retry_after(response, penalty.backoff)
 }
 
-/// The 429 for a token sent before its address's next one is due: it was not checked.
+/// The 429 for a wrong token sent before its address's next failure is due: not counted.
 fn throttled(client: Option<IpAddr>, failures: u32, retry_after: Duration) -> Response {
     let from = client.map_or_else(|| "this client".to_string(), |ip| ip.to_string());
     let message = format!(
-        "wrong tokens were sent from {from} ({failures} counted), so its tokens are checked again only in {} ms; this token was not checked — retry after that (a connection that has already authenticated is not held back)",
+        "wrong tokens keep coming from {from} ({failures} counted); this one is wrong too and was not counted — retry after {} ms",
         retry_after.as_millis()
     );
     let body = json!({
