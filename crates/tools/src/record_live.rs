@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 use schemascope_core::suggest::closest;
 use schemascope_core::{CollectionProfile, ProfileBuilder};
 use schemascope_sources::Source;
-use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot};
+use schemascope_sources::aimdb::{
+    self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot, ValueText,
+};
 
 use crate::result::ToolError;
 use crate::services::Services;
@@ -29,8 +31,8 @@ pub(crate) struct Merged {
     pub key: String,
     /// The record's metadata from `record.list`.
     pub metadata: Value,
-    /// The values merged, oldest first.
-    pub values: Vec<Value>,
+    /// The values merged, oldest first, as JSON text (a tree of each could cost 100 times it).
+    pub values: Vec<ValueText>,
     /// The profile of `values`.
     pub profile: CollectionProfile,
     /// What the values are: counts by origin and the window used.
@@ -115,7 +117,7 @@ pub(crate) fn merge(
         )));
     }
     let window_ms = window_ms.unwrap_or(DEFAULT_WINDOW_MS).min(MAX_WINDOW_MS);
-    let mut values: Vec<Value> = snapshot.values(&key).cloned().collect();
+    let mut values: Vec<ValueText> = snapshot.values(&key).cloned().collect();
     let seen = values.len();
     // Always ask the instance: its current value, and the window only while values are missing.
     let window = if seen >= samples { Duration::ZERO } else { Duration::from_millis(window_ms) };
@@ -148,7 +150,9 @@ pub(crate) fn merge(
     }
     let mut builder = ProfileBuilder::new();
     for value in &values {
-        builder.add_value(value);
+        // Read from the instance as JSON; what the profiler refuses (nesting past its limit)
+        // is left out of the schema.
+        let _ = builder.add_json(value.as_str());
     }
     let profile = builder.finish(values.len() as u64);
     let from_history = values.len().saturating_sub(fresh.len().min(values.len()));

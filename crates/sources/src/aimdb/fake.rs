@@ -190,6 +190,9 @@ impl Connection {
                     return;
                 }
             }
+            if !self.flood(&mut state, &mut writer) {
+                return;
+            }
             match reader.read_until(b'\n', &mut partial) {
                 Ok(0) => return,
                 Ok(_) if partial.ends_with(b"\n") => {
@@ -219,33 +222,38 @@ impl Connection {
                         }
                         None => return,
                     }
-                    if let Behaviour::Flood { event_bytes, events } = behaviour
-                        && !state.flooded
-                        && let Some((sub, _, _)) = state.subscriptions.first()
-                    {
-                        state.flooded = true;
-                        for seq in 1..=events as u64 {
-                            let prefix = match self.protocol {
-                                Protocol::V1 => format!(
-                                    r#"{{"event":{{"subscription_id":"{sub}","sequence":{seq},"timestamp":"1730379296.1","data":"#
-                                ),
-                                Protocol::V3 => {
-                                    format!(r#"{{"t":"event","seq":{seq},"sub":"{sub}","data":"#)
-                                }
-                            };
-                            let suffix = if self.protocol == Protocol::V1 { "}}" } else { "}" };
-                            if write_tiny_objects(&mut writer, &prefix, event_bytes, suffix).is_err()
-                            {
-                                return;
-                            }
-                        }
-                    }
                 }
                 Ok(_) => {}
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
                 Err(_) => return,
             }
         }
+    }
+
+    /// Sends a [`Behaviour::Flood`] once the connection has subscribed; false when the peer is
+    /// gone.
+    fn flood(&self, state: &mut State, writer: &mut UnixStream) -> bool {
+        let Behaviour::Flood { event_bytes, events } = self.behaviour() else { return true };
+        let Some((sub, _, _)) = state.subscriptions.first() else { return true };
+        if state.flooded {
+            return true;
+        }
+        state.flooded = true;
+        for seq in 1..=events as u64 {
+            let (prefix, suffix) = match self.protocol {
+                Protocol::V1 => (
+                    format!(
+                        r#"{{"event":{{"subscription_id":"{sub}","sequence":{seq},"timestamp":"1730379296.1","data":"#
+                    ),
+                    "}}",
+                ),
+                Protocol::V3 => (format!(r#"{{"t":"event","seq":{seq},"sub":"{sub}","data":"#), "}"),
+            };
+            if write_tiny_objects(writer, &prefix, event_bytes, suffix).is_err() {
+                return false;
+            }
+        }
+        true
     }
 
     fn behaviour(&self) -> Behaviour {
