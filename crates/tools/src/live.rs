@@ -231,9 +231,9 @@ impl LiveFeeds {
     pub fn flood_state(&self, name: &str) -> Value {
         let floods = lock(&self.floods);
         let flood = floods.get(name);
-        let throttled = flood.and_then(|f| f.throttled).filter(|at| {
-            (Utc::now() - *at).num_milliseconds() < THROTTLE_SHOWN.as_millis() as i64
-        });
+        let throttled = flood
+            .and_then(|f| f.throttled)
+            .filter(|at| (Utc::now() - *at).num_milliseconds() < THROTTLE_SHOWN.as_millis() as i64);
         let mut state = match (throttled, flood) {
             (Some(at), Some(flood)) => serde_json::json!({
                 "state": "throttled",

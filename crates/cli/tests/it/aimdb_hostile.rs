@@ -35,18 +35,29 @@ impl Server {
         let stdin = child.stdin.take().expect("stdin");
         let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
         let mut server = Self { child, stdin, lines, next_id: 1 };
-        server.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "hostile-aimdb", "version": "1"}}));
-        writeln!(server.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .expect("write");
+        server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "hostile-aimdb", "version": "1"}}),
+        );
+        writeln!(
+            server.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .expect("write");
         server
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .expect("write");
+        writeln!(
+            self.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .expect("write");
         for line in self.lines.by_ref() {
             let message: Value = serde_json::from_str(&line.expect("line")).expect("JSON");
             if message["id"] == id {
@@ -146,7 +157,10 @@ fn a_large_value_within_the_bounds_is_kept_as_text_not_as_a_tree() {
     eprintln!("{value_bytes}-byte value kept: peak RSS grew by {grew} bytes");
     // Its text, a copy in the served collection, and the profiler's tape of its tokens (six
     // times the text for `{"a":0}`); as a tree it took about 100 times the text.
-    assert!(grew <= 16 * value_bytes, "peak RSS grew by {grew} bytes for a {value_bytes}-byte value");
+    assert!(
+        grew <= 16 * value_bytes,
+        "peak RSS grew by {grew} bytes for a {value_bytes}-byte value"
+    );
 
     let record = &server.source()["collections"][0]["records"][0];
     assert!(record["bytes"].as_u64().expect("bytes") <= 16 * MIB, "{record}");

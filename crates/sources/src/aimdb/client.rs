@@ -20,6 +20,9 @@ use super::wire::{self, Incoming, Protocol};
 /// as `aimdb-client`'s connect timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Refusals kept until taken (see [`AimxClient::take_refusals`]).
+const REFUSALS_KEPT: usize = 1_000;
+
 /// The v1 per-subscription queue size the client asks for (the server's default).
 const QUEUE_SIZE: u64 = 100;
 
@@ -215,7 +218,10 @@ impl AimxClient {
             return Err(AimxError::Protocol {
                 socket: self.socket.clone(),
                 during: during.into(),
-                detail: format!("a reply of {} bytes where at most {SMALL_BYTES} are expected", text.len()),
+                detail: format!(
+                    "a reply of {} bytes where at most {SMALL_BYTES} are expected",
+                    text.len()
+                ),
             });
         }
         text.parse().map_err(|e| AimxError::Protocol {
@@ -269,7 +275,7 @@ impl AimxClient {
         // Events of subscriptions this client did not open (or closed) are dropped.
         let Some(key) = self.subscriptions.get(&sub).cloned() else { return };
         if let Err(error) = self.check_value(&key, &data) {
-            self.refusals.push(error);
+            self.refuse(error);
             return;
         }
         self.queued_bytes += data.len();
@@ -279,12 +285,21 @@ impl AimxClient {
             && let Some(old) = self.events.pop_front()
         {
             self.queued_bytes -= old.data.len();
-            self.refusals.push(AimxError::QueueFull {
+            self.refuse(AimxError::QueueFull {
                 socket: self.socket.clone(),
                 record: old.key,
                 limit: self.limits.source_bytes,
             });
         }
+    }
+
+    /// Keeps a refusal for [`Self::take_refusals`]; past [`REFUSALS_KEPT`] untaken ones the
+    /// newest replaces the last, so a flood of tiny refused events cannot grow the list.
+    fn refuse(&mut self, error: AimxError) {
+        if self.refusals.len() >= REFUSALS_KEPT {
+            self.refusals.pop();
+        }
+        self.refusals.push(error);
     }
 
     /// Refuses a value over the per-value bound.
@@ -408,7 +423,7 @@ impl AimxClient {
             let read = match self.read_until(deadline, "a subscription") {
                 // A line too long is read past and said, not the end of the subscription.
                 Err(error @ AimxError::LineTooLong { .. }) => {
-                    self.refusals.push(error);
+                    self.refuse(error);
                     continue;
                 }
                 read => read?,

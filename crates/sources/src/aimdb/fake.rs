@@ -94,12 +94,11 @@ impl FakeAimdb {
         let _ = std::fs::remove_file(path);
         let listener = UnixListener::bind(path)?;
         listener.set_nonblocking(true)?;
-        let shared =
-            Arc::new(Shared {
-                behaviour: Mutex::new(behaviour),
-                records: Mutex::new(records),
-                feeds: Mutex::new(Vec::new()),
-            });
+        let shared = Arc::new(Shared {
+            behaviour: Mutex::new(behaviour),
+            records: Mutex::new(records),
+            feeds: Mutex::new(Vec::new()),
+        });
         let stop = Arc::new(AtomicBool::new(false));
         let accept = {
             let (shared, stop) = (shared.clone(), stop.clone());
@@ -247,7 +246,9 @@ impl Connection {
                     ),
                     "}}",
                 ),
-                Protocol::V3 => (format!(r#"{{"t":"event","seq":{seq},"sub":"{sub}","data":"#), "}"),
+                Protocol::V3 => {
+                    (format!(r#"{{"t":"event","seq":{seq},"sub":"{sub}","data":"#), "}")
+                }
             };
             if write_tiny_objects(writer, &prefix, event_bytes, suffix).is_err() {
                 return false;
@@ -263,7 +264,9 @@ impl Connection {
     /// For a `record.get` request of a greeted connection, the start of its reply up to the value.
     fn get_reply_prefix(&self, state: &State, line: &str) -> Option<String> {
         let message: Value = serde_json::from_str(line).ok()?;
-        if message.get("method").and_then(Value::as_str) != Some("record.get") || !state.greeted && self.protocol == Protocol::V1 {
+        if message.get("method").and_then(Value::as_str) != Some("record.get")
+            || !state.greeted && self.protocol == Protocol::V1
+        {
             return None;
         }
         let id = message.get("id").and_then(Value::as_u64)?;

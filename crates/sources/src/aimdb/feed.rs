@@ -5,8 +5,8 @@
 //! byte-rate bound (the socket then fills and the instance's own queues take the excess), and
 //! what waits for the next batch stays within the per-source byte bound.
 
-use std::path::{Path, PathBuf};
 use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;

@@ -88,7 +88,12 @@ impl Limits {
             }
         }
         let nested = [
-            ("--aimdb-max-value-bytes", self.max_value_bytes, "--aimdb-record-bytes", self.record_bytes),
+            (
+                "--aimdb-max-value-bytes",
+                self.max_value_bytes,
+                "--aimdb-record-bytes",
+                self.record_bytes,
+            ),
             ("--aimdb-record-bytes", self.record_bytes, "--aimdb-source-bytes", self.source_bytes),
         ];
         for (inner, inner_bytes, outer, outer_bytes) in nested {
@@ -136,6 +141,11 @@ mod tests {
         assert!(zero.check().unwrap_err().to_string().contains("--aimdb-bytes-per-second"));
         let loose = Limits { max_value_bytes: 32 << 20, ..Limits::default() };
         let error = loose.check().unwrap_err().to_string();
-        assert!(error.contains("--aimdb-max-value-bytes (33554432 bytes) must not exceed --aimdb-record-bytes"), "{error}");
+        assert!(
+            error.contains(
+                "--aimdb-max-value-bytes (33554432 bytes) must not exceed --aimdb-record-bytes"
+            ),
+            "{error}"
+        );
     }
 }

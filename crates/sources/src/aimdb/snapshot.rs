@@ -242,8 +242,7 @@ impl Snapshot {
         let mut buffer = String::with_capacity(usize::try_from(self.held).unwrap_or(0));
         let mut items = Vec::new();
         let mut profiler = ProfileBuilder::new();
-        for (key, metadata) in
-            self.records.iter().filter_map(|m| record_key(m).map(|key| (key, m)))
+        for (key, metadata) in self.records.iter().filter_map(|m| record_key(m).map(|key| (key, m)))
         {
             let metadata = serde_json::to_string(metadata).unwrap_or_else(|_| "null".into());
             for value in self.values(key) {
@@ -289,5 +288,56 @@ impl Snapshot {
             aimdb: Some(Arc::new(self)),
             direction: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fake::{Behaviour, FakeAimdb, FakeRecord};
+    use super::*;
+
+    fn text(bytes: usize) -> ValueText {
+        ValueText::from(&json!("x".repeat(bytes - 2)))
+    }
+
+    #[test]
+    fn keeps_values_within_the_byte_bounds_oldest_dropped_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let records = vec![FakeRecord::new("a", "A", vec![]), FakeRecord::new("b", "B", vec![])];
+        let fake =
+            FakeAimdb::start(&dir.path().join("s.sock"), Protocol::V3, Behaviour::Normal, records)
+                .expect("fake starts");
+        let mut snapshot = Snapshot::fetch(fake.path(), Duration::from_secs(5)).expect("reads");
+        snapshot.limits = Limits {
+            max_value_bytes: 100,
+            record_bytes: 300,
+            source_bytes: 500,
+            bytes_per_second: 1,
+        };
+        // Per record: 100 bytes each, the fourth pushes out the first.
+        for _ in 0..4 {
+            snapshot.push("a", text(100));
+        }
+        assert_eq!((snapshot.values("a").count(), snapshot.record_bytes("a")), (3, 300));
+        // Per source: b's values push out a's oldest first, then b's own.
+        for _ in 0..3 {
+            snapshot.push("b", text(100));
+        }
+        assert_eq!(snapshot.held_bytes(), 500);
+        assert_eq!((snapshot.values("a").count(), snapshot.values("b").count()), (2, 3));
+        assert_eq!(snapshot.evicted(), 2);
+        // Too large for one value: refused, counted, nothing dropped for it.
+        snapshot.push("b", text(101));
+        assert_eq!((snapshot.refused(), snapshot.held_bytes()), (1, 500));
+        // A record of many small values keeps at most HISTORY of them.
+        for _ in 0..(HISTORY + 5) {
+            snapshot.push("a", text(2));
+        }
+        assert_eq!(snapshot.values("a").count(), HISTORY);
+        assert!(snapshot.held_bytes() <= 500);
+        let collection = snapshot.collection("s");
+        assert_eq!(collection.len(), snapshot.values("a").count() + snapshot.values("b").count());
     }
 }

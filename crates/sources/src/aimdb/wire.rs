@@ -211,11 +211,14 @@ pub(super) fn decode(line: &str) -> Result<Incoming, String> {
             let sub = as_string(event.subscription_id)
                 .ok_or_else(|| format!("event without subscription_id: {}", excerpt(line)))?;
             let seq = as_u64(event.sequence).unwrap_or(0);
-            let data = event.data.map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
+            let data = event
+                .data
+                .map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
             Ok(Incoming::Event { sub, seq, data })
         }
         None if frame.id.is_some() && (frame.result.is_some() || frame.error.is_some()) => {
-            let id = as_u64(frame.id).ok_or_else(|| format!("reply with a bad id: {}", excerpt(line)))?;
+            let id = as_u64(frame.id)
+                .ok_or_else(|| format!("reply with a bad id: {}", excerpt(line)))?;
             let result = match (frame.result, frame.error) {
                 (Some(result), _) => Ok(ValueText::compact(result.get())),
                 (None, error) => {
@@ -270,7 +273,9 @@ fn decode_v3(tag: &str, frame: &Frame<'_>, line: &str) -> Result<Incoming, Strin
             let seq =
                 as_u64(frame.seq).ok_or_else(|| format!("{tag} without seq: {}", excerpt(line)))?;
             // A missing `data` decodes as null, as the codec does.
-            let data = frame.data.map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
+            let data = frame
+                .data
+                .map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
             Ok(Incoming::Event { sub, seq, data })
         }
         "pong" | "subscribed" => Ok(Incoming::Ignored),
