@@ -73,6 +73,9 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                 // Whether a flood is being slowed, and what was refused for its size.
                 if let (Value::Object(live), Value::Object(flood)) = (&mut live, services.live.flood_state(s.name())) {
                     live.extend(flood);
+                    if live.get("connected") == Some(&Value::Bool(false)) {
+                        live.insert("state".into(), json!("lost"));
+                    }
                 }
                 entry["live"] = live;
             }

@@ -30,7 +30,7 @@ pub struct Limits {
     /// The largest value kept, in bytes of JSON text (`--aimdb-max-value-bytes`).
     pub max_value_bytes: u64,
     /// The most bytes of values kept per record (`--aimdb-record-bytes`); also the longest line
-    /// read (with [`ENVELOPE_BYTES`] more), as one `record.drain` reply may fill a history.
+    /// read (with 64 KiB more), as one `record.drain` reply may fill a history.
     pub record_bytes: u64,
     /// The most bytes of values kept per source (`--aimdb-source-bytes`).
     pub source_bytes: u64,
