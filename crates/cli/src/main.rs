@@ -2,6 +2,7 @@
 //! streamable HTTP), `demo`, and `profile` (a full profile report). It parses arguments into the
 //! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
 
+mod aimdb_limits;
 mod ask;
 mod bus_error;
 mod eval;
@@ -268,6 +269,8 @@ enum Command {
         session: SessionFileArgs,
         #[command(flatten)]
         exposure: exposure::ExposureArgs,
+        #[command(flatten)]
+        aimdb: aimdb_limits::AimdbLimitArgs,
     },
     /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
     SearchDocs {
@@ -758,7 +761,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             trace_json,
             session,
             exposure,
+            aimdb,
         } => {
+            // Before the sources load: an instance's values are bounded from the first read.
+            aimdb.apply()?;
             let services = services_serving(&sources)?;
             session.apply(&services)?;
             retrieval.apply(&services)?;

@@ -1,6 +1,6 @@
 //! list_sources: what is served, with collections, sizes and load warnings.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::params::ListSourcesParams;
 use crate::result::ToolResult;
@@ -41,7 +41,7 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                             .records
                             .iter()
                             .filter_map(|m| schemascope_sources::aimdb::record_key(m).map(|k| (k, m)))
-                            .map(|(k, m)| json!({"name": k, "values": snapshot.values(k).count(), "type": schemascope_sources::aimdb::type_name(m)}))
+                            .map(|(k, m)| json!({"name": k, "values": snapshot.values(k).count(), "bytes": snapshot.record_bytes(k), "type": schemascope_sources::aimdb::type_name(m)}))
                             .collect::<Vec<_>>());
                     } else if c.kind() == schemascope_core::CollectionKind::Records {
                         entry["records"] =
@@ -62,7 +62,7 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
             });
             if s.aimdb.is_some() {
                 // Whether the values are live, or as of when the connection was lost.
-                entry["live"] = match services.live.live_lost_since(s.name()) {
+                let mut live = match services.live.live_lost_since(s.name()) {
                     None => json!({"connected": true}),
                     Some(since) => json!({
                         "connected": false,
@@ -70,10 +70,22 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                         "dataAgeSeconds": (chrono::Utc::now() - since).num_milliseconds().max(0) as f64 / 1000.0,
                     }),
                 };
+                // Whether a flood is being slowed, and what was refused for its size.
+                if let (Value::Object(live), Value::Object(flood)) = (&mut live, services.live.flood_state(s.name())) {
+                    live.extend(flood);
+                    if live.get("connected") == Some(&Value::Bool(false)) {
+                        live.insert("state".into(), json!("lost"));
+                    }
+                }
+                entry["live"] = live;
             }
             if let Some(snapshot) = &s.aimdb {
                 // What a live AimDB source is connected to: the instance and what it allows.
                 entry["aimdb"] = json!({
+                    "heldBytes": snapshot.held_bytes(),
+                    "evictedValues": snapshot.evicted(),
+                    "refusedValues": snapshot.refused(),
+                    "limits": snapshot.limits(),
                     "socket": snapshot.socket,
                     "protocol": snapshot.protocol,
                     "server": snapshot.welcome.get("server"),

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 
 use serde_json::Value;
 
-use schemascope_sources::aimdb::{Event, Feed};
+use schemascope_sources::aimdb::{Event, Feed, FeedNotice, ValueText};
 
 use schemascope_core::sync::lock;
 
@@ -31,6 +31,8 @@ pub struct LiveFeeds {
     following: AtomicBool,
     /// Live AimDB sources whose connection is lost, with when it was lost.
     lost: Mutex<BTreeMap<String, DateTime<Utc>>>,
+    /// What each followed source's feed said of floods and refused values.
+    floods: Mutex<BTreeMap<String, Flood>>,
     /// This service, for the feeds' callbacks (which must not keep it alive).
     this: Weak<LiveFeeds>,
 }
@@ -61,17 +63,18 @@ impl LiveFeeds {
             update: Mutex::new(()),
             following: AtomicBool::new(false),
             lost: Mutex::new(BTreeMap::new()),
+            floods: Mutex::new(BTreeMap::new()),
             this: this.clone(),
         })
     }
 
     /// Adds `values` of record `key` to AimDB source `name` and serves the result.
-    pub fn record_live_values(&self, name: &str, key: &str, values: Vec<Value>) {
+    pub fn record_live_values(&self, name: &str, key: &str, values: Vec<ValueText>) {
         self.fold(name, values.into_iter().map(|v| (key.to_string(), v)).collect());
     }
 
     /// Adds `(record key, value)` pairs, oldest first, to AimDB source `name` in one update.
-    fn fold(&self, name: &str, values: Vec<(String, Value)>) {
+    fn fold(&self, name: &str, values: Vec<(String, ValueText)>) {
         let _one_at_a_time = lock(&self.update);
         let Ok(source) = self.sources.get(Some(name)) else { return };
         let Some(snapshot) = &source.aimdb else { return };
@@ -86,7 +89,7 @@ impl LiveFeeds {
     /// repeats the record's last known value is the server telling the current value on
     /// subscribe (2.x does for single-latest records), not a new value: it is not counted twice.
     fn fold_events(&self, name: &str, events: Vec<Event>) {
-        let known_last = |key: &str| -> Option<Value> {
+        let known_last = |key: &str| -> Option<ValueText> {
             let source = self.sources.get(Some(name)).ok()?;
             source.aimdb.as_ref()?.values(key).last().cloned()
         };
@@ -143,6 +146,13 @@ impl LiveFeeds {
                 lock(&feeds.lost).entry(name.clone()).or_insert_with(Utc::now);
             }
         };
+        let on_notice = {
+            let (feeds, name) = (self.this.clone(), name.clone());
+            move |notice: FeedNotice| {
+                let Some(feeds) = feeds.upgrade() else { return };
+                lock(&feeds.floods).entry(name.clone()).or_default().note(notice);
+            }
+        };
         let on_connected = {
             let (feeds, name) = (self.this.clone(), name.clone());
             move || {
@@ -160,6 +170,7 @@ impl LiveFeeds {
                 on_values,
                 on_error,
                 on_connected,
+                on_notice,
             ),
         ));
     }
@@ -202,14 +213,79 @@ impl LiveFeeds {
         );
     }
 
-    /// The values of each record of AimDB source `name`, oldest first (for tests and reports).
+    /// The values of each record of AimDB source `name`, oldest first (for tests and reports:
+    /// each is parsed).
     pub fn live_values(&self, name: &str) -> BTreeMap<String, Vec<Value>> {
         let Ok(source) = self.sources.get(Some(name)) else { return BTreeMap::new() };
         let Some(snapshot) = &source.aimdb else { return BTreeMap::new() };
         snapshot
             .keys()
             .into_iter()
-            .map(|k| (k.to_string(), snapshot.values(k).cloned().collect()))
+            .map(|k| (k.to_string(), snapshot.values(k).filter_map(|v| v.parse().ok()).collect()))
             .collect()
+    }
+
+    /// What list_sources says of the flood state of AimDB source `name`: `following`, or
+    /// `throttled` (read slower than it sends, for the last few seconds) with the reason, and
+    /// the values refused for their size or dropped while waiting, with the last reason.
+    pub fn flood_state(&self, name: &str) -> Value {
+        let floods = lock(&self.floods);
+        let flood = floods.get(name);
+        let throttled = flood
+            .and_then(|f| f.throttled)
+            .filter(|at| (Utc::now() - *at).num_milliseconds() < THROTTLE_SHOWN.as_millis() as i64);
+        let mut state = match (throttled, flood) {
+            (Some(at), Some(flood)) => serde_json::json!({
+                "state": "throttled",
+                "reason": format!(
+                    "the instance sends more than the {}-byte/s bound (--aimdb-bytes-per-second): it is read no faster, so its values arrive late and it may drop some",
+                    flood.bytes_per_second
+                ),
+                "throttledAt": at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            }),
+            _ => serde_json::json!({"state": "following"}),
+        };
+        if let Some(flood) = flood {
+            state["throttledTimes"] = flood.throttles.into();
+            state["refusedValues"] = flood.refused.into();
+            if let Some(reason) = &flood.last_refusal {
+                state["lastRefusal"] = reason.clone().into();
+            }
+        }
+        state
+    }
+}
+
+/// How long after its last pause a source still shows as throttled.
+const THROTTLE_SHOWN: Duration = Duration::from_secs(10);
+
+/// What one source's feed said of floods.
+#[derive(Debug, Default)]
+struct Flood {
+    /// When reading was last paused for the byte rate.
+    throttled: Option<DateTime<Utc>>,
+    /// How many times it was.
+    throttles: u64,
+    /// The rate bound, in bytes per second.
+    bytes_per_second: u64,
+    /// Values refused for their size or dropped while waiting.
+    refused: u64,
+    /// The last such refusal, said as its error says it.
+    last_refusal: Option<String>,
+}
+
+impl Flood {
+    fn note(&mut self, notice: FeedNotice) {
+        match notice {
+            FeedNotice::Throttled { bytes_per_second } => {
+                self.throttled = Some(Utc::now());
+                self.throttles += 1;
+                self.bytes_per_second = bytes_per_second;
+            }
+            FeedNotice::Refused(error) => {
+                self.refused += 1;
+                self.last_refusal = Some(error.to_string());
+            }
+        }
     }
 }

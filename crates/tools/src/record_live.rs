@@ -12,7 +12,9 @@ use schemascope_core::ceilings::Ceiling;
 use schemascope_core::suggest::closest;
 use schemascope_core::{CollectionProfile, ProfileBuilder};
 use schemascope_sources::Source;
-use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot};
+use schemascope_sources::aimdb::{
+    self, DEFAULT_TIMEOUT, HISTORY, Match, SampleOptions, Snapshot, ValueText,
+};
 
 use crate::result::ToolError;
 use crate::services::Services;
@@ -28,8 +30,8 @@ pub(crate) struct Merged {
     pub key: String,
     /// The record's metadata from `record.list`.
     pub metadata: Value,
-    /// The values merged, oldest first.
-    pub values: Vec<Value>,
+    /// The values merged, oldest first, as JSON text (a tree of each could cost 100 times it).
+    pub values: Vec<ValueText>,
     /// The profile of `values`.
     pub profile: CollectionProfile,
     /// What the values are: counts by origin and the window used.
@@ -124,7 +126,7 @@ pub(crate) fn merge(
 ) -> Result<Merged, ToolError> {
     let key = key(snapshot, source, name)?.to_string();
     let (samples, window_ms) = sampling(samples, window_ms)?;
-    let mut values: Vec<Value> = snapshot.values(&key).cloned().collect();
+    let mut values: Vec<ValueText> = snapshot.values(&key).cloned().collect();
     let seen = values.len();
     // Always ask the instance: its current value, and the window only while values are missing.
     let window = if seen >= samples { Duration::ZERO } else { Duration::from_millis(window_ms) };
@@ -157,7 +159,9 @@ pub(crate) fn merge(
     }
     let mut builder = ProfileBuilder::new();
     for value in &values {
-        builder.add_value(value);
+        // Read from the instance as JSON; what the profiler refuses (nesting past its limit)
+        // is left out of the schema.
+        let _ = builder.add_json(value.as_str());
     }
     let profile = builder.finish(values.len() as u64);
     let from_history = values.len().saturating_sub(fresh.len().min(values.len()));

@@ -196,8 +196,11 @@ fn live_query(
     if params.include_example.unwrap_or(true) {
         let mut cuts = Cuts::default();
         let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
-        data["example"] =
-            merged.values.last().map(|e| shorten(e, &limits, &mut cuts)).unwrap_or(Value::Null);
+        data["example"] = merged
+            .values
+            .last()
+            .map(|e| shorten(&e.parse_sample(), &limits, &mut cuts))
+            .unwrap_or(Value::Null);
     }
     let alias = if name == merged.key { String::new() } else { format!(" (asked as '{name}')") };
     let required = schema_required(&data["schema"]);

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod aimdb_cli;
+mod aimdb_hostile;
 mod ask_cli;
 mod ceilings_cli;
 mod cli;

@@ -12,14 +12,16 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::error::{AimxError, connect_hint};
+use super::limits::{Limits, limits};
+use super::value_text::ValueText;
 use super::wire::{self, Incoming, Protocol};
 
 /// The deadline of one request (and of the handshake) unless the caller sets another; the same
 /// as `aimdb-client`'s connect timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The longest line accepted from a server, so a broken peer cannot exhaust memory.
-const MAX_LINE: usize = 64 << 20;
+/// Refusals kept until taken (see [`AimxClient::take_refusals`]).
+const REFUSALS_KEPT: usize = 1_000;
 
 /// The v1 per-subscription queue size the client asks for (the server's default).
 const QUEUE_SIZE: u64 = 100;
@@ -32,7 +34,7 @@ pub struct Event {
     /// The server's sequence number (3.0: gaps mean dropped events).
     pub seq: u64,
     /// The record value.
-    pub data: Value,
+    pub data: ValueText,
 }
 
 /// A connection to one AimDB instance.
@@ -47,8 +49,19 @@ pub struct AimxClient {
     next_id: u64,
     timeout: Duration,
     events: VecDeque<Event>,
+    /// The bytes of the values in `events`, bounded by the per-source bound.
+    queued_bytes: usize,
     /// Subscription id → record key.
     subscriptions: HashMap<String, String>,
+    /// The bounds, as when connected.
+    limits: Limits,
+    /// Inside a line longer than the bound: the rest of it is read past, up to its newline.
+    skipping: bool,
+    /// Every byte read from the socket, skipped ones too (for the feed's rate bound).
+    bytes_read: u64,
+    /// What was refused while following subscriptions (values too large, lines too long,
+    /// events dropped from a full queue), for [`AimxClient::take_refusals`].
+    refusals: Vec<AimxError>,
 }
 
 impl AimxClient {
@@ -91,7 +104,12 @@ impl AimxClient {
             next_id: 1,
             timeout,
             events: VecDeque::new(),
+            queued_bytes: 0,
             subscriptions: HashMap::new(),
+            limits: limits(),
+            skipping: false,
+            bytes_read: 0,
+            refusals: Vec::new(),
         })
     }
 
@@ -118,7 +136,10 @@ impl AimxClient {
             match self.read(deadline, "the handshake")? {
                 Incoming::Reply { id: got, result } if got == id => {
                     return match result {
-                        Ok(welcome) => self.accept_welcome(welcome, "3"),
+                        Ok(welcome) => {
+                            let welcome = self.small_tree(&welcome, "the handshake")?;
+                            self.accept_welcome(welcome, "3")
+                        }
                         Err(e) if e.code == "version_mismatch" => {
                             Err(AimxError::UnsupportedVersion {
                                 socket: self.socket.clone(),
@@ -189,8 +210,29 @@ impl AimxClient {
         id
     }
 
-    /// Sends one request and waits for its reply.
-    pub fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, AimxError> {
+    /// A reply that is not a record value (a welcome, a drain's frame) as a tree, refused past
+    /// 64 KiB for one that is not a list: a tree costs up to about 100 times its text.
+    fn small_tree(&self, text: &ValueText, during: &str) -> Result<Value, AimxError> {
+        const SMALL_BYTES: usize = 64 << 10;
+        if text.len() > SMALL_BYTES {
+            return Err(AimxError::Protocol {
+                socket: self.socket.clone(),
+                during: during.into(),
+                detail: format!(
+                    "a reply of {} bytes where at most {SMALL_BYTES} are expected",
+                    text.len()
+                ),
+            });
+        }
+        text.parse().map_err(|e| AimxError::Protocol {
+            socket: self.socket.clone(),
+            during: during.into(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Sends one request and waits for its reply (its JSON text).
+    pub fn request(&mut self, method: &str, params: Option<Value>) -> Result<ValueText, AimxError> {
         let id = self.take_id();
         self.send(&wire::request(self.protocol, id, method, params), method)?;
         let deadline = Instant::now() + self.timeout;
@@ -226,46 +268,113 @@ impl AimxClient {
         }
     }
 
-    fn keep_event(&mut self, sub: String, seq: u64, data: Value) {
+    /// Queues a subscription value for [`Self::next_event`]; one over the per-value bound, or
+    /// past the per-source bound of queued bytes (the oldest go first), is refused and said in
+    /// [`Self::take_refusals`].
+    fn keep_event(&mut self, sub: String, seq: u64, data: ValueText) {
         // Events of subscriptions this client did not open (or closed) are dropped.
-        if let Some(key) = self.subscriptions.get(&sub) {
-            self.events.push_back(Event { key: key.clone(), seq, data });
+        let Some(key) = self.subscriptions.get(&sub).cloned() else { return };
+        if let Err(error) = self.check_value(&key, &data) {
+            self.refuse(error);
+            return;
+        }
+        self.queued_bytes += data.len();
+        self.events.push_back(Event { key, seq, data });
+        let bound = usize::try_from(self.limits.source_bytes).unwrap_or(usize::MAX);
+        while self.queued_bytes > bound
+            && let Some(old) = self.events.pop_front()
+        {
+            self.queued_bytes -= old.data.len();
+            self.refuse(AimxError::QueueFull {
+                socket: self.socket.clone(),
+                record: old.key,
+                limit: self.limits.source_bytes,
+            });
         }
     }
 
-    /// Every record's metadata (`record.list`), as the server sent it.
+    /// Keeps a refusal for [`Self::take_refusals`]; past [`REFUSALS_KEPT`] untaken ones the
+    /// newest replaces the last, so a flood of tiny refused events cannot grow the list.
+    fn refuse(&mut self, error: AimxError) {
+        if self.refusals.len() >= REFUSALS_KEPT {
+            self.refusals.pop();
+        }
+        self.refusals.push(error);
+    }
+
+    /// Refuses a value over the per-value bound.
+    fn check_value(&self, key: &str, value: &ValueText) -> Result<(), AimxError> {
+        let bytes = value.len() as u64;
+        if bytes > self.limits.max_value_bytes {
+            return Err(AimxError::ValueTooLarge {
+                socket: self.socket.clone(),
+                record: key.to_string(),
+                bytes,
+                limit: self.limits.max_value_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// What was refused while reading subscription events since the last call: values over the
+    /// per-value bound, lines over the line bound (read past), events dropped from a full queue.
+    pub fn take_refusals(&mut self) -> Vec<AimxError> {
+        std::mem::take(&mut self.refusals)
+    }
+
+    /// Every byte read from the socket so far, lines read past included.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Every record's metadata (`record.list`), as the server sent it. Each record's metadata is
+    /// a small object; one over 64 KiB is refused, as its tree would cost up to 100 times that.
     pub fn list_records(&mut self) -> Result<Vec<Value>, AimxError> {
-        match self.request("record.list", None)? {
-            Value::Array(records) => Ok(records),
-            other => Err(AimxError::Protocol {
+        let reply = self.request("record.list", None)?;
+        let records: Vec<&serde_json::value::RawValue> = serde_json::from_str(reply.as_str())
+            .map_err(|e| AimxError::Protocol {
                 socket: self.socket.clone(),
                 during: "record.list".into(),
-                detail: format!("expected an array, got {other}"),
-            }),
-        }
+                detail: format!("expected an array ({e})"),
+            })?;
+        records
+            .into_iter()
+            .map(|raw| self.small_tree(&ValueText::compact(raw.get()), "record.list"))
+            .collect()
     }
 
-    /// The current value of record `key` (`record.get`), or `None` when it has none.
-    pub fn get(&mut self, key: &str) -> Result<Option<Value>, AimxError> {
+    /// The current value of record `key` (`record.get`), or `None` when it has none. A value over
+    /// the per-value bound is an error naming it.
+    pub fn get(&mut self, key: &str) -> Result<Option<ValueText>, AimxError> {
         match self.request("record.get", Some(wire::get_params(self.protocol, key))) {
-            Ok(value) => Ok(Some(value)),
+            Ok(value) => self.check_value(key, &value).map(|()| Some(value)),
             Err(error) if error.code() == Some("not_found") => Ok(None),
             Err(error) => Err(error),
         }
     }
 
     /// The values of record `key` produced since the previous drain on this connection
-    /// (`record.drain`), oldest first; the first call opens the cursor.
-    pub fn drain(&mut self, key: &str, limit: Option<u64>) -> Result<Vec<Value>, AimxError> {
+    /// (`record.drain`), oldest first; the first call opens the cursor. A value over the
+    /// per-value bound is an error naming it.
+    pub fn drain(&mut self, key: &str, limit: Option<u64>) -> Result<Vec<ValueText>, AimxError> {
+        #[derive(serde::Deserialize)]
+        struct Drained<'a> {
+            #[serde(borrow)]
+            values: Vec<&'a serde_json::value::RawValue>,
+        }
         let reply = self.request("record.drain", Some(wire::drain_params(key, limit)))?;
-        match reply.get("values") {
-            Some(Value::Array(values)) => Ok(values.clone()),
-            _ => Err(AimxError::Protocol {
+        let drained: Drained<'_> =
+            serde_json::from_str(reply.as_str()).map_err(|e| AimxError::Protocol {
                 socket: self.socket.clone(),
                 during: "record.drain".into(),
-                detail: format!("expected {{values: [...]}}, got {reply}"),
-            }),
+                detail: format!("expected {{values: [...]}} ({e})"),
+            })?;
+        let values: Vec<ValueText> =
+            drained.values.into_iter().map(|raw| ValueText::compact(raw.get())).collect();
+        for value in &values {
+            self.check_value(key, value)?;
         }
+        Ok(values)
     }
 
     /// Subscribes to record `key`; every value produced after this returns comes from
@@ -277,6 +386,7 @@ impl AimxClient {
                     "record.subscribe",
                     Some(json!({"name": key, "queue_size": QUEUE_SIZE})),
                 )?;
+                let reply = self.small_tree(&reply, "record.subscribe")?;
                 let sub =
                     reply.get("subscription_id").and_then(Value::as_str).ok_or_else(|| {
                         AimxError::Protocol {
@@ -307,9 +417,18 @@ impl AimxClient {
     pub fn next_event(&mut self, deadline: Instant) -> Result<Option<Event>, AimxError> {
         loop {
             if let Some(event) = self.events.pop_front() {
+                self.queued_bytes -= event.data.len();
                 return Ok(Some(event));
             }
-            match self.read_until(deadline, "a subscription")? {
+            let read = match self.read_until(deadline, "a subscription") {
+                // A line too long is read past and said, not the end of the subscription.
+                Err(error @ AimxError::LineTooLong { .. }) => {
+                    self.refuse(error);
+                    continue;
+                }
+                read => read?,
+            };
+            match read {
                 None => return Ok(None),
                 Some(Incoming::Event { sub, seq, data }) => self.keep_event(sub, seq, data),
                 Some(Incoming::Reply { id, result: Err(e) })
@@ -355,7 +474,11 @@ impl AimxClient {
         })
     }
 
+    /// The next line, or `None` when `deadline` passed first. A line longer than the bound is
+    /// refused as soon as the bound is passed, and the rest of it is read past later without
+    /// being kept, so a peer cannot make the client hold more than the bound.
     fn read_line(&mut self, deadline: Instant, during: &str) -> Result<Option<String>, AimxError> {
+        let max = usize::try_from(self.limits.max_line_bytes()).unwrap_or(usize::MAX);
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -367,8 +490,30 @@ impl AimxClient {
                 .get_ref()
                 .set_read_timeout(Some(wait))
                 .map_err(|e| self.io_error(e, during))?;
-            let room = (MAX_LINE + 1).saturating_sub(self.partial.len()) as u64;
+            if self.skipping {
+                match self.reader.fill_buf() {
+                    Ok([]) => {
+                        return Err(AimxError::Closed {
+                            socket: self.socket.clone(),
+                            during: during.into(),
+                        });
+                    }
+                    Ok(buffer) => {
+                        let end = buffer.iter().position(|&b| b == b'\n');
+                        let used = end.map_or(buffer.len(), |i| i + 1);
+                        self.reader.consume(used);
+                        self.bytes_read += used as u64;
+                        self.skipping = end.is_none();
+                    }
+                    Err(e) if is_retry(&e) => {}
+                    Err(e) => return Err(self.io_error(e, during)),
+                }
+                continue;
+            }
+            let room = (max + 1).saturating_sub(self.partial.len()) as u64;
+            let before = self.partial.len();
             let read = (&mut self.reader).take(room).read_until(b'\n', &mut self.partial);
+            self.bytes_read += self.partial.len().saturating_sub(before) as u64;
             match read {
                 Ok(_) if self.partial.last() == Some(&b'\n') => {
                     let mut bytes = std::mem::take(&mut self.partial);
@@ -384,11 +529,14 @@ impl AimxClient {
                         detail: "a line that is not UTF-8".into(),
                     });
                 }
-                Ok(_) if self.partial.len() > MAX_LINE => {
-                    return Err(AimxError::Protocol {
+                Ok(_) if self.partial.len() > max => {
+                    // Freed now, not when the next line replaces it.
+                    self.partial = Vec::new();
+                    self.skipping = true;
+                    return Err(AimxError::LineTooLong {
                         socket: self.socket.clone(),
                         during: during.into(),
-                        detail: format!("a line longer than {MAX_LINE} bytes"),
+                        limit: max as u64,
                     });
                 }
                 // End of stream, with or without a partial line.
@@ -398,11 +546,7 @@ impl AimxClient {
                         during: during.into(),
                     });
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if is_retry(&e) => {}
                 Err(e) => return Err(self.io_error(e, during)),
             }
         }
@@ -426,4 +570,9 @@ impl AimxClient {
             }
         }
     }
+}
+
+/// A read that stopped at its timeout or a signal: the caller's deadline decides what follows.
+fn is_retry(error: &std::io::Error) -> bool {
+    matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted)
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::fake::{Behaviour, FakeAimdb, FakeRecord};
-use super::{AimxClient, AimxError, Protocol};
+use super::{AimxClient, AimxError, Protocol, ValueText};
 
 fn socket(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("aimdb.sock")
@@ -44,8 +44,8 @@ fn speaks_both_wires_and_picks_the_version_from_the_handshake() {
         let keys: Vec<&str> = list.iter().filter_map(|m| m["record_key"].as_str()).collect();
         assert_eq!(keys, ["server::Temperature", "sensors.outdoor"], "{protocol:?}");
         assert_eq!(
-            client.get("server::Temperature").expect("gets"),
-            Some(json!({"celsius": 21.5, "sensor_id": "s1"}))
+            client.get("server::Temperature").expect("gets").expect("has a value"),
+            json!({"celsius": 21.5, "sensor_id": "s1"})
         );
         assert_eq!(client.get("sensors.outdoor").expect("no value is not an error"), None);
         // The first drain opens the cursor; later ones return what was produced since.
@@ -61,7 +61,7 @@ fn speaks_both_wires_and_picks_the_version_from_the_handshake() {
         let first = client.next_event(Instant::now() + SHORT).expect("reads").expect("an event");
         assert_eq!(
             (first.key.as_str(), first.seq, first.data),
-            ("sensors.outdoor", 1, json!({"celsius": 9}))
+            ("sensors.outdoor", 1, ValueText::from(&json!({"celsius": 9})))
         );
         // A request while events are queued still gets its own reply; the event is kept.
         assert_eq!(
@@ -69,7 +69,10 @@ fn speaks_both_wires_and_picks_the_version_from_the_handshake() {
             vec![json!({"celsius": 9}), json!({"celsius": 9.5, "wind": null})]
         );
         let second = client.next_event(Instant::now() + SHORT).expect("reads").expect("an event");
-        assert_eq!((second.seq, second.data), (2, json!({"celsius": 9.5, "wind": null})));
+        assert_eq!(
+            (second.seq, second.data),
+            (2, ValueText::from(&json!({"celsius": 9.5, "wind": null})))
+        );
         assert_eq!(
             client.next_event(Instant::now() + Duration::from_millis(50)).expect("reads"),
             None
@@ -154,4 +157,29 @@ fn connection_failures_name_the_socket_and_what_to_try() {
     std::fs::write(&file, b"{}").expect("writes");
     let error = AimxClient::connect(&file, SHORT).expect_err("not a socket");
     assert!(error.to_string().contains("is not a Unix socket"), "{error}");
+}
+
+#[test]
+fn a_line_over_the_bound_is_refused_and_read_past_then_the_next_request_is_answered() {
+    for protocol in [Protocol::V1, Protocol::V3] {
+        let (_dir, fake) = start(protocol, Behaviour::Normal);
+        let mut client =
+            AimxClient::connect(fake.path(), Duration::from_secs(5)).expect("connects");
+        let bound = super::limits().record_bytes + 64 * 1024;
+        fake.set_behaviour(Behaviour::HugeGet(usize::try_from(bound).expect("fits") + 1_000_000));
+        let error = client.get("server::Temperature").expect_err("too long");
+        assert_eq!(error.kind(), "aimdb_line_too_long", "{protocol:?}");
+        assert!(error.to_string().contains(&format!("longer than {bound} bytes")), "{error}");
+        fake.set_behaviour(Behaviour::Normal);
+        assert_eq!(
+            client.get("server::Temperature").expect("answered").expect("has a value"),
+            json!({"celsius": 21.5, "sensor_id": "s1"}),
+            "{protocol:?}"
+        );
+        assert!(
+            client.bytes_read() > bound,
+            "the long line was read past: {}",
+            client.bytes_read()
+        );
+    }
 }

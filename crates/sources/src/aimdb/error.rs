@@ -82,6 +82,44 @@ pub enum AimxError {
         /// What was wrong.
         detail: String,
     },
+    /// The server sent a line longer than the bound: it was read past, not kept.
+    #[error(
+        "AimDB at {socket} sent a line longer than {limit} bytes during {during}; it was read past, not kept. A line may hold at most one record's history (--aimdb-record-bytes) and 64 KiB more: raise that flag if the instance's values are this large."
+    )]
+    LineTooLong {
+        /// The socket path.
+        socket: PathBuf,
+        /// The exchange.
+        during: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// A record value was larger than the per-value bound: it was not kept.
+    #[error(
+        "AimDB at {socket} sent a value of record `{record}` of {bytes} bytes, over the {limit}-byte bound per value; it was not kept (raise the bound with --aimdb-max-value-bytes)."
+    )]
+    ValueTooLarge {
+        /// The socket path.
+        socket: PathBuf,
+        /// The record key.
+        record: String,
+        /// The value's length in bytes of JSON text.
+        bytes: u64,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// Subscription values arrived faster than they were taken: the oldest waiting was dropped.
+    #[error(
+        "AimDB at {socket} sent values faster than they were taken: a value of record `{record}` was dropped, as more than {limit} bytes waited (the per-source bound, --aimdb-source-bytes)."
+    )]
+    QueueFull {
+        /// The socket path.
+        socket: PathBuf,
+        /// The record key of the value dropped.
+        record: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
     /// Reading or writing the socket failed.
     #[error("AimDB at {socket}: I/O error during {during}: {source}")]
     Io {
@@ -106,6 +144,9 @@ impl AimxError {
             Self::Server { .. } => "aimdb_server_error",
             Self::Protocol { .. } => "aimdb_protocol_error",
             Self::Io { .. } => "aimdb_io_error",
+            Self::LineTooLong { .. } => "aimdb_line_too_long",
+            Self::ValueTooLarge { .. } => "aimdb_value_too_large",
+            Self::QueueFull { .. } => "aimdb_queue_full",
         }
     }
 

@@ -29,6 +29,17 @@ pub enum Behaviour {
     /// Answers the handshake with this protocol version (3.0 wire), or refuses it as
     /// `unsupported_version` (v1 wire).
     Version(String),
+    /// Answers every `record.get` with an array of `{"a":0}` objects of about this many bytes,
+    /// written in pieces (never held whole): the value whose tree costs 100 times its text.
+    HugeGet(usize),
+    /// Once a connection has subscribed, sends it this many events of such an array of about
+    /// `event_bytes` each, as fast as it reads them.
+    Flood {
+        /// Bytes of each event's value.
+        event_bytes: usize,
+        /// How many events.
+        events: usize,
+    },
 }
 
 /// One record of the fake: its `record.list` metadata and its values, oldest first.
@@ -58,6 +69,7 @@ impl FakeRecord {
 }
 
 struct Shared {
+    behaviour: Mutex<Behaviour>,
     records: Mutex<Vec<FakeRecord>>,
     /// One sender per open connection: values pushed after it connected.
     feeds: Mutex<Vec<Sender<(String, Value)>>>,
@@ -82,8 +94,11 @@ impl FakeAimdb {
         let _ = std::fs::remove_file(path);
         let listener = UnixListener::bind(path)?;
         listener.set_nonblocking(true)?;
-        let shared =
-            Arc::new(Shared { records: Mutex::new(records), feeds: Mutex::new(Vec::new()) });
+        let shared = Arc::new(Shared {
+            behaviour: Mutex::new(behaviour),
+            records: Mutex::new(records),
+            feeds: Mutex::new(Vec::new()),
+        });
         let stop = Arc::new(AtomicBool::new(false));
         let accept = {
             let (shared, stop) = (shared.clone(), stop.clone());
@@ -96,7 +111,6 @@ impl FakeAimdb {
                             let connection = Connection {
                                 shared: shared.clone(),
                                 protocol,
-                                behaviour: behaviour.clone(),
                                 feed: rx,
                                 stop: stop.clone(),
                             };
@@ -116,6 +130,11 @@ impl FakeAimdb {
     /// The socket path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Misbehaves from now on as `behaviour` says (connections open already too).
+    pub fn set_behaviour(&self, behaviour: Behaviour) {
+        *lock(&self.shared.behaviour) = behaviour;
     }
 
     /// Produces a new value of record `key`, sent to its subscribers and drain cursors.
@@ -140,7 +159,6 @@ impl Drop for FakeAimdb {
 struct Connection {
     shared: Arc<Shared>,
     protocol: Protocol,
-    behaviour: Behaviour,
     feed: Receiver<(String, Value)>,
     stop: Arc<AtomicBool>,
 }
@@ -154,6 +172,8 @@ struct State {
     /// Subscription id → (record key, next sequence number).
     subscriptions: Vec<(String, String, u64)>,
     next_sub: u64,
+    /// Whether a [`Behaviour::Flood`] was sent on this connection.
+    flooded: bool,
 }
 
 impl Connection {
@@ -169,12 +189,24 @@ impl Connection {
                     return;
                 }
             }
+            if !self.flood(&mut state, &mut writer) {
+                return;
+            }
             match reader.read_until(b'\n', &mut partial) {
                 Ok(0) => return,
                 Ok(_) if partial.ends_with(b"\n") => {
                     let line = String::from_utf8_lossy(&partial).trim().to_string();
                     partial.clear();
-                    if self.behaviour == Behaviour::Silent {
+                    let behaviour = self.behaviour();
+                    if behaviour == Behaviour::Silent {
+                        continue;
+                    }
+                    if let Behaviour::HugeGet(bytes) = behaviour
+                        && let Some(prefix) = self.get_reply_prefix(&state, &line)
+                    {
+                        if write_tiny_objects(&mut writer, &prefix, bytes, "}").is_err() {
+                            return;
+                        }
                         continue;
                     }
                     match self.answer(&mut state, &line) {
@@ -195,6 +227,53 @@ impl Connection {
                 Err(_) => return,
             }
         }
+    }
+
+    /// Sends a [`Behaviour::Flood`] once the connection has subscribed; false when the peer is
+    /// gone.
+    fn flood(&self, state: &mut State, writer: &mut UnixStream) -> bool {
+        let Behaviour::Flood { event_bytes, events } = self.behaviour() else { return true };
+        let Some((sub, _, _)) = state.subscriptions.first() else { return true };
+        if state.flooded {
+            return true;
+        }
+        state.flooded = true;
+        for seq in 1..=events as u64 {
+            let (prefix, suffix) = match self.protocol {
+                Protocol::V1 => (
+                    format!(
+                        r#"{{"event":{{"subscription_id":"{sub}","sequence":{seq},"timestamp":"1730379296.1","data":"#
+                    ),
+                    "}}",
+                ),
+                Protocol::V3 => {
+                    (format!(r#"{{"t":"event","seq":{seq},"sub":"{sub}","data":"#), "}")
+                }
+            };
+            if write_tiny_objects(writer, &prefix, event_bytes, suffix).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn behaviour(&self) -> Behaviour {
+        lock(&self.shared.behaviour).clone()
+    }
+
+    /// For a `record.get` request of a greeted connection, the start of its reply up to the value.
+    fn get_reply_prefix(&self, state: &State, line: &str) -> Option<String> {
+        let message: Value = serde_json::from_str(line).ok()?;
+        if message.get("method").and_then(Value::as_str) != Some("record.get")
+            || !state.greeted && self.protocol == Protocol::V1
+        {
+            return None;
+        }
+        let id = message.get("id").and_then(Value::as_u64)?;
+        Some(match self.protocol {
+            Protocol::V1 => format!(r#"{{"id":{id},"result":"#),
+            Protocol::V3 => format!(r#"{{"t":"reply","id":{id},"ok":"#),
+        })
     }
 
     /// Hands a pushed value to the drain cursors and subscriptions; false when the peer is gone.
@@ -246,7 +325,7 @@ impl Connection {
             // The hello must parse as HelloMessage {version, client}; anything else closes.
             let version = message.get("version").and_then(Value::as_str)?;
             message.get("client").and_then(Value::as_str)?;
-            if let Behaviour::Version(_) = self.behaviour {
+            if let Behaviour::Version(_) = self.behaviour() {
                 return self.refuse_v1(version);
             }
             if version != "1.0" && version != "1" {
@@ -259,7 +338,7 @@ impl Connection {
         }
         let id = message.get("id").and_then(Value::as_u64).unwrap_or(0);
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
-        if self.behaviour == Behaviour::CloseOn(method.to_string()) {
+        if self.behaviour() == Behaviour::CloseOn(method.to_string()) {
             return None;
         }
         let params = message.get("params").cloned().unwrap_or(Value::Null);
@@ -316,7 +395,7 @@ impl Connection {
         match (tag, id) {
             ("req", Some(id)) => {
                 let method = frame.get("method").and_then(Value::as_str).unwrap_or("");
-                if self.behaviour == Behaviour::CloseOn(method.to_string()) {
+                if self.behaviour() == Behaviour::CloseOn(method.to_string()) {
                     return None;
                 }
                 let params = frame.get("params").cloned().unwrap_or(Value::Null);
@@ -327,7 +406,7 @@ impl Connection {
                         if wanted.split('.').next() != Some("3") {
                             return reply_err(id, "version_mismatch");
                         }
-                        let version = match &self.behaviour {
+                        let version = match &self.behaviour() {
                             Behaviour::Version(v) => v.clone(),
                             _ => "3.0".to_string(),
                         };
@@ -400,4 +479,24 @@ impl Connection {
             }
         })
     }
+}
+
+/// Writes `prefix`, an array of `{"a":0}` objects of about `bytes` bytes, `suffix` and a newline,
+/// a piece at a time.
+fn write_tiny_objects(
+    writer: &mut UnixStream,
+    prefix: &str,
+    bytes: usize,
+    suffix: &str,
+) -> std::io::Result<()> {
+    const OBJECT: &str = r#"{"a":0},"#;
+    let piece = OBJECT.repeat(8192);
+    writer.write_all(prefix.as_bytes())?;
+    writer.write_all(b"[")?;
+    let mut written = 0;
+    while written + piece.len() < bytes {
+        writer.write_all(piece.as_bytes())?;
+        written += piece.len();
+    }
+    writer.write_all(format!("{}]{suffix}\n", &OBJECT[..OBJECT.len() - 1]).as_bytes())
 }

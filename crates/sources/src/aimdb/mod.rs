@@ -1,7 +1,8 @@
 //! AimDB records over AimX: a live AimDB instance's records as a record set. The client
 //! (`client.rs`) speaks both AimX wires (`wire.rs`); `snapshot.rs` turns the records and a
 //! bounded history of their values into a source, `sample.rs` collects a record's values over a
-//! time window, and `feed.rs` follows subscriptions in the background. README.md beside this file
+//! time window, and `feed.rs` follows subscriptions in the background.
+//! Values stay JSON text (`value_text.rs`) within the byte bounds of `limits.rs`. README.md beside this file
 //! says why the client is our own and how each wire looks.
 
 mod client;
@@ -10,8 +11,10 @@ mod error;
 #[cfg(any(test, feature = "aimdb-fake"))]
 pub mod fake;
 mod feed;
+pub mod limits;
 mod sample;
 mod snapshot;
+mod value_text;
 mod wire;
 
 #[cfg(test)]
@@ -19,7 +22,9 @@ mod client_tests;
 
 pub use client::{AimxClient, DEFAULT_TIMEOUT, Event};
 pub use error::AimxError;
-pub use feed::{Feed, SUBSCRIPTIONS_PER_CONNECTION};
+pub use feed::{Feed, FeedNotice, SUBSCRIPTIONS_PER_CONNECTION};
+pub use limits::{Limits, LimitsError, limits, set_limits};
 pub use sample::{SampleOptions, Sampled, sample};
 pub use snapshot::{HISTORY, Match, Snapshot, record_key, type_name};
+pub use value_text::ValueText;
 pub use wire::Protocol;

@@ -6,10 +6,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::client::AimxClient;
 use super::error::AimxError;
+use super::value_text::ValueText;
 
 /// How often the drain cursor is read during the window.
 const POLL: Duration = Duration::from_millis(25);
@@ -29,16 +28,16 @@ pub struct SampleOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sampled {
     /// The current value, when the record has one.
-    pub current: Option<Value>,
+    pub current: Option<ValueText>,
     /// The values produced during the window, oldest first.
-    pub drained: Vec<Value>,
+    pub drained: Vec<ValueText>,
     /// How long the window stayed open.
     pub waited: Duration,
 }
 
 impl Sampled {
     /// Every value, oldest first.
-    pub fn values(&self) -> impl Iterator<Item = &Value> + '_ {
+    pub fn values(&self) -> impl Iterator<Item = &ValueText> + '_ {
         self.current.iter().chain(&self.drained)
     }
 }
@@ -51,7 +50,7 @@ pub fn sample(socket: &Path, key: &str, options: SampleOptions) -> Result<Sample
     let started = Instant::now();
     // The first drain opens the cursor (and returns nothing on a fresh connection).
     let mut drained = client.drain(key, None)?;
-    let have = |drained: &Vec<Value>| usize::from(current.is_some()) + drained.len();
+    let have = |drained: &Vec<ValueText>| usize::from(current.is_some()) + drained.len();
     while have(&drained) < wanted {
         let left = options.window.saturating_sub(started.elapsed());
         if left.is_zero() {

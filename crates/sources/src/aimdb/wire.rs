@@ -2,7 +2,11 @@
 //! protocol 1.0 (untagged NDJSON objects) and 3.0 (frames tagged by `"t"`). The shapes follow
 //! `aimdb-core` 1.1 `remote/handler.rs` and 2.0 `session/aimx/codec.rs` exactly (see README.md).
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+
+use super::value_text::ValueText;
 
 /// The client name sent in the handshake.
 pub(super) const CLIENT_NAME: &str = "schemascope";
@@ -38,7 +42,7 @@ pub(super) struct ServerError {
     pub message: String,
 }
 
-/// One line from the server.
+/// One line from the server. Results and values stay JSON text (see `value_text.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Incoming {
     /// The answer to request `id`.
@@ -46,7 +50,7 @@ pub(super) enum Incoming {
         /// The request id it answers.
         id: u64,
         /// The result, or the server's error.
-        result: Result<Value, ServerError>,
+        result: Result<ValueText, ServerError>,
     },
     /// A subscription update.
     Event {
@@ -55,7 +59,7 @@ pub(super) enum Incoming {
         /// Its sequence number.
         seq: u64,
         /// The record value.
-        data: Value,
+        data: ValueText,
     },
     /// A v1 welcome.
     Welcome(Value),
@@ -131,73 +135,131 @@ fn v3_message(code: &str) -> String {
     }
 }
 
+/// The members of a line either wire uses, each as unparsed JSON text: a value is checked and
+/// kept as text, never built into a tree. Members no wire has are skipped without being kept.
+#[derive(Deserialize)]
+struct Frame<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    t: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    ok: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    err: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    seq: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    sub: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    data: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    event: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    version: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    server: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    subscription_id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    sequence: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    code: Option<&'a RawValue>,
+}
+
+/// A member that is there, `null` included (`Option`'s own reading takes `null` for absent, and
+/// a record's value may be `null`).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+fn as_u64(raw: Option<&RawValue>) -> Option<u64> {
+    raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+}
+
+fn as_string(raw: Option<&RawValue>) -> Option<String> {
+    raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+}
+
+/// The longest welcome or error read as a tree; more is not AimX.
+const SMALL_BYTES: usize = 64 << 10;
+
 /// Reads one line from the server. `Err` describes a line that is in neither wire's shape.
 pub(super) fn decode(line: &str) -> Result<Incoming, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", excerpt(line)))?;
-    let Value::Object(mut object) = value else {
-        return Err(format!("not a JSON object: {}", excerpt(line)));
-    };
-    match object.get("t").and_then(Value::as_str).map(str::to_string) {
-        Some(tag) => decode_v3(&tag, object, line),
-        None if object.contains_key("event") => {
-            let event = object.remove("event").unwrap_or(Value::Null);
-            let sub = event
-                .get("subscription_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("event without subscription_id: {}", excerpt(line)))?;
-            let seq = event.get("sequence").and_then(Value::as_u64).unwrap_or(0);
-            Ok(Incoming::Event {
-                sub: sub.to_string(),
-                seq,
-                data: event.get("data").cloned().unwrap_or(Value::Null),
-            })
+    let frame: Frame<'_> = serde_json::from_str(line).map_err(|e| {
+        if e.classify() == serde_json::error::Category::Data {
+            format!("not a JSON object in either wire's shape ({e}): {}", excerpt(line))
+        } else {
+            format!("not JSON ({e}): {}", excerpt(line))
         }
-        None if object.contains_key("id")
-            && (object.contains_key("result") || object.contains_key("error")) =>
-        {
-            let id = object
-                .get("id")
-                .and_then(Value::as_u64)
+    })?;
+    match as_string(frame.t) {
+        Some(tag) => decode_v3(&tag, &frame, line),
+        None if frame.event.is_some() => {
+            let event: Frame<'_> = frame
+                .event
+                .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                .ok_or_else(|| format!("event that is not an object: {}", excerpt(line)))?;
+            let sub = as_string(event.subscription_id)
+                .ok_or_else(|| format!("event without subscription_id: {}", excerpt(line)))?;
+            let seq = as_u64(event.sequence).unwrap_or(0);
+            let data = event
+                .data
+                .map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
+            Ok(Incoming::Event { sub, seq, data })
+        }
+        None if frame.id.is_some() && (frame.result.is_some() || frame.error.is_some()) => {
+            let id = as_u64(frame.id)
                 .ok_or_else(|| format!("reply with a bad id: {}", excerpt(line)))?;
-            let result = match object.remove("result") {
-                Some(result) => Ok(result),
-                None => {
-                    let error = object.remove("error").unwrap_or(Value::Null);
-                    let code =
-                        error.get("code").and_then(Value::as_str).unwrap_or("error").to_string();
-                    let message =
-                        error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
-                    Err(ServerError { code, message })
+            let result = match (frame.result, frame.error) {
+                (Some(result), _) => Ok(ValueText::compact(result.get())),
+                (None, error) => {
+                    let error: Option<Frame<'_>> =
+                        error.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                    let code = error.as_ref().and_then(|e| as_string(e.code));
+                    let message = error.as_ref().and_then(|e| as_string(e.message));
+                    Err(ServerError {
+                        code: code.unwrap_or_else(|| "error".into()),
+                        message: message.unwrap_or_default(),
+                    })
                 }
             };
             Ok(Incoming::Reply { id, result })
         }
-        None if object.contains_key("version") && object.contains_key("server") => {
-            Ok(Incoming::Welcome(Value::Object(object)))
+        None if frame.version.is_some() && frame.server.is_some() => {
+            if line.len() > SMALL_BYTES {
+                return Err(format!("a welcome of {} bytes, over {SMALL_BYTES}", line.len()));
+            }
+            serde_json::from_str(line).map(Incoming::Welcome).map_err(|e| e.to_string())
         }
-        None => match object.get("error").and_then(Value::as_str) {
+        None => match as_string(frame.error) {
             Some(code) => {
-                let message =
-                    object.get("message").and_then(Value::as_str).unwrap_or("").to_string();
-                Ok(Incoming::Refused(ServerError { code: code.to_string(), message }))
+                let message = as_string(frame.message).unwrap_or_default();
+                Ok(Incoming::Refused(ServerError { code, message }))
             }
             None => Err(format!("an object in neither AimX wire's shape: {}", excerpt(line))),
         },
     }
 }
 
-fn decode_v3(tag: &str, mut frame: Map<String, Value>, line: &str) -> Result<Incoming, String> {
+fn decode_v3(tag: &str, frame: &Frame<'_>, line: &str) -> Result<Incoming, String> {
     match tag {
         "reply" => {
-            let id = frame
-                .get("id")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("reply without id: {}", excerpt(line)))?;
-            let result = match (frame.remove("ok"), frame.get("err").and_then(Value::as_str)) {
-                (Some(ok), _) => Ok(ok),
+            let id =
+                as_u64(frame.id).ok_or_else(|| format!("reply without id: {}", excerpt(line)))?;
+            let result = match (frame.ok, as_string(frame.err)) {
+                (Some(ok), _) => Ok(ValueText::compact(ok.get())),
                 (None, Some(code)) => {
-                    Err(ServerError { code: code.to_string(), message: v3_message(code) })
+                    let message = v3_message(&code);
+                    Err(ServerError { code, message })
                 }
                 (None, None) => {
                     return Err(format!("reply with neither ok nor err: {}", excerpt(line)));
@@ -206,17 +268,15 @@ fn decode_v3(tag: &str, mut frame: Map<String, Value>, line: &str) -> Result<Inc
             Ok(Incoming::Reply { id, result })
         }
         "event" | "snap" => {
-            let sub = frame
-                .get("sub")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("{tag} without sub: {}", excerpt(line)))?
-                .to_string();
-            let seq = frame
-                .get("seq")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("{tag} without seq: {}", excerpt(line)))?;
+            let sub = as_string(frame.sub)
+                .ok_or_else(|| format!("{tag} without sub: {}", excerpt(line)))?;
+            let seq =
+                as_u64(frame.seq).ok_or_else(|| format!("{tag} without seq: {}", excerpt(line)))?;
             // A missing `data` decodes as null, as the codec does.
-            Ok(Incoming::Event { sub, seq, data: frame.remove("data").unwrap_or(Value::Null) })
+            let data = frame
+                .data
+                .map_or_else(|| ValueText::compact("null"), |raw| ValueText::compact(raw.get()));
+            Ok(Incoming::Event { sub, seq, data })
         }
         "pong" | "subscribed" => Ok(Incoming::Ignored),
         other => Err(format!("unknown frame type `{other}`: {}", excerpt(line))),
@@ -232,6 +292,10 @@ fn excerpt(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text(value: Value) -> ValueText {
+        ValueText::from(&value)
+    }
 
     #[test]
     fn writes_each_wire_as_its_client_does() {
@@ -264,7 +328,7 @@ mod tests {
     fn reads_v1_lines() {
         assert_eq!(
             decode(r#"{"id":1,"result":{"celsius":21.5}}"#),
-            Ok(Incoming::Reply { id: 1, result: Ok(json!({"celsius": 21.5})) })
+            Ok(Incoming::Reply { id: 1, result: Ok(text(json!({"celsius": 21.5}))) })
         );
         assert_eq!(
             decode(
@@ -282,7 +346,7 @@ mod tests {
             decode(
                 r#"{"event":{"subscription_id":"sub-1","sequence":3,"data":{"v":1},"timestamp":"1730379296.123456789"}}"#
             ),
-            Ok(Incoming::Event { sub: "sub-1".into(), seq: 3, data: json!({"v": 1}) })
+            Ok(Incoming::Event { sub: "sub-1".into(), seq: 3, data: text(json!({"v": 1})) })
         );
         let welcome = r#"{"version":"1.0","server":"aimdb","permissions":["read"],"writable_records":[],"max_subscriptions":100,"authenticated":false}"#;
         assert!(matches!(decode(welcome), Ok(Incoming::Welcome(w)) if w["version"] == "1.0"));
@@ -302,7 +366,7 @@ mod tests {
         // Byte for byte as aimdb-core 2.0's codec tests write them.
         assert_eq!(
             decode(r#"{"t":"reply","id":11,"ok":{"status":"success"}}"#),
-            Ok(Incoming::Reply { id: 11, result: Ok(json!({"status": "success"})) })
+            Ok(Incoming::Reply { id: 11, result: Ok(text(json!({"status": "success"}))) })
         );
         assert_eq!(
             decode(r#"{"t":"reply","id":1,"err":"not_found"}"#),
@@ -321,16 +385,21 @@ mod tests {
             Ok(Incoming::Event {
                 sub: "5".into(),
                 seq: 9,
-                data: json!({"c": 21.5, "a": [1, 2, 3]})
+                data: text(json!({"c": 21.5, "a": [1, 2, 3]}))
             })
         );
         assert_eq!(
             decode(r#"{"t":"event","seq":2,"sub":"5","data":42}"#),
-            Ok(Incoming::Event { sub: "5".into(), seq: 2, data: json!(42) })
+            Ok(Incoming::Event { sub: "5".into(), seq: 2, data: text(json!(42)) })
         );
         assert_eq!(
             decode(r#"{"t":"snap","seq":3,"topic":"temp.berlin","sub":"8","data":{"c":18.0}}"#),
-            Ok(Incoming::Event { sub: "8".into(), seq: 3, data: json!({"c": 18.0}) })
+            Ok(Incoming::Event { sub: "8".into(), seq: 3, data: text(json!({"c": 18.0})) })
+        );
+        // A record whose value is null has one: `null` is not an absent `ok`.
+        assert_eq!(
+            decode(r#"{"t":"reply","id":4,"ok":null}"#),
+            Ok(Incoming::Reply { id: 4, result: Ok(text(Value::Null)) })
         );
         assert_eq!(decode(r#"{"t":"pong"}"#), Ok(Incoming::Ignored));
         assert!(decode(r#"{"t":"reply","id":1}"#).is_err());

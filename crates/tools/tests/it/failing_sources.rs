@@ -198,7 +198,7 @@ fn a_dead_aimdb_socket_is_retried_followed_when_it_comes_back_and_old_data_says_
         .find(|s| s["name"] == "plant")
         .cloned()
         .expect("plant");
-    assert_eq!(plant["live"], json!({"connected": true}));
+    assert_eq!(plant["live"], json!({"connected": true, "state": "following"}));
     let answer =
         tool_table::call_tool(&registry, Caller::Ai, "describe_schema", json!({"source": "plant"}));
     assert!(answer.success && answer.data.get("dataAgeSeconds").is_none(), "{}", answer.message);
@@ -227,4 +227,5 @@ fn a_dead_aimdb_socket_is_retried_followed_when_it_comes_back_and_old_data_says_
         .cloned()
         .expect("plant");
     assert_eq!(plant["live"]["connected"], false);
+    assert_eq!(plant["live"]["state"], "lost");
 }
