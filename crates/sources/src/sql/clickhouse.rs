@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use schemascope_core::sync::{joined, lock};
 use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::sql::relations::RelationScope;
 use schemascope_query::{Callables, check_read_only_within};
 use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -67,6 +68,8 @@ pub struct ClickHouseDatabase {
     location: String,
     mode: ReadOnlyMode,
     version: String,
+    /// The database served (`currentDatabase()`): a caller's statement reads only its tables.
+    database: String,
     /// Columns the server's `system` tables have (they differ between releases).
     tables_have_comment: bool,
     tables_have_total_rows: bool,
@@ -110,6 +113,7 @@ impl ClickHouseDatabase {
             location,
             mode: ReadOnlyMode::Fixed,
             version: String::new(),
+            database: String::new(),
             tables_have_comment: false,
             tables_have_total_rows: false,
             columns_have_position: false,
@@ -120,7 +124,7 @@ impl ClickHouseDatabase {
         let probe = database
             .http
             .text(
-                "SELECT version(), value FROM system.settings WHERE name = 'readonly' FORMAT TabSeparated",
+                "SELECT version(), value, currentDatabase() FROM system.settings WHERE name = 'readonly' FORMAT TabSeparated",
                 &[],
                 Duration::from_millis(STATEMENT_TIMEOUT_MS),
             )
@@ -132,6 +136,9 @@ impl ClickHouseDatabase {
             "2" => ReadOnlyMode::Kept,
             _ => ReadOnlyMode::Fixed,
         };
+        // TabSeparated escapes a name's tabs and backslashes.
+        let served = fields.next().unwrap_or_default().trim_end_matches(['\r', '\n']);
+        database.database = String::from_utf8_lossy(&ch_text::unescape(served.as_bytes()).unwrap_or_default()).into_owned();
         let system = database.query(
             "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
             &[],
@@ -383,7 +390,9 @@ impl ClickHouseDatabase {
                 is_aggregate: r[4].as_count() > 0,
             })
             .collect();
-        let callables = Arc::new(ch_callables::allow_list(&rows));
+        let mut callables = ch_callables::allow_list(&rows);
+        callables.set_relation_scope(RelationScope::ClickHouse { database: self.database.clone() });
+        let callables = Arc::new(callables);
         *lock(&self.allow_list) = Some((Arc::clone(&callables), Instant::now()));
         Ok(callables)
     }
