@@ -252,7 +252,9 @@ enum Reach {
 fn check_relations(query: &Query, callables: &Callables, issues: &mut Issues) {
     if let Some(scope) = callables.relation_scope() {
         let found = relations::collect(query, callables.dialect());
-        relations::judge_relations(&found, scope, issues);
+        for issue in relations::judge_relations(&found, scope) {
+            issues.error(issue);
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use sqlparser::ast::{
 };
 
 use crate::SqlDialect;
-use crate::issue::{IssueKind, Issues, QueryIssue};
+use crate::issue::{IssueKind, QueryIssue};
 
 /// System tables of ClickHouse a statement may read: `system.one` is the one-row, one-column
 /// table ClickHouse reads for a SELECT without FROM; it holds a single `0` and tells nothing
@@ -164,19 +164,18 @@ fn is_postgres_system_schema(schema: &str) -> bool {
     schema == "information_schema" || schema.starts_with("pg_")
 }
 
-/// Refuses every relation in `relations` that `scope` does not serve.
-pub fn judge_relations(relations: &[RelationRef], scope: &RelationScope, issues: &mut Issues) {
+/// One refusal per relation in `relations` that `scope` does not serve.
+pub fn judge_relations(relations: &[RelationRef], scope: &RelationScope) -> Vec<QueryIssue> {
     let mut refused = HashSet::new();
-    for relation in relations {
-        if let Some(why) = scope.judge(relation)
-            && refused.insert(why.clone())
-        {
-            issues.error(
-                QueryIssue::new(IssueKind::OutsideSource, format!("reading {why}"))
-                    .suggest("read the tables this source lists (list_sources, describe_schema)"),
-            );
-        }
-    }
+    relations
+        .iter()
+        .filter_map(|relation| scope.judge(relation))
+        .filter(|why| refused.insert(why.clone()))
+        .map(|why| {
+            QueryIssue::new(IssueKind::OutsideSource, format!("reading {why}"))
+                .suggest("read the tables this source lists (list_sources, describe_schema)")
+        })
+        .collect()
 }
 
 /// Every relation reference in `query`, CTE names resolved by scope (a non-recursive WITH sees

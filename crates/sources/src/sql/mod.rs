@@ -35,7 +35,7 @@ use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, T
 use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, row_json_bytes};
-pub use self::clickhouse::{ClickHouseDatabase, ReadOnlyMode};
+pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
 pub use self::pg_plan::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};

@@ -115,7 +115,7 @@ fn clickhouse_reads_only_its_database_and_not_other_users_queries() {
             ("SELECT dummy FROM system.one", serde_json::json!([[0]])),
             ("SELECT count() AS n FROM chinook.Genre", serde_json::json!([[25]])),
             (
-                "WITH g AS (SELECT GenreId FROM Genre) SELECT count() AS n FROM g WHERE GenreId IN (SELECT GenreId FROM Genre)",
+                "SELECT count() AS n FROM (SELECT GenreId FROM Genre) WHERE GenreId IN (SELECT GenreId FROM Genre)",
                 serde_json::json!([[25]]),
             ),
         ] {
@@ -254,7 +254,7 @@ fn a_huge_distinct_is_refused_or_stopped_before_it_fills_the_disk() {
     );
     assert!(!executed.success && executed.data["class"] == "refused", "{}", executed.message);
     assert!(
-        executed.message.contains("Function Scan on generate_series")
+        executed.message.contains("about 2000000000 rows (8.0 GB)")
             && executed.message.contains("MAX_PLANNED_SPILL_BYTES"),
         "{}",
         executed.message
@@ -269,6 +269,7 @@ fn a_huge_distinct_is_refused_or_stopped_before_it_fills_the_disk() {
     let written = temp_bytes(&admin).saturating_sub(before);
     // The limit, plus what other tests on this database may write meanwhile.
     let bound = CALLER_TEMP_FILE_BYTES + (64 << 20);
+    eprintln!("temporary bytes written by the numeric series: {written} (bound {bound})");
     assert!(written <= bound, "{written} temporary bytes written, more than {bound}");
     // An ordinary analytic query still runs.
     let executed = execute(
