@@ -105,7 +105,11 @@ impl RelationScope {
                 let (schema, name) = match relation.parts.as_slice() {
                     [name] => (database.as_str(), name.text.as_str()),
                     [schema, name] => (schema.text.as_str(), name.text.as_str()),
-                    _ => return Some(format!("{shown}: a table name has at most a database before it")),
+                    _ => {
+                        return Some(format!(
+                            "{shown}: a table name has at most a database before it"
+                        ));
+                    }
                 };
                 // Database and table names are case-sensitive in ClickHouse, quoted or not.
                 if schema == "system" {
@@ -142,12 +146,18 @@ impl RelationScope {
                         "{shown} is in the system schema {schema}; this source serves its own schemas' tables and views, not the server's catalog or statistics"
                     )),
                     [_, _] | [_, _, _] => None,
-                    _ => Some(format!("{shown}: a relation name has at most a database and a schema before it")),
+                    _ => Some(format!(
+                        "{shown}: a relation name has at most a database and a schema before it"
+                    )),
                 }
             }
             Self::Sqlite => match relation.parts.as_slice() {
                 [_] => None,
-                [schema, _] if ["main", "temp"].contains(&schema.text.to_ascii_lowercase().as_str()) => None,
+                [schema, _]
+                    if ["main", "temp"].contains(&schema.text.to_ascii_lowercase().as_str()) =>
+                {
+                    None
+                }
                 [schema, _] => Some(format!(
                     "{shown} is in the schema {}, which is not this database file (only main and temp are read; ATTACH is refused)",
                     schema.text
@@ -402,7 +412,10 @@ mod tests {
             assert_eq!(ch(sql).len(), 1, "{sql}");
         }
         let served_system = RelationScope::ClickHouse { database: "system".into() };
-        assert_eq!(refused("SELECT * FROM processes", SqlDialect::ClickHouse, &served_system).len(), 1);
+        assert_eq!(
+            refused("SELECT * FROM processes", SqlDialect::ClickHouse, &served_system).len(),
+            1
+        );
     }
 
     #[test]
@@ -442,7 +455,9 @@ mod tests {
     #[test]
     fn sqlite_reads_main_and_temp() {
         let lite = |sql| refused(sql, SqlDialect::Sqlite, &RelationScope::Sqlite);
-        assert!(lite("SELECT * FROM main.t, temp.u, TEMP.sqlite_temp_master, sqlite_schema").is_empty());
+        assert!(
+            lite("SELECT * FROM main.t, temp.u, TEMP.sqlite_temp_master, sqlite_schema").is_empty()
+        );
         assert_eq!(lite("SELECT * FROM other.t").len(), 1);
     }
 }

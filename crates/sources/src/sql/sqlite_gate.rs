@@ -109,9 +109,9 @@ pub(crate) fn install(
             // created in it). ATTACH is denied below, so no other can exist; this holds if one
             // ever did.
             AuthAction::Read { table_name, .. }
-                if !context
-                    .database_name
-                    .is_none_or(|db| db.eq_ignore_ascii_case("main") || db.eq_ignore_ascii_case("temp")) =>
+                if !context.database_name.is_none_or(|db| {
+                    db.eq_ignore_ascii_case("main") || db.eq_ignore_ascii_case("temp")
+                }) =>
             {
                 format!(
                     "reading {}.{table_name}: only this database file (main, temp) is read",

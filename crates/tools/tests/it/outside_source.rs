@@ -108,7 +108,12 @@ fn clickhouse_reads_only_its_database_and_not_other_users_queries() {
     for uri in uris {
         let registry = registry(&[&format!("ch={uri}")]);
         let failures = refused_everywhere(&registry, "ch", CLICKHOUSE_CASES);
-        assert!(failures.is_empty(), "{uri}: {} failure(s):\n{}", failures.len(), failures.join("\n"));
+        assert!(
+            failures.is_empty(),
+            "{uri}: {} failure(s):\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
         let executed = execute(&registry, "ch", "SELECT query FROM system.processes", 5_000);
         assert!(!executed.to_string_lossy().contains("sysdb-secret"), "{}", executed.data);
         for (sql, rows) in [
@@ -151,11 +156,17 @@ const POSTGRES_CASES: &[(&str, &str)] = &[
     ("SELECT name, setting FROM pg_settings", PG_SYSTEM),
     ("SELECT table_name FROM information_schema.tables", PG_SYSTEM),
     ("SELECT * FROM pg_toast.pg_toast_2619", PG_SYSTEM),
-    ("SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" IN (SELECT query FROM pg_stat_activity)", PG_SYSTEM),
+    (
+        "SELECT \"Name\" FROM \"Genre\" WHERE \"Name\" IN (SELECT query FROM pg_stat_activity)",
+        PG_SYSTEM,
+    ),
     ("WITH a AS (SELECT query FROM pg_stat_activity) SELECT * FROM a", PG_SYSTEM),
     ("SELECT g.\"Name\" FROM \"Genre\" g JOIN pg_class c ON c.relname = g.\"Name\"", PG_SYSTEM),
     ("SELECT * FROM \"Genre\" g, LATERAL (SELECT usename FROM pg_user) u", PG_SYSTEM),
-    ("SELECT * FROM (WITH pg_roles AS (SELECT 1 AS a) SELECT * FROM pg_roles) x, pg_roles", PG_SYSTEM),
+    (
+        "SELECT * FROM (WITH pg_roles AS (SELECT 1 AS a) SELECT * FROM pg_roles) x, pg_roles",
+        PG_SYSTEM,
+    ),
     ("SELECT EXISTS (SELECT 1 FROM pg_stat_activity) AS e", PG_SYSTEM),
     ("SELECT schema_to_xml('pg_catalog', true, false, '')", "schema_to_xml is not allowed"),
     ("SELECT table_to_xml('pg_stat_activity', true, false, '')", "table_to_xml is not allowed"),
@@ -234,10 +245,9 @@ fn temp_bytes(admin: &PostgresDatabase) -> u64 {
 /// The statement, and its integer form whose size the planner knows.
 #[test]
 fn a_huge_distinct_is_refused_or_stopped_before_it_fills_the_disk() {
-    let (Ok(rw), Ok(ro)) = (
-        std::env::var("SCHEMASCOPE_TEST_POSTGRES"),
-        std::env::var("SCHEMASCOPE_TEST_POSTGRES_RO"),
-    ) else {
+    let (Ok(rw), Ok(ro)) =
+        (std::env::var("SCHEMASCOPE_TEST_POSTGRES"), std::env::var("SCHEMASCOPE_TEST_POSTGRES_RO"))
+    else {
         eprintln!("SCHEMASCOPE_TEST_POSTGRES(_RO) is not set: run through scripts/test");
         return;
     };
