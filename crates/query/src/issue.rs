@@ -22,6 +22,9 @@ pub enum IssueKind {
     UnknownFunction,
     /// A table (or alias, or CTE) that does not exist.
     UnknownTable,
+    /// A relation outside what the source serves: a system table or view, another database
+    /// or a system schema.
+    OutsideSource,
     /// A column that no table in scope has.
     UnknownColumn,
     /// An unqualified column that several tables in scope have.

@@ -165,8 +165,9 @@ pub(crate) fn run_sql(
     }
     let started = Instant::now();
     // The database stops reading at the first row past either cap, so a few huge rows are
-    // never all in memory.
-    let result = db.run_capped(
+    // never all in memory; a caller's statement is also bounded on the database host's disk
+    // and memory.
+    let result = db.run_for_caller(
         sql,
         params,
         Caps { max_rows: Some(caps.max_rows), max_bytes: Some(caps.max_bytes) },

@@ -161,6 +161,9 @@ pub struct Callables {
     /// ClickHouse functions whose name the engine matches in any case (`count`, `COUNT`),
     /// lower-cased; every other ClickHouse name matches only as written.
     case_insensitive: HashSet<String>,
+    /// The relations a caller's statement may read (`None`: not judged, for statements that
+    /// are not a source's callers').
+    relations: Option<super::relations::RelationScope>,
 }
 
 impl Callables {
@@ -174,7 +177,18 @@ impl Callables {
             attribute_calls: HashSet::new(),
             table_functions: HashSet::new(),
             case_insensitive: HashSet::new(),
+            relations: None,
         }
+    }
+
+    /// Sets what a caller's statement may read: the relations the source serves.
+    pub fn set_relation_scope(&mut self, scope: super::relations::RelationScope) {
+        self.relations = Some(scope);
+    }
+
+    /// What a caller's statement may read, when the database layer said.
+    pub fn relation_scope(&self) -> Option<&super::relations::RelationScope> {
+        self.relations.as_ref()
     }
 
     /// The dialect whose names these are.
@@ -311,7 +325,7 @@ impl Callables {
 }
 
 /// `name` cut to PostgreSQL's 63 bytes, at a character boundary as PostgreSQL cuts it.
-fn truncate_identifier(mut name: String) -> String {
+pub(super) fn truncate_identifier(mut name: String) -> String {
     if name.len() > POSTGRES_NAME_BYTES {
         let mut end = POSTGRES_NAME_BYTES;
         while !name.is_char_boundary(end) {

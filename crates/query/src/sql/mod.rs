@@ -11,6 +11,7 @@ mod check;
 mod column_fixes;
 mod dialect_fixes;
 mod expr;
+pub mod relations;
 mod safety;
 mod scope;
 
@@ -143,6 +144,7 @@ fn validate_sql_here(
     }
     let Statement::Query(query) = statement else { return issues.into_report(None) };
     safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
+    check_relations(query, callables, &mut issues);
     if !issues.errors.is_empty() {
         dialect_fixes::add_fixes(query, callables, &mut issues);
         return issues.into_report(None);
@@ -229,19 +231,45 @@ fn token_fallback(
 /// assert!(refused[0].message.contains("is not allowed"));
 /// ```
 pub fn check_read_only(sql: &str, callables: &Callables) -> Result<(), Vec<QueryIssue>> {
-    check_read_only_within(sql, callables, WORK_BUDGET)
+    schemascope_core::deep_stack::on_deep_stack(|| {
+        check_read_only_here(sql, callables, WORK_BUDGET, Reach::Served)
+    })
+    .unwrap_or_else(|reason| Err(not_run(reason).errors))
 }
 
-/// [`check_read_only`] with another parsing budget: the database layer's
-/// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through. Runs on a deep stack, as
-/// [`validate_sql`].
+/// Which relations a statement checked for running may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// A caller's statement: only what the source serves ([`Callables::relation_scope`]).
+    Served,
+    /// Any: the database layer's check, which also sees schemascope's own statements (its
+    /// catalog reads `system.tables`, `pg_class`, `sqlite_schema`).
+    Any,
+}
+
+/// Refuses every relation `query` reads outside what the source serves, when the database
+/// layer set the scope ([`relations::RelationScope`]).
+fn check_relations(query: &Query, callables: &Callables, issues: &mut Issues) {
+    if let Some(scope) = callables.relation_scope() {
+        let found = relations::collect(query, callables.dialect());
+        for issue in relations::judge_relations(&found, scope) {
+            issues.error(issue);
+        }
+    }
+}
+
+/// [`check_read_only`] with another parsing budget, for the database layer: its budget
+/// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through, and the relations a
+/// statement reads are not judged there, since schemascope's own statements read the engine's
+/// catalog; callers' statements meet that rule in [`check_read_only`] and [`validate_sql`]
+/// before they reach it. Runs on a deep stack, as [`validate_sql`].
 pub fn check_read_only_within(
     sql: &str,
     callables: &Callables,
     parse_budget: u64,
 ) -> Result<(), Vec<QueryIssue>> {
     schemascope_core::deep_stack::on_deep_stack(|| {
-        check_read_only_here(sql, callables, parse_budget)
+        check_read_only_here(sql, callables, parse_budget, Reach::Any)
     })
     .unwrap_or_else(|reason| Err(not_run(reason).errors))
 }
@@ -251,6 +279,7 @@ fn check_read_only_here(
     sql: &str,
     callables: &Callables,
     parse_budget: u64,
+    reach: Reach,
 ) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, callables.dialect(), parse_budget);
@@ -265,6 +294,9 @@ fn check_read_only_here(
                     callables,
                     &mut issues,
                 );
+                if reach == Reach::Served {
+                    check_relations(query, callables, &mut issues);
+                }
             }
         }
         Ok(statements) => {

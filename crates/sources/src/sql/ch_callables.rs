@@ -31,6 +31,11 @@ pub(super) const REACHES_OUTSIDE: &[&str] = &[
     "sleepEachRow",
 ];
 
+/// Prefixes of built-in functions that read a dictionary (`dictGet*`, `dictHas`, `dictIsIn`) or
+/// a `Join` table (`joinGet*`) named by a string argument, in any database: a read outside the
+/// served database that no FROM shows.
+pub(super) const READS_BY_NAME: &[&str] = &["dict", "joinGet"];
+
 /// One row of `system.functions`.
 pub(super) struct FunctionRow {
     pub name: String,
@@ -62,7 +67,10 @@ const COMBINATORS: &[&str] = &[
 /// The allow-list from the rows of `system.functions`.
 pub(super) fn allow_list(rows: &[FunctionRow]) -> Callables {
     let mut callables = Callables::new(SqlDialect::ClickHouse);
-    let outside = |name: &str| REACHES_OUTSIDE.iter().any(|r| r.eq_ignore_ascii_case(name));
+    let outside = |name: &str| {
+        REACHES_OUTSIDE.iter().any(|r| r.eq_ignore_ascii_case(name))
+            || READS_BY_NAME.iter().any(|prefix| name.starts_with(prefix))
+    };
     for row in rows {
         let allowed = (row.origin.is_empty() || row.origin == "System")
             && !outside(&row.name)
@@ -108,6 +116,8 @@ mod tests {
             row("sleep", false, "", "System"),
             row("my_udf", false, "", "ExecutableUserDefined"),
             row("FILE_ALIAS", true, "file", "System"),
+            row("dictGetString", false, "", "System"),
+            row("joinGet", false, "", "System"),
         ]);
         let bare = |text| Written { text, quoted: false };
         assert_eq!(c.function(None, bare("COUNT")), Verdict::Allowed);
@@ -116,5 +126,7 @@ mod tests {
         assert_eq!(c.function(None, bare("sleep")), Verdict::Refused);
         assert_eq!(c.function(None, bare("my_udf")), Verdict::Refused);
         assert_eq!(c.function(None, bare("file_alias")), Verdict::Refused);
+        assert_eq!(c.function(None, bare("dictGetString")), Verdict::Refused);
+        assert_eq!(c.function(None, bare("joinGet")), Verdict::Refused);
     }
 }

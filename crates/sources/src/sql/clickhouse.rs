@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use schemascope_core::sync::{joined, lock};
 use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::sql::relations::RelationScope;
 use schemascope_query::{Callables, check_read_only_within};
 use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -47,6 +48,10 @@ const WATCH_POLL: Duration = Duration::from_millis(20);
 /// The longest line read when no byte cap bounds it (one row of a profiling statement).
 const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
+/// The most memory a caller's statement may take on the server (`max_memory_usage`), when
+/// settings can be sent; a lower limit of the user's profile is kept.
+pub const CALLER_MEMORY_BYTES: u64 = 2 << 30;
+
 /// Engines whose reads consume what they read (a stream's offsets): not listed as tables.
 const CONSUMING_ENGINES: &[&str] = &["Kafka", "RabbitMQ", "NATS", "FileLog"];
 
@@ -67,6 +72,10 @@ pub struct ClickHouseDatabase {
     location: String,
     mode: ReadOnlyMode,
     version: String,
+    /// The database served (`currentDatabase()`): a caller's statement reads only its tables.
+    database: String,
+    /// The profile's `max_memory_usage` (0: none).
+    profile_memory_bytes: u64,
     /// Columns the server's `system` tables have (they differ between releases).
     tables_have_comment: bool,
     tables_have_total_rows: bool,
@@ -111,6 +120,8 @@ impl ClickHouseDatabase {
             location,
             mode: ReadOnlyMode::Fixed,
             version: String::new(),
+            database: String::new(),
+            profile_memory_bytes: 0,
             tables_have_comment: false,
             tables_have_total_rows: false,
             columns_have_position: false,
@@ -121,7 +132,7 @@ impl ClickHouseDatabase {
         let probe = database
             .http
             .text(
-                "SELECT version(), value FROM system.settings WHERE name = 'readonly' FORMAT TabSeparated",
+                "SELECT version(), (SELECT value FROM system.settings WHERE name = 'readonly'), currentDatabase(), (SELECT value FROM system.settings WHERE name = 'max_memory_usage') FORMAT TabSeparated",
                 &[],
                 Duration::from_millis(STATEMENT_TIMEOUT_MS),
             )
@@ -133,6 +144,13 @@ impl ClickHouseDatabase {
             "2" => ReadOnlyMode::Kept,
             _ => ReadOnlyMode::Fixed,
         };
+        // TabSeparated escapes a name's tabs and backslashes.
+        let served = fields.next().unwrap_or_default().trim_end_matches(['\r', '\n']);
+        database.database =
+            String::from_utf8_lossy(&ch_text::unescape(served.as_bytes()).unwrap_or_default())
+                .into_owned();
+        database.profile_memory_bytes =
+            fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
         let system = database.query(
             "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
             &[],
@@ -157,8 +175,10 @@ impl ClickHouseDatabase {
         &self.version
     }
 
-    /// The settings every statement carries (see the module docs).
-    fn settings(&self, timeout_ms: u64, caps: Caps) -> Vec<(&'static str, String)> {
+    /// The settings every statement carries (see the module docs); a caller's statement
+    /// (`caller`) also spills nothing to the server's disk and takes at most
+    /// [`CALLER_MEMORY_BYTES`] of its memory.
+    fn settings(&self, timeout_ms: u64, caps: Caps, caller: bool) -> Vec<(&'static str, String)> {
         let readonly = match self.mode {
             ReadOnlyMode::Fixed => return Vec::new(),
             ReadOnlyMode::Set => "1",
@@ -182,6 +202,17 @@ impl ClickHouseDatabase {
                 ));
             }
             settings.push(("result_overflow_mode", "break".into()));
+        }
+        if caller {
+            // Sorting and grouping stay in memory, bounded by max_memory_usage, rather than
+            // writing temporary files past it (0 turns the external algorithms off).
+            settings.push(("max_bytes_before_external_group_by", "0".into()));
+            settings.push(("max_bytes_before_external_sort", "0".into()));
+            let memory = match self.profile_memory_bytes {
+                0 => CALLER_MEMORY_BYTES,
+                profile => profile.min(CALLER_MEMORY_BYTES),
+            };
+            settings.push(("max_memory_usage", memory.to_string()));
         }
         settings
     }
@@ -294,10 +325,21 @@ impl ClickHouseDatabase {
     /// Runs `sql` (already checked) under the caps, stopped at `timeout_ms` or when the call is
     /// cancelled.
     fn read(&self, sql: &str, caps: Caps, timeout_ms: u64) -> Result<Read, SourceError> {
+        self.read_as(sql, caps, timeout_ms, false)
+    }
+
+    /// [`Self::read`], with a caller's settings when `caller`.
+    fn read_as(
+        &self,
+        sql: &str,
+        caps: Caps,
+        timeout_ms: u64,
+        caller: bool,
+    ) -> Result<Read, SourceError> {
         let cancel = schemascope_core::cancel::current();
         cancel.check()?;
         let id = query_id();
-        let settings = self.settings(timeout_ms, caps);
+        let settings = self.settings(timeout_ms, caps, caller);
         // A new line first: a trailing `--` comment must not swallow the format.
         let text = format!("{sql}\nFORMAT TabSeparatedWithNamesAndTypes");
         let timeout = Duration::from_millis(timeout_ms);
@@ -318,14 +360,19 @@ impl ClickHouseDatabase {
                         let late = started.elapsed() >= timeout;
                         if late || flag.load(Ordering::Relaxed) {
                             timed_out.store(late, Ordering::Relaxed);
-                            me.http.kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
+                            me.http.kill(
+                                id,
+                                &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false),
+                            );
                             // Sent once more after a while: a kill that arrives before the
                             // statement is registered stops nothing.
                             if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                                 watch.recv_timeout(Duration::from_millis(500))
                             {
-                                me.http
-                                    .kill(id, &me.settings(STATEMENT_TIMEOUT_MS, Caps::default()));
+                                me.http.kill(
+                                    id,
+                                    &me.settings(STATEMENT_TIMEOUT_MS, Caps::default(), false),
+                                );
                             }
                             break;
                         }
@@ -384,7 +431,9 @@ impl ClickHouseDatabase {
                 is_aggregate: r[4].as_count() > 0,
             })
             .collect();
-        let callables = Arc::new(ch_callables::allow_list(&rows));
+        let mut callables = ch_callables::allow_list(&rows);
+        callables.set_relation_scope(RelationScope::ClickHouse { database: self.database.clone() });
+        let callables = Arc::new(callables);
         *lock(&self.allow_list) = Some((Arc::clone(&callables), Instant::now()));
         Ok(callables)
     }
@@ -602,10 +651,34 @@ impl Database for ClickHouseDatabase {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
+        self.run_statement(sql, params, caps, timeout_ms, false)
+    }
+
+    fn run_for_caller(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
+        self.run_statement(sql, params, caps, timeout_ms, true)
+    }
+}
+
+impl ClickHouseDatabase {
+    /// [`Database::run_capped`], with a caller's settings when `caller`.
+    fn run_statement(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+        caller: bool,
+    ) -> Result<QueryResult, SourceError> {
         let sql = self.screened(sql)?;
         let sql = self.bound(sql, params)?;
         self.allowed(&sql)?;
-        let read = self.read(&sql, caps, timeout_ms)?;
+        let read = self.read_as(&sql, caps, timeout_ms, caller)?;
         Ok(QueryResult {
             columns: read.columns,
             column_types: read.types,

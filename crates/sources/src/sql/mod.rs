@@ -17,6 +17,7 @@ pub mod guard;
 mod json_columns;
 mod pg_callables;
 mod pg_fetch;
+mod pg_plan;
 pub mod pg_text;
 mod pool;
 mod postgres;
@@ -34,8 +35,9 @@ use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, T
 use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
-pub use self::clickhouse::{ClickHouseDatabase, ReadOnlyMode};
-pub use self::postgres::PostgresDatabase;
+pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
+pub use self::pg_plan::MAX_PLANNED_SPILL_BYTES;
+pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
 use crate::error::SourceError;
 pub use schemascope_query::Callables;
@@ -250,6 +252,23 @@ pub trait Database: Send + Sync + fmt::Debug {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError>;
+
+    /// Runs a statement a caller sent (execute_query) as [`Database::run_capped`] does, with the
+    /// bounds only callers' statements meet on the database host's disk and memory (the
+    /// engine's own profiling statements legitimately sort whole tables): PostgreSQL refuses a
+    /// statement its planner expects to spill more than [`MAX_PLANNED_SPILL_BYTES`] to
+    /// temporary files, and caps its temporary files at [`CALLER_TEMP_FILE_BYTES`] where the
+    /// role may set `temp_file_limit`; ClickHouse, where settings can be sent, forbids spilling
+    /// to disk and bounds the statement's memory.
+    fn run_for_caller(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
+        self.run_capped(sql, params, caps, timeout_ms)
+    }
 
     /// Runs one read-only statement with bound parameters, cancelled after `timeout_ms`, reading
     /// at most `max_rows` rows (all when `None`) — the rest are never fetched.

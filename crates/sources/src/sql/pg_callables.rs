@@ -13,6 +13,7 @@
 //! or element type is unsafe.
 
 use postgres::Client;
+use schemascope_query::sql::relations::RelationScope;
 use schemascope_query::{Callables, HARMLESS_VOLATILE, SqlDialect};
 
 /// Every function with whether it may run (`ok`), and the unsafe types (`tainted`) — the one
@@ -31,6 +32,7 @@ fn functions_cte() -> String {
              p.proargdefaults::text AS proargdefaults,
              p.prokind IN ('f', 'w', 'a')
              AND ((p.provolatile IN ('i', 's') AND p.proparallel <> 'u') OR (n.nspname = 'pg_catalog' AND p.proname::text IN ({})))
+             AND NOT (n.nspname = 'pg_catalog' AND p.proname::text ~ '{}')
                AS ok
            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace),
          bad AS (SELECT oid FROM f0 WHERE NOT ok),
@@ -52,9 +54,25 @@ fn functions_cte() -> String {
                              WHERE m.id[1]::oid IN (SELECT oid FROM bad))
                AS ok
            FROM f0)",
-        harmless.join(", ")
+        harmless.join(", "),
+        READS_RELATIONS_BY_NAME
     )
 }
+
+/// `pg_catalog` functions that read relations named by their arguments, or the server's
+/// statistics and settings, whatever the statement's FROM says: the `*_to_xml` family dumps
+/// any table, schema or the whole database (`schema_to_xml('pg_catalog', …)` reads
+/// `pg_stat_activity`), the `pg_stat_*` functions are `pg_stat_activity` and the other
+/// statistics views by another name, `pg_show_all_settings` is `pg_settings`, and the lock and
+/// snapshot functions show other sessions. A statement reads only the relations its source
+/// serves (the read-only check's relation rule), so these are refused as that rule's
+/// by-name twins. A regular expression over `proname`.
+const READS_RELATIONS_BY_NAME: &str = "^(pg_stat_|pg_show_all_|pg_ls_|pg_lock_status$|pg_blocking_pids$|pg_safe_snapshot_blocking_pids$|pg_prepared_xact$|pg_get_backend_memory_contexts$|pg_hba_file_rules$|pg_ident_file_mappings$|pg_get_replication_slots$|pg_get_shmem_allocations$|pg_control_)|_to_xml(schema|_and_xmlschema)?$";
+
+/// The names of `pg_catalog`'s relations: an unqualified name reaches them before the search
+/// path.
+const CATALOG_RELATIONS: &str =
+    "SELECT c.relname::text FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace";
 
 /// Per function: schema, name, whether it may run (aggregates with their support functions),
 /// and whether `t.name` can call it (one required argument that accepts a row).
@@ -120,6 +138,11 @@ pub(crate) fn load(client: &mut Client, timeout_ms: u64) -> Result<Callables, po
         callables
             .add_unsafe_type(Some(&row.try_get::<_, String>(0)?), &row.try_get::<_, String>(1)?);
     }
+    let mut catalog_relations = std::collections::HashSet::new();
+    for row in tx.query(CATALOG_RELATIONS, &[])? {
+        catalog_relations.insert(row.try_get::<_, String>(0)?);
+    }
+    callables.set_relation_scope(RelationScope::Postgres { catalog_relations });
     tx.rollback()?;
     Ok(callables)
 }

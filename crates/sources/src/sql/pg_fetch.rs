@@ -17,6 +17,7 @@ use postgres::types::ToSql;
 use postgres::{Client, Transaction};
 
 use super::caps::Budget;
+use super::pg_plan::{JsonText, MAX_PLANNED_SPILL_BYTES, largest_spill, shown_bytes};
 use super::{Caps, QueryResult, pg_text};
 
 /// Rows one execution of the portal asks for at most.
@@ -95,14 +96,24 @@ pub(crate) fn compile_read_only(
     tx.rollback().map_err(Failure::Sent)
 }
 
+/// The bounds a caller's statement meets on the database host (see
+/// [`super::Database::run_for_caller`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallerBounds {
+    /// `temp_file_limit` to set, in kB, when the role may set it.
+    pub temp_file_limit_kb: Option<u64>,
+}
+
 /// Runs one statement in a READ ONLY transaction that is rolled back (also when it fails:
-/// dropping the transaction rolls it back), reading its rows within `caps`.
+/// dropping the transaction rolls it back), reading its rows within `caps`; a caller's
+/// statement (`caller`) is first planned, and refused when the plan spills too much.
 pub(crate) fn run_read_only(
     client: &mut Client,
     sql: &str,
     refs: &[&(dyn ToSql + Sync)],
     caps: Caps,
     timeout_ms: u64,
+    caller: Option<CallerBounds>,
 ) -> Result<QueryResult, Failure> {
     let mut tx = client.build_transaction().read_only(true).start().map_err(Failure::BeforeSent)?;
     // Room to hash and sort in memory: profiling groups millions of values, and a
@@ -115,6 +126,9 @@ pub(crate) fn run_read_only(
          SET LOCAL extra_float_digits = 1; SET LOCAL DateStyle = 'ISO'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL bytea_output = 'hex'"
     ))
     .map_err(Failure::BeforeSent)?;
+    if let Some(bounds) = caller {
+        bounded_by_plan(&mut tx, sql, refs, bounds)?;
+    }
     let statement = tx.prepare(sql).map_err(Failure::Sent)?;
     let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
@@ -134,6 +148,35 @@ pub(crate) fn run_read_only(
         rows_read: read,
         cut_row,
     })
+}
+
+/// Sets the caller's `temp_file_limit` (when the role may), then asks the planner what `sql`
+/// would spill and refuses it past [`MAX_PLANNED_SPILL_BYTES`]. EXPLAIN without ANALYZE runs
+/// nothing but the planner (which folds constant immutable calls, as preparing does).
+fn bounded_by_plan(
+    tx: &mut Transaction<'_>,
+    sql: &str,
+    refs: &[&(dyn ToSql + Sync)],
+    bounds: CallerBounds,
+) -> Result<(), Failure> {
+    if let Some(kb) = bounds.temp_file_limit_kb {
+        tx.batch_execute(&format!("SET LOCAL temp_file_limit = '{kb}kB'"))
+            .map_err(Failure::BeforeSent)?;
+    }
+    // A new line first: a trailing `--` comment of the statement ends there.
+    let row =
+        tx.query_one(&format!("EXPLAIN (FORMAT JSON) {sql}\n"), refs).map_err(Failure::Sent)?;
+    let explained: JsonText = row.try_get(0).map_err(Failure::Sent)?;
+    match largest_spill(&explained.0) {
+        Some(spill) if spill.bytes > MAX_PLANNED_SPILL_BYTES => Err(Failure::Refused(format!(
+            "refused before running: PostgreSQL's plan expects its {} to hold about {:.0} rows ({}), past the {} a statement may be planned to write to temporary files on the database host (MAX_PLANNED_SPILL_BYTES); filter or aggregate before sorting, grouping or joining, or read fewer rows",
+            spill.node,
+            spill.rows,
+            shown_bytes(spill.bytes),
+            shown_bytes(MAX_PLANNED_SPILL_BYTES)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 type Streamed = (super::Rows, Option<super::Cut>, usize, Option<super::CutRow>);

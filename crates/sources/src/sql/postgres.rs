@@ -19,7 +19,7 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
 use schemascope_query::{Callables, check_read_only_within};
 
-use super::pg_fetch::{self, Failure, run_read_only};
+use super::pg_fetch::{self, CallerBounds, Failure, run_read_only};
 use super::pool::{Lease, Pool, pool_size};
 use super::{
     Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables,
@@ -37,6 +37,37 @@ const CONNECT_TIMEOUT_S: u64 = 5;
 struct Connected {
     client: Client,
     callables: Arc<Callables>,
+    /// The `temp_file_limit` a caller's statement runs under, in kB, when this role may set it.
+    temp_file_limit_kb: Option<u64>,
+}
+
+/// The most a caller's statement may write to temporary files on the database host, set as
+/// `temp_file_limit` for it when the role may set that parameter (a superuser, or a role the
+/// DBA granted `SET ON PARAMETER temp_file_limit`, PostgreSQL 15 and later); a lower limit the
+/// DBA set for the role is kept. Without that right only the DBA's own `temp_file_limit` and
+/// the statement timeout bound it (see SECURITY.md).
+pub const CALLER_TEMP_FILE_BYTES: u64 = 256 << 20;
+
+/// The `temp_file_limit` a caller's statement gets on this connection, in kB: ours, or the
+/// DBA's where lower; `None` when the role may not set it.
+fn caller_temp_file_limit(client: &mut Client) -> Result<Option<u64>, postgres::Error> {
+    let row = client.query_one(
+        "SELECT current_setting('server_version_num')::int, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user), setting::int8 FROM pg_settings WHERE name = 'temp_file_limit'",
+        &[],
+    )?;
+    let (version, superuser, current): (i32, Option<bool>, i64) =
+        (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+    // has_parameter_privilege is PostgreSQL 15's, with GRANT SET ON PARAMETER.
+    let may = superuser == Some(true)
+        || (version >= 150_000
+            && client
+                .query_one("SELECT has_parameter_privilege('temp_file_limit', 'SET')", &[])?
+                .try_get::<_, bool>(0)?);
+    let ours = CALLER_TEMP_FILE_BYTES / 1024;
+    Ok(may.then(|| match u64::try_from(current) {
+        Ok(theirs) => theirs.min(ours),
+        Err(_) => ours,
+    }))
 }
 
 /// How long an allow-list is used before it is read again: functions, domains and casts created
@@ -117,7 +148,7 @@ impl PostgresDatabase {
             connections: Pool::new(None, pool_size()),
             allow_list: Mutex::new(None),
         };
-        database.with_client(0, |_, _| Ok::<_, Failure>(()))?;
+        database.with_client(0, |_, _, _| Ok::<_, Failure>(()))?;
         Ok(database)
     }
 
@@ -172,6 +203,10 @@ impl PostgresDatabase {
                 " (check the user and password in the URI)"
             } else if *code == SqlState::INVALID_CATALOG_NAME {
                 " (check the database name in the URI)"
+            } else if *code == SqlState::CONFIGURATION_LIMIT_EXCEEDED
+                && db.message().contains("temp_file_limit")
+            {
+                " (the statement wrote more temporary files on the database host than a statement may; filter or aggregate before sorting, grouping or joining, or read fewer rows)"
             } else {
                 ""
             };
@@ -289,7 +324,7 @@ impl PostgresDatabase {
     fn with_client<T>(
         &self,
         timeout_ms: u64,
-        mut work: impl FnMut(&mut Client, &Arc<Callables>) -> Result<T, Failure>,
+        mut work: impl FnMut(&mut Client, &Arc<Callables>, Option<u64>) -> Result<T, Failure>,
     ) -> Result<T, SourceError> {
         let mut slot = self.free_connection(timeout_ms)?;
         loop {
@@ -303,7 +338,9 @@ impl PostgresDatabase {
                     Some(callables) => callables,
                     None => self.read_allow_list(&mut client)?,
                 };
-                *slot = Some(Connected { client, callables });
+                let temp_file_limit_kb =
+                    caller_temp_file_limit(&mut client).map_err(|e| self.error(&e, timeout_ms))?;
+                *slot = Some(Connected { client, callables, temp_file_limit_kb });
             } else if let Some(connected) = slot.as_mut() {
                 // A kept connection takes the newest shared list, or reads it when it is old.
                 connected.callables = match self.current_allow_list() {
@@ -312,7 +349,11 @@ impl PostgresDatabase {
                 };
             }
             let Some(connected) = slot.as_mut() else { unreachable!("connected above") };
-            let failure = match work(&mut connected.client, &connected.callables) {
+            let failure = match work(
+                &mut connected.client,
+                &connected.callables,
+                connected.temp_file_limit_kb,
+            ) {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
@@ -528,13 +569,13 @@ impl Database for PostgresDatabase {
         if let Some(callables) = self.current_allow_list() {
             return Ok(callables);
         }
-        self.with_client(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))
+        self.with_client(STATEMENT_TIMEOUT_MS, |_, callables, _| Ok(Arc::clone(callables)))
     }
 
     fn compile(&self, sql: &str) -> Result<(), SourceError> {
         let sql = self.screened(sql)?;
         schemascope_core::cancel::current().check()?;
-        self.with_client(STATEMENT_TIMEOUT_MS, |client, callables| {
+        self.with_client(STATEMENT_TIMEOUT_MS, |client, callables, _| {
             allowed(sql, callables)?;
             pg_fetch::compile_read_only(client, sql, STATEMENT_TIMEOUT_MS)
         })
@@ -547,16 +588,41 @@ impl Database for PostgresDatabase {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
+        self.run_statement(sql, params, caps, timeout_ms, false)
+    }
+
+    fn run_for_caller(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
+        self.run_statement(sql, params, caps, timeout_ms, true)
+    }
+}
+
+impl PostgresDatabase {
+    /// [`Database::run_capped`], with a caller's bounds when `caller`.
+    fn run_statement(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+        caller: bool,
+    ) -> Result<QueryResult, SourceError> {
         let sql = self.screened(sql)?;
         let cancel = schemascope_core::cancel::current();
         cancel.check()?;
         let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(bound).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| &**b).collect();
-        self.with_client(timeout_ms, |client, callables| {
+        self.with_client(timeout_ms, |client, callables, temp_file_limit_kb| {
             allowed(sql, callables)?;
             let token = client.cancel_token();
+            let bounds = caller.then_some(CallerBounds { temp_file_limit_kb });
             let result = cancelled_with_the_call(&token, || {
-                run_read_only(client, sql, &refs, caps, timeout_ms)
+                run_read_only(client, sql, &refs, caps, timeout_ms, bounds)
             });
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
             // of a query that outlives it on this connection (the allow-list refuses the lock

@@ -1,5 +1,6 @@
 //! SQLite's own gate on what a statement may do: an authorizer, called by the engine while it
-//! compiles each statement, that allows reading (tables, views, virtual tables such as
+//! compiles each statement, that allows reading the file's own schemas (`main`, `temp`: tables,
+//! views, the schema table `sqlite_schema`, virtual tables such as
 //! `json_each` and the read-only `pragma_*` tables, recursive CTEs) and calls of functions on
 //! an allow-list, and denies everything else — writes, ATTACH, PRAGMA, transactions, schema
 //! changes and any other function.
@@ -20,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use schemascope_core::sync::lock;
+use schemascope_query::sql::relations::RelationScope;
 use schemascope_query::{Callables, SqlDialect};
 
 /// The engine's flag for functions that must not run from triggers, views or schema code:
@@ -43,6 +45,7 @@ pub(crate) fn function_list(
     let rows =
         statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))?;
     let mut callables = Callables::new(SqlDialect::Sqlite);
+    callables.set_relation_scope(RelationScope::Sqlite);
     let (mut all, mut refused) = (HashSet::new(), HashSet::new());
     for row in rows {
         let (name, flags) = row?;
@@ -102,6 +105,19 @@ pub(crate) fn install(
     let state = Arc::clone(&gate);
     connection.authorizer(Some(move |context: AuthContext<'_>| {
         let refusal = match context.action {
+            // Only the file's own schemas are read: `main`, and `temp` (empty: nothing can be
+            // created in it). ATTACH is denied below, so no other can exist; this holds if one
+            // ever did.
+            AuthAction::Read { table_name, .. }
+                if !context.database_name.is_none_or(|db| {
+                    db.eq_ignore_ascii_case("main") || db.eq_ignore_ascii_case("temp")
+                }) =>
+            {
+                format!(
+                    "reading {}.{table_name}: only this database file (main, temp) is read",
+                    context.database_name.unwrap_or_default()
+                )
+            }
             AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
                 return Authorization::Allow;
             }

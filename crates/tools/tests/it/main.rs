@@ -21,6 +21,7 @@ mod hostile_sql;
 mod hostile_sql_clickhouse;
 mod live_refresh;
 mod output_caps;
+mod outside_source;
 mod postgres_restart;
 mod session_bounds;
 mod session_disk_full;
