@@ -289,28 +289,27 @@ struct Item<'a> {
 struct Walk<'a, 'i> {
     sql: &'a str,
     issues: &'i mut Issues,
-    /// CTE names in scope: `(enclosing scope, names)`; scope 0 is empty.
-    scopes: Vec<(usize, Vec<String>)>,
+    /// CTE names in scope, as a chain: `(enclosing scope, the name it adds)`; scope 0 is
+    /// empty. One entry per CTE, so a long WITH list costs linear memory.
+    scopes: Vec<(usize, Option<&'a str>)>,
     queries: usize,
     reading: Reading,
 }
 
 impl<'a, 'i> Walk<'a, 'i> {
     fn new(sql: &'a str, issues: &'i mut Issues) -> Self {
-        Self { sql, issues, scopes: vec![(0, Vec::new())], queries: 0, reading: Reading::default() }
+        Self { sql, issues, scopes: vec![(0, None)], queries: 0, reading: Reading::default() }
     }
 
     fn in_scope(&self, mut scope: usize, name: &str) -> bool {
-        loop {
-            let (parent, names) = &self.scopes[scope];
-            if names.iter().any(|n| n == name) {
+        while scope != 0 {
+            let (parent, added) = self.scopes[scope];
+            if added == Some(name) {
                 return true;
             }
-            if scope == 0 {
-                return false;
-            }
-            scope = *parent;
+            scope = parent;
         }
+        false
     }
 
     fn beyond(&mut self, message: String) {
@@ -423,14 +422,15 @@ impl<'a, 'i> Walk<'a, 'i> {
                 if !arm {
                     self.queries += 1;
                     if self.queries > MAX_QUERIES {
-                        self.beyond(format!(
-                            "the statement holds more than {MAX_QUERIES} queries (CTEs and subqueries); a database's planner takes ever longer on each — split it"
-                        ));
+                        self.too_many_queries();
                         return false;
                     }
                 }
                 if let Some(with) = fields.get("with_clause").and_then(Value::as_object) {
-                    scope = self.with_clause(with, depth, exprs, scope, stack);
+                    match self.with_clause(with, depth, exprs, scope, stack) {
+                        Some(inner) => scope = inner,
+                        None => return false,
+                    }
                 }
             }
             "InsertStmt" | "UpdateStmt" | "DeleteStmt" | "MergeStmt" => {
@@ -558,8 +558,9 @@ impl<'a, 'i> Walk<'a, 'i> {
     }
 
     /// Queues each CTE's query with the names visible to it, and returns the scope of the rest
-    /// of the query: every CTE of the list. Without RECURSIVE a CTE sees only those before it,
-    /// so `WITH t AS (SELECT * FROM t)` reads the relation `t`.
+    /// of the query (every CTE of the list), or `None` past [`MAX_QUERIES`] (each CTE is a
+    /// query). Without RECURSIVE a CTE sees only those before it, so
+    /// `WITH t AS (SELECT * FROM t)` reads the relation `t`.
     fn with_clause(
         &mut self,
         with: &'a Map<String, Value>,
@@ -567,32 +568,44 @@ impl<'a, 'i> Walk<'a, 'i> {
         exprs: usize,
         scope: usize,
         stack: &mut Vec<Item<'a>>,
-    ) -> usize {
+    ) -> Option<usize> {
         let recursive = with.get("recursive").and_then(Value::as_bool).unwrap_or(false);
-        let ctes: Vec<(&'a Map<String, Value>, String)> = with
+        let ctes: Vec<(&'a Map<String, Value>, &'a str)> = with
             .get("ctes")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(|cte| match variant(cte) {
                 Some(("CommonTableExpr", fields)) => {
-                    let name = fields.get("ctename").and_then(Value::as_str).unwrap_or_default();
-                    Some((fields, name.to_string()))
+                    Some((fields, fields.get("ctename").and_then(Value::as_str).unwrap_or_default()))
                 }
                 _ => None,
             })
             .collect();
-        let all: Vec<String> = ctes.iter().map(|(_, name)| name.clone()).collect();
+        if self.queries + ctes.len() > MAX_QUERIES {
+            self.too_many_queries();
+            return None;
+        }
+        // Scope k holds the first k names.
+        let mut chain = vec![scope];
+        for (_, name) in &ctes {
+            self.scopes.push((*chain.last().unwrap_or(&scope), Some(name)));
+            chain.push(self.scopes.len() - 1);
+        }
+        let all = *chain.last().unwrap_or(&scope);
         for (i, (fields, _)) in ctes.iter().enumerate() {
-            let visible = if recursive { all.clone() } else { all[..i].to_vec() };
-            self.scopes.push((scope, visible));
-            let cte_scope = self.scopes.len() - 1;
+            let visible = if recursive { all } else { chain[i] };
             let item =
-                Item { value: &Value::Null, kind: None, depth, exprs, scope: cte_scope, arm: false };
+                Item { value: &Value::Null, kind: None, depth, exprs, scope: visible, arm: false };
             self.children("CommonTableExpr", fields, &item, stack);
         }
-        self.scopes.push((scope, all));
-        self.scopes.len() - 1
+        Some(all)
+    }
+
+    fn too_many_queries(&mut self) {
+        self.beyond(format!(
+            "the statement holds more than {MAX_QUERIES} queries (CTEs and subqueries); a database's planner takes ever longer on each — split it"
+        ));
     }
 
     /// Queues the fields of a node of `kind` (typed fields get their kind from their name).
@@ -617,10 +630,12 @@ impl<'a, 'i> Walk<'a, 'i> {
                 "into_clause" => (Some("IntoClause"), false),
                 _ => (None, false),
             };
-            // A typed field is a node of that kind without a `Node` wrapper.
+            // A typed field is a node of that kind without a `Node` wrapper (`JoinExpr`'s
+            // `larg` is wrapped, `SelectStmt`'s is not).
+            let unwrapped = value.as_object().is_some_and(|o| !(o.len() == 1 && o.contains_key("node")));
             stack.push(Item {
                 value,
-                kind: typed.filter(|_| value.is_object()),
+                kind: typed.filter(|_| unwrapped),
                 depth: item.depth,
                 exprs: item.exprs,
                 scope: item.scope,

@@ -110,6 +110,12 @@ fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
     let catalog = chinook();
     for (sql, reason) in deep() {
         for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
+            // PostgreSQL reads `--` as a comment: what is left, `SELECT`, is a legal query of
+            // no columns, which PostgreSQL's grammar reads.
+            if dialect == SqlDialect::Postgres && sql.starts_with("SELECT --") {
+                assert!(validate(&sql, dialect, &catalog).valid);
+                continue;
+            }
             let report = validate(&sql, dialect, &catalog);
             assert!(!report.valid, "{dialect} accepted {}…", &sql[..60]);
             let messages: Vec<&str> = report.errors.iter().map(|e| e.message.as_str()).collect();
