@@ -225,8 +225,9 @@ fn written_name(sql: &str, at: usize) -> Vec<String> {
             let end = rest
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
                 .unwrap_or(rest.len());
-            if end == 0 {
-                break;
+            // `U&"…"` is decoded by PostgreSQL: no name as written (refused on its own).
+            if end == 0 || rest[end..].starts_with('&') {
+                return Vec::new();
             }
             parts.push(rest[..end].to_string());
             i += end;

@@ -162,7 +162,18 @@ fn queries_just_inside_the_bounds_are_validated() {
     for sql in &within {
         let report = validate(sql, SqlDialect::Sqlite, &catalog);
         assert!(report.valid, "{}…: {:?}", &sql[..80], report.errors.first());
-        assert!(on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres))).is_ok());
+        let read_only = on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres)));
+        // PostgreSQL's parser is given a bounded number of tokens (its memory per token):
+        // the 100,000-value IN list is past it, and refused with the reason.
+        if sql.len() > 4 * schemascope_query::sql::MAX_POSTGRES_TOKENS {
+            assert!(
+                read_only.is_err_and(|e| e[0].message.contains("PostgreSQL's parser is given at most")),
+                "{}…",
+                &sql[..80]
+            );
+        } else {
+            assert!(read_only.is_ok(), "{}…: {read_only:?}", &sql[..80]);
+        }
     }
     // One past: refused.
     let over = format!(
