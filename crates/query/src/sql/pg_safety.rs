@@ -39,7 +39,8 @@ pub(super) fn check(
         safety::check_tokens(tokens, callables, &e.to_string(), issues);
         return None;
     }
-    let most = if budget > super::WORK_BUDGET { EXECUTION_POSTGRES_TOKENS } else { MAX_POSTGRES_TOKENS };
+    let most =
+        if budget > super::WORK_BUDGET { EXECUTION_POSTGRES_TOKENS } else { MAX_POSTGRES_TOKENS };
     // Text sqlparser cannot tokenize is bounded by its length: a token is at least a byte or so
     // in real SQL, so four bytes a token is generous.
     let count = match tokens {

@@ -382,8 +382,15 @@ impl<'a, 'i> Walk<'a, 'i> {
                         }
                     };
                     let exprs = item.exprs + usize::from(EXPRESSION_LEVELS.contains(&kind));
-                    if !self.node(kind, fields, item.depth + 1, exprs, item.scope, item.arm, &mut stack)
-                    {
+                    if !self.node(
+                        kind,
+                        fields,
+                        item.depth + 1,
+                        exprs,
+                        item.scope,
+                        item.arm,
+                        &mut stack,
+                    ) {
                         return;
                     }
                 }
@@ -516,7 +523,8 @@ impl<'a, 'i> Walk<'a, 'i> {
             }
             "RangeFunction" => {
                 // Each entry is a list of the call and its column definitions.
-                for entry in fields.get("functions").and_then(Value::as_array).into_iter().flatten() {
+                for entry in fields.get("functions").and_then(Value::as_array).into_iter().flatten()
+                {
                     let call = match variant(entry) {
                         Some(("List", list)) => list.get("items").and_then(|i| i.get(0)),
                         _ => Some(entry),
@@ -577,9 +585,10 @@ impl<'a, 'i> Walk<'a, 'i> {
             .into_iter()
             .flatten()
             .filter_map(|cte| match variant(cte) {
-                Some(("CommonTableExpr", fields)) => {
-                    Some((fields, fields.get("ctename").and_then(Value::as_str).unwrap_or_default()))
-                }
+                Some(("CommonTableExpr", fields)) => Some((
+                    fields,
+                    fields.get("ctename").and_then(Value::as_str).unwrap_or_default(),
+                )),
                 _ => None,
             })
             .collect();
@@ -633,7 +642,8 @@ impl<'a, 'i> Walk<'a, 'i> {
             };
             // A typed field is a node of that kind without a `Node` wrapper (`JoinExpr`'s
             // `larg` is wrapped, `SelectStmt`'s is not).
-            let unwrapped = value.as_object().is_some_and(|o| !(o.len() == 1 && o.contains_key("node")));
+            let unwrapped =
+                value.as_object().is_some_and(|o| !(o.len() == 1 && o.contains_key("node")));
             stack.push(Item {
                 value,
                 kind: typed.filter(|_| unwrapped),

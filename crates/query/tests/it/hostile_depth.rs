@@ -167,7 +167,8 @@ fn queries_just_inside_the_bounds_are_validated() {
         // the 100,000-value IN list is past it, and refused with the reason.
         if sql.len() > 4 * schemascope_query::sql::MAX_POSTGRES_TOKENS {
             assert!(
-                read_only.is_err_and(|e| e[0].message.contains("PostgreSQL's parser is given at most")),
+                read_only
+                    .is_err_and(|e| e[0].message.contains("PostgreSQL's parser is given at most")),
                 "{}…",
                 &sql[..80]
             );

@@ -122,12 +122,7 @@ fn escapes_operators_casts_literals_and_attribute_notation_are_calls_too() {
         F,
         "a cast to scratch.slow_int is not allowed",
     );
-    assert_refused(
-        "SELECT scratch.slow_int '1'",
-        &c,
-        F,
-        "scratch.slow_int is not allowed",
-    );
+    assert_refused("SELECT scratch.slow_int '1'", &c, F, "scratch.slow_int is not allowed");
     assert_refused(
         "SELECT t.touch_row FROM (SELECT 1 AS a) t",
         &c,
@@ -197,13 +192,25 @@ fn forms_only_postgres_parses_are_judged_by_what_they_call() {
     }
     use IssueKind::ForbiddenFunction as F;
     for (sql, says) in [
-        ("SELECT scratch.slow_int '1' AS x, inet '10.0.0.1' AS ip", "scratch.slow_int is not allowed"),
+        (
+            "SELECT scratch.slow_int '1' AS x, inet '10.0.0.1' AS ip",
+            "scratch.slow_int is not allowed",
+        ),
         ("SELECT 1 BETWEEN SYMMETRIC pg_sleep(1)::int AND 2", "pg_sleep is not allowed"),
         ("SELECT count(*) FROM t TABLESAMPLE pg_sleep (1)", "pg_sleep is not allowed"),
         ("SELECT xmlelement(name a, pg_sleep(1))", "pg_sleep is not allowed"),
-        ("SELECT a FROM t ORDER BY a USING OPERATOR(scratch.#@#)", "operator scratch.#@# is not allowed"),
-        ("SELECT * FROM ROWS FROM (generate_series(1, 2), pg_sleep(1)) AS r", "pg_sleep is not allowed"),
-        ("SELECT * FROM XMLTABLE('/a' PASSING CAST('<a/>' AS xml) COLUMNS x scratch.slow_int PATH 'x') AS x", "scratch.slow_int is not allowed"),
+        (
+            "SELECT a FROM t ORDER BY a USING OPERATOR(scratch.#@#)",
+            "operator scratch.#@# is not allowed",
+        ),
+        (
+            "SELECT * FROM ROWS FROM (generate_series(1, 2), pg_sleep(1)) AS r",
+            "pg_sleep is not allowed",
+        ),
+        (
+            "SELECT * FROM XMLTABLE('/a' PASSING CAST('<a/>' AS xml) COLUMNS x scratch.slow_int PATH 'x') AS x",
+            "scratch.slow_int is not allowed",
+        ),
     ] {
         assert_refused(sql, &c, F, says);
     }
@@ -211,7 +218,10 @@ fn forms_only_postgres_parses_are_judged_by_what_they_call() {
     for (sql, says) in [
         ("TABLE t FOR UPDATE", "locks rows"),
         ("WITH d AS (DELETE FROM t RETURNING *) TABLE d", "DELETE statement inside the query"),
-        ("WITH m AS (MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE RETURNING 1) SELECT 1", "MERGE statement inside the query"),
+        (
+            "WITH m AS (MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE RETURNING 1) SELECT 1",
+            "MERGE statement inside the query",
+        ),
         ("SELECT * FROM (SELECT 1 FROM t FOR SHARE) s", "locks rows"),
         ("SELECT 1 UNION SELECT 2 INTO u", "INTO creates a table"),
         ("TABLE t; TABLE t", "exactly one statement"),
