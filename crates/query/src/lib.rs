@@ -27,8 +27,9 @@ use serde::{Deserialize, Deserializer};
 pub use engine::engine_issue;
 pub use issue::{IssueKind, Location, QueryIssue, TableColumn, ValidationReport};
 pub use sql::{
-    Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, Verdict, Written, check_read_only,
-    check_read_only_within, referenced_columns, validate_sql, validate_sql_for_question,
+    Callables, HARMLESS_VOLATILE, MAX_CALL_DEPTH, ROW_LIMIT, RelationsRead, Verdict, Written,
+    check_read_only, check_read_only_within, postgres_relations, referenced_columns, validate_sql,
+    validate_sql_for_question,
 };
 pub use structured::compile::{CompileError, CompiledQuery, compile};
 pub use structured::validate::validate_structured;

@@ -84,8 +84,7 @@ pub fn parse_within(
 ) -> Result<Vec<Statement>, ParserError> {
     // Text that does not tokenize fails the parser at once, with the tokenizer's message.
     if let Ok(tokens) = Tokenizer::new(dialect, sql).tokenize() {
-        check_brackets(&tokens, budget)?;
-        check_expression_tokens(&tokens)?;
+        check_token_bounds(&tokens, budget)?;
     }
     // sqlparser's default recursion limit (50) refuses nesting the checks here accept, with a
     // message that does not say why; the deep stack holds this many levels with room to spare.
@@ -99,6 +98,15 @@ pub fn parse_within(
         }
     }
     Ok(statements)
+}
+
+/// The bounds checked on the tokens before any parser reads them (sqlparser, or PostgreSQL's
+/// own grammar): parentheses nested at most [`MAX_NESTING`] deep within the cost `budget`, and
+/// expressions within [`MAX_EXPRESSION_TOKENS`] and [`MAX_EXPRESSION_DEPTH`] (see
+/// [`check_expression_tokens`]).
+pub(super) fn check_token_bounds(tokens: &[Token], budget: u64) -> Result<(), ParserError> {
+    check_brackets(tokens, budget)?;
+    check_expression_tokens(tokens)
 }
 
 /// Refuses SQL whose tokens show nesting past the bounds: more than [`MAX_EXPRESSION_TOKENS`]

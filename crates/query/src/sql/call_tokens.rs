@@ -52,13 +52,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                 if u.quote_style.is_none() && u.value.eq_ignore_ascii_case("u") && name.quote_style == Some('"'))
         })
     {
-        issues.error(
-            QueryIssue::new(
-                IssueKind::ForbiddenFunction,
-                "identifiers written U&\"…\" (with Unicode escapes) are refused: schemascope cannot be sure which function or column PostgreSQL decodes them to",
-            )
-            .suggest("write the name plainly, or double-quoted without escapes"),
-        );
+        issues.error(unicode_identifier());
     }
     let significant: Vec<&Token> =
         tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
@@ -92,13 +86,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                     && !matches!(significant.get(i + 2), Some(Token::LParen | Token::Period))
                     && callables.is_attribute_call(written(word))
                 {
-                    issues.error(QueryIssue::new(
-                        IssueKind::ForbiddenFunction,
-                        format!(
-                            ".{} may call function {} on the row before it (attribute notation), and that function is not allowed",
-                            word.value, word.value
-                        ),
-                    ));
+                    issues.error(attribute_call(&word.value));
                 }
             }
             Token::DoubleColon if postgres => {
@@ -117,6 +105,26 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
             _ => {}
         }
     }
+}
+
+/// The refusal of `U&"…"` identifiers.
+pub(super) fn unicode_identifier() -> QueryIssue {
+    QueryIssue::new(
+        IssueKind::ForbiddenFunction,
+        "identifiers written U&\"…\" (with Unicode escapes) are refused: schemascope cannot be sure which function or column PostgreSQL decodes them to",
+    )
+    .suggest("write the name plainly, or double-quoted without escapes")
+}
+
+/// The refusal of `x.name` where `name` is a refused function PostgreSQL may call on the row
+/// `x` (attribute notation).
+pub(super) fn attribute_call(name: &str) -> QueryIssue {
+    QueryIssue::new(
+        IssueKind::ForbiddenFunction,
+        format!(
+            ".{name} may call function {name} on the row before it (attribute notation), and that function is not allowed"
+        ),
+    )
 }
 
 /// Why a type is refused.

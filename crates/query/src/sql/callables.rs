@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use crate::SqlDialect;
 
 /// PostgreSQL functions that the catalog marks volatile but that only read a clock, a random
-/// source or the size of the database's own files: they change nothing and reach nothing
+/// source or the size of the database's own files, or that TABLESAMPLE names: they change nothing and reach nothing
 /// outside the statement. The database layer adds them to the allow-list in `pg_catalog` only.
 pub const HARMLESS_VOLATILE: &[&str] = &[
     "random",
@@ -26,6 +26,10 @@ pub const HARMLESS_VOLATILE: &[&str] = &[
     "pg_table_size",
     "pg_indexes_size",
     "pg_database_size",
+    // TABLESAMPLE's built-in methods: the handler only hands back the method's routines, and
+    // its one argument is of type `internal`, which no SQL value has, so no statement calls it.
+    "bernoulli",
+    "system",
 ];
 
 /// Names PostgreSQL's grammar turns into expressions of its own (`COALESCE`, `CURRENT_DATE`,

@@ -63,8 +63,11 @@ pub(super) struct Call {
     pub qualifiers: Vec<NamePart>,
     /// The name (an operator's symbol, a foreign form's description).
     pub name: NamePart,
-    /// Where it is, when sqlparser recorded it.
+    /// Where it is, when the parser recorded it.
     pub location: Option<Location>,
+    /// The whole name as the statement wrote it, when it differs from the parts (which
+    /// PostgreSQL's parser gives already folded).
+    pub written: Option<String>,
 }
 
 /// Every call in `query`, or `Err` with the depth reached when the query nests deeper than
@@ -99,7 +102,7 @@ impl Collector {
         name: NamePart,
         location: Option<Location>,
     ) {
-        self.calls.push(Call { kind, qualifiers, name, location });
+        self.calls.push(Call { kind, qualifiers, name, location, written: None });
     }
 
     fn foreign(&mut self, what: &str, location: Option<Location>) {

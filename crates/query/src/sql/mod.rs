@@ -1,7 +1,8 @@
-//! Validating SQL: parse (sqlparser, SQLite or PostgreSQL dialect), refuse anything but one
-//! read-only query calling only what the engine allows, resolve every name against the
-//! catalog, check aggregation, literals and joins, and add a row limit where a query could
-//! return more than [`ROW_LIMIT`] rows.
+//! Validating SQL: parse (sqlparser, SQLite, PostgreSQL or ClickHouse dialect; PostgreSQL's
+//! statements also with PostgreSQL's own grammar, which decides the read-only check), refuse
+//! anything but one read-only query calling only what the engine allows, resolve every name
+//! against the catalog, check aggregation, literals and joins, and add a row limit where a query
+//! could return more than [`ROW_LIMIT`] rows.
 
 mod bounded;
 mod call_tokens;
@@ -11,6 +12,8 @@ mod check;
 mod column_fixes;
 mod dialect_fixes;
 mod expr;
+mod pg_safety;
+mod pg_tree;
 pub mod relations;
 mod safety;
 mod scope;
@@ -21,6 +24,8 @@ pub use bounded::{
 };
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
+pub use pg_safety::{EXECUTION_POSTGRES_TOKENS, MAX_POSTGRES_TOKENS};
+pub use pg_tree::RelationsRead;
 
 use schemascope_core::Catalog;
 use sqlparser::ast::{Expr, LimitClause, Query, SetExpr, Statement, Value};
@@ -104,8 +109,24 @@ fn validate_sql_here(
     let dialect = callables.dialect();
     let mut issues = Issues::default();
     let (parsed, tokens) = parse(sql, dialect, WORK_BUDGET);
+    // PostgreSQL's own grammar decides whether a PostgreSQL statement is one read-only query and
+    // what it calls; sqlparser's tree then serves the name checks, when it reads the statement.
+    let postgres = dialect == SqlDialect::Postgres && !parsed.as_ref().is_err_and(beyond_bounds);
+    if postgres {
+        let read = pg_safety::check(sql, tokens.as_deref(), callables, WORK_BUDGET, &mut issues);
+        check_postgres_relations(read.as_ref(), callables, &mut issues);
+        if !issues.errors.is_empty() {
+            if let Ok([Statement::Query(query)]) = parsed.as_deref() {
+                dialect_fixes::add_fixes(query, callables, &mut issues);
+            }
+            return issues.into_report(None);
+        }
+    }
     let statements = match parsed {
         Ok(s) => s,
+        // PostgreSQL reads it, sqlparser does not (`TABLE t`, `ORDER BY … USING`, `ROWS FROM`,
+        // typed literals of some types): the names are left to the engine's compile step.
+        Err(e) if postgres => return unread_by_name_checks(&e.to_string()),
         Err(e) => {
             // A statement that is not a query often fails to parse (LOCK, DO, ANALYZE, …): the
             // token check says so first, which is the reason that matters.
@@ -114,8 +135,7 @@ fn validate_sql_here(
             let location = parse_error_location(&message);
             // Past a bound the SQL is refused unread; otherwise the parser could not read it
             // (which the engine may still accept: see `ValidationReport::only_unparsed`).
-            let bounded = message.contains(BEYOND_BOUNDS)
-                || matches!(e, sqlparser::parser::ParserError::RecursionLimitExceeded);
+            let bounded = beyond_bounds(&e);
             let text = if bounded {
                 format!("the SQL is refused unread ({dialect}): {message}")
             } else {
@@ -125,6 +145,10 @@ fn validate_sql_here(
             return issues.into_report(None);
         }
     };
+    if statements.len() != 1 && postgres {
+        // PostgreSQL reads one query where sqlparser reads several statements.
+        return unread_by_name_checks("sqlparser reads several statements");
+    }
     if statements.len() != 1 {
         issues.error(
             QueryIssue::new(
@@ -142,9 +166,17 @@ fn validate_sql_here(
     if !safety::check_statement_kind(statement, &mut issues) {
         return issues.into_report(None);
     }
-    let Statement::Query(query) = statement else { return issues.into_report(None) };
-    safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
-    check_relations(query, callables, &mut issues);
+    let Statement::Query(query) = statement else {
+        return if postgres {
+            unread_by_name_checks("sqlparser reads another kind of statement")
+        } else {
+            issues.into_report(None)
+        };
+    };
+    if !postgres {
+        safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
+        check_relations(query, callables, &mut issues);
+    }
     if !issues.errors.is_empty() {
         dialect_fixes::add_fixes(query, callables, &mut issues);
         return issues.into_report(None);
@@ -157,6 +189,26 @@ fn validate_sql_here(
     let mut issues = checker.issues;
     let rewritten = row_limit(query, &scanned, &mut issues);
     issues.into_report(rewritten)
+}
+
+/// Whether sqlparser stopped at one of the bounds (which the SQL is refused for, unread).
+fn beyond_bounds(e: &sqlparser::parser::ParserError) -> bool {
+    matches!(e, sqlparser::parser::ParserError::RecursionLimitExceeded)
+        || e.to_string().contains(BEYOND_BOUNDS)
+}
+
+/// The report on a PostgreSQL query that passed the read-only check on PostgreSQL's own parse
+/// but that sqlparser, whose tree the name checks walk, does not read (`why`): valid, with a
+/// warning that names were not checked here (the engine's compile step still checks them).
+fn unread_by_name_checks(why: &str) -> ValidationReport {
+    let mut issues = Issues::default();
+    issues.warn(QueryIssue::new(
+        IssueKind::Portability,
+        format!(
+            "schemascope's name checks do not read this PostgreSQL syntax ({why}); PostgreSQL's own parser read it and everything it calls is allowed, but table and column names, filter values, joins and the row limit were not checked here"
+        ),
+    ));
+    issues.into_report(None)
 }
 
 /// The table columns `sql` reads, each name resolved as the validator resolves it (aliases,
@@ -258,6 +310,28 @@ fn check_relations(query: &Query, callables: &Callables, issues: &mut Issues) {
     }
 }
 
+/// [`check_relations`] for a PostgreSQL statement, on the relations PostgreSQL's own grammar
+/// read (`read`: names already folded and unquoted as PostgreSQL resolves them, CTEs left out).
+fn check_postgres_relations(
+    read: Option<&RelationsRead>,
+    callables: &Callables,
+    issues: &mut Issues,
+) {
+    let (Some(read), Some(scope)) = (read, callables.relation_scope()) else { return };
+    let part = |text: &str| relations::RelationPart { text: text.to_string(), quoted: true };
+    let found: Vec<relations::RelationRef> = read
+        .tables
+        .iter()
+        .map(|(schema, name)| relations::RelationRef {
+            parts: schema.iter().map(|s| part(s)).chain([part(name)]).collect(),
+            cte: false,
+        })
+        .collect();
+    for issue in relations::judge_relations(&found, scope) {
+        issues.error(issue);
+    }
+}
+
 /// [`check_read_only`] with another parsing budget, for the database layer: its budget
 /// ([`EXECUTION_WORK_BUDGET`]) lets its own wide profiling SQL through, and the relations a
 /// statement reads are not judged there, since schemascope's own statements read the engine's
@@ -282,6 +356,14 @@ fn check_read_only_here(
     reach: Reach,
 ) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
+    if callables.dialect() == SqlDialect::Postgres {
+        let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok();
+        let read = pg_safety::check(sql, tokens.as_deref(), callables, parse_budget, &mut issues);
+        if reach == Reach::Served {
+            check_postgres_relations(read.as_ref(), callables, &mut issues);
+        }
+        return if issues.errors.is_empty() { Ok(()) } else { Err(issues.errors) };
+    }
     let (parsed, tokens) = parse(sql, callables.dialect(), parse_budget);
     match parsed {
         Ok(statements) if statements.len() == 1 => {
@@ -314,6 +396,33 @@ fn check_read_only_here(
         Err(e) => token_fallback(&tokens, callables, &e.to_string(), &mut issues),
     }
     if issues.errors.is_empty() { Ok(()) } else { Err(issues.errors) }
+}
+
+/// The relations and functions in FROM that a PostgreSQL statement reads, read with
+/// PostgreSQL's own grammar (CTE names left out): for rules on which relations a source
+/// serves. `Err` with PostgreSQL's message when it does not parse, or with the bound passed.
+/// Runs on a deep stack, as [`check_read_only`].
+///
+/// ```
+/// use schemascope_query::postgres_relations;
+///
+/// let read = postgres_relations(
+///     "WITH c AS (SELECT * FROM pg_catalog.pg_stat_activity) SELECT * FROM c, public.t, generate_series(1, 2)",
+/// )
+/// .unwrap();
+/// assert_eq!(
+///     read.tables,
+///     vec![(Some("pg_catalog".to_string()), "pg_stat_activity".to_string()), (Some("public".into()), "t".into())]
+/// );
+/// assert_eq!(read.functions, vec![(None, "generate_series".to_string())]);
+/// ```
+pub fn postgres_relations(sql: &str) -> Result<RelationsRead, String> {
+    schemascope_core::deep_stack::on_deep_stack(|| {
+        if let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() {
+            bounded::check_token_bounds(&tokens, WORK_BUDGET).map_err(|e| e.to_string())?;
+        }
+        pg_safety::relations(sql)
+    })?
 }
 
 /// `LIMIT ROW_LIMIT` added when the query has no limit, is not aggregated at the top, and reads

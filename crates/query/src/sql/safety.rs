@@ -91,6 +91,9 @@ pub(super) fn check_query(
 }
 
 fn shown(call: &Call) -> String {
+    if let Some(written) = &call.written {
+        return written.clone();
+    }
     let mut parts: Vec<&str> = call.qualifiers.iter().map(|p| p.text.as_str()).collect();
     parts.push(&call.name.text);
     parts.join(".")
@@ -101,7 +104,7 @@ fn as_written(part: &NamePart) -> Written<'_> {
 }
 
 /// The one decision per call: allowed, refused (with why), or unknown (with a did-you-mean).
-fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
+pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
     let postgres = callables.dialect() == SqlDialect::Postgres;
     let name = shown(call);
     let refuse =

@@ -110,6 +110,12 @@ fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
     let catalog = chinook();
     for (sql, reason) in deep() {
         for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
+            // PostgreSQL reads `--` as a comment: what is left, `SELECT`, is a legal query of
+            // no columns, which PostgreSQL's grammar reads.
+            if dialect == SqlDialect::Postgres && sql.starts_with("SELECT --") {
+                assert!(validate(&sql, dialect, &catalog).valid);
+                continue;
+            }
             let report = validate(&sql, dialect, &catalog);
             assert!(!report.valid, "{dialect} accepted {}…", &sql[..60]);
             let messages: Vec<&str> = report.errors.iter().map(|e| e.message.as_str()).collect();
@@ -156,7 +162,19 @@ fn queries_just_inside_the_bounds_are_validated() {
     for sql in &within {
         let report = validate(sql, SqlDialect::Sqlite, &catalog);
         assert!(report.valid, "{}…: {:?}", &sql[..80], report.errors.first());
-        assert!(on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres))).is_ok());
+        let read_only = on_small_stack(|| check_read_only(sql, &callables(SqlDialect::Postgres)));
+        // PostgreSQL's parser is given a bounded number of tokens (its memory per token):
+        // the 100,000-value IN list is past it, and refused with the reason.
+        if sql.len() > 4 * schemascope_query::sql::MAX_POSTGRES_TOKENS {
+            assert!(
+                read_only
+                    .is_err_and(|e| e[0].message.contains("PostgreSQL's parser is given at most")),
+                "{}…",
+                &sql[..80]
+            );
+        } else {
+            assert!(read_only.is_ok(), "{}…: {read_only:?}", &sql[..80]);
+        }
     }
     // One past: refused.
     let over = format!(
@@ -210,7 +228,8 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
             if dialect == SqlDialect::Postgres {
                 let refused = on_small_stack(|| check_read_only(&chain(n), &callables(dialect)));
                 assert!(
-                    refused.is_err_and(|e| e.iter().any(|i| i.message.contains("more than"))),
+                    refused.is_err_and(|e| e.iter().any(|i| i.message.contains("more than")
+                        || i.message.contains("PostgreSQL's parser is given at most"))),
                     "{dialect} {n}: the read-only check refuses it too"
                 );
             }

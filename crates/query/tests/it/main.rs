@@ -7,6 +7,7 @@
 mod common;
 
 mod hostile_depth;
+mod pg_corpus;
 mod read_only_calls;
 mod spider;
 mod sql;
