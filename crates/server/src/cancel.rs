@@ -67,7 +67,16 @@ pub(crate) async fn run_cancellable(
         () = timed_out => format!("the request took longer than {} s (--request-timeout)", timeout.map_or(0.0, |t| t.as_secs_f64())),
     };
     token.cancel_because(reason.clone());
-    match tokio::time::timeout(NOTICE_GRACE, handle).await {
+    let joined = tokio::time::timeout(NOTICE_GRACE, handle).await;
+    // Stopped while it waited on shared work (another call's profile of a table): what it
+    // answers then is cut short, so the answer says what it waited for instead.
+    if let Some(step) = token.stopped_during() {
+        return ToolResult::failed(
+            format!("`{tool}` was stopped while {step}: {reason}"),
+            json!({"error": "cancelled", "reason": reason, "stoppedWhile": step}),
+        );
+    }
+    match joined {
         Ok(joined) => finished(tool, joined),
         Err(_) => ToolResult::failed(
             format!("`{tool}` was stopped: {reason}; its work stops at its next check"),

@@ -10,6 +10,7 @@ mod cli;
 mod hostile_files_cli;
 mod hostile_input_cli;
 mod inferred_schema_python;
+mod long_work_cli;
 mod python_sdk_e2e;
 mod schema_docs_cli;
 mod session_kill;
