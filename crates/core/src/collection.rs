@@ -434,17 +434,20 @@ impl Collection {
             return Some(guard);
         }
         let cancel = crate::cancel::current();
-        crate::cancel::during(format!("waiting for {what}, which another call is computing"), || {
-            loop {
-                if cancel.is_cancelled() {
-                    return None;
+        crate::cancel::during(
+            format!("waiting for {what}, which another call is computing"),
+            || {
+                loop {
+                    if cancel.is_cancelled() {
+                        return None;
+                    }
+                    if let Some(guard) = attempt() {
+                        return Some(guard);
+                    }
+                    std::thread::sleep(PROFILE_WAIT_TURN);
                 }
-                if let Some(guard) = attempt() {
-                    return Some(guard);
-                }
-                std::thread::sleep(PROFILE_WAIT_TURN);
-            }
-        })
+            },
+        )
     }
 
     /// Where a table's profile stands, without waiting for it or starting it (what

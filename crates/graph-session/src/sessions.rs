@@ -144,8 +144,10 @@ impl GraphSessions {
             }
             // Reloaded while it was opened: its reload found no session to rebase, so the
             // session opened on the old data is dropped and the new data opened.
-            let still_served =
-                self.sources.source(Some(source.name())).is_ok_and(|now| Arc::ptr_eq(&now, &source));
+            let still_served = self
+                .sources
+                .source(Some(source.name()))
+                .is_ok_and(|now| Arc::ptr_eq(&now, &source));
             if !still_served {
                 drop(sessions);
                 return self.session(Some(source.name()));

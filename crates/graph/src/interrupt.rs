@@ -90,7 +90,10 @@ mod tests {
         let star = GraphData::build(ids.iter().map(String::as_str), spokes, false);
         assert!(crate::clustering(&star).coefficient.iter().any(|c| *c > 0.0));
         assert!(
-            with(Arc::clone(&stop), || crate::clustering(&star)).coefficient.iter().all(|c| *c == 0.0)
+            with(Arc::clone(&stop), || crate::clustering(&star))
+                .coefficient
+                .iter()
+                .all(|c| *c == 0.0)
         );
         // An unset flag changes nothing, and the flag does not outlive `with`.
         let free = Arc::new(AtomicBool::new(false));

@@ -146,7 +146,10 @@ fn a_layout_past_the_request_timeout_stops_and_describe_styles_answers_while_it_
     let window = Duration::from_secs(3);
     let busy = ticks_over(&server, window);
     // Clock ticks are 1/100 s on Linux: 3 s of one busy core is about 300.
-    assert!(busy < 60, "the server used {busy} ticks of CPU in {window:?} after the layout was cut");
+    assert!(
+        busy < 60,
+        "the server used {busy} ticks of CPU in {window:?} after the layout was cut"
+    );
     // The layout as set before is unchanged, and the session still answers.
     let (status, described) = server.call("query_graph", &json!({}));
     assert_eq!(status, 200, "{described}");
@@ -184,9 +187,8 @@ fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pend
     let server = Server::start("8", &[&format!("db={uri}"), "demo:sensors"]);
     let view = format!("{schema}.slow");
     std::thread::scope(|scope| {
-        let describing = scope.spawn(|| {
-            server.call("describe_schema", &json!({"source": "db", "collection": view}))
-        });
+        let describing = scope
+            .spawn(|| server.call("describe_schema", &json!({"source": "db", "collection": view})));
         std::thread::sleep(Duration::from_secs(1));
         let (status, listed) = server.call("list_sources", &json!({}));
         assert_eq!(status, 200, "list_sources answers while the view profiles: {listed}");

@@ -222,14 +222,23 @@ async fn a_call_waiting_for_another_calls_profile_stops_at_its_timeout_and_says_
     psql(&format!(
         "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; CREATE VIEW {schema}.slow AS {SLOW_VIEW_SQL}"
     ))?;
-    let registry = Services::new();
-    registry
-        .sources
-        .load(&[format!("db={uri}").parse()?], &schemascope_sources::NoProgress)?;
+    // Connecting blocks (the postgres client runs its own runtime): off the test's runtime.
+    let spec = format!("db={uri}");
+    let registry = tokio::task::spawn_blocking(move || -> Result<Services, String> {
+        let registry = Services::new();
+        let spec = spec.parse().map_err(|e| format!("{e}"))?;
+        registry
+            .sources
+            .load(&[spec], &schemascope_sources::NoProgress)
+            .map_err(|e| e.to_string())?;
+        Ok(registry)
+    })
+    .await??;
     // Two clients of the same sources: one patient, one whose calls time out after 1 s.
-    let mut patient =
-        Wire::start(SchemascopeServer::new(registry.clone()).with_tool_timeout(Duration::from_secs(6)))
-            .await?;
+    let mut patient = Wire::start(
+        SchemascopeServer::new(registry.clone()).with_tool_timeout(Duration::from_secs(6)),
+    )
+    .await?;
     let mut hurried =
         Wire::start(SchemascopeServer::new(registry).with_tool_timeout(Duration::from_secs(1)))
             .await?;
@@ -251,6 +260,9 @@ async fn a_call_waiting_for_another_calls_profile_stops_at_its_timeout_and_says_
     );
     let computed = patient.answer(2).await?;
     let message = computed["result"]["structuredContent"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains(&format!("while computing the profile of table `{view}`")), "{computed}");
+    assert!(
+        message.contains(&format!("while computing the profile of table `{view}`")),
+        "{computed}"
+    );
     psql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
 }
