@@ -175,6 +175,23 @@ fn postgres() -> Option<(String, impl Fn(&str))> {
     Some((uri, psql))
 }
 
+/// Drops a scratch schema when the test ends, passed or not: a slow view left behind would slow
+/// every other test that profiles the database.
+struct DropSchema(String, String);
+
+impl Drop for DropSchema {
+    fn drop(&mut self) {
+        let _ = Command::new("psql")
+            .args([
+                self.0.as_str(),
+                "-q",
+                "-c",
+                &format!("DROP SCHEMA IF EXISTS {} CASCADE", self.1),
+            ])
+            .output();
+    }
+}
+
 #[test]
 fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pending() {
     let Some((uri, psql)) = postgres() else { return };
@@ -184,6 +201,7 @@ fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pend
         "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
          CREATE VIEW {schema}.slow AS SELECT g AS id, g::text AS label FROM generate_series(1, 100000) g WHERE pg_sleep(0.01) IS NOT NULL"
     ));
+    let _drop = DropSchema(uri.clone(), schema.clone());
     let server = Server::start("8", &[&format!("db={uri}"), "demo:sensors"]);
     let view = format!("{schema}.slow");
     std::thread::scope(|scope| {
@@ -222,5 +240,4 @@ fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pend
         found
     });
     assert!(retrying, "the view's profile is listed as retried on next use");
-    psql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }
