@@ -5,10 +5,14 @@
 //! per thread, handed on explicitly to the threads a loop spawns — so the functions between the
 //! surface and the loop need no extra parameter. The core reads no clock: a deadline is the
 //! surface's timer cancelling the token.
+//!
+//! Work that waits on something shared (another call computing a table's profile) names it with
+//! [`during`], so a call cancelled meanwhile can say what it was waiting for
+//! ([`Cancel::stopped_during`]) instead of only that its time was up.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many steps a loop may take between two looks at its token: checking is one atomic load,
 /// so this keeps its cost out of sight while a cancelled call stops within microseconds.
@@ -20,6 +24,10 @@ pub const CHECK_EVERY: usize = 1_024;
 pub struct Cancel {
     cancelled: Arc<AtomicBool>,
     reason: Arc<OnceLock<String>>,
+    /// The steps the work is in now, innermost last (see [`during`]).
+    steps: Arc<Mutex<Vec<String>>>,
+    /// The innermost step when the token was cancelled.
+    stopped_during: Arc<OnceLock<String>>,
 }
 
 /// The work stopped because its token was cancelled; the reason is the surface's words.
@@ -38,8 +46,19 @@ impl Cancel {
 
     /// Cancels the work; the first reason given is kept.
     pub fn cancel_because(&self, reason: impl Into<String>) {
-        let _ = self.reason.set(reason.into());
+        if self.reason.set(reason.into()).is_ok()
+            && let Some(step) = crate::sync::lock(&self.steps).last()
+        {
+            let _ = self.stopped_during.set(step.clone());
+        }
         self.cancelled.store(true, Ordering::Release);
+    }
+
+    /// What the work was doing when the token was cancelled, if it had named it with
+    /// [`during`] (e.g. "waiting for the profile of table `orders`, which another call is
+    /// computing").
+    pub fn stopped_during(&self) -> Option<String> {
+        self.stopped_during.get().cloned()
     }
 
     /// Cancels the work without a reason of its own.
@@ -96,6 +115,22 @@ pub fn current() -> Cancel {
     CURRENT.with(|current| current.borrow().clone()).unwrap_or_default()
 }
 
+/// Runs `work` as the step `what` of the current token's work: if the token is cancelled
+/// meanwhile, [`Cancel::stopped_during`] names it.
+pub fn during<T>(what: impl Into<String>, work: impl FnOnce() -> T) -> T {
+    /// Leaves the step even when `work` panics.
+    struct Leave(Arc<Mutex<Vec<String>>>);
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            crate::sync::lock(&self.0).pop();
+        }
+    }
+    let steps = Arc::clone(&current().steps);
+    crate::sync::lock(&steps).push(what.into());
+    let _leave = Leave(steps);
+    work()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +149,20 @@ mod tests {
             );
         });
         assert!(!current().is_cancelled(), "the token does not outlive `with`");
+    }
+
+    #[test]
+    fn a_token_cancelled_during_a_step_names_the_innermost_one() {
+        let token = Cancel::new();
+        with(&token, || {
+            during("computing the profile of table `a`", || {
+                during("waiting for the profile of table `b`", || token.cancel());
+            });
+        });
+        assert_eq!(token.stopped_during().as_deref(), Some("waiting for the profile of table `b`"));
+        let finished = Cancel::new();
+        with(&finished, || during("a step", || {}));
+        finished.cancel();
+        assert_eq!(finished.stopped_during(), None, "a step left is not named");
     }
 }

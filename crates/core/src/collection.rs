@@ -200,6 +200,25 @@ impl ItemRef<'_> {
     }
 }
 
+/// How long a call waiting for another's profile computation sleeps between two looks at it and
+/// at its own cancellation.
+const PROFILE_WAIT_TURN: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Where a collection's profile stands ([`Collection::profile_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ProfileState {
+    /// Computed (or, after a failure that would only repeat, the columns-only profile).
+    Ready,
+    /// A call is computing it now (a database table's scan).
+    Computing,
+    /// Not computed yet: the first tool that needs it computes it.
+    NotStarted,
+    /// The last attempt failed for a cause that may pass (or was stopped); the next tool that
+    /// needs it tries again.
+    Retrying,
+}
+
 /// Computes a database table's profile when it is first needed. Sources implement it (it scans
 /// the table inside its database); the core only decides when to call it.
 pub trait DeferredProfile: Send + Sync + fmt::Debug {
@@ -364,6 +383,10 @@ impl Collection {
     /// The profile of every property, computed from all items (for a table, on first call; if
     /// that fails, a profile listing the columns without statistics, and [`Self::profile_error`]
     /// says why).
+    ///
+    /// While another call computes a table's profile, this one waits for it only as long as its
+    /// own call is not cancelled ([`crate::cancel`]): cancelled, it gets the columns-only
+    /// stand-in, and its token names what it waited for ([`crate::cancel::Cancel::stopped_during`]).
     pub fn profile(&self) -> &CollectionProfile {
         if let Some(profile) = self.profile.get() {
             return profile;
@@ -371,13 +394,16 @@ impl Collection {
         let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
             return self.profile.get_or_init(|| ProfileBuilder::new().finish(0));
         };
+        let what = format!("the profile of table `{}`", table.name);
         // The lock guards no data, it only serialises the computation: one that panicked set
         // nothing, so the next caller computes again.
-        let _computing = crate::sync::lock(&self.computing);
+        let Some(_computing) = self.wait_to_compute(&what) else {
+            return self.columns_only.get_or_init(|| columns_only(table));
+        };
         if let Some(profile) = self.profile.get() {
             return profile;
         }
-        let result = deferred.compute(table);
+        let result = crate::cancel::during(format!("computing {what}"), || deferred.compute(table));
         let mut error = crate::sync::lock(&self.profile_error);
         match result {
             Ok(profile) => {
@@ -392,6 +418,55 @@ impl Collection {
                     self.profile.get_or_init(|| columns_only(table))
                 }
             }
+        }
+    }
+
+    /// The right to compute the deferred profile, waited for in short turns while another call
+    /// holds it; `None` once this call is cancelled (its answer no longer waits on another's
+    /// work).
+    fn wait_to_compute(&self, what: &str) -> Option<std::sync::MutexGuard<'_, ()>> {
+        let attempt = || match self.computing.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        if let Some(guard) = attempt() {
+            return Some(guard);
+        }
+        let cancel = crate::cancel::current();
+        crate::cancel::during(
+            format!("waiting for {what}, which another call is computing"),
+            || {
+                loop {
+                    if cancel.is_cancelled() {
+                        return None;
+                    }
+                    if let Some(guard) = attempt() {
+                        return Some(guard);
+                    }
+                    std::thread::sleep(PROFILE_WAIT_TURN);
+                }
+            },
+        )
+    }
+
+    /// Where a table's profile stands, without waiting for it or starting it (what
+    /// `list_sources` reports while a large table is being profiled).
+    pub fn profile_state(&self) -> ProfileState {
+        if self.profile.get().is_some() {
+            return ProfileState::Ready;
+        }
+        if self.deferred.is_none() {
+            // Made on first use from the items in memory: nothing to wait for.
+            return ProfileState::Ready;
+        }
+        if matches!(self.computing.try_lock(), Err(std::sync::TryLockError::WouldBlock)) {
+            return ProfileState::Computing;
+        }
+        if self.columns_only.get().is_some() {
+            ProfileState::Retrying
+        } else {
+            ProfileState::NotStarted
         }
     }
 

@@ -228,6 +228,37 @@ impl GraphSession {
         Ok((value, served))
     }
 
+    /// A change whose work is long (a layout): `compute` runs on a snapshot of the state and
+    /// data outside the state lock, so readers (describe_styles, the web view's scene) and other
+    /// changes go on meanwhile and a cancelled call stops without holding anything; `apply` then
+    /// makes the change under the lock, as [`Self::change`] does, given the snapshot to tell what
+    /// moved meanwhile. A result computed on data that was reloaded meanwhile is refused.
+    pub fn change_computed<C, R>(
+        &self,
+        what: &str,
+        compute: impl FnOnce(&SessionState, &SessionData) -> Result<C, GraphSessionError>,
+        apply: impl FnOnce(
+            &SessionState,
+            &mut SessionState,
+            &SessionData,
+            C,
+        ) -> Result<(R, Vec<Part>), GraphSessionError>,
+    ) -> Result<(R, Option<Arc<Source>>), GraphSessionError> {
+        let snapshot = self.state();
+        let data = self.data();
+        let computed = compute(&snapshot, &data)?;
+        self.change(|state, current| {
+            if !Arc::ptr_eq(&data.source, &current.source)
+                && current.fingerprint()? != data.fingerprint()?
+            {
+                return Err(GraphSessionError::InvalidParams(format!(
+                    "the graph was reloaded while {what} was computed, so its result describes data that is gone; call it again"
+                )));
+            }
+            apply(&snapshot, state, current, computed)
+        })
+    }
+
     /// The source was reloaded from its file. Unchanged data keeps its algorithm results; else
     /// they are removed from the elements and their runs marked stale, ids that are gone leave
     /// the selection and the layers (`reconcile.rs`), and the graph is laid out again if its

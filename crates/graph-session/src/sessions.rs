@@ -129,17 +129,35 @@ impl GraphSessions {
                 }
             }
         };
-        let mut sessions = lock(&self.sessions);
-        if let Some(session) = sessions.get(source.name()) {
+        if let Some(session) = lock(&self.sessions).get(source.name()) {
             return Ok(session.clone());
         }
+        // Opened outside the map's lock: opening may lay the graph out, which must not keep the
+        // other graphs' sessions (nor this one's readers) waiting. Two calls opening at once
+        // both open it; the first one in is kept.
         let store = lock(&self.store).clone();
-        let session = Arc::new(GraphSession::open(source.clone(), store)?);
+        let opened = Arc::new(GraphSession::open(source.clone(), store)?);
+        let session = {
+            let mut sessions = lock(&self.sessions);
+            if let Some(first) = sessions.get(source.name()) {
+                return Ok(first.clone());
+            }
+            // Reloaded while it was opened: its reload found no session to rebase, so the
+            // session opened on the old data is dropped and the new data opened.
+            let still_served = self
+                .sources
+                .source(Some(source.name()))
+                .is_ok_and(|now| Arc::ptr_eq(&now, &source));
+            if !still_served {
+                drop(sessions);
+                return self.session(Some(source.name()));
+            }
+            sessions.insert(source.name().to_string(), opened.clone());
+            opened
+        };
         for note in session.restore_notes() {
             tracing::warn!(source = source.name(), note, "restoring the graph session");
         }
-        sessions.insert(source.name().to_string(), session.clone());
-        drop(sessions);
         let served = session.data().source.clone();
         if !Arc::ptr_eq(&served, &source) {
             self.sources.serve(served);

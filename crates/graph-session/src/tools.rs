@@ -626,33 +626,37 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> Outcome {
     (|| {
         iterations_within_ceiling(&params.options)?;
         let session = session(graphs, params.source.as_deref())?;
-        let (layout, _) = session.change(|state, data| {
-            let previous = state.layout.clone();
-            state.layout = Layout {
-                layout_type: params.layout_type,
-                options: params.options.clone(),
-                settled: false,
-            };
-            let computed = crate::layout::compute(
-                data,
-                params.layout_type,
-                &params.options,
-                state.view.dimension,
-            );
-            let (positions, settled, options) =
-                computed.inspect_err(|_| state.layout = previous)?;
-            state.positions = Arc::new(positions);
-            state.layout.settled = settled;
-            state.layout.options = options;
-            state.view.camera = Camera::preset(
-                crate::view::CameraPreset::FitToGraph,
-                &state.positions.positions,
-                state.view.dimension,
-            );
-            Ok((state.layout.clone(), vec![Part::Layout, Part::View]))
-        })?;
+        // Laid out outside the session lock (change_computed): a long layout keeps no reader
+        // waiting, and its call's cancellation stops it.
+        let ((layout, iterations), _) = session.change_computed(
+            "the layout",
+            |snapshot, data| {
+                crate::layout::compute(
+                    data,
+                    params.layout_type,
+                    &params.options,
+                    snapshot.view.dimension,
+                )
+            },
+            |snapshot, state, _, (positions, settled, options)| {
+                if state.view.dimension != snapshot.view.dimension {
+                    return Err(GraphSessionError::InvalidParams(format!(
+                        "the view switched to {} while the layout was computed for {}; call set_layout again",
+                        mode_label(state.view.dimension),
+                        mode_label(snapshot.view.dimension)
+                    )));
+                }
+                state.layout = Layout { layout_type: params.layout_type, options, settled };
+                state.positions = Arc::new(positions);
+                state.view.camera = Camera::preset(
+                    crate::view::CameraPreset::FitToGraph,
+                    &state.positions.positions,
+                    state.view.dimension,
+                );
+                Ok(((state.layout.clone(), state.positions.iterations), vec![Part::Layout, Part::View]))
+            },
+        )?;
         let name = serde_json::to_value(layout.layout_type).unwrap_or_default();
-        let iterations = session.state().positions.iterations;
         Ok(Answer::ok(
             format!(
                 "Layout set to {} ({}).",
@@ -668,26 +672,50 @@ pub fn set_layout(graphs: &GraphSessions, params: SetLayoutParams) -> Outcome {
 pub fn set_dimension(graphs: &GraphSessions, params: SetDimensionParams) -> Outcome {
     (|| {
         let session = session(graphs, params.source.as_deref())?;
-        let (changed, _) = session.change(|state, data| {
-            if state.view.dimension == params.dimension {
-                return Ok((false, vec![]));
-            }
-            state.view.dimension = params.dimension;
-            // Force-directed positions depend on the dimension; the static layouts do not.
-            let mut parts = vec![Part::View];
-            if state.layout.layout_type == crate::view::LayoutType::ForceDirected
-                || params.dimension == Dimension::TwoD
-            {
-                relayout(state, data)?;
-                parts.push(Part::Layout);
-            }
-            state.view.camera = Camera::preset(
-                crate::view::CameraPreset::FitToGraph,
-                &state.positions.positions,
-                state.view.dimension,
-            );
-            Ok((true, parts))
-        })?;
+        // Force-directed positions depend on the dimension; the static layouts do not. The new
+        // positions are computed outside the session lock (change_computed).
+        let (changed, _) = session.change_computed(
+            "the layout",
+            |snapshot, data| {
+                if snapshot.view.dimension == params.dimension {
+                    return Ok(None);
+                }
+                let mut next = snapshot.clone();
+                next.view.dimension = params.dimension;
+                let relaid = next.layout.layout_type == crate::view::LayoutType::ForceDirected
+                    || params.dimension == Dimension::TwoD;
+                if relaid {
+                    relayout(&mut next, data)?;
+                }
+                Ok(Some((relaid, next.layout, next.positions)))
+            },
+            |snapshot, state, _, computed| {
+                let Some((relaid, layout, positions)) = computed else {
+                    return Ok((false, vec![]));
+                };
+                if state.view.dimension == params.dimension {
+                    return Ok((false, vec![]));
+                }
+                if state.layout != snapshot.layout {
+                    return Err(GraphSessionError::InvalidParams(
+                        "the layout was changed while the positions for the new dimension were computed; call set_dimension again".into(),
+                    ));
+                }
+                state.view.dimension = params.dimension;
+                let mut parts = vec![Part::View];
+                if relaid {
+                    state.layout = layout;
+                    state.positions = positions;
+                    parts.push(Part::Layout);
+                }
+                state.view.camera = Camera::preset(
+                    crate::view::CameraPreset::FitToGraph,
+                    &state.positions.positions,
+                    state.view.dimension,
+                );
+                Ok((true, parts))
+            },
+        )?;
         let mode = mode_label(params.dimension);
         let message = if changed {
             format!("Switched to {mode} mode.")

@@ -32,8 +32,14 @@ pub fn clustering(g: &GraphData) -> Clustering {
     };
     let mut in_succ = vec![0u32; n];
     let mut in_pred = vec![0u32; n];
+    // A node's work is the degrees of its neighbours summed: a star's leaves each scan the
+    // hub, n² in all, so the stop flag is looked at before each node (then nodes are skipped).
+    let stop = crate::interrupt::current();
     let coefficient: Vec<f64> = (0..n)
         .map(|v| {
+            if crate::interrupt::stop(&stop) {
+                return 0.0;
+            }
             succ[v].iter().for_each(|&w| in_succ[w] = 1);
             let c = if g.directed {
                 pred[v].iter().for_each(|&w| in_pred[w] = 1);

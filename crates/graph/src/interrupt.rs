@@ -1,7 +1,8 @@
 //! Stopping a long algorithm early. A caller that may be cancelled (a tool call whose time is
 //! up) sets a flag for the algorithms run inside [`with`]; the loops whose work grows past
-//! linear — one search per source in betweenness and closeness, iterations of PageRank, Louvain
-//! and the force layout — look at it between steps and, once it is set, stop and return what
+//! linear — one search per source in betweenness and closeness, iterations of PageRank and
+//! Louvain, each node's row of pairs in the force layout, each node of clustering — look at it
+//! between steps and, once it is set, stop and return what
 //! they have. Those results are then incomplete: the caller, which set the flag, must discard
 //! them (it knows it cancelled). The flag is the caller's own `AtomicBool`, so this crate keeps
 //! its few dependencies.
@@ -72,6 +73,27 @@ mod tests {
         assert!(
             !with(Arc::clone(&stop), || pagerank(&g, &PageRankOptions::default())).converged,
             "no iteration ran"
+        );
+        // The force layout stops inside its first iteration (one iteration of a large graph
+        // is billions of pairs) and says none was done; clustering skips every node.
+        let laid = with(Arc::clone(&stop), || {
+            crate::layout::force_directed(&g, &crate::layout::ForceOptions::default())
+        });
+        assert_eq!((laid.iterations, laid.settled), (0, false));
+        assert!(crate::clustering(&g).coefficient.iter().all(|c| *c == 0.0), "a ring has none");
+        // A star with one triangle (hub, n1, n2).
+        let ids: Vec<String> = (0..50).map(|i| format!("n{i}")).collect();
+        let spokes: Vec<(&str, &str, f64)> = (1..50)
+            .map(|i| (ids[0].as_str(), ids[i].as_str(), 1.0))
+            .chain([(ids[1].as_str(), ids[2].as_str(), 1.0)])
+            .collect();
+        let star = GraphData::build(ids.iter().map(String::as_str), spokes, false);
+        assert!(crate::clustering(&star).coefficient.iter().any(|c| *c > 0.0));
+        assert!(
+            with(Arc::clone(&stop), || crate::clustering(&star))
+                .coefficient
+                .iter()
+                .all(|c| *c == 0.0)
         );
         // An unset flag changes nothing, and the flag does not outlive `with`.
         let free = Arc::new(AtomicBool::new(false));

@@ -35,15 +35,25 @@ impl Drop for CancelOnDrop {
 /// its own timeout) is answered for without it.
 const NOTICE_GRACE: Duration = Duration::from_secs(2);
 
-/// Runs `work` on the blocking pool under a new token, and returns its result. When `timeout`
-/// passes or the MCP client cancels the request first, the token is cancelled and the call
-/// answers with the work's own "stopped" result if it comes within [`NOTICE_GRACE`], else with
-/// a failed envelope saying why.
-pub(crate) async fn run_cancellable(
-    tool: &str,
+/// How blocking work under a token ended ([`run_blocking`]).
+pub(crate) enum Ended<T> {
+    /// It finished (or panicked) before its call was cut.
+    Finished(Result<T, tokio::task::JoinError>),
+    /// Its call was cut: why, what it was doing then if it said ([`cancel::during`]), and its
+    /// result if it noticed within [`NOTICE_GRACE`].
+    Stopped {
+        reason: String,
+        during: Option<String>,
+        late: Option<Result<T, tokio::task::JoinError>>,
+    },
+}
+
+/// Runs `work` on the blocking pool under a new token, cancelled when `timeout` passes, when the
+/// MCP client cancels the request, or when this future is dropped (an HTTP client went away).
+pub(crate) async fn run_blocking<T: Send + 'static>(
     timeout: Option<Duration>,
-    work: impl FnOnce() -> ToolResult + Send + 'static,
-) -> ToolResult {
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Ended<T> {
     let token = Cancel::new();
     let _on_drop = CancelOnDrop(token.clone());
     let inner = token.clone();
@@ -62,14 +72,34 @@ pub(crate) async fn run_cancellable(
         }
     };
     let reason = tokio::select! {
-        joined = &mut handle => return finished(tool, joined),
+        joined = &mut handle => return Ended::Finished(joined),
         () = cancelled => "the client cancelled the request (notifications/cancelled)".to_string(),
         () = timed_out => format!("the request took longer than {} s (--request-timeout)", timeout.map_or(0.0, |t| t.as_secs_f64())),
     };
     token.cancel_because(reason.clone());
-    match tokio::time::timeout(NOTICE_GRACE, handle).await {
-        Ok(joined) => finished(tool, joined),
-        Err(_) => ToolResult::failed(
+    let late = tokio::time::timeout(NOTICE_GRACE, handle).await.ok();
+    Ended::Stopped { reason, during: token.stopped_during(), late }
+}
+
+/// Runs `work` on the blocking pool under a new token, and returns its result. When `timeout`
+/// passes or the MCP client cancels the request first, the token is cancelled and the call
+/// answers with the work's own "stopped" result if it comes within [`NOTICE_GRACE`], else with
+/// a failed envelope saying why.
+pub(crate) async fn run_cancellable(
+    tool: &str,
+    timeout: Option<Duration>,
+    work: impl FnOnce() -> ToolResult + Send + 'static,
+) -> ToolResult {
+    match run_blocking(timeout, work).await {
+        Ended::Finished(joined) => finished(tool, joined),
+        // Stopped while it waited on shared work (another call's profile of a table): what it
+        // answers then is cut short, so the answer says what it waited for instead.
+        Ended::Stopped { reason, during: Some(step), .. } => ToolResult::failed(
+            format!("`{tool}` was stopped while {step}: {reason}"),
+            json!({"error": "cancelled", "reason": reason, "stoppedWhile": step}),
+        ),
+        Ended::Stopped { late: Some(joined), .. } => finished(tool, joined),
+        Ended::Stopped { reason, .. } => ToolResult::failed(
             format!("`{tool}` was stopped: {reason}; its work stops at its next check"),
             json!({"error": "cancelled", "reason": reason}),
         ),

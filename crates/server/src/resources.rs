@@ -121,7 +121,11 @@ pub(crate) fn check_known(services: &Services, uri: &str) -> Result<(), McpError
 }
 
 /// Reads `schema://<source>`: the markdown schema summary (computed off the async runtime).
-pub(crate) async fn read(services: Services, uri: String) -> Result<ReadResourceResult, McpError> {
+pub(crate) async fn read(
+    services: Services,
+    uri: String,
+    timeout: Option<std::time::Duration>,
+) -> Result<ReadResourceResult, McpError> {
     check_known(&services, &uri)?;
     let Some((name, record)) = target_of(&uri).map(|(s, r)| (s.to_string(), r.map(str::to_string)))
     else {
@@ -131,11 +135,23 @@ pub(crate) async fn read(services: Services, uri: String) -> Result<ReadResource
         return read_record(services, uri, name, record).await;
     }
     let worker = services.clone();
-    let markdown = tokio::task::spawn_blocking(move || {
+    // Under a token, like a tool call: the tables' profiles it computes stop with the request
+    // (its timeout, or its client going away), instead of running on unseen.
+    let joined = match crate::cancel::run_blocking(timeout, move || {
         schemascope_tools::schema_markdown(&worker.sources, &name, None)
     })
     .await
-    .map_err(|error| {
+    {
+        crate::cancel::Ended::Finished(joined) => joined,
+        crate::cancel::Ended::Stopped { reason, during, .. } => {
+            let during = during.map(|step| format!(" while {step}")).unwrap_or_default();
+            return Err(McpError::internal_error(
+                format!("reading `{uri}` was stopped{during}: {reason}"),
+                Some(json!({"uri": uri, "error": "cancelled", "reason": reason})),
+            ));
+        }
+    };
+    let markdown = joined.map_err(|error| {
         McpError::internal_error(format!("reading `{uri}` failed unexpectedly: {error}"), None)
     })?;
     match markdown {

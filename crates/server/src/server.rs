@@ -183,9 +183,10 @@ impl ServerHandler for SchemascopeServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(self.services.clone(), request.uri).await.map(ReadResourceResponse::from)
+        let read = resources::read(self.services.clone(), request.uri, self.tool_timeout);
+        crate::cancel::with_request(context.ct, read).await.map(ReadResourceResponse::from)
     }
 
     async fn subscribe(

@@ -40,7 +40,12 @@ pub(crate) fn value_index(source: &Source) -> ValueIndex {
         };
         let profile = collection.profile_ready();
         for column in &table.columns {
-            if started.elapsed() > SOURCE_BUDGET || total >= MAX_INDEXED_VALUES {
+            // A cancelled call reads no more columns (each read would fail at once anyway); its
+            // caller drops the index cut short (see `schema_docs::index`).
+            if started.elapsed() > SOURCE_BUDGET
+                || total >= MAX_INDEXED_VALUES
+                || schemascope_core::cancel::current().is_cancelled()
+            {
                 break;
             }
             if !is_text_type(&column.declared_type) {

@@ -1,5 +1,6 @@
 //! list_sources: what is served, with collections, sizes and load warnings.
 
+use schemascope_core::ProfileState;
 use serde_json::{Value, json};
 
 use crate::params::ListSourcesParams;
@@ -8,6 +9,7 @@ use crate::services::Services;
 
 /// list_sources.
 pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResult {
+    let mut pending: Vec<String> = Vec::new();
     let sources: Vec<_> = services
         .sources
         .sources()
@@ -17,14 +19,29 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                 .collections
                 .iter()
                 .map(|c| {
-                    // The profile first: a view's rows are counted by it. A table whose profile
-                    // failed has only the catalog's count, if any.
-                    let properties = c.profile().properties().len();
+                    // Never waits for a profile nor starts one: a table whose profile is not
+                    // ready (a large table being scanned by another call) is listed with the
+                    // catalog's columns and row count, and says where its profile stands.
+                    let state = c.profile_state();
+                    let properties = match (c.profile_ready(), c.table()) {
+                        (Some(profile), _) => profile.properties().len(),
+                        (None, Some(table)) => table.columns.len(),
+                        (None, None) => c.profile().properties().len(),
+                    };
                     let count = match c.table() {
                         Some(table) => c.profile_ready().map(|p| p.item_count).or(table.row_count).map_or(serde_json::Value::Null, Into::into),
                         None => c.item_count().into(),
                     };
                     let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": count, "properties": properties});
+                    match state {
+                        ProfileState::Ready => {}
+                        // The first tool that needs it computes it; counts are the catalog's.
+                        ProfileState::NotStarted => entry["profile"] = json!(state),
+                        ProfileState::Computing | ProfileState::Retrying => {
+                            entry["profile"] = json!(state);
+                            pending.push(format!("`{}`.`{}` ({})", s.name(), c.name(), state_words(state)));
+                        }
+                    }
                     if c.sample_of().is_some() {
                         // A file profiled by streaming: its items are a uniform sample.
                         entry["itemsHeld"] = json!(c.len());
@@ -112,7 +129,23 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
             listed.join("; ")
         ));
     }
+    if !pending.is_empty() {
+        message.push_str(&format!(
+            " Profiles not ready (counts are the catalog's until they are): {}.",
+            pending.join(", ")
+        ));
+    }
     let failed: Vec<_> =
         failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
     ToolResult::ok(message, json!({ "sources": sources, "failed": failed }))
+}
+
+/// A profile's state in words, for the answer's message.
+fn state_words(state: ProfileState) -> &'static str {
+    match state {
+        ProfileState::Ready => "ready",
+        ProfileState::Computing => "being computed by another call",
+        ProfileState::NotStarted => "computed when a tool first needs it",
+        ProfileState::Retrying => "its last attempt failed or was stopped; retried on next use",
+    }
 }

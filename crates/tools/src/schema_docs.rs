@@ -255,6 +255,11 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
     let index = index.with_values(Arc::new(crate::column_values::value_index(source)));
     warnings.extend(more);
+    // A call cancelled while it built (a profile or a column's values cut short) has an index
+    // missing what it did not read: it is not kept for later calls, which build it again.
+    schemascope_core::cancel::current().check().map_err(|cancelled| {
+        ToolError::Source(schemascope_sources::SourceError::Cancelled(cancelled))
+    })?;
     let built = BuiltIndex {
         generation,
         files: files_print,

@@ -193,3 +193,88 @@ fn over_http_a_call_past_the_request_timeout_stops_its_work_on_v1_and_on_mcp() -
         Ok(())
     })
 }
+
+/// Each row of this view costs 10 ms to read: profiling it takes far longer than any test.
+const SLOW_VIEW_SQL: &str = "SELECT g AS id, g::text AS label FROM generate_series(1, 100000) g WHERE pg_sleep(0.01) IS NOT NULL";
+
+/// A call that needs a table's profile while another call computes it waits only until its own
+/// timeout, then answers saying what it waited for (it waited on the mutex without end before,
+/// its answer a bare "stopped"); the call computing it says it was computing it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waiting_for_another_calls_profile_stops_at_its_timeout_and_says_so() -> TestResult {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
+        return Ok(());
+    };
+    let schema = format!("schemascope_server_wait_{}", std::process::id());
+    let psql = |sql: &str| -> TestResult {
+        let out = std::process::Command::new("psql")
+            .args([uri.as_str(), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .output()?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("{sql}: {}", String::from_utf8_lossy(&out.stderr)).into())
+        }
+    };
+    psql(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; CREATE VIEW {schema}.slow AS {SLOW_VIEW_SQL}"
+    ))?;
+    // Dropped when the test ends, passed or not: a slow view left behind slows every test that
+    // profiles the database.
+    struct DropSchema(String, String);
+    impl Drop for DropSchema {
+        fn drop(&mut self) {
+            let drop = format!("DROP SCHEMA IF EXISTS {} CASCADE", self.1);
+            let _ = std::process::Command::new("psql")
+                .args([self.0.as_str(), "-q", "-c", &drop])
+                .output();
+        }
+    }
+    let _drop = DropSchema(uri.clone(), schema.clone());
+    // Connecting blocks (the postgres client runs its own runtime): off the test's runtime.
+    let spec = format!("db={uri}");
+    let registry = tokio::task::spawn_blocking(move || -> Result<Services, String> {
+        let registry = Services::new();
+        let spec = spec.parse().map_err(|e| format!("{e}"))?;
+        registry
+            .sources
+            .load(&[spec], &schemascope_sources::NoProgress)
+            .map_err(|e| e.to_string())?;
+        Ok(registry)
+    })
+    .await??;
+    // Two clients of the same sources: one patient, one whose calls time out after 1 s.
+    let mut patient = Wire::start(
+        SchemascopeServer::new(registry.clone()).with_tool_timeout(Duration::from_secs(6)),
+    )
+    .await?;
+    let mut hurried =
+        Wire::start(SchemascopeServer::new(registry).with_tool_timeout(Duration::from_secs(1)))
+            .await?;
+    let view = format!("{schema}.slow");
+    let describe = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "describe_schema", "arguments": {"source": "db", "collection": view}}})
+    };
+    patient.send(describe(2)).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    hurried.send(describe(3)).await?;
+    let waited = hurried.answer(3).await?;
+    let message = waited["result"]["structuredContent"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!(
+            "while waiting for the profile of table `{view}`, which another call is computing"
+        )) && message.contains("the request took longer than 1 s"),
+        "{waited}"
+    );
+    let computed = patient.answer(2).await?;
+    let message = computed["result"]["structuredContent"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("while computing the profile of table `{view}`")),
+        "{computed}"
+    );
+    Ok(())
+}
