@@ -410,8 +410,10 @@ fn check_read_only_here(
 ///     "WITH c AS (SELECT * FROM pg_catalog.pg_stat_activity) SELECT * FROM c, public.t, generate_series(1, 2)",
 /// )
 /// .unwrap();
+/// let mut tables = read.tables.clone();
+/// tables.sort();
 /// assert_eq!(
-///     read.tables,
+///     tables,
 ///     vec![(Some("pg_catalog".to_string()), "pg_stat_activity".to_string()), (Some("public".into()), "t".into())]
 /// );
 /// assert_eq!(read.functions, vec![(None, "generate_series".to_string())]);
