@@ -254,8 +254,9 @@ mod tests {
             [(1, 250), (2, 500), (3, 1000), (4, 2000), (5, 4000), (6, 8000), (7, 8000), (8, 8000)]
         );
         // Parallel guesses: only the first counts; the rest say when to retry.
-        let attempts: Vec<Attempt> =
-            (0..48).map(|_| logins.attempt("192.0.2.8".parse().ok(), t0, false, || WRONG)).collect();
+        let attempts: Vec<Attempt> = (0..48)
+            .map(|_| logins.attempt("192.0.2.8".parse().ok(), t0, false, || WRONG))
+            .collect();
         assert!(matches!(attempts[0], Attempt::Refused(Penalty { failures: 1, .. })));
         assert!(
             attempts[1..]

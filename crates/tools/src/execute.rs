@@ -56,11 +56,7 @@ impl QueryCaps {
 
     /// The defaults within the ceilings: what a query the pipeline writes runs with.
     pub(crate) fn defaults() -> Self {
-        Self::admit(None, None, None).unwrap_or(Self {
-            max_rows: 1,
-            max_bytes: 1,
-            timeout_ms: 1,
-        })
+        Self::admit(None, None, None).unwrap_or(Self { max_rows: 1, max_bytes: 1, timeout_ms: 1 })
     }
 }
 

@@ -26,7 +26,8 @@ fn envelope(output: &Output) -> Value {
 #[test]
 fn a_lower_ceiling_lowers_the_default_and_refuses_more() {
     let db = chinook();
-    let lowered = ["--ceiling", "max_rows=5", "execute", &db, "SELECT TrackId FROM Track", "--json"];
+    let lowered =
+        ["--ceiling", "max_rows=5", "execute", &db, "SELECT TrackId FROM Track", "--json"];
     let out = schemascope(&lowered);
     let result = envelope(&out);
     assert_eq!(result["success"], true, "{result}");
@@ -67,14 +68,8 @@ fn a_raised_ceiling_lets_a_caller_ask_for_more() {
 
 #[test]
 fn the_default_ceilings_refuse_the_numbers_of_the_attack() {
-    let out = schemascope(&[
-        "execute",
-        &chinook(),
-        "SELECT 1",
-        "--max-bytes",
-        "1000000000000",
-        "--json",
-    ]);
+    let out =
+        schemascope(&["execute", &chinook(), "SELECT 1", "--max-bytes", "1000000000000", "--json"]);
     let result = envelope(&out);
     assert_eq!(result["data"]["error"], "past_ceiling", "{result}");
     assert_eq!(result["data"]["ceiling"], 16 << 20);
@@ -98,7 +93,8 @@ fn a_wrong_ceiling_setting_stops_the_command_with_a_clear_error() {
 #[test]
 fn the_ceilings_the_help_lists_are_the_ones_in_force() {
     let out = schemascope(&["serve", "--help"]);
-    let help = String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help =
+        String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
     for info in schemascope_core::ceilings::CEILINGS {
         let default = match info.name {
             "max_bytes" => "16MiB".to_string(),
@@ -133,9 +129,7 @@ fn an_mcp_client_over_stdio_is_held_to_the_operators_ceiling() {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ceilings", "version": "1"}}}));
     answer(1);
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let call = |id: u64, arguments: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "execute_query", "arguments": arguments}})
-    };
+    let call = |id: u64, arguments: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "execute_query", "arguments": arguments}});
     send(call(2, json!({"query": "SELECT Name FROM Track", "max_bytes": 2000})));
     let refused = answer(2);
     assert_eq!(refused["result"]["isError"], true, "{refused}");

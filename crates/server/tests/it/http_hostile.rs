@@ -420,7 +420,8 @@ fn number(response: &str, name: &str) -> Option<u64> {
 }
 
 #[tokio::test]
-async fn a_wrong_token_counts_only_when_its_address_is_due_and_the_right_one_is_always_served() -> TestResult {
+async fn a_wrong_token_counts_only_when_its_address_is_due_and_the_right_one_is_always_served()
+-> TestResult {
     let running =
         start(HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() }).await?;
     let addr = running.addr;

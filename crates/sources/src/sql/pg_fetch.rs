@@ -134,8 +134,7 @@ pub(crate) fn run_read_only(
     let types: Vec<_> = statement.columns().iter().map(|c| c.type_().clone()).collect();
     let gate = caps.max_bytes.map(oversized_row);
     let wrapped = as_text(sql, columns.len(), gate);
-    let (rows, cut, read, cut_row) =
-        stream(&mut tx, &wrapped, refs, &types, caps, gate.is_some())?;
+    let (rows, cut, read, cut_row) = stream(&mut tx, &wrapped, refs, &types, caps, gate.is_some())?;
     // Nothing to keep: a read-only transaction is rolled back.
     tx.rollback().map_err(Failure::Sent)?;
     let column_types = types.iter().map(|t| t.name().to_string()).collect();

@@ -86,7 +86,8 @@ fn every_numeric_parameter_of_every_tool_is_refused_past_its_ceiling() {
             });
             let mut arguments = base_arguments(tool);
             // Just past, far past, and past what any integer type holds.
-            for asked in [json!(ceiling.ceiling.get() + 1), json!(1_000_000_000_000u64), json!(1e300)]
+            for asked in
+                [json!(ceiling.ceiling.get() + 1), json!(1_000_000_000_000u64), json!(1e300)]
             {
                 arguments[&parameter] = asked.clone();
                 let result = call_tool(&services, Caller::Ai, tool, arguments.clone());

@@ -8,8 +8,8 @@ mod common;
 
 mod aimdb_fake;
 mod answers_say_where;
-mod ceilings;
 mod ask_tools;
+mod ceilings;
 mod demo_tools;
 mod engine_validation;
 mod failing_sources;
