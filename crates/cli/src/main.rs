@@ -132,9 +132,9 @@ enum Command {
         /// Collection: nodes, edges, both, a record set or document set (default: all).
         #[arg(long)]
         collection: Option<String>,
-        /// Items per collection.
-        #[arg(long, default_value_t = 3)]
-        count: usize,
+        /// Items per collection [default: 3, or the `count` ceiling if lower].
+        #[arg(long)]
+        count: Option<usize>,
         /// How to choose items.
         #[arg(long, value_enum)]
         strategy: Option<Strategy>,
@@ -684,7 +684,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let params = tools::SampleDataParams {
                 source: Some(name),
                 collection,
-                count: Some(count),
+                count,
                 strategy,
                 stratify_by,
                 seed,

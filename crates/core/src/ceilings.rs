@@ -236,11 +236,16 @@ impl Ceiling {
         Ok(usize::try_from(admitted).unwrap_or(usize::MAX))
     }
 
-    /// `value` if within the ceiling, `None` staying `None` (for parameters whose absence means
-    /// "no limit of the caller's": a token budget).
+    /// `value` if within the ceiling; `None` (for parameters whose absence means "the tool's
+    /// own choice": a token budget, a configured top_k) stays `None` unless the operator set a
+    /// ceiling below the default, which then bounds it.
     pub fn check_usize(self, value: Option<usize>) -> Result<Option<usize>, PastCeiling> {
+        let ceiling = self.get();
         match value {
-            Some(v) if v as u64 > self.get() => Err(self.past(v.to_string())),
+            Some(v) if v as u64 > ceiling => Err(self.past(v.to_string())),
+            None if ceiling < self.info().default => {
+                Ok(Some(usize::try_from(ceiling).unwrap_or(usize::MAX)))
+            }
             other => Ok(other),
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::style::ElementKind;
 use crate::view::{Dimension, LayoutType, MAX_COORDINATE};
+use schemascope_core::ceilings::Ceiling;
 use schemascope_graph::GraphData;
 use schemascope_graph::layout::{self, ForceOptions, Positions};
 use serde_json::{Map, Value, json};
@@ -143,8 +144,10 @@ pub fn compute(
     // Layout units: spacing ~10 between neighbours, so the page's default zoom suits any layout.
     let result: Positions = match layout_type {
         LayoutType::ForceDirected => {
+            // Within the operator's ceiling, which a lower setting lowers the default to.
             let default_iterations =
-                if n <= 1_000 { 500 } else { (500_000_000 / (n * n).max(1)).clamp(20, 500) };
+                (if n <= 1_000 { 500 } else { (500_000_000 / (n * n).max(1)).clamp(20, 500) })
+                    .min(usize::try_from(Ceiling::Iterations.get()).unwrap_or(usize::MAX));
             let force = ForceOptions {
                 max_iterations: number(&options, "iterations", default_iterations as f64)? as usize,
                 three_d,

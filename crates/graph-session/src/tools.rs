@@ -616,6 +616,9 @@ fn iterations_within_ceiling(options: &Value) -> Result<(), GraphSessionError> {
     };
     let ceiling = Ceiling::Iterations.get();
     match asked.as_f64() {
+        Some(n) if n.fract() != 0.0 || n < 0.0 => Err(GraphSessionError::InvalidParams(format!(
+            "layout option `iterations` is a whole number of steps, not {asked}"
+        ))),
         Some(n) if n <= ceiling as f64 => Ok(()),
         _ => Err(CoreError::from(Ceiling::Iterations.past(asked.to_string())).into()),
     }

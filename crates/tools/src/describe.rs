@@ -26,7 +26,7 @@ pub fn describe_schema(sources: &Sources, params: DescribeSchemaParams) -> ToolR
 }
 
 fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, ToolError> {
-    Ceiling::MaxTokens.check_usize(params.max_tokens)?;
+    let max_tokens = Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let source = sources.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first: a view's rows are counted by its profile.
@@ -44,7 +44,7 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
         let mut data = json!(render_markdown(
             source.name(),
             &refs,
-            params.max_tokens,
+            max_tokens,
             &stale_notes(reload_error.as_deref())
         ));
         data["reloadError"] = json!(reload_error);
@@ -135,7 +135,7 @@ pub fn schema_markdown(
 /// A system prompt with the schema section of one source, or of every source (seed 000,
 /// component 1). The budget applies to each source's section.
 pub fn system_prompt(sources: &Sources, params: SystemPromptParams) -> Result<String, ToolError> {
-    Ceiling::MaxTokens.check_usize(params.max_tokens)?;
+    let max_tokens = Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let names = match params.source {
         Some(name) => vec![sources.get(Some(&name))?.name().to_string()],
         None => sources.names(),
@@ -143,7 +143,7 @@ pub fn system_prompt(sources: &Sources, params: SystemPromptParams) -> Result<St
     let mut prompt = String::from(BASE_PROMPT);
     for name in names {
         prompt.push_str("\n\n");
-        prompt.push_str(&schema_markdown(sources, &name, params.max_tokens)?);
+        prompt.push_str(&schema_markdown(sources, &name, max_tokens)?);
     }
     Ok(prompt)
 }

@@ -52,8 +52,11 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
     if params.bins == Some(0) {
         return Err(ToolError::InvalidParams("`bins` must be at least 1".into()));
     }
+    // Chosen bins (at most AUTO_MAX_BINS) are fixed to a lower ceiling instead.
+    let ceiling = usize::try_from(Ceiling::Bins.get()).unwrap_or(usize::MAX);
     let bins = match params.bins {
         Some(bins) => Some(Ceiling::Bins.admit_usize(Some(bins), bins)?),
+        None if ceiling < schemascope_core::profile::numeric::AUTO_MAX_BINS => Some(ceiling),
         None => None,
     };
     let options = PropertyOptions {

@@ -391,9 +391,10 @@ fn run_context(docs: &Docs, params: &GetSchemaContextParams) -> Result<ToolResul
     let source = docs.sources.get(params.source.as_deref())?;
     let question = question(&params.question)?;
     let started = Instant::now();
-    let top_k = Ceiling::TopK.check_usize(params.top_k)?;
+    Ceiling::TopK.check_usize(params.top_k)?;
     let max_tokens = Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let built = index(docs, &source)?;
+    let top_k = Some(Ceiling::TopK.admit_usize(params.top_k, built.index.config().top_k)?);
     let retrieved = Instant::now();
     let retrieval = built.index.retrieve_within(question, top_k, max_tokens);
     let retrieval_ms = figure::millis(retrieved.elapsed());

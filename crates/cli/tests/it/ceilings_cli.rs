@@ -47,6 +47,24 @@ fn a_lower_ceiling_lowers_the_default_and_refuses_more() {
 }
 
 #[test]
+fn defaults_past_a_lower_ceiling_are_lowered_to_it() {
+    let out = schemascope(&["--ceiling", "count=1", "sample", "demo:infrastructure", "--json"]);
+    let result = envelope(&out);
+    assert_eq!(result["success"], true, "{result}");
+    for (collection, items) in result["data"].as_object().expect("collections") {
+        if let Some(items) = items.as_array() {
+            assert_eq!(items.len(), 1, "{collection}: the default of 3 lowered to 1");
+        }
+    }
+    let out =
+        schemascope(&["--ceiling", "bins=2", "property", "demo:infrastructure", "cpu", "--json"]);
+    let result = envelope(&out);
+    assert_eq!(result["success"], true, "{result}");
+    let bins = result["data"]["histogram"].as_array().map(Vec::len);
+    assert_eq!(bins, Some(2), "the chosen bins lowered to the ceiling: {}", result["data"]);
+}
+
+#[test]
 fn a_raised_ceiling_lets_a_caller_ask_for_more() {
     let out = schemascope(&[
         "--ceiling",

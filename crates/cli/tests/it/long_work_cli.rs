@@ -28,6 +28,9 @@ impl Server {
                 "--no-session-file",
                 "--request-timeout",
                 timeout_seconds,
+                // A layout that would run for hours: past the default ceiling of iterations.
+                "--ceiling",
+                "iterations=1000000",
             ])
             .args(sources)
             .stdout(Stdio::null())
@@ -126,7 +129,7 @@ fn a_layout_past_the_request_timeout_stops_and_describe_styles_answers_while_it_
         let layout = scope.spawn(|| {
             server.call(
                 "set_layout",
-                &json!({"type": "forceDirected", "options": {"iterations": 1e9, "tolerance": 0}}),
+                &json!({"type": "forceDirected", "options": {"iterations": 1000000, "tolerance": 0}}),
             )
         });
         // While the layout computes, readers of the session answer: it holds no lock.

@@ -57,7 +57,9 @@ fn every_acknowledged_change_survives_kill_9_mid_burst() {
             .map(|worker| {
                 scope.spawn(move || {
                     let mut acked = Vec::new();
-                    for i in 0.. {
+                    // At most 50 each: four workers stay under the session's 256 layers however late
+                    // the kill comes on a loaded machine.
+                    for i in 0..50 {
                         let name = format!("burst-{worker}-{i}");
                         let arguments =
                             json!({"selector": "type == 'server'", "style": {"color": "#ff0000", "size": 1.0 + (i % 5) as f64}, "layer_name": name});

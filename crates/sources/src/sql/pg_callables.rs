@@ -75,7 +75,8 @@ const CATALOG_RELATIONS: &str =
     "SELECT c.relname::text FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace";
 
 /// Per function: schema, name, whether it may run (aggregates with their support functions),
-/// and whether `t.name` can call it (one required argument that accepts a row).
+/// and whether attribute notation can call it: one required argument, of any type —
+/// `(2::float8).pg_sleep` is `pg_sleep(2::float8)`, not only `t.f` over a row.
 fn functions_sql() -> String {
     format!(
         "{}
@@ -84,9 +85,7 @@ fn functions_sql() -> String {
              SELECT 1 FROM pg_aggregate a JOIN f s ON s.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
                                                                 a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn)
              WHERE a.aggfnoid = f.oid AND NOT s.ok)),
-           f.pronargs >= 1 AND f.pronargs - f.pronargdefaults <= 1 AND EXISTS (
-             SELECT 1 FROM pg_type t WHERE t.oid = f.proargtypes[0]
-               AND (t.typtype = 'c' OR t.typname IN ('record', 'any', 'anyelement', 'anycompatible', 'anynonarray', 'anycompatiblenonarray')))
+           f.pronargs >= 1 AND f.pronargs - f.pronargdefaults <= 1
          FROM f",
         functions_cte()
     )

@@ -640,6 +640,44 @@ const CASES: &[Case] = &[
         "pg_logical_emit_message is not allowed",
         Refuses(NOT_ALLOWED),
     ),
+    // Attribute notation over any value, not only a row: `(x).f` is `f(x)` whatever x's type
+    // (found by an independent tester: each of these ran, and terminated or read other sessions).
+    case(
+        Postgres,
+        "SELECT (2::float8).pg_sleep",
+        "may call function pg_sleep",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT (x).\"pg_sleep\" FROM (VALUES (0.01::float8)) AS v(x)",
+        "may call function pg_sleep",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "WITH a AS (SELECT (CAST(0 AS int)).pg_terminate_backend AS z) SELECT * FROM a",
+        "may call function pg_terminate_backend",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT (pg_backend_pid()).pg_cancel_backend",
+        "may call function pg_cancel_backend",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT (4242::bigint).pg_advisory_lock",
+        "may call function pg_advisory_lock",
+        Refuses(NOT_ALLOWED),
+    ),
+    case(
+        Postgres,
+        "SELECT i, (i).pg_stat_get_backend_activity FROM generate_series(1, 3) AS i",
+        "may call function pg_stat_get_backend_activity",
+        Refuses(NOT_ALLOWED),
+    ),
     // Calls made through an operator, a cast, a typed literal and attribute notation (objects of
     // the scratch schema: a volatile function behind each).
     case(
