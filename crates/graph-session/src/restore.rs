@@ -38,6 +38,34 @@ fn quoted(text: &str) -> String {
 }
 
 /// One note for the entries of `part` that were dropped: how many, the first few with why.
+/// The longest note kept, in bytes: a note may quote what it dropped, and a hand-edited file
+/// can hold a selector or a preset of many megabytes, which every scene and log would repeat.
+const MAX_WARNING_BYTES: usize = 400;
+/// The most notes kept; the rest are counted in one more.
+const MAX_NOTES: usize = 64;
+
+/// `notes` within [`MAX_NOTES`] of at most [`MAX_WARNING_BYTES`] each (cut on a character boundary,
+/// with the bytes left out said).
+pub fn bounded_notes(mut notes: Vec<String>) -> Vec<String> {
+    let more = notes.len().saturating_sub(MAX_NOTES);
+    notes.truncate(MAX_NOTES);
+    for note in &mut notes {
+        if note.len() > MAX_WARNING_BYTES {
+            let mut end = MAX_WARNING_BYTES;
+            while !note.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = note.len() - end;
+            note.truncate(end);
+            note.push_str(&format!("… ({cut} more bytes)"));
+        }
+    }
+    if more > 0 {
+        notes.push(format!("… and {more} more note(s) about the session file"));
+    }
+    notes
+}
+
 fn note_dropped(part: &str, dropped: &[String], notes: &mut Vec<String>) {
     if dropped.is_empty() {
         return;
@@ -399,5 +427,16 @@ mod tests {
         assert_eq!(kept.layers.len(), MAX_LAYERS);
         assert_eq!(kept.layers[0], default_layer(), "the built-in one, not the saved one");
         assert!(notes.iter().any(|n| n.contains("past the most")), "{notes:?}");
+    }
+
+    #[test]
+    fn notes_quoting_huge_values_are_cut_and_counted() {
+        let mut notes = vec![format!("saved `view` ignored: preset `{}`", "p".repeat(30_000_000))];
+        notes.extend((0..100).map(|i| format!("note {i}")));
+        let bounded = bounded_notes(notes);
+        assert_eq!(bounded.len(), MAX_NOTES + 1);
+        assert!(bounded[0].len() < MAX_WARNING_BYTES + 40, "{}", bounded[0].len());
+        assert!(bounded[0].ends_with("more bytes)"), "{}", &bounded[0][MAX_WARNING_BYTES - 10..]);
+        assert_eq!(bounded[MAX_NOTES], "… and 37 more note(s) about the session file");
     }
 }

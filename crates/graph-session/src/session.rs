@@ -5,6 +5,7 @@ use schemascope_core::sync::{lock, read, write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::restore;
 use crate::view::{Camera, CameraPreset, Layout};
 use schemascope_sources::Source;
 use serde::Serialize;
@@ -83,6 +84,7 @@ impl GraphSession {
         );
         let reconciled = reconcile::reconcile(&mut state, &base, &fingerprint, &why)?;
         restore_notes.extend(reconciled.notes);
+        let restore_notes = restore::bounded_notes(restore_notes);
         let data = SessionData::new(base, &state.results)?;
         data.know_fingerprint(fingerprint);
         let mut initial_parts = reconciled.parts;

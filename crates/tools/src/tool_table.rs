@@ -7,6 +7,7 @@
 use std::sync::LazyLock;
 
 use schemars::JsonSchema;
+use schemascope_core::ceilings::CEILINGS;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -436,6 +437,16 @@ fn parse_arguments<P: DeserializeOwned>(
             ));
         }
     };
+    // A number past every integer type (1e30, 2^64) fails as "a float" in serde; past its
+    // ceiling, it is refused as such, naming the ceiling.
+    for (name, value) in arguments.as_object().into_iter().flatten() {
+        let ceiling = CEILINGS.iter().find(|c| c.name == name.as_str()).map(|c| c.ceiling);
+        if let (Some(ceiling), Some(asked)) = (ceiling, value.as_f64())
+            && asked > ceiling.get() as f64
+        {
+            return Err(crate::result::ToolError::from(ceiling.past(value.to_string())).into());
+        }
+    }
     serde_path_to_error::deserialize::<_, P>(arguments).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();

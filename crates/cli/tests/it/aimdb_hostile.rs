@@ -191,7 +191,11 @@ fn a_flood_of_2_mb_events_is_throttled_and_kept_within_the_byte_bounds() {
     let source = loop {
         let source = server.source();
         let values = source["collections"][0]["records"][0]["values"].as_u64().unwrap_or(0);
-        if source["live"]["throttledTimes"].as_u64().unwrap_or(0) > 0
+        // Slowed (read past the byte rate) or, on a machine too loaded to read that fast,
+        // dropped (past the bytes allowed to wait): either way the source says so.
+        let slowed = source["live"]["throttledTimes"].as_u64().unwrap_or(0) > 0;
+        let dropped = source["live"]["refusedValues"].as_u64().unwrap_or(0) > 0;
+        if (slowed || dropped)
             && source["aimdb"]["evictedValues"].as_u64().unwrap_or(0) > 0
             && values > 1
         {
@@ -202,11 +206,10 @@ fn a_flood_of_2_mb_events_is_throttled_and_kept_within_the_byte_bounds() {
     };
     let live = &source["live"];
     assert_eq!(live["connected"], true, "{live}");
-    assert!(
-        live["state"] == "throttled"
-            && live["reason"].as_str().unwrap_or_default().contains("--aimdb-bytes-per-second"),
-        "{live}"
-    );
+    let throttled = live["state"] == "throttled"
+        && live["reason"].as_str().unwrap_or_default().contains("--aimdb-bytes-per-second");
+    let dropped = live["lastRefusal"].as_str().unwrap_or_default().contains("--aimdb-source-bytes");
+    assert!(throttled || dropped, "the flood is not said: {live}");
     let record = &source["collections"][0]["records"][0];
     let kept = record["bytes"].as_u64().expect("bytes");
     assert!(kept <= record_bytes, "{record}");
