@@ -44,7 +44,7 @@ const MAX_WARNING_BYTES: usize = 400;
 /// The most notes kept; the rest are counted in one more.
 const MAX_NOTES: usize = 64;
 
-/// `notes` within [`MAX_NOTES`] of at most [`MAX_WARNING_BYTES`] each (cut on a character boundary,
+/// `notes` within 64 notes of at most 400 bytes each (cut on a character boundary,
 /// with the bytes left out said).
 pub fn bounded_notes(mut notes: Vec<String>) -> Vec<String> {
     let more = notes.len().saturating_sub(MAX_NOTES);
