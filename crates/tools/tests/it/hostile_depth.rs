@@ -417,7 +417,7 @@ fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
         );
     }
     let laid_out =
-        call("set_layout", json!({"type": "forceDirected", "options": {"iterations": 100000}}));
+        call("set_layout", json!({"type": "forceDirected", "options": {"iterations": 10000}}));
     assert!(!laid_out.success && laid_out.data["error"] == "cancelled", "{}", laid_out.message);
     // Nothing was written: no algorithm result is on the nodes, and the same runs succeed when
     // not cancelled.

@@ -139,10 +139,10 @@ fn describe_property_looks_a_value_up() {
 }
 
 #[test]
-fn a_huge_top_k_is_bounded() {
+fn a_huge_top_k_is_refused_past_its_ceiling_and_the_ceiling_itself_answers() {
     let (services, _) = chinooks();
-    for top_k in [10_000_000_000usize, usize::MAX] {
-        let data = ok(get_schema_context(
+    let context = |top_k: usize| {
+        get_schema_context(
             &services.docs,
             GetSchemaContextParams {
                 source: Some("chinook".into()),
@@ -150,9 +150,14 @@ fn a_huge_top_k_is_bounded() {
                 top_k: Some(top_k),
                 ..Default::default()
             },
-        ));
-        assert!(data["context"].as_str().unwrap_or_default().contains("Genre"), "{data}");
+        )
+    };
+    for top_k in [10_000_000_000usize, usize::MAX] {
+        let refused = context(top_k);
+        assert!(!refused.success && refused.data["error"] == "past_ceiling", "{}", refused.message);
     }
+    let data = ok(context(50));
+    assert!(data["context"].as_str().unwrap_or_default().contains("Genre"), "{data}");
 }
 
 #[test]
