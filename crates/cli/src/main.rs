@@ -255,6 +255,11 @@ enum Command {
         /// Do not reload sources when their files change.
         #[arg(long)]
         no_watch: bool,
+        /// How long a call waits for database tables' profiles before it answers with what is
+        /// known (the catalog, row estimates, the columns profiled so far) while the profiles go
+        /// on in the background, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 2000)]
+        profile_wait: u64,
         /// Sources to serve.
         #[arg(required = true)]
         sources: Vec<String>,
@@ -755,6 +760,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve {
             http,
             no_watch,
+            profile_wait,
             sources,
             retrieval,
             llm,
@@ -766,6 +772,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             // Before the sources load: an instance's values are bounded from the first read.
             aimdb.apply()?;
             let services = services_serving(&sources)?;
+            services
+                .sources
+                .set_profile_patience(Some(std::time::Duration::from_millis(profile_wait)));
             session.apply(&services)?;
             retrieval.apply(&services)?;
             llm.apply(&services)?;

@@ -60,8 +60,13 @@ pub struct TableInfo {
     pub primary_key: Vec<String>,
     /// Foreign keys this table declares.
     pub foreign_keys: Vec<ForeignKey>,
-    /// Exact number of rows, when counted.
+    /// Number of rows, when known: counted, or the planner's estimate when
+    /// [`Self::row_count_estimated`].
     pub row_count: Option<u64>,
+    /// True when `row_count` is the engine's estimate (PostgreSQL's `reltuples` for a large
+    /// table), not a count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub row_count_estimated: bool,
     /// The table's comment (`COMMENT ON TABLE`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,

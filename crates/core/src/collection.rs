@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::TableInfo;
+pub use crate::deferred::{DeferredProfile, ProfileFailure, ProfileState};
+use crate::deferred::{ProfileProgress, ProgressSnapshot};
 use crate::error::CoreError;
 use crate::profile::{CollectionProfile, ProfileBuilder};
 
@@ -204,38 +206,6 @@ impl ItemRef<'_> {
 /// at its own cancellation.
 const PROFILE_WAIT_TURN: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Where a collection's profile stands ([`Collection::profile_state`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ProfileState {
-    /// Computed (or, after a failure that would only repeat, the columns-only profile).
-    Ready,
-    /// A call is computing it now (a database table's scan).
-    Computing,
-    /// Not computed yet: the first tool that needs it computes it.
-    NotStarted,
-    /// The last attempt failed for a cause that may pass (or was stopped); the next tool that
-    /// needs it tries again.
-    Retrying,
-}
-
-/// Computes a database table's profile when it is first needed. Sources implement it (it scans
-/// the table inside its database); the core only decides when to call it.
-pub trait DeferredProfile: Send + Sync + fmt::Debug {
-    /// The profile of `table`, or why it could not be computed.
-    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, ProfileFailure>;
-}
-
-/// Why a deferred profile could not be computed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileFailure {
-    /// What went wrong, naming the table and what to try.
-    pub message: String,
-    /// True when the cause may pass by itself (the database was unreachable): the next use tries
-    /// again instead of keeping the columns-only profile for the collection's lifetime.
-    pub transient: bool,
-}
-
 /// A named set of items with their profile: computed when the collection was built, or for a
 /// database table, on first use (opening a database with large tables stays instant).
 #[derive(Debug)]
@@ -252,6 +222,10 @@ pub struct Collection {
     columns_only: OnceLock<CollectionProfile>,
     /// One computation of a deferred profile at a time (a scan is expensive).
     computing: Mutex<()>,
+    /// What the current (or last) computation of a deferred profile has finished.
+    progress: ProfileProgress,
+    /// True when the last attempt failed for a cause that would only repeat.
+    failed: std::sync::atomic::AtomicBool,
     /// For record sets: one profile per record key, built on first use.
     record_profiles: OnceLock<Vec<(String, CollectionProfile)>>,
     /// For database tables: the table's structure (its rows stay in the database).
@@ -280,6 +254,8 @@ impl Collection {
             profile_error: Mutex::new(None),
             columns_only: OnceLock::new(),
             computing: Mutex::new(()),
+            progress: ProfileProgress::default(),
+            failed: std::sync::atomic::AtomicBool::new(false),
             record_profiles: OnceLock::new(),
             table: None,
             sampled_from: None,
@@ -317,6 +293,8 @@ impl Collection {
             profile_error: Mutex::new(None),
             columns_only: OnceLock::new(),
             computing: Mutex::new(()),
+            progress: ProfileProgress::default(),
+            failed: std::sync::atomic::AtomicBool::new(false),
             record_profiles: OnceLock::new(),
             table: Some(Arc::new(table)),
             sampled_from: None,
@@ -357,17 +335,45 @@ impl Collection {
         self.kind
     }
 
-    /// Number of items. For a table, its rows: counted by the profile once computed, until then
-    /// the catalog's count (an estimate for very large PostgreSQL tables).
+    /// Number of items. For a table, its rows: counted by the profile's first scan, until then
+    /// the catalog's count (an estimate for very large PostgreSQL tables:
+    /// [`Self::count_is_estimate`]).
     pub fn len(&self) -> usize {
         match &self.table {
             Some(table) => {
-                let rows =
-                    self.profile.get().map(|p| p.item_count).or(table.row_count).unwrap_or(0);
+                let rows = self
+                    .profile
+                    .get()
+                    .map(|p| p.item_count)
+                    .or_else(|| self.progress.snapshot().partial.map(|p| p.item_count))
+                    .or(table.row_count)
+                    .unwrap_or(0);
                 usize::try_from(rows).unwrap_or(usize::MAX)
             }
             None => self.items.len(),
         }
+    }
+
+    /// [`Self::item_count`] when it is known: `None` for a table whose rows neither its profile
+    /// nor the catalog has counted or estimated yet (a view before its profile's first scan).
+    pub fn known_item_count(&self) -> Option<u64> {
+        match &self.table {
+            Some(table)
+                if self.profile.get().is_none()
+                    && table.row_count.is_none()
+                    && self.progress.snapshot().partial.is_none() =>
+            {
+                None
+            }
+            _ => Some(self.item_count()),
+        }
+    }
+
+    /// True when [`Self::len`] is the catalog's estimate rather than a count.
+    pub fn count_is_estimate(&self) -> bool {
+        self.table.as_ref().is_some_and(|t| t.row_count_estimated)
+            && self.profile.get().is_none()
+            && self.progress.snapshot().partial.is_none()
     }
 
     /// True when there are no items.
@@ -381,8 +387,9 @@ impl Collection {
     }
 
     /// The profile of every property, computed from all items (for a table, on first call; if
-    /// that fails, a profile listing the columns without statistics, and [`Self::profile_error`]
-    /// says why).
+    /// that fails, a profile listing the columns without statistics — a stand-in whose zeros are
+    /// not facts: [`Self::profile_ready`] is `None` then, [`Self::profile_error`] says why, and
+    /// summaries show the catalog and [`Self::profile_progress`] instead).
     ///
     /// While another call computes a table's profile, this one waits for it only as long as its
     /// own call is not cancelled ([`crate::cancel`]): cancelled, it gets the columns-only
@@ -394,6 +401,9 @@ impl Collection {
         let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
             return self.profile.get_or_init(|| ProfileBuilder::new().finish(0));
         };
+        if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
+            return self.columns_only.get_or_init(|| columns_only(table));
+        }
         let what = format!("the profile of table `{}`", table.name);
         // The lock guards no data, it only serialises the computation: one that panicked set
         // nothing, so the next caller computes again.
@@ -403,7 +413,14 @@ impl Collection {
         if let Some(profile) = self.profile.get() {
             return profile;
         }
-        let result = crate::cancel::during(format!("computing {what}"), || deferred.compute(table));
+        if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
+            return self.columns_only.get_or_init(|| columns_only(table));
+        }
+        self.progress.reset();
+        let result = crate::cancel::during(format!("computing {what}"), || {
+            deferred.compute(table, &self.progress)
+        });
+        self.progress.ended();
         let mut error = crate::sync::lock(&self.profile_error);
         match result {
             Ok(profile) => {
@@ -412,11 +429,10 @@ impl Collection {
             }
             Err(failure) => {
                 *error = Some(failure.message);
-                if failure.transient {
-                    self.columns_only.get_or_init(|| columns_only(table))
-                } else {
-                    self.profile.get_or_init(|| columns_only(table))
+                if !failure.transient {
+                    self.failed.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
+                self.columns_only.get_or_init(|| columns_only(table))
             }
         }
     }
@@ -460,6 +476,9 @@ impl Collection {
             // Made on first use from the items in memory: nothing to wait for.
             return ProfileState::Ready;
         }
+        if self.failed.load(std::sync::atomic::Ordering::SeqCst) {
+            return ProfileState::Failed;
+        }
         if matches!(self.computing.try_lock(), Err(std::sync::TryLockError::WouldBlock)) {
             return ProfileState::Computing;
         }
@@ -475,10 +494,19 @@ impl Collection {
         self.profile.get()
     }
 
-    /// True when the profile served is a stand-in after a transient failure (the database was
-    /// unreachable): the next call to [`Self::profile`] tries again.
+    /// What the computation of a table's profile has finished so far (or had, when it stopped)
+    /// and what it is computing now; empty for collections whose profile is ready.
+    pub fn profile_progress(&self) -> ProgressSnapshot {
+        if self.profile.get().is_some() {
+            return ProgressSnapshot::default();
+        }
+        self.progress.snapshot()
+    }
+
+    /// True when a table's profile is not ready: answers built now show the catalog and what is
+    /// finished, and must not be kept as if final.
     pub fn profile_pending(&self) -> bool {
-        self.profile.get().is_none() && self.columns_only.get().is_some()
+        self.profile_state() != ProfileState::Ready
     }
 
     /// Why a table's profile could not be computed, if it could not.

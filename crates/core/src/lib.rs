@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod collection;
+pub mod deferred;
 pub mod error;
 pub mod path;
 pub mod profile;
@@ -13,6 +14,7 @@ pub use collection::{
     Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, OwnedItem,
     ProfileFailure, ProfileState, SharedText,
 };
+pub use deferred::{DeferredProfile, ProfileProgress, ProgressSnapshot};
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};
 pub use profile::{CollectionProfile, ProfileBuilder, PropertyProfile};

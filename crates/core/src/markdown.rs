@@ -6,11 +6,14 @@
 
 use serde::Serialize;
 
+use crate::ProfileState;
 use crate::collection::{Collection, CollectionKind};
 use crate::display::{code, escape_controls as esc};
 use crate::figure::grouped;
 use crate::profile::PathLimit;
-use crate::summary::{PropertySummary, describe_line, summarize_collection};
+use crate::summary::{
+    PendingProfile, PropertySummary, UnprofiledColumn, describe_line, summarize_collection,
+};
 use crate::tokens;
 
 /// The rendered section and what was left out to fit the budget.
@@ -119,8 +122,8 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                             code(&summary.name),
                             records.len(),
                             if records.len() == 1 { "" } else { "s" },
-                            summary.count,
-                            if summary.count == 1 { "" } else { "s" }
+                            summary.count.unwrap_or_default(),
+                            if summary.count == Some(1) { "" } else { "s" }
                         ),
                     ],
                     entries: Vec::new(),
@@ -171,16 +174,19 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                             .and_then(|t| t.comment.as_ref())
                             .map(|c| format!(" — {}", esc(c)))
                             .unwrap_or_default();
-                        format!(
-                            "**{noun} {}** ({}){comment}:",
-                            code(&summary.name),
-                            CollectionKind::Table.counted(summary.count)
-                        )
+                        let rows = match summary.count {
+                            Some(n) if summary.count_is_estimate => {
+                                format!("≈{}", CollectionKind::Table.counted(n))
+                            }
+                            Some(n) => CollectionKind::Table.counted(n),
+                            None => "rows not counted yet".to_string(),
+                        };
+                        format!("**{noun} {}** ({rows}){comment}:", code(&summary.name))
                     }
                     _ => format!(
                         "**Collection {}** ({}):",
                         code(&summary.name),
-                        kind.counted(summary.count)
+                        kind.counted(summary.count.unwrap_or_default())
                     ),
                 };
                 let mut section = Section {
@@ -209,6 +215,10 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                         .filter(|p| shown(p))
                         .map(|p| entry(p, "", summary.path_limit.as_ref())),
                 );
+                if let Some(pending) = &summary.profile {
+                    section.heading.push(pending_line(pending, summary.count_is_estimate));
+                    section.entries.extend(summary.unprofiled_columns.iter().map(unprofiled_entry));
+                }
                 if section.entries.is_empty()
                     && section.limit.as_ref().is_none_or(|l| l.unprofiled == 0)
                 {
@@ -219,6 +229,39 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
         }
     }
     (title, out)
+}
+
+/// The line under a table whose profile is not ready: what is shown and what is still coming.
+fn pending_line(pending: &PendingProfile, estimate: bool) -> String {
+    let count = if estimate { "; the row count is the database's estimate" } else { "" };
+    let state = match (pending.state, &pending.computing, &pending.error) {
+        (ProfileState::Failed | ProfileState::Retrying, _, Some(error)) => {
+            format!("profile stopped: {}", esc(error))
+        }
+        (_, Some(step), _) => format!("profile being computed, now {}", esc(step)),
+        (state, _, _) => state.words().to_string(),
+    };
+    format!(
+        "- ({state}: {} of {} columns profiled{count}; the others are listed with their declared types)",
+        pending.columns_done, pending.columns
+    )
+}
+
+/// A column not profiled yet: its name and what the catalog declares, as profiled columns show
+/// it.
+fn unprofiled_entry(column: &UnprofiledColumn) -> Entry {
+    let c = &column.column;
+    let key = if c.primary_key { ", primary key" } else { "" };
+    let references = c.references.as_ref().map(|r| format!(" → {}", code(r))).unwrap_or_default();
+    let nullable = if c.nullable { "" } else { ", not null" };
+    let comment = c.comment.as_ref().map(|t| format!(" — {}", esc(t))).unwrap_or_default();
+    let line = format!(
+        "- {} {}{key}{references}{nullable} (not profiled yet){comment}",
+        code(&column.path),
+        code(&c.declared_type)
+    );
+    // Kept like a fully present column: its name and type are facts.
+    Entry { path: esc(&column.path), full: line.clone(), short: line, importance: 1.0 }
 }
 
 fn render(

@@ -137,8 +137,9 @@ pub struct CollectionSummary {
     pub name: String,
     /// What it holds.
     pub kind: CollectionKind,
-    /// Number of items.
-    pub count: u64,
+    /// Number of items; `None` for a table not counted yet (a view before its profile's first
+    /// scan: the database keeps no estimate of a view's rows).
+    pub count: Option<u64>,
     /// True when every figure of every property is exact; false when some properties outgrew a
     /// streamed profile's memory budget and name their estimates under `approximate`.
     pub exact: bool,
@@ -160,6 +161,44 @@ pub struct CollectionSummary {
     /// Values nested past the profile's depth limit: counted, not described.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth_cut: Option<DepthCut>,
+    /// True when `count` is the database's estimate (the table's profile has not counted it yet).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub count_is_estimate: bool,
+    /// For a table whose profile is not ready: where it stands. `properties` then lists only the
+    /// columns profiled so far, and `unprofiledColumns` the others, with what the catalog says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<PendingProfile>,
+    /// The columns not profiled yet (see `profile`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unprofiled_columns: Vec<UnprofiledColumn>,
+}
+
+/// Where a table's profile stands while it is not ready.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingProfile {
+    /// `computing`, `notStarted`, `retrying` or `failed`.
+    pub state: crate::ProfileState,
+    /// Columns profiled so far, every figure final.
+    pub columns_done: usize,
+    /// Columns in the table.
+    pub columns: usize,
+    /// What is being computed now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub computing: Option<String>,
+    /// Why the last attempt stopped, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A column whose profile is not computed yet: what the catalog says about it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnprofiledColumn {
+    /// Dot path (the column's name).
+    pub path: String,
+    /// What the database declares.
+    pub column: ColumnFacts,
 }
 
 /// What the profile's depth limit left undescribed in a collection.
@@ -322,8 +361,14 @@ pub fn summarize_properties(profile: &CollectionProfile) -> Vec<PropertySummary>
     profile.properties().into_iter().map(|p| summarize_property(p, profile)).collect()
 }
 
-/// Summarises a collection; record sets also get one summary per record key.
+/// Summarises a collection; record sets also get one summary per record key. A table whose
+/// profile is not ready is summarised from what is known — the catalog, the row estimate, the
+/// columns profiled so far — and never waited for: callers that want the whole profile ask for
+/// it first ([`Collection::profile`]).
 pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
+    if let Some(table) = collection.table().filter(|_| collection.profile_pending()) {
+        return summarize_pending_table(collection, table);
+    }
     let profile = collection.profile();
     let records = (collection.kind() == CollectionKind::Records).then(|| {
         collection
@@ -345,17 +390,12 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         for property in &mut properties {
             property.column = column_facts(t, &property.path);
         }
-        TableFacts {
-            kind: t.kind,
-            primary_key: t.primary_key.clone(),
-            foreign_keys: t.foreign_keys.clone(),
-            comment: t.comment.clone(),
-        }
+        table_facts(t)
     });
     CollectionSummary {
         name: collection.name().to_string(),
         kind: collection.kind(),
-        count: collection.item_count(),
+        count: Some(collection.item_count()),
         exact: profile.is_exact(),
         properties,
         records,
@@ -363,6 +403,58 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         path_limit: limit_kept_out(profile),
         table,
         depth_cut: depth_cut(profile),
+        count_is_estimate: false,
+        profile: None,
+        unprofiled_columns: Vec::new(),
+    }
+}
+
+fn table_facts(t: &TableInfo) -> TableFacts {
+    TableFacts {
+        kind: t.kind,
+        primary_key: t.primary_key.clone(),
+        foreign_keys: t.foreign_keys.clone(),
+        comment: t.comment.clone(),
+    }
+}
+
+/// A table whose profile is not ready: its columns profiled so far, the others as the catalog
+/// declares them, the row count once counted (else the catalog's, marked when an estimate).
+fn summarize_pending_table(collection: &Collection, table: &TableInfo) -> CollectionSummary {
+    let progress = collection.profile_progress();
+    let mut properties = progress.partial.as_deref().map(summarize_properties).unwrap_or_default();
+    for property in &mut properties {
+        property.column = column_facts(table, &property.path);
+    }
+    let done: std::collections::HashSet<&str> =
+        properties.iter().map(|p| p.path.as_str()).collect();
+    let unprofiled_columns: Vec<UnprofiledColumn> = table
+        .columns
+        .iter()
+        .map(|c| crate::PropertyPath::root().child(&c.name).to_string())
+        .filter(|path| !done.contains(path.as_str()))
+        .filter_map(|path| Some(UnprofiledColumn { column: column_facts(table, &path)?, path }))
+        .collect();
+    CollectionSummary {
+        name: collection.name().to_string(),
+        kind: collection.kind(),
+        count: collection.known_item_count(),
+        exact: true,
+        profile: Some(PendingProfile {
+            state: collection.profile_state(),
+            columns_done: properties.len(),
+            columns: table.columns.len(),
+            computing: progress.step,
+            error: collection.profile_error(),
+        }),
+        properties,
+        records: None,
+        path_limit_hit: false,
+        path_limit: None,
+        table: Some(table_facts(table)),
+        depth_cut: None,
+        count_is_estimate: collection.count_is_estimate(),
+        unprofiled_columns,
     }
 }
 

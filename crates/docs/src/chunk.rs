@@ -431,6 +431,7 @@ mod tests {
                     primary_key: vec!["CustomerId".into()],
                     foreign_keys: vec![],
                     row_count: Some(59),
+                    row_count_estimated: false,
                     comment: None,
                 },
                 TableInfo {
@@ -444,6 +445,7 @@ mod tests {
                         referenced_columns: vec!["CustomerId".into()],
                     }],
                     row_count: None,
+                    row_count_estimated: false,
                     comment: Some("One row per sale.".into()),
                 },
             ],

@@ -106,6 +106,7 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
             primary_key: Vec::new(),
             foreign_keys: Vec::new(),
             row_count: None,
+            row_count_estimated: false,
             comment: None,
         })
         .collect();

@@ -419,6 +419,7 @@ mod tests {
                     primary_key: vec!["GenreId".into()],
                     foreign_keys: vec![],
                     row_count: Some(3),
+                    row_count_estimated: false,
                     comment: None,
                 },
                 TableInfo {
@@ -436,6 +437,7 @@ mod tests {
                         referenced_columns: vec!["GenreId".into()],
                     }],
                     row_count: Some(2),
+                    row_count_estimated: false,
                     comment: Some("One row per track | song.".into()),
                 },
             ],

@@ -15,6 +15,9 @@ use crate::sources::Sources;
 /// The base of the system prompt the schema section is added to.
 pub const BASE_PROMPT: &str = "You are a data assistant. The data you work with is described below: use exact property names and values from it. When unsure, call describe_property for one property's values, sample_data for real items, or query_schema before writing a record value. Selectors for find_items are JMESPath evaluated on each item's data (write `type == 'server'`, numbers in backticks).";
 
+/// Collections whose sizes the message lists one by one; past it, a total.
+const LISTED_SIZES: usize = 12;
+
 /// describe_schema.
 pub fn describe_schema(sources: &Sources, params: DescribeSchemaParams) -> ToolResult {
     let key = CacheKey::new(
@@ -29,14 +32,51 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
     let max_tokens = Ceiling::MaxTokens.check_usize(params.max_tokens)?;
     let source = sources.get(params.source.as_deref())?;
     let collections = resolve::many(&source, params.collection.as_deref())?;
-    // Profiles first: a view's rows are counted by its profile.
-    let properties: usize = collections.iter().map(|c| c.profile().properties().len()).sum();
-    let sizes: Vec<String> = collections.iter().map(|c| c.kind().counted(c.item_count())).collect();
+    // Profiles first (a view's rows are counted by its profile), as long as the patience set
+    // for serving allows; tables not ready by then are shown as far as they are known.
+    sources.await_profiles(&collections);
+    let properties: usize = collections
+        .iter()
+        .map(|c| match (c.profile_ready(), c.table()) {
+            (None, Some(table)) => table.columns.len(),
+            _ => c.profile().properties().len(),
+        })
+        .sum();
+    let sizes: Vec<String> = collections
+        .iter()
+        .map(|c| match c.known_item_count() {
+            None => format!("`{}`: rows not counted yet", c.name()),
+            Some(n) if c.count_is_estimate() => {
+                format!("about {} (estimated)", c.kind().counted(n))
+            }
+            Some(n) => c.kind().counted(n),
+        })
+        .collect();
+    // Past a few collections, their sizes one by one would bury the rest of the message.
+    let sizes = if sizes.len() <= LISTED_SIZES {
+        sizes.join(", ")
+    } else {
+        let known: Vec<u64> = collections.iter().filter_map(|c| c.known_item_count()).collect();
+        let estimated = collections.iter().filter(|c| c.count_is_estimate()).count();
+        let uncounted = collections.len() - known.len();
+        let mut text = format!(
+            "{} collections, {} items in all",
+            collections.len(),
+            known.iter().sum::<u64>()
+        );
+        if estimated + uncounted > 0 {
+            text.push_str(&format!(
+                " ({estimated} counts estimated, {uncounted} collections not counted yet)"
+            ));
+        }
+        text
+    };
     let message = format!(
-        "Source `{}`: {} with {properties} properties{}.",
+        "Source `{}`: {} with {properties} properties{}.{}",
         source.name(),
-        sizes.join(", "),
-        not_profiled(&collections)
+        sizes,
+        not_profiled(&collections),
+        pending_profiles(&collections)
     );
     if params.format == Some(SchemaFormat::Markdown) {
         let refs: Vec<&schemascope_core::Collection> = collections.iter().map(|c| &**c).collect();
@@ -93,6 +133,36 @@ fn not_profiled(collections: &[std::sync::Arc<schemascope_core::Collection>]) ->
     )
 }
 
+/// " Profiles not ready: …" naming the tables whose profile is not ready and where each stands,
+/// or "" when every profile is ready.
+fn pending_profiles(collections: &[std::sync::Arc<schemascope_core::Collection>]) -> String {
+    let pending: Vec<String> = collections
+        .iter()
+        .filter(|c| c.profile_pending())
+        .map(|c| {
+            let done = c.profile_progress().partial.map_or(0, |p| p.properties().len());
+            let columns = c.table().map_or(0, |t| t.columns.len());
+            format!(
+                "`{}` ({}, {done} of {columns} columns profiled)",
+                c.name(),
+                c.profile_state().words()
+            )
+        })
+        .collect();
+    if pending.is_empty() {
+        return String::new();
+    }
+    let more = pending.len().saturating_sub(LISTED_SIZES);
+    let mut pending: Vec<String> = pending.into_iter().take(LISTED_SIZES).collect();
+    if more > 0 {
+        pending.push(format!("and {more} more"));
+    }
+    format!(
+        " Profiles not ready, shown as far as known (the catalog, and the columns profiled so far; ask again for the rest): {}.",
+        pending.join(", ")
+    )
+}
+
 /// The note a markdown schema carries when the last reload failed: what it shows is the data
 /// from before the change, which a reader could not tell otherwise (JSON has `reloadError`).
 fn stale_notes(reload_error: Option<&str>) -> Vec<String> {
@@ -121,6 +191,7 @@ pub fn schema_markdown(
     max_tokens: Option<usize>,
 ) -> Result<String, ToolError> {
     let source = sources.get(Some(source))?;
+    sources.await_profiles(&source.collections);
     let refs: Vec<&schemascope_core::Collection> =
         source.collections.iter().map(|c| &**c).collect();
     Ok(render_markdown(

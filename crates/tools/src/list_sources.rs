@@ -28,16 +28,16 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                         (None, Some(table)) => table.columns.len(),
                         (None, None) => c.profile().properties().len(),
                     };
-                    let count = match c.table() {
-                        Some(table) => c.profile_ready().map(|p| p.item_count).or(table.row_count).map_or(serde_json::Value::Null, Into::into),
-                        None => c.item_count().into(),
-                    };
+                    let count = c.known_item_count().map_or(Value::Null, Into::into);
                     let mut entry = json!({"name": c.name(), "kind": c.kind(), "count": count, "properties": properties});
+                    if c.count_is_estimate() {
+                        entry["countIsEstimate"] = json!(true);
+                    }
                     match state {
                         ProfileState::Ready => {}
                         // The first tool that needs it computes it; counts are the catalog's.
                         ProfileState::NotStarted => entry["profile"] = json!(state),
-                        ProfileState::Computing | ProfileState::Retrying => {
+                        ProfileState::Computing | ProfileState::Retrying | ProfileState::Failed => {
                             entry["profile"] = json!(state);
                             pending.push(format!("`{}`.`{}` ({})", s.name(), c.name(), state_words(state)));
                         }
@@ -144,8 +144,9 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
 fn state_words(state: ProfileState) -> &'static str {
     match state {
         ProfileState::Ready => "ready",
-        ProfileState::Computing => "being computed by another call",
+        ProfileState::Computing => "being computed",
         ProfileState::NotStarted => "computed when a tool first needs it",
         ProfileState::Retrying => "its last attempt failed or was stopped; retried on next use",
+        ProfileState::Failed => "its last attempt failed; the columns profiled before are shown",
     }
 }

@@ -179,11 +179,18 @@ fn postgres() -> Option<(String, impl Fn(&str))> {
 }
 
 /// Drops a scratch schema when the test ends, passed or not: a slow view left behind would slow
-/// every other test that profiles the database.
+/// every other test that profiles the database. A profile still reading the view (in the
+/// background, up to its statement timeout) is stopped first: the server was killed, and
+/// PostgreSQL does not notice a gone client while a statement runs.
 struct DropSchema(String, String);
 
 impl Drop for DropSchema {
     fn drop(&mut self) {
+        let stop = format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%{}%'",
+            self.1
+        );
+        let _ = Command::new("psql").args([self.0.as_str(), "-q", "-c", &stop]).output();
         let _ = Command::new("psql")
             .args([
                 self.0.as_str(),
@@ -196,7 +203,7 @@ impl Drop for DropSchema {
 }
 
 #[test]
-fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pending() {
+fn describe_schema_and_list_sources_answer_while_a_slow_postgres_view_is_profiled() {
     let Some((uri, psql)) = postgres() else { return };
     let schema = format!("schemascope_cli_slow_{}", std::process::id());
     // Each row costs 10 ms to read: a scan of the view takes 1000 s, far past every timeout.
@@ -207,40 +214,52 @@ fn list_sources_answers_while_a_slow_postgres_view_is_profiled_and_names_it_pend
     let _drop = DropSchema(uri.clone(), schema.clone());
     let server = Server::start("8", &[&format!("db={uri}"), "demo:sensors"]);
     let view = format!("{schema}.slow");
-    std::thread::scope(|scope| {
-        let describing = scope
-            .spawn(|| server.call("describe_schema", &json!({"source": "db", "collection": view})));
-        std::thread::sleep(Duration::from_secs(1));
-        let (status, listed) = server.call("list_sources", &json!({}));
-        assert_eq!(status, 200, "list_sources answers while the view profiles: {listed}");
-        let entry = listed["data"]["sources"]
-            .as_array()
-            .and_then(|sources| sources.iter().find(|s| s["name"] == "db"))
-            .and_then(|db| db["collections"].as_array())
-            .and_then(|collections| collections.iter().find(|c| c["name"] == view.as_str()))
-            .unwrap_or_else(|| panic!("`{view}` is listed: {listed}"));
-        assert_eq!(entry["profile"], "computing", "{entry}");
-        assert_eq!(entry["properties"], 2, "the catalog's columns: {entry}");
-        let message = listed["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains(&format!("`db`.`{view}` (being computed by another call)")),
-            "{message}"
-        );
-        // Another source's tools do not wait either.
-        let (status, sensors) = server.call("describe_schema", &json!({"source": "sensors"}));
-        assert_eq!(status, 200, "{sensors}");
-        let (status, answer) = describing.join().expect("describe_schema returns");
-        assert_eq!(status, 503, "the profile is cut at the request timeout: {answer}");
-    });
-    // Cut by the timeout, the profile is tried again on next use; list_sources says so once
-    // the statement's cancellation reached the server.
-    let retrying = (0..50).any(|_| {
-        let (_, listed) = server.call("list_sources", &json!({}));
-        let found = listed.to_string().contains("\"profile\":\"retrying\"");
-        if !found {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        found
-    });
-    assert!(retrying, "the view's profile is listed as retried on next use");
+    // describe_schema waits for the profile at most `--profile-wait` (2 s), then answers with
+    // what is known while the profile goes on in the background: the catalog, no false count.
+    let (status, described) =
+        server.call("describe_schema", &json!({"source": "db", "collection": view}));
+    assert_eq!(status, 200, "{described}");
+    let table = &described["data"]["collections"][0];
+    assert_eq!(table["profile"]["state"], "computing", "{table}");
+    assert_eq!(table["profile"]["columnsDone"], 0, "{table}");
+    assert_eq!(table["count"], Value::Null, "a view's rows are not counted yet: {table}");
+    assert_eq!(table["properties"], json!([]), "{table}");
+    assert_eq!(
+        table["unprofiledColumns"],
+        json!([
+            {"path": "id", "column": {"declaredType": "integer", "nullable": true}},
+            {"path": "label", "column": {"declaredType": "text", "nullable": true}},
+        ]),
+        "{table}"
+    );
+    let message = described["message"].as_str().unwrap_or_default();
+    assert!(message.contains("rows not counted yet"), "{message}");
+    assert!(message.contains("Profiles not ready"), "{message}");
+    assert!(message.contains("0 of 2 columns profiled"), "{message}");
+    let (status, markdown) = server.call(
+        "describe_schema",
+        &json!({"source": "db", "collection": view, "format": "markdown"}),
+    );
+    assert_eq!(status, 200, "{markdown}");
+    let text = markdown["data"]["markdown"].as_str().unwrap_or_default();
+    assert!(text.contains("(rows not counted yet)"), "{text}");
+    assert!(text.contains("- `label` `text` (not profiled yet)"), "{text}");
+    assert!(!text.contains("0 rows"), "{text}");
+
+    let (status, listed) = server.call("list_sources", &json!({}));
+    assert_eq!(status, 200, "list_sources answers while the view profiles: {listed}");
+    let entry = listed["data"]["sources"]
+        .as_array()
+        .and_then(|sources| sources.iter().find(|s| s["name"] == "db"))
+        .and_then(|db| db["collections"].as_array())
+        .and_then(|collections| collections.iter().find(|c| c["name"] == view.as_str()))
+        .unwrap_or_else(|| panic!("`{view}` is listed: {listed}"));
+    assert_eq!(entry["profile"], "computing", "{entry}");
+    assert_eq!(entry["properties"], 2, "the catalog's columns: {entry}");
+    assert_eq!(entry["count"], Value::Null, "{entry}");
+    let message = listed["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("`db`.`{view}` (being computed)")), "{message}");
+    // Another source's tools do not wait either.
+    let (status, sensors) = server.call("describe_schema", &json!({"source": "sensors"}));
+    assert_eq!(status, 200, "{sensors}");
 }

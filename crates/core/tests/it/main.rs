@@ -5,6 +5,7 @@
 
 mod asked_bins;
 mod deep_items;
+mod deferred_profile;
 mod exact_integers;
 mod hostile_selectors;
 mod path_limit;

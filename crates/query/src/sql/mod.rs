@@ -52,7 +52,7 @@ pub const ROW_LIMIT: u64 = 10_000;
 ///
 /// let column = |name: &str| ColumnInfo { name: name.into(), declared_type: "TEXT".into(), nullable: true, comment: None, base_type: None };
 /// let table = TableInfo { name: "Genre".into(), kind: TableKind::Table, columns: vec![column("GenreId"), column("Name")],
-///     primary_key: vec!["GenreId".into()], foreign_keys: vec![], row_count: Some(25), comment: None };
+///     primary_key: vec!["GenreId".into()], foreign_keys: vec![], row_count: Some(25), row_count_estimated: false, comment: None };
 /// let catalog = Catalog { tables: vec![table] };
 /// let mut callables = Callables::new(SqlDialect::Sqlite);
 /// callables.add_function(None, "upper", true);

@@ -385,6 +385,7 @@ fn laboratory() -> Catalog {
             primary_key: vec!["ID".into()],
             foreign_keys: Vec::new(),
             row_count: None,
+            row_count_estimated: false,
             comment: None,
         }],
     }

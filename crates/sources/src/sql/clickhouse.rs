@@ -578,6 +578,7 @@ impl Database for ClickHouseDatabase {
                     SqlValue::Integer(n) => u64::try_from(*n).ok(),
                     _ => None,
                 },
+                row_count_estimated: false,
                 comment: row[3].as_str().filter(|c| !c.is_empty()).map(str::to_string),
             });
             keys.push(row[2].as_str().unwrap_or_default().to_string());

@@ -31,7 +31,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use schemascope_core::collection::DeferredProfile;
-use schemascope_core::{Catalog, Collection, CollectionProfile, ProfileFailure, TableInfo};
+use schemascope_core::{
+    Catalog, Collection, CollectionProfile, ProfileFailure, ProfileProgress, TableInfo,
+};
 use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
@@ -292,6 +294,12 @@ pub trait Database: Send + Sync + fmt::Debug {
         self.run(sql, params, None, timeout_ms).map(|r| r.rows)
     }
 
+    /// How many statements of one table's profile may run at once on this database (each on
+    /// its own connection; the pool keeps one more for callers).
+    fn profile_parallelism(&self) -> usize {
+        1
+    }
+
     /// Runs one read-only statement with bound parameters and the default timeout
     /// ([`STATEMENT_TIMEOUT_MS`]).
     fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
@@ -330,12 +338,18 @@ struct TableProfiler {
 }
 
 impl DeferredProfile for TableProfiler {
-    fn compute(&self, table: &TableInfo) -> Result<CollectionProfile, ProfileFailure> {
-        pushdown::profile_table(&*self.database, table).map_err(|e| ProfileFailure {
-            // An unreachable or restarting server passes; a timeout or a refusal would only
-            // repeat.
-            transient: e.class() == crate::error::ErrorClass::Resource,
-            message: e.to_string(),
+    fn compute(
+        &self,
+        table: &TableInfo,
+        progress: &ProfileProgress,
+    ) -> Result<CollectionProfile, ProfileFailure> {
+        pushdown::profile_table_with_progress(&*self.database, table, progress).map_err(|e| {
+            ProfileFailure {
+                // An unreachable or restarting server passes; a timeout or a refusal would only
+                // repeat.
+                transient: e.class() == crate::error::ErrorClass::Resource,
+                message: e.to_string(),
+            }
         })
     }
 }

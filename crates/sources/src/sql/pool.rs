@@ -8,10 +8,17 @@ use std::time::{Duration, Instant};
 
 use schemascope_core::sync;
 
-/// Connections one source opens at most: one per core, at least 2 (so that a quick query gets
-/// through beside a slow one even on one core) and at most 4 (each holds its own page cache,
-/// and a statement uses one core).
+/// Connections one source opens at most: one per core (at least 2, at most 4) for profiles'
+/// statements, which run that many at once, plus one, so that a caller's query always gets
+/// through beside a profile computed in the background.
 pub(crate) fn pool_size() -> usize {
+    profile_parallelism() + 1
+}
+
+/// How many statements of one table's profile run at once: one per core, at least 2 (a sort
+/// beside a scan pays even on one core) and at most 4 (each holds its own memory on the
+/// database host).
+pub(crate) fn profile_parallelism() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4)
 }
 

@@ -70,6 +70,27 @@ fn caller_temp_file_limit(client: &mut Client) -> Result<Option<u64>, postgres::
     }))
 }
 
+/// Small tables counted by one statement when the catalog is read.
+const COUNT_BATCH: usize = 100;
+
+/// How often a PostgreSQL 14 or later server checks, while a statement runs, that this
+/// process is still connected: a statement of a profile running in the background when the
+/// process ends (killed, or stopped) is stopped by the server instead of running on to its
+/// timeout.
+const CLIENT_CHECK_MS: u32 = 2_000;
+
+/// Has the server stop this connection's statements once this process is gone (PostgreSQL 14
+/// and later; earlier servers notice only when they next write to the connection).
+fn stop_statements_of_a_gone_client(client: &mut Client) -> Result<(), postgres::Error> {
+    let version: i32 =
+        client.query_one("SELECT current_setting('server_version_num')::int", &[])?.try_get(0)?;
+    if version >= 140_000 {
+        client
+            .batch_execute(&format!("SET client_connection_check_interval = {CLIENT_CHECK_MS}"))?;
+    }
+    Ok(())
+}
+
 /// How long an allow-list is used before it is read again: functions, domains and casts created
 /// after it was read are judged by the catalog within this time.
 const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
@@ -340,6 +361,8 @@ impl PostgresDatabase {
                 };
                 let temp_file_limit_kb =
                     caller_temp_file_limit(&mut client).map_err(|e| self.error(&e, timeout_ms))?;
+                stop_statements_of_a_gone_client(&mut client)
+                    .map_err(|e| self.error(&e, timeout_ms))?;
                 *slot = Some(Connected { client, callables, temp_file_limit_kb });
             } else if let Some(connected) = slot.as_mut() {
                 // A kept connection takes the newest shared list, or reads it when it is old.
@@ -475,6 +498,10 @@ const KEYS: &str = "SELECT con.conrelid::int8, con.contype::text, con.confrelid:
 FROM pg_constraint con WHERE con.contype IN ('p', 'f') ORDER BY con.conrelid, con.conname";
 
 impl Database for PostgresDatabase {
+    fn profile_parallelism(&self) -> usize {
+        super::pool::profile_parallelism()
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
@@ -505,7 +532,11 @@ impl Database for PostgresDatabase {
                     foreign_keys: Vec::new(),
                     // The planner's estimate for now; large tables are counted exactly only when
                     // profiled, small ones just below.
-                    row_count: u64::try_from(oid(&row[5])).ok(),
+                    // A view has no estimate of its own (its `reltuples` is 0 or -1).
+                    row_count: u64::try_from(oid(&row[5]))
+                        .ok()
+                        .filter(|_| kind == TableKind::Table),
+                    row_count_estimated: true,
                     comment: row[4].as_str().map(str::to_string),
                 },
             );
@@ -542,12 +573,53 @@ impl Database for PostgresDatabase {
         let mut tables: Vec<TableInfo> = by_oid.into_values().collect();
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         let mut dropped = Vec::new();
-        for table in tables.iter_mut().filter(|t| {
-            t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)
-        }) {
+        let small: Vec<usize> = (0..tables.len())
+            .filter(|&i| {
+                let t = &tables[i];
+                t.kind == TableKind::Table && t.row_count.is_none_or(|n| n < EXACT_COUNT_BELOW)
+            })
+            .collect();
+        // Counted many at a time: a statement per table costs a round trip each, which is most
+        // of the time a database of hundreds of small tables takes to open.
+        let mut uncounted = Vec::new();
+        for batch in small.chunks(COUNT_BATCH) {
+            // Each count names its table's position: a parallel append may answer in any order.
+            let sql = batch
+                .iter()
+                .map(|&i| {
+                    format!(
+                        "SELECT {i}::int8, COUNT(*) FROM {}",
+                        Dialect::Postgres.quote_table(&tables[i].name)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" UNION ALL ");
+            match self.query(&sql, &[]) {
+                Ok(counted) if counted.len() == batch.len() => {
+                    for row in &counted {
+                        let Some(table) = usize::try_from(row[0].as_count())
+                            .ok()
+                            .filter(|i| batch.contains(i))
+                            .and_then(|i| tables.get_mut(i))
+                        else {
+                            continue;
+                        };
+                        table.row_count = Some(row[1].as_count());
+                        table.row_count_estimated = false;
+                    }
+                }
+                // One table dropped since it was listed (or a refusal): each on its own.
+                _ => uncounted.extend_from_slice(batch),
+            }
+        }
+        for i in uncounted {
+            let table = &mut tables[i];
             let quoted = Dialect::Postgres.quote_table(&table.name);
             match self.query(&format!("SELECT COUNT(*) FROM {quoted}"), &[]) {
-                Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
+                Ok(counted) => {
+                    table.row_count = counted.first().map(|r| r[0].as_count());
+                    table.row_count_estimated = false;
+                }
                 // Dropped since it was listed: no longer part of the catalog.
                 Err(_)
                     if self

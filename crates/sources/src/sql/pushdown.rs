@@ -21,13 +21,17 @@ use schemascope_core::profile::{
     TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
-use schemascope_core::{ColumnInfo, TableInfo};
+use schemascope_core::{ColumnInfo, ProfileProgress, TableInfo};
 use serde_json::Value;
 
 use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
 
 mod numbers;
+mod parallel;
+mod text_order;
+
+use text_order::TextOrder;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +70,31 @@ pub fn postgres_class(column: &ColumnInfo) -> ValueClass {
     }
 }
 
+/// A PostgreSQL float type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FloatType {
+    /// `double precision`.
+    Double,
+    /// `real`.
+    Real,
+}
+
+/// The float type a PostgreSQL column stores, if it stores one.
+fn float_type(column: &ColumnInfo) -> Option<FloatType> {
+    match column.base_type.as_deref().unwrap_or(&column.declared_type) {
+        "double precision" => Some(FloatType::Double),
+        "real" => Some(FloatType::Real),
+        _ => None,
+    }
+}
+
+/// True when a PostgreSQL column stores `text` or `character varying`, whose output is the
+/// value itself.
+fn is_plain_text(column: &ColumnInfo) -> bool {
+    let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
+    stored == "text" || stored == "character varying" || stored.starts_with("character varying(")
+}
+
 /// The class of a ClickHouse column from its type (`Nullable(…)` and `LowCardinality(…)` seen
 /// through) — the rule [`super::ch_text::value`] applies to the values themselves.
 pub fn clickhouse_class(column: &ColumnInfo) -> ValueClass {
@@ -96,6 +125,13 @@ pub struct JsonView {
     /// The table's name and column names (for catalog statistics).
     table: Option<String>,
     columns: Vec<String>,
+    /// Columns with an `e<i>`: their exact value for the mean and deviation.
+    exact_columns: Vec<usize>,
+    /// PostgreSQL `smallint` and `integer` columns: their squares fit in a `bigint`.
+    small_integers: Vec<usize>,
+    /// How each column's stored values compare with its text (PostgreSQL text columns of the
+    /// types [`TextOrder`] knows; [`TextOrder::Text`] for the rest).
+    text_orders: Vec<TextOrder>,
 }
 
 impl JsonView {
@@ -108,6 +144,7 @@ impl JsonView {
     pub fn over(dialect: Dialect, table: &TableInfo, relation: &str) -> Self {
         let mut select = Vec::with_capacity(table.columns.len());
         let mut classes = Vec::with_capacity(table.columns.len());
+        let mut exact_columns = Vec::new();
         for (i, column) in table.columns.iter().enumerate() {
             let quoted = dialect.quote(&column.name);
             let (expr, class) = match dialect {
@@ -124,6 +161,24 @@ impl JsonView {
                     let expr = match class {
                         ValueClass::Integer => format!("{quoted}::int8"),
                         // Read as is: its text output, read by the client's rule, is exact.
+                        ValueClass::Number if float_type(column).is_some() => {
+                            // A float's text (extra_float_digits = 1: shortest, exact) is always
+                            // the JSON number it reads as: exact and in range unless NaN or ±Infinity,
+                            // so nothing is converted per row but for the exact mean and deviation
+                            // (`e<i>`). A `real` is read as the decimal it shows.
+                            select.push(format!(
+                                "CASE WHEN {quoted} IN ('NaN', 'Infinity', '-Infinity') THEN {quoted}::text END AS t{i}"
+                            ));
+                            select.push(format!("true AS x{i}"));
+                            select.push(format!(
+                                "CASE WHEN {quoted} NOT IN ('NaN', 'Infinity', '-Infinity') THEN {quoted}::text::numeric END AS e{i}"
+                            ));
+                            exact_columns.push(i);
+                            match float_type(column) {
+                                Some(FloatType::Double) => quoted.clone(),
+                                _ => format!("{quoted}::text::float8"),
+                            }
+                        }
                         ValueClass::Number => {
                             // Exact numbers as they are; other finite ones in float8's range as their
                             // nearest double (written shortest, as float8 text with extra digits: a
@@ -145,6 +200,14 @@ impl JsonView {
                         }
                         ValueClass::Boolean => format!("{quoted}::boolean"),
                         ValueClass::Json => quoted.clone(),
+                        // Text is its own output: nothing to convert per row. A scalar type
+                        // TextOrder knows has its output as its cast to text.
+                        ValueClass::Text
+                            if is_plain_text(column)
+                                || TextOrder::of(column) != TextOrder::Text =>
+                        {
+                            format!("{quoted}::text")
+                        }
                         // The type's output function, as execute_query shows the value: a cast to
                         // text differs for some types (`char(n)` loses its padding, `inet` gains
                         // a netmask). `format` writes NULL as '', and `IS NULL` is also true of a
@@ -185,13 +248,35 @@ impl JsonView {
         if select.is_empty() {
             select.push("NULL AS c_".into());
         }
+
         let from = format!("(SELECT {} FROM {relation}) AS s", select.join(", "));
+        let text_orders = table
+            .columns
+            .iter()
+            .zip(&classes)
+            .map(|(column, class)| match (dialect, class) {
+                (Dialect::Postgres, ValueClass::Text) => TextOrder::of(column),
+                _ => TextOrder::Text,
+            })
+            .collect();
         Self {
             dialect,
             from,
             classes,
             table: Some(table.name.clone()),
             columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            exact_columns,
+            text_orders,
+            small_integers: match dialect {
+                Dialect::Postgres => (0..table.columns.len())
+                    .filter(|&i| {
+                        let column = &table.columns[i];
+                        let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
+                        stored == "smallint" || stored == "integer"
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -223,6 +308,12 @@ impl JsonView {
             Dialect::Postgres | Dialect::ClickHouse => format!("r{i}"),
             Dialect::Sqlite => format!("c{i}"),
         }
+    }
+
+    /// Column `i`'s value for an exact mean and deviation: `e<i>` (a float's exact decimal) for
+    /// PostgreSQL floats, else `c<i>`.
+    fn exact(&self, i: usize) -> String {
+        if self.exact_columns.contains(&i) { format!("e{i}") } else { format!("c{i}") }
     }
 
     /// Column `i`'s value where it is text (numbers shown as text have it in `t<i>`).
@@ -338,6 +429,16 @@ pub fn profile_table(
     profile_columns(db, table, None)
 }
 
+/// Profiles `table` inside `db`, every column, reporting to `progress` each column as it is
+/// finished (and the exact row count once the first scan has counted it).
+pub fn profile_table_with_progress(
+    db: &dyn Database,
+    table: &TableInfo,
+    progress: &ProfileProgress,
+) -> Result<CollectionProfile, SourceError> {
+    profile_columns_with(db, table, None, Some(progress))
+}
+
 /// Profiles the columns of `table` named in `only` (all when `None`), inside `db`. The profile
 /// lists just those columns; its item count is the table's row count.
 pub fn profile_columns(
@@ -345,6 +446,20 @@ pub fn profile_columns(
     table: &TableInfo,
     only: Option<&[&str]>,
 ) -> Result<CollectionProfile, SourceError> {
+    profile_columns_with(db, table, only, None)
+}
+
+fn profile_columns_with(
+    db: &dyn Database,
+    table: &TableInfo,
+    only: Option<&[&str]>,
+    progress: Option<&ProfileProgress>,
+) -> Result<CollectionProfile, SourceError> {
+    let report_step = |step: String| {
+        if let Some(progress) = progress {
+            progress.step(step);
+        }
+    };
     let view = JsonView::new(db.dialect(), table);
     let wanted: Vec<usize> = (0..table.columns.len())
         .filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str())))
@@ -360,13 +475,33 @@ pub fn profile_columns(
         // IS NOT NULL tells them apart everywhere.
         let non_null = match db.dialect() {
             Dialect::ClickHouse => flag_sum(&format!("{c} IS NOT NULL")),
+            // The stored value is NULL exactly when its text is: counted without converting.
+            _ if view.text_orders[i] != TextOrder::Text => format!("COUNT(r{i})"),
             _ => format!("COUNT({c})"),
         };
         let mut s = ColumnSlots { non_null: list.push(non_null), ..ColumnSlots::default() };
-        s.integers = view.is(i, Kind::Integer).map(|p| list.push(flag_sum(&p)));
-        s.reals = view.is(i, Kind::Real).map(|p| list.push(flag_sum(&p)));
-        s.texts = view.is(i, Kind::Text).map(|p| list.push(flag_sum(&p)));
-        if view.classes[i] == ValueClass::Number {
+        let not_null = format!("{c} IS NOT NULL");
+        // A kind whose values are exactly the non-null ones is counted by the count above: each
+        // aggregate more is work on every row.
+        let non_null_slot = s.non_null;
+        let mut counted =
+            |p: String| if p == not_null { non_null_slot } else { list.push(flag_sum(&p)) };
+        let (integers, reals, texts) = (
+            view.is(i, Kind::Integer).map(&mut counted),
+            view.is(i, Kind::Real).map(&mut counted),
+            view.is(i, Kind::Text).map(&mut counted),
+        );
+        (s.integers, s.reals, s.texts) = (integers, reals, texts);
+        // Aggregates skip NULLs: under the predicate "not null" a value needs no guard, so the
+        // view's expression (a type's output, for text) is evaluated once per aggregate, not
+        // twice.
+        // (ClickHouse 18.16 refuses some aggregates of a function of a LowCardinality(Nullable)
+        // column, and accepts them of the CASE.)
+        let bare = db.dialect() != Dialect::ClickHouse;
+        let when = |p: &str, expr: &str| {
+            if bare && p == not_null { expr.to_string() } else { when(p, expr) }
+        };
+        if view.classes[i] == ValueClass::Number && !view.exact_columns.contains(&i) {
             s.exact_texts = Some(
                 list.push(flag_sum(&format!("{c} IS NOT NULL AND t{i} IS NULL AND NOT x{i}"))),
             );
@@ -378,13 +513,26 @@ pub fn profile_columns(
         if let Some(p) = view.is(i, Kind::Numeric) {
             s.num_min = Some(list.push(format!("MIN({})", when(&p, &c))));
             s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
-            s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &c)))));
-            if view.dialect == Dialect::Postgres {
+            let exact = view.exact(i);
+            s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &exact)))));
+            if view.dialect == Dialect::Postgres && view.small_integers.contains(&i) {
+                // Exactly, from integer sums (PostgreSQL accumulates them in 128 bits, where a
+                // numeric deviation converts every value): a square of a 32-bit integer fits
+                // in a bigint.
+                let (n, sum, squares) = (
+                    format!("COUNT({})", when(&p, &c)),
+                    format!("SUM({})::numeric", when(&p, &c)),
+                    format!("SUM({})::numeric", when(&p, &format!("{c} * {c}"))),
+                );
+                s.num_std = Some(list.push(format!(
+                    "(CASE WHEN {n} > 1 THEN sqrt(({n}::numeric * {squares} - {sum} * {sum}) / ({n}::numeric * ({n} - 1))) END)::float8"
+                )));
+            } else if view.dialect == Dialect::Postgres {
                 // In numeric: float8 sums of squares cancel catastrophically for large values;
                 // the added scale keeps 16 decimals (an integer's is computed to 0).
                 s.num_std = Some(list.push(format!(
                     "stddev_samp({})::float8",
-                    when(&p, &format!("{c}::numeric + 0.0000000000000000"))
+                    when(&p, &format!("{exact}::numeric + 0.0000000000000000"))
                 )));
             }
             if view.dialect == Dialect::ClickHouse {
@@ -401,12 +549,23 @@ pub fn profile_columns(
             s.len_min = Some(list.push(format!("MIN({})", when(&p, &len))));
             s.len_max = Some(list.push(format!("MAX({})", when(&p, &len))));
             s.len_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &len)))));
-            s.text_min = Some(list.push(format!("MIN({})", view.binary(&when(&p, &t)))));
-            s.text_max = Some(list.push(format!("MAX({})", view.binary(&when(&p, &t)))));
+            if matches!(
+                view.text_orders[i],
+                TextOrder::Ordered | TextOrder::OrderedInFourDigitYears
+            ) {
+                // The stored extremes, whose text is the text's extremes when the order holds
+                // (checked on them: see `text_extremes`).
+                s.text_min = Some(list.push(format!("MIN(r{i})")));
+                s.text_max = Some(list.push(format!("MAX(r{i})")));
+            } else {
+                s.text_min = Some(list.push(format!("MIN({})", view.binary(&when(&p, &t)))));
+                s.text_max = Some(list.push(format!("MAX({})", view.binary(&when(&p, &t)))));
+            }
         }
         slots.push(s);
     }
     schemascope_core::cancel::current().check()?;
+    report_step(format!("counting the rows, nulls and types of {} columns", wanted.len()));
     let scan = db.query_with_timeout(
         &format!("SELECT {} FROM {}", list.items.join(", "), view.from),
         &[],
@@ -418,66 +577,100 @@ pub fn profile_columns(
         wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
     let mut document_nodes =
         super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
-    let mut children = Vec::with_capacity(wanted.len());
-    // A cancelled call stops before its next statement (a statement under way runs to its own
-    // timeout); the profile is tried again on the next use.
-    let cancel = schemascope_core::cancel::current();
-    for (&i, s) in wanted.iter().zip(&slots) {
-        cancel.check()?;
-        if view.classes[i] == ValueClass::Json {
-            children.extend(document_nodes.next());
-            continue;
+    // Columns of documents were profiled together above; the others each by their own
+    // statements, on as many connections at once as the database gives a profile.
+    let mut nodes: Vec<Option<ProfileNode>> = wanted
+        .iter()
+        .map(|&i| (view.classes[i] == ValueClass::Json).then(|| document_nodes.next()).flatten())
+        .collect();
+    let report_done = |nodes: &[Option<ProfileNode>]| {
+        if let Some(progress) = progress {
+            progress.finished(table_profile(rows, nodes.iter().flatten().cloned().collect()));
         }
-        let column = &table.columns[i];
-        // ClickHouse's primary key orders the data and does not make it unique.
-        let unique = db.dialect() != Dialect::ClickHouse
-            && table.primary_key.len() == 1
-            && table.primary_key[0] == column.name;
-        let non_null = count(row, Some(s.non_null));
-        let (integers, reals, texts) =
-            (count(row, s.integers), count(row, s.reals), count(row, s.texts));
-        let (trues, falses) = (count(row, s.trues), count(row, s.falses));
-        let numbers = if integers + reals > 0 {
-            Some(numbers::number_profile(db, &view, i, row, s, integers, reals, unique)?)
-        } else {
-            None
-        };
-        let strings = if texts > 0 {
-            Some(string_profile(db, &view, i, row, s, texts, unique)?)
-        } else {
-            None
-        };
-        let distinct = strings.as_ref().map_or(0, |x| x.distinct)
-            + numbers.as_ref().map_or(0, |x| x.distinct)
-            + u64::from(trues > 0)
-            + u64::from(falses > 0);
-        let profile = PropertyProfile {
-            path: PropertyPath::root().child(&column.name),
-            total: rows,
-            present: rows,
-            nulls: rows - non_null,
-            types: TypeCounts {
-                string: texts,
-                integer: integers,
-                number: reals,
-                boolean: trues + falses,
-                array: 0,
-                object: 0,
-                null: rows - non_null,
-            },
-            distinct,
-            strings,
-            numbers,
-            booleans: (trues + falses > 0)
-                .then_some(BooleanProfile { true_count: trues, false_count: falses }),
-            arrays: None,
-            objects: 0,
-            dropped_keys: 0,
-            depth_limited: 0,
-            approximate: None,
-        };
-        children.push(ProfileNode { profile, children: Vec::new(), items: None });
-    }
+    };
+    report_done(&nodes);
+    let jobs: Vec<usize> = (0..wanted.len()).filter(|&k| nodes[k].is_none()).collect();
+    let computed = parallel::each(
+        db.profile_parallelism(),
+        &jobs,
+        |k| {
+            let (i, s) = (wanted[k], &slots[k]);
+            report_step(format!(
+                "the distinct values, top values and quartiles of `{}`",
+                table.columns[i].name
+            ));
+            column_node(db, &view, table, i, row, s, rows)
+        },
+        |k, node| {
+            nodes[k] = Some(node);
+            report_done(&nodes);
+        },
+    )?;
+    debug_assert_eq!(computed, jobs.len());
+    Ok(table_profile(rows, nodes.into_iter().flatten().collect()))
+}
+
+/// The profile of column `i` (not a document column) from the scan's `row` and its own
+/// statements.
+fn column_node(
+    db: &dyn Database,
+    view: &JsonView,
+    table: &TableInfo,
+    i: usize,
+    row: &[SqlValue],
+    s: &ColumnSlots,
+    rows: u64,
+) -> Result<ProfileNode, SourceError> {
+    let column = &table.columns[i];
+    // ClickHouse's primary key orders the data and does not make it unique.
+    let unique = db.dialect() != Dialect::ClickHouse
+        && table.primary_key.len() == 1
+        && table.primary_key[0] == column.name;
+    let non_null = count(row, Some(s.non_null));
+    let (integers, reals, texts) =
+        (count(row, s.integers), count(row, s.reals), count(row, s.texts));
+    let (trues, falses) = (count(row, s.trues), count(row, s.falses));
+    let numbers = if integers + reals > 0 {
+        Some(numbers::number_profile(db, view, i, row, s, integers, reals, unique)?)
+    } else {
+        None
+    };
+    let strings =
+        if texts > 0 { Some(string_profile(db, view, i, row, s, texts, unique)?) } else { None };
+    let distinct = strings.as_ref().map_or(0, |x| x.distinct)
+        + numbers.as_ref().map_or(0, |x| x.distinct)
+        + u64::from(trues > 0)
+        + u64::from(falses > 0);
+    let profile = PropertyProfile {
+        path: PropertyPath::root().child(&column.name),
+        total: rows,
+        present: rows,
+        nulls: rows - non_null,
+        types: TypeCounts {
+            string: texts,
+            integer: integers,
+            number: reals,
+            boolean: trues + falses,
+            array: 0,
+            object: 0,
+            null: rows - non_null,
+        },
+        distinct,
+        strings,
+        numbers,
+        booleans: (trues + falses > 0)
+            .then_some(BooleanProfile { true_count: trues, false_count: falses }),
+        arrays: None,
+        objects: 0,
+        dropped_keys: 0,
+        depth_limited: 0,
+        approximate: None,
+    };
+    Ok(ProfileNode { profile, children: Vec::new(), items: None })
+}
+
+/// The profile of a table of `rows` rows with these column profiles.
+fn table_profile(rows: u64, children: Vec<ProfileNode>) -> CollectionProfile {
     let root = PropertyProfile {
         total: rows,
         present: rows,
@@ -485,59 +678,115 @@ pub fn profile_columns(
         objects: rows,
         ..PropertyProfile::empty(PropertyPath::root())
     };
-    Ok(CollectionProfile {
+    CollectionProfile {
         item_count: rows,
         root: ProfileNode { profile: root, children, items: None },
         path_limit_hit: false,
         path_limit: Default::default(),
-    })
+    }
+}
+
+/// True when the planner's statistics say column `i` has few distinct values (PostgreSQL).
+fn few_values(db: &dyn Database, view: &JsonView, i: usize) -> Result<bool, SourceError> {
+    Ok(numbers::estimated_distinct(db, view, i)?.is_some_and(|d| d <= numbers::GROUPED_DISTINCT))
 }
 
 /// The values of column `i` of one kind grouped and counted, most frequent first (ties by value),
-/// at most `limit` of them, each with the number of groups: one `GROUP BY` gives both the
-/// distinct count and the top values.
+/// at most `limit` of them, with the number of distinct values (counted here unless `known`).
+/// `values` is how many values of that kind there are: when every one is distinct, the top
+/// values are the smallest ones, read by a bounded sort instead of grouping every row.
 fn top_values(
     db: &dyn Database,
     view: &JsonView,
     i: usize,
     kind: Kind,
     limit: usize,
+    values: u64,
+    known: Option<u64>,
+    stored_order: bool,
 ) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
     let c = if kind == Kind::Text { view.text(i) } else { format!("c{i}") };
     let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
-    if view.dialect == Dialect::ClickHouse {
-        // ClickHouse 18.16 has no window functions: the distinct count (uniqExact: exact) and
-        // the top groups (an exact GROUP BY, not topK's approximate sketch) apart.
-        let counted = db.query_with_timeout(
-            &format!("SELECT uniqExact({c}) FROM {} WHERE {predicate}", view.from),
-            &[],
-            PROFILE_TIMEOUT_MS,
-        )?;
+    // Text compared by its bytes (code points), as in memory, whatever the column's collation —
+    // or by its stored values where they order as its text (`stored_order`).
+    let ordered = match kind {
+        Kind::Text if stored_order => format!("r{i}"),
+        Kind::Text => view.binary(&c),
+        _ => c.clone(),
+    };
+    // Distinct values counted and grouped on the stored values where equal text means equal
+    // values ([`TextOrder`]): no conversion per row.
+    let native = kind == Kind::Text && view.text_orders[i] != TextOrder::Text;
+    let key = if native { format!("r{i}") } else { c.clone() };
+    if known.is_none() && view.dialect == Dialect::Postgres && few_values(db, view, i)? {
+        // Few distinct values (by the planner's statistics): one grouping in a hash table gives
+        // the distinct count and the top values together.
         let rows = db.query_with_timeout(
             &format!(
-                "SELECT {c} AS v, count() AS n FROM {} WHERE {predicate} GROUP BY {c} ORDER BY n DESC, v LIMIT {limit}",
-                view.from
+                "SELECT v, n, COUNT(*) OVER () FROM (SELECT {c} AS v, COUNT(*) AS n FROM {} WHERE {predicate} GROUP BY {c}) AS g ORDER BY n DESC, {} LIMIT {limit}",
+                view.from,
+                if kind == Kind::Text { view.binary("v") } else { "v".to_string() }
             ),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
+        let distinct = rows.first().map_or(0, |r| r[2].as_count());
         return Ok((
-            counted.first().map_or(0, |r| r[0].as_count()),
+            distinct,
             rows.into_iter()
                 .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
                 .collect(),
         ));
     }
-    let rows = db.query_with_timeout(
-        &format!(
-            "SELECT v, n, COUNT(*) OVER () FROM (SELECT {c} AS v, COUNT(*) AS n FROM {} WHERE {predicate} GROUP BY {c}) AS g ORDER BY n DESC, {} LIMIT {limit}",
-            view.from,
-            if kind == Kind::Text { view.binary("v") } else { "v".to_string() }
-        ),
-        &[],
-        PROFILE_TIMEOUT_MS,
-    )?;
-    let distinct = rows.first().map_or(0, |r| r[2].as_count());
+    let distinct = match known {
+        Some(distinct) => distinct,
+        None => {
+            // ClickHouse's exact distinct count; elsewhere one sort (cheaper than grouping
+            // every value in a hash table when most are distinct).
+            let counted = match view.dialect {
+                Dialect::ClickHouse => format!("uniqExact({c})"),
+                _ if native => format!("COUNT(DISTINCT {key})"),
+                _ => format!(
+                    "COUNT(DISTINCT {})",
+                    if kind == Kind::Text { view.binary(&c) } else { c.clone() }
+                ),
+            };
+            let rows = db.query_with_timeout(
+                &format!("SELECT {counted} FROM {} WHERE {predicate}", view.from),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            rows.first().map_or(0, |r| r[0].as_count())
+        }
+    };
+    let rows = if distinct == values {
+        db.query_with_timeout(
+            &format!(
+                "SELECT {c}, 1 FROM {} WHERE {predicate} ORDER BY {ordered} LIMIT {limit}",
+                view.from
+            ),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?
+    } else {
+        // By the alias: ClickHouse 18.16 reads `GROUP BY 1` as the constant; an exact GROUP
+        // BY there too, not topK's approximate sketch. Ties by the grouped expression
+        // (PostgreSQL reads an alias in ORDER BY only alone). Grouped stored values are read
+        // as their type's output, which is their text.
+        let (shown, tie) = match (native, stored_order) {
+            (true, true) => (key.clone(), key.clone()),
+            (true, false) => (key.clone(), view.binary(&format!("{key}::text"))),
+            (false, _) => (c.clone(), ordered.clone()),
+        };
+        db.query_with_timeout(
+            &format!(
+                "SELECT {shown} AS v, COUNT(*) AS n FROM {} WHERE {predicate} GROUP BY {key} ORDER BY n DESC, {tie} LIMIT {limit}",
+                view.from
+            ),
+            &[],
+            PROFILE_TIMEOUT_MS,
+        )?
+    };
     Ok((
         distinct,
         rows.into_iter()
@@ -563,13 +812,16 @@ fn string_profile(
             .map(|(v, n)| (value_key(v.as_str().unwrap_or_default()).into_owned(), n))
             .collect()
     };
+    let order = view.text_orders[i];
+    let (native_min, native_max) = (get(row, s.text_min).as_str(), get(row, s.text_max).as_str());
+    let ordered = order.ordered(native_min, native_max);
     let (distinct, top_rows) = if unique {
         // Distinct by constraint: every count is 1, so the top values are the smallest ones.
         let rows = db.query_with_timeout(
             &format!(
                 "SELECT {c} FROM {} WHERE {predicate} ORDER BY {} LIMIT {TOP_VALUES}",
                 view.from,
-                view.binary(&c)
+                if ordered { format!("r{i}") } else { view.binary(&c) }
             ),
             &[],
             PROFILE_TIMEOUT_MS,
@@ -583,16 +835,25 @@ fn string_profile(
             ),
         )
     } else {
-        let (distinct, rows) = top_values(db, view, i, Kind::Text, TOP_VALUES)?;
+        let (distinct, rows) =
+            top_values(db, view, i, Kind::Text, TOP_VALUES, texts, None, ordered)?;
         (distinct, keyed(rows))
     };
-    let all_groups = |limit: Option<usize>| -> Result<Vec<(String, u64)>, SourceError> {
-        let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
+    let all_groups = |sample: bool| -> Result<Vec<(String, u64)>, SourceError> {
+        // A sample is the distinct values of the first rows in the table's own order: grouping
+        // every row to keep a few of the groups would cost a second full aggregation.
+        let from = if sample {
+            format!(
+                "(SELECT {c} FROM {} WHERE {predicate} LIMIT {}) AS first_rows",
+                view.from,
+                FORMAT_SAMPLE * 10
+            )
+        } else {
+            format!("{} WHERE {predicate}", view.from)
+        };
+        let limit = if sample { format!(" LIMIT {FORMAT_SAMPLE}") } else { String::new() };
         let rows = db.query_with_timeout(
-            &format!(
-                "SELECT {c}, COUNT(*) FROM {} WHERE {predicate} GROUP BY {c}{limit}",
-                view.from
-            ),
+            &format!("SELECT {c}, COUNT(*) FROM {from} GROUP BY {c}{limit}"),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
@@ -607,9 +868,9 @@ fn string_profile(
     let format_counts = if distinct as usize <= TOP_VALUES {
         count_formats(&top_rows)
     } else if distinct as usize <= FORMAT_SAMPLE {
-        count_formats(&all_groups(None)?)
+        count_formats(&all_groups(false)?)
     } else {
-        let sampled = count_formats(&all_groups(Some(FORMAT_SAMPLE))?);
+        let sampled = count_formats(&all_groups(true)?);
         match sampled.as_slice() {
             [(format, n)] if *n > 0 => vec![(*format, texts)],
             _ => sampled,
@@ -617,10 +878,26 @@ fn string_profile(
     };
     let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => (
-            get(row, s.text_min).as_str().map(str::to_string),
-            get(row, s.text_max).as_str().map(str::to_string),
-        ),
+        // The stored extremes are the text's when the order holds; otherwise the text's own.
+        Some(StringFormat::Date | StringFormat::DateTime)
+            if ordered || order == TextOrder::Text || order == TextOrder::Distinct =>
+        {
+            (native_min.map(str::to_string), native_max.map(str::to_string))
+        }
+        Some(StringFormat::Date | StringFormat::DateTime) => {
+            let rows = db.query_with_timeout(
+                &format!(
+                    "SELECT MIN({}), MAX({}) FROM {} WHERE {predicate}",
+                    view.binary(&c),
+                    view.binary(&c),
+                    view.from
+                ),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?;
+            let text = |k: usize| rows.first().and_then(|r| r[k].as_str()).map(str::to_string);
+            (text(0), text(1))
+        }
         _ => (None, None),
     };
     Ok(StringProfile {

@@ -345,6 +345,7 @@ impl SqliteDatabase {
             primary_key: primary.into_iter().map(|(_, c)| c).collect(),
             foreign_keys: foreign_keys.into_iter().map(|(_, fk)| fk).collect(),
             row_count: None,
+            row_count_estimated: false,
             comment: None,
         })
     }
@@ -383,6 +384,10 @@ fn read(value: ValueRef<'_>) -> SqlValue {
 }
 
 impl Database for SqliteDatabase {
+    fn profile_parallelism(&self) -> usize {
+        super::pool::profile_parallelism()
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }

@@ -520,3 +520,48 @@ fn samples_and_profiles_see_every_value_as_execute_query_returns_it() {
         .expect("jb.b.c is profiled");
     assert_eq!((nested.total, nested.present), (3, 1));
 }
+
+/// Dates, times and uuids counted, ranked and bounded on their stored values agree with the
+/// in-memory profile of their text in every case the stored order can differ from the text's: BC
+/// years, five-digit years and ±infinity (where the text's own extremes are read), all values
+/// distinct (the smallest ones are the top values) and a few repeated (grouped), with NULLs.
+#[test]
+fn dates_times_and_uuids_profiled_on_stored_values_equal_the_in_memory_profile() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_stored_order");
+    let s = scratch.schema.clone();
+    scratch
+        .client
+        .batch_execute(&format!(
+            "CREATE TABLE {s}.moments (id int PRIMARY KEY, plain timestamp, odd timestamp, day date, odd_day date, at time(3), zoned timestamptz, u uuid, few timestamp);\
+             INSERT INTO {s}.moments SELECT g, timestamp '2024-01-01' + g * interval '90 minutes 0.25 seconds', \
+               timestamp '2024-01-01' + g * interval '7 days', date '2020-02-28' + g, date '1999-12-31' + g * 1000, \
+               time '00:00' + g * interval '17 minutes 0.125 seconds', timestamptz '2024-03-30 23:00+00' + g * interval '1 hour', \
+               ('00000000-0000-0000-0000-' || lpad(to_hex(g * 7919), 12, '0'))::uuid, timestamp '2024-01-01' + (g % 3) * interval '1 day' \
+             FROM generate_series(1, 300) g;\
+             UPDATE {s}.moments SET odd = '0044-03-15 BC', odd_day = '10000-01-01' WHERE id = 5;\
+             UPDATE {s}.moments SET odd = 'infinity', odd_day = '-infinity' WHERE id = 6;\
+             INSERT INTO {s}.moments (id) VALUES (301), (302);\
+             ANALYZE {s}.moments;"
+        ))
+        .expect("table");
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(&format!("{s}.moments")).expect("the table");
+    common::assert_table_matches_memory(&db, table);
+    // The profile read the text's extremes where the stored ones are not the text's.
+    let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
+    let odd = profile
+        .properties()
+        .into_iter()
+        .find(|p| p.path.to_string() == "odd")
+        .and_then(|p| p.strings.clone())
+        .expect("odd is text");
+    assert_eq!(odd.distinct, 300, "{odd:?}");
+    assert_eq!(odd.top.first().map(|v| v.value.clone()), Some(Value::from("0044-03-15 00:00:00 BC")));
+}

@@ -14,6 +14,7 @@
 
 mod cache;
 pub mod failing;
+mod profiling;
 mod watch;
 
 pub use cache::CacheKey;
@@ -59,6 +60,11 @@ pub struct Sources {
     retry_first_ms: AtomicU64,
     /// Whether the retry thread runs.
     retrying: AtomicBool,
+    /// Database tables' profiles computed in the background.
+    profiles: Arc<profiling::ProfileQueue>,
+    /// How long a call waits for tables' profiles before answering with what is known, in
+    /// milliseconds; `u64::MAX` waits until they are done (one-shot commands).
+    profile_patience_ms: AtomicU64,
 }
 
 impl std::fmt::Debug for Sources {
@@ -84,7 +90,27 @@ impl Sources {
                 u64::try_from(failing::RETRY_FIRST.as_millis()).unwrap_or(1000),
             ),
             retrying: AtomicBool::new(false),
+            profiles: Arc::default(),
+            profile_patience_ms: AtomicU64::new(u64::MAX),
         })
+    }
+
+    /// How long a call waits for database tables' profiles before it answers with what is known
+    /// (the catalog, row estimates, the columns profiled so far) while they go on in the
+    /// background; `None` (the default, for one-shot commands) waits until they are done.
+    pub fn set_profile_patience(&self, patience: Option<std::time::Duration>) {
+        let ms = patience.map_or(u64::MAX, |p| u64::try_from(p.as_millis()).unwrap_or(u64::MAX));
+        self.profile_patience_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// Has the profiles of those `collections` that are not ready computed in the background
+    /// (smallest tables first) and waits for them at most the patience set by
+    /// [`Self::set_profile_patience`].
+    pub fn await_profiles(&self, collections: &[Arc<schemascope_core::Collection>]) {
+        self.profiles.request(collections);
+        let ms = self.profile_patience_ms.load(Ordering::SeqCst);
+        let patience = (ms != u64::MAX).then(|| std::time::Duration::from_millis(ms));
+        self.profiles.wait(collections, patience);
     }
 
     /// Has `hook` see every source before and after it is served (see [`ServeHook`]).

@@ -14,10 +14,10 @@ use crate::error::SourceError;
 use crate::sql::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
-const GROUPED_DISTINCT: u64 = 50_000;
+pub(super) const GROUPED_DISTINCT: u64 = 50_000;
 
 /// The planner's estimate of column `i`'s distinct values (PostgreSQL's `pg_stats`), if analysed.
-fn estimated_distinct(
+pub(super) fn estimated_distinct(
     db: &dyn Database,
     view: &JsonView,
     i: usize,
@@ -301,8 +301,16 @@ fn sorted_distribution(
         )?;
         let distinct = counted.first().map_or(0, |r| r[0].as_count());
         let top = if distinct <= NUMBER_TOP_DISTINCT {
-            let (_, rows) =
-                top_values(db, view, i, Kind::Numeric, NUMBER_TOP_DISTINCT as usize + 1)?;
+            let (_, rows) = top_values(
+                db,
+                view,
+                i,
+                Kind::Numeric,
+                NUMBER_TOP_DISTINCT as usize + 1,
+                n,
+                Some(distinct),
+                false,
+            )?;
             top_numbers(rows.iter().filter_map(|(v, count)| key(v).map(|k| (k, *count))), integers)
         } else {
             Vec::new()
