@@ -441,6 +441,8 @@ enum DocsCommand {
 fn services_for(specs: &[String]) -> Result<Services> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     let services = Services::new();
+    // A one-shot command answers with whole profiles: it waits for them.
+    services.sources.set_profile_patience(None);
     services.sources.load(&specs, &progress::Bar::new())?;
     print_load_warnings(&services);
     Ok(services)
@@ -510,6 +512,8 @@ fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     let spec: SourceSpec = source.parse()?;
     bus_error::report_truncated_sources();
     let services = Services::new();
+    // A one-shot command answers with whole profiles: it waits for them.
+    services.sources.set_profile_patience(None);
     // SAFETY: a one-shot command reads its source once and exits; a file another process
     // truncates meanwhile ends it with SIGBUS, which `bus_error` above reports by name, and
     // the README says not to rewrite a file a one-shot command is reading.

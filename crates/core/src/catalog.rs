@@ -184,6 +184,7 @@ mod tests {
                 })
                 .collect(),
             row_count: None,
+            row_count_estimated: false,
             comment: None,
         }
     }

@@ -563,5 +563,8 @@ fn dates_times_and_uuids_profiled_on_stored_values_equal_the_in_memory_profile()
         .and_then(|p| p.strings.clone())
         .expect("odd is text");
     assert_eq!(odd.distinct, 300, "{odd:?}");
-    assert_eq!(odd.top.first().map(|v| v.value.clone()), Some(Value::from("0044-03-15 00:00:00 BC")));
+    assert_eq!(
+        odd.top.first().map(|v| v.value.clone()),
+        Some(Value::from("0044-03-15 00:00:00 BC"))
+    );
 }

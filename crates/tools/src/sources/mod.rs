@@ -34,6 +34,10 @@ use cache::AnswerCache;
 
 pub use watch::REFRESH_DEBOUNCE;
 
+/// How long a call waits for database tables' profiles by default before it answers with what is
+/// known ([`Sources::set_profile_patience`]).
+pub const DEFAULT_PROFILE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A service that keeps state about sources and must see each one before and after it is served.
 pub trait ServeHook: Send + Sync {
     /// What to serve in place of `source` (by default `source` itself).
@@ -67,6 +71,13 @@ pub struct Sources {
     profile_patience_ms: AtomicU64,
 }
 
+impl Drop for Sources {
+    fn drop(&mut self) {
+        // Nobody is left to show the profiles: a statement under way is cancelled.
+        self.profiles.stop();
+    }
+}
+
 impl std::fmt::Debug for Sources {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sources").field("sources", &self.names()).finish()
@@ -91,13 +102,16 @@ impl Sources {
             ),
             retrying: AtomicBool::new(false),
             profiles: Arc::default(),
-            profile_patience_ms: AtomicU64::new(u64::MAX),
+            profile_patience_ms: AtomicU64::new(
+                u64::try_from(DEFAULT_PROFILE_PATIENCE.as_millis()).unwrap_or(u64::MAX),
+            ),
         })
     }
 
     /// How long a call waits for database tables' profiles before it answers with what is known
     /// (the catalog, row estimates, the columns profiled so far) while they go on in the
-    /// background; `None` (the default, for one-shot commands) waits until they are done.
+    /// background ([`DEFAULT_PROFILE_PATIENCE`] unless set); `None` (for one-shot commands) waits
+    /// until they are done.
     pub fn set_profile_patience(&self, patience: Option<std::time::Duration>) {
         let ms = patience.map_or(u64::MAX, |p| u64::try_from(p.as_millis()).unwrap_or(u64::MAX));
         self.profile_patience_ms.store(ms, Ordering::SeqCst);

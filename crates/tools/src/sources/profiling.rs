@@ -22,6 +22,8 @@ const WAIT_TURN: Duration = Duration::from_millis(20);
 pub(crate) struct ProfileQueue {
     state: Mutex<QueueState>,
     wake: Condvar,
+    /// Cancels the profile under way and those queued when the sources are dropped.
+    stop: schemascope_core::cancel::Cancel,
 }
 
 #[derive(Default)]
@@ -74,6 +76,15 @@ impl ProfileQueue {
         self.wake.notify_all();
     }
 
+    /// Stops the worker's profile under way and forgets those queued.
+    pub(crate) fn stop(&self) {
+        self.stop.cancel_because("the sources were dropped");
+        let mut state = lock(&self.state);
+        state.queued.clear();
+        drop(state);
+        self.wake.notify_all();
+    }
+
     /// True while `collection` is queued or being profiled.
     pub(crate) fn is_pending(&self, collection: &Arc<Collection>) -> bool {
         lock(&self.state).pending.contains(&address(collection))
@@ -82,6 +93,26 @@ impl ProfileQueue {
     /// Waits until none of `collections` is queued or being profiled, at most `patience` (for
     /// ever when `None`) and only while the calling tool is not cancelled.
     pub(crate) fn wait(&self, collections: &[Arc<Collection>], patience: Option<Duration>) {
+        let waited: Vec<&Arc<Collection>> =
+            collections.iter().filter(|c| self.is_pending(c)).collect();
+        let Some(first) = waited.first() else { return };
+        // A call cancelled while it waits says what for.
+        let what = match waited.len() {
+            1 => format!(
+                "the profile of table `{}`, which is being computed in the background",
+                first.name()
+            ),
+            n => format!(
+                "the profiles of {n} tables (`{}`, …), which are being computed in the background",
+                first.name()
+            ),
+        };
+        schemascope_core::cancel::during(format!("waiting for {what}"), || {
+            self.wait_for(collections, patience);
+        });
+    }
+
+    fn wait_for(&self, collections: &[Arc<Collection>], patience: Option<Duration>) {
         let deadline = patience.map(|p| Instant::now() + p);
         let cancel = schemascope_core::cancel::current();
         loop {
@@ -108,6 +139,9 @@ impl ProfileQueue {
             let next = {
                 let mut state = lock(&self.state);
                 loop {
+                    if self.stop.is_cancelled() {
+                        return;
+                    }
                     if let Some(at) = (0..state.queued.len()).min_by_key(|&i| state.queued[i].0) {
                         break state.queued.swap_remove(at).1;
                     }
@@ -118,9 +152,11 @@ impl ProfileQueue {
             // A table of a source replaced since (reloaded) is no longer anyone's to profile.
             if let Some(collection) = next.upgrade() {
                 // A panic in one profile must not stop the others: it leaves that profile unset.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    collection.profile();
-                }));
+                if !self.stop.is_cancelled() {
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        schemascope_core::cancel::with(&self.stop, || collection.profile());
+                    }));
+                }
                 lock(&self.state).pending.remove(&address(&collection));
             } else {
                 let gone = next.as_ptr() as usize;
