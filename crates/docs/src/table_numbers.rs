@@ -190,7 +190,7 @@ mod tests {
         assert!(index.chunks.iter().any(|c| c.table == "archive"), "docs-only table chunked");
         for question in ["shipment label", "warehouse records", "label id"] {
             let (got, expected) = both_orders(&index, question, 50);
-            assert!(got.len() > 2, "{question}: {got:?}");
+            assert!(got.len() >= 2, "{question}: {got:?}");
             assert_eq!(got, expected, "{question}");
         }
     }
