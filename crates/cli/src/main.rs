@@ -583,7 +583,14 @@ fn serve(
     if watch {
         services.watch()?;
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // One client over stdio: its messages are handled on one thread (tools run on the blocking
+    // pool), so a call is not handed between workers at every step; HTTP serves many clients on
+    // every core.
+    let mut builder = match http {
+        None => tokio::runtime::Builder::new_current_thread(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = builder.enable_all().build()?;
     runtime.block_on(async move {
         match http {
             None => schemascope_server::serve_stdio(services).await?,

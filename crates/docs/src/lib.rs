@@ -41,6 +41,7 @@ pub mod generate;
 pub mod notes;
 pub mod parse;
 pub mod retrieve;
+mod table_numbers;
 pub use schemascope_core::terms as tokenize;
 
 pub use bm25::{Bm25Index, Bm25Params, Hit, Scoring, Scratch};

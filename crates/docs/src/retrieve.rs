@@ -17,6 +17,7 @@ use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema};
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
+use crate::table_numbers::TableNumbers;
 use schemascope_core::terms::{compound_parts, is_content_term, question_weight, tokenize};
 
 /// Candidates ranked before per-table diversity is applied: enough that the top-K survives the
@@ -186,6 +187,8 @@ pub struct SchemaIndex {
     pub(crate) catalog: Catalog,
     pub(crate) database: Option<DatabaseDoc>,
     pub(crate) chunks: Vec<Chunk>,
+    /// The chunks' tables, numbered for ranking.
+    tables: TableNumbers,
     pub(crate) bm25: Bm25Index,
     pub(crate) config: RetrievalConfig,
     pub(crate) blocks: Vec<TableBlock>,
@@ -205,9 +208,9 @@ impl SchemaIndex {
         config: RetrievalConfig,
     ) -> (Self, Vec<DocWarning>) {
         let (chunks, warnings) = build_chunks(&catalog, &docs, notes);
-        let mut terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
-        split_compounds(&mut terms);
+        let terms = chunk_terms(&chunks);
         let bm25 = Bm25Index::build(&terms, config.bm25());
+        let tables = TableNumbers::new(&catalog, &chunks);
         let blocks: Vec<TableBlock> =
             catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
         let full_tokens = count_full_schema(&blocks);
@@ -216,6 +219,7 @@ impl SchemaIndex {
                 catalog,
                 database: docs.database,
                 chunks,
+                tables,
                 bm25,
                 config,
                 blocks,
@@ -245,6 +249,13 @@ impl SchemaIndex {
     /// All chunks, in index order.
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// The BM25 terms of every chunk, in index order, as the index was built from them (each
+    /// chunk's [`Chunk::index_terms`] and the parts of its joined identifiers): what another
+    /// engine must index to be compared with this one.
+    pub fn index_terms(&self) -> Vec<Vec<String>> {
+        chunk_terms(&self.chunks)
     }
 
     /// The configuration in force.
@@ -482,26 +493,23 @@ impl SchemaIndex {
     /// an equally scored table that stands alone: the tables one question needs are joined,
     /// while a lone match of a common word (`full_name` of another schema) is not. Each hit's
     /// table is credited [`FK_COHERENCE`] times its best-scoring neighbour among the hits.
-    fn favour_connected(&self, hits: &mut [Hit]) {
+    pub(crate) fn favour_connected(&self, hits: &mut [Hit]) {
         if hits.len() < 2 {
             return;
         }
-        let table_of = |hit: &Hit| {
-            let name = &self.chunks[hit.doc as usize].table;
-            self.catalog.table(name).map_or(name.as_str(), |t| t.name.as_str())
-        };
-        let mut best: Vec<(&str, f64)> = Vec::new();
+        let tables = &self.tables;
+        let mut best: Vec<(u32, f64)> = Vec::new();
         for hit in hits.iter() {
-            let table = table_of(hit);
+            let table = tables.of(hit.doc);
             match best.iter_mut().find(|(t, _)| *t == table) {
                 Some((_, score)) => *score = score.max(hit.score),
                 None => best.push((table, hit.score)),
             }
         }
-        let boost: Vec<(&str, f64)> = best
+        let boost: Vec<(u32, f64)> = best
             .iter()
             .map(|(table, _)| {
-                let neighbours = self.catalog.neighbours(table);
+                let neighbours = tables.neighbours(*table);
                 let strongest = best
                     .iter()
                     .filter(|(other, _)| neighbours.contains(other))
@@ -510,11 +518,19 @@ impl SchemaIndex {
                 (*table, FK_COHERENCE * strongest)
             })
             .collect();
-        let boosted = |hit: &Hit| {
-            let table = table_of(hit);
-            hit.score + boost.iter().find(|(t, _)| *t == table).map_or(0.0, |(_, b)| *b)
-        };
-        hits.sort_by(|a, b| boosted(b).total_cmp(&boosted(a)).then(a.doc.cmp(&b.doc)));
+        // Each hit's boosted score computed once, not in every comparison.
+        let mut keyed: Vec<(f64, Hit)> = hits
+            .iter()
+            .map(|hit| {
+                let table = tables.of(hit.doc);
+                let extra = boost.iter().find(|(t, _)| *t == table).map_or(0.0, |(_, b)| *b);
+                (hit.score + extra, *hit)
+            })
+            .collect();
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.doc.cmp(&b.1.doc)));
+        for (slot, (_, hit)) in hits.iter_mut().zip(keyed) {
+            *slot = hit;
+        }
     }
 
     /// Σ weight·IDF of the known terms some document of `docs` contains, over Σ weight·max IDF
@@ -547,6 +563,13 @@ fn count_content_terms(terms: &[String]) -> usize {
         }
     }
     seen.len()
+}
+
+/// The BM25 terms of `chunks`, compound parts included.
+fn chunk_terms(chunks: &[Chunk]) -> Vec<Vec<String>> {
+    let mut terms: Vec<Vec<String>> = chunks.iter().map(Chunk::index_terms).collect();
+    split_compounds(&mut terms);
+    terms
 }
 
 /// Adds the parts of joined identifiers (`countrylanguage` → `country`, `language`) to each

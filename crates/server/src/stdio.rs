@@ -23,7 +23,28 @@ pub(crate) const MAX_LINE_BYTES: u64 = 16 * 1024 * 1024;
 ///
 /// Nothing else may write to stdout while this runs: it is the transport.
 pub async fn serve_stdio(services: Services) -> Result<(), ServerError> {
+    use tokio::net::unix::pipe;
+    // Pipes (as MCP clients start servers) are read and written by the runtime's own thread
+    // when ready; tokio's stdin and stdout would hand every read and write to a blocking-pool
+    // thread and back. Both are checked first: a pipe made non-blocking cannot go back to
+    // tokio's blocking reads or writes.
+    if let (Some(input), Some(output)) = (pipe_end(std::io::stdin()), pipe_end(std::io::stdout()))
+        && let Ok(input) = pipe::Receiver::from_file(input)
+    {
+        return match pipe::Sender::from_file(output) {
+            Ok(output) => serve_pipes(services, input, output).await,
+            Err(_) => serve_pipes(services, input, tokio::io::stdout()).await,
+        };
+    }
+    // A terminal or a file.
     serve_pipes(services, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// A second descriptor of `stdio` (stdin or stdout), when it is a pipe.
+fn pipe_end(stdio: impl std::os::fd::AsFd) -> Option<std::fs::File> {
+    use std::os::unix::fs::FileTypeExt;
+    let file = std::fs::File::from(stdio.as_fd().try_clone_to_owned().ok()?);
+    file.metadata().ok().filter(|m| m.file_type().is_fifo()).map(|_| file)
 }
 
 /// [`serve_stdio`] over any pair of pipes.
@@ -33,7 +54,9 @@ async fn serve_pipes(
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> Result<(), ServerError> {
     let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
-    let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
+    // Room for a whole large answer (list_sources over hundreds of tables is a few hundred KB):
+    // rmcp writes it in one go instead of waiting for the writer to drain it 64 KiB at a time.
+    let (rmcp_output, from_rmcp) = tokio::io::duplex(1024 * 1024);
     let (errors, error_lines) = mpsc::unbounded_channel::<Vec<u8>>();
     let reading = tokio::spawn(gate(input, to_rmcp, errors));
     let writing = tokio::spawn(write_lines(from_rmcp, error_lines, output));

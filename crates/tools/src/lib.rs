@@ -9,6 +9,7 @@ pub mod cap;
 mod column_values;
 mod describe;
 pub mod descriptions;
+mod docs_watch;
 mod elsewhere;
 pub mod eval;
 mod execute;

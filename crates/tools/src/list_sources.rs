@@ -1,6 +1,7 @@
 //! list_sources: what is served, with collections, sizes and load warnings.
 
 use schemascope_core::ProfileState;
+use schemascope_core::profile::{CollectionProfile, ProfileNode};
 use serde_json::{Value, json};
 
 use crate::params::ListSourcesParams;
@@ -24,7 +25,7 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                     // catalog's columns and row count, and says where its profile stands.
                     let state = c.profile_state();
                     let properties = match (c.profile_ready(), c.table()) {
-                        (Some(profile), _) => profile.properties().len(),
+                        (Some(profile), _) => property_count(profile),
                         (None, Some(table)) => table.columns.len(),
                         (None, None) => c.profile().properties().len(),
                     };
@@ -54,7 +55,7 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                     }
                     if let Some(snapshot) = &s.aimdb {
                         // Every record of the instance, those without a value yet too, with its type.
-                        entry["records"] = json!(snapshot
+                        entry["records"] = Value::from(snapshot
                             .records
                             .iter()
                             .filter_map(|m| schemascope_sources::aimdb::record_key(m).map(|k| (k, m)))
@@ -62,21 +63,23 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                             .collect::<Vec<_>>());
                     } else if c.kind() == schemascope_core::CollectionKind::Records {
                         entry["records"] =
-                            json!(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
+                            Value::from(c.record_profiles().iter().map(|(k, p)| json!({"name": k, "values": p.item_count})).collect::<Vec<_>>());
                     }
                     entry
                 })
                 .collect();
+            // `json!` would copy the collections through serde: they are moved in after.
             let mut entry = json!({
                 "name": s.name(),
                 "uri": s.spec.display_text(),
                 "format": format!("{:?}", s.format).to_lowercase(),
                 "resource": format!("schema://{}", s.name()),
                 "bytes": s.bytes,
-                "collections": collections,
+                "collections": null,
                 "warnings": s.warnings,
                 "reloadError": services.sources.reload_error(s.name()),
             });
+            entry["collections"] = Value::from(collections);
             if s.aimdb.is_some() {
                 // Whether the values are live, or as of when the connection was lost.
                 let mut live = match services.live.live_lost_since(s.name()) {
@@ -137,7 +140,31 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
     }
     let failed: Vec<_> =
         failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
-    ToolResult::ok(message, json!({ "sources": sources, "failed": failed }))
+    let mut data = serde_json::Map::with_capacity(2);
+    data.insert("sources".into(), Value::from(sources));
+    data.insert("failed".into(), Value::from(failed));
+    ToolResult::ok(message, Value::Object(data))
+}
+
+/// The properties of `profile` (`properties().len()`: every node below its root), counted
+/// without listing them: a flat table's columns allocate nothing.
+fn property_count(profile: &CollectionProfile) -> usize {
+    let mut count = 0;
+    let mut deeper: Vec<&ProfileNode> = Vec::new();
+    let mut node = &profile.root;
+    loop {
+        count += node.children.len() + usize::from(node.items.is_some());
+        deeper.extend(
+            node.children
+                .iter()
+                .chain(node.items.as_deref())
+                .filter(|n| !n.children.is_empty() || n.items.is_some()),
+        );
+        match deeper.pop() {
+            Some(next) => node = next,
+            None => return count,
+        }
+    }
 }
 
 /// A profile's state in words, for the answer's message.

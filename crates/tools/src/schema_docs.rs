@@ -5,7 +5,7 @@
 use schemascope_core::sync::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -20,6 +20,7 @@ use schemascope_sources::sql::rows;
 use schemascope_sources::{Location, Source};
 use serde_json::{Value, json};
 
+use crate::docs_watch::DirWatch;
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::sources::Sources;
@@ -39,6 +40,9 @@ pub struct Docs {
     /// Whether links out of a docs directory are followed (off unless asked).
     follow_links: AtomicBool,
     config: Mutex<RetrievalConfig>,
+    /// Bumped by every change of the directories, links rule or configuration: an index read
+    /// under an older value is checked again.
+    settings: AtomicU64,
     indexes: Mutex<HashMap<String, BuiltIndex>>,
 }
 
@@ -49,8 +53,13 @@ struct BuiltIndex {
     /// The docs files it was built from.
     files: u64,
     fingerprint: u64,
+    /// The value of [`Docs::settings`] it was read under.
+    settings: u64,
+    /// Says whether the docs directory may have changed since it was read; without one, the
+    /// directory is read on every call.
+    watch: Option<Arc<Mutex<DirWatch>>>,
     index: Arc<SchemaIndex>,
-    warnings: Vec<DocWarning>,
+    warnings: Arc<[DocWarning]>,
     /// True when this index was reused rather than built for the call.
     reused: bool,
 }
@@ -63,6 +72,7 @@ impl Docs {
             dirs: Mutex::default(),
             follow_links: AtomicBool::new(false),
             config: Mutex::default(),
+            settings: AtomicU64::new(0),
             indexes: Mutex::default(),
         }
     }
@@ -78,12 +88,14 @@ impl Docs {
             let mut dirs = lock(&self.dirs);
             dirs.insert(source.to_string(), dir);
         }
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Follows symbolic links out of docs directories too (`--docs-follow-links`); by default a
     /// link leading outside its docs directory is skipped with a warning.
     pub fn set_follow_links(&self, follow: bool) {
         self.follow_links.store(follow, Ordering::Relaxed);
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Whether links out of docs directories are followed.
@@ -97,6 +109,7 @@ impl Docs {
             let mut current = lock(&self.config);
             *current = config;
         }
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The retrieval configuration.
@@ -142,6 +155,15 @@ const MAX_DIR_ENTRIES: usize = 100_000;
 /// Docs files read: (file name, text), sorted by name.
 type DocFiles = Vec<(String, String)>;
 
+/// What reading a docs directory found: the files, the ones skipped with why, and whether a
+/// watch on the directory sees every change of what was read (not when a file is reached through
+/// a link, or has another hard link whose writes the directory is not told of).
+struct DocsRead {
+    files: DocFiles,
+    skipped: Vec<DocWarning>,
+    watchable: bool,
+}
+
 /// A docs file skipped before parsing, as a warning naming it.
 fn skipped(name: &str, message: String) -> DocWarning {
     DocWarning { file: name.to_string(), line: 0, message, file_skipped: true }
@@ -152,17 +174,17 @@ fn skipped(name: &str, message: String) -> DocWarning {
 /// `follow_links` allows links out of it), each within [`MAX_DOC_BYTES`] and all within
 /// [`MAX_DOC_FILES`] and [`MAX_DOCS_TOTAL_BYTES`]: a FIFO, a link to a device or out of the
 /// directory, a directory named `*.md` or a huge file is skipped with a warning, never read.
-fn read_docs(
-    dir: Option<&Path>,
-    follow_links: bool,
-) -> Result<(DocFiles, Vec<DocWarning>), ToolError> {
-    let Some(dir) = dir.filter(|d| d.is_dir()) else { return Ok((Vec::new(), Vec::new())) };
+fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<DocsRead, ToolError> {
+    let Some(dir) = dir.filter(|d| d.is_dir()) else {
+        return Ok(DocsRead { files: Vec::new(), skipped: Vec::new(), watchable: true });
+    };
     let cannot = |e: &dyn std::fmt::Display| {
         ToolError::InvalidParams(format!("cannot read docs directory {}: {e}", dir.display()))
     };
     let confined = ConfinedDir::new(dir, follow_links).map_err(|e| cannot(&e))?;
     let entries = std::fs::read_dir(dir).map_err(|e| cannot(&e))?;
     let mut warnings = Vec::new();
+    let mut watchable = true;
     let mut names: Vec<(String, PathBuf)> = Vec::new();
     for (seen, entry) in entries.flatten().enumerate() {
         if seen == MAX_DIR_ENTRIES {
@@ -174,6 +196,7 @@ fn read_docs(
             continue;
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        watchable &= watched_as_read(&entry);
         names.push((name, path));
     }
     names.sort();
@@ -202,13 +225,39 @@ fn read_docs(
             Err(error) => warnings.push(skipped(&name, format!("{error}; skipped"))),
         }
     }
-    Ok((files, warnings))
+    Ok(DocsRead { files, skipped: warnings, watchable })
 }
 
-/// The index of `source`, built now or reused when nothing it depends on changed.
+/// Whether a change of the docs entry `entry` is one its directory's watch is told of: a
+/// regular file (or anything else the reader skips) with no other hard link.
+fn watched_as_read(entry: &std::fs::DirEntry) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match entry.metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => false,
+        Ok(meta) => !meta.is_file() || meta.nlink() == 1,
+        Err(_) => false,
+    }
+}
+
+/// The index of `source`, built now or reused when nothing it depends on changed: with no
+/// reload, no new settings and a docs directory its watch says is unchanged, it is reused
+/// without reading anything; otherwise the docs are read and fingerprinted again.
 fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let state = docs;
-    let (files, skipped) = read_docs(state.dir(source).as_deref(), state.follow_links())?;
+    let generation = docs.sources.generation();
+    let settings = docs.settings.load(Ordering::SeqCst);
+    if let Some(built) = lock(&state.indexes).get(source.name()).filter(|b| {
+        b.generation == generation
+            && b.settings == settings
+            && b.watch.as_ref().is_some_and(|w| lock(w).unchanged())
+    }) {
+        return Ok(BuiltIndex { reused: true, ..built.clone() });
+    }
+    let dir = state.dir(source);
+    // Started before reading: a change made while the files are read is seen by the next call.
+    let watch = DirWatch::start(dir.as_deref());
+    let DocsRead { files, skipped, watchable } = read_docs(dir.as_deref(), state.follow_links())?;
+    let watch = watch.filter(|_| watchable).map(|w| Arc::new(Mutex::new(w)));
     let config = state.config();
     // What was skipped and why is part of the input: a file that becomes readable (or stops
     // being) rebuilds the index and its warnings.
@@ -218,18 +267,23 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
             &Catalog::default(),
             &[("config", format!("{config:?}")), ("skipped", skipped_text)],
         );
-    let generation = docs.sources.generation();
     let previous = lock(&state.indexes).get(source.name()).cloned();
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
     if let Some(built) =
         previous.as_ref().filter(|b| b.generation == generation && b.files == files_print)
     {
-        return Ok(BuiltIndex { reused: true, ..built.clone() });
+        let built = BuiltIndex { settings, watch, reused: true, ..built.clone() };
+        {
+            let mut indexes = lock(&state.indexes);
+            indexes.insert(source.name().to_string(), built.clone());
+        }
+        return Ok(built);
     }
     let catalog = catalog(source)?;
     let fingerprint = input_fingerprint(&catalog, &files) ^ files_print;
     if let Some(built) = previous.filter(|b| b.fingerprint == fingerprint) {
-        let built = BuiltIndex { generation, files: files_print, reused: true, ..built };
+        let built =
+            BuiltIndex { generation, files: files_print, settings, watch, reused: true, ..built };
         {
             let mut indexes = lock(&state.indexes);
             indexes.insert(source.name().to_string(), built.clone());
@@ -264,8 +318,10 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         generation,
         files: files_print,
         fingerprint,
+        settings,
+        watch,
         index: Arc::new(index),
-        warnings,
+        warnings: warnings.into(),
         reused: false,
     };
     {
@@ -310,6 +366,12 @@ pub(crate) fn value_index_of(
     source: &Source,
 ) -> Option<Arc<schemascope_core::value_index::ValueIndex>> {
     index(docs, source).ok().and_then(|built| built.index.values().cloned())
+}
+
+/// The retrieval index of `source` as search_schema_docs uses it (built now or reused): for
+/// comparing its chunks and their terms with another engine's.
+pub fn schema_index(docs: &Docs, source: &Source) -> Result<Arc<SchemaIndex>, ToolError> {
+    index(docs, source).map(|built| built.index)
 }
 
 /// search_schema_docs: the doc chunks most relevant to a question, ranked by BM25.
@@ -362,12 +424,11 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
     } else {
         format!("{} chunk(s) from {} table(s): {}.", hits.len(), tables.len(), tables.join(", "))
     };
-    Ok(ToolResult::ok(
-        message,
-        json!({
+    // `json!` would copy the chunks through serde: they are moved in after.
+    let mut data = json!({
             "source": source.name(),
             "question": question,
-            "chunks": chunks,
+            "chunks": null,
             "metadata": {
                 "chunksRetrieved": hits.len(),
                 "tablesIncluded": tables,
@@ -377,8 +438,9 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
                 "indexedChunks": built.index.chunks().len(),
             },
             "warnings": warnings_json(&built.warnings),
-        }),
-    ))
+    });
+    data["chunks"] = Value::from(chunks);
+    Ok(ToolResult::ok(message, data))
 }
 
 /// get_schema_context: the schema an LLM should get for a question — full or focused — within a

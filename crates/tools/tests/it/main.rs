@@ -11,6 +11,7 @@ mod answers_say_where;
 mod ask_tools;
 mod ceilings;
 mod demo_tools;
+mod docs_changes;
 mod engine_validation;
 mod failing_sources;
 mod file_faults;
