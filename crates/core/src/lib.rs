@@ -11,7 +11,7 @@ pub mod profile;
 pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 pub use collection::{
     Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, OwnedItem,
-    ProfileFailure, ProfileState, SharedText,
+    ProfileFailure, ProfileOnUse, ProfileState, SharedText,
 };
 pub use error::CoreError;
 pub use path::{PropertyPath, Segment};

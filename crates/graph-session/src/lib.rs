@@ -21,6 +21,7 @@
 
 pub mod algorithms;
 mod answer;
+mod augment;
 pub mod caller;
 pub mod color;
 pub mod data;
