@@ -502,7 +502,42 @@ pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
 
 #[cfg(test)]
 mod tests {
-    use super::parallel_map;
+    use super::*;
+
+    #[test]
+    fn new_results_keep_the_graphs_and_the_untouched_edges() {
+        let spec: schemascope_sources::SourceSpec = "g=g.json".parse().expect("spec");
+        let text =
+            r#"{"nodes": [{"id": "a"}, {"id": "b"}], "edges": [{"source": "a", "target": "b"}]}"#;
+        let base = schemascope_sources::load_str(
+            &spec,
+            "g.json",
+            Some(schemascope_sources::Format::Graph),
+            text.into(),
+        )
+        .expect("graph loads");
+        let data = SessionData::new(Arc::new(base), &BTreeMap::new()).expect("session data");
+        let (graph, directed) = (data.graph(), data.graph_as(true));
+        let edges_match = data.matches(ElementKind::Edge, "").expect("matches");
+        let output = AlgorithmOutput {
+            namespace: "schemascope".into(),
+            algorithm_type: "pagerank".into(),
+            node_ids: vec!["a".into(), "b".into()],
+            node_columns: vec![("rank".into(), vec![0.5.into(), 0.5.into()])],
+            ..AlgorithmOutput::default()
+        };
+        let results = BTreeMap::from([("schemascope.pagerank".to_string(), Arc::new(output))]);
+        let next = data.with_results(&results).expect("with results");
+        assert!(Arc::ptr_eq(&graph, &next.graph()));
+        assert!(Arc::ptr_eq(&directed, &next.graph_as(true)));
+        assert!(Arc::ptr_eq(
+            data.collection(ElementKind::Edge),
+            next.collection(ElementKind::Edge)
+        ));
+        assert!(Arc::ptr_eq(&edges_match, &next.matches(ElementKind::Edge, "").expect("matches")));
+        let node = next.collection(ElementKind::Node).item(1).expect("b").json.to_string();
+        assert_eq!(node, r#"{"algorithmResults":{"schemascope":{"pagerank":{"rank":0.5}}}}"#);
+    }
 
     #[test]
     fn parallel_map_keeps_the_order() {
