@@ -43,7 +43,7 @@ struct Written<'a> {
 pub(crate) struct RowsCache(Mutex<HashMap<(usize, bool), CachedRows>>);
 
 /// An output's rows, with the output itself (so the address keying it is not reused).
-type CachedRows = (Arc<AlgorithmOutput>, Arc<Vec<Option<u32>>>);
+type CachedRows = (Arc<AlgorithmOutput>, Arc<[Option<u32>]>);
 
 /// `base` with every output's columns written into its nodes' and edges' items.
 pub(crate) fn augment(
@@ -119,7 +119,7 @@ fn rows_of(
     written: &[Written<'_>],
     kind: ElementKind,
     cache: &RowsCache,
-) -> Vec<Arc<Vec<Option<u32>>>> {
+) -> Vec<Arc<[Option<u32>]>> {
     written
         .iter()
         .map(|w| {
@@ -127,7 +127,7 @@ fn rows_of(
             if let Some((_, rows)) = lock(&cache.0).get(&key) {
                 return rows.clone();
             }
-            let rows = Arc::new(find_rows(collection, w.ids));
+            let rows: Arc<[Option<u32>]> = find_rows(collection, w.ids).into();
             lock(&cache.0).insert(key, (w.output.clone(), rows.clone()));
             rows
         })
@@ -261,7 +261,7 @@ fn write_results(
     out: &mut Vec<u8>,
     written: &[Written<'_>],
     keys: &Keys,
-    rows: &[Arc<Vec<Option<u32>>>],
+    rows: &[Arc<[Option<u32>]>],
     index: usize,
 ) -> bool {
     let covering: Vec<(usize, usize)> = rows
@@ -478,7 +478,10 @@ mod tests {
     }
 
     /// Everything a tool can read of a collection: each item's id, text and ends, and the profile.
-    fn seen(collection: &Collection) -> (Vec<(String, String, Option<(String, String)>)>, String) {
+    /// One item as a tool reads it: id, JSON text, and ends.
+    type Seen = (String, String, Option<(String, String)>);
+
+    fn seen(collection: &Collection) -> (Vec<Seen>, String) {
         let items = collection
             .items()
             .map(|i| {

@@ -39,7 +39,7 @@ pub struct SessionData {
     graph: OnceLock<Arc<GraphData>>,
     directed_graph: OnceLock<Arc<GraphData>>,
     fingerprint: OnceLock<String>,
-    parsed: [OnceLock<Arc<Vec<Option<Value>>>>; 2],
+    parsed: [OnceLock<Arc<[Option<Value>]>>; 2],
     indexes: [OnceLock<Arc<HashMap<String, usize>>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
     /// Per selector: the elements it could not be evaluated on (they do not match).
@@ -209,9 +209,10 @@ impl SessionData {
     fn parsed(&self, kind: ElementKind) -> &[Option<Value>] {
         self.parsed[slot(kind)].get_or_init(|| {
             let collection = self.collection(kind);
-            Arc::new(parallel_map(collection.len(), |i| {
+            parallel_map(collection.len(), |i| {
                 collection.item(i).and_then(|item| item.value().ok())
-            }))
+            })
+            .into()
         })
     }
 
