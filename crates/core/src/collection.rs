@@ -233,6 +233,15 @@ pub struct Collection {
     /// For a file profiled by streaming: how many items it has; `items` is then a uniform
     /// sample of them (see `schemascope_sources::stream`).
     sampled_from: Option<u64>,
+    /// Computes the profile from the items on first use, for a collection whose profile is
+    /// seldom read right after it is made (see [`Collection::with_profile_on_use`]).
+    on_use: Option<Box<dyn ProfileOnUse>>,
+}
+
+/// Computes an in-memory collection's profile when it is first asked for.
+pub trait ProfileOnUse: Send + Sync + fmt::Debug {
+    /// The profile of `collection`'s items.
+    fn compute(&self, collection: &Collection) -> CollectionProfile;
 }
 
 impl Collection {
@@ -259,7 +268,24 @@ impl Collection {
             record_profiles: OnceLock::new(),
             table: None,
             sampled_from: None,
+            on_use: None,
         }
+    }
+
+    /// A collection whose profile `on_use` computes from its items when first asked for: for
+    /// one rebuilt often whose profile is read seldom (a graph's nodes after each algorithm run),
+    /// so making it costs its items alone. The profile is the same whenever it is computed.
+    pub fn with_profile_on_use(
+        name: impl Into<String>,
+        kind: CollectionKind,
+        buffer: SharedText,
+        items: Vec<ItemEntry>,
+        on_use: Box<dyn ProfileOnUse>,
+    ) -> Self {
+        let mut collection = Self::new(name, kind, buffer, items, ProfileBuilder::new().finish(0));
+        collection.profile = OnceLock::new();
+        collection.on_use = Some(on_use);
+        collection
     }
 
     /// The same collection, its items a uniform sample of the `total` its profile counted.
@@ -298,6 +324,7 @@ impl Collection {
             record_profiles: OnceLock::new(),
             table: Some(Arc::new(table)),
             sampled_from: None,
+            on_use: None,
         }
     }
 
@@ -398,6 +425,9 @@ impl Collection {
         if let Some(profile) = self.profile.get() {
             return profile;
         }
+        if let Some(on_use) = &self.on_use {
+            return self.profile.get_or_init(|| on_use.compute(self));
+        }
         let (Some(deferred), Some(table)) = (&self.deferred, &self.table) else {
             return self.profile.get_or_init(|| ProfileBuilder::new().finish(0));
         };
@@ -489,8 +519,12 @@ impl Collection {
         }
     }
 
-    /// The profile if it has been computed already (never starts a database scan).
+    /// The profile if it has been computed already (never starts a database scan; one computed
+    /// on use from the items in memory is computed now).
     pub fn profile_ready(&self) -> Option<&CollectionProfile> {
+        if self.on_use.is_some() {
+            return Some(self.profile());
+        }
         self.profile.get()
     }
 

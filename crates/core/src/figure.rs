@@ -26,7 +26,91 @@ pub fn significant(value: f64, digits: usize) -> f64 {
         return value + 0.0;
     }
     let digits = digits.clamp(1, 17);
+    match from_shortest(value, digits) {
+        Some(rounded) => rounded,
+        None => exactly_rounded(value, digits),
+    }
+}
+
+/// [`significant`] by formatting the exact binary value with `digits` digits: correct always,
+/// but slow when the formatter falls back to big-number arithmetic (most computed scores).
+fn exactly_rounded(value: f64, digits: usize) -> f64 {
     format!("{value:.prec$e}", prec = digits - 1).parse::<f64>().map_or(value, |v| v + 0.0)
+}
+
+/// [`significant`] from `value`'s shortest round-trip digits, or `None` when they cannot decide.
+///
+/// With `k` shortest digits: `k <= digits` means the value is already the double nearest its
+/// rounding. `k >= digits + 2` means no rounding midpoint (a decimal of `digits + 1` digits)
+/// lies in the interval of decimals that read back as `value` — the shortest search would have
+/// found it — so the exact value and its shortest digits round alike. `k == digits + 1` is left
+/// to [`exactly_rounded`].
+fn from_shortest(value: f64, digits: usize) -> Option<f64> {
+    use std::io::Write as _;
+    let mut text = [0u8; 40];
+    let len = {
+        let mut cursor = std::io::Cursor::new(&mut text[..]);
+        write!(cursor, "{value:e}").ok()?;
+        usize::try_from(cursor.position()).ok()?
+    };
+    let text = std::str::from_utf8(&text[..len]).ok()?;
+    let (mantissa, exponent) = text.split_once('e')?;
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let mut exponent: i32 = exponent.parse().ok()?;
+    let mut kept = [0u8; 17];
+    let mut count = 0;
+    let mut next = b'0';
+    let mut shortest = 0;
+    for &b in mantissa.as_bytes().iter().filter(|b| b.is_ascii_digit()) {
+        if shortest < digits {
+            kept[count] = b;
+            count += 1;
+        } else if shortest == digits {
+            next = b;
+        }
+        shortest += 1;
+    }
+    if shortest <= digits {
+        return Some(value + 0.0);
+    }
+    if shortest == digits + 1 {
+        return None;
+    }
+    // Past the midpoint or beyond it: the shortest digits end in no zero, so a dropped `5` has
+    // more digits after it.
+    if next >= b'5' {
+        let mut at = count;
+        loop {
+            if at == 0 {
+                // All nines: 9.99… rounds to 10.
+                kept[0] = b'1';
+                for digit in &mut kept[1..count] {
+                    *digit = b'0';
+                }
+                exponent += 1;
+                break;
+            }
+            at -= 1;
+            if kept[at] == b'9' {
+                kept[at] = b'0';
+            } else {
+                kept[at] += 1;
+                break;
+            }
+        }
+    }
+    let mut rounded = [0u8; 48];
+    let len = {
+        let mut cursor = std::io::Cursor::new(&mut rounded[..]);
+        let digits = std::str::from_utf8(&kept[..count]).ok()?;
+        let sign = if negative { "-" } else { "" };
+        write!(cursor, "{sign}{}.{}e{exponent}", &digits[..1], &digits[1..]).ok()?;
+        usize::try_from(cursor.position()).ok()?
+    };
+    std::str::from_utf8(&rounded[..len]).ok()?.parse::<f64>().ok().map(|v| v + 0.0)
 }
 
 /// A computed statistic, noise removed (see [`STAT_DIGITS`]).
@@ -126,6 +210,49 @@ pub fn stat_text(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_from_the_shortest_digits_is_rounding_the_exact_value() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut values: Vec<f64> = vec![
+            0.1 + 0.2,
+            0.6000000000000001,
+            9.999999999999999,
+            0.9999995,
+            1.0000005,
+            123456.5,
+            2.5,
+            0.15,
+            1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            99999.95,
+            0.000123456789012345,
+        ];
+        for _ in 0..200_000 {
+            let scale = 10f64.powi(rng.i32(-30..30));
+            values.push(rng.f64() * scale);
+            values.push(-(rng.f64() * scale));
+            values.push(f64::from_bits(rng.u64(..)));
+            // Short decimals and their neighbours: ties and near-ties of every digit count.
+            let short = (rng.u32(..100_000) as f64 + 0.5) / 10f64.powi(rng.i32(0..8));
+            values.extend([
+                short,
+                f64::from_bits(short.to_bits() + 1),
+                f64::from_bits(short.to_bits() - 1),
+            ]);
+        }
+        for value in values.into_iter().filter(|v| v.is_finite() && *v != 0.0) {
+            for digits in 1..=17 {
+                assert_eq!(
+                    significant(value, digits).to_bits(),
+                    exactly_rounded(value, digits).to_bits(),
+                    "{value:e} to {digits} digits"
+                );
+            }
+        }
+    }
 
     #[test]
     fn noise_is_removed_but_significant_digits_are_kept() {

@@ -193,7 +193,9 @@ fn option_f64(options: &Map<String, Value>, key: &str) -> Result<Option<f64>, Gr
 /// every percentage shown).
 fn pct(values: &[f64]) -> Vec<Value> {
     let max = values.iter().copied().fold(0.0f64, f64::max);
-    values.iter().map(|&v| figure::exact_json(figure::percent_of(v, max))).collect()
+    crate::data::parallel_map(values.len(), |i| {
+        figure::exact_json(figure::percent_of(values[i], max))
+    })
 }
 
 /// Percentages computed elsewhere (of a maximum, so 100 is exact) to 6 significant digits.
@@ -205,7 +207,7 @@ fn shares(percentages: &[f64]) -> Vec<Value> {
 /// quotients behind them end in digits no input had (`0.30000000000000004`), which a model
 /// would read as data (see `figure::STAT_DIGITS`).
 fn numbers(values: &[f64]) -> Vec<Value> {
-    values.iter().map(|&v| figure::stat_json(v)).collect()
+    crate::data::parallel_map(values.len(), |i| figure::stat_json(values[i]))
 }
 
 /// Runs `info` with `options` over the session's graph; returns the per-element values and the

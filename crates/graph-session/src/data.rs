@@ -13,10 +13,10 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::style::{ElementKind, StyleRule};
 use schemascope_core::selector::columns::{FieldPath, PathColumn};
 use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
-use schemascope_core::{Collection, CollectionKind, EdgeEnds, OwnedItem};
+use schemascope_core::{Collection, CollectionKind};
 use schemascope_graph::GraphData;
 use schemascope_sources::Source;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::GraphSessionError;
 use crate::state::AlgorithmOutput;
@@ -39,12 +39,14 @@ pub struct SessionData {
     graph: OnceLock<Arc<GraphData>>,
     directed_graph: OnceLock<Arc<GraphData>>,
     fingerprint: OnceLock<String>,
-    parsed: [OnceLock<Vec<Option<Value>>>; 2],
-    indexes: [OnceLock<HashMap<String, usize>>; 2],
+    parsed: [OnceLock<Arc<[Option<Value>]>>; 2],
+    indexes: [OnceLock<Arc<HashMap<String, usize>>>; 2],
     matches: Mutex<HashMap<(usize, String), Matches>>,
     /// Per selector: the elements it could not be evaluated on (they do not match).
     unevaluated: Mutex<HashMap<(usize, String), Unevaluated>>,
     columns: Mutex<HashMap<(usize, FieldPath), Arc<PathColumn>>>,
+    /// Where each output's values go among the loaded items, shared by every version.
+    rows: Arc<crate::augment::RowsCache>,
 }
 
 fn slot(kind: ElementKind) -> usize {
@@ -76,9 +78,20 @@ impl SessionData {
         base: Arc<Source>,
         results: &BTreeMap<String, Arc<AlgorithmOutput>>,
     ) -> Result<Self, GraphSessionError> {
+        Self::with_rows(base, results, Arc::default())
+    }
+
+    fn with_rows(
+        base: Arc<Source>,
+        results: &BTreeMap<String, Arc<AlgorithmOutput>>,
+        rows: Arc<crate::augment::RowsCache>,
+    ) -> Result<Self, GraphSessionError> {
         graph_collections(&base)?;
-        let source =
-            if results.is_empty() { base.clone() } else { Arc::new(augment(&base, results)?) };
+        let source = if results.is_empty() {
+            base.clone()
+        } else {
+            Arc::new(crate::augment::augment(&base, results, &rows)?)
+        };
         let (nodes, edges) = graph_collections(&source).map(|(n, e)| (n.clone(), e.clone()))?;
         Ok(Self {
             base,
@@ -93,6 +106,7 @@ impl SessionData {
             matches: Mutex::new(HashMap::new()),
             unevaluated: Mutex::new(HashMap::new()),
             columns: Mutex::new(HashMap::new()),
+            rows,
         })
     }
 
@@ -132,14 +146,28 @@ impl SessionData {
         let _ = self.fingerprint.set(fingerprint);
     }
 
-    /// The same data with other algorithm results: keeps the fingerprint already computed.
+    /// The same data with other algorithm results: keeps what does not depend on them — the
+    /// fingerprint, the graphs (the same nodes and edges in the same order), the id indexes —
+    /// and every cache of a collection the results left as it was, so a run does not pay for
+    /// rebuilding them.
     pub fn with_results(
         &self,
         results: &BTreeMap<String, Arc<AlgorithmOutput>>,
     ) -> Result<Self, GraphSessionError> {
-        let next = Self::new(self.base.clone(), results)?;
-        if let Some(known) = self.fingerprint.get() {
-            let _ = next.fingerprint.set(known.clone());
+        let next = Self::with_rows(self.base.clone(), results, self.rows.clone())?;
+        keep(&self.fingerprint, &next.fingerprint);
+        keep(&self.graph, &next.graph);
+        keep(&self.directed_graph, &next.directed_graph);
+        for kind in [ElementKind::Node, ElementKind::Edge] {
+            let s = slot(kind);
+            keep(&self.indexes[s], &next.indexes[s]);
+            if !Arc::ptr_eq(self.collection(kind), next.collection(kind)) {
+                continue;
+            }
+            keep(&self.parsed[s], &next.parsed[s]);
+            carry(&self.matches, &next.matches, s);
+            carry(&self.unevaluated, &next.unevaluated, s);
+            carry(&self.columns, &next.columns, s);
         }
         Ok(next)
     }
@@ -166,19 +194,15 @@ impl SessionData {
                     .unwrap_or(1.0),
                 None => 1.0,
             };
-            Some((ends.source.to_string(), ends.target.to_string(), w))
+            Some((&*ends.source, &*ends.target, w))
         });
-        GraphData::build(
-            nodes.items().map(|i| i.id.to_string()),
-            triples.collect::<Vec<_>>(),
-            directed,
-        )
+        GraphData::build(nodes.items().map(|i| i.id.to_string()), triples, directed)
     }
 
     /// The position of every id of `kind` in its collection.
     pub fn id_index(&self, kind: ElementKind) -> &HashMap<String, usize> {
         self.indexes[slot(kind)].get_or_init(|| {
-            self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect()
+            Arc::new(self.collection(kind).items().map(|i| (i.id.to_string(), i.index)).collect())
         })
     }
 
@@ -188,6 +212,7 @@ impl SessionData {
             parallel_map(collection.len(), |i| {
                 collection.item(i).and_then(|item| item.value().ok())
             })
+            .into()
         })
     }
 
@@ -434,6 +459,24 @@ impl SessionData {
     }
 }
 
+/// Copies the cache entries of slot `s` from `from` into `to`.
+fn carry<K: Clone + Eq + std::hash::Hash, V: Clone>(
+    from: &Mutex<HashMap<(usize, K), V>>,
+    to: &Mutex<HashMap<(usize, K), V>>,
+    s: usize,
+) {
+    let from = lock(from);
+    lock(to)
+        .extend(from.iter().filter(|((at, _), _)| *at == s).map(|(k, v)| (k.clone(), v.clone())));
+}
+
+/// Sets `to` to what `from` holds, if anything (a cache carried to the next data version).
+fn keep<T: Clone>(from: &OnceLock<T>, to: &OnceLock<T>) {
+    if let Some(known) = from.get() {
+        let _ = to.set(known.clone());
+    }
+}
+
 /// `f(0..n)` on all cores, in order; a panic in `f` propagates to the caller.
 pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
@@ -458,95 +501,44 @@ pub fn parallel_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> 
     })
 }
 
-/// Writes each output's columns into the items' `algorithmResults.<namespace>.<type>`.
-fn augment(
-    base: &Source,
-    results: &BTreeMap<String, Arc<AlgorithmOutput>>,
-) -> Result<Source, GraphSessionError> {
-    let (nodes, edges) = graph_collections(base)?;
-    let with_results = |collection: &Collection,
-                        kind: ElementKind|
-     -> Result<Collection, GraphSessionError> {
-        // id -> [(namespace, type, name, value)]
-        let mut by_id: HashMap<&str, Vec<(&str, &str, &str, &Value)>> = HashMap::new();
-        for output in results.values() {
-            let (ids, columns) = match kind {
-                ElementKind::Node => (&output.node_ids, &output.node_columns),
-                ElementKind::Edge => (&output.edge_ids, &output.edge_columns),
-            };
-            for (name, values) in columns {
-                for (id, value) in ids.iter().zip(values) {
-                    by_id.entry(id.as_str()).or_default().push((
-                        &output.namespace,
-                        &output.algorithm_type,
-                        name,
-                        value,
-                    ));
-                }
-            }
-        }
-        let mut items = Vec::with_capacity(collection.len());
-        for item in collection.items() {
-            let mut value = collection.parse_item(&item)?;
-            if let Some(entries) = by_id.get(item.id) {
-                if value.is_null() {
-                    value = Value::Object(Map::new());
-                }
-                if let Value::Object(map) = &mut value {
-                    let root = map.entry(RESULTS_ROOT).or_insert_with(|| Value::Object(Map::new()));
-                    if !root.is_object() {
-                        *root = Value::Object(Map::new());
-                    }
-                    for (namespace, algorithm, name, v) in entries {
-                        let at = root.as_object_mut().map(|r| {
-                            r.entry(namespace.to_string())
-                                .or_insert_with(|| Value::Object(Map::new()))
-                        });
-                        let at = at.and_then(Value::as_object_mut).map(|ns| {
-                            ns.entry(algorithm.to_string())
-                                .or_insert_with(|| Value::Object(Map::new()))
-                        });
-                        if let Some(Value::Object(map)) = at {
-                            map.insert(name.to_string(), (*v).clone());
-                        }
-                    }
-                }
-            }
-            let ends =
-                item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
-            items.push(OwnedItem { id: item.id.to_string(), value, ends, metadata: None });
-        }
-        Ok(Collection::from_values(collection.name(), collection.kind(), items))
-    };
-    let collections = base
-        .collections
-        .iter()
-        .map(|c| {
-            if Arc::ptr_eq(c, nodes) {
-                with_results(c, ElementKind::Node).map(Arc::new)
-            } else if Arc::ptr_eq(c, edges) {
-                with_results(c, ElementKind::Edge).map(Arc::new)
-            } else {
-                Ok(c.clone())
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Source {
-        spec: base.spec.clone(),
-        format: base.format,
-        collections,
-        warnings: base.warnings.clone(),
-        path: base.path.clone(),
-        bytes: base.bytes,
-        database: base.database.clone(),
-        aimdb: base.aimdb.clone(),
-        direction: base.direction,
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::parallel_map;
+    use super::*;
+
+    #[test]
+    fn new_results_keep_the_graphs_and_the_untouched_edges() {
+        let spec: schemascope_sources::SourceSpec = "g=g.json".parse().expect("spec");
+        let text =
+            r#"{"nodes": [{"id": "a"}, {"id": "b"}], "edges": [{"source": "a", "target": "b"}]}"#;
+        let base = schemascope_sources::load_str(
+            &spec,
+            "g.json",
+            Some(schemascope_sources::Format::Graph),
+            text.into(),
+        )
+        .expect("graph loads");
+        let data = SessionData::new(Arc::new(base), &BTreeMap::new()).expect("session data");
+        let (graph, directed) = (data.graph(), data.graph_as(true));
+        let edges_match = data.matches(ElementKind::Edge, "").expect("matches");
+        let output = AlgorithmOutput {
+            namespace: "schemascope".into(),
+            algorithm_type: "pagerank".into(),
+            node_ids: vec!["a".into(), "b".into()],
+            node_columns: vec![("rank".into(), vec![0.5.into(), 0.5.into()])],
+            ..AlgorithmOutput::default()
+        };
+        let results = BTreeMap::from([("schemascope.pagerank".to_string(), Arc::new(output))]);
+        let next = data.with_results(&results).expect("with results");
+        assert!(Arc::ptr_eq(&graph, &next.graph()));
+        assert!(Arc::ptr_eq(&directed, &next.graph_as(true)));
+        assert!(Arc::ptr_eq(
+            data.collection(ElementKind::Edge),
+            next.collection(ElementKind::Edge)
+        ));
+        assert!(Arc::ptr_eq(&edges_match, &next.matches(ElementKind::Edge, "").expect("matches")));
+        let node = next.collection(ElementKind::Node).item(1).expect("b").json.to_string();
+        assert_eq!(node, r#"{"algorithmResults":{"schemascope":{"pagerank":{"rank":0.5}}}}"#);
+    }
 
     #[test]
     fn parallel_map_keeps_the_order() {

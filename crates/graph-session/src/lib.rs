@@ -5,8 +5,8 @@
 //!   and results of algorithms (`state.rs`).
 //! - The session over a graph: every change applied to a copy, saved part by part to SQLite
 //!   (`store.rs`), then made current and announced (`session.rs`); its data with algorithm
-//!   results written in (`data.rs`); algorithms and layouts (`algorithms.rs`, `layout.rs`); the
-//!   web view's scene (`scene.rs`); the state brought in line with reloaded data
+//!   results written in (`data.rs`, `augment.rs`); algorithms and layouts (`algorithms.rs`,
+//!   `layout.rs`); the web view's scene (`scene.rs`); the state brought in line with reloaded data
 //!   (`reconcile.rs`); what a missing property has to do with algorithms (`hints.rs`); what
 //!   is read back from the session file checked as the tools check what they set
 //!   (`restore.rs`).
@@ -21,6 +21,7 @@
 
 pub mod algorithms;
 mod answer;
+mod augment;
 pub mod caller;
 pub mod color;
 pub mod data;

@@ -16,7 +16,7 @@ use schemascope_core::suggest::closest;
 use serde_json::{Value, json};
 
 use crate::algorithms::{self, ALGORITHMS, NAMESPACE};
-use crate::answer::{Answer, Outcome};
+use crate::answer::{Answer, MAX_AFFECTED, Outcome};
 use crate::caller::Caller;
 use crate::data::SessionData;
 use crate::error::GraphSessionError;
@@ -908,8 +908,9 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
             stale_reason: None,
         };
         let key = output.key();
-        let node_ids = output.node_ids.clone();
-        let edge_ids: Vec<String> = output.edge_ids.clone();
+        // The answer lists at most MAX_AFFECTED of them (`Answer::affecting`).
+        let node_ids: Vec<String> = output.node_ids.iter().take(MAX_AFFECTED).cloned().collect();
+        let edge_ids: Vec<String> = output.edge_ids.iter().take(MAX_AFFECTED).cloned().collect();
         let output = Arc::new(output);
         let ((), served) = session.change(|state, current| {
             // The file may have been reloaded while the algorithm ran: never store results of

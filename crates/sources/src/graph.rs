@@ -190,8 +190,6 @@ pub(crate) fn load_graph(
     }
 
     let mut edges = Vec::with_capacity(edges_raw.len());
-    let mut edge_ids: HashSet<String> = HashSet::new();
-    let mut parallel: HashMap<(String, String), usize> = HashMap::new();
     let mut edge_index: HashMap<String, usize> = HashMap::new();
     let mut dangling = Vec::new();
     let mut dangling_count = 0usize;
@@ -235,9 +233,6 @@ pub(crate) fn load_graph(
         } else {
             Value::Object(map)
         };
-        let occurrence = parallel.entry((source.clone(), target.clone())).or_insert(0);
-        *occurrence += 1;
-        let occurrence = *occurrence;
         match explicit {
             Some(id) => {
                 if let Some(&earlier) = edge_index.get(&id) {
@@ -246,32 +241,15 @@ pub(crate) fn load_graph(
                     return Err(shape_error(offset, repeated("edge", &id, index, earlier, line)));
                 }
                 edge_index.insert(id.clone(), index);
-                edge_ids.insert(id.clone());
-                edges.push((Some(id), source, target, data, occurrence));
+                edges.push((Some(id), source, target, data));
             }
             None => {
                 pending_generated.push(edges.len());
-                edges.push((None, source, target, data, occurrence));
+                edges.push((None, source, target, data));
             }
         }
     }
-    // Generated ids come last so they can avoid every explicit id.
-    for index in pending_generated {
-        let (_, source, target, _, occurrence) = &edges[index];
-        let base = if *occurrence == 1 {
-            format!("{source}->{target}")
-        } else {
-            format!("{source}->{target}#{occurrence}")
-        };
-        let mut id = base.clone();
-        let mut n = 1;
-        while edge_ids.contains(&id) {
-            n += 1;
-            id = format!("{base}~{n}");
-        }
-        edge_ids.insert(id.clone());
-        edges[index].0 = Some(id);
-    }
+    generate_edge_ids(&mut edges, &pending_generated);
     if dangling_count > 0 {
         let more = if dangling_count > dangling.len() {
             format!(" (+{} more)", dangling_count - dangling.len())
@@ -283,7 +261,7 @@ pub(crate) fn load_graph(
             dangling.join("; ")
         )));
     }
-    let edge_items = edges.into_iter().map(|(id, source, target, data, _)| OwnedItem {
+    let edge_items = edges.into_iter().map(|(id, source, target, data)| OwnedItem {
         id: id.unwrap_or_default(),
         value: data,
         ends: Some(EdgeEnds { source: source.into(), target: target.into() }),
@@ -296,6 +274,63 @@ pub(crate) fn load_graph(
         ],
         direction,
     ))
+}
+
+/// An edge as read: its id (`None` until generated), source, target and data.
+type ReadEdge = (Option<String>, String, String, Value);
+
+/// Gives the edges at `pending` (in file order) the id `source->target`, `#k` added for the
+/// k-th edge between the same ends (counting every edge), and `~n` added when the id is taken
+/// by an explicit id or an earlier generated one. Generated ids come last so they can avoid
+/// every explicit id.
+fn generate_edge_ids(edges: &mut [ReadEdge], pending: &[usize]) {
+    if pending.is_empty() {
+        return;
+    }
+    let occurrences: Vec<usize> = {
+        let mut parallel: HashMap<(&str, &str), usize> = HashMap::with_capacity(edges.len());
+        edges
+            .iter()
+            .map(|(_, source, target, _)| {
+                let seen = parallel.entry((source.as_str(), target.as_str())).or_insert(0);
+                *seen += 1;
+                *seen
+            })
+            .collect()
+    };
+    let mut generated: Vec<String> = pending
+        .iter()
+        .map(|&index| {
+            let (_, source, target, _) = &edges[index];
+            match occurrences[index] {
+                1 => format!("{source}->{target}"),
+                k => format!("{source}->{target}#{k}"),
+            }
+        })
+        .collect();
+    // Ids all distinct take no suffix, so the ids as generated stand; only a file where some
+    // collide is walked id by id.
+    let collide = {
+        let mut ids: HashSet<&str> = HashSet::with_capacity(edges.len());
+        let explicit = edges.iter().filter_map(|(id, ..)| id.as_deref());
+        !explicit.chain(generated.iter().map(String::as_str)).all(|id| ids.insert(id))
+    };
+    if collide {
+        let mut taken: HashSet<String> = edges.iter().filter_map(|(id, ..)| id.clone()).collect();
+        for base in &mut generated {
+            let mut id = base.clone();
+            let mut n = 1;
+            while taken.contains(&id) {
+                n += 1;
+                id = format!("{base}~{n}");
+            }
+            taken.insert(id.clone());
+            *base = id;
+        }
+    }
+    for (&index, id) in pending.iter().zip(generated) {
+        edges[index].0 = Some(id);
+    }
 }
 
 /// How many dangling edge ends a warning names (all are counted).

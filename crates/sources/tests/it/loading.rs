@@ -66,6 +66,18 @@ fn edges_without_ids_get_stable_ids_and_dangling_endpoints_are_reported() {
 }
 
 #[test]
+fn generated_edge_ids_step_around_taken_ones_in_file_order() {
+    // `a->b` is an explicit id; `a->b->c` is generated twice, from different ends.
+    let text = r#"{"nodes": [{"id": "a"}, {"id": "b"}, {"id": "b->c"}, {"id": "a->b"}, {"id": "c"}],
+        "edges": [{"source": "a", "target": "b"}, {"id": "a->b", "source": "b", "target": "a"},
+                  {"source": "a", "target": "b->c"}, {"source": "a->b", "target": "c"},
+                  {"source": "a", "target": "b"}, {"source": "a", "target": "b->c"}]}"#;
+    let source = load_text("g.json", text).expect("loads");
+    let ids: Vec<&str> = source.collection("edges").expect("edges").items().map(|i| i.id).collect();
+    assert_eq!(ids, ["a->b~2", "a->b", "a->b->c", "a->b->c~2", "a->b#2", "a->b->c#2"]);
+}
+
+#[test]
 fn malformed_json_names_line_and_column() {
     let err = load_text("g.json", "{\"nodes\": [\n  {\"id\": \"a\",}\n]}").expect_err("malformed");
     let text = err.to_string();
