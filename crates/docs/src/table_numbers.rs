@@ -166,6 +166,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             row_count: None,
+            row_count_estimated: false,
             comment: None,
         }
     }
