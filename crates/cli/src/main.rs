@@ -107,6 +107,9 @@ enum Strategy {
     Representative,
 }
 
+// Parsed once per run and matched at once: the size of its largest variant (`serve`'s options)
+// costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Schema summary: per collection, per property its type, presence, values, ranges (describe_schema).

@@ -686,6 +686,21 @@ fn table_profile(rows: u64, children: Vec<ProfileNode>) -> CollectionProfile {
     }
 }
 
+/// What [`top_values`] is asked for.
+#[derive(Debug, Clone, Copy)]
+struct TopWanted {
+    /// The kind of values ranked.
+    kind: Kind,
+    /// Values returned at most.
+    limit: usize,
+    /// How many values of that kind there are.
+    values: u64,
+    /// Their distinct count, when already counted.
+    known: Option<u64>,
+    /// True when the stored values order as their text ([`TextOrder::ordered`]).
+    stored_order: bool,
+}
+
 /// True when the planner's statistics say column `i` has few distinct values (PostgreSQL).
 fn few_values(db: &dyn Database, view: &JsonView, i: usize) -> Result<bool, SourceError> {
     Ok(numbers::estimated_distinct(db, view, i)?.is_some_and(|d| d <= numbers::GROUPED_DISTINCT))
@@ -699,12 +714,9 @@ fn top_values(
     db: &dyn Database,
     view: &JsonView,
     i: usize,
-    kind: Kind,
-    limit: usize,
-    values: u64,
-    known: Option<u64>,
-    stored_order: bool,
+    wanted: TopWanted,
 ) -> Result<(u64, Vec<(SqlValue, u64)>), SourceError> {
+    let TopWanted { kind, limit, values, known, stored_order } = wanted;
     let c = if kind == Kind::Text { view.text(i) } else { format!("c{i}") };
     let predicate = view.is(i, kind).unwrap_or_else(|| "FALSE".into());
     // Text compared by its bytes (code points), as in memory, whatever the column's collation —
@@ -835,8 +847,14 @@ fn string_profile(
             ),
         )
     } else {
-        let (distinct, rows) =
-            top_values(db, view, i, Kind::Text, TOP_VALUES, texts, None, ordered)?;
+        let wanted = TopWanted {
+            kind: Kind::Text,
+            limit: TOP_VALUES,
+            values: texts,
+            known: None,
+            stored_order: ordered,
+        };
+        let (distinct, rows) = top_values(db, view, i, wanted)?;
         (distinct, keyed(rows))
     };
     let all_groups = |sample: bool| -> Result<Vec<(String, u64)>, SourceError> {

@@ -9,7 +9,7 @@ use schemascope_core::profile::exact::{NumberKey, Quarters, interpolate, quarter
 use schemascope_core::profile::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
 use schemascope_core::profile::{NumberProfile, ValueCount};
 
-use super::{ColumnSlots, JsonView, Kind, count, float, get, top_values};
+use super::{ColumnSlots, JsonView, Kind, TopWanted, count, float, get, top_values};
 use crate::error::SourceError;
 use crate::sql::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 
@@ -301,16 +301,14 @@ fn sorted_distribution(
         )?;
         let distinct = counted.first().map_or(0, |r| r[0].as_count());
         let top = if distinct <= NUMBER_TOP_DISTINCT {
-            let (_, rows) = top_values(
-                db,
-                view,
-                i,
-                Kind::Numeric,
-                NUMBER_TOP_DISTINCT as usize + 1,
-                n,
-                Some(distinct),
-                false,
-            )?;
+            let wanted = TopWanted {
+                kind: Kind::Numeric,
+                limit: NUMBER_TOP_DISTINCT as usize + 1,
+                values: n,
+                known: Some(distinct),
+                stored_order: false,
+            };
+            let (_, rows) = top_values(db, view, i, wanted)?;
             top_numbers(rows.iter().filter_map(|(v, count)| key(v).map(|k| (k, *count))), integers)
         } else {
             Vec::new()
