@@ -1,6 +1,8 @@
 //! Database tables profiled in the background: a call that needs tables' profiles queues them
 //! (smallest first) and waits at most the served patience, then answers with what is known — the
-//! catalog, the row estimate and the columns finished — while the profiles go on.
+//! catalog, the row estimate and the columns finished — while the profiles go on. Each profile
+//! finished is announced as a change of its source, so subscribers to its `schema://` resource
+//! read it again.
 //!
 //! One worker thread computes the queued profiles one at a time: a source's connection pool
 //! keeps its other connections for callers' statements, and the engine parallelises each
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use schemascope_core::sync::lock;
 use schemascope_core::{Collection, ProfileState};
+use tokio::sync::broadcast;
 
 /// How long a call waiting for profiles sleeps between two looks at them and at its own
 /// cancellation.
@@ -26,10 +29,15 @@ pub(crate) struct ProfileQueue {
     stop: schemascope_core::cancel::Cancel,
 }
 
+/// Where a finished profile is announced: the name of its source, on the sources' change
+/// broadcast.
+pub(crate) type Announce = (String, broadcast::Sender<String>);
+
 #[derive(Default)]
 struct QueueState {
-    /// Queued tables with their row count (estimated), smallest first when taken.
-    queued: Vec<(u64, Weak<Collection>)>,
+    /// Queued tables with their row count (estimated), smallest first when taken, and where
+    /// their finished profile is announced.
+    queued: Vec<(u64, Weak<Collection>, Option<Announce>)>,
     /// Tables queued or being profiled, by address (to queue each once).
     pending: HashSet<usize>,
     /// Whether the worker thread runs.
@@ -48,12 +56,20 @@ fn needs_profile(collection: &Collection) -> bool {
 
 impl ProfileQueue {
     /// Queues the profiles of those `collections` that need one (see [`needs_profile`]).
-    pub(crate) fn request(self: &Arc<Self>, collections: &[Arc<Collection>]) {
+    pub(crate) fn request(
+        self: &Arc<Self>,
+        collections: &[Arc<Collection>],
+        announce: Option<Announce>,
+    ) {
         let mut state = lock(&self.state);
         let mut added = false;
         for collection in collections.iter().filter(|c| needs_profile(c)) {
             if state.pending.insert(address(collection)) {
-                state.queued.push((collection.len() as u64, Arc::downgrade(collection)));
+                state.queued.push((
+                    collection.len() as u64,
+                    Arc::downgrade(collection),
+                    announce.clone(),
+                ));
                 added = true;
             }
         }
@@ -143,12 +159,14 @@ impl ProfileQueue {
                         return;
                     }
                     if let Some(at) = (0..state.queued.len()).min_by_key(|&i| state.queued[i].0) {
-                        break state.queued.swap_remove(at).1;
+                        let (_, next, announce) = state.queued.swap_remove(at);
+                        break (next, announce);
                     }
                     state =
                         self.wake.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
                 }
             };
+            let (next, announce) = next;
             // A table of a source replaced since (reloaded) is no longer anyone's to profile.
             if let Some(collection) = next.upgrade() {
                 // A panic in one profile must not stop the others: it leaves that profile unset.
@@ -158,6 +176,12 @@ impl ProfileQueue {
                     }));
                 }
                 lock(&self.state).pending.remove(&address(&collection));
+                if let Some((source, changes)) =
+                    announce.filter(|_| collection.profile_state() == ProfileState::Ready)
+                {
+                    // No receiver is no one to tell.
+                    let _ = changes.send(source);
+                }
             } else {
                 let gone = next.as_ptr() as usize;
                 lock(&self.state).pending.remove(&gone);

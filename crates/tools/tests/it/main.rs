@@ -9,6 +9,7 @@ mod common;
 mod aimdb_fake;
 mod answers_say_where;
 mod ask_tools;
+mod background_profiles;
 mod ceilings;
 mod demo_tools;
 mod docs_changes;
