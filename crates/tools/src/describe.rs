@@ -34,7 +34,7 @@ fn run(sources: &Sources, params: &DescribeSchemaParams) -> Result<ToolResult, T
     let collections = resolve::many(&source, params.collection.as_deref())?;
     // Profiles first (a view's rows are counted by its profile), as long as the patience set
     // for serving allows; tables not ready by then are shown as far as they are known.
-    sources.await_profiles(&collections);
+    sources.await_profiles(&source, &collections);
     let properties: usize = collections
         .iter()
         .map(|c| match (c.profile_ready(), c.table()) {
@@ -191,7 +191,7 @@ pub fn schema_markdown(
     max_tokens: Option<usize>,
 ) -> Result<String, ToolError> {
     let source = sources.get(Some(source))?;
-    sources.await_profiles(&source.collections);
+    sources.await_profiles(&source, &source.collections);
     let refs: Vec<&schemascope_core::Collection> =
         source.collections.iter().map(|c| &**c).collect();
     Ok(render_markdown(

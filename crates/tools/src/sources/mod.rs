@@ -117,18 +117,17 @@ impl Sources {
         self.profile_patience_ms.store(ms, Ordering::SeqCst);
     }
 
-    /// Has the profiles of those `collections` that are not ready computed in the background
-    /// (smallest tables first) and waits for them at most the patience set by
+    /// Has the profiles of those of `source`'s `collections` that are not ready computed in the
+    /// background (smallest tables first) and waits for them at most the patience set by
     /// [`Self::set_profile_patience`].
-    pub fn await_profiles(&self, collections: &[Arc<schemascope_core::Collection>]) {
-        // The source the tables belong to is announced when one of their profiles is done:
-        // a `schema://` resource read while they were pending is then read again.
-        let announced = collections.first().and_then(|first| {
-            self.sources()
-                .into_iter()
-                .find(|s| s.collections.iter().any(|c| Arc::ptr_eq(c, first)))
-                .map(|s| (s.name().to_string(), self.changes.clone()))
-        });
+    pub fn await_profiles(
+        &self,
+        source: &Source,
+        collections: &[Arc<schemascope_core::Collection>],
+    ) {
+        // The source is announced when one of their profiles is done: a `schema://` resource
+        // read while they were pending is then read again.
+        let announced = Some((source.name().to_string(), self.changes.clone()));
         self.profiles.request(collections, announced);
         let ms = self.profile_patience_ms.load(Ordering::SeqCst);
         let patience = (ms != u64::MAX).then(|| std::time::Duration::from_millis(ms));
