@@ -248,7 +248,6 @@ impl JsonView {
         if select.is_empty() {
             select.push("NULL AS c_".into());
         }
-
         let from = format!("(SELECT {} FROM {relation}) AS s", select.join(", "));
         let text_orders = table
             .columns
@@ -686,6 +685,13 @@ fn table_profile(rows: u64, children: Vec<ProfileNode>) -> CollectionProfile {
     }
 }
 
+/// Rows of `(value, count)` as pairs, the values moved out.
+fn value_counts(rows: Vec<Vec<SqlValue>>) -> Vec<(SqlValue, u64)> {
+    rows.into_iter()
+        .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
+        .collect()
+}
+
 /// What [`top_values`] is asked for.
 #[derive(Debug, Clone, Copy)]
 struct TopWanted {
@@ -743,12 +749,7 @@ fn top_values(
             PROFILE_TIMEOUT_MS,
         )?;
         let distinct = rows.first().map_or(0, |r| r[2].as_count());
-        return Ok((
-            distinct,
-            rows.into_iter()
-                .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
-                .collect(),
-        ));
+        return Ok((distinct, value_counts(rows)));
     }
     let distinct = match known {
         Some(distinct) => distinct,
@@ -799,12 +800,7 @@ fn top_values(
             PROFILE_TIMEOUT_MS,
         )?
     };
-    Ok((
-        distinct,
-        rows.into_iter()
-            .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
-            .collect(),
-    ))
+    Ok((distinct, value_counts(rows)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -875,11 +871,7 @@ fn string_profile(
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
-        Ok(keyed(
-            rows.into_iter()
-                .map(|mut r| (std::mem::replace(&mut r[0], SqlValue::Null), r[1].as_count()))
-                .collect(),
-        ))
+        Ok(keyed(value_counts(rows)))
     };
     // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
     // that many distinct values decides, and a format they all share is claimed for all.
