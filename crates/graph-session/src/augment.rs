@@ -459,6 +459,21 @@ mod tests {
         load_str(&spec, "g.json", Some(Format::Graph), text.to_string()).expect("graph loads")
     }
 
+    /// PageRank results for two nodes `a` and `b`.
+    fn ranks_of_a_and_b() -> BTreeMap<String, Arc<AlgorithmOutput>> {
+        let mut results = BTreeMap::new();
+        results.insert(
+            "schemascope.pagerank".into(),
+            output(
+                "schemascope",
+                "pagerank",
+                &["a", "b"],
+                vec![("rank", vec![json!(0.5), json!(0.5)])],
+            ),
+        );
+        results
+    }
+
     fn output(
         namespace: &str,
         kind: &str,
@@ -567,16 +582,7 @@ mod tests {
             {"id": "a", "data": {"algorithmResults": {"mine": 1}}},
             {"id": "b", "data": {"algorithmResults": 7}},
         ], "edges": []}));
-        let mut results = BTreeMap::new();
-        results.insert(
-            "schemascope.pagerank".into(),
-            output(
-                "schemascope",
-                "pagerank",
-                &["a", "b"],
-                vec![("rank", vec![json!(0.5), json!(0.5)])],
-            ),
-        );
+        let results = ranks_of_a_and_b();
         let (nodes, _) = graph_collections(&source).expect("a graph");
         assert!(
             spliced(
@@ -600,16 +606,7 @@ mod tests {
         let source = graph(
             json!({"nodes": [{"id": "a"}, {"id": "b"}], "edges": [{"source": "a", "target": "b"}]}),
         );
-        let mut results = BTreeMap::new();
-        results.insert(
-            "schemascope.pagerank".into(),
-            output(
-                "schemascope",
-                "pagerank",
-                &["a", "b"],
-                vec![("rank", vec![json!(0.5), json!(0.5)])],
-            ),
-        );
+        let results = ranks_of_a_and_b();
         let augmented = augment(&source, &results, &RowsCache::default()).expect("augmented");
         let (nodes, edges) = graph_collections(&source).expect("a graph");
         let (new_nodes, new_edges) = graph_collections(&augmented).expect("a graph");
