@@ -53,6 +53,26 @@ struct Cli {
     /// top_k (50), max_tokens (1000000), iterations (10000); see SECURITY.md.
     #[arg(long, global = true, value_name = "NAME=N")]
     ceiling: Vec<String>,
+    /// Keep database tables' profiles in DIR across runs, reused while a table's data is
+    /// unchanged by what its engine says (PostgreSQL's change counters, ClickHouse's parts, a
+    /// SQLite file's content) [default: $XDG_CACHE_HOME/schemascope/profiles, else
+    /// ~/.cache/schemascope/profiles].
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_profile_cache")]
+    profile_cache: Option<std::path::PathBuf>,
+    /// Profile every database table anew; keep no profile on disk.
+    #[arg(long, global = true)]
+    no_profile_cache: bool,
+}
+
+/// Where database tables' profiles are kept across runs, from the flags (set once in `run`).
+static PROFILE_STORE: std::sync::OnceLock<Option<schemascope_sources::ProfileStore>> =
+    std::sync::OnceLock::new();
+
+/// Services with the profile store the flags chose.
+fn new_services() -> Services {
+    let services = Services::new();
+    services.sources.set_profile_store(PROFILE_STORE.get().cloned().flatten());
+    services
 }
 
 /// Bytes as a number with an optional unit (KiB, MiB, GiB, KB, MB, GB).
@@ -443,7 +463,7 @@ enum DocsCommand {
 
 fn services_for(specs: &[String]) -> Result<Services> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    let services = Services::new();
+    let services = new_services();
     // A one-shot command answers with whole profiles: it waits for them.
     services.sources.set_profile_patience(None);
     services.sources.load(&specs, &progress::Bar::new())?;
@@ -483,7 +503,7 @@ fn print_load_warnings(services: &Services) {
 /// socket) is reported here and in `list_sources`, and retried while the others are served.
 fn services_serving(specs: &[String]) -> Result<Services> {
     let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    let services = Services::new();
+    let services = new_services();
     let failed = services.sources.load_serving(&specs, &progress::Bar::new())?;
     print_load_warnings(&services);
     for failure in &failed {
@@ -514,7 +534,7 @@ fn profiled_source(source: &str) -> Result<(Services, String)> {
 fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     let spec: SourceSpec = source.parse()?;
     bus_error::report_truncated_sources();
-    let services = Services::new();
+    let services = new_services();
     // A one-shot command answers with whole profiles: it waits for them.
     services.sources.set_profile_patience(None);
     // SAFETY: a one-shot command reads its source once and exits; a file another process
@@ -659,6 +679,12 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let store = if cli.no_profile_cache {
+        None
+    } else {
+        cli.profile_cache.or_else(schemascope_sources::profile_store::default_dir)
+    };
+    let _ = PROFILE_STORE.set(store.map(schemascope_sources::ProfileStore::new));
     for setting in &cli.ceiling {
         schemascope_core::ceilings::set_from_text(setting).context("--ceiling")?;
     }

@@ -13,22 +13,26 @@ use crate::demo;
 use crate::documents::{load_document_array, load_document_lines};
 use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
+use crate::profile_store::ProfileStore;
 use crate::read::ReadMode;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
 use crate::sql::{ClickHouseDatabase, Database, PostgresDatabase, SqliteDatabase, load_database};
 
-/// Loads a source from its specification, reading a file into a private copy.
+/// Loads a source from its specification, reading a file into a private copy; database tables
+/// are profiled anew.
 pub fn load(spec: &SourceSpec, progress: &dyn Progress) -> Result<Source, SourceError> {
-    load_with(spec, progress, ReadMode::COPY)
+    load_with(spec, progress, ReadMode::COPY, None)
 }
 
-/// Loads a source from its specification, bringing a file into memory as `mode` says.
+/// Loads a source from its specification, bringing a file into memory as `mode` says; a
+/// database's tables reuse the profiles in `store` while their data is unchanged.
 pub fn load_with(
     spec: &SourceSpec,
     progress: &dyn Progress,
     mode: ReadMode,
+    store: Option<&ProfileStore>,
 ) -> Result<Source, SourceError> {
     match &spec.location {
         Location::Demo(set) => {
@@ -56,15 +60,15 @@ pub fn load_with(
         }
         Location::Sqlite(path) => {
             let database: Arc<dyn Database> = Arc::new(SqliteDatabase::open(path)?);
-            load_database_source(spec, Format::Sqlite, database, Some(path.clone()))
+            load_database_source(spec, Format::Sqlite, database, Some(path.clone()), store)
         }
         Location::Postgres(uri) => {
             let database: Arc<dyn Database> = Arc::new(PostgresDatabase::connect(uri)?);
-            load_database_source(spec, Format::Postgres, database, None)
+            load_database_source(spec, Format::Postgres, database, None, store)
         }
         Location::ClickHouse(uri) => {
             let database: Arc<dyn Database> = Arc::new(ClickHouseDatabase::connect(uri)?);
-            load_database_source(spec, Format::ClickHouse, database, None)
+            load_database_source(spec, Format::ClickHouse, database, None, store)
         }
     }
 }
@@ -93,8 +97,9 @@ fn load_database_source(
     format: Format,
     database: Arc<dyn Database>,
     path: Option<std::path::PathBuf>,
+    store: Option<&ProfileStore>,
 ) -> Result<Source, SourceError> {
-    let loaded = load_database(database)?;
+    let loaded = load_database(database, store)?;
     let bytes = path.as_deref().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
     Ok(Source {
         spec: spec.clone(),

@@ -210,3 +210,34 @@ fn serve_starts_with_a_source_that_fails_to_load_and_says_so() {
     );
     assert!(text.contains("MCP streamable HTTP on"), "the server started: {text}");
 }
+
+#[test]
+fn database_profiles_are_kept_in_the_profile_cache_unless_told_not_to() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let database = dir.path().join("chinook.sqlite");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/chinook/Chinook_Sqlite.sqlite"),
+        &database,
+    )
+    .expect("copy");
+    let database = database.to_str().expect("utf-8 path");
+    let cache = dir.path().join("profiles");
+    let cache_arg = cache.to_str().expect("utf-8 path");
+    let stored = || std::fs::read_dir(&cache).map_or(0, |d| d.count());
+
+    let out = schemascope(&["describe", database, "--json", "--no-profile-cache"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stored(), 0);
+
+    let first = schemascope(&["describe", database, "--json", "--profile-cache", cache_arg]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    // Chinook's 11 tables, each profiled once and kept.
+    assert_eq!(stored(), 11);
+    let again = schemascope(&["describe", database, "--json", "--profile-cache", cache_arg]);
+    assert_eq!(stdout(&again), stdout(&first), "a kept profile answers as the computed one");
+    assert_eq!(stdout(&out), stdout(&first));
+
+    let both =
+        schemascope(&["describe", database, "--profile-cache", cache_arg, "--no-profile-cache"]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+}

@@ -51,6 +51,12 @@ impl NumberKey {
         self.offset
     }
 
+    /// The key from its two parts, as [`Self::double`] and [`Self::offset`] gave them (a stored
+    /// profile read back).
+    pub(crate) fn from_parts(double: f64, offset: i64) -> Self {
+        Self { double, offset }
+    }
+
     /// The number as an exact integer, when it is a whole number in the `i128` range.
     pub fn integer_value(self) -> Option<i128> {
         // Every double of magnitude below 2^127 with no fraction is an integer that fits.
@@ -103,6 +109,16 @@ impl Quarters {
     pub fn between(low: i128, high: i128, quarters: u64) -> Self {
         let step = high.saturating_sub(low).saturating_mul(i128::from(quarters));
         Self(low.saturating_mul(4).saturating_add(step))
+    }
+
+    /// The number in quarter units (`x × 4`), exactly.
+    pub(crate) fn quarter_units(self) -> i128 {
+        self.0
+    }
+
+    /// The number from its quarter units ([`Self::quarter_units`]).
+    pub(crate) fn from_quarter_units(units: i128) -> Self {
+        Self(units)
     }
 
     /// The nearest double.

@@ -1,9 +1,9 @@
 //! Recognising well-known string formats (the ones JSON Schema names) in profiled values.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A string format, named as JSON Schema's `format` keyword names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum StringFormat {
     /// RFC 3339 date and time, e.g. `2024-03-05T10:22:00Z`.
     #[serde(rename = "date-time")]

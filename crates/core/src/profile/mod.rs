@@ -18,6 +18,7 @@ pub mod numeric;
 mod path_limit;
 mod sketch;
 mod skewed_bins;
+mod stored;
 mod string_counts;
 mod tape;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
 pub use formats::StringFormat;
 pub use model::*;
 pub use path_limit::{PathLimit, Unprofiled};
+pub use stored::StoredProfile;
 
 /// Most frequent values kept per property.
 pub const TOP_VALUES: usize = 100;

@@ -543,6 +543,34 @@ impl Database for ClickHouseDatabase {
         Dialect::ClickHouse
     }
 
+    fn data_version(&self, table: &TableInfo) -> Result<Option<String>, SourceError> {
+        let name = SqlValue::Text(table.name.clone());
+        let listed = self.query(
+            "SELECT engine, toString(metadata_modification_time) FROM system.tables WHERE database = currentDatabase() AND name = $1",
+            std::slice::from_ref(&name),
+        )?;
+        // A MergeTree table's rows live in immutable parts: every insert, mutation or merge
+        // makes parts of new names. Other engines (Memory, Log, views, Distributed) say nothing
+        // of their changes.
+        let Some(row) = listed.first() else { return Ok(None) };
+        if !row[0].as_str().is_some_and(|engine| engine.ends_with("MergeTree")) {
+            return Ok(None);
+        }
+        let parts = self.query(
+            "SELECT name, toString(rows), toString(bytes_on_disk), toString(modification_time) FROM system.parts WHERE database = currentDatabase() AND table = $1 AND active ORDER BY name",
+            &[name],
+        )?;
+        let mut text = row[1].as_str().unwrap_or_default().to_string();
+        for part in &parts {
+            for value in part {
+                text.push('\u{1f}');
+                text.push_str(value.as_str().unwrap_or_default());
+            }
+            text.push('\u{1e}');
+        }
+        Ok(Some(format!("clickhouse:{}", crate::profile_store::digest_hex(text.as_bytes()))))
+    }
+
     fn location(&self) -> &str {
         &self.location
     }

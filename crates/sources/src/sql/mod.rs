@@ -42,6 +42,7 @@ pub use self::pg_plan::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
 use crate::error::SourceError;
+use crate::profile_store::{EntryKey, ProfileStore};
 pub use schemascope_query::Callables;
 
 /// How long one statement may run before the database cancels it.
@@ -294,6 +295,13 @@ pub trait Database: Send + Sync + fmt::Debug {
         self.run(sql, params, None, timeout_ms).map(|r| r.rows)
     }
 
+    /// A token that changes whenever `table`'s rows may have changed, under which its profile is
+    /// kept across restarts ([`crate::profile_store`]); `None` when the engine cannot tell (a
+    /// view), and the table is then profiled anew each time.
+    fn data_version(&self, _table: &TableInfo) -> Result<Option<String>, SourceError> {
+        Ok(None)
+    }
+
     /// How many statements of one table's profile may run at once on this database (each on
     /// its own connection; the pool keeps one more for callers).
     fn profile_parallelism(&self) -> usize {
@@ -315,8 +323,12 @@ pub struct LoadedDatabase {
     pub collections: Vec<Arc<Collection>>,
 }
 
-/// Reads the catalog; each table is profiled inside the database when a tool first needs it.
-pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, SourceError> {
+/// Reads the catalog; each table is profiled inside the database when a tool first needs it,
+/// or read from `store` when it was profiled before at the same data version.
+pub fn load_database(
+    database: Arc<dyn Database>,
+    store: Option<&ProfileStore>,
+) -> Result<LoadedDatabase, SourceError> {
     let catalog = database.catalog()?;
     let collections = catalog
         .tables
@@ -324,7 +336,7 @@ pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, Sour
         .map(|table| {
             Arc::new(Collection::from_table(
                 table,
-                Box::new(TableProfiler { database: Arc::clone(&database) }),
+                Box::new(TableProfiler { database: Arc::clone(&database), store: store.cloned() }),
             ))
         })
         .collect();
@@ -335,6 +347,14 @@ pub fn load_database(database: Arc<dyn Database>) -> Result<LoadedDatabase, Sour
 #[derive(Debug)]
 struct TableProfiler {
     database: Arc<dyn Database>,
+    store: Option<ProfileStore>,
+}
+
+impl TableProfiler {
+    fn data_version(&self, table: &TableInfo) -> Option<String> {
+        // Not knowing the version only means not reusing a profile.
+        self.database.data_version(table).ok().flatten()
+    }
 }
 
 impl DeferredProfile for TableProfiler {
@@ -343,13 +363,27 @@ impl DeferredProfile for TableProfiler {
         table: &TableInfo,
         progress: &ProfileProgress,
     ) -> Result<CollectionProfile, ProfileFailure> {
-        pushdown::profile_table_with_progress(&*self.database, table, progress).map_err(|e| {
-            ProfileFailure {
+        let stored = self.store.as_ref().and_then(|store| {
+            let key = EntryKey::new(self.database.location(), table, self.data_version(table)?);
+            Some((store, key))
+        });
+        if let Some(profile) = stored.as_ref().and_then(|(store, key)| store.load(key)) {
+            return Ok(profile);
+        }
+        let profile = pushdown::profile_table_with_progress(&*self.database, table, progress)
+            .map_err(|e| ProfileFailure {
                 // An unreachable or restarting server passes; a timeout or a refusal would only
                 // repeat.
                 transient: e.class() == crate::error::ErrorClass::Resource,
                 message: e.to_string(),
-            }
-        })
+            })?;
+        // Kept only when the version did not move while the table was read: the profile is
+        // then of that one version.
+        if let Some((store, key)) = stored
+            && self.data_version(table).as_deref() == Some(key.data_version())
+        {
+            store.save(&key, &profile);
+        }
+        Ok(profile)
     }
 }

@@ -497,9 +497,50 @@ const KEYS: &str = "SELECT con.conrelid::int8, con.contype::text, con.confrelid:
      JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum)
 FROM pg_constraint con WHERE con.contype IN ('p', 'f') ORDER BY con.conrelid, con.conname";
 
+/// What moves when a table's rows may have changed: its file node (a `TRUNCATE`, a rewrite),
+/// its cumulative insert, update and delete counters, and the server's start and the
+/// database's statistics reset (after either the counters start again from zero). Read only
+/// where the counters are kept and follow every change: `track_counts` on, and not a standby,
+/// whose replayed changes are not counted (`in_hot_standby`, PostgreSQL 14 and later: before,
+/// nothing says so without calling a volatile function, and tables are not versioned).
+const DATA_VERSION: &str =
+    "SELECT c.relkind::text, c.relfilenode::int8, s.n_tup_ins, s.n_tup_upd, s.n_tup_del,
+  current_setting('track_counts'), current_setting('in_hot_standby', true), pg_postmaster_start_time()::text,
+  (SELECT d.stats_reset::text FROM pg_stat_database d WHERE d.datname = current_database())
+FROM pg_class c JOIN pg_stat_all_tables s ON s.relid = c.oid
+WHERE c.oid = to_regclass($1)";
+
 impl Database for PostgresDatabase {
     fn profile_parallelism(&self) -> usize {
         super::pool::profile_parallelism()
+    }
+
+    fn data_version(&self, table: &TableInfo) -> Result<Option<String>, SourceError> {
+        let quoted = Dialect::Postgres.quote_table(&table.name);
+        let rows = self.query(DATA_VERSION, &[SqlValue::Text(quoted)])?;
+        let Some(row) = rows.first() else { return Ok(None) };
+        // A view or partitioned table has no rows of its own, a foreign table's are elsewhere:
+        // only plain tables and materialized views are versioned.
+        let counted = matches!(row[0].as_str(), Some("r" | "m"))
+            && row[5].as_str() == Some("on")
+            && row[6].as_str() == Some("off");
+        if !counted {
+            return Ok(None);
+        }
+        let text = |v: &SqlValue| match v {
+            SqlValue::Integer(i) => i.to_string(),
+            SqlValue::Text(t) => t.clone(),
+            _ => "-".into(),
+        };
+        Ok(Some(format!(
+            "pg:{}:{}:{}:{}:{}:{}",
+            text(&row[1]),
+            text(&row[2]),
+            text(&row[3]),
+            text(&row[4]),
+            text(&row[7]),
+            text(&row[8])
+        )))
     }
 
     fn dialect(&self) -> Dialect {

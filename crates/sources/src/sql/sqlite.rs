@@ -65,6 +65,9 @@ struct Pooled {
 pub struct SqliteDatabase {
     path: PathBuf,
     location: String,
+    /// The file's content digest with the file stamps it was computed at: a database of many
+    /// tables is read once per change, not once per table.
+    digest: std::sync::Mutex<Option<(Vec<FileStamp>, String)>>,
     pool: Pool<Pooled>,
     callables: Arc<Callables>,
     /// The function names the authorizer lets through (from `callables`).
@@ -166,6 +169,7 @@ impl SqliteDatabase {
         let database = Self {
             path: path.to_path_buf(),
             location: location.clone(),
+            digest: std::sync::Mutex::new(None),
             pool: Pool::new(first, pool_size()),
             callables: Arc::new(callables),
             allowed: Arc::new(names),
@@ -383,9 +387,95 @@ fn read(value: ValueRef<'_>) -> SqlValue {
     }
 }
 
+/// What the file system says of a file: identity, size and last change (a rewrite or a write
+/// moves one of them, `ctime` even when `mtime` is set back).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    identity: (u64, u64),
+    len: u64,
+    changed: (i64, i64, i64, i64),
+}
+
+impl FileStamp {
+    /// The stamp of `path`; `None` when there is no such file.
+    fn of(path: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Self {
+            identity: (m.dev(), m.ino()),
+            len: m.size(),
+            changed: (m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+/// The database file and its write-ahead log, which holds committed pages not yet copied back.
+fn database_files(path: &Path) -> [PathBuf; 2] {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    [path.to_path_buf(), PathBuf::from(wal)]
+}
+
+impl SqliteDatabase {
+    /// The SHA-256 of the database file and its log: equal digests, equal tables. Computed again
+    /// only when a file's stamp moved.
+    fn content_digest(&self) -> Result<Option<String>, SourceError> {
+        let files = database_files(&self.path);
+        let stamps: Vec<FileStamp> = files.iter().filter_map(|f| FileStamp::of(f)).collect();
+        if let Some((at, digest)) = lock(&self.digest).as_ref()
+            && *at == stamps
+        {
+            return Ok(Some(digest.clone()));
+        }
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        for file in &files {
+            let Ok(mut opened) = std::fs::File::open(file) else {
+                hasher.update(b"absent\0");
+                continue;
+            };
+            let mut buffer = vec![0_u8; 1 << 20];
+            loop {
+                use std::io::Read;
+                let read = match opened.read(&mut buffer) {
+                    Ok(read) => read,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(SourceError::Database {
+                            location: self.location.clone(),
+                            message: format!(
+                                "cannot read {} to know whether it changed: {e}",
+                                file.display()
+                            ),
+                        });
+                    }
+                };
+                if read == 0 {
+                    break;
+                }
+                hasher.update(&buffer[..read]);
+            }
+            hasher.update(b"\0end\0");
+        }
+        // A write while the files were read moves a stamp: that digest is of no one version.
+        let after: Vec<FileStamp> = files.iter().filter_map(|f| FileStamp::of(f)).collect();
+        if after != stamps {
+            return Ok(None);
+        }
+        let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        *lock(&self.digest) = Some((stamps, digest.clone()));
+        Ok(Some(digest))
+    }
+}
+
 impl Database for SqliteDatabase {
     fn profile_parallelism(&self) -> usize {
         super::pool::profile_parallelism()
+    }
+
+    fn data_version(&self, _table: &TableInfo) -> Result<Option<String>, SourceError> {
+        // Views too: a view reads tables of this same file, which the digest covers.
+        Ok(self.content_digest()?.map(|digest| format!("sqlite-sha256:{digest}")))
     }
 
     fn dialect(&self) -> Dialect {

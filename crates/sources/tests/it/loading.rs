@@ -375,9 +375,9 @@ fn a_mapped_file_loads_exactly_as_a_copied_one() {
         "large enough to be mapped"
     );
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
-    let copied = load_with(&spec, &NoProgress, ReadMode::COPY).expect("copied");
+    let copied = load_with(&spec, &NoProgress, ReadMode::COPY, None).expect("copied");
     // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
-    let mapped = load_with(&spec, &NoProgress, unsafe { ReadMode::map() }).expect("mapped");
+    let mapped = load_with(&spec, &NoProgress, unsafe { ReadMode::map() }, None).expect("mapped");
     let (a, b) = (&copied.collections[0], &mapped.collections[0]);
     let items = |c: &schemascope_core::Collection| {
         c.items()
@@ -407,7 +407,7 @@ fn a_mapped_file_that_is_not_utf8_names_the_place() {
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
     // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
     for mode in [ReadMode::COPY, unsafe { ReadMode::map() }] {
-        let err = load_with(&spec, &NoProgress, mode).expect_err("not UTF-8").to_string();
+        let err = load_with(&spec, &NoProgress, mode, None).expect_err("not UTF-8").to_string();
         assert!(err.contains("not valid UTF-8") && err.contains(":3:"), "{mode:?}: {err}");
     }
 }

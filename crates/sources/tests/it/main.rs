@@ -17,6 +17,7 @@ mod exact_numbers;
 mod loading;
 mod pg_cancel;
 mod pg_values;
+mod profile_store;
 mod sql_clickhouse;
 mod sql_postgres;
 mod sql_sqlite;

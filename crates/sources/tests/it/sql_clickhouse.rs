@@ -41,7 +41,10 @@ fn users() -> Vec<(String, ReadOnlyMode)> {
 /// Creates `database` if need be and runs `setup` in it as the writing user (test data), then
 /// connects to it as the read-only user: the database and the writer's URI, or `None` when
 /// either user is not configured.
-fn scratch_database(database: &str, setup: &[&str]) -> Option<(ClickHouseDatabase, String)> {
+pub(crate) fn scratch_database(
+    database: &str,
+    setup: &[&str],
+) -> Option<(ClickHouseDatabase, String)> {
     let (Some(ro), Some(rw)) =
         (uri("SCHEMASCOPE_TEST_CLICKHOUSE"), uri("SCHEMASCOPE_TEST_CLICKHOUSE_RW"))
     else {
@@ -56,7 +59,7 @@ fn scratch_database(database: &str, setup: &[&str]) -> Option<(ClickHouseDatabas
 }
 
 /// Runs `sql` as the writing user, straight over HTTP (test setup only).
-fn as_writer(rw: &str, sql: &str) {
+pub(crate) fn as_writer(rw: &str, sql: &str) {
     let rest = rw.strip_prefix("clickhouse://").expect("clickhouse URI");
     let (info, address) = rest.rsplit_once('@').expect("user info");
     let (user, password) = info.split_once(':').expect("password");

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use schemascope_sources::{Progress, SourceSpec, load};
+use schemascope_sources::{Progress, ReadMode, SourceSpec};
 use serde_json::{Value, json};
 
 use schemascope_core::sync::lock;
@@ -102,7 +102,7 @@ impl Sources {
                     spec.name
                 )));
             }
-            match load(spec, progress) {
+            match self.load_spec(spec, progress, ReadMode::COPY) {
                 Ok(source) => self.insert(source),
                 Err(error) => {
                     let error = ToolError::from(error);
@@ -150,7 +150,7 @@ impl Sources {
     /// and the next retry are updated.
     pub(crate) fn retry_failed(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
         let Some(failed) = self.failed_source(name) else { return Ok(()) };
-        match load(&failed.spec, &schemascope_sources::NoProgress) {
+        match self.load_spec(&failed.spec, &schemascope_sources::NoProgress, ReadMode::COPY) {
             Ok(source) => {
                 // Removed first, so nobody sees the source both failed and served.
                 lock(&self.failed).remove(name);

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use schemascope_core::sync::{lock, read, write};
 use schemascope_sources::{
-    FileWatcher, NoProgress, Progress, ReadMode, Source, SourceSpec, load, load_with,
+    FileWatcher, NoProgress, ProfileStore, Progress, ReadMode, Source, SourceSpec, load_with,
 };
 use tokio::sync::broadcast;
 
@@ -69,6 +69,8 @@ pub struct Sources {
     /// How long a call waits for tables' profiles before answering with what is known, in
     /// milliseconds; `u64::MAX` waits until they are done (one-shot commands).
     profile_patience_ms: AtomicU64,
+    /// Where database tables' profiles are kept across restarts; `None`: not kept.
+    profile_store: RwLock<Option<ProfileStore>>,
 }
 
 impl Drop for Sources {
@@ -105,7 +107,27 @@ impl Sources {
             profile_patience_ms: AtomicU64::new(
                 u64::try_from(DEFAULT_PROFILE_PATIENCE.as_millis()).unwrap_or(u64::MAX),
             ),
+            profile_store: RwLock::new(None),
         })
+    }
+
+    /// Keeps database tables' profiles in `store` across restarts, reused while a table's data
+    /// is unchanged (see [`schemascope_sources::profile_store`]); `None` profiles every table
+    /// anew. Applies to sources loaded from now on.
+    pub fn set_profile_store(&self, store: Option<ProfileStore>) {
+        *write(&self.profile_store) = store;
+    }
+
+    /// Loads one source as every path here does: files as `mode` says, database tables'
+    /// profiles from the store while unchanged.
+    fn load_spec(
+        &self,
+        spec: &SourceSpec,
+        progress: &dyn Progress,
+        mode: ReadMode,
+    ) -> Result<Source, schemascope_sources::SourceError> {
+        let store = read(&self.profile_store).clone();
+        load_with(spec, progress, mode, store.as_ref())
     }
 
     /// How long a call waits for database tables' profiles before it answers with what is known
@@ -163,7 +185,7 @@ impl Sources {
                     spec.name
                 )));
             }
-            let source = load_with(spec, progress, mode)?;
+            let source = self.load_spec(spec, progress, mode)?;
             self.insert(source);
         }
         Ok(())
@@ -287,7 +309,7 @@ impl Sources {
             return self.retry_failed(name);
         }
         let current = self.get(Some(name))?;
-        match load(&current.spec, &NoProgress) {
+        match self.load_spec(&current.spec, &NoProgress, ReadMode::COPY) {
             Ok(source) => {
                 lock(&self.reload_errors).remove(name);
                 self.insert(source);
