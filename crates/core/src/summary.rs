@@ -439,7 +439,8 @@ fn summarize_pending_table(collection: &Collection, table: &TableInfo) -> Collec
         name: collection.name().to_string(),
         kind: collection.kind(),
         count: collection.known_item_count(),
-        exact: true,
+        // The columns shown are final; an estimated row count is not an exact figure.
+        exact: !collection.count_is_estimate(),
         profile: Some(PendingProfile {
             state: collection.profile_state(),
             columns_done: properties.len(),

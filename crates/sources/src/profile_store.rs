@@ -118,9 +118,13 @@ impl ProfileStore {
         self.dir.join(format!("{}.json", hex(&digest[..16])))
     }
 
-    /// The profile stored under `key`, if one was and it reads back whole.
+    /// The profile stored under `key`, if one was, by this user and writable by no one else,
+    /// and it reads back whole. A FIFO or device in its place is passed over without waiting.
     pub fn load(&self, key: &EntryKey) -> Option<CollectionProfile> {
-        let file = fs::File::open(self.entry_path(key)).ok()?;
+        let (file, metadata) = crate::file::open_regular(&self.entry_path(key)).ok()?;
+        if !written_by_this_user(&metadata) {
+            return None;
+        }
         let mut text = Vec::new();
         file.take(MAX_ENTRY_BYTES).read_to_end(&mut text).ok()?;
         let entry: Entry = serde_json::from_slice(&text).ok()?;
@@ -181,6 +185,22 @@ impl ProfileStore {
             }
         }
     }
+}
+
+/// True when the file belongs to the user running this process and no one else may write it,
+/// as ssh asks of its keys: a profile planted by another user is not believed.
+#[cfg(unix)]
+fn written_by_this_user(metadata: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid takes no arguments, touches no memory and cannot fail.
+    #[allow(unsafe_code)] // one FFI call, its safety stated above
+    let user = unsafe { libc::geteuid() };
+    metadata.uid() == user && metadata.mode() & 0o022 == 0
+}
+
+#[cfg(not(unix))]
+fn written_by_this_user(_metadata: &fs::Metadata) -> bool {
+    true
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -28,6 +28,7 @@ struct Target<'a> {
 }
 
 fn target<'a>(
+    sources: &crate::Sources,
     source: &'a Source,
     collection: Option<&str>,
     record: Option<&str>,
@@ -76,7 +77,7 @@ fn target<'a>(
                     }
                 }
             }
-            Ok(Target { collection: c, record: None, profile: c.profile() })
+            Ok(Target { collection: c, record: None, profile: sources.ready_profile(source, c)? })
         }
     }
 }
@@ -145,7 +146,12 @@ fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResul
     {
         return live_query(services, &source, &snapshot, &name, &params);
     }
-    let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
+    let t = target(
+        &services.sources,
+        &source,
+        params.collection.as_deref(),
+        params.record_name.as_deref(),
+    )?;
     let schema = infer_schema(t.profile);
     let (example, metadata) = example_and_metadata(&source, &t);
     let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
@@ -266,7 +272,12 @@ fn run_validate(services: &Services, params: ValidateValueParams) -> Result<Tool
             Some(merged.values.len()),
         ));
     }
-    let t = target(&source, params.collection.as_deref(), params.record_name.as_deref())?;
+    let t = target(
+        &services.sources,
+        &source,
+        params.collection.as_deref(),
+        params.record_name.as_deref(),
+    )?;
     let schema = infer_schema(t.profile);
     let report = validate(&schema, &params.value)?;
     let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());

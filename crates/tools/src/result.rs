@@ -87,6 +87,10 @@ pub enum ToolError {
     /// The source is being served but failed to load (it is retried; the message says when).
     #[error("{0}")]
     SourceUnavailable(String),
+    /// A database table's profile, which the call needs whole, is still being computed in the
+    /// background past the server's patience; the message says how far it is.
+    #[error("{0}")]
+    ProfilePending(String),
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
@@ -115,6 +119,7 @@ impl ToolError {
             Self::InvalidParams(_) => "invalid_params",
             Self::NoValues(_) => "no_values",
             Self::SourceUnavailable(_) => "source_unavailable",
+            Self::ProfilePending(_) => "profile_pending",
             Self::Storage(_) => "storage_error",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",

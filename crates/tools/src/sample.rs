@@ -62,11 +62,16 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
     let mut info = Map::new();
     let mut depth_limited = 0;
     for collection in &collections {
-        if let Some(path) = &stratify_by
-            && collection.profile().property(path).is_none()
+        // Strata are a property's values: only a stratified sample needs the whole profile.
+        let profile = match &stratify_by {
+            Some(_) => Some(sources.ready_profile(&source, collection)?),
+            None => None,
+        };
+        if let (Some(path), Some(profile)) = (&stratify_by, profile)
+            && profile.property(path).is_none()
         {
             let available: Vec<String> =
-                collection.profile().properties().iter().map(|p| p.path.to_string()).collect();
+                profile.properties().iter().map(|p| p.path.to_string()).collect();
             let hint = did_you_mean(&path.to_string(), available.iter().map(String::as_str));
             return Err(ToolError::InvalidParams(format!(
                 "cannot stratify {} by `{path}`: no such property.{hint} Available: {}",
@@ -87,7 +92,7 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
             // A table's rows stay in its database: sample from a bounded pool of them.
             (Some(table), Some(db)) => {
                 let strata: Option<(String, Vec<Value>)> = stratify_by.as_ref().and_then(|path| {
-                    let top = collection.profile().property(path)?;
+                    let top = profile?.property(path)?;
                     let values = top
                         .strings
                         .iter()

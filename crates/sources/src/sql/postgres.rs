@@ -498,15 +498,23 @@ const KEYS: &str = "SELECT con.conrelid::int8, con.contype::text, con.confrelid:
 FROM pg_constraint con WHERE con.contype IN ('p', 'f') ORDER BY con.conrelid, con.conname";
 
 /// What moves when a table's rows may have changed: its file node (a `TRUNCATE`, a rewrite),
-/// its cumulative insert, update and delete counters, and the server's start and the
-/// database's statistics reset (after either the counters start again from zero). Read only
-/// where the counters are kept and follow every change: `track_counts` on, and not a standby,
-/// whose replayed changes are not counted (`in_hot_standby`, PostgreSQL 14 and later: before,
-/// nothing says so without calling a volatile function, and tables are not versioned).
-const DATA_VERSION: &str =
-    "SELECT c.relkind::text, c.relfilenode::int8, s.n_tup_ins, s.n_tup_upd, s.n_tup_del,
+/// its cumulative insert, update and delete counters, its columns as stored (a column dropped
+/// and added again keeps its name and type but not its number), and the server's start and
+/// the database's statistics reset (after either the counters start again from zero).
+///
+/// Read only where the counters follow every change of what the table's profile shows:
+/// `track_counts` on; not a standby, whose replayed changes are not counted (`in_hot_standby`,
+/// PostgreSQL 14 and later: before, nothing says so without a volatile function); no
+/// inheritance children (their rows are read with the parent's); no row-level security (a
+/// policy changes what a role sees without a write); no column of a user-defined type (an enum
+/// label renamed or a composite's attribute dropped changes values without a write).
+const DATA_VERSION: &str = "SELECT c.relkind::text, c.relfilenode::int8, s.n_tup_ins, s.n_tup_upd, s.n_tup_del,
   current_setting('track_counts'), current_setting('in_hot_standby', true), pg_postmaster_start_time()::text,
-  (SELECT d.stats_reset::text FROM pg_stat_database d WHERE d.datname = current_database())
+  (SELECT d.stats_reset::text FROM pg_stat_database d WHERE d.datname = current_database()),
+  c.relhassubclass OR c.relrowsecurity OR c.relforcerowsecurity
+    OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND a.atttypid >= 16384),
+  (SELECT string_agg(a.attnum || ' ' || a.atttypid || ' ' || a.atttypmod || ' ' || a.attisdropped || ' ' || a.atthasmissing, ',' ORDER BY a.attnum)
+     FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0)
 FROM pg_class c JOIN pg_stat_all_tables s ON s.relid = c.oid
 WHERE c.oid = to_regclass($1)";
 
@@ -523,7 +531,8 @@ impl Database for PostgresDatabase {
         // only plain tables and materialized views are versioned.
         let counted = matches!(row[0].as_str(), Some("r" | "m"))
             && row[5].as_str() == Some("on")
-            && row[6].as_str() == Some("off");
+            && row[6].as_str() == Some("off")
+            && row[9] == SqlValue::Bool(false);
         if !counted {
             return Ok(None);
         }
@@ -532,15 +541,8 @@ impl Database for PostgresDatabase {
             SqlValue::Text(t) => t.clone(),
             _ => "-".into(),
         };
-        Ok(Some(format!(
-            "pg:{}:{}:{}:{}:{}:{}",
-            text(&row[1]),
-            text(&row[2]),
-            text(&row[3]),
-            text(&row[4]),
-            text(&row[7]),
-            text(&row[8])
-        )))
+        let version = [1, 2, 3, 4, 7, 8, 10].map(|i| text(&row[i])).join("\u{1f}");
+        Ok(Some(format!("pg:{}", crate::profile_store::digest_hex(version.as_bytes()))))
     }
 
     fn dialect(&self) -> Dialect {

@@ -115,6 +115,22 @@ fn an_entry_of_other_columns_or_a_damaged_one_is_not_used() {
     std::fs::write(&entry_path, b"{\"format\": 1, \"key\": ").expect("damage");
     assert_eq!(count(open(), &store, "t"), 2, "a damaged entry is profiled over");
     assert!(entry_of(&store_dir, "t").is_some(), "and stored again");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // An entry others may write could be anyone's.
+        forge_count(&store_dir, "t", 4242);
+        std::fs::set_permissions(&entry_path, std::fs::Permissions::from_mode(0o666))
+            .expect("chmod");
+        assert_eq!(count(open(), &store, "t"), 2, "an entry others may write is not believed");
+
+        // A FIFO where the entry belongs is passed over, not waited on.
+        std::fs::remove_file(&entry_path).expect("remove");
+        let made = std::process::Command::new("mkfifo").arg(&entry_path).status().expect("mkfifo");
+        assert!(made.success());
+        assert_eq!(count(open(), &store, "t"), 2);
+    }
 }
 
 #[test]
@@ -163,6 +179,33 @@ fn a_postgres_table_is_reused_until_a_write_or_truncate_and_a_view_is_never_stor
 
     assert_eq!(count(open(), &store, &format!("{schema}.v")), 0);
     assert!(entry_of(dir.path(), &format!("{schema}.v")).is_none(), "a view has no version");
+
+    // A column dropped and added again under its name and type moves no counter.
+    write(&mut admin, &format!("INSERT INTO {schema}.t VALUES (1, 'x')"));
+    assert_eq!(count(open(), &store, &table), 1);
+    forge_count(dir.path(), &table, 4242);
+    write(
+        &mut admin,
+        &format!("ALTER TABLE {schema}.t DROP COLUMN b; ALTER TABLE {schema}.t ADD COLUMN b text"),
+    );
+    assert_eq!(count(open(), &store, &table), 1, "a column added again is a change");
+
+    // What changes the rows a table shows without a write to it is never kept: a child's
+    // rows (read with its parent's), a policy, a user-defined type's definition.
+    write(
+        &mut admin,
+        &format!(
+            "CREATE TABLE {schema}.parent (a int); CREATE TABLE {schema}.child () INHERITS ({schema}.parent);
+             CREATE TABLE {schema}.guarded (a int); ALTER TABLE {schema}.guarded ENABLE ROW LEVEL SECURITY;
+             CREATE TYPE {schema}.mood AS ENUM ('sad', 'ok'); CREATE TABLE {schema}.moods (m {schema}.mood);
+             INSERT INTO {schema}.moods VALUES ('sad')"
+        ),
+    );
+    for kept_never in ["parent", "guarded", "moods"] {
+        let name = format!("{schema}.{kept_never}");
+        count(open(), &store, &name);
+        assert!(entry_of(dir.path(), &name).is_none(), "{name} has no version");
+    }
     let _ = admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
 }
 

@@ -156,6 +156,38 @@ impl Sources {
         self.profiles.wait(collections, patience);
     }
 
+    /// The whole profile of `collection` of `source`: a database table's is waited for as
+    /// [`Self::await_profiles`] does, and when it is still being computed the call is answered
+    /// with how far it is rather than held until it is done.
+    pub fn ready_profile<'c>(
+        &self,
+        source: &Source,
+        collection: &'c schemascope_core::Collection,
+    ) -> Result<&'c schemascope_core::CollectionProfile, ToolError> {
+        if collection.table().is_none() {
+            return Ok(collection.profile());
+        }
+        if collection.profile_ready().is_none()
+            && let Some(shared) =
+                source.collections.iter().find(|c| std::ptr::eq(&***c, collection))
+        {
+            self.await_profiles(source, std::slice::from_ref(shared));
+        }
+        collection.profile_ready().ok_or_else(|| {
+            let progress = collection.profile_progress();
+            let done = progress.partial.as_ref().map_or(0, |p| p.properties().len());
+            let columns = collection.table().map_or(0, |t| t.columns.len());
+            let now = progress.step.map(|step| format!(", now {step}")).unwrap_or_default();
+            let failed =
+                collection.profile_error().map(|e| format!(" ({e})")).unwrap_or_default();
+            ToolError::ProfilePending(format!(
+                "the profile of table `{}` is not ready yet ({}: {done} of {columns} columns done{now}){failed}; describe_schema shows what is known meanwhile; try again in a moment",
+                collection.name(),
+                collection.profile_state().words()
+            ))
+        })
+    }
+
     /// Has `hook` see every source before and after it is served (see [`ServeHook`]).
     pub fn add_hook(&self, hook: Weak<dyn ServeHook>) {
         write(&self.hooks).push(hook);
