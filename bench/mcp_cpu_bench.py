@@ -24,13 +24,14 @@ Measured, per run (R runs; medians reported):
 With `--before PATH` (another build of schemascope, say of `main`), each run also serves the same
 calls from that binary, interleaved with the first, and the two are printed side by side.
 Printed: medians, ratios (schemascope server CPU per call / bm25s per query), the server's peak RSS
-(VmHWM) and this process's peak RSS (bm25s). Written to bench/data/last-mcp-cpu-bench.json.
+(VmHWM), bm25s's (it runs in a process of its own) and the client's. Written to bench/data/last-mcp-cpu-bench.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import datetime as dt
 import json
 import os
@@ -261,11 +262,24 @@ def time_bm25s(docs, queries, rounds: int) -> tuple[str, float]:
     return backend, (time.process_time() - start) / (rounds * len(known)) * 1e6
 
 
+def time_bm25s_apart(terms: Path, rounds: int) -> tuple[str, float, float]:
+    """time_bm25s in a process of its own (numba has crashed this one after the MCP sessions):
+    backend, µs per query, and that process's peak RSS in MB."""
+    code = ("import json, resource, sys; sys.path.insert(0, sys.argv[1]); import mcp_cpu_bench as m; "
+            "t = json.loads(open(sys.argv[2]).read()); b, us = m.time_bm25s(t['chunks'], t['questions'], int(sys.argv[3])); "
+            "print(json.dumps([b, us, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(terms), str(rounds)],
+                         check=True, capture_output=True, text=True)
+    backend, per_query, rss = json.loads(out.stdout.strip().splitlines()[-1])
+    return backend, per_query, rss
+
+
 def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> int:
+    faulthandler.enable()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=3000, help="calls of each tool per run")
     parser.add_argument("--tables", type=int, default=620,
@@ -283,14 +297,14 @@ def main() -> int:
     paths = Paths(args.tables)
     prepare(args.schemascope, paths, args.skip_build)
     asked = questions()
-    terms = json.loads(paths.terms.read_text())
-    docs, queries = terms["chunks"], terms["questions"]
+    docs = json.loads(paths.terms.read_text())["chunks"]
     loads = [load()]
     runs: dict[str, list[float]] = {"search_us": [], "list_us": [], "bm25s_us": [], "search_wall_us": [], "list_wall_us": []}
     if args.before:
         runs.update({"before_search_us": [], "before_list_us": [], "before_rss_mb": []})
     server = {}
     backend = None
+    bm25s_peak = 0.0
     for run in range(args.runs):
         if args.before:
             # First in odd runs, second in even ones: neither build always gets the quieter turn.
@@ -309,13 +323,14 @@ def main() -> int:
             server = asyncio.run(run_server(args.schemascope, paths.db, args.calls, asked))
         for key in ("search_us", "list_us", "search_wall_us", "list_wall_us"):
             runs[key].append(server[key])
-        backend, per_query = time_bm25s(docs, queries, args.bm25s_rounds)
+        backend, per_query, bm25s_rss = time_bm25s_apart(paths.terms, args.bm25s_rounds)
+        bm25s_peak = max(bm25s_peak, bm25s_rss)
         runs["bm25s_us"].append(per_query)
         loads.append(load())
         print(f"run {run + 1}/{args.runs}: search {server['search_us']:.0f} µs, list_sources {server['list_us']:.0f} µs "
               f"of server CPU per call; bm25s {per_query:.1f} µs per query; load {loads[-1]}", file=sys.stderr)
     med = {k: statistics.median(v) for k, v in runs.items()}
-    bm25s_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    client_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\nServer CPU per MCP call (stdio, Python mcp SDK), {args.calls:,} calls of each tool per run, medians of {args.runs} runs")
     print(f"source: {paths.db.relative_to(ROOT)}, {server['chunks']:,} doc chunks ({len(docs):,} dumped), {len(asked)} questions cycled")
     print(f"{'':<40} {'µs/call':>10} {'target':>8} {'× bm25s':>9}")
@@ -329,14 +344,14 @@ def main() -> int:
         print(f"{'search_schema_docs (server CPU)':<40} {med['before_search_us']:>10.1f}   after/before {med['search_us'] / med['before_search_us']:.2f}")
         print(f"{'list_sources (server CPU)':<40} {med['before_list_us']:>10.1f}   after/before {med['list_us'] / med['before_list_us']:.3f}")
         print(f"{'server peak RSS (MB)':<40} {med['before_rss_mb']:>10.0f}")
-    print(f"\npeak RSS: server {server['server_peak_rss_mb']:.0f} MB; this process (bm25s, client) {bm25s_peak:.0f} MB")
+    print(f"\npeak RSS: server {server['server_peak_rss_mb']:.0f} MB; bm25s {bm25s_peak:.0f} MB; this process (MCP client) {client_peak:.0f} MB")
     print(f"server idle CPU {server['idle_cpu_per_s'] * 1e3:.1f} ms/s (subtracted); load average {', '.join(loads)}")
     met = med["search_us"] < 200 and med["list_us"] < 1000
     print("targets: " + ("met" if met else "NOT met"))
     machine = {"cpus": os.cpu_count(), "platform": platform.platform(), "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({"runs": runs, "medians": med, "chunks": server["chunks"], "bm25s_backend": backend,
-                                       "server_peak_rss_mb": server["server_peak_rss_mb"], "bm25s_peak_rss_mb": bm25s_peak,
+                                       "server_peak_rss_mb": server["server_peak_rss_mb"], "bm25s_peak_rss_mb": bm25s_peak, "client_peak_rss_mb": client_peak,
                                        "loads": loads, "machine": machine, "calls": args.calls, "tables": args.tables}, indent=2))
     return 0
 

@@ -206,6 +206,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_tool_result_carries_the_bytes_of_its_text_as_structured_content() {
+        let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let answers = exchange(
+            &[
+                initialize,
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sources"}}"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
+            ],
+            4,
+        )
+        .await;
+        for id in 1..=3 {
+            let answer = answers.iter().find(|a| a["id"] == id).expect("answered");
+            let result = &answer["result"];
+            let text = result["content"][0]["text"].as_str().expect("text content");
+            let envelope: Value = serde_json::from_str(text).expect("the text is JSON");
+            assert_eq!(result["structuredContent"], envelope, "{answer}");
+            assert_eq!(result["isError"], Value::Bool(id == 3), "{answer}");
+        }
+    }
+
+    #[tokio::test]
     async fn lines_rmcp_would_drop_are_answered_and_the_session_goes_on() {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         let answers = exchange(

@@ -404,7 +404,7 @@ pub fn call_tool_reporting(
 
 /// [`call_tool_reporting`] with the answer's JSON text, written once (the cap's measure is the
 /// text). A list_sources call whose answer nothing has changed since the last one gets that
-/// answer again, text and all ([`crate::list_sources::ListingMemo`]).
+/// answer again, text and all (`list_sources::ListingMemo`).
 pub fn call_tool_written(
     services: &Services,
     caller: Caller,
