@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use schemascope_core::ProfileState;
-use schemascope_sources::NoProgress;
 use schemascope_tools::tool_table::{answer_at_once, call_tool, call_tool_written};
 use schemascope_tools::{Caller, Services, Written};
 use serde_json::{Value, json};
