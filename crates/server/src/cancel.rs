@@ -81,38 +81,44 @@ pub(crate) async fn run_blocking<T: Send + 'static>(
     Ended::Stopped { reason, during: token.stopped_during(), late }
 }
 
-/// Runs `work` on the blocking pool under a new token, and returns its result. When `timeout`
+/// Runs `work` on the blocking pool under a new token, and returns its answer. When `timeout`
 /// passes or the MCP client cancels the request first, the token is cancelled and the call
-/// answers with the work's own "stopped" result if it comes within [`NOTICE_GRACE`], else with
-/// a failed envelope saying why.
-pub(crate) async fn run_cancellable(
+/// answers with the work's own "stopped" answer if it comes within [`NOTICE_GRACE`], else with
+/// a failed envelope saying why (made a `T` by `answer`, as is the envelope of work that
+/// panicked).
+pub(crate) async fn run_cancellable<T: Send + 'static>(
     tool: &str,
     timeout: Option<Duration>,
-    work: impl FnOnce() -> ToolResult + Send + 'static,
-) -> ToolResult {
+    work: impl FnOnce() -> T + Send + 'static,
+    answer: impl FnOnce(ToolResult) -> T,
+) -> T {
     match run_blocking(timeout, work).await {
-        Ended::Finished(joined) => finished(tool, joined),
+        Ended::Finished(joined) => finished(tool, joined, answer),
         // Stopped while it waited on shared work (another call's profile of a table): what it
         // answers then is cut short, so the answer says what it waited for instead.
-        Ended::Stopped { reason, during: Some(step), .. } => ToolResult::failed(
+        Ended::Stopped { reason, during: Some(step), .. } => answer(ToolResult::failed(
             format!("`{tool}` was stopped while {step}: {reason}"),
             json!({"error": "cancelled", "reason": reason, "stoppedWhile": step}),
-        ),
-        Ended::Stopped { late: Some(joined), .. } => finished(tool, joined),
-        Ended::Stopped { reason, .. } => ToolResult::failed(
+        )),
+        Ended::Stopped { late: Some(joined), .. } => finished(tool, joined, answer),
+        Ended::Stopped { reason, .. } => answer(ToolResult::failed(
             format!("`{tool}` was stopped: {reason}; its work stops at its next check"),
             json!({"error": "cancelled", "reason": reason}),
-        ),
+        )),
     }
 }
 
 /// The result of work that finished (or panicked).
-fn finished(tool: &str, joined: Result<ToolResult, tokio::task::JoinError>) -> ToolResult {
+fn finished<T>(
+    tool: &str,
+    joined: Result<T, tokio::task::JoinError>,
+    answer: impl FnOnce(ToolResult) -> T,
+) -> T {
     joined.unwrap_or_else(|error| {
-        ToolResult::failed(
+        answer(ToolResult::failed(
             format!("`{tool}` failed unexpectedly: {error}"),
             json!({"error": "internal_error"}),
-        )
+        ))
     })
 }
 

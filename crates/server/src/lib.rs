@@ -25,6 +25,7 @@ mod prompts;
 mod resources;
 mod server;
 mod stdio;
+mod stdio_transport;
 mod subscriptions;
 mod tools;
 

@@ -51,6 +51,9 @@ pub struct SchemascopeServer {
     /// How long a tool call may run before its work is cancelled (`--request-timeout` over
     /// HTTP; none over stdio, whose client cancels with `notifications/cancelled`).
     tool_timeout: Option<std::time::Duration>,
+    /// Whether tool results leave their structured content to the transport, which writes the
+    /// bytes of their text content there (stdio: `crate::stdio_transport`).
+    structured_from_text: bool,
 }
 
 impl std::fmt::Debug for SchemascopeServer {
@@ -65,7 +68,13 @@ impl SchemascopeServer {
     /// A server answering from `services`.
     pub fn new(services: Services) -> Self {
         let session = McpSessionSubscriptions::new(services.clone());
-        Self { services, session, closing: CancellationToken::new(), tool_timeout: None }
+        Self {
+            services,
+            session,
+            closing: CancellationToken::new(),
+            tool_timeout: None,
+            structured_from_text: false,
+        }
     }
 
     /// The same server, cancelling a tool call's work after `timeout` (the call then answers
@@ -82,6 +91,14 @@ impl SchemascopeServer {
         self
     }
 
+    /// The same server, its tool results without structured content: for a transport that
+    /// writes the bytes of their text content as their structured content
+    /// (`crate::stdio_transport`), which are the same bytes as the envelope's.
+    pub(crate) fn with_structured_from_text(mut self) -> Self {
+        self.structured_from_text = true;
+        self
+    }
+
     /// The services this server answers from.
     pub fn services(&self) -> &Services {
         &self.services
@@ -94,6 +111,7 @@ impl SchemascopeServer {
             session: McpSessionSubscriptions::new(self.services.clone()),
             closing: self.closing.clone(),
             tool_timeout: self.tool_timeout,
+            structured_from_text: self.structured_from_text,
         }
     }
 }
@@ -144,7 +162,7 @@ impl ServerHandler for SchemascopeServer {
                 }
             }
         };
-        let run = crate::tools::run_reporting(
+        let run = crate::tools::run_written_reporting(
             self.services.clone(),
             Caller::Ai,
             request.name.to_string(),
@@ -154,8 +172,9 @@ impl ServerHandler for SchemascopeServer {
         );
         // The request's token (cancelled by rmcp on `notifications/cancelled`) is handed to the
         // tool's work through a task-local: see `crate::cancel`.
-        let result = crate::cancel::with_request(context.ct.clone(), run).await;
-        Ok(CallToolResponse::from(crate::tools::call_tool_result(result)))
+        let written = crate::cancel::with_request(context.ct.clone(), run).await;
+        let result = crate::tools::call_tool_result(written, self.structured_from_text);
+        Ok(CallToolResponse::from(result))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -4,8 +4,9 @@
 //! (`jsonrpc::check`) before rmcp reads it: rmcp drops a line it cannot parse (malformed JSON,
 //! nesting past serde_json's limit, a batch) without an answer, which leaves the client
 //! waiting forever. Here such a line is answered with its JSON-RPC error, as over HTTP, and a
-//! line longer than [`MAX_LINE_BYTES`] is refused without being held. rmcp's own output and
-//! these errors reach stdout one whole line at a time.
+//! line longer than [`MAX_LINE_BYTES`] is refused without being held. The server's messages
+//! (written by `stdio_transport`), rmcp's own answers and these errors reach stdout one whole
+//! line at a time.
 
 use rmcp::ServiceExt;
 use rmcp::model::ErrorCode;
@@ -14,6 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use crate::jsonrpc::Refusal;
+use crate::stdio_transport::StdioTransport;
 use crate::{SchemascopeServer, ServerError};
 
 /// The longest message read from stdin (the HTTP transport's default body limit is 4 MiB).
@@ -54,13 +56,15 @@ async fn serve_pipes(
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> Result<(), ServerError> {
     let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
-    // Room for a whole large answer (list_sources over hundreds of tables is a few hundred KB):
-    // rmcp writes it in one go instead of waiting for the writer to drain it 64 KiB at a time.
-    let (rmcp_output, from_rmcp) = tokio::io::duplex(1024 * 1024);
-    let (errors, error_lines) = mpsc::unbounded_channel::<Vec<u8>>();
-    let reading = tokio::spawn(gate(input, to_rmcp, errors));
-    let writing = tokio::spawn(write_lines(from_rmcp, error_lines, output));
-    let running = SchemascopeServer::new(services).serve((rmcp_input, rmcp_output)).await;
+    // Only what rmcp answers itself (a message it cannot read as MCP) is written here; the
+    // server's messages come as lines (`crate::stdio_transport`).
+    let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
+    let (lines, to_write) = mpsc::unbounded_channel::<Vec<u8>>();
+    let reading = tokio::spawn(gate(input, to_rmcp, lines.clone()));
+    let writing = tokio::spawn(write_lines(from_rmcp, to_write, output));
+    let transport = StdioTransport::new(rmcp_input, rmcp_output, lines);
+    let running =
+        SchemascopeServer::new(services).with_structured_from_text().serve(transport).await;
     let outcome = match running {
         Ok(running) => running.waiting().await.map(|_| ()).map_err(ServerError::from),
         Err(error) => Err(error.into()),
@@ -132,26 +136,30 @@ fn error_line(refusal: Refusal) -> Vec<u8> {
     line
 }
 
-/// Writes rmcp's output and the gate's errors to `output`, a whole line at a time.
+/// Writes the server's messages and the gate's errors (`lines`) and what rmcp answers itself
+/// to `output`, a whole line at a time, until both have ended.
 async fn write_lines(
     from_rmcp: impl AsyncRead + Unpin,
-    mut errors: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
     mut output: impl AsyncWrite + Unpin,
 ) {
     let mut reader = BufReader::new(from_rmcp);
     let mut line = Vec::new();
-    let mut errors_open = true;
-    loop {
+    let (mut rmcp_open, mut lines_open) = (true, true);
+    while rmcp_open || lines_open {
         line.clear();
         tokio::select! {
-            read = reader.read_until(b'\n', &mut line) => match read {
-                Ok(0) | Err(_) => break,
+            read = reader.read_until(b'\n', &mut line), if rmcp_open => match read {
+                Ok(0) | Err(_) => {
+                    rmcp_open = false;
+                    continue;
+                }
                 Ok(_) => {}
             },
-            error = errors.recv(), if errors_open => match error {
-                Some(error) => line = error,
+            next = lines.recv(), if lines_open => match next {
+                Some(next) => line = next,
                 None => {
-                    errors_open = false;
+                    lines_open = false;
                     continue;
                 }
             },
@@ -195,6 +203,30 @@ mod tests {
         drop(client);
         server.abort();
         answers
+    }
+
+    #[tokio::test]
+    async fn a_tool_result_carries_the_bytes_of_its_text_as_structured_content() {
+        let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let answers = exchange(
+            &[
+                initialize,
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sources"}}"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
+            ],
+            4,
+        )
+        .await;
+        for id in 1..=3 {
+            let answer = answers.iter().find(|a| a["id"] == id).expect("answered");
+            let result = &answer["result"];
+            let text = result["content"][0]["text"].as_str().expect("text content");
+            let envelope: Value = serde_json::from_str(text).expect("the text is JSON");
+            assert_eq!(result["structuredContent"], envelope, "{answer}");
+            assert_eq!(result["isError"], Value::Bool(id == 3), "{answer}");
+        }
     }
 
     #[tokio::test]

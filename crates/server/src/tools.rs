@@ -1,7 +1,8 @@
 //! The MCP tools: the rows of the tool table (`schemascope_tools::tool_table`) that the served
 //! sources can use, and a call run through the table's one path on the blocking pool —
-//! cancellable, its progress sent as `notifications/progress` when the client asked for it —
-//! returning the `{success, message, data}` envelope as both text and structured content.
+//! cancellable, its progress sent as `notifications/progress` when the client asked for it — or,
+//! when it needs no I/O, at once; returning the `{success, message, data}` envelope as both
+//! text and structured content.
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use rmcp::{
     model::{CallToolResult, ProgressNotificationParam, ProgressToken, Tool},
 };
 use schemascope_tools::tool_table::{self, Progress};
-use schemascope_tools::{Caller, Services, ToolResult};
+use schemascope_tools::{Caller, Services, ToolResult, Written};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -33,46 +34,49 @@ fn as_mcp_tool(definition: &Value) -> Option<Tool> {
     serde_json::from_value(definition.clone()).ok()
 }
 
-/// The envelope as an MCP tool result: JSON text plus structured content, `isError` = !success.
-pub(crate) fn call_tool_result(result: ToolResult) -> CallToolResult {
-    let success = result.success;
-    let envelope = result.into_value();
-    // The text rmcp's `structured` writes (`Value`'s Display), written through a byte buffer
-    // rather than the formatter: the same bytes for a fraction of the time on large answers.
-    let text = serde_json::to_string(&envelope).unwrap_or_default();
-    let mut answer = if success {
+/// The written envelope as an MCP tool result, `isError` = !success: its JSON text as the text
+/// content, and the envelope as structured content — or, when `structured_from_text` (the stdio
+/// transport, which writes the text's bytes there itself: `crate::stdio_transport`), none.
+pub(crate) fn call_tool_result(written: Written, structured_from_text: bool) -> CallToolResult {
+    let mut answer = if written.success {
         CallToolResult::structured(Value::Null)
     } else {
         CallToolResult::structured_error(Value::Null)
     };
-    answer.content = vec![rmcp::model::ContentBlock::text(text)];
-    answer.structured_content = Some(envelope);
+    answer.content = vec![rmcp::model::ContentBlock::text(written.text.to_string())];
+    answer.structured_content =
+        if structured_from_text { None } else { Some(written.into_envelope()) };
     answer
 }
 
-/// Starts tool `name` for `caller`: the returned future runs it on the blocking pool
-/// (cancelled when `timeout` passes — if the tool is one a request timeout bounds — or the
-/// client cancels, see [`crate::cancel`]), and each step it reports arrives on the receiver as
-/// it happens.
-fn start(
+/// The call of a tool, as a surface runs it: `call_tool_reporting` or `call_tool_written`.
+type Call<T> = fn(&Services, Caller, &str, Value, &mut dyn FnMut(Progress)) -> T;
+
+/// Starts tool `name` for `caller`: the returned future runs it through `call` on the blocking
+/// pool (cancelled when `timeout` passes — if the tool is one a request timeout bounds — or the
+/// client cancels, see [`crate::cancel`]; the answers made then become a `T` through `answer`),
+/// and each step it reports arrives on the receiver as it happens.
+fn start<T: Send + 'static>(
     services: Services,
     caller: Caller,
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
-) -> (mpsc::UnboundedReceiver<Progress>, impl Future<Output = ToolResult> + Send) {
+    call: Call<T>,
+    answer: impl FnOnce(ToolResult) -> T + Send + 'static,
+) -> (mpsc::UnboundedReceiver<Progress>, impl Future<Output = T> + Send) {
     let timeout = timeout
         .filter(|_| tool_table::find(&name).is_some_and(|spec| spec.request_timeout_applies));
     let (sender, progress) = mpsc::unbounded_channel();
     let work = async move {
         let label = name.clone();
-        crate::cancel::run_cancellable(&label, timeout, move || {
-            tool_table::call_tool_reporting(&services, caller, &name, arguments, &mut |step| {
+        let work = move || {
+            call(&services, caller, &name, arguments, &mut |step| {
                 // Nobody listening any more is fine: the call still finishes.
                 let _ = sender.send(step);
             })
-        })
-        .await
+        };
+        crate::cancel::run_cancellable(&label, timeout, work, answer).await
     };
     (progress, work)
 }
@@ -85,7 +89,8 @@ pub(crate) async fn run(
     arguments: Value,
     timeout: Option<Duration>,
 ) -> ToolResult {
-    start(services, caller, name, arguments, timeout).1.await
+    let call: Call<ToolResult> = tool_table::call_tool_reporting;
+    start(services, caller, name, arguments, timeout, call, |result| result).1.await
 }
 
 /// [`start`], with each step the call reports handed to `on_step` as it happens, in order, and
@@ -96,20 +101,53 @@ pub(crate) async fn run_reporting<F: Future<Output = ()>>(
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
-    mut on_step: impl FnMut(Progress) -> F,
+    on_step: impl FnMut(Progress) -> F,
 ) -> ToolResult {
-    let (mut steps, work) = start(services, caller, name, arguments, timeout);
+    let call: Call<ToolResult> = tool_table::call_tool_reporting;
+    let (steps, work) = start(services, caller, name, arguments, timeout, call, |result| result);
+    follow(steps, work, on_step).await
+}
+
+/// [`run_reporting`], the answer written as JSON text once (MCP sends it as text and as
+/// structured content). A call that needs no I/O — a search reusing its index, a list_sources
+/// answered again — is answered on this thread (`tool_table::answer_at_once`), without the
+/// hand-off to the blocking pool and back that would cost more than its work.
+pub(crate) async fn run_written_reporting<F: Future<Output = ()>>(
+    services: Services,
+    caller: Caller,
+    name: String,
+    arguments: Value,
+    timeout: Option<Duration>,
+    on_step: impl FnMut(Progress) -> F,
+) -> Written {
+    if let Some(written) = tool_table::answer_at_once(&services, caller, &name, &arguments) {
+        return written;
+    }
+    let max_bytes = services.max_result_bytes();
+    let call: Call<Written> = tool_table::call_tool_written;
+    let written = move |result: ToolResult| result.written(max_bytes);
+    let (steps, work) = start(services, caller, name, arguments, timeout, call, written);
+    follow(steps, work, on_step).await
+}
+
+/// Hands each step on `steps` to `on_step` while `work` runs, and those left after it ended,
+/// then gives its answer.
+async fn follow<T, F: Future<Output = ()>>(
+    mut steps: mpsc::UnboundedReceiver<Progress>,
+    work: impl Future<Output = T>,
+    mut on_step: impl FnMut(Progress) -> F,
+) -> T {
     tokio::pin!(work);
-    let result = loop {
+    let answer = loop {
         tokio::select! {
-            result = &mut work => break result,
+            answer = &mut work => break answer,
             Some(step) = steps.recv() => on_step(step).await,
         }
     };
     while let Ok(step) = steps.try_recv() {
         on_step(step).await;
     }
-    result
+    answer
 }
 
 /// Sends `step`, the `count`th of the call, as an MCP progress notification (the step's
@@ -133,7 +171,8 @@ mod tests {
 
     #[test]
     fn envelope_is_text_and_structured() {
-        let result = call_tool_result(ToolResult::ok("fine", json!({ "n": 1 })));
+        let written = ToolResult::ok("fine", json!({ "n": 1 })).written(1 << 20);
+        let result = call_tool_result(written, false);
         assert_eq!(result.is_error, Some(false));
         let structured = result.structured_content.clone().unwrap_or_default();
         assert_eq!(structured["data"]["n"], 1);
@@ -161,7 +200,7 @@ mod tests {
             } else {
                 CallToolResult::structured_error(envelope)
             };
-            let ours = call_tool_result(result);
+            let ours = call_tool_result(result.written(1 << 20), false);
             assert_eq!(
                 serde_json::to_string(&ours).unwrap_or_default(),
                 serde_json::to_string(&theirs).unwrap_or_default()

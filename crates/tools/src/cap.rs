@@ -215,9 +215,28 @@ impl ToolResult {
     /// This result with its JSON within `max_bytes` (at least 4 KiB): unchanged when it fits;
     /// else with the longest strings and then the largest arrays cut, every cut listed in
     /// `truncated` and announced in `message`.
-    pub fn capped(mut self, max_bytes: usize) -> Self {
-        let max_bytes = max_bytes.max(MIN_MAX_BYTES);
+    pub fn capped(self, max_bytes: usize) -> Self {
         let original_bytes = json_size(&self);
+        self.cut_to(max_bytes, original_bytes)
+    }
+
+    /// [`Self::capped`] and the result's JSON text, written once: the cap measures the text it
+    /// returns, so an answer that fits is serialised a single time (a cut one, twice). The text is
+    /// the envelope's (`serde_json::to_string(&result.into_value())`).
+    pub fn capped_with_text(self, max_bytes: usize) -> (Self, String) {
+        // A ToolResult always serialises (string keys, no failing `Serialize` impl).
+        let text = serde_json::to_string(&self).unwrap_or_default();
+        if text.len() <= max_bytes.max(MIN_MAX_BYTES) {
+            return (self, text);
+        }
+        let capped = self.cut_to(max_bytes, text.len());
+        let text = serde_json::to_string(&capped).unwrap_or_default();
+        (capped, text)
+    }
+
+    /// The cuts of [`Self::capped`], for a result whose JSON is `original_bytes` long.
+    fn cut_to(mut self, max_bytes: usize, original_bytes: usize) -> Self {
+        let max_bytes = max_bytes.max(MIN_MAX_BYTES);
         if original_bytes <= max_bytes {
             return self;
         }
@@ -293,6 +312,24 @@ impl ToolResult {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_text_written_with_the_cap_is_the_envelopes() {
+        let mut fits =
+            ToolResult::ok("fine", json!({"s": "quote \" é \u{1}", "x": [1.5, -0.0, 1e300, null]}));
+        fits.beside.insert("affectedNodes".into(), json!(["n1", "n2"]));
+        let big = ToolResult::ok(
+            "big",
+            json!({"items": (0..2_000).map(|i| json!({"id": i, "v": "x".repeat(40)})).collect::<Vec<_>>()}),
+        );
+        let failed = ToolResult::failed("no", json!({"error": "unknown_source"}));
+        for result in [fits, big, failed] {
+            let (capped, text) = result.clone().capped_with_text(16 * 1024);
+            let expected = result.capped(16 * 1024);
+            assert_eq!(capped, expected);
+            assert_eq!(text, serde_json::to_string(&expected.into_value()).unwrap_or_default());
+        }
+    }
 
     #[test]
     fn a_result_under_the_cap_is_unchanged() {

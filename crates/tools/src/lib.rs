@@ -45,7 +45,7 @@ pub use property::describe_property;
 pub use query_tools::{ask, ask_with, bench_data_access, validate_query};
 pub use record_schema::{query_schema, validate_value};
 pub use report::profile_report;
-pub use result::{ToolError, ToolResult};
+pub use result::{ToolError, ToolResult, Written};
 pub use sample::sample_data;
 pub use schema_docs::{generate_schema_docs, get_schema_context, search_schema_docs};
 pub use services::Services;

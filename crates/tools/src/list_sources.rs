@@ -1,12 +1,18 @@
-//! list_sources: what is served, with collections, sizes and load warnings.
+//! list_sources: what is served, with collections, sizes and load warnings; and its last
+//! answer, kept while nothing it shows can have changed ([`ListingMemo`]).
+
+use std::sync::Mutex;
 
 use schemascope_core::ProfileState;
 use schemascope_core::profile::{CollectionProfile, ProfileNode};
+use schemascope_core::sync::lock;
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 
 use crate::params::ListSourcesParams;
-use crate::result::ToolResult;
+use crate::result::{ToolResult, Written};
 use crate::services::Services;
+use crate::sources::Sources;
 
 /// list_sources.
 pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResult {
@@ -175,5 +181,109 @@ fn state_words(state: ProfileState) -> &'static str {
         ProfileState::NotStarted => "computed when a tool first needs it",
         ProfileState::Retrying => "its last attempt failed or was stopped; retried on next use",
         ProfileState::Failed => "its last attempt failed; the columns profiled before are shown",
+    }
+}
+
+/// True when `arguments` are none (`null` or `{}`), the only ones list_sources answers the same
+/// for every time (any other is refused, naming the parameter).
+pub(crate) fn takes_no_arguments(arguments: &Value) -> bool {
+    match arguments {
+        Value::Null => true,
+        Value::Object(members) => members.is_empty(),
+        _ => false,
+    }
+}
+
+/// Everything list_sources' answer depends on that can change while the served sources do not
+/// (the sources themselves are the generation: any reload changes it).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    generation: u64,
+    max_result_bytes: usize,
+    /// Each source's last reload error, by name.
+    reload_errors: Vec<Option<String>>,
+    /// Each collection's profile state, source by source: a table whose profile starts, finishes
+    /// or fails is listed differently.
+    states: Vec<ProfileState>,
+}
+
+/// The stamp of the data now, or `None` when an answer made now must not be kept: one naming a
+/// failed source (its next retry counts down), a live AimDB source (its values and connection
+/// change without a reload), or a profile under way or to be retried (its counts and error move
+/// while it runs).
+fn stamp(services: &Services) -> Option<Stamp> {
+    let sources = &services.sources;
+    if !sources.failed_sources().is_empty() {
+        return None;
+    }
+    // Read before the sources: a reload in between makes this stamp an old one, never kept
+    // for the new data.
+    let generation = sources.generation();
+    let served = sources.sources();
+    let mut states = Vec::new();
+    let mut reload_errors = Vec::with_capacity(served.len());
+    for source in &served {
+        if source.aimdb.is_some() {
+            return None;
+        }
+        reload_errors.push(sources.reload_error(source.name()));
+        for collection in &source.collections {
+            let state = collection.profile_state();
+            if matches!(state, ProfileState::Computing | ProfileState::Retrying) {
+                return None;
+            }
+            states.push(state);
+        }
+    }
+    Some(Stamp { generation, max_result_bytes: services.max_result_bytes(), reload_errors, states })
+}
+
+/// list_sources' last answer with the stamp of the data it was made from. Building and writing
+/// the answer costs milliseconds on hundreds of tables; an MCP client may call it every turn.
+/// The answer is given again, the same bytes, while the stamp of the data is the same and the
+/// sources have announced no change since (a finished profile is announced).
+#[derive(Debug)]
+pub(crate) struct ListingMemo {
+    inner: Mutex<Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    /// The sources' change broadcast: any change announced forgets the answer.
+    changes: broadcast::Receiver<String>,
+    answer: Option<(Stamp, Written)>,
+}
+
+impl ListingMemo {
+    /// Nothing kept yet; changes of `sources` followed from now.
+    pub(crate) fn new(sources: &Sources) -> Self {
+        Self { inner: Mutex::new(Kept { changes: sources.subscribe(), answer: None }) }
+    }
+
+    /// The kept answer, if it still holds; else the stamp to keep a new answer under (`None`
+    /// when a new answer must not be kept).
+    pub(crate) fn recall(&self, services: &Services) -> Result<Written, Option<Stamp>> {
+        let mut kept = lock(&self.inner);
+        loop {
+            match kept.changes.try_recv() {
+                Err(
+                    broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed,
+                ) => break,
+                // A change, or more than the channel holds.
+                Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => kept.answer = None,
+            }
+        }
+        let now = stamp(services);
+        match (&kept.answer, now) {
+            (Some((then, written)), Some(now)) if *then == now => Ok(written.clone()),
+            (_, now) => Err(now),
+        }
+    }
+
+    /// Keeps `written`, made from data stamped `stamp`, when it is a successful answer.
+    pub(crate) fn keep(&self, stamp: Stamp, written: &Written) {
+        if written.success {
+            lock(&self.inner).answer = Some((stamp, written.clone()));
+        }
     }
 }

@@ -40,6 +40,12 @@ impl ToolResult {
         Value::Object(envelope)
     }
 
+    /// This result within the byte cap `max_bytes` ([`Self::capped`]) with its JSON text.
+    pub fn written(self, max_bytes: usize) -> Written {
+        let (result, text) = self.capped_with_text(max_bytes);
+        Written::new(result, text)
+    }
+
     /// A successful answer.
     pub fn ok(message: impl Into<String>, data: Value) -> Self {
         Self { success: true, message: message.into(), data, ..Self::default() }
@@ -48,6 +54,34 @@ impl ToolResult {
     /// An answer that did not do what was asked, with the reason in `message`.
     pub fn failed(message: impl Into<String>, data: Value) -> Self {
         Self { success: false, message: message.into(), data, ..Self::default() }
+    }
+}
+
+/// A tool's answer with its JSON text, written once ([`crate::tool_table::call_tool_written`]):
+/// the cap measured this text, MCP sends it as the text content and as the structured content,
+/// and list_sources keeps it between calls while nothing it shows has changed.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// False when the tool could not do what was asked (the envelope's `success`).
+    pub success: bool,
+    /// The envelope as JSON text: `serde_json::to_string(&envelope)`, byte for byte.
+    pub text: std::sync::Arc<str>,
+    envelope: std::sync::Arc<Value>,
+}
+
+impl Written {
+    /// `result` with its JSON text `text` (which must be `result`'s serialisation).
+    pub(crate) fn new(result: ToolResult, text: String) -> Self {
+        Self {
+            success: result.success,
+            text: text.into(),
+            envelope: std::sync::Arc::new(result.into_value()),
+        }
+    }
+
+    /// The envelope as a JSON value (moved out when this answer is not shared, else copied).
+    pub fn into_envelope(self) -> Value {
+        std::sync::Arc::try_unwrap(self.envelope).unwrap_or_else(|shared| (*shared).clone())
     }
 }
 

@@ -246,11 +246,9 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let state = docs;
     let generation = docs.sources.generation();
     let settings = docs.settings.load(Ordering::SeqCst);
-    if let Some(built) = lock(&state.indexes).get(source.name()).filter(|b| {
-        b.generation == generation
-            && b.settings == settings
-            && b.watch.as_ref().is_some_and(|w| lock(w).unchanged())
-    }) {
+    if let Some(built) =
+        lock(&state.indexes).get(source.name()).filter(|b| b.reusable(generation, settings))
+    {
         return Ok(BuiltIndex { reused: true, ..built.clone() });
     }
     let dir = state.dir(source);
@@ -329,6 +327,25 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         indexes.insert(source.name().to_string(), built.clone());
     }
     Ok(built)
+}
+
+impl BuiltIndex {
+    /// True when nothing this index depends on can have changed: no reload, no new settings,
+    /// and a docs directory its watch says is unchanged (nothing read to know it).
+    fn reusable(&self, generation: u64, settings: u64) -> bool {
+        self.generation == generation
+            && self.settings == settings
+            && self.watch.as_ref().is_some_and(|w| lock(w).unchanged())
+    }
+}
+
+/// True when source `name`'s index (the only source's when `None`) is built and can be reused
+/// without reading anything: a search on it needs no I/O.
+pub(crate) fn index_is_ready(docs: &Docs, name: Option<&str>) -> bool {
+    let Ok(source) = docs.sources.get(name) else { return false };
+    let generation = docs.sources.generation();
+    let settings = docs.settings.load(Ordering::SeqCst);
+    lock(&docs.indexes).get(source.name()).is_some_and(|b| b.reusable(generation, settings))
 }
 
 fn warnings_json(warnings: &[DocWarning]) -> Value {

@@ -28,6 +28,8 @@ pub struct Services {
     pub live: Arc<LiveFeeds>,
     /// The byte cap on every tool result (see `cap.rs`).
     max_result_bytes: Arc<AtomicUsize>,
+    /// list_sources' last answer, given again while it holds.
+    pub(crate) listing: Arc<crate::list_sources::ListingMemo>,
 }
 
 impl Default for Services {
@@ -52,6 +54,7 @@ impl Services {
             asking: Arc::new(Asking::default()),
             live,
             max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),
+            listing: Arc::new(crate::list_sources::ListingMemo::new(&sources)),
             sources,
         }
     }

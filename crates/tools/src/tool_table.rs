@@ -15,7 +15,7 @@ use crate::descriptions as text;
 use crate::graph_session as graph;
 use crate::graph_session::Caller;
 use crate::params::*;
-use crate::result::ToolResult;
+use crate::result::{ToolResult, Written};
 use crate::services::Services;
 
 /// What the served sources must offer for a server to list a tool.
@@ -399,6 +399,69 @@ pub fn call_tool_reporting(
     arguments: Value,
     progress: &mut dyn FnMut(Progress),
 ) -> ToolResult {
+    answer(services, caller, name, arguments, progress).capped(services.max_result_bytes())
+}
+
+/// [`call_tool_reporting`] with the answer's JSON text, written once (the cap's measure is the
+/// text). A list_sources call whose answer nothing has changed since the last one gets that
+/// answer again, text and all (`list_sources::ListingMemo`).
+pub fn call_tool_written(
+    services: &Services,
+    caller: Caller,
+    name: &str,
+    arguments: Value,
+    progress: &mut dyn FnMut(Progress),
+) -> Written {
+    let listing = name == "list_sources" && crate::list_sources::takes_no_arguments(&arguments);
+    let stamp = if listing {
+        match services.listing.recall(services) {
+            Ok(written) => return written,
+            Err(stamp) => stamp,
+        }
+    } else {
+        None
+    };
+    let written =
+        answer(services, caller, name, arguments, progress).written(services.max_result_bytes());
+    if let Some(stamp) = stamp {
+        services.listing.keep(stamp, &written);
+    }
+    written
+}
+
+/// The answer of a call that needs no I/O, no profile and no index built — a search that
+/// reuses its index, a list_sources whose last answer still holds — computed now on the calling
+/// thread; `None` for any other call, which the caller runs where blocking is allowed
+/// ([`call_tool_written`]). A surface spares such calls the hand-off to a worker thread and back.
+/// (Between the check and the search, the docs may change: that search reads them again, and is
+/// only slower.)
+pub fn answer_at_once(
+    services: &Services,
+    caller: Caller,
+    name: &str,
+    arguments: &Value,
+) -> Option<Written> {
+    match name {
+        "list_sources" if crate::list_sources::takes_no_arguments(arguments) => {
+            services.listing.recall(services).ok()
+        }
+        "search_schema_docs" => {
+            let source = arguments.get("source").and_then(Value::as_str);
+            crate::schema_docs::index_is_ready(&services.docs, source)
+                .then(|| call_tool_written(services, caller, name, arguments.clone(), &mut |_| {}))
+        }
+        _ => None,
+    }
+}
+
+/// The answer of tool `name`, before the cap.
+fn answer(
+    services: &Services,
+    caller: Caller,
+    name: &str,
+    arguments: Value,
+    progress: &mut dyn FnMut(Progress),
+) -> ToolResult {
     let Some(spec) = find(name) else {
         // Only what this server lists is offered: a tool its sources cannot use is no answer.
         let names: Vec<&str> = listed(services).into_iter().map(|spec| spec.name).collect();
@@ -406,13 +469,12 @@ pub fn call_tool_reporting(
         return ToolResult::failed(
             format!("Unknown tool `{name}`.{hint} Tools: {}", names.join(", ")),
             json!({"error": "unknown_tool"}),
-        )
-        .capped(services.max_result_bytes());
+        );
     };
     let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
     let mut result = (spec.run)(services, Invocation { spec, caller, arguments, progress });
     services.live.mark_data_age_of(named.as_deref(), &mut result);
-    result.capped(services.max_result_bytes())
+    result
 }
 
 /// Parses tool arguments (`null` reads as `{}`), naming the parameter at fault and listing the

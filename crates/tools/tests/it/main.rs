@@ -21,6 +21,7 @@ mod hostile_depth;
 mod hostile_files;
 mod hostile_sql;
 mod hostile_sql_clickhouse;
+mod listing_memo;
 mod live_refresh;
 mod output_caps;
 mod outside_source;
