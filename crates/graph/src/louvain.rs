@@ -1,7 +1,5 @@
 //! Louvain community detection and networkx's `modularity`.
 
-use std::collections::HashMap;
-
 use crate::model::GraphData;
 
 /// Louvain settings; the defaults are networkx's `louvain_communities`.
@@ -76,7 +74,9 @@ pub(crate) struct Level {
 pub fn louvain_communities(g: &GraphData, opts: &LouvainOptions) -> Communities {
     let n = g.node_count();
     let mut level = Level { adj: vec![Vec::new(); n], out_deg: vec![0.0; n], in_deg: vec![0.0; n] };
-    let mut merged: HashMap<(usize, usize), f64> = HashMap::new();
+    // Both arc directions of a pair, summed in edge order: a stable sort by pair keeps that
+    // order among equal pairs (a map keyed by pair summed the same way, more slowly).
+    let mut arcs: Vec<((usize, usize), f64)> = Vec::with_capacity(g.edges.len());
     for &(u, v, w) in &g.edges {
         let w = if opts.weighted { w } else { 1.0 };
         if g.directed {
@@ -90,12 +90,21 @@ pub fn louvain_communities(g: &GraphData, opts: &LouvainOptions) -> Communities 
             }
         }
         if u != v {
-            *merged.entry((u.min(v), u.max(v))).or_default() += w;
+            arcs.push(((u.min(v), u.max(v)), w));
         }
     }
-    let mut pairs: Vec<_> = merged.into_iter().collect();
-    pairs.sort_unstable_by_key(|&(k, _)| k);
-    for ((u, v), w) in pairs {
+    arcs.sort_by_key(|&(pair, _)| pair);
+    let mut degree = vec![0u32; n];
+    for ((u, v), _) in arcs.iter().copied() {
+        degree[u] += 1;
+        degree[v] += 1;
+    }
+    for (list, &d) in level.adj.iter_mut().zip(&degree) {
+        list.reserve_exact(d as usize);
+    }
+    for group in arcs.chunk_by(|a, b| a.0 == b.0) {
+        let (u, v) = group[0].0;
+        let w = group.iter().fold(0.0, |sum, &(_, w)| sum + w);
         level.adj[u].push((v, w));
         level.adj[v].push((u, w));
     }
@@ -207,15 +216,19 @@ fn one_level(
 
 /// Labels renumbered 0.. in order of first appearance, and how many there are.
 pub(crate) fn renumber(labels: &[usize]) -> (Vec<usize>, usize) {
-    let mut map: HashMap<usize, usize> = HashMap::new();
+    let mut map = vec![usize::MAX; labels.iter().max().map_or(0, |&l| l + 1)];
+    let mut count = 0;
     let out = labels
         .iter()
         .map(|&l| {
-            let next = map.len();
-            *map.entry(l).or_insert(next)
+            if map[l] == usize::MAX {
+                map[l] = count;
+                count += 1;
+            }
+            map[l]
         })
         .collect();
-    (out, map.len())
+    (out, count)
 }
 
 /// One node per community: weights between communities add up, internal ones drop out of the
