@@ -139,10 +139,11 @@ fn rows_of(
             if let Some((_, rows)) = lock(&cache.rows).get(&key) {
                 return rows.clone();
             }
-            let unique = cache.unique_ids[usize::from(kind == ElementKind::Edge)].get_or_init(|| {
-                let mut seen = std::collections::HashSet::with_capacity(collection.len());
-                collection.items().all(|item| seen.insert(item.id))
-            });
+            let unique =
+                cache.unique_ids[usize::from(kind == ElementKind::Edge)].get_or_init(|| {
+                    let mut seen = std::collections::HashSet::with_capacity(collection.len());
+                    collection.items().all(|item| seen.insert(item.id))
+                });
             let rows: Arc<[Option<u32>]> = find_rows(collection, w.ids, *unique).into();
             lock(&cache.rows).insert(key, (w.output.clone(), rows.clone()));
             rows
