@@ -246,8 +246,10 @@ pub(crate) fn aggregate(level: &Level, partition: &[usize], count: usize) -> Lev
     for &c in partition {
         first[c + 1] += 1;
     }
-    for c in 0..count {
-        first[c + 1] += first[c];
+    let mut running = 0;
+    for slot in first.iter_mut() {
+        running += *slot;
+        *slot = running;
     }
     let mut fill = first.clone();
     let mut members = vec![0usize; partition.len()];
@@ -258,8 +260,8 @@ pub(crate) fn aggregate(level: &Level, partition: &[usize], count: usize) -> Lev
     let mut weight_to = vec![0.0f64; count];
     let mut linked = vec![false; count];
     let mut list: Vec<usize> = Vec::new();
-    for c in 0..count {
-        for &v in &members[first[c]..first[c + 1]] {
+    for (c, bounds) in first.windows(2).enumerate() {
+        for &v in &members[bounds[0]..bounds[1]] {
             next.out_deg[c] += level.out_deg[v];
             next.in_deg[c] += level.in_deg[v];
             for &(w, wt) in &level.adj[v] {
@@ -292,8 +294,7 @@ pub(crate) fn level_modularity(level: &Level, m: f64, resolution: f64, community
     let mut inside = vec![0.0f64; n];
     let mut out_c = vec![0.0f64; n];
     let mut in_c = vec![0.0f64; n];
-    for v in 0..n {
-        let c = community[v];
+    for (v, &c) in community.iter().enumerate() {
         out_c[c] += level.out_deg[v];
         in_c[c] += level.in_deg[v];
         for &(w, wt) in &level.adj[v] {

@@ -182,9 +182,9 @@ fn local_moves(
     let n = level.adj.len();
     let mut tot_out = vec![0.0f64; n];
     let mut tot_in = vec![0.0f64; n];
-    for v in 0..n {
-        tot_out[community[v]] += level.out_deg[v];
-        tot_in[community[v]] += level.in_deg[v];
+    for (v, &c) in community.iter().enumerate() {
+        tot_out[c] += level.out_deg[v];
+        tot_in[c] += level.in_deg[v];
     }
     let mut queue: std::collections::VecDeque<usize> = (0..n).collect();
     rng.shuffle(queue.make_contiguous());
