@@ -9,7 +9,8 @@ pub struct LouvainOptions {
     pub seed: u64,
     /// Modularity resolution (`gamma`), 1.0.
     pub resolution: f64,
-    /// A level that improves modularity by no more than this ends the run, 1e-7.
+    /// A level (networkx's method) or a cycle (refined) that improves modularity by no more
+    /// than this ends the run, 1e-7.
     pub threshold: f64,
     /// Whether edge weights count.
     pub weighted: bool,
