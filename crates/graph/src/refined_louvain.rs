@@ -200,7 +200,7 @@ fn local_moves(
     while let Some(v) = queue.pop_front() {
         queued[v] = false;
         visits += 1;
-        if visits > budget || (visits % n == 0 && crate::interrupt::stopping()) {
+        if visits > budget || (visits.is_multiple_of(n) && crate::interrupt::stopping()) {
             break;
         }
         for &(w, wt) in &level.adj[v] {
