@@ -236,6 +236,23 @@ pub struct Collection {
     /// Computes the profile from the items on first use, for a collection whose profile is
     /// seldom read right after it is made (see [`Collection::with_profile_on_use`]).
     on_use: Option<Box<dyn ProfileOnUse>>,
+    /// Items made when first read, in place of `buffer` and `items` (see
+    /// [`Collection::with_items_on_use`]).
+    lazy: Option<Box<LazyItems>>,
+}
+
+/// Makes an in-memory collection's text and items when they are first read.
+pub trait ItemsOnUse: Send + Sync + fmt::Debug {
+    /// The buffer and its items: exactly as many as the collection was made with.
+    fn make(self: Box<Self>) -> (SharedText, Vec<ItemEntry>);
+}
+
+/// A collection's items before and after they are made.
+#[derive(Debug)]
+struct LazyItems {
+    count: usize,
+    made: OnceLock<(SharedText, Vec<ItemEntry>)>,
+    make: Mutex<Option<Box<dyn ItemsOnUse>>>,
 }
 
 /// Computes an in-memory collection's profile when it is first asked for.
@@ -269,6 +286,7 @@ impl Collection {
             table: None,
             sampled_from: None,
             on_use: None,
+            lazy: None,
         }
     }
 
@@ -286,6 +304,39 @@ impl Collection {
         collection.profile = OnceLock::new();
         collection.on_use = Some(on_use);
         collection
+    }
+
+    /// A collection of `count` items that `items` makes when one is first read, its profile
+    /// by `on_use`: for one rebuilt on every change whose items are read seldom (a graph's
+    /// nodes after each algorithm run), so making it costs next to nothing.
+    pub fn with_items_on_use(
+        name: impl Into<String>,
+        kind: CollectionKind,
+        count: usize,
+        items: Box<dyn ItemsOnUse>,
+        on_use: Box<dyn ProfileOnUse>,
+    ) -> Self {
+        let mut collection =
+            Self::with_profile_on_use(name, kind, SharedText::default(), Vec::new(), on_use);
+        collection.lazy = Some(Box::new(LazyItems {
+            count,
+            made: OnceLock::new(),
+            make: Mutex::new(Some(items)),
+        }));
+        collection
+    }
+
+    /// The text and the items, made first if they are made on use.
+    fn stored(&self) -> (&SharedText, &[ItemEntry]) {
+        match &self.lazy {
+            None => (&self.buffer, &self.items),
+            Some(lazy) => {
+                let (buffer, items) = lazy.made.get_or_init(|| {
+                    crate::sync::lock(&lazy.make).take().map(|m| m.make()).unwrap_or_default()
+                });
+                (buffer, items)
+            }
+        }
     }
 
     /// The same collection, its items a uniform sample of the `total` its profile counted.
@@ -325,6 +376,7 @@ impl Collection {
             table: Some(Arc::new(table)),
             sampled_from: None,
             on_use: None,
+            lazy: None,
         }
     }
 
@@ -377,7 +429,7 @@ impl Collection {
                     .unwrap_or(0);
                 usize::try_from(rows).unwrap_or(usize::MAX)
             }
-            None => self.items.len(),
+            None => self.lazy.as_ref().map_or(self.items.len(), |lazy| lazy.count),
         }
     }
 
@@ -550,23 +602,24 @@ impl Collection {
 
     /// The item at `index`.
     pub fn item(&self, index: usize) -> Option<ItemRef<'_>> {
-        let entry = self.items.get(index)?;
+        let (buffer, items) = self.stored();
+        let entry = items.get(index)?;
         Some(ItemRef {
             index,
-            id: entry.id.resolve(&self.buffer),
-            json: self.buffer.get(entry.value.clone()).unwrap_or("null"),
+            id: entry.id.resolve(buffer),
+            json: buffer.get(entry.value.clone()).unwrap_or("null"),
             ends: entry.extra.as_ref().and_then(|e| e.ends.as_ref()),
             metadata_json: entry
                 .extra
                 .as_ref()
                 .and_then(|e| e.metadata.clone())
-                .and_then(|m| self.buffer.get(m)),
+                .and_then(|m| buffer.get(m)),
         })
     }
 
     /// All items in order.
     pub fn items(&self) -> impl Iterator<Item = ItemRef<'_>> + '_ {
-        (0..self.items.len()).filter_map(move |i| self.item(i))
+        (0..self.stored().1.len()).filter_map(move |i| self.item(i))
     }
 
     /// For record sets: every record key with its own profile (over all of its values), in

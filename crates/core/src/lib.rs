@@ -11,8 +11,8 @@ pub mod profile;
 
 pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 pub use collection::{
-    Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, OwnedItem,
-    ProfileFailure, ProfileOnUse, ProfileState, SharedText,
+    Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, ItemsOnUse,
+    OwnedItem, ProfileFailure, ProfileOnUse, ProfileState, SharedText,
 };
 pub use deferred::{DeferredProfile, ProfileProgress, ProgressSnapshot};
 pub use error::CoreError;

@@ -3,9 +3,9 @@
 
 use crate::style::ElementKind;
 use schemascope_graph::{
-    GraphData, LouvainOptions, PageRankOptions, betweenness_centrality, closeness_centrality,
-    clustering, connected_components, degrees, louvain_communities, minimum_spanning_tree,
-    pagerank, shortest_path, strongly_connected_components,
+    GraphData, LouvainMethod, LouvainOptions, PageRankOptions, betweenness_centrality,
+    closeness_centrality, clustering, connected_components, degrees, louvain_communities,
+    minimum_spanning_tree, pagerank, shortest_path, strongly_connected_components,
 };
 use serde_json::{Map, Value, json};
 
@@ -94,11 +94,11 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     },
     AlgorithmInfo {
         algorithm_type: "louvain",
-        description: "Communities by Louvain modularity optimisation.",
+        description: "Communities by Louvain modularity optimisation. By default refined (networkit's PLM with Leiden's split of communities, repeated while it gains): higher modularity than networkx's louvain_communities and fast on 100k nodes. {\"method\": \"networkx\"} runs networkx's method instead (local moves until none, no refinement). Options seed (the visiting order; default 0), resolution (default 1).",
         node_properties: &["communityId"],
         edge_properties: &[],
-        graph_properties: &["communityCount", "modularity"],
-        options: &["directed", "weight", "seed", "resolution"],
+        graph_properties: &["communityCount", "modularity", "method"],
+        options: &["directed", "weight", "seed", "resolution", "method"],
         direction_matters: true,
     },
     AlgorithmInfo {
@@ -414,10 +414,20 @@ fn run_on(
             if let Some(resolution) = resolution {
                 opts.resolution = resolution;
             }
+            let method = option_str(options, "method")?.unwrap_or("refined");
+            opts.method = match method {
+                "refined" => LouvainMethod::Refined,
+                "networkx" => LouvainMethod::Networkx,
+                other => {
+                    return Err(GraphSessionError::InvalidParams(format!(
+                        "option `method` must be \"refined\" or \"networkx\", not \"{other}\""
+                    )));
+                }
+            };
             let c = louvain_communities(g, &opts);
             nodes =
                 vec![("communityId".into(), c.community_id.iter().map(|&x| json!(x)).collect())];
-            graph = json!({"communityCount": c.community_count, "modularity": figure::stat_json(c.modularity)});
+            graph = json!({"communityCount": c.community_count, "modularity": figure::stat_json(c.modularity), "method": method});
         }
         "clustering" => {
             let c = clustering(g);

@@ -17,7 +17,8 @@ use schemascope_core::sync::lock;
 use schemascope_core::collection::{ItemEntry, ItemId};
 use schemascope_core::profile::ProfileLimits;
 use schemascope_core::{
-    Collection, CollectionProfile, EdgeEnds, OwnedItem, ProfileBuilder, ProfileOnUse,
+    Collection, CollectionProfile, EdgeEnds, ItemsOnUse, OwnedItem, ProfileBuilder, ProfileOnUse,
+    SharedText,
 };
 use schemascope_sources::Source;
 use serde_json::{Map, Value};
@@ -40,7 +41,11 @@ struct Written<'a> {
 /// element kind: the same for every version of the session's data over one loaded graph, so it
 /// is found once per run, not once per run per later run.
 #[derive(Debug, Default)]
-pub(crate) struct RowsCache(Mutex<HashMap<(usize, bool), CachedRows>>);
+pub(crate) struct RowsCache {
+    rows: Mutex<HashMap<(usize, bool), CachedRows>>,
+    /// Per element kind (nodes, edges): whether the loaded items' ids are all different.
+    unique_ids: [std::sync::OnceLock<bool>; 2],
+}
 
 /// An output's rows, with the output itself (so the address keying it is not reused).
 type CachedRows = (Arc<AlgorithmOutput>, Arc<[Option<u32>]>);
@@ -52,7 +57,7 @@ pub(crate) fn augment(
     cache: &RowsCache,
 ) -> Result<Source, GraphSessionError> {
     // Rows of outputs no longer held are dropped.
-    lock(&cache.0).retain(|_, (output, _)| results.values().any(|r| Arc::ptr_eq(r, output)));
+    lock(&cache.rows).retain(|_, (output, _)| results.values().any(|r| Arc::ptr_eq(r, output)));
     let (nodes, edges) = graph_collections(base)?;
     let collections = base
         .collections
@@ -93,8 +98,15 @@ fn written(
     results: &BTreeMap<String, Arc<AlgorithmOutput>>,
     kind: ElementKind,
 ) -> Vec<Written<'_>> {
-    results
-        .values()
+    written_from(results.values(), kind)
+}
+
+/// The outputs among `outputs` with values for `kind`, in their order.
+fn written_from<'a>(
+    outputs: impl Iterator<Item = &'a Arc<AlgorithmOutput>>,
+    kind: ElementKind,
+) -> Vec<Written<'a>> {
+    outputs
         .map(|output| {
             let (ids, columns) = match kind {
                 ElementKind::Node => (&output.node_ids, &output.node_columns),
@@ -124,26 +136,30 @@ fn rows_of(
         .iter()
         .map(|w| {
             let key = (Arc::as_ptr(w.output) as usize, kind == ElementKind::Edge);
-            if let Some((_, rows)) = lock(&cache.0).get(&key) {
+            if let Some((_, rows)) = lock(&cache.rows).get(&key) {
                 return rows.clone();
             }
-            let rows: Arc<[Option<u32>]> = find_rows(collection, w.ids).into();
-            lock(&cache.0).insert(key, (w.output.clone(), rows.clone()));
+            let unique =
+                cache.unique_ids[usize::from(kind == ElementKind::Edge)].get_or_init(|| {
+                    let mut seen = std::collections::HashSet::with_capacity(collection.len());
+                    collection.items().all(|item| seen.insert(item.id))
+                });
+            let rows: Arc<[Option<u32>]> = find_rows(collection, w.ids, *unique).into();
+            lock(&cache.rows).insert(key, (w.output.clone(), rows.clone()));
             rows
         })
         .collect()
 }
 
-/// The row of `ids` each item of `collection` takes.
-fn find_rows(collection: &Collection, ids: &[String]) -> Vec<Option<u32>> {
+/// The row of `ids` each item of `collection` takes; `unique_items`: whether the items' ids
+/// are all different (found once per loaded collection).
+fn find_rows(collection: &Collection, ids: &[String], unique_items: bool) -> Vec<Option<u32>> {
     let aligned = ids.len() == collection.len()
         && collection.items().zip(ids).all(|(item, id)| item.id == id);
-    // Aligned ids give row i to item i when no id repeats among them.
-    if aligned {
-        let mut seen = std::collections::HashSet::with_capacity(ids.len());
-        if ids.iter().all(|id| seen.insert(id.as_str())) {
-            return (0..ids.len()).map(|i| u32::try_from(i).ok()).collect();
-        }
+    // Aligned ids give row i to item i when no id repeats among them: ids equal to the items'
+    // are all different when the items' are.
+    if aligned && unique_items {
+        return (0..ids.len()).map(|i| u32::try_from(i).ok()).collect();
     }
     let last: HashMap<&str, usize> =
         ids.iter().enumerate().map(|(row, id)| (id.as_str(), row)).collect();
@@ -179,59 +195,87 @@ fn spliced(
         return None;
     }
     let rows = rows_of(collection, written, kind, cache);
-    let keys = Keys::of(written);
-    // Bytes, so values are written by serde_json's writer rather than through `fmt`.
-    let mut buffer: Vec<u8> = Vec::with_capacity(collection.len() * 64);
-    let mut entries = Vec::with_capacity(collection.len());
-    let mut first_written = None;
-    for (index, item) in collection.items().enumerate() {
-        let json = item.json;
-        if !(json.starts_with('{') && json.ends_with('}')) {
-            return None;
-        }
-        let start = buffer.len();
-        let open = &json[..json.len() - 1];
-        buffer.extend_from_slice(open.as_bytes());
-        let before = buffer.len();
-        if open.trim_end() != "{" {
-            buffer.push(b',');
-        }
-        if write_results(&mut buffer, written, &keys, &rows, index) {
-            first_written.get_or_insert(index);
-        } else {
-            buffer.truncate(before);
-        }
-        buffer.push(b'}');
-        let ends =
-            item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
-        entries.push(ItemEntry::with_extra(
-            ItemId::Owned(Box::default()),
-            start..buffer.len(),
-            ends,
-            None,
-        ));
+    // Known before any text is written, so the text can wait until an item is read.
+    if !collection.items().all(|item| item.json.starts_with('{') && item.json.ends_with('}')) {
+        return None;
     }
-    // The ids follow the items in the same text: one allocation, not one per item.
-    for (entry, item) in entries.iter_mut().zip(collection.items()) {
-        let start = buffer.len();
-        buffer.extend_from_slice(item.id.as_bytes());
-        entry.id = match u32::try_from(item.id.len()) {
-            Ok(len) => ItemId::InText { start, len },
-            Err(_) => ItemId::from(item.id),
-        };
-    }
-    let buffer = String::from_utf8(buffer).ok()?;
+    let first_written =
+        (0..collection.len()).find(|&i| rows.iter().any(|r| r.get(i).copied().flatten().is_some()));
+    let items = SplicedItems {
+        loaded: collection.clone(),
+        outputs: written.iter().map(|w| w.output.clone()).collect(),
+        kind,
+        keys: Keys::of(written),
+        rows,
+    };
     let on_use = SplicedProfile { loaded: collection.clone(), first_written };
-    Some(Collection::with_profile_on_use(
+    Some(Collection::with_items_on_use(
         collection.name(),
         collection.kind(),
-        Arc::new(buffer.into()),
-        entries,
+        collection.len(),
+        Box::new(items),
         Box::new(on_use),
     ))
 }
 
+/// What a spliced collection's items are made from when first read: a run's answer, the
+/// session file and the next run need none of them, so a run does not write 100k items' text.
+#[derive(Debug)]
+struct SplicedItems {
+    loaded: Arc<Collection>,
+    outputs: Vec<Arc<AlgorithmOutput>>,
+    kind: ElementKind,
+    keys: Keys,
+    rows: Vec<Arc<[Option<u32>]>>,
+}
+
+impl ItemsOnUse for SplicedItems {
+    fn make(self: Box<Self>) -> (SharedText, Vec<ItemEntry>) {
+        let written = written_from(self.outputs.iter(), self.kind);
+        let collection = &self.loaded;
+        // Bytes, so values are written by serde_json's writer rather than through `fmt`.
+        let mut buffer: Vec<u8> = Vec::with_capacity(collection.len() * 64);
+        let mut entries = Vec::with_capacity(collection.len());
+        for (index, item) in collection.items().enumerate() {
+            let json = item.json;
+            let start = buffer.len();
+            let open = &json[..json.len() - 1];
+            buffer.extend_from_slice(open.as_bytes());
+            let before = buffer.len();
+            if open.trim_end() != "{" {
+                buffer.push(b',');
+            }
+            if !write_results(&mut buffer, &written, &self.keys, &self.rows, index) {
+                buffer.truncate(before);
+            }
+            buffer.push(b'}');
+            let ends =
+                item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
+            entries.push(ItemEntry::with_extra(
+                ItemId::Owned(Box::default()),
+                start..buffer.len(),
+                ends,
+                None,
+            ));
+        }
+        // The ids follow the items in the same text: one allocation, not one per item.
+        for (entry, item) in entries.iter_mut().zip(collection.items()) {
+            let start = buffer.len();
+            buffer.extend_from_slice(item.id.as_bytes());
+            entry.id = match u32::try_from(item.id.len()) {
+                Ok(len) => ItemId::InText { start, len },
+                Err(_) => ItemId::from(item.id),
+            };
+        }
+        // Made of whole UTF-8 texts and serde_json's output, so always UTF-8.
+        let buffer = String::from_utf8(buffer)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        (Arc::new(buffer.into()), entries)
+    }
+}
+
 /// The JSON text of every member name results are written under, made once per augment.
+#[derive(Debug)]
 struct Keys {
     root: String,
     /// Per output: its namespace, its type, and its column names.

@@ -2,10 +2,12 @@
 //! bench/graph_bench.py (which compares the same graphs with rustworkx and networkx).
 //!
 //! `cargo run --release -p schemascope-graph --example graph_bench -- MODE --graph FILE
-//! [--runs N] [--warmup W] [--values OUT] [--tol T] [--max-iter I] [--iterations K] [--three-d]`
+//! [--runs N] [--warmup W] [--values OUT] [--tol T] [--max-iter I] [--iterations K] [--three-d]
+//! [--method M] [--seed S]`
 //!
 //! - `MODE` is `pagerank` (networkx's defaults unless `--tol` / `--max-iter`), `betweenness`
-//!   (unweighted, normalised, two threads) or `layout` (`force_directed`, `K` iterations per run,
+//!   (unweighted, normalised, two threads), `louvain` (`--method refined|networkx`, `--seed S`,
+//!   default 42; reports the modularity) or `layout` (`force_directed`, `K` iterations per run,
 //!   2D unless `--three-d`).
 //! - The file is text: a first line `nodes edges directed(0|1)`, then one `source target [weight]`
 //!   line per edge, nodes numbered `0..nodes` (weight 1 when absent).
@@ -20,7 +22,10 @@ use std::error::Error;
 use std::time::Instant;
 
 use schemascope_graph::layout::{ForceOptions, force_directed};
-use schemascope_graph::{GraphData, PageRankOptions, betweenness_centrality, pagerank};
+use schemascope_graph::{
+    GraphData, LouvainMethod, LouvainOptions, PageRankOptions, betweenness_centrality,
+    louvain_communities, pagerank,
+};
 use serde_json::{Value, json};
 
 /// Nodes, `(source, target, weight)` by node index, and whether the edges are directed.
@@ -57,6 +62,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         .unwrap_or(defaults.tol);
     let pagerank_options =
         PageRankOptions { tol, max_iter: number("--max-iter", defaults.max_iter)?, ..defaults };
+    let louvain_options = LouvainOptions {
+        seed: number("--seed", 42)? as u64,
+        method: match flag("--method").as_deref() {
+            None | Some("refined") => LouvainMethod::Refined,
+            Some("networkx") => LouvainMethod::Networkx,
+            Some(other) => return Err(format!("--method: `{other}` (refined or networkx)").into()),
+        },
+        ..LouvainOptions::default()
+    };
 
     let start = Instant::now();
     let list =
@@ -85,6 +99,12 @@ fn main() -> Result<(), Box<dyn Error>> {
                 values = pr.scores;
             }
             "betweenness" => values = betweenness_centrality(&g, false),
+            "louvain" => {
+                let c = louvain_communities(&g, &louvain_options);
+                extra.insert("modularity".into(), json!(c.modularity));
+                extra.insert("community_count".into(), json!(c.community_count));
+                values = c.community_id.iter().map(|&c| c as f64).collect();
+            }
             "layout" => {
                 // Tolerance 0 never settles, so every run does exactly `iterations` iterations.
                 let options =
@@ -94,9 +114,10 @@ fn main() -> Result<(), Box<dyn Error>> {
                 std::hint::black_box(layout);
             }
             other => {
-                return Err(
-                    format!("unknown mode `{other}` (pagerank, betweenness or layout)").into()
-                );
+                return Err(format!(
+                    "unknown mode `{other}` (pagerank, betweenness, louvain or layout)"
+                )
+                .into());
             }
         }
         if run >= warmup {

@@ -30,13 +30,14 @@ mod louvain;
 mod model;
 mod pagerank;
 mod paths;
+mod refined_louvain;
 mod shortest;
 
 pub use centrality::{betweenness_centrality, closeness_centrality};
 pub use clustering::{Clustering, clustering};
 pub use components::{Components, connected_components, strongly_connected_components};
 pub use degree::{Degrees, degrees};
-pub use louvain::{Communities, LouvainOptions, louvain_communities, modularity};
+pub use louvain::{Communities, LouvainMethod, LouvainOptions, louvain_communities, modularity};
 pub use model::{Adjacent, BuildStats, GraphData};
 pub use pagerank::{PageRank, PageRankOptions, pagerank};
 pub use paths::{MinimumSpanningTree, ShortestPath, minimum_spanning_tree, shortest_path};

@@ -8,5 +8,6 @@ mod deep_items;
 mod deferred_profile;
 mod exact_integers;
 mod hostile_selectors;
+mod items_on_use;
 mod path_limit;
 mod shown_figures;

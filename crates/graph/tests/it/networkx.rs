@@ -141,7 +141,9 @@ fn louvain_modularity_is_within_0_02_of_networkx() {
         let f = load(name);
         let expected = f.json["louvain_modularity"].as_f64().unwrap();
         for seed in [0, 1, 42] {
-            let c = louvain_communities(&f.graph, &LouvainOptions { seed, ..Default::default() });
+            let networkx =
+                LouvainOptions { seed, method: LouvainMethod::Networkx, ..Default::default() };
+            let c = louvain_communities(&f.graph, &networkx);
             let diff = (c.modularity - expected).abs();
             eprintln!(
                 "{name:16} louvain seed {seed:2}: {} communities, Q = {:.4} (networkx {expected:.4})",
@@ -158,9 +160,35 @@ fn louvain_modularity_is_within_0_02_of_networkx() {
                 lo - 1e-9 <= c.modularity && c.modularity <= hi + 1e-9,
                 "{name}: outside networkx's seeds 0..19 range"
             );
-            let again =
-                louvain_communities(&f.graph, &LouvainOptions { seed, ..Default::default() });
+            let again = louvain_communities(&f.graph, &networkx);
             assert_eq!(again, c, "same seed, same communities");
+            assert!(
+                (modularity(&f.graph, &c.community_id, 1.0, true) - c.modularity).abs() < 1e-12
+            );
+        }
+    }
+}
+
+/// The default (refined, networkit's PLM) reaches at least networkx's lowest modularity over
+/// seeds 0..19 on every test graph, and never more than the graph allows (the best networkx
+/// finds, plus a margin for the partitions refinement finds beyond it).
+#[test]
+fn refined_louvain_is_at_least_as_modular_as_networkx() {
+    for name in FIXTURES {
+        let f = load(name);
+        let range = &f.json["louvain_modularity_range"];
+        let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+        for seed in [0, 1, 42] {
+            let opts = LouvainOptions { seed, ..Default::default() };
+            assert_eq!(opts.method, LouvainMethod::Refined, "refined is the default");
+            let c = louvain_communities(&f.graph, &opts);
+            eprintln!(
+                "{name:16} refined louvain seed {seed:2}: {} communities, Q = {:.4} (networkx {lo:.4}..{hi:.4})",
+                c.community_count, c.modularity
+            );
+            assert!(c.modularity >= lo - 1e-9, "{name} seed {seed}: {} < {lo}", c.modularity);
+            assert!(c.modularity <= hi + 0.02, "{name} seed {seed}: {} > {hi}", c.modularity);
+            assert_eq!(louvain_communities(&f.graph, &opts), c, "same seed, same communities");
             assert!(
                 (modularity(&f.graph, &c.community_id, 1.0, true) - c.modularity).abs() < 1e-12
             );
