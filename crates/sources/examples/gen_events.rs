@@ -64,8 +64,16 @@ const LICENSES: [(&str, &str); 4] = [
     ("gpl-3.0", "GNU General Public License v3.0"),
     ("bsd-3-clause", r#"BSD 3-Clause \"New\" or \"Revised\" License"#),
 ];
-const LABELS: [&str; 8] =
-    ["bug", "enhancement", "question", "documentation", "good first issue", "wontfix", "duplicate", "help wanted"];
+const LABELS: [&str; 8] = [
+    "bug",
+    "enhancement",
+    "question",
+    "documentation",
+    "good first issue",
+    "wontfix",
+    "duplicate",
+    "help wanted",
+];
 const ACTIONS: [&str; 3] = ["opened", "closed", "reopened"];
 
 /// The event types, GH Archive's mix (percent).
@@ -120,7 +128,11 @@ impl Writer {
         let name = format!("{}-{}", WORDS[(id % 24) as usize], id % 10_007);
         let full = format!("{login}/{name}");
         let a = format!("https://api.github.com/repos/{full}");
-        let desc = if self.rng.chance(20) { "null".to_string() } else { format!("\"{}\"", self.rng.words(6)) };
+        let desc = if self.rng.chance(20) {
+            "null".to_string()
+        } else {
+            format!("\"{}\"", self.rng.words(6))
+        };
         let _ = write!(
             self.line,
             r#"{{"id":{id},"node_id":"MDEwOlJlcG9zaXRvcnk{id:09}","name":"{name}","full_name":"{full}","private":false,"owner":"#
@@ -174,7 +186,8 @@ impl Writer {
         let login = login(owner);
         let mut sha = String::new();
         self.rng.hex(&mut sha, 40);
-        let _ = write!(self.line, r#"{{"label":"{login}:{name}","ref":"{name}","sha":"{sha}","repo":"#);
+        let _ =
+            write!(self.line, r#"{{"label":"{login}:{name}","ref":"{name}","sha":"{sha}","repo":"#);
         self.repository(repo);
         self.line.push('}');
     }
@@ -215,14 +228,23 @@ impl Writer {
         let body = if self.rng.chance(15) {
             "null".to_string()
         } else {
-            format!("\"{}\\n\\n{}\\r\\n- [ ] {}\"", self.rng.words(12), self.rng.words(20), self.rng.words(4))
+            format!(
+                "\"{}\\n\\n{}\\r\\n- [ ] {}\"",
+                self.rng.words(12),
+                self.rng.words(20),
+                self.rng.words(4)
+            )
         };
         let _ = write!(
             self.line,
             r#","state":"{state}","locked":false,"assignee":null,"assignees":[],"milestone":null,"comments":{},"created_at":"{created}","updated_at":"{}","closed_at":{},"author_association":"{}","active_lock_reason":null,"body":{body},"state_reason":null}}"#,
             self.rng.below(40),
             time(&mut self.rng, self.now, 1_000_000),
-            if state == "closed" { format!("\"{}\"", time(&mut self.rng, self.now, 100_000)) } else { "null".into() },
+            if state == "closed" {
+                format!("\"{}\"", time(&mut self.rng, self.now, 100_000))
+            } else {
+                "null".into()
+            },
             ["NONE", "CONTRIBUTOR", "MEMBER", "OWNER"][self.rng.below(4) as usize],
         );
     }
@@ -246,7 +268,12 @@ impl Writer {
 
     fn pull_request(&mut self, repo: u64, number: u64, user: u64) {
         let owner = repo / 7 + 1000;
-        let a = format!("https://api.github.com/repos/{}/{}-{}", login(owner), WORDS[(repo % 24) as usize], repo % 10_007);
+        let a = format!(
+            "https://api.github.com/repos/{}/{}-{}",
+            login(owner),
+            WORDS[(repo % 24) as usize],
+            repo % 10_007
+        );
         let state = if self.rng.chance(60) { "open" } else { "closed" };
         let merged = state == "closed" && self.rng.chance(70);
         let created = time(&mut self.rng, self.now, 5_000_000);
@@ -257,17 +284,32 @@ impl Writer {
             self.rng.words(6)
         );
         self.user(user);
-        let body = if self.rng.chance(25) { "null".into() } else { format!("\"{}\\n\\nFixes #{}\"", self.rng.words(25), self.rng.below(number + 1)) };
+        let body = if self.rng.chance(25) {
+            "null".into()
+        } else {
+            format!("\"{}\\n\\nFixes #{}\"", self.rng.words(25), self.rng.below(number + 1))
+        };
         let _ = write!(
             self.line,
             r#","body":{body},"created_at":"{created}","updated_at":"{}","closed_at":{},"merged_at":{},"merge_commit_sha":"#,
             time(&mut self.rng, self.now, 1_000),
-            if state == "closed" { format!("\"{}\"", time(&mut self.rng, self.now, 500)) } else { "null".into() },
-            if merged { format!("\"{}\"", time(&mut self.rng, self.now, 500)) } else { "null".into() },
+            if state == "closed" {
+                format!("\"{}\"", time(&mut self.rng, self.now, 500))
+            } else {
+                "null".into()
+            },
+            if merged {
+                format!("\"{}\"", time(&mut self.rng, self.now, 500))
+            } else {
+                "null".into()
+            },
         );
         let mut sha = String::new();
         self.rng.hex(&mut sha, 40);
-        let _ = write!(self.line, r#""{sha}","assignee":null,"assignees":[],"requested_reviewers":[],"labels":"#);
+        let _ = write!(
+            self.line,
+            r#""{sha}","assignee":null,"assignees":[],"requested_reviewers":[],"labels":"#
+        );
         self.labels();
         let _ = write!(self.line, r#","draft":{},"head":"#, self.rng.chance(10));
         let head_repo = if self.rng.chance(60) { repo } else { repo + 1 + self.rng.below(1000) };
@@ -303,11 +345,15 @@ impl Writer {
         let actor = 1 + self.rng.below(400_000) * self.rng.below(400) / 100;
         let repo = 10_000_000 + self.rng.below(2_000_000) * self.rng.below(100) / 50;
         let owner = repo / 7 + 1000;
-        let repo_name = format!("{}/{}-{}", login(owner), WORDS[(repo % 24) as usize], repo % 10_007);
+        let repo_name =
+            format!("{}/{}-{}", login(owner), WORDS[(repo % 24) as usize], repo % 10_007);
         let repo_url = format!("https://api.github.com/repos/{repo_name}");
         let _ = write!(self.line, r#"{{"id":"{}","type":"{kind}","actor":"#, 30_000_000_000 + i);
         self.actor(actor);
-        let _ = write!(self.line, r#","repo":{{"id":{repo},"name":"{repo_name}","url":"{repo_url}"}},"payload":"#);
+        let _ = write!(
+            self.line,
+            r#","repo":{{"id":{repo},"name":"{repo_name}","url":"{repo_url}"}},"payload":"#
+        );
         match kind {
             "PushEvent" => {
                 let size = 1 + self.rng.below(3) * self.rng.below(3);
@@ -339,30 +385,50 @@ impl Writer {
             }
             "CreateEvent" | "DeleteEvent" => {
                 let ref_type = ["branch", "tag", "repository"][self.rng.below(3) as usize];
-                let _ = write!(self.line, r#"{{"ref":"{}-{}","ref_type":"{ref_type}""#, WORDS[self.rng.below(24) as usize], self.rng.below(100));
+                let _ = write!(
+                    self.line,
+                    r#"{{"ref":"{}-{}","ref_type":"{ref_type}""#,
+                    WORDS[self.rng.below(24) as usize],
+                    self.rng.below(100)
+                );
                 if kind == "CreateEvent" {
-                    let _ = write!(self.line, r#","master_branch":"main","description":"{}""#, self.rng.words(5));
+                    let _ = write!(
+                        self.line,
+                        r#","master_branch":"main","description":"{}""#,
+                        self.rng.words(5)
+                    );
                 }
                 self.line.push_str(r#","pusher_type":"user"}"#);
             }
             "WatchEvent" => self.line.push_str(r#"{"action":"started"}"#),
             "PullRequestEvent" => {
                 let number = 1 + self.rng.below(5000);
-                let _ = write!(self.line, r#"{{"action":"{}","number":{number},"pull_request":"#, ACTIONS[self.rng.below(3) as usize]);
+                let _ = write!(
+                    self.line,
+                    r#"{{"action":"{}","number":{number},"pull_request":"#,
+                    ACTIONS[self.rng.below(3) as usize]
+                );
                 self.pull_request(repo, number, actor);
                 self.line.push('}');
             }
             "PullRequestReviewEvent" => {
                 let number = 1 + self.rng.below(5000);
                 let id = 1_500_000_000 + self.rng.below(100_000_000);
-                let _ = write!(self.line, r#"{{"action":"created","review":{{"id":{id},"node_id":"PRR_kwDO{id}","user":"#);
+                let _ = write!(
+                    self.line,
+                    r#"{{"action":"created","review":{{"id":{id},"node_id":"PRR_kwDO{id}","user":"#
+                );
                 self.user(actor);
                 let mut sha = String::new();
                 self.rng.hex(&mut sha, 40);
                 let _ = write!(
                     self.line,
                     r#","body":{},"commit_id":"{sha}","submitted_at":"{}","state":"{}","html_url":"{repo_url}/pull/{number}#pullrequestreview-{id}","author_association":"MEMBER"}},"pull_request":"#,
-                    if self.rng.chance(50) { "null".into() } else { format!("\"{}\"", self.rng.words(8)) },
+                    if self.rng.chance(50) {
+                        "null".into()
+                    } else {
+                        format!("\"{}\"", self.rng.words(8))
+                    },
                     time(&mut self.rng, self.now, 100),
                     ["approved", "commented", "changes_requested"][self.rng.below(3) as usize]
                 );
@@ -381,7 +447,11 @@ impl Writer {
             }
             "IssuesEvent" => {
                 let number = 1 + self.rng.below(5000);
-                let _ = write!(self.line, r#"{{"action":"{}","issue":"#, ACTIONS[self.rng.below(3) as usize]);
+                let _ = write!(
+                    self.line,
+                    r#"{{"action":"{}","issue":"#,
+                    ACTIONS[self.rng.below(3) as usize]
+                );
                 self.issue(&repo_url, number, actor);
                 self.line.push('}');
             }
@@ -393,7 +463,8 @@ impl Writer {
             }
             "ReleaseEvent" => {
                 let id = 100_000_000 + self.rng.below(50_000_000);
-                let tag = format!("v{}.{}.{}", self.rng.below(5), self.rng.below(20), self.rng.below(10));
+                let tag =
+                    format!("v{}.{}.{}", self.rng.below(5), self.rng.below(20), self.rng.below(10));
                 let _ = write!(
                     self.line,
                     r#"{{"action":"published","release":{{"url":"{repo_url}/releases/{id}","id":{id},"tag_name":"{tag}","target_commitish":"main","name":"{tag}","draft":false,"prerelease":{},"created_at":"{}","published_at":"{}","author":"#,
@@ -402,7 +473,12 @@ impl Writer {
                     time(&mut self.rng, self.now, 100)
                 );
                 self.user(actor);
-                let _ = write!(self.line, r#","assets":[],"body":"{}\n* {}"}}}}"#, self.rng.words(10), self.rng.words(6));
+                let _ = write!(
+                    self.line,
+                    r#","assets":[],"body":"{}\n* {}"}}}}"#,
+                    self.rng.words(10),
+                    self.rng.words(6)
+                );
             }
             "GollumEvent" => {
                 let _ = write!(
@@ -413,7 +489,10 @@ impl Writer {
                 );
                 let mut sha = String::new();
                 self.rng.hex(&mut sha, 40);
-                let _ = write!(self.line, r#""{sha}","html_url":"https://github.com/{repo_name}/wiki"}}]}}"#);
+                let _ = write!(
+                    self.line,
+                    r#""{sha}","html_url":"https://github.com/{repo_name}/wiki"}}]}}"#
+                );
             }
             _ => {
                 self.line.push_str(r#"{"member":"#);
@@ -455,7 +534,8 @@ fn main() -> std::io::Result<()> {
     let n: u64 = n.parse().map_err(|_| std::io::Error::other("N must be a whole number"))?;
     let file = std::fs::File::create(&out)?;
     let mut w = std::io::BufWriter::with_capacity(4 << 20, file);
-    let mut writer = Writer { rng: Rng(0x2545_f491_4f6c_dd1d), line: String::with_capacity(16 << 10), now: 0 };
+    let mut writer =
+        Writer { rng: Rng(0x2545_f491_4f6c_dd1d), line: String::with_capacity(16 << 10), now: 0 };
     for i in 0..n {
         writer.event(i);
         w.write_all(writer.line.as_bytes())?;

@@ -410,7 +410,8 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
     // The bytes of this worker's part, and how many it has profiled: the counters will grow
     // `part / done` times, which lets the budget switch a property bound to outgrow it before
     // its exact counters have filled it (see `ProfileBuilder::fit_budget_growing`).
-    let part = (blocks.end * shared.block).min(shared.len) - (blocks.start * shared.block).min(shared.len);
+    let part =
+        (blocks.end * shared.block).min(shared.len) - (blocks.start * shared.block).min(shared.len);
     let mut done = 0u64;
     for k in blocks {
         if shared.failed.load(Ordering::Relaxed) {
@@ -711,11 +712,8 @@ fn estimated_properties(
 ) -> Option<LoadWarning> {
     const NAMED: usize = 8;
     let properties = profile.properties();
-    let estimated: Vec<String> = properties
-        .iter()
-        .filter(|p| p.approximate.is_some())
-        .map(|p| p.path.to_string())
-        .collect();
+    let estimated: Vec<String> =
+        properties.iter().filter(|p| p.approximate.is_some()).map(|p| p.path.to_string()).collect();
     if estimated.is_empty() {
         return None;
     }
