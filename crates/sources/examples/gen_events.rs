@@ -113,7 +113,7 @@ impl Writer {
     /// A full user object (18 fields).
     fn user(&mut self, id: u64) {
         let login = login(id);
-        let kind = if id % 17 == 0 { "Organization" } else { "User" };
+        let kind = if id.is_multiple_of(17) { "Organization" } else { "User" };
         let u = format!("https://api.github.com/users/{login}");
         let _ = write!(
             self.line,
