@@ -53,8 +53,11 @@ impl Default for StreamOptions {
         }
     }
 }
-/// The memory budget of a streamed profile's statistics unless set otherwise (1 GiB).
-pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
+/// The memory budget of a streamed profile's statistics unless set otherwise (384 MiB): every
+/// property of a million records like the scale benchmark's is exact within it, and past that a
+/// property growing with every record is sketched as soon as it is bound to outgrow it, so a
+/// profile holds a few hundred MB whatever the file's size (each estimate says so).
+pub const DEFAULT_MEMORY_BUDGET: usize = 384 << 20;
 /// Most documents kept as the sample of a streamed file.
 pub const SAMPLE_ITEMS: usize = 2_000;
 /// Most bytes of documents kept as the sample.
@@ -404,6 +407,12 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
     };
     let mut buf = Vec::new();
     let io = |e| SourceError::Io { path: shared.path.to_path_buf(), cause: e };
+    // The bytes of this worker's part, and how many it has profiled: the counters will grow
+    // `part / done` times, which lets the budget switch a property bound to outgrow it before
+    // its exact counters have filled it (see `ProfileBuilder::fit_budget_growing`).
+    let part =
+        (blocks.end * shared.block).min(shared.len) - (blocks.start * shared.block).min(shared.len);
+    let mut done = 0u64;
     for k in blocks {
         if shared.failed.load(Ordering::Relaxed) {
             break;
@@ -439,11 +448,26 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
             let back = at.saturating_sub(RELEASE_BACK) & !(RELEASE_BACK - 1);
             release(map, back..at + bytes.len());
         }
-        let needed = result.builder.fit_budget(shared.budget_share);
+        done += bytes.len() as u64;
+        let needed = result.builder.fit_budget_growing(shared.budget_share, growth(done, part));
         result.peak_needed = result.peak_needed.max(needed);
         shared.progress.advance(bytes.len() as u64);
     }
     Ok(result)
+}
+
+/// Part of its part a worker reads before its rate of growth is trusted (a sixteenth): the first
+/// blocks may hold what the rest does not.
+const PROJECT_AFTER: u64 = 16;
+
+/// How many times its present size a worker's input will be once its `part` bytes are read,
+/// after `done` of them; 1 (no projection) until a sixteenth of the part is read.
+fn growth(done: u64, part: u64) -> f64 {
+    if done == 0 || done.saturating_mul(PROJECT_AFTER) < part {
+        1.0
+    } else {
+        part as f64 / done as f64
+    }
 }
 
 /// The warning for a line longer than `max_line`.
@@ -647,6 +671,9 @@ pub(crate) fn stream(
     }
     let name = spec.name.as_str();
     let profile = builder.unwrap_or_default().finish(items as u64);
+    if let Some(warning) = estimated_properties(&profile, budget) {
+        warnings.push(warning);
+    }
     if let Some(warning) = repeated_ids(&profile) {
         warnings.push(warning);
     }
@@ -674,6 +701,32 @@ pub(crate) fn stream(
         direction: None,
     };
     Ok((source, StreamStats { budget, peak_needed: peak_needed * workers }))
+}
+
+/// The warning that the budget made some properties' figures estimates: how many and which,
+/// and the lever, so that a reader learns it from the answer and not only from each figure's
+/// stated error.
+fn estimated_properties(
+    profile: &schemascope_core::CollectionProfile,
+    budget: usize,
+) -> Option<LoadWarning> {
+    const NAMED: usize = 8;
+    let properties = profile.properties();
+    let estimated: Vec<String> =
+        properties.iter().filter(|p| p.approximate.is_some()).map(|p| p.path.to_string()).collect();
+    if estimated.is_empty() {
+        return None;
+    }
+    let mut named = estimated.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ");
+    if estimated.len() > NAMED {
+        named.push_str(&format!(" and {} more", estimated.len() - NAMED));
+    }
+    Some(LoadWarning::new(format!(
+        "{} of {} properties have estimated figures ({named}): their exact counters would have outgrown the memory budget of {}; each estimate states its error, and a larger budget (--memory-budget) keeps them exact",
+        estimated.len(),
+        properties.len(),
+        size_text(budget)
+    )))
 }
 
 /// A size in bytes as KiB, MiB or GiB, whichever keeps it at least 1.

@@ -184,10 +184,11 @@ impl NumberStats {
     }
 
     /// Bytes the exact values hold and will need to be finished: each kept value once more as
-    /// a run when sorted (see [`super::budget`]).
+    /// a run when sorted (see [`super::budget`]). By length, not capacity: a large vector's spare
+    /// capacity is address space never written.
     pub(super) fn exact_bytes(&self) -> usize {
-        let values = self.values.capacity() + self.parts.iter().map(Vec::capacity).sum::<usize>();
-        values * 8 * 3 + self.wide.capacity() * 16 * 2 + self.counted.capacity() * 16 * 3
+        let values = self.values.len() + self.parts.iter().map(Vec::len).sum::<usize>();
+        values * 8 * 3 + self.wide.len() * 16 * 2 + self.counted.len() * 16 * 3
     }
 
     /// Folds the pushed values into distinct values with counts while there are few distinct
@@ -540,6 +541,8 @@ pub struct ProfileBuilder {
     want_id: bool,
     /// The token tape of the item being added, kept to reuse its memory.
     tape: Vec<Token>,
+    /// Its strings that had escapes, decoded (see [`Token::Unescaped`]).
+    unescaped: String,
 }
 
 impl Default for ProfileBuilder {
@@ -571,6 +574,7 @@ impl ProfileBuilder {
             },
             want_id: false,
             tape: Vec::new(),
+            unescaped: String::new(),
         }
     }
 
@@ -587,7 +591,7 @@ impl ProfileBuilder {
     /// On a parse error the counters may hold part of the bad item: callers that keep going
     /// must rebuild without it (loaders re-profile the affected slice; see `sources`).
     pub fn add_json(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
-        if tape::scan(json, &mut self.tape) {
+        if tape::scan(json, &mut self.tape, &mut self.unescaped) {
             return Ok(self.walk_tape(json));
         }
         self.add_json_by_serde(json)
@@ -596,8 +600,13 @@ impl ProfileBuilder {
     /// Profiles the item whose tape [`tape::scan`] just wrote from `json`.
     fn walk_tape(&mut self, json: &str) -> Option<ItemId> {
         self.ctx.captured_id = None;
-        let mut walk =
-            TapeWalk { tape: &self.tape, text: json, ctx: &mut self.ctx, want_id: self.want_id };
+        let mut walk = TapeWalk {
+            tape: &self.tape,
+            text: json,
+            unescaped: &self.unescaped,
+            ctx: &mut self.ctx,
+            want_id: self.want_id,
+        };
         walk.value(0, &mut self.root, 0, false);
         self.ctx.captured_id.take()
     }
@@ -606,7 +615,7 @@ impl ProfileBuilder {
     /// JSON (what the tape scanner declines is checked whole before serde_json profiles it): a
     /// streamed profile cannot go back and profile a block again without its bad lines.
     pub fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
-        if tape::scan(json, &mut self.tape) {
+        if tape::scan(json, &mut self.tape, &mut self.unescaped) {
             return Ok(self.walk_tape(json));
         }
         let skip = Skip { depth: 0, max_depth: self.ctx.limits.max_depth };
@@ -682,6 +691,8 @@ impl ProfileBuilder {
 struct TapeWalk<'a> {
     tape: &'a [Token],
     text: &'a str,
+    /// The decoded strings [`Token::Unescaped`] points into.
+    unescaped: &'a str,
     ctx: &'a mut Ctx,
     want_id: bool,
 }
@@ -748,6 +759,12 @@ impl TapeWalk<'_> {
                     Token::Str { start, len } => {
                         stats.add_str(token_text(self.text, start, len));
                         capture.then_some(ItemId::InText { start: start as usize, len })
+                    }
+                    Token::Unescaped { start, len } => {
+                        let value = token_text(self.unescaped, start, len);
+                        stats.add_str(value);
+                        // Not a span of the text: the id is the decoded string.
+                        capture.then(|| value.to_string().into())
                     }
                     Token::Unsigned(v) => {
                         stats.add_integer(i128::from(v));

@@ -4,6 +4,13 @@
 //! needing most switches to sketches (`super::sketch`). What a property needs is what it holds
 //! plus what finishing it will allocate (sorting values, folding string logs), so a profile that
 //! fits while streaming also fits when finished.
+//!
+//! A streamed file's size is known, so the loader also says how far through its part it is
+//! ([`ProfileBuilder::fit_budget_growing`]): a property whose counters grow with every item and
+//! would, at that rate, outgrow the budget by the end is switched then, not after its exact
+//! counters have filled the budget. It is the property the end of the file would have switched
+//! anyway (the same rule, applied to the sizes the part will reach), so what is estimated does
+//! not change, only the memory held on the way.
 
 use super::ProfileBuilder;
 use super::accumulate::PathNode;
@@ -66,15 +73,28 @@ impl ProfileBuilder {
     /// they need afterwards (more than `bytes` only when what is left is too small to sketch,
     /// such as a profile of thousands of small properties).
     pub fn fit_budget(&mut self, bytes: usize) -> usize {
+        self.fit_budget_growing(bytes, 1.0)
+    }
+
+    /// [`ProfileBuilder::fit_budget`] for input that will grow to `growth` times what was added
+    /// so far (at least 1; the loader's part of a file over what it has read): the heaviest
+    /// properties are switched to sketches while the counters, each grown at its present rate,
+    /// would need more than `bytes` by then. A growth of 1 is [`ProfileBuilder::fit_budget`].
+    /// Returns what the counters need now.
+    pub fn fit_budget_growing(&mut self, bytes: usize, growth: f64) -> usize {
+        let growth = if growth.is_finite() { growth.max(1.0) } else { 1.0 };
         let mut heavy = Vec::new();
         let root = self.root_mut();
         let mut total = measure(root, &mut Vec::new(), &mut heavy);
-        if total <= bytes {
+        // What each heavy property will have added by the end, at its present rate.
+        let more = |h: &Heavy| (h.bytes as f64 * (growth - 1.0)) as usize;
+        let mut projected = total + heavy.iter().map(more).sum::<usize>();
+        if projected <= bytes {
             return total;
         }
-        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes + more(h)));
         for candidate in heavy {
-            if total <= bytes {
+            if projected <= bytes {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
@@ -86,6 +106,7 @@ impl ProfileBuilder {
                 node.stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
             };
             total = total.saturating_sub(candidate.bytes) + after;
+            projected = projected.saturating_sub(candidate.bytes + more(&candidate)) + after;
         }
         total
     }
@@ -137,6 +158,47 @@ mod tests {
             serde_json::to_value(&plain).expect("json"),
             serde_json::to_value(&budgeted).expect("json")
         );
+    }
+
+    /// The paths a profile estimated.
+    fn estimated(profile: &crate::CollectionProfile) -> Vec<String> {
+        profile
+            .properties()
+            .into_iter()
+            .filter(|p| p.approximate.is_some())
+            .map(|p| p.path.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn told_the_growth_to_come_the_budget_switches_early_what_the_end_switches_and_holds_less() {
+        let n = 200_000;
+        let budget = 4 << 20;
+        let run = |project: bool| {
+            let mut builder = ProfileBuilder::new();
+            let mut peak = 0;
+            for i in 0..n {
+                builder.add_json(&item(i)).expect("valid");
+                if i % 10_000 == 9_999 {
+                    let growth = if project { n as f64 / (i + 1) as f64 } else { 1.0 };
+                    peak = peak.max(builder.fit_budget_growing(budget, growth));
+                }
+            }
+            (builder.finish(n as u64), peak)
+        };
+        let (plain, plain_peak) = run(false);
+        let (early, early_peak) = run(true);
+        assert_eq!(estimated(&plain), estimated(&early));
+        assert_eq!(estimated(&early), ["id", "price"]);
+        assert!(early_peak * 2 < plain_peak, "{early_peak} vs {plain_peak}");
+        // A growth of 1 is the plain fit.
+        let mut a = ProfileBuilder::new();
+        let mut b = ProfileBuilder::new();
+        for i in 0..30_000 {
+            a.add_json(&item(i)).expect("valid");
+            b.add_json(&item(i)).expect("valid");
+        }
+        assert_eq!(a.fit_budget(1 << 20), b.fit_budget_growing(1 << 20, 1.0));
     }
 
     #[test]

@@ -111,13 +111,15 @@ impl StringCounts {
     }
 
     /// Bytes held, plus what [`StringCounts::tally`] will need to fold them: an index entry per
-    /// logged value and an entry per distinct value in its result.
+    /// logged value and an entry per distinct value in its result. Vectors count by length, not
+    /// capacity: the spare capacity of a large vector is address space never written, not
+    /// memory; a hash table's slots are spread over all of it.
     pub(super) fn heap_bytes(&self) -> usize {
         let tally = 24;
-        let own = self.arena.capacity()
+        let own = self.arena.len()
             + self.table.capacity() * (std::mem::size_of::<Slot>() + tally)
-            + self.counted.capacity() * (std::mem::size_of::<Slot>() + tally)
-            + self.log.capacity() * (std::mem::size_of::<Logged>() + 16 + tally);
+            + self.counted.len() * (std::mem::size_of::<Slot>() + tally)
+            + self.log.len() * (std::mem::size_of::<Logged>() + 16 + tally);
         own + self.parts.iter().map(StringCounts::heap_bytes).sum::<usize>()
     }
 

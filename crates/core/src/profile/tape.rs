@@ -2,10 +2,14 @@
 //! tokens, which the profiler then walks. It is how large files are profiled at the speed of
 //! reading them.
 //!
+//! A string value with escapes is decoded into a buffer beside the tape (commit messages, issue
+//! bodies and the like have them in most documents: declining them sent whole documents through
+//! serde_json twice, once to check and once to profile).
+//!
 //! The scanner *declines* rather than fails: anything it does not handle itself — an escape in a
-//! string, an integer of more than 18 digits, a float out of range, deep nesting, and every kind
-//! of invalid JSON — makes it return `false`, and the item goes through serde_json instead, which
-//! profiles it or reports the error with its position. So what it accepts is a subset of what
+//! key, a `\u` escape of a surrogate, an integer of more than 18 digits, a float out of range,
+//! deep nesting, and every kind of invalid JSON — makes it return `false`, and the item goes
+//! through serde_json instead, which profiles it or reports the error with its position. So what it accepts is a subset of what
 //! serde_json accepts, and for that subset the tokens carry exactly the values serde_json would
 //! give (tests compare the two on generated and mutated input). Because the whole item is scanned
 //! before any counter is touched, declining halfway leaves nothing to undo.
@@ -29,6 +33,12 @@ pub(crate) enum Token {
     },
     /// A string value (without quotes; never contains an escape).
     Str {
+        start: u32,
+        len: u32,
+    },
+    /// A string value that had escapes, decoded: `start` and `len` are offsets into the buffer
+    /// [`scan`] decodes such strings into, not into the text.
+    Unescaped {
         start: u32,
         len: u32,
     },
@@ -60,8 +70,9 @@ const POW10: [f64; 23] = [
 ///
 /// One loop with an explicit stack of open containers, so the position and the tape's length
 /// stay in registers: a recursive descent kept them in memory, one store and load per byte.
-pub(crate) fn scan(text: &str, tape: &mut Vec<Token>) -> bool {
+pub(crate) fn scan(text: &str, tape: &mut Vec<Token>, unescaped: &mut String) -> bool {
     tape.clear();
+    unescaped.clear();
     let bytes = text.as_bytes();
     if u32::try_from(bytes.len()).is_err() {
         return false;
@@ -104,11 +115,19 @@ pub(crate) fn scan(text: &str, tape: &mut Vec<Token>) -> bool {
                     continue 'value;
                 }
             }
-            Some(b'"') => {
-                let Some((start, len, next)) = string(bytes, pos) else { return false };
-                tape.push(Token::Str { start, len });
-                pos = next;
-            }
+            Some(b'"') => match string(bytes, pos) {
+                Some((start, len, next)) => {
+                    tape.push(Token::Str { start, len });
+                    pos = next;
+                }
+                None => {
+                    let Some((start, len, next)) = escaped_string(text, pos, unescaped) else {
+                        return false;
+                    };
+                    tape.push(Token::Unescaped { start, len });
+                    pos = next;
+                }
+            },
             Some(b't') => {
                 let Some(next) = literal(bytes, pos, b"true") else { return false };
                 tape.push(Token::Bool(true));
@@ -253,6 +272,57 @@ fn string(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
     None
 }
 
+/// A string with escapes, at its opening quote, decoded onto the end of `out` as serde_json
+/// decodes it: its start and length in `out`, and the position after its closing quote. `None`
+/// for a control character, an unknown escape, a `\u` escape of a surrogate (serde_json pairs
+/// them or refuses a lone one: left to it), or no closing quote.
+fn escaped_string(text: &str, pos: usize, out: &mut String) -> Option<(u32, u32, usize)> {
+    let bytes = text.as_bytes();
+    let start = out.len();
+    let mut at = pos + 1;
+    // The start of the run of plain bytes not yet copied (quotes and backslashes are ASCII, so
+    // every run is whole characters).
+    let mut run = at;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => {
+                out.push_str(text.get(run..at)?);
+                // Both fit: `out` is never longer than the text, whose length fits in u32.
+                return Some((start as u32, (out.len() - start) as u32, at + 1));
+            }
+            b'\\' => {
+                out.push_str(text.get(run..at)?);
+                let decoded = match *bytes.get(at + 1)? {
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    b'/' => '/',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'n' => '\n',
+                    b'r' => '\r',
+                    b't' => '\t',
+                    b'u' => {
+                        let hex = text.get(at + 2..at + 6)?;
+                        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                            return None;
+                        }
+                        let code = u32::from_str_radix(hex, 16).ok()?;
+                        at += 4;
+                        // Surrogates are `None` here.
+                        char::from_u32(code)?
+                    }
+                    _ => return None,
+                };
+                out.push(decoded);
+                at += 2;
+                run = at;
+            }
+            0..0x20 => return None,
+            _ => at += 1,
+        }
+    }
+}
+
 /// Digits from `pos`, appended to `mantissa` (wrapping: callers bound the count): the position
 /// after them.
 #[inline(always)]
@@ -344,7 +414,30 @@ mod tests {
 
     fn tokens(text: &str) -> Option<Vec<Token>> {
         let mut tape = Vec::new();
-        scan(text, &mut tape).then_some(tape)
+        scan(text, &mut tape, &mut String::new()).then_some(tape)
+    }
+
+    #[test]
+    fn strings_with_escapes_are_decoded_beside_the_tape() {
+        let (mut tape, mut unescaped) = (Vec::new(), String::new());
+        let text = r#"["a\"b", "x", "l\u00e9\n\t\/\\ok", "日本\r"]"#;
+        assert!(scan(text, &mut tape, &mut unescaped));
+        let decoded: Vec<&str> = tape
+            .iter()
+            .filter_map(|t| match *t {
+                Token::Unescaped { start, len } => {
+                    Some(&unescaped[start as usize..(start + len) as usize])
+                }
+                Token::Str { start, len } => Some(&text[start as usize..(start + len) as usize]),
+                _ => None,
+            })
+            .collect();
+        let theirs: Vec<String> = serde_json::from_str(text).expect("valid");
+        assert_eq!(decoded, theirs);
+        assert!(matches!(tape[2], Token::Str { .. }));
+        // Scanning again starts a fresh buffer.
+        assert!(scan(r#"["\n"]"#, &mut tape, &mut unescaped));
+        assert_eq!(unescaped, "\n");
     }
 
     #[test]
@@ -377,7 +470,11 @@ mod tests {
     #[test]
     fn declines_what_serde_json_must_decide() {
         for text in [
-            r#""a\"b""#,
+            r#"{"a\"b": 1}"#,
+            r#""\ud83d\ude00""#,
+            r#""\ud800""#,
+            r#""\x""#,
+            r#""\u00g9""#,
             "\"tab\there\"",
             "12345678901234567890",
             "1e400",
@@ -450,7 +547,9 @@ mod tests {
             let tape = tokens(&text).expect("scanned");
             assert_eq!(tape[1], Token::Str { start: 2, len: content.len() as u32 }, "{len}");
             let with_escape = format!("\"{content}\\n\"");
-            assert!(tokens(&with_escape).is_none());
+            let tape = tokens(&with_escape).expect("decoded");
+            let decoded = content.len() as u32 + 1;
+            assert_eq!(tape[..], [Token::Unescaped { start: 0, len: decoded }], "{len}");
             let with_control = format!("\"{content}\u{1}\"");
             assert!(tokens(&with_control).is_none());
         }

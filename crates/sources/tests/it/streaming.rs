@@ -154,6 +154,14 @@ fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exa
     assert!(stats.peak_needed <= budget, "{stats:?}");
     let profile = source.collections[0].profile();
     assert!(!profile.is_exact());
+    // The answer names what is estimated and why, beside each figure's stated error.
+    let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter().any(|w| w.starts_with(
+            "3 of 4 properties have estimated figures (id, name, v): their exact counters would have outgrown the memory budget of 4 MiB"
+        )),
+        "{said:?}"
+    );
 
     // Distinct counts: within three standard errors of the truth.
     for key in ["id", "name"] {
