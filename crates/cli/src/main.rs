@@ -42,7 +42,7 @@ struct Cli {
     /// Memory for the statistics of an NDJSON document file profiled by streaming (`profile`,
     /// `describe`, `schema`, `property`; and `serve` for files of 1 GiB or more), e.g. 512MiB;
     /// past it a property's figures become estimates whose error the output states
-    /// [default: 384MiB].
+    /// [default: 1GiB].
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes)]
     memory_budget: Option<u64>,
     /// Lower or raise the server-side ceiling on a number callers send (repeatable), e.g.
