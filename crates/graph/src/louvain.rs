@@ -156,12 +156,7 @@ fn one_level(
     let mut tot_in = level.in_deg.clone();
     let mut order: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut order);
-    // The weight from the node being moved to each neighbouring community, summed in neighbour
-    // order, and those communities: dense, reset after each node (a map per node cost most of
-    // the run on 100k nodes).
-    let mut weight_to = vec![0.0f64; n];
-    let mut linked = vec![false; n];
-    let mut candidates: Vec<usize> = Vec::new();
+    let mut weights = CommunityWeights::new(n);
     let mut any_move = false;
     loop {
         if crate::interrupt::stopping() {
@@ -170,12 +165,7 @@ fn one_level(
         let mut moves = 0;
         for &v in &order {
             for &(w, wt) in &level.adj[v] {
-                let c = community[w];
-                if !linked[c] {
-                    linked[c] = true;
-                    candidates.push(c);
-                }
-                weight_to[c] += wt;
+                weights.add(community[w], wt);
             }
             let (out_v, in_v) = (level.out_deg[v], level.in_deg[v]);
             let old = community[v];
@@ -186,20 +176,16 @@ fn one_level(
                 to_c / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m)
             };
             let mut best = old;
-            let mut best_gain = gain(old, if linked[old] { weight_to[old] } else { 0.0 });
-            candidates.sort_unstable();
-            for &c in &candidates {
-                let g = gain(c, weight_to[c]);
+            let mut best_gain = gain(old, weights.to(old));
+            weights.sort();
+            for &c in weights.candidates() {
+                let g = gain(c, weights.to(c));
                 if g > best_gain {
                     best = c;
                     best_gain = g;
                 }
             }
-            for &c in &candidates {
-                weight_to[c] = 0.0;
-                linked[c] = false;
-            }
-            candidates.clear();
+            weights.clear();
             tot_out[best] += out_v;
             tot_in[best] += in_v;
             if best != old {
@@ -213,6 +199,57 @@ fn one_level(
         any_move = true;
     }
     (any_move, community)
+}
+
+/// The weight from one node (or community) to each community its neighbours are in, summed in
+/// neighbour order, and those communities in the order first met: dense arrays reset after each
+/// use (a map per node cost most of a run on 100k nodes).
+pub(crate) struct CommunityWeights {
+    weight_to: Vec<f64>,
+    linked: Vec<bool>,
+    candidates: Vec<usize>,
+}
+
+impl CommunityWeights {
+    /// Room for communities labelled below `count`.
+    pub(crate) fn new(count: usize) -> Self {
+        Self { weight_to: vec![0.0; count], linked: vec![false; count], candidates: Vec::new() }
+    }
+
+    /// Adds `weight` towards community `c`.
+    #[inline]
+    pub(crate) fn add(&mut self, c: usize, weight: f64) {
+        if !self.linked[c] {
+            self.linked[c] = true;
+            self.candidates.push(c);
+        }
+        self.weight_to[c] += weight;
+    }
+
+    /// The weight towards `c`: 0 when no neighbour is in it.
+    #[inline]
+    pub(crate) fn to(&self, c: usize) -> f64 {
+        if self.linked[c] { self.weight_to[c] } else { 0.0 }
+    }
+
+    /// The communities met, in the order first met (or sorted, after [`Self::sort`]).
+    pub(crate) fn candidates(&self) -> &[usize] {
+        &self.candidates
+    }
+
+    /// Orders the communities met by label.
+    pub(crate) fn sort(&mut self) {
+        self.candidates.sort_unstable();
+    }
+
+    /// Forgets every weight, for the next node.
+    pub(crate) fn clear(&mut self) {
+        for &c in &self.candidates {
+            self.weight_to[c] = 0.0;
+            self.linked[c] = false;
+        }
+        self.candidates.clear();
+    }
 }
 
 /// Labels renumbered 0.. in order of first appearance, and how many there are.
@@ -258,9 +295,7 @@ pub(crate) fn aggregate(level: &Level, partition: &[usize], count: usize) -> Lev
         members[fill[c]] = v;
         fill[c] += 1;
     }
-    let mut weight_to = vec![0.0f64; count];
-    let mut linked = vec![false; count];
-    let mut list: Vec<usize> = Vec::new();
+    let mut weights = CommunityWeights::new(count);
     for (c, bounds) in first.windows(2).enumerate() {
         for &v in &members[bounds[0]..bounds[1]] {
             next.out_deg[c] += level.out_deg[v];
@@ -268,21 +303,13 @@ pub(crate) fn aggregate(level: &Level, partition: &[usize], count: usize) -> Lev
             for &(w, wt) in &level.adj[v] {
                 let d = partition[w];
                 if d != c {
-                    if !linked[d] {
-                        linked[d] = true;
-                        list.push(d);
-                    }
-                    weight_to[d] += wt;
+                    weights.add(d, wt);
                 }
             }
         }
-        list.sort_unstable();
-        next.adj.push(list.iter().map(|&d| (d, weight_to[d])).collect());
-        for &d in &list {
-            weight_to[d] = 0.0;
-            linked[d] = false;
-        }
-        list.clear();
+        weights.sort();
+        next.adj.push(weights.candidates().iter().map(|&d| (d, weights.to(d))).collect());
+        weights.clear();
     }
     next
 }

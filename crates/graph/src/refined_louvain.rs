@@ -13,7 +13,9 @@
 //! On a random graph of 100k nodes and 500k edges this reaches a modularity of 0.30–0.305 where
 //! networkx's method reaches 0.244 and networkit's PLM 0.296–0.299 (bench/graph_e2e_bench.py).
 
-use crate::louvain::{Level, LouvainOptions, aggregate, level_modularity, renumber};
+use crate::louvain::{
+    CommunityWeights, Level, LouvainOptions, aggregate, level_modularity, renumber,
+};
 
 /// Visits per node of one run of local moves, at most: networkit's PLM sweeps every node at
 /// most 32 times (`maxIter`); revisiting only the neighbours of moved nodes seldom needs more
@@ -121,40 +123,30 @@ fn split_communities(
     let mut tot_in = level.in_deg.clone();
     let mut order: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut order);
-    let mut weight_to = vec![0.0f64; n];
-    let mut linked = vec![false; n];
-    let mut candidates: Vec<usize> = Vec::new();
+    let mut weights = CommunityWeights::new(n);
     for &v in &order {
         if !alone[v] {
             continue;
         }
         for &(w, wt) in &level.adj[v] {
-            if community[w] != community[v] {
-                continue;
+            if community[w] == community[v] {
+                weights.add(sub[w], wt);
             }
-            let c = sub[w];
-            if !linked[c] {
-                linked[c] = true;
-                candidates.push(c);
-            }
-            weight_to[c] += wt;
         }
         let (out_v, in_v) = (level.out_deg[v], level.in_deg[v]);
         let own = sub[v];
         tot_out[own] -= out_v;
         tot_in[own] -= in_v;
         let (mut best, mut best_gain) = (own, 0.0);
-        for &c in &candidates {
+        for &c in weights.candidates() {
             let g =
-                weight_to[c] / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m);
+                weights.to(c) / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m);
             if c != own && g > best_gain {
                 best = c;
                 best_gain = g;
             }
-            weight_to[c] = 0.0;
-            linked[c] = false;
         }
-        candidates.clear();
+        weights.clear();
         tot_out[best] += out_v;
         tot_in[best] += in_v;
         if best != own {
@@ -189,11 +181,8 @@ fn local_moves(
     let mut queue: std::collections::VecDeque<usize> = (0..n).collect();
     rng.shuffle(queue.make_contiguous());
     let mut queued = vec![true; n];
-    // The weight from the node being moved to each neighbouring community, in dense arrays
-    // reset after each node; candidates are tried in the order their first neighbour comes.
-    let mut weight_to = vec![0.0f64; n];
-    let mut linked = vec![false; n];
-    let mut candidates: Vec<usize> = Vec::new();
+    // Candidates are tried in the order their first neighbour comes.
+    let mut weights = CommunityWeights::new(n);
     let mut gained = 0.0;
     let mut visits = 0usize;
     let budget = MAX_SWEEPS.saturating_mul(n);
@@ -204,12 +193,7 @@ fn local_moves(
             break;
         }
         for &(w, wt) in &level.adj[v] {
-            let c = community[w];
-            if !linked[c] {
-                linked[c] = true;
-                candidates.push(c);
-            }
-            weight_to[c] += wt;
+            weights.add(community[w], wt);
         }
         let (out_v, in_v) = (level.out_deg[v], level.in_deg[v]);
         let old = community[v];
@@ -218,18 +202,16 @@ fn local_moves(
         let gain = |c: usize, to_c: f64| {
             to_c / m - resolution * (out_v * tot_in[c] + in_v * tot_out[c]) / (m * m)
         };
-        let stay = gain(old, if linked[old] { weight_to[old] } else { 0.0 });
+        let stay = gain(old, weights.to(old));
         let (mut best, mut best_gain) = (old, stay);
-        for &c in &candidates {
-            let g = gain(c, weight_to[c]);
+        for &c in weights.candidates() {
+            let g = gain(c, weights.to(c));
             if g > best_gain {
                 best = c;
                 best_gain = g;
             }
-            weight_to[c] = 0.0;
-            linked[c] = false;
         }
-        candidates.clear();
+        weights.clear();
         tot_out[best] += out_v;
         tot_in[best] += in_v;
         if best != old {

@@ -203,7 +203,8 @@ fn written_by_this_user(_metadata: &fs::Metadata) -> bool {
     true
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -462,7 +462,7 @@ impl SqliteDatabase {
         if after != stamps {
             return Ok(None);
         }
-        let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let digest = crate::profile_store::hex(&hasher.finalize());
         *lock(&self.digest) = Some((stamps, digest.clone()));
         Ok(Some(digest))
     }
