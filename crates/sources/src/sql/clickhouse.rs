@@ -76,6 +76,8 @@ pub struct ClickHouseDatabase {
     database: String,
     /// The profile's `max_memory_usage` (0: none).
     profile_memory_bytes: u64,
+    /// The server's `timezone()`: dates and times without their own zone are written in it.
+    time_zone: String,
     /// Columns the server's `system` tables have (they differ between releases).
     tables_have_comment: bool,
     tables_have_total_rows: bool,
@@ -122,6 +124,7 @@ impl ClickHouseDatabase {
             version: String::new(),
             database: String::new(),
             profile_memory_bytes: 0,
+            time_zone: String::new(),
             tables_have_comment: false,
             tables_have_total_rows: false,
             columns_have_position: false,
@@ -132,7 +135,7 @@ impl ClickHouseDatabase {
         let probe = database
             .http
             .text(
-                "SELECT version(), (SELECT value FROM system.settings WHERE name = 'readonly'), currentDatabase(), (SELECT value FROM system.settings WHERE name = 'max_memory_usage') FORMAT TabSeparated",
+                "SELECT version(), (SELECT value FROM system.settings WHERE name = 'readonly'), currentDatabase(), (SELECT value FROM system.settings WHERE name = 'max_memory_usage'), timezone() FORMAT TabSeparated",
                 &[],
                 Duration::from_millis(STATEMENT_TIMEOUT_MS),
             )
@@ -151,6 +154,7 @@ impl ClickHouseDatabase {
                 .into_owned();
         database.profile_memory_bytes =
             fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        database.time_zone = fields.next().unwrap_or_default().trim().to_string();
         let system = database.query(
             "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
             &[],
@@ -541,6 +545,10 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
 impl Database for ClickHouseDatabase {
     fn dialect(&self) -> Dialect {
         Dialect::ClickHouse
+    }
+
+    fn time_zone(&self) -> Option<&str> {
+        Some(self.time_zone.as_str()).filter(|zone| !zone.is_empty())
     }
 
     fn data_version(&self, table: &TableInfo) -> Result<Option<String>, SourceError> {

@@ -302,6 +302,12 @@ pub trait Database: Send + Sync + fmt::Debug {
         Ok(None)
     }
 
+    /// The zone the server writes dates and times that carry no zone of their own in
+    /// (ClickHouse's `timezone()`), when the engine has one.
+    fn time_zone(&self) -> Option<&str> {
+        None
+    }
+
     /// How many statements of one table's profile may run at once on this database (each on
     /// its own connection; the pool keeps one more for callers).
     fn profile_parallelism(&self) -> usize {

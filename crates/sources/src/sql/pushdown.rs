@@ -24,7 +24,7 @@ use schemascope_core::property::BinCounter;
 use schemascope_core::{ColumnInfo, ProfileProgress, TableInfo};
 use serde_json::Value;
 
-use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
+use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue, ch_text};
 use crate::error::SourceError;
 
 mod numbers;
@@ -98,7 +98,6 @@ fn is_plain_text(column: &ColumnInfo) -> bool {
 /// The class of a ClickHouse column from its type (`Nullable(…)` and `LowCardinality(…)` seen
 /// through) — the rule [`super::ch_text::value`] applies to the values themselves.
 pub fn clickhouse_class(column: &ColumnInfo) -> ValueClass {
-    use super::ch_text;
     let ty = &column.declared_type;
     if ch_text::is_document(ty) {
         ValueClass::Json
@@ -129,9 +128,11 @@ pub struct JsonView {
     exact_columns: Vec<usize>,
     /// PostgreSQL `smallint` and `integer` columns: their squares fit in a `bigint`.
     small_integers: Vec<usize>,
-    /// How each column's stored values compare with its text (PostgreSQL text columns of the
-    /// types [`TextOrder`] knows; [`TextOrder::Text`] for the rest).
+    /// How each column's stored values compare with its text (text columns of the types
+    /// [`TextOrder`] knows; [`TextOrder::Text`] for the rest).
     text_orders: Vec<TextOrder>,
+    /// The length of every text of a column, where its type fixes it (ClickHouse dates).
+    text_lengths: Vec<Option<u64>>,
 }
 
 impl JsonView {
@@ -223,19 +224,48 @@ impl JsonView {
                     // Samples read each column as it is, as execute_query does.
                     select.push(format!("{quoted} AS r{i}"));
                     let class = clickhouse_class(column);
+                    // A plain column is aggregated as it is stored: no conversion per row.
+                    // (ClickHouse 18.16 refuses some aggregates over a LowCardinality column.)
+                    let stored = ch_text::stored_type(&column.declared_type);
+                    let plain = !column.declared_type.contains("LowCardinality(");
                     let expr = match class {
+                        // Every value of these types is an Int64's.
+                        ValueClass::Integer
+                            if plain
+                                && matches!(
+                                    stored,
+                                    "Int8"
+                                        | "Int16"
+                                        | "Int32"
+                                        | "Int64"
+                                        | "UInt8"
+                                        | "UInt16"
+                                        | "UInt32"
+                                ) =>
+                        {
+                            quoted.clone()
+                        }
                         // UInt64 values past 2^63 wrap here (execute_query shows their digits).
                         ValueClass::Integer => format!("toInt64({quoted})"),
                         ValueClass::Number => {
-                            // As its text reads (a Float32 1.1 is the double 1.1, as shown);
                             // NaN and infinities are text, as JSON shows them.
                             select.push(format!(
                                 "if(isFinite(c{i}), NULL, if(isNaN(c{i}), 'NaN', if(c{i} > 0, 'Infinity', '-Infinity'))) AS t{i}"
                             ));
                             select.push(format!("1 AS x{i}"));
-                            format!("toFloat64(toString({quoted}))")
+                            if plain && stored == "Float64" {
+                                // Written shortest, so its text reads as the stored double —
+                                // read by a correct parser: ClickHouse 18.16's own text-to-float
+                                // is one unit in the last place off for about 1% of doubles.
+                                quoted.clone()
+                            } else {
+                                // As its text reads (a Float32 1.1 is the double 1.1, as
+                                // shown), by the server's parser: see above.
+                                format!("toFloat64(toString({quoted}))")
+                            }
                         }
                         ValueClass::Boolean | ValueClass::Json => quoted.clone(),
+                        ValueClass::Text if plain && stored == "String" => quoted.clone(),
                         // As ClickHouse writes the value (dates, enums, UUIDs, fixed strings).
                         _ => format!("toString({quoted})"),
                     };
@@ -258,6 +288,17 @@ impl JsonView {
                 _ => TextOrder::Text,
             })
             .collect();
+        let text_lengths = table
+            .columns
+            .iter()
+            .zip(&classes)
+            .map(|(column, class)| match (dialect, class) {
+                (Dialect::ClickHouse, ValueClass::Text) => {
+                    text_order::clickhouse_text_length(column)
+                }
+                _ => None,
+            })
+            .collect();
         Self {
             dialect,
             from,
@@ -266,6 +307,7 @@ impl JsonView {
             columns: table.columns.iter().map(|c| c.name.clone()).collect(),
             exact_columns,
             text_orders,
+            text_lengths,
             small_integers: match dialect {
                 Dialect::Postgres => (0..table.columns.len())
                     .filter(|&i| {
@@ -276,6 +318,38 @@ impl JsonView {
                     .collect(),
                 _ => Vec::new(),
             },
+        }
+    }
+
+    /// The view with ClickHouse's dates and times read in `server_zone`, the zone the server
+    /// writes those without their own in ([`Database::time_zone`]): in a zone whose offset
+    /// never changes they are counted and ordered as stored ([`TextOrder::of_clickhouse`]).
+    pub fn in_zone(mut self, server_zone: Option<&str>, table: &TableInfo) -> Self {
+        if self.dialect == Dialect::ClickHouse {
+            for (i, column) in table.columns.iter().enumerate() {
+                if self.classes.get(i) == Some(&ValueClass::Text) {
+                    self.text_orders[i] = TextOrder::of_clickhouse(column, server_zone);
+                }
+            }
+        }
+        self
+    }
+
+    /// The predicate "column `i` has a value": on the stored value where its text is known to
+    /// be NULL exactly when it is ([`TextOrder`]), so no text is made for it.
+    fn present(&self, i: usize) -> String {
+        if self.text_orders[i] == TextOrder::Text {
+            format!("c{i} IS NOT NULL")
+        } else {
+            format!("r{i} IS NOT NULL")
+        }
+    }
+
+    /// The length in characters of column `i`'s text: a constant where the type fixes it.
+    fn text_length(&self, i: usize) -> String {
+        match self.text_lengths[i] {
+            Some(length) => length.to_string(),
+            None => self.length(&self.text(i)),
         }
     }
 
@@ -295,7 +369,7 @@ impl JsonView {
             (ValueClass::Number, Kind::Text) => Some(format!("t{i} IS NOT NULL")),
             (ValueClass::Integer, Kind::Integer | Kind::Numeric)
             | (ValueClass::Boolean, Kind::Boolean)
-            | (ValueClass::Text, Kind::Text) => Some(format!("{c} IS NOT NULL")),
+            | (ValueClass::Text, Kind::Text) => Some(self.present(i)),
             _ => None,
         }
     }
@@ -459,7 +533,7 @@ fn profile_columns_with(
             progress.step(step);
         }
     };
-    let view = JsonView::new(db.dialect(), table);
+    let view = JsonView::new(db.dialect(), table).in_zone(db.time_zone(), table);
     let wanted: Vec<usize> = (0..table.columns.len())
         .filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str())))
         .collect();
@@ -470,16 +544,19 @@ fn profile_columns_with(
     let mut slots = Vec::with_capacity(wanted.len());
     for &i in &wanted {
         let c = format!("c{i}");
-        // ClickHouse 18.16 counts the NULLs of a LowCardinality(Nullable) column in COUNT(c);
-        // IS NOT NULL tells them apart everywhere.
+        // ClickHouse 18.16 refuses some aggregates of a function of a LowCardinality(Nullable)
+        // column (and accepts them of a CASE), and counts its NULLs in COUNT(c).
+        let low_cardinality = db.dialect() == Dialect::ClickHouse
+            && table.columns[i].declared_type.contains("LowCardinality(");
         let non_null = match db.dialect() {
-            Dialect::ClickHouse => flag_sum(&format!("{c} IS NOT NULL")),
+            _ if low_cardinality => flag_sum(&format!("{c} IS NOT NULL")),
             // The stored value is NULL exactly when its text is: counted without converting.
+            Dialect::ClickHouse => format!("COUNT(r{i})"),
             _ if view.text_orders[i] != TextOrder::Text => format!("COUNT(r{i})"),
             _ => format!("COUNT({c})"),
         };
         let mut s = ColumnSlots { non_null: list.push(non_null), ..ColumnSlots::default() };
-        let not_null = format!("{c} IS NOT NULL");
+        let not_null = view.present(i);
         // A kind whose values are exactly the non-null ones is counted by the count above: each
         // aggregate more is work on every row.
         let non_null_slot = s.non_null;
@@ -494,9 +571,7 @@ fn profile_columns_with(
         // Aggregates skip NULLs: under the predicate "not null" a value needs no guard, so the
         // view's expression (a type's output, for text) is evaluated once per aggregate, not
         // twice.
-        // (ClickHouse 18.16 refuses some aggregates of a function of a LowCardinality(Nullable)
-        // column, and accepts them of the CASE.)
-        let bare = db.dialect() != Dialect::ClickHouse;
+        let bare = !low_cardinality;
         let when = |p: &str, expr: &str| {
             if bare && p == not_null { expr.to_string() } else { when(p, expr) }
         };
@@ -544,7 +619,7 @@ fn profile_columns_with(
         }
         if let Some(p) = view.is(i, Kind::Text) {
             let t = view.text(i);
-            let len = view.length(&t);
+            let len = view.text_length(i);
             s.len_min = Some(list.push(format!("MIN({})", when(&p, &len))));
             s.len_max = Some(list.push(format!("MAX({})", when(&p, &len))));
             s.len_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &len)))));
@@ -757,7 +832,7 @@ fn top_values(
             // ClickHouse's exact distinct count; elsewhere one sort (cheaper than grouping
             // every value in a hash table when most are distinct).
             let counted = match view.dialect {
-                Dialect::ClickHouse => format!("uniqExact({c})"),
+                Dialect::ClickHouse => format!("uniqExact({key})"),
                 _ if native => format!("COUNT(DISTINCT {key})"),
                 _ => format!(
                     "COUNT(DISTINCT {})",

@@ -1,8 +1,10 @@
-//! How a PostgreSQL column's values compare with their text, for the types where that is known:
-//! a profile then counts distinct values and finds extremes on the stored values (8 bytes for a
-//! timestamp) instead of on the text each row would be converted to.
+//! How a column's values compare with their text, for the PostgreSQL and ClickHouse types where
+//! that is known: a profile then counts distinct values and finds extremes on the stored values
+//! (8 bytes for a timestamp) instead of on the text each row would be converted to.
 
 use schemascope_core::ColumnInfo;
+
+use crate::sql::ch_text;
 
 /// What comparing stored values says about comparing their text (the type's output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,37 @@ impl TextOrder {
         }
     }
 
+    /// The text order of a ClickHouse column, whose dates and times without a zone of their own
+    /// are written in `server_zone` (`timezone()`). Dates and times are written with fixed-width
+    /// fields and four-digit years (the types' ranges are within 1900–2299), so their text
+    /// orders as they do — in a zone without offset changes: where clocks go back, two instants
+    /// an hour apart are written alike. `LowCardinality` columns are left to their text
+    /// (ClickHouse 18.16 refuses some aggregates over them).
+    pub(crate) fn of_clickhouse(column: &ColumnInfo, server_zone: Option<&str>) -> Self {
+        let declared = column.declared_type.as_str();
+        if declared.contains("LowCardinality(") {
+            return Self::Text;
+        }
+        let stored = ch_text::stored_type(declared);
+        let (family, arguments) = match stored.split_once('(') {
+            Some((family, rest)) => (family.trim(), rest.trim_end_matches(')')),
+            None => (stored.trim(), ""),
+        };
+        let own_zone = |zone_argument: Option<&str>| {
+            zone_argument.map(|z| z.trim().trim_matches('\'').to_string())
+        };
+        let zone = match family {
+            "Date" | "Date32" => return Self::Ordered,
+            "DateTime" => own_zone((!arguments.is_empty()).then_some(arguments)),
+            "DateTime64" => own_zone(arguments.split_once(',').map(|(_, zone)| zone)),
+            _ => return Self::Text,
+        };
+        match zone.as_deref().or(server_zone) {
+            Some(zone) if fixed_offset_zone(zone) => Self::Ordered,
+            _ => Self::Text,
+        }
+    }
+
     /// True when the order of the stored values is their text's order, given the text of the
     /// column's smallest and largest stored value.
     pub(crate) fn ordered(self, min: Option<&str>, max: Option<&str>) -> bool {
@@ -46,6 +79,36 @@ impl TextOrder {
                 [min, max].iter().all(|text| text.is_some_and(four_digit_year_ad))
             }
         }
+    }
+}
+
+/// True for the zones whose offset from UTC never changes (the tz database's UTC aliases and
+/// `Etc/GMT±N`): a local time there names one instant.
+fn fixed_offset_zone(zone: &str) -> bool {
+    let zone = zone.strip_prefix("Etc/").unwrap_or(zone);
+    matches!(
+        zone,
+        "UTC" | "UCT" | "GMT" | "GMT0" | "GMT+0" | "GMT-0" | "Greenwich" | "Universal" | "Zulu"
+    ) || zone.strip_prefix("GMT").and_then(|offset| offset.strip_prefix(['+', '-'])).is_some_and(
+        |hours| !hours.is_empty() && hours.len() <= 2 && hours.bytes().all(|b| b.is_ascii_digit()),
+    )
+}
+
+/// The length in characters of every text of a ClickHouse date or time column, when fixed:
+/// `YYYY-MM-DD`, `YYYY-MM-DD hh:mm:ss`, and that with a point and `p` digits for
+/// `DateTime64(p)`.
+pub(crate) fn clickhouse_text_length(column: &ColumnInfo) -> Option<u64> {
+    let stored = ch_text::stored_type(&column.declared_type);
+    let (family, arguments) = stored.split_once('(').unwrap_or((stored, ""));
+    match family.trim() {
+        "Date" | "Date32" => Some(10),
+        "DateTime" => Some(19),
+        "DateTime64" => {
+            let digits: u64 =
+                arguments.trim_end_matches(')').split(',').next()?.trim().parse().ok()?;
+            Some(if digits == 0 { 19 } else { 20 + digits })
+        }
+        _ => None,
     }
 }
 
@@ -92,6 +155,49 @@ mod tests {
         assert_eq!(TextOrder::of(&column("numeric(10,2)")), TextOrder::Text);
         assert_eq!(TextOrder::of(&column("interval")), TextOrder::Text);
         assert_eq!(TextOrder::of(&column("character(3)")), TextOrder::Text);
+    }
+
+    #[test]
+    fn clickhouse_dates_and_times_order_as_their_text_in_fixed_zones_only() {
+        let utc = Some("Etc/UTC");
+        let paris = Some("Europe/Paris");
+        assert_eq!(TextOrder::of_clickhouse(&column("Date"), paris), TextOrder::Ordered);
+        assert_eq!(TextOrder::of_clickhouse(&column("Nullable(Date)"), None), TextOrder::Ordered);
+        assert_eq!(TextOrder::of_clickhouse(&column("DateTime"), utc), TextOrder::Ordered);
+        assert_eq!(TextOrder::of_clickhouse(&column("DateTime"), paris), TextOrder::Text);
+        assert_eq!(TextOrder::of_clickhouse(&column("DateTime"), None), TextOrder::Text);
+        assert_eq!(TextOrder::of_clickhouse(&column("DateTime('UTC')"), paris), TextOrder::Ordered);
+        assert_eq!(
+            TextOrder::of_clickhouse(&column("DateTime('America/New_York')"), utc),
+            TextOrder::Text
+        );
+        assert_eq!(
+            TextOrder::of_clickhouse(&column("Nullable(DateTime('Etc/GMT-3'))"), paris),
+            TextOrder::Ordered
+        );
+        assert_eq!(TextOrder::of_clickhouse(&column("DateTime64(3)"), utc), TextOrder::Ordered);
+        assert_eq!(
+            TextOrder::of_clickhouse(&column("DateTime64(3, 'Asia/Tokyo')"), utc),
+            TextOrder::Text
+        );
+        assert_eq!(
+            TextOrder::of_clickhouse(&column("LowCardinality(Nullable(Date))"), utc),
+            TextOrder::Text
+        );
+        assert_eq!(TextOrder::of_clickhouse(&column("String"), utc), TextOrder::Text);
+        assert_eq!(TextOrder::of_clickhouse(&column("UUID"), utc), TextOrder::Text);
+        assert!(!fixed_offset_zone("Etc/GMT+123"));
+        assert!(!fixed_offset_zone("GMT+"));
+        assert!(fixed_offset_zone("Etc/GMT+12"));
+    }
+
+    #[test]
+    fn clickhouse_date_and_time_texts_have_fixed_lengths() {
+        assert_eq!(clickhouse_text_length(&column("Date")), Some(10));
+        assert_eq!(clickhouse_text_length(&column("Nullable(DateTime('UTC'))")), Some(19));
+        assert_eq!(clickhouse_text_length(&column("DateTime64(0)")), Some(19));
+        assert_eq!(clickhouse_text_length(&column("DateTime64(3, 'UTC')")), Some(23));
+        assert_eq!(clickhouse_text_length(&column("String")), None);
     }
 
     #[test]
