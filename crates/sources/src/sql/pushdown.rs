@@ -112,6 +112,43 @@ pub fn clickhouse_class(column: &ColumnInfo) -> ValueClass {
     }
 }
 
+/// True when `name` has the shape of an alias the view defines (`c0`, `r12`, `t3`, …).
+fn is_view_alias(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('r' | 'c' | 't' | 'x' | 'e'))
+        && chars.as_str().parse::<u32>().is_ok()
+        || name == "c_"
+}
+
+/// A prefix that, followed by a column position, names no column of `table`.
+fn clickhouse_positional_prefix(table: &TableInfo) -> String {
+    let mut prefix = String::from("_schemascope_");
+    while table.columns.iter().any(|c| c.name.starts_with(&prefix)) {
+        prefix.push('_');
+    }
+    prefix
+}
+
+/// The double a ClickHouse number's text reads as (a Float32 1.1 is the double 1.1, as
+/// shown), exactly: ClickHouse 18.16's own text-to-float can be a unit or two in the last place
+/// off, so of the double it reads and its neighbours the one written as that text is taken
+/// (the double nearest a text of at most 15 digits is written as it). Past 15 digits (a long
+/// decimal) the server's reading stands.
+fn clickhouse_text_as_double(quoted: &str) -> String {
+    let text = format!("toString({quoted})");
+    let read = format!("toFloat64({text})");
+    let neighbour = |step: &str| {
+        format!(
+            "reinterpretAsFloat64(reinterpretAsString(reinterpretAsUInt64(reinterpretAsString({read})) {step}))"
+        )
+    };
+    let candidates =
+        [read.clone(), neighbour("+ 1"), neighbour("- 1"), neighbour("+ 2"), neighbour("- 2")];
+    let branches: Vec<String> =
+        candidates.iter().map(|c| format!("toString({c}) = {text}, {c}")).collect();
+    format!("multiIf({}, {read})", branches.join(", "))
+}
+
 /// The JSON view of a table: a subquery with one column `c<i>` per table column, and each
 /// column's class.
 #[derive(Debug, Clone)]
@@ -146,8 +183,34 @@ impl JsonView {
         let mut select = Vec::with_capacity(table.columns.len());
         let mut classes = Vec::with_capacity(table.columns.len());
         let mut exact_columns = Vec::new();
+        // ClickHouse resolves a name to an alias of the same SELECT before a column: a column
+        // named `c1` would read as the view's `c1`. Such a table is read through positional
+        // names no column has.
+        let renamed = (dialect == Dialect::ClickHouse
+            && table.columns.iter().any(|c| is_view_alias(&c.name)))
+        .then(|| clickhouse_positional_prefix(table));
+        let relation = match &renamed {
+            Some(prefix) => format!(
+                "(SELECT {} FROM {relation})",
+                table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!(
+                        "{} AS {}",
+                        dialect.quote(&c.name),
+                        dialect.quote(&format!("{prefix}{i}"))
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => relation.to_string(),
+        };
         for (i, column) in table.columns.iter().enumerate() {
-            let quoted = dialect.quote(&column.name);
+            let quoted = match &renamed {
+                Some(prefix) => dialect.quote(&format!("{prefix}{i}")),
+                None => dialect.quote(&column.name),
+            };
             let (expr, class) = match dialect {
                 Dialect::Sqlite => (
                     format!(
@@ -256,12 +319,11 @@ impl JsonView {
                             if plain && stored == "Float64" {
                                 // Written shortest, so its text reads as the stored double —
                                 // read by a correct parser: ClickHouse 18.16's own text-to-float
-                                // is one unit in the last place off for about 1% of doubles.
+                                // is a unit or two in the last place off for about 1% of
+                                // doubles (and 12% of Float32s' texts).
                                 quoted.clone()
                             } else {
-                                // As its text reads (a Float32 1.1 is the double 1.1, as
-                                // shown), by the server's parser: see above.
-                                format!("toFloat64(toString({quoted}))")
+                                clickhouse_text_as_double(&quoted)
                             }
                         }
                         ValueClass::Boolean | ValueClass::Json => quoted.clone(),
