@@ -129,7 +129,7 @@ impl ProfileStore {
         file.take(MAX_ENTRY_BYTES).read_to_end(&mut text).ok()?;
         let entry: Entry = serde_json::from_slice(&text).ok()?;
         let current = entry.format == FORMAT
-            && entry.schemascope == env!("CARGO_PKG_VERSION")
+            && entry.schemascope == profiler_version()
             && entry.key == *key;
         current.then(|| entry.profile.into_profile()).flatten()
     }
@@ -140,7 +140,7 @@ impl ProfileStore {
         let Some(stored) = StoredProfile::of(profile) else { return };
         let entry = Entry {
             format: FORMAT,
-            schemascope: env!("CARGO_PKG_VERSION").into(),
+            schemascope: profiler_version(),
             key: key.clone(),
             profile: stored,
         };
@@ -228,6 +228,13 @@ fn private_file(path: &Path) -> std::io::Result<fs::File> {
 #[cfg(not(unix))]
 fn private_file(path: &Path) -> std::io::Result<fs::File> {
     fs::OpenOptions::new().write(true).create_new(true).open(path)
+}
+
+/// The version a stored profile was computed by: schemascope's, and the revision of the rules
+/// that compute a database profile ([`crate::sql::pushdown::PROFILE_RULES`]), so that a profile
+/// computed by rules since corrected is not reused.
+fn profiler_version() -> String {
+    format!("{}+rules.{}", env!("CARGO_PKG_VERSION"), crate::sql::pushdown::PROFILE_RULES)
 }
 
 /// The SHA-256 of `bytes` as hex: a short data version for a long description of the data.

@@ -33,6 +33,12 @@ mod text_order;
 
 use text_order::TextOrder;
 
+/// The revision of the rules below: raised whenever a figure they compute changes, so that
+/// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
+/// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
+/// aliases read as themselves.
+pub const PROFILE_RULES: u32 = 2;
+
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueClass {
