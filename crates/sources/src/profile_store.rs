@@ -128,9 +128,8 @@ impl ProfileStore {
         let mut text = Vec::new();
         file.take(MAX_ENTRY_BYTES).read_to_end(&mut text).ok()?;
         let entry: Entry = serde_json::from_slice(&text).ok()?;
-        let current = entry.format == FORMAT
-            && entry.schemascope == profiler_version()
-            && entry.key == *key;
+        let current =
+            entry.format == FORMAT && entry.schemascope == profiler_version() && entry.key == *key;
         current.then(|| entry.profile.into_profile()).flatten()
     }
 

@@ -174,8 +174,9 @@ pub struct JsonView {
     /// How each column's stored values compare with its text (text columns of the types
     /// [`TextOrder`] knows; [`TextOrder::Text`] for the rest).
     text_orders: Vec<TextOrder>,
-    /// The length of every text of a column, where its type fixes it (ClickHouse dates).
-    text_lengths: Vec<Option<u64>>,
+    /// The length in characters of each column's text computed from its stored value, where
+    /// the type allows (dates and times): no text made per row.
+    text_lengths: Vec<Option<String>>,
 }
 
 impl JsonView {
@@ -360,9 +361,13 @@ impl JsonView {
             .columns
             .iter()
             .zip(&classes)
-            .map(|(column, class)| match (dialect, class) {
+            .enumerate()
+            .map(|(i, (column, class))| match (dialect, class) {
                 (Dialect::ClickHouse, ValueClass::Text) => {
-                    text_order::clickhouse_text_length(column)
+                    text_order::clickhouse_text_length(column).map(|n| n.to_string())
+                }
+                (Dialect::Postgres, ValueClass::Text) => {
+                    text_order::postgres_text_length(column, &format!("r{i}"))
                 }
                 _ => None,
             })
@@ -413,10 +418,11 @@ impl JsonView {
         }
     }
 
-    /// The length in characters of column `i`'s text: a constant where the type fixes it.
+    /// The length in characters of column `i`'s text: from its stored value where the type
+    /// allows.
     fn text_length(&self, i: usize) -> String {
-        match self.text_lengths[i] {
-            Some(length) => length.to_string(),
+        match &self.text_lengths[i] {
+            Some(length) => length.clone(),
             None => self.length(&self.text(i)),
         }
     }

@@ -538,11 +538,13 @@ fn dates_times_and_uuids_profiled_on_stored_values_equal_the_in_memory_profile()
     scratch
         .client
         .batch_execute(&format!(
-            "CREATE TABLE {s}.moments (id int PRIMARY KEY, plain timestamp, odd timestamp, day date, odd_day date, at time(3), zoned timestamptz, u uuid, few timestamp);\
+            "CREATE TABLE {s}.moments (id int PRIMARY KEY, plain timestamp, odd timestamp, day date, odd_day date, at time(3), zoned timestamptz, u uuid, few timestamp, fine timestamp, fine_time time);\
              INSERT INTO {s}.moments SELECT g, timestamp '2024-01-01' + g * interval '90 minutes 0.25 seconds', \
                timestamp '2024-01-01' + g * interval '7 days', date '2020-02-28' + g, date '1999-12-31' + g * 1000, \
                time '00:00' + g * interval '17 minutes 0.125 seconds', timestamptz '2024-03-30 23:00+00' + g * interval '1 hour', \
-               ('00000000-0000-0000-0000-' || lpad(to_hex(g * 7919), 12, '0'))::uuid, timestamp '2024-01-01' + (g % 3) * interval '1 day' \
+               ('00000000-0000-0000-0000-' || lpad(to_hex(g * 7919), 12, '0'))::uuid, timestamp '2024-01-01' + (g % 3) * interval '1 day', \
+               timestamp '2024-01-01' + g * interval '1 second' + ((g % 9) * power(10, g % 6))::int * interval '1 microsecond', \
+               time '00:00' + g * interval '1 second' + ((g % 9) * power(10, g % 6))::int * interval '1 microsecond' \
              FROM generate_series(1, 300) g;\
              UPDATE {s}.moments SET odd = '0044-03-15 BC', odd_day = '10000-01-01' WHERE id = 5;\
              UPDATE {s}.moments SET odd = 'infinity', odd_day = '-infinity' WHERE id = 6;\

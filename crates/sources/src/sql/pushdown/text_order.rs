@@ -26,11 +26,7 @@ pub(crate) enum TextOrder {
 impl TextOrder {
     /// The text order of a PostgreSQL column (a domain by its base type).
     pub(crate) fn of(column: &ColumnInfo) -> Self {
-        let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
-        // Precision modifiers (`timestamp(3) without time zone`) do not change the output's shape.
-        let name: String = stored.split('(').next().unwrap_or(stored).trim().to_string()
-            + stored.split_once(')').map_or("", |(_, rest)| rest);
-        match name.as_str() {
+        match postgres_type_name(column).as_str() {
             "time without time zone" | "time" => Self::Ordered,
             "date" | "timestamp without time zone" | "timestamp" => Self::OrderedInFourDigitYears,
             "uuid" | "timestamp with time zone" | "time with time zone" => Self::Distinct,
@@ -110,6 +106,47 @@ pub(crate) fn clickhouse_text_length(column: &ColumnInfo) -> Option<u64> {
         }
         _ => None,
     }
+}
+
+/// A PostgreSQL column's type (a domain's base type) without precision modifiers, which do not
+/// change the output's shape: `timestamp(3) without time zone` → `timestamp without time zone`.
+fn postgres_type_name(column: &ColumnInfo) -> String {
+    let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
+    stored.split('(').next().unwrap_or(stored).trim().to_string()
+        + stored.split_once(')').map_or("", |(_, rest)| rest)
+}
+
+/// The length in characters of the text (DateStyle ISO) of the PostgreSQL `date`, `timestamp`
+/// or `time` value `stored`, computed from the value: a date of a four-digit year AD is written
+/// in 10 characters, a timestamp in 19 and a time in 8, each with a point and as many digits
+/// as its fraction of a second needs (the least precision `p` at which `stored::timestamp(p)`
+/// is `stored`). Other values (other years, BC, infinities) are measured on their text.
+pub(crate) fn postgres_text_length(column: &ColumnInfo, stored: &str) -> Option<String> {
+    let (cast, whole) = match postgres_type_name(column).as_str() {
+        "date" => {
+            return Some(format!(
+                "(CASE WHEN {stored} >= '1000-01-01'::date AND {stored} < '10000-01-01'::date THEN 10 ELSE char_length({stored}::text) END)"
+            ));
+        }
+        "timestamp without time zone" | "timestamp" => ("timestamp", 19),
+        "time without time zone" | "time" => ("time", 8),
+        _ => return None,
+    };
+    let fraction: Vec<String> = (0..6)
+        .map(|p| {
+            let length = if p == 0 { whole } else { whole + 1 + p };
+            format!("WHEN {stored} = {stored}::{cast}({p}) THEN {length}")
+        })
+        .collect();
+    // NULL stays NULL: the aggregates skip it.
+    let digits =
+        format!("CASE {} WHEN {stored} IS NOT NULL THEN {} END", fraction.join(" "), whole + 7);
+    Some(match cast {
+        "timestamp" => format!(
+            "(CASE WHEN {stored} >= '1000-01-01'::timestamp AND {stored} < '10000-01-01'::timestamp THEN {digits} ELSE char_length({stored}::text) END)"
+        ),
+        _ => format!("({digits})"),
+    })
 }
 
 /// `YYYY-…` with a year from 1000 to 9999, not BC: between two such values every value has
