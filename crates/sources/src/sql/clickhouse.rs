@@ -554,7 +554,9 @@ impl Database for ClickHouseDatabase {
     fn data_version(&self, table: &TableInfo) -> Result<Option<String>, SourceError> {
         let name = SqlValue::Text(table.name.clone());
         let listed = self.query(
-            "SELECT engine, toString(metadata_modification_time) FROM system.tables WHERE database = currentDatabase() AND name = $1",
+            "SELECT engine, toString(metadata_modification_time), \
+             toString(least(now() - metadata_modification_time, now() - (SELECT max(modification_time) FROM system.parts WHERE database = currentDatabase() AND table = $1 AND active))) \
+             FROM system.tables WHERE database = currentDatabase() AND name = $1",
             std::slice::from_ref(&name),
         )?;
         // A MergeTree table's rows live in immutable parts: every insert, mutation or merge
@@ -562,6 +564,13 @@ impl Database for ClickHouseDatabase {
         // of their changes.
         let Some(row) = listed.first() else { return Ok(None) };
         if !row[0].as_str().is_some_and(|engine| engine.ends_with("MergeTree")) {
+            return Ok(None);
+        }
+        // Times are in whole seconds: a table dropped and made again with the same rows count
+        // in the same second as its last change would have the same parts. A table changed in
+        // the last two seconds is not kept; later it is, under times no new table can have.
+        let age: i64 = row[2].as_str().and_then(|a| a.trim().parse().ok()).unwrap_or(0);
+        if age < 2 {
             return Ok(None);
         }
         let parts = self.query(
