@@ -334,8 +334,15 @@ impl JsonView {
                             }
                         }
                         ValueClass::Boolean | ValueClass::Json => quoted.clone(),
-                        ValueClass::Text if plain && stored == "String" => quoted.clone(),
-                        // As ClickHouse writes the value (dates, enums, UUIDs, fixed strings).
+                        // Strings as stored: `toString` of a FixedString drops its NUL padding,
+                        // which queries show.
+                        ValueClass::Text
+                            if plain
+                                && (stored == "String" || stored.starts_with("FixedString(")) =>
+                        {
+                            quoted.clone()
+                        }
+                        // As ClickHouse writes the value (dates, enums, UUIDs).
                         _ => format!("toString({quoted})"),
                     };
                     (expr, class)
@@ -662,7 +669,18 @@ fn profile_columns_with(
             s.num_min = Some(list.push(format!("MIN({})", when(&p, &c))));
             s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
             let exact = view.exact(i);
-            s.num_avg = Some(list.push(view.as_float(&format!("AVG({})", when(&p, &exact)))));
+            s.num_avg = Some(list.push(match (view.dialect, view.classes[i]) {
+                // ClickHouse sums integers in their own width (an Int64 sum wraps) and doubles
+                // plainly: integers in 128 bits, doubles compensated (Kahan). Its `…If`
+                // combinators, since some of its aggregates refuse a Nullable argument.
+                (Dialect::ClickHouse, ValueClass::Integer) => format!(
+                    "toFloat64(sumIf(toDecimal128(assumeNotNull({c}), 0), {p})) / countIf({p})"
+                ),
+                (Dialect::ClickHouse, _) => {
+                    format!("sumKahanIf(assumeNotNull(toFloat64({c})), {p}) / countIf({p})")
+                }
+                _ => view.as_float(&format!("AVG({})", when(&p, &exact))),
+            }));
             if view.dialect == Dialect::Postgres && view.small_integers.contains(&i) {
                 // Exactly, from integer sums (PostgreSQL accumulates them in 128 bits, where a
                 // numeric deviation converts every value): a square of a 32-bit integer fits
@@ -683,13 +701,8 @@ fn profile_columns_with(
                     when(&p, &format!("{exact}::numeric + 0.0000000000000000"))
                 )));
             }
-            if view.dialect == Dialect::ClickHouse {
-                // In doubles, by Welford's method (ClickHouse's `stddevSamp`); NaN below two
-                // values, read as 0 as in memory.
-                s.num_std = Some(
-                    list.push(format!("stddevSamp({})", when(&p, &format!("toFloat64({c})")))),
-                );
-            }
+            // ClickHouse's deviation is summed around this mean with the quartiles (see
+            // `numbers`), and so is its few-valued columns' from their counted values.
         }
         if let Some(p) = view.is(i, Kind::Text) {
             let t = view.text(i);

@@ -505,7 +505,7 @@ fn doubles_dates_and_times_profile_as_queries_show_them() {
     let setup = [
         "DROP TABLE IF EXISTS schemascope_times.readings",
         "CREATE TABLE schemascope_times.readings (k UInt32, f Float64, at DateTime, utc Nullable(DateTime('UTC')), paris DateTime('Europe/Paris'), day Date, \
-         g Float32, d Decimal(9, 4), c1 Int32, r0 Int32) ENGINE = MergeTree ORDER BY k",
+         g Float32, d Decimal(9, 4), c1 Int32, r0 Int32, code FixedString(4)) ENGINE = MergeTree ORDER BY k",
         "INSERT INTO schemascope_times.readings SELECT number, \
          if(number = 2, reinterpretAsFloat64(unhex('89DAA0CE0E420740')), toFloat64(number) / 3), \
          toDateTime('2024-10-27 00:30:00', 'UTC') + 3600 * (number % 2), \
@@ -514,7 +514,8 @@ fn doubles_dates_and_times_profile_as_queries_show_them() {
          if(number = 1, toDate(0), toDate('2024-10-27') + number), \
          toFloat32(arrayElement([9.298521e-7, 0.0115334755, 7.235416e-10, 1.12828885e-10], number + 1)), \
          toDecimal32(arrayElement(['2.9072', '0.0115', '-7.2354', '11.2828'], number + 1), 4), \
-         toInt32(number * 100), -toInt32(number) FROM system.numbers LIMIT 4",
+         toInt32(number * 100), -toInt32(number), \
+         toFixedString(arrayElement(['ab', 'abcd', '', 'é'], number + 1), 4) FROM system.numbers LIMIT 4",
     ];
     let Some((db, rw)) = scratch_database("schemascope_times", &setup) else { return };
     let catalog = db.catalog().expect("catalog");
@@ -531,6 +532,10 @@ fn doubles_dates_and_times_profile_as_queries_show_them() {
     let c1 = property("c1").numbers.clone().expect("numbers");
     let r0 = property("r0").numbers.clone().expect("numbers");
     assert_eq!((c1.min, c1.max, r0.min, r0.max), (0.0, 300.0, -3.0, 0.0));
+    // A FixedString is shown with its NUL padding.
+    let code = property("code").strings.clone().expect("text");
+    assert_eq!((code.min_length, code.max_length, code.distinct), (3, 4, 4), "{code:?}");
+    assert!(code.top.iter().any(|v| v.value == "ab\0\0"), "{code:?}");
     let paris = property("paris").strings.clone().expect("text");
     assert_eq!(paris.distinct, 1, "{:?}", paris.top);
     let utc = property("utc");
@@ -540,6 +545,42 @@ fn doubles_dates_and_times_profile_as_queries_show_them() {
     assert_eq!(day.top[0].value, "0000-00-00", "{day:?}");
     assert_eq!((day.distinct, day.min_length, day.max_length), (4, 10, 10));
     as_writer(&rw, "DROP DATABASE schemascope_times");
+}
+
+/// Tester round (ClickHouse profiles): means and deviations where ClickHouse's own aggregates
+/// go wrong — an Int64 sum wraps, `stddevSamp` cancels around large values, sums past the
+/// doubles' range overflow.
+#[test]
+fn means_and_deviations_hold_where_clickhouse_aggregates_wrap_cancel_or_overflow() {
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_spread.spread",
+        "CREATE TABLE schemascope_spread.spread (k UInt32, i Int64, n Nullable(Int64), u UInt32, f Float64, big Float64) ENGINE = MergeTree ORDER BY k",
+        "INSERT INTO schemascope_spread.spread VALUES \
+         (1, 9000000000000000000, 9000000000000000000, 4000000000, 1000000000.1, 1e300), \
+         (2, 9000000000000000000, NULL, 4000000001, 1000000000.2, -1e300), \
+         (3, 1, 9000000000000000000, 4000000002, 1000000000.3, 1.5e308), \
+         (4, 3, 3, 4000000000, 1000000000.4, 1e308)",
+    ];
+    let Some((db, rw)) = scratch_database("schemascope_spread", &setup) else { return };
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table("spread").expect("table");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let numbers = |name: &str| {
+        profile.property(&name.parse().expect("path")).and_then(|p| p.numbers.clone()).expect(name)
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    let i = numbers("i");
+    assert!(close(i.mean, 4.5e18) && close(i.std_dev, 5.196152422706632e18), "{i:?}");
+    let n = numbers("n");
+    assert!(close(n.mean, 6.000000000000000001e18), "{n:?}");
+    let u = numbers("u");
+    assert!(close(u.std_dev, 0.9574271077563381), "{u:?}");
+    let f = numbers("f");
+    assert!((f.std_dev - 0.1291).abs() < 1e-4, "{f:?}");
+    let big = numbers("big");
+    assert!(close(big.mean, 6.25e307) && close(big.std_dev, 7.5e307), "{big:?}");
+    common::assert_table_matches_memory(&db, table);
+    as_writer(&rw, "DROP DATABASE schemascope_spread");
 }
 
 /// Tester round: a table and a column whose names hold a double quote, a LowCardinality
