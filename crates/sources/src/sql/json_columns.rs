@@ -1,4 +1,5 @@
-//! Profiles of PostgreSQL document columns (`json`, `jsonb` and arrays): SQL cannot aggregate
+//! Profiles of document columns (PostgreSQL `json`, `jsonb` and arrays; ClickHouse arrays,
+//! tuples and maps): SQL cannot aggregate
 //! their nested properties column by column, so their values are read — exactly as
 //! `execute_query` reads them — and profiled in memory like any JSON, up to [`IN_MEMORY_ROWS`]
 //! rows. A larger table's document columns are profiled inside the database by the top-level
@@ -10,8 +11,10 @@ use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::{ProfileNode, PropertyProfile, TypeCounts};
 use serde_json::{Map, Value};
 
+use schemascope_core::TableInfo;
+
 use super::pushdown::JsonView;
-use super::{Database, PROFILE_TIMEOUT_MS};
+use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue, ch_text};
 use crate::error::SourceError;
 
 /// Tables with at most this many rows have their document columns profiled in full.
@@ -22,17 +25,18 @@ pub(super) const IN_MEMORY_ROWS: u64 = 200_000;
 pub(super) fn profile(
     db: &dyn Database,
     view: &JsonView,
-    names: &[String],
+    table: &TableInfo,
     columns: &[usize],
     rows: u64,
 ) -> Result<Vec<ProfileNode>, SourceError> {
+    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
     if columns.is_empty() {
         return Ok(Vec::new());
     }
     if rows <= IN_MEMORY_ROWS {
-        in_memory(db, view, names, columns)
+        in_memory(db, view, &names, columns)
     } else {
-        columns.iter().map(|&i| top_level(db, view, &names[i], i, rows)).collect()
+        columns.iter().map(|&i| top_level(db, view, table, i, rows)).collect()
     }
 }
 
@@ -83,19 +87,34 @@ fn in_memory(
 fn top_level(
     db: &dyn Database,
     view: &JsonView,
-    name: &str,
+    table: &TableInfo,
     i: usize,
     rows: u64,
 ) -> Result<ProfileNode, SourceError> {
-    let j = format!("to_jsonb(c{i})");
-    let kind = format!(
-        "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
-    );
-    let counted = db.query_with_timeout(
-        &format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from),
-        &[],
-        PROFILE_TIMEOUT_MS,
-    )?;
+    let name = &table.columns[i].name;
+    let counted = match db.dialect() {
+        // A ClickHouse document column is never NULL, and its type says what JSON shows:
+        // arrays and tuples as arrays, maps as objects.
+        Dialect::ClickHouse => {
+            let kind = match ch_text::stored_type(&table.columns[i].declared_type).split('(').next()
+            {
+                Some("Map") => "object",
+                _ => "array",
+            };
+            vec![vec![SqlValue::Text(kind.into()), SqlValue::Integer(rows as i64)]]
+        }
+        _ => {
+            let j = format!("to_jsonb(c{i})");
+            let kind = format!(
+                "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
+            );
+            db.query_with_timeout(
+                &format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from),
+                &[],
+                PROFILE_TIMEOUT_MS,
+            )?
+        }
+    };
     let mut types = TypeCounts::default();
     for row in &counted {
         let n = row[1].as_count();

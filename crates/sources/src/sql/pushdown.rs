@@ -737,7 +737,7 @@ fn profile_columns_with(
     let documents: Vec<usize> =
         wanted.iter().copied().filter(|&i| view.classes[i] == ValueClass::Json).collect();
     let mut document_nodes =
-        super::json_columns::profile(db, &view, &view.columns, &documents, rows)?.into_iter();
+        super::json_columns::profile(db, &view, table, &documents, rows)?.into_iter();
     // Columns of documents were profiled together above; the others each by their own
     // statements, on as many connections at once as the database gives a profile.
     let mut nodes: Vec<Option<ProfileNode>> = wanted

@@ -583,6 +583,29 @@ fn means_and_deviations_hold_where_clickhouse_aggregates_wrap_cancel_or_overflow
     as_writer(&rw, "DROP DATABASE schemascope_spread");
 }
 
+/// Tester round (ClickHouse profiles): a table too large to read its document columns whole
+/// counts them by their type (arrays and tuples are arrays, maps objects) instead of sending
+/// PostgreSQL's SQL.
+#[test]
+fn a_large_table_with_array_columns_is_profiled() {
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_arrays.big",
+        "CREATE TABLE schemascope_arrays.big (id UInt32, a Array(UInt8), t Tuple(UInt8, String)) ENGINE = MergeTree ORDER BY id",
+        "INSERT INTO schemascope_arrays.big SELECT number, [toUInt8(number % 3)], (toUInt8(1), 'x') FROM system.numbers LIMIT 200001",
+    ];
+    let Some((db, rw)) = scratch_database("schemascope_arrays", &setup) else { return };
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table("big").expect("table");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    for name in ["a", "t"] {
+        let p = profile.property(&name.parse().expect("path")).expect(name);
+        assert_eq!((p.types.array, p.nulls, p.depth_limited), (200_001, 0, 200_001), "{name}: {p:?}");
+    }
+    let id = profile.property(&"id".parse().expect("path")).expect("id");
+    assert_eq!(id.distinct, 200_001);
+    as_writer(&rw, "DROP DATABASE schemascope_arrays");
+}
+
 /// Tester round: a table and a column whose names hold a double quote, a LowCardinality
 /// (Nullable) column with NULLs, and aggregate combinators (`countIf`, `sumArray`).
 #[test]

@@ -165,8 +165,6 @@ fn quartile_ranks(n: u64) -> Vec<u64> {
     ranks
 }
 
-/// The distribution by sorting: quartiles from one sort, distinct values counted by another.
-#[allow(clippy::too_many_arguments)]
 /// A double as a ClickHouse expression of its exact bits (the server's text-to-float can be an
 /// ulp off).
 fn clickhouse_double(value: f64) -> String {
@@ -232,6 +230,8 @@ fn clickhouse_spread(
     Ok((scaled_mean * scale, scaled_std * scale))
 }
 
+/// The distribution by sorting: quartiles from one sort, distinct values counted by another.
+#[allow(clippy::too_many_arguments)]
 fn sorted_distribution(
     db: &dyn Database,
     view: &JsonView,
