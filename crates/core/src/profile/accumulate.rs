@@ -515,7 +515,7 @@ impl PathNode {
 }
 
 #[derive(Debug)]
-struct Ctx {
+pub(super) struct Ctx {
     limits: ProfileLimits,
     paths: usize,
     /// Set while visiting the value of the top-level `id` member, when ids are wanted.
@@ -536,13 +536,13 @@ struct Ctx {
 /// Pushes items into per-path counters; see the module docs.
 #[derive(Debug)]
 pub struct ProfileBuilder {
-    root: PathNode,
-    ctx: Ctx,
+    pub(super) root: PathNode,
+    pub(super) ctx: Ctx,
     want_id: bool,
     /// The token tape of the item being added, kept to reuse its memory.
-    tape: Vec<Token>,
+    pub(super) tape: Vec<Token>,
     /// Its strings that had escapes, decoded (see [`Token::Unescaped`]).
-    unescaped: String,
+    pub(super) unescaped: String,
 }
 
 impl Default for ProfileBuilder {
@@ -606,6 +606,7 @@ impl ProfileBuilder {
             unescaped: &self.unescaped,
             ctx: &mut self.ctx,
             want_id: self.want_id,
+            omit: &[],
         };
         walk.value(0, &mut self.root, 0, false);
         self.ctx.captured_id.take()
@@ -688,13 +689,15 @@ impl ProfileBuilder {
 }
 
 /// Walks a scanned item's tape into the counters, exactly as [`NodeSeed`] visits the same item.
-struct TapeWalk<'a> {
-    tape: &'a [Token],
-    text: &'a str,
+pub(super) struct TapeWalk<'a> {
+    pub(super) tape: &'a [Token],
+    pub(super) text: &'a str,
     /// The decoded strings [`Token::Unescaped`] points into.
-    unescaped: &'a str,
-    ctx: &'a mut Ctx,
-    want_id: bool,
+    pub(super) unescaped: &'a str,
+    pub(super) ctx: &'a mut Ctx,
+    pub(super) want_id: bool,
+    /// Top-level members left out, as if the item did not have them (`super::split`).
+    pub(super) omit: &'a [&'a str],
 }
 
 /// The text of a key or string token.
@@ -707,7 +710,13 @@ fn token_text(text: &str, start: u32, len: u32) -> &str {
 impl TapeWalk<'_> {
     /// Adds the value at `at` to `node`; returns the index after it. `capture` marks the value of
     /// a top-level `id` member.
-    fn value(&mut self, at: usize, node: &mut PathNode, depth: usize, capture: bool) -> usize {
+    pub(super) fn value(
+        &mut self,
+        at: usize,
+        node: &mut PathNode,
+        depth: usize,
+        capture: bool,
+    ) -> usize {
         let Some(&token) = self.tape.get(at) else { return at + 1 };
         let stats = &mut node.stats;
         match token {
@@ -725,6 +734,10 @@ impl TapeWalk<'_> {
                     let Some(&Token::Key { start, len }) = self.tape.get(i) else { return end };
                     let key = token_text(self.text, start, len);
                     i += 1;
+                    if depth == 0 && self.omit.contains(&key) {
+                        i = tape::skip(self.tape, i);
+                        continue;
+                    }
                     let Some(index) = node.child_index(key, ordinal, self.ctx) else {
                         node.dropped_keys += 1;
                         i = tape::skip(self.tape, i);
