@@ -28,6 +28,27 @@ fn seen(collection: &Collection) -> Seen {
     (collection.name().into(), collection.kind().to_string(), items, profile)
 }
 
+/// Fails naming the first difference (whole collections are too long to read in a message).
+fn same(fast: &Seen, reference: &Seen, text: &str) {
+    let file: String = text.chars().take(200).collect();
+    assert_eq!((&fast.0, &fast.1), (&reference.0, &reference.1), "{file}");
+    assert_eq!(fast.2.len(), reference.2.len(), "{} of {file}", fast.0);
+    for (k, (a, b)) in fast.2.iter().zip(&reference.2).enumerate() {
+        assert_eq!(a, b, "{} #{k} of {file}", fast.0);
+    }
+    if fast.3 != reference.3 {
+        let at = fast.3.chars().zip(reference.3.chars()).take_while(|(a, b)| a == b).count();
+        let around =
+            |p: &str| -> String { p.chars().skip(at.saturating_sub(300)).take(500).collect() };
+        panic!(
+            "{} profiles differ at character {at} of {file}:\nfast:      {}\nreference: {}",
+            fast.0,
+            around(&fast.3),
+            around(&reference.3)
+        );
+    }
+}
+
 fn warnings_text(warnings: &[LoadWarning]) -> Vec<String> {
     warnings.iter().map(|w| format!("{w:?}")).collect()
 }
@@ -61,8 +82,8 @@ fn compare(text: &str, task_elements: usize) -> bool {
         return false;
     };
     let reference = reference.expect("the reference path loads what the fast one does");
-    assert_eq!(seen(&fast.nodes), seen(&reference[0]), "nodes of {}", &text[..text.len().min(300)]);
-    assert_eq!(seen(&fast.edges), seen(&reference[1]), "edges of {}", &text[..text.len().min(300)]);
+    same(&seen(&fast.nodes), &seen(&reference[0]), text);
+    same(&seen(&fast.edges), &seen(&reference[1]), text);
     assert_eq!(warnings_text(&fast.warnings), warnings_text(&reference_warnings));
     true
 }

@@ -400,7 +400,9 @@ pub(crate) struct PathNode {
     pub refused: Option<Box<Refused>>,
     /// Where the key was first seen ([`ProfileBuilder::set_position`]): builders that profiled
     /// blocks of a file out of order are merged into the file's first-seen order by it.
-    /// The position, then the key's place among its siblings in that item.
+    /// The position, then how many keys the builder had met before it: within one position
+    /// that is the order a front-to-back pass meets them, at any depth (a key's place among
+    /// its siblings is not: `[{"b": 1}, {"a": 1}]` has both first).
     pub first_seen: (u64, usize),
 }
 
@@ -437,7 +439,8 @@ impl PathNode {
         }
         ctx.paths += 1;
         let position = self.keys.len();
-        let first_seen = (ctx.position, ordinal);
+        let first_seen = (ctx.position, ctx.created);
+        ctx.created += 1;
         self.keys.push((key.into(), PathNode { first_seen, ..PathNode::default() }));
         if let Some(index) = &mut self.key_index {
             index.insert(key.into(), position);
@@ -488,9 +491,16 @@ impl PathNode {
         ctx.forgot |=
             path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
+            let known = self.keys.len();
             match self.child_index(&key, ordinal, ctx) {
                 Some(i) => {
-                    let first = self.keys[i].1.first_seen.min(child.first_seen);
+                    // A key made just now was first seen where `other` saw it, not at this
+                    // builder's current position.
+                    let first = if i >= known {
+                        child.first_seen
+                    } else {
+                        self.keys[i].1.first_seen.min(child.first_seen)
+                    };
                     self.keys[i].1.merge(child, ctx);
                     self.keys[i].1.first_seen = first;
                 }
@@ -529,6 +539,8 @@ pub(super) struct Ctx {
     position: u64,
     /// True once a position was set: keys are then listed by where they were first seen.
     positioned: bool,
+    /// How many keys this builder has made (the second part of each key's `first_seen`).
+    created: usize,
     /// True when a refused key could not be remembered.
     forgot: bool,
 }
@@ -571,6 +583,7 @@ impl ProfileBuilder {
                 forgot: false,
                 position: 0,
                 positioned: false,
+                created: 0,
             },
             want_id: false,
             tape: Vec::new(),
