@@ -138,8 +138,9 @@ fn attribute(rng: &mut Rng, depth: usize) -> Value {
 fn generated(seed: u64, nodes: usize, edges: usize, graphty: bool, explicit_ids: bool) -> Value {
     let mut rng = Rng(seed);
     // Integer ids for even seeds, string ids for odd ones.
-    let node_id =
-        |k: u64| -> Value { if seed % 2 == 0 { json!(k) } else { json!(format!("n{k}")) } };
+    let node_id = |k: u64| -> Value {
+        if seed.is_multiple_of(2) { json!(k) } else { json!(format!("n{k}")) }
+    };
     let node_values: Vec<Value> = (0..nodes)
         .map(|k| {
             let mut data = serde_json::Map::new();
@@ -198,7 +199,13 @@ fn generated_graphs_load_the_same_both_ways() {
     let mut taken = 0;
     for seed in 1..=24u64 {
         for graphty in [false, true] {
-            let graph = generated(seed * 7919, 60 + seed as usize * 5, 150, graphty, seed % 3 == 0);
+            let graph = generated(
+                seed * 7919,
+                60 + seed as usize * 5,
+                150,
+                graphty,
+                seed.is_multiple_of(3),
+            );
             for text in [graph.to_string(), serde_json::to_string_pretty(&graph).expect("text")] {
                 for task_elements in [1, 7, 1 << 20] {
                     taken += usize::from(compare(&text, task_elements));

@@ -420,12 +420,12 @@ impl PathNode {
         {
             return Some(ordinal);
         }
-        self.child_index_searched(key, ordinal, ctx)
+        self.child_index_searched(key, ctx)
     }
 
     /// [`Self::child_index`] when the key is not in its usual slot.
     #[inline(never)]
-    fn child_index_searched(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
+    fn child_index_searched(&mut self, key: &str, ctx: &mut Ctx) -> Option<usize> {
         let found = match &self.key_index {
             Some(index) => index.get(key).copied(),
             None => self.keys.iter().position(|(k, _)| same_text(k, key)),

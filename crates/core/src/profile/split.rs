@@ -244,12 +244,12 @@ impl ProfileBuilder {
         let mut data = None;
         for (key, value) in members(tape, json, 0) {
             if let Some(slot) = take.iter().position(|t| *t == key) {
-                split.taken[slot] = Some(match tape.get(value)? {
-                    &Token::Str { start, len } => {
+                split.taken[slot] = Some(match *tape.get(value)? {
+                    Token::Str { start, len } => {
                         Scalar::Text(json.get(start as usize..start as usize + len as usize)?)
                     }
-                    &Token::Unsigned(v) => Scalar::Unsigned(v),
-                    &Token::Signed(v) => Scalar::Signed(v),
+                    Token::Unsigned(v) => Scalar::Unsigned(v),
+                    Token::Signed(v) => Scalar::Signed(v),
                     _ => return None,
                 });
             } else if key == "data" {
