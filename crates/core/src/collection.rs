@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::catalog::TableInfo;
 pub use crate::deferred::{DeferredProfile, ProfileFailure, ProfileState};
 use crate::deferred::{ProfileProgress, ProgressSnapshot};
+pub use crate::edge_ends::{EdgeEndsColumn, EdgeEndsRef};
 use crate::error::CoreError;
 use crate::profile::{CollectionProfile, ProfileBuilder};
 
@@ -78,7 +79,8 @@ impl fmt::Display for CollectionKind {
 
 pub use crate::text::SharedText;
 
-/// The endpoints of an edge.
+/// The endpoints of an edge, as given to [`Collection::from_values`] (a collection keeps them in
+/// an [`EdgeEndsColumn`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EdgeEnds {
     /// Source node id.
@@ -142,16 +144,14 @@ pub struct ItemEntry {
     pub id: ItemId,
     /// Byte range of the item's value in the collection buffer.
     pub value: Range<usize>,
-    /// Edge endpoints and record metadata, which most items do not have (kept apart so the
-    /// entries of a million documents stay small).
+    /// Record metadata, which most items do not have (kept apart so the entries of a million
+    /// documents stay small).
     pub extra: Option<Box<ItemExtra>>,
 }
 
 /// What only some items carry.
 #[derive(Debug, Clone, Default)]
 pub struct ItemExtra {
-    /// Edge endpoints, for edges.
-    pub ends: Option<EdgeEnds>,
     /// Byte range of the record metadata, for records that carry it.
     pub metadata: Option<Range<usize>>,
 }
@@ -162,15 +162,9 @@ impl ItemEntry {
         Self { id, value, extra: None }
     }
 
-    /// An item with endpoints and/or metadata (no extra is stored when both are absent).
-    pub fn with_extra(
-        id: ItemId,
-        value: Range<usize>,
-        ends: Option<EdgeEnds>,
-        metadata: Option<Range<usize>>,
-    ) -> Self {
-        let extra =
-            (ends.is_some() || metadata.is_some()).then(|| Box::new(ItemExtra { ends, metadata }));
+    /// An item with record metadata, if it has any (no extra is stored without).
+    pub fn with_metadata(id: ItemId, value: Range<usize>, metadata: Option<Range<usize>>) -> Self {
+        let extra = metadata.map(|metadata| Box::new(ItemExtra { metadata: Some(metadata) }));
         Self { id, value, extra }
     }
 }
@@ -185,7 +179,7 @@ pub struct ItemRef<'a> {
     /// The item's JSON text.
     pub json: &'a str,
     /// Edge endpoints, for edges.
-    pub ends: Option<&'a EdgeEnds>,
+    pub ends: Option<EdgeEndsRef<'a>>,
     /// Record metadata JSON text, if any.
     pub metadata_json: Option<&'a str>,
 }
@@ -239,6 +233,8 @@ pub struct Collection {
     /// Items made when first read, in place of `buffer` and `items` (see
     /// [`Collection::with_items_on_use`]).
     lazy: Option<Box<LazyItems>>,
+    /// For edges: every item's ends (shared by the versions of a graph's edges).
+    ends: Option<Arc<EdgeEndsColumn>>,
 }
 
 /// Makes an in-memory collection's text and items when they are first read.
@@ -287,7 +283,19 @@ impl Collection {
             sampled_from: None,
             on_use: None,
             lazy: None,
+            ends: None,
         }
+    }
+
+    /// The same collection with its items' ends, for edges (one per item, in item order).
+    pub fn with_ends(mut self, ends: Arc<EdgeEndsColumn>) -> Self {
+        self.ends = Some(ends);
+        self
+    }
+
+    /// The ends of every item, for edges.
+    pub fn ends(&self) -> Option<&Arc<EdgeEndsColumn>> {
+        self.ends.as_ref()
     }
 
     /// A collection whose profile `on_use` computes from its items when first asked for: for
@@ -377,6 +385,7 @@ impl Collection {
             sampled_from: None,
             on_use: None,
             lazy: None,
+            ends: None,
         }
     }
 
@@ -394,14 +403,21 @@ impl Collection {
         let mut buffer = String::new();
         let mut items = Vec::new();
         let mut profiler = ProfileBuilder::new();
+        let mut ends = Vec::new();
         for item in values {
             profiler.add_value(&item.value);
             let value = append_json(&mut buffer, &item.value);
             let metadata = item.metadata.as_ref().map(|m| append_json(&mut buffer, m));
-            items.push(ItemEntry::with_extra(item.id.into(), value, item.ends, metadata));
+            items.push(ItemEntry::with_metadata(item.id.into(), value, metadata));
+            ends.push(item.ends);
         }
         let profile = profiler.finish(items.len() as u64);
-        Self::new(name, kind, Arc::new(buffer.into()), items, profile)
+        let collection = Self::new(name, kind, Arc::new(buffer.into()), items, profile);
+        if ends.iter().all(Option::is_none) {
+            return collection;
+        }
+        let texts = ends.iter().map(|e| e.as_ref().map(|e| (&*e.source, &*e.target)));
+        collection.with_ends(Arc::new(EdgeEndsColumn::from_texts(texts)))
     }
 
     /// The collection's name (`nodes`, `edges`, a record set's or document set's name).
@@ -608,7 +624,7 @@ impl Collection {
             index,
             id: entry.id.resolve(buffer),
             json: buffer.get(entry.value.clone()).unwrap_or("null"),
-            ends: entry.extra.as_ref().and_then(|e| e.ends.as_ref()),
+            ends: self.ends.as_ref().and_then(|column| column.get(index)),
             metadata_json: entry
                 .extra
                 .as_ref()

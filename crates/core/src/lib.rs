@@ -5,14 +5,15 @@
 pub mod catalog;
 pub mod collection;
 pub mod deferred;
+pub mod edge_ends;
 pub mod error;
 pub mod path;
 pub mod profile;
 
 pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 pub use collection::{
-    Collection, CollectionKind, EdgeEnds, ItemEntry, ItemExtra, ItemId, ItemRef, ItemsOnUse,
-    OwnedItem, ProfileFailure, ProfileOnUse, ProfileState, SharedText,
+    Collection, CollectionKind, EdgeEnds, EdgeEndsColumn, EdgeEndsRef, ItemEntry, ItemExtra,
+    ItemId, ItemRef, ItemsOnUse, OwnedItem, ProfileFailure, ProfileOnUse, ProfileState, SharedText,
 };
 pub use deferred::{DeferredProfile, ProfileProgress, ProgressSnapshot};
 pub use error::CoreError;
@@ -28,7 +29,7 @@ pub mod figure;
 pub mod json_schema;
 pub mod markdown;
 pub mod no_match;
-mod parallel;
+pub mod parallel;
 pub mod property;
 pub mod sample;
 pub mod selector;

@@ -8,7 +8,7 @@ use crate::sync::{into_inner, joined, lock};
 
 /// `task(0..count)` on all cores, results in order; tasks are handed out one at a time so a slow
 /// one does not hold up a whole share. A panicking task is resumed on the caller.
-pub(crate) fn on_all_cores<T: Send>(count: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub fn on_all_cores<T: Send>(count: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     on_threads(threads, count, task)
 }

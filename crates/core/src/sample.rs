@@ -91,7 +91,7 @@ pub fn render_item(
     let data = shorten(value, limits, cuts);
     match kind {
         CollectionKind::Edges => {
-            let (source, target) = item.ends.map_or(("", ""), |e| (&*e.source, &*e.target));
+            let (source, target) = item.ends.map_or(("", ""), |e| (e.source, e.target));
             json!({"id": item.id, "source": source, "target": target, "data": data})
         }
         CollectionKind::Records => {

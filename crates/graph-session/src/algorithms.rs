@@ -535,8 +535,7 @@ fn edge_flags(
     data.collection(ElementKind::Edge)
         .items()
         .map(|item| {
-            let ends =
-                item.ends.and_then(|e| Some((g.index_of(&e.source)?, g.index_of(&e.target)?)));
+            let ends = item.ends.and_then(|e| Some((g.index_of(e.source)?, g.index_of(e.target)?)));
             json!(ends.is_some_and(|(u, v)| if directed {
                 on(u, v)
             } else {

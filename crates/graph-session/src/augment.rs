@@ -209,13 +209,18 @@ fn spliced(
         rows,
     };
     let on_use = SplicedProfile { loaded: collection.clone(), first_written };
-    Some(Collection::with_items_on_use(
+    let spliced = Collection::with_items_on_use(
         collection.name(),
         collection.kind(),
         collection.len(),
         Box::new(items),
         Box::new(on_use),
-    ))
+    );
+    // The same ends in the same order: the column is shared, not copied.
+    Some(match collection.ends() {
+        Some(ends) => spliced.with_ends(ends.clone()),
+        None => spliced,
+    })
 }
 
 /// What a spliced collection's items are made from when first read: a run's answer, the
@@ -249,14 +254,7 @@ impl ItemsOnUse for SplicedItems {
                 buffer.truncate(before);
             }
             buffer.push(b'}');
-            let ends =
-                item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
-            entries.push(ItemEntry::with_extra(
-                ItemId::Owned(Box::default()),
-                start..buffer.len(),
-                ends,
-                None,
-            ));
+            entries.push(ItemEntry::new(ItemId::Owned(Box::default()), start..buffer.len()));
         }
         // The ids follow the items in the same text: one allocation, not one per item.
         for (entry, item) in entries.iter_mut().zip(collection.items()) {
@@ -485,8 +483,7 @@ fn rebuilt(
                 }
             }
         }
-        let ends =
-            item.ends.map(|e| EdgeEnds { source: e.source.clone(), target: e.target.clone() });
+        let ends = item.ends.map(|e| EdgeEnds { source: e.source.into(), target: e.target.into() });
         items.push(OwnedItem { id: item.id.to_string(), value, ends, metadata: None });
     }
     Ok(Collection::from_values(collection.name(), collection.kind(), items))

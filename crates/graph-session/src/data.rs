@@ -194,7 +194,7 @@ impl SessionData {
                     .unwrap_or(1.0),
                 None => 1.0,
             };
-            Some((&*ends.source, &*ends.target, w))
+            Some((ends.source, ends.target, w))
         });
         GraphData::build(nodes.items().map(|i| i.id.to_string()), triples, directed)
     }

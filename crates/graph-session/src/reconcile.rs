@@ -24,8 +24,8 @@ pub fn data_fingerprint(base: &Source) -> Result<String, GraphSessionError> {
         for item in collection.items() {
             hash.write_str(item.id);
             if let Some(ends) = item.ends {
-                hash.write_str(&ends.source);
-                hash.write_str(&ends.target);
+                hash.write_str(ends.source);
+                hash.write_str(ends.target);
             }
             hash.write_str(item.json);
         }

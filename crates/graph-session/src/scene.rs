@@ -164,7 +164,7 @@ pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
         .items()
         .filter_map(|item| {
             let ends = item.ends?;
-            let (a, b) = (node_index.get(&*ends.source)?, node_index.get(&*ends.target)?);
+            let (a, b) = (node_index.get(ends.source)?, node_index.get(ends.target)?);
             Some(json!({"id": item.id, "a": a, "b": b, "s": edge_styles.style_of.get(item.index).copied().unwrap_or(0)}))
         })
         .collect();

@@ -518,7 +518,7 @@ pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParam
                         let mut cuts = schemascope_core::display::Cuts::default();
                         let shown = schemascope_core::display::shorten(&value, &DisplayLimits::default(), &mut cuts);
                         Some(match item.ends {
-                            Some(ends) => json!({"id": id, "source": &*ends.source, "target": &*ends.target, "data": shown}),
+                            Some(ends) => json!({"id": id, "source": ends.source, "target": ends.target, "data": shown}),
                             None => json!({"id": id, "data": shown}),
                         })
                     })

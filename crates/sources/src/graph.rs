@@ -153,12 +153,27 @@ pub(crate) fn load_graph(
         }
     };
 
+    if let Some(fast) = crate::graph_fast::load(text, &raw.nodes, &edges_raw, DANGLING_NAMED) {
+        warnings.extend(fast.warnings);
+        return Ok((vec![fast.nodes, fast.edges], direction));
+    }
+    load_parsed(text, &raw.nodes, &edges_raw, &shape_error, warnings).map(|c| (c, direction))
+}
+
+/// The reference path: every node and edge parsed into a value, checked, and written back.
+pub(crate) fn load_parsed(
+    text: &str,
+    raw_nodes: &[&RawValue],
+    edges_raw: &[&RawValue],
+    shape_error: &dyn Fn(usize, String) -> SourceError,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<Vec<Collection>, SourceError> {
     // Every error found before anything is built (graph_check.rs): a file that fails costs
     // its text and a few words per element, not the parsed graph.
-    let graphty = check(text, &raw.nodes, &edges_raw, &shape_error)?;
+    let graphty = check(text, raw_nodes, edges_raw, shape_error)?;
 
-    let mut parsed_nodes = Vec::with_capacity(raw.nodes.len());
-    for (index, raw_node) in raw.nodes.iter().enumerate() {
+    let mut parsed_nodes = Vec::with_capacity(raw_nodes.len());
+    for (index, raw_node) in raw_nodes.iter().enumerate() {
         let offset = offset_of(text, raw_node);
         let value = capped(raw_node.get(), "node", index, warnings)
             .map_err(|e| shape_error(offset, e.to_string()))?;
@@ -182,7 +197,7 @@ pub(crate) fn load_graph(
             return Err(shape_error(offset, repeated("node", &id, index, earlier, line)));
         }
         let data = if graphty {
-            data_member(&mut map, offset, &shape_error, "node", index)?
+            data_member(&mut map, offset, shape_error, "node", index)?
         } else {
             Value::Object(map)
         };
@@ -229,7 +244,7 @@ pub(crate) fn load_graph(
             None => None,
         };
         let data = if graphty {
-            data_member(&mut map, offset, &shape_error, "edge", index)?
+            data_member(&mut map, offset, shape_error, "edge", index)?
         } else {
             Value::Object(map)
         };
@@ -251,15 +266,7 @@ pub(crate) fn load_graph(
     }
     generate_edge_ids(&mut edges, &pending_generated);
     if dangling_count > 0 {
-        let more = if dangling_count > dangling.len() {
-            format!(" (+{} more)", dangling_count - dangling.len())
-        } else {
-            String::new()
-        };
-        warnings.push(LoadWarning::new(format!(
-            "{dangling_count} edge endpoint(s) name no node; the edges are kept: {}{more}",
-            dangling.join("; ")
-        )));
+        warnings.push(dangling_warning(dangling_count, &dangling));
     }
     let edge_items = edges.into_iter().map(|(id, source, target, data)| OwnedItem {
         id: id.unwrap_or_default(),
@@ -267,12 +274,22 @@ pub(crate) fn load_graph(
         ends: Some(EdgeEnds { source: source.into(), target: target.into() }),
         metadata: None,
     });
-    Ok((
-        vec![
-            Collection::from_values("nodes", CollectionKind::Nodes, nodes),
-            Collection::from_values("edges", CollectionKind::Edges, edge_items),
-        ],
-        direction,
+    Ok(vec![
+        Collection::from_values("nodes", CollectionKind::Nodes, nodes),
+        Collection::from_values("edges", CollectionKind::Edges, edge_items),
+    ])
+}
+
+/// The warning about `count` edge ends that name no node, the first few `named`.
+pub(crate) fn dangling_warning(count: usize, named: &[String]) -> LoadWarning {
+    let more = if count > named.len() {
+        format!(" (+{} more)", count - named.len())
+    } else {
+        String::new()
+    };
+    LoadWarning::new(format!(
+        "{count} edge endpoint(s) name no node; the edges are kept: {}{more}",
+        named.join("; ")
     ))
 }
 

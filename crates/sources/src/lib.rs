@@ -9,6 +9,9 @@ pub mod error;
 pub mod file;
 mod graph;
 mod graph_check;
+mod graph_fast;
+#[cfg(test)]
+mod graph_fast_differential;
 mod load;
 mod ndjson;
 pub mod profile_store;

@@ -140,12 +140,7 @@ impl LineHandler for RecordHandler {
         };
         builder.add_json(record.value.get()).map_err(|e| line_error(&e))?;
         let metadata = record.metadata.filter(|m| m.get() != "null").map(|m| span(line, offset, m));
-        Ok(ItemEntry::with_extra(
-            ItemId::from(key),
-            span(line, offset, record.value),
-            None,
-            metadata,
-        ))
+        Ok(ItemEntry::with_metadata(ItemId::from(key), span(line, offset, record.value), metadata))
     }
 }
 

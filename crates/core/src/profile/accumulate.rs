@@ -400,7 +400,9 @@ pub(crate) struct PathNode {
     pub refused: Option<Box<Refused>>,
     /// Where the key was first seen ([`ProfileBuilder::set_position`]): builders that profiled
     /// blocks of a file out of order are merged into the file's first-seen order by it.
-    /// The position, then the key's place among its siblings in that item.
+    /// The position, then how many keys the builder had met before it: within one position
+    /// that is the order a front-to-back pass meets them, at any depth (a key's place among
+    /// its siblings is not: `[{"b": 1}, {"a": 1}]` has both first).
     pub first_seen: (u64, usize),
 }
 
@@ -418,12 +420,12 @@ impl PathNode {
         {
             return Some(ordinal);
         }
-        self.child_index_searched(key, ordinal, ctx)
+        self.child_index_searched(key, ctx)
     }
 
     /// [`Self::child_index`] when the key is not in its usual slot.
     #[inline(never)]
-    fn child_index_searched(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
+    fn child_index_searched(&mut self, key: &str, ctx: &mut Ctx) -> Option<usize> {
         let found = match &self.key_index {
             Some(index) => index.get(key).copied(),
             None => self.keys.iter().position(|(k, _)| same_text(k, key)),
@@ -437,7 +439,8 @@ impl PathNode {
         }
         ctx.paths += 1;
         let position = self.keys.len();
-        let first_seen = (ctx.position, ordinal);
+        let first_seen = (ctx.position, ctx.created);
+        ctx.created += 1;
         self.keys.push((key.into(), PathNode { first_seen, ..PathNode::default() }));
         if let Some(index) = &mut self.key_index {
             index.insert(key.into(), position);
@@ -488,9 +491,16 @@ impl PathNode {
         ctx.forgot |=
             path_limit::merge_refused(&mut self.refused, other.refused.take(), &mut ctx.remembered);
         for (ordinal, (key, child)) in other.keys.into_iter().enumerate() {
+            let known = self.keys.len();
             match self.child_index(&key, ordinal, ctx) {
                 Some(i) => {
-                    let first = self.keys[i].1.first_seen.min(child.first_seen);
+                    // A key made just now was first seen where `other` saw it, not at this
+                    // builder's current position.
+                    let first = if i >= known {
+                        child.first_seen
+                    } else {
+                        self.keys[i].1.first_seen.min(child.first_seen)
+                    };
                     self.keys[i].1.merge(child, ctx);
                     self.keys[i].1.first_seen = first;
                 }
@@ -515,7 +525,7 @@ impl PathNode {
 }
 
 #[derive(Debug)]
-struct Ctx {
+pub(super) struct Ctx {
     limits: ProfileLimits,
     paths: usize,
     /// Set while visiting the value of the top-level `id` member, when ids are wanted.
@@ -529,6 +539,8 @@ struct Ctx {
     position: u64,
     /// True once a position was set: keys are then listed by where they were first seen.
     positioned: bool,
+    /// How many keys this builder has made (the second part of each key's `first_seen`).
+    created: usize,
     /// True when a refused key could not be remembered.
     forgot: bool,
 }
@@ -536,13 +548,13 @@ struct Ctx {
 /// Pushes items into per-path counters; see the module docs.
 #[derive(Debug)]
 pub struct ProfileBuilder {
-    root: PathNode,
-    ctx: Ctx,
+    pub(super) root: PathNode,
+    pub(super) ctx: Ctx,
     want_id: bool,
     /// The token tape of the item being added, kept to reuse its memory.
-    tape: Vec<Token>,
+    pub(super) tape: Vec<Token>,
     /// Its strings that had escapes, decoded (see [`Token::Unescaped`]).
-    unescaped: String,
+    pub(super) unescaped: String,
 }
 
 impl Default for ProfileBuilder {
@@ -571,6 +583,7 @@ impl ProfileBuilder {
                 forgot: false,
                 position: 0,
                 positioned: false,
+                created: 0,
             },
             want_id: false,
             tape: Vec::new(),
@@ -606,6 +619,7 @@ impl ProfileBuilder {
             unescaped: &self.unescaped,
             ctx: &mut self.ctx,
             want_id: self.want_id,
+            omit: &[],
         };
         walk.value(0, &mut self.root, 0, false);
         self.ctx.captured_id.take()
@@ -688,13 +702,15 @@ impl ProfileBuilder {
 }
 
 /// Walks a scanned item's tape into the counters, exactly as [`NodeSeed`] visits the same item.
-struct TapeWalk<'a> {
-    tape: &'a [Token],
-    text: &'a str,
+pub(super) struct TapeWalk<'a> {
+    pub(super) tape: &'a [Token],
+    pub(super) text: &'a str,
     /// The decoded strings [`Token::Unescaped`] points into.
-    unescaped: &'a str,
-    ctx: &'a mut Ctx,
-    want_id: bool,
+    pub(super) unescaped: &'a str,
+    pub(super) ctx: &'a mut Ctx,
+    pub(super) want_id: bool,
+    /// Top-level members left out, as if the item did not have them (`super::split`).
+    pub(super) omit: &'a [&'a str],
 }
 
 /// The text of a key or string token.
@@ -707,7 +723,13 @@ fn token_text(text: &str, start: u32, len: u32) -> &str {
 impl TapeWalk<'_> {
     /// Adds the value at `at` to `node`; returns the index after it. `capture` marks the value of
     /// a top-level `id` member.
-    fn value(&mut self, at: usize, node: &mut PathNode, depth: usize, capture: bool) -> usize {
+    pub(super) fn value(
+        &mut self,
+        at: usize,
+        node: &mut PathNode,
+        depth: usize,
+        capture: bool,
+    ) -> usize {
         let Some(&token) = self.tape.get(at) else { return at + 1 };
         let stats = &mut node.stats;
         match token {
@@ -725,6 +747,10 @@ impl TapeWalk<'_> {
                     let Some(&Token::Key { start, len }) = self.tape.get(i) else { return end };
                     let key = token_text(self.text, start, len);
                     i += 1;
+                    if depth == 0 && self.omit.contains(&key) {
+                        i = tape::skip(self.tape, i);
+                        continue;
+                    }
                     let Some(index) = node.child_index(key, ordinal, self.ctx) else {
                         node.dropped_keys += 1;
                         i = tape::skip(self.tape, i);

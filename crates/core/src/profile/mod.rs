@@ -18,6 +18,7 @@ pub mod numeric;
 mod path_limit;
 mod sketch;
 mod skewed_bins;
+pub mod split;
 mod stored;
 mod string_counts;
 mod tape;

@@ -256,7 +256,7 @@ impl Snapshot {
                 let text = start..buffer.len();
                 buffer.push_str(&metadata);
                 let meta = text.end..buffer.len();
-                items.push(ItemEntry::with_extra(ItemId::from(key), text, None, Some(meta)));
+                items.push(ItemEntry::with_metadata(ItemId::from(key), text, Some(meta)));
             }
         }
         let profile = profiler.finish(items.len() as u64);
