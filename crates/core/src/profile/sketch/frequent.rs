@@ -29,6 +29,17 @@ pub(crate) struct FrequentStrings {
     arena: String,
     /// The total subtracted from every counter so far (the error bound).
     undercount: u64,
+    /// Buffers a purge reuses.
+    scratch: Scratch,
+}
+
+/// What [`FrequentStrings::purge`] reuses from one purge to the next.
+#[derive(Debug, Default)]
+struct Scratch {
+    counts: Vec<u64>,
+    kept: Vec<Counter>,
+    /// The arena before the last purge, emptied and filled again by the next.
+    arena: String,
 }
 
 impl FrequentStrings {
@@ -39,6 +50,8 @@ impl FrequentStrings {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
+        // Not the purge's scratch: it holds what a purge held before it was kept (the arena
+        // rebuilt beside the old one), and counting it would move the budget's decisions.
         self.table.capacity() * std::mem::size_of::<Counter>() + self.arena.capacity()
     }
 
@@ -69,33 +82,45 @@ impl FrequentStrings {
 
     /// Subtracts the `(k+1)`-th largest count from all and drops the counters at zero; the arena
     /// is rebuilt with the survivors only.
+    ///
+    /// The survivors go back into the emptied table in the order it listed them, as into a fresh
+    /// table of the same size (a table of `2k + 1` counters, which is what a full table holds):
+    /// the table lists them in the same order afterwards, so merges, which purge part way
+    /// through, keep the same values. Only the memory is reused: a property of a million distinct
+    /// values purges every two thousand of them.
     fn purge(&mut self) {
-        let mut counts: Vec<u64> = self.table.iter().map(|c| c.count).collect();
+        let mut counts = std::mem::take(&mut self.scratch.counts);
+        counts.clear();
+        counts.extend(self.table.iter().map(|c| c.count));
         let cut = if counts.len() > KEEP {
             let (_, kth, _) = counts.select_nth_unstable_by(KEEP, |a, b| b.cmp(a));
             *kth
         } else {
             0
         };
+        self.scratch.counts = counts;
         if cut == 0 {
             return;
         }
         self.undercount += cut;
-        let kept = self.arena.len();
-        let old_arena = std::mem::replace(&mut self.arena, String::with_capacity(kept));
-        let old = std::mem::replace(&mut self.table, HashTable::with_capacity(2 * KEEP + 1));
-        for c in old {
-            if c.count > cut {
-                let text = old_arena.get(c.start..c.start + c.len).unwrap_or_default();
-                let start = self.arena.len();
-                self.arena.push_str(text);
-                self.table.insert_unique(
-                    c.hash,
-                    Counter { start, count: c.count - cut, ..c },
-                    |c| c.hash,
-                );
-            }
+        let mut arena = std::mem::take(&mut self.scratch.arena);
+        arena.clear();
+        let mut kept = std::mem::take(&mut self.scratch.kept);
+        kept.clear();
+        for c in self.table.iter().filter(|c| c.count > cut) {
+            let text = self.arena.get(c.start..c.start + c.len).unwrap_or_default();
+            let start = arena.len();
+            arena.push_str(text);
+            kept.push(Counter { start, count: c.count - cut, ..*c });
         }
+        self.table.clear();
+        // A no-op for a table of the usual size; one grown past it is cut back to it.
+        self.table.shrink_to(2 * KEEP + 1, |c| c.hash);
+        for c in kept.drain(..) {
+            self.table.insert_unique(c.hash, c, |c| c.hash);
+        }
+        self.scratch.kept = kept;
+        self.scratch.arena = std::mem::replace(&mut self.arena, arena);
     }
 
     /// Adds `other`'s counts; the bounds add up.
