@@ -38,8 +38,6 @@ pub(crate) struct FrequentStrings {
 struct Scratch {
     counts: Vec<u64>,
     kept: Vec<Counter>,
-    /// The arena before the last purge, emptied and filled again by the next.
-    arena: String,
 }
 
 impl FrequentStrings {
@@ -50,8 +48,7 @@ impl FrequentStrings {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        // Not the purge's scratch: it holds what a purge held before it was kept (the arena
-        // rebuilt beside the old one), and counting it would move the budget's decisions.
+        // Not the purge's scratch (a few KiB): counting it would move the budget's decisions.
         self.table.capacity() * std::mem::size_of::<Counter>() + self.arena.capacity()
     }
 
@@ -86,8 +83,9 @@ impl FrequentStrings {
     /// The survivors go back into the emptied table in the order it listed them, as into a fresh
     /// table of the same size (a table of `2k + 1` counters, which is what a full table holds):
     /// the table lists them in the same order afterwards, so merges, which purge part way
-    /// through, keep the same values. Only the memory is reused: a property of a million distinct
-    /// values purges every two thousand of them.
+    /// through, keep the same values. Only the table's memory is reused (a property of a million
+    /// distinct values purges every two thousand of them); the arena is allocated anew at the
+    /// size it had, as the memory budget counts it.
     fn purge(&mut self) {
         let mut counts = std::mem::take(&mut self.scratch.counts);
         counts.clear();
@@ -103,8 +101,7 @@ impl FrequentStrings {
             return;
         }
         self.undercount += cut;
-        let mut arena = std::mem::take(&mut self.scratch.arena);
-        arena.clear();
+        let mut arena = String::with_capacity(self.arena.len());
         let mut kept = std::mem::take(&mut self.scratch.kept);
         kept.clear();
         for c in self.table.iter().filter(|c| c.count > cut) {
@@ -120,7 +117,7 @@ impl FrequentStrings {
             self.table.insert_unique(c.hash, c, |c| c.hash);
         }
         self.scratch.kept = kept;
-        self.scratch.arena = std::mem::replace(&mut self.arena, arena);
+        self.arena = arena;
     }
 
     /// Adds `other`'s counts; the bounds add up.
