@@ -25,18 +25,46 @@ pub(super) fn is_scheme(scheme: &[u8]) -> bool {
         && scheme.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
 
-/// RFC 3986's `unreserved`: letters, digits, `-`, `.`, `_`, `~`.
-#[inline]
-fn unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+/// What each byte may be, as bits: [`AUTHORITY`], [`PATH`], [`QUERY`]. One table lookup a byte.
+const CLASSES: [u8; 256] = classes();
+/// A plain authority's byte: RFC 3986's `unreserved` (letters, digits, `-`, `.`, `_`, `~`) or
+/// the port's `:`.
+const AUTHORITY: u8 = 1;
+/// A plain path's byte: `pchar` without percent-escapes (`unreserved`, the sub-delimiters
+/// `!$&'()*+,;=`, `:` and `@`) or `/`.
+const PATH: u8 = 2;
+/// A plain query's or fragment's byte: a path's, or `?`.
+const QUERY: u8 = 4;
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let unreserved = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~');
+        let pchar = unreserved
+            || matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';')
+            || matches!(c, b'=' | b':' | b'@');
+        let mut class = 0;
+        if unreserved || c == b':' {
+            class |= AUTHORITY;
+        }
+        if pchar || c == b'/' {
+            class |= PATH | QUERY;
+        }
+        if c == b'?' {
+            class |= QUERY;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
 }
 
-/// RFC 3986's `pchar` without percent-escapes: `unreserved`, the sub-delimiters, `:` and `@`.
+/// True when every byte of `bytes` is of `class`.
 #[inline]
-fn plain_pchar(b: u8) -> bool {
-    unreserved(b)
-        || matches!(b, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',')
-        || matches!(b, b';' | b'=' | b':' | b'@')
+fn all_of(bytes: &[u8], class: u8) -> bool {
+    bytes.iter().all(|&b| CLASSES[usize::from(b)] & class != 0)
 }
 
 /// True when `rest`, what follows `scheme://`, is surely a valid authority, path, query and
@@ -45,7 +73,7 @@ fn plain_pchar(b: u8) -> bool {
 /// "not this shape", not "invalid": fluent-uri then decides.
 pub(super) fn is_plain_tail(rest: &[u8]) -> bool {
     let authority_end =
-        rest.iter().position(|&b| !(unreserved(b) || b == b':')).unwrap_or(rest.len());
+        rest.iter().position(|&b| CLASSES[usize::from(b)] & AUTHORITY == 0).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
     if let Some(colon) = authority.iter().position(|&b| b == b':') {
         // A port of digits (any number of them: RFC 3986 sets no range); a second colon is not
@@ -54,22 +82,22 @@ pub(super) fn is_plain_tail(rest: &[u8]) -> bool {
             return false;
         }
     }
-    if !matches!(tail.first(), None | Some(b'/' | b'?' | b'#')) {
-        return false;
-    }
-    // 0: the path, 1: the query, 2: the fragment.
-    let mut part = 0;
-    for &b in tail {
-        match b {
-            b'?' if part == 0 => part = 1,
-            b'#' if part < 2 => part = 2,
-            b'/' => {}
-            b'?' => {}
-            _ if plain_pchar(b) => {}
-            _ => return false,
-        }
-    }
-    true
+    // The path runs to the first `?` or `#`, the query from a `?` to the first `#`; a fragment
+    // holds no `#`.
+    let (path_and_query, fragment) = match tail.iter().position(|&b| b == b'#') {
+        Some(hash) => (&tail[..hash], Some(&tail[hash + 1..])),
+        None => (tail, None),
+    };
+    let (path, query) = match path_and_query.iter().position(|&b| b == b'?') {
+        Some(mark) => (&path_and_query[..mark], &path_and_query[mark + 1..]),
+        None => (path_and_query, &[][..]),
+    };
+    // The authority ends at a byte it cannot hold: the path must start there with `/` (or be
+    // empty, the query or fragment starting there).
+    (path.is_empty() || path[0] == b'/')
+        && all_of(path, PATH)
+        && all_of(query, QUERY)
+        && fragment.is_none_or(|f| all_of(f, QUERY))
 }
 
 #[cfg(test)]
