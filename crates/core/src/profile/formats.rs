@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+mod uri;
+
 /// A string format, named as JSON Schema's `format` keyword names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum StringFormat {
@@ -69,12 +71,12 @@ pub fn detect(value: &str) -> Option<StringFormat> {
     // One pass over the bytes settles most strings: neither a URI nor an email address.
     let (colon, at) =
         bytes.iter().fold((false, false), |(c, a), &b| (c | (b == b':'), a | (b == b'@')));
-    if colon && value.contains("://") {
-        let scheme_ok = value.split("://").next().is_some_and(|s| {
-            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        });
-        return (scheme_ok && fluent_uri::Uri::parse(value).is_ok()).then_some(StringFormat::Uri);
+    if colon && let Some(separator) = uri::scheme_separator(bytes) {
+        // The plain shape settles nearly every URL; fluent-uri decides the rest.
+        let valid = uri::is_scheme(&bytes[..separator])
+            && (uri::is_plain_tail(&bytes[separator + 3..])
+                || fluent_uri::Uri::parse(value).is_ok());
+        return valid.then_some(StringFormat::Uri);
     }
     if at && !value.contains(char::is_whitespace) {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
@@ -212,6 +214,70 @@ mod tests {
         assert_eq!(detect("10.0.3.300"), None);
         assert_eq!(detect("web-01"), None);
         assert_eq!(detect("12:30"), None);
+    }
+
+    /// `detect`'s URI and e-mail branches as they were before the plain URI shape: a substring
+    /// search for `://` and fluent-uri's parse of every candidate.
+    fn detect_by_parsing(value: &str) -> Option<StringFormat> {
+        if value.contains(':') && value.contains("://") {
+            let scheme_ok = value.split("://").next().is_some_and(|s| {
+                s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            });
+            return (scheme_ok && fluent_uri::Uri::parse(value).is_ok())
+                .then_some(StringFormat::Uri);
+        }
+        if value.contains('@') && !value.contains(char::is_whitespace) {
+            return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
+        }
+        None
+    }
+
+    #[test]
+    fn uris_are_decided_as_fluent_uri_decides_them() {
+        let values = [
+            "https://api.github.com/repos/a/b",
+            "https://api.github.com/repos/a/b?x=1#y",
+            "https://a b/",
+            "https://host/%2F",
+            "https://host/%zz",
+            "https://user@host/",
+            "https://[::1]:80/",
+            "https://h:8:0/",
+            "https://h:x/",
+            "http://h/a#b#c",
+            "x:y://host/",
+            "1http://host/",
+            "ht tp://host/",
+            "://host",
+            "mailto:someone@example.com",
+            "a@b://c",
+            "someone@example.com",
+            "http://é.com/",
+            "http://host/é",
+            "http://host/a\\b",
+            "http://host/{x}",
+            "http://host:/",
+            "http://",
+            "a:b:c://d",
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x0f0f_1234);
+        let alphabet: Vec<char> = "ahZ09-._~:/?#@!$&'()*+,;=%[] é".chars().collect();
+        let random = (0..20_000).map(|_| {
+            let len = rng.usize(0..20);
+            let tail: String = (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect();
+            format!("{}{tail}", ["https://", "h:", "", "a://b:"][rng.usize(..4)])
+        });
+        for value in values.iter().map(|v| v.to_string()).chain(random) {
+            // Dates, UUIDs and IPv4 addresses are decided before URIs.
+            let digits =
+                value.as_bytes().get(..4).is_some_and(|b| b.iter().all(u8::is_ascii_digit));
+            if digits || value.len() == 36 || value.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            {
+                continue;
+            }
+            assert_eq!(detect(&value), detect_by_parsing(&value), "{value:?}");
+        }
     }
 
     #[test]

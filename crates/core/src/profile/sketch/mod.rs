@@ -63,9 +63,17 @@ impl StringSketch {
         if let Some(format) = format {
             self.count_format(format, n);
         }
-        // Ascending ids and timestamps make every value a new largest: the buffer is reused.
-        keep_if(&mut self.min, key, |m| key < m);
-        keep_if(&mut self.max, key, |m| key > m);
+        // Ascending ids and timestamps make every value a new largest: the buffer is reused,
+        // and the largest is compared first (the smallest is never above it, so a new largest
+        // is not a new smallest).
+        if self.max.as_deref().is_some_and(|max| key > max) {
+            keep_if(&mut self.max, key, |_| true);
+        } else {
+            keep_if(&mut self.min, key, |m| key < m);
+            if self.max.is_none() {
+                self.max = Some(key.to_string());
+            }
+        }
     }
 
     /// Counts one string value as it arrives.
