@@ -22,5 +22,6 @@ mod sql_clickhouse;
 mod sql_postgres;
 mod sql_sqlite;
 #[allow(unsafe_code)] // reads SQLite's heap limit through its C API
+mod spilling;
 mod sqlite_limits;
 mod streaming;
