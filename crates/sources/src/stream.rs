@@ -760,20 +760,26 @@ fn estimated_properties(
     if estimated.len() > NAMED {
         named.push_str(&format!(" and {} more", estimated.len() - NAMED));
     }
-    let why = match spill {
-        None => format!(
-            "their exact counters would have outgrown the memory budget of {} (spilling to temporary files was off)",
-            size_text(budget)
+    let (why, lever) = match spill {
+        None => (
+            format!(
+                "their exact counters would have outgrown the memory budget of {} (spilling to temporary files was off)",
+                size_text(budget)
+            ),
+            "a larger budget (--memory-budget), or spilling (without --no-spill), keeps them exact",
         ),
-        Some(spill) => format!(
-            "their exact counters outgrew the memory budget of {} and could not be spilled to temporary files in {} ({})",
-            size_text(budget),
-            spill.place(),
-            spill.declined().map_or_else(|| "no reason given".to_string(), |e| e.to_string())
+        Some(spill) => (
+            format!(
+                "their exact counters outgrew the memory budget of {} and could not be spilled to temporary files in {} ({})",
+                size_text(budget),
+                spill.place(),
+                spill.declined().map_or_else(|| "no reason given".to_string(), |e| e.to_string())
+            ),
+            "a larger cap (--spill-cap), or room in the directory (--spill-dir), keeps them exact",
         ),
     };
     Some(LoadWarning::new(format!(
-        "{} of {} properties have estimated figures ({named}): {why}; each estimate states its error, and a larger budget (--memory-budget) or cap (--spill-cap) keeps them exact",
+        "{} of {} properties have estimated figures ({named}): {why}; each estimate states its error, and {lever}",
         estimated.len(),
         properties.len(),
     )))

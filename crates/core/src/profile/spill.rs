@@ -177,6 +177,10 @@ pub(crate) struct Chunk {
     pub values: u64,
     /// Distinct values.
     pub entries: u64,
+    /// The first and last number, in a chunk of numbers.
+    pub numbers: Option<(NumberKey, NumberKey)>,
+    /// The first and last text, in a chunk of strings.
+    pub texts: Option<(Box<str>, Box<str>)>,
 }
 
 impl Chunk {
@@ -198,14 +202,24 @@ pub(super) struct ChunkWriter {
     buf: Vec<u8>,
     /// The previous string, for front coding.
     last: Vec<u8>,
+    /// The first string written.
+    first_text: Option<Box<str>>,
 }
 
 impl ChunkWriter {
     pub(super) fn new(scratch: &Arc<Scratch>) -> Self {
         Self {
-            chunk: Chunk { scratch: scratch.clone(), pieces: Vec::new(), values: 0, entries: 0 },
+            chunk: Chunk {
+                scratch: scratch.clone(),
+                pieces: Vec::new(),
+                values: 0,
+                entries: 0,
+                numbers: None,
+                texts: None,
+            },
             buf: Vec::with_capacity(PIECE + 64),
             last: Vec::new(),
+            first_text: None,
         }
     }
 
@@ -227,6 +241,8 @@ impl ChunkWriter {
 
     /// Adds a number seen `n` times (numbers in ascending order).
     pub(super) fn number(&mut self, key: NumberKey, n: u64) -> Result<(), SpillError> {
+        let bounds = self.chunk.numbers.get_or_insert((key, key));
+        bounds.1 = key;
         self.buf.extend_from_slice(&key.double().to_bits().to_le_bytes());
         put_varint(&mut self.buf, zigzag(key.offset()));
         self.entry_done(n)
@@ -239,6 +255,9 @@ impl ChunkWriter {
         let shared = self.last.iter().zip(bytes).take_while(|(a, b)| a == b).count();
         // A piece starts afresh: a reader decodes each piece on its own.
         let shared = if self.buf.is_empty() { 0 } else { shared };
+        if self.first_text.is_none() {
+            self.first_text = Some(text.into());
+        }
         put_varint(&mut self.buf, shared as u64);
         put_varint(&mut self.buf, (bytes.len() - shared) as u64);
         self.buf.extend_from_slice(&bytes[shared..]);
@@ -250,6 +269,10 @@ impl ChunkWriter {
     /// The chunk, written.
     pub(super) fn finish(mut self) -> Result<Chunk, SpillError> {
         self.flush()?;
+        if let Some(first) = &self.first_text {
+            let last = String::from_utf8_lossy(&self.last).into();
+            self.chunk.texts = Some((first.clone(), last));
+        }
         Ok(self.chunk)
     }
 }

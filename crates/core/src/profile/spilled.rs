@@ -76,20 +76,63 @@ impl<K: MergeKey> Ord for Head<K> {
 struct NumberMerge<'a> {
     sources: Vec<Source<'a, (NumberKey, u64)>>,
     heap: BinaryHeap<Head<NumberKey>>,
+    /// When the sources hold disjoint ranges (ascending values, such as ids): the order to read
+    /// them in, one after another, with no heap (see [`disjoint`]).
+    sequence: Option<std::vec::IntoIter<usize>>,
+    current: Option<usize>,
+}
+
+/// The order of sources whose ranges (`first`, `last`, by `order`) do not overlap, each after
+/// the one before; `None` when some do (or a range is unknown).
+fn disjoint<K>(ranges: Vec<Option<(K, K)>>, order: impl Fn(&K, &K) -> Ordering) -> Option<Vec<usize>> {
+    let mut known: Vec<(usize, (K, K))> = Vec::with_capacity(ranges.len());
+    for (i, range) in ranges.into_iter().enumerate() {
+        known.push((i, range?));
+    }
+    known.sort_by(|a, b| order(&a.1.0, &b.1.0));
+    let apart = known.windows(2).all(|w| order(&w[0].1.1, &w[1].1.0) == Ordering::Less);
+    apart.then(|| known.into_iter().map(|(i, _)| i).collect())
 }
 
 impl<'a> NumberMerge<'a> {
     fn new(chunks: &'a [Chunk], memory: Option<&'a ValueRuns>) -> Self {
         let mut sources: Vec<Source<'a, (NumberKey, u64)>> =
             chunks.iter().map(|c| Source::Chunk(ChunkReader::new(c))).collect();
-        if let Some(runs) = memory {
+        let mut ranges: Vec<Option<(NumberKey, NumberKey)>> =
+            chunks.iter().map(|c| c.numbers).collect();
+        if let Some(runs) = memory.filter(|runs| runs.count() > 0) {
             sources.push(Source::Memory(Box::new(runs.iter())));
+            ranges.push(runs.first_key().zip(runs.last_key()));
         }
-        let mut merge = Self { sources, heap: BinaryHeap::new() };
-        for source in 0..merge.sources.len() {
-            merge.refill(source);
+        let sequence = disjoint(ranges, |a, b| NumberKey::order(*a, *b)).map(Vec::into_iter);
+        let mut merge = Self { sources, heap: BinaryHeap::new(), sequence, current: None };
+        if merge.sequence.is_none() {
+            for source in 0..merge.sources.len() {
+                merge.refill(source);
+            }
         }
         merge
+    }
+
+    /// The next of the sources read one after another.
+    fn next_in_sequence(&mut self) -> Option<(NumberKey, u64)> {
+        loop {
+            let source = match self.current {
+                Some(source) => source,
+                None => {
+                    let next = self.sequence.as_mut()?.next()?;
+                    *self.current.insert(next)
+                }
+            };
+            let next = match &mut self.sources[source] {
+                Source::Chunk(reader) => reader.number(),
+                Source::Memory(runs) => runs.next(),
+            };
+            match next {
+                Some(entry) => return Some(entry),
+                None => self.current = None,
+            }
+        }
     }
 
     fn refill(&mut self, source: usize) {
@@ -107,6 +150,9 @@ impl Iterator for NumberMerge<'_> {
     type Item = (NumberKey, u64);
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.sequence.is_some() {
+            return self.next_in_sequence();
+        }
         let first = self.heap.pop()?;
         self.refill(first.source);
         let mut n = first.n;
@@ -123,6 +169,9 @@ impl Iterator for NumberMerge<'_> {
 struct StringMerge<'a> {
     sources: Vec<Source<'a, (&'a str, u64)>>,
     heap: BinaryHeap<Head<String>>,
+    /// As [`NumberMerge`]'s: disjoint sources read one after another.
+    sequence: Option<std::vec::IntoIter<usize>>,
+    current: Option<usize>,
     /// The text handed out last, whose buffer the next head reuses.
     spare: String,
 }
@@ -131,10 +180,24 @@ impl<'a> StringMerge<'a> {
     fn new(chunks: &'a [Chunk], memory: Vec<(&'a str, u64)>) -> Self {
         let mut sources: Vec<Source<'a, (&'a str, u64)>> =
             chunks.iter().map(|c| Source::Chunk(ChunkReader::new(c))).collect();
-        sources.push(Source::Memory(Box::new(memory.into_iter())));
-        let mut merge = Self { sources, heap: BinaryHeap::new(), spare: String::new() };
-        for source in 0..merge.sources.len() {
-            merge.refill(source, String::new());
+        let mut ranges: Vec<Option<(&str, &str)>> =
+            chunks.iter().map(|c| c.texts.as_ref().map(|(a, b)| (&**a, &**b))).collect();
+        if let (Some(first), Some(last)) = (memory.first(), memory.last()) {
+            ranges.push(Some((first.0, last.0)));
+            sources.push(Source::Memory(Box::new(memory.into_iter())));
+        }
+        let sequence = disjoint(ranges, |a, b| a.cmp(b)).map(Vec::into_iter);
+        let mut merge = Self {
+            sources,
+            heap: BinaryHeap::new(),
+            spare: String::new(),
+            sequence,
+            current: None,
+        };
+        if merge.sequence.is_none() {
+            for source in 0..merge.sources.len() {
+                merge.refill(source, String::new());
+            }
         }
         merge
     }
@@ -159,6 +222,33 @@ impl<'a> StringMerge<'a> {
 
     /// The next distinct string and its count (borrowed until the next call).
     fn next(&mut self) -> Option<(&str, u64)> {
+        if self.sequence.is_some() {
+            loop {
+                let source = match self.current {
+                    Some(source) => source,
+                    None => {
+                        let next = self.sequence.as_mut()?.next()?;
+                        *self.current.insert(next)
+                    }
+                };
+                let n = match &mut self.sources[source] {
+                    Source::Chunk(reader) => reader.string().map(|(text, n)| {
+                        self.spare.clear();
+                        self.spare.push_str(text);
+                        n
+                    }),
+                    Source::Memory(tally) => tally.next().map(|(text, n)| {
+                        self.spare.clear();
+                        self.spare.push_str(text);
+                        n
+                    }),
+                };
+                match n {
+                    Some(n) => return Some((&self.spare, n)),
+                    None => self.current = None,
+                }
+            }
+        }
         let first = self.heap.pop()?;
         let spare = std::mem::take(&mut self.spare);
         self.refill(first.source, spare);
