@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::error::{LoadWarning, SourceError};
-use crate::scratch::SpillOptions;
 use crate::ndjson::line_error;
+use crate::scratch::SpillOptions;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
 

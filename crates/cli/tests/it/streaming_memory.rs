@@ -98,8 +98,7 @@ fn a_spilled_streamed_profile_stays_exact_and_its_memory_does_not_grow_with_the_
     let spill_dir = scratch.path().to_str().expect("path");
     let args = ["--memory-budget", "8MiB", "--spill-dir", spill_dir, "profile"];
     let (small_rss, _) = peak_rss_kib(&[&args[..], &[small.to_str().expect("path")]].concat());
-    let (large_rss, report) =
-        peak_rss_kib(&[&args[..], &[large.to_str().expect("path")]].concat());
+    let (large_rss, report) = peak_rss_kib(&[&args[..], &[large.to_str().expect("path")]].concat());
     assert!(large_rss < small_rss + 24 * 1024, "{large_rss} KiB vs {small_rss} KiB");
     let collection = &report["data"]["collections"][0];
     assert_eq!(collection["summary"]["count"], 1_600_000);

@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
-use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::numeric::ValueRuns;
+use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::sketch::{NumberSketch, StringSketch};
 use super::spill::{Chunk, ChunkWriter, Scratch, Spill, SpillError};
 use super::string_counts::{StringCounts, same_text};
@@ -229,8 +229,10 @@ impl NumberStats {
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
         let runs = self.take_runs();
         let mut writer = ChunkWriter::new(scratch);
-        let written =
-            runs.iter().try_for_each(|(key, n)| writer.number(key, n)).and_then(|()| writer.finish());
+        let written = runs
+            .iter()
+            .try_for_each(|(key, n)| writer.number(key, n))
+            .and_then(|()| writer.finish());
         match written {
             Ok(chunk) => {
                 self.spilled.push(chunk);

@@ -19,9 +19,9 @@ mod path_limit;
 mod sketch;
 mod skewed_bins;
 pub mod spill;
-mod spilled;
 #[cfg(test)]
 mod spill_differential;
+mod spilled;
 mod stored;
 mod string_counts;
 mod tape;

@@ -422,7 +422,9 @@ mod tests {
         let scratch = Scratch::create(&spill).expect("scratch");
         let mut numbers = ChunkWriter::new(&scratch);
         let keys: Vec<(NumberKey, u64)> = (0..40_000)
-            .map(|i: u32| (NumberKey::float(f64::from(i) * 0.5 - 7.0), u64::from(i % 3 + 1) << (i % 40)))
+            .map(|i: u32| {
+                (NumberKey::float(f64::from(i) * 0.5 - 7.0), u64::from(i % 3 + 1) << (i % 40))
+            })
             .chain([(NumberKey::integer((1 << 60) + 3), 2), (NumberKey::float(f64::MAX), 1)])
             .collect();
         for &(k, n) in &keys {

@@ -84,7 +84,10 @@ struct NumberMerge<'a> {
 
 /// The order of sources whose ranges (`first`, `last`, by `order`) do not overlap, each after
 /// the one before; `None` when some do (or a range is unknown).
-fn disjoint<K>(ranges: Vec<Option<(K, K)>>, order: impl Fn(&K, &K) -> Ordering) -> Option<Vec<usize>> {
+fn disjoint<K>(
+    ranges: Vec<Option<(K, K)>>,
+    order: impl Fn(&K, &K) -> Ordering,
+) -> Option<Vec<usize>> {
     let mut known: Vec<(usize, (K, K))> = Vec::with_capacity(ranges.len());
     for (i, range) in ranges.into_iter().enumerate() {
         known.push((i, range?));
@@ -312,17 +315,13 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         }
     };
     let key_at = |rank: u64| {
-        at_rank
-            .iter()
-            .find(|(r, _)| *r == rank)
-            .map_or(NumberKey::float(0.0), |&(_, key)| key)
+        at_rank.iter().find(|(r, _)| *r == rank).map_or(NumberKey::float(0.0), |&(_, key)| key)
     };
     let quarter = |k: usize| match ranks.get(k) {
         Some(&(low, high, weight)) if count > 0 => interpolate(key_at(low), key_at(high), weight),
         _ => (0.0, None),
     };
-    let (min, max) =
-        (first.map_or(0.0, NumberKey::double), last.map_or(0.0, NumberKey::double));
+    let (min, max) = (first.map_or(0.0, NumberKey::double), last.map_or(0.0, NumberKey::double));
     let (mean, std_dev) = mean_std_of(runs, count, min, max);
     let integers = float_count == 0;
     let (median, exact_median) = quarter(2);
@@ -419,7 +418,8 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     }
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
-    let dated = matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+    let dated =
+        matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
     StringProfile {
         count: stats.count,
         distinct,
