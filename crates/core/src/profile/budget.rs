@@ -1,7 +1,9 @@
 //! The memory budget of a streamed profile. After each block of items the loader asks the
 //! builder to fit its budget: numbers with few distinct values are folded into counts (exact,
 //! and small), then, while the exact counters still need more than the budget, the property
-//! needing most switches to sketches (`super::sketch`). What a property needs is what it holds
+//! needing most is spilled to scratch files and stays exact (`super::spill`, when the builder
+//! may spill: down to half the budget, so each spill writes a sizeable chunk), or else switches
+//! to sketches (`super::sketch`). What a property needs is what it holds
 //! plus what finishing it will allocate (sorting values, folding string logs), so a profile that
 //! fits while streaming also fits when finished.
 //!
