@@ -18,10 +18,10 @@ mod loading;
 mod pg_cancel;
 mod pg_values;
 mod profile_store;
-#[allow(unsafe_code)] // reads SQLite's heap limit through its C API
 mod spilling;
 mod sql_clickhouse;
 mod sql_postgres;
 mod sql_sqlite;
+#[allow(unsafe_code)] // reads SQLite's heap limit through its C API
 mod sqlite_limits;
 mod streaming;

@@ -75,8 +75,10 @@ fn spec(path: &std::path::Path) -> SourceSpec {
     path.to_str().expect("utf-8 path").parse().expect("spec")
 }
 
+/// `path` streamed in blocks of `block_bytes` within `budget`, without spilling (`--no-spill`):
+/// past the budget, sketches (`spilling.rs` tests the spilled profiles).
 fn streamed(path: &std::path::Path, block_bytes: usize, budget: usize) -> Source {
-    let options = StreamOptions { block_bytes, budget, ..StreamOptions::default() };
+    let options = StreamOptions { block_bytes, budget, spill: None, ..StreamOptions::default() };
     load_streamed(&spec(path), path, options, &NoProgress).expect("streams").0
 }
 
