@@ -326,7 +326,9 @@ impl ValueRuns {
         self.quantile(0.5)
     }
 
-    /// Mean and sample standard deviation (see [`mean_std_of`]).
+    /// Mean and sample standard deviation. Over whole numbers, from their exact sum and exact
+    /// distances from it; otherwise from the exact sum rounded once, weighted by run length
+    /// (the same code finishes spilled values, which are never all in memory).
     pub fn mean_std(&self) -> (f64, f64) {
         mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
     }
