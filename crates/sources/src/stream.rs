@@ -978,7 +978,8 @@ mod tests {
             for max_line_bytes in [3_000, 7_000, MAX_LINE_BYTES] {
                 let options =
                     StreamOptions { block_bytes, max_line_bytes, ..StreamOptions::default() };
-                let read = stream(&spec, &path, options, crate::ReadMode::COPY, &NoProgress);
+                let read =
+                    stream(&spec, &path, options.clone(), crate::ReadMode::COPY, &NoProgress);
                 let map = stream(&spec, &path, options, mapped, &NoProgress);
                 let ((read, _), (map, _)) = (read.expect("reads"), map.expect("maps"));
                 let case = format!("block {block_bytes}, line limit {max_line_bytes}");

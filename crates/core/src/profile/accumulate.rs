@@ -610,6 +610,9 @@ struct Ctx {
     forgot: bool,
 }
 
+/// A builder's spill and its scratch file (made on first use), as the memory budget takes them.
+pub(super) type SpillSlot<'a> = (&'a Spill, &'a mut Option<Arc<Scratch>>);
+
 /// Pushes items into per-path counters; see the module docs.
 #[derive(Debug)]
 pub struct ProfileBuilder {
@@ -759,9 +762,7 @@ impl ProfileBuilder {
     /// The counters' root and the builder's spill, for the memory budget: its scratch file,
     /// made on first use (`None` when the builder may not spill; `Err` when the file could not
     /// be made).
-    pub(super) fn root_and_scratch(
-        &mut self,
-    ) -> (&mut PathNode, Option<(&Spill, &mut Option<Arc<Scratch>>)>) {
+    pub(super) fn root_and_scratch(&mut self) -> (&mut PathNode, Option<SpillSlot<'_>>) {
         (&mut self.root, self.spill.as_ref().map(|spill| (spill, &mut self.scratch)))
     }
 

@@ -37,7 +37,7 @@ fn item(i: u64, rng: &mut fastrand::Rng) -> Value {
     let mixed = match i % 7 {
         0 => json!(i),
         1 => json!(format!("s{}", i % 13)),
-        2 => json!(i % 3 == 0),
+        2 => json!(i.is_multiple_of(3)),
         3 => Value::Null,
         4 => json!([i, format!("t{}", i % 4)]),
         5 => json!({"k": i % 11}),
@@ -50,7 +50,7 @@ fn item(i: u64, rng: &mut fastrand::Rng) -> Value {
         "extreme": extreme,
         "wide": wide,
         "unicode": unicode,
-        "maybe": if i % 3 == 0 { Value::Null } else { json!(rng.u32(..1_000_000)) },
+        "maybe": if i.is_multiple_of(3) { Value::Null } else { json!(rng.u32(..1_000_000)) },
         "mixed": mixed,
         "when": format!("2024-{:02}-{:02}T{:02}:{:02}:00Z", 1 + i % 12, 1 + i % 28, i % 24, i % 60),
         "nested": [[i % 5, rng.f64()], [format!("n{}", i % 17)], []],
