@@ -41,10 +41,23 @@ struct Cli {
     max_file_bytes: Option<u64>,
     /// Memory for the statistics of an NDJSON document file profiled by streaming (`profile`,
     /// `describe`, `schema`, `property`; and `serve` for files of 1 GiB or more), e.g. 512MiB;
-    /// past it a property's figures become estimates whose error the output states
-    /// [default: 1GiB].
+    /// past it the heaviest properties' exact counters are spilled to temporary files (see
+    /// `--spill-dir`), so every figure stays exact [default: 96MiB].
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes)]
     memory_budget: Option<u64>,
+    /// Where a streamed profile spills counters past its memory budget: unnamed temporary
+    /// files, readable by you only, gone when the profile is finished or the process ends
+    /// [default: $TMPDIR, else /tmp].
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_spill")]
+    spill_dir: Option<std::path::PathBuf>,
+    /// Most bytes one streamed profile writes to temporary files, e.g. 8GiB; past it the
+    /// properties left are estimated, and the output says so [default: 32GiB].
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes, conflicts_with = "no_spill")]
+    spill_cap: Option<u64>,
+    /// Never write temporary files: past the memory budget a property's figures become
+    /// estimates whose error the output states.
+    #[arg(long, global = true)]
+    no_spill: bool,
     /// Lower or raise the server-side ceiling on a number callers send (repeatable), e.g.
     /// `--ceiling max_rows=5000 --ceiling max_bytes=4MiB`. A call asking for more is refused
     /// with the ceiling stated; defaults past a lower ceiling are lowered to it. Ceilings:
@@ -692,6 +705,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         schemascope_sources::stream::set_memory_budget(
             usize::try_from(bytes).unwrap_or(usize::MAX),
         );
+    }
+    if cli.no_spill {
+        schemascope_sources::stream::set_spill(None);
+    } else if cli.spill_dir.is_some() || cli.spill_cap.is_some() {
+        let defaults = schemascope_sources::scratch::SpillOptions::default();
+        schemascope_sources::stream::set_spill(Some(schemascope_sources::scratch::SpillOptions {
+            dir: cli.spill_dir.clone(),
+            cap: cli.spill_cap.unwrap_or(defaults.cap),
+        }));
     }
     if let Some(bytes) = cli.max_file_bytes {
         if bytes == 0 {

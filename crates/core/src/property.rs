@@ -304,6 +304,7 @@ fn number_stats(
     let histogram = HistogramLayout::for_numbers(n, bins).and_then(|layout| {
         let counts = match (&n.runs, counter) {
             (Some(runs), _) => Some(layout.count_runs(runs)),
+            (None, _) if let Some(edges) = &n.edge_counts => edges.count(&layout),
             (None, Some(counter)) => counter.count_bins(&p.path, &layout),
             (None, None) => None,
         };

@@ -17,6 +17,7 @@ mod ndjson;
 pub mod profile_store;
 mod read;
 mod records;
+pub mod scratch;
 pub mod source;
 pub mod spec;
 pub mod sql;

@@ -23,6 +23,7 @@ use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBui
 
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
+use crate::scratch::SpillOptions;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
 
@@ -30,7 +31,7 @@ use crate::spec::{Format, SourceSpec};
 pub const BLOCK: usize = 8 << 20;
 
 /// How a file is streamed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamOptions {
     /// Bytes per block (at least 1 KiB).
     pub block_bytes: usize,
@@ -41,6 +42,9 @@ pub struct StreamOptions {
     /// Say in the warnings that tools read a sample (when serving; a one-shot profile reads
     /// none).
     pub announce_sample: bool,
+    /// Where counters past the budget are spilled, keeping them exact; `None`: they become
+    /// estimates (`--no-spill`).
+    pub spill: Option<SpillOptions>,
 }
 
 impl Default for StreamOptions {
@@ -50,14 +54,15 @@ impl Default for StreamOptions {
             budget: memory_budget(),
             max_line_bytes: MAX_LINE_BYTES,
             announce_sample: false,
+            spill: spill_options(),
         }
     }
 }
-/// The memory budget of a streamed profile's statistics unless set otherwise (1 GiB): exactness
-/// comes first, so a property is sketched only past what most machines give a profile without
-/// thought; `--memory-budget` trades figures for memory where a user wants to (384 MiB holds a
-/// 10-million-record profile within 1.5× of DuckDB's memory, with one more property estimated).
-pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
+/// The memory budget of a streamed profile's statistics unless set otherwise (96 MiB). Past it
+/// the heaviest properties' exact counters are spilled to temporary files ([`SpillOptions`]),
+/// so the budget costs no exactness, only some writing and reading back; a property is
+/// estimated only when spilling is off (`--no-spill`) or its files reach their cap.
+pub const DEFAULT_MEMORY_BUDGET: usize = 96 << 20;
 /// Most documents kept as the sample of a streamed file.
 pub const SAMPLE_ITEMS: usize = 2_000;
 /// Most bytes of documents kept as the sample.
@@ -68,6 +73,20 @@ const WARNINGS_KEPT: usize = 1_000;
 pub const SERVE_STREAM_FROM: u64 = 1 << 30;
 
 static MEMORY_BUDGET: AtomicUsize = AtomicUsize::new(DEFAULT_MEMORY_BUDGET);
+
+static SPILL: std::sync::Mutex<Option<SpillOptions>> =
+    std::sync::Mutex::new(Some(SpillOptions { dir: None, cap: crate::scratch::DEFAULT_SPILL_CAP }));
+
+/// Where streamed profiles spill (`None`: they do not), as [`set_spill`] left it.
+pub fn spill_options() -> Option<SpillOptions> {
+    schemascope_core::sync::lock(&SPILL).clone()
+}
+
+/// Sets where streamed profiles spill, or that they do not (the CLI's `--spill-dir`,
+/// `--spill-cap` and `--no-spill`).
+pub fn set_spill(options: Option<SpillOptions>) {
+    *schemascope_core::sync::lock(&SPILL) = options;
+}
 
 /// The memory budget of streamed profiles, in bytes.
 pub fn memory_budget() -> usize {
@@ -212,6 +231,8 @@ struct Shared<'a> {
     budget_share: usize,
     block: u64,
     max_line: usize,
+    /// Where the workers' counters past their share spill, when they may.
+    spill: Option<schemascope_core::profile::Spill>,
 }
 
 /// Bytes read to recognise a file as NDJSON documents.
@@ -399,7 +420,10 @@ fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
 /// Profiles the blocks `blocks`, in order.
 fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResult, SourceError> {
     let mut result = WorkerResult {
-        builder: ProfileBuilder::new().capture_ids(),
+        builder: match &shared.spill {
+            Some(spill) => ProfileBuilder::new().capture_ids().spill_to(spill.clone()),
+            None => ProfileBuilder::new().capture_ids(),
+        },
         sample: Sample::default(),
         bad: Vec::new(),
         blocks: Vec::new(),
@@ -551,6 +575,8 @@ pub struct StreamStats {
     pub budget: usize,
     /// The most any worker's counters needed after fitting its share, times the workers.
     pub peak_needed: usize,
+    /// Bytes of counters spilled to scratch files (gone once the profile was finished).
+    pub spilled: u64,
 }
 
 /// Profiles the NDJSON document file `path` by streaming (see the module docs).
@@ -592,6 +618,7 @@ pub(crate) fn stream(
         budget_share: budget / workers,
         block,
         max_line: options.max_line_bytes,
+        spill: options.spill.as_ref().map(SpillOptions::spill),
     };
     let before = FileState::of(&metadata);
     let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
@@ -671,7 +698,18 @@ pub(crate) fn stream(
     }
     let name = spec.name.as_str();
     let profile = builder.unwrap_or_default().finish(items as u64);
-    if let Some(warning) = estimated_properties(&profile, budget) {
+    let spill = shared.spill.as_ref();
+    if let Some(failure) = spill.and_then(|s| s.failure()) {
+        // A chunk that could not be read back: figures would miss its values.
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            cause: std::io::Error::other(format!(
+                "the profile's spilled counters could not be read back: {failure}"
+            )),
+        });
+    }
+    let spilled = spill.map_or(0, |s| s.written());
+    if let Some(warning) = estimated_properties(&profile, budget, spill) {
         warnings.push(warning);
     }
     if let Some(warning) = repeated_ids(&profile) {
@@ -700,7 +738,7 @@ pub(crate) fn stream(
         aimdb: None,
         direction: None,
     };
-    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers }))
+    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers, spilled }))
 }
 
 /// The warning that the budget made some properties' figures estimates: how many and which,
@@ -709,6 +747,7 @@ pub(crate) fn stream(
 fn estimated_properties(
     profile: &schemascope_core::CollectionProfile,
     budget: usize,
+    spill: Option<&schemascope_core::profile::Spill>,
 ) -> Option<LoadWarning> {
     const NAMED: usize = 8;
     let properties = profile.properties();
@@ -721,11 +760,28 @@ fn estimated_properties(
     if estimated.len() > NAMED {
         named.push_str(&format!(" and {} more", estimated.len() - NAMED));
     }
+    let (why, lever) = match spill {
+        None => (
+            format!(
+                "their exact counters would have outgrown the memory budget of {} (spilling to temporary files was off)",
+                size_text(budget)
+            ),
+            "a larger budget (--memory-budget), or spilling (without --no-spill), keeps them exact",
+        ),
+        Some(spill) => (
+            format!(
+                "their exact counters outgrew the memory budget of {} and could not be spilled to temporary files in {} ({})",
+                size_text(budget),
+                spill.place(),
+                spill.declined().map_or_else(|| "no reason given".to_string(), |e| e.to_string())
+            ),
+            "a larger cap (--spill-cap), or room in the directory (--spill-dir), keeps them exact",
+        ),
+    };
     Some(LoadWarning::new(format!(
-        "{} of {} properties have estimated figures ({named}): their exact counters would have outgrown the memory budget of {}; each estimate states its error, and a larger budget (--memory-budget) keeps them exact",
+        "{} of {} properties have estimated figures ({named}): {why}; each estimate states its error, and {lever}",
         estimated.len(),
         properties.len(),
-        size_text(budget)
     )))
 }
 
@@ -896,6 +952,7 @@ mod tests {
             failed: AtomicBool::new(false),
             progress: &NoProgress,
             budget_share: 1 << 30,
+            spill: None,
             block,
             max_line: MAX_LINE_BYTES,
         };
@@ -921,7 +978,8 @@ mod tests {
             for max_line_bytes in [3_000, 7_000, MAX_LINE_BYTES] {
                 let options =
                     StreamOptions { block_bytes, max_line_bytes, ..StreamOptions::default() };
-                let read = stream(&spec, &path, options, crate::ReadMode::COPY, &NoProgress);
+                let read =
+                    stream(&spec, &path, options.clone(), crate::ReadMode::COPY, &NoProgress);
                 let map = stream(&spec, &path, options, mapped, &NoProgress);
                 let ((read, _), (map, _)) = (read.expect("reads"), map.expect("maps"));
                 let case = format!("block {block_bytes}, line limit {max_line_bytes}");

@@ -1,6 +1,7 @@
 //! A streamed profile's memory does not grow with the file: peak RSS of `schemascope profile`
-//! on a generated file four times larger stays about the same, under the budget asked for, and
-//! the estimates say so. Peak RSS is read by Python's `resource` module for that one child.
+//! on a generated file four times larger stays about the same, under the budget asked for —
+//! exact, its counters spilled to temporary files, or with `--no-spill` estimated, and the
+//! estimates say so. Peak RSS is read by Python's `resource` module for that one child.
 
 use std::io::Write;
 use std::process::Command;
@@ -49,7 +50,7 @@ fn peak_memory_of_a_streamed_profile_does_not_grow_with_the_file() {
     let large = dir.path().join("large.ndjson");
     write_docs(&small, 400_000); // about 25 MB
     write_docs(&large, 1_600_000); // about 100 MB
-    let budget = ["--memory-budget", "8MiB", "profile"];
+    let budget = ["--memory-budget", "8MiB", "--no-spill", "profile"];
     let (small_rss, _) = peak_rss_kib(&[&budget[..], &[small.to_str().expect("path")]].concat());
     let (large_rss, report) =
         peak_rss_kib(&[&budget[..], &[large.to_str().expect("path")]].concat());
@@ -84,4 +85,31 @@ fn peak_memory_of_a_streamed_profile_does_not_grow_with_the_file() {
     assert_eq!(property("k")["exact"], true);
     assert_eq!(property("n")["exact"], true);
     assert_eq!(property("n")["median"], 4.5);
+}
+
+#[test]
+fn a_spilled_streamed_profile_stays_exact_and_its_memory_does_not_grow_with_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let small = dir.path().join("small.ndjson");
+    let large = dir.path().join("large.ndjson");
+    write_docs(&small, 400_000);
+    write_docs(&large, 1_600_000);
+    let spill_dir = scratch.path().to_str().expect("path");
+    let args = ["--memory-budget", "8MiB", "--spill-dir", spill_dir, "profile"];
+    let (small_rss, _) = peak_rss_kib(&[&args[..], &[small.to_str().expect("path")]].concat());
+    let (large_rss, report) = peak_rss_kib(&[&args[..], &[large.to_str().expect("path")]].concat());
+    assert!(large_rss < small_rss + 24 * 1024, "{large_rss} KiB vs {small_rss} KiB");
+    let collection = &report["data"]["collections"][0];
+    assert_eq!(collection["summary"]["count"], 1_600_000);
+    assert_eq!(collection["summary"]["exact"], true);
+    let id = collection["properties"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["property"] == "id"))
+        .cloned()
+        .expect("id");
+    assert_eq!(id["exact"], true);
+    assert_eq!(id["uniqueCount"], 1_600_000);
+    // The temporary files are gone with the process.
+    assert_eq!(std::fs::read_dir(scratch.path()).expect("dir").count(), 0);
 }

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -17,8 +18,10 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
+use super::numeric::ValueRuns;
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::sketch::{NumberSketch, StringSketch};
+use super::spill::{Chunk, ChunkWriter, Scratch, Spill, SpillError};
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
 use crate::collection::ItemId;
@@ -95,6 +98,9 @@ pub(crate) struct StringStats {
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
     pub sketch: Option<Box<StringSketch>>,
+    /// Counts written to scratch files when the budget was reached, each chunk in text order
+    /// (see [`super::spill`]); `values` holds what came after.
+    pub spilled: Vec<Chunk>,
 }
 
 impl StringStats {
@@ -109,11 +115,15 @@ impl StringStats {
             return;
         }
         let mut sketch = Box::<StringSketch>::default();
-        for (key, n) in self.values.tally() {
-            // Long strings' lengths were counted apart, under their shortened keys.
+        // Long strings' lengths were counted apart, under their shortened keys.
+        let mut add = |key: &str, n| {
             let chars = (key.len() <= MAX_KEY_LEN).then(|| key.chars().count() as u64);
             sketch.add_key(key, chars, super::formats::detect(key), n);
+        };
+        for (key, n) in self.values.tally() {
+            add(key, n);
         }
+        super::spilled::each_string(&std::mem::take(&mut self.spilled), add);
         sketch.lengths.merge(self.long);
         self.values = StringCounts::default();
         self.long = Lengths::default();
@@ -132,6 +142,31 @@ impl StringStats {
         }
         self.long.merge(other.long);
         self.values.merge(other.values);
+        self.spilled.extend(other.spilled);
+    }
+
+    /// Writes the exact counts to a chunk of `scratch` and empties them; when that fails, the
+    /// property switches to sketches (holding every count) and the error says why.
+    pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
+        let mut tally = self.values.tally();
+        tally.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut writer = ChunkWriter::new(scratch);
+        let written = tally
+            .iter()
+            .try_for_each(|&(text, n)| writer.string(text, n))
+            .and_then(|()| writer.finish());
+        drop(tally);
+        match written {
+            Ok(chunk) => {
+                self.spilled.push(chunk);
+                self.values = StringCounts::default();
+                Ok(())
+            }
+            Err(error) => {
+                self.switch_to_sketch();
+                Err(error)
+            }
+        }
     }
 }
 
@@ -158,6 +193,9 @@ pub(crate) struct NumberStats {
     many: bool,
     /// Once the exact values outgrew the memory budget: the sketches that replaced them.
     pub sketch: Option<Box<NumberSketch>>,
+    /// Values written to scratch files when the budget was reached, each chunk in ascending
+    /// order (see [`super::spill`]); the fields above hold what came after.
+    pub spilled: Vec<Chunk>,
 }
 
 /// A property's numbers as finishing takes them: the doubles in parts, the integers past 2^53,
@@ -174,7 +212,42 @@ impl NumberStats {
             && self.parts.iter().all(Vec::is_empty)
             && self.wide.is_empty()
             && self.counted.is_empty()
+            && self.spilled.is_empty()
             && self.sketch.as_ref().is_none_or(|s| s.count == 0)
+    }
+
+    /// The values held in memory as runs (emptying them).
+    pub(super) fn take_runs(&mut self) -> ValueRuns {
+        let mut parts = std::mem::take(&mut self.parts);
+        parts.insert(0, std::mem::take(&mut self.values));
+        let counted = std::mem::take(&mut self.counted);
+        ValueRuns::from_parts_counted(parts, counted).with_wide(std::mem::take(&mut self.wide))
+    }
+
+    /// Writes the values held to a chunk of `scratch` and empties them; when that fails, the
+    /// property switches to sketches (holding every value) and the error says why.
+    pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
+        let runs = self.take_runs();
+        let mut writer = ChunkWriter::new(scratch);
+        let written = runs
+            .iter()
+            .try_for_each(|(key, n)| writer.number(key, n))
+            .and_then(|()| writer.finish());
+        match written {
+            Ok(chunk) => {
+                self.spilled.push(chunk);
+                Ok(())
+            }
+            Err(error) => {
+                self.switch_to_sketch();
+                if let Some(sketch) = &mut self.sketch {
+                    for (key, n) in runs.iter() {
+                        sketch.add(key, n);
+                    }
+                }
+                Err(error)
+            }
+        }
     }
 
     /// Every value: the doubles in parts, the integers past 2^53, and the counted values.
@@ -222,6 +295,9 @@ impl NumberStats {
         for &w in &self.wide {
             sketch.add(NumberKey::integer(w), 1);
         }
+        super::spilled::each_number(&std::mem::take(&mut self.spilled), |key, n| {
+            sketch.add(key, n)
+        });
         self.values = Vec::new();
         self.parts = Vec::new();
         self.counted = Vec::new();
@@ -244,6 +320,7 @@ impl NumberStats {
         self.parts.extend(other.parts);
         self.wide.extend(other.wide);
         self.counted.extend(other.counted);
+        self.spilled.extend(other.spilled);
         self.many |= other.many;
     }
 }
@@ -545,6 +622,9 @@ pub(super) struct Ctx {
     forgot: bool,
 }
 
+/// A builder's spill and its scratch file (made on first use), as the memory budget takes them.
+pub(super) type SpillSlot<'a> = (&'a Spill, &'a mut Option<Arc<Scratch>>);
+
 /// Pushes items into per-path counters; see the module docs.
 #[derive(Debug)]
 pub struct ProfileBuilder {
@@ -555,6 +635,10 @@ pub struct ProfileBuilder {
     pub(super) tape: Vec<Token>,
     /// Its strings that had escapes, decoded (see [`Token::Unescaped`]).
     pub(super) unescaped: String,
+    /// Where counters past the memory budget go, when they may ([`ProfileBuilder::spill_to`]).
+    spill: Option<Spill>,
+    /// This builder's scratch file, made at its first spill.
+    scratch: Option<Arc<Scratch>>,
 }
 
 impl Default for ProfileBuilder {
@@ -586,6 +670,8 @@ impl ProfileBuilder {
                 created: 0,
             },
             want_id: false,
+            spill: None,
+            scratch: None,
             tape: Vec::new(),
             unescaped: String::new(),
         }
@@ -680,11 +766,28 @@ impl ProfileBuilder {
         &mut self.root
     }
 
+    /// Lets the memory budget spill exact counters to scratch files of `spill` instead of
+    /// switching them to sketches (see [`super::spill`]).
+    pub fn spill_to(mut self, spill: Spill) -> Self {
+        self.spill = Some(spill);
+        self
+    }
+
+    /// The counters' root and the builder's spill, for the memory budget: its scratch file,
+    /// made on first use (`None` when the builder may not spill; `Err` when the file could not
+    /// be made).
+    pub(super) fn root_and_scratch(&mut self) -> (&mut PathNode, Option<SpillSlot<'_>>) {
+        (&mut self.root, self.spill.as_ref().map(|spill| (spill, &mut self.scratch)))
+    }
+
     /// Adds another builder's counts to this one.
     pub fn merge(&mut self, other: ProfileBuilder) {
         self.ctx.refused_any |= other.ctx.refused_any;
         self.ctx.positioned |= other.ctx.positioned;
         self.ctx.forgot |= other.ctx.forgot;
+        if self.spill.is_none() {
+            self.spill = other.spill;
+        }
         self.root.merge(other.root, &mut self.ctx);
     }
 

@@ -1,7 +1,9 @@
 //! The memory budget of a streamed profile. After each block of items the loader asks the
 //! builder to fit its budget: numbers with few distinct values are folded into counts (exact,
 //! and small), then, while the exact counters still need more than the budget, the property
-//! needing most switches to sketches (`super::sketch`). What a property needs is what it holds
+//! needing most is spilled to scratch files and stays exact (`super::spill`, when the builder
+//! may spill: down to half the budget, so each spill writes a sizeable chunk), or else switches
+//! to sketches (`super::sketch`). What a property needs is what it holds
 //! plus what finishing it will allocate (sorting values, folding string logs), so a profile that
 //! fits while streaming also fits when finished.
 //!
@@ -12,11 +14,17 @@
 //! anyway (the same rule, applied to the sizes the part will reach), so what is estimated does
 //! not change, only the memory held on the way.
 
+use std::sync::Arc;
+
 use super::ProfileBuilder;
 use super::accumulate::PathNode;
+use super::spill::{Scratch, Spill};
 
 /// A property's counters cheaper than this are never sketched: it would save next to nothing.
 const WORTH_SKETCHING: usize = 256 << 10;
+
+/// A property's counters cheaper than this are never spilled (a chunk of a few entries).
+const WORTH_SPILLING: usize = 4 << 10;
 
 /// One kind of exact counter at one path, and what it needs.
 struct Heavy {
@@ -24,6 +32,8 @@ struct Heavy {
     /// Child positions from the root (`u32::MAX` for array elements).
     route: Vec<u32>,
     numbers: bool,
+    /// Worth switching to sketches (spilling takes any heavy property).
+    sketchable: bool,
 }
 
 /// Bytes the counters of `node` and below need; compacts numbers on the way and lists what
@@ -39,8 +49,9 @@ fn measure(node: &mut PathNode, route: &mut Vec<u32>, heavy: &mut Vec<Heavy>) ->
     // whole by it too: sketching them loses exactness and saves nothing.
     let few_strings = stats.strings.values.len() <= super::sketch::FREQUENT_KEPT;
     for (bytes, numbers) in [(strings, false), (numbers, true)] {
-        if bytes >= WORTH_SKETCHING && (numbers || !few_strings) {
-            heavy.push(Heavy { bytes, route: route.clone(), numbers });
+        if bytes >= WORTH_SPILLING {
+            let sketchable = bytes >= WORTH_SKETCHING && (numbers || !few_strings);
+            heavy.push(Heavy { bytes, route: route.clone(), numbers, sketchable });
         }
     }
     let mut total = strings + numbers + sketches + std::mem::size_of::<PathNode>();
@@ -68,6 +79,65 @@ fn at<'a>(mut node: &'a mut PathNode, route: &[u32]) -> Option<&'a mut PathNode>
     Some(node)
 }
 
+/// Switches a property's strings or numbers to sketches; returns the bytes they hold then.
+fn sketch(node: &mut PathNode, numbers: bool) -> usize {
+    if numbers {
+        node.stats.numbers.switch_to_sketch();
+        node.stats.numbers.sketch.as_ref().map_or(0, |s| s.bytes())
+    } else {
+        node.stats.strings.switch_to_sketch();
+        node.stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
+    }
+}
+
+/// Share of the budget the counters are brought down to when they spill: each spill then
+/// writes a sizeable chunk, not a sliver every block.
+const SPILL_DOWN_TO: usize = 2;
+
+/// Once the counters need more than `bytes`, writes the heaviest properties' counters to
+/// scratch files until they need half of it. A property that cannot be spilled (the files'
+/// cap, a failed write) is sketched instead, and the spill remembers why. Spilling frees
+/// what it writes, so no projection is needed: the counters never hold much more than `bytes`.
+fn spill_heaviest(
+    root: &mut PathNode,
+    mut heavy: Vec<Heavy>,
+    mut total: usize,
+    bytes: usize,
+    spill: &Spill,
+    scratch: &mut Option<Arc<Scratch>>,
+) -> usize {
+    if total <= bytes {
+        return total;
+    }
+    heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+    for candidate in heavy {
+        if total <= bytes / SPILL_DOWN_TO {
+            break;
+        }
+        let Some(node) = at(root, &candidate.route) else { continue };
+        let file = match scratch {
+            Some(file) => Ok(file.clone()),
+            None => Scratch::create(spill).inspect(|file| *scratch = Some(file.clone())),
+        };
+        let spilled = file.and_then(|file| {
+            if candidate.numbers {
+                node.stats.numbers.spill(&file)
+            } else {
+                node.stats.strings.spill(&file)
+            }
+        });
+        let after = match spilled {
+            Ok(()) => 0,
+            Err(error) => {
+                spill.decline(error);
+                sketch(node, candidate.numbers)
+            }
+        };
+        total = total.saturating_sub(candidate.bytes) + after;
+    }
+    total
+}
+
 impl ProfileBuilder {
     /// Brings the memory the counters need within `bytes`: see the module docs. Returns what
     /// they need afterwards (more than `bytes` only when what is left is too small to sketch,
@@ -84,8 +154,12 @@ impl ProfileBuilder {
     pub fn fit_budget_growing(&mut self, bytes: usize, growth: f64) -> usize {
         let growth = if growth.is_finite() { growth.max(1.0) } else { 1.0 };
         let mut heavy = Vec::new();
-        let root = self.root_mut();
+        let (root, spill) = self.root_and_scratch();
         let mut total = measure(root, &mut Vec::new(), &mut heavy);
+        if let Some((spill, scratch)) = spill {
+            return spill_heaviest(root, heavy, total, bytes, spill, scratch);
+        }
+        heavy.retain(|h| h.sketchable);
         // What each heavy property will have added by the end, at its present rate.
         let more = |h: &Heavy| (h.bytes as f64 * (growth - 1.0)) as usize;
         let mut projected = total + heavy.iter().map(more).sum::<usize>();
@@ -98,13 +172,7 @@ impl ProfileBuilder {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
-            let after = if candidate.numbers {
-                node.stats.numbers.switch_to_sketch();
-                node.stats.numbers.sketch.as_ref().map_or(0, |s| s.bytes())
-            } else {
-                node.stats.strings.switch_to_sketch();
-                node.stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
-            };
+            let after = sketch(node, candidate.numbers);
             total = total.saturating_sub(candidate.bytes) + after;
             projected = projected.saturating_sub(candidate.bytes + more(&candidate)) + after;
         }

@@ -159,6 +159,7 @@ fn finalize(p: Pending) -> PropertyProfile {
             approximated(approximation);
             profile
         }
+        None if !s.strings.spilled.is_empty() => super::spilled::spilled_strings(s.strings),
         None => finalize_strings(s.strings),
     });
     let numbers = (!s.numbers.is_empty()).then(|| match s.numbers.sketch.take() {
@@ -168,6 +169,7 @@ fn finalize(p: Pending) -> PropertyProfile {
             approximated(approximation);
             profile
         }
+        None if !s.numbers.spilled.is_empty() => super::spilled::spilled_numbers(s.numbers),
         None => finalize_numbers(s.numbers),
     });
     let booleans = (s.trues + s.falses > 0)
@@ -262,6 +264,7 @@ fn sketched_numbers(
         exact_median: None,
         exact_range: sketch.range,
         runs: Some(Arc::new(runs)),
+        edge_counts: None,
         exact_text_count: 0,
     };
     let approximation = Approximation {
@@ -375,6 +378,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         exact_median: exact_median.filter(|_| integers),
         exact_range: runs.first_key().zip(runs.last_key()),
         runs: Some(Arc::new(runs)),
+        edge_counts: None,
         exact_text_count: 0,
     }
 }

@@ -208,8 +208,13 @@ impl HistogramLayout {
         if min == max {
             return Some(Self::of(vec![min, max], BinScale::Linear, integers, integers));
         }
-        // Halves, so that a range near ±f64::MAX does not overflow.
-        let mut step = Step::at_least(max / bins as f64 - min / bins as f64);
+        // Halves, so that a range near ±f64::MAX does not overflow; one bin across the whole
+        // range of doubles still does, and has no round step.
+        let raw = max / bins as f64 - min / bins as f64;
+        if !raw.is_finite() {
+            return None;
+        }
+        let mut step = Step::at_least(raw);
         if integers && step.value() < 1.0 {
             step = Step { mantissa: 1, exponent: 0 };
         }
@@ -263,8 +268,10 @@ impl HistogramLayout {
         let mut edges = vec![min];
         for i in 1..bins {
             let exact = min + width * i as f64;
-            let digits =
-                (((exact.abs() / width).log10().ceil().max(0.0) as usize) + 3).max(EDGE_DIGITS);
+            // A double has at most 17 significant digits (bins of subnormal width would ask for
+            // infinitely many).
+            let digits = (((exact.abs() / width).log10().ceil().clamp(0.0, 17.0) as usize) + 3)
+                .max(EDGE_DIGITS);
             let edge = figure::significant(exact, digits);
             edges.push(if integers { edge.round() } else { edge });
         }
@@ -363,6 +370,43 @@ fn whole(value: f64) -> Option<i128> {
 
 pub(super) fn strictly_ascending(edges: &[f64]) -> bool {
     edges.len() >= 2 && edges.windows(2).all(|w| w[0] < w[1])
+}
+
+/// How many values lie below each edge of the histograms a property can have, kept in place of
+/// its values once they are gone (a spilled property, `spilled.rs`): every layout
+/// [`HistogramLayout::for_numbers`] gives for it is counted from these, exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeCounts {
+    /// Edges, ascending, distinct.
+    edges: Vec<f64>,
+    /// `below[i]`: values below `edges[i]`.
+    below: Vec<u64>,
+    count: u64,
+}
+
+impl EdgeCounts {
+    /// The counts below `edges` (ascending, distinct) of `count` values.
+    pub(super) fn new(edges: Vec<f64>, below: Vec<u64>, count: u64) -> Self {
+        Self { edges, below, count }
+    }
+
+    /// Values below `edge`, when it is one of the edges counted.
+    fn below(&self, edge: f64) -> Option<u64> {
+        let at = self.edges.binary_search_by(|e| e.total_cmp(&edge)).ok()?;
+        self.below.get(at).copied()
+    }
+
+    /// The values in each bin of `layout`, as [`HistogramLayout::count_runs`] counts them;
+    /// `None` when one of its edges was not counted.
+    pub fn count(&self, layout: &HistogramLayout) -> Option<Vec<u64>> {
+        let bins = layout.bins();
+        (0..bins)
+            .map(|i| {
+                let to = if i + 1 == bins { self.count } else { self.below(layout.edges[i + 1])? };
+                Some(to - self.below(layout.edges[i])?)
+            })
+            .collect()
+    }
 }
 
 /// Builds a histogram of the values with `bins` bins (see [`HistogramLayout::with_bins`]).

@@ -18,6 +18,10 @@ pub mod numeric;
 mod path_limit;
 mod sketch;
 mod skewed_bins;
+pub mod spill;
+#[cfg(test)]
+mod spill_differential;
+mod spilled;
 pub mod split;
 mod stored;
 mod string_counts;
@@ -29,6 +33,7 @@ pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
 pub use formats::StringFormat;
 pub use model::*;
 pub use path_limit::{PathLimit, Unprofiled};
+pub use spill::{MemoryScratch, ScratchFile, ScratchSpace, Spill, SpillError};
 pub use stored::StoredProfile;
 
 /// Most frequent values kept per property.

@@ -191,6 +191,10 @@ pub struct NumberProfile {
     /// count); `None` when a database computed the statistics and counts histogram bins itself.
     #[serde(skip)]
     pub runs: Option<Arc<ValueRuns>>,
+    /// The count below every edge of every histogram of the values, when they were spilled to
+    /// scratch files and are not kept (`spilled.rs`); `None` otherwise.
+    #[serde(skip)]
+    pub edge_counts: Option<Arc<super::histogram::EdgeCounts>>,
     /// The smallest and largest value, exactly (`min`/`max` are doubles, which round integers
     /// past 2^53).
     #[serde(skip)]

@@ -327,124 +327,16 @@ impl ValueRuns {
     }
 
     /// Mean and sample standard deviation. Over whole numbers, from their exact sum and exact
-    /// distances from it (past 2^53 doubles would merge neighbours and cancel); otherwise by
-    /// Welford's method weighted by run length (stable for large counts).
+    /// distances from it; otherwise from the exact sum rounded once, weighted by run length
+    /// (the same code finishes spilled values, which are never all in memory).
     pub fn mean_std(&self) -> (f64, f64) {
-        if let Some(exact) = self.integer_mean_std() {
-            return exact;
-        }
-        // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
-        // such values are summed in units of the largest magnitude.
-        let largest = self.min().abs().max(self.max().abs());
-        let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
-            largest
-        } else {
-            1.0
-        };
-        // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
-        // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
-        let seen = self.count();
-        if seen == 0 {
-            return (0.0, 0.0);
-        }
-        let sum = match self.fixed_point_sum().filter(|_| unit == 1.0) {
-            Some(sum) => sum,
-            None => {
-                let mut sum = ExactSum::default();
-                for (x, n) in self.iter() {
-                    sum.add_product(x.double() / unit, n as f64);
-                    sum.add_product(x.offset() as f64 / unit, n as f64);
-                }
-                sum.value()
-            }
-        };
-        let mean = sum / seen as f64;
-        let mut m2 = 0.0;
-        for (x, n) in self.iter() {
-            let distance = (x.double() / unit - mean) + x.offset() as f64 / unit;
-            m2 += distance * distance * n as f64;
-        }
-        let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
-        (mean * unit, std * unit)
+        mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
     }
 
-    /// The sum of every value, exact and then rounded once, when the values are doubles whose
-    /// binary exponents span few enough bits for one `i128` in fixed point (most data: one
-    /// integer addition a value instead of an exact floating-point sum's several). `None` when
-    /// they do not, or when the sum could leave the range of normal doubles.
+    /// The exact sum rounded once (see [`fixed_point_sum`]).
+    #[cfg(test)]
     fn fixed_point_sum(&self) -> Option<f64> {
-        if !self.offsets.is_empty() {
-            return None;
-        }
-        // Each double is m × 2^e with an integer m of at most 53 bits.
-        let parts = |x: f64| {
-            let bits = x.to_bits();
-            let exponent = ((bits >> 52) & 0x7ff) as i32;
-            let fraction = (bits & ((1 << 52) - 1)) as i128;
-            let (m, e) = if exponent == 0 {
-                (fraction, -1074)
-            } else {
-                (fraction | 1 << 52, exponent - 1075)
-            };
-            (if x < 0.0 { -m } else { m }, e)
-        };
-        let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
-        for &x in &self.values {
-            if x != 0.0 {
-                let e = parts(x).1;
-                lowest = lowest.min(e);
-                highest = highest.max(e);
-            }
-        }
-        if lowest == i32::MAX {
-            return Some(0.0);
-        }
-        let count_bits = 64 - self.count().leading_zeros() as i32;
-        // Every term and the sum below 2^126; the scaled result a normal double.
-        if highest - lowest + 53 + count_bits > 125 || lowest < -1022 || highest > 900 {
-            return None;
-        }
-        let mut sum: i128 = 0;
-        let mut before = 0;
-        for (&x, &end) in self.values.iter().zip(&self.ends) {
-            // Zeros add nothing, and their exponent lies below `lowest`.
-            if x != 0.0 {
-                let (m, e) = parts(x);
-                sum += (m * i128::from(end - before)) << (e - lowest);
-            }
-            before = end;
-        }
-        // `as` rounds to the nearest double; scaling by a power of two in range is exact.
-        Some(sum as f64 * power_of_two(lowest))
-    }
-
-    /// [`Self::mean_std`] when every value is a whole number and their sum fits an `i128`.
-    fn integer_mean_std(&self) -> Option<(f64, f64)> {
-        let n = self.count();
-        if n == 0 {
-            return None;
-        }
-        let mut sum: i128 = 0;
-        for (x, count) in self.iter() {
-            sum = sum.checked_add(x.integer_value()?.checked_mul(i128::from(count))?)?;
-        }
-        let whole = i128::from(n);
-        let (quotient, remainder) = (sum.div_euclid(whole), sum.rem_euclid(whole));
-        let fraction = remainder as f64 / n as f64;
-        let mean = if sum.abs() <= super::exact::F64_EXACT_INTEGER {
-            // Both operands exact: one correctly rounded division.
-            sum as f64 / n as f64
-        } else {
-            quotient as f64 + fraction
-        };
-        let mut m2 = 0.0;
-        for (x, count) in self.iter() {
-            // The distance from the mean, exact up to its own rounding: no cancellation.
-            let distance = x.integer_value()?.saturating_sub(quotient) as f64 - fraction;
-            m2 += distance * distance * count as f64;
-        }
-        let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
-        Some((mean, std))
+        fixed_point_sum(|| self.iter(), self.count())
     }
 
     /// How many values are below `edge`.
@@ -460,6 +352,136 @@ impl ValueRuns {
             run => self.ends[run - 1],
         }
     }
+}
+
+/// Mean and sample standard deviation of the runs `runs` yields (each call a pass from the
+/// start, ascending), of `count` values from `min` to `max`. Over whole numbers, from their exact sum and exact
+/// distances from it (past 2^53 doubles would merge neighbours and cancel); otherwise by
+/// Welford's method weighted by run length (stable for large counts).
+pub(super) fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
+    runs: impl Fn() -> I,
+    count: u64,
+    min: f64,
+    max: f64,
+) -> (f64, f64) {
+    if let Some(exact) = integer_mean_std(&runs, count) {
+        return exact;
+    }
+    // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
+    // such values are summed in units of the largest magnitude.
+    let largest = min.abs().max(max.abs());
+    let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
+        largest
+    } else {
+        1.0
+    };
+    // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
+    // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
+    let seen = count;
+    if seen == 0 {
+        return (0.0, 0.0);
+    }
+    let sum = match fixed_point_sum(&runs, count).filter(|_| unit == 1.0) {
+        Some(sum) => sum,
+        None => {
+            let mut sum = ExactSum::default();
+            for (x, n) in runs() {
+                sum.add_product(x.double() / unit, n as f64);
+                sum.add_product(x.offset() as f64 / unit, n as f64);
+            }
+            sum.value()
+        }
+    };
+    let mean = sum / seen as f64;
+    let mut m2 = 0.0;
+    for (x, n) in runs() {
+        let distance = (x.double() / unit - mean) + x.offset() as f64 / unit;
+        m2 += distance * distance * n as f64;
+    }
+    let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
+    (mean * unit, std * unit)
+}
+
+/// The sum of every value, exact and then rounded once, when the values are doubles whose
+/// binary exponents span few enough bits for one `i128` in fixed point (most data: one
+/// integer addition a value instead of an exact floating-point sum's several). `None` when
+/// they do not, or when the sum could leave the range of normal doubles.
+fn fixed_point_sum<I: Iterator<Item = (NumberKey, u64)>>(
+    runs: impl Fn() -> I,
+    count: u64,
+) -> Option<f64> {
+    // Each double is m × 2^e with an integer m of at most 53 bits.
+    let parts = |x: f64| {
+        let bits = x.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = (bits & ((1 << 52) - 1)) as i128;
+        let (m, e) =
+            if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
+        (if x < 0.0 { -m } else { m }, e)
+    };
+    let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
+    for (key, _) in runs() {
+        // Integers past 2^53 are not doubles: an exact floating-point sum takes them.
+        if key.offset() != 0 {
+            return None;
+        }
+        let x = key.double();
+        if x != 0.0 {
+            let e = parts(x).1;
+            lowest = lowest.min(e);
+            highest = highest.max(e);
+        }
+    }
+    if lowest == i32::MAX {
+        return Some(0.0);
+    }
+    let count_bits = 64 - count.leading_zeros() as i32;
+    // Every term and the sum below 2^126; the scaled result a normal double.
+    if highest - lowest + 53 + count_bits > 125 || lowest < -1022 || highest > 900 {
+        return None;
+    }
+    let mut sum: i128 = 0;
+    for (key, n) in runs() {
+        let x = key.double();
+        // Zeros add nothing, and their exponent lies below `lowest`.
+        if x != 0.0 {
+            let (m, e) = parts(x);
+            sum += (m * i128::from(n)) << (e - lowest);
+        }
+    }
+    // `as` rounds to the nearest double; scaling by a power of two in range is exact.
+    Some(sum as f64 * power_of_two(lowest))
+}
+
+/// [`mean_std_of`] when every value is a whole number and their sum fits an `i128`.
+fn integer_mean_std<I: Iterator<Item = (NumberKey, u64)>>(
+    runs: impl Fn() -> I,
+    n: u64,
+) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let mut sum: i128 = 0;
+    for (x, count) in runs() {
+        sum = sum.checked_add(x.integer_value()?.checked_mul(i128::from(count))?)?;
+    }
+    let whole = i128::from(n);
+    let (quotient, remainder) = (sum.div_euclid(whole), sum.rem_euclid(whole));
+    let fraction = remainder as f64 / n as f64;
+    let mean = if sum.abs() <= super::exact::F64_EXACT_INTEGER {
+        // Both operands exact: one correctly rounded division.
+        sum as f64 / n as f64
+    } else {
+        quotient as f64 + fraction
+    };
+    let mut m2 = 0.0;
+    for (x, count) in runs() {
+        // The distance from the mean, exact up to its own rounding: no cancellation.
+        let distance = x.integer_value()?.saturating_sub(quotient) as f64 - fraction;
+        m2 += distance * distance * count as f64;
+    }
+    let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
+    Some((mean, std))
 }
 
 /// The bin count the automatic rule picks: Freedman–Diaconis (robust to outliers), falling back
@@ -564,7 +586,7 @@ pub fn auto_bins_for(count: u64, min: f64, max: f64, q1: f64, q3: f64) -> usize 
     bins.clamp(1, AUTO_MAX_BINS)
 }
 
-pub use super::histogram::{BinScale, HistogramLayout, histogram};
+pub use super::histogram::{BinScale, EdgeCounts, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {

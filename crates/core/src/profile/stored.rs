@@ -264,7 +264,7 @@ fn stored_property(p: &PropertyProfile) -> Option<StoredProperty> {
     };
     let numbers = match &p.numbers {
         // The values themselves are not stored.
-        Some(n) if n.runs.is_some() => return None,
+        Some(n) if n.runs.is_some() || n.edge_counts.is_some() => return None,
         Some(n) => Some(StoredNumbers {
             count: n.count,
             integer_count: n.integer_count,
@@ -380,6 +380,7 @@ fn numbers_back(n: StoredNumbers) -> Option<NumberProfile> {
         quartiles: [n.quartiles[0].into(), n.quartiles[1].into()],
         exact_median,
         runs: None,
+        edge_counts: None,
         exact_range: n.exact_range.map(|[(low, low_offset), (high, high_offset)]| {
             (
                 NumberKey::from_parts(low.into(), low_offset),

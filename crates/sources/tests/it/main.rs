@@ -18,6 +18,7 @@ mod loading;
 mod pg_cancel;
 mod pg_values;
 mod profile_store;
+mod spilling;
 mod sql_clickhouse;
 mod sql_postgres;
 mod sql_sqlite;

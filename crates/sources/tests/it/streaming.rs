@@ -75,8 +75,10 @@ fn spec(path: &std::path::Path) -> SourceSpec {
     path.to_str().expect("utf-8 path").parse().expect("spec")
 }
 
+/// `path` streamed in blocks of `block_bytes` within `budget`, without spilling (`--no-spill`):
+/// past the budget, sketches (`spilling.rs` tests the spilled profiles).
 fn streamed(path: &std::path::Path, block_bytes: usize, budget: usize) -> Source {
-    let options = StreamOptions { block_bytes, budget, ..StreamOptions::default() };
+    let options = StreamOptions { block_bytes, budget, spill: None, ..StreamOptions::default() };
     load_streamed(&spec(path), path, options, &NoProgress).expect("streams").0
 }
 
@@ -148,7 +150,9 @@ fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exa
     let whole = load(&spec(&path), &NoProgress).expect("loads");
     let exact = whole.collections[0].profile();
     let budget = 4 << 20;
-    let options = StreamOptions { block_bytes: 64 << 10, budget, ..StreamOptions::default() };
+    // Without spilling (`--no-spill`): past the budget, sketches.
+    let options =
+        StreamOptions { block_bytes: 64 << 10, budget, spill: None, ..StreamOptions::default() };
     let (source, stats) =
         load_streamed(&spec(&path), &path, options, &NoProgress).expect("streams");
     assert!(stats.peak_needed <= budget, "{stats:?}");
@@ -158,7 +162,7 @@ fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exa
     let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
     assert!(
         said.iter().any(|w| w.starts_with(
-            "3 of 4 properties have estimated figures (id, name, v): their exact counters would have outgrown the memory budget of 4 MiB"
+            "3 of 4 properties have estimated figures (id, name, v): their exact counters would have outgrown the memory budget of 4 MiB (spilling to temporary files was off)"
         )),
         "{said:?}"
     );

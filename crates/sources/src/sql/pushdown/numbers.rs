@@ -101,6 +101,7 @@ pub(super) fn number_profile(
         quartiles: d.quartiles,
         exact_median: d.median.1.filter(|_| reals == 0),
         runs: None,
+        edge_counts: None,
         exact_range,
         exact_text_count: count(row, s.exact_texts),
     })

@@ -1,0 +1,464 @@
+//! Spilling: a streamed profile's exact counters that outgrow its memory budget go to scratch
+//! files instead of becoming sketches, so the profile stays exact.
+//!
+//! When the budget is reached, the heaviest property's counters are sorted, folded into distinct
+//! values with their counts and written out as one *chunk* (numbers in their order, strings in
+//! text order); the property keeps counting in memory and may write more chunks later.
+//! Finishing merges a property's chunks and what is left in memory in one ordered pass (see
+//! `spilled.rs`): every figure is then computed from every value, as in memory, holding only a
+//! read buffer per chunk.
+//!
+//! The profiling core does no I/O of its own: where scratch files live is a [`ScratchSpace`]
+//! the caller gives ([`ProfileBuilder::spill_to`]; the streamed loader's is a directory of
+//! unnamed temporary files, gone when closed, whatever way the process ends). A [`Spill`] caps
+//! the bytes written; past the cap, or when a write fails, a property falls back to sketches and
+//! says it is estimated, as without spilling. A failed *read* of a chunk would lose values, so it
+//! is recorded ([`Spill::failure`]) and the loader reports the load as failed.
+//!
+//! [`ProfileBuilder::spill_to`]: super::ProfileBuilder::spill_to
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::exact::NumberKey;
+use crate::sync::lock;
+
+/// One scratch file: written at offsets given by its owner, read back at them.
+pub trait ScratchFile: Send + Sync {
+    /// Writes all of `bytes` at `offset`.
+    fn write_at(&self, bytes: &[u8], offset: u64) -> std::io::Result<()>;
+    /// Reads exactly `buf.len()` bytes at `offset`.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()>;
+}
+
+/// Where scratch files are made (a directory of temporary files, or memory in tests).
+pub trait ScratchSpace: Send + Sync {
+    /// A new, empty scratch file.
+    fn create(&self) -> std::io::Result<Box<dyn ScratchFile>>;
+    /// Where the files are, for messages (a directory).
+    fn place(&self) -> String;
+}
+
+/// Why a property's counters could not be spilled (it is then estimated).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpillError {
+    /// The scratch files reached their cap.
+    #[error("the temporary files reached their cap of {cap} bytes")]
+    Cap {
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// A scratch file could not be made, written or read.
+    #[error("temporary file in {place}: {message}")]
+    Io {
+        /// Where the scratch files are.
+        place: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// The scratch space of one streamed profile, shared by its builders: where files go, how many
+/// bytes they may hold in all, and what went wrong.
+#[derive(Clone)]
+pub struct Spill {
+    space: Arc<dyn ScratchSpace>,
+    cap: u64,
+    written: Arc<AtomicU64>,
+    /// Why a property could not be spilled (the last reason), for the warning.
+    declined: Arc<Mutex<Option<SpillError>>>,
+    /// A chunk that could not be read back: the profile is incomplete.
+    failure: Arc<Mutex<Option<SpillError>>>,
+}
+
+impl std::fmt::Debug for Spill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spill")
+            .field("place", &self.space.place())
+            .field("cap", &self.cap)
+            .field("written", &self.written())
+            .finish()
+    }
+}
+
+impl Spill {
+    /// Scratch files in `space`, at most `cap` bytes in all.
+    pub fn new(space: Arc<dyn ScratchSpace>, cap: u64) -> Self {
+        Self {
+            space,
+            cap,
+            written: Arc::default(),
+            declined: Arc::default(),
+            failure: Arc::default(),
+        }
+    }
+
+    /// Bytes written to scratch files so far.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    /// The cap on the bytes written.
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// Where the scratch files are.
+    pub fn place(&self) -> String {
+        self.space.place()
+    }
+
+    /// Why a property could not be spilled and was estimated instead, if one was.
+    pub fn declined(&self) -> Option<SpillError> {
+        lock(&self.declined).clone()
+    }
+
+    /// A chunk that could not be read back, if one could not: the profile misses its values.
+    pub fn failure(&self) -> Option<SpillError> {
+        lock(&self.failure).clone()
+    }
+
+    pub(super) fn decline(&self, error: SpillError) {
+        *lock(&self.declined) = Some(error);
+    }
+
+    pub(super) fn fail(&self, error: SpillError) {
+        lock(&self.failure).get_or_insert(error);
+    }
+
+    fn io_error(&self, error: &std::io::Error) -> SpillError {
+        SpillError::Io { place: self.space.place(), message: error.to_string() }
+    }
+}
+
+/// One builder's scratch file, appended to piece by piece.
+pub(crate) struct Scratch {
+    spill: Spill,
+    file: Box<dyn ScratchFile>,
+    end: AtomicU64,
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scratch({} bytes)", self.end.load(Ordering::Relaxed))
+    }
+}
+
+impl Scratch {
+    /// A new scratch file of `spill`.
+    pub(super) fn create(spill: &Spill) -> Result<Arc<Self>, SpillError> {
+        let file = spill.space.create().map_err(|e| spill.io_error(&e))?;
+        Ok(Arc::new(Self { spill: spill.clone(), file, end: AtomicU64::new(0) }))
+    }
+
+    /// Appends `bytes`, within the cap; returns their offset.
+    fn append(&self, bytes: &[u8]) -> Result<u64, SpillError> {
+        let len = bytes.len() as u64;
+        let before = self.spill.written.fetch_add(len, Ordering::Relaxed);
+        if before + len > self.spill.cap {
+            self.spill.written.fetch_sub(len, Ordering::Relaxed);
+            return Err(SpillError::Cap { cap: self.spill.cap });
+        }
+        let at = self.end.fetch_add(len, Ordering::Relaxed);
+        self.file.write_at(bytes, at).map_err(|e| self.spill.io_error(&e))?;
+        Ok(at)
+    }
+}
+
+/// Bytes per piece of a chunk: what a reader holds of it at a time.
+const PIECE: usize = 128 << 10;
+
+/// Sorted distinct values with their counts, in a scratch file: a list of pieces, each whole
+/// entries.
+pub(crate) struct Chunk {
+    scratch: Arc<Scratch>,
+    pieces: Vec<(u64, u32)>,
+    /// Values (counts summed).
+    pub values: u64,
+    /// Distinct values.
+    pub entries: u64,
+    /// The first and last number, in a chunk of numbers.
+    pub numbers: Option<(NumberKey, NumberKey)>,
+    /// The first and last text, in a chunk of strings.
+    pub texts: Option<(Box<str>, Box<str>)>,
+}
+
+impl Chunk {
+    /// The scratch file the chunk is in.
+    pub(super) fn scratch(&self) -> &Arc<Scratch> {
+        &self.scratch
+    }
+}
+
+impl std::fmt::Debug for Chunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Chunk({} values, {} entries)", self.values, self.entries)
+    }
+}
+
+/// Writes a chunk's entries, in order.
+pub(super) struct ChunkWriter {
+    chunk: Chunk,
+    buf: Vec<u8>,
+    /// The previous string, for front coding.
+    last: Vec<u8>,
+    /// The first string written.
+    first_text: Option<Box<str>>,
+}
+
+impl ChunkWriter {
+    pub(super) fn new(scratch: &Arc<Scratch>) -> Self {
+        Self {
+            chunk: Chunk {
+                scratch: scratch.clone(),
+                pieces: Vec::new(),
+                values: 0,
+                entries: 0,
+                numbers: None,
+                texts: None,
+            },
+            buf: Vec::with_capacity(PIECE + 64),
+            last: Vec::new(),
+            first_text: None,
+        }
+    }
+
+    fn flush(&mut self) -> Result<(), SpillError> {
+        if !self.buf.is_empty() {
+            let at = self.chunk.scratch.append(&self.buf)?;
+            self.chunk.pieces.push((at, self.buf.len() as u32));
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn entry_done(&mut self, n: u64) -> Result<(), SpillError> {
+        put_varint(&mut self.buf, n);
+        self.chunk.values += n;
+        self.chunk.entries += 1;
+        if self.buf.len() >= PIECE { self.flush() } else { Ok(()) }
+    }
+
+    /// Adds a number seen `n` times (numbers in ascending order).
+    pub(super) fn number(&mut self, key: NumberKey, n: u64) -> Result<(), SpillError> {
+        let bounds = self.chunk.numbers.get_or_insert((key, key));
+        bounds.1 = key;
+        self.buf.extend_from_slice(&key.double().to_bits().to_le_bytes());
+        put_varint(&mut self.buf, zigzag(key.offset()));
+        self.entry_done(n)
+    }
+
+    /// Adds a string seen `n` times (strings in ascending text order), front coded: the length
+    /// it shares with the one before, then the rest.
+    pub(super) fn string(&mut self, text: &str, n: u64) -> Result<(), SpillError> {
+        let bytes = text.as_bytes();
+        let shared = self.last.iter().zip(bytes).take_while(|(a, b)| a == b).count();
+        // A piece starts afresh: a reader decodes each piece on its own.
+        let shared = if self.buf.is_empty() { 0 } else { shared };
+        if self.first_text.is_none() {
+            self.first_text = Some(text.into());
+        }
+        put_varint(&mut self.buf, shared as u64);
+        put_varint(&mut self.buf, (bytes.len() - shared) as u64);
+        self.buf.extend_from_slice(&bytes[shared..]);
+        self.last.clear();
+        self.last.extend_from_slice(bytes);
+        self.entry_done(n)
+    }
+
+    /// The chunk, written.
+    pub(super) fn finish(mut self) -> Result<Chunk, SpillError> {
+        self.flush()?;
+        if let Some(first) = &self.first_text {
+            let last = String::from_utf8_lossy(&self.last).into();
+            self.chunk.texts = Some((first.clone(), last));
+        }
+        Ok(self.chunk)
+    }
+}
+
+fn put_varint(buf: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        buf.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    buf.push(n as u8);
+}
+
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    (n >> 1) as i64 ^ -((n & 1) as i64)
+}
+
+/// Reads a chunk's entries back, one piece in memory at a time. A read that fails is recorded
+/// as the spill's failure and ends the entries.
+pub(super) struct ChunkReader<'a> {
+    chunk: &'a Chunk,
+    piece: usize,
+    buf: Vec<u8>,
+    at: usize,
+    text: String,
+}
+
+impl<'a> ChunkReader<'a> {
+    pub(super) fn new(chunk: &'a Chunk) -> Self {
+        Self { chunk, piece: 0, buf: Vec::new(), at: 0, text: String::new() }
+    }
+
+    /// True when an entry is ready in the buffer (loading the next piece if needed).
+    fn ready(&mut self) -> bool {
+        while self.at >= self.buf.len() {
+            let Some(&(offset, len)) = self.chunk.pieces.get(self.piece) else { return false };
+            self.piece += 1;
+            self.buf.resize(len as usize, 0);
+            self.at = 0;
+            self.text.clear();
+            if let Err(e) = self.chunk.scratch.file.read_exact_at(&mut self.buf, offset) {
+                let spill = &self.chunk.scratch.spill;
+                spill.fail(spill.io_error(&e));
+                self.piece = self.chunk.pieces.len();
+                self.buf.clear();
+                return false;
+            }
+        }
+        true
+    }
+
+    fn varint(&mut self) -> u64 {
+        let mut n = 0u64;
+        let mut shift = 0;
+        while let Some(&byte) = self.buf.get(self.at) {
+            self.at += 1;
+            n |= u64::from(byte & 0x7f) << shift.min(63);
+            shift += 7;
+            if byte < 0x80 {
+                break;
+            }
+        }
+        n
+    }
+
+    /// The next number and its count.
+    pub(super) fn number(&mut self) -> Option<(NumberKey, u64)> {
+        if !self.ready() {
+            return None;
+        }
+        let bits = self.buf.get(self.at..self.at + 8)?;
+        let double = f64::from_bits(u64::from_le_bytes(bits.try_into().ok()?));
+        self.at += 8;
+        let offset = unzigzag(self.varint());
+        let n = self.varint();
+        Some((NumberKey::from_parts(double, offset), n))
+    }
+
+    /// The next string and its count (the text borrowed until the next call).
+    pub(super) fn string(&mut self) -> Option<(&str, u64)> {
+        if !self.ready() {
+            return None;
+        }
+        let shared = self.varint() as usize;
+        let rest = self.varint() as usize;
+        let suffix = self.buf.get(self.at..self.at + rest)?;
+        self.at += rest;
+        // Chunks hold what was written from `str`s; a prefix cut inside a character is whole
+        // again once the rest is appended.
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        bytes.truncate(shared);
+        bytes.extend_from_slice(suffix);
+        self.text = String::from_utf8(bytes).unwrap_or_default();
+        let n = self.varint();
+        Some((&self.text, n))
+    }
+}
+
+/// Scratch files kept in memory: for tests, and where no directory may be written.
+#[derive(Debug, Default)]
+pub struct MemoryScratch;
+
+struct MemoryFile(Mutex<Vec<u8>>);
+
+impl ScratchFile for MemoryFile {
+    fn write_at(&self, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+        let mut data = lock(&self.0);
+        let end = offset as usize + bytes.len();
+        if data.len() < end {
+            data.resize(end, 0);
+        }
+        data[offset as usize..end].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let data = lock(&self.0);
+        let from = offset as usize;
+        let bytes = data
+            .get(from..from + buf.len())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+impl ScratchSpace for MemoryScratch {
+    fn create(&self) -> std::io::Result<Box<dyn ScratchFile>> {
+        Ok(Box::new(MemoryFile(Mutex::new(Vec::new()))))
+    }
+
+    fn place(&self) -> String {
+        "memory".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_read_back_what_was_written_across_pieces() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut numbers = ChunkWriter::new(&scratch);
+        let keys: Vec<(NumberKey, u64)> = (0..40_000)
+            .map(|i: u32| {
+                (NumberKey::float(f64::from(i) * 0.5 - 7.0), u64::from(i % 3 + 1) << (i % 40))
+            })
+            .chain([(NumberKey::integer((1 << 60) + 3), 2), (NumberKey::float(f64::MAX), 1)])
+            .collect();
+        for &(k, n) in &keys {
+            numbers.number(k, n).expect("write");
+        }
+        let mut strings = ChunkWriter::new(&scratch);
+        let texts: Vec<String> = (0..30_000).map(|i| format!("é-{i:08}-ü")).collect();
+        for t in &texts {
+            strings.string(t, 2).expect("write");
+        }
+        let (numbers, strings) = (numbers.finish().expect("n"), strings.finish().expect("s"));
+        assert!(numbers.pieces.len() > 1 && strings.pieces.len() > 1);
+        let mut read = ChunkReader::new(&numbers);
+        let back: Vec<(NumberKey, u64)> = std::iter::from_fn(|| read.number()).collect();
+        assert_eq!(back, keys);
+        assert_eq!(numbers.values, keys.iter().map(|k| k.1).sum::<u64>());
+        let mut read = ChunkReader::new(&strings);
+        let mut back = Vec::new();
+        while let Some((t, n)) = read.string() {
+            back.push((t.to_string(), n));
+        }
+        assert_eq!(back, texts.iter().map(|t| (t.clone(), 2)).collect::<Vec<_>>());
+        assert!(spill.failure().is_none());
+    }
+
+    #[test]
+    fn past_the_cap_a_chunk_is_refused() {
+        let spill = Spill::new(Arc::new(MemoryScratch), 1_000);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut writer = ChunkWriter::new(&scratch);
+        for i in 0..1_000 {
+            writer.number(NumberKey::float(f64::from(i)), 1).expect("buffered");
+        }
+        assert_eq!(writer.finish().err(), Some(SpillError::Cap { cap: 1_000 }));
+        assert_eq!(spill.written(), 0);
+    }
+}

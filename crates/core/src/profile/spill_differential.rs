@@ -1,0 +1,228 @@
+//! Spilled against in-memory profiles: the same items profiled with every exact counter held in
+//! memory and with a budget so small that the counters are spilled after every few thousand
+//! items must give the same profile, figure for figure (histograms of every bin count too), on
+//! hostile data: all-distinct and all-equal numbers, doubles at the extremes, integers past
+//! 2^53, unicode and over-long strings, nulls, types mixed per path, nested arrays.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::numeric::{HistogramLayout, MAX_BINS};
+use super::spill::{MemoryScratch, ScratchFile, ScratchSpace, Spill, SpillError};
+use super::{CollectionProfile, ProfileBuilder, PropertyProfile};
+
+/// Item `i` of the hostile set.
+fn item(i: u64, rng: &mut fastrand::Rng) -> Value {
+    const EXTREMES: [f64; 10] =
+        [f64::MAX, -f64::MAX, f64::MIN_POSITIVE, 5e-324, -5e-324, 1e308, -1e-300, 0.0, 0.5, -7.25];
+    let extreme = if rng.u8(..) < 40 {
+        EXTREMES[rng.usize(..EXTREMES.len())]
+    } else {
+        (rng.f64() - 0.5) * 10f64.powi(rng.i32(-30..30))
+    };
+    let wide = match i % 4 {
+        0 => json!((1u64 << 53) + rng.u64(..1_000_000)),
+        1 => json!(u64::MAX - rng.u64(..3)),
+        2 => json!(i64::MIN + rng.i64(0..3)),
+        _ => json!(rng.i64(-1_000..1_000)),
+    };
+    let unicode = match i % 5 {
+        0 => format!("ü-{i}-日本-🦀"),
+        1 => format!("{}{i}", "é".repeat(150)),
+        2 => "same".to_string(),
+        3 => format!("x{}", rng.u32(..200)),
+        _ => String::new(),
+    };
+    let mixed = match i % 7 {
+        0 => json!(i),
+        1 => json!(format!("s{}", i % 13)),
+        2 => json!(i.is_multiple_of(3)),
+        3 => Value::Null,
+        4 => json!([i, format!("t{}", i % 4)]),
+        5 => json!({"k": i % 11}),
+        _ => json!(i as f64 / 8.0),
+    };
+    json!({
+        "id": format!("id-{i:08}"),
+        "distinct": i as f64 * 0.618_033_988_7 + 0.25,
+        "equal": 42,
+        "extreme": extreme,
+        "wide": wide,
+        "unicode": unicode,
+        "maybe": if i.is_multiple_of(3) { Value::Null } else { json!(rng.u32(..1_000_000)) },
+        "mixed": mixed,
+        "when": format!("2024-{:02}-{:02}T{:02}:{:02}:00Z", 1 + i % 12, 1 + i % 28, i % 24, i % 60),
+        "nested": [[i % 5, rng.f64()], [format!("n{}", i % 17)], []],
+        "level": i % 7,
+    })
+}
+
+/// The items profiled in memory, or with `spill` and a budget of `budget` bytes fitted every
+/// `every` items.
+fn profile(n: u64, spill: Option<(Spill, usize, u64)>) -> CollectionProfile {
+    let mut rng = fastrand::Rng::with_seed(28);
+    let mut builder = ProfileBuilder::new();
+    if let Some((spill, _, _)) = &spill {
+        builder = builder.spill_to(spill.clone());
+    }
+    for i in 0..n {
+        builder.add_value(&item(i, &mut rng));
+        if let Some((_, budget, every)) = &spill
+            && i % every == every - 1
+        {
+            builder.fit_budget(*budget);
+        }
+    }
+    builder.finish(n)
+}
+
+/// Every histogram a property's numbers can have (automatic and each bin count), counted.
+fn histograms(p: &PropertyProfile) -> Vec<Option<Vec<u64>>> {
+    let Some(n) = &p.numbers else { return Vec::new() };
+    std::iter::once(None)
+        .chain((1..=MAX_BINS).map(Some))
+        .map(|bins| {
+            let layout = HistogramLayout::for_numbers(n, bins)?;
+            match (&n.runs, &n.edge_counts) {
+                (Some(runs), _) => Some(layout.count_runs(runs)),
+                (None, Some(edges)) => edges.count(&layout),
+                (None, None) => None,
+            }
+        })
+        .collect()
+}
+
+/// Asserts that two profiles agree in every figure.
+fn assert_same(spilled: &CollectionProfile, memory: &CollectionProfile) {
+    assert_eq!(
+        serde_json::to_value(spilled).expect("json"),
+        serde_json::to_value(memory).expect("json")
+    );
+    let (a, b) = (spilled.properties(), memory.properties());
+    assert_eq!(a.len(), b.len());
+    for (s, m) in a.iter().zip(&b) {
+        assert!(s.approximate.is_none(), "{} is exact", s.path);
+        if let (Some(x), Some(y)) = (&s.numbers, &m.numbers) {
+            assert_eq!(x.quartiles.map(f64::to_bits), y.quartiles.map(f64::to_bits), "{}", s.path);
+            assert_eq!(x.exact_median, y.exact_median, "{}", s.path);
+            assert_eq!(x.exact_range, y.exact_range, "{}", s.path);
+            assert_eq!(x.mean.to_bits(), y.mean.to_bits(), "{}", s.path);
+            assert_eq!(x.std_dev.to_bits(), y.std_dev.to_bits(), "{}", s.path);
+        }
+        assert_eq!(histograms(s), histograms(m), "{}", s.path);
+    }
+}
+
+/// Counts how many properties a profile holds as spilled (their values not kept).
+fn spilled_properties(profile: &CollectionProfile) -> usize {
+    profile
+        .properties()
+        .iter()
+        .filter(|p| p.numbers.as_ref().is_some_and(|n| n.edge_counts.is_some()))
+        .count()
+}
+
+#[test]
+fn a_profile_spilled_every_few_thousand_items_is_the_in_memory_profile() {
+    let n = 40_000;
+    let memory = profile(n, None);
+    let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+    let spilled = profile(n, Some((spill.clone(), 1, 3_000)));
+    assert!(spill.written() > 0);
+    assert!(spill.failure().is_none() && spill.declined().is_none());
+    assert!(spilled_properties(&spilled) >= 4, "{}", spilled_properties(&spilled));
+    assert_same(&spilled, &memory);
+}
+
+#[test]
+fn merged_builders_that_spilled_apart_are_the_in_memory_profile() {
+    let n = 30_000u64;
+    let mut rng = fastrand::Rng::with_seed(28);
+    let items: Vec<Value> = (0..n).map(|i| item(i, &mut rng)).collect();
+    let mut whole = ProfileBuilder::new();
+    for v in &items {
+        whole.add_value(v);
+    }
+    let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+    // Three builders over three parts, each spilling its own chunks, merged in order; one
+    // never spills at all.
+    let mut parts = items.chunks(12_000).enumerate().map(|(k, part)| {
+        let mut b = ProfileBuilder::new().spill_to(spill.clone());
+        for (i, v) in part.iter().enumerate() {
+            b.add_value(v);
+            if k != 1 && i % 2_500 == 2_499 {
+                b.fit_budget(1);
+            }
+        }
+        b
+    });
+    let mut merged = parts.next().expect("a part");
+    for b in parts {
+        merged.merge(b);
+    }
+    assert_same(&merged.finish(n), &whole.finish(n));
+}
+
+/// Scratch files that take a few writes and then fail, as a full disk does.
+struct Failing(std::sync::atomic::AtomicUsize);
+
+struct FailingFile<'a>(&'a std::sync::atomic::AtomicUsize, Box<dyn ScratchFile>);
+
+impl ScratchSpace for &'static Failing {
+    fn create(&self) -> std::io::Result<Box<dyn ScratchFile>> {
+        Ok(Box::new(FailingFile(&self.0, MemoryScratch.create()?)))
+    }
+    fn place(&self) -> String {
+        "a full disk".to_string()
+    }
+}
+
+impl ScratchFile for FailingFile<'static> {
+    fn write_at(&self, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+        use std::sync::atomic::Ordering;
+        if self.0.fetch_sub(1, Ordering::Relaxed) == 0 {
+            self.0.store(0, Ordering::Relaxed);
+            return Err(std::io::Error::other("no space left on device"));
+        }
+        self.1.write_at(bytes, offset)
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        self.1.read_exact_at(buf, offset)
+    }
+}
+
+#[test]
+fn past_the_cap_or_a_failed_write_properties_are_estimated_and_the_spill_says_why() {
+    let n = 40_000;
+    let memory = profile(n, None);
+    // A cap that holds a few chunks: the properties that spilled first stay exact, the rest
+    // are estimated, and the estimates cover the values spilled before.
+    let capped = Spill::new(Arc::new(MemoryScratch), 200_000);
+    let profile_capped = profile(n, Some((capped.clone(), 1, 3_000)));
+    assert_eq!(capped.declined(), Some(SpillError::Cap { cap: 200_000 }));
+    assert!(capped.written() <= 200_000);
+    let failing: &'static Failing =
+        Box::leak(Box::new(Failing(std::sync::atomic::AtomicUsize::new(3))));
+    let full = Spill::new(Arc::new(failing), u64::MAX);
+    let profile_full = profile(n, Some((full.clone(), 1, 3_000)));
+    assert!(matches!(full.declined(), Some(SpillError::Io { .. })), "{:?}", full.declined());
+    for got in [&profile_capped, &profile_full] {
+        assert!(!got.is_exact());
+        for (g, m) in got.properties().iter().zip(memory.properties()) {
+            // Counts stay exact either way; an estimated property says so.
+            assert_eq!((g.present, g.nulls, g.types), (m.present, m.nulls, m.types), "{}", g.path);
+            if let (Some(a), Some(b)) = (&g.numbers, &m.numbers) {
+                assert_eq!((a.count, a.min, a.max), (b.count, b.min, b.max), "{}", g.path);
+            }
+            if g.approximate.is_none() {
+                assert_eq!(
+                    serde_json::to_value(g).expect("json"),
+                    serde_json::to_value(m).expect("json"),
+                    "{}",
+                    g.path
+                );
+            }
+        }
+    }
+}
