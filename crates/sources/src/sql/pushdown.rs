@@ -417,7 +417,7 @@ impl JsonView {
 
     /// The view with ClickHouse's dates and times read in `server_zone`, the zone the server
     /// writes those without their own in ([`Database::time_zone`]): in a zone whose offset
-    /// never changes they are counted and ordered as stored ([`TextOrder::of_clickhouse`]).
+    /// never changes they are counted and ordered as stored.
     pub fn in_zone(mut self, server_zone: Option<&str>, table: &TableInfo) -> Self {
         if self.dialect == Dialect::ClickHouse {
             for (i, column) in table.columns.iter().enumerate() {
