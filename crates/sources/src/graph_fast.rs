@@ -107,6 +107,10 @@ fn node_part(
 ) -> Option<Part> {
     let mut out = Part::new(range.len());
     out.numbers.reserve(range.len());
+    // The id before, as a span of the text: a file of one id repeated is given to the
+    // reference path at its second node, before anything is built for the rest (see
+    // `load_in_tasks`: any repeated id is reported there).
+    let mut previous: Option<Range<usize>> = None;
     for index in range {
         if positioned {
             out.builder.set_position(index as u64);
@@ -119,7 +123,14 @@ fn node_part(
             Scalar::Unsigned(v) => Some(v),
             _ => None,
         });
+        let written = out.text.len();
         let id = out.id(id)?;
+        let span = written..out.text.len();
+        if previous.as_ref().is_some_and(|p| out.text.get(p.clone()) == out.text.get(span.clone()))
+        {
+            return None;
+        }
+        previous = Some(span);
         out.entries.push(ItemEntry::new(id, value));
         out.others |= split.others;
     }
@@ -131,7 +142,51 @@ fn node_part(
 enum NodeIndex<'a> {
     Dense(u32),
     Numbers(HashMap<u64, u32, foldhash::quality::RandomState>),
-    Names(HashMap<&'a str, u32, foldhash::quality::RandomState>),
+    /// Node positions hashed by their id (a slot of 4 bytes, where a map of names would hold
+    /// 24: a file of millions of short ids is held in a small multiple of itself).
+    Names(NameIndex<'a>),
+}
+
+/// Node positions found by their id text, which stays in the nodes' entries.
+struct NameIndex<'a> {
+    table: hashbrown::HashTable<u32>,
+    state: foldhash::quality::RandomState,
+    entries: &'a [ItemEntry],
+    text: &'a SharedText,
+}
+
+impl<'a> NameIndex<'a> {
+    fn id(&self, k: u32) -> &'a str {
+        self.entries.get(k as usize).map_or("", |e| e.id.resolve(self.text))
+    }
+
+    fn find(&self, name: &str) -> Option<u32> {
+        let hash = std::hash::BuildHasher::hash_one(&self.state, name);
+        self.table.find(hash, |&k| self.id(k) == name).copied()
+    }
+
+    /// The index of every entry's id; `None` when an id is repeated.
+    fn of(entries: &'a [ItemEntry], text: &'a SharedText) -> Option<Self> {
+        let mut index = Self {
+            table: hashbrown::HashTable::with_capacity(entries.len()),
+            state: Default::default(),
+            entries,
+            text,
+        };
+        for k in 0..u32::try_from(entries.len()).ok()? {
+            let name = index.id(k);
+            if index.find(name).is_some() {
+                return None;
+            }
+            let hash = std::hash::BuildHasher::hash_one(&index.state, name);
+            let (state, entries, text) = (&index.state, index.entries, index.text);
+            index.table.insert_unique(hash, k, |&j| {
+                let id = entries.get(j as usize).map_or("", |e| e.id.resolve(text));
+                std::hash::BuildHasher::hash_one(state, id)
+            });
+        }
+        Some(index)
+    }
 }
 
 impl NodeIndex<'_> {
@@ -150,7 +205,7 @@ impl NodeIndex<'_> {
             Self::Names(index) => {
                 let mut text = Vec::new();
                 end.write_to(&mut text);
-                std::str::from_utf8(&text).ok().and_then(|name| index.get(name).copied())
+                std::str::from_utf8(&text).ok().and_then(|name| index.find(name))
             }
         }
     }
@@ -287,7 +342,7 @@ pub(crate) fn load_in_tasks(
         part = ItemPart::Rest;
         node_parts = run(&node_ranges, |r| node_part(nodes, r, part, positioned))?;
     }
-    let node_joined = join(node_parts);
+    let mut node_joined = join(node_parts);
     let node_count = u32::try_from(node_joined.entries.len()).ok()?;
     if node_count == DANGLING {
         return None;
@@ -295,7 +350,8 @@ pub(crate) fn load_in_tasks(
     // Made of slices of UTF-8 text and serde_json's output.
     let node_text: SharedText = Arc::new(String::from_utf8(node_joined.text).ok()?.into());
     let node_id = |k: usize| node_joined.entries.get(k).map_or("", |e| e.id.resolve(&node_text));
-    let numbers: Option<Vec<u64>> = node_joined.numbers.iter().copied().collect();
+    // Taken, so that the ids as numbers are freed as soon as they are indexed.
+    let numbers: Option<Vec<u64>> = std::mem::take(&mut node_joined.numbers).into_iter().collect();
     let node_index = match numbers {
         Some(numbers) if numbers.iter().enumerate().all(|(k, &v)| v == k as u64) => {
             NodeIndex::Dense(node_count)
@@ -310,16 +366,8 @@ pub(crate) fn load_in_tasks(
             }
             NodeIndex::Numbers(index)
         }
-        None => {
-            let mut index =
-                HashMap::with_capacity_and_hasher(node_count as usize, Default::default());
-            for k in 0..node_count as usize {
-                if index.insert(node_id(k), k as u32).is_some() {
-                    return None;
-                }
-            }
-            NodeIndex::Names(index)
-        }
+        // A repeated node id: the reference path reports it.
+        None => NodeIndex::Names(NameIndex::of(&node_joined.entries, &node_text)?),
     };
 
     let edge_ranges = tasks(edges.len(), task_elements);

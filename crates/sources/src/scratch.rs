@@ -48,7 +48,11 @@ struct TempFiles {
 
 impl ScratchSpace for TempFiles {
     fn create(&self) -> std::io::Result<Box<dyn ScratchFile>> {
-        Ok(Box::new(Temp(tempfile::tempfile_in(&self.dir)?)))
+        // An unnamed file is made with the process's umask (0644 under the usual 022): readable
+        // by its owner only, whatever the umask.
+        let file = tempfile::tempfile_in(&self.dir)?;
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        Ok(Box::new(Temp(file)))
     }
 
     fn place(&self) -> String {
@@ -66,5 +70,31 @@ impl ScratchFile for Temp {
 
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
         self.0.read_exact_at(buf, offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Tester round: unnamed files took the umask's mode (0644 under the usual 022).
+    #[test]
+    fn scratch_files_are_readable_by_their_owner_only_whatever_the_umask() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = TempFiles { dir: dir.path().to_path_buf() };
+        let _file = files.create().expect("a scratch file");
+        let inside = dir.path().to_string_lossy().into_owned();
+        let modes: Vec<u32> = std::fs::read_dir("/proc/self/fd")
+            .expect("fds")
+            .flatten()
+            .filter(|fd| {
+                std::fs::read_link(fd.path())
+                    .is_ok_and(|target| target.to_string_lossy().starts_with(&inside))
+            })
+            .filter_map(|fd| std::fs::metadata(fd.path()).ok())
+            .map(|m| m.permissions().mode() & 0o777)
+            .collect();
+        assert_eq!(modes, vec![0o600]);
     }
 }
