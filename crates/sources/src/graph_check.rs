@@ -23,6 +23,8 @@ pub(crate) struct Members<'a> {
     pub data: Option<&'a RawValue>,
     /// A member other than `id` and `data` (a node-link attribute).
     pub other: bool,
+    /// A member other than `id`, `data`, `source` and `target` (an edge's node-link attribute).
+    pub attribute: bool,
 }
 
 impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
@@ -45,7 +47,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
                             match other {
                                 "source" => members.source = Some(value),
                                 "target" => members.target = Some(value),
-                                _ => {}
+                                _ => members.attribute = true,
                             }
                         }
                     }
@@ -227,6 +229,16 @@ pub(crate) fn check<'a>(
         return Err(fail(offset, data_not_object("node", index, data)));
     }
     drop(seen);
+    // An edge with an attribute of its own (`weight`) makes the file node-link's even when no
+    // node has one: graphty keeps an edge's data under `data` only.
+    if graphty {
+        for (index, raw) in edges.iter().enumerate() {
+            if members("edge", index, raw)?.attribute {
+                graphty = false;
+                break;
+            }
+        }
+    }
 
     let mut seen = SeenIds::new();
     for (index, raw) in edges.iter().enumerate() {

@@ -255,6 +255,7 @@ fn edge_part(
             None => unnamed(),
         };
         out.entries.push(ItemEntry::new(id, value));
+        out.others |= split.others;
     }
     Some(out)
 }
@@ -319,6 +320,35 @@ pub(crate) fn load_in_tasks(
     dangling_named: usize,
     task_elements: usize,
 ) -> Option<FastGraph> {
+    match load_shaped(text, nodes, edges, dangling_named, task_elements, false)? {
+        Shaped::Loaded(graph) => Some(graph),
+        // Everything read in graphty's shape is freed before it is read again.
+        Shaped::NodeLink => {
+            match load_shaped(text, nodes, edges, dangling_named, task_elements, true)? {
+                Shaped::Loaded(graph) => Some(graph),
+                Shaped::NodeLink => None,
+            }
+        }
+    }
+}
+
+/// What [`load_shaped`] made of the file.
+enum Shaped {
+    Loaded(FastGraph),
+    /// An edge had an attribute of its own: the file is node-link's, to be read again so.
+    NodeLink,
+}
+
+/// [`load_in_tasks`], every element read as node-link's when `node_link` (an edge had an
+/// attribute of its own, which graphty's shape would drop).
+fn load_shaped(
+    text: &str,
+    nodes: &[&RawValue],
+    edges: &[&RawValue],
+    dangling_named: usize,
+    task_elements: usize,
+    node_link: bool,
+) -> Option<Shaped> {
     // graphty's shape (nodes of `id` and `data` only) decides how every element is read; the
     // first node tells which to try, and a node that says otherwise sends the nodes round again.
     let first_others = match nodes.first() {
@@ -336,7 +366,7 @@ pub(crate) fn load_in_tasks(
     };
     let node_ranges = tasks(nodes.len(), task_elements);
     let positioned = node_ranges.len() > 1;
-    let mut part = if first_others { ItemPart::Rest } else { ItemPart::Data };
+    let mut part = if first_others || node_link { ItemPart::Rest } else { ItemPart::Data };
     let mut node_parts = run(&node_ranges, |r| node_part(nodes, r, part, positioned))?;
     if part == ItemPart::Data && node_parts.iter().any(|p| p.others) {
         part = ItemPart::Rest;
@@ -374,6 +404,9 @@ pub(crate) fn load_in_tasks(
     let positioned = edge_ranges.len() > 1;
     let edge_parts = run(&edge_ranges, |r| edge_part(edges, r, part, positioned, &node_index))?;
     drop(node_index);
+    if part == ItemPart::Data && edge_parts.iter().any(|p| p.others) {
+        return Some(Shaped::NodeLink);
+    }
     let mut edge_joined = join(edge_parts);
 
     // The table of end names: the node ids, then each name no node has, in order of appearance.
@@ -455,7 +488,7 @@ pub(crate) fn load_in_tasks(
         edge_profile,
     )
     .with_ends(Arc::new(column));
-    Some(FastGraph { nodes, edges, warnings })
+    Some(Shaped::Loaded(FastGraph { nodes, edges, warnings }))
 }
 
 /// For each edge, how many edges between the same ends come before it, itself included.

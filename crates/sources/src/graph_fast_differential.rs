@@ -271,3 +271,33 @@ fn what_the_fast_loader_gives_up_on_is_left_to_the_reference_path() {
         "edges": [{"source": "a#1", "target": "b->"}, {"source": "a#1", "target": "b->"}, {"source": "b->", "target": "a#1", "id": "x"}]});
     assert!(compare(&hashes.to_string(), 1 << 20));
 }
+
+/// Tester round: nodes with no attribute (networkx's `node_link_data` of les_miserables) made the
+/// file graphty's, and every edge's `weight` was dropped. An edge attribute of its own makes the
+/// file node-link's, both ways.
+#[test]
+fn bare_nodes_keep_their_edges_attributes() {
+    let text = json!({
+        "nodes": [{"id": "a"}, {"id": "b"}, {"id": "c"}],
+        "links": [{"source": "a", "target": "b", "w": 1}, {"source": "b", "target": "c"}]
+    })
+    .to_string();
+    for task_elements in [1, 1000] {
+        assert!(compare(&text, task_elements), "the fast loader reads it");
+        let (nodes, edges) = elements(&text);
+        let fast = load_in_tasks(&text, &nodes, &edges, 10, task_elements).expect("fast");
+        let first = fast.edges.items().next().expect("an edge").json.to_string();
+        assert_eq!(first, r#"{"w":1}"#);
+    }
+    // graphty's own shape still reads `data`.
+    let graphty = json!({
+        "nodes": [{"id": "a", "data": {"k": 1}}, {"id": "b"}],
+        "edges": [{"source": "a", "target": "b", "data": {"w": 2}}]
+    })
+    .to_string();
+    assert!(compare(&graphty, 1000));
+    let (nodes, edges) = elements(&graphty);
+    let fast = load_in_tasks(&graphty, &nodes, &edges, 10, 1000).expect("fast");
+    assert_eq!(fast.edges.items().next().expect("an edge").json.to_string(), r#"{"w":2}"#);
+    assert_eq!(fast.nodes.items().next().expect("a node").json.to_string(), r#"{"k":1}"#);
+}
