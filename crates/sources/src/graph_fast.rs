@@ -321,11 +321,11 @@ pub(crate) fn load_in_tasks(
     task_elements: usize,
 ) -> Option<FastGraph> {
     match load_shaped(text, nodes, edges, dangling_named, task_elements, false)? {
-        Shaped::Loaded(graph) => Some(graph),
+        Shaped::Loaded(graph) => Some(*graph),
         // Everything read in graphty's shape is freed before it is read again.
         Shaped::NodeLink => {
             match load_shaped(text, nodes, edges, dangling_named, task_elements, true)? {
-                Shaped::Loaded(graph) => Some(graph),
+                Shaped::Loaded(graph) => Some(*graph),
                 Shaped::NodeLink => None,
             }
         }
@@ -334,7 +334,7 @@ pub(crate) fn load_in_tasks(
 
 /// What [`load_shaped`] made of the file.
 enum Shaped {
-    Loaded(FastGraph),
+    Loaded(Box<FastGraph>),
     /// An edge had an attribute of its own: the file is node-link's, to be read again so.
     NodeLink,
 }
@@ -488,7 +488,7 @@ fn load_shaped(
         edge_profile,
     )
     .with_ends(Arc::new(column));
-    Some(Shaped::Loaded(FastGraph { nodes, edges, warnings }))
+    Some(Shaped::Loaded(Box::new(FastGraph { nodes, edges, warnings })))
 }
 
 /// For each edge, how many edges between the same ends come before it, itself included.
