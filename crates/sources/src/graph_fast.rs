@@ -349,21 +349,30 @@ fn load_shaped(
     task_elements: usize,
     node_link: bool,
 ) -> Option<Shaped> {
-    // graphty's shape (nodes of `id` and `data` only) decides how every element is read; the
-    // first node tells which to try, and a node that says otherwise sends the nodes round again.
-    let first_others = match nodes.first() {
-        Some(first) => {
-            let mut scratch = Vec::new();
-            let split = ProfileBuilder::new().add_split(
-                first.get(),
-                ["id"],
-                ItemPart::Rest,
-                &mut scratch,
-            )?;
-            split.others
-        }
-        None => false,
+    // graphty's shape (nodes of `id` and `data` only, edges of `source`, `target`, `id` and
+    // `data`) decides how every element is read; the first node and edge tell which to try,
+    // and an element that says otherwise sends the file round again.
+    let others = |element: Option<&&RawValue>, taken: &[&str]| -> Option<bool> {
+        let Some(element) = element else { return Some(false) };
+        let mut scratch = Vec::new();
+        let mut builder = ProfileBuilder::new();
+        Some(match taken {
+            ["id"] => {
+                builder.add_split(element.get(), ["id"], ItemPart::Rest, &mut scratch)?.others
+            }
+            _ => {
+                builder
+                    .add_split(
+                        element.get(),
+                        ["source", "target", "id"],
+                        ItemPart::Rest,
+                        &mut scratch,
+                    )?
+                    .others
+            }
+        })
     };
+    let first_others = others(nodes.first(), &["id"])? || others(edges.first(), &["source"])?;
     let node_ranges = tasks(nodes.len(), task_elements);
     let positioned = node_ranges.len() > 1;
     let mut part = if first_others || node_link { ItemPart::Rest } else { ItemPart::Data };
