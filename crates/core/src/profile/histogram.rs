@@ -291,14 +291,16 @@ impl HistogramLayout {
         self.edges.len().saturating_sub(1)
     }
 
-    /// Counts the values into the bins.
+    /// Counts the values into the bins. The first bin starts at the smallest value: its edge,
+    /// a double, can lie above an integer it rounds (-2^53 - 1 is written -2^53).
     pub fn count_runs(&self, runs: &ValueRuns) -> Vec<u64> {
         let bins = self.bins();
         (0..bins)
             .map(|i| {
                 let to =
                     if i + 1 == bins { runs.count() } else { runs.count_below(self.edges[i + 1]) };
-                to - runs.count_below(self.edges[i])
+                let from = if i == 0 { 0 } else { runs.count_below(self.edges[i]) };
+                to - from
             })
             .collect()
     }
@@ -403,7 +405,9 @@ impl EdgeCounts {
         (0..bins)
             .map(|i| {
                 let to = if i + 1 == bins { self.count } else { self.below(layout.edges[i + 1])? };
-                Some(to - self.below(layout.edges[i])?)
+                // As `count_runs`: the first bin starts at the smallest value.
+                let from = if i == 0 { 0 } else { self.below(layout.edges[i])? };
+                Some(to - from)
             })
             .collect()
     }

@@ -189,3 +189,20 @@ fn the_schema_summary_and_validation_use_the_exact_bounds() {
     .markdown;
     assert!(markdown.contains("-9223372036854775808 - 9223372036854775807"), "{markdown}");
 }
+
+/// Tester round: the first bin's edge, a double, lies above -2^53 - 1 (written -2^53), and the
+/// smallest value fell out of every bin while the bins still said 100%.
+#[test]
+fn the_smallest_value_is_counted_when_its_double_rounds_up() {
+    for bins in [1, 3, 7] {
+        let described = describe(&[json!(-TWO_53 - 1), json!(0), json!(1)], Some(bins));
+        let counts: Vec<u64> = described["histogram"]
+            .as_array()
+            .expect("histogram")
+            .iter()
+            .map(|bin| bin["count"].as_u64().expect("count"))
+            .collect();
+        assert_eq!(counts.iter().sum::<u64>(), 3, "{bins} bins: {described}");
+        assert!(counts[0] >= 1, "{bins} bins: {described}");
+    }
+}
