@@ -147,6 +147,11 @@ enum NodeIndex<'a> {
     Names(NameIndex<'a>),
 }
 
+/// The id of entry `k` (empty past the end).
+fn entry_id<'a>(entries: &'a [ItemEntry], text: &'a SharedText, k: u32) -> &'a str {
+    entries.get(k as usize).map_or("", |e| e.id.resolve(text))
+}
+
 /// Node positions found by their id text, which stays in the nodes' entries.
 struct NameIndex<'a> {
     table: hashbrown::HashTable<u32>,
@@ -157,7 +162,7 @@ struct NameIndex<'a> {
 
 impl<'a> NameIndex<'a> {
     fn id(&self, k: u32) -> &'a str {
-        self.entries.get(k as usize).map_or("", |e| e.id.resolve(self.text))
+        entry_id(self.entries, self.text, k)
     }
 
     fn find(&self, name: &str) -> Option<u32> {
@@ -181,8 +186,7 @@ impl<'a> NameIndex<'a> {
             let hash = std::hash::BuildHasher::hash_one(&index.state, name);
             let (state, entries, text) = (&index.state, index.entries, index.text);
             index.table.insert_unique(hash, k, |&j| {
-                let id = entries.get(j as usize).map_or("", |e| e.id.resolve(text));
-                std::hash::BuildHasher::hash_one(state, id)
+                std::hash::BuildHasher::hash_one(state, entry_id(entries, text, j))
             });
         }
         Some(index)
@@ -258,6 +262,16 @@ fn edge_part(
         out.others |= split.others;
     }
     Some(out)
+}
+
+/// Whether `element` has members besides `taken` and `data` (false when there is none); `None`
+/// when the fast path declines it.
+fn has_others<const N: usize>(element: Option<&&RawValue>, taken: [&str; N]) -> Option<bool> {
+    let Some(element) = element else { return Some(false) };
+    let mut scratch = Vec::new();
+    let split =
+        ProfileBuilder::new().add_split(element.get(), taken, ItemPart::Rest, &mut scratch)?;
+    Some(split.others)
 }
 
 /// The parts joined into one text, the spans moved to where their part landed.
@@ -352,27 +366,8 @@ fn load_shaped(
     // graphty's shape (nodes of `id` and `data` only, edges of `source`, `target`, `id` and
     // `data`) decides how every element is read; the first node and edge tell which to try,
     // and an element that says otherwise sends the file round again.
-    let others = |element: Option<&&RawValue>, taken: &[&str]| -> Option<bool> {
-        let Some(element) = element else { return Some(false) };
-        let mut scratch = Vec::new();
-        let mut builder = ProfileBuilder::new();
-        Some(match taken {
-            ["id"] => {
-                builder.add_split(element.get(), ["id"], ItemPart::Rest, &mut scratch)?.others
-            }
-            _ => {
-                builder
-                    .add_split(
-                        element.get(),
-                        ["source", "target", "id"],
-                        ItemPart::Rest,
-                        &mut scratch,
-                    )?
-                    .others
-            }
-        })
-    };
-    let first_others = others(nodes.first(), &["id"])? || others(edges.first(), &["source"])?;
+    let first_others = has_others(nodes.first(), ["id"])?
+        || has_others(edges.first(), ["source", "target", "id"])?;
     let node_ranges = tasks(nodes.len(), task_elements);
     let positioned = node_ranges.len() > 1;
     let mut part = if first_others || node_link { ItemPart::Rest } else { ItemPart::Data };
