@@ -46,9 +46,31 @@ pub(crate) struct ExposureArgs {
     /// `truncated` [default: 262144].
     #[arg(long, value_name = "BYTES")]
     max_result_bytes: Option<usize>,
+    /// The token a configuration file gives (`[server] token`), below --token-file.
+    #[arg(skip)]
+    token: Option<String>,
 }
 
 impl ExposureArgs {
+    /// These flags, with the configuration's `[server]` settings where a flag was not given.
+    pub(crate) fn or_config(mut self, settings: &crate::config::ServerSettings) -> Self {
+        self.token_file = self.token_file.or_else(|| settings.token_file.clone());
+        self.token = self.token.or_else(|| settings.token.clone());
+        if self.allow_host.is_empty() {
+            self.allow_host = settings.allow_hosts.clone();
+        }
+        if self.allow_origin.is_empty() {
+            self.allow_origin = settings.allow_origins.clone();
+        }
+        self.max_body_bytes = self.max_body_bytes.or(settings.max_body_bytes);
+        self.request_timeout = self.request_timeout.or(settings.request_timeout);
+        self.max_sessions = self.max_sessions.or(settings.max_sessions);
+        self.header_timeout = self.header_timeout.or(settings.header_timeout);
+        self.max_connections = self.max_connections.or(settings.max_connections);
+        self.max_result_bytes = self.max_result_bytes.or(settings.max_result_bytes);
+        self
+    }
+
     /// Sets the tool-result cap on the services.
     pub(crate) fn apply(&self, services: &Services) {
         if let Some(bytes) = self.max_result_bytes {
@@ -65,7 +87,7 @@ impl ExposureArgs {
         };
         options.token = match &self.token_file {
             Some(path) => Some(read_token_file(path)?),
-            None => std::env::var(TOKEN_VARIABLE).ok(),
+            None => self.token.clone().or_else(|| std::env::var(TOKEN_VARIABLE).ok()),
         };
         if let Some(bytes) = self.max_body_bytes {
             options.max_body_bytes = bytes;

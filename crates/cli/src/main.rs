@@ -5,6 +5,8 @@
 mod aimdb_limits;
 mod ask;
 mod bus_error;
+mod check;
+mod config;
 mod eval;
 mod exposure;
 mod progress;
@@ -14,7 +16,7 @@ mod retrieval;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use schemascope_sources::{ReadMode, SourceSpec};
 use schemascope_tools::{self as tools, Services, ToolResult};
@@ -293,11 +295,16 @@ enum Command {
         no_watch: bool,
         /// How long a call waits for database tables' profiles before it answers with what is
         /// known (the catalog, row estimates, the columns profiled so far) while the profiles go
-        /// on in the background, in milliseconds.
-        #[arg(long, value_name = "MS", default_value_t = 2000)]
-        profile_wait: u64,
-        /// Sources to serve.
-        #[arg(required = true)]
+        /// on in the background, in milliseconds [default: 2000].
+        #[arg(long, value_name = "MS")]
+        profile_wait: Option<u64>,
+        /// The configuration file: sources with descriptions, secrets from the environment, and
+        /// the server's settings (see `schemascope init`). Edits apply while serving. Without
+        /// it and without SOURCES: $SCHEMASCOPE_CONFIG, ./schemascope.toml, then
+        /// ~/.config/schemascope/schemascope.toml.
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+        /// Sources to serve, besides the configuration file's.
         sources: Vec<String>,
         #[command(flatten)]
         retrieval: RetrievalArgs,
@@ -402,6 +409,24 @@ enum Command {
     Eval {
         #[command(subcommand)]
         command: EvalCommand,
+    },
+    /// Write a starting configuration file for the sources given (descriptions left to fill,
+    /// passwords moved out of URIs into environment variables).
+    Init {
+        /// Sources to put in it.
+        sources: Vec<String>,
+        /// Where to write it [default: ./schemascope.toml]; `-` prints it.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Load every source of a configuration file and say what works.
+    Check {
+        /// The configuration file [default: as `serve` finds it].
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
     },
     /// Serve the embedded demo data over HTTP and print how to connect.
     Demo {
@@ -514,10 +539,9 @@ fn print_load_warnings(services: &Services) {
 
 /// Loads the sources of `serve`: one that fails to load (missing file, database down, dead
 /// socket) is reported here and in `list_sources`, and retried while the others are served.
-fn services_serving(specs: &[String]) -> Result<Services> {
-    let specs: Vec<SourceSpec> = specs.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+fn services_serving(specs: &[SourceSpec]) -> Result<Services> {
     let services = new_services();
-    let failed = services.sources.load_serving(&specs, &progress::Bar::new())?;
+    let failed = services.sources.load_serving(specs, &progress::Bar::new())?;
     print_load_warnings(&services);
     for failure in &failed {
         eprintln!(
@@ -823,6 +847,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             http,
             no_watch,
             profile_wait,
+            config: config_arg,
             sources,
             retrieval,
             llm,
@@ -831,9 +856,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             exposure,
             aimdb,
         } => {
+            let config_file =
+                config_arg.or_else(|| sources.is_empty().then(config::default_path).flatten());
+            let config = config_file.map(|file| config::Config::load(&file)).transpose()?;
+            if config.is_none() && sources.is_empty() {
+                bail!(
+                    "nothing to serve: give sources (e.g. `schemascope serve data.json`) or a configuration file with --config FILE (`schemascope init` writes one); none was found at ${}, ./{} or ~/.config/schemascope/{}",
+                    config::PATH_VARIABLE,
+                    config::FILE_NAME,
+                    config::FILE_NAME
+                );
+            }
+            let settings = config.as_ref().map(|c| c.server.clone()).unwrap_or_default();
+            let mut specs: Vec<SourceSpec> =
+                sources.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+            specs.extend(config.iter().flat_map(|c| c.sources.iter().map(|s| s.spec.clone())));
             // Before the sources load: an instance's values are bounded from the first read.
             aimdb.apply()?;
-            let services = services_serving(&sources)?;
+            let services = services_serving(&specs)?;
+            for source in config.iter().flat_map(|c| &c.sources) {
+                if let Some(dir) = &source.docs {
+                    services.docs.set_dir(&source.spec.name, dir.clone());
+                }
+            }
+            let profile_wait = profile_wait.or(settings.profile_wait_ms).unwrap_or(2000);
             services
                 .sources
                 .set_profile_patience(Some(std::time::Duration::from_millis(profile_wait)));
@@ -849,8 +895,47 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("schemascope: warning: `ask` is not offered: {error}");
             }
             services.asking.set_trace_file(trace_json);
-            serve(services, http, &exposure, !no_watch, None)?
+            let watch = !no_watch && settings.watch.unwrap_or(true);
+            let exposure = exposure.or_config(&settings);
+            // Held while serving: dropping it ends the watch.
+            let _config_watch = match config {
+                Some(config) if watch => Some(config::reload::watch(
+                    &services,
+                    config,
+                    schemascope_tools::sources::REFRESH_DEBOUNCE,
+                    watch,
+                )?),
+                _ => None,
+            };
+            serve(services, http.or(settings.http), &exposure, watch, None)?
         }
+        Command::Init { sources, output, force } => {
+            let specs: Vec<SourceSpec> =
+                sources.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+            let base = std::env::current_dir()?;
+            let text = config::starter::starter(&specs, &base);
+            let output = output.unwrap_or_else(|| config::FILE_NAME.into());
+            if output.as_os_str() == "-" {
+                print!("{text}");
+            } else {
+                if output.exists() && !force {
+                    bail!(
+                        "{} exists; give --force to replace it, or --output FILE",
+                        output.display()
+                    );
+                }
+                std::fs::write(&output, text)
+                    .with_context(|| format!("cannot write {}", output.display()))?;
+                println!(
+                    "Wrote {}. Fill in each source's description, then:\n  schemascope check --config {}\n  schemascope serve --config {}",
+                    output.display(),
+                    output.display(),
+                    output.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Check { config } => check::check(config)?,
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;

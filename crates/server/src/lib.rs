@@ -32,7 +32,7 @@ mod tools;
 pub use error::ServerError;
 pub use guard::HttpOptions;
 pub use http::{MCP_PATH, bind_http, serve_http, serve_http_listener};
-pub use server::{INSTRUCTIONS, SchemascopeServer};
+pub use server::SchemascopeServer;
 pub use stdio::serve_stdio;
 
 /// The name of the schema system prompt.

@@ -62,12 +62,14 @@ pub(crate) fn known_uris(services: &Services) -> Vec<String> {
 /// One resource per source, and one per record of a live AimDB source.
 pub(crate) fn list(services: &Services) -> Vec<Resource> {
     let mut resources = Vec::new();
-    for name in services.sources.names() {
+    for source in services.sources.sources() {
+        let name = source.name().to_string();
+        let about = source.spec.description.as_deref().map_or(String::new(), |d| format!("{d} — "));
         resources.push(
             Resource::new(uri_for(&name), name.clone())
                 .with_title(format!("Schema of {name}"))
                 .with_description(format!(
-                    "Markdown summary of the schema of source `{name}`: collections, properties with types, \
+                    "{about}Markdown summary of the schema of source `{name}`: collections, properties with types, \
                      presence, enums, ranges and samples. Updated when the source's file changes."
                 ))
                 .with_mime_type(MIME_TYPE),

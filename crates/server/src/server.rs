@@ -19,29 +19,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{prompts, resources, subscriptions, subscriptions::McpSessionSubscriptions};
 
-/// What the server tells the model about using it (MCP `instructions`).
-pub const INSTRUCTIONS: &str = "\
-schemascope serves an accurate, always-current map of data sources (graphs, record sets, document sets).
-
-Workflow:
-1. Get the overview first: read the resource `schema://<source>` or get the prompt `schema_system_prompt` \
-(a compact markdown summary of every collection and property: types, how often present, enums, ranges, \
-formats, samples). `list_sources` gives the source names, collections and sizes.
-2. Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
-and histograms; `sample_data` shows real items (one per type with `stratify_by`).
-3. For record values, `query_schema` gives the inferred JSON Schema of a record and `validate_value` checks \
-a proposed value against it (errors and unusual values, with JSON paths). On a live AimDB source the schema is \
-merged over the record's recent values and those produced within `window_ms`; ask the user about units the \
-field names do not settle.
-4. `find_items` selects items with a JMESPath expression evaluated on each item's data: the item's data is \
-the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
-(cpu > `0.8`).
-
-Every tool returns {success, message, data} (graph tools add affectedNodes/affectedEdges; an answer cut \
-to fit the size cap has `truncated`); when success is false the message says what to change (unknown \
-names come with suggestions). The tools listed are those the served sources can use. The schema resources are refreshed when their files change (and \
-`schema://<source>/<record>` when a live AimDB record gets a value); subscribe to them to be notified.";
-
 /// The schemascope MCP server: shares the services; each MCP session gets its own subscriptions.
 #[derive(Clone)]
 pub struct SchemascopeServer {
@@ -128,7 +105,7 @@ impl ServerHandler for SchemascopeServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(schemascope_tools::instructions(&self.services))
     }
 
     async fn list_tools(

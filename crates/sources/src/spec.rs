@@ -74,6 +74,9 @@ pub struct SourceSpec {
     pub location: Location,
     /// The specification as given, for messages.
     pub text: String,
+    /// What the operator says the source holds (a config file's `description`), shown to the
+    /// model beside the source.
+    pub description: Option<String>,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -96,6 +99,12 @@ fn is_sqlite_path(text: &str) -> bool {
 }
 
 impl SourceSpec {
+    /// The same source, described as `description` says (blank: no description).
+    pub fn described(mut self, description: Option<&str>) -> Self {
+        self.description = description.map(str::trim).filter(|d| !d.is_empty()).map(String::from);
+        self
+    }
+
     /// The specification as it may be shown: a PostgreSQL password is replaced by `***`.
     pub fn display_text(&self) -> String {
         match &self.location {
@@ -233,7 +242,12 @@ impl FromStr for SourceSpec {
             let name = default_name(&path);
             (Location::File { path, format }, name)
         };
-        Ok(Self { name: name.unwrap_or(default), location, text: text.to_string() })
+        Ok(Self {
+            name: name.unwrap_or(default),
+            location,
+            text: text.to_string(),
+            description: None,
+        })
     }
 }
 

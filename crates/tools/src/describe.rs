@@ -194,13 +194,11 @@ pub fn schema_markdown(
     sources.await_profiles(&source, &source.collections);
     let refs: Vec<&schemascope_core::Collection> =
         source.collections.iter().map(|c| &**c).collect();
-    Ok(render_markdown(
-        source.name(),
-        &refs,
-        max_tokens,
-        &stale_notes(sources.reload_error(source.name()).as_deref()),
-    )
-    .markdown)
+    // What the operator says the source is comes first: the model reads the figures in its light.
+    let mut notes: Vec<String> =
+        source.spec.description.iter().map(|d| format!("**About this source:** {d}")).collect();
+    notes.extend(stale_notes(sources.reload_error(source.name()).as_deref()));
+    Ok(render_markdown(source.name(), &refs, max_tokens, &notes).markdown)
 }
 
 /// A system prompt with the schema section of one source, or of every source (seed 000,

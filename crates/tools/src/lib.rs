@@ -15,6 +15,7 @@ pub mod eval;
 mod execute;
 mod find;
 pub mod graph_session;
+mod instructions;
 mod list_sources;
 pub mod live;
 pub mod metrics;
@@ -39,6 +40,7 @@ pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt}
 pub use execute::execute_query;
 pub use find::find_items;
 pub use graph_session::Caller;
+pub use instructions::instructions;
 pub use list_sources::list_sources;
 pub use params::*;
 pub use property::describe_property;

@@ -86,6 +86,9 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                 "reloadError": services.sources.reload_error(s.name()),
             });
             entry["collections"] = Value::from(collections);
+            if let Some(description) = &s.spec.description {
+                entry["description"] = json!(description);
+            }
             if s.aimdb.is_some() {
                 // Whether the values are live, or as of when the connection was lost.
                 let mut live = match services.live.live_lost_since(s.name()) {

@@ -50,6 +50,21 @@ impl ServeHook for LiveFeeds {
             self.follow_source(name);
         }
     }
+
+    /// A removed source's feed is dropped, which ends its subscription.
+    fn removed(&self, name: &str) {
+        // Dropped outside the lock: dropping joins the feed's threads, whose callbacks lock.
+        let dropped: Vec<(String, Feed)> = {
+            let mut feeds = lock(&self.feeds);
+            let (gone, kept) =
+                std::mem::take(&mut *feeds).into_iter().partition(|(f, _)| f == name);
+            *feeds = kept;
+            gone
+        };
+        drop(dropped);
+        lock(&self.lost).remove(name);
+        lock(&self.floods).remove(name);
+    }
 }
 
 impl LiveFeeds {

@@ -91,6 +91,13 @@ impl Docs {
         self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Forgets source `source`'s docs directory (its configuration entry no longer names one):
+    /// the default place is looked at again.
+    pub fn unset_dir(&self, source: &str) {
+        lock(&self.dirs).remove(source);
+        self.settings.fetch_add(1, Ordering::SeqCst);
+    }
+
     /// Follows symbolic links out of docs directories too (`--docs-follow-links`); by default a
     /// link leading outside its docs directory is skipped with a warning.
     pub fn set_follow_links(&self, follow: bool) {

@@ -9,6 +9,7 @@ mod aimdb_hostile;
 mod ask_cli;
 mod ceilings_cli;
 mod cli;
+mod config_cli;
 mod hostile_files_cli;
 mod hostile_input_cli;
 mod inferred_schema_python;

@@ -56,6 +56,7 @@ impl FailedSource {
     pub fn describe(&self) -> Value {
         json!({
             "name": self.spec.name,
+            "description": self.spec.description,
             "uri": self.spec.display_text(),
             "status": "failed",
             "error": self.error,

@@ -47,6 +47,10 @@ pub trait ServeHook: Send + Sync {
 
     /// Source `name` is now served.
     fn served(&self, _name: &str) {}
+
+    /// Source `name` is no longer served (its configuration entry was removed): what is kept
+    /// about it stops.
+    fn removed(&self, _name: &str) {}
 }
 
 /// The named sources, shared by every service and surface.
@@ -244,6 +248,24 @@ impl Sources {
         self.cache.clear();
         // Nobody listening is fine.
         let _ = self.changes.send(name);
+    }
+
+    /// Stops serving source `name`, loaded or failed: it is gone from every list, the hooks
+    /// hear of it, subscribers are told. Returns whether there was such a source.
+    pub fn remove(&self, name: &str) -> bool {
+        let served = write(&self.sources).remove(name).is_some();
+        let failed = lock(&self.failed).remove(name).is_some();
+        lock(&self.reload_errors).remove(name);
+        if !(served || failed) {
+            return false;
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.clear();
+        for hook in self.hooks() {
+            hook.removed(name);
+        }
+        let _ = self.changes.send(name.to_string());
+        true
     }
 
     /// Counts every change of any source: equal values mean nothing was reloaded in between.

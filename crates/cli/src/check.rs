@@ -1,0 +1,72 @@
+//! `schemascope check`: loads every source of a configuration file, as `serve` would, and says
+//! per source what works — so a wrong path, URI or password is found before a client connects.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use schemascope_sources::NoProgress;
+
+use crate::config::{self, Config};
+
+/// Checks the configuration at `file` (or where `serve` finds one); fails when any source
+/// does not load.
+pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
+    let file = file.or_else(config::default_path).with_context(|| {
+        format!(
+            "no configuration file: give --config FILE, set ${}, or put {} here or in ~/.config/schemascope/",
+            config::PATH_VARIABLE,
+            config::FILE_NAME
+        )
+    })?;
+    let config = Config::load(&file)?;
+    println!("{}: {} source(s)", file.display(), config.sources.len());
+    match config.server.http {
+        Some(addr) => {
+            let token = config.server.token.is_some() || config.server.token_file.is_some();
+            println!(
+                "  server: streamable HTTP on http://{addr}/mcp, {}",
+                if token { "with a token" } else { "without a token" }
+            );
+        }
+        None => println!("  server: stdio (the client starts it)"),
+    }
+    let services = crate::new_services();
+    let mut failed = 0;
+    for source in &config.sources {
+        let name = &source.spec.name;
+        match services.sources.load(std::slice::from_ref(&source.spec), &NoProgress) {
+            Ok(()) => {
+                let loaded = services.sources.get(Some(name))?;
+                let collections = loaded.collections.len();
+                let warnings = loaded.warnings.len();
+                print!(
+                    "  ok      {name} ({}): {collections} collection(s)",
+                    format!("{:?}", loaded.format).to_lowercase()
+                );
+                if warnings > 0 {
+                    print!(", {warnings} warning(s) (list_sources shows them)");
+                }
+                println!();
+            }
+            Err(error) => {
+                failed += 1;
+                println!("  FAILED  {name} ({}): {error}", source.spec.display_text());
+            }
+        }
+        if source.spec.description.is_none() {
+            println!("          no description: the model sees only names and figures");
+        }
+        if let Some(dir) = &source.docs
+            && !dir.is_dir()
+        {
+            println!("          docs directory {} does not exist", dir.display());
+        }
+    }
+    if failed > 0 {
+        println!("{failed} of {} source(s) failed to load.", config.sources.len());
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("Every source loads.");
+    Ok(ExitCode::SUCCESS)
+}

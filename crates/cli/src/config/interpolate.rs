@@ -1,0 +1,123 @@
+//! `${VAR}` interpolation in configuration values, as Docker Compose and most MCP servers'
+//! configs write it: `${VAR}` (an error when unset), `${VAR:-default}` (the default when unset
+//! or empty), `${VAR-default}` (only when unset), and `$$` for a literal `$`. A `$` followed by
+//! anything else stays as written, so a password such as `pa$word` needs no escaping.
+
+/// Why a value could not be interpolated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum InterpolationError {
+    /// `${NAME}` with `NAME` not set and no default.
+    Unset(String),
+    /// `${` without its `}`.
+    Unclosed,
+    /// `${}` or a name that is not `[A-Za-z_][A-Za-z0-9_]*`.
+    BadName(String),
+}
+
+impl std::fmt::Display for InterpolationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unset(name) => write!(
+                f,
+                "environment variable `{name}` is not set (write ${{{name}:-default}} for a default)"
+            ),
+            Self::Unclosed => f.write_str("`${` without a closing `}`"),
+            Self::BadName(name) => write!(
+                f,
+                "`${{{name}}}` is not a variable name (letters, digits and `_`, not starting with a digit)"
+            ),
+        }
+    }
+}
+
+/// `text` with every `${…}` replaced from `lookup` (the environment, in the program).
+pub(crate) fn interpolate(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, InterpolationError> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(inner) = after.strip_prefix('{') {
+            let close = inner.find('}').ok_or(InterpolationError::Unclosed)?;
+            out.push_str(&expand(&inner[..close], lookup)?);
+            rest = &inner[close + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// One `${…}` body: `NAME`, `NAME:-default` or `NAME-default`.
+fn expand(
+    body: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, InterpolationError> {
+    let (name, default, empty_is_unset) = match body.find([':', '-']) {
+        Some(at) if body[at..].starts_with(":-") => (&body[..at], Some(&body[at + 2..]), true),
+        Some(at) if body[at..].starts_with('-') => (&body[..at], Some(&body[at + 1..]), false),
+        _ => (body, None, false),
+    };
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(InterpolationError::BadName(body.to_string()));
+    }
+    match (lookup(name), default) {
+        (Some(value), Some(default)) if value.is_empty() && empty_is_unset => Ok(default.into()),
+        (Some(value), _) => Ok(value),
+        (None, Some(default)) => Ok(default.into()),
+        (None, None) => Err(InterpolationError::Unset(name.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "USER_NAME" => Some("ana".into()),
+            "EMPTY" => Some(String::new()),
+            "BRACED" => Some("${USER_NAME}".into()),
+            _ => None,
+        }
+    }
+
+    fn run(text: &str) -> Result<String, InterpolationError> {
+        interpolate(text, &env)
+    }
+
+    #[test]
+    fn variables_defaults_and_escapes() {
+        assert_eq!(run("postgres://${USER_NAME}@h/db").as_deref(), Ok("postgres://ana@h/db"));
+        assert_eq!(run("${MISSING:-5432}").as_deref(), Ok("5432"));
+        assert_eq!(run("${EMPTY:-x}").as_deref(), Ok("x"));
+        assert_eq!(run("${EMPTY-x}").as_deref(), Ok(""));
+        assert_eq!(run("${MISSING-}").as_deref(), Ok(""));
+        assert_eq!(run("${MISSING:-a-b:c}").as_deref(), Ok("a-b:c"));
+        assert_eq!(run("pa$word $$ $${USER_NAME} $").as_deref(), Ok("pa$word $ ${USER_NAME} $"));
+        // A value is not interpolated again: a password may contain `${`.
+        assert_eq!(run("${BRACED}").as_deref(), Ok("${USER_NAME}"));
+        assert_eq!(run("plain").as_deref(), Ok("plain"));
+        assert_eq!(run("ünïcödé ${USER_NAME}ü").as_deref(), Ok("ünïcödé anaü"));
+    }
+
+    #[test]
+    fn unset_unclosed_and_bad_names_are_errors() {
+        assert_eq!(run("${MISSING}"), Err(InterpolationError::Unset("MISSING".into())));
+        assert_eq!(run("x ${USER_NAME"), Err(InterpolationError::Unclosed));
+        assert_eq!(run("${}"), Err(InterpolationError::BadName(String::new())));
+        assert_eq!(run("${1X}"), Err(InterpolationError::BadName("1X".into())));
+        assert_eq!(run("${A B}"), Err(InterpolationError::BadName("A B".into())));
+        assert!(run("${MISSING}").unwrap_err().to_string().contains("MISSING:-default"));
+    }
+}

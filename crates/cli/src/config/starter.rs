@@ -1,0 +1,144 @@
+//! `schemascope init`: a starting configuration file for the sources given, with their
+//! descriptions left to fill and passwords moved out of URIs into environment variables.
+
+use schemascope_sources::{DemoSet, Format, Location, SourceSpec};
+
+/// The configuration text for `specs` (`base`: the directory relative paths were given from,
+/// made absolute so the file works from any directory).
+pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
+    let mut text = String::from(
+        "# schemascope configuration: `schemascope serve --config <this file>`; check it with\n\
+         # `schemascope check --config <this file>`. Values may use ${VAR} and ${VAR:-default};\n\
+         # relative paths are relative to this file. Edits apply while serving.\n\
+         \n\
+         # [server]\n\
+         # http = \"127.0.0.1:8750\"          # streamable HTTP here, instead of stdio\n\
+         # token = \"${SCHEMASCOPE_TOKEN}\"    # clients send it as a bearer token\n",
+    );
+    for spec in specs {
+        text.push_str("\n[[sources]]\n");
+        text.push_str(&format!("name = {}\n", quoted(&spec.name)));
+        text.push_str(
+            "# What this source holds and what its names mean, for the model: fill it in.\n",
+        );
+        text.push_str("description = \"\"\n");
+        let file = |path: &std::path::Path| {
+            let path = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
+            format!("path = {}\n", quoted(&path.display().to_string()))
+        };
+        match &spec.location {
+            Location::File { path, format } => {
+                text.push_str(&file(path));
+                let forced = match format {
+                    Some(Format::Graph) => Some("graph"),
+                    Some(Format::Records) => Some("records"),
+                    Some(Format::Documents) => Some("documents"),
+                    _ => None,
+                };
+                if let Some(format) = forced {
+                    text.push_str(&format!("format = {}\n", quoted(format)));
+                }
+            }
+            Location::Sqlite(path) => {
+                text.push_str(&file(path));
+                text.push_str("format = \"sqlite\"\n");
+            }
+            Location::Demo(set) => {
+                let set = match set {
+                    DemoSet::Infrastructure => "demo:infrastructure",
+                    DemoSet::Sensors => "demo:sensors",
+                };
+                text.push_str(&format!("uri = {}\n", quoted(set)));
+            }
+            Location::Aimdb(socket) => {
+                text.push_str(&format!(
+                    "uri = {}\n",
+                    quoted(&format!("aimdb:{}", socket.display()))
+                ));
+            }
+            Location::Postgres(uri) | Location::ClickHouse(uri) => match without_password(uri) {
+                Some(bare) => {
+                    let variable = format!(
+                        "{}_PASSWORD",
+                        spec.name.to_ascii_uppercase().replace(['-', '.'], "_")
+                    );
+                    text.push_str(&format!("uri = {}\n", quoted(&bare)));
+                    text.push_str(&format!(
+                        "# The password was taken out of the URI: set {variable} where the server starts.\n"
+                    ));
+                    text.push_str(&format!("password_env = {}\n", quoted(&variable)));
+                }
+                None => text.push_str(&format!("uri = {}\n", quoted(uri))),
+            },
+        }
+    }
+    if specs.is_empty() {
+        text.push_str(
+            "\n# [[sources]]\n# name = \"shop\"\n# description = \"Orders, customers and products of the web shop\"\n\
+             # uri = \"postgres://reader@db.internal:5432/shop\"\n# password_env = \"SHOP_PASSWORD\"\n",
+        );
+    }
+    text
+}
+
+/// A TOML basic string: JSON's escapes are TOML's.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// `uri` without the password of its user info, when it has one.
+fn without_password(uri: &str) -> Option<String> {
+    let (scheme, rest) = uri.split_once("://")?;
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let (user_info, host) = authority.rsplit_once('@')?;
+    let (user, _password) = user_info.split_once(':')?;
+    Some(format!("{scheme}://{user}@{host}{tail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Context};
+
+    #[test]
+    fn a_starter_loads_back_with_the_password_from_the_environment() {
+        let specs: Vec<SourceSpec> = [
+            "shop=postgres://app:hunter2@db:5432/shop",
+            "data/chinook.sqlite",
+            "g=graph:graph.json",
+            "demo:sensors",
+        ]
+        .iter()
+        .map(|s| s.parse().expect("spec"))
+        .collect();
+        let text = starter(&specs, std::path::Path::new("/home/ana/project"));
+        assert!(!text.contains("hunter2"), "{text}");
+        let env = |name: &str| (name == "SHOP_PASSWORD").then(|| "hunter2".to_string());
+        let config = Config::parse(
+            std::path::Path::new("/x/schemascope.toml"),
+            &text,
+            &Context { env: &env },
+        )
+        .expect("the starter loads");
+        let names: Vec<&str> = config.sources.iter().map(|s| s.spec.name.as_str()).collect();
+        assert_eq!(names, ["shop", "chinook", "g", "sensors"]);
+        assert_eq!(
+            config.sources[0].spec.location,
+            Location::Postgres("postgres://app:hunter2@db:5432/shop".into())
+        );
+        assert_eq!(
+            config.sources[1].spec.location,
+            Location::Sqlite("/home/ana/project/data/chinook.sqlite".into())
+        );
+        assert_eq!(
+            config.sources[2].spec.location,
+            Location::File {
+                path: "/home/ana/project/graph.json".into(),
+                format: Some(Format::Graph)
+            }
+        );
+        // An empty description is no description.
+        assert_eq!(config.sources[0].spec.description, None);
+    }
+}

@@ -1,0 +1,155 @@
+use super::*;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "PG_PASSWORD" => Some("s3cr:t/p@ss w%rd".into()),
+        "PG_HOST" => Some("db.internal".into()),
+        "TOKEN" => Some("0123456789abcdef0123".into()),
+        _ => None,
+    }
+}
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(Path::new("/etc/app/schemascope.toml"), text, &Context { env: &env })
+}
+
+fn error(text: &str) -> ConfigError {
+    match parse(text) {
+        Ok(config) => panic!("accepted: {config:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn sources_resolve_paths_passwords_and_descriptions() {
+    let config = parse(
+        r#"
+[server]
+http = "127.0.0.1:0"
+token = "${TOKEN}"
+max_result_bytes = "1MiB"
+allow_origins = ["http://localhost:3000"]
+
+[[sources]]
+name = "shop"
+description = "Orders and customers of the web shop"
+uri = "postgres://app@${PG_HOST}:5432/shop?sslmode=disable"
+password_env = "PG_PASSWORD"
+
+[[sources]]
+name = "music"
+path = "data/chinook.sqlite"
+docs = "docs/chinook"
+
+[[sources]]
+name = "g"
+path = "/srv/graph.bin"
+format = "graph"
+"#,
+    )
+    .expect("valid");
+    assert_eq!(config.server.http, Some("127.0.0.1:0".parse().expect("address")));
+    assert_eq!(config.server.token.as_deref(), Some("0123456789abcdef0123"));
+    assert_eq!(config.server.max_result_bytes, Some(1 << 20));
+    assert_eq!(config.server.allow_origins, vec!["http://localhost:3000".to_string()]);
+    let [shop, music, g] = config.sources.as_slice() else { panic!("three sources") };
+    assert_eq!(shop.spec.name, "shop");
+    assert_eq!(shop.spec.description.as_deref(), Some("Orders and customers of the web shop"));
+    // The password is percent-encoded into the URI, and never shown.
+    assert_eq!(
+        shop.spec.location,
+        Location::Postgres(
+            "postgres://app:s3cr%3At%2Fp%40ss%20w%25rd@db.internal:5432/shop?sslmode=disable"
+                .into()
+        )
+    );
+    assert!(!shop.spec.display_text().contains("s3cr"), "{}", shop.spec.display_text());
+    assert!(!format!("{config:?}").contains("0123456789abcdef"), "the token is not shown by Debug");
+    // Relative paths are relative to the configuration file, not to the working directory.
+    assert_eq!(music.spec.location, Location::Sqlite("/etc/app/data/chinook.sqlite".into()));
+    assert_eq!(music.docs.as_deref(), Some(Path::new("/etc/app/docs/chinook")));
+    assert_eq!(music.spec.description, None);
+    assert_eq!(
+        g.spec.location,
+        Location::File {
+            path: "/srv/graph.bin".into(),
+            format: Some(schemascope_sources::Format::Graph)
+        }
+    );
+}
+
+#[test]
+fn the_percent_encoded_password_is_what_the_postgres_client_reads() {
+    let config = parse(
+        "[[sources]]\nname = \"pg\"\nuri = \"postgres://app@h/db\"\npassword = \"${PG_PASSWORD}\"\n",
+    )
+    .expect("valid");
+    let Location::Postgres(uri) = &config.sources[0].spec.location else { panic!("postgres") };
+    let parsed: postgres_config::Config = uri.parse().expect("a URI the client parses");
+    assert_eq!(parsed.get_password(), Some("s3cr:t/p@ss w%rd".as_bytes()));
+    assert_eq!(parsed.get_user(), Some("app"));
+}
+
+/// The PostgreSQL client's own URI parser, as the source uses it.
+mod postgres_config {
+    pub(super) use postgres::Config;
+}
+
+#[test]
+fn errors_name_the_line_and_key_and_never_a_value() {
+    let e = error("[[sources]]\nname = \"a\"\npath = \"x.json\"\npasword = \"hunter2-secret\"\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("pasword")), "{e}");
+    assert!(e.message.contains("unknown field"), "{e}");
+    assert!(!e.to_string().contains("hunter2"), "{e}");
+
+    let e = error(
+        "[[sources]]\nname = \"a\"\nuri = \"postgres://u@h/db\"\npassword = \"${NOT_SET}\"\n",
+    );
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].password")), "{e}");
+    assert!(e.message.contains("NOT_SET"), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\n\n[[sources]]\nname = \"b\"\npath = \"x\"\n");
+    assert_eq!(e.key.as_deref(), Some("sources[0]"), "{e}");
+    assert!(e.message.contains("`path`"), "{e}");
+
+    let e =
+        error("[[sources]]\nname = \"a\"\npath = \"x\"\n[[sources]]\nname = \"a\"\npath = \"y\"\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(5), Some("sources[1].name")), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\npath = \"x.sqlite\"\npassword = \"pw\"\n");
+    assert!(e.message.contains("only a database URI"), "{e}");
+    assert!(!e.to_string().contains("pw\""), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\nuri = \"postgres://h/db\"\npassword = \"pw\"\n");
+    assert!(e.message.contains("names no user"), "{e}");
+
+    let e = error(
+        "[[sources]]\nname = \"a\"\nuri = \"postgres://u:pw@h/db\"\npassword_env = \"PG_PASSWORD\"\n",
+    );
+    assert!(e.message.contains("already holds a password"), "{e}");
+
+    let e = error("[[sources]]\nname = \"a b\"\npath = \"x\"\n");
+    assert_eq!(e.key.as_deref(), Some("sources[0]"), "{e}");
+
+    let e = error("[server]\nhttp = \"localhost\"\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("server.http")), "{e}");
+
+    let e = error("[server]\nmax_sessions = 0\n");
+    assert_eq!(e.key.as_deref(), Some("server.max_sessions"), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\npath = 5\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(3), Some("path")), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\npath = \"x\"\nformat = \"csv\"\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("format")), "{e}");
+
+    let e = error("[[sources]\n");
+    assert_eq!(e.line, Some(1), "{e}");
+}
+
+#[test]
+fn an_empty_file_is_a_configuration_without_sources() {
+    let config = parse("").expect("valid");
+    assert!(config.sources.is_empty());
+    assert_eq!(config.server, ServerSettings::default());
+}

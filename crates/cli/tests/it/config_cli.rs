@@ -1,0 +1,155 @@
+//! The configuration file as a new user meets it: `init` writes one, `check` says what loads,
+//! `serve --config` serves it from any working directory with the password from the
+//! environment (driven by the official Python MCP SDK: `tests/e2e/config_client.py`), edits apply
+//! while serving, and the password shows nowhere.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn chinook() -> PathBuf {
+    repo_root().join("testdata/chinook/Chinook_Sqlite.sqlite")
+}
+
+/// The PostgreSQL reader whose password is unlike any other text (`scripts/postgres uri
+/// --secret`, set by scripts/test), as the URI and the decoded password.
+fn secret_postgres() -> Option<(String, String)> {
+    let uri = std::env::var("SCHEMASCOPE_TEST_POSTGRES_SECRET").ok()?;
+    let encoded = uri.split_once("://")?.1.split_once('@')?.0.split_once(':')?.1.to_string();
+    let mut password = Vec::new();
+    let bytes = encoded.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            password.push(u8::from_str_radix(&encoded[i + 1..i + 3], 16).ok()?);
+            i += 3;
+        } else {
+            password.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some((uri, String::from_utf8(password).ok()?))
+}
+
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_schemascope"));
+    command.current_dir(dir).args(args).env_remove("SCHEMASCOPE_CONFIG");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("schemascope runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn init_writes_a_configuration_that_check_loads_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(chinook(), dir.path().join("music.sqlite")).expect("copy");
+    let mut args = vec!["init", "music.sqlite"];
+    let secret = secret_postgres();
+    if let Some((uri, _)) = &secret {
+        args.push(uri);
+    }
+    let written = run(dir.path(), &args, &[]);
+    assert!(written.status.success(), "{}", text(&written));
+    let config = std::fs::read_to_string(dir.path().join("schemascope.toml")).expect("written");
+    assert!(config.contains("name = \"music\""), "{config}");
+    let again = run(dir.path(), &["init", "music.sqlite"], &[]);
+    assert!(!again.status.success() && text(&again).contains("--force"), "{}", text(&again));
+    assert_eq!(std::fs::read_to_string(dir.path().join("schemascope.toml")).expect("kept"), config);
+    let Some((_, password)) = secret else {
+        let checked = run(dir.path(), &["check"], &[]);
+        assert!(checked.status.success(), "{}", text(&checked));
+        return;
+    };
+    // The password left the URI for an environment variable.
+    assert!(!config.contains(&password) && !config.contains("Zq7%3A"), "{config}");
+    assert!(config.contains("password_env = \"CHINOOK_PASSWORD\""), "{config}");
+    let unset = run(dir.path(), &["check"], &[]);
+    assert!(!unset.status.success(), "{}", text(&unset));
+    let shown = text(&unset);
+    assert!(
+        shown.contains(
+            "`sources[1].password_env`: environment variable `CHINOOK_PASSWORD` is not set"
+        ),
+        "{shown}"
+    );
+    let wrong = run(dir.path(), &["check"], &[("CHINOOK_PASSWORD", "not-it")]);
+    let shown = text(&wrong);
+    assert!(!wrong.status.success(), "{shown}");
+    assert!(shown.contains("ok      music (sqlite): 11 collection(s)"), "{shown}");
+    assert!(
+        shown.contains("FAILED  chinook") && shown.contains("password authentication failed"),
+        "{shown}"
+    );
+    let right = run(dir.path(), &["check"], &[("CHINOOK_PASSWORD", &password)]);
+    let shown = text(&right);
+    assert!(right.status.success(), "{shown}");
+    assert!(
+        shown.contains("ok      chinook (postgres)") && shown.contains("Every source loads."),
+        "{shown}"
+    );
+    assert!(shown.contains("no description"), "{shown}");
+    assert!(!shown.contains(&password), "{shown}");
+}
+
+#[test]
+fn serve_without_sources_or_a_configuration_says_how_to_give_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().to_str().expect("utf-8 path");
+    let output = run(dir.path(), &["serve"], &[("HOME", home), ("XDG_CONFIG_HOME", home)]);
+    let shown = text(&output);
+    assert!(!output.status.success(), "{shown}");
+    assert!(shown.contains("--config") && shown.contains("schemascope init"), "{shown}");
+}
+
+#[test]
+fn a_broken_configuration_names_the_line_and_key_and_serves_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("schemascope.toml");
+    std::fs::write(&file, "[[sources]]\nname = \"a\"\npath = \"a.json\"\npasword = \"hunter2\"\n")
+        .expect("write");
+    let output = run(dir.path(), &["serve", "--config", file.to_str().expect("utf-8")], &[]);
+    let shown = text(&output);
+    assert!(!output.status.success(), "{shown}");
+    assert!(shown.contains("schemascope.toml:4: `pasword`: unknown field"), "{shown}");
+    assert!(!shown.contains("hunter2"), "{shown}");
+}
+
+#[test]
+fn python_sdk_serves_a_configuration_reloads_its_edits_and_never_shows_the_password() {
+    assert!(
+        Command::new("python3").args(["-c", "import mcp"]).status().is_ok_and(|s| s.success()),
+        "the Python MCP SDK is missing: `python3 -m pip install -r tests/e2e/requirements.txt` (scripts/test does this)"
+    );
+    let mut command = Command::new("python3");
+    command
+        .current_dir(repo_root())
+        .arg("tests/e2e/config_client.py")
+        .arg(env!("CARGO_BIN_EXE_schemascope"))
+        .arg(chinook());
+    if let Some((uri, _)) = secret_postgres() {
+        command.arg("--postgres").arg(uri);
+    }
+    let output = command.output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output));
+    let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
+    assert!(summary.ends_with(" 0 failed"), "{summary}\n{stdout}");
+    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(passed >= 10, "only {passed} checks ran:\n{stdout}");
+    if let Some((_, password)) = secret_postgres() {
+        // Nor in what the server logged.
+        assert!(!text(&output).contains(&password), "{}", text(&output));
+    }
+}

@@ -1,0 +1,162 @@
+//! The MCP `instructions`: which sources are served (with what the operator says each holds)
+//! and the workflow over the tools this server lists, so that a SQLite-only server does not
+//! talk of graphs and a database server names its query tools. Built when a client connects.
+
+use crate::Services;
+use crate::tool_table;
+use schemascope_sources::{Format, Location, SourceSpec};
+
+/// Longest description quoted per source; the rest is in `list_sources` and the resources.
+const DESCRIPTION_CHARS: usize = 300;
+
+/// The instructions for a client of a server over `services`, as its sources stand now.
+pub fn instructions(services: &Services) -> String {
+    let listed: Vec<&str> = tool_table::listed(services).iter().map(|spec| spec.name).collect();
+    let has = |tool: &str| listed.contains(&tool);
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut lines = Vec::new();
+    for source in services.sources.sources() {
+        let kind = Kind::of_format(source.format);
+        kinds.push(kind);
+        lines.push(source_line(&source.spec, kind, None));
+    }
+    for failed in services.sources.failed_sources() {
+        let kind = Kind::of_location(&failed.spec.location);
+        kinds.push(kind);
+        lines.push(source_line(&failed.spec, kind, Some("not loaded yet: retried")));
+    }
+    let mut text = String::from(
+        "schemascope serves an accurate, always-current map of these data sources, and read-only tools over them:\n",
+    );
+    if lines.is_empty() {
+        text.push_str("- none loaded yet (`list_sources` shows their state)\n");
+    }
+    for line in lines {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let mut steps: Vec<String> = vec![
+        "Get the overview first: read the resource `schema://<source>` or get the prompt `schema_system_prompt` \
+(a compact markdown summary of every collection and property: types, how often present, enums, ranges, \
+formats, samples). `list_sources` gives the source names, collections and sizes."
+            .into(),
+        "Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
+and histograms; `sample_data` shows real items (one per type with `stratify_by`)."
+            .into(),
+    ];
+    if kinds.contains(&Kind::Database) && has("execute_query") {
+        let mut step = String::from(
+            "For a question over a database: `get_schema_context` gives the schema a question needs (focused on \
+the tables it is about when the schema is large); write one read-only SQL statement, check it with \
+`validate_query` (unknown names come with the right ones) and run it with `execute_query`.",
+        );
+        if has("search_schema_docs") {
+            step.push_str(" `search_schema_docs` finds the documentation chunks about a term.");
+        }
+        if has("ask") {
+            step.push_str(
+                " `ask` runs the whole question-to-query pipeline with the server's own LLM.",
+            );
+        }
+        steps.push(step);
+    }
+    if kinds.contains(&Kind::Records) {
+        steps.push(
+            "For record values, `query_schema` gives the inferred JSON Schema of a record and `validate_value` checks \
+a proposed value against it (errors and unusual values, with JSON paths). On a live AimDB source the schema is \
+merged over the record's recent values and those produced within `window_ms`; ask the user about units the \
+field names do not settle."
+                .into(),
+        );
+    }
+    steps.push(
+        "`find_items` selects items with a JMESPath expression evaluated on each item's data: the item's data is \
+the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
+(cpu > `0.8`)."
+            .into(),
+    );
+    if kinds.contains(&Kind::Graph) && has("run_algorithm") {
+        steps.push(
+            "On a graph, the view a person sees is shared: `describe_styles` and `describe_selection` say what \
+is shown now; `find_and_style_nodes`, `select`, `set_layout` and `set_camera` change it; \
+`run_algorithm` computes centralities and communities into node data that styles and selections can use."
+                .into(),
+        );
+    }
+    text.push_str("\nWorkflow:\n");
+    for (i, step) in steps.iter().enumerate() {
+        text.push_str(&format!("{}. {step}\n", i + 1));
+    }
+    let graph_fields = if kinds.contains(&Kind::Graph) {
+        " (graph tools add affectedNodes/affectedEdges)"
+    } else {
+        ""
+    };
+    text.push_str(&format!(
+        "\nEvery tool returns {{success, message, data}}{graph_fields}; an answer cut to fit the size cap has \
+`truncated`; when success is false the message says what to change (unknown names come with suggestions). \
+The tools listed are those the served sources can use. The schema resources are refreshed when their \
+sources change; subscribe to them to be notified.",
+    ));
+    text
+}
+
+/// What kind of data a source is, as the workflow tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Graph,
+    Records,
+    Documents,
+    Database,
+}
+
+impl Kind {
+    fn of_format(format: Format) -> Self {
+        match format {
+            Format::Graph => Kind::Graph,
+            Format::Records | Format::Aimdb => Kind::Records,
+            Format::Documents => Kind::Documents,
+            Format::Sqlite | Format::Postgres | Format::ClickHouse => Kind::Database,
+        }
+    }
+
+    fn of_location(location: &Location) -> Self {
+        match location {
+            Location::File { format: Some(format), .. } => Self::of_format(*format),
+            Location::File { format: None, .. } => Kind::Documents,
+            Location::Demo(schemascope_sources::DemoSet::Infrastructure) => Kind::Graph,
+            Location::Demo(schemascope_sources::DemoSet::Sensors) | Location::Aimdb(_) => {
+                Kind::Records
+            }
+            Location::Sqlite(_) | Location::Postgres(_) | Location::ClickHouse(_) => Kind::Database,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Graph => "graph",
+            Kind::Records => "record set",
+            Kind::Documents => "document set",
+            Kind::Database => "database",
+        }
+    }
+}
+
+/// `- \`name\` (kind): description`, the description cut at [`DESCRIPTION_CHARS`].
+fn source_line(spec: &SourceSpec, kind: Kind, state: Option<&str>) -> String {
+    let mut line = format!("- `{}` ({}", spec.name, kind.label());
+    if let Some(state) = state {
+        line.push_str(&format!("; {state}"));
+    }
+    line.push(')');
+    if let Some(description) = &spec.description {
+        let flat: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let cut: String = flat.chars().take(DESCRIPTION_CHARS).collect();
+        line.push_str(": ");
+        line.push_str(&cut);
+        if cut.len() < flat.len() {
+            line.push('…');
+        }
+    }
+    line
+}
