@@ -302,8 +302,9 @@ enum Command {
         /// the server's settings (see `schemascope init`). Edits apply while serving. Without
         /// it and without SOURCES: $SCHEMASCOPE_CONFIG, ./schemascope.toml, then
         /// ~/.config/schemascope/schemascope.toml.
+        // A string, not a path: an empty one (a blank client setting) is accepted as none.
         #[arg(long, value_name = "FILE")]
-        config: Option<std::path::PathBuf>,
+        config: Option<String>,
         /// Sources to serve, besides the configuration file's.
         sources: Vec<String>,
         #[command(flatten)]
@@ -856,6 +857,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             exposure,
             aimdb,
         } => {
+            // A client that fills arguments from optional settings (a Claude Desktop bundle's
+            // user_config) passes an empty string for one left blank: nothing given.
+            let sources: Vec<String> =
+                sources.into_iter().filter(|s| !s.trim().is_empty()).collect();
+            let config_arg =
+                config_arg.filter(|file| !file.is_empty()).map(std::path::PathBuf::from);
             let config_file =
                 config_arg.or_else(|| sources.is_empty().then(config::default_path).flatten());
             let config = config_file.map(|file| config::Config::load(&file)).transpose()?;

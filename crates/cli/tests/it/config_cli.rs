@@ -153,3 +153,32 @@ fn python_sdk_serves_a_configuration_reloads_its_edits_and_never_shows_the_passw
         assert!(!text(&output).contains(&password), "{}", text(&output));
     }
 }
+
+/// A Claude Desktop bundle fills `--config` and the sources from optional settings: one left
+/// blank arrives as an empty string, which is nothing given.
+#[test]
+fn blank_settings_a_bundle_passes_are_ignored() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+        .args(["serve", "--config", "", "demo:sensors", ""])
+        .env_remove("SCHEMASCOPE_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut stdin = server.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+    .expect("write");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().expect("stdout")).read_line(&mut line).expect("read");
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+    let answer: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC answer");
+    let instructions = answer["result"]["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("`sensors` (record set)"), "{line}");
+}
