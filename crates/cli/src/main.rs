@@ -695,20 +695,35 @@ fn demo_banner(services: &Services, addr: SocketAddr, token: bool) {
             .unwrap_or_default();
         println!("  {:<16} {}", source["name"].as_str().unwrap_or_default(), parts.join(", "));
     }
-    let mut snippet = json!({"mcpServers": {"schemascope": {"type": "http", "url": format!("http://{addr}/mcp")}}});
-    if token {
-        snippet["mcpServers"]["schemascope"]["headers"] =
-            json!({"Authorization": "Bearer <your token>"});
+    let url = format!("http://{addr}/mcp");
+    let header = token.then(|| json!({"Authorization": "Bearer <your token>"}));
+    let mut desktop = json!({"mcpServers": {"schemascope": {"type": "http", "url": url}}});
+    let mut vscode = json!({"servers": {"schemascope": {"type": "http", "url": url}}});
+    if let Some(header) = &header {
+        desktop["mcpServers"]["schemascope"]["headers"] = header.clone();
+        vscode["servers"]["schemascope"]["headers"] = header.clone();
     }
-    let stdio = json!({"mcpServers": {"schemascope": {"command": "schemascope", "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
+    // The absolute path of this very binary: a client starts it from a directory of its own.
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string))
+        .unwrap_or_else(|| "schemascope".into());
+    let stdio = json!({"mcpServers": {"schemascope": {"command": exe, "args": ["serve", "demo:infrastructure", "demo:sensors"]}}});
     let login = if token { "?token=<your token>" } else { "" };
+    let code_header = if token { " --header \"Authorization: Bearer <your token>\"" } else { "" };
     println!("\nGraph view (open in a browser): http://{addr}/{login}");
+    println!("\nMCP endpoint: {url}");
     println!(
-        "\nMCP endpoint: http://{addr}/mcp\n\nPaste into your MCP client's configuration:\n{}",
-        serde_json::to_string_pretty(&snippet).unwrap_or_default()
+        "\nCursor (.cursor/mcp.json; other clients that take a URL the same way):\n{}",
+        serde_json::to_string_pretty(&desktop).unwrap_or_default()
+    );
+    println!("\nClaude Code:\n  claude mcp add --transport http schemascope {url}{code_header}");
+    println!(
+        "\nVS Code (.vscode/mcp.json):\n{}",
+        serde_json::to_string_pretty(&vscode).unwrap_or_default()
     );
     println!(
-        "\nOr let the client start schemascope over stdio:\n{}",
+        "\nClaude Desktop (claude_desktop_config.json), or any client that starts the server itself:\n{}",
         serde_json::to_string_pretty(&stdio).unwrap_or_default()
     );
     println!(

@@ -70,14 +70,25 @@ fn the_wheel_installs_into_a_fresh_environment_and_serves() {
         .spawn()
         .expect("demo starts");
     let stdout = demo.stdout.take().expect("stdout");
-    let endpoint = BufReader::new(stdout)
+    let banner: Vec<String> = BufReader::new(stdout)
         .lines()
         .map_while(Result::ok)
-        .find_map(|line| line.strip_prefix("MCP endpoint: ").map(str::to_string));
+        .take_while(|line| line != "Press Ctrl-C to stop.")
+        .collect();
     let _ = demo.kill();
     let _ = demo.wait();
-    let endpoint = endpoint.expect("the demo printed its MCP endpoint");
+    let endpoint = banner
+        .iter()
+        .find_map(|line| line.strip_prefix("MCP endpoint: "))
+        .expect("the demo printed its MCP endpoint");
     assert!(endpoint.starts_with("http://127.0.0.1:") && endpoint.ends_with("/mcp"), "{endpoint}");
+    // The stdio snippet names the installed binary by its absolute path.
+    let command = banner
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("\"command\": \""))
+        .and_then(|rest| rest.strip_suffix("\","))
+        .expect("the demo printed a stdio snippet");
+    assert!(Path::new(command).is_absolute() && Path::new(command).is_file(), "{command}");
 
     // An MCP client starts the installed binary over stdio, as a client config does.
     let script = r#"
