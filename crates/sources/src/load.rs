@@ -148,6 +148,38 @@ fn is_trailing(e: &serde_json::Error) -> bool {
     e.line() > 1 && e.to_string().starts_with("trailing characters")
 }
 
+/// What a file source can be, for errors about a file that is none of them.
+const FILE_FORMATS: &str = "schemascope reads JSON (a graph, a record set or a document array), NDJSON (.ndjson, .jsonl) and SQLite files, and PostgreSQL, ClickHouse and AimDB by URI";
+
+/// Extensions of formats people often point at that are not read: named in the error rather
+/// than a JSON parser's complaint about the first byte.
+const NOT_READ: &[&str] = &[
+    "csv", "tsv", "parquet", "arrow", "feather", "avro", "orc", "xlsx", "xls", "yaml", "yml",
+    "xml", "toml", "txt",
+];
+
+/// What to tell about `path`, a file that is not what schemascope reads: `reason` (what was
+/// found wrong) unless its extension already says it, then what is read instead.
+pub(crate) fn not_read(path: &Path, reason: &str) -> String {
+    let extension =
+        path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    if NOT_READ.contains(&extension.as_str()) {
+        format!("`.{extension}` files are not read; {FILE_FORMATS}")
+    } else {
+        format!("{reason}; {FILE_FORMATS}")
+    }
+}
+
+/// The error for `path`, whose text is not JSON from its first line: what is read instead.
+fn not_json(path: &Path, e: &serde_json::Error) -> SourceError {
+    SourceError::Shape {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: not_read(path, &format!("not JSON ({e})")),
+    }
+}
+
 fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
     if is_ndjson_path(path) {
         return Ok(Shape::Lines);
@@ -172,6 +204,8 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
                 "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON",
             )),
             Err(e) if is_trailing(&e) => Ok(Shape::Lines),
+            // The first value does not even start: not a JSON file at all.
+            Err(e) if e.line() == 1 => Err(not_json(path, &e)),
             Err(e) => Err(syntax(path, &e)),
         },
     }

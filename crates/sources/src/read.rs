@@ -83,7 +83,7 @@ fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
         path: path.to_path_buf(),
         line,
         column,
-        message: "the file is not valid UTF-8".into(),
+        message: crate::load::not_read(path, "the file is not valid UTF-8 text"),
     }
 }
 

@@ -84,6 +84,36 @@ fn malformed_json_names_line_and_column() {
     assert!(text.contains("g.json:2:"), "{text}");
 }
 
+/// A file in a format schemascope does not read says so and names what it reads, instead of a
+/// JSON parser's complaint about the first byte; a JSON file broken further in keeps its
+/// syntax error.
+#[test]
+fn files_of_other_formats_say_what_is_read() {
+    for (name, text) in [
+        ("cars.csv", "name,mpg\nvw,30\n"),
+        ("config.yaml", "a: 1\n"),
+        ("notes.txt", "hello\n"),
+        ("data.parquet", "PAR1\u{7f}"),
+    ] {
+        let err = load_text(name, text).expect_err(name).to_string();
+        let extension = name.rsplit('.').next().unwrap_or_default();
+        assert!(err.contains(&format!("`.{extension}` files are not read")), "{err}");
+        assert!(err.contains("schemascope reads JSON") && err.contains("SQLite"), "{err}");
+    }
+    let (dir, path) = write("data.parquet", "");
+    std::fs::write(&path, b"PAR1\xff\xfe\x00").expect("write");
+    let err = load_path(&path).expect_err("binary").to_string();
+    assert!(err.contains("`.parquet` files are not read"), "{err}");
+    drop(dir);
+    let err = load_text("data.bin", "hello world").expect_err("not JSON").to_string();
+    assert!(
+        err.contains("not JSON (expected value at line 1 column 1); schemascope reads"),
+        "{err}"
+    );
+    let err = load_text("broken.json", "[1,\n 2,\n x]").expect_err("broken").to_string();
+    assert!(err.contains("broken.json:3:") && !err.contains("schemascope reads"), "{err}");
+}
+
 #[test]
 fn non_object_nodes_and_duplicate_ids_are_errors_with_positions() {
     let err = load_text("g.json", "{\"nodes\": [{\"id\": \"a\"},\n 42]}").expect_err("non-object");
