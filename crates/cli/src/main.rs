@@ -507,6 +507,7 @@ fn services_for(specs: &[String]) -> Result<Services> {
     services.sources.set_profile_patience(None);
     services.sources.load(&specs, &progress::Bar::new())?;
     print_load_warnings(&services);
+    progress::watch_table_profiles(&services);
     Ok(services)
 }
 
@@ -582,6 +583,7 @@ fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     let mode = if streamed { mapped.streamed() } else { mapped };
     services.sources.load_with(&[spec], &progress::Bar::new(), mode)?;
     print_load_warnings(&services);
+    progress::watch_table_profiles(&services);
     let name = services.sources.names().into_iter().next().context("no source loaded")?;
     Ok((services, name))
 }

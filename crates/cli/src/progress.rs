@@ -42,3 +42,76 @@ impl Progress for Bar {
         self.bar.finish_and_clear();
     }
 }
+
+/// How often the table-profile display looks again.
+const PROFILE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Shows on a terminal how database tables' profiles stand while a one-shot command waits for
+/// them ("profiling tables 3/11: distinct values of `Total`"), and nothing once none is being
+/// computed. Started once per process; it ends with it.
+pub(crate) fn watch_table_profiles(services: &schemascope_tools::Services) {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return;
+    }
+    let sources = services.sources.clone();
+    STARTED.call_once(move || {
+        let spawned = std::thread::Builder::new().name("schemascope-profile-bar".into()).spawn(
+            move || {
+                let bar = ProgressBar::hidden();
+                if let Ok(style) =
+                    ProgressStyle::with_template("{spinner} profiling tables {pos}/{len}: {wide_msg}")
+                {
+                    bar.set_style(style);
+                }
+                let mut shown = false;
+                loop {
+                    let tables: Vec<_> = sources
+                        .sources()
+                        .iter()
+                        .filter(|s| s.database.is_some())
+                        .flat_map(|s| s.collections.clone())
+                        .collect();
+                    let computing: Vec<_> = tables
+                        .iter()
+                        .filter(|c| c.profile_state() == schemascope_core::ProfileState::Computing)
+                        .collect();
+                    if computing.is_empty() {
+                        if shown {
+                            bar.finish_and_clear();
+                            shown = false;
+                        }
+                    } else {
+                        if !shown {
+                            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                            shown = true;
+                        }
+                        let done = tables
+                            .iter()
+                            .filter(|c| {
+                                matches!(
+                                    c.profile_state(),
+                                    schemascope_core::ProfileState::Ready
+                                        | schemascope_core::ProfileState::Failed
+                                )
+                            })
+                            .count();
+                        bar.set_length(tables.len() as u64);
+                        bar.set_position(done as u64);
+                        let step = computing
+                            .iter()
+                            .find_map(|c| {
+                                c.profile_progress().step.map(|s| format!("`{}`: {s}", c.name()))
+                            })
+                            .unwrap_or_else(|| format!("`{}`", computing[0].name()));
+                        bar.set_message(step);
+                        bar.tick();
+                    }
+                    std::thread::sleep(PROFILE_POLL);
+                }
+            },
+        );
+        // Without the thread there is no bar, and nothing else changes.
+        drop(spawned);
+    });
+}
