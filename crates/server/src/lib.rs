@@ -13,6 +13,7 @@ mod ask;
 mod authority;
 mod backoff;
 mod cancel;
+mod completions;
 mod error;
 mod graph_http;
 mod guard;

@@ -89,6 +89,30 @@ pub(crate) fn list(services: &Services) -> Vec<Resource> {
     resources
 }
 
+/// One page of `resources` from `cursor` (the offset of its first, as text; none: the first
+/// page), and the cursor of the next page when there is one.
+pub(crate) fn page(
+    resources: Vec<Resource>,
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<(Vec<Resource>, Option<String>), McpError> {
+    let start = match cursor {
+        None => 0,
+        Some(text) => {
+            text.parse::<usize>().ok().filter(|&at| at <= resources.len()).ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("unknown cursor `{text}`; list again from the first page (no cursor)"),
+                    None,
+                )
+            })?
+        }
+    };
+    let end = start.saturating_add(size).min(resources.len());
+    let next = (end < resources.len()).then(|| end.to_string());
+    let page = resources.into_iter().skip(start).take(end - start).collect();
+    Ok((page, next))
+}
+
 /// The templates `schema://{source}` and `schema://{source}/{record}`.
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![

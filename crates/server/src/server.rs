@@ -6,11 +6,12 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+        CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+        UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -18,6 +19,14 @@ use schemascope_tools::{Caller, Services};
 use tokio_util::sync::CancellationToken;
 
 use crate::{prompts, resources, subscriptions, subscriptions::McpSessionSubscriptions};
+
+/// How long a client may keep a list (tools, resources, templates, prompts) without asking
+/// again: they change only when the sources do, and then the server sends `list_changed`.
+const LIST_TTL_MS: u64 = 60_000;
+
+/// Resources per `resources/list` page (a source per resource, plus one per record of a live
+/// AimDB source, which can hold thousands).
+pub(crate) const RESOURCES_PAGE: usize = 100;
 
 /// The schemascope MCP server: shares the services; each MCP session gets its own subscriptions.
 #[derive(Clone)]
@@ -102,6 +111,7 @@ impl ServerHandler for SchemascopeServer {
             .enable_resources_subscribe()
             .enable_resources_list_changed()
             .enable_prompts()
+            .enable_completions()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
@@ -113,7 +123,9 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.services)))
+        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.services))
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -162,10 +174,17 @@ impl ServerHandler for SchemascopeServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(resources::list(&self.services)))
+        let cursor = request.and_then(|r| r.cursor);
+        let (page, next) =
+            resources::page(resources::list(&self.services), cursor.as_deref(), RESOURCES_PAGE)?;
+        let mut result = ListResourcesResult::with_all_items(page)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -173,7 +192,9 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates())
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     async fn read_resource(
@@ -226,12 +247,22 @@ impl ServerHandler for SchemascopeServer {
         Err(crate::jsonrpc::custom_request_error(&request.method, request.params))
     }
 
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        Ok(crate::completions::complete(&self.services, &request))
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()]))
+        Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()])
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     async fn get_prompt(

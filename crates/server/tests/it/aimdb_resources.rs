@@ -73,6 +73,19 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
         uris,
         ["schema://plant", "schema://plant/server::Config", "schema://plant/sensors.outdoor"]
     );
+    // A client completing the record of `schema://{source}/{record}` for a person.
+    let mut chosen = std::collections::HashMap::new();
+    chosen.insert("source".to_string(), "plant".to_string());
+    let completed = client
+        .complete(
+            rmcp::model::CompleteRequestParams::new(
+                rmcp::model::Reference::for_resource("schema://{source}/{record}"),
+                rmcp::model::ArgumentInfo::new("record", "out"),
+            )
+            .with_context(rmcp::model::CompletionContext::with_arguments(chosen)),
+        )
+        .await?;
+    assert_eq!(completed.completion.values, ["sensors.outdoor"]);
     let read = client
         .read_resource(ReadResourceRequestParams::new("schema://plant/sensors.outdoor"))
         .await?;

@@ -13,3 +13,4 @@ mod http_guard;
 mod http_hostile;
 mod http_smoke;
 mod in_process;
+mod mcp_lists;
