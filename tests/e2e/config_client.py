@@ -46,6 +46,7 @@ def config_text(postgres: str | None, extra: str = "") -> str:
 name = "music"
 description = "Music store: artists, albums, tracks and the invoices of their sales"
 path = "data/music.sqlite"
+max_rows = 5
 """
     if postgres:
         parts = urlsplit(postgres)
@@ -111,6 +112,12 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
             result = await call(client, "execute_query", {"source": "shop", "query": 'SELECT count(*) AS n FROM "Artist"'})
             shown.append(json.dumps(result))
             c.check("a query runs on it", result.get("success") is True, result)
+        capped = await call(client, "execute_query", {"source": "music", "query": "SELECT Name FROM Track"})
+        c.check("the source's max_rows caps a query", capped.get("data", {}).get("rowCount") == 5 and capped["data"].get("truncated") is True, capped)
+        refused = await call(client, "execute_query", {"source": "music", "query": "SELECT Name FROM Track", "max_rows": 10})
+        c.check("asking past the source's limit is refused, naming it",
+                refused.get("success") is False and "limit of 5" in refused.get("message", ""), refused)
+        c.check("list_sources shows the source's limits", by_name.get("music", {}).get("limits") == {"maxRows": 5}, by_name.get("music"))
         resources = await client.list_resources()
         shown.append(json.dumps([r.model_dump(mode="json") for r in resources.resources]))
         music = next((r for r in resources.resources if str(r.uri) == "schema://music"), None)

@@ -56,12 +56,12 @@ pub(crate) fn watch_table_profiles(services: &schemascope_tools::Services) {
     }
     let sources = services.sources.clone();
     STARTED.call_once(move || {
-        let spawned = std::thread::Builder::new().name("schemascope-profile-bar".into()).spawn(
-            move || {
+        let spawned =
+            std::thread::Builder::new().name("schemascope-profile-bar".into()).spawn(move || {
                 let bar = ProgressBar::hidden();
-                if let Ok(style) =
-                    ProgressStyle::with_template("{spinner} profiling tables {pos}/{len}: {wide_msg}")
-                {
+                if let Ok(style) = ProgressStyle::with_template(
+                    "{spinner} profiling tables {pos}/{len}: {wide_msg}",
+                ) {
                     bar.set_style(style);
                 }
                 let mut shown = false;
@@ -109,8 +109,7 @@ pub(crate) fn watch_table_profiles(services: &schemascope_tools::Services) {
                     }
                     std::thread::sleep(PROFILE_POLL);
                 }
-            },
-        );
+            });
         // Without the thread there is no bar, and nothing else changes.
         drop(spawned);
     });

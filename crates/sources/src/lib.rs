@@ -31,5 +31,5 @@ pub use load::{load, load_str, load_with};
 pub use profile_store::ProfileStore;
 pub use read::ReadMode;
 pub use source::{NoProgress, Progress, Source};
-pub use spec::{DemoSet, Format, Location, SourceSpec};
+pub use spec::{DemoSet, Format, Location, SourceLimits, SourceSpec};
 pub use watch::FileWatcher;

@@ -49,9 +49,11 @@ pub fn load_with(
         }
         Location::File { path, format } => {
             if wants_streaming(path, mode) && crate::stream::is_document_lines(path, *format) {
+                let defaults = crate::stream::StreamOptions::default();
                 let options = crate::stream::StreamOptions {
                     announce_sample: !mode.is_streamed(),
-                    ..Default::default()
+                    budget: spec.limits.memory_budget.unwrap_or(defaults.budget),
+                    ..defaults
                 };
                 return Ok(crate::stream::stream(spec, path, options, mode, progress)?.0);
             }

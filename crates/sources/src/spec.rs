@@ -65,6 +65,20 @@ pub enum Location {
     Aimdb(PathBuf),
 }
 
+/// What the operator allows one source (a configuration file's per-source keys), below the
+/// server-wide ceilings; `None` leaves the server's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SourceLimits {
+    /// Most rows a query returns.
+    pub max_rows: Option<u64>,
+    /// Most bytes of rows a query returns.
+    pub max_bytes: Option<u64>,
+    /// Longest a statement runs, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// The memory budget of a streamed profile of this source's file, in bytes.
+    pub memory_budget: Option<usize>,
+}
+
 /// A named source location.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceSpec {
@@ -77,6 +91,8 @@ pub struct SourceSpec {
     /// What the operator says the source holds (a config file's `description`), shown to the
     /// model beside the source.
     pub description: Option<String>,
+    /// What this source allows, below the server's ceilings.
+    pub limits: SourceLimits,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -247,6 +263,7 @@ impl FromStr for SourceSpec {
             location,
             text: text.to_string(),
             description: None,
+            limits: SourceLimits::default(),
         })
     }
 }

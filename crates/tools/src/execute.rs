@@ -58,6 +58,41 @@ impl QueryCaps {
     pub(crate) fn defaults() -> Self {
         Self::admit(None, None, None).unwrap_or(Self { max_rows: 1, max_bytes: 1, timeout_ms: 1 })
     }
+
+    /// These caps within what source `name` allows (`limits`): a call that asked for more
+    /// than the source allows is refused, naming the limit; defaults are lowered to it.
+    pub(crate) fn within(
+        self,
+        name: &str,
+        limits: &schemascope_sources::SourceLimits,
+        asked: [bool; 3],
+    ) -> Result<Self, ToolError> {
+        let bound = |key: &str, value: u64, limit: Option<u64>, asked: bool| match limit {
+            Some(limit) if value > limit && asked => Err(ToolError::InvalidParams(format!(
+                "`{key}` {value} is past source `{name}`'s limit of {limit} (its configuration's `{key}`)"
+            ))),
+            Some(limit) => Ok(value.min(limit)),
+            None => Ok(value),
+        };
+        let [rows, bytes, timeout] = asked;
+        Ok(Self {
+            max_rows: usize::try_from(bound(
+                "max_rows",
+                self.max_rows as u64,
+                limits.max_rows,
+                rows,
+            )?)
+            .unwrap_or(usize::MAX),
+            max_bytes: usize::try_from(bound(
+                "max_bytes",
+                self.max_bytes as u64,
+                limits.max_bytes,
+                bytes,
+            )?)
+            .unwrap_or(usize::MAX),
+            timeout_ms: bound("timeout_ms", self.timeout_ms, limits.timeout_ms, timeout)?,
+        })
+    }
 }
 
 /// Rows of one statement, capped.
@@ -236,7 +271,11 @@ pub fn execute_query(sources: &Sources, params: ExecuteQueryParams) -> ToolResul
 
 fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, ToolError> {
     let source = sources.get(params.source.as_deref())?;
-    let caps = QueryCaps::admit(params.max_rows, params.max_bytes, params.timeout_ms)?;
+    let caps = QueryCaps::admit(params.max_rows, params.max_bytes, params.timeout_ms)?.within(
+        source.name(),
+        &source.spec.limits,
+        [params.max_rows.is_some(), params.max_bytes.is_some(), params.timeout_ms.is_some()],
+    )?;
     if source.database.is_none() {
         // Items: the query is a JMESPath selector.
         let (columns, rows, truncated) =

@@ -89,6 +89,21 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
             if let Some(description) = &s.spec.description {
                 entry["description"] = json!(description);
             }
+            let limits = &s.spec.limits;
+            if *limits != schemascope_sources::SourceLimits::default() {
+                let mut shown = serde_json::Map::new();
+                for (key, value) in [
+                    ("maxRows", limits.max_rows),
+                    ("maxBytes", limits.max_bytes),
+                    ("timeoutMs", limits.timeout_ms),
+                    ("memoryBudget", limits.memory_budget.map(|b| b as u64)),
+                ] {
+                    if let Some(value) = value {
+                        shown.insert(key.into(), json!(value));
+                    }
+                }
+                entry["limits"] = Value::Object(shown);
+            }
             if s.aimdb.is_some() {
                 // Whether the values are live, or as of when the connection was lost.
                 let mut live = match services.live.live_lost_since(s.name()) {

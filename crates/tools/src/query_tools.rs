@@ -281,8 +281,11 @@ impl DataAccess for ServedData<'_> {
             },
             message: e.to_string(),
         };
-        // The pipeline's own queries run with the defaults, within the operator's ceilings.
-        let caps = QueryCaps::defaults();
+        // The pipeline's own queries run with the defaults, within the operator's ceilings and
+        // the source's limits.
+        let caps = QueryCaps::defaults()
+            .within(self.source.name(), &self.source.spec.limits, [false; 3])
+            .unwrap_or_else(|_| QueryCaps::defaults());
         if self.source.database.is_none() {
             let (columns, rows, truncated) =
                 selector_query::execute(&self.source, query, caps.max_rows).map_err(failure)?;

@@ -183,6 +183,10 @@ struct RawSource {
     password_env: Option<Spanned<String>>,
     password_file: Option<Spanned<String>>,
     docs: Option<Spanned<String>>,
+    max_rows: Option<Spanned<u64>>,
+    max_bytes: Option<Spanned<Size>>,
+    timeout_ms: Option<Spanned<u64>>,
+    memory_budget: Option<Spanned<Size>>,
 }
 
 /// A format forced on a file (`format = "graph"`), as the CLI's schemes force it.
@@ -503,7 +507,32 @@ impl Locator<'_> {
             .as_ref()
             .map(|d| self.text(d, &key("docs"), context).map(|p| resolved(base, &p)))
             .transpose()?;
-        Ok(ConfiguredSource { spec: spec.described(description.as_deref()), docs })
+        let positive =
+            |value: &Option<Spanned<u64>>, name: &str| -> Result<Option<u64>, ConfigError> {
+                match value {
+                    Some(v) if *v.get_ref() == 0 => {
+                        Err(self.error(v.span().start, &key(name), "must be at least 1"))
+                    }
+                    Some(v) => Ok(Some(*v.get_ref())),
+                    None => Ok(None),
+                }
+            };
+        let limits = schemascope_sources::SourceLimits {
+            max_rows: positive(&raw.max_rows, "max_rows")?,
+            max_bytes: raw
+                .max_bytes
+                .as_ref()
+                .map(|s| self.size(s, &key("max_bytes")).map(|b| b as u64))
+                .transpose()?,
+            timeout_ms: positive(&raw.timeout_ms, "timeout_ms")?,
+            memory_budget: raw
+                .memory_budget
+                .as_ref()
+                .map(|s| self.size(s, &key("memory_budget")))
+                .transpose()?,
+        };
+        let spec = SourceSpec { limits, ..spec.described(description.as_deref()) };
+        Ok(ConfiguredSource { spec, docs })
     }
 
     /// `spec` with the password its entry gives (`password`, `password_env` or

@@ -40,6 +40,9 @@ password_env = "PG_PASSWORD"
 name = "music"
 path = "data/chinook.sqlite"
 docs = "docs/chinook"
+max_rows = 50
+max_bytes = "64KiB"
+timeout_ms = 2000
 
 [[sources]]
 name = "g"
@@ -69,6 +72,16 @@ format = "graph"
     assert_eq!(music.spec.location, Location::Sqlite("/etc/app/data/chinook.sqlite".into()));
     assert_eq!(music.docs.as_deref(), Some(Path::new("/etc/app/docs/chinook")));
     assert_eq!(music.spec.description, None);
+    assert_eq!(
+        music.spec.limits,
+        schemascope_sources::SourceLimits {
+            max_rows: Some(50),
+            max_bytes: Some(64 << 10),
+            timeout_ms: Some(2000),
+            memory_budget: None
+        }
+    );
+    assert_eq!(shop.spec.limits, schemascope_sources::SourceLimits::default());
     assert_eq!(
         g.spec.location,
         Location::File {
@@ -133,6 +146,9 @@ fn errors_name_the_line_and_key_and_never_a_value() {
 
     let e = error("[server]\nhttp = \"localhost\"\n");
     assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("server.http")), "{e}");
+
+    let e = error("[[sources]]\nname = \"a\"\npath = \"x\"\nmax_rows = 0\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].max_rows")), "{e}");
 
     let e = error("[server]\nmax_sessions = 0\n");
     assert_eq!(e.key.as_deref(), Some("server.max_sessions"), "{e}");
