@@ -10,6 +10,7 @@ mod ask_cli;
 mod ceilings_cli;
 mod cli;
 mod config_cli;
+mod conformance_cli;
 mod hostile_files_cli;
 mod hostile_input_cli;
 mod inferred_schema_python;
