@@ -103,7 +103,14 @@ fn eval_validator(
     predictions: &[PathBuf],
     json: bool,
 ) -> Result<ExitCode> {
-    let request = tools::eval::ValidatorRequest { tables, questions, predictions };
+    let stages = crate::progress::Stages::new();
+    let progress = |stage: &str, done: usize, total: usize| stages.report(stage, done, total);
+    let request = tools::eval::ValidatorRequest {
+        tables,
+        questions,
+        predictions,
+        progress: tools::eval::EvalProgress(&progress),
+    };
     let report = tools::eval::eval_validator(&request)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -159,7 +166,17 @@ fn eval_retrieval(
     json: bool,
 ) -> Result<ExitCode> {
     let config = retrieval.config()?;
-    let request = tools::eval::EvalRequest { tables, questions, pooled, k, config, with_evidence };
+    let stages = crate::progress::Stages::new();
+    let progress = |stage: &str, done: usize, total: usize| stages.report(stage, done, total);
+    let request = tools::eval::EvalRequest {
+        tables,
+        questions,
+        pooled,
+        k,
+        config,
+        with_evidence,
+        progress: tools::eval::EvalProgress(&progress),
+    };
     let report = tools::eval::eval_retrieval(&request)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -194,7 +211,14 @@ fn eval_values(
     max_tokens: usize,
     json: bool,
 ) -> Result<ExitCode> {
-    let request = tools::eval::ValuesRequest { database, questions, max_tokens };
+    let stages = crate::progress::Stages::new();
+    let progress = |stage: &str, done: usize, total: usize| stages.report(stage, done, total);
+    let request = tools::eval::ValuesRequest {
+        database,
+        questions,
+        max_tokens,
+        progress: tools::eval::EvalProgress(&progress),
+    };
     let report = tools::eval::eval_values(&request)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -114,3 +114,36 @@ pub(crate) fn watch_table_profiles(services: &schemascope_tools::Services) {
         drop(spawned);
     });
 }
+
+/// A bar on a terminal for an evaluation's stages (`tools::eval::EvalProgress`).
+pub(crate) struct Stages {
+    bar: ProgressBar,
+}
+
+impl Stages {
+    /// A bar drawn on standard error when it is a terminal, else nothing.
+    pub(crate) fn new() -> Self {
+        let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            ProgressBar::new(0)
+        } else {
+            ProgressBar::hidden()
+        };
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} ({elapsed})") {
+            bar.set_style(style);
+        }
+        Self { bar }
+    }
+
+    /// Shows that `done` of `total` items of `stage` are done.
+    pub(crate) fn report(&self, stage: &str, done: usize, total: usize) {
+        self.bar.set_message(stage.to_string());
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+    }
+}
+
+impl Drop for Stages {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -22,6 +22,24 @@ use schemascope_sources::sql::{Database, SqliteDatabase};
 
 use crate::result::ToolError;
 
+/// Told how a long evaluation stands: a stage ("building schema-only databases"), the items
+/// done and the items in all.
+#[derive(Clone, Copy)]
+pub struct EvalProgress<'a>(pub &'a (dyn Fn(&str, usize, usize) + Sync));
+
+impl EvalProgress<'_> {
+    /// Reports that `done` of `total` items of `stage` are done.
+    pub fn report(&self, stage: &str, done: usize, total: usize) {
+        (self.0)(stage, done, total);
+    }
+}
+
+impl std::fmt::Debug for EvalProgress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EvalProgress")
+    }
+}
+
 /// What to evaluate.
 #[derive(Debug, Clone)]
 pub struct EvalRequest<'a> {
@@ -38,6 +56,8 @@ pub struct EvalRequest<'a> {
     /// Ask each question with its evidence appended (BIRD's external knowledge, which its
     /// models are given with the question).
     pub with_evidence: bool,
+    /// Where progress is reported.
+    pub progress: EvalProgress<'a>,
 }
 
 pub(crate) fn read(path: &Path) -> Result<String, ToolError> {
@@ -75,12 +95,15 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
     let dir = tempfile::tempdir().map_err(|e| {
         ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
     })?;
+    let total = databases.len();
     for (i, db) in databases.iter_mut().enumerate() {
+        request.progress.report("building schema-only databases", i, total);
         // Through a real database and the SQLite source's catalog reader, as a user's would go.
         let path = dir.path().join(format!("{i}.sqlite"));
         create_schema_only(&path, &db.catalog)?;
         db.catalog = SqliteDatabase::open(&path)?.catalog()?;
     }
+    request.progress.report("retrieving for every question", total, total);
     let setting = if request.pooled { Setting::Pooled } else { Setting::PerDatabase };
     Ok(evaluate(
         &databases,

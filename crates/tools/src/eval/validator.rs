@@ -31,6 +31,8 @@ pub struct ValidatorRequest<'a> {
     /// (`{"0": "SQL\t----- bird -----\tdb_id"}`), a JSON array of strings, or text with one
     /// query per line (Spider's `SQL\tdb_id` or plain SQL).
     pub predictions: &'a [PathBuf],
+    /// Where progress is reported.
+    pub progress: super::EvalProgress<'a>,
 }
 
 /// One query in a report, with what the engine and the validator made of it.
@@ -156,6 +158,7 @@ pub fn eval_validator(request: &ValidatorRequest<'_>) -> Result<ValidatorReport,
     })?;
     let mut schemas = HashMap::new();
     for (i, db) in databases.iter().enumerate() {
+        request.progress.report("building schema-only databases", i, databases.len());
         let path = dir.path().join(format!("{i}.sqlite"));
         create_schema_only(&path, &db.catalog)?;
         let database = SqliteDatabase::open(&path)?;
@@ -169,6 +172,7 @@ pub fn eval_validator(request: &ValidatorRequest<'_>) -> Result<ValidatorReport,
     };
     let mut gold = GoldReport::default();
     for (index, q) in questions.iter().enumerate() {
+        request.progress.report("validating the gold queries", index, questions.len());
         let schema = schema_of(q)?;
         let report = validate(schema, q, &q.query)?;
         gold.total += 1;
@@ -202,6 +206,7 @@ pub fn eval_validator(request: &ValidatorRequest<'_>) -> Result<ValidatorReport,
             identifier_misses: Vec::new(),
         };
         for (index, (q, (sql, db_id))) in questions.iter().zip(&predicted).enumerate() {
+            request.progress.report("validating the predictions", index, questions.len());
             if db_id.as_deref().is_some_and(|d| d != q.db_id) {
                 return Err(bad(
                     path,

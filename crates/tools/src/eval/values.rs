@@ -31,6 +31,8 @@ pub struct ValuesRequest<'a> {
     pub questions: &'a Path,
     /// The context's token budget (the pipeline's is 6,000).
     pub max_tokens: usize,
+    /// Where progress is reported.
+    pub progress: super::EvalProgress<'a>,
 }
 
 /// A question file: `{"description", "questions": [{question, sql, tables, values}]}` (the
@@ -141,7 +143,8 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
         misses: Vec::new(),
     };
     let (mut found_without, mut tables_found, mut tokens) = (0usize, 0usize, 0usize);
-    for q in &set.questions {
+    for (index, q) in set.questions.iter().enumerate() {
+        request.progress.report("building each question's context", index, set.questions.len());
         let (context, _) =
             context_for(&services.docs, &source, &q.question, Some(request.max_tokens))?;
         report.questions += 1;
