@@ -28,6 +28,7 @@ mod server;
 mod stdio;
 mod stdio_transport;
 mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use error::ServerError;

@@ -3,15 +3,17 @@
 
 use std::sync::Arc;
 
+use rmcp::task_manager::TaskManager;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-        CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-        UnsubscribeRequestParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams,
+        CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams,
+        GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        UpdateTaskParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -40,6 +42,8 @@ pub struct SchemascopeServer {
     /// Whether tool results leave their structured content to the transport, which writes the
     /// bytes of their text content there (stdio: `crate::stdio_transport`).
     structured_from_text: bool,
+    /// The session's calls that became tasks (see `crate::tasks`).
+    tasks: TaskManager,
 }
 
 impl std::fmt::Debug for SchemascopeServer {
@@ -60,6 +64,7 @@ impl SchemascopeServer {
             closing: CancellationToken::new(),
             tool_timeout: None,
             structured_from_text: false,
+            tasks: TaskManager::new(),
         }
     }
 
@@ -98,6 +103,7 @@ impl SchemascopeServer {
             closing: self.closing.clone(),
             tool_timeout: self.tool_timeout,
             structured_from_text: self.structured_from_text,
+            tasks: TaskManager::new(),
         }
     }
 }
@@ -112,6 +118,7 @@ impl ServerHandler for SchemascopeServer {
             .enable_resources_list_changed()
             .enable_prompts()
             .enable_completions()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("schemascope", env!("CARGO_PKG_VERSION")))
@@ -141,6 +148,21 @@ impl ServerHandler for SchemascopeServer {
         let arguments =
             request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
         let token = context.meta.get_progress_token();
+        let as_task = context.client_capabilities().is_some_and(|c| c.supports_tasks())
+            && schemascope_tools::tool_table::find(&request.name)
+                .is_some_and(schemascope_tools::tool_table::runs_long);
+        if as_task {
+            let call = crate::tasks::LongCall {
+                services: self.services.clone(),
+                name: request.name.to_string(),
+                arguments,
+                timeout: self.tool_timeout,
+                peer: context.peer.clone(),
+                progress_token: token,
+                request: context.ct.clone(),
+            };
+            return Ok(crate::tasks::run(&self.tasks, call).await);
+        }
         let mut count = 0;
         let report = |step| {
             count += 1;
@@ -164,6 +186,30 @@ impl ServerHandler for SchemascopeServer {
         let written = crate::cancel::with_request(context.ct.clone(), run).await;
         let result = crate::tools::call_tool_result(written, self.structured_from_text);
         Ok(CallToolResponse::from(result))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -321,6 +321,22 @@ pub fn listed(services: &Services) -> Vec<&'static ToolSpec> {
         .collect()
 }
 
+/// Whether a call of `spec` may take long — it computes profiles, runs a graph algorithm, asks
+/// an LLM or runs a statement — so that a client that supports tasks gets it as one when it
+/// does not answer at once.
+pub fn runs_long(spec: &ToolSpec) -> bool {
+    matches!(
+        spec.name,
+        "ask"
+            | "run_algorithm"
+            | "describe_schema"
+            | "describe_property"
+            | "get_schema_context"
+            | "execute_query"
+            | "sample_data"
+    )
+}
+
 /// The input schema of `spec`, generated once per tool (lists and argument errors read it).
 fn schema_of(spec: &ToolSpec) -> &'static Map<String, Value> {
     static SCHEMAS: LazyLock<Vec<Map<String, Value>>> =

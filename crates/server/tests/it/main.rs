@@ -14,3 +14,4 @@ mod http_hostile;
 mod http_smoke;
 mod in_process;
 mod mcp_lists;
+mod tasks;

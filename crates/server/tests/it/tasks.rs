@@ -1,0 +1,133 @@
+//! Long calls as MCP tasks (SEP-2663) for a client that declares the extension: a statement
+//! that runs for seconds becomes a task the client polls to its result or cancels; a quick call
+//! is answered directly; a client without the extension always gets the answer.
+
+use std::time::Duration;
+
+use rmcp::{
+    ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+        ClientConfig, GetTaskParams, Implementation, JsonObject, TaskPayload, TaskStatus,
+    },
+};
+use schemascope_server::SchemascopeServer;
+use schemascope_tools::Services;
+use serde_json::{Value, json};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A SQLite statement that counts for a few seconds on any machine.
+const SLOW: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) SELECT count(*) AS n FROM c";
+
+fn chinook() -> Result<Services, Box<dyn std::error::Error>> {
+    let services = Services::new();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/chinook/Chinook_Sqlite.sqlite");
+    let spec = format!("music={}", path.display()).parse()?;
+    services.sources.load(&[spec], &schemascope_sources::NoProgress)?;
+    Ok(services)
+}
+
+fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestResult {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let services = chinook()?;
+    tokio::spawn(async move {
+        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ClientConfig::new(
+        ClientCapabilities::builder().enable_tasks().build(),
+        Implementation::from_build_env(),
+    )
+    .serve(client_end)
+    .await?;
+
+    // A quick call is answered directly.
+    let quick = client
+        .call_tool_once(CallToolRequestParams::new("execute_query").with_arguments(arguments(
+            json!({"source": "music", "query": "SELECT count(*) AS n FROM Artist"}),
+        )))
+        .await?;
+    let CallToolResponse::Complete(quick) = quick else { return Err(format!("{quick:?}").into()) };
+    assert_eq!(quick.structured_content.ok_or("structured")?["data"]["rows"], json!([[275]]));
+
+    // A slow one becomes a task whose result is the call's.
+    let slow = client
+        .call_tool_once(CallToolRequestParams::new("execute_query").with_arguments(arguments(
+            json!({"source": "music", "query": SLOW, "timeout_ms": 120000}),
+        )))
+        .await?;
+    let CallToolResponse::Task(created) = slow else { return Err(format!("{slow:?}").into()) };
+    let id = created.task.task_id.clone();
+    let done = tokio::time::timeout(Duration::from_secs(120), async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let info = client.peer().get_task(GetTaskParams::new(id.clone())).await?;
+            if info.task.status().is_terminal() {
+                return Ok::<_, rmcp::ServiceError>(info.task);
+            }
+        }
+    })
+    .await??;
+    let TaskPayload::Completed { result } = done.payload else {
+        return Err(format!("not completed: {done:?}").into());
+    };
+    let result: rmcp::model::CallToolResult = serde_json::from_value(Value::Object(result))?;
+    let envelope = result.structured_content.ok_or("structured")?;
+    assert_eq!(envelope["success"], true, "{envelope}");
+    assert_eq!(envelope["data"]["rows"], json!([[20000000]]));
+
+    // Another, cancelled: the task ends cancelled.
+    let slow = client
+        .call_tool_once(CallToolRequestParams::new("execute_query").with_arguments(arguments(
+            json!({"source": "music", "query": SLOW, "timeout_ms": 120000}),
+        )))
+        .await?;
+    let CallToolResponse::Task(created) = slow else { return Err(format!("{slow:?}").into()) };
+    let id = created.task.task_id.clone();
+    client.peer().cancel_task(CancelTaskParams::new(id.clone())).await?;
+    let status = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let info = client.peer().get_task(GetTaskParams::new(id.clone())).await?;
+            if info.task.status().is_terminal() {
+                return Ok::<_, rmcp::ServiceError>(info.task.status());
+            }
+        }
+    })
+    .await??;
+    assert_eq!(status, TaskStatus::Cancelled);
+    client.cancel().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_the_extension_gets_the_answer() -> TestResult {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let services = chinook()?;
+    tokio::spawn(async move {
+        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ClientConfig::default().serve(client_end).await?;
+    let answer = client
+        .call_tool(CallToolRequestParams::new("execute_query").with_arguments(arguments(json!({
+            "source": "music",
+            "query": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) AS n FROM c"
+        }))))
+        .await?;
+    assert_eq!(answer.structured_content.ok_or("structured")?["data"]["rows"], json!([[3000000]]));
+    client.cancel().await?;
+    Ok(())
+}
