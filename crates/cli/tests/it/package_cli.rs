@@ -107,6 +107,23 @@ anyio.run(main)
     assert_eq!(words.get(1).copied(), Some(env!("CARGO_PKG_VERSION")), "{answer}");
     let tools: usize = words.get(2).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(tools >= 10, "{answer}");
+
+    // The README's path: the installed binary serves a configuration file of two sources — a
+    // SQLite file and PostgreSQL with its password from the environment — to an MCP client.
+    let mut client = Command::new("python3");
+    client
+        .current_dir(repo_root())
+        .arg("tests/e2e/config_client.py")
+        .arg(&binary)
+        .arg(repo_root().join("testdata/chinook/Chinook_Sqlite.sqlite"));
+    match std::env::var("SCHEMASCOPE_TEST_POSTGRES_SECRET") {
+        Ok(uri) => {
+            client.arg("--postgres").arg(uri);
+        }
+        Err(_) => eprintln!("SCHEMASCOPE_TEST_POSTGRES_SECRET is not set: the SQLite source only"),
+    }
+    let served = run(&mut client);
+    assert!(served.lines().any(|l| l.ends_with(" passed, 0 failed")), "{served}");
 }
 
 #[test]
