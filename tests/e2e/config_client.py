@@ -118,6 +118,8 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
         c.check("asking past the source's limit is refused, naming it",
                 refused.get("success") is False and "limit of 5" in refused.get("message", ""), refused)
         c.check("list_sources shows the source's limits", by_name.get("music", {}).get("limits") == {"maxRows": 5}, by_name.get("music"))
+        completed = await client.complete(types.PromptReference(type="ref/prompt", name="schema_system_prompt"), {"name": "source", "value": "mu"})
+        c.check("completion of a source name", completed.completion.values == ["music"], completed.completion)
         resources = await client.list_resources()
         shown.append(json.dumps([r.model_dump(mode="json") for r in resources.resources]))
         music = next((r for r in resources.resources if str(r.uri) == "schema://music"), None)
@@ -151,6 +153,12 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
         names = {s["name"] for s in listing["data"]["sources"]}
         c.check("a broken edit keeps the last good configuration", names == {"music", "prices"}, sorted(names))
         shown.append(json.dumps(listing))
+    # The 2026-07-28 protocol carries cache hints on lists (the handshake-era one has no field).
+    config.write_text(config_text(args.postgres))
+    async with Client(server, mode="auto") as modern:
+        listed = await modern.list_tools()
+        c.check("tools/list says how long it may be cached (2026-07-28)",
+                listed.ttl_ms == 60000 and str(listed.cache_scope) in ("private", "CacheScope.private"), (listed.ttl_ms, listed.cache_scope))
     if password:
         leaked = [s[:200] for s in shown if password in s or (encoded and encoded in s)]
         c.check("the password appears in no answer, resource or instruction", not leaked, leaked)
