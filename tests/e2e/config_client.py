@@ -40,7 +40,7 @@ from mcp_client import Checks, call  # noqa: E402  (the shared check helpers)
 PASSWORD_VARIABLE = "E2E_SHOP_PASSWORD"
 
 
-def config_text(postgres: str | None, extra: str = "") -> str:
+def config_text(postgres: str | None, extra: str = "", role: str | None = None) -> str:
     text = """
 [[sources]]
 name = "music"
@@ -57,7 +57,7 @@ name = "shop"
 description = "The same store on PostgreSQL, for reporting"
 uri = "{bare}"
 password = "${{{PASSWORD_VARIABLE}}}"
-"""
+""" + (f'role = "{role}"\n' if role else "")
     return text + extra
 
 
@@ -74,7 +74,7 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
     shutil.copy(args.sqlite, home / "data" / "music.sqlite")
     (home / "docs.json").write_text(json.dumps([{"sku": "a-1", "price": 3.5}, {"sku": "b-2", "price": 4.25}]))
     config = home / "schemascope.toml"
-    config.write_text(config_text(args.postgres))
+    config.write_text(config_text(args.postgres, role=args.postgres_role))
     encoded = urlsplit(args.postgres).password if args.postgres else None
     password = unquote(encoded) if encoded else None
     env = dict(os.environ)
@@ -112,6 +112,9 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
             result = await call(client, "execute_query", {"source": "shop", "query": 'SELECT count(*) AS n FROM "Artist"'})
             shown.append(json.dumps(result))
             c.check("a query runs on it", result.get("success") is True, result)
+            if args.postgres_role:
+                who = await call(client, "execute_query", {"source": "shop", "query": "SELECT current_user AS u"})
+                c.check("statements run as the configured role", who.get("data", {}).get("rows") == [[args.postgres_role]], who)
         capped = await call(client, "execute_query", {"source": "music", "query": "SELECT Name FROM Track"})
         c.check("the source's max_rows caps a query", capped.get("data", {}).get("rowCount") == 5 and capped["data"].get("truncated") is True, capped)
         refused = await call(client, "execute_query", {"source": "music", "query": "SELECT Name FROM Track", "max_rows": 10})
@@ -154,7 +157,7 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
         c.check("a broken edit keeps the last good configuration", names == {"music", "prices"}, sorted(names))
         shown.append(json.dumps(listing))
     # The 2026-07-28 protocol carries cache hints on lists (the handshake-era one has no field).
-    config.write_text(config_text(args.postgres))
+    config.write_text(config_text(args.postgres, role=args.postgres_role))
     async with Client(server, mode="auto") as modern:
         listed = await modern.list_tools()
         c.check("tools/list says how long it may be cached (2026-07-28)",
@@ -171,6 +174,7 @@ def main() -> int:
     parser.add_argument("binary")
     parser.add_argument("sqlite", type=Path, help="a SQLite file to serve (copied)")
     parser.add_argument("--postgres", help="a PostgreSQL URI with a password (moved to the environment)")
+    parser.add_argument("--postgres-role", help="a role the PostgreSQL user may take (`role` in the file)")
     parser.add_argument("--timeout", type=float, default=15.0)
     args = parser.parse_args()
     c = Checks()

@@ -183,6 +183,7 @@ struct RawSource {
     password_env: Option<Spanned<String>>,
     password_file: Option<Spanned<String>>,
     docs: Option<Spanned<String>>,
+    role: Option<Spanned<String>>,
     max_rows: Option<Spanned<u64>>,
     max_bytes: Option<Spanned<Size>>,
     timeout_ms: Option<Spanned<u64>>,
@@ -497,6 +498,7 @@ impl Locator<'_> {
             ));
         }
         let spec = self.with_password(spec, &raw, i, base, context)?;
+        let spec = self.with_role(spec, &raw, i, context)?;
         let description = raw
             .description
             .as_ref()
@@ -604,6 +606,46 @@ impl Locator<'_> {
             .parse()
             .map_err(|_| self.error(at, &key(name), "the URI with this password is not valid"))?;
         Ok(SourceSpec { text: uri, ..spec }.described(description.as_deref()))
+    }
+}
+
+impl Locator<'_> {
+    /// `spec` whose statements run as the role its entry names (`role`): PostgreSQL sets it
+    /// at connection start (`options=-c role=NAME`), so every statement — profiles, the catalog,
+    /// queries — has that role's privileges, whatever else the login user may do.
+    fn with_role(
+        &self,
+        spec: SourceSpec,
+        raw: &RawSource,
+        i: usize,
+        context: &Context<'_>,
+    ) -> Result<SourceSpec, ConfigError> {
+        let Some(value) = &raw.role else { return Ok(spec) };
+        let key = format!("sources[{i}].role");
+        let role = self.text(value, &key, context)?;
+        let valid = !role.is_empty()
+            && role.len() <= 63
+            && role.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(self.error(
+                value.span().start,
+                &key,
+                "a role name is letters, digits, `_` and `-`, at most 63 characters",
+            ));
+        }
+        let Location::Postgres(uri) = &spec.location else {
+            return Err(self.error(value.span().start, &key, "`role` applies to a PostgreSQL source (its login user takes the role at connection start)"));
+        };
+        if uri.contains("options=") {
+            return Err(self.error(value.span().start, &key, "the URI already sets `options`; give the role there (-c role=NAME) or here, not both"));
+        }
+        let separator = if uri.contains('?') { '&' } else { '?' };
+        let uri = format!("{uri}{separator}options=-c%20role%3D{role}");
+        let text = format!("{}={uri}", spec.name);
+        let parsed: SourceSpec = text.parse().map_err(|_| {
+            self.error(value.span().start, &key, "the URI with this role is not valid")
+        })?;
+        Ok(SourceSpec { location: parsed.location, ..spec })
     }
 }
 

@@ -169,3 +169,18 @@ fn an_empty_file_is_a_configuration_without_sources() {
     assert!(config.sources.is_empty());
     assert_eq!(config.server, ServerSettings::default());
 }
+
+#[test]
+fn a_role_is_taken_at_connection_start_and_only_by_postgres() {
+    let config = parse(
+        "[[sources]]\nname = \"pg\"\nuri = \"postgres://app@h/db?sslmode=disable\"\nrole = \"reporting_ro\"\n",
+    )
+    .expect("valid");
+    let Location::Postgres(uri) = &config.sources[0].spec.location else { panic!("postgres") };
+    let parsed: postgres_config::Config = uri.parse().expect("a URI the client parses");
+    assert_eq!(parsed.get_options(), Some("-c role=reporting_ro"));
+    let e = error("[[sources]]\nname = \"a\"\npath = \"x.sqlite\"\nrole = \"r\"\n");
+    assert!(e.message.contains("PostgreSQL"), "{e}");
+    let e = error("[[sources]]\nname = \"a\"\nuri = \"postgres://u@h/db\"\nrole = \"r; DROP\"\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].role")), "{e}");
+}

@@ -139,7 +139,8 @@ fn python_sdk_serves_a_configuration_reloads_its_edits_and_never_shows_the_passw
         .arg(env!("CARGO_BIN_EXE_schemascope"))
         .arg(chinook());
     if let Some((uri, _)) = secret_postgres() {
-        command.arg("--postgres").arg(uri);
+        // The test reader is a member of the read-only role (scripts/postgres).
+        command.arg("--postgres").arg(uri).args(["--postgres-role", "schemascope_ro"]);
     }
     let output = command.output().expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
