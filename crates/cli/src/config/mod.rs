@@ -329,7 +329,9 @@ impl Locator<'_> {
             .map_err(|e| self.error(value.span().start, key, &e.to_string()))
     }
 
-    fn size(&self, value: &Spanned<Size>, key: &str) -> Result<usize, ConfigError> {
+    /// A size given as bytes or as a text such as `4MiB`, when given.
+    fn size(&self, value: &Option<Spanned<Size>>, key: &str) -> Result<Option<usize>, ConfigError> {
+        let Some(value) = value else { return Ok(None) };
         let bytes = match value.get_ref() {
             Size::Bytes(n) => Ok(*n),
             Size::Text(text) => crate::parse_bytes(text),
@@ -339,22 +341,32 @@ impl Locator<'_> {
         if bytes == 0 {
             return Err(self.error(value.span().start, key, "must be at least 1 byte"));
         }
-        Ok(bytes)
+        Ok(Some(bytes))
     }
 
-    fn seconds(&self, value: &Spanned<f64>, key: &str) -> Result<f64, ConfigError> {
+    /// A positive number of seconds, when given.
+    fn seconds(&self, value: &Option<Spanned<f64>>, key: &str) -> Result<Option<f64>, ConfigError> {
+        let Some(value) = value else { return Ok(None) };
         let seconds = *value.get_ref();
         if seconds.is_finite() && seconds > 0.0 {
-            Ok(seconds)
+            Ok(Some(seconds))
         } else {
             Err(self.error(value.span().start, key, "must be a positive number of seconds"))
         }
     }
 
-    fn count(&self, value: &Spanned<usize>, key: &str) -> Result<usize, ConfigError> {
-        match *value.get_ref() {
-            0 => Err(self.error(value.span().start, key, "must be at least 1")),
-            n => Ok(n),
+    /// A count of at least 1, when given.
+    fn count<N: Copy + Default + PartialEq>(
+        &self,
+        value: &Option<Spanned<N>>,
+        key: &str,
+    ) -> Result<Option<N>, ConfigError> {
+        match value {
+            Some(n) if *n.get_ref() == N::default() => {
+                Err(self.error(n.span().start, key, "must be at least 1"))
+            }
+            Some(n) => Ok(Some(*n.get_ref())),
+            None => Ok(None),
         }
     }
 
@@ -399,36 +411,12 @@ impl Locator<'_> {
                 .transpose()?,
             allow_hosts: texts(&raw.allow_hosts, "allow_hosts")?,
             allow_origins: texts(&raw.allow_origins, "allow_origins")?,
-            max_body_bytes: raw
-                .max_body_bytes
-                .as_ref()
-                .map(|s| self.size(s, &key("max_body_bytes")))
-                .transpose()?,
-            request_timeout: raw
-                .request_timeout
-                .as_ref()
-                .map(|s| self.seconds(s, &key("request_timeout")))
-                .transpose()?,
-            max_sessions: raw
-                .max_sessions
-                .as_ref()
-                .map(|n| self.count(n, &key("max_sessions")))
-                .transpose()?,
-            header_timeout: raw
-                .header_timeout
-                .as_ref()
-                .map(|s| self.seconds(s, &key("header_timeout")))
-                .transpose()?,
-            max_connections: raw
-                .max_connections
-                .as_ref()
-                .map(|n| self.count(n, &key("max_connections")))
-                .transpose()?,
-            max_result_bytes: raw
-                .max_result_bytes
-                .as_ref()
-                .map(|s| self.size(s, &key("max_result_bytes")))
-                .transpose()?,
+            max_body_bytes: self.size(&raw.max_body_bytes, &key("max_body_bytes"))?,
+            request_timeout: self.seconds(&raw.request_timeout, &key("request_timeout"))?,
+            max_sessions: self.count(&raw.max_sessions, &key("max_sessions"))?,
+            header_timeout: self.seconds(&raw.header_timeout, &key("header_timeout"))?,
+            max_connections: self.count(&raw.max_connections, &key("max_connections"))?,
+            max_result_bytes: self.size(&raw.max_result_bytes, &key("max_result_bytes"))?,
             watch: raw.watch,
             profile_wait_ms: raw.profile_wait_ms,
         })
@@ -509,29 +497,11 @@ impl Locator<'_> {
             .as_ref()
             .map(|d| self.text(d, &key("docs"), context).map(|p| resolved(base, &p)))
             .transpose()?;
-        let positive =
-            |value: &Option<Spanned<u64>>, name: &str| -> Result<Option<u64>, ConfigError> {
-                match value {
-                    Some(v) if *v.get_ref() == 0 => {
-                        Err(self.error(v.span().start, &key(name), "must be at least 1"))
-                    }
-                    Some(v) => Ok(Some(*v.get_ref())),
-                    None => Ok(None),
-                }
-            };
         let limits = schemascope_sources::SourceLimits {
-            max_rows: positive(&raw.max_rows, "max_rows")?,
-            max_bytes: raw
-                .max_bytes
-                .as_ref()
-                .map(|s| self.size(s, &key("max_bytes")).map(|b| b as u64))
-                .transpose()?,
-            timeout_ms: positive(&raw.timeout_ms, "timeout_ms")?,
-            memory_budget: raw
-                .memory_budget
-                .as_ref()
-                .map(|s| self.size(s, &key("memory_budget")))
-                .transpose()?,
+            max_rows: self.count(&raw.max_rows, &key("max_rows"))?,
+            max_bytes: self.size(&raw.max_bytes, &key("max_bytes"))?.map(|b| b as u64),
+            timeout_ms: self.count(&raw.timeout_ms, &key("timeout_ms"))?,
+            memory_budget: self.size(&raw.memory_budget, &key("memory_budget"))?,
         };
         let spec = SourceSpec { limits, ..spec.described(description.as_deref()) };
         Ok(ConfiguredSource { spec, docs })

@@ -29,6 +29,17 @@ fn chinook() -> Result<Services, Box<dyn std::error::Error>> {
     Ok(services)
 }
 
+/// Serves `services` on one end of a pipe and returns the other.
+fn serve(services: Services) -> tokio::io::DuplexStream {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client_end
+}
+
 fn arguments(value: Value) -> JsonObject {
     match value {
         Value::Object(object) => object,
@@ -38,13 +49,7 @@ fn arguments(value: Value) -> JsonObject {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestResult {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let services = chinook()?;
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_end = serve(chinook()?);
     let client = ClientConfig::new(
         ClientCapabilities::builder().enable_tasks().build(),
         Implementation::from_build_env(),
@@ -113,13 +118,7 @@ async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestR
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_without_the_extension_gets_the_answer() -> TestResult {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let services = chinook()?;
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_end = serve(chinook()?);
     let client = ClientConfig::default().serve(client_end).await?;
     let answer = client
         .call_tool(CallToolRequestParams::new("execute_query").with_arguments(arguments(json!({
