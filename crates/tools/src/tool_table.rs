@@ -143,6 +143,8 @@ fn input_schema<P: JsonSchema>() -> Map<String, Value> {
             {
                 source.remove("description");
             }
+            // Some clients want `properties` even when there are none.
+            object.entry("properties").or_insert_with(|| json!({}));
             // `type` first, as a reader expects it.
             let mut ordered = Map::new();
             for key in ["type", "properties", "required"] {
@@ -343,7 +345,7 @@ pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "find_and_style_edges",
         description: text::FIND_AND_STYLE_EDGES,
-        input_schema: input_schema::<graph::StyleElementsParams>,
+        input_schema: input_schema::<graph::StyleEdgesSchema>,
         hints: ADDS,
         needs: Needs::Graph,
         request_timeout_applies: true,
@@ -771,6 +773,9 @@ mod tests {
         for d in &definitions {
             let tokens = schemascope_core::tokens::count(&d.to_string());
             eprintln!("{:24} {tokens}", d["name"].as_str().unwrap_or(""));
+            if std::env::var_os("SHOW_DEFINITIONS").is_some() {
+                eprintln!("{d}");
+            }
         }
         schemascope_core::tokens::count(&json!({"tools": definitions}).to_string())
     }
@@ -798,6 +803,17 @@ mod tests {
                 assert!(!text.contains(noise), "{}: {noise} in {text}", spec.name);
             }
         }
+    }
+
+    #[test]
+    fn the_edges_style_schema_has_the_parameters_that_parse_it() {
+        let keys = |schema: Map<String, Value>| {
+            (schema["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()), schema.get("required").cloned())
+        };
+        assert_eq!(
+            keys(input_schema::<graph::StyleEdgesSchema>()),
+            keys(input_schema::<graph::StyleElementsParams>())
+        );
     }
 
     #[test]
