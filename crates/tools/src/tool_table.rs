@@ -605,7 +605,9 @@ pub fn call_tool_written(
     arguments: Value,
     progress: &mut dyn FnMut(Progress),
 ) -> Written {
-    let listing = name == "list_sources" && crate::list_sources::takes_no_arguments(&arguments);
+    let listing = name == "list_sources"
+        && crate::list_sources::takes_no_arguments(&arguments)
+        && services.is_chosen(name);
     let stamp = if listing {
         match services.listing.recall(services) {
             Ok(written) => return written,
@@ -635,7 +637,9 @@ pub fn answer_at_once(
     arguments: &Value,
 ) -> Option<Written> {
     match name {
-        "list_sources" if crate::list_sources::takes_no_arguments(arguments) => {
+        "list_sources"
+            if crate::list_sources::takes_no_arguments(arguments) && services.is_chosen(name) =>
+        {
             services.listing.recall(services).ok()
         }
         "search_schema_docs" => {
