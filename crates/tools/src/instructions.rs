@@ -84,12 +84,13 @@ field names do not settle."
                 .into(),
         );
     }
-    steps.push(
-        "Selectors (`find_items`, and the graph tools' `selector`) are JMESPath evaluated on each item's data: the \
+    let graph = kinds.contains(&Kind::Graph);
+    steps.push(format!(
+        "Selectors (`find_items`{}) are JMESPath evaluated on each item's data: the \
 item's data is the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in \
-backticks (cpu > `0.8`)."
-            .into(),
-    );
+backticks (cpu > `0.8`).",
+        if graph { ", and the graph tools' `selector`" } else { "" }
+    ));
     let named = |tools: &[&str]| -> Vec<String> {
         tools.iter().filter(|tool| has(tool)).map(|tool| format!("`{tool}`")).collect()
     };
@@ -128,11 +129,12 @@ backticks (cpu > `0.8`)."
     };
     text.push_str(&format!(
         "\nEvery tool takes an optional `source`, a source name above: needed only when several sources are served. \
-A `collection` is `nodes` (the default on a graph) or `edges`, or a record set, document set or table by name. \
+A `collection` is {}a record set, document set or table by name. \
 Every tool returns {{success, message, data}}{graph_fields}; an answer cut to fit the size cap has \
 `truncated`; when success is false the message says what to change (unknown names come with suggestions). \
 The tools listed are those the served sources can use{}. The schema resources are refreshed when their \
 sources change; subscribe to them to be notified.",
+        if graph { "`nodes` (the default on a graph) or `edges`, or " } else { "" },
         if services.chosen_tools().is_some() { " and the operator chose" } else { "" }
     ));
     text
