@@ -599,8 +599,10 @@ fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
 
 /// The tools `--tools` chose, if given.
 fn chosen_tools(list: Option<&str>) -> Result<Option<tools::toolsets::ChosenTools>> {
-    list.map(|list| tools::toolsets::ChosenTools::parse_list(list).map_err(|e| anyhow::anyhow!("--tools: {e}")))
-        .transpose()
+    list.map(|list| {
+        tools::toolsets::ChosenTools::parse_list(list).map_err(|e| anyhow::anyhow!("--tools: {e}"))
+    })
+    .transpose()
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {

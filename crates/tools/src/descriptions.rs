@@ -102,7 +102,8 @@ pub const SET_LAYOUT: &str = "Lay the graph out. Options: forceDirected {iterati
 pub const SET_DIMENSION: &str = "Switch the view to 2D or 3D.";
 
 /// `set_camera`.
-pub const SET_CAMERA: &str = "Move the camera to a `preset`, or to `position` looking at `target` ([x, y, z]).";
+pub const SET_CAMERA: &str =
+    "Move the camera to a `preset`, or to `position` looking at `target` ([x, y, z]).";
 
 /// `zoom_to_nodes`.
 pub const ZOOM_TO_NODES: &str = "Frame some nodes (`ids` or a `selector`) in the view.";

@@ -39,7 +39,11 @@ pub fn instructions(services: &Services) -> String {
         "Get the overview first: read the resource `schema://<source>` or get the prompt `schema_system_prompt` \
 (a compact markdown summary of every collection and property: types, how often present, enums, ranges, \
 formats, samples).{}",
-        if has("list_sources") { " `list_sources` gives the source names, collections and sizes." } else { "" }
+        if has("list_sources") {
+            " `list_sources` gives the source names, collections and sizes."
+        } else {
+            ""
+        }
     )];
     if has("describe_property") || has("sample_data") {
         steps.push(

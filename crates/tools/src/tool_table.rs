@@ -197,10 +197,8 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
     }
     // An enum of strings, each with its description: the values alone.
     if let Some(Value::Array(choices)) = object.get("oneOf") {
-        let values: Option<Vec<Value>> = choices
-            .iter()
-            .map(|c| c.get("const").filter(|v| v.is_string()).cloned())
-            .collect();
+        let values: Option<Vec<Value>> =
+            choices.iter().map(|c| c.get("const").filter(|v| v.is_string()).cloned()).collect();
         if let Some(values) = values {
             object.remove("oneOf");
             object.insert("type".into(), json!("string"));
@@ -208,8 +206,7 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
         }
     }
     if let Some(Value::Array(types)) = object.get("type") {
-        let not_null: Vec<Value> =
-            types.iter().filter(|t| *t != &json!("null")).cloned().collect();
+        let not_null: Vec<Value> = types.iter().filter(|t| *t != &json!("null")).cloned().collect();
         match not_null.as_slice() {
             [one] => {
                 object.insert("type".into(), one.clone());
@@ -803,7 +800,15 @@ mod tests {
     fn schemas_carry_no_schemars_noise() {
         for spec in TOOLS {
             let text = Value::Object((spec.input_schema)()).to_string();
-            for noise in ["\"null\"", ":null", "\"format\":\"", "$ref", "$defs", "\\n", "additionalProperties"] {
+            for noise in [
+                "\"null\"",
+                ":null",
+                "\"format\":\"",
+                "$ref",
+                "$defs",
+                "\\n",
+                "additionalProperties",
+            ] {
                 assert!(!text.contains(noise), "{}: {noise} in {text}", spec.name);
             }
         }
@@ -812,7 +817,10 @@ mod tests {
     #[test]
     fn the_edges_style_schema_has_the_parameters_that_parse_it() {
         let keys = |schema: Map<String, Value>| {
-            (schema["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()), schema.get("required").cloned())
+            (
+                schema["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()),
+                schema.get("required").cloned(),
+            )
         };
         assert_eq!(
             keys(input_schema::<graph::StyleEdgesSchema>()),

@@ -32,7 +32,13 @@ pub const TOOLSETS: &[Toolset] = &[
     },
     Toolset {
         name: "sql",
-        tools: &["search_schema_docs", "get_schema_context", "execute_query", "validate_query", "ask"],
+        tools: &[
+            "search_schema_docs",
+            "get_schema_context",
+            "execute_query",
+            "validate_query",
+            "ask",
+        ],
     },
     Toolset {
         name: "graph-style",
@@ -50,7 +56,10 @@ pub const TOOLSETS: &[Toolset] = &[
             "run_algorithm",
         ],
     },
-    Toolset { name: "graph-view", tools: &["set_layout", "set_dimension", "set_camera", "zoom_to_nodes"] },
+    Toolset {
+        name: "graph-view",
+        tools: &["set_layout", "set_dimension", "set_camera", "zoom_to_nodes"],
+    },
 ];
 
 /// The name of the toolset of every tool.

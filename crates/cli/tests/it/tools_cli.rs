@@ -40,7 +40,11 @@ fn tools_prints_a_line_per_tool_the_total_and_why_others_are_not_listed() {
     let text = shown(&output);
     assert!(output.status.success(), "{text}");
     assert!(!text.trim_start().starts_with('{'), "not JSON: {text}");
-    assert!(text.lines().any(|l| l.trim_start().starts_with("find_and_style_nodes") && l.ends_with(" tokens")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("find_and_style_nodes") && l.ends_with(" tokens")),
+        "{text}"
+    );
     assert!(text.contains("22 tools listed: "), "{text}");
     assert!(text.contains("no database served: search_schema_docs, get_schema_context, execute_query, validate_query"), "{text}");
 
@@ -83,7 +87,10 @@ fn tools_with_a_choice_shows_what_is_left_out_and_an_unknown_name_suggests_one()
     assert!(output.status.success(), "{text}");
     assert!(text.contains("5 tools listed"), "{text}");
     assert!(text.contains("Chosen with --tools: sql,list_sources"), "{text}");
-    assert!(text.contains("not chosen (--tools / tools = [...]): describe_schema, sample_data"), "{text}");
+    assert!(
+        text.contains("not chosen (--tools / tools = [...]): describe_schema, sample_data"),
+        "{text}"
+    );
 
     for args in [
         vec!["tools", chinook.as_str(), "--tools", "discovery,execute_qurey"],
@@ -131,7 +138,10 @@ fn a_configuration_choosing_tools_is_served_with_them_only() {
         .expect("serves");
     let mut stdin = child.stdin.take().expect("stdin");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
     response(&mut lines, 1);
     send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
@@ -143,13 +153,25 @@ fn a_configuration_choosing_tools_is_served_with_them_only() {
         .filter_map(|t| t["name"].as_str())
         .collect();
     assert!(names.contains(&"execute_query") && names.contains(&"find_items"), "{names:?}");
-    assert!(!names.contains(&"validate_query") && !names.contains(&"get_schema_context"), "{names:?}");
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "validate_query", "arguments": {"query": "SELECT 1"}}}));
+    assert!(
+        !names.contains(&"validate_query") && !names.contains(&"get_schema_context"),
+        "{names:?}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "validate_query", "arguments": {"query": "SELECT 1"}}}),
+    );
     let refused = response(&mut lines, 3);
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     let message = refused["result"]["structuredContent"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("--tools discovery,execute_query") && message.contains("tools = [...]"), "{refused}");
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "execute_query", "arguments": {"query": "SELECT COUNT(*) AS n FROM Genre"}}}));
+    assert!(
+        message.contains("--tools discovery,execute_query") && message.contains("tools = [...]"),
+        "{refused}"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "execute_query", "arguments": {"query": "SELECT COUNT(*) AS n FROM Genre"}}}),
+    );
     let answered = response(&mut lines, 4);
     assert_eq!(answered["result"]["isError"], false, "{answered}");
     drop(stdin);

@@ -57,15 +57,20 @@ async fn mcp_lists_only_the_chosen_tools_and_refuses_the_others() -> TestResult 
     let envelope = refused.structured_content.ok_or("no structured content")?;
     assert_eq!(envelope["data"]["error"], "tool_not_chosen", "{envelope}");
     let message = envelope["message"].as_str().unwrap_or_default();
-    assert!(message.contains("--tools discovery,select") && message.contains("tools = [...]"), "{message}");
+    assert!(
+        message.contains("--tools discovery,select") && message.contains("tools = [...]"),
+        "{message}"
+    );
 
     let chosen = client
-        .call_tool(CallToolRequestParams::new("find_items").with_arguments(
-            serde_json::json!({"source": "infrastructure", "selector": "type == 'database'"})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        ))
+        .call_tool(
+            CallToolRequestParams::new("find_items").with_arguments(
+                serde_json::json!({"source": "infrastructure", "selector": "type == 'database'"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
         .await?;
     assert_eq!(chosen.is_error, Some(false));
     client.cancel().await?;
@@ -97,16 +102,32 @@ async fn http_refuses_a_tool_not_chosen_and_answers_the_chosen() -> TestResult {
             let _ = stopped.await;
         },
     ));
-    let refused = exchange(addr, post(addr, "/v1/tools/set_camera", r#"{"preset":"topView"}"#), "\u{0}").await?;
+    let refused =
+        exchange(addr, post(addr, "/v1/tools/set_camera", r#"{"preset":"topView"}"#), "\u{0}")
+            .await?;
     let refused = body(&refused);
     assert_eq!(refused["success"], false, "{refused}");
     assert_eq!(refused["data"]["error"], "tool_not_chosen", "{refused}");
     assert!(refused["message"].as_str().unwrap_or_default().contains("--tools"), "{refused}");
 
-    let answered = exchange(addr, post(addr, "/v1/tools/select", r#"{"source":"infrastructure","mode":"clear"}"#), "\u{0}").await?;
+    let answered = exchange(
+        addr,
+        post(addr, "/v1/tools/select", r#"{"source":"infrastructure","mode":"clear"}"#),
+        "\u{0}",
+    )
+    .await?;
     assert_eq!(body(&answered)["success"], true, "{answered}");
     // The web view's own tool is no choice of the operator's: it always answers.
-    let viewport = exchange(addr, post(addr, "/v1/tools/report_viewport", r#"{"source":"infrastructure","width":800,"height":600}"#), "\u{0}").await?;
+    let viewport = exchange(
+        addr,
+        post(
+            addr,
+            "/v1/tools/report_viewport",
+            r#"{"source":"infrastructure","width":800,"height":600}"#,
+        ),
+        "\u{0}",
+    )
+    .await?;
     assert_eq!(body(&viewport)["success"], true, "{viewport}");
 
     let _ = stop.send(());

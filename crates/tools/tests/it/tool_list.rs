@@ -109,7 +109,10 @@ fn a_choice_of_tools_lists_only_those_and_refuses_the_others() {
     let answer = tool_list(&registry, false);
     assert_eq!(answer.data["chosen"], "discovery,execute_query");
     assert_eq!(answer.data["why"]["validate_query"], "not chosen (--tools / tools = [...])");
-    assert_eq!(answer.data["why"]["ask"], "needs a database and an LLM (--llm-model or SCHEMASCOPE_LLM_MODEL)");
+    assert_eq!(
+        answer.data["why"]["ask"],
+        "needs a database and an LLM (--llm-model or SCHEMASCOPE_LLM_MODEL)"
+    );
     assert!(answer.message.contains("Not listed, not chosen"), "{}", answer.message);
     let per_tool = answer.data["perTool"].as_array().cloned().unwrap_or_default();
     assert_eq!(per_tool.len(), names.len());
@@ -119,16 +122,31 @@ fn a_choice_of_tools_lists_only_those_and_refuses_the_others() {
     assert!(!refused.success);
     assert_eq!(refused.data["error"], "tool_not_chosen");
     assert!(refused.message.contains("`--tools discovery,execute_query`"), "{}", refused.message);
-    assert!(refused.message.contains("execute_query") && !refused.message.contains("validate_query,"), "{}", refused.message);
+    assert!(
+        refused.message.contains("execute_query") && !refused.message.contains("validate_query,"),
+        "{}",
+        refused.message
+    );
     // A person's call through HTTP takes the same path.
     let refused = call_tool(&registry, Caller::User, "find_nodes", json!({}));
     assert_eq!(refused.data["error"], "tool_not_chosen");
-    let answered = call_tool(&registry, Caller::Ai, "execute_query", json!({"source": "chinook", "query": "SELECT 1"}));
+    let answered = call_tool(
+        &registry,
+        Caller::Ai,
+        "execute_query",
+        json!({"source": "chinook", "query": "SELECT 1"}),
+    );
     assert!(answered.success, "{}", answered.message);
 
     let instructions = schemascope_tools::instructions(&registry);
-    assert!(!instructions.contains("run_algorithm") && !instructions.contains("validate_query"), "{instructions}");
-    assert!(instructions.contains("execute_query") && instructions.contains("operator chose"), "{instructions}");
+    assert!(
+        !instructions.contains("run_algorithm") && !instructions.contains("validate_query"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("execute_query") && instructions.contains("operator chose"),
+        "{instructions}"
+    );
 
     registry.choose_tools(None);
     assert!(listed(&registry).iter().any(|spec| spec.name == "validate_query"));
