@@ -105,16 +105,20 @@ backticks (cpu > `0.8`).",
     if kinds.contains(&Kind::Graph) && !(shown.is_empty() && changing.is_empty()) {
         let mut step = String::from("On a graph, the view a person sees is shared:");
         if !shown.is_empty() {
-            step.push_str(&format!(" {} say what is shown now;", shown.join(" and ")));
+            step.push_str(&format!(" {} say what is shown now;", listing(&shown)));
         }
         if !changing.is_empty() {
-            step.push_str(&format!(" {} change it;", changing.join(", ")));
+            step.push_str(&format!(" {} change it;", listing(&changing)));
         }
         if has("run_algorithm") {
             step.push_str(
-                " `run_algorithm` computes centralities and communities into node data that styles and selections can use \
-(then `describe_property` on `algorithmResults.schemascope.pagerank.rank` shows their spread).",
+                " `run_algorithm` computes centralities and communities into node data that styles and selections can use",
             );
+            step.push_str(if has("describe_property") {
+                " (then `describe_property` on `algorithmResults.schemascope.pagerank.rank` shows their spread)."
+            } else {
+                "."
+            });
         }
         let mut step = step.trim_end_matches(';').to_string();
         if !step.ends_with('.') {
@@ -142,6 +146,15 @@ sources change; subscribe to them to be notified.",
         if services.chosen_tools().is_some() { " and the operator chose" } else { "" }
     ));
     text
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listing(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// What kind of data a source is, as the workflow tells them apart.
