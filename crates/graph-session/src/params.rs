@@ -210,6 +210,7 @@ pub struct SetLayoutParams {
     pub layout_type: LayoutType,
     /// The type's options (see the description).
     #[serde(default)]
+    #[schemars(description = "")]
     pub options: Value,
 }
 

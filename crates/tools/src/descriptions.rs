@@ -21,8 +21,12 @@
 //! - Limits and defaults (256 style layers, the histogram's skew rules, `max_string_length`'s
 //!   default, result caps of 100 ids): the answer says when one applies (`removedLayer`,
 //!   `histogramScale`, `truncated`, "+N more").
-//! - execute_query's PostgreSQL value rules: each value says its type (`columnTypes`), and a
+//! - execute_query's PostgreSQL value rules: each column says its type (`columnTypes`), and a
 //!   number a double cannot hold is its exact text, counted in `exactTextNumbers`.
+//! - What each tool returns, field by field (ask's answer, query, rows, `shown_entities` and
+//!   trace; validate_value's `valid`; a sample's edges with source and target): the result.
+//! - That a syntax error names its position, that docs are generated where none are written: the
+//!   error and the result say so when it happens.
 //! - validate_query's structured-query example: the `query` parameter keeps its shape in brief;
 //!   a wrong field is refused naming the accepted ones.
 //! - The style fields of find_and_style_nodes/edges, typed one by one (500 tokens each): named
@@ -38,7 +42,7 @@ pub const LIST_SOURCES: &str =
 pub const DESCRIBE_SCHEMA: &str = "The schema of a source: per collection, per property (dot path) its type, how often present or null, enum values, ranges, formats and samples. With format \"markdown\", a compact summary for a prompt, fitted to `max_tokens`.";
 
 /// `sample_data`.
-pub const SAMPLE_DATA: &str = "A few real items, to see their actual structure before writing selectors or values. Long strings and deep values are cut (marked); edges show source and target.";
+pub const SAMPLE_DATA: &str = "A few real items, to see their actual structure before writing selectors or values. Long strings and deep values are cut (marked).";
 
 /// `describe_property`.
 pub const DESCRIBE_PROPERTY: &str = "Exact statistics of one property: values with counts; for numbers min, max, mean, median, stdDev and a histogram; per type when mixed. An unknown property answers with did-you-mean. With `value`: whether that value is stored exactly, and the closest stored values (check a filter value before writing a query).";
@@ -47,25 +51,25 @@ pub const DESCRIBE_PROPERTY: &str = "Exact statistics of one property: values wi
 pub const QUERY_SCHEMA: &str = "The JSON Schema of a record inferred from all its values (or of a collection's items): types, required fields; observed ranges and values as `x-observed`; the latest value as `example`. Use it before setting a record's value. A live AimDB record's is merged over up to `samples` recent values, waiting `window_ms` for new ones.";
 
 /// `validate_value`.
-pub const VALIDATE_VALUE: &str = "Check a proposed value against a record's inferred schema (as query_schema): `valid` as a JSON Schema validator says, errors (wrong type, missing field) and warnings (outside the observed values or range, unseen fields: often a unit mix-up or typo), each with its JSON path.";
+pub const VALIDATE_VALUE: &str = "Check a proposed value against a record's inferred schema (as query_schema): errors (wrong type, missing field) and warnings (outside the observed values or range, unseen fields: often a unit mix-up or typo), each with its JSON path.";
 
 /// `find_items`.
-pub const FIND_ITEMS: &str = "Find items matching a JMESPath selector evaluated on each item's data. The data is the root: write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks: cpu > `0.8`. Returns the count, ids and the first items; a syntax error names its position.";
+pub const FIND_ITEMS: &str = "Find items matching a JMESPath selector evaluated on each item's data. The data is the root: write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks: cpu > `0.8`. Returns the count, ids and the first items.";
 
 /// `search_schema_docs`.
-pub const SEARCH_SCHEMA_DOCS: &str = "Search a SQL source's table documentation (written, or generated from the catalog) for the chunks most relevant to a question, with relevance from 0 to 1: which tables and columns a question is about.";
+pub const SEARCH_SCHEMA_DOCS: &str = "Search a SQL source's table documentation for the chunks most relevant to a question, with relevance from 0 to 1: which tables and columns a question is about.";
 
 /// `get_schema_context`.
 pub const GET_SCHEMA_CONTEXT: &str = "The schema to write a query for a question: the whole schema of a small database, else the relevant tables, their foreign-key neighbours and docs, within `max_tokens`. Stored values the question names loosely are listed as stored (\"bossa nova\" → 'Bossa Nova').";
 
 /// `execute_query`.
-pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement: columns, their types and rows (`truncated` when cut at `max_rows` or `max_bytes`). A failure's `class` says whether to fix the query (syntax) or not to retry it (refused, timeout, auth, resource). A number a double cannot hold exactly is its exact text.";
+pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement: columns, their types and rows (`truncated` when cut at `max_rows` or `max_bytes`). A failure's `class` says whether to fix the query (syntax) or not to retry it (refused, timeout, auth, resource).";
 
 /// `validate_query`.
 pub const VALIDATE_QUERY: &str = "Check a query without running it: one read-only statement; tables, columns and functions exist in this engine (else the right ones); GROUP BY consistent; filter values stored (\"Californa\" → \"California\"); joins on foreign keys; then the engine compiles it. Returns valid, errors with suggestions, warnings and `rewritten_query` (a limit added).";
 
 /// `ask`.
-pub const ASK: &str = "Answer a question over a SQL source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows. Returns the answer, query, rows, `shown_entities` and a trace.";
+pub const ASK: &str = "Answer a question over a SQL source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows.";
 
 /// `query_graph`.
 pub const QUERY_GRAPH: &str = "The graph session's state: a summary (counts, layout, styles, selection, algorithms run), the view (camera, 2D/3D), the layout, or all. Check the view before changing it.";

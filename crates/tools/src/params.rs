@@ -254,8 +254,7 @@ pub struct ExecuteQueryParams {
     /// Source name (a SQL source; optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// The query: one read-only SQL statement.
-    #[schemars(description = "")]
+    /// One read-only SQL statement.
     pub query: Value,
     /// Default 1000.
     #[serde(default)]

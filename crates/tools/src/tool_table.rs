@@ -237,6 +237,10 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
     }
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
         for property in properties.values_mut() {
+            // Any JSON value, undescribed, is the schema `true`: some clients want an object.
+            if *property == Value::Bool(true) {
+                *property = json!({});
+            }
             plain(property, definitions, depth + 1);
         }
     }
@@ -799,7 +803,10 @@ mod tests {
     #[test]
     fn schemas_carry_no_schemars_noise() {
         for spec in TOOLS {
-            let text = Value::Object((spec.input_schema)()).to_string();
+            let schema = (spec.input_schema)();
+            let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+            assert!(properties.values().all(Value::is_object), "{}: {properties:?}", spec.name);
+            let text = Value::Object(schema).to_string();
             for noise in [
                 "\"null\"",
                 ":null",
