@@ -189,3 +189,21 @@ fn a_configuration_naming_an_unknown_tool_names_its_line() {
     assert!(!output.status.success(), "{text}");
     assert!(text.contains("schemascope.toml:4: `server.tools`: `graph-veiw` is neither a tool nor a toolset. Did you mean `graph-view`?"), "{text}");
 }
+
+#[test]
+fn check_says_how_many_tools_a_configuration_offers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("schemascope.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[server]\ntools = [\"sql\"]\n\n[[sources]]\nname = \"music\"\npath = {:?}\n",
+            chinook()
+        ),
+    )
+    .expect("write");
+    let output = schemascope(&["check", "--config", file.to_str().expect("utf-8")]);
+    let text = shown(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("  tools: 4 listed, ") && text.contains("(tools = sql)"), "{text}");
+}
