@@ -307,15 +307,6 @@ enum Command {
         /// ~/.config/schemascope/schemascope.toml.
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
-        /// Offer only these tools, by name or toolset, comma-separated: discovery (list_sources,
-        /// describe_schema, sample_data, describe_property, query_schema, validate_value,
-        /// find_items), sql (search_schema_docs, get_schema_context, execute_query,
-        /// validate_query, ask), graph-style (query_graph, find_nodes, find_edges, the style,
-        /// selection and algorithm tools), graph-view (set_layout, set_dimension, set_camera,
-        /// zoom_to_nodes), all; e.g. `--tools discovery,execute_query`. Others are not listed and
-        /// a call to one is refused [default: every tool the sources can use].
-        #[arg(long, value_name = "NAMES")]
-        tools: Option<String>,
         /// Sources to serve, besides the configuration file's.
         sources: Vec<String>,
         #[command(flatten)]
@@ -325,6 +316,15 @@ enum Command {
         /// Append every `ask` run's trace to FILE, one JSON object per line.
         #[arg(long, value_name = "FILE")]
         trace_json: Option<std::path::PathBuf>,
+        /// Offer only these tools, by name or toolset, comma-separated: discovery (list_sources,
+        /// describe_schema, sample_data, describe_property, query_schema, validate_value,
+        /// find_items), sql (search_schema_docs, get_schema_context, execute_query,
+        /// validate_query, ask), graph-style (query_graph, find_nodes, find_edges, the style,
+        /// selection and algorithm tools), graph-view (set_layout, set_dimension, set_camera,
+        /// zoom_to_nodes), all; e.g. `--tools discovery,execute_query`. Others are not listed and
+        /// a call to one is refused [default: every tool the sources can use].
+        #[arg(long, value_name = "NAMES")]
+        tools: Option<String>,
         #[command(flatten)]
         session: SessionFileArgs,
         #[command(flatten)]
@@ -597,12 +597,15 @@ fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     Ok((services, name))
 }
 
-/// The tools `--tools` chose, if given.
+/// The tools `--tools` chose, if given (a blank value, as a client's empty setting passes it, is
+/// none given).
 fn chosen_tools(list: Option<&str>) -> Result<Option<tools::toolsets::ChosenTools>> {
-    list.map(|list| {
-        tools::toolsets::ChosenTools::parse_list(list).map_err(|e| anyhow::anyhow!("--tools: {e}"))
-    })
-    .transpose()
+    list.filter(|list| !list.trim().is_empty())
+        .map(|list| {
+            tools::toolsets::ChosenTools::parse_list(list)
+                .map_err(|e| anyhow::anyhow!("--tools: {e}"))
+        })
+        .transpose()
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
@@ -870,11 +873,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             no_watch,
             profile_wait,
             config: config_arg,
-            tools: chosen,
             sources,
             retrieval,
             llm,
             trace_json,
+            tools: chosen,
             session,
             exposure,
             aimdb,

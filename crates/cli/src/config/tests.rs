@@ -148,13 +148,6 @@ fn errors_name_the_line_and_key_and_never_a_value() {
 }
 
 #[test]
-fn an_empty_file_is_a_configuration_without_sources() {
-    let config = parse("").expect("valid");
-    assert!(config.sources.is_empty());
-    assert_eq!(config.server, ServerSettings::default());
-}
-
-#[test]
 fn tools_are_chosen_by_name_and_toolset() {
     let config = parse(
         r#"
@@ -189,4 +182,11 @@ tools = [
     assert!(e.message.contains("names none"), "{e}");
     let e = error("[server]\ntools = \"discovery\"\n");
     assert_eq!(e.line, Some(2), "{e}");
+}
+
+#[test]
+fn an_empty_file_is_a_configuration_without_sources() {
+    let config = parse("").expect("valid");
+    assert!(config.sources.is_empty());
+    assert_eq!(config.server, ServerSettings::default());
 }
