@@ -63,6 +63,15 @@ pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
             println!("          docs directory {} does not exist", dir.display());
         }
     }
+    // What a client is offered: the tools these sources use, as chosen by `tools = [...]`.
+    services.choose_tools(config.server.tools.clone());
+    let list = schemascope_tools::tool_table::tool_list(&services, false);
+    println!(
+        "  tools: {} listed, {} tokens of definitions on every turn{}",
+        list.data["count"],
+        list.data["tokens"],
+        list.data["chosen"].as_str().map(|c| format!(" (tools = {c})")).unwrap_or_default()
+    );
     if failed > 0 {
         println!("{failed} of {} source(s) failed to load.", config.sources.len());
         return Ok(ExitCode::FAILURE);

@@ -272,6 +272,9 @@ enum Command {
         /// Show each tool's full definition.
         #[arg(long)]
         definitions: bool,
+        /// Only these tools, as `serve --tools` offers them.
+        #[arg(long, value_name = "NAMES")]
+        tools: Option<String>,
         #[command(flatten)]
         llm: ask::LlmArgs,
         #[command(flatten)]
@@ -314,6 +317,15 @@ enum Command {
         /// Append every `ask` run's trace to FILE, one JSON object per line.
         #[arg(long, value_name = "FILE")]
         trace_json: Option<std::path::PathBuf>,
+        /// Offer only these tools, by name or toolset, comma-separated: discovery (list_sources,
+        /// describe_schema, sample_data, describe_property, query_schema, validate_value,
+        /// find_items), sql (search_schema_docs, get_schema_context, execute_query,
+        /// validate_query, ask), graph-style (query_graph, find_nodes, find_edges, the style,
+        /// selection and algorithm tools), graph-view (set_layout, set_dimension, set_camera,
+        /// zoom_to_nodes), all; e.g. `--tools discovery,execute_query`. Others are not listed and
+        /// a call to one is refused [default: every tool the sources can use].
+        #[arg(long, value_name = "NAMES")]
+        tools: Option<String>,
         #[command(flatten)]
         session: SessionFileArgs,
         #[command(flatten)]
@@ -588,6 +600,17 @@ fn one_source_read(source: &str, streamed: bool) -> Result<(Services, String)> {
     Ok((services, name))
 }
 
+/// The tools `--tools` chose, if given (a blank value, as a client's empty setting passes it, is
+/// none given).
+fn chosen_tools(list: Option<&str>) -> Result<Option<tools::toolsets::ChosenTools>> {
+    list.filter(|list| !list.trim().is_empty())
+        .map(|list| {
+            tools::toolsets::ChosenTools::parse_list(list)
+                .map_err(|e| anyhow::anyhow!("--tools: {e}"))
+        })
+        .transpose()
+}
+
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
     // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
     let result = &result.clone().capped(
@@ -855,10 +878,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let services = services_for(&sources)?;
             finish(&tools::list_sources(&services, Default::default()), &output, View::Data)
         }
-        Command::Tools { sources, definitions, llm, output } => {
+        Command::Tools { sources, definitions, tools: chosen, llm, output } => {
             let services = services_for(&sources)?;
             llm.apply(&services)?;
-            finish(&tools::tool_table::tool_list(&services, definitions), &output, View::Data)
+            services.choose_tools(chosen_tools(chosen.as_deref())?);
+            let view = if definitions { View::Data } else { View::Tools };
+            finish(&tools::tool_table::tool_list(&services, definitions), &output, view)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
         Command::Serve {
@@ -870,6 +895,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             retrieval,
             llm,
             trace_json,
+            tools: chosen,
             session,
             exposure,
             aimdb,
@@ -903,6 +929,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     services.docs.set_dir(&source.spec.name, dir.clone());
                 }
             }
+            // The flag wins over the file, as every setting's does.
+            services.choose_tools(chosen_tools(chosen.as_deref())?.or(settings.tools.clone()));
             let profile_wait = profile_wait.or(settings.profile_wait_ms).unwrap_or(2000);
             services
                 .sources

@@ -19,6 +19,8 @@ pub(crate) enum View {
     Context,
     /// Just the message.
     Message,
+    /// tools: one line per tool with its tokens, the total, what is not listed and why.
+    Tools,
 }
 
 /// Prints a result for a person.
@@ -59,6 +61,7 @@ pub(crate) fn print(result: &ToolResult, view: View) {
             }
         }
         View::Message => println!("{}", result.message),
+        View::Tools => print!("{}", tool_lines(&result.data)),
         View::Data => {
             println!("{}\n", result.message);
             println!("{}", pretty(&result.data));
@@ -66,6 +69,72 @@ pub(crate) fn print(result: &ToolResult, view: View) {
     }
 }
 
+/// `schemascope tools` for a person: each listed tool and its tokens, the total, then the tools
+/// not listed, grouped by why.
+fn tool_lines(data: &Value) -> String {
+    let per_tool = data["perTool"].as_array().cloned().unwrap_or_default();
+    let width = per_tool.iter().filter_map(|t| t["name"].as_str()).map(str::len).max().unwrap_or(0);
+    let mut text = String::new();
+    for tool in &per_tool {
+        let name = tool["name"].as_str().unwrap_or("");
+        let tokens = tool["tokens"].as_u64().unwrap_or(0);
+        text.push_str(&format!("  {name:width$}  {tokens:>5} tokens\n"));
+    }
+    text.push_str(&format!(
+        "{} tools listed: {} tokens ({} bytes) of tool definitions, sent with every turn.\n",
+        data["count"], data["tokens"], data["bytes"]
+    ));
+    if let Some(chosen) = data["chosen"].as_str() {
+        text.push_str(&format!("Chosen with --tools: {chosen}\n"));
+    }
+    let why = data["why"].as_object().cloned().unwrap_or_default();
+    let not_listed: Vec<&str> =
+        data["notListed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    // In the order of the tools (the table's), not of the reasons' names.
+    let mut reasons: Vec<&str> = Vec::new();
+    for reason in not_listed.iter().filter_map(|name| why.get(*name).and_then(Value::as_str)) {
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    if !reasons.is_empty() {
+        text.push_str("Not listed:\n");
+    }
+    for reason in reasons {
+        let names: Vec<&str> = not_listed
+            .iter()
+            .copied()
+            .filter(|name| why.get(*name).and_then(Value::as_str) == Some(reason))
+            .collect();
+        text.push_str(&format!("  {reason}: {}\n", names.join(", ")));
+    }
+    text
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_tool_list_reads_as_lines_with_the_reasons_tools_are_not_listed() {
+        let data = json!({
+            "perTool": [{"name": "list_sources", "tokens": 40}, {"name": "describe_schema", "tokens": 120}],
+            "count": 2, "tokens": 161, "bytes": 700, "chosen": "list_sources,describe_schema",
+            "notListed": ["find_items", "execute_query"],
+            "why": {"find_items": "not chosen (--tools / tools = [...])", "execute_query": "no database served"},
+        });
+        let text = tool_lines(&data);
+        assert!(text.contains("  list_sources        40 tokens\n"), "{text}");
+        assert!(text.contains("  describe_schema    120 tokens\n"), "{text}");
+        assert!(text.contains("2 tools listed: 161 tokens (700 bytes)"), "{text}");
+        assert!(text.contains("Chosen with --tools: list_sources,describe_schema"), "{text}");
+        assert!(text.contains("  not chosen (--tools / tools = [...]): find_items\n"), "{text}");
+        assert!(text.contains("  no database served: execute_query\n"), "{text}");
+        assert!(!text.contains('{'), "no JSON: {text}");
+    }
 }

@@ -1,4 +1,6 @@
-//! Parameters of the graph session tools, with the contract's snake_case names.
+//! Parameters of the graph session tools, with the contract's snake_case names. A field whose
+//! name, type and the tool's description say all a model needs is kept out of the input schema's
+//! descriptions (`#[schemars(description = "")]`): the tool list is paid on every turn.
 
 use crate::layers::ClearScope;
 use crate::selection::SelectMode;
@@ -36,8 +38,9 @@ pub struct QueryGraphParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// nodeCount, edgeCount, currentLayout, summary (default), all, view or layout.
+    /// What to report (default: the summary).
     #[serde(default)]
+    #[schemars(description = "")]
     pub query: GraphQuery,
 }
 
@@ -48,11 +51,12 @@ pub struct FindElementsParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// JMESPath over the element's data plus `algorithmResults`, e.g. `type == 'server'` or
-    /// `algorithmResults.schemascope.pagerank.rankPct > \`50\``. Empty matches everything.
+    /// JMESPath, e.g. `algorithmResults.schemascope.pagerank.rankPct > \`50\``; empty matches
+    /// all.
     #[serde(default)]
+    #[schemars(description = "")]
     pub selector: String,
-    /// How many matching elements to show with their data (default 10, at most 50).
+    /// Elements shown with their data (default 10).
     #[serde(default)]
     pub limit: Option<usize>,
 }
@@ -64,19 +68,45 @@ pub struct StyleElementsParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// JMESPath over the element's data plus `algorithmResults`; empty styles every element.
+    /// Empty styles every element.
     #[serde(default)]
     pub selector: String,
-    /// Only these element ids (e.g. the selection from describe_selection); combined with
-    /// `selector` when both are given.
+    /// Only these ids (e.g. the selection), within `selector`'s matches when both are given.
     #[serde(default)]
     pub ids: Option<Vec<String>>,
-    /// Flat style: color (CSS name or hex), size, shape, glow (true or a colour), glow_strength,
-    /// outline (colour), outline_width, opacity, hidden; for edges width and arrow.
+    /// color (CSS name or hex), size (1 = default), shape (sphere, box, cone, cylinder…), glow
+    /// (true or a colour), glow_strength, outline (a colour), outline_width, opacity (0-1),
+    /// hidden; edges: width, arrow (normal, none…).
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub style: FlatStyle,
-    /// Name of the layer (e.g. `highlight-servers`); default `ai-<kind>-style-<time>`. An
-    /// existing name is replaced in place.
+    /// E.g. `slow-links`, to remove it later.
     #[serde(default)]
+    pub layer_name: Option<String>,
+}
+
+/// The input schema of `find_and_style_edges`: [`StyleElementsParams`]' fields (which parse its
+/// arguments), described by reference to `find_and_style_nodes` so the tool list says them once.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StyleEdgesSchema {
+    /// Graph source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// As for find_and_style_nodes.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub selector: String,
+    /// As for find_and_style_nodes.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub ids: Option<Vec<String>>,
+    /// As for find_and_style_nodes: color, width, arrow (normal, none…), opacity, hidden.
+    #[schemars(with = "serde_json::Map<String, Value>")]
+    #[schemars(description = "color, width, arrow (normal, none…), opacity, hidden.")]
+    pub style: FlatStyle,
+    /// As for find_and_style_nodes.
+    #[serde(default)]
+    #[schemars(description = "")]
     pub layer_name: Option<String>,
 }
 
@@ -89,10 +119,12 @@ pub struct ClearStylesParams {
     pub source: Option<String>,
     /// The layer to remove; without it every layer `layers` names is removed.
     #[serde(default)]
+    #[schemars(description = "")]
     pub layer_name: Option<String>,
     /// Without `layer_name`, whose layers to remove: `ai` (default), `user` (the person's) or
     /// `all`. The built-in `default` layer always stays.
     #[serde(default)]
+    #[schemars(description = "")]
     pub layers: ClearScope,
 }
 
@@ -105,12 +137,14 @@ pub struct DescribeStylesParams {
     pub source: Option<String>,
     /// Full style details for each layer (default: a one-line summary each).
     #[serde(default)]
+    #[schemars(description = "")]
     pub verbose: bool,
-    /// Details of one layer.
+    /// One layer only.
     #[serde(default)]
     pub layer_name: Option<String>,
     /// A node or edge id: its merged style and which layer contributed which property.
     #[serde(default)]
+    #[schemars(description = "")]
     pub compute_for: Option<String>,
 }
 
@@ -123,6 +157,7 @@ pub struct DescribeSelectionParams {
     pub source: Option<String>,
     /// Include each selected element's data (default false).
     #[serde(default)]
+    #[schemars(description = "")]
     pub include_data: bool,
 }
 
@@ -146,15 +181,19 @@ pub struct SelectParams {
     pub source: Option<String>,
     /// Node or edge ids.
     #[serde(default)]
+    #[schemars(description = "")]
     pub ids: Vec<String>,
     /// Or a JMESPath selector (over `elements`).
     #[serde(default)]
+    #[schemars(description = "")]
     pub selector: Option<String>,
     /// What `selector` selects: nodes (default) or edges.
     #[serde(default)]
+    #[schemars(description = "")]
     pub elements: ElementsParam,
     /// replace (default), add, remove or clear.
     #[serde(default)]
+    #[schemars(description = "")]
     pub mode: SelectMode,
 }
 
@@ -165,13 +204,13 @@ pub struct SetLayoutParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// forceDirected, circular, random, spiral, shell, grid or fixed.
+    /// The layout.
     #[serde(rename = "type")]
+    #[schemars(description = "")]
     pub layout_type: LayoutType,
-    /// Layout options: forceDirected {iterations, seed, tolerance}; circular {radius}; random
-    /// {seed, size}; spiral/grid {spacing}; shell {shells: \[counts\], spacing}; fixed {x, y, z
-    /// property paths}.
+    /// The type's options (see the description).
     #[serde(default)]
+    #[schemars(description = "")]
     pub options: Value,
 }
 
@@ -182,7 +221,8 @@ pub struct SetDimensionParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// "2d" or "3d".
+    /// 2d or 3d.
+    #[schemars(description = "")]
     pub dimension: Dimension,
 }
 
@@ -193,13 +233,15 @@ pub struct SetCameraParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// fitToGraph, topView, sideView, frontView or isometric.
+    /// A named camera position.
     #[serde(default)]
+    #[schemars(description = "")]
     pub preset: Option<CameraPreset>,
     /// Camera position [x, y, z] (instead of a preset).
     #[serde(default)]
+    #[schemars(description = "")]
     pub position: Option<[f64; 3]>,
-    /// What the camera looks at [x, y, z] (default: unchanged).
+    /// Default: unchanged.
     #[serde(default)]
     pub target: Option<[f64; 3]>,
 }
@@ -213,9 +255,11 @@ pub struct ZoomToNodesParams {
     pub source: Option<String>,
     /// Node ids to frame.
     #[serde(default)]
+    #[schemars(description = "")]
     pub ids: Vec<String>,
     /// Or a selector over nodes.
     #[serde(default)]
+    #[schemars(description = "")]
     pub selector: Option<String>,
 }
 
@@ -235,16 +279,18 @@ pub struct RunAlgorithmParams {
     /// Graph source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Algorithm namespace (default `schemascope`).
+    /// Default `schemascope`.
     #[serde(default)]
     pub namespace: Option<String>,
     /// degree, pagerank, betweenness, closeness, components, louvain, clustering, shortestPath
     /// or minimumSpanningTree (see list_algorithms).
     #[serde(rename = "type")]
+    #[schemars(description = "")]
     pub algorithm_type: String,
     /// Options, e.g. {"weight": "weight", "directed": true} or for shortestPath
     /// {"source": "a", "target": "b"}.
     #[serde(default)]
+    #[schemars(description = "")]
     pub options: Value,
 }
 

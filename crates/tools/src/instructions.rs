@@ -35,21 +35,40 @@ pub fn instructions(services: &Services) -> String {
         text.push_str(&line);
         text.push('\n');
     }
-    let mut steps: Vec<String> = vec![
+    let mut steps: Vec<String> = vec![format!(
         "Get the overview first: read the resource `schema://<source>` or get the prompt `schema_system_prompt` \
 (a compact markdown summary of every collection and property: types, how often present, enums, ranges, \
-formats, samples). `list_sources` gives the source names, collections and sizes."
-            .into(),
-        "Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
+formats, samples).{}",
+        if has("list_sources") {
+            " `list_sources` gives the source names, collections and sizes."
+        } else {
+            ""
+        }
+    )];
+    if has("describe_property") || has("sample_data") {
+        steps.push(
+            "Dig in before relying on a property: `describe_property` gives exact value counts, numeric statistics \
 and histograms; `sample_data` shows real items (one per type with `stratify_by`)."
-            .into(),
-    ];
-    if kinds.contains(&Kind::Database) && has("execute_query") {
-        let mut step = String::from(
-            "For a question over a database: `get_schema_context` gives the schema a question needs (focused on \
-the tables it is about when the schema is large); write one read-only SQL statement, check it with \
-`validate_query` (unknown names come with the right ones) and run it with `execute_query`.",
+                .into(),
         );
+    }
+    if kinds.contains(&Kind::Database) && (has("execute_query") || has("ask")) {
+        let mut step = String::from("For a question over a database:");
+        if has("get_schema_context") {
+            step.push_str(
+                " `get_schema_context` gives the schema a question needs (focused on the tables it is about when \
+the schema is large);",
+            );
+        }
+        if has("execute_query") {
+            step.push_str(" write one read-only SQL statement");
+            if has("validate_query") {
+                step.push_str(
+                    ", check it with `validate_query` (unknown names come with the right ones)",
+                );
+            }
+            step.push_str(" and run it with `execute_query`.");
+        }
         if has("search_schema_docs") {
             step.push_str(" `search_schema_docs` finds the documentation chunks about a term.");
         }
@@ -60,7 +79,7 @@ the tables it is about when the schema is large); write one read-only SQL statem
         }
         steps.push(step);
     }
-    if kinds.contains(&Kind::Records) {
+    if kinds.contains(&Kind::Records) && has("query_schema") {
         steps.push(
             "For record values, `query_schema` gives the inferred JSON Schema of a record and `validate_value` checks \
 a proposed value against it (errors and unusual values, with JSON paths). On a live AimDB source the schema is \
@@ -69,19 +88,43 @@ field names do not settle."
                 .into(),
         );
     }
-    steps.push(
-        "`find_items` selects items with a JMESPath expression evaluated on each item's data: the item's data is \
-the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks \
-(cpu > `0.8`)."
-            .into(),
+    let graph = kinds.contains(&Kind::Graph);
+    steps.push(format!(
+        "Selectors (`find_items`{}) are JMESPath evaluated on each item's data: the \
+item's data is the root, so write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in \
+backticks (cpu > `0.8`).",
+        if graph { ", and the graph tools' `selector`" } else { "" }
+    ));
+    let named = |tools: &[&str]| -> Vec<String> {
+        tools.iter().filter(|tool| has(tool)).map(|tool| format!("`{tool}`")).collect()
+    };
+    let (shown, changing) = (
+        named(&["describe_styles", "describe_selection"]),
+        named(&["find_and_style_nodes", "select", "set_layout", "set_camera"]),
     );
-    if kinds.contains(&Kind::Graph) && has("run_algorithm") {
-        steps.push(
-            "On a graph, the view a person sees is shared: `describe_styles` and `describe_selection` say what \
-is shown now; `find_and_style_nodes`, `select`, `set_layout` and `set_camera` change it; \
-`run_algorithm` computes centralities and communities into node data that styles and selections can use."
-                .into(),
-        );
+    if kinds.contains(&Kind::Graph) && !(shown.is_empty() && changing.is_empty()) {
+        let mut step = String::from("On a graph, the view a person sees is shared:");
+        if !shown.is_empty() {
+            step.push_str(&format!(" {} say what is shown now;", listing(&shown)));
+        }
+        if !changing.is_empty() {
+            step.push_str(&format!(" {} change it;", listing(&changing)));
+        }
+        if has("run_algorithm") {
+            step.push_str(
+                " `run_algorithm` computes centralities and communities into node data that styles and selections can use",
+            );
+            step.push_str(if has("describe_property") {
+                " (then `describe_property` on `algorithmResults.schemascope.pagerank.rank` shows their spread)."
+            } else {
+                "."
+            });
+        }
+        let mut step = step.trim_end_matches(';').to_string();
+        if !step.ends_with('.') {
+            step.push('.');
+        }
+        steps.push(step);
     }
     text.push_str("\nWorkflow:\n");
     for (i, step) in steps.iter().enumerate() {
@@ -93,12 +136,25 @@ is shown now; `find_and_style_nodes`, `select`, `set_layout` and `set_camera` ch
         ""
     };
     text.push_str(&format!(
-        "\nEvery tool returns {{success, message, data}}{graph_fields}; an answer cut to fit the size cap has \
+        "\nEvery tool takes an optional `source`, a source name above: needed only when several sources are served. \
+A `collection` is {}a record set, document set or table by name. \
+Every tool returns {{success, message, data}}{graph_fields}; an answer cut to fit the size cap has \
 `truncated`; when success is false the message says what to change (unknown names come with suggestions). \
-The tools listed are those the served sources can use. The schema resources are refreshed when their \
+The tools listed are those the served sources can use{}. The schema resources are refreshed when their \
 sources change; subscribe to them to be notified.",
+        if graph { "`nodes` (the default on a graph) or `edges`, or " } else { "" },
+        if services.chosen_tools().is_some() { " and the operator chose" } else { "" }
     ));
     text
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listing(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// What kind of data a source is, as the workflow tells them apart.

@@ -33,6 +33,7 @@ mod selector_query;
 pub mod services;
 pub mod sources;
 pub mod tool_table;
+pub mod toolsets;
 mod validation;
 mod value_lookup;
 

@@ -14,19 +14,16 @@ pub struct ListSourcesParams {}
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DescribeSchemaParams {
-    /// Source name (optional when only one source is served). See list_sources.
+    /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Collection to describe, e.g. "nodes", "edges", a record set's name, or "both"/"all"
-    /// (default: every collection of the source).
+    /// One collection (default: all).
     #[serde(default)]
     pub collection: Option<String>,
-    /// Output format: "json" (default, structured) or "markdown" (the system-prompt section, with
-    /// its token count).
+    /// Output format (default json).
     #[serde(default)]
     pub format: Option<SchemaFormat>,
-    /// Token budget for the markdown rendering (o200k_base tokens). Samples and then the rarest
-    /// properties are dropped to fit, always saying "+N more".
+    /// Token budget of the markdown.
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }
@@ -62,25 +59,28 @@ pub struct SampleDataParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// What to sample: "nodes", "edges", "both" (graphs), or a collection name (default: all).
+    /// nodes, edges, both, or a collection (default: all).
     #[serde(default)]
     pub collection: Option<String>,
-    /// Items per collection (default 3, at most 100).
+    /// Items per collection (default 3).
     #[serde(default)]
     pub count: Option<usize>,
-    /// "random" (default), "stratified" (needs stratify_by) or "representative".
+    /// random (default), stratified (one per value of `stratify_by`) or representative (few
+    /// items showing every property).
     #[serde(default)]
     pub strategy: Option<StrategyParam>,
-    /// Property (dot path) to stratify by, e.g. "type": one item per value. Implies "stratified".
+    /// Property: one item per value.
     #[serde(default)]
     pub stratify_by: Option<String>,
-    /// Random seed, for reproducible samples (a fresh one is drawn and reported otherwise).
+    /// Repeats a sample (the answer gives the seed it drew).
     #[serde(default)]
+    #[schemars(description = "")]
     pub seed: Option<u64>,
-    /// Longest string shown before truncation (default 100 characters).
+    /// Longest string shown (default 100).
     #[serde(default)]
+    #[schemars(description = "")]
     pub max_string_length: Option<usize>,
-    /// For record sets: only values of this record.
+    /// Only this record's values.
     #[serde(default)]
     pub record_name: Option<String>,
 }
@@ -92,26 +92,25 @@ pub struct DescribePropertyParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Property to inspect, as a dot path: "type", "metadata.category", "tags", "readings[].v".
+    /// Dot path: `type`, `metadata.category`, `readings[].v`.
     pub property: String,
-    /// Collection: "nodes" (default for graphs), "edges", a record set or document set name.
+    /// Default: nodes on a graph, else the first collection.
     #[serde(default)]
+    #[schemars(description = "")]
     pub collection: Option<String>,
-    /// For record sets: describe the property within this record's values only.
+    /// Only this record's values.
     #[serde(default)]
     pub record_name: Option<String>,
-    /// Most distinct values listed (default 20, at most 50).
+    /// Values listed (default 20).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Histogram bins for numbers (default: chosen by the Freedman–Diaconis rule, at most 20).
-    /// Fixes the number of bins; skewed data still gets log-scale or outlier bins
-    /// (`histogramScale` says which) when 4 or more are asked: 1 to 3 bins are always
-    /// equal-width, too few to tell a skew from its bins.
+    /// Histogram bins (default: automatic). Skewed data gets log-scale or outlier bins when 4 or
+    /// more are asked (`histogramScale` says which).
+    #[schemars(description = "")]
     #[serde(default)]
     pub bins: Option<usize>,
-    /// A value to look up (optional): whether the property stores it exactly, and the stored
-    /// values closest to it, case, accents, word order and typos aside ("bossa nova" →
-    /// "Bossa Nova"). Check a filter value with it before writing the query.
+    /// A value to look up, case, accents, word order and typos aside ("bossa nova" →
+    /// "Bossa Nova").
     #[serde(default)]
     pub value: Option<String>,
 }
@@ -123,24 +122,20 @@ pub struct QuerySchemaParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Record (key) to infer the schema of, from all of its values, e.g. "server::Temperature".
-    /// Required when the record set holds several records; without it, the only record, or the
-    /// schema of a collection's items (graph nodes, documents, table rows).
+    /// Key or Rust type name: needed when there are several (the error lists them).
     #[serde(default)]
     pub record_name: Option<String>,
-    /// Collection (default: the only record set, or the first collection).
+    /// Default: the only record set, or the first collection.
     #[serde(default)]
+    #[schemars(description = "")]
     pub collection: Option<String>,
-    /// Include the latest value as `example` (default true).
+    /// Default true.
     #[serde(default)]
     pub include_example: Option<bool>,
-    /// Live AimDB records only: merge the schema over at most this many recent values (default
-    /// 20, at most 100): those already seen plus the current one and any produced within
-    /// `window_ms`.
+    /// Default 20.
     #[serde(default)]
     pub samples: Option<usize>,
-    /// Live AimDB records only: how long to wait for more values when fewer than `samples` were
-    /// seen (default 1000 ms, at most 60000; 0 takes only the current value).
+    /// Default 1000; 0 takes the current value only.
     #[serde(default)]
     pub window_ms: Option<u64>,
 }
@@ -152,20 +147,23 @@ pub struct ValidateValueParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// Record whose inferred schema the value must match (required when the record set holds
-    /// several records).
+    /// As for query_schema.
     #[serde(default)]
+    #[schemars(description = "")]
     pub record_name: Option<String>,
-    /// Collection (default as for query_schema).
+    /// As for query_schema.
     #[serde(default)]
+    #[schemars(description = "")]
     pub collection: Option<String>,
     /// The proposed value.
+    #[schemars(description = "")]
     pub value: Value,
-    /// Live AimDB records only: values the schema is merged over, as for query_schema.
+    /// As for query_schema.
     #[serde(default)]
+    #[schemars(description = "")]
     pub samples: Option<usize>,
-    /// Live AimDB records only: how long to wait for more values, as for query_schema (default
-    /// 1000 ms).
+    /// As for query_schema.
+    #[schemars(description = "")]
     #[serde(default)]
     pub window_ms: Option<u64>,
 }
@@ -177,12 +175,14 @@ pub struct FindItemsParams {
     /// Source name (optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// JMESPath selector evaluated on each item's data, e.g. "type == 'server' && cpu > `0.8`".
+    /// JMESPath, e.g. `type == 'server' && cpu > \`0.8\``.
+    #[schemars(description = "")]
     pub selector: String,
-    /// Collection to search (default "nodes" for graphs, else the first collection).
+    /// Default: nodes on a graph, else the first collection.
     #[serde(default)]
+    #[schemars(description = "")]
     pub collection: Option<String>,
-    /// Matching items returned in full (default 5, at most 50); all ids are listed up to 1000.
+    /// Items shown in full (default 5; ids up to 1000).
     #[serde(default)]
     pub limit: Option<usize>,
 }
@@ -206,9 +206,10 @@ pub struct SearchSchemaDocsParams {
     /// Source name (a SQL source; optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// The question, in words, e.g. "total sales per country last year".
+    /// The question, in words.
+    #[schemars(description = "")]
     pub question: String,
-    /// Chunks to return (default 5, at most 50).
+    /// Chunks returned (default 5).
     #[serde(default)]
     pub top_k: Option<usize>,
 }
@@ -221,12 +222,12 @@ pub struct GetSchemaContextParams {
     #[serde(default)]
     pub source: Option<String>,
     /// The question the context is for.
+    #[schemars(description = "")]
     pub question: String,
-    /// Token budget of the context (o200k_base tokens); tables and chunks that do not fit are
-    /// left out and listed.
+    /// Token budget; what does not fit is left out and listed.
     #[serde(default)]
     pub max_tokens: Option<usize>,
-    /// Chunks to retrieve (default from the configuration: 5; at most 50).
+    /// Chunks retrieved (default 5).
     #[serde(default)]
     pub top_k: Option<usize>,
 }
@@ -253,15 +254,15 @@ pub struct ExecuteQueryParams {
     /// Source name (a SQL source; optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// The query: one read-only SQL statement.
+    /// One read-only SQL statement.
     pub query: Value,
-    /// Most rows returned (default 1,000; at most 10,000). More rows set `truncated`.
+    /// Default 1000.
     #[serde(default)]
     pub max_rows: Option<usize>,
-    /// Most bytes of row data returned, as JSON (default 1,000,000). More set `truncated`.
+    /// Bytes of rows as JSON (default 1000000).
     #[serde(default)]
     pub max_bytes: Option<usize>,
-    /// Statement timeout in milliseconds (default 30,000; at most 300,000).
+    /// Default 30000.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -273,11 +274,10 @@ pub struct ValidateQueryParams {
     /// Source name (a SQL source; optional when only one source is served).
     #[serde(default)]
     pub source: Option<String>,
-    /// The query: an SQL string, or a structured-query object
-    /// (`{"fields": [{"fieldCaption": "Genre.Name"}, {"fieldCaption": "Track.TrackId", "function": "COUNT"}], "options": {"rowLimit": 10}}`).
+    /// SQL, or a structured query: `{"fields": [{"fieldCaption": "Table.Column", "function"?,
+    /// "sortDirection"?}], "options": {"rowLimit"?}}`.
     pub query: Value,
-    /// The question the query answers (optional): a wrong column name is then matched by
-    /// meaning as well as spelling.
+    /// The question it answers: a wrong column name is then matched by meaning too.
     #[serde(default)]
     pub question: Option<String>,
 }
@@ -290,8 +290,9 @@ pub struct AskParams {
     #[serde(default)]
     pub source: Option<String>,
     /// The question, in words.
+    #[schemars(description = "")]
     pub question: String,
-    /// Earlier turns, oldest first, so a follow-up ("and in 2024?") can build on them.
+    /// Earlier turns, oldest first, for a follow-up ("and in 2024?").
     #[serde(default)]
     pub history: Option<Vec<schemascope_agent::graph::HistoryTurn>>,
 }

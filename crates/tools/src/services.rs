@@ -3,7 +3,7 @@
 //! pass each tool the service it needs.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
 use crate::asking::Asking;
@@ -12,6 +12,7 @@ use crate::live::LiveFeeds;
 use crate::result::ToolError;
 use crate::schema_docs::Docs;
 use crate::sources::{REFRESH_DEBOUNCE, ServeHook, Sources};
+use crate::toolsets::ChosenTools;
 
 /// The sources and the services over them; cloning shares them.
 #[derive(Debug, Clone)]
@@ -30,6 +31,8 @@ pub struct Services {
     max_result_bytes: Arc<AtomicUsize>,
     /// list_sources' last answer, given again while it holds.
     pub(crate) listing: Arc<crate::list_sources::ListingMemo>,
+    /// The tools the operator chose to offer (all those the sources can use when `None`).
+    chosen_tools: Arc<RwLock<Option<ChosenTools>>>,
 }
 
 impl Default for Services {
@@ -55,6 +58,7 @@ impl Services {
             live,
             max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),
             listing: Arc::new(crate::list_sources::ListingMemo::new(&sources)),
+            chosen_tools: Arc::new(RwLock::new(None)),
             sources,
         }
     }
@@ -67,6 +71,22 @@ impl Services {
     /// Sets the byte cap on every tool result.
     pub fn set_max_result_bytes(&self, bytes: usize) {
         self.max_result_bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The tools the operator chose to offer, if they chose (`serve --tools`, `tools = [...]`).
+    pub fn chosen_tools(&self) -> Option<ChosenTools> {
+        schemascope_core::sync::read(&self.chosen_tools).clone()
+    }
+
+    /// Whether tool `name` is offered by the operator's choice (always, when they chose none).
+    pub fn is_chosen(&self, name: &str) -> bool {
+        schemascope_core::sync::read(&self.chosen_tools).as_ref().is_none_or(|c| c.contains(name))
+    }
+
+    /// Offers only the tools `chosen` names (every tool the sources can use when `None`): the
+    /// others are not listed, and a call to one is refused naming the setting.
+    pub fn choose_tools(&self, chosen: Option<ChosenTools>) {
+        *schemascope_core::sync::write(&self.chosen_tools) = chosen;
     }
 
     /// Starts watching every file-backed source (changes reload it after [`REFRESH_DEBOUNCE`]) and

@@ -110,8 +110,18 @@ impl std::fmt::Debug for ToolSpec {
     }
 }
 
-/// The input schema of parameters `P`: JSON Schema 2020-12 without the wrapper's title,
-/// description and `$schema` (noise to the model, paid on every turn).
+/// The input schema of parameters `P`, as plain as JSON Schema 2020-12 allows: what a model
+/// needs to call the tool and nothing it pays for on every turn without use. Taken out of what
+/// schemars writes: the wrapper's title, description and `$schema`; `$defs` and `$ref` (each
+/// type written where it is used); `["string", "null"]` and `anyOf [T, null]` for an optional
+/// parameter (optional is not being in `required`); `format` (`uint`, `double`…) and the
+/// `minimum: 0` of unsigned integers (a negative number is refused naming the parameter);
+/// defaults that say nothing (`null`, `""`, `false`, empty); `additionalProperties: false` (an
+/// unknown parameter is refused with the accepted ones listed); an enum's per-value
+/// descriptions (its parameter's description says what the values mean) and the newlines of
+/// doc comments. The `source` parameter, which every tool takes, is described once in the
+/// server's instructions (`instructions.rs`), and an unknown or missing source is refused with
+/// the names served.
 fn input_schema<P: JsonSchema>() -> Map<String, Value> {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
@@ -121,10 +131,121 @@ fn input_schema<P: JsonSchema>() -> Map<String, Value> {
             for noise in ["$schema", "title", "description"] {
                 object.remove(noise);
             }
-            object
+            let definitions = match object.remove("$defs") {
+                Some(Value::Object(definitions)) => definitions,
+                _ => Map::new(),
+            };
+            let mut root = Value::Object(object);
+            plain(&mut root, &definitions, 0);
+            let Value::Object(mut object) = root else { return Map::new() };
+            if let Some(Value::Object(source)) =
+                object.get_mut("properties").and_then(|p| p.get_mut("source"))
+            {
+                source.remove("description");
+            }
+            // Some clients want `properties` even when there are none.
+            object.entry("properties").or_insert_with(|| json!({}));
+            // `type` first, as a reader expects it.
+            let mut ordered = Map::new();
+            for key in ["type", "properties", "required"] {
+                if let Some(value) = object.remove(key) {
+                    ordered.insert(key.into(), value);
+                }
+            }
+            ordered.extend(object);
+            ordered
         }
         // Every parameter type is a struct; an empty object schema is the harmless fallback.
         _ => json!({"type": "object", "properties": {}}).as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// Deepest nesting [`plain`] follows (parameter types nest two or three levels).
+const PLAIN_DEPTH: usize = 16;
+
+/// `schema` without schemars' noise (see [`input_schema`]), its references to `definitions`
+/// written in place.
+fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
+    let Value::Object(object) = schema else { return };
+    if depth > PLAIN_DEPTH {
+        return;
+    }
+    // `anyOf: [T, {"type": "null"}]`: T.
+    if let Some(Value::Array(choices)) = object.get("anyOf") {
+        let not_null: Vec<&Value> =
+            choices.iter().filter(|c| c.get("type") != Some(&json!("null"))).collect();
+        if let [only] = not_null.as_slice()
+            && let Value::Object(only) = (*only).clone()
+        {
+            object.remove("anyOf");
+            for (key, value) in only {
+                object.entry(key).or_insert(value);
+            }
+        }
+    }
+    // `$ref`: the definition, under the description and default given here.
+    if let Some(reference) = object.remove("$ref")
+        && let Some(Value::Object(definition)) = reference
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|name| definitions.get(name))
+    {
+        // The definition's own description is the Rust type's: the parameter's says it here.
+        for (key, value) in definition.iter().filter(|(key, _)| *key != "description") {
+            object.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    // An enum of strings, each with its description: the values alone.
+    if let Some(Value::Array(choices)) = object.get("oneOf") {
+        let values: Option<Vec<Value>> =
+            choices.iter().map(|c| c.get("const").filter(|v| v.is_string()).cloned()).collect();
+        if let Some(values) = values {
+            object.remove("oneOf");
+            object.insert("type".into(), json!("string"));
+            object.insert("enum".into(), Value::from(values));
+        }
+    }
+    if let Some(Value::Array(types)) = object.get("type") {
+        let not_null: Vec<Value> = types.iter().filter(|t| *t != &json!("null")).cloned().collect();
+        match not_null.as_slice() {
+            [one] => {
+                object.insert("type".into(), one.clone());
+            }
+            _ => {
+                object.insert("type".into(), Value::from(not_null));
+            }
+        }
+    }
+    object.remove("format");
+    object.remove("additionalProperties");
+    if object.get("minimum") == Some(&json!(0)) {
+        object.remove("minimum");
+    }
+    let says_nothing = |v: &Value| match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Number(_) => false,
+    };
+    if object.get("default").is_some_and(says_nothing) {
+        object.remove("default");
+    }
+    if let Some(Value::String(text)) = object.get_mut("description") {
+        *text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for property in properties.values_mut() {
+            // Any JSON value, undescribed, is the schema `true`: some clients want an object.
+            if *property == Value::Bool(true) {
+                *property = json!({});
+            }
+            plain(property, definitions, depth + 1);
+        }
+    }
+    if let Some(items) = object.get_mut("items") {
+        plain(items, definitions, depth + 1);
     }
 }
 
@@ -225,7 +346,7 @@ pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "find_and_style_edges",
         description: text::FIND_AND_STYLE_EDGES,
-        input_schema: input_schema::<graph::StyleElementsParams>,
+        input_schema: input_schema::<graph::StyleEdgesSchema>,
         hints: ADDS,
         needs: Needs::Graph,
         request_timeout_applies: true,
@@ -305,20 +426,58 @@ fn offers(services: &Services) -> Offers {
     }
 }
 
+/// Why a server does not list a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotListed {
+    /// No served source is of the kind it needs (or, for `ask`, no LLM is configured).
+    Unusable(Needs),
+    /// The operator's choice (`--tools`, `tools = [...]`) leaves it out.
+    NotChosen,
+}
+
+impl NotListed {
+    /// Why, in a few words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            NotListed::Unusable(Needs::Database) => "no database served",
+            NotListed::Unusable(Needs::DatabaseAndLlm) => {
+                "needs a database and an LLM (--llm-model or SCHEMASCOPE_LLM_MODEL)"
+            }
+            NotListed::Unusable(Needs::Graph) => "no graph served",
+            NotListed::Unusable(Needs::AnySource | Needs::WebView) => "the web view's own",
+            NotListed::NotChosen => "not chosen (--tools / tools = [...])",
+        }
+    }
+}
+
+/// Whether a server over `services`' sources lists `spec`, or why not.
+pub fn why_not_listed(services: &Services, spec: &ToolSpec) -> Option<NotListed> {
+    why_not(&offers(services), services, spec)
+}
+
+fn why_not(offers: &Offers, services: &Services, spec: &ToolSpec) -> Option<NotListed> {
+    let usable = match spec.needs {
+        Needs::AnySource => true,
+        Needs::Database => offers.database,
+        Needs::DatabaseAndLlm => offers.database && offers.llm,
+        Needs::Graph => offers.graph,
+        Needs::WebView => false,
+    };
+    if !usable {
+        Some(NotListed::Unusable(spec.needs))
+    } else if !services.is_chosen(spec.name) {
+        Some(NotListed::NotChosen)
+    } else {
+        None
+    }
+}
+
 /// The tools a server over `services`' sources lists, in table order: graph tools only with a
-/// graph, SQL tools only with a database, `ask` only with a database and an LLM configured.
+/// graph, SQL tools only with a database, `ask` only with a database and an LLM configured, and
+/// of those only the ones the operator chose (all, when they chose none).
 pub fn listed(services: &Services) -> Vec<&'static ToolSpec> {
     let offers = offers(services);
-    TOOLS
-        .iter()
-        .filter(|spec| match spec.needs {
-            Needs::AnySource => true,
-            Needs::Database => offers.database,
-            Needs::DatabaseAndLlm => offers.database && offers.llm,
-            Needs::Graph => offers.graph,
-            Needs::WebView => false,
-        })
-        .collect()
+    TOOLS.iter().filter(|spec| why_not(&offers, services, spec).is_none()).collect()
 }
 
 /// Whether a call of `spec` may take long — it computes profiles, runs a graph algorithm, asks
@@ -355,42 +514,77 @@ pub fn definition(spec: &ToolSpec) -> Value {
         "name": spec.name,
         "description": spec.description,
         "inputSchema": schema,
-        "annotations": {
-            "readOnlyHint": spec.hints.read_only,
-            "destructiveHint": false,
-            "idempotentHint": spec.hints.idempotent,
-            "openWorldHint": spec.hints.open_world,
-        },
+        "annotations": annotations(spec.hints),
     })
 }
 
+/// MCP's tool annotations for `hints`, without those the specification says to ignore: a tool
+/// that changes nothing has no `destructiveHint` or `idempotentHint` to give (they are
+/// "meaningful only when readOnlyHint == false").
+fn annotations(hints: Hints) -> Value {
+    let mut annotations = json!({"readOnlyHint": hints.read_only});
+    if !hints.read_only {
+        annotations["destructiveHint"] = json!(false);
+        annotations["idempotentHint"] = json!(hints.idempotent);
+    }
+    annotations["openWorldHint"] = json!(hints.open_world);
+    annotations
+}
+
 /// The tool list a server over `services`' sources sends, with its size in bytes and in tokens
-/// as an LLM counts them (what every turn of a conversation pays for it); `definitions` adds
-/// each tool's full definition.
+/// as an LLM counts them (what every turn of a conversation pays for it), each tool's tokens
+/// (`perTool`), and the tools not listed with why (`notListed`, `why`); `definitions` adds each
+/// tool's full definition.
 pub fn tool_list(services: &Services, definitions: bool) -> ToolResult {
     let listed = listed(services);
     let full: Vec<Value> = listed.iter().map(|spec| definition(spec)).collect();
     let text = json!({"tools": full}).to_string();
     let tokens = schemascope_core::tokens::count(&text);
     let shown: Vec<&str> = listed.iter().map(|spec| spec.name).collect();
-    let left_out: Vec<&str> = names().into_iter().filter(|name| !shown.contains(name)).collect();
-    let mut data = json!({"tools": shown, "count": shown.len(), "bytes": text.len(), "tokens": tokens, "notListed": left_out});
+    let per_tool: Vec<Value> = listed
+        .iter()
+        .zip(&full)
+        .map(|(spec, definition)| {
+            let tokens = schemascope_core::tokens::count(&definition.to_string());
+            json!({"name": spec.name, "tokens": tokens})
+        })
+        .collect();
+    let offers = offers(services);
+    let left_out: Vec<(&str, NotListed)> = TOOLS
+        .iter()
+        .filter(|spec| spec.needs != Needs::WebView)
+        .filter_map(|spec| why_not(&offers, services, spec).map(|why| (spec.name, why)))
+        .collect();
+    let chosen = services.chosen_tools().map(|c| c.written());
+    let mut data = json!({
+        "tools": shown,
+        "count": shown.len(),
+        "bytes": text.len(),
+        "tokens": tokens,
+        "perTool": per_tool,
+        "notListed": left_out.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+        "why": left_out.iter().map(|(name, why)| (name.to_string(), json!(why.reason()))).collect::<Map<_, _>>(),
+        "chosen": chosen,
+    });
     if definitions {
         data["definitions"] = Value::from(full);
     }
-    let message = format!(
-        "A server over these sources lists {} tools: {} bytes, {tokens} tokens on every turn.{}",
+    let mut message = format!(
+        "A server over these sources lists {} tools: {} bytes, {tokens} tokens on every turn.",
         shown.len(),
         text.len(),
-        if left_out.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " Not listed (no source they fit, or no LLM configured): {}.",
-                left_out.join(", ")
-            )
-        }
     );
+    let mut reasons: Vec<NotListed> = Vec::new();
+    for (_, why) in &left_out {
+        if !reasons.contains(why) {
+            reasons.push(*why);
+        }
+    }
+    for reason in reasons {
+        let names: Vec<&str> =
+            left_out.iter().filter(|(_, why)| *why == reason).map(|(name, _)| *name).collect();
+        message.push_str(&format!(" Not listed, {}: {}.", reason.reason(), names.join(", ")));
+    }
     ToolResult::ok(message, data)
 }
 
@@ -428,7 +622,9 @@ pub fn call_tool_written(
     arguments: Value,
     progress: &mut dyn FnMut(Progress),
 ) -> Written {
-    let listing = name == "list_sources" && crate::list_sources::takes_no_arguments(&arguments);
+    let listing = name == "list_sources"
+        && crate::list_sources::takes_no_arguments(&arguments)
+        && services.is_chosen(name);
     let stamp = if listing {
         match services.listing.recall(services) {
             Ok(written) => return written,
@@ -458,7 +654,9 @@ pub fn answer_at_once(
     arguments: &Value,
 ) -> Option<Written> {
     match name {
-        "list_sources" if crate::list_sources::takes_no_arguments(arguments) => {
+        "list_sources"
+            if crate::list_sources::takes_no_arguments(arguments) && services.is_chosen(name) =>
+        {
             services.listing.recall(services).ok()
         }
         "search_schema_docs" => {
@@ -487,6 +685,17 @@ fn answer(
             json!({"error": "unknown_tool"}),
         );
     };
+    if spec.needs != Needs::WebView && !services.is_chosen(name) {
+        let chosen = services.chosen_tools().map(|c| c.written()).unwrap_or_default();
+        let names: Vec<&str> = listed(services).into_iter().map(|spec| spec.name).collect();
+        return ToolResult::failed(
+            format!(
+                "Tool `{name}` is not offered: this server offers only the tools chosen with `--tools {chosen}` (`tools = [...]` in the configuration's [server] section). Tools: {}",
+                names.join(", ")
+            ),
+            json!({"error": "tool_not_chosen", "chosen": chosen}),
+        );
+    }
     let named = arguments.get("source").and_then(Value::as_str).map(str::to_string);
     let mut result = (spec.run)(services, Invocation { spec, caller, arguments, progress });
     services.live.mark_data_age_of(named.as_deref(), &mut result);
@@ -573,6 +782,73 @@ mod tests {
 
     fn spec(name: &str) -> &'static ToolSpec {
         find(name).unwrap_or_else(|| panic!("no tool {name}"))
+    }
+
+    /// The tokens of the list of the tools whose needs `kinds` meet, as `tool_list` counts them.
+    fn list_tokens(kinds: &[Needs]) -> usize {
+        let definitions: Vec<Value> = TOOLS
+            .iter()
+            .filter(|spec| spec.needs == Needs::AnySource || kinds.contains(&spec.needs))
+            .map(definition)
+            .collect();
+        for d in &definitions {
+            let tokens = schemascope_core::tokens::count(&d.to_string());
+            eprintln!("{:24} {tokens}", d["name"].as_str().unwrap_or(""));
+            if std::env::var_os("SHOW_DEFINITIONS").is_some() {
+                eprintln!("{d}");
+            }
+        }
+        schemascope_core::tokens::count(&json!({"tools": definitions}).to_string())
+    }
+
+    #[test]
+    fn every_server_kind_lists_its_tools_in_under_4000_tokens() {
+        for (kind, needs) in [
+            ("records", &[][..]),
+            ("graph", &[Needs::Graph][..]),
+            ("database", &[Needs::Database][..]),
+            ("graph + database", &[Needs::Graph, Needs::Database][..]),
+            ("graph + database + LLM", &[Needs::Graph, Needs::Database, Needs::DatabaseAndLlm][..]),
+        ] {
+            let tokens = list_tokens(needs);
+            eprintln!("== {kind}: {tokens} tokens");
+            assert!(tokens < 4_000, "{kind}: {tokens} tokens");
+        }
+    }
+
+    #[test]
+    fn schemas_carry_no_schemars_noise() {
+        for spec in TOOLS {
+            let schema = (spec.input_schema)();
+            let properties = schema["properties"].as_object().cloned().unwrap_or_default();
+            assert!(properties.values().all(Value::is_object), "{}: {properties:?}", spec.name);
+            let text = Value::Object(schema).to_string();
+            for noise in [
+                "\"null\"",
+                ":null",
+                "\"format\":\"",
+                "$ref",
+                "$defs",
+                "\\n",
+                "additionalProperties",
+            ] {
+                assert!(!text.contains(noise), "{}: {noise} in {text}", spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_edges_style_schema_has_the_parameters_that_parse_it() {
+        let keys = |schema: Map<String, Value>| {
+            (
+                schema["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()),
+                schema.get("required").cloned(),
+            )
+        };
+        assert_eq!(
+            keys(input_schema::<graph::StyleEdgesSchema>()),
+            keys(input_schema::<graph::StyleElementsParams>())
+        );
     }
 
     #[test]

@@ -12,12 +12,15 @@ use crate::llm::Usage;
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub struct HistoryTurn {
     /// The question asked.
+    #[schemars(description = "")]
     pub question: String,
     /// The answer given.
     #[serde(default)]
+    #[schemars(description = "")]
     pub answer: String,
     /// The query that answered it.
     #[serde(default)]
+    #[schemars(description = "")]
     pub query: Option<Value>,
     /// Dimension values the answer showed, by field (`{"BillingCountry": ["USA", …]}`).
     #[serde(default)]

@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use schemascope_sources::{Location, SourceSpec};
+use schemascope_tools::toolsets::ChosenTools;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -110,6 +111,8 @@ pub(crate) struct ServerSettings {
     pub(crate) watch: Option<bool>,
     /// How long a call waits for database tables' profiles, in milliseconds.
     pub(crate) profile_wait_ms: Option<u64>,
+    /// The tools offered (by name or toolset), when not every tool the sources can use.
+    pub(crate) tools: Option<ChosenTools>,
 }
 
 impl std::fmt::Debug for ServerSettings {
@@ -169,6 +172,7 @@ struct RawServer {
     max_result_bytes: Option<Spanned<Size>>,
     watch: Option<bool>,
     profile_wait_ms: Option<u64>,
+    tools: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]
@@ -419,7 +423,26 @@ impl Locator<'_> {
             max_result_bytes: self.size(&raw.max_result_bytes, &key("max_result_bytes"))?,
             watch: raw.watch,
             profile_wait_ms: raw.profile_wait_ms,
+            tools: raw.tools.as_ref().map(|t| self.tools(t, &key("tools"), context)).transpose()?,
         })
+    }
+
+    /// `tools = [...]`: tool and toolset names; an unknown one is an error at its own line,
+    /// with a did-you-mean.
+    fn tools(
+        &self,
+        value: &Spanned<Vec<Spanned<String>>>,
+        key: &str,
+        context: &Context<'_>,
+    ) -> Result<ChosenTools, ConfigError> {
+        let mut names = Vec::new();
+        for name in value.get_ref() {
+            let text = self.text(name, key, context)?;
+            ChosenTools::parse(&[&text])
+                .map_err(|e| self.error(name.span().start, key, &e.to_string()))?;
+            names.push(text);
+        }
+        ChosenTools::parse(&names).map_err(|e| self.error(value.span().start, key, &e.to_string()))
     }
 
     fn source(

@@ -13,7 +13,9 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
          \n\
          # [server]\n\
          # http = \"127.0.0.1:8750\"          # streamable HTTP here, instead of stdio\n\
-         # token = \"${SCHEMASCOPE_TOKEN}\"    # clients send it as a bearer token\n",
+         # token = \"${SCHEMASCOPE_TOKEN}\"    # clients send it as a bearer token\n\
+         # tools = [\"discovery\", \"sql\"]     # only these tools or toolsets (discovery, sql,\n\
+         #                                  # graph-style, graph-view): fewer tokens per turn\n",
     );
     for spec in specs {
         text.push_str("\n[[sources]]\n");

@@ -164,6 +164,43 @@ fn errors_name_the_line_and_key_and_never_a_value() {
 }
 
 #[test]
+fn tools_are_chosen_by_name_and_toolset() {
+    let config = parse(
+        r#"
+[server]
+tools = ["discovery", "execute_query"]
+"#,
+    )
+    .expect("valid");
+    let tools = config.server.tools.expect("chosen");
+    assert!(tools.contains("find_items") && tools.contains("execute_query"));
+    assert!(!tools.contains("validate_query"));
+    assert_eq!(parse("[server]\n").expect("valid").server.tools, None);
+}
+
+#[test]
+fn an_unknown_tool_is_named_at_its_line_with_a_suggestion() {
+    let e = error(
+        r#"
+[server]
+tools = [
+  "discovery",
+  "graph-veiw",
+]
+"#,
+    );
+    assert_eq!(e.line, Some(5), "{e}");
+    assert_eq!(e.key.as_deref(), Some("server.tools"), "{e}");
+    assert!(e.message.contains("Did you mean `graph-view`?"), "{e}");
+    assert!(e.to_string().starts_with("/etc/app/schemascope.toml:5: `server.tools`:"), "{e}");
+    let e = error("[server]\ntools = []\n");
+    assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("server.tools")), "{e}");
+    assert!(e.message.contains("names none"), "{e}");
+    let e = error("[server]\ntools = \"discovery\"\n");
+    assert_eq!(e.line, Some(2), "{e}");
+}
+
+#[test]
 fn an_empty_file_is_a_configuration_without_sources() {
     let config = parse("").expect("valid");
     assert!(config.sources.is_empty());

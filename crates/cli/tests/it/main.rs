@@ -21,4 +21,5 @@ mod repeated_ids_memory;
 mod schema_docs_cli;
 mod session_kill;
 mod streaming_memory;
+mod tools_cli;
 mod web_view;

@@ -8,6 +8,7 @@ mod common;
 
 mod aimdb_resources;
 mod cancellation;
+mod chosen_tools;
 mod http_ask;
 mod http_guard;
 mod http_hostile;
