@@ -512,10 +512,19 @@ pub fn definition(spec: &ToolSpec) -> Value {
     let schema = schema_of(spec).clone();
     json!({
         "name": spec.name,
+        "title": title(spec.name),
         "description": spec.description,
         "inputSchema": schema,
         "annotations": annotations(spec.hints),
     })
+}
+
+/// The name a client shows a person: the tool's name as words (`describe_schema` → "Describe
+/// schema"), which says what it does as plainly as the name does, for a few tokens.
+fn title(name: &str) -> String {
+    let words = name.replace('_', " ");
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// MCP's tool annotations for `hints`, without those the specification says to ignore: a tool
@@ -799,6 +808,18 @@ mod tests {
             }
         }
         schemascope_core::tokens::count(&json!({"tools": definitions}).to_string())
+    }
+
+    #[test]
+    fn every_tool_has_a_title_and_says_whether_it_changes_anything() {
+        for spec in TOOLS {
+            let definition = definition(spec);
+            let title = definition["title"].as_str().unwrap_or_default();
+            assert!(title.starts_with(char::is_uppercase) && !title.contains('_'), "{title}");
+            assert_eq!(definition["annotations"]["readOnlyHint"], spec.hints.read_only);
+        }
+        assert_eq!(title("describe_schema"), "Describe schema");
+        assert_eq!(title("find_and_style_nodes"), "Find and style nodes");
     }
 
     #[test]
