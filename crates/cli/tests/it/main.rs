@@ -17,5 +17,6 @@ mod python_sdk_e2e;
 mod repeated_ids_memory;
 mod schema_docs_cli;
 mod session_kill;
+mod streamed_schema_cli;
 mod streaming_memory;
 mod web_view;
