@@ -42,16 +42,16 @@ fn schema_of_a_document_file_is_the_one_its_full_profile_gives() {
         .map(|i| {
             json!({
                 "id": format!("d-{i}"),
-                "state": ["on", "off", "standby"][i % 3],
+                "state": (["on", "off", "standby"][i % 3]),
                 "eleven": format!("v{}", i % 11),
-                "big": if i % 2 == 0 { json!(9_007_199_254_740_993_u64 + i as u64) } else { json!(-5) },
-                "tiny": 1e-9 * i as f64,
-                "mixed": [json!(1), json!("a"), json!(null), json!(2.5), json!({"k": true})][i % 5],
-                "name": ["Zoë", "日本", "\u{202e}x", "a\u{0}b"][i % 4],
-                "long": "é".repeat(60 + i % 10),
+                "big": (if i % 2 == 0 { json!(9_007_199_254_740_993_u64 + i as u64) } else { json!(-5) }),
+                "tiny": (1e-9 * i as f64),
+                "mixed": ([json!(1), json!("a"), json!(null), json!(2.5), json!({"k": true})][i % 5].clone()),
+                "name": (["Zoë", "日本", "\u{202e}x", "a\u{0}b"][i % 4]),
+                "long": ("é".repeat(60 + i % 10)),
                 "at": format!("2024-03-{:02}T10:00:00Z", 1 + i % 28),
-                "tags": if i % 4 == 0 { json!([]) } else { json!(["a", "b"]) },
-                "deep": if i == 7 { deep.clone() } else { json!(null) },
+                "tags": (if i % 4 == 0 { json!([]) } else { json!(["a", "b"]) }),
+                "deep": (if i == 7 { deep.clone() } else { json!(null) }),
             })
             .to_string()
         })
