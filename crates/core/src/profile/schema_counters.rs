@@ -236,8 +236,10 @@ impl Counters for SchemaCounters {
     }
 }
 
-/// Reads items into per-path [`SchemaCounters`] (see the module docs): a [`super::ProfileBuilder`]
-/// for a caller that needs only a schema. Mergeable across threads like it.
+/// Reads items into per-path schema counters, finished into [`SchemaFacts`]: a
+/// [`super::ProfileBuilder`] for a caller that needs only a JSON Schema. It keeps per path the
+/// types, presence, the number range, at most [`ENUM_MAX`] short strings and the format they
+/// share; no distinct counts, no values, nothing spilled. Mergeable across threads like it.
 #[derive(Debug)]
 pub struct SchemaBuilder {
     root: PathNode<SchemaCounters>,
