@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use schemascope_sources::{ReadMode, SourceSpec};
+use schemascope_sources::{ReadMode, SourceSpec, stream_schema};
 use schemascope_tools::{self as tools, Services, ToolResult};
 use serde_json::{Value, json};
 
@@ -530,24 +530,21 @@ const WARNINGS_SHOWN: usize = 10;
 /// a file with skipped lines is about part of it.
 fn print_load_warnings(services: &Services) {
     for source in services.sources.sources() {
-        let warnings = &source.warnings;
-        if warnings.is_empty() {
-            continue;
-        }
-        eprintln!(
-            "schemascope: warning: {} ({} warning(s) while loading):",
-            source.spec.display_text(),
-            warnings.len()
-        );
-        for warning in warnings.iter().take(WARNINGS_SHOWN) {
-            eprintln!("  {warning}");
-        }
-        if warnings.len() > WARNINGS_SHOWN {
-            eprintln!(
-                "  … and {} more (list_sources shows them all)",
-                warnings.len() - WARNINGS_SHOWN
-            );
-        }
+        print_warnings(&source.spec.display_text(), &source.warnings);
+    }
+}
+
+/// Prints the warnings of loading the source shown as `shown`, the first few in full.
+fn print_warnings(shown: &str, warnings: &[schemascope_sources::LoadWarning]) {
+    if warnings.is_empty() {
+        return;
+    }
+    eprintln!("schemascope: warning: {shown} ({} warning(s) while loading):", warnings.len());
+    for warning in warnings.iter().take(WARNINGS_SHOWN) {
+        eprintln!("  {warning}");
+    }
+    if warnings.len() > WARNINGS_SHOWN {
+        eprintln!("  … and {} more (list_sources shows them all)", warnings.len() - WARNINGS_SHOWN);
     }
 }
 
@@ -609,6 +606,33 @@ fn chosen_tools(list: Option<&str>) -> Result<Option<tools::toolsets::ChosenTool
                 .map_err(|e| anyhow::anyhow!("--tools: {e}"))
         })
         .transpose()
+}
+
+/// `schema` of an NDJSON document file (the file's own collection, not a live record): streamed
+/// for its schema alone, no profile computed (see `schemascope_sources::stream_schema`); `None`
+/// for any other source or target, which `query_schema` answers from the source's profile.
+#[allow(unsafe_code)] // choosing to map the file (`ReadMode::map`), its contract met below
+fn streamed_schema(
+    source: &str,
+    target: Option<&str>,
+    live: &LiveSampling,
+    no_example: bool,
+) -> Result<Option<ToolResult>> {
+    if live.samples.is_some() || live.window_ms.is_some() {
+        return Ok(None);
+    }
+    let spec: SourceSpec = source.parse()?;
+    if target.is_some_and(|t| t != spec.name) {
+        return Ok(None);
+    }
+    let Some(path) = stream_schema::document_file(&spec) else { return Ok(None) };
+    bus_error::report_truncated_sources();
+    // SAFETY: as in `one_source_read`: a one-shot command reads its source once and exits; a
+    // truncation meanwhile ends it with SIGBUS, which `bus_error` reports by name.
+    let mapped = unsafe { ReadMode::map() };
+    let streamed = stream_schema::stream_schema(&spec, path, mapped, &progress::Bar::new())?;
+    print_warnings(&spec.display_text(), &streamed.warnings);
+    Ok(Some(tools::query_schema_streamed(&streamed, Some(!no_example))))
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
@@ -839,6 +863,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             finish(&tools::describe_property(&services, params), &output, View::Data)
         }
         Command::Schema { source, target, no_example, live, output } => {
+            if let Some(result) = streamed_schema(&source, target.as_deref(), &live, no_example)? {
+                return Ok(finish(&result, &output, View::Schema));
+            }
             let (services, name) = profiled_source(&source)?;
             let params = tools::QuerySchemaParams {
                 source: Some(name),

@@ -14,7 +14,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::profile::{CollectionProfile, ProfileNode};
+use crate::profile::CollectionProfile;
+use crate::schema_facts::{FactsNode, SchemaFacts};
 
 /// JSON Schema dialect of the output.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -31,12 +32,18 @@ pub const OBSERVED: &str = "x-observed";
 
 /// Infers the schema of the values profiled in `profile`.
 pub fn infer_schema(profile: &CollectionProfile) -> Value {
-    let mut schema = node_schema(&profile.root, 0);
+    schema_of(&SchemaFacts::of_profile(profile))
+}
+
+/// Infers the schema from `facts` (a full profile's, or a schema-only pass's: the same facts
+/// give the same schema).
+pub fn schema_of(facts: &SchemaFacts) -> Value {
+    let mut schema = node_schema(&facts.root, 0);
     if let Value::Object(map) = &mut schema {
         let mut out = Map::new();
         out.insert("$schema".into(), json!(DIALECT));
         out.append(map);
-        if profile.item_count == 0 {
+        if facts.item_count == 0 {
             out.insert("description".into(), json!("No values observed: any value is accepted"));
         }
         return Value::Object(out);
@@ -44,37 +51,11 @@ pub fn infer_schema(profile: &CollectionProfile) -> Value {
     schema
 }
 
-/// Which way an observed bound that is not exactly representable is rounded.
-#[derive(Clone, Copy)]
-enum Round {
-    Down,
-    Up,
-}
-
-/// An observed bound as JSON: an integer when every value was one and the bound is exact in an
-/// `f64`; past 2^53 the nearest float rounded outwards, so the observed values stay inside it.
-fn number(v: f64, integer: bool, round: Round) -> Value {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    if integer && v.fract() == 0.0 && v.abs() < EXACT {
-        return json!(v as i64);
-    }
-    let v = if integer && v.abs() >= EXACT && v.is_finite() {
-        match round {
-            Round::Down => v.next_down(),
-            Round::Up => v.next_up(),
-        }
-    } else {
-        v
-    };
-    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-}
-
-fn node_schema(node: &ProfileNode, depth: usize) -> Value {
-    let p = &node.profile;
-    let t = &p.types;
+fn node_schema(node: &FactsNode, depth: usize) -> Value {
+    let t = &node.types;
     let mut types: Vec<&str> = Vec::new();
     // Numbers no JSON number holds exactly come back from queries as their exact text.
-    if t.string > 0 || p.numbers.as_ref().is_some_and(|n| n.exact_text_count > 0) {
+    if t.string > 0 || node.exact_text {
         types.push("string");
     }
     if t.number > 0 {
@@ -112,33 +93,19 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
         return Value::Object(s);
     }
     let mut observed = Map::new();
-    if let Some(numbers) = &p.numbers {
-        let integer = numbers.all_integers();
-        // Integers are known exactly (JSON carries the whole i64 and u64 ranges); only a bound
-        // known as a double alone is rounded outwards.
-        let exact = numbers.exact_range.map(|_| (numbers.min_value(), numbers.max_value()));
-        let (minimum, maximum) = exact.unwrap_or_else(|| {
-            (number(numbers.min, integer, Round::Down), number(numbers.max, integer, Round::Up))
-        });
-        observed.insert("minimum".into(), minimum);
-        observed.insert("maximum".into(), maximum);
+    if let Some((minimum, maximum)) = &node.range {
+        observed.insert("minimum".into(), minimum.clone());
+        observed.insert("maximum".into(), maximum.clone());
     }
-    if let Some(strings) = &p.strings {
+    if let Some(strings) = &node.strings {
         let only_strings = types.iter().all(|t| *t == "string" || *t == "null");
         // A list from one or two sightings says nothing about the values to come (ids, names);
         // only few repeated strings are a category worth showing.
-        // The profile keys strings past 256 bytes by a shortened form; listing one would show a
-        // value never observed. 64 characters are at most 256 bytes, so none was shortened.
-        let whole = strings.max_length <= VALUES_MAX_CHARS;
-        // An estimated distinct count proves nothing about a list being complete.
-        if whole
-            && p.approximate.is_none()
+        if let Some(listed) = &strings.values
             && only_strings
-            && strings.distinct <= ENUM_MAX
-            && strings.count >= 2 * strings.distinct
-            && (strings.top.len() as u64) == strings.distinct
+            && strings.count >= 2 * listed.len() as u64
         {
-            let mut values: Vec<Value> = strings.top.iter().map(|v| v.value.clone()).collect();
+            let mut values: Vec<Value> = listed.iter().map(|v| json!(v)).collect();
             values.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
             if t.null > 0 {
                 values.push(Value::Null);
@@ -166,16 +133,15 @@ fn node_schema(node: &ProfileNode, depth: usize) -> Value {
     if t.object > 0 {
         let mut properties = Map::new();
         let mut required = Vec::new();
-        for child in &node.children {
-            let Some(key) = child.profile.path.last_key() else { continue };
-            properties.insert(key.to_string(), node_schema(child, depth + 1));
-            if child.profile.present == p.objects {
+        for (key, child) in &node.children {
+            properties.insert(key.clone(), node_schema(child, depth + 1));
+            if child.present == node.objects {
                 required.push(json!(key));
             }
         }
         s.insert("properties".into(), Value::Object(properties));
         s.insert("required".into(), Value::Array(required));
-        if p.dropped_keys > 0 || p.depth_limited > 0 {
+        if node.dropped_keys > 0 || node.depth_limited > 0 {
             s.insert(
                 "description".into(),
                 json!("some members were not profiled (path or depth limit)"),

@@ -32,6 +32,7 @@ pub mod no_match;
 pub mod parallel;
 pub mod property;
 pub mod sample;
+pub mod schema_facts;
 pub mod selector;
 pub mod suggest;
 pub mod summary;

@@ -22,6 +22,7 @@ pub mod source;
 pub mod spec;
 pub mod sql;
 pub mod stream;
+pub mod stream_schema;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};

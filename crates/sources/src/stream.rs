@@ -19,6 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use schemascope_core::profile::{SchemaBuilder, Spill};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::error::{LoadWarning, SourceError};
@@ -99,11 +100,11 @@ pub fn set_memory_budget(bytes: usize) {
 }
 
 /// One sampled line.
-struct Sampled {
+pub(crate) struct Sampled {
     /// The hash of its file offset: the sample keeps the smallest.
     rank: u64,
-    offset: u64,
-    text: Box<str>,
+    pub(crate) offset: u64,
+    pub(crate) text: Box<str>,
     /// Its `id`, a span of `text` when written there.
     id: Option<ItemId>,
     /// Which block, and which good item of it.
@@ -130,8 +131,8 @@ impl Ord for Sampled {
 
 /// The sample being kept: a max-heap of the smallest ranks.
 #[derive(Default)]
-struct Sample {
-    heap: BinaryHeap<Sampled>,
+pub(crate) struct Sample {
+    pub(crate) heap: BinaryHeap<Sampled>,
     bytes: usize,
 }
 
@@ -187,9 +188,54 @@ struct BadLine {
     message: String,
 }
 
+/// What a streamed file's workers read its documents into: a full profile's builder, or a
+/// schema-only one (`crate::stream_schema`). The reading, sampling and warnings are the same.
+pub(crate) trait Reader: Sized + Send {
+    /// Reads one document, leaving the counters untouched when it is not valid JSON.
+    fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error>;
+    /// Says where the next documents lie.
+    fn set_position(&mut self, position: u64);
+    /// Fits the counters into `share` bytes, the input bound to grow `growth` times; returns
+    /// the bytes they needed (see [`ProfileBuilder::fit_budget_growing`]).
+    fn fit(&mut self, share: usize, growth: f64) -> usize;
+    /// Adds another worker's counts.
+    fn merge(&mut self, other: Self);
+}
+
+impl Reader for ProfileBuilder {
+    fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
+        ProfileBuilder::add_json_whole(self, json)
+    }
+    fn set_position(&mut self, position: u64) {
+        ProfileBuilder::set_position(self, position);
+    }
+    fn fit(&mut self, share: usize, growth: f64) -> usize {
+        self.fit_budget_growing(share, growth)
+    }
+    fn merge(&mut self, other: Self) {
+        ProfileBuilder::merge(self, other);
+    }
+}
+
+impl Reader for SchemaBuilder {
+    fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
+        SchemaBuilder::add_json_whole(self, json)
+    }
+    fn set_position(&mut self, position: u64) {
+        SchemaBuilder::set_position(self, position);
+    }
+    /// A schema's counters hold a few values per path, whatever the input: nothing to fit.
+    fn fit(&mut self, _: usize, _: f64) -> usize {
+        0
+    }
+    fn merge(&mut self, other: Self) {
+        SchemaBuilder::merge(self, other);
+    }
+}
+
 /// One worker's results.
-struct WorkerResult {
-    builder: ProfileBuilder,
+struct WorkerResult<R> {
+    builder: R,
     sample: Sample,
     bad: Vec<BadLine>,
     blocks: Vec<(usize, BlockCounts)>,
@@ -418,12 +464,13 @@ fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
 }
 
 /// Profiles the blocks `blocks`, in order.
-fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResult, SourceError> {
+fn work<R: Reader>(
+    shared: &Shared<'_>,
+    blocks: std::ops::Range<u64>,
+    new: &(impl Fn(Option<&Spill>) -> R + Sync),
+) -> Result<WorkerResult<R>, SourceError> {
     let mut result = WorkerResult {
-        builder: match &shared.spill {
-            Some(spill) => ProfileBuilder::new().capture_ids().spill_to(spill.clone()),
-            None => ProfileBuilder::new().capture_ids(),
-        },
+        builder: new(shared.spill.as_ref()),
         sample: Sample::default(),
         bad: Vec::new(),
         blocks: Vec::new(),
@@ -473,7 +520,7 @@ fn work(shared: &Shared<'_>, blocks: std::ops::Range<u64>) -> Result<WorkerResul
             release(map, back..at + bytes.len());
         }
         done += bytes.len() as u64;
-        let needed = result.builder.fit_budget_growing(shared.budget_share, growth(done, part));
+        let needed = result.builder.fit(shared.budget_share, growth(done, part));
         result.peak_needed = result.peak_needed.max(needed);
         shared.progress.advance(bytes.len() as u64);
     }
@@ -509,12 +556,12 @@ fn overlong_line(block: usize, line: usize, max_line: usize) -> BadLine {
 /// Profiles the lines of one block; bad lines leave the counters untouched. Each line is checked
 /// as UTF-8 just before it is read (while its bytes are in the cache); `Err` holds the file
 /// offset of the first byte that is not.
-fn profile_block(
+fn profile_block<R: Reader>(
     bytes: &[u8],
     first: u64,
     block: usize,
     max_line: usize,
-    out: &mut WorkerResult,
+    out: &mut WorkerResult<R>,
 ) -> Result<BlockCounts, u64> {
     let mut counts = BlockCounts::default();
     let mut offset = first;
@@ -599,6 +646,100 @@ pub(crate) fn stream(
     mode: crate::ReadMode,
     progress: &dyn Progress,
 ) -> Result<(Source, StreamStats), SourceError> {
+    let new = |spill: Option<&Spill>| match spill {
+        Some(spill) => ProfileBuilder::new().capture_ids().spill_to(spill.clone()),
+        None => ProfileBuilder::new().capture_ids(),
+    };
+    let read = read_documents(path, &options, mode, progress, &new)?;
+    let Read {
+        builder,
+        sample,
+        mut warnings,
+        items_before,
+        items,
+        peak_needed,
+        workers,
+        spill,
+        len,
+    } = read;
+    let budget = options.budget;
+    if peak_needed * workers > budget {
+        warnings.push(LoadWarning::new(format!(
+            "the statistics needed about {}, more than the memory budget of {}: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
+            size_text(peak_needed * workers),
+            size_text(budget)
+        )));
+    }
+    let name = spec.name.as_str();
+    let profile = builder.unwrap_or_default().finish(items as u64);
+    let spill = spill.as_ref();
+    if let Some(failure) = spill.and_then(|s| s.failure()) {
+        // A chunk that could not be read back: figures would miss its values.
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            cause: std::io::Error::other(format!(
+                "the profile's spilled counters could not be read back: {failure}"
+            )),
+        });
+    }
+    let spilled = spill.map_or(0, |s| s.written());
+    if let Some(warning) = estimated_properties(&profile, budget, spill) {
+        warnings.push(warning);
+    }
+    if let Some(warning) = repeated_ids(&profile) {
+        warnings.push(warning);
+    }
+    let collection = sample_collection(name, sample, &items_before, profile, items as u64);
+    crate::load::nothing_loaded(path, std::slice::from_ref(&collection), &warnings)?;
+    if options.announce_sample
+        && collection.sample_of().is_some_and(|t| t > collection.len() as u64)
+    {
+        warnings.push(LoadWarning::new(format!(
+            "profiled by streaming ({} documents); {} of them are kept as a uniform sample, which sample_data, find_items and selections read",
+            items,
+            collection.len()
+        )));
+    }
+    progress.finish();
+    let source = Source {
+        spec: spec.clone(),
+        format: Format::Documents,
+        collections: vec![Arc::new(collection)],
+        warnings,
+        path: Some(path.to_path_buf()),
+        bytes: len,
+        database: None,
+        aimdb: None,
+        direction: None,
+    };
+    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers, spilled }))
+}
+
+/// What the workers read from a file, merged: the counters (`None` for an empty file), the
+/// sample, the warnings about its lines, the good documents before each block and in all, and
+/// what the counters needed.
+pub(crate) struct Read<R> {
+    pub(crate) builder: Option<R>,
+    pub(crate) sample: Sample,
+    pub(crate) warnings: Vec<LoadWarning>,
+    pub(crate) items_before: Vec<usize>,
+    pub(crate) items: usize,
+    peak_needed: usize,
+    workers: usize,
+    spill: Option<Spill>,
+    /// The file's size.
+    pub(crate) len: u64,
+}
+
+/// Reads the NDJSON document file `path` on every core into the counters `new` makes (given
+/// where they may spill): see the module docs.
+pub(crate) fn read_documents<R: Reader>(
+    path: &Path,
+    options: &StreamOptions,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+    new: &(impl Fn(Option<&Spill>) -> R + Sync),
+) -> Result<Read<R>, SourceError> {
     let block = options.block_bytes.max(1 << 10) as u64;
     // No size limit: memory does not grow with the file.
     let (file, metadata) = crate::file::open_regular(path)?;
@@ -621,7 +762,7 @@ pub(crate) fn stream(
         spill: options.spill.as_ref().map(SpillOptions::spill),
     };
     let before = FileState::of(&metadata);
-    let results: Vec<Result<WorkerResult, SourceError>> = std::thread::scope(|scope| {
+    let results: Vec<Result<WorkerResult<R>, SourceError>> = std::thread::scope(|scope| {
         // Each worker takes one contiguous part of the file, so the workers' counters merged in
         // order hold the values in file order: ascending ids and timestamps stay ascending,
         // which finishing folds in one pass.
@@ -630,7 +771,7 @@ pub(crate) fn stream(
             .map(|w| {
                 let part = blocks * w / workers as u64..blocks * (w + 1) / workers as u64;
                 let shared = &shared;
-                scope.spawn(move || work(shared, part))
+                scope.spawn(move || work(shared, part, new))
             })
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -645,7 +786,7 @@ pub(crate) fn stream(
             ),
         });
     }
-    let mut builder: Option<ProfileBuilder> = None;
+    let mut builder: Option<R> = None;
     let mut sample = Sample::default();
     let mut bad = Vec::new();
     let mut blocks: Vec<(usize, BlockCounts)> = Vec::new();
@@ -689,56 +830,8 @@ pub(crate) fn stream(
             "{skipped_in_all} lines were skipped in all; only the first {WARNINGS_KEPT} are listed"
         )));
     }
-    if peak_needed * workers > budget {
-        warnings.push(LoadWarning::new(format!(
-            "the statistics needed about {}, more than the memory budget of {}: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
-            size_text(peak_needed * workers),
-            size_text(budget)
-        )));
-    }
-    let name = spec.name.as_str();
-    let profile = builder.unwrap_or_default().finish(items as u64);
-    let spill = shared.spill.as_ref();
-    if let Some(failure) = spill.and_then(|s| s.failure()) {
-        // A chunk that could not be read back: figures would miss its values.
-        return Err(SourceError::Io {
-            path: path.to_path_buf(),
-            cause: std::io::Error::other(format!(
-                "the profile's spilled counters could not be read back: {failure}"
-            )),
-        });
-    }
-    let spilled = spill.map_or(0, |s| s.written());
-    if let Some(warning) = estimated_properties(&profile, budget, spill) {
-        warnings.push(warning);
-    }
-    if let Some(warning) = repeated_ids(&profile) {
-        warnings.push(warning);
-    }
-    let collection = sample_collection(name, sample, &items_before, profile, items as u64);
-    crate::load::nothing_loaded(path, std::slice::from_ref(&collection), &warnings)?;
-    if options.announce_sample
-        && collection.sample_of().is_some_and(|t| t > collection.len() as u64)
-    {
-        warnings.push(LoadWarning::new(format!(
-            "profiled by streaming ({} documents); {} of them are kept as a uniform sample, which sample_data, find_items and selections read",
-            items,
-            collection.len()
-        )));
-    }
-    progress.finish();
-    let source = Source {
-        spec: spec.clone(),
-        format: Format::Documents,
-        collections: vec![Arc::new(collection)],
-        warnings,
-        path: Some(path.to_path_buf()),
-        bytes: len,
-        database: None,
-        aimdb: None,
-        direction: None,
-    };
-    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers, spilled }))
+    let spill = shared.spill;
+    Ok(Read { builder, sample, warnings, items_before, items, peak_needed, workers, spill, len })
 }
 
 /// The warning that the budget made some properties' figures estimates: how many and which,
@@ -957,7 +1050,8 @@ mod tests {
             max_line: MAX_LINE_BYTES,
         };
         let blocks = shared.len.div_ceil(block);
-        let Ok(result) = work(&shared, 0..blocks) else { panic!("the blocks profile") };
+        let new = |_: Option<&Spill>| ProfileBuilder::new().capture_ids();
+        let Ok(result) = work(&shared, 0..blocks, &new) else { panic!("the blocks profile") };
         assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
         // Every block read, and given back but what fault-around maps past the last release.
         let resident = resident_pages(&map) * 4096;

@@ -46,7 +46,7 @@ pub use list_sources::list_sources;
 pub use params::*;
 pub use property::describe_property;
 pub use query_tools::{ask, ask_with, bench_data_access, validate_query};
-pub use record_schema::{query_schema, validate_value};
+pub use record_schema::{query_schema, query_schema_streamed, validate_value};
 pub use report::profile_report;
 pub use result::{ToolError, ToolResult, Written};
 pub use sample::sample_data;

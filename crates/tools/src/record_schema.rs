@@ -5,7 +5,7 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
 
 use schemascope_core::display::{Cuts, DisplayLimits, shorten};
-use schemascope_core::json_schema::infer_schema;
+use schemascope_core::json_schema::{infer_schema, schema_of};
 use schemascope_core::validate::validate;
 use schemascope_core::{Collection, CollectionKind, CollectionProfile};
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use std::sync::Arc;
 use schemascope_sources::Source;
 use schemascope_sources::aimdb::Snapshot;
 use schemascope_sources::sql::rows;
+use schemascope_sources::stream_schema::StreamedSchema;
 
 use crate::params::{QuerySchemaParams, ValidateValueParams};
 use crate::record_live;
@@ -152,27 +153,82 @@ fn run_query(services: &Services, params: QuerySchemaParams) -> Result<ToolResul
         params.collection.as_deref(),
         params.record_name.as_deref(),
     )?;
-    let schema = infer_schema(t.profile);
     let (example, metadata) = example_and_metadata(&source, &t);
-    let name = t.record.clone().unwrap_or_else(|| t.collection.name().to_string());
+    Ok(schema_answer(
+        SchemaAnswer {
+            record: t.record.clone(),
+            collection: t.collection.name(),
+            schema: infer_schema(t.profile),
+            metadata,
+            inferred_from: t.profile.item_count,
+        },
+        example,
+        params.include_example,
+    ))
+}
+
+/// What query_schema answers about a collection or a record, besides its example.
+struct SchemaAnswer<'a> {
+    record: Option<String>,
+    collection: &'a str,
+    schema: Value,
+    metadata: Value,
+    inferred_from: u64,
+}
+
+/// query_schema's answer: the schema, its metadata and (unless left out) the example, shortened.
+fn schema_answer(
+    answer: SchemaAnswer<'_>,
+    example: Option<Value>,
+    include_example: Option<bool>,
+) -> ToolResult {
+    let name = answer.record.clone().unwrap_or_else(|| answer.collection.to_string());
     let mut data = json!({
-        "record_name": t.record,
-        "collection": t.collection.name(),
-        "schema": schema,
-        "metadata": metadata,
+        "record_name": answer.record,
+        "collection": answer.collection,
+        "schema": answer.schema,
+        "metadata": answer.metadata,
         "inferred_at": Utc::now().to_rfc3339_opts(SecondsFormat::Nanos, true),
-        "inferred_from": t.profile.item_count,
+        "inferred_from": answer.inferred_from,
     });
-    if params.include_example.unwrap_or(true) {
+    if include_example.unwrap_or(true) {
         let mut cuts = Cuts::default();
         let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
         data["example"] = example.map(|e| shorten(&e, &limits, &mut cuts)).unwrap_or(Value::Null);
     }
     let required = schema_required(&data["schema"]);
-    Ok(ToolResult::ok(
-        format!("Schema of '{name}' inferred from {} value(s){required}.", t.profile.item_count),
+    ToolResult::ok(
+        format!("Schema of '{name}' inferred from {} value(s){required}.", answer.inferred_from),
         data,
-    ))
+    )
+}
+
+/// query_schema on an NDJSON document file streamed for its schema alone
+/// ([`schemascope_sources::stream_schema`]): the answer query_schema gives on the file loaded
+/// for its profile, without computing the profile.
+pub fn query_schema_streamed(
+    streamed: &StreamedSchema,
+    include_example: Option<bool>,
+) -> ToolResult {
+    let items = streamed.facts.item_count;
+    // As a streamed collection's metadata: its name, kind and how many documents it stands for.
+    let metadata = json!({
+        "collection": streamed.name,
+        "kind": CollectionKind::Documents,
+        "item_count": items,
+    });
+    let example = streamed.example.as_deref().and_then(|text| serde_json::from_str(text).ok());
+    schema_answer(
+        SchemaAnswer {
+            record: None,
+            collection: &streamed.name,
+            schema: schema_of(&streamed.facts),
+            metadata,
+            inferred_from: items,
+        },
+        example,
+        include_example,
+    )
 }
 
 /// query_schema on a live AimDB record: the seed's fields, with the schema merged over several

@@ -424,6 +424,76 @@ impl ValueStats {
     }
 }
 
+/// What a path's counters do with each value the walk meets: the full profile's exact counters
+/// ([`ValueStats`]) or a schema's few facts (`super::schema_counters`). The walks over a tape
+/// and over serde values are generic over it, so both kinds of builder read items the same way.
+pub(crate) trait Counters: Default {
+    /// An object (its members are walked into the children).
+    fn add_object(&mut self);
+    /// An object or array past the depth limit, counted but not descended into.
+    fn add_depth_limited(&mut self);
+    /// A string.
+    fn add_str(&mut self, value: &str);
+    /// A number read as a double (`integer`: written without a fraction or exponent).
+    fn add_number(&mut self, value: f64, integer: bool);
+    /// An integer, exactly.
+    fn add_integer(&mut self, value: i128);
+    /// A boolean.
+    fn add_bool(&mut self, value: bool);
+    /// A null.
+    fn add_null(&mut self);
+    /// An array of `len` elements (its elements are walked into the items).
+    fn add_array(&mut self, len: u64);
+    /// Values counted here, nulls included.
+    fn present(&self) -> u64;
+    /// Adds the counts of `other`.
+    fn merge(&mut self, other: Self);
+}
+
+impl Counters for ValueStats {
+    #[inline]
+    fn add_object(&mut self) {
+        self.present += 1;
+        self.objects += 1;
+    }
+    #[inline]
+    fn add_depth_limited(&mut self) {
+        self.depth_limited += 1;
+    }
+    #[inline]
+    fn add_str(&mut self, value: &str) {
+        ValueStats::add_str(self, value);
+    }
+    #[inline]
+    fn add_number(&mut self, value: f64, integer: bool) {
+        ValueStats::add_number(self, value, integer);
+    }
+    #[inline]
+    fn add_integer(&mut self, value: i128) {
+        ValueStats::add_integer(self, value);
+    }
+    #[inline]
+    fn add_bool(&mut self, value: bool) {
+        ValueStats::add_bool(self, value);
+    }
+    #[inline]
+    fn add_null(&mut self) {
+        ValueStats::add_null(self);
+    }
+    #[inline]
+    fn add_array(&mut self, len: u64) {
+        ValueStats::add_array(self, len);
+    }
+    #[inline]
+    fn present(&self) -> u64 {
+        self.present
+    }
+    #[inline]
+    fn merge(&mut self, other: Self) {
+        ValueStats::merge(self, other);
+    }
+}
+
 /// The key under which `value` is counted among a property's values: the value itself, or for
 /// one longer than 256 bytes, the shortened key of `long_string_key`. Sources that count values
 /// elsewhere (a database) report them under the same keys.
@@ -463,14 +533,15 @@ pub fn long_key_parts(key: &str) -> Option<(&str, u64)> {
 }
 
 /// The counters of one path plus its children: object members by key, array elements as `items`.
+/// `S` is what each path counts ([`Counters`]): the full profile's counters unless named.
 #[derive(Debug, Default)]
-pub(crate) struct PathNode {
-    pub stats: ValueStats,
-    pub keys: Vec<(Box<str>, PathNode)>,
+pub(crate) struct PathNode<S = ValueStats> {
+    pub stats: S,
+    pub keys: Vec<(Box<str>, PathNode<S>)>,
     key_index: Option<Map<Box<str>, usize>>,
-    pub items: Option<Box<PathNode>>,
+    pub items: Option<Box<PathNode<S>>>,
     /// Counters of merged builders, not yet folded into `stats` (see [`PathNode::merge`]).
-    pub deferred: Vec<ValueStats>,
+    pub deferred: Vec<S>,
     /// Members not profiled because the path limit was reached.
     pub dropped_keys: u64,
     /// The distinct keys behind `dropped_keys` (see [`super::path_limit`]).
@@ -486,7 +557,7 @@ pub(crate) struct PathNode {
 /// Past this many members, key lookup switches from a scan to a hash map.
 const SCAN_LIMIT: usize = 16;
 
-impl PathNode {
+impl<S: Counters> PathNode<S> {
     /// Finds or creates the child for `key`. `ordinal` is the key's position in the current
     /// object: records of one collection usually list keys in the same order, so that slot is
     /// checked first.
@@ -530,7 +601,7 @@ impl PathNode {
 
     /// Lists the members, and theirs below, in the order they were first seen (their depth is
     /// bounded by the profile's depth limit).
-    fn order_by_first_seen(&mut self) {
+    pub(super) fn order_by_first_seen(&mut self) {
         self.keys.sort_by_key(|(_, child)| child.first_seen);
         if let Some(index) = &mut self.key_index {
             for (i, (key, _)) in self.keys.iter().enumerate() {
@@ -560,7 +631,7 @@ impl PathNode {
     /// Merges the structure now and the counters later: `other`'s counters are queued in
     /// `deferred` and folded in by `finish`, on all cores, path by path. Merging a million
     /// distinct strings is the costly part of a merge, and it parallelises by path.
-    fn merge(&mut self, mut other: PathNode, ctx: &mut Ctx) {
+    pub(super) fn merge(&mut self, mut other: PathNode<S>, ctx: &mut Ctx) {
         self.deferred.push(other.stats);
         self.deferred.append(&mut other.deferred);
         self.dropped_keys += other.dropped_keys;
@@ -581,7 +652,7 @@ impl PathNode {
                     self.keys[i].1.merge(child, ctx);
                     self.keys[i].1.first_seen = first;
                 }
-                None => self.dropped_keys += child.stats.present,
+                None => self.dropped_keys += child.stats.present(),
             }
         }
         if let Some(items) = other.items {
@@ -622,6 +693,109 @@ pub(super) struct Ctx {
     forgot: bool,
 }
 
+impl Ctx {
+    /// The state of a builder that has read nothing.
+    pub(super) fn new(limits: ProfileLimits) -> Self {
+        Self {
+            limits,
+            paths: 0,
+            capture_id: false,
+            captured_id: None,
+            refused_any: false,
+            remembered: 0,
+            forgot: false,
+            position: 0,
+            positioned: false,
+            created: 0,
+        }
+    }
+
+    /// Says where the next items lie (see [`ProfileBuilder::set_position`]).
+    pub(super) fn set_position(&mut self, position: u64) {
+        self.position = position;
+        self.positioned = true;
+    }
+
+    /// Takes in what another builder's reading left: refused keys, positions.
+    pub(super) fn absorb(&mut self, other: &Ctx) {
+        self.refused_any |= other.refused_any;
+        self.positioned |= other.positioned;
+        self.forgot |= other.forgot;
+    }
+
+    /// The path limit as finishing reports it, whether any key was refused, and whether keys
+    /// are to be listed by where they were first seen.
+    pub(super) fn outcome(&self) -> (super::path_limit::PathLimit, bool, bool) {
+        // Hit only when a key was refused: reaching the limit exactly leaves nothing out.
+        let limit = super::path_limit::PathLimit::new(self.limits.max_paths, self.forgot);
+        (limit, self.refused_any, self.positioned)
+    }
+}
+
+/// Walks the item whose tape [`tape::scan`] just wrote from `json` into `root`.
+fn walk_tape<S: Counters>(
+    root: &mut PathNode<S>,
+    ctx: &mut Ctx,
+    tape: &[Token],
+    unescaped: &str,
+    want_id: bool,
+    json: &str,
+) -> Option<ItemId> {
+    ctx.captured_id = None;
+    let mut walk = TapeWalk { tape, text: json, unescaped, ctx, want_id, omit: &[] };
+    walk.value(0, root, 0, false);
+    walk.ctx.captured_id.take()
+}
+
+/// Reads one item given as JSON text into `root`, leaving the counters untouched when it is not
+/// valid JSON (see [`ProfileBuilder::add_json_whole`]); `tape` and `unescaped` are scratch space.
+pub(super) fn add_json_whole<S: Counters>(
+    root: &mut PathNode<S>,
+    ctx: &mut Ctx,
+    tape: &mut Vec<Token>,
+    unescaped: &mut String,
+    want_id: bool,
+    json: &str,
+) -> Result<Option<ItemId>, serde_json::Error> {
+    if tape::scan(json, tape, unescaped) {
+        return Ok(walk_tape(root, ctx, tape, unescaped, want_id, json));
+    }
+    let skip = Skip { depth: 0, max_depth: ctx.limits.max_depth };
+    let check = |json| {
+        let mut de = serde_json::Deserializer::from_str(json);
+        skip.deserialize(&mut de).and_then(|()| de.end())
+    };
+    if let Err(checked) = check(json) {
+        // The error as a whole load reports it (the profiling visitor's, not the checker's),
+        // from a scratch builder; bad lines are rare.
+        let error = ProfileBuilder::new().add_json_by_serde(json).err();
+        return Err(error.unwrap_or(checked));
+    }
+    add_json_by_serde(root, ctx, want_id, json)
+}
+
+/// Reads one item given as JSON text into `root` through serde_json alone.
+fn add_json_by_serde<S: Counters>(
+    root: &mut PathNode<S>,
+    ctx: &mut Ctx,
+    want_id: bool,
+    json: &str,
+) -> Result<Option<ItemId>, serde_json::Error> {
+    ctx.captured_id = None;
+    // An earlier item that failed inside its `id` member left the flag set.
+    ctx.capture_id = false;
+    let mut de = serde_json::Deserializer::from_str(json);
+    NodeSeed { node: root, ctx, depth: 0, want_id }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(ctx.captured_id.take())
+}
+
+/// Reads one item given as a parsed value into `root`.
+pub(super) fn add_value<S: Counters>(root: &mut PathNode<S>, ctx: &mut Ctx, value: &Value) {
+    // A Value always deserializes: the visitor accepts every JSON shape.
+    let _ = NodeSeed { node: root, ctx, depth: 0, want_id: false }.deserialize(value);
+}
+
 /// A builder's spill and its scratch file (made on first use), as the memory budget takes them.
 pub(super) type SpillSlot<'a> = (&'a Spill, &'a mut Option<Arc<Scratch>>);
 
@@ -657,18 +831,7 @@ impl ProfileBuilder {
     pub fn with_limits(limits: ProfileLimits) -> Self {
         Self {
             root: PathNode::default(),
-            ctx: Ctx {
-                limits,
-                paths: 0,
-                capture_id: false,
-                captured_id: None,
-                refused_any: false,
-                remembered: 0,
-                forgot: false,
-                position: 0,
-                positioned: false,
-                created: 0,
-            },
+            ctx: Ctx::new(limits),
             want_id: false,
             spill: None,
             scratch: None,
@@ -698,67 +861,34 @@ impl ProfileBuilder {
 
     /// Profiles the item whose tape [`tape::scan`] just wrote from `json`.
     fn walk_tape(&mut self, json: &str) -> Option<ItemId> {
-        self.ctx.captured_id = None;
-        let mut walk = TapeWalk {
-            tape: &self.tape,
-            text: json,
-            unescaped: &self.unescaped,
-            ctx: &mut self.ctx,
-            want_id: self.want_id,
-            omit: &[],
-        };
-        walk.value(0, &mut self.root, 0, false);
-        self.ctx.captured_id.take()
+        walk_tape(&mut self.root, &mut self.ctx, &self.tape, &self.unescaped, self.want_id, json)
     }
 
     /// [`ProfileBuilder::add_json`], leaving the counters untouched when `json` is not valid
     /// JSON (what the tape scanner declines is checked whole before serde_json profiles it): a
     /// streamed profile cannot go back and profile a block again without its bad lines.
     pub fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
-        if tape::scan(json, &mut self.tape, &mut self.unescaped) {
-            return Ok(self.walk_tape(json));
-        }
-        let skip = Skip { depth: 0, max_depth: self.ctx.limits.max_depth };
-        let check = |json| {
-            let mut de = serde_json::Deserializer::from_str(json);
-            skip.deserialize(&mut de).and_then(|()| de.end())
-        };
-        if let Err(checked) = check(json) {
-            // The error as a whole load reports it (the profiling visitor's, not the checker's),
-            // from a scratch builder; bad lines are rare.
-            let error = ProfileBuilder::new().add_json_by_serde(json).err();
-            return Err(error.unwrap_or(checked));
-        }
-        self.add_json_by_serde(json)
+        let Self { root, ctx, tape, unescaped, want_id, .. } = self;
+        add_json_whole(root, ctx, tape, unescaped, *want_id, json)
     }
 
     /// [`ProfileBuilder::add_json`] through serde_json alone, as it goes for what the tape
     /// scanner declines: the reference the fast path is checked against (tests, fuzzing).
     #[doc(hidden)]
     pub fn add_json_by_serde(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error> {
-        self.ctx.captured_id = None;
-        // An earlier item that failed inside its `id` member left the flag set.
-        self.ctx.capture_id = false;
-        let mut de = serde_json::Deserializer::from_str(json);
-        NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: self.want_id }
-            .deserialize(&mut de)?;
-        de.end()?;
-        Ok(self.ctx.captured_id.take())
+        add_json_by_serde(&mut self.root, &mut self.ctx, self.want_id, json)
     }
 
     /// Profiles one item given as a parsed value.
     pub fn add_value(&mut self, value: &Value) {
-        // A Value always deserializes: the visitor accepts every JSON shape.
-        let _ = NodeSeed { node: &mut self.root, ctx: &mut self.ctx, depth: 0, want_id: false }
-            .deserialize(value);
+        add_value(&mut self.root, &mut self.ctx, value);
     }
 
     /// Says where the next items lie (any order-preserving number, such as a block and line):
     /// properties first seen there are listed by it when builders are merged, so a file
     /// profiled block by block in any order lists them as a front-to-back load does.
     pub fn set_position(&mut self, position: u64) {
-        self.ctx.position = position;
-        self.ctx.positioned = true;
+        self.ctx.set_position(position);
     }
 
     /// The counters' root, for the memory budget (`super::budget`).
@@ -782,9 +912,7 @@ impl ProfileBuilder {
 
     /// Adds another builder's counts to this one.
     pub fn merge(&mut self, other: ProfileBuilder) {
-        self.ctx.refused_any |= other.ctx.refused_any;
-        self.ctx.positioned |= other.ctx.positioned;
-        self.ctx.forgot |= other.ctx.forgot;
+        self.ctx.absorb(&other.ctx);
         if self.spill.is_none() {
             self.spill = other.spill;
         }
@@ -793,14 +921,13 @@ impl ProfileBuilder {
 
     /// Computes the final statistics. `item_count` is the number of items pushed.
     pub fn finish(self, item_count: u64) -> CollectionProfile {
-        // Hit only when a key was refused: reaching the limit exactly leaves nothing out.
-        let limit = super::path_limit::PathLimit::new(self.ctx.limits.max_paths, self.ctx.forgot);
+        let (limit, refused_any, positioned) = self.ctx.outcome();
         let mut root = self.root;
-        if self.ctx.positioned {
+        if positioned {
             // Merged builders may have met the keys in another order than the file holds them.
             root.order_by_first_seen();
         }
-        super::finalize::finish(root, item_count, self.ctx.refused_any, limit)
+        super::finalize::finish(root, item_count, refused_any, limit)
     }
 }
 
@@ -826,10 +953,10 @@ fn token_text(text: &str, start: u32, len: u32) -> &str {
 impl TapeWalk<'_> {
     /// Adds the value at `at` to `node`; returns the index after it. `capture` marks the value of
     /// a top-level `id` member.
-    pub(super) fn value(
+    pub(super) fn value<S: Counters>(
         &mut self,
         at: usize,
-        node: &mut PathNode,
+        node: &mut PathNode<S>,
         depth: usize,
         capture: bool,
     ) -> usize {
@@ -838,10 +965,9 @@ impl TapeWalk<'_> {
         match token {
             Token::Object { end } => {
                 let end = end as usize;
-                stats.present += 1;
-                stats.objects += 1;
+                stats.add_object();
                 if depth >= self.ctx.limits.max_depth {
-                    stats.depth_limited += 1;
+                    stats.add_depth_limited();
                     return end;
                 }
                 let mut i = at + 1;
@@ -877,7 +1003,7 @@ impl TapeWalk<'_> {
                         i = self.value(i, items, depth + 1, false);
                     }
                 } else {
-                    node.stats.depth_limited += 1;
+                    node.stats.add_depth_limited();
                 }
                 node.stats.add_array(u64::from(len));
                 end
@@ -998,14 +1124,14 @@ impl<'de> Visitor<'de> for Skip {
     }
 }
 
-struct NodeSeed<'a> {
-    node: &'a mut PathNode,
+pub(super) struct NodeSeed<'a, S: Counters = ValueStats> {
+    node: &'a mut PathNode<S>,
     ctx: &'a mut Ctx,
     depth: usize,
     want_id: bool,
 }
 
-impl NodeSeed<'_> {
+impl<S: Counters> NodeSeed<'_, S> {
     fn capture(&mut self, value: impl FnOnce() -> String) {
         if self.ctx.capture_id && self.depth == 1 {
             self.ctx.captured_id = Some(value().into());
@@ -1013,7 +1139,7 @@ impl NodeSeed<'_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+impl<'de, S: Counters> DeserializeSeed<'de> for NodeSeed<'_, S> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -1021,7 +1147,7 @@ impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for NodeSeed<'_> {
+impl<'de, S: Counters> Visitor<'de> for NodeSeed<'_, S> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -1078,7 +1204,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
             while seq.next_element::<IgnoredAny>()?.is_some() {
                 len += 1;
             }
-            self.node.stats.depth_limited += 1;
+            self.node.stats.add_depth_limited();
         } else {
             let items = self.node.items.get_or_insert_with(|| {
                 self.ctx.paths += 1;
@@ -1101,10 +1227,9 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.node.stats.present += 1;
-        self.node.stats.objects += 1;
+        self.node.stats.add_object();
         if self.depth >= self.ctx.limits.max_depth {
-            self.node.stats.depth_limited += 1;
+            self.node.stats.add_depth_limited();
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
         }

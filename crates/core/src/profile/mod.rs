@@ -16,6 +16,9 @@ mod histogram;
 mod model;
 pub mod numeric;
 mod path_limit;
+mod schema_counters;
+#[cfg(test)]
+mod schema_differential;
 mod sketch;
 mod skewed_bins;
 pub mod spill;
@@ -33,6 +36,7 @@ pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
 pub use formats::StringFormat;
 pub use model::*;
 pub use path_limit::{PathLimit, Unprofiled};
+pub use schema_counters::SchemaBuilder;
 pub use spill::{MemoryScratch, ScratchFile, ScratchSpace, Spill, SpillError};
 pub use stored::StoredProfile;
 

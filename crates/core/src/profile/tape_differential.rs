@@ -8,7 +8,7 @@ use super::ProfileBuilder;
 use super::tape::{Token, scan};
 
 /// A small deterministic generator of JSON text in many spellings, valid and not.
-struct Gen(fastrand::Rng);
+pub(super) struct Gen(pub(super) fastrand::Rng);
 
 impl Gen {
     fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
@@ -116,7 +116,7 @@ impl Gen {
     }
 
     /// An item: usually an object with an `id`, sometimes anything; now and then damaged.
-    fn item(&mut self) -> String {
+    pub(super) fn item(&mut self) -> String {
         let mut text = if self.0.u8(..) < 200 {
             let id = match self.0.u8(0..4) {
                 0 => self.number(),
