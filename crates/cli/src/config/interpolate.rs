@@ -35,6 +35,42 @@ pub(crate) fn interpolate(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, InterpolationError> {
+    interpolate_escaped(text, lookup, &|value| value.to_string())
+}
+
+/// [`interpolate`] for a URI: a variable inside it (`postgres://app:${PW}@host/db`) is
+/// percent-encoded, so a password with `@`, `/` or `:` stays the password and never spills into
+/// the host or path that messages show; a value that is one variable alone (`${DATABASE_URL}`)
+/// is a whole URI, taken as it is.
+pub(crate) fn interpolate_uri(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, InterpolationError> {
+    let whole = text.starts_with("${") && text.ends_with('}') && text.matches("${").count() == 1;
+    if whole {
+        return interpolate(text, lookup);
+    }
+    interpolate_escaped(text, lookup, &percent_encoded)
+}
+
+/// `value` with every byte but RFC 3986's unreserved characters percent-encoded.
+pub(crate) fn percent_encoded(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+fn interpolate_escaped(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    escape: &dyn Fn(&str) -> String,
+) -> Result<String, InterpolationError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('$') {
@@ -45,7 +81,7 @@ pub(crate) fn interpolate(
             rest = tail;
         } else if let Some(inner) = after.strip_prefix('{') {
             let close = inner.find('}').ok_or(InterpolationError::Unclosed)?;
-            out.push_str(&expand(&inner[..close], lookup)?);
+            out.push_str(&escape(&expand(&inner[..close], lookup)?));
             rest = &inner[close + 1..];
         } else {
             out.push('$');
@@ -109,6 +145,23 @@ mod tests {
         assert_eq!(run("${BRACED}").as_deref(), Ok("${USER_NAME}"));
         assert_eq!(run("plain").as_deref(), Ok("plain"));
         assert_eq!(run("ünïcödé ${USER_NAME}ü").as_deref(), Ok("ünïcödé anaü"));
+    }
+
+    #[test]
+    fn a_variable_inside_a_uri_is_percent_encoded_and_a_whole_uri_is_not() {
+        let env = |name: &str| match name {
+            "PW" => Some("Zq7:s3cr/t@pw%x".to_string()),
+            "URL" => Some("postgres://u:p%40ss@h/db".to_string()),
+            "HOST" => Some("db.internal".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            interpolate_uri("postgres://app:${PW}@${HOST}:5432/db?password=${PW}", &env).as_deref(),
+            Ok(
+                "postgres://app:Zq7%3As3cr%2Ft%40pw%25x@db.internal:5432/db?password=Zq7%3As3cr%2Ft%40pw%25x"
+            )
+        );
+        assert_eq!(interpolate_uri("${URL}", &env).as_deref(), Ok("postgres://u:p%40ss@h/db"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use schemascope_tools::toolsets::ChosenTools;
 use serde::Deserialize;
 use toml::Spanned;
 
-use interpolate::interpolate;
+use interpolate::{interpolate, interpolate_uri, percent_encoded};
 
 /// The file name `serve` looks for when given neither sources nor `--config`.
 pub(crate) const FILE_NAME: &str = "schemascope.toml";
@@ -309,17 +309,41 @@ impl Locator<'_> {
     /// (which names keys and types, never a value).
     fn toml_error(&self, error: &toml::de::Error) -> ConfigError {
         let line = error.span().map(|span| self.line_of(span.start));
-        let key = line
-            .and_then(|n| self.text.lines().nth(n - 1))
-            .and_then(|l| l.split_once('='))
-            .map(|(key, _)| key.trim().to_string())
-            .filter(|key| !key.is_empty() && !key.starts_with('['));
+        let key = line.and_then(|n| self.key_at(n));
         ConfigError {
             file: self.file.to_path_buf(),
             line,
             key,
-            message: error.message().trim().to_string(),
+            message: without_values(error.message().trim()),
         }
+    }
+
+    /// The full key written on line `n` (1-based): `server.token`, `sources[2].uri`, read from
+    /// the table headers above it.
+    fn key_at(&self, n: usize) -> Option<String> {
+        let mut table = String::new();
+        let mut sources = 0usize;
+        for line in self.text.lines().take(n.saturating_sub(1)) {
+            let line = line.trim();
+            if line.starts_with("[[") {
+                let name = line.trim_start_matches('[').split(']').next().unwrap_or("").trim();
+                if name == "sources" {
+                    table = format!("sources[{sources}]");
+                    sources += 1;
+                } else {
+                    table = name.to_string();
+                }
+            } else if line.starts_with('[') {
+                table =
+                    line.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+            }
+        }
+        let (key, _) = self.text.lines().nth(n.checked_sub(1)?)?.split_once('=')?;
+        let key = key.trim();
+        if key.is_empty() || key.starts_with('[') {
+            return None;
+        }
+        Some(if table.is_empty() { key.to_string() } else { format!("{table}.{key}") })
     }
 
     /// `value` interpolated from the environment; an error names the key.
@@ -336,12 +360,19 @@ impl Locator<'_> {
     /// A size given as bytes or as a text such as `4MiB`, when given.
     fn size(&self, value: &Option<Spanned<Size>>, key: &str) -> Result<Option<usize>, ConfigError> {
         let Some(value) = value else { return Ok(None) };
+        // The parser's message quotes the text: a value is never shown.
         let bytes = match value.get_ref() {
-            Size::Bytes(n) => Ok(*n),
-            Size::Text(text) => crate::parse_bytes(text),
+            Size::Bytes(n) => Some(*n),
+            Size::Text(text) => crate::parse_bytes(text).ok(),
         }
-        .and_then(|n| usize::try_from(n).map_err(|_| format!("{n} is too large")))
-        .map_err(|e| self.error(value.span().start, key, &e))?;
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            self.error(
+                value.span().start,
+                key,
+                "not a size: a number of bytes or a text such as 512MiB",
+            )
+        })?;
         if bytes == 0 {
             return Err(self.error(value.span().start, key, "must be at least 1 byte"));
         }
@@ -469,7 +500,8 @@ impl Locator<'_> {
                         "`format` applies to a `path`; a URI's scheme says its kind",
                     ));
                 }
-                let uri_text = self.text(uri, &key("uri"), context)?;
+                let uri_text = interpolate_uri(uri.get_ref(), context.env)
+                    .map_err(|e| self.error(uri.span().start, &key("uri"), &e.to_string()))?;
                 if !uri_text.contains(':') {
                     return Err(self.error(uri.span().start, &key("uri"), "not a URI (postgres://…, clickhouse://…, aimdb:…, demo:…); a file is a `path`"));
                 }
@@ -642,6 +674,31 @@ impl Locator<'_> {
     }
 }
 
+/// A TOML parser's message without the values it quotes (a value may be a secret): a key it
+/// names is kept (`unknown field `pasword``), a quoted value becomes `…`.
+fn without_values(message: &str) -> String {
+    let names_keys = ["unknown field", "missing field", "duplicate key"]
+        .iter()
+        .any(|start| message.starts_with(start));
+    if names_keys {
+        return message.to_string();
+    }
+    let mut out = String::with_capacity(message.len());
+    let mut quote: Option<char> = None;
+    for c in message.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '`' || c == '"' => {
+                quote = Some(c);
+                out.push('…');
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// `uri` with `password` (percent-encoded) added to its user info.
 fn uri_with_password(uri: &str, password: &str) -> Result<String, &'static str> {
     let (scheme, rest) = uri.split_once("://").ok_or("the URI has no `//` authority")?;
@@ -653,15 +710,7 @@ fn uri_with_password(uri: &str, password: &str) -> Result<String, &'static str> 
     if user.contains(':') {
         return Err("the URI already holds a password; remove it from the URI");
     }
-    let encoded: String = password
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect();
+    let encoded = percent_encoded(password);
     Ok(format!("{scheme}://{user}:{encoded}@{host}{tail}"))
 }
 

@@ -111,7 +111,7 @@ mod postgres_config {
 #[test]
 fn errors_name_the_line_and_key_and_never_a_value() {
     let e = error("[[sources]]\nname = \"a\"\npath = \"x.json\"\npasword = \"hunter2-secret\"\n");
-    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("pasword")), "{e}");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].pasword")), "{e}");
     assert!(e.message.contains("unknown field"), "{e}");
     assert!(!e.to_string().contains("hunter2"), "{e}");
 
@@ -154,10 +154,45 @@ fn errors_name_the_line_and_key_and_never_a_value() {
     assert_eq!(e.key.as_deref(), Some("server.max_sessions"), "{e}");
 
     let e = error("[[sources]]\nname = \"a\"\npath = 5\n");
-    assert_eq!((e.line, e.key.as_deref()), (Some(3), Some("path")), "{e}");
+    assert_eq!((e.line, e.key.as_deref()), (Some(3), Some("sources[0].path")), "{e}");
 
     let e = error("[[sources]]\nname = \"a\"\npath = \"x\"\nformat = \"csv\"\n");
-    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("format")), "{e}");
+    assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].format")), "{e}");
+
+    // A value the file gives is never repeated, whatever its type.
+    for (text, key, value) in [
+        (
+            "[[sources]]\nname = \"a\"\nuri = \"postgres://u@h/db\"\npassword = 987654321987\n",
+            "sources[0].password",
+            "987654321987",
+        ),
+        ("[server]\ntoken = 9876543219876543\n", "server.token", "9876543219876543"),
+        (
+            "[[sources]]\nname = \"a\"\npath = \"x\"\nmax_rows = \"topsecretvalue123\"\n",
+            "sources[0].max_rows",
+            "topsecretvalue123",
+        ),
+        (
+            "[[sources]]\nname = \"a\"\npath = \"x\"\nformat = \"hunter2\"\n",
+            "sources[0].format",
+            "hunter2",
+        ),
+        (
+            "[[sources]]\nname = \"a\"\npath = \"x\"\nmax_bytes = \"hunter2\"\n",
+            "sources[0].max_bytes",
+            "hunter2",
+        ),
+        ("[server]\nallow_hosts = \"hunter2\"\n", "server.allow_hosts", "hunter2"),
+        (
+            "[[sources]]\nname = \"a\"\npath = \"x\"\n[[sources]]\nname = \"b\"\npath = 5\n",
+            "sources[1].path",
+            "5\n",
+        ),
+    ] {
+        let e = error(text);
+        assert_eq!(e.key.as_deref(), Some(key), "{e}");
+        assert!(!e.to_string().contains(value), "{e}");
+    }
 
     let e = error("[[sources]\n");
     assert_eq!(e.line, Some(1), "{e}");
@@ -220,4 +255,23 @@ fn a_role_is_taken_at_connection_start_and_only_by_postgres() {
     assert!(e.message.contains("PostgreSQL"), "{e}");
     let e = error("[[sources]]\nname = \"a\"\nuri = \"postgres://u@h/db\"\nrole = \"r; DROP\"\n");
     assert_eq!((e.line, e.key.as_deref()), (Some(4), Some("sources[0].role")), "{e}");
+}
+
+#[test]
+fn a_password_variable_inside_a_uri_stays_the_password() {
+    let config = parse(
+        "[[sources]]\nname = \"p\"\nuri = \"postgres://app:${PG_PASSWORD}@h:5432/db\"\n[[sources]]\nname = \"q\"\nuri = \"postgres://app@h/db?password=${PG_PASSWORD}\"\n",
+    )
+    .expect("valid");
+    for source in &config.sources {
+        let Location::Postgres(uri) = &source.spec.location else { panic!("postgres") };
+        let parsed: postgres_config::Config = uri.parse().expect("a URI the client parses");
+        assert_eq!(parsed.get_password(), Some("s3cr:t/p@ss w%rd".as_bytes()));
+        assert_eq!(parsed.get_hosts().len(), 1);
+        let shown = source.spec.display_text();
+        assert!(
+            !shown.contains("s3cr") && !shown.contains("p@ss") && !shown.contains("rd@"),
+            "{shown}"
+        );
+    }
 }

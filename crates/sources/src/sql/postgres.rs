@@ -151,6 +151,62 @@ fn redacted(config: &Config) -> String {
     format!("postgres://{user}@{host}:{port}/{db}")
 }
 
+/// How long a server may take to answer the first message of PostgreSQL's protocol.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Checks that the first TCP host of `config` speaks PostgreSQL before the client connects: the
+/// client bounds the TCP connect but not the start-up exchange, so a port where another server
+/// listens (an HTTP one waits for a request line) would hold the connection forever. PostgreSQL
+/// answers an SSLRequest with one byte, `S` or `N`, at once.
+fn answers_as_postgres(config: &Config, location: &str) -> Result<(), SourceError> {
+    use std::io::{Read, Write};
+    use std::net::ToSocketAddrs;
+    let Some(postgres::config::Host::Tcp(host)) = config.get_hosts().first() else {
+        return Ok(());
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let connect_timeout = config.get_connect_timeout().copied().unwrap_or(HANDSHAKE_TIMEOUT);
+    let not_postgres = |what: String| SourceError::Statement {
+        location: location.to_string(),
+        message: format!("{what} — is PostgreSQL listening at {host}:{port}?"),
+        class: ErrorClass::Resource,
+    };
+    // Addresses the client would try; the first that accepts is asked.
+    let addresses: Vec<std::net::SocketAddr> = match (host.as_str(), port).to_socket_addrs() {
+        Ok(addresses) => addresses.collect(),
+        // Name resolution errors are the client's to report, in its words.
+        Err(_) => return Ok(()),
+    };
+    let Some(mut stream) = addresses
+        .iter()
+        .find_map(|address| std::net::TcpStream::connect_timeout(address, connect_timeout).ok())
+    else {
+        // Nothing accepts: the client says so with its own error.
+        return Ok(());
+    };
+    let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT));
+    // SSLRequest: length 8, code 80877103.
+    let request = [0u8, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f];
+    let mut answer = [0u8; 1];
+    match stream.write_all(&request).and_then(|()| stream.read_exact(&mut answer)) {
+        Ok(()) if matches!(answer[0], b'S' | b'N') => Ok(()),
+        Ok(()) => Err(not_postgres("the server there does not speak PostgreSQL's protocol".into())),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(not_postgres(format!(
+                "no answer to PostgreSQL's first message within {} s",
+                HANDSHAKE_TIMEOUT.as_secs()
+            )))
+        }
+        Err(e) => Err(not_postgres(format!("the server there closed the connection ({e})"))),
+    }
+}
+
 impl PostgresDatabase {
     /// Connects to the database at `uri` (`postgres://user:password@host:port/db`).
     pub fn connect(uri: &str) -> Result<Self, SourceError> {
@@ -353,6 +409,7 @@ impl PostgresDatabase {
             if fresh {
                 let lost = slot.is_some();
                 *slot = None;
+                answers_as_postgres(&self.config, &self.location)?;
                 let mut client =
                     self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
                 let callables = match if lost { None } else { self.current_allow_list() } {
