@@ -148,12 +148,12 @@ impl StringStats {
     /// Writes the exact counts to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every count) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
-        let mut tally = self.values.tally();
-        tally.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut tally = self.values.tally_hashed();
+        radsort::sort_by_key(&mut tally, |e| super::spilled::bucket_of(e.0));
         let mut writer = ChunkWriter::new(scratch);
         let written = tally
             .iter()
-            .try_for_each(|&(text, n)| writer.string(text, n))
+            .try_for_each(|&(hash, text, n)| writer.hashed_string(hash, text, n))
             .and_then(|()| writer.finish());
         drop(tally);
         match written {
