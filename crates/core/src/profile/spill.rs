@@ -179,9 +179,6 @@ pub(crate) struct Chunk {
     pub entries: u64,
     /// The first and last number, in a chunk of numbers.
     pub numbers: Option<(NumberKey, NumberKey)>,
-    /// The last number of each piece, in a chunk of numbers (a merge reads every chunk up to the
-    /// smallest of them at a time, see `spilled.rs`).
-    pub piece_last: Vec<NumberKey>,
 }
 
 impl Chunk {
@@ -212,7 +209,6 @@ impl ChunkWriter {
                 values: 0,
                 entries: 0,
                 numbers: None,
-                piece_last: Vec::new(),
             },
             buf: Vec::with_capacity(PIECE + 64),
         }
@@ -223,9 +219,6 @@ impl ChunkWriter {
             let at = self.chunk.scratch.append(&self.buf)?;
             self.chunk.pieces.push((at, self.buf.len() as u32));
             self.buf.clear();
-            if let Some((_, last)) = self.chunk.numbers {
-                self.chunk.piece_last.push(last);
-            }
         }
         Ok(())
     }
@@ -248,7 +241,12 @@ impl ChunkWriter {
 
     /// Adds a string seen `n` times with its hash (strings in the order of the hash's top bits:
     /// what a merge reads a bucket at a time).
-    pub(super) fn hashed_string(&mut self, hash: u64, text: &str, n: u64) -> Result<(), SpillError> {
+    pub(super) fn hashed_string(
+        &mut self,
+        hash: u64,
+        text: &str,
+        n: u64,
+    ) -> Result<(), SpillError> {
         self.buf.extend_from_slice(&hash.to_le_bytes());
         put_varint(&mut self.buf, text.len() as u64);
         self.buf.extend_from_slice(text.as_bytes());
@@ -341,16 +339,12 @@ impl<'a> ChunkReader<'a> {
         Some((NumberKey::from_parts(double, offset), n))
     }
 
-    /// Every number of the piece in the buffer (loading the next piece if it is used up) onto
-    /// `out`; false when the chunk is read to its end.
-    pub(super) fn piece_numbers(&mut self, out: &mut Vec<(NumberKey, u64)>) -> bool {
-        if !self.ready() {
-            return false;
-        }
-        while self.at < self.buf.len() {
+    /// Up to `most` more numbers onto `out`; false when there were none left.
+    pub(super) fn numbers(&mut self, out: &mut Vec<(NumberKey, u64)>, most: usize) -> bool {
+        for k in 0..most {
             match self.number() {
                 Some(entry) => out.push(entry),
-                None => break,
+                None => return k > 0,
             }
         }
         true
@@ -458,15 +452,11 @@ mod tests {
         let written: Vec<(u64, String, u64)> =
             texts.iter().enumerate().map(|(i, t)| (i as u64 * 0x9e37_79b9, t.clone(), 2)).collect();
         assert_eq!(back, written);
-        // Piece by piece, numbers read back as one by one, and each piece ends at its last key.
+        // A few at a time, numbers read back as one by one.
         let mut read = ChunkReader::new(&numbers);
-        let mut pieces = Vec::new();
         let mut out = Vec::new();
-        while read.piece_numbers(&mut out) {
-            pieces.push(out.last().map(|e| e.0));
-        }
+        while read.numbers(&mut out, 1_000) {}
         assert_eq!(out, keys);
-        assert_eq!(pieces, numbers.piece_last.iter().copied().map(Some).collect::<Vec<_>>());
         assert!(spill.failure().is_none());
     }
 

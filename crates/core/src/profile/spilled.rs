@@ -2,9 +2,10 @@
 //! left in memory merged, every figure computed as `finalize.rs` computes it in memory, so the
 //! two agree figure for figure.
 //!
-//! Numbers: the chunks are merged in order a batch at a time, with no heap: every chunk is read
-//! up to the smallest last number of the pieces in memory (all that can come before it is then
-//! in memory), and those sorted runs are merged by one sort, which finds and merges runs.
+//! Numbers: the chunks are merged in order a batch at a time, with no heap: each chunk is read a
+//! few thousand numbers ahead, every chunk's numbers up to the smallest of the last ones read
+//! are taken (all that can come before it is then in memory), and those sorted runs are merged
+//! by one sort, which finds and merges runs.
 //! The merge is written out once more as one chunk, which the later passes read in order (the
 //! exact mean and deviation need two or three passes, the histogram one). A spilled property
 //! keeps no values: its profile holds the count below every edge any of its histograms can have
@@ -44,19 +45,19 @@ enum RunSource<'a> {
     Memory(Box<dyn Iterator<Item = (NumberKey, u64)> + 'a>),
 }
 
-/// Values taken from memory at a time, as a chunk's piece is read at a time.
-const MEMORY_PIECE: usize = 8 << 10;
+/// Numbers a run reads ahead.
+const READ_AHEAD: usize = 4 << 10;
 
 impl Run<'_> {
-    /// The entries not taken yet, reading the next piece when the last one is used up.
+    /// The entries not taken yet, reading ahead when the last ones are used up.
     fn rest(&mut self) -> &[(NumberKey, u64)] {
         while self.at == self.piece.len() && !self.done {
             self.piece.clear();
             self.at = 0;
             self.done = match &mut self.source {
-                RunSource::Chunk(reader) => !reader.piece_numbers(&mut self.piece),
+                RunSource::Chunk(reader) => !reader.numbers(&mut self.piece, READ_AHEAD),
                 RunSource::Memory(values) => {
-                    self.piece.extend(values.by_ref().take(MEMORY_PIECE));
+                    self.piece.extend(values.by_ref().take(READ_AHEAD));
                     self.piece.is_empty()
                 }
             };
@@ -129,8 +130,8 @@ impl<'a> NumberMerge<'a> {
         }
     }
 
-    /// Merges the next batch: every run's entries up to the smallest last entry of the pieces in
-    /// memory (every entry up to it is then in memory), equal numbers folded. False at the end.
+    /// Merges the next batch: every run's entries up to the smallest last entry read ahead
+    /// (every entry up to it is then in memory), equal numbers folded. False at the end.
     fn next_batch(&mut self) -> bool {
         self.batch.clear();
         self.at = 0;
@@ -197,6 +198,25 @@ pub(super) fn bucket_of(hash: u64) -> u16 {
     (hash >> (64 - BUCKET_BITS)) as u16
 }
 
+/// The positions of `tally`'s strings in the order of their buckets (a counting sort: an index
+/// of 8 bytes a string, where sorting the tally itself would copy its 32 whole).
+pub(super) fn by_bucket(tally: &[(u64, &str, u64)]) -> Vec<usize> {
+    let mut starts = vec![0usize; (1 << BUCKET_BITS) + 1];
+    for e in tally {
+        starts[usize::from(bucket_of(e.0)) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut order = vec![0usize; tally.len()];
+    for (i, e) in tally.iter().enumerate() {
+        let at = &mut starts[usize::from(bucket_of(e.0))];
+        order[*at] = i;
+        *at += 1;
+    }
+    order
+}
+
 /// A distinct string of the bucket being folded: its hash, its range in the bucket's text,
 /// and its count.
 #[derive(Clone, Copy)]
@@ -224,8 +244,10 @@ impl Bucket {
 
     /// Counts `text` (hash `hash`) `n` more times.
     fn add(&mut self, hash: u64, text: &str, n: u64) {
-        // Every hash in a bucket shares its top bits, which the table reads first: rotated away.
-        let spread = |hash: u64| hash.rotate_left(BUCKET_BITS);
+        // Every hash in a bucket shares its top bits, which the table reads for its tags: turned
+        // to the middle, where a table of a bucket's size reads nothing (turned to the bottom,
+        // they would start every probe at one place).
+        let spread = |hash: u64| hash.rotate_right(BUCKET_BITS);
         let (texts, folded) = (&mut self.texts, &mut self.folded);
         let same = |&i: &usize| {
             let f: Folded = folded[i];
@@ -254,12 +276,11 @@ impl Bucket {
 /// handed to `each` one bucket after another (see the module docs).
 fn each_merged_string(
     chunks: &[Chunk],
-    mut memory: Vec<(u64, &str, u64)>,
+    memory: Vec<(u64, &str, u64)>,
     mut each: impl FnMut(&str, u64),
 ) {
-    radsort::sort_by_key(&mut memory, |e| bucket_of(e.0));
+    let mut memory = by_bucket(&memory).into_iter().map(|i| memory[i]).peekable();
     let mut readers: Vec<ChunkReader<'_>> = chunks.iter().map(ChunkReader::new).collect();
-    let mut memory = memory.into_iter().peekable();
     let mut bucket = Bucket::default();
     for b in 0..1u32 << BUCKET_BITS {
         let b = b as u16;

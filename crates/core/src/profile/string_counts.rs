@@ -253,7 +253,11 @@ impl StringCounts {
         }
         drop(order);
         let entries = sources.iter().flat_map(|part| part.entries());
-        entries.zip(counts).filter(|&(_, n)| n != 0).map(|((hash, text, _), n)| (hash, text, n)).collect()
+        entries
+            .zip(counts)
+            .filter(|&(_, n)| n != 0)
+            .map(|((hash, text, _), n)| (hash, text, n))
+            .collect()
     }
 
     /// The text of entry `local` of this source in the log layout: its counted slots first, then
