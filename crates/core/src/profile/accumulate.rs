@@ -148,14 +148,15 @@ impl StringStats {
     /// Writes the exact counts to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every count) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
-        let mut tally = self.values.tally();
-        tally.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let tally = self.values.tally_hashed();
+        let order = super::spilled::by_bucket(&tally);
         let mut writer = ChunkWriter::new(scratch);
-        let written = tally
+        let written = order
             .iter()
-            .try_for_each(|&(text, n)| writer.string(text, n))
+            .map(|&i| tally[i])
+            .try_for_each(|(hash, text, n)| writer.hashed_string(hash, text, n))
             .and_then(|()| writer.finish());
-        drop(tally);
+        drop((order, tally));
         match written {
             Ok(chunk) => {
                 self.spilled.push(chunk);

@@ -179,8 +179,6 @@ pub(crate) struct Chunk {
     pub entries: u64,
     /// The first and last number, in a chunk of numbers.
     pub numbers: Option<(NumberKey, NumberKey)>,
-    /// The first and last text, in a chunk of strings.
-    pub texts: Option<(Box<str>, Box<str>)>,
 }
 
 impl Chunk {
@@ -200,10 +198,6 @@ impl std::fmt::Debug for Chunk {
 pub(super) struct ChunkWriter {
     chunk: Chunk,
     buf: Vec<u8>,
-    /// The previous string, for front coding.
-    last: Vec<u8>,
-    /// The first string written.
-    first_text: Option<Box<str>>,
 }
 
 impl ChunkWriter {
@@ -215,11 +209,8 @@ impl ChunkWriter {
                 values: 0,
                 entries: 0,
                 numbers: None,
-                texts: None,
             },
             buf: Vec::with_capacity(PIECE + 64),
-            last: Vec::new(),
-            first_text: None,
         }
     }
 
@@ -248,31 +239,23 @@ impl ChunkWriter {
         self.entry_done(n)
     }
 
-    /// Adds a string seen `n` times (strings in ascending text order), front coded: the length
-    /// it shares with the one before, then the rest.
-    pub(super) fn string(&mut self, text: &str, n: u64) -> Result<(), SpillError> {
-        let bytes = text.as_bytes();
-        let shared = self.last.iter().zip(bytes).take_while(|(a, b)| a == b).count();
-        // A piece starts afresh: a reader decodes each piece on its own.
-        let shared = if self.buf.is_empty() { 0 } else { shared };
-        if self.first_text.is_none() {
-            self.first_text = Some(text.into());
-        }
-        put_varint(&mut self.buf, shared as u64);
-        put_varint(&mut self.buf, (bytes.len() - shared) as u64);
-        self.buf.extend_from_slice(&bytes[shared..]);
-        self.last.clear();
-        self.last.extend_from_slice(bytes);
+    /// Adds a string seen `n` times with its hash (strings in the order of the hash's top bits:
+    /// what a merge reads a bucket at a time).
+    pub(super) fn hashed_string(
+        &mut self,
+        hash: u64,
+        text: &str,
+        n: u64,
+    ) -> Result<(), SpillError> {
+        self.buf.extend_from_slice(&hash.to_le_bytes());
+        put_varint(&mut self.buf, text.len() as u64);
+        self.buf.extend_from_slice(text.as_bytes());
         self.entry_done(n)
     }
 
     /// The chunk, written.
     pub(super) fn finish(mut self) -> Result<Chunk, SpillError> {
         self.flush()?;
-        if let Some(first) = &self.first_text {
-            let last = String::from_utf8_lossy(&self.last).into();
-            self.chunk.texts = Some((first.clone(), last));
-        }
         Ok(self.chunk)
     }
 }
@@ -300,12 +283,11 @@ pub(super) struct ChunkReader<'a> {
     piece: usize,
     buf: Vec<u8>,
     at: usize,
-    text: String,
 }
 
 impl<'a> ChunkReader<'a> {
     pub(super) fn new(chunk: &'a Chunk) -> Self {
-        Self { chunk, piece: 0, buf: Vec::new(), at: 0, text: String::new() }
+        Self { chunk, piece: 0, buf: Vec::new(), at: 0 }
     }
 
     /// True when an entry is ready in the buffer (loading the next piece if needed).
@@ -315,7 +297,6 @@ impl<'a> ChunkReader<'a> {
             self.piece += 1;
             self.buf.resize(len as usize, 0);
             self.at = 0;
-            self.text.clear();
             if let Err(e) = self.chunk.scratch.file.read_exact_at(&mut self.buf, offset) {
                 let spill = &self.chunk.scratch.spill;
                 spill.fail(spill.io_error(&e));
@@ -341,36 +322,56 @@ impl<'a> ChunkReader<'a> {
         n
     }
 
+    fn word(&mut self) -> Option<u64> {
+        let bits = self.buf.get(self.at..self.at + 8)?;
+        Some(u64::from_le_bytes(bits.try_into().ok()?))
+    }
+
     /// The next number and its count.
     pub(super) fn number(&mut self) -> Option<(NumberKey, u64)> {
         if !self.ready() {
             return None;
         }
-        let bits = self.buf.get(self.at..self.at + 8)?;
-        let double = f64::from_bits(u64::from_le_bytes(bits.try_into().ok()?));
+        let double = f64::from_bits(self.word()?);
         self.at += 8;
         let offset = unzigzag(self.varint());
         let n = self.varint();
         Some((NumberKey::from_parts(double, offset), n))
     }
 
-    /// The next string and its count (the text borrowed until the next call).
-    pub(super) fn string(&mut self) -> Option<(&str, u64)> {
+    /// Up to `most` more numbers onto `out`; false when there were none left.
+    pub(super) fn numbers(&mut self, out: &mut Vec<(NumberKey, u64)>, most: usize) -> bool {
+        for k in 0..most {
+            match self.number() {
+                Some(entry) => out.push(entry),
+                None => return k > 0,
+            }
+        }
+        true
+    }
+
+    /// The hash of the next string, without reading it.
+    pub(super) fn peek_hash(&mut self) -> Option<u64> {
         if !self.ready() {
             return None;
         }
-        let shared = self.varint() as usize;
-        let rest = self.varint() as usize;
-        let suffix = self.buf.get(self.at..self.at + rest)?;
-        self.at += rest;
-        // Chunks hold what was written from `str`s; a prefix cut inside a character is whole
-        // again once the rest is appended.
-        let mut bytes = std::mem::take(&mut self.text).into_bytes();
-        bytes.truncate(shared);
-        bytes.extend_from_slice(suffix);
-        self.text = String::from_utf8(bytes).unwrap_or_default();
+        self.word()
+    }
+
+    /// The next string with its hash and count (the text borrowed until the next call).
+    pub(super) fn hashed_string(&mut self) -> Option<(u64, &str, u64)> {
+        if !self.ready() {
+            return None;
+        }
+        let hash = self.word()?;
+        self.at += 8;
+        let len = self.varint() as usize;
+        let start = self.at;
+        self.at += len;
         let n = self.varint();
-        Some((&self.text, n))
+        // Chunks hold what was written from `str`s.
+        let text = std::str::from_utf8(self.buf.get(start..start + len)?).unwrap_or_default();
+        Some((hash, text, n))
     }
 }
 
@@ -432,8 +433,8 @@ mod tests {
         }
         let mut strings = ChunkWriter::new(&scratch);
         let texts: Vec<String> = (0..30_000).map(|i| format!("é-{i:08}-ü")).collect();
-        for t in &texts {
-            strings.string(t, 2).expect("write");
+        for (i, t) in texts.iter().enumerate() {
+            strings.hashed_string(i as u64 * 0x9e37_79b9, t, 2).expect("write");
         }
         let (numbers, strings) = (numbers.finish().expect("n"), strings.finish().expect("s"));
         assert!(numbers.pieces.len() > 1 && strings.pieces.len() > 1);
@@ -443,10 +444,19 @@ mod tests {
         assert_eq!(numbers.values, keys.iter().map(|k| k.1).sum::<u64>());
         let mut read = ChunkReader::new(&strings);
         let mut back = Vec::new();
-        while let Some((t, n)) = read.string() {
-            back.push((t.to_string(), n));
+        while let Some(hash) = read.peek_hash() {
+            let (h, t, n) = read.hashed_string().expect("an entry after its hash");
+            assert_eq!(h, hash);
+            back.push((h, t.to_string(), n));
         }
-        assert_eq!(back, texts.iter().map(|t| (t.clone(), 2)).collect::<Vec<_>>());
+        let written: Vec<(u64, String, u64)> =
+            texts.iter().enumerate().map(|(i, t)| (i as u64 * 0x9e37_79b9, t.clone(), 2)).collect();
+        assert_eq!(back, written);
+        // A few at a time, numbers read back as one by one.
+        let mut read = ChunkReader::new(&numbers);
+        let mut out = Vec::new();
+        while read.numbers(&mut out, 1_000) {}
+        assert_eq!(out, keys);
         assert!(spill.failure().is_none());
     }
 

@@ -226,3 +226,79 @@ fn past_the_cap_or_a_failed_write_properties_are_estimated_and_the_spill_says_wh
         }
     }
 }
+
+/// A string of the hostile set for hashed chunks: shared long prefixes, unicode, over-long
+/// values, the empty string, values that differ in one byte at either end, repeats.
+fn hostile_string(i: u64, rng: &mut fastrand::Rng) -> String {
+    let prefix = "p".repeat(200);
+    match i % 9 {
+        0 => format!("{prefix}{:06}", rng.u64(..50_000)),
+        1 => format!("日本語-{}-🦀", rng.u64(..3_000)),
+        2 => format!("{}{}", "é".repeat(140), rng.u64(..1_000)),
+        3 => String::new(),
+        4 => format!("{:06}{prefix}", rng.u64(..20_000)),
+        5 => "z".repeat(257 + rng.usize(..5)),
+        6 => format!("{}x", "a".repeat(rng.usize(..40))),
+        7 => format!("2024-01-{:02}", 1 + rng.u64(..28)),
+        _ => format!("id-{i:08}"),
+    }
+}
+
+/// Items carrying hostile strings and numbers with repeats across chunks (the two zeros among
+/// them), fed in `order`.
+fn ordered_items(n: u64, order: &str) -> Vec<Value> {
+    let mut rng = fastrand::Rng::with_seed(2808);
+    let mut items: Vec<(String, Value)> = (0..n)
+        .map(|i| {
+            let s = hostile_string(i, &mut rng);
+            let number = match i % 6 {
+                0 => json!(-0.0),
+                1 => json!(0.0),
+                2 => json!(rng.u64(..100) as f64 / 4.0),
+                3 => json!(i),
+                4 => json!((1u64 << 60) + rng.u64(..50)),
+                _ => json!(rng.f64() * 1e6),
+            };
+            let id = format!("k-{:09}", rng.u64(..4_000) * 250_000);
+            (s.clone(), json!({"s": s, "x": number, "id": id, "pair": [s, id]}))
+        })
+        .collect();
+    match order {
+        "ascending" => items.sort_by(|a, b| a.0.cmp(&b.0)),
+        "descending" => items.sort_by(|a, b| b.0.cmp(&a.0)),
+        _ => {}
+    }
+    items.into_iter().map(|(_, v)| v).collect()
+}
+
+/// Fewer distinct strings per property than `formats::FORMAT_SAMPLE`: past it, the in-memory
+/// profile counts the formats of a mixed property over a sample, a spilled one over every value.
+#[test]
+fn hashed_string_chunks_and_batched_number_merges_agree_with_memory_in_every_order() {
+    let n = 9_000u64;
+    for order in ["ascending", "descending", "random"] {
+        let items = ordered_items(n, order);
+        let mut whole = ProfileBuilder::new();
+        for v in &items {
+            whole.add_value(v);
+        }
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        // Two builders, each spilling every 300 items: dozens of chunks per property.
+        let mut parts = items.chunks(4_500).map(|part| {
+            let mut b = ProfileBuilder::new().spill_to(spill.clone());
+            for (i, v) in part.iter().enumerate() {
+                b.add_value(v);
+                if i % 300 == 299 {
+                    b.fit_budget(1);
+                }
+            }
+            b
+        });
+        let mut merged = parts.next().expect("a part");
+        for b in parts {
+            merged.merge(b);
+        }
+        assert!(spill.written() > 0 && spill.failure().is_none(), "{order}");
+        assert_same(&merged.finish(n), &whole.finish(n));
+    }
+}

@@ -1,18 +1,26 @@
 //! Finishing a property whose exact counters were spilled (`spill.rs`): its chunks and what is
-//! left in memory merged in one ordered pass, every figure computed as `finalize.rs` computes it
-//! in memory, so the two agree figure for figure.
+//! left in memory merged, every figure computed as `finalize.rs` computes it in memory, so the
+//! two agree figure for figure.
 //!
-//! Numbers: the merge is written out once more as one chunk, which the later passes read in
-//! order (the exact mean and deviation need two or three passes, the histogram one). A spilled
-//! property keeps no values: its profile holds the count below every edge any of its histograms
-//! can have ([`EdgeCounts`]), so histograms of any bin count stay exact after the files are gone.
-//! Strings: one pass gives the distinct count, lengths, top values, formats (every distinct value
-//! checked) and the text range.
+//! Numbers: the chunks are merged in order a batch at a time, with no heap: each chunk is read a
+//! few thousand numbers ahead, every chunk's numbers up to the smallest of the last ones read
+//! are taken (all that can come before it is then in memory), and those sorted runs are merged
+//! by one sort, which finds and merges runs.
+//! The merge is written out once more as one chunk, which the later passes read in order (the
+//! exact mean and deviation need two or three passes, the histogram one). A spilled property
+//! keeps no values: its profile holds the count below every edge any of its histograms can have
+//! ([`EdgeCounts`]), so histograms of any bin count stay exact after the files are gone.
+//!
+//! Strings need no order, only each distinct value once: chunks are written by the top
+//! [`BUCKET_BITS`] bits of each value's hash, so one bucket of every chunk at a time is folded
+//! in a small table that stays in cache, and texts are compared only where hashes are equal (the
+//! same value, or a collision, which stays two values). One pass gives the distinct count,
+//! lengths, top values, formats (every distinct value checked) and the text range.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use serde_json::Value;
 
 use super::TOP_VALUES;
@@ -24,60 +32,48 @@ use super::model::{NumberProfile, StringProfile, ValueCount};
 use super::numeric::{MAX_BINS, NUMBER_TOP_DISTINCT, ValueRuns, mean_std_of, top_numbers};
 use super::spill::{Chunk, ChunkReader, ChunkWriter};
 
-/// One ordered input of a merge.
-enum Source<'a, T> {
+/// A run of ascending numbers read a piece at a time: a chunk, or the values left in memory.
+struct Run<'a> {
+    source: RunSource<'a>,
+    piece: Vec<(NumberKey, u64)>,
+    at: usize,
+    done: bool,
+}
+
+enum RunSource<'a> {
     Chunk(ChunkReader<'a>),
-    Memory(Box<dyn Iterator<Item = T> + 'a>),
+    Memory(Box<dyn Iterator<Item = (NumberKey, u64)> + 'a>),
 }
 
-/// The smallest head first; equal ones by source, so the merge is deterministic.
-struct Head<K> {
-    key: K,
-    n: u64,
-    source: usize,
-}
+/// Numbers a run reads ahead.
+const READ_AHEAD: usize = 4 << 10;
 
-/// How merged keys are ordered.
-trait MergeKey {
-    fn order(&self, other: &Self) -> Ordering;
-}
-
-impl MergeKey for NumberKey {
-    fn order(&self, other: &Self) -> Ordering {
-        NumberKey::order(*self, *other)
-    }
-}
-
-impl MergeKey for String {
-    fn order(&self, other: &Self) -> Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl<K: MergeKey> PartialEq for Head<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl<K: MergeKey> Eq for Head<K> {}
-impl<K: MergeKey> PartialOrd for Head<K> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<K: MergeKey> Ord for Head<K> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: `BinaryHeap` pops the largest.
-        other.key.order(&self.key).then(other.source.cmp(&self.source))
+impl Run<'_> {
+    /// The entries not taken yet, reading ahead when the last ones are used up.
+    fn rest(&mut self) -> &[(NumberKey, u64)] {
+        while self.at == self.piece.len() && !self.done {
+            self.piece.clear();
+            self.at = 0;
+            self.done = match &mut self.source {
+                RunSource::Chunk(reader) => !reader.numbers(&mut self.piece, READ_AHEAD),
+                RunSource::Memory(values) => {
+                    self.piece.extend(values.by_ref().take(READ_AHEAD));
+                    self.piece.is_empty()
+                }
+            };
+        }
+        &self.piece[self.at..]
     }
 }
 
 /// Ascending distinct numbers with their counts, over chunks and runs in memory.
 struct NumberMerge<'a> {
-    sources: Vec<Source<'a, (NumberKey, u64)>>,
-    heap: BinaryHeap<Head<NumberKey>>,
+    runs: Vec<Run<'a>>,
+    /// The merged batch being handed out, equal numbers folded.
+    batch: Vec<(NumberKey, u64)>,
+    at: usize,
     /// When the sources hold disjoint ranges (ascending values, such as ids): the order to read
-    /// them in, one after another, with no heap (see [`disjoint`]).
+    /// them in, one after another, with no merging (see [`disjoint`]).
     sequence: Option<std::vec::IntoIter<usize>>,
     current: Option<usize>,
 }
@@ -99,22 +95,20 @@ fn disjoint<K>(
 
 impl<'a> NumberMerge<'a> {
     fn new(chunks: &'a [Chunk], memory: Option<&'a ValueRuns>) -> Self {
-        let mut sources: Vec<Source<'a, (NumberKey, u64)>> =
-            chunks.iter().map(|c| Source::Chunk(ChunkReader::new(c))).collect();
+        let mut sources: Vec<RunSource<'a>> =
+            chunks.iter().map(|c| RunSource::Chunk(ChunkReader::new(c))).collect();
         let mut ranges: Vec<Option<(NumberKey, NumberKey)>> =
             chunks.iter().map(|c| c.numbers).collect();
         if let Some(runs) = memory.filter(|runs| runs.count() > 0) {
-            sources.push(Source::Memory(Box::new(runs.iter())));
+            sources.push(RunSource::Memory(Box::new(runs.iter())));
             ranges.push(runs.first_key().zip(runs.last_key()));
         }
         let sequence = disjoint(ranges, |a, b| NumberKey::order(*a, *b)).map(Vec::into_iter);
-        let mut merge = Self { sources, heap: BinaryHeap::new(), sequence, current: None };
-        if merge.sequence.is_none() {
-            for source in 0..merge.sources.len() {
-                merge.refill(source);
-            }
-        }
-        merge
+        let runs = sources
+            .into_iter()
+            .map(|source| Run { source, piece: Vec::new(), at: 0, done: false })
+            .collect();
+        Self { runs, batch: Vec::new(), at: 0, sequence, current: None }
     }
 
     /// The next of the sources read one after another.
@@ -127,25 +121,46 @@ impl<'a> NumberMerge<'a> {
                     *self.current.insert(next)
                 }
             };
-            let next = match &mut self.sources[source] {
-                Source::Chunk(reader) => reader.number(),
-                Source::Memory(runs) => runs.next(),
-            };
-            match next {
-                Some(entry) => return Some(entry),
-                None => self.current = None,
+            let run = &mut self.runs[source];
+            if let Some(&entry) = run.rest().first() {
+                run.at += 1;
+                return Some(entry);
             }
+            self.current = None;
         }
     }
 
-    fn refill(&mut self, source: usize) {
-        let next = match &mut self.sources[source] {
-            Source::Chunk(reader) => reader.number(),
-            Source::Memory(runs) => runs.next(),
-        };
-        if let Some((key, n)) = next {
-            self.heap.push(Head { key, n, source });
+    /// Merges the next batch: every run's entries up to the smallest last entry read ahead
+    /// (every entry up to it is then in memory), equal numbers folded. False at the end.
+    fn next_batch(&mut self) -> bool {
+        self.batch.clear();
+        self.at = 0;
+        let mut bound: Option<NumberKey> = None;
+        for run in &mut self.runs {
+            if let Some(&(last, _)) = run.rest().last()
+                && bound.is_none_or(|b| last.order(b) == Ordering::Less)
+            {
+                bound = Some(last);
+            }
         }
+        let Some(bound) = bound else { return false };
+        for run in &mut self.runs {
+            let rest = run.rest();
+            let upto = rest.partition_point(|e| e.0.order(bound) != Ordering::Greater);
+            self.batch.extend_from_slice(&rest[..upto]);
+            run.at += upto;
+        }
+        // Sorted runs one after another, in source order: the stable sort merges them, and
+        // equal numbers keep the first source's first, as they are folded.
+        self.batch.sort_by(|a, b| a.0.order(b.0));
+        self.batch.dedup_by(|later, kept| {
+            let same = later.0.order(kept.0) == Ordering::Equal;
+            if same {
+                kept.1 += later.1;
+            }
+            same
+        });
+        true
     }
 }
 
@@ -156,113 +171,130 @@ impl Iterator for NumberMerge<'_> {
         if self.sequence.is_some() {
             return self.next_in_sequence();
         }
-        let first = self.heap.pop()?;
-        self.refill(first.source);
-        let mut n = first.n;
-        while self.heap.peek().is_some_and(|h| h.key.order(first.key) == Ordering::Equal) {
-            let Some(head) = self.heap.pop() else { break };
-            n += head.n;
-            self.refill(head.source);
+        if self.at == self.batch.len() && !self.next_batch() {
+            return None;
         }
-        Some((first.key, n))
+        let (key, mut n) = self.batch[self.at];
+        self.at += 1;
+        if self.at == self.batch.len() && self.next_batch() {
+            // A number equal to the batch's last may open the next one (the two zeros).
+            while let Some(&(next, more)) = self.batch.get(self.at)
+                && next.order(key) == Ordering::Equal
+            {
+                n += more;
+                self.at += 1;
+            }
+        }
+        Some((key, n))
     }
 }
 
-/// Ascending distinct strings with their counts, over chunks and a tally in memory.
-struct StringMerge<'a> {
-    sources: Vec<Source<'a, (&'a str, u64)>>,
-    heap: BinaryHeap<Head<String>>,
-    /// As [`NumberMerge`]'s: disjoint sources read one after another.
-    sequence: Option<std::vec::IntoIter<usize>>,
-    current: Option<usize>,
-    /// The text handed out last, whose buffer the next head reuses.
-    spare: String,
+/// Bits of a string's hash that pick its bucket: chunks of strings are written bucket by
+/// bucket, and finishing folds one bucket of every chunk at a time.
+pub(super) const BUCKET_BITS: u32 = 12;
+
+/// The bucket of a string with hash `hash`.
+pub(super) fn bucket_of(hash: u64) -> u16 {
+    (hash >> (64 - BUCKET_BITS)) as u16
 }
 
-impl<'a> StringMerge<'a> {
-    fn new(chunks: &'a [Chunk], memory: Vec<(&'a str, u64)>) -> Self {
-        let mut sources: Vec<Source<'a, (&'a str, u64)>> =
-            chunks.iter().map(|c| Source::Chunk(ChunkReader::new(c))).collect();
-        let mut ranges: Vec<Option<(&str, &str)>> =
-            chunks.iter().map(|c| c.texts.as_ref().map(|(a, b)| (&**a, &**b))).collect();
-        if let (Some(first), Some(last)) = (memory.first(), memory.last()) {
-            ranges.push(Some((first.0, last.0)));
-            sources.push(Source::Memory(Box::new(memory.into_iter())));
-        }
-        let sequence = disjoint(ranges, |a, b| a.cmp(b)).map(Vec::into_iter);
-        let mut merge = Self {
-            sources,
-            heap: BinaryHeap::new(),
-            spare: String::new(),
-            sequence,
-            current: None,
-        };
-        if merge.sequence.is_none() {
-            for source in 0..merge.sources.len() {
-                merge.refill(source, String::new());
-            }
-        }
-        merge
+/// The positions of `tally`'s strings in the order of their buckets (a counting sort: an index
+/// of 8 bytes a string, where sorting the tally itself would copy its 32 whole).
+pub(super) fn by_bucket(tally: &[(u64, &str, u64)]) -> Vec<usize> {
+    let mut starts = vec![0usize; (1 << BUCKET_BITS) + 1];
+    for e in tally {
+        starts[usize::from(bucket_of(e.0)) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut order = vec![0usize; tally.len()];
+    for (i, e) in tally.iter().enumerate() {
+        let at = &mut starts[usize::from(bucket_of(e.0))];
+        order[*at] = i;
+        *at += 1;
+    }
+    order
+}
+
+/// A distinct string of the bucket being folded: its hash, its range in the bucket's text,
+/// and its count.
+#[derive(Clone, Copy)]
+struct Folded {
+    hash: u64,
+    start: usize,
+    len: usize,
+    n: u64,
+}
+
+/// One bucket's distinct strings, folded; reused from bucket to bucket.
+#[derive(Default)]
+struct Bucket {
+    texts: String,
+    folded: Vec<Folded>,
+    table: HashTable<usize>,
+}
+
+impl Bucket {
+    fn clear(&mut self) {
+        self.texts.clear();
+        self.folded.clear();
+        self.table.clear();
     }
 
-    fn refill(&mut self, source: usize, mut key: String) {
-        let next = match &mut self.sources[source] {
-            Source::Chunk(reader) => reader.string().map(|(text, n)| {
-                key.clear();
-                key.push_str(text);
-                n
-            }),
-            Source::Memory(tally) => tally.next().map(|(text, n)| {
-                key.clear();
-                key.push_str(text);
-                n
-            }),
+    /// Counts `text` (hash `hash`) `n` more times.
+    fn add(&mut self, hash: u64, text: &str, n: u64) {
+        // Every hash in a bucket shares its top bits, which the table reads for its tags: turned
+        // to the middle, where a table of a bucket's size reads nothing (turned to the bottom,
+        // they would start every probe at one place).
+        let spread = |hash: u64| hash.rotate_right(BUCKET_BITS);
+        let (texts, folded) = (&mut self.texts, &mut self.folded);
+        let same = |&i: &usize| {
+            let f: Folded = folded[i];
+            f.hash == hash && texts[f.start..f.start + f.len] == *text
         };
-        if let Some(n) = next {
-            self.heap.push(Head { key, n, source });
+        match self.table.find(spread(hash), same) {
+            Some(&i) => folded[i].n += n,
+            None => {
+                let i = folded.len();
+                folded.push(Folded { hash, start: texts.len(), len: text.len(), n });
+                texts.push_str(text);
+                self.table.insert_unique(spread(hash), i, |&i| spread(folded[i].hash));
+            }
         }
     }
 
-    /// The next distinct string and its count (borrowed until the next call).
-    fn next(&mut self) -> Option<(&str, u64)> {
-        if self.sequence.is_some() {
-            loop {
-                let source = match self.current {
-                    Some(source) => source,
-                    None => {
-                        let next = self.sequence.as_mut()?.next()?;
-                        *self.current.insert(next)
-                    }
-                };
-                let n = match &mut self.sources[source] {
-                    Source::Chunk(reader) => reader.string().map(|(text, n)| {
-                        self.spare.clear();
-                        self.spare.push_str(text);
-                        n
-                    }),
-                    Source::Memory(tally) => tally.next().map(|(text, n)| {
-                        self.spare.clear();
-                        self.spare.push_str(text);
-                        n
-                    }),
-                };
-                match n {
-                    Some(n) => return Some((&self.spare, n)),
-                    None => self.current = None,
-                }
+    /// The bucket's distinct strings with their counts, in the order they first came.
+    fn each(&self, mut f: impl FnMut(&str, u64)) {
+        for e in &self.folded {
+            f(&self.texts[e.start..e.start + e.len], e.n);
+        }
+    }
+}
+
+/// Every distinct string of `chunks` and of `memory` (a tally with hashes) with its count,
+/// handed to `each` one bucket after another (see the module docs).
+fn each_merged_string(
+    chunks: &[Chunk],
+    memory: Vec<(u64, &str, u64)>,
+    mut each: impl FnMut(&str, u64),
+) {
+    let mut memory = by_bucket(&memory).into_iter().map(|i| memory[i]).peekable();
+    let mut readers: Vec<ChunkReader<'_>> = chunks.iter().map(ChunkReader::new).collect();
+    let mut bucket = Bucket::default();
+    for b in 0..1u32 << BUCKET_BITS {
+        let b = b as u16;
+        bucket.clear();
+        for reader in &mut readers {
+            while reader.peek_hash().is_some_and(|h| bucket_of(h) == b) {
+                let Some((hash, text, n)) = reader.hashed_string() else { break };
+                bucket.add(hash, text, n);
             }
         }
-        let first = self.heap.pop()?;
-        let spare = std::mem::take(&mut self.spare);
-        self.refill(first.source, spare);
-        let mut n = first.n;
-        while self.heap.peek().is_some_and(|h| h.key == first.key) {
-            let Some(head) = self.heap.pop() else { break };
-            n += head.n;
-            self.refill(head.source, head.key);
+        while let Some((hash, text, n)) = memory.next_if(|e| bucket_of(e.0) == b) {
+            bucket.add(hash, text, n);
         }
-        self.spare = first.key;
-        Some((&self.spare, n))
+        bucket.each(&mut each);
     }
 }
 
@@ -376,50 +408,56 @@ fn edge_counts(
 /// The string statistics of a property with spilled chunks (see the module docs).
 pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     let chunks = std::mem::take(&mut stats.spilled);
-    let mut tally = stats.values.tally();
-    tally.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut merge = StringMerge::new(&chunks, tally);
+    let tally = stats.values.tally_hashed();
     let mut lengths = stats.long;
     let mut distinct = 0u64;
     let mut format_counts: Vec<(formats::StringFormat, u64)> = Vec::new();
-    let (mut min, mut max): (Option<String>, Option<String>) = (None, None);
+    // The text range is shown only for dates: kept while every value is one.
+    let mut range: Option<(String, String)> = None;
+    let mut dated = true;
     let mut best: Vec<(String, u64)> = Vec::with_capacity(TOP_VALUES + 1);
     let ranks_before = |a: (&str, u64), b: (&str, u64)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
-    while let Some((text, n)) = merge.next() {
+    each_merged_string(&chunks, tally, |text, n| {
         distinct += 1;
         if text.len() <= MAX_KEY_LEN {
-            lengths.add(text.chars().count() as u64, n);
+            let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
+            lengths.add(chars as u64, n);
         }
-        if let Some(format) = formats::detect(text) {
+        let format = formats::detect(text);
+        if let Some(format) = format {
             match format_counts.iter_mut().find(|(f, _)| *f == format) {
                 Some((_, total)) => *total += n,
                 None => format_counts.push((format, n)),
             }
         }
-        if min.is_none() {
-            min = Some(text.to_string());
-        }
-        // In text order: the last is the largest.
-        match &mut max {
-            Some(m) => {
-                m.clear();
-                m.push_str(text);
+        dated &=
+            matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+        if dated {
+            match &mut range {
+                Some((min, max)) => {
+                    if text < min.as_str() {
+                        text.clone_into(min);
+                    } else if text > max.as_str() {
+                        text.clone_into(max);
+                    }
+                }
+                None => range = Some((text.to_string(), text.to_string())),
             }
-            None => max = Some(text.to_string()),
         }
         // The best `TOP_VALUES` so far, as `finalize::top_values` keeps them.
         let full = best.len() == TOP_VALUES;
         if full && !best.last().is_some_and(|w| ranks_before((text, n), (&w.0, w.1))) {
-            continue;
+            return;
         }
         let at = best.partition_point(|b| ranks_before((&b.0, b.1), (text, n)));
         best.insert(at, (text.to_string(), n));
         best.truncate(TOP_VALUES);
-    }
+    });
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
     let dated =
         matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+    let (min, max) = range.filter(|_| dated).unzip();
     StringProfile {
         count: stats.count,
         distinct,
@@ -430,8 +468,8 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
         min_length: lengths.min,
         max_length: lengths.max,
         avg_length: lengths.mean(),
-        min: min.filter(|_| dated),
-        max: max.filter(|_| dated),
+        min,
+        max,
         format,
         format_counts,
     }
@@ -451,8 +489,91 @@ pub(super) fn each_number(chunks: &[Chunk], mut add: impl FnMut(NumberKey, u64))
 pub(super) fn each_string(chunks: &[Chunk], mut add: impl FnMut(&str, u64)) {
     for chunk in chunks {
         let mut reader = ChunkReader::new(chunk);
-        while let Some((text, n)) = reader.string() {
+        while let Some((_, text, n)) = reader.hashed_string() {
             add(text, n);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::profile::spill::{MemoryScratch, Scratch, Spill};
+
+    #[test]
+    fn strings_with_one_hash_stay_apart_and_equal_ones_fold_across_chunks() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        // Every string of a chunk under one of two hashes, as if they all collided; a bucket
+        // boundary between them.
+        let collide = 0x0123_4567_89ab_cdef_u64;
+        let later = u64::MAX - 5;
+        let chunk = |texts: &[(&str, u64, u64)]| {
+            let mut writer = ChunkWriter::new(&scratch);
+            for &(text, hash, n) in texts {
+                writer.hashed_string(hash, text, n).expect("write");
+            }
+            writer.finish().expect("chunk")
+        };
+        let chunks = [
+            chunk(&[("a", collide, 1), ("b", collide, 2), ("", collide, 1), ("é", later, 1)]),
+            chunk(&[("b", collide, 3), ("ab", collide, 1), ("é", later, 4)]),
+            chunk(&[("a", collide, 5)]),
+        ];
+        let memory = vec![(later, "é", 2), (collide, "c", 1), (collide, "a", 1)];
+        let mut got = BTreeMap::new();
+        each_merged_string(&chunks, memory, |text, n| {
+            assert!(got.insert(text.to_string(), n).is_none(), "{text} handed out twice");
+        });
+        let expected: BTreeMap<String, u64> =
+            [("a", 7), ("b", 5), ("", 1), ("ab", 1), ("c", 1), ("é", 7)]
+                .iter()
+                .map(|&(t, n)| (t.to_string(), n))
+                .collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn batched_number_merges_equal_a_sorted_count_over_overlapping_chunks() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut rng = fastrand::Rng::with_seed(2811);
+        let mut reference: BTreeMap<(u64, i64), u64> = BTreeMap::new();
+        let mut chunks = Vec::new();
+        for c in 0..23 {
+            // Overlapping ranges, each chunk spanning several pieces; -0 in some, 0 in others.
+            let mut values: BTreeMap<(u64, i64), (NumberKey, u64)> = BTreeMap::new();
+            for _ in 0..rng.usize(1..30_000) {
+                let key = match rng.u8(..10) {
+                    0 => NumberKey::float(if c % 2 == 0 { -0.0 } else { 0.0 }),
+                    1 => NumberKey::integer((1 << 60) + i128::from(rng.i64(-3..3))),
+                    _ => NumberKey::float(f64::from(rng.i32(-5_000..5_000)) / 8.0),
+                };
+                let sortable = (key.double() + 0.0).to_bits() ^ (1 << 63);
+                let n = rng.u64(1..4);
+                values.entry((sortable, key.offset())).or_insert((key, 0)).1 += n;
+            }
+            let mut ordered: Vec<(NumberKey, u64)> = values.into_values().collect();
+            ordered.sort_by(|a, b| a.0.order(b.0));
+            let mut writer = ChunkWriter::new(&scratch);
+            for &(key, n) in &ordered {
+                writer.number(key, n).expect("write");
+                let k = (key.double() + 0.0, key.offset());
+                *reference.entry((k.0.to_bits(), k.1)).or_default() += n;
+            }
+            chunks.push(writer.finish().expect("chunk"));
+        }
+        let merged: Vec<(NumberKey, u64)> = NumberMerge::new(&chunks, None).collect();
+        assert!(merged.windows(2).all(|w| w[0].0.order(w[1].0) == Ordering::Less));
+        let mut expected: Vec<(f64, i64, u64)> = reference
+            .into_iter()
+            .map(|((bits, offset), n)| (f64::from_bits(bits), offset, n))
+            .collect();
+        expected.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let got: Vec<(f64, i64, u64)> =
+            merged.iter().map(|(k, n)| (k.double() + 0.0, k.offset(), *n)).collect();
+        assert_eq!(got, expected);
     }
 }

@@ -191,17 +191,23 @@ impl StringCounts {
 
     /// Every distinct string with its count: a table's in no particular order, logs' in order of
     /// first appearance (so later passes over the values read the arenas front to back).
+    pub(super) fn tally(&self) -> Vec<(&str, u64)> {
+        self.tally_hashed().into_iter().map(|(_, text, n)| (text, n)).collect()
+    }
+
+    /// [`Self::tally`] with each string's hash (the process-wide [`hasher`]'s), which spilling
+    /// orders its chunks by.
     ///
     /// Folding the logs sorts only a small index of (hash, position) pairs: hashes are uniform,
     /// so a two-pass radix sort on their top 16 bits leaves runs of a few pairs to finish. Texts
     /// are compared only within a run of equal hashes (the same string, or a rare collision);
     /// each repeat's count goes to the first occurrence and the repeat is dropped.
-    pub(super) fn tally(&self) -> Vec<(&str, u64)> {
+    pub(super) fn tally_hashed(&self) -> Vec<(u64, &str, u64)> {
         if !self.logging {
             return self
                 .table
                 .iter()
-                .map(|s| (&self.arena[s.start..s.start + s.len], s.count))
+                .map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count))
                 .collect();
         }
         let sources: Vec<&StringCounts> = std::iter::once(self).chain(&self.parts).collect();
@@ -246,8 +252,12 @@ impl StringCounts {
             }
         }
         drop(order);
-        let texts = sources.iter().flat_map(|part| part.entries().map(|(_, text, _)| text));
-        texts.zip(counts).filter(|&(_, n)| n != 0).collect()
+        let entries = sources.iter().flat_map(|part| part.entries());
+        entries
+            .zip(counts)
+            .filter(|&(_, n)| n != 0)
+            .map(|((hash, text, _), n)| (hash, text, n))
+            .collect()
     }
 
     /// The text of entry `local` of this source in the log layout: its counted slots first, then
@@ -280,22 +290,23 @@ impl StringCounts {
 ///
 /// A source's counted slots are the distinct values it saw before it began to log, in table
 /// order; sorted, they are in the order they arrived if the values ascended at all.
-fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(&'a str, u64)>> {
-    let mut tally: Vec<(&'a str, u64)> = Vec::new();
+fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(u64, &'a str, u64)>> {
+    let mut tally: Vec<(u64, &'a str, u64)> = Vec::new();
     for part in sources {
-        let mut entries = part.entries().map(|(_, text, count)| (text, count));
-        let mut counted: Vec<(&str, u64)> = entries.by_ref().take(part.counted.len()).collect();
-        counted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        for (text, count) in counted.into_iter().chain(entries) {
+        let mut entries = part.entries();
+        let mut counted: Vec<(u64, &str, u64)> =
+            entries.by_ref().take(part.counted.len()).collect();
+        counted.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        for (hash, text, count) in counted.into_iter().chain(entries) {
             match tally.last_mut() {
-                Some(last) if last.0 == text => last.1 += count,
-                Some(last) if last.0 > text => return None,
+                Some(last) if last.1 == text => last.2 += count,
+                Some(last) if last.1 > text => return None,
                 _ => {
                     if tally.is_empty() {
                         // Sized once the first values look ordered; every log entry may be new.
                         tally.reserve(sources.iter().map(|p| p.counted.len() + p.log.len()).sum());
                     }
-                    tally.push((text, count));
+                    tally.push((hash, text, count));
                 }
             }
         }
