@@ -21,18 +21,30 @@ pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
     })?;
     let config = Config::load(&file)?;
     println!("{}: {} source(s)", file.display(), config.sources.len());
+    let mut failed = 0;
     match config.server.http {
         Some(addr) => {
-            let token = config.server.token.is_some() || config.server.token_file.is_some();
-            println!(
-                "  server: streamable HTTP on http://{addr}/mcp, {}",
-                if token { "with a token" } else { "without a token" }
-            );
+            // The checks `serve` makes before it listens: the token, and the address it needs one for.
+            let exposure = crate::exposure::ExposureArgs::default().or_config(&config.server);
+            let ready =
+                exposure.http_options().and_then(|options| Ok(options.check_address(addr)?));
+            match ready {
+                Ok(()) => {
+                    let token = config.server.token.is_some() || config.server.token_file.is_some();
+                    println!(
+                        "  server: streamable HTTP on http://{addr}/mcp, {}",
+                        if token { "with a token" } else { "without a token" }
+                    );
+                }
+                Err(error) => {
+                    failed += 1;
+                    println!("  FAILED  server ([server] http, token, token_file): {error}");
+                }
+            }
         }
         None => println!("  server: stdio (the client starts it)"),
     }
     let services = crate::new_services();
-    let mut failed = 0;
     for source in &config.sources {
         let name = &source.spec.name;
         match services.sources.load(std::slice::from_ref(&source.spec), &NoProgress) {
@@ -73,7 +85,7 @@ pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
         list.data["chosen"].as_str().map(|c| format!(" (tools = {c})")).unwrap_or_default()
     );
     if failed > 0 {
-        println!("{failed} of {} source(s) failed to load.", config.sources.len());
+        println!("{failed} check(s) failed.");
         return Ok(ExitCode::FAILURE);
     }
     println!("Every source loads.");

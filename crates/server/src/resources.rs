@@ -70,7 +70,7 @@ pub(crate) fn list(services: &Services) -> Vec<Resource> {
                 .with_title(format!("Schema of {name}"))
                 .with_description(format!(
                     "{about}Markdown summary of the schema of source `{name}`: collections, properties with types, \
-                     presence, enums, ranges and samples. Updated when the source's file changes."
+                     presence, enums, ranges and samples. Updated when the source changes."
                 ))
                 .with_mime_type(MIME_TYPE),
         );

@@ -6,6 +6,7 @@ use schemascope_sources::{DemoSet, Format, Location, SourceSpec};
 /// The configuration text for `specs` (`base`: the directory relative paths were given from,
 /// made absolute so the file works from any directory).
 pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
+    let names = distinct_names(specs);
     let mut text = String::from(
         "# schemascope configuration: `schemascope serve --config <this file>`; check it with\n\
          # `schemascope check --config <this file>`. Values may use ${VAR} and ${VAR:-default};\n\
@@ -17,9 +18,9 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
          # tools = [\"discovery\", \"sql\"]     # only these tools or toolsets (discovery, sql,\n\
          #                                  # graph-style, graph-view): fewer tokens per turn\n",
     );
-    for spec in specs {
+    for (spec, name) in specs.iter().zip(&names) {
         text.push_str("\n[[sources]]\n");
-        text.push_str(&format!("name = {}\n", quoted(&spec.name)));
+        text.push_str(&format!("name = {}\n", quoted(name)));
         text.push_str(
             "# What this source holds and what its names mean, for the model: fill it in.\n",
         );
@@ -60,10 +61,8 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
             }
             Location::Postgres(uri) | Location::ClickHouse(uri) => match without_password(uri) {
                 Some(bare) => {
-                    let variable = format!(
-                        "{}_PASSWORD",
-                        spec.name.to_ascii_uppercase().replace(['-', '.'], "_")
-                    );
+                    let variable =
+                        format!("{}_PASSWORD", name.to_ascii_uppercase().replace(['-', '.'], "_"));
                     text.push_str(&format!("uri = {}\n", quoted(&bare)));
                     text.push_str(&format!(
                         "# The password was taken out of the URI: set {variable} where the server starts.\n"
@@ -88,14 +87,63 @@ fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// `uri` without the password of its user info, when it has one.
+/// The names the sources get: their own, with `_2`, `_3`… after a name already taken (a file
+/// and a database of the same name), so the file loads.
+fn distinct_names(specs: &[SourceSpec]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let mut name = spec.name.clone();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{}_{n}", spec.name);
+            n += 1;
+        }
+        names.push(name);
+    }
+    names
+}
+
+/// `uri` without its password — in the user info or as a `password` parameter — when it has
+/// one.
 fn without_password(uri: &str) -> Option<String> {
     let (scheme, rest) = uri.split_once("://")?;
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
-    let (user_info, host) = authority.rsplit_once('@')?;
-    let (user, _password) = user_info.split_once(':')?;
-    Some(format!("{scheme}://{user}@{host}{tail}"))
+    let (user_info, host) = match authority.rsplit_once('@') {
+        Some((info, host)) => (Some(info), host),
+        None => (None, authority),
+    };
+    let (path, query) = match tail.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (tail, None),
+    };
+    let kept: Vec<&str> = query
+        .map(|q| {
+            q.split('&').filter(|p| !p.to_ascii_lowercase().starts_with("password=")).collect()
+        })
+        .unwrap_or_default();
+    let in_query = query.is_some_and(|q| kept.len() != q.split('&').count());
+    let user = match user_info {
+        Some(info) => match info.split_once(':') {
+            Some((user, _)) => Some(user),
+            None if in_query => Some(info),
+            None => return None,
+        },
+        None if in_query => None,
+        None => return None,
+    };
+    let mut out = format!("{scheme}://");
+    if let Some(user) = user {
+        out.push_str(user);
+        out.push('@');
+    }
+    out.push_str(host);
+    out.push_str(path);
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -116,6 +164,24 @@ mod tests {
         .collect();
         let text = starter(&specs, std::path::Path::new("/home/ana/project"));
         assert!(!text.contains("hunter2"), "{text}");
+        // A second source of a taken name, and a password given as a parameter.
+        let more: Vec<SourceSpec> = [
+            "data/chinook.sqlite",
+            "postgres://app@db:5432/chinook?password=pa%40ss&sslmode=disable",
+        ]
+        .iter()
+        .map(|s| s.parse().expect("spec"))
+        .collect();
+        let text2 = starter(&more, std::path::Path::new("/p"));
+        assert!(!text2.contains("pa%40ss"), "{text2}");
+        assert!(
+            text2.contains("name = \"chinook_2\"") && text2.contains("CHINOOK_2_PASSWORD"),
+            "{text2}"
+        );
+        assert!(
+            text2.contains("uri = \"postgres://app@db:5432/chinook?sslmode=disable\""),
+            "{text2}"
+        );
         let env = |name: &str| (name == "SHOP_PASSWORD").then(|| "hunter2".to_string());
         let config = Config::parse(
             std::path::Path::new("/x/schemascope.toml"),

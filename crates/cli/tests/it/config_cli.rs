@@ -122,7 +122,7 @@ fn a_broken_configuration_names_the_line_and_key_and_serves_nothing() {
     let output = run(dir.path(), &["serve", "--config", file.to_str().expect("utf-8")], &[]);
     let shown = text(&output);
     assert!(!output.status.success(), "{shown}");
-    assert!(shown.contains("schemascope.toml:4: `pasword`: unknown field"), "{shown}");
+    assert!(shown.contains("schemascope.toml:4: `sources[0].pasword`: unknown field"), "{shown}");
     assert!(!shown.contains("hunter2"), "{shown}");
 }
 
@@ -182,4 +182,26 @@ fn blank_settings_a_bundle_passes_are_ignored() {
     let answer: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC answer");
     let instructions = answer["result"]["instructions"].as_str().unwrap_or_default();
     assert!(instructions.contains("`sensors` (record set)"), "{line}");
+}
+
+/// `check` refuses the server settings `serve` would refuse: listening beyond loopback without a
+/// token, a weak token.
+#[test]
+fn check_refuses_the_server_settings_serve_would_refuse() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("schemascope.toml");
+    for server in
+        ["http = \"0.0.0.0:18932\"", "http = \"127.0.0.1:0\"\ntoken = \"abababababababababab\""]
+    {
+        std::fs::write(
+            &file,
+            format!("[server]\n{server}\n\n[[sources]]\nname = \"s\"\nuri = \"demo:sensors\"\n"),
+        )
+        .expect("write");
+        let output = run(dir.path(), &["check", "--config", file.to_str().expect("utf-8")], &[]);
+        let shown = text(&output);
+        assert!(!output.status.success(), "{shown}");
+        assert!(shown.contains("FAILED  server"), "{shown}");
+        assert!(!shown.contains("abababab"), "{shown}");
+    }
 }

@@ -103,7 +103,7 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
         create_schema_only(&path, &db.catalog)?;
         db.catalog = SqliteDatabase::open(&path)?.catalog()?;
     }
-    request.progress.report("retrieving for every question", total, total);
+    request.progress.report("retrieving for every question", 0, questions.len());
     let setting = if request.pooled { Setting::Pooled } else { Setting::PerDatabase };
     Ok(evaluate(
         &databases,
