@@ -130,6 +130,22 @@ impl SourceSpec {
     }
 }
 
+/// Why the user info of URI `uri` cannot be read as written, if it cannot: a `/`, `@`, `?` or
+/// `#` in a password must be percent-encoded, or the URI parser cuts the password there and
+/// the rest of it shows in every message as part of the host.
+fn unencoded_user_info(uri: &str) -> Option<&'static str> {
+    let rest = uri.split_once("://")?.1;
+    let before_query = rest.split(['?', '#']).next().unwrap_or(rest);
+    let (user_info, _) = before_query.rsplit_once('@')?;
+    let bad_escape = user_info.match_indices('%').any(|(at, _)| {
+        let hex = user_info.get(at + 1..at + 3).unwrap_or("");
+        hex.len() != 2 || !hex.chars().all(|c| c.is_ascii_hexdigit())
+    });
+    (user_info.contains(['/', '@']) || bad_escape).then_some(
+        "the user or password in the URI holds a character that must be percent-encoded (`/` as %2F, `@` as %40, `%` as %25, `?` as %3F, `#` as %23), or give the password with password_env or password_file in a configuration file",
+    )
+}
+
 /// `uri` with the password of its user info and any `password` parameter replaced by `***`.
 pub fn redact_uri(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else { return uri.to_string() };
@@ -155,7 +171,10 @@ pub fn redact_uri(uri: &str) -> String {
         let parameters: Vec<String> = query
             .split('&')
             .map(|p| match p.split_once('=') {
-                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                // `password`, `sslpassword` and the like.
+                Some((key, _)) if key.to_ascii_lowercase().contains("password") => {
+                    format!("{key}=***")
+                }
                 _ => p.to_string(),
             })
             .collect();
@@ -169,8 +188,9 @@ impl FromStr for SourceSpec {
     type Err = SourceError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        // The spec as shown: a password in it is never repeated.
         let invalid = |reason: &str| SourceError::InvalidSpec {
-            spec: text.to_string(),
+            spec: redact_uri(text),
             reason: reason.to_string(),
         };
         let (name, rest) = match text.split_once('=') {
@@ -212,6 +232,9 @@ impl FromStr for SourceSpec {
             let name = default_name(&socket);
             (Location::Aimdb(socket), name)
         } else if rest.starts_with("postgres://") || rest.starts_with("postgresql://") {
+            if let Some(reason) = unencoded_user_info(rest) {
+                return Err(invalid(reason));
+            }
             let database = rest
                 .split('?')
                 .next()
@@ -224,6 +247,9 @@ impl FromStr for SourceSpec {
             (Location::Postgres(rest.to_string()), name)
         } else if rest.starts_with("clickhouse://") {
             let database = rest
+                .split(['?', '#'])
+                .next()
+                .unwrap_or(rest)
                 .rsplit('/')
                 .next()
                 .filter(|d| !d.is_empty() && !d.contains('@') && !rest.ends_with("//"));
@@ -288,6 +314,33 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_postgres_password_that_would_be_cut_is_refused_without_being_shown() {
+        for uri in [
+            "postgres://u:Zq7:s3cr/t@pw%x@127.0.0.1:54329/chinook",
+            "postgres://u:p@ss@h/db",
+            "postgres://u:50%off@h/db",
+        ] {
+            let error = uri.parse::<SourceSpec>().expect_err(uri).to_string();
+            assert!(error.contains("percent-encoded"), "{error}");
+            assert!(
+                !error.contains("s3cr")
+                    && !error.contains("pw%x")
+                    && !error.contains("ss@")
+                    && !error.contains("off"),
+                "{error}"
+            );
+        }
+        let fine: SourceSpec =
+            "postgres://u:Zq7%3As3cr%2Ft%40pw%25x@h/db?sslpassword=x".parse().expect("encoded");
+        assert!(
+            !fine.display_text().contains("Zq7")
+                && fine.display_text().ends_with("sslpassword=***")
+        );
+        let ch: SourceSpec = "clickhouse://u@h:8123/z?password=S3kr1tCH".parse().expect("spec");
+        assert_eq!(ch.name, "z");
+    }
 
     #[test]
     fn parses_names_schemes_and_defaults() {

@@ -22,9 +22,9 @@ impl std::fmt::Display for InterpolationError {
                 "environment variable `{name}` is not set (write ${{{name}:-default}} for a default)"
             ),
             Self::Unclosed => f.write_str("`${` without a closing `}`"),
-            Self::BadName(name) => write!(
-                f,
-                "`${{{name}}}` is not a variable name (letters, digits and `_`, not starting with a digit)"
+            // The text is not repeated: it may be part of a password that holds `${`.
+            Self::BadName(_) => f.write_str(
+                "a `${…}` holds no variable name (letters, digits and `_`, not starting with a digit); write `$$` for a literal `$`",
             ),
         }
     }
@@ -46,11 +46,32 @@ pub(crate) fn interpolate_uri(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, InterpolationError> {
-    let whole = text.starts_with("${") && text.ends_with('}') && text.matches("${").count() == 1;
-    if whole {
+    // Where, in the URI as written, a variable would put text that must be encoded: in the
+    // user info (between `://` and the last `@` of the authority) and in the query. A host,
+    // port or path, or a variable holding the URI's start, is taken as it is.
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else {
         return interpolate(text, lookup);
+    };
+    let authority_end =
+        text[scheme_end..].find(['/', '?', '#']).map_or(text.len(), |at| scheme_end + at);
+    let user_info_end = text[scheme_end..authority_end].rfind('@').map(|at| scheme_end + at);
+    let query_start = text[scheme_end..].find('?').map(|at| scheme_end + at);
+    let mut out = String::with_capacity(text.len());
+    let mut start = 0;
+    for (at, _) in text.match_indices("${") {
+        if at < start {
+            continue;
+        }
+        let Some(close) = text[at..].find('}').map(|c| at + c + 1) else { break };
+        out.push_str(&interpolate(&text[start..at], lookup)?);
+        let value = interpolate(&text[at..close], lookup)?;
+        let secret_place = user_info_end.is_some_and(|end| at > scheme_end && at < end)
+            || query_start.is_some_and(|q| at > q);
+        out.push_str(&if secret_place { percent_encoded(&value) } else { value });
+        start = close;
     }
-    interpolate_escaped(text, lookup, &percent_encoded)
+    out.push_str(&interpolate(&text[start..], lookup)?);
+    Ok(out)
 }
 
 /// `value` with every byte but RFC 3986's unreserved characters percent-encoded.
@@ -162,6 +183,22 @@ mod tests {
             )
         );
         assert_eq!(interpolate_uri("${URL}", &env).as_deref(), Ok("postgres://u:p%40ss@h/db"));
+        // Host, port, path and a variable holding the URI's start are not encoded.
+        let env = |name: &str| match name {
+            "HP" => Some("127.0.0.1:54329".to_string()),
+            "DB" => Some("chinook".to_string()),
+            "BASE" => Some("postgres://u@h".to_string()),
+            "PW" => Some("a/b".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            interpolate_uri("postgres://u:${PW}@${HP}/${DB}?sslmode=${PW}", &env).as_deref(),
+            Ok("postgres://u:a%2Fb@127.0.0.1:54329/chinook?sslmode=a%2Fb")
+        );
+        assert_eq!(
+            interpolate_uri("${BASE}/chinook", &env).as_deref(),
+            Ok("postgres://u@h/chinook")
+        );
     }
 
     #[test]
@@ -169,6 +206,7 @@ mod tests {
         assert_eq!(run("${MISSING}"), Err(InterpolationError::Unset("MISSING".into())));
         assert_eq!(run("x ${USER_NAME"), Err(InterpolationError::Unclosed));
         assert_eq!(run("${}"), Err(InterpolationError::BadName(String::new())));
+        assert!(!run("S3kr${1tVal}").unwrap_err().to_string().contains("1tVal"));
         assert_eq!(run("${1X}"), Err(InterpolationError::BadName("1X".into())));
         assert_eq!(run("${A B}"), Err(InterpolationError::BadName("A B".into())));
         assert!(run("${MISSING}").unwrap_err().to_string().contains("MISSING:-default"));

@@ -7,6 +7,26 @@ use schemascope_sources::{DemoSet, Format, Location, SourceSpec};
 /// made absolute so the file works from any directory).
 pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
     let names = distinct_names(specs);
+    // One variable per password: names that differ only in case or in `-` `.` `_` would share
+    // one, so the taken ones get `_2`, `_3`….
+    let mut taken: Vec<String> = Vec::new();
+    let mut variables = names
+        .iter()
+        .zip(specs)
+        .filter(|(_, spec)| matches!(&spec.location, Location::Postgres(uri) | Location::ClickHouse(uri) if without_password(uri).is_some()))
+        .map(|(name, _)| {
+            let base = format!("{}_PASSWORD", name.to_ascii_uppercase().replace(['-', '.'], "_"));
+            let mut variable = base.clone();
+            let mut n = 2;
+            while taken.contains(&variable) {
+                variable = format!("{base}_{n}");
+                n += 1;
+            }
+            taken.push(variable.clone());
+            variable
+        })
+        .collect::<Vec<String>>()
+        .into_iter();
     let mut text = String::from(
         "# schemascope configuration: `schemascope serve --config <this file>`; check it with\n\
          # `schemascope check --config <this file>`. Values may use ${VAR} and ${VAR:-default};\n\
@@ -61,8 +81,7 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
             }
             Location::Postgres(uri) | Location::ClickHouse(uri) => match without_password(uri) {
                 Some(bare) => {
-                    let variable =
-                        format!("{}_PASSWORD", name.to_ascii_uppercase().replace(['-', '.'], "_"));
+                    let variable = variables.next().unwrap_or_default();
                     text.push_str(&format!("uri = {}\n", quoted(&bare)));
                     text.push_str(&format!(
                         "# The password was taken out of the URI: set {variable} where the server starts.\n"
@@ -173,6 +192,15 @@ mod tests {
         .map(|s| s.parse().expect("spec"))
         .collect();
         let text2 = starter(&more, std::path::Path::new("/p"));
+        let clashing: Vec<SourceSpec> =
+            ["postgres://u:p1@h/a-b", "postgres://u:p2@h/a_b", "postgres://u:p3@h/A_B"]
+                .iter()
+                .map(|s| s.parse().expect("spec"))
+                .collect();
+        let text3 = starter(&clashing, std::path::Path::new("/p"));
+        for variable in ["\"A_B_PASSWORD\"", "\"A_B_PASSWORD_2\"", "\"A_B_PASSWORD_3\""] {
+            assert_eq!(text3.matches(variable).count(), 1, "{text3}");
+        }
         assert!(!text2.contains("pa%40ss"), "{text2}");
         assert!(
             text2.contains("name = \"chinook_2\"") && text2.contains("CHINOOK_2_PASSWORD"),

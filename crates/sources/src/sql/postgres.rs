@@ -211,7 +211,8 @@ impl PostgresDatabase {
     /// Connects to the database at `uri` (`postgres://user:password@host:port/db`).
     pub fn connect(uri: &str) -> Result<Self, SourceError> {
         let mut config: Config = uri.parse().map_err(|e| SourceError::InvalidSpec {
-            spec: uri.split('@').next_back().unwrap_or(uri).to_string(),
+            // The URI as shown everywhere else: any password in it, user info or parameter, hidden.
+            spec: crate::spec::redact_uri(uri),
             reason: format!("not a PostgreSQL connection URI: {e} (expected postgres://user:password@host:port/database)"),
         })?;
         if config.get_connect_timeout().is_none() {
