@@ -155,6 +155,8 @@ async def run(args: argparse.Namespace, c: Checks) -> None:
         listing = await call(client, "list_sources", {})
         names = {s["name"] for s in listing["data"]["sources"]}
         c.check("a broken edit keeps the last good configuration", names == {"music", "prices"}, sorted(names))
+        c.check("list_sources says the edit was not applied",
+                "schemascope.toml:2" in (listing["data"].get("configError") or ""), listing["data"].get("configError"))
         shown.append(json.dumps(listing))
     # The 2026-07-28 protocol carries cache hints on lists (the handshake-era one has no field).
     config.write_text(config_text(args.postgres, role=args.postgres_role))

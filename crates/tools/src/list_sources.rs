@@ -162,11 +162,20 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
             pending.join(", ")
         ));
     }
+    let config_error = services.sources.config_error();
+    if let Some(error) = &config_error {
+        message.push_str(&format!(
+            " The configuration file's last edit was not applied ({error}); these are the sources of the last good one."
+        ));
+    }
     let failed: Vec<_> =
         failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
-    let mut data = serde_json::Map::with_capacity(2);
+    let mut data = serde_json::Map::with_capacity(3);
     data.insert("sources".into(), Value::from(sources));
     data.insert("failed".into(), Value::from(failed));
+    if let Some(error) = config_error {
+        data.insert("configError".into(), Value::from(error));
+    }
     ToolResult::ok(message, Value::Object(data))
 }
 

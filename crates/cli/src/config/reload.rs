@@ -112,9 +112,11 @@ pub(crate) fn watch(
                     eprintln!(
                         "schemascope: the configuration was not reloaded ({error}); the last good one stays in effect"
                     );
+                    services.sources.set_config_error(Some(error.to_string()));
                     return;
                 }
             };
+            services.sources.set_config_error(None);
             let mut current = schemascope_core::sync::lock(&current);
             let applied = apply(&services, &current, &next);
             *current = next;

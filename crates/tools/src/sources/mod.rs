@@ -57,6 +57,8 @@ pub trait ServeHook: Send + Sync {
 pub struct Sources {
     sources: RwLock<BTreeMap<String, Arc<Source>>>,
     reload_errors: Mutex<BTreeMap<String, String>>,
+    /// Why the configuration file's last edit was not applied, while it is not.
+    config_error: Mutex<Option<String>>,
     changes: broadcast::Sender<String>,
     watcher: Mutex<Option<FileWatcher>>,
     cache: AnswerCache,
@@ -97,6 +99,7 @@ impl Sources {
         Arc::new(Self {
             sources: RwLock::new(BTreeMap::new()),
             reload_errors: Mutex::new(BTreeMap::new()),
+            config_error: Mutex::new(None),
             changes,
             watcher: Mutex::new(None),
             cache: AnswerCache::default(),
@@ -341,6 +344,20 @@ impl Sources {
     /// The last reload error of a source, if its latest reload failed.
     pub fn reload_error(&self, name: &str) -> Option<String> {
         lock(&self.reload_errors).get(name).cloned()
+    }
+
+    /// Records (or with `None` clears) why the configuration file's last edit was not applied,
+    /// which `list_sources` shows beside the sources of the last good one.
+    pub fn set_config_error(&self, error: Option<String>) {
+        *lock(&self.config_error) = error;
+        // Answers kept from before would not say it.
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.clear();
+    }
+
+    /// Why the configuration file's last edit was not applied, if it was not.
+    pub fn config_error(&self) -> Option<String> {
+        lock(&self.config_error).clone()
     }
 
     /// Records (or with `None` clears) the refresh error shown for source `name`.
