@@ -625,13 +625,15 @@ impl Locator<'_> {
         };
         let uri = uri_with_password(&uri, &password)
             .map_err(|reason| self.error(at, &key(name), reason))?;
-        let description = spec.description.clone();
-        let text = format!("{}={uri}", spec.name);
-        let spec: SourceSpec = text
-            .parse()
-            .map_err(|_| self.error(at, &key(name), "the URI with this password is not valid"))?;
-        Ok(SourceSpec { text: uri, ..spec }.described(description.as_deref()))
+        with_uri(spec, uri)
+            .ok_or_else(|| self.error(at, &key(name), "the URI with this password is not valid"))
     }
+}
+
+/// `spec` reading from `uri` instead (a password or role written into it), all else kept.
+fn with_uri(spec: SourceSpec, uri: String) -> Option<SourceSpec> {
+    let parsed: SourceSpec = format!("{}={uri}", spec.name).parse().ok()?;
+    Some(SourceSpec { location: parsed.location, text: uri, ..spec })
 }
 
 impl Locator<'_> {
@@ -666,11 +668,9 @@ impl Locator<'_> {
         }
         let separator = if uri.contains('?') { '&' } else { '?' };
         let uri = format!("{uri}{separator}options=-c%20role%3D{role}");
-        let text = format!("{}={uri}", spec.name);
-        let parsed: SourceSpec = text.parse().map_err(|_| {
+        with_uri(spec, uri).ok_or_else(|| {
             self.error(value.span().start, &key, "the URI with this role is not valid")
-        })?;
-        Ok(SourceSpec { location: parsed.location, ..spec })
+        })
     }
 }
 
