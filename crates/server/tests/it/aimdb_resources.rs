@@ -13,6 +13,8 @@ use rmcp::{
     service::NotificationContext,
 };
 use schemascope_server::SchemascopeServer;
+
+use crate::common::serve_on_pipe;
 use schemascope_sources::aimdb::Protocol;
 use schemascope_sources::aimdb::fake::{Behaviour, FakeAimdb, FakeRecord};
 use schemascope_tools::Services;
@@ -57,13 +59,7 @@ async fn a_produced_value_notifies_the_subscribers_of_its_record() -> TestResult
     registry.sources.load(&[spec], &schemascope_sources::NoProgress)?;
     registry.watch_with(Duration::from_millis(50))?;
 
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let served = registry.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(served).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_end = serve_on_pipe(SchemascopeServer::new(registry.clone()));
     let (updates, mut updated) = mpsc::unbounded_channel();
     let client = Client { updates }.serve(client_end).await?;
 

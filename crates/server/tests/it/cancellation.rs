@@ -44,13 +44,7 @@ struct Wire {
 
 impl Wire {
     async fn start(server: SchemascopeServer) -> Result<Self, Box<dyn std::error::Error>> {
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            if let Ok(running) = rmcp::ServiceExt::serve(server, server_end).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let (reader, writer) = tokio::io::split(client_end);
+        let (reader, writer) = tokio::io::split(crate::common::serve_on_pipe(server));
         let mut wire = Self { lines: BufReader::new(reader).lines(), writer };
         wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cancel-test", "version": "1"}}}))

@@ -10,6 +10,8 @@ use schemascope_tools::Services;
 use schemascope_tools::toolsets::ChosenTools;
 use serde_json::Value;
 
+use crate::common::serve_on_pipe;
+
 use crate::common::exchange;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -25,13 +27,7 @@ fn chosen_registry() -> Result<Services, Box<dyn std::error::Error>> {
 
 #[tokio::test]
 async fn mcp_lists_only_the_chosen_tools_and_refuses_the_others() -> TestResult {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let registry = chosen_registry()?;
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(registry).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_end = serve_on_pipe(SchemascopeServer::new(chosen_registry()?));
     let client = ().serve(client_end).await?;
     let mut names: Vec<String> =
         client.list_all_tools().await?.iter().map(|t| t.name.to_string()).collect();

@@ -13,6 +13,8 @@ use rmcp::{
     service::{NotificationContext, RunningService},
 };
 use schemascope_server::SchemascopeServer;
+
+use crate::common::{arguments, serve_on_pipe};
 use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -46,24 +48,6 @@ impl ClientHandler for LegacyClient {
     }
 }
 
-/// Starts the server on one end of a pipe and returns the other end.
-fn start_server(registry: Services) -> tokio::io::DuplexStream {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(registry).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_end
-}
-
-fn arguments(value: Value) -> JsonObject {
-    match value {
-        Value::Object(object) => object,
-        _ => JsonObject::new(),
-    }
-}
-
 async fn call<S: ClientHandler>(
     client: &RunningService<RoleClient, S>,
     tool: &'static str,
@@ -90,7 +74,9 @@ async fn call<S: ClientHandler>(
 async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestResult {
     let registry = demo_registry()?;
     let (updates, mut updated) = mpsc::unbounded_channel();
-    let client = LegacyClient { updates }.serve(start_server(registry.clone())).await?;
+    let client = LegacyClient { updates }
+        .serve(serve_on_pipe(SchemascopeServer::new(registry.clone())))
+        .await?;
 
     let info = client.peer_info().ok_or("no server info")?;
     assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("schemascope"));
@@ -198,7 +184,7 @@ async fn discovery_session_listens_for_updates() -> TestResult {
     let registry = demo_registry()?;
     let client = ClientConfig::default()
         .serve_with_lifecycle(
-            start_server(registry.clone()),
+            serve_on_pipe(SchemascopeServer::new(registry.clone())),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },

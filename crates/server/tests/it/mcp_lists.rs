@@ -10,6 +10,8 @@ use rmcp::{
     },
 };
 use schemascope_server::SchemascopeServer;
+
+use crate::common::serve_on_pipe;
 use schemascope_tools::Services;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -31,14 +33,7 @@ fn many_sources(dir: &std::path::Path) -> Result<Services, Box<dyn std::error::E
 async fn lists_carry_cache_hints_resources_come_in_pages_and_names_complete() -> TestResult {
     let dir = tempfile::tempdir()?;
     let services = many_sources(dir.path())?;
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) =
-            rmcp::ServiceExt::serve(SchemascopeServer::new(services), server_end).await
-        {
-            let _ = running.waiting().await;
-        }
-    });
+    let client_end = serve_on_pipe(SchemascopeServer::new(services));
     let client = ClientConfig::default()
         .serve_with_lifecycle(
             client_end,

@@ -8,10 +8,12 @@ use rmcp::{
     ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-        ClientConfig, GetTaskParams, Implementation, JsonObject, TaskPayload, TaskStatus,
+        ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
     },
 };
 use schemascope_server::SchemascopeServer;
+
+use crate::common::{arguments, serve_on_pipe};
 use schemascope_tools::Services;
 use serde_json::{Value, json};
 
@@ -29,27 +31,9 @@ fn chinook() -> Result<Services, Box<dyn std::error::Error>> {
     Ok(services)
 }
 
-/// Serves `services` on one end of a pipe and returns the other.
-fn serve(services: Services) -> tokio::io::DuplexStream {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = SchemascopeServer::new(services).serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client_end
-}
-
-fn arguments(value: Value) -> JsonObject {
-    match value {
-        Value::Object(object) => object,
-        _ => JsonObject::new(),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestResult {
-    let client_end = serve(chinook()?);
+    let client_end = serve_on_pipe(SchemascopeServer::new(chinook()?));
     let client = ClientConfig::new(
         ClientCapabilities::builder().enable_tasks().build(),
         Implementation::from_build_env(),
@@ -118,7 +102,7 @@ async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestR
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_without_the_extension_gets_the_answer() -> TestResult {
-    let client_end = serve(chinook()?);
+    let client_end = serve_on_pipe(SchemascopeServer::new(chinook()?));
     let client = ClientConfig::default().serve(client_end).await?;
     let answer = client
         .call_tool(CallToolRequestParams::new("execute_query").with_arguments(arguments(json!({

@@ -1,9 +1,32 @@
-//! Shared by the HTTP tests: one raw HTTP/1.1 exchange over a real socket.
+//! Shared by the server's tests: a server on one end of an in-memory pipe, tool arguments as a
+//! JSON object, and one raw HTTP/1.1 exchange over a real socket.
 
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use rmcp::model::JsonObject;
+use schemascope_server::SchemascopeServer;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::net::TcpStream;
+
+/// Runs `server` on one end of an in-memory pipe and returns the other end, for a client.
+pub(crate) fn serve_on_pipe(server: SchemascopeServer) -> DuplexStream {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = rmcp::ServiceExt::serve(server, server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client_end
+}
+
+/// `value` as a tool call's arguments (an object; anything else is none).
+pub(crate) fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
 
 /// Sends one request and reads the response until `until` appears or the connection closes.
 pub(crate) async fn exchange(
