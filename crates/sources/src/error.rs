@@ -47,6 +47,14 @@ pub enum SourceError {
         /// What is wrong, and how to fix it.
         message: String,
     },
+    /// A CSV or Parquet file that cannot be read as a table.
+    #[error("{path}: {message}")]
+    Table {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
     /// A database refused a connection or a statement.
     #[error("{location}: {message}")]
     Database {
@@ -128,9 +136,10 @@ impl SourceError {
         match self {
             Self::Statement { class, .. } => *class,
             Self::Timeout { .. } => ErrorClass::Timeout,
-            Self::InvalidSpec { .. } | Self::Syntax { .. } | Self::Shape { .. } => {
-                ErrorClass::Syntax
-            }
+            Self::InvalidSpec { .. }
+            | Self::Syntax { .. }
+            | Self::Shape { .. }
+            | Self::Table { .. } => ErrorClass::Syntax,
             // A cancelled profile is tried again on the next call, as after a lost connection.
             Self::Io { .. }
             | Self::File(_)

@@ -23,6 +23,7 @@ pub mod spec;
 pub mod sql;
 pub mod stream;
 pub mod stream_schema;
+pub mod tabular;
 pub mod watch;
 
 pub use error::{LoadWarning, SourceError};

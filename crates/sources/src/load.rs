@@ -48,6 +48,9 @@ pub fn load_with(
             Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
         }
         Location::File { path, format } => {
+            if let Some(table) = table_format(path, *format) {
+                return crate::tabular::load_table(spec, path, table, mode, progress);
+            }
             if wants_streaming(path, mode) && crate::stream::is_document_lines(path, *format) {
                 let defaults = crate::stream::StreamOptions::default();
                 let options = crate::stream::StreamOptions {
@@ -72,6 +75,24 @@ pub fn load_with(
             let database: Arc<dyn Database> = Arc::new(ClickHouseDatabase::connect(uri)?);
             load_database_source(spec, Format::ClickHouse, database, None, store)
         }
+    }
+}
+
+/// The table format of a file: forced by its scheme, else said by its name or, for Parquet, by
+/// its first bytes.
+fn table_format(path: &Path, forced: Option<Format>) -> Option<crate::tabular::TableFormat> {
+    use crate::tabular::TableFormat;
+    match forced {
+        Some(Format::Csv) => Some(TableFormat::Csv),
+        Some(Format::Parquet) => Some(TableFormat::Parquet),
+        Some(_) => None,
+        None => TableFormat::of_path(path).or_else(|| {
+            use std::io::Read;
+            let mut magic = [0u8; 4];
+            let (mut file, _) = crate::file::open_regular(path).ok()?;
+            file.read_exact(&mut magic).ok()?;
+            (&magic == b"PAR1").then_some(TableFormat::Parquet)
+        }),
     }
 }
 
@@ -151,12 +172,12 @@ fn is_trailing(e: &serde_json::Error) -> bool {
 }
 
 /// What a file source can be, for errors about a file that is none of them.
-const FILE_FORMATS: &str = "schemascope reads JSON (a graph, a record set or a document array), NDJSON (.ndjson, .jsonl) and SQLite files, and PostgreSQL, ClickHouse and AimDB by URI";
+const FILE_FORMATS: &str = "schemascope reads JSON (a graph, a record set or a document array), NDJSON (.ndjson, .jsonl), CSV/TSV, Parquet and SQLite files, and PostgreSQL, ClickHouse and AimDB by URI";
 
 /// Extensions of formats people often point at that are not read: named in the error rather
 /// than a JSON parser's complaint about the first byte.
 const NOT_READ: &[&str] = &[
-    "csv", "tsv", "parquet", "arrow", "feather", "avro", "orc", "xlsx", "xls", "yaml", "yml",
+    "arrow", "feather", "avro", "orc", "xlsx", "xls", "yaml", "yml",
     "xml", "toml", "txt",
 ];
 
@@ -315,6 +336,12 @@ fn load_text(
             return Err(shape_error(
                 path,
                 "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file",
+            ));
+        }
+        (_, Some(Format::Csv | Format::Parquet)) => {
+            return Err(shape_error(
+                path,
+                "a CSV or Parquet file is read as a table, not as JSON (it was given as text)",
             ));
         }
     };

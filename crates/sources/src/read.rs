@@ -128,6 +128,36 @@ pub(crate) fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, Sou
     Ok(Arc::new(read_text(path)?))
 }
 
+/// The bytes of a file that is not text as a whole (a CSV, whose fields are checked one by
+/// one): mapped when `mode` allows it, else a private copy; within the source size limit.
+pub(crate) fn read_file_bytes(path: &Path, mode: ReadMode) -> Result<FileBytes, SourceError> {
+    if mode.is_mapped() {
+        let (file, _) = open_source(path)?;
+        // SAFETY: as in `map_text`: read-only, private, under `ReadMode::map`'s contract that no
+        // other process truncates or rewrites the file while the one-shot command runs.
+        if let Ok(map) = unsafe { memmap2::MmapOptions::new().map(&file) } {
+            return Ok(FileBytes::Mapped(map));
+        }
+    }
+    Ok(FileBytes::Owned(read_bytes(path)?))
+}
+
+/// A file's bytes ([`read_file_bytes`]).
+pub(crate) enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Self::Mapped(map) => map,
+            Self::Owned(bytes) => bytes,
+        }
+    }
+}
+
 /// A mapped file.
 #[derive(Debug)]
 struct MappedFile(memmap2::Mmap);

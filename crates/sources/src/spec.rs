@@ -23,6 +23,10 @@ pub enum Format {
     Records,
     /// Documents: a JSON array or NDJSON, one collection.
     Documents,
+    /// A CSV or TSV file: one collection, its rows.
+    Csv,
+    /// A Parquet file: one collection, its rows.
+    Parquet,
     /// A SQLite database file: one collection per table and view.
     Sqlite,
     /// A PostgreSQL database: one collection per table and view.
@@ -271,11 +275,15 @@ impl FromStr for SourceSpec {
                 (Some(Format::Records), p)
             } else if let Some(p) = rest.strip_prefix("documents:") {
                 (Some(Format::Documents), p)
+            } else if let Some(p) = rest.strip_prefix("csv:") {
+                (Some(Format::Csv), p)
+            } else if let Some(p) = rest.strip_prefix("parquet:") {
+                (Some(Format::Parquet), p)
             } else if let Some(p) = rest.strip_prefix("file://") {
                 (None, p)
             } else if let Some((scheme, _)) = rest.split_once("://") {
                 return Err(invalid(&format!(
-                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, sqlite:, postgres://, clickhouse://, aimdb:unix:// or demo:"
+                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, csv:, parquet:, sqlite:, postgres://, clickhouse://, aimdb:unix:// or demo:"
                 )));
             } else {
                 (None, rest)

@@ -171,7 +171,8 @@ impl Kind {
         match format {
             Format::Graph => Kind::Graph,
             Format::Records | Format::Aimdb => Kind::Records,
-            Format::Documents => Kind::Documents,
+            // A table file's rows are served as documents until SQL over files lands.
+            Format::Documents | Format::Csv | Format::Parquet => Kind::Documents,
             Format::Sqlite | Format::Postgres | Format::ClickHouse => Kind::Database,
         }
     }

@@ -348,7 +348,7 @@ pub(crate) struct ValueStats {
 }
 
 impl ValueStats {
-    fn add_str(&mut self, value: &str) {
+    pub(super) fn add_str(&mut self, value: &str) {
         self.present += 1;
         let s = &mut self.strings;
         s.count += 1;
@@ -362,7 +362,7 @@ impl ValueStats {
         }
     }
 
-    fn add_number(&mut self, value: f64, integer: bool) {
+    pub(super) fn add_number(&mut self, value: f64, integer: bool) {
         self.present += 1;
         if integer {
             self.numbers.integers += 1;
@@ -375,7 +375,18 @@ impl ValueStats {
         }
     }
 
-    fn add_integer(&mut self, value: i128) {
+    /// Many numbers with a fraction or exponent at once.
+    pub(super) fn add_floats(&mut self, values: &[f64]) {
+        let n = values.len() as u64;
+        self.present += n;
+        self.numbers.floats += n;
+        match &mut self.numbers.sketch {
+            Some(sketch) => values.iter().for_each(|v| sketch.add(NumberKey::float(*v), 1)),
+            None => self.numbers.values.extend_from_slice(values),
+        }
+    }
+
+    pub(super) fn add_integer(&mut self, value: i128) {
         if value.abs() <= F64_EXACT_INTEGER {
             // Through i64: converting an i128 to a double is a library call.
             self.add_number(value as i64 as f64, true);
@@ -389,7 +400,7 @@ impl ValueStats {
         }
     }
 
-    fn add_bool(&mut self, value: bool) {
+    pub(super) fn add_bool(&mut self, value: bool) {
         self.present += 1;
         if value {
             self.trues += 1;
@@ -403,7 +414,7 @@ impl ValueStats {
         self.nulls += 1;
     }
 
-    fn add_array(&mut self, len: u64) {
+    pub(super) fn add_array(&mut self, len: u64) {
         self.present += 1;
         self.arrays.lengths.add(len, 1);
         if len == 0 {
@@ -563,7 +574,12 @@ impl<S: Counters> PathNode<S> {
     /// object: records of one collection usually list keys in the same order, so that slot is
     /// checked first.
     #[inline]
-    fn child_index(&mut self, key: &str, ordinal: usize, ctx: &mut Ctx) -> Option<usize> {
+    pub(super) fn child_index(
+        &mut self,
+        key: &str,
+        ordinal: usize,
+        ctx: &mut Ctx,
+    ) -> Option<usize> {
         if let Some((k, _)) = self.keys.get(ordinal)
             && same_text(k, key)
         {
@@ -715,6 +731,19 @@ impl Ctx {
     pub(super) fn set_position(&mut self, position: u64) {
         self.position = position;
         self.positioned = true;
+    }
+
+    /// How deep values are profiled.
+    pub(super) fn max_depth(&self) -> usize {
+        self.limits.max_depth
+    }
+
+    /// The elements node of `node`'s arrays, made (and counted as a path) on first use.
+    pub(super) fn items_of<'n, S: Counters>(&mut self, node: &'n mut PathNode<S>) -> &'n mut PathNode<S> {
+        node.items.get_or_insert_with(|| {
+            self.paths += 1;
+            Box::default()
+        })
     }
 
     /// Takes in what another builder's reading left: refused keys, positions.
@@ -892,6 +921,11 @@ impl ProfileBuilder {
         self.ctx.set_position(position);
     }
 
+    /// The counters' root and the reading state, for adding columns (`super::columns`).
+    pub(super) fn root_and_ctx(&mut self) -> (&mut PathNode, &mut Ctx) {
+        (&mut self.root, &mut self.ctx)
+    }
+
     /// The counters' root, for the memory budget (`super::budget`).
     pub(super) fn root_mut(&mut self) -> &mut PathNode {
         &mut self.root
@@ -995,10 +1029,7 @@ impl TapeWalk<'_> {
             Token::Array { end, len } => {
                 let end = end as usize;
                 if depth < self.ctx.limits.max_depth {
-                    let items = node.items.get_or_insert_with(|| {
-                        self.ctx.paths += 1;
-                        Box::default()
-                    });
+                    let items = self.ctx.items_of(node);
                     let mut i = at + 1;
                     while i < end {
                         i = self.value(i, items, depth + 1, false);
@@ -1207,10 +1238,7 @@ impl<'de, S: Counters> Visitor<'de> for NodeSeed<'_, S> {
             }
             self.node.stats.add_depth_limited();
         } else {
-            let items = self.node.items.get_or_insert_with(|| {
-                self.ctx.paths += 1;
-                Box::default()
-            });
+            let items = self.ctx.items_of(self.node);
             while seq
                 .next_element_seed(NodeSeed {
                     node: items,

@@ -9,6 +9,7 @@
 
 mod accumulate;
 mod budget;
+mod columns;
 pub mod exact;
 mod finalize;
 pub mod formats;
@@ -33,6 +34,7 @@ mod tape;
 mod tape_differential;
 
 pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
+pub use columns::ColumnSink;
 pub use formats::StringFormat;
 pub use model::*;
 pub use path_limit::{PathLimit, Unprofiled};

@@ -1,0 +1,685 @@
+//! CSV and TSV files, read with `csv-core` in two passes over the mapped file.
+//!
+//! **The choices, stated** (the load's warnings say the ones it made for a file):
+//! - A UTF-8 byte-order mark is skipped. The delimiter is the one of `,` `\t` `;` `|` that
+//!   splits the first lines into the same number (> 1) of fields most often (`\t` for `.tsv`
+//!   and `.tab`); quotes are `"`, doubled inside a quoted field.
+//! - An empty field is null.
+//! - Each column has one type, decided from every row (not a sample), so that no later row can
+//!   contradict it: `boolean` when every value is `true` or `false` (any case), `integer` when
+//!   every value is one written as JSON writes integers (no `+`, no leading zeros — `007` and
+//!   zip codes stay text — at most 18 digits), `number` when every value is a JSON number and one
+//!   has a fraction or exponent (integers in it read as doubles), else `text`.
+//! - The first row is the header unless every one of its fields fits the type its column has in
+//!   the other rows and at least one column is not text (a file of numbers has no header).
+//!   Empty header names become `column_N`, repeated ones get `_2`, `_3`.
+//! - A row with fewer fields than the header has nulls for the missing ones; a row with more is
+//!   skipped. Both are reported with their line, as are fields that are not UTF-8 (read with
+//!   U+FFFD in place of the bad bytes) and fields longer than [`LONG_FIELD`] bytes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
+use schemascope_core::ProfileBuilder;
+
+use super::{TableRead, TableWorker};
+use crate::error::{LoadWarning, SourceError};
+use crate::source::Progress;
+
+/// Fields longer than this are reported (they are still read).
+pub(super) const LONG_FIELD: usize = 1 << 20;
+/// Rows per batch.
+const BATCH_ROWS: usize = 8_192;
+/// Bytes per part the second pass shares out among the cores.
+const PART_BYTES: u64 = 8 << 20;
+/// Bad rows reported one by one; the rest are counted.
+const WARNINGS_KEPT: usize = 100;
+/// Bytes the delimiter is chosen from.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// The type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Only empty fields so far.
+    Empty,
+    Boolean,
+    Integer,
+    Number,
+    Text,
+}
+
+impl Kind {
+    /// The type of one non-empty field.
+    fn of(field: &[u8]) -> Kind {
+        if field.eq_ignore_ascii_case(b"true") || field.eq_ignore_ascii_case(b"false") {
+            return Kind::Boolean;
+        }
+        match json_number(field) {
+            Some(true) => Kind::Integer,
+            Some(false) => Kind::Number,
+            None => Kind::Text,
+        }
+    }
+
+    /// The type of a column holding values of both types.
+    fn join(self, other: Kind) -> Kind {
+        use Kind::*;
+        match (self, other) {
+            (Empty, k) | (k, Empty) => k,
+            (a, b) if a == b => a,
+            (Integer, Number) | (Number, Integer) => Number,
+            _ => Text,
+        }
+    }
+
+    fn data_type(self) -> DataType {
+        match self {
+            Kind::Boolean => DataType::Boolean,
+            Kind::Integer => DataType::Int64,
+            Kind::Number => DataType::Float64,
+            Kind::Empty | Kind::Text => DataType::Utf8,
+        }
+    }
+}
+
+/// `Some(true)` for a JSON integer of at most 18 digits, `Some(false)` for any other finite
+/// JSON number, `None` for anything else.
+fn json_number(field: &[u8]) -> Option<bool> {
+    let digits = |s: &[u8], mut i: usize| {
+        let start = i;
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i, i - start)
+    };
+    let mut i = usize::from(field.first() == Some(&b'-'));
+    let (after, whole) = digits(field, i);
+    if whole == 0 || (whole > 1 && field[i] == b'0') {
+        return None;
+    }
+    i = after;
+    let mut integer = true;
+    if field.get(i) == Some(&b'.') {
+        let (after, n) = digits(field, i + 1);
+        if n == 0 {
+            return None;
+        }
+        i = after;
+        integer = false;
+    }
+    if matches!(field.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(field.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let (after, n) = digits(field, i);
+        if n == 0 {
+            return None;
+        }
+        i = after;
+        integer = false;
+    }
+    if i != field.len() {
+        return None;
+    }
+    if integer && whole <= 18 {
+        return Some(true);
+    }
+    // Longer integers are numbers, as a JSON reader holds them: doubles.
+    std::str::from_utf8(field).ok()?.parse::<f64>().ok().filter(|v| v.is_finite()).map(|_| false)
+}
+
+/// How a file is split into fields.
+#[derive(Debug, Clone, Copy)]
+struct Dialect {
+    delimiter: u8,
+}
+
+impl Dialect {
+    fn reader(self) -> Reader {
+        ReaderBuilder::new().delimiter(self.delimiter).build()
+    }
+}
+
+/// One record: its fields (unescaped) and the line it starts on.
+struct Record {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    line: u64,
+}
+
+impl Record {
+    fn new() -> Self {
+        Self { bytes: vec![0; 1 << 12], ends: vec![0; 64], line: 0 }
+    }
+
+    fn field(&self, ends_len: usize, i: usize) -> &[u8] {
+        if i >= ends_len {
+            return &[];
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+}
+
+/// Reads records from `input` one at a time (see [`next_record`]).
+struct Records<'a> {
+    reader: Reader,
+    input: &'a [u8],
+    at: usize,
+    record: Record,
+    /// Fields of the current record.
+    fields: usize,
+    /// Line the next record starts on (1-based, counting from where `input` starts).
+    line: u64,
+}
+
+impl<'a> Records<'a> {
+    fn new(dialect: Dialect, input: &'a [u8], first_line: u64) -> Self {
+        Self { reader: dialect.reader(), input, at: 0, record: Record::new(), fields: 0, line: first_line }
+    }
+
+    /// Reads the next record; `false` at the end.
+    fn next_record(&mut self) -> bool {
+        let (mut out, mut ends) = (0, 0);
+        self.record.line = self.line;
+        let lines_before = self.reader.line();
+        loop {
+            let input = &self.input[self.at..];
+            let (result, read, wrote, ended) = self.reader.read_record(
+                input,
+                &mut self.record.bytes[out..],
+                &mut self.record.ends[ends..],
+            );
+            self.at += read;
+            out += wrote;
+            ends += ended;
+            match result {
+                ReadRecordResult::InputEmpty if self.at < self.input.len() => continue,
+                ReadRecordResult::InputEmpty => {
+                    // End of input: finish the last record (one without a final newline).
+                    let (result, _, wrote, ended) = self.reader.read_record(
+                        &[],
+                        &mut self.record.bytes[out..],
+                        &mut self.record.ends[ends..],
+                    );
+                    out += wrote;
+                    ends += ended;
+                    if matches!(result, ReadRecordResult::Record) {
+                        self.finish(ends, lines_before);
+                        return true;
+                    }
+                    if matches!(result, ReadRecordResult::OutputFull) {
+                        self.record.bytes.resize(self.record.bytes.len() * 2, 0);
+                        continue;
+                    }
+                    if matches!(result, ReadRecordResult::OutputEndsFull) {
+                        self.record.ends.resize(self.record.ends.len() * 2, 0);
+                        continue;
+                    }
+                    return false;
+                }
+                ReadRecordResult::OutputFull => {
+                    let len = self.record.bytes.len();
+                    self.record.bytes.resize(len * 2, 0);
+                }
+                ReadRecordResult::OutputEndsFull => {
+                    let len = self.record.ends.len();
+                    self.record.ends.resize(len * 2, 0);
+                }
+                ReadRecordResult::Record => {
+                    self.finish(ends, lines_before);
+                    return true;
+                }
+                ReadRecordResult::End => return false,
+            }
+        }
+    }
+
+    fn finish(&mut self, ends: usize, lines_before: u64) {
+        self.fields = ends;
+        self.line += self.reader.line() - lines_before;
+    }
+
+    /// The byte offset (within `input`) where the next record starts.
+    fn offset(&self) -> usize {
+        self.at
+    }
+
+    fn field(&self, i: usize) -> &[u8] {
+        self.record.field(self.fields, i)
+    }
+
+    /// True for a record of one empty field (a blank line).
+    fn blank(&self) -> bool {
+        self.fields <= 1 && self.field(0).is_empty()
+    }
+}
+
+/// The delimiter of `head`: see the module docs.
+fn sniff(head: &[u8], path: &Path) -> Dialect {
+    let by_name = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("tab"));
+    if by_name {
+        return Dialect { delimiter: b'\t' };
+    }
+    let mut best = (0usize, b',');
+    for delimiter in [b',', b'\t', b';', b'|'] {
+        let dialect = Dialect { delimiter };
+        let mut records = Records::new(dialect, head, 1);
+        let mut counts: Vec<usize> = Vec::new();
+        // The last record of the head may be cut short.
+        while records.offset() < head.len() && records.next_record() && counts.len() < 200 {
+            if !records.blank() {
+                counts.push(records.fields);
+            }
+        }
+        if counts.len() > 1 && records.offset() >= head.len() {
+            counts.pop();
+        }
+        let Some(&first) = counts.first() else { continue };
+        if first < 2 {
+            continue;
+        }
+        let same = counts.iter().filter(|&&n| n == first).count();
+        // Most rows with the header's count, then the most fields.
+        let score = same * 1_000 + first.min(999);
+        if score > best.0 {
+            best = (score, delimiter);
+        }
+    }
+    Dialect { delimiter: best.1 }
+}
+
+/// What the first pass learnt.
+struct Layout {
+    dialect: Dialect,
+    /// Where the data starts (past the mark and the header).
+    data_start: usize,
+    /// The line the data starts on.
+    data_line: u64,
+    names: Vec<String>,
+    kinds: Vec<Kind>,
+    /// Whether the first row is the header.
+    header: bool,
+    /// Parts for the second pass: (start offset, line) of a record every [`PART_BYTES`].
+    parts: Vec<(usize, u64)>,
+    rows: u64,
+}
+
+/// The first pass: the delimiter, the columns' types, the header, and where each part starts.
+fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
+    let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let body = &bytes[mark..];
+    let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
+    let mut records = Records::new(dialect, body, 1);
+    let mut first: Option<(Vec<Vec<u8>>, usize, u64)> = None;
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut parts = Vec::new();
+    let mut next_part = 0usize;
+    let mut rows = 0u64;
+    loop {
+        let start = records.offset();
+        if !records.next_record() {
+            break;
+        }
+        if records.blank() {
+            continue;
+        }
+        if first.is_none() {
+            let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
+            first = Some((fields, records.offset(), records.line));
+            continue;
+        }
+        if start >= next_part {
+            parts.push((start, records.record.line));
+            next_part = start + PART_BYTES as usize;
+        }
+        rows += 1;
+        if kinds.len() < records.fields {
+            kinds.resize(records.fields, Kind::Empty);
+        }
+        for (i, kind) in kinds.iter_mut().enumerate().take(records.fields) {
+            if *kind == Kind::Text {
+                continue;
+            }
+            let field = records.field(i);
+            if !field.is_empty() {
+                *kind = kind.join(Kind::of(field));
+            }
+        }
+    }
+    let Some((first, after_first, second_line)) = first else {
+        return Err(SourceError::Table { path: path.to_path_buf(), message: "the file has no rows".into() });
+    };
+    if kinds.len() < first.len() {
+        kinds.resize(first.len(), Kind::Empty);
+    }
+    let fits = first.iter().zip(&kinds).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
+    let header = !(fits && kinds.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)));
+    let width = first.len();
+    let (names, data_start, data_line) = if header {
+        (header_names(&first), mark + after_first, second_line)
+    } else {
+        // The first row is data: it joins the rows, and its fields the types.
+        for (kind, f) in kinds.iter_mut().zip(&first) {
+            if !f.is_empty() {
+                *kind = kind.join(Kind::of(f));
+            }
+        }
+        parts.insert(0, (0, 1));
+        rows += 1;
+        ((1..=kinds.len()).map(|i| format!("column_{i}")).collect(), mark, 1)
+    };
+    kinds.truncate(names.len().max(width));
+    let parts = parts
+        .into_iter()
+        .map(|(start, line)| (mark + start, line))
+        .filter(|(start, _)| *start >= data_start)
+        .collect();
+    Ok(Layout { dialect, data_start, data_line, names, kinds, header, parts, rows })
+}
+
+/// Header names: empty ones numbered, repeated ones suffixed.
+fn header_names(fields: &[Vec<u8>]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = String::from_utf8_lossy(f).trim().to_string();
+            let base = if name.is_empty() { format!("column_{}", i + 1) } else { name };
+            let mut name = base.clone();
+            let mut n = 2;
+            while !seen.insert(name.clone()) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            name
+        })
+        .collect()
+}
+
+/// One column's values being gathered into an Arrow array.
+enum ColumnBuilder {
+    Boolean(BooleanBuilder),
+    Integer(Int64Builder),
+    Number(Float64Builder),
+    Text(StringBuilder),
+}
+
+impl ColumnBuilder {
+    fn new(kind: Kind) -> Self {
+        match kind {
+            Kind::Boolean => Self::Boolean(BooleanBuilder::with_capacity(BATCH_ROWS)),
+            Kind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
+            Kind::Number => Self::Number(Float64Builder::with_capacity(BATCH_ROWS)),
+            Kind::Empty | Kind::Text => Self::Text(StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16)),
+        }
+    }
+
+    /// Appends one field; `Err` with a message when it is not UTF-8 (appended with U+FFFD).
+    fn push(&mut self, field: &[u8]) -> Result<(), String> {
+        if field.is_empty() {
+            match self {
+                Self::Boolean(b) => b.append_null(),
+                Self::Integer(b) => b.append_null(),
+                Self::Number(b) => b.append_null(),
+                Self::Text(b) => b.append_null(),
+            }
+            return Ok(());
+        }
+        // The first pass typed every field of the column, so these parse; a field that
+        // somehow does not is text the type cannot hold, kept as null rather than guessed.
+        let text = std::str::from_utf8(field);
+        match self {
+            Self::Boolean(b) => b.append_option(text.ok().map(|t| t.eq_ignore_ascii_case("true"))),
+            Self::Integer(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
+            Self::Number(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
+            Self::Text(b) => match text {
+                Ok(t) => b.append_value(t),
+                Err(_) => {
+                    b.append_value(String::from_utf8_lossy(field));
+                    return Err("is not UTF-8 (read with U+FFFD in place of the bad bytes)".into());
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Self::Boolean(b) => Arc::new(b.finish()),
+            Self::Integer(b) => Arc::new(b.finish()),
+            Self::Number(b) => Arc::new(b.finish()),
+            Self::Text(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// A row that was read but reported.
+struct Reported {
+    line: u64,
+    column: Option<usize>,
+    message: String,
+}
+
+/// One part of the second pass: rows from `start` to `end`, into a worker.
+fn read_part(
+    bytes: &[u8],
+    layout: &Layout,
+    schema: &Arc<Schema>,
+    (start, end, line, first_row): (usize, usize, u64, u64),
+    worker: &mut TableWorker,
+    sample: &super::SampleRule,
+    reported: &mut Vec<Reported>,
+    skipped: &mut u64,
+) -> Result<u64, String> {
+    let width = layout.names.len();
+    let mut columns: Vec<ColumnBuilder> = layout.kinds.iter().map(|k| ColumnBuilder::new(*k)).collect();
+    let mut records = Records::new(layout.dialect, &bytes[start..end], line);
+    let mut row = first_row;
+    let mut in_batch = 0usize;
+    let mut batch_first = row;
+    let flush = |columns: &mut Vec<ColumnBuilder>, batch_first: u64, worker: &mut TableWorker| -> Result<(), String> {
+        let arrays: Vec<ArrayRef> = columns.iter_mut().map(ColumnBuilder::finish).collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())?;
+        worker.add(&batch, batch_first, sample);
+        Ok(())
+    };
+    while records.next_record() {
+        if records.blank() {
+            continue;
+        }
+        let line = records.record.line;
+        if records.fields > width {
+            *skipped += 1;
+            if reported.len() < WARNINGS_KEPT {
+                reported.push(Reported {
+                    line,
+                    column: None,
+                    message: format!("skipped: {} fields where the header has {width}", records.fields),
+                });
+            }
+            continue;
+        }
+        if records.fields < width && reported.len() < WARNINGS_KEPT {
+            reported.push(Reported {
+                line,
+                column: None,
+                message: format!("{} fields where the header has {width}; the missing ones are null", records.fields),
+            });
+        }
+        for (i, column) in columns.iter_mut().enumerate() {
+            let field = records.field(i);
+            if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
+                reported.push(Reported { line, column: Some(i + 1), message: format!("a field of {} bytes", field.len()) });
+            }
+            if let Err(message) = column.push(field)
+                && reported.len() < WARNINGS_KEPT
+            {
+                reported.push(Reported { line, column: Some(i + 1), message });
+            }
+        }
+        row += 1;
+        in_batch += 1;
+        if in_batch == BATCH_ROWS {
+            flush(&mut columns, batch_first, worker)?;
+            batch_first = row;
+            in_batch = 0;
+        }
+    }
+    if in_batch > 0 {
+        flush(&mut columns, batch_first, worker)?;
+    }
+    Ok(row - first_row)
+}
+
+/// Profiles the CSV file at `path` into `new()` builders: see the module docs.
+pub(crate) fn read(
+    path: &Path,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+    new: &(dyn Fn() -> ProfileBuilder + Sync),
+) -> Result<TableRead, SourceError> {
+    let bytes = crate::read::read_file_bytes(path, mode)?;
+    let bytes: &[u8] = &bytes;
+    let len = bytes.len() as u64;
+    progress.start(len * 2);
+    let layout = layout(bytes, path)?;
+    progress.advance(len);
+    let schema = Arc::new(Schema::new(
+        layout.names.iter().zip(&layout.kinds).map(|(n, k)| Field::new(n, k.data_type(), true)).collect::<Vec<_>>(),
+    ));
+    let sample = super::SampleRule::for_rows(layout.rows);
+    // Parts with where they end and their first row (rows before them, counted as the second
+    // pass will: the first pass counted every non-blank record).
+    let mut parts: Vec<(usize, usize, u64, u64)> = Vec::new();
+    let bounds: Vec<(usize, u64)> = if layout.parts.is_empty() {
+        vec![(layout.data_start, layout.data_line)]
+    } else {
+        layout.parts.clone()
+    };
+    for (i, &(start, line)) in bounds.iter().enumerate() {
+        let end = bounds.get(i + 1).map_or(bytes.len(), |b| b.0);
+        parts.push((start, end, line, 0));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+    let workers = threads.min(parts.len()).max(1);
+    type PartResult = (usize, u64, Vec<Reported>, u64);
+    let results: Vec<Result<(TableWorker, Vec<PartResult>), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (parts, layout, schema, sample) = (&parts, &layout, &schema, &sample);
+                scope.spawn(move || {
+                    let mut worker = TableWorker::new(new());
+                    let mut done = Vec::new();
+                    for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
+                        let (mut reported, mut skipped) = (Vec::new(), 0);
+                        // Row numbers are fixed after all parts are read; until then each part
+                        // numbers from 0 in its own space, far apart.
+                        let first = (index as u64) << 40;
+                        let rows = read_part(bytes, layout, schema, (part.0, part.1, part.2, first), &mut worker, sample, &mut reported, &mut skipped)?;
+                        progress.advance((part.1 - part.0) as u64);
+                        done.push((index, rows, reported, skipped));
+                    }
+                    Ok((worker, done))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+    });
+    let mut workers_read = Vec::new();
+    let mut done: Vec<PartResult> = Vec::new();
+    for result in results {
+        let (worker, parts) = result.map_err(|message| SourceError::Table { path: path.to_path_buf(), message })?;
+        workers_read.push(worker);
+        done.extend(parts);
+    }
+    done.sort_by_key(|d| d.0);
+    // Each part's rows start after the rows of the parts before it.
+    let mut before = Vec::with_capacity(done.len());
+    let mut rows = 0u64;
+    for d in &done {
+        before.push(rows);
+        rows += d.1;
+    }
+    let mut read = TableRead::new(rows);
+    for mut worker in workers_read {
+        for (row, _) in &mut worker.rows {
+            let part = (*row >> 40) as usize;
+            *row = before.get(part).copied().unwrap_or(0) + (*row & ((1 << 40) - 1));
+        }
+        read.absorb(worker);
+    }
+    let skipped: u64 = done.iter().map(|d| d.3).sum();
+    let mut reported: Vec<Reported> = done.into_iter().flat_map(|d| d.2).collect();
+    reported.sort_by_key(|r| (r.line, r.column));
+    let kept = reported.len().min(WARNINGS_KEPT);
+    read.warnings = reported
+        .into_iter()
+        .take(WARNINGS_KEPT)
+        .map(|r| LoadWarning::at(r.line as usize, r.column.unwrap_or(1), r.message))
+        .collect();
+    if skipped > 0 {
+        read.warnings.push(LoadWarning::new(format!("{skipped} rows with more fields than the header were skipped")));
+    }
+    if kept == WARNINGS_KEPT {
+        read.warnings.push(LoadWarning::new(format!("only the first {WARNINGS_KEPT} rows reported are listed")));
+    }
+    let delimiter = match layout.dialect.delimiter {
+        b'\t' => "tab".to_string(),
+        d => format!("`{}`", char::from(d)),
+    };
+    let types: Vec<String> = layout
+        .names
+        .iter()
+        .zip(&layout.kinds)
+        .map(|(n, k)| format!("{n}: {}", kind_name(*k)))
+        .collect();
+    read.warnings.insert(
+        0,
+        LoadWarning::new(format!(
+            "read as CSV: delimiter {delimiter}, {}; empty fields are null; column types from every row: {}",
+            if layout.header { "the first row is the header" } else { "no header (columns are column_1, column_2, …)" },
+            types.join(", ")
+        )),
+    );
+    Ok(read)
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Boolean => "boolean",
+        Kind::Integer => "integer",
+        Kind::Number => "number",
+        Kind::Empty | Kind::Text => "text",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_typed_as_json_writes_them() {
+        assert_eq!(json_number(b"0"), Some(true));
+        assert_eq!(json_number(b"-12"), Some(true));
+        assert_eq!(json_number(b"007"), None);
+        assert_eq!(json_number(b"+1"), None);
+        assert_eq!(json_number(b"1.5e3"), Some(false));
+        assert_eq!(json_number(b"1."), None);
+        assert_eq!(json_number(b".5"), None);
+        assert_eq!(json_number(b"1e999"), None);
+        assert_eq!(json_number(b"1234567890123456789012"), Some(false));
+        assert_eq!(json_number(b"NaN"), None);
+        assert_eq!(Kind::Integer.join(Kind::Number), Kind::Number);
+        assert_eq!(Kind::Integer.join(Kind::Boolean), Kind::Text);
+    }
+}

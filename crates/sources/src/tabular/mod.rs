@@ -1,0 +1,198 @@
+//! Files that are tables: CSV/TSV ([`csv`]) and Parquet ([`parquet`]). Either is read into
+//! Arrow record batches on every core, profiled a column at a time (every value, exact, as the
+//! same rows written as JSON objects would be: [`cells`], [`arrow_columns`]) and served as one
+//! document collection whose items are its rows: all of them for a small file, otherwise a
+//! uniform sample of about [`SAMPLE_ROWS`] rows (said in a warning, as a streamed NDJSON file's
+//! sample is).
+
+pub(crate) mod arrow_columns;
+pub(crate) mod cells;
+mod csv;
+#[cfg(test)]
+mod differential;
+mod parquet;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
+
+use crate::error::{LoadWarning, SourceError};
+use crate::source::{Progress, Source};
+use crate::spec::{Format, SourceSpec};
+
+/// Files with at most this many rows keep every row as an item.
+pub const ALL_ROWS_UP_TO: u64 = 100_000;
+/// About how many rows a larger file keeps as its sample.
+pub const SAMPLE_ROWS: u64 = 2_000;
+
+/// Which of a table's rows become items.
+pub(crate) struct SampleRule {
+    /// Rows whose rank is below this are kept (`u64::MAX`: every row).
+    below: u64,
+}
+
+impl SampleRule {
+    pub(crate) fn for_rows(rows: u64) -> Self {
+        let below =
+            if rows <= ALL_ROWS_UP_TO { u64::MAX } else { u64::MAX / rows * SAMPLE_ROWS };
+        Self { below }
+    }
+
+    fn keeps(&self, row: u64) -> bool {
+        self.below == u64::MAX || rank(row) < self.below
+    }
+}
+
+/// The rank of a row: its number mixed (splitmix64), so that the rows of smallest rank are a
+/// uniform sample, the same on every run.
+fn rank(row: u64) -> u64 {
+    let mut z = row.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What one core read: its counters and the rows it kept, by row number.
+pub(crate) struct TableWorker {
+    builder: ProfileBuilder,
+    rows: Vec<(u64, String)>,
+}
+
+impl TableWorker {
+    pub(crate) fn new(builder: ProfileBuilder) -> Self {
+        Self { builder, rows: Vec::new() }
+    }
+
+    /// Profiles `batch`, whose first row is row `first` of the file, keeping the rows `sample`
+    /// keeps as JSON text.
+    pub(crate) fn add(&mut self, batch: &RecordBatch, first: u64, sample: &SampleRule) {
+        arrow_columns::add_batch(&mut self.builder, batch);
+        for i in 0..batch.num_rows() {
+            let row = first + i as u64;
+            if sample.keeps(row) {
+                self.rows.push((row, row_json(batch, i)));
+            }
+        }
+    }
+}
+
+/// Row `i` of `batch` as a JSON object's text.
+fn row_json(batch: &RecordBatch, i: usize) -> String {
+    let schema = batch.schema();
+    let object: serde_json::Map<String, serde_json::Value> = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, c)| (f.name().clone(), cells::json(c.as_ref(), i)))
+        .collect();
+    serde_json::Value::Object(object).to_string()
+}
+
+/// Everything the cores read, merged.
+pub(crate) struct TableRead {
+    builder: Option<ProfileBuilder>,
+    rows_kept: Vec<(u64, String)>,
+    rows: u64,
+    warnings: Vec<LoadWarning>,
+}
+
+impl TableRead {
+    pub(crate) fn new(rows: u64) -> Self {
+        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new() }
+    }
+
+    pub(crate) fn absorb(&mut self, worker: TableWorker) {
+        match &mut self.builder {
+            Some(b) => b.merge(worker.builder),
+            None => self.builder = Some(worker.builder),
+        }
+        self.rows_kept.extend(worker.rows);
+    }
+}
+
+/// The format of a table file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Comma-, tab-, semicolon- or bar-separated values.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+impl TableFormat {
+    /// The table format a file's name or first bytes say, if any: `.csv`, `.tsv`, `.tab`,
+    /// `.parquet`, `.pq`, or Parquet's `PAR1` magic.
+    pub fn of_path(path: &Path) -> Option<Self> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "csv" | "tsv" | "tab" => Some(Self::Csv),
+            "parquet" | "pq" => Some(Self::Parquet),
+            _ => None,
+        }
+    }
+
+    fn format(self) -> Format {
+        match self {
+            Self::Csv => Format::Csv,
+            Self::Parquet => Format::Parquet,
+        }
+    }
+}
+
+/// Loads the table file at `path`: see the module docs.
+pub fn load_table(
+    spec: &SourceSpec,
+    path: &Path,
+    format: TableFormat,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+) -> Result<Source, SourceError> {
+    let new = || ProfileBuilder::new();
+    let read = match format {
+        TableFormat::Parquet => parquet::read(path, progress, &new)?,
+        TableFormat::Csv => csv::read(path, mode, progress, &new)?,
+    };
+    let TableRead { builder, mut rows_kept, rows, mut warnings } = read;
+    let profile = builder.unwrap_or_default().finish(rows);
+    rows_kept.sort_by_key(|r| r.0);
+    let mut text = String::with_capacity(rows_kept.iter().map(|r| r.1.len() + 1).sum());
+    let mut entries = Vec::with_capacity(rows_kept.len());
+    for (row, json) in &rows_kept {
+        let start = text.len();
+        text.push_str(json);
+        text.push('\n');
+        // Rows are numbered from 1 as a person counts them (a CSV's header is not a row).
+        entries.push(ItemEntry::new(
+            ItemId::Owned(format!("#{}", row + 1).into()),
+            start..start + json.len(),
+        ));
+    }
+    let kept = entries.len() as u64;
+    let mut collection = Collection::new(
+        &spec.name,
+        CollectionKind::Documents,
+        Arc::new(text.into()),
+        entries,
+        profile,
+    );
+    if kept < rows {
+        collection = collection.sampled_from(rows);
+        warnings.push(LoadWarning::new(format!(
+            "every one of the {rows} rows is profiled; {kept} of them are kept as a uniform sample, which sample_data, find_items and selections read"
+        )));
+    }
+    progress.finish();
+    Ok(Source {
+        spec: spec.clone(),
+        format: format.format(),
+        collections: vec![Arc::new(collection)],
+        warnings,
+        path: Some(path.to_path_buf()),
+        bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        database: None,
+        aimdb: None,
+        direction: None,
+    })
+}
