@@ -176,10 +176,8 @@ const FILE_FORMATS: &str = "schemascope reads JSON (a graph, a record set or a d
 
 /// Extensions of formats people often point at that are not read: named in the error rather
 /// than a JSON parser's complaint about the first byte.
-const NOT_READ: &[&str] = &[
-    "arrow", "feather", "avro", "orc", "xlsx", "xls", "yaml", "yml",
-    "xml", "toml", "txt",
-];
+const NOT_READ: &[&str] =
+    &["arrow", "feather", "avro", "orc", "xlsx", "xls", "yaml", "yml", "xml", "toml", "txt"];
 
 /// What to tell about `path`, a file that is not what schemascope reads: `reason` (what was
 /// found wrong) unless its extension already says it, then what is read instead.

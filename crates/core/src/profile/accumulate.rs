@@ -739,7 +739,10 @@ impl Ctx {
     }
 
     /// The elements node of `node`'s arrays, made (and counted as a path) on first use.
-    pub(super) fn items_of<'n, S: Counters>(&mut self, node: &'n mut PathNode<S>) -> &'n mut PathNode<S> {
+    pub(super) fn items_of<'n, S: Counters>(
+        &mut self,
+        node: &'n mut PathNode<S>,
+    ) -> &'n mut PathNode<S> {
         node.items.get_or_insert_with(|| {
             self.paths += 1;
             Box::default()

@@ -122,7 +122,11 @@ impl ColumnSink<'_> {
     /// The member `name` of this property's objects; `None` when the path limit refused it.
     pub fn field(&mut self, name: &str, ordinal: usize) -> Option<ColumnSink<'_>> {
         let index = self.node.child_index(name, ordinal, self.ctx)?;
-        Some(ColumnSink { node: &mut self.node.keys[index].1, ctx: self.ctx, depth: self.depth + 1 })
+        Some(ColumnSink {
+            node: &mut self.node.keys[index].1,
+            ctx: self.ctx,
+            depth: self.depth + 1,
+        })
     }
 
     /// Counts `n` values of a field the path limit refused.

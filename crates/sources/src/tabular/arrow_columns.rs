@@ -129,7 +129,9 @@ pub(crate) fn add_array(sink: &mut ColumnSink<'_>, array: &dyn Array) {
                 .enumerate()
                 .map(|(i, &k)| (!array.is_null(i)).then_some(k as u64))
                 .collect();
-            if let Ok(plain) = arrow_select::take::take(dictionary.values().as_ref(), &indices, None) {
+            if let Ok(plain) =
+                arrow_select::take::take(dictionary.values().as_ref(), &indices, None)
+            {
                 add_array(sink, plain.as_ref());
             }
         }
@@ -137,7 +139,9 @@ pub(crate) fn add_array(sink: &mut ColumnSink<'_>, array: &dyn Array) {
             for i in 0..array.len() {
                 match cells::scalar(array, i) {
                     Some(s) => add_scalar(sink, s),
-                    None => add_scalar(sink, Scalar::Text(cells::json(array, i).to_string().into())),
+                    None => {
+                        add_scalar(sink, Scalar::Text(cells::json(array, i).to_string().into()))
+                    }
                 }
             }
         }

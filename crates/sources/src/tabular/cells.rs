@@ -160,11 +160,7 @@ pub(crate) fn unsigned(v: u64) -> Scalar<'static> {
 
 /// A double; NaN and the infinities as text.
 pub(crate) fn float(v: f64) -> Scalar<'static> {
-    if v.is_finite() {
-        Scalar::Float(v)
-    } else {
-        Scalar::Text(Cow::Borrowed(non_finite(v)))
-    }
+    if v.is_finite() { Scalar::Float(v) } else { Scalar::Text(Cow::Borrowed(non_finite(v))) }
 }
 
 /// A 32-bit float as the shortest decimal that reads back as it.
@@ -309,7 +305,10 @@ fn unit_name(unit: TimeUnit) -> &'static str {
 /// A time of day `v` units after midnight.
 pub(crate) fn time(v: i64, unit: TimeUnit) -> String {
     let (seconds, nanos) = seconds_nanos(v, unit);
-    match u32::try_from(seconds).ok().and_then(|s| NaiveTime::from_num_seconds_from_midnight_opt(s, 0)) {
+    match u32::try_from(seconds)
+        .ok()
+        .and_then(|s| NaiveTime::from_num_seconds_from_midnight_opt(s, 0))
+    {
         Some(t) => format!("{}{}", t.format("%H:%M:%S"), fraction(nanos)),
         None => format!("{v} {} after midnight", unit_name(unit)),
     }
@@ -428,7 +427,10 @@ mod tests {
         assert_eq!(decimal(12, -3), Scalar::Int(12_000));
         assert_eq!(decimal(1200, 2), Scalar::Float(12.0));
         let big = 123_456_789_012_345_678_901_234_567i128;
-        assert_eq!(decimal(big, 10), Scalar::Float("12345678901234567.8901234567".parse().unwrap_or(0.0)));
+        assert_eq!(
+            decimal(big, 10),
+            Scalar::Float("12345678901234567.8901234567".parse().unwrap_or(0.0))
+        );
         assert_eq!(decimal_text("-7", 3), "-0.007");
     }
 

@@ -180,7 +180,14 @@ struct Records<'a> {
 
 impl<'a> Records<'a> {
     fn new(dialect: Dialect, input: &'a [u8], first_line: u64) -> Self {
-        Self { reader: dialect.reader(), input, at: 0, record: Record::new(), fields: 0, line: first_line }
+        Self {
+            reader: dialect.reader(),
+            input,
+            at: 0,
+            record: Record::new(),
+            fields: 0,
+            line: first_line,
+        }
     }
 
     /// Reads the next record; `false` at the end.
@@ -356,13 +363,18 @@ fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
         }
     }
     let Some((first, after_first, second_line)) = first else {
-        return Err(SourceError::Table { path: path.to_path_buf(), message: "the file has no rows".into() });
+        return Err(SourceError::Table {
+            path: path.to_path_buf(),
+            message: "the file has no rows".into(),
+        });
     };
     if kinds.len() < first.len() {
         kinds.resize(first.len(), Kind::Empty);
     }
-    let fits = first.iter().zip(&kinds).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
-    let header = !(fits && kinds.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)));
+    // Judged on the first row's own columns: a longer row's extra fields say nothing of it.
+    let own = &kinds[..first.len()];
+    let fits = first.iter().zip(own).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
+    let header = !(fits && own.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)));
     let width = first.len();
     let (names, data_start, data_line) = if header {
         (header_names(&first), mark + after_first, second_line)
@@ -420,7 +432,9 @@ impl ColumnBuilder {
             Kind::Boolean => Self::Boolean(BooleanBuilder::with_capacity(BATCH_ROWS)),
             Kind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
             Kind::Number => Self::Number(Float64Builder::with_capacity(BATCH_ROWS)),
-            Kind::Empty | Kind::Text => Self::Text(StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16)),
+            Kind::Empty | Kind::Text => {
+                Self::Text(StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16))
+            }
         }
     }
 
@@ -482,12 +496,16 @@ fn read_part(
     skipped: &mut u64,
 ) -> Result<u64, String> {
     let width = layout.names.len();
-    let mut columns: Vec<ColumnBuilder> = layout.kinds.iter().map(|k| ColumnBuilder::new(*k)).collect();
+    let mut columns: Vec<ColumnBuilder> =
+        layout.kinds.iter().map(|k| ColumnBuilder::new(*k)).collect();
     let mut records = Records::new(layout.dialect, &bytes[start..end], line);
     let mut row = first_row;
     let mut in_batch = 0usize;
     let mut batch_first = row;
-    let flush = |columns: &mut Vec<ColumnBuilder>, batch_first: u64, worker: &mut TableWorker| -> Result<(), String> {
+    let flush = |columns: &mut Vec<ColumnBuilder>,
+                 batch_first: u64,
+                 worker: &mut TableWorker|
+     -> Result<(), String> {
         let arrays: Vec<ArrayRef> = columns.iter_mut().map(ColumnBuilder::finish).collect();
         let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())?;
         worker.add(&batch, batch_first, sample);
@@ -504,7 +522,10 @@ fn read_part(
                 reported.push(Reported {
                     line,
                     column: None,
-                    message: format!("skipped: {} fields where the header has {width}", records.fields),
+                    message: format!(
+                        "skipped: {} fields where the header has {width}",
+                        records.fields
+                    ),
                 });
             }
             continue;
@@ -513,13 +534,20 @@ fn read_part(
             reported.push(Reported {
                 line,
                 column: None,
-                message: format!("{} fields where the header has {width}; the missing ones are null", records.fields),
+                message: format!(
+                    "{} fields where the header has {width}; the missing ones are null",
+                    records.fields
+                ),
             });
         }
         for (i, column) in columns.iter_mut().enumerate() {
             let field = records.field(i);
             if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
-                reported.push(Reported { line, column: Some(i + 1), message: format!("a field of {} bytes", field.len()) });
+                reported.push(Reported {
+                    line,
+                    column: Some(i + 1),
+                    message: format!("a field of {} bytes", field.len()),
+                });
             }
             if let Err(message) = column.push(field)
                 && reported.len() < WARNINGS_KEPT
@@ -555,7 +583,12 @@ pub(crate) fn read(
     let layout = layout(bytes, path)?;
     progress.advance(len);
     let schema = Arc::new(Schema::new(
-        layout.names.iter().zip(&layout.kinds).map(|(n, k)| Field::new(n, k.data_type(), true)).collect::<Vec<_>>(),
+        layout
+            .names
+            .iter()
+            .zip(&layout.kinds)
+            .map(|(n, k)| Field::new(n, k.data_type(), true))
+            .collect::<Vec<_>>(),
     ));
     let sample = super::SampleRule::for_rows(layout.rows);
     // Parts with where they end and their first row (rows before them, counted as the second
@@ -573,32 +606,43 @@ pub(crate) fn read(
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let workers = threads.min(parts.len()).max(1);
     type PartResult = (usize, u64, Vec<Reported>, u64);
-    let results: Vec<Result<(TableWorker, Vec<PartResult>), String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (parts, layout, schema, sample) = (&parts, &layout, &schema, &sample);
-                scope.spawn(move || {
-                    let mut worker = TableWorker::new(new());
-                    let mut done = Vec::new();
-                    for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
-                        let (mut reported, mut skipped) = (Vec::new(), 0);
-                        // Row numbers are fixed after all parts are read; until then each part
-                        // numbers from 0 in its own space, far apart.
-                        let first = (index as u64) << 40;
-                        let rows = read_part(bytes, layout, schema, (part.0, part.1, part.2, first), &mut worker, sample, &mut reported, &mut skipped)?;
-                        progress.advance((part.1 - part.0) as u64);
-                        done.push((index, rows, reported, skipped));
-                    }
-                    Ok((worker, done))
+    let results: Vec<Result<(TableWorker, Vec<PartResult>), String>> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let (parts, layout, schema, sample) = (&parts, &layout, &schema, &sample);
+                    scope.spawn(move || {
+                        let mut worker = TableWorker::new(new());
+                        let mut done = Vec::new();
+                        for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
+                            let (mut reported, mut skipped) = (Vec::new(), 0);
+                            // Row numbers are fixed after all parts are read; until then each part
+                            // numbers from 0 in its own space, far apart.
+                            let first = (index as u64) << 40;
+                            let rows = read_part(
+                                bytes,
+                                layout,
+                                schema,
+                                (part.0, part.1, part.2, first),
+                                &mut worker,
+                                sample,
+                                &mut reported,
+                                &mut skipped,
+                            )?;
+                            progress.advance((part.1 - part.0) as u64);
+                            done.push((index, rows, reported, skipped));
+                        }
+                        Ok((worker, done))
+                    })
                 })
-            })
-            .collect();
-        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
-    });
+                .collect();
+            handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+        });
     let mut workers_read = Vec::new();
     let mut done: Vec<PartResult> = Vec::new();
     for result in results {
-        let (worker, parts) = result.map_err(|message| SourceError::Table { path: path.to_path_buf(), message })?;
+        let (worker, parts) =
+            result.map_err(|message| SourceError::Table { path: path.to_path_buf(), message })?;
         workers_read.push(worker);
         done.extend(parts);
     }
@@ -628,10 +672,14 @@ pub(crate) fn read(
         .map(|r| LoadWarning::at(r.line as usize, r.column.unwrap_or(1), r.message))
         .collect();
     if skipped > 0 {
-        read.warnings.push(LoadWarning::new(format!("{skipped} rows with more fields than the header were skipped")));
+        read.warnings.push(LoadWarning::new(format!(
+            "{skipped} rows with more fields than the header were skipped"
+        )));
     }
     if kept == WARNINGS_KEPT {
-        read.warnings.push(LoadWarning::new(format!("only the first {WARNINGS_KEPT} rows reported are listed")));
+        read.warnings.push(LoadWarning::new(format!(
+            "only the first {WARNINGS_KEPT} rows reported are listed"
+        )));
     }
     let delimiter = match layout.dialect.delimiter {
         b'\t' => "tab".to_string(),

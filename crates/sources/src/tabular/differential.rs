@@ -25,9 +25,7 @@ fn batch() -> RecordBatch {
         })
         .collect();
     let narrow: Float32Array = (0..n).map(|i| (i % 3 != 0).then_some(i as f32 * 0.1)).collect();
-    let text: StringArray = (0..n)
-        .map(|i| (i % 4 != 0).then(|| format!("v{}é", i % 37)))
-        .collect();
+    let text: StringArray = (0..n).map(|i| (i % 4 != 0).then(|| format!("v{}é", i % 37))).collect();
     let flags: BooleanArray = (0..n).map(|i| (i % 6 != 0).then_some(i % 4 == 1)).collect();
     let decimals = Decimal128Array::from(
         (0..n).map(|i| (i % 9 != 0).then_some(i as i128 * 1_234 - 50_000)).collect::<Vec<_>>(),
@@ -35,7 +33,9 @@ fn batch() -> RecordBatch {
     .with_precision_and_scale(12, 3)
     .expect("decimal type");
     let stamps = TimestampMillisecondArray::from(
-        (0..n).map(|i| (i % 8 != 0).then_some(1_700_000_000_000 + i as i64 * 250)).collect::<Vec<_>>(),
+        (0..n)
+            .map(|i| (i % 8 != 0).then_some(1_700_000_000_000 + i as i64 * 250))
+            .collect::<Vec<_>>(),
     )
     .with_timezone("Europe/Paris");
     let dates: Date32Array = (0..n).map(|i| (i % 10 != 0).then_some(19_000 + i as i32)).collect();
@@ -50,7 +50,8 @@ fn batch() -> RecordBatch {
             lists.append(true);
         }
     }
-    let inner_text: StringArray = (0..n).map(|i| (i % 3 != 1).then(|| format!("k{}", i % 5))).collect();
+    let inner_text: StringArray =
+        (0..n).map(|i| (i % 3 != 1).then(|| format!("k{}", i % 5))).collect();
     let inner_ints: Int64Array = (0..n).map(|i| (i % 2 == 0).then_some(i as i64)).collect();
     let struct_fields = Fields::from(vec![
         Field::new("name", DataType::Utf8, true),
@@ -80,7 +81,16 @@ fn batch() -> RecordBatch {
         ("lists", Arc::new(lists.finish())),
         ("structs", Arc::new(structs)),
         ("dictionary", Arc::new(dictionary)),
-        ("naive", Arc::new(TimestampMicrosecondArray::from(vec![Some(1), None, Some(-1_500_000)].into_iter().cycle().take(n).collect::<Vec<_>>()))),
+        (
+            "naive",
+            Arc::new(TimestampMicrosecondArray::from(
+                vec![Some(1), None, Some(-1_500_000)]
+                    .into_iter()
+                    .cycle()
+                    .take(n)
+                    .collect::<Vec<_>>(),
+            )),
+        ),
     ])
     .expect("batch")
 }

@@ -35,8 +35,7 @@ pub(crate) struct SampleRule {
 
 impl SampleRule {
     pub(crate) fn for_rows(rows: u64) -> Self {
-        let below =
-            if rows <= ALL_ROWS_UP_TO { u64::MAX } else { u64::MAX / rows * SAMPLE_ROWS };
+        let below = if rows <= ALL_ROWS_UP_TO { u64::MAX } else { u64::MAX / rows * SAMPLE_ROWS };
         Self { below }
     }
 

@@ -28,9 +28,9 @@ pub(crate) fn read(
     new: &(dyn Fn() -> ProfileBuilder + Sync),
 ) -> Result<TableRead, SourceError> {
     let (file, metadata) = crate::file::open_regular(path)?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file.try_clone().map_err(|e| {
-        SourceError::Io { path: path.to_path_buf(), cause: e }
-    })?)
+    let builder = ParquetRecordBatchReaderBuilder::try_new(
+        file.try_clone().map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?,
+    )
     .map_err(|e| parquet_error(path, e))?;
     let parquet_metadata = builder.metadata().clone();
     let groups: Vec<(usize, u64, i64)> = parquet_metadata
@@ -61,7 +61,9 @@ pub(crate) fn read(
                             .try_clone()
                             .map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?;
                         let reader = ParquetRecordBatchReaderBuilder::try_new(clone)
-                            .and_then(|b| b.with_row_groups(vec![group]).with_batch_size(BATCH_ROWS).build())
+                            .and_then(|b| {
+                                b.with_row_groups(vec![group]).with_batch_size(BATCH_ROWS).build()
+                            })
                             .map_err(|e| parquet_error(path, e))?;
                         let mut row = first_row;
                         for batch in reader {

@@ -89,11 +89,9 @@ fn malformed_json_names_line_and_column() {
 /// syntax error.
 #[test]
 fn files_of_other_formats_say_what_is_read() {
-    for (name, text) in [
-        ("data.feather", "ARROW1"),
-        ("config.yaml", "a: 1\n"),
-        ("notes.txt", "hello\n"),
-    ] {
+    for (name, text) in
+        [("data.feather", "ARROW1"), ("config.yaml", "a: 1\n"), ("notes.txt", "hello\n")]
+    {
         let err = load_text(name, text).expect_err(name).to_string();
         let extension = name.rsplit('.').next().unwrap_or_default();
         assert!(err.contains(&format!("`.{extension}` files are not read")), "{err}");

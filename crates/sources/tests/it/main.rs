@@ -25,3 +25,4 @@ mod sql_sqlite;
 #[allow(unsafe_code)] // reads SQLite's heap limit through its C API
 mod sqlite_limits;
 mod streaming;
+mod tables;

@@ -1,0 +1,263 @@
+//! CSV and Parquet files as sources: every figure compared with pandas/pyarrow's own on real
+//! public tables (vega-datasets) and on Parquet files of every type pyarrow writes
+//! (`tests/tables/`), and awkward CSV text — byte-order marks, CRLF, quoted newlines, ragged
+//! rows, leading zeros, bad UTF-8, no header — read as the module docs state.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use schemascope_core::path::PropertyPath;
+use schemascope_core::{Collection, PropertyProfile};
+use schemascope_sources::{NoProgress, Source, SourceError, SourceSpec, load};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load_path(path: &Path) -> Result<Source, SourceError> {
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    load(&spec, &NoProgress)
+}
+
+fn python(args: &[&str]) -> Vec<u8> {
+    let out =
+        Command::new("python3").args(args).current_dir(repo()).output().expect("python3 runs");
+    assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// The Parquet files `tests/tables/write_parquet.py` writes, once per test run.
+fn parquet_dir() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        python(&["tests/tables/write_parquet.py", dir.path().to_str().expect("utf-8")]);
+        dir
+    })
+    .path()
+}
+
+fn reference(path: &Path) -> serde_json::Map<String, Value> {
+    let out = python(&["tests/tables/reference.py", path.to_str().expect("utf-8")]);
+    match serde_json::from_slice(&out).expect("reference JSON") {
+        Value::Object(map) => map,
+        other => panic!("reference is not an object: {other}"),
+    }
+}
+
+fn property<'a>(collection: &'a Collection, name: &str) -> &'a PropertyProfile {
+    let path = PropertyPath::root().child(name);
+    collection.profile().property(&path).unwrap_or_else(|| panic!("no property {name}"))
+}
+
+fn close(ours: f64, theirs: f64, relative: f64) -> bool {
+    ours == theirs || (ours - theirs).abs() <= relative * theirs.abs().max(ours.abs())
+}
+
+/// Every column's counts, distinct values, extremes and mean equal the reference's.
+fn matches_reference(path: &Path) {
+    let source = load_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let collection = &source.collections[0];
+    let expected = reference(path);
+    assert!(!expected.is_empty());
+    for (name, want) in &expected {
+        let p = property(collection, name);
+        let at = format!("{}: {name}", path.display());
+        assert_eq!(p.present - p.nulls, want["present"].as_u64().expect("present"), "{at} present");
+        assert_eq!(p.nulls, want["nulls"].as_u64().expect("nulls"), "{at} nulls");
+        if let Some(distinct) = want.get("distinct") {
+            assert_eq!(p.distinct, distinct.as_u64().expect("distinct"), "{at} distinct");
+        }
+        if let Some(min) = want.get("min") {
+            let numbers = p.numbers.as_ref().unwrap_or_else(|| panic!("{at} has no numbers"));
+            // A 32-bit float column's mean sums doubles of other digits than pyarrow's.
+            let tolerance = if name.starts_with("f32") { 1e-6 } else { 1e-12 };
+            for (figure, ours) in
+                [("min", numbers.min), ("max", numbers.max), ("mean", numbers.mean)]
+            {
+                let theirs = want[figure].as_f64().expect("figure");
+                assert!(close(ours, theirs, tolerance), "{at} {figure}: {ours} vs {theirs}");
+            }
+            let _ = min;
+        }
+    }
+}
+
+#[test]
+fn real_csv_files_match_pandas() {
+    for name in ["airports.csv", "seattle-weather.csv", "la-riots.csv"] {
+        matches_reference(&repo().join("testdata/tables").join(name));
+    }
+}
+
+#[test]
+fn parquet_files_of_every_type_match_pyarrow() {
+    for name in ["types.parquet", "int96.parquet", "seattle-weather.parquet", "zstd.parquet"] {
+        matches_reference(&parquet_dir().join(name));
+    }
+}
+
+#[test]
+fn parquet_and_csv_of_the_same_rows_profile_alike() {
+    let csv = load_path(&repo().join("testdata/tables/seattle-weather.csv")).expect("csv");
+    let parquet = load_path(&parquet_dir().join("seattle-weather.parquet")).expect("parquet");
+    let (a, b) = (&csv.collections[0], &parquet.collections[0]);
+    assert_eq!(a.len(), 1461);
+    assert_eq!(b.len(), 1461);
+    for name in ["precipitation", "temp_max", "temp_min", "wind", "weather"] {
+        let (x, y) = (property(a, name), property(b, name));
+        assert_eq!(x.distinct, y.distinct, "{name}");
+        assert_eq!(x.present, y.present, "{name}");
+        assert_eq!(
+            x.numbers.as_ref().map(|n| (n.min, n.max, n.median)),
+            y.numbers.as_ref().map(|n| (n.min, n.max, n.median)),
+            "{name}"
+        );
+    }
+    // Items are the rows, numbered as a person counts them.
+    let first = a.items().next().expect("a row");
+    assert_eq!(first.id, "#1");
+    assert!(first.json.contains(r#""date":"2012/01/01""#), "{}", first.json);
+    let last = b.items().last().expect("a row");
+    assert_eq!(last.id, "#1461");
+}
+
+#[test]
+fn parquet_values_read_as_documented() {
+    let source = load_path(&parquet_dir().join("types.parquet")).expect("types");
+    let c = &source.collections[0];
+    let types = |name: &str| property(c, name).types.clone();
+    // NaN and the infinities are text; the rest of the floats numbers.
+    assert!(types("f32").string > 0 && types("f32").number > 0);
+    // Dates, times, timestamps and durations are text of their format.
+    let ts = property(c, "ts_us_zone").strings.as_ref().expect("text");
+    assert!(ts.min.as_deref().is_some_and(|m| m.ends_with("+00:00")), "{:?}", ts.min);
+    let row = |n: usize| -> Value {
+        serde_json::from_str(c.items().nth(n).expect("row").json).expect("json")
+    };
+    let second = row(1);
+    assert_eq!(second["ts_s"], "2020-03-01T00:59:59", "{second}");
+    assert_eq!(second["ts_ns"], "2000-01-01T00:00:00", "{second}");
+    assert_eq!(row(2)["ts_ns"], "2000-01-01T00:00:00.000000001");
+    assert_eq!(second["ts_us_zone"], "2020-02-29T18:29:58.124455+00:00", "{second}");
+    assert_eq!(second["wait"], "-PT0.35S", "{second}");
+    assert_eq!(second["u64"], 17_397_194_066_663_749_697u64, "{second}");
+    assert_eq!(second["kind"], "green", "{second}");
+    // Nested values: elements and fields are properties of their own.
+    for path in ["tags", "point", "attrs"] {
+        assert!(property(c, path).present > 0, "{path}");
+    }
+    let x =
+        c.profile().property(&"point.inner.depth".parse().expect("path")).expect("nested field");
+    assert!(x.numbers.is_some());
+    let int96 = load_path(&parquet_dir().join("int96.parquet")).expect("int96");
+    let row: Value =
+        serde_json::from_str(int96.collections[0].items().nth(1).expect("row").json).expect("json");
+    assert_eq!(row["at"], "2001-09-09T01:46:41.000001", "{row}");
+}
+
+fn write(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("write");
+    (dir, path)
+}
+
+fn rows(source: &Source) -> Vec<Value> {
+    source.collections[0].items().map(|i| serde_json::from_str(i.json).expect("row json")).collect()
+}
+
+#[test]
+fn awkward_csv_text_reads_as_stated() {
+    let text = "\u{feff}id,zip,note,score\r\n1,02134,\"two\r\nlines, \"\"quoted\"\"\",1.5\r\n2,90210,,\r\n3,00501,plain,2\r\n";
+    let (_dir, path) = write("awkward.csv", text.as_bytes());
+    let source = load_path(&path).expect("loads");
+    let rows = rows(&source);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["id"], 1);
+    // Leading zeros keep a column text.
+    assert_eq!(rows[0]["zip"], "02134");
+    assert_eq!(rows[0]["note"], "two\r\nlines, \"quoted\"");
+    assert_eq!(rows[1]["note"], Value::Null);
+    assert_eq!(rows[2]["score"], 2.0);
+    let warning = &source.warnings[0].message;
+    assert!(
+        warning.contains("delimiter `,`")
+            && warning.contains("zip: text")
+            && warning.contains("score: number"),
+        "{warning}"
+    );
+}
+
+#[test]
+fn delimiters_and_headers_are_found() {
+    let (_d, semi) = write("semi.csv", b"a;b;c\n1;x;2.5\n2;y;3\n");
+    assert_eq!(rows(&load_path(&semi).expect("semi"))[1]["c"], 3.0);
+    let (_d, tsv) = write("t.tsv", b"name\tcount\nfoo, bar\t3\n");
+    assert_eq!(rows(&load_path(&tsv).expect("tsv"))[0]["name"], "foo, bar");
+    // Numbers only: no header.
+    let (_d, bare) = write("bare.csv", b"1,2\n3,4\n");
+    let bare = load_path(&bare).expect("bare");
+    assert_eq!(
+        rows(&bare),
+        vec![
+            serde_json::json!({"column_1": 1, "column_2": 2}),
+            serde_json::json!({"column_1": 3, "column_2": 4})
+        ]
+    );
+    // Empty and repeated header names.
+    let (_d, names) = write("names.csv", b"a,,a\n1,2,3\n");
+    assert_eq!(
+        rows(&load_path(&names).expect("names"))[0],
+        serde_json::json!({"a": 1, "column_2": 2, "a_2": 3})
+    );
+}
+
+#[test]
+fn ragged_rows_and_bad_bytes_are_reported_with_their_line() {
+    let (_d, path) = write("ragged.csv", b"a,b,c\n1,2,3\n4,5\n6,7,8,9\nx,\xff\xfe,z\n");
+    let source = load_path(&path).expect("loads");
+    let rows = rows(&source);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(rows[1]["c"], Value::Null);
+    assert_eq!(rows[2]["b"], "\u{fffd}\u{fffd}");
+    let at = |line: usize| {
+        source.warnings.iter().find(|w| w.line == Some(line)).map(|w| w.message.clone())
+    };
+    assert!(
+        at(3).is_some_and(|m| m.contains("2 fields where the header has 3")),
+        "{:?}",
+        source.warnings
+    );
+    assert!(at(4).is_some_and(|m| m.contains("skipped")), "{:?}", source.warnings);
+    let bad = source.warnings.iter().find(|w| w.line == Some(5)).expect("bad bytes reported");
+    assert_eq!(bad.column, Some(2));
+    let (_d, empty) = write("empty.csv", b"");
+    assert!(load_path(&empty).expect_err("empty").to_string().contains("no rows"));
+}
+
+#[test]
+fn a_csv_read_in_parts_numbers_its_rows_in_order() {
+    // About 20 MB: read in several parts by both cores; a quoted newline in every 1,000th row.
+    let mut text = String::from("n,label,value\n");
+    for n in 1..=400_000u64 {
+        let label =
+            if n % 1_000 == 0 { "\"multi\nline\"".to_string() } else { format!("l{}", n % 97) };
+        text.push_str(&format!("{n},{label},{}.{}\n", n % 1_013, n % 7));
+    }
+    let (_d, path) = write("big.csv", text.as_bytes());
+    let source = load_path(&path).expect("loads");
+    let c = &source.collections[0];
+    assert_eq!(c.sample_of(), Some(400_000));
+    for item in c.items() {
+        let row: Value = serde_json::from_str(item.json).expect("json");
+        assert_eq!(item.id, format!("#{}", row["n"]), "{}", item.json);
+    }
+    let n = property(c, "n");
+    assert_eq!((n.present, n.distinct), (400_000, 400_000));
+    let numbers = n.numbers.as_ref().expect("numbers");
+    assert_eq!((numbers.min, numbers.max, numbers.mean), (1.0, 400_000.0, 200_000.5));
+    matches_reference(&path);
+}
