@@ -533,7 +533,7 @@ const PROJECT_AFTER: u64 = 16;
 
 /// How many times its present size a worker's input will be once its `part` bytes are read,
 /// after `done` of them; 1 (no projection) until a sixteenth of the part is read.
-fn growth(done: u64, part: u64) -> f64 {
+pub(crate) fn growth(done: u64, part: u64) -> f64 {
     if done == 0 || done.saturating_mul(PROJECT_AFTER) < part {
         1.0
     } else {
@@ -837,7 +837,7 @@ pub(crate) fn read_documents<R: Reader>(
 /// The warning that the budget made some properties' figures estimates: how many and which,
 /// and the lever, so that a reader learns it from the answer and not only from each figure's
 /// stated error.
-fn estimated_properties(
+pub(crate) fn estimated_properties(
     profile: &schemascope_core::CollectionProfile,
     budget: usize,
     spill: Option<&schemascope_core::profile::Spill>,

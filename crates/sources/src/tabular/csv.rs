@@ -20,15 +20,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::{Budget, TableRead, TableWorker};
+use crate::error::{LoadWarning, SourceError};
+use crate::source::Progress;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
-use schemascope_core::ProfileBuilder;
-
-use super::{TableRead, TableWorker};
-use crate::error::{LoadWarning, SourceError};
-use crate::source::Progress;
 
 /// Fields longer than this are reported (they are still read).
 pub(super) const LONG_FIELD: usize = 1 << 20;
@@ -574,7 +572,7 @@ pub(crate) fn read(
     path: &Path,
     mode: crate::ReadMode,
     progress: &dyn Progress,
-    new: &(dyn Fn() -> ProfileBuilder + Sync),
+    budget: &Budget,
 ) -> Result<TableRead, SourceError> {
     let bytes = crate::read::read_file_bytes(path, mode)?;
     let bytes: &[u8] = &bytes;
@@ -612,7 +610,7 @@ pub(crate) fn read(
                 .map(|w| {
                     let (parts, layout, schema, sample) = (&parts, &layout, &schema, &sample);
                     scope.spawn(move || {
-                        let mut worker = TableWorker::new(new());
+                        let mut worker = budget.builder(workers, layout.rows);
                         let mut done = Vec::new();
                         for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
                             let (mut reported, mut skipped) = (Vec::new(), 0);

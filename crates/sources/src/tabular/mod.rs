@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
+use schemascope_core::profile::Spill;
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::error::{LoadWarning, SourceError};
@@ -53,21 +54,54 @@ fn rank(row: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The memory the counters of a table's profile may hold, as a streamed NDJSON file's may
+/// ([`crate::stream::StreamOptions`]): a budget shared by the cores, past which the heaviest
+/// properties' exact counters are spilled to scratch files.
+pub(crate) struct Budget {
+    bytes: usize,
+    spill: Option<Spill>,
+}
+
+impl Budget {
+    /// A builder for one of `workers` cores, with its share of the budget.
+    pub(crate) fn builder(&self, workers: usize, rows: u64) -> TableWorker {
+        let builder = match &self.spill {
+            Some(spill) => ProfileBuilder::new().spill_to(spill.clone()),
+            None => ProfileBuilder::new(),
+        };
+        let workers = workers.max(1);
+        TableWorker {
+            builder,
+            rows: Vec::new(),
+            share: self.bytes / workers,
+            part: rows.div_ceil(workers as u64),
+            done: 0,
+            peak_needed: 0,
+        }
+    }
+}
+
 /// What one core read: its counters and the rows it kept, by row number.
 pub(crate) struct TableWorker {
     builder: ProfileBuilder,
     rows: Vec<(u64, String)>,
+    /// Its share of the budget, in bytes.
+    share: usize,
+    /// About how many rows it will read, and how many it has.
+    part: u64,
+    done: u64,
+    peak_needed: usize,
 }
 
 impl TableWorker {
-    pub(crate) fn new(builder: ProfileBuilder) -> Self {
-        Self { builder, rows: Vec::new() }
-    }
-
     /// Profiles `batch`, whose first row is row `first` of the file, keeping the rows `sample`
-    /// keeps as JSON text.
+    /// keeps as JSON text, then fits the counters into the worker's share of the budget.
     pub(crate) fn add(&mut self, batch: &RecordBatch, first: u64, sample: &SampleRule) {
         arrow_columns::add_batch(&mut self.builder, batch);
+        self.done += batch.num_rows() as u64;
+        let growth = crate::stream::growth(self.done, self.part.max(self.done));
+        let needed = self.builder.fit_budget_growing(self.share, growth);
+        self.peak_needed = self.peak_needed.max(needed);
         for i in 0..batch.num_rows() {
             let row = first + i as u64;
             if sample.keeps(row) {
@@ -95,14 +129,16 @@ pub(crate) struct TableRead {
     rows_kept: Vec<(u64, String)>,
     rows: u64,
     warnings: Vec<LoadWarning>,
+    peak_needed: usize,
 }
 
 impl TableRead {
     pub(crate) fn new(rows: u64) -> Self {
-        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new() }
+        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new(), peak_needed: 0 }
     }
 
     pub(crate) fn absorb(&mut self, worker: TableWorker) {
+        self.peak_needed = self.peak_needed.max(worker.peak_needed);
         match &mut self.builder {
             Some(b) => b.merge(worker.builder),
             None => self.builder = Some(worker.builder),
@@ -148,13 +184,28 @@ pub fn load_table(
     mode: crate::ReadMode,
     progress: &dyn Progress,
 ) -> Result<Source, SourceError> {
-    let new = || ProfileBuilder::new();
+    let bytes = spec.limits.memory_budget.unwrap_or_else(crate::stream::memory_budget);
+    let spill = crate::stream::spill_options().as_ref().map(crate::scratch::SpillOptions::spill);
+    let budget = Budget { bytes, spill };
     let read = match format {
-        TableFormat::Parquet => parquet::read(path, progress, &new)?,
-        TableFormat::Csv => csv::read(path, mode, progress, &new)?,
+        TableFormat::Parquet => parquet::read(path, progress, &budget)?,
+        TableFormat::Csv => csv::read(path, mode, progress, &budget)?,
     };
-    let TableRead { builder, mut rows_kept, rows, mut warnings } = read;
+    let TableRead { builder, mut rows_kept, rows, mut warnings, .. } = read;
     let profile = builder.unwrap_or_default().finish(rows);
+    let spill = budget.spill.as_ref();
+    if let Some(failure) = spill.and_then(|s| s.failure()) {
+        // A chunk that could not be read back: figures would miss its values.
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            cause: std::io::Error::other(format!(
+                "the profile's spilled counters could not be read back: {failure}"
+            )),
+        });
+    }
+    if let Some(warning) = crate::stream::estimated_properties(&profile, bytes, spill) {
+        warnings.push(warning);
+    }
     rows_kept.sort_by_key(|r| r.0);
     let mut text = String::with_capacity(rows_kept.iter().map(|r| r.1.len() + 1).sum());
     let mut entries = Vec::with_capacity(rows_kept.len());

@@ -4,12 +4,10 @@
 
 use std::path::Path;
 
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use schemascope_core::ProfileBuilder;
-
-use super::{TableRead, TableWorker};
+use super::{Budget, TableRead, TableWorker};
 use crate::error::SourceError;
 use crate::source::Progress;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 /// Rows per batch read.
 const BATCH_ROWS: usize = 8_192;
@@ -21,11 +19,36 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
     }
 }
 
+/// `path` opened again, refused unless it is still the file first opened (same size and times):
+/// a file replaced meanwhile would mix one version's footer with another's pages.
+fn reopen(path: &Path, first: &std::fs::Metadata) -> Result<std::fs::File, SourceError> {
+    let (file, now) = crate::file::open_regular(path)?;
+    let same = now.len() == first.len() && now.modified().ok() == first.modified().ok() && {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            (now.ino(), now.ctime(), now.ctime_nsec())
+                == (first.ino(), first.ctime(), first.ctime_nsec())
+        }
+        #[cfg(not(unix))]
+        true
+    };
+    if !same {
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            cause: std::io::Error::other(
+                "the file changed while it was being read; read it again once it is written",
+            ),
+        });
+    }
+    Ok(file)
+}
+
 /// Profiles the Parquet file at `path` into `new()` builders, one per core.
 pub(crate) fn read(
     path: &Path,
     progress: &dyn Progress,
-    new: &(dyn Fn() -> ProfileBuilder + Sync),
+    budget: &Budget,
 ) -> Result<TableRead, SourceError> {
     let (file, metadata) = crate::file::open_regular(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(
@@ -53,14 +76,14 @@ pub(crate) fn read(
             .map(|w| {
                 let mine: Vec<(usize, u64, i64)> =
                     groups.iter().copied().skip(w).step_by(workers).collect();
-                let file = &file;
+                let metadata = &metadata;
                 scope.spawn(move || -> Result<TableWorker, SourceError> {
-                    let mut worker = TableWorker::new(new());
+                    let mut worker = budget.builder(workers, rows);
                     for (group, first_row, size) in mine {
-                        let clone = file
-                            .try_clone()
-                            .map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?;
-                        let reader = ParquetRecordBatchReaderBuilder::try_new(clone)
+                        // A handle of its own: clones of one share its position, and the
+                        // reader seeks.
+                        let own = reopen(path, &metadata)?;
+                        let reader = ParquetRecordBatchReaderBuilder::try_new(own)
                             .and_then(|b| {
                                 b.with_row_groups(vec![group]).with_batch_size(BATCH_ROWS).build()
                             })

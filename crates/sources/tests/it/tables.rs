@@ -260,4 +260,11 @@ fn a_csv_read_in_parts_numbers_its_rows_in_order() {
     let numbers = n.numbers.as_ref().expect("numbers");
     assert_eq!((numbers.min, numbers.max, numbers.mean), (1.0, 400_000.0, 200_000.5));
     matches_reference(&path);
+    // Within a budget of 1 MiB the counters spill, and every figure stays the same.
+    let mut spec: SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+    spec.limits.memory_budget = Some(1 << 20);
+    let small = load(&spec, &NoProgress).expect("loads within 1 MiB");
+    let profile = |s: &Source| serde_json::to_value(s.collections[0].profile()).expect("json");
+    assert_eq!(profile(&small), profile(&source));
+    assert!(small.collections[0].profile().properties().iter().all(|p| p.approximate.is_none()));
 }
