@@ -318,39 +318,41 @@ struct Layout {
     rows: u64,
 }
 
-/// The first pass: the delimiter, the columns' types, the header, and where each part starts.
-fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
-    let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-    let body = &bytes[mark..];
-    let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
-    let mut records = Records::new(dialect, body, 1);
-    let mut first: Option<(Vec<Vec<u8>>, usize, u64)> = None;
-    let mut kinds: Vec<Kind> = Vec::new();
-    let mut parts = Vec::new();
+/// What the first pass learnt of one chunk of the rows after the first.
+#[derive(Default)]
+struct ChunkScan {
+    kinds: Vec<Kind>,
+    rows: u64,
+    /// (offset within the chunk, line within the chunk from 1) of a record every [`PART_BYTES`].
+    parts: Vec<(usize, u64)>,
+    /// Where the record after the chunk's last starts, within the chunk.
+    end: usize,
+    /// Newlines the chunk's records hold.
+    newlines: u64,
+}
+
+/// Types the records of `input` that start before `stop`, assuming `input` starts a record.
+fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize) -> ChunkScan {
+    let mut records = Records::new(dialect, input, 1);
+    let mut scan = ChunkScan::default();
     let mut next_part = 0usize;
-    let mut rows = 0u64;
     loop {
         let start = records.offset();
-        if !records.next_record() {
+        if start >= stop || !records.next_record() {
             break;
         }
         if records.blank() {
             continue;
         }
-        if first.is_none() {
-            let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
-            first = Some((fields, records.offset(), records.line));
-            continue;
-        }
         if start >= next_part {
-            parts.push((start, records.record.line));
+            scan.parts.push((start, records.record.line));
             next_part = start + PART_BYTES as usize;
         }
-        rows += 1;
-        if kinds.len() < records.fields {
-            kinds.resize(records.fields, Kind::Empty);
+        scan.rows += 1;
+        if scan.kinds.len() < records.fields {
+            scan.kinds.resize(records.fields, Kind::Empty);
         }
-        for (i, kind) in kinds.iter_mut().enumerate().take(records.fields) {
+        for (i, kind) in scan.kinds.iter_mut().enumerate().take(records.fields) {
             if *kind == Kind::Text {
                 continue;
             }
@@ -360,12 +362,88 @@ fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
             }
         }
     }
+    scan.end = records.offset();
+    scan.newlines = records.line - 1;
+    scan
+}
+
+/// Splits `rows` (the bytes after the first record) into one chunk per core at newlines, each
+/// scanned on its own core as if it started a record. A chunk that started inside a quoted
+/// field is told by the chunk before it, which then ends elsewhere than where it starts: the
+/// rows are then scanned again in one piece. So the result is always a single pass's.
+fn scan_rows(dialect: Dialect, rows: &[u8]) -> Vec<(usize, ChunkScan)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+    let chunks = if rows.len() >= 2 * PART_BYTES as usize { threads } else { 1 };
+    scan_in_chunks(dialect, rows, chunks)
+}
+
+/// [`scan_rows`] in `chunks` chunks (fewer where newlines are far apart).
+fn scan_in_chunks(dialect: Dialect, rows: &[u8], chunks: usize) -> Vec<(usize, ChunkScan)> {
+    let mut bounds = vec![0usize];
+    {
+        for k in 1..chunks {
+            let at = rows.len() * k / chunks;
+            if let Some(newline) = memchr::memchr(b'\n', &rows[at..]) {
+                let bound = at + newline + 1;
+                if bound > *bounds.last().unwrap_or(&0) && bound < rows.len() {
+                    bounds.push(bound);
+                }
+            }
+        }
+    }
+    bounds.push(rows.len());
+    let scans: Vec<ChunkScan> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (start, stop) = (w[0], w[1]);
+                scope.spawn(move || scan_chunk(dialect, &rows[start..], stop - start))
+            })
+            .collect();
+        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+    });
+    let agreed = scans.iter().zip(bounds.windows(2)).all(|(scan, w)| w[0] + scan.end == w[1]);
+    if agreed {
+        bounds.into_iter().zip(scans).collect()
+    } else {
+        vec![(0, scan_chunk(dialect, rows, rows.len()))]
+    }
+}
+
+/// The first pass: the delimiter, the columns' types, the header, and where each part starts.
+fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
+    let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let body = &bytes[mark..];
+    let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
+    let mut records = Records::new(dialect, body, 1);
+    let mut first: Option<(Vec<Vec<u8>>, usize, u64)> = None;
+    while first.is_none() && records.next_record() {
+        if !records.blank() {
+            let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
+            first = Some((fields, records.offset(), records.line));
+        }
+    }
     let Some((first, after_first, second_line)) = first else {
         return Err(SourceError::Table {
             path: path.to_path_buf(),
             message: "the file has no rows".into(),
         });
     };
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut parts = Vec::new();
+    let mut rows = 0u64;
+    let mut line = second_line;
+    for (start, scan) in scan_rows(dialect, &body[after_first..]) {
+        if kinds.len() < scan.kinds.len() {
+            kinds.resize(scan.kinds.len(), Kind::Empty);
+        }
+        for (kind, theirs) in kinds.iter_mut().zip(scan.kinds) {
+            *kind = kind.join(theirs);
+        }
+        rows += scan.rows;
+        parts.extend(scan.parts.iter().map(|&(at, l)| (after_first + start + at, line + l - 1)));
+        line += scan.newlines;
+    }
     if kinds.len() < first.len() {
         kinds.resize(first.len(), Kind::Empty);
     }
@@ -712,6 +790,33 @@ fn kind_name(kind: Kind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Chunks split inside a quoted field are told and scanned again whole: the figures are
+    /// those of one pass, whatever the split.
+    #[test]
+    fn chunks_started_inside_quotes_are_scanned_again() {
+        let rows = b"1,\"one\ntwo\nthree\nfour\nfive\nsix\"\n2,x\n3,\"y\"\n4,5\n";
+        let dialect = Dialect { delimiter: b',' };
+        let whole = scan_in_chunks(dialect, rows, 1);
+        for chunks in 2..6 {
+            let split = scan_in_chunks(dialect, rows, chunks);
+            let rows_of = |s: &[(usize, ChunkScan)]| s.iter().map(|(_, c)| c.rows).sum::<u64>();
+            assert_eq!(rows_of(&split), 4, "{chunks} chunks");
+            assert_eq!(rows_of(&whole), 4);
+            let kinds = |s: &[(usize, ChunkScan)]| {
+                s.iter().fold(vec![Kind::Empty; 2], |k, (_, c)| {
+                    k.iter()
+                        .zip(c.kinds.iter().chain(std::iter::repeat(&Kind::Empty)))
+                        .map(|(a, b)| a.join(*b))
+                        .collect()
+                })
+            };
+            assert_eq!(kinds(&split), vec![Kind::Integer, Kind::Text]);
+        }
+        // Split where no quote is crossed, the chunks stand.
+        let plain = b"1,a\n2,b\n3,c\n4,d\n";
+        assert_eq!(scan_in_chunks(dialect, plain, 2).len(), 2);
+    }
 
     #[test]
     fn numbers_are_typed_as_json_writes_them() {
