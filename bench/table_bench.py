@@ -44,6 +44,7 @@ import sys, duckdb
 rows, csv_path, parquet_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 con = duckdb.connect()
 con.execute("SET threads=2")
+con.execute("SET enable_progress_bar=false")
 con.execute(f'''
 CREATE TABLE t AS SELECT
   i AS id,
@@ -67,6 +68,7 @@ import sys, duckdb
 path, threads = sys.argv[1], int(sys.argv[2])
 con = duckdb.connect()
 con.execute(f"SET threads={threads}")
+con.execute("SET enable_progress_bar=false")
 reader = "read_parquet" if path.endswith(".parquet") else "read_csv"
 rows = con.execute(f"SUMMARIZE SELECT * FROM {reader}(?)", [path]).fetchall()
 print(len(rows))

@@ -148,6 +148,16 @@ pub(crate) enum FileBytes {
     Owned(Vec<u8>),
 }
 
+impl FileBytes {
+    /// Gives back the pages under `range` once they are read, when mapped: a mapped file's
+    /// pages count in the process's resident memory until then.
+    pub(crate) fn release(&self, range: std::ops::Range<usize>) {
+        if let Self::Mapped(map) = self {
+            crate::stream::release(map, range);
+        }
+    }
+}
+
 impl std::ops::Deref for FileBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {

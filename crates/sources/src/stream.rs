@@ -455,7 +455,7 @@ const RELEASE_BACK: usize = 2 << 20;
 /// Gives back the pages of `map` under `range` that this process holds, once a block is done: a
 /// mapped file's pages count in its resident memory until then, and would grow with the file.
 #[allow(unsafe_code)]
-fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+pub(crate) fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
     // SAFETY: the mapping is shared and read-only, never written: dropping this process's copy
     // of its pages loses nothing, and a later read maps them in again from the file.
     let _ = unsafe {

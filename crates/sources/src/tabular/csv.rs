@@ -331,8 +331,12 @@ struct ChunkScan {
     newlines: u64,
 }
 
-/// Types the records of `input` that start before `stop`, assuming `input` starts a record.
-fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize) -> ChunkScan {
+/// Gives back the pages of a range of the file once read (see [`crate::read::FileBytes`]).
+type Release<'a> = &'a (dyn Fn(std::ops::Range<usize>) + Sync);
+
+/// Types the records of `input` that start before `stop`, assuming `input` starts a record;
+/// every [`PART_BYTES`] the bytes read are handed to `release` (as offsets within `input`).
+fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>) -> ChunkScan {
     let mut records = Records::new(dialect, input, 1);
     let mut scan = ChunkScan::default();
     let mut next_part = 0usize;
@@ -346,6 +350,9 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize) -> ChunkScan {
         }
         if start >= next_part {
             scan.parts.push((start, records.record.line));
+            if let Some(&(before, _)) = scan.parts.iter().rev().nth(1) {
+                release(before..start);
+            }
             next_part = start + PART_BYTES as usize;
         }
         scan.rows += 1;
@@ -371,14 +378,19 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize) -> ChunkScan {
 /// scanned on its own core as if it started a record. A chunk that started inside a quoted
 /// field is told by the chunk before it, which then ends elsewhere than where it starts: the
 /// rows are then scanned again in one piece. So the result is always a single pass's.
-fn scan_rows(dialect: Dialect, rows: &[u8]) -> Vec<(usize, ChunkScan)> {
+fn scan_rows(dialect: Dialect, rows: &[u8], release: Release<'_>) -> Vec<(usize, ChunkScan)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let chunks = if rows.len() >= 2 * PART_BYTES as usize { threads } else { 1 };
-    scan_in_chunks(dialect, rows, chunks)
+    scan_in_chunks(dialect, rows, chunks, release)
 }
 
 /// [`scan_rows`] in `chunks` chunks (fewer where newlines are far apart).
-fn scan_in_chunks(dialect: Dialect, rows: &[u8], chunks: usize) -> Vec<(usize, ChunkScan)> {
+fn scan_in_chunks(
+    dialect: Dialect,
+    rows: &[u8],
+    chunks: usize,
+    release: Release<'_>,
+) -> Vec<(usize, ChunkScan)> {
     let mut bounds = vec![0usize];
     {
         for k in 1..chunks {
@@ -397,7 +409,9 @@ fn scan_in_chunks(dialect: Dialect, rows: &[u8], chunks: usize) -> Vec<(usize, C
             .windows(2)
             .map(|w| {
                 let (start, stop) = (w[0], w[1]);
-                scope.spawn(move || scan_chunk(dialect, &rows[start..], stop - start))
+                let release =
+                    move |r: std::ops::Range<usize>| release(start + r.start..start + r.end);
+                scope.spawn(move || scan_chunk(dialect, &rows[start..], stop - start, &release))
             })
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -406,12 +420,12 @@ fn scan_in_chunks(dialect: Dialect, rows: &[u8], chunks: usize) -> Vec<(usize, C
     if agreed {
         bounds.into_iter().zip(scans).collect()
     } else {
-        vec![(0, scan_chunk(dialect, rows, rows.len()))]
+        vec![(0, scan_chunk(dialect, rows, rows.len(), release))]
     }
 }
 
 /// The first pass: the delimiter, the columns' types, the header, and where each part starts.
-fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
+fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, SourceError> {
     let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
     let body = &bytes[mark..];
     let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
@@ -433,7 +447,9 @@ fn layout(bytes: &[u8], path: &Path) -> Result<Layout, SourceError> {
     let mut parts = Vec::new();
     let mut rows = 0u64;
     let mut line = second_line;
-    for (start, scan) in scan_rows(dialect, &body[after_first..]) {
+    let offset = mark + after_first;
+    let release = |r: std::ops::Range<usize>| release(offset + r.start..offset + r.end);
+    for (start, scan) in scan_rows(dialect, &body[after_first..], &release) {
         if kinds.len() < scan.kinds.len() {
             kinds.resize(scan.kinds.len(), Kind::Empty);
         }
@@ -652,11 +668,13 @@ pub(crate) fn read(
     progress: &dyn Progress,
     budget: &Budget,
 ) -> Result<TableRead, SourceError> {
-    let bytes = crate::read::read_file_bytes(path, mode)?;
-    let bytes: &[u8] = &bytes;
+    let file = crate::read::read_file_bytes(path, mode)?;
+    let bytes: &[u8] = &file;
     let len = bytes.len() as u64;
     progress.start(len * 2);
-    let layout = layout(bytes, path)?;
+    let layout = layout(bytes, path, &|range| file.release(range))?;
+    // The first pass mapped in every page: given back, and each part's again once read.
+    file.release(0..bytes.len());
     progress.advance(len);
     let schema = Arc::new(Schema::new(
         layout
@@ -686,7 +704,8 @@ pub(crate) fn read(
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
-                    let (parts, layout, schema, sample) = (&parts, &layout, &schema, &sample);
+                    let (parts, layout, schema, sample, file) =
+                        (&parts, &layout, &schema, &sample, &file);
                     scope.spawn(move || {
                         let mut worker = budget.builder(workers, layout.rows);
                         let mut done = Vec::new();
@@ -705,6 +724,7 @@ pub(crate) fn read(
                                 &mut reported,
                                 &mut skipped,
                             )?;
+                            file.release(part.0..part.1);
                             progress.advance((part.1 - part.0) as u64);
                             done.push((index, rows, reported, skipped));
                         }
@@ -797,9 +817,9 @@ mod tests {
     fn chunks_started_inside_quotes_are_scanned_again() {
         let rows = b"1,\"one\ntwo\nthree\nfour\nfive\nsix\"\n2,x\n3,\"y\"\n4,5\n";
         let dialect = Dialect { delimiter: b',' };
-        let whole = scan_in_chunks(dialect, rows, 1);
+        let whole = scan_in_chunks(dialect, rows, 1, &|_| {});
         for chunks in 2..6 {
-            let split = scan_in_chunks(dialect, rows, chunks);
+            let split = scan_in_chunks(dialect, rows, chunks, &|_| {});
             let rows_of = |s: &[(usize, ChunkScan)]| s.iter().map(|(_, c)| c.rows).sum::<u64>();
             assert_eq!(rows_of(&split), 4, "{chunks} chunks");
             assert_eq!(rows_of(&whole), 4);
@@ -815,7 +835,7 @@ mod tests {
         }
         // Split where no quote is crossed, the chunks stand.
         let plain = b"1,a\n2,b\n3,c\n4,d\n";
-        assert_eq!(scan_in_chunks(dialect, plain, 2).len(), 2);
+        assert_eq!(scan_in_chunks(dialect, plain, 2, &|_| {}).len(), 2);
     }
 
     #[test]
