@@ -160,7 +160,7 @@ impl StringStats {
         match written {
             Ok(chunk) => {
                 self.spilled.push(chunk);
-                self.values = StringCounts::default();
+                self.values = self.values.emptied();
                 Ok(())
             }
             Err(error) => {

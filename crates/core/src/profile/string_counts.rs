@@ -170,6 +170,12 @@ impl StringCounts {
         }
     }
 
+    /// Empty counts in this one's layout: a property whose counts were just spilled goes on as
+    /// it was (a log stays a log, rather than growing a table to [`LOG_AFTER`] again each time).
+    pub(super) fn emptied(&self) -> Self {
+        Self { logging: self.logging, ..Self::default() }
+    }
+
     fn start_logging(&mut self) {
         self.logging = true;
         self.counted.extend(self.table.drain());
