@@ -569,6 +569,13 @@ impl ColumnBuilder {
     }
 }
 
+/// What a part's reading reported: rows with their line, and how many were skipped.
+#[derive(Default)]
+struct PartReport {
+    reported: Vec<Reported>,
+    skipped: u64,
+}
+
 /// A row that was read but reported.
 struct Reported {
     line: u64,
@@ -584,9 +591,9 @@ fn read_part(
     (start, end, line, first_row): (usize, usize, u64, u64),
     worker: &mut TableWorker,
     sample: &super::SampleRule,
-    reported: &mut Vec<Reported>,
-    skipped: &mut u64,
+    report: &mut PartReport,
 ) -> Result<u64, String> {
+    let PartReport { reported, skipped } = report;
     let width = layout.names.len();
     let mut columns: Vec<ColumnBuilder> =
         layout.kinds.iter().map(|k| ColumnBuilder::new(*k)).collect();
@@ -710,7 +717,7 @@ pub(crate) fn read(
                         let mut worker = budget.builder(workers, layout.rows);
                         let mut done = Vec::new();
                         for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
-                            let (mut reported, mut skipped) = (Vec::new(), 0);
+                            let mut report = PartReport::default();
                             // Row numbers are fixed after all parts are read; until then each part
                             // numbers from 0 in its own space, far apart.
                             let first = (index as u64) << 40;
@@ -721,12 +728,11 @@ pub(crate) fn read(
                                 (part.0, part.1, part.2, first),
                                 &mut worker,
                                 sample,
-                                &mut reported,
-                                &mut skipped,
+                                &mut report,
                             )?;
                             file.release(part.0..part.1);
                             progress.advance((part.1 - part.0) as u64);
-                            done.push((index, rows, reported, skipped));
+                            done.push((index, rows, report.reported, report.skipped));
                         }
                         Ok((worker, done))
                     })

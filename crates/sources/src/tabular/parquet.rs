@@ -82,7 +82,7 @@ pub(crate) fn read(
                     for (group, first_row, size) in mine {
                         // A handle of its own: clones of one share its position, and the
                         // reader seeks.
-                        let own = reopen(path, &metadata)?;
+                        let own = reopen(path, metadata)?;
                         let reader = ParquetRecordBatchReaderBuilder::try_new(own)
                             .and_then(|b| {
                                 b.with_row_groups(vec![group]).with_batch_size(BATCH_ROWS).build()
