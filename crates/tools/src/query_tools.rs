@@ -231,11 +231,7 @@ impl DataAccess for ServedData<'_> {
         let strategy = json!(context.metadata.strategy);
         Ok(SchemaInfo {
             text: context.text,
-            dialect: match dialect(&self.source) {
-                SqlDialect::Sqlite => "sqlite".into(),
-                SqlDialect::Postgres => "postgresql".into(),
-                SqlDialect::ClickHouse => "clickhouse".into(),
-            },
+            dialect: dialect(&self.source).rules().prompt_name().into(),
             metadata_stats: Value::Object(stats),
             tables,
             strategy: strategy

@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 
 use schemascope_core::TableInfo;
 
+use super::engine::engine;
 use super::pushdown::JsonView;
-use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue, ch_text};
+use super::{Database, PROFILE_TIMEOUT_MS};
 use crate::error::SourceError;
 
 /// Tables with at most this many rows have their document columns profiled in full.
@@ -92,18 +93,9 @@ fn top_level(
     rows: u64,
 ) -> Result<ProfileNode, SourceError> {
     let name = &table.columns[i].name;
-    let counted = match db.dialect() {
-        // A ClickHouse document column is never NULL, and its type says what JSON shows:
-        // arrays and tuples as arrays, maps as objects.
-        Dialect::ClickHouse => {
-            let kind = match ch_text::stored_type(&table.columns[i].declared_type).split('(').next()
-            {
-                Some("Map") => "object",
-                _ => "array",
-            };
-            vec![vec![SqlValue::Text(kind.into()), SqlValue::Integer(rows as i64)]]
-        }
-        _ => {
+    let counted = match engine(db.dialect()).document_kinds(&table.columns[i], rows) {
+        Some(counted) => counted,
+        None => {
             let j = format!("to_jsonb(c{i})");
             let kind = format!(
                 "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
