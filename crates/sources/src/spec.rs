@@ -33,6 +33,20 @@ pub enum Format {
     Aimdb,
 }
 
+impl Format {
+    /// The SQL dialect of the engine that answers a source of this format, for the formats
+    /// that are databases.
+    pub fn dialect(self) -> Option<crate::sql::Dialect> {
+        use crate::sql::Dialect;
+        match self {
+            Self::Sqlite => Some(Dialect::Sqlite),
+            Self::Postgres => Some(Dialect::Postgres),
+            Self::ClickHouse => Some(Dialect::ClickHouse),
+            Self::Graph | Self::Records | Self::Documents | Self::Aimdb => None,
+        }
+    }
+}
+
 /// An embedded demo data set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DemoSet {

@@ -19,6 +19,25 @@ use crate::error::SourceError;
 /// A number column's mean, sample standard deviation and quartiles `[q1, median, q3]`.
 pub(crate) type Spread = (f64, f64, [(f64, Option<Quarters>); 3]);
 
+/// A number column of a table being profiled, for [`EngineSql::spread_and_quartiles`].
+#[derive(Clone, Copy)]
+pub(crate) struct NumberColumn<'a> {
+    /// The database.
+    pub(crate) db: &'a dyn Database,
+    /// The table's JSON view.
+    pub(crate) view: &'a JsonView,
+    /// The column's position.
+    pub(crate) i: usize,
+    /// How many numbers it holds.
+    pub(crate) n: u64,
+    /// Their mean, as the scan computed it.
+    pub(crate) mean: f64,
+    /// Their sample standard deviation, as the scan computed it (NaN where it did not).
+    pub(crate) std_dev: f64,
+    /// True when every number is an integer.
+    pub(crate) integers: bool,
+}
+
 /// The engine's SQL for the database layer (see the module docs).
 pub(crate) fn engine(dialect: Dialect) -> &'static dyn EngineSql {
     match dialect {
@@ -45,20 +64,10 @@ pub(crate) trait EngineSql: Send + Sync {
         exact_columns: &mut Vec<usize>,
     ) -> (String, ValueClass);
 
-    /// Column `i`'s mean, sample standard deviation and quartiles (`[q1, median, q3]`, each
-    /// with its exact quarters where interpolated from integers), for its `n` numbers, from one
-    /// sort; `mean` and `std_dev` are the scan's, which the engine may compute again.
-    #[allow(clippy::too_many_arguments)]
-    fn spread_and_quartiles(
-        &self,
-        db: &dyn Database,
-        view: &JsonView,
-        i: usize,
-        n: u64,
-        mean: f64,
-        integers: bool,
-        std_dev: f64,
-    ) -> Result<Spread, SourceError>;
+    /// A number column's mean, sample standard deviation and quartiles (`[q1, median, q3]`,
+    /// each with its exact quarters where interpolated from integers), from one sort; the
+    /// scan's mean and deviation are given, which the engine may compute again.
+    fn spread_and_quartiles(&self, column: &NumberColumn<'_>) -> Result<Spread, SourceError>;
 
     /// Text's length in characters.
     fn length(&self, expr: &str) -> String;

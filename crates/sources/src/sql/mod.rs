@@ -3,9 +3,11 @@
 //!
 //! A [`Database`] is small on purpose: it runs one read-only statement with bound parameters
 //! and reads its catalog. Everything else — profiling by pushdown (`pushdown.rs`), fetching rows
-//! for samples (`rows.rs`) — is written once over that trait, with the few dialect differences
-//! in [`Dialect`]. Every table becomes a [`schemascope_core::Collection`] of kind `Table` whose
-//! profile the database computed; its rows never leave the database except as samples.
+//! for samples (`rows.rs`) — is written once over that trait, asking the engine for what it
+//! writes its own way (`engine.rs`: the JSON view, its aggregates, random rows). Each engine is
+//! one folder (`sqlite/`, `postgres/`, `clickhouse/`) holding its `Database` and that SQL. Every
+//! table becomes a [`schemascope_core::Collection`] of kind `Table` whose profile the database
+//! computed; its rows never leave the database except as samples.
 
 mod caps;
 mod clickhouse;

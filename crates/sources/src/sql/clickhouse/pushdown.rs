@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::quartiles;
 use super::text;
 use crate::error::SourceError;
-use crate::sql::engine::{EngineSql, Spread};
+use crate::sql::engine::{EngineSql, NumberColumn, Spread};
 use crate::sql::pushdown::text_order::{self, TextOrder};
-use crate::sql::pushdown::{JsonView, ValueClass, is_view_alias};
+use crate::sql::pushdown::{ValueClass, is_view_alias};
 use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, Dialect, Rows, SqlValue};
 
@@ -137,17 +137,8 @@ impl EngineSql for ClickHouseSql {
         (expr, class)
     }
 
-    fn spread_and_quartiles(
-        &self,
-        db: &dyn Database,
-        view: &JsonView,
-        i: usize,
-        n: u64,
-        mean: f64,
-        integers: bool,
-        _: f64,
-    ) -> Result<Spread, SourceError> {
-        quartiles::spread_and_quartiles(db, view, i, n, mean, integers)
+    fn spread_and_quartiles(&self, column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
+        quartiles::spread_and_quartiles(column)
     }
 
     // `length` counts bytes in ClickHouse.

@@ -3,22 +3,16 @@
 //! again on scaled values where doubles overflowed).
 
 use crate::error::SourceError;
-use crate::sql::engine::Spread;
+use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
 use schemascope_core::profile::exact::NumberKey;
 
 use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
-/// Column `i`'s mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
-pub(super) fn spread_and_quartiles(
-    db: &dyn Database,
-    view: &JsonView,
-    i: usize,
-    n: u64,
-    mean: f64,
-    integers: bool,
-) -> Result<Spread, SourceError> {
+/// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
+pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
+    let NumberColumn { db, view, i, n, mean, integers, .. } = *column;
     let c = format!("c{i}");
     let predicate = view.numeric(i);
     // The values at the quartile ranks, exactly, from one sort: `quantilesExact(p)` is

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use super::quartiles;
 use crate::error::SourceError;
-use crate::sql::engine::{EngineSql, Spread};
+use crate::sql::engine::{EngineSql, NumberColumn, Spread};
+use crate::sql::pushdown::ValueClass;
 use crate::sql::pushdown::text_order::{self, TextOrder};
-use crate::sql::pushdown::{JsonView, ValueClass};
 use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, SqlValue};
 
@@ -128,17 +128,8 @@ impl EngineSql for PostgresSql {
         (expr, class)
     }
 
-    fn spread_and_quartiles(
-        &self,
-        db: &dyn Database,
-        view: &JsonView,
-        i: usize,
-        n: u64,
-        mean: f64,
-        integers: bool,
-        std_dev: f64,
-    ) -> Result<Spread, SourceError> {
-        quartiles::spread_and_quartiles(db, view, i, n, mean, integers, std_dev)
+    fn spread_and_quartiles(&self, column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
+        quartiles::spread_and_quartiles(column)
     }
 
     fn length(&self, expr: &str) -> String {

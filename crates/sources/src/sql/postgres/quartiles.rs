@@ -3,24 +3,15 @@
 //! for other numbers; the mean and deviation are the scan's.
 
 use crate::error::SourceError;
-use crate::sql::engine::Spread;
-use crate::sql::pushdown::JsonView;
+use crate::sql::engine::{NumberColumn, Spread};
 use schemascope_core::profile::exact::NumberKey;
 
+use crate::sql::PROFILE_TIMEOUT_MS;
 use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from};
-use crate::sql::{Database, PROFILE_TIMEOUT_MS};
 
-/// Column `i`'s mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn spread_and_quartiles(
-    db: &dyn Database,
-    view: &JsonView,
-    i: usize,
-    n: u64,
-    mean: f64,
-    integers: bool,
-    std_dev: f64,
-) -> Result<Spread, SourceError> {
+/// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
+pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
+    let NumberColumn { db, view, i, n, mean, integers, std_dev } = *column;
     let c = format!("c{i}");
     let predicate = view.numeric(i);
     let spread = if integers {

@@ -11,7 +11,7 @@ use schemascope_core::profile::{NumberProfile, ValueCount};
 
 use super::{ColumnSlots, JsonView, Kind, TopWanted, count, float, get, top_values};
 use crate::error::SourceError;
-use crate::sql::engine::engine;
+use crate::sql::engine::{NumberColumn, engine};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
@@ -173,8 +173,15 @@ fn sorted_distribution(
 ) -> Result<Distribution, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
-    let (mean, std_dev, q) =
-        engine(view.dialect).spread_and_quartiles(db, view, i, n, mean, integers, std_dev)?;
+    let (mean, std_dev, q) = engine(view.dialect).spread_and_quartiles(&NumberColumn {
+        db,
+        view,
+        i,
+        n,
+        mean,
+        std_dev,
+        integers,
+    })?;
     // A single-column primary key is distinct by constraint: no grouping needed.
     let (distinct, top) = if unique && n > NUMBER_TOP_DISTINCT {
         (n, Vec::new())

@@ -4,20 +4,14 @@
 use schemascope_core::profile::exact::Quarters;
 
 use crate::error::SourceError;
-use crate::sql::engine::Spread;
+use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
 use crate::sql::pushdown::numbers::{key, quartile_ranks, quartiles_from};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
-/// Column `i`'s mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
-pub(super) fn spread_and_quartiles(
-    db: &dyn Database,
-    view: &JsonView,
-    i: usize,
-    n: u64,
-    mean: f64,
-    integers: bool,
-) -> Result<Spread, SourceError> {
+/// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
+pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
+    let NumberColumn { db, view, i, n, mean, integers, .. } = *column;
     let c = format!("c{i}");
     let predicate = view.numeric(i);
     // SQLite has neither stddev nor percentiles: one sort picks the rows at the quartile
