@@ -42,7 +42,8 @@ impl Format {
             Self::Sqlite => Some(Dialect::Sqlite),
             Self::Postgres => Some(Dialect::Postgres),
             Self::ClickHouse => Some(Dialect::ClickHouse),
-            Self::Graph | Self::Records | Self::Documents | Self::Aimdb => None,
+            // Files and live instances: no SQL engine answers them (yet).
+            _ => None,
         }
     }
 }

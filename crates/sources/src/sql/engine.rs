@@ -13,11 +13,15 @@ use serde_json::Value;
 
 use super::pushdown::text_order::TextOrder;
 use super::pushdown::{JsonView, ValueClass};
-use super::{Database, Dialect, Rows};
+use super::{Database, Dialect, Rows, SqlValue};
 use crate::error::SourceError;
 
 /// A number column's mean, sample standard deviation and quartiles `[q1, median, q3]`.
 pub(crate) type Spread = (f64, f64, [(f64, Option<Quarters>); 3]);
+
+/// Reads rows of a table for a sample: the relation they are read from (a table with a
+/// sampling clause or a condition) and its parameters, to the rows as JSON objects.
+pub(crate) type ReadRows<'a> = dyn Fn(String, &[SqlValue]) -> Result<Vec<Value>, SourceError> + 'a;
 
 /// A number column of a table being profiled, for [`EngineSql::spread_and_quartiles`].
 #[derive(Clone, Copy)]
@@ -202,7 +206,7 @@ pub(crate) trait EngineSql: Send + Sync {
         table: &TableInfo,
         rows: u64,
         seed: u64,
-        read: &dyn Fn(String, &[super::SqlValue]) -> Result<Vec<Value>, SourceError>,
+        read: &ReadRows<'_>,
     ) -> Option<Result<Vec<Value>, SourceError>> {
         let _ = (db, table, rows, seed, read);
         None

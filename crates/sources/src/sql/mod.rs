@@ -44,9 +44,12 @@ pub const STATEMENT_TIMEOUT_MS: u64 = 30_000;
 /// How long one profiling statement may run: profiling scans whole tables, inside the database.
 pub const PROFILE_TIMEOUT_MS: u64 = 600_000;
 
-/// The SQL dialect of a database: the engine's name. What the engine's SQL looks like is asked
-/// of its rules ([`schemascope_query::DialectRules`], through [`Dialect::rules`]); what its
-/// pushdown profile writes, of its [`Engine`] ([`engine`]).
+/// The SQL dialect of a database: the engine's name (the validator's [`SqlDialect`], one type
+/// for both). What the engine's SQL looks like is asked of its rules
+/// ([`schemascope_query::DialectRules`], through [`Dialect::rules`]); what pushdown profiling
+/// writes for it, of its `EngineSql` (`engine.rs`).
+///
+/// [`SqlDialect`]: schemascope_query::SqlDialect
 pub use schemascope_query::SqlDialect as Dialect;
 
 /// One value read from or bound to a statement.

@@ -49,7 +49,7 @@ pub enum ValueClass {
     Integer,
     /// Other numbers (floats, `numeric`): JSON numbers when exactly the database's value, else
     /// their text (`NaN`, `Infinity`, `numeric` past `float8`'s precision) — the rule of
-    /// [`super::postgres::text::number`]. The view has the number as `c<i>` and, for those shown as
+    /// PostgreSQL's `postgres/text.rs`. The view has the number as `c<i>` and, for those shown as
     /// text, the text as `t<i>`.
     Number,
     /// Booleans.

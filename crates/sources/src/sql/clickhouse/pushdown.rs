@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::quartiles;
 use super::text;
 use crate::error::SourceError;
-use crate::sql::engine::{EngineSql, NumberColumn, Spread};
+use crate::sql::engine::{EngineSql, NumberColumn, ReadRows, Spread};
 use crate::sql::pushdown::text_order::{self, TextOrder};
 use crate::sql::pushdown::{ValueClass, is_view_alias};
 use crate::sql::rows::POOL_ROWS;
@@ -120,7 +120,7 @@ impl EngineSql for ClickHouseSql {
                     // within an ulp or two of the nearest double.
                     format!("toFloat64({quoted})")
                 } else {
-                    clickhouse_text_as_double(&quoted)
+                    clickhouse_text_as_double(quoted)
                 }
             }
             ValueClass::Boolean | ValueClass::Json => quoted.to_string(),
@@ -223,7 +223,7 @@ impl EngineSql for ClickHouseSql {
         table: &TableInfo,
         rows: u64,
         _: u64,
-        read: &dyn Fn(String, &[SqlValue]) -> Result<Vec<Value>, SourceError>,
+        read: &ReadRows<'_>,
     ) -> Option<Result<Vec<Value>, SourceError>> {
         if table.kind != TableKind::Table {
             return None;

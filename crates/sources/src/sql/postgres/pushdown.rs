@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::quartiles;
 use crate::error::SourceError;
-use crate::sql::engine::{EngineSql, NumberColumn, Spread};
+use crate::sql::engine::{EngineSql, NumberColumn, ReadRows, Spread};
 use crate::sql::pushdown::ValueClass;
 use crate::sql::pushdown::text_order::{self, TextOrder};
 use crate::sql::rows::POOL_ROWS;
@@ -98,8 +98,8 @@ impl EngineSql for PostgresSql {
                 // rest; NaN, ±Infinity and values past float8's range are text.
                 // execute_query keeps every numeric exact. Read through the text, so a
                 // `real` is the decimal it shows (widened, 1.1 would be 1.100000023841858).
-                let finite = super::text::float_range_sql(&quoted);
-                let exact = super::text::number_sql(&quoted);
+                let finite = super::text::float_range_sql(quoted);
+                let exact = super::text::number_sql(quoted);
                 select.push(format!("CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"));
                 select.push(format!("{exact} AS x{i}"));
                 format!(
@@ -236,7 +236,7 @@ impl EngineSql for PostgresSql {
         table: &TableInfo,
         rows: u64,
         seed: u64,
-        read: &dyn Fn(String, &[SqlValue]) -> Result<Vec<Value>, SourceError>,
+        read: &ReadRows<'_>,
     ) -> Option<Result<Vec<Value>, SourceError>> {
         if table.kind != TableKind::Table {
             return None;

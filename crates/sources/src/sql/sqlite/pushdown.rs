@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::quartiles;
 use crate::error::SourceError;
-use crate::sql::engine::{EngineSql, NumberColumn, Spread};
+use crate::sql::engine::{EngineSql, NumberColumn, ReadRows, Spread};
 use crate::sql::pushdown::ValueClass;
 use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, Dialect, SqlValue};
@@ -54,7 +54,7 @@ impl EngineSql for SqliteSql {
         table: &TableInfo,
         _: u64,
         seed: u64,
-        read: &dyn Fn(String, &[SqlValue]) -> Result<Vec<Value>, SourceError>,
+        read: &ReadRows<'_>,
     ) -> Option<Result<Vec<Value>, SourceError>> {
         if table.kind != TableKind::Table {
             return None;
