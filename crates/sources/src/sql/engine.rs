@@ -197,6 +197,14 @@ pub(crate) trait EngineSql: Send + Sync {
         None
     }
 
+    /// The JSON type (`object`, `array`, `string`, `integer`, `number`, `boolean`, `null`) of
+    /// document column `i`'s value `c<i>`, counted in the database where
+    /// [`EngineSql::document_kinds`] does not say.
+    fn document_kind(&self, i: usize) -> Option<String> {
+        let _ = i;
+        None
+    }
+
     /// A sample of `table` (of about `rows` rows) chosen at random, reproducibly for `seed`,
     /// read by `read` from a relation with parameters; `None` where the engine has no cheaper
     /// way than the shared one.

@@ -93,19 +93,18 @@ fn top_level(
     rows: u64,
 ) -> Result<ProfileNode, SourceError> {
     let name = &table.columns[i].name;
-    let counted = match engine(db.dialect()).document_kinds(&table.columns[i], rows) {
+    let engine = engine(db.dialect());
+    let counted = match engine.document_kinds(&table.columns[i], rows) {
         Some(counted) => counted,
-        None => {
-            let j = format!("to_jsonb(c{i})");
-            let kind = format!(
-                "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
-            );
-            db.query_with_timeout(
+        None => match engine.document_kind(i) {
+            Some(kind) => db.query_with_timeout(
                 &format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from),
                 &[],
                 PROFILE_TIMEOUT_MS,
-            )?
-        }
+            )?,
+            // An engine whose view makes no documents never gets here.
+            None => Vec::new(),
+        },
     };
     let mut types = TypeCounts::default();
     for row in &counted {

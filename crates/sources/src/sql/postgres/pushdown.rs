@@ -230,6 +230,13 @@ impl EngineSql for PostgresSql {
         })
     }
 
+    fn document_kind(&self, i: usize) -> Option<String> {
+        let j = format!("to_jsonb(c{i})");
+        Some(format!(
+            "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
+        ))
+    }
+
     fn random_rows(
         &self,
         _: &dyn Database,
