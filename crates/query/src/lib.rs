@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod dialect;
 mod engine;
 mod issue;
 pub mod sql;
@@ -24,6 +25,7 @@ pub mod values;
 use schemascope_core::Catalog;
 use serde::{Deserialize, Deserializer};
 
+pub use dialect::{DialectRules, FunctionFamily, SqlDialect, TableFunctions};
 pub use engine::engine_issue;
 pub use issue::{IssueKind, Location, QueryIssue, TableColumn, ValidationReport};
 pub use sql::{
@@ -36,29 +38,6 @@ pub use structured::validate::validate_structured;
 pub use structured::{Field, Filter, StructuredQuery};
 pub use types::ColumnType;
 pub use values::{KnownValues, NoValues, ProfileValues, StaticValues};
-
-/// The SQL dialect a query is validated for or compiled to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SqlDialect {
-    /// SQLite.
-    Sqlite,
-    /// PostgreSQL.
-    Postgres,
-    /// ClickHouse.
-    #[serde(rename = "clickhouse")]
-    ClickHouse,
-}
-
-impl std::fmt::Display for SqlDialect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Sqlite => "SQLite",
-            Self::Postgres => "PostgreSQL",
-            Self::ClickHouse => "ClickHouse",
-        })
-    }
-}
 
 /// A query in either form. Deserialises from a JSON string (SQL) or a JSON object (a
 /// structured query).

@@ -37,6 +37,21 @@ pub enum Format {
     Aimdb,
 }
 
+impl Format {
+    /// The SQL dialect of the engine that answers a source of this format, for the formats
+    /// that are databases.
+    pub fn dialect(self) -> Option<crate::sql::Dialect> {
+        use crate::sql::Dialect;
+        match self {
+            Self::Sqlite => Some(Dialect::Sqlite),
+            Self::Postgres => Some(Dialect::Postgres),
+            Self::ClickHouse => Some(Dialect::ClickHouse),
+            // Files and live instances: no SQL engine answers them (yet).
+            _ => None,
+        }
+    }
+}
+
 /// An embedded demo data set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DemoSet {

@@ -10,8 +10,8 @@ use schemascope_agent::graph::{
 use schemascope_core::value_index::ValueIndex;
 use schemascope_core::{Catalog, CollectionProfile};
 use schemascope_query::{KnownValues, ProfileValues, Query, SqlDialect, ValidationReport};
+use schemascope_sources::Source;
 use schemascope_sources::sql::{Database, SqlValue};
-use schemascope_sources::{Format, Source};
 use serde_json::{Value, json};
 
 use crate::execute::{QueryCaps, prepare, run_sql};
@@ -25,12 +25,10 @@ use crate::validation::validate_on_database;
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
 
+/// The dialect queries of `source` are validated for: its engine's, SQLite's for sources that
+/// are no database (structured queries compile to SQLite).
 pub(crate) fn dialect(source: &Source) -> SqlDialect {
-    match source.format {
-        Format::Postgres => SqlDialect::Postgres,
-        Format::ClickHouse => SqlDialect::ClickHouse,
-        _ => SqlDialect::Sqlite,
-    }
+    source.format.dialect().unwrap_or(SqlDialect::Sqlite)
 }
 
 /// Tables up to this many rows are profiled for validation if they were not yet (cheap); larger
@@ -231,11 +229,7 @@ impl DataAccess for ServedData<'_> {
         let strategy = json!(context.metadata.strategy);
         Ok(SchemaInfo {
             text: context.text,
-            dialect: match dialect(&self.source) {
-                SqlDialect::Sqlite => "sqlite".into(),
-                SqlDialect::Postgres => "postgresql".into(),
-                SqlDialect::ClickHouse => "clickhouse".into(),
-            },
+            dialect: dialect(&self.source).rules().prompt_name().into(),
             metadata_stats: Value::Object(stats),
             tables,
             strategy: strategy

@@ -5,7 +5,7 @@
 
 use schemascope_core::Catalog;
 use schemascope_query::{
-    IssueKind, KnownValues, Query, QueryIssue, SqlDialect, ValidationReport, engine_issue,
+    IssueKind, KnownValues, Query, QueryIssue, ValidationReport, engine_issue,
     validate_for_question,
 };
 use schemascope_sources::SourceError;
@@ -50,7 +50,7 @@ pub(crate) fn confirm_with_engine(
     // SQLite syntax sqlparser does not read (`IS 'x'`, `GLOB`, `NOT INDEXED`, `x ISNULL`):
     // SQLite itself decides, behind the same token check and engine gate as execute_query. For
     // PostgreSQL such SQL stays refused: what it calls cannot be resolved.
-    if dialect == SqlDialect::Sqlite
+    if dialect.rules().engine_decides_unparsed()
         && report.only_unparsed()
         && let Query::Sql(sql) = query
     {

@@ -7,7 +7,7 @@ use schemascope_core::profile::PropertyProfile;
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
 use schemascope_sources::Source;
-use schemascope_sources::sql::{Dialect, SqlValue};
+use schemascope_sources::sql::SqlValue;
 use serde_json::{Value, json};
 
 use crate::result::ToolError;
@@ -36,10 +36,7 @@ pub(crate) fn lookup(
             let quoted = dialect.quote(column);
             // ClickHouse compares no number with a string: the column's text is compared, as
             // the value was written.
-            let compared = match dialect {
-                Dialect::ClickHouse => format!("toString({quoted})"),
-                _ => quoted,
-            };
+            let compared = dialect.rules().compared_with_text(&quoted);
             let sql = format!(
                 "SELECT 1 FROM {} WHERE {compared} = {} LIMIT 1",
                 dialect.quote_table(&table.name),

@@ -15,7 +15,6 @@
 use sqlparser::tokenizer::{Token, Word};
 
 use super::callables::{Callables, Verdict, Written};
-use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, QueryIssue};
 
 fn written(word: &Word) -> Written<'_> {
@@ -45,8 +44,9 @@ fn qualifier<'a>(significant: &[&'a Token], at: usize) -> Option<&'a Word> {
 
 /// Refusals found on `tokens` (the whole statement, whitespace and comments included).
 pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
-    let postgres = callables.dialect() == SqlDialect::Postgres;
-    if postgres
+    let rules = callables.dialect().rules();
+    let hidden_calls = rules.calls_hide_in_syntax();
+    if rules.unicode_escaped_identifiers()
         && tokens.windows(3).any(|w| {
             matches!((&w[0], &w[1], &w[2]), (Token::Word(u), Token::Ampersand, Token::Word(name))
                 if u.quote_style.is_none() && u.value.eq_ignore_ascii_case("u") && name.quote_style == Some('"'))
@@ -72,7 +72,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                     ));
                 }
             }
-            Token::Word(word) if postgres && next.is_some_and(is_string) => {
+            Token::Word(word) if hidden_calls && next.is_some_and(is_string) => {
                 let schema = qualifier(&significant, i);
                 if callables.is_unsafe_type(schema.map(written), written(word)) {
                     issues.error(QueryIssue::new(
@@ -81,7 +81,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                     ));
                 }
             }
-            Token::Period if postgres => {
+            Token::Period if hidden_calls => {
                 if let Some(Token::Word(word)) = next
                     && !matches!(significant.get(i + 2), Some(Token::LParen | Token::Period))
                     && callables.is_attribute_call(written(word))
@@ -89,7 +89,7 @@ pub(super) fn check(tokens: &[Token], callables: &Callables, issues: &mut Issues
                     issues.error(attribute_call(&word.value));
                 }
             }
-            Token::DoubleColon if postgres => {
+            Token::DoubleColon if hidden_calls => {
                 let Some(Token::Word(first)) = next else { continue };
                 let (schema, name) = match (significant.get(i + 2), significant.get(i + 3)) {
                     (Some(Token::Period), Some(Token::Word(name))) => (Some(first), name),
@@ -130,17 +130,7 @@ pub(super) fn attribute_call(name: &str) -> QueryIssue {
 /// Why a type is refused.
 pub(super) const UNSAFE_TYPE: &str = "converting to it runs a function (its input or cast function, or a domain constraint) that the database declares volatile or parallel-unsafe";
 
-/// Why a function is refused, per dialect.
+/// Why a function is refused, in the engine's terms.
 pub(super) fn refused_why(callables: &Callables) -> &'static str {
-    match callables.dialect() {
-        SqlDialect::Postgres => {
-            "PostgreSQL declares it volatile or parallel-unsafe, so it may change data or session state, wait, or reach files, programs or other sessions (only immutable or stable, parallel-safe functions run, and a few harmless volatile ones such as random())"
-        }
-        SqlDialect::Sqlite => {
-            "SQLite marks it direct-only (it loads code, reaches files or writes logs)"
-        }
-        SqlDialect::ClickHouse => {
-            "it reaches files, models or other processes, or waits, outside the statement's data (or it is a user-defined function)"
-        }
-    }
+    callables.dialect().rules().refused_why()
 }

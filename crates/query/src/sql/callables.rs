@@ -32,55 +32,6 @@ pub const HARMLESS_VOLATILE: &[&str] = &[
     "system",
 ];
 
-/// Names PostgreSQL's grammar turns into expressions of its own (`COALESCE`, `CURRENT_DATE`,
-/// `ARRAY(subquery)`, the SQL/XML and SQL/JSON forms), which sqlparser shows as function calls
-/// but which are not `pg_proc` functions. They count as syntax only unquoted and unqualified:
-/// `"coalesce"(…)` is a call of a function of that name, which does not exist.
-const POSTGRES_SYNTAX: &[&str] = &[
-    // `x LIKE ALL (array)`, `x = SOME (…)`: sqlparser reads the quantifier as a call; the
-    // operator before it is checked on its own.
-    "all",
-    "any",
-    "some",
-    "coalesce",
-    "nullif",
-    "greatest",
-    "least",
-    "current_date",
-    "current_time",
-    "current_timestamp",
-    "localtime",
-    "localtimestamp",
-    "current_user",
-    "current_role",
-    "session_user",
-    "user",
-    "current_catalog",
-    "current_schema",
-    "system_user",
-    "array",
-    "row",
-    "grouping",
-    "xmlconcat",
-    "xmlelement",
-    "xmlforest",
-    "xmlparse",
-    "xmlpi",
-    "xmlroot",
-    "xmlserialize",
-    "xmlexists",
-    "json",
-    "json_object",
-    "json_array",
-    "json_arrayagg",
-    "json_objectagg",
-    "json_scalar",
-    "json_serialize",
-    "json_query",
-    "json_value",
-    "json_exists",
-];
-
 /// PostgreSQL keeps the first 63 bytes of an identifier (NAMEDATALEN - 1) and drops the rest.
 const POSTGRES_NAME_BYTES: usize = 63;
 
@@ -247,40 +198,27 @@ impl Callables {
     /// How the engine stores a name it was given: SQLite compares function names ignoring
     /// ASCII case, so they are kept lower-case; PostgreSQL's are kept exactly.
     fn stored(&self, name: &str) -> String {
-        match self.dialect {
-            SqlDialect::Sqlite => name.to_ascii_lowercase(),
-            SqlDialect::Postgres | SqlDialect::ClickHouse => name.to_string(),
-        }
+        self.dialect.rules().stored_function_name(name)
     }
 
-    /// The name the engine looks up for `written`.
+    /// The name the engine looks up for `written` ([`crate::DialectRules::resolve_function`]).
     ///
     /// PostgreSQL folds unquoted identifiers to lower case (ASCII letters only, in UTF-8
     /// databases), keeps quoted ones as written, and truncates both to 63 bytes. SQLite
     /// compares function names ignoring ASCII case, quoted or not. ClickHouse matches a name as
     /// written, quoted or not, and a case-insensitive function's in any case.
     pub fn resolve(&self, written: &Written<'_>) -> String {
-        match self.dialect {
-            SqlDialect::Sqlite => written.text.to_ascii_lowercase(),
-            SqlDialect::ClickHouse => {
-                let lower = written.text.to_ascii_lowercase();
-                if !self.functions.any_schema.contains_key(written.text)
-                    && self.case_insensitive.contains(&lower)
-                {
-                    lower
-                } else {
-                    written.text.to_string()
-                }
-            }
-            SqlDialect::Postgres => {
-                let folded = if written.quoted {
-                    written.text.to_string()
-                } else {
-                    written.text.to_ascii_lowercase()
-                };
-                truncate_identifier(folded)
-            }
-        }
+        self.dialect.rules().resolve_function(written, self)
+    }
+
+    /// Whether a function is listed under exactly this name, in any schema.
+    pub(crate) fn lists_exactly(&self, name: &str) -> bool {
+        self.functions.any_schema.contains_key(name)
+    }
+
+    /// Whether the engine matches the function `lower` (lower-case) in any case.
+    pub(crate) fn is_case_insensitive(&self, lower: &str) -> bool {
+        self.case_insensitive.contains(lower)
     }
 
     /// Whether `name` (optionally schema-qualified) may be called as a function.
@@ -291,10 +229,13 @@ impl Callables {
 
     /// True when `name` is one of PostgreSQL's syntax forms shown as a call (`COALESCE(…)`).
     pub fn is_syntax_form(&self, schema: Option<&Written<'_>>, name: &Written<'_>) -> bool {
-        self.dialect == SqlDialect::Postgres
-            && schema.is_none()
+        schema.is_none()
             && !name.quoted
-            && POSTGRES_SYNTAX.contains(&name.text.to_ascii_lowercase().as_str())
+            && self
+                .dialect
+                .rules()
+                .syntax_forms()
+                .contains(&name.text.to_ascii_lowercase().as_str())
     }
 
     /// Whether the operator `symbol` (optionally schema-qualified) may run.
@@ -329,7 +270,7 @@ impl Callables {
 }
 
 /// `name` cut to PostgreSQL's 63 bytes, at a character boundary as PostgreSQL cuts it.
-pub(super) fn truncate_identifier(mut name: String) -> String {
+pub(crate) fn truncate_identifier(mut name: String) -> String {
     if name.len() > POSTGRES_NAME_BYTES {
         let mut end = POSTGRES_NAME_BYTES;
         while !name.is_char_boundary(end) {

@@ -19,10 +19,10 @@ use sqlparser::ast::{
 use super::column_fixes;
 use super::expr::{bare_columns, children, contains_aggregate, function_name, is_aggregate};
 use super::scope::{ColumnRef, Columns, Resolution, Scope, Source, last_name};
-use crate::SqlDialect;
 use crate::issue::{IssueKind, Issues, Location, QueryIssue, TableColumn};
 use crate::types::ColumnType;
 use crate::values::{KnownValues, check_number, check_string};
+use crate::{DialectRules, SqlDialect};
 
 /// Implicit columns every SQLite table (rowid) or PostgreSQL table (system columns) has.
 const IMPLICIT_COLUMNS: &[&str] =
@@ -99,8 +99,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn sqlite(&self) -> bool {
-        self.dialect == SqlDialect::Sqlite
+    fn rules(&self) -> &'static dyn DialectRules {
+        self.dialect.rules()
     }
 
     /// Checks a query; returns its output columns.
@@ -428,7 +428,7 @@ impl<'a> Checker<'a> {
                     IssueKind::GroupBy,
                     format!(
                         "{name} is selected but neither aggregated nor in GROUP BY{}",
-                        if self.sqlite() {
+                        if self.rules().lenient() {
                             " (SQLite returns it from an arbitrary row of each group)"
                         } else {
                             ""
@@ -439,7 +439,11 @@ impl<'a> Checker<'a> {
                 .suggest(format!(
                     "add {name} to GROUP BY or wrap it in an aggregate such as MAX({name})"
                 ));
-                if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+                if self.rules().lenient() {
+                    self.issues.warn(issue)
+                } else {
+                    self.issues.error(issue)
+                }
             }
         }
     }
@@ -705,9 +709,7 @@ impl<'a> Checker<'a> {
 
     fn identifier(&mut self, id: &Ident, scope: &Scope<'_>, ctx: Ctx) {
         let aliases_here = ctx.aliases
-            && (self.sqlite()
-                || self.dialect == SqlDialect::ClickHouse
-                || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
+            && (self.rules().aliases_everywhere() || matches!(ctx.clause, "ORDER BY" | "GROUP BY"));
         match scope.resolve(&id.value, aliases_here) {
             Resolution::Column(column) => {
                 if column.table.is_some() {
@@ -718,7 +720,7 @@ impl<'a> Checker<'a> {
             Resolution::Open | Resolution::Alias => {}
             Resolution::Ambiguous(options) => self.ambiguous(id, options),
             _ => {
-                if id.quote_style == Some('"') && self.sqlite() {
+                if id.quote_style == Some('"') && self.rules().double_quoted_strings() {
                     self.issues.warn(
                         QueryIssue::new(
                             IssueKind::Portability,
@@ -736,7 +738,7 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 // PostgreSQL reads a relation's name as its whole row (`SELECT g FROM "Genre" g`).
-                if !self.sqlite() && scope.source(&id.value).is_some() {
+                if self.rules().relation_name_is_row() && scope.source(&id.value).is_some() {
                     return;
                 }
                 if ctx.aliases
@@ -857,7 +859,7 @@ impl<'a> Checker<'a> {
             let Some(info) = self.catalog.table(&table) else { continue };
             for c in &info.columns {
                 let name = c.name.to_lowercase();
-                let plain = column_fixes::quote_name(&c.name, SqlDialect::Sqlite) == c.name;
+                let plain = column_fixes::is_plain(&c.name, false);
                 let written_here = rest.strip_prefix(name.as_str()).is_some_and(|after| {
                     after.chars().next().is_none_or(|next| !next.is_alphanumeric() && next != '_')
                 });
@@ -904,15 +906,15 @@ impl<'a> Checker<'a> {
     /// `Name`, it names `name`, which does not exist. An error with the quoted name.
     /// ClickHouse folds nothing: any other case names nothing.
     fn folded_name(&mut self, written: &Ident, stored: &str, kind: IssueKind) {
-        if self.dialect == SqlDialect::ClickHouse {
+        if self.rules().case_sensitive_names() {
             if written.value != stored && written.value.eq_ignore_ascii_case(stored) {
                 let quoted = column_fixes::quote_name(stored, self.dialect);
                 self.issues.error(
                     QueryIssue::new(
                         kind,
                         format!(
-                            "ClickHouse names are case-sensitive: {} does not exist; the name is {quoted}",
-                            written.value
+                            "{} names are case-sensitive: {} does not exist; the name is {quoted}",
+                            self.dialect, written.value
                         ),
                     )
                     .at(at(written))
@@ -921,7 +923,7 @@ impl<'a> Checker<'a> {
             }
             return;
         }
-        if self.sqlite() || written.quote_style.is_some() {
+        if !self.rules().folds_unquoted_to_lower() || written.quote_style.is_some() {
             return;
         }
         let folded = written.value.to_lowercase();
@@ -933,8 +935,8 @@ impl<'a> Checker<'a> {
             QueryIssue::new(
                 kind,
                 format!(
-                    "PostgreSQL reads the unquoted {} as {folded}, which does not exist; the name is {quoted}",
-                    written.value
+                    "{} reads the unquoted {} as {folded}, which does not exist; the name is {quoted}",
+                    self.dialect, written.value
                 ),
             )
             .at(at(written))
@@ -987,7 +989,11 @@ impl<'a> Checker<'a> {
                 )
                 .at(at(q))
                 .suggest(format!("{alias}.{}", c.value));
-                if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+                if self.rules().lenient() {
+                    self.issues.warn(issue)
+                } else {
+                    self.issues.error(issue)
+                }
             }
             Resolution::UnknownQualifier => {
                 // `schema.table.column` with a table not in FROM, or `table.column` of a table
@@ -1027,7 +1033,7 @@ impl<'a> Checker<'a> {
             },
             Expr::Identifier(id)
                 if id.quote_style == Some('"')
-                    && self.sqlite()
+                    && self.rules().double_quoted_strings()
                     && matches!(scope.resolve(&id.value, false), Resolution::Unknown) =>
             {
                 check_string(self.values, table, &c.column, &id.value).map(|i| (i, true))
@@ -1080,7 +1086,7 @@ impl<'a> Checker<'a> {
                 format!("{name}() of {} , a text column ({})", c.column, info.declared_type),
             )
             .suggest(format!("COUNT({}) or a numeric column", c.column));
-            if self.sqlite() { self.issues.warn(issue) } else { self.issues.error(issue) }
+            if self.rules().lenient() { self.issues.warn(issue) } else { self.issues.error(issue) }
         }
     }
 

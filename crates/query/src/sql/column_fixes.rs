@@ -144,8 +144,8 @@ const RESERVED: &[&str] = &[
 /// A catalog table's name as `dialect` reads it back (PostgreSQL's `schema.table` quoted
 /// part by part).
 pub(super) fn quote_table(name: &str, dialect: SqlDialect) -> String {
-    match (dialect, name.split_once('.')) {
-        (SqlDialect::Postgres, Some((schema, table))) => {
+    match name.split_once('.') {
+        Some((schema, table)) if dialect.rules().has_schemas() => {
             format!("{}.{}", quote_name(schema, dialect), quote_name(table, dialect))
         }
         _ => quote_name(name, dialect),
@@ -156,11 +156,21 @@ pub(super) fn quote_table(name: &str, dialect: SqlDialect) -> String {
 /// and underscores, not starting with a digit — and, for PostgreSQL, which folds unquoted names
 /// to lower case, all lower case; ClickHouse keeps case either way), else double-quoted.
 pub(super) fn quote_name(name: &str, dialect: SqlDialect) -> String {
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    if is_plain(name, dialect.rules().folds_unquoted_to_lower()) {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// Whether `name` reads back as itself unquoted: letters, digits and underscores, not starting
+/// with a digit, not a reserved word — and all lower case where the engine `folds` unquoted
+/// names to lower case.
+pub(super) fn is_plain(name: &str, folds: bool) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && (dialect != SqlDialect::Postgres || !name.chars().any(|c| c.is_ascii_uppercase()))
-        && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name));
-    if plain { name.to_string() } else { format!("\"{}\"", name.replace('"', "\"\"")) }
+        && (!folds || !name.chars().any(|c| c.is_ascii_uppercase()))
+        && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
 }
 
 /// Lowercase letters and digits only: `Customer_ID`, `customerId` and `customer id` are one name.

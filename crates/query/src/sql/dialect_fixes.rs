@@ -14,7 +14,7 @@ use sqlparser::ast::{
 };
 
 use super::callables::{Callables, Verdict, Written};
-use crate::SqlDialect;
+use crate::FunctionFamily;
 use crate::issue::{IssueKind, Issues, Location};
 
 /// The longest argument text quoted in a fix; longer arguments are shown as `…`.
@@ -236,7 +236,7 @@ fn pg_time(arg: &str) -> String {
 fn fix(function: &Function, callables: &Callables) -> Option<String> {
     let name = function.name.0.last()?.as_ident()?.value.to_ascii_lowercase();
     let args = arguments(function)?;
-    let sqlite = callables.dialect() == SqlDialect::Sqlite;
+    let sqlite = callables.dialect().rules().functions() == FunctionFamily::Sqlite;
     let case = |c: &str, a: &str, b: &str| format!("CASE WHEN {c} THEN {a} ELSE {b} END");
     let fix = match (name.as_str(), args.as_slice()) {
         (part, [d]) if date_part(part).is_some() => {
@@ -343,6 +343,7 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SqlDialect;
 
     fn sqlite() -> Callables {
         let mut c = Callables::new(SqlDialect::Sqlite);

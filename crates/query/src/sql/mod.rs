@@ -6,7 +6,7 @@
 
 mod bounded;
 mod call_tokens;
-mod callables;
+pub(crate) mod callables;
 mod calls;
 mod check;
 mod column_fixes;
@@ -29,7 +29,7 @@ pub use pg_tree::RelationsRead;
 
 use schemascope_core::Catalog;
 use sqlparser::ast::{Expr, LimitClause, Query, SetExpr, Statement, Value};
-use sqlparser::dialect::{ClickHouseDialect, Dialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::SqlDialect;
@@ -111,8 +111,8 @@ fn validate_sql_here(
     let (parsed, tokens) = parse(sql, dialect, WORK_BUDGET);
     // PostgreSQL's own grammar decides whether a PostgreSQL statement is one read-only query and
     // what it calls; sqlparser's tree then serves the name checks, when it reads the statement.
-    let postgres = dialect == SqlDialect::Postgres && !parsed.as_ref().is_err_and(beyond_bounds);
-    if postgres {
+    let own_grammar = dialect.rules().own_grammar() && !parsed.as_ref().is_err_and(beyond_bounds);
+    if own_grammar {
         let read = pg_safety::check(sql, tokens.as_deref(), callables, WORK_BUDGET, &mut issues);
         check_postgres_relations(read.as_ref(), callables, &mut issues);
         if !issues.errors.is_empty() {
@@ -126,7 +126,7 @@ fn validate_sql_here(
         Ok(s) => s,
         // PostgreSQL reads it, sqlparser does not (`TABLE t`, `ORDER BY … USING`, `ROWS FROM`,
         // typed literals of some types): the names are left to the engine's compile step.
-        Err(e) if postgres => return unread_by_name_checks(&e.to_string()),
+        Err(e) if own_grammar => return unread_by_name_checks(&e.to_string()),
         Err(e) => {
             // A statement that is not a query often fails to parse (LOCK, DO, ANALYZE, …): the
             // token check says so first, which is the reason that matters.
@@ -145,7 +145,7 @@ fn validate_sql_here(
             return issues.into_report(None);
         }
     };
-    if statements.len() != 1 && postgres {
+    if statements.len() != 1 && own_grammar {
         // PostgreSQL reads one query where sqlparser reads several statements.
         return unread_by_name_checks("sqlparser reads several statements");
     }
@@ -167,13 +167,13 @@ fn validate_sql_here(
         return issues.into_report(None);
     }
     let Statement::Query(query) = statement else {
-        return if postgres {
+        return if own_grammar {
             unread_by_name_checks("sqlparser reads another kind of statement")
         } else {
             issues.into_report(None)
         };
     };
-    if !postgres {
+    if !own_grammar {
         safety::check_query(query, tokens.as_deref().unwrap_or_default(), callables, &mut issues);
         check_relations(query, callables, &mut issues);
     }
@@ -238,11 +238,7 @@ fn parse(
     dialect: SqlDialect,
     budget: u64,
 ) -> (Result<Vec<Statement>, sqlparser::parser::ParserError>, Option<Vec<Token>>) {
-    let parser_dialect: &dyn Dialect = match dialect {
-        SqlDialect::Sqlite => &SQLiteDialect {},
-        SqlDialect::Postgres => &PostgreSqlDialect {},
-        SqlDialect::ClickHouse => &ClickHouseDialect {},
-    };
+    let parser_dialect = dialect.rules().parser();
     let tokens = Tokenizer::new(parser_dialect, sql).tokenize().ok();
     (parse_within(parser_dialect, sql, budget), tokens)
 }
@@ -356,8 +352,9 @@ fn check_read_only_here(
     reach: Reach,
 ) -> Result<(), Vec<QueryIssue>> {
     let mut issues = Issues::default();
-    if callables.dialect() == SqlDialect::Postgres {
-        let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok();
+    let rules = callables.dialect().rules();
+    if rules.own_grammar() {
+        let tokens = Tokenizer::new(rules.parser(), sql).tokenize().ok();
         let read = pg_safety::check(sql, tokens.as_deref(), callables, parse_budget, &mut issues);
         if reach == Reach::Served {
             check_postgres_relations(read.as_ref(), callables, &mut issues);

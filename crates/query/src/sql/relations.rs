@@ -217,11 +217,7 @@ impl Collector {
     /// How the engine compares a CTE name: PostgreSQL folds unquoted names, SQLite and
     /// ClickHouse compare them ignoring case or as written.
     fn cte_key(&self, text: &str, quoted: bool) -> String {
-        match self.dialect {
-            SqlDialect::Postgres if quoted => text.to_string(),
-            SqlDialect::ClickHouse => text.to_string(),
-            _ => text.to_ascii_lowercase(),
-        }
+        self.dialect.rules().cte_key(text, quoted)
     }
 
     fn is_cte(&self, part: &RelationPart) -> bool {
@@ -342,7 +338,7 @@ impl Visitor for Collector {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-        if self.dialect == SqlDialect::ClickHouse {
+        if self.dialect.rules().relations_in_expressions() {
             match expr {
                 Expr::InList { list, .. } if list.len() == 1 => self.clickhouse_in_table(&list[0]),
                 Expr::Function(function) => self.clickhouse_function(function),

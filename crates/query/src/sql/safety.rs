@@ -16,7 +16,7 @@ use sqlparser::tokenizer::Token;
 use super::call_tokens::{self, UNSAFE_TYPE, refused_why};
 use super::callables::{Callables, Verdict, Written};
 use super::calls::{self, Call, CallKind, MAX_CALL_DEPTH, NamePart};
-use crate::SqlDialect;
+use crate::TableFunctions;
 use crate::issue::{IssueKind, Issues, QueryIssue};
 
 /// Refuses any statement that is not a query, with the reason.
@@ -105,7 +105,7 @@ fn as_written(part: &NamePart) -> Written<'_> {
 
 /// The one decision per call: allowed, refused (with why), or unknown (with a did-you-mean).
 pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
-    let postgres = callables.dialect() == SqlDialect::Postgres;
+    let rules = callables.dialect().rules();
     let name = shown(call);
     let refuse =
         |issues: &mut Issues, kind: IssueKind, message: String, suggestion: Option<String>| {
@@ -119,7 +119,8 @@ pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
         CallKind::Function | CallKind::TableFunction => {
             // SQLite's functions in FROM are virtual tables, which its engine gate (the
             // authorizer) sees as reads: only whether SQLite has one is checked.
-            if call.kind == CallKind::TableFunction && callables.dialect() == SqlDialect::ClickHouse
+            if call.kind == CallKind::TableFunction
+                && rules.table_functions() == TableFunctions::Refused
             {
                 // By construction, not by name: ClickHouse's table functions read files, URLs
                 // and other servers (`file`, `url`, `s3`, `remote`, `mysql`, …), take an
@@ -134,7 +135,9 @@ pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
                     Some("read a table of this database".into()),
                 );
             }
-            if call.kind == CallKind::TableFunction && !postgres {
+            if call.kind == CallKind::TableFunction
+                && rules.table_functions() == TableFunctions::VirtualTables
+            {
                 if !call.qualifiers.is_empty()
                     || callables.table_function(as_written(&call.name)) == Verdict::Unknown
                 {
@@ -149,7 +152,7 @@ pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
             }
             let schema = match call.qualifiers.as_slice() {
                 [] => None,
-                [schema] if postgres => Some(as_written(schema)),
+                [schema] if rules.has_schemas() => Some(as_written(schema)),
                 _ => {
                     return refuse(
                         issues,
@@ -192,7 +195,7 @@ pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
         // SQLite's engine gate checks the functions behind its operators; its types run none.
         // A ClickHouse operator is one of its built-in functions, a cast converts to a built-in
         // type, and the rest of its syntax calls nothing the tree does not show.
-        _ if !postgres => {}
+        _ if !rules.calls_hide_in_syntax() => {}
         CallKind::Operator => {
             let schema = match call.qualifiers.as_slice() {
                 [] => None,
@@ -310,7 +313,7 @@ pub(super) fn check_tokens(
                 .suggest("remove the INTO clause"),
         );
     }
-    if callables.dialect() != SqlDialect::Sqlite && issues.errors.is_empty() {
+    if !callables.dialect().rules().engine_decides_unparsed() && issues.errors.is_empty() {
         let dialect = callables.dialect();
         issues.error(
             QueryIssue::new(

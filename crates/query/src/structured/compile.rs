@@ -21,8 +21,8 @@ use super::resolve::resolve;
 use super::{
     Filter, Function, QuantitativeFilterType, SortDirection, StructuredQuery, TopDirection,
 };
-use crate::SqlDialect;
 use crate::types::ColumnType;
+use crate::{FunctionFamily, SqlDialect};
 
 /// SQL to run, with its parameters in order (`?1`… in SQLite, `$1`… in PostgreSQL).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -72,10 +72,10 @@ pub fn compile(
     dialect: SqlDialect,
     today: NaiveDate,
 ) -> Result<CompiledQuery, CompileError> {
-    if dialect == SqlDialect::ClickHouse {
-        return Err(CompileError::Unsupported(
-            "structured queries compile to SQLite and PostgreSQL; on ClickHouse send SQL".into(),
-        ));
+    if !dialect.rules().compiles_structured() {
+        return Err(CompileError::Unsupported(format!(
+            "structured queries compile to SQLite and PostgreSQL; on {dialect} send SQL"
+        )));
     }
     let mut c = Compiler { catalog, dialect, params: Vec::new() };
     let mut fields = Vec::new();
@@ -194,9 +194,14 @@ impl<'c> Compiler<'c> {
             .map_err(|issue| CompileError::Field { path: path.to_string(), message: issue.message })
     }
 
+    /// Whose functions the compiled SQL uses.
+    fn family(&self) -> FunctionFamily {
+        self.dialect.rules().functions()
+    }
+
     fn table_ref(&self, name: &str) -> String {
-        match (self.dialect, name.split_once('.')) {
-            (SqlDialect::Postgres, Some((schema, table))) => {
+        match name.split_once('.') {
+            Some((schema, table)) if self.dialect.rules().has_schemas() => {
                 format!("{}.{}", quote(schema), quote(table))
             }
             _ => quote(name),
@@ -217,20 +222,15 @@ impl<'c> Compiler<'c> {
             _ => "TEXT",
         };
         self.params.push(value);
-        match self.dialect {
-            SqlDialect::Sqlite => format!("?{n}"),
-            SqlDialect::Postgres => format!("CAST(${n} AS {cast})"),
-            SqlDialect::ClickHouse => format!("${n}"),
-        }
+        self.dialect.rules().typed_param(n, cast)
     }
 
     /// A date parameter compared with a date/time column.
     fn date_param(&mut self, d: NaiveDate) -> String {
         let p = self.param(Value::String(d.format("%Y-%m-%d").to_string()));
-        match self.dialect {
-            SqlDialect::Sqlite => p,
-            SqlDialect::Postgres => format!("CAST({p} AS TIMESTAMP)"),
-            SqlDialect::ClickHouse => format!("toDateTime(toDate({p}))"),
+        match self.family() {
+            FunctionFamily::Sqlite => p,
+            FunctionFamily::Postgres => format!("CAST({p} AS TIMESTAMP)"),
         }
     }
 
@@ -242,7 +242,7 @@ impl<'c> Compiler<'c> {
         f: Option<Function>,
     ) -> Result<String, CompileError> {
         let x = self.col(t, c);
-        let lite = self.dialect == SqlDialect::Sqlite;
+        let lite = self.family() == FunctionFamily::Sqlite;
         let part = |fmt: &str, field: &str| {
             if lite {
                 format!("CAST(strftime('{fmt}', {x}) AS INTEGER)")
@@ -303,7 +303,7 @@ impl<'c> Compiler<'c> {
         f: Option<Function>,
     ) -> Result<String, CompileError> {
         let raw = self.raw(t, c, f)?;
-        if self.dialect == SqlDialect::Sqlite {
+        if self.family() == FunctionFamily::Sqlite {
             return Ok(raw);
         }
         let decimal = is_decimal(&c.declared_type);
@@ -358,7 +358,10 @@ impl<'c> Compiler<'c> {
                 )
             }
             Filter::Match { starts_with, ends_with, contains, exact_match, exclude, .. } => {
-                let like = if self.dialect == SqlDialect::Sqlite { "LIKE" } else { "ILIKE" };
+                let like = match self.family() {
+                    FunctionFamily::Sqlite => "LIKE",
+                    FunctionFamily::Postgres => "ILIKE",
+                };
                 let mut parts = Vec::new();
                 for (pattern, before, after) in
                     [(starts_with, "", "%"), (ends_with, "%", ""), (contains, "%", "%")]

@@ -6,9 +6,6 @@
 //! refuses on its own. Writes inside a query (`WITH x AS (DELETE …)`) are left to the read-only
 //! connection or transaction, which refuses them.
 
-use sqlparser::dialect::{
-    ClickHouseDialect, Dialect as ParserDialect, PostgreSqlDialect, SQLiteDialect,
-};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
@@ -20,11 +17,7 @@ const STARTS: &[Keyword] = &[Keyword::SELECT, Keyword::WITH, Keyword::VALUES, Ke
 /// Why `sql` may not run, if it may not: the statement's first word, read as the database
 /// reads it (comments, quotes and dollar-quoting handled by sqlparser's tokenizer).
 pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
-    let parser_dialect: &dyn ParserDialect = match dialect {
-        Dialect::Sqlite => &SQLiteDialect {},
-        Dialect::Postgres => &PostgreSqlDialect {},
-        Dialect::ClickHouse => &ClickHouseDialect {},
-    };
+    let parser_dialect = dialect.rules().parser();
     let tokens = match Tokenizer::new(parser_dialect, sql).tokenize() {
         Ok(tokens) => tokens,
         Err(e) => {
@@ -47,11 +40,7 @@ pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
 /// it can be written inside a larger statement. Text that does not tokenize is returned as is
 /// (it fails to prepare on its own first).
 pub fn trim_trailing_semicolons(sql: &str, dialect: Dialect) -> &str {
-    let parser_dialect: &dyn ParserDialect = match dialect {
-        Dialect::Sqlite => &SQLiteDialect {},
-        Dialect::Postgres => &PostgreSqlDialect {},
-        Dialect::ClickHouse => &ClickHouseDialect {},
-    };
+    let parser_dialect = dialect.rules().parser();
     let Ok(tokens) = Tokenizer::new(parser_dialect, sql).tokenize_with_location() else {
         return sql;
     };

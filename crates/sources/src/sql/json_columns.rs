@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 
 use schemascope_core::TableInfo;
 
+use super::engine::engine;
 use super::pushdown::JsonView;
-use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue, ch_text};
+use super::{Database, PROFILE_TIMEOUT_MS};
 use crate::error::SourceError;
 
 /// Tables with at most this many rows have their document columns profiled in full.
@@ -92,28 +93,18 @@ fn top_level(
     rows: u64,
 ) -> Result<ProfileNode, SourceError> {
     let name = &table.columns[i].name;
-    let counted = match db.dialect() {
-        // A ClickHouse document column is never NULL, and its type says what JSON shows:
-        // arrays and tuples as arrays, maps as objects.
-        Dialect::ClickHouse => {
-            let kind = match ch_text::stored_type(&table.columns[i].declared_type).split('(').next()
-            {
-                Some("Map") => "object",
-                _ => "array",
-            };
-            vec![vec![SqlValue::Text(kind.into()), SqlValue::Integer(rows as i64)]]
-        }
-        _ => {
-            let j = format!("to_jsonb(c{i})");
-            let kind = format!(
-                "CASE WHEN c{i} IS NULL THEN 'null' WHEN jsonb_typeof({j}) = 'number' AND {j}::text ~ '^-?[0-9]+$' THEN 'integer' ELSE jsonb_typeof({j}) END"
-            );
-            db.query_with_timeout(
+    let engine = engine(db.dialect());
+    let counted = match engine.document_kinds(&table.columns[i], rows) {
+        Some(counted) => counted,
+        None => match engine.document_kind(i) {
+            Some(kind) => db.query_with_timeout(
                 &format!("SELECT {kind}, COUNT(*) FROM {} GROUP BY 1", view.from),
                 &[],
                 PROFILE_TIMEOUT_MS,
-            )?
-        }
+            )?,
+            // An engine whose view makes no documents never gets here.
+            None => Vec::new(),
+        },
     };
     let mut types = TypeCounts::default();
     for row in &counted {

@@ -3,29 +3,22 @@
 //!
 //! A [`Database`] is small on purpose: it runs one read-only statement with bound parameters
 //! and reads its catalog. Everything else — profiling by pushdown (`pushdown.rs`), fetching rows
-//! for samples (`rows.rs`) — is written once over that trait, with the few dialect differences
-//! in [`Dialect`]. Every table becomes a [`schemascope_core::Collection`] of kind `Table` whose
-//! profile the database computed; its rows never leave the database except as samples.
+//! for samples (`rows.rs`) — is written once over that trait, asking the engine for what it
+//! writes its own way (`engine.rs`: the JSON view, its aggregates, random rows). Each engine is
+//! one folder (`sqlite/`, `postgres/`, `clickhouse/`) holding its `Database` and that SQL. Every
+//! table becomes a [`schemascope_core::Collection`] of kind `Table` whose profile the database
+//! computed; its rows never leave the database except as samples.
 
 mod caps;
-mod ch_callables;
-mod ch_http;
-pub mod ch_text;
 mod clickhouse;
-pub mod create;
+mod engine;
 pub mod guard;
 mod json_columns;
-mod pg_callables;
-mod pg_fetch;
-mod pg_plan;
-pub mod pg_text;
 mod pool;
 mod postgres;
 pub mod pushdown;
 pub mod rows;
 mod sqlite;
-mod sqlite_gate;
-mod sqlite_guard;
 
 use std::fmt;
 use std::sync::Arc;
@@ -38,8 +31,9 @@ use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
-pub use self::pg_plan::MAX_PLANNED_SPILL_BYTES;
+pub use self::postgres::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
+pub use self::sqlite::create;
 pub use self::sqlite::{SQLITE_HEAP_LIMIT_BYTES, SQLITE_MAX_LENGTH, SqliteDatabase};
 use crate::error::SourceError;
 use crate::profile_store::{EntryKey, ProfileStore};
@@ -50,65 +44,13 @@ pub const STATEMENT_TIMEOUT_MS: u64 = 30_000;
 /// How long one profiling statement may run: profiling scans whole tables, inside the database.
 pub const PROFILE_TIMEOUT_MS: u64 = 600_000;
 
-/// The SQL dialect of a database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// SQLite (dynamic typing: every value carries its own type).
-    Sqlite,
-    /// PostgreSQL (static column types).
-    Postgres,
-    /// ClickHouse (static column types; no parameter binding: literals are inlined).
-    ClickHouse,
-}
-
-impl Dialect {
-    /// `name` as a quoted identifier.
-    pub fn quote(self, name: &str) -> String {
-        match self {
-            // ClickHouse reads backslash escapes inside quoted identifiers.
-            // A name holding a double quote is quoted with backticks instead, so that no escape
-            // is needed: sqlparser's tokenizer (which checks every statement) and ClickHouse then
-            // read it alike. Only a name holding both needs ClickHouse's backslash escapes.
-            Self::ClickHouse if !name.contains('\\') && !name.contains('"') => {
-                format!("\"{name}\"")
-            }
-            Self::ClickHouse if !name.contains('\\') && !name.contains('`') => format!("`{name}`"),
-            Self::ClickHouse => {
-                format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
-            }
-            _ => format!("\"{}\"", name.replace('"', "\"\"")),
-        }
-    }
-
-    /// A table name as a quoted, possibly schema-qualified identifier (`schema.table` names come
-    /// from PostgreSQL schemas other than `public`).
-    pub fn quote_table(self, name: &str) -> String {
-        match (self, name.split_once('.')) {
-            (Self::Postgres, Some((schema, table))) => {
-                format!("{}.{}", self.quote(schema), self.quote(table))
-            }
-            _ => self.quote(name),
-        }
-    }
-
-    /// The `n`-th bound parameter (1-based).
-    pub fn param(self, n: usize) -> String {
-        match self {
-            Self::Sqlite => format!("?{n}"),
-            Self::Postgres | Self::ClickHouse => format!("${n}"),
-        }
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Sqlite => "SQLite",
-            Self::Postgres => "PostgreSQL",
-            Self::ClickHouse => "ClickHouse",
-        })
-    }
-}
+/// The SQL dialect of a database: the engine's name (the validator's [`SqlDialect`], one type
+/// for both). What the engine's SQL looks like is asked of its rules
+/// ([`schemascope_query::DialectRules`], through [`Dialect::rules`]); what pushdown profiling
+/// writes for it, of its `EngineSql` (`engine.rs`).
+///
+/// [`SqlDialect`]: schemascope_query::SqlDialect
+pub use schemascope_query::SqlDialect as Dialect;
 
 /// One value read from or bound to a statement.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,15 +21,16 @@ use schemascope_core::profile::{
     TypeCounts, ValueCount, value_key,
 };
 use schemascope_core::property::BinCounter;
-use schemascope_core::{ColumnInfo, ProfileProgress, TableInfo};
+use schemascope_core::{ProfileProgress, TableInfo};
 use serde_json::Value;
 
-use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue, ch_text};
+use super::engine::engine;
+use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
 
-mod numbers;
+pub(crate) mod numbers;
 mod parallel;
-mod text_order;
+pub(crate) mod text_order;
 
 use text_order::TextOrder;
 
@@ -48,7 +49,7 @@ pub enum ValueClass {
     Integer,
     /// Other numbers (floats, `numeric`): JSON numbers when exactly the database's value, else
     /// their text (`NaN`, `Infinity`, `numeric` past `float8`'s precision) — the rule of
-    /// [`super::pg_text::number`]. The view has the number as `c<i>` and, for those shown as
+    /// PostgreSQL's `postgres/text.rs`. The view has the number as `c<i>` and, for those shown as
     /// text, the text as `t<i>`.
     Number,
     /// Booleans.
@@ -60,108 +61,12 @@ pub enum ValueClass {
     Text,
 }
 
-/// The class of a PostgreSQL column from its type (`format_type` spelling; a domain's base type
-/// when it has one) — the rule [`super::pg_text::value`] applies to the values themselves.
-pub fn postgres_class(column: &ColumnInfo) -> ValueClass {
-    let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
-    if stored.ends_with("[]") {
-        return ValueClass::Json;
-    }
-    match stored.split('(').next().unwrap_or(stored).trim() {
-        "smallint" | "integer" | "bigint" | "oid" => ValueClass::Integer,
-        "real" | "double precision" | "numeric" => ValueClass::Number,
-        "boolean" => ValueClass::Boolean,
-        "json" | "jsonb" => ValueClass::Json,
-        _ => ValueClass::Text,
-    }
-}
-
-/// A PostgreSQL float type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FloatType {
-    /// `double precision`.
-    Double,
-    /// `real`.
-    Real,
-}
-
-/// The float type a PostgreSQL column stores, if it stores one.
-fn float_type(column: &ColumnInfo) -> Option<FloatType> {
-    match column.base_type.as_deref().unwrap_or(&column.declared_type) {
-        "double precision" => Some(FloatType::Double),
-        "real" => Some(FloatType::Real),
-        _ => None,
-    }
-}
-
-/// True when a PostgreSQL column stores `text` or `character varying`, whose output is the
-/// value itself.
-fn is_plain_text(column: &ColumnInfo) -> bool {
-    let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
-    stored == "text" || stored == "character varying" || stored.starts_with("character varying(")
-}
-
-/// The class of a ClickHouse column from its type (`Nullable(…)` and `LowCardinality(…)` seen
-/// through) — the rule [`super::ch_text::value`] applies to the values themselves.
-pub fn clickhouse_class(column: &ColumnInfo) -> ValueClass {
-    let ty = &column.declared_type;
-    if ch_text::is_document(ty) {
-        ValueClass::Json
-    } else if ch_text::is_integer(ty) {
-        ValueClass::Integer
-    } else if ch_text::is_float_or_decimal(ty) {
-        ValueClass::Number
-    } else if ch_text::stored_type(ty) == "Bool" {
-        ValueClass::Boolean
-    } else {
-        ValueClass::Text
-    }
-}
-
-/// The precision `P` of a ClickHouse `Decimal(P, S)` (0 when it cannot be read).
-fn decimal_precision(stored: &str) -> u32 {
-    stored
-        .strip_prefix("Decimal(")
-        .and_then(|rest| rest.split(',').next())
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// True when `name` has the shape of an alias the view defines (`c0`, `r12`, `t3`, …).
-fn is_view_alias(name: &str) -> bool {
+pub(crate) fn is_view_alias(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some('r' | 'c' | 't' | 'x' | 'e'))
         && chars.as_str().parse::<u32>().is_ok()
         || name == "c_"
-}
-
-/// A prefix that, followed by a column position, names no column of `table`.
-fn clickhouse_positional_prefix(table: &TableInfo) -> String {
-    let mut prefix = String::from("_schemascope_");
-    while table.columns.iter().any(|c| c.name.starts_with(&prefix)) {
-        prefix.push('_');
-    }
-    prefix
-}
-
-/// The double a ClickHouse number's text reads as (a Float32 1.1 is the double 1.1, as
-/// shown), exactly: ClickHouse 18.16's own text-to-float can be a unit or two in the last place
-/// off, so of the double it reads and its neighbours the one written as that text is taken
-/// (the double nearest a text of at most 15 digits is written as it). Past 15 digits (a long
-/// decimal) the server's reading stands.
-fn clickhouse_text_as_double(quoted: &str) -> String {
-    let text = format!("toString({quoted})");
-    let read = format!("toFloat64({text})");
-    let neighbour = |step: &str| {
-        format!(
-            "reinterpretAsFloat64(reinterpretAsString(reinterpretAsUInt64(reinterpretAsString({read})) {step}))"
-        )
-    };
-    let candidates =
-        [read.clone(), neighbour("+ 1"), neighbour("- 1"), neighbour("+ 2"), neighbour("- 2")];
-    let branches: Vec<String> =
-        candidates.iter().map(|c| format!("toString({c}) = {text}, {c}")).collect();
-    format!("multiIf({}, {read})", branches.join(", "))
 }
 
 /// The JSON view of a table: a subquery with one column `c<i>` per table column, and each
@@ -202,9 +107,8 @@ impl JsonView {
         // ClickHouse resolves a name to an alias of the same SELECT before a column: a column
         // named `c1` would read as the view's `c1`. Such a table is read through positional
         // names no column has.
-        let renamed = (dialect == Dialect::ClickHouse
-            && table.columns.iter().any(|c| is_view_alias(&c.name)))
-        .then(|| clickhouse_positional_prefix(table));
+        let engine = engine(dialect);
+        let renamed = engine.positional_prefix(table);
         let relation = match &renamed {
             Some(prefix) => format!(
                 "(SELECT {} FROM {relation})",
@@ -227,141 +131,8 @@ impl JsonView {
                 Some(prefix) => dialect.quote(&format!("{prefix}{i}")),
                 None => dialect.quote(&column.name),
             };
-            let (expr, class) = match dialect {
-                Dialect::Sqlite => (
-                    format!(
-                        "CASE WHEN typeof({quoted}) = 'blob' THEN '<blob: ' || length({quoted}) || ' bytes>' ELSE {quoted} END"
-                    ),
-                    ValueClass::Dynamic,
-                ),
-                Dialect::Postgres => {
-                    // Samples read each column as it is, as execute_query does.
-                    select.push(format!("{quoted} AS r{i}"));
-                    let class = postgres_class(column);
-                    let expr = match class {
-                        ValueClass::Integer => format!("{quoted}::int8"),
-                        // Read as is: its text output, read by the client's rule, is exact.
-                        ValueClass::Number if float_type(column).is_some() => {
-                            // A float's text (extra_float_digits = 1: shortest, exact) is always
-                            // the JSON number it reads as: exact and in range unless NaN or ±Infinity,
-                            // so nothing is converted per row but for the exact mean and deviation
-                            // (`e<i>`). A `real` is read as the decimal it shows.
-                            select.push(format!(
-                                "CASE WHEN {quoted} IN ('NaN', 'Infinity', '-Infinity') THEN {quoted}::text END AS t{i}"
-                            ));
-                            select.push(format!("true AS x{i}"));
-                            select.push(format!(
-                                "CASE WHEN {quoted} NOT IN ('NaN', 'Infinity', '-Infinity') THEN {quoted}::text::numeric END AS e{i}"
-                            ));
-                            exact_columns.push(i);
-                            match float_type(column) {
-                                Some(FloatType::Double) => quoted.clone(),
-                                _ => format!("{quoted}::text::float8"),
-                            }
-                        }
-                        ValueClass::Number => {
-                            // Exact numbers as they are; other finite ones in float8's range as their
-                            // nearest double (written shortest, as float8 text with extra digits: a
-                            // cast to numeric would round it to 15 digits),
-                            // so one long numeric never turns a column "mixed" with a range over the
-                            // rest; NaN, ±Infinity and values past float8's range are text.
-                            // execute_query keeps every numeric exact. Read through the text, so a
-                            // `real` is the decimal it shows (widened, 1.1 would be 1.100000023841858).
-                            let finite = super::pg_text::float_range_sql(&quoted);
-                            let exact = super::pg_text::number_sql(&quoted);
-                            select.push(format!(
-                                "CASE WHEN NOT {finite} THEN {quoted}::text END AS t{i}"
-                            ));
-                            select.push(format!("{exact} AS x{i}"));
-                            format!(
-                                "(CASE WHEN {exact} THEN {quoted}::text::numeric WHEN {finite} THEN {quoted}::text::float8::text::numeric \
-                                 ELSE {quoted}::text::numeric END)"
-                            )
-                        }
-                        ValueClass::Boolean => format!("{quoted}::boolean"),
-                        ValueClass::Json => quoted.clone(),
-                        // Text is its own output: nothing to convert per row. A scalar type
-                        // TextOrder knows has its output as its cast to text.
-                        ValueClass::Text
-                            if is_plain_text(column)
-                                || TextOrder::of(column) != TextOrder::Text =>
-                        {
-                            format!("{quoted}::text")
-                        }
-                        // The type's output function, as execute_query shows the value: a cast to
-                        // text differs for some types (`char(n)` loses its padding, `inet` gains
-                        // a netmask). `format` writes NULL as '', and `IS NULL` is also true of a
-                        // composite whose fields are all NULL (written `(,)`): both together mean
-                        // NULL.
-                        _ => format!(
-                            "(CASE WHEN {quoted} IS NULL AND format('%s', {quoted}) = '' THEN NULL ELSE format('%s', {quoted}) END)"
-                        ),
-                    };
-                    (expr, class)
-                }
-                Dialect::ClickHouse => {
-                    // Samples read each column as it is, as execute_query does.
-                    select.push(format!("{quoted} AS r{i}"));
-                    let class = clickhouse_class(column);
-                    // A plain column is aggregated as it is stored: no conversion per row.
-                    // (ClickHouse 18.16 refuses some aggregates over a LowCardinality column.)
-                    let stored = ch_text::stored_type(&column.declared_type);
-                    let plain = !column.declared_type.contains("LowCardinality(");
-                    let expr = match class {
-                        // Every value of these types is an Int64's.
-                        ValueClass::Integer
-                            if plain
-                                && matches!(
-                                    stored,
-                                    "Int8"
-                                        | "Int16"
-                                        | "Int32"
-                                        | "Int64"
-                                        | "UInt8"
-                                        | "UInt16"
-                                        | "UInt32"
-                                ) =>
-                        {
-                            quoted.clone()
-                        }
-                        // UInt64 values past 2^63 wrap here (execute_query shows their digits).
-                        ValueClass::Integer => format!("toInt64({quoted})"),
-                        ValueClass::Number => {
-                            // NaN and infinities are text, as JSON shows them.
-                            select.push(format!(
-                                "if(isFinite(c{i}), NULL, if(isNaN(c{i}), 'NaN', if(c{i} > 0, 'Infinity', '-Infinity'))) AS t{i}"
-                            ));
-                            select.push(format!("1 AS x{i}"));
-                            if plain && stored == "Float64" {
-                                // Written shortest, so its text reads as the stored double —
-                                // read by a correct parser: ClickHouse 18.16's own text-to-float
-                                // is a unit or two in the last place off for about 1% of
-                                // doubles (and 12% of Float32s' texts).
-                                quoted.clone()
-                            } else if decimal_precision(stored) > 18 {
-                                // ClickHouse 18.16 writes some Decimal128 values wrongly with
-                                // `toString` (queries' output is right): converted directly, to
-                                // within an ulp or two of the nearest double.
-                                format!("toFloat64({quoted})")
-                            } else {
-                                clickhouse_text_as_double(&quoted)
-                            }
-                        }
-                        ValueClass::Boolean | ValueClass::Json => quoted.clone(),
-                        // Strings as stored: `toString` of a FixedString drops its NUL padding,
-                        // which queries show.
-                        ValueClass::Text
-                            if plain
-                                && (stored == "String" || stored.starts_with("FixedString(")) =>
-                        {
-                            quoted.clone()
-                        }
-                        // As ClickHouse writes the value (dates, enums, UUIDs).
-                        _ => format!("toString({quoted})"),
-                    };
-                    (expr, class)
-                }
-            };
+            let (expr, class) =
+                engine.view_column(i, column, &quoted, &mut select, &mut exact_columns);
             select.push(format!("{expr} AS c{i}"));
             classes.push(class);
         }
@@ -373,25 +144,14 @@ impl JsonView {
             .columns
             .iter()
             .zip(&classes)
-            .map(|(column, class)| match (dialect, class) {
-                (Dialect::Postgres, ValueClass::Text) => TextOrder::of(column),
-                _ => TextOrder::Text,
-            })
+            .map(|(column, &class)| engine.text_order(column, class))
             .collect();
         let text_lengths = table
             .columns
             .iter()
             .zip(&classes)
             .enumerate()
-            .map(|(i, (column, class))| match (dialect, class) {
-                (Dialect::ClickHouse, ValueClass::Text) => {
-                    text_order::clickhouse_text_length(column).map(|n| n.to_string())
-                }
-                (Dialect::Postgres, ValueClass::Text) => {
-                    text_order::postgres_text_length(column, &format!("r{i}"))
-                }
-                _ => None,
-            })
+            .map(|(i, (column, &class))| engine.text_length(i, column, class))
             .collect();
         Self {
             dialect,
@@ -402,16 +162,7 @@ impl JsonView {
             exact_columns,
             text_orders,
             text_lengths,
-            small_integers: match dialect {
-                Dialect::Postgres => (0..table.columns.len())
-                    .filter(|&i| {
-                        let column = &table.columns[i];
-                        let stored = column.base_type.as_deref().unwrap_or(&column.declared_type);
-                        stored == "smallint" || stored == "integer"
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
+            small_integers: engine.small_integers(table),
         }
     }
 
@@ -419,11 +170,12 @@ impl JsonView {
     /// writes those without their own in ([`Database::time_zone`]): in a zone whose offset
     /// never changes they are counted and ordered as stored.
     pub fn in_zone(mut self, server_zone: Option<&str>, table: &TableInfo) -> Self {
-        if self.dialect == Dialect::ClickHouse {
-            for (i, column) in table.columns.iter().enumerate() {
-                if self.classes.get(i) == Some(&ValueClass::Text) {
-                    self.text_orders[i] = TextOrder::of_clickhouse(column, server_zone);
-                }
+        let engine = engine(self.dialect);
+        for (i, column) in table.columns.iter().enumerate() {
+            if self.classes.get(i) == Some(&ValueClass::Text)
+                && let Some(order) = engine.text_order_in_zone(column, server_zone)
+            {
+                self.text_orders[i] = order;
             }
         }
         self
@@ -469,13 +221,15 @@ impl JsonView {
         }
     }
 
+    /// The predicate "column `i` holds a number" (`FALSE` where it never does).
+    pub(crate) fn numeric(&self, i: usize) -> String {
+        self.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into())
+    }
+
     /// Column `i`'s value as a row shows it: as the database returns the column (PostgreSQL), or
     /// its JSON view (SQLite, whose blobs are described rather than shown).
     pub fn shown(&self, i: usize) -> String {
-        match self.dialect {
-            Dialect::Postgres | Dialect::ClickHouse => format!("r{i}"),
-            Dialect::Sqlite => format!("c{i}"),
-        }
+        engine(self.dialect).shown(i)
     }
 
     /// Column `i`'s value for an exact mean and deviation: `e<i>` (a float's exact decimal) for
@@ -500,28 +254,15 @@ impl JsonView {
 
     /// Text ordered by code point, as Rust orders strings.
     fn binary(&self, expr: &str) -> String {
-        match self.dialect {
-            // ClickHouse compares strings by their bytes: UTF-8 keeps code point order.
-            Dialect::Sqlite | Dialect::ClickHouse => expr.to_string(),
-            Dialect::Postgres => format!("{expr} COLLATE \"C\""),
-        }
+        engine(self.dialect).binary(expr)
     }
 
     fn length(&self, expr: &str) -> String {
-        match self.dialect {
-            Dialect::Sqlite => format!("length({expr})"),
-            Dialect::Postgres => format!("char_length({expr})"),
-            // `length` counts bytes in ClickHouse.
-            Dialect::ClickHouse => format!("lengthUTF8({expr})"),
-        }
+        engine(self.dialect).length(expr)
     }
 
     fn as_float(&self, expr: &str) -> String {
-        match self.dialect {
-            Dialect::Sqlite => format!("({expr}) * 1.0"),
-            Dialect::Postgres => format!("({expr})::float8"),
-            Dialect::ClickHouse => format!("toFloat64({expr})"),
-        }
+        engine(self.dialect).as_float(expr)
     }
 }
 
@@ -641,14 +382,14 @@ fn profile_columns_with(
         let c = format!("c{i}");
         // ClickHouse 18.16 refuses some aggregates of a function of a LowCardinality(Nullable)
         // column (and accepts them of a CASE), and counts its NULLs in COUNT(c).
-        let low_cardinality = db.dialect() == Dialect::ClickHouse
-            && table.columns[i].declared_type.contains("LowCardinality(");
-        let non_null = match db.dialect() {
-            _ if low_cardinality => flag_sum(&format!("{c} IS NOT NULL")),
+        let low_cardinality = engine(db.dialect()).guarded(&table.columns[i]);
+        let non_null = if low_cardinality {
+            flag_sum(&format!("{c} IS NOT NULL"))
+        } else if engine(db.dialect()).counts_stored() || view.text_orders[i] != TextOrder::Text {
             // The stored value is NULL exactly when its text is: counted without converting.
-            Dialect::ClickHouse => format!("COUNT(r{i})"),
-            _ if view.text_orders[i] != TextOrder::Text => format!("COUNT(r{i})"),
-            _ => format!("COUNT({c})"),
+            format!("COUNT(r{i})")
+        } else {
+            format!("COUNT({c})")
         };
         let mut s = ColumnSlots { non_null: list.push(non_null), ..ColumnSlots::default() };
         let not_null = view.present(i);
@@ -683,37 +424,18 @@ fn profile_columns_with(
             s.num_min = Some(list.push(format!("MIN({})", when(&p, &c))));
             s.num_max = Some(list.push(format!("MAX({})", when(&p, &c))));
             let exact = view.exact(i);
-            s.num_avg = Some(list.push(match (view.dialect, view.classes[i]) {
-                // ClickHouse sums integers in their own width (an Int64 sum wraps) and doubles
-                // plainly: integers in 128 bits, doubles compensated (Kahan). Its `…If`
-                // combinators, since some of its aggregates refuse a Nullable argument.
-                (Dialect::ClickHouse, ValueClass::Integer) => format!(
-                    "toFloat64(sumIf(toDecimal128(assumeNotNull({c}), 0), {p})) / countIf({p})"
+            s.num_avg = Some(
+                list.push(
+                    engine(view.dialect)
+                        .mean(view.classes[i], &c, &p)
+                        .unwrap_or_else(|| view.as_float(&format!("AVG({})", when(&p, &exact)))),
                 ),
-                (Dialect::ClickHouse, _) => {
-                    format!("sumKahanIf(assumeNotNull(toFloat64({c})), {p}) / countIf({p})")
-                }
-                _ => view.as_float(&format!("AVG({})", when(&p, &exact))),
-            }));
-            if view.dialect == Dialect::Postgres && view.small_integers.contains(&i) {
-                // Exactly, from integer sums (PostgreSQL accumulates them in 128 bits, where a
-                // numeric deviation converts every value): a square of a 32-bit integer fits
-                // in a bigint.
-                let (n, sum, squares) = (
-                    format!("COUNT({})", when(&p, &c)),
-                    format!("SUM({})::numeric", when(&p, &c)),
-                    format!("SUM({})::numeric", when(&p, &format!("{c} * {c}"))),
-                );
-                s.num_std = Some(list.push(format!(
-                    "(CASE WHEN {n} > 1 THEN sqrt(({n}::numeric * {squares} - {sum} * {sum}) / ({n}::numeric * ({n} - 1))) END)::float8"
-                )));
-            } else if view.dialect == Dialect::Postgres {
-                // In numeric: float8 sums of squares cancel catastrophically for large values;
-                // the added scale keeps 16 decimals (an integer's is computed to 0).
-                s.num_std = Some(list.push(format!(
-                    "stddev_samp({})::float8",
-                    when(&p, &format!("{exact}::numeric + 0.0000000000000000"))
-                )));
+            );
+            let small_integer = view.small_integers.contains(&i);
+            if let Some(deviation) =
+                engine(view.dialect).deviation(small_integer, &c, &p, &exact, &when)
+            {
+                s.num_std = Some(list.push(deviation));
             }
             // ClickHouse's deviation is summed around this mean with the quartiles (see
             // `numbers`), and so is its few-valued columns' from their counted values.
@@ -798,7 +520,7 @@ fn column_node(
 ) -> Result<ProfileNode, SourceError> {
     let column = &table.columns[i];
     // ClickHouse's primary key orders the data and does not make it unique.
-    let unique = db.dialect() != Dialect::ClickHouse
+    let unique = engine(db.dialect()).primary_key_unique()
         && table.primary_key.len() == 1
         && table.primary_key[0] == column.name;
     let non_null = count(row, Some(s.non_null));
@@ -912,7 +634,7 @@ fn top_values(
     // values ([`TextOrder`]): no conversion per row.
     let native = kind == Kind::Text && view.text_orders[i] != TextOrder::Text;
     let key = if native { format!("r{i}") } else { c.clone() };
-    if known.is_none() && view.dialect == Dialect::Postgres && few_values(db, view, i)? {
+    if known.is_none() && few_values(db, view, i)? {
         // Few distinct values (by the planner's statistics): one grouping in a hash table gives
         // the distinct count and the top values together.
         let rows = db.query_with_timeout(
@@ -932,10 +654,10 @@ fn top_values(
         None => {
             // ClickHouse's exact distinct count; elsewhere one sort (cheaper than grouping
             // every value in a hash table when most are distinct).
-            let counted = match view.dialect {
-                Dialect::ClickHouse => format!("uniqExact({key})"),
-                _ if native => format!("COUNT(DISTINCT {key})"),
-                _ => format!(
+            let counted = match engine(view.dialect).exact_distinct(&key) {
+                Some(counted) => counted,
+                None if native => format!("COUNT(DISTINCT {key})"),
+                None => format!(
                     "COUNT(DISTINCT {})",
                     if kind == Kind::Text { view.binary(&c) } else { c.clone() }
                 ),
@@ -1128,23 +850,18 @@ impl BinCounter for TableBins<'_> {
         // written as literals, never user input). The top edge belongs to the last bin.
         let inner = &layout.edges[1..bins];
         let edges = || inner.iter().map(|&e| edge_literal(e)).collect::<Vec<_>>().join(", ");
-        let bin = match (inner.is_empty(), self.db.dialect(), view.classes[i]) {
-            (true, _, _) => "0".to_string(),
-            // A binary search over the edges, per row, in the server. Integers are compared in
-            // numeric: as float8, neighbours past 2^53 round onto an edge they are below.
-            (false, Dialect::Postgres, ValueClass::Integer) => {
-                format!("width_bucket(c{i}::numeric, ARRAY[{}]::numeric[])", edges())
-            }
-            (false, Dialect::Postgres, _) => {
-                format!("width_bucket(c{i}::float8, ARRAY[{}]::float8[])", edges())
-            }
+        let bin = if inner.is_empty() {
+            "0".to_string()
+        } else {
             // SQLite compares an integer with a real exactly; ClickHouse 18.16 has no
             // width_bucket, and an integer edge is an integer literal.
-            (false, Dialect::Sqlite | Dialect::ClickHouse, _) => inner
-                .iter()
-                .map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e)))
-                .collect::<Vec<_>>()
-                .join(" + "),
+            engine(self.db.dialect()).bin_of(i, view.classes[i], &edges()).unwrap_or_else(|| {
+                inner
+                    .iter()
+                    .map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e)))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            })
         };
         let rows = self
             .db

@@ -7,11 +7,12 @@
 //! samples add a few rows for each of the most common values of the stratifying column, so rare
 //! strata are not lost in a random pool.
 
-use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo, TableKind};
+use schemascope_core::{Collection, CollectionKind, OwnedItem, TableInfo};
 use serde_json::{Map, Value};
 
+use super::engine::engine;
 use super::pushdown::JsonView;
-use super::{Database, Dialect, SqlValue};
+use super::{Database, SqlValue};
 use crate::error::SourceError;
 
 /// Rows a pool holds at most; tables this small are read whole.
@@ -89,7 +90,6 @@ fn random_rows(
     seed: u64,
 ) -> Result<Vec<Value>, SourceError> {
     let dialect = db.dialect();
-    let quoted = dialect.quote_table(&table.name);
     let read = |relation: String, params: &[SqlValue]| -> Result<Vec<Value>, SourceError> {
         let view = JsonView::over(dialect, table, &relation);
         Ok(db
@@ -98,61 +98,11 @@ fn random_rows(
             .map(|r| row_object(table, r))
             .collect())
     };
-    match (dialect, table.kind) {
-        (Dialect::Postgres, TableKind::Table) => {
-            // Twice the pool, in percent of the table, so block sampling rarely falls short.
-            let percent =
-                ((POOL_ROWS as f64 * 2.0 / rows.max(1) as f64) * 100.0).clamp(0.000_1, 100.0);
-            read(
-                format!(
-                    "{quoted} TABLESAMPLE SYSTEM ({percent}) REPEATABLE ({})",
-                    seed % 2_147_483_647
-                ),
-                &[],
-            )
-        }
-        (Dialect::Sqlite, TableKind::Table) => {
-            let Ok(bounds) = db.query(&format!("SELECT MIN(rowid), MAX(rowid) FROM {quoted}"), &[])
-            else {
-                // A WITHOUT ROWID table: its first rows.
-                return first_rows(db, table, POOL_ROWS);
-            };
-            let (low, high) = match bounds.first().map(Vec::as_slice) {
-                Some([SqlValue::Integer(l), SqlValue::Integer(h)]) => (*l, *h),
-                _ => return Ok(Vec::new()),
-            };
-            let mut rng = fastrand::Rng::with_seed(seed);
-            let mut ids: Vec<i64> = (0..POOL_ROWS).map(|_| rng.i64(low..=high)).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            // Each random rowid seeks the next existing row, so gaps in the rowids cost nothing.
-            let relation = format!(
-                "{quoted} WHERE rowid IN (SELECT (SELECT t.rowid FROM {quoted} AS t WHERE t.rowid >= wanted.value ORDER BY t.rowid LIMIT 1) FROM json_each(?1) AS wanted)"
-            );
-            read(
-                relation,
-                &[SqlValue::Text(serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into()))],
-            )
-        }
-        (Dialect::ClickHouse, TableKind::Table) => {
-            // `SAMPLE` reads a deterministic fraction by the table's sampling key; a table
-            // without one (most) gives its first rows, a bounded LIMIT.
-            let keyed = db
-                .query(
-                    "SELECT sampling_key FROM system.tables WHERE database = currentDatabase() AND name = $1",
-                    &[SqlValue::Text(table.name.clone())],
-                )?
-                .first()
-                .and_then(|r| r[0].as_str())
-                .is_some_and(|k| !k.is_empty());
-            if !keyed {
-                return first_rows(db, table, POOL_ROWS);
-            }
-            let fraction = (POOL_ROWS as f64 * 2.0 / rows.max(1) as f64).clamp(0.000_001, 1.0);
-            read(format!("{quoted} SAMPLE {fraction:?}"), &[])
-        }
-        // Views cannot be sampled by position cheaply: their first rows.
-        _ => first_rows(db, table, POOL_ROWS),
+    // Views cannot be sampled by position cheaply: their first rows, as tables of engines
+    // without a cheaper way.
+    match engine(dialect).random_rows(db, table, rows, seed, &read) {
+        Some(rows) => rows,
+        None => first_rows(db, table, POOL_ROWS),
     }
 }
 

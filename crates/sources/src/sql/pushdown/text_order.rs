@@ -4,7 +4,7 @@
 
 use schemascope_core::ColumnInfo;
 
-use crate::sql::ch_text;
+use crate::sql::clickhouse::text as ch_text;
 
 /// What comparing stored values says about comparing their text (the type's output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

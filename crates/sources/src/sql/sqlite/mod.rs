@@ -1,8 +1,16 @@
 //! SQLite through `rusqlite` (bundled): a small pool of read-only connections, each with
 //! `query_only` on, the engine's authorizer as the gate on what a statement may do
-//! (`sqlite_gate.rs`), limits on value sizes, guards on the functions whose one call could
-//! outlast the deadline (`sqlite_guard.rs`), a statement deadline enforced by the progress
+//! (`gate.rs`), limits on value sizes, guards on the functions whose one call could
+//! outlast the deadline (`guards.rs`), a statement deadline enforced by the progress
 //! handler, and a process-wide heap limit.
+
+pub mod create;
+mod gate;
+mod guards;
+mod pushdown;
+mod quartiles;
+
+pub(crate) use self::pushdown::SqliteSql;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,9 +24,9 @@ use schemascope_core::sync::lock;
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
+use self::gate::Gate;
 use super::caps::Budget;
 use super::pool::{Lease, Pool, pool_size};
-use super::sqlite_gate::{self, Gate};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
@@ -129,14 +137,14 @@ fn connect(
     let (listed, allowed) = match allowed {
         Some(allowed) => (None, Arc::clone(allowed)),
         None => {
-            let (callables, names) = sqlite_gate::function_list(&connection)?;
+            let (callables, names) = gate::function_list(&connection)?;
             let allowed = Arc::new(names.clone());
             (Some((callables, names)), allowed)
         }
     };
     // After the function list was read, so that it shows the engine's own flags.
-    super::sqlite_guard::install(&connection)?;
-    let gate = sqlite_gate::install(&mut connection, allowed)?;
+    guards::install(&connection)?;
+    let gate = gate::install(&mut connection, allowed)?;
     Ok((Pooled { connection, deadline_ms, cancelled, epoch, gate }, listed))
 }
 
@@ -250,7 +258,7 @@ impl SqliteDatabase {
                 ErrorClass::Refused,
             );
         }
-        // The length limit, met in the engine or inside a guarded function (sqlite_guard.rs,
+        // The length limit, met in the engine or inside a guarded function (guards.rs,
         // whose error reaches here as the function's own).
         if e.sqlite_error_code() == Some(Code::TooBig)
             || e.to_string().contains("string or blob too big")

@@ -1,7 +1,7 @@
-//! ClickHouse over its HTTP interface (`ch_http.rs`): every statement checked against the
-//! server's own allow-list (`ch_callables.rs`) and the validator's read-only check, then sent
+//! ClickHouse over its HTTP interface (`http.rs`): every statement checked against the
+//! server's own allow-list (`callables.rs`) and the validator's read-only check, then sent
 //! with settings that keep it read-only and bounded, its rows read as `TabSeparated` text within
-//! the caps and converted by column type (`ch_text.rs`).
+//! the caps and converted by column type (`text.rs`).
 //!
 //! Read-only by construction, whatever the user's profile, found out when connecting
 //! (`system.settings`):
@@ -16,8 +16,16 @@
 //!   at its timeout (or whose call is cancelled) is stopped with `KILL QUERY` by its `query_id`.
 //!
 //! ClickHouse has no parameter binding in 18.16: parameters (`$1`, …) are written into the
-//! statement as literals, escaped (`ch_text::sql_literal`), at the places the tokenizer finds
+//! statement as literals, escaped (`text::sql_literal`), at the places the tokenizer finds
 //! placeholders — never inside strings or comments.
+
+mod callables;
+mod http;
+mod pushdown;
+mod quartiles;
+pub(crate) mod text;
+
+pub(crate) use self::pushdown::ClickHouseSql;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,11 +39,10 @@ use schemascope_query::{Callables, check_read_only_within};
 use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use self::http::{Endpoint, Failure, Http, Line, Reply, is_exception_line, query_id};
 use super::caps::Budget;
-use super::ch_http::{Endpoint, Failure, Http, Line, Reply, is_exception_line, query_id};
 use super::{
-    Caps, Cut, Database, Dialect, QueryResult, Rows, STATEMENT_TIMEOUT_MS, SqlValue, ch_callables,
-    ch_text, guard,
+    Caps, Cut, Database, Dialect, QueryResult, Rows, STATEMENT_TIMEOUT_MS, SqlValue, guard,
 };
 use crate::error::{ErrorClass, SourceError};
 
@@ -150,7 +157,7 @@ impl ClickHouseDatabase {
         // TabSeparated escapes a name's tabs and backslashes.
         let served = fields.next().unwrap_or_default().trim_end_matches(['\r', '\n']);
         database.database =
-            String::from_utf8_lossy(&ch_text::unescape(served.as_bytes()).unwrap_or_default())
+            String::from_utf8_lossy(&text::unescape(served.as_bytes()).unwrap_or_default())
                 .into_owned();
         database.profile_memory_bytes =
             fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
@@ -319,7 +326,7 @@ impl ClickHouseDatabase {
                 ));
             };
             out.push_str(&sql[copied..start]);
-            out.push_str(&ch_text::sql_literal(value));
+            out.push_str(&text::sql_literal(value));
             copied = end;
         }
         out.push_str(&sql[copied..]);
@@ -424,10 +431,10 @@ impl ClickHouseDatabase {
             Caps::default(),
             STATEMENT_TIMEOUT_MS,
         )?;
-        let rows: Vec<ch_callables::FunctionRow> = read
+        let rows: Vec<callables::FunctionRow> = read
             .rows
             .iter()
-            .map(|r| ch_callables::FunctionRow {
+            .map(|r| callables::FunctionRow {
                 name: r[0].as_str().unwrap_or_default().to_string(),
                 case_insensitive: r[1].as_count() > 0,
                 alias_to: r[2].as_str().unwrap_or_default().to_string(),
@@ -435,7 +442,7 @@ impl ClickHouseDatabase {
                 is_aggregate: r[4].as_count() > 0,
             })
             .collect();
-        let mut callables = ch_callables::allow_list(&rows);
+        let mut callables = callables::allow_list(&rows);
         callables.set_relation_scope(RelationScope::ClickHouse { database: self.database.clone() });
         let callables = Arc::new(callables);
         *lock(&self.allow_list) = Some((Arc::clone(&callables), Instant::now()));
@@ -469,11 +476,11 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
             Line::Full if !is_exception_line(line) => Ok(line
                 .split(|&b| b == b'\t')
                 .map(|f| {
-                    String::from_utf8_lossy(&ch_text::unescape(f).unwrap_or_default()).into_owned()
+                    String::from_utf8_lossy(&text::unescape(f).unwrap_or_default()).into_owned()
                 })
                 .collect()),
             Line::Full | Line::End if is_exception_line(line) => {
-                let (code, message) = super::ch_http::exception(&String::from_utf8_lossy(line));
+                let (code, message) = http::exception(&String::from_utf8_lossy(line));
                 Err(Failure::Server { code, message })
             }
             Line::TooLong { received } => Err(Failure::Transport {
@@ -508,8 +515,7 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
                 if fields.len() != types.len() || is_exception_line(&line) {
                     // What follows the rows when a statement fails while its result streams.
                     if is_exception_line(&line) {
-                        let (code, message) =
-                            super::ch_http::exception(&String::from_utf8_lossy(&line));
+                        let (code, message) = http::exception(&String::from_utf8_lossy(&line));
                         return Err(Failure::Server { code, message });
                     }
                     return Err(Failure::Transport {
@@ -522,7 +528,7 @@ fn read_rows(reply: &mut Reply, caps: Caps) -> Result<Read, Failure> {
                     });
                 }
                 let row: Vec<SqlValue> =
-                    types.iter().zip(&fields).map(|(ty, raw)| ch_text::value(ty, raw)).collect();
+                    types.iter().zip(&fields).map(|(ty, raw)| text::value(ty, raw)).collect();
                 if let Err(which) = budget.admit(&row) {
                     cut = Some(which);
                     break;

@@ -1,10 +1,21 @@
 //! PostgreSQL through the `postgres` crate: every statement checked against the server's own
 //! allow-list of what may be called (read from its catalog once per connection,
-//! `pg_callables.rs`), then run in a `READ ONLY` transaction with a `statement_timeout`, its
-//! rows streamed within the caps as text and converted by column type (`pg_fetch.rs`,
-//! [`pg_text`]); reconnects after the server went away, and sends a statement again only when
+//! `callables.rs`), then run in a `READ ONLY` transaction with a `statement_timeout`, its
+//! rows streamed within the caps as text and converted by column type (`fetch.rs`,
+//! [`text`]); reconnects after the server went away, and sends a statement again only when
 //! it provably never reached the server. A source holds a few connections, so one slow statement
 //! does not hold up the others, and a cancelled call cancels its statement on the server.
+
+mod callables;
+mod fetch;
+mod plan;
+mod pushdown;
+mod quartiles;
+pub(crate) mod text;
+
+pub use self::plan::MAX_PLANNED_SPILL_BYTES;
+
+pub(crate) use self::pushdown::PostgresSql;
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -19,11 +30,9 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::sql::EXECUTION_WORK_BUDGET;
 use schemascope_query::{Callables, check_read_only_within};
 
-use super::pg_fetch::{self, CallerBounds, Failure, run_read_only};
+use self::fetch::{CallerBounds, Failure, run_read_only};
 use super::pool::{Lease, Pool, pool_size};
-use super::{
-    Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard, pg_callables,
-};
+use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
 
@@ -338,15 +347,14 @@ impl PostgresDatabase {
 
     /// Reads the allow-list through `client` and shares it.
     fn read_allow_list(&self, client: &mut Client) -> Result<Arc<Callables>, SourceError> {
-        let loaded = pg_callables::load(client, STATEMENT_TIMEOUT_MS).map_err(|e| {
-            SourceError::Database {
+        let loaded =
+            callables::load(client, STATEMENT_TIMEOUT_MS).map_err(|e| SourceError::Database {
                 location: self.location.clone(),
                 message: format!(
                     "cannot read which functions may run from the server's catalog: {}",
                     self.error(&e, STATEMENT_TIMEOUT_MS)
                 ),
-            }
-        })?;
+            })?;
         let loaded = Arc::new(loaded);
         *lock(&self.allow_list) = Some((Arc::clone(&loaded), std::time::Instant::now()));
         Ok(loaded)
@@ -750,7 +758,7 @@ impl Database for PostgresDatabase {
         schemascope_core::cancel::current().check()?;
         self.with_client(STATEMENT_TIMEOUT_MS, |client, callables, _| {
             allowed(sql, callables)?;
-            pg_fetch::compile_read_only(client, sql, STATEMENT_TIMEOUT_MS)
+            fetch::compile_read_only(client, sql, STATEMENT_TIMEOUT_MS)
         })
     }
 

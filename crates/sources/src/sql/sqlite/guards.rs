@@ -17,7 +17,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::{Connection, Error};
 
-use super::sqlite::SQLITE_MAX_LENGTH;
+use super::SQLITE_MAX_LENGTH;
 
 /// Byte comparisons one guarded call may make at most: well under a second.
 pub(super) const MAX_WORK: u128 = 1_000_000_000;

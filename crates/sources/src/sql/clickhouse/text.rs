@@ -9,11 +9,11 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::SqlValue;
+use crate::sql::SqlValue;
 
 /// A field of a `TabSeparated` line with its escapes resolved (`\t`, `\n`, `\\`, `\'`, `\0`,
 /// …); `None` for `\N` (NULL).
-pub fn unescape(field: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn unescape(field: &[u8]) -> Option<Vec<u8>> {
     if field == b"\\N" {
         return None;
     }
@@ -42,7 +42,7 @@ pub fn unescape(field: &[u8]) -> Option<Vec<u8>> {
 
 /// `ty` without the wrappers that do not change how a value is written: `Nullable(…)`,
 /// `LowCardinality(…)`, `SimpleAggregateFunction(f, …)`.
-pub fn stored_type(ty: &str) -> &str {
+pub(crate) fn stored_type(ty: &str) -> &str {
     let mut ty = ty.trim();
     loop {
         let inner = ["Nullable(", "LowCardinality("]
@@ -61,7 +61,7 @@ fn family(ty: &str) -> &str {
 }
 
 /// Whether a stored type holds whole numbers.
-pub fn is_integer(ty: &str) -> bool {
+pub(crate) fn is_integer(ty: &str) -> bool {
     matches!(
         family(stored_type(ty)),
         "Int8"
@@ -80,18 +80,18 @@ pub fn is_integer(ty: &str) -> bool {
 }
 
 /// Whether a stored type holds other numbers (floats and decimals).
-pub fn is_float_or_decimal(ty: &str) -> bool {
+pub(crate) fn is_float_or_decimal(ty: &str) -> bool {
     let f = family(stored_type(ty));
     f.starts_with("Float") || f.starts_with("Decimal")
 }
 
 /// Whether values of the type are shown as JSON documents (arrays, tuples, maps).
-pub fn is_document(ty: &str) -> bool {
+pub(crate) fn is_document(ty: &str) -> bool {
     matches!(family(stored_type(ty)), "Array" | "Tuple" | "Map" | "Nested")
 }
 
 /// The value of one field (`raw`: as it stands in the line, escapes included) of type `ty`.
-pub fn value(ty: &str, raw: &[u8]) -> SqlValue {
+pub(crate) fn value(ty: &str, raw: &[u8]) -> SqlValue {
     let stored = stored_type(ty);
     if is_document(stored) {
         if raw == b"\\N" {
@@ -115,7 +115,7 @@ pub fn value(ty: &str, raw: &[u8]) -> SqlValue {
         f if f.starts_with("Float") => {
             float(&text).map_or_else(|| SqlValue::Text(text.into_owned()), SqlValue::Real)
         }
-        f if f.starts_with("Decimal") => super::pg_text::number(&text),
+        f if f.starts_with("Decimal") => crate::sql::postgres::text::number(&text),
         "Bool" => match &*text {
             "true" | "1" => SqlValue::Bool(true),
             "false" | "0" => SqlValue::Bool(false),
@@ -137,7 +137,7 @@ fn float(text: &str) -> Option<f64> {
 
 /// A ClickHouse literal of an array, tuple or map (`[1,'a\'b',NULL]`, `(1,2)`, `{'k':1}`) as
 /// JSON: tuples become arrays, maps objects; numbers past i64 and non-finite floats become text.
-pub fn literal(raw: &[u8]) -> Option<Value> {
+pub(crate) fn literal(raw: &[u8]) -> Option<Value> {
     let mut parser = Literal { bytes: raw, at: 0, depth: 0 };
     let value = parser.value()?;
     (parser.at == raw.len()).then_some(value)
@@ -283,7 +283,7 @@ impl Literal<'_> {
 /// `value` as a ClickHouse literal, for a statement's parameter: text single-quoted with every
 /// backslash and quote escaped (ClickHouse reads backslash escapes inside strings), numbers in
 /// full, non-finite floats by ClickHouse's names.
-pub fn sql_literal(value: &SqlValue) -> String {
+pub(crate) fn sql_literal(value: &SqlValue) -> String {
     match value {
         SqlValue::Null => "NULL".into(),
         SqlValue::Integer(i) => i.to_string(),
@@ -303,7 +303,7 @@ pub fn sql_literal(value: &SqlValue) -> String {
 }
 
 /// `text` as a ClickHouse string literal.
-pub fn quote_string(text: &str) -> String {
+pub(crate) fn quote_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('\'');
     for ch in text.chars() {

@@ -334,7 +334,7 @@ impl Http {
     /// Asks the server to stop the statement `query_id` (without waiting for it to stop).
     pub(super) fn kill(&self, query_id: &str, settings: &[(&str, String)]) {
         let sql =
-            format!("KILL QUERY WHERE query_id = {} ASYNC", super::ch_text::quote_string(query_id));
+            format!("KILL QUERY WHERE query_id = {} ASYNC", super::text::quote_string(query_id));
         // A failed request leaves the statement to its own limits.
         let _ = self.text(&sql, settings, Duration::from_secs(5));
     }

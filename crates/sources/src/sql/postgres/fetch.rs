@@ -16,9 +16,10 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, Transaction};
 
-use super::caps::Budget;
-use super::pg_plan::{JsonText, MAX_PLANNED_SPILL_BYTES, largest_spill, shown_bytes};
-use super::{Caps, QueryResult, pg_text};
+use super::plan::{JsonText, MAX_PLANNED_SPILL_BYTES, largest_spill, shown_bytes};
+use super::text;
+use crate::sql::caps::Budget;
+use crate::sql::{Caps, QueryResult};
 
 /// Rows one execution of the portal asks for at most.
 const MAX_BATCH: usize = 1_024;
@@ -178,7 +179,7 @@ fn bounded_by_plan(
     }
 }
 
-type Streamed = (super::Rows, Option<super::Cut>, usize, Option<super::CutRow>);
+type Streamed = (crate::sql::Rows, Option<crate::sql::Cut>, usize, Option<crate::sql::CutRow>);
 
 fn stream(
     tx: &mut Transaction<'_>,
@@ -210,12 +211,12 @@ fn stream(
             }
             let mut values = Vec::with_capacity(types.len());
             for (i, ty) in types.iter().enumerate() {
-                values.push(pg_text::value(
+                values.push(text::value(
                     ty,
                     row.try_get::<_, Option<&str>>(i).map_err(Failure::Sent)?,
                 ));
             }
-            largest = largest.max(super::row_json_bytes(&values));
+            largest = largest.max(crate::sql::row_json_bytes(&values));
             if let Err(cut) = budget.admit(&values) {
                 // Dropping the rows stream lets the connection discard the rest of the batch.
                 return Ok((out, Some(cut), budget.read, budget.cut_row));

@@ -15,10 +15,10 @@
 use postgres::types::{Kind, Type};
 use serde_json::Value;
 
-use super::SqlValue;
+use crate::sql::SqlValue;
 
 /// The value of a column of type `ty` whose text output is `text` (`None`: NULL).
-pub fn value(ty: &Type, text: Option<&str>) -> SqlValue {
+pub(crate) fn value(ty: &Type, text: Option<&str>) -> SqlValue {
     let Some(text) = text else { return SqlValue::Null };
     if let Kind::Domain(base) = ty.kind() {
         return value(base, Some(text));
@@ -136,7 +136,7 @@ impl ArrayText<'_> {
 }
 
 /// A number's text as a JSON number when that number is exactly the same decimal, else as text.
-pub fn number(text: &str) -> SqlValue {
+pub(crate) fn number(text: &str) -> SqlValue {
     match text.parse::<f64>() {
         Ok(f) if f.is_finite() && exact(text, f) => SqlValue::Real(f),
         _ => SqlValue::Text(text.into()),
@@ -243,7 +243,7 @@ const LARGEST: &str = "1.7976931348623157e308";
 /// SQL for "the number `expr` (a `numeric`, `real` or `double precision` value) is shown as a
 /// JSON number" — [`number`]'s rule, evaluated by the database on the same text output. The
 /// range is tested before the cast so that the cast never overflows.
-pub fn number_sql(expr: &str) -> String {
+pub(crate) fn number_sql(expr: &str) -> String {
     let text = format!("({expr})::text");
     format!(
         "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \
@@ -257,7 +257,7 @@ pub fn number_sql(expr: &str) -> String {
 /// written shortest (all its digits, never rounded to 15), so one long numeric does not make a
 /// column "mixed" with a range over the others; NaN, ±Infinity and values past float8's range
 /// stay text.
-pub fn float_range_sql(expr: &str) -> String {
+pub(crate) fn float_range_sql(expr: &str) -> String {
     let text = format!("({expr})::text");
     format!(
         "(CASE WHEN {text} IN ('NaN', 'Infinity', '-Infinity') THEN false \

@@ -7,8 +7,8 @@ use std::path::Path;
 use rusqlite::Connection;
 use schemascope_core::{Catalog, TableKind};
 
-use super::Dialect;
 use crate::error::SourceError;
+use crate::sql::Dialect;
 
 /// `declared` when it is a plain type name (words, then optional numeric parameters:
 /// `VARCHAR(40)`, `DOUBLE PRECISION`, `NUMERIC(10, 2)`), else no type: a type is text from
