@@ -1,6 +1,6 @@
-//! Files that are tables: CSV/TSV ([`csv`]) and Parquet ([`parquet`]). Either is read into
+//! Files that are tables: CSV/TSV (`csv.rs`) and Parquet (`parquet.rs`). Either is read into
 //! Arrow record batches on every core, profiled a column at a time (every value, exact, as the
-//! same rows written as JSON objects would be: [`cells`], [`arrow_columns`]) and served as one
+//! same rows written as JSON objects would be: `cells.rs`, `arrow_columns.rs`) and served as one
 //! document collection whose items are its rows: all of them for a small file, otherwise a
 //! uniform sample of about [`SAMPLE_ROWS`] rows (said in a warning, as a streamed NDJSON file's
 //! sample is).
