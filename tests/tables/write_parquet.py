@@ -11,12 +11,17 @@
 - `int96.parquet`: timestamps written as the deprecated INT96 (Spark, Impala, Hive).
 - `seattle-weather.parquet`: the real CSV read by pandas and written with snappy compression.
 - `zstd.parquet`: the same rows with zstd and dictionary pages.
+- `arrow-schema-corrupt.parquet`: a valid file whose embedded Arrow schema (`ARROW:schema`) has
+  a byte zeroed (the `parquet` crate panics on it); `deep.parquet`: a list nested 400 levels,
+  written without the Arrow schema (its schema tree is built recursively).
 """
 
+import base64
 import datetime
 import decimal
 import os
 import random
+import re
 import sys
 
 import pandas as pd
@@ -77,6 +82,20 @@ def main(out):
     weather = pd.read_csv(os.path.join(here, "..", "..", "testdata", "tables", "seattle-weather.csv"))
     weather.to_parquet(os.path.join(out, "seattle-weather.parquet"), compression="snappy", row_group_size=400)
     weather.to_parquet(os.path.join(out, "zstd.parquet"), compression="zstd", use_dictionary=True)
+    clean = os.path.join(out, "clean.parquet")
+    pq.write_table(pa.table({"x": pa.array([1, 2, 3], pa.int64())}), clean)
+    data = open(clean, "rb").read()
+    key = data.find(b"ARROW:schema")
+    start, end = re.compile(rb"[A-Za-z0-9+/=]{20,}").search(data, key + 12).span()
+    raw = bytearray(base64.b64decode(data[start:end]))
+    raw[32] = 0
+    with open(os.path.join(out, "arrow-schema-corrupt.parquet"), "wb") as f:
+        f.write(data[:start] + base64.b64encode(bytes(raw)) + data[end:])
+    deep_type, deep_value = pa.int64(), 1
+    for _ in range(400):
+        deep_type, deep_value = pa.list_(deep_type), [deep_value]
+    pq.write_table(pa.table({"deep": pa.array([deep_value], deep_type)}), os.path.join(out, "deep.parquet"),
+                   store_schema=False)
 
 
 if __name__ == "__main__":

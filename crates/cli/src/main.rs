@@ -42,9 +42,10 @@ struct Cli {
     #[arg(long, global = true, value_name = "BYTES")]
     max_file_bytes: Option<u64>,
     /// Memory for the statistics of an NDJSON document file profiled by streaming (`profile`,
-    /// `describe`, `schema`, `property`; and `serve` for files of 1 GiB or more), e.g. 512MiB;
-    /// past it the heaviest properties' exact counters are spilled to temporary files (see
-    /// `--spill-dir`), so every figure stays exact [default: 96MiB].
+    /// `describe`, `schema`, `property`; and `serve` for files of 1 GiB or more) and of a CSV or
+    /// Parquet file, e.g. 512MiB; past it the heaviest
+    /// properties' exact counters are spilled to temporary files (see `--spill-dir`), so every
+    /// figure stays exact [default: 96MiB].
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes)]
     memory_budget: Option<u64>,
     /// Where a streamed profile spills counters past its memory budget: unnamed temporary

@@ -316,12 +316,10 @@ pub(crate) fn time(v: i64, unit: TimeUnit) -> String {
 
 /// A duration of `v` units, ISO 8601.
 pub(crate) fn duration(v: i64, unit: TimeUnit) -> String {
-    let (seconds, nanos) = seconds_nanos(v, unit);
-    if seconds < 0 && nanos > 0 {
-        // -1.5 s is -2 s + 0.5 s here; written as -1.5.
-        return format!("-PT{}{}S", -(seconds + 1), fraction(1_000_000_000 - nanos));
-    }
-    format!("PT{seconds}{}S", fraction(nanos))
+    // The sign before the designator, whatever the unit: `-PT5S`, `-PT0.005S`.
+    let sign = if v < 0 { "-" } else { "" };
+    let (seconds, nanos) = seconds_nanos(i64::try_from(v.unsigned_abs()).unwrap_or(i64::MAX), unit);
+    format!("{sign}PT{seconds}{}S", fraction(nanos))
 }
 
 /// An interval of months, days and nanoseconds, ISO 8601.
@@ -453,6 +451,8 @@ mod tests {
         assert_eq!(date(19_723), "2024-01-01");
         assert_eq!(time(3_723_500, TimeUnit::Millisecond), "01:02:03.5");
         assert_eq!(duration(-1_500, TimeUnit::Millisecond), "-PT1.5S");
+        assert_eq!(duration(-5, TimeUnit::Second), "-PT5S");
+        assert_eq!(duration(-5, TimeUnit::Millisecond), "-PT0.005S");
         assert_eq!(interval(1, 2, 3_000_000_000), "P1M2DT3S");
         assert_eq!(hex(&[0, 255, 16]), "\\x00ff10");
     }

@@ -8,7 +8,7 @@
 //! - Each column has one type, decided from every row (not a sample), so that no later row can
 //!   contradict it: `boolean` when every value is `true` or `false` (any case), `integer` when
 //!   every value is one written as JSON writes integers (no `+`, no leading zeros — `007` and
-//!   zip codes stay text — at most 18 digits), `number` when every value is a JSON number and one
+//!   zip codes stay text — within the 64-bit range), `number` when every value is a JSON number and one
 //!   has a fraction or exponent (integers in it read as doubles), else `text`.
 //! - The first row is the header unless every one of its fields fits the type its column has in
 //!   the other rows and at least one column is not text (a file of numbers has no header).
@@ -84,7 +84,7 @@ impl Kind {
     }
 }
 
-/// `Some(true)` for a JSON integer of at most 18 digits, `Some(false)` for any other finite
+/// `Some(true)` for a JSON integer within `i64`, `Some(false)` for any other finite
 /// JSON number, `None` for anything else.
 fn json_number(field: &[u8]) -> Option<bool> {
     let digits = |s: &[u8], mut i: usize| {
@@ -124,7 +124,9 @@ fn json_number(field: &[u8]) -> Option<bool> {
     if i != field.len() {
         return None;
     }
-    if integer && whole <= 18 {
+    // Any integer `i64` holds (19-digit ids too); longer ones are numbers, as a JSON reader
+    // holds them: doubles.
+    if integer && std::str::from_utf8(field).ok().and_then(|t| t.parse::<i64>().ok()).is_some() {
         return Some(true);
     }
     // Longer integers are numbers, as a JSON reader holds them: doubles.
@@ -148,11 +150,13 @@ struct Record {
     bytes: Vec<u8>,
     ends: Vec<usize>,
     line: u64,
+    /// Where its first byte is in the input.
+    start: usize,
 }
 
 impl Record {
     fn new() -> Self {
-        Self { bytes: vec![0; 1 << 12], ends: vec![0; 64], line: 0 }
+        Self { bytes: vec![0; 1 << 12], ends: vec![0; 64], line: 0, start: 0 }
     }
 
     fn field(&self, ends_len: usize, i: usize) -> &[u8] {
@@ -172,8 +176,12 @@ struct Records<'a> {
     record: Record,
     /// Fields of the current record.
     fields: usize,
-    /// Line the next record starts on (1-based, counting from where `input` starts).
-    line: u64,
+    /// The line `input` starts on.
+    first_line: u64,
+    /// Newlines in `input[..counted]`: lines are counted by `\n` bytes, not by the reader
+    /// (which counts a CRLF's `\n` with the record after it).
+    newlines: u64,
+    counted: usize,
 }
 
 impl<'a> Records<'a> {
@@ -184,15 +192,33 @@ impl<'a> Records<'a> {
             at: 0,
             record: Record::new(),
             fields: 0,
-            line: first_line,
+            first_line,
+            newlines: 0,
+            counted: 0,
         }
+    }
+
+    /// The line of byte `at` of the input (at or after the last asked for).
+    fn line_at(&mut self, at: usize) -> u64 {
+        let at = at.min(self.input.len());
+        if at > self.counted {
+            self.newlines +=
+                memchr::memchr_iter(b'\n', &self.input[self.counted..at]).count() as u64;
+            self.counted = at;
+        }
+        self.first_line + self.newlines
     }
 
     /// Reads the next record; `false` at the end.
     fn next_record(&mut self) -> bool {
         let (mut out, mut ends) = (0, 0);
-        self.record.line = self.line;
-        let lines_before = self.reader.line();
+        // The record starts past the line break the one before left unread (a CRLF's `\n`).
+        let mut start = self.at;
+        while matches!(self.input.get(start), Some(b'\r' | b'\n')) {
+            start += 1;
+        }
+        self.record.line = self.line_at(start);
+        self.record.start = start;
         loop {
             let input = &self.input[self.at..];
             let (result, read, wrote, ended) = self.reader.read_record(
@@ -215,7 +241,7 @@ impl<'a> Records<'a> {
                     out += wrote;
                     ends += ended;
                     if matches!(result, ReadRecordResult::Record) {
-                        self.finish(ends, lines_before);
+                        self.fields = ends;
                         return true;
                     }
                     if matches!(result, ReadRecordResult::OutputFull) {
@@ -237,17 +263,12 @@ impl<'a> Records<'a> {
                     self.record.ends.resize(len * 2, 0);
                 }
                 ReadRecordResult::Record => {
-                    self.finish(ends, lines_before);
+                    self.fields = ends;
                     return true;
                 }
                 ReadRecordResult::End => return false,
             }
         }
-    }
-
-    fn finish(&mut self, ends: usize, lines_before: u64) {
-        self.fields = ends;
-        self.line += self.reader.line() - lines_before;
     }
 
     /// The byte offset (within `input`) where the next record starts.
@@ -313,6 +334,9 @@ struct Layout {
     kinds: Vec<Kind>,
     /// Whether the first row is the header.
     header: bool,
+    /// The header's line, and its fields that are not UTF-8 (1-based).
+    header_line: u64,
+    bad_names: Vec<usize>,
     /// Parts for the second pass: (start offset, line) of a record every [`PART_BYTES`].
     parts: Vec<(usize, u64)>,
     rows: u64,
@@ -349,7 +373,7 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>)
             continue;
         }
         if start >= next_part {
-            scan.parts.push((start, records.record.line));
+            scan.parts.push((records.record.start, records.record.line));
             if let Some(&(before, _)) = scan.parts.iter().rev().nth(1) {
                 release(before..start);
             }
@@ -370,7 +394,7 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>)
         }
     }
     scan.end = records.offset();
-    scan.newlines = records.line - 1;
+    scan.newlines = records.line_at(scan.end) - 1;
     scan
 }
 
@@ -431,10 +455,13 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
     let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
     let mut records = Records::new(dialect, body, 1);
     let mut first: Option<(Vec<Vec<u8>>, usize, u64)> = None;
+    let mut first_line = 1;
     while first.is_none() && records.next_record() {
         if !records.blank() {
+            first_line = records.record.line;
             let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
-            first = Some((fields, records.offset(), records.line));
+            let after = records.offset();
+            first = Some((fields, after, records.line_at(after)));
         }
     }
     let Some((first, after_first, second_line)) = first else {
@@ -487,7 +514,29 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
         .map(|(start, line)| (mark + start, line))
         .filter(|(start, _)| *start >= data_start)
         .collect();
-    Ok(Layout { dialect, data_start, data_line, names, kinds, header, parts, rows })
+    let header_line = first_line;
+    let bad_names = if header {
+        first
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| std::str::from_utf8(f).is_err())
+            .map(|(i, _)| i + 1)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Layout {
+        dialect,
+        data_start,
+        data_line,
+        names,
+        kinds,
+        header,
+        header_line,
+        bad_names,
+        parts,
+        rows,
+    })
 }
 
 /// Header names: empty ones numbered, repeated ones suffixed.
@@ -773,6 +822,13 @@ pub(crate) fn read(
         .take(WARNINGS_KEPT)
         .map(|r| LoadWarning::at(r.line as usize, r.column.unwrap_or(1), r.message))
         .collect();
+    for &column in &layout.bad_names {
+        read.warnings.push(LoadWarning::at(
+            layout.header_line as usize,
+            column,
+            "the header name is not UTF-8 (read with U+FFFD in place of the bad bytes)".to_string(),
+        ));
+    }
     if skipped > 0 {
         read.warnings.push(LoadWarning::new(format!(
             "{skipped} rows with more fields than the header were skipped"
@@ -855,6 +911,9 @@ mod tests {
         assert_eq!(json_number(b".5"), None);
         assert_eq!(json_number(b"1e999"), None);
         assert_eq!(json_number(b"1234567890123456789012"), Some(false));
+        assert_eq!(json_number(b"1500000000000000072"), Some(true));
+        assert_eq!(json_number(b"-9223372036854775808"), Some(true));
+        assert_eq!(json_number(b"9223372036854775808"), Some(false));
         assert_eq!(json_number(b"NaN"), None);
         assert_eq!(Kind::Integer.join(Kind::Number), Kind::Number);
         assert_eq!(Kind::Integer.join(Kind::Boolean), Kind::Text);

@@ -44,8 +44,63 @@ fn reopen(path: &Path, first: &std::fs::Metadata) -> Result<std::fs::File, Sourc
     Ok(file)
 }
 
-/// Profiles the Parquet file at `path` into `new()` builders, one per core.
+/// Stack of the threads that read a Parquet file: the `parquet` crate builds a file's schema
+/// tree recursively, a frame of some kilobytes per level of nesting, before any limit of ours
+/// can look at it (2 MiB overflowed at 350 levels; this reaches some ten thousand). Only the
+/// pages a thread touches are memory.
+const STACK_BYTES: usize = 64 << 20;
+
+/// Deepest nesting read: the profile descends 64 levels (`ProfileLimits`).
+const MAX_NESTING: usize = 64;
+
+/// The levels of nesting of a type (a plain value is 0).
+fn nesting(data_type: &arrow_schema::DataType) -> usize {
+    use arrow_schema::DataType::*;
+    match data_type {
+        List(f)
+        | LargeList(f)
+        | FixedSizeList(f, _)
+        | ListView(f)
+        | LargeListView(f)
+        | Map(f, _) => 1 + nesting(f.data_type()),
+        Struct(fields) => 1 + fields.iter().map(|f| nesting(f.data_type())).max().unwrap_or(0),
+        Dictionary(_, v) => nesting(v),
+        RunEndEncoded(_, v) => nesting(v.data_type()),
+        _ => 0,
+    }
+}
+
+/// Profiles the Parquet file at `path` on every core. The `parquet` crate panics on some
+/// corrupt files (a bad embedded Arrow schema, page lengths past their buffer): such a panic
+/// is this file's error, not the process's end, so the reading runs on threads of its own and a
+/// panic there is returned as "not a Parquet file this reader can read".
 pub(crate) fn read(
+    path: &Path,
+    progress: &dyn Progress,
+    budget: &Budget,
+) -> Result<TableRead, SourceError> {
+    let joined = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("parquet".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || read_file(path, progress, budget))
+            .map(|h| h.join())
+    });
+    match joined {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the reader failed on it".into());
+            Err(parquet_error(path, why))
+        }
+        Err(e) => Err(SourceError::Io { path: path.to_path_buf(), cause: e }),
+    }
+}
+
+fn read_file(
     path: &Path,
     progress: &dyn Progress,
     budget: &Budget,
@@ -55,6 +110,16 @@ pub(crate) fn read(
         file.try_clone().map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?,
     )
     .map_err(|e| parquet_error(path, e))?;
+    let deepest =
+        builder.schema().fields().iter().map(|f| nesting(f.data_type())).max().unwrap_or(0);
+    if deepest > MAX_NESTING {
+        return Err(SourceError::Table {
+            path: path.to_path_buf(),
+            message: format!(
+                "a column is nested {deepest} levels deep; at most {MAX_NESTING} are read"
+            ),
+        });
+    }
     let parquet_metadata = builder.metadata().clone();
     let groups: Vec<(usize, u64, i64)> = parquet_metadata
         .row_groups()
@@ -77,30 +142,39 @@ pub(crate) fn read(
                 let mine: Vec<(usize, u64, i64)> =
                     groups.iter().copied().skip(w).step_by(workers).collect();
                 let metadata = &metadata;
-                scope.spawn(move || -> Result<TableWorker, SourceError> {
-                    let mut worker = budget.builder(workers, rows);
-                    for (group, first_row, size) in mine {
-                        // A handle of its own: clones of one share its position, and the
-                        // reader seeks.
-                        let own = reopen(path, metadata)?;
-                        let reader = ParquetRecordBatchReaderBuilder::try_new(own)
-                            .and_then(|b| {
-                                b.with_row_groups(vec![group]).with_batch_size(BATCH_ROWS).build()
-                            })
-                            .map_err(|e| parquet_error(path, e))?;
-                        let mut row = first_row;
-                        for batch in reader {
-                            let batch = batch.map_err(|e| parquet_error(path, e))?;
-                            worker.add(&batch, row, sample);
-                            row += batch.num_rows() as u64;
+                let spawned = std::thread::Builder::new().stack_size(STACK_BYTES).spawn_scoped(
+                    scope,
+                    move || -> Result<TableWorker, SourceError> {
+                        let mut worker = budget.builder(workers, rows);
+                        for (group, first_row, size) in mine {
+                            // A handle of its own: clones of one share its position, and the
+                            // reader seeks.
+                            let own = reopen(path, metadata)?;
+                            let reader = ParquetRecordBatchReaderBuilder::try_new(own)
+                                .and_then(|b| {
+                                    b.with_row_groups(vec![group])
+                                        .with_batch_size(BATCH_ROWS)
+                                        .build()
+                                })
+                                .map_err(|e| parquet_error(path, e))?;
+                            let mut row = first_row;
+                            for batch in reader {
+                                let batch = batch.map_err(|e| parquet_error(path, e))?;
+                                worker.add(&batch, row, sample);
+                                row += batch.num_rows() as u64;
+                            }
+                            progress.advance(size.max(0) as u64);
                         }
-                        progress.advance(size.max(0) as u64);
-                    }
-                    Ok(worker)
-                })
+                        Ok(worker)
+                    },
+                );
+                spawned.map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })
             })
             .collect();
-        handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+        handles
+            .into_iter()
+            .map(|h| h.and_then(|h| schemascope_core::sync::joined(h.join())))
+            .collect()
     });
     let mut read = TableRead::new(rows);
     for result in results {

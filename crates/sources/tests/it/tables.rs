@@ -161,6 +161,17 @@ fn parquet_values_read_as_documented() {
     assert_eq!(row["at"], "2001-09-09T01:46:41.000001", "{row}");
 }
 
+/// Files the `parquet` crate panics on or recurses through are this file's error, not the
+/// process's end.
+#[test]
+fn corrupt_and_deep_parquet_files_are_refused_with_a_reason() {
+    let corrupt =
+        load_path(&parquet_dir().join("arrow-schema-corrupt.parquet")).expect_err("corrupt");
+    assert!(corrupt.to_string().contains("not a Parquet file this reader can read"), "{corrupt}");
+    let deep = load_path(&parquet_dir().join("deep.parquet")).expect_err("deep");
+    assert!(deep.to_string().contains("nested 400 levels deep; at most 64"), "{deep}");
+}
+
 fn write(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join(name);
@@ -185,6 +196,15 @@ fn awkward_csv_text_reads_as_stated() {
     assert_eq!(rows[0]["note"], "two\r\nlines, \"quoted\"");
     assert_eq!(rows[1]["note"], Value::Null);
     assert_eq!(rows[2]["score"], 2.0);
+    // 19-digit integers within i64 stay exact integers (snowflake ids).
+    let (_d, ids) =
+        write("ids.csv", b"id\n1500000000000000072\n1500000000000000073\n9223372036854775807\n");
+    let ids = load_path(&ids).expect("ids");
+    let id = property(&ids.collections[0], "id");
+    assert_eq!(id.distinct, 3);
+    let first: Value =
+        serde_json::from_str(ids.collections[0].items().next().expect("row").json).expect("json");
+    assert_eq!(first["id"], 1_500_000_000_000_000_072u64);
     let warning = &source.warnings[0].message;
     assert!(
         warning.contains("delimiter `,`")
@@ -237,6 +257,25 @@ fn ragged_rows_and_bad_bytes_are_reported_with_their_line() {
     assert!(at(4).is_some_and(|m| m.contains("skipped")), "{:?}", source.warnings);
     let bad = source.warnings.iter().find(|w| w.line == Some(5)).expect("bad bytes reported");
     assert_eq!(bad.column, Some(2));
+    // CRLF line breaks count as one line each: the short row is on line 3.
+    let (_d, crlf) = write("crlf.csv", b"a,b,c\r\n1,2,3\r\n4,5\r\n");
+    let crlf = load_path(&crlf).expect("loads");
+    assert!(
+        crlf.warnings.iter().any(|w| w.line == Some(3) && w.message.contains("2 fields")),
+        "{:?}",
+        crlf.warnings
+    );
+    // A header name that is not UTF-8 is reported too.
+    let (_d, header) = write("header.csv", b"n\xe9m,b\nx,1\n");
+    let header = load_path(&header).expect("loads");
+    assert!(
+        header
+            .warnings
+            .iter()
+            .any(|w| w.line == Some(1) && w.column == Some(1) && w.message.contains("not UTF-8")),
+        "{:?}",
+        header.warnings
+    );
     let (_d, empty) = write("empty.csv", b"");
     assert!(load_path(&empty).expect_err("empty").to_string().contains("no rows"));
 }
