@@ -149,14 +149,13 @@ impl Dialect {
 struct Record {
     bytes: Vec<u8>,
     ends: Vec<usize>,
-    line: u64,
     /// Where its first byte is in the input.
     start: usize,
 }
 
 impl Record {
     fn new() -> Self {
-        Self { bytes: vec![0; 1 << 12], ends: vec![0; 64], line: 0, start: 0 }
+        Self { bytes: vec![0; 1 << 12], ends: vec![0; 64], start: 0 }
     }
 
     fn field(&self, ends_len: usize, i: usize) -> &[u8] {
@@ -180,8 +179,8 @@ struct Records<'a> {
     first_line: u64,
     /// Newlines in `input[..counted]`: lines are counted by `\n` bytes, not by the reader
     /// (which counts a CRLF's `\n` with the record after it).
-    newlines: u64,
-    counted: usize,
+    newlines: std::cell::Cell<u64>,
+    counted: std::cell::Cell<usize>,
 }
 
 impl<'a> Records<'a> {
@@ -193,20 +192,26 @@ impl<'a> Records<'a> {
             record: Record::new(),
             fields: 0,
             first_line,
-            newlines: 0,
-            counted: 0,
+            newlines: std::cell::Cell::new(0),
+            counted: std::cell::Cell::new(0),
         }
     }
 
     /// The line of byte `at` of the input (at or after the last asked for).
-    fn line_at(&mut self, at: usize) -> u64 {
-        let at = at.min(self.input.len());
-        if at > self.counted {
-            self.newlines +=
-                memchr::memchr_iter(b'\n', &self.input[self.counted..at]).count() as u64;
-            self.counted = at;
+    fn line_at(&self, at: usize) -> u64 {
+        let (at, counted) = (at.min(self.input.len()), self.counted.get());
+        if at > counted {
+            let more = memchr::memchr_iter(b'\n', &self.input[counted..at]).count() as u64;
+            self.newlines.set(self.newlines.get() + more);
+            self.counted.set(at);
         }
-        self.first_line + self.newlines
+        self.first_line + self.newlines.get()
+    }
+
+    /// The line the current record starts on (counted only when asked: most records never
+    /// are).
+    fn line(&self) -> u64 {
+        self.line_at(self.record.start)
     }
 
     /// Reads the next record; `false` at the end.
@@ -217,7 +222,6 @@ impl<'a> Records<'a> {
         while matches!(self.input.get(start), Some(b'\r' | b'\n')) {
             start += 1;
         }
-        self.record.line = self.line_at(start);
         self.record.start = start;
         loop {
             let input = &self.input[self.at..];
@@ -373,7 +377,7 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>)
             continue;
         }
         if start >= next_part {
-            scan.parts.push((records.record.start, records.record.line));
+            scan.parts.push((records.record.start, records.line()));
             if let Some(&(before, _)) = scan.parts.iter().rev().nth(1) {
                 release(before..start);
             }
@@ -458,7 +462,7 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
     let mut first_line = 1;
     while first.is_none() && records.next_record() {
         if !records.blank() {
-            first_line = records.record.line;
+            first_line = records.line();
             let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
             let after = records.offset();
             first = Some((fields, after, records.line_at(after)));
@@ -663,12 +667,12 @@ fn read_part(
         if records.blank() {
             continue;
         }
-        let line = records.record.line;
+        let line = || records.line();
         if records.fields > width {
             *skipped += 1;
             if reported.len() < WARNINGS_KEPT {
                 reported.push(Reported {
-                    line,
+                    line: line(),
                     column: None,
                     message: format!(
                         "skipped: {} fields where the header has {width}",
@@ -680,7 +684,7 @@ fn read_part(
         }
         if records.fields < width && reported.len() < WARNINGS_KEPT {
             reported.push(Reported {
-                line,
+                line: line(),
                 column: None,
                 message: format!(
                     "{} fields where the header has {width}; the missing ones are null",
@@ -692,7 +696,7 @@ fn read_part(
             let field = records.field(i);
             if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
                 reported.push(Reported {
-                    line,
+                    line: line(),
                     column: Some(i + 1),
                     message: format!("a field of {} bytes", field.len()),
                 });
@@ -700,7 +704,7 @@ fn read_part(
             if let Err(message) = column.push(field)
                 && reported.len() < WARNINGS_KEPT
             {
-                reported.push(Reported { line, column: Some(i + 1), message });
+                reported.push(Reported { line: line(), column: Some(i + 1), message });
             }
         }
         row += 1;
