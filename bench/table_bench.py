@@ -36,6 +36,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 import profile_bench as pb  # noqa: E402  (shared measuring helpers)
+from ndjson_bench import load_average  # noqa: E402
 
 TARGET = 2.0
 
@@ -83,13 +84,6 @@ def ensure(data_dir: Path, rows: int) -> tuple[Path, Path]:
         print(f"generating {csv_path} and {parquet_path} ({rows:,} rows) ...", flush=True)
         subprocess.run([sys.executable, "-c", GENERATE, str(rows), str(csv_path), str(parquet_path)], check=True)
     return csv_path, parquet_path
-
-
-def load_average() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def main() -> int:
