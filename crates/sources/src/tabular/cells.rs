@@ -393,7 +393,9 @@ pub(crate) fn key_text(keys: &dyn Array, i: usize) -> String {
         Some(Scalar::Wide(v)) => v.to_string(),
         Some(Scalar::Float(v)) => v.to_string(),
         Some(Scalar::Bool(v)) => v.to_string(),
-        Some(Scalar::Null) | None => "null".to_string(),
+        Some(Scalar::Null) => "null".to_string(),
+        // A nested key (a struct) is named by its JSON text.
+        None => json(keys, i).to_string(),
     }
 }
 

@@ -817,6 +817,7 @@ pub(crate) fn read(
         }
         read.absorb(worker);
     }
+    read.columns_of(schema.clone());
     let skipped: u64 = done.iter().map(|d| d.3).sum();
     let mut reported: Vec<Reported> = done.into_iter().flat_map(|d| d.2).collect();
     reported.sort_by_key(|r| (r.line, r.column));

@@ -151,6 +151,16 @@ impl TableRead {
         Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new(), peak_needed: 0 }
     }
 
+    /// Makes every column of `schema` a property even when no row was read: an empty table's
+    /// columns are facts too (each with no value).
+    pub(crate) fn columns_of(&mut self, schema: arrow_schema::SchemaRef) {
+        if self.rows == 0 {
+            let mut builder = self.builder.take().unwrap_or_default();
+            arrow_columns::add_batch(&mut builder, &RecordBatch::new_empty(schema));
+            self.builder = Some(builder);
+        }
+    }
+
     pub(crate) fn absorb(&mut self, worker: TableWorker) {
         self.peak_needed = self.peak_needed.max(worker.peak_needed);
         match &mut self.builder {

@@ -110,6 +110,7 @@ fn read_file(
         file.try_clone().map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?,
     )
     .map_err(|e| parquet_error(path, e))?;
+    let schema = builder.schema().clone();
     let deepest =
         builder.schema().fields().iter().map(|f| nesting(f.data_type())).max().unwrap_or(0);
     if deepest > MAX_NESTING {
@@ -180,5 +181,6 @@ fn read_file(
     for result in results {
         read.absorb(result?);
     }
+    read.columns_of(schema);
     Ok(read)
 }

@@ -276,6 +276,12 @@ fn ragged_rows_and_bad_bytes_are_reported_with_their_line() {
         "{:?}",
         header.warnings
     );
+    // A header alone: no rows, and its columns are still properties (with no value).
+    let (_d, header_only) = write("header-only.csv", b"name,count\n");
+    let header_only = load_path(&header_only).expect("loads");
+    let c = &header_only.collections[0];
+    assert_eq!(c.len(), 0);
+    assert_eq!(property(c, "count").present, 0);
     let (_d, empty) = write("empty.csv", b"");
     assert!(load_path(&empty).expect_err("empty").to_string().contains("no rows"));
 }
