@@ -165,7 +165,7 @@ impl Sample {
 
 /// The rank of a line: its file offset mixed (splitmix64), so the smallest ranks are a uniform
 /// sample, the same on every run.
-fn rank(offset: u64) -> u64 {
+pub(crate) fn rank(offset: u64) -> u64 {
     let mut z = offset.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -243,17 +243,20 @@ struct WorkerResult<R> {
 }
 
 /// What tells that a file changed while it was read: its size and times. The change time too, since a writer may set the modification time back (`touch -r`), and
-/// nothing can set the change time.
+/// nothing can set the change time; and the inode, since a path opened again may name another
+/// file by then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileState {
+pub(crate) struct FileState {
     len: u64,
     modified: Option<std::time::SystemTime>,
     #[cfg(unix)]
     changed: (i64, i64),
+    #[cfg(unix)]
+    inode: u64,
 }
 
 impl FileState {
-    fn of(metadata: &std::fs::Metadata) -> Self {
+    pub(crate) fn of(metadata: &std::fs::Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
         Self {
@@ -261,6 +264,8 @@ impl FileState {
             modified: metadata.modified().ok(),
             #[cfg(unix)]
             changed: (metadata.ctime(), metadata.ctime_nsec()),
+            #[cfg(unix)]
+            inode: metadata.ino(),
         }
     }
 }
@@ -673,19 +678,8 @@ pub(crate) fn stream(
     let name = spec.name.as_str();
     let profile = builder.unwrap_or_default().finish(items as u64);
     let spill = spill.as_ref();
-    if let Some(failure) = spill.and_then(|s| s.failure()) {
-        // A chunk that could not be read back: figures would miss its values.
-        return Err(SourceError::Io {
-            path: path.to_path_buf(),
-            cause: std::io::Error::other(format!(
-                "the profile's spilled counters could not be read back: {failure}"
-            )),
-        });
-    }
+    check_spill(path, &profile, budget, spill, &mut warnings)?;
     let spilled = spill.map_or(0, |s| s.written());
-    if let Some(warning) = estimated_properties(&profile, budget, spill) {
-        warnings.push(warning);
-    }
     if let Some(warning) = repeated_ids(&profile) {
         warnings.push(warning);
     }
@@ -834,10 +828,32 @@ pub(crate) fn read_documents<R: Reader>(
     Ok(Read { builder, sample, warnings, items_before, items, peak_needed, workers, spill, len })
 }
 
+/// What spilling did to a finished `profile`: an error when a chunk could not be read back (the
+/// figures would miss its values), else the warning naming the properties the budget made
+/// estimates, if any.
+pub(crate) fn check_spill(
+    path: &Path,
+    profile: &schemascope_core::CollectionProfile,
+    budget: usize,
+    spill: Option<&Spill>,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<(), SourceError> {
+    if let Some(failure) = spill.and_then(|s| s.failure()) {
+        return Err(SourceError::Io {
+            path: path.to_path_buf(),
+            cause: std::io::Error::other(format!(
+                "the profile's spilled counters could not be read back: {failure}"
+            )),
+        });
+    }
+    warnings.extend(estimated_properties(profile, budget, spill));
+    Ok(())
+}
+
 /// The warning that the budget made some properties' figures estimates: how many and which,
 /// and the lever, so that a reader learns it from the answer and not only from each figure's
 /// stated error.
-pub(crate) fn estimated_properties(
+fn estimated_properties(
     profile: &schemascope_core::CollectionProfile,
     budget: usize,
     spill: Option<&schemascope_core::profile::Spill>,

@@ -419,17 +419,10 @@ fn scan_in_chunks(
     chunks: usize,
     release: Release<'_>,
 ) -> Vec<(usize, ChunkScan)> {
-    let mut bounds = vec![0usize];
-    {
-        for k in 1..chunks {
-            let at = rows.len() * k / chunks;
-            if let Some(newline) = memchr::memchr(b'\n', &rows[at..]) {
-                let bound = at + newline + 1;
-                if bound > *bounds.last().unwrap_or(&0) && bound < rows.len() {
-                    bounds.push(bound);
-                }
-            }
-        }
+    let mut bounds: Vec<usize> =
+        crate::ndjson::line_slices(rows, chunks).into_iter().map(|r| r.start).collect();
+    if bounds.is_empty() {
+        bounds.push(0);
     }
     bounds.push(rows.len());
     let scans: Vec<ChunkScan> = std::thread::scope(|scope| {
@@ -745,9 +738,8 @@ pub(crate) fn read(
             .collect::<Vec<_>>(),
     ));
     let sample = super::SampleRule::for_rows(layout.rows);
-    // Parts with where they end and their first row (rows before them, counted as the second
-    // pass will: the first pass counted every non-blank record).
-    let mut parts: Vec<(usize, usize, u64, u64)> = Vec::new();
+    // Parts: where each starts and ends, and its first line.
+    let mut parts: Vec<(usize, usize, u64)> = Vec::new();
     let bounds: Vec<(usize, u64)> = if layout.parts.is_empty() {
         vec![(layout.data_start, layout.data_line)]
     } else {
@@ -755,7 +747,7 @@ pub(crate) fn read(
     };
     for (i, &(start, line)) in bounds.iter().enumerate() {
         let end = bounds.get(i + 1).map_or(bytes.len(), |b| b.0);
-        parts.push((start, end, line, 0));
+        parts.push((start, end, line));
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let workers = threads.min(parts.len()).max(1);

@@ -41,17 +41,9 @@ impl SampleRule {
     }
 
     fn keeps(&self, row: u64) -> bool {
-        self.below == u64::MAX || rank(row) < self.below
+        // The rank streamed NDJSON samples lines by: a row's number mixed, the same every run.
+        self.below == u64::MAX || crate::stream::rank(row) < self.below
     }
-}
-
-/// The rank of a row: its number mixed (splitmix64), so that the rows of smallest rank are a
-/// uniform sample, the same on every run.
-fn rank(row: u64) -> u64 {
-    let mut z = row.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The memory the counters of a table's profile may hold, as a streamed NDJSON file's may
@@ -77,7 +69,6 @@ impl Budget {
             unfitted: 0,
             part: rows.div_ceil(workers as u64),
             done: 0,
-            peak_needed: 0,
         }
     }
 }
@@ -93,7 +84,6 @@ pub(crate) struct TableWorker {
     done: u64,
     /// Values added since the counters were last fitted.
     unfitted: u64,
-    peak_needed: usize,
 }
 
 /// Values (rows times columns) between two fittings of a worker's counters into its budget, as
@@ -113,8 +103,7 @@ impl TableWorker {
         if self.unfitted >= FIT_EVERY_VALUES {
             self.unfitted = 0;
             let growth = crate::stream::growth(self.done, self.part.max(self.done));
-            let needed = self.builder.fit_budget_growing(self.share, growth);
-            self.peak_needed = self.peak_needed.max(needed);
+            self.builder.fit_budget_growing(self.share, growth);
         }
         for i in 0..batch.num_rows() {
             let row = first + i as u64;
@@ -143,12 +132,11 @@ pub(crate) struct TableRead {
     rows_kept: Vec<(u64, String)>,
     rows: u64,
     warnings: Vec<LoadWarning>,
-    peak_needed: usize,
 }
 
 impl TableRead {
     pub(crate) fn new(rows: u64) -> Self {
-        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new(), peak_needed: 0 }
+        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new() }
     }
 
     /// Makes every column of `schema` a property even when no row was read: an empty table's
@@ -162,7 +150,6 @@ impl TableRead {
     }
 
     pub(crate) fn absorb(&mut self, worker: TableWorker) {
-        self.peak_needed = self.peak_needed.max(worker.peak_needed);
         match &mut self.builder {
             Some(b) => b.merge(worker.builder),
             None => self.builder = Some(worker.builder),
@@ -215,21 +202,9 @@ pub fn load_table(
         TableFormat::Parquet => parquet::read(path, progress, &budget)?,
         TableFormat::Csv => csv::read(path, mode, progress, &budget)?,
     };
-    let TableRead { builder, mut rows_kept, rows, mut warnings, .. } = read;
+    let TableRead { builder, mut rows_kept, rows, mut warnings } = read;
     let profile = builder.unwrap_or_default().finish(rows);
-    let spill = budget.spill.as_ref();
-    if let Some(failure) = spill.and_then(|s| s.failure()) {
-        // A chunk that could not be read back: figures would miss its values.
-        return Err(SourceError::Io {
-            path: path.to_path_buf(),
-            cause: std::io::Error::other(format!(
-                "the profile's spilled counters could not be read back: {failure}"
-            )),
-        });
-    }
-    if let Some(warning) = crate::stream::estimated_properties(&profile, bytes, spill) {
-        warnings.push(warning);
-    }
+    crate::stream::check_spill(path, &profile, bytes, budget.spill.as_ref(), &mut warnings)?;
     rows_kept.sort_by_key(|r| r.0);
     let mut text = String::with_capacity(rows_kept.iter().map(|r| r.1.len() + 1).sum());
     let mut entries = Vec::with_capacity(rows_kept.len());

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::{Budget, TableRead, TableWorker};
 use crate::error::SourceError;
 use crate::source::Progress;
+use crate::stream::FileState;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 /// Rows per batch read.
@@ -23,16 +24,7 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> SourceError {
 /// a file replaced meanwhile would mix one version's footer with another's pages.
 fn reopen(path: &Path, first: &std::fs::Metadata) -> Result<std::fs::File, SourceError> {
     let (file, now) = crate::file::open_regular(path)?;
-    let same = now.len() == first.len() && now.modified().ok() == first.modified().ok() && {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            (now.ino(), now.ctime(), now.ctime_nsec())
-                == (first.ino(), first.ctime(), first.ctime_nsec())
-        }
-        #[cfg(not(unix))]
-        true
-    };
+    let same = FileState::of(&now) == FileState::of(first);
     if !same {
         return Err(SourceError::Io {
             path: path.to_path_buf(),
