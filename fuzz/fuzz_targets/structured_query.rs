@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(Query::Structured(query)) = Query::from_json(value) else { return };
     let _ = validate_structured(&query, chinook(), &NoValues);
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap_or_default();
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres] {
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::DataFusion] {
         let _ = compile(&query, chinook(), dialect, today);
     }
 });

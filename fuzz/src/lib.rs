@@ -29,6 +29,7 @@ pub fn callables(dialect: SqlDialect) -> &'static Callables {
     static SQLITE: OnceLock<Callables> = OnceLock::new();
     static POSTGRES: OnceLock<Callables> = OnceLock::new();
     static CLICKHOUSE: OnceLock<Callables> = OnceLock::new();
+    static DATAFUSION: OnceLock<Callables> = OnceLock::new();
     match dialect {
         SqlDialect::Sqlite => SQLITE.get_or_init(|| {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/chinook/Chinook_Sqlite.sqlite");
@@ -63,6 +64,15 @@ pub fn callables(dialect: SqlDialect) -> &'static Callables {
             }
             for name in ["sleep", "sleepEachRow", "file"] {
                 callables.add_function(None, name, false);
+            }
+            callables
+        }),
+        // DataFusion's registry holds no function with side effects: the fuzzer's list is a few
+        // of its names.
+        SqlDialect::DataFusion => DATAFUSION.get_or_init(|| {
+            let mut callables = Callables::new(SqlDialect::DataFusion);
+            for name in ["count", "sum", "avg", "min", "max", "lower", "upper", "abs", "round", "length", "date_trunc", "strpos", "now"] {
+                callables.add_function(None, name, true);
             }
             callables
         }),

@@ -5,7 +5,7 @@
 use schemascope_core::display::code;
 use schemascope_core::profile::StringFormat;
 use schemascope_core::summary::number;
-use schemascope_core::{Catalog, CollectionProfile, PropertyPath, PropertyProfile, TableInfo};
+use schemascope_core::{Catalog, CollectionProfile, PropertyProfile, TableInfo};
 use serde_json::Value;
 
 use crate::chunk::join_clause;
@@ -121,7 +121,7 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
     out.push_str("## Business Context\n\n<!-- Business rules, ownership, data sensitivity. -->\n\n## Columns\n\n");
     for column in &table.columns {
         let profile =
-            data.profile.and_then(|p| p.property(&PropertyPath::root().child(&column.name)));
+            data.profile.and_then(|p| p.column(&column.name));
         out.push_str(&format!("### {}\n\n", heading_name(&column.name)));
         let declared = if column.declared_type.is_empty() {
             "(none declared)"
@@ -190,7 +190,7 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
 /// schema context shows them even without docs).
 pub fn column_notes(table: &TableInfo, profile: &CollectionProfile, notes: &mut ColumnNotes) {
     for column in &table.columns {
-        if let Some(p) = profile.property(&PropertyPath::root().child(&column.name))
+        if let Some(p) = profile.column(&column.name)
             && let Some(text) = domain(p, profile.item_count)
         {
             notes.insert(&table.name, &column.name, text);

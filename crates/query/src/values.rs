@@ -89,6 +89,9 @@ impl<'a> ProfileValues<'a> {
                 .last_key()
                 .is_some_and(|k| if exact { k == column } else { k.eq_ignore_ascii_case(column) })
         };
+        if let Some(exact) = profile.column(column) {
+            return Some(exact);
+        }
         let children = &profile.root.children;
         children
             .iter()

@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pushed.push(start.elapsed().as_secs_f64());
 
             let start = Instant::now();
-            let view = JsonView::new(db.dialect(), info);
+            let view = JsonView::new(db.dialect(), info)?;
             let rows = db.query_with_timeout(
                 &format!("SELECT c{index} FROM {}", view.from),
                 &[],

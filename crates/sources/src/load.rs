@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use schemascope_core::SharedText;
+use schemascope_core::{Collection, SharedText};
 
 use serde::de::IgnoredAny;
 
@@ -347,14 +347,17 @@ fn load_text(
         nothing_loaded(path, &collections, &warnings)?;
     }
     progress.finish();
+    let collections: Vec<Arc<Collection>> = collections.into_iter().map(Arc::new).collect();
+    let database = crate::sql::DataFusionDatabase::over_collections(path.display().to_string(), &collections)?
+        .map(|db| Arc::new(db) as Arc<dyn Database>);
     Ok(Source {
         spec: spec.clone(),
         format,
-        collections: collections.into_iter().map(Arc::new).collect(),
+        collections,
         warnings,
         path: watch,
         bytes,
-        database: None,
+        database,
         aimdb: None,
         direction,
     })

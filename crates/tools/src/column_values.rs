@@ -33,11 +33,10 @@ pub(crate) fn value_index(source: &Source) -> ValueIndex {
     let started = Instant::now();
     let mut columns = Vec::new();
     let mut total = 0usize;
-    for collection in &source.collections {
-        // Views show their tables' values again: base tables only.
-        let Some(table) = collection.table().filter(|t| t.kind == TableKind::Table) else {
-            continue;
-        };
+    let Ok(catalog) = crate::schema_docs::catalog(source) else { return ValueIndex::default() };
+    // Views show their tables' values again: base tables only.
+    for table in catalog.tables.iter().filter(|t| t.kind == TableKind::Table) {
+        let Some(collection) = source.collection(&table.name) else { continue };
         let profile = collection.profile_ready();
         for column in &table.columns {
             // A cancelled call reads no more columns (each read would fail at once anyway); its
@@ -53,10 +52,7 @@ pub(crate) fn value_index(source: &Source) -> ValueIndex {
             }
             // What the profile knows decides without reading; else only tables small enough.
             let distinct = profile.and_then(|p| {
-                p.properties()
-                    .into_iter()
-                    .find(|prop| prop.path.last_key() == Some(column.name.as_str()))
-                    .map(|prop| prop.strings.as_ref().map_or(0, |s| s.distinct))
+                p.column(&column.name).map(|prop| prop.strings.as_ref().map_or(0, |s| s.distinct))
             });
             match distinct {
                 Some(0) => continue,
@@ -99,7 +95,7 @@ pub(crate) fn value_index(source: &Source) -> ValueIndex {
             });
         }
     }
-    let names = source.collections.iter().filter_map(|c| c.table()).flat_map(|t| {
+    let names = catalog.tables.iter().flat_map(|t| {
         std::iter::once(t.name.as_str()).chain(t.columns.iter().map(|c| c.name.as_str()))
     });
     ValueIndex::new(columns).with_schema_words(names)

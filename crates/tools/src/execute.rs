@@ -172,7 +172,7 @@ pub(crate) fn run_sql(
 ) -> Result<Ran, ToolError> {
     let Some(db) = &source.database else {
         return Err(ToolError::InvalidParams(format!(
-            "source `{}` is not a SQL database: execute_query runs SQL on sqlite: and postgres:// sources (find_items selects items of this one)",
+            "source `{}` runs no SQL (find_items selects items of this one)",
             source.name()
         )));
     };
@@ -276,7 +276,7 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
         &source.spec.limits,
         [params.max_rows.is_some(), params.max_bytes.is_some(), params.timeout_ms.is_some()],
     )?;
-    if source.database.is_none() {
+    if crate::selector_query::is_selector(&source, &params.query) {
         // Items: the query is a JMESPath selector.
         let (columns, rows, truncated) =
             crate::selector_query::execute(&source, &params.query, caps.max_rows)?;

@@ -146,10 +146,10 @@ fn check(
 pub fn validate_query(docs: &Docs, params: ValidateQueryParams) -> ToolResult {
     envelope((|| {
         let source = docs.sources().get(params.source.as_deref())?;
-        let report = if source.database.is_some() {
-            check(docs, &source, &catalog(&source)?, &params.query, params.question.as_deref())?
-        } else {
+        let report = if selector_query::is_selector(&source, &params.query) {
             selector_query::validate(&source, &params.query)?
+        } else {
+            check(docs, &source, &catalog(&source)?, &params.query, params.question.as_deref())?
         };
         let message = if report.valid {
             match report.warnings.len() {
@@ -247,12 +247,12 @@ impl DataAccess for ServedData<'_> {
         question: &str,
         query: &Value,
     ) -> Result<ValidationOutcome, String> {
-        let report = if self.source.database.is_some() {
+        let report = if selector_query::is_selector(&self.source, query) {
+            selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
+        } else {
             let catalog = catalog(&self.source).map_err(|e| e.to_string())?;
             check(&self.services.docs, &self.source, &catalog, query, Some(question))
                 .map_err(|e| e.to_string())?
-        } else {
-            selector_query::validate(&self.source, query).map_err(|e| e.to_string())?
         };
         let to_values = |issues: &[schemascope_query::QueryIssue]| {
             issues.iter().map(|i| json!(i)).collect::<Vec<_>>()
@@ -280,7 +280,7 @@ impl DataAccess for ServedData<'_> {
         let caps = QueryCaps::defaults()
             .within(self.source.name(), &self.source.spec.limits, [false; 3])
             .unwrap_or_else(|_| QueryCaps::defaults());
-        if self.source.database.is_none() {
+        if selector_query::is_selector(&self.source, query) {
             let (columns, rows, truncated) =
                 selector_query::execute(&self.source, query, caps.max_rows).map_err(failure)?;
             return Ok(ExecutionOutcome { columns, rows, truncated });

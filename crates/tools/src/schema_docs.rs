@@ -143,11 +143,16 @@ impl Docs {
 pub fn catalog(source: &Source) -> Result<Catalog, ToolError> {
     if source.database.is_none() {
         return Err(ToolError::InvalidParams(format!(
-            "source `{}` is not a SQL database: schema docs retrieval works on sqlite: and postgres:// sources (describe_schema covers this one)",
+            "source `{}` is not served to SQL: schema docs retrieval works on databases, table files and collections held in memory (describe_schema covers this one)",
             source.name()
         )));
     }
-    Ok(Catalog { tables: source.collections.iter().filter_map(|c| c.table().cloned()).collect() })
+    let tables: Vec<_> = source.collections.iter().filter_map(|c| c.table().cloned()).collect();
+    match &source.database {
+        // Files and in-memory collections: the embedded engine's tables of them.
+        Some(database) if tables.is_empty() => Ok(database.catalog()?),
+        _ => Ok(Catalog { tables }),
+    }
 }
 
 /// The largest docs file read; a table's doc is a few kilobytes.
@@ -296,8 +301,8 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         return Ok(built);
     }
     let mut notes = ColumnNotes::new();
-    for collection in &source.collections {
-        let Some(table) = collection.table() else { continue };
+    for table in &catalog.tables {
+        let Some(collection) = source.collection(&table.name) else { continue };
         let profile = match collection.profile_ready() {
             Some(profile) => Some(profile),
             None if (collection.len() as u64) <= NOTE_ROWS => Some(collection.profile()),
@@ -550,11 +555,17 @@ fn run_generate(docs: &Docs, params: &GenerateDocsParams) -> Result<ToolResult, 
     let db = source.database.clone();
     let mut examples: HashMap<String, Vec<Value>> = HashMap::new();
     for table in &catalog.tables {
-        let rows = db
-            .as_ref()
-            .map(|db| rows::first_rows(&**db, table, EXAMPLE_ROWS))
-            .transpose()?
-            .unwrap_or_default();
+        let collection = source.collection(&table.name);
+        let rows = match (&db, collection) {
+            // A collection held in memory: its first items, as sample_data shows them.
+            (_, Some(c)) if c.table().is_none() => c
+                .items()
+                .take(EXAMPLE_ROWS)
+                .filter_map(|item| c.parse_item(&item).ok())
+                .collect(),
+            (Some(db), _) => rows::first_rows(&**db, table, EXAMPLE_ROWS)?,
+            (None, _) => Vec::new(),
+        };
         examples.insert(table.name.clone(), rows);
     }
     let files = generate_docs(&catalog, source.name(), |table| TableData {

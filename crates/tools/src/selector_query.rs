@@ -50,21 +50,62 @@ fn keys(collection: &Collection) -> Vec<String> {
     keys
 }
 
-/// Validates a selector query against the data of `source`.
 /// Whether `text` reads as SQL rather than a selector (what a model used to SQL sources sends).
 fn looks_like_sql(text: &str) -> bool {
-    let first = text.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
-    ["select", "with", "values", "table"].iter().any(|k| first.eq_ignore_ascii_case(k))
+    /// Words a SQL statement starts with, none of which starts a selector a person writes.
+    const STATEMENTS: &[&str] = &[
+        "select", "with", "values", "table", "insert", "update", "delete", "merge", "upsert",
+        "replace", "create", "drop", "alter", "truncate", "copy", "set", "reset", "show",
+        "describe", "desc", "explain", "prepare", "execute", "deallocate", "begin", "start",
+        "commit", "rollback", "savepoint", "release", "attach", "detach", "pragma", "vacuum",
+        "analyze", "grant", "revoke", "call", "do", "load", "install", "use", "lock", "unlock",
+        "listen", "notify", "declare", "fetch", "close", "kill", "optimize", "system", "rename",
+    ];
+    let text = text.trim_start();
+    if text.starts_with("--") || text.starts_with("/*") {
+        return true;
+    }
+    let first = text.split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    // A property named like a keyword is a selector: `desc == 'x'`, `update`, `table.name`.
+    let rest = &text[first.len()..];
+    let next = rest.trim_start().chars().next();
+    STATEMENTS.iter().any(|k| first.eq_ignore_ascii_case(k))
+        && (rest.starts_with(char::is_whitespace) || rest.starts_with('('))
+        && next.is_some_and(|c| c.is_alphanumeric() || "*\"'`(_".contains(c))
 }
 
 /// Why SQL does not run on `source`, and what does.
 fn not_sql(source: &Source) -> String {
+    let why = match source.collections.iter().find_map(|c| c.sample_of()) {
+        Some(total) => format!(
+            "its items are a sample of {total} (the file is profiled by streaming, not held in memory)"
+        ),
+        None => "it is not served to SQL".to_string(),
+    };
     format!(
-        "source `{}` is not a SQL database, so the query is a JMESPath selector on each item's data (e.g. `type == 'server'`), not SQL",
+        "source `{}` runs no SQL ({why}), so the query is a JMESPath selector on each item's data (e.g. `type == 'server'`)",
         source.name()
     )
 }
 
+/// Whether `query` on `source` is a JMESPath selector rather than SQL: always where the source
+/// runs no SQL; on collections held in memory (which run both), when it is given as
+/// `{"selector": …}` or as text that does not read as SQL.
+pub(crate) fn is_selector(source: &Source, query: &Value) -> bool {
+    if source.database.is_none() {
+        return true;
+    }
+    if source.collections.iter().all(|c| c.table().is_some()) {
+        return false;
+    }
+    match query {
+        Value::String(text) => !looks_like_sql(text),
+        Value::Object(object) => object.contains_key("selector"),
+        _ => false,
+    }
+}
+
+/// Validates a selector query against the data of `source`.
 pub(crate) fn validate(source: &Source, query: &Value) -> Result<ValidationReport, ToolError> {
     let (text, collection) = parts(source, query)?;
     if text.trim().is_empty() {
@@ -140,4 +181,37 @@ pub(crate) fn execute(
     // Truncated when fewer rows are shown than matched, whatever cut them.
     let truncated = rows.len() < found.count;
     Ok((vec!["id".into(), "item".into()], rows, truncated))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_like_sql;
+
+    #[test]
+    fn statements_read_as_sql_and_properties_named_like_keywords_as_selectors() {
+        for sql in [
+            "SELECT 1",
+            "  with t as (select 1) select * from t",
+            "DROP TABLE x",
+            "-- x\nDROP TABLE x",
+            "/* c */ SELECT 1",
+            "set x = 1",
+            "COPY t TO 'f'",
+            "select(1)",
+            "SHOW TABLES",
+        ] {
+            assert!(looks_like_sql(sql), "{sql}");
+        }
+        for selector in [
+            "type == 'server'",
+            "desc == 'x'",
+            "update",
+            "table.name == 'a'",
+            "set[0] == `1`",
+            "show && active",
+            "values[?v > `3`]",
+        ] {
+            assert!(!looks_like_sql(selector), "{selector}");
+        }
+    }
 }

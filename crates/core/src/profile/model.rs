@@ -550,4 +550,14 @@ impl CollectionProfile {
     pub fn property(&self, path: &PropertyPath) -> Option<&PropertyProfile> {
         self.node(path).map(|n| &n.profile)
     }
+
+    /// The property a table column named `name` holds: the top-level member of that name, else
+    /// the nested member its dots name (`metadata.category`, as the SQL tables of in-memory
+    /// collections name nested members).
+    pub fn column(&self, name: &str) -> Option<&PropertyProfile> {
+        self.property(&PropertyPath::root().child(name)).or_else(|| {
+            let path = name.split('.').fold(PropertyPath::root(), |p, k| p.child(k));
+            name.contains('.').then(|| self.property(&path)).flatten()
+        })
+    }
 }

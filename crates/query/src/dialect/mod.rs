@@ -3,7 +3,7 @@
 //!
 //! [`SqlDialect`] is the engine's identity (configuration, serde, display); [`SqlDialect::rules`]
 //! is the one place that maps it to the engine's rules, one line per engine. Each engine's rules
-//! are one file here (`sqlite.rs`, `postgres.rs`, `clickhouse.rs`): its quoting, parameters,
+//! are one file here (`sqlite.rs`, `postgres.rs`, `clickhouse.rs`, `datafusion.rs`): its quoting, parameters,
 //! how it resolves names, which of its calls hide in syntax, and how lenient it is. They live in
 //! this crate, not beside the engine's connection code in `schemascope_sources`, because the
 //! validator is pure and below the database layer, and is also used without a database (a
@@ -11,6 +11,7 @@
 //! them through the same [`SqlDialect`].
 
 mod clickhouse;
+mod datafusion;
 mod postgres;
 mod sqlite;
 
@@ -30,6 +31,9 @@ pub enum SqlDialect {
     /// ClickHouse.
     #[serde(rename = "clickhouse")]
     ClickHouse,
+    /// Apache DataFusion, embedded: SQL over files and in-memory collections.
+    #[serde(rename = "datafusion")]
+    DataFusion,
 }
 
 impl SqlDialect {
@@ -39,6 +43,7 @@ impl SqlDialect {
             Self::Sqlite => &sqlite::Sqlite,
             Self::Postgres => &postgres::Postgres,
             Self::ClickHouse => &clickhouse::ClickHouse,
+            Self::DataFusion => &datafusion::DataFusion,
         }
     }
 

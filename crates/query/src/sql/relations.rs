@@ -94,6 +94,13 @@ pub enum RelationScope {
     /// SQLite: the file's own schemas, `main` and `temp` (ATTACH is refused, so there is no
     /// other); its schema table (`sqlite_schema`) describes the served file only.
     Sqlite,
+    /// An embedded engine whose catalog holds only the tables the operator served (DataFusion):
+    /// a relation is one of them by its bare name, or a CTE.
+    Served {
+        /// The served tables, by the name the engine resolves (unquoted names fold to lower
+        /// case, so every name is kept as the engine stores it).
+        tables: HashSet<String>,
+    },
 }
 
 impl RelationScope {
@@ -163,6 +170,19 @@ impl RelationScope {
                     schema.text
                 )),
                 _ => Some(format!("{shown}: a table name has at most a schema before it")),
+            },
+            Self::Served { tables } => match relation.parts.as_slice() {
+                _ if relation.cte => None,
+                [name] => {
+                    let resolved =
+                        if name.quoted { name.text.clone() } else { name.text.to_ascii_lowercase() };
+                    (!tables.contains(&resolved)).then(|| {
+                        format!("{shown}, which is not a table this source serves")
+                    })
+                }
+                _ => Some(format!(
+                    "{shown}: the tables this source serves are named without a schema"
+                )),
             },
         }
     }

@@ -22,10 +22,12 @@ fn callables(dialect: SqlDialect) -> &'static Callables {
     static SQLITE: OnceLock<Callables> = OnceLock::new();
     static POSTGRES: OnceLock<Callables> = OnceLock::new();
     static CLICKHOUSE: OnceLock<Callables> = OnceLock::new();
+    static DATAFUSION: OnceLock<Callables> = OnceLock::new();
     match dialect {
         SqlDialect::Sqlite => SQLITE.get_or_init(common::sqlite_callables),
         SqlDialect::Postgres => POSTGRES.get_or_init(common::postgres_callables),
         SqlDialect::ClickHouse => CLICKHOUSE.get_or_init(common::clickhouse_callables),
+        SqlDialect::DataFusion => DATAFUSION.get_or_init(common::datafusion_callables),
     }
 }
 
@@ -65,7 +67,7 @@ fn chinook_folded() -> Catalog {
 fn check(sql: &str, dialect: SqlDialect) -> ValidationReport {
     let catalog = match dialect {
         SqlDialect::Sqlite | SqlDialect::ClickHouse => chinook(),
-        SqlDialect::Postgres => chinook_folded(),
+        SqlDialect::Postgres | SqlDialect::DataFusion => chinook_folded(),
     };
     validate_sql(sql, &catalog, &values(), callables(dialect))
 }
@@ -297,7 +299,7 @@ fn hostile_sql_is_refused_with_a_reason() {
 #[test]
 fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
     let sql = "select max(caftma(fcay) ,tmax(capax(cap(c&SEL(cqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq1qqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(capaqqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(ca(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(caap(cqqqqqaft%max(capa";
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse] {
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion] {
         let report = validate_sql(sql, &Catalog::default(), &NoValues, callables(dialect));
         assert!(!report.valid);
         assert!(
@@ -310,7 +312,7 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
         match dialect {
             SqlDialect::Sqlite => assert!(read_only.is_ok(), "SQLite's engine gate decides"),
             // What PostgreSQL or ClickHouse would call cannot be resolved without a parse.
-            SqlDialect::Postgres | SqlDialect::ClickHouse => {
+            SqlDialect::Postgres | SqlDialect::ClickHouse | SqlDialect::DataFusion => {
                 assert!(read_only.is_err_and(|e| e[0].message.contains("does not parse")))
             }
         }

@@ -42,18 +42,20 @@ pub(crate) struct NumberColumn<'a> {
     pub(crate) integers: bool,
 }
 
-/// The engine's SQL for the database layer (see the module docs).
-pub(crate) fn engine(dialect: Dialect) -> &'static dyn EngineSql {
+/// The engine's SQL for the database layer (see the module docs); `None` for DataFusion, whose
+/// tables are collections profiled as they are read, never by pushdown.
+pub(crate) fn engine(dialect: Dialect) -> Option<&'static dyn EngineSql> {
     match dialect {
-        Dialect::Sqlite => &super::sqlite::SqliteSql,
-        Dialect::Postgres => &super::postgres::PostgresSql,
-        Dialect::ClickHouse => &super::clickhouse::ClickHouseSql,
+        Dialect::Sqlite => Some(&super::sqlite::SqliteSql),
+        Dialect::Postgres => Some(&super::postgres::PostgresSql),
+        Dialect::ClickHouse => Some(&super::clickhouse::ClickHouseSql),
+        Dialect::DataFusion => None,
     }
 }
 
 /// One engine's SQL for pushdown profiling and samples. The required methods are what every
 /// engine writes its own way; the provided ones hold where an engine has nothing particular.
-pub(crate) trait EngineSql: Send + Sync {
+pub(crate) trait EngineSql: Send + Sync + std::fmt::Debug {
     /// Column `i` of the JSON view, read from `quoted`: the expression giving its value as
     /// JSON shows it (aliased `c<i>` by the caller) and its class. Other select items the
     /// engine needs beside it (`r<i>` as stored, `t<i>` a number's text, `x<i>` whether it is

@@ -13,7 +13,6 @@ use serde_json::{Map, Value};
 
 use schemascope_core::TableInfo;
 
-use super::engine::engine;
 use super::pushdown::JsonView;
 use super::{Database, PROFILE_TIMEOUT_MS};
 use crate::error::SourceError;
@@ -93,7 +92,7 @@ fn top_level(
     rows: u64,
 ) -> Result<ProfileNode, SourceError> {
     let name = &table.columns[i].name;
-    let engine = engine(db.dialect());
+    let engine = view.engine();
     let counted = match engine.document_kinds(&table.columns[i], rows) {
         Some(counted) => counted,
         None => match engine.document_kind(i) {

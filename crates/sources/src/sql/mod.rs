@@ -1,5 +1,6 @@
 //! Relational sources: SQLite files, PostgreSQL and ClickHouse servers, read-only, with their
-//! statistics computed inside the database.
+//! statistics computed inside the database; and DataFusion, embedded, for SQL over the files and
+//! in-memory collections of the other sources.
 //!
 //! A [`Database`] is small on purpose: it runs one read-only statement with bound parameters
 //! and reads its catalog. Everything else — profiling by pushdown (`pushdown.rs`), fetching rows
@@ -11,6 +12,7 @@
 
 mod caps;
 mod clickhouse;
+mod datafusion;
 mod engine;
 pub mod guard;
 mod json_columns;
@@ -31,6 +33,8 @@ use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
+pub use self::datafusion::{DataFusionDatabase, QUERY_MEMORY_BYTES, QUERY_SPILL_BYTES, ServedTable};
+pub(crate) use self::datafusion::{BatchSource, PartitionedTable};
 pub use self::postgres::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::create;

@@ -24,7 +24,7 @@ use schemascope_core::property::BinCounter;
 use schemascope_core::{ProfileProgress, TableInfo};
 use serde_json::Value;
 
-use super::engine::engine;
+use super::engine::{EngineSql, engine};
 use super::{Database, Dialect, PROFILE_TIMEOUT_MS, SqlValue};
 use crate::error::SourceError;
 
@@ -73,7 +73,8 @@ pub(crate) fn is_view_alias(name: &str) -> bool {
 /// column's class.
 #[derive(Debug, Clone)]
 pub struct JsonView {
-    dialect: Dialect,
+    /// The engine's SQL for what the view reads.
+    engine: &'static dyn EngineSql,
     /// `(SELECT … FROM "table") AS s`.
     pub from: String,
     /// Class of each column, in table order.
@@ -94,20 +95,27 @@ pub struct JsonView {
 }
 
 impl JsonView {
-    /// The view of `table` in `dialect`.
-    pub fn new(dialect: Dialect, table: &TableInfo) -> Self {
+    /// The view of `table` in `dialect`; an error for an engine whose tables are not profiled
+    /// by pushdown (DataFusion's).
+    pub fn new(dialect: Dialect, table: &TableInfo) -> Result<Self, SourceError> {
         Self::over(dialect, table, &dialect.quote_table(&table.name))
     }
 
     /// The view of `table`'s columns read from `relation` (the table itself, or a sample of it).
-    pub fn over(dialect: Dialect, table: &TableInfo, relation: &str) -> Self {
+    pub fn over(dialect: Dialect, table: &TableInfo, relation: &str) -> Result<Self, SourceError> {
         let mut select = Vec::with_capacity(table.columns.len());
         let mut classes = Vec::with_capacity(table.columns.len());
         let mut exact_columns = Vec::new();
         // ClickHouse resolves a name to an alias of the same SELECT before a column: a column
         // named `c1` would read as the view's `c1`. Such a table is read through positional
         // names no column has.
-        let engine = engine(dialect);
+        let engine = engine(dialect).ok_or_else(|| SourceError::Statement {
+            location: table.name.clone(),
+            message: format!(
+                "{dialect} tables are profiled as their rows are read, not by statements"
+            ),
+            class: crate::error::ErrorClass::Refused,
+        })?;
         let renamed = engine.positional_prefix(table);
         let relation = match &renamed {
             Some(prefix) => format!(
@@ -153,8 +161,8 @@ impl JsonView {
             .enumerate()
             .map(|(i, (column, &class))| engine.text_length(i, column, class))
             .collect();
-        Self {
-            dialect,
+        Ok(Self {
+            engine,
             from,
             classes,
             table: Some(table.name.clone()),
@@ -163,14 +171,19 @@ impl JsonView {
             text_orders,
             text_lengths,
             small_integers: engine.small_integers(table),
-        }
+        })
+    }
+
+    /// The engine's SQL for what the view reads.
+    pub(crate) fn engine(&self) -> &'static dyn EngineSql {
+        self.engine
     }
 
     /// The view with ClickHouse's dates and times read in `server_zone`, the zone the server
     /// writes those without their own in ([`Database::time_zone`]): in a zone whose offset
     /// never changes they are counted and ordered as stored.
     pub fn in_zone(mut self, server_zone: Option<&str>, table: &TableInfo) -> Self {
-        let engine = engine(self.dialect);
+        let engine = self.engine;
         for (i, column) in table.columns.iter().enumerate() {
             if self.classes.get(i) == Some(&ValueClass::Text)
                 && let Some(order) = engine.text_order_in_zone(column, server_zone)
@@ -229,7 +242,7 @@ impl JsonView {
     /// Column `i`'s value as a row shows it: as the database returns the column (PostgreSQL), or
     /// its JSON view (SQLite, whose blobs are described rather than shown).
     pub fn shown(&self, i: usize) -> String {
-        engine(self.dialect).shown(i)
+        self.engine.shown(i)
     }
 
     /// Column `i`'s value for an exact mean and deviation: `e<i>` (a float's exact decimal) for
@@ -254,15 +267,15 @@ impl JsonView {
 
     /// Text ordered by code point, as Rust orders strings.
     fn binary(&self, expr: &str) -> String {
-        engine(self.dialect).binary(expr)
+        self.engine.binary(expr)
     }
 
     fn length(&self, expr: &str) -> String {
-        engine(self.dialect).length(expr)
+        self.engine.length(expr)
     }
 
     fn as_float(&self, expr: &str) -> String {
-        engine(self.dialect).as_float(expr)
+        self.engine.as_float(expr)
     }
 }
 
@@ -369,7 +382,7 @@ fn profile_columns_with(
             progress.step(step);
         }
     };
-    let view = JsonView::new(db.dialect(), table).in_zone(db.time_zone(), table);
+    let view = JsonView::new(db.dialect(), table)?.in_zone(db.time_zone(), table);
     let wanted: Vec<usize> = (0..table.columns.len())
         .filter(|&i| only.is_none_or(|names| names.contains(&table.columns[i].name.as_str())))
         .collect();
@@ -382,10 +395,10 @@ fn profile_columns_with(
         let c = format!("c{i}");
         // ClickHouse 18.16 refuses some aggregates of a function of a LowCardinality(Nullable)
         // column (and accepts them of a CASE), and counts its NULLs in COUNT(c).
-        let low_cardinality = engine(db.dialect()).guarded(&table.columns[i]);
+        let low_cardinality = view.engine.guarded(&table.columns[i]);
         let non_null = if low_cardinality {
             flag_sum(&format!("{c} IS NOT NULL"))
-        } else if engine(db.dialect()).counts_stored() || view.text_orders[i] != TextOrder::Text {
+        } else if view.engine.counts_stored() || view.text_orders[i] != TextOrder::Text {
             // The stored value is NULL exactly when its text is: counted without converting.
             format!("COUNT(r{i})")
         } else {
@@ -426,14 +439,14 @@ fn profile_columns_with(
             let exact = view.exact(i);
             s.num_avg = Some(
                 list.push(
-                    engine(view.dialect)
+                    view.engine
                         .mean(view.classes[i], &c, &p)
                         .unwrap_or_else(|| view.as_float(&format!("AVG({})", when(&p, &exact)))),
                 ),
             );
             let small_integer = view.small_integers.contains(&i);
             if let Some(deviation) =
-                engine(view.dialect).deviation(small_integer, &c, &p, &exact, &when)
+                view.engine.deviation(small_integer, &c, &p, &exact, &when)
             {
                 s.num_std = Some(list.push(deviation));
             }
@@ -520,7 +533,7 @@ fn column_node(
 ) -> Result<ProfileNode, SourceError> {
     let column = &table.columns[i];
     // ClickHouse's primary key orders the data and does not make it unique.
-    let unique = engine(db.dialect()).primary_key_unique()
+    let unique = view.engine.primary_key_unique()
         && table.primary_key.len() == 1
         && table.primary_key[0] == column.name;
     let non_null = count(row, Some(s.non_null));
@@ -654,7 +667,7 @@ fn top_values(
         None => {
             // ClickHouse's exact distinct count; elsewhere one sort (cheaper than grouping
             // every value in a hash table when most are distinct).
-            let counted = match engine(view.dialect).exact_distinct(&key) {
+            let counted = match view.engine.exact_distinct(&key) {
                 Some(counted) => counted,
                 None if native => format!("COUNT(DISTINCT {key})"),
                 None => format!(
@@ -843,7 +856,7 @@ impl BinCounter for TableBins<'_> {
     fn count_bins(&self, path: &PropertyPath, layout: &HistogramLayout) -> Option<Vec<u64>> {
         let column = path.last_key().filter(|_| path.depth() == 1)?;
         let i = self.table.columns.iter().position(|c| c.name == column)?;
-        let view = JsonView::new(self.db.dialect(), self.table);
+        let view = JsonView::new(self.db.dialect(), self.table).ok()?;
         let predicate = view.is(i, Kind::Numeric)?;
         let bins = layout.bins();
         // The bin of a value: how many inner edges are at or below it (edges are our own floats,
@@ -855,7 +868,7 @@ impl BinCounter for TableBins<'_> {
         } else {
             // SQLite compares an integer with a real exactly; ClickHouse 18.16 has no
             // width_bucket, and an integer edge is an integer literal.
-            engine(self.db.dialect()).bin_of(i, view.classes[i], &edges()).unwrap_or_else(|| {
+            view.engine.bin_of(i, view.classes[i], &edges()).unwrap_or_else(|| {
                 inner
                     .iter()
                     .map(|&e| format!("CASE WHEN c{i} >= {} THEN 1 ELSE 0 END", edge_literal(e)))

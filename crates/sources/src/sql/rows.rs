@@ -64,7 +64,7 @@ pub fn first_rows(
     table: &TableInfo,
     limit: usize,
 ) -> Result<Vec<Value>, SourceError> {
-    let view = JsonView::new(db.dialect(), table);
+    let view = JsonView::new(db.dialect(), table)?;
     let sql = format!("{}{} LIMIT {limit}", select(&view, table), order_by(table));
     Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
 }
@@ -77,7 +77,7 @@ pub fn profiled_rows(
     table: &TableInfo,
     limit: usize,
 ) -> Result<Vec<Value>, SourceError> {
-    let view = JsonView::new(db.dialect(), table);
+    let view = JsonView::new(db.dialect(), table)?;
     let sql = format!("{}{} LIMIT {limit}", select_as(&view, table, false), order_by(table));
     Ok(db.query(&sql, &[])?.iter().map(|r| row_object(table, r)).collect())
 }
@@ -91,7 +91,7 @@ fn random_rows(
 ) -> Result<Vec<Value>, SourceError> {
     let dialect = db.dialect();
     let read = |relation: String, params: &[SqlValue]| -> Result<Vec<Value>, SourceError> {
-        let view = JsonView::over(dialect, table, &relation);
+        let view = JsonView::over(dialect, table, &relation)?;
         Ok(db
             .query(&format!("{} LIMIT {POOL_ROWS}", select(&view, table)), params)?
             .iter()
@@ -100,7 +100,8 @@ fn random_rows(
     };
     // Views cannot be sampled by position cheaply: their first rows, as tables of engines
     // without a cheaper way.
-    match engine(dialect).random_rows(db, table, rows, seed, &read) {
+    let sampled = engine(dialect).and_then(|e| e.random_rows(db, table, rows, seed, &read));
+    match sampled {
         Some(rows) => rows,
         None => first_rows(db, table, POOL_ROWS),
     }
@@ -113,7 +114,7 @@ fn stratum_rows(
     column: usize,
     values: &[Value],
 ) -> Result<Vec<Value>, SourceError> {
-    let view = JsonView::new(db.dialect(), table);
+    let view = JsonView::new(db.dialect(), table)?;
     // Numbers and texts of one column can be apart (a PostgreSQL number shown as text).
     let sql = |expr: String| {
         format!(

@@ -219,7 +219,7 @@ pub(crate) fn decimal(v: i128, scale: i8) -> Scalar<'static> {
 }
 
 /// The decimal text of unscaled digits `digits` (with an optional `-`) at `scale`.
-fn decimal_text(digits: &str, scale: i8) -> String {
+pub(crate) fn decimal_text(digits: &str, scale: i8) -> String {
     let (sign, digits) = match digits.strip_prefix('-') {
         Some(rest) => ("-", rest),
         None => ("", digits),

@@ -328,6 +328,7 @@ fn sniff(head: &[u8], path: &Path) -> Dialect {
 }
 
 /// What the first pass learnt.
+#[derive(Debug, Clone)]
 struct Layout {
     dialect: Dialect,
     /// Where the data starts (past the mark and the header).
@@ -629,32 +630,40 @@ struct Reported {
     message: String,
 }
 
-/// One part of the second pass: rows from `start` to `end`, into a worker.
+/// What one part of the second pass hands each batch to, with the batch's first row: `false`
+/// stops the reading.
+type Emit<'a> = dyn FnMut(RecordBatch, u64) -> Result<bool, String> + 'a;
+
+/// One part of the second pass: rows from `start` to `end`, the columns `wanted` (in that
+/// order, `schema` being theirs) into batches given to `emit`.
 fn read_part(
     bytes: &[u8],
     layout: &Layout,
-    schema: &Arc<Schema>,
+    (schema, wanted): (&Arc<Schema>, &[usize]),
     (start, end, line, first_row): (usize, usize, u64, u64),
-    worker: &mut TableWorker,
-    sample: &super::SampleRule,
     report: &mut PartReport,
+    emit: &mut Emit<'_>,
 ) -> Result<u64, String> {
     let PartReport { reported, skipped } = report;
     let width = layout.names.len();
-    let mut columns: Vec<ColumnBuilder> =
-        layout.kinds.iter().map(|k| ColumnBuilder::new(*k)).collect();
+    let mut columns: Vec<(usize, ColumnBuilder)> = wanted
+        .iter()
+        .filter_map(|&i| Some((i, ColumnBuilder::new(*layout.kinds.get(i)?))))
+        .collect();
     let mut records = Records::new(layout.dialect, &bytes[start..end], line);
     let mut row = first_row;
     let mut in_batch = 0usize;
     let mut batch_first = row;
-    let flush = |columns: &mut Vec<ColumnBuilder>,
+    let flush = |columns: &mut Vec<(usize, ColumnBuilder)>,
+                 rows: usize,
                  batch_first: u64,
-                 worker: &mut TableWorker|
-     -> Result<(), String> {
-        let arrays: Vec<ArrayRef> = columns.iter_mut().map(ColumnBuilder::finish).collect();
-        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())?;
-        worker.add(&batch, batch_first, sample);
-        Ok(())
+                 emit: &mut Emit<'_>|
+     -> Result<bool, String> {
+        let arrays: Vec<ArrayRef> = columns.iter_mut().map(|(_, c)| c.finish()).collect();
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
+        let batch = RecordBatch::try_new_with_options(schema.clone(), arrays, &options)
+            .map_err(|e| e.to_string())?;
+        emit(batch, batch_first)
     };
     while records.next_record() {
         if records.blank() {
@@ -685,31 +694,33 @@ fn read_part(
                 ),
             });
         }
-        for (i, column) in columns.iter_mut().enumerate() {
-            let field = records.field(i);
+        for (i, column) in &mut columns {
+            let field = records.field(*i);
             if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
                 reported.push(Reported {
                     line: line(),
-                    column: Some(i + 1),
+                    column: Some(*i + 1),
                     message: format!("a field of {} bytes", field.len()),
                 });
             }
             if let Err(message) = column.push(field)
                 && reported.len() < WARNINGS_KEPT
             {
-                reported.push(Reported { line: line(), column: Some(i + 1), message });
+                reported.push(Reported { line: line(), column: Some(*i + 1), message });
             }
         }
         row += 1;
         in_batch += 1;
         if in_batch == BATCH_ROWS {
-            flush(&mut columns, batch_first, worker)?;
+            if !flush(&mut columns, in_batch, batch_first, emit)? {
+                return Ok(row - first_row);
+            }
             batch_first = row;
             in_batch = 0;
         }
     }
     if in_batch > 0 {
-        flush(&mut columns, batch_first, worker)?;
+        flush(&mut columns, in_batch, batch_first, emit)?;
     }
     Ok(row - first_row)
 }
@@ -721,6 +732,9 @@ pub(crate) fn read(
     progress: &dyn Progress,
     budget: &Budget,
 ) -> Result<TableRead, SourceError> {
+    let state = std::fs::metadata(path)
+        .map(|m| crate::stream::FileState::of(&m))
+        .map_err(|cause| SourceError::Io { path: path.to_path_buf(), cause })?;
     let file = crate::read::read_file_bytes(path, mode)?;
     let bytes: &[u8] = &file;
     let len = bytes.len() as u64;
@@ -738,6 +752,7 @@ pub(crate) fn read(
             .collect::<Vec<_>>(),
     ));
     let sample = super::SampleRule::for_rows(layout.rows);
+    let all_columns: Vec<usize> = (0..layout.names.len()).collect();
     // Parts: where each starts and ends, and its first line.
     let mut parts: Vec<(usize, usize, u64)> = Vec::new();
     let bounds: Vec<(usize, u64)> = if layout.parts.is_empty() {
@@ -756,8 +771,8 @@ pub(crate) fn read(
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
-                    let (parts, layout, schema, sample, file) =
-                        (&parts, &layout, &schema, &sample, &file);
+                    let (parts, layout, schema, sample, file, all_columns) =
+                        (&parts, &layout, &schema, &sample, &file, &all_columns);
                     scope.spawn(move || {
                         let mut worker = budget.builder(workers, layout.rows);
                         let mut done = Vec::new();
@@ -766,14 +781,17 @@ pub(crate) fn read(
                             // Row numbers are fixed after all parts are read; until then each part
                             // numbers from 0 in its own space, far apart.
                             let first = (index as u64) << 40;
+                            let mut emit = |batch: RecordBatch, first: u64| {
+                                worker.add(&batch, first, sample);
+                                Ok(true)
+                            };
                             let rows = read_part(
                                 bytes,
                                 layout,
-                                schema,
+                                (schema, &all_columns),
                                 (part.0, part.1, part.2, first),
-                                &mut worker,
-                                sample,
                                 &mut report,
+                                &mut emit,
                             )?;
                             file.release(part.0..part.1);
                             progress.advance((part.1 - part.0) as u64);
@@ -802,6 +820,13 @@ pub(crate) fn read(
         rows += d.1;
     }
     let mut read = TableRead::new(rows);
+    read.csv = Some(CsvTable {
+        path: path.to_path_buf(),
+        state,
+        layout: layout.clone(),
+        schema: schema.clone(),
+        parts: parts.clone(),
+    });
     for mut worker in workers_read {
         for (row, _) in &mut worker.rows {
             let part = (*row >> 40) as usize;
@@ -855,6 +880,61 @@ pub(crate) fn read(
         )),
     );
     Ok(read)
+}
+
+/// A CSV file served to SQL: its rows read again, a part at a time, as the profile read them
+/// (the same first pass's types, header and parts), from the file as it was loaded.
+#[derive(Debug)]
+pub(crate) struct CsvTable {
+    path: std::path::PathBuf,
+    state: crate::stream::FileState,
+    layout: Layout,
+    schema: Arc<Schema>,
+    parts: Vec<(usize, usize, u64)>,
+}
+
+impl crate::sql::BatchSource for CsvTable {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        self.schema.clone()
+    }
+
+    fn parts(&self) -> usize {
+        self.parts.len()
+    }
+
+    fn read(
+        &self,
+        part: usize,
+        projection: &[usize],
+        emit: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<(), String> {
+        use std::os::unix::fs::FileExt;
+        let Some(&(start, end, line)) = self.parts.get(part) else { return Ok(()) };
+        let file = std::fs::File::open(&self.path)
+            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
+        let now = file.metadata().map(|m| crate::stream::FileState::of(&m)).ok();
+        if now.as_ref() != Some(&self.state) {
+            return Err(format!(
+                "{} changed since it was loaded; its new content is read when the source reloads (ask again in a moment)",
+                self.path.display()
+            ));
+        }
+        let mut bytes = vec![0u8; end - start];
+        file.read_exact_at(&mut bytes, start as u64)
+            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
+        let schema = Arc::new(self.schema.project(projection).map_err(|e| e.to_string())?);
+        let mut report = PartReport::default();
+        let mut emit = |batch: RecordBatch, _first: u64| Ok(emit(batch));
+        read_part(
+            &bytes,
+            &self.layout,
+            (&schema, projection),
+            (0, bytes.len(), line, 0),
+            &mut report,
+            &mut emit,
+        )?;
+        Ok(())
+    }
 }
 
 fn kind_name(kind: Kind) -> &'static str {

@@ -132,11 +132,13 @@ pub(crate) struct TableRead {
     rows_kept: Vec<(u64, String)>,
     rows: u64,
     warnings: Vec<LoadWarning>,
+    /// A CSV file's parts, read again for SQL.
+    csv: Option<csv::CsvTable>,
 }
 
 impl TableRead {
     pub(crate) fn new(rows: u64) -> Self {
-        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new() }
+        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new(), csv: None }
     }
 
     /// Makes every column of `schema` a property even when no row was read: an empty table's
@@ -202,7 +204,7 @@ pub fn load_table(
         TableFormat::Parquet => parquet::read(path, progress, &budget)?,
         TableFormat::Csv => csv::read(path, mode, progress, &budget)?,
     };
-    let TableRead { builder, mut rows_kept, rows, mut warnings } = read;
+    let TableRead { builder, mut rows_kept, rows, mut warnings, csv } = read;
     let profile = builder.unwrap_or_default().finish(rows);
     crate::stream::check_spill(path, &profile, bytes, budget.spill.as_ref(), &mut warnings)?;
     rows_kept.sort_by_key(|r| r.0);
@@ -233,6 +235,17 @@ pub fn load_table(
         )));
     }
     progress.finish();
+    let provider: Arc<dyn datafusion::catalog::TableProvider> = match csv {
+        Some(csv) => Arc::new(crate::sql::PartitionedTable(Arc::new(csv))),
+        None => parquet::listing_table(path)?,
+    };
+    let table = crate::sql::ServedTable {
+        name: spec.name.clone(),
+        provider,
+        row_count: Some(rows),
+        notes: Vec::new(),
+    };
+    let database = crate::sql::DataFusionDatabase::new(path.display().to_string(), vec![table])?;
     Ok(Source {
         spec: spec.clone(),
         format: format.format(),
@@ -240,7 +253,7 @@ pub fn load_table(
         warnings,
         path: Some(path.to_path_buf()),
         bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
-        database: None,
+        database: Some(Arc::new(database)),
         aimdb: None,
         direction: None,
     })

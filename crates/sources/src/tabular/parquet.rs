@@ -62,6 +62,34 @@ fn nesting(data_type: &arrow_schema::DataType) -> usize {
     }
 }
 
+/// The Parquet file at `path` as a DataFusion table: that one file (its address is the file's
+/// own, not a pattern, so no other file can match), with the schema its footer declares, read
+/// by DataFusion's Parquet reader (row groups pruned by their statistics).
+pub(crate) fn listing_table(
+    path: &Path,
+) -> Result<std::sync::Arc<dyn datafusion::catalog::TableProvider>, SourceError> {
+    use datafusion::datasource::file_format::parquet::ParquetFormat;
+    use datafusion::datasource::listing::{
+        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+    };
+    let (file, _) = crate::file::open_regular(path)?;
+    let schema = parquet::arrow::arrow_reader::ArrowReaderMetadata::load(&file, Default::default())
+        .map_err(|e| parquet_error(path, e))?
+        .schema()
+        .clone();
+    let absolute = std::fs::canonicalize(path)
+        .map_err(|cause| SourceError::Io { path: path.to_path_buf(), cause })?;
+    let url = url::Url::from_file_path(&absolute)
+        .map_err(|()| parquet_error(path, "the path is not an absolute file path"))?;
+    let table_url = ListingTableUrl::try_new(url, None).map_err(|e| parquet_error(path, e))?;
+    let options =
+        ListingOptions::new(std::sync::Arc::new(ParquetFormat::default())).with_file_extension("");
+    let config =
+        ListingTableConfig::new(table_url).with_listing_options(options).with_schema(schema);
+    let table = ListingTable::try_new(config).map_err(|e| parquet_error(path, e))?;
+    Ok(std::sync::Arc::new(table))
+}
+
 /// Profiles the Parquet file at `path` on every core. The `parquet` crate panics on some
 /// corrupt files (a bad embedded Arrow schema, page lengths past their buffer): such a panic
 /// is this file's error, not the process's end, so the reading runs on threads of its own and a

@@ -36,6 +36,10 @@ fn wide_rows(db: &dyn Database) -> &'static str {
         schemascope_sources::sql::Dialect::ClickHouse => {
             "SELECT toInt64(number + 1) AS i, arrayStringConcat(arrayResize(['x'], 300000, 'x')) FROM system.numbers LIMIT 40"
         }
+        // The file `numbers_table` serves.
+        schemascope_sources::sql::Dialect::DataFusion => {
+            "SELECT i, repeat('x', 300000) FROM n ORDER BY i"
+        }
     }
 }
 
@@ -74,11 +78,28 @@ fn check_caps(db: &dyn Database) {
         schemascope_sources::sql::Dialect::ClickHouse => {
             "SELECT arrayStringConcat(arrayResize(['x'], 5000000, 'x')) FROM system.numbers LIMIT 40"
         }
+        schemascope_sources::sql::Dialect::DataFusion => "SELECT repeat('x', 5000000) FROM n",
     };
     let cut = db
         .run_capped(huge, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 60_000)
         .expect("runs");
     assert_eq!((cut.rows.len(), cut.rows_read, cut.cut), (0, 1, Some(Cut::Bytes)));
+}
+
+/// A CSV file of the integers 1 to 40, served as the table `n`.
+fn numbers_table(dir: &std::path::Path) -> schemascope_sources::Source {
+    let path = dir.join("n.csv");
+    let lines: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
+    std::fs::write(&path, format!("i\n{}\n", lines.join("\n"))).expect("write");
+    let spec: schemascope_sources::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+    schemascope_sources::load(&spec, &schemascope_sources::NoProgress).expect("load")
+}
+
+#[test]
+fn datafusion_stops_reading_at_the_first_row_past_a_cap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = numbers_table(dir.path());
+    check_caps(source.database.as_deref().expect("served to SQL"));
 }
 
 #[test]

@@ -997,6 +997,8 @@ fn session_state(database: &dyn Database) -> Vec<Vec<SqlValue>> {
         }
         // ClickHouse has no session across statements: hostile_sql_clickhouse.rs checks its data.
         schemascope_sources::sql::Dialect::ClickHouse => "SELECT 1",
+        // DataFusion has no session across statements: hostile_sql_datafusion.rs checks its files.
+        schemascope_sources::sql::Dialect::DataFusion => "SELECT 1",
     };
     database.query(sql, &[]).expect("session state")
 }

@@ -21,6 +21,7 @@ mod hostile_depth;
 mod hostile_files;
 mod hostile_sql;
 mod hostile_sql_clickhouse;
+mod hostile_sql_datafusion;
 mod listing_memo;
 mod live_refresh;
 mod output_caps;

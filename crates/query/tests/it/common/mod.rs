@@ -93,3 +93,9 @@ pub(crate) fn clickhouse_callables() -> Callables {
     }
     callables
 }
+
+/// DataFusion's allow-list, as the embedded engine builds it (its registry's functions).
+pub(crate) fn datafusion_callables() -> Callables {
+    let db = schemascope_sources::sql::DataFusionDatabase::new("test", Vec::new()).expect("engine");
+    (*schemascope_sources::sql::Database::callables(&db).expect("callables")).clone()
+}

@@ -15,6 +15,7 @@ use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, Dialect, Rows, SqlValue};
 
 /// ClickHouse's [`EngineSql`].
+#[derive(Debug)]
 pub(crate) struct ClickHouseSql;
 
 /// The class of a ClickHouse column from its type (`Nullable(…)` and `LowCardinality(…)` seen

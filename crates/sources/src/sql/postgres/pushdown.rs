@@ -14,6 +14,7 @@ use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, SqlValue};
 
 /// PostgreSQL's [`EngineSql`].
+#[derive(Debug)]
 pub(crate) struct PostgresSql;
 
 /// The class of a PostgreSQL column from its type (`format_type` spelling; a domain's base type

@@ -11,7 +11,7 @@ use schemascope_core::profile::{NumberProfile, ValueCount};
 
 use super::{ColumnSlots, JsonView, Kind, TopWanted, count, float, get, top_values};
 use crate::error::SourceError;
-use crate::sql::engine::{NumberColumn, engine};
+use crate::sql::engine::NumberColumn;
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// Columns estimated to have at most this many distinct values are profiled by one `GROUP BY`.
@@ -25,7 +25,7 @@ pub(super) fn estimated_distinct(
     i: usize,
 ) -> Result<Option<u64>, SourceError> {
     let (Some(table), Some(column)) = (&view.table, view.columns.get(i)) else { return Ok(None) };
-    engine(view.dialect).estimated_distinct(db, table, column)
+    view.engine().estimated_distinct(db, table, column)
 }
 
 /// A number read from the database, exactly: integers as integers.
@@ -173,7 +173,7 @@ fn sorted_distribution(
 ) -> Result<Distribution, SourceError> {
     let c = format!("c{i}");
     let predicate = view.is(i, Kind::Numeric).unwrap_or_else(|| "FALSE".into());
-    let (mean, std_dev, q) = engine(view.dialect).spread_and_quartiles(&NumberColumn {
+    let (mean, std_dev, q) = view.engine().spread_and_quartiles(&NumberColumn {
         db,
         view,
         i,

@@ -12,6 +12,7 @@ use crate::sql::rows::POOL_ROWS;
 use crate::sql::{Database, Dialect, SqlValue};
 
 /// SQLite's [`EngineSql`].
+#[derive(Debug)]
 pub(crate) struct SqliteSql;
 
 impl EngineSql for SqliteSql {
