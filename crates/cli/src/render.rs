@@ -126,7 +126,7 @@ mod tests {
             "perTool": [{"name": "list_sources", "tokens": 40}, {"name": "describe_schema", "tokens": 120}],
             "count": 2, "tokens": 161, "bytes": 700, "chosen": "list_sources,describe_schema",
             "notListed": ["find_items", "execute_query"],
-            "why": {"find_items": "not chosen (--tools / tools = [...])", "execute_query": "no database served"},
+            "why": {"find_items": "not chosen (--tools / tools = [...])", "execute_query": "no source served answers SQL"},
         });
         let text = tool_lines(&data);
         assert!(text.contains("  list_sources        40 tokens\n"), "{text}");
@@ -134,7 +134,7 @@ mod tests {
         assert!(text.contains("2 tools listed: 161 tokens (700 bytes)"), "{text}");
         assert!(text.contains("Chosen with --tools: list_sources,describe_schema"), "{text}");
         assert!(text.contains("  not chosen (--tools / tools = [...]): find_items\n"), "{text}");
-        assert!(text.contains("  no database served: execute_query\n"), "{text}");
+        assert!(text.contains("  no source served answers SQL: execute_query\n"), "{text}");
         assert!(!text.contains('{'), "no JSON: {text}");
     }
 }

@@ -80,6 +80,11 @@ pub(crate) fn augment(
             }
         })
         .collect::<Result<Vec<_>, GraphSessionError>>()?;
+    // SQL over this version of the items, algorithm results included (built when first used).
+    let database = match &base.database {
+        Some(db) => schemascope_sources::sql::CollectionsDatabase::over(db.location(), &collections),
+        None => None,
+    };
     Ok(Source {
         spec: base.spec.clone(),
         format: base.format,
@@ -87,7 +92,7 @@ pub(crate) fn augment(
         warnings: base.warnings.clone(),
         path: base.path.clone(),
         bytes: base.bytes,
-        database: base.database.clone(),
+        database,
         aimdb: base.aimdb.clone(),
         direction: base.direction,
     })

@@ -7,6 +7,7 @@ pub mod demo;
 mod documents;
 pub mod error;
 pub mod file;
+mod folder;
 mod graph;
 mod graph_check;
 mod graph_fast;

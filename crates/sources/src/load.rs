@@ -48,6 +48,9 @@ pub fn load_with(
             Ok(crate::aimdb::Snapshot::fetch(path, crate::aimdb::DEFAULT_TIMEOUT)?.to_source(spec))
         }
         Location::File { path, format } => {
+            if format.is_none() && crate::folder::is_folder(path) {
+                return crate::folder::load_folder(spec, path, mode, progress);
+            }
             if let Some(table) = table_format(path, *format) {
                 return crate::tabular::load_table(spec, path, table, mode, progress);
             }
@@ -80,7 +83,7 @@ pub fn load_with(
 
 /// The table format of a file: forced by its scheme, else said by its name or, for Parquet, by
 /// its first bytes.
-fn table_format(path: &Path, forced: Option<Format>) -> Option<crate::tabular::TableFormat> {
+pub(crate) fn table_format(path: &Path, forced: Option<Format>) -> Option<crate::tabular::TableFormat> {
     use crate::tabular::TableFormat;
     match forced {
         Some(Format::Csv) => Some(TableFormat::Csv),
@@ -336,7 +339,7 @@ fn load_text(
                 "an AimDB instance is opened with aimdb:unix:///PATH.sock, not as a JSON file",
             ));
         }
-        (_, Some(Format::Csv | Format::Parquet)) => {
+        (_, Some(Format::Csv | Format::Parquet | Format::Folder)) => {
             return Err(shape_error(
                 path,
                 "a CSV or Parquet file is read as a table, not as JSON (it was given as text)",
@@ -348,8 +351,7 @@ fn load_text(
     }
     progress.finish();
     let collections: Vec<Arc<Collection>> = collections.into_iter().map(Arc::new).collect();
-    let database = crate::sql::DataFusionDatabase::over_collections(path.display().to_string(), &collections)?
-        .map(|db| Arc::new(db) as Arc<dyn Database>);
+    let database = crate::sql::CollectionsDatabase::over(path.display().to_string(), &collections);
     Ok(Source {
         spec: spec.clone(),
         format,

@@ -27,6 +27,8 @@ pub enum Format {
     Csv,
     /// A Parquet file: one collection, its rows.
     Parquet,
+    /// A directory or a glob of data files: one collection (and table) per file.
+    Folder,
     /// A SQLite database file: one collection per table and view.
     Sqlite,
     /// A PostgreSQL database: one collection per table and view.
@@ -46,7 +48,8 @@ impl Format {
             Self::Sqlite => Some(Dialect::Sqlite),
             Self::Postgres => Some(Dialect::Postgres),
             Self::ClickHouse => Some(Dialect::ClickHouse),
-            // Files and live instances: no SQL engine answers them (yet).
+            // Files and collections are answered by the embedded engine when they are held in
+            // memory (a source's `database` says); live instances by none.
             _ => None,
         }
     }

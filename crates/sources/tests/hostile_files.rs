@@ -55,11 +55,21 @@ fn fifos_devices_and_directories_given_as_sources_are_refused_at_once() {
         ("documents:/dev/zero".to_string(), "a character device"),
         (zero.display().to_string(), "a character device"),
         ("/dev/urandom".to_string(), "a character device"),
-        (folder.display().to_string(), "a directory"),
     ] {
         let error = not_regular(load_within_a_minute(&spec), kind);
         assert!(error.contains("only regular files are read"), "{spec}: {error}");
     }
+    // A directory is a folder source: one with no data file is refused as such.
+    let empty = load_within_a_minute(&folder.display().to_string())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(empty.contains("holds no data file"), "{empty}");
+    // A folder serves its regular data files only: the FIFOs and the link to a device beside
+    // them are passed over, never opened.
+    std::fs::write(dir.path().join("rows.csv"), "a,b\n1,x\n").expect("write");
+    let source = load_within_a_minute(&dir.path().display().to_string()).expect("folder loads");
+    assert_eq!(source.collection_names(), ["rows"]);
 }
 
 #[test]

@@ -63,13 +63,13 @@ pub const SEARCH_SCHEMA_DOCS: &str = "Search a SQL source's table documentation 
 pub const GET_SCHEMA_CONTEXT: &str = "The schema to write a query for a question: the whole schema of a small database, else the relevant tables, their foreign-key neighbours and docs, within `max_tokens`. Stored values the question names loosely are listed as stored (\"bossa nova\" → 'Bossa Nova').";
 
 /// `execute_query`.
-pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement: columns, their types and rows (`truncated` when cut at `max_rows` or `max_bytes`). A failure's `class` says whether to fix the query (syntax) or not to retry it (refused, timeout, auth, resource).";
+pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement (on a database, a table file or the collections held in memory): columns, their types and rows (`truncated` when cut at `max_rows` or `max_bytes`). A failure's `class` says whether to fix the query (syntax) or not to retry it (refused, timeout, auth, resource).";
 
 /// `validate_query`.
 pub const VALIDATE_QUERY: &str = "Check a query without running it: one read-only statement; tables, columns and functions exist in this engine (else the right ones); GROUP BY consistent; filter values stored (\"Californa\" → \"California\"); joins on foreign keys; then the engine compiles it. Returns valid, errors with suggestions, warnings and `rewritten_query` (a limit added).";
 
 /// `ask`.
-pub const ASK: &str = "Answer a question over a SQL source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows.";
+pub const ASK: &str = "Answer a question over a source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows.";
 
 /// `query_graph`.
 pub const QUERY_GRAPH: &str = "The graph session's state: a summary (counts, layout, styles, selection, algorithms run), the view (camera, 2D/3D), the layout, or all. Check the view before changing it.";

@@ -52,8 +52,15 @@ and histograms; `sample_data` shows real items (one per type with `stratify_by`)
                 .into(),
         );
     }
-    if kinds.contains(&Kind::Database) && (has("execute_query") || has("ask")) {
-        let mut step = String::from("For a question over a database:");
+    let sources = services.sources.sources();
+    let runs_sql = sources.iter().any(|s| s.database.is_some()) || kinds.contains(&Kind::Database);
+    let collections_sql = sources.iter().any(|s| {
+        s.database.is_some() && s.collections.iter().any(|c| c.table().is_none())
+    });
+    if runs_sql && (has("execute_query") || has("ask")) {
+        let mut step = String::from(
+            "For counts, rankings, groupings and statistics, use SQL (databases and table files; every collection held in memory too):",
+        );
         if has("get_schema_context") {
             step.push_str(
                 " `get_schema_context` gives the schema a question needs (focused on the tables it is about when \
@@ -75,6 +82,11 @@ the schema is large);",
         if has("ask") {
             step.push_str(
                 " `ask` runs the whole question-to-query pipeline with the server's own LLM.",
+            );
+        }
+        if collections_sql {
+            step.push_str(
+                " A file's or collection's table is named as the collection; its columns as the profile names properties (a nested one quoted whole: \"metadata.region\"), beside `id` (an edge's `source` and `target`); the dialect is DataFusion's (PostgreSQL-like).",
             );
         }
         steps.push(step);
@@ -163,6 +175,7 @@ enum Kind {
     Graph,
     Records,
     Documents,
+    Table,
     Database,
 }
 
@@ -171,8 +184,8 @@ impl Kind {
         match format {
             Format::Graph => Kind::Graph,
             Format::Records | Format::Aimdb => Kind::Records,
-            // A table file's rows are served as documents until SQL over files lands.
-            Format::Documents | Format::Csv | Format::Parquet => Kind::Documents,
+            Format::Documents => Kind::Documents,
+            Format::Csv | Format::Parquet | Format::Folder => Kind::Table,
             Format::Sqlite | Format::Postgres | Format::ClickHouse => Kind::Database,
         }
     }
@@ -194,6 +207,7 @@ impl Kind {
             Kind::Graph => "graph",
             Kind::Records => "record set",
             Kind::Documents => "document set",
+            Kind::Table => "table file",
             Kind::Database => "database",
         }
     }

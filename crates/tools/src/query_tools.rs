@@ -25,10 +25,16 @@ use crate::validation::validate_on_database;
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
 
-/// The dialect queries of `source` are validated for: its engine's, SQLite's for sources that
-/// are no database (structured queries compile to SQLite).
+/// The dialect queries of `source` are validated for: its engine's (DataFusion's for files and
+/// collections served to SQL), SQLite's for sources that run no SQL (structured queries
+/// compile to SQLite).
 pub(crate) fn dialect(source: &Source) -> SqlDialect {
-    source.format.dialect().unwrap_or(SqlDialect::Sqlite)
+    source
+        .database
+        .as_ref()
+        .map(|db| db.dialect())
+        .or_else(|| source.format.dialect())
+        .unwrap_or(SqlDialect::Sqlite)
 }
 
 /// Tables up to this many rows are profiled for validation if they were not yet (cheap); larger

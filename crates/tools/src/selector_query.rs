@@ -71,7 +71,7 @@ fn looks_like_sql(text: &str) -> bool {
     let next = rest.trim_start().chars().next();
     STATEMENTS.iter().any(|k| first.eq_ignore_ascii_case(k))
         && (rest.starts_with(char::is_whitespace) || rest.starts_with('('))
-        && next.is_some_and(|c| c.is_alphanumeric() || "*\"'`(_".contains(c))
+        && next.is_some_and(|c| !"=!<>|&.[),".contains(c))
 }
 
 /// Why SQL does not run on `source`, and what does.
@@ -199,6 +199,8 @@ mod tests {
             "COPY t TO 'f'",
             "select(1)",
             "SHOW TABLES",
+            "SELECT /* x */ 1",
+            "select -1",
         ] {
             assert!(looks_like_sql(sql), "{sql}");
         }
@@ -210,6 +212,8 @@ mod tests {
             "set[0] == `1`",
             "show && active",
             "values[?v > `3`]",
+            "update | length(@)",
+            "with.x",
         ] {
             assert!(!looks_like_sql(selector), "{selector}");
         }

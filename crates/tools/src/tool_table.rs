@@ -439,7 +439,7 @@ impl NotListed {
     /// Why, in a few words.
     pub fn reason(self) -> &'static str {
         match self {
-            NotListed::Unusable(Needs::Database) => "no database served",
+            NotListed::Unusable(Needs::Database) => "no source served answers SQL",
             NotListed::Unusable(Needs::DatabaseAndLlm) => {
                 "needs a database and an LLM (--llm-model or SCHEMASCOPE_LLM_MODEL)"
             }

@@ -60,6 +60,10 @@ impl DialectRules for DataFusion {
         &["all", "any", "some", "current_date", "current_time", "current_timestamp", "array", "row"]
     }
 
+    fn to_char_takes_strftime(&self) -> bool {
+        true
+    }
+
     fn relation_name_is_row(&self) -> bool {
         false
     }

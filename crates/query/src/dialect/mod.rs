@@ -223,6 +223,12 @@ pub trait DialectRules: Send + Sync {
         false
     }
 
+    /// Whether the engine's `to_char` reads strftime's directives (`'%Y-%m'`, as DataFusion's
+    /// does) rather than PostgreSQL's patterns (`'YYYY-MM'`).
+    fn to_char_takes_strftime(&self) -> bool {
+        false
+    }
+
     /// `expr` made comparable with a text parameter (the value as a user wrote it).
     fn compared_with_text(&self, expr: &str) -> String {
         expr.to_string()

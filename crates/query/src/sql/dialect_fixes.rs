@@ -237,6 +237,7 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
     let name = function.name.0.last()?.as_ident()?.value.to_ascii_lowercase();
     let args = arguments(function)?;
     let sqlite = callables.dialect().rules().functions() == FunctionFamily::Sqlite;
+    let strftime_patterns = callables.dialect().rules().to_char_takes_strftime();
     let case = |c: &str, a: &str, b: &str| format!("CASE WHEN {c} THEN {a} ELSE {b} END");
     let fix = match (name.as_str(), args.as_slice()) {
         (part, [d]) if date_part(part).is_some() => {
@@ -313,9 +314,15 @@ fn fix(function: &Function, callables: &Callables) -> Option<String> {
         ("to_char", [d, format]) if sqlite => {
             format!("strftime({}, {d})", strftime_from_to_char(format)?)
         }
+        ("date_format", [d, format]) if strftime_patterns => {
+            format!("to_char({}, {})", pg_time(d), strftime_from_mysql(format)?)
+        }
         ("date_format", [d, format]) => {
             let strftime = strftime_from_mysql(format)?;
             format!("to_char({}, {})", pg_time(d), to_char_pattern(&strftime)?)
+        }
+        ("strftime", [format, d]) if strftime_patterns => {
+            format!("to_char({}, {format})", pg_time(d))
         }
         ("strftime", [format, d]) if !sqlite => {
             format!("to_char({}, {})", pg_time(d), to_char_pattern(format)?)

@@ -372,18 +372,30 @@ impl Visitor for Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::{ClickHouseDialect, Dialect, PostgreSqlDialect, SQLiteDialect};
     use sqlparser::parser::Parser;
 
     fn refused(sql: &str, dialect: SqlDialect, scope: &RelationScope) -> Vec<String> {
-        let parser: &dyn Dialect = match dialect {
-            SqlDialect::Postgres => &PostgreSqlDialect {},
-            SqlDialect::ClickHouse => &ClickHouseDialect {},
-            SqlDialect::Sqlite => &SQLiteDialect {},
-        };
-        let statements = Parser::parse_sql(parser, sql).expect(sql);
+        let statements = Parser::parse_sql(dialect.rules().parser(), sql).expect(sql);
         let sqlparser::ast::Statement::Query(query) = &statements[0] else { panic!("{sql}") };
         collect(query, dialect).iter().filter_map(|r| scope.judge(r)).collect()
+    }
+
+    #[test]
+    fn a_served_scope_reads_its_tables_by_their_bare_names_and_ctes_only() {
+        let scope = RelationScope::Served {
+            tables: ["orders".to_string(), "Mixed Case".to_string()].into_iter().collect(),
+        };
+        let df = |sql| refused(sql, SqlDialect::DataFusion, &scope);
+        assert!(df("SELECT * FROM orders").is_empty());
+        assert!(df("SELECT * FROM ORDERS").is_empty(), "unquoted names fold to lower case");
+        assert!(df("SELECT * FROM \"Mixed Case\"").is_empty());
+        assert_eq!(df("SELECT * FROM \"ORDERS\"").len(), 1, "quoted names keep their case");
+        assert!(df("WITH x AS (SELECT 1) SELECT * FROM x").is_empty());
+        assert_eq!(df("SELECT * FROM other").len(), 1);
+        assert_eq!(df("SELECT * FROM public.orders").len(), 1);
+        assert_eq!(df("SELECT * FROM datafusion.public.orders").len(), 1);
+        assert_eq!(df("SELECT * FROM information_schema.tables").len(), 1);
+        assert_eq!(df("SELECT (SELECT COUNT(*) FROM secrets) FROM orders").len(), 1);
     }
 
     fn postgres() -> RelationScope {

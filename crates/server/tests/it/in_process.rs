@@ -109,6 +109,11 @@ async fn handshake_session_serves_tools_resources_prompt_and_updates() -> TestRe
         "zoom_to_nodes",
         "list_algorithms",
         "run_algorithm",
+        // The graph's nodes and edges answer SQL.
+        "search_schema_docs",
+        "get_schema_context",
+        "execute_query",
+        "validate_query",
     ];
     expected.sort_unstable();
     assert_eq!(names, expected);

@@ -277,14 +277,17 @@ impl Snapshot {
             })
             .chain(self.notes.iter().map(|note| LoadWarning::new(note.clone())))
             .collect();
+        let collections = vec![Arc::new(collection)];
+        // The recent values answer SQL too (built when first asked).
+        let database = crate::sql::CollectionsDatabase::over(spec.display_text(), &collections);
         Source {
             spec: spec.clone(),
             format: Format::Aimdb,
-            collections: vec![Arc::new(collection)],
+            collections,
             warnings,
             path: None,
             bytes: 0,
-            database: None,
+            database,
             aimdb: Some(Arc::new(self)),
             direction: None,
         }

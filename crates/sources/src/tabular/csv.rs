@@ -898,41 +898,58 @@ impl crate::sql::BatchSource for CsvTable {
         self.schema.clone()
     }
 
+    /// One partition per core (at most one per part), each reading its parts in turn: a scan
+    /// holds a part's bytes and two batches per core, whatever the file's size.
     fn parts(&self) -> usize {
-        self.parts.len()
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.min(self.parts.len()).max(1)
     }
 
     fn read(
         &self,
-        part: usize,
+        partition: usize,
         projection: &[usize],
         emit: &mut dyn FnMut(RecordBatch) -> bool,
     ) -> Result<(), String> {
         use std::os::unix::fs::FileExt;
-        let Some(&(start, end, line)) = self.parts.get(part) else { return Ok(()) };
-        let file = std::fs::File::open(&self.path)
-            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
-        let now = file.metadata().map(|m| crate::stream::FileState::of(&m)).ok();
-        if now.as_ref() != Some(&self.state) {
-            return Err(format!(
+        let partitions = self.parts();
+        let (file, _) = crate::file::open_regular(&self.path).map_err(|e| e.to_string())?;
+        let changed = || {
+            format!(
                 "{} changed since it was loaded; its new content is read when the source reloads (ask again in a moment)",
                 self.path.display()
-            ));
-        }
-        let mut bytes = vec![0u8; end - start];
-        file.read_exact_at(&mut bytes, start as u64)
-            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
+            )
+        };
         let schema = Arc::new(self.schema.project(projection).map_err(|e| e.to_string())?);
-        let mut report = PartReport::default();
-        let mut emit = |batch: RecordBatch, _first: u64| Ok(emit(batch));
-        read_part(
-            &bytes,
-            &self.layout,
-            (&schema, projection),
-            (0, bytes.len(), line, 0),
-            &mut report,
-            &mut emit,
-        )?;
+        let mut bytes = Vec::new();
+        let mut stopped = false;
+        for &(start, end, line) in self.parts.iter().skip(partition).step_by(partitions) {
+            // Checked before each part: offsets of another version of the file would cut rows.
+            let now = file.metadata().map(|m| crate::stream::FileState::of(&m)).ok();
+            if now.as_ref() != Some(&self.state) {
+                return Err(changed());
+            }
+            bytes.resize(end - start, 0);
+            file.read_exact_at(&mut bytes, start as u64)
+                .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
+            let mut report = PartReport::default();
+            let mut emit = |batch: RecordBatch, _first: u64| {
+                let more = emit(batch);
+                stopped |= !more;
+                Ok(more)
+            };
+            read_part(
+                &bytes,
+                &self.layout,
+                (&schema, projection),
+                (0, bytes.len(), line, 0),
+                &mut report,
+                &mut emit,
+            )?;
+            if stopped {
+                break;
+            }
+        }
         Ok(())
     }
 }

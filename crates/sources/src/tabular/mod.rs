@@ -189,7 +189,8 @@ impl TableFormat {
     }
 }
 
-/// Loads the table file at `path`: see the module docs.
+/// Loads the table file at `path`: see the module docs. Its SQL is the embedded engine's, over
+/// this one file.
 pub fn load_table(
     spec: &SourceSpec,
     path: &Path,
@@ -197,6 +198,20 @@ pub fn load_table(
     mode: crate::ReadMode,
     progress: &dyn Progress,
 ) -> Result<Source, SourceError> {
+    let (mut source, table) = read_table(spec, path, format, mode, progress)?;
+    let database = crate::sql::DataFusionDatabase::new(path.display().to_string(), vec![table])?;
+    source.database = Some(Arc::new(database));
+    Ok(source)
+}
+
+/// The table file at `path` as a source with no SQL of its own, and its table for the engine.
+pub(crate) fn read_table(
+    spec: &SourceSpec,
+    path: &Path,
+    format: TableFormat,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+) -> Result<(Source, crate::sql::ServedTable), SourceError> {
     let bytes = spec.limits.memory_budget.unwrap_or_else(crate::stream::memory_budget);
     let spill = crate::stream::spill_options().as_ref().map(crate::scratch::SpillOptions::spill);
     let budget = Budget { bytes, spill };
@@ -245,16 +260,16 @@ pub fn load_table(
         row_count: Some(rows),
         notes: Vec::new(),
     };
-    let database = crate::sql::DataFusionDatabase::new(path.display().to_string(), vec![table])?;
-    Ok(Source {
+    let source = Source {
         spec: spec.clone(),
         format: format.format(),
         collections: vec![Arc::new(collection)],
         warnings,
         path: Some(path.to_path_buf()),
         bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
-        database: Some(Arc::new(database)),
+        database: None,
         aimdb: None,
         direction: None,
-    })
+    };
+    Ok((source, table))
 }

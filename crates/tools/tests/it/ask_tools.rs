@@ -288,7 +288,7 @@ fn structured_queries_validate_and_execute_with_identical_rows_on_sqlite_and_pos
 }
 
 #[test]
-fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
+fn on_graphs_selectors_are_validated_against_the_data_and_ask_writes_sql_over_the_nodes() {
     let registry = registry(&["demo:infrastructure"]);
     let check = |query: Value| {
         ok(validate_query(
@@ -319,8 +319,8 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
     assert_eq!((found["rowCount"].as_u64(), &found["truncated"]), (Some(5), &json!(true)));
 
     let server = ReplayServer::start(vec![
-        Scripted::json(json!({"query": {"selector": "typ == 'database'", "collection": "nodes"}, "reasoning": "databases"})),
-        Scripted::json(json!({"query": {"selector": "type == 'database'", "collection": "nodes"}, "reasoning": "databases"})),
+        Scripted::json(json!({"query": "SELECT id FROM nodes WHERE typ = 'database'", "reasoning": "databases"})),
+        Scripted::json(json!({"query": "SELECT id FROM nodes WHERE type = 'database'", "reasoning": "databases"})),
         Scripted::Text("There are 20 database nodes.".into()),
     ])
     .expect("server");
@@ -335,8 +335,10 @@ fn on_graphs_the_query_is_a_jmespath_selector_validated_against_the_data() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(system.contains("JMESPath") && system.contains("## Graph Data Schema"), "{system}");
-    assert!(last_user_message(&server.received()[1].body).contains("suggestion: type"));
+    // The graph's tables are the SQL schema the model writes for, in DataFusion's dialect.
+    assert!(system.contains("datafusion") && system.contains("nodes"), "{system}");
+    let retry = last_user_message(&server.received()[1].body);
+    assert!(retry.contains("typ") && retry.contains("type"), "{retry}");
 }
 
 #[test]

@@ -565,27 +565,51 @@ fn a_selector_query_returns_every_row_up_to_max_rows_and_says_when_it_cut() {
 }
 
 #[test]
-fn sql_on_a_source_that_is_not_a_database_says_so() {
+fn sql_runs_on_a_graph_and_a_sampled_source_says_why_it_runs_none() {
     let services = demo();
-    let run = execute_query(
+    let run = ok(execute_query(
         &services.sources,
         ExecuteQueryParams {
             source: infra(),
-            query: json!("SELECT * FROM nodes"),
+            query: json!("SELECT COUNT(*) FROM nodes"),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(run["rows"], json!([[160]]));
+    // A file profiled by streaming keeps a sample of its items: no SQL over the sample.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("events.ndjson");
+    let lines: Vec<String> = (0..20_000).map(|i| format!("{{\"i\": {i}}}")).collect();
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    let sampled = Services::new();
+    let spec: schemascope_sources::SourceSpec =
+        format!("events={}", path.display()).parse().expect("spec");
+    sampled
+        .sources
+        .load_with(
+            &[spec],
+            &schemascope_sources::NoProgress,
+            schemascope_sources::ReadMode::COPY.streamed(),
+        )
+        .expect("load");
+    let events = Some("events".to_string());
+    let run = execute_query(
+        &sampled.sources,
+        ExecuteQueryParams {
+            source: events.clone(),
+            query: json!("SELECT COUNT(*) FROM events"),
             ..Default::default()
         },
     );
-    assert!(!run.success);
-    assert!(run.message.contains("not a SQL database"), "{}", run.message);
+    assert!(!run.success, "{}", run.data);
+    assert!(run.message.contains("runs no SQL"), "{}", run.message);
     let check = ok(validate_query(
-        &services.docs,
-        ValidateQueryParams { source: infra(), query: json!("select 1"), question: None },
+        &sampled.docs,
+        ValidateQueryParams { source: events, query: json!("select 1"), question: None },
     ));
     assert_eq!(check["valid"], false);
-    assert!(
-        check["errors"][0]["message"].as_str().unwrap_or("").contains("not a SQL database"),
-        "{check}"
-    );
+    let message = check["errors"][0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("runs no SQL") && message.contains("sample of 20000"), "{check}");
 }
 
 #[test]

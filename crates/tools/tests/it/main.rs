@@ -30,6 +30,7 @@ mod postgres_restart;
 mod session_bounds;
 mod session_disk_full;
 mod session_restore;
+mod sql_files;
 mod sql_tools;
 mod tool_list;
 mod value_index;

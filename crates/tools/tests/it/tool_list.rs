@@ -25,9 +25,13 @@ const FOR_ANY_SOURCE: [&str; 7] = [
     "find_items",
 ];
 
+/// What a source whose collections answer SQL adds (`ask` too once an LLM is configured).
+const FOR_SQL: [&str; 4] =
+    ["search_schema_docs", "get_schema_context", "execute_query", "validate_query"];
+
 #[test]
-fn records_only_lists_the_seven_data_tools() {
-    assert_eq!(names(&["demo:sensors"]), FOR_ANY_SOURCE);
+fn records_list_the_seven_data_tools_and_the_sql_tools() {
+    assert_eq!(names(&["demo:sensors"]), [&FOR_ANY_SOURCE[..], &FOR_SQL[..]].concat());
 }
 
 #[test]
@@ -37,7 +41,8 @@ fn a_graph_adds_the_graph_tools_and_a_database_the_sql_tools_but_not_ask_without
         graph.contains(&"find_and_style_nodes") && graph.contains(&"run_algorithm"),
         "{graph:?}"
     );
-    assert!(!graph.contains(&"execute_query"), "{graph:?}");
+    // Its nodes and edges are tables: the SQL tools are listed beside the graph tools.
+    assert!(graph.contains(&"execute_query") && !graph.contains(&"ask"), "{graph:?}");
     let chinook =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/chinook/Chinook_Sqlite.sqlite");
     let sql = names(&[&format!("chinook={}", chinook.display())]);
@@ -56,9 +61,9 @@ fn the_records_only_list_is_small() {
     let answer = tool_list(&common::registry(&["demo:sensors"]), false);
     let tokens = answer.data["tokens"].as_u64().unwrap_or(u64::MAX);
     // 27 tools with identical output schemas were about 18,000 tokens; 7 without were about
-    // 3,100, and are about 1,100 since each thing is said once.
-    assert!(tokens < 4_000, "{}", answer.message);
-    assert_eq!(answer.data["count"], 7);
+    // 3,100, and are about 1,100 since each thing is said once (11 with the SQL tools).
+    assert!(tokens < 2_500, "{}", answer.message);
+    assert_eq!(answer.data["count"], 11);
 }
 
 /// Configures an LLM (never reached: listing `ask` needs only its configuration).
@@ -84,7 +89,7 @@ fn every_default_server_lists_its_tools_in_under_4000_tokens() {
     let graph = "demo:infrastructure";
     let sqlite = common::chinook_spec();
     for (kind, specs, llm, count) in [
-        ("demo graph", vec![graph], false, 22),
+        ("demo graph", vec![graph], false, 26),
         ("SQLite", vec![sqlite.as_str()], false, 11),
         ("graph + SQLite", vec![graph, sqlite.as_str()], false, 26),
         ("graph + SQLite + LLM", vec![graph, sqlite.as_str(), "demo:sensors"], true, 27),

@@ -10,6 +10,7 @@
 //! bounded size of temporary files, then fails with a clear error), and a statement is
 //! cancelled at its timeout by dropping its stream, which stops every task of the plan.
 
+mod collections;
 mod items;
 mod table;
 mod values;
@@ -28,7 +29,8 @@ use futures::StreamExt;
 use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
 use schemascope_query::sql::relations::RelationScope;
 
-use self::items::items_table;
+pub use self::collections::CollectionsDatabase;
+pub(crate) use self::items::items_table;
 pub(crate) use self::table::{BatchSource, PartitionedTable};
 use super::caps::Budget;
 use super::{Callables, Caps, Database, Dialect, QueryResult, SqlValue};
@@ -143,20 +145,6 @@ impl DataFusionDatabase {
     /// The statement's options: reads only.
     fn options() -> SQLOptions {
         SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
-    }
-
-    /// A session serving every collection of `collections` that is held whole in memory (a
-    /// sampled one is left out: a statement over its items would answer for the sample); `None`
-    /// when none is.
-    pub fn over_collections(
-        location: impl Into<String>,
-        collections: &[Arc<schemascope_core::Collection>],
-    ) -> Result<Option<Self>, SourceError> {
-        let tables: Vec<ServedTable> = collections.iter().filter_map(items_table).collect();
-        if tables.is_empty() {
-            return Ok(None);
-        }
-        Self::new(location, tables).map(Some)
     }
 
     /// Plans `sql` (with `params` bound) as the engine would before running it.
