@@ -6,8 +6,8 @@
 //! A directory is read one level deep, in name order; only files of a data extension are
 //! taken (`.csv`, `.tsv`, `.tab`, `.parquet`, `.pq`, `.json`, `.ndjson`, `.jsonl`). A file
 //! that fails to load is left out with a warning naming it, so one bad file does not take the
-//! others down; so is a graph (a graph is a source of its own) and a second file whose stem a
-//! table already has.
+//! others down; so is a graph (a graph is a source of its own), a second file whose stem a
+//! table already has, and a link to a file outside the folder.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,9 +40,8 @@ fn has_data_extension(path: &Path) -> bool {
         .is_some_and(|e| DATA_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// The regular files the folder names, in name order, at most [`MAX_FOLDER_FILES`] (and
-/// whether there were more).
-fn files(path: &Path) -> Result<(Vec<PathBuf>, bool), SourceError> {
+/// The regular files the folder names, in name order, at most [`MAX_FOLDER_FILES`].
+fn files(path: &Path) -> Result<Listed, SourceError> {
     let io = |cause: std::io::Error| SourceError::Io { path: path.to_path_buf(), cause };
     let mut found: Vec<PathBuf> = if path.is_dir() {
         std::fs::read_dir(path)
@@ -65,12 +64,32 @@ fn files(path: &Path) -> Result<(Vec<PathBuf>, bool), SourceError> {
             .take(MAX_FOLDER_FILES * 4)
             .collect()
     };
-    // Regular files only (a link is followed, as a file source's is).
-    found.retain(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    // Regular files only, within the folder: a link is followed only to a file inside it, so a
+    // link planted in a served folder cannot serve what lies elsewhere (`pw.csv -> /etc/passwd`).
+    let base = if path.is_dir() { path } else { path.parent().unwrap_or(Path::new(".")) };
+    let base = std::fs::canonicalize(base).map_err(io)?;
+    let mut outside = Vec::new();
+    found.retain(|p| {
+        let is_link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !std::fs::canonicalize(p).is_ok_and(|target| target.starts_with(&base)) {
+            outside.push(p.clone());
+            return false;
+        }
+        std::fs::metadata(p).is_ok_and(|m| m.is_file())
+    });
     found.sort();
     let more = found.len() > MAX_FOLDER_FILES;
     found.truncate(MAX_FOLDER_FILES);
-    Ok((found, more))
+    Ok(Listed { files: found, more, outside })
+}
+
+/// The files a folder serves, and what was left out.
+struct Listed {
+    files: Vec<PathBuf>,
+    /// More files than [`MAX_FOLDER_FILES`] matched.
+    more: bool,
+    /// Links that lead outside the folder.
+    outside: Vec<PathBuf>,
 }
 
 /// The table name of a file: its stem, as written.
@@ -85,7 +104,7 @@ pub(crate) fn load_folder(
     mode: ReadMode,
     progress: &dyn Progress,
 ) -> Result<Source, SourceError> {
-    let (files, more) = files(path)?;
+    let Listed { files, more, outside } = files(path)?;
     if files.is_empty() {
         return Err(SourceError::InvalidSpec {
             spec: spec.text.clone(),
@@ -98,7 +117,15 @@ pub(crate) fn load_folder(
     }
     let mut collections = Vec::new();
     let mut tables: Vec<ServedTable> = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<LoadWarning> = outside
+        .iter()
+        .map(|link| {
+            LoadWarning::new(format!(
+                "{} is left out: it is a link to a file outside the folder",
+                link.display()
+            ))
+        })
+        .collect();
     let mut bytes = 0u64;
     for file in &files {
         let name = stem(file);

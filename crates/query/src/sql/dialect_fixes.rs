@@ -409,6 +409,19 @@ mod tests {
     }
 
     #[test]
+    fn datafusion_gets_postgresql_spellings_with_strftime_patterns_for_to_char() {
+        let df = Callables::new(SqlDialect::DataFusion);
+        let fixed = |sql| fix(&first_call(sql), &df);
+        assert_eq!(fixed("SELECT YEAR(d)").as_deref(), Some("EXTRACT(YEAR FROM d)"));
+        assert_eq!(fixed("SELECT strftime('%Y-%m', d)").as_deref(), Some("to_char(d, '%Y-%m')"));
+        assert_eq!(
+            fixed("SELECT DATE_FORMAT(d, '%Y-%m-%d')").as_deref(),
+            Some("to_char(d, '%Y-%m-%d')")
+        );
+        assert_eq!(fixed("SELECT IFNULL(a, 0)").as_deref(), Some("COALESCE(a, 0)"));
+    }
+
+    #[test]
     fn no_fix_without_the_function_it_needs_or_for_unknown_shapes() {
         let bare = Callables::new(SqlDialect::Sqlite);
         assert_eq!(fix(&first_call("SELECT YEAR(d)"), &bare), None);

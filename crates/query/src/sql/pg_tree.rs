@@ -146,7 +146,7 @@ fn refuse_statement(
     issues.error(
         QueryIssue::new(
             IssueKind::NotReadOnly,
-            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this is a {keyword} statement: {why}"),
+            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this statement is {keyword}: {why}"),
         )
         .suggest("write a single SELECT"),
     );

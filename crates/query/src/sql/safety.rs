@@ -40,13 +40,16 @@ pub(super) fn check_statement_kind(statement: &Statement, issues: &mut Issues) -
         | Statement::StartTransaction { .. } => {
             "transaction control ends the read-only transaction"
         }
-        Statement::Explain { .. } | Statement::ExplainTable { .. } => "EXPLAIN is not a query",
+        Statement::Explain { .. } => "EXPLAIN is not a query",
+        Statement::ExplainTable { .. } => {
+            "DESCRIBE is not a query (describe_schema shows a table's columns)"
+        }
         _ => "it is not a read-only query",
     };
     issues.error(
         QueryIssue::new(
             IssueKind::NotReadOnly,
-            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this is a {keyword} statement: {why}"),
+            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this statement is {keyword}: {why}"),
         )
         .suggest("write a single SELECT"),
     );
@@ -130,9 +133,10 @@ pub(super) fn judge(call: &Call, callables: &Callables, issues: &mut Issues) {
                     issues,
                     IssueKind::ForbiddenFunction,
                     format!(
-                        "table function {name} is not allowed: ClickHouse table functions reach files, URLs or other servers, or generate rows; only this database's tables and views are read"
+                        "table function {name} is not allowed: {}'s table functions reach files, URLs or other servers, or generate rows; only the tables this source serves are read",
+                        rules.name()
                     ),
-                    Some("read a table of this database".into()),
+                    Some("read a table this source serves (list_sources, describe_schema)".into()),
                 );
             }
             if call.kind == CallKind::TableFunction

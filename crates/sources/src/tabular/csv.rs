@@ -916,7 +916,7 @@ impl crate::sql::BatchSource for CsvTable {
         let (file, _) = crate::file::open_regular(&self.path).map_err(|e| e.to_string())?;
         let changed = || {
             format!(
-                "{} changed since it was loaded; its new content is read when the source reloads (ask again in a moment)",
+                "{} changed since it was loaded: its new content is read once the source is loaded again (a file served alone reloads by itself; a folder's files are not watched, so restart the server or edit its configuration to reload it)",
                 self.path.display()
             )
         };

@@ -297,3 +297,47 @@ fn parameters_bind_and_compile_checks_without_running() {
     assert_eq!(unknown.class(), schemascope_sources::error::ErrorClass::Syntax, "{unknown}");
     assert!(unknown.to_string().contains("symbl"), "{unknown}");
 }
+
+#[test]
+fn table_names_keep_their_case_and_dots_and_links_out_of_a_folder_are_left_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("Genre.csv"), "GenreId,Name\n1,Rock\n2,Jazz\n").expect("write");
+    std::fs::write(dir.path().join("sales.q1.csv"), "amount\n3\n4\n5\n").expect("write");
+    std::fs::write(outside.path().join("secret.csv"), "password\nhunter2\n").expect("write");
+    std::os::unix::fs::symlink(outside.path().join("secret.csv"), dir.path().join("pw.csv"))
+        .expect("symlink");
+    let source = load_path(dir.path());
+    assert_eq!(source.collection_names(), ["Genre", "sales.q1"]);
+    assert!(
+        source.warnings.iter().any(|w| w.message.contains("link to a file outside the folder")),
+        "{:?}",
+        source.warnings
+    );
+    let db = database(&source);
+    assert_eq!(ours(db, r#"SELECT COUNT(*) FROM "Genre""#), vec![vec![Value::from(2)]]);
+    assert_eq!(ours(db, r#"SELECT SUM(amount) FROM "sales.q1""#), vec![vec![Value::from(12)]]);
+    // Unquoted, a name folds to lower case (as in PostgreSQL): refused, not another table.
+    let folded = refused(db, "SELECT COUNT(*) FROM Genre");
+    assert!(folded.contains("not a table this source serves"), "{folded}");
+    assert!(!refused(db, "SELECT * FROM pw").contains("hunter2"));
+}
+
+#[test]
+fn a_function_that_would_make_gigabytes_from_small_arguments_fails_clearly() {
+    let source = load_path(&table_file("stocks.csv"));
+    let db = database(&source);
+    for sql in [
+        "SELECT length(repeat('x', 2000000000))",
+        "SELECT max(length(repeat(symbol, 100000000))) FROM stocks",
+        "SELECT length(lpad('x', 2000000000, 'y'))",
+        "SELECT cardinality(array_repeat(1, 2000000000))",
+    ] {
+        let message = refused(db, sql);
+        assert!(message.contains("one call may make at most"), "{sql}: {message}");
+    }
+    let gone = refused(db, "SELECT range(1, 10000000000)");
+    assert!(gone.contains("range"), "{gone}");
+    // Within the bound they run.
+    assert_eq!(ours(db, "SELECT length(repeat('ab', 1000))"), vec![vec![Value::from(2000)]]);
+}

@@ -887,6 +887,74 @@ pub(crate) fn contains_any(text: &str, alternatives: &str) -> bool {
     alternatives.split(" | ").any(|a| text.contains(a))
 }
 
+/// Each hostile statement refused by validate_query (with an error containing one of its
+/// ` | `-separated reasons), by execute_query and by `database` called directly; each
+/// legitimate one valid and answering its rows. The failures, one line each.
+pub(crate) fn hostile_failures(
+    registry: &Services,
+    source: &str,
+    database: &dyn Database,
+    cases: &[(String, &str)],
+    legit: &[(&str, Value)],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (sql, want) in cases {
+        let (report, errors) = validation_errors(registry, source, sql);
+        if report.data["valid"] != false || !contains_any(&errors.join(" / "), want) {
+            failures.push(format!(
+                "validate {sql:?}: expected {want:?}, got {} {errors:?}",
+                report.message
+            ));
+        }
+        let executed = execute_query(
+            &registry.sources,
+            ExecuteQueryParams {
+                source: Some(source.into()),
+                query: Value::from(sql.as_str()),
+                timeout_ms: Some(2_000),
+                ..Default::default()
+            },
+        );
+        if executed.success {
+            failures.push(format!("execute ran {sql:?}: {}", executed.data));
+        }
+        if let Ok(rows) = database.run(sql, &[], Some(10), 2_000) {
+            failures.push(format!("database layer ran {sql:?}: {rows:?}"));
+        }
+    }
+    for (sql, expect) in legit {
+        let report = validate_query(
+            &registry.docs,
+            ValidateQueryParams {
+                source: Some(source.into()),
+                query: Value::from(*sql),
+                question: None,
+            },
+        );
+        if report.data["valid"] != true {
+            failures.push(format!(
+                "validate rejected the legitimate {sql:?}: {} {}",
+                report.message, report.data
+            ));
+        }
+        let executed = execute_query(
+            &registry.sources,
+            ExecuteQueryParams {
+                source: Some(source.into()),
+                query: Value::from(*sql),
+                ..Default::default()
+            },
+        );
+        if !executed.success || executed.data["rows"] != *expect {
+            failures.push(format!(
+                "execute of the legitimate {sql:?}: expected {expect}, got {} {}",
+                executed.message, executed.data["rows"]
+            ));
+        }
+    }
+    failures
+}
+
 /// validate_query's answer on `sql` in `source`, with its error messages.
 pub(crate) fn validation_errors(
     registry: &Services,

@@ -13,11 +13,10 @@
 use std::sync::Arc;
 
 use schemascope_sources::sql::{ClickHouseDatabase, Database};
-use schemascope_tools::*;
 use serde_json::{Value, json};
 
 use crate::common::registry;
-use crate::hostile_sql::{contains_any, validation_errors};
+use crate::hostile_sql::hostile_failures;
 
 /// (SQL, what validate_query's errors say — alternatives separated by ` | `).
 const CASES: &[(&str, &str)] = &[
@@ -143,61 +142,9 @@ fn hostile_sql_is_refused_and_leaves_clickhouse_unchanged_for_every_user() {
         let registry = registry(&[&format!("ch={uri}")]);
         let database: Arc<dyn Database> =
             registry.sources.get(Some("ch")).expect("source").database.clone().expect("SQL");
-        let mut failures = Vec::new();
-        for (sql, want) in CASES {
-            let (report, errors) = validation_errors(&registry, "ch", sql);
-            if report.data["valid"] != false || !contains_any(&errors.join(" / "), want) {
-                failures.push(format!(
-                    "validate {sql:?}: expected {want:?}, got {} {errors:?}",
-                    report.message
-                ));
-            }
-            let executed = execute_query(
-                &registry.sources,
-                ExecuteQueryParams {
-                    source: Some("ch".into()),
-                    query: Value::from(*sql),
-                    timeout_ms: Some(2_000),
-                    ..Default::default()
-                },
-            );
-            if executed.success {
-                failures.push(format!("execute ran {sql:?}: {}", executed.data));
-            }
-            if let Ok(rows) = database.run(sql, &[], Some(10), 2_000) {
-                failures.push(format!("database layer ran {sql:?}: {rows:?}"));
-            }
-        }
-        for (sql, expect) in legit() {
-            let report = validate_query(
-                &registry.docs,
-                ValidateQueryParams {
-                    source: Some("ch".into()),
-                    query: Value::from(sql),
-                    question: None,
-                },
-            );
-            if report.data["valid"] != true {
-                failures.push(format!(
-                    "validate rejected the legitimate {sql:?}: {} {}",
-                    report.message, report.data
-                ));
-            }
-            let executed = execute_query(
-                &registry.sources,
-                ExecuteQueryParams {
-                    source: Some("ch".into()),
-                    query: Value::from(sql),
-                    ..Default::default()
-                },
-            );
-            if !executed.success || executed.data["rows"] != expect {
-                failures.push(format!(
-                    "execute of the legitimate {sql:?}: expected {expect}, got {} {}",
-                    executed.message, executed.data["rows"]
-                ));
-            }
-        }
+        let cases: Vec<(String, &str)> =
+            CASES.iter().map(|(sql, want)| (sql.to_string(), *want)).collect();
+        let failures = hostile_failures(&registry, "ch", &*database, &cases, &legit());
         assert!(
             failures.is_empty(),
             "{uri}: {} failure(s):\n{}",

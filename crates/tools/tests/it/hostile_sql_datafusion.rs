@@ -9,11 +9,10 @@
 use std::sync::Arc;
 
 use schemascope_sources::sql::Database;
-use schemascope_tools::*;
 use serde_json::{Value, json};
 
 use crate::common::registry;
-use crate::hostile_sql::{contains_any, validation_errors};
+use crate::hostile_sql::hostile_failures;
 
 /// (SQL, what validate_query's errors say — alternatives separated by ` | `). `{dir}` is the
 /// served file's directory.
@@ -112,62 +111,9 @@ fn hostile_sql_is_refused_and_leaves_the_served_files_unchanged() {
     let database: Arc<dyn Database> =
         registry.sources.get(Some("stocks")).expect("source").database.clone().expect("SQL");
     let shown_dir = dir.path().display().to_string();
-    let mut failures = Vec::new();
-    for (sql, want) in CASES {
-        let sql = sql.replace("{dir}", &shown_dir);
-        let (report, errors) = validation_errors(&registry, "stocks", &sql);
-        if report.data["valid"] != false || !contains_any(&errors.join(" / "), want) {
-            failures.push(format!(
-                "validate {sql:?}: expected {want:?}, got {} {errors:?}",
-                report.message
-            ));
-        }
-        let executed = execute_query(
-            &registry.sources,
-            ExecuteQueryParams {
-                source: Some("stocks".into()),
-                query: Value::from(sql.as_str()),
-                timeout_ms: Some(2_000),
-                ..Default::default()
-            },
-        );
-        if executed.success {
-            failures.push(format!("execute ran {sql:?}: {}", executed.data));
-        }
-        if let Ok(rows) = database.run(&sql, &[], Some(10), 2_000) {
-            failures.push(format!("database layer ran {sql:?}: {rows:?}"));
-        }
-    }
-    for (sql, expect) in legit() {
-        let report = validate_query(
-            &registry.docs,
-            ValidateQueryParams {
-                source: Some("stocks".into()),
-                query: Value::from(sql),
-                question: None,
-            },
-        );
-        if report.data["valid"] != true {
-            failures.push(format!(
-                "validate rejected the legitimate {sql:?}: {} {}",
-                report.message, report.data
-            ));
-        }
-        let executed = execute_query(
-            &registry.sources,
-            ExecuteQueryParams {
-                source: Some("stocks".into()),
-                query: Value::from(sql),
-                ..Default::default()
-            },
-        );
-        if !executed.success || executed.data["rows"] != expect {
-            failures.push(format!(
-                "execute of the legitimate {sql:?}: expected {expect}, got {} {}",
-                executed.message, executed.data["rows"]
-            ));
-        }
-    }
+    let cases: Vec<(String, &str)> =
+        CASES.iter().map(|(sql, want)| (sql.replace("{dir}", &shown_dir), *want)).collect();
+    let failures = hostile_failures(&registry, "stocks", &*database, &cases, &legit());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(snapshot(dir.path()), before, "the directory changed");
 }

@@ -11,6 +11,7 @@
 //! cancelled at its timeout by dropping its stream, which stops every task of the plan.
 
 mod collections;
+mod guards;
 mod items;
 mod table;
 mod values;
@@ -40,6 +41,8 @@ use crate::error::{ErrorClass, SourceError};
 pub const QUERY_MEMORY_BYTES: usize = 1 << 30;
 /// Temporary files a statement may spill to before it fails.
 pub const QUERY_SPILL_BYTES: u64 = 4 << 30;
+/// How often a running statement looks whether its call was cancelled.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// One table served to the engine: its name and where its rows come from.
 pub struct ServedTable {
@@ -117,9 +120,9 @@ impl DataFusionDatabase {
         let state = SessionStateBuilder::new()
             .with_config(config)
             .with_runtime_env(runtime_env)
-            .with_scalar_functions(
+            .with_scalar_functions(guards::bounded(
                 datafusion::execution::SessionStateDefaults::default_scalar_functions(),
-            )
+            ))
             .with_aggregate_functions(
                 datafusion::execution::SessionStateDefaults::default_aggregate_functions(),
             )
@@ -133,7 +136,10 @@ impl DataFusionDatabase {
         let mut served = std::collections::HashSet::new();
         for table in tables {
             let schema = table.provider.schema();
-            context.register_table(table.name.as_str(), table.provider).map_err(engine_error)?;
+            // Registered under its name exactly (`Genre`, `sales.q1`): a name given as text would
+            // be read as SQL, folded to lower case and split at its dots.
+            let name = datafusion::common::TableReference::bare(table.name.as_str());
+            context.register_table(name, table.provider).map_err(engine_error)?;
             served.insert(table.name.clone());
             catalog.tables.push(table_info(&table.name, &schema, table.row_count, &table.notes));
         }
@@ -157,18 +163,29 @@ impl DataFusionDatabase {
         if params.is_empty() { Ok(frame) } else { frame.with_param_values(params) }
     }
 
-    /// Runs `future` on the shared runtime within `timeout_ms`, from any thread.
+    /// Runs `future` on the shared runtime within `timeout_ms` and while the calling thread's
+    /// call is not cancelled, from any thread.
     fn block_on<T: Send + 'static>(
         &self,
         timeout_ms: u64,
         future: impl Future<Output = Result<T, SourceError>> + Send + 'static,
     ) -> Result<T, SourceError> {
         let location = self.location.clone();
+        let cancel = schemascope_core::cancel::current();
         let task = runtime()?.spawn(async move {
-            match tokio::time::timeout(Duration::from_millis(timeout_ms), future).await {
-                Ok(result) => result,
-                // The future is dropped here: the plan's streams and tasks with it.
-                Err(_) => Err(SourceError::Timeout { location, timeout_ms }),
+            let cancelled = async {
+                while !cancel.is_cancelled() {
+                    tokio::time::sleep(CANCEL_POLL).await;
+                }
+                cancel.cancelled()
+            };
+            // Whichever ends first drops the others: a dropped plan's streams and tasks stop.
+            tokio::select! {
+                result = future => result,
+                () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => {
+                    Err(SourceError::Timeout { location, timeout_ms })
+                }
+                stopped = cancelled => Err(SourceError::Cancelled(stopped)),
             }
         });
         futures::executor::block_on(task).map_err(|e| SourceError::Statement {

@@ -106,8 +106,10 @@ impl<S: BatchSource> PartitionStream for Part<S> {
             (Arc::clone(&self.source), self.part, Arc::clone(&self.projection));
         let spawned = std::thread::Builder::new().name("schemascope-scan".into()).spawn(move || {
             let mut emit = |batch: RecordBatch| sender.blocking_send(Ok(batch)).is_ok();
+            // Reading failed (a file changed or unreadable): not the statement's fault, so not
+            // an execution error a corrected statement would avoid.
             if let Err(message) = source.read(part, &projection, &mut emit) {
-                let _ = sender.blocking_send(Err(DataFusionError::Execution(message)));
+                let _ = sender.blocking_send(Err(DataFusionError::External(message.into())));
             }
         });
         let stream = futures::stream::unfold(Some(receiver), move |receiver| async move {
@@ -119,7 +121,7 @@ impl<S: BatchSource> PartitionStream for Part<S> {
             match spawned {
                 Ok(_) => Box::pin(stream),
                 Err(e) => Box::pin(futures::stream::once(async move {
-                    Err(DataFusionError::Execution(format!("cannot start a reading thread: {e}")))
+                    Err(DataFusionError::External(format!("cannot start a reading thread: {e}").into()))
                 })),
             };
         Box::pin(RecordBatchStreamAdapter::new(Arc::clone(&self.schema), stream))
