@@ -236,7 +236,11 @@ fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
         .iter()
         .zip(&ran.column_types)
         .enumerate()
-        .filter(|(_, (_, ty))| NUMERIC.contains(&ty.to_ascii_lowercase().as_str()))
+        .filter(|(_, (_, ty))| {
+            let ty = ty.to_ascii_lowercase();
+            // DataFusion's `DECIMAL(38,9)` and `BIGINT UNSIGNED` are numeric too.
+            NUMERIC.contains(&ty.as_str()) || ty.starts_with("decimal(") || ty.ends_with(" unsigned")
+        })
         .filter_map(|(i, (column, _))| {
             let n = ran.rows.iter().filter(|row| row.get(i).is_some_and(Value::is_string)).count();
             (n > 0).then(|| (column.clone(), Value::from(n)))

@@ -64,7 +64,7 @@ fn nesting(data_type: &arrow_schema::DataType) -> usize {
 
 /// The Parquet file at `path` as a DataFusion table: that one file (its address is the file's
 /// own, not a pattern, so no other file can match), with the schema its footer declares, read
-/// by DataFusion's Parquet reader (row groups pruned by their statistics).
+/// by DataFusion's Parquet reader.
 pub(crate) fn listing_table(
     path: &Path,
 ) -> Result<std::sync::Arc<dyn datafusion::catalog::TableProvider>, SourceError> {
@@ -82,8 +82,15 @@ pub(crate) fn listing_table(
     let url = url::Url::from_file_path(&absolute)
         .map_err(|()| parquet_error(path, "the path is not an absolute file path"))?;
     let table_url = ListingTableUrl::try_new(url, None).map_err(|e| parquet_error(path, e))?;
-    let options =
-        ListingOptions::new(std::sync::Arc::new(ParquetFormat::default())).with_file_extension("");
+    // Nothing is skipped by statistics — the file's, its row groups', its pages' or bloom
+    // filters: writers leave NaN out of a float column's min and max, so `x = 'NaN'` would skip
+    // the parts holding it and count none.
+    let mut parquet_options = ParquetFormat::default().options().clone();
+    parquet_options.global.pruning = false;
+    parquet_options.global.enable_page_index = false;
+    parquet_options.global.bloom_filter_on_read = false;
+    let format = ParquetFormat::default().with_options(parquet_options);
+    let options = ListingOptions::new(std::sync::Arc::new(format)).with_file_extension("");
     let config =
         ListingTableConfig::new(table_url).with_listing_options(options).with_schema(schema);
     let table = ListingTable::try_new(config).map_err(|e| parquet_error(path, e))?;

@@ -6,8 +6,10 @@
 //! the profile uses is a column name). A path's column type is the one its values all have:
 //! integers `BIGINT`, numbers `DOUBLE`, booleans `BOOLEAN`, strings `VARCHAR`; a path whose
 //! values are of several JSON types, or arrays, is `VARCHAR` holding each value as JSON writes
-//! it (strings as they are), and its catalog entry says so. Where a data property takes a
-//! reserved name (`id`), the data keeps the name and the reserved column takes `_id`.
+//! it (strings as they are), and its catalog entry says so. Items that are not all objects (a
+//! record whose value is an array) have a `value` column with each whole value so. Where a
+//! data property takes a reserved name (`id`, `value`), the data keeps the name and the
+//! reserved column takes `_id`, `_value`.
 //!
 //! Rows are converted from the items each time a statement reads them, a part per core, only
 //! the columns it reads: nothing is held beside the collection.
@@ -139,7 +141,14 @@ pub(crate) fn items_table(collection: &Arc<Collection>) -> Option<ServedTable> {
         }
         columns.push((name, Origin::Data(keys), kind));
     }
+    // Items that are not all objects (a record whose value is an array or a number): the whole
+    // value is a column too.
+    let root = &profile.root.profile.types;
+    let whole_values = root.string + root.integer + root.number + root.boolean + root.array > 0;
     let mut reserved = vec![("id", Origin::Id)];
+    if whole_values {
+        reserved.push(("value", Origin::Data(Vec::new())));
+    }
     if collection.ends().is_some() {
         reserved.push(("source", Origin::Source));
         reserved.push(("target", Origin::Target));
@@ -151,7 +160,17 @@ pub(crate) fn items_table(collection: &Arc<Collection>) -> Option<ServedTable> {
             name.insert(0, '_');
         }
         taken.insert(name.clone());
-        all.push((name, origin, ColumnKind::Text));
+        let kind = match origin {
+            Origin::Data(_) => {
+                notes.push((
+                    name.clone(),
+                    "the item's whole value as its JSON text (a string as it is), for items that are not all objects".to_string(),
+                ));
+                ColumnKind::Json
+            }
+            _ => ColumnKind::Text,
+        };
+        all.push((name, origin, kind));
     }
     all.extend(columns);
     let schema = Arc::new(Schema::new(

@@ -114,6 +114,9 @@ impl DataFusionDatabase {
         let config = SessionConfig::new()
             .with_target_partitions(cores())
             .with_information_schema(false)
+            // A file's statistics leave NaN out of a float column's min and max: a statement
+            // is never planned away by them (see `tabular::parquet::listing_table`).
+            .with_collect_statistics(false)
             .with_create_default_catalog_and_schema(true);
         // Functions and the planners of their syntax only: no table factories, no table
         // functions, no file formats for statements to name.
@@ -248,7 +251,11 @@ fn table_info(
                 name: field.name().clone(),
                 declared_type: values::sql_type(field.data_type()),
                 nullable: field.is_nullable(),
-                comment: notes.iter().find(|(c, _)| c == field.name()).map(|(_, n)| n.clone()),
+                comment: notes
+                    .iter()
+                    .find(|(c, _)| c == field.name())
+                    .map(|(_, n)| n.clone())
+                    .or_else(|| nested_note(field.data_type())),
                 base_type: None,
             })
             .collect(),
@@ -257,6 +264,22 @@ fn table_info(
         row_count,
         row_count_estimated: false,
         comment: None,
+    }
+}
+
+/// How a nested column's members are read, for the model.
+fn nested_note(data_type: &datafusion::arrow::datatypes::DataType) -> Option<String> {
+    use datafusion::arrow::datatypes::DataType;
+    match data_type {
+        DataType::Struct(_) => {
+            Some("a struct: read a member as column['member'] (\"st\"['a'])".to_string())
+        }
+        DataType::Map(..) => Some("a map: read a key as column['key']".to_string()),
+        DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => Some(
+            "a list: column[1] is its first element; unnest(column) gives one row per element"
+                .to_string(),
+        ),
+        _ => None,
     }
 }
 
