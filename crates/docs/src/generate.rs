@@ -120,8 +120,7 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
     out.push_str("<!-- What does one row represent? Who creates and reads these rows? -->\n\n");
     out.push_str("## Business Context\n\n<!-- Business rules, ownership, data sensitivity. -->\n\n## Columns\n\n");
     for column in &table.columns {
-        let profile =
-            data.profile.and_then(|p| p.column(&column.name));
+        let profile = data.profile.and_then(|p| p.column(&column.name));
         out.push_str(&format!("### {}\n\n", heading_name(&column.name)));
         let declared = if column.declared_type.is_empty() {
             "(none declared)"

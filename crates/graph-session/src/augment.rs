@@ -82,7 +82,9 @@ pub(crate) fn augment(
         .collect::<Result<Vec<_>, GraphSessionError>>()?;
     // SQL over this version of the items, algorithm results included (built when first used).
     let database = match &base.database {
-        Some(db) => schemascope_sources::sql::CollectionsDatabase::over(db.location(), &collections),
+        Some(db) => {
+            schemascope_sources::sql::CollectionsDatabase::over(db.location(), &collections)
+        }
         None => None,
     };
     Ok(Source {

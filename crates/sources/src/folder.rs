@@ -147,7 +147,8 @@ pub(crate) fn load_folder(
             Some(format) => crate::tabular::read_table(&sub, file, format, mode, progress)
                 .map(|(source, table)| (source, vec![table])),
             None => crate::load::load_with(&sub, progress, mode, None).map(|source| {
-                let served = source.collections.iter().filter_map(crate::sql::items_table).collect();
+                let served =
+                    source.collections.iter().filter_map(crate::sql::items_table).collect();
                 (source, served)
             }),
         };
@@ -170,10 +171,12 @@ pub(crate) fn load_folder(
             )));
         }
         bytes += source.bytes;
-        warnings.extend(source.warnings.into_iter().map(|w| LoadWarning {
-            message: format!("{shown}: {}", w.message),
-            ..w
-        }));
+        warnings.extend(
+            source
+                .warnings
+                .into_iter()
+                .map(|w| LoadWarning { message: format!("{shown}: {}", w.message), ..w }),
+        );
         collections.extend(source.collections);
         tables.extend(served);
     }

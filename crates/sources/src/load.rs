@@ -83,7 +83,10 @@ pub fn load_with(
 
 /// The table format of a file: forced by its scheme, else said by its name or, for Parquet, by
 /// its first bytes.
-pub(crate) fn table_format(path: &Path, forced: Option<Format>) -> Option<crate::tabular::TableFormat> {
+pub(crate) fn table_format(
+    path: &Path,
+    forced: Option<Format>,
+) -> Option<crate::tabular::TableFormat> {
     use crate::tabular::TableFormat;
     match forced {
         Some(Format::Csv) => Some(TableFormat::Csv),

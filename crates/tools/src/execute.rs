@@ -239,7 +239,9 @@ fn exact_text_counts(ran: &Ran) -> Vec<(String, Value)> {
         .filter(|(_, (_, ty))| {
             let ty = ty.to_ascii_lowercase();
             // DataFusion's `DECIMAL(38,9)` and `BIGINT UNSIGNED` are numeric too.
-            NUMERIC.contains(&ty.as_str()) || ty.starts_with("decimal(") || ty.ends_with(" unsigned")
+            NUMERIC.contains(&ty.as_str())
+                || ty.starts_with("decimal(")
+                || ty.ends_with(" unsigned")
         })
         .filter_map(|(i, (column, _))| {
             let n = ran.rows.iter().filter(|row| row.get(i).is_some_and(Value::is_string)).count();

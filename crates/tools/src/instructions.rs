@@ -54,9 +54,9 @@ and histograms; `sample_data` shows real items (one per type with `stratify_by`)
     }
     let sources = services.sources.sources();
     let runs_sql = sources.iter().any(|s| s.database.is_some()) || kinds.contains(&Kind::Database);
-    let collections_sql = sources.iter().any(|s| {
-        s.database.is_some() && s.collections.iter().any(|c| c.table().is_none())
-    });
+    let collections_sql = sources
+        .iter()
+        .any(|s| s.database.is_some() && s.collections.iter().any(|c| c.table().is_none()));
     if runs_sql && (has("execute_query") || has("ask")) {
         let mut step = String::from(
             "For counts, rankings, groupings and statistics, use SQL (databases and table files; every collection held in memory too):",

@@ -558,11 +558,9 @@ fn run_generate(docs: &Docs, params: &GenerateDocsParams) -> Result<ToolResult, 
         let collection = source.collection(&table.name);
         let rows = match (&db, collection) {
             // A collection held in memory: its first items, as sample_data shows them.
-            (_, Some(c)) if c.table().is_none() => c
-                .items()
-                .take(EXAMPLE_ROWS)
-                .filter_map(|item| c.parse_item(&item).ok())
-                .collect(),
+            (_, Some(c)) if c.table().is_none() => {
+                c.items().take(EXAMPLE_ROWS).filter_map(|item| c.parse_item(&item).ok()).collect()
+            }
             (Some(db), _) => rows::first_rows(&**db, table, EXAMPLE_ROWS)?,
             (None, _) => Vec::new(),
         };

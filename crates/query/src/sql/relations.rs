@@ -174,11 +174,13 @@ impl RelationScope {
             Self::Served { tables } => match relation.parts.as_slice() {
                 _ if relation.cte => None,
                 [name] => {
-                    let resolved =
-                        if name.quoted { name.text.clone() } else { name.text.to_ascii_lowercase() };
-                    (!tables.contains(&resolved)).then(|| {
-                        format!("{shown}, which is not a table this source serves")
-                    })
+                    let resolved = if name.quoted {
+                        name.text.clone()
+                    } else {
+                        name.text.to_ascii_lowercase()
+                    };
+                    (!tables.contains(&resolved))
+                        .then(|| format!("{shown}, which is not a table this source serves"))
                 }
                 _ => Some(format!(
                     "{shown}: the tables this source serves are named without a schema"

@@ -110,7 +110,12 @@ fn contains_any(text: &str, alternatives: &str) -> bool {
 fn deep_sql_is_refused_with_the_reason_on_a_small_stack() {
     let catalog = chinook();
     for (sql, reason) in deep() {
-        for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion] {
+        for dialect in [
+            SqlDialect::Sqlite,
+            SqlDialect::Postgres,
+            SqlDialect::ClickHouse,
+            SqlDialect::DataFusion,
+        ] {
             // PostgreSQL reads `--` as a comment: what is left, `SELECT`, is a legal query of
             // no columns, which PostgreSQL's grammar reads.
             if dialect == SqlDialect::Postgres && sql.starts_with("SELECT --") {
@@ -211,7 +216,9 @@ fn statements_of_more_queries_than_the_bound_are_refused() {
             .collect();
         format!("WITH {} SELECT x FROM c{}", ctes.join(", "), n - 1)
     };
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion] {
+    for dialect in
+        [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion]
+    {
         let report = validate(&chain(MAX_QUERIES - 1), dialect, &catalog);
         assert!(report.valid, "{dialect}: {:?}", report.errors.first());
         for n in [MAX_QUERIES, 3_000, 40_000] {

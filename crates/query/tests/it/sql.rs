@@ -299,7 +299,9 @@ fn hostile_sql_is_refused_with_a_reason() {
 #[test]
 fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
     let sql = "select max(caftma(fcay) ,tmax(capax(cap(c&SEL(cqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq1qqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(capaqqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(ca(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(caap(cqqqqqaft%max(capa";
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion] {
+    for dialect in
+        [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion]
+    {
         let report = validate_sql(sql, &Catalog::default(), &NoValues, callables(dialect));
         assert!(!report.valid);
         assert!(

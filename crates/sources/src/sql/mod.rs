@@ -33,10 +33,10 @@ use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
+pub(crate) use self::datafusion::{BatchSource, PartitionedTable, items_table};
 pub use self::datafusion::{
     CollectionsDatabase, DataFusionDatabase, QUERY_MEMORY_BYTES, QUERY_SPILL_BYTES, ServedTable,
 };
-pub(crate) use self::datafusion::{BatchSource, PartitionedTable, items_table};
 pub use self::postgres::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::create;

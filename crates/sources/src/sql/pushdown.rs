@@ -445,9 +445,7 @@ fn profile_columns_with(
                 ),
             );
             let small_integer = view.small_integers.contains(&i);
-            if let Some(deviation) =
-                view.engine.deviation(small_integer, &c, &p, &exact, &when)
-            {
+            if let Some(deviation) = view.engine.deviation(small_integer, &c, &p, &exact, &when) {
                 s.num_std = Some(list.push(deviation));
             }
             // ClickHouse's deviation is summed around this mean with the quartiles (see

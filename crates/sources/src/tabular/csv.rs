@@ -788,7 +788,7 @@ pub(crate) fn read(
                             let rows = read_part(
                                 bytes,
                                 layout,
-                                (schema, &all_columns),
+                                (schema, all_columns),
                                 (part.0, part.1, part.2, first),
                                 &mut report,
                                 &mut emit,

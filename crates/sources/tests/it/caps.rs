@@ -91,7 +91,8 @@ fn numbers_table(dir: &std::path::Path) -> schemascope_sources::Source {
     let path = dir.join("n.csv");
     let lines: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
     std::fs::write(&path, format!("i\n{}\n", lines.join("\n"))).expect("write");
-    let spec: schemascope_sources::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+    let spec: schemascope_sources::SourceSpec =
+        path.to_str().expect("utf-8").parse().expect("spec");
     schemascope_sources::load(&spec, &schemascope_sources::NoProgress).expect("load")
 }
 

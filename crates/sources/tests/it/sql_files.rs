@@ -146,7 +146,8 @@ fn a_parquet_file_answers_as_its_csv_does() {
     let sql = "SELECT weather, COUNT(*), SUM(precipitation), MAX(wind), MIN(temp_min) FROM weather WHERE wind > 3 GROUP BY weather ORDER BY weather";
     let from_parquet = agrees(&parquet, sql);
     let source = load_path(&csv);
-    let from_csv = ours(database(&source), &sql.replace("FROM weather", "FROM \"seattle-weather\""));
+    let from_csv =
+        ours(database(&source), &sql.replace("FROM weather", "FROM \"seattle-weather\""));
     assert_eq!(from_parquet.len(), from_csv.len());
     for (p, c) in from_parquet.iter().zip(&from_csv) {
         assert!(p.iter().zip(c).all(|(a, b)| same(a, b)), "{p:?} vs {c:?}");
@@ -199,12 +200,18 @@ fn nested_members_are_columns_named_by_their_path() {
     );
     // The data's own `id` keeps its name; the item's id (here the data's id as text) is `_id`.
     let ids = ours(db, r#"SELECT _id, id, tags, mixed FROM servers ORDER BY id"#);
-    assert_eq!(ids[0], vec![Value::from("7"), Value::from(7), Value::from("[\"x\"]"), Value::from("1")]);
+    assert_eq!(
+        ids[0],
+        vec![Value::from("7"), Value::from(7), Value::from("[\"x\"]"), Value::from("1")]
+    );
     assert_eq!(ids[1][3], "n/a");
     assert_eq!(ids[2][2], Value::Null);
     let table = db.catalog().expect("catalog").tables.remove(0);
     let mixed = table.columns.iter().find(|c| c.name == "mixed").expect("mixed");
-    assert!(mixed.comment.as_deref().is_some_and(|c| c.contains("several JSON types")), "{mixed:?}");
+    assert!(
+        mixed.comment.as_deref().is_some_and(|c| c.contains("several JSON types")),
+        "{mixed:?}"
+    );
 }
 
 /// A statement refused, with the class that says so.
@@ -246,7 +253,10 @@ fn nothing_is_written_no_setting_changes_and_no_unserved_file_or_table_is_read()
     }
     assert!(!dir.path().join("out.csv").exists());
     // The engine's own guard holds too, for what the shared check lets through.
-    assert_eq!(ours(db, r#"SELECT COUNT(*) FROM "seattle-weather""#), vec![vec![Value::from(1461)]]);
+    assert_eq!(
+        ours(db, r#"SELECT COUNT(*) FROM "seattle-weather""#),
+        vec![vec![Value::from(1461)]]
+    );
 }
 
 #[test]
@@ -254,11 +264,21 @@ fn caps_stop_the_reading_and_timeouts_stop_the_plan() {
     let source = load_path(&table_file("airports.csv"));
     let db = database(&source);
     let capped = db
-        .run_capped("SELECT * FROM airports", &[], Caps { max_rows: Some(10), max_bytes: None }, 10_000)
+        .run_capped(
+            "SELECT * FROM airports",
+            &[],
+            Caps { max_rows: Some(10), max_bytes: None },
+            10_000,
+        )
         .expect("capped");
     assert_eq!((capped.rows.len(), capped.cut, capped.more), (10, Some(Cut::Rows), true));
     let bytes = db
-        .run_capped("SELECT name FROM airports", &[], Caps { max_rows: None, max_bytes: Some(200) }, 10_000)
+        .run_capped(
+            "SELECT name FROM airports",
+            &[],
+            Caps { max_rows: None, max_bytes: Some(200) },
+            10_000,
+        )
         .expect("capped");
     assert_eq!(bytes.cut, Some(Cut::Bytes));
     assert!(bytes.rows.len() < 20, "{}", bytes.rows.len());

@@ -30,7 +30,11 @@ fn rows(services: &Services, source: &str, sql: &str) -> Value {
 fn a_csv_file_answers_sql_and_its_validation_names_the_right_column() {
     let services = registry(&[&format!("weather={}", data("seattle-weather.csv"))]);
     assert_eq!(
-        rows(&services, "weather", "SELECT weather, COUNT(*) AS n FROM weather GROUP BY weather ORDER BY n DESC LIMIT 2"),
+        rows(
+            &services,
+            "weather",
+            "SELECT weather, COUNT(*) AS n FROM weather GROUP BY weather ORDER BY n DESC LIMIT 2"
+        ),
         json!([["sun", 714], ["fog", 411]])
     );
     let report = call(
@@ -41,15 +45,19 @@ fn a_csv_file_answers_sql_and_its_validation_names_the_right_column() {
     assert_eq!(report.data["valid"], false, "{}", report.data);
     let text = report.data.to_string();
     assert!(text.contains("wind"), "{text}");
-    let context =
-        call(&services, "get_schema_context", json!({"source": "weather", "question": "windiest day"}));
+    let context = call(
+        &services,
+        "get_schema_context",
+        json!({"source": "weather", "question": "windiest day"}),
+    );
     assert!(context.success, "{}", context.message);
     let text = context.data.to_string();
     for needed in ["weather", "precipitation", "DOUBLE", "VARCHAR"] {
         assert!(text.contains(needed), "{needed} missing from {text}");
     }
     // A selector still runs on the rows held as items.
-    let selected = call(&services, "execute_query", json!({"source": "weather", "query": "wind > `9`"}));
+    let selected =
+        call(&services, "execute_query", json!({"source": "weather", "query": "wind > `9`"}));
     assert!(selected.success, "{}", selected.message);
     assert_eq!(selected.data["rowCount"], 1);
 }
@@ -88,9 +96,11 @@ fn a_graph_answers_sql_over_its_nodes_edges_and_algorithm_results() {
     let total: u64 = counted.iter().map(|(_, n)| n).sum();
     assert_eq!(Value::from(total), servers.data["count"], "{}", servers.data);
     assert!(counted.len() > 1, "{counted:?}");
-    let edges = rows(&services, "infrastructure", "SELECT COUNT(*), COUNT(DISTINCT source) FROM edges");
+    let edges =
+        rows(&services, "infrastructure", "SELECT COUNT(*), COUNT(DISTINCT source) FROM edges");
     assert_eq!(edges[0][0], 240);
-    let run = call(&services, "run_algorithm", json!({"source": "infrastructure", "type": "pagerank"}));
+    let run =
+        call(&services, "run_algorithm", json!({"source": "infrastructure", "type": "pagerank"}));
     assert!(run.success, "{}", run.message);
     let top = rows(
         &services,
@@ -98,7 +108,8 @@ fn a_graph_answers_sql_over_its_nodes_edges_and_algorithm_results() {
         r#"SELECT id, "algorithmResults.schemascope.pagerank.rank" AS rank FROM nodes ORDER BY rank DESC, id LIMIT 5"#,
     );
     assert_eq!(top.as_array().map(Vec::len), Some(5));
-    let ranks: Vec<f64> = top.as_array().expect("rows").iter().filter_map(|r| r[1].as_f64()).collect();
+    let ranks: Vec<f64> =
+        top.as_array().expect("rows").iter().filter_map(|r| r[1].as_f64()).collect();
     assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "{ranks:?}");
     // The highest rank is the one describe_property reports as the maximum.
     let rank = call(
@@ -112,8 +123,11 @@ fn a_graph_answers_sql_over_its_nodes_edges_and_algorithm_results() {
 #[test]
 fn a_folder_is_one_database_whose_files_join() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("orders.csv"), "id,customer,amount\n1,ann,10.5\n2,bob,3\n3,ann,1.5\n")
-        .expect("write");
+    std::fs::write(
+        dir.path().join("orders.csv"),
+        "id,customer,amount\n1,ann,10.5\n2,bob,3\n3,ann,1.5\n",
+    )
+    .expect("write");
     std::fs::write(
         dir.path().join("customers.json"),
         r#"[{"name": "ann", "country": "NO"}, {"name": "bob", "country": "SE"}]"#,
@@ -135,7 +149,11 @@ fn a_folder_is_one_database_whose_files_join() {
     assert!(!text.contains("notes"), "{text}");
     // A glob takes only what it matches.
     let services = registry(&[&format!("only={}/*.csv", dir.path().display())]);
-    let refused = call(&services, "execute_query", json!({"source": "only", "query": "SELECT * FROM customers"}));
+    let refused = call(
+        &services,
+        "execute_query",
+        json!({"source": "only", "query": "SELECT * FROM customers"}),
+    );
     assert!(!refused.success);
     assert!(refused.message.contains("not a table this source serves"), "{}", refused.message);
 }

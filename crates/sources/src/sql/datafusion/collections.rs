@@ -41,7 +41,11 @@ impl CollectionsDatabase {
         if served.is_empty() {
             return None;
         }
-        Some(Arc::new(Self { location: location.into(), collections: served, built: OnceLock::new() }))
+        Some(Arc::new(Self {
+            location: location.into(),
+            collections: served,
+            built: OnceLock::new(),
+        }))
     }
 
     fn built(&self) -> Result<&DataFusionDatabase, SourceError> {

@@ -47,10 +47,9 @@ pub(crate) fn bounded(functions: Vec<Arc<ScalarUDF>>) -> Vec<Arc<ScalarUDF>> {
         .into_iter()
         .filter(|f| !LEFT_OUT.contains(&f.name()))
         .map(|f| match growth(f.name()) {
-            Some(growth) => Arc::new(ScalarUDF::new_from_impl(Bounded {
-                inner: Arc::clone(f.inner()),
-                growth,
-            })),
+            Some(growth) => {
+                Arc::new(ScalarUDF::new_from_impl(Bounded { inner: Arc::clone(f.inner()), growth }))
+            }
             None => f,
         })
         .collect()
@@ -131,7 +130,8 @@ impl Bounded {
         };
         // A scalar call stands for every row.
         let scale = if per_row.len() == 1 { rows.max(1) as i64 } else { 1 };
-        let total = per_row.iter().fold(0i64, |sum, n| sum.saturating_add(*n)).saturating_mul(scale);
+        let total =
+            per_row.iter().fold(0i64, |sum, n| sum.saturating_add(*n)).saturating_mul(scale);
         if total > MAX_CALL_OUTPUT_BYTES {
             return Err(DataFusionError::ResourcesExhausted(format!(
                 "{}() would make about {} MiB for {} row(s); one call may make at most {} MiB",

@@ -223,7 +223,8 @@ impl Builder {
         match kind {
             ColumnKind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
             ColumnKind::Unsigned => Self::Unsigned(
-                Decimal128Builder::with_capacity(BATCH_ROWS).with_data_type(DataType::Decimal128(20, 0)),
+                Decimal128Builder::with_capacity(BATCH_ROWS)
+                    .with_data_type(DataType::Decimal128(20, 0)),
             ),
             ColumnKind::Real => Self::Real(Float64Builder::with_capacity(BATCH_ROWS)),
             ColumnKind::Boolean => Self::Boolean(BooleanBuilder::with_capacity(BATCH_ROWS)),
@@ -296,7 +297,8 @@ impl BatchSource for ItemsSource {
         let mut start = range.start;
         while start < range.end {
             let end = (start + BATCH_ROWS).min(range.end);
-            let mut builders: Vec<Builder> = columns.iter().map(|(_, kind)| Builder::new(*kind)).collect();
+            let mut builders: Vec<Builder> =
+                columns.iter().map(|(_, kind)| Builder::new(*kind)).collect();
             for index in start..end {
                 let Some(item) = self.collection.item(index) else { continue };
                 // Read as items are shown: containers past the display depth are a marker.

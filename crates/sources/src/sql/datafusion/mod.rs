@@ -120,20 +120,23 @@ impl DataFusionDatabase {
             .with_create_default_catalog_and_schema(true);
         // Functions and the planners of their syntax only: no table factories, no table
         // functions, no file formats for statements to name.
-        let state = SessionStateBuilder::new()
-            .with_config(config)
-            .with_runtime_env(runtime_env)
-            .with_scalar_functions(guards::bounded(
-                datafusion::execution::SessionStateDefaults::default_scalar_functions(),
-            ))
-            .with_aggregate_functions(
-                datafusion::execution::SessionStateDefaults::default_aggregate_functions(),
-            )
-            .with_window_functions(
-                datafusion::execution::SessionStateDefaults::default_window_functions(),
-            )
-            .with_expr_planners(datafusion::execution::SessionStateDefaults::default_expr_planners())
-            .build();
+        let state =
+            SessionStateBuilder::new()
+                .with_config(config)
+                .with_runtime_env(runtime_env)
+                .with_scalar_functions(guards::bounded(
+                    datafusion::execution::SessionStateDefaults::default_scalar_functions(),
+                ))
+                .with_aggregate_functions(
+                    datafusion::execution::SessionStateDefaults::default_aggregate_functions(),
+                )
+                .with_window_functions(
+                    datafusion::execution::SessionStateDefaults::default_window_functions(),
+                )
+                .with_expr_planners(
+                    datafusion::execution::SessionStateDefaults::default_expr_planners(),
+                )
+                .build();
         let context = SessionContext::new_with_state(state);
         let mut catalog = Catalog::default();
         let mut served = std::collections::HashSet::new();
@@ -395,7 +398,11 @@ impl Database for DataFusionDatabase {
             drop(stream);
             Ok(QueryResult {
                 columns: schema.fields().iter().map(|f| f.name().clone()).collect(),
-                column_types: schema.fields().iter().map(|f| values::sql_type(f.data_type())).collect(),
+                column_types: schema
+                    .fields()
+                    .iter()
+                    .map(|f| values::sql_type(f.data_type()))
+                    .collect(),
                 rows,
                 more: cut.is_some(),
                 cut,

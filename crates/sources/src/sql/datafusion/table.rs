@@ -15,11 +15,11 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::DataFusionError;
 use datafusion::datasource::TableType;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 
 /// Where a table's rows come from: its schema, how many parts it reads in, and one part's
 /// batches with the chosen columns only.
@@ -101,17 +101,19 @@ impl<S: BatchSource> PartitionStream for Part<S> {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let (sender, receiver) = tokio::sync::mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
+        let (sender, receiver) =
+            tokio::sync::mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
         let (source, part, projection) =
             (Arc::clone(&self.source), self.part, Arc::clone(&self.projection));
-        let spawned = std::thread::Builder::new().name("schemascope-scan".into()).spawn(move || {
-            let mut emit = |batch: RecordBatch| sender.blocking_send(Ok(batch)).is_ok();
-            // Reading failed (a file changed or unreadable): not the statement's fault, so not
-            // an execution error a corrected statement would avoid.
-            if let Err(message) = source.read(part, &projection, &mut emit) {
-                let _ = sender.blocking_send(Err(DataFusionError::External(message.into())));
-            }
-        });
+        let spawned =
+            std::thread::Builder::new().name("schemascope-scan".into()).spawn(move || {
+                let mut emit = |batch: RecordBatch| sender.blocking_send(Ok(batch)).is_ok();
+                // Reading failed (a file changed or unreadable): not the statement's fault, so not
+                // an execution error a corrected statement would avoid.
+                if let Err(message) = source.read(part, &projection, &mut emit) {
+                    let _ = sender.blocking_send(Err(DataFusionError::External(message.into())));
+                }
+            });
         let stream = futures::stream::unfold(Some(receiver), move |receiver| async move {
             let mut receiver = receiver?;
             let next = receiver.recv().await?;
@@ -121,7 +123,9 @@ impl<S: BatchSource> PartitionStream for Part<S> {
             match spawned {
                 Ok(_) => Box::pin(stream),
                 Err(e) => Box::pin(futures::stream::once(async move {
-                    Err(DataFusionError::External(format!("cannot start a reading thread: {e}").into()))
+                    Err(DataFusionError::External(
+                        format!("cannot start a reading thread: {e}").into(),
+                    ))
                 })),
             };
         Box::pin(RecordBatchStreamAdapter::new(Arc::clone(&self.schema), stream))

@@ -18,8 +18,12 @@ pub(crate) fn cell(array: &dyn Array, i: usize) -> SqlValue {
         return SqlValue::Null;
     }
     let decimal = match array.data_type() {
-        DataType::Decimal32(_, s) => Some((i128::from(array.as_primitive::<Decimal32Type>().value(i)), *s)),
-        DataType::Decimal64(_, s) => Some((i128::from(array.as_primitive::<Decimal64Type>().value(i)), *s)),
+        DataType::Decimal32(_, s) => {
+            Some((i128::from(array.as_primitive::<Decimal32Type>().value(i)), *s))
+        }
+        DataType::Decimal64(_, s) => {
+            Some((i128::from(array.as_primitive::<Decimal64Type>().value(i)), *s))
+        }
         DataType::Decimal128(_, s) => Some((array.as_primitive::<Decimal128Type>().value(i), *s)),
         _ => None,
     };
@@ -85,7 +89,11 @@ fn same_number(shortest: &str, decimal: &str) -> bool {
     let strip = |s: &str| -> String {
         let (sign, digits) = s.strip_prefix('-').map_or(("", s), |d| ("-", d));
         let digits = digits.trim_start_matches('0');
-        let digits = if digits.starts_with('.') || digits.is_empty() { format!("0{digits}") } else { digits.to_string() };
+        let digits = if digits.starts_with('.') || digits.is_empty() {
+            format!("0{digits}")
+        } else {
+            digits.to_string()
+        };
         format!("{sign}{digits}")
     };
     strip(shortest) == strip(decimal) || (strip(shortest) == "-0" && strip(decimal) == "0")
@@ -108,23 +116,31 @@ pub(crate) fn sql_type(data_type: &DataType) -> String {
         DataType::Float16 | DataType::Float32 => "REAL".into(),
         DataType::Float64 => "DOUBLE".into(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "VARCHAR".into(),
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView | DataType::FixedSizeBinary(_) => {
-            "BYTEA".into()
-        }
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => "BYTEA".into(),
         DataType::Date32 | DataType::Date64 => "DATE".into(),
         DataType::Time32(_) | DataType::Time64(_) => "TIME".into(),
         DataType::Timestamp(_, None) => "TIMESTAMP".into(),
         DataType::Timestamp(_, Some(_)) => "TIMESTAMPTZ".into(),
         DataType::Interval(_) | DataType::Duration(_) => "INTERVAL".into(),
-        DataType::Decimal32(p, s)
-        | DataType::Decimal64(p, s) => format!("DECIMAL({p},{s})"),
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) => format!("DECIMAL({p},{s})"),
         DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("DECIMAL({p},{s})"),
-        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) | DataType::ListView(f) | DataType::LargeListView(f) => {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f) => {
             format!("{}[]", sql_type(f.data_type()))
         }
         DataType::Struct(fields) => format!(
             "STRUCT({})",
-            fields.iter().map(|f| format!("{} {}", f.name(), sql_type(f.data_type()))).collect::<Vec<_>>().join(", ")
+            fields
+                .iter()
+                .map(|f| format!("{} {}", f.name(), sql_type(f.data_type())))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         DataType::Map(..) => "MAP".into(),
         DataType::Dictionary(_, value) => sql_type(value),
@@ -141,7 +157,10 @@ mod tests {
         assert_eq!(exact_decimal(1234, 2), SqlValue::Real(12.34));
         assert_eq!(exact_decimal(-5, 1), SqlValue::Real(-0.5));
         assert_eq!(exact_decimal(100, 2), SqlValue::Real(1.0));
-        assert_eq!(exact_decimal(1_234_567_890_123_456_789, 2), SqlValue::Text("12345678901234567.89".into()));
+        assert_eq!(
+            exact_decimal(1_234_567_890_123_456_789, 2),
+            SqlValue::Text("12345678901234567.89".into())
+        );
         assert_eq!(exact_decimal(42, 0), SqlValue::Integer(42));
         assert_eq!(exact_decimal(7, -20), SqlValue::Text("700000000000000000000".into()));
     }
