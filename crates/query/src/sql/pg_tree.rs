@@ -146,7 +146,7 @@ fn refuse_statement(
     issues.error(
         QueryIssue::new(
             IssueKind::NotReadOnly,
-            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this statement is {keyword}: {why}"),
+            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; the {keyword} statement is refused: {why}"),
         )
         .suggest("write a single SELECT"),
     );

@@ -49,7 +49,7 @@ pub(super) fn check_statement_kind(statement: &Statement, issues: &mut Issues) -
     issues.error(
         QueryIssue::new(
             IssueKind::NotReadOnly,
-            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; this statement is {keyword}: {why}"),
+            format!("only one read-only query (SELECT, WITH … SELECT, VALUES) is allowed; the {keyword} statement is refused: {why}"),
         )
         .suggest("write a single SELECT"),
     );
