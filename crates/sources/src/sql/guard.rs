@@ -36,6 +36,27 @@ pub fn refusal(sql: &str, dialect: Dialect) -> Option<String> {
     }
 }
 
+/// Why `sql` may not run by the shared read-only check against the engine's own `callables`,
+/// as one message (`refused: …; …`), within the work budget of the database layer (whose own
+/// profiling statements are wide, and read the engine's catalog, so relations are not judged).
+pub(crate) fn read_only_refusal(
+    sql: &str,
+    callables: &schemascope_query::Callables,
+) -> Result<(), String> {
+    schemascope_query::check_read_only_within(
+        sql,
+        callables,
+        schemascope_query::sql::EXECUTION_WORK_BUDGET,
+    )
+    .map_err(|issues| refusal_message(&issues))
+}
+
+/// The read-only check's issues as one refusal message (`refused: …; …`).
+pub(crate) fn refusal_message(issues: &[schemascope_query::QueryIssue]) -> String {
+    let reasons: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
+    format!("refused: {}", reasons.join("; "))
+}
+
 /// `sql` without the semicolons (and the spaces and comments around them) that end it, so that
 /// it can be written inside a larger statement. Text that does not tokenize is returned as is
 /// (it fails to prepare on its own first).

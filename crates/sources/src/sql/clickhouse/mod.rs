@@ -33,9 +33,8 @@ use std::time::{Duration, Instant};
 
 use schemascope_core::sync::{joined, lock};
 use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
-use schemascope_query::sql::EXECUTION_WORK_BUDGET;
+use schemascope_query::Callables;
 use schemascope_query::sql::relations::RelationScope;
-use schemascope_query::{Callables, check_read_only_within};
 use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -283,10 +282,8 @@ impl ClickHouseDatabase {
     /// The validator's read-only check against this server's allow-list, whoever sent `sql`.
     fn allowed(&self, sql: &str) -> Result<(), SourceError> {
         let callables = self.callables()?;
-        check_read_only_within(sql, &callables, EXECUTION_WORK_BUDGET).map_err(|issues| {
-            let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-            self.statement_error(format!("refused: {}", reasons.join("; ")), ErrorClass::Refused)
-        })
+        super::guard::read_only_refusal(sql, &callables)
+            .map_err(|message| self.statement_error(message, ErrorClass::Refused))
     }
 
     /// `sql` with its placeholders `$1`, `$2`, … replaced by `params` as literals.

@@ -201,15 +201,14 @@ impl DataFusionDatabase {
         })?
     }
 
-    /// Checks `sql` as every engine's statements are checked, before the engine sees it.
+    /// Checks `sql` as a caller's statements are checked, before the engine sees it: every
+    /// statement here is a caller's (schemascope writes none of its own), so the relations it
+    /// reads are judged too.
     fn check(&self, sql: &str) -> Result<(), SourceError> {
         schemascope_query::check_read_only(sql, &self.callables).map_err(|issues| {
             SourceError::Statement {
                 location: self.location.clone(),
-                message: format!(
-                    "refused: {}",
-                    issues.iter().map(|i| i.message.as_str()).collect::<Vec<_>>().join("; ")
-                ),
+                message: super::guard::refusal_message(&issues),
                 class: ErrorClass::Refused,
             }
         })

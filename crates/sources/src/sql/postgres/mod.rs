@@ -27,8 +27,7 @@ use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls};
 use schemascope_core::sync::{joined, joined_in_drop, lock};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
-use schemascope_query::sql::EXECUTION_WORK_BUDGET;
-use schemascope_query::{Callables, check_read_only_within};
+use schemascope_query::Callables;
 
 use self::fetch::{CallerBounds, Failure, run_read_only};
 use super::pool::{Lease, Pool, pool_size};
@@ -479,10 +478,7 @@ impl PostgresDatabase {
 /// transaction still lets functions sleep, lock, signal other sessions or write outside the
 /// transaction, so what a statement calls is decided here too, whoever sent it.
 fn allowed(sql: &str, callables: &Callables) -> Result<(), Failure> {
-    check_read_only_within(sql, callables, EXECUTION_WORK_BUDGET).map_err(|issues| {
-        let reasons: Vec<String> = issues.iter().map(|i| i.message.clone()).collect();
-        Failure::Refused(format!("refused: {}", reasons.join("; ")))
-    })
+    super::guard::read_only_refusal(sql, callables).map_err(Failure::Refused)
 }
 
 /// Runs `statement`, asking the server to cancel it (with `token`) as soon as the call it runs
