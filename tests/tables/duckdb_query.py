@@ -3,11 +3,14 @@ schemascope's answers with.
 
     python3 tests/tables/duckdb_query.py FILE TABLE SQL
 
-FILE (CSV, Parquet or a JSON array of objects) is a view named TABLE; the statement's rows are
+FILE (CSV, Parquet, a JSON array of objects, or a directory of a Hive-partitioned table) is a
+view named TABLE; the statement's rows are
 printed as a JSON array of arrays, dates and decimals as text, in DuckDB's order.
 """
 
 import datetime
+import glob
+import os
 import decimal
 import json
 import sys
@@ -16,6 +19,11 @@ import duckdb
 
 
 def reader(path):
+    if os.path.isdir(path):
+        # A partitioned table: its files at any depth, keys from `key=value` directories.
+        parquet = glob.glob(f"{path}/**/*.parquet", recursive=True)
+        pattern, read = (f"{path}/**/*.parquet", "read_parquet") if parquet else (f"{path}/**/*.csv", "read_csv")
+        return f"{read}('{pattern}', hive_partitioning=true, union_by_name=true)"
     if path.endswith(".parquet"):
         return f"read_parquet('{path}')"
     if path.endswith(".json"):

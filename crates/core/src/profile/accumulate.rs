@@ -362,6 +362,45 @@ impl ValueStats {
         }
     }
 
+    /// `value`, `n` times: counted once with its count, as a merge adds it.
+    pub(super) fn add_str_n(&mut self, value: &str, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.present += n;
+        let s = &mut self.strings;
+        s.count += n;
+        if let Some(sketch) = &mut s.sketch {
+            sketch.add_n(value, n);
+        } else if value.len() <= MAX_KEY_LEN {
+            s.values.add(value, n);
+        } else {
+            s.long.add(value.chars().count() as u64, n);
+            s.values.add(&long_string_key(value), n);
+        }
+    }
+
+    /// The integer `value`, `n` times: one counted entry, not `n` pushed values.
+    pub(super) fn add_integer_n(&mut self, value: i128, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.present += n;
+        self.numbers.integers += n;
+        let key = if value.abs() <= F64_EXACT_INTEGER {
+            NumberKey::float(value as i64 as f64)
+        } else {
+            NumberKey::integer(value)
+        };
+        match &mut self.numbers.sketch {
+            Some(sketch) => sketch.add(key, n),
+            None if value.abs() <= F64_EXACT_INTEGER => {
+                self.numbers.counted.push((value as i64 as f64, n))
+            }
+            None => (0..n).for_each(|_| self.numbers.wide.push(value)),
+        }
+    }
+
     pub(super) fn add_number(&mut self, value: f64, integer: bool) {
         self.present += 1;
         if integer {

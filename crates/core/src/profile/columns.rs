@@ -54,6 +54,16 @@ impl ColumnSink<'_> {
         self.stats().add_str(value);
     }
 
+    /// The string `value`, `n` times (a value every row of a part shares: a partition key).
+    pub fn str_n(&mut self, value: &str, n: u64) {
+        self.stats().add_str_n(value, n);
+    }
+
+    /// The integer `value`, `n` times (a value every row of a part shares: a partition key).
+    pub fn integer_n(&mut self, value: i64, n: u64) {
+        self.stats().add_integer_n(i128::from(value), n);
+    }
+
     /// An integer.
     #[inline]
     pub fn integer(&mut self, value: i64) {

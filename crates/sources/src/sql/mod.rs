@@ -33,7 +33,9 @@ use serde_json::Value;
 
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
-pub(crate) use self::datafusion::{BatchSource, PartitionedTable, items_table};
+pub(crate) use self::datafusion::{
+    BatchSource, FileUnion, PartitionedTable, UnionMember, items_table,
+};
 pub use self::datafusion::{
     CollectionsDatabase, DataFusionDatabase, QUERY_MEMORY_BYTES, QUERY_SPILL_BYTES, ServedTable,
 };

@@ -914,12 +914,7 @@ impl crate::sql::BatchSource for CsvTable {
         use std::os::unix::fs::FileExt;
         let partitions = self.parts();
         let (file, _) = crate::file::open_regular(&self.path).map_err(|e| e.to_string())?;
-        let changed = || {
-            format!(
-                "{} changed since it was loaded: its new content is read once the source is loaded again (a file served alone reloads by itself; a folder's files are not watched, so restart the server or edit its configuration to reload it)",
-                self.path.display()
-            )
-        };
+        let changed = || super::changed_since_loaded(&self.path);
         let schema = Arc::new(self.schema.project(projection).map_err(|e| e.to_string())?);
         let mut bytes = Vec::new();
         let mut stopped = false;

@@ -10,6 +10,7 @@ pub(crate) mod cells;
 mod csv;
 #[cfg(test)]
 mod differential;
+mod file_set;
 mod parquet;
 
 use std::path::Path;
@@ -22,6 +23,8 @@ use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBui
 use crate::error::{LoadWarning, SourceError};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
+
+pub(crate) use self::file_set::read_file_set;
 
 /// Files with at most this many rows keep every row as an item.
 pub const ALL_ROWS_UP_TO: u64 = 100_000;
@@ -126,6 +129,59 @@ fn row_json(batch: &RecordBatch, i: usize) -> String {
     serde_json::Value::Object(object).to_string()
 }
 
+impl Budget {
+    /// The budget `spec` sets, or the default one, spilling where spills go.
+    pub(crate) fn of(spec: &SourceSpec) -> Self {
+        let bytes = spec.limits.memory_budget.unwrap_or_else(crate::stream::memory_budget);
+        let spill =
+            crate::stream::spill_options().as_ref().map(crate::scratch::SpillOptions::spill);
+        Self { bytes, spill }
+    }
+}
+
+/// Reads the table file at `path` into counters not yet finished.
+fn read_file(
+    path: &Path,
+    format: TableFormat,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+    budget: &Budget,
+) -> Result<TableRead, SourceError> {
+    match format {
+        TableFormat::Parquet => parquet::read(path, progress, budget),
+        TableFormat::Csv => csv::read(path, mode, progress, budget),
+    }
+}
+
+/// A table's collection: the rows kept (by id, as JSON objects' text, in order) as its items
+/// and `profile`, of all `rows`; a sample says so in `warnings`.
+fn rows_collection(
+    name: &str,
+    kept: impl Iterator<Item = (String, String)>,
+    profile: schemascope_core::CollectionProfile,
+    rows: u64,
+    warnings: &mut Vec<LoadWarning>,
+) -> Collection {
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    for (id, json) in kept {
+        let start = text.len();
+        text.push_str(&json);
+        text.push('\n');
+        entries.push(ItemEntry::new(ItemId::Owned(id.into()), start..start + json.len()));
+    }
+    let kept = entries.len() as u64;
+    let collection =
+        Collection::new(name, CollectionKind::Documents, Arc::new(text.into()), entries, profile);
+    if kept >= rows {
+        return collection;
+    }
+    warnings.push(LoadWarning::new(format!(
+        "every one of the {rows} rows is profiled; {kept} of them are kept as a uniform sample, which sample_data, find_items and selections read"
+    )));
+    collection.sampled_from(rows)
+}
+
 /// Everything the cores read, merged.
 pub(crate) struct TableRead {
     builder: Option<ProfileBuilder>,
@@ -134,16 +190,26 @@ pub(crate) struct TableRead {
     warnings: Vec<LoadWarning>,
     /// A CSV file's parts, read again for SQL.
     csv: Option<csv::CsvTable>,
+    /// The columns read.
+    schema: Option<arrow_schema::SchemaRef>,
 }
 
 impl TableRead {
     pub(crate) fn new(rows: u64) -> Self {
-        Self { builder: None, rows_kept: Vec::new(), rows, warnings: Vec::new(), csv: None }
+        Self {
+            builder: None,
+            rows_kept: Vec::new(),
+            rows,
+            warnings: Vec::new(),
+            csv: None,
+            schema: None,
+        }
     }
 
-    /// Makes every column of `schema` a property even when no row was read: an empty table's
-    /// columns are facts too (each with no value).
+    /// The table's columns are `schema`'s. Each is a property even when no row was read: an
+    /// empty table's columns are facts too (each with no value).
     pub(crate) fn columns_of(&mut self, schema: arrow_schema::SchemaRef) {
+        self.schema = Some(schema.clone());
         if self.rows == 0 {
             let mut builder = self.builder.take().unwrap_or_default();
             arrow_columns::add_batch(&mut builder, &RecordBatch::new_empty(schema));
@@ -158,6 +224,14 @@ impl TableRead {
         }
         self.rows_kept.extend(worker.rows);
     }
+}
+
+/// Why a served table file can no longer be read as it was loaded.
+pub(crate) fn changed_since_loaded(path: &Path) -> String {
+    format!(
+        "{} changed since it was loaded: its new content is read once the source is loaded again (a file served alone reloads by itself; a folder's files are not watched, so restart the server or edit its configuration to reload it)",
+        path.display()
+    )
 }
 
 /// The format of a table file.
@@ -212,43 +286,15 @@ pub(crate) fn read_table(
     mode: crate::ReadMode,
     progress: &dyn Progress,
 ) -> Result<(Source, crate::sql::ServedTable), SourceError> {
-    let bytes = spec.limits.memory_budget.unwrap_or_else(crate::stream::memory_budget);
-    let spill = crate::stream::spill_options().as_ref().map(crate::scratch::SpillOptions::spill);
-    let budget = Budget { bytes, spill };
-    let read = match format {
-        TableFormat::Parquet => parquet::read(path, progress, &budget)?,
-        TableFormat::Csv => csv::read(path, mode, progress, &budget)?,
-    };
-    let TableRead { builder, mut rows_kept, rows, mut warnings, csv } = read;
+    let budget = Budget::of(spec);
+    let read = read_file(path, format, mode, progress, &budget)?;
+    let TableRead { builder, mut rows_kept, rows, mut warnings, csv, schema: _ } = read;
     let profile = builder.unwrap_or_default().finish(rows);
-    crate::stream::check_spill(path, &profile, bytes, budget.spill.as_ref(), &mut warnings)?;
+    crate::stream::check_spill(path, &profile, budget.bytes, budget.spill.as_ref(), &mut warnings)?;
     rows_kept.sort_by_key(|r| r.0);
-    let mut text = String::with_capacity(rows_kept.iter().map(|r| r.1.len() + 1).sum());
-    let mut entries = Vec::with_capacity(rows_kept.len());
-    for (row, json) in &rows_kept {
-        let start = text.len();
-        text.push_str(json);
-        text.push('\n');
-        // Rows are numbered from 1 as a person counts them (a CSV's header is not a row).
-        entries.push(ItemEntry::new(
-            ItemId::Owned(format!("#{}", row + 1).into()),
-            start..start + json.len(),
-        ));
-    }
-    let kept = entries.len() as u64;
-    let mut collection = Collection::new(
-        &spec.name,
-        CollectionKind::Documents,
-        Arc::new(text.into()),
-        entries,
-        profile,
-    );
-    if kept < rows {
-        collection = collection.sampled_from(rows);
-        warnings.push(LoadWarning::new(format!(
-            "every one of the {rows} rows is profiled; {kept} of them are kept as a uniform sample, which sample_data, find_items and selections read"
-        )));
-    }
+    // Rows are numbered from 1 as a person counts them (a CSV's header is not a row).
+    let kept = rows_kept.into_iter().map(|(row, json)| (format!("#{}", row + 1), json));
+    let collection = rows_collection(&spec.name, kept, profile, rows, &mut warnings);
     progress.finish();
     let provider: Arc<dyn datafusion::catalog::TableProvider> = match csv {
         Some(csv) => Arc::new(crate::sql::PartitionedTable(Arc::new(csv))),

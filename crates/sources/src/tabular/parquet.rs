@@ -211,3 +211,87 @@ fn read_file(
     read.columns_of(schema);
     Ok(read)
 }
+
+/// A Parquet file served to SQL by this crate's own reader, a part (some of its row groups) at a
+/// time: the files of a partitioned table, which DataFusion's listing would find by listing
+/// their directories again at each statement.
+#[derive(Debug)]
+pub(crate) struct ParquetFile {
+    path: std::path::PathBuf,
+    state: FileState,
+    schema: arrow_schema::SchemaRef,
+    row_groups: usize,
+}
+
+impl ParquetFile {
+    /// The file at `path`, as it is now.
+    pub(crate) fn open(path: &Path) -> Result<Self, SourceError> {
+        let (file, metadata) = crate::file::open_regular(path)?;
+        let loaded =
+            parquet::arrow::arrow_reader::ArrowReaderMetadata::load(&file, Default::default())
+                .map_err(|e| parquet_error(path, e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            state: FileState::of(&metadata),
+            schema: loaded.schema().clone(),
+            row_groups: loaded.metadata().num_row_groups(),
+        })
+    }
+}
+
+impl crate::sql::BatchSource for ParquetFile {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        self.schema.clone()
+    }
+
+    fn parts(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.min(self.row_groups).max(1)
+    }
+
+    fn read(
+        &self,
+        part: usize,
+        projection: &[usize],
+        emit: &mut dyn FnMut(arrow_array::RecordBatch) -> bool,
+    ) -> Result<(), String> {
+        let groups: Vec<usize> = (part..self.row_groups).step_by(self.parts()).collect();
+        if groups.is_empty() {
+            return Ok(());
+        }
+        let (file, now) = crate::file::open_regular(&self.path).map_err(|e| e.to_string())?;
+        if FileState::of(&now) != self.state {
+            return Err(super::changed_since_loaded(&self.path));
+        }
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| parquet_error(&self.path, e).to_string())?;
+        // The reader gives the chosen columns in the file's order: put back in the asked one.
+        let mut roots = projection.to_vec();
+        roots.sort_unstable();
+        roots.dedup();
+        let order: Vec<usize> =
+            projection.iter().map(|p| roots.binary_search(p).unwrap_or_default()).collect();
+        let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), roots);
+        let reader = builder
+            .with_row_groups(groups)
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| parquet_error(&self.path, e).to_string())?;
+        let schema =
+            std::sync::Arc::new(self.schema.project(projection).map_err(|e| e.to_string())?);
+        for batch in reader {
+            let batch = batch.map_err(|e| parquet_error(&self.path, e).to_string())?;
+            let columns = order.iter().map(|&i| batch.column(i).clone()).collect();
+            let options =
+                arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+            let batch =
+                arrow_array::RecordBatch::try_new_with_options(schema.clone(), columns, &options)
+                    .map_err(|e| e.to_string())?;
+            if !emit(batch) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

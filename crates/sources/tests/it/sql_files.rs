@@ -11,24 +11,24 @@ use schemascope_sources::sql::{Caps, Cut, Database, SqlValue};
 use schemascope_sources::{NoProgress, Source, SourceError, SourceSpec, load};
 use serde_json::Value;
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn table_file(name: &str) -> PathBuf {
+pub(crate) fn table_file(name: &str) -> PathBuf {
     repo().join("testdata/tables").join(name)
 }
 
-fn load_path(path: &Path) -> Source {
+pub(crate) fn load_path(path: &Path) -> Source {
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
     load(&spec, &NoProgress).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn database(source: &Source) -> &dyn Database {
+pub(crate) fn database(source: &Source) -> &dyn Database {
     source.database.as_deref().unwrap_or_else(|| panic!("{} runs no SQL", source.name()))
 }
 
-fn python(args: &[&str]) -> Vec<u8> {
+pub(crate) fn python(args: &[&str]) -> Vec<u8> {
     let out =
         Command::new("python3").args(args).current_dir(repo()).output().expect("python3 runs");
     assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -36,12 +36,12 @@ fn python(args: &[&str]) -> Vec<u8> {
 }
 
 /// DuckDB's rows for `sql` over `path` as the view `table`.
-fn duckdb(path: &Path, table: &str, sql: &str) -> Vec<Vec<Value>> {
+pub(crate) fn duckdb(path: &Path, table: &str, sql: &str) -> Vec<Vec<Value>> {
     let out = python(&["tests/tables/duckdb_query.py", path.to_str().expect("utf-8"), table, sql]);
     serde_json::from_slice(&out).expect("DuckDB rows")
 }
 
-fn ours(db: &dyn Database, sql: &str) -> Vec<Vec<Value>> {
+pub(crate) fn ours(db: &dyn Database, sql: &str) -> Vec<Vec<Value>> {
     let result = db
         .run_capped(sql, &[], Caps { max_rows: Some(100_000), max_bytes: None }, 30_000)
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -51,7 +51,7 @@ fn ours(db: &dyn Database, sql: &str) -> Vec<Vec<Value>> {
 
 /// Whether two cells are the same value: numbers to 1e-9 relative (sums of doubles in another
 /// order), everything else exactly.
-fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
         _ => a == b,
@@ -59,7 +59,7 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// Runs `sql` on the source's engine and on DuckDB over the same file; the rows must agree.
-fn agrees(path: &Path, sql: &str) -> Vec<Vec<Value>> {
+pub(crate) fn agrees(path: &Path, sql: &str) -> Vec<Vec<Value>> {
     let source = load_path(path);
     let got = ours(database(&source), sql);
     let want = duckdb(path, source.name(), sql);
@@ -215,7 +215,7 @@ fn nested_members_are_columns_named_by_their_path() {
 }
 
 /// A statement refused, with the class that says so.
-fn refused(db: &dyn Database, sql: &str) -> String {
+pub(crate) fn refused(db: &dyn Database, sql: &str) -> String {
     match db.run_capped(sql, &[], Caps::default(), 10_000) {
         Ok(result) => panic!("{sql} ran: {:?}", result.rows),
         Err(e) => e.to_string(),

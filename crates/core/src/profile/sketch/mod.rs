@@ -79,8 +79,13 @@ impl StringSketch {
     /// Counts one string value as it arrives.
     #[inline]
     pub(crate) fn add(&mut self, value: &str) {
+        self.add_n(value, 1);
+    }
+
+    /// Counts one string value `n` times.
+    pub(crate) fn add_n(&mut self, value: &str, n: u64) {
         let chars = if value.is_ascii() { value.len() } else { value.chars().count() } as u64;
-        self.add_key(&value_key(value), Some(chars), formats::detect(value), 1);
+        self.add_key(&value_key(value), Some(chars), formats::detect(value), n);
     }
 
     fn count_format(&mut self, format: StringFormat, n: u64) {

@@ -14,6 +14,7 @@ mod collections;
 mod guards;
 mod items;
 mod table;
+mod union;
 mod values;
 
 use std::sync::{Arc, OnceLock};
@@ -33,6 +34,7 @@ use schemascope_query::sql::relations::RelationScope;
 pub use self::collections::CollectionsDatabase;
 pub(crate) use self::items::items_table;
 pub(crate) use self::table::{BatchSource, PartitionedTable};
+pub(crate) use self::union::{FileUnion, UnionMember};
 use super::caps::Budget;
 use super::{Callables, Caps, Database, Dialect, QueryResult, SqlValue};
 use crate::error::{ErrorClass, SourceError};

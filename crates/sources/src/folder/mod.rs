@@ -3,11 +3,14 @@
 //! documents or records) into one collection named by the file's stem, and the source's SQL is
 //! one DataFusion session whose tables are those collections, so that statements join files.
 //!
-//! A directory is read one level deep, in name order; only files of a data extension are
-//! taken (`.csv`, `.tsv`, `.tab`, `.parquet`, `.pq`, `.json`, `.ndjson`, `.jsonl`). A file
-//! that fails to load is left out with a warning naming it, so one bad file does not take the
-//! others down; so is a graph (a graph is a source of its own), a second file whose stem a
-//! table already has, and a link to a file outside the folder.
+//! A directory is read in name order; only files of a data extension are taken (`.csv`, `.tsv`,
+//! `.tab`, `.parquet`, `.pq`, `.json`, `.ndjson`, `.jsonl`). A subdirectory is one table of
+//! many files, named by it: the CSV or Parquet files in it or under Hive-style `key=value`
+//! directories, whose keys become columns (`partitions.rs`, `tabular/file_set.rs`); a directory
+//! that itself holds `key=value` directories is one such table. A file that fails to load is
+//! left out with a warning naming it, so one bad file does not take the others down; so is a
+//! graph (a graph is a source of its own), a second table of a name already taken, and a link
+//! to a file outside the folder.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,6 +20,8 @@ use crate::read::ReadMode;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
 use crate::sql::{DataFusionDatabase, ServedTable};
+
+pub(crate) mod partitions;
 
 /// The most files one folder source serves: past it the rest are left out, with a warning.
 pub(crate) const MAX_FOLDER_FILES: usize = 1_000;
@@ -40,16 +45,46 @@ fn has_data_extension(path: &Path) -> bool {
         .is_some_and(|e| DATA_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// The regular files the folder names, in name order, at most [`MAX_FOLDER_FILES`].
+/// The regular files the folder names, in name order, at most [`MAX_FOLDER_FILES`], and the
+/// tables of many files its subdirectories hold.
 fn files(path: &Path) -> Result<Listed, SourceError> {
     let io = |cause: std::io::Error| SourceError::Io { path: path.to_path_buf(), cause };
+    if path.is_dir() && partitions::has_partitions(path) {
+        // A partitioned table served by its own directory: one table, named by it.
+        let base = std::fs::canonicalize(path).map_err(io)?;
+        let name =
+            base.file_name().map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
+        let set = partitions::file_set(path, name, &base, MAX_FOLDER_FILES, &has_data_extension);
+        return Ok(Listed {
+            files: Vec::new(),
+            sets: set.into_iter().collect(),
+            more: false,
+            outside: Vec::new(),
+        });
+    }
+    let mut sets = Vec::new();
     let mut found: Vec<PathBuf> = if path.is_dir() {
-        std::fs::read_dir(path)
+        let base = std::fs::canonicalize(path).map_err(io)?;
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(io)?
             .filter_map(Result::ok)
             .map(|entry| entry.path())
-            .filter(|p| has_data_extension(p))
-            .collect()
+            .collect();
+        entries.sort();
+        let mut budget = MAX_FOLDER_FILES;
+        for dir in entries.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+        {
+            let name =
+                dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            if partitions::is_hidden(&name) || budget == 0 {
+                continue;
+            }
+            if let Some(set) = partitions::file_set(dir, name, &base, budget, &has_data_extension) {
+                budget = budget.saturating_sub(set.files.len());
+                sets.push(set);
+            }
+        }
+        entries.into_iter().filter(|p| has_data_extension(p)).collect()
     } else {
         let pattern = path.to_str().ok_or_else(|| SourceError::InvalidSpec {
             spec: path.display().to_string(),
@@ -78,14 +113,17 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
         std::fs::metadata(p).is_ok_and(|m| m.is_file())
     });
     found.sort();
-    let more = found.len() > MAX_FOLDER_FILES;
-    found.truncate(MAX_FOLDER_FILES);
-    Ok(Listed { files: found, more, outside })
+    let room = MAX_FOLDER_FILES.saturating_sub(sets.iter().map(|s| s.files.len()).sum());
+    let more = found.len() > room;
+    found.truncate(room);
+    Ok(Listed { files: found, sets, more, outside })
 }
 
 /// The files a folder serves, and what was left out.
 struct Listed {
     files: Vec<PathBuf>,
+    /// Its subdirectories' tables of many files.
+    sets: Vec<partitions::FileSet>,
     /// More files than [`MAX_FOLDER_FILES`] matched.
     more: bool,
     /// Links that lead outside the folder.
@@ -104,8 +142,8 @@ pub(crate) fn load_folder(
     mode: ReadMode,
     progress: &dyn Progress,
 ) -> Result<Source, SourceError> {
-    let Listed { files, more, outside } = files(path)?;
-    if files.is_empty() {
+    let Listed { files, sets, more, outside } = files(path)?;
+    if files.is_empty() && sets.is_empty() {
         return Err(SourceError::InvalidSpec {
             spec: spec.text.clone(),
             reason: format!(
@@ -127,6 +165,30 @@ pub(crate) fn load_folder(
         })
         .collect();
     let mut bytes = 0u64;
+    for set in &sets {
+        let shown = format!("{}/", set.name);
+        if tables.iter().any(|t| t.name == set.name) {
+            warnings.push(LoadWarning::new(format!(
+                "{shown} is left out: a table is already named `{}`",
+                set.name
+            )));
+            continue;
+        }
+        let sub = SourceSpec { name: set.name.clone(), ..spec.clone() };
+        match crate::tabular::read_file_set(&sub, set, mode, progress) {
+            Ok(read) => {
+                bytes += read.bytes;
+                warnings.extend(
+                    read.warnings
+                        .into_iter()
+                        .map(|w| LoadWarning { message: format!("{shown}: {}", w.message), ..w }),
+                );
+                collections.push(Arc::new(read.collection));
+                tables.push(read.table);
+            }
+            Err(e) => warnings.push(LoadWarning::new(format!("{shown} is left out: {e}"))),
+        }
+    }
     for file in &files {
         let name = stem(file);
         let shown = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
