@@ -402,3 +402,47 @@ fn nan_in_a_parquet_float_column_is_found_in_every_row_group() {
         vec![vec![Value::from(100)]]
     );
 }
+
+#[test]
+fn integer_overflow_is_an_error_or_an_exact_sum_never_a_wrapped_number() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.csv");
+    std::fs::write(&path, "g,n\na,9223372036854775807\na,1\nb,-9223372036854775808\nb,-1\nc,5\n")
+        .expect("write");
+    let source = load_path(&path);
+    let db = database(&source);
+    for sql in [
+        "SELECT n + 1 FROM big",
+        "SELECT n * 2 FROM big",
+        "SELECT n - 1 FROM big WHERE g = 'b'",
+        "SELECT g FROM big WHERE n + n > 0",
+        "SELECT 9223372036854775807 + 1",
+    ] {
+        let why = refused(db, sql);
+        assert!(why.to_lowercase().contains("overflow"), "{sql}: {why}");
+    }
+    // Sums are exact past 64 bits (DuckDB's HUGEINT figures; past a double's exact range the
+    // number is its exact text, as `exactTextNumbers` says of a DECIMAL column).
+    let sums = ours(db, "SELECT g, SUM(n) FROM big GROUP BY g ORDER BY g");
+    let want = duckdb(&path, "big", "SELECT g, SUM(n)::VARCHAR FROM big GROUP BY g ORDER BY g");
+    assert_eq!(want[0][1], Value::from("9223372036854775808"));
+    for (got, want) in sums.iter().zip(&want) {
+        let text = got[1].as_str().map_or_else(|| got[1].to_string(), str::to_string);
+        assert_eq!((&got[0], text.as_str()), (&want[0], want[1].as_str().expect("text")));
+    }
+    agrees(&path, "SELECT SUM(n) + 1, SUM(n) * 2 FROM big WHERE g = 'c'");
+    // What does not overflow is as before, and columns keep their names.
+    let result = db
+        .run_capped(
+            "SELECT n + 1, SUM(n) FROM big WHERE g = 'c' GROUP BY n",
+            &[],
+            Caps::default(),
+            30_000,
+        )
+        .expect("runs");
+    assert_eq!(result.columns, ["big.n + Int64(1)", "sum(big.n)"]);
+    assert_eq!(
+        ours(db, "SELECT n + 1, n * 3, n - 10 FROM big WHERE g = 'c'"),
+        vec![vec![Value::from(6), Value::from(15), Value::from(-5)]]
+    );
+}

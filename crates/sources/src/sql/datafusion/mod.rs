@@ -13,6 +13,7 @@
 mod collections;
 mod guards;
 mod items;
+mod overflow;
 mod table;
 mod union;
 mod values;
@@ -138,8 +139,15 @@ impl DataFusionDatabase {
                 .with_expr_planners(
                     datafusion::execution::SessionStateDefaults::default_expr_planners(),
                 )
+                .with_analyzer_rule(Arc::new(overflow::CheckedIntegerArithmetic))
                 .build();
-        let context = SessionContext::new_with_state(state);
+        let mut context = SessionContext::new_with_state(state);
+        {
+            use datafusion::execution::FunctionRegistry;
+            context
+                .register_function_rewrite(Arc::new(overflow::ExactIntegerSums))
+                .map_err(engine_error)?;
+        }
         let mut catalog = Catalog::default();
         let mut served = std::collections::HashSet::new();
         for table in tables {
