@@ -149,14 +149,9 @@ impl StringStats {
     /// property switches to sketches (holding every count) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
         let tally = self.values.tally_hashed();
-        let order = super::spilled::by_bucket(&tally);
         let mut writer = ChunkWriter::new(scratch);
-        let written = order
-            .iter()
-            .map(|&i| tally[i])
-            .try_for_each(|(hash, text, n)| writer.hashed_string(hash, text, n))
-            .and_then(|()| writer.finish());
-        drop((order, tally));
+        let written = writer.hashed_strings_by_bucket(&tally).and_then(|()| writer.finish());
+        drop(tally);
         match written {
             Ok(chunk) => {
                 self.spilled.push(chunk);

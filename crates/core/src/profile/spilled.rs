@@ -200,7 +200,7 @@ pub(super) fn bucket_of(hash: u64) -> u16 {
 
 /// The positions of `tally`'s strings in the order of their buckets (a counting sort: an index
 /// of 8 bytes a string, where sorting the tally itself would copy its 32 whole).
-pub(super) fn by_bucket(tally: &[(u64, &str, u64)]) -> Vec<usize> {
+fn by_bucket(tally: &[(u64, &str, u64)]) -> Vec<usize> {
     let mut starts = vec![0usize; (1 << BUCKET_BITS) + 1];
     for e in tally {
         starts[usize::from(bucket_of(e.0)) + 1] += 1;
