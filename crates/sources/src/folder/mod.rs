@@ -26,6 +26,10 @@ pub(crate) mod partitions;
 /// The most files one folder source serves: past it the rest are left out, with a warning.
 pub(crate) const MAX_FOLDER_FILES: usize = 1_000;
 
+/// The most files the tables of many files in one folder are made of, together: past it a
+/// table is left out whole, with a warning (part of a table would answer for all of it).
+pub(crate) const MAX_TABLE_FILES: usize = 10_000;
+
 /// Extensions of the files a directory source takes.
 const DATA_EXTENSIONS: &[&str] = &["csv", "tsv", "tab", "parquet", "pq", "json", "ndjson", "jsonl"];
 
@@ -54,13 +58,8 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
         let base = std::fs::canonicalize(path).map_err(io)?;
         let name =
             base.file_name().map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
-        let set = partitions::file_set(path, name, &base, MAX_FOLDER_FILES, &has_data_extension);
-        return Ok(Listed {
-            files: Vec::new(),
-            sets: set.into_iter().collect(),
-            more: false,
-            outside: Vec::new(),
-        });
+        let set = partitions::file_set(path, name, &base, MAX_TABLE_FILES, &has_data_extension);
+        return Ok(Listed { files: Vec::new(), sets: vec![set], more: false, outside: Vec::new() });
     }
     let mut sets = Vec::new();
     let mut found: Vec<PathBuf> = if path.is_dir() {
@@ -71,16 +70,18 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
             .map(|entry| entry.path())
             .collect();
         entries.sort();
-        let mut budget = MAX_FOLDER_FILES;
+        let mut budget = MAX_TABLE_FILES;
         for dir in entries.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
         {
             let name =
                 dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            if partitions::is_hidden(&name) || budget == 0 {
+            if partitions::is_hidden(&name) {
                 continue;
             }
-            if let Some(set) = partitions::file_set(dir, name, &base, budget, &has_data_extension) {
-                budget = budget.saturating_sub(set.files.len());
+            let set = partitions::file_set(dir, name, &base, budget, &has_data_extension);
+            budget = budget.saturating_sub(set.files.len());
+            // A directory with nothing of a table in it, and nothing to say, is not one.
+            if !set.files.is_empty() || !set.left_out.is_empty() {
                 sets.push(set);
             }
         }
@@ -113,9 +114,8 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
         std::fs::metadata(p).is_ok_and(|m| m.is_file())
     });
     found.sort();
-    let room = MAX_FOLDER_FILES.saturating_sub(sets.iter().map(|s| s.files.len()).sum());
-    let more = found.len() > room;
-    found.truncate(room);
+    let more = found.len() > MAX_FOLDER_FILES;
+    found.truncate(MAX_FOLDER_FILES);
     Ok(Listed { files: found, sets, more, outside })
 }
 
@@ -167,6 +167,15 @@ pub(crate) fn load_folder(
     let mut bytes = 0u64;
     for set in &sets {
         let shown = format!("{}/", set.name);
+        if set.files.is_empty() {
+            let why = if set.left_out.is_empty() {
+                "it holds no data file".to_string()
+            } else {
+                set.left_out.join("; ")
+            };
+            warnings.push(LoadWarning::new(format!("{shown} is left out: {why}")));
+            continue;
+        }
         if tables.iter().any(|t| t.name == set.name) {
             warnings.push(LoadWarning::new(format!(
                 "{shown} is left out: a table is already named `{}`",

@@ -141,15 +141,17 @@ pub(crate) fn has_partitions(dir: &Path) -> bool {
 }
 
 /// The table the directory `dir` holds, named `name`: its data files (those `is_data` takes)
-/// directly in it or under `key=value` directories, at most `max_files`; `base` is the served
-/// folder, outside which no link is followed. `None` when it holds no data file.
+/// directly in it or under `key=value` directories; `base` is the served folder, outside which
+/// no link is followed. Its files are none when it holds none, or more than `max_files` (or
+/// more than [`MAX_ENTRIES`] entries): part of a table would answer as if for all of it, so
+/// such a table is not served at all, and `left_out` says why.
 pub(crate) fn file_set(
     dir: &Path,
     name: String,
     base: &Path,
     max_files: usize,
     is_data: &dyn Fn(&Path) -> bool,
-) -> Option<FileSet> {
+) -> FileSet {
     let mut set = FileSet {
         name,
         dir: dir.to_path_buf(),
@@ -184,6 +186,13 @@ pub(crate) fn file_set(
             }
             let path = entry.path();
             let Ok(link) = std::fs::symlink_metadata(&path) else { continue };
+            if link.file_type().is_symlink() && path.is_dir() {
+                set.left_out.push(format!(
+                    "{} is left out: a link to a directory is not followed",
+                    relative_to(dir, &path)
+                ));
+                continue;
+            }
             if link.is_dir() {
                 match key_value(&entry_name) {
                     Some(_) if chain.len() >= MAX_PARTITION_DEPTH => set.left_out.push(format!(
@@ -229,20 +238,23 @@ pub(crate) fn file_set(
     }
     if more {
         set.left_out.push(format!(
-            "only the first {max_files} files and {MAX_ENTRIES} directory entries of {} are read",
-            dir.display()
+            "it holds more data files than the {max_files} left to read (a folder's tables of many files are read up to {} files together) or more than {MAX_ENTRIES} directory entries, and part of a table would answer as if for all of it: serve its subdirectories as sources of their own",
+            super::MAX_TABLE_FILES
         ));
+        return set;
     }
     found.sort_by(|a, b| a.0.cmp(&b.0));
     // The table's keys are those most of its files lie under (the first such, on a tie).
     let chains: Vec<Vec<&str>> =
         found.iter().map(|(_, chain)| chain.iter().map(|(k, _)| k.as_str()).collect()).collect();
-    let most = chains.iter().max_by_key(|c| {
+    let Some(most) = chains.iter().max_by_key(|c| {
         (
             chains.iter().filter(|other| other == c).count(),
             std::cmp::Reverse(chains.iter().position(|o| o == *c)),
         )
-    })?;
+    }) else {
+        return set;
+    };
     let keys: Vec<String> = most.iter().map(|k| k.to_string()).collect();
     for (path, chain) in found {
         let relative = relative_to(dir, &path);
@@ -270,7 +282,7 @@ pub(crate) fn file_set(
         });
     }
     if set.files.is_empty() {
-        return None;
+        return set;
     }
     set.types = (0..keys.len())
         .map(|k| {
@@ -283,7 +295,7 @@ pub(crate) fn file_set(
         })
         .collect();
     set.keys = keys;
-    Some(set)
+    set
 }
 
 /// `path` below `dir`, `/`-separated, as messages and row ids show it.
@@ -299,6 +311,26 @@ fn shown(keys: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_of_more_files_than_it_may_read_is_left_out_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for day in 1..=4 {
+            let part = dir.path().join(format!("day={day}"));
+            std::fs::create_dir(&part).expect("mkdir");
+            std::fs::write(part.join("a.csv"), "n\n1\n").expect("write");
+        }
+        let data = |p: &Path| p.extension().is_some_and(|e| e == "csv");
+        let whole = file_set(dir.path(), "t".into(), dir.path(), 4, &data);
+        assert_eq!((whole.files.len(), whole.keys.clone()), (4, vec!["day".to_string()]));
+        let cut = file_set(dir.path(), "t".into(), dir.path(), 3, &data);
+        assert!(cut.files.is_empty());
+        assert!(
+            cut.left_out[0].contains("part of a table would answer as if for all of it"),
+            "{:?}",
+            cut.left_out
+        );
+    }
 
     #[test]
     fn partition_names_are_decoded_and_typed_as_json_writes_them() {

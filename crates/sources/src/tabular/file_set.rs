@@ -50,7 +50,10 @@ pub(crate) fn read_file_set(
     mode: crate::ReadMode,
     progress: &dyn Progress,
 ) -> Result<FileSetRead, SourceError> {
-    let budget = Budget::of(spec);
+    // Half the budget for the file being read, half for what the files before it counted:
+    // together within the one budget.
+    let whole = Budget::of(spec);
+    let budget = Budget { bytes: whole.bytes / 2, spill: whole.spill };
     let mut warnings: Vec<LoadWarning> = set.left_out.iter().map(LoadWarning::new).collect();
     let mut file_warnings = 0usize;
     let mut said = std::collections::HashSet::new();
@@ -83,7 +86,9 @@ pub(crate) fn read_file_set(
             warnings.push(left_out(format!("its column `{key}` has the name of a partition key")));
             continue;
         }
-        if let Err(why) = columns.add(&schema) {
+        // A file without rows (a header-only CSV part, as Spark writes for an empty partition)
+        // says nothing of its columns' types.
+        if let Err(why) = columns.add(&schema, read.rows == 0) {
             warnings.push(left_out(why));
             continue;
         }
@@ -165,7 +170,7 @@ pub(crate) fn read_file_set(
     crate::stream::check_spill(
         &set.dir,
         &profile,
-        budget.bytes,
+        whole.bytes,
         budget.spill.as_ref(),
         &mut warnings,
     )?;
@@ -208,11 +213,11 @@ struct Columns {
 
 impl Columns {
     /// Adds the columns of `schema`; `Err` says why its file cannot be read with the others.
-    fn add(&mut self, schema: &Schema) -> Result<(), String> {
+    fn add(&mut self, schema: &Schema, untyped: bool) -> Result<(), String> {
         let mut fields = self.fields.clone();
         let mut notes = Vec::new();
         for field in schema.fields() {
-            let theirs = field.data_type();
+            let theirs = if untyped { &DataType::Null } else { field.data_type() };
             let Some(at) = fields.iter().position(|f| f.name() == field.name()) else {
                 fields.push(Field::new(field.name(), theirs.clone(), true));
                 continue;

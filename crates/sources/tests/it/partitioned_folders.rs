@@ -186,3 +186,43 @@ fn files_that_do_not_fit_the_table_are_left_out_with_a_reason() {
     let everything = serde_json::to_string(&ours(db, "SELECT * FROM t")).expect("json");
     assert!(!everything.contains("hunter2") && !everything.contains("Rome"), "{everything}");
 }
+
+#[test]
+fn a_part_without_rows_types_no_column_and_links_to_directories_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let t = dir.path().join("t");
+    for (part, body) in [
+        ("p=1/a.csv", "x,s\n1,10\n2,20\n"),
+        ("p=2/a.csv", "x,s\n1.5,30\n"),
+        // Spark's part of an empty partition: a header only.
+        ("p=3/a.csv", "x,s\n"),
+    ] {
+        let path = t.join(part);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, body).expect("write");
+    }
+    std::fs::create_dir_all(outside.path().join("p=9")).expect("mkdir");
+    std::fs::write(outside.path().join("p=9/a.csv"), "x,s\n99,99\n").expect("write");
+    std::os::unix::fs::symlink(outside.path().join("p=9"), t.join("p=9")).expect("symlink");
+    // A table whose only file is under a repeated key: said, not silently gone.
+    let g = dir.path().join("g/k=1/k=2");
+    std::fs::create_dir_all(&g).expect("mkdir");
+    std::fs::write(g.join("f.csv"), "n\n1\n").expect("write");
+    let source = load_path(dir.path());
+    let warnings: Vec<&str> = source.warnings.iter().map(|w| w.message.as_str()).collect();
+    for expected in [
+        "p=9 is left out: a link to a directory is not followed",
+        "g/ is left out: k=1/k=2/f.csv is left out: a partition key repeats in its path",
+    ] {
+        assert!(warnings.iter().any(|w| w.contains(expected)), "{expected}\n{warnings:#?}");
+    }
+    let db = database(&source);
+    let columns = &db.catalog().expect("catalog").tables[0].columns;
+    let x = columns.iter().find(|c| c.name == "x").expect("x");
+    assert_eq!(x.declared_type, "DOUBLE", "{columns:?}");
+    assert_eq!(
+        ours(db, "SELECT SUM(x), MAX(x), MAX(s), COUNT(*) FROM t"),
+        vec![vec![Value::from(4.5), Value::from(2.0), Value::from(30), Value::from(3)]]
+    );
+}

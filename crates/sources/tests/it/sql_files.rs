@@ -431,6 +431,15 @@ fn integer_overflow_is_an_error_or_an_exact_sum_never_a_wrapped_number() {
         assert_eq!((&got[0], text.as_str()), (&want[0], want[1].as_str().expect("text")));
     }
     agrees(&path, "SELECT SUM(n) + 1, SUM(n) * 2 FROM big WHERE g = 'c'");
+    // Unary minus of the smallest integer, and sums over windows, too.
+    for sql in ["SELECT -n FROM big", "SELECT COUNT(*) FROM big WHERE -n > 0"] {
+        let why = refused(db, sql);
+        assert!(why.to_lowercase().contains("overflow"), "{sql}: {why}");
+    }
+    let window = ours(db, "SELECT SUM(n) OVER (PARTITION BY g) FROM big WHERE g = 'a'");
+    assert_eq!(window[0][0], Value::from("9223372036854775808"));
+    let running = ours(db, "SELECT SUM(n) OVER (ORDER BY n) FROM big WHERE g = 'a' ORDER BY n");
+    assert_eq!(running[1][0], Value::from("9223372036854775808"));
     // What does not overflow is as before, and columns keep their names.
     let result = db
         .run_capped(
@@ -445,4 +454,23 @@ fn integer_overflow_is_an_error_or_an_exact_sum_never_a_wrapped_number() {
         ours(db, "SELECT n + 1, n * 3, n - 10 FROM big WHERE g = 'c'"),
         vec![vec![Value::from(6), Value::from(15), Value::from(-5)]]
     );
+}
+
+#[test]
+fn json_integers_from_the_smallest_to_the_largest_64_bit_ones_stay_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("d.json");
+    std::fs::write(&path, r#"[{"v": 9223372036854775807}, {"v": -1}, {"v": 18446744073709551615}, {"v": -9223372036854775808}]"#)
+        .expect("write");
+    let source = load_path(&path);
+    let db = database(&source);
+    let sums = ours(db, "SELECT SUM(v), COUNT(*) FILTER (WHERE v = 9223372036854775806) FROM d");
+    assert_eq!(
+        sums[0][0].as_str().map(str::to_string).unwrap_or_else(|| sums[0][0].to_string()),
+        "18446744073709551613"
+    );
+    assert_eq!(sums[0][1], Value::from(0));
+    let max = ours(db, "SELECT MAX(v), MIN(v) FROM d");
+    assert_eq!(max[0][0].to_string().trim_matches('"'), "18446744073709551615");
+    assert_eq!(max[0][1].to_string().trim_matches('"'), "-9223372036854775808");
 }

@@ -47,8 +47,8 @@ enum Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ColumnKind {
     Integer,
-    /// Integers past `i64` but within `u64`: `DECIMAL(20,0)`.
-    Unsigned,
+    /// Integers past `i64` (up to `u64`'s largest, down to `i64`'s smallest): `DECIMAL(20,0)`.
+    Wide,
     Real,
     Boolean,
     Text,
@@ -60,7 +60,7 @@ impl ColumnKind {
     fn data_type(self) -> DataType {
         match self {
             Self::Integer => DataType::Int64,
-            Self::Unsigned => DataType::Decimal128(20, 0),
+            Self::Wide => DataType::Decimal128(20, 0),
             Self::Real => DataType::Float64,
             Self::Boolean => DataType::Boolean,
             Self::Text | Self::Json => DataType::Utf8,
@@ -199,20 +199,29 @@ pub(crate) fn items_table(collection: &Arc<Collection>) -> Option<ServedTable> {
 
 /// Integers within `i64` are `BIGINT`; past it, within `u64`, `DECIMAL(20,0)`; beyond, doubles.
 fn integer_kind(numbers: Option<&schemascope_core::profile::NumberProfile>) -> ColumnKind {
-    // 2^63 as a double: every integer below it (in magnitude) fits.
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    match numbers {
-        Some(n) if n.min >= -LIMIT && n.max < LIMIT => ColumnKind::Integer,
-        Some(n) if n.min >= 0.0 && n.max < 2.0 * LIMIT => ColumnKind::Unsigned,
+    let Some(n) = numbers else { return ColumnKind::Integer };
+    // The exact extremes: a double cannot tell `i64::MAX` from 2^63, nor `u64::MAX` from 2^64.
+    let exact = n.exact_range.and_then(|(lo, hi)| Some((lo.integer_value()?, hi.integer_value()?)));
+    match exact {
+        Some((lo, hi)) if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) => {
+            ColumnKind::Integer
+        }
+        Some((lo, hi)) if lo >= i128::from(i64::MIN) && hi <= i128::from(u64::MAX) => {
+            ColumnKind::Wide
+        }
         Some(_) => ColumnKind::Real,
-        None => ColumnKind::Integer,
+        None => {
+            // 2^63 as a double: every integer below it (in magnitude) fits.
+            const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+            if n.min >= -LIMIT && n.max < LIMIT { ColumnKind::Integer } else { ColumnKind::Real }
+        }
     }
 }
 
 /// One column being built.
 enum Builder {
     Integer(Int64Builder),
-    Unsigned(Decimal128Builder),
+    Wide(Decimal128Builder),
     Real(Float64Builder),
     Boolean(BooleanBuilder),
     Text(StringBuilder),
@@ -222,7 +231,7 @@ impl Builder {
     fn new(kind: ColumnKind) -> Self {
         match kind {
             ColumnKind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
-            ColumnKind::Unsigned => Self::Unsigned(
+            ColumnKind::Wide => Self::Wide(
                 Decimal128Builder::with_capacity(BATCH_ROWS)
                     .with_data_type(DataType::Decimal128(20, 0)),
             ),
@@ -246,7 +255,11 @@ impl Builder {
         let value = value.filter(|v| !v.is_null());
         match self {
             Self::Integer(b) => b.append_option(value.and_then(Value::as_i64)),
-            Self::Unsigned(b) => b.append_option(value.and_then(Value::as_u64).map(i128::from)),
+            Self::Wide(b) => {
+                b.append_option(value.and_then(|v| {
+                    v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from))
+                }))
+            }
             Self::Real(b) => b.append_option(value.and_then(Value::as_f64)),
             Self::Boolean(b) => b.append_option(value.and_then(Value::as_bool)),
             Self::Text(b) => match value {
@@ -260,7 +273,7 @@ impl Builder {
     fn finish(&mut self) -> ArrayRef {
         match self {
             Self::Integer(b) => Arc::new(b.finish()),
-            Self::Unsigned(b) => Arc::new(b.finish()),
+            Self::Wide(b) => Arc::new(b.finish()),
             Self::Real(b) => Arc::new(b.finish()),
             Self::Boolean(b) => Arc::new(b.finish()),
             Self::Text(b) => Arc::new(b.finish()),

@@ -386,8 +386,10 @@ impl Database for DataFusionDatabase {
         let error = move |e: &DataFusionError| statement_error(&location, e);
         self.block_on(timeout_ms, async move {
             let frame = Self::plan(&context, &sql, params).await.map_err(|e| error(&e))?;
-            let schema = frame.schema().as_arrow().clone();
             let mut stream = frame.execute_stream().await.map_err(|e| error(&e))?;
+            // The executed plan's types: the analyzer's rewrites (an exact integer sum's
+            // DECIMAL) come after the statement's first plan.
+            let schema = stream.schema();
             let mut budget = Budget::new(caps);
             let mut rows = Vec::new();
             let mut cut = None;

@@ -1,8 +1,9 @@
-//! Integer arithmetic that fails on overflow instead of wrapping. DataFusion adds, subtracts
-//! and multiplies integers with wrap-around and sums them so too (`9223372036854775807 + 1` is
-//! `-9223372036854775808`): a wrong number shown as a right one. Here `+`, `-` and `*` on
-//! integers run checked (an overflow is an error naming it), and `SUM` of 64-bit integers adds
-//! exactly in `DECIMAL(38,0)`, as PostgreSQL's `SUM(bigint)` returns `numeric`.
+//! Integer arithmetic that fails on overflow instead of wrapping. DataFusion adds, subtracts,
+//! multiplies and negates integers with wrap-around and sums them so too
+//! (`9223372036854775807 + 1` is `-9223372036854775808`): a wrong number shown as a right one.
+//! Here `+`, `-`, `*` and unary minus on integers run checked (an overflow is an error naming
+//! it), and `SUM` of 64-bit integers, as an aggregate or over a window, adds exactly in
+//! `DECIMAL(38,0)`, as PostgreSQL's `SUM(bigint)` returns `numeric`.
 
 use std::sync::Arc;
 
@@ -10,13 +11,13 @@ use datafusion::arrow::compute::kernels::numeric;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{DFSchema, Result};
-use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
+use datafusion::common::{DFSchema, Result, ScalarValue, exec_err};
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::{FunctionRewrite, NamePreserver};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
-    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility, WindowFunctionDefinition,
 };
 use datafusion::optimizer::AnalyzerRule;
 
@@ -39,29 +40,47 @@ impl FunctionRewrite for ExactIntegerSums {
         schema: &DFSchema,
         _config: &ConfigOptions,
     ) -> Result<Transformed<Expr>> {
-        let Expr::AggregateFunction(mut call) = expr else { return Ok(Transformed::no(expr)) };
-        let is_sum = call.func.name().eq_ignore_ascii_case("sum");
-        let wide = match call.params.args.first() {
-            Some(arg) if is_sum && call.params.args.len() == 1 => {
-                matches!(arg.get_type(schema)?, DataType::Int64 | DataType::UInt64)
+        match expr {
+            Expr::AggregateFunction(mut call)
+                if is_wide_sum(call.func.name(), &call.params.args, schema)? =>
+            {
+                call.params.args = exact(std::mem::take(&mut call.params.args), schema)?;
+                Ok(Transformed::yes(Expr::AggregateFunction(call)))
             }
-            _ => false,
-        };
-        if !wide {
-            return Ok(Transformed::no(Expr::AggregateFunction(call)));
+            Expr::WindowFunction(mut window) => {
+                let sum = match &window.fun {
+                    WindowFunctionDefinition::AggregateUDF(f) => {
+                        is_wide_sum(f.name(), &window.params.args, schema)?
+                    }
+                    WindowFunctionDefinition::WindowUDF(_) => false,
+                };
+                if !sum {
+                    return Ok(Transformed::no(Expr::WindowFunction(window)));
+                }
+                window.params.args = exact(std::mem::take(&mut window.params.args), schema)?;
+                Ok(Transformed::yes(Expr::WindowFunction(window)))
+            }
+            other => Ok(Transformed::no(other)),
         }
-        call.params.args = call
-            .params
-            .args
-            .into_iter()
-            .map(|a| a.cast_to(&SUM_TYPE, schema))
-            .collect::<Result<_>>()?;
-        Ok(Transformed::yes(Expr::AggregateFunction(AggregateFunction { ..call })))
     }
 }
 
-/// `+`, `-` and `*` between integers replaced by their checked forms, after type coercion (the
-/// operands then have one type, the result's).
+/// Whether a call of `name` on `args` is `SUM` of one 64-bit integer.
+fn is_wide_sum(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
+    match args {
+        [arg] if name.eq_ignore_ascii_case("sum") => {
+            Ok(matches!(arg.get_type(schema)?, DataType::Int64 | DataType::UInt64))
+        }
+        _ => Ok(false),
+    }
+}
+
+fn exact(args: Vec<Expr>, schema: &DFSchema) -> Result<Vec<Expr>> {
+    args.into_iter().map(|a| a.cast_to(&SUM_TYPE, schema)).collect()
+}
+
+/// `+`, `-`, `*` and unary minus on integers replaced by their checked forms, after type
+/// coercion (a binary operation's operands then have one type, the result's).
 #[derive(Debug)]
 pub(crate) struct CheckedIntegerArithmetic;
 
@@ -88,25 +107,32 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
 }
 
 fn checked(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
-    let Expr::BinaryExpr(BinaryExpr { left, op, right }) = expr else {
-        return Ok(Transformed::no(expr));
+    let call = |op: CheckedOp, args: Vec<Expr>| {
+        let udf = Arc::new(ScalarUDF::new_from_impl(Checked::new(op)));
+        Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(udf, args)))
     };
-    let function = match op {
-        Operator::Plus => CheckedOp::Add,
-        Operator::Minus => CheckedOp::Subtract,
-        Operator::Multiply => CheckedOp::Multiply,
-        _ => return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
-    };
-    let (l, r) = (left.get_type(schema), right.get_type(schema));
-    match (l, r) {
-        (Ok(l), Ok(r)) if l == r && l.is_integer() => {
-            let udf = Arc::new(ScalarUDF::new_from_impl(Checked::new(function)));
-            Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(
-                udf,
-                vec![*left, *right],
-            ))))
+    match expr {
+        Expr::Negative(operand) => match operand.get_type(schema) {
+            Ok(t) if t.is_signed_integer() => Ok(call(CheckedOp::Negate, vec![*operand])),
+            _ => Ok(Transformed::no(Expr::Negative(operand))),
+        },
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let checked_op = match op {
+                Operator::Plus => Some(CheckedOp::Add),
+                Operator::Minus => Some(CheckedOp::Subtract),
+                Operator::Multiply => Some(CheckedOp::Multiply),
+                _ => None,
+            };
+            let integers = match (left.get_type(schema), right.get_type(schema)) {
+                (Ok(l), Ok(r)) => l == r && l.is_integer(),
+                _ => false,
+            };
+            match checked_op {
+                Some(checked_op) if integers => Ok(call(checked_op, vec![*left, *right])),
+                _ => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
+            }
         }
-        _ => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
+        other => Ok(Transformed::no(other)),
     }
 }
 
@@ -115,9 +141,10 @@ enum CheckedOp {
     Add,
     Subtract,
     Multiply,
+    Negate,
 }
 
-/// One checked operation on two integers of one type.
+/// One checked operation on integers of one type.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct Checked {
     op: CheckedOp,
@@ -126,7 +153,8 @@ struct Checked {
 
 impl Checked {
     fn new(op: CheckedOp) -> Self {
-        Self { op, signature: Signature::any(2, Volatility::Immutable) }
+        let arity = if op == CheckedOp::Negate { 1 } else { 2 };
+        Self { op, signature: Signature::any(arity, Volatility::Immutable) }
     }
 }
 
@@ -136,6 +164,7 @@ impl ScalarUDFImpl for Checked {
             CheckedOp::Add => "checked_add",
             CheckedOp::Subtract => "checked_subtract",
             CheckedOp::Multiply => "checked_multiply",
+            CheckedOp::Negate => "checked_negate",
         }
     }
 
@@ -150,18 +179,15 @@ impl ScalarUDFImpl for Checked {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let scalars = args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let [left, right] = arrays.as_slice() else {
-            return datafusion::common::exec_err!("{} takes two arguments", self.name());
-        };
-        let result = match self.op {
-            CheckedOp::Add => numeric::add(left, right),
-            CheckedOp::Subtract => numeric::sub(left, right),
-            CheckedOp::Multiply => numeric::mul(left, right),
+        let result = match (self.op, arrays.as_slice()) {
+            (CheckedOp::Negate, [operand]) => numeric::neg(operand),
+            (CheckedOp::Add, [left, right]) => numeric::add(left, right),
+            (CheckedOp::Subtract, [left, right]) => numeric::sub(left, right),
+            (CheckedOp::Multiply, [left, right]) => numeric::mul(left, right),
+            _ => return exec_err!("{}: wrong number of arguments", self.name()),
         }?;
         if scalars {
-            return Ok(ColumnarValue::Scalar(datafusion::common::ScalarValue::try_from_array(
-                &result, 0,
-            )?));
+            return Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&result, 0)?));
         }
         Ok(ColumnarValue::Array(result))
     }
