@@ -89,11 +89,9 @@ pub(crate) fn listing_table(
     parquet_options.global.pruning = false;
     parquet_options.global.enable_page_index = false;
     parquet_options.global.bloom_filter_on_read = false;
-    // Filters are evaluated on the decoded values inside the reader (exact, unlike statistics),
-    // so the other columns of a row are decoded only where the filter holds, and a top-k's
-    // running bound skips rows that cannot enter it.
-    parquet_options.global.pushdown_filters = true;
-    parquet_options.global.reorder_filters = true;
+    // Filters are not evaluated inside the reader either: measured on 10M rows, it made a join
+    // 2.7 times slower (the join key's implied `IS NOT NULL` decoded its text twice) and held
+    // four times the memory, for a top-k that gained less.
     let format = ParquetFormat::default().with_options(parquet_options);
     let options = ListingOptions::new(std::sync::Arc::new(format)).with_file_extension("");
     let config =

@@ -14,6 +14,7 @@ mod collections;
 mod guards;
 mod items;
 mod overflow;
+mod row_count;
 mod table;
 mod union;
 mod values;
@@ -155,7 +156,14 @@ impl DataFusionDatabase {
             // Registered under its name exactly (`Genre`, `sales.q1`): a name given as text would
             // be read as SQL, folded to lower case and split at its dots.
             let name = datafusion::common::TableReference::bare(table.name.as_str());
-            context.register_table(name, table.provider).map_err(engine_error)?;
+            let provider: Arc<dyn TableProvider> = match table.row_count {
+                Some(rows) => Arc::new(row_count::CountedTable {
+                    inner: table.provider,
+                    rows: usize::try_from(rows).unwrap_or(usize::MAX),
+                }),
+                None => table.provider,
+            };
+            context.register_table(name, provider).map_err(engine_error)?;
             served.insert(table.name.clone());
             catalog.tables.push(table_info(&table.name, &schema, table.row_count, &table.notes));
         }
