@@ -34,7 +34,7 @@ use serde_json::Value;
 pub use self::caps::{Caps, Cut, CutRow, row_json_bytes};
 pub use self::clickhouse::{CALLER_MEMORY_BYTES, ClickHouseDatabase, ReadOnlyMode};
 pub(crate) use self::datafusion::{
-    BatchSource, FileUnion, PartitionedTable, UnionMember, items_table,
+    BatchSource, FileUnion, PartitionedTable, UnionMember, items_table, parts_for,
 };
 pub use self::datafusion::{
     CollectionsDatabase, DataFusionDatabase, QUERY_MEMORY_BYTES, QUERY_SPILL_BYTES, ServedTable,

@@ -901,8 +901,7 @@ impl crate::sql::BatchSource for CsvTable {
     /// One partition per core (at most one per part), each reading its parts in turn: a scan
     /// holds a part's bytes and two batches per core, whatever the file's size.
     fn parts(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        cores.min(self.parts.len()).max(1)
+        crate::sql::parts_for(self.parts.len())
     }
 
     fn read(

@@ -248,8 +248,7 @@ impl crate::sql::BatchSource for ParquetFile {
     }
 
     fn parts(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        cores.min(self.row_groups).max(1)
+        crate::sql::parts_for(self.row_groups)
     }
 
     fn read(

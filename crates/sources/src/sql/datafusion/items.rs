@@ -181,8 +181,7 @@ pub(crate) fn items_table(collection: &Arc<Collection>) -> Option<ServedTable> {
             .collect::<Vec<_>>(),
     ));
     let len = collection.len();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parts = cores.min(len.div_ceil(BATCH_ROWS)).max(1);
+    let parts = super::table::parts_for(len.div_ceil(BATCH_ROWS));
     let source = ItemsSource {
         collection: Arc::clone(collection),
         schema,

@@ -35,7 +35,7 @@ use schemascope_query::sql::relations::RelationScope;
 
 pub use self::collections::CollectionsDatabase;
 pub(crate) use self::items::items_table;
-pub(crate) use self::table::{BatchSource, PartitionedTable};
+pub(crate) use self::table::{BatchSource, PartitionedTable, parts_for};
 pub(crate) use self::union::{FileUnion, UnionMember};
 use super::caps::Budget;
 use super::{Callables, Caps, Database, Dialect, QueryResult, SqlValue};

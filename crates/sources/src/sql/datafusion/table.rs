@@ -40,6 +40,12 @@ pub(crate) trait BatchSource: fmt::Debug + Send + Sync + 'static {
     ) -> Result<(), String>;
 }
 
+/// How many parts to read `units` (parts of a file, files) in: one per core, at most one per
+/// unit, at least one.
+pub(crate) fn parts_for(units: usize) -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(units).max(1)
+}
+
 /// A [`BatchSource`] served as a DataFusion table.
 #[derive(Debug)]
 pub(crate) struct PartitionedTable<S: BatchSource>(pub(crate) Arc<S>);

@@ -134,8 +134,7 @@ impl BatchSource for FileUnion {
     }
 
     fn parts(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        cores.min(self.units.len()).max(1)
+        super::table::parts_for(self.units.len())
     }
 
     fn read(
