@@ -21,6 +21,9 @@ const MAX_ENTRIES: usize = 100_000;
 /// The value Hive writes for a null partition key.
 const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
 
+/// The `key=value` directories a file lies under, outermost first (a value `None`: null).
+type Chain = Vec<(String, Option<String>)>;
+
 /// A table made of the data files under one directory.
 #[derive(Debug)]
 pub(crate) struct FileSet {
@@ -160,9 +163,8 @@ pub(crate) fn file_set(
         files: Vec::new(),
         left_out: Vec::new(),
     };
-    let mut found: Vec<(PathBuf, Vec<(String, Option<String>)>)> = Vec::new();
-    let mut pending: Vec<(PathBuf, Vec<(String, Option<String>)>)> =
-        vec![(dir.to_path_buf(), Vec::new())];
+    let mut found: Vec<(PathBuf, Chain)> = Vec::new();
+    let mut pending: Vec<(PathBuf, Chain)> = vec![(dir.to_path_buf(), Vec::new())];
     let mut seen = 0usize;
     let mut more = false;
     while let Some((at, chain)) = pending.pop() {
