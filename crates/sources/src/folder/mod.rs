@@ -62,6 +62,7 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
         return Ok(Listed { files: Vec::new(), sets: vec![set], more: false, outside: Vec::new() });
     }
     let mut sets = Vec::new();
+    let mut linked_dirs = Vec::new();
     let mut found: Vec<PathBuf> = if path.is_dir() {
         let base = std::fs::canonicalize(path).map_err(io)?;
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
@@ -70,6 +71,11 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
             .map(|entry| entry.path())
             .collect();
         entries.sort();
+        for link in entries.iter().filter(|p| {
+            std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) && p.is_dir()
+        }) {
+            linked_dirs.push(link.clone());
+        }
         let mut budget = MAX_TABLE_FILES;
         for dir in entries.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
         {
@@ -104,11 +110,19 @@ fn files(path: &Path) -> Result<Listed, SourceError> {
     // link planted in a served folder cannot serve what lies elsewhere (`pw.csv -> /etc/passwd`).
     let base = if path.is_dir() { path } else { path.parent().unwrap_or(Path::new(".")) };
     let base = std::fs::canonicalize(base).map_err(io)?;
-    let mut outside = Vec::new();
+    let mut outside: Vec<(PathBuf, &str)> = linked_dirs
+        .into_iter()
+        .map(|p| (p, "it is a link to a directory, which is not followed"))
+        .collect();
     found.retain(|p| {
         let is_link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
         if is_link && !std::fs::canonicalize(p).is_ok_and(|target| target.starts_with(&base)) {
-            outside.push(p.clone());
+            let why = if p.exists() {
+                "it is a link to a file outside the folder"
+            } else {
+                "it is a link to nothing (its target does not exist)"
+            };
+            outside.push((p.clone(), why));
             return false;
         }
         std::fs::metadata(p).is_ok_and(|m| m.is_file())
@@ -126,8 +140,8 @@ struct Listed {
     sets: Vec<partitions::FileSet>,
     /// More files than [`MAX_FOLDER_FILES`] matched.
     more: bool,
-    /// Links that lead outside the folder.
-    outside: Vec<PathBuf>,
+    /// Links left out (outside the folder, to nothing, to a directory), and why.
+    outside: Vec<(PathBuf, &'static str)>,
 }
 
 /// The table name of a file: its stem, as written.
@@ -157,12 +171,7 @@ pub(crate) fn load_folder(
     let mut tables: Vec<ServedTable> = Vec::new();
     let mut warnings: Vec<LoadWarning> = outside
         .iter()
-        .map(|link| {
-            LoadWarning::new(format!(
-                "{} is left out: it is a link to a file outside the folder",
-                link.display()
-            ))
-        })
+        .map(|(link, why)| LoadWarning::new(format!("{} is left out: {why}", link.display())))
         .collect();
     let mut bytes = 0u64;
     for set in &sets {

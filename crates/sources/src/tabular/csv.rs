@@ -893,6 +893,18 @@ pub(crate) struct CsvTable {
     parts: Vec<(usize, usize, u64)>,
 }
 
+impl CsvTable {
+    /// Columns no row gave a value: their type says nothing.
+    pub(crate) fn valueless_columns(&self) -> impl Iterator<Item = &str> {
+        self.layout
+            .names
+            .iter()
+            .zip(&self.layout.kinds)
+            .filter(|(_, k)| **k == Kind::Empty)
+            .map(|(n, _)| n.as_str())
+    }
+}
+
 impl crate::sql::BatchSource for CsvTable {
     fn schema(&self) -> arrow_schema::SchemaRef {
         self.schema.clone()

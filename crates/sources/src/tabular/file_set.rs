@@ -87,8 +87,13 @@ pub(crate) fn read_file_set(
             continue;
         }
         // A file without rows (a header-only CSV part, as Spark writes for an empty partition)
-        // says nothing of its columns' types.
-        if let Err(why) = columns.add(&schema, read.rows == 0) {
+        // says nothing of its columns' types, nor does a CSV column without a value.
+        let untyped: Vec<String> = match &read.csv {
+            _ if read.rows == 0 => schema.fields().iter().map(|f| f.name().clone()).collect(),
+            Some(csv) => csv.valueless_columns().map(str::to_string).collect(),
+            None => Vec::new(),
+        };
+        if let Err(why) = columns.add(&schema, &untyped) {
             warnings.push(left_out(why));
             continue;
         }
@@ -213,11 +218,12 @@ struct Columns {
 
 impl Columns {
     /// Adds the columns of `schema`; `Err` says why its file cannot be read with the others.
-    fn add(&mut self, schema: &Schema, untyped: bool) -> Result<(), String> {
+    fn add(&mut self, schema: &Schema, untyped: &[String]) -> Result<(), String> {
         let mut fields = self.fields.clone();
         let mut notes = Vec::new();
         for field in schema.fields() {
-            let theirs = if untyped { &DataType::Null } else { field.data_type() };
+            let theirs =
+                if untyped.contains(field.name()) { &DataType::Null } else { field.data_type() };
             let Some(at) = fields.iter().position(|f| f.name() == field.name()) else {
                 fields.push(Field::new(field.name(), theirs.clone(), true));
                 continue;
@@ -227,6 +233,8 @@ impl Columns {
                 _ if &ours == theirs => continue,
                 (DataType::Null, _) => theirs.clone(),
                 (_, DataType::Null) => continue,
+                (a, b) if is_text(a) && is_text(b) => DataType::Utf8,
+                (a, b) if a.is_integer() && b.is_integer() => wider_integer(a, b),
                 (a, b) if is_number(a) && is_number(b) => DataType::Float64,
                 (a, b) if is_scalar(a) && is_scalar(b) => {
                     notes.push((
@@ -253,6 +261,23 @@ impl Columns {
             }
         }
         Ok(())
+    }
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// The integer type that holds every value of both: 64 bits, or a 20-digit decimal for signed
+/// beside unsigned 64-bit values.
+fn wider_integer(a: &DataType, b: &DataType) -> DataType {
+    let unsigned = |t: &DataType| t.is_unsigned_integer();
+    let wide = |t: &DataType| matches!(t, DataType::Int64 | DataType::UInt64);
+    match (unsigned(a), unsigned(b)) {
+        (true, true) => DataType::UInt64,
+        (false, false) => DataType::Int64,
+        _ if wide(a) || wide(b) => DataType::Decimal128(20, 0),
+        _ => DataType::Int64,
     }
 }
 

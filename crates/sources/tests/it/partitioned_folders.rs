@@ -226,3 +226,47 @@ fn a_part_without_rows_types_no_column_and_links_to_directories_are_named() {
         vec![vec![Value::from(4.5), Value::from(2.0), Value::from(30), Value::from(3)]]
     );
 }
+
+#[test]
+fn integer_widths_and_valueless_csv_columns_keep_a_table_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = dir.path().join("w");
+    let script = format!(
+        r#"
+import os, pyarrow as pa, pyarrow.parquet as pq
+base = {base:?}
+for p, table in [
+    (1, pa.table({{"x": pa.array([1, 2], pa.int32()), "s": pa.array(["a", "b"], pa.large_string())}})),
+    (2, pa.table({{"x": pa.array([9007199254740993, 2**62 + 1], pa.int64()), "s": pa.array(["c", None], pa.string())}})),
+]:
+    os.makedirs(f"{{base}}/p={{p}}", exist_ok=True)
+    pq.write_table(table, f"{{base}}/p={{p}}/a.parquet")
+"#,
+        base = w.to_str().expect("utf-8")
+    );
+    python(&["-c", &script]);
+    let source = load_path(&w);
+    let db = database(&source);
+    let columns = &db.catalog().expect("catalog").tables[0].columns;
+    let x = columns.iter().find(|c| c.name == "x").expect("x");
+    assert_eq!(x.declared_type, "BIGINT", "{columns:?}");
+    let s = columns.iter().find(|c| c.name == "s").expect("s");
+    assert!(!format!("{s:?}").contains("files differ"), "{s:?}");
+    let sum = ours(db, "SELECT SUM(x), MAX(x) FROM w");
+    assert_eq!(sum[0][0].to_string().trim_matches('"'), "4620693217682128901", "{sum:?}");
+    assert_eq!(sum[0][1].to_string(), "4611686018427387905");
+
+    // A CSV part whose column has no value says nothing of its type.
+    let l = dir.path().join("l");
+    for (part, body) in [("p=1/a.csv", "a,b\n1,9.5\n3,10.5\n"), ("p=2/a.csv", "a,b\n5,\n")] {
+        let path = l.join(part);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, body).expect("write");
+    }
+    let source = load_path(&l);
+    let db = database(&source);
+    assert_eq!(
+        ours(db, "SELECT MAX(b), MIN(b), SUM(b) FROM l"),
+        vec![vec![Value::from(10.5), Value::from(9.5), Value::from(20.0)]]
+    );
+}

@@ -474,3 +474,31 @@ fn json_integers_from_the_smallest_to_the_largest_64_bit_ones_stay_exact() {
     assert_eq!(max[0][0].to_string().trim_matches('"'), "18446744073709551615");
     assert_eq!(max[0][1].to_string().trim_matches('"'), "-9223372036854775808");
 }
+
+#[test]
+fn means_of_integers_and_sums_of_wide_decimals_are_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("b.csv");
+    std::fs::write(&path, "k,x\n1,100000000000000000\n2,1\n3,-100000000000000000\n4,3\n5,5\n")
+        .expect("write");
+    let source = load_path(&path);
+    let db = database(&source);
+    let mean = ours(db, "SELECT AVG(x), AVG(x) FILTER (WHERE k > 1) FROM b");
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    assert_eq!(text(&mean[0][0]).parse::<f64>().ok(), Some(1.8), "{mean:?}");
+    assert_eq!(text(&mean[0][1]).parse::<f64>().ok(), Some(-24999999999999997.75), "{mean:?}");
+    // Three 6e19 amounts in a DECIMAL(38,18) column overflow 128 bits when summed.
+    let money = dir.path().join("money.parquet");
+    let script = format!(
+        "import decimal, pyarrow as pa, pyarrow.parquet as pq\npq.write_table(pa.table({{'amt': pa.array([decimal.Decimal('60000000000000000000.5')] * 3, pa.decimal128(38, 18))}}), {:?})",
+        money.to_str().expect("utf-8")
+    );
+    python(&["-c", &script]);
+    let source = load_path(&money);
+    let db = database(&source);
+    for sql in ["SELECT SUM(amt) FROM money", "SELECT SUM(amt) OVER () FROM money LIMIT 1"] {
+        let sum = ours(db, sql);
+        let sum = text(&sum[0][0]);
+        assert!(sum.starts_with("180000000000000000001.5"), "{sql}: {sum}");
+    }
+}

@@ -146,7 +146,7 @@ impl DataFusionDatabase {
         {
             use datafusion::execution::FunctionRegistry;
             context
-                .register_function_rewrite(Arc::new(overflow::ExactIntegerSums))
+                .register_function_rewrite(Arc::new(overflow::ExactSums))
                 .map_err(engine_error)?;
         }
         let mut catalog = Catalog::default();

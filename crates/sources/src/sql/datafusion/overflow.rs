@@ -1,9 +1,11 @@
-//! Integer arithmetic that fails on overflow instead of wrapping. DataFusion adds, subtracts,
-//! multiplies and negates integers with wrap-around and sums them so too
-//! (`9223372036854775807 + 1` is `-9223372036854775808`): a wrong number shown as a right one.
-//! Here `+`, `-`, `*` and unary minus on integers run checked (an overflow is an error naming
-//! it), and `SUM` of 64-bit integers, as an aggregate or over a window, adds exactly in
-//! `DECIMAL(38,0)`, as PostgreSQL's `SUM(bigint)` returns `numeric`.
+//! Integer arithmetic that fails on overflow instead of wrapping, and sums and means that are
+//! exact. DataFusion adds, subtracts, multiplies and negates integers with wrap-around and sums
+//! them so too (`9223372036854775807 + 1` is `-9223372036854775808`), sums 38-digit decimals
+//! in 128 bits that wrap, and averages 64-bit integers as doubles: wrong numbers shown as right
+//! ones. Here `+`, `-`, `*` and unary minus on integers run checked (an overflow is an error
+//! naming it); `SUM` of 64-bit integers adds exactly in `DECIMAL(38,0)` (as PostgreSQL's
+//! `SUM(bigint)` returns `numeric`), `SUM` of a `DECIMAL` in 76 digits, and `AVG` of integers
+//! is a decimal too — as aggregates or over windows.
 
 use std::sync::Arc;
 
@@ -21,17 +23,14 @@ use datafusion::logical_expr::{
 };
 use datafusion::optimizer::AnalyzerRule;
 
-/// Exact type of `SUM` over 64-bit integers.
-const SUM_TYPE: DataType = DataType::Decimal128(38, 0);
-
-/// `SUM` of a 64-bit integer column, summed as `DECIMAL(38,0)`: runs before type coercion,
-/// which then types every expression above it.
+/// `SUM` and `AVG` whose argument is cast to a type they are exact in (see the module docs):
+/// runs before type coercion, which then types every expression above them.
 #[derive(Debug)]
-pub(crate) struct ExactIntegerSums;
+pub(crate) struct ExactSums;
 
-impl FunctionRewrite for ExactIntegerSums {
+impl FunctionRewrite for ExactSums {
     fn name(&self) -> &str {
-        "schemascope_exact_integer_sums"
+        "schemascope_exact_sums"
     }
 
     fn rewrite(
@@ -41,23 +40,28 @@ impl FunctionRewrite for ExactIntegerSums {
         _config: &ConfigOptions,
     ) -> Result<Transformed<Expr>> {
         match expr {
-            Expr::AggregateFunction(mut call)
-                if is_wide_sum(call.func.name(), &call.params.args, schema)? =>
-            {
-                call.params.args = exact(std::mem::take(&mut call.params.args), schema)?;
-                Ok(Transformed::yes(Expr::AggregateFunction(call)))
+            Expr::AggregateFunction(mut call) => {
+                match exact_type(call.func.name(), &call.params.args, schema)? {
+                    Some(exact) => {
+                        call.params.args =
+                            cast_all(std::mem::take(&mut call.params.args), &exact, schema)?;
+                        Ok(Transformed::yes(Expr::AggregateFunction(call)))
+                    }
+                    None => Ok(Transformed::no(Expr::AggregateFunction(call))),
+                }
             }
             Expr::WindowFunction(mut window) => {
-                let sum = match &window.fun {
+                let exact = match &window.fun {
                     WindowFunctionDefinition::AggregateUDF(f) => {
-                        is_wide_sum(f.name(), &window.params.args, schema)?
+                        exact_type(f.name(), &window.params.args, schema)?
                     }
-                    WindowFunctionDefinition::WindowUDF(_) => false,
+                    WindowFunctionDefinition::WindowUDF(_) => None,
                 };
-                if !sum {
+                let Some(exact) = exact else {
                     return Ok(Transformed::no(Expr::WindowFunction(window)));
-                }
-                window.params.args = exact(std::mem::take(&mut window.params.args), schema)?;
+                };
+                window.params.args =
+                    cast_all(std::mem::take(&mut window.params.args), &exact, schema)?;
                 Ok(Transformed::yes(Expr::WindowFunction(window)))
             }
             other => Ok(Transformed::no(other)),
@@ -65,18 +69,22 @@ impl FunctionRewrite for ExactIntegerSums {
     }
 }
 
-/// Whether a call of `name` on `args` is `SUM` of one 64-bit integer.
-fn is_wide_sum(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
-    match args {
-        [arg] if name.eq_ignore_ascii_case("sum") => {
-            Ok(matches!(arg.get_type(schema)?, DataType::Int64 | DataType::UInt64))
-        }
-        _ => Ok(false),
-    }
+/// The type a call of `name` on `args` must read its argument as to be exact, when it is a
+/// `SUM` or `AVG` DataFusion would compute inexactly.
+fn exact_type(name: &str, args: &[Expr], schema: &DFSchema) -> Result<Option<DataType>> {
+    let [arg] = args else { return Ok(None) };
+    let name = name.to_ascii_lowercase();
+    let exact = match (name.as_str(), arg.get_type(schema)?) {
+        ("sum", DataType::Int64 | DataType::UInt64) => Some(DataType::Decimal128(38, 0)),
+        ("sum", DataType::Decimal128(_, scale)) => Some(DataType::Decimal256(76, scale)),
+        ("avg" | "mean", t) if t.is_integer() => Some(DataType::Decimal128(38, 0)),
+        _ => None,
+    };
+    Ok(exact)
 }
 
-fn exact(args: Vec<Expr>, schema: &DFSchema) -> Result<Vec<Expr>> {
-    args.into_iter().map(|a| a.cast_to(&SUM_TYPE, schema)).collect()
+fn cast_all(args: Vec<Expr>, to: &DataType, schema: &DFSchema) -> Result<Vec<Expr>> {
+    args.into_iter().map(|a| a.cast_to(to, schema)).collect()
 }
 
 /// `+`, `-`, `*` and unary minus on integers replaced by their checked forms, after type

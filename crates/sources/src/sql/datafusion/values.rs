@@ -6,7 +6,7 @@
 
 use arrow_array::Array;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal32Type, Decimal64Type, Decimal128Type};
+use arrow_array::types::{Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type};
 use arrow_schema::DataType;
 
 use crate::sql::SqlValue;
@@ -17,18 +17,24 @@ pub(crate) fn cell(array: &dyn Array, i: usize) -> SqlValue {
     if array.is_null(i) {
         return SqlValue::Null;
     }
+    // A decimal's unscaled digits, and its scale.
     let decimal = match array.data_type() {
         DataType::Decimal32(_, s) => {
-            Some((i128::from(array.as_primitive::<Decimal32Type>().value(i)), *s))
+            Some((array.as_primitive::<Decimal32Type>().value(i).to_string(), *s))
         }
         DataType::Decimal64(_, s) => {
-            Some((i128::from(array.as_primitive::<Decimal64Type>().value(i)), *s))
+            Some((array.as_primitive::<Decimal64Type>().value(i).to_string(), *s))
         }
-        DataType::Decimal128(_, s) => Some((array.as_primitive::<Decimal128Type>().value(i), *s)),
+        DataType::Decimal128(_, s) => {
+            Some((array.as_primitive::<Decimal128Type>().value(i).to_string(), *s))
+        }
+        DataType::Decimal256(_, s) => {
+            Some((array.as_primitive::<Decimal256Type>().value(i).to_string(), *s))
+        }
         _ => None,
     };
-    if let Some((v, scale)) = decimal {
-        return exact_decimal(v, scale);
+    if let Some((digits, scale)) = decimal {
+        return exact_decimal(&digits, scale);
     }
     match array.data_type() {
         DataType::List(_)
@@ -38,8 +44,7 @@ pub(crate) fn cell(array: &dyn Array, i: usize) -> SqlValue {
         | DataType::LargeListView(_)
         | DataType::Struct(_)
         | DataType::Map(..)
-        | DataType::Dictionary(..)
-        | DataType::Decimal256(..) => match cells::json(array, i) {
+        | DataType::Dictionary(..) => match cells::json(array, i) {
             serde_json::Value::String(s) => SqlValue::Text(s),
             serde_json::Value::Bool(b) => SqlValue::Bool(b),
             serde_json::Value::Null => SqlValue::Null,
@@ -68,8 +73,8 @@ fn number(n: &serde_json::Number) -> SqlValue {
 
 /// A decimal as a number where a double holds its digits exactly as written, else as its
 /// exact text (`12345678901234567.89` stays that, not `12345678901234568`).
-fn exact_decimal(v: i128, scale: i8) -> SqlValue {
-    let text = cells::decimal_text(&v.to_string(), scale);
+fn exact_decimal(digits: &str, scale: i8) -> SqlValue {
+    let text = cells::decimal_text(digits, scale);
     if scale <= 0 {
         return match text.parse::<i64>() {
             Ok(n) => SqlValue::Integer(n),
@@ -154,14 +159,14 @@ mod tests {
 
     #[test]
     fn decimals_are_numbers_only_where_a_double_keeps_their_digits() {
-        assert_eq!(exact_decimal(1234, 2), SqlValue::Real(12.34));
-        assert_eq!(exact_decimal(-5, 1), SqlValue::Real(-0.5));
-        assert_eq!(exact_decimal(100, 2), SqlValue::Real(1.0));
+        assert_eq!(exact_decimal("1234", 2), SqlValue::Real(12.34));
+        assert_eq!(exact_decimal("-5", 1), SqlValue::Real(-0.5));
+        assert_eq!(exact_decimal("100", 2), SqlValue::Real(1.0));
         assert_eq!(
-            exact_decimal(1_234_567_890_123_456_789, 2),
-            SqlValue::Text("12345678901234567.89".into())
+            exact_decimal("123456789012345678", 2),
+            SqlValue::Text("1234567890123456.78".into())
         );
-        assert_eq!(exact_decimal(42, 0), SqlValue::Integer(42));
-        assert_eq!(exact_decimal(7, -20), SqlValue::Text("700000000000000000000".into()));
+        assert_eq!(exact_decimal("42", 0), SqlValue::Integer(42));
+        assert_eq!(exact_decimal("7", -20), SqlValue::Text("700000000000000000000".into()));
     }
 }
