@@ -77,7 +77,10 @@ fn exact_type(name: &str, args: &[Expr], schema: &DFSchema) -> Result<Option<Dat
     let exact = match (name.as_str(), arg.get_type(schema)?) {
         ("sum", DataType::Int64 | DataType::UInt64) => Some(DataType::Decimal128(38, 0)),
         ("sum", DataType::Decimal128(_, scale)) => Some(DataType::Decimal256(76, scale)),
-        ("avg" | "mean", t) if t.is_integer() => Some(DataType::Decimal128(38, 0)),
+        // DataFusion's mean of a `DECIMAL(p,s)` is a `DECIMAL(p+4,s+4)`: read as
+        // `DECIMAL(34,15)` (every 64-bit signed integer), a mean has 19 exact decimals.
+        ("avg" | "mean", DataType::UInt64) => Some(DataType::Decimal128(38, 0)),
+        ("avg" | "mean", t) if t.is_integer() => Some(DataType::Decimal128(34, 15)),
         _ => None,
     };
     Ok(exact)
