@@ -820,13 +820,13 @@ pub(crate) fn read(
         rows += d.1;
     }
     let mut read = TableRead::new(rows);
-    read.csv = Some(CsvTable {
+    read.reread = Some(super::Reread::Csv(CsvTable {
         path: path.to_path_buf(),
         state,
         layout: layout.clone(),
         schema: schema.clone(),
         parts: parts.clone(),
-    });
+    }));
     for mut worker in workers_read {
         for (row, _) in &mut worker.rows {
             let part = (*row >> 40) as usize;

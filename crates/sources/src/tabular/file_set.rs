@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Schema};
 use datafusion::common::ScalarValue;
 use schemascope_core::ProfileBuilder;
 
-use super::{ALL_ROWS_UP_TO, Budget, SAMPLE_ROWS, TableFormat, read_file, rows_collection};
+use super::{ALL_ROWS_UP_TO, Budget, Reread, SAMPLE_ROWS, TableFormat, read_file, rows_collection};
 use crate::error::{LoadWarning, SourceError};
 use crate::folder::partitions::{FileSet, KeyType, KeyValue};
 use crate::source::Progress;
@@ -88,24 +88,22 @@ pub(crate) fn read_file_set(
         }
         // A file without rows (a header-only CSV part, as Spark writes for an empty partition)
         // says nothing of its columns' types, nor does a CSV column without a value.
-        let untyped: Vec<String> = match &read.csv {
+        let untyped: Vec<String> = match &read.reread {
             _ if read.rows == 0 => schema.fields().iter().map(|f| f.name().clone()).collect(),
-            Some(csv) => csv.valueless_columns().map(str::to_string).collect(),
-            None => Vec::new(),
+            Some(Reread::Csv(csv)) => csv.valueless_columns().map(str::to_string).collect(),
+            _ => Vec::new(),
         };
         if let Err(why) = columns.add(&schema, &untyped) {
             warnings.push(left_out(why));
             continue;
         }
-        let source: Arc<dyn BatchSource> = match read.csv {
-            Some(csv) => Arc::new(csv),
-            None => match super::parquet::ParquetFile::open(&file.path) {
-                Ok(parquet) => Arc::new(parquet),
-                Err(e) => {
-                    warnings.push(left_out(e.to_string()));
-                    continue;
-                }
-            },
+        let source: Arc<dyn BatchSource> = match read.reread {
+            Some(Reread::Csv(csv)) => Arc::new(csv),
+            Some(Reread::Parquet(parquet)) => Arc::new(parquet),
+            None => {
+                warnings.push(left_out("its rows cannot be read again for SQL".into()));
+                continue;
+            }
         };
         let values: Vec<KeyValue<'_>> =
             set.types.iter().zip(&file.values).map(|(t, v)| t.value(v.as_deref())).collect();

@@ -182,14 +182,22 @@ fn rows_collection(
     collection.sampled_from(rows)
 }
 
+/// A table file whose rows this crate reads again for SQL.
+pub(crate) enum Reread {
+    /// Its parts, by the profile's own reader.
+    Csv(csv::CsvTable),
+    /// Its row groups.
+    Parquet(parquet::ParquetFile),
+}
+
 /// Everything the cores read, merged.
 pub(crate) struct TableRead {
     builder: Option<ProfileBuilder>,
     rows_kept: Vec<(u64, String)>,
     rows: u64,
     warnings: Vec<LoadWarning>,
-    /// A CSV file's parts, read again for SQL.
-    csv: Option<csv::CsvTable>,
+    /// The file as its rows are read again for SQL, as it was when profiled.
+    reread: Option<Reread>,
     /// The columns read.
     schema: Option<arrow_schema::SchemaRef>,
 }
@@ -201,7 +209,7 @@ impl TableRead {
             rows_kept: Vec::new(),
             rows,
             warnings: Vec::new(),
-            csv: None,
+            reread: None,
             schema: None,
         }
     }
@@ -288,7 +296,7 @@ pub(crate) fn read_table(
 ) -> Result<(Source, crate::sql::ServedTable), SourceError> {
     let budget = Budget::of(spec);
     let read = read_file(path, format, mode, progress, &budget)?;
-    let TableRead { builder, mut rows_kept, rows, mut warnings, csv, schema: _ } = read;
+    let TableRead { builder, mut rows_kept, rows, mut warnings, reread, schema: _ } = read;
     let profile = builder.unwrap_or_default().finish(rows);
     crate::stream::check_spill(path, &profile, budget.bytes, budget.spill.as_ref(), &mut warnings)?;
     rows_kept.sort_by_key(|r| r.0);
@@ -296,9 +304,10 @@ pub(crate) fn read_table(
     let kept = rows_kept.into_iter().map(|(row, json)| (format!("#{}", row + 1), json));
     let collection = rows_collection(&spec.name, kept, profile, rows, &mut warnings);
     progress.finish();
-    let provider: Arc<dyn datafusion::catalog::TableProvider> = match csv {
-        Some(csv) => Arc::new(crate::sql::PartitionedTable(Arc::new(csv))),
-        None => parquet::listing_table(path)?,
+    // A Parquet file alone is read by DataFusion's own reader, on every core.
+    let provider: Arc<dyn datafusion::catalog::TableProvider> = match reread {
+        Some(Reread::Csv(csv)) => Arc::new(crate::sql::PartitionedTable(Arc::new(csv))),
+        Some(Reread::Parquet(_)) | None => parquet::listing_table(path)?,
     };
     let table = crate::sql::ServedTable {
         name: spec.name.clone(),

@@ -211,35 +211,25 @@ fn read_file(
     for result in results {
         read.absorb(result?);
     }
+    read.reread = Some(super::Reread::Parquet(ParquetFile {
+        path: path.to_path_buf(),
+        state: FileState::of(&metadata),
+        schema: schema.clone(),
+        row_groups: groups.len(),
+    }));
     read.columns_of(schema);
     Ok(read)
 }
 
 /// A Parquet file served to SQL by this crate's own reader, a part (some of its row groups) at a
-/// time: the files of a partitioned table, which DataFusion's listing would find by listing
-/// their directories again at each statement.
+/// time, from the file as it was profiled: the files of a partitioned table, which DataFusion's
+/// listing would find by listing their directories again at each statement.
 #[derive(Debug)]
 pub(crate) struct ParquetFile {
     path: std::path::PathBuf,
     state: FileState,
     schema: arrow_schema::SchemaRef,
     row_groups: usize,
-}
-
-impl ParquetFile {
-    /// The file at `path`, as it is now.
-    pub(crate) fn open(path: &Path) -> Result<Self, SourceError> {
-        let (file, metadata) = crate::file::open_regular(path)?;
-        let loaded =
-            parquet::arrow::arrow_reader::ArrowReaderMetadata::load(&file, Default::default())
-                .map_err(|e| parquet_error(path, e))?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            state: FileState::of(&metadata),
-            schema: loaded.schema().clone(),
-            row_groups: loaded.metadata().num_row_groups(),
-        })
-    }
 }
 
 impl crate::sql::BatchSource for ParquetFile {

@@ -923,14 +923,7 @@ pub(crate) fn hostile_failures(
         }
     }
     for (sql, expect) in legit {
-        let report = validate_query(
-            &registry.docs,
-            ValidateQueryParams {
-                source: Some(source.into()),
-                query: Value::from(*sql),
-                question: None,
-            },
-        );
+        let (report, _) = validation_errors(registry, source, sql);
         if report.data["valid"] != true {
             failures.push(format!(
                 "validate rejected the legitimate {sql:?}: {} {}",
