@@ -27,9 +27,16 @@ struct Pending {
 }
 
 impl Pending {
-    /// A rough cost, to hand out the heaviest paths first.
+    /// A rough cost, to hand out the heaviest paths first. Spilled numbers weigh the most: their
+    /// merge runs on one core, where spilled strings are finished on all of them.
     fn cost(&self) -> u64 {
-        let one = |s: &ValueStats| s.present + 4 * s.strings.values.len() as u64;
+        let entries =
+            |chunks: &[super::spill::Chunk]| chunks.iter().map(|c| c.entries).sum::<u64>();
+        let one = |s: &ValueStats| {
+            s.present
+                + 4 * (s.strings.values.len() as u64 + entries(&s.strings.spilled))
+                + 8 * entries(&s.numbers.spilled)
+        };
         one(&self.stats) + self.deferred.iter().map(one).sum::<u64>()
     }
 }
@@ -110,7 +117,13 @@ pub(crate) fn finish(
     let finished = crate::parallel::on_all_cores(order.len(), |turn| {
         let &(index, _) = order.get(turn)?;
         let job = lock(work.get(index)?).take()?;
-        Some((index, finalize(job)))
+        let t = std::time::Instant::now();
+        let name = job.path.to_string();
+        let r = finalize(job);
+        if std::env::var("TMP_TRACE").is_ok() {
+            eprintln!("TRACE {name} {:?}", t.elapsed());
+        }
+        Some((index, r))
     });
     let mut slots: Vec<Option<PropertyProfile>> = (0..work.len()).map(|_| None).collect();
     for (index, profile) in finished.into_iter().flatten() {

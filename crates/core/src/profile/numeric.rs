@@ -333,10 +333,14 @@ impl ValueRuns {
         mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
     }
 
-    /// The exact sum rounded once (see [`fixed_point_sum`]).
+    /// The exact sum rounded once (see [`ExactTotal::fixed_point_sum`]).
     #[cfg(test)]
     fn fixed_point_sum(&self) -> Option<f64> {
-        fixed_point_sum(|| self.iter(), self.count())
+        let mut total = ExactTotal::default();
+        for (x, n) in self.iter() {
+            total.add(x, n);
+        }
+        total.fixed_point_sum()
     }
 
     /// How many values are below `edge`.
@@ -355,133 +359,275 @@ impl ValueRuns {
 }
 
 /// Mean and sample standard deviation of the runs `runs` yields (each call a pass from the
-/// start, ascending), of `count` values from `min` to `max`. Over whole numbers, from their exact sum and exact
-/// distances from it (past 2^53 doubles would merge neighbours and cancel); otherwise by
-/// Welford's method weighted by run length (stable for large counts).
+/// start, ascending), of `count` values from `min` to `max`: the exact sum in one pass
+/// ([`ExactTotal`]), then the distances from the mean in another ([`Spread`]). Spilled values
+/// are finished by the same steps (`spilled.rs`), the sum taken during their merge.
 pub(super) fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
     runs: impl Fn() -> I,
     count: u64,
     min: f64,
     max: f64,
 ) -> (f64, f64) {
-    if let Some(exact) = integer_mean_std(&runs, count) {
-        return exact;
-    }
-    // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
-    // such values are summed in units of the largest magnitude.
-    let largest = min.abs().max(max.abs());
-    let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
-        largest
-    } else {
-        1.0
-    };
-    // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
-    // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
-    let seen = count;
-    if seen == 0 {
-        return (0.0, 0.0);
-    }
-    let sum = match fixed_point_sum(&runs, count).filter(|_| unit == 1.0) {
-        Some(sum) => sum,
-        None => {
-            let mut sum = ExactSum::default();
-            for (x, n) in runs() {
-                sum.add_product(x.double() / unit, n as f64);
-                sum.add_product(x.offset() as f64 / unit, n as f64);
-            }
-            sum.value()
-        }
-    };
-    let mean = sum / seen as f64;
-    let mut m2 = 0.0;
+    let mut total = ExactTotal::default();
     for (x, n) in runs() {
-        let distance = (x.double() / unit - mean) + x.offset() as f64 / unit;
-        m2 += distance * distance * n as f64;
+        total.add(x, n);
     }
-    let std = if seen > 1 { (m2 / (seen - 1) as f64).sqrt() } else { 0.0 };
-    (mean * unit, std * unit)
+    let centre = total.centre(min, max, &runs);
+    let mut spread = Spread::default();
+    for (x, n) in runs() {
+        spread.add(&centre, x, n);
+    }
+    (centre.mean(), spread.std_dev(&centre, count))
 }
 
-/// The sum of every value, exact and then rounded once, when the values are doubles whose
-/// binary exponents span few enough bits for one `i128` in fixed point (most data: one
-/// integer addition a value instead of an exact floating-point sum's several). `None` when
-/// they do not, or when the sum could leave the range of normal doubles.
-fn fixed_point_sum<I: Iterator<Item = (NumberKey, u64)>>(
-    runs: impl Fn() -> I,
+/// The exact sum of values handed over in any order, in one pass: as whole numbers while every
+/// value is one and the sum fits an `i128` (past 2^53 doubles would merge neighbours and
+/// cancel), and in fixed point while no value is an integer past 2^53.
+#[derive(Debug, Default)]
+pub(super) struct ExactTotal {
     count: u64,
-) -> Option<f64> {
-    // Each double is m × 2^e with an integer m of at most 53 bits.
-    let parts = |x: f64| {
-        let bits = x.to_bits();
-        let exponent = ((bits >> 52) & 0x7ff) as i32;
-        let fraction = (bits & ((1 << 52) - 1)) as i128;
-        let (m, e) =
-            if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
-        (if x < 0.0 { -m } else { m }, e)
-    };
-    let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
-    for (key, _) in runs() {
+    /// The whole-number sum, while `whole`.
+    integer: i128,
+    /// Every value so far was a whole number and their sum fits `integer`.
+    not_whole: bool,
+    /// Once a value is not whole: for each binary exponent (`e + 1074`), the sum of `m × n`
+    /// over the values `m × 2^e` seen `n` times (the whole numbers before it are one term at
+    /// `e = 0`), one integer addition a value instead of an exact floating-point sum's several.
+    fixed: Option<Vec<i128>>,
+    /// The fixed-point sum cannot be kept: an integer past 2^53 (not a double), or an overflow.
+    no_fixed: bool,
+    /// The lowest and highest exponent of a nonzero value.
+    exponents: Option<(i32, i32)>,
+}
+
+/// Exponents a double's `m × 2^e` form takes (`e` from -1074 to 971).
+const EXPONENTS: usize = 2046;
+
+/// The `m × 2^e` form of a double, `m` an integer of at most 53 bits.
+fn mantissa_exponent(x: f64) -> (i128, i32) {
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = (bits & ((1 << 52) - 1)) as i128;
+    let (m, e) =
+        if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
+    (if x < 0.0 { -m } else { m }, e)
+}
+
+/// `value × n`, without a multiplication for the common `n` of 1.
+fn times(value: i128, n: u64) -> Option<i128> {
+    if n == 1 { Some(value) } else { value.checked_mul(i128::from(n)) }
+}
+
+impl ExactTotal {
+    /// Adds `x`, seen `n` times.
+    pub(super) fn add(&mut self, x: NumberKey, n: u64) {
+        self.count += n;
+        let double = x.double();
         // Integers past 2^53 are not doubles: an exact floating-point sum takes them.
-        if key.offset() != 0 {
+        if x.offset() != 0 || !double.is_finite() {
+            self.stop_fixed();
+        }
+        if !self.not_whole {
+            let value = x.integer_value();
+            match value.and_then(|v| self.integer.checked_add(times(v, n)?)) {
+                Some(sum) => {
+                    self.integer = sum;
+                    self.note_exponent(double);
+                    return;
+                }
+                None => {
+                    self.not_whole = true;
+                    if value.is_some() {
+                        // The whole sum overflowed: past any fixed-point sum's range too.
+                        self.stop_fixed();
+                    } else if !self.no_fixed {
+                        self.fixed = self.whole_as_fixed();
+                        self.no_fixed = self.fixed.is_none();
+                    }
+                }
+            }
+        }
+        if self.no_fixed || double == 0.0 {
+            return;
+        }
+        let (m, e) = mantissa_exponent(double);
+        let slot = (e + 1074) as usize;
+        let Some(sums) = self.fixed.as_mut() else { return };
+        let added = sums.get(slot).zip(times(m, n));
+        match added.and_then(|(sum, term)| sum.checked_add(term)) {
+            Some(added) => sums[slot] = added,
+            None => return self.stop_fixed(),
+        }
+        self.note_exponent(double);
+    }
+
+    /// The whole numbers summed so far as one fixed-point term, at the lowest exponent among
+    /// them (each is a multiple of its power of two, so the term is exact); `None` when the
+    /// term overflows, as the sum of magnitudes then leaves a fixed-point sum's range anyway.
+    fn whole_as_fixed(&self) -> Option<Vec<i128>> {
+        let mut sums = vec![0; EXPONENTS];
+        if let Some((lowest, _)) = self.exponents {
+            let term = if lowest >= 0 {
+                self.integer >> lowest
+            } else {
+                let shift = lowest.unsigned_abs();
+                (self.integer.unsigned_abs().leading_zeros() > shift + 1)
+                    .then(|| self.integer << shift)?
+            };
+            sums[(lowest + 1074) as usize] = term;
+        }
+        Some(sums)
+    }
+
+    /// Widens the exponent range to `double`'s (zero has none).
+    fn note_exponent(&mut self, double: f64) {
+        if double != 0.0 {
+            self.widen_exponents(mantissa_exponent(double).1);
+        }
+    }
+
+    fn widen_exponents(&mut self, e: i32) {
+        self.exponents =
+            Some(self.exponents.map_or((e, e), |(low, high)| (low.min(e), high.max(e))));
+    }
+
+    fn stop_fixed(&mut self) {
+        self.no_fixed = true;
+        self.fixed = None;
+    }
+
+    /// The sum rounded once, when it fits one `i128` in fixed point and the result is a normal
+    /// double; `None` otherwise.
+    fn fixed_point_sum(&self) -> Option<f64> {
+        if self.no_fixed {
             return None;
         }
-        let x = key.double();
-        if x != 0.0 {
-            let e = parts(x).1;
-            lowest = lowest.min(e);
-            highest = highest.max(e);
+        let Some((lowest, highest)) = self.exponents else { return Some(0.0) };
+        let count_bits = 64 - self.count.leading_zeros() as i32;
+        // Every term and the sum below 2^126; the scaled result a normal double. (The sum of the
+        // terms' magnitudes is below 2^125, so no exponent's sum overflowed either.)
+        if highest - lowest + 53 + count_bits > 125 || lowest < -1022 || highest > 900 {
+            return None;
         }
+        let sum = match &self.fixed {
+            Some(sums) => {
+                (lowest..=highest).map(|e| sums[(e + 1074) as usize] << (e - lowest)).sum::<i128>()
+            }
+            // Every value was whole: their sum, in units of 2^lowest (a whole number, as each
+            // value is one).
+            None if lowest >= 0 => self.integer >> lowest,
+            None => self.integer << -lowest,
+        };
+        // `as` rounds to the nearest double; scaling by a power of two in range is exact.
+        Some(sum as f64 * power_of_two(lowest))
     }
-    if lowest == i32::MAX {
-        return Some(0.0);
-    }
-    let count_bits = 64 - count.leading_zeros() as i32;
-    // Every term and the sum below 2^126; the scaled result a normal double.
-    if highest - lowest + 53 + count_bits > 125 || lowest < -1022 || highest > 900 {
-        return None;
-    }
-    let mut sum: i128 = 0;
-    for (key, n) in runs() {
-        let x = key.double();
-        // Zeros add nothing, and their exponent lies below `lowest`.
-        if x != 0.0 {
-            let (m, e) = parts(x);
-            sum += (m * i128::from(n)) << (e - lowest);
+
+    /// Where the distances are measured from: the mean, found from the exact sum (`runs`
+    /// passes over the values again only when neither exact form held it).
+    pub(super) fn centre<I: Iterator<Item = (NumberKey, u64)>>(
+        &self,
+        min: f64,
+        max: f64,
+        runs: impl Fn() -> I,
+    ) -> Centre {
+        let n = self.count;
+        if n == 0 {
+            return Centre::Scaled { mean: 0.0, unit: 1.0 };
         }
+        if !self.not_whole {
+            let sum = self.integer;
+            let whole = i128::from(n);
+            let (quotient, remainder) = (sum.div_euclid(whole), sum.rem_euclid(whole));
+            let fraction = remainder as f64 / n as f64;
+            let mean = if sum.abs() <= super::exact::F64_EXACT_INTEGER {
+                // Both operands exact: one correctly rounded division.
+                sum as f64 / n as f64
+            } else {
+                quotient as f64 + fraction
+            };
+            return Centre::Whole { quotient, fraction, mean };
+        }
+        // Squares of distances between tiny numbers underflow to 0 (and of huge ones overflow):
+        // such values are summed in units of the largest magnitude.
+        let largest = min.abs().max(max.abs());
+        let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
+            largest
+        } else {
+            1.0
+        };
+        // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
+        // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
+        let sum = match self.fixed_point_sum().filter(|_| unit == 1.0) {
+            Some(sum) => sum,
+            None => {
+                let mut sum = ExactSum::default();
+                for (x, n) in runs() {
+                    sum.add_product(x.double() / unit, n as f64);
+                    sum.add_product(x.offset() as f64 / unit, n as f64);
+                }
+                sum.value()
+            }
+        };
+        Centre::Scaled { mean: sum / n as f64, unit }
     }
-    // `as` rounds to the nearest double; scaling by a power of two in range is exact.
-    Some(sum as f64 * power_of_two(lowest))
 }
 
-/// [`mean_std_of`] when every value is a whole number and their sum fits an `i128`.
-fn integer_mean_std<I: Iterator<Item = (NumberKey, u64)>>(
-    runs: impl Fn() -> I,
-    n: u64,
-) -> Option<(f64, f64)> {
-    if n == 0 {
-        return None;
+/// The mean, as the deviation's pass measures distances from it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Centre {
+    /// Of whole numbers: the floor of the mean and the fraction above it, so each distance is
+    /// exact up to its own rounding, with no cancellation.
+    Whole { quotient: i128, fraction: f64, mean: f64 },
+    /// Of other numbers, in units of `unit`.
+    Scaled { mean: f64, unit: f64 },
+}
+
+impl Centre {
+    /// The mean.
+    pub(super) fn mean(&self) -> f64 {
+        match *self {
+            Centre::Whole { mean, .. } => mean,
+            Centre::Scaled { mean, unit } => mean * unit,
+        }
     }
-    let mut sum: i128 = 0;
-    for (x, count) in runs() {
-        sum = sum.checked_add(x.integer_value()?.checked_mul(i128::from(count))?)?;
+
+    /// The distance of `x` from the mean, in the centre's units.
+    fn distance(&self, x: NumberKey) -> f64 {
+        match *self {
+            Centre::Whole { quotient, fraction, mean } => {
+                x.integer_value().map_or(x.double() - mean, |v| {
+                    // Rounded as `i128 as f64` rounds, by the processor where the value allows.
+                    let whole = v.saturating_sub(quotient);
+                    i64::try_from(whole).map_or_else(|_| whole as f64, |w| w as f64) - fraction
+                })
+            }
+            Centre::Scaled { mean, unit } => (x.double() / unit - mean) + x.offset() as f64 / unit,
+        }
     }
-    let whole = i128::from(n);
-    let (quotient, remainder) = (sum.div_euclid(whole), sum.rem_euclid(whole));
-    let fraction = remainder as f64 / n as f64;
-    let mean = if sum.abs() <= super::exact::F64_EXACT_INTEGER {
-        // Both operands exact: one correctly rounded division.
-        sum as f64 / n as f64
-    } else {
-        quotient as f64 + fraction
-    };
-    let mut m2 = 0.0;
-    for (x, count) in runs() {
-        // The distance from the mean, exact up to its own rounding: no cancellation.
-        let distance = x.integer_value()?.saturating_sub(quotient) as f64 - fraction;
-        m2 += distance * distance * count as f64;
+}
+
+/// The sum of squared distances from a [`Centre`], in ascending order of the values (the order
+/// decides its rounding, the same in memory and spilled).
+#[derive(Debug, Default)]
+pub(super) struct Spread {
+    m2: f64,
+}
+
+impl Spread {
+    /// Adds `x`, seen `n` times.
+    pub(super) fn add(&mut self, centre: &Centre, x: NumberKey, n: u64) {
+        let distance = centre.distance(x);
+        self.m2 += distance * distance * n as f64;
     }
-    let std = if n > 1 { (m2 / (n - 1) as f64).sqrt() } else { 0.0 };
-    Some((mean, std))
+
+    /// The sample standard deviation of `count` values.
+    pub(super) fn std_dev(&self, centre: &Centre, count: u64) -> f64 {
+        let std = if count > 1 { (self.m2 / (count - 1) as f64).sqrt() } else { 0.0 };
+        match *centre {
+            Centre::Whole { .. } => std,
+            Centre::Scaled { unit, .. } => std * unit,
+        }
+    }
 }
 
 /// The bin count the automatic rule picks: Freedman–Diaconis (robust to outliers), falling back

@@ -179,6 +179,9 @@ pub(crate) struct Chunk {
     pub entries: u64,
     /// The first and last number, in a chunk of numbers.
     pub numbers: Option<(NumberKey, NumberKey)>,
+    /// The bucket of each piece's first string, in a chunk of strings: where a reader of a
+    /// range of buckets starts (see [`ChunkReader::from_bucket`]).
+    first_buckets: Vec<u16>,
 }
 
 impl Chunk {
@@ -198,6 +201,8 @@ impl std::fmt::Debug for Chunk {
 pub(super) struct ChunkWriter {
     chunk: Chunk,
     buf: Vec<u8>,
+    /// Whether the entries are strings, whose pieces' first buckets are kept.
+    strings: bool,
 }
 
 impl ChunkWriter {
@@ -209,16 +214,20 @@ impl ChunkWriter {
                 values: 0,
                 entries: 0,
                 numbers: None,
+                first_buckets: Vec::new(),
             },
             buf: Vec::with_capacity(PIECE + 64),
+            strings: false,
         }
     }
 
     fn flush(&mut self) -> Result<(), SpillError> {
         if !self.buf.is_empty() {
-            let at = self.chunk.scratch.append(&self.buf)?;
-            self.chunk.pieces.push((at, self.buf.len() as u32));
+            let buf = std::mem::take(&mut self.buf);
+            let written = self.piece(&buf);
+            self.buf = buf;
             self.buf.clear();
+            written?;
         }
         Ok(())
     }
@@ -248,6 +257,7 @@ impl ChunkWriter {
         text: &str,
         n: u64,
     ) -> Result<(), SpillError> {
+        self.strings = true;
         self.buf.extend_from_slice(&hash.to_le_bytes());
         put_varint(&mut self.buf, text.len() as u64);
         self.buf.extend_from_slice(text.as_bytes());
@@ -267,6 +277,7 @@ impl ChunkWriter {
     ) -> Result<(), SpillError> {
         use super::spilled::{BUCKET_BITS, bucket_of};
         self.flush()?;
+        self.strings = true;
         let buckets = 1usize << BUCKET_BITS;
         let entry_bytes =
             |text: &str, n: u64| 8 + varint_len(text.len() as u64) + text.len() + varint_len(n);
@@ -322,6 +333,12 @@ impl ChunkWriter {
     fn piece(&mut self, bytes: &[u8]) -> Result<(), SpillError> {
         let at = self.chunk.scratch.append(bytes)?;
         self.chunk.pieces.push((at, bytes.len() as u32));
+        // A string entry starts with its hash.
+        if self.strings
+            && let Some(hash) = bytes.first_chunk::<8>()
+        {
+            self.chunk.first_buckets.push(super::spilled::bucket_of(u64::from_le_bytes(*hash)));
+        }
         Ok(())
     }
 
@@ -387,6 +404,19 @@ pub(super) struct ChunkReader<'a> {
 impl<'a> ChunkReader<'a> {
     pub(super) fn new(chunk: &'a Chunk) -> Self {
         Self { chunk, piece: 0, buf: Vec::new(), at: 0 }
+    }
+
+    /// A reader of a chunk of strings from the first string of bucket `bucket` or a later one.
+    pub(super) fn from_bucket(chunk: &'a Chunk, bucket: u16) -> Self {
+        // A bucket may begin at the end of the piece before the first piece it opens.
+        let opens = chunk.first_buckets.partition_point(|&first| first < bucket);
+        let mut reader = Self { chunk, piece: opens.saturating_sub(1), buf: Vec::new(), at: 0 };
+        while reader.peek_hash().is_some_and(|hash| super::spilled::bucket_of(hash) < bucket) {
+            if reader.hashed_string().is_none() {
+                break;
+            }
+        }
+        reader
     }
 
     /// True when an entry is ready in the buffer (loading the next piece if needed).

@@ -24,12 +24,12 @@ use hashbrown::HashTable;
 use serde_json::Value;
 
 use super::TOP_VALUES;
-use super::accumulate::{MAX_KEY_LEN, NumberStats, StringStats};
+use super::accumulate::{Lengths, MAX_KEY_LEN, NumberStats, StringStats};
 use super::exact::{NumberKey, interpolate, quarter_ranks};
 use super::formats;
 use super::histogram::{EdgeCounts, HistogramLayout};
 use super::model::{NumberProfile, StringProfile, ValueCount};
-use super::numeric::{MAX_BINS, NUMBER_TOP_DISTINCT, ValueRuns, mean_std_of, top_numbers};
+use super::numeric::{ExactTotal, MAX_BINS, NUMBER_TOP_DISTINCT, Spread, ValueRuns, top_numbers};
 use super::spill::{Chunk, ChunkReader, ChunkWriter};
 
 /// A run of ascending numbers read a piece at a time: a chunk, or the values left in memory.
@@ -272,17 +272,23 @@ impl Bucket {
     }
 }
 
-/// Every distinct string of `chunks` and of `memory` (a tally with hashes) with its count,
-/// handed to `each` one bucket after another (see the module docs).
+/// Every distinct string of `chunks` and of `memory` (a tally with hashes, in the order of
+/// their buckets: [`in_bucket_order`]) whose bucket is in `buckets`, with its count, handed to
+/// `each` one bucket after another (see the module docs).
 fn each_merged_string(
     chunks: &[Chunk],
-    memory: Vec<(u64, &str, u64)>,
+    memory: &[(u64, &str, u64)],
+    buckets: std::ops::Range<u32>,
     mut each: impl FnMut(&str, u64),
 ) {
-    let mut memory = by_bucket(&memory).into_iter().map(|i| memory[i]).peekable();
-    let mut readers: Vec<ChunkReader<'_>> = chunks.iter().map(ChunkReader::new).collect();
+    let in_range = |hash: u64| buckets.contains(&u32::from(bucket_of(hash)));
+    let first = memory.partition_point(|e| u32::from(bucket_of(e.0)) < buckets.start);
+    let mut memory = memory[first..].iter().copied().take_while(|e| in_range(e.0)).peekable();
+    let start = u16::try_from(buckets.start).unwrap_or(u16::MAX);
+    let mut readers: Vec<ChunkReader<'_>> =
+        chunks.iter().map(|c| ChunkReader::from_bucket(c, start)).collect();
     let mut bucket = Bucket::default();
-    for b in 0..1u32 << BUCKET_BITS {
+    for b in buckets.clone() {
         let b = b as u16;
         bucket.clear();
         for reader in &mut readers {
@@ -298,6 +304,11 @@ fn each_merged_string(
     }
 }
 
+/// `tally` in the order of its strings' buckets.
+fn in_bucket_order<'a>(tally: Vec<(u64, &'a str, u64)>) -> Vec<(u64, &'a str, u64)> {
+    by_bucket(&tally).into_iter().map(|i| tally[i]).collect()
+}
+
 /// The number statistics of a property with spilled chunks (see the module docs).
 pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
     let (integer_count, float_count) = (stats.integers, stats.floats);
@@ -305,7 +316,7 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
     let memory = stats.take_runs();
     drop(stats);
     let count = chunks.iter().map(|c| c.values).sum::<u64>() + memory.count();
-    // Pass one: the merge, written out for the passes after it; the ranks the quartiles read,
+    // Pass one: the merge, written out for the pass after it; the exact sum; the ranks the quartiles read,
     // the extremes, the distinct count, and the runs themselves when they are few.
     let ranks: Vec<(u64, u64, u64)> = (0..=4).map(|k| quarter_ranks(count, k)).collect();
     let mut wanted: Vec<u64> = ranks.iter().flat_map(|&(low, high, _)| [low, high]).collect();
@@ -316,8 +327,14 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
     let mut distinct = 0u64;
     let mut few: Vec<(NumberKey, u64)> = Vec::new();
     let mut before = 0u64;
-    let mut merged = chunks.first().map(|c| ChunkWriter::new(c.scratch()));
-    for (key, n) in NumberMerge::new(&chunks, Some(&memory)) {
+    let merge = NumberMerge::new(&chunks, Some(&memory));
+    // Sources with disjoint ranges are read again one after another as cheaply as one merged
+    // chunk would be.
+    let mut merged =
+        chunks.first().filter(|_| merge.sequence.is_none()).map(|c| ChunkWriter::new(c.scratch()));
+    let mut total = ExactTotal::default();
+    for (key, n) in merge {
+        total.add(key, n);
         first.get_or_insert(key);
         last = Some(key);
         distinct += 1;
@@ -336,7 +353,7 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         }
     }
     let merged = merged.and_then(|w| w.finish().ok());
-    // Every pass after the first reads the merged chunk, or merges again.
+    // The pass after the first reads the merged chunk, or merges again.
     let runs = || -> Box<dyn Iterator<Item = (NumberKey, u64)> + '_> {
         match &merged {
             Some(chunk) => {
@@ -354,7 +371,7 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         _ => (0.0, None),
     };
     let (min, max) = (first.map_or(0.0, NumberKey::double), last.map_or(0.0, NumberKey::double));
-    let (mean, std_dev) = mean_std_of(runs, count, min, max);
+    let centre = total.centre(min, max, runs);
     let integers = float_count == 0;
     let (median, exact_median) = quarter(2);
     let mut profile = NumberProfile {
@@ -363,9 +380,9 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         float_count,
         min,
         max,
-        mean,
+        mean: centre.mean(),
         median,
-        std_dev,
+        std_dev: 0.0,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(few, integers) } else { Vec::new() },
         quartiles: [quarter(1).0, quarter(3).0],
@@ -375,99 +392,190 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         edge_counts: None,
         exact_text_count: 0,
     };
-    profile.edge_counts = Some(Arc::new(edge_counts(&profile, runs())));
+    // Pass two: the deviation and the histograms' edge counts (which need only the range and
+    // quartiles of pass one).
+    let mut spread = Spread::default();
+    let mut edges = EdgeCounter::new(&profile);
+    for (key, n) in runs() {
+        spread.add(&centre, key, n);
+        edges.add(key, n);
+    }
+    profile.std_dev = spread.std_dev(&centre, count);
+    profile.edge_counts = Some(Arc::new(edges.finish()));
     profile
 }
 
 /// The count below every edge of every histogram [`HistogramLayout::for_numbers`] can lay out
-/// for `profile` (the automatic one and each bin count), from its runs in ascending order.
-fn edge_counts(
-    profile: &NumberProfile,
-    runs: impl Iterator<Item = (NumberKey, u64)>,
-) -> EdgeCounts {
-    let mut edges: Vec<f64> = std::iter::once(None)
-        .chain((1..=MAX_BINS).map(Some))
-        .filter_map(|bins| HistogramLayout::for_numbers(profile, bins))
-        .flat_map(|layout| layout.edges)
-        .collect();
-    edges.sort_by(f64::total_cmp);
-    edges.dedup_by(|a, b| a.to_bits() == b.to_bits());
-    let mut below = Vec::with_capacity(edges.len());
-    let mut seen = 0u64;
-    for (key, n) in runs {
-        // Every edge this value is not below has all the values before it below.
-        while below.len() < edges.len() && !key.below(edges[below.len()]) {
-            below.push(seen);
-        }
-        seen += n;
-    }
-    below.resize(edges.len(), seen);
-    EdgeCounts::new(edges, below, seen)
+/// for a profile (the automatic one and each bin count), from its runs in ascending order.
+struct EdgeCounter {
+    edges: Vec<f64>,
+    below: Vec<u64>,
+    seen: u64,
 }
+
+impl EdgeCounter {
+    fn new(profile: &NumberProfile) -> Self {
+        let mut edges: Vec<f64> = std::iter::once(None)
+            .chain((1..=MAX_BINS).map(Some))
+            .filter_map(|bins| HistogramLayout::for_numbers(profile, bins))
+            .flat_map(|layout| layout.edges)
+            .collect();
+        edges.sort_by(f64::total_cmp);
+        edges.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        let below = Vec::with_capacity(edges.len());
+        Self { edges, below, seen: 0 }
+    }
+
+    /// The next value in ascending order, seen `n` times.
+    fn add(&mut self, key: NumberKey, n: u64) {
+        // Every edge this value is not below has all the values before it below.
+        while self.below.len() < self.edges.len() && !key.below(self.edges[self.below.len()]) {
+            self.below.push(self.seen);
+        }
+        self.seen += n;
+    }
+
+    fn finish(mut self) -> EdgeCounts {
+        self.below.resize(self.edges.len(), self.seen);
+        EdgeCounts::new(self.edges, self.below, self.seen)
+    }
+}
+
+/// What one pass over distinct strings gathers: a share of the buckets, merged with the others
+/// after (each figure as `finalize.rs` computes it from a whole tally).
+struct StringFold {
+    distinct: u64,
+    lengths: Lengths,
+    format_counts: Vec<(formats::StringFormat, u64)>,
+    /// The text range is shown only for dates: kept while every value is one.
+    range: Option<(String, String)>,
+    dated: bool,
+    /// The best `TOP_VALUES` so far, as `finalize::top_values` keeps them.
+    best: Vec<(String, u64)>,
+}
+
+/// Whether `a` (a text and its count) comes before `b` among the top values.
+fn ranks_before(a: (&str, u64), b: (&str, u64)) -> bool {
+    a.1 > b.1 || (a.1 == b.1 && a.0 < b.0)
+}
+
+impl StringFold {
+    fn new() -> Self {
+        Self {
+            distinct: 0,
+            lengths: Lengths::default(),
+            format_counts: Vec::new(),
+            range: None,
+            dated: true,
+            best: Vec::with_capacity(TOP_VALUES + 1),
+        }
+    }
+
+    fn count_format(&mut self, format: formats::StringFormat, n: u64) {
+        match self.format_counts.iter_mut().find(|(f, _)| *f == format) {
+            Some((_, total)) => *total += n,
+            None => self.format_counts.push((format, n)),
+        }
+    }
+
+    fn widen_range(&mut self, low: &str, high: &str) {
+        match &mut self.range {
+            Some((min, max)) => {
+                if low < min.as_str() {
+                    low.clone_into(min);
+                }
+                if high > max.as_str() {
+                    high.clone_into(max);
+                }
+            }
+            None => self.range = Some((low.to_string(), high.to_string())),
+        }
+    }
+
+    fn rank(&mut self, text: &str, n: u64) {
+        let full = self.best.len() == TOP_VALUES;
+        if full && !self.best.last().is_some_and(|w| ranks_before((text, n), (&w.0, w.1))) {
+            return;
+        }
+        let at = self.best.partition_point(|b| ranks_before((&b.0, b.1), (text, n)));
+        self.best.insert(at, (text.to_string(), n));
+        self.best.truncate(TOP_VALUES);
+    }
+
+    /// One distinct string seen `n` times.
+    fn add(&mut self, text: &str, n: u64) {
+        self.distinct += 1;
+        if text.len() <= MAX_KEY_LEN {
+            let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
+            self.lengths.add(chars as u64, n);
+        }
+        let format = formats::detect(text);
+        if let Some(format) = format {
+            self.count_format(format, n);
+        }
+        self.dated &=
+            matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+        if self.dated {
+            self.widen_range(text, text);
+        }
+        self.rank(text, n);
+    }
+
+    /// Adds another share's strings (none of them in this one).
+    fn merge(&mut self, other: StringFold) {
+        self.distinct += other.distinct;
+        self.lengths.merge(other.lengths);
+        for (format, n) in other.format_counts {
+            self.count_format(format, n);
+        }
+        self.dated &= other.dated;
+        if let Some((low, high)) = &other.range {
+            self.widen_range(low, high);
+        }
+        for (text, n) in &other.best {
+            self.rank(text, *n);
+        }
+    }
+}
+
+/// Shares of the buckets a spilled property's strings are finished in, on all cores: several
+/// per core, so a core that also finishes other properties is not waited for.
+const SHARES: u32 = 16;
 
 /// The string statistics of a property with spilled chunks (see the module docs).
 pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     let chunks = std::mem::take(&mut stats.spilled);
-    let tally = stats.values.tally_hashed();
-    let mut lengths = stats.long;
-    let mut distinct = 0u64;
-    let mut format_counts: Vec<(formats::StringFormat, u64)> = Vec::new();
-    // The text range is shown only for dates: kept while every value is one.
-    let mut range: Option<(String, String)> = None;
-    let mut dated = true;
-    let mut best: Vec<(String, u64)> = Vec::with_capacity(TOP_VALUES + 1);
-    let ranks_before = |a: (&str, u64), b: (&str, u64)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
-    each_merged_string(&chunks, tally, |text, n| {
-        distinct += 1;
-        if text.len() <= MAX_KEY_LEN {
-            let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
-            lengths.add(chars as u64, n);
-        }
-        let format = formats::detect(text);
-        if let Some(format) = format {
-            match format_counts.iter_mut().find(|(f, _)| *f == format) {
-                Some((_, total)) => *total += n,
-                None => format_counts.push((format, n)),
-            }
-        }
-        dated &=
-            matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
-        if dated {
-            match &mut range {
-                Some((min, max)) => {
-                    if text < min.as_str() {
-                        text.clone_into(min);
-                    } else if text > max.as_str() {
-                        text.clone_into(max);
-                    }
-                }
-                None => range = Some((text.to_string(), text.to_string())),
-            }
-        }
-        // The best `TOP_VALUES` so far, as `finalize::top_values` keeps them.
-        let full = best.len() == TOP_VALUES;
-        if full && !best.last().is_some_and(|w| ranks_before((text, n), (&w.0, w.1))) {
-            return;
-        }
-        let at = best.partition_point(|b| ranks_before((&b.0, b.1), (text, n)));
-        best.insert(at, (text.to_string(), n));
-        best.truncate(TOP_VALUES);
+    let memory = in_bucket_order(stats.values.tally_hashed());
+    let buckets = 1u32 << BUCKET_BITS;
+    let shares = crate::parallel::on_all_cores(SHARES as usize, |share| {
+        let share = share as u32;
+        let range = buckets * share / SHARES..buckets * (share + 1) / SHARES;
+        let mut fold = StringFold::new();
+        each_merged_string(&chunks, &memory, range, |text, n| fold.add(text, n));
+        fold
     });
+    let mut fold = StringFold::new();
+    fold.lengths = stats.long;
+    for share in shares {
+        fold.merge(share);
+    }
+    let mut format_counts = fold.format_counts;
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
     let dated =
         matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
-    let (min, max) = range.filter(|_| dated).unzip();
+    let (min, max) = fold.range.filter(|_| dated).unzip();
     StringProfile {
         count: stats.count,
-        distinct,
-        top: best
+        distinct: fold.distinct,
+        top: fold
+            .best
             .into_iter()
             .map(|(v, count)| ValueCount { value: Value::String(v), count })
             .collect(),
-        min_length: lengths.min,
-        max_length: lengths.max,
-        avg_length: lengths.mean(),
+        min_length: fold.lengths.min,
+        max_length: fold.lengths.max,
+        avg_length: fold.lengths.mean(),
         min,
         max,
         format,
@@ -522,17 +630,77 @@ mod tests {
             chunk(&[("b", collide, 3), ("ab", collide, 1), ("é", later, 4)]),
             chunk(&[("a", collide, 5)]),
         ];
-        let memory = vec![(later, "é", 2), (collide, "c", 1), (collide, "a", 1)];
+        let memory = in_bucket_order(vec![(later, "é", 2), (collide, "c", 1), (collide, "a", 1)]);
         let mut got = BTreeMap::new();
-        each_merged_string(&chunks, memory, |text, n| {
+        // Every bucket at once, and in shares that split the two buckets apart.
+        let all = 0..1u32 << BUCKET_BITS;
+        each_merged_string(&chunks, &memory, all.clone(), |text, n| {
             assert!(got.insert(text.to_string(), n).is_none(), "{text} handed out twice");
         });
+        let split = u32::from(bucket_of(later));
+        let mut shared = BTreeMap::new();
+        for range in [0..split, split..all.end] {
+            each_merged_string(&chunks, &memory, range, |text, n| {
+                assert!(shared.insert(text.to_string(), n).is_none(), "{text} handed out twice");
+            });
+        }
+        assert_eq!(shared, got);
         let expected: BTreeMap<String, u64> =
             [("a", 7), ("b", 5), ("", 1), ("ab", 1), ("c", 1), ("é", 7)]
                 .iter()
                 .map(|&(t, n)| (t.to_string(), n))
                 .collect();
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn any_share_of_the_buckets_reads_its_strings_once_where_buckets_span_pieces() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut rng = fastrand::Rng::with_seed(3017);
+        // Hashes in a few buckets only, so each bucket spans several pieces of a chunk.
+        let buckets = [3u64, 4, 900, 4095];
+        let mut chunks = Vec::new();
+        let mut memory = Vec::new();
+        for _ in 0..3 {
+            let mut entries: Vec<(u64, String, u64)> = (0..40_000)
+                .map(|_| {
+                    let bucket = buckets[rng.usize(..buckets.len())];
+                    let low = rng.u64(..1 << 20);
+                    let hash = (bucket << (64 - BUCKET_BITS)) | low;
+                    (hash, format!("v{hash:x}"), rng.u64(1..3))
+                })
+                .collect();
+            // A chunk holds each string once.
+            entries.sort_by_key(|e| (bucket_of(e.0), e.0));
+            entries.dedup_by_key(|e| e.0);
+            let mut writer = ChunkWriter::new(&scratch);
+            for (hash, text, n) in &entries {
+                writer.hashed_string(*hash, text, *n).expect("write");
+            }
+            chunks.push(writer.finish().expect("chunk"));
+            memory.extend(entries.into_iter().take(500));
+        }
+        let memory: Vec<(u64, &str, u64)> =
+            memory.iter().map(|(h, t, n)| (*h, t.as_str(), *n)).collect();
+        let memory = in_bucket_order(memory);
+        let read = |range: std::ops::Range<u32>| {
+            let mut got = BTreeMap::new();
+            each_merged_string(&chunks, &memory, range, |text, n| {
+                assert!(got.insert(text.to_string(), n).is_none(), "{text} handed out twice");
+            });
+            got
+        };
+        let whole = read(0..1 << BUCKET_BITS);
+        let total: u64 = whole.values().sum();
+        let written: u64 =
+            chunks.iter().map(|c| c.values).sum::<u64>() + memory.iter().map(|e| e.2).sum::<u64>();
+        assert_eq!(total, written);
+        for split in [1, 4, 5, 899, 900, 901, 4095] {
+            let mut parts = read(0..split);
+            parts.extend(read(split..1 << BUCKET_BITS));
+            assert_eq!(parts, whole, "split at bucket {split}");
+        }
     }
 
     #[test]
