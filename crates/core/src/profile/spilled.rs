@@ -305,7 +305,7 @@ fn each_merged_string(
 }
 
 /// `tally` in the order of its strings' buckets.
-fn in_bucket_order<'a>(tally: Vec<(u64, &'a str, u64)>) -> Vec<(u64, &'a str, u64)> {
+fn in_bucket_order(tally: Vec<(u64, &str, u64)>) -> Vec<(u64, &str, u64)> {
     by_bucket(&tally).into_iter().map(|i| tally[i]).collect()
 }
 

@@ -18,6 +18,7 @@
 //!   U+FFFD in place of the bad bytes) and fields longer than [`LONG_FIELD`] bytes.
 
 use std::path::Path;
+use std::str::Utf8Error;
 use std::sync::Arc;
 
 use super::{Budget, TableRead, TableWorker};
@@ -126,11 +127,36 @@ fn json_number(field: &[u8]) -> Option<bool> {
     }
     // Any integer `i64` holds (19-digit ids too); longer ones are numbers, as a JSON reader
     // holds them: doubles.
-    if integer && std::str::from_utf8(field).ok().and_then(|t| t.parse::<i64>().ok()).is_some() {
+    if integer && parse_integer(field).is_some() {
         return Some(true);
     }
-    // Longer integers are numbers, as a JSON reader holds them: doubles.
+    // Without an exponent, fewer than 309 whole digits are a finite double.
+    let exponent = field.iter().any(|b| matches!(b, b'e' | b'E'));
+    if !exponent && whole <= 308 {
+        return Some(false);
+    }
     std::str::from_utf8(field).ok()?.parse::<f64>().ok().filter(|v| v.is_finite()).map(|_| false)
+}
+
+/// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
+/// `str::parse` reads, without checking the bytes are UTF-8 first.
+fn parse_integer(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, field),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    // Summed below zero, where `i64::MIN` fits.
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+    }
+    if negative { Some(value) } else { value.checked_neg() }
 }
 
 /// How a file is split into fields.
@@ -181,6 +207,19 @@ struct Records<'a> {
     /// (which counts a CRLF's `\n` with the record after it).
     newlines: std::cell::Cell<u64>,
     counted: std::cell::Cell<usize>,
+    delimiter: u8,
+    /// The current record's fields as ranges of the input, when its line had no quote and was
+    /// split without csv-core (see [`Records::unquoted_record`]); `record` holds them otherwise.
+    spans: Vec<(usize, usize)>,
+    split_here: bool,
+    /// Whether csv-core has read a record yet.
+    core_read: bool,
+    /// Every record read by csv-core (to compare the two readings).
+    #[cfg(test)]
+    core_only: bool,
+    /// The input as text, when all of it is UTF-8: the fields split here are then slices of it,
+    /// checked once (settled when first asked).
+    text: std::cell::OnceCell<Option<&'a str>>,
 }
 
 impl<'a> Records<'a> {
@@ -194,7 +233,51 @@ impl<'a> Records<'a> {
             first_line,
             newlines: std::cell::Cell::new(0),
             counted: std::cell::Cell::new(0),
+            delimiter: dialect.delimiter,
+            spans: Vec::new(),
+            split_here: false,
+            core_read: false,
+            #[cfg(test)]
+            core_only: false,
+            text: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Reads the record at `start` when its line has no quote, splitting it at the delimiter
+    /// directly: csv-core reads such a line into the same fields byte by byte (a quote is the
+    /// only byte that makes a line mean anything else, and the record ends at the first `\r`
+    /// or `\n`, which is consumed as csv-core consumes it). `None` for a line with a quote, and
+    /// for the first record: csv-core reads those (it strips a byte-order mark on its first
+    /// read, wherever that read starts).
+    fn unquoted_record(&mut self, start: usize) -> Option<bool> {
+        #[cfg(test)]
+        if self.core_only {
+            return None;
+        }
+        if !self.core_read {
+            return None;
+        }
+        let rest = self.input.get(start..)?;
+        if rest.is_empty() {
+            self.at = self.input.len();
+            return Some(false);
+        }
+        let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        let line = &rest[..end];
+        if memchr::memchr(b'"', line).is_some() {
+            return None;
+        }
+        self.spans.clear();
+        let mut from = start;
+        for at in memchr::memchr_iter(self.delimiter, line) {
+            self.spans.push((from, start + at));
+            from = start + at + 1;
+        }
+        self.spans.push((from, start + end));
+        self.fields = self.spans.len();
+        self.split_here = true;
+        self.at = (start + end + 1).min(self.input.len());
+        Some(true)
     }
 
     /// The line of byte `at` of the input (at or after the last asked for).
@@ -223,6 +306,11 @@ impl<'a> Records<'a> {
             start += 1;
         }
         self.record.start = start;
+        if let Some(read) = self.unquoted_record(start) {
+            return read;
+        }
+        self.split_here = false;
+        self.core_read = true;
         loop {
             let input = &self.input[self.at..];
             let (result, read, wrote, ended) = self.reader.read_record(
@@ -281,7 +369,23 @@ impl<'a> Records<'a> {
     }
 
     fn field(&self, i: usize) -> &[u8] {
+        if self.split_here {
+            return self.spans.get(i).and_then(|&(a, b)| self.input.get(a..b)).unwrap_or(&[]);
+        }
         self.record.field(self.fields, i)
+    }
+
+    /// Field `i` as text, if it is UTF-8.
+    fn text(&self, i: usize) -> Result<&str, Utf8Error> {
+        if self.split_here
+            && let Some(text) = self.text.get_or_init(|| std::str::from_utf8(self.input).ok())
+        {
+            // Split at ASCII bytes, so on character boundaries.
+            if let Some(field) = self.spans.get(i).and_then(|&(a, b)| text.get(a..b)) {
+                return Ok(field);
+            }
+        }
+        std::str::from_utf8(self.field(i))
     }
 
     /// True for a record of one empty field (a blank line).
@@ -577,8 +681,9 @@ impl ColumnBuilder {
         }
     }
 
-    /// Appends one field; `Err` with a message when it is not UTF-8 (appended with U+FFFD).
-    fn push(&mut self, field: &[u8]) -> Result<(), String> {
+    /// Appends one field (`text`: the field as text, when it is UTF-8); `Err` with a message
+    /// when it is not UTF-8 (appended with U+FFFD).
+    fn push(&mut self, field: &[u8], text: Result<&str, Utf8Error>) -> Result<(), String> {
         if field.is_empty() {
             match self {
                 Self::Boolean(b) => b.append_null(),
@@ -590,10 +695,9 @@ impl ColumnBuilder {
         }
         // The first pass typed every field of the column, so these parse; a field that
         // somehow does not is text the type cannot hold, kept as null rather than guessed.
-        let text = std::str::from_utf8(field);
         match self {
             Self::Boolean(b) => b.append_option(text.ok().map(|t| t.eq_ignore_ascii_case("true"))),
-            Self::Integer(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
+            Self::Integer(b) => b.append_option(parse_integer(field)),
             Self::Number(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
             Self::Text(b) => match text {
                 Ok(t) => b.append_value(t),
@@ -703,7 +807,7 @@ fn read_part(
                     message: format!("a field of {} bytes", field.len()),
                 });
             }
-            if let Err(message) = column.push(field)
+            if let Err(message) = column.push(field, records.text(*i))
                 && reported.len() < WARNINGS_KEPT
             {
                 reported.push(Reported { line: line(), column: Some(*i + 1), message });
@@ -998,6 +1102,92 @@ mod tests {
         // Split where no quote is crossed, the chunks stand.
         let plain = b"1,a\n2,b\n3,c\n4,d\n";
         assert_eq!(scan_in_chunks(dialect, plain, 2, &|_| {}).len(), 2);
+    }
+
+    /// Every record with its fields, text, start line and the offset after it.
+    fn read_all(input: &[u8], delimiter: u8, core_only: bool) -> Vec<(Vec<Vec<u8>>, u64, usize)> {
+        let mut records = Records::new(Dialect { delimiter }, input, 1);
+        records.core_only = core_only;
+        let mut all = Vec::new();
+        while records.next_record() {
+            let fields: Vec<Vec<u8>> =
+                (0..records.fields).map(|i| records.field(i).to_vec()).collect();
+            for (i, field) in fields.iter().enumerate() {
+                assert_eq!(records.text(i).ok(), std::str::from_utf8(field).ok());
+            }
+            all.push((fields, records.line(), records.offset()));
+        }
+        all
+    }
+
+    #[test]
+    fn lines_without_quotes_split_here_read_as_csv_core_reads_them() {
+        let pieces: [&[u8]; 16] = [
+            b"a",
+            b"12",
+            b"",
+            b",",
+            b";",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"\n\n",
+            b"\"",
+            b"\"q,\"",
+            b" ",
+            "é".as_bytes(),
+            b"\xff",
+            b"\xef\xbb\xbf",
+            b"x\"y",
+        ];
+        let mut rng = fastrand::Rng::with_seed(1013);
+        let mut compared = 0;
+        for round in 0..20_000 {
+            let input: Vec<u8> = (0..rng.usize(0..40))
+                .flat_map(|_| pieces[rng.usize(..pieces.len())])
+                .copied()
+                .collect();
+            let delimiter = if round % 3 == 0 { b';' } else { b',' };
+            let core = read_all(&input, delimiter, true);
+            assert_eq!(
+                read_all(&input, delimiter, false),
+                core,
+                "{:?}",
+                String::from_utf8_lossy(&input)
+            );
+            compared += core.len();
+        }
+        assert!(compared > 50_000, "{compared}");
+    }
+
+    #[test]
+    fn integers_are_read_as_str_parse_reads_them() {
+        let mut fields: Vec<String> = [
+            "0",
+            "-0",
+            "-",
+            "",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "00012",
+            "1_000",
+            "+1",
+            "１",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rng = fastrand::Rng::with_seed(7);
+        fields.extend((0..10_000).map(|_| (rng.i64(..) >> rng.u32(0..63)).to_string()));
+        for field in fields {
+            assert_eq!(
+                parse_integer(field.as_bytes()),
+                field.parse::<i64>().ok().filter(|_| !field.starts_with('+')),
+                "{field}"
+            );
+        }
     }
 
     #[test]
