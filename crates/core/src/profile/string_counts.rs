@@ -172,8 +172,11 @@ impl StringCounts {
 
     /// Empty counts in this one's layout: a property whose counts were just spilled goes on as
     /// it was (a log stays a log, rather than growing a table to [`LOG_AFTER`] again each time).
-    pub(super) fn emptied(&self) -> Self {
-        Self { logging: self.logging, ..Self::default() }
+    pub(super) fn emptied(&mut self) -> Self {
+        let (mut log, mut arena) = (std::mem::take(&mut self.log), std::mem::take(&mut self.arena));
+        log.clear();
+        arena.clear();
+        Self { logging: self.logging, log, arena, ..Self::default() }
     }
 
     fn start_logging(&mut self) {
