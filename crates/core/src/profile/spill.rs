@@ -189,6 +189,11 @@ impl Chunk {
     pub(super) fn scratch(&self) -> &Arc<Scratch> {
         &self.scratch
     }
+
+    /// Bytes the chunk holds.
+    pub(super) fn bytes(&self) -> u64 {
+        self.pieces.iter().map(|&(_, len)| u64::from(len)).sum()
+    }
 }
 
 impl std::fmt::Debug for Chunk {

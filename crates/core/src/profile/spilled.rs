@@ -538,18 +538,24 @@ impl StringFold {
     }
 }
 
-/// Shares of the buckets a spilled property's strings are finished in, on all cores: several
-/// per core, so a core that also finishes other properties is not waited for.
-const SHARES: u32 = 16;
+/// Shares of the buckets a spilled property's strings are finished in at most, on all cores:
+/// several per core, so a core that also finishes other properties is not waited for.
+const MAX_SHARES: u32 = 16;
+
+/// Spilled bytes a share is worth: each share reads a piece of every chunk to find where it
+/// starts, which a small property's shares would spend more on than they save.
+const SHARE_BYTES: u64 = 8 << 20;
 
 /// The string statistics of a property with spilled chunks (see the module docs).
 pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     let chunks = std::mem::take(&mut stats.spilled);
     let memory = in_bucket_order(stats.values.tally_hashed());
     let buckets = 1u32 << BUCKET_BITS;
-    let shares = crate::parallel::on_all_cores(SHARES as usize, |share| {
+    let bytes: u64 = chunks.iter().map(Chunk::bytes).sum();
+    let count = u32::try_from(bytes / SHARE_BYTES).unwrap_or(MAX_SHARES).clamp(1, MAX_SHARES);
+    let shares = crate::parallel::on_all_cores(count as usize, |share| {
         let share = share as u32;
-        let range = buckets * share / SHARES..buckets * (share + 1) / SHARES;
+        let range = buckets * share / count..buckets * (share + 1) / count;
         let mut fold = StringFold::new();
         each_merged_string(&chunks, &memory, range, |text, n| fold.add(text, n));
         fold
