@@ -6,16 +6,19 @@
 //! few thousand numbers ahead, every chunk's numbers up to the smallest of the last ones read
 //! are taken (all that can come before it is then in memory), and those sorted runs are merged
 //! by one sort, which finds and merges runs.
-//! The merge is written out once more as one chunk, which the later passes read in order (the
-//! exact mean and deviation need two or three passes, the histogram one). A spilled property
-//! keeps no values: its profile holds the count below every edge any of its histograms can have
+//! The merge is written out once more as one chunk (unless the sources' ranges are disjoint and
+//! are read one after another again), which one more pass reads: the exact sum is taken during
+//! the merge, the deviation from the mean and the histograms' edge counts after it. A spilled
+//! property keeps no values: its profile holds the count below every edge any of its histograms can have
 //! ([`EdgeCounts`]), so histograms of any bin count stay exact after the files are gone.
 //!
 //! Strings need no order, only each distinct value once: chunks are written by the top
 //! [`BUCKET_BITS`] bits of each value's hash, so one bucket of every chunk at a time is folded
 //! in a small table that stays in cache, and texts are compared only where hashes are equal (the
 //! same value, or a collision, which stays two values). One pass gives the distinct count,
-//! lengths, top values, formats (every distinct value checked) and the text range.
+//! lengths, top values, formats (every distinct value checked) and the text range; a large
+//! property's buckets are shared out among the cores in ranges, each read from the piece of
+//! every chunk where its range begins, and the shares' figures added up.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -316,8 +319,8 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
     let memory = stats.take_runs();
     drop(stats);
     let count = chunks.iter().map(|c| c.values).sum::<u64>() + memory.count();
-    // Pass one: the merge, written out for the pass after it; the exact sum; the ranks the quartiles read,
-    // the extremes, the distinct count, and the runs themselves when they are few.
+    // Pass one: the merge, written out for the pass after it; the exact sum; the ranks the
+    // quartiles read, the extremes, the distinct count, and the runs themselves when few.
     let ranks: Vec<(u64, u64, u64)> = (0..=4).map(|k| quarter_ranks(count, k)).collect();
     let mut wanted: Vec<u64> = ranks.iter().flat_map(|&(low, high, _)| [low, high]).collect();
     wanted.sort_unstable();
