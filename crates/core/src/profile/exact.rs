@@ -185,7 +185,16 @@ pub fn interpolate(low: NumberKey, high: NumberKey, weight: u64) -> (f64, Option
         }
         _ => {
             let (a, b) = (low.double, high.double);
-            (a + (b - a) * (weight as f64 / 4.0), None)
+            if weight == 0 || a == b {
+                return (a, None);
+            }
+            // `b - a` rounds when the two are far apart or of both signs (the midpoint of
+            // -(2^50 + 0.25) and 2^50 came out -0.25, not -0.125): the exact sum of both
+            // weighted ends is rounded once instead.
+            let mut sum = super::numeric::ExactSum::default();
+            sum.add_product(a, (4 - weight.min(4)) as f64 / 4.0);
+            sum.add_product(b, weight.min(4) as f64 / 4.0);
+            (sum.value(), None)
         }
     }
 }

@@ -611,6 +611,8 @@ impl Centre {
 #[derive(Debug, Default)]
 pub(super) struct Spread {
     m2: f64,
+    /// The sum of the distances: not zero when the mean was rounded (see [`Spread::std_dev`]).
+    drift: f64,
 }
 
 impl Spread {
@@ -618,11 +620,19 @@ impl Spread {
     pub(super) fn add(&mut self, centre: &Centre, x: NumberKey, n: u64) {
         let distance = centre.distance(x);
         self.m2 += distance * distance * n as f64;
+        self.drift += distance * n as f64;
     }
 
     /// The sample standard deviation of `count` values.
     pub(super) fn std_dev(&self, centre: &Centre, count: u64) -> f64 {
-        let std = if count > 1 { (self.m2 / (count - 1) as f64).sqrt() } else { 0.0 };
+        // Distances from a rounded mean overstate the squares by count × (its rounding)²,
+        // which the sum of the distances measures: where values differ by a few units in the
+        // last place of a large mean (1e10 and 1e10 + 2e-6), that was most of the sum.
+        let m2 = match count {
+            0 => 0.0,
+            n => (self.m2 - self.drift * self.drift / n as f64).max(0.0),
+        };
+        let std = if count > 1 { (m2 / (count - 1) as f64).sqrt() } else { 0.0 };
         match *centre {
             Centre::Whole { .. } => std,
             Centre::Scaled { unit, .. } => std * unit,
@@ -642,7 +652,7 @@ pub fn auto_bins(runs: &ValueRuns) -> usize {
 /// A sum of doubles kept exactly as non-overlapping partial sums (Shewchuk's algorithm, as
 /// Python's `math.fsum`), rounded once when read.
 #[derive(Debug, Default)]
-struct ExactSum {
+pub(super) struct ExactSum {
     partials: Vec<f64>,
 }
 
@@ -673,7 +683,7 @@ impl ExactSum {
     }
 
     /// Adds `a × b` exactly: the rounded product and its rounding error (a fused multiply-add).
-    fn add_product(&mut self, a: f64, b: f64) {
+    pub(super) fn add_product(&mut self, a: f64, b: f64) {
         let product = a * b;
         self.add(product);
         if product.is_finite() {
@@ -684,7 +694,7 @@ impl ExactSum {
     /// The sum, rounded once to the nearest double (ties to even), as Python's `math.fsum`
     /// rounds it: the partials added from the largest down until one addition is inexact, then
     /// a tie settled by the sign of what is left below.
-    fn value(&self) -> f64 {
+    pub(super) fn value(&self) -> f64 {
         let mut rest = self.partials.iter().rev();
         let Some(&first) = rest.next() else { return 0.0 };
         let (mut high, mut low) = (first, 0.0);
@@ -775,6 +785,25 @@ mod tests {
         assert_eq!(ValueRuns::from_values(vec![1e-300, 1.0, 3.0]).fixed_point_sum(), None);
         assert_eq!(ValueRuns::from_values(vec![1e300, 1.0]).fixed_point_sum(), None);
         assert_eq!(ValueRuns::from_values(vec![0.0, -0.0]).fixed_point_sum(), Some(0.0));
+    }
+
+    #[test]
+    fn values_a_few_units_in_the_last_place_apart_keep_their_exact_deviation_and_midpoint() {
+        use super::ValueRuns;
+        // Python: statistics.stdev over Fractions of the doubles, math.sqrt of the result.
+        let step = 1.9073486328125e-06; // one unit in the last place of 1e10
+        for (n, expected) in [(4, 1.1012082465927615e-06), (1000, 9.54151511490606e-07)] {
+            let values: Vec<f64> =
+                (0..n).map(|i| 1e10 + if i % 2 == 0 { 0.0 } else { step }).collect();
+            let (mean, std) = ValueRuns::from_values(values).mean_std();
+            // 1e10 + step / 2, rounded once (to even).
+            assert_eq!(mean, 1e10, "{n}");
+            assert!((std - expected).abs() <= expected * 1e-12, "{n}: {std} vs {expected}");
+        }
+        // The midpoint of the two middle values of an even count, rounded once.
+        let runs = ValueRuns::from_values(vec![-1125899906842624.25, 1125899906842624.0]);
+        assert_eq!(runs.mean_std().0, -0.125);
+        assert_eq!(runs.quarter(2).0, -0.125);
     }
 
     #[test]

@@ -203,8 +203,8 @@ struct Records<'a> {
     fields: usize,
     /// The line `input` starts on.
     first_line: u64,
-    /// Newlines in `input[..counted]`: lines are counted by `\n` bytes, not by the reader
-    /// (which counts a CRLF's `\n` with the record after it).
+    /// Line ends in `input[..counted]`: counted here, not by the reader (which counts a CRLF's
+    /// `\n` with the record after it, and no lone `\r`).
     newlines: std::cell::Cell<u64>,
     counted: std::cell::Cell<usize>,
     delimiter: u8,
@@ -284,7 +284,13 @@ impl<'a> Records<'a> {
     fn line_at(&self, at: usize) -> u64 {
         let (at, counted) = (at.min(self.input.len()), self.counted.get());
         if at > counted {
-            let more = memchr::memchr_iter(b'\n', &self.input[counted..at]).count() as u64;
+            // A line ends at `\n`, at `\r\n`, or at a lone `\r`, as csv-core ends records.
+            let input = self.input;
+            let more = memchr::memchr2_iter(b'\n', b'\r', &input[counted..at])
+                .filter(|&i| {
+                    input[counted + i] == b'\n' || input.get(counted + i + 1) != Some(&b'\n')
+                })
+                .count() as u64;
             self.newlines.set(self.newlines.get() + more);
             self.counted.set(at);
         }
@@ -1158,6 +1164,16 @@ mod tests {
             compared += core.len();
         }
         assert!(compared > 50_000, "{compared}");
+    }
+
+    #[test]
+    fn records_start_on_the_line_every_kind_of_line_end_counts() {
+        let lines = |input: &[u8]| -> Vec<u64> {
+            read_all(input, b',', false).into_iter().map(|(_, line, _)| line).collect()
+        };
+        assert_eq!(lines(b"a,b\r1,x\r2\r3,y,z\r4,\xff\r"), [1, 2, 3, 4, 5]);
+        assert_eq!(lines(b"a,b\n1,x\r2\r3,y,z\n4,\xff\r\n"), [1, 2, 3, 4, 5]);
+        assert_eq!(lines(b"a\r\n\r\nb\r\rc\n\"d\re\"\rf"), [1, 3, 5, 6, 8]);
     }
 
     #[test]
