@@ -8,8 +8,10 @@
 //! - Each column has one type, decided from every row (not a sample), so that no later row can
 //!   contradict it: `boolean` when every value is `true` or `false` (any case), `integer` when
 //!   every value is one written as JSON writes integers (no `+`, no leading zeros — `007` and
-//!   zip codes stay text — within the 64-bit range), `number` when every value is a JSON number and one
-//!   has a fraction or exponent (integers in it read as doubles), else `text`.
+//!   zip codes stay text — within `i64`), `integer` as `DECIMAL(20,0)` when some are past
+//!   `i64` but every one is within the 64-bit ranges (`i64` and `u64`, exactly, as the JSON
+//!   reader holds them), `number` when every value is a JSON number and one has a fraction or
+//!   exponent or lies past the 64-bit ranges (integers in it read as doubles), else `text`.
 //! - The first row is the header unless every one of its fields fits the type its column has in
 //!   the other rows and at least one column is not text (a file of numbers has no header).
 //!   Empty header names become `column_N`, repeated ones get `_2`, `_3`.
@@ -24,7 +26,9 @@ use std::sync::Arc;
 use super::{Budget, TableRead, TableWorker};
 use crate::error::{LoadWarning, SourceError};
 use crate::source::Progress;
-use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, Decimal128Builder, Float64Builder, Int64Builder, StringBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
@@ -47,6 +51,8 @@ enum Kind {
     Empty,
     Boolean,
     Integer,
+    /// Integers past `i64`, within `u64`: read as `DECIMAL(20,0)`, exactly.
+    Wide,
     Number,
     Text,
 }
@@ -57,11 +63,7 @@ impl Kind {
         if field.eq_ignore_ascii_case(b"true") || field.eq_ignore_ascii_case(b"false") {
             return Kind::Boolean;
         }
-        match json_number(field) {
-            Some(true) => Kind::Integer,
-            Some(false) => Kind::Number,
-            None => Kind::Text,
-        }
+        json_number(field).unwrap_or(Kind::Text)
     }
 
     /// The type of a column holding values of both types.
@@ -70,7 +72,8 @@ impl Kind {
         match (self, other) {
             (Empty, k) | (k, Empty) => k,
             (a, b) if a == b => a,
-            (Integer, Number) | (Number, Integer) => Number,
+            (Integer, Wide) | (Wide, Integer) => Wide,
+            (Integer | Wide, Number) | (Number, Integer | Wide) => Number,
             _ => Text,
         }
     }
@@ -79,15 +82,19 @@ impl Kind {
         match self {
             Kind::Boolean => DataType::Boolean,
             Kind::Integer => DataType::Int64,
+            Kind::Wide => DataType::Decimal128(WIDE_DIGITS, 0),
             Kind::Number => DataType::Float64,
             Kind::Empty | Kind::Text => DataType::Utf8,
         }
     }
 }
 
-/// `Some(true)` for a JSON integer within `i64`, `Some(false)` for any other finite
-/// JSON number, `None` for anything else.
-fn json_number(field: &[u8]) -> Option<bool> {
+/// Digits of the decimal that holds every integer of `i64` and of `u64`.
+const WIDE_DIGITS: u8 = 20;
+
+/// The kind of a JSON number: [`Kind::Integer`] within `i64`, [`Kind::Wide`] past it within
+/// `u64`, [`Kind::Number`] for any other finite one; `None` for anything else.
+fn json_number(field: &[u8]) -> Option<Kind> {
     let digits = |s: &[u8], mut i: usize| {
         let start = i;
         while s.get(i).is_some_and(u8::is_ascii_digit) {
@@ -125,17 +132,37 @@ fn json_number(field: &[u8]) -> Option<bool> {
     if i != field.len() {
         return None;
     }
-    // Any integer `i64` holds (19-digit ids too); longer ones are numbers, as a JSON reader
-    // holds them: doubles.
+    // Any integer `i64` or `u64` holds (19-digit ids too), exactly; longer ones are numbers,
+    // as a JSON reader holds them: doubles.
     if integer && parse_integer(field).is_some() {
-        return Some(true);
+        return Some(Kind::Integer);
+    }
+    if integer && parse_wide(field).is_some() {
+        return Some(Kind::Wide);
     }
     // Without an exponent, fewer than 309 whole digits are a finite double.
     let exponent = field.iter().any(|b| matches!(b, b'e' | b'E'));
     if !exponent && whole <= 308 {
-        return Some(false);
+        return Some(Kind::Number);
     }
-    std::str::from_utf8(field).ok()?.parse::<f64>().ok().filter(|v| v.is_finite()).map(|_| false)
+    let finite = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?.is_finite();
+    finite.then_some(Kind::Number)
+}
+
+/// The integer a field of ASCII digits (after an optional `-`) spells, if it lies within
+/// `i64` or `u64`.
+fn parse_wide(field: &[u8]) -> Option<i128> {
+    if let Some(value) = parse_integer(field) {
+        return Some(value.into());
+    }
+    let mut value: u64 = 0;
+    for &d in field {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(value.into())
 }
 
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
@@ -671,6 +698,7 @@ fn header_names(fields: &[Vec<u8>]) -> Vec<String> {
 enum ColumnBuilder {
     Boolean(BooleanBuilder),
     Integer(Int64Builder),
+    Wide(Decimal128Builder),
     Number(Float64Builder),
     Text(StringBuilder),
 }
@@ -680,6 +708,10 @@ impl ColumnBuilder {
         match kind {
             Kind::Boolean => Self::Boolean(BooleanBuilder::with_capacity(BATCH_ROWS)),
             Kind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
+            Kind::Wide => Self::Wide(
+                Decimal128Builder::with_capacity(BATCH_ROWS)
+                    .with_data_type(DataType::Decimal128(WIDE_DIGITS, 0)),
+            ),
             Kind::Number => Self::Number(Float64Builder::with_capacity(BATCH_ROWS)),
             Kind::Empty | Kind::Text => {
                 Self::Text(StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16))
@@ -694,6 +726,7 @@ impl ColumnBuilder {
             match self {
                 Self::Boolean(b) => b.append_null(),
                 Self::Integer(b) => b.append_null(),
+                Self::Wide(b) => b.append_null(),
                 Self::Number(b) => b.append_null(),
                 Self::Text(b) => b.append_null(),
             }
@@ -704,6 +737,7 @@ impl ColumnBuilder {
         match self {
             Self::Boolean(b) => b.append_option(text.ok().map(|t| t.eq_ignore_ascii_case("true"))),
             Self::Integer(b) => b.append_option(parse_integer(field)),
+            Self::Wide(b) => b.append_option(parse_wide(field)),
             Self::Number(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
             Self::Text(b) => match text {
                 Ok(t) => b.append_value(t),
@@ -720,6 +754,7 @@ impl ColumnBuilder {
         match self {
             Self::Boolean(b) => Arc::new(b.finish()),
             Self::Integer(b) => Arc::new(b.finish()),
+            Self::Wide(b) => Arc::new(b.finish()),
             Self::Number(b) => Arc::new(b.finish()),
             Self::Text(b) => Arc::new(b.finish()),
         }
@@ -1074,6 +1109,7 @@ fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Boolean => "boolean",
         Kind::Integer => "integer",
+        Kind::Wide => "integer (DECIMAL(20,0): past i64)",
         Kind::Number => "number",
         Kind::Empty | Kind::Text => "text",
     }
@@ -1208,19 +1244,27 @@ mod tests {
 
     #[test]
     fn numbers_are_typed_as_json_writes_them() {
-        assert_eq!(json_number(b"0"), Some(true));
-        assert_eq!(json_number(b"-12"), Some(true));
+        use Kind::*;
+        assert_eq!(json_number(b"0"), Some(Integer));
+        assert_eq!(json_number(b"-12"), Some(Integer));
         assert_eq!(json_number(b"007"), None);
         assert_eq!(json_number(b"+1"), None);
-        assert_eq!(json_number(b"1.5e3"), Some(false));
+        assert_eq!(json_number(b"1.5e3"), Some(Number));
         assert_eq!(json_number(b"1."), None);
         assert_eq!(json_number(b".5"), None);
         assert_eq!(json_number(b"1e999"), None);
-        assert_eq!(json_number(b"1234567890123456789012"), Some(false));
-        assert_eq!(json_number(b"1500000000000000072"), Some(true));
-        assert_eq!(json_number(b"-9223372036854775808"), Some(true));
-        assert_eq!(json_number(b"9223372036854775808"), Some(false));
+        assert_eq!(json_number(b"1234567890123456789012"), Some(Number));
+        assert_eq!(json_number(b"1500000000000000072"), Some(Integer));
+        assert_eq!(json_number(b"-9223372036854775808"), Some(Integer));
+        assert_eq!(json_number(b"9223372036854775808"), Some(Wide));
+        assert_eq!(json_number(b"18446744073709551615"), Some(Wide));
+        assert_eq!(json_number(b"18446744073709551616"), Some(Number));
+        assert_eq!(json_number(b"-9223372036854775809"), Some(Number));
         assert_eq!(json_number(b"NaN"), None);
+        assert_eq!(parse_wide(b"18446744073709551615"), Some(u64::MAX.into()));
+        assert_eq!(parse_wide(b"-9223372036854775808"), Some(i64::MIN.into()));
+        assert_eq!(Kind::Integer.join(Kind::Wide), Kind::Wide);
+        assert_eq!(Kind::Wide.join(Kind::Number), Kind::Number);
         assert_eq!(Kind::Integer.join(Kind::Number), Kind::Number);
         assert_eq!(Kind::Integer.join(Kind::Boolean), Kind::Text);
     }

@@ -233,7 +233,11 @@ impl Columns {
                 (_, DataType::Null) => continue,
                 (a, b) if is_text(a) && is_text(b) => DataType::Utf8,
                 (a, b) if a.is_integer() && b.is_integer() => wider_integer(a, b),
-                (a, b) if is_number(a) && is_number(b) => DataType::Float64,
+                // A CSV file's integers past `i64` (see `csv.rs`) beside other integers.
+                (a, b) if is_whole(a) && is_whole(b) => DataType::Decimal128(20, 0),
+                (a, b) if (is_number(a) || is_whole(a)) && (is_number(b) || is_whole(b)) => {
+                    DataType::Float64
+                }
                 (a, b) if is_scalar(a) && is_scalar(b) => {
                     notes.push((
                         field.name().clone(),
@@ -277,6 +281,11 @@ fn wider_integer(a: &DataType, b: &DataType) -> DataType {
         _ if wide(a) || wide(b) => DataType::Decimal128(20, 0),
         _ => DataType::Int64,
     }
+}
+
+/// An integer type, or the 20-digit decimal that holds every `i64` and `u64`.
+fn is_whole(t: &DataType) -> bool {
+    t.is_integer() || matches!(t, DataType::Decimal128(20, 0))
 }
 
 fn is_number(t: &DataType) -> bool {

@@ -215,6 +215,38 @@ fn awkward_csv_text_reads_as_stated() {
 }
 
 #[test]
+fn csv_integers_past_i64_within_u64_stay_exact_as_in_json() {
+    // (A one-column CSV cannot hold a null: its empty field is a blank line, skipped.)
+    let values = ["18446744073709551615", "18446744073709551614", "-9223372036854775808", "7"];
+    let csv: String = std::iter::once("n").chain(values).map(|v| format!("{v}\n")).collect();
+    let ndjson: String = values.iter().map(|v| format!("{{\"n\": {v}}}\n")).collect();
+    let (_a, csv) = write("wide.csv", csv.as_bytes());
+    let (_b, ndjson) = write("wide.ndjson", ndjson.as_bytes());
+    let (csv, ndjson) = (load_path(&csv).expect("csv"), load_path(&ndjson).expect("ndjson"));
+    let (x, y) = (property(&csv.collections[0], "n"), property(&ndjson.collections[0], "n"));
+    assert_eq!((x.distinct, x.present, x.nulls), (4, 4, 0));
+    assert_eq!((x.distinct, x.present, x.nulls), (y.distinct, y.present, y.nulls));
+    let (a, b) = (x.numbers.as_ref().expect("numbers"), y.numbers.as_ref().expect("numbers"));
+    assert_eq!(a.integer_count, 4);
+    assert_eq!((a.exact_range, a.exact_median), (b.exact_range, b.exact_median));
+    assert_eq!((a.mean, a.std_dev), (b.mean, b.std_dev));
+    let first = rows(&csv)[0].clone();
+    assert_eq!(first["n"], u64::MAX);
+    assert!(
+        csv.warnings[0].message.contains("n: integer (DECIMAL(20,0)"),
+        "{}",
+        csv.warnings[0].message
+    );
+    // Past u64 (or below i64), integers are numbers, as a JSON reader holds them: doubles.
+    let (_c, past) = write("past.csv", b"n\n18446744073709551616\n1\n");
+    let past = load_path(&past).expect("past");
+    assert_eq!(
+        property(&past.collections[0], "n").numbers.as_ref().map(|n| n.float_count),
+        Some(2)
+    );
+}
+
+#[test]
 fn delimiters_and_headers_are_found() {
     let (_d, semi) = write("semi.csv", b"a;b;c\n1;x;2.5\n2;y;3\n");
     assert_eq!(rows(&load_path(&semi).expect("semi"))[1]["c"], 3.0);
