@@ -123,6 +123,18 @@ pub fn stat_json(value: f64) -> Value {
     exact_json(stat(value))
 }
 
+/// A computed statistic that lies between `min` and `max` (a mean, a median) as JSON: rounded
+/// as [`stat_json`] rounds, or with all its digits where rounding would carry it past an end
+/// (the mean of values near 2^53 rounded below their minimum, a contradiction a reader sees).
+pub fn stat_json_within(value: f64, min: f64, max: f64) -> Value {
+    let rounded = stat(value);
+    if (min..=max).contains(&rounded) || !(min..=max).contains(&value) {
+        exact_json(rounded)
+    } else {
+        exact_json(value)
+    }
+}
+
 /// A value from the data as JSON, exactly; negative zero as `0`, non-finite as `null`.
 pub fn exact_json(value: f64) -> Value {
     Number::from_f64(value + 0.0).map_or(Value::Null, Value::Number)
@@ -262,6 +274,10 @@ mod tests {
         assert_eq!(stat(0.009565432123), 0.009565432123);
         assert_eq!(stat(-0.0).to_bits(), 0.0f64.to_bits());
         assert_eq!(stat(123_456_789_012_345.0), 123_456_789_012_000.0);
+        // Rounded past an end of the range it lies in, a statistic keeps its digits.
+        let (min, max) = (9007199254740989.0, 9007199254740993.0);
+        assert_eq!(stat_json_within(9007199254740990.0, min, max), 9007199254740990.0);
+        assert_eq!(stat_json_within(0.6000000000000001, 0.1, 0.9), 0.6);
     }
 
     #[test]

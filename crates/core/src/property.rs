@@ -294,10 +294,10 @@ fn number_stats(
     m.insert("integer".into(), json!(n.all_integers()));
     // The extremes are values from the data, shown exactly, and so is the median of integers
     // (a value or the midpoint of two); the rest are computed, shown to twelve significant
-    // digits (see `figure`).
+    // digits (see `figure`), or all of them where rounding would carry them past an end.
     m.insert("min".into(), n.min_value());
     m.insert("max".into(), n.max_value());
-    m.insert("avg".into(), figure::stat_json(n.mean));
+    m.insert("avg".into(), figure::stat_json_within(n.mean, n.min, n.max));
     m.insert("median".into(), n.median_value());
     m.insert("stdDev".into(), figure::stat_json(n.std_dev));
     m.insert("distinctNumbers".into(), json!(n.distinct));

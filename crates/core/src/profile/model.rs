@@ -236,9 +236,10 @@ impl NumberProfile {
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
     /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
     pub fn median_value(&self) -> Value {
-        self.exact_median
-            .filter(|_| self.all_integers())
-            .map_or_else(|| crate::figure::stat_json(self.median), Quarters::to_json)
+        self.exact_median.filter(|_| self.all_integers()).map_or_else(
+            || crate::figure::stat_json_within(self.median, self.min, self.max),
+            Quarters::to_json,
+        )
     }
 
     /// The bin count the automatic rule picks for these values.
