@@ -297,7 +297,7 @@ fn number_stats(
     // digits (see `figure`), or all of them where rounding would carry them past an end.
     m.insert("min".into(), n.min_value());
     m.insert("max".into(), n.max_value());
-    m.insert("avg".into(), figure::stat_json_within(n.mean, n.min, n.max));
+    m.insert("avg".into(), n.mean_value());
     m.insert("median".into(), n.median_value());
     m.insert("stdDev".into(), figure::stat_json(n.std_dev));
     m.insert("distinctNumbers".into(), json!(n.distinct));

@@ -97,6 +97,29 @@ impl NumberKey {
     }
 }
 
+/// The mean `sum / count` as JSON, exactly: an integer as a JSON number when JSON holds it,
+/// else its decimal text with up to six places (ten-millionths of a mean past 2^53 are noise no
+/// reader needs; the digits before the point are all exact).
+pub fn mean_json(sum: i128, count: u64) -> Value {
+    let n = i128::from(count.max(1));
+    let (whole, rest) = (sum / n, (sum % n).unsigned_abs());
+    if rest == 0
+        && let Some(value) = integer_json(whole)
+    {
+        return value;
+    }
+    // Six decimals, rounded half up from the exact remainder.
+    let places = (rest * 1_000_000 + n.unsigned_abs() / 2) / n.unsigned_abs();
+    let (whole, places) =
+        if places == 1_000_000 { (whole + sum.signum(), 0) } else { (whole, places) };
+    if places == 0 {
+        return integer_json(whole).unwrap_or_else(|| Value::String(whole.to_string()));
+    }
+    let sign = if sum < 0 && whole == 0 { "-" } else { "" };
+    let fraction = format!("{places:06}");
+    Value::String(format!("{sign}{whole}.{}", fraction.trim_end_matches('0')))
+}
+
 /// An integer as a JSON number, when JSON holds it exactly (the i64 and u64 ranges).
 pub fn integer_json(value: i128) -> Option<Value> {
     i64::try_from(value)
@@ -204,6 +227,19 @@ mod tests {
     use super::*;
 
     const TWO_53: i128 = 1 << 53;
+
+    #[test]
+    fn means_past_doubles_are_shown_from_the_exact_sum() {
+        let text = |v: Value| v.to_string();
+        assert_eq!(text(mean_json(3 * 18014398509481986, 3)), "18014398509481986");
+        assert_eq!(text(mean_json(2 * 18446744073709551614 + 1, 2)), "\"18446744073709551614.5\"");
+        assert_eq!(text(mean_json(-(3 * (1 << 60)) - 1, 3)), "\"-1152921504606846976.333333\"");
+        assert_eq!(text(mean_json(-5, 2)), "\"-2.5\"");
+        assert_eq!(text(mean_json(-1, 2)), "\"-0.5\"");
+        // Rounded up into the next whole number.
+        assert_eq!(text(mean_json(2_999_999_999, 1_000_000_000)), "3");
+        assert_eq!(text(mean_json(-2_999_999_999, 1_000_000_000)), "-3");
+    }
 
     #[test]
     fn whole_numbers_are_found_as_the_library_conversion_finds_them() {

@@ -269,6 +269,7 @@ fn sketched_numbers(
         min,
         max,
         mean: sketch.mean(),
+        exact_sum: None,
         median: runs.quarter(2).0,
         std_dev: sketch.std_dev(),
         distinct,
@@ -369,6 +370,8 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
     let (parts, wide, counted) = n.into_parts();
     let runs = ValueRuns::from_parts_counted(parts, counted).with_wide(wide);
     let (mean, std_dev) = runs.mean_std();
+    // Read only past 2^53, where it is needed: one more pass over the runs.
+    let exact_sum = (mean.abs() >= 9_007_199_254_740_992.0).then(|| runs.exact_sum()).flatten();
     let distinct = runs.distinct() as u64;
     let integers = float_count == 0;
     let (median, exact_median) = runs.quarter(2);
@@ -379,6 +382,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         min: runs.min(),
         max: runs.max(),
         mean,
+        exact_sum,
         median,
         std_dev,
         distinct,

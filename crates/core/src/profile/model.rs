@@ -172,6 +172,10 @@ pub struct NumberProfile {
     pub max: f64,
     /// Arithmetic mean.
     pub mean: f64,
+    /// The exact sum, when every value is an integer and the mean lies past 2^53 (`mean` is its
+    /// nearest double there, which may lie outside `min..max`): the mean is shown from it.
+    #[serde(skip)]
+    pub exact_sum: Option<i128>,
     /// Median (mean of the middle two for an even count).
     pub median: f64,
     /// Sample standard deviation (n − 1); 0 for a single value.
@@ -231,6 +235,16 @@ impl NumberProfile {
             || crate::figure::exact_json(double),
             |key| key.to_json(self.all_integers()),
         )
+    }
+
+    /// The mean as JSON: a computed statistic (see [`crate::figure::stat_json_within`]), or
+    /// from the exact sum of integers past 2^53 — a JSON integer when whole, else its decimal
+    /// text to six places (as a median's midpoint past 2^53 is text).
+    pub fn mean_value(&self) -> Value {
+        match self.exact_sum.filter(|_| self.all_integers() && self.count > 0) {
+            Some(sum) => super::exact::mean_json(sum, self.count),
+            None => crate::figure::stat_json_within(self.mean, self.min, self.max),
+        }
     }
 
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,

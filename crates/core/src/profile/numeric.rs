@@ -333,6 +333,15 @@ impl ValueRuns {
         mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
     }
 
+    /// The exact sum when every value is whole and the mean lies past 2^53.
+    pub(crate) fn exact_sum(&self) -> Option<i128> {
+        let mut total = ExactTotal::default();
+        for (x, n) in self.iter() {
+            total.add(x, n);
+        }
+        total.whole_sum_past_doubles()
+    }
+
     /// The exact sum rounded once (see [`ExactTotal::fixed_point_sum`]).
     #[cfg(test)]
     fn fixed_point_sum(&self) -> Option<f64> {
@@ -477,6 +486,14 @@ impl ExactTotal {
             sums[(lowest + 1074) as usize] = term;
         }
         Some(sums)
+    }
+
+    /// The exact sum when every value was whole, kept only where the mean lies past 2^53 (see
+    /// `NumberProfile::exact_sum`).
+    pub(super) fn whole_sum_past_doubles(&self) -> Option<i128> {
+        let n = i128::from(self.count.max(1));
+        let past = (self.integer / n).unsigned_abs() >= 1 << 53;
+        (!self.not_whole && self.count > 0 && past).then_some(self.integer)
     }
 
     /// Widens the exponent range to `double`'s (zero has none).

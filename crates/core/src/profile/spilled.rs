@@ -384,6 +384,7 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         min,
         max,
         mean: centre.mean(),
+        exact_sum: total.whole_sum_past_doubles(),
         median,
         std_dev: 0.0,
         distinct,

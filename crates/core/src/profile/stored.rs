@@ -104,6 +104,9 @@ struct StoredNumbers {
     quartiles: [Bits; 2],
     /// Quarter units as decimal text (an `i128`).
     exact_median: Option<String>,
+    /// The exact sum of integers past 2^53, as decimal text.
+    #[serde(default)]
+    exact_sum: Option<String>,
     /// (double, offset) of the smallest and largest value.
     exact_range: Option<[(Bits, i64); 2]>,
     exact_text_count: u64,
@@ -278,6 +281,7 @@ fn stored_property(p: &PropertyProfile) -> Option<StoredProperty> {
             top: stored_top(&n.top)?,
             quartiles: [n.quartiles[0].into(), n.quartiles[1].into()],
             exact_median: n.exact_median.map(|q| q.quarter_units().to_string()),
+            exact_sum: n.exact_sum.map(|sum| sum.to_string()),
             exact_range: n.exact_range.map(|(low, high)| {
                 [(low.double().into(), low.offset()), (high.double().into(), high.offset())]
             }),
@@ -373,6 +377,7 @@ fn numbers_back(n: StoredNumbers) -> Option<NumberProfile> {
         min: n.min.into(),
         max: n.max.into(),
         mean: n.mean.into(),
+        exact_sum: n.exact_sum.as_deref().and_then(|s| s.parse().ok()),
         median: n.median.into(),
         std_dev: n.std_dev.into(),
         distinct: n.distinct,

@@ -502,7 +502,14 @@ type Release<'a> = &'a (dyn Fn(std::ops::Range<usize>) + Sync);
 
 /// Types the records of `input` that start before `stop`, assuming `input` starts a record;
 /// every [`PART_BYTES`] the bytes read are handed to `release` (as offsets within `input`).
-fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>) -> ChunkScan {
+/// Records of more than `width` fields are left out: the second pass skips them.
+fn scan_chunk(
+    dialect: Dialect,
+    input: &[u8],
+    stop: usize,
+    width: usize,
+    release: Release<'_>,
+) -> ChunkScan {
     let mut records = Records::new(dialect, input, 1);
     let mut scan = ChunkScan::default();
     let mut next_part = 0usize;
@@ -520,6 +527,9 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>)
                 release(before..start);
             }
             next_part = start + PART_BYTES as usize;
+        }
+        if records.fields > width {
+            continue;
         }
         scan.rows += 1;
         if scan.kinds.len() < records.fields {
@@ -544,10 +554,15 @@ fn scan_chunk(dialect: Dialect, input: &[u8], stop: usize, release: Release<'_>)
 /// scanned on its own core as if it started a record. A chunk that started inside a quoted
 /// field is told by the chunk before it, which then ends elsewhere than where it starts: the
 /// rows are then scanned again in one piece. So the result is always a single pass's.
-fn scan_rows(dialect: Dialect, rows: &[u8], release: Release<'_>) -> Vec<(usize, ChunkScan)> {
+fn scan_rows(
+    dialect: Dialect,
+    rows: &[u8],
+    width: usize,
+    release: Release<'_>,
+) -> Vec<(usize, ChunkScan)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let chunks = if rows.len() >= 2 * PART_BYTES as usize { threads } else { 1 };
-    scan_in_chunks(dialect, rows, chunks, release)
+    scan_in_chunks(dialect, rows, chunks, width, release)
 }
 
 /// [`scan_rows`] in `chunks` chunks (fewer where newlines are far apart).
@@ -555,6 +570,7 @@ fn scan_in_chunks(
     dialect: Dialect,
     rows: &[u8],
     chunks: usize,
+    width: usize,
     release: Release<'_>,
 ) -> Vec<(usize, ChunkScan)> {
     let mut bounds: Vec<usize> =
@@ -570,7 +586,9 @@ fn scan_in_chunks(
                 let (start, stop) = (w[0], w[1]);
                 let release =
                     move |r: std::ops::Range<usize>| release(start + r.start..start + r.end);
-                scope.spawn(move || scan_chunk(dialect, &rows[start..], stop - start, &release))
+                scope.spawn(move || {
+                    scan_chunk(dialect, &rows[start..], stop - start, width, &release)
+                })
             })
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -579,7 +597,7 @@ fn scan_in_chunks(
     if agreed {
         bounds.into_iter().zip(scans).collect()
     } else {
-        vec![(0, scan_chunk(dialect, rows, rows.len(), release))]
+        vec![(0, scan_chunk(dialect, rows, rows.len(), width, release))]
     }
 }
 
@@ -611,7 +629,7 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
     let mut line = second_line;
     let offset = mark + after_first;
     let release = |r: std::ops::Range<usize>| release(offset + r.start..offset + r.end);
-    for (start, scan) in scan_rows(dialect, &body[after_first..], &release) {
+    for (start, scan) in scan_rows(dialect, &body[after_first..], first.len(), &release) {
         if kinds.len() < scan.kinds.len() {
             kinds.resize(scan.kinds.len(), Kind::Empty);
         }
@@ -1125,9 +1143,9 @@ mod tests {
     fn chunks_started_inside_quotes_are_scanned_again() {
         let rows = b"1,\"one\ntwo\nthree\nfour\nfive\nsix\"\n2,x\n3,\"y\"\n4,5\n";
         let dialect = Dialect { delimiter: b',' };
-        let whole = scan_in_chunks(dialect, rows, 1, &|_| {});
+        let whole = scan_in_chunks(dialect, rows, 1, usize::MAX, &|_| {});
         for chunks in 2..6 {
-            let split = scan_in_chunks(dialect, rows, chunks, &|_| {});
+            let split = scan_in_chunks(dialect, rows, chunks, usize::MAX, &|_| {});
             let rows_of = |s: &[(usize, ChunkScan)]| s.iter().map(|(_, c)| c.rows).sum::<u64>();
             assert_eq!(rows_of(&split), 4, "{chunks} chunks");
             assert_eq!(rows_of(&whole), 4);
@@ -1143,7 +1161,7 @@ mod tests {
         }
         // Split where no quote is crossed, the chunks stand.
         let plain = b"1,a\n2,b\n3,c\n4,d\n";
-        assert_eq!(scan_in_chunks(dialect, plain, 2, &|_| {}).len(), 2);
+        assert_eq!(scan_in_chunks(dialect, plain, 2, usize::MAX, &|_| {}).len(), 2);
     }
 
     /// Every record with its fields, text, start line and the offset after it.

@@ -230,6 +230,13 @@ fn csv_integers_past_i64_within_u64_stay_exact_as_in_json() {
     assert_eq!(a.integer_count, 4);
     assert_eq!((a.exact_range, a.exact_median), (b.exact_range, b.exact_median));
     assert_eq!((a.mean, a.std_dev), (b.mean, b.std_dev));
+    // The mean past 2^53 from the exact sum, as every format holds it.
+    assert_eq!(a.mean_value(), b.mean_value());
+    let (_m, mean) =
+        write("mean.csv", b"x\n18014398509481985\n18014398509481986\n18014398509481987\n");
+    let mean = load_path(&mean).expect("mean");
+    let x = property(&mean.collections[0], "x").numbers.as_ref().expect("numbers");
+    assert_eq!(x.mean_value(), 18014398509481986u64);
     let first = rows(&csv)[0].clone();
     assert_eq!(first["n"], u64::MAX);
     assert!(
@@ -244,6 +251,25 @@ fn csv_integers_past_i64_within_u64_stay_exact_as_in_json() {
         property(&past.collections[0], "n").numbers.as_ref().map(|n| n.float_count),
         Some(2)
     );
+}
+
+#[test]
+fn a_skipped_row_types_nothing() {
+    for (text, kind) in [
+        ("a,b\n1,2\n3,4\nzzz,5,6\n", "a: integer"),
+        ("a,b\n1,2\n18446744073709551616,5,6\n", "a: integer"),
+    ] {
+        let (_dir, path) = write("skipped.csv", text.as_bytes());
+        let source = load_path(&path).expect("loads");
+        let warning = &source.warnings[0].message;
+        assert!(warning.contains(kind), "{text:?}: {warning}");
+        let all: Vec<&str> = source.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert!(all.iter().any(|w| w.contains("skipped: 3 fields")), "{all:?}");
+        assert_eq!(
+            property(&source.collections[0], "a").types.integer,
+            2 - u64::from(text.contains("1844"))
+        );
+    }
 }
 
 #[test]

@@ -84,6 +84,7 @@ pub(super) fn number_profile(
         min: float(row, s.num_min),
         max: float(row, s.num_max),
         mean: d.mean,
+        exact_sum: None,
         median: d.median.0,
         std_dev: d.std_dev,
         distinct: d.distinct,
