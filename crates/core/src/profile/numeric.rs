@@ -395,13 +395,14 @@ pub(super) fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
 #[derive(Debug, Default)]
 pub(super) struct ExactTotal {
     count: u64,
-    /// The whole-number sum, while `whole`.
+    /// The whole-number sum, until `not_whole`.
     integer: i128,
-    /// Every value so far was a whole number and their sum fits `integer`.
+    /// A value was not whole, or the whole-number sum overflowed.
     not_whole: bool,
     /// Once a value is not whole: for each binary exponent (`e + 1074`), the sum of `m × n`
     /// over the values `m × 2^e` seen `n` times (the whole numbers before it are one term at
-    /// `e = 0`), one integer addition a value instead of an exact floating-point sum's several.
+    /// the lowest exponent among them), one integer addition a value instead of an exact
+    /// floating-point sum's several.
     fixed: Option<Vec<i128>>,
     /// The fixed-point sum cannot be kept: an integer past 2^53 (not a double), or an overflow.
     no_fixed: bool,

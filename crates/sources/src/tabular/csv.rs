@@ -9,9 +9,9 @@
 //!   contradict it: `boolean` when every value is `true` or `false` (any case), `integer` when
 //!   every value is one written as JSON writes integers (no `+`, no leading zeros — `007` and
 //!   zip codes stay text — within `i64`), `integer` as `DECIMAL(20,0)` when some are past
-//!   `i64` but every one is within the 64-bit ranges (`i64` and `u64`, exactly, as the JSON
-//!   reader holds them), `number` when every value is a JSON number and one has a fraction or
-//!   exponent or lies past the 64-bit ranges (integers in it read as doubles), else `text`.
+//!   `i64` but every one's magnitude is within `u64` (exactly, as the profile of a JSON file
+//!   holds them), `number` when every value is a JSON number and one has a fraction or exponent
+//!   or lies past those (integers in it read as doubles), else `text`.
 //! - The first row is the header unless every one of its fields fits the type its column has in
 //!   the other rows and at least one column is not text (a file of numbers has no header).
 //!   Empty header names become `column_N`, repeated ones get `_2`, `_3`.
@@ -51,7 +51,7 @@ enum Kind {
     Empty,
     Boolean,
     Integer,
-    /// Integers past `i64`, within `u64`: read as `DECIMAL(20,0)`, exactly.
+    /// Integers past `i64` of a magnitude within `u64`: read as `DECIMAL(20,0)`, exactly.
     Wide,
     Number,
     Text,
@@ -92,8 +92,8 @@ impl Kind {
 /// Digits of the decimal that holds every integer of `i64` and of `u64`.
 const WIDE_DIGITS: u8 = 20;
 
-/// The kind of a JSON number: [`Kind::Integer`] within `i64`, [`Kind::Wide`] past it within
-/// `u64`, [`Kind::Number`] for any other finite one; `None` for anything else.
+/// The kind of a JSON number: [`Kind::Integer`] within `i64`, [`Kind::Wide`] past it of a
+/// magnitude within `u64`, [`Kind::Number`] for any other finite one; `None` for anything else.
 fn json_number(field: &[u8]) -> Option<Kind> {
     let digits = |s: &[u8], mut i: usize| {
         let start = i;
@@ -149,20 +149,28 @@ fn json_number(field: &[u8]) -> Option<Kind> {
     finite.then_some(Kind::Number)
 }
 
-/// The integer a field of ASCII digits (after an optional `-`) spells, if it lies within
-/// `i64` or `u64`.
+/// The integer a field of ASCII digits (after an optional `-`) spells, if its magnitude lies
+/// within `u64` (so a `DECIMAL(20,0)` holds it).
 fn parse_wide(field: &[u8]) -> Option<i128> {
     if let Some(value) = parse_integer(field) {
         return Some(value.into());
     }
-    let mut value: u64 = 0;
-    for &d in field {
+    let (negative, digits) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, field),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut magnitude: u64 = 0;
+    for &d in digits {
         if !d.is_ascii_digit() {
             return None;
         }
-        value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
-    Some(value.into())
+    let magnitude = i128::from(magnitude);
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
@@ -1277,7 +1285,9 @@ mod tests {
         assert_eq!(json_number(b"9223372036854775808"), Some(Wide));
         assert_eq!(json_number(b"18446744073709551615"), Some(Wide));
         assert_eq!(json_number(b"18446744073709551616"), Some(Number));
-        assert_eq!(json_number(b"-9223372036854775809"), Some(Number));
+        assert_eq!(json_number(b"-9223372036854775809"), Some(Wide));
+        assert_eq!(json_number(b"-18446744073709551615"), Some(Wide));
+        assert_eq!(json_number(b"-18446744073709551616"), Some(Number));
         assert_eq!(json_number(b"NaN"), None);
         assert_eq!(parse_wide(b"18446744073709551615"), Some(u64::MAX.into()));
         assert_eq!(parse_wide(b"-9223372036854775808"), Some(i64::MIN.into()));

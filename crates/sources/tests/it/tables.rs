@@ -244,7 +244,7 @@ fn csv_integers_past_i64_within_u64_stay_exact_as_in_json() {
         "{}",
         csv.warnings[0].message
     );
-    // Past u64 (or below i64), integers are numbers, as a JSON reader holds them: doubles.
+    // Past u64's magnitude, integers are numbers, as a JSON reader holds them: doubles.
     let (_c, past) = write("past.csv", b"n\n18446744073709551616\n1\n");
     let past = load_path(&past).expect("past");
     assert_eq!(
