@@ -152,9 +152,6 @@ fn json_number(field: &[u8]) -> Option<Kind> {
 /// The integer a field of ASCII digits (after an optional `-`) spells, if its magnitude lies
 /// within `u64` (so a `DECIMAL(20,0)` holds it).
 fn parse_wide(field: &[u8]) -> Option<i128> {
-    if let Some(value) = parse_integer(field) {
-        return Some(value.into());
-    }
     let (negative, digits) = match field.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, field),
@@ -176,22 +173,7 @@ fn parse_wide(field: &[u8]) -> Option<i128> {
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
 /// `str::parse` reads, without checking the bytes are UTF-8 first.
 fn parse_integer(field: &[u8]) -> Option<i64> {
-    let (negative, digits) = match field.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, field),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    // Summed below zero, where `i64::MIN` fits.
-    let mut value: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
-    }
-    if negative { Some(value) } else { value.checked_neg() }
+    parse_wide(field).and_then(|value| i64::try_from(value).ok())
 }
 
 /// How a file is split into fields.
