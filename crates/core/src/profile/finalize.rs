@@ -117,13 +117,7 @@ pub(crate) fn finish(
     let finished = crate::parallel::on_all_cores(order.len(), |turn| {
         let &(index, _) = order.get(turn)?;
         let job = lock(work.get(index)?).take()?;
-        let t = std::time::Instant::now();
-        let name = job.path.to_string();
-        let r = finalize(job);
-        if std::env::var("TMP_TRACE").is_ok() {
-            eprintln!("TRACE {name} {:?}", t.elapsed());
-        }
-        Some((index, r))
+        Some((index, finalize(job)))
     });
     let mut slots: Vec<Option<PropertyProfile>> = (0..work.len()).map(|_| None).collect();
     for (index, profile) in finished.into_iter().flatten() {
@@ -369,9 +363,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
     let (integer_count, float_count) = (n.integers, n.floats);
     let (parts, wide, counted) = n.into_parts();
     let runs = ValueRuns::from_parts_counted(parts, counted).with_wide(wide);
-    let (mean, std_dev) = runs.mean_std();
-    // Read only past 2^53, where it is needed: one more pass over the runs.
-    let exact_sum = (mean.abs() >= 9_007_199_254_740_992.0).then(|| runs.exact_sum()).flatten();
+    let (mean, std_dev, exact_sum) = runs.mean_std_sum();
     let distinct = runs.distinct() as u64;
     let integers = float_count == 0;
     let (median, exact_median) = runs.quarter(2);

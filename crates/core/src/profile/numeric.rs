@@ -330,16 +330,14 @@ impl ValueRuns {
     /// distances from it; otherwise from the exact sum rounded once, weighted by run length
     /// (the same code finishes spilled values, which are never all in memory).
     pub fn mean_std(&self) -> (f64, f64) {
-        mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
+        let (mean, std_dev, _) = self.mean_std_sum();
+        (mean, std_dev)
     }
 
-    /// The exact sum when every value is whole and the mean lies past 2^53.
-    pub(crate) fn exact_sum(&self) -> Option<i128> {
-        let mut total = ExactTotal::default();
-        for (x, n) in self.iter() {
-            total.add(x, n);
-        }
-        total.whole_sum_past_doubles()
+    /// [`Self::mean_std`], and the exact sum when every value is whole and the mean lies past
+    /// 2^53 (see [`ExactTotal::whole_sum_past_doubles`]).
+    pub(crate) fn mean_std_sum(&self) -> (f64, f64, Option<i128>) {
+        mean_std_of(|| self.iter(), self.count(), self.min(), self.max())
     }
 
     /// The exact sum rounded once (see [`ExactTotal::fixed_point_sum`]).
@@ -370,13 +368,14 @@ impl ValueRuns {
 /// Mean and sample standard deviation of the runs `runs` yields (each call a pass from the
 /// start, ascending), of `count` values from `min` to `max`: the exact sum in one pass
 /// ([`ExactTotal`]), then the distances from the mean in another ([`Spread`]). Spilled values
-/// are finished by the same steps (`spilled.rs`), the sum taken during their merge.
-pub(super) fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
+/// are finished by the same steps (`spilled.rs`), the sum taken during their merge. With them,
+/// the exact sum of whole numbers whose mean lies past 2^53.
+fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
     runs: impl Fn() -> I,
     count: u64,
     min: f64,
     max: f64,
-) -> (f64, f64) {
+) -> (f64, f64, Option<i128>) {
     let mut total = ExactTotal::default();
     for (x, n) in runs() {
         total.add(x, n);
@@ -386,7 +385,7 @@ pub(super) fn mean_std_of<I: Iterator<Item = (NumberKey, u64)>>(
     for (x, n) in runs() {
         spread.add(&centre, x, n);
     }
-    (centre.mean(), spread.std_dev(&centre, count))
+    (centre.mean(), spread.std_dev(&centre, count), total.whole_sum_past_doubles())
 }
 
 /// The exact sum of values handed over in any order, in one pass: as whole numbers while every
