@@ -1,17 +1,10 @@
 //! Loading every format, and bad input: each a clear error (or warning) naming file, line and column.
 
-use std::io::Write;
-
 use schemascope_core::CollectionKind;
 use schemascope_core::property::{PropertyOptions, describe_property};
 use schemascope_sources::{NoProgress, Source, SourceError, SourceSpec, load};
 
-fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join(name);
-    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
-    (dir, path)
-}
+use crate::common::temp_file as write;
 
 fn load_path(path: &std::path::Path) -> Result<Source, SourceError> {
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
@@ -397,7 +390,7 @@ fn large_documents() -> String {
 #[test]
 fn a_mapped_file_loads_exactly_as_a_copied_one() {
     use schemascope_sources::{ReadMode, load_with};
-    let (_dir, path) = write("big.ndjson", &large_documents());
+    let (_dir, path) = write("big.ndjson", large_documents());
     assert!(
         std::fs::metadata(&path).expect("metadata").len() > 32 << 20,
         "large enough to be mapped"

@@ -3,8 +3,7 @@
 //! for figure; the files are gone after success, after a failed load, and never linger in the
 //! directory; past the files' cap the properties left are estimated and the output says so.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use schemascope_core::property::{PropertyOptions, describe_property};
 use schemascope_sources::scratch::SpillOptions;
@@ -51,11 +50,8 @@ fn hostile(n: u64) -> String {
     out
 }
 
-fn write(text: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("docs.ndjson");
-    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
-    (dir, path)
+fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    crate::common::temp_file("docs.ndjson", text)
 }
 
 fn spec(text: &str) -> SourceSpec {

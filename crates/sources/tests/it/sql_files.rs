@@ -5,6 +5,8 @@
 //! serve, outgrow its caps or its time — refused or stopped.
 
 use std::path::{Path, PathBuf};
+
+use crate::common::temp_file;
 use std::process::Command;
 
 use schemascope_sources::sql::{Caps, Cut, Database, SqlValue};
@@ -179,15 +181,12 @@ fn the_catalog_names_columns_as_the_profile_does_with_sql_types() {
 
 #[test]
 fn nested_members_are_columns_named_by_their_path() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("servers.json");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "servers.json",
         r#"[{"id": 7, "name": "a", "metadata": {"region": "eu", "cpu": 2}, "tags": ["x"], "mixed": 1},
             {"id": 8, "name": "b", "metadata": {"region": "us", "cpu": 4.5}, "tags": [], "mixed": "n/a"},
             {"id": 9, "name": "c", "metadata": {"region": "eu"}, "mixed": null}]"#,
-    )
-    .expect("write");
+    );
     let source = load_path(&path);
     let db = database(&source);
     let rows = ours(
@@ -367,13 +366,10 @@ fn a_function_that_would_make_gigabytes_from_small_arguments_fails_clearly() {
 
 #[test]
 fn records_whose_values_are_not_objects_have_their_whole_value_as_a_column() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("rec.json");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "rec.json",
         r#"{"server::Temp": [{"c": 21.5}], "server::Config": {"port": 80}, "server::Mode": "eco"}"#,
-    )
-    .expect("write");
+    );
     let source = load_path(&path);
     let rows = ours(database(&source), "SELECT id, value, port FROM rec ORDER BY id");
     assert_eq!(
@@ -408,10 +404,10 @@ fn nan_in_a_parquet_float_column_is_found_in_every_row_group() {
 
 #[test]
 fn integer_overflow_is_an_error_or_an_exact_sum_never_a_wrapped_number() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("big.csv");
-    std::fs::write(&path, "g,n\na,9223372036854775807\na,1\nb,-9223372036854775808\nb,-1\nc,5\n")
-        .expect("write");
+    let (_dir, path) = temp_file(
+        "big.csv",
+        "g,n\na,9223372036854775807\na,1\nb,-9223372036854775808\nb,-1\nc,5\n",
+    );
     let source = load_path(&path);
     let db = database(&source);
     for sql in [
@@ -461,10 +457,10 @@ fn integer_overflow_is_an_error_or_an_exact_sum_never_a_wrapped_number() {
 
 #[test]
 fn json_integers_from_the_smallest_to_the_largest_64_bit_ones_stay_exact() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("d.json");
-    std::fs::write(&path, r#"[{"v": 9223372036854775807}, {"v": -1}, {"v": 18446744073709551615}, {"v": -9223372036854775808}]"#)
-        .expect("write");
+    let (_dir, path) = temp_file(
+        "d.json",
+        r#"[{"v": 9223372036854775807}, {"v": -1}, {"v": 18446744073709551615}, {"v": -9223372036854775808}]"#,
+    );
     let source = load_path(&path);
     let db = database(&source);
     let sums = ours(db, "SELECT SUM(v), COUNT(*) FILTER (WHERE v = 9223372036854775806) FROM d");
@@ -480,10 +476,8 @@ fn json_integers_from_the_smallest_to_the_largest_64_bit_ones_stay_exact() {
 
 #[test]
 fn means_of_integers_and_sums_of_wide_decimals_are_exact() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("b.csv");
-    std::fs::write(&path, "k,x\n1,100000000000000000\n2,1\n3,-100000000000000000\n4,3\n5,5\n")
-        .expect("write");
+    let (dir, path) =
+        temp_file("b.csv", "k,x\n1,100000000000000000\n2,1\n3,-100000000000000000\n4,3\n5,5\n");
     let source = load_path(&path);
     let db = database(&source);
     let mean = ours(db, "SELECT AVG(x), AVG(x) FILTER (WHERE k > 1) FROM b");

@@ -65,10 +65,7 @@ fn hostile_lines(n: usize) -> String {
 }
 
 fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("docs.ndjson");
-    std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
-    (dir, path)
+    crate::common::temp_file("docs.ndjson", text)
 }
 
 fn spec(path: &std::path::Path) -> SourceSpec {

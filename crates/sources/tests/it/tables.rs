@@ -172,12 +172,7 @@ fn corrupt_and_deep_parquet_files_are_refused_with_a_reason() {
     assert!(deep.to_string().contains("nested 400 levels deep; at most 64"), "{deep}");
 }
 
-fn write(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join(name);
-    std::fs::write(&path, bytes).expect("write");
-    (dir, path)
-}
+use crate::common::temp_file as write;
 
 fn rows(source: &Source) -> Vec<Value> {
     source.collections[0].items().map(|i| serde_json::from_str(i.json).expect("row json")).collect()

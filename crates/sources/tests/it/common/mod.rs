@@ -1,5 +1,6 @@
-//! Shared checks for database sources: a profile computed inside the database must equal the
-//! one the in-memory profiler builds from the same rows.
+//! What the tests share: a file in a temporary directory, and checks for database sources (a
+//! profile computed inside the database must equal the one the in-memory profiler builds from
+//! the same rows).
 
 use schemascope_core::path::PropertyPath;
 use schemascope_core::profile::numeric::HistogramLayout;
@@ -9,6 +10,18 @@ use schemascope_sources::sql::Database;
 use schemascope_sources::sql::pushdown::{TableBins, profile_table};
 use schemascope_sources::sql::rows::profiled_rows;
 use serde_json::Value;
+
+/// A file `name` holding `bytes` in a new temporary directory, which lasts while the guard
+/// returned with it does.
+pub(crate) fn temp_file(
+    name: &str,
+    bytes: impl AsRef<[u8]>,
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("write");
+    (dir, path)
+}
 
 /// Every row of `table`, profiled in memory.
 pub(crate) fn in_memory(db: &dyn Database, table: &TableInfo) -> Collection {
