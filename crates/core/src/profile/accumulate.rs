@@ -98,7 +98,7 @@ pub(crate) struct StringStats {
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
     pub sketch: Option<Box<StringSketch>>,
-    /// Counts written to scratch files when the budget was reached, each chunk in text order
+    /// Counts written to scratch files when the budget was reached, each chunk by hash bucket or an ascending run
     /// (see [`super::spill`]); `values` holds what came after.
     pub spilled: Vec<Chunk>,
 }
@@ -148,13 +148,30 @@ impl StringStats {
     /// Writes the exact counts to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every count) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
-        let tally = self.values.tally_hashed();
-        let mut writer = ChunkWriter::new(scratch);
-        let written = writer.hashed_strings_by_bucket(&tally).and_then(|()| writer.finish());
-        drop(tally);
+        // Values that arrived in order are written as they are, a chunk per builder: finishing
+        // then merges them by text, with no hashing (see `spilled.rs`).
+        let written: Result<Vec<Chunk>, SpillError> = match self.values.ascending_runs() {
+            Some(runs) => runs
+                .into_iter()
+                .filter(|run| !run.is_empty())
+                .map(|run| {
+                    let mut writer = ChunkWriter::new(scratch);
+                    writer.ascending_strings(run.into_iter().map(|(_, text, n)| (text, n)))?;
+                    writer.finish()
+                })
+                .collect(),
+            None => {
+                let tally = self.values.tally_hashed();
+                let mut writer = ChunkWriter::new(scratch);
+                writer
+                    .hashed_strings_by_bucket(&tally)
+                    .and_then(|()| writer.finish())
+                    .map(|c| vec![c])
+            }
+        };
         match written {
-            Ok(chunk) => {
-                self.spilled.push(chunk);
+            Ok(chunks) => {
+                self.spilled.extend(chunks);
                 self.values = self.values.emptied();
                 Ok(())
             }

@@ -26,6 +26,7 @@ pub mod spill;
 #[cfg(test)]
 mod spill_differential;
 mod spilled;
+mod spilled_ascending;
 pub mod split;
 mod stored;
 mod string_counts;

@@ -2,8 +2,8 @@
 //! files instead of becoming sketches, so the profile stays exact.
 //!
 //! When the budget is reached, the heaviest property's counters are sorted, folded into distinct
-//! values with their counts and written out as one *chunk* (numbers in their order, strings in
-//! text order); the property keeps counting in memory and may write more chunks later.
+//! values with their counts and written out as one *chunk* (numbers in their order; strings by
+//! hash bucket, or in text order as they came when they came in ascending order); the property keeps counting in memory and may write more chunks later.
 //! Finishing merges a property's chunks and what is left in memory in one ordered pass (see
 //! `spilled.rs`): every figure is then computed from every value, as in memory, holding only a
 //! read buffer per chunk.
@@ -151,6 +151,11 @@ impl Scratch {
         Ok(Arc::new(Self { spill: spill.clone(), file, end: AtomicU64::new(0) }))
     }
 
+    /// Records that chunks of this file could not be finished (see [`Spill::failure`]).
+    pub(super) fn fail(&self, error: SpillError) {
+        self.spill.fail(error);
+    }
+
     /// Appends `bytes`, within the cap; returns their offset.
     fn append(&self, bytes: &[u8]) -> Result<u64, SpillError> {
         let len = bytes.len() as u64;
@@ -179,15 +184,45 @@ pub(crate) struct Chunk {
     pub entries: u64,
     /// The first and last number, in a chunk of numbers.
     pub numbers: Option<(NumberKey, NumberKey)>,
-    /// The bucket of each piece's first string, in a chunk of strings: where a reader of a
-    /// range of buckets starts (see [`ChunkReader::from_bucket`]).
+    /// The bucket of each piece's first string, in a chunk of strings by bucket: where a reader
+    /// of a range of buckets starts (see [`ChunkReader::from_bucket`]).
     first_buckets: Vec<u16>,
+    /// In a chunk of strings in ascending text order (values that arrived in order, as ids and
+    /// timestamps do): where its pieces begin and where it ends.
+    pub ascending: Option<TextRun>,
+}
+
+/// The layout of an ascending chunk of strings: each piece holds its texts one after another,
+/// then each one's length and count. The texts begin each piece with tell where a reader of a
+/// range of texts starts (see [`RunReader::from_text`]); its first and last texts, which chunks
+/// can follow one another without a merge.
+#[derive(Debug, Default)]
+pub(crate) struct TextRun {
+    /// The first text of each piece.
+    pub firsts: Vec<String>,
+    /// The bytes of text in each piece (its lengths and counts follow them).
+    text_bytes: Vec<u32>,
+    /// The chunk's last text.
+    pub last: String,
 }
 
 impl Chunk {
     /// The scratch file the chunk is in.
     pub(super) fn scratch(&self) -> &Arc<Scratch> {
         &self.scratch
+    }
+
+    /// Reads `len` bytes at `offset` of its file into `buf`; false (recorded as the spill's
+    /// failure, `buf` emptied) when they cannot be read.
+    fn read_into(&self, buf: &mut Vec<u8>, offset: u64, len: usize) -> bool {
+        buf.resize(len, 0);
+        let read = self.scratch.file.read_exact_at(buf, offset);
+        if let Err(e) = &read {
+            let spill = &self.scratch.spill;
+            spill.fail(spill.io_error(e));
+            buf.clear();
+        }
+        read.is_ok()
     }
 
     /// Bytes the chunk holds.
@@ -220,6 +255,7 @@ impl ChunkWriter {
                 entries: 0,
                 numbers: None,
                 first_buckets: Vec::new(),
+                ascending: None,
             },
             buf: Vec::with_capacity(PIECE + 64),
             strings: false,
@@ -334,6 +370,53 @@ impl ChunkWriter {
         Ok(())
     }
 
+    /// Writes `run` (distinct strings in ascending order, with their counts) as the chunk's
+    /// entries, in the layout of [`TextRun`]: no hash, no reordering.
+    pub(super) fn ascending_strings<'t>(
+        &mut self,
+        run: impl IntoIterator<Item = (&'t str, u64)>,
+    ) -> Result<(), SpillError> {
+        self.flush()?;
+        let mut layout = TextRun::default();
+        let (mut texts, mut meta) = (Vec::with_capacity(PIECE + 64), Vec::new());
+        let mut last = "";
+        for (text, n) in run {
+            if meta.is_empty() {
+                layout.firsts.push(text.to_string());
+            }
+            texts.extend_from_slice(text.as_bytes());
+            put_varint(&mut meta, text.len() as u64);
+            put_varint(&mut meta, n);
+            self.chunk.values += n;
+            self.chunk.entries += 1;
+            last = text;
+            if texts.len() + meta.len() >= PIECE {
+                self.text_piece(&mut texts, &mut meta, &mut layout)?;
+            }
+        }
+        if !meta.is_empty() {
+            self.text_piece(&mut texts, &mut meta, &mut layout)?;
+        }
+        layout.last = last.to_string();
+        self.chunk.ascending = Some(layout);
+        Ok(())
+    }
+
+    /// Writes `texts` and then `meta` as one piece of an ascending chunk, and empties them.
+    fn text_piece(
+        &mut self,
+        texts: &mut Vec<u8>,
+        meta: &mut Vec<u8>,
+        layout: &mut TextRun,
+    ) -> Result<(), SpillError> {
+        layout.text_bytes.push(texts.len() as u32);
+        texts.extend_from_slice(meta);
+        let written = self.piece(texts);
+        texts.clear();
+        meta.clear();
+        written
+    }
+
     /// Appends `bytes` (whole entries) as one piece.
     fn piece(&mut self, bytes: &[u8]) -> Result<(), SpillError> {
         let at = self.chunk.scratch.append(bytes)?;
@@ -415,7 +498,8 @@ impl<'a> ChunkReader<'a> {
     pub(super) fn from_bucket(chunk: &'a Chunk, bucket: u16) -> Self {
         // A bucket may begin at the end of the piece before the first piece it opens.
         let opens = chunk.first_buckets.partition_point(|&first| first < bucket);
-        let mut reader = Self { chunk, piece: opens.saturating_sub(1), buf: Vec::new(), at: 0 };
+        let mut reader = Self::new(chunk);
+        reader.piece = opens.saturating_sub(1);
         while reader.peek_hash().is_some_and(|hash| super::spilled::bucket_of(hash) < bucket) {
             if reader.hashed_string().is_none() {
                 break;
@@ -429,13 +513,9 @@ impl<'a> ChunkReader<'a> {
         while self.at >= self.buf.len() {
             let Some(&(offset, len)) = self.chunk.pieces.get(self.piece) else { return false };
             self.piece += 1;
-            self.buf.resize(len as usize, 0);
             self.at = 0;
-            if let Err(e) = self.chunk.scratch.file.read_exact_at(&mut self.buf, offset) {
-                let spill = &self.chunk.scratch.spill;
-                spill.fail(spill.io_error(&e));
+            if !self.chunk.read_into(&mut self.buf, offset, len as usize) {
                 self.piece = self.chunk.pieces.len();
-                self.buf.clear();
                 return false;
             }
         }
@@ -443,16 +523,8 @@ impl<'a> ChunkReader<'a> {
     }
 
     fn varint(&mut self) -> u64 {
-        let mut n = 0u64;
-        let mut shift = 0;
-        while let Some(&byte) = self.buf.get(self.at) {
-            self.at += 1;
-            n |= u64::from(byte & 0x7f) << shift.min(63);
-            shift += 7;
-            if byte < 0x80 {
-                break;
-            }
-        }
+        let (n, end) = varint_at(&self.buf, self.at);
+        self.at = end;
         n
     }
 
@@ -507,6 +579,136 @@ impl<'a> ChunkReader<'a> {
         let text = std::str::from_utf8(self.buf.get(start..start + len)?).unwrap_or_default();
         Some((hash, text, n))
     }
+}
+
+/// Reads an ascending chunk's strings back ([`TextRun`]), one piece in memory at a time: its
+/// texts checked as UTF-8 once, as a whole. A read that fails is recorded as the spill's failure
+/// and ends the strings.
+pub(super) struct RunReader<'a> {
+    chunk: &'a Chunk,
+    piece: usize,
+    texts: String,
+    meta: Vec<u8>,
+    text_at: usize,
+    meta_at: usize,
+}
+
+impl<'a> RunReader<'a> {
+    /// A reader of an ascending chunk from its first text not below `low` (`""`: all of it).
+    pub(super) fn from_text(chunk: &'a Chunk, low: &str) -> Self {
+        let firsts = chunk.ascending.as_ref().map_or(&[][..], |run| &run.firsts[..]);
+        // Texts below `low` may end the piece before the first piece that begins past it.
+        let opens = firsts.partition_point(|first| first.as_str() < low);
+        let mut reader = Self {
+            chunk,
+            piece: opens.saturating_sub(1),
+            texts: String::new(),
+            meta: Vec::new(),
+            text_at: 0,
+            meta_at: 0,
+        };
+        while reader.head().is_some_and(|(text, _)| text < low) {
+            reader.skip();
+        }
+        reader
+    }
+
+    /// True when a string is ready (loading the next piece if needed).
+    fn ready(&mut self) -> bool {
+        while self.meta_at >= self.meta.len() {
+            let (Some(&(offset, len)), Some(&text_bytes)) = (
+                self.chunk.pieces.get(self.piece),
+                self.chunk.ascending.as_ref().and_then(|run| run.text_bytes.get(self.piece)),
+            ) else {
+                return false;
+            };
+            self.piece += 1;
+            let (text_bytes, len) = (text_bytes as usize, len as usize);
+            let mut texts = std::mem::take(&mut self.texts).into_bytes();
+            let read = self.chunk.read_into(&mut texts, offset, text_bytes)
+                && self.chunk.read_into(
+                    &mut self.meta,
+                    offset + text_bytes as u64,
+                    len.saturating_sub(text_bytes),
+                );
+            // Chunks hold what was written from `str`s: a piece that is not UTF-8 was not read
+            // back as written.
+            match String::from_utf8(texts).ok().filter(|_| read) {
+                Some(texts) => self.texts = texts,
+                None => {
+                    if read {
+                        self.chunk.scratch.fail(SpillError::Io {
+                            place: self.chunk.scratch.spill.place(),
+                            message: "a chunk of strings read back is not UTF-8".to_string(),
+                        });
+                    }
+                    self.piece = self.chunk.pieces.len();
+                    self.meta.clear();
+                    return false;
+                }
+            }
+            (self.text_at, self.meta_at) = (0, 0);
+        }
+        true
+    }
+
+    /// The string the reader stands on, with its count, without moving on.
+    pub(super) fn head(&mut self) -> Option<(&str, u64)> {
+        if !self.ready() {
+            return None;
+        }
+        self.loaded()
+    }
+
+    /// What [`Self::head`] gives, once it has loaded the string's piece.
+    pub(super) fn loaded(&self) -> Option<(&str, u64)> {
+        let (len, at) = varint_at(&self.meta, self.meta_at);
+        let (n, _) = varint_at(&self.meta, at);
+        let end = self.text_at.checked_add(usize::try_from(len).ok()?)?;
+        Some((self.texts.get(self.text_at..end)?, n))
+    }
+
+    /// Where the piece the reader stands in ends, once loaded: every string left in it is
+    /// below the text given, or at most it when `true` (the chunk's last piece).
+    pub(super) fn piece_end(&self) -> Option<(&'a str, bool)> {
+        let run = self.chunk.ascending.as_ref()?;
+        Some(match run.firsts.get(self.piece) {
+            Some(next) => (next.as_str(), false),
+            None => (run.last.as_str(), true),
+        })
+    }
+
+    /// Hands every string left in the loaded piece to `add`, with its count.
+    pub(super) fn drain_piece(&mut self, mut add: impl FnMut(&str, u64)) {
+        while self.meta_at < self.meta.len() {
+            if let Some((text, n)) = self.loaded() {
+                add(text, n);
+            }
+            self.skip();
+        }
+    }
+
+    /// Moves past the string the reader stands on.
+    pub(super) fn skip(&mut self) {
+        let (len, at) = varint_at(&self.meta, self.meta_at);
+        self.meta_at = varint_at(&self.meta, at).1;
+        self.text_at = self.text_at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+    }
+}
+
+/// The varint at `at` in `buf` and where it ends (what it holds up to `buf`'s end, if it is cut).
+fn varint_at(buf: &[u8], mut at: usize) -> (u64, usize) {
+    let mut n = 0u64;
+    let mut shift = 0;
+    while let Some(&byte) = buf.get(at) {
+        at += 1;
+        n |= u64::from(byte & 0x7f) << shift.min(63);
+        shift += 7;
+        if byte < 0x80 {
+            return (n, at);
+        }
+    }
+    (n, at)
 }
 
 /// Scratch files kept in memory: for tests, and where no directory may be written.

@@ -18,7 +18,9 @@
 //! same value, or a collision, which stays two values). One pass gives the distinct count,
 //! lengths, top values, formats (every distinct value checked) and the text range; a large
 //! property's buckets are shared out among the cores in ranges, each read from the piece of
-//! every chunk where its range begins, and the shares' figures added up.
+//! every chunk where its range begins, and the shares' figures added up. Strings that arrived
+//! in ascending order (ids, timestamps) were written as sorted runs instead, and are merged by
+//! text (`spilled_ascending.rs`): no hashing at all.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -33,7 +35,7 @@ use super::formats;
 use super::histogram::{EdgeCounts, HistogramLayout};
 use super::model::{NumberProfile, StringProfile, ValueCount};
 use super::numeric::{ExactTotal, MAX_BINS, NUMBER_TOP_DISTINCT, Spread, ValueRuns, top_numbers};
-use super::spill::{Chunk, ChunkReader, ChunkWriter};
+use super::spill::{Chunk, ChunkReader, ChunkWriter, RunReader};
 
 /// A run of ascending numbers read a piece at a time: a chunk, or the values left in memory.
 struct Run<'a> {
@@ -552,18 +554,34 @@ const SHARE_BYTES: u64 = 8 << 20;
 
 /// The string statistics of a property with spilled chunks (see the module docs).
 pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
-    let chunks = std::mem::take(&mut stats.spilled);
-    let memory = in_bucket_order(stats.values.tally_hashed());
-    let buckets = 1u32 << BUCKET_BITS;
+    let mut chunks = std::mem::take(&mut stats.spilled);
     let bytes: u64 = chunks.iter().map(Chunk::bytes).sum();
     let count = u32::try_from(bytes / SHARE_BYTES).unwrap_or(MAX_SHARES).clamp(1, MAX_SHARES);
-    let shares = crate::parallel::on_all_cores(count as usize, |share| {
-        let share = share as u32;
-        let range = buckets * share / count..buckets * (share + 1) / count;
-        let mut fold = StringFold::new();
-        each_merged_string(&chunks, &memory, range, |text, n| fold.add(text, n));
-        fold
-    });
+    let shares = if chunks.iter().all(|c| c.ascending.is_some()) {
+        let memory = stats.values.sorted_runs();
+        let add = |fold: &mut StringFold, text: &str, n| fold.add(text, n);
+        super::spilled_ascending::fold_shares(
+            &chunks,
+            &memory,
+            count as usize,
+            StringFold::new,
+            add,
+        )
+    } else {
+        chunks = chunks
+            .into_iter()
+            .filter_map(|c| if c.ascending.is_some() { by_bucket_again(&c) } else { Some(c) })
+            .collect();
+        let memory = in_bucket_order(stats.values.tally_hashed());
+        let buckets = 1u32 << BUCKET_BITS;
+        crate::parallel::on_all_cores(count as usize, |share| {
+            let share = share as u32;
+            let range = buckets * share / count..buckets * (share + 1) / count;
+            let mut fold = StringFold::new();
+            each_merged_string(&chunks, &memory, range, |text, n| fold.add(text, n));
+            fold
+        })
+    };
     let mut fold = StringFold::new();
     fold.lengths = stats.long;
     for share in shares {
@@ -606,11 +624,42 @@ pub(super) fn each_number(chunks: &[Chunk], mut add: impl FnMut(NumberKey, u64))
 /// Feeds every string of `chunks` to `add`.
 pub(super) fn each_string(chunks: &[Chunk], mut add: impl FnMut(&str, u64)) {
     for chunk in chunks {
-        let mut reader = ChunkReader::new(chunk);
-        while let Some((_, text, n)) = reader.hashed_string() {
-            add(text, n);
+        if chunk.ascending.is_some() {
+            let mut reader = RunReader::from_text(chunk, "");
+            while let Some((text, n)) = reader.head() {
+                add(text, n);
+                reader.skip();
+            }
+        } else {
+            let mut reader = ChunkReader::new(chunk);
+            while let Some((_, text, n)) = reader.hashed_string() {
+                add(text, n);
+            }
         }
     }
+}
+
+/// An ascending chunk of strings written again by bucket, for a property whose other chunks
+/// are: its values stopped arriving in order after it was written. A chunk that cannot be
+/// written again is recorded as the spill's failure (its strings are then missing): `None`.
+fn by_bucket_again(chunk: &Chunk) -> Option<Chunk> {
+    let mut texts = String::new();
+    let mut places: Vec<(usize, usize, u64)> = Vec::new();
+    each_string(std::slice::from_ref(chunk), |text, n| {
+        places.push((texts.len(), text.len(), n));
+        texts.push_str(text);
+    });
+    let hasher = super::string_counts::hasher();
+    let tally: Vec<(u64, &str, u64)> = places
+        .iter()
+        .map(|&(start, len, n)| {
+            let text = &texts[start..start + len];
+            (std::hash::BuildHasher::hash_one(hasher, text), text, n)
+        })
+        .collect();
+    let mut writer = ChunkWriter::new(chunk.scratch());
+    let written = writer.hashed_strings_by_bucket(&tally).and_then(|()| writer.finish());
+    written.map_err(|error| chunk.scratch().fail(error)).ok()
 }
 
 #[cfg(test)]

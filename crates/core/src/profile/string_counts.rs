@@ -1,7 +1,7 @@
 //! Exact counts of distinct strings, stored without an allocation per string.
 //!
-//! Every string lives in one arena `String`; what is kept per string is its hash and its arena
-//! range (and a count, where it can exceed one). Two layouts, because the two common kinds of
+//! Every string lives in one arena `String` (or, up to 15 bytes, in its table slot); what is kept
+//! per string is its hash and where it is (and a count, where it can exceed one). Two layouts, because the two common kinds of
 //! string property behave opposite:
 //!
 //! - **Few distinct values** (`kind`, `region`): a `hashbrown::HashTable` finds the value's slot
@@ -37,9 +37,62 @@ const LOG_AFTER: usize = 4_096;
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     hash: u64,
-    start: usize,
-    len: usize,
+    text: SlotText,
     count: u64,
+}
+
+/// A slot's string: up to [`INLINE`] bytes held in place, its length in the last byte (so a
+/// lookup of a short value — most are — reads the slot's cache line and not the arena's too),
+/// else its range in the arena, marked [`IN_ARENA`] there. A string has one form, by its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SlotText([u8; 16]);
+
+/// Longest string held in a slot.
+const INLINE: usize = 15;
+
+/// The last byte of a [`SlotText`] that lies in the arena.
+const IN_ARENA: u8 = 0xff;
+
+impl SlotText {
+    /// `value` in place, if it is short enough.
+    #[inline]
+    fn inline(value: &str) -> Option<Self> {
+        let bytes = value.as_bytes();
+        (bytes.len() <= INLINE).then(|| {
+            let mut text = [0; 16];
+            text[..bytes.len()].copy_from_slice(bytes);
+            text[INLINE] = bytes.len() as u8;
+            Self(text)
+        })
+    }
+
+    /// `value` in place, or appended to `arena`.
+    fn stored(value: &str, arena: &mut String) -> Self {
+        Self::inline(value).unwrap_or_else(|| {
+            let mut text = [0; 16];
+            text[..8].copy_from_slice(&(arena.len() as u64).to_le_bytes());
+            text[8..INLINE].copy_from_slice(&(value.len() as u64).to_le_bytes()[..7]);
+            text[INLINE] = IN_ARENA;
+            arena.push_str(value);
+            Self(text)
+        })
+    }
+
+    /// The string, from the slot or from `arena`.
+    fn get<'a>(&'a self, arena: &'a str) -> &'a str {
+        let len = usize::from(self.0[INLINE]);
+        if self.0[INLINE] != IN_ARENA {
+            // Copied from a `str` whole.
+            return std::str::from_utf8(&self.0[..len.min(INLINE)]).unwrap_or_default();
+        }
+        let word = |range: std::ops::Range<usize>| {
+            let mut bytes = [0; 8];
+            bytes[..range.len()].copy_from_slice(&self.0[range]);
+            u64::from_le_bytes(bytes) as usize
+        };
+        let start = word(0..8);
+        arena.get(start..start.saturating_add(word(8..INLINE))).unwrap_or_default()
+    }
 }
 
 /// One occurrence in the log layout: a hash and the arena range, packed as `start << 16 | len`
@@ -148,21 +201,24 @@ impl StringCounts {
         if self.logging {
             // Only merges count more than one at a time, and only callers past the key limit
             // hand in long strings: both are rare enough for a slot of their own.
-            self.counted.push(Slot { hash, start: self.arena.len(), len: value.len(), count: n });
-            self.arena.push_str(value);
+            let text = SlotText::stored(value, &mut self.arena);
+            self.counted.push(Slot { hash, text, count: n });
             return;
         }
         let arena = &mut self.arena;
-        match self.table.entry(
-            hash,
-            |s| s.hash == hash && same_text(&arena[s.start..s.start + s.len], value),
-            |s| s.hash,
-        ) {
+        let short = SlotText::inline(value);
+        let same = |s: &Slot| {
+            s.hash == hash
+                && match short {
+                    Some(short) => s.text == short,
+                    None => same_text(s.text.get(arena), value),
+                }
+        };
+        match self.table.entry(hash, same, |s| s.hash) {
             hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().count += n,
             hashbrown::hash_table::Entry::Vacant(vacant) => {
-                let start = arena.len();
-                arena.push_str(value);
-                vacant.insert(Slot { hash, start, len: value.len(), count: n });
+                let text = short.unwrap_or_else(|| SlotText::stored(value, arena));
+                vacant.insert(Slot { hash, text, count: n });
                 if self.table.len() > LOG_AFTER && self.table.len() as u64 * 2 > self.total {
                     self.start_logging();
                 }
@@ -202,7 +258,7 @@ impl StringCounts {
             std::mem::swap(self, &mut other);
         }
         for slot in other.table.iter() {
-            self.add_hashed(slot.hash, &other.arena[slot.start..slot.start + slot.len], slot.count);
+            self.add_hashed(slot.hash, slot.text.get(&other.arena), slot.count);
         }
     }
 
@@ -221,11 +277,7 @@ impl StringCounts {
     /// each repeat's count goes to the first occurrence and the repeat is dropped.
     pub(super) fn tally_hashed(&self) -> Vec<(u64, &str, u64)> {
         if !self.logging {
-            return self
-                .table
-                .iter()
-                .map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count))
-                .collect();
+            return self.table.iter().map(|s| (s.hash, s.text.get(&self.arena), s.count)).collect();
         }
         let sources: Vec<&StringCounts> = std::iter::once(self).chain(&self.parts).collect();
         if let Some(tally) = tally_sorted(&sources) {
@@ -277,11 +329,32 @@ impl StringCounts {
             .collect()
     }
 
+    /// Each builder's logged strings as a run of distinct strings in ascending order with their
+    /// counts, where every builder's values arrived in ascending order (as ids and timestamps
+    /// do); `None` in the table layout or when one did not.
+    pub(super) fn ascending_runs(&self) -> Option<Vec<Vec<(u64, &str, u64)>>> {
+        if !self.logging {
+            return None;
+        }
+        std::iter::once(self).chain(&self.parts).map(|part| tally_sorted(&[part])).collect()
+    }
+
+    /// Every builder's strings as runs of distinct strings in ascending order with their counts:
+    /// [`Self::ascending_runs`] where they arrived in order, else sorted.
+    pub(super) fn sorted_runs(&self) -> Vec<Vec<(u64, &str, u64)>> {
+        if let Some(runs) = self.ascending_runs() {
+            return runs;
+        }
+        let mut tally = self.tally_hashed();
+        tally.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        vec![tally]
+    }
+
     /// The text of entry `local` of this source in the log layout: its counted slots first, then
     /// its log.
     fn entry_text(&self, local: usize) -> &str {
         match self.counted.get(local) {
-            Some(s) => &self.arena[s.start..s.start + s.len],
+            Some(s) => s.text.get(&self.arena),
             None => &self.arena[self.log[local - self.counted.len()].range()],
         }
     }
@@ -289,15 +362,18 @@ impl StringCounts {
     /// Every entry of this source in the log layout, in the order of [`Self::entry_text`]:
     /// `(hash, text, count)`.
     fn entries(&self) -> impl Iterator<Item = (u64, &str, u64)> {
-        let counted =
-            self.counted.iter().map(|s| (s.hash, &self.arena[s.start..s.start + s.len], s.count));
+        let counted = self.counted.iter().map(|s| (s.hash, s.text.get(&self.arena), s.count));
         counted.chain(self.log.iter().map(|l| (l.hash, &self.arena[l.range()], 1)))
     }
 
     /// True when every string counted is ASCII (so its length in characters is its length in
     /// bytes).
     pub(super) fn is_ascii(&self) -> bool {
-        self.arena.is_ascii() && self.parts.iter().all(StringCounts::is_ascii)
+        // Strings held in their slots are not in the arena.
+        let slots = self.table.iter().chain(&self.counted);
+        self.arena.is_ascii()
+            && slots.into_iter().all(|s| s.text.get("").is_ascii())
+            && self.parts.iter().all(StringCounts::is_ascii)
     }
 }
 
@@ -355,6 +431,36 @@ mod tests {
             }
             assert!(!same_text(a, &base[..len.saturating_sub(1)]) || len == 0);
         }
+    }
+
+    #[test]
+    fn short_strings_stay_in_their_slots_and_long_ones_in_the_arena_alike() {
+        // Every length around the 15 bytes a slot holds, ASCII and two-byte characters.
+        let values: Vec<String> = (0..40)
+            .flat_map(|len| {
+                ["x".repeat(len), format!("{}{}", "é".repeat(len / 2), "y".repeat(len % 2))]
+            })
+            .collect::<std::collections::BTreeSet<String>>()
+            .into_iter()
+            .collect();
+        let mut counts = StringCounts::default();
+        for (i, v) in values.iter().enumerate() {
+            counts.add(v, i as u64 + 1);
+            counts.add(v, 1);
+        }
+        let expected: Vec<(String, u64)> =
+            values.iter().enumerate().map(|(i, v)| (v.clone(), i as u64 + 2)).collect();
+        assert_eq!(sorted(&mut counts), expected);
+        let long: usize = values.iter().map(String::len).filter(|&n| n > INLINE).sum();
+        assert_eq!(counts.arena.len(), long, "only strings past 15 bytes are in the arena");
+        assert!(!counts.is_ascii());
+        let mut ascii = StringCounts::default();
+        for v in ["", "short", &"x".repeat(15), &"y".repeat(16)] {
+            ascii.add(v, 1);
+        }
+        assert!(ascii.is_ascii());
+        ascii.add("né", 1);
+        assert!(!ascii.is_ascii(), "a short non-ASCII string held in its slot counts");
     }
 
     #[test]
