@@ -98,8 +98,8 @@ pub(crate) struct StringStats {
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
     pub sketch: Option<Box<StringSketch>>,
-    /// Counts written to scratch files when the budget was reached, each chunk by hash bucket or an ascending run
-    /// (see [`super::spill`]); `values` holds what came after.
+    /// Counts written to scratch files when the budget was reached, each chunk by hash bucket
+    /// or an ascending run (see [`super::spill`]); `values` holds what came after.
     pub spilled: Vec<Chunk>,
 }
 
