@@ -320,6 +320,8 @@ fn ascending_strings_spilled_as_runs_agree_with_memory() {
                 "turns": if i < n / 2 { format!("t-{i:08}") } else { format!("t-{:08}", rng.u64(..n)) },
                 "unicode": format!("é日-{:07}-🦀", i - i / 5),
                 "shared": format!("s-{:06}", i % 20_000),
+                // Sorted parts that restart (runs that overlap, or logs that are not in order).
+                "restarts": format!("r-{:06}", i % 5_000),
             })
         })
         .collect();

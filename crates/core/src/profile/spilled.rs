@@ -557,7 +557,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     let mut chunks = std::mem::take(&mut stats.spilled);
     let bytes: u64 = chunks.iter().map(Chunk::bytes).sum();
     let count = u32::try_from(bytes / SHARE_BYTES).unwrap_or(MAX_SHARES).clamp(1, MAX_SHARES);
-    let shares = if chunks.iter().all(|c| c.ascending.is_some()) {
+    let merged = chunks.iter().all(|c| c.ascending.is_some()).then(|| {
         let memory = stats.values.sorted_runs();
         let add = |fold: &mut StringFold, text: &str, n| fold.add(text, n);
         super::spilled_ascending::fold_shares(
@@ -567,6 +567,9 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
             StringFold::new,
             add,
         )
+    });
+    let shares = if let Some(Some(shares)) = merged {
+        shares
     } else {
         chunks = chunks
             .into_iter()

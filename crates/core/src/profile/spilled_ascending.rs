@@ -9,6 +9,7 @@
 //! where its range begins and stops at the next share's first text.
 
 use super::spill::{Chunk, RunReader};
+use super::string_counts::Tally;
 
 /// A distinct string with its hash and count, as `StringCounts` tallies them.
 type Entry<'a> = (u64, &'a str, u64);
@@ -203,17 +204,23 @@ fn share_starts<'a>(runs: &[Run<'a>], shares: usize) -> Vec<&'a str> {
     starts
 }
 
+/// Chains past which a merge by text gives way to hashing: the merge compares every chain's
+/// head for each string, and runs that overlap this much (sorted parts restarting again and
+/// again) gain nothing from their order.
+const MAX_CHAINS: usize = 16;
+
 /// Every distinct string of `chunks` (each an ascending run: `Chunk::ascending`) and of
 /// `memory` (runs in ascending order) with its count, merged, in up to `shares` shares of the
 /// text range on all cores: each share's strings go to `add` on a state `make` gives it, and
-/// the shares' states are returned.
+/// the shares' states are returned. `None` when the runs overlap in more than [`MAX_CHAINS`]
+/// chains.
 pub(super) fn fold_shares<T: Send>(
     chunks: &[Chunk],
-    memory: &[Vec<Entry<'_>>],
+    memory: &[Tally<'_>],
     shares: usize,
     make: impl Fn() -> T + Sync,
     add: impl Fn(&mut T, &str, u64) + Sync,
-) -> Vec<T> {
+) -> Option<Vec<T>> {
     let runs: Vec<Run<'_>> = chunks
         .iter()
         .map(Run::Chunk)
@@ -221,7 +228,10 @@ pub(super) fn fold_shares<T: Send>(
         .collect();
     let starts = share_starts(&runs, shares.max(1));
     let chains = chains(runs);
-    crate::parallel::on_all_cores(starts.len() + 1, |share| {
+    if chains.len() > MAX_CHAINS {
+        return None;
+    }
+    Some(crate::parallel::on_all_cores(starts.len() + 1, |share| {
         let low = if share == 0 { "" } else { starts[share - 1] };
         let high = starts.get(share).copied();
         let mut state = make();
@@ -269,7 +279,7 @@ pub(super) fn fold_shares<T: Send>(
             }
         }
         state
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -360,7 +370,8 @@ mod tests {
             let mut seen = Vec::new();
             let folds = fold_shares(&chunks, &memory, shares, Vec::new, |v, t, n| {
                 v.push((t.to_string(), n));
-            });
+            })
+            .expect("five chains at most");
             assert!(folds.len() <= shares.max(1));
             for fold in folds {
                 // Each share's texts ascend.
@@ -372,6 +383,26 @@ mod tests {
             assert_eq!(seen, expected, "{shares} shares");
         }
         assert!(spill.failure().is_none());
+    }
+
+    #[test]
+    fn runs_that_overlap_in_too_many_chains_are_left_to_hashing() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        // Sorted parts that restart: every run covers the same texts.
+        let texts: Vec<String> = (0..500).map(|i| format!("r-{i:04}")).collect();
+        let runs = |k: usize| -> Vec<Chunk> {
+            (0..k).map(|_| run_chunk(&scratch, &texts, |_| 1)).collect()
+        };
+        let merge = |chunks: &[Chunk]| {
+            fold_shares(chunks, &[], 3, Vec::new, |v, t, n| v.push((t.to_string(), n)))
+        };
+        let within = merge(&runs(MAX_CHAINS)).expect("as many chains as allowed merge");
+        let folded: Vec<(String, u64)> = within.into_iter().flatten().collect();
+        let expected: Vec<(String, u64)> =
+            texts.iter().map(|t| (t.clone(), MAX_CHAINS as u64)).collect();
+        assert_eq!(folded, expected);
+        assert!(merge(&runs(MAX_CHAINS + 1)).is_none());
     }
 
     #[test]

@@ -148,6 +148,9 @@ pub(crate) fn hasher() -> &'static FixedState {
     })
 }
 
+/// Distinct strings, each with its hash and count.
+pub(super) type Tally<'a> = Vec<(u64, &'a str, u64)>;
+
 /// Distinct strings with their counts.
 #[derive(Debug, Default)]
 pub(crate) struct StringCounts {
@@ -332,7 +335,7 @@ impl StringCounts {
     /// Each builder's logged strings as a run of distinct strings in ascending order with their
     /// counts, where every builder's values arrived in ascending order (as ids and timestamps
     /// do); `None` in the table layout or when one did not.
-    pub(super) fn ascending_runs(&self) -> Option<Vec<Vec<(u64, &str, u64)>>> {
+    pub(super) fn ascending_runs(&self) -> Option<Vec<Tally<'_>>> {
         if !self.logging {
             return None;
         }
@@ -341,7 +344,7 @@ impl StringCounts {
 
     /// Every builder's strings as runs of distinct strings in ascending order with their counts:
     /// [`Self::ascending_runs`] where they arrived in order, else sorted.
-    pub(super) fn sorted_runs(&self) -> Vec<Vec<(u64, &str, u64)>> {
+    pub(super) fn sorted_runs(&self) -> Vec<Tally<'_>> {
         if let Some(runs) = self.ascending_runs() {
             return runs;
         }
