@@ -161,7 +161,7 @@ impl StringStats {
                 })
                 .collect(),
             None => {
-                let tally = self.values.tally_hashed();
+                let tally = self.values.tally_unordered();
                 let mut writer = ChunkWriter::new(scratch);
                 writer
                     .hashed_strings_by_bucket(&tally)

@@ -279,11 +279,21 @@ impl StringCounts {
     /// are compared only within a run of equal hashes (the same string, or a rare collision);
     /// each repeat's count goes to the first occurrence and the repeat is dropped.
     pub(super) fn tally_hashed(&self) -> Vec<(u64, &str, u64)> {
+        self.tally_hashed_trying(true)
+    }
+
+    /// [`Self::tally_hashed`] where [`Self::ascending_runs`] already found a builder's values
+    /// out of order: the one-pass fold of ascending logs is not tried again.
+    pub(super) fn tally_unordered(&self) -> Vec<(u64, &str, u64)> {
+        self.tally_hashed_trying(false)
+    }
+
+    fn tally_hashed_trying(&self, ascending: bool) -> Vec<(u64, &str, u64)> {
         if !self.logging {
             return self.table.iter().map(|s| (s.hash, s.text.get(&self.arena), s.count)).collect();
         }
         let sources: Vec<&StringCounts> = std::iter::once(self).chain(&self.parts).collect();
-        if let Some(tally) = tally_sorted(&sources) {
+        if ascending && let Some(tally) = tally_sorted(&sources) {
             return tally;
         }
         // Entries are numbered across sources in item order: each source's counted slots (seen
