@@ -269,8 +269,48 @@ pub fn run(
     if let Value::Object(map) = &mut graph {
         map.insert("directed".into(), json!(directed));
         map.insert("directedBasis".into(), json!(basis.label()));
+        // Which weight was used, or none: a weighted graph run unweighted must say so.
+        if info.options.contains(&"weight") {
+            map.insert("weight".into(), json!(weight));
+            if weight.is_none()
+                && let Some(unused) = weight_like_property(data)
+            {
+                map.insert("unusedWeight".into(), json!(unused));
+            }
+        }
     }
     Ok((output, graph))
+}
+
+/// An edge property holding numbers and named like a weight (`weight`, `Weight`), which an
+/// unweighted run leaves out.
+fn weight_like_property(data: &SessionData) -> Option<String> {
+    let profile = data.collection(ElementKind::Edge).profile();
+    profile
+        .properties()
+        .into_iter()
+        .filter(|p| p.numbers.is_some() && !p.path.is_under_array())
+        .map(|p| p.path.to_string())
+        .find(|path| {
+            let last = path.rsplit('.').next().unwrap_or(path).to_ascii_lowercase();
+            matches!(last.as_str(), "weight" | "weights" | "w" | "strength" | "capacity")
+        })
+}
+
+/// How a run's graph results say it treated edge weights, for its message: ` Weighted by
+/// `weight`.`, or that an edge property like a weight was not used.
+pub fn weight_phrase(graph_results: &Value) -> String {
+    match (graph_results.get("weight"), graph_results.get("unusedWeight").and_then(Value::as_str)) {
+        (Some(Value::String(w)), _) => {
+            format!(" Weighted by {}.", schemascope_core::display::code(w))
+        }
+        (Some(Value::Null), Some(unused)) => format!(
+            " Unweighted: the edges' {} was not used (pass {{\"weight\": \"{unused}\"}} to use it).",
+            schemascope_core::display::code(unused)
+        ),
+        (Some(Value::Null), None) => " Unweighted.".to_string(),
+        _ => String::new(),
+    }
 }
 
 /// Runs `work` (graph algorithms) with the call's cancellation token as their stop flag: a

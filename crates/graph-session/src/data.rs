@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use crate::mapping::{self, Resolved, StyleMapping, value_at};
 use crate::style::{ElementKind, StyleRule};
+use schemascope_core::path::PropertyPath;
 use schemascope_core::selector::columns::{FieldPath, PathColumn};
 use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::{Collection, CollectionKind};
@@ -45,6 +47,8 @@ pub struct SessionData {
     /// Per selector: the elements it could not be evaluated on (they do not match).
     unevaluated: Mutex<HashMap<(usize, String), Unevaluated>>,
     columns: Mutex<HashMap<(usize, FieldPath), Arc<PathColumn>>>,
+    /// Per mapping (as JSON): resolved over this version's values.
+    mapped: Mutex<HashMap<(usize, String), Arc<Mapped>>>,
     /// Where each output's values go among the loaded items, shared by every version.
     rows: Arc<crate::augment::RowsCache>,
 }
@@ -106,6 +110,7 @@ impl SessionData {
             matches: Mutex::new(HashMap::new()),
             unevaluated: Mutex::new(HashMap::new()),
             columns: Mutex::new(HashMap::new()),
+            mapped: Mutex::new(HashMap::new()),
             rows,
         })
     }
@@ -456,6 +461,150 @@ impl SessionData {
         }
         let Ok(compiled) = Selector::parse(&rule.selector) else { return false };
         compiled.matches_json(item.json).unwrap_or(false)
+    }
+}
+
+/// A style mapping resolved over every element of one kind, with what it gives each element.
+#[derive(Debug)]
+pub struct Mapped {
+    /// The mapping's scale, domain or categories, and legend.
+    pub resolved: Resolved,
+    /// Per element (item order), its index in `outputs`, or [`Mapped::NONE`] when the mapping
+    /// sets nothing for it.
+    pub output_of: Vec<u32>,
+    /// The distinct colours or sizes given.
+    pub outputs: Vec<Value>,
+}
+
+impl Mapped {
+    /// No output: the element has no mappable value.
+    pub const NONE: u32 = u32::MAX;
+
+    /// What the mapping gives the element at `index`.
+    pub fn output(&self, index: usize) -> Option<&Value> {
+        self.outputs.get(*self.output_of.get(index)? as usize)
+    }
+}
+
+impl SessionData {
+    /// `mapping` resolved over the elements of `kind`; cached per data version.
+    pub fn mapped(
+        &self,
+        kind: ElementKind,
+        mapping: &StyleMapping,
+    ) -> Result<Arc<Mapped>, GraphSessionError> {
+        let key = (slot(kind), serde_json::to_string(mapping).unwrap_or_default());
+        if let Some(known) = lock(&self.mapped).get(&key) {
+            return Ok(known.clone());
+        }
+        let path: PropertyPath = mapping.property.parse().map_err(|e| {
+            GraphSessionError::InvalidParams(format!("`{}`: {e}", mapping.property))
+        })?;
+        let parsed = self.parsed(kind);
+        let values: Vec<Option<&Value>> =
+            parsed.iter().map(|item| item.as_ref().and_then(|v| value_at(v, &path))).collect();
+        let resolved = mapping::resolve(mapping, kind, &values)
+            .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
+        let mut index: HashMap<String, u32> = HashMap::new();
+        let mut outputs = Vec::new();
+        let output_of = values
+            .iter()
+            .map(|value| match resolved.output(*value) {
+                None => Mapped::NONE,
+                Some(out) => *index.entry(out.to_string()).or_insert_with(|| {
+                    outputs.push(out);
+                    u32::try_from(outputs.len() - 1).unwrap_or(Mapped::NONE)
+                }),
+            })
+            .collect();
+        let mapped = Arc::new(Mapped { resolved, output_of, outputs });
+        lock(&self.mapped).insert(key, mapped.clone());
+        Ok(mapped)
+    }
+
+    /// The value of the element at `index` that a mapping of `property` reads.
+    pub fn mapped_value(&self, kind: ElementKind, index: usize, property: &str) -> Option<Value> {
+        let path: PropertyPath = property.parse().ok()?;
+        let item = self.parsed(kind).get(index)?.as_ref()?;
+        value_at(item, &path).cloned()
+    }
+
+    /// The full path of the property a mapping names: the path itself when the elements have
+    /// it; else the one property it names unambiguously — an algorithm's type (`pagerank`: its
+    /// first result, `…pagerank.rank`) or a last key (`rank`). An unknown name is refused with
+    /// the closest properties.
+    pub fn resolve_property(
+        &self,
+        kind: ElementKind,
+        given: &str,
+    ) -> Result<String, GraphSessionError> {
+        let profile = self.collection(kind).profile();
+        let given = given.trim();
+        let noun = if kind == ElementKind::Node { "nodes" } else { "edges" };
+        if let Ok(path) = given.parse::<PropertyPath>()
+            && profile.property(&path).is_some()
+        {
+            return Ok(given.to_string());
+        }
+        let paths: Vec<String> = profile.properties().iter().map(|p| p.path.to_string()).collect();
+        let leaves: Vec<&String> = paths
+            .iter()
+            .filter(|p| {
+                !paths.iter().any(|q| {
+                    q.len() > p.len() && q.starts_with(p.as_str()) && q[p.len()..].starts_with('.')
+                })
+            })
+            .collect();
+        if let Ok(info) = crate::algorithms::find(crate::algorithms::NAMESPACE, given) {
+            let first = info
+                .node_properties
+                .first()
+                .filter(|_| kind == ElementKind::Node)
+                .or(info.edge_properties.first().filter(|_| kind == ElementKind::Edge));
+            if let Some(first) = first {
+                let path = format!(
+                    "{RESULTS_ROOT}.{}.{}.{first}",
+                    crate::algorithms::NAMESPACE,
+                    info.algorithm_type
+                );
+                if paths.contains(&path) {
+                    return Ok(path);
+                }
+                return Err(GraphSessionError::InvalidParams(format!(
+                    "the {noun} have no `{given}` results yet: run_algorithm `{}` first, then map `{path}`",
+                    info.algorithm_type
+                )));
+            }
+        }
+        let named: Vec<&&String> =
+            leaves.iter().filter(|p| p.rsplit('.').next() == Some(given)).collect();
+        if let [only] = named[..] {
+            return Ok((*only).clone());
+        }
+        let hint = if named.len() > 1 {
+            format!(
+                " Several properties end in `{given}`: {}.",
+                named.iter().take(8).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            )
+        } else {
+            let by_path =
+                schemascope_core::suggest::did_you_mean(given, leaves.iter().map(|p| p.as_str()));
+            // A short name (`rnak`) is compared with the last keys, and the full path offered.
+            let last = |p: &str| p.rsplit('.').next().unwrap_or(p).to_string();
+            let closest = schemascope_core::suggest::closest(
+                given,
+                leaves.iter().map(|p| p.rsplit('.').next().unwrap_or(p)),
+                1,
+            );
+            match closest.first().and_then(|key| leaves.iter().find(|p| last(p) == *key)) {
+                Some(path) if by_path.is_empty() => format!(" Did you mean `{path}`?"),
+                _ => by_path,
+            }
+        };
+        Err(GraphSessionError::InvalidParams(format!(
+            "the {noun} have no property `{}`.{hint}",
+            given.chars().take(100).collect::<String>()
+        )))
     }
 }
 

@@ -29,6 +29,15 @@ pub struct Added {
     pub gave_way: Option<String>,
 }
 
+/// A rule's style as a layer holds it: fixed fields nested, and mappings from data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleStyle {
+    /// The fixed style, nested (`FlatStyle::nest`).
+    pub style: Value,
+    /// The mappings, their properties resolved.
+    pub mappings: Vec<crate::mapping::StyleMapping>,
+}
+
 /// Which added layers a clear without a name removes.
 #[derive(
     Debug,
@@ -93,7 +102,24 @@ impl StyleLayers {
         style: &FlatStyle,
         now_ms: u64,
     ) -> Result<Added, LayerError> {
-        let nested = style.nest(kind)?;
+        let rule = RuleStyle { style: style.nest(kind)?, mappings: style.mappings(kind)? };
+        self.add_rule(name, source, kind, selector, ids, rule, now_ms)
+    }
+
+    /// [`StyleLayers::add`] with the style already nested and its mappings resolved against
+    /// the data (their properties' full paths: what the tools add).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_rule(
+        &mut self,
+        name: Option<&str>,
+        source: LayerSource,
+        kind: ElementKind,
+        selector: &str,
+        ids: Option<Vec<String>>,
+        rule: RuleStyle,
+        now_ms: u64,
+    ) -> Result<Added, LayerError> {
+        let RuleStyle { style: nested, mappings } = rule;
         let kind_name = match kind {
             ElementKind::Node => "node",
             ElementKind::Edge => "edge",
@@ -122,7 +148,7 @@ impl StyleLayers {
                 name
             }
         };
-        let rule = Some(StyleRule { selector: selector.to_string(), ids, style: nested });
+        let rule = Some(StyleRule { selector: selector.to_string(), ids, style: nested, mappings });
         let layer = StyleLayer {
             name: name.clone(),
             source,

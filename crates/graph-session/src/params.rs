@@ -76,7 +76,9 @@ pub struct StyleElementsParams {
     pub ids: Option<Vec<String>>,
     /// color (CSS name or hex), size (1 = default), shape (sphere, box, cone, cylinder…), glow
     /// (true or a colour), glow_strength, outline (a colour), outline_width, opacity (0-1),
-    /// hidden; edges: width, arrow (normal, none…).
+    /// hidden; edges: width, arrow (normal, none…). color_by / size_by: a property (or an
+    /// algorithm's name), or {property, scale: categorical|linear|log|quantile, palette, domain,
+    /// range}.
     #[schemars(with = "serde_json::Map<String, Value>")]
     pub style: FlatStyle,
     /// E.g. `slow-links`, to remove it later.
@@ -102,7 +104,9 @@ pub struct StyleEdgesSchema {
     pub ids: Option<Vec<String>>,
     /// As for find_and_style_nodes: color, width, arrow (normal, none…), opacity, hidden.
     #[schemars(with = "serde_json::Map<String, Value>")]
-    #[schemars(description = "color, width, arrow (normal, none…), opacity, hidden.")]
+    #[schemars(
+        description = "color, width, arrow (normal, none…), opacity, hidden, color_by, size_by (width)."
+    )]
     pub style: FlatStyle,
     /// As for find_and_style_nodes.
     #[serde(default)]

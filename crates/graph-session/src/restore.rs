@@ -108,11 +108,23 @@ fn layer_fault(layer: &StyleLayer, names: &HashSet<&str>) -> Option<String> {
         {
             return Some(format!("its selector: {e}"));
         }
-        let nested = FlatStyle::from_nested(kind, &rule.style).map(|flat| flat.nest(kind));
-        match nested {
-            Some(Ok(style)) if style == rule.style => {}
-            Some(Err(e)) => return Some(e.to_string()),
-            _ => return Some("its style has values no style parameter sets".into()),
+        for mapping in &rule.mappings {
+            if let Err(e) = mapping.check(kind) {
+                return Some(e.to_string());
+            }
+        }
+        let channels: HashSet<_> = rule.mappings.iter().map(|m| m.channel).collect();
+        if channels.len() != rule.mappings.len() {
+            return Some("it maps one field twice".into());
+        }
+        // A layer of mappings alone has an empty fixed style, which `nest` refuses.
+        if rule.mappings.is_empty() || rule.style != Value::Object(Default::default()) {
+            let nested = FlatStyle::from_nested(kind, &rule.style).map(|flat| flat.nest(kind));
+            match nested {
+                Some(Ok(style)) if style == rule.style => {}
+                Some(Err(e)) => return Some(e.to_string()),
+                _ => return Some("its style has values no style parameter sets".into()),
+            }
         }
     }
     None
@@ -287,7 +299,8 @@ fn run_fault(run: &AlgorithmRun) -> Option<String> {
     };
     let known = |k: &str| {
         info.graph_properties.contains(&k)
-            || ["directed", "directedBasis", "source", "target", "path"].contains(&k)
+            || ["directed", "directedBasis", "source", "target", "path", "weight", "unusedWeight"]
+                .contains(&k)
     };
     if let Some(key) = results.keys().find(|k| !known(k)) {
         return Some(format!("its graph results hold {}", quoted(key)));

@@ -9,9 +9,10 @@ use crate::layers::StyleLayers;
 use crate::style::{ElementKind, style_leaves};
 use serde_json::{Map, Value, json};
 
-use crate::data::{Matches, SessionData};
+use crate::data::{Mapped, Matches, SessionData};
 use crate::error::GraphSessionError;
 use crate::session::GraphSession;
+use std::sync::Arc;
 
 /// The computed style of every element of `kind`, as the page draws it: an index per element
 /// into a list of distinct flat render styles.
@@ -60,6 +61,15 @@ pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
     }
 }
 
+/// A layer that styles an element kind, as the style table applies it.
+struct Applying {
+    matches: Matches,
+    /// The render fields its fixed style sets.
+    fields: Vec<(&'static str, Value)>,
+    /// Its mappings, each with the render field it sets.
+    mapped: Vec<(&'static str, Arc<Mapped>)>,
+}
+
 /// Computes every element's render style. A layer whose selector fails is skipped (and named in
 /// the returned warnings) rather than blanking the whole view.
 pub fn style_table(
@@ -77,8 +87,9 @@ pub fn style_table(
             let _ = data.prepare_matches(kind, &[selector]);
         }
     }
-    // Per applying layer: its matches and the render fields it sets, in layer order.
-    let mut applying: Vec<(Matches, Vec<(&'static str, Value)>)> = Vec::new();
+    // Per applying layer: its matches, the render fields it sets, and its mappings (each with
+    // the render field it sets), in layer order.
+    let mut applying: Vec<Applying> = Vec::new();
     for layer in &layers.layers {
         let Some(rule) = layer.rule(kind) else { continue };
         match data.rule_matches(kind, rule) {
@@ -87,19 +98,48 @@ pub fn style_table(
                     .iter()
                     .filter_map(|(path, value)| render_field(kind, path, value))
                     .collect();
-                applying.push((m, fields));
+                let mut mapped = Vec::new();
+                for mapping in &rule.mappings {
+                    let field = render_field(kind, mapping.style_path(kind), &Value::Null);
+                    match (field, data.mapped(kind, mapping)) {
+                        (Some((field, _)), Ok(m)) => mapped.push((field, m)),
+                        (_, Err(e)) => warnings.push(format!(
+                            "layer `{}`: its {} is skipped: {e}",
+                            layer.name,
+                            mapping.parameter()
+                        )),
+                        (None, Ok(_)) => {}
+                    }
+                }
+                applying.push(Applying { matches: m, fields, mapped });
             }
             Err(e) => warnings.push(format!("layer `{}` skipped: {e}", layer.name)),
         }
     }
+    // Per element: a bit per applying layer, then the output of each mapping of a layer that
+    // applies to it (elements with the same key share one style).
     let words = applying.len().div_ceil(64).max(1);
-    let mut masks = vec![0u64; n * words];
-    for (bit, (matches, _)) in applying.iter().enumerate() {
+    let mapped_count: usize = applying.iter().map(|a| a.mapped.len()).sum();
+    let stride = words + mapped_count;
+    let mut masks = vec![0u64; n * stride];
+    let mut slot = words;
+    for (bit, layer) in applying.iter().enumerate() {
         let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-        for (e, &hit) in matches.iter().enumerate() {
+        for (e, &hit) in layer.matches.iter().enumerate() {
             if hit {
-                masks[e * words + word] |= mask;
+                masks[e * stride + word] |= mask;
             }
+        }
+        for (_, mapped) in &layer.mapped {
+            for (e, &hit) in layer.matches.iter().enumerate() {
+                let output = if hit {
+                    mapped.output_of.get(e).copied().unwrap_or(Mapped::NONE)
+                } else {
+                    Mapped::NONE
+                };
+                masks[e * stride + slot] = u64::from(output);
+            }
+            slot += 1;
         }
     }
     let defaults = render_defaults(kind);
@@ -107,19 +147,29 @@ pub fn style_table(
     let mut styles = Vec::new();
     let mut style_of = Vec::with_capacity(n);
     for e in 0..n {
-        let key = &masks[e * words..(e + 1) * words];
+        let key = &masks[e * stride..(e + 1) * stride];
         let index = *distinct.entry(key).or_insert_with(|| {
-            // The last applying layer that sets a field wins it.
+            // The last applying layer that sets a field wins it; within a layer, its mappings
+            // win over its fixed fields.
             let mut winners: Vec<(&str, &Value)> = Vec::new();
-            for (bit, (_, fields)) in applying.iter().enumerate() {
-                if key[bit / 64] & (1 << (bit % 64)) != 0 {
-                    for (field, value) in fields {
-                        match winners.iter_mut().find(|(name, _)| name == field) {
+            let mut slot = words;
+            for (bit, layer) in applying.iter().enumerate() {
+                let applies = key[bit / 64] & (1 << (bit % 64)) != 0;
+                let outputs = layer.mapped.iter().enumerate().filter_map(|(k, (field, mapped))| {
+                    let output = key[slot + k];
+                    (output != u64::from(Mapped::NONE))
+                        .then(|| mapped.outputs.get(output as usize).map(|v| (*field, v)))
+                        .flatten()
+                });
+                if applies {
+                    for (field, value) in layer.fields.iter().map(|(f, v)| (*f, v)).chain(outputs) {
+                        match winners.iter_mut().find(|(name, _)| *name == field) {
                             Some(winner) => winner.1 = value,
                             None => winners.push((field, value)),
                         }
                     }
                 }
+                slot += layer.mapped.len();
             }
             let mut style = Map::with_capacity(defaults.len());
             for (field, default) in &defaults {
@@ -177,6 +227,7 @@ pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
         "selection": state.selection,
         "nodes": nodes,
         "edges": edges,
+        "legend": crate::legend::legend(&data, &state.layers),
         "nodeStyles": node_styles.styles,
         "edgeStyles": edge_styles.styles,
         "warnings": warnings,

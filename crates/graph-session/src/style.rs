@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::color::normalize_color;
 use crate::error::LayerError;
+use crate::mapping::{Channel, StyleMapping};
 
 /// Where a layer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -32,6 +33,10 @@ pub struct StyleRule {
     pub ids: Option<Vec<String>>,
     /// The style, nested as the renderer reads it (`texture.color`, `shape.size`, …).
     pub style: Value,
+    /// Colour or size taken from each element's data (`mapping.rs`); where an element has a
+    /// value, a mapping wins over `style`'s fixed value of the same field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mappings: Vec<StyleMapping>,
 }
 
 /// One layer.
@@ -102,6 +107,11 @@ impl StyleLayer {
         if let Some(width) = at(&self.edge, "/line/width") {
             parts.push(format!("Edge width: {width}"));
         }
+        for (kind, rule) in [(ElementKind::Node, &self.node), (ElementKind::Edge, &self.edge)] {
+            for mapping in rule.iter().flat_map(|r| &r.mappings) {
+                parts.push(mapping.phrase(kind));
+            }
+        }
         if parts.is_empty() { "No visible style changes".into() } else { parts.join(", ") }
     }
 }
@@ -132,6 +142,10 @@ pub struct FlatStyle {
     pub arrow: Option<String>,
     /// Hide the element.
     pub hidden: Option<bool>,
+    /// Colour by a property: its path, or {property, scale, palette, domain}.
+    pub color_by: Option<Value>,
+    /// Size (edges: width) by a number: its path, or {property, scale, domain, range}.
+    pub size_by: Option<Value>,
 }
 
 /// The largest size, width, glow strength or outline width a style takes.
@@ -242,12 +256,22 @@ impl FlatStyle {
         if let Some(hidden) = self.hidden {
             set(&["enabled"], json!(!hidden));
         }
-        if style.is_empty() {
+        if style.is_empty() && self.color_by.is_none() && self.size_by.is_none() {
             return Err(LayerError::InvalidStyle(
-                "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden".into(),
+                "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden, color_by, size_by".into(),
             ));
         }
         Ok(Value::Object(style))
+    }
+
+    /// The mappings `color_by` and `size_by` ask for, checked as far as they can be without
+    /// the data.
+    pub fn mappings(&self, kind: ElementKind) -> Result<Vec<StyleMapping>, LayerError> {
+        [(Channel::Color, &self.color_by), (Channel::Size, &self.size_by)]
+            .into_iter()
+            .filter_map(|(channel, given)| given.as_ref().map(|g| (channel, g)))
+            .map(|(channel, given)| StyleMapping::parse(channel, kind, given))
+            .collect()
     }
 }
 
@@ -308,6 +332,23 @@ pub struct Contribution {
     pub name: String,
     /// Dotted paths (`texture.color`) this layer set and no later layer overrode.
     pub contributed: Vec<String>,
+    /// For a layer mapping data to style: which value gave which colour or size.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mapped: Vec<Value>,
+}
+
+/// What a layer's mapping gives one element: the leaf it sets (nothing when the element has no
+/// mappable value) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MappedLeaf {
+    /// The layer's index.
+    pub layer: usize,
+    /// The nested style path set (`texture.color`).
+    pub path: String,
+    /// The value set, if any.
+    pub value: Option<Value>,
+    /// The mapping's explanation (`mapping::Resolved::explain`).
+    pub explanation: Value,
 }
 
 /// Leaf paths of a style: `{"texture": {"color": …}}` → `texture.color`; objects such as
@@ -346,13 +387,25 @@ fn set_path(root: &mut Map<String, Value>, path: &str, value: Value) {
     node.insert(parts[parts.len() - 1].to_string(), value);
 }
 
-/// Merges the styles of the `matching` layers (indices into `layers`, for one element) in order.
-pub fn compute(layers: &[StyleLayer], kind: ElementKind, matching: &[usize]) -> ComputedStyle {
+/// Merges the styles of the `matching` layers (indices into `layers`, for one element) in order;
+/// within a layer, what its mappings give the element (`mapped`) wins over its fixed style.
+pub fn compute(
+    layers: &[StyleLayer],
+    kind: ElementKind,
+    matching: &[usize],
+    mapped: &[MappedLeaf],
+) -> ComputedStyle {
     let mut owner: Vec<(String, usize, Value)> = Vec::new();
     for &i in matching {
         let Some(rule) = layers.get(i).and_then(|l| l.rule(kind)) else { continue };
         let mut paths = Vec::new();
         leaves(&rule.style, "", &mut paths);
+        paths.extend(
+            mapped
+                .iter()
+                .filter(|m| m.layer == i)
+                .filter_map(|m| m.value.clone().map(|v| (m.path.clone(), v))),
+        );
         for (path, value) in paths {
             match owner.iter_mut().find(|(p, _, _)| *p == path) {
                 Some(slot) => *slot = (path, i, value),
@@ -368,11 +421,14 @@ pub fn compute(layers: &[StyleLayer], kind: ElementKind, matching: &[usize]) -> 
     for &i in matching {
         let contributed: Vec<String> =
             owner.iter().filter(|(_, o, _)| *o == i).map(|(p, _, _)| p.clone()).collect();
-        if !contributed.is_empty() {
+        let explained: Vec<Value> =
+            mapped.iter().filter(|m| m.layer == i).map(|m| m.explanation.clone()).collect();
+        if !contributed.is_empty() || !explained.is_empty() {
             contributions.push(Contribution {
                 index: i,
                 name: layers[i].name.clone(),
                 contributed,
+                mapped: explained,
             });
         }
     }
@@ -388,11 +444,13 @@ pub fn default_layer() -> StyleLayer {
             selector: String::new(),
             ids: None,
             style: json!({"enabled": true, "shape": {"type": "sphere", "size": 1}, "texture": {"color": "#ffffff"}}),
+            mappings: Vec::new(),
         }),
         edge: Some(StyleRule {
             selector: String::new(),
             ids: None,
             style: json!({"enabled": true, "line": {"color": "#888888", "width": 0.5}}),
+            mappings: Vec::new(),
         }),
         created_ms: 0,
         auto_named: false,
@@ -411,6 +469,7 @@ mod tests {
                 selector: "type == 'server'".into(),
                 ids: None,
                 style: style.nest(ElementKind::Node).expect("style"),
+                mappings: Vec::new(),
             }),
             edge: None,
             created_ms: 1,
@@ -470,7 +529,7 @@ mod tests {
                 },
             ),
         ];
-        let computed = compute(&layers, ElementKind::Node, &[0, 1, 2]);
+        let computed = compute(&layers, ElementKind::Node, &[0, 1, 2], &[]);
         assert_eq!(computed.computed_style["texture"]["color"], "#0000ff", "the later layer wins");
         assert_eq!(computed.computed_style["shape"], json!({"type": "sphere", "size": 1.5}));
         assert_eq!(computed.computed_style["effect"]["glow"]["color"], "#00ff00");

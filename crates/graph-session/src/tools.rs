@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::layers::{ClearScope, MAX_LAYERS, StyleLayers};
+use crate::layers::{ClearScope, MAX_LAYERS, RuleStyle, StyleLayers};
 use crate::selection::SelectMode;
-use crate::style::{ElementKind, LayerSource, StyleRule, compute};
+use crate::style::{ElementKind, LayerSource, MappedLeaf, StyleRule, compute};
 use crate::view::{Camera, Dimension, Layout, MAX_COORDINATE, MAX_VIEWPORT_SIDE};
 use schemascope_core::CoreError;
 use schemascope_core::ceilings::Ceiling;
@@ -300,10 +300,24 @@ fn style(
                 )));
             }
         }
+        // Checked before anything is matched: a bad style is the error, not "no match".
+        let nested = params.style.nest(kind)?;
+        let mut mappings = params.style.mappings(kind)?;
+        let mut legends = Vec::new();
+        let mut mapped_sentences = String::new();
+        for mapping in &mut mappings {
+            mapping.property = data.resolve_property(kind, &mapping.property).map_err(|e| {
+                GraphSessionError::InvalidParams(format!("`{}`: {e}", mapping.parameter()))
+            })?;
+            let mapped = data.mapped(kind, mapping)?;
+            legends.push(mapped.resolved.legend());
+            mapped_sentences.push_str(&mapped.resolved.sentence());
+        }
         let rule = StyleRule {
             selector: params.selector.clone(),
             ids: params.ids.clone(),
             style: Value::Null,
+            mappings: Vec::new(),
         };
         let matches = data.rule_matches(kind, &rule)?;
         let ids = matched_ids(&data, kind, &matches);
@@ -325,13 +339,13 @@ fn style(
         let (added, _) = session.change(|state, _| {
             let added = state
                 .layers
-                .add(
+                .add_rule(
                     params.layer_name.as_deref(),
                     caller.layer_source(),
                     kind,
                     &params.selector,
                     params.ids.clone(),
-                    &params.style,
+                    RuleStyle { style: nested.clone(), mappings: mappings.clone() },
                     now_ms(),
                 )
                 .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
@@ -342,8 +356,10 @@ fn style(
         let layer = state.layers.layers.iter().find(|l| l.name == name);
         let nested = layer.and_then(|l| l.rule(kind)).map(|r| r.style.clone()).unwrap_or_default();
         // Styled by ids alone, there is no selector to quote.
-        let matching = if params.selector.trim().is_empty() {
+        let matching = if params.selector.trim().is_empty() && params.ids.is_some() {
             "by id".to_string()
+        } else if params.selector.trim().is_empty() {
+            "(all of them)".to_string()
         } else {
             format!("matching {}", code(&params.selector))
         };
@@ -355,8 +371,12 @@ fn style(
                 code(old)
             ));
         }
+        message.push_str(&mapped_sentences);
         message.push_str(&unevaluated.sentence(one, many));
-        let data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary()), "removedLayer": added.gave_way});
+        let mut data_out = json!({"layerName": name, "selector": params.selector, "matchedCount": ids.len(), "unevaluated": unevaluated, "style": nested, "summary": layer.map(|l| l.summary()), "removedLayer": added.gave_way});
+        if !legends.is_empty() {
+            data_out["mappings"] = json!(legends);
+        }
         let result = Answer::ok(message, data_out);
         Ok(affecting_kind(result, kind, ids))
     })()
@@ -436,10 +456,22 @@ pub fn describe_styles(graphs: &GraphSessions, params: DescribeStylesParams) -> 
         if let Some(id) = &params.compute_for {
             return compute_for(&session.data(), &state.layers, id);
         }
-        let described = state
+        let mut described = state
             .layers
             .describe(params.verbose, params.layer_name.as_deref())
             .map_err(|e| GraphSessionError::InvalidParams(e.to_string()))?;
+        // Each mapped layer's scale, domain or categories, resolved against the data now.
+        let data = session.data();
+        if let Some(entries) = described.get_mut("layers").and_then(Value::as_array_mut) {
+            for entry in entries {
+                let at = entry.get("index").and_then(Value::as_u64).map(|i| i as usize);
+                let Some(layer) = at.and_then(|i| state.layers.layers.get(i)) else { continue };
+                let legends = crate::legend::mapping_legends(&data, layer);
+                if !legends.is_empty() {
+                    entry["mappings"] = json!(legends);
+                }
+            }
+        }
         let n = state.layers.layers.len();
         let message = match &params.layer_name {
             Some(name) => format!("Style layer `{name}`."),
@@ -478,7 +510,23 @@ fn compute_for(
         .filter(|(_, l)| l.rule(kind).is_some_and(|r| data.element_matches(kind, index, r)))
         .map(|(i, _)| i)
         .collect();
-    let computed = compute(&layers.layers, kind, &matching);
+    let mut mapped = Vec::new();
+    for &i in &matching {
+        let Some(rule) = layers.layers[i].rule(kind) else { continue };
+        for mapping in &rule.mappings {
+            let path = mapping.style_path(kind).to_string();
+            let value = data.mapped_value(kind, index, &mapping.property);
+            let explanation = match data.mapped(kind, mapping) {
+                Ok(m) => m.resolved.explain(value.as_ref()),
+                Err(e) => {
+                    json!({"field": path, "property": mapping.property, "value": value, "result": null, "note": format!("the mapping cannot be applied to the data now: {e}")})
+                }
+            };
+            let value = data.mapped(kind, mapping).ok().and_then(|m| m.output(index).cloned());
+            mapped.push(MappedLeaf { layer: i, path, value, explanation });
+        }
+    }
+    let computed = compute(&layers.layers, kind, &matching, &mapped);
     let noun = if kind == ElementKind::Node { "node" } else { "edge" };
     let result = Answer::ok(
         format!("Computed style for {noun} '{id}'."),
@@ -946,11 +994,12 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
             .collect();
         Ok(Answer::ok(
             format!(
-                "Ran {NAMESPACE}:{} ({}) in {} ms; style or select {}.{}",
+                "Ran {NAMESPACE}:{} ({}) in {} ms; style or select {}.{}{}",
                 info.algorithm_type,
                 algorithms::direction_phrase(&graph_results),
                 schemascope_core::figure::text(duration_ms),
                 by.join(" and "),
+                algorithms::weight_phrase(&graph_results),
                 algorithms::outcome_sentence(&graph_results).unwrap_or_default()
             ),
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),

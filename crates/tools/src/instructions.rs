@@ -126,8 +126,8 @@ backticks (cpu > `0.8`).",
             step.push_str(
                 " `run_algorithm` computes centralities and communities into node data that styles and selections can use",
             );
-            step.push_str(if has("describe_property") {
-                " (then `describe_property` on `algorithmResults.schemascope.pagerank.rank` shows their spread)."
+            step.push_str(if has("find_and_style_nodes") {
+                "; colour or size by them, or by any property, in one layer: style {\"color_by\": \"pagerank\"} (an algorithm's name, or a property path)."
             } else {
                 "."
             });

@@ -24,6 +24,7 @@ mod hostile_sql_clickhouse;
 mod hostile_sql_datafusion;
 mod listing_memo;
 mod live_refresh;
+mod mapped_styles;
 mod output_caps;
 mod outside_source;
 mod postgres_restart;

@@ -1,0 +1,90 @@
+//! The legend: what each colour and size on screen means, built from the style layers — a
+//! fixed style with the selector it applies to, and for a mapping its scale, domain or
+//! categories. `describe_styles` and the web view show the same entries.
+
+use serde_json::{Map, Value, json};
+
+use crate::data::SessionData;
+use crate::layers::StyleLayers;
+use crate::style::{ElementKind, LayerSource, StyleLayer};
+
+/// The resolved legend of each of `layer`'s mappings, with the element kind it styles; a mapping
+/// the data cannot take now says why.
+pub fn mapping_legends(data: &SessionData, layer: &StyleLayer) -> Vec<Value> {
+    let mut out = Vec::new();
+    for kind in [ElementKind::Node, ElementKind::Edge] {
+        let Some(rule) = layer.rule(kind) else { continue };
+        for mapping in &rule.mappings {
+            let mut legend = match data.mapped(kind, mapping) {
+                Ok(mapped) => mapped.resolved.legend(),
+                Err(e) => {
+                    json!({"property": mapping.property, "channel": mapping.channel, "error": e.to_string()})
+                }
+            };
+            if let Value::Object(map) = &mut legend {
+                map.insert("elements".into(), json!(kind_name(kind)));
+            }
+            out.push(legend);
+        }
+    }
+    out
+}
+
+fn kind_name(kind: ElementKind) -> &'static str {
+    match kind {
+        ElementKind::Node => "nodes",
+        ElementKind::Edge => "edges",
+    }
+}
+
+/// One entry per layer and element kind it styles, in layer order (the built-in `default`
+/// first): its name, source, selector, how many elements it matches, the colour, size or width
+/// it fixes and its mappings' legends.
+pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
+    let mut entries = Vec::new();
+    for layer in &layers.layers {
+        let legends = mapping_legends(data, layer);
+        for kind in [ElementKind::Node, ElementKind::Edge] {
+            let Some(rule) = layer.rule(kind) else { continue };
+            let mut entry = Map::new();
+            entry.insert("layer".into(), json!(layer.name));
+            entry.insert("source".into(), json!(layer.source));
+            entry.insert("elements".into(), json!(kind_name(kind)));
+            entry.insert("selector".into(), json!(rule.selector));
+            if let Some(ids) = &rule.ids {
+                entry.insert("ids".into(), json!(ids.len()));
+            }
+            let matched =
+                data.rule_matches(kind, rule).map(|m| m.iter().filter(|hit| **hit).count());
+            entry.insert("matched".into(), matched.map_or(Value::Null, |n| json!(n)));
+            let (color, size) = match kind {
+                ElementKind::Node => ("/texture/color", "/shape/size"),
+                ElementKind::Edge => ("/line/color", "/line/width"),
+            };
+            if let Some(c) = rule.style.pointer(color) {
+                entry.insert("color".into(), c.clone());
+            }
+            if let Some(s) = rule.style.pointer(size) {
+                entry.insert(
+                    if kind == ElementKind::Node { "size" } else { "width" }.into(),
+                    s.clone(),
+                );
+            }
+            if rule.style.pointer("/enabled") == Some(&Value::Bool(false)) {
+                entry.insert("hidden".into(), json!(true));
+            }
+            let mapped: Vec<Value> = legends
+                .iter()
+                .filter(|l| l.get("elements") == Some(&json!(kind_name(kind))))
+                .cloned()
+                .collect();
+            if !mapped.is_empty() {
+                entry.insert("mappings".into(), json!(mapped));
+            }
+            entry.insert("summary".into(), json!(layer.summary()));
+            entry.insert("builtIn".into(), json!(layer.source == LayerSource::System));
+            entries.push(Value::Object(entry));
+        }
+    }
+    entries
+}
