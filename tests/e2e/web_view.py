@@ -9,7 +9,11 @@ talks MCP to the server's /mcp endpoint. It checks that:
   - a node is drawn white (#ffffff) by default, and red after find_and_style_nodes over MCP makes
     every database red, while a server stays white (pixels of a PNG screenshot);
   - a click on a node selects it (describe_selection over MCP returns exactly that node), and a
-    shift-click adds a second one.
+    shift-click adds a second one;
+  - what a person reads on the page: labels drawn are the nodes' names, the legend lists the
+    style layers describe_styles lists (with a mapping's categories and colours), the inspector
+    shows a clicked node's data, the pointer's node is describe_selection's `hover`, and a layer
+    deleted in the page is gone from describe_styles.
 
 Prints one line per check ("ok ..." / "FAIL ...") and a summary "N passed, M failed"; exits 1 if
 a check failed, 2 on usage or setup errors (chromedriver or Chromium not starting).
@@ -236,6 +240,13 @@ class WebDriver:
         self.request("POST", "/actions", {"actions": actions})
         self.request("DELETE", "/actions")
 
+    def move(self, x: float, y: float) -> None:
+        """Moves the mouse to viewport CSS pixel (x, y) without clicking."""
+        pointer = [{"type": "pointerMove", "duration": 0, "origin": "viewport", "x": round(x), "y": round(y)}]
+        self.request("POST", "/actions", {"actions": [
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": pointer}]})
+        self.request("DELETE", "/actions")
+
     def close(self) -> None:
         try:
             if self.session:
@@ -293,7 +304,7 @@ if (!scene || !p) return null;
 const drawn = scene.nodes.map((n) => ({ id: n.id, p: view.nodePosition(n.id) })).filter((n) => n.p);
 const index = drawn.findIndex((n) => n.id === id);
 const coveredBy = drawn.slice(index + 1).filter((n) => Math.hypot(n.p.x - p.x, n.p.y - p.y) <= n.p.r + 1).map((n) => n.id);
-for (const overlay of ["status", "help", "error"]) {
+for (const overlay of ["status", "help", "error", "panel"]) {
   const el = document.getElementById(overlay), r = el.getBoundingClientRect();
   if (el.offsetParent !== null && p.x >= r.left - 1 && p.x <= r.right + 1 && p.y >= r.top - 1 && p.y <= r.bottom + 1) coveredBy.push("#" + overlay);
 }
@@ -471,6 +482,81 @@ class Run:
         self.driver.click(where["x"], where["y"])
         selected = await self.wait_selection("the click to select", {top})
         c.check(f"a click on {top}, drawn over {under}, selects {top}", selected == [top], selected)
+        await self.what_a_person_reads(target, server_id, server_at)
+
+    async def what_a_person_reads(self, target: dict[str, Any], server_id: str, server_at: dict[str, Any]) -> None:
+        """Labels, legend, inspector, hover and deleting a layer in the page."""
+        c = self.c
+        # Labels: some drawn, each the node's name (the demo nodes' name-like property).
+        labels = await wait_for("labels drawn", lambda: self.driver.execute("return window.schemascope.labels()"))
+        scene = self.driver.execute("return window.schemascope.scene()")
+        c.check("the scene names the label property: name", scene.get("labelProperty") == "name", scene.get("labelProperty"))
+        sample = labels[len(labels) // 2]
+        found = await call(self.client, "find_nodes", {"source": SOURCE, "selector": f"name == '{sample['text']}'"})
+        c.check(f"{len(labels)} labels drawn; label {sample['text']!r} is the name of node {sample['id']}",
+                sample["id"] in found["data"]["ids"], {"label": sample, "found": found["data"]["ids"]})
+        texts = [label["text"] for label in labels]
+        overlapping = [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+                       if abs(a["y"] - b["y"]) < 14 and a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]]
+        c.check("no two drawn labels overlap", not overlapping, overlapping[:3])
+
+        # The legend: the layers describe_styles lists, and a mapping's categories with colours.
+        mapped = await call(self.client, "find_and_style_nodes", {
+            "source": SOURCE, "style": {"color_by": "type"}, "layer_name": "by-type"})
+        entries = mapped["data"]["mappings"][0]["entries"]
+        legend_js = """return [...document.querySelectorAll('#legend .entry')].map((e) => ({layer: e.dataset.layer,
+            values: [...e.querySelectorAll('.legend-value')].map((v) => ({value: v.dataset.value, color: v.querySelector('.swatch').style.background}))}))"""
+        legend = await wait_for("the legend to show the by-type layer",
+                                lambda: (l := self.driver.execute(legend_js)) and any(e["layer"] == "by-type" for e in l) and l)
+        described = await call(self.client, "describe_styles", {"source": SOURCE})
+        layers = [layer["name"] for layer in described["data"]["layers"] if layer["source"] != "system"]
+        c.check("the legend lists the layers describe_styles lists, in order",
+                [e["layer"] for e in legend] == layers, {"page": [e["layer"] for e in legend], "describe_styles": layers})
+        shown = next(e for e in legend if e["layer"] == "by-type")["values"]
+
+        def rgb(hex_colour: str) -> str:
+            return "rgb(%d, %d, %d)" % tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+        c.check(f"the legend shows each of the {len(entries)} types with its colour",
+                [(json.loads(v["value"]), v["color"]) for v in shown] == [(e["value"], rgb(e["color"])) for e in entries],
+                {"page": shown, "tool": entries})
+        database = next(e["color"] for e in entries if e["value"] == "database")
+        await wait_for(f"{STYLED} drawn in the database colour {database}",
+                       lambda: self.driver.execute(STYLE_OF_JS, STYLED) == database)
+        c.check(f"{STYLED} is drawn in its type's legend colour {database}", True)
+
+        # The inspector: a click on a node shows its data and where its colour comes from.
+        where = self.on_screen(STYLED)
+        self.driver.click(where["x"], where["y"])
+        inspector_js = """const i = document.getElementById('inspector');
+            return i.style.display === 'block' ? {id: i.querySelector('.inspected-id').textContent,
+              data: i.querySelector('.inspected-data').textContent,
+              layers: [...i.querySelectorAll('.inspected-layer')].map((l) => l.dataset.layer)} : null"""
+        shown = await wait_for(f"the inspector to show {STYLED}",
+                               lambda: (i := self.driver.execute(inspector_js)) and STYLED in i["id"] and i)
+        c.check(f"the inspector shows {STYLED}'s data and the layers that set its style",
+                '"type": "database"' in shown["data"] and "by-type" in shown["layers"], shown)
+
+        # Hover: the node under the pointer is describe_selection's hover target.
+        self.driver.move(server_at["x"], server_at["y"])
+
+        async def hovered() -> Any:
+            out = await call(self.client, "describe_selection", {"source": SOURCE})
+            return (out["data"].get("hover") or {}).get("id") == server_id and out
+        out = await wait_for(f"describe_selection to report the pointer on {server_id}", hovered)
+        c.check(f"the pointer on {server_id} is describe_selection's hover", True, out["message"])
+
+        # Deleting a layer in the page removes it from the session.
+        button = self.driver.execute(f"""const b = document.querySelector('#legend button.delete[data-layer="{LAYER}"]');
+            if (!b) return null; b.scrollIntoView(); const r = b.getBoundingClientRect(); return {{x: r.left + r.width / 2, y: r.top + r.height / 2}};""")
+        if not c.check(f"the legend has a delete button for {LAYER}", button is not None):
+            return
+        self.driver.click(button["x"], button["y"])
+
+        async def deleted() -> bool:
+            out = await call(self.client, "describe_styles", {"source": SOURCE})
+            return LAYER not in [layer["name"] for layer in out["data"]["layers"]]
+        await wait_for(f"{LAYER} to be removed", deleted)
+        c.check(f"{LAYER} deleted in the page is gone from describe_styles", True)
 
     def uncovered_server(self) -> tuple[str, dict[str, Any]] | None:
         """The first server node whose centre shows on screen."""

@@ -211,6 +211,11 @@ impl SessionData {
         })
     }
 
+    /// Each element's data parsed (item order; `None` where its text does not parse); cached.
+    pub fn parsed_items(&self, kind: ElementKind) -> &[Option<Value>] {
+        self.parsed(kind)
+    }
+
     fn parsed(&self, kind: ElementKind) -> &[Option<Value>] {
         self.parsed[slot(kind)].get_or_init(|| {
             let collection = self.collection(kind);

@@ -27,6 +27,7 @@ pub mod color;
 pub mod data;
 mod error;
 pub mod hints;
+pub mod labels;
 pub mod layers;
 pub mod layout;
 pub mod legend;

@@ -298,6 +298,18 @@ pub struct RunAlgorithmParams {
     pub options: Value,
 }
 
+/// Parameters of `report_hover` (the web view's, never listed).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportHoverParams {
+    /// Graph source name (optional when only one graph is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The node or edge id under the pointer; absent when the pointer left every element.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
 /// Parameters of `report_viewport` (sent by the web view, not an MCP tool).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -36,6 +36,7 @@ fn render_field(kind: ElementKind, path: &str, value: &Value) -> Option<(&'stati
         (ElementKind::Node, "shape.type") => "shape",
         (ElementKind::Node, "effect.glow") => "glow",
         (ElementKind::Node, "effect.outline") => "outline",
+        (ElementKind::Node, "label.property") => "label",
         (ElementKind::Edge, "line.color") => "color",
         (ElementKind::Edge, "line.opacity") => "opacity",
         (ElementKind::Edge, "line.width") => "width",
@@ -49,7 +50,7 @@ fn render_field(kind: ElementKind, path: &str, value: &Value) -> Option<(&'stati
 pub fn render_defaults(kind: ElementKind) -> Map<String, Value> {
     let defaults = match kind {
         ElementKind::Node => {
-            json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false})
+            json!({"color": "#ffffff", "opacity": 1.0, "size": 1.0, "shape": "sphere", "glow": null, "outline": null, "hidden": false, "label": null})
         }
         ElementKind::Edge => {
             json!({"color": "#888888", "opacity": 1.0, "width": 0.5, "arrow": null, "hidden": false})
@@ -201,12 +202,14 @@ pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
     let positions = state.positions.by_id();
     let nodes_collection = data.collection(ElementKind::Node);
     let mut node_index: HashMap<&str, usize> = HashMap::new();
+    let labels = crate::labels::node_labels(&data, &node_styles);
     let nodes: Vec<Value> = nodes_collection
         .items()
         .map(|item| {
             node_index.entry(item.id).or_insert(item.index);
             let p = positions.get(item.id).copied().unwrap_or([0.0; 3]);
-            json!({"id": item.id, "p": [round(p[0]), round(p[1]), round(p[2])], "s": node_styles.style_of.get(item.index).copied().unwrap_or(0)})
+            let label = labels.get(item.index).map_or(item.id, String::as_str);
+            json!({"id": item.id, "l": label, "p": [round(p[0]), round(p[1]), round(p[2])], "s": node_styles.style_of.get(item.index).copied().unwrap_or(0)})
         })
         .collect();
     let edges: Vec<Value> = data
@@ -225,6 +228,7 @@ pub fn scene(session: &GraphSession) -> Result<Value, GraphSessionError> {
         "camera": state.view.camera,
         "layout": {"type": state.layout.layout_type, "settled": state.layout.settled},
         "selection": state.selection,
+        "labelProperty": crate::labels::default_label_property(&data),
         "nodes": nodes,
         "edges": edges,
         "legend": crate::legend::legend(&data, &state.layers),

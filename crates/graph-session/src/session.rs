@@ -42,6 +42,19 @@ pub struct GraphSession {
     events: broadcast::Sender<SessionEvent>,
     store: Option<Arc<SessionStore>>,
     restore_notes: Vec<String>,
+    /// The element under the person's pointer in the web view: where the pointer is now, so
+    /// it is neither saved nor announced (the page reports it as it moves).
+    hover: Mutex<Option<Hover>>,
+}
+
+/// The element under the pointer in the web view (seed 003's hover target).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hover {
+    /// Its id.
+    pub id: String,
+    /// `node` or `edge`.
+    pub element_type: crate::style::ElementKind,
 }
 
 fn part_topic(part: &Part) -> &'static str {
@@ -120,6 +133,7 @@ impl GraphSession {
             events,
             store,
             restore_notes,
+            hover: Mutex::new(None),
         };
         // What opening worked out is derived from the saved state and the data, so it need not
         // be saved to be found again: a session file that cannot be written (a full disk) must
@@ -132,6 +146,16 @@ impl GraphSession {
         }
         *lock(&session.state) = state;
         Ok(session)
+    }
+
+    /// The element under the pointer, if the web view reported one.
+    pub fn hover(&self) -> Option<Hover> {
+        lock(&self.hover).clone()
+    }
+
+    /// Records the element under the pointer (`None`: nothing).
+    pub fn set_hover(&self, hover: Option<Hover>) {
+        *lock(&self.hover) = hover;
     }
 
     /// The graph's source name.

@@ -146,6 +146,8 @@ pub struct FlatStyle {
     pub color_by: Option<Value>,
     /// Size (edges: width) by a number: its path, or {property, scale, domain, range}.
     pub size_by: Option<Value>,
+    /// Node labels from this property (default: the name-like property, else the id).
+    pub label_by: Option<String>,
 }
 
 /// The largest size, width, glow strength or outline width a style takes.
@@ -256,9 +258,24 @@ impl FlatStyle {
         if let Some(hidden) = self.hidden {
             set(&["enabled"], json!(!hidden));
         }
+        if let Some(label) = &self.label_by {
+            if kind == ElementKind::Edge {
+                return Err(LayerError::InvalidStyle(
+                    "`label_by` labels nodes; edges have no labels".into(),
+                ));
+            }
+            let path = label.trim();
+            if path.is_empty() || path.len() > crate::mapping::MAX_PROPERTY_BYTES {
+                return Err(LayerError::InvalidStyle(format!(
+                    "`label_by` is a property path of 1 to {} bytes",
+                    crate::mapping::MAX_PROPERTY_BYTES
+                )));
+            }
+            set(&["label", "property"], json!(path));
+        }
         if style.is_empty() && self.color_by.is_none() && self.size_by.is_none() {
             return Err(LayerError::InvalidStyle(
-                "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden, color_by, size_by".into(),
+                "the style is empty: give at least one of color, size, shape, glow, outline, opacity, width, arrow, hidden, color_by, size_by, label_by".into(),
             ));
         }
         Ok(Value::Object(style))
@@ -305,6 +322,7 @@ impl FlatStyle {
                     flat.outline_width = Some(outline.get("width")?.as_f64()?);
                 }
                 (ElementKind::Edge, "line.width") => flat.width = Some(number()?),
+                (ElementKind::Node, "label.property") => flat.label_by = Some(text()?),
                 (ElementKind::Edge, "arrowHead.type") => flat.arrow = Some(text()?),
                 _ => return None,
             }

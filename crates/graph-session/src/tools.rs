@@ -301,7 +301,14 @@ fn style(
             }
         }
         // Checked before anything is matched: a bad style is the error, not "no match".
-        let nested = params.style.nest(kind)?;
+        let mut flat = params.style.clone();
+        if let (ElementKind::Node, Some(label)) = (kind, &flat.label_by) {
+            flat.label_by = Some(
+                data.resolve_property(kind, label)
+                    .map_err(|e| GraphSessionError::InvalidParams(format!("`label_by`: {e}")))?,
+            );
+        }
+        let nested = flat.nest(kind)?;
         let mut mappings = params.style.mappings(kind)?;
         let mut legends = Vec::new();
         let mut mapped_sentences = String::new();
@@ -550,8 +557,16 @@ pub fn describe_selection(graphs: &GraphSessions, params: DescribeSelectionParam
                 kind_noun(ElementKind::Edge, e)
             )
         };
-        let mut out =
-            json!({"hasSelection": !selection.is_empty(), "nodeCount": n, "edgeCount": e});
+        let hover = session.hover();
+        let message = match &hover {
+            Some(h) => format!(
+                "{message} The pointer is on {} {}.",
+                if h.element_type == ElementKind::Node { "node" } else { "edge" },
+                code(&h.id)
+            ),
+            None => message,
+        };
+        let mut out = json!({"hasSelection": !selection.is_empty(), "nodeCount": n, "edgeCount": e, "hover": hover});
         let truncated = n > MAX_SELECTION_LISTED || e > MAX_SELECTION_LISTED;
         if params.include_data {
             let data = session.data();
@@ -1005,6 +1020,36 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
         )
         .affecting((!node_ids.is_empty()).then_some(node_ids), (!edge_ids.is_empty()).then_some(edge_ids)))
+    })()
+}
+
+/// `report_hover`: the web view reports the element under the pointer (describe_selection's
+/// `hover`); an id that is no element is refused.
+pub fn report_hover(graphs: &GraphSessions, params: ReportHoverParams) -> Outcome {
+    (|| {
+        let session = session(graphs, params.source.as_deref())?;
+        let hover = match params.id {
+            None => None,
+            Some(id) => {
+                let data = session.data();
+                let kind = [ElementKind::Node, ElementKind::Edge]
+                    .into_iter()
+                    .find(|kind| data.id_index(*kind).contains_key(&id))
+                    .ok_or_else(|| {
+                        GraphSessionError::InvalidParams(format!(
+                            "no node or edge has id {}",
+                            code(&id.chars().take(100).collect::<String>())
+                        ))
+                    })?;
+                Some(crate::session::Hover { id, element_type: kind })
+            }
+        };
+        let message = match &hover {
+            Some(h) => format!("The pointer is on {}.", code(&h.id)),
+            None => "The pointer is on no element.".to_string(),
+        };
+        session.set_hover(hover.clone());
+        Ok(Answer::ok(message, json!({"hover": hover})))
     })()
 }
 

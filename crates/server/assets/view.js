@@ -13,6 +13,10 @@ const ctx = canvas.getContext("2d");
 const statusEl = document.getElementById("status");
 const errorEl = document.getElementById("error");
 const boxEl = document.getElementById("box");
+const tooltipEl = document.getElementById("tooltip");
+const legendEl = document.getElementById("legend");
+const inspectorEl = document.getElementById("inspector");
+const searchEl = document.getElementById("search");
 
 const state = {
   note: null,       // what the last data reload did to the session (unselected ids, stale results)
@@ -26,7 +30,24 @@ const state = {
   fetching: false,
   refetch: false,
   live: false,
+  labelOrder: [],   // node indices, most important (largest) first: who gets a label when space is short
+  labels: [],       // the labels drawn last: {id, text, x, y}
+  hover: null,      // the node id under the pointer
+  fitted: false,    // fitted to the window once, on first load
+  inspected: null,  // the node id the inspector shows
 };
+
+// Text from the data goes into the page as text, never as markup.
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "style") node.style.cssText = value;
+    else if (key.startsWith("data-")) node.setAttribute(key, value);
+    else node[key] = value;
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
 
 function showError(message) {
   errorEl.textContent = message;
@@ -175,11 +196,203 @@ function draw() {
     }
   }
   ctx.globalAlpha = 1;
+  drawLabels();
   state.drawnVersion = scene.version;
   const selected = state.selectedNodes.size + state.selectedEdges.size;
   statusEl.textContent = `${scene.source}: ${scene.nodes.length} nodes, ${scene.edges.length} edges · ${scene.dimension.toUpperCase()} · ` +
     `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}${state.note ? " · " + state.note : ""}`;
 }
+
+// Labels by importance (size) first, each drawn only where it overlaps no label already drawn:
+// zooming in makes room for more. Bounded per frame, so a 100k-node graph stays responsive.
+const MAX_LABELS = 400, MAX_LABEL_TRIES = 6000, CELL = 64;
+function drawLabels() {
+  const scene = state.scene, w = canvas.clientWidth, h = canvas.clientHeight;
+  const grid = new Map();
+  const placed = [];
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = "rgba(10,12,16,.85)";
+  ctx.fillStyle = "#e6edf3";
+  let tries = 0;
+  for (const i of state.labelOrder) {
+    if (placed.length >= MAX_LABELS || tries >= MAX_LABEL_TRIES) break;
+    const p = state.projected[i];
+    if (!p || p.x < -50 || p.y < -20 || p.x > w + 50 || p.y > h + 20) continue;
+    tries++;
+    const text = scene.nodes[i].l;
+    if (!text) continue;
+    const width = ctx.measureText(text).width;
+    const box = { x0: p.x + p.r + 3, y0: p.y - 7, x1: p.x + p.r + 3 + width, y1: p.y + 7 };
+    const cells = [];
+    for (let cx = Math.floor(box.x0 / CELL); cx <= Math.floor(box.x1 / CELL); cx++) {
+      for (let cy = Math.floor(box.y0 / CELL); cy <= Math.floor(box.y1 / CELL); cy++) cells.push(cx + "," + cy);
+    }
+    const overlaps = cells.some((c) => (grid.get(c) || []).some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1));
+    if (overlaps) continue;
+    for (const c of cells) { if (!grid.has(c)) grid.set(c, []); grid.get(c).push(box); }
+    ctx.strokeText(text, box.x0, p.y);
+    ctx.fillText(text, box.x0, p.y);
+    placed.push({ id: scene.nodes[i].id, text, x: box.x0, y: p.y, w: width });
+  }
+  state.labels = placed;
+}
+
+// ---- legend and layer list -------------------------------------------------------------------
+
+function figure(value) {
+  if (typeof value !== "number") return String(value);
+  return Math.abs(value) >= 1e4 || (value !== 0 && Math.abs(value) < 1e-3) ? value.toExponential(2) : String(+value.toPrecision(4));
+}
+
+function mappingBlock(mapping) {
+  const block = el("div", { className: "mapping", "data-property": mapping.property });
+  const what = mapping.channel === "size" ? (mapping.elements === "edges" ? "width" : "size") : "colour";
+  const property = mapping.property.replace(/^algorithmResults\.schemascope\./, "");
+  block.append(el("div", { className: "what", title: mapping.property }, `${what} by ${property} (${mapping.scale || "?"})`));
+  if (mapping.error) { block.append(el("div", { className: "what" }, mapping.error)); return block; }
+  if (mapping.entries) {
+    for (const entry of mapping.entries) {
+      block.append(el("div", { className: "row legend-value", "data-value": JSON.stringify(entry.value) },
+        el("span", { className: "swatch", style: "background:" + entry.color }), el("span", {}, String(entry.value)), el("span", { className: "what" }, "· " + entry.count)));
+    }
+    if (mapping.other) {
+      block.append(el("div", { className: "row legend-value", "data-value": "other" },
+        el("span", { className: "swatch", style: "background:" + mapping.other.color }), el("span", {}, `other (${mapping.other.values} values)`), el("span", { className: "what" }, "· " + mapping.other.count)));
+    }
+  } else if (mapping.stops && mapping.channel === "color") {
+    block.append(el("div", { className: "bar", style: "background:linear-gradient(to right," + mapping.stops.map((s) => s.color).join(",") + ")" }));
+    block.append(el("div", { className: "ends" }, el("span", {}, figure(mapping.stops[0].value)), el("span", {}, figure(mapping.stops[mapping.stops.length - 1].value))));
+  } else if (mapping.stops) {
+    const key = mapping.elements === "edges" ? "width" : "size";
+    block.append(el("div", { className: "ends" }, ...mapping.stops.map((s) => el("span", {}, `${figure(s.value)} → ${s[key]}`))));
+  }
+  if (mapping.withoutValue) block.append(el("div", { className: "what" }, `${mapping.withoutValue} without a value keep lower layers' style`));
+  return block;
+}
+
+function renderLegend() {
+  const entries = (state.scene.legend || []).filter((e) => !e.builtIn);
+  legendEl.replaceChildren(el("div", { className: "what" }, entries.length ? "Style layers (later win)" : "No style layers: every node is drawn in the default style."));
+  for (const entry of entries) {
+    const selector = entry.selector ? entry.selector : entry.ids !== undefined ? `${entry.ids} ids` : `all ${entry.elements}`;
+    const head = el("div", { className: "head" });
+    if (entry.color) head.append(el("span", { className: "swatch", style: "background:" + entry.color }));
+    head.append(el("span", { className: "name" }, entry.layer));
+    const remove = el("button", { className: "delete", title: "remove this layer", "data-layer": entry.layer }, "✕");
+    remove.addEventListener("click", () => callTool("clear_styles", { layer_name: entry.layer }));
+    head.append(remove);
+    const item = el("div", { className: "entry", "data-layer": entry.layer, "data-elements": entry.elements },
+      head, el("div", { className: "what" }, `${entry.elements}: ${selector} · ${entry.matched ?? "?"} matched · ${entry.source}`));
+    for (const mapping of entry.mappings || []) item.append(mappingBlock(mapping));
+    legendEl.append(item);
+  }
+}
+
+// ---- inspector and tooltip -------------------------------------------------------------------
+
+async function inspect(id) {
+  state.inspected = id;
+  const [selection, styles] = await Promise.all([
+    callTool("describe_selection", { include_data: true }),
+    callTool("describe_styles", { compute_for: id }),
+  ]);
+  if (state.inspected !== id) return;
+  const item = ((selection.data || {}).nodes || []).find((n) => n.id === id);
+  const data = Object.assign({}, item ? item.data : {});
+  const results = data.algorithmResults;
+  delete data.algorithmResults;
+  const close = el("button", { title: "close" }, "✕");
+  close.addEventListener("click", () => { state.inspected = null; inspectorEl.style.display = "none"; });
+  const node = state.scene.nodes.find((n) => n.id === id);
+  const parts = [el("h3", {}, el("span", { className: "inspected-id" }, node && node.l !== id ? `${node.l} (${id})` : id), close)];
+  parts.push(el("h4", {}, "data"), el("pre", { className: "inspected-data" }, JSON.stringify(data, null, 1)));
+  if (results) parts.push(el("h4", {}, "algorithm results"), el("pre", { className: "inspected-results" }, JSON.stringify(results, null, 1)));
+  if (styles.success) {
+    parts.push(el("h4", {}, "computed style"), el("pre", { className: "inspected-style" }, JSON.stringify(styles.data.computedStyle, null, 1)));
+    parts.push(el("h4", {}, "from layers"));
+    for (const layer of styles.data.contributingLayers) {
+      const line = el("div", { className: "row inspected-layer", "data-layer": layer.name }, `${layer.name}: ${layer.contributed.join(", ")}`);
+      parts.push(line);
+      for (const m of layer.mapped || []) parts.push(el("div", { className: "what" }, `${m.field} ← ${m.property} = ${JSON.stringify(m.value)} → ${JSON.stringify(m.result)}`));
+    }
+  }
+  inspectorEl.replaceChildren(...parts);
+  inspectorEl.style.display = "block";
+}
+
+let hoverTimer = null;
+function hoverOn(index, x, y) {
+  const id = index >= 0 ? state.scene.nodes[index].id : null;
+  if (id) {
+    const node = state.scene.nodes[index];
+    tooltipEl.textContent = node.l && node.l !== id ? `${node.l} · ${id}` : id;
+    Object.assign(tooltipEl.style, { display: "block", left: x + 14 + "px", top: y + 10 + "px" });
+  } else {
+    tooltipEl.style.display = "none";
+  }
+  if (id === state.hover) return;
+  state.hover = id;
+  clearTimeout(hoverTimer);
+  hoverTimer = setTimeout(() => fetch("/v1/tools/report_hover", {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(withSource(id ? { id } : {})),
+  }).catch(() => {}), 120);
+}
+
+// ---- fit and search --------------------------------------------------------------------------
+
+function fit() {
+  const scene = state.scene;
+  const visible = scene.nodes.filter((n) => !scene.nodeStyles[n.s].hidden);
+  if (!visible.length) return;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (const n of visible) for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], n.p[k]); hi[k] = Math.max(hi[k], n.p[k]); }
+  const center = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
+  // The panel covers the right of the canvas: fit the graph into the part left of it.
+  const h = Math.max(1, canvas.clientHeight);
+  const panel = document.getElementById("panel").getBoundingClientRect();
+  const covered = panel.width && panel.width < canvas.clientWidth / 2 ? panel.width + 16 : 0;
+  const free = Math.max(100, canvas.clientWidth - covered);
+  const aspect = free / h;
+  const focal = (h / 2) / Math.tan(FOV_HALF);
+  const cam = state.camera;
+  if (scene.dimension === "2d") {
+    const half = Math.max((hi[0] - lo[0]) / 2 / aspect, (hi[1] - lo[1]) / 2, NODE_RADIUS * 4) * 1.15;
+    const distance = half / Math.tan(FOV_HALF);
+    const shift = covered / 2 / (focal / distance);
+    cam.target = [center[0] + shift, center[1], 0];
+    cam.position = [center[0] + shift, center[1], distance];
+  } else {
+    let radius = NODE_RADIUS * 4;
+    for (const n of visible) radius = Math.max(radius, Math.hypot(...sub(n.p, center)));
+    const direction = norm(sub(cam.position, cam.target));
+    const distance = radius * 1.15 / Math.sin(FOV_HALF) / Math.min(1, aspect);
+    cam.target = center;
+    cam.position = add(center, scale(direction, distance));
+    const right = basis(cam).right, shift = scale(right, covered / 2 / (focal / distance));
+    cam.target = add(cam.target, shift);
+    cam.position = add(cam.position, shift);
+  }
+  cam.zoom = 1;
+  draw();
+  // Sent now, with these values: a scene fetched meanwhile replaces state.camera.
+  clearTimeout(cameraTimer);
+  callTool("set_camera", { position: cam.position.slice(), target: cam.target.slice() });
+}
+
+searchEl.addEventListener("keydown", (e) => {
+  if (e.key !== "Enter" || !state.scene) return;
+  const text = searchEl.value.trim().toLowerCase();
+  if (!text) return;
+  const ids = state.scene.nodes.filter((n) => n.id.toLowerCase().includes(text) || (n.l || "").toLowerCase().includes(text)).map((n) => n.id);
+  if (!ids.length) { showError(`no node's label or id contains "${searchEl.value.trim()}"`); return; }
+  showError("");
+  callTool("select", { ids: ids.slice(0, 1000), mode: "replace" });
+  callTool("zoom_to_nodes", { ids: ids.slice(0, 1000) });
+  if (ids.length === 1) inspect(ids[0]);
+});
+document.getElementById("fit").addEventListener("click", () => { if (state.scene) fit(); });
 
 // ---- scene and live updates ----------------------------------------------------------------
 
@@ -196,7 +409,10 @@ async function fetchScene() {
       state.camera = JSON.parse(JSON.stringify(body.camera));
       state.selectedNodes = new Set(body.selection.nodes);
       state.selectedEdges = new Set(body.selection.edges);
-      draw();
+      state.labelOrder = body.nodes.map((_, i) => i).sort((i, j) => body.nodeStyles[body.nodes[j].s].size - body.nodeStyles[body.nodes[i].s].size);
+      renderLegend();
+      if (!state.fitted && body.nodes.length) { state.fitted = true; fit(); } else draw();
+      if (state.inspected && body.nodes.some((n) => n.id === state.inspected)) inspect(state.inspected);
     } while (state.refetch);
   } catch (error) {
     showError("cannot reach the server: " + error);
@@ -252,7 +468,13 @@ canvas.addEventListener("mousedown", (e) => {
 });
 
 window.addEventListener("mousemove", (e) => {
-  if (!drag || !state.scene) return;
+  if (!state.scene) return;
+  if (!drag) {
+    const rect = canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left, y = e.clientY - rect.top;
+    if (e.target === canvas) hoverOn(nodeAt(x, y), x, y); else hoverOn(-1, x, y);
+    return;
+  }
   const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
   const rect = canvas.getBoundingClientRect();
   drag.moved = drag.moved || Math.hypot(e.clientX - rect.left - drag.x0, e.clientY - rect.top - drag.y0) > 3;
@@ -309,7 +531,7 @@ window.addEventListener("mouseup", (e) => {
   }
   const id = state.scene.nodes[hit].id;
   if (d.shift) callTool("select", { ids: [id], mode: state.selectedNodes.has(id) ? "remove" : "add" });
-  else callTool("select", { ids: [id], mode: "replace" });
+  else callTool("select", { ids: [id], mode: "replace" }).then(() => inspect(id));
 });
 
 canvas.addEventListener("wheel", (e) => {
@@ -338,6 +560,8 @@ window.schemascope = {
   },
   version: () => state.drawnVersion,
   scene: () => state.scene,
+  labels: () => state.labels,
+  fit: () => fit(),
 };
 
 fetchScene().then(() => { listen(); reportViewport(); });

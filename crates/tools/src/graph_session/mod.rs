@@ -110,6 +110,7 @@ tools!(
     list_algorithms(ListAlgorithmsParams),
     run_algorithm(RunAlgorithmParams),
     report_viewport(ReportViewportParams),
+    report_hover(ReportHoverParams),
 );
 
 /// `find_and_style_nodes` as the envelope; what it adds is recorded as `caller`'s.
