@@ -1014,7 +1014,8 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
                 algorithms::direction_phrase(&graph_results),
                 schemascope_core::figure::text(duration_ms),
                 by.join(" and "),
-                algorithms::weight_phrase(&graph_results),
+                algorithms::weight_phrase(&graph_results)
+                    + &algorithms::sampling_phrase(&graph_results),
                 algorithms::outcome_sentence(&graph_results).unwrap_or_default()
             ),
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),

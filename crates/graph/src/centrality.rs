@@ -17,28 +17,8 @@ const THREADS: usize = 2;
 /// (all zero). Matches networkx within 1e-15 on the test graphs, weighted or not.
 pub fn betweenness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
     let n = g.node_count();
-    let compact = if weighted { None } else { Compact::new(g.out_adj(), n) };
-    let mut bc = match &compact {
-        Some(out) => {
-            // Undirected: the predecessors' lists are the successors' lists.
-            let reverse = if g.directed { Compact::new(g.in_adj(), n) } else { None };
-            let inn = reverse.as_ref().unwrap_or(out);
-            sum_over_sources(
-                n,
-                || Brandes::new(n),
-                |brandes, s, bc| brandes.accumulate(out, inn, s, bc),
-            )
-        }
-        // Weighted, or too many nodes for u32 indices: the general search with predecessor lists.
-        None => {
-            let walk = Walk { adj: g.out_adj(), weighted, count_paths: true };
-            sum_over_sources(
-                n,
-                || (Search::new(n), vec![0.0; n]),
-                |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc),
-            )
-        }
-    };
+    let sources: Vec<usize> = (0..n).collect();
+    let mut bc = dependencies(g, weighted, &sources, false);
     if n > 2 {
         let scale = 1.0 / ((n - 1) as f64 * (n - 2) as f64);
         bc.iter_mut().for_each(|b| *b *= scale);
@@ -46,13 +26,126 @@ pub fn betweenness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
     bc
 }
 
-/// Runs `add(scratch, source, totals)` for every source, sources interleaved over [`THREADS`]
-/// threads (a fixed split, so the sums, and the results, are the same on every run).
+/// Betweenness estimated from `k` sources (pivots) drawn at random without replacement, as
+/// networkx's `betweenness_centrality(G, k=…)`: each node's dependencies summed over the pivots
+/// and scaled by `n/k`, with the standard error of each estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampledBetweenness {
+    /// The estimated (normalised) betweenness of each node.
+    pub scores: Vec<f64>,
+    /// Each estimate's standard error, from the spread of the pivots' dependencies (sampling
+    /// without replacement, so 0 when `k = n`); `NaN` with a single pivot, which gives no
+    /// spread to measure. A node whose betweenness comes from a few sources that were not drawn
+    /// shows a small error though its estimate is far off: the error is calibrated over the
+    /// nodes, not a bound for each.
+    pub standard_errors: Vec<f64>,
+    /// The pivots used, in drawing order.
+    pub pivots: Vec<usize>,
+}
+
+/// [`betweenness_centrality`] from `k` pivots drawn with `seed` (`k` at least `n` is exact).
+pub fn betweenness_centrality_sampled(
+    g: &GraphData,
+    weighted: bool,
+    k: usize,
+    seed: u64,
+) -> SampledBetweenness {
+    let n = g.node_count();
+    let k = k.clamp(1.min(n), n);
+    // A partial Fisher–Yates shuffle: the first k of a random permutation.
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    for i in 0..k {
+        let j = rng.usize(i..n);
+        order.swap(i, j);
+    }
+    order.truncate(k);
+    let sums = dependencies(g, weighted, &order, true);
+    let (sum, squares) = sums.split_at(n);
+    let normalise = if n > 2 { 1.0 / ((n - 1) as f64 * (n - 2) as f64) } else { 1.0 };
+    let kf = k as f64;
+    let scores = sum.iter().map(|s| s * normalise * n as f64 / kf.max(1.0)).collect();
+    let standard_errors = sum
+        .iter()
+        .zip(squares)
+        .map(|(s, sq)| {
+            if k == n {
+                return 0.0;
+            }
+            if k < 2 {
+                return f64::NAN;
+            }
+            let mean = s / kf;
+            let variance = ((sq - kf * mean * mean) / (kf - 1.0)).max(0.0);
+            // Sampling without replacement: the sample variance (k - 1 in the denominator) is
+            // unbiased for the population's, and the mean's variance shrinks by 1 - k/n.
+            let finite = 1.0 - kf / n as f64;
+            normalise * n as f64 * (variance / kf * finite).sqrt()
+        })
+        .collect();
+    SampledBetweenness { scores, standard_errors, pivots: order }
+}
+
+/// Brandes' dependencies summed over `sources` (unscaled), with their squares after them
+/// (`2n` values) when `squares`.
+fn dependencies(g: &GraphData, weighted: bool, sources: &[usize], squares: bool) -> Vec<f64> {
+    let n = g.node_count();
+    let width = if squares { 2 * n } else { n };
+    // With squares, each source's dependencies go to a buffer of their own first.
+    let spread = |one: &mut Vec<f64>, totals: &mut [f64], add: &mut dyn FnMut(&mut [f64])| {
+        if !squares {
+            return add(totals);
+        }
+        one.iter_mut().for_each(|x| *x = 0.0);
+        add(one);
+        let (sum, sq) = totals.split_at_mut(n);
+        for ((t, q), d) in sum.iter_mut().zip(sq.iter_mut()).zip(one.iter()) {
+            *t += d;
+            *q += d * d;
+        }
+    };
+    let compact = if weighted { None } else { Compact::new(g.out_adj(), n) };
+    match &compact {
+        Some(out) => {
+            // Undirected: the predecessors' lists are the successors' lists.
+            let reverse = if g.directed { Compact::new(g.in_adj(), n) } else { None };
+            let inn = reverse.as_ref().unwrap_or(out);
+            sum_over_sources(
+                sources,
+                width,
+                || (Brandes::new(n), vec![0.0; if squares { n } else { 0 }]),
+                |(brandes, one), s, bc| {
+                    spread(one, bc, &mut |into| brandes.accumulate(out, inn, s, into));
+                },
+            )
+        }
+        // Weighted, or too many nodes for u32 indices: the general search with predecessor lists.
+        None => {
+            let walk = Walk { adj: g.out_adj(), weighted, count_paths: true };
+            sum_over_sources(
+                sources,
+                width,
+                || (Search::new(n), vec![0.0; n], vec![0.0; if squares { n } else { 0 }]),
+                |(search, delta, one), s, bc| {
+                    spread(one, bc, &mut |into| {
+                        accumulate_with_preds(walk, search, delta, s, into)
+                    });
+                },
+            )
+        }
+    }
+}
+
+/// Runs `add(scratch, source, totals)` for every one of `sources`, interleaved over [`THREADS`]
+/// threads (a fixed split, so the sums, and the results, are the same on every run); `totals`
+/// are `width` values.
 fn sum_over_sources<S>(
-    n: usize,
+    sources: &[usize],
+    width: usize,
     scratch: impl Fn() -> S + Sync,
     add: impl Fn(&mut S, usize, &mut [f64]) + Sync,
 ) -> Vec<f64> {
+    let n = width;
     let stop = crate::interrupt::current();
     let partials: Vec<Vec<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
@@ -61,7 +154,7 @@ fn sum_over_sources<S>(
                 scope.spawn(move || {
                     let mut totals = vec![0.0; n];
                     let mut state = scratch();
-                    for s in (t..n).step_by(THREADS) {
+                    for &s in sources.iter().skip(t).step_by(THREADS) {
                         if crate::interrupt::stop(stop) {
                             break;
                         }
@@ -194,7 +287,9 @@ mod tests {
             let g = GraphData::build(ids, edges, directed);
             let n = g.node_count();
             let walk = Walk { adj: g.out_adj(), weighted: false, count_paths: true };
+            let sources: Vec<usize> = (0..n).collect();
             let mut with_preds = sum_over_sources(
+                &sources,
                 n,
                 || (Search::new(n), vec![0.0; n]),
                 |(search, delta), s, bc| accumulate_with_preds(walk, search, delta, s, bc),

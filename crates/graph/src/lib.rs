@@ -33,7 +33,10 @@ mod paths;
 mod refined_louvain;
 mod shortest;
 
-pub use centrality::{betweenness_centrality, closeness_centrality};
+pub use centrality::{
+    SampledBetweenness, betweenness_centrality, betweenness_centrality_sampled,
+    closeness_centrality,
+};
 pub use clustering::{Clustering, clustering};
 pub use components::{Components, connected_components, strongly_connected_components};
 pub use degree::{Degrees, degrees};

@@ -75,13 +75,13 @@ pub const ASK: &str = "Answer a question over a source with the server's LLM: it
 pub const QUERY_GRAPH: &str = "The graph session's state: a summary (counts, layout, styles, selection, algorithms run), the view (camera, 2D/3D), the layout, or all. Check the view before changing it.";
 
 /// `find_nodes`.
-pub const FIND_NODES: &str = "Find nodes matching a JMESPath selector over their data plus `algorithmResults` (after run_algorithm). The data is the root: `type == 'server'`, not `data.type`; numbers in backticks. Returns the count, ids and the first nodes. To sort, rank (top 10 by PageRank) or group, use execute_query.";
+pub const FIND_NODES: &str = "Find nodes matching a JMESPath selector over their data plus `algorithmResults` (after run_algorithm). The data is the root: `type == 'server'`, not `data.type`; numbers in backticks. Returns the count, ids and the first nodes. To sort (top 10 by PageRank) or group, use execute_query.";
 
 /// `find_edges`.
 pub const FIND_EDGES: &str = "Find edges as find_nodes finds nodes; they show source and target.";
 
 /// `find_and_style_nodes`.
-pub const FIND_AND_STYLE_NODES: &str = "Style the nodes a selector (as find_nodes) or `ids` match, as a new style layer; later layers win, and a `layer_name` in use is replaced. Colour or size by a property's values with `color_by`/`size_by` (a legend is returned). If nothing matches, no layer is added and success is false.";
+pub const FIND_AND_STYLE_NODES: &str = "Style the nodes a selector (as find_nodes) or `ids` match, as a new style layer; later layers win, and a `layer_name` in use is replaced. `color_by`/`size_by` map a property to colour/size. If nothing matches, no layer is added and success is false.";
 
 /// `find_and_style_edges`.
 pub const FIND_AND_STYLE_EDGES: &str =
@@ -116,4 +116,4 @@ pub const ZOOM_TO_NODES: &str = "Frame some nodes (`ids` or a `selector`) in the
 pub const LIST_ALGORITHMS: &str = "The graph algorithms with their options and the properties they write, the graph's direction, past runs (`stale` when the data changed since) and the algorithm properties usable now.";
 
 /// `run_algorithm`.
-pub const RUN_ALGORITHM: &str = "Run a graph algorithm, writing its results on each node or edge under `algorithmResults.schemascope.<type>.<name>` for selectors and styles. Types: degree, pagerank, betweenness, closeness, components, louvain (options seed, resolution; method \"networkx\" for networkx's), clustering, shortestPath {source, target}, minimumSpanningTree. Options weight (an edge property) and directed (default: the graph's own direction).";
+pub const RUN_ALGORITHM: &str = "Run a graph algorithm, writing its results on each node or edge under `algorithmResults.schemascope.<type>.<name>` for selectors and styles. Types: degree, pagerank, betweenness, closeness, components, louvain (options seed, resolution; method \"networkx\" for networkx's), clustering, shortestPath {source, target}, minimumSpanningTree. Options weight (an edge property) and directed (default: the graph's own direction); betweenness k: sample k sources.";

@@ -240,3 +240,47 @@ fn minimum_spanning_tree_weight_matches_networkx() {
         assert_eq!(t.in_mst.iter().filter(|&&b| b).count(), f.graph.node_count() - 1);
     }
 }
+
+#[test]
+fn sampled_betweenness_is_exact_from_every_source_and_within_its_stated_error() {
+    for name in FIXTURES {
+        let f = load(name);
+        let n = f.graph.node_count();
+        for weighted in [false, true] {
+            let exact = betweenness_centrality(&f.graph, weighted);
+            let every = betweenness_centrality_sampled(&f.graph, weighted, n + 5, 7);
+            let diff =
+                exact.iter().zip(&every.scores).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(diff < 1e-12, "{name}: every source is the exact betweenness ({diff})");
+            assert!(every.standard_errors.iter().all(|e| *e == 0.0));
+            assert_eq!(every.pivots.len(), n);
+            // From half the sources, 20 seeds: the stated standard errors are calibrated — the
+            // squared errors against the exact values average what the stated errors say — and
+            // the estimates are unbiased on average.
+            let (mut squared_error, mut stated) = (0.0, 0.0);
+            let mut mean = vec![0.0; n];
+            for seed in 0..20u64 {
+                let half = betweenness_centrality_sampled(&f.graph, weighted, n / 2, seed);
+                assert_eq!(half.pivots.len(), n / 2);
+                let mut distinct = half.pivots.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(distinct.len(), n / 2, "pivots drawn without replacement");
+                for v in 0..n {
+                    mean[v] += half.scores[v] / 20.0;
+                    squared_error += (half.scores[v] - exact[v]).powi(2);
+                    stated += half.standard_errors[v].powi(2);
+                }
+            }
+            let ratio = (squared_error / stated).sqrt();
+            eprintln!("{name:16} weighted={weighted:5} sampled error / stated error = {ratio:.3}");
+            assert!(
+                (0.6..1.6).contains(&ratio),
+                "{name} weighted={weighted}: the errors are {ratio} times the stated ones"
+            );
+            let top = exact.iter().copied().fold(0.0, f64::max);
+            let bias = exact.iter().zip(&mean).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(bias < 0.25 * top, "{name}: mean of 20 estimates off by {bias} (top {top})");
+        }
+    }
+}

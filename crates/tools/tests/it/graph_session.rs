@@ -1602,3 +1602,59 @@ fn camera_coordinates_past_any_layout_are_refused() {
     ));
     assert!(zoom["position"]["x"].is_number(), "{zoom}");
 }
+
+#[test]
+fn betweenness_sampled_from_k_sources_states_its_error_and_from_every_source_is_exact() {
+    let (registry, expected, dir) = fixture_registry("les_miserables");
+    let sessions = dir.path().join("sessions.sqlite");
+    registry.graphs.set_session_file(&sessions).expect("session file");
+    let betweenness = |options: Value| {
+        run_algorithm(
+            &registry.graphs,
+            RunAlgorithmParams {
+                algorithm_type: "betweenness".into(),
+                options,
+                ..Default::default()
+            },
+        )
+    };
+    let every = betweenness(json!({"k": 77}));
+    assert!(every.success, "{}", every.message);
+    assert_eq!(every.data["graphResults"]["sampled"], false);
+    let exact: Vec<f64> = serde_json::from_value(expected["betweenness"].clone()).unwrap();
+    for (got, want) in node_values(&registry, "betweenness", "score").iter().zip(&exact) {
+        assert!((got - want).abs() < 1e-9, "{got} vs networkx {want}");
+    }
+    let sampled = betweenness(json!({"k": 30, "seed": 3}));
+    assert!(sampled.success, "{}", sampled.message);
+    let results = &sampled.data["graphResults"];
+    assert_eq!((results["sampled"].as_bool(), results["pivots"].as_u64()), (Some(true), Some(30)));
+    let max_error = results["standardErrorMax"].as_f64().expect("stated error");
+    assert!(max_error > 0.0, "{results}");
+    assert!(
+        sampled.message.contains("Estimated from 30 sampled source nodes (seed 3)"),
+        "{}",
+        sampled.message
+    );
+    // The same seed draws the same sources.
+    let scores = node_values(&registry, "betweenness", "score");
+    ok(betweenness(json!({"k": 30, "seed": 3})));
+    assert_eq!(node_values(&registry, "betweenness", "score"), scores);
+    for bad in [json!({"k": 0}), json!({"k": 2.5}), json!({"k": "many"})] {
+        let refused = betweenness(bad.clone());
+        assert!(!refused.success && refused.message.contains("`k`"), "{bad}: {}", refused.message);
+    }
+    // The sampled run's figures survive a restart with the history.
+    drop(registry);
+    let again = common::registry(&[&format!(
+        "les_miserables={}",
+        dir.path().join("les_miserables.json").display()
+    )]);
+    again.graphs.set_session_file(&sessions).expect("session file");
+    let session = again.graphs.session(None).expect("session");
+    assert!(session.restore_notes().is_empty(), "{:?}", session.restore_notes());
+    let history =
+        ok(list_algorithms(&again.graphs, ListAlgorithmsParams::default()))["history"].clone();
+    assert_eq!(history.as_array().map(Vec::len), Some(3));
+    assert_eq!(history[1]["graphResults"]["pivots"], 30);
+}
