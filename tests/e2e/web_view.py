@@ -545,6 +545,33 @@ class Run:
         out = await wait_for(f"describe_selection to report the pointer on {server_id}", hovered)
         c.check(f"the pointer on {server_id} is describe_selection's hover", True, out["message"])
 
+        # The layer list: hide a layer, then move it, in the page; the session and the drawing follow.
+        def press(kind: str, layer: str) -> bool:
+            at = self.driver.execute(f"""const b = document.querySelector('#legend button.{kind}[data-layer="{layer}"]');
+                if (!b) return null; b.scrollIntoView(); const r = b.getBoundingClientRect(); return {{x: r.left + r.width / 2, y: r.top + r.height / 2}};""")
+            if at:
+                self.driver.click(at["x"], at["y"])
+            return at is not None
+
+        async def layers_now() -> list[tuple[str, bool]]:
+            out = await call(self.client, "describe_styles", {"source": SOURCE})
+            return [(layer["name"], bool(layer.get("hidden"))) for layer in out["data"]["layers"]]
+        c.check("the legend has a hide button for by-type", press("toggle", "by-type"))
+        await wait_for("by-type to be hidden", lambda: self._async_has(layers_now, ("by-type", True)))
+        await wait_for(f"{STYLED} red again with by-type hidden", lambda: self.driver.execute(STYLE_OF_JS, STYLED) == "#ff0000")
+        c.check("a layer hidden in the page is hidden in describe_styles, and no longer drawn", True)
+        press("toggle", "by-type")
+        await wait_for(f"{STYLED} in its type's colour again", lambda: self.driver.execute(STYLE_OF_JS, STYLED) == database)
+        c.check("the layer shown again is drawn again", True)
+        press("earlier", "by-type")
+
+        async def moved() -> bool:
+            names = [name for name, _ in await layers_now()]
+            return "by-type" in names and LAYER in names and names.index("by-type") < names.index(LAYER)
+        await wait_for(f"by-type to apply before {LAYER}", moved)
+        await wait_for(f"{STYLED} red: {LAYER} now wins", lambda: self.driver.execute(STYLE_OF_JS, STYLED) == "#ff0000")
+        c.check(f"moving by-type earlier in the page lets {LAYER} win over it", True)
+
         # Deleting a layer in the page removes it from the session.
         button = self.driver.execute(f"""const b = document.querySelector('#legend button.delete[data-layer="{LAYER}"]');
             if (!b) return null; b.scrollIntoView(); const r = b.getBoundingClientRect(); return {{x: r.left + r.width / 2, y: r.top + r.height / 2}};""")
@@ -557,6 +584,10 @@ class Run:
             return LAYER not in [layer["name"] for layer in out["data"]["layers"]]
         await wait_for(f"{LAYER} to be removed", deleted)
         c.check(f"{LAYER} deleted in the page is gone from describe_styles", True)
+
+    @staticmethod
+    async def _async_has(probe: Callable[[], Awaitable[list[Any]]], wanted: Any) -> bool:
+        return wanted in await probe()
 
     def uncovered_server(self) -> tuple[str, dict[str, Any]] | None:
         """The first server node whose centre shows on screen."""

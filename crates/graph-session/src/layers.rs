@@ -29,6 +29,20 @@ pub struct Added {
     pub gave_way: Option<String>,
 }
 
+/// What a person does to a layer in the web view's layer list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrange {
+    /// Apply it to nothing, keeping it.
+    Hide,
+    /// Apply it again.
+    Show,
+    /// Apply it later: it wins over one more layer.
+    Later,
+    /// Apply it earlier: one more layer wins over it.
+    Earlier,
+}
+
 /// A rule's style as a layer holds it: fixed fields nested, and mappings from data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleStyle {
@@ -156,6 +170,7 @@ impl StyleLayers {
             edge: if kind == ElementKind::Edge { rule } else { None },
             created_ms: now_ms,
             auto_named: given.is_none(),
+            hidden: false,
         };
         if let Some(existing) = self.layers.iter_mut().find(|l| l.name == name) {
             *existing = layer;
@@ -237,6 +252,41 @@ impl StyleLayers {
         }
     }
 
+    /// Hides, shows or moves the layer called `name` (a person's layer list): `later` makes it
+    /// apply later (win over one more layer), `earlier` the reverse; the built-in `default`
+    /// stays first.
+    /// Returns whether anything changed.
+    pub fn arrange(&mut self, name: &str, action: Arrange) -> Result<bool, LayerError> {
+        let Some(i) = self.layers.iter().position(|l| l.name == name) else {
+            return Err(LayerError::UnknownLayer(format!(
+                "no style layer named `{name}`; the layers are: {}",
+                self.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        };
+        if i == 0 {
+            return Err(LayerError::UnknownLayer(
+                "the built-in `default` layer is always first and shown".into(),
+            ));
+        }
+        let changed = match action {
+            Arrange::Hide | Arrange::Show => {
+                let hidden = action == Arrange::Hide;
+                let was = std::mem::replace(&mut self.layers[i].hidden, hidden);
+                was != hidden
+            }
+            Arrange::Later if i + 1 < self.layers.len() => {
+                self.layers.swap(i, i + 1);
+                true
+            }
+            Arrange::Earlier if i > 1 => {
+                self.layers.swap(i, i - 1);
+                true
+            }
+            Arrange::Later | Arrange::Earlier => false,
+        };
+        Ok(changed)
+    }
+
     /// The seed's describe_styles data: a summary per layer, or every style with `verbose`, or
     /// one layer.
     pub fn describe(&self, verbose: bool, layer: Option<&str>) -> Result<Value, LayerError> {
@@ -255,7 +305,7 @@ impl StyleLayers {
         let layers: Vec<Value> = chosen
             .iter()
             .map(|(i, l)| {
-                if verbose || layer.is_some() {
+                let mut entry = if verbose || layer.is_some() {
                     json!({"index": i, "name": l.name, "source": l.source, "autoNamed": l.auto_named, "createdMs": l.created_ms, "node": l.node, "edge": l.edge, "summary": l.summary()})
                 } else {
                     json!({
@@ -266,7 +316,11 @@ impl StyleLayers {
                         "edgeIds": l.edge.as_ref().and_then(|r| r.ids.as_ref()).map(|ids| ids.len()),
                         "summary": l.summary(),
                     })
+                };
+                if l.hidden {
+                    entry["hidden"] = json!(true);
                 }
+                entry
             })
             .collect();
         let named = |source: LayerSource| {
@@ -365,6 +419,37 @@ mod tests {
             ["default", "theme"]
         );
         assert!(layers.clear(Some("default"), ClearScope::All).is_err());
+    }
+
+    #[test]
+    fn layers_are_hidden_shown_and_moved_but_default_stays_first() {
+        let mut layers = StyleLayers::default();
+        for name in ["a", "b", "c"] {
+            layers
+                .add(Some(name), LayerSource::Ai, ElementKind::Node, "", None, &red(), 1)
+                .expect("added");
+        }
+        let names = |l: &StyleLayers| l.layers.iter().map(|x| x.name.clone()).collect::<Vec<_>>();
+        assert_eq!(layers.arrange("a", Arrange::Later), Ok(true));
+        assert_eq!(names(&layers), ["default", "b", "a", "c"]);
+        assert_eq!(layers.arrange("c", Arrange::Later), Ok(false), "already last");
+        assert_eq!(layers.arrange("b", Arrange::Earlier), Ok(false), "default stays first");
+        assert_eq!(layers.arrange("c", Arrange::Earlier), Ok(true));
+        assert_eq!(names(&layers), ["default", "b", "c", "a"]);
+        assert_eq!(layers.arrange("b", Arrange::Hide), Ok(true));
+        assert_eq!(layers.arrange("b", Arrange::Hide), Ok(false));
+        assert!(layers.layers[1].applied_rule(ElementKind::Node).is_none());
+        assert_eq!(layers.describe(false, None).expect("described")["layers"][1]["hidden"], true);
+        assert_eq!(layers.arrange("b", Arrange::Show), Ok(true));
+        assert!(layers.layers[1].applied_rule(ElementKind::Node).is_some());
+        assert!(layers.arrange("default", Arrange::Hide).is_err());
+        assert!(
+            layers
+                .arrange("zz", Arrange::Later)
+                .unwrap_err()
+                .to_string()
+                .contains("the layers are")
+        );
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
             if !mapped.is_empty() {
                 entry.insert("mappings".into(), json!(mapped));
             }
+            if layer.hidden {
+                entry.insert("layerHidden".into(), json!(true));
+            }
             entry.insert("summary".into(), json!(layer.summary()));
             entry.insert("builtIn".into(), json!(layer.source == LayerSource::System));
             entries.push(Value::Object(entry));

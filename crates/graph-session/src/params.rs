@@ -298,6 +298,19 @@ pub struct RunAlgorithmParams {
     pub options: Value,
 }
 
+/// Parameters of `arrange_layer` (the web view's layer list, never listed).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArrangeLayerParams {
+    /// Graph source name (optional when only one graph is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The layer.
+    pub layer_name: String,
+    /// hide, show, later (apply after the next layer: win over it) or earlier.
+    pub action: crate::layers::Arrange,
+}
+
 /// Parameters of `report_hover` (the web view's, never listed).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -80,8 +80,12 @@ pub fn style_table(
 ) -> (StyleTable, Vec<String>) {
     let n = data.collection(kind).len();
     let mut warnings = Vec::new();
-    let selectors: Vec<&str> =
-        layers.layers.iter().filter_map(|l| l.rule(kind)).map(|r| r.selector.as_str()).collect();
+    let selectors: Vec<&str> = layers
+        .layers
+        .iter()
+        .filter_map(|l| l.applied_rule(kind))
+        .map(|r| r.selector.as_str())
+        .collect();
     // One pass for every selector; a bad one is reported per layer below.
     if data.prepare_matches(kind, &selectors).is_err() {
         for selector in &selectors {
@@ -92,7 +96,7 @@ pub fn style_table(
     // the render field it sets), in layer order.
     let mut applying: Vec<Applying> = Vec::new();
     for layer in &layers.layers {
-        let Some(rule) = layer.rule(kind) else { continue };
+        let Some(rule) = layer.applied_rule(kind) else { continue };
         match data.rule_matches(kind, rule) {
             Ok(m) => {
                 let fields = style_leaves(&rule.style)

@@ -57,6 +57,10 @@ pub struct StyleLayer {
     /// saved before this field read it as `false`, so their layers are never replaced.
     #[serde(default)]
     pub auto_named: bool,
+    /// Hidden by a person in the web view's layer list: kept, listed, and applied to nothing
+    /// until shown again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// Which kind of element.
@@ -76,6 +80,11 @@ impl StyleLayer {
             ElementKind::Node => self.node.as_ref(),
             ElementKind::Edge => self.edge.as_ref(),
         }
+    }
+
+    /// The rule for `kind` if the layer applies now (not hidden).
+    pub fn applied_rule(&self, kind: ElementKind) -> Option<&StyleRule> {
+        if self.hidden { None } else { self.rule(kind) }
     }
 
     /// A one-line summary of what the layer does (the seed's `summarizeStyle`).
@@ -472,6 +481,7 @@ pub fn default_layer() -> StyleLayer {
         }),
         created_ms: 0,
         auto_named: false,
+        hidden: false,
     }
 }
 
@@ -492,6 +502,7 @@ mod tests {
             edge: None,
             created_ms: 1,
             auto_named: false,
+            hidden: false,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::layers::{ClearScope, MAX_LAYERS, RuleStyle, StyleLayers};
+use crate::layers::{Arrange, ClearScope, MAX_LAYERS, RuleStyle, StyleLayers};
 use crate::selection::SelectMode;
 use crate::style::{ElementKind, LayerSource, MappedLeaf, StyleRule, compute};
 use crate::view::{Camera, Dimension, Layout, MAX_COORDINATE, MAX_VIEWPORT_SIDE};
@@ -514,12 +514,12 @@ fn compute_for(
         .layers
         .iter()
         .enumerate()
-        .filter(|(_, l)| l.rule(kind).is_some_and(|r| data.element_matches(kind, index, r)))
+        .filter(|(_, l)| l.applied_rule(kind).is_some_and(|r| data.element_matches(kind, index, r)))
         .map(|(i, _)| i)
         .collect();
     let mut mapped = Vec::new();
     for &i in &matching {
-        let Some(rule) = layers.layers[i].rule(kind) else { continue };
+        let Some(rule) = layers.layers[i].applied_rule(kind) else { continue };
         for mapping in &rule.mappings {
             let path = mapping.style_path(kind).to_string();
             let value = data.mapped_value(kind, index, &mapping.property);
@@ -1021,6 +1021,34 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
         )
         .affecting((!node_ids.is_empty()).then_some(node_ids), (!edge_ids.is_empty()).then_some(edge_ids)))
+    })()
+}
+
+/// `arrange_layer`: a person hides, shows or moves a layer in the web view's layer list.
+pub fn arrange_layer(graphs: &GraphSessions, params: ArrangeLayerParams) -> Outcome {
+    (|| {
+        let session = session(graphs, params.source.as_deref())?;
+        let (changed, _) = session.change(|state, _| {
+            let changed = state.layers.arrange(&params.layer_name, params.action)?;
+            Ok((changed, if changed { vec![Part::Layers] } else { vec![] }))
+        })?;
+        let name = code(&params.layer_name);
+        let message = match (changed, params.action) {
+            (false, _) => format!("Layer {name} is already so; nothing changed."),
+            (true, Arrange::Hide) => {
+                format!("Layer {name} is hidden: it styles nothing until shown.")
+            }
+            (true, Arrange::Show) => format!("Layer {name} is shown again."),
+            (true, Arrange::Later) => {
+                format!("Layer {name} applies later: it wins over one more layer.")
+            }
+            (true, Arrange::Earlier) => {
+                format!("Layer {name} applies earlier: one more layer wins over it.")
+            }
+        };
+        let state = session.state();
+        let order: Vec<&str> = state.layers.layers.iter().map(|l| l.name.as_str()).collect();
+        Ok(Answer::ok(message, json!({"changed": changed, "layers": order})))
     })()
 }
 

@@ -107,25 +107,35 @@ function projector() {
 
 const NODE_RADIUS = 2; // world units at size 1
 
-function shapePath(shape, x, y, r) {
-  ctx.beginPath();
+// Adds a node's outline to `path` (the context itself, or a Path2D gathering many nodes).
+function addShape(path, shape, x, y, r) {
   switch (shape) {
     case "box": case "cube": case "square":
-      ctx.rect(x - r, y - r, 2 * r, 2 * r); break;
+      path.rect(x - r, y - r, 2 * r, 2 * r); break;
     case "cone": case "tetrahedron": case "triangle":
-      ctx.moveTo(x, y - r); ctx.lineTo(x + r * 0.95, y + r * 0.7); ctx.lineTo(x - r * 0.95, y + r * 0.7); ctx.closePath(); break;
+      path.moveTo(x, y - r); path.lineTo(x + r * 0.95, y + r * 0.7); path.lineTo(x - r * 0.95, y + r * 0.7); path.closePath(); break;
     case "octahedron": case "diamond":
-      ctx.moveTo(x, y - r); ctx.lineTo(x + r, y); ctx.lineTo(x, y + r); ctx.lineTo(x - r, y); ctx.closePath(); break;
+      path.moveTo(x, y - r); path.lineTo(x + r, y); path.lineTo(x, y + r); path.lineTo(x - r, y); path.closePath(); break;
     case "cylinder":
-      ctx.ellipse(x, y, r, r * 0.75, 0, 0, 2 * Math.PI); break;
+      path.moveTo(x + r, y); path.ellipse(x, y, r, r * 0.75, 0, 0, 2 * Math.PI); break;
     default:
-      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      path.moveTo(x + r, y); path.arc(x, y, r, 0, 2 * Math.PI);
   }
 }
+
+function shapePath(shape, x, y, r) {
+  ctx.beginPath();
+  addShape(ctx, shape, x, y, r);
+}
+
+// Past this many nodes, the nodes of one style are filled in one call (far to near order kept
+// only within a style): one call per node takes seconds a frame on 100k nodes.
+const BATCH_NODES = 3000;
 
 function draw() {
   const scene = state.scene;
   if (!scene) return;
+  const started = performance.now();
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
@@ -142,33 +152,114 @@ function draw() {
     if (!p || style.hidden) return null;
     return { x: p.x, y: p.y, r: Math.max(3, NODE_RADIUS * style.size * p.k), depth: p.depth };
   });
-  // Edges under nodes.
+  // Edges under nodes: the lines (and arrow heads) of one style in one path, stroked once;
+  // edges wholly off screen are left out; selected edges drawn over them.
+  const lines = new Map(), heads = new Map(), selectedEdges = [];
   for (const e of scene.edges) {
     const style = scene.edgeStyles[e.s];
     const a = state.projected[e.a], b = state.projected[e.b];
     if (!a || !b || style.hidden) continue;
-    const selected = state.selectedEdges.has(e.id);
+    if ((a.x < 0 && b.x < 0) || (a.x > w && b.x > w) || (a.y < 0 && b.y < 0) || (a.y > h && b.y > h)) continue;
+    if (state.selectedEdges.has(e.id)) { selectedEdges.push([a, b, style]); continue; }
+    if (!lines.has(e.s)) lines.set(e.s, new Path2D());
+    lines.get(e.s).moveTo(a.x, a.y);
+    lines.get(e.s).lineTo(b.x, b.y);
+    if (style.arrow && style.arrow !== "none") {
+      if (!heads.has(e.s)) heads.set(e.s, new Path2D());
+      arrowHead(heads.get(e.s), a, b, 4 + Math.max(0.5, style.width * 2) * 2);
+    }
+  }
+  for (const [s, path] of lines) {
+    const style = scene.edgeStyles[s];
     ctx.globalAlpha = style.opacity;
-    ctx.strokeStyle = selected ? "#f0c040" : style.color;
-    ctx.lineWidth = Math.max(0.5, style.width * 2) + (selected ? 2 : 0);
+    ctx.strokeStyle = style.color;
+    ctx.lineWidth = Math.max(0.5, style.width * 2);
+    ctx.stroke(path);
+    if (heads.has(s)) { ctx.fillStyle = style.color; ctx.fill(heads.get(s)); }
+  }
+  for (const [a, b, style] of selectedEdges) {
+    ctx.globalAlpha = style.opacity;
+    ctx.strokeStyle = ctx.fillStyle = "#f0c040";
+    ctx.lineWidth = Math.max(0.5, style.width * 2) + 2;
     ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); ctx.stroke();
     if (style.arrow && style.arrow !== "none") {
-      const angle = Math.atan2(b.y - a.y, b.x - a.x);
-      const tipX = b.x - Math.cos(angle) * b.r, tipY = b.y - Math.sin(angle) * b.r;
-      const size = 4 + ctx.lineWidth * 2;
-      ctx.fillStyle = ctx.strokeStyle;
       ctx.beginPath();
-      ctx.moveTo(tipX, tipY);
-      ctx.lineTo(tipX - size * Math.cos(angle - 0.4), tipY - size * Math.sin(angle - 0.4));
-      ctx.lineTo(tipX - size * Math.cos(angle + 0.4), tipY - size * Math.sin(angle + 0.4));
-      ctx.closePath(); ctx.fill();
+      arrowHead(ctx, a, b, 4 + ctx.lineWidth * 2);
+      ctx.fill();
     }
   }
   ctx.globalAlpha = 1;
-  // Nodes far to near, so nearer ones cover farther ones.
+  // Nodes far to near, so nearer ones cover farther ones (on many nodes, within a style).
   const order = scene.nodes.map((_, i) => i).filter((i) => state.projected[i]);
-  order.sort((i, j) => state.projected[j].depth - state.projected[i].depth);
-  state.order = order;
+  if (order.length > BATCH_NODES) {
+    const onScreen = (p) => p.x + p.r >= 0 && p.y + p.r >= 0 && p.x - p.r <= w && p.y - p.r <= h;
+    state.order = order;
+    drawNodesBatched(order.filter((i) => onScreen(state.projected[i])));
+  } else {
+    order.sort((i, j) => state.projected[j].depth - state.projected[i].depth);
+    state.order = order;
+    drawNodes(order);
+  }
+  ctx.globalAlpha = 1;
+  drawLabels();
+  state.drawnVersion = scene.version;
+  // For the benchmark (bench/graph_view_bench.py): when the first frame of a graph was drawn,
+  // and how long the last frames took.
+  const finished = performance.now();
+  if (state.firstFrameAt === undefined && scene.nodes.length) state.firstFrameAt = finished;
+  (state.drawTimes = state.drawTimes || []).push(finished - started);
+  if (state.drawTimes.length > 200) state.drawTimes.shift();
+  const selected = state.selectedNodes.size + state.selectedEdges.size;
+  statusEl.textContent = `${scene.source}: ${scene.nodes.length} nodes, ${scene.edges.length} edges · ${scene.dimension.toUpperCase()} · ` +
+    `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}${state.note ? " · " + state.note : ""}`;
+}
+
+function arrowHead(path, a, b, size) {
+  const angle = Math.atan2(b.y - a.y, b.x - a.x);
+  const tipX = b.x - Math.cos(angle) * b.r, tipY = b.y - Math.sin(angle) * b.r;
+  path.moveTo(tipX, tipY);
+  path.lineTo(tipX - size * Math.cos(angle - 0.4), tipY - size * Math.sin(angle - 0.4));
+  path.lineTo(tipX - size * Math.cos(angle + 0.4), tipY - size * Math.sin(angle + 0.4));
+  path.closePath();
+}
+
+function selectionRing(p) {
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = "#f0c040";
+  ctx.lineWidth = 2;
+  ctx.setLineDash([4, 3]);
+  shapePath("sphere", p.x, p.y, p.r + 4);
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+// Many nodes: each style's nodes in one path, filled once.
+function drawNodesBatched(order) {
+  const scene = state.scene, fills = new Map();
+  for (const i of order) {
+    const n = scene.nodes[i], p = state.projected[i];
+    if (!fills.has(n.s)) fills.set(n.s, new Path2D());
+    addShape(fills.get(n.s), scene.nodeStyles[n.s].shape, p.x, p.y, p.r);
+  }
+  for (const [s, path] of fills) {
+    const style = scene.nodeStyles[s];
+    ctx.globalAlpha = style.opacity;
+    if (style.glow) { ctx.shadowColor = style.glow.color; ctx.shadowBlur = 12 * (style.glow.strength || 1); }
+    ctx.fillStyle = style.color;
+    ctx.fill(path);
+    ctx.shadowBlur = 0;
+    if (style.outline) {
+      ctx.strokeStyle = style.outline.color;
+      ctx.lineWidth = Math.max(1, style.outline.width * 1.5);
+      ctx.stroke(path);
+    }
+  }
+  for (const i of order) if (state.selectedNodes.has(scene.nodes[i].id)) selectionRing(state.projected[i]);
+}
+
+// Few nodes: one by one, in the order given (far to near).
+function drawNodes(order) {
+  const scene = state.scene;
   for (const i of order) {
     const n = scene.nodes[i], p = state.projected[i], style = scene.nodeStyles[n.s];
     ctx.globalAlpha = style.opacity;
@@ -185,22 +276,8 @@ function draw() {
       ctx.lineWidth = Math.max(1, style.outline.width * 1.5);
       ctx.stroke();
     }
-    if (state.selectedNodes.has(n.id)) {
-      ctx.globalAlpha = 1;
-      ctx.strokeStyle = "#f0c040";
-      ctx.lineWidth = 2;
-      ctx.setLineDash([4, 3]);
-      shapePath("sphere", p.x, p.y, p.r + 4);
-      ctx.stroke();
-      ctx.setLineDash([]);
-    }
+    if (state.selectedNodes.has(n.id)) selectionRing(p);
   }
-  ctx.globalAlpha = 1;
-  drawLabels();
-  state.drawnVersion = scene.version;
-  const selected = state.selectedNodes.size + state.selectedEdges.size;
-  statusEl.textContent = `${scene.source}: ${scene.nodes.length} nodes, ${scene.edges.length} edges · ${scene.dimension.toUpperCase()} · ` +
-    `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}${state.note ? " · " + state.note : ""}`;
 }
 
 // Labels by importance (size) first, each drawn only where it overlaps no label already drawn:
@@ -274,16 +351,25 @@ function mappingBlock(mapping) {
 
 function renderLegend() {
   const entries = (state.scene.legend || []).filter((e) => !e.builtIn);
-  legendEl.replaceChildren(el("div", { className: "what" }, entries.length ? "Style layers (later win)" : "No style layers: every node is drawn in the default style."));
+  legendEl.replaceChildren(el("div", { className: "what" }, entries.length ? "Style layers (lower in the list win)" : "No style layers: every node is drawn in the default style."));
   for (const entry of entries) {
     const selector = entry.selector ? entry.selector : entry.ids !== undefined ? `${entry.ids} ids` : `all ${entry.elements}`;
     const head = el("div", { className: "head" });
     if (entry.color) head.append(el("span", { className: "swatch", style: "background:" + entry.color }));
     head.append(el("span", { className: "name" }, entry.layer));
-    const remove = el("button", { className: "delete", title: "remove this layer", "data-layer": entry.layer }, "✕");
-    remove.addEventListener("click", () => callTool("clear_styles", { layer_name: entry.layer }));
-    head.append(remove);
-    const item = el("div", { className: "entry", "data-layer": entry.layer, "data-elements": entry.elements },
+    // The person's layer list: order (the list is the order layers apply in: lower ones win),
+    // hide or show, delete.
+    const button = (className, title, text, act) => {
+      const b = el("button", { className, title, "data-layer": entry.layer }, text);
+      b.addEventListener("click", act);
+      head.append(b);
+    };
+    const arrange = (action) => () => callTool("arrange_layer", { layer_name: entry.layer, action });
+    button("earlier", "apply earlier (move up): the next layer wins over it", "↑", arrange("earlier"));
+    button("later", "apply later (move down): it wins over the next layer", "↓", arrange("later"));
+    button("toggle", entry.layerHidden ? "show this layer" : "hide this layer", entry.layerHidden ? "show" : "hide", arrange(entry.layerHidden ? "show" : "hide"));
+    button("delete", "remove this layer", "✕", () => callTool("clear_styles", { layer_name: entry.layer }));
+    const item = el("div", { className: "entry" + (entry.layerHidden ? " hidden" : ""), "data-layer": entry.layer, "data-elements": entry.elements },
       head, el("div", { className: "what" }, `${entry.elements}: ${selector} · ${entry.matched ?? "?"} matched · ${entry.source}`));
     for (const mapping of entry.mappings || []) item.append(mappingBlock(mapping));
     legendEl.append(item);
@@ -562,6 +648,22 @@ window.schemascope = {
   scene: () => state.scene,
   labels: () => state.labels,
   fit: () => fit(),
+  timing: () => ({ firstFrameAt: state.firstFrameAt, drawTimes: state.drawTimes || [] }),
+  // Pans `frames` times by a few pixels, drawing each frame: each frame's time in ms.
+  benchPan(frames) {
+    const times = [];
+    for (let i = 0; i < frames; i++) {
+      const cam = state.camera, step = Math.hypot(...sub(cam.position, cam.target)) * 0.01;
+      const move = [i % 2 ? step : -step, step / 2, 0];
+      cam.position = add(cam.position, move);
+      cam.target = add(cam.target, move);
+      const t = performance.now();
+      draw();
+      ctx.getImageData(0, 0, 1, 1); // waits for the drawing to be done
+      times.push(performance.now() - t);
+    }
+    return times;
+  },
 };
 
 fetchScene().then(() => { listen(); reportViewport(); });

@@ -384,6 +384,15 @@ pub static TOOLS: &[ToolSpec] = &[
     ),
     row!(graph::run_algorithm(graphs), RUN_ALGORITHM, graph::RunAlgorithmParams, SETS, Graph),
     ToolSpec {
+        name: "arrange_layer",
+        description: "The web view's layer list hides, shows or moves a layer.",
+        input_schema: input_schema::<graph::ArrangeLayerParams>,
+        hints: SETS,
+        needs: Needs::WebView,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::arrange_layer(&r.graphs, p)),
+    },
+    ToolSpec {
         name: "report_hover",
         description: "The web view reports the element under the pointer.",
         input_schema: input_schema::<graph::ReportHoverParams>,

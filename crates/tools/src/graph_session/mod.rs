@@ -111,6 +111,7 @@ tools!(
     run_algorithm(RunAlgorithmParams),
     report_viewport(ReportViewportParams),
     report_hover(ReportHoverParams),
+    arrange_layer(ArrangeLayerParams),
 );
 
 /// `find_and_style_nodes` as the envelope; what it adds is recorded as `caller`'s.

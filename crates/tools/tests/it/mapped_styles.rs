@@ -169,6 +169,52 @@ fn colour_nodes_by_their_importance_is_two_calls() {
             .expect("summary")
             .contains("Node color by `algorithmResults.schemascope.pagerank.rank`")
     );
+    // Edges take mappings too: their width by their weight.
+    let widths = find_and_style_edges(
+        &registry.graphs,
+        Caller::Ai,
+        color_by(
+            "",
+            json!({"size_by": {"property": "weight", "scale": "linear", "range": [1, 8]}}),
+        ),
+    );
+    assert!(widths.success, "{}", widths.message);
+    assert_eq!(widths.data["mappings"][0]["stops"][2]["width"], json!(8.0));
+    let session = registry.graphs.session(None).expect("session");
+    let scene = scene::scene(&session).expect("scene");
+    let weight_of: std::collections::HashMap<(String, String), f64> = fixture["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .map(|e| {
+            (
+                (
+                    e[0].as_str().unwrap_or_default().to_string(),
+                    e[1].as_str().unwrap_or_default().to_string(),
+                ),
+                e[2].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect();
+    let (lo, hi) =
+        weight_of.values().fold((f64::MAX, f64::MIN), |(a, b), w| (a.min(*w), b.max(*w)));
+    for edge in scene["edges"].as_array().expect("edges") {
+        let a = scene["nodes"][edge["a"].as_u64().expect("a") as usize]["id"]
+            .as_str()
+            .expect("id")
+            .to_string();
+        let b = scene["nodes"][edge["b"].as_u64().expect("b") as usize]["id"]
+            .as_str()
+            .expect("id")
+            .to_string();
+        let weight = weight_of
+            .get(&(a.clone(), b.clone()))
+            .or_else(|| weight_of.get(&(b, a)))
+            .expect("an edge of the file");
+        let want = ((1.0 + (weight - lo) / (hi - lo) * 7.0) * 1000.0).round() / 1000.0;
+        let drawn = scene["edgeStyles"][edge["s"].as_u64().expect("s") as usize]["width"].as_f64();
+        assert_eq!(drawn, Some(want), "edge of weight {weight}");
+    }
     // Run again unweighted, the layer follows the new results: its domain is theirs.
     ok(run_algorithm(
         &registry.graphs,
