@@ -128,9 +128,6 @@ function shapePath(shape, x, y, r) {
   addShape(ctx, shape, x, y, r);
 }
 
-// Past this many nodes, the nodes of one style are filled in one call (far to near order kept
-// only within a style): one call per node takes seconds a frame on 100k nodes.
-const BATCH_NODES = 3000;
 
 function draw() {
   const scene = state.scene;
@@ -152,35 +149,17 @@ function draw() {
     if (!p || style.hidden) return null;
     return { x: p.x, y: p.y, r: Math.max(3, NODE_RADIUS * style.size * p.k), depth: p.depth };
   });
-  // Edges under nodes: the lines (and arrow heads) of one style in one path, stroked once;
-  // edges wholly off screen are left out; selected edges drawn over them.
-  const lines = new Map(), heads = new Map(), selectedEdges = [];
+  // Edges under nodes, those wholly off screen left out. (One path per style drawn at once
+  // takes many times longer to rasterise on the GPU: bench/graph_view_bench.py.)
   for (const e of scene.edges) {
     const style = scene.edgeStyles[e.s];
     const a = state.projected[e.a], b = state.projected[e.b];
     if (!a || !b || style.hidden) continue;
     if ((a.x < 0 && b.x < 0) || (a.x > w && b.x > w) || (a.y < 0 && b.y < 0) || (a.y > h && b.y > h)) continue;
-    if (state.selectedEdges.has(e.id)) { selectedEdges.push([a, b, style]); continue; }
-    if (!lines.has(e.s)) lines.set(e.s, new Path2D());
-    lines.get(e.s).moveTo(a.x, a.y);
-    lines.get(e.s).lineTo(b.x, b.y);
-    if (style.arrow && style.arrow !== "none") {
-      if (!heads.has(e.s)) heads.set(e.s, new Path2D());
-      arrowHead(heads.get(e.s), a, b, 4 + Math.max(0.5, style.width * 2) * 2);
-    }
-  }
-  for (const [s, path] of lines) {
-    const style = scene.edgeStyles[s];
+    const selected = state.selectedEdges.has(e.id);
     ctx.globalAlpha = style.opacity;
-    ctx.strokeStyle = style.color;
-    ctx.lineWidth = Math.max(0.5, style.width * 2);
-    ctx.stroke(path);
-    if (heads.has(s)) { ctx.fillStyle = style.color; ctx.fill(heads.get(s)); }
-  }
-  for (const [a, b, style] of selectedEdges) {
-    ctx.globalAlpha = style.opacity;
-    ctx.strokeStyle = ctx.fillStyle = "#f0c040";
-    ctx.lineWidth = Math.max(0.5, style.width * 2) + 2;
+    ctx.strokeStyle = ctx.fillStyle = selected ? "#f0c040" : style.color;
+    ctx.lineWidth = Math.max(0.5, style.width * 2) + (selected ? 2 : 0);
     ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); ctx.stroke();
     if (style.arrow && style.arrow !== "none") {
       ctx.beginPath();
@@ -191,15 +170,10 @@ function draw() {
   ctx.globalAlpha = 1;
   // Nodes far to near, so nearer ones cover farther ones (on many nodes, within a style).
   const order = scene.nodes.map((_, i) => i).filter((i) => state.projected[i]);
-  if (order.length > BATCH_NODES) {
-    const onScreen = (p) => p.x + p.r >= 0 && p.y + p.r >= 0 && p.x - p.r <= w && p.y - p.r <= h;
-    state.order = order;
-    drawNodesBatched(order.filter((i) => onScreen(state.projected[i])));
-  } else {
-    order.sort((i, j) => state.projected[j].depth - state.projected[i].depth);
-    state.order = order;
-    drawNodes(order);
-  }
+  order.sort((i, j) => state.projected[j].depth - state.projected[i].depth);
+  state.order = order;
+  const onScreen = (p) => p.x + p.r >= 0 && p.y + p.r >= 0 && p.x - p.r <= w && p.y - p.r <= h;
+  drawNodes(order.filter((i) => onScreen(state.projected[i])));
   ctx.globalAlpha = 1;
   drawLabels();
   state.drawnVersion = scene.version;
@@ -233,31 +207,7 @@ function selectionRing(p) {
   ctx.setLineDash([]);
 }
 
-// Many nodes: each style's nodes in one path, filled once.
-function drawNodesBatched(order) {
-  const scene = state.scene, fills = new Map();
-  for (const i of order) {
-    const n = scene.nodes[i], p = state.projected[i];
-    if (!fills.has(n.s)) fills.set(n.s, new Path2D());
-    addShape(fills.get(n.s), scene.nodeStyles[n.s].shape, p.x, p.y, p.r);
-  }
-  for (const [s, path] of fills) {
-    const style = scene.nodeStyles[s];
-    ctx.globalAlpha = style.opacity;
-    if (style.glow) { ctx.shadowColor = style.glow.color; ctx.shadowBlur = 12 * (style.glow.strength || 1); }
-    ctx.fillStyle = style.color;
-    ctx.fill(path);
-    ctx.shadowBlur = 0;
-    if (style.outline) {
-      ctx.strokeStyle = style.outline.color;
-      ctx.lineWidth = Math.max(1, style.outline.width * 1.5);
-      ctx.stroke(path);
-    }
-  }
-  for (const i of order) if (state.selectedNodes.has(scene.nodes[i].id)) selectionRing(state.projected[i]);
-}
-
-// Few nodes: one by one, in the order given (far to near).
+// Nodes one by one, in the order given (far to near).
 function drawNodes(order) {
   const scene = state.scene;
   for (const i of order) {
@@ -659,7 +609,7 @@ window.schemascope = {
       cam.target = add(cam.target, move);
       const t = performance.now();
       draw();
-      ctx.getImageData(0, 0, 1, 1); // waits for the drawing to be done
+      ctx.getImageData(0, 0, 1, 1); // waits for the frame to be drawn
       times.push(performance.now() - t);
     }
     return times;
