@@ -25,8 +25,11 @@ Needs the release binary (`cargo build --release -p schemascope`), chromium and 
   edges, fetched once from the server and written beside the page as a script), builds the
   graphology graph and renders it with sigma; measured the same way (first frame after the
   renderer is built, pan through sigma's camera).
-- Chromium renders WebGL with SwiftShader here (no GPU: `--use-angle=swiftshader`), and Canvas
-  2D in software too; both renderers share the 2 vCPUs with the server.
+- No GPU here: sigma's WebGL runs on SwiftShader in Chromium's GPU process
+  (`--use-angle=swiftshader`); schemascope's canvas page runs with `--disable-gpu`, as the
+  browser tests run it, so its canvas is rasterised in the page's own process
+  (`--canvas-on-gpu` puts it on SwiftShader too, where the figure depends on when Chromium
+  moves a canvas read back often to the CPU). Both share the 2 vCPUs with the server.
 
 Prints medians of --runs runs and writes bench/data/last-graph-view-bench.json.
 """
@@ -98,8 +101,10 @@ window.benchPan = (frames) => {
 """
 
 
-def chromium_driver(chromedriver: str, chromium: str) -> WebDriver:
-    """A WebDriver whose Chromium has WebGL (SwiftShader) and precise heap figures."""
+def chromium_driver(chromedriver: str, chromium: str, webgl: bool) -> WebDriver:
+    """A WebDriver whose Chromium gives precise heap figures and, with `webgl`, has WebGL
+    (SwiftShader in the GPU process); without, it rasterises in the page's process, as the
+    browser tests run it."""
     import web_view
 
     original = web_view.WebDriver.request
@@ -107,8 +112,10 @@ def chromium_driver(chromedriver: str, chromium: str) -> WebDriver:
     def request(self, method, path, body=None, timeout=60):
         if path == "/session" and body:
             args = body["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["args"]
-            args[:] = [a for a in args if a != "--disable-gpu"] + [
-                "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--enable-precise-memory-info"]
+            args.append("--enable-precise-memory-info")
+            if webgl:
+                args[:] = [a for a in args if a != "--disable-gpu"] + [
+                    "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
         return original(self, method, path, body, timeout)
 
     web_view.WebDriver.request = request
@@ -208,6 +215,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--frames", type=int, default=PAN_FRAMES, help="panned frames timed per run")
     parser.add_argument("--skip-sigma", action="store_true", help="measure schemascope's page only")
+    parser.add_argument("--canvas-on-gpu", action="store_true",
+                        help="run schemascope's page with the GPU process (SwiftShader) as sigma's, not --disable-gpu")
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--edges", type=int, default=200_000)
     parser.add_argument("--schemascope", type=Path,
@@ -239,7 +248,7 @@ def main() -> int:
         for run in range(args.runs):
             # Interleaved, each in a fresh browser.
             for name in ("schemascope",) if args.skip_sigma else ("schemascope", "sigma"):
-                driver = chromium_driver(args.chromedriver, args.chromium)
+                driver = chromium_driver(args.chromedriver, args.chromium, webgl=name == "sigma" or args.canvas_on_gpu)
                 try:
                     figures = (measure_schemascope(driver, server.base, args.frames) if name == "schemascope"
                                else measure_sigma(driver, sigma_dir / "index.html", args.frames))

@@ -300,26 +300,6 @@ fn style(
                 )));
             }
         }
-        // Checked before anything is matched: a bad style is the error, not "no match".
-        let mut flat = params.style.clone();
-        if let (ElementKind::Node, Some(label)) = (kind, &flat.label_by) {
-            flat.label_by = Some(
-                data.resolve_property(kind, label)
-                    .map_err(|e| GraphSessionError::InvalidParams(format!("`label_by`: {e}")))?,
-            );
-        }
-        let nested = flat.nest(kind)?;
-        let mut mappings = params.style.mappings(kind)?;
-        let mut legends = Vec::new();
-        let mut mapped_sentences = String::new();
-        for mapping in &mut mappings {
-            mapping.property = data.resolve_property(kind, &mapping.property).map_err(|e| {
-                GraphSessionError::InvalidParams(format!("`{}`: {e}", mapping.parameter()))
-            })?;
-            let mapped = data.mapped(kind, mapping)?;
-            legends.push(mapped.resolved.legend());
-            mapped_sentences.push_str(&mapped.resolved.sentence());
-        }
         let rule = StyleRule {
             selector: params.selector.clone(),
             ids: params.ids.clone(),
@@ -342,6 +322,27 @@ fn style(
                 message,
                 json!({"error": "no_match", "selector": params.selector, "matchedCount": 0, "unevaluated": unevaluated, "hints": hints}),
             ));
+        }
+        // The style is checked once the selector is known to match (a bad selector, then no
+        // match, are said first); mappings are resolved against the data.
+        let mut flat = params.style.clone();
+        if let (ElementKind::Node, Some(label)) = (kind, &flat.label_by) {
+            flat.label_by = Some(
+                data.resolve_property(kind, label)
+                    .map_err(|e| GraphSessionError::InvalidParams(format!("`label_by`: {e}")))?,
+            );
+        }
+        let nested = flat.nest(kind)?;
+        let mut mappings = params.style.mappings(kind)?;
+        let mut legends = Vec::new();
+        let mut mapped_sentences = String::new();
+        for mapping in &mut mappings {
+            mapping.property = data.resolve_property(kind, &mapping.property).map_err(|e| {
+                GraphSessionError::InvalidParams(format!("`{}`: {e}", mapping.parameter()))
+            })?;
+            let mapped = data.mapped(kind, mapping)?;
+            legends.push(mapped.resolved.legend());
+            mapped_sentences.push_str(&mapped.resolved.sentence());
         }
         let (added, _) = session.change(|state, _| {
             let added = state
