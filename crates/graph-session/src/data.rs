@@ -5,14 +5,14 @@
 //! `schemascope_core::selector::columns`) and parsed items are cached per data version.
 
 use schemascope_core::sync::lock;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::mapping::{self, Resolved, StyleMapping, value_at};
 use crate::style::{ElementKind, StyleRule};
-use schemascope_core::path::PropertyPath;
+use schemascope_core::path::{PropertyPath, Segment};
 use schemascope_core::selector::columns::{FieldPath, PathColumn};
 use schemascope_core::selector::{Halt, Selector, Unevaluated, Verdict};
 use schemascope_core::{Collection, CollectionKind};
@@ -551,14 +551,22 @@ impl SessionData {
         {
             return Ok(given.to_string());
         }
-        let paths: Vec<String> = profile.properties().iter().map(|p| p.path.to_string()).collect();
-        let leaves: Vec<&String> = paths
+        let properties = profile.properties();
+        let paths: Vec<String> = properties.iter().map(|p| p.path.to_string()).collect();
+        // Members' parents (`a` of `a.b`), looked up in one set rather than each path compared
+        // with every other (a collection has up to 10,000 paths).
+        let parents: HashSet<&[Segment]> = properties
             .iter()
-            .filter(|p| {
-                !paths.iter().any(|q| {
-                    q.len() > p.len() && q.starts_with(p.as_str()) && q[p.len()..].starts_with('.')
-                })
+            .filter_map(|p| match p.path.segments().split_last() {
+                Some((Segment::Key(_), parent)) => Some(parent),
+                _ => None,
             })
+            .collect();
+        let leaves: Vec<&String> = properties
+            .iter()
+            .zip(&paths)
+            .filter(|(p, _)| !parents.contains(p.path.segments()))
+            .map(|(_, path)| path)
             .collect();
         if let Ok(info) = crate::algorithms::find(crate::algorithms::NAMESPACE, given) {
             let first = info
@@ -567,11 +575,7 @@ impl SessionData {
                 .filter(|_| kind == ElementKind::Node)
                 .or(info.edge_properties.first().filter(|_| kind == ElementKind::Edge));
             if let Some(first) = first {
-                let path = format!(
-                    "{RESULTS_ROOT}.{}.{}.{first}",
-                    crate::algorithms::NAMESPACE,
-                    info.algorithm_type
-                );
+                let path = crate::algorithms::property_path(info.algorithm_type, first);
                 if paths.contains(&path) {
                     return Ok(path);
                 }

@@ -6,15 +6,23 @@ use serde_json::{Map, Value, json};
 
 use crate::data::SessionData;
 use crate::layers::StyleLayers;
-use crate::style::{ElementKind, LayerSource, StyleLayer};
+use crate::style::{ElementKind, LayerSource, StyleLayer, StyleRule};
 
 /// The resolved legend of each of `layer`'s mappings, with the element kind it styles; a mapping
 /// the data cannot take now says why.
 pub fn mapping_legends(data: &SessionData, layer: &StyleLayer) -> Vec<Value> {
-    let mut out = Vec::new();
-    for kind in [ElementKind::Node, ElementKind::Edge] {
-        let Some(rule) = layer.rule(kind) else { continue };
-        for mapping in &rule.mappings {
+    [ElementKind::Node, ElementKind::Edge]
+        .into_iter()
+        .filter_map(|kind| layer.rule(kind).map(|rule| rule_legends(data, kind, rule)))
+        .flatten()
+        .collect()
+}
+
+/// The legends of one rule's mappings (`mapping_legends` for one element kind).
+fn rule_legends(data: &SessionData, kind: ElementKind, rule: &StyleRule) -> Vec<Value> {
+    rule.mappings
+        .iter()
+        .map(|mapping| {
             let mut legend = match data.mapped(kind, mapping) {
                 Ok(mapped) => mapped.resolved.legend(),
                 Err(e) => {
@@ -24,10 +32,9 @@ pub fn mapping_legends(data: &SessionData, layer: &StyleLayer) -> Vec<Value> {
             if let Value::Object(map) = &mut legend {
                 map.insert("elements".into(), json!(kind_name(kind)));
             }
-            out.push(legend);
-        }
-    }
-    out
+            legend
+        })
+        .collect()
 }
 
 fn kind_name(kind: ElementKind) -> &'static str {
@@ -43,7 +50,6 @@ fn kind_name(kind: ElementKind) -> &'static str {
 pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
     let mut entries = Vec::new();
     for layer in &layers.layers {
-        let legends = mapping_legends(data, layer);
         for kind in [ElementKind::Node, ElementKind::Edge] {
             let Some(rule) = layer.rule(kind) else { continue };
             let mut entry = Map::new();
@@ -73,11 +79,7 @@ pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
             if rule.style.pointer("/enabled") == Some(&Value::Bool(false)) {
                 entry.insert("hidden".into(), json!(true));
             }
-            let mapped: Vec<Value> = legends
-                .iter()
-                .filter(|l| l.get("elements") == Some(&json!(kind_name(kind))))
-                .cloned()
-                .collect();
+            let mapped = rule_legends(data, kind, rule);
             if !mapped.is_empty() {
                 entry.insert("mappings".into(), json!(mapped));
             }

@@ -474,8 +474,10 @@ pub fn resolve(
     let name = mapping.parameter();
     let noun = kind_noun(kind);
     let present: Vec<&Value> = values.iter().flatten().copied().collect();
-    let numbers: Vec<f64> =
+    // The numbers, sorted once: the scale's choice, the domain, quantiles and the legend read them.
+    let mut sorted: Vec<f64> =
         present.iter().filter_map(|v| v.as_f64()).filter(|x| x.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
     let property = &mapping.property;
     if present.is_empty() {
         return Err(invalid(format!(
@@ -497,9 +499,9 @@ pub fn resolve(
     };
     let (scale, chose) = match mapping.scale {
         Some(scale) => (scale, None),
-        None => choose_scale(mapping, &present, &numbers),
+        None => choose_scale(mapping, &present, &sorted),
     };
-    if (scale != Scale::Categorical || mapping.channel == Channel::Size) && numbers.is_empty() {
+    if (scale != Scale::Categorical || mapping.channel == Channel::Size) && sorted.is_empty() {
         return Err(invalid(format!(
             "`{name}`: `{property}` holds no numbers (values such as {}); {} needs numbers{}",
             examples(),
@@ -510,8 +512,6 @@ pub fn resolve(
     let mode = if scale == Scale::Categorical {
         categories(mapping, &present)?
     } else {
-        let mut sorted = numbers.clone();
-        sorted.sort_by(f64::total_cmp);
         let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
         if scale == Scale::Log && mapping.domain.is_none() && lo <= 0.0 {
             let at_most_zero = sorted.iter().filter(|x| **x <= 0.0).count();
@@ -551,24 +551,22 @@ pub fn resolve(
     Ok(resolved)
 }
 
-/// The scale the data suggests, and why, when the caller gave none.
+/// The scale the data suggests, and why, when the caller gave none; `sorted` are the present
+/// values' numbers in order.
 fn choose_scale(
     mapping: &StyleMapping,
     present: &[&Value],
-    numbers: &[f64],
+    sorted: &[f64],
 ) -> (Scale, Option<String>) {
     let property = &mapping.property;
-    if numbers.is_empty() {
+    if sorted.is_empty() {
         // Categories for colours; a size has nothing to map, which `resolve` says.
         return (Scale::Categorical, Some(format!("`{property}` holds text or true/false")));
     }
-    if numbers.len() < present.len() && mapping.channel == Channel::Color {
+    if sorted.len() < present.len() && mapping.channel == Channel::Color {
         return (Scale::Categorical, Some(format!("`{property}` holds text or true/false")));
     }
-    if mapping.channel == Channel::Color && numbers.iter().all(|x| x.fract() == 0.0) {
-        let mut distinct = numbers.to_vec();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
+    if mapping.channel == Channel::Color && sorted.iter().all(|x| x.fract() == 0.0) {
         let last = property.rsplit('.').next().unwrap_or(property).to_ascii_lowercase();
         if let Some(word) = LABEL_WORDS.iter().find(|w| last.contains(**w)) {
             return (
@@ -576,15 +574,14 @@ fn choose_scale(
                 Some(format!("`{property}` holds whole numbers and its name says {word}")),
             );
         }
-        if distinct.len() <= FEW_INTEGERS {
+        let distinct = 1 + sorted.windows(2).filter(|w| w[0] != w[1]).count();
+        if distinct <= FEW_INTEGERS {
             return (
                 Scale::Categorical,
-                Some(format!("`{property}` holds only {} distinct whole numbers", distinct.len())),
+                Some(format!("`{property}` holds only {distinct} distinct whole numbers")),
             );
         }
     }
-    let mut sorted = numbers.to_vec();
-    sorted.sort_by(f64::total_cmp);
     let (lo, hi) =
         mapping.domain.map_or((sorted[0], sorted[sorted.len() - 1]), |[lo, hi]| (lo, hi));
     if hi <= lo {

@@ -524,14 +524,14 @@ fn compute_for(
         for mapping in &rule.mappings {
             let path = mapping.style_path(kind).to_string();
             let value = data.mapped_value(kind, index, &mapping.property);
-            let explanation = match data.mapped(kind, mapping) {
-                Ok(m) => m.resolved.explain(value.as_ref()),
-                Err(e) => {
-                    json!({"field": path, "property": mapping.property, "value": value, "result": null, "note": format!("the mapping cannot be applied to the data now: {e}")})
-                }
+            let (explanation, output) = match data.mapped(kind, mapping) {
+                Ok(m) => (m.resolved.explain(value.as_ref()), m.output(index).cloned()),
+                Err(e) => (
+                    json!({"field": path, "property": mapping.property, "value": value, "result": null, "note": format!("the mapping cannot be applied to the data now: {e}")}),
+                    None,
+                ),
             };
-            let value = data.mapped(kind, mapping).ok().and_then(|m| m.output(index).cloned());
-            mapped.push(MappedLeaf { layer: i, path, value, explanation });
+            mapped.push(MappedLeaf { layer: i, path, value: output, explanation });
         }
     }
     let computed = compute(&layers.layers, kind, &matching, &mapped);

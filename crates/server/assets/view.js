@@ -132,7 +132,6 @@ function shapePath(shape, x, y, r) {
 function draw() {
   const scene = state.scene;
   if (!scene) return;
-  const started = performance.now();
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
@@ -177,12 +176,8 @@ function draw() {
   ctx.globalAlpha = 1;
   drawLabels();
   state.drawnVersion = scene.version;
-  // For the benchmark (bench/graph_view_bench.py): when the first frame of a graph was drawn,
-  // and how long the last frames took.
-  const finished = performance.now();
-  if (state.firstFrameAt === undefined && scene.nodes.length) state.firstFrameAt = finished;
-  (state.drawTimes = state.drawTimes || []).push(finished - started);
-  if (state.drawTimes.length > 200) state.drawTimes.shift();
+  // For the benchmark (bench/graph_view_bench.py): when the first frame of a graph was drawn.
+  if (state.firstFrameAt === undefined && scene.nodes.length) state.firstFrameAt = performance.now();
   const selected = state.selectedNodes.size + state.selectedEdges.size;
   statusEl.textContent = `${scene.source}: ${scene.nodes.length} nodes, ${scene.edges.length} edges · ${scene.dimension.toUpperCase()} · ` +
     `${scene.layout.type}${scene.layout.settled ? "" : " (not settled)"} · ${selected} selected · v${scene.version}${state.live ? " · live" : ""}${state.note ? " · " + state.note : ""}`;
@@ -598,7 +593,7 @@ window.schemascope = {
   scene: () => state.scene,
   labels: () => state.labels,
   fit: () => fit(),
-  timing: () => ({ firstFrameAt: state.firstFrameAt, drawTimes: state.drawTimes || [] }),
+  timing: () => ({ firstFrameAt: state.firstFrameAt }),
   // Pans `frames` times by a few pixels, drawing each frame: each frame's time in ms.
   benchPan(frames) {
     const times = [];
