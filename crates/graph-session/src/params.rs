@@ -323,6 +323,23 @@ pub struct ReportHoverParams {
     pub id: Option<String>,
 }
 
+/// Parameters of `read_scene` (the web view inside a chat client reads what to draw through it;
+/// never listed to a model).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadSceneParams {
+    /// Graph source name (optional when only one graph is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The version the view drew last: the answer waits for a change past it (up to
+    /// `wait_seconds`) and says `unchanged` when none came.
+    #[serde(default)]
+    pub since_version: Option<u64>,
+    /// How long to wait for a change past `since_version`, in seconds (0 to 25; default 20).
+    #[serde(default)]
+    pub wait_seconds: Option<f64>,
+}
+
 /// Parameters of `report_viewport` (sent by the web view, not an MCP tool).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

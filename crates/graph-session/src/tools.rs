@@ -1083,6 +1083,48 @@ pub fn report_hover(graphs: &GraphSessions, params: ReportHoverParams) -> Outcom
     })()
 }
 
+/// Longest a `read_scene` call waits for a change (hosts bound an app's calls; 25 s stays well
+/// under the usual 60 s).
+pub const MAX_SCENE_WAIT_SECONDS: f64 = 25.0;
+
+/// How often a waiting `read_scene` looks at the session's version.
+const SCENE_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// `read_scene`: the scene (what the web view draws), at once, or — given the version the view
+/// drew last — when the session next changes, waiting at most `wait_seconds` (then `unchanged`).
+/// This is how a view inside a chat client, which reaches the server only through the host's
+/// tool calls, stays live.
+pub fn read_scene(graphs: &GraphSessions, params: ReadSceneParams) -> Outcome {
+    (|| {
+        let session = session(graphs, params.source.as_deref())?;
+        let wait = params.wait_seconds.unwrap_or(20.0);
+        if !(0.0..=MAX_SCENE_WAIT_SECONDS).contains(&wait) {
+            return Err(GraphSessionError::InvalidParams(format!(
+                "wait_seconds must be between 0 and {MAX_SCENE_WAIT_SECONDS}, not {wait}"
+            )));
+        }
+        if let Some(drawn) = params.since_version {
+            let cancel = schemascope_core::cancel::current();
+            let until = std::time::Instant::now() + std::time::Duration::from_secs_f64(wait);
+            while session.version() == drawn
+                && std::time::Instant::now() < until
+                && !cancel.is_cancelled()
+            {
+                std::thread::sleep(SCENE_POLL);
+            }
+            if session.version() == drawn {
+                return Ok(Answer::ok(
+                    format!("Unchanged since version {drawn}."),
+                    json!({"unchanged": true, "version": drawn}),
+                ));
+            }
+        }
+        let scene = crate::scene::scene(&session)?;
+        let version = scene.get("version").cloned().unwrap_or(Value::Null);
+        Ok(Answer::ok(format!("The scene at version {version}."), scene))
+    })()
+}
+
 /// `report_viewport`: the web view reports its canvas size (query_graph's `view.viewport`).
 pub fn report_viewport(graphs: &GraphSessions, params: ReportViewportParams) -> Outcome {
     (|| {

@@ -4,9 +4,9 @@
 "use strict";
 
 const params = new URLSearchParams(location.search);
-const source = params.get("source");
+let source = params.get("source");
 const withSource = (body) => (source ? Object.assign({ source }, body) : body);
-const query = source ? "?source=" + encodeURIComponent(source) : "";
+const query = () => (source ? "?source=" + encodeURIComponent(source) : "");
 
 const canvas = document.getElementById("graph");
 const ctx = canvas.getContext("2d");
@@ -54,13 +54,130 @@ function showError(message) {
   errorEl.style.display = message ? "block" : "none";
 }
 
-async function callTool(name, args) {
-  const response = await fetch("/v1/tools/" + name, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(withSource(args)),
+// ---- the link to the server ------------------------------------------------------------------
+// Served over HTTP, the page calls the HTTP API and follows its change events. Inside a chat
+// client (an MCP App), the host is the only channel: tools are called through it, and the scene
+// is read with `read_scene`, which waits for the next change.
+
+function httpLink() {
+  return {
+    async call(name, args) {
+      const response = await fetch("/v1/tools/" + name, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(withSource(args)),
+      });
+      return response.json();
+    },
+    async scene() {
+      const response = await fetch("/v1/graph/scene" + query(), { cache: "no-store" });
+      const body = await response.json();
+      if (!response.ok) throw new Error(body.message || "cannot load the graph");
+      return body;
+    },
+    follow() {
+      const events = new EventSource("/v1/graph/events" + query());
+      events.addEventListener("changed", (event) => {
+        state.live = true;
+        // A reload that unselected vanished ids or removed stale results says so: show it.
+        try { const notes = JSON.parse(event.data).notes; if (notes && notes.length) state.note = notes.join(" · "); } catch (_) { /* not JSON: nothing to show */ }
+        fetchScene();
+      });
+      // The browser reconnects by itself after the server went away (restarted, killed):
+      // whatever changed meanwhile sent no event, so every (re)connection fetches the scene.
+      events.onopen = () => { state.live = true; fetchScene(); };
+      events.onerror = () => { state.live = false; if (state.scene) draw(); };
+    },
+  };
+}
+
+// The MCP Apps protocol (JSON-RPC over postMessage with the host), the few messages a view needs.
+const APP_PROTOCOL = "2026-01-26";
+const APP_HEIGHT = 560;
+
+function appLink() {
+  let nextId = 1, stopped = false;
+  const pending = new Map();
+  const send = (message) => window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
+  const request = (method, params) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    send({ id, method, params });
   });
-  const result = await response.json();
+  window.addEventListener("message", (event) => {
+    const m = event.data;
+    if (event.source !== window.parent || !m || m.jsonrpc !== "2.0") return;
+    if (m.method === undefined) {
+      const waiting = pending.get(m.id);
+      if (!waiting) return;
+      pending.delete(m.id);
+      if (m.error) waiting.reject(new Error(m.error.message || "the host refused"));
+      else waiting.resolve(m.result);
+    } else if (m.id !== undefined) {
+      // The host's requests: teardown before it removes the view, and pings.
+      if (m.method === "ui/resource-teardown") stopped = true;
+      if (m.method === "ui/resource-teardown" || m.method === "ping") send({ id: m.id, result: {} });
+      else send({ id: m.id, error: { code: -32601, message: "not handled by the graph view: " + m.method } });
+    } else if (m.method === "ui/notifications/tool-input") {
+      // The model named a graph: show that one.
+      const named = m.params && m.params.arguments && m.params.arguments.source;
+      if (typeof named === "string" && named !== source) { source = named; fetchScene(); }
+    } else if (m.method === "ui/notifications/tool-result") {
+      fetchScene();
+    }
+  });
+  const envelope = (result) => {
+    if (result && result.structuredContent && typeof result.structuredContent.success === "boolean") return result.structuredContent;
+    const text = result && Array.isArray(result.content) ? result.content.find((c) => c.type === "text") : null;
+    try { return JSON.parse(text.text); } catch (_) { return { success: false, message: text ? text.text : "the host gave no answer" }; }
+  };
+  const ready = request("ui/initialize", {
+    appInfo: { name: "schemascope-graph-view", version: "1" },
+    appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
+    protocolVersion: APP_PROTOCOL,
+  }).then((result) => {
+    send({ method: "ui/notifications/initialized", params: {} });
+    const box = (result && result.hostContext && result.hostContext.containerDimensions) || {};
+    const height = box.height || Math.min(APP_HEIGHT, box.maxHeight || APP_HEIGHT);
+    send({ method: "ui/notifications/size-changed", params: { height } });
+  });
+  const link = {
+    async call(name, args) {
+      await ready;
+      try {
+        return envelope(await request("tools/call", { name, arguments: withSource(args) }));
+      } catch (error) {
+        return { success: false, message: String(error.message || error) };
+      }
+    },
+    async scene() {
+      const answer = await link.call("read_scene", {});
+      if (!answer.success) throw new Error(answer.message);
+      return answer.data;
+    },
+    async follow() {
+      while (!stopped) {
+        const since = state.scene ? state.scene.version : 0;
+        const answer = await link.call("read_scene", { since_version: since, wait_seconds: 20 });
+        if (stopped) return;
+        if (!answer.success) {
+          state.live = false;
+          if (state.scene) draw();
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+          continue;
+        }
+        state.live = true;
+        if (!answer.data.unchanged) showScene(answer.data);
+      }
+    },
+  };
+  return link;
+}
+
+const link = window.schemascopeLink === "mcp-app" ? appLink() : httpLink();
+
+async function callTool(name, args) {
+  const result = await link.call(name, args);
   if (!result.success) showError(result.message);
   return result;
 }
@@ -366,9 +483,7 @@ function hoverOn(index, x, y) {
   if (id === state.hover) return;
   state.hover = id;
   clearTimeout(hoverTimer);
-  hoverTimer = setTimeout(() => fetch("/v1/tools/report_hover", {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(withSource(id ? { id } : {})),
-  }).catch(() => {}), 120);
+  hoverTimer = setTimeout(() => link.call("report_hover", id ? { id } : {}).catch(() => {}), 120);
 }
 
 // ---- fit and search --------------------------------------------------------------------------
@@ -427,43 +542,31 @@ document.getElementById("fit").addEventListener("click", () => { if (state.scene
 
 // ---- scene and live updates ----------------------------------------------------------------
 
+// Draws `body`, a scene, and keeps what the page needs of it.
+function showScene(body) {
+  state.scene = body;
+  state.camera = JSON.parse(JSON.stringify(body.camera));
+  state.selectedNodes = new Set(body.selection.nodes);
+  state.selectedEdges = new Set(body.selection.edges);
+  state.labelOrder = body.nodes.map((_, i) => i).sort((i, j) => body.nodeStyles[body.nodes[j].s].size - body.nodeStyles[body.nodes[i].s].size);
+  renderLegend();
+  if (!state.fitted && body.nodes.length) { state.fitted = true; fit(); } else draw();
+  if (state.inspected && body.nodes.some((n) => n.id === state.inspected)) inspect(state.inspected);
+}
+
 async function fetchScene() {
   if (state.fetching) { state.refetch = true; return; }
   state.fetching = true;
   try {
     do {
       state.refetch = false;
-      const response = await fetch("/v1/graph/scene" + query, { cache: "no-store" });
-      const body = await response.json();
-      if (!response.ok) { showError(body.message || "cannot load the graph"); return; }
-      state.scene = body;
-      state.camera = JSON.parse(JSON.stringify(body.camera));
-      state.selectedNodes = new Set(body.selection.nodes);
-      state.selectedEdges = new Set(body.selection.edges);
-      state.labelOrder = body.nodes.map((_, i) => i).sort((i, j) => body.nodeStyles[body.nodes[j].s].size - body.nodeStyles[body.nodes[i].s].size);
-      renderLegend();
-      if (!state.fitted && body.nodes.length) { state.fitted = true; fit(); } else draw();
-      if (state.inspected && body.nodes.some((n) => n.id === state.inspected)) inspect(state.inspected);
+      showScene(await link.scene());
     } while (state.refetch);
   } catch (error) {
-    showError("cannot reach the server: " + error);
+    showError("cannot load the graph: " + (error.message || error));
   } finally {
     state.fetching = false;
   }
-}
-
-function listen() {
-  const events = new EventSource("/v1/graph/events" + query);
-  events.addEventListener("changed", (event) => {
-    state.live = true;
-    // A reload that unselected vanished ids or removed stale results says so: show it.
-    try { const notes = JSON.parse(event.data).notes; if (notes && notes.length) state.note = notes.join(" · "); } catch (_) { /* not JSON: nothing to show */ }
-    fetchScene();
-  });
-  // The browser reconnects by itself after the server went away (restarted, killed): whatever
-  // changed meanwhile sent no event, so every (re)connection fetches the scene.
-  events.onopen = () => { state.live = true; fetchScene(); };
-  events.onerror = () => { state.live = false; if (state.scene) draw(); };
 }
 
 // ---- interaction -----------------------------------------------------------------------------
@@ -611,4 +714,4 @@ window.schemascope = {
   },
 };
 
-fetchScene().then(() => { listen(); reportViewport(); });
+fetchScene().then(() => { link.follow(); reportViewport(); });

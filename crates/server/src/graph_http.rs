@@ -16,10 +16,7 @@ use schemascope_tools::{Caller, Services, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The page.
-const VIEW_HTML: &str = include_str!("../assets/view.html");
-/// The page's script (written here; nothing is fetched at run time).
-const VIEW_JS: &str = include_str!("../assets/view.js");
+use crate::apps::{VIEW_HTML, VIEW_JS};
 
 /// `?source=NAME` (optional when one graph is served).
 #[derive(Debug, Deserialize)]

@@ -9,6 +9,7 @@
 // stdout is the stdio transport: diagnostics go through `tracing`, never print.
 #![deny(clippy::print_stdout)]
 
+mod apps;
 mod ask;
 mod authority;
 mod backoff;

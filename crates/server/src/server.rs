@@ -128,9 +128,10 @@ impl ServerHandler for SchemascopeServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(crate::tools::listed(&self.services))
+        let renders_apps = crate::apps::client_renders_apps(context.client_capabilities().as_ref());
+        Ok(ListToolsResult::with_all_items(crate::apps::listed_tools(&self.services, renders_apps))
             .with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Private))
     }
@@ -224,8 +225,9 @@ impl ServerHandler for SchemascopeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let (page, next) =
-            resources::page(resources::list(&self.services), cursor.as_deref(), RESOURCES_PAGE)?;
+        let mut all = crate::apps::resources(&self.services);
+        all.extend(resources::list(&self.services));
+        let (page, next) = resources::page(all, cursor.as_deref(), RESOURCES_PAGE)?;
         let mut result = ListResourcesResult::with_all_items(page)
             .with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Private);
@@ -248,6 +250,11 @@ impl ServerHandler for SchemascopeServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if crate::apps::is_app_uri(&request.uri) {
+            return Ok(ReadResourceResponse::from(rmcp::model::ReadResourceResult::new(vec![
+                crate::apps::read(),
+            ])));
+        }
         let read = resources::read(self.services.clone(), request.uri, self.tool_timeout);
         crate::cancel::with_request(context.ct, read).await.map(ReadResourceResponse::from)
     }

@@ -15,20 +15,13 @@ use schemascope_tools::{Caller, Services, ToolResult, Written};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-/// The tools a server over `services`'s sources lists, as MCP tools.
-pub(crate) fn listed(services: &Services) -> Vec<Tool> {
-    tool_table::listed(services)
-        .into_iter()
-        .filter_map(|spec| as_mcp_tool(&tool_table::definition(spec)))
-        .collect()
-}
-
 /// Any tool of the table by name, listed or not (rmcp validates request headers with it).
 pub(crate) fn any(name: &str) -> Option<Tool> {
     tool_table::find(name).and_then(|spec| as_mcp_tool(&tool_table::definition(spec)))
 }
 
-fn as_mcp_tool(definition: &Value) -> Option<Tool> {
+/// A definition of the tool table as rmcp's tool.
+pub(crate) fn as_mcp_tool(definition: &Value) -> Option<Tool> {
     // The definition is written in MCP's own shape, so this cannot fail short of a bug, which
     // the server test `every_table_row_is_an_mcp_tool` catches.
     serde_json::from_value(definition.clone()).ok()
@@ -123,7 +116,7 @@ pub(crate) async fn run_written_reporting<F: Future<Output = ()>>(
     if let Some(written) = tool_table::answer_at_once(&services, caller, &name, &arguments) {
         return written;
     }
-    let max_bytes = services.max_result_bytes();
+    let max_bytes = tool_table::result_cap(&services, &name);
     let call: Call<Written> = tool_table::call_tool_written;
     let written = move |result: ToolResult| result.written(max_bytes);
     let (steps, work) = start(services, caller, name, arguments, timeout, call, written);

@@ -402,6 +402,15 @@ pub static TOOLS: &[ToolSpec] = &[
         run: |r, call| call.with(|p| graph::report_hover(&r.graphs, p)),
     },
     ToolSpec {
+        name: "read_scene",
+        description: "The web view inside a chat client reads what to draw, waiting for a change past the version it drew.",
+        input_schema: input_schema::<graph::ReadSceneParams>,
+        hints: READS,
+        needs: Needs::WebView,
+        request_timeout_applies: true,
+        run: |r, call| call.with(|p| graph::read_scene(&r.graphs, p)),
+    },
+    ToolSpec {
         name: "report_viewport",
         description: "The web view reports its viewport size.",
         input_schema: input_schema::<graph::ReportViewportParams>,
@@ -466,6 +475,21 @@ impl NotListed {
             NotListed::NotChosen => "not chosen (--tools / tools = [...])",
         }
     }
+}
+
+/// The web view's own tools (`Needs::WebView`: the scene it reads, what it reports), callable
+/// when a graph is served: a surface that hosts the view (an MCP App) lists them to the view.
+pub fn view_tools(services: &Services) -> Vec<&'static ToolSpec> {
+    if !offers(services).graph {
+        return Vec::new();
+    }
+    TOOLS.iter().filter(|spec| spec.needs == Needs::WebView).collect()
+}
+
+/// Whether a call of `spec` changes what the graph view shows (a style, the selection, the
+/// layout, the camera, an algorithm's results), so a surface may show the view beside its answer.
+pub fn shows_view(spec: &ToolSpec) -> bool {
+    spec.needs == Needs::Graph && !spec.hints.read_only
 }
 
 /// Whether a server over `services`' sources lists `spec`, or why not.
@@ -636,8 +660,23 @@ pub fn call_tool_reporting(
     arguments: Value,
     progress: &mut dyn FnMut(Progress),
 ) -> ToolResult {
-    answer(services, caller, name, arguments, progress).capped(services.max_result_bytes())
+    answer(services, caller, name, arguments, progress).capped(result_cap(services, name))
 }
+
+/// The byte cap on a result of `name`: the services' cap, which keeps a model's context small —
+/// except for the web view's own tools, whose answers (a scene: every node and edge) no model
+/// reads; those are bounded by [`MAX_VIEW_RESULT_BYTES`].
+pub fn result_cap(services: &Services, name: &str) -> usize {
+    match find(name) {
+        Some(spec) if spec.needs == Needs::WebView => {
+            services.max_result_bytes().max(MAX_VIEW_RESULT_BYTES)
+        }
+        _ => services.max_result_bytes(),
+    }
+}
+
+/// The cap on a web view tool's answer (a 100k-node / 200k-edge scene is about 20 MB).
+pub const MAX_VIEW_RESULT_BYTES: usize = 64 << 20;
 
 /// [`call_tool_reporting`] with the answer's JSON text, written once (the cap's measure is the
 /// text). A list_sources call whose answer nothing has changed since the last one gets that
@@ -661,7 +700,7 @@ pub fn call_tool_written(
         None
     };
     let written =
-        answer(services, caller, name, arguments, progress).written(services.max_result_bytes());
+        answer(services, caller, name, arguments, progress).written(result_cap(services, name));
     if let Some(stamp) = stamp {
         services.listing.keep(stamp, &written);
     }

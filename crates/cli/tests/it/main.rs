@@ -15,6 +15,7 @@ mod hostile_files_cli;
 mod hostile_input_cli;
 mod inferred_schema_python;
 mod long_work_cli;
+mod mcp_app;
 mod package_cli;
 mod python_sdk_e2e;
 mod repeated_ids_memory;

@@ -112,6 +112,7 @@ tools!(
     report_viewport(ReportViewportParams),
     report_hover(ReportHoverParams),
     arrange_layer(ArrangeLayerParams),
+    read_scene(ReadSceneParams),
 );
 
 /// `find_and_style_nodes` as the envelope; what it adds is recorded as `caller`'s.

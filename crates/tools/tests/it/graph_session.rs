@@ -1658,3 +1658,46 @@ fn betweenness_sampled_from_k_sources_states_its_error_and_from_every_source_is_
     assert_eq!(history.as_array().map(Vec::len), Some(3));
     assert_eq!(history[1]["graphResults"]["pivots"], 30);
 }
+
+/// `read_scene`, the scene a view inside a chat client reads through its host: at once without a
+/// version; given the version drawn, it waits for the next change (made here from another
+/// thread) and answers `unchanged` when none comes in time; a wait out of bounds is refused.
+#[test]
+fn read_scene_waits_for_the_next_change() {
+    let registry = demo();
+    let read = |since_version: Option<u64>, wait_seconds: Option<f64>| {
+        read_scene(
+            &registry.graphs,
+            ReadSceneParams { source: infra(), since_version, wait_seconds },
+        )
+    };
+    let scene = ok(read(None, None));
+    assert_eq!(scene["nodes"].as_array().map(Vec::len), Some(160));
+    let drawn = scene["version"].as_u64().expect("version");
+
+    let quiet = ok(read(Some(drawn), Some(0.2)));
+    assert_eq!(quiet, json!({"unchanged": true, "version": drawn}));
+
+    let changed = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| read(Some(drawn), Some(20.0)));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        ok(find_and_style_nodes(
+            &registry.graphs,
+            Caller::User,
+            style("type == 'database'", json!({"color": "red"}), Some("while-waiting")),
+        ));
+        waiting.join().expect("the waiting read")
+    });
+    let changed = ok(changed);
+    assert!(changed["version"].as_u64().expect("version") > drawn);
+    assert!(
+        changed["legend"].to_string().contains("while-waiting"),
+        "the scene after the change draws the new layer"
+    );
+
+    for bad in [-1.0, 25.5, f64::NAN] {
+        let refused = read(Some(drawn), Some(bad));
+        assert!(!refused.success, "wait_seconds {bad} is refused");
+        assert!(refused.message.contains("wait_seconds"), "{}", refused.message);
+    }
+}
