@@ -501,6 +501,7 @@ pub fn resolve(
         Some(scale) => (scale, None),
         None => choose_scale(mapping, &present, &sorted),
     };
+
     if (scale != Scale::Categorical || mapping.channel == Channel::Size) && sorted.is_empty() {
         return Err(invalid(format!(
             "`{name}`: `{property}` holds no numbers (values such as {}); {} needs numbers{}",
@@ -559,6 +560,18 @@ fn choose_scale(
     sorted: &[f64],
 ) -> (Scale, Option<String>) {
     let property = &mapping.property;
+    // A named palette says which the caller wants: its kind decides (`check` made sure it is one
+    // of the two), and the data only which gradient scale.
+    if let Some(PaletteChoice::Named(named)) = &mapping.palette {
+        if let Some(p) = palette::categorical(named) {
+            return (Scale::Categorical, Some(format!("`{}` is a palette of categories", p.name)));
+        }
+        if sorted.is_empty() {
+            // No numbers: `resolve` says a gradient needs them.
+            return (Scale::Linear, None);
+        }
+        return number_scale(mapping, sorted);
+    }
     if sorted.is_empty() {
         // Categories for colours; a size has nothing to map, which `resolve` says.
         return (Scale::Categorical, Some(format!("`{property}` holds text or true/false")));
@@ -582,6 +595,12 @@ fn choose_scale(
             );
         }
     }
+    number_scale(mapping, sorted)
+}
+
+/// The gradient scale for `sorted` (not empty), and why: linear when the median lies in the
+/// middle half of the range, else log when every value is positive, else quantile.
+fn number_scale(mapping: &StyleMapping, sorted: &[f64]) -> (Scale, Option<String>) {
     let (lo, hi) =
         mapping.domain.map_or((sorted[0], sorted[sorted.len() - 1]), |[lo, hi]| (lo, hi));
     if hi <= lo {
@@ -974,6 +993,36 @@ mod tests {
         assert_eq!(r.output(Some(&json!(0))), Some(json!("#440154")));
         assert_eq!(r.output(Some(&json!(100))), Some(json!("#fde725")));
         assert_eq!(r.legend()["stops"][2]["value"], json!(50.0));
+    }
+
+    #[test]
+    fn a_named_palette_without_a_scale_decides_categories_or_gradient() {
+        // Many distinct numbers would get a gradient; a palette of categories asks for those.
+        let even: Vec<Value> = (0..30).map(|i| json!(i * 7)).collect();
+        let r = resolved(
+            &mapping(Channel::Color, json!({"property": "x", "palette": "tableau10"})),
+            &even,
+        );
+        assert_eq!(r.legend()["scale"], "categorical");
+        assert_eq!(r.legend()["palette"], "tableau10");
+        assert!(
+            r.legend()["scaleChosenBecause"].as_str().unwrap_or_default().contains("tableau10"),
+            "{}",
+            r.legend()
+        );
+        // A community id would get categories; a gradient palette asks for a gradient.
+        let community: Vec<Value> = (0..40).map(|i| json!(i % 20)).collect();
+        let m =
+            mapping(Channel::Color, json!({"property": "louvain.community", "palette": "magma"}));
+        let r = resolved(&m, &community);
+        assert_eq!(r.legend()["scale"], "linear");
+        assert_eq!(r.legend()["palette"], "magma");
+        // Text cannot take a gradient: refused, not drawn in another palette.
+        let text: Vec<Value> = ["a", "b"].iter().map(|s| json!(s)).collect();
+        let m = mapping(Channel::Color, json!({"property": "group", "palette": "viridis"}));
+        let refs: Vec<Option<&Value>> = text.iter().map(Some).collect();
+        let error = resolve(&m, ElementKind::Node, &refs).expect_err("text takes no gradient");
+        assert!(error.to_string().contains("categorical"), "{error}");
     }
 
     #[test]
