@@ -9,6 +9,7 @@ pub mod edge_ends;
 pub mod error;
 pub mod path;
 pub mod profile;
+pub mod progress;
 
 pub use catalog::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 pub use collection::{

@@ -263,9 +263,13 @@ pub fn run(
         )));
     }
     let (output, mut graph) = if weight.is_some() {
-        interruptible(|| run_on(data, info, &options, &data.build_graph(weight, directed), true))??
+        interruptible(info.algorithm_type, || {
+            run_on(data, info, &options, &data.build_graph(weight, directed), true)
+        })??
     } else {
-        interruptible(|| run_on(data, info, &options, &data.graph_as(directed), false))??
+        interruptible(info.algorithm_type, || {
+            run_on(data, info, &options, &data.graph_as(directed), false)
+        })??
     };
     if let Value::Object(map) = &mut graph {
         map.insert("directed".into(), json!(directed));
@@ -331,18 +335,70 @@ pub fn weight_phrase(graph_results: &Value) -> String {
     }
 }
 
-/// Runs `work` (graph algorithms) with the call's cancellation token as their stop flag: a
-/// cancelled call stops them between steps, and their results, cut short, are dropped here.
-pub fn interruptible<T>(work: impl FnOnce() -> T) -> Result<T, GraphSessionError> {
+/// How often a long run says how far it got.
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `work` (graph algorithms; `what` names it in progress lines) with the call's
+/// cancellation token as their stop flag: a cancelled call stops them between steps, and their
+/// results, cut short, are dropped here. While it runs — on a thread of its own — this thread
+/// reports how far it got every [`REPORT_EVERY`] (`schemascope_core::progress`).
+pub fn interruptible<T: Send>(
+    what: &str,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, GraphSessionError> {
+    use schemascope_graph::interrupt;
+    use std::sync::mpsc::RecvTimeoutError;
     let cancel = schemascope_core::cancel::current();
-    let result = schemascope_graph::interrupt::with(cancel.flag(), work);
+    let steps = std::sync::Arc::new(interrupt::Steps::default());
+    let started = std::time::Instant::now();
+    let result = std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::sync_channel(1);
+        let (flag, counted) = (cancel.flag(), std::sync::Arc::clone(&steps));
+        let worker = scope.spawn(move || {
+            let _ = done.send(interrupt::with(flag, || interrupt::with_steps(counted, work)));
+        });
+        loop {
+            match finished.recv_timeout(REPORT_EVERY) {
+                Ok(result) => break result,
+                Err(RecvTimeoutError::Timeout) => {
+                    schemascope_core::progress::report(progress_line(what, &steps, started));
+                }
+                // The worker ended without a result: it panicked; its panic goes on here.
+                Err(RecvTimeoutError::Disconnected) => {
+                    std::panic::resume_unwind(worker.join().err().unwrap_or_else(|| {
+                        Box::new("the algorithm's thread ended without a result")
+                    }))
+                }
+            }
+        }
+    });
     cancel.check().map_err(|cancelled| {
         GraphSessionError::Core(schemascope_core::CoreError::Cancelled {
             reason: cancelled.reason,
-            done: "the algorithm was cut short; nothing was saved".into(),
+            done: format!(
+                "{what} was cut short after {}; nothing was saved. A client that takes long calls as tasks waits for it to finish; on a large graph, betweenness takes `k` to sample that many sources",
+                progress_line(what, &steps, started).split_once(": ").map_or("", |(_, how_far)| how_far)
+            ),
         })
     })?;
     Ok(result)
+}
+
+/// "betweenness: 12000 of 50000 sources searched (24%), 9 s".
+fn progress_line(
+    what: &str,
+    steps: &schemascope_graph::interrupt::Steps,
+    started: std::time::Instant,
+) -> String {
+    let seconds = started.elapsed().as_secs();
+    match steps.now() {
+        (_, _, "") => format!("{what}: running, {seconds} s"),
+        (done, 0, unit) => format!("{what}: {done} {unit}, {seconds} s"),
+        (done, total, unit) => {
+            let percent = (done as f64 / total as f64 * 100.0).floor();
+            format!("{what}: {done} of {total} {unit} ({percent}%), {seconds} s")
+        }
+    }
 }
 
 /// What decided whether an algorithm ran directed.

@@ -154,7 +154,9 @@ pub fn compute(
                 seed: number(&options, "seed", 1.0)? as u64,
                 tolerance: number(&options, "tolerance", ForceOptions::default().tolerance)?,
             };
-            let mut p = super::algorithms::interruptible(|| layout::force_directed(&g, &force))?;
+            let mut p = super::algorithms::interruptible("force-directed layout", || {
+                layout::force_directed(&g, &force)
+            })?;
             // Fruchterman–Reingold works in a unit box; scale it so neighbours are ~10 apart.
             let scale = 10.0 * (n.max(1) as f64).powf(if three_d { 1.0 / 3.0 } else { 0.5 });
             p.positions.iter_mut().for_each(|q| q.iter_mut().for_each(|x| *x *= scale));

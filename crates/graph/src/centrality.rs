@@ -147,10 +147,12 @@ fn sum_over_sources<S>(
 ) -> Vec<f64> {
     let n = width;
     let stop = crate::interrupt::current();
+    let steps = crate::interrupt::steps();
+    crate::interrupt::begin(&steps, sources.len(), "sources searched");
     let partials: Vec<Vec<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (scratch, add, stop) = (&scratch, &add, &stop);
+                let (scratch, add, stop, steps) = (&scratch, &add, &stop, &steps);
                 scope.spawn(move || {
                     let mut totals = vec![0.0; n];
                     let mut state = scratch();
@@ -159,6 +161,7 @@ fn sum_over_sources<S>(
                             break;
                         }
                         add(&mut state, s, &mut totals);
+                        crate::interrupt::step(steps);
                     }
                     totals
                 })
@@ -216,10 +219,12 @@ pub fn closeness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
     let walk = Walk { adj: g.in_adj(), weighted, count_paths: false };
     let half = n.div_ceil(THREADS);
     let stop = crate::interrupt::current();
+    let steps = crate::interrupt::steps();
+    crate::interrupt::begin(&steps, n, "nodes measured");
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
             .map(|t| {
-                let stop = &stop;
+                let (stop, steps) = (&stop, &steps);
                 scope.spawn(move || {
                     let mut search = Search::new(n);
                     (t * half..((t + 1) * half).min(n))
@@ -228,6 +233,7 @@ pub fn closeness_centrality(g: &GraphData, weighted: bool) -> Vec<f64> {
                                 return 0.0;
                             }
                             search.run(walk, u);
+                            crate::interrupt::step(steps);
                             let total: f64 = search.order.iter().map(|&v| search.dist[v]).sum();
                             let reached = search.order.len() as f64;
                             if total > 0.0 && n > 1 {

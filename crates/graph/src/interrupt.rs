@@ -7,12 +7,63 @@
 //! them (it knows it cancelled). The flag is the caller's own `AtomicBool`, so this crate keeps
 //! its few dependencies.
 
+//!
+//! The same loops count their steps in a [`Steps`] set with [`with_steps`], for a caller that
+//! reports how far a long run got.
+
 use std::cell::RefCell;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 thread_local! {
     static FLAG: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    static STEPS: RefCell<Option<Arc<Steps>>> = const { RefCell::new(None) };
+}
+
+/// How far an algorithm got: `done` of `total` steps of one kind (`unit`, e.g. "sources
+/// searched"); a total of 0 is unknown (Louvain's levels).
+#[derive(Debug, Default)]
+pub struct Steps {
+    done: AtomicUsize,
+    total: AtomicUsize,
+    unit: Mutex<&'static str>,
+}
+
+impl Steps {
+    /// `(done, total, unit)` now; `unit` is empty before the algorithm counted anything.
+    pub fn now(&self) -> (usize, usize, &'static str) {
+        let unit = *self.unit.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed), unit)
+    }
+}
+
+/// Runs `work` with `steps` counting this thread's algorithm steps, then restores the previous.
+pub fn with_steps<T>(steps: Arc<Steps>, work: impl FnOnce() -> T) -> T {
+    let previous = STEPS.with(|current| current.borrow_mut().replace(steps));
+    let result = work();
+    STEPS.with(|current| *current.borrow_mut() = previous);
+    result
+}
+
+/// This thread's step counter, to hand to the threads an algorithm spawns.
+pub(crate) fn steps() -> Option<Arc<Steps>> {
+    STEPS.with(|current| current.borrow().clone())
+}
+
+/// Starts counting `total` steps of `unit` (0: a total not known in advance).
+pub(crate) fn begin(steps: &Option<Arc<Steps>>, total: usize, unit: &'static str) {
+    if let Some(steps) = steps {
+        *steps.unit.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = unit;
+        steps.total.store(total, Ordering::Relaxed);
+        steps.done.store(0, Ordering::Relaxed);
+    }
+}
+
+/// One more step done.
+pub(crate) fn step(steps: &Option<Arc<Steps>>) {
+    if let Some(steps) = steps {
+        steps.done.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// Runs `work` with `flag` as this thread's stop flag, then restores the previous one.

@@ -119,7 +119,10 @@ pub fn force_directed(g: &GraphData, options: &ForceOptions) -> Positions {
     let cooling = temperature / (options.max_iterations as f64 + 1.0);
     let mut displacement = vec![[0.0f64; 3]; n];
     let stop = crate::interrupt::current();
+    let steps = crate::interrupt::steps();
+    crate::interrupt::begin(&steps, options.max_iterations, "layout iterations");
     for iteration in 1..=options.max_iterations {
+        crate::interrupt::step(&steps);
         displacement.iter_mut().for_each(|d| *d = [0.0; 3]);
         for i in 0..n {
             // One iteration of a 100k-node graph is 5·10⁹ pairs: the flag is looked at before

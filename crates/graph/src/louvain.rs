@@ -120,10 +120,13 @@ pub fn louvain_communities(g: &GraphData, opts: &LouvainOptions) -> Communities 
         return finish(g, membership, opts);
     }
     let mut current = modularity(g, &membership, opts.resolution, opts.weighted);
+    let steps = crate::interrupt::steps();
+    crate::interrupt::begin(&steps, 0, "levels aggregated");
     loop {
         if crate::interrupt::stopping() {
             break;
         }
+        crate::interrupt::step(&steps);
         let (moved, partition) = one_level(&level, m, opts.resolution, &mut rng);
         if !moved {
             break;

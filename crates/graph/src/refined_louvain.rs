@@ -37,10 +37,13 @@ pub(crate) fn refined_louvain(
     let n = level.adj.len();
     let mut community: Vec<usize> = (0..n).collect();
     let mut q = 0.0;
+    let steps = crate::interrupt::steps();
+    crate::interrupt::begin(&steps, 0, "cycles of moving, refining and aggregating");
     for _ in 0..MAX_CYCLES {
         if crate::interrupt::stopping() {
             break;
         }
+        crate::interrupt::step(&steps);
         let next = one_cycle(&level, m, opts, rng, community.clone());
         let q_next = level_modularity(&level, m, opts.resolution, &next);
         if q_next <= q + opts.threshold {

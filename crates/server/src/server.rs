@@ -157,7 +157,7 @@ impl ServerHandler for SchemascopeServer {
                 services: self.services.clone(),
                 name: request.name.to_string(),
                 arguments,
-                timeout: self.tool_timeout,
+                timeout: crate::tasks::task_timeout(self.tool_timeout),
                 peer: context.peer.clone(),
                 progress_token: token,
                 request: context.ct.clone(),

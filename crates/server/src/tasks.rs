@@ -21,6 +21,14 @@ pub(crate) const ANSWER_AT_ONCE: Duration = Duration::from_secs(1);
 /// How long a task and its result are kept (beyond it, rmcp marks it failed and drops it).
 const TASK_TTL_MS: u64 = 30 * 60 * 1000;
 
+/// The time limit of a call a client may get as a task: the task's own lifetime rather than the
+/// request timeout (which is for a caller waiting on an open request), unless that is longer. A
+/// task is followed by polling and can be cancelled (`tasks/cancel`), so a betweenness over
+/// 50,000 nodes need not fail at 60 s.
+pub(crate) fn task_timeout(request_timeout: Option<Duration>) -> Option<Duration> {
+    request_timeout.map(|t| t.max(Duration::from_millis(TASK_TTL_MS)))
+}
+
 /// How often a client is told to poll.
 const POLL_INTERVAL_MS: u64 = 500;
 

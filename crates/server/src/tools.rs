@@ -64,9 +64,18 @@ fn start<T: Send + 'static>(
     let work = async move {
         let label = name.clone();
         let work = move || {
-            call(&services, caller, &name, arguments, &mut |step| {
-                // Nobody listening any more is fine: the call still finishes.
-                let _ = sender.send(step);
+            // Long work's own progress lines (an algorithm's count of steps) go out as steps too.
+            let lines = sender.clone();
+            let sink: schemascope_core::progress::Sink =
+                std::sync::Arc::new(move |line: String| {
+                    let detail = serde_json::json!({"progress": line});
+                    let _ = lines.send(Progress { message: line, detail });
+                });
+            schemascope_core::progress::with(sink, || {
+                call(&services, caller, &name, arguments, &mut |step| {
+                    // Nobody listening any more is fine: the call still finishes.
+                    let _ = sender.send(step);
+                })
             })
         };
         crate::cancel::run_cancellable(&label, timeout, work, answer).await

@@ -14,5 +14,6 @@ mod http_guard;
 mod http_hostile;
 mod http_smoke;
 mod in_process;
+mod long_algorithms;
 mod mcp_lists;
 mod tasks;
