@@ -168,6 +168,15 @@ def run(host: Host, c: Checks, shots: Path | None) -> None:
             all(meta.get(n, {}).get("visibility") == ["app"] for n in ["read_scene", "report_hover", "arrange_layer"]),
             {n: meta.get(n) for n in ["read_scene", "report_hover", "arrange_layer"]})
     c.check("read-only tools name no app", "resourceUri" not in meta.get("describe_styles", {}), meta.get("describe_styles"))
+    c.check("describe_property names the property chart",
+            meta.get("describe_property", {}).get("resourceUri") == "ui://schemascope/property-chart.html", meta.get("describe_property"))
+
+    resources = host.driver.request("POST", "/execute/async", {"script": """
+        const done = arguments[arguments.length - 1];
+        window.harness.rpc("resources/list", {}).then((r) => done(r.resources), (e) => done([String(e)]));""", "args": []})
+    apps = sorted(r["uri"] for r in resources if isinstance(r, dict) and r.get("mimeType") == "text/html;profile=mcp-app")
+    c.check("both apps are listed as MCP App resources",
+            apps == ["ui://schemascope/graph-view.html", "ui://schemascope/property-chart.html"], resources)
 
     # "Colour nodes by their importance": two calls, as the model makes them.
     first = host.call("run_algorithm", {"type": "pagerank"})
@@ -241,6 +250,22 @@ def run(host: Host, c: Checks, shots: Path | None) -> None:
         poll("importance to be deleted", lambda: "importance" not in
              [layer["name"] for layer in host.tool("describe_styles", {})["data"]["layers"]])
         c.check("a layer deleted in the app is gone from describe_styles", True)
+
+    # describe_property's answer as a chart.
+    profiled = host.call("describe_property", {"property": "weight", "collection": "edges"})
+    answer = envelope(profiled["result"])
+    bins = answer["data"].get("histogram") or []
+    chart_js = """const rows = [...document.querySelectorAll('.histogram .label')].map((l) => l.dataset.label);
+        const counts = [...document.querySelectorAll('.histogram .count')].map((c) => c.textContent);
+        const present = document.querySelector('[data-figure="present"] b');
+        return rows.length ? {title: document.querySelector('h1').textContent, rows, counts, present: present && present.textContent} : null;"""
+    drawn = poll("the property chart to draw the histogram",
+                 lambda: profiled.get("app") is not None and host.in_app(profiled["app"], chart_js))
+    c.check("describe_property's answer is drawn as a chart: one bar per histogram bin, labelled and counted as the answer says",
+            len(bins) >= 2 and drawn["rows"] == [b["range"] for b in bins]
+            and [int(t.split()[0].replace(",", "")) for t in drawn["counts"]] == [b["count"] for b in bins]
+            and drawn["present"] == str(answer["data"]["presentCount"]) and "weight" in drawn["title"],
+            {"drawn": drawn, "bins": bins})
 
     host.top()
     log = host.driver.execute("return window.harness.log")

@@ -341,7 +341,7 @@ const REPORT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// Runs `work` (graph algorithms; `what` names it in progress lines) with the call's
 /// cancellation token as their stop flag: a cancelled call stops them between steps, and their
 /// results, cut short, are dropped here. While it runs — on a thread of its own — this thread
-/// reports how far it got every [`REPORT_EVERY`] (`schemascope_core::progress`).
+/// reports how far it got every second (`schemascope_core::progress`).
 pub fn interruptible<T: Send>(
     what: &str,
     work: impl FnOnce() -> T + Send,

@@ -1,19 +1,26 @@
-//! The graph view as an MCP App (the MCP Apps extension, `io.modelcontextprotocol/ui`): the page
-//! of the web view, self-contained, served as the resource [`VIEW_URI`]; the graph tools that
-//! change what it shows point at it (`_meta.ui.resourceUri`), so a client that renders MCP Apps
-//! shows the live graph beside their answers, over stdio as over HTTP. Inside the client the view
-//! reaches the server only through the host's tool calls: it reads the scene with `read_scene`
-//! (which waits for the next change) and reports with the web view's other tools, listed — as
-//! `visibility: ["app"]`, hidden from the model — only to clients that render apps.
+//! The views as MCP Apps (the MCP Apps extension, `io.modelcontextprotocol/ui`), shown by a
+//! client that renders apps beside the answers of the tools they belong to
+//! (`tool_table::view_of`), over stdio as over HTTP:
+//! - the graph view ([`GRAPH_VIEW_URI`]): the page of the web view, self-contained. The graph
+//!   tools that change what it shows point at it (`_meta.ui.resourceUri`). Inside the client it
+//!   reaches the server only through the host's tool calls: it reads the scene with
+//!   `read_scene` (which waits for the next change) and reports with the web view's other tools,
+//!   listed — as `visibility: ["app"]`, hidden from the model — only to clients that render apps;
+//! - the property chart ([`PROPERTY_CHART_URI`]): `describe_property`'s figures, histogram and
+//!   values, drawn from the answer the host hands it (it calls nothing).
 
 use std::sync::LazyLock;
 
 use rmcp::model::{ClientCapabilities, MetaObject, Resource, ResourceContents, Tool};
-use schemascope_tools::{Services, tool_table};
+use schemascope_tools::Services;
+use schemascope_tools::tool_table::{self, View};
 use serde_json::{Value, json};
 
-/// The view's resource.
-pub(crate) const VIEW_URI: &str = "ui://schemascope/graph-view.html";
+/// The graph view's resource.
+pub(crate) const GRAPH_VIEW_URI: &str = "ui://schemascope/graph-view.html";
+
+/// The property chart's resource.
+pub(crate) const PROPERTY_CHART_URI: &str = "ui://schemascope/property-chart.html";
 
 /// The MIME type of an MCP App's HTML.
 pub(crate) const MIME_TYPE: &str = "text/html;profile=mcp-app";
@@ -27,12 +34,15 @@ pub(crate) const VIEW_HTML: &str = include_str!("../assets/view.html");
 /// Its script (`GET /assets/view.js`; inlined in the app).
 pub(crate) const VIEW_JS: &str = include_str!("../assets/view.js");
 
+/// The property chart, one self-contained page.
+const PROPERTY_CHART_HTML: &str = include_str!("../assets/property_chart.html");
+
 /// How the page loads its script over HTTP; the app carries it inline instead.
 const SCRIPT_TAG: &str = r#"<script src="/assets/view.js"></script>"#;
 
-/// The app's HTML: the page with its script inline (a host loads the resource alone, with no
-/// server to fetch from) and told to talk to its host.
-static APP_HTML: LazyLock<String> = LazyLock::new(|| {
+/// The graph view app's HTML: the page with its script inline (a host loads the resource alone,
+/// with no server to fetch from) and told to talk to its host.
+static GRAPH_VIEW_HTML: LazyLock<String> = LazyLock::new(|| {
     // `</script` inside the script would end it early: the script is written without one
     // (tested), and the replacement keeps that true whatever it holds.
     let script = VIEW_JS.replace("</script", "<\\/script");
@@ -43,6 +53,43 @@ static APP_HTML: LazyLock<String> = LazyLock::new(|| {
         ),
     )
 });
+
+/// One app: its resource and what the resource list says of it.
+struct App {
+    view: View,
+    uri: &'static str,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    html: fn() -> &'static str,
+}
+
+const APPS: [App; 2] = [
+    App {
+        view: View::Graph,
+        uri: GRAPH_VIEW_URI,
+        name: "graph-view",
+        title: "Graph view",
+        description: "The live graph (an MCP App): names, a legend for every colour, an inspector, \
+                      layers a person can hide, reorder and delete. Shown beside the graph tools' answers.",
+        html: || GRAPH_VIEW_HTML.as_str(),
+    },
+    App {
+        view: View::PropertyProfile,
+        uri: PROPERTY_CHART_URI,
+        name: "property-chart",
+        title: "Property chart",
+        description: "One property's profile as a chart (an MCP App): its figures, histogram and \
+                      most frequent values. Shown beside describe_property's answers.",
+        html: || PROPERTY_CHART_HTML,
+    },
+];
+
+/// The apps the served sources use: the graph view only when a graph is served.
+fn apps_for(services: &Services) -> impl Iterator<Item = &'static App> {
+    let graph = !tool_table::view_tools(services).is_empty();
+    APPS.iter().filter(move |app| app.view != View::Graph || graph)
+}
 
 /// Whether the client renders MCP Apps: it declares the extension with the app MIME type.
 pub(crate) fn client_renders_apps(capabilities: Option<&ClientCapabilities>) -> bool {
@@ -57,13 +104,13 @@ pub(crate) fn client_renders_apps(capabilities: Option<&ClientCapabilities>) -> 
 /// The tools an MCP client sees: the listed ones, those that change the graph's view pointing at
 /// the app; and, for a client that renders apps, the view's own tools, visible to the app only.
 pub(crate) fn listed_tools(services: &Services, renders_apps: bool) -> Vec<Tool> {
-    let serves_view = !tool_table::view_tools(services).is_empty();
     let mut tools: Vec<Tool> = tool_table::listed(services)
         .into_iter()
         .filter_map(|spec| {
             let mut tool = crate::tools::as_mcp_tool(&tool_table::definition(spec))?;
-            if serves_view && tool_table::shows_view(spec) {
-                tool.meta = Some(ui_meta(json!({"resourceUri": VIEW_URI})));
+            let view = tool_table::view_of(spec);
+            if let Some(app) = apps_for(services).find(|app| Some(app.view) == view) {
+                tool.meta = Some(ui_meta(json!({"resourceUri": app.uri})));
             }
             Some(tool)
         })
@@ -89,33 +136,26 @@ fn ui_meta(ui: Value) -> MetaObject {
     MetaObject(meta)
 }
 
-/// The view's resource, listed when a graph is served.
+/// The apps' resources (listed to clients that render apps).
 pub(crate) fn resources(services: &Services) -> Vec<Resource> {
-    if tool_table::view_tools(services).is_empty() {
-        return Vec::new();
-    }
-    vec![
-        Resource::new(VIEW_URI, "graph-view")
-            .with_title("Graph view")
-            .with_description(
-                "The live graph (an MCP App): names, a legend for every colour, an inspector, \
-                 layers a person can hide, reorder and delete. Shown beside the graph tools' answers.",
-            )
-            .with_mime_type(MIME_TYPE),
-    ]
+    apps_for(services)
+        .map(|app| {
+            Resource::new(app.uri, app.name)
+                .with_title(app.title)
+                .with_description(app.description)
+                .with_mime_type(MIME_TYPE)
+        })
+        .collect()
 }
 
-/// Whether `uri` is the app's.
-pub(crate) fn is_app_uri(uri: &str) -> bool {
-    uri == VIEW_URI
-}
-
-/// The app's HTML as the resource's contents. Everything it runs is inline, and it reaches no
-/// network (the host's tool calls are its only channel), so it asks the host for no domains.
-pub(crate) fn read() -> ResourceContents {
-    ResourceContents::text(APP_HTML.as_str(), VIEW_URI).with_mime_type(MIME_TYPE).with_meta(
+/// The app `uri` names, as the resource's contents; `None` for any other URI. Everything an
+/// app runs is inline, and it reaches no network (the host's tool calls are its only channel),
+/// so it asks the host for no domains.
+pub(crate) fn read(uri: &str) -> Option<ResourceContents> {
+    let app = APPS.iter().find(|app| app.uri == uri)?;
+    Some(ResourceContents::text((app.html)(), app.uri).with_mime_type(MIME_TYPE).with_meta(
         MetaObject(json!({"ui": {"prefersBorder": true}}).as_object().cloned().unwrap_or_default()),
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -123,14 +163,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_app_is_the_page_with_its_script_inline() {
+    fn the_graph_app_is_the_page_with_its_script_inline_and_no_app_loads_from_elsewhere() {
         assert!(VIEW_HTML.contains(SCRIPT_TAG), "the page loads its script with {SCRIPT_TAG}");
         assert!(!VIEW_JS.contains("</script"), "the script would end the inline tag early");
-        assert!(!APP_HTML.contains(SCRIPT_TAG));
-        assert!(APP_HTML.contains("window.schemascopeLink = \"mcp-app\""));
-        assert!(APP_HTML.contains("function fetchScene"));
+        assert!(!GRAPH_VIEW_HTML.contains(SCRIPT_TAG));
+        assert!(GRAPH_VIEW_HTML.contains("window.schemascopeLink = \"mcp-app\""));
+        assert!(GRAPH_VIEW_HTML.contains("function fetchScene"));
         // No resource from elsewhere: a host's sandbox would block it.
-        assert!(!APP_HTML.contains("src=\"http") && !APP_HTML.contains("href=\"http"));
+        for app in &APPS {
+            let html = (app.html)();
+            assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "{}", app.uri);
+            assert!(read(app.uri).is_some());
+        }
+        assert!(read("ui://schemascope/other.html").is_none());
     }
 
     #[test]

@@ -222,10 +222,16 @@ impl ServerHandler for SchemascopeServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let cursor = request.and_then(|r| r.cursor);
-        let mut all = crate::apps::resources(&self.services);
+        // The apps only for a client that renders them (it reads them through the tools'
+        // `_meta`); any client may still read one by its URI.
+        let mut all = if crate::apps::client_renders_apps(context.client_capabilities().as_ref()) {
+            crate::apps::resources(&self.services)
+        } else {
+            Vec::new()
+        };
         all.extend(resources::list(&self.services));
         let (page, next) = resources::page(all, cursor.as_deref(), RESOURCES_PAGE)?;
         let mut result = ListResourcesResult::with_all_items(page)
@@ -250,10 +256,8 @@ impl ServerHandler for SchemascopeServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if crate::apps::is_app_uri(&request.uri) {
-            return Ok(ReadResourceResponse::from(rmcp::model::ReadResourceResult::new(vec![
-                crate::apps::read(),
-            ])));
+        if let Some(app) = crate::apps::read(&request.uri) {
+            return Ok(ReadResourceResponse::from(rmcp::model::ReadResourceResult::new(vec![app])));
         }
         let read = resources::read(self.services.clone(), request.uri, self.tool_timeout);
         crate::cancel::with_request(context.ct, read).await.map(ReadResourceResponse::from)

@@ -486,10 +486,25 @@ pub fn view_tools(services: &Services) -> Vec<&'static ToolSpec> {
     TOOLS.iter().filter(|spec| spec.needs == Needs::WebView).collect()
 }
 
-/// Whether a call of `spec` changes what the graph view shows (a style, the selection, the
-/// layout, the camera, an algorithm's results), so a surface may show the view beside its answer.
-pub fn shows_view(spec: &ToolSpec) -> bool {
-    spec.needs == Needs::Graph && !spec.hints.read_only
+/// A view a surface may show beside a tool's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The live graph: the answer changed what it shows (a style, the selection, the layout,
+    /// the camera, an algorithm's results).
+    Graph,
+    /// A chart of the answer itself: one property's figures, histogram and values.
+    PropertyProfile,
+}
+
+/// The view beside `spec`'s answers, if any.
+pub fn view_of(spec: &ToolSpec) -> Option<View> {
+    if spec.needs == Needs::Graph && !spec.hints.read_only {
+        Some(View::Graph)
+    } else if spec.name == "describe_property" {
+        Some(View::PropertyProfile)
+    } else {
+        None
+    }
 }
 
 /// Whether a server over `services`' sources lists `spec`, or why not.

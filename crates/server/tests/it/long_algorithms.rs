@@ -8,8 +8,8 @@ use std::time::Duration;
 use rmcp::{
     ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
-        Implementation, TaskPayload,
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
+        TaskPayload,
     },
 };
 use schemascope_server::SchemascopeServer;
@@ -17,7 +17,7 @@ use schemascope_tools::Services;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::common::{arguments, serve_on_pipe};
+use crate::common::{arguments, poll_task, serve_on_pipe};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -115,19 +115,16 @@ async fn as_a_task_a_long_algorithm_runs_past_the_request_timeout() -> TestResul
     let CallToolResponse::Task(created) = call else { return Err(format!("{call:?}").into()) };
     let id = created.task.task_id.clone();
     let mut messages = Vec::new();
-    let done = tokio::time::timeout(Duration::from_secs(300), async {
-        loop {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            let info = client.peer().get_task(GetTaskParams::new(id.clone())).await?;
-            if let Some(message) = info.task.task.status_message.clone() {
-                messages.push(message);
-            }
-            if info.task.status().is_terminal() {
-                return Ok::<_, rmcp::ServiceError>(info.task);
-            }
-        }
-    })
-    .await??;
+    let done = poll_task(
+        client.peer(),
+        &id,
+        Duration::from_millis(200),
+        Duration::from_secs(300),
+        |task| {
+            messages.extend(task.task.status_message.clone());
+        },
+    )
+    .await?;
     let TaskPayload::Completed { result } = done.payload else {
         return Err(format!("not completed: {done:?}").into());
     };

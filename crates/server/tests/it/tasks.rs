@@ -8,12 +8,12 @@ use rmcp::{
     ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-        ClientConfig, GetTaskParams, Implementation, TaskPayload, TaskStatus,
+        ClientConfig, Implementation, TaskPayload, TaskStatus,
     },
 };
 use schemascope_server::SchemascopeServer;
 
-use crate::common::{arguments, serve_on_pipe};
+use crate::common::{arguments, poll_task, serve_on_pipe};
 use schemascope_tools::Services;
 use serde_json::{Value, json};
 
@@ -58,16 +58,9 @@ async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestR
         .await?;
     let CallToolResponse::Task(created) = slow else { return Err(format!("{slow:?}").into()) };
     let id = created.task.task_id.clone();
-    let done = tokio::time::timeout(Duration::from_secs(120), async {
-        loop {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            let info = client.peer().get_task(GetTaskParams::new(id.clone())).await?;
-            if info.task.status().is_terminal() {
-                return Ok::<_, rmcp::ServiceError>(info.task);
-            }
-        }
-    })
-    .await??;
+    let done =
+        poll_task(client.peer(), &id, Duration::from_millis(200), Duration::from_secs(120), |_| {})
+            .await?;
     let TaskPayload::Completed { result } = done.payload else {
         return Err(format!("not completed: {done:?}").into());
     };
@@ -85,16 +78,10 @@ async fn a_long_call_becomes_a_task_polled_to_its_result_or_cancelled() -> TestR
     let CallToolResponse::Task(created) = slow else { return Err(format!("{slow:?}").into()) };
     let id = created.task.task_id.clone();
     client.peer().cancel_task(CancelTaskParams::new(id.clone())).await?;
-    let status = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let info = client.peer().get_task(GetTaskParams::new(id.clone())).await?;
-            if info.task.status().is_terminal() {
-                return Ok::<_, rmcp::ServiceError>(info.task.status());
-            }
-        }
-    })
-    .await??;
+    let status =
+        poll_task(client.peer(), &id, Duration::from_millis(100), Duration::from_secs(30), |_| {})
+            .await?
+            .status();
     assert_eq!(status, TaskStatus::Cancelled);
     client.cancel().await?;
     Ok(())

@@ -28,6 +28,29 @@ pub(crate) fn arguments(value: Value) -> JsonObject {
     }
 }
 
+/// Polls task `id` every `every` until it ends (within `within`), showing each state to `seen`;
+/// the ended task.
+pub(crate) async fn poll_task(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    id: &str,
+    every: Duration,
+    within: Duration,
+    mut seen: impl FnMut(&rmcp::model::DetailedTask),
+) -> Result<rmcp::model::DetailedTask, Box<dyn std::error::Error>> {
+    let task = tokio::time::timeout(within, async {
+        loop {
+            tokio::time::sleep(every).await;
+            let info = peer.get_task(rmcp::model::GetTaskParams::new(id.to_string())).await?;
+            seen(&info.task);
+            if info.task.status().is_terminal() {
+                return Ok::<_, rmcp::ServiceError>(info.task);
+            }
+        }
+    })
+    .await??;
+    Ok(task)
+}
+
 /// Sends one request and reads the response until `until` appears or the connection closes.
 pub(crate) async fn exchange(
     addr: std::net::SocketAddr,
