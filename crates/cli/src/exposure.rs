@@ -29,7 +29,8 @@ pub(crate) struct ExposureArgs {
     /// Largest request body, in bytes [default: 4194304].
     #[arg(long, value_name = "BYTES")]
     max_body_bytes: Option<usize>,
-    /// Seconds a request may take until its answer starts [default: 60].
+    /// Seconds a request may take until its answer starts [default: 60 over HTTP; over stdio,
+    /// a tool call is bounded only when this is given].
     #[arg(long, value_name = "SECONDS")]
     request_timeout: Option<f64>,
     /// Most MCP sessions held at once [default: 128].
@@ -71,6 +72,18 @@ impl ExposureArgs {
         self
     }
 
+    /// `--request-timeout` (or the configuration's `request_timeout`) when given: over stdio
+    /// the only bound on a tool call besides the client's own cancellation.
+    pub(crate) fn request_timeout(&self) -> Result<Option<Duration>> {
+        match self.request_timeout {
+            Some(seconds) if !(seconds.is_finite() && seconds > 0.0) => {
+                bail!("--request-timeout must be a positive number of seconds, not {seconds}")
+            }
+            Some(seconds) => Ok(Some(Duration::from_secs_f64(seconds))),
+            None => Ok(None),
+        }
+    }
+
     /// Sets the tool-result cap on the services.
     pub(crate) fn apply(&self, services: &Services) {
         if let Some(bytes) = self.max_result_bytes {
@@ -92,11 +105,8 @@ impl ExposureArgs {
         if let Some(bytes) = self.max_body_bytes {
             options.max_body_bytes = bytes;
         }
-        if let Some(seconds) = self.request_timeout {
-            if !(seconds.is_finite() && seconds > 0.0) {
-                bail!("--request-timeout must be a positive number of seconds, not {seconds}");
-            }
-            options.request_timeout = Duration::from_secs_f64(seconds);
+        if let Some(timeout) = self.request_timeout()? {
+            options.request_timeout = timeout;
         }
         if let Some(n) = self.max_sessions {
             if n == 0 {

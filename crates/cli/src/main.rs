@@ -694,6 +694,8 @@ fn serve(
     if watch {
         services.watch()?;
     }
+    // Over stdio a tool call is bounded when the operator set a request timeout.
+    let stdio_timeout = if http.is_none() { exposure.request_timeout()? } else { None };
     // One client over stdio: its messages are handled on one thread (tools run on the blocking
     // pool), so a call is not handed between workers at every step; HTTP serves many clients on
     // every core.
@@ -704,7 +706,7 @@ fn serve(
     let runtime = builder.enable_all().build()?;
     runtime.block_on(async move {
         match http {
-            None => schemascope_server::serve_stdio(services).await?,
+            None => schemascope_server::serve_stdio(services, stdio_timeout).await?,
             Some((addr, options)) => {
                 let (listener, bound) = schemascope_server::bind_http(addr)
                     .await

@@ -9,6 +9,7 @@ use schemascope_graph::{
     strongly_connected_components,
 };
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 use schemascope_core::figure;
 
@@ -251,16 +252,8 @@ pub fn run(
     let (directed, basis) =
         if info.direction_matters { (directed, basis) } else { (false, DirectedBasis::Ignored) };
     let weight = option_str(&options, "weight")?;
-    if let Some(weight) = weight
-        && data
-            .collection(ElementKind::Edge)
-            .profile()
-            .property(&weight.parse().unwrap_or_default())
-            .is_none()
-    {
-        return Err(GraphSessionError::InvalidParams(format!(
-            "option `weight`: the edges have no property `{weight}` (see describe_schema for edges)"
-        )));
+    if let Some(weight) = weight {
+        check_weight(data, info, weight)?;
     }
     let (output, mut graph) = if weight.is_some() {
         interruptible(info.algorithm_type, || {
@@ -382,6 +375,57 @@ pub fn interruptible<T: Send>(
         })
     })?;
     Ok(result)
+}
+
+/// Fails unless the edges' `weight` is a number wherever it is set (an edge without one weighs
+/// 1, as in networkx) and, but for the spanning tree, never negative: a text weight would
+/// otherwise weigh 1 everywhere and a negative one break the algorithms' sums and searches.
+fn check_weight(
+    data: &SessionData,
+    info: &AlgorithmInfo,
+    weight: &str,
+) -> Result<(), GraphSessionError> {
+    let edges = data.collection(ElementKind::Edge);
+    let profile = edges.profile();
+    let path = weight.parse().unwrap_or_default();
+    let Some(property) = profile.property(&path) else {
+        let known: Vec<String> = profile.properties().iter().map(|p| p.path.to_string()).collect();
+        let hint =
+            schemascope_core::suggest::did_you_mean(weight, known.iter().map(String::as_str));
+        return Err(GraphSessionError::InvalidParams(format!(
+            "option `weight`: the edges have no property `{weight}`.{hint} (see describe_schema for edges)"
+        )));
+    };
+    let numbers = property.numbers.as_ref().map_or(0, |n| n.count);
+    let set = property.non_null();
+    if numbers < set {
+        return Err(GraphSessionError::InvalidParams(format!(
+            "option `weight`: {} of the {set} edges with a `{weight}` have one that is not a number (it is {}); a weight must be a number",
+            set - numbers,
+            property.data_type().name()
+        )));
+    }
+    if let Some(n) = &property.numbers
+        && n.min < 0.0
+        && info.algorithm_type != "minimumSpanningTree"
+    {
+        return Err(GraphSessionError::InvalidParams(format!(
+            "option `weight`: {} needs weights of 0 or more, and the least `{weight}` is {}",
+            info.algorithm_type,
+            figure::text(n.min)
+        )));
+    }
+    Ok(())
+}
+
+/// " 3 edges repeat the ends of an earlier edge: …" when the graph merged a multigraph's edges.
+pub fn parallel_phrase(graph_results: &Value) -> String {
+    match graph_results.get("parallelEdges").and_then(Value::as_u64) {
+        Some(n) if n > 0 => format!(
+            " {n} edge(s) repeat the ends of an earlier edge: as in networkx's Graph, each pair of ends is one edge, with the last one's weight (marks go to that one)."
+        ),
+        _ => String::new(),
+    }
 }
 
 /// "betweenness: 12000 of 50000 sources searched (24%), 9 s".
@@ -648,6 +692,12 @@ fn run_on(
         }
     }
     let node_ids = if nodes.is_empty() { Vec::new() } else { g.node_ids.clone() };
+    if g.stats.duplicate_edges > 0
+        && let Value::Object(map) = &mut graph
+    {
+        // A multigraph's repeated edges are one edge here, as in networkx's Graph: say so.
+        map.insert("parallelEdges".into(), json!(g.stats.duplicate_edges));
+    }
     let edge_ids = if edges.is_empty() {
         Vec::new()
     } else {
@@ -675,15 +725,27 @@ fn edge_flags(
     directed: bool,
     on: impl Fn(usize, usize) -> bool,
 ) -> Vec<Value> {
-    data.collection(ElementKind::Edge)
+    let ends: Vec<Option<(usize, usize)>> = data
+        .collection(ElementKind::Edge)
         .items()
         .map(|item| {
-            let ends = item.ends.and_then(|e| Some((g.index_of(e.source)?, g.index_of(e.target)?)));
-            json!(ends.is_some_and(|(u, v)| if directed {
-                on(u, v)
-            } else {
-                on(u.min(v), u.max(v))
-            }))
+            let (u, v) =
+                item.ends.and_then(|e| Some((g.index_of(e.source)?, g.index_of(e.target)?)))?;
+            Some(if directed { (u, v) } else { (u.min(v), u.max(v)) })
+        })
+        .collect();
+    // Of edges with the same ends (a multigraph's), the graph kept the last one's weight: only
+    // that one is the edge the algorithm used.
+    let mut last: HashMap<(usize, usize), usize> = HashMap::new();
+    for (index, pair) in ends.iter().enumerate() {
+        if let Some(pair) = pair {
+            last.insert(*pair, index);
+        }
+    }
+    ends.iter()
+        .enumerate()
+        .map(|(index, pair)| {
+            json!(pair.is_some_and(|(u, v)| last.get(&(u, v)) == Some(&index) && on(u, v)))
         })
         .collect()
 }

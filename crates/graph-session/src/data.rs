@@ -605,8 +605,14 @@ impl SessionData {
                 leaves.iter().map(|p| p.rsplit('.').next().unwrap_or(p)),
                 1,
             );
+            // An algorithm's name misspelt (`pagernk`) stands for its results.
+            let algorithm = schemascope_core::suggest::did_you_mean(
+                given,
+                crate::algorithms::ALGORITHMS.iter().map(|a| a.algorithm_type),
+            );
             match closest.first().and_then(|key| leaves.iter().find(|p| last(p) == *key)) {
                 Some(path) if by_path.is_empty() => format!(" Did you mean `{path}`?"),
+                _ if by_path.is_empty() => algorithm,
                 _ => by_path,
             }
         };

@@ -79,6 +79,10 @@ pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
             if rule.style.pointer("/enabled") == Some(&Value::Bool(false)) {
                 entry.insert("hidden".into(), json!(true));
             }
+            let look = look(&rule.style);
+            if !look.is_empty() {
+                entry.insert("look".into(), json!(look));
+            }
             let mapped = rule_legends(data, kind, rule);
             if !mapped.is_empty() {
                 entry.insert("mappings".into(), json!(mapped));
@@ -92,4 +96,39 @@ pub fn legend(data: &SessionData, layers: &StyleLayers) -> Vec<Value> {
         }
     }
     entries
+}
+
+/// Every fixed style field of a rule as a phrase ("colour #ff0000", "glow #ffff00", "outline
+/// #ff0000 (width 1)", "label by title"), so the legend explains each mark a layer makes, not
+/// only its colour.
+fn look(style: &Value) -> Vec<String> {
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let mut phrases: Vec<String> = [
+        ("/texture/color", "colour"),
+        ("/shape/size", "size"),
+        ("/shape/type", "shape"),
+        ("/texture/opacity", "opacity"),
+        ("/line/color", "colour"),
+        ("/line/width", "width"),
+        ("/line/opacity", "opacity"),
+        ("/arrowHead/type", "arrow"),
+        ("/label/property", "label by"),
+    ]
+    .into_iter()
+    .filter_map(|(pointer, name)| style.pointer(pointer).map(|v| format!("{name} {}", text(v))))
+    .collect();
+    if let Some(glow) = style.pointer("/effect/glow/color") {
+        phrases.push(format!("glow {}", text(glow)));
+    }
+    if let Some(outline) = style.pointer("/effect/outline")
+        && let Some(color) = outline.get("color")
+    {
+        let width =
+            outline.get("width").map(|w| format!(" (width {})", text(w))).unwrap_or_default();
+        phrases.push(format!("outline {}{width}", text(color)));
+    }
+    if style.pointer("/enabled") == Some(&Value::Bool(false)) {
+        phrases.push("hidden".into());
+    }
+    phrases
 }

@@ -263,17 +263,26 @@ impl StyleMapping {
             (_, Some(Scale::Categorical)) if self.domain.is_some() => {
                 return Err(invalid(format!("`{name}`: a categorical scale takes no domain")));
             }
+            (_, Some(Scale::Quantile)) if self.domain.is_some() => {
+                return Err(invalid(format!(
+                    "`{name}`: a quantile scale places values by their rank, so it takes no domain; use \"linear\" or \"log\" with a domain"
+                )));
+            }
             _ => {}
         }
         if let Some([lo, hi]) = self.domain {
             if lo >= hi {
                 return Err(invalid(format!(
-                    "`{name}.domain` must be [low, high] with low below high, not [{lo}, {hi}]"
+                    "`{name}.domain` must be [low, high] with low below high, not [{}, {}]",
+                    short(lo),
+                    short(hi)
                 )));
             }
             if self.scale == Some(Scale::Log) && lo <= 0.0 {
                 return Err(invalid(format!(
-                    "`{name}`: a log scale needs a positive domain, not [{lo}, {hi}]"
+                    "`{name}`: a log scale needs a positive domain, not [{}, {}]",
+                    short(lo),
+                    short(hi)
                 )));
             }
         }
@@ -281,7 +290,9 @@ impl StyleMapping {
             && !(lo > 0.0 && hi > 0.0 && lo <= MAX_STYLE_MAGNITUDE && hi <= MAX_STYLE_MAGNITUDE)
         {
             return Err(invalid(format!(
-                "`size_by.range` sizes are above 0 and at most {MAX_STYLE_MAGNITUDE}, not [{lo}, {hi}]"
+                "`size_by.range` sizes are above 0 and at most {MAX_STYLE_MAGNITUDE}, not [{}, {}]",
+                short(lo),
+                short(hi)
             )));
         }
         match &self.palette {
@@ -501,13 +512,26 @@ pub fn resolve(
         Some(scale) => (scale, None),
         None => choose_scale(mapping, &present, &sorted),
     };
+    if scale == Scale::Categorical && mapping.domain.is_some() {
+        return Err(invalid(format!(
+            "`{name}`: `{property}` is mapped as categories ({}), which take no domain; give \"scale\": \"linear\" to use it",
+            chose.as_deref().unwrap_or("categorical")
+        )));
+    }
 
     if (scale != Scale::Categorical || mapping.channel == Channel::Size) && sorted.is_empty() {
         return Err(invalid(format!(
             "`{name}`: `{property}` holds no numbers (values such as {}); {} needs numbers{}",
             examples(),
             if mapping.channel == Channel::Size { "a size" } else { "a gradient" },
-            if mapping.channel == Channel::Color { ": use \"scale\": \"categorical\"" } else { "" }
+            match (&mapping.channel, &mapping.palette) {
+                (Channel::Size, _) => String::new(),
+                (Channel::Color, Some(PaletteChoice::Named(_))) => format!(
+                    ": use \"scale\": \"categorical\" with a palette of categories ({}) or none",
+                    palette::CATEGORICAL.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                ),
+                (Channel::Color, _) => ": use \"scale\": \"categorical\"".to_string(),
+            }
         )));
     }
     let mode = if scale == Scale::Categorical {
@@ -517,7 +541,8 @@ pub fn resolve(
         if scale == Scale::Log && mapping.domain.is_none() && lo <= 0.0 {
             let at_most_zero = sorted.iter().filter(|x| **x <= 0.0).count();
             return Err(invalid(format!(
-                "`{name}`: a log scale needs positive numbers, and {at_most_zero} {noun}(s) have `{property}` ≤ 0 (the least is {lo}); use \"scale\": \"linear\" or \"quantile\""
+                "`{name}`: a log scale needs positive numbers, and {at_most_zero} {noun}(s) have `{property}` ≤ 0 (the least is {}); use \"scale\": \"linear\" or \"quantile\"",
+                short(lo)
             )));
         }
         let domain = mapping.domain.unwrap_or([lo, hi]);
@@ -614,6 +639,9 @@ fn number_scale(mapping: &StyleMapping, sorted: &[f64]) -> (Scale, Option<String
     // about a sixth of the range).
     if (0.25..=0.75).contains(&at) {
         (Scale::Linear, Some(format!("the median lies at {percent}% of the range")))
+    } else if mapping.domain.is_some() && lo <= 0.0 {
+        // A quantile scale would ignore the domain given.
+        (Scale::Linear, Some(format!("a domain was given (the median lies at {percent}% of it)")))
     } else if lo > 0.0 {
         (
             Scale::Log,

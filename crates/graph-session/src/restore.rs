@@ -299,8 +299,17 @@ fn run_fault(run: &AlgorithmRun) -> Option<String> {
     };
     let known = |k: &str| {
         info.graph_properties.contains(&k)
-            || ["directed", "directedBasis", "source", "target", "path", "weight", "unusedWeight"]
-                .contains(&k)
+            || [
+                "directed",
+                "directedBasis",
+                "source",
+                "target",
+                "path",
+                "weight",
+                "unusedWeight",
+                "parallelEdges",
+            ]
+            .contains(&k)
     };
     if let Some(key) = results.keys().find(|k| !known(k)) {
         return Some(format!("its graph results hold {}", quoted(key)));

@@ -1016,7 +1016,8 @@ pub fn run_algorithm(graphs: &GraphSessions, params: RunAlgorithmParams) -> Outc
                 schemascope_core::figure::text(duration_ms),
                 by.join(" and "),
                 algorithms::weight_phrase(&graph_results)
-                    + &algorithms::sampling_phrase(&graph_results),
+                    + &algorithms::sampling_phrase(&graph_results)
+                    + &algorithms::parallel_phrase(&graph_results),
                 algorithms::outcome_sentence(&graph_results).unwrap_or_default()
             ),
             json!({"algorithm": run.algorithm, "durationMs": duration_ms, "directed": graph_results.get("directed"), "addedProperties": run.added_properties, "graphResults": graph_results}),
@@ -1100,7 +1101,8 @@ pub fn read_scene(graphs: &GraphSessions, params: ReadSceneParams) -> Outcome {
         let wait = params.wait_seconds.unwrap_or(20.0);
         if !(0.0..=MAX_SCENE_WAIT_SECONDS).contains(&wait) {
             return Err(GraphSessionError::InvalidParams(format!(
-                "wait_seconds must be between 0 and {MAX_SCENE_WAIT_SECONDS}, not {wait}"
+                "wait_seconds must be between 0 and {MAX_SCENE_WAIT_SECONDS}, not {}",
+                schemascope_core::figure::text(wait)
             )));
         }
         if let Some(drawn) = params.since_version {

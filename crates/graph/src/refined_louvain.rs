@@ -36,7 +36,9 @@ pub(crate) fn refined_louvain(
 ) -> Vec<usize> {
     let n = level.adj.len();
     let mut community: Vec<usize> = (0..n).collect();
-    let mut q = 0.0;
+    // The modularity of the start, every node alone: negative, not 0 — from 0, a graph whose best
+    // split is one community (modularity 0: a triangle, an edge) kept every node alone.
+    let mut q = level_modularity(&level, m, opts.resolution, &community);
     let steps = crate::interrupt::steps();
     crate::interrupt::begin(&steps, 0, "cycles of moving, refining and aggregating");
     for _ in 0..MAX_CYCLES {
@@ -267,6 +269,30 @@ mod tests {
         // Each clique: L = 10 of m = 88, degree 22 of 176: 8·(10/88 − (1/8)²) = 10/11 − 1/8.
         assert!((c.modularity - (10.0 / 11.0 - 0.125)).abs() < 1e-12);
         assert!((modularity(&g, &c.community_id, 1.0, true) - c.modularity).abs() < 1e-12);
+    }
+
+    /// Graphs whose best split is one community (modularity 0): an edge, a path of three, a
+    /// triangle, a star, a complete graph. Every node left alone scores below 0 (an edge: −0.5).
+    #[test]
+    fn a_graph_best_left_whole_is_one_community() {
+        let graphs: [(usize, Vec<(usize, usize)>); 5] = [
+            (2, vec![(0, 1)]),
+            (3, vec![(0, 1), (1, 2)]),
+            (3, vec![(0, 1), (1, 2), (0, 2)]),
+            (4, vec![(0, 1), (0, 2), (0, 3)]),
+            (5, (0..5).flat_map(|a| (a + 1..5).map(move |b| (a, b))).collect()),
+        ];
+        for (n, edges) in graphs {
+            let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+            let g = GraphData::build(
+                ids.iter().map(String::as_str),
+                edges.iter().map(|&(a, b)| (ids[a].as_str(), ids[b].as_str(), 1.0)),
+                false,
+            );
+            let c = louvain_communities(&g, &LouvainOptions::default());
+            assert_eq!(c.community_count, 1, "{n} nodes, {edges:?}: {:?}", c.community_id);
+            assert!(c.modularity.abs() < 1e-12, "{}", c.modularity);
+        }
     }
 
     #[test]

@@ -75,6 +75,10 @@ function httpLink() {
       if (!response.ok) throw new Error(body.message || "cannot load the graph");
       return body;
     },
+    // The pointer leaves with the page: the hover target must not outlive it.
+    leaving() {
+      if (state.hover) fetch("/v1/tools/report_hover", { method: "POST", keepalive: true, headers: { "content-type": "application/json" }, body: JSON.stringify(withSource({})) });
+    },
     follow() {
       const events = new EventSource("/v1/graph/events" + query());
       events.addEventListener("changed", (event) => {
@@ -115,7 +119,7 @@ function appLink() {
       else waiting.resolve(m.result);
     } else if (m.id !== undefined) {
       // The host's requests: teardown before it removes the view, and pings.
-      if (m.method === "ui/resource-teardown") stopped = true;
+      if (m.method === "ui/resource-teardown") { stopped = true; link.leaving(); }
       if (m.method === "ui/resource-teardown" || m.method === "ping") send({ id: m.id, result: {} });
       else send({ id: m.id, error: { code: -32601, message: "not handled by the graph view: " + m.method } });
     } else if (m.method === "ui/notifications/tool-input") {
@@ -142,6 +146,9 @@ function appLink() {
     send({ method: "ui/notifications/size-changed", params: { height } });
   });
   const link = {
+    leaving() {
+      if (state.hover) link.call("report_hover", {});
+    },
     async call(name, args) {
       await ready;
       try {
@@ -175,6 +182,7 @@ function appLink() {
 }
 
 const link = window.schemascopeLink === "mcp-app" ? appLink() : httpLink();
+window.addEventListener("pagehide", () => link.leaving());
 
 async function callTool(name, args) {
   const result = await link.call(name, args);
@@ -344,7 +352,7 @@ function drawNodes(order) {
 
 // Labels by importance (size) first, each drawn only where it overlaps no label already drawn:
 // zooming in makes room for more. Bounded per frame, so a 100k-node graph stays responsive.
-const MAX_LABELS = 400, MAX_LABEL_TRIES = 6000, CELL = 64;
+const MAX_LABELS = 400, MAX_LABEL_TRIES = 6000, CELL = 64, LABEL_GAP = 5;
 function drawLabels() {
   const scene = state.scene, w = canvas.clientWidth, h = canvas.clientHeight;
   const grid = new Map();
@@ -363,7 +371,8 @@ function drawLabels() {
     const text = scene.nodes[i].l;
     if (!text) continue;
     const width = ctx.measureText(text).width;
-    const box = { x0: p.x + p.r + 3, y0: p.y - 7, x1: p.x + p.r + 3 + width, y1: p.y + 7 };
+    // With a margin, so two labels never touch and read as one.
+    const box = { x0: p.x + p.r + 3 - LABEL_GAP, y0: p.y - 8, x1: p.x + p.r + 3 + width + LABEL_GAP, y1: p.y + 8 };
     const cells = [];
     for (let cx = Math.floor(box.x0 / CELL); cx <= Math.floor(box.x1 / CELL); cx++) {
       for (let cy = Math.floor(box.y0 / CELL); cy <= Math.floor(box.y1 / CELL); cy++) cells.push(cx + "," + cy);
@@ -371,9 +380,10 @@ function drawLabels() {
     const overlaps = cells.some((c) => (grid.get(c) || []).some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1));
     if (overlaps) continue;
     for (const c of cells) { if (!grid.has(c)) grid.set(c, []); grid.get(c).push(box); }
-    ctx.strokeText(text, box.x0, p.y);
-    ctx.fillText(text, box.x0, p.y);
-    placed.push({ id: scene.nodes[i].id, text, x: box.x0, y: p.y, w: width });
+    const x = box.x0 + LABEL_GAP;
+    ctx.strokeText(text, x, p.y);
+    ctx.fillText(text, x, p.y);
+    placed.push({ id: scene.nodes[i].id, text, x, y: p.y, w: width });
   }
   state.labels = placed;
 }
@@ -433,6 +443,15 @@ function renderLegend() {
     button("delete", "remove this layer", "✕", () => callTool("clear_styles", { layer_name: entry.layer }));
     const item = el("div", { className: "entry" + (entry.layerHidden ? " hidden" : ""), "data-layer": entry.layer, "data-elements": entry.elements },
       head, el("div", { className: "what" }, `${entry.elements}: ${selector} · ${entry.matched ?? "?"} matched · ${entry.source}`));
+    if (entry.look && entry.look.length) {
+      // Each fixed mark the layer makes, a colour with its swatch.
+      const look = el("div", { className: "what look" });
+      entry.look.forEach((phrase, i) => {
+        const colour = /#[0-9a-fA-F]{6}\b/.exec(phrase);
+        look.append(i ? " · " : "", ...(colour ? [el("span", { className: "swatch", style: "background:" + colour[0] })] : []), " " + phrase);
+      });
+      item.append(look);
+    }
     for (const mapping of entry.mappings || []) item.append(mappingBlock(mapping));
     legendEl.append(item);
   }
@@ -510,10 +529,19 @@ function fit() {
     cam.target = [center[0] + shift, center[1], 0];
     cam.position = [center[0] + shift, center[1], distance];
   } else {
-    let radius = NODE_RADIUS * 4;
-    for (const n of visible) radius = Math.max(radius, Math.hypot(...sub(n.p, center)));
+    // The nearest camera, along the current direction, that sees every node inside the free part
+    // of the window: each node needs a depth of at least its offset across the view over the
+    // tangent of the half-angle (a bounding sphere would leave half the window empty).
     const direction = norm(sub(cam.position, cam.target));
-    const distance = radius * 1.15 / Math.sin(FOV_HALF) / Math.min(1, aspect);
+    const b = basis({ position: add(center, direction), target: center });
+    const tanY = Math.tan(FOV_HALF), tanX = tanY * aspect;
+    let distance = NODE_RADIUS * 4 / tanY;
+    for (const n of visible) {
+      const d = sub(n.p, center);
+      const need = Math.max(Math.abs(dot(d, b.right)) / tanX, Math.abs(dot(d, b.up)) / tanY);
+      distance = Math.max(distance, need - dot(d, b.forward));
+    }
+    distance *= 1.08;
     cam.target = center;
     cam.position = add(center, scale(direction, distance));
     const right = basis(cam).right, shift = scale(right, covered / 2 / (focal / distance));
@@ -537,6 +565,7 @@ searchEl.addEventListener("keydown", (e) => {
   callTool("select", { ids: ids.slice(0, 1000), mode: "replace" });
   callTool("zoom_to_nodes", { ids: ids.slice(0, 1000) });
   if (ids.length === 1) inspect(ids[0]);
+  else { state.inspected = null; inspectorEl.style.display = "none"; }
 });
 document.getElementById("fit").addEventListener("click", () => { if (state.scene) fit(); });
 

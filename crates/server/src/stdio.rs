@@ -21,10 +21,14 @@ use crate::{SchemascopeServer, ServerError};
 /// The longest message read from stdin (the HTTP transport's default body limit is 4 MiB).
 pub(crate) const MAX_LINE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Serves one MCP session over stdin/stdout until the client disconnects.
+/// Serves one MCP session over stdin/stdout until the client disconnects; a tool call is
+/// cancelled after `tool_timeout` when one is given (else only by the client).
 ///
 /// Nothing else may write to stdout while this runs: it is the transport.
-pub async fn serve_stdio(services: Services) -> Result<(), ServerError> {
+pub async fn serve_stdio(
+    services: Services,
+    tool_timeout: Option<std::time::Duration>,
+) -> Result<(), ServerError> {
     use tokio::net::unix::pipe;
     // Pipes (as MCP clients start servers) are read and written by the runtime's own thread
     // when ready; tokio's stdin and stdout would hand every read and write to a blocking-pool
@@ -34,12 +38,12 @@ pub async fn serve_stdio(services: Services) -> Result<(), ServerError> {
         && let Ok(input) = pipe::Receiver::from_file(input)
     {
         return match pipe::Sender::from_file(output) {
-            Ok(output) => serve_pipes(services, input, output).await,
-            Err(_) => serve_pipes(services, input, tokio::io::stdout()).await,
+            Ok(output) => serve_pipes(services, tool_timeout, input, output).await,
+            Err(_) => serve_pipes(services, tool_timeout, input, tokio::io::stdout()).await,
         };
     }
     // A terminal or a file.
-    serve_pipes(services, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_pipes(services, tool_timeout, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
 /// A second descriptor of `stdio` (stdin or stdout), when it is a pipe.
@@ -52,6 +56,7 @@ fn pipe_end(stdio: impl std::os::fd::AsFd) -> Option<std::fs::File> {
 /// [`serve_stdio`] over any pair of pipes.
 async fn serve_pipes(
     services: Services,
+    tool_timeout: Option<std::time::Duration>,
     input: impl AsyncRead + Unpin + Send + 'static,
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> Result<(), ServerError> {
@@ -63,8 +68,11 @@ async fn serve_pipes(
     let reading = tokio::spawn(gate(input, to_rmcp, lines.clone()));
     let writing = tokio::spawn(write_lines(from_rmcp, to_write, output));
     let transport = StdioTransport::new(rmcp_input, rmcp_output, lines);
-    let running =
-        SchemascopeServer::new(services).with_structured_from_text().serve(transport).await;
+    let mut server = SchemascopeServer::new(services).with_structured_from_text();
+    if let Some(timeout) = tool_timeout {
+        server = server.with_tool_timeout(timeout);
+    }
+    let running = server.serve(transport).await;
     let outcome = match running {
         Ok(running) => running.waiting().await.map(|_| ()).map_err(ServerError::from),
         Err(error) => Err(error.into()),
@@ -181,7 +189,7 @@ mod tests {
     async fn exchange(lines: &[&str], expect: usize) -> Vec<Value> {
         let (mut client, server_input) = tokio::io::duplex(1024 * 1024);
         let (server_output, client_output) = tokio::io::duplex(1024 * 1024);
-        let server = tokio::spawn(serve_pipes(Services::new(), server_input, server_output));
+        let server = tokio::spawn(serve_pipes(Services::new(), None, server_input, server_output));
         for line in lines {
             client.write_all(line.as_bytes()).await.expect("write");
             client.write_all(b"\n").await.expect("write");

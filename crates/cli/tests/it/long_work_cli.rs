@@ -263,3 +263,52 @@ fn describe_schema_and_list_sources_answer_while_a_slow_postgres_view_is_profile
     let (status, sensors) = server.call("describe_schema", &json!({"source": "sensors"}));
     assert_eq!(status, 200, "{sensors}");
 }
+
+/// Over stdio a tool call is bounded by `--request-timeout` when the operator gives one: the
+/// layout that would run for hours is cut with the same message as over HTTP.
+#[test]
+fn over_stdio_a_given_request_timeout_cuts_a_long_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let graph = path_graph(dir.path(), 100_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+        .args(["serve", "--no-watch", "--no-session-file", "--request-timeout", "2"])
+        .args(["--ceiling", "iterations=1000000"])
+        .arg(&graph)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("schemascope starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answer_to = |id: u64| -> Value {
+        lines
+            .by_ref()
+            .map_while(Result::ok)
+            .filter_map(|line| serde_json::from_str::<Value>(&line).ok())
+            .find(|message| message["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to request {id}"))
+    };
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").expect("writes");
+        input.flush().expect("flushes");
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "stdio-timeout", "version": "1"}}}));
+    answer_to(1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "set_layout",
+        "arguments": {"type": "forceDirected", "options": {"iterations": 1000000, "tolerance": 0}}}}),
+    );
+    let answer = answer_to(2);
+    let content = &answer["result"]["structuredContent"];
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(content["data"]["error"], "cancelled", "{answer}");
+    assert!(
+        content["message"].as_str().is_some_and(|m| m.contains("took longer than 2 s")),
+        "{answer}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

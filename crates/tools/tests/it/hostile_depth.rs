@@ -411,7 +411,9 @@ fn a_cancelled_algorithm_run_or_layout_is_cut_short_and_saves_nothing() {
         let run = call("run_algorithm", json!({"type": algorithm}));
         assert!(!run.success && run.data["error"] == "cancelled", "{algorithm}: {}", run.message);
         assert!(
-            run.message.contains("cut short; nothing was saved") && run.message.contains("60 s"),
+            run.message.contains("was cut short after")
+                && run.message.contains("nothing was saved")
+                && run.message.contains("60 s"),
             "{}",
             run.message
         );

@@ -16,6 +16,7 @@ mod docs_changes;
 mod engine_validation;
 mod failing_sources;
 mod file_faults;
+mod graph_inputs;
 mod graph_session;
 mod hostile_depth;
 mod hostile_files;
