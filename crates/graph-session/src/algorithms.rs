@@ -96,7 +96,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     },
     AlgorithmInfo {
         algorithm_type: "louvain",
-        description: "Communities by Louvain modularity optimisation. By default refined (networkit's PLM with Leiden's split of communities, repeated while it gains): higher modularity than networkx's louvain_communities and fast on 100k nodes. {\"method\": \"networkx\"} runs networkx's method instead (local moves until none, no refinement). Options seed (the visiting order; default 0), resolution (default 1).",
+        description: "Communities by Louvain modularity optimisation. By default refined (networkit's PLM with Leiden's split of communities, repeated while it gains): on large graphs a higher modularity than networkx's louvain_communities (0.30 against 0.244 on 100k nodes), on small ones about the same (either may win by a little), and fast. {\"method\": \"networkx\"} runs networkx's method instead (local moves until none, no refinement). Options seed (the visiting order; default 0), resolution (default 1).",
         node_properties: &["communityId"],
         edge_properties: &[],
         graph_properties: &["communityCount", "modularity", "method"],

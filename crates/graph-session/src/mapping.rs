@@ -883,8 +883,10 @@ impl Resolved {
         Value::Object(legend)
     }
 
-    /// A sentence for a tool's message: the scale and why, and what is not mapped.
-    pub fn sentence(&self) -> String {
+    /// A sentence for a tool's message: the scale and why, and what is not mapped — which
+    /// keeps the style of lower layers, or takes `fallback` (the layer's own fixed value of the
+    /// channel, e.g. `color` beside `color_by`) when there is one.
+    pub fn sentence(&self, fallback: Option<&Value>) -> String {
         let noun = kind_noun(self.kind);
         let mut out = format!(
             " {} by `{}`: {} scale",
@@ -918,8 +920,16 @@ impl Resolved {
         }
         out.push('.');
         if self.without_value > 0 {
+            let then = match fallback {
+                Some(value) => format!(
+                    "take this layer's {} {}",
+                    self.mapping.style_path(self.kind).rsplit('.').next().unwrap_or_default(),
+                    value.as_str().map_or_else(|| value.to_string(), str::to_string)
+                ),
+                None => "keep the style of lower layers".to_string(),
+            };
             out.push_str(&format!(
-                " {} {noun}(s) have no {} there and keep the style of lower layers.",
+                " {} {noun}(s) have no {} there and {then}.",
                 self.without_value,
                 if self.scale == Scale::Categorical { "value" } else { "usable number" }
             ));
@@ -995,7 +1005,11 @@ mod tests {
         let r = resolved(&two, &values);
         assert_eq!(r.output(Some(&json!("c"))), Some(json!(OTHER_COLOR)));
         assert_eq!(r.legend()["other"], json!({"color": OTHER_COLOR, "values": 1, "count": 1}));
-        assert!(r.sentence().contains("1 more value(s) (1 nodes) share"), "{}", r.sentence());
+        assert!(
+            r.sentence(None).contains("1 more value(s) (1 nodes) share"),
+            "{}",
+            r.sentence(None)
+        );
     }
 
     #[test]
@@ -1103,7 +1117,11 @@ mod tests {
         assert_eq!(r.output(Some(&json!("n/a"))), None, "text has no size");
         assert_eq!(r.legend()["outsideDomain"], 2);
         assert_eq!(r.legend()["withoutValue"], 1);
-        assert!(r.sentence().contains("2 value(s) lie outside the domain"), "{}", r.sentence());
+        assert!(
+            r.sentence(None).contains("2 value(s) lie outside the domain"),
+            "{}",
+            r.sentence(None)
+        );
     }
 
     #[test]

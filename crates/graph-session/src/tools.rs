@@ -342,7 +342,9 @@ fn style(
             })?;
             let mapped = data.mapped(kind, mapping)?;
             legends.push(mapped.resolved.legend());
-            mapped_sentences.push_str(&mapped.resolved.sentence());
+            // The layer's own value of the mapped channel is what the unmapped elements take.
+            let fixed = format!("/{}", mapping.style_path(kind).replace('.', "/"));
+            mapped_sentences.push_str(&mapped.resolved.sentence(nested.pointer(&fixed)));
         }
         let (added, _) = session.change(|state, _| {
             let added = state

@@ -104,12 +104,14 @@ pub(crate) fn client_renders_apps(capabilities: Option<&ClientCapabilities>) -> 
 /// The tools an MCP client sees: the listed ones, those that change the graph's view pointing at
 /// the app; and, for a client that renders apps, the view's own tools, visible to the app only.
 pub(crate) fn listed_tools(services: &Services, renders_apps: bool) -> Vec<Tool> {
+    // Looked up once: which apps apply depends on the sources, not on the tool.
+    let apps: Vec<&App> = apps_for(services).collect();
     let mut tools: Vec<Tool> = tool_table::listed(services)
         .into_iter()
         .filter_map(|spec| {
             let mut tool = crate::tools::as_mcp_tool(&tool_table::definition(spec))?;
             let view = tool_table::view_of(spec);
-            if let Some(app) = apps_for(services).find(|app| Some(app.view) == view) {
+            if let Some(app) = apps.iter().find(|app| Some(app.view) == view) {
                 tool.meta = Some(ui_meta(json!({"resourceUri": app.uri})));
             }
             Some(tool)

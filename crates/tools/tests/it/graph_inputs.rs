@@ -12,10 +12,17 @@ use crate::common::{ok, registry};
 fn served(nodes: &[&str], links: Value) -> (Services, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("g.json");
+    // Every node has a group; only the first a score.
     let nodes: Vec<Value> = nodes
         .iter()
         .enumerate()
-        .map(|(i, id)| json!({"id": id, "group": format!("g{}", i % 2)}))
+        .map(|(i, id)| {
+            let mut node = json!({"id": id, "group": format!("g{}", i % 2)});
+            if i == 0 {
+                node["score"] = json!(3);
+            }
+            node
+        })
         .collect();
     std::fs::write(
         &path,
@@ -125,6 +132,17 @@ fn a_mapping_refuses_what_it_would_silently_ignore() {
             },
         )
     };
+    // A fixed colour beside the mapping is what the nodes without a value take, and the answer
+    // says so (not that they keep lower layers' style).
+    let fallback = style(json!({"color_by": "score", "color": "red"}));
+    assert!(fallback.success, "{}", fallback.message);
+    assert!(
+        fallback
+            .message
+            .contains("2 node(s) have no value there and take this layer's color #ff0000"),
+        "{}",
+        fallback.message
+    );
     let misspelt = style(json!({"color_by": "pagernk"}));
     assert!(misspelt.message.contains("Did you mean `pagerank`?"), "{}", misspelt.message);
     let huge = style(
