@@ -95,68 +95,32 @@ function httpLink() {
   };
 }
 
-// The MCP Apps protocol (JSON-RPC over postMessage with the host), the few messages a view needs.
-const APP_PROTOCOL = "2026-01-26";
+// Inside a chat client: the MCP Apps protocol (mcp_app.js, inlined before this script in the app).
 const APP_HEIGHT = 560;
 
 function appLink() {
-  let nextId = 1, stopped = false;
-  const pending = new Map();
-  const send = (message) => window.parent.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
-  const request = (method, params) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    send({ id, method, params });
-  });
-  window.addEventListener("message", (event) => {
-    const m = event.data;
-    if (event.source !== window.parent || !m || m.jsonrpc !== "2.0") return;
-    if (m.method === undefined) {
-      const waiting = pending.get(m.id);
-      if (!waiting) return;
-      pending.delete(m.id);
-      if (m.error) waiting.reject(new Error(m.error.message || "the host refused"));
-      else waiting.resolve(m.result);
-    } else if (m.id !== undefined) {
-      // The host's requests: teardown before it removes the view, and pings.
-      if (m.method === "ui/resource-teardown") { stopped = true; link.leaving(); }
-      if (m.method === "ui/resource-teardown" || m.method === "ping") send({ id: m.id, result: {} });
-      else send({ id: m.id, error: { code: -32601, message: "not handled by the graph view: " + m.method } });
-    } else if (m.method === "ui/notifications/tool-input") {
-      // The model named a graph: show that one.
-      const named = m.params && m.params.arguments && m.params.arguments.source;
+  let stopped = false;
+  const app = mcpApp({
+    name: "schemascope-graph-view",
+    capabilities: { availableDisplayModes: ["inline", "fullscreen"] },
+    onInitialized(result) {
+      const box = (result && result.hostContext && result.hostContext.containerDimensions) || {};
+      const height = box.height || Math.min(APP_HEIGHT, box.maxHeight || APP_HEIGHT);
+      app.send({ method: "ui/notifications/size-changed", params: { height } });
+    },
+    onTeardown() { stopped = true; link.leaving(); },
+    // The model named a graph: show that one.
+    onToolInput(params) {
+      const named = params && params.arguments && params.arguments.source;
       if (typeof named === "string" && named !== source) { source = named; fetchScene(); }
-    } else if (m.method === "ui/notifications/tool-result") {
-      fetchScene();
-    }
-  });
-  const envelope = (result) => {
-    if (result && result.structuredContent && typeof result.structuredContent.success === "boolean") return result.structuredContent;
-    const text = result && Array.isArray(result.content) ? result.content.find((c) => c.type === "text") : null;
-    try { return JSON.parse(text.text); } catch (_) { return { success: false, message: text ? text.text : "the host gave no answer" }; }
-  };
-  const ready = request("ui/initialize", {
-    appInfo: { name: "schemascope-graph-view", version: "1" },
-    appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
-    protocolVersion: APP_PROTOCOL,
-  }).then((result) => {
-    send({ method: "ui/notifications/initialized", params: {} });
-    const box = (result && result.hostContext && result.hostContext.containerDimensions) || {};
-    const height = box.height || Math.min(APP_HEIGHT, box.maxHeight || APP_HEIGHT);
-    send({ method: "ui/notifications/size-changed", params: { height } });
+    },
+    onToolResult() { fetchScene(); },
   });
   const link = {
     leaving() {
       if (state.hover) link.call("report_hover", {});
     },
-    async call(name, args) {
-      await ready;
-      try {
-        return envelope(await request("tools/call", { name, arguments: withSource(args) }));
-      } catch (error) {
-        return { success: false, message: String(error.message || error) };
-      }
-    },
+    call: (name, args) => app.call(name, withSource(args)),
     async scene() {
       const answer = await link.call("read_scene", {});
       if (!answer.success) throw new Error(answer.message);

@@ -34,25 +34,40 @@ pub(crate) const VIEW_HTML: &str = include_str!("../assets/view.html");
 /// Its script (`GET /assets/view.js`; inlined in the app).
 pub(crate) const VIEW_JS: &str = include_str!("../assets/view.js");
 
-/// The property chart, one self-contained page.
-const PROPERTY_CHART_HTML: &str = include_str!("../assets/property_chart.html");
+/// The property chart's page, which loads the protocol script by name (inlined in the app).
+const PROPERTY_CHART_PAGE: &str = include_str!("../assets/property_chart.html");
 
-/// How the page loads its script over HTTP; the app carries it inline instead.
+/// The MCP Apps protocol as both apps speak it, inlined into each.
+const MCP_APP_JS: &str = include_str!("../assets/mcp_app.js");
+
+/// How the web view loads its script over HTTP; the app carries it inline instead.
 const SCRIPT_TAG: &str = r#"<script src="/assets/view.js"></script>"#;
 
-/// The graph view app's HTML: the page with its script inline (a host loads the resource alone,
+/// How the property chart names the protocol script.
+const MCP_APP_TAG: &str = r#"<script src="mcp_app.js"></script>"#;
+
+/// `script` as an inline `<script>` element. `</script` inside it would end the element early:
+/// the scripts are written without one (tested), and the escape keeps that true whatever they hold.
+fn inline(script: &str) -> String {
+    format!("<script>\n{}</script>", script.replace("</script", "<\\/script"))
+}
+
+/// The graph view app's HTML: the page with its scripts inline (a host loads the resource alone,
 /// with no server to fetch from) and told to talk to its host.
 static GRAPH_VIEW_HTML: LazyLock<String> = LazyLock::new(|| {
-    // `</script` inside the script would end it early: the script is written without one
-    // (tested), and the replacement keeps that true whatever it holds.
-    let script = VIEW_JS.replace("</script", "<\\/script");
     VIEW_HTML.replace(
         SCRIPT_TAG,
         &format!(
-            "<script>window.schemascopeLink = \"mcp-app\";</script>\n<script>\n{script}</script>"
+            "<script>window.schemascopeLink = \"mcp-app\";</script>\n{}\n{}",
+            inline(MCP_APP_JS),
+            inline(VIEW_JS)
         ),
     )
 });
+
+/// The property chart app's HTML, its protocol script inline.
+static PROPERTY_CHART_HTML: LazyLock<String> =
+    LazyLock::new(|| PROPERTY_CHART_PAGE.replace(MCP_APP_TAG, &inline(MCP_APP_JS)));
 
 /// One app: its resource and what the resource list says of it.
 struct App {
@@ -81,7 +96,7 @@ const APPS: [App; 2] = [
         title: "Property chart",
         description: "One property's profile as a chart (an MCP App): its figures, histogram and \
                       most frequent values. Shown beside describe_property's answers.",
-        html: || PROPERTY_CHART_HTML,
+        html: || PROPERTY_CHART_HTML.as_str(),
     },
 ];
 
@@ -167,7 +182,15 @@ mod tests {
     #[test]
     fn the_graph_app_is_the_page_with_its_script_inline_and_no_app_loads_from_elsewhere() {
         assert!(VIEW_HTML.contains(SCRIPT_TAG), "the page loads its script with {SCRIPT_TAG}");
-        assert!(!VIEW_JS.contains("</script"), "the script would end the inline tag early");
+        for script in [VIEW_JS, MCP_APP_JS] {
+            assert!(!script.contains("</script"), "a script would end its inline tag early");
+        }
+        assert!(PROPERTY_CHART_PAGE.contains(MCP_APP_TAG));
+        assert!(!PROPERTY_CHART_HTML.contains(MCP_APP_TAG));
+        assert!(
+            GRAPH_VIEW_HTML.contains("function mcpApp")
+                && PROPERTY_CHART_HTML.contains("function mcpApp")
+        );
         assert!(!GRAPH_VIEW_HTML.contains(SCRIPT_TAG));
         assert!(GRAPH_VIEW_HTML.contains("window.schemascopeLink = \"mcp-app\""));
         assert!(GRAPH_VIEW_HTML.contains("function fetchScene"));
