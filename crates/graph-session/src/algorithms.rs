@@ -370,7 +370,7 @@ pub fn interruptible<T: Send>(
             reason: cancelled.reason,
             done: format!(
                 "{what} was cut short after {}; nothing was saved. A client that takes long calls as tasks waits for it to finish; on a large graph, betweenness takes `k` to sample that many sources",
-                progress_line(what, &steps, started).split_once(": ").map_or("", |(_, how_far)| how_far)
+                how_far(&steps, started)
             ),
         })
     })?;
@@ -434,13 +434,18 @@ fn progress_line(
     steps: &schemascope_graph::interrupt::Steps,
     started: std::time::Instant,
 ) -> String {
+    format!("{what}: {}", how_far(steps, started))
+}
+
+/// "12000 of 50000 sources searched (24%), 9 s": how far a run got since `started`.
+fn how_far(steps: &schemascope_graph::interrupt::Steps, started: std::time::Instant) -> String {
     let seconds = started.elapsed().as_secs();
     match steps.now() {
-        (_, _, "") => format!("{what}: running, {seconds} s"),
-        (done, 0, unit) => format!("{what}: {done} {unit}, {seconds} s"),
+        (_, _, "") => format!("running, {seconds} s"),
+        (done, 0, unit) => format!("{done} {unit}, {seconds} s"),
         (done, total, unit) => {
             let percent = (done as f64 / total as f64 * 100.0).floor();
-            format!("{what}: {done} of {total} {unit} ({percent}%), {seconds} s")
+            format!("{done} of {total} {unit} ({percent}%), {seconds} s")
         }
     }
 }

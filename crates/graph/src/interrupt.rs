@@ -6,7 +6,6 @@
 //! they have. Those results are then incomplete: the caller, which set the flag, must discard
 //! them (it knows it cancelled). The flag is the caller's own `AtomicBool`, so this crate keeps
 //! its few dependencies.
-
 //!
 //! The same loops count their steps in a [`Steps`] set with [`with_steps`], for a caller that
 //! reports how far a long run got.
@@ -39,9 +38,18 @@ impl Steps {
 
 /// Runs `work` with `steps` counting this thread's algorithm steps, then restores the previous.
 pub fn with_steps<T>(steps: Arc<Steps>, work: impl FnOnce() -> T) -> T {
-    let previous = STEPS.with(|current| current.borrow_mut().replace(steps));
+    with_local(&STEPS, steps, work)
+}
+
+/// Runs `work` with `value` in this thread's `slot`, then puts the previous value back.
+fn with_local<V: 'static, T>(
+    slot: &'static std::thread::LocalKey<RefCell<Option<V>>>,
+    value: V,
+    work: impl FnOnce() -> T,
+) -> T {
+    let previous = slot.with(|current| current.borrow_mut().replace(value));
     let result = work();
-    STEPS.with(|current| *current.borrow_mut() = previous);
+    slot.with(|current| *current.borrow_mut() = previous);
     result
 }
 
@@ -68,10 +76,7 @@ pub(crate) fn step(steps: &Option<Arc<Steps>>) {
 
 /// Runs `work` with `flag` as this thread's stop flag, then restores the previous one.
 pub fn with<T>(flag: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
-    let previous = FLAG.with(|current| current.borrow_mut().replace(flag));
-    let result = work();
-    FLAG.with(|current| *current.borrow_mut() = previous);
-    result
+    with_local(&FLAG, flag, work)
 }
 
 /// The stop flag of this thread, to hand to the threads an algorithm spawns.

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use rmcp::model::{ClientCapabilities, MetaObject, Resource, ResourceContents, Tool};
 use schemascope_tools::Services;
-use schemascope_tools::tool_table::{self, View};
+use schemascope_tools::tool_table::{self, ToolSpec, View};
 use serde_json::{Value, json};
 
 /// The graph view's resource.
@@ -100,9 +100,10 @@ const APPS: [App; 2] = [
     },
 ];
 
-/// The apps the served sources use: the graph view only when a graph is served.
-fn apps_for(services: &Services) -> impl Iterator<Item = &'static App> {
-    let graph = !tool_table::view_tools(services).is_empty();
+/// The apps the served sources use: the graph view only when a graph is served (when the view's
+/// own tools, `view_tools`, are callable).
+fn apps_for(view_tools: &[&ToolSpec]) -> impl Iterator<Item = &'static App> {
+    let graph = !view_tools.is_empty();
     APPS.iter().filter(move |app| app.view != View::Graph || graph)
 }
 
@@ -120,7 +121,8 @@ pub(crate) fn client_renders_apps(capabilities: Option<&ClientCapabilities>) -> 
 /// the app; and, for a client that renders apps, the view's own tools, visible to the app only.
 pub(crate) fn listed_tools(services: &Services, renders_apps: bool) -> Vec<Tool> {
     // Looked up once: which apps apply depends on the sources, not on the tool.
-    let apps: Vec<&App> = apps_for(services).collect();
+    let view_tools = tool_table::view_tools(services);
+    let apps: Vec<&App> = apps_for(&view_tools).collect();
     let mut tools: Vec<Tool> = tool_table::listed(services)
         .into_iter()
         .filter_map(|spec| {
@@ -133,7 +135,7 @@ pub(crate) fn listed_tools(services: &Services, renders_apps: bool) -> Vec<Tool>
         })
         .collect();
     if renders_apps {
-        tools.extend(tool_table::view_tools(services).into_iter().filter_map(|spec| {
+        tools.extend(view_tools.into_iter().filter_map(|spec| {
             let mut tool = crate::tools::as_mcp_tool(&tool_table::definition(spec))?;
             tool.meta = Some(ui_meta(json!({"visibility": ["app"]})));
             Some(tool)
@@ -155,7 +157,7 @@ fn ui_meta(ui: Value) -> MetaObject {
 
 /// The apps' resources (listed to clients that render apps).
 pub(crate) fn resources(services: &Services) -> Vec<Resource> {
-    apps_for(services)
+    apps_for(&tool_table::view_tools(services))
         .map(|app| {
             Resource::new(app.uri, app.name)
                 .with_title(app.title)
