@@ -1,7 +1,8 @@
 //! A real AimDB instance for tests: the published `aimdb-core` 1.1 with its tokio adapter,
 //! serving AimX (protocol 1.0) on the Unix socket given as the only argument. It registers a
-//! temperature reading and a config (each keyed by its Rust type name, as AimDB's examples do)
-//! and an outdoor reading keyed `sensors.outdoor`, which is not its type name.
+//! temperature reading, a config and a thermostat setpoint (each keyed by its Rust type name, as
+//! AimDB's examples do; the config and the setpoint writable through AimX, `record.set`) and an
+//! outdoor reading keyed `sensors.outdoor`, which is not its type name.
 //!
 //! Commands on standard input, one per line: `produce KEY JSON` produces a value (parsed into
 //! the record's Rust type, so only values the type accepts get in) and answers `ok` or
@@ -32,6 +33,10 @@ fn config_key() -> &'static str {
     std::any::type_name::<server::Config>()
 }
 
+fn setpoint_key() -> &'static str {
+    std::any::type_name::<server::Setpoint>()
+}
+
 async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), String> {
     let outcome = if key == temperature_key() {
         db.produce(
@@ -42,6 +47,12 @@ async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), 
     } else if key == config_key() {
         db.produce(key, serde_json::from_str::<server::Config>(json).map_err(|e| e.to_string())?)
             .await
+    } else if key == setpoint_key() {
+        db.produce(
+            key,
+            serde_json::from_str::<server::Setpoint>(json).map_err(|e| e.to_string())?,
+        )
+        .await
     } else if key == OUTDOOR {
         db.produce(
             key,
@@ -60,13 +71,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_file(&socket);
     let remote = AimxConfig::uds_default()
         .socket_path(&socket)
-        .security_policy(SecurityPolicy::read_write().with_writable_key(config_key()));
+        .security_policy(SecurityPolicy::read_write().with_writable_key(config_key()).with_writable_key(setpoint_key()));
     let mut builder =
         AimDbBuilder::new().runtime(Arc::new(TokioAdapter)).with_remote_access(remote);
     builder.configure::<server::Temperature>(temperature_key(), |reg| {
         reg.buffer(BufferCfg::SpmcRing { capacity: 100 }).with_remote_access();
     });
     builder.configure::<server::Config>(config_key(), |reg| {
+        reg.buffer(BufferCfg::SingleLatest).with_remote_access();
+    });
+    builder.configure::<server::Setpoint>(setpoint_key(), |reg| {
         reg.buffer(BufferCfg::SingleLatest).with_remote_access();
     });
     builder.configure::<sensors::OutdoorReading>(OUTDOOR, |reg| {
@@ -83,6 +97,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             r#"{"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}"#,
         ),
         (OUTDOOR, r#"{"sensor_id": "out-1", "celsius": 20}"#),
+        (
+            setpoint_key(),
+            r#"{"celsius": 21.0, "sensor_id": "sensor-01", "timestamp": 1730649600.0}"#,
+        ),
     ] {
         produce(&db, key, json).await?;
     }

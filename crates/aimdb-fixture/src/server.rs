@@ -26,3 +26,15 @@ pub(crate) struct Config {
     /// Connection limit.
     pub max_connections: u32,
 }
+
+/// A thermostat's target temperature (writable remotely: seed 004's "Set temperature to 72
+/// degrees").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Setpoint {
+    /// Degrees Celsius.
+    pub celsius: f64,
+    /// The sensor the thermostat regulates on.
+    pub sensor_id: String,
+    /// Unix time in seconds when it was set.
+    pub timestamp: f64,
+}

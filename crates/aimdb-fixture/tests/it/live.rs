@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 const TEMPERATURE: &str = "aimdb_fixture::server::Temperature";
 const CONFIG: &str = "aimdb_fixture::server::Config";
+const SETPOINT: &str = "aimdb_fixture::server::Setpoint";
 const OUTDOOR: &str = "sensors.outdoor";
 const OUTDOOR_TYPE: &str = "aimdb_fixture::sensors::OutdoorReading";
 
@@ -156,14 +157,20 @@ fn client_round_trip(kind: Kind) {
         AimxClient::connect(instance.socket(), Duration::from_secs(5)).expect("connects");
     assert_eq!(client.protocol(), kind.protocol());
     assert_eq!(client.welcome()["version"], kind.protocol().version());
-    assert_eq!(client.welcome()["writable_records"], json!([CONFIG]));
+    // The writable records, in no order the server promises (2.x keeps them in a hash set).
+    let mut writable: Vec<&str> = client.welcome()["writable_records"]
+        .as_array()
+        .map(|w| w.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    writable.sort_unstable();
+    assert_eq!(writable, [CONFIG, SETPOINT]);
     let keys: Vec<String> = client
         .list_records()
         .expect("lists")
         .iter()
         .filter_map(|m| m["record_key"].as_str().map(str::to_string))
         .collect();
-    assert_eq!(keys, [TEMPERATURE, CONFIG, OUTDOOR]);
+    assert_eq!(keys, [TEMPERATURE, CONFIG, SETPOINT, OUTDOOR]);
     assert_eq!(
         client.get(CONFIG).expect("gets").map(|text| text.parse().expect("JSON")),
         Some(json!({"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}))
@@ -212,11 +219,12 @@ fn seed_fields(kind: Kind) {
         &json!([
             {"name": TEMPERATURE, "values": ring_values, "type": TEMPERATURE},
             {"name": CONFIG, "values": 1, "type": CONFIG},
+            {"name": SETPOINT, "values": 1, "type": SETPOINT},
             {"name": OUTDOOR, "values": ring_values, "type": OUTDOOR_TYPE},
         ])
     );
     if !kind.rings_have_current_value() {
-        // Only the single-latest config has a current value to read at load; the rings' first
+        // Only the single-latest config and setpoint have a current value to read at load; the rings' first
         // values come while query_schema samples.
         assert_eq!(
             sources["sources"][0]["warnings"].as_array().map(Vec::len),
@@ -463,7 +471,7 @@ fn clear_errors(kind: Kind) {
     assert!(!missing.success);
     assert!(
         missing.message.contains(&format!(
-            "Available records:\n- {TEMPERATURE}\n- {CONFIG}\n- {OUTDOOR} (type {OUTDOOR_TYPE})"
+            "Available records:\n- {TEMPERATURE}\n- {CONFIG}\n- {SETPOINT}\n- {OUTDOOR} (type {OUTDOOR_TYPE})"
         )),
         "{}",
         missing.message
@@ -488,7 +496,7 @@ fn clear_errors(kind: Kind) {
         );
         assert_eq!(
             unnamed.data["records"],
-            json!([TEMPERATURE, CONFIG, OUTDOOR]),
+            json!([TEMPERATURE, CONFIG, SETPOINT, OUTDOOR]),
             "{}",
             unnamed.message
         );

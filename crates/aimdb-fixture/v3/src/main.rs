@@ -28,11 +28,17 @@ fn config_key() -> &'static str {
     std::any::type_name::<server::Config>()
 }
 
+fn setpoint_key() -> &'static str {
+    std::any::type_name::<server::Setpoint>()
+}
+
 fn produce(db: &AimDb, key: &str, json: &str) -> Result<(), String> {
     let outcome = if key == temperature_key() {
         db.produce(key, serde_json::from_str::<server::Temperature>(json).map_err(|e| e.to_string())?)
     } else if key == config_key() {
         db.produce(key, serde_json::from_str::<server::Config>(json).map_err(|e| e.to_string())?)
+    } else if key == setpoint_key() {
+        db.produce(key, serde_json::from_str::<server::Setpoint>(json).map_err(|e| e.to_string())?)
     } else if key == OUTDOOR {
         db.produce(key, serde_json::from_str::<sensors::OutdoorReading>(json).map_err(|e| e.to_string())?)
     } else {
@@ -45,12 +51,15 @@ fn produce(db: &AimDb, key: &str, json: &str) -> Result<(), String> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let socket = std::env::args().nth(1).ok_or("usage: aimdb-fixture SOCKET")?;
     let _ = std::fs::remove_file(&socket);
-    let remote = AimxConfig::uds_default().socket_path(socket.clone()).security_policy(SecurityPolicy::read_write().with_writable_key(config_key()));
+    let remote = AimxConfig::uds_default().socket_path(socket.clone()).security_policy(SecurityPolicy::read_write().with_writable_key(config_key()).with_writable_key(setpoint_key()));
     let mut builder = AimDbBuilder::new().runtime(Arc::new(TokioAdapter)).with_connector(UdsServer::from_config(remote));
     builder.configure::<server::Temperature>(temperature_key(), |reg| {
         reg.buffer(BufferCfg::SpmcRing { capacity: 100 }).with_remote_access();
     });
     builder.configure::<server::Config>(config_key(), |reg| {
+        reg.buffer(BufferCfg::SingleLatest).with_remote_access();
+    });
+    builder.configure::<server::Setpoint>(setpoint_key(), |reg| {
         reg.buffer(BufferCfg::SingleLatest).with_remote_access();
     });
     builder.configure::<sensors::OutdoorReading>(OUTDOOR, |reg| {
@@ -62,6 +71,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (temperature_key(), r#"{"celsius": 21.5, "sensor_id": "sensor-01", "timestamp": 1730649600.123}"#),
         (config_key(), r#"{"host": "0.0.0.0", "port": 8080, "debug_mode": false, "max_connections": 100}"#),
         (OUTDOOR, r#"{"sensor_id": "out-1", "celsius": 20}"#),
+        (
+            setpoint_key(),
+            r#"{"celsius": 21.0, "sensor_id": "sensor-01", "timestamp": 1730649600.0}"#,
+        ),
     ] {
         produce(&db, key, json)?;
     }

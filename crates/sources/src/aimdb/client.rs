@@ -377,6 +377,28 @@ impl AimxClient {
         Ok(values)
     }
 
+    /// Sets record `key` to `value` (`record.set`, the same in both wires), returning the new
+    /// value the server echoes, when it sends one. An error the server answers (`denied`,
+    /// `permission_denied`, `validation_error`, …) is [`AimxError::Server`]: nothing changed.
+    pub fn set(&mut self, key: &str, value: &Value) -> Result<Option<ValueText>, AimxError> {
+        #[derive(serde::Deserialize)]
+        struct Set<'a> {
+            #[serde(borrow)]
+            value: Option<&'a serde_json::value::RawValue>,
+        }
+        let reply = self.request("record.set", Some(json!({"name": key, "value": value})))?;
+        let set: Set<'_> = serde_json::from_str(reply.as_str()).map_err(|e| AimxError::Protocol {
+            socket: self.socket.clone(),
+            during: "record.set".into(),
+            detail: format!("expected {{status, value?}} ({e})"),
+        })?;
+        let echoed = set.value.map(|raw| ValueText::compact(raw.get()));
+        if let Some(echoed) = &echoed {
+            self.check_value(key, echoed)?;
+        }
+        Ok(echoed)
+    }
+
     /// Subscribes to record `key`; every value produced after this returns comes from
     /// [`Self::next_event`].
     pub fn subscribe(&mut self, key: &str) -> Result<(), AimxError> {

@@ -32,6 +32,8 @@ pub enum Behaviour {
     /// Answers every `record.get` with an array of `{"a":0}` objects of about this many bytes,
     /// written in pieces (never held whole): the value whose tree costs 100 times its text.
     HugeGet(usize),
+    /// Answers every `record.set` with success and the value sent, but keeps the old value.
+    IgnoreSets,
     /// Once a connection has subscribed, sends it this many events of such an array of about
     /// `event_bytes` each, as fast as it reads them.
     Flood {
@@ -61,6 +63,13 @@ impl FakeRecord {
             "created_at": "2025-11-05T10:00:00.000Z", "outbound_connector_count": 0,
         });
         Self { metadata, values }
+    }
+
+    /// The same record, writable through AimX (no producer of its own), as a configuration is.
+    pub fn writable(mut self) -> Self {
+        self.metadata["writable"] = Value::Bool(true);
+        self.metadata["producer_count"] = Value::from(0);
+        self
     }
 
     fn key(&self) -> &str {
@@ -139,10 +148,7 @@ impl FakeAimdb {
 
     /// Produces a new value of record `key`, sent to its subscribers and drain cursors.
     pub fn push(&self, key: &str, value: Value) {
-        if let Some(record) = lock(&self.shared.records).iter_mut().find(|r| r.key() == key) {
-            record.values.push(value.clone());
-        }
-        lock(&self.shared.feeds).retain(|feed| feed.send((key.to_string(), value.clone())).is_ok());
+        produce(&self.shared, key, value);
     }
 }
 
@@ -154,6 +160,14 @@ impl Drop for FakeAimdb {
         }
         let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// A new value of record `key`, sent to its subscribers and drain cursors.
+fn produce(shared: &Shared, key: &str, value: Value) {
+    if let Some(record) = lock(&shared.records).iter_mut().find(|r| r.key() == key) {
+        record.values.push(value.clone());
+    }
+    lock(&shared.feeds).retain(|feed| feed.send((key.to_string(), value.clone())).is_ok());
 }
 
 struct Connection {
@@ -376,6 +390,14 @@ impl Connection {
                 state.subscriptions.push((sub.clone(), key, 1));
                 ok(json!({"subscription_id": sub, "queue_size": 100}))
             }
+            "record.set" => {
+                let key = params.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                let value = params.get("value").cloned().unwrap_or(Value::Null);
+                match self.set(&key, value) {
+                    Ok(value) => ok(json!({"status": "success", "value": value})),
+                    Err(code) => error(code, format!("Record '{key}' is not writable.")),
+                }
+            }
             other => error("method_not_found", format!("Unknown method: {other}")),
         }
     }
@@ -430,6 +452,14 @@ impl Connection {
                             None => reply_err(id, "not_found"),
                         }
                     }
+                    "record.set" => {
+                        let value = params.get("value").cloned().unwrap_or(Value::Null);
+                        match self.set(&name.unwrap_or_default(), value) {
+                            Ok(value) => reply_ok(id, json!({"status": "success", "value": value})),
+                            Err("permission_denied") => reply_err(id, "denied"),
+                            Err(code) => reply_err(id, code),
+                        }
+                    }
                     _ => reply_err(id, "not_found"),
                 }
             }
@@ -448,6 +478,24 @@ impl Connection {
             ("ping", _) => Some(vec![json!({"t": "pong"})]),
             // Undecodable frames are skipped, as the 3.0 engine does.
             _ => Some(Vec::new()),
+        }
+    }
+
+    /// Sets a writable record (its metadata says `writable`) as a write through AimX does:
+    /// the value reaches its subscribers and drain cursors. The error code when it is not.
+    fn set(&self, key: &str, value: Value) -> Result<Value, &'static str> {
+        let writable = lock(&self.shared.records)
+            .iter()
+            .find(|r| r.key() == key)
+            .map(|r| r.metadata.get("writable") == Some(&Value::Bool(true)));
+        match writable {
+            None => Err("not_found"),
+            Some(false) => Err("permission_denied"),
+            Some(true) if self.behaviour() == Behaviour::IgnoreSets => Ok(value),
+            Some(true) => {
+                produce(&self.shared, key, value.clone());
+                Ok(value)
+            }
         }
     }
 

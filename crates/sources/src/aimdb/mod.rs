@@ -1,11 +1,13 @@
 //! AimDB records over AimX: a live AimDB instance's records as a record set. The client
 //! (`client.rs`) speaks both AimX wires (`wire.rs`); `snapshot.rs` turns the records and a
 //! bounded history of their values into a source, `sample.rs` collects a record's values over a
-//! time window, and `feed.rs` follows subscriptions in the background.
+//! time window, and `feed.rs` follows subscriptions in the background,
+//! `write.rs` sets a record and reads it back, and `discover.rs` finds the instances in a directory.
 //! Values stay JSON text (`value_text.rs`) within the byte bounds of `limits.rs`. README.md beside this file
 //! says why the client is our own and how each wire looks.
 
 mod client;
+pub mod discover;
 pub mod endpoint;
 mod error;
 #[cfg(any(test, feature = "aimdb-fake"))]
@@ -16,6 +18,7 @@ mod sample;
 mod snapshot;
 mod value_text;
 mod wire;
+mod write;
 
 #[cfg(test)]
 mod client_tests;
@@ -28,3 +31,4 @@ pub use sample::{SampleOptions, Sampled, sample};
 pub use snapshot::{HISTORY, Match, Snapshot, record_key, type_name};
 pub use value_text::ValueText;
 pub use wire::Protocol;
+pub use write::{WriteError, Written, write};
