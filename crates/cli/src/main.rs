@@ -2,6 +2,7 @@
 //! streamable HTTP), `demo`, and `profile` (a full profile report). It parses arguments into the
 //! tools' parameters, calls the same functions as the MCP server, and prints the envelope.
 
+mod aimdb_access;
 mod aimdb_limits;
 mod ask;
 mod bus_error;
@@ -333,6 +334,8 @@ enum Command {
         exposure: exposure::ExposureArgs,
         #[command(flatten)]
         aimdb: aimdb_limits::AimdbLimitArgs,
+        #[command(flatten)]
+        aimdb_access: aimdb_access::AimdbAccessArgs,
     },
     /// The documentation chunks of a SQL source most relevant to a question (search_schema_docs).
     SearchDocs {
@@ -929,6 +932,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             session,
             exposure,
             aimdb,
+            aimdb_access,
         } => {
             // A client that fills arguments from optional settings (a Claude Desktop bundle's
             // user_config) passes an empty string for one left blank: nothing given.
@@ -939,7 +943,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let config_file =
                 config_arg.or_else(|| sources.is_empty().then(config::default_path).flatten());
             let config = config_file.map(|file| config::Config::load(&file)).transpose()?;
-            if config.is_none() && sources.is_empty() {
+            let settings = config.as_ref().map(|c| c.server.clone()).unwrap_or_default();
+            if config.is_none() && sources.is_empty() && !aimdb_access.has_dirs(&settings) {
                 bail!(
                     "nothing to serve: give sources (e.g. `schemascope serve data.json`) or a configuration file with --config FILE (`schemascope init` writes one); none was found at ${}, ./{} or ~/.config/schemascope/{}",
                     config::PATH_VARIABLE,
@@ -947,13 +952,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     config::FILE_NAME
                 );
             }
-            let settings = config.as_ref().map(|c| c.server.clone()).unwrap_or_default();
             let mut specs: Vec<SourceSpec> =
                 sources.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
             specs.extend(config.iter().flat_map(|c| c.sources.iter().map(|s| s.spec.clone())));
+            aimdb_access.mark_writes(&mut specs)?;
             // Before the sources load: an instance's values are bounded from the first read.
             aimdb.apply()?;
             let services = services_serving(&specs)?;
+            aimdb_access.apply(&settings, &services)?;
             for source in config.iter().flat_map(|c| &c.sources) {
                 if let Some(dir) = &source.docs {
                     services.docs.set_dir(&source.spec.name, dir.clone());

@@ -20,13 +20,16 @@ use tokio::sync::mpsc;
 /// Arguments that do not fit end the stream with a failed `result` naming the parameter.
 pub(crate) async fn ask_sse(
     State(services): State<Services>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     Json(arguments): Json<Value>,
 ) -> impl IntoResponse {
-    Sse::new(stream(services, arguments)).keep_alive(KeepAlive::default())
+    let who = crate::requester::of_http("POST /v1/ask", peer.map(|p| p.0.0));
+    Sse::new(stream(services, who, arguments)).keep_alive(KeepAlive::default())
 }
 
 fn stream(
     services: Services,
+    who: String,
     arguments: Value,
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let (tx, rx) = mpsc::unbounded_channel::<Result<SseEvent, Infallible>>();
@@ -40,6 +43,7 @@ fn stream(
         let result = crate::tools::run_reporting(
             services,
             Caller::User,
+            who,
             "ask".into(),
             arguments,
             None,

@@ -131,6 +131,7 @@ fn body_type(headers: &HeaderMap) -> BodyType {
 pub(crate) async fn call_tool(
     State(services): State<Services>,
     Path(name): Path<String>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -157,6 +158,7 @@ pub(crate) async fn call_tool(
     };
     // When the guard's --request-timeout drops this future, or the client goes away, the
     // tool's work is cancelled (see `crate::cancel`).
-    let result = crate::tools::run(services, Caller::User, name, arguments, None).await;
+    let who = crate::requester::of_http(&format!("POST /v1/tools/{name}"), peer.map(|p| p.0.0));
+    let result = crate::tools::run(services, Caller::User, who, name, arguments, None).await;
     Json(result).into_response()
 }

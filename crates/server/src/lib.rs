@@ -24,6 +24,7 @@ mod listen;
 mod mcp_gate;
 mod mcp_sessions;
 mod prompts;
+mod requester;
 mod resources;
 mod server;
 mod stdio;

@@ -1,4 +1,6 @@
-//! The `schema_system_prompt` prompt: the schema of one or every source as a system prompt.
+//! The prompts: `schema_system_prompt`, the schema of one or every source as a system prompt;
+//! and, where AimDB records are served, `aimdb_guidance`, how to set them (see
+//! `schemascope_tools::aimdb_guidance`).
 
 use rmcp::{
     ErrorData as McpError,
@@ -9,6 +11,35 @@ use serde_json::{Value, json};
 
 /// The prompt's name.
 pub(crate) const PROMPT_NAME: &str = "schema_system_prompt";
+
+/// The AimDB guidance prompt's name.
+pub(crate) const AIMDB_PROMPT_NAME: &str = "aimdb_guidance";
+
+/// The prompts a server over `services` lists.
+pub(crate) fn listed(services: &Services) -> Vec<Prompt> {
+    let mut prompts = vec![prompt()];
+    if schemascope_tools::aimdb_guidance::served(&services.sources) {
+        prompts.push(aimdb_prompt());
+    }
+    prompts
+}
+
+/// The AimDB guidance prompt's definition.
+fn aimdb_prompt() -> Prompt {
+    Prompt::new(
+        AIMDB_PROMPT_NAME,
+        Some(
+            "How to read and set AimDB records: units in field names, asking when a unit or id is unclear, \
+             the example as a template, every required field, the timestamp unit the data uses.",
+        ),
+        Some(vec![
+            PromptArgument::new("source")
+                .with_description("An AimDB source, for the timestamp units its values use (default: the only one).")
+                .with_required(false),
+        ]),
+    )
+    .with_title("Working with AimDB records")
+}
 
 /// The prompt's definition.
 pub(crate) fn prompt() -> Prompt {
@@ -76,10 +107,14 @@ pub(crate) async fn get(
     name: &str,
     arguments: Option<JsonObject>,
 ) -> Result<GetPromptResult, McpError> {
+    let available: Vec<String> = listed(&services).iter().map(|p| p.name.to_string()).collect();
+    if name == AIMDB_PROMPT_NAME && available.iter().any(|a| a == AIMDB_PROMPT_NAME) {
+        return aimdb(services, arguments).await;
+    }
     if name != PROMPT_NAME {
         return Err(McpError::invalid_params(
-            format!("Unknown prompt `{name}`. Available prompts: {PROMPT_NAME}"),
-            Some(json!({ "prompt": name, "available": [PROMPT_NAME] })),
+            format!("Unknown prompt `{name}`. Available prompts: {}", available.join(", ")),
+            Some(json!({ "prompt": name, "available": available })),
         ));
     }
     let params = parse(arguments)?;
@@ -104,6 +139,44 @@ pub(crate) async fn get(
     })?;
     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
         .with_description(description))
+}
+
+/// Renders `aimdb_guidance`: the advice, with the timestamps of the source named (or of the only
+/// AimDB source).
+async fn aimdb(
+    services: Services,
+    arguments: Option<JsonObject>,
+) -> Result<GetPromptResult, McpError> {
+    let mut source = None;
+    for (key, value) in arguments.unwrap_or_default() {
+        match key.as_str() {
+            "source" => source = text_argument(&key, &value)?,
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown prompt argument `{other}`; `{AIMDB_PROMPT_NAME}` accepts `source`"),
+                    Some(json!({ "argument": other, "accepted": ["source"] })),
+                ));
+            }
+        }
+    }
+    let text = tokio::task::spawn_blocking(move || {
+        let live: Vec<_> =
+            services.sources.sources().into_iter().filter(|s| s.aimdb.is_some()).collect();
+        let chosen = match &source {
+            Some(name) => Some(services.sources.get(Some(name)).map_err(|error| {
+                McpError::invalid_params(error.to_string(), Some(json!({ "error": error.kind() })))
+            })?),
+            None if live.len() == 1 => live.into_iter().next(),
+            None => None,
+        };
+        Ok::<_, McpError>(schemascope_tools::aimdb_guidance::section(chosen.as_deref()))
+    })
+    .await
+    .map_err(|error| {
+        McpError::internal_error(format!("rendering the prompt failed unexpectedly: {error}"), None)
+    })??;
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+        .with_description("Working with AimDB records"))
 }
 
 #[cfg(test)]

@@ -155,6 +155,7 @@ impl ServerHandler for SchemascopeServer {
         if as_task {
             let call = crate::tasks::LongCall {
                 services: self.services.clone(),
+                who: crate::requester::of_mcp(&context),
                 name: request.name.to_string(),
                 arguments,
                 timeout: crate::tasks::task_timeout(self.tool_timeout),
@@ -177,6 +178,7 @@ impl ServerHandler for SchemascopeServer {
         let run = crate::tools::run_written_reporting(
             self.services.clone(),
             Caller::Ai,
+            crate::requester::of_mcp(&context),
             request.name.to_string(),
             arguments,
             self.tool_timeout,
@@ -317,7 +319,7 @@ impl ServerHandler for SchemascopeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(vec![prompts::prompt()])
+        Ok(ListPromptsResult::with_all_items(prompts::listed(&self.services))
             .with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Private))
     }

@@ -42,6 +42,8 @@ struct StepSink {
 /// What a call needs to run as a task.
 pub(crate) struct LongCall {
     pub(crate) services: Services,
+    /// Who asked (see `crate::requester`).
+    pub(crate) who: String,
     pub(crate) name: String,
     pub(crate) arguments: Value,
     pub(crate) timeout: Option<Duration>,
@@ -55,7 +57,7 @@ pub(crate) struct LongCall {
 pub(crate) async fn run(tasks: &TaskManager, call: LongCall) -> CallToolResponse {
     let sink = StepSink::default();
     let cancel = CancellationToken::new();
-    let LongCall { services, name, arguments, timeout, peer, progress_token, request } = call;
+    let LongCall { services, who, name, arguments, timeout, peer, progress_token, request } = call;
     let steps = sink.clone();
     let mut count = 0;
     let on_step = move |step: Progress| {
@@ -74,6 +76,7 @@ pub(crate) async fn run(tasks: &TaskManager, call: LongCall) -> CallToolResponse
     let work = crate::tools::run_written_reporting(
         services,
         Caller::Ai,
+        who,
         name,
         arguments,
         timeout,

@@ -45,13 +45,15 @@ pub(crate) fn call_tool_result(written: Written, structured_from_text: bool) -> 
 /// The call of a tool, as a surface runs it: `call_tool_reporting` or `call_tool_written`.
 type Call<T> = fn(&Services, Caller, &str, Value, &mut dyn FnMut(Progress)) -> T;
 
-/// Starts tool `name` for `caller`: the returned future runs it through `call` on the blocking
-/// pool (cancelled when `timeout` passes — if the tool is one a request timeout bounds — or the
+/// Starts tool `name` for `caller`, asked by `who` (see `crate::requester`): the returned
+/// future runs it through `call` on the blocking pool (cancelled when `timeout` passes — if the tool is one a request timeout bounds — or the
 /// client cancels, see [`crate::cancel`]; the answers made then become a `T` through `answer`),
 /// and each step it reports arrives on the receiver as it happens.
+#[allow(clippy::too_many_arguments)] // one call's parts, passed on as they came
 fn start<T: Send + 'static>(
     services: Services,
     caller: Caller,
+    who: String,
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
@@ -71,10 +73,12 @@ fn start<T: Send + 'static>(
                     let detail = serde_json::json!({"progress": line});
                     let _ = lines.send(Progress { message: line, detail });
                 });
-            schemascope_core::progress::with(sink, || {
-                call(&services, caller, &name, arguments, &mut |step| {
-                    // Nobody listening any more is fine: the call still finishes.
-                    let _ = sender.send(step);
+            schemascope_tools::requester::with(who, || {
+                schemascope_core::progress::with(sink, || {
+                    call(&services, caller, &name, arguments, &mut |step| {
+                        // Nobody listening any more is fine: the call still finishes.
+                        let _ = sender.send(step);
+                    })
                 })
             })
         };
@@ -87,12 +91,13 @@ fn start<T: Send + 'static>(
 pub(crate) async fn run(
     services: Services,
     caller: Caller,
+    who: String,
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
 ) -> ToolResult {
     let call: Call<ToolResult> = tool_table::call_tool_reporting;
-    start(services, caller, name, arguments, timeout, call, |result| result).1.await
+    start(services, caller, who, name, arguments, timeout, call, |result| result).1.await
 }
 
 /// [`start`], with each step the call reports handed to `on_step` as it happens, in order, and
@@ -100,13 +105,15 @@ pub(crate) async fn run(
 pub(crate) async fn run_reporting<F: Future<Output = ()>>(
     services: Services,
     caller: Caller,
+    who: String,
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
     on_step: impl FnMut(Progress) -> F,
 ) -> ToolResult {
     let call: Call<ToolResult> = tool_table::call_tool_reporting;
-    let (steps, work) = start(services, caller, name, arguments, timeout, call, |result| result);
+    let (steps, work) =
+        start(services, caller, who, name, arguments, timeout, call, |result| result);
     follow(steps, work, on_step).await
 }
 
@@ -114,9 +121,11 @@ pub(crate) async fn run_reporting<F: Future<Output = ()>>(
 /// structured content). A call that needs no I/O — a search reusing its index, a list_sources
 /// answered again — is answered on this thread (`tool_table::answer_at_once`), without the
 /// hand-off to the blocking pool and back that would cost more than its work.
+#[allow(clippy::too_many_arguments)] // one call's parts, passed on as they came
 pub(crate) async fn run_written_reporting<F: Future<Output = ()>>(
     services: Services,
     caller: Caller,
+    who: String,
     name: String,
     arguments: Value,
     timeout: Option<Duration>,
@@ -128,7 +137,7 @@ pub(crate) async fn run_written_reporting<F: Future<Output = ()>>(
     let max_bytes = tool_table::result_cap(&services, &name);
     let call: Call<Written> = tool_table::call_tool_written;
     let written = move |result: ToolResult| result.written(max_bytes);
-    let (steps, work) = start(services, caller, name, arguments, timeout, call, written);
+    let (steps, work) = start(services, caller, who, name, arguments, timeout, call, written);
     follow(steps, work, on_step).await
 }
 

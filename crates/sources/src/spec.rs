@@ -99,6 +99,9 @@ pub struct SourceLimits {
     pub timeout_ms: Option<u64>,
     /// The memory budget of a streamed profile of this source's file, in bytes.
     pub memory_budget: Option<usize>,
+    /// Whether `set_record` may write to this source (an AimDB instance); off unless the
+    /// operator turns it on.
+    pub allow_writes: bool,
 }
 
 /// A named source location.

@@ -198,7 +198,12 @@ pub fn schema_markdown(
     let mut notes: Vec<String> =
         source.spec.description.iter().map(|d| format!("**About this source:** {d}")).collect();
     notes.extend(stale_notes(sources.reload_error(source.name()).as_deref()));
-    Ok(render_markdown(source.name(), &refs, max_tokens, &notes).markdown)
+    let markdown = render_markdown(source.name(), &refs, max_tokens, &notes).markdown;
+    if source.aimdb.is_none() {
+        return Ok(markdown);
+    }
+    // A model that may set this source's records reads how, beside its schema.
+    Ok(format!("{markdown}\n\n{}", crate::aimdb_guidance::section(Some(&source))))
 }
 
 /// A system prompt with the schema section of one source, or of every source (seed 000,

@@ -53,6 +53,12 @@ pub const QUERY_SCHEMA: &str = "The JSON Schema of a record inferred from all it
 /// `validate_value`.
 pub const VALIDATE_VALUE: &str = "Check a proposed value against a record's inferred schema (as query_schema): errors (wrong type, missing field) and warnings (outside the observed values or range, unseen fields: often a unit mix-up or typo), each with its JSON path.";
 
+/// `set_record`.
+pub const SET_RECORD: &str = "Set a writable record of a live AimDB instance to a whole new value. Call query_schema first: field names carry units (`celsius`), the example is a template, every required field must be given. The value is checked as validate_value does and refused before anything is sent if a type is wrong or a field missing; `dry_run` shows what would be sent. The answer reads the record back and says what changed.";
+
+/// `discover_instances`.
+pub const DISCOVER_INSTANCES: &str = "List the AimDB instances in the directories this server allows: each socket path with its AimX protocol version and records (writable ones marked). Any tool takes a socket path as `source`.";
+
 /// `find_items`.
 pub const FIND_ITEMS: &str = "Find items matching a JMESPath selector evaluated on each item's data. The data is the root: write `type == 'server'`, not `data.type`. Strings in 'single quotes', numbers in backticks: cpu > `0.8`. Returns the count, ids and the first items.";
 

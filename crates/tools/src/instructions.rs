@@ -100,6 +100,25 @@ field names do not settle."
                 .into(),
         );
     }
+    if has("set_record") {
+        steps.push(
+            "To set an AimDB record, read its `query_schema` first, convert the user's units to the field's, ask when a unit, an id or a timestamp is unclear, then call `set_record` with the whole value (`dry_run` first when in doubt); it refuses a wrong type or missing field before sending, and reads the record back. The prompt `aimdb_guidance` has the details."
+                .into(),
+        );
+    }
+    if has("discover_instances") {
+        let dirs: Vec<String> = services
+            .sources
+            .aimdb_dirs()
+            .dirs()
+            .iter()
+            .map(|d| d.path.display().to_string())
+            .collect();
+        steps.push(format!(
+            "AimDB instances in {} are reachable too: `discover_instances` lists them, and any tool's `source` takes an instance's socket path.",
+            dirs.join(", ")
+        ));
+    }
     let graph = kinds.contains(&Kind::Graph);
     steps.push(format!(
         "Selectors (`find_items`{}) are JMESPath evaluated on each item's data: the \

@@ -4,10 +4,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod aimdb_guidance;
 pub mod asking;
 pub mod cap;
 mod column_values;
 mod describe;
+mod discover;
 pub mod descriptions;
 mod docs_watch;
 mod elsewhere;
@@ -24,7 +26,9 @@ mod property;
 mod query_tools;
 mod record_live;
 mod record_schema;
+pub mod record_write;
 mod report;
+pub mod requester;
 mod resolve;
 pub mod result;
 mod sample;
@@ -38,6 +42,7 @@ mod validation;
 mod value_lookup;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
+pub use discover::discover_instances;
 pub use execute::execute_query;
 pub use find::find_items;
 pub use graph_session::Caller;
@@ -47,6 +52,7 @@ pub use params::*;
 pub use property::describe_property;
 pub use query_tools::{ask, ask_with, bench_data_access, validate_query};
 pub use record_schema::{query_schema, query_schema_streamed, validate_value};
+pub use record_write::set_record;
 pub use report::profile_report;
 pub use result::{ToolError, ToolResult, Written};
 pub use sample::sample_data;

@@ -168,6 +168,27 @@ pub struct ValidateValueParams {
     pub window_ms: Option<u64>,
 }
 
+/// Parameters of `set_record`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetRecordParams {
+    /// Source name (optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Key or Rust type name of a writable record.
+    pub record_name: String,
+    /// The whole new value, every required field (query_schema's example is a template).
+    pub value: Value,
+    /// Default false: check it and show what would be sent, sending nothing.
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+}
+
+/// Parameters of `discover_instances`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverInstancesParams {}
+
 /// Parameters of `find_items`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -128,6 +128,15 @@ pub enum ToolError {
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
+    /// The operator has not enabled writes for the source.
+    #[error("{0}")]
+    WritesNotAllowed(String),
+    /// The record is not writable (the instance says so).
+    #[error("{0}")]
+    NotWritable(String),
+    /// A write did not happen, or its outcome is unknown.
+    #[error(transparent)]
+    Write(#[from] schemascope_sources::aimdb::WriteError),
 }
 
 impl From<schemascope_sources::aimdb::AimxError> for ToolError {
@@ -166,6 +175,9 @@ impl ToolError {
             Self::Source(schemascope_sources::SourceError::Aimdb(error)) => error.kind(),
             Self::Source(schemascope_sources::SourceError::Cancelled(_)) => "cancelled",
             Self::Source(_) => "source_error",
+            Self::WritesNotAllowed(_) => "writes_not_allowed",
+            Self::NotWritable(_) => "not_writable",
+            Self::Write(error) => error.kind(),
         }
     }
 }

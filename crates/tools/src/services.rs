@@ -27,6 +27,8 @@ pub struct Services {
     pub asking: Arc<Asking>,
     /// The live feeds of AimDB sources.
     pub live: Arc<LiveFeeds>,
+    /// Where writes to AimDB records are logged.
+    pub writes: Arc<crate::record_write::WriteLog>,
     /// The byte cap on every tool result (see `cap.rs`).
     max_result_bytes: Arc<AtomicUsize>,
     /// list_sources' last answer, given again while it holds.
@@ -56,6 +58,7 @@ impl Services {
             graphs,
             asking: Arc::new(Asking::default()),
             live,
+            writes: Arc::default(),
             max_result_bytes: Arc::new(AtomicUsize::new(crate::cap::DEFAULT_MAX_RESULT_BYTES)),
             listing: Arc::new(crate::list_sources::ListingMemo::new(&sources)),
             chosen_tools: Arc::new(RwLock::new(None)),

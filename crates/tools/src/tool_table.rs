@@ -31,6 +31,10 @@ pub enum Needs {
     Graph,
     /// Never listed: called by name by the web view only (`report_viewport`).
     WebView,
+    /// An AimDB source or directory of instances the operator enabled writes for.
+    AimdbWrites,
+    /// Directories of AimDB instances the operator allows (`serve --aimdb-dir`).
+    AimdbDirs,
 }
 
 /// What a tool does to the world, as MCP's tool annotations say it.
@@ -40,15 +44,20 @@ pub struct Hints {
     pub read_only: bool,
     /// Calling it again with the same arguments changes nothing more.
     pub idempotent: bool,
-    /// It reaches beyond the served data (an LLM).
+    /// It reaches beyond the served data (an LLM, an AimDB instance it writes to).
     pub open_world: bool,
+    /// It may overwrite what was there (a record's value), which a client may ask a person to
+    /// confirm.
+    pub destructive: bool,
 }
 
-const READS: Hints = Hints { read_only: true, idempotent: true, open_world: false };
-const READS_AT_RANDOM: Hints = Hints { read_only: true, idempotent: false, open_world: false };
-const SETS: Hints = Hints { read_only: false, idempotent: true, open_world: false };
-const ADDS: Hints = Hints { read_only: false, idempotent: false, open_world: false };
-const ASKS_AN_LLM: Hints = Hints { read_only: true, idempotent: false, open_world: true };
+const READS: Hints = Hints { read_only: true, idempotent: true, open_world: false, destructive: false };
+const READS_AT_RANDOM: Hints = Hints { read_only: true, idempotent: false, open_world: false, destructive: false };
+const SETS: Hints = Hints { read_only: false, idempotent: true, open_world: false, destructive: false };
+const ADDS: Hints = Hints { read_only: false, idempotent: false, open_world: false, destructive: false };
+/// Changes data outside schemascope (an AimDB record): the one tool that writes.
+const WRITES: Hints = Hints { read_only: false, idempotent: true, open_world: true, destructive: true };
+const ASKS_AN_LLM: Hints = Hints { read_only: true, idempotent: false, open_world: true, destructive: false };
 
 /// A step of a long call, reported while it runs (the `ask` pipeline's node entries).
 #[derive(Debug, Clone, PartialEq)]
@@ -286,7 +295,15 @@ pub static TOOLS: &[ToolSpec] = &[
     ),
     row!(crate::query_schema(services), QUERY_SCHEMA, QuerySchemaParams, READS, AnySource),
     row!(crate::validate_value(services), VALIDATE_VALUE, ValidateValueParams, READS, AnySource),
+    row!(crate::set_record(services), SET_RECORD, SetRecordParams, WRITES, AimdbWrites),
     row!(crate::find_items(sources), FIND_ITEMS, FindItemsParams, READS, AnySource),
+    row!(
+        crate::discover_instances(services),
+        DISCOVER_INSTANCES,
+        DiscoverInstancesParams,
+        READS_AT_RANDOM,
+        AimdbDirs
+    ),
     row!(
         crate::search_schema_docs(docs),
         SEARCH_SCHEMA_DOCS,
@@ -432,6 +449,8 @@ struct Offers {
     database: bool,
     graph: bool,
     llm: bool,
+    aimdb_writes: bool,
+    aimdb_dirs: bool,
 }
 
 fn offers(services: &Services) -> Offers {
@@ -446,10 +465,18 @@ fn offers(services: &Services) -> Offers {
                 | schemascope_sources::Location::ClickHouse(_)
         )
     });
+    let dirs = services.sources.aimdb_dirs();
+    // A live source that failed to load is retried: its writes are offered from the start.
+    let failed_writes =
+        services.sources.failed_sources().iter().any(|f| f.spec.limits.allow_writes);
     Offers {
         database: loaded_database || failed_database,
         graph: sources.iter().any(|s| graph::data::graph_collections(s).is_ok()),
         llm: services.asking.llm().is_ok(),
+        aimdb_writes: dirs.any_writes()
+            || failed_writes
+            || sources.iter().any(|s| s.aimdb.is_some() && s.spec.limits.allow_writes),
+        aimdb_dirs: !dirs.is_empty(),
     }
 }
 
@@ -471,6 +498,10 @@ impl NotListed {
                 "needs a database and an LLM (--llm-model or SCHEMASCOPE_LLM_MODEL)"
             }
             NotListed::Unusable(Needs::Graph) => "no graph served",
+            NotListed::Unusable(Needs::AimdbWrites) => {
+                "writes are not enabled (allow_writes, --allow-writes, --aimdb-write-dir)"
+            }
+            NotListed::Unusable(Needs::AimdbDirs) => "no AimDB directory allowed (--aimdb-dir)",
             NotListed::Unusable(Needs::AnySource | Needs::WebView) => "the web view's own",
             NotListed::NotChosen => "not chosen (--tools / tools = [...])",
         }
@@ -518,6 +549,8 @@ fn why_not(offers: &Offers, services: &Services, spec: &ToolSpec) -> Option<NotL
         Needs::Database => offers.database,
         Needs::DatabaseAndLlm => offers.database && offers.llm,
         Needs::Graph => offers.graph,
+        Needs::AimdbWrites => offers.aimdb_writes,
+        Needs::AimdbDirs => offers.aimdb_dirs,
         Needs::WebView => false,
     };
     if !usable {
@@ -590,7 +623,7 @@ fn title(name: &str) -> String {
 fn annotations(hints: Hints) -> Value {
     let mut annotations = json!({"readOnlyHint": hints.read_only});
     if !hints.read_only {
-        annotations["destructiveHint"] = json!(false);
+        annotations["destructiveHint"] = json!(hints.destructive);
         annotations["idempotentHint"] = json!(hints.idempotent);
     }
     annotations["openWorldHint"] = json!(hints.open_world);

@@ -28,8 +28,10 @@ pub const TOOLSETS: &[Toolset] = &[
             "query_schema",
             "validate_value",
             "find_items",
+            "discover_instances",
         ],
     },
+    Toolset { name: "records-write", tools: &["set_record"] },
     Toolset {
         name: "sql",
         tools: &[

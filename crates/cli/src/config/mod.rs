@@ -113,6 +113,12 @@ pub(crate) struct ServerSettings {
     pub(crate) profile_wait_ms: Option<u64>,
     /// The tools offered (by name or toolset), when not every tool the sources can use.
     pub(crate) tools: Option<ChosenTools>,
+    /// Directories whose AimDB instances tools may name by socket path.
+    pub(crate) aimdb_dirs: Vec<PathBuf>,
+    /// Directories whose AimDB instances `set_record` may also write to.
+    pub(crate) aimdb_write_dirs: Vec<PathBuf>,
+    /// The file writes are appended to.
+    pub(crate) write_log: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for ServerSettings {
@@ -173,6 +179,11 @@ struct RawServer {
     watch: Option<bool>,
     profile_wait_ms: Option<u64>,
     tools: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    aimdb_dirs: Vec<Spanned<String>>,
+    #[serde(default)]
+    aimdb_write_dirs: Vec<Spanned<String>>,
+    write_log: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -192,6 +203,7 @@ struct RawSource {
     max_bytes: Option<Spanned<Size>>,
     timeout_ms: Option<Spanned<u64>>,
     memory_budget: Option<Spanned<Size>>,
+    allow_writes: Option<Spanned<bool>>,
 }
 
 /// A format forced on a file (`format = "graph"`), as the CLI's schemes force it.
@@ -428,6 +440,9 @@ impl Locator<'_> {
         let texts = |values: &[Spanned<String>], name: &str| -> Result<Vec<String>, ConfigError> {
             values.iter().map(|v| self.text(v, &key(name), context)).collect()
         };
+        let paths = |values: &[Spanned<String>], name: &str| -> Result<Vec<PathBuf>, ConfigError> {
+            values.iter().map(|v| self.text(v, &key(name), context).map(|p| resolved(base, &p))).collect()
+        };
         let token = raw.token.as_ref().map(|t| self.text(t, &key("token"), context)).transpose()?;
         if let (Some(_), Some(file)) = (&token, &raw.token_file) {
             return Err(self.error(
@@ -455,6 +470,13 @@ impl Locator<'_> {
             watch: raw.watch,
             profile_wait_ms: raw.profile_wait_ms,
             tools: raw.tools.as_ref().map(|t| self.tools(t, &key("tools"), context)).transpose()?,
+            aimdb_dirs: paths(&raw.aimdb_dirs, "aimdb_dirs")?,
+            aimdb_write_dirs: paths(&raw.aimdb_write_dirs, "aimdb_write_dirs")?,
+            write_log: raw
+                .write_log
+                .as_ref()
+                .map(|f| self.text(f, &key("write_log"), context).map(|p| resolved(base, &p)))
+                .transpose()?,
         })
     }
 
@@ -552,11 +574,23 @@ impl Locator<'_> {
             .as_ref()
             .map(|d| self.text(d, &key("docs"), context).map(|p| resolved(base, &p)))
             .transpose()?;
+        let allow_writes = match &raw.allow_writes {
+            Some(value) if *value.get_ref() && !matches!(spec.location, Location::Aimdb(_)) => {
+                return Err(self.error(
+                    value.span().start,
+                    &key("allow_writes"),
+                    "`allow_writes` applies to an AimDB instance (aimdb:…); other sources are read-only",
+                ));
+            }
+            Some(value) => *value.get_ref(),
+            None => false,
+        };
         let limits = schemascope_sources::SourceLimits {
             max_rows: self.count(&raw.max_rows, &key("max_rows"))?,
             max_bytes: self.size(&raw.max_bytes, &key("max_bytes"))?.map(|b| b as u64),
             timeout_ms: self.count(&raw.timeout_ms, &key("timeout_ms"))?,
             memory_budget: self.size(&raw.memory_budget, &key("memory_budget"))?,
+            allow_writes,
         };
         let spec = SourceSpec { limits, ..spec.described(description.as_deref()) };
         Ok(ConfiguredSource { spec, docs })

@@ -46,6 +46,12 @@ pub enum AdmitError {
         "no AimDB directories are allowed on this server; the operator allows them with `serve --aimdb-dir DIR` (or `aimdb_dirs` in the configuration's [server] section)"
     )]
     NoneAllowed,
+    /// The path is relative.
+    #[error("{path} is not an absolute path; name an instance by its socket's absolute path (discover_instances lists them)")]
+    NotAbsolute {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// The path does not exist (or cannot be resolved).
     #[error("no socket exists at {path}")]
     Missing {
@@ -73,7 +79,7 @@ impl AdmitError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::NoneAllowed => "no_aimdb_dirs",
-            Self::Missing { .. } => "instance_not_found",
+            Self::NotAbsolute { .. } | Self::Missing { .. } => "instance_not_found",
             Self::Outside { .. } => "instance_not_allowed",
             Self::NotSocket { .. } => "not_a_socket",
         }
@@ -124,20 +130,16 @@ impl AllowedDirs {
         self.0.iter().any(|d| d.writes)
     }
 
-    /// The socket `path` names, if it resolves (symbolic links followed) to a Unix socket
-    /// inside an allowed directory. A relative path is taken from each allowed directory in
-    /// turn: `plant.sock` names the one socket of that name there.
+    /// The socket absolute `path` names, if it resolves (symbolic links followed) to a Unix
+    /// socket inside an allowed directory.
     pub fn admit(&self, path: &Path) -> Result<Admitted, AdmitError> {
         if self.0.is_empty() {
             return Err(AdmitError::NoneAllowed);
         }
-        let candidates: Vec<PathBuf> = if path.is_absolute() {
-            vec![path.to_path_buf()]
-        } else {
-            self.0.iter().map(|d| d.path.join(path)).collect()
-        };
-        let resolved = candidates.iter().find_map(|c| std::fs::canonicalize(c).ok());
-        let Some(resolved) = resolved else {
+        if !path.is_absolute() {
+            return Err(AdmitError::NotAbsolute { path: path.to_path_buf() });
+        }
+        let Ok(resolved) = std::fs::canonicalize(path) else {
             return Err(AdmitError::Missing { path: path.to_path_buf() });
         };
         // The deepest allowed directory holding it says whether writes are allowed.
@@ -350,7 +352,10 @@ mod tests {
             .expect("allowed");
         let admitted = allowed.admit(&inside.join("a.sock")).expect("inside");
         assert!(!admitted.writes);
-        assert_eq!(allowed.admit(Path::new("a.sock")).expect("relative").socket, admitted.socket);
+        assert!(matches!(
+            allowed.admit(Path::new("a.sock")),
+            Err(AdmitError::NotAbsolute { .. })
+        ));
         assert!(matches!(
             allowed.admit(&inside.join("escape.sock")),
             Err(AdmitError::Outside { .. })

@@ -14,18 +14,26 @@ const MAX_ENTRIES: usize = 4_096;
 
 /// Identifies one call: the tool, the source, and the parameters that shape the answer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CacheKey(String);
+pub struct CacheKey {
+    text: String,
+    /// False for a call on an AimDB instance named by its socket path: no reload says when it
+    /// changes, so its answers are computed anew every time.
+    pub(crate) keep: bool,
+}
 
 impl CacheKey {
     /// A key from the tool name, the source name and the parameters' debug renderings.
     pub fn new(tool: &str, source: Option<&str>, params: &[&dyn Debug]) -> Self {
-        Self(format!("{tool}\u{1f}{source:?}\u{1f}{params:?}"))
+        Self {
+            text: format!("{tool}\u{1f}{source:?}\u{1f}{params:?}"),
+            keep: !source.is_some_and(super::instances::names_instance),
+        }
     }
 
     /// The key within one generation of the data, so an answer computed across a reload is
     /// never served for the new data.
     pub fn in_generation(self, generation: u64) -> Self {
-        Self(format!("{generation}\u{1f}{}", self.0))
+        Self { text: format!("{generation}\u{1f}{}", self.text), keep: self.keep }
     }
 }
 
@@ -43,7 +51,7 @@ impl AnswerCache {
 
     /// Keeps a successful answer.
     pub(crate) fn put(&self, key: CacheKey, answer: &ToolResult) {
-        if !answer.success {
+        if !answer.success || !key.keep {
             return;
         }
         {

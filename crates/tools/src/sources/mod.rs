@@ -14,6 +14,7 @@
 
 mod cache;
 pub mod failing;
+mod instances;
 mod profiling;
 mod watch;
 
@@ -77,6 +78,8 @@ pub struct Sources {
     profile_patience_ms: AtomicU64,
     /// Where database tables' profiles are kept across restarts; `None`: not kept.
     profile_store: RwLock<Option<ProfileStore>>,
+    /// The directories AimDB instances may be named in by their socket path (`instances.rs`).
+    aimdb_dirs: RwLock<schemascope_sources::aimdb::discover::AllowedDirs>,
 }
 
 impl Drop for Sources {
@@ -115,6 +118,7 @@ impl Sources {
                 u64::try_from(DEFAULT_PROFILE_PATIENCE.as_millis()).unwrap_or(u64::MAX),
             ),
             profile_store: RwLock::new(None),
+            aimdb_dirs: RwLock::default(),
         })
     }
 
@@ -287,8 +291,14 @@ impl Sources {
     }
 
     /// The source called `name`; with no name, the only source. A source that failed to load
-    /// is an error naming the failure and the next retry.
+    /// is an error naming the failure and the next retry. A name holding `/` is an AimDB
+    /// instance's socket path, read if the operator allows its directory (`instances.rs`).
     pub fn get(&self, name: Option<&str>) -> Result<Arc<Source>, ToolError> {
+        if let Some(name) = name
+            && instances::names_instance(name)
+        {
+            return self.instance(name);
+        }
         let sources = read(&self.sources);
         let names = || sources.keys().cloned().collect::<Vec<_>>().join(", ");
         if let Some(failed) = name.and_then(|name| lock(&self.failed).get(name).cloned()) {

@@ -1,0 +1,345 @@
+//! set_record: sets one record of a live AimDB instance, as seed 004 plans it — only where the
+//! operator enabled writes (`allow_writes`), only records the instance says are `writable`, and
+//! only a value that passes the same check as validate_value (a type error or a missing field
+//! is refused before anything is sent; values beyond those observed are warnings). A dry run
+//! shows what would be sent. After the write the record is read back, and the write is logged
+//! with who asked and what changed (`log.rs`).
+
+mod changes;
+mod log;
+
+use std::sync::Arc;
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{Value, json};
+
+use schemascope_core::json_schema::infer_schema;
+use schemascope_core::validate::{ValidationIssue, validate};
+use schemascope_sources::Source;
+use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, Snapshot, WriteError, record_key};
+
+use crate::params::SetRecordParams;
+use crate::record_live;
+use crate::result::{ToolError, ToolResult, envelope};
+use crate::services::Services;
+
+pub use log::{TARGET as LOG_TARGET, WriteLog};
+
+use changes::{Change, changes, same_json, shown};
+
+/// set_record.
+pub fn set_record(services: &Services, params: SetRecordParams) -> ToolResult {
+    envelope(run(services, params))
+}
+
+fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolError> {
+    let source = services.sources.get(params.source.as_deref())?;
+    let Some(snapshot) = source.aimdb.clone() else {
+        return Err(ToolError::InvalidParams(format!(
+            "set_record sets records of live AimDB instances; source `{}` is not one (its data is read-only here)",
+            source.name()
+        )));
+    };
+    if !source.spec.limits.allow_writes {
+        return Err(ToolError::WritesNotAllowed(format!(
+            "Writes are not enabled for `{}`: nothing was sent. The operator enables them for a source with `allow_writes = true` in its [[sources]] entry or `serve --allow-writes {}`, and for the instances of a directory with `serve --aimdb-write-dir DIR`.",
+            source.name(),
+            source.name()
+        )));
+    }
+    let key = record_live::key(&snapshot, &source, &params.record_name)?.to_string();
+    check_writable(&snapshot, &key)?;
+    let checked = check_value(services, &source, &snapshot, &key, &params.value)?;
+    if !checked.report.valid {
+        return Ok(invalid(&key, &checked.report.errors, &checked.report.warnings));
+    }
+    let would_change =
+        checked.current.as_ref().map(|current| changes(current, &params.value)).unwrap_or_default();
+    if params.dry_run.unwrap_or(false) {
+        return Ok(dry_run(&key, &snapshot, &params.value, &checked, &would_change));
+    }
+    let mut entry = json!({
+        "at": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+        "who": crate::requester::current(),
+        "source": source.name(),
+        "socket": snapshot.socket,
+        "record": key,
+    });
+    let written = match aimdb::write(&snapshot.socket, &key, &params.value, DEFAULT_TIMEOUT) {
+        Ok(written) => written,
+        Err(error) => {
+            if !matches!(error, WriteError::TooLarge { .. } | WriteError::NotSent(_)) {
+                entry["outcome"] = json!(error.kind());
+                entry["error"] = json!(error.to_string());
+                entry["sent"] = shown(&params.value);
+                services.writes.record(&entry);
+            }
+            return Err(error.into());
+        }
+    };
+    let previous = written.previous.as_ref().and_then(|v| v.parse().ok());
+    let read_back = match &written.read_back {
+        Ok(value) => value.as_ref().and_then(|v| v.parse().ok()),
+        Err(_) => None,
+    };
+    let held = Held::of(&params.value, previous.as_ref(), read_back.as_ref());
+    let changed = match (&previous, &read_back) {
+        (Some(before), Some(after)) => changes(before, after),
+        (None, Some(after)) => changes(&Value::Null, after),
+        _ => would_change,
+    };
+    entry["outcome"] = json!(held.outcome());
+    entry["changes"] = json!(changed);
+    entry["previous"] = previous.as_ref().map_or(Value::Null, shown);
+    entry["sent"] = shown(&params.value);
+    services.writes.record(&entry);
+    Ok(answer(&key, &written, &params.value, previous, read_back, &held, &changed, &checked))
+}
+
+/// What reading the record back after a write showed.
+enum Held {
+    /// The value sent.
+    Sent,
+    /// Another value than the one sent, with where they differ: members the record's type
+    /// does not have were dropped, or another writer set it since.
+    Differs(Vec<Change>),
+    /// The value before the write: the instance accepted it but did not keep it.
+    Previous,
+    /// Nothing to compare: no value to read, or reading failed.
+    Unknown,
+}
+
+impl Held {
+    fn of(sent: &Value, previous: Option<&Value>, read_back: Option<&Value>) -> Self {
+        let Some(now) = read_back else { return Self::Unknown };
+        if same_json(now, sent) {
+            Self::Sent
+        } else if previous.is_some_and(|before| same_json(now, before)) {
+            Self::Previous
+        } else {
+            Self::Differs(changes(sent, now))
+        }
+    }
+
+    /// The outcome the write log records.
+    fn outcome(&self) -> &'static str {
+        match self {
+            Self::Sent | Self::Unknown => "written",
+            Self::Differs(_) => "written_differently",
+            Self::Previous => "not_held",
+        }
+    }
+}
+
+/// Refuses a record the instance does not say is writable, listing those it does.
+fn check_writable(snapshot: &Snapshot, key: &str) -> Result<(), ToolError> {
+    let writable = |m: &Value| m.get("writable") == Some(&Value::Bool(true));
+    if snapshot.metadata(key).is_some_and(writable) {
+        return Ok(());
+    }
+    let others: Vec<&str> =
+        snapshot.records.iter().filter(|m| writable(m)).filter_map(record_key).collect();
+    let others = if others.is_empty() {
+        "none of its records is".to_string()
+    } else {
+        format!("its writable records are {}", others.join(", "))
+    };
+    Err(ToolError::NotWritable(format!(
+        "Record '{key}' is not writable: the instance does not allow remote writes to it (it is not among its writable records, or a producer of its own sets it); {others}. Nothing was sent."
+    )))
+}
+
+/// The record's schema check of a proposed value, and its current value.
+struct Checked {
+    report: schemascope_core::validate::ValidationReport,
+    current: Option<Value>,
+    values_merged: usize,
+}
+
+/// Checks `value` as validate_value does, over the values known now (no waiting for more).
+fn check_value(
+    services: &Services,
+    source: &Arc<Source>,
+    snapshot: &Snapshot,
+    key: &str,
+    value: &Value,
+) -> Result<Checked, ToolError> {
+    let merged = match record_live::merge(services, source, snapshot, key, None, Some(0)) {
+        Ok(merged) => merged,
+        Err(ToolError::NoValues(_)) => {
+            return Err(ToolError::NoValues(format!(
+                "Record '{key}' has no value yet, so there is no schema to check the value against, and set_record sends only checked values: nothing was sent. A ring buffer holds no current value until its producer writes one; retry once query_schema (with a longer window_ms) shows a value."
+            )));
+        }
+        Err(error) => return Err(error),
+    };
+    let report = validate(&infer_schema(&merged.profile), value)?;
+    let current = merged.values.last().and_then(|v| v.parse().ok());
+    Ok(Checked { report, current, values_merged: merged.values.len() })
+}
+
+/// The refusal of a value that does not fit the record's schema: every error with its field,
+/// what was expected and what was given.
+fn invalid(key: &str, errors: &[ValidationIssue], warnings: &[ValidationIssue]) -> ToolResult {
+    let first = errors.first().map(described).unwrap_or_default();
+    ToolResult::failed(
+        format!(
+            "Nothing was sent: the value does not fit record '{key}' ({} error(s)); {first}. Fix it (query_schema shows the schema and an example) and call set_record again.",
+            errors.len()
+        ),
+        json!({"error": "invalid_value", "record_name": key, "sent": false, "errors": errors, "warnings": warnings}),
+    )
+}
+
+/// One issue as a clause: where, what was expected, what was given.
+fn described(issue: &ValidationIssue) -> String {
+    let at = match &issue.field {
+        Some(field) => format!("field `{field}`"),
+        None if issue.path.is_empty() => "the value".to_string(),
+        None => format!("`{}`", issue.path),
+    };
+    format!("{at}: {}", issue.error)
+}
+
+/// The answer of a dry run: what would be sent, and what it would change.
+fn dry_run(
+    key: &str,
+    snapshot: &Snapshot,
+    value: &Value,
+    checked: &Checked,
+    would_change: &[Change],
+) -> ToolResult {
+    let warned = warning_clause(&checked.report.warnings);
+    ToolResult::ok(
+        format!(
+            "Dry run, nothing was sent: setting '{key}' would change {}{warned}.",
+            changes_clause(would_change)
+        ),
+        json!({
+            "dry_run": true,
+            "record_name": key,
+            "would_send": {"method": "record.set", "params": {"name": key, "value": value}},
+            "current": checked.current.as_ref().map(shown),
+            "changes": would_change,
+            "warnings": checked.report.warnings,
+            "values_checked_against": checked.values_merged,
+            "protocol": snapshot.protocol.version(),
+        }),
+    )
+}
+
+/// The answer of a write that the instance accepted.
+#[allow(clippy::too_many_arguments)] // the parts of one answer, each computed once by `run`
+fn answer(
+    key: &str,
+    written: &aimdb::Written,
+    sent: &Value,
+    previous: Option<Value>,
+    read_back: Option<Value>,
+    held: &Held,
+    changed: &[Change],
+    checked: &Checked,
+) -> ToolResult {
+    let warned = warning_clause(&checked.report.warnings);
+    let mut data = json!({
+        "written": true,
+        "record_name": key,
+        "sent": shown(sent),
+        "previous": previous.as_ref().map(shown),
+        "value": read_back.as_ref().map(shown),
+        "read_back_matches": match held {
+            Held::Sent => Some(true),
+            Held::Unknown => None,
+            Held::Differs(_) | Held::Previous => Some(false),
+        },
+        "changes": changed,
+        "warnings": checked.report.warnings,
+        "protocol": written.protocol.version(),
+    });
+    match (held, &written.read_back) {
+        (Held::Sent, _) => ToolResult::ok(
+            format!(
+                "Set '{key}': the instance holds the new value, read back after the write; {} changed{warned}.",
+                changes_clause(changed)
+            ),
+            data,
+        ),
+        (Held::Differs(differences), _) => {
+            data["differs_from_sent"] = json!(differences);
+            ToolResult::ok(
+                format!(
+                    "Set '{key}', but the instance holds a value other than the one sent, at {} (it drops members its type does not have, or another writer set it since): see `value`{warned}.",
+                    changes_clause(differences)
+                ),
+                data,
+            )
+        }
+        (Held::Previous, _) => {
+            data["error"] = json!("not_held");
+            ToolResult::failed(
+                format!(
+                    "The instance accepted the write to '{key}', but reading it back gives the value it had before: the new value did not take. Tell the user the record was not changed."
+                ),
+                data,
+            )
+        }
+        (Held::Unknown, Err(error)) => {
+            data["read_back_error"] = json!(error.to_string());
+            ToolResult::ok(
+                format!(
+                    "Set '{key}': the instance accepted the write, but reading it back failed ({error}); read the record to confirm{warned}."
+                ),
+                data,
+            )
+        }
+        (Held::Unknown, Ok(_)) => ToolResult::ok(
+            format!(
+                "Set '{key}': the instance accepted the write; it has no current value to read back (a ring buffer's value reaches readers as it is consumed){warned}."
+            ),
+            data,
+        ),
+    }
+}
+
+/// "2 field(s): /port 8080 → 9090, …" or "nothing (the value is the current one)".
+fn changes_clause(changed: &[Change]) -> String {
+    if changed.is_empty() {
+        return "nothing (the value is the current one)".to_string();
+    }
+    const LISTED: usize = 5;
+    let listed: Vec<String> = changed
+        .iter()
+        .take(LISTED)
+        .map(|c| {
+            let side = |v: &Option<Value>| v.as_ref().map_or("(none)".to_string(), short);
+            let at = if c.path.is_empty() { "the whole value" } else { &c.path };
+            format!("{at} {} → {}", side(&c.from), side(&c.to))
+        })
+        .collect();
+    let more = changed.len().saturating_sub(LISTED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let capped = if changed.len() >= changes::MAX_CHANGES { " (at least)" } else { "" };
+    format!("{} field(s){capped}: {}{more}", changed.len(), listed.join(", "))
+}
+
+/// A value in a sentence: its JSON, cut at 60 characters.
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 60 {
+        text
+    } else {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    }
+}
+
+fn warning_clause(warnings: &[ValidationIssue]) -> String {
+    match warnings.first() {
+        Some(first) => format!(
+            ". {} warning(s), e.g. {}: check with the user that this is meant",
+            warnings.len(),
+            described(first)
+        ),
+        None => String::new(),
+    }
+}
+
