@@ -90,6 +90,10 @@ impl LiveFeeds {
 
     /// Adds `(record key, value)` pairs, oldest first, to AimDB source `name` in one update.
     fn fold(&self, name: &str, values: Vec<(String, ValueText)>) {
+        // An instance named by its socket path is read afresh on every call, never served.
+        if crate::sources::names_instance(name) {
+            return;
+        }
         let _one_at_a_time = lock(&self.update);
         let Ok(source) = self.sources.get(Some(name)) else { return };
         let Some(snapshot) = &source.aimdb else { return };

@@ -6,143 +6,16 @@
 //! its type name, the schema merged over values produced while it samples (each validating
 //! against it), live updates, and errors.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use schemascope_core::sync::{joined, lock};
-use schemascope_sources::aimdb::{AimxClient, Protocol};
-use schemascope_sources::{NoProgress, SourceSpec};
+use schemascope_core::sync::joined;
+use schemascope_sources::aimdb::AimxClient;
 use schemascope_tools::*;
 use serde_json::{Value, json};
 
-const TEMPERATURE: &str = "aimdb_fixture::server::Temperature";
-const CONFIG: &str = "aimdb_fixture::server::Config";
-const SETPOINT: &str = "aimdb_fixture::server::Setpoint";
-const OUTDOOR: &str = "sensors.outdoor";
-const OUTDOOR_TYPE: &str = "aimdb_fixture::sensors::OutdoorReading";
-
-/// Which server a fixture runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
-    /// `aimdb-core` 1.1: protocol 1.0.
-    V1,
-    /// `aimdb-core` 2.0: protocol 3.0.
-    V3,
-}
-
-impl Kind {
-    fn binary(self) -> Option<PathBuf> {
-        match self {
-            Self::V1 => Some(PathBuf::from(env!("CARGO_BIN_EXE_aimdb-fixture"))),
-            Self::V3 => std::env::var_os("SCHEMASCOPE_AIMDB_V3_FIXTURE").map(PathBuf::from),
-        }
-    }
-
-    fn protocol(self) -> Protocol {
-        match self {
-            Self::V1 => Protocol::V1,
-            Self::V3 => Protocol::V3,
-        }
-    }
-
-    /// Whether `record.get` answers for a ring buffer: 1.x keeps a latest value for every
-    /// record, 2.x only for single-latest ones (a ring's get reads this connection's cursor).
-    fn rings_have_current_value(self) -> bool {
-        self == Self::V1
-    }
-}
-
-/// The servers to test against: always v1, and v3 when its binary was built.
-fn kinds() -> Vec<Kind> {
-    let kinds: Vec<Kind> =
-        [Kind::V1, Kind::V3].into_iter().filter(|k| k.binary().is_some()).collect();
-    if !kinds.contains(&Kind::V3) {
-        eprintln!(
-            "note: SCHEMASCOPE_AIMDB_V3_FIXTURE is not set; testing against the aimdb-core 1.1 server only"
-        );
-    }
-    kinds
-}
-
-/// The fixture's stdin and stdout.
-struct Pipe {
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-/// A running fixture; dropping it stops the process.
-struct Instance {
-    child: Child,
-    /// Both ends of the fixture's stdin/stdout protocol under one lock, so that a command and
-    /// its answer are one critical section: two threads' exchanges cannot interleave (one reading
-    /// the other's answer), and one cut short by a panic leaves a broken pipe, never a pipe one
-    /// answer out of step.
-    pipe: Mutex<Pipe>,
-    socket: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Instance {
-    fn start(kind: Kind) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let socket = dir.path().join("aimdb.sock");
-        let mut child = Command::new(kind.binary().expect("the fixture binary"))
-            .arg(&socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the fixture starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("reads");
-        assert_eq!(line.trim(), "ready", "the fixture did not come up");
-        Self { child, pipe: Mutex::new(Pipe { stdin, stdout }), socket, _dir: dir }
-    }
-
-    /// Produces `value` in record `key` through the instance's own API.
-    fn produce(&self, key: &str, value: &Value) {
-        let mut answer = String::new();
-        {
-            let mut pipe = lock(&self.pipe);
-            writeln!(pipe.stdin, "produce {key} {value}").expect("writes");
-            pipe.stdin.flush().expect("flushes");
-            pipe.stdout.read_line(&mut answer).expect("reads");
-        }
-        assert_eq!(answer.trim(), "ok", "producing {value} in {key}");
-    }
-
-    fn registry(&self) -> Services {
-        let registry = Services::new();
-        let spec: SourceSpec =
-            format!("plant=aimdb:unix://{}", self.socket.display()).parse().expect("valid");
-        registry.sources.load(&[spec], &NoProgress).expect("loads the instance");
-        registry
-    }
-
-    fn socket(&self) -> &Path {
-        &self.socket
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn ok(result: ToolResult) -> Value {
-    assert!(result.success, "tool failed: {}", result.message);
-    result.data
-}
-
-fn plant() -> Option<String> {
-    Some("plant".into())
-}
+use super::fixture::*;
 
 #[test]
 fn the_client_speaks_each_published_server_s_protocol() {
@@ -511,8 +384,7 @@ fn clear_errors(kind: Kind) {
         );
         assert_eq!(schema.data["error"], "record_required", "{}", schema.message);
     }
-    instance.child.kill().expect("kills");
-    instance.child.wait().expect("waits");
+    instance.kill();
     let started = Instant::now();
     let gone = query_schema(
         &registry,

@@ -3,4 +3,6 @@
 // Test helpers may unwrap: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod fixture;
 mod live;
+mod writes;

@@ -41,9 +41,16 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
         )));
     };
     if !source.spec.limits.allow_writes {
+        let how = if crate::sources::names_instance(source.name()) {
+            "for the instances of its directory with `serve --aimdb-write-dir DIR` (`aimdb_write_dirs` in the configuration's [server] section)".to_string()
+        } else {
+            format!(
+                "with `allow_writes = true` in its [[sources]] entry or `serve --allow-writes {}`",
+                source.name()
+            )
+        };
         return Err(ToolError::WritesNotAllowed(format!(
-            "Writes are not enabled for `{}`: nothing was sent. The operator enables them for a source with `allow_writes = true` in its [[sources]] entry or `serve --allow-writes {}`, and for the instances of a directory with `serve --aimdb-write-dir DIR`.",
-            source.name(),
+            "Writes are not enabled for `{}`: nothing was sent. The operator enables them {how}.",
             source.name()
         )));
     }

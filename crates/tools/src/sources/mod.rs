@@ -19,6 +19,7 @@ mod profiling;
 mod watch;
 
 pub use cache::CacheKey;
+pub(crate) use instances::names_instance;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

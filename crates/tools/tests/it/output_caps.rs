@@ -87,6 +87,11 @@ fn greedy_arguments(tool: &str) -> Vec<Value> {
         "validate_value" => vec![
             json!({"source": "r", "record_name": "blob", "value": {"name": 1, "text": "y".repeat(200_000)}}),
         ],
+        // Not AimDB sources here: refused small (their answers cut long values: set_record_live).
+        "set_record" => vec![
+            json!({"source": "r", "record_name": "blob", "value": {"text": "y".repeat(200_000)}}),
+        ],
+        "discover_instances" => vec![json!({})],
         "find_items" => {
             vec![
                 json!({"source": "g", "collection": "nodes", "selector": "i >= `0`", "limit": 100000}),
