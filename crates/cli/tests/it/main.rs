@@ -6,6 +6,7 @@
 
 mod aimdb_cli;
 mod aimdb_hostile;
+mod aimdb_mcp;
 mod ask_cli;
 mod ceilings_cli;
 mod cli;
