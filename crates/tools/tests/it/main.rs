@@ -27,6 +27,7 @@ mod listing_memo;
 mod live_refresh;
 mod mapped_styles;
 mod output_caps;
+mod set_record_hostile;
 mod outside_source;
 mod postgres_restart;
 mod session_bounds;
