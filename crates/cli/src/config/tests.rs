@@ -78,7 +78,8 @@ format = "graph"
             max_rows: Some(50),
             max_bytes: Some(64 << 10),
             timeout_ms: Some(2000),
-            memory_budget: None
+            memory_budget: None,
+            allow_writes: false
         }
     );
     assert_eq!(shop.spec.limits, schemascope_sources::SourceLimits::default());
@@ -274,4 +275,44 @@ fn a_password_variable_inside_a_uri_stays_the_password() {
             "{shown}"
         );
     }
+}
+
+#[test]
+fn writes_are_per_aimdb_source_and_directories_resolve() {
+    let config = parse(
+        r#"
+[server]
+aimdb_dirs = ["run/aimdb"]
+aimdb_write_dirs = ["/run/aimdb/lab"]
+write_log = "logs/writes.ndjson"
+
+[[sources]]
+name = "plant"
+uri = "aimdb:unix:///run/plant.sock"
+allow_writes = true
+
+[[sources]]
+name = "lab"
+uri = "aimdb:/run/lab.sock"
+"#,
+    )
+    .expect("valid");
+    assert_eq!(config.server.aimdb_dirs, vec![PathBuf::from("/etc/app/run/aimdb")]);
+    assert_eq!(config.server.aimdb_write_dirs, vec![PathBuf::from("/run/aimdb/lab")]);
+    assert_eq!(config.server.write_log, Some(PathBuf::from("/etc/app/logs/writes.ndjson")));
+    let [plant, lab] = config.sources.as_slice() else { panic!("two sources") };
+    assert!(plant.spec.limits.allow_writes);
+    assert!(!lab.spec.limits.allow_writes);
+
+    let refused = error(
+        r#"
+[[sources]]
+name = "music"
+path = "music.sqlite"
+allow_writes = true
+"#,
+    );
+    assert_eq!(refused.key.as_deref(), Some("sources[0].allow_writes"));
+    assert_eq!(refused.line, Some(5));
+    assert!(refused.message.contains("applies to an AimDB instance"), "{}", refused.message);
 }
