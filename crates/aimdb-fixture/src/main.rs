@@ -48,11 +48,8 @@ async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), 
         db.produce(key, serde_json::from_str::<server::Config>(json).map_err(|e| e.to_string())?)
             .await
     } else if key == setpoint_key() {
-        db.produce(
-            key,
-            serde_json::from_str::<server::Setpoint>(json).map_err(|e| e.to_string())?,
-        )
-        .await
+        db.produce(key, serde_json::from_str::<server::Setpoint>(json).map_err(|e| e.to_string())?)
+            .await
     } else if key == OUTDOOR {
         db.produce(
             key,
@@ -69,9 +66,11 @@ async fn produce(db: &AimDb<TokioAdapter>, key: &str, json: &str) -> Result<(), 
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let socket = std::env::args().nth(1).ok_or("usage: aimdb-fixture SOCKET")?;
     let _ = std::fs::remove_file(&socket);
-    let remote = AimxConfig::uds_default()
-        .socket_path(&socket)
-        .security_policy(SecurityPolicy::read_write().with_writable_key(config_key()).with_writable_key(setpoint_key()));
+    let remote = AimxConfig::uds_default().socket_path(&socket).security_policy(
+        SecurityPolicy::read_write()
+            .with_writable_key(config_key())
+            .with_writable_key(setpoint_key()),
+    );
     let mut builder =
         AimDbBuilder::new().runtime(Arc::new(TokioAdapter)).with_remote_access(remote);
     builder.configure::<server::Temperature>(temperature_key(), |reg| {

@@ -65,10 +65,17 @@ impl AimdbAccessArgs {
     }
 
     /// Allows the directories (flags and the configuration's) and opens the write log.
-    pub(crate) fn apply(&self, settings: &ServerSettings, services: &Services) -> anyhow::Result<()> {
+    pub(crate) fn apply(
+        &self,
+        settings: &ServerSettings,
+        services: &Services,
+    ) -> anyhow::Result<()> {
         let read = self.aimdb_dir.iter().chain(&settings.aimdb_dirs).map(|d| (d.clone(), false));
-        let write =
-            self.aimdb_write_dir.iter().chain(&settings.aimdb_write_dirs).map(|d| (d.clone(), true));
+        let write = self
+            .aimdb_write_dir
+            .iter()
+            .chain(&settings.aimdb_write_dirs)
+            .map(|d| (d.clone(), true));
         let dirs: Vec<(PathBuf, bool)> = read.chain(write).collect();
         let allowed = AllowedDirs::new(&dirs).map_err(anyhow::Error::msg)?;
         services.sources.set_aimdb_dirs(allowed);

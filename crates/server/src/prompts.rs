@@ -153,7 +153,9 @@ async fn aimdb(
             "source" => source = text_argument(&key, &value)?,
             other => {
                 return Err(McpError::invalid_params(
-                    format!("unknown prompt argument `{other}`; `{AIMDB_PROMPT_NAME}` accepts `source`"),
+                    format!(
+                        "unknown prompt argument `{other}`; `{AIMDB_PROMPT_NAME}` accepts `source`"
+                    ),
                     Some(json!({ "argument": other, "accepted": ["source"] })),
                 ));
             }

@@ -76,12 +76,8 @@ fn names_time(field: &str) -> bool {
 
 /// The unit in which `number` is a date between 2001 and 2286, with that date.
 fn epoch_unit(number: f64) -> Option<(&'static str, String)> {
-    let units = [
-        ("seconds", 1.0),
-        ("milliseconds", 1e3),
-        ("microseconds", 1e6),
-        ("nanoseconds", 1e9),
-    ];
+    let units =
+        [("seconds", 1.0), ("milliseconds", 1e3), ("microseconds", 1e6), ("nanoseconds", 1e9)];
     units.into_iter().find_map(|(unit, per_second)| {
         let seconds = number / per_second;
         if !(1e9..1e10).contains(&seconds) {

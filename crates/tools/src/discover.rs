@@ -34,7 +34,12 @@ pub fn discover_instances(services: &Services, _params: DiscoverInstancesParams)
             found
                 .instances
                 .iter()
-                .map(|i| format!("{} (AimX {}, {} records)", i.socket.display(), i.protocol, i.record_count))
+                .map(|i| format!(
+                    "{} (AimX {}, {} records)",
+                    i.socket.display(),
+                    i.protocol,
+                    i.record_count
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -64,7 +64,11 @@ pub(crate) fn named(
 
 /// The key of the record called `name` (its key, or its Rust type name), or an error listing the
 /// records there are.
-pub(crate) fn key<'a>(snapshot: &'a Snapshot, source: &Source, name: &str) -> Result<&'a str, ToolError> {
+pub(crate) fn key<'a>(
+    snapshot: &'a Snapshot,
+    source: &Source,
+    name: &str,
+) -> Result<&'a str, ToolError> {
     match snapshot.find(name) {
         Match::Key(key) => Ok(key),
         Match::Ambiguous(keys) => Err(ToolError::UnknownRecord(format!(

@@ -36,9 +36,8 @@ mod tests {
     #[test]
     fn set_for_the_call_and_restored_after() {
         assert_eq!(current(), "unknown");
-        let inner = with("MCP session abc".into(), || {
-            with("nested".into(), current) + "/" + &current()
-        });
+        let inner =
+            with("MCP session abc".into(), || with("nested".into(), current) + "/" + &current());
         assert_eq!(inner, "nested/MCP session abc");
         assert_eq!(current(), "unknown");
     }

@@ -51,13 +51,19 @@ pub struct Hints {
     pub destructive: bool,
 }
 
-const READS: Hints = Hints { read_only: true, idempotent: true, open_world: false, destructive: false };
-const READS_AT_RANDOM: Hints = Hints { read_only: true, idempotent: false, open_world: false, destructive: false };
-const SETS: Hints = Hints { read_only: false, idempotent: true, open_world: false, destructive: false };
-const ADDS: Hints = Hints { read_only: false, idempotent: false, open_world: false, destructive: false };
+const READS: Hints =
+    Hints { read_only: true, idempotent: true, open_world: false, destructive: false };
+const READS_AT_RANDOM: Hints =
+    Hints { read_only: true, idempotent: false, open_world: false, destructive: false };
+const SETS: Hints =
+    Hints { read_only: false, idempotent: true, open_world: false, destructive: false };
+const ADDS: Hints =
+    Hints { read_only: false, idempotent: false, open_world: false, destructive: false };
 /// Changes data outside schemascope (an AimDB record): the one tool that writes.
-const WRITES: Hints = Hints { read_only: false, idempotent: true, open_world: true, destructive: true };
-const ASKS_AN_LLM: Hints = Hints { read_only: true, idempotent: false, open_world: true, destructive: false };
+const WRITES: Hints =
+    Hints { read_only: false, idempotent: true, open_world: true, destructive: true };
+const ASKS_AN_LLM: Hints =
+    Hints { read_only: true, idempotent: false, open_world: true, destructive: false };
 
 /// A step of a long call, reported while it runs (the `ask` pipeline's node entries).
 #[derive(Debug, Clone, PartialEq)]

@@ -132,7 +132,8 @@ impl Instance {
 
     /// Record `key`'s current value, read on a connection of its own.
     pub(crate) fn current(&self, key: &str) -> Option<Value> {
-        let mut client = AimxClient::connect(&self.socket, Duration::from_secs(5)).expect("connects");
+        let mut client =
+            AimxClient::connect(&self.socket, Duration::from_secs(5)).expect("connects");
         client.get(key).expect("gets").map(|text| text.parse().expect("JSON"))
     }
 
@@ -162,4 +163,3 @@ pub(crate) fn ok(result: ToolResult) -> Value {
 pub(crate) fn plant() -> Option<String> {
     Some("plant".into())
 }
-

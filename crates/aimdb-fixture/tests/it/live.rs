@@ -6,7 +6,6 @@
 //! its type name, the schema merged over values produced while it samples (each validating
 //! against it), live updates, and errors.
 
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -57,7 +57,12 @@ fn guarded_writes(kind: Kind) {
     assert!(listed_tools.contains(&"set_record"), "{listed_tools:?}");
 
     // A wrong type: refused before anything is sent, naming the field, expected and actual.
-    let wrong = set(&registry, SETPOINT, json!({"celsius": "22.2", "sensor_id": "sensor-01", "timestamp": 1730700000.5}), false);
+    let wrong = set(
+        &registry,
+        SETPOINT,
+        json!({"celsius": "22.2", "sensor_id": "sensor-01", "timestamp": 1730700000.5}),
+        false,
+    );
     assert!(!wrong.success);
     assert_eq!(wrong.data["error"], "invalid_value");
     assert_eq!(wrong.data["sent"], false);
@@ -89,8 +94,12 @@ fn guarded_writes(kind: Kind) {
         dry.data["would_send"],
         json!({"method": "record.set", "params": {"name": SETPOINT, "value": asked}})
     );
-    let paths: Vec<&str> =
-        dry.data["changes"].as_array().into_iter().flatten().filter_map(|c| c["path"].as_str()).collect();
+    let paths: Vec<&str> = dry.data["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["path"].as_str())
+        .collect();
     assert_eq!(paths, ["/celsius", "/timestamp"]);
     assert!(dry.message.starts_with("Dry run, nothing was sent"), "{}", dry.message);
     assert_eq!(instance.current(SETPOINT), Some(initial_setpoint()));
@@ -115,13 +124,20 @@ fn guarded_writes(kind: Kind) {
         .collect();
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert_eq!(logged[0]["who"], "MCP session test-1 (client scripted 1.0)");
-    assert_eq!((logged[0]["record"].as_str(), logged[0]["outcome"].as_str()), (Some(SETPOINT), Some("written")));
+    assert_eq!(
+        (logged[0]["record"].as_str(), logged[0]["outcome"].as_str()),
+        (Some(SETPOINT), Some("written"))
+    );
     assert_eq!(logged[0]["changes"], done.data["changes"]);
 
     // A record the instance does not mark writable: refused, listing those it does.
     let reading = set(&registry, TEMPERATURE, asked.clone(), false);
     assert_eq!(reading.data["error"], "not_writable", "{}", reading.message);
-    assert!(reading.message.contains(CONFIG) && reading.message.contains(SETPOINT), "{}", reading.message);
+    assert!(
+        reading.message.contains(CONFIG) && reading.message.contains(SETPOINT),
+        "{}",
+        reading.message
+    );
     let outdoor = set(&registry, OUTDOOR_TYPE, json!({"sensor_id": "out-1", "celsius": 20}), false);
     assert_eq!(outdoor.data["error"], "not_writable", "{}", outdoor.message);
 
@@ -138,7 +154,11 @@ fn guarded_writes(kind: Kind) {
     let ported = set(&registry, CONFIG, moved.clone(), false);
     assert!(ported.success, "{}", ported.message);
     assert!(ported.message.contains("/port 8080 → 9090"), "{}", ported.message);
-    assert!(ported.message.contains("warning"), "9090 is beyond the observed 8080: {}", ported.message);
+    assert!(
+        ported.message.contains("warning"),
+        "9090 is beyond the observed 8080: {}",
+        ported.message
+    );
     assert_eq!(instance.current(CONFIG), Some(moved));
     let outcomes: Vec<String> = std::fs::read_to_string(log.path())
         .expect("reads the log")
@@ -168,7 +188,8 @@ fn followed(kind: Kind) {
     // The feed subscribes in the background: write until a write comes through it.
     while Instant::now() < deadline && !arrived(celsius) {
         celsius += 0.5;
-        let value = json!({"celsius": celsius, "sensor_id": "sensor-01", "timestamp": 1730700000.0});
+        let value =
+            json!({"celsius": celsius, "sensor_id": "sensor-01", "timestamp": 1730700000.0});
         let done = set(&registry, SETPOINT, value, false);
         assert!(done.success, "{}", done.message);
         std::thread::sleep(Duration::from_millis(200));
@@ -211,15 +232,22 @@ fn by_socket_path(kind: Kind) {
 
     // Another directory allowed: still refused, even through a link placed inside it.
     let elsewhere = tempfile::tempdir().expect("temp dir");
-    std::os::unix::fs::symlink(instance.socket(), elsewhere.path().join("link.sock")).expect("links");
-    registry.sources.set_aimdb_dirs(AllowedDirs::new(&[(elsewhere.path().to_path_buf(), true)]).expect("dir"));
+    std::os::unix::fs::symlink(instance.socket(), elsewhere.path().join("link.sock"))
+        .expect("links");
+    registry
+        .sources
+        .set_aimdb_dirs(AllowedDirs::new(&[(elsewhere.path().to_path_buf(), true)]).expect("dir"));
     let outside = schemascope_tools::tool_table::call_tool(
         &registry,
         Caller::Ai,
         "query_schema",
         json!({"source": elsewhere.path().join("link.sock"), "record_name": SETPOINT, "window_ms": 0}),
     );
-    assert!(outside.message.contains("is not inside the directories allowed"), "{}", outside.message);
+    assert!(
+        outside.message.contains("is not inside the directories allowed"),
+        "{}",
+        outside.message
+    );
 
     // Its directory allowed, read-only: read by path, found by discovery, not written.
     registry.sources.set_aimdb_dirs(AllowedDirs::new(&[(dir.clone(), false)]).expect("dir"));

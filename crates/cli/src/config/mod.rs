@@ -441,7 +441,10 @@ impl Locator<'_> {
             values.iter().map(|v| self.text(v, &key(name), context)).collect()
         };
         let paths = |values: &[Spanned<String>], name: &str| -> Result<Vec<PathBuf>, ConfigError> {
-            values.iter().map(|v| self.text(v, &key(name), context).map(|p| resolved(base, &p))).collect()
+            values
+                .iter()
+                .map(|v| self.text(v, &key(name), context).map(|p| resolved(base, &p)))
+                .collect()
         };
         let token = raw.token.as_ref().map(|t| self.text(t, &key("token"), context)).transpose()?;
         if let (Some(_), Some(file)) = (&token, &raw.token_file) {

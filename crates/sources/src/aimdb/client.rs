@@ -387,11 +387,12 @@ impl AimxClient {
             value: Option<&'a serde_json::value::RawValue>,
         }
         let reply = self.request("record.set", Some(json!({"name": key, "value": value})))?;
-        let set: Set<'_> = serde_json::from_str(reply.as_str()).map_err(|e| AimxError::Protocol {
-            socket: self.socket.clone(),
-            during: "record.set".into(),
-            detail: format!("expected {{status, value?}} ({e})"),
-        })?;
+        let set: Set<'_> =
+            serde_json::from_str(reply.as_str()).map_err(|e| AimxError::Protocol {
+                socket: self.socket.clone(),
+                during: "record.set".into(),
+                detail: format!("expected {{status, value?}} ({e})"),
+            })?;
         let echoed = set.value.map(|raw| ValueText::compact(raw.get()));
         if let Some(echoed) = &echoed {
             self.check_value(key, echoed)?;

@@ -47,7 +47,9 @@ pub enum AdmitError {
     )]
     NoneAllowed,
     /// The path is relative.
-    #[error("{path} is not an absolute path; name an instance by its socket's absolute path (discover_instances lists them)")]
+    #[error(
+        "{path} is not an absolute path; name an instance by its socket's absolute path (discover_instances lists them)"
+    )]
     NotAbsolute {
         /// The path as given.
         path: PathBuf,
@@ -352,10 +354,7 @@ mod tests {
             .expect("allowed");
         let admitted = allowed.admit(&inside.join("a.sock")).expect("inside");
         assert!(!admitted.writes);
-        assert!(matches!(
-            allowed.admit(Path::new("a.sock")),
-            Err(AdmitError::NotAbsolute { .. })
-        ));
+        assert!(matches!(allowed.admit(Path::new("a.sock")), Err(AdmitError::NotAbsolute { .. })));
         assert!(matches!(
             allowed.admit(&inside.join("escape.sock")),
             Err(AdmitError::Outside { .. })

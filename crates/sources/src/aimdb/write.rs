@@ -148,8 +148,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         for protocol in [Protocol::V1, Protocol::V3] {
             let fake = fake(dir.path(), protocol, Behaviour::Normal);
-            let written = write(fake.path(), "config", &json!({"port": 9090}), TIMEOUT)
-                .expect("writes");
+            let written =
+                write(fake.path(), "config", &json!({"port": 9090}), TIMEOUT).expect("writes");
             assert_eq!(written.protocol, protocol);
             assert!(written.previous.as_ref().is_some_and(|p| *p == json!({"port": 8080})));
             assert!(written.echoed.as_ref().is_some_and(|e| *e == json!({"port": 9090})));
@@ -182,7 +182,8 @@ mod tests {
     fn nothing_is_sent_past_the_bounds_or_to_a_silent_peer() {
         let dir = tempfile::tempdir().expect("temp dir");
         let fake = fake(dir.path(), Protocol::V3, Behaviour::Silent);
-        let big = json!({"blob": "x".repeat(usize::try_from(limits().max_value_bytes).unwrap_or(0))});
+        let big =
+            json!({"blob": "x".repeat(usize::try_from(limits().max_value_bytes).unwrap_or(0))});
         let error = write(fake.path(), "config", &big, TIMEOUT).expect_err("too large");
         assert_eq!(error.kind(), "value_too_large");
         let error = write(fake.path(), "config", &json!({"port": 1}), Duration::from_millis(200))

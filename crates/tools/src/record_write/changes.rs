@@ -48,8 +48,7 @@ fn same_at(a: &Value, b: &Value, depth: usize) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|(key, a)| y.get(key).is_some_and(|b| same(a, b)))
+            x.len() == y.len() && x.iter().all(|(key, a)| y.get(key).is_some_and(|b| same(a, b)))
         }
         _ => a == b,
     }
@@ -102,7 +101,8 @@ mod tests {
 
     #[test]
     fn lists_members_that_change_by_value() {
-        let before = json!({"host": "0.0.0.0", "port": 8080, "limits": {"max": 100, "min": 1}, "t": 22});
+        let before =
+            json!({"host": "0.0.0.0", "port": 8080, "limits": {"max": 100, "min": 1}, "t": 22});
         let after = json!({"port": 9090, "host": "0.0.0.0", "limits": {"max": 100}, "t": 22.0, "new/key": true});
         let found = changes(&before, &after);
         let paths: Vec<&str> = found.iter().map(|c| c.path.as_str()).collect();

@@ -349,4 +349,3 @@ fn warning_clause(warnings: &[ValidationIssue]) -> String {
         None => String::new(),
     }
 }
-

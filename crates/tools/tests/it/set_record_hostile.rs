@@ -32,8 +32,9 @@ fn a_misbehaving_instance_is_reported_not_trusted() {
         let records = vec![
             FakeRecord::new("config", "server::Config", vec![json!({"port": 8080})]).writable(),
         ];
-        let fake = FakeAimdb::start(&dir.path().join("a.sock"), protocol, Behaviour::Normal, records)
-            .expect("starts");
+        let fake =
+            FakeAimdb::start(&dir.path().join("a.sock"), protocol, Behaviour::Normal, records)
+                .expect("starts");
         let services = served(&fake);
         let log = dir.path().join("writes.ndjson");
         services.writes.set_file(Some(log.clone())).expect("log opens");
