@@ -168,9 +168,21 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
             " The configuration file's last edit was not applied ({error}); these are the sources of the last good one."
         ));
     }
+    let dirs = services.sources.aimdb_dirs();
+    if !dirs.is_empty() {
+        let listed: Vec<String> =
+            dirs.dirs().iter().map(|d| d.path.display().to_string()).collect();
+        message.push_str(&format!(
+            " AimDB instances in {} can be named by socket path as `source`: discover_instances lists them.",
+            listed.join(", ")
+        ));
+    }
     let failed: Vec<_> =
         failed.iter().map(crate::sources::failing::FailedSource::describe).collect();
-    let mut data = serde_json::Map::with_capacity(3);
+    let mut data = serde_json::Map::with_capacity(4);
+    if !dirs.is_empty() {
+        data.insert("aimdbDirs".into(), json!(dirs.dirs()));
+    }
     data.insert("sources".into(), Value::from(sources));
     data.insert("failed".into(), Value::from(failed));
     if let Some(error) = config_error {

@@ -13,6 +13,7 @@ mod http_ask;
 mod http_guard;
 mod http_hostile;
 mod http_smoke;
+mod http_writes;
 mod in_process;
 mod long_algorithms;
 mod mcp_lists;

@@ -225,7 +225,7 @@ fn dry_run(
         json!({
             "dry_run": true,
             "record_name": key,
-            "would_send": {"method": "record.set", "params": {"name": key, "value": value}},
+            "would_send": {"method": "record.set", "params": {"name": key, "value": shown(value)}},
             "current": checked.current.as_ref().map(shown),
             "changes": would_change,
             "warnings": checked.report.warnings,
