@@ -9,6 +9,7 @@ mod aimdb_hostile;
 mod aimdb_mcp;
 mod ask_cli;
 mod ceilings_cli;
+mod checks;
 mod cli;
 mod config_cli;
 mod conformance_cli;

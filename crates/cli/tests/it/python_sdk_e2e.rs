@@ -49,10 +49,7 @@ fn run_client_with(transport_flag: &str, extra: &[&std::ffi::OsStr]) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
-    let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
-    assert!(summary.ends_with(" 0 failed"), "{summary}\n{stdout}");
-    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(passed >= 30, "only {passed} checks ran:\n{stdout}");
+    crate::checks::all_passed(&stdout, 30, &stdout);
 }
 
 #[test]

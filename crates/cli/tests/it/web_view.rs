@@ -187,9 +187,6 @@ fn chromium_renders_the_demo_graph_shows_mcp_styles_and_selects_on_click() {
         screenshots.display()
     );
     assert!(output.status.success(), "the browser test failed\n{report}");
-    let summary = stdout.lines().rev().find(|l| l.contains(" passed, ")).unwrap_or_default();
-    assert!(summary.ends_with(" 0 failed"), "{summary}\n{report}");
-    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(passed >= 21, "only {passed} checks ran\n{report}");
+    crate::checks::all_passed(&stdout, 21, &report);
     eprintln!("{stdout}");
 }
