@@ -78,6 +78,9 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
                     "uri = {}\n",
                     quoted(&format!("aimdb:{}", socket.display()))
                 ));
+                text.push_str(
+                    "# set_record may change the records the instance marks writable only if this is true.\nallow_writes = false\n",
+                );
             }
             Location::Postgres(uri) | Location::ClickHouse(uri) => match without_password(uri) {
                 Some(bare) => {
