@@ -15,8 +15,9 @@ use crate::config::ServerSettings;
 /// The AimDB access flags.
 #[derive(clap::Args, Clone, Default)]
 pub(crate) struct AimdbAccessArgs {
-    /// Let tools read the AimDB instances in DIR (and up to two levels below it), named by their
-    /// socket path as `source`; `discover_instances` lists them. Repeatable.
+    /// Let tools read the AimDB instances in DIR (any socket below it, symbolic links resolved),
+    /// named by their socket path as `source`; `discover_instances` lists those up to two levels
+    /// down. Repeatable.
     #[arg(long, value_name = "DIR")]
     aimdb_dir: Vec<PathBuf>,
     /// As --aimdb-dir, and let `set_record` write to the instances there (records they mark
@@ -45,7 +46,10 @@ impl AimdbAccessArgs {
     /// Turns writes on for the sources `--allow-writes` names, each of which must be a served
     /// AimDB source.
     pub(crate) fn mark_writes(&self, specs: &mut [SourceSpec]) -> anyhow::Result<()> {
-        for name in self.allow_writes.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        for name in self.allow_writes.iter().map(|n| n.trim()) {
+            if name.is_empty() {
+                bail!("--allow-writes needs the name of a served AimDB source");
+            }
             let Some(spec) = specs.iter_mut().find(|s| s.name == name) else {
                 let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
                 let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());

@@ -77,6 +77,12 @@ pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
     }
     // What a client is offered: the tools these sources use, as chosen by `tools = [...]`.
     services.choose_tools(config.server.tools.clone());
+    if let Err(error) =
+        crate::aimdb_access::AimdbAccessArgs::default().apply(&config.server, &services)
+    {
+        failed += 1;
+        println!("  FAILED  AimDB directories or write log: {error:#}");
+    }
     let list = schemascope_tools::tool_table::tool_list(&services, false);
     println!(
         "  tools: {} listed, {} tokens of definitions on every turn{}",

@@ -1118,10 +1118,14 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // Logs (per-node spans of `ask`, reload errors) go to standard error, off unless asked for:
-    // SCHEMASCOPE_LOG=info (or debug, or a filter such as schemascope_agent=info).
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SCHEMASCOPE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // Logs (per-node spans of `ask`, reload errors) go to standard error, warnings only unless
+    // asked for: SCHEMASCOPE_LOG=info (or debug, or a filter such as schemascope_agent=info).
+    // Writes to AimDB records are always logged, as `serve --help` promises.
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("SCHEMASCOPE_LOG").unwrap_or_else(|_| {
+            let writes = schemascope_tools::record_write::LOG_TARGET;
+            tracing_subscriber::EnvFilter::new(format!("warn,{writes}=info"))
+        });
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -4,6 +4,8 @@
 //! timestamps (the unit their magnitude implies), so the model need not guess it. Served as the
 //! MCP prompt `aimdb_guidance` and appended to the schema section of each AimDB source.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use schemascope_sources::aimdb::Snapshot;
@@ -31,33 +33,65 @@ pub fn served(sources: &Sources) -> bool {
 /// Most timestamp lines listed per source.
 const TIMESTAMPS_LISTED: usize = 20;
 
-/// The advice, with the timestamps of `source`'s records when it is an AimDB source.
+/// The advice, with the timestamps of `source`'s records when it is an AimDB source (without
+/// one, how to get them).
 pub fn section(source: Option<&Source>) -> String {
-    let lines = source.and_then(|s| s.aimdb.as_deref()).map(timestamp_lines).unwrap_or_default();
+    let Some(snapshot) = source.and_then(|s| s.aimdb.as_deref()) else {
+        return format!(
+            "{ADVICE}\n- Name an AimDB `source` (this prompt's argument) to learn which unit its timestamps use."
+        );
+    };
+    let lines = timestamp_lines(snapshot);
     if lines.is_empty() {
         return ADVICE.to_string();
     }
-    format!("{ADVICE}\n- Timestamps in this data, as their values read:\n{}", lines.join("\n"))
+    format!("{ADVICE}\n- Timestamps in this data, as the values held read:\n{}", lines.join("\n"))
 }
 
-/// One line per numeric member of a record's latest value whose name says it is a time, with
-/// the unit its magnitude implies: seconds, milliseconds, microseconds or nanoseconds since 1970.
+/// One line per numeric member whose name says it is a time, over every value of the record
+/// held (at most 100): the unit their magnitude implies — seconds, milliseconds, microseconds or
+/// nanoseconds since 1970 — when they all agree, or each unit with its count when they do not
+/// (one odd write must not pass for the data's unit).
 fn timestamp_lines(snapshot: &Snapshot) -> Vec<String> {
     let mut lines = Vec::new();
     for key in snapshot.keys() {
-        let Some(Ok(Value::Object(value))) = snapshot.values(key).last().map(|v| v.parse()) else {
-            continue;
-        };
-        for (field, member) in &value {
+        // Per member: values per unit ("not a date" for none), and the latest date.
+        let mut units: BTreeMap<String, (BTreeMap<&'static str, usize>, String)> = BTreeMap::new();
+        for value in snapshot.values(key) {
+            let Value::Object(members) = value.parse_sample() else { continue };
+            for (field, member) in &members {
+                let Some(number) = member.as_f64().filter(|_| names_time(field)) else { continue };
+                let (counts, latest) = units.entry(field.clone()).or_default();
+                match epoch_unit(number) {
+                    Some((unit, date)) => {
+                        *counts.entry(unit).or_default() += 1;
+                        *latest = date;
+                    }
+                    None => *counts.entry("not a date").or_default() += 1,
+                }
+            }
+        }
+        for (field, (counts, latest)) in units {
             if lines.len() >= TIMESTAMPS_LISTED {
                 return lines;
             }
-            let Some(number) = member.as_f64().filter(|_| names_time(field)) else { continue };
-            if let Some((unit, date)) = epoch_unit(number) {
-                lines.push(format!(
-                    "  - `{key}` `{field}`: {member} reads as {unit} since 1970 ({date})"
-                ));
-            }
+            let line = match counts.iter().collect::<Vec<_>>().as_slice() {
+                [(unit, n)] if **unit != "not a date" => format!(
+                    "  - `{key}` `{field}`: {n} value(s), all {unit} since 1970 (latest {latest})"
+                ),
+                [(_, n)] => format!(
+                    "  - `{key}` `{field}`: {n} value(s), none a date since 1970 in any unit: ask"
+                ),
+                mixed => format!(
+                    "  - `{key}` `{field}`: mixed, {}: ask the user which unit to write",
+                    mixed
+                        .iter()
+                        .map(|(unit, n)| format!("{n} in {unit}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            lines.push(line);
         }
     }
     lines

@@ -27,7 +27,11 @@ pub fn discover_instances(services: &Services, _params: DiscoverInstancesParams)
     let found = discover(&allowed, PROBE_TIMEOUT);
     let dirs: Vec<String> = allowed.dirs().iter().map(|d| d.path.display().to_string()).collect();
     let mut message = match found.instances.len() {
-        0 => format!("No AimDB instance answers in {}.", dirs.join(", ")),
+        0 => format!(
+            "No AimDB instance answered among the {} socket(s) asked in {}.",
+            found.asked,
+            dirs.join(", ")
+        ),
         n => format!(
             "{n} AimDB instance(s) in {}: {}. Name one by its socket path as `source` in any tool.",
             dirs.join(", "),
@@ -50,6 +54,12 @@ pub fn discover_instances(services: &Services, _params: DiscoverInstancesParams)
             found.other_sockets.len()
         ));
     }
+    if !found.left_out.is_empty() {
+        message.push_str(&format!(
+            " The scan was cut short, so instances may be missing from this list: {}. A socket path inside these directories still works as `source`.",
+            found.left_out.first().map(String::as_str).unwrap_or_default()
+        ));
+    }
     ToolResult::ok(
         message,
         json!({
@@ -57,7 +67,7 @@ pub fn discover_instances(services: &Services, _params: DiscoverInstancesParams)
             "instances": found.instances,
             "other_sockets": found.other_sockets,
             "left_out": found.left_out,
-            "depth": MAX_DEPTH,
+            "levels_below": MAX_DEPTH,
         }),
     )
 }

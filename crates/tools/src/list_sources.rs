@@ -142,7 +142,11 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
         .collect();
     let names: Vec<String> = services.sources.names();
     let failed = services.sources.failed_sources();
-    let mut message = format!("{} source(s): {}.", names.len(), names.join(", "));
+    let mut message = if names.is_empty() {
+        "No source is served.".to_string()
+    } else {
+        format!("{} source(s): {}.", names.len(), names.join(", "))
+    };
     if !failed.is_empty() {
         let listed: Vec<String> = failed
             .iter()

@@ -317,7 +317,9 @@ fn run_validate(services: &Services, params: ValidateValueParams) -> Result<Tool
             params.samples,
             params.window_ms,
         )?;
-        let report = validate(&infer_schema(&merged.profile), &params.value)?;
+        // AimDB reads the value into the record's Rust type: an integer written as a float fails.
+        let schema = infer_schema(&merged.profile);
+        let report = crate::record_write::integers::validate_for_aimdb(&schema, &params.value)?;
         let collection =
             source.collections.first().map(|c| c.name().to_string()).unwrap_or_default();
         return Ok(validation_result(

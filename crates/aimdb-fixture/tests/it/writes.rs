@@ -149,6 +149,24 @@ fn guarded_writes(kind: Kind) {
     let overflow = set(&registry, CONFIG, too_big, false);
     assert_eq!(overflow.data["error"], "write_refused", "{}", overflow.message);
     assert_eq!(instance.current(CONFIG), Some(config.clone()));
+    // An integer written as a float: JSON Schema's integer, but the instance's u16 refuses it,
+    // so it is refused before sending, by validate_value too.
+    let mut float_port = config.clone();
+    float_port["port"] = json!(80.0);
+    let floated = set(&registry, CONFIG, float_port.clone(), true);
+    assert_eq!(floated.data["error"], "invalid_value", "{}", floated.message);
+    assert!(floated.message.contains("(80)"), "{}", floated.message);
+    let verdict = ok(validate_value(
+        &registry,
+        ValidateValueParams {
+            source: plant(),
+            record_name: Some(CONFIG.into()),
+            value: float_port,
+            window_ms: Some(0),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(verdict["valid"], false, "{verdict}");
     let mut moved = config.clone();
     moved["port"] = json!(9090);
     let ported = set(&registry, CONFIG, moved.clone(), false);

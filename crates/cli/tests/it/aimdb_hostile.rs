@@ -24,12 +24,17 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Self {
+        Self::start_with_stderr(args, Stdio::null())
+    }
+
+    fn start_with_stderr(args: &[&str], stderr: Stdio) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
             .arg("serve")
             .args(args)
+            .env_remove("SCHEMASCOPE_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("starts");
         let stdin = child.stdin.take().expect("stdin");
@@ -221,4 +226,30 @@ fn a_flood_of_2_mb_events_is_throttled_and_kept_within_the_byte_bounds() {
     let grew = server.peak_bytes().saturating_sub(before);
     eprintln!("flood: peak RSS grew by {grew} bytes; {source}");
     assert!(grew <= 8 * source_bytes, "peak RSS grew by {grew} bytes, bound {source_bytes}");
+}
+
+/// Writes are logged on standard error with no logging asked for (`SCHEMASCOPE_LOG` unset), as
+/// `serve --help` promises, with who asked.
+#[test]
+fn writes_are_logged_on_standard_error_by_default() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let records =
+        vec![FakeRecord::new("config", "plant::Config", vec![json!({"port": 8080})]).writable()];
+    let fake =
+        FakeAimdb::start(&dir.path().join("plant.sock"), Protocol::V1, Behaviour::Normal, records)
+            .expect("fake starts");
+    let stderr = dir.path().join("stderr.txt");
+    let file = std::fs::File::create(&stderr).expect("creates");
+    let mut server =
+        Server::start_with_stderr(&[&spec(&fake), "--allow-writes", "plant"], Stdio::from(file));
+    let (set, failed) =
+        server.call("set_record", json!({"record_name": "config", "value": {"port": 9090}}));
+    assert!(!failed, "{set}");
+    drop(server);
+    let logged = std::fs::read_to_string(&stderr).expect("reads");
+    let line = logged.lines().find(|l| l.contains("schemascope::writes")).unwrap_or_default();
+    assert!(
+        line.contains("MCP over stdio (client hostile-aimdb 1)") && line.contains("\"/port\""),
+        "{logged}"
+    );
 }

@@ -68,20 +68,35 @@ impl AimxClient {
     /// Connects to the instance at `socket` and completes the handshake, waiting at most
     /// `timeout` for each read.
     pub fn connect(socket: &Path, timeout: Duration) -> Result<Self, AimxError> {
+        Self::connect_within(socket, timeout, limits())
+    }
+
+    /// [`Self::connect`] within `limits` instead of the bounds in force (discovery asks many
+    /// sockets at once, each within a smaller line bound).
+    pub fn connect_within(
+        socket: &Path,
+        timeout: Duration,
+        limits: Limits,
+    ) -> Result<Self, AimxError> {
         // 3.0 first: a v1 server cannot parse the 3.0 hello and closes at once, while a 3.0
         // server silently skips a v1 hello, so the other order would wait out the timeout.
-        let mut client = Self::open(socket, timeout, Protocol::V3)?;
+        let mut client = Self::open(socket, timeout, Protocol::V3, limits)?;
         match client.handshake_v3() {
             Ok(()) => return Ok(client),
             Err(AimxError::Closed { .. }) => {}
             Err(error) => return Err(error),
         }
-        let mut client = Self::open(socket, timeout, Protocol::V1)?;
+        let mut client = Self::open(socket, timeout, Protocol::V1, limits)?;
         client.handshake_v1()?;
         Ok(client)
     }
 
-    fn open(socket: &Path, timeout: Duration, protocol: Protocol) -> Result<Self, AimxError> {
+    fn open(
+        socket: &Path,
+        timeout: Duration,
+        protocol: Protocol,
+        limits: Limits,
+    ) -> Result<Self, AimxError> {
         let stream = UnixStream::connect(socket).map_err(|e| AimxError::Connect {
             socket: socket.to_path_buf(),
             reason: e.to_string(),
@@ -106,7 +121,7 @@ impl AimxClient {
             events: VecDeque::new(),
             queued_bytes: 0,
             subscriptions: HashMap::new(),
-            limits: limits(),
+            limits,
             skipping: false,
             bytes_read: 0,
             refusals: Vec::new(),

@@ -12,10 +12,11 @@ use thiserror::Error;
 
 use super::client::AimxClient;
 use super::endpoint::is_socket;
+use super::limits::{Limits, limits};
 use super::snapshot::{record_key, type_name};
 
-/// How deep below an allowed directory sockets are looked for.
-pub const MAX_DEPTH: usize = 3;
+/// How many levels below an allowed directory sockets are looked for.
+pub const MAX_DEPTH: usize = 2;
 /// The most directory entries looked at per discovery, over all directories.
 pub const MAX_ENTRIES: usize = 10_000;
 /// The most sockets asked per discovery.
@@ -24,6 +25,9 @@ pub const MAX_PROBED: usize = 64;
 const PROBES_AT_ONCE: usize = 16;
 /// The most records listed per instance.
 const RECORDS_LISTED: usize = 200;
+/// The longest line a socket asked may send (its welcome, its record list): 16 sockets are
+/// asked at once, so each within 4 MiB rather than the bound of a served instance.
+const PROBE_LINE_BYTES: u64 = 4 << 20;
 
 /// One directory the operator allows instances in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -211,6 +215,8 @@ pub struct Discovery {
     pub instances: Vec<FoundInstance>,
     /// The sockets that did not answer AimX.
     pub other_sockets: Vec<OtherSocket>,
+    /// How many sockets were asked.
+    pub asked: usize,
     /// What was left out for a bound: entries past [`MAX_ENTRIES`], sockets past [`MAX_PROBED`],
     /// directories deeper than [`MAX_DEPTH`].
     pub left_out: Vec<String>,
@@ -220,20 +226,15 @@ pub struct Discovery {
 /// `timeout` per answer.
 pub fn discover(allowed: &AllowedDirs, timeout: Duration) -> Discovery {
     let mut discovery = Discovery::default();
-    let mut sockets: Vec<(PathBuf, bool)> = Vec::new();
-    let mut seen = 0usize;
-    for dir in allowed.dirs() {
-        walk(&dir.path, 0, allowed, &mut seen, &mut sockets, &mut discovery.left_out);
-    }
-    sockets.sort();
-    sockets.dedup_by(|a, b| a.0 == b.0);
+    let mut sockets = find_sockets(allowed, &mut discovery.left_out);
     if sockets.len() > MAX_PROBED {
         discovery.left_out.push(format!(
-            "{} more sockets not asked (at most {MAX_PROBED} per discovery)",
+            "{} more sockets not asked (at most {MAX_PROBED} per discovery, the shallowest first)",
             sockets.len() - MAX_PROBED
         ));
         sockets.truncate(MAX_PROBED);
     }
+    discovery.asked = sockets.len();
     for chunk in sockets.chunks(PROBES_AT_ONCE) {
         let answers: Vec<_> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunk
@@ -258,52 +259,55 @@ pub fn discover(allowed: &AllowedDirs, timeout: Duration) -> Discovery {
     discovery
 }
 
-/// Collects the sockets below `dir` (symbolic links to sockets admitted like a named path;
-/// linked directories are not entered, so a walk cannot loop or leave the allowed directories).
-fn walk(
-    dir: &Path,
-    depth: usize,
-    allowed: &AllowedDirs,
-    seen: &mut usize,
-    sockets: &mut Vec<(PathBuf, bool)>,
-    left_out: &mut Vec<String>,
-) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        *seen += 1;
-        if *seen > MAX_ENTRIES {
-            if *seen == MAX_ENTRIES + 1 {
+/// The sockets in the allowed directories, the shallowest first, each once: a breadth-first walk
+/// of at most [`MAX_ENTRIES`] entries, [`MAX_DEPTH`] levels down. Symbolic links to sockets are
+/// admitted like a named path; linked directories are not entered, so a walk cannot loop or
+/// leave the allowed directories.
+fn find_sockets(allowed: &AllowedDirs, left_out: &mut Vec<String>) -> Vec<(PathBuf, bool)> {
+    let mut sockets: Vec<(PathBuf, bool)> = Vec::new();
+    let mut queue: std::collections::VecDeque<(PathBuf, usize)> =
+        allowed.dirs().iter().map(|d| (d.path.clone(), 0)).collect();
+    let mut seen = 0usize;
+    while let Some((dir, level)) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
                 left_out.push(format!(
-                    "entries past the first {MAX_ENTRIES} not looked at (from {})",
+                    "entries past the first {MAX_ENTRIES} not looked at (from {} on)",
                     dir.display()
                 ));
+                return sockets;
             }
-            return;
-        }
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
-        if kind.is_dir() {
-            if depth + 1 < MAX_DEPTH {
-                walk(&path, depth + 1, allowed, seen, sockets, left_out);
-            } else {
-                left_out.push(format!(
-                    "{} not entered (at most {MAX_DEPTH} levels below an allowed directory)",
-                    path.display()
-                ));
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if level < MAX_DEPTH {
+                    queue.push_back((path, level + 1));
+                } else {
+                    left_out.push(format!(
+                        "{} not entered (at most {MAX_DEPTH} levels below an allowed directory)",
+                        path.display()
+                    ));
+                }
+                continue;
             }
-            continue;
-        }
-        if (kind.is_symlink() || is_socket(&path))
-            && let Ok(admitted) = allowed.admit(&path)
-        {
-            sockets.push((admitted.socket, admitted.writes));
+            if (kind.is_symlink() || is_socket(&path))
+                && let Ok(admitted) = allowed.admit(&path)
+                && !sockets.iter().any(|(s, _)| *s == admitted.socket)
+            {
+                sockets.push((admitted.socket, admitted.writes));
+            }
         }
     }
+    sockets
 }
 
 /// The instance at `socket`, or why it is not one.
 fn probe(socket: &Path, writes: bool, timeout: Duration) -> Result<FoundInstance, String> {
-    let mut client = AimxClient::connect(socket, timeout).map_err(|e| e.to_string())?;
+    let bounds = Limits { record_bytes: PROBE_LINE_BYTES, ..limits() };
+    let mut client =
+        AimxClient::connect_within(socket, timeout, bounds).map_err(|e| e.to_string())?;
     let records = client.list_records().map_err(|e| e.to_string())?;
     let welcome = client.welcome();
     let text = |key: &str| welcome.get(key).and_then(Value::as_str).unwrap_or("").to_string();
@@ -383,5 +387,41 @@ mod tests {
         let others: Vec<&Path> = found.other_sockets.iter().map(|o| o.socket.as_path()).collect();
         assert_eq!(others.len(), 2, "{found:?}");
         assert!(AllowedDirs::new(&[(dir.path().join("none"), false)]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod breadth_tests {
+    use super::*;
+    use crate::aimdb::Protocol;
+    use crate::aimdb::fake::{Behaviour, FakeAimdb, FakeRecord};
+
+    /// Past the sockets asked per discovery, the shallow ones are asked first: an instance at
+    /// the top is found among many silent sockets deeper down, and the cut is said.
+    #[test]
+    fn the_shallowest_sockets_are_asked_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let deep = dir.path().join("a").join("b");
+        std::fs::create_dir_all(&deep).expect("dirs");
+        let _silent: Vec<_> = (0..MAX_PROBED + 6)
+            .map(|i| {
+                std::os::unix::net::UnixListener::bind(deep.join(format!("{i:03}.sock")))
+                    .expect("binds")
+            })
+            .collect();
+        let records = vec![FakeRecord::new("config", "server::Config", vec![serde_json::json!(1)])];
+        let _top =
+            FakeAimdb::start(&dir.path().join("z.sock"), Protocol::V3, Behaviour::Normal, records)
+                .expect("starts");
+        let allowed = AllowedDirs::new(&[(dir.path().to_path_buf(), false)]).expect("dir");
+        let found = discover(&allowed, Duration::from_millis(100));
+        assert_eq!(found.instances.len(), 1, "{found:?}");
+        assert_eq!(found.instances[0].protocol, "3.0");
+        assert_eq!(found.asked, MAX_PROBED);
+        assert!(
+            found.left_out.iter().any(|l| l.starts_with("7 more sockets not asked")),
+            "{:?}",
+            found.left_out
+        );
     }
 }

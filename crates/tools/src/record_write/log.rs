@@ -39,20 +39,23 @@ impl WriteLog {
         read(&self.file).clone()
     }
 
-    /// Logs one write. A line the file refuses is said on standard error instead (the write
-    /// itself has happened; failing it now would tell the model it did not).
-    pub(crate) fn record(&self, entry: &Value) {
-        let line = entry.to_string();
-        tracing::info!(target: TARGET, "{line}");
-        let Some(path) = self.file() else { return };
+    /// Logs one write: `entry` whole to the file, `shown` (the same with long values cut) on
+    /// standard error. An entry the file refuses is an error to tell the caller (the write itself
+    /// has happened: failing the call would tell the model it did not).
+    pub(crate) fn record(&self, entry: &Value, shown: &Value) -> Result<(), String> {
+        tracing::info!(target: TARGET, "{shown}");
+        let Some(path) = self.file() else { return Ok(()) };
         let _one = lock(&self.appending);
-        let appended = open(&path).and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
-        if let Err(error) = appended {
+        let appended = open(&path).and_then(|mut f| f.write_all(format!("{entry}\n").as_bytes()));
+        appended.map_err(|error| {
             tracing::error!(target: TARGET, path = %path.display(), %error, "cannot append to the write log");
-        }
+            format!("the write log {} could not be appended to ({error})", path.display())
+        })
     }
 }
 
+/// The log file, created readable by its owner only: it holds every value written.
 fn open(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new().create(true).append(true).open(path)
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)
 }

@@ -6,6 +6,7 @@
 //! with who asked and what changed (`log.rs`).
 
 mod changes;
+pub(crate) mod integers;
 mod log;
 
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::{Value, json};
 
 use schemascope_core::json_schema::infer_schema;
-use schemascope_core::validate::{ValidationIssue, validate};
+use schemascope_core::validate::ValidationIssue;
 use schemascope_sources::Source;
 use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, Snapshot, WriteError, record_key};
 
@@ -56,8 +57,14 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
     }
     let key = record_live::key(&snapshot, &source, &params.record_name)?.to_string();
     check_writable(&snapshot, &key)?;
+    // The bound a write would be refused at, before any work (a dry run must not promise more).
+    let bytes = serde_json::to_string(&params.value).map_or(u64::MAX, |t| t.len() as u64);
+    let limit = aimdb::limits().max_value_bytes;
+    if bytes > limit {
+        return Err(WriteError::TooLarge { bytes, limit }.into());
+    }
     let checked = check_value(services, &source, &snapshot, &key, &params.value)?;
-    if !checked.report.valid {
+    if !checked.report.errors.is_empty() {
         return Ok(invalid(&key, &checked.report.errors, &checked.report.warnings));
     }
     let would_change =
@@ -74,14 +81,15 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
     });
     let written = match aimdb::write(&snapshot.socket, &key, &params.value, DEFAULT_TIMEOUT) {
         Ok(written) => written,
-        Err(error) => {
-            if !matches!(error, WriteError::TooLarge { .. } | WriteError::NotSent(_)) {
-                entry["outcome"] = json!(error.kind());
-                entry["error"] = json!(error.to_string());
-                entry["sent"] = shown(&params.value);
-                services.writes.record(&entry);
-            }
+        Err(error @ (WriteError::TooLarge { .. } | WriteError::NotSent(_))) => {
             return Err(error.into());
+        }
+        Err(error) => {
+            entry["outcome"] = json!(error.kind());
+            entry["error"] = json!(error.to_string());
+            entry["sent"] = params.value.clone();
+            let logged = log(services, &entry);
+            return Ok(not_written(&key, &error, &checked, logged));
         }
     };
     let previous = written.previous.as_ref().and_then(|v| v.parse().ok());
@@ -95,12 +103,63 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
         (None, Some(after)) => changes(&Value::Null, after),
         _ => would_change,
     };
-    entry["outcome"] = json!(held.outcome());
+    entry["outcome"] = json!(held.outcome(&written.read_back));
+    if let Err(error) = &written.read_back {
+        entry["read_back_error"] = json!(error.to_string());
+    }
     entry["changes"] = json!(changed);
-    entry["previous"] = previous.as_ref().map_or(Value::Null, shown);
-    entry["sent"] = shown(&params.value);
-    services.writes.record(&entry);
-    Ok(answer(&key, &written, &params.value, previous, read_back, &held, &changed, &checked))
+    entry["previous"] = previous.clone().unwrap_or(Value::Null);
+    entry["sent"] = params.value.clone();
+    let logged = log(services, &entry);
+    let mut result =
+        answer(&key, &written, &params.value, previous, read_back, &held, &changed, &checked);
+    if let Err(error) = logged {
+        result.data["log_error"] = json!(error);
+        result.message.push_str(&format!(" Note for the operator: {error}."));
+    }
+    Ok(result)
+}
+
+/// Logs `entry` (whole in the file, values cut on standard error).
+fn log(services: &Services, entry: &Value) -> Result<(), String> {
+    let mut shown_entry = entry.clone();
+    for key in ["sent", "previous"] {
+        if let Some(value) = entry.get(key) {
+            shown_entry[key] = shown(value);
+        }
+    }
+    services.writes.record(entry, &shown_entry)
+}
+
+/// The answer of a write the instance refused, or whose outcome is unknown: what it said, the
+/// record, and the check's warnings (a value beyond those observed is the likely cause of a
+/// refusal, e.g. past what the field's type holds).
+fn not_written(
+    key: &str,
+    error: &WriteError,
+    checked: &Checked,
+    logged: Result<(), String>,
+) -> ToolResult {
+    let mut message = error.to_string();
+    if let (WriteError::Refused { .. }, Some(first)) = (error, checked.report.warnings.first()) {
+        message.push_str(&format!(
+            ". The check had warned: {}; the value may be past what the field's type holds",
+            described(first)
+        ));
+    }
+    let mut data = json!({
+        "error": error.kind(),
+        "record_name": key,
+        "warnings": checked.report.warnings,
+    });
+    if let WriteError::Refused { code, .. } = error {
+        data["code"] = json!(code);
+    }
+    if let Err(log_error) = logged {
+        data["log_error"] = json!(log_error);
+        message.push_str(&format!(". Note for the operator: {log_error}"));
+    }
+    ToolResult::failed(format!("{message}."), data)
 }
 
 /// What reading the record back after a write showed.
@@ -129,8 +188,12 @@ impl Held {
     }
 
     /// The outcome the write log records.
-    fn outcome(&self) -> &'static str {
+    fn outcome(
+        &self,
+        read_back: &Result<Option<aimdb::ValueText>, aimdb::AimxError>,
+    ) -> &'static str {
         match self {
+            Self::Unknown if read_back.is_err() => "written_unconfirmed",
             Self::Sent | Self::Unknown => "written",
             Self::Differs(_) => "written_differently",
             Self::Previous => "not_held",
@@ -163,7 +226,8 @@ struct Checked {
     values_merged: usize,
 }
 
-/// Checks `value` as validate_value does, over the values known now (no waiting for more).
+/// Checks `value` as validate_value does on a live record (the schema's errors, and integers
+/// written as floats), over the values known now (no waiting for more).
 fn check_value(
     services: &Services,
     source: &Arc<Source>,
@@ -180,7 +244,8 @@ fn check_value(
         }
         Err(error) => return Err(error),
     };
-    let report = validate(&infer_schema(&merged.profile), value)?;
+    let schema = infer_schema(&merged.profile);
+    let report = integers::validate_for_aimdb(&schema, value)?;
     let current = merged.values.last().and_then(|v| v.parse().ok());
     Ok(Checked { report, current, values_merged: merged.values.len() })
 }

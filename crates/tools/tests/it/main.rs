@@ -7,6 +7,7 @@
 mod common;
 
 mod aimdb_fake;
+mod aimdb_guidance;
 mod answers_say_where;
 mod ask_tools;
 mod background_profiles;

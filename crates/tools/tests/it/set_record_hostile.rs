@@ -58,8 +58,20 @@ fn a_misbehaving_instance_is_reported_not_trusted() {
 
         fake.set_behaviour(Behaviour::Normal);
         let bound = usize::try_from(limits().max_value_bytes).expect("fits");
-        let big = set(&services, json!({"port": 1, "blob": "x".repeat(bound)}));
+        let blob = json!({"port": 1, "blob": "x".repeat(bound)});
+        let big = set(&services, blob.clone());
         assert_eq!(big.data["error"], "value_too_large", "{}", big.message);
+        // A dry run promises no more than the write would do.
+        let dry = set_record(
+            &services,
+            SetRecordParams {
+                source: None,
+                record_name: "config".into(),
+                value: blob,
+                dry_run: Some(true),
+            },
+        );
+        assert_eq!(dry.data["error"], "value_too_large", "{}", dry.message);
         assert!(big.message.len() < 1_000, "the refusal does not echo the value");
 
         let outcomes: Vec<String> = std::fs::read_to_string(&log)
