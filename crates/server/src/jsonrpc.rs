@@ -56,14 +56,33 @@ fn error_response(code: ErrorCode, id: Option<&Value>, message: String) -> Refus
     Refusal { code, id: id.cloned(), message }
 }
 
+/// The id of a request that does not parse as a value but is JSON — a number past a 64-bit
+/// float's range (`1e400`) — read with everything else skipped unconverted, so the client's call
+/// gets its answer instead of waiting for one with its id.
+fn readable_id(body: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<Value>,
+    }
+    let id = serde_json::from_slice::<IdOnly>(body).ok()?.id?;
+    match &id {
+        Value::String(_) => Some(id),
+        Value::Number(n) if n.is_i64() => Some(id),
+        _ => None,
+    }
+}
+
 /// Checks that `body` is one JSON-RPC 2.0 message MCP accepts, or says why not.
 pub fn check(body: &[u8]) -> Result<Checked, Refusal> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
-        error_response(
-            ErrorCode::PARSE_ERROR,
-            None,
-            format!("parse error: the request body is not JSON ({e})"),
-        )
+        let message = if e.to_string().starts_with("number out of range") {
+            format!(
+                "parse error: a number in the request is beyond what a 64-bit float holds ({e}); send it as a string or a smaller number"
+            )
+        } else {
+            format!("parse error: the request body is not JSON ({e})")
+        };
+        Refusal { code: ErrorCode::PARSE_ERROR, id: readable_id(body), message }
     })?;
     let Value::Object(fields) = &value else {
         let message = if value.is_array() {
@@ -240,6 +259,16 @@ mod tests {
         }
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert_eq!(code(&deep), Some(-32700), "nested past serde_json's depth limit");
+        // JSON, but a number past a float's range: refused, answering the request's own id.
+        for id in [r#"7"#, r#""seven""#] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"set_record","arguments":{{"value":{{"celsius":1e400}}}}}}}}"#
+            );
+            let refusal = check(body.as_bytes()).err().expect("refused");
+            assert_eq!(refusal.code.0, -32700);
+            assert_eq!(refusal.id, serde_json::from_str(id).ok(), "{}", refusal.message);
+            assert!(refusal.message.contains("64-bit float"), "{}", refusal.message);
+        }
         for bad in [
             "[]",
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,

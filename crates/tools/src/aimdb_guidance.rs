@@ -86,7 +86,11 @@ fn timestamp_lines(snapshot: &Snapshot) -> Vec<String> {
                     "  - `{key}` `{field}`: mixed, {}: ask the user which unit to write",
                     mixed
                         .iter()
-                        .map(|(unit, n)| format!("{n} in {unit}"))
+                        .map(|(unit, n)| if **unit == "not a date" {
+                            format!("{n} not a date")
+                        } else {
+                            format!("{n} in {unit}")
+                        })
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

@@ -56,10 +56,7 @@ fn walk(
                 keyword: "type".into(),
                 expected: Value::from("integer"),
                 actual: Value::from("number"),
-                error: format!(
-                    "Expected an integer written without a decimal point or exponent ({}), got {n}: the record's values are integers, and AimDB reads them into an integer type",
-                    n.as_f64().map_or_else(|| n.to_string(), |f| format!("{f:.0}"))
-                ),
+                error: advice(n),
                 severity: Severity::Error,
                 path,
             });
@@ -82,6 +79,22 @@ fn walk(
             }
         }
         _ => {}
+    }
+}
+
+/// What to write instead of `n`: its digits, when it is a whole number a float holds exactly
+/// (below 2^53); else only that it must be a 64-bit integer (a float that large names no one
+/// integer, and past 2^63 none fits).
+fn advice(n: &serde_json::Number) -> String {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let why = "the record's values are integers, and AimDB reads them into an integer type";
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < EXACT => {
+            format!(
+                "Expected an integer written without a decimal point or exponent ({f:.0}), got {n}: {why}"
+            )
+        }
+        _ => format!("Expected an integer that fits in 64 bits, written in digits, got {n}: {why}"),
     }
 }
 
@@ -119,5 +132,10 @@ mod tests {
         assert_eq!(found[0].field.as_deref(), Some("port"));
         assert!(found[0].error.contains("(80)"), "{}", found[0].error);
         assert!(written_as_floats(&schema, &json!({"port": 80}), &[]).is_empty());
+        // Past what a float holds exactly, no number is suggested.
+        let big: Value = serde_json::from_str(r#"{"port": 18446744073709551616}"#).expect("JSON");
+        let found = written_as_floats(&schema, &big, &[]);
+        assert!(found[0].error.contains("fits in 64 bits"), "{}", found[0].error);
+        assert!(!found[0].error.contains("(18446744073709551616)"), "{}", found[0].error);
     }
 }

@@ -55,6 +55,10 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
             source.name()
         )));
     }
+    // Which records there are and which are writable, as the instance says now: a served
+    // source's snapshot is as of its load, and the instance may have restarted with others.
+    let fresh = Snapshot::fetch(&snapshot.socket, DEFAULT_TIMEOUT).map_err(not_sent)?;
+    let snapshot = if same_records(&fresh, &snapshot) { snapshot } else { Arc::new(fresh) };
     let key = record_live::key(&snapshot, &source, &params.record_name)?.to_string();
     check_writable(&snapshot, &key)?;
     // The bound a write would be refused at, before any work (a dry run must not promise more).
@@ -63,7 +67,11 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
     if bytes > limit {
         return Err(WriteError::TooLarge { bytes, limit }.into());
     }
-    let checked = check_value(services, &source, &snapshot, &key, &params.value)?;
+    let checked =
+        check_value(services, &source, &snapshot, &key, &params.value).map_err(|e| match e {
+            ToolError::Source(schemascope_sources::SourceError::Aimdb(error)) => not_sent(error),
+            other => other,
+        })?;
     if !checked.report.errors.is_empty() {
         return Ok(invalid(&key, &checked.report.errors, &checked.report.warnings));
     }
@@ -199,6 +207,25 @@ impl Held {
             Self::Previous => "not_held",
         }
     }
+}
+
+/// An AimDB error before anything was sent, said so.
+fn not_sent(error: aimdb::AimxError) -> ToolError {
+    WriteError::NotSent(error).into()
+}
+
+/// Whether two reads of an instance have the same records: keys, types, buffers, writability.
+fn same_records(a: &Snapshot, b: &Snapshot) -> bool {
+    let shape = |s: &Snapshot| -> Vec<[Value; 4]> {
+        s.records
+            .iter()
+            .map(|m| {
+                ["record_key", "name", "buffer_type", "writable"]
+                    .map(|field| m.get(field).cloned().unwrap_or(Value::Null))
+            })
+            .collect()
+    };
+    shape(a) == shape(b)
 }
 
 /// Refuses a record the instance does not say is writable, listing those it does.

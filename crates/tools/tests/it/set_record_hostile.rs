@@ -84,3 +84,34 @@ fn a_misbehaving_instance_is_reported_not_trusted() {
         assert!(done.success, "{}", done.message);
     }
 }
+
+/// An instance restarted with other records: set_record goes by what the instance says now, not
+/// by the records the source was loaded with.
+#[test]
+fn writes_follow_the_records_of_a_restarted_instance() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let socket = dir.path().join("a.sock");
+    let first =
+        vec![FakeRecord::new("config", "server::Config", vec![json!({"port": 8080})]).writable()];
+    let fake = FakeAimdb::start(&socket, Protocol::V3, Behaviour::Normal, first).expect("starts");
+    let services = served(&fake);
+    drop(fake);
+    let second = vec![
+        FakeRecord::new("config", "server::Config", vec![json!({"port": 8080})]),
+        FakeRecord::new("new.rec", "server::New", vec![json!({"on": true})]).writable(),
+    ];
+    let _fake =
+        FakeAimdb::start(&socket, Protocol::V3, Behaviour::Normal, second).expect("restarts");
+    let refused = set(&services, json!({"port": 9090}));
+    assert_eq!(refused.data["error"], "not_writable", "{}", refused.message);
+    let done = set_record(
+        &services,
+        SetRecordParams {
+            source: None,
+            record_name: "new.rec".into(),
+            value: json!({"on": false}),
+            dry_run: None,
+        },
+    );
+    assert!(done.success, "{}", done.message);
+}
