@@ -129,6 +129,13 @@ fn example_and_metadata(source: &Source, t: &Target<'_>) -> (Option<Value>, Valu
     }
 }
 
+/// A record value as an answer shows it (an example, what a write sent or holds): strings past
+/// 200 characters, arrays past 50 elements and nesting past 20 levels cut.
+pub(crate) fn shown(value: &Value) -> Value {
+    let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
+    shorten(value, &limits, &mut Cuts::default())
+}
+
 /// query_schema.
 pub fn query_schema(services: &Services, params: QuerySchemaParams) -> ToolResult {
     envelope(run_query(services, params))
@@ -192,9 +199,7 @@ fn schema_answer(
         "inferred_from": answer.inferred_from,
     });
     if include_example.unwrap_or(true) {
-        let mut cuts = Cuts::default();
-        let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
-        data["example"] = example.map(|e| shorten(&e, &limits, &mut cuts)).unwrap_or(Value::Null);
+        data["example"] = example.as_ref().map_or(Value::Null, shown);
     }
     let required = schema_required(&data["schema"]);
     ToolResult::ok(
@@ -256,13 +261,7 @@ fn live_query(
         "sampling": merged.sampling,
     });
     if params.include_example.unwrap_or(true) {
-        let mut cuts = Cuts::default();
-        let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
-        data["example"] = merged
-            .values
-            .last()
-            .map(|e| shorten(&e.parse_sample(), &limits, &mut cuts))
-            .unwrap_or(Value::Null);
+        data["example"] = merged.values.last().map_or(Value::Null, |e| shown(&e.parse_sample()));
     }
     let alias = if name == merged.key { String::new() } else { format!(" (asked as '{name}')") };
     let required = schema_required(&data["schema"]);

@@ -13,7 +13,7 @@ use thiserror::Error;
 use super::client::AimxClient;
 use super::endpoint::is_socket;
 use super::limits::{Limits, limits};
-use super::snapshot::{record_key, type_name};
+use super::snapshot::{record_key, type_name, writable};
 
 /// How many levels below an allowed directory sockets are looked for.
 pub const MAX_DEPTH: usize = 2;
@@ -78,18 +78,6 @@ pub enum AdmitError {
         /// The path as given.
         path: PathBuf,
     },
-}
-
-impl AdmitError {
-    /// A short machine-readable kind.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::NoneAllowed => "no_aimdb_dirs",
-            Self::NotAbsolute { .. } | Self::Missing { .. } => "instance_not_found",
-            Self::Outside { .. } => "instance_not_allowed",
-            Self::NotSocket { .. } => "not_a_socket",
-        }
-    }
 }
 
 /// A socket admitted: where it resolves, and whether writes are allowed there.
@@ -330,7 +318,7 @@ fn probe(socket: &Path, writes: bool, timeout: Duration) -> Result<FoundInstance
                 let key = record_key(m)?.to_string();
                 Some(FoundRecord {
                     type_name: type_name(m).filter(|t| *t != key).map(str::to_string),
-                    writable: m.get("writable").and_then(Value::as_bool).unwrap_or(false),
+                    writable: writable(m),
                     key,
                 })
             })

@@ -487,7 +487,7 @@ impl Connection {
         let writable = lock(&self.shared.records)
             .iter()
             .find(|r| r.key() == key)
-            .map(|r| r.metadata.get("writable") == Some(&Value::Bool(true)));
+            .map(|r| super::snapshot::writable(&r.metadata));
         match writable {
             None => Err("not_found"),
             Some(false) => Err("permission_denied"),

@@ -84,6 +84,11 @@ pub fn type_name(metadata: &Value) -> Option<&str> {
     metadata.get("name").and_then(Value::as_str)
 }
 
+/// Whether a metadata object says its record may be set remotely (`writable`).
+pub fn writable(metadata: &Value) -> bool {
+    metadata.get("writable").and_then(Value::as_bool).unwrap_or(false)
+}
+
 impl Snapshot {
     /// Reads the records and their current values from the instance at `socket`. A value over
     /// the bounds is refused with a load warning, not the whole instance.

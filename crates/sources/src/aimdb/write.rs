@@ -75,6 +75,17 @@ impl WriteError {
     }
 }
 
+/// Refuses a value longer, as JSON text, than the per-value bound: a write of it would send
+/// nothing.
+pub fn check_size(value: &Value) -> Result<(), WriteError> {
+    let bytes = serde_json::to_string(value).map_or(u64::MAX, |text| text.len() as u64);
+    let limit = limits().max_value_bytes;
+    if bytes > limit {
+        return Err(WriteError::TooLarge { bytes, limit });
+    }
+    Ok(())
+}
+
 /// Sets record `key` of the instance at `socket` to `value` and reads it back, waiting at most
 /// `timeout` for each answer.
 pub fn write(
@@ -83,11 +94,7 @@ pub fn write(
     value: &Value,
     timeout: Duration,
 ) -> Result<Written, WriteError> {
-    let bytes = serde_json::to_string(value).map_or(u64::MAX, |text| text.len() as u64);
-    let limit = limits().max_value_bytes;
-    if bytes > limit {
-        return Err(WriteError::TooLarge { bytes, limit });
-    }
+    check_size(value)?;
     let mut client = AimxClient::connect(socket, timeout).map_err(WriteError::NotSent)?;
     let previous = client.get(key).map_err(WriteError::NotSent)?;
     // The cursor the new value of a ring is read from; what it holds until now is not wanted.

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use schemascope_core::display::{Cuts, DisplayLimits, shorten};
+use crate::record_schema::shown;
 
 /// Deepest level compared member by member.
 const MAX_DEPTH: usize = 32;
@@ -85,12 +85,6 @@ fn walk(
         (None, None) => {}
         (b, a) => found.push(Change { path, from: b.map(shown), to: a.map(shown) }),
     }
-}
-
-/// A value as a change, an answer and the write log show it: long strings and arrays cut.
-pub(crate) fn shown(value: &Value) -> Value {
-    let limits = DisplayLimits { max_string: 200, max_depth: 20, max_array: 50 };
-    shorten(value, &limits, &mut Cuts::default())
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 use schemascope_core::json_schema::infer_schema;
 use schemascope_core::validate::ValidationIssue;
 use schemascope_sources::Source;
-use schemascope_sources::aimdb::{self, DEFAULT_TIMEOUT, Snapshot, WriteError, record_key};
+use schemascope_sources::aimdb::{
+    self, AimxClient, DEFAULT_TIMEOUT, Snapshot, WriteError, record_key,
+};
 
 use crate::params::SetRecordParams;
 use crate::record_live;
@@ -26,7 +28,8 @@ use crate::services::Services;
 
 pub use log::{TARGET as LOG_TARGET, WriteLog};
 
-use changes::{Change, changes, same_json, shown};
+use crate::record_schema::shown;
+use changes::{Change, changes, same_json};
 
 /// set_record.
 pub fn set_record(services: &Services, params: SetRecordParams) -> ToolResult {
@@ -56,17 +59,20 @@ fn run(services: &Services, params: SetRecordParams) -> Result<ToolResult, ToolE
         )));
     }
     // Which records there are and which are writable, as the instance says now: a served
-    // source's snapshot is as of its load, and the instance may have restarted with others.
-    let fresh = Snapshot::fetch(&snapshot.socket, DEFAULT_TIMEOUT).map_err(not_sent)?;
-    let snapshot = if same_records(&fresh, &snapshot) { snapshot } else { Arc::new(fresh) };
+    // source's snapshot is as of its load, and the instance may have restarted with others
+    // (then it is read again, values and all).
+    let records = AimxClient::connect(&snapshot.socket, DEFAULT_TIMEOUT)
+        .and_then(|mut client| client.list_records())
+        .map_err(not_sent)?;
+    let snapshot = if same_records(&records, &snapshot.records) {
+        snapshot
+    } else {
+        Arc::new(Snapshot::fetch(&snapshot.socket, DEFAULT_TIMEOUT).map_err(not_sent)?)
+    };
     let key = record_live::key(&snapshot, &source, &params.record_name)?.to_string();
     check_writable(&snapshot, &key)?;
     // The bound a write would be refused at, before any work (a dry run must not promise more).
-    let bytes = serde_json::to_string(&params.value).map_or(u64::MAX, |t| t.len() as u64);
-    let limit = aimdb::limits().max_value_bytes;
-    if bytes > limit {
-        return Err(WriteError::TooLarge { bytes, limit }.into());
-    }
+    aimdb::check_size(&params.value)?;
     let checked =
         check_value(services, &source, &snapshot, &key, &params.value).map_err(|e| match e {
             ToolError::Source(schemascope_sources::SourceError::Aimdb(error)) => not_sent(error),
@@ -214,10 +220,11 @@ fn not_sent(error: aimdb::AimxError) -> ToolError {
     WriteError::NotSent(error).into()
 }
 
-/// Whether two reads of an instance have the same records: keys, types, buffers, writability.
-fn same_records(a: &Snapshot, b: &Snapshot) -> bool {
-    let shape = |s: &Snapshot| -> Vec<[Value; 4]> {
-        s.records
+/// Whether two record lists of an instance have the same records: keys, types, buffers,
+/// writability.
+fn same_records(a: &[Value], b: &[Value]) -> bool {
+    let shape = |records: &[Value]| -> Vec<[Value; 4]> {
+        records
             .iter()
             .map(|m| {
                 ["record_key", "name", "buffer_type", "writable"]
@@ -230,12 +237,11 @@ fn same_records(a: &Snapshot, b: &Snapshot) -> bool {
 
 /// Refuses a record the instance does not say is writable, listing those it does.
 fn check_writable(snapshot: &Snapshot, key: &str) -> Result<(), ToolError> {
-    let writable = |m: &Value| m.get("writable") == Some(&Value::Bool(true));
-    if snapshot.metadata(key).is_some_and(writable) {
+    if snapshot.metadata(key).is_some_and(aimdb::writable) {
         return Ok(());
     }
     let others: Vec<&str> =
-        snapshot.records.iter().filter(|m| writable(m)).filter_map(record_key).collect();
+        snapshot.records.iter().filter(|m| aimdb::writable(m)).filter_map(record_key).collect();
     let others = if others.is_empty() {
         "none of its records is".to_string()
     } else {
