@@ -18,7 +18,9 @@ use crate::read::ReadMode;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
-use crate::sql::{ClickHouseDatabase, Database, PostgresDatabase, SqliteDatabase, load_database};
+use crate::sql::{
+    ClickHouseDatabase, Database, MySqlDatabase, PostgresDatabase, SqliteDatabase, load_database,
+};
 
 /// Loads a source from its specification, reading a file into a private copy; database tables
 /// are profiled anew.
@@ -77,6 +79,10 @@ pub fn load_with(
         Location::ClickHouse(uri) => {
             let database: Arc<dyn Database> = Arc::new(ClickHouseDatabase::connect(uri)?);
             load_database_source(spec, Format::ClickHouse, database, None, store)
+        }
+        Location::MySql(uri) => {
+            let database: Arc<dyn Database> = Arc::new(MySqlDatabase::connect(uri)?);
+            load_database_source(spec, Format::MySql, database, None, store)
         }
     }
 }
@@ -330,7 +336,7 @@ fn load_text(
                 "documents must be a JSON array or NDJSON, not an object",
             ));
         }
-        (_, Some(Format::Sqlite | Format::Postgres | Format::ClickHouse)) => {
+        (_, Some(Format::Sqlite | Format::Postgres | Format::ClickHouse | Format::MySql)) => {
             return Err(shape_error(
                 path,
                 "a database is opened with sqlite:PATH or a postgres:// URI, not as a JSON file",

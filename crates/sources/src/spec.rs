@@ -35,6 +35,8 @@ pub enum Format {
     Postgres,
     /// A ClickHouse database: one collection per table and view.
     ClickHouse,
+    /// A MySQL or MariaDB database: one collection per table and view.
+    MySql,
     /// A live AimDB instance: one record set of its records' recent values.
     Aimdb,
 }
@@ -48,6 +50,8 @@ impl Format {
             Self::Sqlite => Some(Dialect::Sqlite),
             Self::Postgres => Some(Dialect::Postgres),
             Self::ClickHouse => Some(Dialect::ClickHouse),
+            // MySQL or MariaDB: the server says which (the source's database has the dialect).
+            Self::MySql => Some(Dialect::MySql),
             // Files and collections are answered by the embedded engine when they are held in
             // memory (a source's `database` says); live instances by none.
             _ => None,
@@ -83,6 +87,9 @@ pub enum Location {
     /// A ClickHouse URI, `clickhouse://[user[:password]@]host:port/database` (its HTTP
     /// interface; it may hold a password: never shown).
     ClickHouse(String),
+    /// A MySQL or MariaDB URI, `mysql://user:password@host:port/database` (or `mariadb://`;
+    /// it may hold a password: never shown).
+    MySql(String),
     /// The Unix socket of a live AimDB instance (AimX protocol).
     Aimdb(PathBuf),
 }
@@ -149,7 +156,9 @@ impl SourceSpec {
     /// The specification as it may be shown: a PostgreSQL password is replaced by `***`.
     pub fn display_text(&self) -> String {
         match &self.location {
-            Location::Postgres(uri) | Location::ClickHouse(uri) => redact_uri(uri),
+            Location::Postgres(uri) | Location::ClickHouse(uri) | Location::MySql(uri) => {
+                redact_uri(uri)
+            }
             _ => self.text.clone(),
         }
     }
@@ -281,6 +290,19 @@ impl FromStr for SourceSpec {
             let name =
                 database.map_or_else(|| "clickhouse".to_string(), |d| default_name(Path::new(d)));
             (Location::ClickHouse(rest.to_string()), name)
+        } else if rest.starts_with("mysql://") || rest.starts_with("mariadb://") {
+            if let Some(reason) = unencoded_user_info(rest) {
+                return Err(invalid(reason));
+            }
+            let database = rest
+                .split(['?', '#'])
+                .next()
+                .unwrap_or(rest)
+                .rsplit('/')
+                .next()
+                .filter(|d| !d.is_empty() && !d.contains('@') && !rest.ends_with("//"));
+            let name = database.map_or_else(|| "mysql".to_string(), |d| default_name(Path::new(d)));
+            (Location::MySql(rest.to_string()), name)
         } else if let Some(p) = rest.strip_prefix("sqlite:") {
             let path = PathBuf::from(p.strip_prefix("//").unwrap_or(p));
             let name = default_name(&path);
@@ -304,7 +326,7 @@ impl FromStr for SourceSpec {
                 (None, p)
             } else if let Some((scheme, _)) = rest.split_once("://") {
                 return Err(invalid(&format!(
-                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, csv:, parquet:, sqlite:, postgres://, clickhouse://, aimdb:unix:// or demo:"
+                    "unsupported scheme `{scheme}://`; use a file path, file://, graph:, records:, documents:, csv:, parquet:, sqlite:, postgres://, clickhouse://, mysql://, mariadb://, aimdb:unix:// or demo:"
                 )));
             } else {
                 (None, rest)

@@ -205,7 +205,9 @@ impl Kind {
             Format::Records | Format::Aimdb => Kind::Records,
             Format::Documents => Kind::Documents,
             Format::Csv | Format::Parquet | Format::Folder => Kind::Table,
-            Format::Sqlite | Format::Postgres | Format::ClickHouse => Kind::Database,
+            Format::Sqlite | Format::Postgres | Format::ClickHouse | Format::MySql => {
+                Kind::Database
+            }
         }
     }
 
@@ -217,7 +219,10 @@ impl Kind {
             Location::Demo(schemascope_sources::DemoSet::Sensors) | Location::Aimdb(_) => {
                 Kind::Records
             }
-            Location::Sqlite(_) | Location::Postgres(_) | Location::ClickHouse(_) => Kind::Database,
+            Location::Sqlite(_)
+            | Location::Postgres(_)
+            | Location::ClickHouse(_)
+            | Location::MySql(_) => Kind::Database,
         }
     }
 

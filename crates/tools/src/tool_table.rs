@@ -469,6 +469,7 @@ fn offers(services: &Services) -> Offers {
             schemascope_sources::Location::Sqlite(_)
                 | schemascope_sources::Location::Postgres(_)
                 | schemascope_sources::Location::ClickHouse(_)
+                | schemascope_sources::Location::MySql(_)
         )
     });
     let dirs = services.sources.aimdb_dirs();

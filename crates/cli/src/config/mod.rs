@@ -651,12 +651,14 @@ impl Locator<'_> {
             }
         };
         let uri = match &spec.location {
-            Location::Postgres(uri) | Location::ClickHouse(uri) => uri.clone(),
+            Location::Postgres(uri) | Location::ClickHouse(uri) | Location::MySql(uri) => {
+                uri.clone()
+            }
             _ => {
                 return Err(self.error(
                     at,
                     &key(name),
-                    "only a database URI (postgres://, clickhouse://) takes a password",
+                    "only a database URI (postgres://, clickhouse://, mysql://) takes a password",
                 ));
             }
         };

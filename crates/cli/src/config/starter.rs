@@ -13,7 +13,7 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
     let mut variables = names
         .iter()
         .zip(specs)
-        .filter(|(_, spec)| matches!(&spec.location, Location::Postgres(uri) | Location::ClickHouse(uri) if without_password(uri).is_some()))
+        .filter(|(_, spec)| matches!(&spec.location, Location::Postgres(uri) | Location::ClickHouse(uri) | Location::MySql(uri) if without_password(uri).is_some()))
         .map(|(name, _)| {
             let base = format!("{}_PASSWORD", name.to_ascii_uppercase().replace(['-', '.'], "_"));
             let mut variable = base.clone();
@@ -82,17 +82,19 @@ pub(crate) fn starter(specs: &[SourceSpec], base: &std::path::Path) -> String {
                     "# set_record may change the records the instance marks writable only if this is true.\nallow_writes = false\n",
                 );
             }
-            Location::Postgres(uri) | Location::ClickHouse(uri) => match without_password(uri) {
-                Some(bare) => {
-                    let variable = variables.next().unwrap_or_default();
-                    text.push_str(&format!("uri = {}\n", quoted(&bare)));
-                    text.push_str(&format!(
+            Location::Postgres(uri) | Location::ClickHouse(uri) | Location::MySql(uri) => {
+                match without_password(uri) {
+                    Some(bare) => {
+                        let variable = variables.next().unwrap_or_default();
+                        text.push_str(&format!("uri = {}\n", quoted(&bare)));
+                        text.push_str(&format!(
                         "# The password was taken out of the URI: set {variable} where the server starts.\n"
                     ));
-                    text.push_str(&format!("password_env = {}\n", quoted(&variable)));
+                        text.push_str(&format!("password_env = {}\n", quoted(&variable)));
+                    }
+                    None => text.push_str(&format!("uri = {}\n", quoted(uri))),
                 }
-                None => text.push_str(&format!("uri = {}\n", quoted(uri))),
-            },
+            }
         }
     }
     if specs.is_empty() {

@@ -12,6 +12,7 @@
 
 mod clickhouse;
 mod datafusion;
+mod mysql;
 mod postgres;
 mod sqlite;
 
@@ -34,6 +35,12 @@ pub enum SqlDialect {
     /// Apache DataFusion, embedded: SQL over files and in-memory collections.
     #[serde(rename = "datafusion")]
     DataFusion,
+    /// MySQL.
+    #[serde(rename = "mysql")]
+    MySql,
+    /// MariaDB.
+    #[serde(rename = "mariadb")]
+    MariaDb,
 }
 
 impl SqlDialect {
@@ -44,6 +51,8 @@ impl SqlDialect {
             Self::Postgres => &postgres::Postgres,
             Self::ClickHouse => &clickhouse::ClickHouse,
             Self::DataFusion => &datafusion::DataFusion,
+            Self::MySql => &mysql::MySql(mysql::Flavor::MySql),
+            Self::MariaDb => &mysql::MySql(mysql::Flavor::MariaDb),
         }
     }
 
@@ -79,6 +88,9 @@ pub enum FunctionFamily {
     Sqlite,
     /// PostgreSQL's: `EXTRACT`, `date_trunc`, `to_char`, `strpos`, `ILIKE`.
     Postgres,
+    /// MySQL's and MariaDB's: `DATE_FORMAT`, `IFNULL`, `LOCATE`, `LIKE` under the column's
+    /// collation.
+    MySql,
 }
 
 /// How an engine treats a function named in FROM (a table function).

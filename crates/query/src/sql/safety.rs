@@ -378,6 +378,24 @@ impl Visitor for WriteWalker<'_> {
         ControlFlow::Continue(())
     }
 
+    /// MySQL's `@name := value` sets a variable of the session, which outlives the statement.
+    fn pre_visit_expr(&mut self, expr: &sqlparser::ast::Expr) -> ControlFlow<()> {
+        if let sqlparser::ast::Expr::BinaryOp {
+            op: sqlparser::ast::BinaryOperator::Assignment,
+            ..
+        } = expr
+        {
+            self.issues.error(
+                QueryIssue::new(
+                    IssueKind::NotReadOnly,
+                    "`:=` assigns a session variable, which outlives the query",
+                )
+                .suggest("compute the value in the query (a CTE or a subquery) instead"),
+            );
+        }
+        ControlFlow::Continue(())
+    }
+
     fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<()> {
         // The top-level query is visited as a `Query`; any statement met inside it is nested
         // (`WITH x AS (DELETE … RETURNING …)`).

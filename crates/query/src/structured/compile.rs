@@ -231,6 +231,7 @@ impl<'c> Compiler<'c> {
         match self.family() {
             FunctionFamily::Sqlite => p,
             FunctionFamily::Postgres => format!("CAST({p} AS TIMESTAMP)"),
+            FunctionFamily::MySql => format!("CAST({p} AS DATETIME)"),
         }
     }
 
@@ -359,7 +360,8 @@ impl<'c> Compiler<'c> {
             }
             Filter::Match { starts_with, ends_with, contains, exact_match, exclude, .. } => {
                 let like = match self.family() {
-                    FunctionFamily::Sqlite => "LIKE",
+                    // MySQL's LIKE follows the column's collation, case-insensitive by default.
+                    FunctionFamily::Sqlite | FunctionFamily::MySql => "LIKE",
                     FunctionFamily::Postgres => "ILIKE",
                 };
                 let mut parts = Vec::new();

@@ -39,6 +39,7 @@ fn callables(dialect: SqlDialect) -> Callables {
         SqlDialect::Postgres => common::postgres_callables(),
         SqlDialect::ClickHouse => common::clickhouse_callables(),
         SqlDialect::DataFusion => common::datafusion_callables(),
+        SqlDialect::MySql | SqlDialect::MariaDb => common::mariadb_callables(),
     }
 }
 

@@ -23,11 +23,13 @@ fn callables(dialect: SqlDialect) -> &'static Callables {
     static POSTGRES: OnceLock<Callables> = OnceLock::new();
     static CLICKHOUSE: OnceLock<Callables> = OnceLock::new();
     static DATAFUSION: OnceLock<Callables> = OnceLock::new();
+    static MARIADB: OnceLock<Callables> = OnceLock::new();
     match dialect {
         SqlDialect::Sqlite => SQLITE.get_or_init(common::sqlite_callables),
         SqlDialect::Postgres => POSTGRES.get_or_init(common::postgres_callables),
         SqlDialect::ClickHouse => CLICKHOUSE.get_or_init(common::clickhouse_callables),
         SqlDialect::DataFusion => DATAFUSION.get_or_init(common::datafusion_callables),
+        SqlDialect::MySql | SqlDialect::MariaDb => MARIADB.get_or_init(common::mariadb_callables),
     }
 }
 
@@ -66,7 +68,9 @@ fn chinook_folded() -> Catalog {
 
 fn check(sql: &str, dialect: SqlDialect) -> ValidationReport {
     let catalog = match dialect {
-        SqlDialect::Sqlite | SqlDialect::ClickHouse => chinook(),
+        SqlDialect::Sqlite | SqlDialect::ClickHouse | SqlDialect::MySql | SqlDialect::MariaDb => {
+            chinook()
+        }
         SqlDialect::Postgres | SqlDialect::DataFusion => chinook_folded(),
     };
     validate_sql(sql, &catalog, &values(), callables(dialect))
@@ -299,9 +303,13 @@ fn hostile_sql_is_refused_with_a_reason() {
 #[test]
 fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
     let sql = "select max(caftma(fcay) ,tmax(capax(cap(c&SEL(cqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq1qqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(capaqqqqqqqqqqqa(fqqqqa(fcay) ,tmax(capax(ca(fqqqqa(fcay) ,tmax(capax(cap(cqqqqqaft%max(caap(cqqqqqaft%max(capa";
-    for dialect in
-        [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion]
-    {
+    for dialect in [
+        SqlDialect::Sqlite,
+        SqlDialect::Postgres,
+        SqlDialect::ClickHouse,
+        SqlDialect::DataFusion,
+        SqlDialect::MariaDb,
+    ] {
         let report = validate_sql(sql, &Catalog::default(), &NoValues, callables(dialect));
         assert!(!report.valid);
         assert!(
@@ -314,7 +322,11 @@ fn unclosed_nested_calls_are_refused_at_once_with_the_reason() {
         match dialect {
             SqlDialect::Sqlite => assert!(read_only.is_ok(), "SQLite's engine gate decides"),
             // What PostgreSQL or ClickHouse would call cannot be resolved without a parse.
-            SqlDialect::Postgres | SqlDialect::ClickHouse | SqlDialect::DataFusion => {
+            SqlDialect::Postgres
+            | SqlDialect::ClickHouse
+            | SqlDialect::DataFusion
+            | SqlDialect::MySql
+            | SqlDialect::MariaDb => {
                 assert!(read_only.is_err_and(|e| e[0].message.contains("does not parse")))
             }
         }

@@ -49,6 +49,8 @@ pub(crate) fn engine(dialect: Dialect) -> Option<&'static dyn EngineSql> {
         Dialect::Sqlite => Some(&super::sqlite::SqliteSql),
         Dialect::Postgres => Some(&super::postgres::PostgresSql),
         Dialect::ClickHouse => Some(&super::clickhouse::ClickHouseSql),
+        Dialect::MySql => Some(&super::mysql::MySqlSql(Dialect::MySql)),
+        Dialect::MariaDb => Some(&super::mysql::MySqlSql(Dialect::MariaDb)),
         Dialect::DataFusion => None,
     }
 }

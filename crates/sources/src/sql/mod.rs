@@ -16,6 +16,7 @@ mod datafusion;
 mod engine;
 pub mod guard;
 mod json_columns;
+mod mysql;
 mod pool;
 mod postgres;
 pub mod pushdown;
@@ -39,6 +40,7 @@ pub(crate) use self::datafusion::{
 pub use self::datafusion::{
     CollectionsDatabase, DataFusionDatabase, QUERY_MEMORY_BYTES, QUERY_SPILL_BYTES, ServedTable,
 };
+pub use self::mysql::MySqlDatabase;
 pub use self::postgres::MAX_PLANNED_SPILL_BYTES;
 pub use self::postgres::{CALLER_TEMP_FILE_BYTES, PostgresDatabase};
 pub use self::sqlite::create;

@@ -259,7 +259,7 @@ impl JsonView {
     /// Column `i`'s value as a `float8` where it is a JSON number (for comparing with one).
     pub fn number(&self, i: usize) -> String {
         if self.classes[i] == ValueClass::Number {
-            format!("(CASE WHEN t{i} IS NULL THEN c{i}::float8 END)")
+            format!("(CASE WHEN t{i} IS NULL THEN {} END)", self.as_float(&format!("c{i}")))
         } else {
             format!("c{i}")
         }

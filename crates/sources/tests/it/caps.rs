@@ -40,6 +40,9 @@ fn wide_rows(db: &dyn Database) -> &'static str {
         schemascope_sources::sql::Dialect::DataFusion => {
             "SELECT i, repeat('x', 300000) FROM n ORDER BY i"
         }
+        schemascope_sources::sql::Dialect::MySql | schemascope_sources::sql::Dialect::MariaDb => {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, REPEAT('x', 300000) FROM n"
+        }
     }
 }
 
@@ -79,6 +82,9 @@ fn check_caps(db: &dyn Database) {
             "SELECT arrayStringConcat(arrayResize(['x'], 5000000, 'x')) FROM system.numbers LIMIT 40"
         }
         schemascope_sources::sql::Dialect::DataFusion => "SELECT repeat('x', 5000000) FROM n",
+        schemascope_sources::sql::Dialect::MySql | schemascope_sources::sql::Dialect::MariaDb => {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT REPEAT('x', 5000000) FROM n"
+        }
     };
     let cut = db
         .run_capped(huge, &[], Caps { max_rows: Some(1_000), max_bytes: Some(1_000_000) }, 60_000)
@@ -121,6 +127,21 @@ fn clickhouse_stops_reading_at_the_first_row_past_a_cap_for_every_user() {
         };
         check_caps(&schemascope_sources::sql::ClickHouseDatabase::connect(&uri).expect("connect"));
     }
+}
+
+#[test]
+fn mariadb_stops_reading_at_the_first_row_past_a_cap() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let db = schemascope_sources::sql::MySqlDatabase::connect(&uri).expect("connect");
+    check_caps(&db);
+    // The statement stopped at a cap leaves the connection usable.
+    let after = db.query("SELECT 41", &[]).expect("runs after a cut");
+    assert_eq!(after, vec![vec![SqlValue::Integer(41)]]);
 }
 
 #[test]

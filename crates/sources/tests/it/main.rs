@@ -22,6 +22,7 @@ mod profile_store;
 mod spilling;
 mod sql_clickhouse;
 mod sql_files;
+mod sql_mysql;
 mod sql_postgres;
 mod sql_sqlite;
 #[allow(unsafe_code)] // reads SQLite's heap limit through its C API

@@ -1060,6 +1060,9 @@ fn session_state(database: &dyn Database) -> Vec<Vec<SqlValue>> {
         schemascope_sources::sql::Dialect::ClickHouse => "SELECT 1",
         // DataFusion has no session across statements: hostile_sql_datafusion.rs checks its files.
         schemascope_sources::sql::Dialect::DataFusion => "SELECT 1",
+        schemascope_sources::sql::Dialect::MySql | schemascope_sources::sql::Dialect::MariaDb => {
+            "SELECT CURRENT_USER(), @@SESSION.sql_mode, @@SESSION.time_zone, @@SESSION.autocommit, @@SESSION.character_set_results"
+        }
     };
     database.query(sql, &[]).expect("session state")
 }

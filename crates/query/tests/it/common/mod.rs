@@ -94,6 +94,27 @@ pub(crate) fn clickhouse_callables() -> Callables {
     callables
 }
 
+/// MariaDB's allow-list: the test server's own (`SCHEMASCOPE_TEST_MARIADB`, set by
+/// scripts/test), or without a server a stand-in with the functions these tests use.
+#[allow(dead_code)]
+pub(crate) fn mariadb_callables() -> Callables {
+    if let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") {
+        return (*schemascope_sources::sql::Database::callables(
+            &schemascope_sources::sql::MySqlDatabase::connect(&uri).expect("connect"),
+        )
+        .expect("callables"))
+        .clone();
+    }
+    let mut callables = Callables::new(SqlDialect::MariaDb);
+    for name in ["count", "sum", "avg", "min", "max", "lower", "upper", "abs", "round", "length"] {
+        callables.add_function(None, name, true);
+    }
+    for name in ["sleep", "benchmark", "load_file", "get_lock"] {
+        callables.add_function(None, name, false);
+    }
+    callables
+}
+
 /// DataFusion's allow-list, as the embedded engine builds it (its registry's functions).
 pub(crate) fn datafusion_callables() -> Callables {
     let db = schemascope_sources::sql::DataFusionDatabase::new("test", Vec::new()).expect("engine");

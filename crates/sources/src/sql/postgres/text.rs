@@ -183,7 +183,7 @@ fn decimal(text: &str) -> Option<(bool, String, i64)> {
 /// JSON text as its value; a number in it that would not survive as a JSON number exactly
 /// becomes a string of its exact text, as a `numeric` column's value would, so no digit is lost
 /// and the rest of the document keeps its structure.
-fn json(text: &str) -> SqlValue {
+pub(crate) fn json(text: &str) -> SqlValue {
     let mut exact_text = String::new();
     let mut copied = 0;
     for (start, end) in numbers_in(text) {
