@@ -60,7 +60,7 @@ fn in_memory(
         let object: Map<String, Value> = columns
             .iter()
             .zip(row)
-            .map(|(&i, value)| (names[i].clone(), value.to_json()))
+            .map(|(&i, value)| (names[i].clone(), value.as_document()))
             .collect();
         builder.add_value(&Value::Object(object));
     }

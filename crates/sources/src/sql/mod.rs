@@ -104,6 +104,16 @@ impl SqlValue {
         }
     }
 
+    /// The value of a document column as JSON: text that arrives for it (MariaDB's `JSON` is
+    /// text, which a derived table's result does not mark) is read as its document, numbers
+    /// a JSON number cannot hold kept as their exact text.
+    pub fn as_document(&self) -> Value {
+        match self {
+            Self::Text(text) => postgres::text::json(text).into_json(),
+            other => other.to_json(),
+        }
+    }
+
     /// The value as a float, for numbers.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

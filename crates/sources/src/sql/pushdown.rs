@@ -47,6 +47,10 @@ pub enum ValueClass {
     Dynamic,
     /// Whole numbers.
     Integer,
+    /// Whole numbers of a type wider than `i64` (MySQL's `BIGINT UNSIGNED`): those past `i64`
+    /// are shown as their text, as execute_query shows them. The view has the ones within as
+    /// `c<i>` and the text of the others as `t<i>`.
+    WideInteger,
     /// Other numbers (floats, `numeric`): JSON numbers when exactly the database's value, else
     /// their text (`NaN`, `Infinity`, `numeric` past `float8`'s precision) — the rule of
     /// PostgreSQL's `postgres/text.rs`. The view has the number as `c<i>` and, for those shown as
@@ -226,7 +230,12 @@ impl JsonView {
             (ValueClass::Number, Kind::Real | Kind::Numeric) => {
                 Some(format!("{c} IS NOT NULL AND t{i} IS NULL"))
             }
-            (ValueClass::Number, Kind::Text) => Some(format!("t{i} IS NOT NULL")),
+            (ValueClass::Number | ValueClass::WideInteger, Kind::Text) => {
+                Some(format!("t{i} IS NOT NULL"))
+            }
+            (ValueClass::WideInteger, Kind::Integer | Kind::Numeric) => {
+                Some(format!("{c} IS NOT NULL AND t{i} IS NULL"))
+            }
             (ValueClass::Integer, Kind::Integer | Kind::Numeric)
             | (ValueClass::Boolean, Kind::Boolean)
             | (ValueClass::Text, Kind::Text) => Some(self.present(i)),
@@ -253,7 +262,11 @@ impl JsonView {
 
     /// Column `i`'s value where it is text (numbers shown as text have it in `t<i>`).
     pub fn text(&self, i: usize) -> String {
-        if self.classes[i] == ValueClass::Number { format!("t{i}") } else { format!("c{i}") }
+        if matches!(self.classes[i], ValueClass::Number | ValueClass::WideInteger) {
+            format!("t{i}")
+        } else {
+            format!("c{i}")
+        }
     }
 
     /// Column `i`'s value as a `float8` where it is a JSON number (for comparing with one).
@@ -398,7 +411,10 @@ fn profile_columns_with(
         let low_cardinality = view.engine.guarded(&table.columns[i]);
         let non_null = if low_cardinality {
             flag_sum(&format!("{c} IS NOT NULL"))
-        } else if view.engine.counts_stored() || view.text_orders[i] != TextOrder::Text {
+        } else if view.engine.counts_stored()
+            || view.text_orders[i] != TextOrder::Text
+            || view.classes[i] == ValueClass::WideInteger
+        {
             // The stored value is NULL exactly when its text is: counted without converting.
             format!("COUNT(r{i})")
         } else {

@@ -26,7 +26,9 @@ const MAX_STRATA: usize = 50;
 pub fn row_object(table: &TableInfo, values: &[SqlValue]) -> Value {
     let mut object = Map::with_capacity(table.columns.len());
     for (column, value) in table.columns.iter().zip(values) {
-        object.insert(column.name.clone(), value.to_json());
+        let json =
+            if column.declared_type == "json" { value.as_document() } else { value.to_json() };
+        object.insert(column.name.clone(), json);
     }
     Value::Object(object)
 }
@@ -34,7 +36,15 @@ pub fn row_object(table: &TableInfo, values: &[SqlValue]) -> Value {
 /// The columns of `view` as rows show them (`shown`), or as profiles see them.
 fn select_as(view: &JsonView, table: &TableInfo, shown: bool) -> String {
     let columns: Vec<String> = (0..table.columns.len())
-        .map(|i| if shown { view.shown(i) } else { format!("c{i}") })
+        // A wide integer's view is two columns (the text of those past i64 apart): it is
+        // read as stored, which is what the profile counts.
+        .map(|i| {
+            if shown || view.classes[i] == super::pushdown::ValueClass::WideInteger {
+                view.shown(i)
+            } else {
+                format!("c{i}")
+            }
+        })
         .collect();
     format!(
         "SELECT {} FROM {}",

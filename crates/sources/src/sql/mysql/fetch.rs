@@ -11,6 +11,7 @@
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Params, Value};
 
+use super::JsonColumns;
 use super::values::ColumnReading;
 use crate::sql::caps::Budget;
 use crate::sql::{Caps, Dialect, QueryResult, SqlValue};
@@ -67,19 +68,30 @@ pub(super) fn compile_read_only(
     conn.close(statement).map_err(Failure::Sent)
 }
 
-/// Runs `sql` with `params` read-only, reading its rows within `caps`; `opts` reach the server
-/// again to stop the statement at a cap.
+/// One statement to run, with what reading its rows needs.
+pub(super) struct Statement<'a> {
+    /// The statement.
+    pub sql: &'a str,
+    /// Its parameters, in the order of its `?`.
+    pub params: &'a [SqlValue],
+    /// The caps on its rows.
+    pub caps: Caps,
+    /// Its time limit.
+    pub timeout_ms: u64,
+    /// The columns whose text is JSON.
+    pub json: &'a JsonColumns,
+}
+
+/// Runs `statement` read-only, reading its rows within its caps; `opts` reach the server again
+/// to stop the statement at a cap.
 pub(super) fn run_read_only(
     conn: &mut Conn,
     opts: &Opts,
     dialect: Dialect,
-    sql: &str,
-    params: &[SqlValue],
-    caps: Caps,
-    timeout_ms: u64,
+    statement: &Statement<'_>,
 ) -> Result<QueryResult, Failure> {
-    conn.query_drop(begin(dialect, timeout_ms)).map_err(Failure::BeforeSent)?;
-    let read = read_rows(conn, opts, sql, params, caps);
+    conn.query_drop(begin(dialect, statement.timeout_ms)).map_err(Failure::BeforeSent)?;
+    let read = read_rows(conn, opts, statement);
     // Nothing to keep: the read-only transaction is rolled back, also after a failure (a lost
     // connection is replaced by the caller).
     let rolled_back = conn.query_drop("ROLLBACK").map_err(Failure::Sent);
@@ -91,10 +103,9 @@ pub(super) fn run_read_only(
 fn read_rows(
     conn: &mut Conn,
     opts: &Opts,
-    sql: &str,
-    params: &[SqlValue],
-    caps: Caps,
+    statement: &Statement<'_>,
 ) -> Result<QueryResult, Failure> {
+    let Statement { sql, params, caps, json, .. } = *statement;
     let id = conn.connection_id();
     let params = if params.is_empty() {
         Params::Empty
@@ -108,7 +119,13 @@ fn read_rows(
     let (mut columns, mut column_types) = (Vec::new(), Vec::new());
     if let Some(set) = result.iter() {
         let described: Vec<mysql::Column> = set.columns().as_ref().to_vec();
-        let readings: Vec<ColumnReading> = described.iter().map(ColumnReading::of).collect();
+        let readings: Vec<ColumnReading> = described
+            .iter()
+            .map(|c| {
+                let of = (c.org_table_str().into_owned(), c.org_name_str().into_owned());
+                ColumnReading::of(c, json.contains(&of))
+            })
+            .collect();
         columns = described.iter().map(|c| c.name_str().into_owned()).collect();
         column_types = described
             .iter()

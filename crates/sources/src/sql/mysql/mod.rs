@@ -16,6 +16,7 @@ pub(crate) mod values;
 
 pub(crate) use self::pushdown::MySqlSql;
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -53,7 +54,13 @@ pub struct MySqlDatabase {
     connections: Pool<Option<Conn>>,
     /// The server's allow-list and when it was read.
     allow_list: Mutex<Option<(Arc<Callables>, Instant)>>,
+    /// MariaDB's `JSON` columns (table, column), stored as text and read as documents: the
+    /// catalog names them, the result's metadata does not.
+    json_columns: Mutex<Arc<JsonColumns>>,
 }
+
+/// Columns (table, column) whose text is a JSON document.
+pub(super) type JsonColumns = HashSet<(String, String)>;
 
 impl std::fmt::Debug for MySqlDatabase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,6 +81,7 @@ impl MySqlDatabase {
             dialect,
             connections: Pool::new(Some(conn), pool_size()),
             allow_list: Mutex::new(None),
+            json_columns: Mutex::new(Arc::default()),
         };
         database.with_conn(0, |_, _| Ok::<_, Failure>(()))?;
         Ok(database)
@@ -271,8 +279,10 @@ impl MySqlDatabase {
         cancel.check()?;
         self.with_conn(timeout_ms, |conn, callables| {
             allowed(sql, callables)?;
+            let json = Arc::clone(&lock(&self.json_columns));
+            let statement = fetch::Statement { sql, params, caps, timeout_ms, json: &json };
             self.stopped_with_the_call(conn.connection_id(), timeout_ms, || {
-                fetch::run_read_only(conn, &self.opts, self.dialect, sql, params, caps, timeout_ms)
+                fetch::run_read_only(conn, &self.opts, self.dialect, &statement)
             })
         })
         .map_err(|e| {
@@ -375,7 +385,19 @@ impl Database for MySqlDatabase {
     }
 
     fn catalog(&self) -> Result<Catalog, SourceError> {
-        catalog::read(self)
+        let catalog = catalog::read(self)?;
+        let json: JsonColumns = catalog
+            .tables
+            .iter()
+            .flat_map(|t| {
+                t.columns
+                    .iter()
+                    .filter(|c| c.declared_type == "json")
+                    .map(|c| (t.name.clone(), c.name.clone()))
+            })
+            .collect();
+        *lock(&self.json_columns) = Arc::new(json);
+        Ok(catalog)
     }
 
     fn callables(&self) -> Result<Arc<Callables>, SourceError> {

@@ -1,8 +1,8 @@
 //! MySQL's and MariaDB's SQL for pushdown profiling: each column read as `execute_query` shows
 //! it — text converted to UTF-8 under a binary collation without padding (so `a`, `A` and
 //! `a ` stay three values, whatever the column's collation), binary strings as `0x…`, `BIT` as
-//! its number, dates and times as the server writes them, `DECIMAL` as a double where that
-//! double is exactly its value and as its text elsewhere.
+//! its number, dates and times as the server writes them, `DECIMAL` as its nearest double
+//! (noting those whose exact text execute_query shows instead).
 
 use schemascope_core::ColumnInfo;
 
@@ -24,6 +24,8 @@ const DOUBLE_DIGITS: u32 = 15;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stored {
     Integer,
+    /// `BIGINT UNSIGNED`, whose values past `i64` are shown as text.
+    WideInteger,
     Bits,
     Double,
     Float,
@@ -44,6 +46,7 @@ fn stored(column: &ColumnInfo) -> Stored {
     let ty = column.declared_type.to_ascii_lowercase();
     let family = ty.split(['(', ' ']).next().unwrap_or("");
     match family {
+        "bigint" if ty.contains("unsigned") => Stored::WideInteger,
         "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" | "year" => {
             Stored::Integer
         }
@@ -90,7 +93,17 @@ impl EngineSql for MySqlSql {
         select.push(format!("{quoted} AS r{i}"));
         match stored(column) {
             Stored::Integer => (quoted.to_string(), ValueClass::Integer),
-            Stored::Bits => (format!("CAST({quoted} AS UNSIGNED)"), ValueClass::Integer),
+            // Unsigned 64-bit numbers (BIT(64) too): those past i64 are text.
+            Stored::WideInteger | Stored::Bits => {
+                let n = if stored(column) == Stored::Bits {
+                    format!("CAST({quoted} AS UNSIGNED)")
+                } else {
+                    quoted.to_string()
+                };
+                let within = format!("{n} <= {}", i64::MAX);
+                select.push(format!("CASE WHEN NOT {within} THEN CAST({n} AS CHAR) END AS t{i}"));
+                (format!("CASE WHEN {within} THEN {n} END"), ValueClass::WideInteger)
+            }
             Stored::Double | Stored::Float => {
                 // Every value is a finite double, shown as a JSON number.
                 select.push(format!("NULL AS t{i}"));
@@ -101,19 +114,17 @@ impl EngineSql for MySqlSql {
                 // The mean from the exact decimals (AVG of a DECIMAL is exact).
                 select.push(format!("{quoted} AS e{i}"));
                 exact_columns.push(i);
+                // Every decimal is finite: the profile counts it as its nearest double (as
+                // PostgreSQL's numeric), and notes those execute_query shows as their exact
+                // text — the ones whose double's shortest text is another decimal.
+                select.push(format!("NULL AS t{i}"));
                 if precision <= DOUBLE_DIGITS {
-                    select.push(format!("NULL AS t{i}"));
                     select.push(format!("1 AS x{i}"));
                 } else {
-                    // Exact as a double when the double's shortest text is the same decimal.
-                    let exact = format!(
-                        "(CAST(CAST(({quoted}) + 0e0 AS CHAR) AS DECIMAL(65, {})) = {quoted})",
-                        scale.min(30)
-                    );
                     select.push(format!(
-                        "CASE WHEN {quoted} IS NOT NULL AND NOT {exact} THEN CAST({quoted} AS CHAR) END AS t{i}"
+                        "(CAST(CAST(({quoted}) + 0e0 AS CHAR) AS DECIMAL(65, {})) = {quoted}) AS x{i}",
+                        scale.min(30)
                     ));
-                    select.push(format!("{exact} AS x{i}"));
                 }
                 (format!("(({quoted}) + 0e0)"), ValueClass::Number)
             }
@@ -171,6 +182,7 @@ mod tests {
     #[test]
     fn columns_are_read_by_their_full_type() {
         assert_eq!(stored(&column("int(10) unsigned")), Stored::Integer);
+        assert_eq!(stored(&column("bigint(20) unsigned")), Stored::WideInteger);
         assert_eq!(stored(&column("decimal(10,2)")), Stored::Decimal { precision: 10, scale: 2 });
         assert_eq!(stored(&column("decimal(30,4)")), Stored::Decimal { precision: 30, scale: 4 });
         assert_eq!(stored(&column("bit(3)")), Stored::Bits);

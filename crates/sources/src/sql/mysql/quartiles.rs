@@ -1,7 +1,7 @@
 //! MySQL's and MariaDB's quartiles of a number column: the values at the quartile ranks from one
 //! sort (`ROW_NUMBER()`, which both servers have, where only MariaDB has `PERCENTILE_DISC`),
 //! interpolated here by the core's rule (integers exactly); the mean and deviation are the
-//! scan's.
+//! scan's, computed again on scaled values where doubles near their range's end overflowed.
 
 use schemascope_core::profile::exact::NumberKey;
 
@@ -36,5 +36,39 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         })
         .collect();
     let at = |rank: u64| values.iter().find(|(k, _)| *k == rank).map(|(_, v)| *v);
+    let (mean, std_dev) = if integers { (mean, std_dev) } else { rescaled(column)? };
     Ok((mean, std_dev, quartiles_from(n, at)))
+}
+
+/// Past this magnitude a double's square, or a sum of a few, leaves the doubles' range.
+const LARGE: f64 = 1e150;
+
+/// The mean and deviation of a column of doubles computed again where the scan's may have
+/// left the doubles' range (values near ±1.8e308, whose squares the servers sum): on the
+/// values divided by a power of two near their largest magnitude, which changes no digit.
+fn rescaled(column: &NumberColumn<'_>) -> Result<(f64, f64), SourceError> {
+    let NumberColumn { db, view, i, n, mean, std_dev, .. } = *column;
+    let in_range = |x: f64| x.is_finite() && x.abs() < LARGE;
+    if n == 0 || (in_range(mean) && in_range(std_dev)) {
+        return Ok((mean, std_dev));
+    }
+    let from = format!("FROM {} WHERE {}", view.from, view.numeric(i));
+    let first = |sql: String| -> Result<Option<f64>, SourceError> {
+        let rows = db.query_with_timeout(&sql, &[], PROFILE_TIMEOUT_MS)?;
+        Ok(rows.first().and_then(|r| r.first()).and_then(SqlValue::as_f64))
+    };
+    let largest = first(format!("SELECT MAX(ABS(c{i})) {from}"))?.unwrap_or(1.0);
+    let power = if largest.is_normal() { largest.log2().floor() as i32 } else { 0 };
+    let scale = 2f64.powi(power);
+    let divided = format!("c{i} / POW(2, {power})");
+    let rows = db.query_with_timeout(
+        &format!("SELECT AVG({divided}), STDDEV_SAMP({divided}) {from}"),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?;
+    let value = |k: usize| rows.first().and_then(|r| r.get(k)).and_then(SqlValue::as_f64);
+    Ok((
+        value(0).map_or(mean, |m| m * scale),
+        if n < 2 { 0.0 } else { value(1).map_or(std_dev, |d| d * scale) },
+    ))
 }

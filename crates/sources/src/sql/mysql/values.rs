@@ -5,7 +5,8 @@
 //! Integers become JSON integers (past `i64`, a `BIGINT UNSIGNED` keeps all its digits as
 //! text), `YEAR` an integer, `BIT(n)` the unsigned integer of its bits, `DECIMAL` and floats
 //! JSON numbers when the number written is exactly the server's value (else the exact text, the
-//! rule of PostgreSQL's numbers), MySQL's `JSON` its document. Binary strings (`BLOB`,
+//! rule of PostgreSQL's numbers; a `FLOAT` is the exact value of its single-precision float),
+//! `JSON` its document (MariaDB's `JSON` columns, stored as text, named by the catalog). Binary strings (`BLOB`,
 //! `BINARY`, `VARBINARY`, spatial values) are `0x` and their bytes in hex, as the client shows
 //! them with `--binary-as-hex` and as SQL reads them back. Everything else — dates and times as
 //! the server writes them (zero dates, `TIME` past 24 hours and fractions included), `ENUM` and
@@ -83,10 +84,11 @@ pub(crate) struct ColumnReading {
 }
 
 impl ColumnReading {
-    /// The reading of a result column.
-    pub(crate) fn of(column: &mysql::Column) -> Self {
+    /// The reading of a result column; `json` when the catalog says its text is a document.
+    pub(crate) fn of(column: &mysql::Column, json: bool) -> Self {
+        let by_type = reading(column.column_type(), column.flags(), column.character_set());
         Self {
-            reading: reading(column.column_type(), column.flags(), column.character_set()),
+            reading: if json && by_type == Reading::Text { Reading::Json } else { by_type },
             ty: column.column_type(),
             decimals: column.decimals(),
         }
@@ -100,8 +102,9 @@ impl ColumnReading {
             Sent::UInt(u) => {
                 i64::try_from(*u).map_or_else(|_| SqlValue::Text(u.to_string()), SqlValue::Integer)
             }
-            // A FLOAT is the decimal the server shows for it, its shortest form as a float.
-            Sent::Float(f) => number(&f.to_string()),
+            // A FLOAT is the exact value of its single-precision float (the client rounds it to
+            // six digits), as the profiles computed in the server read it.
+            Sent::Float(f) => number(&format!("{:e}", f64::from(*f))),
             Sent::Double(f) => number(&format!("{f:e}")),
             Sent::Bytes(bytes) => value(self.reading, Some(bytes)),
             Sent::Date(year, month, day, hour, minute, second, micros) => {
