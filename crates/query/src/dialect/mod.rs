@@ -246,6 +246,12 @@ pub trait DialectRules: Send + Sync {
         expr.to_string()
     }
 
+    /// Whether comments of the form `/*! … */` are run as SQL (MySQL's and MariaDB's
+    /// executable comments), so that a statement holding one cannot be checked.
+    fn executable_comments(&self) -> bool {
+        false
+    }
+
     /// Whether structured queries compile to this engine.
     fn compiles_structured(&self) -> bool {
         true

@@ -56,6 +56,11 @@ impl DialectRules for MySql {
         "?".into()
     }
 
+    /// A function or table may be qualified by its database (`shop.net_price(…)`).
+    fn has_schemas(&self) -> bool {
+        true
+    }
+
     fn quote(&self, name: &str) -> String {
         format!("`{}`", name.replace('`', "``"))
     }
@@ -103,6 +108,10 @@ impl DialectRules for MySql {
 
     fn compared_with_text(&self, expr: &str) -> String {
         format!("CAST({expr} AS CHAR)")
+    }
+
+    fn executable_comments(&self) -> bool {
+        true
     }
 
     fn compiles_structured(&self) -> bool {

@@ -158,6 +158,14 @@ impl Callables {
         self.functions.add(schema, &name, allowed);
     }
 
+    /// Records a function reached only qualified by its schema (MySQL's functions of another
+    /// database: an unqualified name resolves in the current database only).
+    pub fn add_qualified_function(&mut self, schema: &str, name: &str, allowed: bool) {
+        let name = self.stored(name);
+        let entry = self.functions.in_schema.entry((schema.to_string(), name)).or_insert(true);
+        *entry &= allowed;
+    }
+
     /// Records one operator by its symbol (allowed when the function behind it is).
     pub fn add_operator(&mut self, schema: Option<&str>, symbol: &str, allowed: bool) {
         self.operators.add(schema, symbol, allowed);

@@ -91,6 +91,13 @@ pub enum RelationScope {
         /// The relations of `pg_catalog`, by name.
         catalog_relations: HashSet<String>,
     },
+    /// MySQL and MariaDB: the tables of one database, named bare or qualified by it (exactly,
+    /// as the server compares database names on Linux); never `information_schema`, `mysql`,
+    /// `performance_schema` or `sys`, which show other users' sessions, grants and settings.
+    MySql {
+        /// The database the source serves.
+        database: String,
+    },
     /// SQLite: the file's own schemas, `main` and `temp` (ATTACH is refused, so there is no
     /// other); its schema table (`sqlite_schema`) describes the served file only.
     Sqlite,
@@ -158,6 +165,15 @@ impl RelationScope {
                     )),
                 }
             }
+            Self::MySql { database } => match relation.parts.as_slice() {
+                [_] => None,
+                [schema, _] if schema.text == *database => None,
+                [schema, _] => Some(format!(
+                    "{shown} is in the database `{}`, which this source does not serve; only the tables of `{database}` are read (the server's own databases show other users' sessions, grants and settings)",
+                    schema.text
+                )),
+                _ => Some(format!("{shown}: a table name has at most a database before it")),
+            },
             Self::Sqlite => match relation.parts.as_slice() {
                 [_] => None,
                 [schema, _]

@@ -64,6 +64,7 @@ pub(super) fn check_query(
     callables: &Callables,
     issues: &mut Issues,
 ) {
+    check_executable_comments(tokens, callables, issues);
     let calls = match calls::collect(query) {
         Ok(calls) => calls,
         Err(depth) => {
@@ -309,6 +310,7 @@ pub(super) fn check_tokens(
         );
     }
     call_tokens::check(tokens, callables, issues);
+    check_executable_comments(tokens, callables, issues);
     if significant.iter().any(
         |t| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::INTO),
     ) {
@@ -327,6 +329,28 @@ pub(super) fn check_tokens(
                 ),
             )
             .suggest("write it in plainer SQL (for example SELECT * FROM t for TABLE t)"),
+        );
+    }
+}
+
+/// Refuses comments the engine runs as SQL (MySQL's `/*! … */` and `/*!50700 … */`, MariaDB's
+/// `/*M! … */`): what they hold is not read by the parser, so it could call anything.
+fn check_executable_comments(tokens: &[Token], callables: &Callables, issues: &mut Issues) {
+    use sqlparser::tokenizer::Whitespace;
+    if !callables.dialect().rules().executable_comments() {
+        return;
+    }
+    let runs = tokens.iter().any(|t| {
+        matches!(t, Token::Whitespace(Whitespace::MultiLineComment(text))
+            if text.starts_with('!') || text.starts_with("M!"))
+    });
+    if runs {
+        issues.error(
+            QueryIssue::new(
+                IssueKind::NotReadOnly,
+                "a /*! … */ comment is run by the server as SQL, unchecked",
+            )
+            .suggest("write what the comment holds as plain SQL, or remove it"),
         );
     }
 }

@@ -24,6 +24,7 @@ mod hostile_files;
 mod hostile_sql;
 mod hostile_sql_clickhouse;
 mod hostile_sql_datafusion;
+mod hostile_sql_mysql;
 mod listing_memo;
 mod live_refresh;
 mod mapped_styles;

@@ -54,10 +54,14 @@ pub(super) struct StoredFunction {
     pub deterministic: bool,
 }
 
-/// Whether a stored function may run, by what its definer declared.
-pub(super) fn stored_function_allowed(function: &StoredFunction) -> bool {
+/// Whether a stored function of the served `database` may run, by what its definer declared.
+/// A function of another database never runs: it would read that database's tables with its
+/// definer's rights, past the tables the source serves.
+pub(super) fn stored_function_allowed(function: &StoredFunction, database: &str) -> bool {
     let access = function.data_access.to_ascii_uppercase();
-    access != "MODIFIES SQL DATA" && (function.deterministic || access == "READS SQL DATA")
+    function.schema == database
+        && access != "MODIFIES SQL DATA"
+        && (function.deterministic || access == "READS SQL DATA")
 }
 
 /// Whether a name a server lists could be a function's (help topics also name statements,
@@ -66,9 +70,11 @@ fn function_like(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// The allow-list from the built-in names a server lists and its stored functions.
+/// The allow-list from the built-in names a server lists and its stored functions, for a
+/// source serving `database`.
 pub(super) fn allow_list(
     dialect: SqlDialect,
+    database: &str,
     built_ins: &[String],
     stored: &[StoredFunction],
 ) -> Callables {
@@ -79,9 +85,16 @@ pub(super) fn allow_list(
         callables.add_function(None, &lower, allowed);
     }
     for function in stored {
-        let allowed = stored_function_allowed(function);
+        let allowed = stored_function_allowed(function, database);
         let lower = function.name.to_ascii_lowercase();
-        callables.add_function(Some(&function.schema.to_ascii_lowercase()), &lower, allowed);
+        // Qualifiers are looked up in lower case, as function names are.
+        let schema = function.schema.to_ascii_lowercase();
+        if function.schema == database {
+            callables.add_function(Some(&schema), &lower, allowed);
+        } else {
+            // Unqualified, a name reaches the served database's functions only.
+            callables.add_qualified_function(&schema, &lower, allowed);
+        }
     }
     callables
 }
@@ -101,7 +114,7 @@ mod tests {
             ["SLEEP", "ABS", "LOAD_FILE", "DATE_FORMAT", "SELECT", "ALTER TABLE", "<=>"]
                 .map(String::from)
                 .to_vec();
-        let c = allow_list(SqlDialect::MariaDb, &names, &[]);
+        let c = allow_list(SqlDialect::MariaDb, "shop", &names, &[]);
         assert_eq!(c.function(None, bare("abs")), Verdict::Allowed);
         assert_eq!(c.function(None, bare("Date_Format")), Verdict::Allowed);
         assert_eq!(c.function(None, bare("sleep")), Verdict::Refused);
@@ -119,17 +132,26 @@ mod tests {
         };
         let c = allow_list(
             SqlDialect::MySql,
+            "shop",
             &[],
             &[
                 f("net_price", "NO SQL", true),
                 f("customer_name", "READS SQL DATA", false),
                 f("bump", "MODIFIES SQL DATA", true),
                 f("noisy", "CONTAINS SQL", false),
+                StoredFunction { schema: "other".into(), ..f("elsewhere", "NO SQL", true) },
             ],
         );
         assert_eq!(c.function(None, bare("net_price")), Verdict::Allowed);
         assert_eq!(c.function(None, bare("customer_name")), Verdict::Allowed);
         assert_eq!(c.function(None, bare("bump")), Verdict::Refused);
         assert_eq!(c.function(None, bare("noisy")), Verdict::Refused);
+        assert_eq!(
+            c.function(Some(bare("other")), bare("elsewhere")),
+            Verdict::Refused,
+            "another database's function reads past the served tables"
+        );
+        assert_eq!(c.function(Some(bare("shop")), bare("net_price")), Verdict::Allowed);
+        assert_eq!(c.function(None, bare("elsewhere")), Verdict::Unknown, "not reached bare");
     }
 }

@@ -139,7 +139,12 @@ impl MySqlDatabase {
                 message: "the server lists no built-in functions (no information_schema.SQL_FUNCTIONS, KEYWORDS or mysql.help_topic this user may read), so no statement could be checked".into(),
             });
         }
-        let loaded = Arc::new(callables::allow_list(self.dialect, &built_ins, &stored));
+        let database = self.opts.get_db_name().unwrap_or_default().to_string();
+        let mut callables = callables::allow_list(self.dialect, &database, &built_ins, &stored);
+        callables.set_relation_scope(schemascope_query::sql::relations::RelationScope::MySql {
+            database,
+        });
+        let loaded = Arc::new(callables);
         *lock(&self.allow_list) = Some((Arc::clone(&loaded), Instant::now()));
         Ok(loaded)
     }
