@@ -15,6 +15,7 @@ mod ch_endless_line;
 mod exact_numbers;
 #[allow(unsafe_code)] // maps files (`ReadMode::map`)
 mod loading;
+mod mysql_cancel;
 mod mysql_values;
 mod partitioned_folders;
 mod pg_cancel;
