@@ -106,8 +106,14 @@ impl DialectRules for MySql {
         false
     }
 
+    /// The value's text compared code point by code point, trailing spaces included (the
+    /// columns' own collations ignore case and pad): its binary collation without padding.
     fn compared_with_text(&self, expr: &str) -> String {
-        format!("CAST({expr} AS CHAR)")
+        let collation = match self.0 {
+            Flavor::MariaDb => "utf8mb4_nopad_bin",
+            Flavor::MySql => "utf8mb4_0900_bin",
+        };
+        format!("(CONVERT({expr} USING utf8mb4) COLLATE {collation})")
     }
 
     fn executable_comments(&self) -> bool {

@@ -51,7 +51,9 @@ fn running_ids(
 #[test]
 fn statements_stop_at_their_time_and_when_another_session_stops_them() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
-        eprintln!("SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB");
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
         return;
     };
     let uri = owner(&uri);

@@ -512,13 +512,24 @@ fn execute(
     )
 }
 
-/// `wide` returns 40 rows of about 300 KB each.
+/// `wide` returns 40 rows of about 300 KB each; `quote` is the engine's identifier quote.
 fn assert_execution_contract(
     registry: &schemascope_tools::Services,
     source: &str,
     sleep: &str,
     wide: &str,
+    quote: char,
 ) {
+    let execute = |registry, source, sql: &str, max_rows, max_bytes, timeout_ms| {
+        execute(
+            registry,
+            source,
+            &sql.replace('"', &quote.to_string()),
+            max_rows,
+            max_bytes,
+            timeout_ms,
+        )
+    };
     let top = ok(execute(
         registry,
         source,
@@ -592,7 +603,7 @@ fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_sqlite() {
     let endless =
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n";
     let wide = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, printf('%.*c', 300000, 'x') FROM n";
-    assert_execution_contract(&registry, "chinook", endless, wide);
+    assert_execution_contract(&registry, "chinook", endless, wide, '"');
     assert_eq!(
         execute(&registry, "chinook", "SELECT 1; SELECT 2", None, None, None).data["class"],
         "refused"
@@ -630,5 +641,111 @@ fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_postgres() {
         "pg",
         "SELECT COUNT(*) FROM \"Track\" a, \"Track\" b, \"Track\" c",
         wide,
+        '"',
     );
+}
+
+#[test]
+fn execute_query_caps_rows_and_bytes_and_classifies_failures_on_mariadb() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("my={uri}")]);
+    let wide = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i, REPEAT('x', 300000) FROM n";
+    assert_execution_contract(
+        &registry,
+        "my",
+        "SELECT COUNT(*) FROM Track a, Track b, Track c WHERE a.Milliseconds + b.Milliseconds + c.Milliseconds < 0",
+        wide,
+        '`',
+    );
+}
+
+#[test]
+fn mariadb_tables_work_with_every_discovery_tool() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let northwind = uri.replace("/chinook", "/northwind");
+    let registry = registry(&[&format!("my={uri}"), &format!("nw={northwind}")]);
+    let my = Some("my".to_string());
+    assert_invoice_totals(&registry, &my);
+    let sample = ok(sample_data(
+        &registry.sources,
+        SampleDataParams {
+            source: my.clone(),
+            collection: table("Genre"),
+            count: Some(2),
+            seed: Some(1),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(sample["Genre"].as_array().map(Vec::len), Some(2));
+    let schema = ok(query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: my.clone(),
+            collection: table("Invoice"),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(schema["schema"]["properties"]["Total"]["type"], "number");
+    assert_eq!(
+        schema["metadata"]["comment"],
+        "One purchase by a customer; its lines are in InvoiceLine."
+    );
+    // A value as people write it is found in the column that holds it, whatever its case.
+    let value = ok(describe_property(
+        &registry,
+        DescribePropertyParams {
+            source: Some("nw".into()),
+            collection: table("Customers"),
+            property: "Country".into(),
+            value: Some("germany".into()),
+            ..Default::default()
+        },
+    ));
+    let markdown = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams {
+            source: my.clone(),
+            format: Some(SchemaFormat::Markdown),
+            ..Default::default()
+        },
+    ));
+    assert!(
+        markdown["markdown"]
+            .as_str()
+            .expect("text")
+            .contains("— People and companies who bought music from the store.")
+    );
+    // The column's collation ignores case: the lookup does not.
+    assert_eq!(value["valueLookup"]["stored"], false, "{value}");
+    assert_eq!(value["valueLookup"]["closest"][0], "Germany", "{value}");
+    let listed = ok(list_sources(&registry, ListSourcesParams::default()));
+    let collections = listed["sources"][0]["collections"].as_array().expect("collections");
+    let view = collections.iter().find(|c| c["name"] == "CustomerInvoiceTotals").expect("the view");
+    assert_eq!(
+        (&view["relation"], &view["count"]),
+        (&serde_json::json!("view"), &serde_json::json!(59)),
+        "{view}"
+    );
+    let uri_shown = listed["sources"][0]["uri"].as_str().expect("uri");
+    assert!(uri_shown.contains(":***@") && !uri_shown.contains(":schemascope@"), "{uri_shown}");
+    // The engine's own compile step judges names the catalog check cannot.
+    let report = ok(validate_query(
+        &registry.docs,
+        ValidateQueryParams {
+            source: my.clone(),
+            query: Value::from("SELECT Name FROM Track ORDER BY NoSuchThing(Name)"),
+            question: None,
+        },
+    ));
+    assert_eq!(report["valid"], false, "{report}");
 }
