@@ -209,6 +209,22 @@ fn strftime_from_mysql(format: &str) -> Option<String> {
     convert_format(format, MYSQL_SPECIFIERS, '%')
 }
 
+/// A MySQL DATE_FORMAT format for a strftime format literal (`'%Y-%m %H:%M'` →
+/// `'%Y-%m %H:%i'`): strftime's `%M` is minutes, MySQL's `%i`.
+fn mysql_from_strftime(format: &str) -> Option<String> {
+    let pairs: &[(&str, &str)] = &[
+        ("%Y", "%Y"),
+        ("%m", "%m"),
+        ("%d", "%d"),
+        ("%H", "%H"),
+        ("%M", "%i"),
+        ("%S", "%s"),
+        ("%j", "%j"),
+        ("%%", "%%"),
+    ];
+    convert_format(format, pairs, '%')
+}
+
 /// A strftime format for a to_char pattern literal (`'YYYY-MM'` → `'%Y-%m'`).
 fn strftime_from_to_char(format: &str) -> Option<String> {
     let reversed: Vec<(&str, &str)> = FORMAT_PAIRS.iter().map(|(a, b)| (*b, *a)).collect();
@@ -232,10 +248,72 @@ fn pg_time(arg: &str) -> String {
     if arg.starts_with('\'') { format!("CAST({arg} AS timestamp)") } else { arg.to_string() }
 }
 
+/// The same computation in MySQL's or MariaDB's spelling, for functions of the other dialects
+/// they lack (their own `YEAR`, `IF`, `IFNULL`, `DATE_FORMAT`, `LOCATE`, `DATEDIFF` need none).
+fn mysql_fix(name: &str, args: &[String], callables: &Callables) -> Option<String> {
+    let fix = match (name, args) {
+        ("strftime", [format, d]) => format!("DATE_FORMAT({d}, {})", mysql_from_strftime(format)?),
+        ("to_char", [d, pattern]) => {
+            let strftime = strftime_from_to_char(pattern)?;
+            format!("DATE_FORMAT({d}, {})", mysql_from_strftime(&strftime)?)
+        }
+        ("date_trunc", [unit, d]) => {
+            let format = match unit.trim_matches('\'').to_ascii_lowercase().as_str() {
+                "year" => "%Y-01-01",
+                "month" => "%Y-%m-01",
+                "day" => "%Y-%m-%d",
+                "hour" => "%Y-%m-%d %H:00:00",
+                "minute" => "%Y-%m-%d %H:%i:00",
+                _ => return None,
+            };
+            format!("DATE_FORMAT({d}, '{format}')")
+        }
+        ("date_part" | "datepart", [unit, d]) => {
+            let part = unit.trim_matches('\'').to_ascii_lowercase();
+            let (_, field) = date_part(&part)?;
+            let field = if field == "DOY" { return Some(format!("DAYOFYEAR({d})")) } else { field };
+            format!("EXTRACT({field} FROM {d})")
+        }
+        ("strpos", [haystack, needle]) | ("charindex", [needle, haystack, ..]) => {
+            format!("LOCATE({needle}, {haystack})")
+        }
+        ("len", [s]) => format!("CHAR_LENGTH({s})"),
+        ("iif", [c, a, b]) => format!("IF({c}, {a}, {b})"),
+        ("nvl" | "isnull", [a, b]) => format!("IFNULL({a}, {b})"),
+        ("nvl2", [a, b, c]) => format!("IF({a} IS NOT NULL, {b}, {c})"),
+        ("getdate", []) => "NOW()".into(),
+        ("today", []) => "CURDATE()".into(),
+        ("julianday", [d]) => format!("(TO_SECONDS({d}) / 86400.0 + 1721059.5)"),
+        ("datediff", [unit, a, b]) if unit.eq_ignore_ascii_case("day") => {
+            format!("DATEDIFF({b}, {a})")
+        }
+        ("to_number", [s, ..]) => format!("({} + 0)", operand(s)),
+        ("trunc", [x]) => format!("TRUNCATE({x}, 0)"),
+        ("trunc", [x, n]) => format!("TRUNCATE({x}, {n})"),
+        ("random", []) => "RAND()".into(),
+        ("string_agg", [a, separator]) => format!("GROUP_CONCAT({a} SEPARATOR {separator})"),
+        ("divide", [a, b]) => format!("({} / {})", operand(a), operand(b)),
+        ("subtract" | "minus", [a, b]) => format!("({} - {})", operand(a), operand(b)),
+        ("add" | "plus", [a, b]) => format!("({} + {})", operand(a), operand(b)),
+        ("multiply" | "times", [a, b]) => format!("({} * {})", operand(a), operand(b)),
+        _ => return None,
+    };
+    // Offered only when the server has the functions the fix calls.
+    let first_call = fix.split('(').next().unwrap_or("").trim();
+    // EXTRACT is grammar, not a function of the server's lists.
+    let needs = first_call.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !first_call.is_empty()
+        && first_call != "EXTRACT";
+    (!needs || has(callables, &first_call.to_ascii_lowercase())).then_some(fix)
+}
+
 /// The same computation in the engine's dialect, or `None`.
 fn fix(function: &Function, callables: &Callables) -> Option<String> {
     let name = function.name.0.last()?.as_ident()?.value.to_ascii_lowercase();
     let args = arguments(function)?;
+    if callables.dialect().rules().functions() == FunctionFamily::MySql {
+        return mysql_fix(&name, &args, callables);
+    }
     let sqlite = callables.dialect().rules().functions() == FunctionFamily::Sqlite;
     let strftime_patterns = callables.dialect().rules().to_char_takes_strftime();
     let case = |c: &str, a: &str, b: &str| format!("CASE WHEN {c} THEN {a} ELSE {b} END");
@@ -419,6 +497,40 @@ mod tests {
             Some("to_char(d, '%Y-%m-%d')")
         );
         assert_eq!(fixed("SELECT IFNULL(a, 0)").as_deref(), Some("COALESCE(a, 0)"));
+    }
+
+    #[test]
+    fn mysql_gets_its_own_spellings_of_other_dialects_functions() {
+        let mut my = Callables::new(SqlDialect::MariaDb);
+        for f in ["date_format", "locate", "char_length", "if", "ifnull", "now", "to_seconds"] {
+            my.add_function(None, f, true);
+        }
+        let fixed = |sql| fix(&first_call(sql), &my);
+        assert_eq!(
+            fixed("SELECT strftime('%Y-%m %H:%M', d)").as_deref(),
+            Some("DATE_FORMAT(d, '%Y-%m %H:%i')")
+        );
+        assert_eq!(
+            fixed("SELECT to_char(d, 'YYYY-MM')").as_deref(),
+            Some("DATE_FORMAT(d, '%Y-%m')")
+        );
+        assert_eq!(
+            fixed("SELECT date_trunc('month', d)").as_deref(),
+            Some("DATE_FORMAT(d, '%Y-%m-01')")
+        );
+        assert_eq!(fixed("SELECT date_part('year', d)").as_deref(), Some("EXTRACT(YEAR FROM d)"));
+        assert_eq!(fixed("SELECT strpos(name, 'a')").as_deref(), Some("LOCATE('a', name)"));
+        assert_eq!(fixed("SELECT iif(x > 1, 'a', 'b')").as_deref(), Some("IF(x > 1, 'a', 'b')"));
+        assert_eq!(fixed("SELECT nvl(a, 0)").as_deref(), Some("IFNULL(a, 0)"));
+        assert_eq!(
+            fixed("SELECT julianday(d)").as_deref(),
+            Some("(TO_SECONDS(d) / 86400.0 + 1721059.5)")
+        );
+        assert_eq!(fixed("SELECT divide(a, b)").as_deref(), Some("(a / b)"));
+        // A format with a directive MySQL's DATE_FORMAT spells otherwise is left alone.
+        assert_eq!(fixed("SELECT strftime('%w', d)"), None);
+        // No fix calling a function the server lacks.
+        assert_eq!(fixed("SELECT random()"), None);
     }
 
     #[test]
