@@ -193,6 +193,40 @@ fn ask_retries_on_clickhouse_with_the_validators_suggestions() {
 }
 
 #[test]
+fn ask_retries_on_mariadb_with_the_validators_suggestions_and_fixes() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let registry = registry(&[&format!("my={uri}")]);
+    let server = ReplayServer::start(vec![
+        // A misspelt column and a wrong stored value, then a PostgreSQL function: each sent
+        // back with the validator's reason and fix before the right query runs.
+        query("SELECT SUM(Saless) FROM Invoice WHERE BillingCountry = 'Brasil'"),
+        query("SELECT date_trunc('year', InvoiceDate) AS y, SUM(Total) FROM Invoice GROUP BY 1"),
+        query("SELECT DATE_FORMAT(InvoiceDate, '%Y') AS y, SUM(Total) AS total FROM Invoice WHERE BillingCountry = 'Brazil' GROUP BY y ORDER BY y LIMIT 2"),
+        Scripted::Text("About 35 a year.".into()),
+    ])
+    .expect("server");
+    with_llm(&registry, &server, Provider::OpenAi);
+    let result = ask_source(&registry, "my", "How much did Brazil spend per year?");
+    assert!(result.success, "{}", result.message);
+    // As SQLite computes them on the same data.
+    assert_eq!(result.data["rows"], json!([["2021", 37.62], ["2022", 41.6]]));
+    let second = last_user_message(&server.received()[1].body);
+    assert!(second.contains("Saless") && second.contains("suggestion: Brazil"), "{second}");
+    let third = last_user_message(&server.received()[2].body);
+    assert!(third.contains("DATE_FORMAT(InvoiceDate, '%Y-01-01')"), "{third}");
+    let system = server.received()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(system.contains("mariadb"), "the dialect is in the prompt:\n{system}");
+}
+
+#[test]
 fn validate_query_on_clickhouse_names_fixes_and_the_engine_finds_the_rest() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_CLICKHOUSE") else {
         eprintln!(
