@@ -9,7 +9,7 @@ use schemascope_query::{NoValues, SqlDialect, check_read_only, validate_sql};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(sql) = std::str::from_utf8(data) else { return };
-    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion] {
+    for dialect in [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::ClickHouse, SqlDialect::DataFusion, SqlDialect::MariaDb] {
         let report = validate_sql(sql, chinook(), &NoValues, callables(dialect));
         let read_only = check_read_only(sql, callables(dialect));
         if report.valid {

@@ -8,6 +8,11 @@ use std::time::{Duration, Instant};
 
 use schemascope_core::sync;
 
+use crate::error::{ErrorClass, SourceError};
+
+/// How often a caller waiting for a free connection checks that its call is not cancelled.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
 /// Connections one source opens at most: one per core (at least 2, at most 4) for profiles'
 /// statements, which run that many at once, plus one, so that a caller's query always gets
 /// through beside a profile computed in the background.
@@ -138,6 +143,45 @@ impl<C> Pool<C> {
     /// The most connections this pool opens.
     pub(crate) fn max(&self) -> usize {
         self.max
+    }
+}
+
+impl<C> Pool<Option<C>> {
+    /// A slot of a pool whose slots connect on first use (`None` until then, and after a lost
+    /// connection), waiting for a free one at most `timeout_ms` (the statement's own timeout;
+    /// 0: at most the default statement timeout, for connecting at start) and no longer than
+    /// the call is not cancelled. `location` names the database in the error.
+    pub(crate) fn free_slot(
+        &self,
+        location: &str,
+        timeout_ms: u64,
+    ) -> Result<Lease<'_, Option<C>>, SourceError> {
+        let cancel = schemascope_core::cancel::current();
+        let wait = Duration::from_millis(if timeout_ms == 0 {
+            super::STATEMENT_TIMEOUT_MS
+        } else {
+            timeout_ms
+        });
+        let started = Instant::now();
+        loop {
+            cancel.check()?;
+            // Waited for in short turns, so that a cancelled call stops waiting at once.
+            let turn = wait.saturating_sub(started.elapsed()).min(CANCEL_POLL);
+            match self.acquire(turn, || Ok::<_, std::convert::Infallible>(None)) {
+                Ok(lease) => return Ok(lease),
+                Err(_) if started.elapsed() < wait => {}
+                Err(_) => {
+                    return Err(SourceError::Statement {
+                        location: location.to_string(),
+                        message: format!(
+                            "all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again",
+                            self.max
+                        ),
+                        class: ErrorClass::Resource,
+                    });
+                }
+            }
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use schemascope_core::{Catalog, TableInfo};
 use schemascope_query::Callables;
 
 use self::fetch::Failure;
-use super::pool::{Lease, Pool, pool_size};
+use super::pool::{Pool, pool_size};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard};
 use crate::error::{ErrorClass, SourceError};
 
@@ -157,33 +157,6 @@ impl MySqlDatabase {
             .map(|(callables, _)| Arc::clone(callables))
     }
 
-    /// A slot of the pool, waiting for a free one at most `timeout_ms` (0: the default
-    /// statement timeout) and no longer than the call is not cancelled.
-    fn free_connection(&self, timeout_ms: u64) -> Result<Lease<'_, Option<Conn>>, SourceError> {
-        let cancel = schemascope_core::cancel::current();
-        let wait =
-            Duration::from_millis(if timeout_ms == 0 { STATEMENT_TIMEOUT_MS } else { timeout_ms });
-        let started = Instant::now();
-        loop {
-            cancel.check()?;
-            let turn = wait.saturating_sub(started.elapsed()).min(CANCEL_POLL);
-            match self.connections.acquire(turn, || Ok::<_, std::convert::Infallible>(None)) {
-                Ok(lease) => return Ok(lease),
-                Err(_) if started.elapsed() < wait => {}
-                Err(_) => {
-                    return Err(SourceError::Statement {
-                        location: self.location.clone(),
-                        message: format!(
-                            "all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again",
-                            self.connections.max()
-                        ),
-                        class: ErrorClass::Resource,
-                    });
-                }
-            }
-        }
-    }
-
     /// Runs `work` with a live connection and the allow-list, connecting (again) when there is
     /// none. A connection found dead before the statement was sent is replaced and the
     /// statement sent on the new one; one lost after it was sent is never resent.
@@ -192,7 +165,7 @@ impl MySqlDatabase {
         timeout_ms: u64,
         mut work: impl FnMut(&mut Conn, &Arc<Callables>) -> Result<T, Failure>,
     ) -> Result<T, SourceError> {
-        let mut slot = self.free_connection(timeout_ms)?;
+        let mut slot = self.connections.free_slot(&self.location, timeout_ms)?;
         loop {
             let fresh = slot.is_none();
             if fresh {

@@ -30,7 +30,7 @@ use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
 use self::fetch::{CallerBounds, Failure, run_read_only};
-use super::pool::{Lease, Pool, pool_size};
+use super::pool::{Pool, pool_size};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard};
 use crate::error::ErrorClass;
 use crate::error::SourceError;
@@ -367,38 +367,6 @@ impl PostgresDatabase {
             .map(|(callables, _)| Arc::clone(callables))
     }
 
-    /// A slot of the pool, waiting for a free one at most `timeout_ms` (the statement's own
-    /// timeout; 0: at most the default statement timeout, for connecting at start) and no
-    /// longer than the call is not cancelled.
-    fn free_connection(
-        &self,
-        timeout_ms: u64,
-    ) -> Result<Lease<'_, Option<Connected>>, SourceError> {
-        let cancel = schemascope_core::cancel::current();
-        let wait =
-            Duration::from_millis(if timeout_ms == 0 { STATEMENT_TIMEOUT_MS } else { timeout_ms });
-        let started = std::time::Instant::now();
-        loop {
-            cancel.check()?;
-            // Waited for in short turns, so that a cancelled call stops waiting at once.
-            let turn = wait.saturating_sub(started.elapsed()).min(CANCEL_POLL);
-            match self.connections.acquire(turn, || Ok::<_, std::convert::Infallible>(None)) {
-                Ok(lease) => return Ok(lease),
-                Err(_) if started.elapsed() < wait => {}
-                Err(_) => {
-                    return Err(SourceError::Statement {
-                        location: self.location.clone(),
-                        message: format!(
-                            "all {} connections stayed busy for the statement's {timeout_ms} ms timeout; try again",
-                            self.connections.max()
-                        ),
-                        class: ErrorClass::Resource,
-                    });
-                }
-            }
-        }
-    }
-
     /// Runs `work` with a live connection and its allow-list, connecting (again) when there is
     /// none: a new connection first reads the allow-list from the server's catalog.
     ///
@@ -411,7 +379,7 @@ impl PostgresDatabase {
         timeout_ms: u64,
         mut work: impl FnMut(&mut Client, &Arc<Callables>, Option<u64>) -> Result<T, Failure>,
     ) -> Result<T, SourceError> {
-        let mut slot = self.free_connection(timeout_ms)?;
+        let mut slot = self.connections.free_slot(&self.location, timeout_ms)?;
         loop {
             let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
             if fresh {
