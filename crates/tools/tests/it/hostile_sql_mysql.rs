@@ -150,9 +150,12 @@ fn checksum(database: &dyn Database) -> Vec<String> {
     let mut facts = vec![
         one("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1"),
         one(
-            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('chinook', 'scratch') ORDER BY 1, 2",
+            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('chinook', 'northwind') ORDER BY 1, 2",
         ),
-        one("SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES ORDER BY 1, 2"),
+        // The served databases' objects (other tests may make tables in `scratch`).
+        one(
+            "SELECT ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA IN ('chinook', 'northwind') ORDER BY 1, 2",
+        ),
         one("SELECT n FROM scratch.counter"),
     ];
     for table in database.catalog().expect("catalog").tables {
