@@ -180,6 +180,9 @@ fn unencoded_user_info(uri: &str) -> Option<&'static str> {
     )
 }
 
+/// The schemes of database URIs, whose text may hold a password.
+const DATABASE_SCHEMES: &[&str] = &["postgres", "postgresql", "mysql", "mariadb", "clickhouse"];
+
 /// `uri` with the password of its user info and any `password` parameter replaced by `***`.
 pub fn redact_uri(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else { return uri.to_string() };
@@ -261,7 +264,22 @@ impl FromStr for SourceSpec {
             return Err(invalid(
                 "an AimDB source is aimdb:unix:///PATH, aimdb:uds:///PATH or aimdb:PATH (the instance's socket)",
             ));
-        } else if crate::aimdb::endpoint::looks_like_socket(Path::new(rest)) {
+        } else if let Some(scheme) = DATABASE_SCHEMES.iter().find(|s| {
+            rest.strip_prefix(**s)
+                .and_then(|r| r.strip_prefix(':'))
+                .is_some_and(|r| !r.starts_with("//"))
+        }) {
+            // `mysql:/user:password@…`: a typo, never a file of that name; its password is
+            // not repeated.
+            return Err(SourceError::InvalidSpec {
+                spec: format!("{scheme}:…"),
+                reason: format!(
+                    "a {scheme} URI starts with `{scheme}://` (user:password@host:port/database)"
+                ),
+            });
+        } else if !rest.contains("://")
+            && crate::aimdb::endpoint::looks_like_socket(Path::new(rest))
+        {
             let socket = PathBuf::from(rest);
             let name = default_name(&socket);
             (Location::Aimdb(socket), name)
@@ -365,6 +383,20 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn database_uris_are_never_taken_for_sockets_or_files_and_their_typos_show_no_password() {
+        // A `socket` parameter ending in .sock once sent the URI to AimDB, password and all.
+        let spec: SourceSpec =
+            "mysql://u:LEAKME14@127.0.0.1:3306/shop?socket=/tmp/x.sock".parse().expect("spec");
+        assert!(matches!(spec.location, Location::MySql(_)), "{:?}", spec.location);
+        assert!(!spec.display_text().contains("LEAKME14"));
+        for typo in ["mysql:/u:LEAKME9@h/db", "postgres:u:LEAKME9@h/db", "mariadb:/u:LEAKME9@h"] {
+            let e = typo.parse::<SourceSpec>().expect_err("a typo");
+            assert!(!e.to_string().contains("LEAKME9"), "{e}");
+            assert!(e.to_string().contains("://"), "{e}");
+        }
+    }
 
     #[test]
     fn a_postgres_password_that_would_be_cut_is_refused_without_being_shown() {

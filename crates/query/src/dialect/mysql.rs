@@ -65,6 +65,12 @@ impl DialectRules for MySql {
         format!("`{}`", name.replace('`', "``"))
     }
 
+    /// A source's tables are those of one database, named without it: a dot is part of the
+    /// name (`` `sales.2024` ``).
+    fn quote_table(&self, name: &str) -> String {
+        self.quote(name)
+    }
+
     /// Function names are compared ignoring case, quoted or not.
     fn stored_function_name(&self, name: &str) -> String {
         name.to_ascii_lowercase()
@@ -122,5 +128,22 @@ impl DialectRules for MySql {
 
     fn compiles_structured(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_backquoted_whole_and_text_compared_without_collation() {
+        let rules = MySql(Flavor::MariaDb);
+        assert_eq!(rules.quote_table("sales.2024"), "`sales.2024`", "a dot is part of the name");
+        assert_eq!(rules.quote("we`ird"), "`we``ird`");
+        assert_eq!(
+            rules.compared_with_text("`Country`"),
+            "(CONVERT(`Country` USING utf8mb4) COLLATE utf8mb4_nopad_bin)"
+        );
+        assert!(MySql(Flavor::MySql).compared_with_text("c").contains("utf8mb4_0900_bin"));
     }
 }

@@ -172,6 +172,11 @@ fn writes_are_refused_and_the_data_is_unchanged() {
         assert!(db.query(sql, &[]).is_err(), "`{sql}` was allowed");
     }
     assert_eq!(db.query(checksum, &[]).expect("checksum"), before);
+    // Parameters that do not match the statement are the statement's fault, not a lost
+    // connection.
+    let e = db.query("SELECT Name FROM Genre WHERE Name = ?", &[]).expect_err("no parameter");
+    assert_eq!(e.class(), schemascope_sources::error::ErrorClass::Syntax, "{e}");
+    assert!(!e.to_string().contains("connection"), "{e}");
     assert_eq!(db.query("SELECT COUNT(*) FROM Genre", &[]).expect("count")[0][0].as_count(), 25);
 }
 

@@ -36,6 +36,9 @@ CREATE FUNCTION chinook.noisy() RETURNS INT NOT DETERMINISTIC CONTAINS SQL RETUR
 CREATE FUNCTION chinook.net_price(p DECIMAL(10,2)) RETURNS DECIMAL(10,2) DETERMINISTIC NO SQL RETURN p * 0.8;
 CREATE FUNCTION scratch.reader() RETURNS INT DETERMINISTIC READS SQL DATA RETURN (SELECT n FROM scratch.counter);
 CREATE PROCEDURE chinook.wipe() MODIFIES SQL DATA DELETE FROM scratch.counter;
+DROP FUNCTION IF EXISTS chinook.liar_lock; DROP FUNCTION IF EXISTS chinook.liar_var;
+CREATE FUNCTION chinook.liar_lock() RETURNS INT DETERMINISTIC NO SQL RETURN GET_LOCK('schemascope_liar', 0);
+CREATE FUNCTION chinook.liar_var() RETURNS INT DETERMINISTIC NO SQL RETURN (@schemascope_leak := 42);
 ";
 
 /// (SQL, what validate_query's errors say — alternatives separated by ` | `).
@@ -136,6 +139,8 @@ fn legit() -> Vec<(&'static str, Value)> {
             json!([["a", "2024-03"]]),
         ),
         ("SELECT net_price(10.00) AS p", json!([[8.0]])),
+        // `||` concatenates, as in every other engine (MySQL's default reads it as OR).
+        ("SELECT 'a' || 'b' AS s", json!([["ab"]])),
         ("SELECT chinook.net_price(UnitPrice) AS p FROM Track WHERE TrackId = 1", json!([[0.79]])),
         ("SELECT chinook.Genre.Name FROM chinook.Genre WHERE GenreId = 1", json!([["Rock"]])),
     ]
@@ -218,6 +223,48 @@ fn hostile_sql_is_refused_and_leaves_mariadb_unchanged() {
         if executed.success || !executed.message.contains("does not serve") {
             failures.push(format!("execute {sql:?}: {}", executed.message));
         }
+    }
+    // A function whose definer calls it harmless may still take a named lock or set a
+    // variable: the session is reset after each caller's statement, so neither outlives it.
+    for sql in ["SELECT liar_lock() AS l", "SELECT liar_var() AS v"] {
+        let ran = schemascope_tools::execute_query(
+            &registry.sources,
+            schemascope_tools::ExecuteQueryParams {
+                source: Some("my".into()),
+                query: Value::from(sql),
+                ..Default::default()
+            },
+        );
+        if !ran.success {
+            failures.push(format!("{sql}: {}", ran.message));
+        }
+        // Asked by the client: schemascope itself refuses IS_FREE_LOCK.
+        let left = std::process::Command::new("mariadb")
+            .args(client_args(&owner))
+            .args([
+                "--batch",
+                "--skip-column-names",
+                "-e",
+                "SELECT IS_FREE_LOCK('schemascope_liar')",
+            ])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        if left != "1" {
+            failures.push(format!("after {sql} the lock is still held: {left}"));
+        }
+    }
+    let leaked = schemascope_tools::execute_query(
+        &registry.sources,
+        schemascope_tools::ExecuteQueryParams {
+            source: Some("my".into()),
+            query: Value::from("SELECT @schemascope_leak AS v"),
+            ..Default::default()
+        },
+    );
+    if leaked.data["rows"] != json!([[null]]) {
+        failures
+            .push(format!("a variable set by a function outlived its statement: {}", leaked.data));
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
     assert_eq!(checksum(&checker), before, "the database changed");

@@ -244,13 +244,16 @@ impl MySqlDatabase {
         result
     }
 
-    /// [`Database::run_capped`].
+    /// [`Database::run_capped`]; a caller's statement (`caller`) leaves the session as it
+    /// found it: whatever a stored function it called took or set (a named lock, a user
+    /// variable) is dropped with a reset of the session.
     fn run_statement(
         &self,
         sql: &str,
         params: &[SqlValue],
         caps: Caps,
         timeout_ms: u64,
+        caller: bool,
     ) -> Result<QueryResult, SourceError> {
         let sql = self.screened(sql)?;
         let cancel = schemascope_core::cancel::current();
@@ -259,9 +262,13 @@ impl MySqlDatabase {
             allowed(sql, callables)?;
             let json = Arc::clone(&lock(&self.json_columns));
             let statement = fetch::Statement { sql, params, caps, timeout_ms, json: &json };
-            self.stopped_with_the_call(conn.connection_id(), timeout_ms, || {
+            let result = self.stopped_with_the_call(conn.connection_id(), timeout_ms, || {
                 fetch::run_read_only(conn, &self.opts, self.dialect, &statement)
-            })
+            });
+            if caller && !matches!(result, Err(Failure::BeforeSent(_) | Failure::Refused(_))) {
+                session::reset(conn).map_err(Failure::Sent)?;
+            }
+            result
         })
         .map_err(|e| {
             if cancel.is_cancelled() { SourceError::Cancelled(cancel.cancelled()) } else { e }
@@ -276,7 +283,18 @@ fn allowed(sql: &str, callables: &Callables) -> Result<(), Failure> {
 
 /// Whether `e` means the connection is gone (rather than the statement failed on it).
 fn connection_lost(e: &mysql::Error) -> bool {
-    !matches!(e, mysql::Error::MySqlError(_))
+    !matches!(e, mysql::Error::MySqlError(_)) && !statement_error(e)
+}
+
+/// Whether `e` is the client's own objection to a statement or its values (the connection is
+/// fine): parameters that do not match the statement's placeholders.
+fn statement_error(e: &mysql::Error) -> bool {
+    matches!(
+        e,
+        mysql::Error::DriverError(
+            mysql::DriverError::MismatchedStmtParams(..) | mysql::DriverError::MixedParams
+        )
+    )
 }
 
 /// MariaDB's and MySQL's error codes this layer tells apart.
@@ -302,6 +320,13 @@ mod code {
 /// `e` as a [`SourceError`] of `location`, classed by what a corrected statement could do.
 fn error(location: &str, e: &mysql::Error, timeout_ms: u64) -> SourceError {
     let location = location.to_string();
+    if statement_error(e) {
+        return SourceError::Statement {
+            location,
+            message: format!("{e} (send one value for each `?` of the statement)"),
+            class: ErrorClass::Syntax,
+        };
+    }
     let mysql::Error::MySqlError(db) = e else {
         let text = e.to_string();
         return SourceError::Database {
@@ -401,7 +426,17 @@ impl Database for MySqlDatabase {
         caps: Caps,
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
-        self.run_statement(sql, params, caps, timeout_ms)
+        self.run_statement(sql, params, caps, timeout_ms, false)
+    }
+
+    fn run_for_caller(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        caps: Caps,
+        timeout_ms: u64,
+    ) -> Result<QueryResult, SourceError> {
+        self.run_statement(sql, params, caps, timeout_ms, true)
     }
 
     fn data_version(&self, _table: &TableInfo) -> Result<Option<String>, SourceError> {

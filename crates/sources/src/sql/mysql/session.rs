@@ -21,7 +21,11 @@ const READ_TIMEOUT: Duration = Duration::from_secs(660);
 
 /// Modes that change how a statement's text is read: the validator reads it as MySQL does by
 /// default (double quotes around strings, backslash escapes in them).
-const READING_MODES: &[&str] = &["ANSI_QUOTES", "NO_BACKSLASH_ESCAPES"];
+const READING_MODES: &[&str] = &["ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "PIPES_AS_CONCAT"];
+
+/// The mode every session adds: `||` concatenates, as in standard SQL and every other engine a
+/// model writes for (MySQL's default reads it as OR, and `'a' || 'b'` is then 0).
+const ADDED_MODE: &str = "PIPES_AS_CONCAT";
 
 /// The client's options for `uri` (`mysql://user:password@host:port/database`; `mariadb://`
 /// is the same).
@@ -67,12 +71,14 @@ pub(super) fn dialect_of(version: &str) -> Dialect {
     if version.to_ascii_lowercase().contains("mariadb") { Dialect::MariaDb } else { Dialect::MySql }
 }
 
-/// `sql_mode` without the modes that change how statements are read.
+/// `sql_mode` without the modes that change how statements are read, and with `||` read as
+/// concatenation.
 pub(super) fn reading_mode(server_mode: &str) -> String {
     server_mode
         .split(',')
         .map(str::trim)
         .filter(|m| !m.is_empty() && !READING_MODES.iter().any(|r| r.eq_ignore_ascii_case(m)))
+        .chain([ADDED_MODE])
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -80,6 +86,21 @@ pub(super) fn reading_mode(server_mode: &str) -> String {
 /// A new connection with the session every statement expects, and the server's dialect.
 pub(super) fn open(opts: &Opts) -> Result<(Conn, Dialect), mysql::Error> {
     let mut conn = Conn::new(opts.clone())?;
+    let dialect = set_up(&mut conn)?;
+    Ok((conn, dialect))
+}
+
+/// The session of `conn` made as it was when opened, whatever a statement left in it — named
+/// locks, user variables, session settings (a stored function may take or set them, whatever
+/// its definer declared): the server resets the session (`COM_RESET_CONNECTION`), then it is
+/// set up again.
+pub(super) fn reset(conn: &mut Conn) -> Result<(), mysql::Error> {
+    conn.reset()?;
+    set_up(conn).map(|_| ())
+}
+
+/// Sets the session every statement expects on `conn`; the server's dialect.
+fn set_up(conn: &mut Conn) -> Result<Dialect, mysql::Error> {
     let row: Option<(String, String)> = conn.query_first("SELECT VERSION(), @@SESSION.sql_mode")?;
     let (version, mode) = row.unwrap_or_default();
     let mode = reading_mode(&mode);
@@ -88,7 +109,7 @@ pub(super) fn open(opts: &Opts) -> Result<(Conn, Dialect), mysql::Error> {
     conn.query_drop(format!(
         "SET NAMES utf8mb4; SET SESSION time_zone = '+00:00'; SET SESSION sql_mode = '{mode}'; SET SESSION TRANSACTION READ ONLY"
     ))?;
-    Ok((conn, dialect_of(&version)))
+    Ok(dialect_of(&version))
 }
 
 /// Sends `KILL QUERY` for connection `id` on a connection of its own, so that a statement
@@ -109,9 +130,9 @@ mod tests {
     fn the_modes_that_change_how_statements_read_are_left_out() {
         assert_eq!(
             reading_mode("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES,ONLY_FULL_GROUP_BY"),
-            "STRICT_TRANS_TABLES,ONLY_FULL_GROUP_BY"
+            "STRICT_TRANS_TABLES,ONLY_FULL_GROUP_BY,PIPES_AS_CONCAT"
         );
-        assert_eq!(reading_mode(""), "");
+        assert_eq!(reading_mode("PIPES_AS_CONCAT"), "PIPES_AS_CONCAT");
         assert_eq!(dialect_of("10.11.19-MariaDB-0+deb12u1"), Dialect::MariaDb);
         assert_eq!(dialect_of("8.4.3"), Dialect::MySql);
     }
