@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
+use schemascope_core::Catalog;
 use schemascope_core::sync::{joined, lock};
-use schemascope_core::{Catalog, TableInfo};
 use schemascope_query::Callables;
 
 use self::fetch::Failure;
@@ -437,9 +437,5 @@ impl Database for MySqlDatabase {
         timeout_ms: u64,
     ) -> Result<QueryResult, SourceError> {
         self.run_statement(sql, params, caps, timeout_ms, true)
-    }
-
-    fn data_version(&self, _table: &TableInfo) -> Result<Option<String>, SourceError> {
-        Ok(None)
     }
 }
