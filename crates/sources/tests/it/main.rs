@@ -31,3 +31,4 @@ mod sql_sqlite;
 mod sqlite_limits;
 mod streaming;
 mod tables;
+mod tls;

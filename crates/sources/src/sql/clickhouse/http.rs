@@ -9,6 +9,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::sql::tls::{TlsMode, TlsSettings, read_bounded};
+
 /// Seconds to wait for a TCP connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -27,6 +29,8 @@ pub(super) struct Endpoint {
     pub user: String,
     password: String,
     pub database: String,
+    /// HTTPS (`sslmode=require` or `verify-full`, or `secure=true`), or plain HTTP.
+    tls: TlsSettings,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -54,10 +58,21 @@ fn percent_decoded(text: &str) -> Option<String> {
 }
 
 impl Endpoint {
-    /// Parses `clickhouse://[user[:password]@]host:port/database`; the error says what is wrong
-    /// and never repeats the password.
+    /// Parses `clickhouse://[user[:password]@]host:port/database[?secure=true|sslmode=…]`;
+    /// the error says what is wrong and never repeats the password.
     pub(super) fn parse(uri: &str) -> Result<Self, String> {
         const SHAPE: &str = "expected clickhouse://[user[:password]@]host:port/database";
+        // Plain HTTP unless the URI asks for TLS: ClickHouse's HTTP port has none to offer.
+        let (uri, tls) = TlsSettings::take_from(uri, TlsMode::Disable)?;
+        match tls.mode {
+            TlsMode::Prefer => {
+                return Err("sslmode=prefer has no meaning over HTTP (there is no negotiation): use sslmode=verify-full or require for HTTPS, or disable".into());
+            }
+            TlsMode::VerifyCa => {
+                return Err("sslmode=verify-ca is not supported for ClickHouse (its HTTPS client always checks the host name): use verify-full, or require to encrypt without checking".into());
+            }
+            _ => {}
+        }
         let rest = uri
             .strip_prefix("clickhouse://")
             .ok_or_else(|| format!("not a ClickHouse URI ({SHAPE})"))?;
@@ -81,7 +96,9 @@ impl Endpoint {
             None => ("default".to_string(), String::new()),
         };
         if address.contains('?') {
-            return Err(format!("parameters after `?` are not supported ({SHAPE})"));
+            return Err(format!(
+                "the only parameters after `?` are TLS's: secure=true, or sslmode, sslrootcert, sslcert and sslkey ({SHAPE})"
+            ));
         }
         let (host_port, database) =
             address.split_once('/').ok_or_else(|| format!("the database is missing ({SHAPE})"))?;
@@ -94,7 +111,7 @@ impl Endpoint {
                 port.parse::<u16>()
                     .map_err(|_| format!("the port `{port}` is not a number ({SHAPE})"))?,
             ),
-            _ => (host_port, 8123),
+            _ => (host_port, if tls.mode == TlsMode::Disable { 8123 } else { 8443 }),
         };
         if host.is_empty() || user.is_empty() {
             return Err(format!("the host or the user is empty ({SHAPE})"));
@@ -102,12 +119,49 @@ impl Endpoint {
         if host.chars().any(|c| c.is_whitespace() || "/?#@".contains(c)) {
             return Err(format!("the host `{host}` is malformed ({SHAPE})"));
         }
-        Ok(Self { host: host.to_string(), port, user, password, database })
+        // The certificates are read now: a missing file is reported when the source is added.
+        tls.client_config()?;
+        Ok(Self { host: host.to_string(), port, user, password, database, tls })
     }
 
     /// The URI without its password, for messages and listings.
     pub(super) fn location(&self) -> String {
-        format!("clickhouse://{}@{}:{}/{}", self.user, self.host, self.port, self.database)
+        let secure = if self.is_secure() { "?secure=true" } else { "" };
+        format!("clickhouse://{}@{}:{}/{}{secure}", self.user, self.host, self.port, self.database)
+    }
+
+    /// Whether the endpoint is reached over HTTPS.
+    pub(super) fn is_secure(&self) -> bool {
+        self.tls.mode != TlsMode::Disable
+    }
+
+    /// The HTTP client's TLS configuration for this endpoint.
+    fn tls_config(&self) -> Result<ureq::tls::TlsConfig, String> {
+        use ureq::tls::{Certificate, ClientCert, PrivateKey, RootCerts, TlsConfig};
+        let roots = match self.tls.root_certificates()? {
+            None => RootCerts::WebPki,
+            Some(found) => RootCerts::new_with_certs(
+                &found.iter().map(|c| Certificate::from_der(c).to_owned()).collect::<Vec<_>>(),
+            ),
+        };
+        let client_cert = match self.tls.client_identity()? {
+            None => None,
+            Some((chain, _)) => {
+                // (The HTTP client takes the key as PEM, not as the DER read above.)
+                let key_path = self.tls.client_identity.as_ref().map(|(_, key)| key.as_path());
+                let pem = key_path.map(|key| read_bounded(key, "sslkey")).transpose()?;
+                let key = PrivateKey::from_pem(pem.as_deref().unwrap_or_default())
+                    .map_err(|e| format!("sslkey: ClickHouse's client takes a PEM key: {e}"))?;
+                let chain: Vec<Certificate<'static>> =
+                    chain.iter().map(|c| Certificate::from_der(c).to_owned()).collect();
+                Some(ClientCert::new_with_certs(&chain, key))
+            }
+        };
+        Ok(TlsConfig::builder()
+            .root_certs(roots)
+            .client_cert(client_cert)
+            .disable_verification(self.tls.mode < TlsMode::VerifyCa)
+            .build())
     }
 }
 
@@ -237,8 +291,9 @@ fn url_escaped(text: &str) -> String {
 }
 
 impl Http {
-    pub(super) fn new(endpoint: Endpoint) -> Self {
+    pub(super) fn new(endpoint: Endpoint) -> Result<Self, String> {
         let config = ureq::Agent::config_builder()
+            .tls_config(endpoint.tls_config()?)
             .http_status_as_error(false)
             .timeout_connect(Some(CONNECT_TIMEOUT))
             .max_idle_connections_per_host(8)
@@ -251,8 +306,9 @@ impl Http {
         } else {
             endpoint.host.clone()
         };
-        let base = format!("http://{host}:{}/", endpoint.port);
-        Self { agent: config.into(), base, endpoint }
+        let scheme = if endpoint.is_secure() { "https" } else { "http" };
+        let base = format!("{scheme}://{host}:{}/", endpoint.port);
+        Ok(Self { agent: config.into(), base, endpoint })
     }
 
     /// Sends `sql` as `query_id` with `settings`; the exchange may take `timeout` plus a grace.

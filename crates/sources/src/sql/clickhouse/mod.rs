@@ -117,12 +117,11 @@ impl ClickHouseDatabase {
     /// Connects to the database at `uri` (`clickhouse://[user[:password]@]host:port/database`)
     /// and finds out what the user's profile allows.
     pub fn connect(uri: &str) -> Result<Self, SourceError> {
-        let endpoint = Endpoint::parse(uri).map_err(|reason| SourceError::InvalidSpec {
-            spec: crate::spec::redact_uri(uri),
-            reason,
-        })?;
+        let invalid =
+            |reason| SourceError::InvalidSpec { spec: crate::spec::redact_uri(uri), reason };
+        let endpoint = Endpoint::parse(uri).map_err(invalid)?;
         let location = endpoint.location();
-        let http = Http::new(endpoint);
+        let http = Http::new(endpoint).map_err(invalid)?;
         let mut database = Self {
             http,
             location,
@@ -145,7 +144,28 @@ impl ClickHouseDatabase {
                 &[],
                 Duration::from_millis(STATEMENT_TIMEOUT_MS),
             )
-            .map_err(|f| database.failure(f, STATEMENT_TIMEOUT_MS, false))?;
+            .map_err(|f| match f {
+                // An HTTPS port answers a plain request by closing the connection.
+                Failure::Transport { message, .. } if !database.http.endpoint.is_secure() => {
+                    SourceError::Database {
+                        location: database.location.clone(),
+                        message: format!(
+                            "{message} — is the server running and reachable at that host and port? If the port serves HTTPS, add ?secure=true"
+                        ),
+                    }
+                }
+                // A plain HTTP port answers a TLS handshake with an HTTP error, or waits for the
+                // end of a request line that never comes.
+                Failure::Transport { message, .. } if super::tls::hint(&message).is_none() => {
+                    SourceError::Database {
+                        location: database.location.clone(),
+                        message: format!(
+                            "{message} — is the server running and reachable at that host and port, and does the port serve HTTPS (ClickHouse's https_port, 8443 by default)?"
+                        ),
+                    }
+                }
+                f => database.failure(f, STATEMENT_TIMEOUT_MS, false),
+            })?;
         let mut fields = probe.lines().next().unwrap_or_default().split('\t');
         database.version = fields.next().unwrap_or_default().to_string();
         database.mode = match fields.next().unwrap_or("0").trim() {
@@ -259,6 +279,9 @@ impl ClickHouseDatabase {
                 }
             }
             Failure::Transport { .. } if timed_out => SourceError::Timeout { location, timeout_ms },
+            Failure::Transport { message, .. } if super::tls::hint(&message).is_some() => {
+                SourceError::Database { location, message: super::tls::explained(&message) }
+            }
             Failure::Transport { message, sent } => {
                 let hint = if sent {
                     " (the statement may have run; it was not sent again)"

@@ -72,9 +72,10 @@ impl MySqlDatabase {
     /// Connects to the database at `uri` (`mysql://user:password@host:port/database`, or
     /// `mariadb://…`).
     pub fn connect(uri: &str) -> Result<Self, SourceError> {
-        let opts = session::options(uri)?;
+        let (opts, plain_fallback) = session::options(uri)?;
         let location = session::location(&opts);
-        let (conn, dialect) = session::open(&opts).map_err(|e| error(&location, &e, 0))?;
+        let (conn, dialect, opts) =
+            session::open_first(opts, plain_fallback).map_err(|e| error(&location, &e, 0))?;
         let database = Self {
             opts,
             location,
@@ -329,6 +330,14 @@ fn error(location: &str, e: &mysql::Error, timeout_ms: u64) -> SourceError {
     }
     let mysql::Error::MySqlError(db) = e else {
         let text = e.to_string();
+        // The client wraps a TLS failure twice: its words are the rustls error's.
+        let text = match text.strip_prefix("CodecError { IO error: `") {
+            Some(inner) => inner.trim_end_matches("' }").to_string(),
+            None => text,
+        };
+        if let Some(hint) = super::tls::hint(&text) {
+            return SourceError::Database { location, message: format!("{text} — {hint}") };
+        }
         return SourceError::Database {
             location,
             message: format!(
@@ -355,7 +364,10 @@ fn error(location: &str, e: &mysql::Error, timeout_ms: u64) -> SourceError {
     let (class, hint) = match db.code {
         code::READ_ONLY_TRANSACTION => (ErrorClass::Refused, " (refused: sources are read-only)"),
         c if code::COMMAND_DENIED.contains(&c) => (ErrorClass::Refused, ""),
-        code::ACCESS_DENIED => (ErrorClass::Auth, " (check the user and password in the URI)"),
+        code::ACCESS_DENIED => (
+            ErrorClass::Auth,
+            " (check the user and password in the URI, and the client certificate when the user requires one: sslcert=PATH, sslkey=PATH)",
+        ),
         code::DATABASE_ACCESS_DENIED => {
             (ErrorClass::Auth, " (check the database name and the user's grants)")
         }

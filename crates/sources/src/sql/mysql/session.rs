@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, OptsBuilder};
+use mysql::{ClientIdentity, Conn, DriverError, Opts, OptsBuilder, SslOpts};
 
 use crate::error::SourceError;
 use crate::sql::Dialect;
+use crate::sql::tls::{TlsMode, TlsSettings, TrustedRoots};
 
 /// Seconds to wait for the TCP connection when the URI does not say.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -28,10 +29,12 @@ const READING_MODES: &[&str] = &["ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "PIPES_A
 const ADDED_MODE: &str = "PIPES_AS_CONCAT";
 
 /// The client's options for `uri` (`mysql://user:password@host:port/database`; `mariadb://`
-/// is the same).
-pub(super) fn options(uri: &str) -> Result<Opts, SourceError> {
+/// is the same), and whether a server without TLS is read in plain TCP (`sslmode=prefer`, the
+/// default, as MySQL's own client).
+pub(super) fn options(uri: &str) -> Result<(Opts, bool), SourceError> {
     let invalid =
         |reason: String| SourceError::InvalidSpec { spec: crate::spec::redact_uri(uri), reason };
+    let (uri, tls) = TlsSettings::take_from(uri, TlsMode::Prefer).map_err(&invalid)?;
     let as_mysql = match uri.strip_prefix("mariadb://") {
         Some(rest) => format!("mysql://{rest}"),
         None => uri.to_string(),
@@ -41,6 +44,11 @@ pub(super) fn options(uri: &str) -> Result<Opts, SourceError> {
             "not a MySQL connection URI: {e} (expected mysql://user:password@host:port/database)"
         ))
     })?;
+    if opts.get_ssl_opts().is_some() {
+        return Err(invalid(
+            "TLS is set with sslmode, sslrootcert, sslcert and sslkey (or MySQL's ssl-mode, ssl-ca, ssl-cert and ssl-key), not with the client library's parameters".into(),
+        ));
+    }
     if opts.get_db_name().is_none_or(str::is_empty) {
         return Err(invalid(
             "the URI names no database: add it after the port (mysql://user:password@host:3306/database)".into(),
@@ -51,8 +59,41 @@ pub(super) fn options(uri: &str) -> Result<Opts, SourceError> {
         .read_timeout(Some(READ_TIMEOUT))
         .write_timeout(Some(READ_TIMEOUT))
         .tcp_connect_timeout(Some(opts.get_tcp_connect_timeout().unwrap_or(CONNECT_TIMEOUT)))
-        .stmt_cache_size(64);
-    Ok(builder.into())
+        .stmt_cache_size(64)
+        .ssl_opts(ssl_options(&tls).map_err(invalid)?);
+    Ok((builder.into(), tls.mode == TlsMode::Prefer))
+}
+
+/// The client's TLS options for `tls`; the files are read once here so that a missing one is
+/// reported when the source is added (the client reads them again on each connection).
+fn ssl_options(tls: &TlsSettings) -> Result<Option<SslOpts>, String> {
+    if tls.mode == TlsMode::Disable {
+        return Ok(None);
+    }
+    tls.client_config()?;
+    let checked = tls.mode >= TlsMode::VerifyCa;
+    let root = match &tls.roots {
+        TrustedRoots::File(path) => Some(path.clone()),
+        // The client adds Mozilla's roots to any file it is given.
+        TrustedRoots::Bundled => None,
+        TrustedRoots::System => {
+            return Err("sslrootcert=system is not supported for MySQL and MariaDB: name the CA file (on Debian, /etc/ssl/certs/ca-certificates.crt)".into());
+        }
+    };
+    Ok(Some(
+        SslOpts::default()
+            .with_root_cert_path(root)
+            .with_client_identity(
+                tls.client_identity.clone().map(|(cert, key)| ClientIdentity::new(cert, key)),
+            )
+            .with_danger_accept_invalid_certs(!checked)
+            .with_danger_skip_domain_validation(tls.mode != TlsMode::VerifyFull),
+    ))
+}
+
+/// `opts` without TLS.
+fn plain(opts: &Opts) -> Opts {
+    OptsBuilder::from_opts(opts.clone()).ssl_opts(None::<SslOpts>).into()
 }
 
 /// The URI with its password left out, for messages and listings.
@@ -81,6 +122,22 @@ pub(super) fn reading_mode(server_mode: &str) -> String {
         .chain([ADDED_MODE])
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The first connection, with the options every later one uses: without TLS when the server
+/// offers none and `plain_fallback` allows it.
+pub(super) fn open_first(
+    opts: Opts,
+    plain_fallback: bool,
+) -> Result<(Conn, Dialect, Opts), mysql::Error> {
+    match open(&opts) {
+        Err(mysql::Error::DriverError(DriverError::TlsNotSupported)) if plain_fallback => {
+            let plain = plain(&opts);
+            let (conn, dialect) = open(&plain)?;
+            Ok((conn, dialect, plain))
+        }
+        opened => opened.map(|(conn, dialect)| (conn, dialect, opts)),
+    }
 }
 
 /// A new connection with the session every statement expects, and the server's dialect.
@@ -142,7 +199,17 @@ mod tests {
         let e = options("mysql://u:secret@h:3306").expect_err("no database");
         assert!(e.to_string().contains("names no database"), "{e}");
         assert!(!e.to_string().contains("secret"), "{e}");
-        let opts = options("mariadb://u:secret@h:3307/shop").expect("valid");
+        let (opts, plain_fallback) = options("mariadb://u:secret@h:3307/shop").expect("valid");
         assert_eq!(location(&opts), "mysql://u@h:3307/shop");
+        assert!(plain_fallback && opts.get_ssl_opts().is_some(), "TLS preferred by default");
+        let (opts, plain_fallback) =
+            options("mysql://u@h/shop?ssl-mode=VERIFY_IDENTITY").expect("valid");
+        let tls = opts.get_ssl_opts().expect("TLS");
+        assert!(!plain_fallback && !tls.accept_invalid_certs() && !tls.skip_domain_validation());
+        let (opts, _) = options("mysql://u@h/shop?sslmode=verify-ca").expect("valid");
+        let tls = opts.get_ssl_opts().expect("TLS");
+        assert!(!tls.accept_invalid_certs() && tls.skip_domain_validation());
+        let (opts, _) = options("mysql://u@h/shop?sslmode=disable").expect("valid");
+        assert!(opts.get_ssl_opts().is_none());
     }
 }

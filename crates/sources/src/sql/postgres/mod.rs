@@ -22,9 +22,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use postgres::config::SslMode;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::tls::{self, TlsMode, TlsSettings};
 use schemascope_core::sync::{joined, joined_in_drop, lock};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
@@ -109,6 +113,8 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// A PostgreSQL database, read-only.
 pub struct PostgresDatabase {
     config: Config,
+    /// TLS as the URI's `sslmode` and certificates say (`prefer` by default, as libpq).
+    tls: MakeRustlsConnect,
     location: String,
     /// The pool's slots, each connected on first use (`None` until then, and after a lost
     /// connection).
@@ -218,7 +224,15 @@ fn answers_as_postgres(config: &Config, location: &str) -> Result<(), SourceErro
 impl PostgresDatabase {
     /// Connects to the database at `uri` (`postgres://user:password@host:port/db`).
     pub fn connect(uri: &str) -> Result<Self, SourceError> {
-        let mut config: Config = uri.parse().map_err(|e| SourceError::InvalidSpec {
+        let invalid = |reason: String| SourceError::InvalidSpec {
+            spec: crate::spec::redact_uri(uri),
+            reason,
+        };
+        // The TLS parameters are read here: the client knows only disable, prefer and require.
+        let (without_tls, settings) =
+            TlsSettings::take_from(uri, TlsMode::Prefer).map_err(&invalid)?;
+        let tls = MakeRustlsConnect::new((*settings.client_config().map_err(&invalid)?).clone());
+        let mut config: Config = without_tls.parse().map_err(|e| SourceError::InvalidSpec {
             // The URI as shown everywhere else: any password in it, user info or parameter, hidden.
             spec: crate::spec::redact_uri(uri),
             reason: format!("not a PostgreSQL connection URI: {e} (expected postgres://user:password@host:port/database)"),
@@ -227,9 +241,15 @@ impl PostgresDatabase {
             config.connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_S));
         }
         config.application_name("schemascope");
+        config.ssl_mode(match settings.mode {
+            TlsMode::Disable => SslMode::Disable,
+            TlsMode::Prefer => SslMode::Prefer,
+            TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull => SslMode::Require,
+        });
         let location = redacted(&config);
         let database = Self {
             config,
+            tls,
             location,
             connections: Pool::new(None, pool_size()),
             allow_list: Mutex::new(None),
@@ -283,6 +303,15 @@ impl PostgresDatabase {
                 " (refused: sources are read-only)"
             } else if writes {
                 " (refused: sources are read-only; writes cannot run in a read-only transaction)"
+            } else if let Some(hint) =
+                tls::hint(db.message()).filter(|_| code.code().starts_with("28"))
+            {
+                // (a hint of its own below is `'static`: this one is shown the same way.)
+                return SourceError::Statement {
+                    location,
+                    message: format!("{}: {} — {hint}", db.severity(), db.message()),
+                    class: ErrorClass::Auth,
+                };
             } else if *code == SqlState::INVALID_PASSWORD
                 || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
             {
@@ -336,6 +365,15 @@ impl PostgresDatabase {
                 class: ErrorClass::Syntax,
             };
         }
+        let detail = std::error::Error::source(e)
+            .map(|s| s.to_string())
+            .filter(|s| !text.contains(s.as_str()))
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        let text = format!("{text}{detail}");
+        if let Some(hint) = tls::hint(&text) {
+            return SourceError::Database { location, message: format!("{text} — {hint}") };
+        }
         let hint = if text.contains("connect") || e.is_closed() {
             " — is the server running and reachable at that host and port?"
         } else {
@@ -386,8 +424,10 @@ impl PostgresDatabase {
                 let lost = slot.is_some();
                 *slot = None;
                 answers_as_postgres(&self.config, &self.location)?;
-                let mut client =
-                    self.config.connect(NoTls).map_err(|e| self.error(&e, timeout_ms))?;
+                let mut client = self
+                    .config
+                    .connect(self.tls.clone())
+                    .map_err(|e| self.error(&e, timeout_ms))?;
                 let callables = match if lost { None } else { self.current_allow_list() } {
                     Some(callables) => callables,
                     None => self.read_allow_list(&mut client)?,
@@ -452,12 +492,17 @@ fn allowed(sql: &str, callables: &Callables) -> Result<(), Failure> {
 /// Runs `statement`, asking the server to cancel it (with `token`) as soon as the call it runs
 /// for is cancelled ([`schemascope_core::cancel`]): its time is up or its client went away. A
 /// watcher thread polls the call's flag while the statement runs.
-fn cancelled_with_the_call<T>(token: &postgres::CancelToken, statement: impl FnOnce() -> T) -> T {
+fn cancelled_with_the_call<T>(
+    token: &postgres::CancelToken,
+    tls: &MakeRustlsConnect,
+    statement: impl FnOnce() -> T,
+) -> T {
     let flag = schemascope_core::cancel::current().flag();
     // Dropping the sender when the statement ends wakes the watcher at once.
     let (ended, watch) = std::sync::mpsc::channel::<()>();
     let watcher = {
         let token = token.clone();
+        let tls = tls.clone();
         std::thread::Builder::new().name("postgres-cancel".into()).spawn(move || {
             let mut poll = CANCEL_POLL;
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(poll) {
@@ -465,7 +510,7 @@ fn cancelled_with_the_call<T>(token: &postgres::CancelToken, statement: impl FnO
                     // Sent again until the statement ends: a cancel that reaches the server
                     // before the statement does cancels nothing. A failed request leaves the
                     // statement timeout as the bound.
-                    let _ = token.cancel_query(NoTls);
+                    let _ = token.cancel_query(tls.clone());
                     poll = CANCEL_POLL * 5;
                 }
             }
@@ -766,7 +811,7 @@ impl PostgresDatabase {
             allowed(sql, callables)?;
             let token = client.cancel_token();
             let bounds = caller.then_some(CallerBounds { temp_file_limit_kb });
-            let result = cancelled_with_the_call(&token, || {
+            let result = cancelled_with_the_call(&token, &self.tls, || {
                 run_read_only(client, sql, &refs, caps, timeout_ms, bounds)
             });
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
