@@ -22,6 +22,7 @@ pub mod scratch;
 pub mod source;
 pub mod spec;
 pub mod sql;
+pub mod ssh;
 pub mod stream;
 pub mod stream_schema;
 pub mod tabular;

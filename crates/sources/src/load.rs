@@ -21,6 +21,7 @@ use crate::spec::{Format, Location, SourceSpec};
 use crate::sql::{
     ClickHouseDatabase, Database, MySqlDatabase, PostgresDatabase, SqliteDatabase, load_database,
 };
+use crate::ssh::{Engine, Tunneled};
 
 /// Loads a source from its specification, reading a file into a private copy; database tables
 /// are profiled anew.
@@ -73,18 +74,43 @@ pub fn load_with(
             load_database_source(spec, Format::Sqlite, database, Some(path.clone()), store)
         }
         Location::Postgres(uri) => {
-            let database: Arc<dyn Database> = Arc::new(PostgresDatabase::connect(uri)?);
+            let database = connect(spec, uri, Engine::Postgres, |uri| {
+                Ok(Arc::new(PostgresDatabase::connect(uri)?))
+            })?;
             load_database_source(spec, Format::Postgres, database, None, store)
         }
         Location::ClickHouse(uri) => {
-            let database: Arc<dyn Database> = Arc::new(ClickHouseDatabase::connect(uri)?);
+            let database = connect(spec, uri, Engine::ClickHouse, |uri| {
+                Ok(Arc::new(ClickHouseDatabase::connect(uri)?))
+            })?;
             load_database_source(spec, Format::ClickHouse, database, None, store)
         }
         Location::MySql(uri) => {
-            let database: Arc<dyn Database> = Arc::new(MySqlDatabase::connect(uri)?);
+            let database = connect(spec, uri, Engine::MySql, |uri| {
+                Ok(Arc::new(MySqlDatabase::connect(uri)?))
+            })?;
             load_database_source(spec, Format::MySql, database, None, store)
         }
     }
+}
+
+/// Connects to the database at `uri` with `connect`, through the source's SSH tunnel when it
+/// has one (opened here, and kept open by the connection).
+fn connect(
+    spec: &SourceSpec,
+    uri: &str,
+    engine: Engine,
+    connect: impl Fn(&str) -> Result<Arc<dyn Database>, SourceError>,
+) -> Result<Arc<dyn Database>, SourceError> {
+    let Some(ssh) = &spec.ssh else { return connect(uri) };
+    let shown = crate::spec::redact_uri(uri);
+    let (through, tunnel) =
+        crate::ssh::route(uri, engine, ssh).map_err(|reason| SourceError::Database {
+            location: format!("{shown} through ssh {}", ssh.display()),
+            message: reason,
+        })?;
+    let database = connect(&through).map_err(|e| crate::ssh::explained(e, &tunnel))?;
+    Ok(Arc::new(Tunneled::new(database, &shown, tunnel)))
 }
 
 /// The table format of a file: forced by its scheme, else said by its name or, for Parquet, by

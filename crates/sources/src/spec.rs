@@ -125,6 +125,9 @@ pub struct SourceSpec {
     pub description: Option<String>,
     /// What this source allows, below the server's ceilings.
     pub limits: SourceLimits,
+    /// The SSH tunnel a database source is reached through (a configuration file's
+    /// `[sources.ssh]`).
+    pub ssh: Option<crate::ssh::SshTunnel>,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -359,6 +362,7 @@ impl FromStr for SourceSpec {
             text: text.to_string(),
             description: None,
             limits: SourceLimits::default(),
+            ssh: None,
         })
     }
 }

@@ -204,6 +204,27 @@ struct RawSource {
     timeout_ms: Option<Spanned<u64>>,
     memory_budget: Option<Spanned<Size>>,
     allow_writes: Option<Spanned<bool>>,
+    ssh: Option<Spanned<RawSsh>>,
+}
+
+/// A source's SSH tunnel (`[sources.ssh]`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSsh {
+    host: Spanned<String>,
+    port: Option<Spanned<u16>>,
+    user: Option<Spanned<String>>,
+    key_file: Option<Spanned<String>>,
+    known_hosts: Option<Spanned<String>>,
+    jump: Option<Spanned<JumpHosts>>,
+}
+
+/// Jump hosts: `"a,b"` as `ssh -J` takes them, or a list.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum JumpHosts {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// A format forced on a file (`format = "graph"`), as the CLI's schemes force it.
@@ -595,8 +616,70 @@ impl Locator<'_> {
             memory_budget: self.size(&raw.memory_budget, &key("memory_budget"))?,
             allow_writes,
         };
-        let spec = SourceSpec { limits, ..spec.described(description.as_deref()) };
+        let ssh = raw.ssh.as_ref().map(|ssh| self.ssh(ssh, &spec, i, base, context)).transpose()?;
+        let spec = SourceSpec { limits, ssh, ..spec.described(description.as_deref()) };
         Ok(ConfiguredSource { spec, docs })
+    }
+
+    /// The SSH tunnel of source `i` (`[sources.ssh]`), checked.
+    fn ssh(
+        &self,
+        raw: &Spanned<RawSsh>,
+        spec: &SourceSpec,
+        i: usize,
+        base: &Path,
+        context: &Context<'_>,
+    ) -> Result<schemascope_sources::ssh::SshTunnel, ConfigError> {
+        let key = |name: &str| format!("sources[{i}].ssh.{name}");
+        let at = raw.span().start;
+        if !matches!(
+            spec.location,
+            Location::Postgres(_) | Location::ClickHouse(_) | Location::MySql(_)
+        ) {
+            return Err(self.error(
+                at,
+                &format!("sources[{i}].ssh"),
+                "an SSH tunnel leads to a database URI (postgres://, mysql://, clickhouse://)",
+            ));
+        }
+        let raw = raw.get_ref();
+        let text = |value: &Option<Spanned<String>>, name: &str| {
+            value.as_ref().map(|v| self.text(v, &key(name), context)).transpose()
+        };
+        // `~/…` is left to ssh, which expands it; other relative paths are the config file's.
+        let path =
+            |value: &Option<Spanned<String>>, name: &str| {
+                Ok::<_, ConfigError>(text(value, name)?.map(|p| {
+                    if p.starts_with("~/") { PathBuf::from(p) } else { resolved(base, &p) }
+                }))
+            };
+        let jump = match raw.jump.as_ref().map(Spanned::get_ref) {
+            None => Vec::new(),
+            Some(JumpHosts::One(hosts)) => hosts.split(',').map(|h| h.trim().to_string()).collect(),
+            Some(JumpHosts::Many(hosts)) => hosts.clone(),
+        };
+        let tunnel = schemascope_sources::ssh::SshTunnel {
+            host: self.text(&raw.host, &key("host"), context)?,
+            port: match &raw.port {
+                Some(port) if *port.get_ref() == 0 => {
+                    return Err(self.error(
+                        port.span().start,
+                        &key("port"),
+                        "must be a port (1–65535)",
+                    ));
+                }
+                Some(port) => *port.get_ref(),
+                None => schemascope_sources::ssh::DEFAULT_SSH_PORT,
+            },
+            user: text(&raw.user, "user")?,
+            key_file: path(&raw.key_file, "key_file")?,
+            known_hosts: path(&raw.known_hosts, "known_hosts")?,
+            jump,
+        };
+        tunnel
+            .validate()
+            .map_err(|reason| self.error(at, &format!("sources[{i}].ssh"), &reason))?;
+        Ok(tunnel)
     }
 
     /// `spec` with the password its entry gives (`password`, `password_env` or

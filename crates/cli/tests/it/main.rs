@@ -23,6 +23,7 @@ mod python_sdk_e2e;
 mod repeated_ids_memory;
 mod schema_docs_cli;
 mod session_kill;
+mod ssh_tunnel_cli;
 mod streamed_schema_cli;
 mod streaming_memory;
 mod tools_cli;

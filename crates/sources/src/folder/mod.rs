@@ -222,6 +222,7 @@ pub(crate) fn load_folder(
             text: file.display().to_string(),
             description: None,
             limits: spec.limits,
+            ssh: None,
         };
         let loaded = match crate::load::table_format(file, None) {
             Some(format) => crate::tabular::read_table(&sub, file, format, mode, progress)

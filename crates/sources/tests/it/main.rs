@@ -29,6 +29,7 @@ mod sql_postgres;
 mod sql_sqlite;
 #[allow(unsafe_code)] // reads SQLite's heap limit through its C API
 mod sqlite_limits;
+mod ssh_tunnel;
 mod streaming;
 mod tables;
 mod tls;

@@ -62,6 +62,7 @@ impl Sources {
             text,
             description: None,
             limits: SourceLimits { allow_writes: admitted.writes, ..SourceLimits::default() },
+            ssh: None,
         };
         let snapshot = Snapshot::fetch(&admitted.socket, DEFAULT_TIMEOUT)?;
         Ok(Arc::new(snapshot.to_source(&spec)))

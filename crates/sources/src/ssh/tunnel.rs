@@ -1,0 +1,379 @@
+//! A running SSH tunnel: OpenSSH's `ssh` forwarding a local port to the database, kept up while
+//! the source lives (restarted when the link drops) and stopped with it.
+//!
+//! The system's `ssh` does the SSH: the user's agent, keys, known hosts, jump hosts and
+//! configuration work as they do in a terminal, with the SSH implementation users already
+//! trust and update.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use schemascope_core::sync::{joined_in_drop, lock};
+
+use super::settings::SshTunnel;
+
+/// How long `ssh` may take to log in (through every jump host) and listen.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(45);
+/// How often the supervisor looks at `ssh`.
+const WATCH_INTERVAL: Duration = Duration::from_millis(200);
+/// The longest wait between two restarts of a tunnel whose link keeps failing.
+const MAX_RESTART_DELAY: Duration = Duration::from_secs(30);
+/// `ssh`'s last lines kept for messages, and the most bytes of one.
+const KEPT_LINES: usize = 40;
+const MAX_LINE_BYTES: usize = 500;
+/// Attempts at a free local port (another process may take the one picked before `ssh` binds).
+const PORT_ATTEMPTS: usize = 4;
+
+/// What the supervisor and `ssh`'s stderr reader share.
+struct Shared {
+    stop: AtomicBool,
+    /// `ssh`'s last lines, its debug output left out.
+    log: Mutex<VecDeque<String>>,
+}
+
+impl Shared {
+    fn keep(&self, line: &str) {
+        let mut cut = line.len().min(MAX_LINE_BYTES);
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let mut log = lock(&self.log);
+        if log.len() == KEPT_LINES {
+            log.pop_front();
+        }
+        log.push_back(line[..cut].to_string());
+    }
+}
+
+/// A tunnel from `127.0.0.1:local_port` to the database, through the bastion.
+pub struct Tunnel {
+    local_port: u16,
+    shown: String,
+    shared: Arc<Shared>,
+    supervisor: Option<JoinHandle<()>>,
+    /// Holds the `ssh_config` the tunnel's `ssh` reads (0700, removed on drop).
+    _config: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for Tunnel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tunnel").field("to", &self.shown).field("port", &self.local_port).finish()
+    }
+}
+
+/// What starting `ssh` once came to.
+enum Started {
+    Listening(Child),
+    /// The local port was taken meanwhile: try another.
+    PortTaken,
+    Failed(String),
+}
+
+impl Tunnel {
+    /// Opens a tunnel to `target` (`host:port` as the bastion resolves it), waiting until
+    /// `ssh` listens on the local port; the error quotes `ssh` and says what to change.
+    pub fn open(settings: &SshTunnel, target: &str) -> Result<Tunnel, String> {
+        settings.validate()?;
+        let config = tempfile::Builder::new()
+            .prefix("schemascope-ssh-")
+            .tempdir()
+            .map_err(|e| format!("cannot write the tunnel's ssh configuration: {e}"))?;
+        let config_file = config.path().join("ssh_config");
+        std::fs::write(&config_file, settings.config_text()?)
+            .map_err(|e| format!("cannot write the tunnel's ssh configuration: {e}"))?;
+        let shared = Arc::new(Shared { stop: AtomicBool::new(false), log: Mutex::default() });
+        let (ready, first) = mpsc::channel::<Result<u16, String>>();
+        // Every `ssh` is started by this one thread, which lives as long as the tunnel: the
+        // kernel stops `ssh` when its starting thread ends (PR_SET_PDEATHSIG).
+        let supervisor = {
+            let settings = settings.clone();
+            let shared = Arc::clone(&shared);
+            let target = target.to_string();
+            std::thread::Builder::new()
+                .name("ssh-tunnel".into())
+                .spawn(move || supervise(&settings, &config_file, &target, &shared, &ready))
+                .map_err(|e| format!("cannot start the tunnel's thread: {e}"))?
+        };
+        let mut tunnel = Tunnel {
+            local_port: 0,
+            shown: format!("{} to {target}", settings.display()),
+            shared,
+            supervisor: Some(supervisor),
+            _config: config,
+        };
+        match first.recv() {
+            Ok(Ok(port)) => {
+                tunnel.local_port = port;
+                Ok(tunnel)
+            }
+            Ok(Err(message)) => Err(message),
+            Err(_) => Err("the tunnel's thread ended before ssh listened".into()),
+        }
+    }
+
+    /// The local port the database is reached at (on 127.0.0.1).
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+
+    /// The tunnel as shown in messages: `user@bastion:22 to db.internal:5432`.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// What `ssh` said about connections the bastion could not open to the database (its
+    /// "open failed" lines), for the message of a failed connection. `ssh` writes the line as
+    /// it closes the connection: a moment is given for it to be read.
+    pub fn refused_connections(&self) -> Option<String> {
+        let refused = || {
+            lock(&self.shared.log)
+                .iter()
+                .rev()
+                .find(|l| l.contains("open failed") || l.contains("connect failed"))
+                .cloned()
+        };
+        refused().or_else(|| {
+            std::thread::sleep(Duration::from_millis(150));
+            refused()
+        })
+    }
+}
+
+impl Drop for Tunnel {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(supervisor) = self.supervisor.take() {
+            joined_in_drop(supervisor.join());
+        }
+    }
+}
+
+/// Starts `ssh`, keeps it up while the tunnel lives, stops it at the end. The first outcome
+/// (the port listened on, or why not) goes to `ready`.
+fn supervise(
+    settings: &SshTunnel,
+    config: &Path,
+    target: &str,
+    shared: &Arc<Shared>,
+    ready: &mpsc::Sender<Result<u16, String>>,
+) {
+    let mut port_and_child = None;
+    for _ in 0..PORT_ATTEMPTS {
+        let port = match free_port() {
+            Ok(port) => port,
+            Err(e) => {
+                let _ = ready.send(Err(format!("no free local port for the tunnel: {e}")));
+                return;
+            }
+        };
+        match start(settings, config, port, target, shared) {
+            Started::Listening(child) => {
+                port_and_child = Some((port, child));
+                break;
+            }
+            Started::PortTaken => continue,
+            Started::Failed(message) => {
+                let _ = ready.send(Err(message));
+                return;
+            }
+        }
+    }
+    let Some((port, mut child)) = port_and_child else {
+        let _ = ready.send(Err("no local port stayed free for the tunnel".into()));
+        return;
+    };
+    let _ = ready.send(Ok(port));
+    while !shared.stop.load(Ordering::Relaxed) {
+        std::thread::sleep(WATCH_INTERVAL);
+        if !matches!(child.try_wait(), Ok(Some(_))) {
+            continue;
+        }
+        // The link dropped (the bastion restarted, the network failed): start `ssh` again on
+        // the same port, waiting longer after each failure; connections made meanwhile fail
+        // and the pools reconnect.
+        let mut delay = Duration::from_secs(1);
+        while !shared.stop.load(Ordering::Relaxed) {
+            if let Started::Listening(again) = start(settings, config, port, target, shared) {
+                child = again;
+                break;
+            }
+            let until = Instant::now() + delay;
+            while Instant::now() < until && !shared.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(WATCH_INTERVAL);
+            }
+            delay = (delay * 2).min(MAX_RESTART_DELAY);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A local port no one listens on now.
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts `ssh` for `port` and waits until it listens there, or says why it will not.
+fn start(
+    settings: &SshTunnel,
+    config: &Path,
+    port: u16,
+    target: &str,
+    shared: &Arc<Shared>,
+) -> Started {
+    let mut command = Command::new("ssh");
+    command
+        .args(settings.arguments(config, port, target))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    stop_with_this_thread(&mut command);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Started::Failed(
+                "the `ssh` command (OpenSSH's client) is not installed: install it (Debian: apt-get install openssh-client) for SSH tunnels".into(),
+            );
+        }
+        Err(e) => return Started::Failed(format!("cannot start ssh: {e}")),
+    };
+    let Some(stderr) = child.stderr.take() else {
+        let _ = child.kill();
+        return Started::Failed("ssh's error output could not be read".into());
+    };
+    lock(&shared.log).clear();
+    let (listening, heard) = mpsc::channel::<()>();
+    let marker = format!("Local forwarding listening on 127.0.0.1 port {port}.");
+    {
+        let shared = Arc::clone(shared);
+        let spawned = std::thread::Builder::new().name("ssh-stderr".into()).spawn(move || {
+            // Read to the end, so `ssh` never blocks on a full pipe.
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if line.contains(&marker) {
+                    let _ = listening.send(());
+                } else if !line.starts_with("debug") || line.contains("open failed") {
+                    shared.keep(&line);
+                }
+            }
+        });
+        if spawned.is_err() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Started::Failed("cannot start a thread to read ssh's output".into());
+        }
+    }
+    let deadline = Instant::now() + STARTUP_TIMEOUT;
+    loop {
+        match heard.recv_timeout(WATCH_INTERVAL) {
+            Ok(()) => return Started::Listening(child),
+            Err(RecvTimeoutError::Timeout) => {}
+            // The reader ended: `ssh` closed its stderr, so it is exiting.
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = child.wait();
+                break;
+            }
+        }
+        if shared.stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            if Instant::now() >= deadline {
+                return Started::Failed(format!(
+                    "ssh did not set up the tunnel within {} s{}",
+                    STARTUP_TIMEOUT.as_secs(),
+                    said(shared)
+                ));
+            }
+            return Started::Failed("the tunnel was closed while it started".into());
+        }
+    }
+    let log = said(shared);
+    if log.contains("Address already in use") || log.contains("cannot listen to port") {
+        return Started::PortTaken;
+    }
+    Started::Failed(format!("ssh could not open the tunnel{log}{}", hint(&log, settings)))
+}
+
+/// `ssh`'s last lines that say something, for a message.
+fn said(shared: &Shared) -> String {
+    /// The most lines quoted.
+    const QUOTED: usize = 6;
+    let log = lock(&shared.log);
+    let lines: Vec<&str> = log
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("OpenSSH_")
+                && !l.starts_with("Transferred:")
+                && !l.starts_with("Bytes per")
+                // The borders of the changed-host-key warning.
+                && !l.chars().all(|c| c == '@')
+        })
+        .collect();
+    let quoted = &lines[lines.len().saturating_sub(QUOTED)..];
+    if quoted.is_empty() { String::new() } else { format!(": ssh said: {}", quoted.join(" / ")) }
+}
+
+/// What to change, for what `ssh` said.
+fn hint(log: &str, settings: &SshTunnel) -> String {
+    let known = settings
+        .known_hosts
+        .as_ref()
+        .map_or_else(|| "~/.ssh/known_hosts".to_string(), |p| p.display().to_string());
+    let hint = if log.contains("Host key verification failed")
+        || log.contains("HOST IDENTIFICATION HAS CHANGED")
+    {
+        format!(
+            "the bastion's host key is not in {known}, or differs from the one there (another host answers). Check its fingerprint with the bastion's administrator, then add it: ssh-keyscan -p {} {} >> {known}",
+            settings.port, settings.host
+        )
+    } else if log.contains("Permission denied") || log.contains("Too many authentication failures")
+    {
+        "the bastion refused the login: check `user` and `key_file` (a key with a passphrase must be loaded into ssh-agent: schemascope cannot type it), or the agent (SSH_AUTH_SOCK)".to_string()
+    } else if log.contains("Could not resolve hostname") {
+        "check the bastion's host name".to_string()
+    } else if log.contains("Connection refused")
+        || log.contains("timed out")
+        || log.contains("No route to host")
+    {
+        format!("is sshd listening at {}:{}?", settings.host, settings.port)
+    } else if log.contains("Load key")
+        || log.contains("invalid format")
+        || log.contains("bad permissions")
+        || log.contains("passphrase")
+    {
+        "the key file cannot be used: it must be a private key without a passphrase, readable by schemascope only (chmod 600), or a key loaded into ssh-agent".to_string()
+    } else {
+        return String::new();
+    };
+    format!(" — {hint}")
+}
+
+/// Stops `ssh` when the thread that started it ends (the process exits or is killed), so no
+/// tunnel outlives schemascope.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn stop_with_this_thread(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec and calls only prctl(2),
+    // which is async-signal-safe, allocating nothing.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stop_with_this_thread(_command: &mut Command) {}
