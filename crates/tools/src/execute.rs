@@ -114,6 +114,8 @@ pub(crate) struct Ran {
     pub rows_read: usize,
     /// The row that passed the byte cap, as far as it was read.
     pub cut_row: Option<CutRow>,
+    /// What the database warned about the result (MySQL's and MariaDB's warnings).
+    pub warnings: Vec<String>,
     /// Time the statement took.
     pub elapsed_ms: f64,
 }
@@ -222,6 +224,7 @@ pub(crate) fn run_sql(
         bytes,
         rows_read: result.rows_read,
         cut_row: result.cut_row,
+        warnings: result.warnings,
         elapsed_ms,
     })
 }
@@ -316,12 +319,21 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             listed.join(", ")
         ));
     }
+    if !ran.warnings.is_empty() {
+        // In the message too: a result the database says may be incomplete must not read as
+        // the whole answer.
+        message.push_str(&format!(
+            " The database warned: {} — the rows may not be all, or exactly, what the query asks for.",
+            ran.warnings.join("; ")
+        ));
+    }
     let cut_row = ran
         .cut_row
         .map(|row| json!({"bytes": row.bytes, "whole": row.whole, "readLimit": row.read_limit}));
     let (truncated, truncated_by, bytes, rows_read, elapsed_ms) =
         (ran.truncated, ran.truncated_by, ran.bytes, ran.rows_read, ran.elapsed_ms);
-    let (columns, column_types, rows) = (ran.columns, ran.column_types, ran.rows);
+    let (columns, column_types, rows, warnings) =
+        (ran.columns, ran.column_types, ran.rows, ran.warnings);
     Ok(ToolResult::ok(
         message,
         json!({
@@ -337,6 +349,7 @@ fn run(sources: &Sources, params: &ExecuteQueryParams) -> Result<ToolResult, Too
             "rowsRead": rows_read,
             "bytes": bytes,
             "cutRow": cut_row,
+            "warnings": warnings,
             "elapsedMs": elapsed_ms,
         }),
     ))

@@ -289,7 +289,7 @@ impl DataAccess for ServedData<'_> {
         if selector_query::is_selector(&self.source, query) {
             let (columns, rows, truncated) =
                 selector_query::execute(&self.source, query, caps.max_rows).map_err(failure)?;
-            return Ok(ExecutionOutcome { columns, rows, truncated });
+            return Ok(ExecutionOutcome { columns, rows, truncated, warnings: Vec::new() });
         }
         let (sql, params) = prepare(&self.source, query).map_err(failure)?;
         let result = run_sql(&self.source, &sql, &params, caps).map_err(failure)?;
@@ -297,6 +297,7 @@ impl DataAccess for ServedData<'_> {
             columns: result.columns,
             rows: result.rows,
             truncated: result.truncated,
+            warnings: result.warnings,
         })
     }
 }

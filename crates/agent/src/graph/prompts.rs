@@ -116,8 +116,16 @@ pub fn summarize_user(state: &AskState) -> String {
     } else {
         String::new()
     };
+    // The summary must not present rows the database calls incomplete as the whole answer.
+    let warned = match state.raw_data.as_ref().map(|d| d.warnings.as_slice()) {
+        Some(warnings) if !warnings.is_empty() => format!(
+            "\nThe database warned (say so in the answer: the rows may be incomplete or converted): {}",
+            warnings.join("; ")
+        ),
+        _ => String::new(),
+    };
     format!(
-        "Question: {}\nQuery: {query}\n\nColumns: {columns}\nRows:\n{}{more}",
+        "Question: {}\nQuery: {query}\n\nColumns: {columns}\nRows:\n{}{more}{warned}",
         state.user_query,
         rows.join("\n")
     )
@@ -139,6 +147,7 @@ pub fn parse_summary(text: &str) -> (String, Option<Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::ExecutionOutcome;
 
     #[test]
     fn summaries_split_the_answer_from_the_context() {
@@ -148,6 +157,23 @@ mod tests {
         assert_eq!(answer, "USA leads with 91 invoices.");
         assert_eq!(entities, Some(serde_json::json!({"BillingCountry": ["USA"]})));
         assert_eq!(parse_summary("Just text."), ("Just text.".to_string(), None));
+    }
+
+    #[test]
+    fn the_databases_warnings_reach_the_summary() {
+        let mut state = AskState { user_query: "deepest level?".into(), ..AskState::default() };
+        state.raw_data = Some(ExecutionOutcome {
+            columns: vec!["n".into()],
+            rows: vec![serde_json::json!([1001])],
+            truncated: false,
+            warnings: vec!["Warning 1931: The query result may be incomplete".into()],
+        });
+        let prompt = summarize_user(&state);
+        assert!(prompt.ends_with("The database warned (say so in the answer: the rows may be incomplete or converted): Warning 1931: The query result may be incomplete"), "{prompt}");
+        if let Some(data) = state.raw_data.as_mut() {
+            data.warnings.clear();
+        }
+        assert!(!summarize_user(&state).contains("warned"));
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct ExecutionOutcome {
     pub rows: Vec<Value>,
     /// True when rows were cut by a cap.
     pub truncated: bool,
+    /// What the database warned about the result (it may be incomplete: a recursion stopped at
+    /// its limit), in its words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Why a query could not run.

@@ -102,6 +102,7 @@ impl DataAccess for Chinook {
                 .map(|r| Value::Array(r.iter().map(|v| v.to_json()).collect()))
                 .collect(),
             truncated: result.more,
+            warnings: result.warnings,
         })
     }
 }

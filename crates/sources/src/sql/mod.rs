@@ -174,6 +174,11 @@ pub struct QueryResult {
     pub rows_read: usize,
     /// The row that passed the byte cap, as far as it was read (when the byte cap cut).
     pub cut_row: Option<CutRow>,
+    /// What the engine said about the statement beside its rows, in its words: MySQL's and
+    /// MariaDB's warnings (a recursion stopped at its limit, "the query result may be
+    /// incomplete"; a value truncated by a conversion). The rows may not be what the statement
+    /// asks for when there are any.
+    pub warnings: Vec<String>,
 }
 
 /// A read-only connection to a database.

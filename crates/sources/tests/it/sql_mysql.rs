@@ -189,3 +189,27 @@ fn a_server_that_is_down_gets_a_clear_error() {
     assert!(text.contains("is the server running"), "{text}");
     assert!(!text.contains("secret"), "the password leaked: {text}");
 }
+
+#[test]
+fn warnings_that_change_the_result_come_back_with_it() {
+    let Some(uri) = uri() else { return };
+    let db = MySqlDatabase::connect(&uri).expect("connect");
+    let caps = schemascope_sources::sql::Caps { max_rows: Some(10), max_bytes: None };
+    // The recursion stops at max_recursive_iterations (1000 by default): 1001 rows, not 5000,
+    // and only a warning says so.
+    let recursive = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5000) SELECT COUNT(*) FROM t";
+    let cut_short = db.run_for_caller(recursive, &[], caps, 30_000).expect("runs");
+    assert_eq!(cut_short.rows[0][0].to_json(), serde_json::json!(1001));
+    assert!(
+        cut_short.warnings.iter().any(|w| w.contains("1931") && w.contains("may be incomplete")),
+        "{:?}",
+        cut_short.warnings
+    );
+    let converted =
+        db.run_for_caller("SELECT CAST('12abc' AS SIGNED), 1/0", &[], caps, 30_000).expect("runs");
+    assert_eq!(converted.warnings.len(), 2, "{:?}", converted.warnings);
+    assert!(converted.warnings[0].starts_with("Warning 1292:"), "{:?}", converted.warnings);
+    // A clean statement has none, and a statement stopped at a cap reports the cap, not the stop.
+    let clean = db.run_for_caller("SELECT Name FROM Genre", &[], caps, 30_000).expect("runs");
+    assert!(clean.warnings.is_empty() && clean.cut.is_some(), "{:?}", clean.warnings);
+}

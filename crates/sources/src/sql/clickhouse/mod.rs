@@ -759,6 +759,7 @@ impl ClickHouseDatabase {
             cut: read.cut,
             rows_read: read.rows_read,
             cut_row: read.cut_row,
+            warnings: Vec::new(),
         })
     }
 }

@@ -427,6 +427,7 @@ impl Database for DataFusionDatabase {
                 cut,
                 rows_read: budget.read,
                 cut_row: budget.cut_row,
+                warnings: Vec::new(),
             })
         })
     }

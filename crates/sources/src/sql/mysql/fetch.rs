@@ -149,6 +149,10 @@ fn read_rows(
     }
     // Reads past whatever the statement still had in flight (after the stop, its error).
     drop(result);
+    // A statement read to its end may still not be what it asks for: the server says so only
+    // in warnings (a recursion stopped at max_recursive_iterations, a value truncated by a
+    // conversion). A statement stopped at a cap has the stop's own.
+    let warnings = if cut.is_none() { warnings(conn) } else { Vec::new() };
     Ok(QueryResult {
         columns,
         column_types,
@@ -157,7 +161,33 @@ fn read_rows(
         cut,
         rows_read: budget.read,
         cut_row: budget.cut_row,
+        warnings,
     })
+}
+
+/// The most warnings of one statement quoted.
+const QUOTED_WARNINGS: u16 = 10;
+
+/// The warnings the last statement on `conn` left, as the server words them.
+fn warnings(conn: &mut Conn) -> Vec<String> {
+    let count = conn.warnings();
+    if count == 0 {
+        return Vec::new();
+    }
+    let read: Result<Vec<String>, _> = conn.query_map(
+        format!("SHOW WARNINGS LIMIT {QUOTED_WARNINGS}"),
+        |(level, code, message): (String, u32, String)| format!("{level} {code}: {message}"),
+    );
+    let mut quoted = match read {
+        Ok(quoted) if !quoted.is_empty() => quoted,
+        Ok(_) | Err(_) => {
+            vec![format!("the server reported {count} warning(s) that could not be read")]
+        }
+    };
+    if count > QUOTED_WARNINGS {
+        quoted.push(format!("… and {} more", count - QUOTED_WARNINGS));
+    }
+    quoted
 }
 
 #[cfg(test)]

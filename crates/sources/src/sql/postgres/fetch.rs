@@ -147,6 +147,7 @@ pub(crate) fn run_read_only(
         cut,
         rows_read: read,
         cut_row,
+        warnings: Vec::new(),
     })
 }
 

@@ -599,6 +599,7 @@ impl Database for SqliteDatabase {
             cut,
             rows_read: budget.read,
             cut_row: budget.cut_row,
+            warnings: Vec::new(),
         })
     }
 }
