@@ -22,6 +22,7 @@ mod postgres;
 pub mod pushdown;
 pub mod rows;
 mod sqlite;
+mod stopper;
 pub mod tls;
 
 use std::fmt;

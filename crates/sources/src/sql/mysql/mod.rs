@@ -17,27 +17,24 @@ pub(crate) mod values;
 pub(crate) use self::pushdown::MySqlSql;
 
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use schemascope_core::Catalog;
-use schemascope_core::sync::{joined, lock};
+use schemascope_core::sync::lock;
 use schemascope_query::Callables;
 
 use self::fetch::Failure;
 use super::pool::{Pool, pool_size};
+use super::stopper::stopped_with_the_call;
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard};
 use crate::error::{ErrorClass, SourceError};
 
 /// How long an allow-list is used before it is read again: stored functions created after it
 /// was read are judged by the server's catalog within this time.
 const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
-
-/// How often a running statement's call is checked for cancellation.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// How long past its time limit a statement is left to the server's own limit before it is
 /// stopped from here (MySQL's `max_execution_time` does not reach inside stored functions).
@@ -214,37 +211,6 @@ impl MySqlDatabase {
         }
     }
 
-    /// Runs `statement` on `conn`, stopping it on the server (`KILL QUERY`) as soon as the
-    /// call it runs for is cancelled, or `timeout_ms` and a grace have passed.
-    fn stopped_with_the_call<T>(
-        &self,
-        id: u32,
-        timeout_ms: u64,
-        statement: impl FnOnce() -> T,
-    ) -> T {
-        let flag = schemascope_core::cancel::current().flag();
-        let opts = self.opts.clone();
-        let deadline = Instant::now() + Duration::from_millis(timeout_ms) + GRACE;
-        let (ended, watch) = std::sync::mpsc::channel::<()>();
-        let watcher = std::thread::Builder::new().name("mysql-cancel".into()).spawn(move || {
-            let mut poll = CANCEL_POLL;
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(poll) {
-                if flag.load(Ordering::Relaxed) || Instant::now() >= deadline {
-                    // Sent again until the statement ends: a stop that reaches the server
-                    // before the statement does stops nothing.
-                    let _ = session::kill_query(&opts, id);
-                    poll = CANCEL_POLL * 5;
-                }
-            }
-        });
-        let result = statement();
-        drop(ended);
-        if let Ok(watcher) = watcher {
-            joined(watcher.join());
-        }
-        result
-    }
-
     /// [`Database::run_capped`]; a caller's statement (`caller`) leaves the session as it
     /// found it: whatever a stored function it called took or set (a named lock, a user
     /// variable) is dropped with a reset of the session.
@@ -263,7 +229,14 @@ impl MySqlDatabase {
             allowed(sql, callables)?;
             let json = Arc::clone(&lock(&self.json_columns));
             let statement = fetch::Statement { sql, params, caps, timeout_ms, json: &json };
-            let result = self.stopped_with_the_call(conn.connection_id(), timeout_ms, || {
+            let (opts, id) = (self.opts.clone(), conn.connection_id());
+            let kill = move || {
+                let _ = session::kill_query(&opts, id);
+            };
+            // Past its time and a grace, the statement is stopped from here too: MySQL's
+            // max_execution_time does not reach inside stored functions.
+            let deadline = Instant::now() + Duration::from_millis(timeout_ms) + GRACE;
+            let result = stopped_with_the_call("mysql-cancel", Some(deadline), kill, || {
                 fetch::run_read_only(conn, &self.opts, self.dialect, &statement)
             });
             if caller && !matches!(result, Err(Failure::BeforeSent(_) | Failure::Refused(_))) {

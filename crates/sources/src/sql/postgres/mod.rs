@@ -18,7 +18,6 @@ pub use self::plan::MAX_PLANNED_SPILL_BYTES;
 pub(crate) use self::pushdown::PostgresSql;
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,8 +27,9 @@ use postgres::types::ToSql;
 use postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::stopper::stopped_with_the_call;
 use super::tls::{self, TlsMode, TlsSettings};
-use schemascope_core::sync::{joined, joined_in_drop, lock};
+use schemascope_core::sync::{joined_in_drop, lock};
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
@@ -106,9 +106,6 @@ fn stop_statements_of_a_gone_client(client: &mut Client) -> Result<(), postgres:
 /// How long an allow-list is used before it is read again: functions, domains and casts created
 /// after it was read are judged by the catalog within this time.
 const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
-
-/// How often a running statement's call is checked for cancellation.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// A PostgreSQL database, read-only.
 pub struct PostgresDatabase {
@@ -489,41 +486,6 @@ fn allowed(sql: &str, callables: &Callables) -> Result<(), Failure> {
     super::guard::read_only_refusal(sql, callables).map_err(Failure::Refused)
 }
 
-/// Runs `statement`, asking the server to cancel it (with `token`) as soon as the call it runs
-/// for is cancelled ([`schemascope_core::cancel`]): its time is up or its client went away. A
-/// watcher thread polls the call's flag while the statement runs.
-fn cancelled_with_the_call<T>(
-    token: &postgres::CancelToken,
-    tls: &MakeRustlsConnect,
-    statement: impl FnOnce() -> T,
-) -> T {
-    let flag = schemascope_core::cancel::current().flag();
-    // Dropping the sender when the statement ends wakes the watcher at once.
-    let (ended, watch) = std::sync::mpsc::channel::<()>();
-    let watcher = {
-        let token = token.clone();
-        let tls = tls.clone();
-        std::thread::Builder::new().name("postgres-cancel".into()).spawn(move || {
-            let mut poll = CANCEL_POLL;
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(poll) {
-                if flag.load(Ordering::Relaxed) {
-                    // Sent again until the statement ends: a cancel that reaches the server
-                    // before the statement does cancels nothing. A failed request leaves the
-                    // statement timeout as the bound.
-                    let _ = token.cancel_query(tls.clone());
-                    poll = CANCEL_POLL * 5;
-                }
-            }
-        })
-    };
-    let result = statement();
-    drop(ended);
-    if let Ok(watcher) = watcher {
-        joined(watcher.join());
-    }
-    result
-}
-
 fn bound(value: &SqlValue) -> Box<dyn ToSql + Sync> {
     match value {
         SqlValue::Null => Box::new(None::<String>),
@@ -811,7 +773,12 @@ impl PostgresDatabase {
             allowed(sql, callables)?;
             let token = client.cancel_token();
             let bounds = caller.then_some(CallerBounds { temp_file_limit_kb });
-            let result = cancelled_with_the_call(&token, &self.tls, || {
+            let tls = self.tls.clone();
+            // A failed cancel request leaves the statement timeout as the bound.
+            let cancel = move || {
+                let _ = token.cancel_query(tls.clone());
+            };
+            let result = stopped_with_the_call("postgres-cancel", None, cancel, || {
                 run_read_only(client, sql, &refs, caps, timeout_ms, bounds)
             });
             // A rolled-back transaction keeps session-level advisory locks: the one side effect
