@@ -112,8 +112,16 @@ fn node_schema(node: &FactsNode, depth: usize) -> Value {
             }
             observed.insert("values".into(), Value::Array(values));
         }
-        if let Some(format) = strings.format {
-            s.insert("format".into(), json!(format.name()));
+        match strings.format {
+            Some(format) if format.is_json_schema() => {
+                s.insert("format".into(), json!(format.name()));
+            }
+            // A format of schemascope's own: an observation, so that no validator meets a
+            // format it does not know (some refuse the schema then).
+            Some(format) => {
+                observed.insert("format".into(), json!(format.name()));
+            }
+            None => {}
         }
     }
     if !observed.is_empty() {
@@ -180,6 +188,17 @@ mod tests {
         assert_eq!(schema_of(&[json!("x")])["type"], "string");
         assert_eq!(schema_of(&[json!(true)])["type"], "boolean");
         assert_eq!(schema_of(&[json!(null)])["type"], "null");
+    }
+
+    #[test]
+    fn zone_less_timestamps_are_an_observation_not_a_format() {
+        let values = [json!({"at": "2024-03-05 10:22:00"}), json!({"at": "2024-03-06 08:00:00.5"})];
+        let at = &schema_of(&values)["properties"]["at"];
+        assert_eq!(at.get("format"), None, "{at}");
+        assert_eq!(at[OBSERVED]["format"], "local-date-time", "{at}");
+        let stamped = schema_of(&[json!({"at": "2024-03-05T10:22:00Z"})]);
+        assert_eq!(stamped["properties"]["at"]["format"], "date-time");
+        assert_all_valid(at, &[json!("2024-03-05 10:22:00")]);
     }
 
     #[test]

@@ -272,6 +272,11 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     m.insert("minLength".into(), json!(s.min_length));
     m.insert("maxLength".into(), json!(s.max_length));
     m.insert("avgLength".into(), figure::stat_json(s.avg_length));
+    // Dates and times compare as their text: the earliest and the latest.
+    if let (Some(min), Some(max)) = (&s.min, &s.max) {
+        m.insert("min".into(), json!(min));
+        m.insert("max".into(), json!(max));
+    }
     if let Some(format) = s.format {
         m.insert("format".into(), json!(format));
     } else if !s.format_counts.is_empty() {

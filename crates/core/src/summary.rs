@@ -242,16 +242,16 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
     }
-    let range =
-        p.numbers.as_ref().map(|n| Range { min: n.min_value(), max: n.max_value() }).or_else(
-            || {
-                // Dates and times in RFC 3339 sort as text, so their text range is their time range.
-                let s = p.strings.as_ref().filter(|s| {
-                    matches!(s.format, Some(StringFormat::Date | StringFormat::DateTime))
-                })?;
-                Some(Range { min: json!(s.min), max: json!(s.max) })
-            },
-        );
+    let range = p
+        .numbers
+        .as_ref()
+        .map(|n| Range { min: n.min_value(), max: n.max_value() })
+        .or_else(|| {
+            // Dates and times in RFC 3339 sort as text, so their text range is their time range.
+            let s =
+                p.strings.as_ref().filter(|s| s.format.is_some_and(StringFormat::is_temporal))?;
+            Some(Range { min: json!(s.min), max: json!(s.max) })
+        });
     let item_type = p.arrays.as_ref().map(|_| {
         profile
             .node(&p.path.items())
@@ -525,7 +525,7 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
             None => facts.push(format!("{} distinct", s.cardinality)),
         }
     }
-    let dated = s.format.is_some_and(|f| matches!(f, StringFormat::Date | StringFormat::DateTime));
+    let dated = s.format.is_some_and(StringFormat::is_temporal);
     if samples && !s.samples.is_empty() && !dated {
         let shown: Vec<String> = s.samples.iter().map(|v| inline(v, 40)).collect();
         facts.push(format!("e.g. {}", shown.join(", ")));

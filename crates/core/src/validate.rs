@@ -88,6 +88,10 @@ pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreE
     let compile = |schema: &Value, formats: bool| {
         jsonschema::draft202012::options()
             .should_validate_formats(formats)
+            .with_format(
+                crate::profile::formats::StringFormat::LocalDateTime.name(),
+                crate::profile::formats::is_local_date_time,
+            )
             .build(schema)
             .map_err(|e| CoreError::SchemaCompile(e.to_string()))
     };
@@ -122,7 +126,12 @@ fn observations_asserted(schema: &Value) -> Value {
     let Value::Object(map) = schema else { return schema.clone() };
     let mut out = map.clone();
     if let Some(Value::Object(observed)) = map.get(OBSERVED) {
-        for (from, to) in [("minimum", "minimum"), ("maximum", "maximum"), ("values", "enum")] {
+        for (from, to) in [
+            ("minimum", "minimum"),
+            ("maximum", "maximum"),
+            ("values", "enum"),
+            ("format", "format"),
+        ] {
             if let Some(v) = observed.get(from).filter(|v| !v.is_null()) {
                 out.entry(to.to_string()).or_insert_with(|| v.clone());
             }
@@ -352,6 +361,20 @@ mod tests {
             "{:?}",
             observed_null.warnings
         );
+    }
+
+    #[test]
+    fn an_observed_local_date_time_warns_about_other_text_and_publishes_no_format() {
+        let schema = json!({"type": "object", "properties": {
+            "created": {"type": "string", "x-observed": {"format": "local-date-time"}}
+        }});
+        let good = validate(&schema, &json!({"created": "2024-03-05 10:22:00.25"})).expect("ok");
+        assert!(good.valid && good.warnings.is_empty(), "{:?}", good.warnings);
+        let other = validate(&schema, &json!({"created": "5 March"})).expect("ok");
+        assert!(other.valid, "an observation never invalidates");
+        assert_eq!(other.warnings.len(), 1, "{:?}", other.warnings);
+        assert_eq!(other.warnings[0].keyword, "format");
+        assert!(other.warnings[0].error.contains("local-date-time"), "{}", other.warnings[0].error);
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! content, so a caller can overwrite files nobody edited and leave edited ones alone.
 
 use schemascope_core::display::code;
-use schemascope_core::profile::StringFormat;
 use schemascope_core::summary::number;
 use schemascope_core::{Catalog, CollectionProfile, PropertyProfile, TableInfo};
 use serde_json::Value;
@@ -294,7 +293,7 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
                 s.top.iter().map(|v| format!("{} ({})", quoted(&v.value), v.count)).collect();
             parts.push(format!("one of {}", values.join(", ")));
         } else if let (Some(format), Some(min), Some(max)) = (s.format, &s.min, &s.max) {
-            if matches!(format, StringFormat::Date | StringFormat::DateTime) {
+            if format.is_temporal() {
                 parts.push(format!("{} from {min} to {max}", format.name()));
             } else {
                 parts.push(format!("{} values", format.name()));

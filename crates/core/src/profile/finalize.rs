@@ -221,7 +221,7 @@ fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approxi
     let mut formats = sketch.formats.clone();
     formats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = formats.first().filter(|(_, n)| *n == count).map(|(f, _)| *f);
-    let dated = matches!(format, Some(StringFormat::Date | StringFormat::DateTime));
+    let dated = format.is_some_and(StringFormat::is_temporal);
     let distinct = sketch.distinct.estimate().clamp(u64::from(count > 0), count);
     let profile = StringProfile {
         count,
@@ -289,12 +289,10 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(StringFormat::Date | StringFormat::DateTime) => {
-            match text_range(entries.iter().map(|e| e.0)) {
-                Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
-                None => (None, None),
-            }
-        }
+        Some(format) if format.is_temporal() => match text_range(entries.iter().map(|e| e.0)) {
+            Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
+            None => (None, None),
+        },
         _ => (None, None),
     };
     let mut lengths = s.long;

@@ -13,6 +13,11 @@ pub enum StringFormat {
     /// RFC 3339 full date, e.g. `2024-03-05`.
     #[serde(rename = "date")]
     Date,
+    /// A date and time without a zone, as SQL databases write `timestamp`/`DATETIME` values:
+    /// `2024-03-05 10:22:00` (or with `T`), with an optional fraction. Not a JSON Schema format:
+    /// published schemas carry it as an observation.
+    #[serde(rename = "local-date-time")]
+    LocalDateTime,
     /// A hyphenated UUID.
     #[serde(rename = "uuid")]
     Uuid,
@@ -33,11 +38,25 @@ impl StringFormat {
         match self {
             Self::DateTime => "date-time",
             Self::Date => "date",
+            Self::LocalDateTime => "local-date-time",
             Self::Uuid => "uuid",
             Self::Email => "email",
             Self::Uri => "uri",
             Self::Ipv4 => "ipv4",
         }
+    }
+}
+
+impl StringFormat {
+    /// Whether the values of this format order as the times they name when compared as text
+    /// (so a profile shows their earliest and latest).
+    pub fn is_temporal(self) -> bool {
+        matches!(self, Self::Date | Self::DateTime | Self::LocalDateTime)
+    }
+
+    /// Whether JSON Schema names this format (`format`); the others are observations only.
+    pub fn is_json_schema(self) -> bool {
+        self != Self::LocalDateTime
     }
 }
 
@@ -55,9 +74,10 @@ pub fn detect(value: &str) -> Option<StringFormat> {
         }
         // A million timestamps are checked when a property looks like one: the common shapes are
         // settled by hand, anything unusual (leap seconds, long fractions, odd separators) by chrono.
-        let valid =
-            is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok();
-        return valid.then_some(StringFormat::DateTime);
+        if is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok() {
+            return Some(StringFormat::DateTime);
+        }
+        return is_local_date_time(value).then_some(StringFormat::LocalDateTime);
     }
     if bytes.len() == 36 && bytes[8] == b'-' && bytes[13] == b'-' {
         return uuid::Uuid::try_parse(value).ok().map(|_| StringFormat::Uuid);
@@ -142,6 +162,34 @@ fn is_plain_date_time(bytes: &[u8]) -> bool {
     }
 }
 
+/// `YYYY-MM-DD HH:MM:SS[.fraction]` (or `T` for the space) naming a real day and time, with no
+/// zone: SQL's `timestamp without time zone` and MySQL's `DATETIME` as their clients write them.
+pub fn is_local_date_time(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if bytes.len() < 19
+        || !bytes[..4].iter().all(u8::is_ascii_digit)
+        || bytes[4] != b'-'
+        || bytes[7] != b'-'
+        || !is_date(&bytes[..10])
+        || !matches!(bytes[10], b' ' | b'T')
+        || bytes[13] != b':'
+        || bytes[16] != b':'
+    {
+        return false;
+    }
+    let in_range = |at, max| two_digits(bytes, at).is_some_and(|v| v <= max);
+    if !(in_range(11, 23) && in_range(14, 59) && in_range(17, 59)) {
+        return false;
+    }
+    match &bytes[19..] {
+        [] => true,
+        [b'.', fraction @ ..] => {
+            (1..=9).contains(&fraction.len()) && fraction.iter().all(u8::is_ascii_digit)
+        }
+        _ => false,
+    }
+}
+
 /// Distinct values checked for formats before deciding whether to check them all.
 pub const FORMAT_SAMPLE: usize = 10_000;
 
@@ -205,6 +253,19 @@ mod tests {
         assert_eq!(detect("2024-03-05"), Some(StringFormat::Date));
         assert_eq!(detect("2024-13-05"), None);
         assert_eq!(detect("2024-03-05 10:22"), None);
+        // SQL's zone-less timestamps, as psql, mysql and SQLite files write them.
+        assert_eq!(detect("2024-03-05 10:22:00"), Some(StringFormat::LocalDateTime));
+        assert_eq!(detect("2024-03-05T10:22:00.5"), Some(StringFormat::LocalDateTime));
+        assert_eq!(detect("2024-03-05 10:22:00.123456"), Some(StringFormat::LocalDateTime));
+        assert_eq!(detect("0000-00-00 00:00:00"), None, "MySQL's zero date names no day");
+        assert_eq!(detect("2024-02-30 10:22:00"), None);
+        assert_eq!(detect("2024-03-05 24:00:00"), None);
+        assert_eq!(detect("2024-03-05 10:22:00."), None);
+        assert_eq!(detect("2024-03-05 10:22:00 +02"), None);
+        assert!(
+            StringFormat::LocalDateTime.is_temporal()
+                && !StringFormat::LocalDateTime.is_json_schema()
+        );
         assert_eq!(detect("0b6e4c3a-8f7a-4c1e-9d55-2d8c1f0a9b7e"), Some(StringFormat::Uuid));
         assert_eq!(detect("0b6e4c3a-8f7a-4c1e-9d55-2d8c1f0a9bZZ"), None);
         assert_eq!(detect("ops@example.com"), Some(StringFormat::Email));

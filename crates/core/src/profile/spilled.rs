@@ -519,8 +519,7 @@ impl StringFold {
         if let Some(format) = format {
             self.count_format(format, n);
         }
-        self.dated &=
-            matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+        self.dated &= format.is_some_and(formats::StringFormat::is_temporal);
         if self.dated {
             self.widen_range(text, text);
         }
@@ -593,8 +592,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     let mut format_counts = fold.format_counts;
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
-    let dated =
-        matches!(format, Some(formats::StringFormat::Date | formats::StringFormat::DateTime));
+    let dated = format.is_some_and(formats::StringFormat::is_temporal);
     let (min, max) = fold.range.filter(|_| dated).unzip();
     StringProfile {
         count: stats.count,

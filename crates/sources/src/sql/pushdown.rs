@@ -37,8 +37,9 @@ use text_order::TextOrder;
 /// The revision of the rules below: raised whenever a figure they compute changes, so that
 /// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
 /// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
-/// aliases read as themselves.
-pub const PROFILE_RULES: u32 = 2;
+/// aliases read as themselves. 3: zone-less timestamps (`2024-03-05 10:22:00`) are a format of
+/// their own, with their earliest and latest.
+pub const PROFILE_RULES: u32 = 3;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -814,12 +815,13 @@ fn string_profile(
     let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
     let (min, max) = match format {
         // The stored extremes are the text's when the order holds; otherwise the text's own.
-        Some(StringFormat::Date | StringFormat::DateTime)
-            if ordered || order == TextOrder::Text || order == TextOrder::Distinct =>
+        Some(format)
+            if format.is_temporal()
+                && (ordered || order == TextOrder::Text || order == TextOrder::Distinct) =>
         {
             (native_min.map(str::to_string), native_max.map(str::to_string))
         }
-        Some(StringFormat::Date | StringFormat::DateTime) => {
+        Some(format) if format.is_temporal() => {
             let rows = db.query_with_timeout(
                 &format!(
                     "SELECT MIN({}), MAX({}) FROM {} WHERE {predicate}",
