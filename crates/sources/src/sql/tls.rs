@@ -38,7 +38,7 @@ impl TlsMode {
         let text = text.to_ascii_lowercase().replace('_', "-");
         Some(match text.as_str() {
             "disable" | "disabled" => TlsMode::Disable,
-            "prefer" | "preferred" | "allow" => TlsMode::Prefer,
+            "prefer" | "preferred" => TlsMode::Prefer,
             "require" | "required" => TlsMode::Require,
             "verify-ca" => TlsMode::VerifyCa,
             "verify-full" | "verify-identity" => TlsMode::VerifyFull,
@@ -182,6 +182,11 @@ impl TlsSettings {
         }
         let named_mode = match (mode, secure) {
             (Some((name, value)), secure) => {
+                if value.eq_ignore_ascii_case("allow") {
+                    return Err(format!(
+                        "`{name}=allow` (plain first, TLS only if the server insists) is not supported: use prefer"
+                    ));
+                }
                 let parsed = TlsMode::parse(&value).ok_or_else(|| {
                     format!("`{name}={value}` is not a TLS mode (disable, prefer, require, verify-ca or verify-full)")
                 })?;
@@ -244,9 +249,10 @@ impl TlsSettings {
             }
         };
         if mode == TlsMode::Disable && client_identity.is_some() {
-            return Err(
-                "a client certificate is given but TLS is disabled (sslmode=disable)".into()
-            );
+            return Err("a client certificate is given but TLS is off (sslmode=disable, or ClickHouse without secure=true)".into());
+        }
+        if mode == TlsMode::Disable && roots != TrustedRoots::Bundled {
+            return Err("a CA (sslrootcert) is given but TLS is off (sslmode=disable, or ClickHouse without secure=true)".into());
         }
         Ok(TlsSettings { mode, roots, client_identity })
     }
@@ -264,7 +270,23 @@ impl TlsSettings {
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS: {e}"))?;
-        let verifier: Arc<dyn ServerCertVerifier> = match self.mode {
+        let builder =
+            builder.dangerous().with_custom_certificate_verifier(self.verifier(provider)?);
+        let config = match self.client_identity()? {
+            Some((chain, key)) => builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| format!("TLS: the client certificate and key cannot be used: {e}"))?,
+            None => builder.with_no_client_auth(),
+        };
+        Ok(Arc::new(config))
+    }
+
+    /// What checks the server's certificate, for the mode.
+    fn verifier(
+        &self,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<Arc<dyn ServerCertVerifier>, String> {
+        Ok(match self.mode {
             TlsMode::Disable | TlsMode::Prefer | TlsMode::Require => {
                 Arc::new(Unchecked(provider.clone()))
             }
@@ -273,17 +295,13 @@ impl TlsSettings {
                 let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                     .build()
                     .map_err(|e| format!("TLS: the trusted certificates cannot be used: {e}"))?;
-                if self.mode == TlsMode::VerifyCa { Arc::new(ChainOnly(webpki)) } else { webpki }
+                let pinned = match &self.roots {
+                    TrustedRoots::File(path) => certificates(path, "sslrootcert")?,
+                    _ => Vec::new(),
+                };
+                Arc::new(Checked { webpki, pinned, names: self.mode == TlsMode::VerifyFull })
             }
-        };
-        let builder = builder.dangerous().with_custom_certificate_verifier(verifier);
-        let config = match self.client_identity()? {
-            Some((chain, key)) => builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| format!("TLS: the client certificate and key cannot be used: {e}"))?,
-            None => builder.with_no_client_auth(),
-        };
-        Ok(Arc::new(config))
+        })
     }
 
     /// The trusted root certificates, read now.
@@ -367,23 +385,11 @@ fn system_certificates() -> Result<Vec<CertificateDer<'static>>, String> {
 /// Most bytes a certificate or key file may have: a bundle of every public CA is about 250 kB.
 const MAX_CERTIFICATE_FILE_BYTES: u64 = 4 << 20;
 
-/// The bytes of the certificate or key file at `path` (named `parameter` in the URI), bounded.
+/// The bytes of the certificate or key file at `path` (named `parameter` in the URI), bounded;
+/// only a regular file is read (a FIFO would block, a device never end).
 pub(crate) fn read_bounded(path: &Path, parameter: &str) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)
-        .map_err(|e| format!("{parameter} `{}` cannot be read: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_CERTIFICATE_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{parameter} `{}` cannot be read: {e}", path.display()))?;
-    if bytes.len() as u64 > MAX_CERTIFICATE_FILE_BYTES {
-        return Err(format!(
-            "{parameter} `{}` is larger than {} MB: not a certificate file",
-            path.display(),
-            MAX_CERTIFICATE_FILE_BYTES >> 20
-        ));
-    }
-    Ok(bytes)
+    crate::file::read_bytes(path, MAX_CERTIFICATE_FILE_BYTES, "a certificate or key file")
+        .map_err(|e| format!("{parameter}: {e}"))
 }
 
 /// The certificates in a PEM file (or the one in a DER file).
@@ -405,7 +411,15 @@ fn certificates(path: &Path, parameter: &str) -> Result<Vec<CertificateDer<'stat
 
 /// What to do about a TLS failure the client reported in `message`, if it is one.
 pub fn hint(message: &str) -> Option<&'static str> {
-    let hints: [(&[&str], &str); 7] = [
+    let hints: [(&[&str], &str); 9] = [
+        (
+            &["CaUsedAsEndEntity"],
+            "the server's certificate is a CA certificate (a self-signed one made with `openssl req -x509` is): name that very certificate with sslrootcert=PATH to trust it (PostgreSQL), or give the server a certificate issued by a CA",
+        ),
+        (
+            &["InvalidPurpose", "ExtendedKeyUsage"],
+            "the server's certificate is not for a TLS server (its extended key usage lacks serverAuth)",
+        ),
         (
             &[
                 "fatal alert: UnknownCA",
@@ -433,6 +447,7 @@ pub fn hint(message: &str) -> Option<&'static str> {
                 "TlsNotSupported",
                 "doesn't support SSL",
                 "does not support SSL",
+                "server does not have this capability",
             ],
             "the server does not offer TLS: use sslmode=prefer or sslmode=disable, or turn TLS on at the server",
         ),
@@ -517,13 +532,52 @@ impl ServerCertVerifier for Unchecked {
     }
 }
 
-/// `verify-ca`: the certificate must chain to a trusted root; the name in it is not compared
-/// with the host. WebPKI checks the chain before the name, so a name error means the chain
-/// was good.
+/// `verify-ca` and `verify-full`: the certificate must chain to a trusted root (WebPKI), and
+/// for `verify-full` name the host. WebPKI checks the chain before the name, so a name error
+/// means the chain was good (`verify-ca` accepts it).
+///
+/// A server certificate that is itself one of the certificates named with `sslrootcert` is
+/// trusted as libpq trusts it (a self-signed certificate, made with `openssl req -x509` as
+/// PostgreSQL's documentation shows, is a CA certificate WebPKI refuses as a server's): by its
+/// exact bytes, within its validity period, and for `verify-full` naming the host.
 #[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
+struct Checked {
+    webpki: Arc<WebPkiServerVerifier>,
+    pinned: Vec<CertificateDer<'static>>,
+    names: bool,
+}
 
-impl ServerCertVerifier for ChainOnly {
+impl Checked {
+    /// Whether the pinned certificate `end_entity` is valid now and, when names are checked,
+    /// for `server_name`; `None` when it cannot be read (WebPKI's refusal then stands).
+    fn pinned_holds(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        server_name: &ServerName<'_>,
+        now: UnixTime,
+    ) -> Option<Result<(), rustls::Error>> {
+        use x509_cert::der::Decode;
+        let parsed = x509_cert::Certificate::from_der(end_entity.as_ref()).ok()?;
+        let validity = &parsed.tbs_certificate.validity;
+        let now = now.as_secs();
+        if now < validity.not_before.to_unix_duration().as_secs() {
+            return Some(Err(rustls::Error::InvalidCertificate(CertificateError::NotValidYet)));
+        }
+        if now > validity.not_after.to_unix_duration().as_secs() {
+            return Some(Err(rustls::Error::InvalidCertificate(CertificateError::Expired)));
+        }
+        if self.names {
+            let certificate = match rustls::server::ParsedCertificate::try_from(end_entity) {
+                Ok(certificate) => certificate,
+                Err(e) => return Some(Err(e)),
+            };
+            return Some(rustls::client::verify_server_name(&certificate, server_name));
+        }
+        Some(Ok(()))
+    }
+}
+
+impl ServerCertVerifier for Checked {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -532,11 +586,24 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let verified = self.webpki.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        );
+        match verified {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if !self.names => Ok(ServerCertVerified::assertion()),
+            Err(refused) if self.pinned.iter().any(|p| p.as_ref() == end_entity.as_ref()) => {
+                match self.pinned_holds(end_entity, server_name, now) {
+                    Some(Ok(())) => Ok(ServerCertVerified::assertion()),
+                    Some(Err(failure)) => Err(failure),
+                    None => Err(refused),
+                }
+            }
             other => other,
         }
     }
@@ -547,7 +614,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        self.webpki.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -556,17 +623,18 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        self.webpki.verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.webpki.supported_verify_schemes()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn take(uri: &str) -> Result<(String, TlsSettings), String> {
         TlsSettings::take_from(uri, TlsMode::Prefer)
@@ -632,7 +700,9 @@ mod tests {
         assert!(wrong("postgres://h/db?sslmode=require&ssl-mode=disabled").contains("twice"));
         assert!(wrong("clickhouse://h/db?secure=maybe").contains("neither true nor false"));
         assert!(wrong("clickhouse://h/db?secure=false&sslmode=require").contains("disagree"));
-        assert!(wrong("postgres://h/db?sslmode=disable&sslcert=a&sslkey=b").contains("disabled"));
+        assert!(wrong("postgres://h/db?sslmode=disable&sslcert=a&sslkey=b").contains("TLS is off"));
+        assert!(wrong("clickhouse://h/db?sslrootcert=ca.pem&secure=false").contains("TLS is off"));
+        assert!(wrong("postgres://h/db?sslmode=allow").contains("use prefer"));
         assert!(wrong("postgres://h/db?sslrootcert=%zz").contains("malformed"));
     }
 
@@ -647,11 +717,66 @@ mod tests {
             client_identity: None,
         };
         let missing = settings(&dir.path().join("nope.pem")).client_config().unwrap_err();
-        assert!(missing.contains("sslrootcert") && missing.contains("cannot be read"), "{missing}");
+        assert!(missing.starts_with("sslrootcert: cannot read"), "{missing}");
+        // A FIFO would block the reader: only regular files are read.
+        let fifo = dir.path().join("fifo.pem");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let blocked = settings(&fifo).client_config().unwrap_err();
+        assert!(blocked.contains("not a regular file"), "{blocked}");
         let empty = settings(&not_pem).client_config().unwrap_err();
         assert!(empty.contains("holds no certificate"), "{empty}");
         let bundled = TlsSettings { roots: TrustedRoots::Bundled, ..settings(&not_pem) };
         assert!(bundled.root_store().unwrap().len() > 100);
+    }
+
+    #[test]
+    fn a_self_signed_server_certificate_named_as_the_root_is_trusted_as_libpq_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("self.pem"), dir.path().join("self.key"));
+        // As PostgreSQL's documentation makes one: `req -x509` marks it a CA.
+        let made = std::process::Command::new("openssl")
+            .args(["req", "-x509", "-new", "-nodes", "-newkey", "ec", "-pkeyopt"])
+            .args(["ec_paramgen_curve:prime256v1", "-days", "30", "-subj", "/CN=db.example.com"])
+            .args(["-addext", "subjectAltName=DNS:db.example.com", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+        let settings = |mode| TlsSettings {
+            mode,
+            roots: TrustedRoots::File(cert.clone()),
+            client_identity: None,
+        };
+        let der = certificates(&cert, "test").unwrap().remove(0);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let check = |mode, name: &str, now: UnixTime| {
+            let verifier = settings(mode).verifier(provider.clone()).unwrap();
+            let name = ServerName::try_from(name.to_string()).unwrap();
+            verifier.verify_server_cert(&der, &[], &name, &[], now).map(|_| ())
+        };
+        let today = UnixTime::now();
+        assert_eq!(check(TlsMode::VerifyFull, "db.example.com", today), Ok(()));
+        assert!(check(TlsMode::VerifyFull, "other.example.com", today).is_err());
+        assert_eq!(check(TlsMode::VerifyCa, "other.example.com", today), Ok(()));
+        let in_a_year =
+            UnixTime::since_unix_epoch(Duration::from_secs(today.as_secs() + 365 * 86_400));
+        assert_eq!(
+            check(TlsMode::VerifyFull, "db.example.com", in_a_year),
+            Err(rustls::Error::InvalidCertificate(CertificateError::Expired))
+        );
+        // Trusted only when named: under another root it is the CA WebPKI refuses.
+        let other = TlsSettings { roots: TrustedRoots::Bundled, ..settings(TlsMode::VerifyCa) };
+        let name = ServerName::try_from("db.example.com").unwrap();
+        let refused = other.verifier(provider.clone()).unwrap().verify_server_cert(
+            &der,
+            &[],
+            &name,
+            &[],
+            today,
+        );
+        assert!(refused.is_err());
     }
 
     #[test]

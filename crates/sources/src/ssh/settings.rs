@@ -126,7 +126,7 @@ impl SshTunnel {
     /// configuration, whose settings come after these (the first value `ssh` reads wins).
     pub(crate) fn config_text(&self) -> Result<String, String> {
         let mut text = String::from(
-            "# Written by schemascope for one SSH tunnel; removed when the tunnel closes.\nHost *\n    BatchMode yes\n    StrictHostKeyChecking yes\n    ExitOnForwardFailure yes\n    ServerAliveInterval 15\n    ServerAliveCountMax 3\n    ConnectTimeout 15\n    ClearAllForwardings no\n    ForwardAgent no\n    ForwardX11 no\n    PermitLocalCommand no\n    RequestTTY no\n    ControlMaster no\n    ControlPath none\n",
+            "# Written by schemascope for one SSH tunnel; removed when the tunnel closes.\nHost *\n    BatchMode yes\n    StrictHostKeyChecking yes\n    ExitOnForwardFailure yes\n    ServerAliveInterval 5\n    ServerAliveCountMax 3\n    ConnectTimeout 15\n    ClearAllForwardings no\n    ForwardAgent no\n    ForwardX11 no\n    PermitLocalCommand no\n    RequestTTY no\n    ControlMaster no\n    ControlPath none\n",
         );
         if let Some(key) = &self.key_file {
             let _ = writeln!(text, "    IdentityFile {}", config_path(key, "ssh key_file")?);
@@ -162,8 +162,10 @@ impl SshTunnel {
         if !self.jump.is_empty() {
             args.extend(["-J".into(), self.jump.join(",")]);
         }
-        // The destination after `--`: never an option, whatever it holds.
-        args.extend(["--".into(), self.host.clone()]);
+        // The destination after `--`: never an option, whatever it holds. ssh takes an IPv6
+        // address bare there (brackets are for the `host:port` forms).
+        let bare = self.host.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
+        args.extend(["--".into(), bare.unwrap_or(&self.host).to_string()]);
         args
     }
 }

@@ -36,6 +36,8 @@ struct Shared {
     stop: AtomicBool,
     /// `ssh`'s last lines, its debug output left out.
     log: Mutex<VecDeque<String>>,
+    /// Why the tunnel is down, while the supervisor fails to start `ssh` again.
+    down: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -81,14 +83,25 @@ impl Tunnel {
     /// `ssh` listens on the local port; the error quotes `ssh` and says what to change.
     pub fn open(settings: &SshTunnel, target: &str) -> Result<Tunnel, String> {
         settings.validate()?;
-        let config = tempfile::Builder::new()
-            .prefix("schemascope-ssh-")
-            .tempdir()
+        let config = private_directory()
             .map_err(|e| format!("cannot write the tunnel's ssh configuration: {e}"))?;
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Linux only: a process's liveness is read from /proc.
+            if let Ok(meta) = config.path().metadata()
+                && Path::new("/proc/self").exists()
+            {
+                remove_stale_configurations(meta.uid());
+            }
+        }
         let config_file = config.path().join("ssh_config");
         std::fs::write(&config_file, settings.config_text()?)
             .map_err(|e| format!("cannot write the tunnel's ssh configuration: {e}"))?;
-        let shared = Arc::new(Shared { stop: AtomicBool::new(false), log: Mutex::default() });
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            log: Mutex::default(),
+            down: Mutex::default(),
+        });
         let (ready, first) = mpsc::channel::<Result<u16, String>>();
         // Every `ssh` is started by this one thread, which lives as long as the tunnel: the
         // kernel stops `ssh` when its starting thread ends (PR_SET_PDEATHSIG).
@@ -126,6 +139,11 @@ impl Tunnel {
     /// The tunnel as shown in messages: `user@bastion:22 to db.internal:5432`.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// Why the tunnel is down, while it is (`ssh` exited and cannot be started again).
+    pub fn down(&self) -> Option<String> {
+        lock(&self.shared.down).clone()
     }
 
     /// What `ssh` said about connections the bastion could not open to the database (its
@@ -200,9 +218,25 @@ fn supervise(
         // and the pools reconnect.
         let mut delay = Duration::from_secs(1);
         while !shared.stop.load(Ordering::Relaxed) {
-            if let Started::Listening(again) = start(settings, config, port, target, shared) {
-                child = again;
-                break;
+            match start(settings, config, port, target, shared) {
+                Started::Listening(again) => {
+                    child = again;
+                    if lock(&shared.down).take().is_some() {
+                        eprintln!(
+                            "schemascope: the SSH tunnel {shown} is up again",
+                            shown = settings.display()
+                        );
+                    }
+                    break;
+                }
+                Started::PortTaken => {
+                    note_down(
+                        shared,
+                        settings,
+                        format!("its local port {port} was taken by another process"),
+                    );
+                }
+                Started::Failed(why) => note_down(shared, settings, why),
             }
             let until = Instant::now() + delay;
             while Instant::now() < until && !shared.stop.load(Ordering::Relaxed) {
@@ -213,6 +247,56 @@ fn supervise(
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Records why the tunnel is down, telling the operator (standard error) when the reason is new:
+/// a changed host key mid-session may be an attack, and must not pass unseen.
+fn note_down(shared: &Shared, settings: &SshTunnel, why: String) {
+    let mut down = lock(&shared.down);
+    if down.as_deref() != Some(why.as_str()) {
+        eprintln!("schemascope: the SSH tunnel {} is down, retrying: {why}", settings.display());
+        *down = Some(why);
+    }
+}
+
+/// A directory of this process's own, readable by its owner only, for one tunnel's
+/// configuration; removed with the tunnel (and, should the process end without that, by the
+/// next tunnel opened: [`remove_stale_configurations`]).
+fn private_directory() -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(&format!("{CONFIG_PREFIX}{}-", std::process::id()))
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+}
+
+/// What a tunnel's configuration directory is named with: then the pid of its process.
+const CONFIG_PREFIX: &str = "schemascope-ssh-";
+
+/// Removes the configuration directories that tunnels of processes no longer running left
+/// (a server stopped without closing its sources), when they belong to `owner` (this user: the
+/// owner of the directory just made).
+fn remove_stale_configurations(owner: u32) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten().take(10_000) {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(CONFIG_PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = entry.path();
+        // Only a real directory (not a link to one) of this user's.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.is_dir() && meta.uid() == owner {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 /// A local port no one listens on now.
@@ -250,14 +334,20 @@ fn start(
     };
     lock(&shared.log).clear();
     let (listening, heard) = mpsc::channel::<()>();
+    // ssh says "Local forwarding listening on … port N." just before it binds, and makes the
+    // listener's channel ("port listener") once it listens: connections succeed from then.
     let marker = format!("Local forwarding listening on 127.0.0.1 port {port}.");
     {
         let shared = Arc::clone(shared);
         let spawned = std::thread::Builder::new().name("ssh-stderr".into()).spawn(move || {
             // Read to the end, so `ssh` never blocks on a full pipe.
+            let mut binding = false;
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if line.contains(&marker) {
+                    binding = true;
+                } else if binding && line.contains("port listener") {
+                    binding = false;
                     let _ = listening.send(());
                 } else if !line.starts_with("debug") || line.contains("open failed") {
                     shared.keep(&line);
@@ -331,9 +421,11 @@ fn hint(log: &str, settings: &SshTunnel) -> String {
     let hint = if log.contains("Host key verification failed")
         || log.contains("HOST IDENTIFICATION HAS CHANGED")
     {
+        // The host ssh names (a jump host's key fails the same way), else the bastion.
+        let (host, port) =
+            host_named(log).unwrap_or_else(|| (settings.host.clone(), settings.port));
         format!(
-            "the bastion's host key is not in {known}, or differs from the one there (another host answers). Check its fingerprint with the bastion's administrator, then add it: ssh-keyscan -p {} {} >> {known}",
-            settings.port, settings.host
+            "the host key of {host} is not in {known}, or differs from the one there (another host answers). Check its fingerprint with its administrator, then add it: ssh-keyscan -p {port} {host} >> {known}"
         )
     } else if log.contains("Permission denied") || log.contains("Too many authentication failures")
     {
@@ -344,7 +436,8 @@ fn hint(log: &str, settings: &SshTunnel) -> String {
         || log.contains("timed out")
         || log.contains("No route to host")
     {
-        format!("is sshd listening at {}:{}?", settings.host, settings.port)
+        "is sshd listening at the host and port ssh names (the bastion, or a jump host)?"
+            .to_string()
     } else if log.contains("Load key")
         || log.contains("invalid format")
         || log.contains("bad permissions")
@@ -355,6 +448,18 @@ fn hint(log: &str, settings: &SshTunnel) -> String {
         return String::new();
     };
     format!(" — {hint}")
+}
+
+/// The host (and port) whose key ssh could not verify, as it names it: `… known for
+/// [host]:2222 …`, `Host key for host has changed …`.
+fn host_named(log: &str) -> Option<(String, u16)> {
+    let after = ["is known for ", "Host key for "].iter().find_map(|m| log.split(m).nth(1))?;
+    let named = after.split_whitespace().next()?;
+    let (host, port) = match named.strip_prefix('[').and_then(|n| n.split_once("]:")) {
+        Some((host, port)) => (host, port.parse().ok()?),
+        None => (named, super::DEFAULT_SSH_PORT),
+    };
+    (!host.is_empty()).then(|| (host.to_string(), port))
 }
 
 /// Stops `ssh` when the thread that started it ends (the process exits or is killed), so no
@@ -377,3 +482,18 @@ fn stop_with_this_thread(command: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn stop_with_this_thread(_command: &mut Command) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_whose_key_failed_is_read_from_ssh() {
+        let changed =
+            "Host key for [127.0.0.1]:22229 has changed and you have requested strict checking.";
+        assert_eq!(host_named(changed), Some(("127.0.0.1".into(), 22229)));
+        let unknown = "No ED25519 host key is known for jump.example.com and you have requested strict checking.";
+        assert_eq!(host_named(unknown), Some(("jump.example.com".into(), 22)));
+        assert_eq!(host_named("Permission denied (publickey)."), None);
+    }
+}

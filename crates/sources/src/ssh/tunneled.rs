@@ -38,9 +38,16 @@ pub(crate) fn explained(error: SourceError, tunnel: &Tunnel) -> SourceError {
         SourceError::Database { .. }
             | SourceError::Statement { class: crate::error::ErrorClass::Resource, .. }
     );
-    let said = if lost { tunnel.refused_connections() } else { None };
-    let Some(said) = said else { return error };
-    let note = format!(" (through the SSH tunnel {}: {said})", tunnel.shown());
+    if !lost {
+        return error;
+    }
+    let note = match (tunnel.down(), tunnel.refused_connections()) {
+        (Some(down), _) => {
+            format!(" (the SSH tunnel {} is down, being restarted: {down})", tunnel.shown())
+        }
+        (None, Some(said)) => format!(" (through the SSH tunnel {}: {said})", tunnel.shown()),
+        (None, None) => return error,
+    };
     match error {
         SourceError::Database { location, message } => {
             SourceError::Database { location, message: format!("{message}{note}") }

@@ -168,27 +168,39 @@ fn the_bastion_is_checked_and_refusals_say_what_to_change() {
 fn a_dropped_link_comes_back_and_no_ssh_outlives_the_source() {
     let Some(dir) = sshd() else { return };
     let Ok(pg) = std::env::var("SCHEMASCOPE_TEST_POSTGRES_RO") else { return };
-    // The bastion named `localhost` here only, so these `ssh` processes are this test's.
-    let source = load(&spec("pg", &pg, tunnel(&dir, "localhost")), &NoProgress).expect("load");
+    // The bastion named `localhost` here only, so these `ssh` processes are this test's. Its
+    // known hosts are a copy this test changes while the tunnel runs.
+    let work = tempfile::tempdir().unwrap();
+    let known = work.path().join("known_hosts");
+    std::fs::copy(dir.join("known_hosts"), &known).unwrap();
+    let mut ssh = tunnel(&dir, "localhost");
+    ssh.known_hosts = Some(known.clone());
+    let source = load(&spec("pg", &pg, ssh), &NoProgress).expect("load");
     let before = genres(&source);
     let running = ssh_processes("localhost", "127.0.0.1:54329");
     assert_eq!(running.len(), 1, "{running:?}");
-    // The link drops: the supervisor starts ssh again on the same port.
-    std::process::Command::new("kill")
-        .arg("-9")
-        .arg(running[0].to_string())
-        .status()
-        .expect("kill");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut answered = None;
-    while Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(300));
-        let db = source.database.as_ref().expect("db");
-        if let Ok(rows) = db.query("SELECT COUNT(*) FROM \"Genre\"", &[]) {
-            answered = Some(format!("{:?}", rows[0][0]));
-            break;
-        }
-    }
+    // The tunnel's ssh_config is private to this user.
+    let config = ssh_config_of(running[0]);
+    let mode = std::fs::metadata(config.parent().unwrap()).unwrap().permissions();
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o700, "{config:?}");
+
+    // The link drops while the bastion's key no longer matches: queries say why the tunnel is
+    // down instead of blaming the database.
+    std::fs::copy(dir.join("known_hosts.wrong"), &known).unwrap();
+    kill(running[0]);
+    let db = source.database.as_ref().expect("db");
+    let down = wait_for(|| match db.query("SELECT COUNT(*) FROM \"Genre\"", &[]) {
+        Err(e) if e.to_string().contains("is down") => Some(e.to_string()),
+        _ => None,
+    });
+    let down = down.expect("the query says the tunnel is down");
+    assert!(down.contains("Host key verification failed"), "{down}");
+
+    // The key is right again: the supervisor's next start brings the tunnel back.
+    std::fs::copy(dir.join("known_hosts"), &known).unwrap();
+    let answered = wait_for(|| {
+        db.query("SELECT COUNT(*) FROM \"Genre\"", &[]).ok().map(|rows| format!("{:?}", rows[0][0]))
+    });
     assert_eq!(answered.as_deref(), Some(before.as_str()), "answers again after the link dropped");
     let restarted = ssh_processes("localhost", "127.0.0.1:54329");
     assert_eq!(restarted.len(), 1);
@@ -198,4 +210,30 @@ fn a_dropped_link_comes_back_and_no_ssh_outlives_the_source() {
         ssh_processes("localhost", "127.0.0.1:54329").is_empty(),
         "ssh stopped with the source"
     );
+    assert!(!config.exists(), "its configuration removed with it");
+}
+
+fn kill(pid: u32) {
+    std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status().expect("kill");
+}
+
+/// `found()`'s first answer within 45 s (the supervisor waits up to 30 s between attempts).
+fn wait_for<T>(mut found: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while Instant::now() < deadline {
+        if let Some(value) = found() {
+            return Some(value);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    None
+}
+
+/// The `-F` configuration file of `ssh` process `pid`.
+fn ssh_config_of(pid: u32) -> PathBuf {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).expect("cmdline");
+    let args: Vec<String> =
+        cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+    let at = args.iter().position(|a| a == "-F").expect("-F");
+    PathBuf::from(&args[at + 1])
 }

@@ -134,7 +134,7 @@ fn postgres_client_certificates_log_in_and_foreign_ones_are_refused() {
         &user,
         "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
     )));
-    assert!(missing.contains("`/nonexistent/ca.pem` cannot be read"), "{missing}");
+    assert!(missing.contains("sslrootcert: cannot read /nonexistent/ca.pem"), "{missing}");
 }
 
 #[test]
@@ -248,5 +248,5 @@ fn clickhouse_over_https() {
         );
     }
     let verify_ca = failure(ClickHouseDatabase::connect(&required.replace("require", "verify-ca")));
-    assert!(verify_ca.contains("verify-ca is not supported"), "{verify_ca}");
+    assert!(verify_ca.contains("is not supported for ClickHouse"), "{verify_ca}");
 }

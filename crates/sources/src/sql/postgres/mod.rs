@@ -182,11 +182,15 @@ fn answers_as_postgres(config: &Config, location: &str) -> Result<(), SourceErro
         message: format!("{what} — is PostgreSQL listening at {host}:{port}?"),
         class: ErrorClass::Resource,
     };
-    // Addresses the client would try; the first that accepts is asked.
-    let addresses: Vec<std::net::SocketAddr> = match (host.as_str(), port).to_socket_addrs() {
-        Ok(addresses) => addresses.collect(),
-        // Name resolution errors are the client's to report, in its words.
-        Err(_) => return Ok(()),
+    // Addresses the client would try; the first that accepts is asked. A `hostaddr` (an SSH
+    // tunnel's local end) is where the client connects, whatever the host's name resolves to.
+    let addresses: Vec<std::net::SocketAddr> = match config.get_hostaddrs().first() {
+        Some(address) => vec![std::net::SocketAddr::new(*address, port)],
+        None => match (host.as_str(), port).to_socket_addrs() {
+            Ok(addresses) => addresses.collect(),
+            // Name resolution errors are the client's to report, in its words.
+            Err(_) => return Ok(()),
+        },
     };
     let Some(mut stream) = addresses
         .iter()
