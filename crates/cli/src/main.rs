@@ -10,6 +10,7 @@ mod check;
 mod config;
 mod eval;
 mod exposure;
+mod interrupt;
 mod progress;
 mod render;
 mod retrieval;
@@ -816,7 +817,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         schemascope_sources::file::set_max_source_bytes(bytes);
     }
-    Ok(match cli.command {
+    // A one-shot command's work stops on Ctrl-C, on the database server too; a server handles
+    // its own shutdown and its calls' cancellation.
+    if matches!(cli.command, Command::Serve { .. } | Command::Demo { .. }) {
+        return dispatch(cli.command);
+    }
+    let work = schemascope_core::cancel::Cancel::new();
+    interrupt::cancel_on_ctrl_c(&work);
+    schemascope_core::cancel::with(&work, || dispatch(cli.command))
+}
+
+/// Runs `command`.
+fn dispatch(command: Command) -> Result<ExitCode> {
+    Ok(match command {
         Command::Describe { source, collection, max_tokens, markdown, output } => {
             let (services, name) = profiled_source(&source)?;
             // People read the markdown; `--json` alone gives the structured summary.

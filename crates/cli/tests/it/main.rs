@@ -16,6 +16,7 @@ mod conformance_cli;
 mod hostile_files_cli;
 mod hostile_input_cli;
 mod inferred_schema_python;
+mod interrupt_cli;
 mod long_work_cli;
 mod mcp_app;
 mod package_cli;

@@ -12,6 +12,7 @@ mod common;
 
 mod caps;
 mod ch_endless_line;
+mod clickhouse_cluster;
 mod exact_numbers;
 #[allow(unsafe_code)] // maps files (`ReadMode::map`)
 mod loading;

@@ -69,7 +69,7 @@ impl Endpoint {
                 return Err("sslmode=prefer has no meaning over HTTP (there is no negotiation): use sslmode=verify-full or require for HTTPS, or disable".into());
             }
             TlsMode::VerifyCa => {
-                return Err("sslmode=verify-ca is not supported for ClickHouse (its HTTPS client always checks the host name): use verify-full, or require to encrypt without checking".into());
+                return Err("sslmode=verify-ca (or require with sslrootcert, which checks the CA as libpq does) is not supported for ClickHouse: its HTTPS client always checks the host name. Use verify-full (with sslrootcert for your CA), or require without sslrootcert to encrypt without checking".into());
             }
             _ => {}
         }
@@ -180,6 +180,17 @@ impl Failure {
     }
 }
 
+/// Where the first `DB::Exception: ` (or `DB::NetException: `, a shard's network failure, and
+/// the like) of `text` ends: the message follows.
+fn exception_message_start(text: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(text, b"DB::").find_map(|at| {
+        let name = &text[at + 4..];
+        let length = name.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        (name[..length].ends_with(b"Exception") && name[length..].starts_with(b": "))
+            .then_some(at + 4 + length + 2)
+    })
+}
+
 /// ClickHouse's exception text as (code, message): `Code: 60, e.displayText() = DB::Exception:
 /// Table x doesn't exist., e.what() = DB::Exception` (18.16) or `Code: 60. DB::Exception: Table
 /// x does not exist. (UNKNOWN_TABLE) (version 24.3.1)` (current releases).
@@ -189,9 +200,9 @@ pub(super) fn exception(text: &str) -> (Option<u32>, String) {
         .strip_prefix("Code: ")
         .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
         .and_then(|digits| digits.parse().ok());
-    let message = match text.find("DB::Exception: ") {
+    let message = match exception_message_start(text.as_bytes()) {
         Some(at) => {
-            let rest = &text[at + "DB::Exception: ".len()..];
+            let rest = &text[at..];
             let rest = rest.split(", e.what() = ").next().unwrap_or(rest);
             let rest = rest.split(" (version ").next().unwrap_or(rest);
             rest.trim().to_string()
@@ -204,7 +215,7 @@ pub(super) fn exception(text: &str) -> (Option<u32>, String) {
 /// Whether a line is the exception ClickHouse writes after rows it already sent (a statement
 /// that fails while its result streams: a timeout, a cancellation, a memory limit).
 pub(super) fn is_exception_line(line: &[u8]) -> bool {
-    line.starts_with(b"Code: ") && memchr::memmem::find(line, b"DB::Exception").is_some()
+    line.starts_with(b"Code: ") && exception_message_start(line).is_some()
 }
 
 /// The HTTP client of one database.
@@ -440,5 +451,14 @@ mod tests {
             ),
             (Some(60), "Table chinook.nope does not exist. (UNKNOWN_TABLE)".into())
         );
+        // A shard that does not answer (a Distributed table's): the first attempt's address.
+        let (code, message) = exception(
+            "Code: 279, e.displayText() = DB::NetException: All connection tries failed. Log: \n\nCode: 210, e.displayText() = DB::NetException: Connection refused (127.0.0.1:9), e.what() = DB::NetException\n\n, e.what() = DB::NetException\n",
+        );
+        assert_eq!(code, Some(279));
+        assert!(message.starts_with("All connection tries failed."), "{message}");
+        assert!(message.ends_with("Connection refused (127.0.0.1:9)"), "{message}");
+        assert!(is_exception_line(b"Code: 32, e.displayText() = DB::NetException: x"));
+        assert!(!is_exception_line(b"Code: 32\tDB::Exceptional: x"));
     }
 }

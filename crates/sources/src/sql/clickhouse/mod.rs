@@ -18,12 +18,20 @@
 //! ClickHouse has no parameter binding in 18.16: parameters (`$1`, …) are written into the
 //! statement as literals, escaped (`text::sql_literal`), at the places the tokenizer finds
 //! placeholders — never inside strings or comments.
+//!
+//! On a cluster the server the client talks to coordinates: a `Distributed` table's reads go to
+//! every shard and come back merged there (`distributed.rs`: what its catalog entry, samples,
+//! settings and errors need), and dates and times are written in that server's zone, whichever
+//! shard computes them (`zones.rs`). The catalog is `catalog.rs`.
 
 mod callables;
+mod catalog;
+mod distributed;
 mod http;
 mod pushdown;
 mod quartiles;
 pub(crate) mod text;
+mod zones;
 
 pub(crate) use self::pushdown::ClickHouseSql;
 
@@ -32,7 +40,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use schemascope_core::sync::{joined, lock};
-use schemascope_core::{Catalog, ColumnInfo, TableInfo, TableKind};
+use schemascope_core::{Catalog, TableInfo};
 use schemascope_query::Callables;
 use schemascope_query::sql::relations::RelationScope;
 use sqlparser::dialect::ClickHouseDialect;
@@ -58,9 +66,6 @@ const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 /// settings can be sent; a lower limit of the user's profile is kept.
 pub const CALLER_MEMORY_BYTES: u64 = 2 << 30;
 
-/// Engines whose reads consume what they read (a stream's offsets): not listed as tables.
-const CONSUMING_ENGINES: &[&str] = &["Kafka", "RabbitMQ", "NATS", "FileLog"];
-
 /// What the user's profile lets schemascope set on each statement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadOnlyMode {
@@ -84,6 +89,8 @@ pub struct ClickHouseDatabase {
     profile_memory_bytes: u64,
     /// The server's `timezone()`: dates and times without their own zone are written in it.
     time_zone: String,
+    /// The settings of [`distributed::INEXACT_SETTINGS`] the user's profile sets (not 0).
+    inexact: Vec<&'static str>,
     /// Columns the server's `system` tables have (they differ between releases).
     tables_have_comment: bool,
     tables_have_total_rows: bool,
@@ -130,6 +137,7 @@ impl ClickHouseDatabase {
             database: String::new(),
             profile_memory_bytes: 0,
             time_zone: String::new(),
+            inexact: Vec::new(),
             tables_have_comment: false,
             tables_have_total_rows: false,
             columns_have_position: false,
@@ -140,7 +148,14 @@ impl ClickHouseDatabase {
         let probe = database
             .http
             .text(
-                "SELECT version(), (SELECT value FROM system.settings WHERE name = 'readonly'), currentDatabase(), (SELECT value FROM system.settings WHERE name = 'max_memory_usage'), timezone() FORMAT TabSeparated",
+                &format!(
+                    "SELECT version(), (SELECT value FROM system.settings WHERE name = 'readonly'), currentDatabase(), (SELECT value FROM system.settings WHERE name = 'max_memory_usage'), timezone(){} FORMAT TabSeparated",
+                    distributed::INEXACT_SETTINGS
+                        .map(|name| format!(
+                            ", (SELECT value FROM system.settings WHERE name = '{name}')"
+                        ))
+                        .concat()
+                ),
                 &[],
                 Duration::from_millis(STATEMENT_TIMEOUT_MS),
             )
@@ -181,6 +196,12 @@ impl ClickHouseDatabase {
         database.profile_memory_bytes =
             fields.next().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
         database.time_zone = fields.next().unwrap_or_default().trim().to_string();
+        // A setting this server does not have reads as the empty text.
+        for name in distributed::INEXACT_SETTINGS {
+            if !matches!(fields.next().unwrap_or_default().trim(), "" | "0") {
+                database.inexact.push(name);
+            }
+        }
         let system = database.query(
             "SELECT table, name FROM system.columns WHERE database = 'system' AND table IN ('tables', 'columns', 'functions')",
             &[],
@@ -218,6 +239,9 @@ impl ClickHouseDatabase {
             ("readonly", readonly.to_string()),
             ("max_execution_time", timeout_ms.div_ceil(1000).max(1).to_string()),
         ];
+        // Reads of Distributed tables exact whatever the profile says (`distributed.rs`); sent
+        // only where it says otherwise, and passed on to the shards with the rest.
+        settings.extend(self.inexact.iter().map(|&name| (name, "0".to_string())));
         if caps.max_rows.is_some() || caps.max_bytes.is_some() {
             // One row past the cap tells "more" from "exactly the cap"; the server counts
             // bytes of its own columns, not of JSON, so its byte bound is loose and the
@@ -262,6 +286,17 @@ impl ClickHouseDatabase {
                 let (class, hint) = match code {
                     Some(159) => return SourceError::Timeout { location, timeout_ms },
                     Some(164) => (ErrorClass::Refused, " (refused: sources are read-only)"),
+                    // A Distributed table's shard did not answer, or broke off.
+                    Some(279 | 32) => (
+                        ErrorClass::Resource,
+                        " (a shard of a Distributed table did not answer: nothing is computed without it)",
+                    ),
+                    // The right side of a JOIN over a Distributed table is looked up on each
+                    // shard, in the database its connection starts in.
+                    Some(60) if message.starts_with("Received from ") => (
+                        ErrorClass::Syntax,
+                        " (a shard's answer: a JOIN over a Distributed table reads its right side on each shard unless written GLOBAL JOIN)",
+                    ),
                     Some(497) => (ErrorClass::Refused, ""),
                     Some(192 | 193 | 194 | 195 | 516) => {
                         (ErrorClass::Auth, " (check the user and password in the URI)")
@@ -305,7 +340,7 @@ impl ClickHouseDatabase {
     /// The validator's read-only check against this server's allow-list, whoever sent `sql`.
     fn allowed(&self, sql: &str) -> Result<(), SourceError> {
         let callables = self.callables()?;
-        super::guard::read_only_refusal(sql, &callables)
+        super::guard::read_only_refusal(&distributed::without_global_in(sql), &callables)
             .map_err(|message| self.statement_error(message, ErrorClass::Refused))
     }
 
@@ -619,86 +654,7 @@ impl Database for ClickHouseDatabase {
     }
 
     fn catalog(&self) -> Result<Catalog, SourceError> {
-        let comment = if self.tables_have_comment { "comment" } else { "''" };
-        let total = if self.tables_have_total_rows { "total_rows" } else { "NULL" };
-        let listed = self.query(
-            &format!(
-                "SELECT name, engine, primary_key, {comment}, {total} FROM system.tables WHERE database = currentDatabase() AND NOT is_temporary ORDER BY name"
-            ),
-            &[],
-        )?;
-        let mut tables: Vec<TableInfo> = Vec::new();
-        let mut keys: Vec<String> = Vec::new();
-        for row in &listed {
-            let engine = row[1].as_str().unwrap_or_default();
-            if CONSUMING_ENGINES.contains(&engine) {
-                continue;
-            }
-            let kind = if matches!(engine, "View" | "LiveView" | "WindowView") {
-                TableKind::View
-            } else {
-                TableKind::Table
-            };
-            tables.push(TableInfo {
-                name: row[0].as_str().unwrap_or_default().to_string(),
-                kind,
-                columns: Vec::new(),
-                primary_key: Vec::new(),
-                foreign_keys: Vec::new(),
-                row_count: match &row[4] {
-                    SqlValue::Integer(n) => u64::try_from(*n).ok(),
-                    _ => None,
-                },
-                row_count_estimated: false,
-                comment: row[3].as_str().filter(|c| !c.is_empty()).map(str::to_string),
-            });
-            keys.push(row[2].as_str().unwrap_or_default().to_string());
-        }
-        let order = if self.columns_have_position { "ORDER BY table, position" } else { "" };
-        for row in self.query(
-            &format!(
-                "SELECT table, name, type, comment FROM system.columns WHERE database = currentDatabase() {order}"
-            ),
-            &[],
-        )? {
-            let Some(table) = tables.iter_mut().find(|t| Some(t.name.as_str()) == row[0].as_str())
-            else {
-                continue;
-            };
-            let declared = row[2].as_str().unwrap_or_default().to_string();
-            table.columns.push(ColumnInfo {
-                name: row[1].as_str().unwrap_or_default().to_string(),
-                nullable: declared.starts_with("Nullable(")
-                    || declared.starts_with("LowCardinality(Nullable("),
-                declared_type: declared,
-                comment: row[3].as_str().filter(|c| !c.is_empty()).map(str::to_string),
-                base_type: None,
-            });
-        }
-        for (table, key) in tables.iter_mut().zip(&keys) {
-            // The primary key as ClickHouse lists it: column names (an expression in it is no
-            // column and leaves the key out). ClickHouse does not keep it unique.
-            let parts: Vec<String> = key.split(',').map(|p| p.trim().to_string()).collect();
-            if !key.is_empty() && parts.iter().all(|p| table.columns.iter().any(|c| &c.name == p)) {
-                table.primary_key = parts;
-            }
-        }
-        let mut dropped = Vec::new();
-        for table in
-            tables.iter_mut().filter(|t| t.kind == TableKind::Table && t.row_count.is_none())
-        {
-            let quoted = Dialect::ClickHouse.quote_table(&table.name);
-            match self.query(&format!("SELECT count() FROM {quoted}"), &[]) {
-                Ok(counted) => table.row_count = counted.first().map(|r| r[0].as_count()),
-                // Dropped since it was listed: no longer part of the catalog.
-                Err(SourceError::Statement { class: ErrorClass::Syntax, .. }) => {
-                    dropped.push(table.name.clone())
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        tables.retain(|t| !dropped.contains(&t.name));
-        Ok(Catalog { tables })
+        self.read_catalog()
     }
 
     fn callables(&self) -> Result<Arc<Callables>, SourceError> {

@@ -5,8 +5,10 @@
 use schemascope_core::{ColumnInfo, TableInfo, TableKind};
 use serde_json::Value;
 
+use super::distributed;
 use super::quartiles;
 use super::text;
+use super::zones;
 use crate::error::SourceError;
 use crate::sql::engine::{EngineSql, NumberColumn, ReadRows, Spread};
 use crate::sql::pushdown::text_order::{self, TextOrder};
@@ -132,8 +134,13 @@ impl EngineSql for ClickHouseSql {
             {
                 quoted.to_string()
             }
-            // As ClickHouse writes the value (dates, enums, UUIDs).
-            _ => format!("toString({quoted})"),
+            // As ClickHouse writes the value (dates, enums, UUIDs); a time without a zone of
+            // its own in the zone of the server the client talks to, named: under a
+            // Distributed table this runs on each shard, in the shard's zone otherwise.
+            _ => match column.base_type.as_deref().and_then(zones::zone_of) {
+                Some(zone) => format!("toString({quoted}, {})", text::quote_string(&zone)),
+                None => format!("toString({quoted})"),
+            },
         };
         (expr, class)
     }
@@ -229,21 +236,29 @@ impl EngineSql for ClickHouseSql {
         if table.kind != TableKind::Table {
             return None;
         }
-        // `SAMPLE` reads a deterministic fraction by the table's sampling key; a table
-        // without one (most) gives its first rows, a bounded LIMIT.
-        let keyed = db.query(
-            "SELECT sampling_key FROM system.tables WHERE database = currentDatabase() AND name = $1",
-            &[SqlValue::Text(table.name.clone())],
-        );
-        let keyed = match keyed {
-            Ok(rows) => rows.first().and_then(|r| r[0].as_str()).is_some_and(|k| !k.is_empty()),
+        // `SAMPLE` reads a deterministic fraction by the table's sampling key (a Distributed
+        // table's shards' key: each shard reads its fraction); a table without one (most)
+        // gives its first rows, a bounded LIMIT.
+        let key = match distributed::sampling_key(db, &table.name) {
+            Ok(key) if key.is_empty() => return None,
+            Ok(key) => key,
             Err(e) => return Some(Err(e)),
         };
-        if !keyed {
-            return None;
-        }
         let quoted = Dialect::ClickHouse.quote_table(&table.name);
         let fraction = (POOL_ROWS as f64 * 2.0 / rows.max(1) as f64).clamp(0.000_001, 1.0);
-        Some(read(format!("{quoted} SAMPLE {fraction:?}"), &[]))
+        // Of the fraction (about twice the pool), the rows of the smallest keys: the key is
+        // meant to spread rows evenly (a hash), so they are as random as the fraction, and the
+        // same each time — not those of whichever shard, or part, answers first. Sorted a
+        // level up: ClickHouse 18.16 fails a Distributed table's SAMPLE in a SELECT that has
+        // an ORDER BY or a LIMIT ("Cannot find column `less(…)`").
+        let columns: Vec<String> =
+            table.columns.iter().map(|c| Dialect::ClickHouse.quote(&c.name)).collect();
+        Some(read(
+            format!(
+                "(SELECT * FROM (SELECT {} FROM {quoted} SAMPLE {fraction:?}) ORDER BY {key} LIMIT {POOL_ROWS})",
+                columns.join(", ")
+            ),
+            &[],
+        ))
     }
 }
