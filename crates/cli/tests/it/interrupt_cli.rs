@@ -35,7 +35,7 @@ fn ctrl_c_stops_the_statement_on_the_server() {
         eprintln!("SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test");
         return;
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
+    let child = Command::new(env!("CARGO_BIN_EXE_schemascope"))
         .args(["execute", &uri, ENDLESS, "--timeout-ms", "120000"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
