@@ -1122,15 +1122,31 @@ fn dispatch(command: Command) -> Result<ExitCode> {
     })
 }
 
-#[allow(unsafe_code)] // restoring SIGPIPE's default, before any thread starts
+/// The exit status of a process whose output was closed (128 + SIGPIPE), as shells report it.
+const OUTPUT_CLOSED: i32 = 141;
+
+/// Output piped into `head` and closed early ends the process quietly, as for other Unix tools,
+/// instead of a panic message. SIGPIPE itself stays ignored (Rust's default): with its default
+/// action, a write to a database connection the server dropped would kill the process — a
+/// server with every source it serves — instead of failing that one connection.
+fn quiet_on_closed_output() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(OUTPUT_CLOSED);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
-    // Output piped into `head` and closed early ends the process quietly, as for other Unix
-    // tools, instead of a panic on the next print.
-    #[cfg(unix)]
-    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    quiet_on_closed_output();
     // Logs (per-node spans of `ask`, reload errors) go to standard error, warnings only unless
     // asked for: SCHEMASCOPE_LOG=info (or debug, or a filter such as schemascope_agent=info).
     // Writes to AimDB records are always logged, as `serve --help` promises.

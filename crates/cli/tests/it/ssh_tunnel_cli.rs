@@ -123,6 +123,11 @@ fn mistakes_in_the_ssh_table_are_refused_at_their_line() {
     assert!(e.contains("sources[0].ssh.port"), "{e}");
     let e = refused(&format!("{db}[sources.ssh]\nhost = \"bastion\"\njump = \"ok@j1, -J\"\n"));
     assert!(e.contains("ssh jump"), "{e}");
+    // A FIFO would block ssh until its start-up time ran out: refused at once.
+    let fifo = work.path().join("key.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let e = refused(&format!("{db}[sources.ssh]\nhost = \"bastion\"\nkey_file = \"key.fifo\"\n"));
+    assert!(e.contains("not a regular file"), "{e}");
     let e = refused(
         "[[sources]]\nname = \"f\"\npath = \"data.json\"\n[sources.ssh]\nhost = \"bastion\"\n",
     );

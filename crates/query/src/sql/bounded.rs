@@ -82,6 +82,13 @@ pub fn parse_within(
     sql: &str,
     budget: u64,
 ) -> Result<Vec<Statement>, ParserError> {
+    // ClickHouse's `GLOBAL IN` is checked as `IN` (see `global_in.rs`).
+    let sql = if dialect.is::<sqlparser::dialect::ClickHouseDialect>() {
+        super::global_in::blanked(dialect, sql)
+    } else {
+        std::borrow::Cow::Borrowed(sql)
+    };
+    let sql = sql.as_ref();
     // Text that does not tokenize fails the parser at once, with the tokenizer's message.
     if let Ok(tokens) = Tokenizer::new(dialect, sql).tokenize() {
         check_token_bounds(&tokens, budget)?;

@@ -12,6 +12,7 @@ mod check;
 mod column_fixes;
 mod dialect_fixes;
 mod expr;
+mod global_in;
 mod pg_safety;
 mod pg_tree;
 pub mod relations;

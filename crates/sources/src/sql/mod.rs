@@ -10,6 +10,7 @@
 //! table becomes a [`schemascope_core::Collection`] of kind `Table` whose profile the database
 //! computed; its rows never leave the database except as samples.
 
+mod allow_list;
 mod caps;
 mod clickhouse;
 mod datafusion;

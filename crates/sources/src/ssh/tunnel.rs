@@ -83,6 +83,14 @@ impl Tunnel {
     /// `ssh` listens on the local port; the error quotes `ssh` and says what to change.
     pub fn open(settings: &SshTunnel, target: &str) -> Result<Tunnel, String> {
         settings.validate()?;
+        // ssh would block on a FIFO and read a device forever: the files must be regular.
+        for (name, path) in
+            [("key_file", &settings.key_file), ("known_hosts", &settings.known_hosts)]
+        {
+            if let Some(path) = path {
+                regular_file(name, path)?;
+            }
+        }
         let config = private_directory()
             .map_err(|e| format!("cannot write the tunnel's ssh configuration: {e}"))?;
         {
@@ -247,6 +255,20 @@ fn supervise(
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Checks that `path` (`~/` is the home directory, as ssh reads it) is a regular file.
+fn regular_file(name: &str, path: &Path) -> Result<(), String> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let path = match (path.strip_prefix("~"), home) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => path.to_path_buf(),
+    };
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(format!("ssh {name}: {} is not a regular file", path.display())),
+        Err(e) => Err(format!("ssh {name}: cannot read {}: {e}", path.display())),
+    }
 }
 
 /// Records why the tunnel is down, telling the operator (standard error) when the reason is new:

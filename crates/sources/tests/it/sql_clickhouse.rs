@@ -586,6 +586,40 @@ fn means_and_deviations_hold_where_clickhouse_aggregates_wrap_cancel_or_overflow
     as_writer(&rw, "DROP DATABASE schemascope_spread");
 }
 
+/// Tester round 2 (issue 33): one value near the top of the doubles' range among a thousand
+/// small ones overflowed the squared deviations (inf − inf), and the profile said the spread was
+/// 0; it is computed again on scaled values.
+#[test]
+fn one_huge_value_among_small_ones_keeps_its_spread() {
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_skew.skew",
+        "CREATE TABLE schemascope_skew.skew (k UInt32, f Float64) ENGINE = MergeTree ORDER BY k",
+        "INSERT INTO schemascope_skew.skew SELECT number, (number % 50) / 7 FROM system.numbers LIMIT 1000",
+        "INSERT INTO schemascope_skew.skew VALUES (1000, 1e308), (1001, -0.0), (1002, nan), (1003, inf), (1004, -inf)",
+    ];
+    let Some((db, rw)) = scratch_database("schemascope_skew", &setup) else { return };
+    let catalog = db.catalog().expect("catalog");
+    let profile = schemascope_sources::sql::pushdown::profile_table(
+        &db,
+        catalog.table("skew").expect("table"),
+    )
+    .expect("profile");
+    let f =
+        profile.property(&"f".parse().expect("path")).and_then(|p| p.numbers.clone()).expect("f");
+    // The finite values, their deviation computed on values scaled down (no overflow).
+    let mut values: Vec<f64> = (0..1000).map(|n| f64::from(n % 50) / 7.0).collect();
+    values.extend([1e308, -0.0]);
+    let scale = 2f64.powi(1023);
+    let scaled: Vec<f64> = values.iter().map(|v| v / scale).collect();
+    let mean = scaled.iter().sum::<f64>() / scaled.len() as f64;
+    let variance =
+        scaled.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (scaled.len() - 1) as f64;
+    let expected = variance.sqrt() * scale;
+    assert!((f.std_dev - expected).abs() <= 1e-9 * expected, "{} vs {expected}", f.std_dev);
+    assert!((expected - 3.159e306).abs() < 1e303, "{expected}");
+    as_writer(&rw, "DROP DATABASE schemascope_skew");
+}
+
 /// Tester round (ClickHouse profiles): a table too large to read its document columns whole
 /// counts them by their type (arrays and tuples are arrays, maps objects) instead of sending
 /// PostgreSQL's SQL.

@@ -11,12 +11,6 @@
 //! it, so nothing there tells whether the shards' rows changed: no data version is given
 //! (`Database::data_version`), and a kept profile is never served as unchanged.
 
-use std::borrow::Cow;
-
-use sqlparser::dialect::ClickHouseDialect;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
-
 use crate::error::SourceError;
 use crate::sql::{Database, SqlValue};
 
@@ -121,73 +115,9 @@ pub(super) fn sampling_key(db: &dyn Database, name: &str) -> Result<String, Sour
     Ok(rows.first().and_then(|r| r.first()).and_then(SqlValue::as_str).unwrap_or_default().into())
 }
 
-/// `sql` as the read-only check reads it: `GLOBAL` taken out before `IN` and `NOT IN`.
-///
-/// `x GLOBAL IN (SELECT … FROM d)` reads the subquery once, on the coordinator, and sends its
-/// result to the shards: the form ClickHouse asks for when the subquery reads a Distributed
-/// table too (a plain `IN` is refused there, `distributed_product_mode = 'deny'`). It reads and
-/// calls what `x IN (…)` does, which the SQL parser of the check reads (`GLOBAL JOIN` it reads
-/// itself); the server is sent the statement as written. A statement that does not tokenize is
-/// returned as it is, for the check to refuse.
-pub(super) fn without_global_in(sql: &str) -> Cow<'_, str> {
-    let Ok(tokens) = Tokenizer::new(&ClickHouseDialect {}, sql).tokenize_with_location() else {
-        return Cow::Borrowed(sql);
-    };
-    let word = |token: &Token, keyword: Keyword| matches!(token, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none());
-    let mut lines = super::line_starts(sql);
-    let mut out = String::with_capacity(sql.len());
-    let mut copied = 0;
-    for (k, token) in tokens.iter().enumerate() {
-        if !word(&token.token, Keyword::GLOBAL) {
-            continue;
-        }
-        let mut next = tokens[k + 1..].iter().filter(|t| !matches!(t.token, Token::Whitespace(_)));
-        let before_in = match next.next() {
-            Some(t) if word(&t.token, Keyword::IN) => true,
-            Some(t) if word(&t.token, Keyword::NOT) => {
-                next.next().is_some_and(|t| word(&t.token, Keyword::IN))
-            }
-            _ => false,
-        };
-        let start = super::offset(sql, &mut lines, token.span.start);
-        let end = super::offset(sql, &mut lines, token.span.end);
-        if let (true, Some(start), Some(end)) = (before_in, start, end) {
-            out.push_str(&sql[copied..start]);
-            copied = end;
-        }
-    }
-    if copied == 0 {
-        return Cow::Borrowed(sql);
-    }
-    out.push_str(&sql[copied..]);
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn global_in_is_checked_as_in() {
-        assert_eq!(
-            without_global_in(
-                "SELECT 1 FROM t WHERE a GLOBAL IN (SELECT a FROM d) AND b global not in (1)"
-            ),
-            "SELECT 1 FROM t WHERE a  IN (SELECT a FROM d) AND b  not in (1)"
-        );
-        assert_eq!(
-            without_global_in("SELECT 1 FROM t WHERE a GLOBAL /* c */ IN (1)"),
-            "SELECT 1 FROM t WHERE a  /* c */ IN (1)"
-        );
-        for kept in [
-            "SELECT 1 FROM t GLOBAL JOIN d ON t.a = d.a",
-            "SELECT 'GLOBAL IN' FROM t",
-            "SELECT `GLOBAL` IN (1) FROM t",
-            "SELECT global FROM t",
-        ] {
-            assert_eq!(without_global_in(kept), kept);
-        }
-    }
 
     #[test]
     fn targets_are_read_bare_quoted_or_back_quoted() {

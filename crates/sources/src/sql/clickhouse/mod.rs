@@ -35,11 +35,11 @@ mod zones;
 
 pub(crate) use self::pushdown::ClickHouseSql;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use schemascope_core::sync::{joined, lock};
+use schemascope_core::sync::joined;
 use schemascope_core::{Catalog, TableInfo};
 use schemascope_query::Callables;
 use schemascope_query::sql::relations::RelationScope;
@@ -47,14 +47,12 @@ use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use self::http::{Endpoint, Failure, Http, Line, Reply, is_exception_line, query_id};
+use super::allow_list::SharedAllowList;
 use super::caps::Budget;
 use super::{
     Caps, Cut, Database, Dialect, QueryResult, Rows, STATEMENT_TIMEOUT_MS, SqlValue, guard,
 };
 use crate::error::{ErrorClass, SourceError};
-
-/// How long an allow-list is used before it is read again.
-const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// How often a running statement's call is checked for cancellation and its deadline.
 const WATCH_POLL: Duration = Duration::from_millis(20);
@@ -96,7 +94,7 @@ pub struct ClickHouseDatabase {
     tables_have_total_rows: bool,
     columns_have_position: bool,
     functions_have_origin: bool,
-    allow_list: Mutex<Option<(Arc<Callables>, Instant)>>,
+    allow_list: SharedAllowList,
 }
 
 impl std::fmt::Debug for ClickHouseDatabase {
@@ -142,7 +140,7 @@ impl ClickHouseDatabase {
             tables_have_total_rows: false,
             columns_have_position: false,
             functions_have_origin: false,
-            allow_list: Mutex::new(None),
+            allow_list: SharedAllowList::default(),
         };
         // No setting is sent until the profile is known: a readonly=1 profile refuses any.
         let probe = database
@@ -340,7 +338,7 @@ impl ClickHouseDatabase {
     /// The validator's read-only check against this server's allow-list, whoever sent `sql`.
     fn allowed(&self, sql: &str) -> Result<(), SourceError> {
         let callables = self.callables()?;
-        super::guard::read_only_refusal(&distributed::without_global_in(sql), &callables)
+        super::guard::read_only_refusal(sql, &callables)
             .map_err(|message| self.statement_error(message, ErrorClass::Refused))
     }
 
@@ -471,12 +469,10 @@ impl ClickHouseDatabase {
         }
     }
 
-    /// The shared allow-list, read again when older than [`ALLOW_LIST_MAX_AGE`].
+    /// The shared allow-list, read again when old.
     fn read_allow_list(&self) -> Result<Arc<Callables>, SourceError> {
-        if let Some((callables, read)) = lock(&self.allow_list).as_ref()
-            && read.elapsed() < ALLOW_LIST_MAX_AGE
-        {
-            return Ok(Arc::clone(callables));
+        if let Some(callables) = self.allow_list.current() {
+            return Ok(callables);
         }
         let origin = if self.functions_have_origin { "origin" } else { "''" };
         let read = self.read(
@@ -499,9 +495,7 @@ impl ClickHouseDatabase {
             .collect();
         let mut callables = callables::allow_list(&rows);
         callables.set_relation_scope(RelationScope::ClickHouse { database: self.database.clone() });
-        let callables = Arc::new(callables);
-        *lock(&self.allow_list) = Some((Arc::clone(&callables), Instant::now()));
-        Ok(callables)
+        Ok(self.allow_list.store(callables))
     }
 }
 

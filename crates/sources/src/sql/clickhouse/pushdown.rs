@@ -103,7 +103,13 @@ impl EngineSql for ClickHouseSql {
             {
                 quoted.to_string()
             }
-            // UInt64 values past 2^63 wrap here (execute_query shows their digits).
+            // UInt64 values past 2^63 are counted as their digits, as execute_query shows
+            // them (the others as numbers): an Int64 would wrap them negative.
+            ValueClass::Integer if stored == "UInt64" => {
+                let within = format!("{quoted} <= {}", i64::MAX);
+                select.push(format!("if(NOT ({within}), toString({quoted}), NULL) AS t{i}"));
+                return (format!("if({within}, toInt64({quoted}), NULL)"), ValueClass::WideInteger);
+            }
             ValueClass::Integer => format!("toInt64({quoted})"),
             ValueClass::Number => {
                 // NaN and infinities are text, as JSON shows them.

@@ -81,7 +81,11 @@ fn spread_from_sums(n: u64, shift: f64, deviations: f64, squares: f64) -> (f64, 
     if n < 2 {
         return (mean, 0.0);
     }
-    (mean, ((squares - deviations * deviations / count) / (count - 1.0)).max(0.0).sqrt())
+    let variance = (squares - deviations * deviations / count) / (count - 1.0);
+    // Rounding can make it a hair below 0; NaN (overflowed sums, inf − inf) must stay NaN so
+    // that the sums are computed again on scaled values — `NaN.max(0.0)` is 0, "no spread".
+    let std_dev = if variance.is_nan() { f64::NAN } else { variance.max(0.0).sqrt() };
+    (mean, std_dev)
 }
 
 /// ClickHouse's mean and deviation computed again where the doubles' range overflowed (values
@@ -119,4 +123,20 @@ fn clickhouse_spread(
         (sums.first().copied().unwrap_or(f64::NAN), sums.get(1).copied().unwrap_or(f64::NAN));
     let (scaled_mean, scaled_std) = spread_from_sums(n, scaled_mean, sum, squares);
     Ok((scaled_mean * scale, scaled_std * scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overflowed_sums_give_no_deviation_rather_than_zero() {
+        // inf − inf: the scaled computation must follow, not a deviation of 0.
+        let (_, std_dev) = spread_from_sums(3, 0.0, f64::INFINITY, f64::INFINITY);
+        assert!(std_dev.is_nan(), "{std_dev}");
+        let (mean, std_dev) = spread_from_sums(3, 10.0, 0.0, 2.0);
+        assert_eq!((mean, std_dev), (10.0, 1.0));
+        // A variance rounded a hair below zero is no spread.
+        assert_eq!(spread_from_sums(2, 5.0, 0.0, -1e-30).1, 0.0);
+    }
 }

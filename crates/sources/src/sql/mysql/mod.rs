@@ -27,14 +27,11 @@ use schemascope_core::sync::lock;
 use schemascope_query::Callables;
 
 use self::fetch::Failure;
+use super::allow_list::SharedAllowList;
 use super::pool::{Pool, pool_size};
 use super::stopper::stopped_with_the_call;
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue, guard};
 use crate::error::{ErrorClass, SourceError};
-
-/// How long an allow-list is used before it is read again: stored functions created after it
-/// was read are judged by the server's catalog within this time.
-const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// How long past its time limit a statement is left to the server's own limit before it is
 /// stopped from here (MySQL's `max_execution_time` does not reach inside stored functions).
@@ -50,7 +47,7 @@ pub struct MySqlDatabase {
     /// connection).
     connections: Pool<Option<Conn>>,
     /// The server's allow-list and when it was read.
-    allow_list: Mutex<Option<(Arc<Callables>, Instant)>>,
+    allow_list: SharedAllowList,
     /// MariaDB's `JSON` columns (table, column), stored as text and read as documents: the
     /// catalog names them, the result's metadata does not.
     json_columns: Mutex<Arc<JsonColumns>>,
@@ -78,7 +75,7 @@ impl MySqlDatabase {
             location,
             dialect,
             connections: Pool::new(Some(conn), pool_size()),
-            allow_list: Mutex::new(None),
+            allow_list: SharedAllowList::default(),
             json_columns: Mutex::new(Arc::default()),
         };
         database.with_conn(0, |_, _| Ok::<_, Failure>(()))?;
@@ -142,17 +139,7 @@ impl MySqlDatabase {
         callables.set_relation_scope(schemascope_query::sql::relations::RelationScope::MySql {
             database,
         });
-        let loaded = Arc::new(callables);
-        *lock(&self.allow_list) = Some((Arc::clone(&loaded), Instant::now()));
-        Ok(loaded)
-    }
-
-    /// The shared allow-list, unless it is older than [`ALLOW_LIST_MAX_AGE`].
-    fn current_allow_list(&self) -> Option<Arc<Callables>> {
-        lock(&self.allow_list)
-            .as_ref()
-            .filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE)
-            .map(|(callables, _)| Arc::clone(callables))
+        Ok(self.allow_list.store(callables))
     }
 
     /// Runs `work` with a live connection and the allow-list, connecting (again) when there is
@@ -172,7 +159,7 @@ impl MySqlDatabase {
                 *slot = Some(conn);
             }
             let Some(conn) = slot.as_mut() else { unreachable!("connected above") };
-            let callables = match self.current_allow_list() {
+            let callables = match self.allow_list.current() {
                 Some(callables) => callables,
                 None => self.read_allow_list(conn)?,
             };
@@ -389,7 +376,7 @@ impl Database for MySqlDatabase {
     }
 
     fn callables(&self) -> Result<Arc<Callables>, SourceError> {
-        if let Some(callables) = self.current_allow_list() {
+        if let Some(callables) = self.allow_list.current() {
             return Ok(callables);
         }
         self.with_conn(STATEMENT_TIMEOUT_MS, |_, callables| Ok(Arc::clone(callables)))

@@ -18,7 +18,7 @@ pub use self::plan::MAX_PLANNED_SPILL_BYTES;
 pub(crate) use self::pushdown::PostgresSql;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use postgres::config::SslMode;
@@ -27,9 +27,10 @@ use postgres::types::ToSql;
 use postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::allow_list::SharedAllowList;
 use super::stopper::stopped_with_the_call;
 use super::tls::{self, TlsMode, TlsSettings};
-use schemascope_core::sync::{joined_in_drop, lock};
+use schemascope_core::sync::joined_in_drop;
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
@@ -103,10 +104,6 @@ fn stop_statements_of_a_gone_client(client: &mut Client) -> Result<(), postgres:
     Ok(())
 }
 
-/// How long an allow-list is used before it is read again: functions, domains and casts created
-/// after it was read are judged by the catalog within this time.
-const ALLOW_LIST_MAX_AGE: Duration = Duration::from_secs(60);
-
 /// A PostgreSQL database, read-only.
 pub struct PostgresDatabase {
     config: Config,
@@ -118,8 +115,8 @@ pub struct PostgresDatabase {
     connections: Pool<Option<Connected>>,
     /// The server's allow-list and when it was read: read by the first connection and shared
     /// by the others; read again when a connection was lost (the server may have restarted
-    /// with other functions) and when older than [`ALLOW_LIST_MAX_AGE`].
-    allow_list: Mutex<Option<(Arc<Callables>, std::time::Instant)>>,
+    /// with other functions) and when old.
+    allow_list: SharedAllowList,
 }
 
 impl Drop for PostgresDatabase {
@@ -253,7 +250,7 @@ impl PostgresDatabase {
             tls,
             location,
             connections: Pool::new(None, pool_size()),
-            allow_list: Mutex::new(None),
+            allow_list: SharedAllowList::default(),
         };
         database.with_client(0, |_, _, _| Ok::<_, Failure>(()))?;
         Ok(database)
@@ -393,17 +390,7 @@ impl PostgresDatabase {
                     self.error(&e, STATEMENT_TIMEOUT_MS)
                 ),
             })?;
-        let loaded = Arc::new(loaded);
-        *lock(&self.allow_list) = Some((Arc::clone(&loaded), std::time::Instant::now()));
-        Ok(loaded)
-    }
-
-    /// The shared allow-list, unless it is older than [`ALLOW_LIST_MAX_AGE`].
-    fn current_allow_list(&self) -> Option<Arc<Callables>> {
-        lock(&self.allow_list)
-            .as_ref()
-            .filter(|(_, read)| read.elapsed() < ALLOW_LIST_MAX_AGE)
-            .map(|(callables, _)| Arc::clone(callables))
+        Ok(self.allow_list.store(loaded))
     }
 
     /// Runs `work` with a live connection and its allow-list, connecting (again) when there is
@@ -429,7 +416,7 @@ impl PostgresDatabase {
                     .config
                     .connect(self.tls.clone())
                     .map_err(|e| self.error(&e, timeout_ms))?;
-                let callables = match if lost { None } else { self.current_allow_list() } {
+                let callables = match if lost { None } else { self.allow_list.current() } {
                     Some(callables) => callables,
                     None => self.read_allow_list(&mut client)?,
                 };
@@ -440,7 +427,7 @@ impl PostgresDatabase {
                 *slot = Some(Connected { client, callables, temp_file_limit_kb });
             } else if let Some(connected) = slot.as_mut() {
                 // A kept connection takes the newest shared list, or reads it when it is old.
-                connected.callables = match self.current_allow_list() {
+                connected.callables = match self.allow_list.current() {
                     Some(callables) => callables,
                     None => self.read_allow_list(&mut connected.client)?,
                 };
@@ -722,7 +709,7 @@ impl Database for PostgresDatabase {
 
     fn callables(&self) -> Result<Arc<Callables>, SourceError> {
         // The shared list needs no connection: asking for it never waits behind busy ones.
-        if let Some(callables) = self.current_allow_list() {
+        if let Some(callables) = self.allow_list.current() {
             return Ok(callables);
         }
         self.with_client(STATEMENT_TIMEOUT_MS, |_, callables, _| Ok(Arc::clone(callables)))
