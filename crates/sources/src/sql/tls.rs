@@ -122,7 +122,7 @@ fn unsupported(name: &str) -> Option<&'static str> {
 
 /// A `%XX`-escaped URI component decoded (`None` when an escape is malformed or the result is
 /// not UTF-8).
-fn percent_decoded(text: &str) -> Option<String> {
+pub(crate) fn percent_decoded(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::sql::tls::{TlsMode, TlsSettings, read_bounded};
+use crate::sql::tls::{TlsMode, TlsSettings, percent_decoded, read_bounded};
 
 /// Seconds to wait for a TCP connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -37,24 +37,6 @@ impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.location())
     }
-}
-
-/// `%XX` escapes of a URI part decoded (`None` when one is malformed or the result not UTF-8).
-fn percent_decoded(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 impl Endpoint {
