@@ -45,17 +45,6 @@ impl TlsMode {
             _ => return None,
         })
     }
-
-    /// libpq's name of the mode.
-    pub fn name(self) -> &'static str {
-        match self {
-            TlsMode::Disable => "disable",
-            TlsMode::Prefer => "prefer",
-            TlsMode::Require => "require",
-            TlsMode::VerifyCa => "verify-ca",
-            TlsMode::VerifyFull => "verify-full",
-        }
-    }
 }
 
 /// The certificates a connection trusts as issuers of the server's.
@@ -255,11 +244,6 @@ impl TlsSettings {
             return Err("a CA (sslrootcert) is given but TLS is off (sslmode=disable, or ClickHouse without secure=true)".into());
         }
         Ok(TlsSettings { mode, roots, client_identity })
-    }
-
-    /// Whether the connection uses TLS only (no plain fallback).
-    pub fn required(&self) -> bool {
-        self.mode >= TlsMode::Require
     }
 
     /// The rustls configuration these settings mean: the trusted roots read and the client
