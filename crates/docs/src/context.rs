@@ -9,6 +9,7 @@ use schemascope_core::{TableInfo, TableKind, tokens};
 use serde::Serialize;
 
 use crate::chunk::ChunkKind;
+use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
 use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
 use schemascope_core::value_index::ValueMatch;
@@ -18,24 +19,40 @@ const OMITTED_NAMES_SHOWN: usize = 10;
 /// Tokens kept free for the omission note when a budget applies.
 const NOTE_RESERVE: usize = 60;
 
-/// One table's structure, formatted once when the index is built.
+/// One table's structure with its docs and value notes, formatted once when the index is built,
+/// and the shorter forms a budget shows before it leaves the table out: first without the value
+/// notes (the profile's, which a query can find again), then without the docs as well (what a
+/// person wrote, which nothing else says).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TableBlock {
     pub(crate) text: String,
     pub(crate) tokens: usize,
-    /// The structure without the columns' value notes (names, types, keys, references and
-    /// comments only), when that is shorter: what a budget shows before it leaves a table out.
+    /// With its docs but without the columns' value notes, when that is shorter.
+    pub(crate) documented: Option<(String, usize)>,
+    /// The structure alone (names, types, keys, references and the database's comments), when
+    /// that is shorter still.
     pub(crate) compact: Option<(String, usize)>,
+    /// True when the table has docs a person wrote (shown inline).
+    pub(crate) docs: bool,
 }
 
 impl TableBlock {
-    pub(crate) fn new(table: &TableInfo, notes: &ColumnNotes) -> Self {
-        let text = format_table(table, notes);
+    pub(crate) fn new(table: &TableInfo, doc: Option<&InlineDoc>, notes: &ColumnNotes) -> Self {
+        let text = format_table(table, doc, notes);
         let tokens = tokens::count(&text);
-        let bare = format_table(table, &ColumnNotes::new());
+        let none = ColumnNotes::new();
+        let documented = doc
+            .map(|doc| format_table(table, Some(doc), &none))
+            .map(|text| {
+                let tokens = tokens::count(&text);
+                (text, tokens)
+            })
+            .filter(|(_, n)| *n < tokens);
+        let bare = format_table(table, None, &none);
         let bare_tokens = tokens::count(&bare);
-        let compact = (bare_tokens < tokens).then_some((bare, bare_tokens));
-        Self { tokens, text, compact }
+        let next_larger = documented.as_ref().map_or(tokens, |(_, n)| *n);
+        let compact = (bare_tokens < next_larger).then_some((bare, bare_tokens));
+        Self { tokens, text, documented, compact, docs: doc.is_some() }
     }
 }
 
@@ -55,9 +72,12 @@ pub struct SchemaContext {
     pub omitted_tables: Vec<String>,
     /// Retrieved chunks the budget left out.
     pub omitted_chunks: usize,
-    /// Tables the budget shows without their columns' value notes.
+    /// Tables the budget shows without their columns' value notes (their docs kept, if any).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub compact_tables: Vec<String>,
+    /// Tables the budget shows without their docs (and without value notes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undocumented_tables: Vec<String>,
 }
 
 /// One block competing for the budget.
@@ -71,9 +91,13 @@ struct Block<'a> {
     role: Role,
     /// For doc chunks, the table they document: they go when their table goes.
     documents: Option<&'a str>,
-    /// A shorter form and its tokens (a table without value notes), shown before the block is
+    /// A table with its docs but without value notes, and its tokens.
+    documented: Option<(&'a str, usize)>,
+    /// The shortest form and its tokens (a table's structure alone), shown before the block is
     /// left out.
     compact: Option<(&'a str, usize)>,
+    /// True when the compact form leaves out docs a person wrote.
+    compact_drops_docs: bool,
 }
 
 impl<'a> Block<'a> {
@@ -86,40 +110,77 @@ impl<'a> Block<'a> {
             table: Some(name),
             role,
             documents: None,
+            documented: block.documented.as_ref().map(|(text, tokens)| (text.as_str(), *tokens)),
             compact: block.compact.as_ref().map(|(text, tokens)| (text.as_str(), *tokens)),
+            compact_drops_docs: block.docs,
+        }
+    }
+
+    /// A block of text with no shorter form.
+    fn plain(section: Section, text: Cow<'a, str>, tokens: usize, role: Role) -> Self {
+        Block {
+            section,
+            text,
+            tokens,
+            table: None,
+            role,
+            documents: None,
+            documented: None,
+            compact: None,
+            compact_drops_docs: false,
+        }
+    }
+
+    /// Its text and tokens when shown as `shown` (a form it lacks is the next larger one).
+    fn form(&self, shown: Shown) -> (&str, usize) {
+        let whole = (&*self.text, self.tokens);
+        let documented = self.documented.unwrap_or(whole);
+        match shown {
+            Shown::Not => ("", 0),
+            Shown::Compact => self.compact.unwrap_or(documented),
+            Shown::Documented => documented,
+            Shown::Whole => whole,
         }
     }
 
     /// Its tokens when shown as `shown`.
     fn tokens_as(&self, shown: Shown) -> usize {
-        match (shown, &self.compact) {
-            (Shown::Not, _) => 0,
-            (Shown::Compact, Some((_, tokens))) => *tokens,
-            _ => self.tokens,
-        }
+        self.form(shown).1
     }
 
     /// Its text when shown as `shown`.
     fn text_as(&self, shown: Shown) -> &str {
-        match (shown, &self.compact) {
-            (Shown::Compact, Some((text, _))) => text,
-            _ => &self.text,
-        }
+        self.form(shown).0
     }
 
     /// The smallest form it can be shown in.
     fn smallest(&self) -> Shown {
-        if self.compact.is_some() { Shown::Compact } else { Shown::Whole }
+        match (self.compact, self.documented) {
+            (Some(_), _) => Shown::Compact,
+            (None, Some(_)) => Shown::Documented,
+            (None, None) => Shown::Whole,
+        }
+    }
+
+    /// The next smaller form than `shown` (`Not` after the smallest).
+    fn shrunk(&self, shown: Shown) -> Shown {
+        match shown {
+            Shown::Whole if self.documented.is_some() => Shown::Documented,
+            Shown::Whole | Shown::Documented if self.compact.is_some() => Shown::Compact,
+            _ => Shown::Not,
+        }
     }
 }
 
-/// How much of a block the context shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much of a block the context shows, smallest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Shown {
     /// Left out.
     Not,
-    /// In its compact form.
+    /// In its compact form: a table's structure alone.
     Compact,
+    /// A table with its docs, without its columns' value notes.
+    Documented,
     /// Whole.
     Whole,
 }
@@ -130,6 +191,7 @@ struct Fitted {
     omitted_tables: Vec<String>,
     omitted_chunks: usize,
     compact_tables: Vec<String>,
+    undocumented_tables: Vec<String>,
     tokens: usize,
 }
 
@@ -204,12 +266,15 @@ impl SchemaIndex {
                         order.push(i);
                     }
                 }
-                let blocks = order
+                let mut blocks: Vec<Block<'_>> = order
                     .into_iter()
                     .map(|i| {
                         Block::table(&self.catalog.tables[i].name, &self.blocks[i], Role::Whole)
                     })
                     .collect();
+                // The database overview a person wrote (a generated one lists the tables the
+                // full schema shows anyway).
+                blocks.extend(self.overview_block().filter(|_| self.overview_written()));
                 (Heading { tables: self.catalog.tables.len(), confidence: None }, blocks)
             }
             Strategy::Focused => self.focused_blocks(retrieval),
@@ -231,21 +296,42 @@ impl SchemaIndex {
             omitted_tables: fitted.omitted_tables,
             omitted_chunks: fitted.omitted_chunks,
             compact_tables: fitted.compact_tables,
+            undocumented_tables: fitted.undocumented_tables,
         }
     }
 
-    /// Tokens of the focused context of `retrieval` without a budget (estimated from the
-    /// blocks, counted exactly when the estimate is within [`ESTIMATE_MARGIN`] of the full
-    /// schema's size), to decide whether focusing is worth it.
-    pub(crate) fn focused_tokens(&self, retrieval: &Retrieval<'_>) -> usize {
-        let (heading, blocks) = self.focused_blocks(retrieval);
+    /// The first paragraph of the database overview, as a block, when there is one.
+    fn overview_block(&self) -> Option<Block<'_>> {
+        let db = self.database.as_ref().filter(|db| !db.text.is_empty())?;
+        let first = db.text.split("\n\n").next().unwrap_or_default();
+        Some(Block::plain(Section::Overview, Cow::Borrowed(first), tokens::count(first), Role::Doc))
+    }
+
+    /// True when the database overview was written by a person, not generated.
+    fn overview_written(&self) -> bool {
+        self.database.as_ref().is_some_and(|db| !db.generated)
+    }
+
+    /// Tokens of the focused context of `retrieval` without a budget, to decide whether
+    /// focusing is worth it, and the tokens of the values block both contexts show. The size is
+    /// estimated from the blocks and counted exactly when `threshold(values tokens)`, the size
+    /// the decision turns on, is within [`ESTIMATE_MARGIN`] of the estimate.
+    pub(crate) fn focused_tokens(
+        &self,
+        retrieval: &Retrieval<'_>,
+        threshold: impl Fn(usize) -> usize,
+    ) -> (usize, usize) {
+        let (heading, mut blocks) = self.focused_blocks(retrieval);
+        let values = values_block(&retrieval.values);
+        let values_tokens = values.as_ref().map_or(0, |v| v.tokens);
+        blocks.extend(values);
         let shown = blocks.iter().filter(|b| b.table.is_some()).count();
         let estimate =
             tokens::count(&heading.text(shown)) + blocks.iter().map(|b| b.tokens).sum::<usize>();
-        if estimate.abs_diff(self.full_tokens) > ESTIMATE_MARGIN {
-            return estimate;
+        if estimate.abs_diff(threshold(values_tokens)) > ESTIMATE_MARGIN {
+            return (estimate, values_tokens);
         }
-        fit(&heading, &blocks, None, true).tokens
+        (fit(&heading, &blocks, None, true).tokens, values_tokens)
     }
 
     /// Blocks of a focused context in priority order, which is the reverse of the order a
@@ -258,6 +344,18 @@ impl SchemaIndex {
             Some(Block::table(&self.catalog.tables[i].name, &self.blocks[i], role))
         };
         blocks.extend(retrieval.tables.iter().filter_map(|t| table_block(t, Role::Retrieved)));
+        // A retrieved table shows its docs inline: its overview and column chunks would say the
+        // same again.
+        let inline = |c: &&crate::retrieve::ScoredChunk<'a>| {
+            matches!(c.chunk.kind, ChunkKind::Overview | ChunkKind::Column)
+                && retrieval.tables.iter().any(|t| t.eq_ignore_ascii_case(&c.chunk.table))
+                && self
+                    .catalog
+                    .tables
+                    .iter()
+                    .position(|t| t.name.eq_ignore_ascii_case(&c.chunk.table))
+                    .is_some_and(|i| self.blocks[i].docs)
+        };
         let doc_block = |c: &crate::retrieve::ScoredChunk<'a>| {
             let chunk = c.chunk;
             let heading = match &chunk.column {
@@ -267,35 +365,24 @@ impl SchemaIndex {
             let tokens = chunk.tokens + tokens::count(&heading);
             let documents = self.catalog.table(&chunk.table).map(|t| t.name.as_str());
             Block {
-                section: Section::Docs,
-                text: Cow::Owned(heading + &chunk.content),
-                tokens,
-                table: None,
-                role: Role::Doc,
                 documents,
-                compact: None,
+                ..Block::plain(
+                    Section::Docs,
+                    Cow::Owned(heading + &chunk.content),
+                    tokens,
+                    Role::Doc,
+                )
             }
         };
         let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
-        blocks.extend(retrieval.chunks.iter().filter(|c| !is_example(c)).map(doc_block));
+        blocks.extend(
+            retrieval.chunks.iter().filter(|c| !is_example(c) && !inline(c)).map(doc_block),
+        );
         blocks.extend(
             retrieval.expanded_tables.iter().filter_map(|t| table_block(t, Role::Neighbour)),
         );
         blocks.extend(retrieval.chunks.iter().filter(is_example).map(doc_block));
-        if let Some(db) = &self.database
-            && !db.text.is_empty()
-        {
-            let first = db.text.split("\n\n").next().unwrap_or_default();
-            blocks.push(Block {
-                section: Section::Overview,
-                text: Cow::Borrowed(first),
-                tokens: tokens::count(first),
-                table: None,
-                role: Role::Doc,
-                documents: None,
-                compact: None,
-            });
-        }
+        blocks.extend(self.overview_block());
         (
             Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) },
             blocks,
@@ -329,15 +416,8 @@ fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
         text.push_str(&format!("- {} {verb} '{shown}'{partial}\n", columns.join(", ")));
     }
     let text = text.trim_end().to_string();
-    Some(Block {
-        section: Section::Values,
-        tokens: tokens::count(&text),
-        text: Cow::Owned(text),
-        table: None,
-        role: Role::Retrieved,
-        documents: None,
-        compact: None,
-    })
+    let tokens = tokens::count(&text);
+    Some(Block::plain(Section::Values, Cow::Owned(text), tokens, Role::Retrieved))
 }
 
 /// The context's first line, which counts the tables it shows.
@@ -385,8 +465,10 @@ fn allowed(blocks: &[Block<'_>], shown: &[Shown], at: usize) -> bool {
 
 /// What a budget of `limit` tokens (after `used` for the heading) shows of `blocks`: first every
 /// table of the question in its smallest form — retrieved tables by rank, then their
-/// neighbours — so that a long table never pushes out a table the question needs; then, in
-/// priority order, each block as whole as still fits.
+/// neighbours — so that a long table never pushes out a table the question needs; then, each
+/// time in priority order, the tables' docs and the doc chunks, the tables' value notes, and
+/// last the database overview. So a budget cuts the overview first, then value notes, then docs,
+/// then tables.
 fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
     let mut shown = vec![Shown::Not; blocks.len()];
     for pass in [[Role::Whole, Role::Retrieved], [Role::Neighbour, Role::Neighbour]] {
@@ -401,20 +483,58 @@ fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
             }
         }
     }
-    for (i, block) in blocks.iter().enumerate() {
-        let extra = block.tokens - block.tokens_as(shown[i]);
-        let may = match shown[i] {
-            Shown::Whole => false,
-            Shown::Compact => true,
-            // Tables were offered above in their smallest form: whole they fit no better.
-            Shown::Not => block.role == Role::Doc && allowed(blocks, &shown, i),
-        };
-        if may && used + extra <= limit {
-            shown[i] = Shown::Whole;
-            used += extra;
+    let overview = |b: &Block<'_>| b.section == Section::Overview;
+    for (target, overview_pass) in
+        [(Shown::Documented, false), (Shown::Whole, false), (Shown::Whole, true)]
+    {
+        for (i, block) in blocks.iter().enumerate() {
+            let may = match shown[i] {
+                // Tables were offered above in their smallest form: larger they fit no better.
+                Shown::Not => {
+                    block.role == Role::Doc
+                        && overview(block) == overview_pass
+                        && allowed(blocks, &shown, i)
+                }
+                current => current < target && block.table.is_some() && !overview_pass,
+            };
+            let extra = block.tokens_as(target).saturating_sub(block.tokens_as(shown[i]));
+            if may && used + extra <= limit {
+                shown[i] = target;
+                used += extra;
+            }
         }
     }
     shown
+}
+
+/// The block to shorten next when a context is still over its budget, in the order [`choose`]
+/// cuts: the overview, then the value notes of the lowest-priority table that has them, then
+/// the lowest-priority doc chunk or table's docs, then the lowest-priority table.
+fn next_cut(blocks: &[Block<'_>], shown: &[Shown]) -> Option<usize> {
+    let shrinks = |i: usize| {
+        let (block, now) = (&blocks[i], shown[i]);
+        let next = block.shrunk(now);
+        (now != Shown::Not).then_some((block, now, next))
+    };
+    let last = |wanted: &dyn Fn(&Block<'_>, Shown, Shown) -> bool| {
+        (0..blocks.len())
+            .rev()
+            .find(|&i| shrinks(i).is_some_and(|(b, now, next)| wanted(b, now, next)))
+    };
+    last(&|b, _, _| b.section == Section::Overview)
+        .or_else(|| {
+            // Whole to a form that keeps the docs: only value notes go.
+            last(&|b, now, next| {
+                b.table.is_some()
+                    && now == Shown::Whole
+                    && next != Shown::Not
+                    && (next == Shown::Documented || !b.compact_drops_docs)
+            })
+        })
+        .or_else(|| {
+            last(&|b, _, next| b.role == Role::Doc || (b.table.is_some() && next != Shown::Not))
+        })
+        .or_else(|| last(&|_, _, _| true))
 }
 
 /// Chooses blocks by priority within the budget and prints them in section order.
@@ -450,13 +570,9 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
                 counted = Some(exact);
                 break;
             }
-            match shown.iter().rposition(|s| *s != Shown::Not) {
+            match next_cut(blocks, &shown) {
                 Some(last) => {
-                    shown[last] = if shown[last] == Shown::Whole && blocks[last].compact.is_some() {
-                        Shown::Compact
-                    } else {
-                        Shown::Not
-                    };
+                    shown[last] = blocks[last].shrunk(shown[last]);
                     // Dropping a table drops what may only come with it.
                     for i in last + 1..blocks.len() {
                         if shown[i] != Shown::Not && !allowed(blocks, &shown, i) {
@@ -492,11 +608,11 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
             .unwrap_or_default();
         tokens = tokens::count(&text);
     }
-    let names = |wanted: Shown| -> Vec<String> {
+    let names = |wanted: Shortened| -> Vec<String> {
         blocks
             .iter()
             .zip(&shown)
-            .filter(|(_, s)| **s == wanted)
+            .filter(|(b, s)| Shortened::of(b, **s) == Some(wanted))
             .filter_map(|(b, _)| b.table.map(str::to_string))
             .collect()
     };
@@ -507,10 +623,39 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
         .count();
     Fitted {
         text,
-        omitted_tables: names(Shown::Not),
+        omitted_tables: names(Shortened::Omitted),
         omitted_chunks,
-        compact_tables: names(Shown::Compact),
+        compact_tables: names(Shortened::NoValueNotes),
+        undocumented_tables: names(Shortened::NoDocs),
         tokens,
+    }
+}
+
+/// What a budget did to a table's block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shortened {
+    /// Left it out.
+    Omitted,
+    /// Left out its columns' value notes only.
+    NoValueNotes,
+    /// Left out the docs a person wrote (and the value notes).
+    NoDocs,
+}
+
+impl Shortened {
+    /// What showing `block` as `shown` left out of it, if anything.
+    fn of(block: &Block<'_>, shown: Shown) -> Option<Self> {
+        match shown {
+            Shown::Whole => None,
+            Shown::Not => Some(Self::Omitted),
+            Shown::Compact if block.compact.is_some() && block.compact_drops_docs => {
+                Some(Self::NoDocs)
+            }
+            // A form the block lacks is shown as the next larger one.
+            Shown::Compact | Shown::Documented => {
+                (block.form(shown).1 < block.tokens).then_some(Self::NoValueNotes)
+            }
+        }
     }
 }
 
@@ -544,11 +689,11 @@ fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) 
 /// What the budget left out or shortened, one line each (empty when nothing): tables named
 /// when `names`, up to [`OMITTED_NAMES_SHOWN`].
 fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
-    let tables = |wanted: Shown| -> Option<String> {
+    let tables = |wanted: Shortened| -> Option<String> {
         let listed: Vec<&str> = blocks
             .iter()
             .zip(shown)
-            .filter(|(_, s)| **s == wanted)
+            .filter(|(b, s)| Shortened::of(b, **s) == Some(wanted))
             .filter_map(|(b, _)| b.table)
             .collect();
         if listed.is_empty() {
@@ -571,7 +716,10 @@ fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
         .zip(shown)
         .filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs)
         .count();
-    let mut left_out: Vec<String> = tables(Shown::Not).into_iter().collect();
+    let mut left_out: Vec<String> = tables(Shortened::Omitted).into_iter().collect();
+    if blocks.iter().zip(shown).any(|(b, s)| *s == Shown::Not && b.section == Section::Overview) {
+        left_out.push("the database overview".to_string());
+    }
     if omitted_chunks > 0 {
         left_out.push(format!(
             "{omitted_chunks} doc chunk{}",
@@ -581,24 +729,38 @@ fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
     if !left_out.is_empty() {
         out.push_str(&format!("_Not shown (token budget): {}._\n", left_out.join(", ")));
     }
-    if let Some(shortened) = tables(Shown::Compact) {
+    if let Some(shortened) = tables(Shortened::NoValueNotes) {
         out.push_str(&format!(
             "_Shown without their columns' value notes (token budget): {shortened}._\n"
+        ));
+    }
+    if let Some(shortened) = tables(Shortened::NoDocs) {
+        out.push_str(&format!(
+            "_Shown without their docs and value notes (token budget): {shortened}._\n"
         ));
     }
     out
 }
 
-/// Tokens of the full schema made of `blocks`, printed exactly as [`SchemaIndex::render`] prints
-/// it.
-pub(crate) fn count_full_schema(blocks: &[TableBlock]) -> usize {
-    let blocks: Vec<Block<'_>> = blocks.iter().map(|b| Block::table("", b, Role::Whole)).collect();
-    fit(&Heading { tables: blocks.len(), confidence: None }, &blocks, None, true).tokens
+/// Tokens of the full schema made of `blocks` and the database overview a person wrote,
+/// printed exactly as [`SchemaIndex::render`] prints it.
+pub(crate) fn count_full_schema(blocks: &[TableBlock], overview: Option<&str>) -> usize {
+    let mut blocks: Vec<Block<'_>> =
+        blocks.iter().map(|b| Block::table("", b, Role::Whole)).collect();
+    let tables = blocks.len();
+    if let Some(text) = overview {
+        blocks.push(Block::plain(Section::Overview, Cow::Borrowed(text), 0, Role::Doc));
+    }
+    fit(&Heading { tables, confidence: None }, &blocks, None, true).tokens
 }
 
 /// A table's structure: heading with kind and rows, comment, one line per column (type, key,
 /// nullability, reference, caller's note).
-pub fn format_table(table: &TableInfo, notes: &ColumnNotes) -> String {
+pub(crate) fn format_table(
+    table: &TableInfo,
+    doc: Option<&InlineDoc>,
+    notes: &ColumnNotes,
+) -> String {
     let mut out = format!("## {}", table.name);
     let mut facts = Vec::new();
     if table.kind == TableKind::View {
@@ -613,6 +775,10 @@ pub fn format_table(table: &TableInfo, notes: &ColumnNotes) -> String {
     out.push('\n');
     if let Some(comment) = &table.comment {
         out.push_str(comment.trim());
+        out.push('\n');
+    }
+    for paragraph in doc.map_or(&[][..], |d| &d.about) {
+        out.push_str(paragraph);
         out.push('\n');
     }
     for column in &table.columns {
@@ -634,6 +800,14 @@ pub fn format_table(table: &TableInfo, notes: &ColumnNotes) -> String {
         }
         if let Some(comment) = &column.comment {
             out.push_str(&format!(" — {}", comment.trim()));
+        }
+        if let Some(text) = doc.and_then(|d| d.column(&column.name)) {
+            let joint = match column.comment.as_deref().map(str::trim_end) {
+                None => " —",
+                Some(c) if c.ends_with(['.', '!', '?', ':', ';']) => "",
+                Some(_) => ".",
+            };
+            out.push_str(&format!("{joint} {text}"));
         }
         if let Some(note) = notes.get(&table.name, &column.name) {
             out.push_str(&format!(" ({note})"));

@@ -108,14 +108,7 @@ pub fn generate_index(catalog: &Catalog, database: &str) -> String {
 pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<'_>) -> String {
     let mut out = format!("# Table: {}\n\n## Purpose\n\n", heading_name(&table.name));
     let rows = table.row_count.or(data.profile.map(|p| p.item_count));
-    match &table.comment {
-        Some(comment) => out.push_str(&format!("{}\n\n", comment.trim())),
-        None => out.push_str(&format!(
-            "{} of the database, {} columns.\n\n",
-            kind_phrase(table),
-            table.columns.len()
-        )),
-    }
+    out.push_str(&format!("{}\n\n", generated_purpose(table)));
     out.push_str("<!-- What does one row represent? Who creates and reads these rows? -->\n\n");
     out.push_str("## Business Context\n\n<!-- Business rules, ownership, data sensitivity. -->\n\n## Columns\n\n");
     for column in &table.columns {
@@ -173,15 +166,47 @@ pub fn generate_table_doc(catalog: &Catalog, table: &TableInfo, data: TableData<
         out.push('\n');
     }
     out.push_str("## Notes\n\n");
-    if table.primary_key.is_empty() {
-        out.push_str("- No primary key.\n");
-    } else {
-        out.push_str(&format!("- Primary key: {}.\n", table.primary_key.join(", ")));
-    }
+    out.push_str(&format!("{}\n", primary_key_note(table)));
     if let Some(rows) = rows {
-        out.push_str(&format!("- {rows} rows when these docs were generated.\n"));
+        out.push_str(&format!("- {rows}{ROWS_NOTE_END}\n"));
     }
     with_marker(out)
+}
+
+/// The end of the generated note giving the row count when the docs were written.
+const ROWS_NOTE_END: &str = " rows when these docs were generated.";
+
+/// The purpose a generated file starts with: the table's comment, else its kind and size.
+pub(crate) fn generated_purpose(table: &TableInfo) -> String {
+    match &table.comment {
+        Some(comment) => comment.trim().to_string(),
+        None => format!("{} of the database, {} columns.", kind_phrase(table), table.columns.len()),
+    }
+}
+
+/// The generated note naming the primary key.
+fn primary_key_note(table: &TableInfo) -> String {
+    if table.primary_key.is_empty() {
+        "- No primary key.".to_string()
+    } else {
+        format!("- Primary key: {}.", table.primary_key.join(", "))
+    }
+}
+
+/// True when `line` of a table's Notes is one the generator writes (the key, the row count
+/// then), which says nothing the structure does not.
+pub(crate) fn is_generated_note(table: &TableInfo, line: &str) -> bool {
+    let line = line.trim();
+    line == primary_key_note(table)
+        || line
+            .strip_prefix("- ")
+            .and_then(|rest| rest.strip_suffix(ROWS_NOTE_END))
+            .is_some_and(|rows| rows.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// True when `text` starts with the generator's marker, edited since or not.
+pub(crate) fn has_marker(text: &str) -> bool {
+    text.starts_with(MARKER)
 }
 
 /// Value-domain notes for every profiled column of `table` (for [`ColumnNotes`], so that the
@@ -250,7 +275,7 @@ fn joins(catalog: &Catalog, table: &TableInfo) -> Vec<Join> {
     out
 }
 
-fn column_description(
+pub(crate) fn column_description(
     catalog: &Catalog,
     table: &TableInfo,
     column: &str,

@@ -38,6 +38,7 @@ pub mod context;
 pub mod eval;
 pub mod fingerprint;
 pub mod generate;
+mod inline;
 pub mod notes;
 pub mod parse;
 pub mod retrieve;

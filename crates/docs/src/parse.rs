@@ -61,6 +61,8 @@ pub struct DatabaseDoc {
     pub title: Option<String>,
     /// The text below the heading, HTML comments removed.
     pub text: String,
+    /// True when the file was written by `docs generate` (edited since or not).
+    pub generated: bool,
 }
 
 /// One table's documentation.
@@ -87,6 +89,9 @@ pub struct TableDoc {
     pub notes: Option<String>,
     /// Sections the format does not define (title, text), kept for the overview.
     pub other_sections: Vec<(String, String)>,
+    /// True when the file was written by `docs generate` (edited since or not): only what a
+    /// person changed in it is shown beside the table's structure.
+    pub generated: bool,
 }
 
 /// One documented column (`### <column>` under `## Columns`).
@@ -214,7 +219,12 @@ pub fn parse_table_doc(
             format!("a second `# ` heading (`{}`): one table per file; file skipped", second.text),
         ));
     }
-    let mut doc = TableDoc { file: file.to_string(), table, ..TableDoc::default() };
+    let mut doc = TableDoc {
+        file: file.to_string(),
+        table,
+        generated: crate::generate::has_marker(text),
+        ..TableDoc::default()
+    };
     let h2: Vec<usize> = (1..md.headings.len()).filter(|&i| md.headings[i].level == 2).collect();
     for (n, &i) in h2.iter().enumerate() {
         let heading = &md.headings[i];
@@ -277,7 +287,12 @@ pub fn parse_index(file: &str, text: &str) -> Result<DatabaseDoc, DocWarning> {
         Some(h) => clean(&format!("{}{}", &text[..h.start], &text[h.end..])),
         None => clean(text),
     };
-    Ok(DatabaseDoc { file: file.to_string(), title: title.map(|h| h.text.clone()), text: body })
+    Ok(DatabaseDoc {
+        file: file.to_string(),
+        title: title.map(|h| h.text.clone()),
+        text: body,
+        generated: crate::generate::has_marker(text),
+    })
 }
 
 /// The sections the format defines.

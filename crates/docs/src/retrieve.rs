@@ -15,6 +15,7 @@ use crate::bm25::{Bm25Index, Hit, Scratch};
 use crate::chunk::{Chunk, build_chunks};
 use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema};
+use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
 use crate::table_numbers::TableNumbers;
@@ -211,9 +212,20 @@ impl SchemaIndex {
         let terms = chunk_terms(&chunks);
         let bm25 = Bm25Index::build(&terms, config.bm25());
         let tables = TableNumbers::new(&catalog, &chunks);
-        let blocks: Vec<TableBlock> =
-            catalog.tables.iter().map(|t| TableBlock::new(t, notes)).collect();
-        let full_tokens = count_full_schema(&blocks);
+        let blocks: Vec<TableBlock> = catalog
+            .tables
+            .iter()
+            .map(|t| {
+                let doc = docs.table(&t.name).and_then(|d| InlineDoc::of(&catalog, t, d, notes));
+                TableBlock::new(t, doc.as_ref(), notes)
+            })
+            .collect();
+        let overview = docs
+            .database
+            .as_ref()
+            .filter(|db| !db.generated && !db.text.is_empty())
+            .map(|db| db.text.split("\n\n").next().unwrap_or_default());
+        let full_tokens = count_full_schema(&blocks, overview);
         (
             Self {
                 catalog,
@@ -307,7 +319,10 @@ impl SchemaIndex {
         max_tokens: Option<usize>,
     ) -> Retrieval<'_> {
         let mut retrieval = self.decide(question, top_k, max_tokens);
-        self.add_values(&mut retrieval, question);
+        if retrieval.strategy != Strategy::Focused {
+            // A focused retrieval has its values already: they were part of its size.
+            self.add_values(&mut retrieval, question);
+        }
         if matches!(retrieval.strategy, Strategy::Full(_))
             && max_tokens.is_some_and(|budget| self.full_tokens > budget)
         {
@@ -386,16 +401,18 @@ impl SchemaIndex {
             weak.confidence = confidence;
             return weak;
         }
-        let focused = self.focused(chunks, confidence);
-        let focused_tokens = self.focused_tokens(&focused);
+        let mut focused = self.focused(chunks, confidence);
+        // The values the question names come with either context (and may add tables to the
+        // focused one): both sizes count them.
+        self.add_values(&mut focused, question);
         let max_share = config.max_focused_share;
+        let threshold = |values: usize| (max_share * (self.full_tokens + values) as f64) as usize;
+        let (focused_tokens, values_tokens) = self.focused_tokens(&focused, threshold);
+        let full_tokens = self.full_tokens + values_tokens;
         let full_fits = max_tokens.is_none_or(|budget| self.full_tokens <= budget);
-        if full_fits && focused_tokens as f64 >= max_share * self.full_tokens as f64 {
-            let mut larger = full(FullReason::NotSmaller {
-                focused_tokens,
-                full_tokens: self.full_tokens,
-                max_share,
-            });
+        if full_fits && focused_tokens as f64 >= max_share * full_tokens as f64 {
+            let mut larger =
+                full(FullReason::NotSmaller { focused_tokens, full_tokens, max_share });
             larger.confidence = confidence;
             return larger;
         }

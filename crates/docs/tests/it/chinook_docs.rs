@@ -146,8 +146,24 @@ fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
     for table in index.catalog().table_names() {
         assert!(full.text.contains(&format!("## {table}")), "{table}");
     }
-    assert!(full.text.contains("- CustomerId INTEGER PK\n"));
-    assert!(full.text.contains("- SupportRepId INTEGER → Employee.EmployeeId\n"));
+    // The docs people wrote reach the model in the full schema too: the overview, each table's
+    // purpose and rules under its heading, each column's description beside it.
+    assert!(full.text.contains("\n\nA digital media store: customers buy tracks"), "{}", full.text);
+    assert!(full.text.contains("- CustomerId INTEGER PK — Surrogate key of the customer\n"));
+    assert!(full.text.contains(
+        "- SupportRepId INTEGER → Employee.EmployeeId — The employee who supports this customer."
+    ));
+    assert!(full.text.contains(
+        "## Invoice (412 rows)\nOne row per purchase: the bill a customer received, with the \
+         billing address and total amount.\nInvoices are immutable once issued; refunds are not \
+         recorded in this database. Amounts are in US dollars.\n- InvoiceId"
+    ));
+    assert!(full.text.contains(
+        "- Total NUMERIC(10,2) NOT NULL — Amount billed, the sum of the invoice lines' UnitPrice × \
+         Quantity. Domain: 0.99 to 25.86 dollars\n"
+    ));
+    // An undocumented column's line is as before.
+    assert!(full.text.contains("- FirstName NVARCHAR(40) NOT NULL\n"));
     let focused = index.context(question, None);
     // Chinook is small: the focused context has fewer tables but adds documentation, which is
     // why schemas under the table threshold get the full schema.
@@ -162,9 +178,14 @@ fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
     for line in tight
         .text
         .lines()
-        .filter(|l| !l.starts_with("_Not shown") && !l.starts_with("# Database schema: "))
+        .filter(|l| !l.starts_with("_Not shown") && !l.starts_with("_Shown without"))
+        .filter(|l| !l.starts_with("# Database schema: "))
     {
-        assert!(focused.text.lines().any(|f| f == line), "cut line: {line:?}");
+        // Whole lines, or a column's line without the notes after its declaration.
+        assert!(
+            focused.text.lines().any(|f| f == line || f.starts_with(&format!("{line} "))),
+            "cut line: {line:?}"
+        );
     }
     let tiny = index.context(question, Some(20));
     assert!(tiny.tokens <= 20, "{}", tiny.tokens);
@@ -407,4 +428,60 @@ fn a_budget_shortens_tables_before_it_drops_one_the_question_needs() {
             }
         }
     }
+}
+
+#[test]
+fn a_budget_cuts_the_overview_then_value_notes_then_docs_then_tables() {
+    let (docs, _) = parse_docs(&doc_files());
+    // Value notes on every column, as a profiled source has.
+    let catalog = catalog();
+    let mut notes = ColumnNotes::new();
+    for table in &catalog.tables {
+        for column in &table.columns {
+            notes.insert(&table.name, &column.name, format!("values of {}", column.name));
+        }
+    }
+    notes.insert("Track", "MediaTypeId", "1–5; 3 is video");
+    let (index, _) = SchemaIndex::build(catalog, docs, &notes, RetrievalConfig::default());
+    let full = index.full_schema_tokens();
+    let vague = index.retrieve("show me the data", None);
+    // The largest budget at which each cut is first made.
+    let (mut overview, mut notes, mut docs, mut tables) = (None, None, None, None);
+    for budget in (150..full).rev().step_by(5) {
+        let context = index.render(&vague, Some(budget));
+        let text = &context.text;
+        assert!(context.tokens <= budget, "{budget}: {}", context.tokens);
+        if !text.contains("A digital media store") {
+            overview.get_or_insert(budget);
+            assert!(text.contains("the database overview._"), "{budget}: {text}");
+        }
+        if !context.compact_tables.is_empty() {
+            notes.get_or_insert(budget);
+            assert!(text.contains("_Shown without their columns' value notes (token budget): "));
+            assert!(!text.contains("3 is video"), "{budget}: Track's value note");
+        }
+        if !context.undocumented_tables.is_empty() {
+            docs.get_or_insert(budget);
+            assert!(text.contains("_Shown without their docs and value notes (token budget): "));
+        }
+        if !context.omitted_tables.is_empty() {
+            tables.get_or_insert(budget);
+        }
+        for table in &context.undocumented_tables {
+            let block = text.split(&format!("## {table} (")).nth(1).expect("shown");
+            let block = block.split("\n## ").next().unwrap_or_default();
+            assert!(!block.contains(" — "), "{budget}: {table} keeps docs: {block}");
+            for column in &index.catalog().table(table).expect("table").columns {
+                assert!(block.contains(&format!("- {} ", column.name)), "{table}.{}", column.name);
+            }
+        }
+    }
+    let order = [overview, notes, docs, tables];
+    assert!(order.iter().all(Option::is_some), "{order:?}");
+    // The overview goes at once (it is as short as the room kept for the note on cuts).
+    assert!(overview >= notes && notes > docs && docs > tables, "cut at budgets {order:?}");
+    // Just under the full schema the tables keep their docs.
+    let under = index.render(&vague, Some(full - 5));
+    assert!(under.undocumented_tables.is_empty() && under.omitted_tables.is_empty());
+    assert!(under.text.contains("Amounts are in US dollars."));
 }
