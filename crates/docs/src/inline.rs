@@ -31,11 +31,16 @@ impl InlineDoc {
         notes: &ColumnNotes,
     ) -> Option<Self> {
         let mut about = Vec::new();
-        if let Some(purpose) = &doc.purpose
-            && !(doc.generated && one_line(purpose) == one_line(&generated_purpose(table)))
-            && !is_comment(table.comment.as_deref(), purpose)
-        {
-            about.push(one_line(purpose));
+        if let Some(purpose) = &doc.purpose {
+            let mut purpose = one_line(purpose);
+            if doc.generated {
+                // What a person added to the generator's sentence, without the sentence.
+                purpose =
+                    purpose.replace(&one_line(&generated_purpose(table)), "").trim().to_string();
+            }
+            if !is_comment(table.comment.as_deref(), &purpose) {
+                about.push(purpose);
+            }
         }
         if let Some(context) = &doc.business_context {
             about.push(one_line(context));
@@ -198,12 +203,13 @@ mod tests {
         assert_eq!(inline(table, &ColumnNotes::new()), None);
         let edited = table
             .replace("## Business Context\n\n", "## Business Context\n\nAmounts in euros.\n\n")
+            .replace("## Purpose\n\n", "## Purpose\n\nOne row per bill.\n\n")
             .replace(
                 "- Primary key: InvoiceId.\n",
                 "- Primary key: InvoiceId.\n- Closed yearly.\n",
             );
         let doc = inline(&edited, &ColumnNotes::new()).expect("edited");
-        assert_eq!(doc.about, ["Amounts in euros.", "Notes: Closed yearly."]);
+        assert_eq!(doc.about, ["One row per bill.", "Amounts in euros.", "Notes: Closed yearly."]);
         assert_eq!(doc.column("Total"), None);
     }
 

@@ -61,6 +61,20 @@ fn docs_generate_writes_parsable_docs_and_keeps_edited_files() {
     let kept = json(&run(&["docs", "generate", &chinook(), &docs, "--json"], &[]));
     assert_eq!(kept["data"]["keptEdited"], serde_json::json!(["Genre.md"]));
     assert_eq!(std::fs::read_to_string(&genre).expect("read"), edited, "the edit survives");
+    // The full schema shows what a person wrote in the generated files, and none of the
+    // generator's own sentences (the structure and value notes say them already).
+    let full =
+        json(&run(&["context", &chinook(), "--docs", &docs, "show me the data", "--json"], &[]));
+    assert_eq!(full["data"]["metadata"]["strategy"], "full", "{full}");
+    let text = full["data"]["context"].as_str().expect("context");
+    assert!(
+        text.contains(
+            "## Genre (25 rows)\nMusic genres, curated by the catalogue team.\n- GenreId"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("of the database,"), "{text}");
+    assert!(!text.contains("Primary key of"), "{text}");
     let forced = json(&run(&["docs", "generate", &chinook(), &docs, "--force", "--json"], &[]));
     assert_eq!(forced["data"]["written"], serde_json::json!(["Genre.md"]));
     // The generated docs, with the values the profiles found, are what retrieval reads.
@@ -98,6 +112,15 @@ fn written_docs_are_searched_and_malformed_files_are_reported_and_skipped() {
             .any(|w| w.as_str().is_some_and(|w| w.contains("Album.md:5") && w.contains("skipped"))),
         "{warnings:?}"
     );
+    // The docs are beside their tables in the context, full or focused; the retrieved chunk
+    // that says the same (Invoice's overview) is not repeated below.
+    for question in ["are refunds recorded", "show me the data"] {
+        let context =
+            json(&run(&["context", &chinook(), "--docs", &docs, question, "--json"], &[]));
+        let text = context["data"]["context"].as_str().expect("context");
+        assert_eq!(text.matches("refunds are not recorded in this database").count(), 1, "{text}");
+        assert!(text.contains("- Total NUMERIC(10,2) NOT NULL — Amount billed"), "{text}");
+    }
     let without = json(&run(&["search-docs", &chinook(), "are refunds recorded", "--json"], &[]));
     assert_ne!(
         without["data"]["chunks"][0]["table"], "Invoice",
