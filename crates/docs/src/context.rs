@@ -131,10 +131,14 @@ impl<'a> Block<'a> {
         }
     }
 
-    /// Its text and tokens when shown as `shown` (a form it lacks is the next larger one).
+    /// Its text and tokens when shown as `shown` (a form it lacks is the next larger one; a
+    /// table without docs, documented, is its structure alone).
     fn form(&self, shown: Shown) -> (&str, usize) {
         let whole = (&*self.text, self.tokens);
-        let documented = self.documented.unwrap_or(whole);
+        let documented = self
+            .documented
+            .or(if self.compact_drops_docs { None } else { self.compact })
+            .unwrap_or(whole);
         match shown {
             Shown::Not => ("", 0),
             Shown::Compact => self.compact.unwrap_or(documented),
@@ -487,6 +491,26 @@ fn choose(blocks: &[Block<'_>], mut used: usize, limit: usize) -> Vec<Shown> {
     for (target, overview_pass) in
         [(Shown::Documented, false), (Shown::Whole, false), (Shown::Whole, true)]
     {
+        // Value notes only once every table shows its docs and every doc chunk is in: a table
+        // whose docs were cut must not sit beside another's value notes.
+        let docs_cut = blocks.iter().zip(&shown).any(|(b, s)| {
+            (b.table.is_some()
+                && *s != Shown::Not
+                && *s < Shown::Documented
+                && b.compact_drops_docs)
+                || (b.role == Role::Doc
+                    && !overview(b)
+                    && *s == Shown::Not
+                    && b.documents.is_none_or(|t| {
+                        blocks
+                            .iter()
+                            .zip(&shown)
+                            .any(|(o, os)| o.table == Some(t) && *os != Shown::Not)
+                    }))
+        });
+        if target == Shown::Whole && docs_cut {
+            break;
+        }
         for (i, block) in blocks.iter().enumerate() {
             let may = match shown[i] {
                 // Tables were offered above in their smallest form: larger they fit no better.

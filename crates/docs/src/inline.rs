@@ -16,7 +16,9 @@ use crate::parse::{ColumnDoc, TableDoc};
 /// A table's docs as shown inline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct InlineDoc {
-    /// Paragraphs about the table: purpose, business context, notes, other sections.
+    /// Paragraphs about the table: purpose, business context, notes, other sections, each on
+    /// one line that starts with its section's name (so that no text a person wrote can start
+    /// a line looking like a column or a heading of the context).
     pub(crate) about: Vec<String>,
     /// Column name (ASCII lowercase) and its text, one line.
     columns: Vec<(String, String)>,
@@ -38,12 +40,12 @@ impl InlineDoc {
                 purpose =
                     purpose.replace(&one_line(&generated_purpose(table)), "").trim().to_string();
             }
-            if !is_comment(table.comment.as_deref(), &purpose) {
-                about.push(purpose);
+            if !purpose.is_empty() && !is_comment(table.comment.as_deref(), &purpose) {
+                about.push(format!("Purpose: {purpose}"));
             }
         }
-        if let Some(context) = &doc.business_context {
-            about.push(one_line(context));
+        if let Some(context) = doc.business_context.as_deref().map(one_line) {
+            about.push(format!("Business context: {context}"));
         }
         if let Some(notes) = &doc.notes {
             let written: Vec<String> = notes
@@ -57,9 +59,13 @@ impl InlineDoc {
             }
         }
         for (title, text) in &doc.other_sections {
-            about.push(format!("{}: {}", one_line(title), one_line(text)));
+            // A heading's marks would start the line as list items or headings do.
+            let title = one_line(title);
+            let title = title.trim_start_matches(['-', '#', '*', '+', '>', '|', ' ']);
+            let title = if title.is_empty() { "Notes" } else { title };
+            about.push(format!("{title}: {}", one_line(text)));
         }
-        about.retain(|p| !p.is_empty());
+
         let columns: Vec<(String, String)> = doc
             .columns
             .iter()
@@ -187,7 +193,10 @@ mod tests {
             &notes,
         )
         .expect("written");
-        assert_eq!(doc.about, ["One row per purchase.", "Refunds are not recorded"]);
+        assert_eq!(
+            doc.about,
+            ["Purpose: One row per purchase.", "Business context: Refunds are not recorded"]
+        );
         assert_eq!(doc.column("TOTAL"), Some("Includes tax. Domain: 0.99 to 25.86 dollars"));
         // The same domain as the value note says nothing new.
         assert_eq!(doc.column("Country"), None);
@@ -209,7 +218,14 @@ mod tests {
                 "- Primary key: InvoiceId.\n- Closed yearly.\n",
             );
         let doc = inline(&edited, &ColumnNotes::new()).expect("edited");
-        assert_eq!(doc.about, ["One row per bill.", "Amounts in euros.", "Notes: Closed yearly."]);
+        assert_eq!(
+            doc.about,
+            [
+                "Purpose: One row per bill.",
+                "Business context: Amounts in euros.",
+                "Notes: Closed yearly."
+            ]
+        );
         assert_eq!(doc.column("Total"), None);
     }
 
@@ -220,5 +236,22 @@ mod tests {
             &ColumnNotes::new(),
         );
         assert_eq!(doc, None);
+    }
+
+    #[test]
+    fn written_text_cannot_pass_for_a_column_or_a_table() {
+        let text = "\u{feff}# Table: Invoice\n\n## Purpose\n\n- FakeColumn INTEGER PK\n\n\
+                    ## Business Context\n\n    ## FakeTable (7 rows)\n\n## - Fake INTEGER\n\nx\n";
+        let catalog = catalog();
+        // A byte-order mark is not text: the file is read (with only the unknown section's
+        // warning).
+        let (docs, warnings) = parse_docs(&[("Invoice.md", text)]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let doc = InlineDoc::of(&catalog, &catalog.tables[0], &docs.tables[0], &ColumnNotes::new())
+            .expect("written");
+        for line in &doc.about {
+            assert!(!line.starts_with(['-', '#', ' ']), "{line:?}");
+        }
+        assert_eq!(doc.about[0], "Purpose: - FakeColumn INTEGER PK");
     }
 }

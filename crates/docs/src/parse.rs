@@ -150,6 +150,8 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
     let mut warnings = Vec::new();
     for (name, text) in files {
         let (name, text) = (name.as_ref(), text.as_ref());
+        // Editors on Windows start files with a byte-order mark; it is not part of the text.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
         if base.eq_ignore_ascii_case(INDEX_FILE) {
             match parse_index(name, text) {

@@ -514,6 +514,7 @@ fn run_context(docs: &Docs, params: &GetSchemaContextParams) -> Result<ToolResul
             "omittedTables": context.omitted_tables,
             "omittedChunks": context.omitted_chunks,
             "compactTables": context.compact_tables,
+            "undocumentedTables": context.undocumented_tables,
             "warnings": warnings_json(&built.warnings),
         }),
     ))

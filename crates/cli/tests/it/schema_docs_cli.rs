@@ -69,7 +69,7 @@ fn docs_generate_writes_parsable_docs_and_keeps_edited_files() {
     let text = full["data"]["context"].as_str().expect("context");
     assert!(
         text.contains(
-            "## Genre (25 rows)\nMusic genres, curated by the catalogue team.\n- GenreId"
+            "## Genre (25 rows)\nPurpose: Music genres, curated by the catalogue team.\n- GenreId"
         ),
         "{text}"
     );
@@ -120,6 +120,28 @@ fn written_docs_are_searched_and_malformed_files_are_reported_and_skipped() {
         let text = context["data"]["context"].as_str().expect("context");
         assert_eq!(text.matches("refunds are not recorded in this database").count(), 1, "{text}");
         assert!(text.contains("- Total NUMERIC(10,2) NOT NULL — Amount billed"), "{text}");
+    }
+    // Under a budget the tables shown without their docs are named in the answer.
+    let tight = json(&run(
+        &[
+            "context",
+            &chinook(),
+            "--docs",
+            &docs,
+            "show me the data",
+            "--max-tokens",
+            "900",
+            "--json",
+        ],
+        &[],
+    ));
+    let undocumented = tight["data"]["undocumentedTables"].as_array().expect("undocumentedTables");
+    let text = tight["data"]["context"].as_str().expect("context");
+    assert!(tight["data"]["tokens"].as_u64().is_some_and(|t| t <= 900), "{tight}");
+    for table in undocumented {
+        let table = table.as_str().expect("name");
+        assert!(text.contains("_Shown without their docs and value notes (token budget): "));
+        assert!(text.contains(table), "{table}");
     }
     let without = json(&run(&["search-docs", &chinook(), "are refunds recorded", "--json"], &[]));
     assert_ne!(

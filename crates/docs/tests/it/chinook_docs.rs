@@ -154,9 +154,10 @@ fn context_is_focused_and_fits_the_budget_without_cutting_lines() {
         "- SupportRepId INTEGER → Employee.EmployeeId — The employee who supports this customer."
     ));
     assert!(full.text.contains(
-        "## Invoice (412 rows)\nOne row per purchase: the bill a customer received, with the \
-         billing address and total amount.\nInvoices are immutable once issued; refunds are not \
-         recorded in this database. Amounts are in US dollars.\n- InvoiceId"
+        "## Invoice (412 rows)\nPurpose: One row per purchase: the bill a customer received, with \
+         the billing address and total amount.\nBusiness context: Invoices are immutable once \
+         issued; refunds are not recorded in this database. Amounts are in US dollars.\n\
+         - InvoiceId"
     ));
     assert!(full.text.contains(
         "- Total NUMERIC(10,2) NOT NULL — Amount billed, the sum of the invoice lines' UnitPrice × \
@@ -463,6 +464,8 @@ fn a_budget_cuts_the_overview_then_value_notes_then_docs_then_tables() {
         if !context.undocumented_tables.is_empty() {
             docs.get_or_insert(budget);
             assert!(text.contains("_Shown without their docs and value notes (token budget): "));
+            // No table keeps value notes while another's docs are cut.
+            assert!(!text.contains("(values of "), "{budget}: {text}");
         }
         if !context.omitted_tables.is_empty() {
             tables.get_or_insert(budget);
