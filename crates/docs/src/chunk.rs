@@ -7,7 +7,8 @@ use schemascope_core::{Catalog, ColumnInfo, TableInfo, tokens};
 use serde::Serialize;
 
 use crate::notes::ColumnNotes;
-use crate::parse::{DocWarning, ParsedDocs, TableDoc};
+use crate::parse::{DocOrigin, DocWarning, ParsedDocs, TableDoc};
+use crate::semantic::{Metric, Relationship, Semantic, Term};
 use schemascope_core::terms::{tokenize_into, tokenize_prose_into};
 
 /// What part of a table's documentation a chunk holds.
@@ -24,6 +25,10 @@ pub enum ChunkKind {
     Relationship,
     /// Example rows or value distributions.
     Example,
+    /// A business term of the semantic file: what a word means in the schema.
+    Term,
+    /// A metric of the semantic file: how a figure is computed.
+    Metric,
 }
 
 impl ChunkKind {
@@ -35,6 +40,8 @@ impl ChunkKind {
             Self::Query => "query",
             Self::Relationship => "relationship",
             Self::Example => "example",
+            Self::Term => "term",
+            Self::Metric => "metric",
         }
     }
 }
@@ -47,6 +54,8 @@ pub enum ChunkSource {
     Docs(String),
     /// The catalog (and column notes): nobody documented this part.
     Catalog,
+    /// A documentation file `docs generate` wrote that nobody has changed since.
+    Generated(String),
 }
 
 /// One retrievable piece of documentation.
@@ -97,7 +106,20 @@ pub fn build_chunks(
         let mut builder =
             Builder { catalog, names: &names, table: &table.name, chunks: &mut chunks };
         match docs.table(&table.name) {
-            Some(doc) => builder.add_doc_chunks(doc, Some(table), notes),
+            Some(doc) => {
+                for column in doc.columns.iter().filter(|c| table.column(&c.name).is_none()) {
+                    warnings.push(DocWarning {
+                        file: doc.file.clone(),
+                        line: column.line,
+                        message: format!(
+                            "documents column `{}`, which table `{}` does not have; indexed anyway",
+                            column.name, table.name
+                        ),
+                        file_skipped: false,
+                    });
+                }
+                builder.add_doc_chunks(doc, Some(table), notes);
+            }
             None => builder.add_catalog_chunks(table, notes),
         }
     }
@@ -117,7 +139,78 @@ pub fn build_chunks(
             builder.add_doc_chunks(doc, None, notes);
         }
     }
+    if let Some(file) = &docs.semantic {
+        let (semantic, problems) = file.resolve(catalog);
+        warnings.extend(problems);
+        add_semantic_chunks(catalog, &names, &semantic, &mut chunks);
+    }
     (chunks, warnings)
+}
+
+/// One chunk per term and metric of the semantic file (under the first table each names, its
+/// words as keywords) and one per relationship (under its referring table).
+fn add_semantic_chunks(
+    catalog: &Catalog,
+    names: &TableNames<'_>,
+    semantic: &Semantic,
+    chunks: &mut Vec<Chunk>,
+) {
+    let source = || ChunkSource::Docs(semantic.file.clone());
+    for term in &semantic.terms {
+        let Some(first) = term.means.first() else { continue };
+        let mut builder = Builder { catalog, names, table: &first.table, chunks: &mut *chunks };
+        let mut words: Vec<&str> = vec![term.name.as_str()];
+        words.extend(term.synonyms.iter().map(String::as_str));
+        let column = first.column.as_deref().filter(|_| term.means.len() == 1);
+        builder.push(ChunkKind::Term, column, term_text(term), &words, source());
+    }
+    for metric in &semantic.metrics {
+        let Some(table) = metric.tables.first() else { continue };
+        let mut builder = Builder { catalog, names, table, chunks: &mut *chunks };
+        builder.push(ChunkKind::Metric, None, metric_text(metric), &[&metric.name], source());
+    }
+    for relationship in &semantic.relationships {
+        let table = relationship.from.table.as_str();
+        let mut builder = Builder { catalog, names, table, chunks: &mut *chunks };
+        let text = relationship_text(relationship);
+        builder.push(ChunkKind::Relationship, None, text, &[], source());
+    }
+}
+
+/// A term as the context shows it.
+pub(crate) fn term_text(term: &Term) -> String {
+    let mut out = format!("**{}**", term.name);
+    if !term.synonyms.is_empty() {
+        out.push_str(&format!(" (also: {})", term.synonyms.join(", ")));
+    }
+    let means: Vec<String> = term.means.iter().map(ToString::to_string).collect();
+    out.push_str(&format!(" means {}", means.join(", ")));
+    if let Some(description) = &term.description {
+        out.push_str(&format!(": {description}"));
+    }
+    out
+}
+
+/// A metric as the context shows it.
+pub(crate) fn metric_text(metric: &Metric) -> String {
+    // A code span holding backticks is fenced by two (markdown's rule).
+    let fence = if metric.sql.contains('`') { "`` " } else { "`" };
+    let close: String = fence.chars().rev().collect();
+    let mut out = format!("**{}** = {fence}{}{close}", metric.name, metric.sql);
+    if let Some(description) = &metric.description {
+        out.push_str(&format!(": {description}"));
+    }
+    out
+}
+
+/// A relationship as the context shows it.
+pub(crate) fn relationship_text(relationship: &Relationship) -> String {
+    let mut out =
+        format!("{} → {} (not declared in the schema)", relationship.from, relationship.to);
+    if let Some(description) = &relationship.description {
+        out.push_str(&format!(": {description}"));
+    }
+    out
 }
 
 /// Lowercase table name → catalog spelling, to find table names mentioned in text.
@@ -207,7 +300,10 @@ impl Builder<'_, '_> {
     }
 
     fn add_doc_chunks(&mut self, doc: &TableDoc, table: Option<&TableInfo>, notes: &ColumnNotes) {
-        let source = || ChunkSource::Docs(doc.file.clone());
+        let source = || match doc.origin {
+            DocOrigin::Generated => ChunkSource::Generated(doc.file.clone()),
+            DocOrigin::Written | DocOrigin::GeneratedEdited => ChunkSource::Docs(doc.file.clone()),
+        };
         let mut overview = Vec::new();
         for (title, text) in [
             ("Purpose", &doc.purpose),

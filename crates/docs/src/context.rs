@@ -8,9 +8,10 @@ use std::borrow::Cow;
 use schemascope_core::{TableInfo, TableKind, tokens};
 use serde::Serialize;
 
-use crate::chunk::ChunkKind;
+use crate::chunk::{ChunkKind, ChunkSource};
 use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
+use crate::parse::DocOrigin;
 use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
 use schemascope_core::value_index::ValueMatch;
 
@@ -224,6 +225,7 @@ const ESTIMATE_MARGIN: usize = 64;
 enum Section {
     Overview,
     Tables,
+    Terms,
     Values,
     Docs,
 }
@@ -279,6 +281,16 @@ impl SchemaIndex {
                 // The database overview a person wrote (a generated one lists the tables the
                 // full schema shows anyway).
                 blocks.extend(self.overview_block().filter(|_| self.overview_written()));
+                // The whole semantic file: it is meant to be short, and a full context is for a
+                // small schema.
+                blocks.extend(self.terms.as_deref().map(|text| {
+                    Block::plain(
+                        Section::Terms,
+                        Cow::Borrowed(text),
+                        tokens::count(text),
+                        Role::Doc,
+                    )
+                }));
                 (Heading { tables: self.catalog.tables.len(), confidence: None }, blocks)
             }
             Strategy::Focused => self.focused_blocks(retrieval),
@@ -311,9 +323,9 @@ impl SchemaIndex {
         Some(Block::plain(Section::Overview, Cow::Borrowed(first), tokens::count(first), Role::Doc))
     }
 
-    /// True when the database overview was written by a person, not generated.
+    /// True when a person wrote or changed the database overview.
     fn overview_written(&self) -> bool {
-        self.database.as_ref().is_some_and(|db| !db.generated)
+        self.database.as_ref().is_some_and(|db| db.origin != DocOrigin::Generated)
     }
 
     /// Tokens of the focused context of `retrieval` without a budget, to decide whether
@@ -379,14 +391,20 @@ impl SchemaIndex {
             }
         };
         let is_example = |c: &&crate::retrieve::ScoredChunk<'a>| c.chunk.kind == ChunkKind::Example;
+        // A chunk nobody wrote (the catalog's, or a generated file's) says what the table's
+        // structure and value notes beside it say: it finds the table, and is not shown again.
+        let written = |c: &&crate::retrieve::ScoredChunk<'a>| {
+            matches!(c.chunk.source, ChunkSource::Docs(_)) && !inline(c)
+        };
         blocks.extend(
-            retrieval.chunks.iter().filter(|c| !is_example(c) && !inline(c)).map(doc_block),
+            retrieval.chunks.iter().filter(|c| !is_example(c) && written(c)).map(doc_block),
         );
         blocks.extend(
             retrieval.expanded_tables.iter().filter_map(|t| table_block(t, Role::Neighbour)),
         );
-        blocks.extend(retrieval.chunks.iter().filter(is_example).map(doc_block));
-        blocks.extend(self.overview_block());
+        blocks
+            .extend(retrieval.chunks.iter().filter(|c| is_example(c) && written(c)).map(doc_block));
+        blocks.extend(self.overview_block().filter(|_| self.overview_written()));
         (
             Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) },
             blocks,
@@ -689,7 +707,9 @@ fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) 
     let shown_tables =
         blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
     let mut out = heading.text(shown_tables);
-    for section in [Section::Overview, Section::Tables, Section::Values, Section::Docs] {
+    for section in
+        [Section::Overview, Section::Tables, Section::Terms, Section::Values, Section::Docs]
+    {
         let mut first = true;
         for (block, form) in
             blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section)
@@ -768,14 +788,41 @@ fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
 
 /// Tokens of the full schema made of `blocks` and the database overview a person wrote,
 /// printed exactly as [`SchemaIndex::render`] prints it.
-pub(crate) fn count_full_schema(blocks: &[TableBlock], overview: Option<&str>) -> usize {
+pub(crate) fn count_full_schema(
+    blocks: &[TableBlock],
+    overview: Option<&str>,
+    terms: Option<&str>,
+) -> usize {
     let mut blocks: Vec<Block<'_>> =
         blocks.iter().map(|b| Block::table("", b, Role::Whole)).collect();
     let tables = blocks.len();
     if let Some(text) = overview {
         blocks.push(Block::plain(Section::Overview, Cow::Borrowed(text), 0, Role::Doc));
     }
+    if let Some(text) = terms {
+        blocks.push(Block::plain(Section::Terms, Cow::Borrowed(text), 0, Role::Doc));
+    }
     fit(&Heading { tables, confidence: None }, &blocks, None, true).tokens
+}
+
+/// The semantic file as the full context shows it: "## Business terms and metrics", a line per
+/// term, metric and undeclared relationship (empty when it has none).
+pub(crate) fn semantic_block(semantic: &crate::semantic::Semantic) -> String {
+    if semantic.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("## Business terms and metrics\n");
+    let lines = semantic
+        .terms
+        .iter()
+        .map(crate::chunk::term_text)
+        .chain(semantic.metrics.iter().map(crate::chunk::metric_text))
+        .chain(semantic.relationships.iter().map(crate::chunk::relationship_text));
+    for line in lines {
+        out.push_str(&format!("- {}\n", line.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
 /// A table's structure: heading with kind and rows, comment, one line per column (type, key,

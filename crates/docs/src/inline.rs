@@ -35,7 +35,7 @@ impl InlineDoc {
         let mut about = Vec::new();
         if let Some(purpose) = &doc.purpose {
             let mut purpose = one_line(purpose);
-            if doc.generated {
+            if doc.origin.is_generated() {
                 // What a person added to the generator's sentence, without the sentence.
                 purpose =
                     purpose.replace(&one_line(&generated_purpose(table)), "").trim().to_string();
@@ -51,7 +51,7 @@ impl InlineDoc {
             let written: Vec<String> = notes
                 .lines()
                 .filter(|line| !line.trim().is_empty())
-                .filter(|line| !(doc.generated && is_generated_note(table, line)))
+                .filter(|line| !(doc.origin.is_generated() && is_generated_note(table, line)))
                 .map(|line| ensure_stop(&one_line(without_bullet(line))))
                 .collect();
             if !written.is_empty() {
@@ -106,14 +106,14 @@ fn column_text(
         None => None,
     };
     if let Some(description) = description.map(one_line).filter(|d| !d.is_empty()) {
-        let generated = file.generated
+        let generated = file.origin.is_generated()
             && description == one_line(&column_description(catalog, table, &doc.name, comment));
         if !generated && !is_comment(comment, &description) {
             parts.push(description);
         }
     }
     if let Some(domain) = doc.domain.as_deref().map(one_line).filter(|d| !d.is_empty())
-        && !file.generated
+        && !file.origin.is_generated()
         && notes.get(&table.name, &doc.name).is_none_or(|note| one_line(note) != domain)
     {
         parts.push(format!("Domain: {domain}"));

@@ -42,6 +42,7 @@ mod inline;
 pub mod notes;
 pub mod parse;
 pub mod retrieve;
+pub mod semantic;
 mod table_numbers;
 pub use schemascope_core::terms as tokenize;
 
@@ -52,7 +53,7 @@ pub use context::SchemaContext;
 pub use fingerprint::input_fingerprint;
 pub use generate::{GeneratedFile, TableData, generate_docs, is_unedited};
 pub use notes::ColumnNotes;
-pub use parse::{DatabaseDoc, DocWarning, ParsedDocs, TableDoc, parse_docs};
+pub use parse::{DatabaseDoc, DocOrigin, DocWarning, ParsedDocs, TableDoc, parse_docs};
 pub use retrieve::{
     FullReason, MAX_TOP_K, Retrieval, RetrievalMetadata, SchemaIndex, ScoredChunk, Strategy,
 };

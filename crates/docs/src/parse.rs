@@ -32,7 +32,11 @@ pub struct DocWarning {
 
 impl std::fmt::Display for DocWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        match self.line {
+            // The whole file: no line to name.
+            0 => write!(f, "{}: {}", self.file, self.message),
+            line => write!(f, "{}:{line}: {}", self.file, self.message),
+        }
     }
 }
 
@@ -43,6 +47,9 @@ pub struct ParsedDocs {
     pub database: Option<DatabaseDoc>,
     /// One entry per well-formed table file, in input order.
     pub tables: Vec<TableDoc>,
+    /// The business terms, metrics and relationships file, when there is one.
+    #[serde(skip)]
+    pub semantic: Option<crate::semantic::SemanticFile>,
 }
 
 impl ParsedDocs {
@@ -61,8 +68,8 @@ pub struct DatabaseDoc {
     pub title: Option<String>,
     /// The text below the heading, HTML comments removed.
     pub text: String,
-    /// True when the file was written by `docs generate` (edited since or not).
-    pub generated: bool,
+    /// Who wrote the file.
+    pub origin: DocOrigin,
 }
 
 /// One table's documentation.
@@ -89,9 +96,40 @@ pub struct TableDoc {
     pub notes: Option<String>,
     /// Sections the format does not define (title, text), kept for the overview.
     pub other_sections: Vec<(String, String)>,
-    /// True when the file was written by `docs generate` (edited since or not): only what a
-    /// person changed in it is shown beside the table's structure.
-    pub generated: bool,
+    /// Who wrote the file: from a generated one only what a person changed in it is shown
+    /// beside the table's structure.
+    pub origin: DocOrigin,
+}
+
+/// Who wrote a docs file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DocOrigin {
+    /// A person.
+    #[default]
+    Written,
+    /// `docs generate`, and nobody changed it since.
+    Generated,
+    /// `docs generate`, then a person changed it.
+    GeneratedEdited,
+}
+
+impl DocOrigin {
+    /// The origin of a file with this text.
+    pub fn of(text: &str) -> Self {
+        if crate::generate::is_unedited(text) {
+            Self::Generated
+        } else if crate::generate::has_marker(text) {
+            Self::GeneratedEdited
+        } else {
+            Self::Written
+        }
+    }
+
+    /// True for a file `docs generate` wrote, edited since or not.
+    pub fn is_generated(self) -> bool {
+        self != Self::Written
+    }
 }
 
 /// One documented column (`### <column>` under `## Columns`).
@@ -112,6 +150,8 @@ pub struct ColumnDoc {
     pub notes: Option<String>,
     /// The whole subsection as written (without its heading).
     pub text: String,
+    /// 1-based line of its heading.
+    pub line: usize,
 }
 
 /// One query pattern (`### Query Pattern: <name>` under `## Common Queries`).
@@ -153,6 +193,12 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
         // Editors on Windows start files with a byte-order mark; it is not part of the text.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        if base.eq_ignore_ascii_case(crate::semantic::SEMANTIC_FILE) {
+            let (semantic, problems) = crate::semantic::parse_semantic(name, text);
+            docs.semantic = semantic.or(docs.semantic);
+            warnings.extend(problems);
+            continue;
+        }
         if base.eq_ignore_ascii_case(INDEX_FILE) {
             match parse_index(name, text) {
                 Ok(doc) => docs.database = Some(doc),
@@ -202,11 +248,7 @@ pub fn parse_table_doc(
             ),
         ));
     }
-    let table = strip_prefix_ci(&first.text, "table:")
-        .unwrap_or_default()
-        .trim()
-        .trim_matches('`')
-        .to_string();
+    let table = unquoted(strip_prefix_ci(&first.text, "table:").unwrap_or_default().trim());
     if table.is_empty() {
         return Err(skip(
             file,
@@ -224,7 +266,7 @@ pub fn parse_table_doc(
     let mut doc = TableDoc {
         file: file.to_string(),
         table,
-        generated: crate::generate::has_marker(text),
+        origin: DocOrigin::of(text),
         ..TableDoc::default()
     };
     let h2: Vec<usize> = (1..md.headings.len()).filter(|&i| md.headings[i].level == 2).collect();
@@ -238,16 +280,48 @@ pub fn parse_table_doc(
             .filter(|h| h.level == 3)
             .collect();
         let body = clean(&text[body_range.clone()]);
+        // A section written twice: both texts are kept, and the repeat is said.
+        let mut once = |slot: &mut Option<String>, body: String| {
+            if slot.is_some() {
+                warnings.push(DocWarning {
+                    file: file.to_string(),
+                    line: md.line(heading.start),
+                    message: format!(
+                        "a second `## {}` section; its text is added to the first's",
+                        heading.text
+                    ),
+                    file_skipped: false,
+                });
+            }
+            *slot = match (slot.take(), non_empty(body)) {
+                (Some(first), Some(second)) => Some(format!("{first}\n\n{second}")),
+                (first, second) => first.or(second),
+            };
+        };
         match section_kind(&heading.text) {
-            Some(Section::Purpose) => doc.purpose = non_empty(body),
-            Some(Section::BusinessContext) => doc.business_context = non_empty(body),
-            Some(Section::Examples) => doc.examples = non_empty(body),
-            Some(Section::Notes) => doc.notes = non_empty(body),
+            Some(Section::Purpose) => once(&mut doc.purpose, body),
+            Some(Section::BusinessContext) => once(&mut doc.business_context, body),
+            Some(Section::Examples) => once(&mut doc.examples, body),
+            Some(Section::Notes) => once(&mut doc.notes, body),
             Some(Section::Relationships) => doc.relationships = Some(parse_relationships(&body)),
             Some(Section::Columns) => {
                 for (k, sub) in subs.iter().enumerate() {
                     let sub_end = subs.get(k + 1).map_or(end, |s| s.start);
-                    doc.columns.push(parse_column(&sub.text, &clean(&text[sub.end..sub_end])));
+                    let mut column = parse_column(&sub.text, &clean(&text[sub.end..sub_end]));
+                    column.line = md.line(sub.start);
+                    if doc.columns.iter().any(|c| c.name.eq_ignore_ascii_case(&column.name)) {
+                        warnings.push(DocWarning {
+                            file: file.to_string(),
+                            line: md.line(sub.start),
+                            message: format!(
+                                "column `{}` is documented a second time; this one is skipped",
+                                column.name
+                            ),
+                            file_skipped: false,
+                        });
+                        continue;
+                    }
+                    doc.columns.push(column);
                 }
             }
             Some(Section::Queries) => {
@@ -293,7 +367,7 @@ pub fn parse_index(file: &str, text: &str) -> Result<DatabaseDoc, DocWarning> {
         file: file.to_string(),
         title: title.map(|h| h.text.clone()),
         text: body,
-        generated: crate::generate::has_marker(text),
+        origin: DocOrigin::of(text),
     })
 }
 
@@ -324,11 +398,8 @@ fn section_kind(title: &str) -> Option<Section> {
 }
 
 fn parse_column(heading: &str, body: &str) -> ColumnDoc {
-    let mut col = ColumnDoc {
-        name: heading.trim().trim_matches('`').to_string(),
-        text: body.to_string(),
-        ..Default::default()
-    };
+    let mut col =
+        ColumnDoc { name: unquoted(heading.trim()), text: body.to_string(), ..Default::default() };
     for (key, value) in labelled_lines(body) {
         match key.as_str() {
             "type" => col.type_name = Some(value.trim_matches('`').to_string()),
@@ -458,6 +529,19 @@ fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
         && t.is_char_boundary(prefix.len())
         && t[..prefix.len()].eq_ignore_ascii_case(prefix))
     .then(|| &t[prefix.len()..])
+}
+
+/// A name as written in a heading, without the quotes SQL or markdown put around it (`` `x` ``,
+/// `"x"`, `[x]`).
+fn unquoted(name: &str) -> String {
+    for (open, close) in [('`', '`'), ('"', '"'), ('[', ']'), ('\'', '\'')] {
+        if let Some(inner) = name.strip_prefix(open).and_then(|n| n.strip_suffix(close))
+            && !inner.is_empty()
+        {
+            return inner.to_string();
+        }
+    }
+    name.to_string()
 }
 
 fn non_empty(text: String) -> Option<String> {
@@ -701,5 +785,32 @@ mod tests {
         let doc = parse_table_doc("t.md", text, &mut warnings).expect("parses");
         assert!(warnings.is_empty());
         assert!(doc.examples.expect("examples").contains("## Nope"));
+    }
+
+    #[test]
+    fn repeats_are_said_and_quoted_names_unquoted() {
+        let mut warnings = Vec::new();
+        let text = "# Table: \"Shippers\"\n\n## Purpose\n\nFirst.\n\n## Purpose\n\nSecond.\n\n\
+                    ## Columns\n\n### [Phone]\n\nA phone.\n\n### phone\n\nAgain.\n";
+        let doc = parse_table_doc("Shippers.md", text, &mut warnings).expect("parses");
+        assert_eq!(doc.table, "Shippers");
+        assert_eq!(doc.purpose.as_deref(), Some("First.\n\nSecond."));
+        assert_eq!(doc.columns.len(), 1);
+        assert_eq!((doc.columns[0].name.as_str(), doc.columns[0].line), ("Phone", 13));
+        let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "Shippers.md:7: a second `## Purpose` section; its text is added to the first's",
+                "Shippers.md:17: column `phone` is documented a second time; this one is skipped",
+            ]
+        );
+        let whole = DocWarning {
+            file: "x.md".into(),
+            line: 0,
+            message: "not UTF-8".into(),
+            file_skipped: true,
+        };
+        assert_eq!(whole.to_string(), "x.md: not UTF-8");
     }
 }

@@ -14,10 +14,10 @@ use serde::Serialize;
 use crate::bm25::{Bm25Index, Hit, Scratch};
 use crate::chunk::{Chunk, build_chunks};
 use crate::config::RetrievalConfig;
-use crate::context::{TableBlock, count_full_schema};
+use crate::context::{TableBlock, count_full_schema, semantic_block};
 use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
-use crate::parse::{DatabaseDoc, DocWarning, ParsedDocs};
+use crate::parse::{DatabaseDoc, DocOrigin, DocWarning, ParsedDocs};
 use crate::table_numbers::TableNumbers;
 use schemascope_core::terms::{compound_parts, is_content_term, question_weight, tokenize};
 
@@ -194,6 +194,8 @@ pub struct SchemaIndex {
     pub(crate) config: RetrievalConfig,
     pub(crate) blocks: Vec<TableBlock>,
     pub(crate) full_tokens: usize,
+    /// The semantic file's terms, metrics and relationships as one block, when it has any.
+    pub(crate) terms: Option<String>,
     /// The stored text values, when the source's were read.
     pub(crate) values: Option<Arc<ValueIndex>>,
 }
@@ -223,9 +225,14 @@ impl SchemaIndex {
         let overview = docs
             .database
             .as_ref()
-            .filter(|db| !db.generated && !db.text.is_empty())
+            .filter(|db| db.origin != DocOrigin::Generated && !db.text.is_empty())
             .map(|db| db.text.split("\n\n").next().unwrap_or_default());
-        let full_tokens = count_full_schema(&blocks, overview);
+        let terms = docs
+            .semantic
+            .as_ref()
+            .map(|file| semantic_block(&file.resolve(&catalog).0))
+            .filter(|text| !text.is_empty());
+        let full_tokens = count_full_schema(&blocks, overview, terms.as_deref());
         (
             Self {
                 catalog,
@@ -236,6 +243,7 @@ impl SchemaIndex {
                 config,
                 blocks,
                 full_tokens,
+                terms,
                 values: None,
             },
             warnings,

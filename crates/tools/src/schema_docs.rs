@@ -204,10 +204,13 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<DocsRead, ToolErr
             break;
         }
         let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("md") {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        // The markdown docs and the business terms file.
+        if path.extension().and_then(|e| e.to_str()) != Some("md")
+            && !name.eq_ignore_ascii_case(schemascope_docs::semantic::SEMANTIC_FILE)
+        {
             continue;
         }
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         watchable &= watched_as_read(&entry);
         names.push((name, path));
     }

@@ -143,6 +143,27 @@ fn written_docs_are_searched_and_malformed_files_are_reported_and_skipped() {
         assert!(text.contains("_Shown without their docs and value notes (token budget): "));
         assert!(text.contains(table), "{table}");
     }
+    // A semantic file naming a column the database lacks: that entry is reported by line, the
+    // others are used.
+    let semantic = dir.path().join("_semantic.toml");
+    let text = std::fs::read_to_string(&semantic).expect("the Chinook semantic file");
+    std::fs::write(
+        &semantic,
+        format!("{text}\n[[term]]\nname = \"vat\"\nmeans = [\"Invoice.Vat\"]\n"),
+    )
+    .expect("write");
+    let line = text.lines().count() + 4;
+    let out = json(&run(
+        &["context", &chinook(), "--docs", &docs, "average basket per country", "--json"],
+        &[],
+    ));
+    let warnings = out["data"]["warnings"].as_array().expect("warnings");
+    let expected = format!(
+        "_semantic.toml:{line}: term means `Invoice.Vat` is not a table or column of the database; left out"
+    );
+    assert!(warnings.iter().any(|w| w.as_str() == Some(expected.as_str())), "{warnings:?}");
+    let text = out["data"]["context"].as_str().expect("context");
+    assert!(text.contains("**average basket** = `AVG(Invoice.Total)`"), "{text}");
     let without = json(&run(&["search-docs", &chinook(), "are refunds recorded", "--json"], &[]));
     assert_ne!(
         without["data"]["chunks"][0]["table"], "Invoice",

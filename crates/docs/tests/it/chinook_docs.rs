@@ -46,7 +46,8 @@ fn chinook_docs_parse_into_chunks_with_the_seed_metadata() {
     // 4 documented columns + 9 more from the catalog: every column is searchable.
     assert_eq!(count(ChunkKind::Column), 13);
     assert_eq!(count(ChunkKind::Query), 2);
-    assert_eq!(count(ChunkKind::Relationship), 1);
+    // Its docs' Relationships, and the semantic file's Customer.Country → Employee.Country.
+    assert_eq!(count(ChunkKind::Relationship), 2);
     let overview = customer[0];
     assert!(
         overview.content.starts_with("**Purpose:** One row per customer"),
@@ -392,7 +393,8 @@ fn a_budget_shortens_tables_before_it_drops_one_the_question_needs() {
                 .filter_map(|l| l.strip_prefix("## "))
                 .map(|l| l.split(' ').next().unwrap_or(l))
                 .collect();
-            let shown: Vec<&str> = shown.into_iter().filter(|t| *t != "Retrieved").collect();
+            let shown: Vec<&str> =
+                shown.into_iter().filter(|t| !["Retrieved", "Business"].contains(t)).collect();
             // Both fit in their short form from about 350 tokens on.
             for needed in ["Customer", "Invoice"].into_iter().filter(|_| budget >= 400) {
                 assert!(shown.contains(&needed), "{budget}: {needed} missing: {text}");
@@ -487,4 +489,38 @@ fn a_budget_cuts_the_overview_then_value_notes_then_docs_then_tables() {
     let under = index.render(&vague, Some(full - 5));
     assert!(under.undocumented_tables.is_empty() && under.omitted_tables.is_empty());
     assert!(under.text.contains("Amounts are in US dollars."));
+}
+
+#[test]
+fn business_words_find_their_tables_and_metrics_show_in_the_context() {
+    let focusing = any_size();
+    for (question, table) in [
+        ("which band has the most albums", "Artist"),
+        ("who is the account manager of each customer", "Employee"),
+        ("the longest tune", "Track"),
+        ("turnover per billing country", "Invoice"),
+    ] {
+        let retrieval = focusing.retrieve(question, None);
+        assert!(retrieval.tables.contains(&table), "{question}: {:?}", retrieval.tables);
+    }
+    // The metric a question names is in its context, focused or full.
+    for built in [any_size(), index(RetrievalConfig::default())] {
+        let context = built.context("average basket per country", None);
+        assert!(
+            context.text.contains("**average basket** = `AVG(Invoice.Total)`: Mean amount billed"),
+            "{}",
+            context.text
+        );
+    }
+    // The full context lists the whole file once.
+    let full = index(RetrievalConfig::default()).context("show me the data", None);
+    assert_eq!(full.text.matches("## Business terms and metrics\n").count(), 1, "{}", full.text);
+    assert!(full.text.contains(
+        "- **sales rep** (also: rep, account manager, support agent) means Employee, \
+         Customer.SupportRepId: The employee who looks after a customer.\n"
+    ));
+    assert!(full.text.contains(
+        "- Customer.Country → Employee.Country (not declared in the schema): Customers and \
+         employees in the same country (not a key: many to many)."
+    ));
 }

@@ -1,0 +1,374 @@
+//! Business terms, metrics and relationships the schema does not state, from a small TOML file in
+//! the docs directory ([`SEMANTIC_FILE`]): which table or column a business word means, how a
+//! figure the business quotes is computed, which tables join without a declared key.
+//!
+//! ```toml
+//! [[term]]
+//! name = "revenue"
+//! synonyms = ["sales", "turnover"]
+//! means = ["Invoice.Total"]
+//! description = "Money billed to customers, tax included."
+//!
+//! [[metric]]
+//! name = "average basket"
+//! sql = "AVG(Invoice.Total)"
+//! description = "Mean invoice total."
+//!
+//! [[relationship]]
+//! from = "Customer.SupportRepId"
+//! to = "Employee.EmployeeId"
+//! description = "The sales support agent who looks after the customer."
+//! ```
+//!
+//! Reading never fails: a file that is not valid TOML, or an entry naming a table or column the
+//! database lacks, is a [`DocWarning`] with file and line, and the rest is kept.
+
+use schemascope_core::Catalog;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::parse::DocWarning;
+
+/// The semantic file's name in a docs directory.
+pub const SEMANTIC_FILE: &str = "_semantic.toml";
+
+/// Entries of one kind read from one file at most (a file is meant to be small).
+const MAX_ENTRIES: usize = 1_000;
+
+/// The file as written.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    term: Vec<Spanned<TermEntry>>,
+    #[serde(default)]
+    metric: Vec<Spanned<MetricEntry>>,
+    #[serde(default)]
+    relationship: Vec<Spanned<RelationshipEntry>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TermEntry {
+    name: String,
+    #[serde(default)]
+    synonyms: Vec<String>,
+    means: Vec<Spanned<String>>,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricEntry {
+    name: String,
+    sql: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    tables: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RelationshipEntry {
+    from: Spanned<String>,
+    to: Spanned<String>,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// A table, or a column of it, in the catalog's spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The table.
+    pub table: String,
+    /// The column, when the target is one.
+    pub column: Option<String>,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.column {
+            Some(column) => write!(f, "{}.{column}", self.table),
+            None => f.write_str(&self.table),
+        }
+    }
+}
+
+/// A business word and what it means in the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// The word as the business says it.
+    pub name: String,
+    /// Other words for it.
+    pub synonyms: Vec<String>,
+    /// The tables or columns it means.
+    pub means: Vec<Target>,
+    /// What it is.
+    pub description: Option<String>,
+}
+
+/// A figure the business quotes and the SQL expression that computes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Metric {
+    /// Its name.
+    pub name: String,
+    /// The expression, as written.
+    pub sql: String,
+    /// What it is.
+    pub description: Option<String>,
+    /// The tables it is computed from (given, or the `Table.column` references of `sql`).
+    pub tables: Vec<String>,
+}
+
+/// A join the schema does not declare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relationship {
+    /// The referring column.
+    pub from: Target,
+    /// The referred-to column.
+    pub to: Target,
+    /// What it means.
+    pub description: Option<String>,
+}
+
+/// Everything a semantic file says that the catalog confirms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Semantic {
+    /// The file it came from.
+    pub file: String,
+    /// Business words.
+    pub terms: Vec<Term>,
+    /// Computed figures.
+    pub metrics: Vec<Metric>,
+    /// Undeclared joins.
+    pub relationships: Vec<Relationship>,
+}
+
+impl Semantic {
+    /// True when it says nothing.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.metrics.is_empty() && self.relationships.is_empty()
+    }
+}
+
+/// A semantic file read but not yet checked against a catalog.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SemanticFile {
+    file: String,
+    text: String,
+    parsed: File,
+}
+
+/// Reads `text` (the file `file`): the file, or a warning with its line when it is not valid
+/// TOML of this shape.
+pub fn parse_semantic(file: &str, text: &str) -> (Option<SemanticFile>, Vec<DocWarning>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match toml::from_str::<File>(text) {
+        Ok(parsed) => {
+            (Some(SemanticFile { file: file.to_string(), text: text.to_string(), parsed }), vec![])
+        }
+        Err(error) => {
+            let line = error.span().map_or(0, |span| line_of(text, span.start));
+            let message = format!("{}; file skipped", error.message().trim());
+            (None, vec![warning(file, line, message, true)])
+        }
+    }
+}
+
+impl SemanticFile {
+    /// What the file says that `catalog` confirms, and a warning with its line for the rest.
+    pub fn resolve(&self, catalog: &Catalog) -> (Semantic, Vec<DocWarning>) {
+        let (file, text, parsed) = (self.file.as_str(), self.text.as_str(), &self.parsed);
+        let mut warnings = Vec::new();
+        let mut semantic = Semantic { file: file.to_string(), ..Semantic::default() };
+        let mut confirm = |name: &Spanned<String>, what: &str| -> Option<Target> {
+            let target = find_target(catalog, name.get_ref());
+            if target.is_none() {
+                warnings.push(warning(
+                    file,
+                    line_of(text, name.span().start),
+                    format!(
+                        "{what} `{}` is not a table or column of the database; left out",
+                        name.get_ref()
+                    ),
+                    false,
+                ));
+            }
+            target
+        };
+        for entry in parsed.term.iter().take(MAX_ENTRIES) {
+            let term = entry.get_ref();
+            let means: Vec<Target> =
+                term.means.iter().filter_map(|m| confirm(m, "term means")).collect();
+            if !means.is_empty() && !term.name.trim().is_empty() {
+                semantic.terms.push(Term {
+                    name: term.name.trim().to_string(),
+                    synonyms: term
+                        .synonyms
+                        .iter()
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
+                    means,
+                    description: non_empty(term.description.as_deref()),
+                });
+            }
+        }
+        for entry in parsed.metric.iter().take(MAX_ENTRIES) {
+            let metric = entry.get_ref();
+            let tables: Vec<String> = if metric.tables.is_empty() {
+                referenced_tables(catalog, &metric.sql)
+            } else {
+                metric
+                    .tables
+                    .iter()
+                    .filter_map(|t| confirm(t, "metric table"))
+                    .map(|t| t.table)
+                    .collect()
+            };
+            if metric.name.trim().is_empty() || metric.sql.trim().is_empty() {
+                continue;
+            }
+            semantic.metrics.push(Metric {
+                name: metric.name.trim().to_string(),
+                sql: metric.sql.trim().to_string(),
+                description: non_empty(metric.description.as_deref()),
+                tables,
+            });
+        }
+        for entry in parsed.relationship.iter().take(MAX_ENTRIES) {
+            let relationship = entry.get_ref();
+            let from = confirm(&relationship.from, "relationship from");
+            let to = confirm(&relationship.to, "relationship to");
+            if let (Some(from), Some(to)) = (from, to) {
+                semantic.relationships.push(Relationship {
+                    from,
+                    to,
+                    description: non_empty(relationship.description.as_deref()),
+                });
+            }
+        }
+        for (count, what, first) in [
+            (parsed.term.len(), "term", parsed.term.get(MAX_ENTRIES).map(Spanned::span)),
+            (parsed.metric.len(), "metric", parsed.metric.get(MAX_ENTRIES).map(Spanned::span)),
+            (
+                parsed.relationship.len(),
+                "relationship",
+                parsed.relationship.get(MAX_ENTRIES).map(Spanned::span),
+            ),
+        ] {
+            if let Some(span) = first {
+                warnings.push(warning(
+                    file,
+                    line_of(text, span.start),
+                    format!("only the first {MAX_ENTRIES} of {count} [[{what}]] entries are read"),
+                    false,
+                ));
+            }
+        }
+        (semantic, warnings)
+    }
+}
+
+/// `Table` or `Table.column` in the catalog (ASCII case-insensitive; a table name may itself
+/// contain dots, so the whole name is tried as a table first).
+fn find_target(catalog: &Catalog, name: &str) -> Option<Target> {
+    let name = name.trim();
+    if let Some(table) = catalog.table(name) {
+        return Some(Target { table: table.name.clone(), column: None });
+    }
+    let (table, column) = name.rsplit_once('.')?;
+    let table = catalog.table(table.trim())?;
+    let column = table.column(column.trim())?;
+    Some(Target { table: table.name.clone(), column: Some(column.name.clone()) })
+}
+
+/// The catalog tables `sql` names as `Table.column` (or alone), in catalog order.
+fn referenced_tables(catalog: &Catalog, sql: &str) -> Vec<String> {
+    let words: Vec<String> = sql
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.split('.').next().unwrap_or_default().to_ascii_lowercase())
+        .collect();
+    catalog
+        .tables
+        .iter()
+        .filter(|t| words.iter().any(|w| *w == t.name.to_ascii_lowercase()))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+fn non_empty(text: Option<&str>) -> Option<String> {
+    text.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string)
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
+}
+
+fn warning(file: &str, line: usize, message: String, file_skipped: bool) -> DocWarning {
+    DocWarning { file: file.to_string(), line, message, file_skipped }
+}
+
+#[cfg(test)]
+mod tests {
+    use schemascope_core::Catalog;
+
+    use super::{Target, parse_semantic};
+
+    fn catalog() -> Catalog {
+        serde_json::from_str(
+            r#"{"tables": [
+              {"name": "Invoice", "kind": "table", "primaryKey": ["InvoiceId"], "foreignKeys": [],
+               "columns": [{"name": "InvoiceId", "declaredType": "INTEGER", "nullable": false},
+                           {"name": "Total", "declaredType": "NUMERIC", "nullable": false}]},
+              {"name": "Customer", "kind": "table", "primaryKey": ["CustomerId"], "foreignKeys": [],
+               "columns": [{"name": "CustomerId", "declaredType": "INTEGER", "nullable": false}]}]}"#,
+        )
+        .expect("catalog")
+    }
+
+    #[test]
+    fn entries_are_resolved_against_the_catalog_and_the_rest_reported_by_line() {
+        let text = "[[term]]\nname = \"revenue\"\nsynonyms = [\"sales\", \" \"]\n\
+                    means = [\"invoice.total\", \"Invoice.Tax\"]\n\n\
+                    [[metric]]\nname = \"average basket\"\nsql = \"AVG(Invoice.Total)\"\n\n\
+                    [[relationship]]\nfrom = \"Invoice.InvoiceId\"\nto = \"Client.Id\"\n";
+        let (file, warnings) = parse_semantic("_semantic.toml", text);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (semantic, warnings) = file.expect("parsed").resolve(&catalog());
+        assert_eq!(semantic.terms.len(), 1);
+        assert_eq!(semantic.terms[0].synonyms, ["sales"]);
+        assert_eq!(
+            semantic.terms[0].means,
+            [Target { table: "Invoice".into(), column: Some("Total".into()) }]
+        );
+        assert_eq!(semantic.metrics[0].tables, ["Invoice"]);
+        assert!(semantic.relationships.is_empty());
+        let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "_semantic.toml:4: term means `Invoice.Tax` is not a table or column of the database; left out",
+                "_semantic.toml:12: relationship to `Client.Id` is not a table or column of the database; left out",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_toml_or_has_unknown_keys_is_reported_not_fatal() {
+        let (file, warnings) =
+            parse_semantic("_semantic.toml", "[[term]]\nname = \"x\"\nmeans = [\n");
+        assert!(file.is_none());
+        assert!(warnings[0].file_skipped && warnings[0].line > 0, "{warnings:?}");
+        let (_, warnings) = parse_semantic(
+            "_semantic.toml",
+            "[[metric]]\nname = \"m\"\nsql = \"1\"\nformula = \"2\"\n",
+        );
+        assert_eq!(warnings[0].line, 4, "{warnings:?}");
+        assert!(warnings[0].message.contains("formula"), "{warnings:?}");
+    }
+}
