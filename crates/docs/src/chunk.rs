@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::notes::ColumnNotes;
 use crate::parse::{DocOrigin, DocWarning, ParsedDocs, TableDoc};
 use crate::semantic::{Metric, Relationship, Semantic, Term};
+use schemascope_core::display::{code, escape_controls};
 use schemascope_core::terms::{tokenize_into, tokenize_prose_into};
 
 /// What part of a table's documentation a chunk holds.
@@ -177,38 +178,44 @@ fn add_semantic_chunks(
     }
 }
 
-/// A term as the context shows it.
+/// `text` on one line with hidden control characters escaped: what a person wrote in the
+/// semantic file cannot start a heading or a list item of the context, or hide text.
+fn inline_text(text: &str) -> String {
+    escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// A term as the context shows it, on one line.
 pub(crate) fn term_text(term: &Term) -> String {
-    let mut out = format!("**{}**", term.name);
+    let mut out = format!("**{}**", inline_text(&term.name));
     if !term.synonyms.is_empty() {
-        out.push_str(&format!(" (also: {})", term.synonyms.join(", ")));
+        let synonyms: Vec<String> = term.synonyms.iter().map(|s| inline_text(s)).collect();
+        out.push_str(&format!(" (also: {})", synonyms.join(", ")));
     }
     let means: Vec<String> = term.means.iter().map(ToString::to_string).collect();
     out.push_str(&format!(" means {}", means.join(", ")));
     if let Some(description) = &term.description {
-        out.push_str(&format!(": {description}"));
+        out.push_str(&format!(": {}", inline_text(description)));
     }
     out
 }
 
-/// A metric as the context shows it.
+/// A metric as the context shows it, on one line (its SQL in a code span fenced past any
+/// backticks it holds).
 pub(crate) fn metric_text(metric: &Metric) -> String {
-    // A code span holding backticks is fenced by two (markdown's rule).
-    let fence = if metric.sql.contains('`') { "`` " } else { "`" };
-    let close: String = fence.chars().rev().collect();
-    let mut out = format!("**{}** = {fence}{}{close}", metric.name, metric.sql);
+    let sql = code(&metric.sql.split_whitespace().collect::<Vec<_>>().join(" "));
+    let mut out = format!("**{}** = {sql}", inline_text(&metric.name));
     if let Some(description) = &metric.description {
-        out.push_str(&format!(": {description}"));
+        out.push_str(&format!(": {}", inline_text(description)));
     }
     out
 }
 
-/// A relationship as the context shows it.
+/// A relationship as the context shows it, on one line.
 pub(crate) fn relationship_text(relationship: &Relationship) -> String {
     let mut out =
         format!("{} → {} (not declared in the schema)", relationship.from, relationship.to);
     if let Some(description) = &relationship.description {
-        out.push_str(&format!(": {description}"));
+        out.push_str(&format!(": {}", inline_text(description)));
     }
     out
 }
@@ -591,5 +598,26 @@ mod tests {
             chunks[8].content,
             "`Invoice.CustomerId` INTEGER, references Customer(CustomerId), not null."
         );
+    }
+
+    #[test]
+    fn semantic_entries_are_shown_on_one_line_with_their_sql_fenced() {
+        use crate::semantic::{Metric, Target, Term};
+        let term = Term {
+            name: "rep\n## FakeTable (9 rows)".into(),
+            synonyms: vec!["a\n\n# Database schema: hacked\u{202e}".into()],
+            means: vec![Target { table: "Employee".into(), column: None }],
+            description: Some("one\n- Fake INTEGER".into()),
+        };
+        let text = super::term_text(&term);
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains("\\u{202E}"), "{text}");
+        let metric = Metric {
+            name: "m".into(),
+            sql: "SELECT `x`\n```\n-- ## Fake".into(),
+            description: None,
+            tables: vec![],
+        };
+        assert_eq!(super::metric_text(&metric), "**m** = ````SELECT `x` ``` -- ## Fake````");
     }
 }

@@ -158,37 +158,78 @@ impl Semantic {
 pub struct SemanticFile {
     file: String,
     text: String,
-    parsed: File,
+    /// The file read whole, or section by section when some sections are wrong: each part
+    /// with the byte offset its spans count from.
+    parts: Vec<(usize, File)>,
 }
 
-/// Reads `text` (the file `file`): the file, or a warning with its line when it is not valid
-/// TOML of this shape.
+/// Reads `text` (the file `file`): the file, and a warning with its line for every section that
+/// is not valid (an unknown key, a missing or mistyped field), which is left out. A file that is
+/// not TOML at all is skipped with a warning.
 pub fn parse_semantic(file: &str, text: &str) -> (Option<SemanticFile>, Vec<DocWarning>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    match toml::from_str::<File>(text) {
-        Ok(parsed) => {
-            (Some(SemanticFile { file: file.to_string(), text: text.to_string(), parsed }), vec![])
-        }
-        Err(error) => {
-            let line = error.span().map_or(0, |span| line_of(text, span.start));
-            let message = format!("{}; file skipped", error.message().trim());
-            (None, vec![warning(file, line, message, true)])
+    let semantic = |parts| SemanticFile { file: file.to_string(), text: text.to_string(), parts };
+    if let Err(error) = toml::from_str::<toml::Table>(text) {
+        let line = error.span().map_or(0, |span| line_of(text, span.start));
+        let message = format!("{}; file skipped", error.message().trim());
+        return (None, vec![warning(file, line, message, true)]);
+    }
+    if let Ok(whole) = toml::from_str::<File>(text) {
+        return (Some(semantic(vec![(0, whole)])), Vec::new());
+    }
+    // Some section is wrong: read each on its own, keep the good ones, say the others.
+    let mut parts = Vec::new();
+    let mut warnings = Vec::new();
+    for range in sections(text) {
+        let piece = &text[range.clone()];
+        match toml::from_str::<File>(piece) {
+            Ok(part) => parts.push((range.start, part)),
+            Err(error) => {
+                let at = range.start + error.span().map_or(0, |span| span.start);
+                let message = format!("{}; this section is left out", error.message().trim());
+                warnings.push(warning(file, line_of(text, at), message, false));
+            }
         }
     }
+    (Some(semantic(parts)), warnings)
+}
+
+/// Byte ranges of `text` split before every line that starts a table header (`[[term]]`,
+/// `[x]`): the part before the first header, then one per header.
+fn sections(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut starts = vec![0];
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if at > 0 && line.trim_start().starts_with('[') {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    starts.push(text.len());
+    starts.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect()
 }
 
 impl SemanticFile {
     /// What the file says that `catalog` confirms, and a warning with its line for the rest.
     pub fn resolve(&self, catalog: &Catalog) -> (Semantic, Vec<DocWarning>) {
-        let (file, text, parsed) = (self.file.as_str(), self.text.as_str(), &self.parsed);
+        let (file, text) = (self.file.as_str(), self.text.as_str());
         let mut warnings = Vec::new();
         let mut semantic = Semantic { file: file.to_string(), ..Semantic::default() };
-        let mut confirm = |name: &Spanned<String>, what: &str| -> Option<Target> {
+        let terms: Vec<(usize, &Spanned<TermEntry>)> =
+            self.parts.iter().flat_map(|(at, f)| f.term.iter().map(move |e| (*at, e))).collect();
+        let metrics: Vec<(usize, &Spanned<MetricEntry>)> =
+            self.parts.iter().flat_map(|(at, f)| f.metric.iter().map(move |e| (*at, e))).collect();
+        let relationships: Vec<(usize, &Spanned<RelationshipEntry>)> = self
+            .parts
+            .iter()
+            .flat_map(|(at, f)| f.relationship.iter().map(move |e| (*at, e)))
+            .collect();
+        let mut confirm = |at: usize, name: &Spanned<String>, what: &str| -> Option<Target> {
             let target = find_target(catalog, name.get_ref());
             if target.is_none() {
                 warnings.push(warning(
                     file,
-                    line_of(text, name.span().start),
+                    line_of(text, at + name.span().start),
                     format!(
                         "{what} `{}` is not a table or column of the database; left out",
                         name.get_ref()
@@ -198,11 +239,29 @@ impl SemanticFile {
             }
             target
         };
-        for entry in parsed.term.iter().take(MAX_ENTRIES) {
+        let mut named: Vec<String> = Vec::new();
+        // Said after the entries (the closure above holds `warnings` meanwhile).
+        let mut repeated = Vec::new();
+        for &(at, entry) in terms.iter().take(MAX_ENTRIES) {
             let term = entry.get_ref();
-            let means: Vec<Target> =
-                term.means.iter().filter_map(|m| confirm(m, "term means")).collect();
-            if !means.is_empty() && !term.name.trim().is_empty() {
+            let mut means: Vec<Target> = Vec::new();
+            for target in term.means.iter().filter_map(|m| confirm(at, m, "term means")) {
+                if !means.contains(&target) {
+                    means.push(target);
+                }
+            }
+            let key = term.name.trim().to_lowercase();
+            if named.contains(&key) {
+                repeated.push(warning(
+                    file,
+                    line_of(text, at + entry.span().start),
+                    format!("term `{}` is defined again; this one is left out", term.name.trim()),
+                    false,
+                ));
+                continue;
+            }
+            if !means.is_empty() && !key.is_empty() {
+                named.push(key);
                 semantic.terms.push(Term {
                     name: term.name.trim().to_string(),
                     synonyms: term
@@ -216,7 +275,7 @@ impl SemanticFile {
                 });
             }
         }
-        for entry in parsed.metric.iter().take(MAX_ENTRIES) {
+        for &(at, entry) in metrics.iter().take(MAX_ENTRIES) {
             let metric = entry.get_ref();
             let tables: Vec<String> = if metric.tables.is_empty() {
                 referenced_tables(catalog, &metric.sql)
@@ -224,7 +283,7 @@ impl SemanticFile {
                 metric
                     .tables
                     .iter()
-                    .filter_map(|t| confirm(t, "metric table"))
+                    .filter_map(|t| confirm(at, t, "metric table"))
                     .map(|t| t.table)
                     .collect()
             };
@@ -238,10 +297,10 @@ impl SemanticFile {
                 tables,
             });
         }
-        for entry in parsed.relationship.iter().take(MAX_ENTRIES) {
+        for &(at, entry) in relationships.iter().take(MAX_ENTRIES) {
             let relationship = entry.get_ref();
-            let from = confirm(&relationship.from, "relationship from");
-            let to = confirm(&relationship.to, "relationship to");
+            let from = confirm(at, &relationship.from, "relationship from");
+            let to = confirm(at, &relationship.to, "relationship to");
             if let (Some(from), Some(to)) = (from, to) {
                 semantic.relationships.push(Relationship {
                     from,
@@ -250,19 +309,29 @@ impl SemanticFile {
                 });
             }
         }
+        warnings.extend(repeated);
+        let first_unread = |at: usize, span: std::ops::Range<usize>| at + span.start;
         for (count, what, first) in [
-            (parsed.term.len(), "term", parsed.term.get(MAX_ENTRIES).map(Spanned::span)),
-            (parsed.metric.len(), "metric", parsed.metric.get(MAX_ENTRIES).map(Spanned::span)),
             (
-                parsed.relationship.len(),
+                terms.len(),
+                "term",
+                terms.get(MAX_ENTRIES).map(|(at, e)| first_unread(*at, e.span())),
+            ),
+            (
+                metrics.len(),
+                "metric",
+                metrics.get(MAX_ENTRIES).map(|(at, e)| first_unread(*at, e.span())),
+            ),
+            (
+                relationships.len(),
                 "relationship",
-                parsed.relationship.get(MAX_ENTRIES).map(Spanned::span),
+                relationships.get(MAX_ENTRIES).map(|(at, e)| first_unread(*at, e.span())),
             ),
         ] {
-            if let Some(span) = first {
+            if let Some(offset) = first {
                 warnings.push(warning(
                     file,
-                    line_of(text, span.start),
+                    line_of(text, offset),
                     format!("only the first {MAX_ENTRIES} of {count} [[{what}]] entries are read"),
                     false,
                 ));
@@ -370,5 +439,23 @@ mod tests {
         );
         assert_eq!(warnings[0].line, 4, "{warnings:?}");
         assert!(warnings[0].message.contains("formula"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_wrong_section_is_left_out_and_the_others_kept() {
+        let text = "[[term]]\nname = \"revenue\"\nmeans = [\"Invoice.Total\"]\ncolour = \"red\"\n\n\
+                    [[term]]\nname = \"client\"\nmeans = [\"Customer\", \"customer\"]\n\n\
+                    [[term]]\nname = \"Client\"\nmeans = [\"Invoice\"]\n\n\
+                    [[metric]]\nname = \"basket\"\n\n[[bogus]]\nx = 1\n";
+        let (file, warnings) = parse_semantic("_semantic.toml", text);
+        let said: Vec<(usize, bool)> =
+            warnings.iter().map(|w| (w.line, w.message.contains("left out"))).collect();
+        // The unknown key, the metric without SQL, the unknown section.
+        assert_eq!(said, [(4, true), (14, true), (17, true)], "{warnings:?}");
+        let (semantic, warnings) = file.expect("kept").resolve(&catalog());
+        assert_eq!(semantic.terms.len(), 1, "{semantic:?}");
+        assert_eq!(semantic.terms[0].means.len(), 1, "a repeated target once");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].line, 10, "the second `client`: {warnings:?}");
     }
 }
