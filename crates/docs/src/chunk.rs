@@ -6,6 +6,7 @@ use foldhash::{HashMap, HashSet};
 use schemascope_core::{Catalog, ColumnInfo, TableInfo, tokens};
 use serde::Serialize;
 
+use crate::inline::one_line;
 use crate::notes::ColumnNotes;
 use crate::parse::{DocOrigin, DocWarning, ParsedDocs, TableDoc};
 use crate::semantic::{Metric, Relationship, Semantic, Term};
@@ -181,7 +182,7 @@ fn add_semantic_chunks(
 /// `text` on one line with hidden control characters escaped: what a person wrote in the
 /// semantic file cannot start a heading or a list item of the context, or hide text.
 fn inline_text(text: &str) -> String {
-    escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+    escape_controls(&one_line(text))
 }
 
 /// A term as the context shows it, on one line.
@@ -202,7 +203,7 @@ pub(crate) fn term_text(term: &Term) -> String {
 /// A metric as the context shows it, on one line (its SQL in a code span fenced past any
 /// backticks it holds).
 pub(crate) fn metric_text(metric: &Metric) -> String {
-    let sql = code(&metric.sql.split_whitespace().collect::<Vec<_>>().join(" "));
+    let sql = code(&one_line(&metric.sql));
     let mut out = format!("**{}** = {sql}", inline_text(&metric.name));
     if let Some(description) = &metric.description {
         out.push_str(&format!(": {}", inline_text(description)));

@@ -819,7 +819,8 @@ pub(crate) fn semantic_block(semantic: &crate::semantic::Semantic) -> String {
         .chain(semantic.metrics.iter().map(crate::chunk::metric_text))
         .chain(semantic.relationships.iter().map(crate::chunk::relationship_text));
     for line in lines {
-        out.push_str(&format!("- {}\n", line.split_whitespace().collect::<Vec<_>>().join(" ")));
+        // Each entry is one line already (`chunk::term_text` and the others).
+        out.push_str(&format!("- {line}\n"));
     }
     out.truncate(out.trim_end().len());
     out

@@ -144,7 +144,7 @@ fn without_bullet(line: &str) -> &str {
 }
 
 /// `text` with its whitespace runs (newlines included) made single spaces.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
