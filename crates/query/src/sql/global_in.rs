@@ -10,7 +10,9 @@ use std::borrow::Cow;
 
 use sqlparser::dialect::Dialect;
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Location, Token, Tokenizer};
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::source_offsets::{line_starts, offset};
 
 /// `sql` with each `GLOBAL` before `IN` or `NOT IN` blanked out (spaces of its length, so every
 /// position a message names stays where it was). A statement that does not tokenize is
@@ -20,8 +22,7 @@ pub(crate) fn blanked<'s>(dialect: &dyn Dialect, sql: &'s str) -> Cow<'s, str> {
         return Cow::Borrowed(sql);
     };
     let word = |token: &Token, keyword: Keyword| matches!(token, Token::Word(w) if w.keyword == keyword && w.quote_style.is_none());
-    let lines: Vec<usize> =
-        std::iter::once(0).chain(sql.match_indices('\n').map(|(at, _)| at + 1)).collect();
+    let lines = line_starts(sql);
     let mut out: Option<String> = None;
     for (k, token) in tokens.iter().enumerate() {
         if !word(&token.token, Keyword::GLOBAL) {
@@ -46,18 +47,6 @@ pub(crate) fn blanked<'s>(dialect: &dyn Dialect, sql: &'s str) -> Cow<'s, str> {
         }
     }
     out.map_or(Cow::Borrowed(sql), Cow::Owned)
-}
-
-/// The byte offset of a tokenizer location (1-based line, 1-based column in characters).
-fn offset(sql: &str, lines: &[usize], at: Location) -> Option<usize> {
-    let start = *lines.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
-    let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
-    let rest = &sql[start..];
-    match rest.char_indices().nth(column) {
-        Some((i, _)) => Some(start + i),
-        None if rest.chars().count() == column => Some(sql.len()),
-        None => None,
-    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod pg_tree;
 pub mod relations;
 mod safety;
 mod scope;
+pub mod source_offsets;
 
 pub use bounded::{
     BEYOND_BOUNDS, EXECUTION_WORK_BUDGET, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS, MAX_NESTING,

@@ -43,6 +43,7 @@ use schemascope_core::sync::joined;
 use schemascope_core::{Catalog, TableInfo};
 use schemascope_query::Callables;
 use schemascope_query::sql::relations::RelationScope;
+use schemascope_query::sql::source_offsets::{line_starts, offset};
 use sqlparser::dialect::ClickHouseDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -355,7 +356,7 @@ impl ClickHouseDatabase {
                 )
             })?;
         let mut out = String::with_capacity(sql.len() + 16 * params.len());
-        let mut lines = line_starts(sql);
+        let lines = line_starts(sql);
         let mut copied = 0;
         for token in &tokens {
             let Token::Placeholder(name) = &token.token else { continue };
@@ -370,8 +371,8 @@ impl ClickHouseDatabase {
                         ErrorClass::Syntax,
                     )
                 })?;
-            let start = offset(sql, &mut lines, token.span.start);
-            let end = offset(sql, &mut lines, token.span.end);
+            let start = offset(sql, &lines, token.span.start);
+            let end = offset(sql, &lines, token.span.end);
             let (Some(start), Some(end)) = (start, end) else {
                 return Err(self.statement_error(
                     "cannot place a parameter in the statement".into(),
@@ -496,23 +497,6 @@ impl ClickHouseDatabase {
         let mut callables = callables::allow_list(&rows);
         callables.set_relation_scope(RelationScope::ClickHouse { database: self.database.clone() });
         Ok(self.allow_list.store(callables))
-    }
-}
-
-/// Byte offsets where each line of `sql` starts.
-fn line_starts(sql: &str) -> Vec<usize> {
-    std::iter::once(0).chain(sql.match_indices('\n').map(|(at, _)| at + 1)).collect()
-}
-
-/// The byte offset of a tokenizer location (1-based line, 1-based column in characters).
-fn offset(sql: &str, lines: &mut [usize], at: sqlparser::tokenizer::Location) -> Option<usize> {
-    let start = *lines.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
-    let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
-    let rest = &sql[start..];
-    match rest.char_indices().nth(column) {
-        Some((i, _)) => Some(start + i),
-        None if rest.chars().count() == column => Some(sql.len()),
-        None => None,
     }
 }
 
@@ -721,11 +705,11 @@ mod tests {
     #[test]
     fn byte_offsets_follow_lines_and_characters() {
         let sql = "SELECT 'é'\n, $1";
-        let mut lines = line_starts(sql);
+        let lines = line_starts(sql);
         let at = |line, column| sqlparser::tokenizer::Location { line, column };
-        assert_eq!(offset(sql, &mut lines, at(2, 3)), Some(sql.find('$').unwrap_or(0)));
-        assert_eq!(offset(sql, &mut lines, at(2, 5)), Some(sql.len()));
-        assert_eq!(offset(sql, &mut lines, at(1, 9)), Some(8), "the é");
-        assert_eq!(offset(sql, &mut lines, at(1, 10)), Some(10), "after the é");
+        assert_eq!(offset(sql, &lines, at(2, 3)), Some(sql.find('$').unwrap_or(0)));
+        assert_eq!(offset(sql, &lines, at(2, 5)), Some(sql.len()));
+        assert_eq!(offset(sql, &lines, at(1, 9)), Some(8), "the é");
+        assert_eq!(offset(sql, &lines, at(1, 10)), Some(10), "after the é");
     }
 }
