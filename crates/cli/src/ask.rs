@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use schemascope_agent::graph::HistoryTurn;
 use schemascope_agent::graph::Phase;
 use schemascope_agent::llm::LlmConfig;
-use schemascope_tools::{AskParams, Services};
+use schemascope_tools::{AskParams, Recorded, Services};
 
 /// Which LLM to call (each flag overrides its environment variable).
 #[derive(clap::Args, Clone, Default)]
@@ -83,7 +83,7 @@ pub(crate) fn run(
     let mut stderr = std::io::stderr();
     let result = schemascope_tools::ask_with(
         services,
-        AskParams { source: Some(source), question, history },
+        AskParams { source: Some(source.clone()), question: question.clone(), history },
         &mut |event| {
             if event.phase == Phase::Enter {
                 let _ = writeln!(stderr, "· {}", event.current_thought);
@@ -109,7 +109,35 @@ pub(crate) fn run(
             println!("rows: {rows} (--json shows them)");
         }
     }
+    if result.success
+        && let Some(sql) = result.data.get("query").and_then(|q| q.as_str())
+    {
+        offer_to_record(services, &source, &question, sql)?;
+    }
     Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// With `--record-examples`, asks on the terminal whether the answer is right and, if the
+/// person says yes, records the question and its SQL as a verified example.
+fn offer_to_record(services: &Services, source: &str, question: &str, sql: &str) -> Result<()> {
+    let Some(file) = services.docs.record_file() else { return Ok(()) };
+    eprint!("\nIs this answer right? Record the question and its SQL in {} [y/N] ", file.display());
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    // No answer (end of input) is a no.
+    std::io::stdin().read_line(&mut answer)?;
+    if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        eprintln!("Not recorded.");
+        return Ok(());
+    }
+    let served = services.sources.get(Some(source))?;
+    match schemascope_tools::record_confirmed(&services.docs, &served, question, sql)? {
+        Recorded::Added => eprintln!("Recorded in {}.", file.display()),
+        Recorded::AlreadyKnown(place) => {
+            eprintln!("Already a verified example ({place}); nothing recorded.")
+        }
+    }
+    Ok(())
 }
 
 fn parse_history(text: &str) -> serde_json::Result<Vec<HistoryTurn>> {

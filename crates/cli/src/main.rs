@@ -323,7 +323,7 @@ enum Command {
         /// Offer only these tools, by name or toolset, comma-separated: discovery (list_sources,
         /// describe_schema, sample_data, describe_property, query_schema, validate_value,
         /// find_items), sql (search_schema_docs, get_schema_context, execute_query,
-        /// validate_query, ask), graph-style (query_graph, find_nodes, find_edges, the style,
+        /// validate_query, ask, record_example), graph-style (query_graph, find_nodes, find_edges, the style,
         /// selection and algorithm tools), graph-view (set_layout, set_dimension, set_camera,
         /// zoom_to_nodes), all; e.g. `--tools discovery,execute_query`. Others are not listed and
         /// a call to one is refused [default: every tool the sources can use].

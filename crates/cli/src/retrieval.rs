@@ -20,6 +20,12 @@ pub(crate) struct RetrievalArgs {
     /// (by default such a link is skipped with a warning).
     #[arg(long)]
     docs_follow_links: bool,
+    /// Record confirmed question → SQL pairs to FILE (TOML, opt-in): `ask` offers to record
+    /// its answer once you confirm it, and a server lists the `record_example` tool. The pairs
+    /// recorded there are verified examples of their source, as a docs directory's
+    /// `_examples.toml`.
+    #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RECORD_EXAMPLES")]
+    record_examples: Option<PathBuf>,
     /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
     /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring).
     #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RETRIEVAL_CONFIG")]
@@ -89,6 +95,7 @@ impl RetrievalArgs {
     pub(crate) fn apply(&self, services: &Services) -> Result<()> {
         services.docs.set_config(self.config()?);
         services.docs.set_follow_links(self.docs_follow_links);
+        services.docs.set_record_file(self.record_examples.clone());
         for entry in &self.docs {
             let (name, dir) = match entry.split_once('=') {
                 Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),

@@ -9,10 +9,12 @@ use schemascope_core::{TableInfo, TableKind, tokens};
 use serde::Serialize;
 
 use crate::chunk::{ChunkKind, ChunkSource};
+use crate::examples::ScoredExample;
 use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
 use crate::parse::DocOrigin;
 use crate::retrieve::{Retrieval, RetrievalMetadata, SchemaIndex, Strategy};
+use schemascope_core::display::escape_controls;
 use schemascope_core::value_index::ValueMatch;
 
 /// Names of left-out tables listed in the omission note before "and N more".
@@ -227,6 +229,7 @@ enum Section {
     Tables,
     Terms,
     Values,
+    Examples,
     Docs,
 }
 
@@ -296,9 +299,10 @@ impl SchemaIndex {
             Strategy::Focused => self.focused_blocks(retrieval),
         };
         let mut blocks = blocks;
-        if let Some(values) = values_block(&retrieval.values) {
-            // First in priority: a line or two that saves the model a guess.
-            blocks.insert(0, values);
+        // First in priority: a line or two that saves the model a guess, and the examples that
+        // show how this database answers questions like this one.
+        for (at, block) in question_blocks(retrieval).into_iter().enumerate() {
+            blocks.insert(at, block);
         }
         let fitted = fit(&heading, &blocks, max_tokens, exact);
         // The metadata names the tables the text shows, not those the budget left out.
@@ -329,25 +333,26 @@ impl SchemaIndex {
     }
 
     /// Tokens of the focused context of `retrieval` without a budget, to decide whether
-    /// focusing is worth it, and the tokens of the values block both contexts show. The size is
-    /// estimated from the blocks and counted exactly when `threshold(values tokens)`, the size
-    /// the decision turns on, is within [`ESTIMATE_MARGIN`] of the estimate.
+    /// focusing is worth it, and the tokens of the blocks both contexts show (the values the
+    /// question names, the examples like it). The size is estimated from the blocks and
+    /// counted exactly when `threshold(shared tokens)`, the size the decision turns on, is
+    /// within [`ESTIMATE_MARGIN`] of the estimate.
     pub(crate) fn focused_tokens(
         &self,
         retrieval: &Retrieval<'_>,
         threshold: impl Fn(usize) -> usize,
     ) -> (usize, usize) {
         let (heading, mut blocks) = self.focused_blocks(retrieval);
-        let values = values_block(&retrieval.values);
-        let values_tokens = values.as_ref().map_or(0, |v| v.tokens);
-        blocks.extend(values);
+        let shared = question_blocks(retrieval);
+        let shared_tokens = shared.iter().map(|b| b.tokens).sum();
+        blocks.extend(shared);
         let shown = blocks.iter().filter(|b| b.table.is_some()).count();
         let estimate =
             tokens::count(&heading.text(shown)) + blocks.iter().map(|b| b.tokens).sum::<usize>();
-        if estimate.abs_diff(threshold(values_tokens)) > ESTIMATE_MARGIN {
-            return (estimate, values_tokens);
+        if estimate.abs_diff(threshold(shared_tokens)) > ESTIMATE_MARGIN {
+            return (estimate, shared_tokens);
         }
-        (fit(&heading, &blocks, None, true).tokens, values_tokens)
+        (fit(&heading, &blocks, None, true).tokens, shared_tokens)
     }
 
     /// Blocks of a focused context in priority order, which is the reverse of the order a
@@ -410,6 +415,43 @@ impl SchemaIndex {
             blocks,
         )
     }
+}
+
+/// The blocks a question brings to either context, in priority order: the values it names and
+/// the verified examples like it.
+fn question_blocks(retrieval: &Retrieval<'_>) -> Vec<Block<'static>> {
+    values_block(&retrieval.values).into_iter().chain(examples_block(&retrieval.examples)).collect()
+}
+
+/// "## Verified examples": each example's question and its SQL in a fenced block, or `None`
+/// when no example is like the question.
+fn examples_block(examples: &[ScoredExample<'_>]) -> Option<Block<'static>> {
+    if examples.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "## Verified examples\nQuestions like this one that a person confirmed, with the SQL that answers each:\n",
+    );
+    for found in examples {
+        let example = found.example;
+        // Each line escaped on its own: the SQL keeps its lines, and nothing hidden reaches
+        // the prompt.
+        let sql = example
+            .sql
+            .lines()
+            .map(|line| escape_controls(&line.replace('\t', "    ")))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let longest = sql.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        text.push_str(&format!(
+            "\nQ: {}\n{fence}sql\n{sql}\n{fence}\n",
+            escape_controls(&example.question)
+        ));
+    }
+    let text = text.trim_end().to_string();
+    let tokens = tokens::count(&text);
+    Some(Block::plain(Section::Examples, Cow::Owned(text), tokens, Role::Doc))
 }
 
 /// "## Values the question names" with one line per stored value (`Genre.Name has 'Bossa
@@ -707,9 +749,14 @@ fn print(heading: &Heading, blocks: &[Block<'_>], shown: &[Shown], names: bool) 
     let shown_tables =
         blocks.iter().zip(shown).filter(|(b, s)| b.table.is_some() && **s != Shown::Not).count();
     let mut out = heading.text(shown_tables);
-    for section in
-        [Section::Overview, Section::Tables, Section::Terms, Section::Values, Section::Docs]
-    {
+    for section in [
+        Section::Overview,
+        Section::Tables,
+        Section::Terms,
+        Section::Values,
+        Section::Examples,
+        Section::Docs,
+    ] {
         let mut first = true;
         for (block, form) in
             blocks.iter().zip(shown).filter(|(b, s)| **s != Shown::Not && b.section == section)
@@ -763,6 +810,12 @@ fn note(blocks: &[Block<'_>], shown: &[Shown], names: bool) -> String {
     let mut left_out: Vec<String> = tables(Shortened::Omitted).into_iter().collect();
     if blocks.iter().zip(shown).any(|(b, s)| *s == Shown::Not && b.section == Section::Overview) {
         left_out.push("the database overview".to_string());
+    }
+    if blocks.iter().zip(shown).any(|(b, s)| *s == Shown::Not && b.section == Section::Examples) {
+        left_out.push("the verified examples".to_string());
+    }
+    if blocks.iter().zip(shown).any(|(b, s)| *s == Shown::Not && b.section == Section::Terms) {
+        left_out.push("the business terms".to_string());
     }
     if omitted_chunks > 0 {
         left_out.push(format!(

@@ -36,6 +36,7 @@ pub mod chunk;
 pub mod config;
 pub mod context;
 pub mod eval;
+pub mod examples;
 pub mod fingerprint;
 pub mod generate;
 mod inline;
@@ -44,6 +45,7 @@ pub mod parse;
 pub mod retrieve;
 pub mod semantic;
 mod table_numbers;
+mod toml_file;
 pub use schemascope_core::terms as tokenize;
 
 pub use bm25::{Bm25Index, Bm25Params, Hit, Scoring, Scratch};

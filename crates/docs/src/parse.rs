@@ -50,6 +50,9 @@ pub struct ParsedDocs {
     /// The business terms, metrics and relationships file, when there is one.
     #[serde(skip)]
     pub semantic: Option<crate::semantic::SemanticFile>,
+    /// The verified examples, in file order (not yet checked against the database).
+    #[serde(skip)]
+    pub examples: Vec<crate::examples::Example>,
 }
 
 impl ParsedDocs {
@@ -184,7 +187,8 @@ pub struct RelationshipsDoc {
     pub text: String,
 }
 
-/// Parses every file; `_index.md` is the overview, every other file one table.
+/// Parses every file: `_index.md` is the overview, `_semantic.toml` the business terms,
+/// `_examples.toml` and `_examples/*.sql` the verified examples, every other file one table.
 pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs, Vec<DocWarning>) {
     let mut docs = ParsedDocs::default();
     let mut warnings = Vec::new();
@@ -197,6 +201,19 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
             let (semantic, problems) = crate::semantic::parse_semantic(name, text);
             docs.semantic = semantic.or(docs.semantic);
             warnings.extend(problems);
+            continue;
+        }
+        if base.eq_ignore_ascii_case(crate::examples::EXAMPLES_FILE) {
+            let (examples, problems) = crate::examples::parse_examples(name, text);
+            docs.examples.extend(examples);
+            warnings.extend(problems);
+            continue;
+        }
+        if is_example_sql(name) {
+            match crate::examples::parse_example_sql(name, text) {
+                Ok(example) => docs.examples.push(example),
+                Err(w) => warnings.push(w),
+            }
             continue;
         }
         if base.eq_ignore_ascii_case(INDEX_FILE) {
@@ -224,6 +241,15 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
         }
     }
     (docs, warnings)
+}
+
+/// True for `_examples/<name>.sql`: one verified example (see [`crate::examples`]).
+fn is_example_sql(name: &str) -> bool {
+    let Some((dir, file)) = name.rsplit_once(['/', '\\']) else { return false };
+    let dir = dir.rsplit(['/', '\\']).next().unwrap_or(dir);
+    dir.eq_ignore_ascii_case(crate::examples::EXAMPLES_DIR)
+        && file.len() > 4
+        && file.get(file.len() - 4..).is_some_and(|ext| ext.eq_ignore_ascii_case(".sql"))
 }
 
 /// Parses one table file. Non-fatal findings go to `warnings`; a fatal one is the error.

@@ -15,6 +15,9 @@ use crate::bm25::{Bm25Index, Hit, Scratch};
 use crate::chunk::{Chunk, build_chunks};
 use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema, semantic_block};
+use crate::examples::{
+    Example, ExampleIndex, MAX_EXAMPLES_SHOWN, STRONG_SIMILARITY, ScoredExample,
+};
 use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocOrigin, DocWarning, ParsedDocs};
@@ -30,7 +33,7 @@ const FK_COHERENCE: f64 = 0.15;
 /// Most chunks one retrieval returns, whatever `top_k` asks.
 pub const MAX_TOP_K: usize = 50;
 /// Most question terms retrieval looks at.
-const MAX_QUESTION_TERMS: usize = 256;
+pub(crate) const MAX_QUESTION_TERMS: usize = 256;
 /// Most stored values a context names.
 pub const MAX_VALUES_SHOWN: usize = 8;
 
@@ -125,6 +128,9 @@ pub struct Retrieval<'a> {
     /// Stored values the question names (from the value index, whatever the strategy).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueMatch>,
+    /// The verified examples most like the question, best first (whatever the strategy).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<ScoredExample<'a>>,
 }
 
 impl Retrieval<'_> {
@@ -198,12 +204,15 @@ pub struct SchemaIndex {
     pub(crate) terms: Option<String>,
     /// The stored text values, when the source's were read.
     pub(crate) values: Option<Arc<ValueIndex>>,
+    /// The verified examples.
+    pub(crate) examples: ExampleIndex,
 }
 
 impl SchemaIndex {
     /// Chunks the docs (every catalog table gets chunks, documented or not), indexes them, and
     /// formats each table's structure once for later contexts. Returns warnings about docs for
-    /// tables the catalog lacks.
+    /// tables the catalog lacks. The docs' verified examples are all taken as given: the caller
+    /// keeps only those that still validate on the database.
     pub fn build(
         catalog: Catalog,
         docs: ParsedDocs,
@@ -233,6 +242,7 @@ impl SchemaIndex {
             .map(|file| semantic_block(&file.resolve(&catalog).0))
             .filter(|text| !text.is_empty());
         let full_tokens = count_full_schema(&blocks, overview, terms.as_deref());
+        let examples = ExampleIndex::build(docs.examples, &catalog);
         (
             Self {
                 catalog,
@@ -245,6 +255,7 @@ impl SchemaIndex {
                 full_tokens,
                 terms,
                 values: None,
+                examples,
             },
             warnings,
         )
@@ -281,6 +292,11 @@ impl SchemaIndex {
     /// The configuration in force.
     pub fn config(&self) -> &RetrievalConfig {
         &self.config
+    }
+
+    /// The verified examples in use.
+    pub fn examples(&self) -> &[Example] {
+        self.examples.examples()
     }
 
     /// The database overview from `_index.md`.
@@ -328,8 +344,9 @@ impl SchemaIndex {
     ) -> Retrieval<'_> {
         let mut retrieval = self.decide(question, top_k, max_tokens);
         if retrieval.strategy != Strategy::Focused {
-            // A focused retrieval has its values already: they were part of its size.
-            self.add_values(&mut retrieval, question);
+            // A focused retrieval has its values and examples already: they were part of its
+            // size.
+            self.add_question_matches(&mut retrieval, question);
         }
         if matches!(retrieval.strategy, Strategy::Full(_))
             && max_tokens.is_some_and(|budget| self.full_tokens > budget)
@@ -344,21 +361,32 @@ impl SchemaIndex {
         retrieval
     }
 
-    /// The values the question names, and — for a focused context — their tables: one whose
-    /// whole value the question spells out is retrieved, the others are shown beside.
-    fn add_values<'a>(&'a self, retrieval: &mut Retrieval<'a>, question: &str) {
-        let Some(values) = &self.values else { return };
-        retrieval.values = values.matches(question, MAX_VALUES_SHOWN);
+    /// The values the question names and the verified examples most like it, and — for a
+    /// focused context — their tables: one whose whole value the question spells out, or that
+    /// a close example queries, is retrieved; the others are shown beside.
+    fn add_question_matches<'a>(&'a self, retrieval: &mut Retrieval<'a>, question: &str) {
+        if let Some(values) = &self.values {
+            retrieval.values = values.matches(question, MAX_VALUES_SHOWN);
+        }
+        retrieval.examples = self.examples.similar(question, MAX_EXAMPLES_SHOWN);
         if retrieval.strategy != Strategy::Focused {
             return;
         }
-        for found in &retrieval.values {
-            let Some(table) = self.catalog.table(&found.table) else { continue };
+        let found = retrieval
+            .values
+            .iter()
+            .map(|v| (v.table.as_str(), v.whole))
+            .chain(retrieval.examples.iter().flat_map(|e| {
+                e.tables.iter().map(|t| (t.as_str(), e.similarity >= STRONG_SIMILARITY))
+            }))
+            .collect::<Vec<_>>();
+        for (table, own) in found {
+            let Some(table) = self.catalog.table(table) else { continue };
             let name = table.name.as_str();
             if retrieval.tables.contains(&name) || retrieval.expanded_tables.contains(&name) {
                 continue;
             }
-            if found.whole {
+            if own {
                 retrieval.tables.push(name);
             } else {
                 retrieval.expanded_tables.push(name);
@@ -383,6 +411,7 @@ impl SchemaIndex {
             avg_relevance: 0.0,
             confidence: 0.0,
             values: Vec::new(),
+            examples: Vec::new(),
         };
         if !config.enabled {
             return full(FullReason::Disabled);
@@ -410,9 +439,9 @@ impl SchemaIndex {
             return weak;
         }
         let mut focused = self.focused(chunks, confidence);
-        // The values the question names come with either context (and may add tables to the
-        // focused one): both sizes count them.
-        self.add_values(&mut focused, question);
+        // The values the question names and the examples like it come with either context (and
+        // may add tables to the focused one): both sizes count them.
+        self.add_question_matches(&mut focused, question);
         let max_share = config.max_focused_share;
         let threshold = |values: usize| (max_share * (self.full_tokens + values) as f64) as usize;
         let (focused_tokens, values_tokens) = self.focused_tokens(&focused, threshold);
@@ -456,6 +485,7 @@ impl SchemaIndex {
             avg_relevance,
             confidence,
             values: Vec::new(),
+            examples: Vec::new(),
         }
     }
 

@@ -28,6 +28,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::parse::DocWarning;
+use crate::toml_file::{TomlFile, line_of, read_toml, warning};
 
 /// The semantic file's name in a docs directory.
 pub const SEMANTIC_FILE: &str = "_semantic.toml";
@@ -155,71 +156,29 @@ impl Semantic {
 
 /// A semantic file read but not yet checked against a catalog.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SemanticFile {
-    file: String,
-    text: String,
-    /// The file read whole, or section by section when some sections are wrong: each part
-    /// with the byte offset its spans count from.
-    parts: Vec<(usize, File)>,
-}
+pub struct SemanticFile(TomlFile<File>);
 
 /// Reads `text` (the file `file`): the file, and a warning with its line for every section that
 /// is not valid (an unknown key, a missing or mistyped field), which is left out. A file that is
 /// not TOML at all is skipped with a warning.
 pub fn parse_semantic(file: &str, text: &str) -> (Option<SemanticFile>, Vec<DocWarning>) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let semantic = |parts| SemanticFile { file: file.to_string(), text: text.to_string(), parts };
-    if let Err(error) = toml::from_str::<toml::Table>(text) {
-        let line = error.span().map_or(0, |span| line_of(text, span.start));
-        let message = format!("{}; file skipped", error.message().trim());
-        return (None, vec![warning(file, line, message, true)]);
-    }
-    if let Ok(whole) = toml::from_str::<File>(text) {
-        return (Some(semantic(vec![(0, whole)])), Vec::new());
-    }
-    // Some section is wrong: read each on its own, keep the good ones, say the others.
-    let mut parts = Vec::new();
-    let mut warnings = Vec::new();
-    for range in sections(text) {
-        let piece = &text[range.clone()];
-        match toml::from_str::<File>(piece) {
-            Ok(part) => parts.push((range.start, part)),
-            Err(error) => {
-                let at = range.start + error.span().map_or(0, |span| span.start);
-                let message = format!("{}; this section is left out", error.message().trim());
-                warnings.push(warning(file, line_of(text, at), message, false));
-            }
-        }
-    }
-    (Some(semantic(parts)), warnings)
-}
-
-/// Byte ranges of `text` split before every line that starts a table header (`[[term]]`,
-/// `[x]`): the part before the first header, then one per header.
-fn sections(text: &str) -> Vec<std::ops::Range<usize>> {
-    let mut starts = vec![0];
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if at > 0 && line.trim_start().starts_with('[') {
-            starts.push(at);
-        }
-        at += line.len();
-    }
-    starts.push(text.len());
-    starts.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect()
+    let (read, warnings) = read_toml(file, text);
+    (read.map(SemanticFile), warnings)
 }
 
 impl SemanticFile {
     /// What the file says that `catalog` confirms, and a warning with its line for the rest.
     pub fn resolve(&self, catalog: &Catalog) -> (Semantic, Vec<DocWarning>) {
-        let (file, text) = (self.file.as_str(), self.text.as_str());
+        let read = &self.0;
+        let (file, text) = (read.file.as_str(), read.text.as_str());
         let mut warnings = Vec::new();
         let mut semantic = Semantic { file: file.to_string(), ..Semantic::default() };
         let terms: Vec<(usize, &Spanned<TermEntry>)> =
-            self.parts.iter().flat_map(|(at, f)| f.term.iter().map(move |e| (*at, e))).collect();
+            read.parts.iter().flat_map(|(at, f)| f.term.iter().map(move |e| (*at, e))).collect();
         let metrics: Vec<(usize, &Spanned<MetricEntry>)> =
-            self.parts.iter().flat_map(|(at, f)| f.metric.iter().map(move |e| (*at, e))).collect();
+            read.parts.iter().flat_map(|(at, f)| f.metric.iter().map(move |e| (*at, e))).collect();
         let relationships: Vec<(usize, &Spanned<RelationshipEntry>)> = self
+            .0
             .parts
             .iter()
             .flat_map(|(at, f)| f.relationship.iter().map(move |e| (*at, e)))
@@ -278,7 +237,7 @@ impl SemanticFile {
         for &(at, entry) in metrics.iter().take(MAX_ENTRIES) {
             let metric = entry.get_ref();
             let tables: Vec<String> = if metric.tables.is_empty() {
-                referenced_tables(catalog, &metric.sql)
+                crate::examples::mentioned_tables(catalog, &metric.sql)
             } else {
                 metric
                     .tables
@@ -354,32 +313,8 @@ fn find_target(catalog: &Catalog, name: &str) -> Option<Target> {
     Some(Target { table: table.name.clone(), column: Some(column.name.clone()) })
 }
 
-/// The catalog tables `sql` names as `Table.column` (or alone), in catalog order.
-fn referenced_tables(catalog: &Catalog, sql: &str) -> Vec<String> {
-    let words: Vec<String> = sql
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.split('.').next().unwrap_or_default().to_ascii_lowercase())
-        .collect();
-    catalog
-        .tables
-        .iter()
-        .filter(|t| words.iter().any(|w| *w == t.name.to_ascii_lowercase()))
-        .map(|t| t.name.clone())
-        .collect()
-}
-
 fn non_empty(text: Option<&str>) -> Option<String> {
     text.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string)
-}
-
-/// 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
-}
-
-fn warning(file: &str, line: usize, message: String, file_skipped: bool) -> DocWarning {
-    DocWarning { file: file.to_string(), line, message, file_skipped }
 }
 
 #[cfg(test)]

@@ -77,6 +77,9 @@ pub const VALIDATE_QUERY: &str = "Check a query without running it: one read-onl
 /// `ask`.
 pub const ASK: &str = "Answer a question over a source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows.";
 
+/// `record_example`.
+pub const RECORD_EXAMPLE: &str = "Record a question and the SQL that answered it as a verified example, shown with similar questions from then on. Only after the user confirmed the answer is right. The SQL is validated first.";
+
 /// `query_graph`.
 pub const QUERY_GRAPH: &str = "The graph session's state: a summary (counts, layout, styles, selection, algorithms run), the view (camera, 2D/3D), the layout, or all. Check the view before changing it.";
 

@@ -40,31 +40,27 @@ pub(crate) struct DirWatch {
 }
 
 impl DirWatch {
-    /// Watches `dir` from now on (no directory: nothing ever changes); `None` when no watch can
-    /// be had (see the module's notes).
-    pub(crate) fn start(dir: Option<&Path>) -> Option<Self> {
-        let Some(dir) = dir else {
-            return Some(Self {
-                dir: None,
-                identity: None,
-                #[cfg(target_os = "linux")]
-                events: None,
-                started: Instant::now(),
-                changed: false,
-            });
-        };
-        let identity = identity(dir);
+    /// Watches `dir` from now on (no directory: nothing ever changes), and the directories
+    /// `also` (the examples directory inside it, the one holding the recorded examples): a
+    /// change in any of them is a change. One of `also` that does not exist is not watched (its
+    /// creation inside `dir` is seen). `None` when no watch can be had (see the module's notes).
+    pub(crate) fn start(dir: Option<&Path>, also: &[PathBuf]) -> Option<Self> {
+        let identity = dir.and_then(identity);
         #[cfg(target_os = "linux")]
-        let events = match identity {
-            None => None,
-            Some(_) => Some(inotify_watch(dir)?),
+        let events = {
+            let watched: Vec<&Path> = identity
+                .and(dir)
+                .into_iter()
+                .chain(also.iter().map(PathBuf::as_path).filter(|p| p.is_dir()))
+                .collect();
+            if watched.is_empty() { None } else { Some(inotify_watch(&watched)?) }
         };
         #[cfg(not(target_os = "linux"))]
-        if identity.is_some() {
+        if identity.is_some() || !also.is_empty() {
             return None;
         }
         Some(Self {
-            dir: Some(dir.to_path_buf()),
+            dir: dir.map(Path::to_path_buf),
             identity,
             #[cfg(target_os = "linux")]
             events,
@@ -76,12 +72,21 @@ impl DirWatch {
     /// True when nothing in the directory can have changed since the watch started. A `false`
     /// is final: the caller reads the directory again under a new watch.
     pub(crate) fn unchanged(&mut self) -> bool {
-        let Some(dir) = &self.dir else { return true };
-        self.changed = self.changed
-            || self.started.elapsed() >= RECHECK
-            || identity(dir) != self.identity
-            || self.event_queued();
+        if self.dir.is_none() && !self.watches() {
+            return true;
+        }
+        let moved = self.dir.as_deref().is_some_and(|dir| identity(dir) != self.identity);
+        self.changed =
+            self.changed || self.started.elapsed() >= RECHECK || moved || self.event_queued();
         !self.changed
+    }
+
+    /// True when the kernel watches something for it.
+    fn watches(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.events.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
     }
 
     /// Whether the kernel queued an event since the last look.
@@ -103,9 +108,9 @@ impl DirWatch {
     }
 }
 
-/// An inotify instance watching every change of `dir`'s entries and of `dir` itself.
+/// An inotify instance watching every change of the entries of `dirs` and of each itself.
 #[cfg(target_os = "linux")]
-fn inotify_watch(dir: &Path) -> Option<inotify::Inotify> {
+fn inotify_watch(dirs: &[&Path]) -> Option<inotify::Inotify> {
     use inotify::WatchMask;
     let events = inotify::Inotify::init().ok()?;
     let mask = WatchMask::MODIFY
@@ -118,7 +123,9 @@ fn inotify_watch(dir: &Path) -> Option<inotify::Inotify> {
         | WatchMask::DELETE_SELF
         | WatchMask::MOVE_SELF
         | WatchMask::ONLYDIR;
-    events.watches().add(dir, mask).ok()?;
+    for dir in dirs {
+        events.watches().add(dir, mask).ok()?;
+    }
     Some(events)
 }
 
@@ -143,7 +150,7 @@ mod tests {
             },
         ];
         for (i, change) in changes.iter().enumerate() {
-            let mut watch = DirWatch::start(Some(dir.path())).expect("a watch");
+            let mut watch = DirWatch::start(Some(dir.path()), &[]).expect("a watch");
             assert!(watch.unchanged(), "change {i}: nothing happened yet");
             change();
             assert!(!watch.unchanged(), "change {i} is seen by the next call");
@@ -155,22 +162,22 @@ mod tests {
     fn a_directory_replaced_or_created_at_its_path_is_a_change() {
         let parent = tempfile::tempdir().expect("tempdir");
         let dir = parent.path().join("docs");
-        let mut missing = DirWatch::start(Some(&dir)).expect("a watch on a missing directory");
+        let mut missing = DirWatch::start(Some(&dir), &[]).expect("a watch on a missing directory");
         assert!(missing.unchanged());
         std::fs::create_dir(&dir).expect("mkdir");
         assert!(!missing.unchanged(), "created");
-        let mut watch = DirWatch::start(Some(&dir)).expect("a watch");
+        let mut watch = DirWatch::start(Some(&dir), &[]).expect("a watch");
         std::fs::rename(&dir, parent.path().join("old")).expect("mv");
         std::fs::create_dir(&dir).expect("mkdir");
         assert!(!watch.unchanged(), "replaced");
-        assert!(DirWatch::start(None).expect("no directory").unchanged());
+        assert!(DirWatch::start(None, &[]).expect("no directory").unchanged());
     }
 
     #[test]
     fn reading_the_directory_is_no_change() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("Album.md"), "# Table: Album\n").expect("write");
-        let mut watch = DirWatch::start(Some(dir.path())).expect("a watch");
+        let mut watch = DirWatch::start(Some(dir.path()), &[]).expect("a watch");
         let _ = std::fs::read_dir(dir.path()).expect("list").count();
         let _ = std::fs::read_to_string(dir.path().join("Album.md")).expect("read");
         assert!(watch.unchanged());

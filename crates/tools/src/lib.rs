@@ -40,6 +40,7 @@ pub mod tool_table;
 pub mod toolsets;
 mod validation;
 mod value_lookup;
+pub mod verified_examples;
 
 pub use describe::{BASE_PROMPT, describe_schema, schema_markdown, system_prompt};
 pub use discover::discover_instances;
@@ -59,3 +60,4 @@ pub use sample::sample_data;
 pub use schema_docs::{generate_schema_docs, get_schema_context, search_schema_docs};
 pub use services::Services;
 pub use sources::Sources;
+pub use verified_examples::{Recorded, record_confirmed, record_example};

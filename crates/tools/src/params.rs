@@ -303,6 +303,19 @@ pub struct ValidateQueryParams {
     pub question: Option<String>,
 }
 
+/// Parameters of `record_example`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordExampleParams {
+    /// Source name (a SQL source; optional when only one source is served).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The question, as the user asked it.
+    pub question: String,
+    /// The SQL whose answer the user confirmed.
+    pub sql: String,
+}
+
 /// Parameters of `ask`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

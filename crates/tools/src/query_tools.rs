@@ -132,6 +132,17 @@ fn check(
 ) -> Result<ValidationReport, ToolError> {
     let query = Query::from_json(query.clone())
         .map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
+    check_with_values(source, catalog, value_index_of(docs, source), &query, question)
+}
+
+/// [`check`] with the value index given (`None`: the profiles' values alone).
+pub(crate) fn check_with_values(
+    source: &Source,
+    catalog: &Catalog,
+    index: Option<Arc<ValueIndex>>,
+    query: &Query,
+    question: Option<&str>,
+) -> Result<ValidationReport, ToolError> {
     let Some(database) = &source.database else {
         return Err(ToolError::InvalidParams(format!(
             "source `{}` is not a SQL database",
@@ -140,12 +151,12 @@ fn check(
     };
     let values = SourceValues {
         profiles: ProfileValues::new(profiles(source)),
-        index: value_index_of(docs, source),
+        index,
         database: &**database,
         catalog,
         probes: Default::default(),
     };
-    validate_on_database(&**database, catalog, &values, &query, question)
+    validate_on_database(&**database, catalog, &values, query, question)
 }
 
 /// validate_query.

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
+use schemascope_docs::examples::{EXAMPLES_DIR, EXAMPLES_FILE, parse_examples};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
 use schemascope_docs::{
     ColumnNotes, DocWarning, RetrievalConfig, SchemaIndex, input_fingerprint, parse_docs,
@@ -24,6 +25,7 @@ use crate::docs_watch::DirWatch;
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::sources::Sources;
+use crate::verified_examples::read_recorded;
 
 /// Tables up to this many rows lend their value domains to the index (profiling them is cheap);
 /// larger ones do once profiled for another reason.
@@ -44,6 +46,9 @@ pub struct Docs {
     /// under an older value is checked again.
     settings: AtomicU64,
     indexes: Mutex<HashMap<String, BuiltIndex>>,
+    /// The file confirmed question → SQL pairs are recorded to (`--record-examples`), whose
+    /// examples every source's index reads too.
+    record_file: Mutex<Option<PathBuf>>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,7 +79,25 @@ impl Docs {
             config: Mutex::default(),
             settings: AtomicU64::new(0),
             indexes: Mutex::default(),
+            record_file: Mutex::default(),
         }
+    }
+
+    /// Records confirmed question → SQL pairs to `path` (`None`: recording off), and reads the
+    /// examples recorded there for every source.
+    pub fn set_record_file(&self, path: Option<PathBuf>) {
+        *lock(&self.record_file) = path;
+        self.settings.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The file confirmed pairs are recorded to, when recording is on.
+    pub fn record_file(&self) -> Option<PathBuf> {
+        lock(&self.record_file).clone()
+    }
+
+    /// An example was recorded: every index reads the record file again on its next use.
+    pub(crate) fn examples_recorded(&self) {
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The sources the docs are about.
@@ -205,9 +228,15 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<DocsRead, ToolErr
         }
         let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        // The markdown docs and the business terms file.
+        if name.eq_ignore_ascii_case(EXAMPLES_DIR) && path.is_dir() {
+            let listed = example_files(&path, &mut names, &mut warnings);
+            watchable &= listed;
+            continue;
+        }
+        // The markdown docs, the business terms file and the verified examples file.
         if path.extension().and_then(|e| e.to_str()) != Some("md")
             && !name.eq_ignore_ascii_case(schemascope_docs::semantic::SEMANTIC_FILE)
+            && !name.eq_ignore_ascii_case(EXAMPLES_FILE)
         {
             continue;
         }
@@ -243,6 +272,39 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<DocsRead, ToolErr
     Ok(DocsRead { files, skipped: warnings, watchable })
 }
 
+/// Adds the `.sql` files of the examples directory `dir` to `names` as `_examples/<file>`
+/// (within [`MAX_DIR_ENTRIES`]); true when the watch on it sees every change of them.
+fn example_files(
+    dir: &Path,
+    names: &mut Vec<(String, PathBuf)>,
+    warnings: &mut Vec<DocWarning>,
+) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        warnings.push(skipped(EXAMPLES_DIR, "cannot be read; its examples were skipped".into()));
+        return true;
+    };
+    let mut watchable = true;
+    for (seen, entry) in entries.flatten().enumerate() {
+        if seen == MAX_DIR_ENTRIES {
+            warnings.push(skipped(EXAMPLES_DIR, format!("the directory has more than {MAX_DIR_ENTRIES} entries; the rest were not looked at")));
+            break;
+        }
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("sql"))
+        {
+            watchable &= watched_as_read(&entry);
+            names.push((format!("{EXAMPLES_DIR}/{name}"), path));
+        }
+    }
+    watchable
+}
+
+/// The recorded examples file as warnings name it.
+fn recorded_name(path: Option<&Path>) -> String {
+    path.map(|p| p.display().to_string()).unwrap_or_default()
+}
+
 /// Whether a change of the docs entry `entry` is one its directory's watch is told of: a
 /// regular file (or anything else the reader skips) with no other hard link.
 fn watched_as_read(entry: &std::fs::DirEntry) -> bool {
@@ -267,9 +329,28 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         return Ok(BuiltIndex { reused: true, ..built.clone() });
     }
     let dir = state.dir(source);
+    let record_file = state.record_file();
     // Started before reading: a change made while the files are read is seen by the next call.
-    let watch = DirWatch::start(dir.as_deref());
-    let DocsRead { files, skipped, watchable } = read_docs(dir.as_deref(), state.follow_links())?;
+    let also: Vec<PathBuf> = dir
+        .iter()
+        .map(|d| d.join(EXAMPLES_DIR))
+        .chain(record_file.as_deref().and_then(Path::parent).map(Path::to_path_buf))
+        .collect();
+    let watch = DirWatch::start(dir.as_deref(), &also);
+    let DocsRead { files, mut skipped, watchable } =
+        read_docs(dir.as_deref(), state.follow_links())?;
+    let recorded = match record_file.as_deref().map(read_recorded).transpose() {
+        Ok(text) => text.flatten().map(|text| (recorded_name(record_file.as_deref()), text)),
+        Err(error) => {
+            skipped.push(DocWarning {
+                file: recorded_name(record_file.as_deref()),
+                line: 0,
+                message: error.to_string(),
+                file_skipped: true,
+            });
+            None
+        }
+    };
     let watch = watch.filter(|_| watchable).map(|w| Arc::new(Mutex::new(w)));
     let config = state.config();
     // What was skipped and why is part of the input: a file that becomes readable (or stops
@@ -278,7 +359,11 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let files_print = input_fingerprint(&Catalog::default(), &files)
         ^ input_fingerprint(
             &Catalog::default(),
-            &[("config", format!("{config:?}")), ("skipped", skipped_text)],
+            &[
+                ("config", format!("{config:?}")),
+                ("skipped", skipped_text),
+                ("recorded", format!("{recorded:?}")),
+            ],
         );
     let previous = lock(&state.indexes).get(source.name()).cloned();
     // No reload since and the same docs: nothing changed, skip fingerprinting the catalog.
@@ -316,11 +401,26 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         }
     }
     let pairs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-    let (docs, parsed) = parse_docs(&pairs);
+    let (mut docs, parsed) = parse_docs(&pairs);
     let mut warnings = skipped;
     warnings.extend(parsed);
+    if let Some((name, text)) = &recorded {
+        let (examples, problems) = parse_examples(name, text);
+        docs.examples.extend(examples);
+        warnings.extend(problems);
+    }
+    let values = Arc::new(crate::column_values::value_index(source));
+    // Only the examples that still run on the database are shown to a model.
+    let (examples, stale) = crate::verified_examples::checked_examples(
+        source,
+        &catalog,
+        &values,
+        std::mem::take(&mut docs.examples),
+    );
+    docs.examples = examples;
+    warnings.extend(stale);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
-    let index = index.with_values(Arc::new(crate::column_values::value_index(source)));
+    let index = index.with_values(values);
     warnings.extend(more);
     // A call cancelled while it built (a profile or a column's values cut short) has an index
     // missing what it did not read: it is not kept for later calls, which build it again.

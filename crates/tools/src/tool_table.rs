@@ -35,6 +35,8 @@ pub enum Needs {
     AimdbWrites,
     /// Directories of AimDB instances the operator allows (`serve --aimdb-dir`).
     AimdbDirs,
+    /// A database and a file to record verified examples to (`--record-examples`).
+    ExampleRecording,
 }
 
 /// What a tool does to the world, as MCP's tool annotations say it.
@@ -326,6 +328,7 @@ pub static TOOLS: &[ToolSpec] = &[
     ),
     row!(crate::execute_query(sources), EXECUTE_QUERY, ExecuteQueryParams, READS, Database),
     row!(crate::validate_query(docs), VALIDATE_QUERY, ValidateQueryParams, READS, Database),
+    row!(crate::record_example(docs), RECORD_EXAMPLE, RecordExampleParams, ADDS, ExampleRecording),
     ToolSpec {
         name: "ask",
         description: text::ASK,
@@ -457,6 +460,7 @@ struct Offers {
     llm: bool,
     aimdb_writes: bool,
     aimdb_dirs: bool,
+    records_examples: bool,
 }
 
 fn offers(services: &Services) -> Offers {
@@ -484,6 +488,7 @@ fn offers(services: &Services) -> Offers {
             || failed_writes
             || sources.iter().any(|s| s.aimdb.is_some() && s.spec.limits.allow_writes),
         aimdb_dirs: !dirs.is_empty(),
+        records_examples: services.docs.record_file().is_some(),
     }
 }
 
@@ -509,6 +514,9 @@ impl NotListed {
                 "writes are not enabled (allow_writes, --allow-writes, --aimdb-write-dir)"
             }
             NotListed::Unusable(Needs::AimdbDirs) => "no AimDB directory allowed (--aimdb-dir)",
+            NotListed::Unusable(Needs::ExampleRecording) => {
+                "needs a database and a file to record to (--record-examples)"
+            }
             NotListed::Unusable(Needs::AnySource | Needs::WebView) => "the web view's own",
             NotListed::NotChosen => "not chosen (--tools / tools = [...])",
         }
@@ -558,6 +566,7 @@ fn why_not(offers: &Offers, services: &Services, spec: &ToolSpec) -> Option<NotL
         Needs::Graph => offers.graph,
         Needs::AimdbWrites => offers.aimdb_writes,
         Needs::AimdbDirs => offers.aimdb_dirs,
+        Needs::ExampleRecording => offers.database && offers.records_examples,
         Needs::WebView => false,
     };
     if !usable {

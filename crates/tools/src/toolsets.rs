@@ -40,6 +40,7 @@ pub const TOOLSETS: &[Toolset] = &[
             "execute_query",
             "validate_query",
             "ask",
+            "record_example",
         ],
     },
     Toolset {

@@ -456,7 +456,7 @@ fn a_budget_cuts_the_overview_then_value_notes_then_docs_then_tables() {
         assert!(context.tokens <= budget, "{budget}: {}", context.tokens);
         if !text.contains("A digital media store") {
             overview.get_or_insert(budget);
-            assert!(text.contains("the database overview._"), "{budget}: {text}");
+            assert!(text.contains("the database overview"), "{budget}: {text}");
         }
         if !context.compact_tables.is_empty() {
             notes.get_or_insert(budget);

@@ -39,3 +39,4 @@ mod sql_files;
 mod sql_tools;
 mod tool_list;
 mod value_index;
+mod verified_examples;

@@ -111,6 +111,10 @@ fn greedy_arguments(tool: &str) -> Vec<Value> {
             json!({"source": "big", "query": format!("SELECT {} FROM big", vec!["nope"; 5000].join(", "))}),
         ],
         "ask" => vec![json!({"source": "big", "question": "how many rows?"})],
+        "record_example" => vec![
+            json!({"source": "big", "question": "q".repeat(20_000), "sql": "SELECT 1"}),
+            json!({"source": "big", "question": "every name", "sql": format!("SELECT {} FROM big", vec!["nope"; 5000].join(", "))}),
+        ],
         "query_graph" => {
             vec![json!({"source": "g", "query": "all"}), json!({"source": "g", "query": "summary"})]
         }
