@@ -398,6 +398,8 @@ enum Command {
         #[arg(long)]
         question: Option<String>,
         #[command(flatten)]
+        retrieval: RetrievalArgs,
+        #[command(flatten)]
         output: Output,
     },
     /// Run one read-only SQL statement on a SQL source (execute_query).
@@ -1063,8 +1065,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let max_bytes = output.max_result_bytes.unwrap_or(tools::cap::DEFAULT_MAX_RESULT_BYTES);
             ask::run(&services, name, question, history, output.json, max_bytes)?
         }
-        Command::ValidateQuery { source, query, question, output } => {
+        Command::ValidateQuery { source, query, question, retrieval, output } => {
             let (services, name) = one_source(&source)?;
+            retrieval.apply(&services)?;
             let text = read_raw(&query)?;
             // A JSON object is a structured query; anything else is SQL text.
             let query = match serde_json::from_str::<Value>(&text) {

@@ -94,9 +94,25 @@ impl Chunk {
     }
 }
 
-/// Chunks for every catalog table (from its docs where they exist, from the catalog otherwise) and
-/// for documented tables the catalog lacks (with a warning: the docs may be stale).
+/// Chunks for every catalog table (from its docs where they exist, from the catalog otherwise),
+/// for documented tables the catalog lacks (with a warning: the docs may be stale), and for the
+/// semantic file's entries the catalog confirms.
 pub fn build_chunks(
+    catalog: &Catalog,
+    docs: &ParsedDocs,
+    notes: &ColumnNotes,
+) -> (Vec<Chunk>, Vec<DocWarning>) {
+    let (mut chunks, mut warnings) = table_chunks(catalog, docs, notes);
+    if let Some(file) = &docs.semantic {
+        let (semantic, problems) = file.resolve(catalog);
+        warnings.extend(problems);
+        add_semantic_chunks(catalog, &semantic, &mut chunks);
+    }
+    (chunks, warnings)
+}
+
+/// [`build_chunks`] without the semantic file's.
+pub(crate) fn table_chunks(
     catalog: &Catalog,
     docs: &ParsedDocs,
     notes: &ColumnNotes,
@@ -141,22 +157,13 @@ pub fn build_chunks(
             builder.add_doc_chunks(doc, None, notes);
         }
     }
-    if let Some(file) = &docs.semantic {
-        let (semantic, problems) = file.resolve(catalog);
-        warnings.extend(problems);
-        add_semantic_chunks(catalog, &names, &semantic, &mut chunks);
-    }
     (chunks, warnings)
 }
 
 /// One chunk per term and metric of the semantic file (under the first table each names, its
 /// words as keywords) and one per relationship (under its referring table).
-fn add_semantic_chunks(
-    catalog: &Catalog,
-    names: &TableNames<'_>,
-    semantic: &Semantic,
-    chunks: &mut Vec<Chunk>,
-) {
+pub(crate) fn add_semantic_chunks(catalog: &Catalog, semantic: &Semantic, chunks: &mut Vec<Chunk>) {
+    let names = &TableNames::new(catalog);
     let source = || ChunkSource::Docs(semantic.file.clone());
     for term in &semantic.terms {
         let Some(first) = term.means.first() else { continue };

@@ -12,7 +12,7 @@ use schemascope_core::value_index::{ValueIndex, ValueMatch};
 use serde::Serialize;
 
 use crate::bm25::{Bm25Index, Hit, Scratch};
-use crate::chunk::{Chunk, build_chunks};
+use crate::chunk::{Chunk, add_semantic_chunks, table_chunks};
 use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema, semantic_block};
 use crate::examples::{
@@ -21,6 +21,7 @@ use crate::examples::{
 use crate::inline::InlineDoc;
 use crate::notes::ColumnNotes;
 use crate::parse::{DatabaseDoc, DocOrigin, DocWarning, ParsedDocs};
+use crate::semantic::Semantic;
 use crate::table_numbers::TableNumbers;
 use schemascope_core::terms::{compound_parts, is_content_term, question_weight, tokenize};
 
@@ -202,6 +203,8 @@ pub struct SchemaIndex {
     pub(crate) full_tokens: usize,
     /// The semantic file's terms, metrics and relationships as one block, when it has any.
     pub(crate) terms: Option<String>,
+    /// What the semantic file says that the catalog confirms.
+    semantic: Option<Semantic>,
     /// The stored text values, when the source's were read.
     pub(crate) values: Option<Arc<ValueIndex>>,
     /// The verified examples.
@@ -219,7 +222,13 @@ impl SchemaIndex {
         notes: &ColumnNotes,
         config: RetrievalConfig,
     ) -> (Self, Vec<DocWarning>) {
-        let (chunks, warnings) = build_chunks(&catalog, &docs, notes);
+        let (mut chunks, mut warnings) = table_chunks(&catalog, &docs, notes);
+        let semantic = docs.semantic.as_ref().map(|file| {
+            let (semantic, problems) = file.resolve(&catalog);
+            warnings.extend(problems);
+            add_semantic_chunks(&catalog, &semantic, &mut chunks);
+            semantic
+        });
         let terms = chunk_terms(&chunks);
         let bm25 = Bm25Index::build(&terms, config.bm25());
         let tables = TableNumbers::new(&catalog, &chunks);
@@ -236,11 +245,7 @@ impl SchemaIndex {
             .as_ref()
             .filter(|db| db.origin != DocOrigin::Generated && !db.text.is_empty())
             .map(|db| db.text.split("\n\n").next().unwrap_or_default());
-        let terms = docs
-            .semantic
-            .as_ref()
-            .map(|file| semantic_block(&file.resolve(&catalog).0))
-            .filter(|text| !text.is_empty());
+        let terms = semantic.as_ref().map(semantic_block).filter(|text: &String| !text.is_empty());
         let full_tokens = count_full_schema(&blocks, overview, terms.as_deref());
         let examples = ExampleIndex::build(docs.examples, &catalog);
         (
@@ -254,6 +259,7 @@ impl SchemaIndex {
                 blocks,
                 full_tokens,
                 terms,
+                semantic,
                 values: None,
                 examples,
             },
@@ -292,6 +298,12 @@ impl SchemaIndex {
     /// The configuration in force.
     pub fn config(&self) -> &RetrievalConfig {
         &self.config
+    }
+
+    /// The business terms, metrics and relationships of the semantic file that the catalog
+    /// confirms, when there is one.
+    pub fn semantic(&self) -> Option<&Semantic> {
+        self.semantic.as_ref()
     }
 
     /// The verified examples in use.

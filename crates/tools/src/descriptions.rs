@@ -72,7 +72,7 @@ pub const GET_SCHEMA_CONTEXT: &str = "The schema to write a query for a question
 pub const EXECUTE_QUERY: &str = "Run one read-only SQL statement (on a database, a table file or the collections held in memory): columns, their types and rows (`truncated` when cut at `max_rows` or `max_bytes`). A failure's `class` says whether to fix the query (syntax) or not to retry it (refused, timeout, auth, resource).";
 
 /// `validate_query`.
-pub const VALIDATE_QUERY: &str = "Check a query without running it: one read-only statement; tables, columns and functions exist in this engine (else the right ones); GROUP BY consistent; filter values stored (\"Californa\" → \"California\"); joins on foreign keys; then the engine compiles it. Returns valid, errors with suggestions, warnings and `rewritten_query` (a limit added).";
+pub const VALIDATE_QUERY: &str = "Check a query without running it: one read-only statement; tables, columns and functions exist in this engine (else the right ones); GROUP BY consistent; filter values stored (\"Californa\" → \"California\"); joins on foreign keys; then the engine compiles it. Returns valid, errors with suggestions, warnings and `rewritten_query` (a limit added, a business metric's name expanded to its SQL).";
 
 /// `ask`.
 pub const ASK: &str = "Answer a question over a source with the server's LLM: it reads the schema, writes, validates and runs a query (retrying on errors) and summarises the rows.";

@@ -6,6 +6,7 @@
 
 pub mod aimdb_guidance;
 pub mod asking;
+mod business_names;
 pub mod cap;
 mod column_values;
 mod describe;

@@ -14,10 +14,11 @@ use schemascope_sources::Source;
 use schemascope_sources::sql::{Database, SqlValue};
 use serde_json::{Value, json};
 
+use crate::business_names::with_business_names;
 use crate::execute::{QueryCaps, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
 use crate::result::{ToolError, ToolResult, envelope};
-use crate::schema_docs::{Docs, catalog, context_for, value_index_of};
+use crate::schema_docs::{Docs, catalog, context_for, schema_index, value_index_of};
 use crate::selector_query;
 use crate::services::Services;
 use crate::validation::validate_on_database;
@@ -132,7 +133,20 @@ fn check(
 ) -> Result<ValidationReport, ToolError> {
     let query = Query::from_json(query.clone())
         .map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
-    check_with_values(source, catalog, value_index_of(docs, source), &query, question)
+    let values = value_index_of(docs, source);
+    let report = check_with_values(source, catalog, values.clone(), &query, question)?;
+    // A name the schema lacks may be one the business uses: the semantic file says (SQLite
+    // takes an unknown double-quoted name for a string, with a warning).
+    let unknown_names = !report.valid
+        || report.warnings.iter().any(|w| w.kind == schemascope_query::IssueKind::Portability);
+    let (true, Query::Sql(sql)) = (unknown_names, &query) else { return Ok(report) };
+    let Ok(index) = schema_index(docs, source) else { return Ok(report) };
+    let Some(semantic) = index.semantic() else { return Ok(report) };
+    let revalidate = |rewritten: &str| {
+        let query = Query::Sql(rewritten.to_string());
+        check_with_values(source, catalog, values.clone(), &query, question)
+    };
+    with_business_names(report, sql, semantic, dialect(source), &revalidate)
 }
 
 /// [`check`] with the value index given (`None`: the profiles' values alone).

@@ -17,8 +17,10 @@ fn catalog() -> Catalog {
 fn doc_files() -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = std::fs::read_dir(format!("{DOCS}/chinook"))
         .expect("docs dir")
-        .map(|e| {
-            let path = e.expect("entry").path();
+        .map(|e| e.expect("entry").path())
+        // The examples directory: its files are read by the tools, checked on the database.
+        .filter(|path| path.is_file())
+        .map(|path| {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
             (name, std::fs::read_to_string(&path).expect("doc file"))
         })

@@ -154,12 +154,12 @@ pub(super) fn quote_table(name: &str, dialect: SqlDialect) -> String {
 
 /// `name` as `dialect` reads it back: as is when it is a plain identifier (letters, digits
 /// and underscores, not starting with a digit — and, for PostgreSQL, which folds unquoted names
-/// to lower case, all lower case; ClickHouse keeps case either way), else double-quoted.
-pub(super) fn quote_name(name: &str, dialect: SqlDialect) -> String {
+/// to lower case, all lower case; ClickHouse keeps case either way), else quoted as the engine quotes.
+pub fn quote_name(name: &str, dialect: SqlDialect) -> String {
     if is_plain(name, dialect.rules().folds_unquoted_to_lower()) {
         name.to_string()
     } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
+        dialect.quote(name)
     }
 }
 

@@ -26,6 +26,7 @@ pub use bounded::{
 };
 pub use callables::{Callables, HARMLESS_VOLATILE, Verdict, Written};
 pub use calls::MAX_CALL_DEPTH;
+pub use column_fixes::quote_name;
 pub use pg_safety::{EXECUTION_POSTGRES_TOKENS, MAX_POSTGRES_TOKENS};
 pub use pg_tree::RelationsRead;
 

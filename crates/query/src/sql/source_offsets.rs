@@ -10,8 +10,14 @@ pub fn line_starts(sql: &str) -> Vec<usize> {
 
 /// The byte offset of a tokenizer location in `sql`, whose line starts are `lines`.
 pub fn offset(sql: &str, lines: &[usize], at: Location) -> Option<usize> {
-    let start = *lines.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
-    let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
+    offset_at(sql, lines, at.line, at.column)
+}
+
+/// The byte offset of 1-based `line` and `column` (in characters, as a report's positions) in
+/// `sql`, whose line starts are `lines`.
+pub fn offset_at(sql: &str, lines: &[usize], line: u64, column: u64) -> Option<usize> {
+    let start = *lines.get(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let column = usize::try_from(column).ok()?.checked_sub(1)?;
     let rest = &sql[start..];
     match rest.char_indices().nth(column) {
         Some((i, _)) => Some(start + i),

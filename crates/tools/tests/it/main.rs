@@ -11,6 +11,7 @@ mod aimdb_guidance;
 mod answers_say_where;
 mod ask_tools;
 mod background_profiles;
+mod business_names;
 mod ceilings;
 mod demo_tools;
 mod docs_changes;

@@ -1,0 +1,128 @@
+//! The semantic file in validation: a metric's name is expanded to its SQL (with the query's
+//! aliases for its tables) and the query is valid when the expansion is, so that `ask` runs
+//! what was meant; a metric whose tables are not in the query, and a business word, get a
+//! suggestion instead.
+
+use std::path::Path;
+use std::time::Duration;
+
+use schemascope_agent::llm::{LlmConfig, Provider};
+use schemascope_agent::replay::{ReplayServer, Scripted};
+use schemascope_tools::{AskParams, Services, ValidateQueryParams, ask, validate_query};
+use serde_json::{Value, json};
+
+use crate::common::{chinook_spec, ok, registry};
+
+fn served() -> Services {
+    let registry = registry(&[&chinook_spec()]);
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/docs/chinook");
+    registry.docs.set_dir("chinook", docs);
+    registry
+}
+
+fn validate(registry: &Services, sql: &str) -> Value {
+    ok(validate_query(
+        &registry.docs,
+        ValidateQueryParams { source: Some("chinook".into()), query: json!(sql), question: None },
+    ))
+}
+
+#[test]
+fn a_metric_name_is_expanded_with_the_querys_aliases_and_the_query_is_valid() {
+    let registry = served();
+    let report = validate(
+        &registry,
+        "SELECT BillingCountry, average_basket FROM Invoice GROUP BY BillingCountry",
+    );
+    assert_eq!(report["valid"], true, "{report}");
+    assert_eq!(
+        report["rewritten_query"],
+        "SELECT BillingCountry, (AVG(Invoice.Total)) AS average_basket FROM Invoice GROUP BY BillingCountry"
+    );
+    assert!(
+        report["warnings"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the metric \"average basket\""),
+        "{report}"
+    );
+    let report = validate(
+        &registry,
+        "SELECT t.Name, UnitsSold FROM Track t JOIN InvoiceLine il ON il.TrackId = t.TrackId GROUP BY t.TrackId ORDER BY UnitsSold DESC",
+    );
+    assert_eq!(report["valid"], true, "{report}");
+    let rewritten = report["rewritten_query"].as_str().expect("rewritten");
+    assert!(
+        rewritten.starts_with("SELECT t.Name, (SUM(il.Quantity)) AS UnitsSold FROM"),
+        "{rewritten}"
+    );
+    assert!(rewritten.contains("ORDER BY (SUM(il.Quantity)) DESC"), "{rewritten}");
+    // SQLite would read the double-quoted name as a string: it is the metric.
+    let report = validate(
+        &registry,
+        "SELECT BillingCountry, \"average basket\" AS b FROM Invoice i GROUP BY 1",
+    );
+    assert_eq!(
+        report["rewritten_query"],
+        "SELECT BillingCountry, (AVG(i.Total)) AS b FROM Invoice i GROUP BY 1"
+    );
+}
+
+#[test]
+fn a_metric_out_of_reach_and_a_business_word_get_suggestions() {
+    let registry = served();
+    let report =
+        validate(&registry, "SELECT Country, average_basket FROM Customer GROUP BY Country");
+    assert_eq!(report["valid"], false, "{report}");
+    let error = &report["errors"][0];
+    assert_eq!(error["suggestion"], "AVG(Invoice.Total)", "{report}");
+    assert!(
+        error["message"].as_str().unwrap_or_default().contains("is the metric \"average basket\"")
+    );
+    let report =
+        validate(&registry, "SELECT Name, duration FROM Track ORDER BY duration DESC LIMIT 5");
+    let error = &report["errors"][0];
+    assert_eq!(error["suggestion"], "Track.Milliseconds", "{report}");
+    assert_eq!(error["fix_column"], json!({"table": "Track", "column": "Milliseconds"}));
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("duration is a business term for Track.Milliseconds")
+    );
+    // Without a semantic file, nothing is said of either.
+    let bare = crate::common::registry(&[&chinook_spec()]);
+    let report = validate(&bare, "SELECT BillingCountry, average_basket FROM Invoice GROUP BY 1");
+    assert_eq!(report["valid"], false);
+    assert!(!report.to_string().contains("metric"), "{report}");
+}
+
+#[test]
+fn ask_runs_the_metric_the_model_named() {
+    let registry = served();
+    let server = ReplayServer::start(vec![
+        Scripted::json(json!({"query": "SELECT BillingCountry, average_basket FROM Invoice GROUP BY BillingCountry ORDER BY average_basket DESC LIMIT 1", "reasoning": "metric"})),
+        Scripted::Text("Chile.".into()),
+    ])
+    .expect("server");
+    registry.asking.set_llm(Some(LlmConfig {
+        provider: Provider::OpenAi,
+        base_url: format!("{}/v1", server.url()),
+        model: "replayed".into(),
+        api_key: None,
+        timeout: Duration::from_secs(3),
+    }));
+    let result = ask(
+        &registry,
+        AskParams {
+            source: Some("chinook".into()),
+            question: "Which billing country has the largest average basket?".into(),
+            history: None,
+        },
+    );
+    assert!(result.success, "{}", result.message);
+    assert_eq!(result.data["rows"][0][0], "Chile", "{}", result.data);
+    // The metric and its SQL were in the prompt.
+    let prompt = server.received()[0].body.to_string();
+    assert!(prompt.contains("average basket") && prompt.contains("AVG(Invoice.Total)"), "{prompt}");
+}
