@@ -211,28 +211,34 @@ fn with_aliases(expression: &str, tables: &[String], sql: &str) -> String {
     let mut out = expression.to_string();
     for table in tables {
         let Some(alias) = alias_of(sql, table) else { continue };
-        let prefix = format!("{}.", table.to_lowercase());
-        let mut rewritten = String::with_capacity(out.len());
-        let mut rest = out.as_str();
-        while let Some(at) = rest.to_lowercase().find(&prefix) {
-            // `to_lowercase` may change lengths outside ASCII: only an ASCII-aligned match is
-            // replaced.
-            let whole_word = rest[..at].chars().next_back().is_none_or(|c| !is_word(c));
-            let (Some(head), Some(tail)) = (rest.get(..at), rest.get(at + prefix.len()..)) else {
-                break;
-            };
-            rewritten.push_str(head);
-            if whole_word {
-                rewritten.push_str(&alias);
-                rewritten.push('.');
-            } else {
-                rewritten.push_str(&rest[at..at + prefix.len()]);
-            }
-            rest = tail;
+        let name = table.to_ascii_lowercase();
+        for prefix in
+            [format!("{name}."), format!("\"{name}\"."), format!("`{name}`."), format!("[{name}].")]
+        {
+            out = with_prefix_replaced(&out, &prefix, &alias);
         }
-        rewritten.push_str(rest);
-        out = rewritten;
     }
+    out
+}
+
+/// `expression` with each `prefix` (ASCII lower case, matched ASCII case-insensitively, not
+/// inside a longer name) written as `alias.`.
+fn with_prefix_replaced(expression: &str, prefix: &str, alias: &str) -> String {
+    // ASCII lowering keeps every byte where it was: offsets in it are offsets in `expression`.
+    let lower = expression.to_ascii_lowercase();
+    let mut out = String::with_capacity(expression.len());
+    let mut copied = 0;
+    for (at, _) in lower.match_indices(prefix) {
+        let inside_a_name = expression[..at].chars().next_back().is_some_and(is_word);
+        if at < copied || inside_a_name {
+            continue;
+        }
+        out.push_str(&expression[copied..at]);
+        out.push_str(alias);
+        out.push('.');
+        copied = at + prefix.len();
+    }
+    out.push_str(&expression[copied..]);
     out
 }
 
@@ -242,12 +248,9 @@ fn is_word(c: char) -> bool {
 
 /// The alias `sql` gives `table` (`Invoice i`, `Invoice AS i`, `"Invoice" i`), if any.
 fn alias_of(sql: &str, table: &str) -> Option<String> {
-    let lower = sql.to_lowercase();
-    let name = table.to_lowercase();
-    // Byte positions are only trusted where lowering kept the text's length.
-    if lower.len() != sql.len() {
-        return None;
-    }
+    // ASCII lowering keeps every byte where it was: offsets in it are offsets in `sql`.
+    let lower = sql.to_ascii_lowercase();
+    let name = table.to_ascii_lowercase();
     for (at, _) in lower.match_indices(&name) {
         let before = lower[..at].chars().next_back();
         let mut end = at + name.len();
@@ -354,6 +357,12 @@ mod tests {
         assert_eq!(alias_of("SELECT * FROM Invoice JOIN Customer ON 1", "Invoice"), None);
         assert_eq!(alias_of("SELECT * FROM Invoice WHERE 1", "Invoice"), None);
         assert_eq!(alias_of("SELECT * FROM Invoice", "Invoice"), None);
+        let spaced = "SUM(\"Order Details\".Quantity * [order details].UnitPrice)";
+        let tables = ["Order Details".to_string()];
+        assert_eq!(
+            with_aliases(spaced, &tables, "SELECT 1 FROM \"Order Details\" AS od"),
+            "SUM(od.Quantity * od.UnitPrice)"
+        );
         let reversed = "SELECT 1 FROM \"InvoiceLine\" il JOIN \"Invoice\" i ON true";
         assert_eq!(alias_of(reversed, "Invoice").as_deref(), Some("i"));
         assert_eq!(

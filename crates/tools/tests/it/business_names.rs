@@ -126,3 +126,88 @@ fn ask_runs_the_metric_the_model_named() {
     let prompt = server.received()[0].body.to_string();
     assert!(prompt.contains("average basket") && prompt.contains("AVG(Invoice.Total)"), "{prompt}");
 }
+
+/// Northwind, built from its SQL script into `dir`, served with its docs (a semantic file and
+/// verified examples, nothing else).
+fn northwind(dir: &Path) -> Services {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    let script = std::fs::read_to_string(root.join("northwind/create.sql")).expect("script");
+    let path = dir.join("northwind.sqlite");
+    rusqlite::Connection::open(&path).expect("create").execute_batch(&script).expect("load");
+    let registry = crate::common::registry(&[&format!("nw={}", path.display())]);
+    registry.docs.set_dir("nw", root.join("docs/northwind"));
+    registry
+}
+
+#[test]
+fn northwinds_business_words_find_their_tables_and_its_metric_shows_and_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = northwind(dir.path());
+    let context = |question: &str| {
+        ok(schemascope_tools::get_schema_context(
+            &registry.docs,
+            schemascope_tools::GetSchemaContextParams {
+                source: Some("nw".into()),
+                question: question.into(),
+                max_tokens: None,
+                top_k: None,
+            },
+        ))
+    };
+    let cases: [(&str, &[&str]); 5] = [
+        ("Which carrier delivered the most parcels?", &["Shippers", "Orders"]),
+        ("Which vendor provides the most items?", &["Suppliers"]),
+        ("Who is the salesperson with the most deals?", &["Employees"]),
+        ("which items are low on inventory", &["Products"]),
+        ("average delivery charge by destination country", &["Orders"]),
+    ];
+    for (question, tables) in cases {
+        let data = context(question);
+        assert_eq!(data["warnings"], json!([]), "the docs are all used: {data}");
+        assert_eq!(data["metadata"]["strategy"], "focused", "{question}: {}", data["metadata"]);
+        let included = &data["metadata"]["tablesIncluded"];
+        for table in tables {
+            assert!(
+                included.to_string().contains(&format!("\"{table}\"")),
+                "{question}: {included}"
+            );
+        }
+    }
+    // Without the file, the business words match nothing: the full schema.
+    let bare = crate::common::registry(&[&format!(
+        "nw={}",
+        dir.path().join("northwind.sqlite").display()
+    )]);
+    bare.docs.set_dir("nw", dir.path().join("no-docs"));
+    let data = ok(schemascope_tools::get_schema_context(
+        &bare.docs,
+        schemascope_tools::GetSchemaContextParams {
+            source: Some("nw".into()),
+            question: cases[0].0.into(),
+            max_tokens: None,
+            top_k: None,
+        },
+    ));
+    assert_eq!(data["metadata"]["reason"], "noMatches", "{}", data["metadata"]);
+    let data = context("net revenue per product category");
+    let text = data["context"].as_str().expect("context");
+    assert!(text.contains("SUM(\"Order Details\".UnitPrice"), "the metric's SQL: {text}");
+    assert!(text.contains("Q: What is the net revenue of each product category?"), "{text}");
+    // The metric named in a query runs as its SQL, with the query's alias for its table.
+    let report = ok(validate_query(
+        &registry.docs,
+        ValidateQueryParams {
+            source: Some("nw".into()),
+            query: json!(
+                "SELECT p.ProductName, net_revenue FROM \"Order Details\" od JOIN Products p ON p.ProductID = od.ProductID GROUP BY p.ProductID ORDER BY net_revenue DESC LIMIT 3"
+            ),
+            question: None,
+        },
+    ));
+    assert_eq!(report["valid"], true, "{report}");
+    let rewritten = report["rewritten_query"].as_str().expect("rewritten");
+    assert!(
+        rewritten.contains("(SUM(od.UnitPrice * od.Quantity * (1 - od.Discount))) AS net_revenue"),
+        "{rewritten}"
+    );
+}
