@@ -979,6 +979,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 if let Some(dir) = &source.docs {
                     services.docs.set_dir(&source.spec.name, dir.clone());
                 }
+                if let Some(path) = &source.dbt {
+                    services.docs.set_dbt(&source.spec.name, path.clone());
+                }
             }
             // The flag wins over the file, as every setting's does.
             services.choose_tools(chosen_tools(chosen.as_deref())?.or(settings.tools.clone()));

@@ -16,6 +16,12 @@ pub(crate) struct RetrievalArgs {
     /// beside a SQLite file is used when it exists.
     #[arg(long = "docs", value_name = "[NAME=]DIR")]
     docs: Vec<String>,
+    /// dbt docs of a SQL source, as [NAME=]PATH (repeatable): a dbt project directory (its
+    /// target/manifest.json when dbt compiled one, else the properties files under models/,
+    /// seeds/, snapshots/), a manifest.json or one schema.yml. Model and column descriptions
+    /// document the tables the docs directory leaves out; relationships tests are joins.
+    #[arg(long = "dbt", value_name = "[NAME=]PATH")]
+    dbt: Vec<String>,
     /// Follow symbolic links in docs directories even when they lead outside the directory
     /// (by default such a link is skipped with a warning).
     #[arg(long)]
@@ -97,36 +103,47 @@ impl RetrievalArgs {
         services.docs.set_follow_links(self.docs_follow_links);
         services.docs.set_record_file(self.record_examples.clone());
         for entry in &self.docs {
-            let (name, dir) = match entry.split_once('=') {
-                Some((name, dir)) if !name.contains(['/', '\\']) => (name.to_string(), dir),
-                _ => {
-                    let sql: Vec<String> = services
-                        .sources
-                        .sources()
-                        .iter()
-                        .filter(|s| s.database.is_some())
-                        .map(|s| s.name().to_string())
-                        .collect();
-                    match sql.as_slice() {
-                        [one] => (one.clone(), entry.as_str()),
-                        [] => bail!(
-                            "--docs {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"
-                        ),
-                        _ => bail!(
-                            "--docs {entry}: several SQL sources are loaded ({}); write NAME=DIR",
-                            sql.join(", ")
-                        ),
-                    }
-                }
-            };
-            if services.sources.get(Some(&name)).is_err() {
-                bail!(
-                    "--docs {entry}: no source named `{name}` (loaded: {})",
-                    services.sources.names().join(", ")
-                );
-            }
-            services.docs.set_dir(&name, PathBuf::from(dir));
+            let (name, dir) = source_and_path(services, "--docs", entry)?;
+            services.docs.set_dir(&name, dir);
+        }
+        for entry in &self.dbt {
+            let (name, path) = source_and_path(services, "--dbt", entry)?;
+            services.docs.set_dbt(&name, path);
         }
         Ok(())
     }
+}
+
+/// The source and path of a `--docs`/`--dbt` entry `[NAME=]PATH` (no name: the one SQL source).
+fn source_and_path(services: &Services, flag: &str, entry: &str) -> Result<(String, PathBuf)> {
+    let (name, path) = match entry.split_once('=') {
+        Some((name, path)) if !name.contains(['/', '\\']) => (name.to_string(), path),
+        _ => {
+            let sql: Vec<String> = services
+                .sources
+                .sources()
+                .iter()
+                .filter(|s| s.database.is_some())
+                .map(|s| s.name().to_string())
+                .collect();
+            match sql.as_slice() {
+                [one] => (one.clone(), entry),
+                [] => bail!(
+                    "{flag} {entry}: no SQL source is loaded (docs belong to sqlite: or postgres:// sources)"
+                ),
+                _ => bail!(
+                    "{flag} {entry}: several SQL sources are loaded ({}); write NAME={}",
+                    sql.join(", "),
+                    if flag == "--dbt" { "PATH" } else { "DIR" }
+                ),
+            }
+        }
+    };
+    if services.sources.get(Some(&name)).is_err() {
+        bail!(
+            "{flag} {entry}: no source named `{name}` (loaded: {})",
+            services.sources.names().join(", ")
+        );
+    }
+    Ok((name, PathBuf::from(path)))
 }

@@ -35,6 +35,7 @@ pub mod bm25;
 pub mod chunk;
 pub mod config;
 pub mod context;
+pub mod dbt;
 pub mod eval;
 pub mod examples;
 pub mod fingerprint;

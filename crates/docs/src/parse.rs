@@ -53,6 +53,9 @@ pub struct ParsedDocs {
     /// The verified examples, in file order (not yet checked against the database).
     #[serde(skip)]
     pub examples: Vec<crate::examples::Example>,
+    /// What dbt files document (used for the catalog's tables the markdown docs leave out).
+    #[serde(skip)]
+    pub dbt: crate::dbt::DbtDocs,
 }
 
 impl ParsedDocs {
@@ -188,7 +191,8 @@ pub struct RelationshipsDoc {
 }
 
 /// Parses every file: `_index.md` is the overview, `_semantic.toml` the business terms,
-/// `_examples.toml` and `_examples/*.sql` the verified examples, every other file one table.
+/// `_examples.toml` and `_examples/*.sql` the verified examples, a file named with
+/// [`crate::dbt::DBT_PREFIX`] what dbt documents, every other file one table.
 pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs, Vec<DocWarning>) {
     let mut docs = ParsedDocs::default();
     let mut warnings = Vec::new();
@@ -206,6 +210,14 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
         if base.eq_ignore_ascii_case(crate::examples::EXAMPLES_FILE) {
             let (examples, problems) = crate::examples::parse_examples(name, text);
             docs.examples.extend(examples);
+            warnings.extend(problems);
+            continue;
+        }
+        if name.starts_with(crate::dbt::DBT_PREFIX) {
+            let (dbt, problems) = crate::dbt::parse_dbt(name, text);
+            docs.dbt.tables.extend(dbt.tables);
+            docs.dbt.relationships.extend(dbt.relationships);
+            docs.dbt.blocks.extend(dbt.blocks);
             warnings.extend(problems);
             continue;
         }

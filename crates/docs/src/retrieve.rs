@@ -222,13 +222,33 @@ impl SchemaIndex {
         notes: &ColumnNotes,
         config: RetrievalConfig,
     ) -> (Self, Vec<DocWarning>) {
-        let (mut chunks, mut warnings) = table_chunks(&catalog, &docs, notes);
-        let semantic = docs.semantic.as_ref().map(|file| {
+        let mut docs = docs;
+        // dbt's docs, for the tables the markdown leaves undocumented, and its joins.
+        let (dbt_tables, mut warnings) = docs.dbt.tables_for(&catalog, &docs.tables);
+        docs.tables.extend(dbt_tables);
+        let (dbt_joins, problems) = docs.dbt.relationships_for(&catalog);
+        warnings.extend(problems);
+        let (mut chunks, more) = table_chunks(&catalog, &docs, notes);
+        warnings.extend(more);
+        let mut semantic = docs.semantic.as_ref().map(|file| {
             let (semantic, problems) = file.resolve(&catalog);
             warnings.extend(problems);
-            add_semantic_chunks(&catalog, &semantic, &mut chunks);
             semantic
         });
+        if let Some(first) = docs.dbt.relationships.first().filter(|_| !dbt_joins.is_empty()) {
+            let semantic = semantic.get_or_insert_with(|| Semantic {
+                file: first.file.clone(),
+                ..Semantic::default()
+            });
+            for join in dbt_joins {
+                if !semantic.relationships.contains(&join) {
+                    semantic.relationships.push(join);
+                }
+            }
+        }
+        if let Some(semantic) = &semantic {
+            add_semantic_chunks(&catalog, semantic, &mut chunks);
+        }
         let terms = chunk_terms(&chunks);
         let bm25 = Bm25Index::build(&terms, config.bm25());
         let tables = TableNumbers::new(&catalog, &chunks);

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
+use schemascope_docs::dbt::{DBT_PREFIX, is_dbt_file};
 use schemascope_docs::examples::{EXAMPLES_DIR, EXAMPLES_FILE, parse_examples};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
 use schemascope_docs::{
@@ -49,6 +50,8 @@ pub struct Docs {
     /// The file confirmed question → SQL pairs are recorded to (`--record-examples`), whose
     /// examples every source's index reads too.
     record_file: Mutex<Option<PathBuf>>,
+    /// Each source's dbt project, `manifest.json` or properties file (`--dbt`).
+    dbt: Mutex<HashMap<String, PathBuf>>,
 }
 
 #[derive(Debug, Clone)]
@@ -80,7 +83,22 @@ impl Docs {
             settings: AtomicU64::new(0),
             indexes: Mutex::default(),
             record_file: Mutex::default(),
+            dbt: Mutex::default(),
         }
+    }
+
+    /// Reads the docs dbt keeps for `source` from `path`: a dbt project directory (its
+    /// `target/manifest.json` when dbt compiled one, else the properties files under
+    /// `models/`), a `manifest.json`, or one properties file.
+    pub fn set_dbt(&self, source: &str, path: PathBuf) {
+        lock(&self.dbt).insert(source.to_string(), path);
+        self.settings.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Forgets source `source`'s dbt docs.
+    pub fn unset_dbt(&self, source: &str) {
+        lock(&self.dbt).remove(source);
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Records confirmed question → SQL pairs to `path` (`None`: recording off), and reads the
@@ -300,6 +318,99 @@ fn example_files(
     watchable
 }
 
+/// Directories a dbt project is searched to at most.
+const MAX_DBT_DEPTH: usize = 16;
+/// The largest `manifest.json` read (a large project's is tens of megabytes).
+const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// The dbt files of `path` (see [`Docs::set_dbt`]) as (name, text), and the ones skipped with
+/// why.
+fn read_dbt(path: &Path) -> (DocFiles, Vec<DocWarning>) {
+    let mut files = Vec::new();
+    let mut warnings = Vec::new();
+    let shown = |p: &Path| p.display().to_string();
+    let read = |file: &Path, files: &mut DocFiles, warnings: &mut Vec<DocWarning>| {
+        let manifest = file.file_name().is_some_and(|n| n.eq_ignore_ascii_case("manifest.json"));
+        let (limit, what) = if manifest {
+            (MAX_MANIFEST_BYTES, "for a dbt manifest")
+        } else {
+            (MAX_DOC_BYTES, "for one docs file")
+        };
+        match schemascope_sources::file::read_string(file, limit, what) {
+            Ok(text) => files.push((format!("{DBT_PREFIX}{}", shown(file)), text)),
+            Err(error) => warnings.push(skipped(&shown(file), format!("{error}; skipped"))),
+        }
+    };
+    if !path.is_dir() {
+        if path.exists() {
+            read(path, &mut files, &mut warnings);
+        } else {
+            warnings.push(skipped(&shown(path), "no such dbt project or file".into()));
+        }
+        return (files, warnings);
+    }
+    let manifest = path.join("target").join("manifest.json");
+    if manifest.is_file() {
+        read(&manifest, &mut files, &mut warnings);
+        return (files, warnings);
+    }
+    // The properties files under `models/` (and the seeds' and snapshots'), breadth first,
+    // without following links to directories (a loop would never end).
+    let mut todo: Vec<(PathBuf, usize)> = ["models", "seeds", "snapshots"]
+        .iter()
+        .map(|d| (path.join(d), 1))
+        .filter(|(d, _)| d.is_dir())
+        .collect();
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_DIR_ENTRIES || found.len() >= MAX_DOC_FILES {
+                warnings.push(skipped(&shown(path), format!("more than {MAX_DIR_ENTRIES} entries or {MAX_DOC_FILES} files; the rest were not looked at")));
+                todo.clear();
+                break;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            let entry_path = entry.path();
+            if kind.is_dir() && depth < MAX_DBT_DEPTH {
+                todo.push((entry_path, depth + 1));
+            } else if !kind.is_dir()
+                && is_dbt_file(&entry_path.to_string_lossy())
+                && !entry_path.to_string_lossy().to_ascii_lowercase().ends_with(".json")
+            {
+                found.push(entry_path);
+            }
+        }
+    }
+    found.sort();
+    let mut total = 0u64;
+    for file in found {
+        if total > MAX_DOCS_TOTAL_BYTES {
+            warnings.push(skipped(
+                &shown(&file),
+                "past the 64 MiB read from one dbt project; skipped".into(),
+            ));
+            continue;
+        }
+        let before = files.len();
+        read(&file, &mut files, &mut warnings);
+        total += files[before..].iter().map(|(_, t)| t.len() as u64).sum::<u64>();
+    }
+    (files, warnings)
+}
+
+/// The directories a dbt path's docs are in, for the watch (see [`read_dbt`]).
+fn read_dbt_dirs(path: &Path) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return path.parent().map(Path::to_path_buf).into_iter().collect();
+    }
+    let mut dirs = vec![path.to_path_buf(), path.join("target")];
+    dirs.extend(["models", "seeds", "snapshots"].iter().map(|d| path.join(d)));
+    dirs
+}
+
 /// The recorded examples file as warnings name it.
 fn recorded_name(path: Option<&Path>) -> String {
     path.map(|p| p.display().to_string()).unwrap_or_default()
@@ -330,15 +441,25 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     }
     let dir = state.dir(source);
     let record_file = state.record_file();
+    let dbt = lock(&state.dbt).get(source.name()).cloned();
+    // Where dbt keeps its docs is listed before the watch starts, and read after.
+    let dbt_dirs: Vec<PathBuf> = dbt.as_deref().map(read_dbt_dirs).unwrap_or_default();
     // Started before reading: a change made while the files are read is seen by the next call.
     let also: Vec<PathBuf> = dir
         .iter()
         .map(|d| d.join(EXAMPLES_DIR))
         .chain(record_file.as_deref().and_then(Path::parent).map(Path::to_path_buf))
+        .chain(dbt_dirs)
         .collect();
     let watch = DirWatch::start(dir.as_deref(), &also);
-    let DocsRead { files, mut skipped, watchable } =
+    let DocsRead { mut files, mut skipped, watchable } =
         read_docs(dir.as_deref(), state.follow_links())?;
+    if let Some(path) = dbt.as_deref() {
+        // After the docs directory's files: its markdown docs come first.
+        let (dbt_files, dbt_skipped) = read_dbt(path);
+        files.extend(dbt_files);
+        skipped.extend(dbt_skipped);
+    }
     let recorded = match record_file.as_deref().map(read_recorded).transpose() {
         Ok(text) => text.flatten().map(|text| (recorded_name(record_file.as_deref()), text)),
         Err(error) => {

@@ -79,6 +79,8 @@ pub(crate) struct ConfiguredSource {
     pub(crate) spec: SourceSpec,
     /// The directory of its schema documentation.
     pub(crate) docs: Option<PathBuf>,
+    /// Its dbt project, manifest or properties file.
+    pub(crate) dbt: Option<PathBuf>,
 }
 
 /// The `[server]` section: each setting as the flag of the same meaning takes it; a flag given
@@ -198,6 +200,7 @@ struct RawSource {
     password_env: Option<Spanned<String>>,
     password_file: Option<Spanned<String>>,
     docs: Option<Spanned<String>>,
+    dbt: Option<Spanned<String>>,
     role: Option<Spanned<String>>,
     max_rows: Option<Spanned<u64>>,
     max_bytes: Option<Spanned<Size>>,
@@ -598,6 +601,11 @@ impl Locator<'_> {
             .as_ref()
             .map(|d| self.text(d, &key("docs"), context).map(|p| resolved(base, &p)))
             .transpose()?;
+        let dbt = raw
+            .dbt
+            .as_ref()
+            .map(|d| self.text(d, &key("dbt"), context).map(|p| resolved(base, &p)))
+            .transpose()?;
         let allow_writes = match &raw.allow_writes {
             Some(value) if *value.get_ref() && !matches!(spec.location, Location::Aimdb(_)) => {
                 return Err(self.error(
@@ -618,7 +626,7 @@ impl Locator<'_> {
         };
         let ssh = raw.ssh.as_ref().map(|ssh| self.ssh(ssh, &spec, i, base, context)).transpose()?;
         let spec = SourceSpec { limits, ssh, ..spec.described(description.as_deref()) };
-        Ok(ConfiguredSource { spec, docs })
+        Ok(ConfiguredSource { spec, docs, dbt })
     }
 
     /// The SSH tunnel of source `i` (`[sources.ssh]`), checked.

@@ -42,6 +42,9 @@ pub(crate) fn serve_sources(
         if let Some(dir) = &source.docs {
             services.docs.set_dir(&source.spec.name, dir.clone());
         }
+        if let Some(path) = &source.dbt {
+            services.docs.set_dbt(&source.spec.name, path.clone());
+        }
     }
     Ok(())
 }
@@ -58,11 +61,13 @@ pub(crate) fn apply(services: &Services, current: &Config, next: &Config) -> App
             None => {
                 services.sources.remove(&old.spec.name);
                 services.docs.unset_dir(&old.spec.name);
+                services.docs.unset_dbt(&old.spec.name);
                 applied.removed.push(old.spec.name.clone());
             }
             Some(new) if new != *old => {
                 services.sources.remove(&old.spec.name);
                 services.docs.unset_dir(&old.spec.name);
+                services.docs.unset_dbt(&old.spec.name);
                 applied.replaced.push(old.spec.name.clone());
             }
             Some(_) => {}

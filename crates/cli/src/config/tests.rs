@@ -40,6 +40,7 @@ password_env = "PG_PASSWORD"
 name = "music"
 path = "data/chinook.sqlite"
 docs = "docs/chinook"
+dbt = "../dbt/music"
 max_rows = 50
 max_bytes = "64KiB"
 timeout_ms = 2000
@@ -71,6 +72,7 @@ format = "graph"
     // Relative paths are relative to the configuration file, not to the working directory.
     assert_eq!(music.spec.location, Location::Sqlite("/etc/app/data/chinook.sqlite".into()));
     assert_eq!(music.docs.as_deref(), Some(Path::new("/etc/app/docs/chinook")));
+    assert_eq!(music.dbt.as_deref(), Some(Path::new("/etc/app/../dbt/music")));
     assert_eq!(music.spec.description, None);
     assert_eq!(
         music.spec.limits,

@@ -1,0 +1,93 @@
+//! dbt's docs on dbt-labs' jaffle_shop (its own schema.yml files and docs blocks, over the
+//! tables its models build): descriptions reach the context beside their tables and columns,
+//! `{{ doc() }}` blocks rendered, relationships tests shown as joins, stale entries reported
+//! with file and line, the markdown docs first, and an edit seen while served.
+
+use std::path::{Path, PathBuf};
+
+use schemascope_tools::{GetSchemaContextParams, Services, get_schema_context};
+use serde_json::Value;
+
+use crate::common::{ok, registry};
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/dbt")
+}
+
+fn served(dbt: &Path) -> Services {
+    let registry =
+        registry(&[&format!("shop={}", testdata().join("jaffle_shop.sqlite").display())]);
+    registry.docs.set_dbt("shop", dbt.to_path_buf());
+    registry
+}
+
+fn context(registry: &Services, question: &str) -> Value {
+    ok(get_schema_context(
+        &registry.docs,
+        GetSchemaContextParams {
+            source: Some("shop".into()),
+            question: question.into(),
+            max_tokens: None,
+            top_k: None,
+        },
+    ))
+}
+
+#[test]
+fn a_dbt_projects_descriptions_and_joins_reach_the_context() {
+    let registry = served(&testdata().join("jaffle_shop"));
+    let data = context(&registry, "order status per customer");
+    let text = data["context"].as_str().expect("context");
+    assert!(text.contains("Purpose: This table has basic information about orders"), "{text}");
+    assert!(text.contains("- first_name — Customer's first name. PII"), "{text}");
+    // The status column's description is a docs block of models/docs.md.
+    assert!(text.contains("status — Orders can be one of the following statuses:"), "{text}");
+    assert!(!text.contains("{{"), "no Jinja reaches the model: {text}");
+    assert!(text.contains("orders.customer_id → customers.customer_id"), "{text}");
+    // The project's schema.yml still documents a column its model renamed.
+    let warnings = data["warnings"].to_string();
+    assert!(
+        warnings
+            .contains("jaffle_shop/models/schema.yml:29: documents column `total_order_amount`"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn markdown_docs_come_first_and_a_broken_or_edited_file_is_handled_while_served() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).expect("mkdir");
+    let original = std::fs::read_to_string(testdata().join("jaffle_shop/models/schema.yml"))
+        .expect("schema.yml");
+    std::fs::write(models.join("schema.yml"), &original).expect("copy");
+    std::fs::write(models.join("broken.yml"), "models:\n  - name: [x\n").expect("broken");
+    let registry = served(dir.path());
+    let docs = tempfile::tempdir().expect("docs");
+    std::fs::write(
+        docs.path().join("orders.md"),
+        "# Table: orders\n\n## Purpose\n\nOrders as the shop's staff describe them.\n",
+    )
+    .expect("md");
+    registry.docs.set_dir("shop", docs.path().to_path_buf());
+    let data = context(&registry, "order status per customer");
+    let text = data["context"].as_str().expect("context");
+    assert!(text.contains("Purpose: Orders as the shop's staff describe them."), "{text}");
+    assert!(!text.contains("basic information about orders"), "{text}");
+    assert!(text.contains("basic information about a customer"), "{text}");
+    // No docs blocks in this copy: the status description cites one, and is not shown.
+    assert!(!text.contains("{{ doc"), "{text}");
+    assert!(
+        data["warnings"].to_string().contains("broken.yml:3: not YAML"),
+        "{}",
+        data["warnings"]
+    );
+    // Edited while served.
+    let edited = original.replace(
+        "This table has basic information about a customer",
+        "People who ordered at least once",
+    );
+    std::fs::write(models.join("schema.yml"), edited).expect("edit");
+    let text = context(&registry, "order status per customer")["context"].to_string();
+    assert!(text.contains("People who ordered at least once"), "{text}");
+}
