@@ -109,7 +109,9 @@ pub(crate) fn run(
             println!("rows: {rows} (--json shows them)");
         }
     }
+    // A JSON answer is for a program: nobody is there to confirm.
     if result.success
+        && !json
         && let Some(sql) = result.data.get("query").and_then(|q| q.as_str())
     {
         offer_to_record(services, &source, &question, sql)?;
@@ -133,6 +135,7 @@ fn offer_to_record(services: &Services, source: &str, question: &str, sql: &str)
     let served = services.sources.get(Some(source))?;
     match schemascope_tools::record_confirmed(&services.docs, &served, question, sql)? {
         Recorded::Added => eprintln!("Recorded in {}.", file.display()),
+        Recorded::AddedNotUsed(why) => eprintln!("Recorded in {}, but {why}.", file.display()),
         Recorded::AlreadyKnown(place) => {
             eprintln!("Already a verified example ({place}); nothing recorded.")
         }

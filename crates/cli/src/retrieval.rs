@@ -30,7 +30,7 @@ pub(crate) struct RetrievalArgs {
     /// its answer once you confirm it, and a server lists the `record_example` tool. The pairs
     /// recorded there are verified examples of their source, as a docs directory's
     /// `_examples.toml`.
-    #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RECORD_EXAMPLES")]
+    #[arg(long, value_name = "FILE")]
     record_examples: Option<PathBuf>,
     /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
     /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring).
@@ -101,6 +101,9 @@ impl RetrievalArgs {
     pub(crate) fn apply(&self, services: &Services) -> Result<()> {
         services.docs.set_config(self.config()?);
         services.docs.set_follow_links(self.docs_follow_links);
+        if let Some(path) = &self.record_examples {
+            check_record_file(path)?;
+        }
         services.docs.set_record_file(self.record_examples.clone());
         for entry in &self.docs {
             let (name, dir) = source_and_path(services, "--docs", entry)?;
@@ -146,4 +149,30 @@ fn source_and_path(services: &Services, flag: &str, entry: &str) -> Result<(Stri
         );
     }
     Ok((name, PathBuf::from(path)))
+}
+
+/// Refuses a record file that could never be appended to: in a directory that does not exist,
+/// or something other than a regular file (a directory, a FIFO, a device).
+fn check_record_file(path: &std::path::Path) -> Result<()> {
+    let parent =
+        path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !parent.is_dir() {
+        bail!(
+            "--record-examples {}: the directory {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            bail!(
+                "--record-examples {}: not a regular file (a FIFO, a directory or a device cannot hold recorded examples)",
+                path.display()
+            )
+        }
+        Ok(meta) if meta.permissions().readonly() => {
+            bail!("--record-examples {}: the file is read-only", path.display())
+        }
+        _ => Ok(()),
+    }
 }

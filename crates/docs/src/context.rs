@@ -81,6 +81,9 @@ pub struct SchemaContext {
     /// Tables the budget shows without their docs (and without value notes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undocumented_tables: Vec<String>,
+    /// Sections the budget left out: `overview`, `businessTerms`, `verifiedExamples`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted_sections: Vec<&'static str>,
 }
 
 /// One block competing for the budget.
@@ -195,6 +198,7 @@ enum Shown {
 /// What [`fit`] chose: the text and what it left out or shortened.
 struct Fitted {
     text: String,
+    omitted_sections: Vec<&'static str>,
     omitted_tables: Vec<String>,
     omitted_chunks: usize,
     compact_tables: Vec<String>,
@@ -317,6 +321,7 @@ impl SchemaIndex {
             omitted_chunks: fitted.omitted_chunks,
             compact_tables: fitted.compact_tables,
             undocumented_tables: fitted.undocumented_tables,
+            omitted_sections: fitted.omitted_sections,
         }
     }
 
@@ -705,8 +710,20 @@ fn fit(heading: &Heading, blocks: &[Block<'_>], max_tokens: Option<usize>, exact
         .zip(&shown)
         .filter(|(b, s)| **s == Shown::Not && b.section == Section::Docs)
         .count();
+    let omitted_sections = [
+        (Section::Overview, "overview"),
+        (Section::Terms, "businessTerms"),
+        (Section::Examples, "verifiedExamples"),
+    ]
+    .into_iter()
+    .filter(|(section, _)| {
+        blocks.iter().zip(&shown).any(|(b, s)| *s == Shown::Not && b.section == *section)
+    })
+    .map(|(_, name)| name)
+    .collect();
     Fitted {
         text,
+        omitted_sections,
         omitted_tables: names(Shortened::Omitted),
         omitted_chunks,
         compact_tables: names(Shortened::NoValueNotes),

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::parse::DocWarning;
-use crate::toml_file::{TomlFile, line_of, read_toml, warning};
+use crate::toml_file::{TomlFile, read_toml, warning};
 
 /// The semantic file's name in a docs directory.
 pub const SEMANTIC_FILE: &str = "_semantic.toml";
@@ -170,7 +170,7 @@ impl SemanticFile {
     /// What the file says that `catalog` confirms, and a warning with its line for the rest.
     pub fn resolve(&self, catalog: &Catalog) -> (Semantic, Vec<DocWarning>) {
         let read = &self.0;
-        let (file, text) = (read.file.as_str(), read.text.as_str());
+        let file = read.file.as_str();
         let mut warnings = Vec::new();
         let mut semantic = Semantic { file: file.to_string(), ..Semantic::default() };
         let terms: Vec<(usize, &Spanned<TermEntry>)> =
@@ -188,7 +188,7 @@ impl SemanticFile {
             if target.is_none() {
                 warnings.push(warning(
                     file,
-                    line_of(text, at + name.span().start),
+                    read.line(at + name.span().start),
                     format!(
                         "{what} `{}` is not a table or column of the database; left out",
                         name.get_ref()
@@ -199,7 +199,9 @@ impl SemanticFile {
             target
         };
         let mut named: Vec<String> = Vec::new();
-        // Said after the entries (the closure above holds `warnings` meanwhile).
+        let mut metric_names: Vec<String> = Vec::new();
+        // What the entries' checks find, said after the targets' (the closure above holds
+        // `warnings` meanwhile).
         let mut repeated = Vec::new();
         for &(at, entry) in terms.iter().take(MAX_ENTRIES) {
             let term = entry.get_ref();
@@ -213,7 +215,7 @@ impl SemanticFile {
             if named.contains(&key) {
                 repeated.push(warning(
                     file,
-                    line_of(text, at + entry.span().start),
+                    read.line(at + entry.span().start),
                     format!("term `{}` is defined again; this one is left out", term.name.trim()),
                     false,
                 ));
@@ -230,7 +232,12 @@ impl SemanticFile {
                         .filter(|s| !s.is_empty())
                         .collect(),
                     means,
-                    description: non_empty(term.description.as_deref()),
+                    description: capped(
+                        term.description.as_deref(),
+                        file,
+                        read.line(at + entry.span().start),
+                        &mut repeated,
+                    ),
                 });
             }
         }
@@ -246,13 +253,32 @@ impl SemanticFile {
                     .map(|t| t.table)
                     .collect()
             };
-            if metric.name.trim().is_empty() || metric.sql.trim().is_empty() {
+            let line = read.line(at + entry.span().start);
+            let name = metric.name.trim();
+            let problem = if name.is_empty() || metric.sql.trim().is_empty() {
+                Some("a metric needs a name and its SQL".to_string())
+            } else if name.chars().count() > MAX_NAME_CHARS {
+                Some(format!("a metric's name is at most {MAX_NAME_CHARS} characters"))
+            } else if metric_names.contains(&name.to_lowercase()) {
+                Some(format!("metric `{name}` is defined again"))
+            } else if catalog_column(catalog, name) {
+                Some(format!(
+                    "metric `{name}` is named like a column of the database, which a query naming it gets"
+                ))
+            } else if tables.is_empty() {
+                Some(format!("metric `{name}` names no table of the database"))
+            } else {
+                expression_problem(&metric.sql)
+            };
+            if let Some(problem) = problem {
+                repeated.push(warning(file, line, format!("{problem}; left out"), false));
                 continue;
             }
+            metric_names.push(name.to_lowercase());
             semantic.metrics.push(Metric {
-                name: metric.name.trim().to_string(),
+                name: name.to_string(),
                 sql: metric.sql.trim().to_string(),
-                description: non_empty(metric.description.as_deref()),
+                description: capped(metric.description.as_deref(), file, line, &mut repeated),
                 tables,
             });
         }
@@ -264,7 +290,12 @@ impl SemanticFile {
                 semantic.relationships.push(Relationship {
                     from,
                     to,
-                    description: non_empty(relationship.description.as_deref()),
+                    description: capped(
+                        relationship.description.as_deref(),
+                        file,
+                        read.line(at + entry.span().start),
+                        &mut repeated,
+                    ),
                 });
             }
         }
@@ -290,7 +321,7 @@ impl SemanticFile {
             if let Some(offset) = first {
                 warnings.push(warning(
                     file,
-                    line_of(text, offset),
+                    read.line(offset),
                     format!("only the first {MAX_ENTRIES} of {count} [[{what}]] entries are read"),
                     false,
                 ));
@@ -313,8 +344,68 @@ fn find_target(catalog: &Catalog, name: &str) -> Option<Target> {
     Some(Target { table: table.name.clone(), column: Some(column.name.clone()) })
 }
 
-fn non_empty(text: Option<&str>) -> Option<String> {
-    text.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string)
+/// The most characters of a name (a term's, a metric's).
+const MAX_NAME_CHARS: usize = 100;
+/// The most characters of a description shown: an entry is a line of the context, and one
+/// long one would push the rest of the context out of a budget.
+const MAX_DESCRIPTION_CHARS: usize = 400;
+/// The most characters of a metric's SQL.
+const MAX_SQL_CHARS: usize = 1_000;
+
+/// `text` trimmed, `None` when empty, cut to [`MAX_DESCRIPTION_CHARS`] with a warning.
+fn capped(
+    text: Option<&str>,
+    file: &str,
+    line: usize,
+    warnings: &mut Vec<DocWarning>,
+) -> Option<String> {
+    let text = text.map(str::trim).filter(|t| !t.is_empty())?;
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return Some(text.to_string());
+    }
+    warnings.push(warning(
+        file,
+        line,
+        format!("a description is shown up to {MAX_DESCRIPTION_CHARS} characters; the rest is cut"),
+        false,
+    ));
+    let cut: String = text.chars().take(MAX_DESCRIPTION_CHARS).collect();
+    Some(format!("{}…", cut.trim_end()))
+}
+
+/// True when some table of `catalog` has a column named `name`.
+fn catalog_column(catalog: &Catalog, name: &str) -> bool {
+    catalog.tables.iter().any(|t| t.column(name).is_some())
+}
+
+/// Why `sql` cannot stand for a metric, if it cannot: a metric is one SQL expression (pasted
+/// in a query's place, in parentheses), so it must read as one whole expression — not close the
+/// parentheses, end the statement or hold a query of its own.
+fn expression_problem(sql: &str) -> Option<String> {
+    use sqlparser::dialect::GenericDialect;
+    use sqlparser::keywords::Keyword;
+    use sqlparser::parser::Parser;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    if sql.chars().count() > MAX_SQL_CHARS {
+        return Some(format!("a metric's SQL is at most {MAX_SQL_CHARS} characters"));
+    }
+    let dialect = GenericDialect {};
+    let tokens = match Tokenizer::new(&dialect, sql).tokenize() {
+        Ok(tokens) => tokens,
+        Err(error) => return Some(format!("its SQL does not read: {error}")),
+    };
+    if tokens.iter().any(|t| matches!(t, Token::Word(w) if w.keyword == Keyword::SELECT)) {
+        return Some("its SQL holds a query; a metric is an expression over columns".into());
+    }
+    let mut parser = match Parser::new(&dialect).try_with_sql(sql) {
+        Ok(parser) => parser,
+        Err(error) => return Some(format!("its SQL does not read: {error}")),
+    };
+    match parser.parse_expr() {
+        Ok(_) if parser.peek_token().token == Token::EOF => None,
+        Ok(_) => Some("its SQL is more than one expression".into()),
+        Err(error) => Some(format!("its SQL is not an expression: {error}")),
+    }
 }
 
 #[cfg(test)]
@@ -392,5 +483,43 @@ mod tests {
         assert_eq!(semantic.terms[0].means.len(), 1, "a repeated target once");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].line, 10, "the second `client`: {warnings:?}");
+    }
+
+    #[test]
+    fn a_metric_must_be_one_expression_over_known_tables_and_long_text_is_cut() {
+        let long = "x".repeat(5_000);
+        let text = format!(
+            "[[metric]]\nname = \"evil\"\nsql = \"1); DROP TABLE Invoice; --\"\ntables = [\"Invoice\"]\n\n\
+             [[metric]]\nname = \"breakout\"\nsql = \"COUNT(*)) AS n, (Invoice.Total\"\n\n\
+             [[metric]]\nname = \"sub\"\nsql = \"(SELECT MAX(Total) FROM Invoice)\"\n\n\
+             [[metric]]\nname = \"ghost\"\nsql = \"SUM(Nope.Amount)\"\n\n\
+             [[metric]]\nname = \"Total\"\nsql = \"SUM(Invoice.Total)\"\n\n\
+             [[metric]]\nname = \"basket\"\nsql = \"AVG(Invoice.Total) -- per invoice\"\ndescription = \"{long}\"\n\n\
+             [[metric]]\nname = \"Basket\"\nsql = \"SUM(Invoice.Total)\"\n\n\
+             [[metric]]\nname = \" \"\nsql = \"1\"\n"
+        );
+        let (file, warnings) = parse_semantic("_semantic.toml", &text);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (semantic, warnings) = file.expect("read").resolve(&catalog());
+        let kept: Vec<&str> = semantic.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(kept, ["basket"]);
+        let description = semantic.metrics[0].description.as_deref().unwrap_or_default();
+        assert_eq!(description.chars().count(), 401, "cut, with an ellipsis");
+        let said: Vec<(usize, bool)> =
+            warnings.iter().map(|w| (w.line, w.message.contains("left out"))).collect();
+        assert_eq!(
+            said,
+            [
+                (1, true),
+                (6, true),
+                (10, true),
+                (14, true),
+                (18, true),
+                (22, false),
+                (27, true),
+                (31, true)
+            ],
+            "{warnings:?}"
+        );
     }
 }

@@ -13,12 +13,31 @@ pub(crate) struct TomlFile<T> {
     pub(crate) file: String,
     pub(crate) text: String,
     pub(crate) parts: Vec<(usize, T)>,
+    /// Byte offsets where each line starts: a line is found by search, not by counting (a file
+    /// of thousands of entries would make counting quadratic).
+    lines: Lines,
+}
+
+/// The starts of a text's lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Lines(Vec<usize>);
+
+impl Lines {
+    /// The line starts of `text`.
+    pub(crate) fn of(text: &str) -> Self {
+        Self(std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1)).collect())
+    }
+
+    /// 1-based line of byte `offset`.
+    pub(crate) fn line(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset).max(1)
+    }
 }
 
 impl<T> TomlFile<T> {
     /// 1-based line of byte `offset` of the text.
     pub(crate) fn line(&self, offset: usize) -> usize {
-        line_of(&self.text, offset)
+        self.lines.line(offset)
     }
 
     /// A warning about line `line` of this file.
@@ -35,14 +54,16 @@ pub(crate) fn read_toml<T: DeserializeOwned>(
     text: &str,
 ) -> (Option<TomlFile<T>>, Vec<DocWarning>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let read = |parts| TomlFile { file: file.to_string(), text: text.to_string(), parts };
+    let lines = Lines::of(text);
     if let Err(error) = toml::from_str::<toml::Table>(text) {
-        let line = error.span().map_or(0, |span| line_of(text, span.start));
+        let line = error.span().map_or(0, |span| lines.line(span.start));
         let message = format!("{}; file skipped", error.message().trim());
         return (None, vec![warning(file, line, message, true)]);
     }
+    let read =
+        |parts, lines| TomlFile { file: file.to_string(), text: text.to_string(), parts, lines };
     if let Ok(whole) = toml::from_str::<T>(text) {
-        return (Some(read(vec![(0, whole)])), Vec::new());
+        return (Some(read(vec![(0, whole)], lines)), Vec::new());
     }
     let mut parts = Vec::new();
     let mut warnings = Vec::new();
@@ -52,11 +73,11 @@ pub(crate) fn read_toml<T: DeserializeOwned>(
             Err(error) => {
                 let at = range.start + error.span().map_or(0, |span| span.start);
                 let message = format!("{}; this section is left out", error.message().trim());
-                warnings.push(warning(file, line_of(text, at), message, false));
+                warnings.push(warning(file, lines.line(at), message, false));
             }
         }
     }
-    (Some(read(parts)), warnings)
+    (Some(read(parts, lines)), warnings)
 }
 
 /// Byte ranges of `text` split before every line that starts a table header (`[[term]]`,
@@ -72,11 +93,6 @@ fn sections(text: &str) -> Vec<std::ops::Range<usize>> {
     }
     starts.push(text.len());
     starts.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect()
-}
-
-/// 1-based line of byte `offset` in `text`.
-pub(crate) fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes().iter().take(offset).filter(|&&b| b == b'\n').count() + 1
 }
 
 /// A warning about `file`.

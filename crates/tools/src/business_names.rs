@@ -96,8 +96,31 @@ pub(crate) fn with_business_names(
             issue.suggestion = Some(metric.sql.clone());
             issue.fix_column = None;
         } else if let Some(term) = semantic.terms.iter().find(|t| names_term(t, &written.name)) {
-            point_at_term(issue, &written.name, term, dialect);
+            point_at_term(issue, &written.name, term, sql, dialect);
         }
+    }
+    // SQLite reads an unknown double-quoted name as a string: a business word so written would
+    // filter or sort by a constant. It is the word's column that was meant.
+    let mut literals = Vec::new();
+    for warning in report.warnings.iter().filter(|w| w.kind == IssueKind::Portability) {
+        let Some(written) = unknown(warning) else { continue };
+        if !sql[written.range.clone()].starts_with('"') {
+            continue;
+        }
+        if let Some(term) = semantic.terms.iter().find(|t| names_term(t, &written.name)) {
+            let mut issue = QueryIssue::new(
+                IssueKind::UnknownColumn,
+                format!("\"{}\" is no column, so SQLite would read it as a string", written.name),
+            )
+            .at(warning.location.clone());
+            point_at_term(&mut issue, &written.name, term, sql, dialect);
+            literals.push(issue);
+        }
+    }
+    if !literals.is_empty() {
+        report.errors.extend(literals);
+        report.valid = false;
+        report.rewritten_query = None;
     }
     Ok(report)
 }
@@ -166,7 +189,9 @@ fn expanded(sql: &str, expansions: &[(Written, &Metric)]) -> String {
         let alias =
             if alone { format!(" AS {}", &sql[written.range.clone()]) } else { String::new() };
         let expression = with_aliases(&metric.sql, &metric.tables, sql);
-        out.replace_range(written.range.clone(), &format!("({expression}){alias}"));
+        // A comment ending the metric's SQL must end before the closing parenthesis.
+        let close = if expression.contains("--") { "\n)" } else { ")" };
+        out.replace_range(written.range.clone(), &format!("({expression}{close}{alias}"));
     }
     out
 }
@@ -297,8 +322,9 @@ fn is_select_item(sql: &str, range: &std::ops::Range<usize>) -> bool {
     opens && closes
 }
 
-/// Points `issue` (an unknown `name`) at what business term `term` means.
-fn point_at_term(issue: &mut QueryIssue, name: &str, term: &Term, dialect: SqlDialect) {
+/// Points `issue` (an unknown `name` in `sql`) at what business term `term` means, its table
+/// written as `sql` aliases it.
+fn point_at_term(issue: &mut QueryIssue, name: &str, term: &Term, sql: &str, dialect: SqlDialect) {
     let columns: Vec<&Target> = term.means.iter().filter(|t| t.column.is_some()).collect();
     let meant = term.means.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     issue.message.push_str(&format!("; {name} is a business term for {meant}"));
@@ -309,8 +335,8 @@ fn point_at_term(issue: &mut QueryIssue, name: &str, term: &Term, dialect: SqlDi
         .as_ref()
         .is_some_and(|c| c.table == only.table && c.column.eq_ignore_ascii_case(&column));
     if !already {
-        issue.suggestion =
-            Some(format!("{}.{}", quote_name(&only.table, dialect), quote_name(&column, dialect)));
+        let table = alias_of(sql, &only.table).unwrap_or_else(|| quote_name(&only.table, dialect));
+        issue.suggestion = Some(format!("{table}.{}", quote_name(&column, dialect)));
         issue.fix_column = Some(Box::new(TableColumn { table: only.table.clone(), column }));
     }
 }

@@ -18,10 +18,11 @@ use crate::business_names::with_business_names;
 use crate::execute::{QueryCaps, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
 use crate::result::{ToolError, ToolResult, envelope};
-use crate::schema_docs::{Docs, catalog, context_for, schema_index, value_index_of};
+use crate::schema_docs::{Docs, catalog, context_for, schema_index};
 use crate::selector_query;
 use crate::services::Services;
 use crate::validation::validate_on_database;
+use schemascope_docs::semantic::Semantic;
 
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
@@ -133,15 +134,29 @@ fn check(
 ) -> Result<ValidationReport, ToolError> {
     let query = Query::from_json(query.clone())
         .map_err(|e| ToolError::InvalidParams(format!("`query`: {e}")))?;
-    let values = value_index_of(docs, source);
-    let report = check_with_values(source, catalog, values.clone(), &query, question)?;
-    // A name the schema lacks may be one the business uses: the semantic file says (SQLite
-    // takes an unknown double-quoted name for a string, with a warning).
+    let index = schema_index(docs, source).ok();
+    let values = index.as_ref().and_then(|i| i.values().cloned());
+    let semantic = index.as_ref().and_then(|i| i.semantic());
+    check_with_semantic(source, catalog, values, semantic, &query, question)
+}
+
+/// [`check_with_values`], then what the semantic file says of the names the schema lacks
+/// (see [`with_business_names`]).
+pub(crate) fn check_with_semantic(
+    source: &Source,
+    catalog: &Catalog,
+    values: Option<Arc<ValueIndex>>,
+    semantic: Option<&Semantic>,
+    query: &Query,
+    question: Option<&str>,
+) -> Result<ValidationReport, ToolError> {
+    let report = check_with_values(source, catalog, values.clone(), query, question)?;
+    // SQLite takes an unknown double-quoted name for a string, with a warning.
     let unknown_names = !report.valid
         || report.warnings.iter().any(|w| w.kind == schemascope_query::IssueKind::Portability);
-    let (true, Query::Sql(sql)) = (unknown_names, &query) else { return Ok(report) };
-    let Ok(index) = schema_index(docs, source) else { return Ok(report) };
-    let Some(semantic) = index.semantic() else { return Ok(report) };
+    let (true, Query::Sql(sql), Some(semantic)) = (unknown_names, query, semantic) else {
+        return Ok(report);
+    };
     let revalidate = |rewritten: &str| {
         let query = Query::Sql(rewritten.to_string());
         check_with_values(source, catalog, values.clone(), &query, question)

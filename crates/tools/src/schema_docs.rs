@@ -246,9 +246,12 @@ fn read_docs(dir: Option<&Path>, follow_links: bool) -> Result<DocsRead, ToolErr
         }
         let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        if name.eq_ignore_ascii_case(EXAMPLES_DIR) && path.is_dir() {
-            let listed = example_files(&path, &mut names, &mut warnings);
-            watchable &= listed;
+        if name.eq_ignore_ascii_case(EXAMPLES_DIR) {
+            if path.is_dir() {
+                watchable &= example_files(&path, &mut names, &mut warnings);
+            } else {
+                warnings.push(skipped(&name, "is not a directory: verified examples go in `_examples/*.sql` or `_examples.toml`; skipped".into()));
+            }
             continue;
         }
         // The markdown docs, the business terms file and the verified examples file.
@@ -411,6 +414,11 @@ fn read_dbt_dirs(path: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The names of the sources served.
+fn docs_sources_names(docs: &Docs) -> Vec<String> {
+    docs.sources.names()
+}
+
 /// The recorded examples file as warnings name it.
 fn recorded_name(path: Option<&Path>) -> String {
     path.map(|p| p.display().to_string()).unwrap_or_default()
@@ -531,11 +539,15 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         warnings.extend(problems);
     }
     let values = Arc::new(crate::column_values::value_index(source));
-    // Only the examples that still run on the database are shown to a model.
+    // Only the examples that still run on the database are shown to a model, read as
+    // validate_query reads queries (a metric's name is its SQL).
+    let semantic = docs.semantic.as_ref().map(|file| file.resolve(&catalog).0);
     let (examples, stale) = crate::verified_examples::checked_examples(
         source,
         &catalog,
         &values,
+        semantic.as_ref(),
+        &docs_sources_names(state),
         std::mem::take(&mut docs.examples),
     );
     docs.examples = examples;
@@ -739,6 +751,7 @@ fn run_context(docs: &Docs, params: &GetSchemaContextParams) -> Result<ToolResul
             "omittedChunks": context.omitted_chunks,
             "compactTables": context.compact_tables,
             "undocumentedTables": context.undocumented_tables,
+            "omittedSections": context.omitted_sections,
             "warnings": warnings_json(&built.warnings),
         }),
     ))

@@ -211,3 +211,18 @@ fn northwinds_business_words_find_their_tables_and_its_metric_shows_and_runs() {
         "{rewritten}"
     );
 }
+
+#[test]
+fn a_double_quoted_business_word_is_its_column_not_a_string() {
+    let registry = served();
+    let report = validate(&registry, "SELECT Name FROM Track t ORDER BY \"duration\" DESC LIMIT 5");
+    assert_eq!(report["valid"], false, "SQLite would sort by a constant: {report}");
+    let error = &report["errors"][0];
+    assert_eq!(error["suggestion"], "t.Milliseconds", "the query's alias: {report}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("duration is a business term for Track.Milliseconds")
+    );
+}

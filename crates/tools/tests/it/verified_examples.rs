@@ -144,3 +144,95 @@ fn recording_is_listed_only_when_the_operator_names_a_file_and_checks_what_it_re
     assert!(!data["context"].to_string().contains("Verified examples"), "{data}");
     assert!(data["warnings"].to_string().contains("pairs.toml:2:"), "{data}");
 }
+
+#[test]
+fn recording_refuses_what_would_never_be_shown_and_one_question_gets_one_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("_semantic.toml"),
+        "[[metric]]\nname = \"average basket\"\nsql = \"AVG(Invoice.Total)\"\n",
+    )
+    .expect("semantic");
+    std::fs::write(
+        dir.path().join("_examples.toml"),
+        "[[example]]\nquestion = \"Average basket per country\"\nsql = \"SELECT BillingCountry, average_basket FROM Invoice GROUP BY 1\"\n\n\
+         [[example]]\nsource = \"elsewhere\"\nquestion = \"q\"\nsql = \"SELECT 1\"\n",
+    )
+    .expect("examples");
+    std::fs::write(dir.path().join("_examples"), "not a directory").expect("file");
+    let registry = served(dir.path());
+    // An example naming a metric validates as validate_query reads it.
+    let data = context(&registry, "average basket per billing country");
+    assert!(data["context"].to_string().contains("Q: Average basket per country"), "{data}");
+    let warnings = data["warnings"].to_string();
+    assert!(warnings.contains("for source `elsewhere`, which is not served"), "{warnings}");
+    assert!(warnings.contains("_examples: is not a directory"), "{warnings}");
+
+    // A FIFO is refused at once, never opened for writing.
+    let fifo = dir.path().join("fifo.toml");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    registry.docs.set_record_file(Some(fifo));
+    let refused = record(&registry, "How many tracks are there?", "SELECT COUNT(*) FROM Track");
+    assert!(
+        !refused.success && refused.message.contains("not a regular file"),
+        "{}",
+        refused.message
+    );
+
+    let file = dir.path().join("pairs.toml");
+    registry.docs.set_record_file(Some(file.clone()));
+    // A metric's name records as it validates.
+    let metric = record(
+        &registry,
+        "Average basket in Canada",
+        "SELECT average_basket FROM Invoice WHERE BillingCountry = 'Canada'",
+    );
+    assert!(metric.success && metric.data["inUse"] == true, "{}", metric.message);
+    // The same question with other SQL: one question, one verified answer.
+    let other = record(
+        &registry,
+        "average basket  in canada",
+        "SELECT AVG(Total) FROM Invoice WHERE BillingCountry = 'Canada'",
+    );
+    assert!(
+        !other.success && other.message.contains("already has a verified example"),
+        "{}",
+        other.message
+    );
+    // The same pair spaced otherwise is the same pair.
+    let again = record(
+        &registry,
+        "Average basket in Canada",
+        "SELECT  average_basket\nFROM Invoice WHERE BillingCountry = 'Canada'",
+    );
+    assert_eq!(again.data["recorded"], false, "{}", again.message);
+    // A file broken by hand takes no more pairs until it is fixed.
+    std::fs::write(&file, "[[example]\nquestion = \"broken").expect("break");
+    let broken = record(&registry, "How many albums?", "SELECT COUNT(*) FROM Album");
+    assert!(!broken.success && broken.message.contains("fix the file first"), "{}", broken.message);
+}
+
+#[test]
+fn many_examples_are_read_in_one_pass_and_the_rest_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::new();
+    for i in 0..5_000 {
+        text.push_str(&format!(
+            "[[example]]\nquestion = \"Count of table number {i}\"\nsql = \"SELECT {i}\"\n"
+        ));
+    }
+    // A section without SQL makes the file be read section by section.
+    text.push_str("[[example]]\nquestion = \"no sql\"\n");
+    std::fs::write(dir.path().join("_examples.toml"), text).expect("write");
+    let registry = served(dir.path());
+    let data = context(&registry, "count of table number 7");
+    let warnings = data["warnings"].to_string();
+    assert!(
+        warnings.contains("_examples.toml:15001:"),
+        "the section without SQL, by line: {warnings}"
+    );
+    assert!(
+        warnings.contains("only the first 1000 of 5000 verified examples are used"),
+        "{warnings}"
+    );
+}
