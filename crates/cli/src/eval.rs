@@ -69,6 +69,10 @@ pub(crate) enum EvalCommand {
         /// Append each question's evidence (BIRD's external knowledge) to it.
         #[arg(long)]
         with_evidence: bool,
+        /// Only one half of the questions: `tune` (what retrieval may be tuned on) or `heldout`
+        /// (never tuned on), split by a hash of each question's text.
+        #[arg(long, value_name = "HALF", value_parser = parse_split)]
+        split: Option<schemascope_docs::eval::Split>,
         #[command(flatten)]
         retrieval: RetrievalArgs,
         /// Print the metrics as JSON.
@@ -86,8 +90,17 @@ pub(crate) fn run(command: EvalCommand) -> Result<ExitCode> {
         EvalCommand::Values { database, questions, max_tokens, json } => {
             eval_values(&database, &questions, max_tokens, json)
         }
-        EvalCommand::Retrieval { tables, questions, pooled, k, with_evidence, retrieval, json } => {
-            eval_retrieval(&tables, &questions, pooled, k, with_evidence, &retrieval, json)
+        EvalCommand::Retrieval {
+            tables,
+            questions,
+            pooled,
+            k,
+            with_evidence,
+            split,
+            retrieval,
+            json,
+        } => {
+            eval_retrieval(&tables, &questions, pooled, k, (with_evidence, split), &retrieval, json)
         }
     }
 }
@@ -156,12 +169,21 @@ fn eval_validator(
     Ok(if false_rejections == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+/// `--split`'s value.
+fn parse_split(text: &str) -> Result<schemascope_docs::eval::Split, String> {
+    match text {
+        "tune" => Ok(schemascope_docs::eval::Split::Tune),
+        "heldout" => Ok(schemascope_docs::eval::Split::Heldout),
+        other => Err(format!("`{other}` is not a half: tune or heldout")),
+    }
+}
+
 fn eval_retrieval(
     tables: &Path,
     questions: &Path,
     pooled: bool,
     k: usize,
-    with_evidence: bool,
+    (with_evidence, split): (bool, Option<schemascope_docs::eval::Split>),
     retrieval: &RetrievalArgs,
     json: bool,
 ) -> Result<ExitCode> {
@@ -175,6 +197,7 @@ fn eval_retrieval(
         k,
         config,
         with_evidence,
+        split,
         progress: tools::eval::EvalProgress(&progress),
     };
     let report = tools::eval::eval_retrieval(&request)?;

@@ -58,6 +58,30 @@ pub struct SpiderDatabase {
     pub catalog: Catalog,
 }
 
+/// One half of a question set: the half retrieval may be tuned on, or the half kept from it,
+/// whose figures say how retrieval does on questions nobody looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Tuned on.
+    Tune,
+    /// Never tuned on.
+    Heldout,
+}
+
+impl Split {
+    /// The half `question` is in: by the parity of the FNV-1a hash of its text, so that the
+    /// split is the same on every machine and for every version, whatever the file's order.
+    pub fn of(question: &str) -> Self {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in question.as_bytes() {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        if hash % 2 == 0 { Self::Tune } else { Self::Heldout }
+    }
+}
+
 /// One Spider question.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct SpiderQuestion {
@@ -478,5 +502,18 @@ mod tests {
         let pooled = pooled_catalog(&dbs);
         assert_eq!(pooled.table_names(), vec!["concert_singer.concert", "concert_singer.stadium"]);
         assert_eq!(pooled.neighbours("concert_singer.stadium"), vec!["concert_singer.concert"]);
+    }
+
+    #[test]
+    fn the_split_is_fixed_by_the_question_text_and_halves_the_questions() {
+        // FNV-1a of "" is the offset basis, which is odd.
+        assert_eq!(Split::of(""), Split::Heldout);
+        let halves: Vec<Split> = (0..1000).map(|i| Split::of(&format!("question {i}"))).collect();
+        let tune = halves.iter().filter(|s| **s == Split::Tune).count();
+        assert!((450..=550).contains(&tune), "{tune} of 1000");
+        assert_eq!(
+            Split::of("How many singers do we have?"),
+            Split::of("How many singers do we have?")
+        );
     }
 }

@@ -56,6 +56,8 @@ pub struct EvalRequest<'a> {
     /// Ask each question with its evidence appended (BIRD's external knowledge, which its
     /// models are given with the question).
     pub with_evidence: bool,
+    /// Only the questions of this half (all when `None`).
+    pub split: Option<schemascope_docs::eval::Split>,
     /// Where progress is reported.
     pub progress: EvalProgress<'a>,
 }
@@ -79,6 +81,9 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
         spider_databases(&read(request.tables)?).map_err(|e| bad(request.tables, &e))?;
     let mut questions =
         spider_questions(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if let Some(split) = request.split {
+        questions.retain(|q| schemascope_docs::eval::Split::of(&q.question) == split);
+    }
     if request.with_evidence {
         for q in &mut questions {
             if let Some(evidence) = q.evidence.as_deref().filter(|e| !e.is_empty()) {
