@@ -78,7 +78,7 @@ impl Split {
             hash ^= u64::from(*byte);
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
-        if hash % 2 == 0 { Self::Tune } else { Self::Heldout }
+        if hash.is_multiple_of(2) { Self::Tune } else { Self::Heldout }
     }
 }
 
