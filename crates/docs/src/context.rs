@@ -415,10 +415,36 @@ impl SchemaIndex {
         blocks
             .extend(retrieval.chunks.iter().filter(|c| is_example(c) && written(c)).map(doc_block));
         blocks.extend(self.overview_block().filter(|_| self.overview_written()));
+        blocks.extend(self.joins_block(retrieval));
         (
             Heading { tables: self.catalog.tables.len(), confidence: Some(retrieval.confidence) },
             blocks,
         )
+    }
+
+    /// The joins the schema does not declare (the semantic file's, dbt's tests') between two
+    /// tables of a focused context, which the tables' structure cannot show.
+    fn joins_block(&self, retrieval: &Retrieval<'_>) -> Option<Block<'static>> {
+        let semantic = self.semantic()?;
+        let shown = |table: &str| {
+            retrieval
+                .tables
+                .iter()
+                .chain(&retrieval.expanded_tables)
+                .any(|t| t.eq_ignore_ascii_case(table))
+        };
+        let lines: Vec<String> = semantic
+            .relationships
+            .iter()
+            .filter(|r| shown(&r.from.table) && shown(&r.to.table))
+            .map(|r| format!("- {}", crate::chunk::relationship_text(r)))
+            .collect();
+        if lines.is_empty() {
+            return None;
+        }
+        let text = format!("## Joins the schema does not declare\n{}", lines.join("\n"));
+        let tokens = tokens::count(&text);
+        Some(Block::plain(Section::Terms, Cow::Owned(text), tokens, Role::Doc))
     }
 }
 

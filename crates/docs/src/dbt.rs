@@ -18,9 +18,10 @@ use crate::parse::{ColumnDoc, DocOrigin, DocWarning, TableDoc};
 use crate::semantic::{Relationship, Target};
 use crate::toml_file::warning;
 
-/// Nodes one YAML file may hold once its aliases are expanded (a `schema.yml` has thousands at
-/// most; an alias of an alias of … would otherwise make billions).
-const MAX_NODES: usize = 500_000;
+/// Nodes the YAML files of one source may hold in all once their aliases are expanded (a
+/// `schema.yml` has thousands at most; an alias of an alias of … would otherwise make billions,
+/// and a thousand files of a hundred thousand each as many).
+pub const MAX_NODES: usize = 1_000_000;
 /// Nesting one YAML file may have.
 const MAX_DEPTH: usize = 64;
 
@@ -47,6 +48,9 @@ pub struct DbtDocs {
     /// Its markdown `{% docs %}` blocks (name, text), which descriptions cite with
     /// `{{ doc("name") }}`.
     pub blocks: Vec<(String, String)>,
+    /// Each model's and source table's name with the relation it is (its alias or identifier),
+    /// for the `ref()`s and `source()`s of tests.
+    pub relations: Vec<(String, String)>,
 }
 
 /// The prefix a caller puts before the name of a file read from a dbt project, so that it is
@@ -60,15 +64,16 @@ pub fn is_dbt_file(name: &str) -> bool {
     [".yml", ".yaml", "manifest.json", ".md"].iter().any(|end| lower.ends_with(end))
 }
 
-/// Reads a dbt file by its kind: `manifest.json`, markdown docs blocks, or YAML properties.
-pub fn parse_dbt(file: &str, text: &str) -> (DbtDocs, Vec<DocWarning>) {
+/// Reads a dbt file by its kind: `manifest.json`, markdown docs blocks, or YAML properties,
+/// the YAML's nodes counted against `budget` (what is left of [`MAX_NODES`] for its source).
+pub fn parse_dbt(file: &str, text: &str, budget: &mut usize) -> (DbtDocs, Vec<DocWarning>) {
     let lower = file.to_ascii_lowercase();
     if lower.ends_with(".json") {
         parse_manifest(file, text)
     } else if lower.ends_with(".md") {
         (DbtDocs { blocks: doc_blocks(text), ..DbtDocs::default() }, Vec::new())
     } else {
-        parse_properties(file, text)
+        parse_properties(file, text, budget)
     }
 }
 
@@ -115,11 +120,10 @@ fn rendered(description: &str, blocks: &[(String, String)]) -> Option<String> {
     let mut rest = description;
     while let Some(start) = rest.find("{{") {
         let end = rest[start..].find("}}").map(|i| start + i)?;
-        let inner = rest[start + 2..end].trim();
-        let name = inner
-            .strip_prefix("doc(")
-            .and_then(|a| a.strip_suffix(')'))
-            .map(|a| a.trim().trim_matches(|c| c == '\'' || c == '"'))?;
+        // `{{- doc('x') -}}` trims whitespace around it; `doc('package', 'x')` names a package.
+        let inner = rest[start + 2..end].trim().trim_matches('-').trim();
+        let arguments = inner.strip_prefix("doc(").and_then(|a| a.strip_suffix(')'))?;
+        let name = arguments.rsplit(',').next()?.trim().trim_matches(|c| c == '\'' || c == '"');
         let (_, text) = blocks.iter().find(|(n, _)| n == name)?;
         out.push_str(&rest[..start]);
         out.push_str(text);
@@ -127,7 +131,8 @@ fn rendered(description: &str, blocks: &[(String, String)]) -> Option<String> {
     }
     out.push_str(rest);
     let out = out.trim().to_string();
-    (!out.is_empty() && !out.contains("{%") && !out.contains("{{")).then_some(out)
+    // Statements, expressions and comments left are dbt's to render, not the model's to read.
+    (!out.is_empty() && !["{%", "{{", "{#"].iter().any(|j| out.contains(j))).then_some(out)
 }
 
 impl DbtDocs {
@@ -141,6 +146,7 @@ impl DbtDocs {
         documented: &[TableDoc],
     ) -> (Vec<TableDoc>, Vec<DocWarning>) {
         let mut kept: Vec<TableDoc> = Vec::new();
+        let mut warnings = Vec::new();
         let mut missing: Vec<(&str, Vec<&str>)> = Vec::new();
         for doc in &self.tables {
             let Some(table) = catalog_table(catalog, &doc.table) else {
@@ -152,39 +158,65 @@ impl DbtDocs {
             };
             let name = table.name.as_str();
             let taken = |t: &TableDoc| t.table.eq_ignore_ascii_case(name);
-            if documented.iter().any(taken) || kept.iter().any(taken) {
+            if let Some(first) = kept.iter().find(|t| taken(t)) {
+                warnings.push(warning(
+                    &doc.file,
+                    0,
+                    format!(
+                        "model `{}` documents table `{name}` again (first in {}); left out",
+                        doc.table, first.file
+                    ),
+                    false,
+                ));
+                continue;
+            }
+            // Docs a person wrote win; a generated file's sentences give way to dbt's.
+            if documented.iter().any(|t| taken(t) && t.origin != DocOrigin::Generated) {
                 continue;
             }
             let mut doc = TableDoc { table: name.to_string(), ..doc.clone() };
-            doc.purpose = doc.purpose.as_deref().and_then(|p| rendered(p, &self.blocks));
+            doc.purpose =
+                doc.purpose.as_deref().and_then(|p| rendered(p, &self.blocks)).map(|p| cut(&p));
             for column in &mut doc.columns {
-                column.description =
-                    column.description.as_deref().and_then(|d| rendered(d, &self.blocks));
+                column.description = column
+                    .description
+                    .as_deref()
+                    .and_then(|d| rendered(d, &self.blocks))
+                    .map(|d| cut(&d));
                 column.text = column.description.clone().unwrap_or_default();
+                if table.column(&column.name).is_none() && column.description.is_some() {
+                    warnings.push(warning(
+                        &doc.file,
+                        column.line,
+                        format!(
+                            "documents column `{}`, which table `{name}` does not have; not used",
+                            column.name
+                        ),
+                        false,
+                    ));
+                    column.description = None;
+                }
             }
             doc.columns.retain(|c| c.description.is_some());
             if doc.purpose.is_some() || !doc.columns.is_empty() {
                 kept.push(doc);
             }
         }
-        let warnings = missing
-            .into_iter()
-            .map(|(file, names)| {
-                let shown: Vec<&str> = names.iter().take(5).copied().collect();
-                let more = names.len().saturating_sub(shown.len());
-                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-                warning(
-                    file,
-                    0,
-                    format!(
-                        "{} of its models are not tables of the database ({}{more}); not used",
-                        names.len(),
-                        shown.join(", ")
-                    ),
-                    false,
-                )
-            })
-            .collect();
+        warnings.extend(missing.into_iter().map(|(file, names)| {
+            let shown: Vec<&str> = names.iter().take(5).copied().collect();
+            let more = names.len().saturating_sub(shown.len());
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            warning(
+                file,
+                0,
+                format!(
+                    "{} of its models are not tables of the database ({}{more}); not used",
+                    names.len(),
+                    shown.join(", ")
+                ),
+                false,
+            )
+        }));
         (kept, warnings)
     }
 
@@ -199,6 +231,12 @@ impl DbtDocs {
         for stated in &self.relationships {
             let target = |name: &str| {
                 let (table, column) = name.rsplit_once('.')?;
+                // A `ref()` names a model: its relation is its alias.
+                let table = self
+                    .relations
+                    .iter()
+                    .find(|(model, _)| model == table)
+                    .map_or(table, |(_, relation)| relation.as_str());
                 let table = catalog_table(catalog, table)?;
                 let column = table.column(column)?;
                 Some(Target { table: table.name.clone(), column: Some(column.name.clone()) })
@@ -208,7 +246,7 @@ impl DbtDocs {
                     &stated.file,
                     stated.line,
                     format!(
-                        "relationship {} → {} names a column the database lacks; left out",
+                        "relationship {} → {} names a table or column the database lacks; left out",
                         stated.from, stated.to
                     ),
                     false,
@@ -222,13 +260,27 @@ impl DbtDocs {
                         && fk.columns[0].eq_ignore_ascii_case(from.column.as_deref().unwrap_or(""))
                 })
             });
+            let same_column = from == to;
             let relationship = Relationship { from, to, description: None };
-            if !declared && !found.contains(&relationship) {
+            if !declared && !same_column && !found.contains(&relationship) {
                 found.push(relationship);
             }
         }
         (found, warnings)
     }
+}
+
+/// The most characters of a dbt description shown (a description of pages would push the
+/// rest of a context out of its budget).
+const MAX_DESCRIPTION_CHARS: usize = 1_000;
+
+/// `text` cut to [`MAX_DESCRIPTION_CHARS`], with an ellipsis when cut.
+fn cut(text: &str) -> String {
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(MAX_DESCRIPTION_CHARS).collect();
+    format!("{}…", kept.trim_end())
 }
 
 /// The catalog table named `name`, or whose last dotted part is `name` when only one is.
@@ -283,8 +335,9 @@ impl Node {
 
 /// Builds [`Node`]s from the parser's events, expanding aliases within [`MAX_NODES`] and
 /// nesting within [`MAX_DEPTH`]; past either it stops and says so.
-#[derive(Default)]
 struct Builder {
+    /// Nodes it may still make.
+    budget: usize,
     /// Open collections: the node, and for a map the key waiting for its value.
     stack: Vec<(Node, Option<String>)>,
     anchors: Vec<(usize, Node)>,
@@ -341,13 +394,20 @@ impl MarkedEventReceiver for Builder {
         }
         let line = mark.line();
         self.nodes += 1;
-        if self.nodes > MAX_NODES {
-            self.failed = Some((line, format!("more than {MAX_NODES} YAML nodes")));
+        if self.nodes > self.budget {
+            self.failed = Some((
+                line,
+                format!("more than the {MAX_NODES} YAML nodes a source's dbt files may hold"),
+            ));
             return;
         }
         match event {
-            Event::Scalar(value, _, anchor, _) => {
-                self.push(Node { line, kind: Kind::Scalar(value) }, anchor)
+            Event::Scalar(value, style, anchor, _) => {
+                // A plain `~` or `null` is YAML's null, not the text.
+                let null = style == yaml_rust2::scanner::TScalarStyle::Plain
+                    && matches!(value.as_str(), "~" | "null" | "Null" | "NULL");
+                let kind = if null { Kind::Scalar(String::new()) } else { Kind::Scalar(value) };
+                self.push(Node { line, kind }, anchor)
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 if self.stack.len() == MAX_DEPTH {
@@ -390,11 +450,21 @@ impl MarkedEventReceiver for Builder {
 }
 
 /// Reads a dbt properties file (`models:`, `sources:`, `seeds:`, `snapshots:`).
-fn parse_properties(file: &str, text: &str) -> (DbtDocs, Vec<DocWarning>) {
+fn parse_properties(file: &str, text: &str, budget: &mut usize) -> (DbtDocs, Vec<DocWarning>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut builder = Builder::default();
+    let mut builder = Builder {
+        budget: *budget,
+        stack: Vec::new(),
+        anchors: Vec::new(),
+        open_anchors: Vec::new(),
+        documents: Vec::new(),
+        nodes: 0,
+        failed: None,
+    };
     let mut parser = Parser::new_from_str(text);
-    if let Err(error) = parser.load(&mut builder, true) {
+    let loaded = parser.load(&mut builder, true);
+    *budget = budget.saturating_sub(builder.nodes);
+    if let Err(error) = loaded {
         let line = error.marker().line();
         return (
             DbtDocs::default(),
@@ -422,6 +492,7 @@ fn parse_properties(file: &str, text: &str) -> (DbtDocs, Vec<DocWarning>) {
                     continue;
                 };
                 let table = model_table(model, name);
+                docs.relations.push((name.to_string(), table.clone()));
                 read_model(file, model, &table, &mut docs);
             }
         }
@@ -429,6 +500,7 @@ fn parse_properties(file: &str, text: &str) -> (DbtDocs, Vec<DocWarning>) {
             for table in source.items("tables") {
                 let Some(name) = table.text("name") else { continue };
                 let relation = table.text("identifier").unwrap_or(name).to_string();
+                docs.relations.push((name.to_string(), relation.clone()));
                 read_model(file, table, &relation, &mut docs);
             }
         }
@@ -498,7 +570,8 @@ fn referenced(call: &str) -> Option<String> {
     }
     let close = call.rfind(')').filter(|&close| close > open)?;
     let arguments = &call[open + 1..close];
-    let last = arguments.split(',').rfind(|a| !a.trim().is_empty())?;
+    // Keyword arguments (`v=2`, `version=2`) name no relation.
+    let last = arguments.split(',').rfind(|a| !a.trim().is_empty() && !a.contains('='))?;
     let name = last.trim().trim_matches(|c| c == '\'' || c == '"').trim();
     (!name.is_empty()).then(|| name.to_string())
 }
@@ -515,17 +588,17 @@ struct Manifest {
 
 #[derive(Deserialize)]
 struct ManifestNode {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     resource_type: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     name: String,
     #[serde(default)]
     alias: Option<String>,
     #[serde(default)]
     identifier: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     description: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "columns_or_null")]
     columns: std::collections::BTreeMap<String, ManifestColumn>,
     #[serde(default)]
     test_metadata: Option<TestMetadata>,
@@ -537,18 +610,35 @@ struct ManifestNode {
 
 #[derive(Deserialize)]
 struct ManifestColumn {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     description: String,
 }
 
 #[derive(Deserialize)]
 struct TestMetadata {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_or_null")]
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "kwargs_or_null")]
     kwargs: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A manifest's text field, `null` read as empty (dbt writes `null` for what was not set).
+fn text_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+}
+
+fn columns_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<std::collections::BTreeMap<String, ManifestColumn>, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_default())
+}
+
+fn kwargs_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    Ok(Option::deserialize(d)?.unwrap_or_default())
 }
 
 /// Reads dbt's compiled `manifest.json`: models, seeds, snapshots and sources with their
@@ -626,13 +716,17 @@ fn parse_manifest(file: &str, text: &str) -> (DbtDocs, Vec<DocWarning>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{doc_blocks, parse_dbt, referenced, rendered};
+    use super::{MAX_NODES, doc_blocks, parse_dbt, referenced, rendered};
+
+    fn parse(file: &str, text: &str) -> (super::DbtDocs, Vec<crate::parse::DocWarning>) {
+        parse_dbt(file, text, &mut MAX_NODES.clone())
+    }
 
     const SCHEMA: &str = "version: 2\n\nmodels:\n  - name: stg_orders\n    config:\n      alias: orders\n    description: One row per order placed.\n    columns:\n      - name: customer_id\n        description: The customer who ordered.\n        data_tests:\n          - not_null\n          - relationships:\n              arguments:\n                to: ref('customers')\n                field: id\n      - name: status\n  - name: customers\n    description: >\n      People who bought\n      something.\n    columns:\n      - name: id\n        tests: [unique]\n  - description: no name\n\nsources:\n  - name: raw\n    tables:\n      - name: payments\n        identifier: raw_payments\n        description: Payments as the processor sends them.\n        columns:\n          - name: order_id\n            tests:\n              - relationships: {to: \"source('raw', 'orders')\", field: id}\n";
 
     #[test]
     fn a_properties_file_gives_descriptions_and_joins_with_lines() {
-        let (docs, warnings) = parse_dbt("models/schema.yml", SCHEMA);
+        let (docs, warnings) = parse("models/schema.yml", SCHEMA);
         let tables: Vec<(&str, Option<&str>, usize)> = docs
             .tables
             .iter()
@@ -662,18 +756,18 @@ mod tests {
 
     #[test]
     fn broken_yaml_and_alias_bombs_are_reported_not_expanded() {
-        let (_, warnings) = parse_dbt("bad.yml", "models:\n  - name: [unclosed\n");
+        let (_, warnings) = parse("bad.yml", "models:\n  - name: [unclosed\n");
         assert!(warnings[0].file_skipped && warnings[0].line > 0, "{warnings:?}");
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for (i, prev) in (b'b'..=b'z').zip(b'a'..) {
             let (i, prev) = (i as char, prev as char);
             bomb.push_str(&format!("{i}: &{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
         }
-        let (docs, warnings) = parse_dbt("bomb.yml", &bomb);
+        let (docs, warnings) = parse("bomb.yml", &bomb);
         assert!(docs.tables.is_empty());
         assert!(warnings[0].message.contains("aliases"), "{warnings:?}");
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        let (_, warnings) = parse_dbt("deep.yml", &deep);
+        let (_, warnings) = parse("deep.yml", &deep);
         assert!(warnings[0].file_skipped, "{warnings:?}");
     }
 
@@ -688,13 +782,13 @@ mod tests {
             "column_name": "customer_id",
             "test_metadata": {"name": "relationships", "kwargs": {"to": "ref('customers')", "field": "id", "column_name": "customer_id"}}}},
           "sources": {}}"#;
-        let (docs, warnings) = parse_dbt("target/manifest.json", manifest);
+        let (docs, warnings) = parse("target/manifest.json", manifest);
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(docs.tables.len(), 1, "an undocumented model gives no docs");
         assert_eq!(docs.tables[0].table, "orders");
         assert_eq!(docs.relationships[0].from, "orders.customer_id");
         assert_eq!(docs.relationships[0].to, "customers.id");
-        let (_, warnings) = parse_dbt("manifest.json", "{\"nodes\": 3}");
+        let (_, warnings) = parse("manifest.json", "{\"nodes\": 3}");
         assert!(warnings[0].file_skipped, "{warnings:?}");
     }
 
@@ -718,6 +812,36 @@ mod tests {
         assert_eq!(rendered("{{ var('x') }} dollars", &blocks), None);
         assert_eq!(rendered("Plain {{", &blocks), None);
         assert_eq!(rendered("Plain.", &blocks).as_deref(), Some("Plain."));
+        assert_eq!(rendered("{# a comment #}Count", &blocks), None);
+        assert_eq!(
+            rendered("{{- doc('shop', 'other') -}}", &blocks).as_deref(),
+            Some("x"),
+            "whitespace control and a package name"
+        );
+    }
+
+    #[test]
+    fn the_node_budget_is_shared_by_every_file_of_a_source() {
+        let file = "models:\n  - name: a\n    description: one\n";
+        let mut budget = 20;
+        let (first, warnings) = parse_dbt("a.yml", file, &mut budget);
+        assert!(warnings.is_empty() && first.tables.len() == 1, "{warnings:?}");
+        let (second, warnings) = parse_dbt("b.yml", file, &mut budget);
+        assert!(second.tables.is_empty(), "the budget is spent");
+        assert!(
+            warnings[0].file_skipped && warnings[0].message.contains("YAML nodes"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_test_names_a_model_by_its_relation() {
+        let (docs, _) = parse(
+            "s.yml",
+            "models:\n  - name: orders_model\n    config: {alias: orders}\n    description: d\n  - name: lines\n    description: d\n    columns:\n      - name: order_id\n        tests:\n          - relationships: {to: \"ref('orders_model', v=2)\", field: id}\n",
+        );
+        assert_eq!(docs.relationships[0].to, "orders_model.id");
+        assert!(docs.relations.contains(&("orders_model".into(), "orders".into())));
     }
 
     #[test]

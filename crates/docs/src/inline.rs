@@ -7,6 +7,7 @@
 //! that differ from what the generator writes are kept, and never its `Domain:` lines, which
 //! restate a profile that may since have changed (the value notes show the current one).
 
+use schemascope_core::display::escape_controls;
 use schemascope_core::{Catalog, TableInfo};
 
 use crate::generate::{column_description, generated_purpose, is_generated_note};
@@ -75,6 +76,10 @@ impl InlineDoc {
                 Some((column.name.to_ascii_lowercase(), text))
             })
             .collect();
+        // Nothing a person wrote may hide text or steer a terminal (NUL, ESC, bidi controls).
+        let about: Vec<String> = about.iter().map(|a| escape_controls(a)).collect();
+        let columns: Vec<(String, String)> =
+            columns.into_iter().map(|(name, text)| (name, escape_controls(&text))).collect();
         (!about.is_empty() || !columns.is_empty()).then_some(Self { about, columns })
     }
 

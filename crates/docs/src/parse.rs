@@ -196,6 +196,8 @@ pub struct RelationshipsDoc {
 pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs, Vec<DocWarning>) {
     let mut docs = ParsedDocs::default();
     let mut warnings = Vec::new();
+    // What is left of the YAML nodes all dbt files of the source may hold.
+    let mut dbt_nodes = crate::dbt::MAX_NODES;
     for (name, text) in files {
         let (name, text) = (name.as_ref(), text.as_ref());
         // Editors on Windows start files with a byte-order mark; it is not part of the text.
@@ -214,10 +216,11 @@ pub fn parse_docs<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> (ParsedDocs
             continue;
         }
         if name.starts_with(crate::dbt::DBT_PREFIX) {
-            let (dbt, problems) = crate::dbt::parse_dbt(name, text);
+            let (dbt, problems) = crate::dbt::parse_dbt(name, text, &mut dbt_nodes);
             docs.dbt.tables.extend(dbt.tables);
             docs.dbt.relationships.extend(dbt.relationships);
             docs.dbt.blocks.extend(dbt.blocks);
+            docs.dbt.relations.extend(dbt.relations);
             warnings.extend(problems);
             continue;
         }

@@ -225,6 +225,11 @@ impl SchemaIndex {
         let mut docs = docs;
         // dbt's docs, for the tables the markdown leaves undocumented, and its joins.
         let (dbt_tables, mut warnings) = docs.dbt.tables_for(&catalog, &docs.tables);
+        // An unedited generated file gives way to what dbt says of its table.
+        docs.tables.retain(|t| {
+            t.origin != DocOrigin::Generated
+                || !dbt_tables.iter().any(|d| d.table.eq_ignore_ascii_case(&t.table))
+        });
         docs.tables.extend(dbt_tables);
         let (dbt_joins, problems) = docs.dbt.relationships_for(&catalog);
         warnings.extend(problems);

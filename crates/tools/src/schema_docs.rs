@@ -364,6 +364,10 @@ fn read_dbt(path: &Path) -> (DocFiles, Vec<DocWarning>) {
         .map(|d| (path.join(d), 1))
         .filter(|(d, _)| d.is_dir())
         .collect();
+    // No project layout: the directory given is one of models (`--dbt project/models`).
+    if todo.is_empty() {
+        todo.push((path.to_path_buf(), 1));
+    }
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen = 0usize;
     while let Some((dir, depth)) = todo.pop() {
@@ -412,6 +416,11 @@ fn read_dbt_dirs(path: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![path.to_path_buf(), path.join("target")];
     dirs.extend(["models", "seeds", "snapshots"].iter().map(|d| path.join(d)));
     dirs
+}
+
+/// A dbt path that gave nothing, as a warning naming it.
+fn skipped_file(name: &str, message: String) -> DocWarning {
+    DocWarning { file: name.to_string(), line: 0, message, file_skipped: false }
 }
 
 /// The names of the sources served.
@@ -465,6 +474,12 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     if let Some(path) = dbt.as_deref() {
         // After the docs directory's files: its markdown docs come first.
         let (dbt_files, dbt_skipped) = read_dbt(path);
+        if dbt_files.is_empty() && dbt_skipped.is_empty() {
+            skipped.push(skipped_file(
+                &path.display().to_string(),
+                "no dbt docs there: --dbt takes a dbt project (its models/*.yml, or target/manifest.json), a manifest.json or a schema.yml".into(),
+            ));
+        }
         files.extend(dbt_files);
         skipped.extend(dbt_skipped);
     }

@@ -18,3 +18,4 @@ mod in_process;
 mod long_algorithms;
 mod mcp_lists;
 mod tasks;
+mod verified_examples_surfaces;

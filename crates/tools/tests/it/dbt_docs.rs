@@ -44,13 +44,59 @@ fn a_dbt_projects_descriptions_and_joins_reach_the_context() {
     assert!(text.contains("status — Orders can be one of the following statuses:"), "{text}");
     assert!(!text.contains("{{"), "no Jinja reaches the model: {text}");
     assert!(text.contains("orders.customer_id → customers.customer_id"), "{text}");
-    // The project's schema.yml still documents a column its model renamed.
+    // The project's schema.yml still documents a column its model renamed: said, not shown.
     let warnings = data["warnings"].to_string();
     assert!(
-        warnings
-            .contains("jaffle_shop/models/schema.yml:29: documents column `total_order_amount`"),
+        warnings.contains("jaffle_shop/models/schema.yml:29: documents column `total_order_amount`, which table `customers` does not have; not used"),
         "{warnings}"
     );
+    assert!(!text.contains("total_order_amount"), "{text}");
+    // A focused context lists the join between two of its tables, which no key shows.
+    registry.docs.set_config(schemascope_docs::RetrievalConfig {
+        table_threshold: 1,
+        ..schemascope_docs::RetrievalConfig::default()
+    });
+    let focused = context(&registry, "which customer placed each order, with its status");
+    assert_eq!(focused["metadata"]["strategy"], "focused", "{}", focused["metadata"]);
+    let text = focused["context"].as_str().expect("context");
+    assert!(
+        text.contains(
+            "## Joins the schema does not declare\n- orders.customer_id → customers.customer_id"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn generated_docs_give_way_to_dbts_and_yaml_nulls_are_no_text() {
+    let registry = served(&testdata().join("jaffle_shop"));
+    let generated = tempfile::tempdir().expect("docs");
+    registry.docs.set_dir("shop", generated.path().to_path_buf());
+    ok(schemascope_tools::generate_schema_docs(
+        &registry.docs,
+        schemascope_tools::GenerateDocsParams {
+            source: Some("shop".into()),
+            dir: None,
+            force: false,
+        },
+    ));
+    let text = context(&registry, "order status per customer")["context"].to_string();
+    assert!(
+        text.contains("basic information about orders"),
+        "dbt's words, not the generator's: {text}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("schema.yml");
+    std::fs::write(
+        &file,
+        "models:\n  - name: orders\n    description: ~\n    columns:\n      - name: status\n        description: null\n      - name: amount\n        description: \"null\"\n",
+    )
+    .expect("yml");
+    let registry = served(&file);
+    let text = context(&registry, "order amount")["context"].to_string();
+    assert!(!text.contains("Purpose: ~") && !text.contains("status — null"), "{text}");
+    assert!(text.contains("amount — null"), "a quoted \"null\" is text: {text}");
 }
 
 #[test]
