@@ -3,6 +3,7 @@
 //! the expression in its place and is valid when the rewrite is — so `ask` runs it as meant. A
 //! business word (`revenue`) gets the column it means as the suggestion.
 
+use schemascope_core::{Catalog, ForeignKey};
 use schemascope_docs::semantic::{Metric, Semantic, Target, Term};
 use schemascope_query::sql::quote_name;
 use schemascope_query::sql::source_offsets::{line_starts, offset_at};
@@ -11,6 +12,31 @@ use schemascope_query::{
 };
 
 use crate::result::ToolError;
+
+/// `catalog` with the joins the semantic file (or dbt's tests) state as foreign keys, so that
+/// validation takes a join the business declared for one that relates the right rows, and
+/// suggests it to reach a column of another table.
+pub(crate) fn with_declared_joins(catalog: &Catalog, semantic: &Semantic) -> Catalog {
+    let mut catalog = catalog.clone();
+    for join in &semantic.relationships {
+        let (Some(from), Some(to)) = (&join.from.column, &join.to.column) else { continue };
+        let Some(table) = catalog.tables.iter_mut().find(|t| t.name == join.from.table) else {
+            continue;
+        };
+        let declared = table
+            .foreign_keys
+            .iter()
+            .any(|fk| fk.referenced_table == join.to.table && fk.columns == [from.clone()]);
+        if !declared {
+            table.foreign_keys.push(ForeignKey {
+                columns: vec![from.clone()],
+                referenced_table: join.to.table.clone(),
+                referenced_columns: vec![to.clone()],
+            });
+        }
+    }
+    catalog
+}
 
 /// Names one query may have expanded (each is one rewrite and one more validation at most).
 const MAX_EXPANDED: usize = 32;

@@ -14,7 +14,7 @@ use schemascope_sources::Source;
 use schemascope_sources::sql::{Database, SqlValue};
 use serde_json::{Value, json};
 
-use crate::business_names::with_business_names;
+use crate::business_names::{with_business_names, with_declared_joins};
 use crate::execute::{QueryCaps, prepare, run_sql};
 use crate::params::{AskParams, ValidateQueryParams};
 use crate::result::{ToolError, ToolResult, envelope};
@@ -150,6 +150,9 @@ pub(crate) fn check_with_semantic(
     query: &Query,
     question: Option<&str>,
 ) -> Result<ValidationReport, ToolError> {
+    // The joins the business declared count as the schema's own.
+    let joined = semantic.map(|semantic| with_declared_joins(catalog, semantic));
+    let catalog = joined.as_ref().unwrap_or(catalog);
     let report = check_with_values(source, catalog, values.clone(), query, question)?;
     // SQLite takes an unknown double-quoted name for a string, with a warning.
     let unknown_names = !report.valid

@@ -137,3 +137,23 @@ fn markdown_docs_come_first_and_a_broken_or_edited_file_is_handled_while_served(
     let text = context(&registry, "order status per customer")["context"].to_string();
     assert!(text.contains("People who ordered at least once"), "{text}");
 }
+
+#[test]
+fn a_join_dbt_declares_is_a_join_validation_accepts() {
+    let join = "SELECT c.first_name, o.status FROM orders o JOIN customers c ON c.customer_id = o.customer_id";
+    let validate = |registry: &Services| {
+        ok(schemascope_tools::validate_query(
+            &registry.docs,
+            schemascope_tools::ValidateQueryParams {
+                source: Some("shop".into()),
+                query: serde_json::json!(join),
+                question: None,
+            },
+        ))
+    };
+    let bare = registry(&[&format!("shop={}", testdata().join("jaffle_shop.sqlite").display())]);
+    assert!(validate(&bare).to_string().contains("follows no foreign key"), "no key without dbt");
+    let report = validate(&served(&testdata().join("jaffle_shop")));
+    assert_eq!(report["valid"], true, "{report}");
+    assert!(!report.to_string().contains("follows no foreign key"), "{report}");
+}
