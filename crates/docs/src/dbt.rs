@@ -276,11 +276,7 @@ const MAX_DESCRIPTION_CHARS: usize = 1_000;
 
 /// `text` cut to [`MAX_DESCRIPTION_CHARS`], with an ellipsis when cut.
 fn cut(text: &str) -> String {
-    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
-        return text.to_string();
-    }
-    let kept: String = text.chars().take(MAX_DESCRIPTION_CHARS).collect();
-    format!("{}…", kept.trim_end())
+    crate::inline::cut_chars(text, MAX_DESCRIPTION_CHARS).unwrap_or_else(|| text.to_string())
 }
 
 /// The catalog table named `name`, or whose last dotted part is `name` when only one is.

@@ -153,6 +153,15 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` cut to its first `max` characters with an ellipsis, when it has more.
+pub(crate) fn cut_chars(text: &str, max: usize) -> Option<String> {
+    if text.chars().count() <= max {
+        return None;
+    }
+    let kept: String = text.chars().take(max).collect();
+    Some(format!("{}…", kept.trim_end()))
+}
+
 /// `text` ending in a full stop, so that parts joined read as sentences.
 fn ensure_stop(text: &str) -> String {
     if text.ends_with(['.', '!', '?', ':', ';']) { text.to_string() } else { format!("{text}.") }

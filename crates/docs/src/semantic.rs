@@ -360,17 +360,16 @@ fn capped(
     warnings: &mut Vec<DocWarning>,
 ) -> Option<String> {
     let text = text.map(str::trim).filter(|t| !t.is_empty())?;
-    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+    let Some(cut) = crate::inline::cut_chars(text, MAX_DESCRIPTION_CHARS) else {
         return Some(text.to_string());
-    }
+    };
     warnings.push(warning(
         file,
         line,
         format!("a description is shown up to {MAX_DESCRIPTION_CHARS} characters; the rest is cut"),
         false,
     ));
-    let cut: String = text.chars().take(MAX_DESCRIPTION_CHARS).collect();
-    Some(format!("{}…", cut.trim_end()))
+    Some(cut)
 }
 
 /// True when some table of `catalog` has a column named `name`.

@@ -240,30 +240,14 @@ fn read_recorded_for_append(path: &Path) -> Result<String, ToolError> {
     }
 }
 
-/// Appends `entry` to the regular file `path` (created if missing), in one write.
+/// Appends `entry` to the regular file `path` (created if missing), in one write; a FIFO
+/// swapped in since the check above is refused at once, never waited on.
 fn append(path: &Path, entry: &str) -> Result<(), ToolError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        // Never wait on a FIFO swapped in since the check above.
-        .custom_flags(libc_nonblock())
-        .open(path)
-        .map_err(|e| cannot_write(path, &e))?;
-    let meta = file.metadata().map_err(|e| cannot_write(path, &e))?;
-    if !meta.is_file() {
-        return Err(ToolError::InvalidParams(format!(
-            "cannot record to {}: it is not a regular file",
-            path.display()
-        )));
-    }
+    let mut file = schemascope_sources::file::open_append_regular(path).map_err(|e| {
+        ToolError::InvalidParams(format!("cannot record to {}: {e}", path.display()))
+    })?;
     file.write_all(entry.as_bytes()).map_err(|e| cannot_write(path, &e))?;
     file.sync_data().map_err(|e| cannot_write(path, &e))
-}
-
-/// `O_NONBLOCK` on Linux and the BSDs.
-fn libc_nonblock() -> i32 {
-    if cfg!(target_os = "linux") { 0o4000 } else { 0x0004 }
 }
 
 fn cannot_write(path: &Path, error: &std::io::Error) -> ToolError {
