@@ -198,6 +198,7 @@ fn eval_retrieval(
         config,
         with_evidence,
         split,
+        encoder: retrieval.encoder()?,
         progress: tools::eval::EvalProgress(&progress),
     };
     let report = tools::eval::eval_retrieval(&request)?;

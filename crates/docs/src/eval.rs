@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 
 use crate::config::RetrievalConfig;
+use crate::dense::Encoder;
 use crate::generate::{TableData, generate_docs};
 use crate::notes::ColumnNotes;
 use crate::parse::parse_docs;
@@ -239,17 +241,19 @@ pub enum Setting {
 }
 
 /// Evaluation settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct EvalOptions {
     /// K of the @K metrics (also the retrieval top-K).
     pub k: usize,
     /// Retrieval configuration (the hybrid decisions use it as is).
     pub config: RetrievalConfig,
+    /// The embedding model, to rank by meaning as well as by words.
+    pub encoder: Option<Arc<dyn Encoder>>,
 }
 
 impl Default for EvalOptions {
     fn default() -> Self {
-        Self { k: 5, config: RetrievalConfig::default() }
+        Self { k: 5, config: RetrievalConfig::default(), encoder: None }
     }
 }
 
@@ -331,6 +335,13 @@ pub fn evaluate(
             String::new(),
             index_from_generated_docs(pooled_catalog(databases), "spider", config.clone()),
         )]),
+    };
+    let indexes: BTreeMap<String, SchemaIndex> = match &options.encoder {
+        None => indexes,
+        Some(encoder) => indexes
+            .into_iter()
+            .filter_map(|(name, index)| Some((name, index.with_encoder(encoder.clone()).ok()?)))
+            .collect(),
     };
     let mut acc = Accumulator::default();
     for q in questions {

@@ -45,6 +45,10 @@ const MIN_SIMILARITY: f64 = 0.3;
 /// Similarity from which an example's tables are the question's own in a focused context
 /// (below it, they are shown beside the retrieved ones).
 pub(crate) const STRONG_SIMILARITY: f64 = 0.6;
+/// With an embedding model, the cosine of two questions that counts as no likeness: between it
+/// and 1 an example's semantic similarity grows linearly (sentence models put questions on one
+/// topic near 0.5 and paraphrases above 0.8).
+const SEMANTIC_FLOOR: f64 = 0.5;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -262,8 +266,16 @@ impl ExampleIndex {
     /// The examples most similar to `question`, best first, at most `k`, each at least
     /// [`MIN_SIMILARITY`]: the weighted Dice overlap of their terms, a term weighing its
     /// [`question_weight`] (phrasing counts a quarter) times its rarity among the examples
-    /// (`ln(1 + (n + 1) / (held + 0.5))`).
-    pub(crate) fn similar(&self, question: &str, k: usize) -> Vec<ScoredExample<'_>> {
+    /// (`ln(1 + (n + 1) / (held + 0.5))`). With `cosines` (each example question's with the
+    /// question, from an embedding model), an example is as similar as the better of the two
+    /// measures says, the cosine rescaled from [`SEMANTIC_FLOOR`]–1 to 0–1: a paraphrase in
+    /// other words is found.
+    pub(crate) fn similar(
+        &self,
+        question: &str,
+        cosines: Option<&[f32]>,
+        k: usize,
+    ) -> Vec<ScoredExample<'_>> {
         if self.examples.is_empty() || k == 0 {
             return Vec::new();
         }
@@ -285,7 +297,11 @@ impl ExampleIndex {
             let shared: f64 =
                 terms.iter().filter(|t| asked.binary_search(t).is_ok()).map(|t| weight(t)).sum();
             let total = own + asked_weight;
-            let similarity = if total > 0.0 { 2.0 * shared / total } else { 0.0 };
+            let mut similarity = if total > 0.0 { 2.0 * shared / total } else { 0.0 };
+            if let Some(&cosine) = cosines.and_then(|c| c.get(i)) {
+                let semantic = (f64::from(cosine) - SEMANTIC_FLOOR) / (1.0 - SEMANTIC_FLOOR);
+                similarity = similarity.max(semantic.min(1.0));
+            }
             if similarity >= MIN_SIMILARITY {
                 scored.push(ScoredExample {
                     example: &self.examples[i],
@@ -325,7 +341,13 @@ pub(crate) fn mentioned_tables(catalog: &Catalog, sql: &str) -> Vec<String> {
 mod tests {
     use schemascope_core::Catalog;
 
-    use super::{ExampleIndex, example_entry, parse_example_sql, parse_examples};
+    use super::{ExampleIndex, ScoredExample, example_entry, parse_example_sql, parse_examples};
+
+    impl ExampleIndex {
+        fn similar_words(&self, question: &str, k: usize) -> Vec<ScoredExample<'_>> {
+            self.similar(question, None, k)
+        }
+    }
 
     fn catalog() -> Catalog {
         serde_json::from_str(
@@ -393,12 +415,18 @@ mod tests {
              [[example]]\nquestion = \"Total quantity ordered\"\nsql = \"SELECT SUM(Qty) FROM \\\"Order Details\\\"\"\n",
         );
         let index = ExampleIndex::build(examples, &catalog());
-        let found = index.similar("which artists have the most albums", 3);
+        let found = index.similar_words("which artists have the most albums", 3);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].tables, ["Artist", "Album"]);
         assert!(found[0].similarity > 0.9, "{found:?}");
-        assert_eq!(index.similar("quantity ordered per month", 3)[0].tables, ["Order Details"]);
-        assert!(index.similar("how many employees are there", 3).is_empty());
-        assert!(index.similar("the most", 3).is_empty(), "phrasing alone is no likeness");
+        let by_meaning = index.similar("top performer by number of records", Some(&[0.9, 0.1]), 3);
+        assert_eq!(by_meaning.len(), 1, "{by_meaning:?}");
+        assert!((by_meaning[0].similarity - 0.8).abs() < 1e-6, "{by_meaning:?}");
+        assert_eq!(
+            index.similar_words("quantity ordered per month", 3)[0].tables,
+            ["Order Details"]
+        );
+        assert!(index.similar_words("how many employees are there", 3).is_empty());
+        assert!(index.similar_words("the most", 3).is_empty(), "phrasing alone is no likeness");
     }
 }

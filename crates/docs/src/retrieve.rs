@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use foldhash::HashSet;
 use schemascope_core::Catalog;
+use schemascope_core::cancel::Cancelled;
 use schemascope_core::value_index::{ValueIndex, ValueMatch};
 use serde::Serialize;
 
@@ -15,6 +16,7 @@ use crate::bm25::{Bm25Index, Hit, Scratch};
 use crate::chunk::{Chunk, add_semantic_chunks, table_chunks};
 use crate::config::RetrievalConfig;
 use crate::context::{TableBlock, count_full_schema, semantic_block};
+use crate::dense::{Dense, Encoder, Vectors};
 use crate::examples::{
     Example, ExampleIndex, MAX_EXAMPLES_SHOWN, STRONG_SIMILARITY, ScoredExample,
 };
@@ -160,6 +162,7 @@ impl Retrieval<'_> {
             avg_relevance: schemascope_core::figure::stat(self.avg_relevance),
             confidence: schemascope_core::figure::stat(self.confidence),
             min_confidence: index.config.min_confidence,
+            semantic: index.is_semantic(),
         }
     }
 }
@@ -182,6 +185,8 @@ pub struct RetrievalMetadata {
     pub confidence: f64,
     /// The configured minimum confidence for a focused context.
     pub min_confidence: f64,
+    /// True when chunks were ranked by meaning (an embedding model) as well as by words.
+    pub semantic: bool,
 }
 
 thread_local! {
@@ -209,6 +214,9 @@ pub struct SchemaIndex {
     pub(crate) values: Option<Arc<ValueIndex>>,
     /// The verified examples.
     pub(crate) examples: ExampleIndex,
+    /// The embedding model and the vectors of the chunks and examples, when semantic matching
+    /// is on.
+    dense: Option<Dense>,
 }
 
 impl SchemaIndex {
@@ -287,6 +295,7 @@ impl SchemaIndex {
                 semantic,
                 values: None,
                 examples,
+                dense: None,
             },
             warnings,
         )
@@ -296,6 +305,26 @@ impl SchemaIndex {
     pub fn with_values(mut self, values: Arc<ValueIndex>) -> Self {
         self.values = Some(values);
         self
+    }
+
+    /// The same index that also ranks by meaning (seed 002, phase 2): every chunk's text and
+    /// every example's question encoded by `encoder` (on all cores), and each question's vector
+    /// compared with them by cosine, fused with BM25 (see [`SchemaIndex::retrieve`]). Stops
+    /// when the current call is cancelled.
+    pub fn with_encoder(mut self, encoder: Arc<dyn Encoder>) -> Result<Self, Cancelled> {
+        let texts: Vec<String> =
+            self.chunks.iter().map(|c| crate::dense::chunk_text(c, &self.catalog)).collect();
+        let chunks = Vectors::encode(encoder.as_ref(), &texts)?;
+        let questions: Vec<String> =
+            self.examples.examples().iter().map(|e| e.question.clone()).collect();
+        let examples = Vectors::encode(encoder.as_ref(), &questions)?;
+        self.dense = Some(Dense::new(encoder, chunks, examples));
+        Ok(self)
+    }
+
+    /// True when the index ranks by meaning as well as by words.
+    pub fn is_semantic(&self) -> bool {
+        self.dense.is_some()
     }
 
     /// The value index, when there is one.
@@ -344,7 +373,7 @@ impl SchemaIndex {
     /// The best `top_k` chunks for `question` (per-table cap and relevance threshold applied),
     /// without the hybrid decisions: what `search_schema_docs` shows.
     pub fn search(&self, question: &str, top_k: usize) -> Vec<ScoredChunk<'_>> {
-        self.rank(&tokenize(question), top_k).0
+        self.rank(question, &tokenize(question), top_k).0
     }
 
     /// Retrieval with the hybrid strategy; `top_k` overrides the configured value.
@@ -390,7 +419,8 @@ impl SchemaIndex {
         {
             // Whatever made the full schema the choice, a budget that cannot hold it must leave
             // tables out: better those the question does not point at than the catalog's last.
-            let (chunks, _) = self.rank(&tokenize(question), top_k.unwrap_or(self.config.top_k));
+            let (chunks, _) =
+                self.rank(question, &tokenize(question), top_k.unwrap_or(self.config.top_k));
             let pointed = self.focused(chunks, 0.0);
             retrieval.priority =
                 pointed.tables.into_iter().chain(pointed.expanded_tables).collect();
@@ -405,7 +435,12 @@ impl SchemaIndex {
         if let Some(values) = &self.values {
             retrieval.values = values.matches(question, MAX_VALUES_SHOWN);
         }
-        retrieval.examples = self.examples.similar(question, MAX_EXAMPLES_SHOWN);
+        let cosines = self.dense.as_ref().filter(|d| !d.examples.is_empty()).map(|dense| {
+            let vector = dense.question(question);
+            dense.examples.similarities(&vector)
+        });
+        retrieval.examples =
+            self.examples.similar(question, cosines.as_deref(), MAX_EXAMPLES_SHOWN);
         if retrieval.strategy != Strategy::Focused {
             return;
         }
@@ -466,7 +501,7 @@ impl SchemaIndex {
                 min: config.min_question_terms.max(1),
             });
         }
-        let (chunks, confidence) = self.rank(&terms, top_k.unwrap_or(config.top_k));
+        let (chunks, confidence) = self.rank(question, &terms, top_k.unwrap_or(config.top_k));
         if chunks.is_empty() {
             return full(FullReason::NoMatches);
         }
@@ -528,7 +563,7 @@ impl SchemaIndex {
 
     /// The top-`k` chunks (at most `max_chunks_per_table` per table, relevance ≥ threshold) and
     /// the confidence they give (see [`SchemaIndex::retrieve`]).
-    fn rank(&self, terms: &[String], k: usize) -> (Vec<ScoredChunk<'_>>, f64) {
+    fn rank(&self, question: &str, terms: &[String], k: usize) -> (Vec<ScoredChunk<'_>>, f64) {
         // Whatever a caller asks, a context holds few chunks: a huge `k` must not size buffers.
         let k = k.min(MAX_TOP_K);
         if k == 0 {
@@ -545,10 +580,23 @@ impl SchemaIndex {
                 weighted.push((t.as_str(), question_weight(t)));
             }
             let weight = self.bm25.query_weight(&weighted);
-            if weight <= 0.0 {
+            let semantic = self.semantic_bonus(question, weight);
+            if weight <= 0.0 && semantic.is_none() {
                 return (Vec::new(), 0.0);
             }
-            self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits);
+            // Relevance stays "the share of the question matched" when no term is known: the
+            // semantic bonus alone, on the same scale.
+            let weight = if weight > 0.0 { weight } else { 1.0 };
+            match &semantic {
+                Some((bonus, _)) => self.bm25.top_k_weighted_plus(
+                    &weighted,
+                    bonus,
+                    k * CANDIDATES_PER_SLOT,
+                    scratch,
+                    hits,
+                ),
+                None => self.bm25.top_k_weighted(&weighted, k * CANDIDATES_PER_SLOT, scratch, hits),
+            }
             self.favour_connected(hits);
             let cap = self.config.max_chunks_per_table.max(1);
             let mut per_table: Vec<(&str, usize)> = Vec::new();
@@ -577,8 +625,34 @@ impl SchemaIndex {
                 kept_docs.push(hit.doc);
                 out.push(ScoredChunk { chunk, score: hit.score, relevance });
             }
-            (out, self.coverage(&weighted, &kept_docs))
+            let mut confidence = self.coverage(&weighted, &kept_docs);
+            if let Some((_, best)) = semantic {
+                confidence = confidence.max(best);
+            }
+            (out, confidence)
         })
+    }
+
+    /// With an embedding model: each chunk's semantic bonus, in the units of BM25 scores of a
+    /// question weighing `weight` (see [`RetrievalConfig::semantic_weight`]), and the best
+    /// chunk's match above the floor, 0–1 (a confidence of its own).
+    fn semantic_bonus(&self, question: &str, weight: f64) -> Option<(Vec<f64>, f64)> {
+        let dense = self.dense.as_ref()?;
+        let floor = self.config.semantic_floor.clamp(0.0, 0.99);
+        let scale = self.config.semantic_weight.max(0.0) * if weight > 0.0 { weight } else { 1.0 };
+        let vector = dense.question(question);
+        let mut best = 0.0f64;
+        let bonus = dense
+            .chunks
+            .similarities(&vector)
+            .into_iter()
+            .map(|cosine| {
+                let matched = ((f64::from(cosine) - floor) / (1.0 - floor)).max(0.0);
+                best = best.max(matched);
+                scale * matched
+            })
+            .collect();
+        Some((bonus, best))
     }
 
     /// Reorders `hits` so that a table whose foreign-key neighbours are also hits comes before

@@ -14,6 +14,7 @@ pub mod descriptions;
 mod discover;
 mod docs_watch;
 mod elsewhere;
+pub mod embedding_model;
 pub mod eval;
 mod execute;
 mod find;

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
+use schemascope_docs::Encoder;
 use schemascope_docs::dbt::{DBT_PREFIX, is_dbt_file};
 use schemascope_docs::examples::{EXAMPLES_DIR, EXAMPLES_FILE, parse_examples};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
@@ -52,6 +53,8 @@ pub struct Docs {
     record_file: Mutex<Option<PathBuf>>,
     /// Each source's dbt project, `manifest.json` or properties file (`--dbt`).
     dbt: Mutex<HashMap<String, PathBuf>>,
+    /// The sentence-embedding model retrieval ranks by meaning with (`--embedding-model`).
+    encoder: Mutex<Option<Arc<dyn Encoder>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,7 +87,15 @@ impl Docs {
             indexes: Mutex::default(),
             record_file: Mutex::default(),
             dbt: Mutex::default(),
+            encoder: Mutex::default(),
         }
+    }
+
+    /// Ranks by meaning as well as by words with `encoder` (`None`: by words alone). Every
+    /// index is built again, its chunks encoded, on its next use.
+    pub fn set_encoder(&self, encoder: Option<Arc<dyn Encoder>>) {
+        *lock(&self.encoder) = encoder;
+        self.settings.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Reads the docs dbt keeps for `source` from `path`: a dbt project directory (its
@@ -497,6 +508,7 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     };
     let watch = watch.filter(|_| watchable).map(|w| Arc::new(Mutex::new(w)));
     let config = state.config();
+    let encoder = lock(&state.encoder).clone();
     // What was skipped and why is part of the input: a file that becomes readable (or stops
     // being) rebuilds the index and its warnings.
     let skipped_text = skipped.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
@@ -505,6 +517,7 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
             &Catalog::default(),
             &[
                 ("config", format!("{config:?}")),
+                ("encoder", format!("{encoder:?}")),
                 ("skipped", skipped_text),
                 ("recorded", format!("{recorded:?}")),
             ],
@@ -568,8 +581,13 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     docs.examples = examples;
     warnings.extend(stale);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
-    let index = index.with_values(values);
+    let mut index = index.with_values(values);
     warnings.extend(more);
+    if let Some(encoder) = encoder {
+        index = index.with_encoder(encoder).map_err(|cancelled| {
+            ToolError::Source(schemascope_sources::SourceError::Cancelled(cancelled))
+        })?;
+    }
     // A call cancelled while it built (a profile or a column's values cut short) has an index
     // missing what it did not read: it is not kept for later calls, which build it again.
     schemascope_core::cancel::current().check().map_err(|cancelled| {
@@ -716,6 +734,7 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
                 "searchMs": search_ms,
                 "totalMs": figure::millis(started.elapsed()),
                 "indexedChunks": built.index.chunks().len(),
+                "semantic": built.index.is_semantic(),
             },
             "warnings": warnings_json(&built.warnings),
     });

@@ -24,6 +24,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
         "DOC_RELEVANCE_THRESHOLD",
         "RETRIEVAL_TABLE_THRESHOLD",
         "SCHEMASCOPE_RETRIEVAL_CONFIG",
+        "SCHEMASCOPE_EMBEDDING_MODEL",
     ] {
         command.env_remove(var);
     }
@@ -412,4 +413,54 @@ fn eval_validator_counts_refused_writes_apart_from_false_rejections() {
         (Some(1), Some(0)),
         "{all}"
     );
+}
+
+/// The all-MiniLM-L6-v2 directory scripts/test installs.
+fn embedding_model() -> String {
+    std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").expect(
+        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)",
+    )
+}
+
+#[test]
+fn an_embedding_model_finds_tables_a_question_names_in_other_words() {
+    let model = embedding_model();
+    let database = chinook();
+    let first_table = |question: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let mut args = vec!["search-docs", database.as_str(), question, "--json"];
+        args.extend_from_slice(extra);
+        let out = json(&run(&args, env));
+        let semantic = out["data"]["metadata"]["semantic"].as_bool().expect("semantic");
+        (out["data"]["chunks"][0]["table"].as_str().map(str::to_string), semantic)
+    };
+    for (question, table) in [
+        ("which songs last longest", "Track"),
+        ("how much money came in from each nation", "Invoice"),
+    ] {
+        let (words, semantic) = first_table(question, &[], &[]);
+        assert!(!semantic);
+        assert_ne!(words.as_deref(), Some(table), "{question}: words alone miss it");
+        let (meaning, semantic) = first_table(question, &[], &["--embedding-model", &model]);
+        assert!(semantic);
+        assert_eq!(meaning.as_deref(), Some(table), "{question}");
+    }
+    // The setting can come from the environment too, and reaches the context's metadata.
+    let context = json(&run(
+        &["context", &chinook(), "which songs last longest", "--json"],
+        &[("SCHEMASCOPE_EMBEDDING_MODEL", &model)],
+    ));
+    assert_eq!(context["data"]["metadata"]["semantic"], true, "{context}");
+}
+
+#[test]
+fn a_directory_that_holds_no_model_is_refused_at_start_with_its_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config.json"), "{not json").expect("write");
+    for path in [dir.path().display().to_string(), "/nonexistent/model".to_string()] {
+        let out = run(&["context", &chinook(), "songs", "--embedding-model", &path], &[]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("--embedding-model {path}")), "{stderr}");
+        assert!(stderr.contains("sentence-transformers model directory"), "{stderr}");
+    }
 }

@@ -6,4 +6,5 @@
 mod chinook_docs;
 mod hostile_markdown;
 mod okapi_parity;
+mod semantic_retrieval;
 mod spider_eval;

@@ -121,3 +121,37 @@ async fn http_records_through_the_same_tool_and_refuses_what_does_not_validate()
     tokio::time::timeout(Duration::from_secs(10), server).await???;
     Ok(())
 }
+
+/// With an embedding model (all-MiniLM-L6-v2, installed by scripts/test), a question worded
+/// unlike the schema finds its table over MCP, and a verified example asked in other words is
+/// shown beside the context.
+#[tokio::test]
+async fn mcp_ranks_by_meaning_with_an_embedding_model() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let services = served(&dir.path().join("confirmed.toml"))?;
+    let model = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").map_err(|_| {
+        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)"
+    })?;
+    let encoder = schemascope_tools::embedding_model::EmbeddingModel::load(Path::new(&model))?;
+    services.docs.set_encoder(Some(encoder));
+    let client = ().serve(serve_on_pipe(SchemascopeServer::new(services))).await?;
+    let found =
+        call(&client, "search_schema_docs", json!({"question": "which songs last longest"}))
+            .await?;
+    assert_eq!(found["data"]["metadata"]["semantic"], true, "{found}");
+    // Chinook's docs say a genre "has the most tracks": a close second reading of the question.
+    let tables =
+        found["data"]["metadata"]["tablesIncluded"].as_array().cloned().unwrap_or_default();
+    assert!(tables.iter().take(2).any(|t| t == "Track"), "{found}");
+    let context = call(
+        &client,
+        "get_schema_context",
+        json!({"question": "which band has released the most records"}),
+    )
+    .await?;
+    assert_eq!(context["data"]["metadata"]["semantic"], true, "{context}");
+    let text = context["data"]["context"].as_str().unwrap_or_default();
+    assert!(text.contains("Which artist has the most albums?"), "{text}");
+    client.cancel().await?;
+    Ok(())
+}

@@ -58,6 +58,8 @@ pub struct EvalRequest<'a> {
     pub with_evidence: bool,
     /// Only the questions of this half (all when `None`).
     pub split: Option<schemascope_docs::eval::Split>,
+    /// The embedding model, to rank by meaning as well as by words.
+    pub encoder: Option<std::sync::Arc<dyn schemascope_docs::Encoder>>,
     /// Where progress is reported.
     pub progress: EvalProgress<'a>,
 }
@@ -114,6 +116,10 @@ pub fn eval_retrieval(request: &EvalRequest<'_>) -> Result<EvalReport, ToolError
         &databases,
         &questions,
         setting,
-        &EvalOptions { k: request.k, config: request.config.clone() },
+        &EvalOptions {
+            k: request.k,
+            config: request.config.clone(),
+            encoder: request.encoder.clone(),
+        },
     ))
 }
