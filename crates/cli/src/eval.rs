@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -198,7 +199,7 @@ fn eval_retrieval(
         config,
         with_evidence,
         split,
-        encoder: retrieval.encoder()?,
+        encoder: retrieval.model()?.map(|model| model as Arc<dyn schemascope_docs::Encoder>),
         progress: tools::eval::EvalProgress(&progress),
     };
     let report = tools::eval::eval_retrieval(&request)?;
@@ -206,9 +207,10 @@ fn eval_retrieval(
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
-            "{:?}, K = {}: {} questions over {} schema(s) of {:.1} tables on average\n  Recall@{k} {:.3}  Precision@{k} {:.3}  MRR {:.3}  all gold in top {k} {:.3}\n  context recall {:.3}  context tokens {:.0} of {:.0} (reduction {:.1}%)\n  strategies: {:?}",
+            "{:?}, K = {}{}: {} questions over {} schema(s) of {:.1} tables on average\n  Recall@{k} {:.3}  Precision@{k} {:.3}  MRR {:.3}  all gold in top {k} {:.3}\n  context recall {:.3}  context tokens {:.0} of {:.0} (reduction {:.1}%)\n  strategies: {:?}",
             report.setting,
             report.k,
+            if report.semantic { ", ranked by words and meaning" } else { ", ranked by words" },
             report.questions,
             report.databases,
             report.avg_tables,

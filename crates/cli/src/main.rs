@@ -301,7 +301,8 @@ enum Command {
         no_watch: bool,
         /// How long a call waits for database tables' profiles before it answers with what is
         /// known (the catalog, row estimates, the columns profiled so far) while the profiles go
-        /// on in the background, in milliseconds [default: 2000].
+        /// on in the background, in milliseconds [default: 2000]; as long for the embedding model
+        /// to encode a schema's docs (until then, ranked by words).
         #[arg(long, value_name = "MS")]
         profile_wait: Option<u64>,
         /// The configuration file: sources with descriptions, secrets from the environment, and
@@ -991,6 +992,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 .set_profile_patience(Some(std::time::Duration::from_millis(profile_wait)));
             session.apply(&services)?;
             retrieval.apply(&services)?;
+            // A served schema's docs are encoded in the background as its profiles are computed:
+            // a call waits as long for either, then answers with what is ready.
+            services
+                .docs
+                .set_encoding_patience(Some(std::time::Duration::from_millis(profile_wait)));
             llm.apply(&services)?;
             // An LLM configured by the environment but wrongly is said at start, not found out
             // by a client that never sees `ask` listed.

@@ -102,13 +102,15 @@ impl RetrievalArgs {
             }
             config.b = b;
         }
+        config.check()?;
         Ok(config)
     }
 
     /// The embedding model `--embedding-model` names, loaded.
-    pub(crate) fn encoder(&self) -> Result<Option<Arc<dyn schemascope_docs::Encoder>>> {
+    pub(crate) fn model(&self) -> Result<Option<Arc<tools::embedding_model::EmbeddingModel>>> {
         self.embedding_model
             .as_deref()
+            .filter(|path| !path.as_os_str().is_empty())
             .map(tools::embedding_model::EmbeddingModel::load)
             .transpose()
             .map_err(Into::into)
@@ -118,7 +120,7 @@ impl RetrievalArgs {
     pub(crate) fn apply(&self, services: &Services) -> Result<()> {
         services.docs.set_config(self.config()?);
         services.docs.set_follow_links(self.docs_follow_links);
-        services.docs.set_encoder(self.encoder()?);
+        services.docs.set_encoder(self.model()?);
         if let Some(path) = &self.record_examples {
             check_record_file(path)?;
         }

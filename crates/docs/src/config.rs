@@ -27,6 +27,16 @@ pub enum ConfigError {
         /// What was expected.
         expected: &'static str,
     },
+    /// A setting out of its range (from a file or a flag).
+    #[error("retrieval setting {key} = {value} is invalid: {expected}")]
+    OutOfRange {
+        /// The setting.
+        key: &'static str,
+        /// Its value.
+        value: f64,
+        /// What was expected.
+        expected: &'static str,
+    },
 }
 
 /// How retrieval behaves. `Default` is the design's configuration.
@@ -60,12 +70,13 @@ pub struct RetrievalConfig {
     pub b: f64,
     /// IDF flavour.
     pub scoring: Scoring,
-    /// With an embedding model: what a perfect semantic match adds to a chunk's relevance, on
-    /// the scale of a chunk matching every term of the question (6; see
-    /// `SchemaIndex::retrieve`). Chosen on the tuning halves of Spider and BIRD.
+    /// With an embedding model: what the cosine of a chunk with the question adds to its score
+    /// for ranking, on the scale of a chunk matching every term of the question (6: a cosine of
+    /// 1 counts six times that; chosen on the tuning halves of Spider and BIRD).
     pub semantic_weight: f64,
-    /// With an embedding model: the cosine below which a chunk is no semantic match at all (0);
-    /// between it and 1 the bonus grows linearly.
+    /// With an embedding model: a chunk whose words' relevance is below `relevance_threshold`
+    /// is kept when its cosine with the question reaches this (0.2); the best kept cosine above
+    /// it, rescaled to 0–1, counts as confidence.
     pub semantic_floor: f64,
 }
 
@@ -84,7 +95,7 @@ impl Default for RetrievalConfig {
             b: 0.75,
             scoring: Scoring::Standard,
             semantic_weight: 6.0,
-            semantic_floor: 0.0,
+            semantic_floor: 0.2,
         }
     }
 }
@@ -93,6 +104,51 @@ impl RetrievalConfig {
     /// The BM25 parameters.
     pub fn bm25(&self) -> Bm25Params {
         Bm25Params { k1: self.k1, b: self.b, scoring: self.scoring }
+    }
+
+    /// Refuses settings outside their range (non-finite numbers among them), which would
+    /// otherwise switch a part of the ranking off silently or make every score meaningless.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let ranges: [(&'static str, f64, bool, &'static str); 7] = [
+            (
+                "relevance_threshold",
+                self.relevance_threshold,
+                (0.0..=1.0).contains(&self.relevance_threshold),
+                "between 0 and 1",
+            ),
+            (
+                "min_confidence",
+                self.min_confidence,
+                (0.0..=1.0).contains(&self.min_confidence),
+                "between 0 and 1",
+            ),
+            (
+                "max_focused_share",
+                self.max_focused_share,
+                (0.0..=1.0).contains(&self.max_focused_share),
+                "between 0 and 1",
+            ),
+            ("k1", self.k1, self.k1.is_finite() && self.k1 >= 0.0, "a finite number, 0 or more"),
+            ("b", self.b, (0.0..=1.0).contains(&self.b), "between 0 and 1"),
+            (
+                "semantic_weight",
+                self.semantic_weight,
+                (0.0..=1000.0).contains(&self.semantic_weight),
+                "between 0 and 1000",
+            ),
+            (
+                "semantic_floor",
+                self.semantic_floor,
+                (0.0..1.0).contains(&self.semantic_floor),
+                "0 or more and below 1",
+            ),
+        ];
+        match ranges.into_iter().find(|(_, _, ok, _)| !ok) {
+            Some((key, value, _, expected)) => {
+                Err(ConfigError::OutOfRange { key, value, expected })
+            }
+            None => Ok(()),
+        }
     }
 
     /// `self` with the seed's environment variables applied, read through `lookup` (pass
@@ -165,6 +221,19 @@ mod tests {
             RetrievalConfig::default().from_env(env(&[(ENV_RELEVANCE_THRESHOLD, "1.5")])).is_err()
         );
         assert!(RetrievalConfig::default().from_env(env(&[(ENV_ENABLED, "maybe")])).is_err());
+        assert!(RetrievalConfig::default().check().is_ok());
+        for bad in [
+            RetrievalConfig { semantic_weight: f64::INFINITY, ..RetrievalConfig::default() },
+            RetrievalConfig { semantic_weight: -6.0, ..RetrievalConfig::default() },
+            RetrievalConfig { semantic_weight: f64::NAN, ..RetrievalConfig::default() },
+            RetrievalConfig { semantic_floor: 1.0, ..RetrievalConfig::default() },
+            RetrievalConfig { semantic_floor: -0.1, ..RetrievalConfig::default() },
+            RetrievalConfig { k1: f64::NAN, ..RetrievalConfig::default() },
+            RetrievalConfig { min_confidence: 2.0, ..RetrievalConfig::default() },
+        ] {
+            let error = bad.check().unwrap_err().to_string();
+            assert!(error.starts_with("retrieval setting "), "{error}");
+        }
     }
 
     #[test]

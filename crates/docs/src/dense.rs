@@ -37,11 +37,12 @@ impl fmt::Debug for Vectors {
 }
 
 impl Vectors {
-    /// Encodes `texts` on all cores, in order; stops early when the current call is cancelled.
+    /// Encodes `texts` (as the model reads them: see [`natural`]) on all cores, in order;
+    /// stops early when the current call is cancelled.
     pub fn encode(encoder: &dyn Encoder, texts: &[String]) -> Result<Self, Cancelled> {
         let token = cancel::current();
         let encoded = on_all_cores(texts.len(), |i| {
-            if token.is_cancelled() { None } else { Some(encoder.encode(&natural(&texts[i]))) }
+            if token.is_cancelled() { None } else { Some(unit(encoder.encode(&texts[i]))) }
         });
         token.check()?;
         let dim = encoded.iter().flatten().map(Vec::len).max().unwrap_or(0);
@@ -76,6 +77,19 @@ impl Vectors {
         }
         self.data.chunks_exact(self.dim).map(|v| dot(v, query)).collect()
     }
+}
+
+/// `vector` scaled to unit length, so that a dot product is a cosine whatever the model's own
+/// normalisation; a vector with a non-finite or no length (a broken model) becomes zeros, which
+/// match nothing.
+pub(crate) fn unit(mut vector: Vec<f32>) -> Vec<f32> {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm.is_finite() && norm > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= norm);
+    } else {
+        vector.iter_mut().for_each(|x| *x = 0.0);
+    }
+    vector
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -114,7 +128,7 @@ impl Dense {
         if let Some((_, v)) = lock(&self.recent).iter().find(|(q, _)| q == question) {
             return v.clone();
         }
-        let vector: Arc<[f32]> = self.encoder.encode(&natural(question)).into();
+        let vector: Arc<[f32]> = unit(self.encoder.encode(&natural(question))).into();
         let mut recent = lock(&self.recent);
         if recent.len() == RECENT_QUESTIONS {
             recent.remove(0);
@@ -130,7 +144,7 @@ impl Dense {
 pub(crate) fn chunk_text(chunk: &Chunk, catalog: &Catalog) -> String {
     let table = chunk.table.replace('.', " ");
     let content = &chunk.content;
-    match (&chunk.column, chunk.kind) {
+    let text = match (&chunk.column, chunk.kind) {
         (Some(column), _) => format!("{table} {column}: {content}"),
         (None, ChunkKind::Overview) => {
             let columns = catalog
@@ -140,7 +154,8 @@ pub(crate) fn chunk_text(chunk: &Chunk, catalog: &Catalog) -> String {
             format!("{table} ({columns}): {content}")
         }
         _ => format!("{table}: {content}"),
-    }
+    };
+    natural(&text)
 }
 
 /// `text` as the model reads prose: identifiers split into words (`InvoiceLine` → `Invoice
@@ -200,6 +215,10 @@ mod tests {
     #[test]
     fn similarities_follow_the_encoder_and_a_wrong_length_matches_nothing() {
         let texts = vec!["aaa".to_string(), "bbb".to_string()];
+        // A model's vector is scaled to unit length here; a broken one matches nothing.
+        assert_eq!(unit(vec![3.0, 4.0]), vec![0.6, 0.8]);
+        assert_eq!(unit(vec![f32::NAN, 1.0]), vec![0.0, 0.0]);
+        assert_eq!(unit(vec![0.0, 0.0]), vec![0.0, 0.0]);
         let vectors = Vectors::encode(&Letters, &texts).unwrap();
         assert_eq!(vectors.len(), 2);
         let q = Letters.encode("a");

@@ -265,6 +265,8 @@ pub struct EvalReport {
     pub setting: Setting,
     /// K.
     pub k: usize,
+    /// True when chunks were ranked by meaning (an embedding model) as well as by words.
+    pub semantic: bool,
     /// Questions evaluated (gold SQL parsed, gold tables found).
     pub questions: usize,
     /// Databases searched.
@@ -379,6 +381,7 @@ pub fn evaluate(
     EvalReport {
         setting,
         k: options.k,
+        semantic: options.encoder.is_some(),
         questions: acc.questions,
         databases: match setting {
             Setting::PerDatabase => indexes.len(),

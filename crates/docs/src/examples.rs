@@ -37,6 +37,9 @@ pub const EXAMPLES_FILE: &str = "_examples.toml";
 pub const EXAMPLES_DIR: &str = "_examples";
 /// Examples read for one source at most (the rest are said, not read).
 pub const MAX_EXAMPLES: usize = 1_000;
+/// Longest question an example may have, in characters: a question is a sentence or two, and
+/// each shown example's question goes whole into the model's context.
+pub const MAX_QUESTION_CHARS: usize = 500;
 /// Examples one context shows at most.
 pub const MAX_EXAMPLES_SHOWN: usize = 3;
 /// The least similarity (see [`ExampleIndex::similar`]) an example needs to be shown: below it,
@@ -114,6 +117,10 @@ pub fn parse_examples(file: &str, text: &str) -> (Vec<Example>, Vec<DocWarning>)
             warnings.push(read.warning(line, "example without a question or SQL; left out".into()));
             continue;
         }
+        if question.chars().count() > MAX_QUESTION_CHARS {
+            warnings.push(read.warning(line, too_long(&question)));
+            continue;
+        }
         let source = entry.source.as_deref().map(str::trim).filter(|s| !s.is_empty());
         examples.push(Example {
             question,
@@ -146,6 +153,9 @@ pub fn parse_example_sql(file: &str, text: &str) -> Result<Example, DocWarning> 
     let question = one_line(&question.join(" "));
     let question = strip_label(&question);
     let sql = text[sql_start..].trim();
+    if question.chars().count() > MAX_QUESTION_CHARS {
+        return Err(warning(file, 1, format!("{}; file skipped", too_long(question)), true));
+    }
     let problem = match (question.is_empty(), sql.is_empty()) {
         (true, _) => "no question: start the file with the question as `--` comment lines",
         (false, true) => "no SQL after the question",
@@ -160,6 +170,14 @@ pub fn parse_example_sql(file: &str, text: &str) -> Result<Example, DocWarning> 
         }
     };
     Err(warning(file, 1, format!("{problem}; file skipped"), true))
+}
+
+/// Why a question too long to be shown is left out.
+fn too_long(question: &str) -> String {
+    format!(
+        "question of {} characters, more than the {MAX_QUESTION_CHARS} an example may have; left out",
+        question.chars().count()
+    )
 }
 
 /// The text of one `[[example]]` entry recording `question` answered by `sql` for `source` at
@@ -428,5 +446,14 @@ mod tests {
         );
         assert!(index.similar_words("how many employees are there", 3).is_empty());
         assert!(index.similar_words("the most", 3).is_empty(), "phrasing alone is no likeness");
+        let long = "why ".repeat(200);
+        let (examples, warnings) = parse_examples(
+            "e.toml",
+            &format!("[[example]]\nquestion = \"{long}\"\nsql = \"SELECT 1\"\n"),
+        );
+        assert!(examples.is_empty());
+        assert!(warnings[0].to_string().contains("more than the 500 an example may have"));
+        let skipped = parse_example_sql("long.sql", &format!("-- {long}\nSELECT 1\n")).unwrap_err();
+        assert!(skipped.to_string().contains("more than the 500"), "{skipped}");
     }
 }

@@ -103,6 +103,10 @@ pub struct ScoredChunk<'a> {
     /// The score over the question's weight (Σ weight·IDF of its known terms), at most 1: about
     /// the share of the question this chunk matches, comparable across questions.
     pub relevance: f64,
+    /// With an embedding model: the cosine of the chunk's vector with the question's (what
+    /// ranked it beside its words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// The outcome of retrieval for one question.
@@ -312,14 +316,22 @@ impl SchemaIndex {
     /// compared with them by cosine, fused with BM25 (see [`SchemaIndex::retrieve`]). Stops
     /// when the current call is cancelled.
     pub fn with_encoder(mut self, encoder: Arc<dyn Encoder>) -> Result<Self, Cancelled> {
-        let texts: Vec<String> =
-            self.chunks.iter().map(|c| crate::dense::chunk_text(c, &self.catalog)).collect();
+        let mut texts = self.encoded_texts();
+        let questions = texts.split_off(self.chunks.len());
         let chunks = Vectors::encode(encoder.as_ref(), &texts)?;
-        let questions: Vec<String> =
-            self.examples.examples().iter().map(|e| e.question.clone()).collect();
         let examples = Vectors::encode(encoder.as_ref(), &questions)?;
         self.dense = Some(Dense::new(encoder, chunks, examples));
         Ok(self)
+    }
+
+    /// The texts [`SchemaIndex::with_encoder`] gives the model, as it gives them: each chunk's
+    /// (its table's and column's names beside its text), then each verified example's question.
+    pub fn encoded_texts(&self) -> Vec<String> {
+        self.chunks
+            .iter()
+            .map(|c| crate::dense::chunk_text(c, &self.catalog))
+            .chain(self.examples.examples().iter().map(|e| crate::dense::natural(&e.question)))
+            .collect()
     }
 
     /// True when the index ranks by meaning as well as by words.
@@ -580,7 +592,7 @@ impl SchemaIndex {
                 weighted.push((t.as_str(), question_weight(t)));
             }
             let weight = self.bm25.query_weight(&weighted);
-            let semantic = self.semantic_bonus(question, weight);
+            let semantic = self.semantic_match(question, weight);
             if weight <= 0.0 && semantic.is_none() {
                 return (Vec::new(), 0.0);
             }
@@ -588,9 +600,9 @@ impl SchemaIndex {
             // semantic bonus alone, on the same scale.
             let weight = if weight > 0.0 { weight } else { 1.0 };
             match &semantic {
-                Some((bonus, _)) => self.bm25.top_k_weighted_plus(
+                Some(semantic) => self.bm25.top_k_weighted_plus(
                     &weighted,
-                    bonus,
+                    &semantic.bonus,
                     k * CANDIDATES_PER_SLOT,
                     scratch,
                     hits,
@@ -606,9 +618,23 @@ impl SchemaIndex {
                 if out.len() == k {
                     break;
                 }
-                let relevance = (hit.score / weight).min(1.0);
+                // Relevance stays the share of the question's words matched; the cosine is said
+                // beside it. A chunk is kept when either clears its threshold.
+                let doc = hit.doc as usize;
+                let (relevance, similarity) = match &semantic {
+                    None => ((hit.score / weight).min(1.0), None),
+                    Some(semantic) => {
+                        let words = (hit.score - semantic.bonus[doc]).max(0.0) / weight;
+                        (words.min(1.0), Some(semantic.cosine[doc]))
+                    }
+                };
                 if relevance < self.config.relevance_threshold {
-                    break;
+                    match similarity {
+                        // Words alone rank by relevance: nothing after this is kept either.
+                        None => break,
+                        Some(cosine) if cosine < self.config.semantic_floor => continue,
+                        Some(_) => {}
+                    }
                 }
                 let chunk = &self.chunks[hit.doc as usize];
                 let slot = match per_table.iter().position(|(t, _)| *t == chunk.table) {
@@ -623,36 +649,30 @@ impl SchemaIndex {
                 }
                 per_table[slot].1 += 1;
                 kept_docs.push(hit.doc);
-                out.push(ScoredChunk { chunk, score: hit.score, relevance });
+                out.push(ScoredChunk { chunk, score: hit.score, relevance, similarity });
             }
             let mut confidence = self.coverage(&weighted, &kept_docs);
-            if let Some((_, best)) = semantic {
-                confidence = confidence.max(best);
+            if semantic.is_some() {
+                // The closest kept chunk's cosine, rescaled from the floor to 1, is a confidence
+                // of its own: a question that means something here.
+                let floor = self.config.semantic_floor;
+                let best = out.iter().filter_map(|c| c.similarity).fold(floor, f64::max);
+                confidence = confidence.max((best - floor) / (1.0 - floor));
             }
             (out, confidence)
         })
     }
 
-    /// With an embedding model: each chunk's semantic bonus, in the units of BM25 scores of a
-    /// question weighing `weight` (see [`RetrievalConfig::semantic_weight`]), and the best
-    /// chunk's match above the floor, 0–1 (a confidence of its own).
-    fn semantic_bonus(&self, question: &str, weight: f64) -> Option<(Vec<f64>, f64)> {
+    /// With an embedding model: each chunk's semantic match (see [`SemanticMatch`]) for a
+    /// question weighing `weight`.
+    fn semantic_match(&self, question: &str, weight: f64) -> Option<SemanticMatch> {
         let dense = self.dense.as_ref()?;
-        let floor = self.config.semantic_floor.clamp(0.0, 0.99);
-        let scale = self.config.semantic_weight.max(0.0) * if weight > 0.0 { weight } else { 1.0 };
+        let scale = self.config.semantic_weight * if weight > 0.0 { weight } else { 1.0 };
         let vector = dense.question(question);
-        let mut best = 0.0f64;
-        let bonus = dense
-            .chunks
-            .similarities(&vector)
-            .into_iter()
-            .map(|cosine| {
-                let matched = ((f64::from(cosine) - floor) / (1.0 - floor)).max(0.0);
-                best = best.max(matched);
-                scale * matched
-            })
-            .collect();
-        Some((bonus, best))
+        let cosine: Vec<f64> =
+            dense.chunks.similarities(&vector).into_iter().map(f64::from).collect();
+        let bonus = cosine.iter().map(|c| scale * c.max(0.0)).collect();
+        Some(SemanticMatch { bonus, cosine })
     }
 
     /// Reorders `hits` so that a table whose foreign-key neighbours are also hits comes before
@@ -718,6 +738,15 @@ impl SchemaIndex {
         }
         if attainable > 0.0 { (covered / attainable).min(1.0) } else { 0.0 }
     }
+}
+
+/// How the chunks match a question by meaning.
+struct SemanticMatch {
+    /// Added to each chunk's BM25 score for ranking: `semantic_weight` × the question's weight ×
+    /// the cosine (when positive).
+    bonus: Vec<f64>,
+    /// Each chunk's cosine with the question.
+    cosine: Vec<f64>,
 }
 
 /// Question terms that say what to look for (see [`is_content_term`]), each counted once.

@@ -22,6 +22,14 @@ pub(crate) struct Config {
     layer_norm_eps: f32,
     #[serde(default = "gelu")]
     hidden_act: String,
+    #[serde(default = "absolute")]
+    position_embedding_type: String,
+    #[serde(default)]
+    model_type: Option<String>,
+}
+
+fn absolute() -> String {
+    "absolute".into()
 }
 
 fn two() -> usize {
@@ -78,15 +86,31 @@ impl Bert {
                 "hidden size not divisible by the attention heads".into(),
             ));
         }
+        if config.model_type.as_deref().is_some_and(|t| t != "bert") {
+            return Err(EmbedError::Model(format!(
+                "model type `{}` is not supported: BERT encoders only (all-MiniLM, bge-small, …)",
+                config.model_type.as_deref().unwrap_or_default()
+            )));
+        }
+        if config.position_embedding_type != "absolute" {
+            return Err(EmbedError::Model(format!(
+                "position embeddings `{}` are not supported (absolute only)",
+                config.position_embedding_type
+            )));
+        }
+        if !(config.layer_norm_eps.is_finite() && config.layer_norm_eps > 0.0) {
+            return Err(EmbedError::Model(format!(
+                "layer_norm_eps {} is not a small positive number",
+                config.layer_norm_eps
+            )));
+        }
         if !matches!(config.hidden_act.as_str(), "gelu" | "gelu_new" | "gelu_pytorch_tanh") {
             return Err(EmbedError::Model(format!(
                 "activation `{}` is not supported",
                 config.hidden_act
             )));
         }
-        let mut take = |name: &str, shape: &[usize]| {
-            weights.take(name, shape).or_else(|_| weights.take(&format!("bert.{name}"), shape))
-        };
+        let mut take = |name: &str, shape: &[usize]| weights.take(name, shape);
         let mut linear =
             |name: &str, outputs: usize, inputs: usize| -> Result<Linear, EmbedError> {
                 Ok(Linear {
@@ -110,9 +134,7 @@ impl Bert {
                 output_norm: Norm { weight: Vec::new(), bias: Vec::new() },
             });
         }
-        let mut take = |name: &str, shape: &[usize]| {
-            weights.take(name, shape).or_else(|_| weights.take(&format!("bert.{name}"), shape))
-        };
+        let mut take = |name: &str, shape: &[usize]| weights.take(name, shape);
         let mut norm = |name: &str| -> Result<Norm, EmbedError> {
             Ok(Norm {
                 weight: take(&format!("{name}.weight"), &[h])?,

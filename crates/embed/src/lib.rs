@@ -52,6 +52,33 @@ enum Pooling {
 struct PoolingConfig {
     #[serde(default)]
     pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_max_tokens: bool,
+    #[serde(default)]
+    pooling_mode_mean_sqrt_len_tokens: bool,
+    #[serde(default)]
+    pooling_mode_weightedmean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_lasttoken: bool,
+}
+
+impl PoolingConfig {
+    /// The one pooling this crate runs that the file asks for.
+    fn pooling(&self) -> Result<Pooling, EmbedError> {
+        let unsupported = self.pooling_mode_max_tokens
+            || self.pooling_mode_mean_sqrt_len_tokens
+            || self.pooling_mode_weightedmean_tokens
+            || self.pooling_mode_lasttoken;
+        match (self.pooling_mode_cls_token, self.pooling_mode_mean_tokens, unsupported) {
+            (true, false, false) => Ok(Pooling::Cls),
+            (false, true, false) => Ok(Pooling::Mean),
+            _ => Err(EmbedError::Model(
+                "1_Pooling/config.json asks for a pooling other than exactly one of mean or CLS, which is all this encoder does".into(),
+            )),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -79,6 +106,10 @@ impl std::fmt::Debug for Embedder {
 fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {
     let io = |source| EmbedError::Io { path: path.to_path_buf(), source };
     let meta = std::fs::metadata(path).map_err(io)?;
+    // A FIFO or a device would block the read or never end.
+    if !meta.is_file() {
+        return Err(EmbedError::Model(format!("{} is not a regular file", path.display())));
+    }
     if meta.len() > MAX_MODEL_BYTES {
         return Err(EmbedError::Model(format!("{} is larger than 2 GiB", path.display())));
     }
@@ -94,17 +125,26 @@ impl Embedder {
     /// Loads the model in `dir` (a sentence-transformers directory, or the Python package's
     /// directory holding one as `model/`).
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
-        let dir =
-            if dir.join("config.json").is_file() { dir.to_path_buf() } else { dir.join("model") };
+        // The Python package's directory holds the model as `model/`; anything else is read as
+        // given, so that a missing file is named where the operator pointed.
+        let dir = if !dir.join("config.json").exists() && dir.join("model/config.json").is_file() {
+            dir.join("model")
+        } else {
+            dir.to_path_buf()
+        };
         let config: bert::Config = read_json(&dir.join("config.json"))?;
         let vocab = String::from_utf8(read(&dir.join("vocab.txt"))?)
             .map_err(|_| EmbedError::Model("vocab.txt is not UTF-8".into()))?;
         let tokenizer = WordPiece::from_vocab(&vocab)
             .ok_or_else(|| EmbedError::Model("vocab.txt lacks [CLS], [SEP] or [UNK]".into()))?;
         let mut weights = weights::Weights::parse(&read(&dir.join("model.safetensors"))?)?;
-        let pooling = match read_json::<PoolingConfig>(&dir.join("1_Pooling").join("config.json")) {
-            Ok(p) if p.pooling_mode_cls_token => Pooling::Cls,
-            _ => Pooling::Mean,
+        // Without a pooling file, mean pooling (sentence-transformers' default); with one, what
+        // it says, or a refusal.
+        let pooling_file = dir.join("1_Pooling").join("config.json");
+        let pooling = if pooling_file.exists() {
+            read_json::<PoolingConfig>(&pooling_file)?.pooling()?
+        } else {
+            Pooling::Mean
         };
         let normalize = std::fs::read_to_string(dir.join("modules.json"))
             .is_ok_and(|m| m.contains("Normalize"));
@@ -114,7 +154,17 @@ impl Embedder {
             .unwrap_or(256)
             .min(config.max_position_embeddings);
         let model = bert::Bert::new(config, &mut weights)?;
-        Ok(Self { tokenizer, model, pooling, normalize, max_tokens, dir })
+        let loaded = Self { tokenizer, model, pooling, normalize, max_tokens, dir };
+        // Weights that parse but compute nothing (NaN, all zeros) are refused here rather than
+        // ranking every text alike later.
+        let probe = loaded.embed("how many orders per customer");
+        let norm = probe.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if !(norm.is_finite() && norm > 0.0) {
+            return Err(EmbedError::Model(
+                "the model's vectors are not finite numbers or are all zero: the weights are broken".into(),
+            ));
+        }
+        Ok(loaded)
     }
 
     /// The sentence vector of `text` (its first tokens, up to the model's length).

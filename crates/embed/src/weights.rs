@@ -21,6 +21,8 @@ struct Entry {
 /// The `F32` tensors of one file, by name.
 pub(crate) struct Weights {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+    /// Tensors of another dtype, with it: named when one of them is asked for.
+    other_dtypes: HashMap<String, String>,
 }
 
 impl Weights {
@@ -39,12 +41,14 @@ impl Weights {
             serde_json::from_slice(header).map_err(|e| bad(&e.to_string()))?;
         let data = &bytes[end..];
         let mut tensors = HashMap::new();
+        let mut other_dtypes = HashMap::new();
         for (name, value) in entries {
             if name == "__metadata__" {
                 continue;
             }
             let entry: Entry = serde_json::from_value(value).map_err(|e| bad(&e.to_string()))?;
             if entry.dtype != "F32" {
+                other_dtypes.insert(name, entry.dtype);
                 continue;
             }
             let [from, to] = entry.data_offsets;
@@ -56,20 +60,28 @@ impl Weights {
                 raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             tensors.insert(name, (entry.shape, values));
         }
-        Ok(Self { tensors })
+        Ok(Self { tensors, other_dtypes })
     }
 
-    /// The tensor `name`, which must have `shape`.
+    /// The tensor `name` (or `bert.{name}`, as some exports prefix them), which must have
+    /// `shape`: the configuration and the weights must agree.
     pub(crate) fn take(&mut self, name: &str, shape: &[usize]) -> Result<Vec<f32>, EmbedError> {
-        let (found, values) = self
-            .tensors
-            .remove(name)
+        let prefixed = format!("bert.{name}");
+        let key = [name, prefixed.as_str()]
+            .into_iter()
+            .find(|k| self.tensors.contains_key(*k) || self.other_dtypes.contains_key(*k))
             .ok_or_else(|| EmbedError::Model(format!("the model has no tensor `{name}`")))?;
-        if found != shape {
+        if let Some(dtype) = self.other_dtypes.get(key) {
             return Err(EmbedError::Model(format!(
-                "tensor `{name}` is {found:?}, expected {shape:?}"
+                "tensor `{key}` is {dtype}: only F32 weights are read (save the model in float32)"
             )));
         }
-        Ok(values)
+        let found = self.tensors.get(key).map(|(shape, _)| shape.clone()).unwrap_or_default();
+        if found != shape {
+            return Err(EmbedError::Model(format!(
+                "tensor `{key}` is {found:?} but config.json makes it {shape:?}: the configuration does not describe these weights"
+            )));
+        }
+        Ok(self.tensors.remove(key).map(|(_, values)| values).unwrap_or_default())
     }
 }

@@ -7,11 +7,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
 use schemascope_docs::Encoder;
+
+use crate::embedding_model::{EmbeddingModel, Readiness};
 use schemascope_docs::dbt::{DBT_PREFIX, is_dbt_file};
 use schemascope_docs::examples::{EXAMPLES_DIR, EXAMPLES_FILE, parse_examples};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
@@ -54,7 +56,10 @@ pub struct Docs {
     /// Each source's dbt project, `manifest.json` or properties file (`--dbt`).
     dbt: Mutex<HashMap<String, PathBuf>>,
     /// The sentence-embedding model retrieval ranks by meaning with (`--embedding-model`).
-    encoder: Mutex<Option<Arc<dyn Encoder>>>,
+    encoder: Mutex<Option<Arc<EmbeddingModel>>>,
+    /// How long a call waits for the model to encode a schema's chunks before it answers by
+    /// words (`None`: until they are encoded).
+    encoding_patience: Mutex<Option<Duration>>,
 }
 
 #[derive(Debug, Clone)]
@@ -73,6 +78,8 @@ struct BuiltIndex {
     warnings: Arc<[DocWarning]>,
     /// True when this index was reused rather than built for the call.
     reused: bool,
+    /// True while the embedding model has yet to be added (its vectors being encoded).
+    awaits_meaning: bool,
 }
 
 impl Docs {
@@ -88,14 +95,22 @@ impl Docs {
             record_file: Mutex::default(),
             dbt: Mutex::default(),
             encoder: Mutex::default(),
+            encoding_patience: Mutex::default(),
         }
     }
 
     /// Ranks by meaning as well as by words with `encoder` (`None`: by words alone). Every
     /// index is built again, its chunks encoded, on its next use.
-    pub fn set_encoder(&self, encoder: Option<Arc<dyn Encoder>>) {
+    pub fn set_encoder(&self, encoder: Option<Arc<EmbeddingModel>>) {
         *lock(&self.encoder) = encoder;
         self.settings.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Waits at most `patience` for the model to encode a schema's chunks (`None`: until it is
+    /// done, the default for one-shot commands); a call that waits no longer is answered by
+    /// words, the encoding going on in the background, and a later call ranks by meaning.
+    pub fn set_encoding_patience(&self, patience: Option<Duration>) {
+        *lock(&self.encoding_patience) = patience;
     }
 
     /// Reads the docs dbt keeps for `source` from `path`: a dbt project directory (its
@@ -459,6 +474,64 @@ fn watched_as_read(entry: &std::fs::DirEntry) -> bool {
 /// reload, no new settings and a docs directory its watch says is unchanged, it is reused
 /// without reading anything; otherwise the docs are read and fingerprinted again.
 fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
+    let built = index_by_words(docs, source)?;
+    if built.awaits_meaning { add_meaning(docs, source, built) } else { Ok(built) }
+}
+
+/// Where a warning about the embedding model comes from.
+const MODEL_WARNING: &str = "--embedding-model";
+
+/// `built` ranking by meaning too, once the model has encoded every text of its index (waiting
+/// at most the configured patience for that); until then by words, with a warning saying how
+/// far the encoding is.
+fn add_meaning(docs: &Docs, source: &Source, built: BuiltIndex) -> Result<BuiltIndex, ToolError> {
+    let Some(model) = lock(&docs.encoder).clone() else {
+        return Ok(BuiltIndex { awaits_meaning: false, ..built });
+    };
+    let patience = *lock(&docs.encoding_patience);
+    let texts = built.index.encoded_texts();
+    let readiness = model.prepare(&texts, patience);
+    let mut warnings: Vec<DocWarning> =
+        built.warnings.iter().filter(|w| w.file != MODEL_WARNING).cloned().collect();
+    let note = |message: String| DocWarning {
+        file: MODEL_WARNING.into(),
+        line: 0,
+        message,
+        file_skipped: false,
+    };
+    let (index, awaits_meaning) = match readiness {
+        Readiness::Ready => {
+            let encoder: Arc<dyn Encoder> = model;
+            let index = (*built.index).clone().with_encoder(encoder).map_err(|cancelled| {
+                ToolError::Source(schemascope_sources::SourceError::Cancelled(cancelled))
+            })?;
+            (Arc::new(index), false)
+        }
+        Readiness::Encoding { done, total } => {
+            warnings.push(note(format!(
+                "the embedding model is still encoding this schema's docs ({done} of {total} texts): ranked by words until it is done"
+            )));
+            (built.index.clone(), true)
+        }
+        Readiness::TooMany { texts } => {
+            warnings.push(note(format!(
+                "this schema's docs have {texts} texts, more than the {} the embedding model encodes: ranked by words alone",
+                crate::embedding_model::MAX_ENCODED
+            )));
+            (built.index.clone(), false)
+        }
+    };
+    let upgraded = BuiltIndex { index, awaits_meaning, warnings: warnings.into(), ..built };
+    let mut indexes = lock(&docs.indexes);
+    // Kept unless the index was rebuilt meanwhile (from other docs or settings).
+    if indexes.get(source.name()).is_some_and(|b| b.fingerprint == upgraded.fingerprint) {
+        indexes.insert(source.name().to_string(), BuiltIndex { reused: false, ..upgraded.clone() });
+    }
+    Ok(upgraded)
+}
+
+/// The index of `source` by words: reused while nothing it depends on changed, else built.
+fn index_by_words(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     let state = docs;
     let generation = docs.sources.generation();
     let settings = docs.settings.load(Ordering::SeqCst);
@@ -581,13 +654,8 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
     docs.examples = examples;
     warnings.extend(stale);
     let (index, more) = SchemaIndex::build(catalog, docs, &notes, config);
-    let mut index = index.with_values(values);
+    let index = index.with_values(values);
     warnings.extend(more);
-    if let Some(encoder) = encoder {
-        index = index.with_encoder(encoder).map_err(|cancelled| {
-            ToolError::Source(schemascope_sources::SourceError::Cancelled(cancelled))
-        })?;
-    }
     // A call cancelled while it built (a profile or a column's values cut short) has an index
     // missing what it did not read: it is not kept for later calls, which build it again.
     schemascope_core::cancel::current().check().map_err(|cancelled| {
@@ -602,6 +670,7 @@ fn index(docs: &Docs, source: &Source) -> Result<BuiltIndex, ToolError> {
         index: Arc::new(index),
         warnings: warnings.into(),
         reused: false,
+        awaits_meaning: encoder.is_some(),
     };
     {
         let mut indexes = lock(&state.indexes);
@@ -691,7 +760,7 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
     let chunks: Vec<Value> = hits
         .iter()
         .map(|h| {
-            json!({
+            let mut chunk = json!({
                 "table": h.chunk.table,
                 "column": h.chunk.column,
                 "kind": h.chunk.kind,
@@ -700,7 +769,11 @@ fn run_search(docs: &Docs, params: &SearchSchemaDocsParams) -> Result<ToolResult
                 "tokens": h.chunk.tokens,
                 "relatedTables": h.chunk.related_tables,
                 "content": h.chunk.content,
-            })
+            });
+            if let Some(similarity) = h.similarity {
+                chunk["similarity"] = figure::stat_json(similarity);
+            }
+            chunk
         })
         .collect();
     let mut tables: Vec<&str> = Vec::new();

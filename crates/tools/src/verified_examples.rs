@@ -160,6 +160,12 @@ pub fn record_confirmed(
             "`question` and `sql` are recorded up to {MAX_RECORDED_BYTES} bytes each"
         )));
     }
+    let limit = schemascope_docs::examples::MAX_QUESTION_CHARS;
+    if question.chars().count() > limit {
+        return Err(ToolError::InvalidParams(format!(
+            "`question` is recorded up to {limit} characters (it is shown whole beside the schema)"
+        )));
+    }
     // One recording at a time: the checks below and the append are one step.
     let _one_at_a_time = lock(&APPENDING);
     let index = schema_index(docs, source)?;

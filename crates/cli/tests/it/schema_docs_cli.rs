@@ -464,3 +464,31 @@ fn a_directory_that_holds_no_model_is_refused_at_start_with_its_name() {
         assert!(stderr.contains("sentence-transformers model directory"), "{stderr}");
     }
 }
+
+#[test]
+fn retrieval_settings_out_of_range_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (setting, expected) in [
+        ("semantic_weight = inf", "semantic_weight = inf"),
+        ("semantic_weight = -6.0", "semantic_weight = -6"),
+        ("semantic_floor = 1.0", "semantic_floor = 1"),
+        ("semantic_floor = nan", "semantic_floor = NaN"),
+        ("k1 = -inf", "k1 = -inf"),
+    ] {
+        let file = dir.path().join("retrieval.toml");
+        std::fs::write(&file, setting).expect("write");
+        let out = run(
+            &[
+                "search-docs",
+                &chinook(),
+                "songs",
+                "--retrieval-config",
+                &file.display().to_string(),
+            ],
+            &[],
+        );
+        assert!(!out.status.success(), "{setting}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("retrieval setting {expected} is invalid")), "{stderr}");
+    }
+}

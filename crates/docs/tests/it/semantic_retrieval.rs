@@ -117,4 +117,15 @@ fn the_real_model_ranks_tables_named_in_other_words() {
     }
     // Without the model, words alone miss at least one of them.
     assert_ne!(first(&words_only, "which songs last longest").as_deref(), Some("Track"));
+    // A question that means nothing here matches nothing, and gets the full schema: the model
+    // ranks, it does not make every chunk relevant.
+    for nonsense in ["xyzzy", "weather on mars"] {
+        assert!(semantic.search(nonsense, 5).is_empty(), "{nonsense}");
+        let retrieval = semantic.retrieve(nonsense, None);
+        assert!(matches!(retrieval.strategy, Strategy::Full(_)), "{nonsense}: {retrieval:?}");
+    }
+    // Each kept chunk says its cosine beside its words' relevance.
+    let hits = semantic.search("which songs last longest", 5);
+    assert!(hits.iter().all(|c| c.similarity.is_some_and(|s| (-1.0..=1.0).contains(&s))));
+    assert!(words_only.search("track names", 5).iter().all(|c| c.similarity.is_none()));
 }

@@ -155,3 +155,36 @@ async fn mcp_ranks_by_meaning_with_an_embedding_model() -> TestResult {
     client.cancel().await?;
     Ok(())
 }
+
+/// A served schema's docs are encoded in the background: a call that may not wait answers by
+/// words and says how far the encoding is; a later call ranks by meaning.
+#[tokio::test]
+async fn mcp_answers_by_words_while_the_model_encodes_then_by_meaning() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let services = served(&dir.path().join("confirmed.toml"))?;
+    let model = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").map_err(|_| {
+        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)"
+    })?;
+    services.docs.set_encoder(Some(schemascope_tools::embedding_model::EmbeddingModel::load(
+        Path::new(&model),
+    )?));
+    services.docs.set_encoding_patience(Some(Duration::ZERO));
+    let client = ().serve(serve_on_pipe(SchemascopeServer::new(services))).await?;
+    let question = json!({"question": "which songs last longest"});
+    let first = call(&client, "search_schema_docs", question.clone()).await?;
+    assert_eq!(first["data"]["metadata"]["semantic"], false, "{first}");
+    let warnings = first["data"]["warnings"].to_string();
+    assert!(warnings.contains("still encoding this schema's docs"), "{warnings}");
+    let mut later = first;
+    for _ in 0..600 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        later = call(&client, "search_schema_docs", question.clone()).await?;
+        if later["data"]["metadata"]["semantic"] == true {
+            break;
+        }
+    }
+    assert_eq!(later["data"]["metadata"]["semantic"], true, "{later}");
+    assert!(!later["data"]["warnings"].to_string().contains("still encoding"), "{later}");
+    client.cancel().await?;
+    Ok(())
+}
