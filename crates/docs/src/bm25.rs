@@ -277,13 +277,18 @@ impl Bm25Index {
         scratch: &mut Scratch,
         out: &mut Vec<Hit>,
     ) {
+        self.weighted_terms(query, scratch);
+        self.top_k_ids(k, scratch, out);
+    }
+
+    /// The known terms of `query`, with their weights, into `scratch`.
+    fn weighted_terms<T: AsRef<str>>(&self, query: &[(T, f64)], scratch: &mut Scratch) {
         scratch.terms.clear();
         for (term, weight) in query {
             if let Some(&t) = self.vocab.get(term.as_ref()) {
                 scratch.terms.push((t, *weight));
             }
         }
-        self.top_k_ids(k, scratch, out);
     }
 
     /// Like [`Bm25Index::top_k_weighted`] with `extra[doc]` added to every document's score
@@ -297,12 +302,7 @@ impl Bm25Index {
         scratch: &mut Scratch,
         out: &mut Vec<Hit>,
     ) {
-        scratch.terms.clear();
-        for (term, weight) in query {
-            if let Some(&t) = self.vocab.get(term.as_ref()) {
-                scratch.terms.push((t, *weight));
-            }
-        }
+        self.weighted_terms(query, scratch);
         out.clear();
         scratch.scores.clear();
         scratch.scores.resize(self.len(), 0.0);

@@ -60,6 +60,11 @@ pub enum Readiness {
         /// Texts the index has.
         texts: usize,
     },
+    /// The job this call started ended without encoding them all (the encoder failed).
+    Failed {
+        /// Texts still without a vector.
+        missing: usize,
+    },
 }
 
 impl std::fmt::Debug for EmbeddingModel {
@@ -91,6 +96,7 @@ impl EmbeddingModel {
             return Readiness::TooMany { texts: texts.len() };
         }
         let deadline = patience.map(|p| Instant::now() + p);
+        let mut ours_ended = false;
         loop {
             let missing: Vec<String> = {
                 let remembered = lock(&self.remembered);
@@ -99,12 +105,15 @@ impl EmbeddingModel {
             if missing.is_empty() {
                 return Readiness::Ready;
             }
+            if ours_ended {
+                return Readiness::Failed { missing: missing.len() };
+            }
             // One job at a time: another index's job is waited for, then this one's texts are
             // looked at again.
-            let job = {
+            let (job, ours) = {
                 let mut slot = lock(&self.job);
                 match slot.as_ref() {
-                    Some(job) => job.clone(),
+                    Some(job) => (job.clone(), false),
                     None => {
                         let job = Arc::new(Job { total: missing.len(), ..Job::default() });
                         *slot = Some(job.clone());
@@ -112,10 +121,11 @@ impl EmbeddingModel {
                         let keep: Vec<String> = texts.to_vec();
                         let started = job.clone();
                         std::thread::spawn(move || model.encode_all(&started, missing, &keep));
-                        job
+                        (job, true)
                     }
                 }
             };
+            ours_ended = ours;
             let mut finished = lock(&job.finished);
             while !*finished {
                 let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
@@ -139,6 +149,8 @@ impl EmbeddingModel {
     /// The background job: encodes `missing` a batch at a time on all cores, remembering each
     /// batch (making room, when it must, by forgetting what `keep` does not hold).
     fn encode_all(&self, job: &Job, missing: Vec<String>, keep: &[String]) {
+        // Whatever happens (a panic in the encoder among it), the job ends and its waiters wake.
+        let _end = JobEnd { model: self, job };
         for batch in missing.chunks(BATCH) {
             let vectors = on_all_cores(batch.len(), |i| self.embedder.embed(&batch[i]));
             let mut remembered = lock(&self.remembered);
@@ -152,9 +164,20 @@ impl EmbeddingModel {
             }
             job.done.fetch_add(batch.len(), Ordering::Relaxed);
         }
-        *lock(&self.job) = None;
-        *lock(&job.finished) = true;
-        job.ended.notify_all();
+    }
+}
+
+/// Ends a background job when dropped: the model takes a new one, and its waiters look again.
+struct JobEnd<'a> {
+    model: &'a EmbeddingModel,
+    job: &'a Job,
+}
+
+impl Drop for JobEnd<'_> {
+    fn drop(&mut self) {
+        *lock(&self.model.job) = None;
+        *lock(&self.job.finished) = true;
+        self.job.ended.notify_all();
     }
 }
 

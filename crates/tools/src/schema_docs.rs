@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::{Catalog, figure};
 use schemascope_docs::Encoder;
-
-use crate::embedding_model::{EmbeddingModel, Readiness};
 use schemascope_docs::dbt::{DBT_PREFIX, is_dbt_file};
 use schemascope_docs::examples::{EXAMPLES_DIR, EXAMPLES_FILE, parse_examples};
 use schemascope_docs::generate::{TableData, column_notes, generate_docs, is_unedited};
@@ -26,6 +24,7 @@ use schemascope_sources::{Location, Source};
 use serde_json::{Value, json};
 
 use crate::docs_watch::DirWatch;
+use crate::embedding_model::{EmbeddingModel, Readiness};
 use crate::params::{GenerateDocsParams, GetSchemaContextParams, SearchSchemaDocsParams};
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::sources::Sources;
@@ -512,6 +511,12 @@ fn add_meaning(docs: &Docs, source: &Source, built: BuiltIndex) -> Result<BuiltI
                 "the embedding model is still encoding this schema's docs ({done} of {total} texts): ranked by words until it is done"
             )));
             (built.index.clone(), true)
+        }
+        Readiness::Failed { missing } => {
+            warnings.push(note(format!(
+                "the embedding model could not encode {missing} of this schema's texts: ranked by words alone"
+            )));
+            (built.index.clone(), false)
         }
         Readiness::TooMany { texts } => {
             warnings.push(note(format!(

@@ -122,6 +122,17 @@ async fn http_records_through_the_same_tool_and_refuses_what_does_not_validate()
     Ok(())
 }
 
+/// The all-MiniLM-L6-v2 model scripts/test installs, loaded.
+fn embedding_model() -> Result<
+    std::sync::Arc<schemascope_tools::embedding_model::EmbeddingModel>,
+    Box<dyn std::error::Error>,
+> {
+    let dir = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").map_err(|_| {
+        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)"
+    })?;
+    Ok(schemascope_tools::embedding_model::EmbeddingModel::load(Path::new(&dir))?)
+}
+
 /// With an embedding model (all-MiniLM-L6-v2, installed by scripts/test), a question worded
 /// unlike the schema finds its table over MCP, and a verified example asked in other words is
 /// shown beside the context.
@@ -129,11 +140,7 @@ async fn http_records_through_the_same_tool_and_refuses_what_does_not_validate()
 async fn mcp_ranks_by_meaning_with_an_embedding_model() -> TestResult {
     let dir = tempfile::tempdir()?;
     let services = served(&dir.path().join("confirmed.toml"))?;
-    let model = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").map_err(|_| {
-        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)"
-    })?;
-    let encoder = schemascope_tools::embedding_model::EmbeddingModel::load(Path::new(&model))?;
-    services.docs.set_encoder(Some(encoder));
+    services.docs.set_encoder(Some(embedding_model()?));
     let client = ().serve(serve_on_pipe(SchemascopeServer::new(services))).await?;
     let found =
         call(&client, "search_schema_docs", json!({"question": "which songs last longest"}))
@@ -162,12 +169,7 @@ async fn mcp_ranks_by_meaning_with_an_embedding_model() -> TestResult {
 async fn mcp_answers_by_words_while_the_model_encodes_then_by_meaning() -> TestResult {
     let dir = tempfile::tempdir()?;
     let services = served(&dir.path().join("confirmed.toml"))?;
-    let model = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").map_err(|_| {
-        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)"
-    })?;
-    services.docs.set_encoder(Some(schemascope_tools::embedding_model::EmbeddingModel::load(
-        Path::new(&model),
-    )?));
+    services.docs.set_encoder(Some(embedding_model()?));
     services.docs.set_encoding_patience(Some(Duration::ZERO));
     let client = ().serve(serve_on_pipe(SchemascopeServer::new(services))).await?;
     let question = json!({"question": "which songs last longest"});
