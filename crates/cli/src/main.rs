@@ -992,6 +992,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 .set_profile_patience(Some(std::time::Duration::from_millis(profile_wait)));
             session.apply(&services)?;
             retrieval.apply(&services)?;
+            if !retrieval.names_model()
+                && let Some(dir) = &settings.embedding_model
+            {
+                let model = schemascope_tools::embedding_model::EmbeddingModel::load(dir)?;
+                services.docs.set_encoder(Some(model));
+            }
             // A served schema's docs are encoded in the background as its profiles are computed:
             // a call waits as long for either, then answers with what is ready.
             services

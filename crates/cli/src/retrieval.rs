@@ -106,6 +106,12 @@ impl RetrievalArgs {
         Ok(config)
     }
 
+    /// True when `--embedding-model` (or its variable) names a model: it wins over the
+    /// configuration file's `embedding_model`.
+    pub(crate) fn names_model(&self) -> bool {
+        self.embedding_model.as_deref().is_some_and(|p| !p.as_os_str().is_empty())
+    }
+
     /// The embedding model `--embedding-model` names, loaded.
     pub(crate) fn model(&self) -> Result<Option<Arc<tools::embedding_model::EmbeddingModel>>> {
         self.embedding_model

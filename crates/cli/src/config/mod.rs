@@ -121,6 +121,8 @@ pub(crate) struct ServerSettings {
     pub(crate) aimdb_write_dirs: Vec<PathBuf>,
     /// The file writes are appended to.
     pub(crate) write_log: Option<PathBuf>,
+    /// The sentence-embedding model retrieval ranks by meaning with.
+    pub(crate) embedding_model: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for ServerSettings {
@@ -186,6 +188,7 @@ struct RawServer {
     #[serde(default)]
     aimdb_write_dirs: Vec<Spanned<String>>,
     write_log: Option<Spanned<String>>,
+    embedding_model: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -503,6 +506,11 @@ impl Locator<'_> {
                 .write_log
                 .as_ref()
                 .map(|f| self.text(f, &key("write_log"), context).map(|p| resolved(base, &p)))
+                .transpose()?,
+            embedding_model: raw
+                .embedding_model
+                .as_ref()
+                .map(|d| self.text(d, &key("embedding_model"), context).map(|p| resolved(base, &p)))
                 .transpose()?,
         })
     }

@@ -202,3 +202,33 @@ fn check_refuses_the_server_settings_serve_would_refuse() {
         assert!(!shown.contains("abababab"), "{shown}");
     }
 }
+
+#[test]
+fn the_configuration_names_an_embedding_model_relative_to_itself_and_the_flag_wins() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("schemascope.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[server]\nembedding_model = \"no-model-here\"\n\n[[sources]]\nname = \"chinook\"\npath = {:?}\n",
+            chinook().display().to_string()
+        ),
+    )
+    .expect("write");
+    let config = file.to_str().expect("utf-8");
+    let refused = run(dir.path(), &["serve", "--config", config], &[]);
+    let shown = text(&refused);
+    assert!(!refused.status.success(), "{shown}");
+    let expected = dir.path().join("no-model-here").join("config.json");
+    assert!(shown.contains(&format!("cannot read {}", expected.display())), "{shown}");
+    // The flag (here its variable) wins over the file: the server gets as far as waiting for
+    // its client (none here: its input is closed).
+    let model = std::env::var("SCHEMASCOPE_TEST_EMBED_MODEL").expect(
+        "SCHEMASCOPE_TEST_EMBED_MODEL names the all-MiniLM-L6-v2 directory (scripts/test installs tests/embed/requirements.txt and sets it)",
+    );
+    let served =
+        run(dir.path(), &["serve", "--config", config], &[("SCHEMASCOPE_EMBEDDING_MODEL", &model)]);
+    let shown = text(&served);
+    assert!(shown.contains("MCP session over stdio could not start"), "{shown}");
+    assert!(!shown.contains("no-model-here"), "{shown}");
+}
