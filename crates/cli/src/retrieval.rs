@@ -116,7 +116,7 @@ impl RetrievalArgs {
     pub(crate) fn model(&self) -> Result<Option<Arc<tools::embedding_model::EmbeddingModel>>> {
         self.embedding_model
             .as_deref()
-            .filter(|path| !path.as_os_str().is_empty())
+            .filter(|_| self.names_model())
             .map(tools::embedding_model::EmbeddingModel::load)
             .transpose()
             .map_err(Into::into)

@@ -304,16 +304,8 @@ impl Bm25Index {
     ) {
         self.weighted_terms(query, scratch);
         out.clear();
-        scratch.scores.clear();
-        scratch.scores.resize(self.len(), 0.0);
-        let Scratch { scores, touched, terms, top } = scratch;
-        let postings: usize = terms.iter().map(|&(t, _)| self.posting_range(t).len()).sum();
-        if touched.len() < postings {
-            touched.resize(postings, 0);
-        }
-        for &(t, weight) in terms.iter() {
-            self.add_term(t, weight, scores, touched, 0);
-        }
+        self.accumulate(scratch);
+        let Scratch { scores, top, .. } = scratch;
         let mut select = Select::new(k, top);
         for (doc, slot) in scores.iter_mut().enumerate() {
             select.offer(doc as u32, *slot + extra.get(doc).copied().unwrap_or(0.0));
@@ -340,13 +332,14 @@ impl Bm25Index {
         self.vocab.get(term).copied()
     }
 
-    fn top_k_ids(&self, k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
-        out.clear();
+    /// Adds every term of `scratch.terms` to `scratch.scores` (all zero before), recording the
+    /// documents first touched in `scratch.touched`; returns how many there are.
+    fn accumulate(&self, scratch: &mut Scratch) -> usize {
         if scratch.scores.len() != self.len() {
             scratch.scores.clear();
             scratch.scores.resize(self.len(), 0.0);
         }
-        let Scratch { scores, touched, terms, top } = scratch;
+        let Scratch { scores, touched, terms, .. } = scratch;
         let postings: usize = terms.iter().map(|&(t, _)| self.posting_range(t).len()).sum();
         if touched.len() < postings {
             touched.resize(postings, 0);
@@ -355,6 +348,13 @@ impl Bm25Index {
         for &(t, weight) in terms.iter() {
             len = self.add_term(t, weight, scores, touched, len);
         }
+        len
+    }
+
+    fn top_k_ids(&self, k: usize, scratch: &mut Scratch, out: &mut Vec<Hit>) {
+        out.clear();
+        let len = self.accumulate(scratch);
+        let Scratch { scores, touched, top, .. } = scratch;
         // A document whose running score was exactly 0 after a term (an Okapi IDF of 0) is
         // recorded twice: its second visit sees the zeroed slot and is skipped.
         let mut select = Select::new(k, top);

@@ -331,6 +331,7 @@ impl Node {
 
 /// Builds [`Node`]s from the parser's events, expanding aliases within [`MAX_NODES`] and
 /// nesting within [`MAX_DEPTH`]; past either it stops and says so.
+#[derive(Default)]
 struct Builder {
     /// Nodes it may still make.
     budget: usize,
@@ -448,15 +449,7 @@ impl MarkedEventReceiver for Builder {
 /// Reads a dbt properties file (`models:`, `sources:`, `seeds:`, `snapshots:`).
 fn parse_properties(file: &str, text: &str, budget: &mut usize) -> (DbtDocs, Vec<DocWarning>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut builder = Builder {
-        budget: *budget,
-        stack: Vec::new(),
-        anchors: Vec::new(),
-        open_anchors: Vec::new(),
-        documents: Vec::new(),
-        nodes: 0,
-        failed: None,
-    };
+    let mut builder = Builder { budget: *budget, ..Builder::default() };
     let mut parser = Parser::new_from_str(text);
     let loaded = parser.load(&mut builder, true);
     *budget = budget.saturating_sub(builder.nodes);
@@ -584,17 +577,17 @@ struct Manifest {
 
 #[derive(Deserialize)]
 struct ManifestNode {
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     resource_type: String,
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     name: String,
     #[serde(default)]
     alias: Option<String>,
     #[serde(default)]
     identifier: Option<String>,
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     description: String,
-    #[serde(default, deserialize_with = "columns_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     columns: std::collections::BTreeMap<String, ManifestColumn>,
     #[serde(default)]
     test_metadata: Option<TestMetadata>,
@@ -606,35 +599,25 @@ struct ManifestNode {
 
 #[derive(Deserialize)]
 struct ManifestColumn {
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     name: String,
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     description: String,
 }
 
 #[derive(Deserialize)]
 struct TestMetadata {
-    #[serde(default, deserialize_with = "text_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     name: String,
-    #[serde(default, deserialize_with = "kwargs_or_null")]
+    #[serde(default, deserialize_with = "or_null")]
     kwargs: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A manifest's text field, `null` read as empty (dbt writes `null` for what was not set).
-fn text_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
-}
-
-fn columns_or_null<'de, D: serde::Deserializer<'de>>(
+/// A manifest's field, `null` read as empty (dbt writes `null` for what was not set).
+fn or_null<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(
     d: D,
-) -> Result<std::collections::BTreeMap<String, ManifestColumn>, D::Error> {
-    Ok(Option::deserialize(d)?.unwrap_or_default())
-}
-
-fn kwargs_or_null<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
-    Ok(Option::deserialize(d)?.unwrap_or_default())
+) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Reads dbt's compiled `manifest.json`: models, seeds, snapshots and sources with their

@@ -592,13 +592,13 @@ impl SchemaIndex {
                 weighted.push((t.as_str(), question_weight(t)));
             }
             let weight = self.bm25.query_weight(&weighted);
-            let semantic = self.semantic_match(question, weight);
-            if weight <= 0.0 && semantic.is_none() {
+            if weight <= 0.0 && self.dense.is_none() {
                 return (Vec::new(), 0.0);
             }
             // Relevance stays "the share of the question matched" when no term is known: the
             // semantic bonus alone, on the same scale.
             let weight = if weight > 0.0 { weight } else { 1.0 };
+            let semantic = self.semantic_match(question, weight);
             match &semantic {
                 Some(semantic) => self.bm25.top_k_weighted_plus(
                     &weighted,
@@ -667,7 +667,7 @@ impl SchemaIndex {
     /// question weighing `weight`.
     fn semantic_match(&self, question: &str, weight: f64) -> Option<SemanticMatch> {
         let dense = self.dense.as_ref()?;
-        let scale = self.config.semantic_weight * if weight > 0.0 { weight } else { 1.0 };
+        let scale = self.config.semantic_weight * weight;
         let vector = dense.question(question);
         let cosine: Vec<f64> =
             dense.chunks.similarities(&vector).into_iter().map(f64::from).collect();

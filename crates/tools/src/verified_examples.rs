@@ -249,14 +249,13 @@ fn read_recorded_for_append(path: &Path) -> Result<String, ToolError> {
 /// Appends `entry` to the regular file `path` (created if missing), in one write; a FIFO
 /// swapped in since the check above is refused at once, never waited on.
 fn append(path: &Path, entry: &str) -> Result<(), ToolError> {
-    let mut file = schemascope_sources::file::open_append_regular(path).map_err(|e| {
-        ToolError::InvalidParams(format!("cannot record to {}: {e}", path.display()))
-    })?;
+    let mut file =
+        schemascope_sources::file::open_append_regular(path).map_err(|e| cannot_write(path, &e))?;
     file.write_all(entry.as_bytes()).map_err(|e| cannot_write(path, &e))?;
     file.sync_data().map_err(|e| cannot_write(path, &e))
 }
 
-fn cannot_write(path: &Path, error: &std::io::Error) -> ToolError {
+fn cannot_write(path: &Path, error: &dyn std::fmt::Display) -> ToolError {
     ToolError::InvalidParams(format!("cannot record to {}: {error}", path.display()))
 }
 
