@@ -148,7 +148,7 @@ fn eval_validator(
         );
     for (name, c) in rows {
         println!(
-            "{name}: {} predictions; SQLite rejects {}: flagged {} ({:.1}%), by the local checks alone {} ({:.1}%); false rejections {} of {} (refused by policy: {})\n  unknown functions {}: with a dialect fix {} ({:.1}%); identifier errors {}: suggestion points to the gold fix {} ({:.1}%)",
+            "{name}: {} predictions; SQLite rejects {}: flagged {} ({:.1}%), by the local checks alone {} ({:.1}%); false rejections {} of {} (refused by policy: {})\n  unknown functions {}: with a dialect fix {} ({:.1}%); identifier errors {}: suggestion points to the gold fix {} ({:.1}%; on the questions held out from tuning {} of {}, {:.1}%)",
             c.total,
             c.engine_rejected,
             c.flagged,
@@ -164,6 +164,9 @@ fn eval_validator(
             c.identifier_errors,
             c.identifier_fixes_in_gold,
             percent(c.identifier_fixes_in_gold, c.identifier_errors),
+            c.heldout_identifier_fixes_in_gold,
+            c.heldout_identifier_errors,
+            percent(c.heldout_identifier_fixes_in_gold, c.heldout_identifier_errors),
         );
     }
     let false_rejections = gold.rejected + report.all_predictions.false_rejections;

@@ -58,6 +58,9 @@ pub struct SpiderDatabase {
     pub db_id: String,
     /// Its tables (schema only: no rows).
     pub catalog: Catalog,
+    /// What `column_names` says of a column beyond its name (BIRD's `lactate dehydrogenase`
+    /// for `LDH`; Spider's `singer id` for `Singer_ID` says nothing more and is left out).
+    pub descriptions: ColumnNotes,
 }
 
 /// One half of a question set: the half retrieval may be tuned on, or the half kept from it,
@@ -104,6 +107,9 @@ struct RawDatabase {
     db_id: String,
     table_names_original: Vec<String>,
     column_names_original: Vec<(i64, String)>,
+    /// The same columns named in words.
+    #[serde(default)]
+    column_names: Vec<(i64, String)>,
     column_types: Vec<String>,
     #[serde(default)]
     primary_keys: Vec<serde_json::Value>,
@@ -139,6 +145,7 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
     // Column index → (table index, column name); index 0 is Spider's `*`.
     let mut columns: Vec<Option<(usize, String)>> =
         Vec::with_capacity(raw.column_names_original.len());
+    let mut descriptions = ColumnNotes::new();
     for (i, (table, name)) in raw.column_names_original.iter().enumerate() {
         let Ok(t) = usize::try_from(*table) else {
             columns.push(None);
@@ -148,6 +155,7 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
         let target = tables
             .get_mut(t)
             .ok_or_else(|| inconsistent(format!("column {name} names table {t}")))?;
+        let target_name = target.name.clone();
         target.columns.push(ColumnInfo {
             name: name.clone(),
             declared_type: ty,
@@ -156,6 +164,14 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
             base_type: None,
         });
         columns.push(Some((t, name.clone())));
+        if let Some((_, words)) = raw.column_names.get(i) {
+            let folded = |text: &str| {
+                text.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase()
+            };
+            if folded(words) != folded(name) {
+                descriptions.insert(&target_name, name, words.clone());
+            }
+        }
     }
     let column = |i: usize| {
         columns.get(i).and_then(|c| c.clone()).ok_or_else(|| inconsistent(format!("no column {i}")))
@@ -188,7 +204,7 @@ fn to_database(raw: RawDatabase) -> Result<SpiderDatabase, EvalError> {
         });
     }
     tables.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(SpiderDatabase { db_id: raw.db_id, catalog: Catalog { tables } })
+    Ok(SpiderDatabase { db_id: raw.db_id, catalog: Catalog { tables }, descriptions })
 }
 
 /// Reads a Spider questions file (`dev.json` and its kin).

@@ -3,6 +3,7 @@
 //! whenever retrieval would not help (small schema, retrieval off, no signal in the question,
 //! no or weak matches, or a focused context no smaller than the full one).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -221,6 +222,8 @@ pub struct SchemaIndex {
     /// The embedding model and the vectors of the chunks and examples, when semantic matching
     /// is on.
     dense: Option<Dense>,
+    /// What the docs a person wrote (markdown, dbt) say each column is.
+    column_descriptions: ColumnNotes,
 }
 
 impl SchemaIndex {
@@ -284,6 +287,7 @@ impl SchemaIndex {
             .map(|db| db.text.split("\n\n").next().unwrap_or_default());
         let terms = semantic.as_ref().map(semantic_block).filter(|text: &String| !text.is_empty());
         let full_tokens = count_full_schema(&blocks, overview, terms.as_deref());
+        let column_descriptions = column_descriptions(&docs);
         let examples = ExampleIndex::build(docs.examples, &catalog);
         (
             Self {
@@ -300,9 +304,33 @@ impl SchemaIndex {
                 values: None,
                 examples,
                 dense: None,
+                column_descriptions,
             },
             warnings,
         )
+    }
+
+    /// `catalog` with each column the docs describe and the database does not (no comment)
+    /// described by the docs: what the validator reads to match a wrong name by meaning.
+    pub fn described<'c>(&self, catalog: &'c Catalog) -> Cow<'c, Catalog> {
+        let undocumented = |table: &str, column: &schemascope_core::ColumnInfo| {
+            column.comment.is_none() && self.column_descriptions.get(table, &column.name).is_some()
+        };
+        if self.column_descriptions.is_empty()
+            || !catalog.tables.iter().any(|t| t.columns.iter().any(|c| undocumented(&t.name, c)))
+        {
+            return Cow::Borrowed(catalog);
+        }
+        let mut described = catalog.clone();
+        for table in &mut described.tables {
+            for column in &mut table.columns {
+                if column.comment.is_none() {
+                    column.comment =
+                        self.column_descriptions.get(&table.name, &column.name).map(String::from);
+                }
+            }
+        }
+        Cow::Owned(described)
     }
 
     /// The same index that also finds the stored values a question names.
@@ -782,4 +810,18 @@ fn split_compounds(terms: &mut [Vec<String>]) {
         }
         doc.extend(extra);
     }
+}
+
+/// The column descriptions of the docs a person wrote or edited (a generated file says only
+/// what the schema does).
+fn column_descriptions(docs: &ParsedDocs) -> ColumnNotes {
+    let mut descriptions = ColumnNotes::new();
+    for table in docs.tables.iter().filter(|t| t.origin != DocOrigin::Generated) {
+        for column in &table.columns {
+            if let Some(text) = column.description.as_deref().filter(|d| !d.trim().is_empty()) {
+                descriptions.insert(&table.table, &column.name, text.trim());
+            }
+        }
+    }
+    descriptions
 }

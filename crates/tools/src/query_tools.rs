@@ -137,7 +137,12 @@ fn check(
     let index = schema_index(docs, source).ok();
     let values = index.as_ref().and_then(|i| i.values().cloned());
     let semantic = index.as_ref().and_then(|i| i.semantic());
-    check_with_semantic(source, catalog, values, semantic, &query, question)
+    // What the docs say a column is helps name the column a wrong name meant.
+    let catalog = match &index {
+        Some(index) => index.described(catalog),
+        None => std::borrow::Cow::Borrowed(catalog),
+    };
+    check_with_semantic(source, &catalog, values, semantic, &query, question)
 }
 
 /// [`check_with_values`], then what the semantic file says of the names the schema lacks

@@ -323,7 +323,10 @@ fn eval_validator_on_bird_predictions_flags_what_sqlite_rejects_and_points_to_fi
     assert_eq!(count("false_rejections"), 0, "{all}");
     // Borrowed functions come with the engine's spelling; identifier errors point to the fix.
     assert!(count("unknown_functions_with_fix") * 100 >= count("unknown_functions") * 90, "{all}");
-    assert!(count("identifier_fixes_in_gold") * 100 >= count("identifier_errors") * 60, "{all}");
+    // (37 of 49 on these two files: the docs' words for a column, the table nearest the
+    // qualifier and the question's definitions of a name all count.)
+    assert!(count("identifier_fixes_in_gold") * 100 >= count("identifier_errors") * 72, "{all}");
+    assert!(count("heldout_identifier_errors") < count("identifier_errors"), "{all}");
     let per_file = report["predictions"].as_array().map_or(0, Vec::len);
     assert_eq!(per_file, 2);
 }

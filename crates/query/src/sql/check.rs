@@ -18,6 +18,7 @@ use sqlparser::ast::{
 
 use super::column_fixes;
 use super::expr::{bare_columns, children, contains_aggregate, function_name, is_aggregate};
+use super::question::Question;
 use super::scope::{ColumnRef, Columns, Resolution, Scope, Source, last_name};
 use crate::issue::{IssueKind, Issues, Location, QueryIssue, TableColumn};
 use crate::types::ColumnType;
@@ -41,6 +42,15 @@ struct Ctx {
     in_aggregate: bool,
 }
 
+/// The closest spellings of a wrong column name among the relations in scope.
+struct Close {
+    /// Written as the query would write them, closest first.
+    names: Vec<String>,
+    /// Whether the closest is a derived table's or CTE's column, or a SELECT alias, which the
+    /// catalog-wide search does not know.
+    derived: bool,
+}
+
 /// The walk's state.
 pub(super) struct Checker<'a> {
     pub catalog: &'a Catalog,
@@ -51,8 +61,8 @@ pub(super) struct Checker<'a> {
     pub scanned: Vec<(String, Option<u64>)>,
     /// Every table column a name resolved to, in order of appearance.
     pub referenced: Vec<TableColumn>,
-    /// The terms of the question the query answers, to rank suggestions by meaning.
-    pub question: Vec<String>,
+    /// The question the query answers, to rank suggestions by meaning.
+    pub question: Question,
     /// The SQL text, to read a name that needs quotes where it was written without.
     pub text: &'a str,
     /// `NOT`s around the expression being checked.
@@ -88,7 +98,7 @@ impl<'a> Checker<'a> {
             issues: Issues::default(),
             scanned: Vec::new(),
             referenced: Vec::new(),
-            question: Vec::new(),
+            question: Question::default(),
             text: "",
             negations: 0,
             conjunct: false,
@@ -759,10 +769,15 @@ impl<'a> Checker<'a> {
                     return;
                 }
                 let visible = scope.visible_columns();
-                let close: Vec<String> = closest(&id.value, visible.iter().map(String::as_str), 3)
-                    .iter()
-                    .map(|n| column_fixes::quote_name(n, self.dialect))
-                    .collect();
+                let close = closest(&id.value, visible.iter().map(String::as_str), 3);
+                let derived = close.first().is_some_and(|n| scope.is_derived_column(n));
+                let close = Close {
+                    names: close
+                        .iter()
+                        .map(|n| column_fixes::quote_name(n, self.dialect))
+                        .collect(),
+                    derived,
+                };
                 let issue = QueryIssue::new(
                     IssueKind::UnknownColumn,
                     format!("no column called {} in scope", id.value),
@@ -775,13 +790,13 @@ impl<'a> Checker<'a> {
 
     /// Reports an unknown column with the best candidates: a catalog column (in scope, or
     /// with the join that brings its table in) or, for names of derived tables and CTEs, the
-    /// closest spelling in scope (`close`).
+    /// closest spelling in scope (`close`; also the answer when the catalog has no candidate).
     fn unknown_column(
         &mut self,
         issue: QueryIssue,
         wanted: &str,
         qualified: Option<Option<&str>>,
-        close: Vec<String>,
+        close: Close,
         scope: &Scope<'_>,
     ) {
         // `qualified`: written with a qualifier, of this base table when it is one.
@@ -815,8 +830,10 @@ impl<'a> Checker<'a> {
             return;
         }
         let best_in_scope = found.first().is_some_and(|c| c.qualifier.is_some());
-        // A close spelling among derived columns beats a table out of scope.
-        if !best_in_scope && !close.is_empty() || found.is_empty() {
+        // A close spelling among derived columns beats a table out of scope; a base table's
+        // columns are among the catalog's candidates, ranked with the rest.
+        if !best_in_scope && close.derived || found.is_empty() {
+            let close = close.names;
             let hint = if close.is_empty() {
                 String::new()
             } else {
@@ -875,8 +892,7 @@ impl<'a> Checker<'a> {
     /// Reports an unqualified column several relations have, candidates ranked by how much
     /// the question says about their table.
     fn ambiguous(&mut self, id: &Ident, mut options: Vec<(String, Option<String>, String)>) {
-        let question: std::collections::HashSet<&str> =
-            self.question.iter().map(String::as_str).collect();
+        let question = self.question.term_set();
         let weight = |table: &Option<String>| {
             table
                 .as_deref()
@@ -963,7 +979,7 @@ impl<'a> Checker<'a> {
             Resolution::Unknown => {
                 let source = scope.source(&q.value);
                 let names = source.map(|s| s.columns.names.clone()).unwrap_or_default();
-                let close: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3)
+                let names: Vec<String> = closest(&c.value, names.iter().map(String::as_str), 3)
                     .into_iter()
                     .map(|n| {
                         let quote = |name: &str| column_fixes::quote_name(name, self.dialect);
@@ -971,6 +987,7 @@ impl<'a> Checker<'a> {
                     })
                     .collect();
                 let base = source.and_then(|s| s.table.clone());
+                let close = Close { names, derived: base.is_none() };
                 let table = base.clone().unwrap_or_else(|| q.value.clone());
                 let issue = QueryIssue::new(
                     IssueKind::UnknownColumn,

@@ -2,16 +2,21 @@
 //! the catalog, with the join that brings its table into scope.
 //!
 //! Models most often use a column that exists, but in another table (`Segment` on `yearmonth`;
-//! it is `customers.Segment`, joinable on `CustomerID`), or misspell one. Candidates are ranked
-//! by spelling (the same name, a few edits away, or the same words in another order or case),
-//! by meaning (how many of the column's and its table's words the question uses), and by
-//! reach (a table already in scope, else one a short foreign-key path away).
+//! it is `customers.Segment`, joinable on `CustomerID`), or misspell one, or write what the
+//! column means rather than its name (`uric_acid` for `UA`). Candidates are ranked by name
+//! (the same name, a few edits away, or the same words in another order or case — or the words
+//! of the column's description: a database comment or the user's docs), by the question (how
+//! many of the column's and its table's words it uses), and by reach: a table already in scope,
+//! else one a short foreign-key path away — and, of those, the one nearest the table the name
+//! was written against (`expense.link_to_event` is `budget`'s, one hop from `expense`, not
+//! `attendance`'s, two hops away).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use schemascope_core::Catalog;
 use schemascope_core::terms::tokenize;
 
+use super::question::Question;
 use super::scope::Scope;
 use crate::SqlDialect;
 use crate::issue::TableColumn;
@@ -22,12 +27,20 @@ use crate::issue::TableColumn;
 pub(super) const MAX_SEARCHED_NAMES: usize = 32;
 /// Most foreign-key hops a suggested join takes.
 const MAX_JOIN_HOPS: usize = 3;
+/// What each foreign-key hop between a candidate's table and the tables the name was written
+/// against costs (see [`anchor_tables`]); farther than [`MAX_JOIN_HOPS`] counts as one more,
+/// and a table no foreign-key path reaches pays for that as a missing join instead.
+const ANCHOR_HOP_COST: f64 = 0.2;
 /// Spelling similarity from which a name is a typo of another (one edit in about eight letters).
 const NEAR_TYPO: f64 = 0.85;
 /// How far below the best candidate's score an alternative may be and still be offered.
 const ALTERNATIVE_MARGIN: f64 = 0.6;
 /// The similarity of two names one of which has all the other's words.
 const CONTAINED_SIMILARITY: f64 = 0.7;
+/// The similarity of the first column the question's definition of the name writes
+/// ("age = year(now) - year(Birthday)"), and of the others it writes.
+const DEFINED_FIRST: f64 = 0.9;
+const DEFINED_OTHER: f64 = 0.75;
 /// Least name similarity for a candidate (1 is the same name).
 const MIN_SIMILARITY: f64 = 0.6;
 
@@ -190,15 +203,60 @@ fn similarity(wanted: &str, wanted_terms: &HashSet<String>, candidate: &str) -> 
     }
     let spelling = strsim::normalized_damerau_levenshtein(&a, &b);
     let terms: HashSet<String> = tokenize(candidate).into_iter().collect();
-    let shared = wanted_terms.intersection(&terms).count() as f64;
-    let union = wanted_terms.union(&terms).count() as f64;
-    let words = if union == 0.0 { 0.0 } else { shared / union };
+    let matched = |word: &String, among: &HashSet<String>| among.iter().any(|t| same_word(word, t));
+    let shared = wanted_terms.iter().filter(|w| matched(w, &terms)).count();
+    let union = (wanted_terms.len() + terms.len()).saturating_sub(shared);
+    let words = if union == 0 { 0.0 } else { shared as f64 / union as f64 };
     // One name's words all in the other's (`Price` in `UnitPrice`, `TrackName` for `Name`):
     // the same thing, more or less qualified.
     let contained = !wanted_terms.is_empty()
         && !terms.is_empty()
-        && (wanted_terms.is_subset(&terms) || terms.is_subset(wanted_terms));
+        && (wanted_terms.iter().all(|w| matched(w, &terms))
+            || terms.iter().all(|t| matched(t, wanted_terms)));
     spelling.max(words).max(if contained { CONTAINED_SIMILARITY } else { 0.0 })
+}
+
+/// Whether two words of names are one: the same, or one the other's abbreviation by its first
+/// letters (`exam` for `examination`, `num` for `number`; not `count` for `country`).
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= 3 && long.len() >= short.len() + 3 && long.starts_with(short))
+}
+
+/// How well a column's description (a database comment or the user's docs) says what the
+/// wanted name says, 0 to 1: the better of the whole description and its first phrase (up to
+/// the first `.`, `,`, `;` or `(`: "Amount billed, the sum of…" names the column in two words).
+fn described_as(wanted: &str, wanted_terms: &HashSet<String>, description: &str) -> f64 {
+    let whole = phrase_says(wanted, wanted_terms, description);
+    match description.split(['.', ',', ';', '(']).next() {
+        Some(first) if first.len() < description.len() => {
+            whole.max(phrase_says(wanted, wanted_terms, first))
+        }
+        _ => whole,
+    }
+}
+
+/// How well one phrase says what the wanted name says: the same words are 1 (`uric acid`,
+/// `Red_blood_cell`); all the wanted words in a longer phrase count by their share of it
+/// (`inhabitants` in `number of inhabitants`); else the shared words' Jaccard.
+fn phrase_says(wanted: &str, wanted_terms: &HashSet<String>, description: &str) -> f64 {
+    if wanted_terms.is_empty() {
+        return 0.0;
+    }
+    let terms: HashSet<String> = tokenize(description).into_iter().collect();
+    if terms.is_empty() {
+        return 0.0;
+    }
+    if folded(wanted) == folded(description) || *wanted_terms == terms {
+        return 1.0;
+    }
+    let shared = wanted_terms.intersection(&terms).count() as f64;
+    if wanted_terms.is_subset(&terms) {
+        // Half for having every word, half for how much of the description they are: a long
+        // description that mentions the word in passing does not reach MIN_SIMILARITY.
+        return 0.5 + 0.5 * shared / terms.len() as f64;
+    }
+    shared / wanted_terms.union(&terms).count() as f64
 }
 
 /// The share of `name`'s terms the question uses.
@@ -240,26 +298,40 @@ pub(super) fn candidates(
     preferred: Option<&str>,
     scope: &Scope<'_>,
     catalog: &Catalog,
-    question: &[String],
+    question: &Question,
     max: usize,
     dialect: SqlDialect,
 ) -> Vec<Candidate> {
     let in_scope = tables_in_scope(scope);
-    let question: HashSet<&str> = question.iter().map(String::as_str).collect();
+    let defined = question.defined_as(wanted, catalog);
+    let question = question.term_set();
     let wanted_terms: HashSet<String> = tokenize(wanted).into_iter().collect();
+    let graph = ForeignKeys::of(catalog);
+    let anchor_hops = graph.distances(&anchor_tables(preferred, scope));
     let mut found: Vec<Candidate> = Vec::new();
     for table in &catalog.tables {
         let key = table.name.to_lowercase();
         let qualifier = in_scope.get(&key).cloned();
         let table_relevance = table_relevance(table, &question);
         for column in &table.columns {
-            let alike = similarity(wanted, &wanted_terms, &column.name);
+            let named = similarity(wanted, &wanted_terms, &column.name);
+            let described = column
+                .comment
+                .as_deref()
+                .map_or(0.0, |text| described_as(wanted, &wanted_terms, text));
+            // What the question says the name stands for, first named first.
+            let defined = defined
+                .iter()
+                .position(|d| d.table == table.name && d.column == column.name)
+                .map_or(0.0, |i| if i == 0 { DEFINED_FIRST } else { DEFINED_OTHER });
+            let alike = named.max(described).max(defined);
             if alike < MIN_SIMILARITY {
                 continue;
             }
             // The very name elsewhere is strong evidence: models mostly pick the wrong table,
-            // not a wrong name.
-            let exact = if alike >= 1.0 { 0.4 } else { 0.0 };
+            // not a wrong name (`Laboratory.KCT` is Examination's `KCT`, two joins away, not
+            // Laboratory's `HCT`).
+            let exact = if alike >= 1.0 { 0.6 } else { 0.0 };
             let mut score = 2.0 * alike
                 + exact
                 + 0.5 * relevance(&column.name, &question)
@@ -268,9 +340,11 @@ pub(super) fn candidates(
                 score += 0.6;
             }
             // Written with this table's qualifier: a near-typo of one of its own columns is
-            // what was meant, before the same name elsewhere.
-            if preferred.is_some_and(|p| p.eq_ignore_ascii_case(&table.name)) {
-                score += if alike >= NEAR_TYPO { 0.6 } else { 0.2 };
+            // what was meant, before the same name elsewhere. (Its other columns are nearest
+            // the qualifier: see ANCHOR_HOP_COST.)
+            if preferred.is_some_and(|p| p.eq_ignore_ascii_case(&table.name)) && alike >= NEAR_TYPO
+            {
+                score += 0.6;
             }
             found.push(Candidate {
                 column: TableColumn { table: table.name.clone(), column: column.name.clone() },
@@ -283,15 +357,21 @@ pub(super) fn candidates(
     }
     found.sort_by(|a, b| b.score.total_cmp(&a.score));
     found.truncate(max.max(1) * 4);
-    // Tables out of scope: the join path, and a cost per hop (none found: a larger one).
+    // Tables out of scope: the join path, and a cost per hop (none found: a larger one, which
+    // stands for the distance from where the name was written too).
     for candidate in &mut found {
+        let from_anchor = |hops: Option<&usize>| {
+            ANCHOR_HOP_COST * hops.map_or(MAX_JOIN_HOPS + 1, |h| (*h).min(MAX_JOIN_HOPS + 1)) as f64
+        };
+        let anchor = anchor_hops.get(&candidate.column.table.to_lowercase());
         if candidate.qualifier.is_some() {
+            candidate.score -= from_anchor(anchor);
             continue;
         }
-        match join_path(&candidate.column.table, &in_scope, catalog, dialect) {
+        match graph.join_path(&candidate.column.table, &in_scope, catalog, dialect) {
             Some((join, hops)) => {
                 candidate.join = Some(join);
-                candidate.score -= 0.1 * hops as f64;
+                candidate.score -= 0.1 * hops as f64 + from_anchor(anchor);
             }
             None => candidate.score -= 0.5,
         }
@@ -304,6 +384,17 @@ pub(super) fn candidates(
     found
 }
 
+/// The tables a wrong name was written against: the qualifier's table, else the base tables
+/// of the query level the name is in (lowercase). Empty when that level reads no base table.
+fn anchor_tables(preferred: Option<&str>, scope: &Scope<'_>) -> Vec<String> {
+    match preferred {
+        Some(table) => vec![table.to_lowercase()],
+        None => {
+            scope.sources.iter().filter_map(|s| s.table.as_deref()).map(str::to_lowercase).collect()
+        }
+    }
+}
+
 /// One foreign-key edge: `from.from_columns = to.to_columns`.
 struct Edge<'c> {
     to: &'c str,
@@ -311,53 +402,84 @@ struct Edge<'c> {
     to_columns: &'c [String],
 }
 
-/// `JOIN target ON …` (through intermediate tables when needed) from the nearest table in
-/// scope, and its number of hops, by breadth-first search over foreign keys in both directions.
-fn join_path(
-    target: &str,
-    in_scope: &HashMap<String, String>,
-    catalog: &Catalog,
-    dialect: SqlDialect,
-) -> Option<(String, usize)> {
-    if in_scope.is_empty() {
-        return None;
-    }
-    let mut edges: HashMap<String, Vec<Edge<'_>>> = HashMap::new();
-    for table in &catalog.tables {
-        for fk in &table.foreign_keys {
-            let (a, b) = (table.name.as_str(), fk.referenced_table.as_str());
-            edges.entry(a.to_lowercase()).or_default().push(Edge {
-                to: b,
-                from_columns: &fk.columns,
-                to_columns: &fk.referenced_columns,
-            });
-            edges.entry(b.to_lowercase()).or_default().push(Edge {
-                to: a,
-                from_columns: &fk.referenced_columns,
-                to_columns: &fk.columns,
-            });
-        }
-    }
-    // From the target outwards, so the path found ends at the nearest table in scope.
-    let target_name = catalog.table(target).map_or(target, |t| t.name.as_str());
-    let mut came_from: HashMap<String, (String, &Edge<'_>)> = HashMap::new();
-    let mut queue = VecDeque::from([(target_name.to_string(), 0usize)]);
-    let mut seen = HashSet::from([target_name.to_lowercase()]);
-    while let Some((table, hops)) = queue.pop_front() {
-        if let Some(qualifier) = in_scope.get(&table.to_lowercase()) {
-            return Some((joins_from(&table, qualifier, &came_from, in_scope, dialect), hops));
-        }
-        if hops == MAX_JOIN_HOPS {
-            continue;
-        }
-        for edge in edges.get(&table.to_lowercase()).into_iter().flatten() {
-            if seen.insert(edge.to.to_lowercase()) {
-                came_from.insert(edge.to.to_lowercase(), (table.clone(), edge));
-                queue.push_back((edge.to.to_string(), hops + 1));
+/// The catalog's foreign keys as an undirected graph of tables (lowercase names).
+struct ForeignKeys<'c> {
+    edges: HashMap<String, Vec<Edge<'c>>>,
+}
+
+impl<'c> ForeignKeys<'c> {
+    fn of(catalog: &'c Catalog) -> Self {
+        let mut edges: HashMap<String, Vec<Edge<'c>>> = HashMap::new();
+        for table in &catalog.tables {
+            for fk in &table.foreign_keys {
+                let (a, b) = (table.name.as_str(), fk.referenced_table.as_str());
+                edges.entry(a.to_lowercase()).or_default().push(Edge {
+                    to: b,
+                    from_columns: &fk.columns,
+                    to_columns: &fk.referenced_columns,
+                });
+                edges.entry(b.to_lowercase()).or_default().push(Edge {
+                    to: a,
+                    from_columns: &fk.referenced_columns,
+                    to_columns: &fk.columns,
+                });
             }
         }
+        Self { edges }
     }
-    None
+
+    /// Hops from the nearest of `start` to every table a foreign-key path reaches (each table
+    /// is visited once).
+    fn distances(&self, start: &[String]) -> HashMap<String, usize> {
+        let mut hops: HashMap<String, usize> = start.iter().map(|t| (t.clone(), 0)).collect();
+        let mut queue: VecDeque<String> = start.iter().cloned().collect();
+        while let Some(table) = queue.pop_front() {
+            let next_hops = hops[&table] + 1;
+            for edge in self.edges.get(&table).into_iter().flatten() {
+                let next = edge.to.to_lowercase();
+                if !hops.contains_key(&next) {
+                    hops.insert(next.clone(), next_hops);
+                    queue.push_back(next);
+                }
+            }
+        }
+        hops
+    }
+
+    /// `JOIN target ON …` (through intermediate tables when needed) from the nearest table in
+    /// scope, and its number of hops, by breadth-first search over foreign keys in both
+    /// directions.
+    fn join_path(
+        &self,
+        target: &str,
+        in_scope: &HashMap<String, String>,
+        catalog: &Catalog,
+        dialect: SqlDialect,
+    ) -> Option<(String, usize)> {
+        if in_scope.is_empty() {
+            return None;
+        }
+        // From the target outwards, so the path found ends at the nearest table in scope.
+        let target_name = catalog.table(target).map_or(target, |t| t.name.as_str());
+        let mut came_from: HashMap<String, (String, &Edge<'_>)> = HashMap::new();
+        let mut queue = VecDeque::from([(target_name.to_string(), 0usize)]);
+        let mut seen = HashSet::from([target_name.to_lowercase()]);
+        while let Some((table, hops)) = queue.pop_front() {
+            if let Some(qualifier) = in_scope.get(&table.to_lowercase()) {
+                return Some((joins_from(&table, qualifier, &came_from, in_scope, dialect), hops));
+            }
+            if hops == MAX_JOIN_HOPS {
+                continue;
+            }
+            for edge in self.edges.get(&table.to_lowercase()).into_iter().flatten() {
+                if seen.insert(edge.to.to_lowercase()) {
+                    came_from.insert(edge.to.to_lowercase(), (table.clone(), edge));
+                    queue.push_back((edge.to.to_string(), hops + 1));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// The JOIN clauses from the table in scope back to the target.
@@ -455,7 +577,7 @@ mod tests {
     #[test]
     fn a_column_of_another_table_comes_with_its_join() {
         let scope = scope_of(&[("yearmonth", "T1")]);
-        let question = tokenize("Which customer in segment LAM consumed the least?");
+        let question = Question::of("Which customer in segment LAM consumed the least?");
         let found =
             candidates("Segment", None, &scope, &catalog(), &question, 3, SqlDialect::Sqlite);
         assert_eq!(found[0].column.table, "customers");
@@ -471,17 +593,139 @@ mod tests {
         assert!(found[0].described().contains("no foreign key links gasstations"));
     }
 
+    /// Student clubs' tables: an expense is linked to its event through its budget, and a
+    /// member attends events.
+    fn club() -> Catalog {
+        Catalog {
+            tables: vec![
+                table(
+                    "attendance",
+                    &["link_to_event", "link_to_member"],
+                    &[
+                        ("link_to_event", "event", "event_id"),
+                        ("link_to_member", "member", "member_id"),
+                    ],
+                ),
+                table(
+                    "budget",
+                    &["budget_id", "link_to_event"],
+                    &[("link_to_event", "event", "event_id")],
+                ),
+                table("event", &["event_id", "event_name"], &[]),
+                table(
+                    "expense",
+                    &["expense_id", "link_to_budget", "link_to_member"],
+                    &[
+                        ("link_to_budget", "budget", "budget_id"),
+                        ("link_to_member", "member", "member_id"),
+                    ],
+                ),
+                table("member", &["member_id"], &[]),
+            ],
+        }
+    }
+
+    fn scope_in(catalog: &Catalog, tables: &[&str]) -> Scope<'static> {
+        let mut scope = Scope::inside(None);
+        for name in tables {
+            let t = catalog.table(name).unwrap();
+            scope.sources.push(Source {
+                name: (*name).into(),
+                table: Some((*name).into()),
+                aliased: false,
+                columns: Columns::known(t.columns.iter().map(|c| c.name.clone()).collect()),
+            });
+        }
+        scope
+    }
+
+    #[test]
+    fn the_column_nearest_the_table_it_was_written_against_comes_first() {
+        let catalog = club();
+        let scope = scope_in(&catalog, &["expense", "event"]);
+        // `expense.link_to_event`: budget's is one hop from expense, attendance's two; both are
+        // one hop from event.
+        let found = candidates(
+            "link_to_event",
+            Some("expense"),
+            &scope,
+            &catalog,
+            &Question::default(),
+            2,
+            SqlDialect::Sqlite,
+        );
+        assert_eq!(found[0].column.table, "budget", "{found:?}");
+        assert_eq!(found[1].column.table, "attendance", "{found:?}");
+        // Written bare in a subquery over expense inside one over event: the same.
+        let outer = scope_in(&catalog, &["event"]);
+        let mut inner = scope_in(&catalog, &["expense"]);
+        inner.parent = Some(&outer);
+        let found = candidates(
+            "link_to_event",
+            None,
+            &inner,
+            &catalog,
+            &Question::default(),
+            1,
+            SqlDialect::Sqlite,
+        );
+        assert_eq!(found[0].column.table, "budget", "{found:?}");
+    }
+
+    #[test]
+    fn descriptions_abbreviations_and_the_questions_definitions_name_columns() {
+        let mut lab = table("Laboratory", &["ID", "UA", "LDH", "Date"], &[]);
+        lab.columns[1].comment = Some("uric acid".into());
+        lab.columns[2].comment = Some("Lactate dehydrogenase, in U/L (normal below 500)".into());
+        let patient = table("Patient", &["ID", "Birthday", "Examination Date"], &[]);
+        let catalog = Catalog { tables: vec![lab, patient] };
+        let scope = scope_in(&catalog, &["Laboratory", "Patient"]);
+        let best = |wanted: &str, question: &str| {
+            let found = candidates(
+                wanted,
+                None,
+                &scope,
+                &catalog,
+                &Question::of(question),
+                1,
+                SqlDialect::Sqlite,
+            );
+            found.first().map(|c| format!("{}.{}", c.column.table, c.column.column))
+        };
+        assert_eq!(best("uric_acid", "").as_deref(), Some("Laboratory.UA"));
+        // The description's first phrase is the column's name in words.
+        assert_eq!(best("lactate dehydrogenase", "").as_deref(), Some("Laboratory.LDH"));
+        assert_eq!(best("ExamDate", "").as_deref(), Some("Patient.Examination Date"));
+        assert_eq!(
+            best("age", "Patients older than 50; age = year(now) - year(Birthday)").as_deref(),
+            Some("Patient.Birthday")
+        );
+        // Nothing says what `age` is: no guess.
+        assert_eq!(best("age", "Patients older than 50"), None);
+        // `count` is no abbreviation of `country`.
+        assert!(!same_word("count", "country"));
+        assert!(same_word("num", "number"));
+    }
+
     #[test]
     fn in_scope_and_meaning_rank_first() {
         let scope = scope_of(&[("customers", "c"), ("yearmonth", "y")]);
-        let found = candidates("Consumptoin", None, &scope, &catalog(), &[], 1, SqlDialect::Sqlite);
+        let found = candidates(
+            "Consumptoin",
+            None,
+            &scope,
+            &catalog(),
+            &Question::default(),
+            1,
+            SqlDialect::Sqlite,
+        );
         assert_eq!(found[0].written(), "y.Consumption");
         let found = candidates(
             "customer_id",
             Some("yearmonth"),
             &scope,
             &catalog(),
-            &[],
+            &Question::default(),
             1,
             SqlDialect::Sqlite,
         );

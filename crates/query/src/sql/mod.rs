@@ -15,6 +15,7 @@ mod expr;
 mod global_in;
 mod pg_safety;
 mod pg_tree;
+mod question;
 pub mod relations;
 mod safety;
 mod scope;
@@ -185,7 +186,7 @@ fn validate_sql_here(
         return issues.into_report(None);
     }
     let mut checker = check::Checker::new(catalog, values, dialect);
-    checker.question = question.map(schemascope_core::terms::tokenize).unwrap_or_default();
+    checker.question = question.map(question::Question::of).unwrap_or_default();
     checker.text = sql;
     checker.query(query, None);
     let scanned = std::mem::take(&mut checker.scanned);

@@ -233,6 +233,14 @@ impl<'p> Scope<'p> {
         out
     }
 
+    /// Whether `name` is a column of a derived table or CTE, or a SELECT alias, visible here:
+    /// a name no catalog table has.
+    pub(super) fn is_derived_column(&self, name: &str) -> bool {
+        self.sources.iter().any(|s| s.table.is_none() && s.columns.names.iter().any(|c| c == name))
+            || self.aliases.iter().any(|a| a == name)
+            || self.parent.is_some_and(|p| p.is_derived_column(name))
+    }
+
     /// Every relation name visible, for suggestions.
     pub(super) fn visible_sources(&self) -> Vec<String> {
         let mut out: Vec<String> = self.sources.iter().map(|s| s.name.clone()).collect();

@@ -487,3 +487,64 @@ fn clickhouse_refuses_table_functions_settings_and_format_and_keeps_names_case_s
         assert!(r.valid, "{sql}: {:?}", r.errors);
     }
 }
+
+/// Laboratory results and examinations of patients, linked through `Patient`.
+fn thrombosis() -> Catalog {
+    use schemascope_core::{ColumnInfo, ForeignKey, TableInfo, TableKind};
+    let table = |name: &str, columns: &[&str], fks: &[(&str, &str)]| TableInfo {
+        name: name.into(),
+        kind: TableKind::Table,
+        columns: columns
+            .iter()
+            .map(|c| ColumnInfo {
+                name: (*c).into(),
+                declared_type: "TEXT".into(),
+                nullable: true,
+                comment: None,
+                base_type: None,
+            })
+            .collect(),
+        primary_key: vec!["ID".into()],
+        foreign_keys: fks
+            .iter()
+            .map(|(column, to)| ForeignKey {
+                columns: vec![(*column).into()],
+                referenced_table: (*to).into(),
+                referenced_columns: vec!["ID".into()],
+            })
+            .collect(),
+        row_count: None,
+        row_count_estimated: false,
+        comment: None,
+    };
+    Catalog {
+        tables: vec![
+            table("Examination", &["ID", "KCT", "RVVT"], &[("ID", "Patient")]),
+            table("Laboratory", &["ID", "HCT", "CPK"], &[("ID", "Patient")]),
+            table("Patient", &["ID", "SEX"], &[]),
+        ],
+    }
+}
+
+#[test]
+fn the_same_name_in_a_joinable_table_beats_a_near_spelling_in_scope() {
+    // `KCT` is Examination's; Laboratory's `HCT` is one letter away but another measure.
+    let r = validate_sql(
+        "SELECT COUNT(*) FROM Laboratory WHERE Laboratory.CPK < 250 AND Laboratory.KCT = '+'",
+        &thrombosis(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert!(!r.valid);
+    let fix = r.errors[0].fix_column.as_ref().map(|c| format!("{}.{}", c.table, c.column));
+    assert_eq!(fix.as_deref(), Some("Examination.KCT"), "{r:?}");
+    assert!(r.errors[0].message.contains("JOIN Patient ON"), "{r:?}");
+    // A derived table's column is no catalog column: its near spelling is the answer.
+    let r = validate_sql(
+        "SELECT t.KCX FROM (SELECT KCT AS KCX2 FROM Examination) t",
+        &thrombosis(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.KCX2"), "{r:?}");
+}

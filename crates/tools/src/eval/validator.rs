@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use schemascope_core::Catalog;
-use schemascope_docs::eval::{SpiderQuestion, spider_databases, spider_questions};
+use schemascope_docs::eval::{SpiderQuestion, Split, spider_databases, spider_questions};
 use schemascope_query::{
     IssueKind, NoValues, Query, QueryIssue, SqlDialect, TableColumn, referenced_columns,
 };
@@ -51,6 +51,9 @@ pub struct Item {
     pub engine_error: Option<String>,
     /// The validator's errors.
     pub errors: Vec<QueryIssue>,
+    /// The columns the gold SQL uses, for an identifier miss: where its fix was to point.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gold_columns: Vec<TableColumn>,
 }
 
 /// The validator on the gold SQL.
@@ -93,6 +96,11 @@ pub struct PredictionCounts {
     /// Of those, whose suggestion names a column the gold SQL uses (and its table, when the
     /// suggestion names one).
     pub identifier_fixes_in_gold: usize,
+    /// Identifier errors in predictions for the held-out half of the questions
+    /// ([`Split::Heldout`]): the suggestions were never tuned on them.
+    pub heldout_identifier_errors: usize,
+    /// Of those, whose suggestion names a column the gold SQL uses.
+    pub heldout_identifier_fixes_in_gold: usize,
 }
 
 impl PredictionCounts {
@@ -107,6 +115,8 @@ impl PredictionCounts {
         self.unknown_functions_with_fix += other.unknown_functions_with_fix;
         self.identifier_errors += other.identifier_errors;
         self.identifier_fixes_in_gold += other.identifier_fixes_in_gold;
+        self.heldout_identifier_errors += other.heldout_identifier_errors;
+        self.heldout_identifier_fixes_in_gold += other.heldout_identifier_fixes_in_gold;
     }
 }
 
@@ -122,7 +132,8 @@ pub struct PredictionReport {
     pub missed: Vec<Item>,
     /// Predictions SQLite compiles that the validator rejected.
     pub false_rejected: Vec<Item>,
-    /// Predictions with an identifier error whose suggestion does not point to the gold fix.
+    /// Predictions with an identifier error whose suggestion does not point to the gold fix,
+    /// with those errors only.
     pub identifier_misses: Vec<Item>,
 }
 
@@ -162,7 +173,15 @@ pub fn eval_validator(request: &ValidatorRequest<'_>) -> Result<ValidatorReport,
         let path = dir.path().join(format!("{i}.sqlite"));
         create_schema_only(&path, &db.catalog)?;
         let database = SqliteDatabase::open(&path)?;
-        let catalog = database.catalog()?;
+        let mut catalog = database.catalog()?;
+        // The dataset's words for its columns are their docs, as comments are.
+        for table in &mut catalog.tables {
+            for column in &mut table.columns {
+                if let Some(words) = db.descriptions.get(&table.name, &column.name) {
+                    column.comment.get_or_insert_with(|| words.to_string());
+                }
+            }
+        }
         schemas.insert(db.db_id.clone(), Schema { path, database, catalog });
     }
     let schema_of = |q: &SpiderQuestion| {
@@ -263,6 +282,7 @@ fn item(
         sql: sql.to_string(),
         engine_error,
         errors,
+        gold_columns: Vec::new(),
     }
 }
 
@@ -330,17 +350,22 @@ fn judge(
     }
     let gold =
         referenced_columns(&q.query, &schema.catalog, SqlDialect::Sqlite).unwrap_or_default();
-    let mut missed = false;
-    for error in &identifier_errors {
+    let heldout = Split::of(&q.question) == Split::Heldout;
+    let mut missed = Vec::new();
+    for error in identifier_errors {
         counts.identifier_errors += 1;
+        counts.heldout_identifier_errors += usize::from(heldout);
         if points_to(error, &gold, &schema.catalog) {
             counts.identifier_fixes_in_gold += 1;
+            counts.heldout_identifier_fixes_in_gold += usize::from(heldout);
         } else {
-            missed = true;
+            missed.push(error.clone());
         }
     }
-    if missed {
-        report.identifier_misses.push(item(index, q, sql, engine, local.errors.clone()));
+    if !missed.is_empty() {
+        let mut miss = item(index, q, sql, engine, missed);
+        miss.gold_columns = gold;
+        report.identifier_misses.push(miss);
     }
     Ok(())
 }

@@ -82,7 +82,9 @@ fn a_metric_out_of_reach_and_a_business_word_get_suggestions() {
     let report =
         validate(&registry, "SELECT Name, duration FROM Track ORDER BY duration DESC LIMIT 5");
     let error = &report["errors"][0];
-    assert_eq!(error["suggestion"], "Track.Milliseconds", "{report}");
+    // The docs describe Milliseconds as the track's duration too: the validator's own
+    // suggestion names it, bare in a query over Track alone.
+    assert_eq!(error["suggestion"], "Milliseconds", "{report}");
     assert_eq!(error["fix_column"], json!({"table": "Track", "column": "Milliseconds"}));
     assert!(
         error["message"]

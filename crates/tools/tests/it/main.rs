@@ -13,6 +13,7 @@ mod ask_tools;
 mod background_profiles;
 mod business_names;
 mod ceilings;
+mod column_meanings;
 mod dbt_docs;
 mod demo_tools;
 mod docs_changes;
