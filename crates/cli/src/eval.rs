@@ -48,6 +48,14 @@ pub(crate) enum EvalCommand {
         /// The context's token budget (the ask pipeline's).
         #[arg(long, default_value_t = 6_000)]
         max_tokens: usize,
+        /// Only one half of the questions: `tune` or `heldout`, split by a hash of each
+        /// question's text.
+        #[arg(long, value_name = "HALF", value_parser = parse_split)]
+        split: Option<schemascope_docs::eval::Split>,
+        /// Find the values questions name by meaning too, with the sentence-embedding model in
+        /// DIR (see `docs --help`).
+        #[arg(long, value_name = "DIR", env = "SCHEMASCOPE_EMBEDDING_MODEL")]
+        embedding_model: Option<PathBuf>,
         /// Print the report as JSON (with every miss).
         #[arg(long)]
         json: bool,
@@ -88,8 +96,12 @@ pub(crate) fn run(command: EvalCommand) -> Result<ExitCode> {
         EvalCommand::Validator { tables, questions, predictions, json } => {
             eval_validator(&tables, &questions, &predictions, json)
         }
-        EvalCommand::Values { database, questions, max_tokens, json } => {
-            eval_values(&database, &questions, max_tokens, json)
+        EvalCommand::Values { database, questions, max_tokens, split, embedding_model, json } => {
+            let model = embedding_model
+                .as_deref()
+                .map(tools::embedding_model::EmbeddingModel::load)
+                .transpose()?;
+            eval_values(&database, &questions, (max_tokens, split), model, json)
         }
         EvalCommand::Retrieval {
             tables,
@@ -237,7 +249,8 @@ fn eval_retrieval(
 fn eval_values(
     database: &Path,
     questions: &Path,
-    max_tokens: usize,
+    (max_tokens, split): (usize, Option<schemascope_docs::eval::Split>),
+    encoder: Option<Arc<tools::embedding_model::EmbeddingModel>>,
     json: bool,
 ) -> Result<ExitCode> {
     let stages = crate::progress::Stages::new();
@@ -246,6 +259,8 @@ fn eval_values(
         database,
         questions,
         max_tokens,
+        split,
+        encoder,
         progress: tools::eval::EvalProgress(&progress),
     };
     let report = tools::eval::eval_values(&request)?;
@@ -254,7 +269,7 @@ fn eval_values(
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{} questions, {} naming stored values\n  value recall {:.3} ({} of {}); without the value index {:.3}; values listed {}, named by the questions {}\n  table recall {:.3}; context tokens {:.0} of {} for the full schema",
+        "{} questions, {} naming stored values\n  value recall {:.3} ({} of {}); without the value index {:.3}; values listed {}, named by the questions {}\n  table recall {:.3}; context tokens {:.0} of {} for the full schema; {:.1} ms per context (median)",
         report.questions,
         report.with_values,
         report.value_recall,
@@ -265,7 +280,8 @@ fn eval_values(
         report.values_shown_gold,
         report.table_recall,
         report.avg_context_tokens,
-        report.full_schema_tokens
+        report.full_schema_tokens,
+        report.median_context_ms
     );
     for miss in &report.misses {
         let values: Vec<String> = miss

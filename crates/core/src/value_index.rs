@@ -68,6 +68,10 @@ pub struct ValueMatch {
     /// True when some word of the value that carries meaning is not in the text (the value was
     /// named by its other words): shown as such.
     pub partial: bool,
+    /// The text's words that mean the value, when an embedding model matched it by meaning
+    /// rather than by its words ("Deutschland" for `Germany`; `coverage` is then the cosine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meant_by: Option<String>,
 }
 
 #[derive(Debug)]
@@ -397,6 +401,7 @@ impl ValueIndex {
                             value: indexed.value.clone(),
                             coverage,
                             whole,
+                            meant_by: None,
                             partial: !whole
                                 && indexed
                                     .words
@@ -452,6 +457,24 @@ impl ValueIndex {
                 .iter()
                 .position(|(t, c)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column))
         })
+    }
+
+    /// Every indexed value as `(table, column, value)`, in index order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str, &str)> {
+        self.values.iter().map(|v| {
+            let (table, column) = &self.columns[v.column as usize];
+            (table.as_str(), column.as_str(), v.value.as_str())
+        })
+    }
+
+    /// Number of indexed values.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when no value is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
     }
 
     /// Whether `table.column`'s values were read (complete or not).

@@ -493,22 +493,30 @@ fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
     }
     // One line per value, naming every column that stores it (a country of customers and of
     // invoices).
-    let mut lines: Vec<(&str, Vec<String>, bool)> = Vec::new();
+    let mut lines: Vec<(&str, Vec<String>, &ValueMatch)> = Vec::new();
     for v in values {
         let column = format!("{}.{}", v.table, v.column);
         match lines.iter_mut().find(|(value, _, _)| *value == v.value) {
             Some((_, columns, _)) => columns.push(column),
-            None => lines.push((&v.value, vec![column], v.partial)),
+            None => lines.push((&v.value, vec![column], v)),
         }
     }
     let mut text = String::from("## Values the question names\n");
-    for (value, columns, partial) in lines {
+    for (value, columns, first) in lines {
         let verb = if columns.len() == 1 { "has" } else { "have" };
-        // Named by one rare word of it: the model should check it is the one meant.
-        let partial = if partial { " (partial match)" } else { "" };
+        // Named by one rare word of it, or by what it means: the model should check it is the
+        // one meant.
+        let how = match (&first.meant_by, first.partial) {
+            (Some(words), _) => format!(
+                " (by meaning: \"{}\")",
+                schemascope_core::display::escape_controls(words).replace('"', "'")
+            ),
+            (None, true) => " (partial match)".to_string(),
+            (None, false) => String::new(),
+        };
         // Control characters shown escaped: a NUL is not a space to the database.
         let shown = schemascope_core::display::escape_controls(value).replace('\'', "''");
-        text.push_str(&format!("- {} {verb} '{shown}'{partial}\n", columns.join(", ")));
+        text.push_str(&format!("- {} {verb} '{shown}'{how}\n", columns.join(", ")));
     }
     let text = text.trim_end().to_string();
     let tokens = tokens::count(&text);

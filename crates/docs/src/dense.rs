@@ -69,6 +69,11 @@ impl Vectors {
         self.len() == 0
     }
 
+    /// The `i`th vector (empty past the end).
+    pub fn get(&self, i: usize) -> &[f32] {
+        self.data.get(i * self.dim..(i + 1) * self.dim).unwrap_or_default()
+    }
+
     /// The cosine of `query` with each vector, in order (both of unit length; 0 for a query of
     /// another length).
     pub fn similarities(&self, query: &[f32]) -> Vec<f32> {
@@ -99,12 +104,14 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// Questions just asked, with their vectors, oldest first.
 type RecentQuestions = Vec<(String, Arc<[f32]>)>;
 
-/// The model and the vectors of one index's chunks and examples.
+/// The model and the vectors of one index's chunks, examples and stored values.
 #[derive(Clone)]
 pub(crate) struct Dense {
-    encoder: Arc<dyn Encoder>,
+    pub(crate) encoder: Arc<dyn Encoder>,
     pub(crate) chunks: Vectors,
     pub(crate) examples: Vectors,
+    /// The first [`crate::value_meaning::MAX_ENCODED_VALUES`] values of the value index.
+    pub(crate) values: Vectors,
     recent: Arc<Mutex<RecentQuestions>>,
 }
 
@@ -114,13 +121,19 @@ impl fmt::Debug for Dense {
             .field("encoder", &self.encoder)
             .field("chunks", &self.chunks)
             .field("examples", &self.examples)
+            .field("values", &self.values)
             .finish_non_exhaustive()
     }
 }
 
 impl Dense {
-    pub(crate) fn new(encoder: Arc<dyn Encoder>, chunks: Vectors, examples: Vectors) -> Self {
-        Self { encoder, chunks, examples, recent: Arc::default() }
+    pub(crate) fn new(
+        encoder: Arc<dyn Encoder>,
+        chunks: Vectors,
+        examples: Vectors,
+        values: Vectors,
+    ) -> Self {
+        Self { encoder, chunks, examples, values, recent: Arc::default() }
     }
 
     /// The vector of `question`, from the recent ones when it was just asked.
@@ -225,7 +238,7 @@ mod tests {
         let sims = vectors.similarities(&q);
         assert!((sims[0] - 1.0).abs() < 1e-6 && sims[1].abs() < 1e-6, "{sims:?}");
         assert_eq!(vectors.similarities(&[1.0]), vec![0.0, 0.0]);
-        let dense = Dense::new(Arc::new(Letters), vectors, Vectors::default());
+        let dense = Dense::new(Arc::new(Letters), vectors, Vectors::default(), Vectors::default());
         assert_eq!(&*dense.question("ab"), &*dense.question("ab"));
     }
 

@@ -48,6 +48,7 @@ pub mod retrieve;
 pub mod semantic;
 mod table_numbers;
 mod toml_file;
+pub mod value_meaning;
 pub use schemascope_core::terms as tokenize;
 
 pub use bm25::{Bm25Index, Bm25Params, Hit, Scoring, Scratch};

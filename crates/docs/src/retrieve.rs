@@ -336,6 +336,10 @@ impl SchemaIndex {
     /// The same index that also finds the stored values a question names.
     pub fn with_values(mut self, values: Arc<ValueIndex>) -> Self {
         self.values = Some(values);
+        // Vectors of other values would name the wrong ones: none until encoded again.
+        if let Some(dense) = &mut self.dense {
+            dense.values = Vectors::default();
+        }
         self
     }
 
@@ -345,20 +349,31 @@ impl SchemaIndex {
     /// when the current call is cancelled.
     pub fn with_encoder(mut self, encoder: Arc<dyn Encoder>) -> Result<Self, Cancelled> {
         let mut texts = self.encoded_texts();
-        let questions = texts.split_off(self.chunks.len());
+        let mut questions = texts.split_off(self.chunks.len());
+        let values = questions.split_off(self.examples.examples().len());
         let chunks = Vectors::encode(encoder.as_ref(), &texts)?;
         let examples = Vectors::encode(encoder.as_ref(), &questions)?;
-        self.dense = Some(Dense::new(encoder, chunks, examples));
+        let values = Vectors::encode(encoder.as_ref(), &values)?;
+        self.dense = Some(Dense::new(encoder, chunks, examples, values));
         Ok(self)
     }
 
     /// The texts [`SchemaIndex::with_encoder`] gives the model, as it gives them: each chunk's
-    /// (its table's and column's names beside its text), then each verified example's question.
+    /// (its table's and column's names beside its text), then each verified example's question,
+    /// then the stored values (the value index's first
+    /// [`crate::value_meaning::MAX_ENCODED_VALUES`]), as stored.
     pub fn encoded_texts(&self) -> Vec<String> {
+        let values = self.values.iter().flat_map(|values| {
+            values
+                .entries()
+                .take(crate::value_meaning::MAX_ENCODED_VALUES)
+                .map(|(_, _, value)| value.to_string())
+        });
         self.chunks
             .iter()
             .map(|c| crate::dense::chunk_text(c, &self.catalog))
             .chain(self.examples.examples().iter().map(|e| crate::dense::natural(&e.question)))
+            .chain(values)
             .collect()
     }
 
@@ -474,6 +489,19 @@ impl SchemaIndex {
     fn add_question_matches<'a>(&'a self, retrieval: &mut Retrieval<'a>, question: &str) {
         if let Some(values) = &self.values {
             retrieval.values = values.matches(question, MAX_VALUES_SHOWN);
+            // Then what the question names by meaning, in the room left.
+            if let Some(dense) = &self.dense {
+                let room = MAX_VALUES_SHOWN.saturating_sub(retrieval.values.len());
+                let meant = crate::value_meaning::meant_values(
+                    dense.encoder.as_ref(),
+                    &dense.values,
+                    values,
+                    question,
+                    &retrieval.values,
+                    room,
+                );
+                retrieval.values.extend(meant);
+            }
         }
         let cosines = self.dense.as_ref().filter(|d| !d.examples.is_empty()).map(|dense| {
             let vector = dense.question(question);

@@ -129,3 +129,110 @@ fn the_real_model_ranks_tables_named_in_other_words() {
     assert!(hits.iter().all(|c| c.similarity.is_some_and(|s| (-1.0..=1.0).contains(&s))));
     assert!(words_only.search("track names", 5).iter().all(|c| c.similarity.is_none()));
 }
+
+/// Chinook's countries and genres, as stored.
+fn chinook_values() -> Arc<schemascope_core::value_index::ValueIndex> {
+    use schemascope_core::value_index::{ColumnValues, ValueIndex};
+    let column = |table: &str, column: &str, values: &[&str]| ColumnValues {
+        table: table.into(),
+        column: column.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+        complete: true,
+    };
+    let countries = [
+        "Brazil",
+        "Germany",
+        "Canada",
+        "Norway",
+        "Czech Republic",
+        "Austria",
+        "Belgium",
+        "Denmark",
+        "USA",
+        "Portugal",
+        "France",
+        "Finland",
+        "Hungary",
+        "Ireland",
+        "Italy",
+        "Netherlands",
+        "Poland",
+        "Spain",
+        "Sweden",
+        "United Kingdom",
+        "Australia",
+        "Argentina",
+        "Chile",
+        "India",
+    ];
+    let genres = [
+        "Rock",
+        "Jazz",
+        "Metal",
+        "Alternative & Punk",
+        "Rock And Roll",
+        "Blues",
+        "Latin",
+        "Reggae",
+        "Pop",
+        "Soundtrack",
+        "Bossa Nova",
+        "Easy Listening",
+        "Heavy Metal",
+        "R&B/Soul",
+        "Electronica/Dance",
+        "World",
+        "Hip Hop/Rap",
+        "Science Fiction",
+        "TV Shows",
+        "Sci Fi & Fantasy",
+        "Drama",
+        "Comedy",
+        "Alternative",
+        "Classical",
+        "Opera",
+    ];
+    Arc::new(ValueIndex::new(vec![
+        column("Customer", "Country", &countries),
+        column("Invoice", "BillingCountry", &countries),
+        column("Genre", "Name", &genres),
+    ]))
+}
+
+#[test]
+fn the_real_model_finds_values_named_by_meaning_beside_those_named_by_words() {
+    let semantic = index(0.8).with_values(chinook_values()).with_encoder(model()).unwrap();
+    let values = |question: &str| {
+        let retrieval = semantic.retrieve(question, None);
+        retrieval
+            .values
+            .iter()
+            .map(|v| {
+                let how = v.meant_by.as_deref().map_or("words".to_string(), |m| format!("~{m}"));
+                format!("{}.{}={} {how}", v.table, v.column, v.value)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        values("Total billed to customers in Deutschland"),
+        ["Customer.Country=Germany ~Deutschland", "Invoice.BillingCountry=Germany ~Deutschland"]
+    );
+    // Spelled out, a value is the words' find, once.
+    assert_eq!(
+        values("Total billed to customers in Germany"),
+        ["Customer.Country=Germany words", "Invoice.BillingCountry=Germany words"]
+    );
+    // Nothing in the question means a stored value: none is named.
+    assert!(values("weather on mars").is_empty());
+    assert!(values("which songs last longest").is_empty());
+    // The context says how the value was found.
+    let context = semantic.context("Total billed to customers in Deutschland", None);
+    assert!(
+        context.text.contains("have 'Germany' (by meaning: \"Deutschland\")"),
+        "{}",
+        context.text
+    );
+    // Values attached after encoding have no vectors: named by words only until encoded.
+    let reattached = index(0.8).with_encoder(model()).unwrap().with_values(chinook_values());
+    assert!(reattached.retrieve("customers in Deutschland", None).values.is_empty());
+}

@@ -31,6 +31,10 @@ pub struct ValuesRequest<'a> {
     pub questions: &'a Path,
     /// The context's token budget (the pipeline's is 6,000).
     pub max_tokens: usize,
+    /// Only one half of the questions (by a hash of each question's text).
+    pub split: Option<schemascope_docs::eval::Split>,
+    /// The embedding model, to find values named by meaning too.
+    pub encoder: Option<std::sync::Arc<crate::embedding_model::EmbeddingModel>>,
     /// Where progress is reported.
     pub progress: super::EvalProgress<'a>,
 }
@@ -98,6 +102,9 @@ pub struct ValuesReport {
     pub avg_context_tokens: f64,
     /// Tokens of the full schema.
     pub full_schema_tokens: usize,
+    /// Median time to build one question's context, in milliseconds (the index built and, with a
+    /// model, the docs and values encoded before the first question).
+    pub median_context_ms: f64,
     /// The questions that missed a value or a table.
     pub misses: Vec<Miss>,
 }
@@ -112,8 +119,11 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     let bad = |path: &Path, e: &dyn std::fmt::Display| {
         ToolError::InvalidParams(format!("{}: {e}", path.display()))
     };
-    let set: QuestionSet =
+    let mut set: QuestionSet =
         serde_json::from_str(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if let Some(split) = request.split {
+        set.questions.retain(|q| schemascope_docs::eval::Split::of(&q.question) == split);
+    }
     let dir = tempfile::tempdir().map_err(|e| {
         ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
     })?;
@@ -127,6 +137,7 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     let spec: SourceSpec =
         format!("eval={}", database.display()).parse().map_err(|e| bad(request.database, &e))?;
     let services = Services::new();
+    services.docs.set_encoder(request.encoder.clone());
     services.sources.load(&[spec], &NoProgress)?;
     let source = services.sources.get(Some("eval"))?;
     let mut report = ValuesReport {
@@ -140,13 +151,19 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
         values_shown_gold: 0,
         avg_context_tokens: 0.0,
         full_schema_tokens: 0,
+        median_context_ms: 0.0,
         misses: Vec::new(),
     };
+    // Built (and encoded) once before the questions are timed.
+    context_for(&services.docs, &source, "tables", Some(request.max_tokens))?;
+    let mut times: Vec<f64> = Vec::with_capacity(set.questions.len());
     let (mut found_without, mut tables_found, mut tokens) = (0usize, 0usize, 0usize);
     for (index, q) in set.questions.iter().enumerate() {
         request.progress.report("building each question's context", index, set.questions.len());
+        let started = std::time::Instant::now();
         let (context, _) =
             context_for(&services.docs, &source, &q.question, Some(request.max_tokens))?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
         report.questions += 1;
         report.full_schema_tokens = context.full_schema_tokens;
         tokens += context.tokens;
@@ -199,6 +216,8 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     report.value_recall_without_index = share(found_without, report.with_values);
     report.table_recall = share(tables_found, report.questions);
     report.avg_context_tokens = share(tokens, report.questions);
+    times.sort_by(f64::total_cmp);
+    report.median_context_ms = times.get(times.len() / 2).copied().unwrap_or(0.0);
     Ok(report)
 }
 
@@ -206,7 +225,11 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
 fn listed_values(section: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in section.lines().filter_map(|l| l.strip_prefix("- ")) {
-        let line = line.strip_suffix(" (partial match)").unwrap_or(line);
+        // What follows the quoted value says how it was found.
+        let line = match line.rfind("' (") {
+            Some(end) if line.ends_with(')') => &line[..=end],
+            _ => line,
+        };
         let Some((columns, value)) =
             line.split_once(" has '").or_else(|| line.split_once(" have '"))
         else {
@@ -247,13 +270,14 @@ mod tests {
 
     #[test]
     fn a_value_counts_only_under_its_own_column() {
-        let section = "## Values the question names\n- A.x, B.y have 'Rock'\n- C.z has 'It''s' (partial match)";
+        let section = "## Values the question names\n- A.x, B.y have 'Rock'\n- C.z has 'It''s' (partial match)\n- D.w has 'USA' (by meaning: \"the States\")";
         assert_eq!(
             listed_values(section),
             [
                 ("A.x".to_string(), "Rock".to_string()),
                 ("B.y".to_string(), "Rock".to_string()),
-                ("C.z".to_string(), "It's".to_string())
+                ("C.z".to_string(), "It's".to_string()),
+                ("D.w".to_string(), "USA".to_string())
             ]
         );
         let text = "# Database schema\n\n## Genre (25 rows)\n- Name TEXT (e.g. 'Rock', 'Jazz')\n\n## Track (3 rows)\n- Title TEXT (e.g. 'Blues')\n";
