@@ -217,6 +217,13 @@ impl ValueIndex {
         self
     }
 
+    /// Whether every word of `text` is a word of the schema's names (see `schema_words`), which
+    /// say where to look rather than which value: "customers", "invoice lines".
+    pub fn only_schema_words(&self, text: &str) -> bool {
+        let words = words(text);
+        !words.is_empty() && words.iter().all(|w| self.schema_words.contains(w))
+    }
+
     /// How rare `word` is among the values (inverse document frequency).
     fn weight(&self, word: &str) -> f64 {
         if weightless(word) {
@@ -465,6 +472,15 @@ impl ValueIndex {
             let (table, column) = &self.columns[v.column as usize];
             (table.as_str(), column.as_str(), v.value.as_str())
         })
+    }
+
+    /// Each column read as `(table, column, values indexed, complete)`, in index order.
+    pub fn column_sizes(&self) -> impl Iterator<Item = (&str, &str, usize, bool)> {
+        self.columns.iter().zip(&self.ranges).zip(&self.complete).map(
+            |(((table, column), range), complete)| {
+                (table.as_str(), column.as_str(), range.len(), *complete)
+            },
+        )
     }
 
     /// Number of indexed values.

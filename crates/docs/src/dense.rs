@@ -3,6 +3,7 @@
 //! when they share no word ("revenue" and `Invoice.Total`). The model is the caller's (an
 //! [`Encoder`]): this crate stays pure.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -22,6 +23,9 @@ pub trait Encoder: Send + Sync + fmt::Debug {
 /// How many recent questions' vectors are kept: one question is ranked several times in one
 /// call (search, retrieval, the budget's table order), and a model call costs milliseconds.
 const RECENT_QUESTIONS: usize = 8;
+/// Most phrase vectors remembered (questions share their words: "customers", "how many
+/// tracks"); past it the memory starts again.
+const REMEMBERED_PHRASES: usize = 4_096;
 
 /// The vectors of a fixed list of texts.
 #[derive(Clone, Default)]
@@ -57,6 +61,21 @@ impl Vectors {
             }
         }
         Ok(Self { dim, data })
+    }
+
+    /// Vectors given as rows (each of unit length already), in order; a row of another length
+    /// than the first matches nothing.
+    fn from_rows(rows: &[Arc<[f32]>]) -> Self {
+        let dim = rows.first().map_or(0, |r| r.len());
+        let mut data = Vec::with_capacity(dim * rows.len());
+        for row in rows {
+            if row.len() == dim {
+                data.extend_from_slice(row);
+            } else {
+                data.resize(data.len() + dim, 0.0);
+            }
+        }
+        Self { dim, data }
     }
 
     /// Number of vectors.
@@ -107,12 +126,14 @@ type RecentQuestions = Vec<(String, Arc<[f32]>)>;
 /// The model and the vectors of one index's chunks, examples and stored values.
 #[derive(Clone)]
 pub(crate) struct Dense {
-    pub(crate) encoder: Arc<dyn Encoder>,
+    encoder: Arc<dyn Encoder>,
     pub(crate) chunks: Vectors,
     pub(crate) examples: Vectors,
     /// The first [`crate::value_meaning::MAX_ENCODED_VALUES`] values of the value index.
     pub(crate) values: Vectors,
     recent: Arc<Mutex<RecentQuestions>>,
+    /// Phrases of questions (see `value_meaning`) with their vectors.
+    phrases: Arc<Mutex<HashMap<String, Arc<[f32]>>>>,
 }
 
 impl fmt::Debug for Dense {
@@ -133,7 +154,38 @@ impl Dense {
         examples: Vectors,
         values: Vectors,
     ) -> Self {
-        Self { encoder, chunks, examples, values, recent: Arc::default() }
+        Self { encoder, chunks, examples, values, recent: Arc::default(), phrases: Arc::default() }
+    }
+
+    /// The vectors of `phrases`, in order: those encoded before from memory, the others on all
+    /// cores (stopping when the current call is cancelled).
+    pub(crate) fn phrase_vectors(&self, phrases: &[String]) -> Result<Vectors, Cancelled> {
+        let known: Vec<Option<Arc<[f32]>>> = {
+            let memory = lock(&self.phrases);
+            phrases.iter().map(|p| memory.get(p).cloned()).collect()
+        };
+        let missing: Vec<String> = phrases
+            .iter()
+            .zip(&known)
+            .filter(|(_, k)| k.is_none())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let encoded = Vectors::encode(self.encoder.as_ref(), &missing)?;
+        let mut fresh = (0..encoded.len()).map(|i| Arc::<[f32]>::from(encoded.get(i)));
+        let rows: Vec<Arc<[f32]>> = known
+            .into_iter()
+            .map(|k| k.or_else(|| fresh.next()).unwrap_or_else(|| Arc::from(Vec::new())))
+            .collect();
+        let mut memory = lock(&self.phrases);
+        if memory.len() + missing.len() > REMEMBERED_PHRASES {
+            memory.clear();
+        }
+        for (phrase, row) in phrases.iter().zip(&rows) {
+            if !memory.contains_key(phrase) && !row.is_empty() {
+                memory.insert(phrase.clone(), row.clone());
+            }
+        }
+        Ok(Vectors::from_rows(&rows))
     }
 
     /// The vector of `question`, from the recent ones when it was just asked.

@@ -360,13 +360,12 @@ impl SchemaIndex {
 
     /// The texts [`SchemaIndex::with_encoder`] gives the model, as it gives them: each chunk's
     /// (its table's and column's names beside its text), then each verified example's question,
-    /// then the stored values (the value index's first
-    /// [`crate::value_meaning::MAX_ENCODED_VALUES`]), as stored.
+    /// then the stored values matched by meaning
+    /// ([`crate::value_meaning::meaning_entries`]), as stored.
     pub fn encoded_texts(&self) -> Vec<String> {
         let values = self.values.iter().flat_map(|values| {
-            values
-                .entries()
-                .take(crate::value_meaning::MAX_ENCODED_VALUES)
+            crate::value_meaning::meaning_entries(values, &self.catalog)
+                .into_iter()
                 .map(|(_, _, value)| value.to_string())
         });
         self.chunks
@@ -493,9 +492,9 @@ impl SchemaIndex {
             if let Some(dense) = &self.dense {
                 let room = MAX_VALUES_SHOWN.saturating_sub(retrieval.values.len());
                 let meant = crate::value_meaning::meant_values(
-                    dense.encoder.as_ref(),
-                    &dense.values,
+                    dense,
                     values,
+                    &self.catalog,
                     question,
                     &retrieval.values,
                     room,

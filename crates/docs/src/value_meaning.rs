@@ -3,14 +3,24 @@
 //! and the stored values, as vectors of the embedding model, compared by cosine. The value
 //! index finds what the question spells; this finds what it means, above a high floor, beside.
 
-use schemascope_core::terms::{is_content_term, tokenize};
+use std::collections::HashSet;
+
+use schemascope_core::Catalog;
+use schemascope_core::terms::{is_content_term, is_stopword, singular, tokenize};
 use schemascope_core::value_index::{ValueIndex, ValueMatch, fold};
 
+use crate::dense::Dense;
+#[cfg(test)]
 use crate::dense::{Encoder, Vectors};
 
-/// Most stored values encoded per index (the value index's first, in its order): a value costs
-/// the model a few milliseconds once, and every question compares its phrases with all.
+/// Most stored values encoded per index (the first, in the value index's order, of the
+/// columns [`meaning_entries`] takes): a value costs the model a few milliseconds once, and
+/// every question compares its phrases with all.
 pub const MAX_ENCODED_VALUES: usize = 5_000;
+/// Most distinct values of a column whose values are matched by meaning: a vocabulary
+/// (countries, genres, categories, titles), not names and titles of things, whose words
+/// mean something else ("Money", "Without You" are songs).
+pub const MAX_VOCABULARY_VALUES: usize = 100;
 /// Most phrases of one question encoded (one to three words each, shortest first).
 const MAX_PHRASES: usize = 32;
 /// Longest phrase, in words.
@@ -22,6 +32,46 @@ pub const VALUE_FLOOR: f32 = 0.7;
 /// near every country ("US": `USA` 0.86, `Canada` 0.74), so the nearest is named only when it
 /// stands out.
 pub const VALUE_GAP: f32 = 0.1;
+
+/// The values matched by meaning, as `(table, column, value)` in the value index's order: those
+/// of every column read whole with at most [`MAX_VOCABULARY_VALUES`] values that is no key of
+/// its table (an identifier such as `OCEAN` names a customer, not the sea), at most
+/// [`MAX_ENCODED_VALUES`] in all.
+pub fn meaning_entries<'v>(
+    values: &'v ValueIndex,
+    catalog: &Catalog,
+) -> Vec<(&'v str, &'v str, &'v str)> {
+    let is_key = |table: &str, column: &str| {
+        catalog.table(table).is_some_and(|t| {
+            let same = |c: &String| c.eq_ignore_ascii_case(column);
+            t.primary_key.iter().any(same)
+                || t.foreign_keys.iter().any(|fk| fk.columns.iter().any(same))
+        })
+    };
+    let vocabulary: Vec<bool> = values
+        .column_sizes()
+        .map(|(table, column, len, complete)| {
+            complete && len <= MAX_VOCABULARY_VALUES && !is_key(table, column)
+        })
+        .collect();
+    let mut sizes = values.column_sizes().map(|(_, _, len, _)| len).zip(vocabulary);
+    let mut left = 0usize;
+    let mut take = false;
+    values
+        .entries()
+        .filter(|_| {
+            // Entries come column by column, in the order of column_sizes.
+            while left == 0 {
+                let Some((len, keep)) = sizes.next() else { return false };
+                left = len;
+                take = keep;
+            }
+            left -= 1;
+            take
+        })
+        .take(MAX_ENCODED_VALUES)
+        .collect()
+}
 
 /// The phrases of `question` a stored value may be named by: runs of one to three words that
 /// start and end with a word that carries meaning (a stopword or question phrasing inside is
@@ -57,45 +107,53 @@ pub fn phrases(question: &str) -> Vec<String> {
 }
 
 /// The stored values `question` names by meaning and not by words, best first, at most `max`:
-/// each of the question's [`phrases`] names the value whose vector (of `vectors`, the first
-/// [`MAX_ENCODED_VALUES`] of `values`) is nearest, in every column that stores it, when it is
-/// at least [`VALUE_FLOOR`] near and [`VALUE_GAP`] nearer than any other value. A value whose
-/// words the phrase already has, or that `known` lists, is left to the words.
+/// each of the question's [`phrases`] names the value whose vector (`dense.values`, of the
+/// [`meaning_entries`]) is nearest, in every column that stores it, when it is at least
+/// [`VALUE_FLOOR`] near and [`VALUE_GAP`] nearer than any other value. A phrase whose nearest
+/// value shares a word with it ("artists": `Various Artists`; "Egypt": `Egypt`) is the words'
+/// to name, and one that `known` lists is not repeated.
 pub(crate) fn meant_values(
-    encoder: &dyn Encoder,
-    vectors: &Vectors,
+    dense: &Dense,
     values: &ValueIndex,
+    catalog: &Catalog,
     question: &str,
     known: &[ValueMatch],
     max: usize,
 ) -> Vec<ValueMatch> {
+    let vectors = &dense.values;
     if vectors.is_empty() || max == 0 {
         return Vec::new();
     }
-    let phrases = phrases(question);
-    let Ok(phrase_vectors) = Vectors::encode(encoder, &phrases) else { return Vec::new() };
-    let entries: Vec<(&str, &str, &str)> = values.entries().take(vectors.len()).collect();
+    // A phrase of the schema's own words says where to look, not which value.
+    let phrases: Vec<String> =
+        phrases(question).into_iter().filter(|p| !values.only_schema_words(p)).collect();
+    let Ok(phrase_vectors) = dense.phrase_vectors(&phrases) else { return Vec::new() };
+    let entries = meaning_entries(values, catalog);
+    if entries.len() != vectors.len() {
+        // Not the values encoded (a value index attached after): nothing is matched by meaning.
+        return Vec::new();
+    }
     // Per value: its best cosine and the phrase that named it.
     let mut best: Vec<(f32, usize)> = vec![(f32::MIN, 0); entries.len()];
     for (p, phrase) in phrases.iter().enumerate() {
-        let folded_phrase = fold(phrase);
-        let phrase_words: Vec<&str> = folded_phrase.split(' ').collect();
+        let phrase_words = word_set(phrase);
         let cosines = vectors.similarities(phrase_vectors.get(p));
-        let candidates = || {
-            cosines
-                .iter()
-                .zip(&entries)
-                .filter(|(_, (_, _, value))| !spelled_in(value, &phrase_words))
-        };
         // The nearest value's text (stored in one column or several), and the nearest other.
-        let Some((top, (_, _, nearest))) = candidates().max_by(|a, b| a.0.total_cmp(b.0)) else {
+        let Some((top, (_, _, nearest))) =
+            cosines.iter().zip(&entries).max_by(|a, b| a.0.total_cmp(b.0))
+        else {
             continue;
         };
-        let runner_up = candidates()
+        let runner_up = cosines
+            .iter()
+            .zip(&entries)
             .filter(|(_, (_, _, value))| value != nearest)
             .map(|(c, _)| *c)
             .fold(f32::MIN, f32::max);
-        if *top < VALUE_FLOOR || *top - runner_up < VALUE_GAP {
+        if *top < VALUE_FLOOR
+            || *top - runner_up < VALUE_GAP
+            || !word_set(nearest).is_disjoint(&phrase_words)
+        {
             continue;
         }
         for (i, (_, _, value)) in entries.iter().enumerate() {
@@ -130,11 +188,14 @@ pub(crate) fn meant_values(
     found
 }
 
-/// Whether every word of `value` is among `phrase_words` (folded): then the phrase spells the
-/// value, and whether it names it is the value index's call.
-fn spelled_in(value: &str, phrase_words: &[&str]) -> bool {
-    let folded = fold(value);
-    folded.split(' ').filter(|w| !w.is_empty()).all(|w| phrase_words.contains(&w))
+/// The words of `text` that carry meaning, folded and singular: what a phrase and a value
+/// sharing a word share.
+fn word_set(text: &str) -> HashSet<String> {
+    fold(text)
+        .split(' ')
+        .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
+        .map(|w| singular(w).into_owned())
+        .collect()
 }
 
 #[cfg(test)]
@@ -201,12 +262,75 @@ mod tests {
 
     fn meant(question: &str, known: &[ValueMatch]) -> Vec<String> {
         let values = index();
-        let texts: Vec<String> = values.entries().map(|(_, _, v)| v.to_string()).collect();
+        let catalog = Catalog::default();
+        let texts: Vec<String> =
+            meaning_entries(&values, &catalog).iter().map(|(_, _, v)| v.to_string()).collect();
         let vectors = Vectors::encode(&Synonyms, &texts).unwrap();
-        meant_values(&Synonyms, &vectors, &values, question, known, 8)
+        let dense = Dense::new(
+            std::sync::Arc::new(Synonyms),
+            Vectors::default(),
+            Vectors::default(),
+            vectors,
+        );
+        // Twice: the second time from remembered phrase vectors, the same.
+        let first = meant_values(&dense, &values, &catalog, question, known, 8);
+        assert_eq!(meant_values(&dense, &values, &catalog, question, known, 8), first);
+        first
             .into_iter()
             .map(|m| format!("{}.{}={} ({})", m.table, m.column, m.value, m.meant_by.unwrap()))
             .collect()
+    }
+
+    #[test]
+    fn only_vocabularies_are_matched_by_meaning() {
+        use schemascope_core::{ColumnInfo, ForeignKey, TableInfo, TableKind};
+        let column = |table: &str, column: &str, values: Vec<String>| ColumnValues {
+            table: table.into(),
+            column: column.into(),
+            values,
+            complete: true,
+        };
+        let songs: Vec<String> = (0..=MAX_VOCABULARY_VALUES).map(|i| format!("Song {i}")).collect();
+        let values = ValueIndex::new(vec![
+            column("Customer", "Country", vec!["Germany".into(), "USA".into()]),
+            column("Customer", "CustomerID", vec!["OCEAN".into()]),
+            column("Track", "Name", songs),
+            column("Order", "CustomerID", vec!["OCEAN".into()]),
+        ]);
+        let table = |name: &str, key: &str, fk: Option<&str>| TableInfo {
+            name: name.into(),
+            kind: TableKind::Table,
+            columns: vec![ColumnInfo {
+                name: key.into(),
+                declared_type: "TEXT".into(),
+                nullable: false,
+                comment: None,
+                base_type: None,
+            }],
+            primary_key: if fk.is_none() { vec![key.into()] } else { Vec::new() },
+            foreign_keys: fk
+                .map(|to| ForeignKey {
+                    columns: vec![key.into()],
+                    referenced_table: to.into(),
+                    referenced_columns: vec![key.into()],
+                })
+                .into_iter()
+                .collect(),
+            row_count: None,
+            row_count_estimated: false,
+            comment: None,
+        };
+        let catalog = Catalog {
+            tables: vec![
+                table("Customer", "CustomerID", None),
+                table("Order", "CustomerID", Some("Customer")),
+            ],
+        };
+        // Keys (primary or foreign) and a column of more than a vocabulary's values are left out.
+        assert_eq!(
+            meaning_entries(&values, &catalog),
+            [("Customer", "Country", "Germany"), ("Customer", "Country", "USA")]
+        );
     }
 
     #[test]
@@ -221,9 +345,10 @@ mod tests {
         assert_eq!(meant("list the drinks", &[]), ["Category.Name=Beverages (drinks)"]);
         // Nothing meant: nothing named.
         assert!(meant("list the seafood dishes of France", &[]).is_empty());
-        // A value the question spells is the words' to find, and one already found is not
-        // repeated.
+        // A value the question spells is the words' to find (and no other is named in its
+        // stead), and one already found is not repeated.
         assert!(meant("customers in Germany", &[]).is_empty());
+        assert!(meant("customers in Germany Germany", &[]).is_empty());
         let known = ValueMatch {
             table: "Category".into(),
             column: "Name".into(),

@@ -508,7 +508,7 @@ fn add_meaning(docs: &Docs, source: &Source, built: BuiltIndex) -> Result<BuiltI
         }
         Readiness::Encoding { done, total } => {
             warnings.push(note(format!(
-                "the embedding model is still encoding this schema's docs ({done} of {total} texts): ranked by words until it is done"
+                "the embedding model is still encoding this schema's docs and values ({done} of {total} texts): ranked by words until it is done"
             )));
             (built.index.clone(), true)
         }

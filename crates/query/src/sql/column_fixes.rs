@@ -25,11 +25,14 @@ use crate::issue::TableColumn;
 /// in-scope did-you-mean (a query of thousands of wrong names must not cost thousands of
 /// catalog scans).
 pub(super) const MAX_SEARCHED_NAMES: usize = 32;
-/// Most foreign-key hops a suggested join takes.
-const MAX_JOIN_HOPS: usize = 3;
+/// Foreign-key hops past which a table counts as far (its reach costs no more).
+const FAR_HOPS: usize = 4;
+/// What reaching a candidate's table costs when no foreign-key path links it to the tables in
+/// scope: more than the exact name's bonus, so that a close name in scope comes first.
+const UNLINKED_COST: f64 = 0.7;
 /// What each foreign-key hop between a candidate's table and the tables the name was written
-/// against costs (see [`anchor_tables`]); farther than [`MAX_JOIN_HOPS`] counts as one more,
-/// and a table no foreign-key path reaches pays for that as a missing join instead.
+/// against costs (see [`anchor_tables`]), up to [`FAR_HOPS`]; a table no foreign-key path
+/// reaches pays [`UNLINKED_COST`] instead.
 const ANCHOR_HOP_COST: f64 = 0.2;
 /// Spelling similarity from which a name is a typo of another (one edit in about eight letters).
 const NEAR_TYPO: f64 = 0.85;
@@ -361,7 +364,7 @@ pub(super) fn candidates(
     // stands for the distance from where the name was written too).
     for candidate in &mut found {
         let from_anchor = |hops: Option<&usize>| {
-            ANCHOR_HOP_COST * hops.map_or(MAX_JOIN_HOPS + 1, |h| (*h).min(MAX_JOIN_HOPS + 1)) as f64
+            ANCHOR_HOP_COST * hops.map_or(FAR_HOPS, |h| (*h).min(FAR_HOPS)) as f64
         };
         let anchor = anchor_hops.get(&candidate.column.table.to_lowercase());
         if candidate.qualifier.is_some() {
@@ -373,7 +376,7 @@ pub(super) fn candidates(
                 candidate.join = Some(join);
                 candidate.score -= 0.1 * hops as f64 + from_anchor(anchor);
             }
-            None => candidate.score -= 0.5,
+            None => candidate.score -= UNLINKED_COST,
         }
     }
     found.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -448,7 +451,7 @@ impl<'c> ForeignKeys<'c> {
 
     /// `JOIN target ON …` (through intermediate tables when needed) from the nearest table in
     /// scope, and its number of hops, by breadth-first search over foreign keys in both
-    /// directions.
+    /// directions (each table visited once); `None` when no path links them.
     fn join_path(
         &self,
         target: &str,
@@ -467,9 +470,6 @@ impl<'c> ForeignKeys<'c> {
         while let Some((table, hops)) = queue.pop_front() {
             if let Some(qualifier) = in_scope.get(&table.to_lowercase()) {
                 return Some((joins_from(&table, qualifier, &came_from, in_scope, dialect), hops));
-            }
-            if hops == MAX_JOIN_HOPS {
-                continue;
             }
             for edge in self.edges.get(&table.to_lowercase()).into_iter().flatten() {
                 if seen.insert(edge.to.to_lowercase()) {
@@ -670,6 +670,36 @@ mod tests {
             SqlDialect::Sqlite,
         );
         assert_eq!(found[0].column.table, "budget", "{found:?}");
+    }
+
+    #[test]
+    fn a_far_table_gets_its_whole_join_and_only_an_unlinked_one_is_said_unlinked() {
+        let catalog = Catalog {
+            tables: vec![
+                table("c", &["id", "d_id"], &[("d_id", "d", "id")]),
+                table("d", &["id", "e_id"], &[("e_id", "e", "id")]),
+                table("e", &["id", "f_id"], &[("f_id", "f", "id")]),
+                table("f", &["id", "g_id"], &[("g_id", "g", "id")]),
+                table("g", &["id", "label"], &[]),
+                table("h", &["id", "title"], &[]),
+            ],
+        };
+        let scope = scope_in(&catalog, &["c"]);
+        let best = |wanted: &str| {
+            candidates(wanted, None, &scope, &catalog, &Question::default(), 1, SqlDialect::Sqlite)
+                .remove(0)
+        };
+        let far = best("label");
+        assert_eq!(far.column.table, "g");
+        let join = far.join.clone().unwrap_or_default();
+        assert_eq!(join.matches("JOIN ").count(), 4, "{join}");
+        assert!(!far.described().contains("no foreign key"), "{}", far.described());
+        let unlinked = best("title");
+        assert!(
+            unlinked.described().contains("no foreign key links h"),
+            "{}",
+            unlinked.described()
+        );
     }
 
     #[test]

@@ -176,7 +176,7 @@ async fn mcp_answers_by_words_while_the_model_encodes_then_by_meaning() -> TestR
     let first = call(&client, "search_schema_docs", question.clone()).await?;
     assert_eq!(first["data"]["metadata"]["semantic"], false, "{first}");
     let warnings = first["data"]["warnings"].to_string();
-    assert!(warnings.contains("still encoding this schema's docs"), "{warnings}");
+    assert!(warnings.contains("still encoding this schema's docs and values"), "{warnings}");
     let mut later = first;
     for _ in 0..600 {
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -164,6 +164,9 @@ pub fn eval_validator(request: &ValidatorRequest<'_>) -> Result<ValidatorReport,
         spider_databases(&read(request.tables)?).map_err(|e| bad(request.tables, &e))?;
     let questions =
         spider_questions(&read(request.questions)?).map_err(|e| bad(request.questions, &e))?;
+    if questions.is_empty() {
+        return Err(bad(request.questions, &"no questions to evaluate"));
+    }
     let dir = tempfile::tempdir().map_err(|e| {
         ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
     })?;
@@ -416,6 +419,10 @@ fn read_predictions(text: &str) -> Result<Vec<(String, Option<String>)>, String>
             })
             .collect(),
         Ok(_) => Err("expected a JSON object or array of predictions".into()),
+        // Text that starts as JSON is JSON gone wrong, not SQL lines.
+        Err(e) if text.trim_start().starts_with(['{', '[']) => Err(format!(
+            "not valid JSON ({e}); predictions are a JSON object, a JSON array or one SQL per line"
+        )),
         Err(_) => Ok(text
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -440,6 +447,9 @@ mod tests {
             vec![("SELECT 1".into(), Some("a".into())), ("SELECT 2".into(), Some("b".into()))]
         );
         assert_eq!(read_predictions(r#"["SELECT 1"]"#).unwrap(), vec![("SELECT 1".into(), None)]);
+        // JSON cut short is an error, not one line of SQL.
+        assert!(read_predictions("{\"0\": \"SELECT").unwrap_err().contains("not valid JSON"));
+        assert!(read_predictions("[").is_err());
         assert_eq!(
             read_predictions("SELECT 1\tdb\n\nSELECT 2\n").unwrap(),
             vec![("SELECT 1".into(), Some("db".into())), ("SELECT 2".into(), None)]

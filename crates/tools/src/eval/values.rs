@@ -124,12 +124,18 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     if let Some(split) = request.split {
         set.questions.retain(|q| schemascope_docs::eval::Split::of(&q.question) == split);
     }
+    if set.questions.is_empty() {
+        return Err(bad(request.questions, &"no questions to evaluate"));
+    }
     let dir = tempfile::tempdir().map_err(|e| {
         ToolError::InvalidParams(format!("cannot create a temporary directory: {e}"))
     })?;
     let database = if request.database.extension().is_some_and(|e| e == "sql") {
         let path = dir.path().join("database.sqlite");
-        create_from_script(&path, &read(request.database)?)?;
+        // Named as given: the temporary file means nothing to the caller.
+        create_from_script(&path, &read(request.database)?).map_err(|e| {
+            bad(request.database, &e.to_string().replace(&format!("{}: ", path.display()), ""))
+        })?;
         path
     } else {
         request.database.to_path_buf()
@@ -140,6 +146,25 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
     services.docs.set_encoder(request.encoder.clone());
     services.sources.load(&[spec], &NoProgress)?;
     let source = services.sources.get(Some("eval"))?;
+    // Questions written for another database would only count as misses.
+    let catalog = crate::schema_docs::catalog(&source)?;
+    for q in &set.questions {
+        let unknown = q
+            .tables
+            .iter()
+            .chain(q.values.iter().map(|v| &v.table))
+            .find(|t| catalog.table(t).is_none());
+        if let Some(table) = unknown {
+            return Err(bad(
+                request.questions,
+                &format!(
+                    "\"{}\" names table {table}, which {} does not have",
+                    q.question,
+                    request.database.display()
+                ),
+            ));
+        }
+    }
     let mut report = ValuesReport {
         questions: 0,
         with_values: 0,
