@@ -485,6 +485,19 @@ fn examples_block(examples: &[ScoredExample<'_>]) -> Option<Block<'static>> {
     Some(Block::plain(Section::Examples, Cow::Owned(text), tokens, Role::Doc))
 }
 
+/// `table.column` as a values line writes it: each name as is when it is a plain identifier,
+/// else in double quotes (`t."weird col"`), so that the line reads one way.
+pub fn qualified_name(table: &str, column: &str) -> String {
+    let name = |n: &str| {
+        let plain = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if plain { n.to_string() } else { format!("\"{}\"", n.replace('"', "\"\"")) }
+    };
+    // A schema-qualified table (`public.orders`) is two names.
+    let table = table.split('.').map(name).collect::<Vec<_>>().join(".");
+    format!("{table}.{}", name(column))
+}
+
 /// "## Values the question names" with one line per stored value (`Genre.Name has 'Bossa
 /// Nova'`), or `None` when the question names none.
 fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
@@ -495,7 +508,7 @@ fn values_block(values: &[ValueMatch]) -> Option<Block<'static>> {
     // invoices).
     let mut lines: Vec<(&str, Vec<String>, &ValueMatch)> = Vec::new();
     for v in values {
-        let column = format!("{}.{}", v.table, v.column);
+        let column = qualified_name(&v.table, &v.column);
         match lines.iter_mut().find(|(value, _, _)| *value == v.value) {
             Some((_, columns, _)) => columns.push(column),
             None => lines.push((&v.value, vec![column], v)),
@@ -992,4 +1005,17 @@ pub(crate) fn format_table(
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_values_line_quotes_the_names_that_need_it() {
+        assert_eq!(super::qualified_name("Genre", "Name"), "Genre.Name");
+        assert_eq!(super::qualified_name("t", "weird col"), "t.\"weird col\"");
+        assert_eq!(
+            super::qualified_name("public.my orders", "a\"b"),
+            "public.\"my orders\".\"a\"\"b\""
+        );
+    }
 }

@@ -731,16 +731,19 @@ impl<'a> Checker<'a> {
             Resolution::Ambiguous(options) => self.ambiguous(id, options),
             _ => {
                 if id.quote_style == Some('"') && self.rules().double_quoted_strings() {
+                    let mut message = format!(
+                        "\"{}\" is no column, so SQLite reads it as a string literal",
+                        id.value
+                    );
+                    // The very name (or a near typo) in another table: the column was likely
+                    // meant, and is named with its join.
+                    if let Some(column) = self.same_name_elsewhere(&id.value, scope) {
+                        message.push_str(&format!("; if a column was meant: {column}"));
+                    }
                     self.issues.warn(
-                        QueryIssue::new(
-                            IssueKind::Portability,
-                            format!(
-                                "\"{}\" is no column, so SQLite reads it as a string literal",
-                                id.value
-                            ),
-                        )
-                        .at(at(id))
-                        .suggest(format!("'{}'", id.value.replace('\'', "''"))),
+                        QueryIssue::new(IssueKind::Portability, message)
+                            .at(at(id))
+                            .suggest(format!("'{}'", id.value.replace('\'', "''"))),
                     );
                     return;
                 }
@@ -857,6 +860,26 @@ impl<'a> Checker<'a> {
         let mut issue = issue.suggest(shown(best)).fixed_by(best.column.clone());
         issue.message.push_str(&format!("; did you mean {}?", phrases.join(", or ")));
         self.issues.error(issue);
+    }
+
+    /// The best catalog column named `wanted` (or a near typo of it), described with its join,
+    /// when there is one (a search counted against [`column_fixes::MAX_SEARCHED_NAMES`]).
+    fn same_name_elsewhere(&mut self, wanted: &str, scope: &Scope<'_>) -> Option<String> {
+        if self.searched >= column_fixes::MAX_SEARCHED_NAMES {
+            return None;
+        }
+        self.searched += 1;
+        let found = column_fixes::candidates(
+            wanted,
+            None,
+            scope,
+            self.catalog,
+            &self.question,
+            1,
+            self.dialect,
+        );
+        let best = found.first()?;
+        column_fixes::is_near_name(wanted, &best.column.column).then(|| best.described())
     }
 
     /// A column of a table in scope whose name is no plain identifier (`T-BIL`, `Order Date`)

@@ -262,6 +262,12 @@ fn phrase_says(wanted: &str, wanted_terms: &HashSet<String>, description: &str) 
     shared / wanted_terms.union(&terms).count() as f64
 }
 
+/// Whether `candidate` is `wanted` or a near typo of it (case, spaces and underscores aside).
+pub(super) fn is_near_name(wanted: &str, candidate: &str) -> bool {
+    let (a, b) = (folded(wanted), folded(candidate));
+    !a.is_empty() && strsim::normalized_damerau_levenshtein(&a, &b) >= NEAR_TYPO
+}
+
 /// The share of `name`'s terms the question uses.
 fn relevance(name: &str, question: &HashSet<&str>) -> f64 {
     let terms = tokenize(name);

@@ -548,3 +548,26 @@ fn the_same_name_in_a_joinable_table_beats_a_near_spelling_in_scope() {
     );
     assert_eq!(r.errors[0].suggestion.as_deref(), Some("t.KCX2"), "{r:?}");
 }
+
+#[test]
+fn a_double_quoted_name_of_another_tables_column_says_which_column_was_likely_meant() {
+    // SQLite reads an unknown double-quoted name as a string: valid, with a warning that names
+    // the column of that name one join away.
+    let r = validate_sql(
+        "SELECT \"SEX\" FROM Laboratory WHERE CPK < 250",
+        &thrombosis(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert!(r.valid, "{r:?}");
+    let message = &r.warnings[0].message;
+    assert!(message.contains("if a column was meant: Patient.SEX (JOIN Patient ON"), "{message}");
+    // A string that is no name anywhere stays a string.
+    let r = validate_sql(
+        "SELECT \"hello world\" FROM Laboratory",
+        &thrombosis(),
+        &NoValues,
+        callables(SqlDialect::Sqlite),
+    );
+    assert!(!r.warnings[0].message.contains("if a column was meant"), "{r:?}");
+}

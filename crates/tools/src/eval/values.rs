@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use schemascope_docs::context::qualified_name;
 use schemascope_sources::sql::create::create_from_script;
 use schemascope_sources::{NoProgress, SourceSpec};
 use serde::{Deserialize, Serialize};
@@ -199,12 +200,12 @@ pub fn eval_values(request: &ValuesRequest<'_>) -> Result<ValuesReport, ToolErro
         let gold_pair = |column: &str, value: &str| {
             q.values.iter().any(|v| {
                 value == v.value
-                    && column.eq_ignore_ascii_case(&format!("{}.{}", v.table, v.column))
+                    && column.eq_ignore_ascii_case(&qualified_name(&v.table, &v.column))
             })
         };
         report.values_shown_gold += listed.iter().filter(|(c, v)| gold_pair(c, v)).count();
         let in_section = |v: &StoredValue| {
-            let column = format!("{}.{}", v.table, v.column);
+            let column = qualified_name(&v.table, &v.column);
             listed.iter().any(|(c, value)| *value == v.value && c.eq_ignore_ascii_case(&column))
         };
         let missing_values: Vec<StoredValue> = q
