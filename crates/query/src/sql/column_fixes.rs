@@ -516,13 +516,18 @@ fn joins_from(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use schemascope_core::{ColumnInfo, ForeignKey, TableInfo, TableKind};
 
     use super::super::scope::{Columns, Source};
     use super::*;
 
-    fn table(name: &str, columns: &[&str], fks: &[(&str, &str, &str)]) -> TableInfo {
+    /// A table of TEXT columns with `fks` as (column, table, column).
+    pub(in crate::sql) fn table(
+        name: &str,
+        columns: &[&str],
+        fks: &[(&str, &str, &str)],
+    ) -> TableInfo {
         TableInfo {
             name: name.into(),
             kind: TableKind::Table,

@@ -159,34 +159,14 @@ fn columns_named(clause: &str, catalog: &Catalog) -> Vec<TableColumn> {
 
 #[cfg(test)]
 mod tests {
-    use schemascope_core::{ColumnInfo, TableInfo, TableKind};
-
+    use super::super::column_fixes::tests::table;
     use super::*;
 
     fn catalog() -> Catalog {
-        let table = |name: &str, columns: &[&str]| TableInfo {
-            name: name.into(),
-            kind: TableKind::Table,
-            columns: columns
-                .iter()
-                .map(|c| ColumnInfo {
-                    name: (*c).into(),
-                    declared_type: "TEXT".into(),
-                    nullable: true,
-                    comment: None,
-                    base_type: None,
-                })
-                .collect(),
-            primary_key: Vec::new(),
-            foreign_keys: Vec::new(),
-            row_count: None,
-            row_count_estimated: false,
-            comment: None,
-        };
         Catalog {
             tables: vec![
-                table("Patient", &["ID", "Birthday", "SEX"]),
-                table("frpm", &["Enrollment (K-12)", "Free Meal Count (K-12)"]),
+                table("Patient", &["ID", "Birthday", "SEX"], &[]),
+                table("frpm", &["Enrollment (K-12)", "Free Meal Count (K-12)"], &[]),
             ],
         }
     }
