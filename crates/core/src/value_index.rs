@@ -466,31 +466,17 @@ impl ValueIndex {
         })
     }
 
-    /// Every indexed value as `(table, column, value)`, in index order.
-    pub fn entries(&self) -> impl Iterator<Item = (&str, &str, &str)> {
-        self.values.iter().map(|v| {
-            let (table, column) = &self.columns[v.column as usize];
-            (table.as_str(), column.as_str(), v.value.as_str())
-        })
-    }
-
-    /// Each column read as `(table, column, values indexed, complete)`, in index order.
-    pub fn column_sizes(&self) -> impl Iterator<Item = (&str, &str, usize, bool)> {
+    /// Each column read, in index order: its table, its name, whether all its distinct values
+    /// were indexed, and the values indexed.
+    pub fn columns(
+        &self,
+    ) -> impl Iterator<Item = (&str, &str, bool, impl ExactSizeIterator<Item = &str> + '_)> {
         self.columns.iter().zip(&self.ranges).zip(&self.complete).map(
             |(((table, column), range), complete)| {
-                (table.as_str(), column.as_str(), range.len(), *complete)
+                let values = self.values[range.clone()].iter().map(|v| v.value.as_str());
+                (table.as_str(), column.as_str(), *complete, values)
             },
         )
-    }
-
-    /// Number of indexed values.
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// True when no value is indexed.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 
     /// Whether `table.column`'s values were read (complete or not).

@@ -129,7 +129,7 @@ pub(crate) struct Dense {
     encoder: Arc<dyn Encoder>,
     pub(crate) chunks: Vectors,
     pub(crate) examples: Vectors,
-    /// The first [`crate::value_meaning::MAX_ENCODED_VALUES`] values of the value index.
+    /// The stored values matched by meaning ([`crate::value_meaning::meaning_entries`]).
     pub(crate) values: Vectors,
     recent: Arc<Mutex<RecentQuestions>>,
     /// Phrases of questions (see `value_meaning`) with their vectors.

@@ -48,27 +48,12 @@ pub fn meaning_entries<'v>(
                 || t.foreign_keys.iter().any(|fk| fk.columns.iter().any(same))
         })
     };
-    let vocabulary: Vec<bool> = values
-        .column_sizes()
-        .map(|(table, column, len, complete)| {
-            complete && len <= MAX_VOCABULARY_VALUES && !is_key(table, column)
-        })
-        .collect();
-    let mut sizes = values.column_sizes().map(|(_, _, len, _)| len).zip(vocabulary);
-    let mut left = 0usize;
-    let mut take = false;
     values
-        .entries()
-        .filter(|_| {
-            // Entries come column by column, in the order of column_sizes.
-            while left == 0 {
-                let Some((len, keep)) = sizes.next() else { return false };
-                left = len;
-                take = keep;
-            }
-            left -= 1;
-            take
+        .columns()
+        .filter(|(table, column, complete, values)| {
+            *complete && values.len() <= MAX_VOCABULARY_VALUES && !is_key(table, column)
         })
+        .flat_map(|(table, column, _, values)| values.map(move |value| (table, column, value)))
         .take(MAX_ENCODED_VALUES)
         .collect()
 }

@@ -804,20 +804,7 @@ impl<'a> Checker<'a> {
     ) {
         // `qualified`: written with a qualifier, of this base table when it is one.
         let preferred = qualified.flatten();
-        let found = if self.searched < column_fixes::MAX_SEARCHED_NAMES {
-            self.searched += 1;
-            column_fixes::candidates(
-                wanted,
-                preferred,
-                scope,
-                self.catalog,
-                &self.question,
-                3,
-                self.dialect,
-            )
-        } else {
-            Vec::new()
-        };
+        let found = self.search_catalog(wanted, preferred, scope, 3);
         if let Some((qualifier, column)) = self.unquoted_name_at(issue.location.as_ref(), scope) {
             let written = format!(
                 "{}.{}",
@@ -863,23 +850,35 @@ impl<'a> Checker<'a> {
     }
 
     /// The best catalog column named `wanted` (or a near typo of it), described with its join,
-    /// when there is one (a search counted against [`column_fixes::MAX_SEARCHED_NAMES`]).
+    /// when there is one.
     fn same_name_elsewhere(&mut self, wanted: &str, scope: &Scope<'_>) -> Option<String> {
+        let found = self.search_catalog(wanted, None, scope, 1);
+        let best = found.first()?;
+        column_fixes::is_near_name(wanted, &best.column.column).then(|| best.described())
+    }
+
+    /// The best `max` catalog columns for a wrong name (see [`column_fixes::candidates`]); none
+    /// once [`column_fixes::MAX_SEARCHED_NAMES`] names of this query were searched.
+    fn search_catalog(
+        &mut self,
+        wanted: &str,
+        preferred: Option<&str>,
+        scope: &Scope<'_>,
+        max: usize,
+    ) -> Vec<column_fixes::Candidate> {
         if self.searched >= column_fixes::MAX_SEARCHED_NAMES {
-            return None;
+            return Vec::new();
         }
         self.searched += 1;
-        let found = column_fixes::candidates(
+        column_fixes::candidates(
             wanted,
-            None,
+            preferred,
             scope,
             self.catalog,
             &self.question,
-            1,
+            max,
             self.dialect,
-        );
-        let best = found.first()?;
-        column_fixes::is_near_name(wanted, &best.column.column).then(|| best.described())
+        )
     }
 
     /// A column of a table in scope whose name is no plain identifier (`T-BIL`, `Order Date`)
