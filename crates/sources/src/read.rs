@@ -280,3 +280,17 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
         SOURCE_LIMIT,
     )?)
 }
+
+/// Pages of `bytes` (a mapping) this process has mapped in, from /proc/self/pagemap's present
+/// bits: what tests of giving a mapped file's pages back read.
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn resident_pages(bytes: &[u8]) -> usize {
+    use std::os::unix::fs::FileExt;
+    let page = 4096;
+    let first = bytes.as_ptr() as usize / page;
+    let pages = bytes.len().div_ceil(page);
+    let pagemap = std::fs::File::open("/proc/self/pagemap").expect("pagemap");
+    let mut entries = vec![0u8; pages * 8];
+    pagemap.read_exact_at(&mut entries, (first * 8) as u64).expect("read pagemap");
+    entries.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count()
+}

@@ -1027,19 +1027,6 @@ mod tests {
         }
     }
 
-    /// Pages of `map` this process has mapped in, from /proc/self/pagemap's present bits.
-    #[cfg(target_os = "linux")]
-    fn resident_pages(map: &memmap2::Mmap) -> usize {
-        use std::os::unix::fs::FileExt;
-        let page = 4096;
-        let first = map.as_ptr() as usize / page;
-        let pages = map.len().div_ceil(page);
-        let pagemap = std::fs::File::open("/proc/self/pagemap").expect("pagemap");
-        let mut entries = vec![0u8; pages * 8];
-        pagemap.read_exact_at(&mut entries, (first * 8) as u64).expect("read pagemap");
-        entries.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count()
-    }
-
     #[test]
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -1070,7 +1057,7 @@ mod tests {
         let Ok(result) = work(&shared, 0..blocks, &new) else { panic!("the blocks profile") };
         assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
         // Every block read, and given back but what fault-around maps past the last release.
-        let resident = resident_pages(&map) * 4096;
+        let resident = crate::read::resident_pages(&map) * 4096;
         assert!(resident <= 4 << 20, "{resident} bytes of {} still mapped in", text.len());
     }
 

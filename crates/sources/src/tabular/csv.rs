@@ -43,6 +43,9 @@ const PART_BYTES: u64 = 8 << 20;
 const WARNINGS_KEPT: usize = 100;
 /// Bytes the delimiter is chosen from.
 const SNIFF_BYTES: usize = 64 << 10;
+/// Bytes of lines split from one search for their delimiters, line ends and quotes (a few in
+/// tests, so that the readings compared there cross windows).
+const MARKS_WINDOW: usize = if cfg!(test) { 16 } else { 1 << 20 };
 
 /// The type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,12 +234,16 @@ struct Records<'a> {
     split_here: bool,
     /// Whether csv-core has read a record yet.
     core_read: bool,
-    /// Every delimiter, `\n` and quote of the input in order, for an input without `\r` (once
-    /// [`Records::unquoted_record`] has looked): one pass over the input finds the fields of
-    /// every line, where three searches per line (its end, a quote, its delimiters) spent most
-    /// of their time starting.
+    /// Every delimiter, `\n` and quote of the current window of the input in order (offsets
+    /// from `marks_from`), for a window without `\r`: one pass over a window finds the fields
+    /// of every line, where three searches per line (its end, a quote, its delimiters) spent
+    /// most of their time starting.
     marks: Option<std::iter::Peekable<memchr::Memchr3<'a>>>,
-    marks_looked: bool,
+    marks_from: usize,
+    /// Where the current window ends (just after a `\n`, or at the end of the input): a window
+    /// is looked at when a line starts past the one before, so a pass reads the input in step,
+    /// and a mapped file's pages are given back behind it, never all mapped in at once.
+    marks_until: usize,
     /// Every record read by csv-core (to compare the two readings).
     #[cfg(test)]
     core_only: bool,
@@ -261,7 +268,8 @@ impl<'a> Records<'a> {
             split_here: false,
             core_read: false,
             marks: None,
-            marks_looked: false,
+            marks_from: 0,
+            marks_until: 0,
             #[cfg(test)]
             core_only: false,
             text: std::cell::OnceCell::new(),
@@ -287,22 +295,19 @@ impl<'a> Records<'a> {
             self.at = self.input.len();
             return Some(false);
         }
-        if !self.marks_looked {
-            self.marks_looked = true;
-            let plain = !matches!(self.delimiter, b'"' | b'\n' | b'\r');
-            if plain && memchr::memchr(b'\r', self.input).is_none() {
-                let marks = memchr::memchr3_iter(self.delimiter, b'\n', b'"', self.input);
-                self.marks = Some(marks.peekable());
-            }
+        if start >= self.marks_until {
+            self.look_at_window(start);
         }
         self.spans.clear();
         let mut from = start;
         let end = match &mut self.marks {
             Some(marks) => {
+                let base = self.marks_from;
                 // Marks of lines csv-core read are behind.
-                while marks.next_if(|&at| at < start).is_some() {}
+                while marks.next_if(|&at| base + at < start).is_some() {}
                 loop {
-                    let Some(&at) = marks.peek() else { break self.input.len() };
+                    let Some(&at) = marks.peek() else { break self.marks_until };
+                    let at = base + at;
                     match self.input.get(at) {
                         Some(b'"') => return None,
                         Some(b'\n') => {
@@ -335,6 +340,24 @@ impl<'a> Records<'a> {
         self.split_here = true;
         self.at = (end + 1).min(self.input.len());
         Some(true)
+    }
+
+    /// Decides how the lines of the window starting at `start` are split: the window runs
+    /// [`MARKS_WINDOW`] bytes on to the end of the line there; its marks are searched for in one
+    /// pass when it holds no `\r` (where a lone `\r` would end a record).
+    fn look_at_window(&mut self, start: usize) {
+        let input = self.input;
+        let reach = start.saturating_add(MARKS_WINDOW).min(input.len());
+        let until = match memchr::memchr(b'\n', &input[reach..]) {
+            Some(at) => reach + at + 1,
+            None => input.len(),
+        };
+        let window = &input[start..until];
+        let plain = !matches!(self.delimiter, b'"' | b'\n' | b'\r');
+        self.marks = (plain && memchr::memchr(b'\r', window).is_none())
+            .then(|| memchr::memchr3_iter(self.delimiter, b'\n', b'"', window).peekable());
+        self.marks_from = start;
+        self.marks_until = until;
     }
 
     /// The line of byte `at` of the input (at or after the last asked for).
@@ -1233,7 +1256,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(1013);
         let mut compared = 0;
         for round in 0..20_000 {
-            // Every other input without `\r`, which is split from one pass over all of it.
+            // Every other input without `\r`, whose lines are split from one search a window.
             let pieces: Vec<&[u8]> = if round % 2 == 0 {
                 pieces.to_vec()
             } else {
@@ -1254,6 +1277,39 @@ mod tests {
             compared += core.len();
         }
         assert!(compared > 50_000, "{compared}");
+    }
+
+    /// The first pass reads the file in step with giving its pages back: at no release does
+    /// more of the file lie mapped in than the parts being read (it once searched all of the
+    /// rest of the file for `\r` before its first line: the whole file mapped in at once).
+    #[test]
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn the_first_pass_maps_in_only_the_parts_it_reads() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+        let bound = threads * (PART_BYTES as usize + (4 << 20));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("orders.csv");
+        let mut text = String::from("id,name,price\n");
+        let mut i = 0u64;
+        while text.len() < 3 * bound {
+            text.push_str(&format!("{i},customer {},{}.{:02}\n", i % 977, i % 500, i % 100));
+            i += 1;
+        }
+        std::fs::write(&path, &text).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        // SAFETY: the test's own file, which nothing rewrites while it is mapped.
+        let map = unsafe { memmap2::MmapOptions::new().map(&file) }.expect("maps");
+        let most = std::sync::atomic::AtomicUsize::new(0);
+        let release = |range: std::ops::Range<usize>| {
+            crate::stream::release(&map, range);
+            let resident = crate::read::resident_pages(&map) * 4096;
+            most.fetch_max(resident, std::sync::atomic::Ordering::Relaxed);
+        };
+        let layout = layout(&map, &path, &release).expect("a layout");
+        assert_eq!(layout.rows, i);
+        let most = most.into_inner();
+        assert!(most > 0 && most <= bound, "{most} bytes of {} mapped in at once", text.len());
     }
 
     #[test]
