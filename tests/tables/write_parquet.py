@@ -11,6 +11,9 @@
 - `int96.parquet`: timestamps written as the deprecated INT96 (Spark, Impala, Hive).
 - `seattle-weather.parquet`: the real CSV read by pandas and written with snappy compression.
 - `zstd.parquet`: the same rows with zstd and dictionary pages.
+- `dictionary-pages.parquet` and `plain-pages.parquet`: the same text columns with and without
+  dictionary pages (few values with nulls; values that overflow the dictionary page in some row
+  groups, so those fall back to plain pages; a long text in some rows; a column of nulls alone).
 - `arrow-schema-corrupt.parquet`: a valid file whose embedded Arrow schema (`ARROW:schema`) has
   a byte zeroed (the `parquet` crate panics on it); `deep.parquet`: a list nested 400 levels,
   written without the Arrow schema (its schema tree is built recursively).
@@ -73,8 +76,28 @@ def types_table():
     return pa.table(columns)
 
 
+def text_table():
+    rng = random.Random(30)
+    rows = 20_000
+    return pa.table({
+        "status": pa.array([maybe(i, 7, rng.choice(["shipped", "delivered", "pending", "ünïcode ✓", ""]))
+                            for i in range(rows)], pa.string()),
+        # Few values in the first row groups, unique ones later: the dictionary overflows.
+        "customer": pa.array([f"customer {rng.randrange(40)}" if i < 8_000 else f"c-{i:06d} {'x' * (i % 50)}"
+                              for i in range(rows)], pa.string()),
+        "note": pa.array([maybe(i, 3, "long " * (i % 90) if i % 11 == 0 else f"note {i % 13}")
+                          for i in range(rows)], pa.large_string()),
+        "empty": pa.array([None] * rows, pa.string()),
+    })
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
+    texts = text_table()
+    pq.write_table(texts, os.path.join(out, "dictionary-pages.parquet"), row_group_size=4_000,
+                   dictionary_pagesize_limit=2_048, data_page_size=1_024)
+    pq.write_table(texts, os.path.join(out, "plain-pages.parquet"), row_group_size=4_000,
+                   use_dictionary=False)
     pq.write_table(types_table(), os.path.join(out, "types.parquet"), row_group_size=1_000)
     stamps = pa.table({"at": pa.array([maybe(i, 4, datetime.datetime(2001, 9, 9, 1, 46, 40) + datetime.timedelta(seconds=i, microseconds=i)) for i in range(2_000)], pa.timestamp("us"))})
     pq.write_table(stamps, os.path.join(out, "int96.parquet"), use_deprecated_int96_timestamps=True)

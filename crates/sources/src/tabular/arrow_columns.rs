@@ -120,6 +120,7 @@ pub(crate) fn add_array(sink: &mut ColumnSink<'_>, array: &dyn Array) {
                 }
             }
         }
+        DataType::Dictionary(..) if dictionary_texts(sink, array) => {}
         DataType::Dictionary(..) => {
             // Read as the plain array of its values.
             let dictionary = array.as_any_dictionary();
@@ -146,6 +147,52 @@ pub(crate) fn add_array(sink: &mut ColumnSink<'_>, array: &dyn Array) {
             }
         }
     }
+}
+
+thread_local! {
+    /// Each dictionary key's count in the batch, and the keys counted in order of first use
+    /// (kept between batches: all zero again after each).
+    static KEY_COUNTS: std::cell::RefCell<(Vec<u64>, Vec<u32>)> = Default::default();
+}
+
+/// A dictionary of texts (as a Parquet column of dictionary pages is read): each row's key
+/// counted, then each value used added once with its count, in the order first used — so a
+/// value's text is hashed once a batch instead of once a row. `false`, with nothing added, for
+/// other dictionaries (their values are read as a plain array).
+fn dictionary_texts(sink: &mut ColumnSink<'_>, array: &dyn Array) -> bool {
+    let Some(dictionary) = array.as_dictionary_opt::<Int32Type>() else { return false };
+    let Some(texts) = dictionary.values().as_string_opt::<i32>() else { return false };
+    if texts.null_count() > 0 {
+        return false;
+    }
+    let keys = dictionary.keys();
+    KEY_COUNTS.with_borrow_mut(|(counts, used)| {
+        counts.resize(counts.len().max(texts.len()), 0);
+        let mut count = |key: i32| match usize::try_from(key).ok().and_then(|k| counts.get_mut(k)) {
+            Some(n) => {
+                if *n == 0 {
+                    used.push(key as u32);
+                }
+                *n += 1;
+                true
+            }
+            None => false,
+        };
+        let counted = match keys.nulls() {
+            Some(valid) => valid.valid_indices().all(|i| count(keys.value(i))),
+            None => keys.values().iter().all(|&k| count(k)),
+        };
+        if counted {
+            sink.nulls(keys.null_count() as u64);
+        }
+        for key in used.drain(..) {
+            let n = std::mem::take(&mut counts[key as usize]);
+            if counted {
+                sink.str_n(texts.value(key as usize), n);
+            }
+        }
+        counted
+    })
 }
 
 fn add_scalar(sink: &mut ColumnSink<'_>, s: Scalar<'_>) {

@@ -8,7 +8,8 @@ use super::{Budget, TableRead, TableWorker};
 use crate::error::SourceError;
 use crate::source::Progress;
 use crate::stream::FileState;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
 /// Rows per batch read.
 const BATCH_ROWS: usize = 8_192;
@@ -164,6 +165,8 @@ fn read_file(
         .collect();
     let rows: u64 = parquet_metadata.file_metadata().num_rows().max(0) as u64;
     let sample = &super::SampleRule::for_rows(rows);
+    let texts = &text_leaves(&schema, &parquet_metadata);
+    let (schema_read, parquet_metadata) = (&schema, &parquet_metadata);
     progress.start(metadata.len());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let workers = threads.min(groups.len()).max(1);
@@ -181,13 +184,23 @@ fn read_file(
                             // A handle of its own: clones of one share its position, and the
                             // reader seeks.
                             let own = reopen(path, metadata)?;
-                            let reader = ParquetRecordBatchReaderBuilder::try_new(own)
-                                .and_then(|b| {
-                                    b.with_row_groups(vec![group])
-                                        .with_batch_size(BATCH_ROWS)
-                                        .build()
-                                })
-                                .map_err(|e| parquet_error(path, e))?;
+                            let options = match dictionary_schema(
+                                schema_read,
+                                texts,
+                                parquet_metadata,
+                                group,
+                            ) {
+                                Some(s) => ArrowReaderOptions::new().with_schema(s),
+                                None => ArrowReaderOptions::new(),
+                            };
+                            let reader =
+                                ParquetRecordBatchReaderBuilder::try_new_with_options(own, options)
+                                    .and_then(|b| {
+                                        b.with_row_groups(vec![group])
+                                            .with_batch_size(BATCH_ROWS)
+                                            .build()
+                                    })
+                                    .map_err(|e| parquet_error(path, e))?;
                             let mut row = first_row;
                             for batch in reader {
                                 let batch = batch.map_err(|e| parquet_error(path, e))?;
@@ -219,6 +232,76 @@ fn read_file(
     }));
     read.columns_of(schema);
     Ok(read)
+}
+
+/// The top-level text columns of `schema` that are one Parquet column each: (the field's index,
+/// its column's index).
+fn text_leaves(schema: &arrow_schema::Schema, metadata: &ParquetMetaData) -> Vec<(usize, usize)> {
+    use arrow_schema::DataType::{LargeUtf8, Utf8, Utf8View};
+    let descriptor = metadata.file_metadata().schema_descr();
+    let leaves: std::collections::HashMap<String, usize> = (0..descriptor.num_columns())
+        .filter_map(|i| match descriptor.column(i).path().parts() {
+            [name] => Some((name.clone(), i)),
+            _ => None,
+        })
+        .collect();
+    schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(f.data_type(), Utf8 | LargeUtf8 | Utf8View))
+        .filter_map(|(i, f)| Some((i, *leaves.get(f.name())?)))
+        .collect()
+}
+
+/// The schema to read row group `group` with, when one of its text columns (`texts`, from
+/// [`text_leaves`]) has every page dictionary-encoded: that column read as a dictionary, its
+/// values once and a key per row, which the profile counts by key and hashes each value once a
+/// batch rather than each row's text. A column with plain pages stays text: the reader would
+/// make a dictionary of them by hashing every row. `None` when no column is read otherwise.
+fn dictionary_schema(
+    schema: &arrow_schema::SchemaRef,
+    texts: &[(usize, usize)],
+    metadata: &ParquetMetaData,
+    group: usize,
+) -> Option<arrow_schema::SchemaRef> {
+    use arrow_schema::DataType;
+    let columns = metadata.row_groups().get(group)?.columns();
+    let mut fields = schema.fields().to_vec();
+    let mut changed = false;
+    for &(field, leaf) in texts {
+        if columns.get(leaf).is_some_and(every_page_dictionary) {
+            let keyed = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+            fields[field] =
+                std::sync::Arc::new(fields[field].as_ref().clone().with_data_type(keyed));
+            changed = true;
+        }
+    }
+    changed.then(|| {
+        std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        ))
+    })
+}
+
+/// Whether every data page of `column` is dictionary-encoded, by its pages' encodings when the
+/// file gives them, else by the chunk's (which must then name no plain encoding).
+#[allow(deprecated)] // old writers name BIT_PACKED for the levels of dictionary-encoded pages
+fn every_page_dictionary(column: &ColumnChunkMetaData) -> bool {
+    use parquet::basic::Encoding::{BIT_PACKED, PLAIN_DICTIONARY, RLE, RLE_DICTIONARY};
+    if column.dictionary_page_offset().is_none() {
+        return false;
+    }
+    match column.page_encoding_stats_mask() {
+        Some(pages) => pages.is_only(PLAIN_DICTIONARY) || pages.is_only(RLE_DICTIONARY),
+        None => {
+            column.encodings().any(|e| matches!(e, PLAIN_DICTIONARY | RLE_DICTIONARY))
+                && column
+                    .encodings()
+                    .all(|e| matches!(e, PLAIN_DICTIONARY | RLE_DICTIONARY | RLE | BIT_PACKED))
+        }
+    }
 }
 
 /// A Parquet file served to SQL by this crate's own reader, a part (some of its row groups) at a
@@ -285,5 +368,127 @@ impl crate::sql::BatchSource for ParquetFile {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, LargeStringArray, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    use super::*;
+
+    const GROUP_ROWS: usize = 4_000;
+
+    /// Text columns of 20,000 rows: few values with nulls and unicode; few values in the first
+    /// two row groups and distinct ones later (the dictionary overflows there); long and large
+    /// texts; nulls alone.
+    fn texts() -> RecordBatch {
+        let rows = 20_000;
+        let mut rng = fastrand::Rng::with_seed(30);
+        let status: StringArray = (0..rows)
+            .map(|i| {
+                let pick = ["shipped", "delivered", "ünïcode ✓", ""][rng.usize(..4)];
+                (i % 7 != 0).then_some(pick)
+            })
+            .collect();
+        let customer: StringArray = (0..rows)
+            .map(|i| {
+                Some(if i < 2 * GROUP_ROWS {
+                    format!("customer {}", rng.usize(..40))
+                } else {
+                    format!("c-{i:06} {}", "x".repeat(i % 50))
+                })
+            })
+            .collect();
+        let note: LargeStringArray = (0..rows)
+            .map(|i| {
+                let text =
+                    if i % 11 == 0 { "long ".repeat(i % 90) } else { format!("note {}", i % 13) };
+                (i % 3 != 0).then_some(text)
+            })
+            .collect();
+        let empty: StringArray = (0..rows).map(|_| None::<&str>).collect();
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            ("status", Arc::new(status)),
+            ("customer", Arc::new(customer)),
+            ("note", Arc::new(note)),
+            ("empty", Arc::new(empty)),
+        ];
+        RecordBatch::try_from_iter(columns).expect("a batch")
+    }
+
+    fn write(path: &Path, dictionary: bool) {
+        let properties = WriterProperties::builder()
+            .set_dictionary_enabled(dictionary)
+            .set_dictionary_page_size_limit(32_768)
+            .set_data_page_size_limit(1_024)
+            .set_max_row_group_row_count(Some(GROUP_ROWS))
+            .build();
+        let batch = texts();
+        let file = std::fs::File::create(path).expect("create");
+        let mut writer =
+            ArrowWriter::try_new(file, batch.schema(), Some(properties)).expect("a writer");
+        writer.write(&batch).expect("write");
+        writer.close().expect("close");
+    }
+
+    /// The row groups whose text columns are read as dictionaries, by column name.
+    fn keyed(path: &Path) -> Vec<Vec<String>> {
+        let file = std::fs::File::open(path).expect("open");
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).expect("a reader");
+        let (schema, metadata) = (builder.schema().clone(), builder.metadata().clone());
+        let texts = text_leaves(&schema, &metadata);
+        (0..metadata.num_row_groups())
+            .map(|group| match dictionary_schema(&schema, &texts, &metadata, group) {
+                Some(read) => read
+                    .fields()
+                    .iter()
+                    .filter(|f| matches!(f.data_type(), arrow_schema::DataType::Dictionary(..)))
+                    .map(|f| f.name().clone())
+                    .collect(),
+                None => Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dictionary_pages_are_read_as_keys_and_profile_as_plain_pages_do() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (keys, plain) = (dir.path().join("keys.parquet"), dir.path().join("plain.parquet"));
+        write(&keys, true);
+        write(&plain, false);
+        let groups = keyed(&keys);
+        assert_eq!(groups.len(), 5);
+        // Every group's few-valued and null columns; the customers only while they are few.
+        for (group, columns) in groups.iter().enumerate() {
+            let customer = group < 2;
+            let mut want = vec!["status", "note", "empty"];
+            if customer {
+                want.insert(1, "customer");
+            }
+            assert_eq!(columns, &want, "row group {group}");
+        }
+        assert!(keyed(&plain).iter().all(Vec::is_empty));
+        let load = |path: &Path| {
+            let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+            crate::load(&spec, &crate::NoProgress).expect("loads")
+        };
+        let (keys, plain) = (load(&keys), load(&plain));
+        let profile = |s: &crate::Source| {
+            serde_json::to_value(s.collections[0].profile()).expect("profile JSON")
+        };
+        assert_eq!(profile(&keys), profile(&plain));
+        let rows = |s: &crate::Source| {
+            s.collections[0].items().map(|i| i.json.to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(rows(&keys), rows(&plain));
+        let path = schemascope_core::PropertyPath::root().child("status");
+        let status = keys.collections[0].profile().property(&path).expect("status");
+        assert_eq!(status.distinct, 4);
+        assert_eq!(status.nulls, 20_000 / 7 + 1);
     }
 }

@@ -98,6 +98,17 @@ fn parquet_files_of_every_type_match_pyarrow() {
     }
 }
 
+/// pyarrow's dictionary pages (read as keys where a row group has no plain page) profile as
+/// the same rows written without them, and as pyarrow counts them.
+#[test]
+fn parquet_dictionary_pages_profile_as_plain_pages() {
+    let keys = load_path(&parquet_dir().join("dictionary-pages.parquet")).expect("keys");
+    let plain = load_path(&parquet_dir().join("plain-pages.parquet")).expect("plain");
+    let profile = |s: &Source| serde_json::to_value(s.collections[0].profile()).expect("JSON");
+    assert_eq!(profile(&keys), profile(&plain));
+    matches_reference(&parquet_dir().join("dictionary-pages.parquet"));
+}
+
 #[test]
 fn parquet_and_csv_of_the_same_rows_profile_alike() {
     let csv = load_path(&repo().join("testdata/tables/seattle-weather.csv")).expect("csv");
