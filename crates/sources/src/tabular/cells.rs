@@ -368,9 +368,8 @@ pub(crate) fn json(array: &dyn Array, i: usize) -> serde_json::Value {
         }
         DataType::Dictionary(..) => {
             let dictionary = array.as_any_dictionary();
-            let keys = dictionary.normalized_keys();
-            match keys.get(i) {
-                Some(&k) if k < dictionary.values().len() => json(dictionary.values().as_ref(), k),
+            match key_at(dictionary.keys(), i) {
+                Some(k) if k < dictionary.values().len() => json(dictionary.values().as_ref(), k),
                 _ => Value::Null,
             }
         }
@@ -383,6 +382,28 @@ pub(crate) fn json(array: &dyn Array, i: usize) -> serde_json::Value {
 
 fn list_json(values: &dyn Array) -> serde_json::Value {
     serde_json::Value::Array((0..values.len()).map(|e| json(values, e)).collect())
+}
+
+/// Row `i`'s key of a dictionary's `keys`, `None` when null: one key read, where normalizing
+/// them all for each row shown cost a whole batch per row.
+fn key_at(keys: &dyn Array, i: usize) -> Option<usize> {
+    use arrow_array::types::{
+        Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    };
+    if i >= keys.len() || keys.is_null(i) {
+        return None;
+    }
+    match keys.data_type() {
+        DataType::Int8 => usize::try_from(keys.as_primitive::<Int8Type>().value(i)).ok(),
+        DataType::Int16 => usize::try_from(keys.as_primitive::<Int16Type>().value(i)).ok(),
+        DataType::Int32 => usize::try_from(keys.as_primitive::<Int32Type>().value(i)).ok(),
+        DataType::Int64 => usize::try_from(keys.as_primitive::<Int64Type>().value(i)).ok(),
+        DataType::UInt8 => Some(usize::from(keys.as_primitive::<UInt8Type>().value(i))),
+        DataType::UInt16 => Some(usize::from(keys.as_primitive::<UInt16Type>().value(i))),
+        DataType::UInt32 => usize::try_from(keys.as_primitive::<UInt32Type>().value(i)).ok(),
+        DataType::UInt64 => usize::try_from(keys.as_primitive::<UInt64Type>().value(i)).ok(),
+        _ => None,
+    }
 }
 
 /// A map key as the member name it becomes.
