@@ -280,8 +280,7 @@ impl<'a> Records<'a> {
     /// directly: csv-core reads such a line into the same fields byte by byte (a quote is the
     /// only byte that makes a line mean anything else, and the record ends at the first `\r`
     /// or `\n`, which is consumed as csv-core consumes it). `None` for a line with a quote, and
-    /// for the first record: csv-core reads those (it strips a byte-order mark on its first
-    /// read, wherever that read starts).
+    /// for the first record: csv-core reads those.
     fn unquoted_record(&mut self, start: usize) -> Option<bool> {
         #[cfg(test)]
         if self.core_only {
@@ -396,9 +395,16 @@ impl<'a> Records<'a> {
             return read;
         }
         self.split_here = false;
+        // csv-core drops a byte-order mark its first read starts with; the file's own mark is
+        // skipped before any reading, so one here (a part's first row, the row after the
+        // header) is data: its first read is one byte, too short to be taken for a mark.
+        let mut first_read = !self.core_read;
         self.core_read = true;
         loop {
-            let input = &self.input[self.at..];
+            let mut input = &self.input[self.at..];
+            if std::mem::take(&mut first_read) {
+                input = &input[..input.len().min(1)];
+            }
             let (result, read, wrote, ended) = self.reader.read_record(
                 input,
                 &mut self.record.bytes[out..],
@@ -747,22 +753,10 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
 
 /// Header names: empty ones numbered, repeated ones suffixed.
 fn header_names(fields: &[Vec<u8>]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let name = String::from_utf8_lossy(f).trim().to_string();
-            let base = if name.is_empty() { format!("column_{}", i + 1) } else { name };
-            let mut name = base.clone();
-            let mut n = 2;
-            while !seen.insert(name.clone()) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
-            name
-        })
-        .collect()
+    super::distinct_names(fields.iter().enumerate().map(|(i, f)| {
+        let name = String::from_utf8_lossy(f).trim().to_string();
+        if name.is_empty() { format!("column_{}", i + 1) } else { name }
+    }))
 }
 
 /// One column's values being gathered into an Arrow array.
@@ -1310,6 +1304,21 @@ mod tests {
         assert_eq!(layout.rows, i);
         let most = most.into_inner();
         assert!(most > 0 && most <= bound, "{most} bytes of {} mapped in at once", text.len());
+    }
+
+    /// A byte-order mark is data wherever a reading starts but at the file's start (skipped
+    /// before any reading): the row after the header, and a part's first row.
+    #[test]
+    fn a_byte_order_mark_in_a_row_is_data() {
+        let input = "name,v\n\u{feff}x,1\nx,2\n".as_bytes();
+        for core_only in [true, false] {
+            let records = read_all(input, b',', core_only);
+            let names: Vec<&[u8]> = records.iter().map(|r| r.0[0].as_slice()).collect();
+            assert_eq!(names, [&b"name"[..], "\u{feff}x".as_bytes(), b"x"], "{core_only}");
+            // A part's reading starts on the row.
+            let part = read_all(&input[7..], b',', core_only);
+            assert_eq!(part[0].0[0], "\u{feff}x".as_bytes(), "{core_only}");
+        }
     }
 
     #[test]

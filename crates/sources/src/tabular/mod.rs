@@ -117,6 +117,25 @@ impl TableWorker {
     }
 }
 
+/// `names` with each repeat given a suffix, `_2`, `_3`, …: a table's columns are its
+/// properties, found by name, so two columns of one name would be counted as one (a CSV header,
+/// a Parquet file's columns).
+pub(crate) fn distinct_names(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .into_iter()
+        .map(|base| {
+            let mut name = base.clone();
+            let mut n = 2;
+            while !seen.insert(name.clone()) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            name
+        })
+        .collect()
+}
+
 /// Row `i` of `batch` as a JSON object's text.
 fn row_json(batch: &RecordBatch, i: usize) -> String {
     let schema = batch.schema();

@@ -8,6 +8,7 @@ use super::{Budget, TableRead, TableWorker};
 use crate::error::SourceError;
 use crate::source::Progress;
 use crate::stream::FileState;
+use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
@@ -145,7 +146,13 @@ fn read_file(
         file.try_clone().map_err(|e| SourceError::Io { path: path.to_path_buf(), cause: e })?,
     )
     .map_err(|e| parquet_error(path, e))?;
-    let schema = builder.schema().clone();
+    let file_schema = builder.schema().clone();
+    // Repeated column names told apart as the profile names them; read by the file's own.
+    let names = repeated_names(&file_schema);
+    let schema = match &names {
+        Some(names) => with_names(&file_schema, names),
+        None => file_schema.clone(),
+    };
     let deepest =
         builder.schema().fields().iter().map(|f| nesting(f.data_type())).max().unwrap_or(0);
     if deepest > MAX_NESTING {
@@ -170,7 +177,7 @@ fn read_file(
     let rows: u64 = parquet_metadata.file_metadata().num_rows().max(0) as u64;
     let sample = &super::SampleRule::for_rows(rows);
     let texts = &text_leaves(&schema, &parquet_metadata);
-    let (schema_read, parquet_metadata) = (&schema, &parquet_metadata);
+    let (file_schema, parquet_metadata, names) = (&file_schema, &parquet_metadata, &names);
     progress.start(metadata.len());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
     let workers = threads.min(groups.len()).max(1);
@@ -188,11 +195,12 @@ fn read_file(
                             // A handle of its own: clones of one share its position, and the
                             // reader seeks.
                             let own = reopen(path, metadata)?;
-                            let options =
-                                match read_schema(schema_read, texts, parquet_metadata, group) {
-                                    Some(s) => ArrowReaderOptions::new().with_schema(s),
-                                    None => ArrowReaderOptions::new(),
-                                };
+                            let options = ArrowReaderOptions::new().with_schema(read_schema(
+                                file_schema,
+                                texts,
+                                parquet_metadata,
+                                group,
+                            ));
                             let reader =
                                 ParquetRecordBatchReaderBuilder::try_new_with_options(own, options)
                                     .and_then(|b| {
@@ -204,6 +212,14 @@ fn read_file(
                             let mut row = first_row;
                             for batch in reader {
                                 let batch = batch.map_err(|e| parquet_error(path, e))?;
+                                let batch = match names {
+                                    Some(names) => {
+                                        let named = with_names(&batch.schema(), names);
+                                        RecordBatch::try_new(named, batch.columns().to_vec())
+                                            .map_err(|e| parquet_error(path, e))?
+                                    }
+                                    None => batch,
+                                };
                                 worker.add(&batch, row, sample);
                                 row += batch.num_rows() as u64;
                             }
@@ -235,22 +251,20 @@ fn read_file(
 }
 
 /// The top-level text columns of `schema` that are one Parquet column each: (the field's index,
-/// its column's index).
+/// its column's index). A file's fields are its schema's roots, in order.
 fn text_leaves(schema: &arrow_schema::Schema, metadata: &ParquetMetaData) -> Vec<(usize, usize)> {
     use arrow_schema::DataType::{LargeUtf8, Utf8, Utf8View};
     let descriptor = metadata.file_metadata().schema_descr();
-    let leaves: std::collections::HashMap<String, usize> = (0..descriptor.num_columns())
-        .filter_map(|i| match descriptor.column(i).path().parts() {
-            [name] => Some((name.clone(), i)),
-            _ => None,
-        })
+    let leaves: std::collections::HashMap<usize, usize> = (0..descriptor.num_columns())
+        .filter(|&i| descriptor.column(i).path().parts().len() == 1)
+        .map(|i| (descriptor.get_column_root_idx(i), i))
         .collect();
     schema
         .fields()
         .iter()
         .enumerate()
         .filter(|(_, f)| matches!(f.data_type(), Utf8 | LargeUtf8 | Utf8View))
-        .filter_map(|(i, f)| Some((i, *leaves.get(f.name())?)))
+        .filter_map(|(i, _)| Some((i, *leaves.get(&i)?)))
         .collect()
 }
 
@@ -259,36 +273,48 @@ fn text_leaves(schema: &arrow_schema::Schema, metadata: &ParquetMetaData) -> Vec
 /// and a key per row, which the profile counts by key and hashes each value once a batch rather
 /// than each row's text; any other text column as views of the pages' bytes rather than copies
 /// of them (2–3 % of a profile). A column with plain pages is not read as a dictionary: the
-/// reader would make one by hashing every row. `None` when no column is read otherwise.
+/// reader would make one by hashing every row. Columns are named as `schema` names them.
 fn read_schema(
     schema: &arrow_schema::SchemaRef,
     texts: &[(usize, usize)],
     metadata: &ParquetMetaData,
     group: usize,
-) -> Option<arrow_schema::SchemaRef> {
+) -> arrow_schema::SchemaRef {
     use arrow_schema::DataType;
-    let columns = metadata.row_groups().get(group)?.columns();
+    let columns = metadata.row_groups().get(group).map(|g| g.columns()).unwrap_or_default();
     let mut fields = schema.fields().to_vec();
-    let mut changed = false;
     for &(field, leaf) in texts {
-        if columns.get(leaf).is_some_and(every_page_dictionary) {
-            let keyed = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let read = if columns.get(leaf).is_some_and(every_page_dictionary) {
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+        } else {
+            DataType::Utf8View
+        };
+        if fields[field].data_type() != &read {
             fields[field] =
-                std::sync::Arc::new(fields[field].as_ref().clone().with_data_type(keyed));
-            changed = true;
-        } else if fields[field].data_type() != &DataType::Utf8View {
-            fields[field] = std::sync::Arc::new(
-                fields[field].as_ref().clone().with_data_type(DataType::Utf8View),
-            );
-            changed = true;
+                std::sync::Arc::new(fields[field].as_ref().clone().with_data_type(read));
         }
     }
-    changed.then(|| {
-        std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
-            fields,
-            schema.metadata().clone(),
-        ))
-    })
+    std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// The names of `schema`'s columns with repeats told apart (`s`, `s_2`; see
+/// [`super::distinct_names`]), as the profile and the rows shown name them; `None` when no name
+/// repeats.
+fn repeated_names(schema: &arrow_schema::Schema) -> Option<Vec<String>> {
+    let names = super::distinct_names(schema.fields().iter().map(|f| f.name().clone()));
+    let renamed = names.iter().zip(schema.fields()).any(|(n, f)| n != f.name());
+    renamed.then_some(names)
+}
+
+/// `schema` with its columns named `names`.
+fn with_names(schema: &arrow_schema::Schema, names: &[String]) -> arrow_schema::SchemaRef {
+    let fields: Vec<arrow_schema::Field> = schema
+        .fields()
+        .iter()
+        .zip(names)
+        .map(|(f, name)| f.as_ref().clone().with_name(name))
+        .collect();
+    std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 /// Whether every data page of `column` is dictionary-encoded, by its pages' encodings when the
@@ -381,7 +407,7 @@ impl crate::sql::BatchSource for ParquetFile {
 mod tests {
     use std::sync::Arc;
 
-    use arrow_array::{ArrayRef, LargeStringArray, RecordBatch, StringArray};
+    use arrow_array::{ArrayRef, LargeStringArray, StringArray};
     use parquet::arrow::ArrowWriter;
     use parquet::file::properties::WriterProperties;
 
@@ -452,7 +478,7 @@ mod tests {
         assert_eq!(texts.len(), 4);
         (0..metadata.num_row_groups())
             .map(|group| {
-                let read = read_schema(&schema, &texts, &metadata, group).expect("a schema");
+                let read = read_schema(&schema, &texts, &metadata, group);
                 read.fields()
                     .iter()
                     .map(|f| match f.data_type() {
@@ -497,5 +523,36 @@ mod tests {
         let status = keys.collections[0].profile().property(&path).expect("status");
         assert_eq!(status.distinct, 4);
         assert_eq!(status.nulls, 20_000 / 7 + 1);
+    }
+
+    /// Two columns of one name are two properties (`s`, `s_2`), as a CSV's repeated header is:
+    /// they were counted as one, twice as many values as rows.
+    #[test]
+    fn repeated_column_names_are_told_apart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("repeated.parquet");
+        let few: StringArray = (0..1_000).map(|i| Some(format!("x{}", i % 3))).collect();
+        let many: StringArray = (0..1_000).map(|i| Some(format!("y{i}"))).collect();
+        let fields = vec![
+            arrow_schema::Field::new("s", arrow_schema::DataType::Utf8, true),
+            arrow_schema::Field::new("s", arrow_schema::DataType::Utf8, true),
+        ];
+        let columns: Vec<ArrayRef> = vec![Arc::new(few), Arc::new(many)];
+        let batch = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns)
+            .expect("a batch");
+        let file = std::fs::File::create(&path).expect("create");
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
+        writer.write(&batch).expect("write");
+        writer.close().expect("close");
+        let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        let source = crate::load(&spec, &crate::NoProgress).expect("loads");
+        let profile = source.collections[0].profile();
+        for (name, distinct) in [("s", 3), ("s_2", 1_000)] {
+            let path = schemascope_core::PropertyPath::root().child(name);
+            let property = profile.property(&path).expect("a property");
+            assert_eq!((property.present, property.distinct), (1_000, distinct), "{name}");
+        }
+        let row = source.collections[0].items().next().expect("a row");
+        assert_eq!(row.json.to_string(), r#"{"s":"x0","s_2":"y0"}"#);
     }
 }
