@@ -73,13 +73,14 @@ impl NumberKey {
     }
 
     /// The number as JSON: an exact integer when it was written as one (`integers`: every value
-    /// of its property was; an offset means this one was), else its double.
+    /// of its property was; an offset means this one was) — a JSON number when one holds it,
+    /// else its decimal text (below i64, a CSV's `DECIMAL(20,0)`), as [`Quarters::to_json`]
+    /// shows a median — else its double.
     pub fn to_json(self, integers: bool) -> Value {
-        let exact = (integers || self.offset != 0)
-            .then(|| self.integer_value())
-            .flatten()
-            .and_then(integer_json);
-        exact.unwrap_or_else(|| crate::figure::exact_json(self.double))
+        match (integers || self.offset != 0).then(|| self.integer_value()).flatten() {
+            Some(value) => integer_json(value).unwrap_or_else(|| Value::String(value.to_string())),
+            None => crate::figure::exact_json(self.double),
+        }
     }
 
     /// True when the number is below `edge` (a histogram edge, a double).
@@ -239,6 +240,22 @@ mod tests {
         // Rounded up into the next whole number.
         assert_eq!(text(mean_json(2_999_999_999, 1_000_000_000)), "3");
         assert_eq!(text(mean_json(-2_999_999_999, 1_000_000_000)), "-3");
+    }
+
+    /// An integer no JSON number holds (below i64) is shown by its digits, never as the double
+    /// next to it (a value not in the data); one JSON holds stays a number.
+    #[test]
+    fn integers_past_json_numbers_are_shown_by_their_digits() {
+        let text = |v: i128| NumberKey::integer(v).to_json(true).to_string();
+        assert_eq!(text(-18446744073709551615), "\"-18446744073709551615\"");
+        assert_eq!(text(-18446744073709551616), "\"-18446744073709551616\"");
+        assert_eq!(text(-9223372036854775808), "-9223372036854775808");
+        assert_eq!(text(18446744073709551615), "18446744073709551615");
+        // A double of a property written with fractions stays a double.
+        assert_eq!(
+            NumberKey::float(-1.8446744073709552e19).to_json(false).to_string(),
+            "-1.8446744073709552e+19"
+        );
     }
 
     #[test]
