@@ -70,6 +70,7 @@ impl Budget {
             rows: Vec::new(),
             share: self.bytes / workers,
             unfitted: 0,
+            unfitted_bytes: 0,
             part: rows.div_ceil(workers as u64),
             done: 0,
         }
@@ -85,8 +86,9 @@ pub(crate) struct TableWorker {
     /// About how many rows it will read, and how many it has.
     part: u64,
     done: u64,
-    /// Values added since the counters were last fitted.
+    /// Values added since the counters were last fitted, and their batches' bytes.
     unfitted: u64,
+    unfitted_bytes: usize,
 }
 
 /// Values (rows times columns) between two fittings of a worker's counters into its budget, as
@@ -96,6 +98,11 @@ pub(crate) struct TableWorker {
 /// budget peaked at 567 MB on 40M integers).
 const FIT_EVERY_VALUES: u64 = 1 << 20;
 
+/// Bytes of batches between two fittings, at least (else a quarter of the worker's share): long
+/// texts fill a budget in far fewer values than [`FIT_EVERY_VALUES`] (1.2M texts of 200 bytes
+/// peaked at 400 MB whatever the budget).
+const FIT_EVERY_BYTES: usize = 8 << 20;
+
 impl TableWorker {
     /// Profiles `batch`, whose first row is row `first` of the file, keeping the rows `sample`
     /// keeps as JSON text, then fits the counters into the worker's share of the budget.
@@ -103,8 +110,11 @@ impl TableWorker {
         arrow_columns::add_batch(&mut self.builder, batch);
         self.done += batch.num_rows() as u64;
         self.unfitted += (batch.num_rows() * batch.num_columns().max(1)) as u64;
-        if self.unfitted >= FIT_EVERY_VALUES {
+        self.unfitted_bytes += batch.get_array_memory_size();
+        let bytes = (self.share / 4).max(FIT_EVERY_BYTES);
+        if self.unfitted >= FIT_EVERY_VALUES || self.unfitted_bytes >= bytes {
             self.unfitted = 0;
+            self.unfitted_bytes = 0;
             let growth = crate::stream::growth(self.done, self.part.max(self.done));
             self.builder.fit_budget_growing(self.share, growth);
         }
