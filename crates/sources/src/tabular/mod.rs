@@ -357,3 +357,32 @@ pub(crate) fn read_table(
     };
     Ok((source, table))
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+
+    /// Long texts fill a budget in far fewer values than [`FIT_EVERY_VALUES`]: the counters are
+    /// fitted by bytes too, so 40 MB of unique 200-byte texts (200,000 values) never sit in
+    /// memory whole under a 4 MiB budget.
+    #[test]
+    fn long_texts_are_fitted_into_the_budget_by_their_bytes() {
+        let rows = 200_000u64;
+        let budget = Budget { bytes: 4 << 20, spill: None };
+        let mut worker = budget.builder(1, rows);
+        let sample = SampleRule::for_rows(rows);
+        let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
+        let mut first = 0u64;
+        while first < rows {
+            let texts: arrow_array::StringArray =
+                (first..first + 8_192).map(|i| Some(format!("{i:0>200}"))).collect();
+            let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(texts)]).expect("batch");
+            worker.add(&batch, first, &sample);
+            first += 8_192;
+        }
+        let held = worker.builder.needed_bytes();
+        assert!(held < 20 << 20, "{held} bytes held after 40 MB of texts");
+    }
+}
