@@ -195,12 +195,10 @@ fn read_file(
                             // A handle of its own: clones of one share its position, and the
                             // reader seeks.
                             let own = reopen(path, metadata)?;
-                            let options = ArrowReaderOptions::new().with_schema(read_schema(
-                                file_schema,
-                                texts,
-                                parquet_metadata,
-                                group,
-                            ));
+                            let read = read_schema(file_schema, texts, parquet_metadata, group);
+                            // The group's batches renamed by one schema, made once.
+                            let named = names.as_ref().map(|names| with_names(&read, names));
+                            let options = ArrowReaderOptions::new().with_schema(read);
                             let reader =
                                 ParquetRecordBatchReaderBuilder::try_new_with_options(own, options)
                                     .and_then(|b| {
@@ -212,12 +210,12 @@ fn read_file(
                             let mut row = first_row;
                             for batch in reader {
                                 let batch = batch.map_err(|e| parquet_error(path, e))?;
-                                let batch = match names {
-                                    Some(names) => {
-                                        let named = with_names(&batch.schema(), names);
-                                        RecordBatch::try_new(named, batch.columns().to_vec())
-                                            .map_err(|e| parquet_error(path, e))?
-                                    }
+                                let batch = match &named {
+                                    Some(named) => RecordBatch::try_new(
+                                        named.clone(),
+                                        batch.columns().to_vec(),
+                                    )
+                                    .map_err(|e| parquet_error(path, e))?,
                                     None => batch,
                                 };
                                 worker.add(&batch, row, sample);
