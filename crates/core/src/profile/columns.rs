@@ -37,6 +37,17 @@ impl ProfileBuilder {
         Some(ColumnSink { node: &mut root.keys[index].1, ctx, depth: 1 })
     }
 
+    /// Forgets every value counted for the top-level member `name`, which keeps its place
+    /// among the properties: a column read with a type its values turned out not to have is
+    /// counted again from the start.
+    pub fn forget_column(&mut self, name: &str) {
+        if let Some((_, node)) = self.root.keys.iter_mut().find(|(key, _)| &**key == name) {
+            let first_seen = node.first_seen;
+            *node = PathNode::default();
+            node.first_seen = first_seen;
+        }
+    }
+
     /// Counts `rows` values of a column the path limit refused.
     pub fn dropped(&mut self, rows: u64) {
         self.root.dropped_keys += rows;

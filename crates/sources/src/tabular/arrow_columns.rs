@@ -13,10 +13,25 @@ use super::cells::{self, Scalar};
 
 /// Adds the rows of `batch` to `builder`: one item per row, one property per column.
 pub(crate) fn add_batch(builder: &mut ProfileBuilder, batch: &RecordBatch) {
+    builder.add_rows(batch.num_rows() as u64);
+    add_columns(builder, batch, 0..batch.num_columns());
+}
+
+/// Adds the values of the `columns` of `batch` (by index) to `builder`, whose rows are counted
+/// already.
+pub(crate) fn add_columns(
+    builder: &mut ProfileBuilder,
+    batch: &RecordBatch,
+    columns: impl IntoIterator<Item = usize>,
+) {
     let rows = batch.num_rows() as u64;
-    builder.add_rows(rows);
     let schema = batch.schema();
-    for (ordinal, (field, column)) in schema.fields().iter().zip(batch.columns()).enumerate() {
+    for ordinal in columns {
+        let (Some(field), Some(column)) =
+            (schema.fields().get(ordinal), batch.columns().get(ordinal))
+        else {
+            continue;
+        };
         match builder.column(field.name(), ordinal) {
             Some(mut sink) => add_array(&mut sink, column.as_ref()),
             None => builder.dropped(rows),

@@ -1,4 +1,8 @@
-//! CSV and TSV files, read with `csv-core` in two passes over the mapped file.
+//! CSV and TSV files, read with `csv-core` over the mapped file, split into parts read on
+//! every core. Types come from every row: a large file is profiled in one pass with the types
+//! its first MiB of rows suggests, every field checked against them as it is read (a column
+//! whose type was wrong is profiled again, alone); a file whose parts would start inside quoted
+//! line breaks is typed in a first pass, then profiled in a second.
 //!
 //! **The choices, stated** (the load's warnings say the ones it made for a file):
 //! - A UTF-8 byte-order mark is skipped. The delimiter is the one of `,` `\t` `;` `|` that
@@ -79,6 +83,11 @@ impl Kind {
             (Integer | Wide, Number) | (Number, Integer | Wide) => Number,
             _ => Text,
         }
+    }
+
+    /// The type a column of this type is read as (a column with no value yet, as text).
+    fn reading(self) -> Kind {
+        if self == Kind::Empty { Kind::Text } else { self }
     }
 
     fn data_type(self) -> DataType {
@@ -247,9 +256,14 @@ struct Records<'a> {
     /// Every record read by csv-core (to compare the two readings).
     #[cfg(test)]
     core_only: bool,
-    /// The input as text, when all of it is UTF-8: the fields split here are then slices of it,
-    /// checked once (settled when first asked).
+    /// `input[..text_until]` as text, when all of it is UTF-8: the fields split there are then
+    /// slices of it, checked once (settled when first asked).
     text: std::cell::OnceCell<Option<&'a str>>,
+    text_until: usize,
+    /// Whether a record read so far spans lines (a quoted field holds a line break).
+    spanned: bool,
+    /// See [`Records::resume`].
+    resume: usize,
 }
 
 impl<'a> Records<'a> {
@@ -273,7 +287,17 @@ impl<'a> Records<'a> {
             #[cfg(test)]
             core_only: false,
             text: std::cell::OnceCell::new(),
+            text_until: input.len(),
+            spanned: false,
+            resume: 0,
         }
+    }
+
+    /// Reads only the records that start before `stop` as text checked at once (where a
+    /// reading of part of a file stops: the rest of the file is not looked at).
+    fn stopping_at(mut self, stop: usize) -> Self {
+        self.text_until = stop.min(self.input.len());
+        self
     }
 
     /// Reads the record at `start` when its line has no quote, splitting it at the delimiter
@@ -426,6 +450,7 @@ impl<'a> Records<'a> {
                     ends += ended;
                     if matches!(result, ReadRecordResult::Record) {
                         self.fields = ends;
+                        self.note_span(start);
                         return true;
                     }
                     if matches!(result, ReadRecordResult::OutputFull) {
@@ -448,11 +473,43 @@ impl<'a> Records<'a> {
                 }
                 ReadRecordResult::Record => {
                     self.fields = ends;
+                    self.note_span(start);
                     return true;
                 }
                 ReadRecordResult::End => return false,
             }
         }
+    }
+
+    /// Reads the next record if it starts before `stop` (a part's end); `false` at the end of
+    /// the input or past `stop`, where [`Records::resume`] then says the next part starts.
+    fn next_before(&mut self, stop: usize) -> bool {
+        if self.at >= stop || !self.next_record() {
+            self.resume = self.at;
+            return false;
+        }
+        if self.record.start >= stop {
+            // Past a CRLF's `\n`: the record is the next part's.
+            self.resume = self.record.start;
+            return false;
+        }
+        true
+    }
+
+    /// Where the record after the last one [`Records::next_before`] read starts.
+    fn resume(&self) -> usize {
+        self.resume
+    }
+
+    /// Notes whether the record csv-core read from `start` spans lines: whether a line break
+    /// lies before the one that ended it.
+    fn note_span(&mut self, start: usize) {
+        let read = &self.input[start..self.at.min(self.input.len())];
+        let body = match read.split_last() {
+            Some((b'\n' | b'\r', body)) => body,
+            _ => read,
+        };
+        self.spanned |= memchr::memchr2(b'\n', b'\r', body).is_some();
     }
 
     /// The byte offset (within `input`) where the next record starts.
@@ -470,7 +527,8 @@ impl<'a> Records<'a> {
     /// Field `i` as text, if it is UTF-8.
     fn text(&self, i: usize) -> Result<&str, Utf8Error> {
         if self.split_here
-            && let Some(text) = self.text.get_or_init(|| std::str::from_utf8(self.input).ok())
+            && let Some(text) =
+                self.text.get_or_init(|| std::str::from_utf8(&self.input[..self.text_until]).ok())
         {
             // Split at ASCII bytes, so on character boundaries.
             if let Some(field) = self.spans.get(i).and_then(|&(a, b)| text.get(a..b)) {
@@ -541,6 +599,8 @@ struct Layout {
     /// Parts for the second pass: (start offset, line) of a record every [`PART_BYTES`].
     parts: Vec<(usize, u64)>,
     rows: u64,
+    /// The first record's fields (the header, or the first row).
+    first: Vec<Vec<u8>>,
 }
 
 /// What the first pass learnt of one chunk of the rows after the first.
@@ -554,6 +614,8 @@ struct ChunkScan {
     end: usize,
     /// Newlines the chunk's records hold.
     newlines: u64,
+    /// Whether one of its records spans lines.
+    spanned: bool,
 }
 
 /// Gives back the pages of a range of the file once read (see [`crate::read::FileBytes`]).
@@ -574,7 +636,7 @@ fn scan_chunk(
     let mut next_part = 0usize;
     loop {
         let start = records.offset();
-        if start >= stop || !records.next_record() {
+        if !records.next_before(stop) {
             break;
         }
         if records.blank() {
@@ -604,8 +666,9 @@ fn scan_chunk(
             }
         }
     }
-    scan.end = records.offset();
+    scan.end = records.resume();
     scan.newlines = records.line_at(scan.end) - 1;
+    scan.spanned = records.spanned;
     scan
 }
 
@@ -660,35 +723,120 @@ fn scan_in_chunks(
     }
 }
 
-/// The first pass: the delimiter, the columns' types, the header, and where each part starts.
-fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, SourceError> {
-    let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-    let body = &bytes[mark..];
-    let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
-    let mut records = Records::new(dialect, body, 1);
-    let mut first: Option<(Vec<Vec<u8>>, usize, u64)> = None;
-    let mut first_line = 1;
-    while first.is_none() && records.next_record() {
-        if !records.blank() {
-            first_line = records.line();
-            let fields = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
-            let after = records.offset();
-            first = Some((fields, after, records.line_at(after)));
+/// The file's first record, which may be its header, and where the rows after it start.
+struct Head {
+    /// The byte-order mark's length (0 without one).
+    mark: usize,
+    dialect: Dialect,
+    first: Vec<Vec<u8>>,
+    /// Its line, and where the record after it starts (in the file past the mark) and its line.
+    first_line: u64,
+    after_first: usize,
+    second_line: u64,
+}
+
+impl Head {
+    /// Reads the first record of `bytes` (the delimiter sniffed from its first lines).
+    fn read(bytes: &[u8], path: &Path) -> Result<Head, SourceError> {
+        let mark = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        let body = &bytes[mark..];
+        let dialect = sniff(&body[..body.len().min(SNIFF_BYTES)], path);
+        let mut records = Records::new(dialect, body, 1);
+        while records.next_record() {
+            if !records.blank() {
+                let first = (0..records.fields).map(|i| records.field(i).to_vec()).collect();
+                let after_first = records.offset();
+                return Ok(Head {
+                    mark,
+                    dialect,
+                    first,
+                    first_line: records.line(),
+                    after_first,
+                    second_line: records.line_at(after_first),
+                });
+            }
+        }
+        Err(SourceError::Table { path: path.to_path_buf(), message: "the file has no rows".into() })
+    }
+
+    /// The rows after the first.
+    fn rest<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.mark + self.after_first..]
+    }
+
+    /// The layout of a file whose rows after the first have `kinds` (by column): `parts` start
+    /// (offsets and lines in the file past the mark) and `rows` are counted there.
+    fn layout(self, mut kinds: Vec<Kind>, mut parts: Vec<(usize, u64)>, mut rows: u64) -> Layout {
+        let Head { mark, dialect, first, first_line, after_first, second_line } = self;
+        if kinds.len() < first.len() {
+            kinds.resize(first.len(), Kind::Empty);
+        }
+        let header = is_header(&first, &kinds);
+        let width = first.len();
+        let (names, data_start, data_line) = if header {
+            (header_names(&first), mark + after_first, second_line)
+        } else {
+            // The first row is data: it joins the rows, and its fields the types.
+            for (kind, f) in kinds.iter_mut().zip(&first) {
+                if !f.is_empty() {
+                    *kind = kind.join(Kind::of(f));
+                }
+            }
+            parts.insert(0, (0, 1));
+            rows += 1;
+            ((1..=kinds.len()).map(|i| format!("column_{i}")).collect(), mark, 1)
+        };
+        kinds.truncate(names.len().max(width));
+        let parts = parts
+            .into_iter()
+            .map(|(start, line)| (mark + start, line))
+            .filter(|(start, _)| *start >= data_start)
+            .collect();
+        let bad_names = if header {
+            first
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| std::str::from_utf8(f).is_err())
+                .map(|(i, _)| i + 1)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Layout {
+            dialect,
+            data_start,
+            data_line,
+            names,
+            kinds,
+            header,
+            header_line: first_line,
+            bad_names,
+            parts,
+            rows,
+            first,
         }
     }
-    let Some((first, after_first, second_line)) = first else {
-        return Err(SourceError::Table {
-            path: path.to_path_buf(),
-            message: "the file has no rows".into(),
-        });
-    };
+}
+
+/// Whether the first row, `first`, is the header of rows of `kinds`: unless every one of its
+/// fields fits its column's type and one column is not text (judged on the first row's own
+/// columns: a longer row's extra fields say nothing of it).
+fn is_header(first: &[Vec<u8>], kinds: &[Kind]) -> bool {
+    let own = &kinds[..first.len().min(kinds.len())];
+    let fits = first.iter().zip(own).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
+    !(fits && own.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)))
+}
+
+/// The first pass: the delimiter, the columns' types, the header, and where each part starts.
+fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, SourceError> {
+    let head = Head::read(bytes, path)?;
     let mut kinds: Vec<Kind> = Vec::new();
     let mut parts = Vec::new();
     let mut rows = 0u64;
-    let mut line = second_line;
-    let offset = mark + after_first;
+    let mut line = head.second_line;
+    let offset = head.mark + head.after_first;
     let release = |r: std::ops::Range<usize>| release(offset + r.start..offset + r.end);
-    for (start, scan) in scan_rows(dialect, &body[after_first..], first.len(), &release) {
+    for (start, scan) in scan_rows(head.dialect, head.rest(bytes), head.first.len(), &release) {
         if kinds.len() < scan.kinds.len() {
             kinds.resize(scan.kinds.len(), Kind::Empty);
         }
@@ -696,59 +844,23 @@ fn layout(bytes: &[u8], path: &Path, release: Release<'_>) -> Result<Layout, Sou
             *kind = kind.join(theirs);
         }
         rows += scan.rows;
+        let after_first = head.after_first;
         parts.extend(scan.parts.iter().map(|&(at, l)| (after_first + start + at, line + l - 1)));
         line += scan.newlines;
     }
-    if kinds.len() < first.len() {
-        kinds.resize(first.len(), Kind::Empty);
+    Ok(head.layout(kinds, parts, rows))
+}
+
+/// The layout the first [`GUESS_BYTES`] of rows after the first suggest, with no parts and
+/// the rows counted there; `None` when a record there spans lines (parts split at newlines
+/// would then often start inside one).
+fn guess_layout(bytes: &[u8], path: &Path) -> Result<Option<Layout>, SourceError> {
+    let head = Head::read(bytes, path)?;
+    let scan = scan_chunk(head.dialect, head.rest(bytes), GUESS_BYTES, head.first.len(), &|_| {});
+    if scan.spanned {
+        return Ok(None);
     }
-    // Judged on the first row's own columns: a longer row's extra fields say nothing of it.
-    let own = &kinds[..first.len()];
-    let fits = first.iter().zip(own).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
-    let header = !(fits && own.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)));
-    let width = first.len();
-    let (names, data_start, data_line) = if header {
-        (header_names(&first), mark + after_first, second_line)
-    } else {
-        // The first row is data: it joins the rows, and its fields the types.
-        for (kind, f) in kinds.iter_mut().zip(&first) {
-            if !f.is_empty() {
-                *kind = kind.join(Kind::of(f));
-            }
-        }
-        parts.insert(0, (0, 1));
-        rows += 1;
-        ((1..=kinds.len()).map(|i| format!("column_{i}")).collect(), mark, 1)
-    };
-    kinds.truncate(names.len().max(width));
-    let parts = parts
-        .into_iter()
-        .map(|(start, line)| (mark + start, line))
-        .filter(|(start, _)| *start >= data_start)
-        .collect();
-    let header_line = first_line;
-    let bad_names = if header {
-        first
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| std::str::from_utf8(f).is_err())
-            .map(|(i, _)| i + 1)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Ok(Layout {
-        dialect,
-        data_start,
-        data_line,
-        names,
-        kinds,
-        header,
-        header_line,
-        bad_names,
-        parts,
-        rows,
-    })
+    Ok(Some(head.layout(scan.kinds, Vec::new(), scan.rows)))
 }
 
 /// Header names: empty ones numbered, repeated ones suffixed.
@@ -840,27 +952,42 @@ struct Reported {
     message: String,
 }
 
-/// What one part of the second pass hands each batch to, with the batch's first row: `false`
-/// stops the reading.
+/// What one part of a pass hands each batch to, with the batch's first row: `false` stops the
+/// reading.
 type Emit<'a> = dyn FnMut(RecordBatch, u64) -> Result<bool, String> + 'a;
 
-/// One part of the second pass: rows from `start` to `end`, the columns `wanted` (in that
-/// order, `schema` being theirs) into batches given to `emit`.
+/// A part of the file a pass reads: its start and end offsets, and its first line.
+type Part = (usize, usize, u64);
+
+/// Where a part's reading ended.
+struct PartEnd {
+    rows: u64,
+    /// The start of the first record at or past the part's end (relative to its start).
+    end: usize,
+    /// The line breaks before the part's end.
+    newlines: u64,
+}
+
+/// One part of a pass: the records of `bytes[start..]` that start before `end`, the columns
+/// `wanted` (in that order, `schema` being theirs) into batches given to `emit`. With `kinds`,
+/// the types of the fields read are joined into it (by column).
 fn read_part(
     bytes: &[u8],
     layout: &Layout,
     (schema, wanted): (&Arc<Schema>, &[usize]),
     (start, end, line, first_row): (usize, usize, u64, u64),
+    mut kinds: Option<&mut Vec<Kind>>,
     report: &mut PartReport,
     emit: &mut Emit<'_>,
-) -> Result<u64, String> {
+) -> Result<PartEnd, String> {
     let PartReport { reported, skipped } = report;
     let width = layout.names.len();
     let mut columns: Vec<(usize, ColumnBuilder)> = wanted
         .iter()
         .filter_map(|&i| Some((i, ColumnBuilder::new(*layout.kinds.get(i)?))))
         .collect();
-    let mut records = Records::new(layout.dialect, &bytes[start..end], line);
+    let stop = end - start;
+    let mut records = Records::new(layout.dialect, &bytes[start..], line).stopping_at(stop);
     let mut row = first_row;
     let mut in_batch = 0usize;
     let mut batch_first = row;
@@ -875,7 +1002,12 @@ fn read_part(
             .map_err(|e| e.to_string())?;
         emit(batch, batch_first)
     };
-    while records.next_record() {
+    let ended = |records: &Records<'_>, rows: u64| PartEnd {
+        rows,
+        end: records.resume(),
+        newlines: records.line_at(stop) - line,
+    };
+    while records.next_before(stop) {
         if records.blank() {
             continue;
         }
@@ -904,6 +1036,14 @@ fn read_part(
                 ),
             });
         }
+        if let Some(kinds) = kinds.as_deref_mut() {
+            for (i, kind) in kinds.iter_mut().enumerate().take(records.fields) {
+                let field = records.field(i);
+                if *kind != Kind::Text && !field.is_empty() {
+                    *kind = kind.join(Kind::of(field));
+                }
+            }
+        }
         for (i, column) in &mut columns {
             let field = records.field(*i);
             if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
@@ -923,7 +1063,7 @@ fn read_part(
         in_batch += 1;
         if in_batch == BATCH_ROWS {
             if !flush(&mut columns, in_batch, batch_first, emit)? {
-                return Ok(row - first_row);
+                return Ok(ended(&records, row - first_row));
             }
             batch_first = row;
             in_batch = 0;
@@ -932,7 +1072,299 @@ fn read_part(
     if in_batch > 0 {
         flush(&mut columns, in_batch, batch_first, emit)?;
     }
-    Ok(row - first_row)
+    Ok(ended(&records, row - first_row))
+}
+
+/// What reading one part of a pass found.
+struct PartRead {
+    /// Which part.
+    index: usize,
+    ended: PartEnd,
+    report: PartReport,
+    /// The types of its fields, by column (when the pass checks them).
+    kinds: Vec<Kind>,
+}
+
+/// One reading of every part, shared out among the cores.
+struct Pass<'a> {
+    layout: &'a Layout,
+    schema: &'a Arc<Schema>,
+    parts: &'a [Part],
+    /// The columns profiled, when not all are (every column is read all the same, so that the
+    /// rows kept are whole).
+    profiled: Option<&'a [usize]>,
+    /// Whether the types of the fields read are checked (the layout's are guesses).
+    check_kinds: bool,
+    /// Which rows are kept.
+    sample: &'a super::SampleRule,
+}
+
+/// A CSV file being profiled.
+struct Profiling<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    release: Release<'a>,
+    budget: &'a Budget,
+    progress: &'a dyn Progress,
+}
+
+/// What a pass read: every core's counters and rows, and what each part found (in order).
+struct PassRead {
+    workers: Vec<TableWorker>,
+    parts: Vec<PartRead>,
+}
+
+/// How many bytes of rows after the first the types are guessed from, in one pass: the rest of
+/// the rows are checked against the guess as they are profiled.
+const GUESS_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
+/// Bytes per part of one pass (a few in tests, so that parts meet inside records there).
+const ONE_PASS_PART_BYTES: usize = if cfg!(test) { 48 } else { PART_BYTES as usize };
+
+impl Profiling<'_> {
+    /// Reads every part of `pass` on every core.
+    fn run(&self, pass: &Pass<'_>) -> Result<PassRead, SourceError> {
+        let Pass { layout, schema, parts, profiled, check_kinds, sample } = *pass;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+        let workers = threads.min(parts.len()).max(1);
+        let all_columns: Vec<usize> = (0..layout.names.len()).collect();
+        let results: Vec<Result<(TableWorker, Vec<PartRead>), String>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|w| {
+                        let all_columns = &all_columns;
+                        scope.spawn(move || {
+                            let mut worker =
+                                self.budget.builder(workers, layout.rows).profiling(profiled);
+                            let mut done = Vec::new();
+                            for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers)
+                            {
+                                let mut report = PartReport::default();
+                                let mut kinds = vec![Kind::Empty; all_columns.len()];
+                                // Row numbers are fixed after all parts are read; until then each
+                                // part numbers from 0 in its own space, far apart.
+                                let first = (index as u64) << 40;
+                                let mut emit = |batch: RecordBatch, first: u64| {
+                                    worker.add(&batch, first, sample);
+                                    Ok(true)
+                                };
+                                let ended = read_part(
+                                    self.bytes,
+                                    layout,
+                                    (schema, all_columns),
+                                    (part.0, part.1, part.2, first),
+                                    check_kinds.then_some(&mut kinds),
+                                    &mut report,
+                                    &mut emit,
+                                )?;
+                                (self.release)(part.0..part.1);
+                                self.progress.advance((part.1 - part.0) as u64);
+                                done.push(PartRead { index, ended, report, kinds });
+                            }
+                            Ok((worker, done))
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
+            });
+        let mut read = PassRead { workers: Vec::new(), parts: Vec::new() };
+        for result in results {
+            let (worker, parts) = result
+                .map_err(|message| SourceError::Table { path: self.path.to_path_buf(), message })?;
+            read.workers.push(worker);
+            read.parts.extend(parts);
+        }
+        read.parts.sort_by_key(|d| d.index);
+        Ok(read)
+    }
+
+    /// The first pass types every column from every row, and finds where parts start; the
+    /// second profiles the parts.
+    fn two_passes(&self) -> Result<(Layout, Vec<Part>, PassRead), SourceError> {
+        let len = self.bytes.len() as u64;
+        self.progress.start(len * 2);
+        let layout = layout(self.bytes, self.path, self.release)?;
+        // The first pass mapped in every page: given back, and each part's again once read.
+        (self.release)(0..self.bytes.len());
+        self.progress.advance(len);
+        let bounds: Vec<(usize, u64)> = if layout.parts.is_empty() {
+            vec![(layout.data_start, layout.data_line)]
+        } else {
+            layout.parts.clone()
+        };
+        let parts: Vec<Part> = bounds
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, line))| {
+                (start, bounds.get(i + 1).map_or(self.bytes.len(), |b| b.0), line)
+            })
+            .collect();
+        let sample = super::SampleRule::for_rows(layout.rows);
+        let schema = schema_of(&layout);
+        let pass = Pass {
+            layout: &layout,
+            schema: &schema,
+            parts: &parts,
+            profiled: None,
+            check_kinds: false,
+            sample: &sample,
+        };
+        let read = self.run(&pass)?;
+        Ok((layout, parts, read))
+    }
+
+    /// Profiles the rows with the types the first rows suggest, checking every field against
+    /// them as it goes, in parts split at newlines: one pass over the file where two passes
+    /// (type, then profile) read it twice. Columns whose types were wrong are profiled again in
+    /// a second pass of their own. `None` when one pass cannot stand for two: a part did not
+    /// start on a record (a quoted field held the newline it started after), the types turned
+    /// the first row from header to data, or the file had fewer rows than its first part
+    /// suggested (the rows kept were chosen for more).
+    fn one_pass(&self) -> Result<Option<(Layout, Vec<Part>, PassRead)>, SourceError> {
+        let Some(mut layout) = guess_layout(self.bytes, self.path)? else {
+            #[cfg(test)]
+            tests::one_pass_went("declined: spanned");
+            return Ok(None);
+        };
+        let data = &self.bytes[layout.data_start..];
+        let mut parts: Vec<Part> =
+            crate::ndjson::line_slices(data, data.len().div_ceil(ONE_PASS_PART_BYTES))
+                .into_iter()
+                .map(|r| (layout.data_start + r.start, layout.data_start + r.end, 1))
+                .collect();
+        if parts.is_empty() {
+            parts.push((layout.data_start, self.bytes.len(), 1));
+        }
+        // The rows kept are chosen for fewer rows than the file likely has (so from more
+        // rows), then for the rows it has.
+        let guessed_rows = if data.len() <= GUESS_BYTES {
+            layout.rows
+        } else {
+            let guessed = data.len() as f64 / GUESS_BYTES as f64 * layout.rows as f64;
+            (guessed / 2.0) as u64
+        };
+        layout.rows = guessed_rows;
+        let sample = super::SampleRule::for_rows(guessed_rows);
+        self.progress.start(self.bytes.len() as u64);
+        let guess = layout.clone();
+        let schema = schema_of(&guess);
+        let pass = Pass {
+            layout: &guess,
+            schema: &schema,
+            parts: &parts,
+            profiled: None,
+            check_kinds: true,
+            sample: &sample,
+        };
+        let mut read = self.run(&pass)?;
+        let agreed = read
+            .parts
+            .iter()
+            .zip(parts.iter().skip(1))
+            .all(|(done, next)| parts[done.index].0 + done.ended.end == next.0);
+        let rows: u64 = read.parts.iter().map(|d| d.ended.rows).sum();
+        if !agreed || rows < guessed_rows {
+            #[cfg(test)]
+            tests::one_pass_went(if agreed { "declined: rows" } else { "declined: parts" });
+            return Ok(None);
+        }
+        let mut kinds = vec![Kind::Empty; layout.kinds.len()];
+        for done in &read.parts {
+            for (kind, theirs) in kinds.iter_mut().zip(&done.kinds) {
+                *kind = kind.join(*theirs);
+            }
+        }
+        if is_header(&layout.first, &kinds) != layout.header {
+            #[cfg(test)]
+            tests::one_pass_went("declined: header");
+            return Ok(None);
+        }
+        layout.kinds = kinds;
+        layout.rows = rows;
+        // Each part's first line, from the line breaks of the parts before it.
+        let mut line = layout.data_line;
+        for (part, done) in parts.iter_mut().zip(&mut read.parts) {
+            part.2 = line;
+            for reported in &mut done.report.reported {
+                reported.line += line - 1;
+            }
+            line += done.ended.newlines;
+        }
+        let sample = super::SampleRule::for_rows(rows);
+        for worker in &mut read.workers {
+            worker.rows.retain(|(row, _)| sample.keeps(*row));
+        }
+        let wrong: Vec<usize> = (0..layout.kinds.len())
+            .filter(|&i| guess.kinds[i].reading() != layout.kinds[i].reading())
+            .collect();
+        #[cfg(test)]
+        tests::one_pass_went(if wrong.is_empty() { "one pass" } else { "again" });
+        if !wrong.is_empty() {
+            self.profile_again(&layout, &parts, &wrong, &mut read)?;
+        }
+        Ok(Some((layout, parts, read)))
+    }
+
+    /// Profiles the columns `wrong` again, with the types of `layout` (the types every row
+    /// has), in place of what `read` counted for them; the rows kept are read again whole.
+    fn profile_again(
+        &self,
+        layout: &Layout,
+        parts: &[Part],
+        wrong: &[usize],
+        read: &mut PassRead,
+    ) -> Result<(), SourceError> {
+        for worker in &mut read.workers {
+            for &i in wrong {
+                worker.forget_column(&layout.names[i]);
+            }
+            worker.rows.clear();
+        }
+        let is_wrong = |column: Option<usize>| column.is_some_and(|c| wrong.contains(&(c - 1)));
+        for done in &mut read.parts {
+            done.report.reported.retain(|r| !is_wrong(r.column));
+        }
+        self.progress.start(self.bytes.len() as u64);
+        let sample = super::SampleRule::for_rows(layout.rows);
+        let schema = schema_of(layout);
+        let pass = Pass {
+            layout,
+            schema: &schema,
+            parts,
+            profiled: Some(wrong),
+            check_kinds: false,
+            sample: &sample,
+        };
+        let again = self.run(&pass)?;
+        for (done, theirs) in read.parts.iter_mut().zip(again.parts) {
+            let reported = theirs.report.reported.into_iter().filter(|r| is_wrong(r.column));
+            done.report.reported.extend(reported);
+        }
+        read.workers.extend(again.workers);
+        Ok(())
+    }
+}
+
+/// The Arrow schema of a layout's columns.
+fn schema_of(layout: &Layout) -> Arc<Schema> {
+    Arc::new(Schema::new(
+        layout
+            .names
+            .iter()
+            .zip(&layout.kinds)
+            .map(|(n, k)| Field::new(n, k.data_type(), true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// How a CSV file's rows are typed and profiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// In one pass when it can ([`Profiling::one_pass`]), else in two.
+    OnePass,
+    /// Typed from every row first, then profiled (what one pass is held to).
+    #[cfg(test)]
+    TwoPasses,
 }
 
 /// Profiles the CSV file at `path` into `new()` builders: see the module docs.
@@ -942,102 +1374,43 @@ pub(crate) fn read(
     progress: &dyn Progress,
     budget: &Budget,
 ) -> Result<TableRead, SourceError> {
+    read_by(path, mode, progress, budget, Plan::OnePass)
+}
+
+/// [`read`], the rows typed and profiled as `plan` says.
+fn read_by(
+    path: &Path,
+    mode: crate::ReadMode,
+    progress: &dyn Progress,
+    budget: &Budget,
+    plan: Plan,
+) -> Result<TableRead, SourceError> {
     let state = std::fs::metadata(path)
         .map(|m| crate::stream::FileState::of(&m))
         .map_err(|cause| SourceError::Io { path: path.to_path_buf(), cause })?;
     let file = crate::read::read_file_bytes(path, mode)?;
-    let bytes: &[u8] = &file;
-    let len = bytes.len() as u64;
-    progress.start(len * 2);
-    let layout = layout(bytes, path, &|range| file.release(range))?;
-    // The first pass mapped in every page: given back, and each part's again once read.
-    file.release(0..bytes.len());
-    progress.advance(len);
-    let schema = Arc::new(Schema::new(
-        layout
-            .names
-            .iter()
-            .zip(&layout.kinds)
-            .map(|(n, k)| Field::new(n, k.data_type(), true))
-            .collect::<Vec<_>>(),
-    ));
-    let sample = super::SampleRule::for_rows(layout.rows);
-    let all_columns: Vec<usize> = (0..layout.names.len()).collect();
-    // Parts: where each starts and ends, and its first line.
-    let mut parts: Vec<(usize, usize, u64)> = Vec::new();
-    let bounds: Vec<(usize, u64)> = if layout.parts.is_empty() {
-        vec![(layout.data_start, layout.data_line)]
-    } else {
-        layout.parts.clone()
+    let profiling =
+        Profiling { path, bytes: &file, release: &|range| file.release(range), budget, progress };
+    let one_pass = match plan {
+        Plan::OnePass => profiling.one_pass()?,
+        #[cfg(test)]
+        Plan::TwoPasses => None,
     };
-    for (i, &(start, line)) in bounds.iter().enumerate() {
-        let end = bounds.get(i + 1).map_or(bytes.len(), |b| b.0);
-        parts.push((start, end, line));
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
-    let workers = threads.min(parts.len()).max(1);
-    type PartResult = (usize, u64, Vec<Reported>, u64);
-    let results: Vec<Result<(TableWorker, Vec<PartResult>), String>> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|w| {
-                    let (parts, layout, schema, sample, file, all_columns) =
-                        (&parts, &layout, &schema, &sample, &file, &all_columns);
-                    scope.spawn(move || {
-                        let mut worker = budget.builder(workers, layout.rows);
-                        let mut done = Vec::new();
-                        for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers) {
-                            let mut report = PartReport::default();
-                            // Row numbers are fixed after all parts are read; until then each part
-                            // numbers from 0 in its own space, far apart.
-                            let first = (index as u64) << 40;
-                            let mut emit = |batch: RecordBatch, first: u64| {
-                                worker.add(&batch, first, sample);
-                                Ok(true)
-                            };
-                            let rows = read_part(
-                                bytes,
-                                layout,
-                                (schema, all_columns),
-                                (part.0, part.1, part.2, first),
-                                &mut report,
-                                &mut emit,
-                            )?;
-                            file.release(part.0..part.1);
-                            progress.advance((part.1 - part.0) as u64);
-                            done.push((index, rows, report.reported, report.skipped));
-                        }
-                        Ok((worker, done))
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
-        });
-    let mut workers_read = Vec::new();
-    let mut done: Vec<PartResult> = Vec::new();
-    for result in results {
-        let (worker, parts) =
-            result.map_err(|message| SourceError::Table { path: path.to_path_buf(), message })?;
-        workers_read.push(worker);
-        done.extend(parts);
-    }
-    done.sort_by_key(|d| d.0);
+    let (layout, parts, read) = match one_pass {
+        Some(read) => read,
+        None => profiling.two_passes()?,
+    };
+    let PassRead { workers, parts: done } = read;
     // Each part's rows start after the rows of the parts before it.
     let mut before = Vec::with_capacity(done.len());
     let mut rows = 0u64;
     for d in &done {
         before.push(rows);
-        rows += d.1;
+        rows += d.ended.rows;
     }
+    let schema = schema_of(&layout);
     let mut read = TableRead::new(rows);
-    read.reread = Some(super::Reread::Csv(CsvTable {
-        path: path.to_path_buf(),
-        state,
-        layout: layout.clone(),
-        schema: schema.clone(),
-        parts: parts.clone(),
-    }));
-    for mut worker in workers_read {
+    for mut worker in workers {
         for (row, _) in &mut worker.rows {
             let part = (*row >> 40) as usize;
             *row = before.get(part).copied().unwrap_or(0) + (*row & ((1 << 40) - 1));
@@ -1045,8 +1418,8 @@ pub(crate) fn read(
         read.absorb(worker);
     }
     read.columns_of(schema.clone());
-    let skipped: u64 = done.iter().map(|d| d.3).sum();
-    let mut reported: Vec<Reported> = done.into_iter().flat_map(|d| d.2).collect();
+    let skipped: u64 = done.iter().map(|d| d.report.skipped).sum();
+    let mut reported: Vec<Reported> = done.into_iter().flat_map(|d| d.report.reported).collect();
     reported.sort_by_key(|r| (r.line, r.column));
     let kept = reported.len().min(WARNINGS_KEPT);
     read.warnings = reported
@@ -1089,6 +1462,13 @@ pub(crate) fn read(
             types.join(", ")
         )),
     );
+    read.reread = Some(super::Reread::Csv(CsvTable {
+        path: path.to_path_buf(),
+        state,
+        layout,
+        schema,
+        parts,
+    }));
     Ok(read)
 }
 
@@ -1159,6 +1539,7 @@ impl crate::sql::BatchSource for CsvTable {
                 &self.layout,
                 (&schema, projection),
                 (0, bytes.len(), line, 0),
+                None,
                 &mut report,
                 &mut emit,
             )?;
@@ -1183,6 +1564,87 @@ fn kind_name(kind: Kind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How each one pass of the thread went.
+        static ONE_PASS_WENT: std::cell::RefCell<Vec<&'static str>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn one_pass_went(how: &'static str) {
+        ONE_PASS_WENT.with(|went| went.borrow_mut().push(how));
+    }
+
+    /// A table read whole: its profile, rows kept, warnings and types (as JSON).
+    fn read_whole(path: &Path, plan: Plan) -> Result<serde_json::Value, String> {
+        let budget = Budget { bytes: 64 << 20, spill: None };
+        let read = read_by(path, crate::ReadMode::COPY, &crate::source::NoProgress, &budget, plan)
+            .map_err(|e| e.to_string())?;
+        let TableRead { builder, mut rows_kept, rows, warnings, .. } = read;
+        rows_kept.sort();
+        let profile = builder.unwrap_or_default().finish(rows);
+        Ok(serde_json::json!({
+            "rows": rows,
+            "profile": serde_json::to_value(&profile).expect("profile"),
+            "kept": rows_kept,
+            "warnings": serde_json::to_value(&warnings).expect("warnings"),
+        }))
+    }
+
+    /// One pass (types guessed from the first rows, checked on every field, columns with
+    /// wrong guesses profiled again; declined where parts meet inside a record) reads every
+    /// file as two passes (types from every row first) do: the same profile, rows, warnings
+    /// and types, on files whose types change late, quoted line breaks, CRLF, ragged rows,
+    /// headers that are data and bytes that are not UTF-8.
+    #[test]
+    fn one_pass_reads_as_two_passes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut rng = fastrand::Rng::with_seed(30);
+        let cells: [&[&[u8]]; 7] = [
+            &[b"1", b"-7", b"42", b"0"],
+            &[b"1.5", b"2", b"-0.25", b"1e3"],
+            &[b"true", b"FALSE", b"false"],
+            &[b"a", b"b c", "é".as_bytes(), b"\"x,y\"", b"007"],
+            &[b"18446744073709551615", b"-3"],
+            &[b"", b""],
+            &[b"\"two\nlines\"", b"\xff", b"n/a", b"1", b"x"],
+        ];
+        for round in 0..400 {
+            let columns = rng.usize(1..5);
+            let kinds: Vec<usize> = (0..columns).map(|_| rng.usize(..6)).collect();
+            let newline = if round % 5 == 0 { "\r\n" } else { "\n" };
+            let mut text: Vec<u8> = Vec::new();
+            if round % 3 != 0 {
+                let names: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
+                text.extend_from_slice(names.join(",").as_bytes());
+                text.extend_from_slice(newline.as_bytes());
+            }
+            for row in 0..rng.usize(0..60) {
+                let width = if rng.usize(..40) == 0 { rng.usize(1..columns + 2) } else { columns };
+                let fields: Vec<&[u8]> = (0..width)
+                    .map(|c| {
+                        // Late in the file, now and then a value of another type.
+                        let kind = kinds.get(c).copied().unwrap_or(3);
+                        let kind = if row > 10 && rng.usize(..30) == 0 { 6 } else { kind };
+                        let options = cells[kind];
+                        options[rng.usize(..options.len())]
+                    })
+                    .collect();
+                text.extend_from_slice(&fields.join(&b","[..]));
+                text.extend_from_slice(newline.as_bytes());
+            }
+            let path = dir.path().join(format!("t{round}.csv"));
+            std::fs::write(&path, &text).expect("write");
+            let two = read_whole(&path, Plan::TwoPasses);
+            assert_eq!(read_whole(&path, Plan::OnePass), two, "{}", String::from_utf8_lossy(&text));
+        }
+        let went = ONE_PASS_WENT.with(|went| went.take());
+        for how in ["one pass", "again", "declined: spanned", "declined: parts", "declined: header"]
+        {
+            let times = went.iter().filter(|w| **w == how).count();
+            assert!(times >= 3, "{how}: {times} of {went:?}");
+        }
+    }
 
     /// Chunks split inside a quoted field are told and scanned again whole: the figures are
     /// those of one pass, whatever the split.

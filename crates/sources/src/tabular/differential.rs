@@ -120,3 +120,42 @@ fn columns_profile_as_their_rows_written_as_json() {
     assert!(first.contains(r#""doubles":"NaN""#), "{first}");
     assert!(first.contains(r#""decimals":-48.766"#), "{first}");
 }
+
+/// A column forgotten and added again, as another type, is counted as if only the second
+/// reading had happened, in its place among the columns; the others are untouched.
+#[test]
+fn a_forgotten_column_counts_only_what_is_added_again() {
+    let batch = batch();
+    let rows = batch.num_rows() as u64;
+    let as_text = |i: usize| -> ArrayRef {
+        let column = batch.column(i);
+        let texts: StringArray =
+            (0..column.len()).map(|row| column.is_valid(row).then(|| format!("t{row}"))).collect();
+        Arc::new(texts)
+    };
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    columns[0] = as_text(0);
+    let fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .map(
+            |(i, f)| {
+                if i == 0 { Field::new(f.name(), DataType::Utf8, true) } else { (**f).clone() }
+            },
+        )
+        .collect();
+    let retyped =
+        RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).expect("batch");
+    let mut again = ProfileBuilder::new();
+    arrow_columns::add_batch(&mut again, &batch);
+    again.forget_column("ints");
+    arrow_columns::add_columns(&mut again, &retyped, [0]);
+    let mut once = ProfileBuilder::new();
+    arrow_columns::add_batch(&mut once, &retyped);
+    let again = serde_json::to_value(again.finish(rows)).expect("profile");
+    let once = serde_json::to_value(once.finish(rows)).expect("profile");
+    assert_eq!(again, once);
+    assert_eq!(again["root"]["children"][0]["profile"]["path"], "ints", "{again}");
+}

@@ -73,6 +73,7 @@ impl Budget {
             unfitted_bytes: 0,
             part: rows.div_ceil(workers as u64),
             done: 0,
+            profiled: None,
         }
     }
 }
@@ -89,6 +90,9 @@ pub(crate) struct TableWorker {
     /// Values added since the counters were last fitted, and their batches' bytes.
     unfitted: u64,
     unfitted_bytes: usize,
+    /// The columns it profiles, when not all (by index): the others are read for the rows
+    /// kept alone.
+    profiled: Option<Vec<usize>>,
 }
 
 /// Values (rows times columns) between two fittings of a worker's counters into its budget, as
@@ -104,10 +108,26 @@ const FIT_EVERY_VALUES: u64 = 1 << 20;
 const FIT_EVERY_BYTES: usize = 8 << 20;
 
 impl TableWorker {
+    /// The worker profiling only `columns` (by index; `None`: all).
+    pub(crate) fn profiling(mut self, columns: Option<&[usize]>) -> Self {
+        self.profiled = columns.map(<[usize]>::to_vec);
+        self
+    }
+
+    /// Forgets every value counted for the column `name` (to count them again).
+    pub(crate) fn forget_column(&mut self, name: &str) {
+        self.builder.forget_column(name);
+    }
+
     /// Profiles `batch`, whose first row is row `first` of the file, keeping the rows `sample`
     /// keeps as JSON text, then fits the counters into the worker's share of the budget.
     pub(crate) fn add(&mut self, batch: &RecordBatch, first: u64, sample: &SampleRule) {
-        arrow_columns::add_batch(&mut self.builder, batch);
+        match &self.profiled {
+            Some(columns) => {
+                arrow_columns::add_columns(&mut self.builder, batch, columns.iter().copied())
+            }
+            None => arrow_columns::add_batch(&mut self.builder, batch),
+        }
         self.done += batch.num_rows() as u64;
         self.unfitted += (batch.num_rows() * batch.num_columns().max(1)) as u64;
         self.unfitted_bytes += batch.get_array_memory_size();
