@@ -182,6 +182,16 @@ fn parse_wide(field: &[u8]) -> Option<i128> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
+/// The `i64` a field spells when it is an integer as JSON writes it (no leading zeros) that
+/// `i64` holds: the fields [`Kind::of`] types [`Kind::Integer`].
+fn json_integer(field: &[u8]) -> Option<i64> {
+    let digits = field.strip_prefix(b"-").unwrap_or(field);
+    if digits.len() > 1 && digits[0] == b'0' {
+        return None;
+    }
+    parse_integer(field)
+}
+
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
 /// `str::parse` reads, without checking the bytes are UTF-8 first.
 fn parse_integer(field: &[u8]) -> Option<i64> {
@@ -527,8 +537,10 @@ impl<'a> Records<'a> {
     /// Field `i` as text, if it is UTF-8.
     fn text(&self, i: usize) -> Result<&str, Utf8Error> {
         if self.split_here
-            && let Some(text) =
-                self.text.get_or_init(|| std::str::from_utf8(&self.input[..self.text_until]).ok())
+            && let Some(text) = self.text.get_or_init(|| {
+                // Checked with SIMD: every byte of a part is checked here, once.
+                simdutf8::basic::from_utf8(&self.input[..self.text_until]).ok()
+            })
         {
             // Split at ASCII bytes, so on character boundaries.
             if let Some(field) = self.spans.get(i).and_then(|&(a, b)| text.get(a..b)) {
@@ -897,8 +909,43 @@ impl ColumnBuilder {
     }
 
     /// Appends one field (`text`: the field as text, when it is UTF-8); `Err` with a message
-    /// when it is not UTF-8 (appended with U+FFFD).
-    fn push(&mut self, field: &[u8], text: Result<&str, Utf8Error>) -> Result<(), String> {
+    /// when it is not UTF-8 (appended with U+FFFD). With `check`, the field's type is joined
+    /// into it: read together with its value where the column's type is what it has.
+    fn push(
+        &mut self,
+        field: &[u8],
+        text: Result<&str, Utf8Error>,
+        check: Option<&mut Kind>,
+    ) -> Result<(), String> {
+        if let Some(kind) = check
+            && !field.is_empty()
+        {
+            match self {
+                Self::Integer(b) if *kind != Kind::Text => {
+                    if let Some(value) = json_integer(field) {
+                        *kind = kind.join(Kind::Integer);
+                        b.append_value(value);
+                        return Ok(());
+                    }
+                    *kind = kind.join(Kind::of(field));
+                }
+                Self::Boolean(b) if *kind != Kind::Text => {
+                    let value = if field.eq_ignore_ascii_case(b"true") {
+                        Some(true)
+                    } else {
+                        field.eq_ignore_ascii_case(b"false").then_some(false)
+                    };
+                    if let Some(value) = value {
+                        *kind = kind.join(Kind::Boolean);
+                        b.append_value(value);
+                        return Ok(());
+                    }
+                    *kind = kind.join(Kind::of(field));
+                }
+                _ if *kind != Kind::Text => *kind = kind.join(Kind::of(field)),
+                _ => {}
+            }
+        }
         if field.is_empty() {
             match self {
                 Self::Boolean(b) => b.append_null(),
@@ -1036,14 +1083,6 @@ fn read_part(
                 ),
             });
         }
-        if let Some(kinds) = kinds.as_deref_mut() {
-            for (i, kind) in kinds.iter_mut().enumerate().take(records.fields) {
-                let field = records.field(i);
-                if *kind != Kind::Text && !field.is_empty() {
-                    *kind = kind.join(Kind::of(field));
-                }
-            }
-        }
         for (i, column) in &mut columns {
             let field = records.field(*i);
             if field.len() > LONG_FIELD && reported.len() < WARNINGS_KEPT {
@@ -1053,7 +1092,8 @@ fn read_part(
                     message: format!("a field of {} bytes", field.len()),
                 });
             }
-            if let Err(message) = column.push(field, records.text(*i))
+            let check = kinds.as_deref_mut().and_then(|kinds| kinds.get_mut(*i));
+            if let Err(message) = column.push(field, records.text(*i), check)
                 && reported.len() < WARNINGS_KEPT
             {
                 reported.push(Reported { line: line(), column: Some(*i + 1), message });
@@ -1820,6 +1860,26 @@ mod tests {
                 field.parse::<i64>().ok().filter(|_| !field.starts_with('+')),
                 "{field}"
             );
+        }
+    }
+
+    /// The integers read with their type are the fields typed integer.
+    #[test]
+    fn json_integers_are_the_fields_typed_integer() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let pieces = ["0", "1", "9", "-", "00", "07", "1e", ".", "x", "92233720368547758"];
+        for _ in 0..20_000 {
+            let field: String =
+                (0..rng.usize(1..5)).map(|_| pieces[rng.usize(..pieces.len())]).collect();
+            let field = field.as_bytes();
+            assert_eq!(
+                json_integer(field).is_some(),
+                Kind::of(field) == Kind::Integer,
+                "{field:?}"
+            );
+            if let Some(value) = json_integer(field) {
+                assert_eq!(Some(value), parse_integer(field));
+            }
         }
     }
 
