@@ -541,11 +541,10 @@ impl<'a> Records<'a> {
                 // Checked with SIMD: every byte of a part is checked here, once.
                 simdutf8::basic::from_utf8(&self.input[..self.text_until]).ok()
             })
-        {
             // Split at ASCII bytes, so on character boundaries.
-            if let Some(field) = self.spans.get(i).and_then(|&(a, b)| text.get(a..b)) {
-                return Ok(field);
-            }
+            && let Some(field) = self.spans.get(i).and_then(|&(a, b)| text.get(a..b))
+        {
+            return Ok(field);
         }
         std::str::from_utf8(self.field(i))
     }
@@ -1727,6 +1726,62 @@ mod tests {
             all.push((fields, records.line(), records.offset()));
         }
         all
+    }
+
+    /// The records of `input` read as two parts that meet at `at` (a record's start), each
+    /// part stopping at its end as a pass's part does.
+    fn read_in_parts(input: &[u8], delimiter: u8, at: usize) -> Vec<(Vec<Vec<u8>>, u64, usize)> {
+        let mut all = Vec::new();
+        let mut from = 0;
+        for stop in [at, input.len()] {
+            let mut records =
+                Records::new(Dialect { delimiter }, &input[from..], 1).stopping_at(stop - from);
+            while records.next_before(stop - from) {
+                let fields: Vec<Vec<u8>> =
+                    (0..records.fields).map(|i| records.field(i).to_vec()).collect();
+                for (i, field) in fields.iter().enumerate() {
+                    assert_eq!(records.text(i).ok(), std::str::from_utf8(field).ok());
+                }
+                all.push((fields, records.line(), from + records.offset()));
+            }
+            assert_eq!(from + records.resume(), stop.max(from + records.resume()));
+            from += records.resume();
+        }
+        all
+    }
+
+    /// Parts read up to their end, each from its start, read the records one reading does.
+    #[test]
+    fn parts_stopping_at_their_end_read_as_one_reading() {
+        let pieces: [&[u8]; 10] =
+            [b"a", b"12", b"", b",", b"\n", b"\r\n", b"\"q,\"", "é".as_bytes(), b"\xff", b"\"\n\""];
+        let mut rng = fastrand::Rng::with_seed(55);
+        let mut compared = 0;
+        for _ in 0..20_000 {
+            let input: Vec<u8> = (0..rng.usize(0..60))
+                .flat_map(|_| pieces[rng.usize(..pieces.len())])
+                .copied()
+                .collect();
+            let whole = read_all(&input, b',', true);
+            // Parts meet where a record starts.
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(whole.iter().map(|r| r.2))
+                .filter(|&at| at < input.len() && !matches!(input.get(at), Some(b'\r' | b'\n')))
+                .collect();
+            let Some(&at) = starts.get(rng.usize(..starts.len().max(1))) else { continue };
+            let parts = read_in_parts(&input, b',', at);
+            let strip = |r: &[(Vec<Vec<u8>>, u64, usize)]| -> Vec<Vec<Vec<u8>>> {
+                r.iter().map(|(f, _, _)| f.clone()).collect()
+            };
+            assert_eq!(
+                strip(&parts),
+                strip(&whole),
+                "{:?} at {at}",
+                String::from_utf8_lossy(&input)
+            );
+            compared += whole.len();
+        }
+        assert!(compared > 50_000, "{compared}");
     }
 
     #[test]
