@@ -4,13 +4,14 @@
 //! value) is shown exactly, in its shortest round-trip form. A computed statistic (mean, standard
 //! deviation, interpolated median, percentage) carries float noise in its last digits
 //! (`0.6000000000000001`), so it is rounded to [`STAT_DIGITS`] significant digits — far more than
-//! the 6 a reader needs, far fewer than the 17 where the noise lives. Nothing is ever rounded to a
+//! the 6 a reader needs (a mean of eleven-digit ids keeps its fraction), fewer than the 16–17
+//! where the noise lives. Nothing is ever rounded to a
 //! number of decimals, which would turn `1e-8` into `0`.
 
 use serde_json::{Number, Value};
 
 /// Significant digits kept in computed statistics.
-pub const STAT_DIGITS: usize = 12;
+pub const STAT_DIGITS: usize = 15;
 /// Significant digits kept in percentages.
 pub const PERCENT_DIGITS: usize = 6;
 /// Most significant digits of a large integer written in exponent form (see [`integer_text`]).
@@ -273,7 +274,11 @@ mod tests {
         assert_eq!(stat(1.000001e-8), 1.000001e-8);
         assert_eq!(stat(0.009565432123), 0.009565432123);
         assert_eq!(stat(-0.0).to_bits(), 0.0f64.to_bits());
-        assert_eq!(stat(123_456_789_012_345.0), 123_456_789_012_000.0);
+        assert_eq!(stat(123_456_789_012_345_678.0), 123_456_789_012_346_000.0);
+        // Digits a statistic of large values means are kept (a mean of 100000000001 and
+        // 100000000002 is not 100000000002).
+        assert_eq!(stat(100_000_000_001.5), 100_000_000_001.5);
+        assert_eq!(stat(1_700_000_001.654_321), 1_700_000_001.654_32);
         // Rounded past an end of the range it lies in, a statistic keeps its digits.
         let (min, max) = (9007199254740989.0, 9007199254740993.0);
         assert_eq!(stat_json_within(9007199254740990.0, min, max), 9007199254740990.0);

@@ -298,7 +298,7 @@ fn number_stats(
     m.insert("numberCount".into(), json!(n.count));
     m.insert("integer".into(), json!(n.all_integers()));
     // The extremes are values from the data, shown exactly, and so is the median of integers
-    // (a value or the midpoint of two); the rest are computed, shown to twelve significant
+    // (a value or the midpoint of two); the rest are computed, shown to fifteen significant
     // digits (see `figure`), or all of them where rounding would carry them past an end.
     m.insert("min".into(), n.min_value());
     m.insert("max".into(), n.max_value());

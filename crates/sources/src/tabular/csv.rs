@@ -182,6 +182,31 @@ fn parse_wide(field: &[u8]) -> Option<i128> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
+/// Whether csv-core, having read `raw` (a record's bytes to the end of the input), is still
+/// inside a quoted field: a quote at a field's start opens one, `""` in it is a quote, a lone
+/// quote closes it; a quote anywhere else is a character.
+fn ends_inside_quotes(raw: &[u8], delimiter: u8) -> bool {
+    #[derive(PartialEq)]
+    enum At {
+        FieldStart,
+        Plain,
+        Quoted,
+        QuoteInQuoted,
+    }
+    let mut at = At::FieldStart;
+    for &b in raw {
+        at = match at {
+            At::Quoted if b == b'"' => At::QuoteInQuoted,
+            At::Quoted => At::Quoted,
+            At::QuoteInQuoted if b == b'"' => At::Quoted,
+            At::FieldStart if b == b'"' => At::Quoted,
+            _ if b == delimiter || b == b'\n' || b == b'\r' => At::FieldStart,
+            _ => At::Plain,
+        };
+    }
+    at == At::Quoted
+}
+
 /// The `i64` a field spells when it is an integer as JSON writes it (no leading zeros) that
 /// `i64` holds: the fields [`Kind::of`] types [`Kind::Integer`].
 fn json_integer(field: &[u8]) -> Option<i64> {
@@ -274,6 +299,8 @@ struct Records<'a> {
     spanned: bool,
     /// See [`Records::resume`].
     resume: usize,
+    /// Where the record that ran to the end of the input inside a quoted field starts.
+    unclosed: Option<usize>,
 }
 
 impl<'a> Records<'a> {
@@ -300,6 +327,7 @@ impl<'a> Records<'a> {
             text_until: input.len(),
             spanned: false,
             resume: 0,
+            unclosed: None,
         }
     }
 
@@ -461,6 +489,9 @@ impl<'a> Records<'a> {
                     if matches!(result, ReadRecordResult::Record) {
                         self.fields = ends;
                         self.note_span(start);
+                        if ends_inside_quotes(&self.input[start..], self.delimiter) {
+                            self.unclosed = Some(start);
+                        }
                         return true;
                     }
                     if matches!(result, ReadRecordResult::OutputFull) {
@@ -834,7 +865,11 @@ impl Head {
 /// columns: a longer row's extra fields say nothing of it).
 fn is_header(first: &[Vec<u8>], kinds: &[Kind]) -> bool {
     let own = &kinds[..first.len().min(kinds.len())];
-    let fits = first.iter().zip(own).all(|(f, k)| f.is_empty() || k.join(Kind::of(f)) == *k);
+    // A column with no value in the other rows has no type a field could contradict.
+    let fits = first
+        .iter()
+        .zip(own)
+        .all(|(f, k)| f.is_empty() || *k == Kind::Empty || k.join(Kind::of(f)) == *k);
     !(fits && own.iter().any(|k| !matches!(k, Kind::Text | Kind::Empty)))
 }
 
@@ -1002,7 +1037,8 @@ struct Reported {
 /// reading.
 type Emit<'a> = dyn FnMut(RecordBatch, u64) -> Result<bool, String> + 'a;
 
-/// A part of the file a pass reads: its start and end offsets, and its first line.
+/// A part of the file a pass reads: its start and end offsets, and its first line (1 in a
+/// pass whose parts' lines are not known: the rows reported are then placed after it).
 type Part = (usize, usize, u64);
 
 /// Where a part's reading ended.
@@ -1010,8 +1046,6 @@ struct PartEnd {
     rows: u64,
     /// The start of the first record at or past the part's end (relative to its start).
     end: usize,
-    /// The line breaks before the part's end.
-    newlines: u64,
 }
 
 /// One part of a pass: the records of `bytes[start..]` that start before `end`, the columns
@@ -1048,11 +1082,7 @@ fn read_part(
             .map_err(|e| e.to_string())?;
         emit(batch, batch_first)
     };
-    let ended = |records: &Records<'_>, rows: u64| PartEnd {
-        rows,
-        end: records.resume(),
-        newlines: records.line_at(stop) - line,
-    };
+    let ended = |records: &Records<'_>, rows: u64| PartEnd { rows, end: records.resume() };
     while records.next_before(stop) {
         if records.blank() {
             continue;
@@ -1110,6 +1140,16 @@ fn read_part(
     }
     if in_batch > 0 {
         flush(&mut columns, in_batch, batch_first, emit)?;
+    }
+    if let Some(start) = records.unclosed.filter(|&start| start < stop)
+        && reported.len() < WARNINGS_KEPT
+    {
+        reported.push(Reported {
+            line: records.line_at(start),
+            column: Some(records.fields.max(1)),
+            message: "a quoted field is never closed: the rest of the file is read as its text"
+                .into(),
+        });
     }
     Ok(ended(&records, row - first_row))
 }
@@ -1238,7 +1278,7 @@ impl Profiling<'_> {
                 (start, bounds.get(i + 1).map_or(self.bytes.len(), |b| b.0), line)
             })
             .collect();
-        let sample = super::SampleRule::for_rows(layout.rows);
+        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
         let schema = schema_of(&layout);
         let pass = Pass {
             layout: &layout,
@@ -1283,7 +1323,7 @@ impl Profiling<'_> {
             (guessed / 2.0) as u64
         };
         layout.rows = guessed_rows;
-        let sample = super::SampleRule::for_rows(guessed_rows);
+        let sample = super::SampleRule::for_rows(guessed_rows, self.bytes.len() as u64);
         self.progress.start(self.bytes.len() as u64);
         let guess = layout.clone();
         let schema = schema_of(&guess);
@@ -1320,16 +1360,8 @@ impl Profiling<'_> {
         }
         layout.kinds = kinds;
         layout.rows = rows;
-        // Each part's first line, from the line breaks of the parts before it.
-        let mut line = layout.data_line;
-        for (part, done) in parts.iter_mut().zip(&mut read.parts) {
-            part.2 = line;
-            for reported in &mut done.report.reported {
-                reported.line += line - 1;
-            }
-            line += done.ended.newlines;
-        }
-        let sample = super::SampleRule::for_rows(rows);
+        self.place_reports(&layout, &parts, &mut read);
+        let sample = super::SampleRule::for_rows(rows, self.bytes.len() as u64);
         for worker in &mut read.workers {
             worker.rows.retain(|(row, _)| sample.keeps(*row));
         }
@@ -1342,6 +1374,22 @@ impl Profiling<'_> {
             self.profile_again(&layout, &parts, &wrong, &mut read)?;
         }
         Ok(Some((layout, parts, read)))
+    }
+
+    /// Gives the rows `read` reported in `parts` (numbered from 1 in each part) their lines in
+    /// the file, counting the line breaks of the parts before theirs: only then, as most
+    /// files report none.
+    fn place_reports(&self, layout: &Layout, parts: &[Part], read: &mut PassRead) {
+        let Some(last) = read.parts.iter().rposition(|d| !d.report.reported.is_empty()) else {
+            return;
+        };
+        let mut line = layout.data_line;
+        for (part, done) in parts.iter().zip(&mut read.parts).take(last + 1) {
+            for reported in &mut done.report.reported {
+                reported.line += line - 1;
+            }
+            line += line_breaks(&self.bytes[part.0..part.1]);
+        }
     }
 
     /// Profiles the columns `wrong` again, with the types of `layout` (the types every row
@@ -1364,7 +1412,7 @@ impl Profiling<'_> {
             done.report.reported.retain(|r| !is_wrong(r.column));
         }
         self.progress.start(self.bytes.len() as u64);
-        let sample = super::SampleRule::for_rows(layout.rows);
+        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
         let schema = schema_of(layout);
         let pass = Pass {
             layout,
@@ -1374,7 +1422,8 @@ impl Profiling<'_> {
             check_kinds: false,
             sample: &sample,
         };
-        let again = self.run(&pass)?;
+        let mut again = self.run(&pass)?;
+        self.place_reports(layout, parts, &mut again);
         for (done, theirs) in read.parts.iter_mut().zip(again.parts) {
             let reported = theirs.report.reported.into_iter().filter(|r| is_wrong(r.column));
             done.report.reported.extend(reported);
@@ -1382,6 +1431,11 @@ impl Profiling<'_> {
         read.workers.extend(again.workers);
         Ok(())
     }
+}
+
+/// The line breaks of `bytes`, counted as [`Records`] counts lines.
+fn line_breaks(bytes: &[u8]) -> u64 {
+    Records::new(Dialect { delimiter: b',' }, bytes, 0).line_at(bytes.len())
 }
 
 /// The Arrow schema of a layout's columns.
@@ -1506,7 +1560,7 @@ fn read_by(
         state,
         layout,
         schema,
-        parts,
+        parts: parts.iter().map(|p| (p.0, p.1)).collect(),
     }));
     Ok(read)
 }
@@ -1519,7 +1573,8 @@ pub(crate) struct CsvTable {
     state: crate::stream::FileState,
     layout: Layout,
     schema: Arc<Schema>,
-    parts: Vec<(usize, usize, u64)>,
+    /// Where each part starts and ends.
+    parts: Vec<(usize, usize)>,
 }
 
 impl CsvTable {
@@ -1558,7 +1613,7 @@ impl crate::sql::BatchSource for CsvTable {
         let schema = Arc::new(self.schema.project(projection).map_err(|e| e.to_string())?);
         let mut bytes = Vec::new();
         let mut stopped = false;
-        for &(start, end, line) in self.parts.iter().skip(partition).step_by(partitions) {
+        for &(start, end) in self.parts.iter().skip(partition).step_by(partitions) {
             // Checked before each part: offsets of another version of the file would cut rows.
             let now = file.metadata().map(|m| crate::stream::FileState::of(&m)).ok();
             if now.as_ref() != Some(&self.state) {
@@ -1577,7 +1632,8 @@ impl crate::sql::BatchSource for CsvTable {
                 &bytes,
                 &self.layout,
                 (&schema, projection),
-                (0, bytes.len(), line, 0),
+                // Rows are not reported here: their lines are not needed.
+                (0, bytes.len(), 1, 0),
                 None,
                 &mut report,
                 &mut emit,
@@ -1916,6 +1972,39 @@ mod tests {
                 "{field}"
             );
         }
+    }
+
+    /// A file whose last quoted field is never closed says so, with the line it starts on;
+    /// one that closes it does not.
+    #[test]
+    fn a_quoted_field_never_closed_is_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let warnings = |text: &str| -> Vec<String> {
+            let path = dir.path().join("q.csv");
+            std::fs::write(&path, text).expect("write");
+            let budget = Budget { bytes: 64 << 20, spill: None };
+            let read = read(&path, crate::ReadMode::COPY, &crate::source::NoProgress, &budget)
+                .expect("reads");
+            read.warnings.iter().map(|w| format!("{w:?}")).collect()
+        };
+        let unclosed = |w: &Vec<String>| w.iter().any(|w| w.contains("never closed"));
+        let open = warnings("a,b\n1,x\n2,\"oops\n3,y\n4,z\n");
+        assert!(unclosed(&open), "{open:?}");
+        assert!(open.iter().any(|w| w.contains("line: Some(3)")), "{open:?}");
+        for closed in ["a,b\n1,\"x\ny\"", "a,b\n1,x\"y\n", "a,b\n1,\"x\"\"\"\n", "a,b\n1,\"x\"z\n2"]
+        {
+            assert!(!unclosed(&warnings(closed)), "{closed:?}");
+        }
+        assert!(ends_inside_quotes(b"1,\"a\"\"b", b','));
+        assert!(!ends_inside_quotes(b"1,\"a\"\"b\"", b','));
+    }
+
+    /// A first row over a column with no other value fits it: numbers over numbers are data.
+    #[test]
+    fn a_column_with_no_other_value_does_not_make_the_first_row_a_header() {
+        let kinds = [Kind::Empty, Kind::Integer];
+        assert!(!is_header(&[b"5".to_vec(), b"6".to_vec()], &kinds));
+        assert!(is_header(&[b"name".to_vec(), b"age".to_vec()], &kinds));
     }
 
     /// The integers read with their type are the fields typed integer.

@@ -2,8 +2,8 @@
 //! Arrow record batches on every core, profiled a column at a time (every value, exact, as the
 //! same rows written as JSON objects would be: `cells.rs`, `arrow_columns.rs`) and served as one
 //! document collection whose items are its rows: all of them for a small file, otherwise a
-//! uniform sample of about [`SAMPLE_ROWS`] rows (said in a warning, as a streamed NDJSON file's
-//! sample is).
+//! uniform sample of about [`SAMPLE_ROWS`] rows, or of about [`KEPT_BYTES_UP_TO`] bytes of long
+//! rows (said in a warning, as a streamed NDJSON file's sample is).
 
 pub(crate) mod arrow_columns;
 pub(crate) mod cells;
@@ -37,9 +37,18 @@ pub(crate) struct SampleRule {
     below: u64,
 }
 
+/// About how many bytes of a table's rows are kept at most: a file of fewer rows than
+/// [`ALL_ROWS_UP_TO`] but long ones keeps a sample too (99,000 rows of 3 KB once held 900 MB).
+pub const KEPT_BYTES_UP_TO: u64 = 32 << 20;
+
 impl SampleRule {
-    pub(crate) fn for_rows(rows: u64) -> Self {
-        let below = if rows <= ALL_ROWS_UP_TO { u64::MAX } else { u64::MAX / rows * SAMPLE_ROWS };
+    /// The rule for a table of `rows` rows in `bytes` bytes (its text, or its data uncompressed).
+    pub(crate) fn for_rows(rows: u64, bytes: u64) -> Self {
+        let mut share = if rows <= ALL_ROWS_UP_TO { 1.0 } else { SAMPLE_ROWS as f64 / rows as f64 };
+        if bytes > KEPT_BYTES_UP_TO {
+            share = share.min(KEPT_BYTES_UP_TO as f64 / bytes as f64);
+        }
+        let below = if share >= 1.0 { u64::MAX } else { (u64::MAX as f64 * share) as u64 };
         Self { below }
     }
 
@@ -384,6 +393,21 @@ mod tests {
 
     use super::*;
 
+    /// Few rows are all kept, unless they are long: then about [`KEPT_BYTES_UP_TO`] of them.
+    #[test]
+    fn long_rows_are_sampled_by_their_bytes() {
+        let kept = |rows: u64, bytes: u64| {
+            let rule = SampleRule::for_rows(rows, bytes);
+            (0..rows).filter(|&r| rule.keeps(r)).count() as u64
+        };
+        assert_eq!(kept(50_000, 5 << 20), 50_000);
+        let long = kept(90_000, 300 << 20);
+        let about = 90_000 * KEPT_BYTES_UP_TO / (300 << 20);
+        assert!(long.abs_diff(about) < about / 10, "{long} of about {about}");
+        let many = kept(1_000_000, 80 << 20);
+        assert!(many.abs_diff(SAMPLE_ROWS) < SAMPLE_ROWS / 10, "{many}");
+    }
+
     /// Long texts fill a budget in far fewer values than [`FIT_EVERY_VALUES`]: the counters are
     /// fitted by bytes too, so 40 MB of unique 200-byte texts (200,000 values) never sit in
     /// memory whole under a 4 MiB budget.
@@ -392,7 +416,7 @@ mod tests {
         let rows = 200_000u64;
         let budget = Budget { bytes: 4 << 20, spill: None };
         let mut worker = budget.builder(1, rows);
-        let sample = SampleRule::for_rows(rows);
+        let sample = SampleRule::for_rows(rows, 0);
         let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
         let mut first = 0u64;
         while first < rows {

@@ -175,7 +175,8 @@ fn read_file(
         })
         .collect();
     let rows: u64 = parquet_metadata.file_metadata().num_rows().max(0) as u64;
-    let sample = &super::SampleRule::for_rows(rows);
+    let unpacked: i64 = parquet_metadata.row_groups().iter().map(|g| g.total_byte_size()).sum();
+    let sample = &super::SampleRule::for_rows(rows, unpacked.max(0) as u64);
     let texts = &text_leaves(&schema, &parquet_metadata);
     let (file_schema, parquet_metadata, names) = (&file_schema, &parquet_metadata, &names);
     progress.start(metadata.len());
