@@ -15,7 +15,9 @@
 //!   zip codes stay text — within `i64`), `integer` as `DECIMAL(20,0)` when some are past
 //!   `i64` but every one's magnitude is within `u64` (exactly, as the profile of a JSON file
 //!   holds them), `number` when every value is a JSON number and one has a fraction or exponent
-//!   or lies past those (integers in it read as doubles), else `text`.
+//!   (integers in it read as doubles), else `text` — an integer written past `u64`'s magnitude
+//!   too: no exact number type holds it (a 25-digit code is an identifier; as a double it would
+//!   merge with its neighbours).
 //! - The first row is the header unless every one of its fields fits the type its column has in
 //!   the other rows and at least one column is not text (a file of numbers has no header).
 //!   Empty header names become `column_N`, repeated ones get `_2`, `_3`.
@@ -144,13 +146,13 @@ fn json_number(field: &[u8]) -> Option<Kind> {
     if i != field.len() {
         return None;
     }
-    // Any integer `i64` or `u64` holds (19-digit ids too), exactly; longer ones are numbers,
-    // as a JSON reader holds them: doubles.
+    // Any integer `i64` or `u64` holds (19-digit ids too), exactly; longer ones are text, not
+    // doubles that would merge neighbouring values.
     if integer && parse_integer(field).is_some() {
         return Some(Kind::Integer);
     }
-    if integer && parse_wide(field).is_some() {
-        return Some(Kind::Wide);
+    if integer {
+        return parse_wide(field).map(|_| Kind::Wide);
     }
     // Without an exponent, fewer than 309 whole digits are a finite double.
     let exponent = field.iter().any(|b| matches!(b, b'e' | b'E'));
@@ -1201,6 +1203,19 @@ const GUESS_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
 const ONE_PASS_PART_BYTES: usize = if cfg!(test) { 48 } else { PART_BYTES as usize };
 
 impl Profiling<'_> {
+    /// Reads `parts` as `layout` says, the rows kept chosen for its rows (see [`Pass`]).
+    fn pass(
+        &self,
+        layout: &Layout,
+        parts: &[Part],
+        profiled: Option<&[usize]>,
+        check_kinds: bool,
+    ) -> Result<PassRead, SourceError> {
+        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
+        let schema = schema_of(layout);
+        self.run(&Pass { layout, schema: &schema, parts, profiled, check_kinds, sample: &sample })
+    }
+
     /// Reads every part of `pass` on every core.
     fn run(&self, pass: &Pass<'_>) -> Result<PassRead, SourceError> {
         let Pass { layout, schema, parts, profiled, check_kinds, sample } = *pass;
@@ -1278,17 +1293,7 @@ impl Profiling<'_> {
                 (start, bounds.get(i + 1).map_or(self.bytes.len(), |b| b.0), line)
             })
             .collect();
-        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
-        let schema = schema_of(&layout);
-        let pass = Pass {
-            layout: &layout,
-            schema: &schema,
-            parts: &parts,
-            profiled: None,
-            check_kinds: false,
-            sample: &sample,
-        };
-        let read = self.run(&pass)?;
+        let read = self.pass(&layout, &parts, None, false)?;
         Ok((layout, parts, read))
     }
 
@@ -1323,19 +1328,9 @@ impl Profiling<'_> {
             (guessed / 2.0) as u64
         };
         layout.rows = guessed_rows;
-        let sample = super::SampleRule::for_rows(guessed_rows, self.bytes.len() as u64);
         self.progress.start(self.bytes.len() as u64);
         let guess = layout.clone();
-        let schema = schema_of(&guess);
-        let pass = Pass {
-            layout: &guess,
-            schema: &schema,
-            parts: &parts,
-            profiled: None,
-            check_kinds: true,
-            sample: &sample,
-        };
-        let mut read = self.run(&pass)?;
+        let mut read = self.pass(&guess, &parts, None, true)?;
         let agreed = read
             .parts
             .iter()
@@ -1412,17 +1407,7 @@ impl Profiling<'_> {
             done.report.reported.retain(|r| !is_wrong(r.column));
         }
         self.progress.start(self.bytes.len() as u64);
-        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
-        let schema = schema_of(layout);
-        let pass = Pass {
-            layout,
-            schema: &schema,
-            parts,
-            profiled: Some(wrong),
-            check_kinds: false,
-            sample: &sample,
-        };
-        let mut again = self.run(&pass)?;
+        let mut again = self.pass(layout, parts, Some(wrong), false)?;
         self.place_reports(layout, parts, &mut again);
         for (done, theirs) in read.parts.iter_mut().zip(again.parts) {
             let reported = theirs.report.reported.into_iter().filter(|r| is_wrong(r.column));
@@ -1652,7 +1637,8 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Integer => "integer",
         Kind::Wide => "integer (DECIMAL(20,0): past i64)",
         Kind::Number => "number",
-        Kind::Empty | Kind::Text => "text",
+        Kind::Text => "text",
+        Kind::Empty => "no value (read as text)",
     }
 }
 
@@ -1999,6 +1985,19 @@ mod tests {
         assert!(!ends_inside_quotes(b"1,\"a\"\"b\"", b','));
     }
 
+    /// A column no row gives a value is said to have none (its profile's type is null).
+    #[test]
+    fn a_column_without_values_is_said_to_have_none() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("e.csv");
+        std::fs::write(&path, "a,b\n1,\n2,\n").expect("write");
+        let budget = Budget { bytes: 64 << 20, spill: None };
+        let read =
+            read(&path, crate::ReadMode::COPY, &crate::source::NoProgress, &budget).expect("reads");
+        let types = &read.warnings[0].message;
+        assert!(types.contains("a: integer, b: no value (read as text)"), "{types}");
+    }
+
     /// A first row over a column with no other value fits it: numbers over numbers are data.
     #[test]
     fn a_column_with_no_other_value_does_not_make_the_first_row_a_header() {
@@ -2038,15 +2037,16 @@ mod tests {
         assert_eq!(json_number(b"1."), None);
         assert_eq!(json_number(b".5"), None);
         assert_eq!(json_number(b"1e999"), None);
-        assert_eq!(json_number(b"1234567890123456789012"), Some(Number));
+        assert_eq!(json_number(b"1234567890123456789012"), None);
+        assert_eq!(json_number(b"1234567890123456789012.5"), Some(Number));
         assert_eq!(json_number(b"1500000000000000072"), Some(Integer));
         assert_eq!(json_number(b"-9223372036854775808"), Some(Integer));
         assert_eq!(json_number(b"9223372036854775808"), Some(Wide));
         assert_eq!(json_number(b"18446744073709551615"), Some(Wide));
-        assert_eq!(json_number(b"18446744073709551616"), Some(Number));
+        assert_eq!(json_number(b"18446744073709551616"), None);
         assert_eq!(json_number(b"-9223372036854775809"), Some(Wide));
         assert_eq!(json_number(b"-18446744073709551615"), Some(Wide));
-        assert_eq!(json_number(b"-18446744073709551616"), Some(Number));
+        assert_eq!(json_number(b"-18446744073709551616"), None);
         assert_eq!(json_number(b"NaN"), None);
         assert_eq!(parse_wide(b"18446744073709551615"), Some(u64::MAX.into()));
         assert_eq!(parse_wide(b"-9223372036854775808"), Some(i64::MIN.into()));
