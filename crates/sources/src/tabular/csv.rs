@@ -532,8 +532,9 @@ impl<'a> Records<'a> {
             return false;
         }
         if self.record.start >= stop {
-            // Past a CRLF's `\n`: the record is the next part's.
-            self.resume = self.record.start;
+            // Only line breaks lay between the last record and this one (a CRLF's `\n`, blank
+            // lines), which the next part skips as well: the record is the next part's.
+            self.resume = stop;
             return false;
         }
         true
@@ -1713,6 +1714,10 @@ mod tests {
                     .collect();
                 text.extend_from_slice(&fields.join(&b","[..]));
                 text.extend_from_slice(newline.as_bytes());
+                // Now and then blank lines, where parts may meet.
+                if rng.usize(..20) == 0 {
+                    text.extend_from_slice(newline.repeat(rng.usize(1..4)).as_bytes());
+                }
             }
             let path = dir.path().join(format!("t{round}.csv"));
             std::fs::write(&path, &text).expect("write");
