@@ -1167,20 +1167,6 @@ struct PartRead {
     kinds: Vec<Kind>,
 }
 
-/// One reading of every part, shared out among the cores.
-struct Pass<'a> {
-    layout: &'a Layout,
-    schema: &'a Arc<Schema>,
-    parts: &'a [Part],
-    /// The columns profiled, when not all are (every column is read all the same, so that the
-    /// rows kept are whole).
-    profiled: Option<&'a [usize]>,
-    /// Whether the types of the fields read are checked (the layout's are guesses).
-    check_kinds: bool,
-    /// Which rows are kept.
-    sample: &'a super::SampleRule,
-}
-
 /// A CSV file being profiled.
 struct Profiling<'a> {
     path: &'a Path,
@@ -1204,7 +1190,10 @@ const GUESS_BYTES: usize = if cfg!(test) { 64 } else { 1 << 20 };
 const ONE_PASS_PART_BYTES: usize = if cfg!(test) { 48 } else { PART_BYTES as usize };
 
 impl Profiling<'_> {
-    /// Reads `parts` as `layout` says, the rows kept chosen for its rows (see [`Pass`]).
+    /// Reads `parts` as `layout` says, shared out among the cores, the rows kept chosen for its
+    /// rows. Every column is read (so that the rows kept are whole); `profiled` says which are
+    /// profiled, when not all; with `check_kinds`, the types of the fields read are checked (the
+    /// layout's are guesses).
     fn pass(
         &self,
         layout: &Layout,
@@ -1212,14 +1201,8 @@ impl Profiling<'_> {
         profiled: Option<&[usize]>,
         check_kinds: bool,
     ) -> Result<PassRead, SourceError> {
-        let sample = super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
-        let schema = schema_of(layout);
-        self.run(&Pass { layout, schema: &schema, parts, profiled, check_kinds, sample: &sample })
-    }
-
-    /// Reads every part of `pass` on every core.
-    fn run(&self, pass: &Pass<'_>) -> Result<PassRead, SourceError> {
-        let Pass { layout, schema, parts, profiled, check_kinds, sample } = *pass;
+        let sample = &super::SampleRule::for_rows(layout.rows, self.bytes.len() as u64);
+        let schema = &schema_of(layout);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
         let workers = threads.min(parts.len()).max(1);
         let all_columns: Vec<usize> = (0..layout.names.len()).collect();
