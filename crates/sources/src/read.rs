@@ -142,6 +142,15 @@ pub(crate) fn read_file_bytes(path: &Path, mode: ReadMode) -> Result<FileBytes, 
     Ok(FileBytes::Owned(read_bytes(path)?))
 }
 
+/// `file` mapped, to be shared by readers on several threads (a Parquet file's row groups);
+/// `None` where it cannot be mapped. Only under [`ReadMode::map`], whose caller accepted its
+/// contract.
+pub(crate) fn map_shared(file: &std::fs::File) -> Option<Arc<memmap2::Mmap>> {
+    // SAFETY: read-only and private, under `ReadMode::map`'s contract that no other process
+    // truncates or rewrites the file while the one-shot command runs.
+    unsafe { memmap2::MmapOptions::new().map(file) }.ok().map(Arc::new)
+}
+
 /// A file's bytes ([`read_file_bytes`]).
 pub(crate) enum FileBytes {
     Mapped(memmap2::Mmap),

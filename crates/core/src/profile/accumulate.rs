@@ -240,6 +240,9 @@ impl NumberStats {
     /// Writes the values held to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every value) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
+        if self.parts.is_empty() && self.counted.is_empty() && self.wide.is_empty() {
+            return self.spill_in_place(scratch);
+        }
         let runs = self.take_runs();
         let mut writer = ChunkWriter::new(scratch);
         let written = runs
@@ -258,6 +261,29 @@ impl NumberStats {
                         sketch.add(key, n);
                     }
                 }
+                Err(error)
+            }
+        }
+    }
+
+    /// [`Self::spill`] of the pushed values alone (while a builder reads, before any merge):
+    /// sorted where they lie and written as runs, their memory kept for the values that follow.
+    /// Pushing into a fresh vector after each spill faulted in and zeroed its pages again — a
+    /// tenth of the profile of a column of ten million ids.
+    fn spill_in_place(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
+        super::numeric::sort_values(&mut self.values);
+        let mut writer = ChunkWriter::new(scratch);
+        let written = super::numeric::sorted_runs(&self.values)
+            .try_for_each(|(value, n)| writer.number(NumberKey::float(value), n))
+            .and_then(|()| writer.finish());
+        match written {
+            Ok(chunk) => {
+                self.spilled.push(chunk);
+                self.values.clear();
+                Ok(())
+            }
+            Err(error) => {
+                self.switch_to_sketch();
                 Err(error)
             }
         }
@@ -287,7 +313,8 @@ impl NumberStats {
         match super::numeric::count_few(self.counted.iter().copied().chain(pushed)) {
             Some(counted) => {
                 self.counted = counted;
-                self.values = Vec::new();
+                // Kept for the values that follow (a fresh vector's pages are faulted in again).
+                self.values.clear();
             }
             None => self.many = true,
         }
@@ -1372,5 +1399,52 @@ impl<'de> Visitor<'de> for KeySeed {
 
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
         Ok(Cow::Owned(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::spill::{MemoryScratch, Spill};
+
+    /// Pushed values spilled where they lie read back as the runs they were, and the vector
+    /// they were pushed into keeps its memory for the values that follow.
+    #[test]
+    fn numbers_spilled_in_place_read_back_as_their_runs_and_keep_their_memory() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut rng = fastrand::Rng::with_seed(4242);
+        let mut stats = NumberStats::default();
+        let mut all = Vec::new();
+        for round in 0..3 {
+            for _ in 0..5_000 {
+                let v = match round {
+                    0 => rng.i64(-50..50) as f64 / 4.0,
+                    1 => [0.0, -0.0, 1e300, -1e-300][rng.usize(..4)],
+                    _ => rng.f64() * 1e6,
+                };
+                stats.values.push(v);
+                all.push(v);
+            }
+            let capacity = stats.values.capacity();
+            stats.spill(&scratch).expect("spilled");
+            assert!(stats.values.is_empty());
+            assert_eq!(stats.values.capacity(), capacity, "round {round}: the memory is kept");
+        }
+        let mut read = Vec::new();
+        super::super::spilled::each_number(&stats.spilled, |key, n| read.push((key, n)));
+        read.sort_by(|a, b| a.0.order(b.0));
+        let mut merged: Vec<(NumberKey, u64)> = Vec::new();
+        for (key, n) in read {
+            match merged.last_mut() {
+                Some(last) if last.0.order(key).is_eq() => last.1 += n,
+                _ => merged.push((key, n)),
+            }
+        }
+        let expected: Vec<(NumberKey, u64)> = ValueRuns::from_values(all).iter().collect();
+        assert_eq!(merged.len(), expected.len());
+        for ((a, n), (b, m)) in merged.iter().zip(&expected) {
+            assert!(a.order(*b).is_eq() && n == m, "{a:?}x{n} against {b:?}x{m}");
+        }
     }
 }

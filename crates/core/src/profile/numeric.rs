@@ -45,6 +45,36 @@ pub fn top_numbers(
 
 pub use crate::figure::percent;
 
+/// Sorts `values` as `total_cmp` orders them: a radix sort by the doubles' bits, in a few passes
+/// instead of a comparison sort's log n (sorting is most of finishing a property of a million
+/// distinct numbers). Values that arrived in order (ids, times) need none.
+pub(super) fn sort_values(values: &mut [f64]) {
+    if !values.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
+        radsort::sort(values);
+    }
+}
+
+/// The runs of `sorted` (ascending as [`sort_values`] leaves them): each distinct value with how
+/// many times it occurs. `-0.0` and `0.0` are one value, as `==` says (the first is kept).
+pub(super) fn sorted_runs(sorted: &[f64]) -> impl Iterator<Item = (f64, u64)> + '_ {
+    let mut rest = sorted;
+    std::iter::from_fn(move || {
+        let value = *rest.first()?;
+        let n = run_len(rest);
+        rest = &rest[n..];
+        Some((value, n as u64))
+    })
+}
+
+/// How many values `sorted` starts with equal to its first: at least one (a NaN equals nothing,
+/// so each is a run of its own), none when it is empty.
+fn run_len(sorted: &[f64]) -> usize {
+    match sorted.split_first() {
+        Some((&first, rest)) => 1 + rest.iter().position(|&v| v != first).unwrap_or(rest.len()),
+        None => 0,
+    }
+}
+
 /// Distinct values past which [`ValueRuns::from_parts`] stops counting and sorts.
 const COUNT_UP_TO: usize = 1 << 14;
 
@@ -118,31 +148,20 @@ impl ValueRuns {
         for part in parts {
             all.extend_from_slice(&part);
         }
-        // A radix sort by the doubles' bits orders them as `total_cmp` does, in a few passes
-        // instead of a comparison sort's log n (sorting is most of finishing a property of a
-        // million distinct numbers). Values that arrived in order (ids, times) need none.
-        if !all.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
-            radsort::sort(&mut all);
-        }
+        sort_values(&mut all);
         Self::from_sorted_vec(all)
     }
 
-    /// Runs of `sorted` (ascending, equal values adjacent; `-0.0` and `0.0` are one value, the
-    /// first kept), folded in place: the distinct values take the front of its own memory.
+    /// Runs of `sorted` (see [`sorted_runs`]), folded in place: the distinct values take the
+    /// front of its own memory.
     fn from_sorted_vec(mut sorted: Vec<f64>) -> Self {
         let mut ends: Vec<u64> = Vec::new();
-        let mut kept = 0;
-        for i in 0..sorted.len() {
-            let value = sorted[i];
-            if kept > 0 && sorted[kept - 1] == value {
-                if let Some(end) = ends.last_mut() {
-                    *end += 1;
-                }
-            } else {
-                sorted[kept] = value;
-                kept += 1;
-                ends.push(i as u64 + 1);
-            }
+        let (mut kept, mut at) = (0, 0);
+        while at < sorted.len() {
+            sorted[kept] = sorted[at];
+            kept += 1;
+            at += run_len(&sorted[at..]);
+            ends.push(at as u64);
         }
         sorted.truncate(kept);
         sorted.shrink_to_fit();
@@ -765,6 +784,21 @@ pub use super::histogram::{BinScale, EdgeCounts, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn runs_fold_both_zeros_into_one_and_keep_each_nan_apart() {
+        use super::{ValueRuns, sort_values, sorted_runs};
+        let mut values = vec![3.0, 0.0, f64::NAN, -0.0, 1.5, 3.0, f64::NAN, 0.0, -7.25];
+        sort_values(&mut values);
+        let runs: Vec<(f64, u64)> = sorted_runs(&values).collect();
+        let shown: Vec<String> = runs.iter().map(|(v, n)| format!("{v}x{n}")).collect();
+        // The zeros are one value, kept as the first in order (`-0.0`); a NaN equals nothing.
+        assert_eq!(shown, ["-7.25x1", "-0x3", "1.5x1", "3x2", "NaNx1", "NaNx1"]);
+        let folded = ValueRuns::from_sorted_vec(values);
+        let counts: Vec<u64> = folded.iter().map(|(_, n)| n).collect();
+        assert_eq!(counts, [1, 3, 1, 2, 1, 1]);
+        assert!(sorted_runs(&[]).next().is_none());
+    }
+
     #[test]
     fn the_fixed_point_sum_is_the_exact_sum_rounded_once() {
         use super::{ExactSum, ValueRuns};

@@ -206,7 +206,7 @@ fn read_file(
     budget: &Budget,
 ) -> Result<TableRead, SourceError> {
     match format {
-        TableFormat::Parquet => parquet::read(path, progress, budget),
+        TableFormat::Parquet => parquet::read(path, mode, progress, budget),
         TableFormat::Csv => csv::read(path, mode, progress, budget),
     }
 }

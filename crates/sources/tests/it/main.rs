@@ -32,5 +32,6 @@ mod sql_sqlite;
 mod sqlite_limits;
 mod ssh_tunnel;
 mod streaming;
+#[allow(unsafe_code)] // maps files (`ReadMode::map`)
 mod tables;
 mod tls;

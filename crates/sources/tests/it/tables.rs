@@ -95,7 +95,23 @@ fn real_csv_files_match_pandas() {
 fn parquet_files_of_every_type_match_pyarrow() {
     for name in ["types.parquet", "int96.parquet", "seattle-weather.parquet", "zstd.parquet"] {
         matches_reference(&parquet_dir().join(name));
+        mapped_reads_as_copied(&parquet_dir().join(name));
     }
+}
+
+/// A file read from a mapping, as one-shot commands read it, has the profile and rows of one
+/// read from copies.
+fn mapped_reads_as_copied(path: &Path) {
+    use schemascope_sources::{ReadMode, load_with};
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    let copied = load_with(&spec, &NoProgress, ReadMode::COPY, None).expect("copied");
+    // SAFETY: the test's own files, which nothing changes while they are loaded.
+    let mapped = load_with(&spec, &NoProgress, unsafe { ReadMode::map() }, None).expect("mapped");
+    let (a, b) = (&copied.collections[0], &mapped.collections[0]);
+    let profile = |c: &Collection| serde_json::to_value(c.profile()).expect("serializable");
+    assert_eq!(profile(a), profile(b), "{}", path.display());
+    let rows = |c: &Collection| c.items().map(|i| i.json.to_string()).collect::<Vec<_>>();
+    assert_eq!(rows(a), rows(b), "{}", path.display());
 }
 
 /// pyarrow's dictionary pages (read as keys where a row group has no plain page) profile as
