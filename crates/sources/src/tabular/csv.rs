@@ -219,6 +219,79 @@ fn json_integer(field: &[u8]) -> Option<i64> {
     parse_integer(field)
 }
 
+/// The double a JSON number with a fraction or an exponent spells (`12.5`, `-0.25`, `3e-4`),
+/// when it has at most 19 significant digits and a small exponent — as prices, measures and
+/// coordinates have: the digits as an integer times or divided by a power of ten, both exact
+/// doubles, so the one operation rounds correctly (Clinger's fast path), as `str::parse` does.
+/// `None` for anything else, which [`Kind::of`] and `str::parse` then read: integers, other
+/// numbers, text. Typing and reading such a field in one step saves scanning it twice (6 % of
+/// a CSV profile with two such columns).
+fn json_fraction(field: &[u8]) -> Option<f64> {
+    /// Powers of ten a double holds exactly.
+    const POWERS: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let (negative, rest) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, field),
+    };
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    let mut i = 0;
+    while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+        digits += 1;
+        i += 1;
+    }
+    // JSON: a whole part, without a leading zero unless it is the zero.
+    if digits == 0 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let mut exponent: i64 = 0;
+    let mut fraction = false;
+    if rest.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+            digits += 1;
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exponent -= (i - start) as i64;
+        fraction = true;
+    }
+    if matches!(rest.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = rest.get(i) == Some(&b'-');
+        if matches!(rest.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let start = i;
+        let mut written: i64 = 0;
+        while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
+            // Far past any exponent the fast path takes; bounded so it cannot overflow.
+            written = (written * 10 + i64::from(d - b'0')).min(1 << 20);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exponent += if minus { -written } else { written };
+        fraction = true;
+    }
+    // Whole rest read; 19 digits cannot wrap a u64; the mantissa exact as a double.
+    if i != rest.len() || !fraction || digits > 19 || mantissa > 1 << 53 {
+        return None;
+    }
+    let power = *POWERS.get(usize::try_from(exponent.unsigned_abs()).ok()?)?;
+    let magnitude = if exponent < 0 { mantissa as f64 / power } else { mantissa as f64 * power };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
 /// `str::parse` reads, without checking the bytes are UTF-8 first.
 fn parse_integer(field: &[u8]) -> Option<i64> {
@@ -982,6 +1055,14 @@ impl ColumnBuilder {
                     }
                     *kind = kind.join(Kind::of(field));
                 }
+                Self::Number(b) if *kind != Kind::Text => {
+                    if let Some(value) = json_fraction(field) {
+                        *kind = kind.join(Kind::Number);
+                        b.append_value(value);
+                        return Ok(());
+                    }
+                    *kind = kind.join(Kind::of(field));
+                }
                 _ if *kind != Kind::Text => *kind = kind.join(Kind::of(field)),
                 _ => {}
             }
@@ -1002,7 +1083,9 @@ impl ColumnBuilder {
             Self::Boolean(b) => b.append_option(text.ok().map(|t| t.eq_ignore_ascii_case("true"))),
             Self::Integer(b) => b.append_option(parse_integer(field)),
             Self::Wide(b) => b.append_option(parse_wide(field)),
-            Self::Number(b) => b.append_option(text.ok().and_then(|t| t.parse().ok())),
+            Self::Number(b) => b.append_option(
+                json_fraction(field).or_else(|| text.ok().and_then(|t| t.parse().ok())),
+            ),
             Self::Text(b) => match text {
                 Ok(t) => b.append_value(t),
                 Err(_) => {
@@ -2010,6 +2093,99 @@ mod tests {
     }
 
     /// The integers read with their type are the fields typed integer.
+    #[test]
+    fn json_fractions_read_as_str_parse_reads_the_fields_typed_number() {
+        let mut rng = fastrand::Rng::with_seed(12);
+        let pieces = [
+            "0",
+            "1",
+            "9",
+            "5",
+            "-",
+            "00",
+            ".",
+            "e",
+            "E",
+            "+",
+            "e-",
+            "x",
+            "12345678901234567",
+            "9007199254740993",
+            "22",
+            "23",
+            "4.",
+            ".25",
+        ];
+        let fixed = [
+            "0.0",
+            "-0.0",
+            "12.5",
+            "-0.25",
+            "3e-4",
+            "1E+22",
+            "1e23",
+            "9007199254740993.0",
+            "9007199254740992.0",
+            "1234567890123456789.0",
+            "12345678901234567890.0",
+            "0.1",
+            "1e-22",
+            "1e-23",
+            "0.00000000000000000000001",
+            "179.99",
+            "1.7976931348623157e308",
+            "5e-324",
+            "00.5",
+            "1.",
+            ".5",
+            "1e",
+            "-",
+            "1.5x",
+            "1e999999999999999999999",
+        ];
+        let mut read = 0;
+        // Half pieces put together anyhow, half numbers of every shape JSON allows.
+        let digits = |rng: &mut fastrand::Rng, lengths: std::ops::Range<usize>| -> String {
+            let n = rng.usize(lengths);
+            (0..n).map(|_| char::from(b'0' + rng.u8(..10))).collect()
+        };
+        let generated = (0..100_000).map(|round| {
+            if round % 2 == 0 {
+                return (0..rng.usize(1..7))
+                    .map(|_| pieces[rng.usize(..pieces.len())])
+                    .collect::<String>();
+            }
+            let sign = if rng.bool() { "-" } else { "" };
+            let whole = match rng.usize(..3) {
+                0 => "0".to_string(),
+                _ => format!("{}{}", rng.u8(1..10), digits(&mut rng, 0..18)),
+            };
+            let fraction = match rng.usize(..3) {
+                0 => String::new(),
+                _ => format!(".{}", digits(&mut rng, 1..18)),
+            };
+            let exponent = match rng.usize(..3) {
+                0 => format!("e{}{}", ["", "+", "-"][rng.usize(..3)], rng.u32(..40)),
+                _ => String::new(),
+            };
+            format!("{sign}{whole}{fraction}{exponent}")
+        });
+        for field in fixed.iter().map(|f| f.to_string()).chain(generated) {
+            let bytes = field.as_bytes();
+            let Some(value) = json_fraction(bytes) else {
+                continue;
+            };
+            read += 1;
+            assert_eq!(Kind::of(bytes), Kind::Number, "{field}");
+            let parsed: f64 = field.parse().expect("a JSON number parses");
+            assert_eq!(value.to_bits(), parsed.to_bits(), "{field}");
+        }
+        assert!(read > 10_000, "{read} fields took the fast path");
+        for field in ["12", "-7", "1.5x", "00.5", "1.", ".5", "1e", "nan", "inf", "1e23", "1"] {
+            assert!(json_fraction(field.as_bytes()).is_none(), "{field}");
+        }
+    }
+
     #[test]
     fn json_integers_are_the_fields_typed_integer() {
         let mut rng = fastrand::Rng::with_seed(11);
