@@ -150,7 +150,7 @@ impl Retrieval<'_> {
                 self.tables.iter().chain(&self.expanded_tables).map(|t| t.to_string()).collect()
             }
         };
-        // Shown figures carry no float noise (12 significant digits, as every computed statistic).
+        // Shown figures carry no float noise (15 significant digits, as every computed statistic).
         let strategy = match self.strategy {
             Strategy::Full(FullReason::WeakMatches { confidence, min }) => {
                 Strategy::Full(FullReason::WeakMatches {

@@ -85,10 +85,17 @@ impl ColumnSink<'_> {
         }
     }
 
-    /// An integer of any width (an unsigned 64-bit column, a decimal without fraction).
+    /// An integer of any width (an unsigned 64-bit column, a decimal without fraction). One
+    /// past [`super::exact::EXACT_INTEGER_LIMIT`] is counted as its digits, a text: read as a
+    /// number it would be rounded, merging neighbours and shifting medians, while the profile
+    /// called it exact (as a CSV field of an integer past 64 bits is text).
     #[inline]
     pub fn wide_integer(&mut self, value: i128) {
-        self.stats().add_integer(value);
+        if value.unsigned_abs() < super::exact::EXACT_INTEGER_LIMIT {
+            self.stats().add_integer(value);
+        } else {
+            self.stats().add_str(&value.to_string());
+        }
     }
 
     /// A number with a fraction or exponent, as JSON would write it (a float column).

@@ -33,8 +33,10 @@ impl NumberKey {
         Self { double: value, offset: 0 }
     }
 
-    /// An integer, exactly. Its offset from the nearest double is at most half the spacing of
-    /// doubles there (1,024 for the u64 range), so it always fits.
+    /// An integer, exactly when its magnitude is below [`EXACT_INTEGER_LIMIT`]: its offset from
+    /// the nearest double is at most half the spacing of doubles there (1,024 for the u64 range,
+    /// 2^63 at the limit), so it fits. Callers keep larger ones out (see
+    /// [`crate::profile::ColumnSink::wide_integer`]).
     pub fn integer(value: i128) -> Self {
         let double = value as f64;
         let offset = value.saturating_sub(double as i128);
@@ -120,6 +122,12 @@ pub fn mean_json(sum: i128, count: u64) -> Value {
     let fraction = format!("{places:06}");
     Value::String(format!("{sign}{whole}.{}", fraction.trim_end_matches('0')))
 }
+
+/// Magnitude below which an integer is a number of the profile, held exactly by a
+/// [`NumberKey`] (its offset from the nearest double fits 64 bits) and by [`Quarters`] (a
+/// quartile between two of them, in quarter units, fits 128 bits). Past it — a `DECIMAL(38,0)`
+/// of 36 digits or more — no exact number type here holds it.
+pub const EXACT_INTEGER_LIMIT: u128 = 1 << 116;
 
 /// An integer as a JSON number, when JSON holds it exactly (the i64 and u64 ranges).
 pub fn integer_json(value: i128) -> Option<Value> {

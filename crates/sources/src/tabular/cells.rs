@@ -173,10 +173,12 @@ fn short_float(wide: f64) -> Scalar<'static> {
     if !wide.is_finite() {
         return float(wide);
     }
-    // Display prints the shortest text that reads back as the `f32`; read as a double it is
-    // the value a JSON writer of the narrow float shows.
+    // The shortest text that reads back as the `f32` — of two, the nearer to its value, the even
+    // one on a tie, as Ryu, JSON writers and numpy choose (`Display` takes the one above:
+    // -0.25976563 for -0.259765625, where they show -0.25976562); read as a double it is the
+    // value a JSON writer of the narrow float shows.
     let narrow = wide as f32;
-    float(narrow.to_string().parse().unwrap_or(wide))
+    float(ryu::Buffer::new().format_finite(narrow).parse().unwrap_or(wide))
 }
 
 fn non_finite(v: f64) -> &'static str {
@@ -458,6 +460,9 @@ mod tests {
     #[test]
     fn narrow_floats_are_their_shortest_decimal() {
         assert_eq!(float32(0.1), Scalar::Float(0.1));
+        // Exactly between two shortest texts: the even one, as JSON writers and numpy show it.
+        assert_eq!(float32(-0.259_765_625_f64 as f32), Scalar::Float(-0.259_765_62));
+        assert_eq!(float32(-0.447_265_625_f64 as f32), Scalar::Float(-0.447_265_62));
         assert_eq!(float32(f32::NAN), Scalar::Text("NaN".into()));
         assert_eq!(float(f64::NEG_INFINITY), Scalar::Text("-Infinity".into()));
         assert_eq!(unsigned(u64::MAX), Scalar::Wide(i128::from(u64::MAX)));

@@ -207,11 +207,13 @@ fn read_file(
                             let metadata =
                                 ArrowReaderMetadata::try_new(parquet_metadata.clone(), options)
                                     .map_err(|e| parquet_error(path, e))?;
+                            // A handle of its own (clones of one share its position, and the
+                            // reader seeks), opened only if the file is still the one first
+                            // opened — a mapping shows a rewrite as it happens.
+                            let own = reopen(path, file_metadata)?;
                             let reader = match mapped {
                                 Some(mapped) => group_reader(mapped.bytes.clone(), metadata, group),
-                                // A handle of its own: clones of one share its position, and
-                                // the reader seeks.
-                                None => group_reader(reopen(path, file_metadata)?, metadata, group),
+                                None => group_reader(own, metadata, group),
                             }
                             .map_err(|e| parquet_error(path, e))?;
                             let mut row = first_row;
@@ -244,6 +246,10 @@ fn read_file(
             .map(|h| h.and_then(|h| schemascope_core::sync::joined(h.join())))
             .collect()
     });
+    // A file rewritten in place while its last groups were read (its size kept) would give
+    // figures of neither version, or a decode error naming no cause: once more at the end, the
+    // file must be the one first opened, before any result or error of the reading counts.
+    reopen(path, &metadata)?;
     let mut read = TableRead::new(rows);
     for result in results {
         read.absorb(result?);
@@ -577,6 +583,93 @@ mod tests {
         let status = keys.collections[0].profile().property(&path).expect("status");
         assert_eq!(status.distinct, 4);
         assert_eq!(status.nulls, 20_000 / 7 + 1);
+    }
+
+    /// Whole decimals are numbers, exactly, while a number of the profile holds them (below
+    /// 2^116); larger ones are their digits' text: read as numbers they were rounded to doubles
+    /// (10^37 and 10^37 + 1 counted as one value, shown as 9999999999999999538762658202121142272;
+    /// the median of -2^126 and 2^126 shown as -0.25).
+    #[test]
+    fn whole_decimals_past_what_a_number_holds_exactly_are_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("decimals.parquet");
+        let big = |digits: &str| digits.parse::<i128>().expect("an i128");
+        let column = |values: Vec<i128>| -> ArrayRef {
+            let array = arrow_array::Decimal128Array::from(values)
+                .with_precision_and_scale(38, 0)
+                .expect("decimal(38,0)");
+            Arc::new(array)
+        };
+        let below = 1i128 << 115;
+        let exact = column(vec![1, 3, below, -below]);
+        let huge =
+            column(vec![1, 3, big("10000000000000000000000000000000000000"), 10i128.pow(37) + 1]);
+        let wide = column(vec![-(1i128 << 126), 1i128 << 126, 5, 7]);
+        let batch = RecordBatch::try_from_iter([("exact", exact), ("huge", huge), ("wide", wide)])
+            .expect("a batch");
+        let file = std::fs::File::create(&path).expect("create");
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
+        writer.write(&batch).expect("write");
+        writer.close().expect("close");
+        let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        let source = crate::load(&spec, &crate::NoProgress).expect("loads");
+        let profile = source.collections[0].profile();
+        let property = |name: &str| {
+            profile.property(&schemascope_core::PropertyPath::root().child(name)).expect(name)
+        };
+        let exact = property("exact");
+        assert_eq!((exact.types.integer, exact.types.string, exact.distinct), (4, 0, 4));
+        let numbers = exact.numbers.as_ref().expect("numbers");
+        // The median of 1 and 3.
+        assert_eq!(numbers.median, 2.0);
+        let huge = property("huge");
+        assert_eq!((huge.types.integer, huge.types.string, huge.distinct), (2, 2, 4));
+        let strings = huge.strings.as_ref().expect("strings");
+        let mut texts: Vec<String> = strings.top.iter().map(|t| t.value.to_string()).collect();
+        texts.sort();
+        assert_eq!(
+            texts,
+            [
+                r#""10000000000000000000000000000000000000""#,
+                r#""10000000000000000000000000000000000001""#
+            ]
+        );
+        let wide = property("wide");
+        assert_eq!((wide.types.integer, wide.types.string), (2, 2));
+        let numbers = wide.numbers.as_ref().expect("numbers");
+        assert_eq!((numbers.min, numbers.max, numbers.median), (5.0, 7.0, 6.0));
+    }
+
+    /// A file rewritten in place while it is read, its size kept, is refused as changed, mapped
+    /// or copied: the reading gave figures of neither version.
+    #[test]
+    #[allow(unsafe_code)]
+    fn a_file_rewritten_in_place_while_read_is_refused() {
+        struct Rewrites<'a>(&'a Path, std::sync::Once);
+        impl crate::source::Progress for Rewrites<'_> {
+            fn advance(&self, _: u64) {
+                self.1.call_once(|| {
+                    let mut bytes = std::fs::read(self.0).expect("read");
+                    // Page bytes past the magic number: the size stays, the content does not.
+                    bytes[100] ^= 0xff;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    std::fs::write(self.0, &bytes).expect("rewrite in place");
+                });
+            }
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("rewritten.parquet");
+        // SAFETY: the test's own file; the mapped reading is what the test checks.
+        for mode in [crate::ReadMode::COPY, unsafe { crate::ReadMode::map() }] {
+            write(&path, false);
+            let budget = super::Budget { bytes: 4 << 20, spill: None };
+            let progress = Rewrites(&path, std::sync::Once::new());
+            let Err(error) = read(&path, mode, &progress, &budget) else {
+                panic!("{mode:?}: a file rewritten while read was profiled");
+            };
+            let message = error.to_string();
+            assert!(message.contains("changed while it was being read"), "{mode:?}: {message}");
+        }
     }
 
     /// Two columns of one name are two properties (`s`, `s_2`), as a CSV's repeated header is:
