@@ -248,18 +248,12 @@ impl NumberProfile {
     }
 
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
-    /// shown with all its digits); a value of the data shown as one, exactly (rounded to 15
-    /// digits, the median of 0.5, 2^53, 2^53 read 9007199254740990, a value the data does not
-    /// hold, beside a maximum of 9007199254740992); else a computed statistic (see
-    /// [`crate::figure::stat_json`]).
+    /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
     pub fn median_value(&self) -> Value {
-        if let Some(exact) = self.exact_median.filter(|_| self.all_integers()) {
-            return exact.to_json();
-        }
-        if self.runs.as_ref().is_some_and(|runs| runs.holds(self.median)) {
-            return crate::figure::exact_json(self.median);
-        }
-        crate::figure::stat_json_within(self.median, self.min, self.max)
+        self.exact_median.filter(|_| self.all_integers()).map_or_else(
+            || crate::figure::stat_json_within(self.median, self.min, self.max),
+            Quarters::to_json,
+        )
     }
 
     /// The bin count the automatic rule picks for these values.

@@ -342,11 +342,6 @@ impl ValueRuns {
         a + (b - a) * (position - low)
     }
 
-    /// Whether `value` is one of the values (as a double).
-    pub fn holds(&self, value: f64) -> bool {
-        self.values.binary_search_by(|v| v.total_cmp(&value)).is_ok()
-    }
-
     /// Median (mean of the middle two for an even count).
     pub fn median(&self) -> f64 {
         self.quantile(0.5)
