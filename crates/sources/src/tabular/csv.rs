@@ -106,57 +106,103 @@ impl Kind {
 /// Digits of the decimal that holds every integer of `i64` and of `u64`.
 const WIDE_DIGITS: u8 = 20;
 
+/// A field read by JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+struct JsonNumber {
+    negative: bool,
+    /// Every digit, whole and fraction, as one integer (wrapped past 19 digits).
+    mantissa: u64,
+    /// How many digits the mantissa was read from.
+    digits: usize,
+    /// Digits of the whole part.
+    whole: usize,
+    /// The power of ten the mantissa is multiplied by (the exponent written, less the fraction's
+    /// digits; the written one bounded far past any double's).
+    exponent: i64,
+    /// A fraction or an exponent was written.
+    fraction: bool,
+    /// An exponent was written.
+    exponent_written: bool,
+}
+
+impl JsonNumber {
+    /// `field` read as a JSON number, `None` when it is not one.
+    fn scan(field: &[u8]) -> Option<Self> {
+        let (negative, rest) = match field.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, field),
+        };
+        let mut number = Self {
+            negative,
+            mantissa: 0,
+            digits: 0,
+            whole: 0,
+            exponent: 0,
+            fraction: false,
+            exponent_written: false,
+        };
+        let mut i = 0;
+        let digits = |number: &mut Self, i: &mut usize| {
+            let start = *i;
+            while let Some(&d) = rest.get(*i).filter(|d| d.is_ascii_digit()) {
+                number.mantissa =
+                    number.mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                *i += 1;
+            }
+            number.digits += *i - start;
+            *i - start
+        };
+        number.whole = digits(&mut number, &mut i);
+        // A whole part, without a leading zero unless it is the zero.
+        if number.whole == 0 || (number.whole > 1 && rest[0] == b'0') {
+            return None;
+        }
+        if rest.get(i) == Some(&b'.') {
+            i += 1;
+            let n = digits(&mut number, &mut i);
+            if n == 0 {
+                return None;
+            }
+            number.exponent -= n as i64;
+            number.fraction = true;
+        }
+        if matches!(rest.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            let minus = rest.get(i) == Some(&b'-');
+            if matches!(rest.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let start = i;
+            let mut written: i64 = 0;
+            while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
+                // Far past any double's exponent; bounded so it cannot overflow.
+                written = (written * 10 + i64::from(d - b'0')).min(1 << 20);
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            number.exponent += if minus { -written } else { written };
+            number.fraction = true;
+            number.exponent_written = true;
+        }
+        (i == rest.len()).then_some(number)
+    }
+}
+
 /// The kind of a JSON number: [`Kind::Integer`] within `i64`, [`Kind::Wide`] past it of a
 /// magnitude within `u64`, [`Kind::Number`] for any other finite one; `None` for anything else.
 fn json_number(field: &[u8]) -> Option<Kind> {
-    let digits = |s: &[u8], mut i: usize| {
-        let start = i;
-        while s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        (i, i - start)
-    };
-    let mut i = usize::from(field.first() == Some(&b'-'));
-    let (after, whole) = digits(field, i);
-    if whole == 0 || (whole > 1 && field[i] == b'0') {
-        return None;
-    }
-    i = after;
-    let mut integer = true;
-    if field.get(i) == Some(&b'.') {
-        let (after, n) = digits(field, i + 1);
-        if n == 0 {
-            return None;
-        }
-        i = after;
-        integer = false;
-    }
-    if matches!(field.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(field.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let (after, n) = digits(field, i);
-        if n == 0 {
-            return None;
-        }
-        i = after;
-        integer = false;
-    }
-    if i != field.len() {
-        return None;
-    }
+    let number = JsonNumber::scan(field)?;
     // Any integer `i64` or `u64` holds (19-digit ids too), exactly; longer ones are text, not
     // doubles that would merge neighbouring values.
-    if integer && parse_integer(field).is_some() {
+    if !number.fraction && parse_integer(field).is_some() {
         return Some(Kind::Integer);
     }
-    if integer {
+    if !number.fraction {
         return parse_wide(field).map(|_| Kind::Wide);
     }
     // Without an exponent, fewer than 309 whole digits are a finite double.
-    let exponent = field.iter().any(|b| matches!(b, b'e' | b'E'));
-    if !exponent && whole <= 308 {
+    if !number.exponent_written && number.whole <= 308 {
         return Some(Kind::Number);
     }
     let finite = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?.is_finite();
@@ -232,64 +278,15 @@ fn json_fraction(field: &[u8]) -> Option<f64> {
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
         1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ];
-    let (negative, rest) = match field.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, field),
-    };
-    let mut mantissa: u64 = 0;
-    let mut digits = 0usize;
-    let mut i = 0;
-    while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-        digits += 1;
-        i += 1;
-    }
-    // JSON: a whole part, without a leading zero unless it is the zero.
-    if digits == 0 || (digits > 1 && rest[0] == b'0') {
+    let number = JsonNumber::scan(field)?;
+    // 19 digits cannot wrap a u64; the mantissa exact as a double.
+    if !number.fraction || number.digits > 19 || number.mantissa > 1 << 53 {
         return None;
     }
-    let mut exponent: i64 = 0;
-    let mut fraction = false;
-    if rest.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-            digits += 1;
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        exponent -= (i - start) as i64;
-        fraction = true;
-    }
-    if matches!(rest.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let minus = rest.get(i) == Some(&b'-');
-        if matches!(rest.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let start = i;
-        let mut written: i64 = 0;
-        while let Some(&d) = rest.get(i).filter(|d| d.is_ascii_digit()) {
-            // Far past any exponent the fast path takes; bounded so it cannot overflow.
-            written = (written * 10 + i64::from(d - b'0')).min(1 << 20);
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        exponent += if minus { -written } else { written };
-        fraction = true;
-    }
-    // Whole rest read; 19 digits cannot wrap a u64; the mantissa exact as a double.
-    if i != rest.len() || !fraction || digits > 19 || mantissa > 1 << 53 {
-        return None;
-    }
-    let power = *POWERS.get(usize::try_from(exponent.unsigned_abs()).ok()?)?;
-    let magnitude = if exponent < 0 { mantissa as f64 / power } else { mantissa as f64 * power };
-    Some(if negative { -magnitude } else { magnitude })
+    let power = *POWERS.get(usize::try_from(number.exponent.unsigned_abs()).ok()?)?;
+    let mantissa = number.mantissa as f64;
+    let magnitude = if number.exponent < 0 { mantissa / power } else { mantissa * power };
+    Some(if number.negative { -magnitude } else { magnitude })
 }
 
 /// The `i64` a field of ASCII digits (after an optional `-`) spells, if it holds one: what
@@ -993,12 +990,6 @@ fn header_names(fields: &[Vec<u8>]) -> Vec<String> {
     }))
 }
 
-/// A builder of integers too wide for 64 bits.
-fn wide_builder() -> Decimal128Builder {
-    Decimal128Builder::with_capacity(BATCH_ROWS)
-        .with_data_type(DataType::Decimal128(WIDE_DIGITS, 0))
-}
-
 /// One column's values being gathered into an Arrow array.
 enum ColumnBuilder {
     Boolean(BooleanBuilder),
@@ -1010,14 +1001,34 @@ enum ColumnBuilder {
 
 impl ColumnBuilder {
     fn new(kind: Kind) -> Self {
+        Self::sized(kind, BATCH_ROWS * 16)
+    }
+
+    /// An empty builder of `kind` for a batch of [`BATCH_ROWS`] rows and, for text, as many
+    /// bytes as `text_bytes`.
+    fn sized(kind: Kind, text_bytes: usize) -> Self {
         match kind {
             Kind::Boolean => Self::Boolean(BooleanBuilder::with_capacity(BATCH_ROWS)),
             Kind::Integer => Self::Integer(Int64Builder::with_capacity(BATCH_ROWS)),
-            Kind::Wide => Self::Wide(wide_builder()),
+            Kind::Wide => Self::Wide(
+                Decimal128Builder::with_capacity(BATCH_ROWS)
+                    .with_data_type(DataType::Decimal128(WIDE_DIGITS, 0)),
+            ),
             Kind::Number => Self::Number(Float64Builder::with_capacity(BATCH_ROWS)),
             Kind::Empty | Kind::Text => {
-                Self::Text(StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16))
+                Self::Text(StringBuilder::with_capacity(BATCH_ROWS, text_bytes))
             }
+        }
+    }
+
+    /// The type of the values gathered.
+    fn kind(&self) -> Kind {
+        match self {
+            Self::Boolean(_) => Kind::Boolean,
+            Self::Integer(_) => Kind::Integer,
+            Self::Wide(_) => Kind::Wide,
+            Self::Number(_) => Kind::Number,
+            Self::Text(_) => Kind::Text,
         }
     }
 
@@ -1101,21 +1112,17 @@ impl ColumnBuilder {
     /// batch is gathered into builders sized as this one was, rather than grown by doubling
     /// (copies and fresh pages: 2 % of a CSV profile).
     fn finish(&mut self) -> ArrayRef {
-        match self {
-            Self::Boolean(b) => {
-                Arc::new(std::mem::replace(b, BooleanBuilder::with_capacity(BATCH_ROWS)).finish())
-            }
-            Self::Integer(b) => {
-                Arc::new(std::mem::replace(b, Int64Builder::with_capacity(BATCH_ROWS)).finish())
-            }
-            Self::Wide(b) => Arc::new(std::mem::replace(b, wide_builder()).finish()),
-            Self::Number(b) => {
-                Arc::new(std::mem::replace(b, Float64Builder::with_capacity(BATCH_ROWS)).finish())
-            }
-            Self::Text(b) => {
-                let next = StringBuilder::with_capacity(BATCH_ROWS, b.values_slice().len());
-                Arc::new(std::mem::replace(b, next).finish())
-            }
+        let text_bytes = match self {
+            Self::Text(b) => b.values_slice().len(),
+            _ => 0,
+        };
+        let next = Self::sized(self.kind(), text_bytes);
+        match std::mem::replace(self, next) {
+            Self::Boolean(mut b) => Arc::new(b.finish()),
+            Self::Integer(mut b) => Arc::new(b.finish()),
+            Self::Wide(mut b) => Arc::new(b.finish()),
+            Self::Number(mut b) => Arc::new(b.finish()),
+            Self::Text(mut b) => Arc::new(b.finish()),
         }
     }
 }

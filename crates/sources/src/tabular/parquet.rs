@@ -520,12 +520,21 @@ mod tests {
             .set_data_page_size_limit(1_024)
             .set_max_row_group_row_count(Some(GROUP_ROWS))
             .build();
-        let batch = texts();
+        write_batch(path, &texts(), Some(properties));
+    }
+
+    /// `batch` written to `path` as a Parquet file.
+    fn write_batch(path: &Path, batch: &RecordBatch, properties: Option<WriterProperties>) {
         let file = std::fs::File::create(path).expect("create");
-        let mut writer =
-            ArrowWriter::try_new(file, batch.schema(), Some(properties)).expect("a writer");
-        writer.write(&batch).expect("write");
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), properties).expect("a writer");
+        writer.write(batch).expect("write");
         writer.close().expect("close");
+    }
+
+    /// The file at `path` loaded as a source.
+    fn load(path: &Path) -> crate::Source {
+        let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        crate::load(&spec, &crate::NoProgress).expect("loads")
     }
 
     /// How each row group's text columns are read for the profile: "keys" (a dictionary) or
@@ -566,10 +575,6 @@ mod tests {
             assert_eq!(read, &["keys", customer, "keys", "keys"], "row group {group}");
         }
         assert!(read_as(&plain).iter().flatten().all(|&r| r == "views"));
-        let load = |path: &Path| {
-            let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
-            crate::load(&spec, &crate::NoProgress).expect("loads")
-        };
         let (keys, plain) = (load(&keys), load(&plain));
         let profile = |s: &crate::Source| {
             serde_json::to_value(s.collections[0].profile()).expect("profile JSON")
@@ -607,12 +612,8 @@ mod tests {
         let wide = column(vec![-(1i128 << 126), 1i128 << 126, 5, 7]);
         let batch = RecordBatch::try_from_iter([("exact", exact), ("huge", huge), ("wide", wide)])
             .expect("a batch");
-        let file = std::fs::File::create(&path).expect("create");
-        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
-        writer.write(&batch).expect("write");
-        writer.close().expect("close");
-        let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
-        let source = crate::load(&spec, &crate::NoProgress).expect("loads");
+        write_batch(&path, &batch, None);
+        let source = load(&path);
         let profile = source.collections[0].profile();
         let property = |name: &str| {
             profile.property(&schemascope_core::PropertyPath::root().child(name)).expect(name)
@@ -687,12 +688,8 @@ mod tests {
         let columns: Vec<ArrayRef> = vec![Arc::new(few), Arc::new(many)];
         let batch = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns)
             .expect("a batch");
-        let file = std::fs::File::create(&path).expect("create");
-        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
-        writer.write(&batch).expect("write");
-        writer.close().expect("close");
-        let spec: crate::SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
-        let source = crate::load(&spec, &crate::NoProgress).expect("loads");
+        write_batch(&path, &batch, None);
+        let source = load(&path);
         let profile = source.collections[0].profile();
         for (name, distinct) in [("s", 3), ("s_2", 1_000)] {
             let path = schemascope_core::PropertyPath::root().child(name);
