@@ -20,6 +20,7 @@ use super::CollectionProfile;
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
 use super::numeric::ValueRuns;
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
+use super::repeats::{self, RepeatCounts};
 use super::sketch::{NumberSketch, StringSketch};
 use super::spill::{Chunk, ChunkWriter, Scratch, Spill, SpillError};
 use super::string_counts::{StringCounts, same_text};
@@ -204,6 +205,9 @@ pub(crate) struct NumberStats {
     pub counted: Vec<(f64, u64)>,
     /// True once compacting found too many distinct values to be worth it.
     many: bool,
+    /// Once a spill found the values repeat: the values since, counted as they come (moved to
+    /// `counted` wherever that is read).
+    repeats: Option<RepeatCounts>,
     /// Once the exact values outgrew the memory budget: the sketches that replaced them.
     pub sketch: Option<Box<NumberSketch>>,
     /// Values written to scratch files when the budget was reached, each chunk in ascending
@@ -225,12 +229,14 @@ impl NumberStats {
             && self.parts.iter().all(Vec::is_empty)
             && self.wide.is_empty()
             && self.counted.is_empty()
+            && self.repeats.as_ref().is_none_or(|r| r.len() == 0)
             && self.spilled.is_empty()
             && self.sketch.as_ref().is_none_or(|s| s.count == 0)
     }
 
     /// The values held in memory as runs (emptying them).
     pub(super) fn take_runs(&mut self) -> ValueRuns {
+        self.settle_repeats();
         let mut parts = std::mem::take(&mut self.parts);
         parts.insert(0, std::mem::take(&mut self.values));
         let counted = std::mem::take(&mut self.counted);
@@ -240,6 +246,7 @@ impl NumberStats {
     /// Writes the values held to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every value) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
+        self.settle_repeats();
         if self.parts.is_empty() && self.counted.is_empty() && self.wide.is_empty() {
             return self.spill_in_place(scratch);
         }
@@ -278,8 +285,14 @@ impl NumberStats {
             .and_then(|()| writer.finish());
         match written {
             Ok(chunk) => {
+                if repeats::worth_counting(self.values.len(), chunk.entries as usize) {
+                    self.repeats = Some(RepeatCounts::with_capacity(chunk.entries as usize));
+                    // Only a block's values are pushed from now on.
+                    self.values = Vec::new();
+                } else {
+                    self.values.clear();
+                }
                 self.spilled.push(chunk);
-                self.values.clear();
                 Ok(())
             }
             Err(error) => {
@@ -291,6 +304,7 @@ impl NumberStats {
 
     /// Every value: the doubles in parts, the integers past 2^53, and the counted values.
     pub(super) fn into_parts(mut self) -> NumberParts {
+        self.settle_repeats();
         self.parts.insert(0, self.values);
         (self.parts, self.wide, self.counted)
     }
@@ -300,12 +314,30 @@ impl NumberStats {
     /// capacity is address space never written.
     pub(super) fn exact_bytes(&self) -> usize {
         let values = self.values.len() + self.parts.iter().map(Vec::len).sum::<usize>();
-        values * 8 * 3 + self.wide.len() * 16 * 2 + self.counted.len() * 16 * 3
+        let counted = self.counted.len() + self.repeats.as_ref().map_or(0, RepeatCounts::len);
+        values * 8 * 3 + self.wide.len() * 16 * 2 + counted * 16 * 3
+    }
+
+    /// Moves the values counted as they came onto `counted`, where every reader of the counts
+    /// looks; counting goes on.
+    fn settle_repeats(&mut self) {
+        if let Some(repeats) = &mut self.repeats {
+            repeats.drain_into(&mut self.counted);
+        }
     }
 
     /// Folds the pushed values into distinct values with counts while there are few distinct
     /// ones; once there are many, stops trying.
     pub(super) fn compact(&mut self) {
+        if let Some(repeats) = &mut self.repeats {
+            if !repeats.add_all(&self.values) {
+                // Too many distinct values after all: back to pushing them.
+                self.settle_repeats();
+                self.repeats = None;
+            }
+            self.values.clear();
+            return;
+        }
         if self.many || self.sketch.is_some() || self.values.len() < COMPACT_FROM {
             return;
         }
@@ -325,6 +357,8 @@ impl NumberStats {
         if self.sketch.is_some() {
             return;
         }
+        self.settle_repeats();
+        self.repeats = None;
         let mut sketch = Box::<NumberSketch>::default();
         for &v in self.values.iter().chain(self.parts.iter().flatten()) {
             sketch.add(NumberKey::float(v), 1);
@@ -346,6 +380,10 @@ impl NumberStats {
     }
 
     fn merge(&mut self, mut other: NumberStats) {
+        // Merged builders are finished, not fed: what was counted joins the counts.
+        self.settle_repeats();
+        self.repeats = None;
+        other.settle_repeats();
         self.integers += other.integers;
         self.floats += other.floats;
         if self.sketch.is_some() || other.sketch.is_some() {
@@ -1417,10 +1455,11 @@ mod tests {
         let mut stats = NumberStats::default();
         let mut all = Vec::new();
         for round in 0..3 {
-            for _ in 0..5_000 {
-                let v = match round {
-                    0 => rng.i64(-50..50) as f64 / 4.0,
-                    1 => [0.0, -0.0, 1e300, -1e-300][rng.usize(..4)],
+            for i in 0..5_000 {
+                // Mostly distinct values (repeating ones are counted instead: see below).
+                let v = match (round, i % 50) {
+                    (0, _) => rng.i64(-5_000_000..5_000_000) as f64 / 4.0,
+                    (1, 0) => [0.0, -0.0, 1e300, -1e-300][rng.usize(..4)],
                     _ => rng.f64() * 1e6,
                 };
                 stats.values.push(v);
@@ -1429,10 +1468,21 @@ mod tests {
             let capacity = stats.values.capacity();
             stats.spill(&scratch).expect("spilled");
             assert!(stats.values.is_empty());
+            assert!(stats.repeats.is_none(), "round {round}: distinct values are not counted");
             assert_eq!(stats.values.capacity(), capacity, "round {round}: the memory is kept");
         }
+        assert_holds_exactly(stats, all);
+    }
+
+    /// Every value `stats` holds, spilled or in memory, is `all`'s runs.
+    fn assert_holds_exactly(mut stats: NumberStats, all: Vec<f64>) {
         let mut read = Vec::new();
-        super::super::spilled::each_number(&stats.spilled, |key, n| read.push((key, n)));
+        super::super::spilled::each_number(&std::mem::take(&mut stats.spilled), |key, n| {
+            read.push((key, n))
+        });
+        let (parts, wide, counted) = stats.into_parts();
+        assert!(wide.is_empty());
+        read.extend(ValueRuns::from_parts_counted(parts, counted).iter());
         read.sort_by(|a, b| a.0.order(b.0));
         let mut merged: Vec<(NumberKey, u64)> = Vec::new();
         for (key, n) in read {
@@ -1446,5 +1496,53 @@ mod tests {
         for ((a, n), (b, m)) in merged.iter().zip(&expected) {
             assert!(a.order(*b).is_eq() && n == m, "{a:?}x{n} against {b:?}x{m}");
         }
+    }
+
+    #[test]
+    fn numbers_found_repeating_by_a_spill_are_counted_as_they_come_and_stay_exact() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut rng = fastrand::Rng::with_seed(99);
+        let mut stats = NumberStats::default();
+        let mut all = Vec::new();
+        let mut push = |stats: &mut NumberStats, v: f64| {
+            stats.values.push(v);
+            all.push(v);
+        };
+        // Prices: 2,000 distinct values, each repeated about ten times, with both zeros.
+        let price = |rng: &mut fastrand::Rng| match rng.usize(..1_000) {
+            0 => 0.0,
+            1 => -0.0,
+            _ => rng.i64(0..2_000) as f64 / 100.0,
+        };
+        for _ in 0..20_000 {
+            push(&mut stats, price(&mut rng));
+        }
+        stats.spill(&scratch).expect("spilled");
+        assert!(stats.repeats.is_some(), "the spill found the values repeat");
+        assert_eq!(stats.values.capacity(), 0, "the pushed values' memory is given back");
+        for block in 0..5 {
+            for _ in 0..3_000 {
+                push(&mut stats, price(&mut rng));
+            }
+            stats.compact();
+            assert!(stats.values.is_empty(), "block {block}: counted as they came");
+            if block == 2 {
+                // A spill writes the counts and counting goes on.
+                stats.spill(&scratch).expect("spilled");
+                assert!(stats.counted.is_empty() && stats.repeats.is_some());
+            }
+        }
+        assert!(stats.exact_bytes() > 0);
+        // Past the bound on distinct values, values are pushed again, still exactly.
+        for i in 0..(1 << 18) + 10 {
+            push(&mut stats, i as f64 + 0.5);
+        }
+        stats.compact();
+        assert!(stats.repeats.is_none(), "too many distinct values to count");
+        assert!(!stats.counted.is_empty(), "what was counted is kept");
+        push(&mut stats, 7.25);
+        push(&mut stats, 7.25);
+        assert_holds_exactly(stats, all);
     }
 }

@@ -17,6 +17,7 @@ mod histogram;
 mod model;
 pub mod numeric;
 mod path_limit;
+mod repeats;
 mod schema_counters;
 #[cfg(test)]
 mod schema_differential;
