@@ -102,6 +102,8 @@ pub(crate) struct StringStats {
     /// Counts written to scratch files when the budget was reached, each chunk by hash bucket
     /// or an ascending run (see [`super::spill`]); `values` holds what came after.
     pub spilled: Vec<Chunk>,
+    /// True once a spill found the strings did not arrive in ascending order.
+    unordered: bool,
 }
 
 impl StringStats {
@@ -142,25 +144,49 @@ impl StringStats {
             return;
         }
         self.long.merge(other.long);
+        self.unordered |= other.unordered;
         self.values.merge(other.values);
         self.spilled.extend(other.spilled);
+    }
+
+    /// Writes each builder's counts as an ascending chunk, where every builder's strings arrived
+    /// in ascending order (finishing then merges the chunks by text, with no hashing: see
+    /// `spilled_ascending.rs`); `None` where one did not, which is remembered: a property found
+    /// out of order is not tried again, so a mostly ordered one wastes at most one chunk's
+    /// writing (the pieces written before the first string out of order are left unread).
+    fn spill_ascending(
+        &mut self,
+        scratch: &Arc<Scratch>,
+    ) -> Option<Result<Vec<Chunk>, SpillError>> {
+        let parts: Vec<&StringCounts> = self.values.logged_parts().collect();
+        if self.unordered || parts.is_empty() {
+            return None;
+        }
+        let out_of_order = std::cell::Cell::new(false);
+        let mut chunks = Vec::new();
+        for part in parts {
+            let mut writer = ChunkWriter::new(scratch);
+            let chunk = writer
+                .ascending_strings(part.ascending_folded(&out_of_order))
+                .and_then(|()| writer.finish());
+            if out_of_order.get() {
+                self.unordered = true;
+                return None;
+            }
+            match chunk {
+                Ok(chunk) if chunk.entries == 0 => {}
+                Ok(chunk) => chunks.push(chunk),
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        Some(Ok(chunks))
     }
 
     /// Writes the exact counts to a chunk of `scratch` and empties them; when that fails, the
     /// property switches to sketches (holding every count) and the error says why.
     pub(super) fn spill(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
-        // Values that arrived in order are written as they are, a chunk per builder: finishing
-        // then merges them by text, with no hashing (see `spilled.rs`).
-        let written: Result<Vec<Chunk>, SpillError> = match self.values.ascending_runs() {
-            Some(runs) => runs
-                .into_iter()
-                .filter(|run| !run.is_empty())
-                .map(|run| {
-                    let mut writer = ChunkWriter::new(scratch);
-                    writer.ascending_strings(run.into_iter().map(|(_, text, n)| (text, n)))?;
-                    writer.finish()
-                })
-                .collect(),
+        let written = match self.spill_ascending(scratch) {
+            Some(written) => written,
             None => {
                 let tally = self.values.tally_unordered();
                 let mut writer = ChunkWriter::new(scratch);

@@ -352,6 +352,46 @@ impl StringCounts {
         std::iter::once(self).chain(&self.parts).map(|part| tally_sorted(&[part])).collect()
     }
 
+    /// The builders whose logs [`Self::ascending_folded`] reads, in item order: this one and
+    /// the parts merged into it; none in the table layout (its order says nothing).
+    pub(super) fn logged_parts(&self) -> impl Iterator<Item = &StringCounts> {
+        let parts = if self.logging { &self.parts[..] } else { &[] };
+        self.logging.then_some(self).into_iter().chain(parts)
+    }
+
+    /// This builder's strings as distinct strings in ascending order with their counts, read
+    /// from its log as long as they arrived in ascending order (as ids and timestamps do);
+    /// the iterator ends early, with `out_of_order` set, at the first string that did not.
+    /// Equal strings are then neighbours, so one pass folds them: no hashing, no sorting, and
+    /// nothing gathered (a spill writes them as they are read).
+    pub(super) fn ascending_folded<'a>(
+        &'a self,
+        out_of_order: &'a std::cell::Cell<bool>,
+    ) -> impl Iterator<Item = (&'a str, u64)> + 'a {
+        // The counted slots are the distinct values seen before logging began, in table order;
+        // sorted, they are in the order they arrived if the values ascended at all.
+        let mut counted: Vec<(u64, &str, u64)> = self.entries().take(self.counted.len()).collect();
+        counted.sort_unstable_by(|a, b| a.1.cmp(b.1));
+        let logged = self.log.iter().map(|l| (&self.arena[l.range()], 1));
+        let mut entries =
+            counted.into_iter().map(|(_, text, n)| (text, n)).chain(logged).peekable();
+        std::iter::from_fn(move || {
+            let (text, mut n) = entries.next()?;
+            while let Some(&(next, m)) = entries.peek() {
+                match next.cmp(text) {
+                    std::cmp::Ordering::Equal => n += m,
+                    std::cmp::Ordering::Greater => break,
+                    std::cmp::Ordering::Less => {
+                        out_of_order.set(true);
+                        return None;
+                    }
+                }
+                entries.next();
+            }
+            Some((text, n))
+        })
+    }
+
     /// Every builder's strings as runs of distinct strings in ascending order with their counts:
     /// [`Self::ascending_runs`] where they arrived in order, else sorted.
     pub(super) fn sorted_runs(&self) -> Vec<Tally<'_>> {
