@@ -304,11 +304,16 @@ impl NumberStats {
     /// Pushing into a fresh vector after each spill faulted in and zeroed its pages again — a
     /// tenth of the profile of a column of ten million ids.
     fn spill_in_place(&mut self, scratch: &Arc<Scratch>) -> Result<(), SpillError> {
-        super::numeric::sort_values(&mut self.values);
         let mut writer = ChunkWriter::new(scratch);
-        let written = super::numeric::sorted_runs(&self.values)
-            .try_for_each(|(value, n)| writer.number(NumberKey::float(value), n))
-            .and_then(|()| writer.finish());
+        let mut write = |(value, n)| writer.number(NumberKey::float(value), n);
+        let written = match repeats::counted_if_repeating(std::slice::from_ref(&self.values)) {
+            Some(distinct) => distinct.into_iter().try_for_each(&mut write),
+            None => {
+                super::numeric::sort_values(&mut self.values);
+                super::numeric::sorted_runs(&self.values).try_for_each(&mut write)
+            }
+        }
+        .and_then(|()| writer.finish());
         match written {
             Ok(chunk) => {
                 if repeats::worth_counting(self.values.len(), chunk.entries as usize) {

@@ -75,6 +75,58 @@ fn run_len(sorted: &[f64]) -> usize {
     }
 }
 
+/// The values of `parts` in ascending order where each part ascends (a column of ids or times
+/// that the threads read stretches of): merged, where sorting them all would undo the order
+/// each thread saw. `None` otherwise, or for fewer than two parts holding values.
+fn merged_in_order(parts: &[Vec<f64>]) -> Option<Vec<f64>> {
+    use std::borrow::Cow;
+    let ascends = |part: &&Vec<f64>| part.is_sorted_by(|a, b| a.total_cmp(b).is_le());
+    let parts: Vec<&Vec<f64>> = parts.iter().filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 || !parts.iter().all(ascends) {
+        return None;
+    }
+    let mut runs: Vec<Cow<'_, [f64]>> = parts.into_iter().map(|p| Cow::Borrowed(&p[..])).collect();
+    // Pairs merged until one run is left: a handful of parts (one per core), so a few passes.
+    while runs.len() > 1 {
+        let mut next = Vec::with_capacity(runs.len().div_ceil(2));
+        let mut pending = runs.into_iter();
+        while let Some(a) = pending.next() {
+            next.push(match pending.next() {
+                Some(b) => Cow::Owned(merge_two(&a, &b)),
+                None => a,
+            });
+        }
+        runs = next;
+    }
+    runs.pop().map(Cow::into_owned)
+}
+
+/// Two ascending runs as one (the first's equal values before the second's).
+fn merge_two(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    // Runs that follow one another (stretches read in order) are copied whole.
+    if let (Some(last), Some(first)) = (a.last(), b.first())
+        && last.total_cmp(first).is_le()
+    {
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        return out;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j].total_cmp(&a[i]).is_lt() {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// Distinct values past which [`ValueRuns::from_parts`] stops counting and sorts.
 const COUNT_UP_TO: usize = 1 << 14;
 
@@ -137,6 +189,14 @@ impl ValueRuns {
         if !counted.is_empty() {
             let counted = Self::from_counts(counted);
             return Self::from_parts(parts).merged(&counted);
+        }
+        if counted.is_empty()
+            && let Some(distinct) = super::repeats::counted_if_repeating(&parts)
+        {
+            return Self::from_counts(distinct);
+        }
+        if let Some(all) = merged_in_order(&parts) {
+            return Self::from_sorted_vec(all);
         }
         // The parts gathered into the largest one (whose memory grows in place), sorted, and
         // folded into runs in that same memory: finishing ten million numbers then holds them
@@ -784,6 +844,39 @@ pub use super::histogram::{BinScale, EdgeCounts, HistogramLayout, histogram};
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ascending_parts_are_merged_and_the_rest_sorted() {
+        use super::{ValueRuns, merged_in_order, sort_values};
+        let ids = |range: std::ops::Range<i64>| range.map(|i| i as f64).collect::<Vec<f64>>();
+        // Threads' stretches of a column of ids, handed over in any order.
+        let parts = vec![ids(50_000..90_000), Vec::new(), ids(0..50_000), ids(90_000..100_000)];
+        assert_eq!(merged_in_order(&parts), Some(ids(0..100_000)));
+        assert_eq!(ValueRuns::from_parts(parts), ValueRuns::from_sorted_vec(ids(0..100_000)));
+        // Stretches read in turns by each thread: each part ascends, the parts interleave.
+        let turns = |thread: i64| (0..100_000).filter(move |i| i / 1_000 % 3 == thread);
+        let parts: Vec<Vec<f64>> = (0..3).map(|t| turns(t).map(|i| i as f64).collect()).collect();
+        assert_eq!(merged_in_order(&parts), Some(ids(0..100_000)));
+        // Overlapping parts with repeats and both zeros merge to what sorting gives.
+        let meeting = vec![vec![-0.0, 3.0, 5.0, 5.0], vec![-1.0, 0.0, 0.0, 3.0, 9.0]];
+        let mut all = meeting.concat();
+        sort_values(&mut all);
+        let merged = merged_in_order(&meeting).expect("merged");
+        assert_eq!(
+            merged.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            all.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        let runs = ValueRuns::from_sorted_vec(merged);
+        assert_eq!(runs.iter().map(|(_, n)| n).collect::<Vec<_>>(), vec![1, 3, 2, 2, 1]);
+        // A part that does not ascend, or a single part, is left to sorting, to the same runs.
+        let unsorted = vec![ids(0..50_000), ids(50_000..100_000).into_iter().rev().collect()];
+        for parts in [unsorted, vec![ids(0..10)]] {
+            assert!(merged_in_order(&parts).is_none());
+            let mut all: Vec<f64> = parts.concat();
+            sort_values(&mut all);
+            assert_eq!(ValueRuns::from_parts(parts), ValueRuns::from_sorted_vec(all));
+        }
+    }
+
     #[test]
     fn runs_fold_both_zeros_into_one_and_keep_each_nan_apart() {
         use super::{ValueRuns, sort_values, sorted_runs};
