@@ -103,6 +103,24 @@ pub(crate) fn listing_table(
     // four times the memory, for a top-k that gained less.
     let format = ParquetFormat::default().with_options(parquet_options);
     let options = ListingOptions::new(std::sync::Arc::new(format)).with_file_extension("");
+    // Text columns are read as views of the pages' bytes, not copied into one buffer per
+    // batch: DataFusion groups, compares and filters views without the copy (measured on 10M
+    // rows: a group-by by a five-valued text 0.46 -> 0.27 s, a top-k 0.54 -> 0.45 s).
+    let schema = std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
+        schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8 => {
+                    std::sync::Arc::new(
+                        f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8View),
+                    )
+                }
+                _ => f.clone(),
+            })
+            .collect::<Vec<_>>(),
+        schema.metadata().clone(),
+    ));
     let config =
         ListingTableConfig::new(table_url).with_listing_options(options).with_schema(schema);
     let table = ListingTable::try_new(config).map_err(|e| parquet_error(path, e))?;
