@@ -342,6 +342,13 @@ impl Approximation {
                     percent_text(e)
                 )),
             );
+            // A sketched property's numbers are seen once, so their mean and deviation are
+            // running sums (Welford's), not the exact sum and second pass of an exact profile.
+            let running =
+                "running sum (Welford's): the last one or two of the 15 digits shown may differ";
+            for name in ["mean", "stdDev"] {
+                m.insert(name.into(), Value::String(running.into()));
+            }
         }
         if let Some(n) = self.count_undercount {
             m.insert(

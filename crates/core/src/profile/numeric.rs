@@ -705,20 +705,44 @@ impl Centre {
 }
 
 /// The sum of squared distances from a [`Centre`], in ascending order of the values (the order
-/// decides its rounding, the same in memory and spilled).
+/// decides its rounding, the same in memory and spilled). Both sums are compensated
+/// (Neumaier's): added plainly, two million values lost the last four of the fifteen digits shown
+/// (each addition's rounding, relative to a sum that grows, adds up over the values).
 #[derive(Debug, Default)]
 pub(super) struct Spread {
-    m2: f64,
+    m2: Compensated,
     /// The sum of the distances: not zero when the mean was rounded (see [`Spread::std_dev`]).
-    drift: f64,
+    drift: Compensated,
+}
+
+/// A sum of doubles with the rounding of each addition carried beside it (Neumaier's variant of
+/// Kahan's summation): its error stays a few units in the last place of the sum, whatever the
+/// number of terms.
+#[derive(Debug, Default, Clone, Copy)]
+struct Compensated {
+    sum: f64,
+    carry: f64,
+}
+
+impl Compensated {
+    fn add(&mut self, x: f64) {
+        let sum = self.sum + x;
+        self.carry +=
+            if self.sum.abs() >= x.abs() { (self.sum - sum) + x } else { (x - sum) + self.sum };
+        self.sum = sum;
+    }
+
+    fn value(self) -> f64 {
+        self.sum + self.carry
+    }
 }
 
 impl Spread {
     /// Adds `x`, seen `n` times.
     pub(super) fn add(&mut self, centre: &Centre, x: NumberKey, n: u64) {
         let distance = centre.distance(x);
-        self.m2 += distance * distance * n as f64;
-        self.drift += distance * n as f64;
+        self.m2.add(distance * distance * n as f64);
+        self.drift.add(distance * n as f64);
     }
 
     /// The sample standard deviation of `count` values.
@@ -726,9 +750,10 @@ impl Spread {
         // Distances from a rounded mean overstate the squares by count × (its rounding)²,
         // which the sum of the distances measures: where values differ by a few units in the
         // last place of a large mean (1e10 and 1e10 + 2e-6), that was most of the sum.
+        let (m2, drift) = (self.m2.value(), self.drift.value());
         let m2 = match count {
             0 => 0.0,
-            n => (self.m2 - self.drift * self.drift / n as f64).max(0.0),
+            n => (m2 - drift * drift / n as f64).max(0.0),
         };
         let std = if count > 1 { (m2 / (count - 1) as f64).sqrt() } else { 0.0 };
         match *centre {

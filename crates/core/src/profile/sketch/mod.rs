@@ -1,8 +1,9 @@
 //! What a property switches to when its exact counters outgrow the memory budget: mergeable
 //! sketches whose error is known and reported with every figure they give (see
-//! [`super::Approximation`]). Counts, extremes, lengths, formats, means and standard deviations
-//! stay exact — they are running sums; distinct counts, frequent values, quantiles and
-//! histograms become estimates.
+//! [`super::Approximation`]). Counts, extremes, lengths and formats stay exact; means and
+//! standard deviations become running sums (Welford's, accurate to about 13 significant digits,
+//! where an exact profile sums exactly and takes a second pass); distinct counts, frequent
+//! values, quantiles and histograms become estimates.
 
 mod distinct;
 mod frequent;
