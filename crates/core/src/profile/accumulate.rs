@@ -167,7 +167,9 @@ impl StringStats {
         for part in parts {
             let mut writer = ChunkWriter::new(scratch);
             let chunk = writer
-                .ascending_strings(part.ascending_folded(&out_of_order))
+                .ascending_strings(
+                    part.ascending_folded(&out_of_order).map(|(_, text, n)| (text, n)),
+                )
                 .and_then(|()| writer.finish());
             if out_of_order.get() {
                 self.unordered = true;

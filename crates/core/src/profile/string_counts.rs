@@ -359,25 +359,25 @@ impl StringCounts {
         self.logging.then_some(self).into_iter().chain(parts)
     }
 
-    /// This builder's strings as distinct strings in ascending order with their counts, read
-    /// from its log as long as they arrived in ascending order (as ids and timestamps do);
-    /// the iterator ends early, with `out_of_order` set, at the first string that did not.
-    /// Equal strings are then neighbours, so one pass folds them: no hashing, no sorting, and
-    /// nothing gathered (a spill writes them as they are read).
+    /// This builder's strings as distinct strings in ascending order with their hashes and
+    /// counts, read from its log as long as they arrived in ascending order (as ids and
+    /// timestamps do); the iterator ends early, with `out_of_order` set, at the first string
+    /// that did not. Equal strings are then neighbours, so one pass folds them: no hashing, no
+    /// sorting, and nothing gathered (a spill writes them as they are read).
     pub(super) fn ascending_folded<'a>(
         &'a self,
-        out_of_order: &'a std::cell::Cell<bool>,
-    ) -> impl Iterator<Item = (&'a str, u64)> + 'a {
+        out_of_order: &std::cell::Cell<bool>,
+    ) -> impl Iterator<Item = (u64, &'a str, u64)> {
         // The counted slots are the distinct values seen before logging began, in table order;
         // sorted, they are in the order they arrived if the values ascended at all.
-        let mut counted: Vec<(u64, &str, u64)> = self.entries().take(self.counted.len()).collect();
+        let mut entries = self.entries();
+        let mut counted: Vec<(u64, &str, u64)> =
+            entries.by_ref().take(self.counted.len()).collect();
         counted.sort_unstable_by(|a, b| a.1.cmp(b.1));
-        let logged = self.log.iter().map(|l| (&self.arena[l.range()], 1));
-        let mut entries =
-            counted.into_iter().map(|(_, text, n)| (text, n)).chain(logged).peekable();
+        let mut entries = counted.into_iter().chain(entries).peekable();
         std::iter::from_fn(move || {
-            let (text, mut n) = entries.next()?;
-            while let Some(&(next, m)) = entries.peek() {
+            let (hash, text, mut n) = entries.next()?;
+            while let Some(&(_, next, m)) = entries.peek() {
                 match next.cmp(text) {
                     std::cmp::Ordering::Equal => n += m,
                     std::cmp::Ordering::Greater => break,
@@ -388,7 +388,7 @@ impl StringCounts {
                 }
                 entries.next();
             }
-            Some((text, n))
+            Some((hash, text, n))
         })
     }
 
@@ -430,20 +430,14 @@ impl StringCounts {
     }
 }
 
-/// The tally of logs whose values arrived in ascending order, as ids and timestamps usually do:
-/// equal values are then neighbours, so one pass folds them, with no hashing or sorting. `None`
-/// as soon as a value is out of order (the general tally then runs).
-///
-/// A source's counted slots are the distinct values it saw before it began to log, in table
-/// order; sorted, they are in the order they arrived if the values ascended at all.
+/// The tally of logs whose values arrived in ascending order, as ids and timestamps usually do
+/// (each source folded by [`StringCounts::ascending_folded`], the sources one after another);
+/// `None` as soon as a value is out of order (the general tally then runs).
 fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(u64, &'a str, u64)>> {
+    let out_of_order = std::cell::Cell::new(false);
     let mut tally: Vec<(u64, &'a str, u64)> = Vec::new();
     for part in sources {
-        let mut entries = part.entries();
-        let mut counted: Vec<(u64, &str, u64)> =
-            entries.by_ref().take(part.counted.len()).collect();
-        counted.sort_unstable_by(|a, b| a.1.cmp(b.1));
-        for (hash, text, count) in counted.into_iter().chain(entries) {
+        for (hash, text, count) in part.ascending_folded(&out_of_order) {
             match tally.last_mut() {
                 Some(last) if last.1 == text => last.2 += count,
                 Some(last) if last.1 > text => return None,
@@ -455,6 +449,9 @@ fn tally_sorted<'a>(sources: &[&'a StringCounts]) -> Option<Vec<(u64, &'a str, u
                     tally.push((hash, text, count));
                 }
             }
+        }
+        if out_of_order.get() {
+            return None;
         }
     }
     Some(tally)
