@@ -574,7 +574,11 @@ fn profile_block<R: Reader>(
         counts.lines += 1;
         let line_start = offset;
         offset += raw.len() as u64;
-        let raw = std::str::from_utf8(raw).map_err(|e| line_start + e.valid_up_to() as u64)?;
+        // The SIMD check first (std's took 3–4 % of a flat file's profile); std's only for a
+        // line that fails it, to say where.
+        let raw = simdutf8::basic::from_utf8(raw)
+            .or_else(|_| std::str::from_utf8(raw))
+            .map_err(|e| line_start + e.valid_up_to() as u64)?;
         let trimmed = raw.trim_start();
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
