@@ -133,22 +133,14 @@ const COUNT_UP_TO: usize = 1 << 14;
 /// Each distinct value of `values` (each given with a count) with its total count, or `None`
 /// once there are more than `COUNT_UP_TO` distinct ones.
 pub(super) fn count_few(values: impl IntoIterator<Item = (f64, u64)>) -> Option<Vec<(f64, u64)>> {
-    use std::hash::BuildHasher;
-    let hash = |bits: u64| super::string_counts::hasher().hash_one(bits);
-    let mut table: hashbrown::HashTable<(u64, u64)> = hashbrown::HashTable::new();
+    let mut table = super::repeats::RepeatCounts::default();
     for (value, n) in values {
-        // `-0.0 + 0.0` is `0.0`: the two zeros are one value, as `==` says.
-        let bits = (value + 0.0).to_bits();
-        let full = table.len() >= COUNT_UP_TO;
-        match table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
-            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += n,
-            hashbrown::hash_table::Entry::Vacant(_) if full => return None,
-            hashbrown::hash_table::Entry::Vacant(entry) => {
-                entry.insert((bits, n));
-            }
+        table.add(value, n);
+        if table.len() > COUNT_UP_TO {
+            return None;
         }
     }
-    Some(table.into_iter().map(|(bits, n)| (f64::from_bits(bits), n)).collect())
+    Some(table.into_counts())
 }
 
 /// Every value of a numeric property as its distinct values in ascending order, each with how

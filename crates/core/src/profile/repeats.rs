@@ -6,6 +6,8 @@
 //! runs again. When a spill finds the values it sorted repeat (few runs for many values), the
 //! values that follow are counted in a table of distinct values instead: a table that stays in
 //! cache, so the property holds its distinct values, not its items, and is rarely spilled again.
+//! The same table ([`RepeatCounts`]) counts few-valued numbers when they are compacted or
+//! finished (`numeric::count_few`).
 
 use std::hash::BuildHasher;
 
@@ -62,22 +64,15 @@ pub(super) fn counted_if_repeating(parts: &[Vec<f64>]) -> Option<Vec<(f64, u64)>
     if !(estimate.is_finite() && worth_counting(n, estimate as usize)) {
         return None;
     }
-    let hash = |bits: u64| hasher().hash_one(bits);
-    let mut table: HashTable<(u64, u64)> = HashTable::with_capacity(estimate as usize * 9 / 8);
+    let mut table = RepeatCounts::with_capacity(estimate as usize * 9 / 8);
     for value in parts.iter().flatten() {
         if value.is_nan() {
             return None;
         }
-        let bits = value.to_bits();
-        match table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
-            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += 1,
-            hashbrown::hash_table::Entry::Vacant(entry) => {
-                entry.insert((bits, 1));
-            }
-        }
+        // By their own bits: which zero comes first in order is kept, as sorting keeps it.
+        table.add_bits(value.to_bits(), 1);
     }
-    let mut distinct: Vec<(f64, u64)> =
-        table.into_iter().map(|(bits, n)| (f64::from_bits(bits), n)).collect();
+    let mut distinct = table.into_counts();
     distinct.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     distinct.dedup_by(|later, first| {
         let same = later.0 == first.0;
@@ -89,7 +84,8 @@ pub(super) fn counted_if_repeating(parts: &[Vec<f64>]) -> Option<Vec<(f64, u64)>
     Some(distinct)
 }
 
-/// Distinct values (by their bits, the two zeros as one) with their counts.
+/// Distinct values (by their bits; [`RepeatCounts::add`] makes the two zeros one) with their
+/// counts.
 #[derive(Debug, Default)]
 pub(super) struct RepeatCounts {
     table: HashTable<(u64, u64)>,
@@ -106,21 +102,35 @@ impl RepeatCounts {
         self.table.len()
     }
 
+    /// Counts `value` `n` more times (the two zeros as one value, as `==` says).
+    pub(super) fn add(&mut self, value: f64, n: u64) {
+        // `-0.0 + 0.0` is `0.0`.
+        self.add_bits((value + 0.0).to_bits(), n);
+    }
+
+    /// Counts the value whose bits are `bits` `n` more times.
+    fn add_bits(&mut self, bits: u64, n: u64) {
+        let hash = |bits: u64| hasher().hash_one(bits);
+        match self.table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
+            hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += n,
+            hashbrown::hash_table::Entry::Vacant(entry) => {
+                entry.insert((bits, n));
+            }
+        }
+    }
+
     /// Counts each of `values` once. False once the table holds more than [`MOST_DISTINCT`]
     /// values: the caller stops counting.
     pub(super) fn add_all(&mut self, values: &[f64]) -> bool {
-        let hash = |bits: u64| hasher().hash_one(bits);
         for &value in values {
-            // `-0.0 + 0.0` is `0.0`: the two zeros are one value, as `==` says.
-            let bits = (value + 0.0).to_bits();
-            match self.table.entry(hash(bits), |e| e.0 == bits, |e| hash(e.0)) {
-                hashbrown::hash_table::Entry::Occupied(mut entry) => entry.get_mut().1 += 1,
-                hashbrown::hash_table::Entry::Vacant(entry) => {
-                    entry.insert((bits, 1));
-                }
-            }
+            self.add(value, 1);
         }
         self.table.len() <= MOST_DISTINCT
+    }
+
+    /// Every counted value with its count, in no order.
+    pub(super) fn into_counts(self) -> Vec<(f64, u64)> {
+        self.table.into_iter().map(|(bits, n)| (f64::from_bits(bits), n)).collect()
     }
 
     /// Moves every counted value onto `counted` (in no order), leaving the table empty with its

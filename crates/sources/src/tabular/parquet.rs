@@ -106,21 +106,13 @@ pub(crate) fn listing_table(
     // Text columns are read as views of the pages' bytes, not copied into one buffer per
     // batch: DataFusion groups, compares and filters views without the copy (measured on 10M
     // rows: a group-by by a five-valued text 0.46 -> 0.27 s, a top-k 0.54 -> 0.45 s).
-    let schema = std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
-        schema
-            .fields()
-            .iter()
-            .map(|f| match f.data_type() {
-                arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8 => {
-                    std::sync::Arc::new(
-                        f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8View),
-                    )
-                }
-                _ => f.clone(),
-            })
-            .collect::<Vec<_>>(),
-        schema.metadata().clone(),
-    ));
+    let schema = retyped(&schema, |_, field| {
+        matches!(
+            field.data_type(),
+            arrow_schema::DataType::Utf8 | arrow_schema::DataType::LargeUtf8
+        )
+        .then_some(arrow_schema::DataType::Utf8View)
+    });
     let config =
         ListingTableConfig::new(table_url).with_listing_options(options).with_schema(schema);
     let table = ListingTable::try_new(config).map_err(|e| parquet_error(path, e))?;
@@ -360,18 +352,33 @@ fn read_schema(
 ) -> arrow_schema::SchemaRef {
     use arrow_schema::DataType;
     let columns = metadata.row_groups().get(group).map(|g| g.columns()).unwrap_or_default();
-    let mut fields = schema.fields().to_vec();
-    for &(field, leaf) in texts {
-        let read = if columns.get(leaf).is_some_and(every_page_dictionary) {
+    retyped(schema, |index, _| {
+        let &(_, leaf) = texts.iter().find(|&&(field, _)| field == index)?;
+        Some(if columns.get(leaf).is_some_and(every_page_dictionary) {
             DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
         } else {
             DataType::Utf8View
-        };
-        if fields[field].data_type() != &read {
-            fields[field] =
-                std::sync::Arc::new(fields[field].as_ref().clone().with_data_type(read));
-        }
-    }
+        })
+    })
+}
+
+/// `schema` with the fields `retype` gives a type (by index and field) read as that type; names,
+/// nullability and metadata kept.
+fn retyped(
+    schema: &arrow_schema::Schema,
+    retype: impl Fn(usize, &arrow_schema::Field) -> Option<arrow_schema::DataType>,
+) -> arrow_schema::SchemaRef {
+    let fields: Vec<arrow_schema::FieldRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(index, field)| match retype(index, field) {
+            Some(read) if field.data_type() != &read => {
+                std::sync::Arc::new(field.as_ref().clone().with_data_type(read))
+            }
+            _ => field.clone(),
+        })
+        .collect();
     std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
