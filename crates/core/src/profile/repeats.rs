@@ -39,14 +39,21 @@ const ESTIMATE_FROM: usize = 1 << 16;
 /// few percent up to a few million distinct values; infinite past them): one pass costing a
 /// fifteenth of a sort.
 fn distinct_estimate<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
-    let mut bitmap = vec![0u64; 1 << (ESTIMATE_BITS - 6)];
-    for value in values {
-        let at = (hasher().hash_one(value.to_bits()) >> (64 - ESTIMATE_BITS)) as usize;
+    distinct_hashes_estimate(values.map(|value| hasher().hash_one(value.to_bits())), ESTIMATE_BITS)
+}
+
+/// About how many distinct hashes `hashes` holds (of the process-wide [`hasher`]), by linear
+/// counting over a bitmap of `2^bits` bits: within a few percent up to a few times `2^bits`
+/// distinct hashes, infinite past them.
+pub(super) fn distinct_hashes_estimate(hashes: impl Iterator<Item = u64>, bits: u32) -> f64 {
+    let mut bitmap = vec![0u64; 1 << bits.saturating_sub(6)];
+    for hash in hashes {
+        let at = (hash >> (64 - bits)) as usize;
         bitmap[at >> 6] |= 1 << (at & 63);
     }
-    let bits = f64::from(1u32 << ESTIMATE_BITS);
+    let size = f64::from(1u32 << bits);
     let zeros = f64::from(bitmap.iter().map(|w| w.count_zeros()).sum::<u32>());
-    -bits * (zeros / bits).ln()
+    -size * (zeros / size).ln()
 }
 
 /// The values of `parts` as distinct values in ascending order with their counts (equal

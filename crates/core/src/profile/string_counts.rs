@@ -12,6 +12,8 @@
 //!   occurrence is instead *appended* to a log of 16-byte entries — sequential writes only — and
 //!   the logs are sorted by hash and folded into counts once, at the end ([`StringCounts::tally`]).
 //!   Merging a log keeps the other builder's counts as a part of their own: nothing is copied.
+//!   A log found to repeat its values after all (an estimate at each doubling of its length)
+//!   is folded back into a table.
 //!
 //! Either way the counts are exact. Every table in the process hashes with the same randomly
 //! seeded hasher, so hashes computed by one thread stay valid in another's table.
@@ -22,16 +24,27 @@ use std::sync::OnceLock;
 use foldhash::fast::FixedState;
 use hashbrown::HashTable;
 
-/// Distinct values past which a mostly-distinct property switches to the log layout. Not
-/// fewer: a property of some 50,000 names repeated over a million rows looks mostly distinct
-/// for its first thousands, and logging it costs a million text lookups at the end where a
-/// table of 50,000 (a few MB, in cache) counts it as it goes — in a table profile that made
-/// finishing take twice the reading. Tests exercise the switch at a smaller size: both layouts
-/// are exact at any threshold.
+use super::repeats::distinct_hashes_estimate;
+
+/// Distinct values past which a mostly-distinct property switches to the log layout. Low: a
+/// table of tens of thousands of long strings per property (URLs, shas, titles: hundreds of
+/// such properties in nested documents) turns every new value into cache misses and rehashes,
+/// where a log appends. A property that only looks mostly distinct at first (some 50,000 names
+/// repeated over ten million rows) is caught by [`CHECK_LOG_FROM`]'s checks and goes back to a
+/// table, which then holds its distinct values rather than its items. Tests exercise the switch
+/// at a smaller size: both layouts are exact at any threshold.
 #[cfg(not(test))]
-const LOG_AFTER: usize = 65_536;
-#[cfg(test)]
 const LOG_AFTER: usize = 4_096;
+#[cfg(test)]
+const LOG_AFTER: usize = 1_024;
+
+/// Log length from which a log is checked for repeats, at each power of two: by an estimate of
+/// its distinct values (a pass over its hashes), it goes back to a table when fewer than a
+/// [`REPEATS_TO_UNLOG`]th of its values are distinct.
+const CHECK_LOG_FROM: usize = 4 * LOG_AFTER;
+
+/// Average repeats of a log's values past which the log goes back to a table.
+const REPEATS_TO_UNLOG: f64 = 4.0;
 
 /// A distinct string with its count (the table layout).
 #[derive(Debug, Clone, Copy)]
@@ -159,6 +172,10 @@ pub(crate) struct StringCounts {
     counted: Vec<Slot>,
     log: Vec<Logged>,
     logging: bool,
+    /// Distinct values a table holds before it may switch to the log layout: [`LOG_AFTER`],
+    /// raised each time a log goes back to a table (so a property cannot switch back and forth
+    /// at every check).
+    log_after: usize,
     arena: String,
     total: u64,
     /// Logs merged in from other builders, in item order after this one's.
@@ -199,6 +216,9 @@ impl StringCounts {
             self.log
                 .push(Logged { hash, place: (self.arena.len() as u64) << 16 | value.len() as u64 });
             self.arena.push_str(value);
+            if self.log.len() >= CHECK_LOG_FROM && self.log.len().is_power_of_two() {
+                self.unlog_if_repeating();
+            }
             return;
         }
         if self.logging {
@@ -222,7 +242,9 @@ impl StringCounts {
             hashbrown::hash_table::Entry::Vacant(vacant) => {
                 let text = short.unwrap_or_else(|| SlotText::stored(value, arena));
                 vacant.insert(Slot { hash, text, count: n });
-                if self.table.len() > LOG_AFTER && self.table.len() as u64 * 2 > self.total {
+                if self.table.len() > self.log_after.max(LOG_AFTER)
+                    && self.table.len() as u64 * 2 > self.total
+                {
                     self.start_logging();
                 }
             }
@@ -235,7 +257,30 @@ impl StringCounts {
         let (mut log, mut arena) = (std::mem::take(&mut self.log), std::mem::take(&mut self.arena));
         log.clear();
         arena.clear();
-        Self { logging: self.logging, log, arena, ..Self::default() }
+        Self { logging: self.logging, log_after: self.log_after, log, arena, ..Self::default() }
+    }
+
+    /// Goes back to the table layout if this builder's log repeats its values (see
+    /// [`CHECK_LOG_FROM`]). Logs merged from other builders are left as they are.
+    fn unlog_if_repeating(&mut self) {
+        if !self.parts.is_empty() {
+            return;
+        }
+        // A bitmap of four bits per value, at most 128 KiB: the estimate stays within a few
+        // percent for the distinct counts that matter here, below a quarter of the values.
+        let bits = (self.log.len() * 4).trailing_zeros().clamp(16, 20);
+        let distinct = distinct_hashes_estimate(self.log.iter().map(|l| l.hash), bits);
+        if distinct * REPEATS_TO_UNLOG > self.log.len() as f64 {
+            return;
+        }
+        let mut table = StringCounts {
+            log_after: self.log_after.max(LOG_AFTER).saturating_mul(8),
+            ..StringCounts::default()
+        };
+        for (hash, text, n) in self.tally_hashed() {
+            table.add_hashed(hash, text, n);
+        }
+        *self = table;
     }
 
     fn start_logging(&mut self) {
@@ -546,6 +591,41 @@ mod tests {
         assert_eq!(all.iter().map(|(_, n)| n).sum::<u64>(), 20_001);
         assert_eq!(all.iter().find(|(s, _)| s == "id-1").map(|(_, n)| *n), Some(2));
         assert_eq!(all.iter().find(|(s, _)| s == "id-7000").map(|(_, n)| *n), Some(2));
+    }
+
+    #[test]
+    fn a_log_that_repeats_goes_back_to_a_table_and_stays_exact() {
+        // 3,000 names in a scattered order: mostly distinct for their first thousands, then
+        // each seen about 33 times.
+        let mut counts = StringCounts::default();
+        let name = |i: u64| format!("customer name {:05}", (i * 7_919) % 3_000);
+        for i in 0..100_000 {
+            counts.add(&name(i), 1);
+            if i == 2_500 {
+                assert!(counts.logging, "mostly distinct so far: logged");
+            }
+        }
+        assert!(!counts.logging, "the log's repeats sent it back to a table");
+        assert_eq!(counts.table.len(), 3_000);
+        let all = sorted(&mut counts);
+        assert_eq!(all.len(), 3_000);
+        assert_eq!(all.iter().map(|(_, n)| n).sum::<u64>(), 100_000);
+        for (text, n) in &all {
+            let k: u64 = text["customer name ".len()..].parse().expect("a number");
+            // Value k is name(i) for the i below 100,000 with i * 7,919 = k (mod 3,000).
+            let expected = (0..100_000u64).filter(|i| (i * 7_919) % 3_000 == k).count() as u64;
+            assert_eq!(*n, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_log_of_distinct_values_stays_a_log() {
+        let mut counts = StringCounts::default();
+        for i in 0..100_000 {
+            counts.add(&format!("order {i}"), 1);
+        }
+        assert!(counts.logging);
+        assert_eq!(sorted(&mut counts).len(), 100_000);
     }
 
     #[test]
