@@ -192,24 +192,6 @@ pub(crate) fn skip(tape: &[Token], at: usize) -> usize {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// High bits marking the bytes of `word` equal to `byte`; the lowest marked byte is exact (a
-/// borrow can only mark bytes above a real match).
-#[inline]
-fn bytes_equal(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// High bits marking the bytes of `word` that end a plain string's run: a backslash or a control
-/// character (lowest marked byte exact, as for [`bytes_equal`]).
-#[inline]
-fn string_breaks(word: u64) -> u64 {
-    bytes_equal(word, b'\\') | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
-}
-
 /// The first position at or after `pos` that is not whitespace.
 #[inline(always)]
 fn skip_whitespace(bytes: &[u8], mut pos: usize) -> usize {
@@ -243,24 +225,23 @@ fn member_key(bytes: &[u8], pos: usize, tape: &mut Vec<Token>) -> Option<usize> 
 }
 
 /// A string without escapes or control characters, at its opening quote: its content's start and
-/// length, and the position after its closing quote. Eight bytes are checked at a time.
+/// length, and the position after its closing quote. Sixteen bytes are checked at a time.
 #[inline(always)]
 fn string(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
     let start = pos + 1;
     let mut at = start;
     // Both fit: the text's length was checked to fit in u32.
     let close = |at: usize| Some((start as u32, (at - start) as u32, at + 1));
-    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let word = u64::from_le_bytes(*word);
-        let (quote, other) = (bytes_equal(word, b'"'), string_breaks(word));
+    while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+        let (quote, other) = breaks(block);
         if quote | other != 0 {
             // The string ends here if its closing quote comes before anything it cannot hold.
             if quote.trailing_zeros() >= other.trailing_zeros() {
                 return None;
             }
-            return close(at + (quote.trailing_zeros() / 8) as usize);
+            return close(at + quote.trailing_zeros() as usize);
         }
-        at += 8;
+        at += 16;
     }
     while let Some(&byte) = bytes.get(at) {
         match byte {
@@ -271,6 +252,46 @@ fn string(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
     }
     None
 }
+
+/// The bits of `block`'s bytes (bit `i` for byte `i`) that are a quote, and those that end a
+/// plain string's run otherwise: a backslash or a control character.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // SSE2 intrinsics, their one precondition stated below
+#[inline(always)]
+fn breaks(block: &[u8; 16]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target, so these instructions always exist; the one
+    // load reads the 16 bytes `block` borrows (unaligned loads are allowed).
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // A byte is a control character when the smaller of it and 0x1f is itself.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        (
+            _mm_movemask_epi8(quote) as u32,
+            _mm_movemask_epi8(_mm_or_si128(backslash, control)) as u32,
+        )
+    }
+}
+
+/// [`breaks`] a byte at a time, where SSE2 is not there (and in tests, against it).
+#[cfg_attr(target_arch = "x86_64", cfg(test))]
+#[inline(always)]
+fn breaks_bytewise(block: &[u8; 16]) -> (u32, u32) {
+    let (mut quotes, mut others) = (0, 0);
+    for (i, &byte) in block.iter().enumerate() {
+        quotes |= u32::from(byte == b'"') << i;
+        others |= u32::from(byte == b'\\' || byte < 0x20) << i;
+    }
+    (quotes, others)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use breaks_bytewise as breaks;
 
 /// A string with escapes, at its opening quote, decoded onto the end of `out` as serde_json
 /// decodes it: its start and length in `out`, and the position after its closing quote. `None`
@@ -318,7 +339,18 @@ fn escaped_string(text: &str, pos: usize, out: &mut String) -> Option<(u32, u32,
                 run = at;
             }
             0..0x20 => return None,
-            _ => at += 1,
+            _ => {
+                // Skip the plain bytes that follow, sixteen at a time.
+                at += 1;
+                while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+                    let (quote, other) = breaks(block);
+                    let first = (quote | other).trailing_zeros();
+                    at += first.min(16) as usize;
+                    if first < 16 {
+                        break;
+                    }
+                }
+            }
         }
     }
 }
@@ -415,6 +447,22 @@ mod tests {
     fn tokens(text: &str) -> Option<Vec<Token>> {
         let mut tape = Vec::new();
         scan(text, &mut tape, &mut String::new()).then_some(tape)
+    }
+
+    #[test]
+    fn sixteen_bytes_are_marked_as_one_at_a_time_marks_them() {
+        // Every byte value in every position, beside quotes, backslashes and plain bytes.
+        let mut block = [b'a'; 16];
+        for value in 0..=255u8 {
+            for at in 0..16 {
+                for other in [b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff] {
+                    block.fill(b'a');
+                    block[at] = value;
+                    block[(at * 7 + 3) % 16] = other;
+                    assert_eq!(breaks(&block), breaks_bytewise(&block), "{block:?}");
+                }
+            }
+        }
     }
 
     #[test]
