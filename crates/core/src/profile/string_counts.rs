@@ -668,6 +668,20 @@ mod tests {
     }
 
     #[test]
+    fn texts_under_one_hash_stay_apart_in_a_log() {
+        let mut counts = StringCounts::default();
+        counts.start_logging();
+        // Every value under the same hash, repeats interleaved with other texts.
+        for value in ["a", "b", "a", "b", "c", "a", "b", "a"] {
+            counts.add_hashed(7, value, 1);
+        }
+        assert_eq!(
+            sorted(&mut counts),
+            [("a".to_string(), 4), ("b".to_string(), 3), ("c".to_string(), 1)]
+        );
+    }
+
+    #[test]
     fn logs_merged_from_many_builders_fold_repeats_in_first_appearance_order() {
         let builder = |range: std::ops::Range<i32>, extra: &[(&str, u64)]| {
             let mut counts = StringCounts::default();
