@@ -61,12 +61,6 @@ const fn classes() -> [u8; 256] {
     table
 }
 
-/// True when every byte of `bytes` is of `class`.
-#[inline]
-fn all_of(bytes: &[u8], class: u8) -> bool {
-    bytes.iter().all(|&b| CLASSES[usize::from(b)] & class != 0)
-}
-
 /// True when `rest`, what follows `scheme://`, is surely a valid authority, path, query and
 /// fragment: a host of `unreserved` characters, an optional port of digits, then a path starting
 /// with `/`, a query after `?` and a fragment after `#`, in plain characters. False means
@@ -82,22 +76,34 @@ pub(super) fn is_plain_tail(rest: &[u8]) -> bool {
             return false;
         }
     }
-    // The path runs to the first `?` or `#`, the query from a `?` to the first `#`; a fragment
-    // holds no `#`.
-    let (path_and_query, fragment) = match tail.iter().position(|&b| b == b'#') {
-        Some(hash) => (&tail[..hash], Some(&tail[hash + 1..])),
-        None => (tail, None),
-    };
-    let (path, query) = match path_and_query.iter().position(|&b| b == b'?') {
-        Some(mark) => (&path_and_query[..mark], &path_and_query[mark + 1..]),
-        None => (path_and_query, &[][..]),
-    };
     // The authority ends at a byte it cannot hold: the path must start there with `/` (or be
     // empty, the query or fragment starting there).
-    (path.is_empty() || path[0] == b'/')
-        && all_of(path, PATH)
-        && all_of(query, QUERY)
-        && fragment.is_none_or(|f| all_of(f, QUERY))
+    if !matches!(tail.first(), None | Some(b'/' | b'?' | b'#')) {
+        return false;
+    }
+    // One pass: the path runs to the first `?` or `#`, the query from a `?` to the first `#`,
+    // and a fragment holds no `#`.
+    let mut part = Part::Path;
+    for &b in tail {
+        let class = if part == Part::Path { PATH } else { QUERY };
+        if CLASSES[usize::from(b)] & class != 0 {
+            continue;
+        }
+        part = match (b, part) {
+            (b'?', Part::Path) => Part::Query,
+            (b'#', Part::Path | Part::Query) => Part::Fragment,
+            _ => return false,
+        };
+    }
+    true
+}
+
+/// Where [`is_plain_tail`] is in what follows the authority.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Path,
+    Query,
+    Fragment,
 }
 
 #[cfg(test)]
