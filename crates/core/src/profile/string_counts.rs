@@ -38,6 +38,10 @@ const LOG_AFTER: usize = 4_096;
 #[cfg(test)]
 const LOG_AFTER: usize = 1_024;
 
+/// Distinct values from which a table found mostly distinct when it is spilled goes on as a log
+/// (see [`StringCounts::emptied`]); a smaller table is cheap either way.
+const LOG_FROM_SPILLED: usize = 256;
+
 /// Log length from which a log is checked for repeats, at each power of two: by an estimate of
 /// its distinct values (a pass over its hashes), it goes back to a table when fewer than a
 /// [`REPEATS_TO_UNLOG`]th of its values are distinct.
@@ -273,11 +277,24 @@ impl StringCounts {
 
     /// Empty counts in this one's layout: a property whose counts were just spilled goes on as
     /// it was (a log stays a log, rather than growing a table to [`LOG_AFTER`] again each time).
+    /// A table that was mostly distinct values goes on as a log: a property seen a few thousand
+    /// times between spills (a pull request's URLs in a file of all kinds of events) never
+    /// reaches [`LOG_AFTER`], and was otherwise inserted into a new table each time.
     pub(super) fn emptied(&mut self) -> Self {
+        let mostly_distinct = self.table.len() >= LOG_FROM_SPILLED
+            && self.table.len() as u64 * 2 > self.total
+            // Not one that went back to a table: its repeats are known.
+            && self.log_after == 0;
         let (mut log, mut arena) = (std::mem::take(&mut self.log), std::mem::take(&mut self.arena));
         log.clear();
         arena.clear();
-        Self { logging: self.logging, log_after: self.log_after, log, arena, ..Self::default() }
+        Self {
+            logging: self.logging || mostly_distinct,
+            log_after: self.log_after,
+            log,
+            arena,
+            ..Self::default()
+        }
     }
 
     /// Goes back to the table layout if this builder's log repeats its values (see
@@ -759,6 +776,25 @@ mod tests {
                 ("2024-01-01T00:00:02Z".to_string(), 1)
             ]
         );
+    }
+
+    #[test]
+    fn a_spilled_table_of_mostly_distinct_values_goes_on_as_a_log() {
+        let filled = |distinct: usize, total: usize| {
+            let mut counts = StringCounts::default();
+            for i in 0..total {
+                counts.add(&format!("https://example.com/pulls/{}", i % distinct), 1);
+            }
+            assert!(!counts.logging, "below LOG_AFTER: a table");
+            counts
+        };
+        assert!(filled(1_000, 1_000).emptied().logging, "all distinct");
+        assert!(!filled(300, 3_000).emptied().logging, "each seen ten times");
+        assert!(!filled(100, 100).emptied().logging, "a small table");
+        let mut log = filled(1_000, 1_000).emptied();
+        log.add("https://example.com/pulls/1", 1);
+        log.add("https://example.com/pulls/1", 1);
+        assert_eq!(sorted(&mut log), [("https://example.com/pulls/1".to_string(), 2)]);
     }
 
     #[test]
