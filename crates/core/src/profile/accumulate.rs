@@ -190,12 +190,15 @@ impl StringStats {
         let written = match self.spill_ascending(scratch) {
             Some(written) => written,
             None => {
-                let tally = self.values.tally_unordered();
                 let mut writer = ChunkWriter::new(scratch);
-                writer
-                    .hashed_strings_by_bucket(&tally)
-                    .and_then(|()| writer.finish())
-                    .map(|c| vec![c])
+                let written = if self.values.repeats_little() {
+                    // Folding the repeats first would cost more than writing the few there are.
+                    writer.hashed_strings_by_bucket(|| self.values.entries())
+                } else {
+                    let tally = self.values.tally_unordered();
+                    writer.hashed_strings_by_bucket(|| tally.iter().copied())
+                };
+                written.and_then(|()| writer.finish()).map(|c| vec![c])
             }
         };
         match written {

@@ -305,17 +305,21 @@ impl ChunkWriter {
         self.entry_done(n)
     }
 
-    /// Adds every string of `tally` (with its hash and count, in any order) in the order of
-    /// their hashes' buckets, which a merge reads a bucket at a time.
+    /// Adds every string `tally()` yields (with its hash and count, in any order, a string
+    /// more than once if need be: finishing folds equal strings) in the order of their hashes'
+    /// buckets, which a merge reads a bucket at a time.
     ///
     /// Visiting the strings in bucket order would cost a cache miss per string, as their texts
     /// lie in the order they arrived. Instead a window of buckets at a time is laid out in
     /// memory by one pass over the tally in its own order, each string copied to its bucket's
     /// place: reads in order, writes to one cursor per bucket.
-    pub(super) fn hashed_strings_by_bucket(
+    pub(super) fn hashed_strings_by_bucket<'t, I>(
         &mut self,
-        tally: &[(u64, &str, u64)],
-    ) -> Result<(), SpillError> {
+        tally: impl Fn() -> I,
+    ) -> Result<(), SpillError>
+    where
+        I: Iterator<Item = (u64, &'t str, u64)>,
+    {
         use super::spilled::{BUCKET_BITS, bucket_of};
         self.flush()?;
         self.strings = true;
@@ -323,7 +327,7 @@ impl ChunkWriter {
         let entry_bytes =
             |text: &str, n: u64| 8 + varint_len(text.len() as u64) + text.len() + varint_len(n);
         let mut sizes = vec![0usize; buckets];
-        for &(hash, text, n) in tally {
+        for (hash, text, n) in tally() {
             sizes[usize::from(bucket_of(hash))] += entry_bytes(text, n);
             self.chunk.values += n;
             self.chunk.entries += 1;
@@ -341,7 +345,7 @@ impl ChunkWriter {
             }
             window.clear();
             window.resize(bytes, 0);
-            for &(hash, text, n) in tally {
+            for (hash, text, n) in tally() {
                 let bucket = usize::from(bucket_of(hash));
                 if bucket < first || bucket >= end {
                     continue;

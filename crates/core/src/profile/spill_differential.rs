@@ -303,6 +303,33 @@ fn hashed_string_chunks_and_batched_number_merges_agree_with_memory_in_every_ord
     }
 }
 
+/// Strings nearly all distinct, in no order, every tenth a repeat of one a few items before:
+/// spilled as logged (their repeats unfolded within a chunk and across chunks) and folded when
+/// finishing, they agree with memory.
+#[test]
+fn nearly_distinct_strings_spilled_unfolded_agree_with_memory() {
+    let n = 20_000u64;
+    let items: Vec<Value> = (0..n)
+        .map(|i| {
+            let v = if i % 10 == 9 { i - 5 } else { i };
+            json!({"s": format!("value-{}", v * 7_919 % 100_003)})
+        })
+        .collect();
+    let mut whole = ProfileBuilder::new();
+    let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+    let mut spilled = ProfileBuilder::new().spill_to(spill.clone());
+    for (i, v) in items.iter().enumerate() {
+        whole.add_value(v);
+        spilled.add_value(v);
+        if i % 2_000 == 1_999 {
+            spilled.fit_budget(1);
+        }
+    }
+    assert!(spill.written() > 0 && spill.failure().is_none());
+    let (spilled, whole) = (spilled.finish(n), whole.finish(n));
+    assert_same(&spilled, &whole);
+}
+
 /// Strings that arrive in ascending order are spilled as runs and merged by text: builders over
 /// interleaved blocks (as a Parquet file's row groups are read) leave overlapping runs, a
 /// property that stops ascending half-way (or late in a spill, after pieces of its run were

@@ -659,7 +659,8 @@ fn by_bucket_again(chunk: &Chunk) -> Option<Chunk> {
         })
         .collect();
     let mut writer = ChunkWriter::new(chunk.scratch());
-    let written = writer.hashed_strings_by_bucket(&tally).and_then(|()| writer.finish());
+    let written =
+        writer.hashed_strings_by_bucket(|| tally.iter().copied()).and_then(|()| writer.finish());
     written.map_err(|error| chunk.scratch().fail(error)).ok()
 }
 

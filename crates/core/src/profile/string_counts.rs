@@ -42,6 +42,10 @@ const LOG_AFTER: usize = 1_024;
 /// (see [`StringCounts::emptied`]); a smaller table is cheap either way.
 const LOG_FROM_SPILLED: usize = 256;
 
+/// Average repeats of a log's values up to which a spill writes its entries unfolded (see
+/// [`StringCounts::repeats_little`]): at most one in five values a repeat.
+const UNFOLDED_REPEATS: f64 = 1.25;
+
 /// Log length from which a log is checked for repeats, at each power of two: by an estimate of
 /// its distinct values (a pass over its hashes), it goes back to a table when fewer than a
 /// [`REPEATS_TO_UNLOG`]th of its values are distinct.
@@ -494,9 +498,21 @@ impl StringCounts {
         }
     }
 
+    /// True for a log of this builder's alone whose values are nearly all distinct (by an
+    /// estimate over their hashes): spilling writes its entries as they are ([`Self::entries`])
+    /// rather than folding repeats first, which takes a sort.
+    pub(super) fn repeats_little(&self) -> bool {
+        if !self.logging || !self.parts.is_empty() || self.log.len() < LOG_FROM_SPILLED {
+            return false;
+        }
+        let bits = (self.log.len() * 4).next_power_of_two().trailing_zeros().clamp(16, 20);
+        let distinct = distinct_hashes_estimate(self.log.iter().map(|l| l.hash), bits);
+        distinct * UNFOLDED_REPEATS >= self.log.len() as f64
+    }
+
     /// Every entry of this source in the log layout, in the order of [`Self::entry_text`]:
-    /// `(hash, text, count)`.
-    fn entries(&self) -> impl Iterator<Item = (u64, &str, u64)> {
+    /// `(hash, text, count)`, repeats not folded.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (u64, &str, u64)> {
         let counted = self.counted.iter().map(|s| (s.hash, s.text.get(&self.arena), s.count));
         counted.chain(self.log.iter().map(|l| (l.hash, &self.arena[l.range()], 1)))
     }
