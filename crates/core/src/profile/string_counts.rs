@@ -307,11 +307,7 @@ impl StringCounts {
         if !self.parts.is_empty() {
             return;
         }
-        // A bitmap of four bits per value, at most 128 KiB: the estimate stays within a few
-        // percent for the distinct counts that matter here, below a quarter of the values.
-        let bits = (self.log.len() * 4).trailing_zeros().clamp(16, 20);
-        let distinct = distinct_hashes_estimate(self.log.iter().map(|l| l.hash), bits);
-        if distinct * REPEATS_TO_UNLOG > self.log.len() as f64 {
+        if self.logged_distinct() * REPEATS_TO_UNLOG > self.log.len() as f64 {
             return;
         }
         let mut table = StringCounts {
@@ -505,9 +501,15 @@ impl StringCounts {
         if !self.logging || !self.parts.is_empty() || self.log.len() < LOG_FROM_SPILLED {
             return false;
         }
+        self.logged_distinct() * UNFOLDED_REPEATS >= self.log.len() as f64
+    }
+
+    /// About how many distinct values this builder's log holds, estimated over their hashes
+    /// with a bitmap of four bits per value, at most 128 KiB: within a few percent for the
+    /// distinct counts its callers compare, well below the log's length.
+    fn logged_distinct(&self) -> f64 {
         let bits = (self.log.len() * 4).next_power_of_two().trailing_zeros().clamp(16, 20);
-        let distinct = distinct_hashes_estimate(self.log.iter().map(|l| l.hash), bits);
-        distinct * UNFOLDED_REPEATS >= self.log.len() as f64
+        distinct_hashes_estimate(self.log.iter().map(|l| l.hash), bits)
     }
 
     /// Every entry of this source in the log layout, in the order of [`Self::entry_text`]:
