@@ -7,7 +7,6 @@
 //! Builders are mergeable, which is how loaders use every core: each thread profiles a slice of the
 //! items and the partial builders are merged before [`ProfileBuilder::finish`].
 
-use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use super::numeric::ValueRuns;
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::repeats::{self, RepeatCounts};
 use super::sketch::{NumberSketch, StringSketch};
+use super::skip::{KeySeed, ObjectOrder, Skip};
 use super::spill::{Chunk, ChunkWriter, Scratch, Spill, SpillError};
 use super::string_counts::{StringCounts, same_text};
 use super::tape::{self, Token};
@@ -716,6 +716,9 @@ pub(crate) struct PathNode<S = ValueStats> {
     /// that is the order a front-to-back pass meets them, at any depth (a key's place among
     /// its siblings is not: `[{"b": 1}, {"a": 1}]` has both first).
     pub first_seen: (u64, usize),
+    /// The last check of an object's members that met this key ([`shadow_repeated`]): meeting
+    /// it again in the same check means the key is repeated there.
+    stamp: u64,
 }
 
 /// Past this many members, key lookup switches from a scan to a hash map.
@@ -860,6 +863,12 @@ pub(super) struct Ctx {
     created: usize,
     /// True when a refused key could not be remembered.
     forgot: bool,
+    /// The last stamp given to a check for repeated keys ([`PathNode::stamp`]).
+    object_stamp: u64,
+    /// The members of the objects being walked, innermost last ([`TapeWalk::value`]).
+    members: Vec<Member>,
+    /// The objects of the item going through serde_json, and its repeated keys.
+    objects: ObjectOrder,
 }
 
 impl Ctx {
@@ -876,7 +885,16 @@ impl Ctx {
             position: 0,
             positioned: false,
             created: 0,
+            object_stamp: 0,
+            members: Vec::new(),
+            objects: ObjectOrder::default(),
         }
+    }
+
+    /// A stamp no node carries yet.
+    fn next_object_stamp(&mut self) -> u64 {
+        self.object_stamp += 1;
+        self.object_stamp
     }
 
     /// Says where the next items lie (see [`ProfileBuilder::set_position`]).
@@ -906,6 +924,8 @@ impl Ctx {
         self.refused_any |= other.refused_any;
         self.positioned |= other.positioned;
         self.forgot |= other.forgot;
+        // Nodes merged in keep `other`'s stamps: later visits must get larger ones.
+        self.object_stamp = self.object_stamp.max(other.object_stamp);
     }
 
     /// The path limit as finishing reports it, whether any key was refused, and whether keys
@@ -945,18 +965,21 @@ pub(super) fn add_json_whole<S: Counters>(
     if tape::scan(json, tape, unescaped) {
         return Ok(walk_tape(root, ctx, tape, unescaped, want_id, json));
     }
-    let skip = Skip { depth: 0, max_depth: ctx.limits.max_depth };
-    let check = |json| {
-        let mut de = serde_json::Deserializer::from_str(json);
-        skip.deserialize(&mut de).and_then(|()| de.end())
-    };
-    if let Err(checked) = check(json) {
+    if let Err(checked) = check(ctx, json) {
         // The error as a whole load reports it (the profiling visitor's, not the checker's),
         // from a scratch builder; bad lines are rare.
         let error = ProfileBuilder::new().add_json_by_serde(json).err();
         return Err(error.unwrap_or(checked));
     }
-    add_json_by_serde(root, ctx, want_id, json)
+    profile_checked(root, ctx, want_id, json)
+}
+
+/// Checks that `json` is one value that profiling accepts, and finds its repeated keys.
+fn check(ctx: &mut Ctx, json: &str) -> Result<(), serde_json::Error> {
+    ctx.objects.start_check();
+    let skip = Skip { depth: 0, max_depth: ctx.limits.max_depth, order: &mut ctx.objects };
+    let mut de = serde_json::Deserializer::from_str(json);
+    skip.deserialize(&mut de).and_then(|()| de.end())
 }
 
 /// Reads one item given as JSON text into `root` through serde_json alone.
@@ -966,6 +989,19 @@ fn add_json_by_serde<S: Counters>(
     want_id: bool,
     json: &str,
 ) -> Result<Option<ItemId>, serde_json::Error> {
+    // Invalid text fails profiling too, with the error profiling reports.
+    let _ = check(ctx, json);
+    profile_checked(root, ctx, want_id, json)
+}
+
+/// Reads one item given as JSON text into `root` through serde_json, once [`check`] ran on it.
+fn profile_checked<S: Counters>(
+    root: &mut PathNode<S>,
+    ctx: &mut Ctx,
+    want_id: bool,
+    json: &str,
+) -> Result<Option<ItemId>, serde_json::Error> {
+    ctx.objects.start_profile();
     ctx.captured_id = None;
     // An earlier item that failed inside its `id` member left the flag set.
     ctx.capture_id = false;
@@ -977,6 +1013,7 @@ fn add_json_by_serde<S: Counters>(
 
 /// Reads one item given as a parsed value into `root`.
 pub(super) fn add_value<S: Counters>(root: &mut PathNode<S>, ctx: &mut Ctx, value: &Value) {
+    ctx.objects.start_unchecked();
     // A Value always deserializes: the visitor accepts every JSON shape.
     let _ = NodeSeed { node: root, ctx, depth: 0, want_id: false }.deserialize(value);
 }
@@ -998,6 +1035,8 @@ pub struct ProfileBuilder {
     spill: Option<Spill>,
     /// This builder's scratch file, made at its first spill.
     scratch: Option<Arc<Scratch>>,
+    /// What the last fit of the memory budget measured ([`ProfileBuilder::fit_budget_growing`]).
+    pub(super) last_fit: Option<super::budget::LastFit>,
 }
 
 impl Default for ProfileBuilder {
@@ -1020,6 +1059,7 @@ impl ProfileBuilder {
             want_id: false,
             spill: None,
             scratch: None,
+            last_fit: None,
             tape: Vec::new(),
             unescaped: String::new(),
         }
@@ -1133,6 +1173,33 @@ pub(super) struct TapeWalk<'a> {
     pub(super) omit: &'a [&'a str],
 }
 
+/// An object member found by [`TapeWalk::value`] before its value is walked.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Member {
+    /// The index of its key among the node's children; [`SHADOWED`] when a later member of
+    /// the same object has the same key.
+    child: u32,
+    /// Where its value starts on the tape.
+    value_at: u32,
+}
+
+/// [`Member::child`] of a member whose key comes again later in its object.
+const SHADOWED: u32 = u32::MAX;
+
+/// Marks every member but the last of each repeated key as [`SHADOWED`]. `stamp` is fresh:
+/// walking backwards, a child already carrying it has a later member.
+#[inline(never)]
+fn shadow_repeated<S: Counters>(members: &mut [Member], node: &mut PathNode<S>, stamp: u64) {
+    for member in members.iter_mut().rev() {
+        let Some((_, child)) = node.keys.get_mut(member.child as usize) else { continue };
+        if child.stamp == stamp {
+            member.child = SHADOWED;
+        } else {
+            child.stamp = stamp;
+        }
+    }
+}
+
 /// The text of a key or string token.
 #[inline]
 fn token_text(text: &str, start: u32, len: u32) -> &str {
@@ -1160,10 +1227,17 @@ impl TapeWalk<'_> {
                     stats.add_depth_limited();
                     return end;
                 }
+                // Members are found first and walked after, so that of a key repeated in the
+                // object only the last value is counted, as JSON parsers read it.
+                let base = self.ctx.members.len();
+                // The children met so far, by index up to 63 (past it, every member is checked
+                // after): a repeated key is found in registers, with no write to the children.
+                let mut met = 0u64;
+                let mut check = false;
                 let mut i = at + 1;
                 let mut ordinal = 0;
                 while i < end {
-                    let Some(&Token::Key { start, len }) = self.tape.get(i) else { return end };
+                    let Some(&Token::Key { start, len }) = self.tape.get(i) else { break };
                     let key = token_text(self.text, start, len);
                     i += 1;
                     if depth == 0 && self.omit.contains(&key) {
@@ -1175,10 +1249,28 @@ impl TapeWalk<'_> {
                         i = tape::skip(self.tape, i);
                         continue;
                     };
-                    let capture = self.want_id && depth == 0 && key == "id";
-                    i = self.value(i, &mut node.keys[index].1, depth + 1, capture);
+                    match 1u64.checked_shl(index as u32) {
+                        Some(bit) => {
+                            check |= met & bit != 0;
+                            met |= bit;
+                        }
+                        None => check = true,
+                    }
+                    self.ctx.members.push(Member { child: index as u32, value_at: i as u32 });
+                    i = tape::skip(self.tape, i);
                     ordinal += 1;
                 }
+                if check {
+                    let stamp = self.ctx.next_object_stamp();
+                    shadow_repeated(&mut self.ctx.members[base..], node, stamp);
+                }
+                for m in base..self.ctx.members.len() {
+                    let Member { child, value_at } = self.ctx.members[m];
+                    let Some((key, child)) = node.keys.get_mut(child as usize) else { continue };
+                    let capture = self.want_id && depth == 0 && &**key == "id";
+                    self.value(value_at as usize, child, depth + 1, capture);
+                }
+                self.ctx.members.truncate(base);
                 end
             }
             Token::Array { end, len } => {
@@ -1237,77 +1329,6 @@ impl TapeWalk<'_> {
                 at + 1
             }
         }
-    }
-}
-
-/// A value read and dropped, each number and string in it parsed as profiling parses it down
-/// to the depth limit (beyond it, as profiling does, skipped unread: nesting deeper than
-/// serde_json's recursion limit is cut, not refused). serde's `IgnoredAny` alone passes numbers
-/// out of range and lone surrogate escapes that profiling refuses, so a check with it would pass
-/// lines that then fail halfway through their counters.
-#[derive(Clone, Copy)]
-struct Skip {
-    depth: usize,
-    max_depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Skip {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Skip {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_none<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if self.depth >= self.max_depth {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-        } else {
-            let inner = Skip { depth: self.depth + 1, ..self };
-            while seq.next_element_seed(inner)?.is_some() {}
-        }
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        if self.depth >= self.max_depth {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        } else {
-            let inner = Skip { depth: self.depth + 1, ..self };
-            while map.next_key_seed(KeySeed)?.is_some() {
-                map.next_value_seed(inner)?;
-            }
-        }
-        Ok(())
     }
 }
 
@@ -1417,14 +1438,20 @@ impl<'de, S: Counters> Visitor<'de> for NodeSeed<'_, S> {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
         }
+        let object = self.ctx.objects.next_object();
         let mut ordinal = 0;
+        let mut member = 0;
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            let Some(index) = self.node.child_index(&key, ordinal, self.ctx) else {
+            let at = member;
+            member += 1;
+            let found = self.node.child_index(&key, ordinal, self.ctx);
+            if found.is_none() {
                 self.node.dropped_keys += 1;
-                map.next_value_seed(Skip {
-                    depth: self.depth + 1,
-                    max_depth: self.ctx.limits.max_depth,
-                })?;
+            }
+            let Some(index) = found.filter(|_| !self.ctx.objects.is_shadowed(object, at)) else {
+                let max_depth = self.ctx.limits.max_depth;
+                let order = &mut self.ctx.objects;
+                map.next_value_seed(Skip { depth: self.depth + 1, max_depth, order })?;
                 continue;
             };
             self.ctx.capture_id = self.want_id && self.depth == 0 && key == "id";
@@ -1439,40 +1466,6 @@ impl<'de, S: Counters> Visitor<'de> for NodeSeed<'_, S> {
             ordinal += 1;
         }
         Ok(())
-    }
-}
-
-/// Deserializes an object key, borrowing it from the input when it has no escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
     }
 }
 

@@ -8,12 +8,15 @@
 //! fits while streaming also fits when finished.
 //!
 //! A streamed file's size is known, so the loader also says how far through its part it is
-//! ([`ProfileBuilder::fit_budget_growing`]): a property whose counters grow with every item and
-//! would, at that rate, outgrow the budget by the end is switched then, not after its exact
-//! counters have filled the budget. It is the property the end of the file would have switched
-//! anyway (the same rule, applied to the sizes the part will reach), so what is estimated does
-//! not change, only the memory held on the way.
+//! ([`ProfileBuilder::fit_budget_growing`]): a property whose counters grew since the last fit
+//! and would, at that rate, outgrow the budget by the end is switched then, not after its exact
+//! counters have filled the budget. The rate is each property's own since the last fit, not its
+//! size over the share read: a property of a few thousand values met in the first block has
+//! stopped growing, however large it is then. So what is switched early is what the end of the
+//! file would have switched (the same rule, applied to the sizes the part will reach); only the
+//! memory held on the way differs.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::ProfileBuilder;
@@ -66,6 +69,28 @@ fn measure(node: &mut PathNode, route: &mut Vec<u32>, heavy: &mut Vec<Heavy>) ->
         route.pop();
     }
     total
+}
+
+/// What the last fit that was told the growth to come measured, for the next to project from.
+#[derive(Debug, Default)]
+pub(super) struct LastFit {
+    /// The share of its part the input had reached.
+    done: f64,
+    /// The bytes of each property's strings (`false`) or numbers (`true`), by route.
+    bytes: HashMap<(Vec<u32>, bool), usize>,
+}
+
+impl LastFit {
+    /// What `heavy` will have added by the end of the part, now `done` of the way through it,
+    /// at the rate it grew since this fit; nothing when there is no rate to go by yet.
+    fn more(&self, heavy: &Heavy, done: f64) -> usize {
+        if done <= self.done || done >= 1.0 {
+            return 0;
+        }
+        let before = self.bytes.get(&(heavy.route.clone(), heavy.numbers)).copied().unwrap_or(0);
+        let rate = heavy.bytes.saturating_sub(before) as f64 / (done - self.done);
+        (rate * (1.0 - done)) as usize
+    }
 }
 
 /// The node `route` leads to.
@@ -148,34 +173,53 @@ impl ProfileBuilder {
 
     /// [`ProfileBuilder::fit_budget`] for input that will grow to `growth` times what was added
     /// so far (at least 1; the loader's part of a file over what it has read): the heaviest
-    /// properties are switched to sketches while the counters, each grown at its present rate,
-    /// would need more than `bytes` by then. A growth of 1 is [`ProfileBuilder::fit_budget`].
-    /// Returns what the counters need now.
+    /// properties are switched to sketches while the counters, each growing on at its rate since
+    /// the last such fit (none at the first), would need more than `bytes` by then. A growth of
+    /// 1 is [`ProfileBuilder::fit_budget`]. Returns what the counters need now.
     pub fn fit_budget_growing(&mut self, bytes: usize, growth: f64) -> usize {
         let growth = if growth.is_finite() { growth.max(1.0) } else { 1.0 };
+        let last = self.last_fit.take();
         let mut heavy = Vec::new();
         let (root, spill) = self.root_and_scratch();
         let mut total = measure(root, &mut Vec::new(), &mut heavy);
         if let Some((spill, scratch)) = spill {
             return spill_heaviest(root, heavy, total, bytes, spill, scratch);
         }
-        heavy.retain(|h| h.sketchable);
-        // What each heavy property will have added by the end, at its present rate.
-        let more = |h: &Heavy| (h.bytes as f64 * (growth - 1.0)) as usize;
-        let mut projected = total + heavy.iter().map(more).sum::<usize>();
-        if projected <= bytes {
-            return total;
-        }
-        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes + more(h)));
-        for candidate in heavy {
+        let done = 1.0 / growth;
+        let mut sizes: HashMap<_, _> =
+            heavy.iter().map(|h| ((h.route.clone(), h.numbers), h.bytes)).collect();
+        // Each sketchable property with what it will have added by the end, at its rate since
+        // the last fit.
+        let mut heavy: Vec<(Heavy, usize)> = heavy
+            .into_iter()
+            .filter(|h| h.sketchable)
+            .map(|h| {
+                let more = last.as_ref().map_or(0, |last| last.more(&h, done));
+                (h, more)
+            })
+            .collect();
+        let mut projected = total + heavy.iter().map(|(_, more)| more).sum::<usize>();
+        heavy.sort_by_key(|(h, more)| std::cmp::Reverse(h.bytes + more));
+        for (candidate, more) in heavy {
             if projected <= bytes {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
+            let key = (candidate.route, candidate.numbers);
+            // A log of repeating strings is the table it becomes, not an item-by-item growth.
+            if !candidate.numbers && node.stats.strings.values.unlog_if_repeating_now() {
+                let now = node.stats.strings.exact_bytes();
+                total = total.saturating_sub(candidate.bytes) + now;
+                projected = projected.saturating_sub(candidate.bytes + more) + now;
+                sizes.insert(key, now);
+                continue;
+            }
             let after = sketch(node, candidate.numbers);
             total = total.saturating_sub(candidate.bytes) + after;
-            projected = projected.saturating_sub(candidate.bytes + more(&candidate)) + after;
+            projected = projected.saturating_sub(candidate.bytes + more) + after;
+            sizes.remove(&key);
         }
+        self.last_fit = Some(LastFit { done, bytes: sizes });
         total
     }
 
@@ -267,6 +311,49 @@ mod tests {
             b.add_json(&item(i)).expect("valid");
         }
         assert_eq!(a.fit_budget(1 << 20), b.fit_budget_growing(1 << 20, 1.0));
+    }
+
+    /// Profiles 200,000 items of six string properties of `distinct` values each, drawn at
+    /// random, fitting an 8 MiB budget told the growth to come; returns the first fit's size.
+    fn repeating_strings(distinct: u32) -> (crate::CollectionProfile, usize) {
+        let n = 200_000;
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut builder = ProfileBuilder::new();
+        let mut first = None;
+        for i in 0..n {
+            let item: serde_json::Map<String, serde_json::Value> = (0..6)
+                .map(|p| {
+                    (format!("p{p}"), json!(format!("value of p{p}: {:05}", rng.u32(..distinct))))
+                })
+                .collect();
+            builder.add_json(&serde_json::Value::Object(item).to_string()).expect("valid");
+            if i % 10_000 == 9_999 {
+                let size = builder.fit_budget_growing(8 << 20, n as f64 / (i + 1) as f64);
+                first.get_or_insert(size);
+            }
+        }
+        let profile = builder.finish(n as u64);
+        let p0 = profile.property(&"p0".parse::<PropertyPath>().expect("path")).expect("p0");
+        assert_eq!(p0.strings.as_ref().map(|s| s.distinct), Some(u64::from(distinct)));
+        (profile, first.unwrap_or_default())
+    }
+
+    /// All values met in the first 10,000 items: large early (each property a log of every
+    /// item at first, past the test's threshold), then a table that no longer grows.
+    #[test]
+    fn properties_whose_values_were_all_met_early_are_not_projected_to_grow() {
+        let (profile, first) = repeating_strings(2_500);
+        // Their first sizes, times the growth still to come, were far past the budget.
+        assert!(first * 19 > 8 << 20, "{first}");
+        assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
+    }
+
+    /// Values still being met at the second fit, each already seen a few times on average:
+    /// still logs of every item then, growing by each item, but bound to become small tables.
+    #[test]
+    fn a_log_of_repeating_values_is_projected_as_the_table_it_becomes() {
+        let (profile, _) = repeating_strings(6_000);
+        assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
     }
 
     #[test]

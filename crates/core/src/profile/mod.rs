@@ -23,6 +23,7 @@ mod schema_counters;
 mod schema_differential;
 mod sketch;
 mod skewed_bins;
+mod skip;
 pub mod spill;
 #[cfg(test)]
 mod spill_differential;

@@ -310,7 +310,9 @@ pub struct Approximation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_relative_error: Option<f64>,
     /// Counts of the most frequent strings may be low by up to this many; only values whose
-    /// count exceeds it are listed, and any value not listed occurs at most this often.
+    /// count exceeds it are listed. A value not listed occurs at most this many times more than
+    /// the last one listed, and at most twice this many times when none is listed (its count
+    /// may be this bound, and low by as much).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count_undercount: Option<u64>,
 }
@@ -354,7 +356,8 @@ impl Approximation {
             m.insert(
                 "values".into(),
                 Value::String(format!(
-                    "each count may be low by up to {n}; a value not listed occurs at most {n} times more often than the last one listed"
+                    "each count may be low by up to {n}, and only values counted more than {n} times are listed; a value not listed occurs at most {n} times more often than the last one listed (at most {} times when none is listed)",
+                    n.saturating_mul(2)
                 )),
             );
             m.insert(

@@ -42,9 +42,10 @@ const LOG_AFTER: usize = 1_024;
 /// (see [`StringCounts::emptied`]); a smaller table is cheap either way.
 const LOG_FROM_SPILLED: usize = 256;
 
-/// Average repeats of a log's values up to which a spill writes its entries unfolded (see
-/// [`StringCounts::repeats_little`]): at most one in five values a repeat.
-const UNFOLDED_REPEATS: f64 = 1.25;
+/// Average repeats of a log's values up to which it repeats little (at most one value in five
+/// a repeat): a spill writes it unfolded ([`StringCounts::repeats_little`]), and the memory
+/// budget leaves it a log ([`StringCounts::unlog_if_repeating_now`]).
+const LITTLE_REPEATS: f64 = 1.25;
 
 /// Log length from which a log is checked for repeats, at each power of two: by an estimate of
 /// its distinct values (a pass over its hashes), it goes back to a table when fewer than a
@@ -304,11 +305,24 @@ impl StringCounts {
     /// Goes back to the table layout if this builder's log repeats its values (see
     /// [`CHECK_LOG_FROM`]). Logs merged from other builders are left as they are.
     fn unlog_if_repeating(&mut self) {
-        if !self.parts.is_empty() {
-            return;
-        }
-        if self.logged_distinct() * REPEATS_TO_UNLOG > self.log.len() as f64 {
-            return;
+        self.unlog_if_repeating_by(REPEATS_TO_UNLOG);
+    }
+
+    /// Goes back to the table layout now if this builder's log repeats its values more than a
+    /// little (one value in five a repeat, by estimate); returns whether it did. The memory
+    /// budget asks before it sketches a log: the table is smaller, and grows with the distinct
+    /// values, not with every item as the log does.
+    pub(super) fn unlog_if_repeating_now(&mut self) -> bool {
+        self.logging
+            && self.log.len() >= CHECK_LOG_FROM
+            && self.unlog_if_repeating_by(LITTLE_REPEATS)
+    }
+
+    /// [`Self::unlog_if_repeating`] past `repeats` average repeats; returns whether it went
+    /// back to a table.
+    fn unlog_if_repeating_by(&mut self, repeats: f64) -> bool {
+        if !self.parts.is_empty() || self.logged_distinct() * repeats > self.log.len() as f64 {
+            return false;
         }
         let mut table = StringCounts {
             log_after: self.log_after.max(LOG_AFTER).saturating_mul(8),
@@ -318,6 +332,7 @@ impl StringCounts {
             table.add_hashed(hash, text, n);
         }
         *self = table;
+        true
     }
 
     fn start_logging(&mut self) {
@@ -501,7 +516,7 @@ impl StringCounts {
         if !self.logging || !self.parts.is_empty() || self.log.len() < LOG_FROM_SPILLED {
             return false;
         }
-        self.logged_distinct() * UNFOLDED_REPEATS >= self.log.len() as f64
+        self.logged_distinct() * LITTLE_REPEATS >= self.log.len() as f64
     }
 
     /// About how many distinct values this builder's log holds, estimated over their hashes

@@ -91,7 +91,8 @@ impl Gen {
             3 => self.number(),
             4 | 5 => self.string(),
             6 | 7 => {
-                let keys = ["id", "a", "b", "name", "tags", "id", "é", "a.b"];
+                // Keys repeat within objects, some only once decoded (`\u0061` is `a`).
+                let keys = ["id", "a", "b", "name", "tags", "id", "é", "a.b", "\\u0061"];
                 let members: Vec<String> = (0..self.0.usize(0..5))
                     .map(|_| {
                         let key = self.pick(&keys);
@@ -155,11 +156,15 @@ impl Gen {
 fn the_tape_and_serde_json_profile_every_item_alike() {
     let mut generator = Gen(fastrand::Rng::with_seed(20261125));
     let (mut scanned, mut declined, mut invalid) = (0, 0, 0);
+    let mut compared_parsed = 0;
     let mut tape: Vec<Token> = Vec::new();
     let mut unescaped = String::new();
     for batch in 0..400 {
         let mut fast = ProfileBuilder::new().capture_ids();
         let mut serde = ProfileBuilder::new().capture_ids();
+        // Parsed first, as an application reads the items (a repeated key keeps its last value).
+        let mut parsed = ProfileBuilder::new();
+        let mut failed = false;
         let mut good = 0;
         for _ in 0..50 {
             let text = generator.item();
@@ -182,17 +187,28 @@ fn the_tape_and_serde_json_profile_every_item_alike() {
             let ours = fast.add_json(&text).map(id_text).map_err(|e| e.to_string());
             let theirs = serde.add_json_by_serde(&text).map(id_text).map_err(|e| e.to_string());
             assert_eq!(ours, theirs, "{text}");
+            match ours {
+                Ok(_) => parsed.add_value(&serde_json::from_str(&text).expect("profiled")),
+                // Counted in part up to the error (`add_json` does not check first).
+                Err(_) => failed = true,
+            }
             good += 1;
         }
         let ours = serde_json::to_value(fast.finish(good)).expect("serializable");
         let theirs = serde_json::to_value(serde.finish(good)).expect("serializable");
         assert!(ours == theirs, "batch {batch} profiles differ:\n{ours:#}\nvs\n{theirs:#}");
+        if !failed {
+            let value = serde_json::to_value(parsed.finish(good)).expect("serializable");
+            assert!(ours == value, "batch {batch} differs from parsed:\n{ours:#}\nvs\n{value:#}");
+            compared_parsed += 1;
+        }
     }
     // The generator must exercise all three outcomes for the comparison to mean anything.
     assert!(
         scanned > 5_000 && declined > 1_000 && invalid > 1_000,
         "scanned {scanned}, declined {declined}, invalid {invalid}"
     );
+    assert!(compared_parsed > 100, "{compared_parsed} batches compared with parsed items");
 }
 
 #[test]
