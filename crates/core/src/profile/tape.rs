@@ -356,14 +356,61 @@ fn escaped_string(text: &str, pos: usize, out: &mut String) -> Option<(u32, u32,
 }
 
 /// Digits from `pos`, appended to `mantissa` (wrapping: callers bound the count): the position
-/// after them.
+/// after them. Eight bytes at a time where eight remain: a byte loop mispredicted the end of
+/// every number.
 #[inline(always)]
 fn digits(bytes: &[u8], mut pos: usize, mantissa: &mut u64) -> usize {
+    while let Some(&word) = bytes.get(pos..).and_then(|rest| rest.first_chunk::<8>()) {
+        let word = u64::from_le_bytes(word);
+        let n = leading_digits(word);
+        if n == 0 {
+            return pos;
+        }
+        *mantissa = mantissa.wrapping_mul(POW10_U64[n]).wrapping_add(eight_digits(word, n));
+        pos += n;
+        if n < 8 {
+            return pos;
+        }
+    }
+    digits_bytewise(bytes, pos, mantissa)
+}
+
+/// [`digits`] a byte at a time (the last seven bytes of a text, and the reference in tests).
+#[inline(always)]
+fn digits_bytewise(bytes: &[u8], mut pos: usize, mantissa: &mut u64) -> usize {
     while let Some(digit @ b'0'..=b'9') = bytes.get(pos).copied() {
         *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
         pos += 1;
     }
     pos
+}
+
+/// Powers of ten for up to eight digits.
+const POW10_U64: [u64; 9] =
+    [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// How many of the eight bytes of `word` (little-endian: the first byte lowest) are ASCII
+/// digits before the first that is not.
+#[inline(always)]
+fn leading_digits(word: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 and adding 6 does not carry out of its low
+    // nibble. A carry out of a byte (0xFA and up) reaches only later bytes, past a non-digit.
+    let high = (word & (0xF0 * ONES)) ^ (0x30 * ONES);
+    let low = (word.wrapping_add(0x06 * ONES) & (0xF0 * ONES)) ^ (0x30 * ONES);
+    let other = high | low;
+    (other.trailing_zeros() / 8) as usize
+}
+
+/// The value of the first `n` (1 to 8) bytes of `word`, all digits.
+#[inline(always)]
+fn eight_digits(word: u64, n: usize) -> u64 {
+    // The digits moved to the top, zeros (leading zeros of the number) below them.
+    let mut v = (word & 0x0F0F_0F0F_0F0F_0F0F) << (8 * (8 - n));
+    // Pairs, then fours, then all eight (the first digit is the lowest byte).
+    v = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (v * 10_000 + (v >> 32)) & 0xFFFF_FFFF
 }
 
 /// A number at `pos`: its token and the position after it.
@@ -443,6 +490,33 @@ fn number(bytes: &[u8], start: usize) -> Option<(Token, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight at a time and a byte at a time agree on every run of up to twenty digits, at
+    /// every offset, before every kind of byte.
+    #[test]
+    fn digits_eight_at_a_time_match_the_bytewise_loop() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        for _ in 0..20_000 {
+            let lead = rng.usize(0..4);
+            let n = rng.usize(0..21);
+            let mut text: Vec<u8> = (0..lead).map(|_| b' ').collect();
+            text.extend((0..n).map(|_| b'0' + rng.u8(0..10)));
+            text.extend((0..rng.usize(0..10)).map(|_| rng.u8(..)));
+            let (mut a, mut b) = (rng.u64(..1000), 0);
+            b += a;
+            let ours = digits(&text, lead, &mut a);
+            let theirs = digits_bytewise(&text, lead, &mut b);
+            assert_eq!((ours, a), (theirs, b), "{text:?}");
+        }
+        for byte in 0..=255u8 {
+            for n in 0..8 {
+                let mut word = [b'7'; 8];
+                word[n] = byte;
+                let expected = if byte.is_ascii_digit() { 8 } else { n };
+                assert_eq!(leading_digits(u64::from_le_bytes(word)), expected, "{byte:#x} at {n}");
+            }
+        }
+    }
 
     fn tokens(text: &str) -> Option<Vec<Token>> {
         let mut tape = Vec::new();
