@@ -215,6 +215,16 @@ fn sections(source: &str, collections: &[&Collection]) -> (Vec<String>, Vec<Sect
                         .filter(|p| shown(p))
                         .map(|p| entry(p, "", summary.path_limit.as_ref())),
                 );
+                if let Some(not) = &summary.not_objects {
+                    let types: Vec<String> =
+                        not.types.iter().map(|(t, n)| format!("{n} {t}")).collect();
+                    section.heading.push(format!(
+                        "- ({} of {} are not objects and have no properties: {})",
+                        not.count,
+                        kind.counted(summary.count.unwrap_or_default()),
+                        types.join(", ")
+                    ));
+                }
                 if let Some(pending) = &summary.profile {
                     section.heading.push(pending_line(pending, summary.count_is_estimate));
                     section.entries.extend(summary.unprofiled_columns.iter().map(unprofiled_entry));

@@ -161,6 +161,10 @@ pub struct CollectionSummary {
     /// Values nested past the profile's depth limit: counted, not described.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth_cut: Option<DepthCut>,
+    /// For document sets: the documents that are not objects (a number, string, array or null
+    /// on its own line), which have no properties.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_objects: Option<NotObjects>,
     /// True when `count` is the database's estimate (the table's profile has not counted it yet).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub count_is_estimate: bool,
@@ -211,6 +215,29 @@ pub struct DepthCut {
     pub values: u64,
     /// The first path they lie at.
     pub below: String,
+}
+
+/// A document set's documents that are not objects.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotObjects {
+    /// How many.
+    pub count: u64,
+    /// How many of each JSON type, most first.
+    pub types: Vec<(&'static str, u64)>,
+}
+
+/// The documents of `profile` that are not objects, if any.
+fn not_objects(profile: &CollectionProfile) -> Option<NotObjects> {
+    let types = profile.root.profile.types;
+    let count = types.total().saturating_sub(types.object);
+    let types = types
+        .breakdown()
+        .into_iter()
+        .filter(|(t, _)| *t != crate::profile::ValueType::Object)
+        .map(|(t, n)| (t.name(), n))
+        .collect();
+    (count > 0).then_some(NotObjects { count, types })
 }
 
 /// What the database declares about a table.
@@ -403,6 +430,9 @@ pub fn summarize_collection(collection: &Collection) -> CollectionSummary {
         path_limit: limit_kept_out(profile),
         table,
         depth_cut: depth_cut(profile),
+        not_objects: (collection.kind() == CollectionKind::Documents)
+            .then(|| not_objects(profile))
+            .flatten(),
         count_is_estimate: false,
         profile: None,
         unprofiled_columns: Vec::new(),
@@ -454,6 +484,7 @@ fn summarize_pending_table(collection: &Collection, table: &TableInfo) -> Collec
         path_limit: None,
         table: Some(table_facts(table)),
         depth_cut: None,
+        not_objects: None,
         count_is_estimate: collection.count_is_estimate(),
         unprofiled_columns,
     }

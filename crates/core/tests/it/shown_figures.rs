@@ -225,3 +225,19 @@ fn hidden_controls_are_escaped_in_markdown_and_exact_in_json() {
         .collect();
     assert!(listed.contains(&evil));
 }
+
+/// Documents that are not objects (an NDJSON line that is a number, a string, an array or
+/// null) are counted as documents and said to be no objects, not left to read as documents
+/// missing every property.
+#[test]
+fn documents_that_are_not_objects_are_named_with_their_types() {
+    let items =
+        vec![json!({"a": 1}), json!({"a": 2}), json!(42), json!("text"), json!([1, 2]), json!(7)];
+    let md = markdown(items);
+    assert!(md.contains("(6 documents)"), "{md}");
+    assert!(md.contains("- (4 of 6 documents are not objects and have no properties: 2 integer, 1 string, 1 array)"), "{md}");
+    assert!(md.contains("- `a` (integer, 2/6 present)"), "{md}");
+    // All objects: no such line.
+    let md = markdown(vec![json!({"a": 1}), json!({})]);
+    assert!(!md.contains("not objects"), "{md}");
+}
