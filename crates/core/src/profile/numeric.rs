@@ -647,18 +647,24 @@ impl ExactTotal {
         };
         // The sum is exact, then rounded once: huge values of both signs cancel exactly, where
         // a running mean kept their rounding error (1e308 and -1e308 beside 0.1 gave -5.6e291).
-        let sum = match self.fixed_point_sum().filter(|_| unit == 1.0) {
-            Some(sum) => sum,
-            None => {
-                let mut sum = ExactSum::default();
-                for (x, n) in runs() {
-                    sum.add_product(x.double() / unit, n as f64);
-                    sum.add_product(x.offset() as f64 / unit, n as f64);
-                }
-                sum.value()
+        let sum_in = |unit: f64| {
+            let mut sum = ExactSum::default();
+            for (x, n) in runs() {
+                sum.add_product(x.double() / unit, n as f64);
+                sum.add_product(x.offset() as f64 / unit, n as f64);
             }
+            sum.value()
         };
-        Centre::Scaled { mean: sum / n as f64, unit }
+        let mean = match self.fixed_point_sum().filter(|_| unit == 1.0) {
+            Some(sum) => sum / n as f64,
+            // Summed as they are while the sum stays finite: in units of 1e300, the 1e-300
+            // beside 1e300 and -1e300 was lost, and the mean read 0.
+            None => match sum_in(1.0) {
+                sum if sum.is_finite() => sum / n as f64,
+                _ => sum_in(unit) / n as f64 * unit,
+            },
+        };
+        Centre::Scaled { mean, unit }
     }
 }
 
@@ -668,7 +674,7 @@ pub(super) enum Centre {
     /// Of whole numbers: the floor of the mean and the fraction above it, so each distance is
     /// exact up to its own rounding, with no cancellation.
     Whole { quotient: i128, fraction: f64, mean: f64 },
-    /// Of other numbers, in units of `unit`.
+    /// Of other numbers; distances are measured in units of `unit`.
     Scaled { mean: f64, unit: f64 },
 }
 
@@ -677,7 +683,7 @@ impl Centre {
     pub(super) fn mean(&self) -> f64 {
         match *self {
             Centre::Whole { mean, .. } => mean,
-            Centre::Scaled { mean, unit } => mean * unit,
+            Centre::Scaled { mean, .. } => mean,
         }
     }
 
@@ -691,7 +697,9 @@ impl Centre {
                     i64::try_from(whole).map_or_else(|_| whole as f64, |w| w as f64) - fraction
                 })
             }
-            Centre::Scaled { mean, unit } => (x.double() / unit - mean) + x.offset() as f64 / unit,
+            Centre::Scaled { mean, unit } => {
+                (x.double() / unit - mean / unit) + x.offset() as f64 / unit
+            }
         }
     }
 }
@@ -1004,6 +1012,21 @@ mod tests {
                 assert_eq!(layout.bins(), bins);
             }
         }
+    }
+
+    #[test]
+    fn a_tiny_value_beside_huge_ones_that_cancel_is_the_mean() {
+        // Python: math.fsum(values) / len(values).
+        for (values, mean) in [
+            (vec![1e300, 1e-300, -1e300], 3.3333333333333334e-301),
+            (vec![1e308, -1e308, -2.5e-300], -8.333333333333333e-301),
+            (vec![1e308, 1.0, -1e308], 0.3333333333333333),
+        ] {
+            assert_eq!(ValueRuns::from_values(values.clone()).mean_std().0, mean, "{values:?}");
+        }
+        // A sum past the largest double: its mean is still found, in units of the largest.
+        let (mean, _) = ValueRuns::from_values(vec![1e308, 1e308, 1e308]).mean_std();
+        assert_eq!(mean, 1e308);
     }
 
     #[test]
