@@ -227,10 +227,13 @@ pub(crate) struct NumberStats {
     /// The values of merged builders, kept apart: finishing reads all parts, so merging copies
     /// nothing.
     pub parts: Vec<Vec<f64>>,
-    /// Integers past 2^53, exactly: a double cannot tell neighbouring ones apart. `values` holds
-    /// every other number (exact as a double); these are rare, so keeping them apart costs the
-    /// common case nothing.
-    pub wide: Vec<i128>,
+    /// Integers past 2^53, exactly, each with how often it was seen: a double cannot tell
+    /// neighbouring ones apart. `values` holds every other number (exact as a double); these
+    /// are rare, so keeping them apart costs the common case nothing. Folded by value as they
+    /// grow (see [`NumberStats::compact`]).
+    pub wide: Vec<(i128, u64)>,
+    /// How many entries `wide` had when it was last folded.
+    wide_folded: usize,
     /// Values folded into distinct values with counts by [`NumberStats::compact`] (a streamed
     /// profile of a property with few distinct numbers then costs their number, not the items').
     pub counted: Vec<(f64, u64)>,
@@ -248,7 +251,7 @@ pub(crate) struct NumberStats {
 
 /// A property's numbers as finishing takes them: the doubles in parts, the integers past 2^53,
 /// and the values already counted.
-pub(super) type NumberParts = (Vec<Vec<f64>>, Vec<i128>, Vec<(f64, u64)>);
+pub(super) type NumberParts = (Vec<Vec<f64>>, Vec<(i128, u64)>, Vec<(f64, u64)>);
 
 /// Values pushed before [`NumberStats::compact`] tries to fold them.
 const COMPACT_FROM: usize = 4_096;
@@ -351,7 +354,7 @@ impl NumberStats {
     pub(super) fn exact_bytes(&self) -> usize {
         let values = self.values.len() + self.parts.iter().map(Vec::len).sum::<usize>();
         let counted = self.counted.len() + self.repeats.as_ref().map_or(0, RepeatCounts::len);
-        values * 8 * 3 + self.wide.len() * 16 * 2 + counted * 16 * 3
+        values * 8 * 3 + self.wide.len() * 32 * 2 + counted * 16 * 3
     }
 
     /// Moves the values counted as they came onto `counted`, where every reader of the counts
@@ -365,6 +368,7 @@ impl NumberStats {
     /// Folds the pushed values into distinct values with counts while there are few distinct
     /// ones; once there are many, stops trying.
     pub(super) fn compact(&mut self) {
+        self.fold_wide();
         if let Some(repeats) = &mut self.repeats {
             if !repeats.add_all(&self.values) {
                 // Too many distinct values after all: back to pushing them.
@@ -388,6 +392,24 @@ impl NumberStats {
         }
     }
 
+    /// Folds the integers past 2^53 into one entry per value, once they have doubled since the
+    /// last fold: a few such values repeated over a file then cost their number, not the items'.
+    fn fold_wide(&mut self) {
+        if self.wide.len() < COMPACT_FROM.max(2 * self.wide_folded) {
+            return;
+        }
+        self.wide.sort_unstable_by_key(|&(w, _)| w);
+        let mut folded: Vec<(i128, u64)> = Vec::new();
+        for &(w, n) in &self.wide {
+            match folded.last_mut() {
+                Some((last, count)) if *last == w => *count += n,
+                _ => folded.push((w, n)),
+            }
+        }
+        self.wide = folded;
+        self.wide_folded = self.wide.len();
+    }
+
     /// Replaces the exact values with sketches fed with them.
     pub(super) fn switch_to_sketch(&mut self) {
         if self.sketch.is_some() {
@@ -402,8 +424,8 @@ impl NumberStats {
         for &(v, n) in &self.counted {
             sketch.add(NumberKey::float(v), n);
         }
-        for &w in &self.wide {
-            sketch.add(NumberKey::integer(w), 1);
+        for &(w, n) in &self.wide {
+            sketch.add(NumberKey::integer(w), n);
         }
         super::spilled::each_number(&std::mem::take(&mut self.spilled), |key, n| {
             sketch.add(key, n)
@@ -510,7 +532,7 @@ impl ValueStats {
             None if value.abs() <= F64_EXACT_INTEGER => {
                 self.numbers.counted.push((value as i64 as f64, n))
             }
-            None => (0..n).for_each(|_| self.numbers.wide.push(value)),
+            None => self.numbers.wide.push((value, n)),
         }
     }
 
@@ -547,7 +569,7 @@ impl ValueStats {
             self.numbers.integers += 1;
             match &mut self.numbers.sketch {
                 Some(sketch) => sketch.add(NumberKey::integer(value), 1),
-                None => self.numbers.wide.push(value),
+                None => self.numbers.wide.push((value, 1)),
             }
         }
     }

@@ -26,6 +26,12 @@ use super::spill::{Scratch, Spill};
 /// A property's counters cheaper than this are never sketched: it would save next to nothing.
 const WORTH_SKETCHING: usize = 256 << 10;
 
+/// Distinct strings from which a property may be sketched. The frequent-value sketch holds up
+/// to [`super::sketch::FREQUENT_KEPT`] values with their texts: below several times that, a
+/// sketch saves little memory (16 properties of 5,000 values each needed more as sketches than
+/// exact) and loses exactness.
+const SKETCH_STRINGS_FROM: usize = 4 * super::sketch::FREQUENT_KEPT;
+
 /// A property's counters cheaper than this are never spilled (a chunk of a few entries).
 const WORTH_SPILLING: usize = 4 << 10;
 
@@ -48,9 +54,7 @@ fn measure(node: &mut PathNode, route: &mut Vec<u32>, heavy: &mut Vec<Heavy>) ->
     let numbers = stats.numbers.exact_bytes();
     let sketches = stats.strings.sketch.as_ref().map_or(0, |s| s.bytes())
         + stats.numbers.sketch.as_ref().map_or(0, |s| s.bytes());
-    // Strings with fewer distinct values than the frequent-value sketch keeps would be held
-    // whole by it too: sketching them loses exactness and saves nothing.
-    let few_strings = stats.strings.values.len() <= super::sketch::FREQUENT_KEPT;
+    let few_strings = stats.strings.values.len() < SKETCH_STRINGS_FROM;
     for (bytes, numbers) in [(strings, false), (numbers, true)] {
         if bytes >= WORTH_SPILLING {
             let sketchable = bytes >= WORTH_SKETCHING && (numbers || !few_strings);
@@ -313,47 +317,90 @@ mod tests {
         assert_eq!(a.fit_budget(1 << 20), b.fit_budget_growing(1 << 20, 1.0));
     }
 
-    /// Profiles 200,000 items of six string properties of `distinct` values each, drawn at
-    /// random, fitting an 8 MiB budget told the growth to come; returns the first fit's size.
-    fn repeating_strings(distinct: u32) -> (crate::CollectionProfile, usize) {
-        let n = 200_000;
+    /// Profiles 200,000 items of six string properties of 20,000 distinct values each (more
+    /// than a sketch is worth at), drawn at random, fitting a 32 MiB budget told the growth to
+    /// come: each property is a log of every item at first (past the test's threshold), then
+    /// found repeating; the exact counts need about 8 MiB in the end.
+    #[test]
+    fn repeating_strings_are_projected_by_their_growth_since_the_last_fit() {
+        let (n, distinct) = (200_000, 20_000);
         let mut rng = fastrand::Rng::with_seed(5);
         let mut builder = ProfileBuilder::new();
         let mut first = None;
+        let mut seen = std::collections::HashSet::new();
         for i in 0..n {
             let item: serde_json::Map<String, serde_json::Value> = (0..6)
                 .map(|p| {
                     (format!("p{p}"), json!(format!("value of p{p}: {:05}", rng.u32(..distinct))))
                 })
                 .collect();
+            seen.insert(item["p0"].to_string());
             builder.add_json(&serde_json::Value::Object(item).to_string()).expect("valid");
             if i % 10_000 == 9_999 {
-                let size = builder.fit_budget_growing(8 << 20, n as f64 / (i + 1) as f64);
+                let size = builder.fit_budget_growing(32 << 20, n as f64 / (i + 1) as f64);
                 first.get_or_insert(size);
             }
         }
+        // The first size, times the growth still to come, was far past the budget.
+        assert!(first.unwrap_or_default() * 19 > 32 << 20, "{first:?}");
         let profile = builder.finish(n as u64);
+        assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
         let p0 = profile.property(&"p0".parse::<PropertyPath>().expect("path")).expect("p0");
-        assert_eq!(p0.strings.as_ref().map(|s| s.distinct), Some(u64::from(distinct)));
-        (profile, first.unwrap_or_default())
+        assert_eq!(p0.strings.as_ref().map(|s| s.distinct), Some(seen.len() as u64));
     }
 
-    /// All values met in the first 10,000 items: large early (each property a log of every
-    /// item at first, past the test's threshold), then a table that no longer grows.
+    /// Sixteen properties of 5,000 distinct strings, met only in the last tenth of the items:
+    /// their growth then projects far past the budget, but sketches would need about as much.
     #[test]
-    fn properties_whose_values_were_all_met_early_are_not_projected_to_grow() {
-        let (profile, first) = repeating_strings(2_500);
-        // Their first sizes, times the growth still to come, were far past the budget.
-        assert!(first * 19 > 8 << 20, "{first}");
+    fn strings_of_a_few_thousand_values_stay_exact_even_past_the_budget() {
+        let n = 100_000;
+        let mut rng = fastrand::Rng::with_seed(9);
+        let mut builder = ProfileBuilder::new();
+        for i in 0..n {
+            let distinct = if i < n * 9 / 10 { 50 } else { 5_000 };
+            let item: serde_json::Map<String, serde_json::Value> = (0..16)
+                .map(|p| (format!("p{p}"), json!(format!("{p}: value {:05}", rng.u32(..distinct)))))
+                .collect();
+            builder.add_json(&serde_json::Value::Object(item).to_string()).expect("valid");
+            if i % 5_000 == 4_999 {
+                builder.fit_budget_growing(1 << 20, n as f64 / (i + 1) as f64);
+            }
+        }
+        let profile = builder.finish(n as u64);
         assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
     }
 
-    /// Values still being met at the second fit, each already seen a few times on average:
-    /// still logs of every item then, growing by each item, but bound to become small tables.
+    /// Integers past 2^53 (not doubles) with a few values over many items are folded into
+    /// counts, as doubles are, and stay exact under a small budget.
     #[test]
-    fn a_log_of_repeating_values_is_projected_as_the_table_it_becomes() {
-        let (profile, _) = repeating_strings(6_000);
+    fn a_few_integers_past_doubles_are_counted_not_kept_each() {
+        let n = 200_000;
+        let mut rng = fastrand::Rng::with_seed(1);
+        let mut builder = ProfileBuilder::new();
+        let mut values = Vec::new();
+        for i in 0..n {
+            let v = (1i128 << 62) + i128::from(rng.i8(-3..=3));
+            values.push(v);
+            builder.add_json(&format!("{{\"v\":{v}}}")).expect("valid");
+            if i % 10_000 == 9_999 {
+                builder.fit_budget(1 << 20);
+            }
+        }
+        let profile = builder.finish(n as u64);
         assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
+        let v = profile.property(&"v".parse::<PropertyPath>().expect("path")).expect("v");
+        let numbers = v.numbers.as_ref().expect("numbers");
+        assert_eq!(numbers.distinct, 7);
+        // The deviation from the exact values (a double holds none of them apart).
+        let mean = values.iter().map(|&v| (v - (1 << 62)) as f64).sum::<f64>() / n as f64;
+        let var = values.iter().map(|&v| ((v - (1 << 62)) as f64 - mean).powi(2)).sum::<f64>()
+            / (n - 1) as f64;
+        assert!(
+            (numbers.std_dev - var.sqrt()).abs() < 1e-9,
+            "{} vs {}",
+            numbers.std_dev,
+            var.sqrt()
+        );
     }
 
     #[test]

@@ -222,12 +222,12 @@ impl ValueRuns {
 
     /// These runs plus `wide`: integers past 2^53, in any order, counted exactly. They are rare,
     /// so they are kept apart while profiling and merged in here.
-    pub fn with_wide(self, mut wide: Vec<i128>) -> Self {
+    pub fn with_wide(self, mut wide: Vec<(i128, u64)>) -> Self {
         if wide.is_empty() {
             return self;
         }
-        wide.sort_unstable();
-        let extra = wide.into_iter().map(|w| (NumberKey::integer(w), 1));
+        wide.sort_unstable_by_key(|&(w, _)| w);
+        let extra = wide.into_iter().map(|(w, n)| (NumberKey::integer(w), n));
         Self::merge_sorted(self.iter(), extra)
     }
 
@@ -1115,11 +1115,11 @@ mod tests {
         // 1e17 as a float and as an integer are one value; 2^53 and 2^53 + 1 share a double.
         let runs =
             ValueRuns::from_values(vec![1e17, 9_007_199_254_740_992.0, 1.5]).with_wide(vec![
-                TWO_53 + 1,
-                100_000_000_000_000_000,
-                TWO_53 + 2,
-                -TWO_53 - 1,
-                TWO_53 + 1,
+                (TWO_53 + 1, 1),
+                (100_000_000_000_000_000, 1),
+                (TWO_53 + 2, 1),
+                (-TWO_53 - 1, 1),
+                (TWO_53 + 1, 1),
             ]);
         let listed: Vec<(Option<i128>, u64)> =
             runs.iter().map(|(v, n)| (v.integer_value(), n)).collect();
@@ -1144,7 +1144,7 @@ mod tests {
             Some(serde_json::json!(9_007_199_254_740_993_u64))
         );
         assert_eq!(runs.quarter(1).1, None);
-        let ints = ValueRuns::default().with_wide(vec![TWO_53 + 1, TWO_53 + 2]);
+        let ints = ValueRuns::default().with_wide(vec![(TWO_53 + 1, 1), (TWO_53 + 2, 1)]);
         assert_eq!(ints.quarter(2).1.map(|q| q.text()), Some("9007199254740993.5".to_string()));
         assert_eq!(ints.mean_std().1, std::f64::consts::FRAC_1_SQRT_2);
     }
