@@ -92,14 +92,49 @@ pub(crate) fn load_record_object(
     Ok(Collection::new(name, CollectionKind::Records, text.clone(), items, builder.finish(count)))
 }
 
-#[derive(serde::Deserialize)]
+/// One `{key, value, metadata?}` line. Other members are ignored; a member given twice keeps
+/// its last value, as JSON parsers read the object (a derived struct refused the line).
 struct RecordLine<'a> {
-    #[serde(borrow)]
     key: &'a RawValue,
-    #[serde(borrow)]
     value: &'a RawValue,
-    #[serde(borrow, default)]
     metadata: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RecordLine<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = RecordLine<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a record {key, value, metadata?}")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let (mut key, mut value, mut metadata) = (None, None, None);
+                while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let slot = match &*name {
+                        "key" => &mut key,
+                        "value" => &mut value,
+                        "metadata" => &mut metadata,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                }
+                let missing = |field| serde::de::Error::missing_field(field);
+                Ok(RecordLine {
+                    key: key.ok_or_else(|| missing("key"))?,
+                    value: value.ok_or_else(|| missing("value"))?,
+                    metadata,
+                })
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
 }
 
 struct RecordHandler;

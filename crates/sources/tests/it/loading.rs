@@ -269,6 +269,27 @@ fn records_from_object_and_ndjson_group_values_by_key() {
     assert!(records.item(0).expect("item").metadata().is_some());
 }
 
+/// A record line, or a record object, that gives a member twice keeps its last value, as JSON
+/// parsers read it; the file is still read as records.
+#[test]
+fn repeated_members_of_records_keep_their_last_value() {
+    let lines = "{\"key\": \"b\", \"value\": {\"x\": 3}, \"value\": {\"y\": 4}}\n{\"key\": \"a\", \"key\": \"b\", \"value\": {\"y\": 5}}\n";
+    let source = load_text("r.ndjson", lines).expect("loads");
+    assert!(source.warnings.is_empty(), "{:?}", source.warnings);
+    let records = &source.collections[0];
+    assert_eq!(records.kind(), CollectionKind::Records);
+    let b = records.record_profile("b").expect("b");
+    assert_eq!(b.item_count, 2);
+    let paths: Vec<String> = b.properties().iter().map(|p| p.path.to_string()).collect();
+    assert_eq!(paths, ["y"]);
+    assert!(records.record_profile("a").is_none());
+    let source =
+        load_text("r.json", r#"{"r": {"x": 1}, "s": {"z": 0}, "r": {"y": 2}}"#).expect("loads");
+    let r = source.collections[0].record_profile("r").expect("r");
+    let paths: Vec<String> = r.properties().iter().map(|p| p.path.to_string()).collect();
+    assert_eq!(paths, ["y"]);
+}
+
 #[test]
 fn empty_collections_and_empty_files() {
     let source = load_text("e.ndjson", "").expect("an empty NDJSON file is an empty collection");
