@@ -134,10 +134,14 @@ pub(crate) struct NumberSketch {
     /// The smallest and largest value, exactly.
     pub range: Option<(NumberKey, NumberKey)>,
     /// Values counted, their running mean and sum of squared distances from it (Welford, merged
-    /// as Chan et al.): computed from every value.
+    /// as Chan et al.): computed from every value, as distances from `pivot`.
     pub count: u64,
     mean: f64,
     m2: f64,
+    /// The first value counted. The running sums hold distances from it, exact for values close
+    /// to each other however far from zero: 2^62 ± 3 as doubles are all 2^62, and 1e18 ± 1e6
+    /// summed as they are lost five digits of their deviation.
+    pivot: Option<NumberKey>,
     /// `mean` and `m2` are in units of 2^SCALED_UNIT: squared distances between values past
     /// 2^500 would overflow.
     scaled: bool,
@@ -145,6 +149,20 @@ pub(crate) struct NumberSketch {
 
 /// The unit of a scaled [`NumberSketch`]'s running sums, as a power of two.
 const SCALED_UNIT: i32 = 1000;
+
+/// `key - pivot`: exact for nearby values (the doubles' difference is exact within a factor of
+/// two of each other, and the offsets of integers past 2^53 are small integers).
+fn distance(key: NumberKey, pivot: NumberKey) -> f64 {
+    (key.double() - pivot.double()) + (key.offset() as f64 - pivot.offset() as f64)
+}
+
+/// [`distance`] in units of 2^SCALED_UNIT, where the difference of values near the largest
+/// doubles would overflow.
+fn scaled_distance(key: NumberKey, pivot: NumberKey) -> f64 {
+    let unit = power_of_two(-SCALED_UNIT);
+    (key.double() * unit - pivot.double() * unit)
+        + (key.offset() as f64 - pivot.offset() as f64) * unit
+}
 
 impl NumberSketch {
     /// Bytes held, beyond the struct.
@@ -166,12 +184,13 @@ impl NumberSketch {
         self.distinct.add_hash(fixed_hash(&bytes));
         self.quantiles.add(value, n);
         self.add_range(key, key);
-        let mut exact = value + key.offset() as f64;
+        let pivot = *self.pivot.get_or_insert(key);
+        let mut exact = distance(key, pivot);
         if !self.scaled && exact.abs() > power_of_two(500) {
             self.scale();
         }
         if self.scaled {
-            exact *= power_of_two(-SCALED_UNIT);
+            exact = scaled_distance(key, pivot);
         }
         let count = self.count + n;
         let delta = exact - self.mean;
@@ -200,8 +219,19 @@ impl NumberSketch {
             self.add_range(lo, hi);
         }
         if other.count > 0 {
+            // `other`'s mean as a distance from this sketch's pivot.
+            let other_mean = match (self.pivot, other.pivot) {
+                (Some(mine), Some(theirs)) if self.scaled => {
+                    other.mean + scaled_distance(theirs, mine)
+                }
+                (Some(mine), Some(theirs)) => other.mean + distance(theirs, mine),
+                _ => {
+                    self.pivot = other.pivot;
+                    other.mean
+                }
+            };
             let count = self.count + other.count;
-            let delta = other.mean - self.mean;
+            let delta = other_mean - self.mean;
             let weight = other.count as f64 / count as f64;
             self.m2 += other.m2 + delta * delta * self.count as f64 * weight;
             self.mean += delta * weight;
@@ -225,7 +255,10 @@ impl NumberSketch {
 
     /// The mean of every value counted.
     pub(crate) fn mean(&self) -> f64 {
-        self.mean * self.unit()
+        let Some(pivot) = self.pivot else { return 0.0 };
+        // The pivot as a double plus the rest (its offset, then the mean distance), each part
+        // small beside the one before it.
+        pivot.double() + (pivot.offset() as f64 + self.mean * self.unit())
     }
 
     /// The sample standard deviation (n − 1); 0 for a single value.
@@ -239,6 +272,39 @@ impl NumberSketch {
 #[cfg(test)]
 mod welford_tests {
     use super::*;
+
+    /// Values close to each other far from zero: integers past 2^53 (no double tells them
+    /// apart) and doubles near 1e18, split over merged sketches.
+    #[test]
+    fn mean_and_std_dev_of_values_far_from_zero_keep_every_digit() {
+        let mut rng = fastrand::Rng::with_seed(4);
+        let ints: Vec<i128> =
+            (0..20_000).map(|_| (1 << 62) + i128::from(rng.i32(-1_000_000..=1_000_000))).collect();
+        let floats: Vec<f64> = (0..20_000).map(|_| 1e18 + (rng.f64() - 0.5) * 2e6).collect();
+        let exact = |distances: &[f64]| {
+            let n = distances.len() as f64;
+            let mean = distances.iter().sum::<f64>() / n;
+            let var = distances.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            (mean, var.sqrt())
+        };
+        let sketched = |keys: Vec<NumberKey>| {
+            let (mut a, mut b) = (NumberSketch::default(), NumberSketch::default());
+            for (i, key) in keys.into_iter().enumerate() {
+                if i % 3 == 0 { a.add(key, 1) } else { b.add(key, 1) }
+            }
+            a.merge(b);
+            (a.mean(), a.std_dev())
+        };
+        let (mean, std) = exact(&ints.iter().map(|&v| (v - (1 << 62)) as f64).collect::<Vec<_>>());
+        let (got_mean, got_std) = sketched(ints.iter().map(|&v| NumberKey::integer(v)).collect());
+        assert!((got_std / std - 1.0).abs() < 1e-12, "{got_std} vs {std}");
+        // The mean as a double: the nearest one to 2^62 + mean (spacing 1,024 there).
+        assert!((got_mean - (2f64.powi(62) + mean)).abs() <= 1024.0, "{got_mean}");
+        let (mean, std) = exact(&floats.iter().map(|&v| v - 1e18).collect::<Vec<_>>());
+        let (got_mean, got_std) = sketched(floats.iter().map(|&v| NumberKey::float(v)).collect());
+        assert!((got_std / std - 1.0).abs() < 1e-12, "{got_std} vs {std}");
+        assert!((got_mean - (1e18 + mean)).abs() <= 128.0, "{got_mean}");
+    }
 
     #[test]
     fn mean_and_std_dev_survive_values_near_the_largest_doubles() {
