@@ -27,6 +27,7 @@ pub mod stream;
 pub mod stream_schema;
 pub mod tabular;
 pub mod watch;
+mod worker_budget;
 
 pub use error::{LoadWarning, SourceError};
 pub use file::FileError;

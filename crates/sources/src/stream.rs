@@ -27,6 +27,7 @@ use crate::ndjson::line_error;
 use crate::scratch::SpillOptions;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
+use crate::worker_budget::WorkerBudget;
 
 /// Bytes per block.
 pub const BLOCK: usize = 8 << 20;
@@ -195,9 +196,9 @@ pub(crate) trait Reader: Sized + Send {
     fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error>;
     /// Says where the next documents lie.
     fn set_position(&mut self, position: u64);
-    /// Fits the counters into `share` bytes, the input bound to grow `growth` times; returns
-    /// the bytes they needed (see [`ProfileBuilder::fit_budget_growing`]).
-    fn fit(&mut self, share: usize, growth: f64) -> usize;
+    /// Fits the counters into `share` bytes; returns the bytes they needed (see
+    /// [`ProfileBuilder::fit_budget`]).
+    fn fit(&mut self, share: usize) -> usize;
     /// Adds another worker's counts.
     fn merge(&mut self, other: Self);
 }
@@ -209,8 +210,8 @@ impl Reader for ProfileBuilder {
     fn set_position(&mut self, position: u64) {
         ProfileBuilder::set_position(self, position);
     }
-    fn fit(&mut self, share: usize, growth: f64) -> usize {
-        self.fit_budget_growing(share, growth)
+    fn fit(&mut self, share: usize) -> usize {
+        self.fit_budget(share)
     }
     fn merge(&mut self, other: Self) {
         ProfileBuilder::merge(self, other);
@@ -225,7 +226,7 @@ impl Reader for SchemaBuilder {
         SchemaBuilder::set_position(self, position);
     }
     /// A schema's counters hold a few values per path, whatever the input: nothing to fit.
-    fn fit(&mut self, _: usize, _: f64) -> usize {
+    fn fit(&mut self, _: usize) -> usize {
         0
     }
     fn merge(&mut self, other: Self) {
@@ -239,7 +240,6 @@ struct WorkerResult<R> {
     sample: Sample,
     bad: Vec<BadLine>,
     blocks: Vec<(usize, BlockCounts)>,
-    peak_needed: usize,
 }
 
 /// What tells that a file changed while it was read: its size and times. The change time too, since a writer may set the modification time back (`touch -r`), and
@@ -279,7 +279,8 @@ struct Shared<'a> {
     len: u64,
     failed: AtomicBool,
     progress: &'a dyn Progress,
-    budget_share: usize,
+    /// The memory budget, shared by the workers.
+    budget: WorkerBudget,
     block: u64,
     max_line: usize,
     /// Where the workers' counters past their share spill, when they may.
@@ -471,6 +472,7 @@ pub(crate) fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
 /// Profiles the blocks `blocks`, in order.
 fn work<R: Reader>(
     shared: &Shared<'_>,
+    worker: usize,
     blocks: std::ops::Range<u64>,
     new: &(impl Fn(Option<&Spill>) -> R + Sync),
 ) -> Result<WorkerResult<R>, SourceError> {
@@ -479,16 +481,9 @@ fn work<R: Reader>(
         sample: Sample::default(),
         bad: Vec::new(),
         blocks: Vec::new(),
-        peak_needed: 0,
     };
     let mut buf = Vec::new();
     let io = |e| SourceError::Io { path: shared.path.to_path_buf(), cause: e };
-    // The bytes of this worker's part, and how many it has profiled: the counters will grow
-    // `part / done` times, which lets the budget switch a property bound to outgrow it before
-    // its exact counters have filled it (see `ProfileBuilder::fit_budget_growing`).
-    let part =
-        (blocks.end * shared.block).min(shared.len) - (blocks.start * shared.block).min(shared.len);
-    let mut done = 0u64;
     for k in blocks {
         if shared.failed.load(Ordering::Relaxed) {
             break;
@@ -524,26 +519,11 @@ fn work<R: Reader>(
             let back = at.saturating_sub(RELEASE_BACK) & !(RELEASE_BACK - 1);
             release(map, back..at + bytes.len());
         }
-        done += bytes.len() as u64;
-        let needed = result.builder.fit(shared.budget_share, growth(done, part));
-        result.peak_needed = result.peak_needed.max(needed);
+        let needed = result.builder.fit(shared.budget.allowance(worker));
+        shared.budget.report(worker, needed);
         shared.progress.advance(bytes.len() as u64);
     }
     Ok(result)
-}
-
-/// Part of its part a worker reads before its rate of growth is trusted (a sixteenth): the first
-/// blocks may hold what the rest does not.
-const PROJECT_AFTER: u64 = 16;
-
-/// How many times its present size a worker's input will be once its `part` bytes are read,
-/// after `done` of them; 1 (no projection) until a sixteenth of the part is read.
-pub(crate) fn growth(done: u64, part: u64) -> f64 {
-    if done == 0 || done.saturating_mul(PROJECT_AFTER) < part {
-        1.0
-    } else {
-        part as f64 / done as f64
-    }
 }
 
 /// The warning for a line longer than `max_line`.
@@ -623,13 +603,13 @@ fn profile_block<R: Reader>(
     Ok(counts)
 }
 
-/// How much memory a streamed profile needed: what the counters needed at most (the largest
-/// need any worker reported after fitting its share, times the workers).
+/// How much memory a streamed profile needed: what the workers' counters needed together at
+/// most, each measured after fitting what the others left of the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StreamStats {
     /// The budget the statistics had, in bytes.
     pub budget: usize,
-    /// The most any worker's counters needed after fitting its share, times the workers.
+    /// The most the workers' counters needed together.
     pub peak_needed: usize,
     /// Bytes of counters spilled to scratch files (gone once the profile was finished).
     pub spilled: u64,
@@ -660,22 +640,13 @@ pub(crate) fn stream(
         None => ProfileBuilder::new().capture_ids(),
     };
     let read = read_documents(path, &options, mode, progress, &new)?;
-    let Read {
-        builder,
-        sample,
-        mut warnings,
-        items_before,
-        items,
-        peak_needed,
-        workers,
-        spill,
-        len,
-    } = read;
+    let Read { builder, sample, mut warnings, items_before, items, peak_needed, spill, len } = read;
     let budget = options.budget;
-    if peak_needed * workers > budget {
+    // Fitting is by block, so a few percent past the budget is within what "about" says.
+    if peak_needed > budget + budget / 32 {
         warnings.push(LoadWarning::new(format!(
             "the statistics needed about {}, more than the memory budget of {}: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
-            size_text(peak_needed * workers),
+            size_text(peak_needed),
             size_text(budget)
         )));
     }
@@ -710,7 +681,7 @@ pub(crate) fn stream(
         aimdb: None,
         direction: None,
     };
-    Ok((source, StreamStats { budget, peak_needed: peak_needed * workers, spilled }))
+    Ok((source, StreamStats { budget, peak_needed, spilled }))
 }
 
 /// What the workers read from a file, merged: the counters (`None` for an empty file), the
@@ -722,8 +693,8 @@ pub(crate) struct Read<R> {
     pub(crate) warnings: Vec<LoadWarning>,
     pub(crate) items_before: Vec<usize>,
     pub(crate) items: usize,
+    /// The most the workers' counters needed together.
     peak_needed: usize,
-    workers: usize,
     spill: Option<Spill>,
     /// The file's size.
     pub(crate) len: u64,
@@ -754,7 +725,7 @@ pub(crate) fn read_documents<R: Reader>(
         len,
         failed: AtomicBool::new(false),
         progress,
-        budget_share: budget / workers,
+        budget: WorkerBudget::new(budget, workers),
         block,
         max_line: options.max_line_bytes,
         spill: options.spill.as_ref().map(SpillOptions::spill),
@@ -769,7 +740,7 @@ pub(crate) fn read_documents<R: Reader>(
             .map(|w| {
                 let part = blocks * w / workers as u64..blocks * (w + 1) / workers as u64;
                 let shared = &shared;
-                scope.spawn(move || work(shared, part, new))
+                scope.spawn(move || work(shared, w as usize, part, new))
             })
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -788,10 +759,8 @@ pub(crate) fn read_documents<R: Reader>(
     let mut sample = Sample::default();
     let mut bad = Vec::new();
     let mut blocks: Vec<(usize, BlockCounts)> = Vec::new();
-    let mut peak_needed = 0;
     for result in results {
         let result = result?;
-        peak_needed = peak_needed.max(result.peak_needed);
         match &mut builder {
             Some(b) => b.merge(result.builder),
             None => builder = Some(result.builder),
@@ -828,8 +797,9 @@ pub(crate) fn read_documents<R: Reader>(
             "{skipped_in_all} lines were skipped in all; only the first {WARNINGS_KEPT} are listed"
         )));
     }
+    let peak_needed = shared.budget.peak();
     let spill = shared.spill;
-    Ok(Read { builder, sample, warnings, items_before, items, peak_needed, workers, spill, len })
+    Ok(Read { builder, sample, warnings, items_before, items, peak_needed, spill, len })
 }
 
 /// What spilling did to a finished `profile`: an error when a chunk could not be read back (the
@@ -903,6 +873,10 @@ fn size_text(bytes: usize) -> String {
     match bytes {
         0..1024 => format!("{bytes} bytes"),
         1024..0x10_0000 => format!("{} KiB", bytes >> 10),
+        // A tenth of a MiB where whole ones would make 3.4 and 2.6 MiB read as the same.
+        0x10_0000..0xA0_0000 if !bytes.is_multiple_of(0x10_0000) => {
+            format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+        }
         0x10_0000..0x4000_0000 => format!("{} MiB", bytes >> 20),
         _ => format!("{:.1} GiB", bytes as f64 / f64::from(1 << 30)),
     }
@@ -1051,14 +1025,14 @@ mod tests {
             len: text.len() as u64,
             failed: AtomicBool::new(false),
             progress: &NoProgress,
-            budget_share: 1 << 30,
+            budget: WorkerBudget::new(1 << 30, 1),
             spill: None,
             block,
             max_line: MAX_LINE_BYTES,
         };
         let blocks = shared.len.div_ceil(block);
         let new = |_: Option<&Spill>| ProfileBuilder::new().capture_ids();
-        let Ok(result) = work(&shared, 0..blocks, &new) else { panic!("the blocks profile") };
+        let Ok(result) = work(&shared, 0, 0..blocks, &new) else { panic!("the blocks profile") };
         assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
         // Every block read, and given back but what fault-around maps past the last release.
         let resident = crate::read::resident_pages(&map) * 4096;

@@ -123,7 +123,12 @@ impl StringStats {
             let chars = (key.len() <= MAX_KEY_LEN).then(|| key.chars().count() as u64);
             sketch.add_key(key, chars, super::formats::detect(key), n);
         };
-        for (key, n) in self.values.tally() {
+        // A table's tally comes in the order of the process's randomly seeded hash, and the
+        // frequent-value sketch keeps what it is fed last best: fed in one order, rarest first,
+        // the most frequent values lose least and every run gives the same estimates.
+        let mut tally = self.values.tally();
+        tally.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+        for (key, n) in tally {
             add(key, n);
         }
         super::spilled::each_string(&std::mem::take(&mut self.spilled), add);
@@ -1057,8 +1062,6 @@ pub struct ProfileBuilder {
     spill: Option<Spill>,
     /// This builder's scratch file, made at its first spill.
     scratch: Option<Arc<Scratch>>,
-    /// What the last fit of the memory budget measured ([`ProfileBuilder::fit_budget_growing`]).
-    pub(super) last_fit: Option<super::budget::LastFit>,
 }
 
 impl Default for ProfileBuilder {
@@ -1081,7 +1084,6 @@ impl ProfileBuilder {
             want_id: false,
             spill: None,
             scratch: None,
-            last_fit: None,
             tape: Vec::new(),
             unescaped: String::new(),
         }

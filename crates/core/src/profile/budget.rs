@@ -7,16 +7,11 @@
 //! plus what finishing it will allocate (sorting values, folding string logs), so a profile that
 //! fits while streaming also fits when finished.
 //!
-//! A streamed file's size is known, so the loader also says how far through its part it is
-//! ([`ProfileBuilder::fit_budget_growing`]): a property whose counters grew since the last fit
-//! and would, at that rate, outgrow the budget by the end is switched then, not after its exact
-//! counters have filled the budget. The rate is each property's own since the last fit, not its
-//! size over the share read: a property of a few thousand values met in the first block has
-//! stopped growing, however large it is then. So what is switched early is what the end of the
-//! file would have switched (the same rule, applied to the sizes the part will reach); only the
-//! memory held on the way differs.
+//! There is no projection of the growth to come: distinct values saturate (a day's user ids
+//! repeat), so a property growing fast early may fit at the end, and switching it to sketches
+//! on a projection lost exactness the budget allowed. Fitted after each block, the counters
+//! never hold much more than the budget anyway.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::ProfileBuilder;
@@ -73,28 +68,6 @@ fn measure(node: &mut PathNode, route: &mut Vec<u32>, heavy: &mut Vec<Heavy>) ->
         route.pop();
     }
     total
-}
-
-/// What the last fit that was told the growth to come measured, for the next to project from.
-#[derive(Debug, Default)]
-pub(super) struct LastFit {
-    /// The share of its part the input had reached.
-    done: f64,
-    /// The bytes of each property's strings (`false`) or numbers (`true`), by route.
-    bytes: HashMap<(Vec<u32>, bool), usize>,
-}
-
-impl LastFit {
-    /// What `heavy` will have added by the end of the part, now `done` of the way through it,
-    /// at the rate it grew since this fit; nothing when there is no rate to go by yet.
-    fn more(&self, heavy: &Heavy, done: f64) -> usize {
-        if done <= self.done || done >= 1.0 {
-            return 0;
-        }
-        let before = self.bytes.get(&(heavy.route.clone(), heavy.numbers)).copied().unwrap_or(0);
-        let rate = heavy.bytes.saturating_sub(before) as f64 / (done - self.done);
-        (rate * (1.0 - done)) as usize
-    }
 }
 
 /// The node `route` leads to.
@@ -172,58 +145,28 @@ impl ProfileBuilder {
     /// they need afterwards (more than `bytes` only when what is left is too small to sketch,
     /// such as a profile of thousands of small properties).
     pub fn fit_budget(&mut self, bytes: usize) -> usize {
-        self.fit_budget_growing(bytes, 1.0)
-    }
-
-    /// [`ProfileBuilder::fit_budget`] for input that will grow to `growth` times what was added
-    /// so far (at least 1; the loader's part of a file over what it has read): the heaviest
-    /// properties are switched to sketches while the counters, each growing on at its rate since
-    /// the last such fit (none at the first), would need more than `bytes` by then. A growth of
-    /// 1 is [`ProfileBuilder::fit_budget`]. Returns what the counters need now.
-    pub fn fit_budget_growing(&mut self, bytes: usize, growth: f64) -> usize {
-        let growth = if growth.is_finite() { growth.max(1.0) } else { 1.0 };
-        let last = self.last_fit.take();
         let mut heavy = Vec::new();
         let (root, spill) = self.root_and_scratch();
         let mut total = measure(root, &mut Vec::new(), &mut heavy);
         if let Some((spill, scratch)) = spill {
             return spill_heaviest(root, heavy, total, bytes, spill, scratch);
         }
-        let done = 1.0 / growth;
-        let mut sizes: HashMap<_, _> =
-            heavy.iter().map(|h| ((h.route.clone(), h.numbers), h.bytes)).collect();
-        // Each sketchable property with what it will have added by the end, at its rate since
-        // the last fit.
-        let mut heavy: Vec<(Heavy, usize)> = heavy
-            .into_iter()
-            .filter(|h| h.sketchable)
-            .map(|h| {
-                let more = last.as_ref().map_or(0, |last| last.more(&h, done));
-                (h, more)
-            })
-            .collect();
-        let mut projected = total + heavy.iter().map(|(_, more)| more).sum::<usize>();
-        heavy.sort_by_key(|(h, more)| std::cmp::Reverse(h.bytes + more));
-        for (candidate, more) in heavy {
-            if projected <= bytes {
+        let mut heavy: Vec<Heavy> = heavy.into_iter().filter(|h| h.sketchable).collect();
+        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+        for candidate in heavy {
+            if total <= bytes {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
-            let key = (candidate.route, candidate.numbers);
             // A log of repeating strings is the table it becomes, not an item-by-item growth.
             if !candidate.numbers && node.stats.strings.values.unlog_if_repeating_now() {
                 let now = node.stats.strings.exact_bytes();
                 total = total.saturating_sub(candidate.bytes) + now;
-                projected = projected.saturating_sub(candidate.bytes + more) + now;
-                sizes.insert(key, now);
                 continue;
             }
             let after = sketch(node, candidate.numbers);
             total = total.saturating_sub(candidate.bytes) + after;
-            projected = projected.saturating_sub(candidate.bytes + more) + after;
-            sizes.remove(&key);
         }
-        self.last_fit = Some(LastFit { done, bytes: sizes });
         total
     }
 
@@ -286,43 +229,12 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn told_the_growth_to_come_the_budget_switches_early_what_the_end_switches_and_holds_less() {
-        let n = 200_000;
-        let budget = 4 << 20;
-        let run = |project: bool| {
-            let mut builder = ProfileBuilder::new();
-            let mut peak = 0;
-            for i in 0..n {
-                builder.add_json(&item(i)).expect("valid");
-                if i % 10_000 == 9_999 {
-                    let growth = if project { n as f64 / (i + 1) as f64 } else { 1.0 };
-                    peak = peak.max(builder.fit_budget_growing(budget, growth));
-                }
-            }
-            (builder.finish(n as u64), peak)
-        };
-        let (plain, plain_peak) = run(false);
-        let (early, early_peak) = run(true);
-        assert_eq!(estimated(&plain), estimated(&early));
-        assert_eq!(estimated(&early), ["id", "price"]);
-        assert!(early_peak * 2 < plain_peak, "{early_peak} vs {plain_peak}");
-        // A growth of 1 is the plain fit.
-        let mut a = ProfileBuilder::new();
-        let mut b = ProfileBuilder::new();
-        for i in 0..30_000 {
-            a.add_json(&item(i)).expect("valid");
-            b.add_json(&item(i)).expect("valid");
-        }
-        assert_eq!(a.fit_budget(1 << 20), b.fit_budget_growing(1 << 20, 1.0));
-    }
-
     /// Profiles 200,000 items of six string properties of 20,000 distinct values each (more
-    /// than a sketch is worth at), drawn at random, fitting a 32 MiB budget told the growth to
-    /// come: each property is a log of every item at first (past the test's threshold), then
-    /// found repeating; the exact counts need about 8 MiB in the end.
+    /// than a sketch is worth at), drawn at random, fitting a 32 MiB budget: each property is a
+    /// log of every item at first (past the test's threshold), growing as fast as the items
+    /// come, then found repeating; the exact counts need about 8 MiB in the end.
     #[test]
-    fn repeating_strings_are_projected_by_their_growth_since_the_last_fit() {
+    fn repeating_strings_growing_fast_at_first_stay_exact_within_the_budget() {
         let (n, distinct) = (200_000, 20_000);
         let mut rng = fastrand::Rng::with_seed(5);
         let mut builder = ProfileBuilder::new();
@@ -337,11 +249,12 @@ mod tests {
             seen.insert(item["p0"].to_string());
             builder.add_json(&serde_json::Value::Object(item).to_string()).expect("valid");
             if i % 10_000 == 9_999 {
-                let size = builder.fit_budget_growing(32 << 20, n as f64 / (i + 1) as f64);
+                let size = builder.fit_budget(32 << 20);
                 first.get_or_insert(size);
             }
         }
-        // The first size, times the growth still to come, was far past the budget.
+        // The first size, times the items still to come, was far past the budget: a projection
+        // of that growth sketched properties whose exact counts fit.
         assert!(first.unwrap_or_default() * 19 > 32 << 20, "{first:?}");
         let profile = builder.finish(n as u64);
         assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
@@ -349,8 +262,8 @@ mod tests {
         assert_eq!(p0.strings.as_ref().map(|s| s.distinct), Some(seen.len() as u64));
     }
 
-    /// Sixteen properties of 5,000 distinct strings, met only in the last tenth of the items:
-    /// their growth then projects far past the budget, but sketches would need about as much.
+    /// Sixteen properties of 5,000 distinct strings, met only in the last tenth of the items,
+    /// past the budget: sketches would need about as much.
     #[test]
     fn strings_of_a_few_thousand_values_stay_exact_even_past_the_budget() {
         let n = 100_000;
@@ -363,7 +276,7 @@ mod tests {
                 .collect();
             builder.add_json(&serde_json::Value::Object(item).to_string()).expect("valid");
             if i % 5_000 == 4_999 {
-                builder.fit_budget_growing(1 << 20, n as f64 / (i + 1) as f64);
+                builder.fit_budget(1 << 20);
             }
         }
         let profile = builder.finish(n as u64);

@@ -1317,8 +1317,7 @@ impl Profiling<'_> {
                     .map(|w| {
                         let all_columns = &all_columns;
                         scope.spawn(move || {
-                            let mut worker =
-                                self.budget.builder(workers, layout.rows).profiling(profiled);
+                            let mut worker = self.budget.builder(workers).profiling(profiled);
                             let mut done = Vec::new();
                             for (index, &part) in parts.iter().enumerate().skip(w).step_by(workers)
                             {

@@ -68,7 +68,7 @@ pub(crate) struct Budget {
 
 impl Budget {
     /// A builder for one of `workers` cores, with its share of the budget.
-    pub(crate) fn builder(&self, workers: usize, rows: u64) -> TableWorker {
+    pub(crate) fn builder(&self, workers: usize) -> TableWorker {
         let builder = match &self.spill {
             Some(spill) => ProfileBuilder::new().spill_to(spill.clone()),
             None => ProfileBuilder::new(),
@@ -80,8 +80,6 @@ impl Budget {
             share: self.bytes / workers,
             unfitted: 0,
             unfitted_bytes: 0,
-            part: rows.div_ceil(workers as u64),
-            done: 0,
             profiled: None,
         }
     }
@@ -93,9 +91,6 @@ pub(crate) struct TableWorker {
     rows: Vec<(u64, String)>,
     /// Its share of the budget, in bytes.
     share: usize,
-    /// About how many rows it will read, and how many it has.
-    part: u64,
-    done: u64,
     /// Values added since the counters were last fitted, and their batches' bytes.
     unfitted: u64,
     unfitted_bytes: usize,
@@ -137,15 +132,13 @@ impl TableWorker {
             }
             None => arrow_columns::add_batch(&mut self.builder, batch),
         }
-        self.done += batch.num_rows() as u64;
         self.unfitted += (batch.num_rows() * batch.num_columns().max(1)) as u64;
         self.unfitted_bytes += batch.get_array_memory_size();
         let bytes = (self.share / 4).max(FIT_EVERY_BYTES);
         if self.unfitted >= FIT_EVERY_VALUES || self.unfitted_bytes >= bytes {
             self.unfitted = 0;
             self.unfitted_bytes = 0;
-            let growth = crate::stream::growth(self.done, self.part.max(self.done));
-            self.builder.fit_budget_growing(self.share, growth);
+            self.builder.fit_budget(self.share);
         }
         for i in 0..batch.num_rows() {
             let row = first + i as u64;
@@ -415,7 +408,7 @@ mod tests {
     fn long_texts_are_fitted_into_the_budget_by_their_bytes() {
         let rows = 200_000u64;
         let budget = Budget { bytes: 4 << 20, spill: None };
-        let mut worker = budget.builder(1, rows);
+        let mut worker = budget.builder(1);
         let sample = SampleRule::for_rows(rows, 0);
         let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
         let mut first = 0u64;

@@ -208,7 +208,7 @@ fn read_file(
                 let spawned = std::thread::Builder::new().stack_size(STACK_BYTES).spawn_scoped(
                     scope,
                     move || -> Result<TableWorker, SourceError> {
-                        let mut worker = budget.builder(workers, rows);
+                        let mut worker = budget.builder(workers);
                         for (group, first_row, size) in mine {
                             let read = read_schema(file_schema, texts, parquet_metadata, group);
                             // The group's batches renamed by one schema, made once.

@@ -152,7 +152,10 @@ fn past_the_budget_estimates_keep_their_stated_bounds_and_exact_figures_stay_exa
         StreamOptions { block_bytes: 64 << 10, budget, spill: None, ..StreamOptions::default() };
     let (source, stats) =
         load_streamed(&spec(&path), &path, options, &NoProgress).expect("streams");
-    assert!(stats.peak_needed <= budget, "{stats:?}");
+    // The workers fit by block, each to what the others last reported, so together they pass the
+    // budget by what a block adds and the fixed size of the sketches one switched to meanwhile
+    // (a few hundred KiB each: much beside a budget of 4 MiB).
+    assert!(stats.peak_needed <= budget * 3 / 2, "{stats:?}");
     let profile = source.collections[0].profile();
     assert!(!profile.is_exact());
     // The answer names what is estimated and why, beside each figure's stated error.
@@ -408,4 +411,44 @@ fn a_file_rewritten_in_place_with_its_time_set_back_is_still_an_error() {
     let progress = RewritesQuietly(path.clone(), Default::default());
     let error = load_streamed(&spec(&path), &path, options, &progress).expect_err("changed");
     assert!(error.to_string().contains("changed while it was being read"), "{error}");
+}
+
+/// A file whose distinct values all come in its second half: the worker reading the first half
+/// needs next to nothing, so the other may hold more than its half of the budget. Cut in fixed
+/// halves, the second worker sketched properties that fitted the budget with room to spare.
+#[test]
+fn values_arriving_late_may_use_the_budget_the_early_part_left() {
+    // Late values drawn at random from 20,000 (as a day's sensor or user ids come).
+    let mut rng = fastrand::Rng::with_seed(30);
+    let lines: Vec<String> = (0..120_000)
+        .map(|i| {
+            let doc: serde_json::Map<String, Value> = (0..6)
+                .map(|k| {
+                    let value = if i >= 60_000 {
+                        format!("v{k}-{}", rng.usize(..20_000))
+                    } else {
+                        format!("x{}", i % 5)
+                    };
+                    (format!("p{k}"), json!(value))
+                })
+                .collect();
+            Value::Object(doc).to_string() + "\n"
+        })
+        .collect();
+    let (_dir, path) = write(&lines.concat());
+    // What one reader of the whole file needs at the end, twice: the late worker's logs of
+    // occurrences need more than that before they are found repeating, but less than this. In
+    // fixed halves it had this need alone.
+    let mut whole = schemascope_core::ProfileBuilder::new();
+    for line in &lines {
+        whole.add_json(line.trim_end()).expect("valid");
+    }
+    let budget = whole.needed_bytes() * 2;
+    let source = streamed(&path, 256 << 10, budget);
+    let profile = source.collections[0].profile();
+    assert!(profile.is_exact(), "{:?}", source.warnings);
+    // `{"p0":"…","p1":"…","p2":"…","p3":"…"`: p3's value is the 16th piece between quotes.
+    let distinct: std::collections::HashSet<&str> =
+        lines.iter().filter_map(|l| l.split('"').nth(15)).collect();
+    assert_eq!(property(profile, "p3").distinct, distinct.len() as u64);
 }
