@@ -197,6 +197,10 @@ pub fn describe_property_with(
         {
             figures.insert("uniqueValues".into(), distinct);
         }
+        // The profile's `mean` is this answer's `avg`.
+        if let Some(mean) = figures.get("mean").cloned() {
+            figures.insert("avg".into(), mean);
+        }
         // Only the estimated figures this answer shows, at its top level or under a type
         // (a mixed property's `string`, `number`, … parts).
         figures.retain(|name, _| shows(&data, name));

@@ -644,10 +644,13 @@ pub(crate) fn stream(
     let budget = options.budget;
     // Fitting is by block, so a few percent past the budget is within what "about" says.
     if peak_needed > budget + budget / 32 {
+        let (needed, budget) = match (size_text(peak_needed), size_text(budget)) {
+            // Rounded alike, they would read as equal.
+            (a, b) if a == b => (kib_text(peak_needed), kib_text(budget)),
+            texts => texts,
+        };
         warnings.push(LoadWarning::new(format!(
-            "the statistics needed about {}, more than the memory budget of {}: what was left after sketching every property worth it (many properties, or many distinct long strings) is held exactly",
-            size_text(peak_needed),
-            size_text(budget)
+            "the statistics needed up to about {needed} at once, more than the memory budget of {budget}: the cores reading the file fit the budget block by block, and what cannot be sketched (many properties, few-valued ones, many distinct long strings) is held exactly"
         )));
     }
     let name = spec.name.as_str();
@@ -868,9 +871,19 @@ fn estimated_properties(
     )))
 }
 
+/// A size in whole KiB (to a tenth below 10 KiB).
+fn kib_text(bytes: usize) -> String {
+    if bytes < 10 << 10 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
 /// A size in bytes as KiB, MiB or GiB, whichever keeps it at least 1.
 fn size_text(bytes: usize) -> String {
     match bytes {
+        1 => "1 byte".into(),
         0..1024 => format!("{bytes} bytes"),
         1024..0x10_0000 => format!("{} KiB", bytes >> 10),
         // A tenth of a MiB where whole ones would make 3.4 and 2.6 MiB read as the same.

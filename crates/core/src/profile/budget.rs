@@ -98,7 +98,7 @@ const SPILL_DOWN_TO: usize = 2;
 
 /// Once the counters need more than `bytes`, writes the heaviest properties' counters to
 /// scratch files until they need half of it. A property that cannot be spilled (the files'
-/// cap, a failed write) is sketched instead, and the spill remembers why. Spilling frees
+/// cap, a failed write) is sketched instead when worth it, and the spill remembers why. Spilling frees
 /// what it writes, so no projection is needed: the counters never hold much more than `bytes`.
 fn spill_heaviest(
     root: &mut PathNode,
@@ -132,7 +132,9 @@ fn spill_heaviest(
             Ok(()) => 0,
             Err(error) => {
                 spill.decline(error);
-                sketch(node, candidate.numbers)
+                // As without spilling: a few-valued property would need about as much as a
+                // sketch, and would lose its exactness for nothing.
+                if candidate.sketchable { sketch(node, candidate.numbers) } else { candidate.bytes }
             }
         };
         total = total.saturating_sub(candidate.bytes) + after;

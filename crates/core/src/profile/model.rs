@@ -346,8 +346,7 @@ impl Approximation {
             );
             // A sketched property's numbers are seen once, so their mean and deviation are
             // running sums (Welford's), not the exact sum and second pass of an exact profile.
-            let running =
-                "running sum (Welford's): the last one or two of the 15 digits shown may differ";
+            let running = "running sum (Welford's), not the exact sum: the last digits may differ, more where large values of both signs cancel (the error is relative to the largest magnitude, not to the result)";
             for name in ["mean", "stdDev"] {
                 m.insert(name.into(), Value::String(running.into()));
             }

@@ -675,11 +675,16 @@ mod tests {
         impl crate::source::Progress for Rewrites<'_> {
             fn advance(&self, _: u64) {
                 self.1.call_once(|| {
-                    let mut bytes = std::fs::read(self.0).expect("read");
-                    // Page bytes past the magic number: the size stays, the content does not.
-                    bytes[100] ^= 0xff;
+                    use std::io::{Seek, Write};
+                    let bytes = std::fs::read(self.0).expect("read");
                     std::thread::sleep(std::time::Duration::from_millis(20));
-                    std::fs::write(self.0, &bytes).expect("rewrite in place");
+                    // A page byte past the magic number: the size stays, the content does not.
+                    // Written where it is, never truncated first: a mapped reader touching the
+                    // file while it was empty got SIGBUS (once, under load).
+                    let mut file =
+                        std::fs::OpenOptions::new().write(true).open(self.0).expect("open");
+                    file.seek(std::io::SeekFrom::Start(100)).expect("seek");
+                    file.write_all(&[bytes[100] ^ 0xff]).expect("rewrite in place");
                 });
             }
         }

@@ -314,6 +314,15 @@ fn arrays_and_mixed_properties_past_the_budget_name_their_estimates() {
     let a =
         describe_property(profile, "docs", &"a".parse().expect("p"), PropertyOptions::default());
     assert!(a.data["approximate"]["uniqueValues"].is_string(), "{}", a.data);
+    // The mean a sketched number shows (`avg`) is a running sum, and says so, as stdDev does.
+    let m =
+        describe_property(profile, "docs", &"m".parse().expect("p"), PropertyOptions::default());
+    let number = &m.data["number"];
+    assert!(number["avg"].is_number(), "{}", m.data);
+    for figure in ["avg", "stdDev"] {
+        assert!(m.data["approximate"][figure].is_string(), "{figure}: {}", m.data);
+    }
+    assert!(m.message.contains("`avg`"), "{}", m.message);
 }
 
 #[test]
