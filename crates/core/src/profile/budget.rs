@@ -98,8 +98,8 @@ const SPILL_DOWN_TO: usize = 2;
 
 /// Once the counters need more than `bytes`, writes the heaviest properties' counters to
 /// scratch files until they need half of it. A property that cannot be spilled (the files'
-/// cap, a failed write) is sketched instead when worth it, and the spill remembers why. Spilling frees
-/// what it writes, so no projection is needed: the counters never hold much more than `bytes`.
+/// cap, a failed write) is sketched instead when worth it, and the spill remembers why.
+/// Spilling frees what it writes: the counters never hold much more than `bytes`.
 fn spill_heaviest(
     root: &mut PathNode,
     mut heavy: Vec<Heavy>,
