@@ -6,6 +6,7 @@ mod aimdb_access;
 mod aimdb_limits;
 mod ask;
 mod bus_error;
+mod byte_size;
 mod check;
 mod config;
 mod eval;
@@ -24,6 +25,7 @@ use schemascope_sources::{ReadMode, SourceSpec, stream_schema};
 use schemascope_tools::{self as tools, Services, ToolResult};
 use serde_json::{Value, json};
 
+use byte_size::parse_bytes;
 use eval::EvalCommand;
 use render::View;
 use retrieval::RetrievalArgs;
@@ -91,29 +93,6 @@ fn new_services() -> Services {
     let services = Services::new();
     services.sources.set_profile_store(PROFILE_STORE.get().cloned().flatten());
     services
-}
-
-/// Bytes as a number with an optional unit (KiB, MiB, GiB, KB, MB, GB).
-fn parse_bytes(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a size (e.g. 512MiB)"))?;
-    let unit = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        other => return Err(format!("unknown unit `{other}` (use KiB, MiB, GiB, KB, MB or GB)")),
-    };
-    match n.checked_mul(unit) {
-        Some(bytes) if bytes > 0 => Ok(bytes),
-        Some(_) => Err("the size must be at least 1 byte".into()),
-        None => Err(format!("`{text}` is too large")),
-    }
 }
 
 #[derive(clap::Args, Clone)]

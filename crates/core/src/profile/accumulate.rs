@@ -244,6 +244,9 @@ pub(crate) struct NumberStats {
     pub counted: Vec<(f64, u64)>,
     /// True once compacting found too many distinct values to be worth it.
     many: bool,
+    /// How many values were pushed when they were last checked for repeats (see
+    /// [`NumberStats::compact`]).
+    checked: usize,
     /// Once a spill found the values repeat: the values since, counted as they come (moved to
     /// `counted` wherever that is read).
     repeats: Option<RepeatCounts>,
@@ -383,7 +386,17 @@ impl NumberStats {
             self.values.clear();
             return;
         }
-        if self.many || self.sketch.is_some() || self.values.len() < COMPACT_FROM {
+        if self.sketch.is_some() || self.values.len() < COMPACT_FROM {
+            return;
+        }
+        if self.many {
+            // Many distinct values can still repeat (fifty thousand prices over millions of
+            // rows): checked at each doubling, as a spill checks, they are counted from then on,
+            // and the property holds its distinct values instead of growing with the rows.
+            if self.values.len() >= repeats::ESTIMATE_FROM.max(2 * self.checked) {
+                self.checked = self.values.len();
+                self.count_if_repeating(repeats::LEAST_REPEATS);
+            }
             return;
         }
         let pushed = self.values.iter().map(|&v| (v, 1));
@@ -395,6 +408,26 @@ impl NumberStats {
             }
             None => self.many = true,
         }
+    }
+
+    /// Counts the pushed values from now on, if an estimate says they repeat `repeats` times
+    /// on average; returns whether it did. The memory budget asks before it sketches them: the
+    /// counts grow with the distinct values, not with every item.
+    pub(super) fn count_if_repeating(&mut self, repeats: usize) -> bool {
+        if self.repeats.is_some() || self.sketch.is_some() {
+            return false;
+        }
+        let Some(mut table) = repeats::table_if_repeating(&self.values, repeats) else {
+            return false;
+        };
+        // The values folded before join the table, so each distinct value is held once.
+        for (value, n) in self.counted.drain(..) {
+            table.add(value, n);
+        }
+        self.repeats = Some(table);
+        // Only a block's values are pushed from now on.
+        self.values = Vec::new();
+        true
     }
 
     /// Folds the integers past 2^53 into one entry per value, once they have doubled since the
@@ -1549,6 +1582,40 @@ mod tests {
         for ((a, n), (b, m)) in merged.iter().zip(&expected) {
             assert!(a.order(*b).is_eq() && n == m, "{a:?}x{n} against {b:?}x{m}");
         }
+    }
+
+    /// Without a spill to find it (under `--no-spill`, or before a first spill), values that
+    /// repeat among more distinct ones than compacting folds are found at a doubling of those
+    /// pushed and counted from then on; mostly distinct ones are left pushed.
+    #[test]
+    fn many_repeating_numbers_are_found_at_a_doubling_and_counted_exactly() {
+        let mut rng = fastrand::Rng::with_seed(23);
+        let (mut stats, mut all) = (NumberStats::default(), Vec::new());
+        let mut held = Vec::new();
+        for _ in 0..40 {
+            for _ in 0..5_000 {
+                let v = match rng.usize(..1_000) {
+                    0 => -0.0,
+                    _ => f64::from(rng.u32(..30_000)) / 8.0,
+                };
+                stats.values.push(v);
+                all.push(v);
+            }
+            stats.compact();
+            held.push(stats.values.len());
+        }
+        assert!(stats.repeats.is_some(), "found repeating: values held {held:?}");
+        assert!(stats.values.is_empty() && stats.counted.is_empty());
+        assert!(held.iter().all(|&n| n < 140_000), "{held:?}");
+        assert_holds_exactly(stats, all);
+
+        let mut distinct = NumberStats::default();
+        for block in 0..40 {
+            distinct.values.extend((0..5_000).map(|i| f64::from(block * 5_000 + i) + 0.5));
+            distinct.compact();
+        }
+        assert!(distinct.repeats.is_none());
+        assert_eq!(distinct.values.len() + distinct.counted.len(), 200_000);
     }
 
     #[test]

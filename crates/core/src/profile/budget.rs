@@ -160,9 +160,18 @@ impl ProfileBuilder {
                 break;
             }
             let Some(node) = at(root, &candidate.route) else { continue };
-            // A log of repeating strings is the table it becomes, not an item-by-item growth.
-            if !candidate.numbers && node.stats.strings.values.unlog_if_repeating_now() {
-                let now = node.stats.strings.exact_bytes();
+            // Repeating values are the table they become, not an item-by-item growth.
+            let counted = if candidate.numbers {
+                node.stats.numbers.count_if_repeating(super::repeats::REPEATS_TO_FIT)
+            } else {
+                node.stats.strings.values.unlog_if_repeating_now()
+            };
+            if counted {
+                let now = if candidate.numbers {
+                    node.stats.numbers.exact_bytes()
+                } else {
+                    node.stats.strings.exact_bytes()
+                };
                 total = total.saturating_sub(candidate.bytes) + now;
                 continue;
             }
@@ -283,6 +292,41 @@ mod tests {
         }
         let profile = builder.finish(n as u64);
         assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
+    }
+
+    /// 30,000 distinct prices over 400,000 items, past a 2 MiB budget without spilling: pushed
+    /// one by one they would need 9 MiB, counted they need under 2 MiB, so they are counted,
+    /// exactly, not sketched (as a log of repeating strings goes back to a table).
+    #[test]
+    fn many_repeating_numbers_are_counted_not_sketched_past_the_budget() {
+        let (n, distinct) = (400_000, 30_000);
+        let mut rng = fastrand::Rng::with_seed(11);
+        let mut builder = ProfileBuilder::new();
+        let mut values = Vec::new();
+        for i in 0..n {
+            let cents = rng.u32(..distinct) * 7 + 1;
+            values.push(cents);
+            builder
+                .add_json(&format!("{{\"price\":{}.{:02}}}", cents / 100, cents % 100))
+                .expect("valid");
+            if i % 10_000 == 9_999 {
+                builder.fit_budget(2 << 20);
+            }
+        }
+        let profile = builder.finish(n as u64);
+        assert!(profile.is_exact(), "estimated: {:?}", estimated(&profile));
+        let price =
+            profile.property(&"price".parse::<PropertyPath>().expect("path")).expect("price");
+        let numbers = price.numbers.as_ref().expect("numbers");
+        values.sort_unstable();
+        let mut unique = values.clone();
+        unique.dedup();
+        assert_eq!(numbers.distinct, unique.len() as u64);
+        assert_eq!(numbers.min, f64::from(values[0]) / 100.0);
+        assert_eq!(numbers.max, f64::from(values[n - 1]) / 100.0);
+        // The median of an even count: the midpoint of the two middle values.
+        let middle = f64::from(values[n / 2 - 1] + values[n / 2]) / 200.0;
+        assert!((numbers.median - middle).abs() < 1e-9, "{} vs {middle}", numbers.median);
     }
 
     /// Integers past 2^53 (not doubles) with a few values over many items are folded into

@@ -21,19 +21,29 @@ const MOST_DISTINCT: usize = 1 << 18;
 
 /// Least average number of times a spilled chunk's values repeat for the values that follow to
 /// be counted.
-const LEAST_REPEATS: usize = 4;
+pub(super) const LEAST_REPEATS: usize = 4;
+
+/// Least average repeats for values to be counted when the memory budget would otherwise
+/// sketch them: a distinct value counted needs about what two values pushed need.
+pub(super) const REPEATS_TO_FIT: usize = 2;
 
 /// Whether a spill of `values` values holding `distinct` distinct ones says the property's
 /// values are worth counting.
 pub(super) fn worth_counting(values: usize, distinct: usize) -> bool {
-    distinct <= MOST_DISTINCT / 2 && distinct.saturating_mul(LEAST_REPEATS) <= values
+    repeat_enough(values, distinct, LEAST_REPEATS)
+}
+
+/// Whether `values` values holding `distinct` distinct ones repeat each `repeats` times on
+/// average, with few enough distinct ones to count.
+fn repeat_enough(values: usize, distinct: usize, repeats: usize) -> bool {
+    distinct <= MOST_DISTINCT / 2 && distinct.saturating_mul(repeats) <= values
 }
 
 /// Bits of the bitmap distinct values are estimated on: 128 KiB, which stays in cache.
 const ESTIMATE_BITS: u32 = 20;
 
 /// Least values worth estimating before sorting: below it a sort is already cheap.
-const ESTIMATE_FROM: usize = 1 << 16;
+pub(super) const ESTIMATE_FROM: usize = 1 << 16;
 
 /// About how many distinct values `values` holds, by linear counting over a bitmap (within a
 /// few percent up to a few million distinct values; infinite past them): one pass costing a
@@ -89,6 +99,21 @@ pub(super) fn counted_if_repeating(parts: &[Vec<f64>]) -> Option<Vec<(f64, u64)>
         same
     });
     Some(distinct)
+}
+
+/// `values` counted in a table, where an estimate says each repeats `repeats` times on average
+/// (the check a spill makes, for a property that is not spilled: under `--no-spill`, or before
+/// its first spill). `None` where they do not, and for any NaN.
+pub(super) fn table_if_repeating(values: &[f64], repeats: usize) -> Option<RepeatCounts> {
+    if values.iter().any(|v| v.is_nan()) {
+        return None;
+    }
+    let estimate = distinct_estimate(values.iter());
+    if !(estimate.is_finite() && repeat_enough(values.len(), estimate as usize, repeats)) {
+        return None;
+    }
+    let mut table = RepeatCounts::with_capacity(estimate as usize * 9 / 8);
+    table.add_all(values).then_some(table)
 }
 
 /// Distinct values (by their bits; [`RepeatCounts::add`] makes the two zeros one) with their
