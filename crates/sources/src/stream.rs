@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use schemascope_core::profile::{SchemaBuilder, Spill};
+use schemascope_core::profile::{Fitted, SchemaBuilder, Spill};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::error::{LoadWarning, SourceError};
@@ -196,9 +196,9 @@ pub(crate) trait Reader: Sized + Send {
     fn add_json_whole(&mut self, json: &str) -> Result<Option<ItemId>, serde_json::Error>;
     /// Says where the next documents lie.
     fn set_position(&mut self, position: u64);
-    /// Fits the counters into `share` bytes; returns the bytes they needed (see
-    /// [`ProfileBuilder::fit_budget`]).
-    fn fit(&mut self, share: usize) -> usize;
+    /// Fits the counters into `share` bytes; returns the bytes they needed before and after
+    /// (see [`ProfileBuilder::fit_budget`]).
+    fn fit(&mut self, share: usize) -> Fitted;
     /// Adds another worker's counts.
     fn merge(&mut self, other: Self);
 }
@@ -210,8 +210,8 @@ impl Reader for ProfileBuilder {
     fn set_position(&mut self, position: u64) {
         ProfileBuilder::set_position(self, position);
     }
-    fn fit(&mut self, share: usize) -> usize {
-        self.fit_budget(share)
+    fn fit(&mut self, share: usize) -> Fitted {
+        self.fit_budget_measured(share)
     }
     fn merge(&mut self, other: Self) {
         ProfileBuilder::merge(self, other);
@@ -226,8 +226,8 @@ impl Reader for SchemaBuilder {
         SchemaBuilder::set_position(self, position);
     }
     /// A schema's counters hold a few values per path, whatever the input: nothing to fit.
-    fn fit(&mut self, _: usize) -> usize {
-        0
+    fn fit(&mut self, _: usize) -> Fitted {
+        Fitted { before: 0, after: 0 }
     }
     fn merge(&mut self, other: Self) {
         SchemaBuilder::merge(self, other);
@@ -519,8 +519,8 @@ fn work<R: Reader>(
             let back = at.saturating_sub(RELEASE_BACK) & !(RELEASE_BACK - 1);
             release(map, back..at + bytes.len());
         }
-        let needed = result.builder.fit(shared.budget.allowance(worker));
-        shared.budget.report(worker, needed);
+        let fitted = result.builder.fit(shared.budget.allowance(worker));
+        shared.budget.report(worker, fitted);
         shared.progress.advance(bytes.len() as u64);
     }
     Ok(result)

@@ -142,43 +142,70 @@ fn spill_heaviest(
     total
 }
 
+/// Once the counters need more than `bytes`, switches the heaviest properties worth it to
+/// sketches until they fit (counting repeating values instead where that is enough); returns
+/// what they need then.
+fn sketch_heaviest(
+    root: &mut PathNode,
+    heavy: Vec<Heavy>,
+    mut total: usize,
+    bytes: usize,
+) -> usize {
+    let mut heavy: Vec<Heavy> = heavy.into_iter().filter(|h| h.sketchable).collect();
+    heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+    for candidate in heavy {
+        if total <= bytes {
+            break;
+        }
+        let Some(node) = at(root, &candidate.route) else { continue };
+        // Repeating values are the table they become, not an item-by-item growth.
+        let counted = if candidate.numbers {
+            node.stats.numbers.count_if_repeating(super::repeats::REPEATS_TO_FIT)
+        } else {
+            node.stats.strings.values.unlog_if_repeating_now()
+        };
+        if counted {
+            let now = if candidate.numbers {
+                node.stats.numbers.exact_bytes()
+            } else {
+                node.stats.strings.exact_bytes()
+            };
+            total = total.saturating_sub(candidate.bytes) + now;
+            continue;
+        }
+        let after = sketch(node, candidate.numbers);
+        total = total.saturating_sub(candidate.bytes) + after;
+    }
+    total
+}
+
+/// What the counters needed when [`ProfileBuilder::fit_budget_measured`] fitted them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fitted {
+    /// Bytes they needed before: what they held at the end of the items added since the last fit.
+    pub before: usize,
+    /// Bytes they need after.
+    pub after: usize,
+}
+
 impl ProfileBuilder {
     /// Brings the memory the counters need within `bytes`: see the module docs. Returns what
     /// they need afterwards (more than `bytes` only when what is left is too small to sketch,
     /// such as a profile of thousands of small properties).
     pub fn fit_budget(&mut self, bytes: usize) -> usize {
+        self.fit_budget_measured(bytes).after
+    }
+
+    /// [`Self::fit_budget`], saying what the counters needed before as well as after.
+    pub fn fit_budget_measured(&mut self, bytes: usize) -> Fitted {
         let mut heavy = Vec::new();
         let (root, spill) = self.root_and_scratch();
-        let mut total = measure(root, &mut Vec::new(), &mut heavy);
-        if let Some((spill, scratch)) = spill {
-            return spill_heaviest(root, heavy, total, bytes, spill, scratch);
-        }
-        let mut heavy: Vec<Heavy> = heavy.into_iter().filter(|h| h.sketchable).collect();
-        heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
-        for candidate in heavy {
-            if total <= bytes {
-                break;
-            }
-            let Some(node) = at(root, &candidate.route) else { continue };
-            // Repeating values are the table they become, not an item-by-item growth.
-            let counted = if candidate.numbers {
-                node.stats.numbers.count_if_repeating(super::repeats::REPEATS_TO_FIT)
-            } else {
-                node.stats.strings.values.unlog_if_repeating_now()
-            };
-            if counted {
-                let now = if candidate.numbers {
-                    node.stats.numbers.exact_bytes()
-                } else {
-                    node.stats.strings.exact_bytes()
-                };
-                total = total.saturating_sub(candidate.bytes) + now;
-                continue;
-            }
-            let after = sketch(node, candidate.numbers);
-            total = total.saturating_sub(candidate.bytes) + after;
-        }
-        total
+        let before = measure(root, &mut Vec::new(), &mut heavy);
+        let after = match spill {
+            Some((spill, scratch)) => spill_heaviest(root, heavy, before, bytes, spill, scratch),
+            None => sketch_heaviest(root, heavy, before, bytes),
+        };
+        Fitted { before, after }
     }
 
     /// What the counters need now (see [`ProfileBuilder::fit_budget`]), compacting numbers.

@@ -37,6 +37,7 @@ mod tape;
 mod tape_differential;
 
 pub use accumulate::{ProfileBuilder, ProfileLimits, long_key_parts, value_key};
+pub use budget::Fitted;
 pub use columns::ColumnSink;
 pub use formats::StringFormat;
 pub use model::*;
