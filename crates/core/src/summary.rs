@@ -66,7 +66,7 @@ pub struct PropertySummary {
     /// each is; absent when every figure is exact.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approximate: Option<serde_json::Map<String, Value>>,
-    /// How close the cardinality is, for the markdown (`±1.6 %`), when it is an estimate.
+    /// How close the cardinality is, for the markdown (`±1.62 %`), when it is an estimate.
     #[serde(skip)]
     pub cardinality_error: Option<String>,
 }

@@ -25,6 +25,7 @@ use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBui
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
 use crate::scratch::SpillOptions;
+use crate::size_text::{size_text, size_texts_apart};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
 use crate::worker_budget::WorkerBudget;
@@ -644,11 +645,7 @@ pub(crate) fn stream(
     let budget = options.budget;
     // Fitting is by block, so a few percent past the budget is within what "about" says.
     if peak_needed > budget + budget / 32 {
-        let (needed, budget) = match (size_text(peak_needed), size_text(budget)) {
-            // Rounded alike, they would read as equal.
-            (a, b) if a == b => (kib_text(peak_needed), kib_text(budget)),
-            texts => texts,
-        };
+        let (needed, budget) = size_texts_apart(peak_needed, budget);
         warnings.push(LoadWarning::new(format!(
             "the statistics needed up to about {needed} at once, more than the memory budget of {budget}: the cores reading the file fit the budget block by block, and what cannot be sketched (many properties, few-valued ones, many distinct long strings) is held exactly"
         )));
@@ -869,30 +866,6 @@ fn estimated_properties(
         estimated.len(),
         properties.len(),
     )))
-}
-
-/// A size in whole KiB (to a tenth below 10 KiB).
-fn kib_text(bytes: usize) -> String {
-    if bytes < 10 << 10 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{} KiB", bytes >> 10)
-    }
-}
-
-/// A size in bytes as KiB, MiB or GiB, whichever keeps it at least 1.
-fn size_text(bytes: usize) -> String {
-    match bytes {
-        1 => "1 byte".into(),
-        0..1024 => format!("{bytes} bytes"),
-        1024..0x10_0000 => format!("{} KiB", bytes >> 10),
-        // A tenth of a MiB where whole ones would make 3.4 and 2.6 MiB read as the same.
-        0x10_0000..0xA0_0000 if !bytes.is_multiple_of(0x10_0000) => {
-            format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
-        }
-        0x10_0000..0x4000_0000 => format!("{} MiB", bytes >> 20),
-        _ => format!("{:.1} GiB", bytes as f64 / f64::from(1 << 30)),
-    }
 }
 
 /// Documents repeating an earlier `id`, as a whole load reports them: told from the profile

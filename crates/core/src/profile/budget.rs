@@ -153,26 +153,40 @@ fn sketch_heaviest(
 ) -> usize {
     let mut heavy: Vec<Heavy> = heavy.into_iter().filter(|h| h.sketchable).collect();
     heavy.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+    // Properties whose repeating values were counted instead: sketched after all if the
+    // counters still need more than the budget (a table of a million distinct values is
+    // smaller than their log, yet no smaller than the budget).
+    let mut counted = Vec::new();
     for candidate in heavy {
         if total <= bytes {
             break;
         }
         let Some(node) = at(root, &candidate.route) else { continue };
         // Repeating values are the table they become, not an item-by-item growth.
-        let counted = if candidate.numbers {
+        let now_counted = if candidate.numbers {
             node.stats.numbers.count_if_repeating(super::repeats::REPEATS_TO_FIT)
         } else {
             node.stats.strings.values.unlog_if_repeating_now()
         };
-        if counted {
+        if now_counted {
             let now = if candidate.numbers {
                 node.stats.numbers.exact_bytes()
             } else {
                 node.stats.strings.exact_bytes()
             };
             total = total.saturating_sub(candidate.bytes) + now;
+            counted.push(Heavy { bytes: now, ..candidate });
             continue;
         }
+        let after = sketch(node, candidate.numbers);
+        total = total.saturating_sub(candidate.bytes) + after;
+    }
+    counted.sort_by_key(|h| std::cmp::Reverse(h.bytes));
+    for candidate in counted {
+        if total <= bytes {
+            break;
+        }
+        let Some(node) = at(root, &candidate.route) else { continue };
         let after = sketch(node, candidate.numbers);
         total = total.saturating_sub(candidate.bytes) + after;
     }
@@ -354,6 +368,27 @@ mod tests {
         // The median of an even count: the midpoint of the two middle values.
         let middle = f64::from(values[n / 2 - 1] + values[n / 2]) / 200.0;
         assert!((numbers.median - middle).abs() < 1e-9, "{} vs {middle}", numbers.median);
+    }
+
+    /// Strings that repeat enough to go back from a log to a table (40 % of a hundred values,
+    /// 60 % unique) but whose table is still far past the budget: sketched, not kept exact
+    /// at a table's size of every distinct value.
+    #[test]
+    fn counted_values_still_past_the_budget_are_sketched() {
+        let n = 300_000;
+        let mut rng = fastrand::Rng::with_seed(13);
+        let mut builder = ProfileBuilder::new();
+        let mut needed = 0;
+        for i in 0..n {
+            let s = if rng.u8(..10) < 4 { format!("h{}", rng.u8(..100)) } else { format!("u{i}") };
+            builder.add_json(&json!({ "s": s }).to_string()).expect("valid");
+            if i % 10_000 == 9_999 {
+                needed = needed.max(builder.fit_budget(1 << 20));
+            }
+        }
+        assert!(needed <= 1 << 20, "needed {needed} bytes");
+        let profile = builder.finish(n as u64);
+        assert_eq!(estimated(&profile), ["s"]);
     }
 
     /// Integers past 2^53 (not doubles) with a few values over many items are folded into

@@ -207,6 +207,12 @@ pub fn quarter_ranks(n: u64, k: u64) -> (u64, u64, u64) {
     (low, if weight > 0 { low + 1 } else { low }, weight)
 }
 
+/// Whether the quantile between the values `low` and `high` at its two ranks (see
+/// [`quarter_ranks`]) is one of them: it reads one rank, or two equal values.
+pub fn is_value(low: NumberKey, high: NumberKey, weight: u64) -> bool {
+    weight == 0 || low.order(high).is_eq()
+}
+
 /// The quantile between the values `low` and `high` at its two ranks (see [`quarter_ranks`]):
 /// exact when both are integers, else by floating-point interpolation.
 pub fn interpolate(low: NumberKey, high: NumberKey, weight: u64) -> (f64, Option<Quarters>) {

@@ -265,6 +265,8 @@ fn sketched_numbers(
         mean: sketch.mean(),
         exact_sum: None,
         median: runs.quarter(2).0,
+        // An estimate, never shown with a value's digits.
+        median_is_value: false,
         std_dev: sketch.std_dev(),
         distinct,
         top: Vec::new(),
@@ -374,6 +376,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         mean,
         exact_sum,
         median,
+        median_is_value: runs.median_is_value(),
         std_dev,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT {

@@ -178,6 +178,10 @@ pub struct NumberProfile {
     pub exact_sum: Option<i128>,
     /// Median (mean of the middle two for an even count).
     pub median: f64,
+    /// True when the median is one of the values (an odd count, or the middle two equal): it is
+    /// then shown with all its digits, as `min` and `max` are, not rounded as a computed figure.
+    #[serde(skip)]
+    pub median_is_value: bool,
     /// Sample standard deviation (n − 1); 0 for a single value.
     pub std_dev: f64,
     /// Number of distinct values.
@@ -250,10 +254,11 @@ impl NumberProfile {
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
     /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
     pub fn median_value(&self) -> Value {
-        self.exact_median.filter(|_| self.all_integers()).map_or_else(
-            || crate::figure::stat_json_within(self.median, self.min, self.max),
-            Quarters::to_json,
-        )
+        match self.exact_median.filter(|_| self.all_integers()) {
+            Some(exact) => exact.to_json(),
+            None if self.median_is_value => crate::figure::exact_json(self.median),
+            None => crate::figure::stat_json_within(self.median, self.min, self.max),
+        }
     }
 
     /// The bin count the automatic rule picks for these values.
@@ -305,8 +310,9 @@ pub struct Approximation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distinct_relative_error: Option<f64>,
     /// Medians, quartiles and histogram counts are computed from values each known to within
-    /// this relative error (0.002 is ±0.2 % of the value): a histogram count is exact for bin
-    /// edges moved by at most that much.
+    /// this relative error `e` (0.002 is ±0.2 % of the value): a histogram count is exact for
+    /// bin edges moved by at most `e / (1 - e)` of themselves (a value up to that far past an
+    /// edge may be known as one within it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_relative_error: Option<f64>,
     /// Counts of the most frequent strings may be low by up to this many; only values whose
@@ -315,6 +321,15 @@ pub struct Approximation {
     /// may be this bound, and low by as much).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count_undercount: Option<u64>,
+}
+
+/// How far, relative to itself, a bin edge may move for a histogram count of values each known
+/// to within `e` of itself to be exact: a value `v` known as `r`, `|r - v| <= e·|v|`, counted
+/// below an edge `b` lies below `b / (1 - e)`, and one counted above an edge `a` lies above
+/// `a / (1 + e)`. The same as `e` to the digits shown while `e` is small (0.2 %), much more where
+/// a sketch over a huge range widened it (0.46 gives 0.85).
+fn edge_move(e: f64) -> f64 {
+    if e < 1.0 { e / (1.0 - e) } else { f64::INFINITY }
 }
 
 impl Approximation {
@@ -341,7 +356,7 @@ impl Approximation {
                 "histogram".into(),
                 Value::String(format!(
                     "each count exact for bin edges moved by at most ±{}",
-                    percent_text(e)
+                    percent_text(edge_move(e))
                 )),
             );
             // A sketched property's numbers are seen once, so their mean and deviation are
@@ -397,8 +412,17 @@ impl Approximation {
 }
 
 /// A relative error as a percentage with two significant digits (0.0081 → `0.81 %`).
+/// A bound as a percentage to three significant digits, rounded up: a bound shown is never
+/// tighter than the one it states (a histogram's 0.2004 % is "0.201 %", not "0.2 %").
 fn percent_text(fraction: f64) -> String {
-    format!("{} %", crate::figure::significant(fraction * 100.0, 2))
+    let percent = fraction * 100.0;
+    if !(percent.is_finite() && percent > 0.0) {
+        return format!("{percent} %");
+    }
+    let scale = 10f64.powi(2 - percent.log10().floor() as i32);
+    // Less a hair, so that a bound the digits hold (0.81) is not pushed up by its binary error.
+    let up = ((percent * scale) * (1.0 - 1e-12)).ceil() / scale;
+    format!("{} %", crate::figure::significant(up, 3))
 }
 
 /// Everything known about the values at one path.
@@ -583,5 +607,37 @@ impl CollectionProfile {
             let path = name.split('.').fold(PropertyPath::root(), |p, k| p.child(k));
             name.contains('.').then(|| self.property(&path)).flatten()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Approximation;
+
+    /// Each bound is shown rounded up, and a histogram's edges move by `e / (1 - e)`, which a
+    /// sketch widened over a huge range makes far more than `e`.
+    #[test]
+    fn bounds_are_stated_rounded_up_and_histogram_edges_by_how_far_they_move() {
+        let text = |a: Approximation, name: &str| a.figures()[name].as_str().map(str::to_string);
+        let sketched = |e| Approximation { value_relative_error: Some(e), ..Default::default() };
+        assert_eq!(text(sketched(0.002), "median").as_deref(), Some("within ±0.2 % of the value"));
+        assert_eq!(
+            text(sketched(0.002), "histogram").as_deref(),
+            Some("each count exact for bin edges moved by at most ±0.201 %")
+        );
+        assert_eq!(
+            text(sketched(0.46), "histogram").as_deref(),
+            Some("each count exact for bin edges moved by at most ±85.2 %")
+        );
+        assert_eq!(
+            text(sketched(0.461_7), "quartiles").as_deref(),
+            Some("within ±46.2 % of the value")
+        );
+        let distinct =
+            Approximation { distinct_relative_error: Some(0.0081), ..Default::default() };
+        assert_eq!(
+            text(distinct, "uniqueCount").as_deref(),
+            Some("estimate (HyperLogLog), ±0.81 % standard error, ±1.62 % for 95 % of estimates")
+        );
     }
 }

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use super::TOP_VALUES;
 use super::accumulate::{Lengths, MAX_KEY_LEN, NumberStats, StringStats};
-use super::exact::{NumberKey, interpolate, quarter_ranks};
+use super::exact::{NumberKey, interpolate, is_value, quarter_ranks};
 use super::formats;
 use super::histogram::{EdgeCounts, HistogramLayout};
 use super::model::{NumberProfile, StringProfile, ValueCount};
@@ -388,6 +388,10 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         mean: centre.mean(),
         exact_sum: total.whole_sum_past_doubles(),
         median,
+        median_is_value: count > 0
+            && ranks
+                .get(2)
+                .is_some_and(|&(low, high, weight)| is_value(key_at(low), key_at(high), weight)),
         std_dev: 0.0,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(few, integers) } else { Vec::new() },

@@ -7,7 +7,7 @@
 //! validator also needs (quoting, parameters, the parser) is the engine's
 //! [`schemascope_query::DialectRules`], reached through the same [`Dialect`].
 
-use schemascope_core::profile::exact::Quarters;
+use super::pushdown::numbers::Quartiles;
 use schemascope_core::{ColumnInfo, TableInfo};
 use serde_json::Value;
 
@@ -16,8 +16,8 @@ use super::pushdown::{JsonView, ValueClass};
 use super::{Database, Dialect, Rows, SqlValue};
 use crate::error::SourceError;
 
-/// A number column's mean, sample standard deviation and quartiles `[q1, median, q3]`.
-pub(crate) type Spread = (f64, f64, [(f64, Option<Quarters>); 3]);
+/// A number column's mean, sample standard deviation and quartiles.
+pub(crate) type Spread = (f64, f64, Quartiles);
 
 /// Reads rows of a table for a sample: the relation they are read from (a table with a
 /// sampling clause or a condition) and its parameters, to the rows as JSON objects.

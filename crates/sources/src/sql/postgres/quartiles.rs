@@ -6,7 +6,7 @@ use crate::error::SourceError;
 use crate::sql::engine::{NumberColumn, Spread};
 use schemascope_core::profile::exact::NumberKey;
 
-use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from};
+use crate::sql::pushdown::numbers::{Quartiles, quartile_ranks, quartiles_from};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -47,7 +47,11 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
             ),
         )?;
         let at = |k: usize| (q.get(k).copied().unwrap_or(0.0), None);
-        (mean, std_dev, [at(0), at(1), at(2)])
+        // An odd count's median is its middle value; an even count's two middle values are not
+        // read (a second sort), so its median is shown as a computed figure even where they
+        // are equal.
+        let median_is_value = n % 2 == 1;
+        (mean, std_dev, Quartiles { at: [at(0), at(1), at(2)], median_is_value })
     };
     Ok(spread)
 }

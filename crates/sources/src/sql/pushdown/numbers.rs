@@ -5,7 +5,7 @@
 //! 2^53), their quartiles are read as the values at the quartile ranks and interpolated exactly
 //! by the core's own rule, and grouped values are ranked by the core's own code.
 
-use schemascope_core::profile::exact::{NumberKey, Quarters, interpolate, quarter_ranks};
+use schemascope_core::profile::exact::{NumberKey, Quarters, interpolate, is_value, quarter_ranks};
 use schemascope_core::profile::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
 use schemascope_core::profile::{NumberProfile, ValueCount};
 
@@ -42,6 +42,7 @@ struct Distribution {
     std_dev: f64,
     quartiles: [f64; 2],
     median: (f64, Option<Quarters>),
+    median_is_value: bool,
     distinct: u64,
     top: Vec<ValueCount>,
 }
@@ -86,6 +87,7 @@ pub(super) fn number_profile(
         mean: d.mean,
         exact_sum: None,
         median: d.median.0,
+        median_is_value: d.median_is_value,
         std_dev: d.std_dev,
         distinct: d.distinct,
         top: d.top,
@@ -122,6 +124,7 @@ fn grouped_distribution(
         std_dev,
         quartiles: [runs.quarter(1).0, runs.quarter(3).0],
         median: runs.quarter(2),
+        median_is_value: runs.median_is_value(),
         distinct: runs.distinct() as u64,
         top: if runs.distinct() as u64 <= NUMBER_TOP_DISTINCT {
             top_numbers(runs.iter(), integers)
@@ -131,19 +134,31 @@ fn grouped_distribution(
     })
 }
 
+/// A number column's quartiles, as the in-memory profiler computes them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Quartiles {
+    /// `[q1, median, q3]`, each exact too where its values are integers.
+    pub(crate) at: [(f64, Option<Quarters>); 3],
+    /// See [`NumberProfile::median_is_value`].
+    pub(crate) median_is_value: bool,
+}
+
 /// The three quartiles from the values at their ranks (`at(rank)`, 0-based), interpolated as
-/// in memory: `[q1, median, q3]`.
-pub(crate) fn quartiles_from(
-    n: u64,
-    at: impl Fn(u64) -> Option<NumberKey>,
-) -> [(f64, Option<Quarters>); 3] {
-    [1, 2, 3].map(|k| {
+/// in memory.
+pub(crate) fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Quartiles {
+    let (low, high, weight) = quarter_ranks(n, 2);
+    let median_is_value = match (at(low), at(high)) {
+        (Some(a), Some(b)) => n > 0 && is_value(a, b, weight),
+        _ => false,
+    };
+    let at = [1, 2, 3].map(|k| {
         let (low, high, weight) = quarter_ranks(n, k);
         match (at(low), at(high)) {
             (Some(a), Some(b)) => interpolate(a, b, weight),
             _ => (0.0, None),
         }
-    })
+    });
+    Quartiles { at, median_is_value }
 }
 
 /// The ranks every quartile reads (0-based), ascending, without repeats.
@@ -210,6 +225,14 @@ fn sorted_distribution(
         };
         (distinct, top)
     };
-    let [q1, median, q3] = q;
-    Ok(Distribution { mean, std_dev, quartiles: [q1.0, q3.0], median, distinct, top })
+    let [q1, median, q3] = q.at;
+    Ok(Distribution {
+        mean,
+        std_dev,
+        quartiles: [q1.0, q3.0],
+        median,
+        median_is_value: q.median_is_value,
+        distinct,
+        top,
+    })
 }

@@ -29,7 +29,7 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
     let at =
         |rank: u64| picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]));
     let q = quartiles_from(n, at);
-    let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q[1].1.filter(|_| integers))?;
+    let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q.at[1].1.filter(|_| integers))?;
     Ok((mean, std_dev, q))
 }
 
