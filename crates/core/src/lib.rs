@@ -35,6 +35,7 @@ pub mod property;
 pub mod sample;
 pub mod schema_facts;
 pub mod selector;
+pub mod size_text;
 pub mod suggest;
 pub mod summary;
 pub mod sync;

@@ -19,7 +19,6 @@ pub mod profile_store;
 mod read;
 mod records;
 pub mod scratch;
-mod size_text;
 pub mod source;
 pub mod spec;
 pub mod sql;

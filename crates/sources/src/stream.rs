@@ -20,12 +20,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use schemascope_core::profile::{Fitted, SchemaBuilder, Spill};
+use schemascope_core::size_text::{size_text, size_texts_apart};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
 use crate::scratch::SpillOptions;
-use crate::size_text::{size_text, size_texts_apart};
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
 use crate::worker_budget::WorkerBudget;
@@ -645,9 +645,17 @@ pub(crate) fn stream(
     let budget = options.budget;
     // Fitting is by block, so a few percent past the budget is within what "about" says.
     if peak_needed > budget + budget / 32 {
-        let (needed, budget) = size_texts_apart(peak_needed, budget);
+        let (needed, budget) = size_texts_apart(peak_needed as u64, budget as u64);
+        // What stays in memory past the budget differs: spilling writes out any property's
+        // counters worth a chunk, sketching (without spilling, or once it failed) only those a
+        // sketch is smaller than.
+        let held = if spill.as_ref().is_some_and(|s| s.declined().is_none()) {
+            "counters too small to be worth spilling (many small properties) stay in memory"
+        } else {
+            "what cannot be sketched (many properties, few-valued ones, many distinct long strings) is held exactly"
+        };
         warnings.push(LoadWarning::new(format!(
-            "the statistics needed up to about {needed} at once, more than the memory budget of {budget}: the cores reading the file fit the budget block by block, and what cannot be sketched (many properties, few-valued ones, many distinct long strings) is held exactly"
+            "the statistics needed up to about {needed} at once, more than the memory budget of {budget}: the cores reading the file fit the budget block by block, and {held}"
         )));
     }
     let name = spec.name.as_str();
@@ -847,14 +855,14 @@ fn estimated_properties(
         None => (
             format!(
                 "their exact counters would have outgrown the memory budget of {} (spilling to temporary files was off)",
-                size_text(budget)
+                size_text(budget as u64)
             ),
             "a larger budget (--memory-budget), or spilling (without --no-spill), keeps them exact",
         ),
         Some(spill) => (
             format!(
                 "their exact counters outgrew the memory budget of {} and could not be spilled to temporary files in {} ({})",
-                size_text(budget),
+                size_text(budget as u64),
                 spill.place(),
                 spill.declined().map_or_else(|| "no reason given".to_string(), |e| e.to_string())
             ),

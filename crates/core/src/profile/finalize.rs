@@ -266,7 +266,7 @@ fn sketched_numbers(
         exact_sum: None,
         median: runs.quarter(2).0,
         // An estimate, never shown with a value's digits.
-        median_is_value: false,
+        median_key: None,
         std_dev: sketch.std_dev(),
         distinct,
         top: Vec::new(),
@@ -376,7 +376,7 @@ fn finalize_numbers(n: super::accumulate::NumberStats) -> NumberProfile {
         mean,
         exact_sum,
         median,
-        median_is_value: runs.median_is_value(),
+        median_key: runs.median_key(),
         std_dev,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT {

@@ -178,10 +178,11 @@ pub struct NumberProfile {
     pub exact_sum: Option<i128>,
     /// Median (mean of the middle two for an even count).
     pub median: f64,
-    /// True when the median is one of the values (an odd count, or the middle two equal): it is
-    /// then shown with all its digits, as `min` and `max` are, not rounded as a computed figure.
+    /// The median exactly, when it is one of the values (an odd count, or the middle two
+    /// equal): it is then shown as `min` and `max` are, with all its digits (an integer past 2^53
+    /// too), not rounded as a computed figure.
     #[serde(skip)]
-    pub median_is_value: bool,
+    pub median_key: Option<NumberKey>,
     /// Sample standard deviation (n − 1); 0 for a single value.
     pub std_dev: f64,
     /// Number of distinct values.
@@ -254,10 +255,10 @@ impl NumberProfile {
     /// The median as JSON: exact for integers (a value from the data, or the midpoint of two,
     /// shown with all its digits), else a computed statistic (see [`crate::figure::stat_json`]).
     pub fn median_value(&self) -> Value {
-        match self.exact_median.filter(|_| self.all_integers()) {
-            Some(exact) => exact.to_json(),
-            None if self.median_is_value => crate::figure::exact_json(self.median),
-            None => crate::figure::stat_json_within(self.median, self.min, self.max),
+        match (self.exact_median.filter(|_| self.all_integers()), self.median_key) {
+            (Some(exact), _) => exact.to_json(),
+            (None, Some(key)) => key.to_json(self.all_integers()),
+            (None, None) => crate::figure::stat_json_within(self.median, self.min, self.max),
         }
     }
 

@@ -369,10 +369,11 @@ impl ValueRuns {
 
     /// The `k`/4 quantile (`k` from 0 to 4) by linear interpolation between ranks: its nearest
     /// double, and the exact value when the two values it reads are integers.
-    /// Whether the median is one of the values (see [`super::exact::is_value`]).
-    pub fn median_is_value(&self) -> bool {
+    /// The median, when it is one of the values (see [`super::exact::is_value`]).
+    pub fn median_key(&self) -> Option<NumberKey> {
         let (low, high, weight) = quarter_ranks(self.count(), 2);
-        self.count() > 0 && super::exact::is_value(self.at_rank(low), self.at_rank(high), weight)
+        let (a, b) = (self.at_rank(low), self.at_rank(high));
+        (self.count() > 0 && super::exact::is_value(a, b, weight)).then_some(a)
     }
 
     /// The `k`/4 quantile (see [`interpolate`]).

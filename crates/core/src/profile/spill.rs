@@ -43,7 +43,7 @@ pub trait ScratchSpace: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpillError {
     /// The scratch files reached their cap.
-    #[error("the temporary files reached their cap of {cap} bytes")]
+    #[error("the temporary files reached their cap of {}", crate::size_text::size_text(*cap))]
     Cap {
         /// The cap, in bytes.
         cap: u64,

@@ -106,7 +106,7 @@ fn assert_same(spilled: &CollectionProfile, memory: &CollectionProfile) {
         if let (Some(x), Some(y)) = (&s.numbers, &m.numbers) {
             assert_eq!(x.quartiles.map(f64::to_bits), y.quartiles.map(f64::to_bits), "{}", s.path);
             assert_eq!(x.exact_median, y.exact_median, "{}", s.path);
-            assert_eq!(x.median_is_value, y.median_is_value, "{}", s.path);
+            assert_eq!(x.median_key, y.median_key, "{}", s.path);
             assert_eq!(x.median_value(), y.median_value(), "{}", s.path);
             assert_eq!(x.exact_range, y.exact_range, "{}", s.path);
             assert_eq!(x.mean.to_bits(), y.mean.to_bits(), "{}", s.path);
@@ -432,16 +432,17 @@ fn the_deviation_of_two_million_integers_keeps_fifteen_digits() {
     }
 }
 
-/// A median that is one of the values is shown with all its digits, as min and max are, in
-/// memory and spilled; a midpoint of two is a computed figure, rounded to 15 digits.
+/// A median that is one of the values is shown with all its digits, as min and max are (an
+/// integer past 2^53 among fractions too), in memory and spilled; a midpoint of two is a
+/// computed figure, rounded to 15 digits.
 #[test]
 fn a_median_that_is_a_value_keeps_its_digits_and_a_midpoint_is_rounded() {
-    let median = |values: &[f64], spilled: bool| {
+    let median = |values: &[Value], spilled: bool| {
         let mut builder = ProfileBuilder::new();
         if spilled {
             builder = builder.spill_to(Spill::new(Arc::new(MemoryScratch), u64::MAX));
         }
-        for &v in values {
+        for v in values {
             builder.add_value(&json!({ "x": v }));
             if spilled {
                 builder.fit_budget(1);
@@ -451,17 +452,25 @@ fn a_median_that_is_a_value_keeps_its_digits_and_a_midpoint_is_rounded() {
         let x = profile.properties().into_iter().find(|p| p.path.to_string() == "x");
         x.and_then(|p| p.numbers.as_ref().map(|n| n.median_value())).expect("numbers")
     };
+    let past_doubles = 9_007_199_254_740_993u64;
     for spilled in [false, true] {
-        assert_eq!(
-            median(&[0.7, 0.1, 0.300_000_000_000_000_04], spilled),
-            json!(0.300_000_000_000_000_04)
-        );
-        assert_eq!(
-            median(&[0.5, 1.234_567_890_123_456_7e17, 1e30], spilled),
-            json!(1.234_567_890_123_456_7e17)
-        );
-        assert_eq!(median(&[0.1, 1.0 / 3.0, 1.0 / 3.0, 0.9], spilled), json!(1.0 / 3.0));
-        // The midpoint of 0.1 and 0.2 is 0.15000000000000002 in doubles: a computed figure.
-        assert_eq!(median(&[0.1, 0.2], spilled), json!(0.15));
+        let cases = [
+            (
+                vec![json!(0.7), json!(0.1), json!(0.300_000_000_000_000_04)],
+                json!(0.300_000_000_000_000_04),
+            ),
+            (
+                vec![json!(0.5), json!(1.234_567_890_123_456_7e17), json!(1e30)],
+                json!(1.234_567_890_123_456_7e17),
+            ),
+            (vec![json!(0.1), json!(1.0 / 3.0), json!(1.0 / 3.0), json!(0.9)], json!(1.0 / 3.0)),
+            // Not the double next to it: the integer, as the maximum shows it.
+            (vec![json!(past_doubles), json!(past_doubles), json!(0.5)], json!(past_doubles)),
+            // The midpoint of 0.1 and 0.2 is 0.15000000000000002 in doubles: a computed figure.
+            (vec![json!(0.1), json!(0.2)], json!(0.15)),
+        ];
+        for (values, expected) in cases {
+            assert_eq!(median(&values, spilled), expected, "{values:?}, spilled: {spilled}");
+        }
     }
 }

@@ -388,10 +388,10 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         mean: centre.mean(),
         exact_sum: total.whole_sum_past_doubles(),
         median,
-        median_is_value: count > 0
-            && ranks
-                .get(2)
-                .is_some_and(|&(low, high, weight)| is_value(key_at(low), key_at(high), weight)),
+        median_key: ranks.get(2).and_then(|&(low, high, weight)| {
+            let (a, b) = (key_at(low), key_at(high));
+            (count > 0 && is_value(a, b, weight)).then_some(a)
+        }),
         std_dev: 0.0,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(few, integers) } else { Vec::new() },

@@ -98,9 +98,9 @@ struct StoredNumbers {
     max: Bits,
     mean: Bits,
     median: Bits,
-    /// See [`NumberProfile::median_is_value`].
+    /// See [`NumberProfile::median_key`]: (double, offset).
     #[serde(default)]
-    median_is_value: bool,
+    median_key: Option<(Bits, i64)>,
     std_dev: Bits,
     distinct: u64,
     top: Vec<(StoredScalar, u64)>,
@@ -279,7 +279,7 @@ fn stored_property(p: &PropertyProfile) -> Option<StoredProperty> {
             max: n.max.into(),
             mean: n.mean.into(),
             median: n.median.into(),
-            median_is_value: n.median_is_value,
+            median_key: n.median_key.map(|key| (key.double().into(), key.offset())),
             std_dev: n.std_dev.into(),
             distinct: n.distinct,
             top: stored_top(&n.top)?,
@@ -383,7 +383,9 @@ fn numbers_back(n: StoredNumbers) -> Option<NumberProfile> {
         mean: n.mean.into(),
         exact_sum: n.exact_sum.as_deref().and_then(|s| s.parse().ok()),
         median: n.median.into(),
-        median_is_value: n.median_is_value,
+        median_key: n
+            .median_key
+            .map(|(double, offset)| NumberKey::from_parts(double.into(), offset)),
         std_dev: n.std_dev.into(),
         distinct: n.distinct,
         top: top_back(n.top),

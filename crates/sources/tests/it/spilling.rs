@@ -163,7 +163,7 @@ fn past_the_cap_the_properties_left_are_estimated_and_the_output_says_why() {
     let place = scratch.path().display().to_string();
     assert!(
         said.iter().any(|w| w.contains(&format!(
-            "could not be spilled to temporary files in {place} (the temporary files reached their cap of 50000 bytes)"
+            "could not be spilled to temporary files in {place} (the temporary files reached their cap of 49 KiB)"
         ))),
         "{said:?}"
     );
@@ -185,4 +185,22 @@ fn a_spill_directory_that_cannot_be_written_falls_back_to_estimates() {
     // need about as much memory.
     let text = profile.property(&"text".parse().expect("path")).expect("text");
     assert!(text.approximate.is_none(), "{:?}", text.approximate);
+}
+
+/// Past the budget with spilling on, what stays in memory is counters too small to spill
+/// (thousands of small properties), and the warning says that, not that something could not be
+/// sketched (nothing is sketched while spilling works); every figure stays exact.
+#[test]
+fn past_the_budget_with_spilling_the_warning_names_what_stays_in_memory() {
+    let text: String = (0..6_000).map(|i| format!("{{\"k{}\": {}}}\n", i % 2_000, i % 3)).collect();
+    let (_data, path) = write(&text);
+    let spec = spec(path.to_str().expect("utf-8"));
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let (source, _) = spilled(&spec, &path, 32 << 10, scratch.path(), u64::MAX).expect("ok");
+    assert!(source.collections[0].profile().is_exact());
+    let said: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    let over = said.iter().find(|w| w.contains("more than the memory budget of 32 KiB"));
+    let over = over.unwrap_or_else(|| panic!("no over-budget warning: {said:?}"));
+    assert!(over.contains("counters too small to be worth spilling"), "{over}");
+    assert!(!over.contains("sketched"), "{over}");
 }

@@ -50,8 +50,8 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         // An odd count's median is its middle value; an even count's two middle values are not
         // read (a second sort), so its median is shown as a computed figure even where they
         // are equal.
-        let median_is_value = n % 2 == 1;
-        (mean, std_dev, Quartiles { at: [at(0), at(1), at(2)], median_is_value })
+        let median_key = (n % 2 == 1).then(|| NumberKey::float(at(1).0));
+        (mean, std_dev, Quartiles { at: [at(0), at(1), at(2)], median_key })
     };
     Ok(spread)
 }

@@ -42,7 +42,7 @@ struct Distribution {
     std_dev: f64,
     quartiles: [f64; 2],
     median: (f64, Option<Quarters>),
-    median_is_value: bool,
+    median_key: Option<NumberKey>,
     distinct: u64,
     top: Vec<ValueCount>,
 }
@@ -87,7 +87,7 @@ pub(super) fn number_profile(
         mean: d.mean,
         exact_sum: None,
         median: d.median.0,
-        median_is_value: d.median_is_value,
+        median_key: d.median_key,
         std_dev: d.std_dev,
         distinct: d.distinct,
         top: d.top,
@@ -124,7 +124,7 @@ fn grouped_distribution(
         std_dev,
         quartiles: [runs.quarter(1).0, runs.quarter(3).0],
         median: runs.quarter(2),
-        median_is_value: runs.median_is_value(),
+        median_key: runs.median_key(),
         distinct: runs.distinct() as u64,
         top: if runs.distinct() as u64 <= NUMBER_TOP_DISTINCT {
             top_numbers(runs.iter(), integers)
@@ -139,17 +139,17 @@ fn grouped_distribution(
 pub(crate) struct Quartiles {
     /// `[q1, median, q3]`, each exact too where its values are integers.
     pub(crate) at: [(f64, Option<Quarters>); 3],
-    /// See [`NumberProfile::median_is_value`].
-    pub(crate) median_is_value: bool,
+    /// See [`NumberProfile::median_key`].
+    pub(crate) median_key: Option<NumberKey>,
 }
 
 /// The three quartiles from the values at their ranks (`at(rank)`, 0-based), interpolated as
 /// in memory.
 pub(crate) fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Quartiles {
     let (low, high, weight) = quarter_ranks(n, 2);
-    let median_is_value = match (at(low), at(high)) {
-        (Some(a), Some(b)) => n > 0 && is_value(a, b, weight),
-        _ => false,
+    let median_key = match (at(low), at(high)) {
+        (Some(a), Some(b)) if n > 0 && is_value(a, b, weight) => Some(a),
+        _ => None,
     };
     let at = [1, 2, 3].map(|k| {
         let (low, high, weight) = quarter_ranks(n, k);
@@ -158,7 +158,7 @@ pub(crate) fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Q
             _ => (0.0, None),
         }
     });
-    Quartiles { at, median_is_value }
+    Quartiles { at, median_key }
 }
 
 /// The ranks every quartile reads (0-based), ascending, without repeats.
@@ -231,7 +231,7 @@ fn sorted_distribution(
         std_dev,
         quartiles: [q1.0, q3.0],
         median,
-        median_is_value: q.median_is_value,
+        median_key: q.median_key,
         distinct,
         top,
     })

@@ -1,4 +1,4 @@
-//! Sizes in warnings, as a reader compares them: "needed about 3.4 MiB, more than the budget of
+//! Sizes in messages, as a reader compares them: "needed about 3.4 MiB, more than the budget of
 //! 3 MiB".
 
 /// Units past bytes, each 1024 of the one before.
@@ -6,7 +6,7 @@ const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
 
 /// `bytes` in the largest unit that keeps it at least 1: to the nearest tenth below 10 (`1.9 KiB`,
 /// not `1 KiB`, for 1,945 bytes), whole past it, never with a trailing `.0`.
-pub(crate) fn size_text(bytes: usize) -> String {
+pub fn size_text(bytes: u64) -> String {
     match bytes {
         1 => return "1 byte".into(),
         0..1024 => return format!("{bytes} bytes"),
@@ -26,13 +26,13 @@ pub(crate) fn size_text(bytes: usize) -> String {
 
 /// Two sizes as [`size_text`] shows them, or both in bytes where it would show them alike: a
 /// need past a budget must not read as equal to it.
-pub(crate) fn size_texts_apart(a: usize, b: usize) -> (String, String) {
+pub fn size_texts_apart(a: u64, b: u64) -> (String, String) {
     let (x, y) = (size_text(a), size_text(b));
     if x == y && a != b { (byte_count(a), byte_count(b)) } else { (x, y) }
 }
 
 /// `bytes` with thousands separated: `1,468,006 bytes`.
-fn byte_count(bytes: usize) -> String {
+fn byte_count(bytes: u64) -> String {
     let digits = bytes.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 6);
     for (i, digit) in digits.chars().enumerate() {
