@@ -142,6 +142,19 @@ fn spill_heaviest(
     total
 }
 
+/// Counts a property's strings or numbers in a table of distinct values where they repeat
+/// enough for it to be smaller than what holds them now (repeating values are the table they
+/// become, not an item-by-item growth); returns the bytes they need then, or `None`.
+fn counted_instead(node: &mut PathNode, numbers: bool) -> Option<usize> {
+    if numbers {
+        let stats = &mut node.stats.numbers;
+        stats.count_if_repeating(super::repeats::REPEATS_TO_FIT).then(|| stats.exact_bytes())
+    } else {
+        let stats = &mut node.stats.strings;
+        stats.values.unlog_if_repeating_now().then(|| stats.exact_bytes())
+    }
+}
+
 /// Once the counters need more than `bytes`, switches the heaviest properties worth it to
 /// sketches until they fit (counting repeating values instead where that is enough); returns
 /// what they need then.
@@ -162,18 +175,7 @@ fn sketch_heaviest(
             break;
         }
         let Some(node) = at(root, &candidate.route) else { continue };
-        // Repeating values are the table they become, not an item-by-item growth.
-        let now_counted = if candidate.numbers {
-            node.stats.numbers.count_if_repeating(super::repeats::REPEATS_TO_FIT)
-        } else {
-            node.stats.strings.values.unlog_if_repeating_now()
-        };
-        if now_counted {
-            let now = if candidate.numbers {
-                node.stats.numbers.exact_bytes()
-            } else {
-                node.stats.strings.exact_bytes()
-            };
+        if let Some(now) = counted_instead(node, candidate.numbers) {
             total = total.saturating_sub(candidate.bytes) + now;
             counted.push(Heavy { bytes: now, ..candidate });
             continue;

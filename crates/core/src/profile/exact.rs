@@ -213,6 +213,14 @@ pub fn is_value(low: NumberKey, high: NumberKey, weight: u64) -> bool {
     weight == 0 || low.order(high).is_eq()
 }
 
+/// The median of `n` values, when it is one of them, from the values at its ranks (`at(rank)`,
+/// 0-based; see [`is_value`]).
+pub fn median_key(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Option<NumberKey> {
+    let (low, high, weight) = quarter_ranks(n, 2);
+    let (a, b) = (at(low)?, at(high)?);
+    (n > 0 && is_value(a, b, weight)).then_some(a)
+}
+
 /// The quantile between the values `low` and `high` at its two ranks (see [`quarter_ranks`]):
 /// exact when both are integers, else by floating-point interpolation.
 pub fn interpolate(low: NumberKey, high: NumberKey, weight: u64) -> (f64, Option<Quarters>) {

@@ -371,9 +371,7 @@ impl ValueRuns {
     /// double, and the exact value when the two values it reads are integers.
     /// The median, when it is one of the values (see [`super::exact::is_value`]).
     pub fn median_key(&self) -> Option<NumberKey> {
-        let (low, high, weight) = quarter_ranks(self.count(), 2);
-        let (a, b) = (self.at_rank(low), self.at_rank(high));
-        (self.count() > 0 && super::exact::is_value(a, b, weight)).then_some(a)
+        super::exact::median_key(self.count(), |rank| Some(self.at_rank(rank)))
     }
 
     /// The `k`/4 quantile (see [`interpolate`]).

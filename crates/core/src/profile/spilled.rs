@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use super::TOP_VALUES;
 use super::accumulate::{Lengths, MAX_KEY_LEN, NumberStats, StringStats};
-use super::exact::{NumberKey, interpolate, is_value, quarter_ranks};
+use super::exact::{NumberKey, interpolate, median_key, quarter_ranks};
 use super::formats;
 use super::histogram::{EdgeCounts, HistogramLayout};
 use super::model::{NumberProfile, StringProfile, ValueCount};
@@ -388,10 +388,7 @@ pub(super) fn spilled_numbers(mut stats: NumberStats) -> NumberProfile {
         mean: centre.mean(),
         exact_sum: total.whole_sum_past_doubles(),
         median,
-        median_key: ranks.get(2).and_then(|&(low, high, weight)| {
-            let (a, b) = (key_at(low), key_at(high));
-            (count > 0 && is_value(a, b, weight)).then_some(a)
-        }),
+        median_key: median_key(count, |rank| Some(key_at(rank))),
         std_dev: 0.0,
         distinct,
         top: if distinct <= NUMBER_TOP_DISTINCT { top_numbers(few, integers) } else { Vec::new() },

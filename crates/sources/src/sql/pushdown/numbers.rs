@@ -5,7 +5,9 @@
 //! 2^53), their quartiles are read as the values at the quartile ranks and interpolated exactly
 //! by the core's own rule, and grouped values are ranked by the core's own code.
 
-use schemascope_core::profile::exact::{NumberKey, Quarters, interpolate, is_value, quarter_ranks};
+use schemascope_core::profile::exact::{
+    NumberKey, Quarters, interpolate, median_key, quarter_ranks,
+};
 use schemascope_core::profile::numeric::{NUMBER_TOP_DISTINCT, ValueRuns, top_numbers};
 use schemascope_core::profile::{NumberProfile, ValueCount};
 
@@ -146,11 +148,7 @@ pub(crate) struct Quartiles {
 /// The three quartiles from the values at their ranks (`at(rank)`, 0-based), interpolated as
 /// in memory.
 pub(crate) fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Quartiles {
-    let (low, high, weight) = quarter_ranks(n, 2);
-    let median_key = match (at(low), at(high)) {
-        (Some(a), Some(b)) if n > 0 && is_value(a, b, weight) => Some(a),
-        _ => None,
-    };
+    let median_key = median_key(n, &at);
     let at = [1, 2, 3].map(|k| {
         let (low, high, weight) = quarter_ranks(n, k);
         match (at(low), at(high)) {
