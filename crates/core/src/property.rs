@@ -286,7 +286,16 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
     } else if !s.format_counts.is_empty() {
         let counts: Vec<Value> =
             s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect();
-        m.insert("formatCounts".into(), Value::Array(counts));
+        match s.format_sample {
+            // Counts over a sample are named so, beside its size: not the property's counts.
+            Some(sampled) => {
+                m.insert("formatCountsInSample".into(), Value::Array(counts));
+                m.insert("formatSampleValues".into(), json!(sampled));
+            }
+            None => {
+                m.insert("formatCounts".into(), Value::Array(counts));
+            }
+        }
     }
     m
 }

@@ -237,6 +237,7 @@ fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approxi
         max: sketch.max.as_deref().filter(|_| dated).map(str::to_string),
         format,
         format_counts: formats,
+        format_sample: None,
     };
     let approximation = Approximation {
         distinct_relative_error: Some(RELATIVE_STANDARD_ERROR),
@@ -319,6 +320,7 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
         max,
         format,
         format_counts,
+        format_sample: None,
     }
 }
 

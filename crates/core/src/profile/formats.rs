@@ -88,17 +88,16 @@ pub fn detect(value: &str) -> Option<StringFormat> {
     {
         return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
     }
-    // One pass over the bytes settles most strings: neither a URI nor an email address.
-    let (colon, at) =
-        bytes.iter().fold((false, false), |(c, a), &b| (c | (b == b':'), a | (b == b'@')));
-    if colon && let Some(separator) = uri::scheme_separator(bytes) {
+    // A search for `://` settles most strings (a vector search, not a loop a byte: every
+    // distinct value of a nested file's long texts comes here).
+    if let Some(separator) = uri::scheme_separator(bytes) {
         // The plain shape settles nearly every URL; fluent-uri decides the rest.
         let valid = uri::is_scheme(&bytes[..separator])
             && (uri::is_plain_tail(&bytes[separator + 3..])
                 || fluent_uri::Uri::parse(value).is_ok());
         return valid.then_some(StringFormat::Uri);
     }
-    if at && !value.contains(char::is_whitespace) {
+    if memchr::memchr(b'@', bytes).is_some() && !value.contains(char::is_whitespace) {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
     }
     None
@@ -190,61 +189,85 @@ pub fn is_local_date_time(value: &str) -> bool {
     }
 }
 
-/// Distinct values checked for formats before deciding whether to check them all.
+/// Distinct values a database's text column is sampled for formats past (see
+/// `StringProfile::format_sample`); the distinct values of a profile held here are all checked.
 pub const FORMAT_SAMPLE: usize = 10_000;
 
-/// Values per recognised format, most common first. Up to [`FORMAT_SAMPLE`] distinct values
-/// every one is checked. Past that, a sample of that many (the table's own, hash-scattered order)
-/// is checked first; only if every sampled value has the same format are all values checked, so
-/// a `format` claimed for the whole property is always exact, while the partial counts of a
-/// property of a million ids cost ten thousand checks rather than a million.
+/// Distinct values past which formats are counted on every core.
+const PARALLEL_FROM: usize = 10_000;
+
+/// Values per recognised format, most common first, over every entry: exact, so a `format`
+/// claimed for a whole property and every count beside it hold for all its values. A million
+/// distinct ids cost a million checks, most settled by a length or a first byte, shared among
+/// the cores (parsing a million timestamps is the slowest step of finishing a profile).
 pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
     let tally = |slice: &[(&str, u64)]| {
         let mut counts: Vec<(StringFormat, u64)> = Vec::new();
-        let mut unformatted = 0u64;
         for (value, count) in slice {
-            match detect(value) {
-                Some(format) => match counts.iter_mut().find(|(f, _)| *f == format) {
-                    Some((_, n)) => *n += count,
-                    None => counts.push((format, *count)),
-                },
-                None => unformatted += count,
+            if let Some(format) = detect(value) {
+                add_count(&mut counts, format, *count);
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        (counts, unformatted)
+        counts
     };
-    if entries.len() <= FORMAT_SAMPLE {
-        return tally(entries).0;
-    }
-    let (sampled, unformatted) = tally(&entries[..FORMAT_SAMPLE]);
-    if unformatted > 0 || sampled.len() != 1 {
-        return sampled;
-    }
-    // Every sampled value has one format: check them all, on every core (parsing a million
-    // timestamps is the slowest step of finishing a profile).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = entries
-            .chunks(entries.len().div_ceil(threads))
-            .map(|part| scope.spawn(move || tally(part).0))
-            .collect();
-        handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
-    });
-    let mut counts: Vec<(StringFormat, u64)> = Vec::new();
-    for (format, n) in parts.into_iter().flatten() {
-        match counts.iter_mut().find(|(f, _)| *f == format) {
-            Some((_, total)) => *total += n,
-            None => counts.push((format, n)),
+    let mut counts = if entries.len() < PARALLEL_FROM || threads == 1 {
+        tally(entries)
+    } else {
+        let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = entries
+                .chunks(entries.len().div_ceil(threads))
+                .map(|part| scope.spawn(move || tally(part)))
+                .collect();
+            handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
+        });
+        let mut counts = Vec::new();
+        for (format, n) in parts.into_iter().flatten() {
+            add_count(&mut counts, format, n);
         }
-    }
+        counts
+    };
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts
+}
+
+/// Adds `n` values of `format` to `counts`.
+pub(crate) fn add_count(counts: &mut Vec<(StringFormat, u64)>, format: StringFormat, n: u64) {
+    match counts.iter_mut().find(|(f, _)| *f == format) {
+        Some((_, total)) => *total += n,
+        None => counts.push((format, n)),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every distinct value is checked, however many: a mixed property's counts are its own,
+    /// not a sample's, and a format that only later values have is counted.
+    #[test]
+    fn formats_are_counted_over_every_distinct_value() {
+        let owned: Vec<(String, u64)> = (0..30_000u64)
+            .map(|i| match i % 2 {
+                0 => (format!("https://example.com/p/{i}"), 1 + i % 3),
+                _ => (format!("plain value {i}"), 1),
+            })
+            .chain((0..5).map(|i| (format!("ops{i}@example.com"), 2)))
+            .collect();
+        let entries: Vec<(&str, u64)> = owned.iter().map(|(v, n)| (v.as_str(), *n)).collect();
+        let uris: u64 = (0..30_000u64).step_by(2).map(|i| 1 + i % 3).sum();
+        assert_eq!(
+            count_formats(&entries),
+            vec![(StringFormat::Uri, uris), (StringFormat::Email, 10)]
+        );
+        // All timestamps but the very last value: no format covers every value.
+        let mut stamps: Vec<String> = (0..40_000u64)
+            .map(|i| format!("2024-01-01T{:02}:{:02}:{:02}Z", i / 3600 % 24, i / 60 % 60, i % 60))
+            .collect();
+        stamps.push("not a time".into());
+        let entries: Vec<(&str, u64)> = stamps.iter().map(|v| (v.as_str(), 1)).collect();
+        assert_eq!(count_formats(&entries), vec![(StringFormat::DateTime, 40_000)]);
+    }
 
     #[test]
     fn recognises_each_format_and_rejects_look_alikes() {

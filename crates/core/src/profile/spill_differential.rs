@@ -273,8 +273,8 @@ fn ordered_items(n: u64, order: &str) -> Vec<Value> {
     items.into_iter().map(|(_, v)| v).collect()
 }
 
-/// Fewer distinct strings per property than `formats::FORMAT_SAMPLE`: past it, the in-memory
-/// profile counts the formats of a mixed property over a sample, a spilled one over every value.
+/// Spilled chunks of hashed strings and batched number merges agree with memory, formats
+/// included (both count them over every distinct value).
 #[test]
 fn hashed_string_chunks_and_batched_number_merges_agree_with_memory_in_every_order() {
     let n = 9_000u64;

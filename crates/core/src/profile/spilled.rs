@@ -479,10 +479,7 @@ impl StringFold {
     }
 
     fn count_format(&mut self, format: formats::StringFormat, n: u64) {
-        match self.format_counts.iter_mut().find(|(f, _)| *f == format) {
-            Some((_, total)) => *total += n,
-            None => self.format_counts.push((format, n)),
-        }
+        formats::add_count(&mut self.format_counts, format, n);
     }
 
     fn widen_range(&mut self, low: &str, high: &str) {
@@ -610,6 +607,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
         max,
         format,
         format_counts,
+        format_sample: None,
     }
 }
 

@@ -87,6 +87,10 @@ struct StoredStrings {
     max: Option<String>,
     format: Option<StringFormat>,
     format_counts: Vec<(StringFormat, u64)>,
+    /// Absent in profiles stored before it (those with a sample are computed anew: see the
+    /// profile store's rules revision).
+    #[serde(default)]
+    format_sample: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -265,6 +269,7 @@ fn stored_property(p: &PropertyProfile) -> Option<StoredProperty> {
             max: s.max.clone(),
             format: s.format,
             format_counts: s.format_counts.clone(),
+            format_sample: s.format_sample,
         }),
         None => None,
     };
@@ -344,6 +349,7 @@ fn property_back(path: PropertyPath, p: StoredProperty) -> Option<PropertyProfil
             max: s.max,
             format: s.format,
             format_counts: s.format_counts,
+            format_sample: s.format_sample,
         }),
         numbers,
         booleans: p

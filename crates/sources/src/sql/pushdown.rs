@@ -38,8 +38,9 @@ use text_order::TextOrder;
 /// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
 /// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
 /// aliases read as themselves. 3: zone-less timestamps (`2024-03-05 10:22:00`) are a format of
-/// their own, with their earliest and latest.
-pub const PROFILE_RULES: u32 = 3;
+/// their own, with their earliest and latest. 4: formats counted over a sample of a column's
+/// first rows are said to be a sample, and no format is claimed from one.
+pub const PROFILE_RULES: u32 = 4;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -799,20 +800,23 @@ fn string_profile(
         )?;
         Ok(keyed(value_counts(rows)))
     };
-    // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory; past that a sample of
-    // that many distinct values decides, and a format they all share is claimed for all.
-    let format_counts = if distinct as usize <= TOP_VALUES {
-        count_formats(&top_rows)
+    // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory. Past that they are
+    // counted over the first rows' values and said to be a sample: a format every sampled value
+    // has is not claimed for the column (a later value may have none), so neither are the
+    // earliest and latest that a temporal format brings.
+    let (format_counts, format_sample) = if distinct as usize <= TOP_VALUES {
+        (count_formats(&top_rows), None)
     } else if distinct as usize <= FORMAT_SAMPLE {
-        count_formats(&all_groups(false)?)
+        (count_formats(&all_groups(false)?), None)
     } else {
-        let sampled = count_formats(&all_groups(true)?);
-        match sampled.as_slice() {
-            [(format, n)] if *n > 0 => vec![(*format, texts)],
-            _ => sampled,
-        }
+        let groups = all_groups(true)?;
+        let sampled = groups.iter().map(|(_, n)| n).sum::<u64>();
+        (count_formats(&groups), Some(sampled))
     };
-    let format = format_counts.first().filter(|(_, n)| *n == texts).map(|(f, _)| *f);
+    let format = format_counts
+        .first()
+        .filter(|(_, n)| format_sample.is_none() && *n == texts)
+        .map(|(f, _)| *f);
     let (min, max) = match format {
         // The stored extremes are the text's when the order holds; otherwise the text's own.
         Some(format)
@@ -851,6 +855,7 @@ fn string_profile(
         max,
         format,
         format_counts,
+        format_sample,
     })
 }
 

@@ -128,3 +128,49 @@ fn missing_and_non_database_files_get_clear_errors() {
     let err = SqliteDatabase::open(&text).expect_err("not a database");
     assert!(err.to_string().contains("not a readable SQLite database"), "{err}");
 }
+
+/// A text column with more distinct values than are sampled for formats: the counts are said to
+/// be the sample's, and no format is claimed for the column from its first rows, whose values
+/// are all URLs here while a later one is not.
+#[test]
+fn formats_of_a_sampled_column_are_said_to_be_a_sample_and_claim_no_format() {
+    use schemascope_core::path::PropertyPath;
+    use schemascope_core::property::{PropertyOptions, describe_property};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("links.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE links (id INTEGER PRIMARY KEY, url TEXT);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150000)
+             INSERT INTO links SELECT i, 'https://example.com/item/' || i FROM n;
+             INSERT INTO links VALUES (150001, 'n/a');",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.tables.iter().find(|t| t.name == "links").expect("links");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let url = PropertyPath::root().child("url");
+    let strings = profile.property(&url).and_then(|p| p.strings.as_ref()).expect("strings");
+    assert_eq!(strings.format, None, "a sample's format is not the column's");
+    let sampled = strings.format_sample.expect("counted over a sample");
+    assert!(sampled > 0 && sampled < 150_001, "{sampled}");
+    assert_eq!(
+        strings.format_counts,
+        vec![(schemascope_core::profile::formats::StringFormat::Uri, sampled)]
+    );
+    let described = describe_property(&profile, "links", &url, PropertyOptions::default()).data;
+    assert_eq!(
+        described["formatCountsInSample"],
+        serde_json::json!([{"format": "uri", "count": sampled}])
+    );
+    assert_eq!(described["formatSampleValues"], sampled);
+    assert!(
+        described.get("formatCounts").is_none() && described.get("format").is_none(),
+        "{described}"
+    );
+    assert_eq!(strings.min, None, "no earliest or latest without a format");
+}

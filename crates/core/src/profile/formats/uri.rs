@@ -8,7 +8,7 @@
 #[inline]
 pub(super) fn scheme_separator(bytes: &[u8]) -> Option<usize> {
     let mut from = 0;
-    while let Some(colon) = bytes[from..].iter().position(|&b| b == b':').map(|i| from + i) {
+    while let Some(colon) = memchr::memchr(b':', &bytes[from..]).map(|i| from + i) {
         if bytes.get(colon + 1..colon + 3) == Some(b"//") {
             return Some(colon);
         }
@@ -81,29 +81,20 @@ pub(super) fn is_plain_tail(rest: &[u8]) -> bool {
     if !matches!(tail.first(), None | Some(b'/' | b'?' | b'#')) {
         return false;
     }
-    // One pass: the path runs to the first `?` or `#`, the query from a `?` to the first `#`,
-    // and a fragment holds no `#`.
-    let mut part = Part::Path;
-    for &b in tail {
-        let class = if part == Part::Path { PATH } else { QUERY };
-        if CLASSES[usize::from(b)] & class != 0 {
-            continue;
-        }
-        part = match (b, part) {
-            (b'?', Part::Path) => Part::Query,
-            (b'#', Part::Path | Part::Query) => Part::Fragment,
-            _ => return false,
-        };
+    // The path runs to the first `?` or `#`, the query from a `?` to the first `#`, and a
+    // fragment holds no `#`: each part is one run of its class, a tight loop a part.
+    let run = |from: usize, class: u8| {
+        tail[from..].iter().position(|&b| CLASSES[usize::from(b)] & class == 0).map(|i| from + i)
+    };
+    let mut end = run(0, PATH);
+    if let Some(at) = end.filter(|&at| tail[at] == b'?') {
+        end = run(at + 1, QUERY);
     }
-    true
-}
-
-/// Where [`is_plain_tail`] is in what follows the authority.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
-    Path,
-    Query,
-    Fragment,
+    match end {
+        None => true,
+        Some(at) if tail[at] == b'#' => run(at + 1, QUERY).is_none(),
+        Some(_) => false,
+    }
 }
 
 #[cfg(test)]
