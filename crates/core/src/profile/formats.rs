@@ -189,10 +189,6 @@ pub fn is_local_date_time(value: &str) -> bool {
     }
 }
 
-/// Distinct values a database's text column is sampled for formats past (see
-/// `StringProfile::format_sample`); the distinct values of a profile held here are all checked.
-pub const FORMAT_SAMPLE: usize = 10_000;
-
 /// Distinct values past which formats are counted on every core.
 const PARALLEL_FROM: usize = 10_000;
 

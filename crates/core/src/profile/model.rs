@@ -155,8 +155,8 @@ pub struct StringProfile {
     /// Values per recognised format (a value has at most one).
     pub format_counts: Vec<(StringFormat, u64)>,
     /// Set when `format_counts` were counted over a sample of this many values rather than over
-    /// every value (a database column with more distinct texts than
-    /// [`super::formats::FORMAT_SAMPLE`]: its first rows); `format` is then not claimed.
+    /// every value (a database column with too many distinct texts to fetch each: its first
+    /// rows); `format` is then not claimed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format_sample: Option<u64>,
 }

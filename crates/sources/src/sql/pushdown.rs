@@ -14,7 +14,7 @@
 //! text add one for their top values and formats.
 
 use schemascope_core::path::PropertyPath;
-use schemascope_core::profile::formats::{self, FORMAT_SAMPLE, StringFormat};
+use schemascope_core::profile::formats::{self, StringFormat};
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::profile::{
     BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES,
@@ -34,12 +34,20 @@ pub(crate) mod text_order;
 
 use text_order::TextOrder;
 
+/// Distinct texts up to which a column's formats are counted over every value, each distinct
+/// value fetched once with its count (a few tens of megabytes at most); past it, over a sample.
+const FORMATS_EXACT_UP_TO: u64 = 250_000;
+
+/// Distinct values of a sample counted for formats, from the first `10 ×` as many rows.
+const FORMAT_SAMPLE: usize = 10_000;
+
 /// The revision of the rules below: raised whenever a figure they compute changes, so that
 /// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
 /// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
 /// aliases read as themselves. 3: zone-less timestamps (`2024-03-05 10:22:00`) are a format of
-/// their own, with their earliest and latest. 4: formats counted over a sample of a column's
-/// first rows are said to be a sample, and no format is claimed from one.
+/// their own, with their earliest and latest. 4: formats are counted over every value up to
+/// [`FORMATS_EXACT_UP_TO`] distinct ones (was 10,000); past it, over a sample of the first
+/// rows said to be one, and no format is claimed from it.
 pub const PROFILE_RULES: u32 = 4;
 
 /// How a column's values appear as JSON.
@@ -800,13 +808,13 @@ fn string_profile(
         )?;
         Ok(keyed(value_counts(rows)))
     };
-    // Formats are exact up to FORMAT_SAMPLE distinct values, as in memory. Past that they are
-    // counted over the first rows' values and said to be a sample: a format every sampled value
-    // has is not claimed for the column (a later value may have none), so neither are the
-    // earliest and latest that a temporal format brings.
+    // Formats are exact up to FORMATS_EXACT_UP_TO distinct values, as in memory. Past that
+    // they are counted over the first rows' values and said to be a sample: a format every
+    // sampled value has is not claimed for the column (a later value may have none), so neither
+    // are the earliest and latest that a temporal format brings.
     let (format_counts, format_sample) = if distinct as usize <= TOP_VALUES {
         (count_formats(&top_rows), None)
-    } else if distinct as usize <= FORMAT_SAMPLE {
+    } else if distinct <= FORMATS_EXACT_UP_TO {
         (count_formats(&all_groups(false)?), None)
     } else {
         let groups = all_groups(true)?;

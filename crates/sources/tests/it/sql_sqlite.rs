@@ -129,40 +129,54 @@ fn missing_and_non_database_files_get_clear_errors() {
     assert!(err.to_string().contains("not a readable SQLite database"), "{err}");
 }
 
-/// A text column with more distinct values than are sampled for formats: the counts are said to
-/// be the sample's, and no format is claimed for the column from its first rows, whose values
-/// are all URLs here while a later one is not.
-#[test]
-fn formats_of_a_sampled_column_are_said_to_be_a_sample_and_claim_no_format() {
-    use schemascope_core::path::PropertyPath;
-    use schemascope_core::property::{PropertyOptions, describe_property};
-
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("links.sqlite");
+/// A table `links` of `urls` distinct URLs and then one value that is not a URL.
+fn links(dir: &Path, urls: u64) -> SqliteDatabase {
+    let path = dir.join(format!("links-{urls}.sqlite"));
     let connection = rusqlite::Connection::open(&path).expect("create");
     connection
-        .execute_batch(
+        .execute_batch(&format!(
             "CREATE TABLE links (id INTEGER PRIMARY KEY, url TEXT);
-             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150000)
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {urls})
              INSERT INTO links SELECT i, 'https://example.com/item/' || i FROM n;
-             INSERT INTO links VALUES (150001, 'n/a');",
-        )
+             INSERT INTO links VALUES ({urls} + 1, 'n/a');"
+        ))
         .expect("fill");
     drop(connection);
-    let db = SqliteDatabase::open(&path).expect("open");
+    SqliteDatabase::open(&path).expect("open")
+}
+
+/// `links.url` profiled in the database, and described.
+fn profiled_links(
+    db: &SqliteDatabase,
+) -> (schemascope_core::profile::StringProfile, serde_json::Value) {
+    use schemascope_core::path::PropertyPath;
+    use schemascope_core::property::{PropertyOptions, describe_property};
     let catalog = db.catalog().expect("catalog");
     let table = catalog.tables.iter().find(|t| t.name == "links").expect("links");
-    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let profile = schemascope_sources::sql::pushdown::profile_table(db, table).expect("profile");
     let url = PropertyPath::root().child("url");
-    let strings = profile.property(&url).and_then(|p| p.strings.as_ref()).expect("strings");
+    let strings = profile.property(&url).and_then(|p| p.strings.clone()).expect("strings");
+    (strings, describe_property(&profile, "links", &url, PropertyOptions::default()).data)
+}
+
+/// Formats of a text column with many distinct values (more than a sample holds) are counted
+/// over every value when there are few enough to fetch; past that, the counts are said to be a
+/// sample's and no format is claimed from the first rows, all URLs here while a later value is
+/// not.
+#[test]
+fn formats_are_exact_up_to_many_distinct_values_then_said_to_be_a_sample() {
+    use schemascope_core::profile::formats::StringFormat;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (strings, described) = profiled_links(&links(dir.path(), 150_000));
+    assert_eq!((strings.format, strings.format_sample), (None, None));
+    assert_eq!(strings.format_counts, vec![(StringFormat::Uri, 150_000)]);
+    assert_eq!(described["formatCounts"], serde_json::json!([{"format": "uri", "count": 150_000}]));
+
+    let (strings, described) = profiled_links(&links(dir.path(), 300_000));
     assert_eq!(strings.format, None, "a sample's format is not the column's");
     let sampled = strings.format_sample.expect("counted over a sample");
-    assert!(sampled > 0 && sampled < 150_001, "{sampled}");
-    assert_eq!(
-        strings.format_counts,
-        vec![(schemascope_core::profile::formats::StringFormat::Uri, sampled)]
-    );
-    let described = describe_property(&profile, "links", &url, PropertyOptions::default()).data;
+    assert!(sampled > 0 && sampled < 300_001, "{sampled}");
+    assert_eq!(strings.format_counts, vec![(StringFormat::Uri, sampled)]);
     assert_eq!(
         described["formatCountsInSample"],
         serde_json::json!([{"format": "uri", "count": sampled}])
