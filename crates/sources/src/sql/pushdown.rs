@@ -46,7 +46,7 @@ const FORMAT_SAMPLE: usize = 10_000;
 /// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
 /// aliases read as themselves. 3: zone-less timestamps (`2024-03-05 10:22:00`) are a format of
 /// their own, with their earliest and latest. 4: formats are counted over every value up to
-/// [`FORMATS_EXACT_UP_TO`] distinct ones (was 10,000); past it, over a sample of the first
+/// 250,000 distinct ones (was 10,000); past it, over a sample of the first
 /// rows said to be one, and no format is claimed from it.
 pub const PROFILE_RULES: u32 = 4;
 
