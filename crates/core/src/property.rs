@@ -281,21 +281,23 @@ fn string_stats(p: &PropertyProfile, limit: usize) -> Map<String, Value> {
         m.insert("min".into(), json!(min));
         m.insert("max".into(), json!(max));
     }
-    if let Some(format) = s.format {
-        m.insert("format".into(), json!(format));
-    } else if !s.format_counts.is_empty() {
-        let counts: Vec<Value> =
-            s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect();
-        match s.format_sample {
-            // Counts over a sample are named so, beside its size: not the property's counts.
-            Some(sampled) => {
-                m.insert("formatCountsInSample".into(), Value::Array(counts));
-                m.insert("formatSampleValues".into(), json!(sampled));
-            }
-            None => {
-                m.insert("formatCounts".into(), Value::Array(counts));
-            }
+    let counts = || -> Value {
+        s.format_counts.iter().map(|(f, n)| json!({"format": f, "count": n})).collect()
+    };
+    match (s.format, s.format_sample) {
+        (Some(format), _) => {
+            m.insert("format".into(), json!(format));
         }
+        // Counts over a sample are named so, beside its size, even when none has a format: no
+        // counts would read as no value having one.
+        (None, Some(sampled)) => {
+            m.insert("formatCountsInSample".into(), counts());
+            m.insert("formatSampleValues".into(), json!(sampled));
+        }
+        (None, None) if !s.format_counts.is_empty() => {
+            m.insert("formatCounts".into(), counts());
+        }
+        (None, None) => {}
     }
     m
 }

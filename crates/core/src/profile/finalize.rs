@@ -233,8 +233,8 @@ fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approxi
         min_length: sketch.lengths.min,
         max_length: sketch.lengths.max,
         avg_length: sketch.lengths.mean(),
-        min: sketch.min.as_deref().filter(|_| dated).map(str::to_string),
-        max: sketch.max.as_deref().filter(|_| dated).map(str::to_string),
+        min: sketch.extremes.get().filter(|_| dated).map(|r| r.0.to_string()),
+        max: sketch.extremes.get().filter(|_| dated).map(|r| r.1.to_string()),
         format,
         format_counts: formats,
         format_sample: None,
@@ -292,10 +292,9 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let format_counts = formats::count_formats(&entries);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(format) if format.is_temporal() => match text_range(entries.iter().map(|e| e.0)) {
-            Some((min, max)) => (Some(min.to_string()), Some(max.to_string())),
-            None => (None, None),
-        },
+        Some(format) if format.is_temporal() => {
+            formats::temporal_range(format, entries.iter().map(|e| e.0))
+        }
         _ => (None, None),
     };
     let mut lengths = s.long;
@@ -322,20 +321,6 @@ fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
         format_counts,
         format_sample: None,
     }
-}
-
-/// The smallest and largest text in one pass.
-fn text_range<'a>(mut texts: impl Iterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
-    let first = texts.next()?;
-    Some(texts.fold((first, first), |(min, max), t| {
-        if t < min {
-            (t, max)
-        } else if t > max {
-            (min, t)
-        } else {
-            (min, max)
-        }
-    }))
 }
 
 /// The `k` most common values, most common first and ties in text order. One pass keeping the

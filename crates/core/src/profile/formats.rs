@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod moment;
 mod uri;
+
+pub use moment::{Extremes, Moment, moment, temporal_range};
 
 /// A string format, named as JSON Schema's `format` keyword names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -48,8 +51,8 @@ impl StringFormat {
 }
 
 impl StringFormat {
-    /// Whether the values of this format order as the times they name when compared as text
-    /// (so a profile shows their earliest and latest).
+    /// Whether the values of this format name times (so a profile shows their earliest and
+    /// latest, compared as [`moment`]s).
     pub fn is_temporal(self) -> bool {
         matches!(self, Self::Date | Self::DateTime | Self::LocalDateTime)
     }

@@ -474,3 +474,59 @@ fn a_median_that_is_a_value_keeps_its_digits_and_a_midpoint_is_rounded() {
         }
     }
 }
+
+/// An independent tester's times: written in four offsets, with and without fractions, their
+/// earliest and latest are the first and last instants, not the smallest and largest text, in
+/// memory, spilled (ascending as written, or not) and sketched.
+#[test]
+fn the_earliest_and_latest_times_are_instants_however_written() {
+    let n = 40_000u64;
+    let epoch = chrono::DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").expect("epoch");
+    // The first written ahead of its time, the last behind it.
+    let zones = ["+09:00", "-08:00", "Z", "+05:00"];
+    let written: Vec<String> = (0..n)
+        .map(|i| {
+            let at = epoch + chrono::Duration::seconds(7 * i as i64);
+            let zone = zones[(i * 7919 % 4) as usize];
+            let offset = chrono::FixedOffset::east_opt(match zone {
+                "-08:00" => -8 * 3600,
+                "+05:00" => 5 * 3600,
+                "+09:00" => 9 * 3600,
+                _ => 0,
+            })
+            .expect("offset");
+            let local = at.with_timezone(&offset).format("%Y-%m-%dT%H:%M:%S").to_string();
+            let fraction = if i % 3 == 0 { ".5" } else { "" };
+            format!("{local}{fraction}{zone}")
+        })
+        .collect();
+    let expected = (written.first().cloned(), written.last().cloned());
+    let by_text = (written.iter().min().cloned(), written.iter().max().cloned());
+    assert!(by_text.0 != expected.0 && by_text.1 != expected.1, "{by_text:?}");
+    let items: Vec<Value> = written.iter().map(|t| json!({ "at": t })).collect();
+    let at = crate::path::PropertyPath::root().child("at");
+    let range = |profile: &CollectionProfile| {
+        let strings = profile.property(&at).and_then(|p| p.strings.clone()).expect("strings");
+        assert_eq!(strings.format, Some(super::StringFormat::DateTime));
+        (strings.min, strings.max)
+    };
+    let mut whole = ProfileBuilder::new();
+    items.iter().for_each(|v| whole.add_value(v));
+    assert_eq!(range(&whole.finish(n)), expected, "in memory");
+    for spilled in [true, false] {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let mut builder = ProfileBuilder::new();
+        if spilled {
+            builder = builder.spill_to(spill.clone());
+        }
+        for (i, v) in items.iter().enumerate() {
+            builder.add_value(v);
+            if i % 5_000 == 4_999 {
+                builder.fit_budget(1);
+            }
+        }
+        let profile = builder.finish(n);
+        assert_eq!(spill.written() > 0, spilled);
+        assert_eq!(range(&profile), expected, "spilled: {spilled}");
+    }
+}

@@ -454,8 +454,8 @@ struct StringFold {
     distinct: u64,
     lengths: Lengths,
     format_counts: Vec<(formats::StringFormat, u64)>,
-    /// The text range is shown only for dates: kept while every value is one.
-    range: Option<(String, String)>,
+    /// The earliest and latest, shown only for dates and times: kept while every value is one.
+    range: formats::Extremes,
     dated: bool,
     /// The best `TOP_VALUES` so far, as `finalize::top_values` keeps them.
     best: Vec<(String, u64)>,
@@ -472,7 +472,7 @@ impl StringFold {
             distinct: 0,
             lengths: Lengths::default(),
             format_counts: Vec::new(),
-            range: None,
+            range: formats::Extremes::default(),
             dated: true,
             best: Vec::with_capacity(TOP_VALUES + 1),
         }
@@ -480,20 +480,6 @@ impl StringFold {
 
     fn count_format(&mut self, format: formats::StringFormat, n: u64) {
         formats::add_count(&mut self.format_counts, format, n);
-    }
-
-    fn widen_range(&mut self, low: &str, high: &str) {
-        match &mut self.range {
-            Some((min, max)) => {
-                if low < min.as_str() {
-                    low.clone_into(min);
-                }
-                if high > max.as_str() {
-                    high.clone_into(max);
-                }
-            }
-            None => self.range = Some((low.to_string(), high.to_string())),
-        }
     }
 
     fn rank(&mut self, text: &str, n: u64) {
@@ -517,9 +503,9 @@ impl StringFold {
         if let Some(format) = format {
             self.count_format(format, n);
         }
-        self.dated &= format.is_some_and(formats::StringFormat::is_temporal);
-        if self.dated {
-            self.widen_range(text, text);
+        match format.filter(|f| self.dated && f.is_temporal()) {
+            Some(format) => self.range.add(format, text),
+            None => self.dated = false,
         }
         self.rank(text, n);
     }
@@ -532,9 +518,7 @@ impl StringFold {
             self.count_format(format, n);
         }
         self.dated &= other.dated;
-        if let Some((low, high)) = &other.range {
-            self.widen_range(low, high);
-        }
+        self.range.merge(&other.range);
         for (text, n) in &other.best {
             self.rank(text, *n);
         }
@@ -591,7 +575,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
     let dated = format.is_some_and(formats::StringFormat::is_temporal);
-    let (min, max) = fold.range.filter(|_| dated).unzip();
+    let (min, max) = if dated { fold.range.into_range() } else { (None, None) };
     StringProfile {
         count: stats.count,
         distinct: fold.distinct,

@@ -38,16 +38,17 @@ use text_order::TextOrder;
 /// value fetched once with its count (a few tens of megabytes at most); past it, over a sample.
 const FORMATS_EXACT_UP_TO: u64 = 250_000;
 
-/// Distinct values of a sample counted for formats, from the first `10 ×` as many rows.
-const FORMAT_SAMPLE: usize = 10_000;
+/// Rows whose values are the sample counted for formats, past [`FORMATS_EXACT_UP_TO`].
+const FORMAT_SAMPLE_ROWS: usize = 100_000;
 
 /// The revision of the rules below: raised whenever a figure they compute changes, so that
 /// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
 /// 2: ClickHouse numbers read as the doubles their text denotes, columns named like the view's
 /// aliases read as themselves. 3: zone-less timestamps (`2024-03-05 10:22:00`) are a format of
 /// their own, with their earliest and latest. 4: formats are counted over every value up to
-/// 250,000 distinct ones (was 10,000); past it, over a sample of the first
-/// rows said to be one, and no format is claimed from it.
+/// 250,000 distinct ones (was 10,000); past it, over the first rows, said to be a sample, with no
+/// format claimed but a date or time type's checked on its extremes; the earliest and latest
+/// text times are compared as instants.
 pub const PROFILE_RULES: u32 = 4;
 
 /// How a column's values appear as JSON.
@@ -789,63 +790,74 @@ fn string_profile(
         (distinct, keyed(rows))
     };
     let all_groups = |sample: bool| -> Result<Vec<(String, u64)>, SourceError> {
-        // A sample is the distinct values of the first rows in the table's own order: grouping
-        // every row to keep a few of the groups would cost a second full aggregation.
+        // A sample is every value of the first rows in the table's own order (grouped): rows
+        // past them would cost a second full aggregation. All its groups, not some: which
+        // groups a `LIMIT` keeps follows their text, not how often they come.
         let from = if sample {
             format!(
-                "(SELECT {c} FROM {} WHERE {predicate} LIMIT {}) AS first_rows",
-                view.from,
-                FORMAT_SAMPLE * 10
+                "(SELECT {c} FROM {} WHERE {predicate} LIMIT {FORMAT_SAMPLE_ROWS}) AS first_rows",
+                view.from
             )
         } else {
             format!("{} WHERE {predicate}", view.from)
         };
-        let limit = if sample { format!(" LIMIT {FORMAT_SAMPLE}") } else { String::new() };
         let rows = db.query_with_timeout(
-            &format!("SELECT {c}, COUNT(*) FROM {from} GROUP BY {c}{limit}"),
+            &format!("SELECT {c}, COUNT(*) FROM {from} GROUP BY {c}"),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
         Ok(keyed(value_counts(rows)))
     };
-    // Formats are exact up to FORMATS_EXACT_UP_TO distinct values, as in memory. Past that
-    // they are counted over the first rows' values and said to be a sample: a format every
-    // sampled value has is not claimed for the column (a later value may have none), so neither
-    // are the earliest and latest that a temporal format brings.
-    let (format_counts, format_sample) = if distinct as usize <= TOP_VALUES {
-        (count_formats(&top_rows), None)
+    // Every distinct value, when few enough to fetch: formats then exact, as in memory.
+    let every_value = if distinct as usize <= TOP_VALUES {
+        Some(top_rows.clone())
     } else if distinct <= FORMATS_EXACT_UP_TO {
-        (count_formats(&all_groups(false)?), None)
+        Some(all_groups(false)?)
     } else {
-        let groups = all_groups(true)?;
-        let sampled = groups.iter().map(|(_, n)| n).sum::<u64>();
-        (count_formats(&groups), Some(sampled))
+        None
+    };
+    // A date or time type the engine writes in one fixed shape, ordered as its text (checked on
+    // its smallest and largest value): the engine's extremes are the earliest and latest.
+    let fixed_shape = ordered && order != TextOrder::Text;
+    let (format_counts, format_sample) = match &every_value {
+        Some(values) => (count_formats(values), None),
+        None => {
+            let sample = all_groups(true)?;
+            let sampled = sample.iter().map(|(_, n)| n).sum::<u64>();
+            let counts = count_formats(&sample);
+            let of_format = |f: StringFormat, text: Option<&str>| {
+                text.is_some_and(|t| formats::detect(t) == Some(f))
+            };
+            match counts.as_slice() {
+                // Every value of such a type has the shape the sample and both extremes have.
+                [(f, n)]
+                    if *n == sampled
+                        && fixed_shape
+                        && f.is_temporal()
+                        && of_format(*f, native_min)
+                        && of_format(*f, native_max) =>
+                {
+                    (vec![(*f, texts)], None)
+                }
+                // Said to be a sample's: a format every sampled value has is not claimed for
+                // the column (a later value may have none), nor the range it would bring.
+                _ => (counts, Some(sampled)),
+            }
+        }
     };
     let format = format_counts
         .first()
         .filter(|(_, n)| format_sample.is_none() && *n == texts)
         .map(|(f, _)| *f);
-    let (min, max) = match format {
-        // The stored extremes are the text's when the order holds; otherwise the text's own.
-        Some(format)
-            if format.is_temporal()
-                && (ordered || order == TextOrder::Text || order == TextOrder::Distinct) =>
-        {
+    let (min, max) = match (format, &every_value) {
+        // By the engine's order where it is the times' (a zone's offset written with each
+        // value orders as its instant too).
+        (Some(f), _) if f.is_temporal() && (fixed_shape || order == TextOrder::Distinct) => {
             (native_min.map(str::to_string), native_max.map(str::to_string))
         }
-        Some(format) if format.is_temporal() => {
-            let rows = db.query_with_timeout(
-                &format!(
-                    "SELECT MIN({}), MAX({}) FROM {} WHERE {predicate}",
-                    view.binary(&c),
-                    view.binary(&c),
-                    view.from
-                ),
-                &[],
-                PROFILE_TIMEOUT_MS,
-            )?;
-            let text = |k: usize| rows.first().and_then(|r| r[k].as_str()).map(str::to_string);
-            (text(0), text(1))
+        // Else compared as moments, not as text (offsets, fractions and separators differ).
+        (Some(f), Some(values)) if f.is_temporal() => {
+            formats::temporal_range(f, values.iter().map(|(v, _)| v.as_str()))
         }
         _ => (None, None),
     };

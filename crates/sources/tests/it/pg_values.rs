@@ -570,3 +570,59 @@ fn dates_times_and_uuids_profiled_on_stored_values_equal_the_in_memory_profile()
         Some(Value::from("0044-03-15 00:00:00 BC"))
     );
 }
+
+/// Formats of columns with more distinct values than are fetched to check each: a `timestamp`
+/// (one fixed shape, checked on its smallest and largest value) keeps its format and its
+/// earliest and latest, and so does one whose last value is `infinity` lose them; the same times
+/// as `text` are counted over a sample of the first rows, said to be one, and claim nothing.
+#[test]
+fn timestamps_past_the_fetched_distinct_values_keep_their_format_and_range() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_many_times");
+    let s = scratch.schema.clone();
+    scratch
+        .client
+        .batch_execute(&format!(
+            "CREATE TABLE {s}.readings (id int PRIMARY KEY, at timestamp, ends timestamp, at_text text);\
+             INSERT INTO {s}.readings SELECT g, timestamp '2025-01-01' + g * interval '3 seconds', \
+               timestamp '2025-01-01' + g * interval '3 seconds', \
+               to_char(timestamp '2025-01-01' + g * interval '3 seconds', 'YYYY-MM-DD HH24:MI:SS') \
+             FROM generate_series(1, 260000) g;\
+             UPDATE {s}.readings SET ends = 'infinity' WHERE id = 260000;\
+             ANALYZE {s}.readings;"
+        ))
+        .expect("table");
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(&format!("{s}.readings")).expect("the table");
+    let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
+    let strings = |name: &str| {
+        profile
+            .properties()
+            .into_iter()
+            .find(|p| p.path.to_string() == name)
+            .and_then(|p| p.strings.clone())
+            .unwrap_or_else(|| panic!("{name} is text"))
+    };
+    use schemascope_core::profile::formats::StringFormat;
+    let at = strings("at");
+    assert_eq!(at.distinct, 260_000);
+    assert_eq!((at.format, at.format_sample), (Some(StringFormat::LocalDateTime), None));
+    assert_eq!(at.format_counts, vec![(StringFormat::LocalDateTime, 260_000)]);
+    assert_eq!(
+        (at.min.as_deref(), at.max.as_deref()),
+        (Some("2025-01-01 00:00:03"), Some("2025-01-10 00:40:00"))
+    );
+    let ends = strings("ends");
+    assert_eq!((ends.format, ends.min, ends.max), (None, None, None), "{:?}", ends.format_counts);
+    assert_eq!(ends.format_sample, Some(100_000));
+    let text = strings("at_text");
+    assert_eq!((text.format, text.min, text.max), (None, None, None));
+    assert_eq!(text.format_sample, Some(100_000));
+    assert_eq!(text.format_counts, vec![(StringFormat::LocalDateTime, 100_000)]);
+}

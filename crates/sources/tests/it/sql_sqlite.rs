@@ -132,6 +132,7 @@ fn missing_and_non_database_files_get_clear_errors() {
 /// A table `links` of `urls` distinct URLs and then one value that is not a URL.
 fn links(dir: &Path, urls: u64) -> SqliteDatabase {
     let path = dir.join(format!("links-{urls}.sqlite"));
+    let _ = std::fs::remove_file(&path);
     let connection = rusqlite::Connection::open(&path).expect("create");
     connection
         .execute_batch(&format!(
@@ -142,7 +143,12 @@ fn links(dir: &Path, urls: u64) -> SqliteDatabase {
         ))
         .expect("fill");
     drop(connection);
-    SqliteDatabase::open(&path).expect("open")
+    links_opened(dir, urls)
+}
+
+/// The table [`links`] made, opened again.
+fn links_opened(dir: &Path, urls: u64) -> SqliteDatabase {
+    SqliteDatabase::open(&dir.join(format!("links-{urls}.sqlite"))).expect("open")
 }
 
 /// `links.url` profiled in the database, and described.
@@ -174,8 +180,9 @@ fn formats_are_exact_up_to_many_distinct_values_then_said_to_be_a_sample() {
 
     let (strings, described) = profiled_links(&links(dir.path(), 300_000));
     assert_eq!(strings.format, None, "a sample's format is not the column's");
+    // Every value of the first 100,000 rows (not the 10,000 groups whose text sorts first).
     let sampled = strings.format_sample.expect("counted over a sample");
-    assert!(sampled > 0 && sampled < 300_001, "{sampled}");
+    assert_eq!(sampled, 100_000);
     assert_eq!(strings.format_counts, vec![(StringFormat::Uri, sampled)]);
     assert_eq!(
         described["formatCountsInSample"],
@@ -187,4 +194,44 @@ fn formats_are_exact_up_to_many_distinct_values_then_said_to_be_a_sample() {
         "{described}"
     );
     assert_eq!(strings.min, None, "no earliest or latest without a format");
+
+    // A sample without a single formatted value still says it is one.
+    let connection =
+        rusqlite::Connection::open(dir.path().join("links-300000.sqlite")).expect("open");
+    connection
+        .execute_batch("UPDATE links SET url = 'item ' || id WHERE id <= 100000")
+        .expect("plain first rows");
+    drop(connection);
+    let (strings, described) = profiled_links(&links_opened(dir.path(), 300_000));
+    assert_eq!((strings.format_sample, strings.format_counts.len()), (Some(100_000), 0));
+    assert_eq!(described["formatCountsInSample"], serde_json::json!([]));
+    assert_eq!(described["formatSampleValues"], 100_000);
+}
+
+/// Times written as text in several offsets and with and without fractions: the earliest and
+/// latest the database profile shows are instants, not the smallest and largest text.
+#[test]
+fn the_earliest_and_latest_text_times_are_instants() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("times.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE times (id INTEGER PRIMARY KEY, at TEXT);
+             INSERT INTO times (at) VALUES ('2024-01-01T09:00:00.5+09:00'), ('2023-12-31T16:07:00-08:00'),
+               ('2024-01-05T20:33:00Z'), ('2024-01-05T20:33:00.25Z'), ('2024-01-06T05:12:00+09:00');",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.tables.iter().find(|t| t.name == "times").expect("times");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let at = schemascope_core::path::PropertyPath::root().child("at");
+    let strings = profile.property(&at).and_then(|p| p.strings.clone()).expect("strings");
+    assert_eq!(
+        (strings.min.as_deref(), strings.max.as_deref()),
+        (Some("2024-01-01T09:00:00.5+09:00"), Some("2024-01-05T20:33:00.25Z"))
+    );
+    common::assert_table_matches_memory(&db, table);
 }

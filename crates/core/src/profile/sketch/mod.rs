@@ -34,9 +34,8 @@ pub(crate) struct StringSketch {
     pub lengths: Lengths,
     /// Values per recognised format (exact: every value is checked).
     pub formats: Vec<(StringFormat, u64)>,
-    /// The smallest and largest value key (exact).
-    pub min: Option<String>,
-    pub max: Option<String>,
+    /// The earliest and latest of dates and times (exact), shown when every value is one.
+    pub extremes: formats::Extremes,
 }
 
 impl StringSketch {
@@ -63,16 +62,9 @@ impl StringSketch {
         }
         if let Some(format) = format {
             self.count_format(format, n);
-        }
-        // Ascending ids and timestamps make every value a new largest: the buffer is reused,
-        // and the largest is compared first (the smallest is never above it, so a new largest
-        // is not a new smallest).
-        if self.max.as_deref().is_some_and(|max| key > max) {
-            keep_if(&mut self.max, key, |_| true);
-        } else {
-            keep_if(&mut self.min, key, |m| key < m);
-            if self.max.is_none() {
-                self.max = Some(key.to_string());
+            // A value of no temporal format leaves the property without a range to show.
+            if format.is_temporal() {
+                self.extremes.add(format, key);
             }
         }
     }
@@ -90,10 +82,7 @@ impl StringSketch {
     }
 
     fn count_format(&mut self, format: StringFormat, n: u64) {
-        match self.formats.iter_mut().find(|(f, _)| *f == format) {
-            Some((_, count)) => *count += n,
-            None => self.formats.push((format, n)),
-        }
+        formats::add_count(&mut self.formats, format, n);
     }
 
     /// Adds everything `other` counted.
@@ -104,25 +93,7 @@ impl StringSketch {
         for &(format, n) in &other.formats {
             self.count_format(format, n);
         }
-        if let Some(m) = &other.min {
-            keep_if(&mut self.min, m, |mine| m.as_str() < mine);
-        }
-        if let Some(m) = &other.max {
-            keep_if(&mut self.max, m, |mine| m.as_str() > mine);
-        }
-    }
-}
-
-/// Puts `key` in `slot` when the slot is empty or `better` says so of what it holds.
-#[inline]
-fn keep_if(slot: &mut Option<String>, key: &str, better: impl FnOnce(&str) -> bool) {
-    match slot {
-        Some(held) if better(held) => {
-            held.clear();
-            held.push_str(key);
-        }
-        Some(_) => {}
-        None => *slot = Some(key.to_string()),
+        self.extremes.merge(&other.extremes);
     }
 }
 
