@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::CollectionProfile;
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
+use super::formats::StringFormat;
 use super::numeric::ValueRuns;
 use super::path_limit::{self, MAX_REMEMBERED, Refused};
 use super::repeats::{self, RepeatCounts};
@@ -96,6 +97,9 @@ pub(crate) struct StringStats {
     /// counted under a shortened key. The others are measured once per distinct value when the
     /// profile is finished, not once per occurrence.
     pub long: Lengths,
+    /// Values per format of those strings, read from the whole string (their shortened keys
+    /// have none): a signed URL of a thousand characters is a `uri`.
+    pub long_formats: Vec<(StringFormat, u64)>,
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
     pub sketch: Option<Box<StringSketch>>,
@@ -107,6 +111,16 @@ pub(crate) struct StringStats {
 }
 
 impl StringStats {
+    /// A string longer than `MAX_KEY_LEN` bytes, `n` times: counted under its shortened key,
+    /// measured and checked for a format whole.
+    fn add_long(&mut self, value: &str, n: u64) {
+        self.long.add(value.chars().count() as u64, n);
+        if let Some(format) = super::formats::detect(value) {
+            super::formats::add_count(&mut self.long_formats, format, n);
+        }
+        self.values.add(&long_string_key(value), n);
+    }
+
     /// Bytes the exact counts hold and will need to be finished (see [`super::budget`]).
     pub(super) fn exact_bytes(&self) -> usize {
         self.values.heap_bytes()
@@ -121,7 +135,7 @@ impl StringStats {
         // Long strings' lengths were counted apart, under their shortened keys.
         let mut add = |key: &str, n| {
             let chars = (key.len() <= MAX_KEY_LEN).then(|| key.chars().count() as u64);
-            sketch.add_key(key, chars, super::formats::detect(key), n);
+            sketch.add_key(key, chars, super::formats::detect_key(key), n);
         };
         // A table's tally comes in the order of the process's randomly seeded hash, and the
         // frequent-value sketch keeps what it is fed last best: fed in one order, rarest first,
@@ -133,6 +147,9 @@ impl StringStats {
         }
         super::spilled::each_string(&std::mem::take(&mut self.spilled), add);
         sketch.lengths.merge(self.long);
+        for (format, n) in std::mem::take(&mut self.long_formats) {
+            sketch.count_format(format, n);
+        }
         self.values = StringCounts::default();
         self.long = Lengths::default();
         self.sketch = Some(sketch);
@@ -149,6 +166,9 @@ impl StringStats {
             return;
         }
         self.long.merge(other.long);
+        for (format, n) in other.long_formats {
+            super::formats::add_count(&mut self.long_formats, format, n);
+        }
         self.unordered |= other.unordered;
         self.values.merge(other.values);
         self.spilled.extend(other.spilled);
@@ -530,8 +550,7 @@ impl ValueStats {
         } else if value.len() <= MAX_KEY_LEN {
             s.values.add(value, 1);
         } else {
-            s.long.add(value.chars().count() as u64, 1);
-            s.values.add(&long_string_key(value), 1);
+            s.add_long(value, 1);
         }
     }
 
@@ -548,8 +567,7 @@ impl ValueStats {
         } else if value.len() <= MAX_KEY_LEN {
             s.values.add(value, n);
         } else {
-            s.long.add(value.chars().count() as u64, n);
-            s.values.add(&long_string_key(value), n);
+            s.add_long(value, n);
         }
     }
 

@@ -289,7 +289,7 @@ fn sketched_numbers(
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let entries = s.values.tally();
     let distinct = entries.len() as u64;
-    let format_counts = formats::count_formats(&entries);
+    let format_counts = formats::with_counts(formats::count_formats(&entries), &s.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
         Some(format) if format.is_temporal() => {

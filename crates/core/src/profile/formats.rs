@@ -77,7 +77,7 @@ pub fn detect(value: &str) -> Option<StringFormat> {
         }
         // A million timestamps are checked when a property looks like one: the common shapes are
         // settled by hand, anything unusual (leap seconds, long fractions, odd separators) by chrono.
-        if is_plain_date_time(bytes) || chrono::DateTime::parse_from_rfc3339(value).is_ok() {
+        if is_plain_date_time(bytes) || chrono_date_time(value) {
             return Some(StringFormat::DateTime);
         }
         return is_local_date_time(value).then_some(StringFormat::LocalDateTime);
@@ -104,6 +104,26 @@ pub fn detect(value: &str) -> Option<StringFormat> {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
     }
     None
+}
+
+/// An RFC 3339 date-time by chrono, a leap second only where one can be: the last second of
+/// a UTC day (`23:59:60Z`, or the same instant in another offset), as JSON Schema's test suite
+/// has it; chrono reads `:60` at any minute.
+fn chrono_date_time(value: &str) -> bool {
+    use chrono::Timelike;
+    chrono::DateTime::parse_from_rfc3339(value).is_ok_and(|at| {
+        let utc = at.naive_utc();
+        at.nanosecond() < 1_000_000_000 || (utc.hour() == 23 && utc.minute() == 59)
+    })
+}
+
+/// The format of a counted string's key: none for the shortened key of an over-long string,
+/// whose format was read from the whole string as it came.
+pub fn detect_key(key: &str) -> Option<StringFormat> {
+    match crate::profile::long_key_parts(key) {
+        Some(_) => None,
+        None => detect(key),
+    }
 }
 
 /// The two-digit number at `at`, if both bytes are digits.
@@ -195,7 +215,8 @@ pub fn is_local_date_time(value: &str) -> bool {
 /// Distinct values past which formats are counted on every core.
 const PARALLEL_FROM: usize = 10_000;
 
-/// Values per recognised format, most common first, over every entry: exact, so a `format`
+/// Values per recognised format, most common first, over every entry (the keys of over-long
+/// strings are left to their own count, [`detect_key`]): exact, so a `format`
 /// claimed for a whole property and every count beside it hold for all its values. A million
 /// distinct ids cost a million checks, most settled by a length or a first byte, shared among
 /// the cores (parsing a million timestamps is the slowest step of finishing a profile).
@@ -203,14 +224,14 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
     let tally = |slice: &[(&str, u64)]| {
         let mut counts: Vec<(StringFormat, u64)> = Vec::new();
         for (value, count) in slice {
-            if let Some(format) = detect(value) {
+            if let Some(format) = detect_key(value) {
                 add_count(&mut counts, format, *count);
             }
         }
         counts
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut counts = if entries.len() < PARALLEL_FROM || threads == 1 {
+    let counts = if entries.len() < PARALLEL_FROM || threads == 1 {
         tally(entries)
     } else {
         let parts: Vec<Vec<(StringFormat, u64)>> = std::thread::scope(|scope| {
@@ -226,6 +247,17 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
         }
         counts
     };
+    with_counts(counts, &[])
+}
+
+/// `counts` with `more` added, most common first.
+pub fn with_counts(
+    mut counts: Vec<(StringFormat, u64)>,
+    more: &[(StringFormat, u64)],
+) -> Vec<(StringFormat, u64)> {
+    for &(format, n) in more {
+        add_count(&mut counts, format, n);
+    }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts
 }
@@ -273,6 +305,11 @@ mod tests {
         assert_eq!(detect("2024-03-05T10:22:00Z"), Some(StringFormat::DateTime));
         assert_eq!(detect("2024-03-05T10:22:00.123+02:00"), Some(StringFormat::DateTime));
         assert_eq!(detect("2024-03-05"), Some(StringFormat::Date));
+        // A leap second only at the end of a UTC day.
+        assert_eq!(detect("1998-12-31T23:59:60Z"), Some(StringFormat::DateTime));
+        assert_eq!(detect("1998-12-31T15:59:60.123-08:00"), Some(StringFormat::DateTime));
+        assert_eq!(detect("1998-12-31T22:59:60Z"), None);
+        assert_eq!(detect("1998-12-31T23:58:60Z"), None);
         assert_eq!(detect("2024-13-05"), None);
         assert_eq!(detect("2024-03-05 10:22"), None);
         // SQL's zone-less timestamps, as psql, mysql and SQLite files write them.

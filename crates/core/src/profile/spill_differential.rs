@@ -530,3 +530,43 @@ fn the_earliest_and_latest_times_are_instants_however_written() {
         assert_eq!(range(&profile), expected, "spilled: {spilled}");
     }
 }
+
+/// An independent tester's long URLs: strings past the key length are counted under shortened
+/// keys, but their format is their whole text's, in memory, spilled and sketched.
+#[test]
+fn long_urls_are_urls_however_they_are_counted() {
+    let n = 20_000u64;
+    let items: Vec<Value> = (0..n)
+        .map(|i| json!({ "url": format!("https://example.com/{}?sig={i}", "a".repeat(300)) }))
+        .collect();
+    let url = crate::path::PropertyPath::root().child("url");
+    let formats = |profile: &CollectionProfile| {
+        let strings = profile.property(&url).and_then(|p| p.strings.clone()).expect("strings");
+        (strings.format, strings.format_counts)
+    };
+    let expected = (Some(super::StringFormat::Uri), vec![(super::StringFormat::Uri, n)]);
+    let mut whole = ProfileBuilder::new();
+    items.iter().for_each(|v| whole.add_value(v));
+    assert_eq!(formats(&whole.finish(n)), expected, "in memory");
+    for spilled in [true, false] {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let mut parts: Vec<ProfileBuilder> = (0..2)
+            .map(|_| match spilled {
+                true => ProfileBuilder::new().spill_to(spill.clone()),
+                false => ProfileBuilder::new(),
+            })
+            .collect();
+        for (i, v) in items.iter().enumerate() {
+            let builder = &mut parts[i % 2];
+            builder.add_value(v);
+            if i % 3_000 == 2_999 {
+                builder.fit_budget(1);
+            }
+        }
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().expect("a builder");
+        parts.for_each(|b| merged.merge(b));
+        assert_eq!(spill.written() > 0, spilled);
+        assert_eq!(formats(&merged.finish(n)), expected, "spilled: {spilled}");
+    }
+}

@@ -499,7 +499,7 @@ impl StringFold {
             let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
             self.lengths.add(chars as u64, n);
         }
-        let format = formats::detect(text);
+        let format = formats::detect_key(text);
         if let Some(format) = format {
             self.count_format(format, n);
         }
@@ -571,8 +571,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     for share in shares {
         fold.merge(share);
     }
-    let mut format_counts = fold.format_counts;
-    format_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let format_counts = formats::with_counts(fold.format_counts, &stats.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
     let dated = format.is_some_and(formats::StringFormat::is_temporal);
     let (min, max) = if dated { fold.range.into_range() } else { (None, None) };

@@ -18,7 +18,7 @@ use schemascope_core::profile::formats::{self, StringFormat};
 use schemascope_core::profile::numeric::HistogramLayout;
 use schemascope_core::profile::{
     BooleanProfile, CollectionProfile, ProfileNode, PropertyProfile, StringProfile, TOP_VALUES,
-    TypeCounts, ValueCount, value_key,
+    TypeCounts, ValueCount, long_key_parts, value_key,
 };
 use schemascope_core::property::BinCounter;
 use schemascope_core::{ProfileProgress, TableInfo};
@@ -40,6 +40,9 @@ const FORMATS_EXACT_UP_TO: u64 = 250_000;
 
 /// Rows whose values are the sample counted for formats, past [`FORMATS_EXACT_UP_TO`].
 const FORMAT_SAMPLE_ROWS: usize = 100_000;
+
+/// Most bytes of values fetched to check their formats (by the longest value's size).
+const FETCHED_BYTES: u64 = 64 << 20;
 
 /// The revision of the rules below: raised whenever a figure they compute changes, so that
 /// profiles kept across restarts ([`crate::profile_store`]) by earlier rules are computed anew.
@@ -789,15 +792,16 @@ fn string_profile(
         let (distinct, rows) = top_values(db, view, i, wanted)?;
         (distinct, keyed(rows))
     };
+    // Values are fetched whole (a long one's format is its whole text's), so their number is
+    // bounded by the longest's size too.
+    let longest = count(row, s.len_max).saturating_mul(4).max(1);
     let all_groups = |sample: bool| -> Result<Vec<(String, u64)>, SourceError> {
         // A sample is every value of the first rows in the table's own order (grouped): rows
         // past them would cost a second full aggregation. All its groups, not some: which
         // groups a `LIMIT` keeps follows their text, not how often they come.
         let from = if sample {
-            format!(
-                "(SELECT {c} FROM {} WHERE {predicate} LIMIT {FORMAT_SAMPLE_ROWS}) AS first_rows",
-                view.from
-            )
+            let rows = (FORMAT_SAMPLE_ROWS as u64).min(FETCHED_BYTES / longest).max(1);
+            format!("(SELECT {c} FROM {} WHERE {predicate} LIMIT {rows}) AS first_rows", view.from)
         } else {
             format!("{} WHERE {predicate}", view.from)
         };
@@ -806,12 +810,18 @@ fn string_profile(
             &[],
             PROFILE_TIMEOUT_MS,
         )?;
-        Ok(keyed(value_counts(rows)))
+        Ok(value_counts(rows)
+            .into_iter()
+            .map(|(v, n)| (v.as_str().unwrap_or_default().to_string(), n))
+            .collect())
     };
-    // Every distinct value, when few enough to fetch: formats then exact, as in memory.
-    let every_value = if distinct as usize <= TOP_VALUES {
+    // Every distinct value, when few enough to fetch: formats then exact, as in memory. The top
+    // values are all of them when there are few, unless one is the key of a long value.
+    let every_value = if distinct as usize <= TOP_VALUES
+        && top_rows.iter().all(|(v, _)| long_key_parts(v).is_none())
+    {
         Some(top_rows.clone())
-    } else if distinct <= FORMATS_EXACT_UP_TO {
+    } else if distinct <= FORMATS_EXACT_UP_TO && distinct.saturating_mul(longest) <= FETCHED_BYTES {
         Some(all_groups(false)?)
     } else {
         None
@@ -879,9 +889,15 @@ fn string_profile(
     })
 }
 
+/// Values per format of whole values (none is a long value's key).
 fn count_formats(entries: &[(String, u64)]) -> Vec<(StringFormat, u64)> {
-    let borrowed: Vec<(&str, u64)> = entries.iter().map(|(v, n)| (v.as_str(), *n)).collect();
-    formats::count_formats(&borrowed)
+    let mut counts = Vec::new();
+    for (value, n) in entries {
+        if let Some(format) = formats::detect(value) {
+            counts.push((format, *n));
+        }
+    }
+    formats::with_counts(Vec::new(), &counts)
 }
 
 /// Counts histogram bins of a table's numeric columns with one `GROUP BY` per request.

@@ -235,3 +235,37 @@ fn the_earliest_and_latest_text_times_are_instants() {
     );
     common::assert_table_matches_memory(&db, table);
 }
+
+/// URLs longer than a counted key are URLs in a database profile too, few or many.
+#[test]
+fn long_urls_in_a_database_are_urls() {
+    for rows in [5u64, 3_000] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("long.sqlite");
+        let connection = rusqlite::Connection::open(&path).expect("create");
+        connection
+            .execute_batch(&format!(
+                "CREATE TABLE long (id INTEGER PRIMARY KEY, url TEXT);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows})
+                 INSERT INTO long SELECT i, 'https://example.com/' || replace(hex(zeroblob(150)), '00', 'ab') || '?sig=' || i FROM n;"
+            ))
+            .expect("fill");
+        drop(connection);
+        let db = SqliteDatabase::open(&path).expect("open");
+        let catalog = db.catalog().expect("catalog");
+        let table = catalog.tables.iter().find(|t| t.name == "long").expect("long");
+        let profile =
+            schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+        let url = schemascope_core::path::PropertyPath::root().child("url");
+        let strings = profile.property(&url).and_then(|p| p.strings.clone()).expect("strings");
+        assert!(strings.max_length > 300);
+        assert_eq!(
+            (strings.format, strings.format_counts),
+            (
+                Some(schemascope_core::profile::formats::StringFormat::Uri),
+                vec![(schemascope_core::profile::formats::StringFormat::Uri, rows)]
+            ),
+            "{rows} rows"
+        );
+    }
+}

@@ -81,7 +81,8 @@ impl StringSketch {
         self.add_key(&value_key(value), Some(chars), formats::detect(value), n);
     }
 
-    fn count_format(&mut self, format: StringFormat, n: u64) {
+    /// Counts `n` values of `format`.
+    pub(crate) fn count_format(&mut self, format: StringFormat, n: u64) {
         formats::add_count(&mut self.formats, format, n);
     }
 
