@@ -109,8 +109,14 @@ pub fn detect(value: &str) -> Option<StringFormat> {
 /// An RFC 3339 date-time by chrono, a leap second only where one can be: the last second of
 /// a UTC day (`23:59:60Z`, or the same instant in another offset), as JSON Schema's test suite
 /// has it; chrono reads `:60` at any minute.
+///
+/// Its date and time are separated by `T` or `t`, as RFC 3339's grammar and JSON Schema's
+/// validators have it: chrono takes a space too.
 fn chrono_date_time(value: &str) -> bool {
     use chrono::Timelike;
+    if !matches!(value.as_bytes().get(10), Some(b'T' | b't')) {
+        return false;
+    }
     chrono::DateTime::parse_from_rfc3339(value).is_ok_and(|at| {
         let utc = at.naive_utc();
         at.nanosecond() < 1_000_000_000 || (utc.hour() == 23 && utc.minute() == 59)
@@ -310,6 +316,10 @@ mod tests {
         assert_eq!(detect("1998-12-31T15:59:60.123-08:00"), Some(StringFormat::DateTime));
         assert_eq!(detect("1998-12-31T22:59:60Z"), None);
         assert_eq!(detect("1998-12-31T23:58:60Z"), None);
+        // RFC 3339 separates date and time with `T`; a space makes a local one at most.
+        assert_eq!(detect("2024-01-01t00:00:00z"), Some(StringFormat::DateTime));
+        assert_eq!(detect("2020-01-01 00:00:00Z"), None);
+        assert_eq!(detect("2021-01-01 00:00:00+01:00"), None);
         assert_eq!(detect("2024-13-05"), None);
         assert_eq!(detect("2024-03-05 10:22"), None);
         // SQL's zone-less timestamps, as psql, mysql and SQLite files write them.
@@ -425,7 +435,6 @@ mod tests {
             "2024-01-01T10:00:00+24:00",
             "2024-01-01T10:00:00+0530",
             "2024-01-01t10:00:00z",
-            "2024-01-01 10:00:00Z",
             "2016-12-31T23:59:60Z",
             "2024-02-30T10:00:00Z",
             "2024-01-01T10:00:00.1234567891Z",
@@ -434,5 +443,8 @@ mod tests {
             let chrono = chrono::DateTime::parse_from_rfc3339(time).is_ok();
             assert_eq!(detect(time) == Some(StringFormat::DateTime), chrono, "{time}");
         }
+        // The one shape chrono takes that RFC 3339 does not: a space between date and time.
+        assert!(chrono::DateTime::parse_from_rfc3339("2024-01-01 10:00:00Z").is_ok());
+        assert_eq!(detect("2024-01-01 10:00:00Z"), None);
     }
 }

@@ -805,8 +805,11 @@ fn string_profile(
         } else {
             format!("{} WHERE {predicate}", view.from)
         };
+        // Grouped by code point: a collation that holds `a` and `A` (or full-width digits) equal
+        // would hand over one of them for both.
+        let bytewise = view.binary(&c);
         let rows = db.query_with_timeout(
-            &format!("SELECT {c}, COUNT(*) FROM {from} GROUP BY {c}"),
+            &format!("SELECT {bytewise}, COUNT(*) FROM {from} GROUP BY {bytewise}"),
             &[],
             PROFILE_TIMEOUT_MS,
         )?;

@@ -626,3 +626,47 @@ fn timestamps_past_the_fetched_distinct_values_keep_their_format_and_range() {
     assert_eq!(text.format_sample, Some(100_000));
     assert_eq!(text.format_counts, vec![(StringFormat::LocalDateTime, 100_000)]);
 }
+
+/// An independent tester's column under a collation that holds full-width digits equal to
+/// ASCII ones: its formats are counted on each value's own text (150 addresses, not a claim
+/// for all 300 values), after `ANALYZE` too. (Its distinct count and top values are still
+/// counted under the collation, as are the formats of a column of no more distinct values
+/// than the top values list.)
+#[test]
+fn formats_under_a_nondeterministic_collation_are_each_values_own() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_POSTGRES") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_POSTGRES is not set: run through scripts/test to test against PostgreSQL"
+        );
+        return;
+    };
+    let mut scratch = Scratch::new(&uri, "pg_collated_formats");
+    let s = scratch.schema.clone();
+    if !scratch.runs(&format!(
+        "CREATE COLLATION {s}.loose (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
+    )) {
+        eprintln!("this PostgreSQL has no ICU collations: nothing to test");
+        return;
+    }
+    scratch
+        .client
+        .batch_execute(&format!(
+            "CREATE TABLE {s}.hosts (id int PRIMARY KEY, t text COLLATE {s}.loose);\
+             INSERT INTO {s}.hosts SELECT g, '10.0.0.' || g FROM generate_series(1, 150) g;\
+             INSERT INTO {s}.hosts SELECT 1000 + g, translate('10.0.0.' || g, '0123456789', '０１２３４５６７８９') FROM generate_series(1, 150) g;\
+             ANALYZE {s}.hosts;"
+        ))
+        .expect("table");
+    let db = PostgresDatabase::connect(&uri).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.table(&format!("{s}.hosts")).expect("the table");
+    let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
+    let t = profile
+        .properties()
+        .into_iter()
+        .find(|p| p.path.to_string() == "t")
+        .and_then(|p| p.strings.clone())
+        .expect("t is text");
+    use schemascope_core::profile::formats::StringFormat;
+    assert_eq!((t.format, t.format_counts), (None, vec![(StringFormat::Ipv4, 150)]));
+}

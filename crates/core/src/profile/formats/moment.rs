@@ -98,6 +98,21 @@ fn plain_instant(bytes: &[u8]) -> Option<Moment> {
     Some((seconds - offset, nanos))
 }
 
+/// How values compare: by moment, then by the digits past its nanoseconds, then by text.
+fn order_key(at: Moment, text: &str) -> (Moment, &str, &str) {
+    (at, beyond_nanoseconds(text), text)
+}
+
+/// The digits of a time's fraction past its ninth (RFC 3339 sets no limit; a moment keeps
+/// nanoseconds): compared as text, which orders digit runs as the fractions they end.
+fn beyond_nanoseconds(value: &str) -> &str {
+    let Some(fraction) = value.get(19..).and_then(|rest| rest.strip_prefix('.')) else {
+        return "";
+    };
+    let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+    fraction.get(9.min(digits)..digits).unwrap_or_default()
+}
+
 /// The earliest and the latest of values of one temporal format, kept as they come (a spilled
 /// profile's fold of its distinct values, a sketch's stream, a database column's values).
 /// Once a value is met that is not of the format, there is none: a format that not every value
@@ -124,11 +139,11 @@ impl Extremes {
     fn widen(&mut self, low_at: Moment, low: &str, high_at: Moment, high: &str) {
         match &mut self.range {
             Some(((min_at, min), (max_at, max))) => {
-                if (low_at, low) < (*min_at, min.as_str()) {
+                if order_key(low_at, low) < order_key(*min_at, min) {
                     *min_at = low_at;
                     low.clone_into(min);
                 }
-                if (high_at, high) > (*max_at, max.as_str()) {
+                if order_key(high_at, high) > order_key(*max_at, max) {
                     *max_at = high_at;
                     high.clone_into(max);
                 }
@@ -219,7 +234,6 @@ mod tests {
             "1970-01-01T00:00:00Z",
             "1998-12-31T23:59:60Z",
             "2024-01-01t00:00:00z",
-            "2024-01-01 00:00:00+01:00",
         ] {
             assert_eq!(moment(StringFormat::DateTime, text), Some(chrono_moment(text)), "{text}");
         }
@@ -264,6 +278,17 @@ mod tests {
         b.merge(&a);
         assert_eq!(ab.get(), b.get());
         assert_eq!(ab.get(), Some((values[1], values[4])));
+        // Fractions past nanoseconds: an independent tester's pair, and a tenth of one.
+        let fine = ["2020-01-01T00:00:00.1234567891Z", "2020-01-01T00:00:00.123456789Z"];
+        assert_eq!(
+            temporal_range(StringFormat::DateTime, fine),
+            (Some(fine[1].to_string()), Some(fine[0].to_string()))
+        );
+        let tenth = ["2020-01-01T00:00:00.0000000001Z", "2020-01-01T00:00:00Z"];
+        assert_eq!(
+            temporal_range(StringFormat::DateTime, tenth),
+            (Some(tenth[1].to_string()), Some(tenth[0].to_string()))
+        );
         ab.add(StringFormat::DateTime, "yesterday");
         assert_eq!(ab.get(), None);
     }
