@@ -147,9 +147,7 @@ impl StringStats {
         }
         super::spilled::each_string(&std::mem::take(&mut self.spilled), add);
         sketch.lengths.merge(self.long);
-        for (format, n) in std::mem::take(&mut self.long_formats) {
-            sketch.count_format(format, n);
-        }
+        super::formats::add_counts(&mut sketch.formats, std::mem::take(&mut self.long_formats));
         self.values = StringCounts::default();
         self.long = Lengths::default();
         self.sketch = Some(sketch);
@@ -166,9 +164,7 @@ impl StringStats {
             return;
         }
         self.long.merge(other.long);
-        for (format, n) in other.long_formats {
-            super::formats::add_count(&mut self.long_formats, format, n);
-        }
+        super::formats::add_counts(&mut self.long_formats, other.long_formats);
         self.unordered |= other.unordered;
         self.values.merge(other.values);
         self.spilled.extend(other.spilled);

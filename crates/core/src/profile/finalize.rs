@@ -218,10 +218,10 @@ fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approxi
     // out; within the list the order is the estimates'.
     let heavy = sketch.frequent.counts().into_iter().filter(|(_, n)| *n > undercount);
     let top = top_values(heavy, TOP_VALUES);
-    let mut formats = sketch.formats.clone();
-    formats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let formats = formats::with_counts(sketch.formats, []);
     let format = formats.first().filter(|(_, n)| *n == count).map(|(f, _)| *f);
     let dated = format.is_some_and(StringFormat::is_temporal);
+    let (min, max) = if dated { sketch.extremes.into_range() } else { (None, None) };
     let distinct = sketch.distinct.estimate().clamp(u64::from(count > 0), count);
     let profile = StringProfile {
         count,
@@ -233,8 +233,8 @@ fn sketched_strings(count: u64, sketch: StringSketch) -> (StringProfile, Approxi
         min_length: sketch.lengths.min,
         max_length: sketch.lengths.max,
         avg_length: sketch.lengths.mean(),
-        min: sketch.extremes.get().filter(|_| dated).map(|r| r.0.to_string()),
-        max: sketch.extremes.get().filter(|_| dated).map(|r| r.1.to_string()),
+        min,
+        max,
         format,
         format_counts: formats,
         format_sample: None,
@@ -289,7 +289,7 @@ fn sketched_numbers(
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let entries = s.values.tally();
     let distinct = entries.len() as u64;
-    let format_counts = formats::with_counts(formats::count_formats(&entries), &s.long_formats);
+    let format_counts = formats::with_counts(formats::count_formats(&entries), s.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
         Some(format) if format.is_temporal() => {

@@ -248,24 +248,30 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
             handles.into_iter().map(|h| crate::sync::joined(h.join())).collect()
         });
         let mut counts = Vec::new();
-        for (format, n) in parts.into_iter().flatten() {
-            add_count(&mut counts, format, n);
-        }
+        add_counts(&mut counts, parts.into_iter().flatten());
         counts
     };
-    with_counts(counts, &[])
+    with_counts(counts, [])
 }
 
 /// `counts` with `more` added, most common first.
 pub fn with_counts(
     mut counts: Vec<(StringFormat, u64)>,
-    more: &[(StringFormat, u64)],
+    more: impl IntoIterator<Item = (StringFormat, u64)>,
 ) -> Vec<(StringFormat, u64)> {
-    for &(format, n) in more {
-        add_count(&mut counts, format, n);
-    }
+    add_counts(&mut counts, more);
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts
+}
+
+/// Adds every count of `more` to `counts`.
+pub(crate) fn add_counts(
+    counts: &mut Vec<(StringFormat, u64)>,
+    more: impl IntoIterator<Item = (StringFormat, u64)>,
+) {
+    for (format, n) in more {
+        add_count(counts, format, n);
+    }
 }
 
 /// Adds `n` values of `format` to `counts`.

@@ -478,10 +478,6 @@ impl StringFold {
         }
     }
 
-    fn count_format(&mut self, format: formats::StringFormat, n: u64) {
-        formats::add_count(&mut self.format_counts, format, n);
-    }
-
     fn rank(&mut self, text: &str, n: u64) {
         let full = self.best.len() == TOP_VALUES;
         if full && !self.best.last().is_some_and(|w| ranks_before((text, n), (&w.0, w.1))) {
@@ -501,7 +497,7 @@ impl StringFold {
         }
         let format = formats::detect_key(text);
         if let Some(format) = format {
-            self.count_format(format, n);
+            formats::add_count(&mut self.format_counts, format, n);
         }
         match format.filter(|f| self.dated && f.is_temporal()) {
             Some(format) => self.range.add(format, text),
@@ -514,9 +510,7 @@ impl StringFold {
     fn merge(&mut self, other: StringFold) {
         self.distinct += other.distinct;
         self.lengths.merge(other.lengths);
-        for (format, n) in other.format_counts {
-            self.count_format(format, n);
-        }
+        formats::add_counts(&mut self.format_counts, other.format_counts);
         self.dated &= other.dated;
         self.range.merge(&other.range);
         for (text, n) in &other.best {
@@ -571,7 +565,7 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     for share in shares {
         fold.merge(share);
     }
-    let format_counts = formats::with_counts(fold.format_counts, &stats.long_formats);
+    let format_counts = formats::with_counts(fold.format_counts, stats.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
     let dated = format.is_some_and(formats::StringFormat::is_temporal);
     let (min, max) = if dated { fold.range.into_range() } else { (None, None) };

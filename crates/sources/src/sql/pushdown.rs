@@ -894,13 +894,10 @@ fn string_profile(
 
 /// Values per format of whole values (none is a long value's key).
 fn count_formats(entries: &[(String, u64)]) -> Vec<(StringFormat, u64)> {
-    let mut counts = Vec::new();
-    for (value, n) in entries {
-        if let Some(format) = formats::detect(value) {
-            counts.push((format, *n));
-        }
-    }
-    formats::with_counts(Vec::new(), &counts)
+    formats::with_counts(
+        Vec::new(),
+        entries.iter().filter_map(|(value, n)| Some((formats::detect(value)?, *n))),
+    )
 }
 
 /// Counts histogram bins of a table's numeric columns with one `GROUP BY` per request.

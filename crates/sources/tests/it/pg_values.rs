@@ -15,6 +15,19 @@ use serde_json::Value;
 
 use crate::common;
 
+/// The string statistics of column `name` in `profile`.
+fn strings_of(
+    profile: &schemascope_core::CollectionProfile,
+    name: &str,
+) -> schemascope_core::profile::StringProfile {
+    profile
+        .properties()
+        .into_iter()
+        .find(|p| p.path.to_string() == name)
+        .and_then(|p| p.strings.clone())
+        .unwrap_or_else(|| panic!("{name} is text"))
+}
+
 /// Literals tried, in order, until one casts to the type.
 const CANDIDATES: &[&str] = &[
     "1",
@@ -558,12 +571,7 @@ fn dates_times_and_uuids_profiled_on_stored_values_equal_the_in_memory_profile()
     common::assert_table_matches_memory(&db, table);
     // The profile read the text's extremes where the stored ones are not the text's.
     let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
-    let odd = profile
-        .properties()
-        .into_iter()
-        .find(|p| p.path.to_string() == "odd")
-        .and_then(|p| p.strings.clone())
-        .expect("odd is text");
+    let odd = strings_of(&profile, "odd");
     assert_eq!(odd.distinct, 300, "{odd:?}");
     assert_eq!(
         odd.top.first().map(|v| v.value.clone()),
@@ -601,14 +609,7 @@ fn timestamps_past_the_fetched_distinct_values_keep_their_format_and_range() {
     let catalog = db.catalog().expect("catalog");
     let table = catalog.table(&format!("{s}.readings")).expect("the table");
     let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
-    let strings = |name: &str| {
-        profile
-            .properties()
-            .into_iter()
-            .find(|p| p.path.to_string() == name)
-            .and_then(|p| p.strings.clone())
-            .unwrap_or_else(|| panic!("{name} is text"))
-    };
+    let strings = |name: &str| strings_of(&profile, name);
     use schemascope_core::profile::formats::StringFormat;
     let at = strings("at");
     assert_eq!(at.distinct, 260_000);
@@ -661,12 +662,7 @@ fn formats_under_a_nondeterministic_collation_are_each_values_own() {
     let catalog = db.catalog().expect("catalog");
     let table = catalog.table(&format!("{s}.hosts")).expect("the table");
     let profile = profile_table(&db, table).unwrap_or_else(|e| panic!("profile: {e}"));
-    let t = profile
-        .properties()
-        .into_iter()
-        .find(|p| p.path.to_string() == "t")
-        .and_then(|p| p.strings.clone())
-        .expect("t is text");
+    let t = strings_of(&profile, "t");
     use schemascope_core::profile::formats::StringFormat;
     assert_eq!((t.format, t.format_counts), (None, vec![(StringFormat::Ipv4, 150)]));
 }

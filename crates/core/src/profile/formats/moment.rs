@@ -170,10 +170,7 @@ impl Extremes {
 
     /// [`Self::get`], owned.
     pub fn into_range(self) -> (Option<String>, Option<String>) {
-        match (self.range, self.broken) {
-            (Some(((_, min), (_, max))), false) => (Some(min), Some(max)),
-            _ => (None, None),
-        }
+        self.get().map(|(min, max)| (min.to_string(), max.to_string())).unzip()
     }
 }
 

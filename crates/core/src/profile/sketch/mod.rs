@@ -61,7 +61,7 @@ impl StringSketch {
             self.lengths.add(chars, n);
         }
         if let Some(format) = format {
-            self.count_format(format, n);
+            formats::add_count(&mut self.formats, format, n);
             // A value of no temporal format leaves the property without a range to show.
             if format.is_temporal() {
                 self.extremes.add(format, key);
@@ -81,19 +81,12 @@ impl StringSketch {
         self.add_key(&value_key(value), Some(chars), formats::detect(value), n);
     }
 
-    /// Counts `n` values of `format`.
-    pub(crate) fn count_format(&mut self, format: StringFormat, n: u64) {
-        formats::add_count(&mut self.formats, format, n);
-    }
-
     /// Adds everything `other` counted.
     pub(crate) fn merge(&mut self, other: &StringSketch) {
         self.distinct.merge(&other.distinct);
         self.frequent.merge(&other.frequent);
         self.lengths.merge(other.lengths);
-        for &(format, n) in &other.formats {
-            self.count_format(format, n);
-        }
+        formats::add_counts(&mut self.formats, other.formats.iter().copied());
         self.extremes.merge(&other.extremes);
     }
 }
