@@ -301,22 +301,42 @@ pub fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
         return false;
     }
     let Ok((file, _)) = crate::file::open_regular(path) else { return false };
+    let named = crate::load::is_ndjson_path(path);
+    // The head is read in growing steps: the first lines usually settle it, and reading the
+    // whole 16 MiB first cost a large file's profile tens of milliseconds before any work.
     let mut head = Vec::new();
-    if file.take(HEAD_BYTES).read_to_end(&mut head).is_err() {
-        return false;
+    let mut want = HEAD_STEP;
+    loop {
+        let missing = want - head.len() as u64;
+        if (&file).take(missing).read_to_end(&mut head).is_err() {
+            return false;
+        }
+        let whole = (head.len() as u64) < want || want >= HEAD_BYTES;
+        if let Some(decided) = head_decides(&head, whole, named, forced) {
+            return decided;
+        }
+        want = (want * 4).min(HEAD_BYTES);
     }
-    let text = match std::str::from_utf8(&head) {
+}
+
+/// The first bytes read to recognise a file as NDJSON documents; more are read, up to
+/// [`HEAD_BYTES`], while they do not settle it.
+const HEAD_STEP: u64 = 64 << 10;
+
+/// Whether `head`, the file's first bytes (all of them, or all that are read, when `whole`), is
+/// NDJSON documents (see the comment inside); `None` when more bytes could change the answer.
+fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -> Option<bool> {
+    let text = match std::str::from_utf8(head) {
         Ok(text) => text,
         // The head may end inside a character.
         Err(e) if e.error_len().is_none() => {
             std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
         }
-        Err(_) => return false,
+        Err(_) => return Some(false),
     };
     // The first non-empty line, complete within the head (a one-line file is small anyway),
     // must be JSON with more lines after it, as a whole load decides; a file named as NDJSON is
     // lines whatever its first ones hold (bad lines are warnings), so its first JSON line counts.
-    let named = crate::load::is_ndjson_path(path);
     let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
     while let Some(newline) = rest.find('\n') {
         let line = rest[..newline].trim();
@@ -328,11 +348,15 @@ pub fn is_document_lines(path: &Path, forced: Option<Format>) -> bool {
             if named {
                 continue;
             }
-            return false;
+            return Some(false);
         }
-        return (named || !rest.trim().is_empty()) && document_line(line, forced);
+        let more = named || !rest.trim().is_empty();
+        if !more && !whole {
+            return None;
+        }
+        return Some(more && document_line(line, forced));
     }
-    false
+    whole.then_some(false)
 }
 
 /// True when the JSON `line` is a document line: not a `{key, value}` record line unless
@@ -944,6 +968,35 @@ fn sample_collection(
 mod tests {
     use super::*;
     use crate::NoProgress;
+
+    #[test]
+    fn the_head_is_read_on_until_its_first_lines_settle_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = format!("{{\"text\": \"{}\"}}", "x".repeat(300 << 10));
+        let cases = [
+            // A first line longer than the first step, and its second line past it.
+            (format!("{long}\n{{\"a\": 1}}\n"), "data.json", true),
+            // Blank lines past the first step before the second document.
+            (format!("{{\"a\": 1}}{}{{\"a\": 2}}\n", "\n".repeat(200 << 10)), "data.json", true),
+            // One document: not lines, however long.
+            (format!("{long}\n"), "data.json", false),
+            // Lines of a file named NDJSON: bad first lines are skipped to a good one.
+            (format!("{}{{\"a\": 1}}\n", "not json\n".repeat(20 << 10)), "data.ndjson", true),
+            // A JSON array over several lines.
+            (format!("[{}\n]\n", "1,\n".repeat(100 << 10)), "data.json", false),
+            // Record lines are not documents.
+            (
+                "{\"key\": \"a\", \"value\": 1}\n{\"key\": \"b\", \"value\": 2}\n".into(),
+                "data.json",
+                false,
+            ),
+        ];
+        for (text, name, expected) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &text).unwrap();
+            assert_eq!(is_document_lines(&path, None), expected, "{name}: {}", &text[..40]);
+        }
+    }
 
     /// Lines crossing every block edge, blank and bad ones, a byte-order mark, lines longer than
     /// the line limit (within one block and across several), unicode, no final newline.

@@ -91,16 +91,19 @@ pub fn detect(value: &str) -> Option<StringFormat> {
     {
         return value.parse::<std::net::Ipv4Addr>().ok().map(|_| StringFormat::Ipv4);
     }
-    // A search for `://` settles most strings (a vector search, not a loop a byte: every
-    // distinct value of a nested file's long texts comes here).
-    if let Some(separator) = uri::scheme_separator(bytes) {
+    // Every distinct value of a nested file's long texts comes here: the scheme a URI starts
+    // with is read, not the whole text.
+    if let Some(separator) = uri::leading_scheme_separator(bytes) {
         // The plain shape settles nearly every URL; fluent-uri decides the rest.
-        let valid = uri::is_scheme(&bytes[..separator])
-            && (uri::is_plain_tail(&bytes[separator + 3..])
-                || fluent_uri::Uri::parse(value).is_ok());
+        let valid =
+            uri::is_plain_tail(&bytes[separator + 3..]) || fluent_uri::Uri::parse(value).is_ok();
         return valid.then_some(StringFormat::Uri);
     }
-    if memchr::memchr(b'@', bytes).is_some() && !value.contains(char::is_whitespace) {
+    // A `://` past the start is in neither a URI nor an address.
+    if memchr::memchr(b'@', bytes).is_some()
+        && !value.contains(char::is_whitespace)
+        && memchr::memmem::find(bytes, b"://").is_none()
+    {
         return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
     }
     None
@@ -285,6 +288,53 @@ pub(crate) fn add_count(counts: &mut Vec<(StringFormat, u64)>, format: StringFor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reading only the scheme at the start gives what searching the whole text for `://`
+    /// gave: texts with a `://` anywhere, addresses among them.
+    #[test]
+    fn a_leading_scheme_decides_as_the_search_for_the_first_separator_did() {
+        let pieces = [
+            "http",
+            "https",
+            "git+ssh",
+            "a",
+            "1",
+            "://",
+            ":",
+            "//",
+            "/",
+            "@",
+            "a@b.co",
+            " ",
+            "x",
+            "example.com",
+            "\"q\"",
+            "é",
+            "-",
+            ".",
+            "?q=1",
+            "#f",
+            "%2F",
+            "[::1]",
+            "mailto:",
+            "ab",
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x5eed_0042);
+        let mut seen = std::collections::HashMap::new();
+        for _ in 0..200_000 {
+            let value: String =
+                (0..rng.usize(1..7)).map(|_| pieces[rng.usize(..pieces.len())]).collect();
+            let expected = detect_by_parsing(&value);
+            let got =
+                detect(&value).filter(|f| matches!(f, StringFormat::Uri | StringFormat::Email));
+            assert_eq!(got, expected, "{value:?}");
+            *seen.entry(got).or_insert(0) += 1;
+        }
+        // Each outcome met often enough to count.
+        for outcome in [Some(StringFormat::Uri), Some(StringFormat::Email), None] {
+            assert!(seen.get(&outcome).copied().unwrap_or(0) > 500, "{outcome:?}: {seen:?}");
+        }
+    }
 
     /// Every distinct value is checked, however many: a mixed property's counts are its own,
     /// not a sample's, and a format that only later values have is counted.

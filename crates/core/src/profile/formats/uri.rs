@@ -4,25 +4,18 @@
 //! part of checking formats. Anything else (percent-escapes, user info, IP literals, sub-delimiters
 //! in the host, non-ASCII) goes to fluent-uri, which decides; so the answer is fluent-uri's.
 
-/// The position of the first `://` in `bytes`.
+/// The position of the `://` that ends a scheme at the start of `bytes` (a letter, then
+/// letters, digits, `+`, `-` and `.`), if one does. Only the scheme's bytes are read: a long
+/// text is settled by its first word, not searched through for a `://` later in it.
 #[inline]
-pub(super) fn scheme_separator(bytes: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(colon) = memchr::memchr(b':', &bytes[from..]).map(|i| from + i) {
-        if bytes.get(colon + 1..colon + 3) == Some(b"//") {
-            return Some(colon);
-        }
-        from = colon + 1;
+pub(super) fn leading_scheme_separator(bytes: &[u8]) -> Option<usize> {
+    if !bytes.first()?.is_ascii_alphabetic() {
+        return None;
     }
-    None
-}
-
-/// True when `scheme` (what precedes the first `://`) is one: a letter, then letters, digits,
-/// `+`, `-` and `.`.
-#[inline]
-pub(super) fn is_scheme(scheme: &[u8]) -> bool {
-    scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        && scheme.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+    let end = bytes
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
+    (bytes.get(end..end + 3) == Some(b"://")).then_some(end)
 }
 
 /// What each byte may be, as bits: [`AUTHORITY`], [`PATH`], [`QUERY`]. One table lookup a byte.
@@ -127,7 +120,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(0x0a11_5ca1);
         let mut checked = 0;
         for base in bases {
-            let sep = scheme_separator(base.as_bytes()).expect("a separator");
+            let sep = leading_scheme_separator(base.as_bytes()).expect("a separator");
             for at in sep + 3..=base.len() {
                 for piece in palette {
                     if !base.is_char_boundary(at) {
@@ -163,16 +156,20 @@ mod tests {
             "https://github.com/octo/cat/commit/0b6e4c3a?diff=split#L12",
             "http://localhost:8080/",
         ] {
-            let sep = scheme_separator(value.as_bytes()).expect("a separator");
+            let sep = leading_scheme_separator(value.as_bytes()).expect("a separator");
             assert!(is_plain_tail(&value.as_bytes()[sep + 3..]), "{value}");
         }
     }
 
     #[test]
-    fn the_separator_is_the_first_one() {
-        assert_eq!(scheme_separator(b"a:b://c://"), Some(3));
-        assert_eq!(scheme_separator(b"a:/b:/"), None);
-        assert_eq!(scheme_separator(b"://"), Some(0));
-        assert_eq!(scheme_separator(b"x:"), None);
+    fn the_separator_ends_a_scheme_at_the_start() {
+        assert_eq!(leading_scheme_separator(b"git+ssh://host"), Some(7));
+        assert_eq!(leading_scheme_separator(b"a:b://c://"), None);
+        assert_eq!(leading_scheme_separator(b"a:/b:/"), None);
+        assert_eq!(leading_scheme_separator(b"://"), None);
+        assert_eq!(leading_scheme_separator(b"1a://x"), None);
+        assert_eq!(leading_scheme_separator(b"see https://x"), None);
+        assert_eq!(leading_scheme_separator(b"x:"), None);
+        assert_eq!(leading_scheme_separator(b"http"), None);
     }
 }
