@@ -92,6 +92,11 @@ pub fn validate(schema: &Value, value: &Value) -> Result<ValidationReport, CoreE
                 crate::profile::formats::StringFormat::LocalDateTime.name(),
                 crate::profile::formats::is_local_date_time,
             )
+            // The profile's own check, so a schema's `format: email` and validation agree.
+            .with_format(
+                crate::profile::formats::StringFormat::Email.name(),
+                crate::profile::formats::is_email,
+            )
             .build(schema)
             .map_err(|e| CoreError::SchemaCompile(e.to_string()))
     };
@@ -375,6 +380,29 @@ mod tests {
         assert_eq!(other.warnings.len(), 1, "{:?}", other.warnings);
         assert_eq!(other.warnings[0].keyword, "format");
         assert!(other.warnings[0].error.contains("local-date-time"), "{}", other.warnings[0].error);
+    }
+
+    /// A profile's `format: email` is its own check's: validation warns about what that check
+    /// refuses (a domain with a slash) and not about what it takes (a quoted local part with a
+    /// space, which the validator's built-in check refused).
+    #[test]
+    fn an_email_format_is_checked_as_the_profile_detects_it() {
+        let schema = json!({"type": "object", "properties": {
+            "contact": {"type": "string", "format": "email"}
+        }});
+        let warned = |value: &str| {
+            let report = validate(&schema, &json!({ "contact": value })).expect("validates");
+            assert!(report.valid, "a format never invalidates: {:?}", report.errors);
+            report.warnings.iter().any(|w| w.keyword == "format")
+        };
+        for value in ["ops@example.com", "\"joe bloggs\"@example.com", "joe@[IPv6:::1]"] {
+            assert!(crate::profile::formats::is_email(value), "{value}");
+            assert!(!warned(value), "{value}");
+        }
+        for value in ["a@b/c", "a@b=c.com", "a@[999.1.1.1]"] {
+            assert!(!crate::profile::formats::is_email(value), "{value}");
+            assert!(warned(value), "{value}");
+        }
     }
 
     #[test]

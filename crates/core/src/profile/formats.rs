@@ -2,9 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+mod email;
 mod moment;
 mod uri;
 
+pub use email::is_email;
 pub use moment::{Extremes, Moment, moment, temporal_range};
 
 /// A string format, named as JSON Schema's `format` keyword names it.
@@ -64,7 +66,7 @@ impl StringFormat {
 }
 
 /// The format of `value`, if it has one. Cheap shape checks run first so that ordinary strings
-/// cost a few comparisons; the real parsers (chrono, uuid, email_address, fluent-uri) decide.
+/// cost a few comparisons; the real parsers (chrono, uuid, fluent-uri; RFC 5321 for addresses) decide.
 pub fn detect(value: &str) -> Option<StringFormat> {
     let bytes = value.as_bytes();
     let starts_like_date = bytes.len() >= 10
@@ -99,12 +101,8 @@ pub fn detect(value: &str) -> Option<StringFormat> {
             uri::is_plain_tail(&bytes[separator + 3..]) || fluent_uri::Uri::parse(value).is_ok();
         return valid.then_some(StringFormat::Uri);
     }
-    // A `://` past the start is in neither a URI nor an address.
-    if memchr::memchr(b'@', bytes).is_some()
-        && !value.contains(char::is_whitespace)
-        && memchr::memmem::find(bytes, b"://").is_none()
-    {
-        return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
+    if memchr::memchr(b'@', bytes).is_some() {
+        return email::is_email(value).then_some(StringFormat::Email);
     }
     None
 }
@@ -402,19 +400,18 @@ mod tests {
         assert_eq!(detect("12:30"), None);
     }
 
-    /// `detect`'s URI and e-mail branches as they were before the plain URI shape: a substring
-    /// search for `://` and fluent-uri's parse of every candidate.
+    /// `detect`'s URI and e-mail branches by plain means: a substring search for the first
+    /// `://`, a scheme before it, and fluent-uri's parse of every candidate (no plain shape).
     fn detect_by_parsing(value: &str) -> Option<StringFormat> {
-        if value.contains(':') && value.contains("://") {
-            let scheme_ok = value.split("://").next().is_some_and(|s| {
-                s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                    && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            });
-            return (scheme_ok && fluent_uri::Uri::parse(value).is_ok())
-                .then_some(StringFormat::Uri);
+        let scheme_ok = value.split_once("://").is_some_and(|(s, _)| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
+        if scheme_ok {
+            return fluent_uri::Uri::parse(value).is_ok().then_some(StringFormat::Uri);
         }
-        if value.contains('@') && !value.contains(char::is_whitespace) {
-            return email_address::EmailAddress::is_valid(value).then_some(StringFormat::Email);
+        if value.contains('@') {
+            return email::is_email(value).then_some(StringFormat::Email);
         }
         None
     }
