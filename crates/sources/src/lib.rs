@@ -3,6 +3,7 @@
 //! a file.
 
 pub mod aimdb;
+mod block_claims;
 pub mod demo;
 mod documents;
 pub mod error;

@@ -2,11 +2,12 @@
 //! documents, only with what the statistics need, and that has a budget.
 //!
 //! The file is read in blocks of [`BLOCK`] bytes by one worker per core, each taking one
-//! contiguous part of the file: positioned reads into a buffer each worker reuses (a file
+//! contiguous part of the file, and then the back halves of the parts still being read
+//! (`block_claims`): positioned reads into a buffer each worker reuses (a file
 //! rewritten meanwhile is told by its size and time, never SIGBUS), or, when the caller allows a
 //! mapping (a one-shot command, [`crate::ReadMode::map`]), slices of the mapped file, whose pages
 //! are given back after each block so that resident memory does not grow with the file. A
-//! block owns the lines that start in it. Each worker profiles its blocks into its own
+//! block owns the lines that start in it. Each worker profiles each part's blocks into its own
 //! builder and, after every block, fits it into its share of the memory budget
 //! ([`schemascope_core::ProfileBuilder::fit_budget`]: few-valued numbers folded into counts, then
 //! the heaviest properties switched to sketches). No item entry is kept; instead every worker
@@ -23,6 +24,7 @@ use schemascope_core::profile::{Fitted, SchemaBuilder, Spill};
 use schemascope_core::size_text::{size_text, size_texts_apart};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
+use crate::block_claims::BlockClaims;
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
 use crate::scratch::SpillOptions;
@@ -70,6 +72,9 @@ pub const DEFAULT_MEMORY_BUDGET: usize = 96 << 20;
 pub const SAMPLE_ITEMS: usize = 2_000;
 /// Most bytes of documents kept as the sample.
 pub const SAMPLE_BYTES: usize = 32 << 20;
+/// Parts a worker may take from the others once its own is read: each is merged at the end, and
+/// the later ones are a block or two.
+const MAX_STEALS_PER_WORKER: usize = 8;
 /// Bad lines reported one by one; the rest are counted.
 const WARNINGS_KEPT: usize = 1_000;
 /// Files at least this large are streamed by `serve` too (smaller ones are held whole).
@@ -283,6 +288,8 @@ struct Shared<'a> {
     /// The memory budget, shared by the workers.
     budget: WorkerBudget,
     block: u64,
+    /// Which blocks each worker reads.
+    claims: BlockClaims,
     max_line: usize,
     /// Where the workers' counters past their share spill, when they may.
     spill: Option<schemascope_core::profile::Spill>,
@@ -494,22 +501,55 @@ pub(crate) fn release(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
     };
 }
 
-/// Profiles the blocks `blocks`, in order.
+/// Profiles part `worker` of the file, then parts taken from the others while any block is left
+/// ([`BlockClaims::steal`]); returns each part's first block and counters.
 fn work<R: Reader>(
     shared: &Shared<'_>,
     worker: usize,
-    blocks: std::ops::Range<u64>,
     new: &(impl Fn(Option<&Spill>) -> R + Sync),
-) -> Result<WorkerResult<R>, SourceError> {
+) -> Result<Vec<(u64, WorkerResult<R>)>, SourceError> {
+    let mut parts = Vec::new();
+    let mut part = (worker, shared.claims.first(worker).unwrap_or(0));
+    // What the counters of this worker's finished parts hold: the budget counts them with its
+    // current part's.
+    let mut held = 0;
+    loop {
+        let result = work_part(shared, worker, part.0, held, new)?;
+        held += result.held;
+        parts.push((part.1, result.counters));
+        match shared.claims.steal() {
+            Some(next) if !shared.failed.load(Ordering::Relaxed) => part = next,
+            _ => return Ok(parts),
+        }
+    }
+}
+
+/// What one part's reading left.
+struct PartRead<R> {
+    counters: WorkerResult<R>,
+    /// Bytes its counters needed at their last fit.
+    held: usize,
+}
+
+/// Profiles the blocks of part `part` in order, as worker `worker`, whose finished parts hold
+/// `held` bytes.
+fn work_part<R: Reader>(
+    shared: &Shared<'_>,
+    worker: usize,
+    part: usize,
+    held: usize,
+    new: &(impl Fn(Option<&Spill>) -> R + Sync),
+) -> Result<PartRead<R>, SourceError> {
     let mut result = WorkerResult {
         builder: new(shared.spill.as_ref()),
         sample: Sample::default(),
         bad: Vec::new(),
         blocks: Vec::new(),
     };
+    let mut need = 0;
     let mut buf = Vec::new();
     let io = |e| SourceError::Io { path: shared.path.to_path_buf(), cause: e };
-    for k in blocks {
+    while let Some(k) = shared.claims.next(part) {
         if shared.failed.load(Ordering::Relaxed) {
             break;
         }
@@ -544,11 +584,13 @@ fn work<R: Reader>(
             let back = at.saturating_sub(RELEASE_BACK) & !(RELEASE_BACK - 1);
             release(map, back..at + bytes.len());
         }
-        let fitted = result.builder.fit(shared.budget.allowance(worker));
-        shared.budget.report(worker, fitted);
+        let fitted = result.builder.fit(shared.budget.allowance(worker).saturating_sub(held));
+        need = fitted.after;
+        let with_held = Fitted { before: fitted.before + held, after: fitted.after + held };
+        shared.budget.report(worker, with_held);
         shared.progress.advance(bytes.len() as u64);
     }
-    Ok(result)
+    Ok(PartRead { counters: result, held: need })
 }
 
 /// The warning for a line longer than `max_line`.
@@ -759,20 +801,17 @@ pub(crate) fn read_documents<R: Reader>(
         progress,
         budget: WorkerBudget::new(budget, workers),
         block,
+        claims: BlockClaims::new(len.div_ceil(block), workers, MAX_STEALS_PER_WORKER * workers),
         max_line: options.max_line_bytes,
         spill: options.spill.as_ref().map(SpillOptions::spill),
     };
     let before = FileState::of(&metadata);
-    let results: Vec<Result<WorkerResult<R>, SourceError>> = std::thread::scope(|scope| {
-        // Each worker takes one contiguous part of the file, so the workers' counters merged in
-        // order hold the values in file order: ascending ids and timestamps stay ascending,
-        // which finishing folds in one pass.
-        let blocks = len.div_ceil(block);
-        let handles: Vec<_> = (0..workers as u64)
+    type Parts<R> = Vec<(u64, WorkerResult<R>)>;
+    let results: Vec<Result<Parts<R>, SourceError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
             .map(|w| {
-                let part = blocks * w / workers as u64..blocks * (w + 1) / workers as u64;
                 let shared = &shared;
-                scope.spawn(move || work(shared, w as usize, part, new))
+                scope.spawn(move || work(shared, w, new))
             })
             .collect();
         handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
@@ -791,8 +830,13 @@ pub(crate) fn read_documents<R: Reader>(
     let mut sample = Sample::default();
     let mut bad = Vec::new();
     let mut blocks: Vec<(usize, BlockCounts)> = Vec::new();
+    let mut parts = Vec::new();
     for result in results {
-        let result = result?;
+        parts.extend(result?);
+    }
+    // Merged in file order, the counters hold the values in file order (see `block_claims`).
+    parts.sort_by_key(|&(first, _)| first);
+    for (_, result) in parts {
         match &mut builder {
             Some(b) => b.merge(result.builder),
             None => builder = Some(result.builder),
@@ -1052,6 +1096,96 @@ mod tests {
         }
     }
 
+    /// The profile of `text` read in 1 KiB blocks by worker 0 and then worker 1 of two (worker 0
+    /// takes part 1's back half again and again before worker 1 starts), with the parts' builders
+    /// merged as [`read_documents`] merges them; `budget` bytes, spilling when `spill`.
+    fn profile_in_parts(
+        text: &str,
+        parts: usize,
+        budget: usize,
+        spill: bool,
+    ) -> (serde_json::Value, Vec<String>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docs.ndjson");
+        std::fs::write(&path, text).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let block: u64 = 1 << 10;
+        let blocks = text.len().div_ceil(block as usize) as u64;
+        let spill = spill.then(|| SpillOptions { dir: Some(dir.path().into()), cap: 1 << 30 });
+        let shared = Shared {
+            file: &file,
+            map: None,
+            path: &path,
+            len: text.len() as u64,
+            failed: AtomicBool::new(false),
+            progress: &NoProgress,
+            budget: WorkerBudget::new(budget, parts),
+            spill: spill.as_ref().map(SpillOptions::spill),
+            block,
+            claims: BlockClaims::new(blocks, parts, MAX_STEALS_PER_WORKER * parts),
+            max_line: MAX_LINE_BYTES,
+        };
+        let new = |spill: Option<&Spill>| match spill {
+            Some(spill) => ProfileBuilder::new().capture_ids().spill_to(spill.clone()),
+            None => ProfileBuilder::new().capture_ids(),
+        };
+        let mut read: Vec<_> = (0..parts)
+            .flat_map(|w| work(&shared, w, &new).unwrap_or_else(|e| panic!("worker {w}: {e}")))
+            .collect();
+        if parts > 1 {
+            // Halving part 1's 280 blocks until none is left.
+            assert!(read.len() >= parts + 8, "{} parts: too few taken", read.len());
+        }
+        read.sort_by_key(|&(first, _)| first);
+        let mut items = 0;
+        let mut builder: Option<ProfileBuilder> = None;
+        for (_, part) in read {
+            items += part.blocks.iter().map(|b| b.1.items).sum::<usize>();
+            match &mut builder {
+                Some(b) => b.merge(part.builder),
+                None => builder = Some(part.builder),
+            }
+        }
+        let profile = builder.expect("a part").finish(items as u64);
+        if let Some(spill) = &shared.spill {
+            assert!(spill.written() > 0, "nothing spilled");
+        }
+        let paths = profile.properties().iter().map(|p| p.path.to_string()).collect();
+        (serde_json::to_value(&profile).expect("serializes"), paths)
+    }
+
+    #[test]
+    fn parts_taken_from_a_slow_worker_profile_as_one_worker_reading_all() {
+        // Ascending ids and timestamps, a key first seen in the middle and one in the last lines,
+        // floats and repeated texts.
+        let text: String = (0..6_000)
+            .map(|i| {
+                let mut line = format!(
+                    "{{\"id\": \"d-{i:06}\", \"at\": \"2024-01-01T{:02}:{:02}:{:02}Z\", \"x\": {}, \"k\": \"{}\"",
+                    i / 3600,
+                    i / 60 % 60,
+                    i % 60,
+                    (i as f64 * 0.731).sin(),
+                    i % 7
+                );
+                if i >= 3_000 {
+                    line.push_str(&format!(", \"mid\": {i}"));
+                }
+                if i >= 5_990 {
+                    line.push_str(", \"late\": true");
+                }
+                line + "}\n"
+            })
+            .collect();
+        for (budget, spill) in [(1 << 30, false), (64 << 10, true)] {
+            let whole = profile_in_parts(&text, 1, budget, spill);
+            let parts = profile_in_parts(&text, 2, budget, spill);
+            assert_eq!(parts, whole, "budget {budget}, spill {spill}");
+            assert_eq!(whole.1, ["id", "at", "x", "k", "mid", "late"], "paths in file order");
+            assert!(whole.0.to_string().contains("\"distinct\":6000"), "ids and times distinct");
+        }
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -1075,12 +1209,13 @@ mod tests {
             budget: WorkerBudget::new(1 << 30, 1),
             spill: None,
             block,
+            claims: BlockClaims::new(text.len().div_ceil(block as usize) as u64, 1, 0),
             max_line: MAX_LINE_BYTES,
         };
-        let blocks = shared.len.div_ceil(block);
         let new = |_: Option<&Spill>| ProfileBuilder::new().capture_ids();
-        let Ok(result) = work(&shared, 0, 0..blocks, &new) else { panic!("the blocks profile") };
-        assert_eq!(result.blocks.iter().map(|b| b.1.items).sum::<usize>(), 200_000);
+        let Ok(parts) = work(&shared, 0, &new) else { panic!("the blocks profile") };
+        let items = parts.iter().flat_map(|(_, part)| &part.blocks).map(|b| b.1.items);
+        assert_eq!(items.sum::<usize>(), 200_000);
         // Every block read, and given back but what fault-around maps past the last release.
         let resident = crate::read::resident_pages(&map) * 4096;
         assert!(resident <= 4 << 20, "{resident} bytes of {} still mapped in", text.len());
