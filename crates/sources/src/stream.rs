@@ -333,13 +333,20 @@ const HEAD_STEP: u64 = 64 << 10;
 /// Whether `head`, the file's first bytes (all of them, or all that are read, when `whole`), is
 /// NDJSON documents (see the comment inside); `None` when more bytes could change the answer.
 fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -> Option<bool> {
+    let lossy;
     let text = match std::str::from_utf8(head) {
         Ok(text) => text,
         // The head may end inside a character.
         Err(e) if e.error_len().is_none() => {
             std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
         }
-        Err(_) => return Some(false),
+        // A line that is not UTF-8 is a bad line of a streamed file, skipped with a warning: the
+        // file is recognised from its lines with such bytes replaced (binary data still reads
+        // as no JSON line at all).
+        Err(_) => {
+            lossy = String::from_utf8_lossy(head);
+            &lossy
+        }
     };
     // The first non-empty line, complete within the head (a one-line file is small anyway),
     // must be JSON with more lines after it, as a whole load decides; a file named as NDJSON is
@@ -548,7 +555,11 @@ fn work_part<R: Reader>(
     };
     let mut need = 0;
     let mut buf = Vec::new();
-    let io = |e| SourceError::Io { path: shared.path.to_path_buf(), cause: e };
+    // A read that fails stops the other workers too: the profile is lost anyway.
+    let io = |e| {
+        shared.failed.store(true, Ordering::Relaxed);
+        SourceError::Io { path: shared.path.to_path_buf(), cause: e }
+    };
     while let Some(k) = shared.claims.next(part) {
         if shared.failed.load(Ordering::Relaxed) {
             break;
@@ -560,17 +571,7 @@ fn work_part<R: Reader>(
                 (first, &buf[..], overlong)
             }
         };
-        let profiled = profile_block(bytes, first, k as usize, shared.max_line, &mut result);
-        let mut counts = profiled.map_err(|bad_byte| {
-            shared.failed.store(true, Ordering::Relaxed);
-            SourceError::Io {
-                path: shared.path.to_path_buf(),
-                cause: std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("the file is not valid UTF-8 (at byte {bad_byte})"),
-                ),
-            }
-        })?;
+        let mut counts = profile_block(bytes, first, k as usize, shared.max_line, &mut result);
         if overlong {
             counts.lines += 1;
             result.bad.push(overlong_line(k as usize, counts.lines, shared.max_line));
@@ -606,15 +607,15 @@ fn overlong_line(block: usize, line: usize, max_line: usize) -> BadLine {
 }
 
 /// Profiles the lines of one block; bad lines leave the counters untouched. Each line is checked
-/// as UTF-8 just before it is read (while its bytes are in the cache); `Err` holds the file
-/// offset of the first byte that is not.
+/// as UTF-8 just before it is read (while its bytes are in the cache): a line that is not is a
+/// bad line like one that is not JSON, so one stray byte costs one line, not the file.
 fn profile_block<R: Reader>(
     bytes: &[u8],
     first: u64,
     block: usize,
     max_line: usize,
     out: &mut WorkerResult<R>,
-) -> Result<BlockCounts, u64> {
+) -> BlockCounts {
     let mut counts = BlockCounts::default();
     let mut offset = first;
     for raw in crate::ndjson::line_ranges(bytes).map(|r| &bytes[r]) {
@@ -623,9 +624,14 @@ fn profile_block<R: Reader>(
         offset += raw.len() as u64;
         // The SIMD check first (std's took 3–4 % of a flat file's profile); std's only for a
         // line that fails it, to say where.
-        let raw = simdutf8::basic::from_utf8(raw)
-            .or_else(|_| std::str::from_utf8(raw))
-            .map_err(|e| line_start + e.valid_up_to() as u64)?;
+        let raw = match simdutf8::basic::from_utf8(raw).or_else(|_| std::str::from_utf8(raw)) {
+            Ok(raw) => raw,
+            Err(e) => {
+                out.bad.push(not_utf8_line(block, counts.lines, raw, e.valid_up_to()));
+                out.bad.truncate(WARNINGS_KEPT + 1);
+                continue;
+            }
+        };
         let trimmed = raw.trim_start();
         let lead = raw.len() - trimmed.len();
         let trimmed = trimmed.trim_end();
@@ -667,7 +673,20 @@ fn profile_block<R: Reader>(
             }
         }
     }
-    Ok(counts)
+    counts
+}
+
+/// The warning for line `line` of block `block`, whose bytes `raw` are UTF-8 up to `valid`.
+fn not_utf8_line(block: usize, line: usize, raw: &[u8], valid: usize) -> BadLine {
+    let byte = raw.get(valid).copied().unwrap_or_default();
+    // Columns count characters, as those of JSON errors do.
+    let before = raw.get(..valid).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default();
+    BadLine {
+        block,
+        line,
+        column: before.chars().count() + 1,
+        message: format!("the line is not valid UTF-8 (byte 0x{byte:02X})"),
+    }
 }
 
 /// How much memory a streamed profile needed: what the workers' counters needed together at
@@ -1072,26 +1091,70 @@ mod tests {
 
     #[test]
     #[allow(unsafe_code)]
-    fn a_byte_that_is_not_utf8_is_an_error_at_its_offset_however_blocks_cut() {
+    fn a_line_that_is_not_utf8_is_skipped_with_a_warning_however_blocks_cut() {
         let dir = tempfile::tempdir().expect("tempdir");
+        let text = awkward_text();
+        let clean_path = dir.path().join("clean.ndjson");
+        std::fs::write(&clean_path, &text).expect("write");
+        // Two good lines with a byte that is not UTF-8 for the quote closing `"n"`: the second
+        // line (in the head's first step) and one past the middle.
+        let mut bytes = text.into_bytes();
+        let line_of =
+            |bytes: &[u8], at: usize| bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let mut bad_lines = Vec::new();
+        for needle in [&b"\"id\": \"d-1\""[..], &b"\"id\": \"d-2001\""[..]] {
+            let at = bytes.windows(needle.len()).position(|w| w == needle).expect("the line");
+            let column = needle.len() + 5;
+            bytes[at + column - 1] = 0xFF;
+            let start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
+            bad_lines.push((line_of(&bytes, at), at + column - start));
+        }
         let path = dir.path().join("docs.ndjson");
-        let mut bytes = awkward_text().into_bytes();
-        let bad = bytes.len() / 2 + 1;
-        // A lone continuation byte inside a string (`ü` is two bytes; all others are ASCII).
-        let at = bad + bytes[bad..].iter().position(|&b| b == b'x' || b == b'-').expect("a byte");
-        bytes[at] = 0x80;
         std::fs::write(&path, &bytes).expect("write");
         let spec: SourceSpec = path.to_str().expect("utf-8").parse().expect("spec");
+        let clean_spec: SourceSpec = clean_path.to_str().expect("utf-8").parse().expect("spec");
+        let clean = stream(
+            &clean_spec,
+            &clean_path,
+            StreamOptions::default(),
+            crate::ReadMode::COPY,
+            &NoProgress,
+        )
+        .expect("reads")
+        .0;
+        assert!(is_document_lines(&path, None), "recognised as lines despite the bad bytes");
+        // Recognised from the lines with such bytes replaced, whatever the file's name; binary
+        // data has no JSON line.
+        let heads: [(&str, &[u8], bool); 3] = [
+            ("first.json", b"{\"a\": \"\xFF\"}\n{\"a\": 1}\n", true),
+            ("binary.ndjson", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\n\x00\x01", false),
+            ("binary.json", b"\xff\xfe{\x00\"\x00a\x00\"\x00}\x00\n\x00", false),
+        ];
+        for (name, head, expected) in heads {
+            let at = dir.path().join(name);
+            std::fs::write(&at, head).expect("write");
+            assert_eq!(is_document_lines(&at, None), expected, "{name}");
+        }
         // SAFETY: the test's own file, which nothing rewrites while it is read.
         let mapped = unsafe { crate::ReadMode::map() };
         for mode in [crate::ReadMode::COPY, mapped] {
             for block_bytes in [1 << 10, 65_536, 8 << 20] {
                 let options = StreamOptions { block_bytes, ..StreamOptions::default() };
-                let error = stream(&spec, &path, options, mode, &NoProgress).expect_err("refused");
-                assert!(
-                    error.to_string().contains(&format!("not valid UTF-8 (at byte {at})")),
-                    "{mode:?}, block {block_bytes}: {error}"
-                );
+                let (source, _) = stream(&spec, &path, options, mode, &NoProgress).expect("reads");
+                let case = format!("{mode:?}, block {block_bytes}");
+                let items = |s: &Source| s.collections[0].item_count();
+                assert_eq!(items(&source) + 2, items(&clean), "{case}");
+                let warnings: Vec<String> =
+                    source.warnings.iter().map(ToString::to_string).collect();
+                for (line, column) in &bad_lines {
+                    let expected = format!(
+                        "line {line}, column {column}: skipped: the line is not valid UTF-8 (byte 0xFF)"
+                    );
+                    assert!(
+                        warnings.iter().any(|w| w.contains(&expected)),
+                        "{case}: {expected} not in {warnings:?}"
+                    );
+                }
             }
         }
     }

@@ -133,19 +133,42 @@ fn the_demo_sensors_spilled_line_by_line_are_their_whole_load() {
     assert_eq!(open_in(scratch.path()), 0);
 }
 
+/// Progress that appends a line to the file being read once half of it is read.
+struct Rewriter<'a> {
+    path: &'a Path,
+    half: u64,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl schemascope_sources::Progress for Rewriter<'_> {
+    fn advance(&self, bytes: u64) {
+        use std::io::Write;
+        let before = self.done.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        if before < self.half && before + bytes >= self.half {
+            let mut file = std::fs::OpenOptions::new().append(true).open(self.path).expect("open");
+            file.write_all(b"{\"id\": \"late\"}\n").expect("append");
+        }
+    }
+}
+
 #[test]
 fn a_failed_load_leaves_no_file() {
-    // Valid documents, then a byte that is not UTF-8 near the end: the load fails after spilling.
-    let mut bytes = hostile(20_000).into_bytes();
-    let at = bytes.len() - 100;
-    bytes[at] = 0xff;
+    // The file grows while it is read: the load fails after spilling.
     let data = tempfile::tempdir().expect("tempdir");
-    let path = data.path().join("bad.ndjson");
-    std::fs::write(&path, &bytes).expect("write");
+    let path = data.path().join("growing.ndjson");
+    std::fs::write(&path, hostile(20_000)).expect("write");
     let scratch = tempfile::tempdir().expect("tempdir");
     let spec = spec(path.to_str().expect("utf-8"));
-    let error = spilled(&spec, &path, 64 << 10, scratch.path(), u64::MAX).expect_err("bad byte");
-    assert!(error.to_string().contains("not valid UTF-8"), "{error}");
+    let options = StreamOptions {
+        block_bytes: 64 << 10,
+        budget: 64 << 10,
+        spill: Some(SpillOptions { dir: Some(scratch.path().to_path_buf()), cap: u64::MAX }),
+        ..StreamOptions::default()
+    };
+    let half = std::fs::metadata(&path).expect("metadata").len() / 2;
+    let rewriter = Rewriter { path: &path, half, done: 0.into() };
+    let error = load_streamed(&spec, &path, options, &rewriter).expect_err("changed");
+    assert!(error.to_string().contains("changed while it was being read"), "{error}");
     assert_eq!(open_in(scratch.path()), 0);
     assert_eq!(std::fs::read_dir(scratch.path()).expect("dir").count(), 0);
 }
