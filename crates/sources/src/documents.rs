@@ -153,12 +153,35 @@ pub(crate) fn load_document_array(
     progress: &dyn Progress,
     warnings: &mut Vec<LoadWarning>,
 ) -> Result<Collection, SourceError> {
-    let raw: Vec<&RawValue> = serde_json::from_str(&text).map_err(|e| SourceError::Syntax {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
+    let raw: Vec<&RawValue> =
+        serde_json::from_str(&text).map_err(|e| crate::load::syntax(path, &e))?;
+    load_raw_documents(path, name, &text, &raw, progress, warnings)
+}
+
+/// Loads JSON documents that follow one another, each over any number of lines (as `jq` writes
+/// them), profiling on all cores.
+pub(crate) fn load_document_sequence(
+    path: &Path,
+    name: &str,
+    text: SharedText,
+    progress: &dyn Progress,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<Collection, SourceError> {
+    let values = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
+    let raw: Vec<&RawValue> =
+        values.collect::<Result<_, _>>().map_err(|e| crate::load::syntax(path, &e))?;
+    load_raw_documents(path, name, &text, &raw, progress, warnings)
+}
+
+/// Loads the documents `raw`, slices of `text`.
+fn load_raw_documents(
+    path: &Path,
+    name: &str,
+    text: &SharedText,
+    raw: &[&RawValue],
+    progress: &dyn Progress,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<Collection, SourceError> {
     let base = text.as_ptr() as usize;
     let spans: Vec<std::ops::Range<usize>> = raw
         .iter()
@@ -197,7 +220,7 @@ pub(crate) fn load_document_array(
     let mut ids_in = Vec::with_capacity(spans.len());
     for part in parts {
         let (part, ids) = part.map_err(|(start, e)| {
-            let (line, column) = crate::error::position(&text, start);
+            let (line, column) = crate::error::position(text, start);
             let (line, column) = if e.line() > 1 {
                 (line + e.line() - 1, e.column())
             } else {

@@ -10,7 +10,7 @@ use schemascope_core::{Collection, SharedText};
 use serde::de::IgnoredAny;
 
 use crate::demo;
-use crate::documents::{load_document_array, load_document_lines};
+use crate::documents::{load_document_array, load_document_lines, load_document_sequence};
 use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
 use crate::profile_store::ProfileStore;
@@ -190,9 +190,13 @@ enum Shape {
     },
     /// One JSON value per line (NDJSON), by extension or because values follow one another.
     Lines,
+    /// JSON values one after another, the first over several lines (as `jq` writes them):
+    /// documents.
+    Sequence,
 }
 
-fn syntax(path: &Path, e: &serde_json::Error) -> SourceError {
+/// A JSON parse error of the file at `path`, at its line and column.
+pub(crate) fn syntax(path: &Path, e: &serde_json::Error) -> SourceError {
     SourceError::Syntax {
         path: path.to_path_buf(),
         line: e.line(),
@@ -241,7 +245,7 @@ fn not_json(path: &Path, e: &serde_json::Error) -> SourceError {
 
 fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
     if is_ndjson_path(path) {
-        return Ok(Shape::Lines);
+        return lines_or_sequence(path, text);
     }
     match text.trim_start().chars().next() {
         None => Err(SourceError::Syntax {
@@ -254,7 +258,7 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
         // Only the top-level keys are kept: values are skipped without building anything.
         Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
             Ok(keys) => Ok(Shape::Object { has_nodes: keys.contains_key("nodes") }),
-            Err(e) if is_trailing(&e) => Ok(Shape::Lines),
+            Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
             Err(e) => Err(syntax(path, &e)),
         },
         Some(_) => match serde_json::from_str::<IgnoredAny>(text) {
@@ -262,11 +266,37 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
                 path,
                 "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON",
             )),
-            Err(e) if is_trailing(&e) => Ok(Shape::Lines),
+            Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
             // The first value does not even start: not a JSON file at all.
             Err(e) if e.line() == 1 => Err(not_json(path, &e)),
             Err(e) => Err(syntax(path, &e)),
         },
+    }
+}
+
+/// NDJSON, unless the first value runs over several lines: then JSON values one after another,
+/// a sequence of documents, and an error where one is not valid JSON. (NDJSON's first document
+/// is on its first line; read as NDJSON, every line of pretty-printed documents is a bad line.)
+fn lines_or_sequence(path: &Path, text: &str) -> Result<Shape, SourceError> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let first_spans_lines = match values.next() {
+        Some(Ok(_)) => text.get(..values.byte_offset()).is_some_and(|t| t.trim().contains('\n')),
+        _ => false,
+    };
+    if !first_spans_lines {
+        return Ok(Shape::Lines);
+    }
+    match values.find_map(Result::err) {
+        None => Ok(Shape::Sequence),
+        Some(e) => Err(SourceError::Syntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: format!(
+                "JSON documents follow one another over several lines, and this one is not valid JSON: {}",
+                e.to_string().split(" at line ").next().unwrap_or_default()
+            ),
+        }),
     }
 }
 
@@ -344,6 +374,22 @@ fn load_text(
             Format::Documents,
             vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?],
         ),
+        (Shape::Sequence, Some(Format::Documents) | None) => (
+            Format::Documents,
+            vec![load_document_sequence(path, name, text.clone(), progress, &mut warnings)?],
+        ),
+        (Shape::Sequence, Some(Format::Graph)) => {
+            return Err(shape_error(
+                path,
+                "a graph must be one JSON document with `nodes`, not a sequence of documents",
+            ));
+        }
+        (Shape::Sequence, Some(Format::Records)) => {
+            return Err(shape_error(
+                path,
+                "records must be an object of named records or NDJSON {key, value} lines, not a sequence of documents over several lines",
+            ));
+        }
         (Shape::Array, Some(Format::Graph)) => {
             return Err(shape_error(
                 path,

@@ -485,3 +485,52 @@ fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
     let lines: Vec<Option<usize>> = source.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, vec![Some(1), Some(3)]);
 }
+
+#[test]
+fn pretty_printed_documents_one_after_another_are_the_documents_of_their_array() {
+    let docs = [
+        serde_json::json!({"id": "a", "n": 1, "tags": ["x", "y"], "deep": {"s": "ü"}}),
+        serde_json::json!({"id": "b", "n": 2.5, "tags": [], "deep": {"s": null}}),
+        serde_json::json!({"id": "c", "n": null, "extra": true}),
+    ];
+    let pretty: Vec<String> =
+        docs.iter().map(|d| serde_json::to_string_pretty(d).expect("json")).collect();
+    let (_dir, array) = write("docs.json", serde_json::to_string(&docs).expect("json"));
+    let expected = load_path(&array).expect("the array loads");
+    let profile = |s: &Source| serde_json::to_value(s.collections[0].profile()).expect("json");
+    let ids = |s: &Source| s.collections[0].items().map(|i| i.id.to_string()).collect::<Vec<_>>();
+    // As `jq` writes them; with blank lines and no final newline; named as NDJSON.
+    let cases = [
+        ("jq.json", pretty.join("\n") + "\n"),
+        ("gaps.json", format!("\n\n{}\n\n\n{}  {}", pretty[0], pretty[1], pretty[2])),
+        ("named.ndjson", pretty.join("\n")),
+    ];
+    for (name, text) in cases {
+        let (_dir, path) = write(name, &text);
+        let source = load_path(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(source.warnings.is_empty(), "{name}: {:?}", source.warnings);
+        assert_eq!(source.collections[0].kind(), CollectionKind::Documents, "{name}");
+        assert_eq!(profile(&source), profile(&expected), "{name}");
+        assert_eq!(ids(&source), ["a", "b", "c"], "{name}");
+    }
+}
+
+#[test]
+fn one_document_per_line_stays_ndjson_and_a_broken_sequence_is_bad_lines() {
+    // One-line documents after a multi-line first one are a sequence too: JSON values follow
+    // one another.
+    let (_dir, mixed) = write("mixed.json", "{\n  \"a\": 1\n}\n{\"a\": 2}\n{\"a\": 3}\n");
+    let source = load_path(&mixed).expect("loads");
+    assert_eq!(source.collections[0].item_count(), 3);
+    // NDJSON with a bad line keeps its good lines, with a warning.
+    let (_dir, lines) = write("lines.json", "{\"a\": 1}\n{\"a\": \n{\"a\": 3}\n");
+    let source = load_path(&lines).expect("loads");
+    assert_eq!(source.collections[0].item_count(), 2);
+    assert_eq!(source.warnings.len(), 1, "{:?}", source.warnings);
+    // Pretty-printed documents of which one is broken: an error where it is.
+    for name in ["broken.json", "broken.ndjson"] {
+        let (_dir, broken) = write(name, "{\n  \"a\": 1\n}\n{\n  \"a\": \n}\n");
+        let error = load_path(&broken).expect_err("nothing loads").to_string();
+        assert!(error.contains(&format!("{name}:6:1: JSON documents follow one another over several lines, and this one is not valid JSON: expected value")), "{error}");
+    }
+}
