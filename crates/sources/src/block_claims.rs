@@ -69,6 +69,12 @@ impl BlockClaims {
         Some((parts.len() - 1, split))
     }
 
+    /// True while some part has a block not yet claimed.
+    pub(crate) fn any_left(&self) -> bool {
+        let parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        parts.iter().any(|p| p.left.start < p.left.end)
+    }
+
     /// The first block of part `part`.
     pub(crate) fn first(&self, part: usize) -> Option<u64> {
         let parts = self.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -99,6 +105,7 @@ mod tests {
         drain(&claims, 1, &mut seen);
         drain(&claims, 0, &mut seen);
         assert_eq!(seen, [3, 4, 5, 6, 0, 1, 2]);
+        assert!(!claims.any_left());
         assert_eq!(claims.steal(), None, "nothing left, nothing stolen");
     }
 
@@ -110,6 +117,7 @@ mod tests {
         let mut seen = vec![0];
         drain(&claims, 1, &mut seen);
         // Part 0 has 1..5 left: the new part takes 3..5.
+        assert!(claims.any_left());
         assert_eq!(claims.steal(), Some((2, 3)));
         assert_eq!(claims.first(2), Some(3));
         drain(&claims, 2, &mut seen);

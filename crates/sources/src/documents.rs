@@ -145,43 +145,29 @@ pub(crate) fn load_document_lines(
     assemble(name, text, builder, count, entries, warnings)
 }
 
-/// Loads a JSON array of documents, profiling on all cores.
-pub(crate) fn load_document_array(
+/// How a file holds its documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DocumentLayout {
+    /// One JSON array.
+    Array,
+    /// JSON values one after another, each over any number of lines (as `jq` writes them).
+    Sequence,
+}
+
+/// Loads the documents of a JSON file laid out as `layout`, profiling on all cores.
+pub(crate) fn load_documents(
     path: &Path,
     name: &str,
     text: SharedText,
+    layout: DocumentLayout,
     progress: &dyn Progress,
     warnings: &mut Vec<LoadWarning>,
 ) -> Result<Collection, SourceError> {
-    let raw: Vec<&RawValue> =
-        serde_json::from_str(&text).map_err(|e| crate::load::syntax(path, &e))?;
-    load_raw_documents(path, name, &text, &raw, progress, warnings)
-}
-
-/// Loads JSON documents that follow one another, each over any number of lines (as `jq` writes
-/// them), profiling on all cores.
-pub(crate) fn load_document_sequence(
-    path: &Path,
-    name: &str,
-    text: SharedText,
-    progress: &dyn Progress,
-    warnings: &mut Vec<LoadWarning>,
-) -> Result<Collection, SourceError> {
-    let values = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
-    let raw: Vec<&RawValue> =
-        values.collect::<Result<_, _>>().map_err(|e| crate::load::syntax(path, &e))?;
-    load_raw_documents(path, name, &text, &raw, progress, warnings)
-}
-
-/// Loads the documents `raw`, slices of `text`.
-fn load_raw_documents(
-    path: &Path,
-    name: &str,
-    text: &SharedText,
-    raw: &[&RawValue],
-    progress: &dyn Progress,
-    warnings: &mut Vec<LoadWarning>,
-) -> Result<Collection, SourceError> {
+    let raw: Result<Vec<&RawValue>, serde_json::Error> = match layout {
+        DocumentLayout::Array => serde_json::from_str(&text),
+        DocumentLayout::Sequence => serde_json::Deserializer::from_str(&text).into_iter().collect(),
+    };
+    let raw = raw.map_err(|e| crate::load::syntax(path, &e))?;
     let base = text.as_ptr() as usize;
     let spans: Vec<std::ops::Range<usize>> = raw
         .iter()
@@ -220,7 +206,7 @@ fn load_raw_documents(
     let mut ids_in = Vec::with_capacity(spans.len());
     for part in parts {
         let (part, ids) = part.map_err(|(start, e)| {
-            let (line, column) = crate::error::position(text, start);
+            let (line, column) = crate::error::position(&text, start);
             let (line, column) = if e.line() > 1 {
                 (line + e.line() - 1, e.column())
             } else {

@@ -10,7 +10,7 @@ use schemascope_core::{Collection, SharedText};
 use serde::de::IgnoredAny;
 
 use crate::demo;
-use crate::documents::{load_document_array, load_document_lines, load_document_sequence};
+use crate::documents::{DocumentLayout, load_document_lines, load_documents};
 use crate::error::{LoadWarning, SourceError};
 use crate::graph::load_graph;
 use crate::profile_store::ProfileStore;
@@ -291,13 +291,32 @@ fn lines_or_sequence(path: &Path, text: &str) -> Result<Shape, SourceError> {
         Some(e) => Err(SourceError::Syntax {
             path: path.to_path_buf(),
             line: e.line(),
-            column: e.column(),
+            // serde_json says column 0 for the end of the text after a newline.
+            column: e.column().max(1),
             message: format!(
                 "JSON documents follow one another over several lines, and this one is not valid JSON: {}",
                 e.to_string().split(" at line ").next().unwrap_or_default()
             ),
         }),
     }
+}
+
+/// Whether `text` is JSON values one after another, one of them over several lines: not NDJSON,
+/// whose every value is one line. When `text` is only the start of a file (not `complete`), a
+/// value cut off at its end counts as one that follows.
+pub(crate) fn is_sequence_over_lines(text: &str, complete: bool) -> bool {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let mut start = 0;
+    let mut over_lines = false;
+    while let Some(value) = values.next() {
+        if let Err(e) = value {
+            return over_lines && !complete && e.is_eof();
+        }
+        let end = values.byte_offset();
+        over_lines |= text.get(start..end).is_some_and(|v| v.trim().contains('\n'));
+        start = end;
+    }
+    over_lines
 }
 
 /// Lines that failed named in the error of a file where none loaded.
@@ -360,7 +379,17 @@ fn load_text(
             (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)])
         }
         (Shape::Lines, _) => {
-            (Format::Documents, vec![load_document_lines(name, text, progress, &mut warnings)])
+            let before = warnings.len();
+            let lines = load_document_lines(name, text.clone(), progress, &mut warnings);
+            // Its bad lines may be documents over several lines after one-line ones (`{}` first).
+            if warnings.len() > before && is_sequence_over_lines(&text, true) {
+                warnings.truncate(before);
+                let layout = DocumentLayout::Sequence;
+                let documents = load_documents(path, name, text, layout, progress, &mut warnings)?;
+                (Format::Documents, vec![documents])
+            } else {
+                (Format::Documents, vec![lines])
+            }
         }
         (Shape::Object { .. }, Some(Format::Graph)) | (Shape::Object { has_nodes: true }, None) => {
             let (collections, found) = load_graph(path, &text, &mut warnings)?;
@@ -372,11 +401,25 @@ fn load_text(
         }
         (Shape::Array, Some(Format::Documents) | None) => (
             Format::Documents,
-            vec![load_document_array(path, name, text.clone(), progress, &mut warnings)?],
+            vec![load_documents(
+                path,
+                name,
+                text.clone(),
+                DocumentLayout::Array,
+                progress,
+                &mut warnings,
+            )?],
         ),
         (Shape::Sequence, Some(Format::Documents) | None) => (
             Format::Documents,
-            vec![load_document_sequence(path, name, text.clone(), progress, &mut warnings)?],
+            vec![load_documents(
+                path,
+                name,
+                text.clone(),
+                DocumentLayout::Sequence,
+                progress,
+                &mut warnings,
+            )?],
         ),
         (Shape::Sequence, Some(Format::Graph)) => {
             return Err(shape_error(

@@ -500,8 +500,12 @@ fn pretty_printed_documents_one_after_another_are_the_documents_of_their_array()
     let profile = |s: &Source| serde_json::to_value(s.collections[0].profile()).expect("json");
     let ids = |s: &Source| s.collections[0].items().map(|i| i.id.to_string()).collect::<Vec<_>>();
     // As `jq` writes them; with blank lines and no final newline; named as NDJSON.
+    let compact = serde_json::to_string(&docs[0]).expect("json");
     let cases = [
         ("jq.json", pretty.join("\n") + "\n"),
+        // The first on one line, the others over several (tester helper-59).
+        ("first_one_line.json", format!("{compact}\n{}\n{}\n", pretty[1], pretty[2])),
+        ("first_one_line.ndjson", format!("{compact}\n{}\n{}\n", pretty[1], pretty[2])),
         ("gaps.json", format!("\n\n{}\n\n\n{}  {}", pretty[0], pretty[1], pretty[2])),
         ("named.ndjson", pretty.join("\n")),
     ];
