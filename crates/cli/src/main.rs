@@ -521,17 +521,29 @@ fn print_load_warnings(services: &Services) {
     }
 }
 
-/// Prints the warnings of loading the source shown as `shown`, the first few in full.
+/// Prints the warnings of loading the source shown as `shown`: the first few at a place (a
+/// line) in full, then every one without a place, as those say what was left out in all (a
+/// count of the lines skipped, a file left out of a folder).
 fn print_warnings(shown: &str, warnings: &[schemascope_sources::LoadWarning]) {
     if warnings.is_empty() {
         return;
     }
-    eprintln!("schemascope: warning: {shown} ({} warning(s) while loading):", warnings.len());
-    for warning in warnings.iter().take(WARNINGS_SHOWN) {
+    let (placed, notes): (Vec<_>, Vec<_>) = warnings.iter().partition(|w| w.line.is_some());
+    eprintln!("schemascope: warning: {shown} (while loading):");
+    for warning in placed.iter().take(WARNINGS_SHOWN) {
         eprintln!("  {warning}");
     }
-    if warnings.len() > WARNINGS_SHOWN {
-        eprintln!("  … and {} more (list_sources shows them all)", warnings.len() - WARNINGS_SHOWN);
+    if placed.len() > WARNINGS_SHOWN {
+        eprintln!(
+            "  … and {} more at other lines (list_sources lists them)",
+            placed.len() - WARNINGS_SHOWN
+        );
+    }
+    for warning in notes.iter().take(WARNINGS_SHOWN) {
+        eprintln!("  {warning}");
+    }
+    if notes.len() > WARNINGS_SHOWN {
+        eprintln!("  … and {} more (list_sources lists them)", notes.len() - WARNINGS_SHOWN);
     }
 }
 

@@ -164,12 +164,31 @@ fn a_file_where_no_line_loads_fails_and_skipped_lines_are_shown() {
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("1 warning(s)") && err.contains("line 2, column"),
+        err.contains("(while loading)") && err.contains("line 2, column"),
         "the skipped line is shown: {err}"
     );
     let out = schemascope(&["describe", some.to_str().expect("utf-8 path"), "--json"]);
     let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(envelope["data"]["warnings"][0]["line"], 2, "{envelope}");
+}
+
+#[test]
+fn more_skipped_lines_than_are_listed_are_counted_on_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let many = dir.path().join("many.ndjson");
+    let text: String = (0..1_500).map(|i| format!("{{\"a\": {i}}}\n{{\"a\": tru}}\n")).collect();
+    std::fs::write(&many, text).expect("write");
+    let out = schemascope(&["describe", many.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("line 2, column 10: skipped"), "{err}");
+    // Every skipped line is either listed or counted, and the count is the file's.
+    assert!(
+        err.contains("1500 lines were skipped in all; only the first 1000 are listed")
+            && err.contains("… and 990 more at other lines"),
+        "{err}"
+    );
+    assert!(!err.contains("1001"), "{err}");
 }
 
 #[test]
