@@ -66,8 +66,14 @@ pub fn load_with(
                 };
                 return Ok(crate::stream::stream(spec, path, options, mode, progress)?.0);
             }
-            let text = crate::read::read_shared(path, mode)?;
-            load_text(spec, path, *format, text, progress, Some(path.clone()))
+            let is_lines = |text: &str| matches!(detect(path, text), Ok(Shape::Lines));
+            let (text, skipped) = crate::read::read_shared(path, mode, is_lines)?;
+            let mut source = load_text(spec, path, *format, text, progress, Some(path.clone()))?;
+            if !skipped.is_empty() {
+                source.warnings.extend(skipped);
+                source.warnings.sort_by_key(|w| (w.line.is_none(), w.line));
+            }
+            Ok(source)
         }
         Location::Sqlite(path) => {
             let database: Arc<dyn Database> = Arc::new(SqliteDatabase::open(path)?);

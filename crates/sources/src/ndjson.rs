@@ -108,6 +108,14 @@ pub(crate) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<
     })
 }
 
+/// Why the line `raw`, UTF-8 up to byte `valid`, is skipped: the column of its first bad byte
+/// and the message naming it.
+pub(crate) fn not_utf8_line(raw: &[u8], valid: usize) -> (usize, String) {
+    let byte = raw.get(valid).copied().unwrap_or_default();
+    // Columns count bytes, as those of a line's JSON errors do.
+    (valid + 1, format!("the line is not valid UTF-8 (byte 0x{byte:02X})"))
+}
+
 /// About how many lines `slice` has (a tenth more), from the lines in its first 64 KiB, so
 /// the entries are allocated once instead of copied as they grow. Lines under 16 bytes are not
 /// counted on: a file of blank lines must not reserve entries for items it does not have.

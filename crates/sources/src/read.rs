@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use schemascope_core::{ExternalBytes, SharedText, Text};
 
-use crate::error::{SourceError, position};
+use crate::error::{LoadWarning, SourceError, position};
 
 /// Files at least this large are read and checked in parallel, and mapped when asked to.
 const PARALLEL_FROM: usize = 32 << 20;
@@ -87,8 +87,9 @@ fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
     }
 }
 
-/// Checks `bytes` as UTF-8, in one slice per core for large inputs.
-fn check_utf8(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
+/// Checks `bytes` as UTF-8, in one slice per core for large inputs: the offset of the first
+/// byte that is not, if one is not.
+fn check_utf8(bytes: &[u8]) -> Result<(), usize> {
     let parts = line_aligned_parts(bytes);
     let checks: Vec<Result<(), usize>> = if parts.len() <= 1 {
         vec![std::str::from_utf8(bytes).map(|_| ()).map_err(|e| e.valid_up_to())]
@@ -107,10 +108,7 @@ fn check_utf8(path: &Path, bytes: &[u8]) -> Result<(), SourceError> {
             handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
         })
     };
-    match checks.into_iter().find(Result::is_err) {
-        Some(Err(at)) => Err(not_utf8(path, bytes, at)),
-        _ => Ok(()),
-    }
+    checks.into_iter().find(Result::is_err).unwrap_or(Ok(()))
 }
 
 /// The length of a leading byte-order mark, which is not part of the text.
@@ -119,13 +117,78 @@ fn bom_len(bytes: &[u8]) -> usize {
 }
 
 /// Reads `path` as UTF-8 text, without a leading byte-order mark.
-pub(crate) fn read_shared(path: &Path, mode: ReadMode) -> Result<SharedText, SourceError> {
-    if mode.is_mapped()
-        && let Some(text) = map_text(path)?
-    {
-        return Ok(Arc::new(text));
+///
+/// A file that is not UTF-8 is refused, unless it is lines of JSON once each line that is not
+/// UTF-8 is blanked (`is_lines` decides, on that text): those lines are then skipped, as a
+/// streamed profile skips them, and the warnings saying so come with the text. A stray byte
+/// in one line of a log must not cost the other lines.
+pub(crate) fn read_shared(
+    path: &Path,
+    mode: ReadMode,
+    is_lines: impl FnOnce(&str) -> bool,
+) -> Result<(SharedText, Vec<LoadWarning>), SourceError> {
+    let (bytes, bad_at) = match mode.is_mapped().then(|| map_file(path)).transpose()?.flatten() {
+        Some(map) => match check_utf8(&map) {
+            Ok(()) => {
+                let start = bom_len(&map);
+                // SAFETY: checked as UTF-8 just above (a whole byte-order mark is skipped, so the
+                // text still starts on a character); it stays unchanged under `ReadMode::map`'s
+                // safety contract.
+                let text =
+                    unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), start) };
+                return Ok((Arc::new(text), Vec::new()));
+            }
+            Err(at) => (map.to_vec(), at),
+        },
+        None => {
+            let bytes = read_bytes(path)?;
+            match check_utf8(&bytes) {
+                Ok(()) => return Ok((Arc::new(owned_text(bytes)), Vec::new())),
+                Err(at) => (bytes, at),
+            }
+        }
+    };
+    let refused = not_utf8(path, &bytes, bad_at);
+    let (bytes, warnings) = blank_lines_not_utf8(bytes);
+    let text = owned_text(bytes);
+    if is_lines(&text) { Ok((Arc::new(text), warnings)) } else { Err(refused) }
+}
+
+/// `bytes` with every line that is not UTF-8 overwritten with spaces (so the others keep their
+/// line numbers and offsets), and a warning for each at its line and the byte column of its
+/// first bad byte.
+fn blank_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarning>) {
+    let mut bad = Vec::new();
+    for (i, range) in crate::ndjson::line_ranges(&bytes).enumerate() {
+        let line = &bytes[range.clone()];
+        if simdutf8::basic::from_utf8(line).is_err()
+            && let Err(e) = std::str::from_utf8(line)
+        {
+            let (column, message) = crate::ndjson::not_utf8_line(line, e.valid_up_to());
+            bad.push((range, LoadWarning::at(i + 1, column, format!("skipped: {message}"))));
+        }
     }
-    Ok(Arc::new(read_text(path)?))
+    let warnings = bad
+        .into_iter()
+        .map(|(range, warning)| {
+            // The newline stays: the next line keeps its place.
+            let end = if bytes[range.clone()].ends_with(b"\n") { range.end - 1 } else { range.end };
+            bytes[range.start..end].fill(b' ');
+            warning
+        })
+        .collect();
+    (bytes, warnings)
+}
+
+/// `bytes`, checked as UTF-8, as text without a leading byte-order mark.
+fn owned_text(bytes: Vec<u8>) -> Text {
+    debug_assert!(std::str::from_utf8(&bytes).is_ok());
+    let skip = bom_len(&bytes);
+    // SAFETY: every caller checked every byte to be valid UTF-8 (or blanked the lines that were
+    // not). Checking again in `String::from_utf8` would spend on one core the time the parallel
+    // check saved.
+    let text = unsafe { String::from_utf8_unchecked(bytes) };
+    Text::from(text).skip_prefix(skip)
 }
 
 /// The bytes of a file that is not text as a whole (a CSV, whose fields are checked one by
@@ -198,7 +261,7 @@ fn open_source(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), Source
 }
 
 /// Maps `path` when it is a large regular file; `None` when it is better read.
-fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
+fn map_file(path: &Path) -> Result<Option<memmap2::Mmap>, SourceError> {
     let (file, metadata) = open_source(path)?;
     if metadata.len() < PARALLEL_FROM as u64 {
         return Ok(None);
@@ -207,27 +270,8 @@ fn map_text(path: &Path) -> Result<Option<Text>, SourceError> {
     // or rewriting the file while it is mapped is the caveat `ReadMode::map` documents; one-shot
     // commands, which alone ask for a mapping, finish long before a file is usually rewritten.
     // Not populated up front: the parallel UTF-8 check maps the pages in on every core at once.
-    let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
-        Ok(map) => map,
-        // Some file systems cannot map; reading works everywhere.
-        Err(_) => return Ok(None),
-    };
-    check_utf8(path, &map)?;
-    let start = bom_len(&map);
-    // SAFETY: checked as UTF-8 just above (a whole byte-order mark is skipped, so the text still
-    // starts on a character); it stays unchanged under `ReadMode::map`'s safety contract.
-    Ok(Some(unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), start) }))
-}
-
-/// Reads `path` into a private copy as UTF-8 text, without a leading byte-order mark.
-fn read_text(path: &Path) -> Result<Text, SourceError> {
-    let bytes = read_bytes(path)?;
-    check_utf8(path, &bytes)?;
-    let skip = bom_len(&bytes);
-    // SAFETY: every byte was checked to be valid UTF-8 just above. Checking again in
-    // `String::from_utf8` would spend on one core the time the parallel check saved.
-    let text = unsafe { String::from_utf8_unchecked(bytes) };
-    Ok(Text::from(text).skip_prefix(skip))
+    // Some file systems cannot map; reading works everywhere.
+    Ok(unsafe { memmap2::MmapOptions::new().map(&file) }.ok())
 }
 
 /// One range per core, each ending just after a newline; one range for small inputs.

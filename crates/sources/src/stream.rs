@@ -708,14 +708,8 @@ fn profile_block<R: Reader>(
 
 /// The warning for line `line` of block `block`, whose bytes `raw` are UTF-8 up to `valid`.
 fn not_utf8_line(block: usize, line: usize, raw: &[u8], valid: usize) -> BadLine {
-    let byte = raw.get(valid).copied().unwrap_or_default();
-    // Columns count bytes, as those of a line's JSON errors do.
-    BadLine {
-        block,
-        line,
-        column: valid + 1,
-        message: format!("the line is not valid UTF-8 (byte 0x{byte:02X})"),
-    }
+    let (column, message) = crate::ndjson::not_utf8_line(raw, valid);
+    BadLine { block, line, column, message }
 }
 
 /// How much memory a streamed profile needed: what the workers' counters needed together at

@@ -377,13 +377,49 @@ fn large_ndjson_is_scanned_in_parallel_with_exact_counts() {
     assert_eq!(docs.item(59_999).expect("last").id, "r59999");
 }
 
+/// The profile of a loaded source's first collection, as JSON.
+fn profile_json(source: &schemascope_sources::Source) -> serde_json::Value {
+    serde_json::to_value(source.collections[0].profile()).expect("serializable")
+}
+
 #[test]
-fn invalid_utf8_is_reported_at_its_line_even_in_a_large_file() {
-    let (_dir, small) = write("bad.ndjson", "{\"a\": 1}\n");
-    std::fs::write(&small, b"{\"a\": 1}\n{\"a\": \"\xff\"}\n").expect("write");
-    let err = load_path(&small).expect_err("not UTF-8");
-    assert!(err.to_string().contains("bad.ndjson:2:"), "{err}");
-    assert!(err.to_string().contains("not valid UTF-8"), "{err}");
+fn a_line_that_is_not_utf8_is_skipped_and_other_invalid_utf8_is_refused_at_its_line() {
+    // Lines of JSON: the line is skipped with a warning at its first bad byte; the others load
+    // as they would without it, CRLF and a last line without a newline included.
+    let (_dir, bad) = write("bad.ndjson", "");
+    std::fs::write(&bad, b"{\"a\": 1}\r\n{\"a\": \"\xff\"}\r\n{\"a\": 3, \"b\": \"\xc3\xa9\"}")
+        .expect("write");
+    let source = load_path(&bad).expect("loads the valid lines");
+    let (_dir, clean) = write("clean.ndjson", "{\"a\": 1}\r\n\r\n{\"a\": 3, \"b\": \"é\"}");
+    assert_eq!(profile_json(&source), profile_json(&load_path(&clean).expect("loads")));
+    assert_eq!(source.collections[0].len(), 2);
+    let warnings: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings, ["line 2, column 8: skipped: the line is not valid UTF-8 (byte 0xFF)"]);
+
+    // Its first line broken, a file named `.json` is still lines of JSON.
+    let (_dir, first) = write("first.json", "");
+    std::fs::write(&first, b"{\"a\": \"\xe2\x82\"}\n{\"a\": 2}\n{\"a\": 5}\n").expect("write");
+    let source = load_path(&first).expect("loads the valid lines");
+    assert_eq!(source.collections[0].len(), 2);
+    assert_eq!(
+        source.warnings[0].to_string(),
+        "line 1, column 8: skipped: the line is not valid UTF-8 (byte 0xE2)"
+    );
+
+    // Anything else is refused at the byte's line: a JSON array (a line of it is not an item),
+    // or documents over several lines.
+    for (name, bytes) in [
+        ("array.json", &b"[\n{\"a\": 1},\n{\"a\": \"\xff\"}\n]\n"[..]),
+        ("pretty.json", &b"{\n  \"a\": 1\n}\n{\n  \"a\": \"\xff\"\n}\n"[..]),
+        ("graph.json", &b"{\"nodes\": [\n{\"id\": \"\xff\"}\n], \"edges\": []}\n"[..]),
+    ] {
+        let (_dir, path) = write(name, "");
+        std::fs::write(&path, bytes).expect("write");
+        let err = load_path(&path).expect_err("not UTF-8").to_string();
+        let line = bytes.split(|&b| b == b'\n').position(|l| std::str::from_utf8(l).is_err());
+        let at = format!("{name}:{}:", line.expect("a bad line") + 1);
+        assert!(err.contains("not valid UTF-8") && err.contains(&at), "{name}: {err}");
+    }
 
     // Large enough to be read and checked in parallel slices; the bad byte is in the last one.
     let line = b"{\"a\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n";
@@ -395,8 +431,25 @@ fn invalid_utf8_is_reported_at_its_line_even_in_a_large_file() {
     bytes.extend_from_slice(b"{\"a\": \"\xc3\"}\n");
     let (_dir, big) = write("big.ndjson", "");
     std::fs::write(&big, &bytes).expect("write");
-    let err = load_path(&big).expect_err("not UTF-8");
-    assert!(err.to_string().contains(&format!("big.ndjson:{}:", lines + 1)), "{err}");
+    let source = load_path(&big).expect("loads the valid lines");
+    assert_eq!(source.collections[0].len(), lines);
+    assert_eq!(source.warnings.len(), 1);
+    assert_eq!(source.warnings[0].line, Some(lines + 1));
+
+    // The same lines as one JSON array, with a bad byte in its first item, are refused at it.
+    let mut joined = b"[".to_vec();
+    for i in 0..lines {
+        if i > 0 {
+            joined.push(b',');
+        }
+        joined.extend_from_slice(&line[..line.len() - 1]);
+    }
+    joined.push(b']');
+    joined[10] = 0xff;
+    let (_dir, array) = write("big.json", "");
+    std::fs::write(&array, &joined).expect("write");
+    let err = load_path(&array).expect_err("not UTF-8").to_string();
+    assert!(err.contains("big.json:1:") && err.contains("not valid UTF-8"), "{err}");
 }
 
 /// A file past the size where one-shot commands map it: a few huge documents (cheap to profile)
@@ -438,7 +491,7 @@ fn a_mapped_file_loads_exactly_as_a_copied_one() {
 }
 
 #[test]
-fn a_mapped_file_that_is_not_utf8_names_the_place() {
+fn a_mapped_file_with_a_line_that_is_not_utf8_loads_as_a_copied_one() {
     use schemascope_sources::{ReadMode, load_with};
     let mut bytes = large_documents().into_bytes();
     let at = bytes.len() - 5;
@@ -448,9 +501,31 @@ fn a_mapped_file_that_is_not_utf8_names_the_place() {
     std::fs::write(&path, &bytes).expect("write");
     let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
     // SAFETY: the test's own temporary file, which nothing changes while it is loaded.
+    let loaded = [ReadMode::COPY, unsafe { ReadMode::map() }]
+        .map(|mode| load_with(&spec, &NoProgress, mode, None).expect("loads the valid lines"));
+    for source in &loaded {
+        let ids: Vec<String> = source.collections[0].items().map(|i| i.id.to_string()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(
+            source.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["line 3, column 13: skipped: the line is not valid UTF-8 (byte 0xFF)"]
+        );
+    }
+    assert_eq!(profile_json(&loaded[0]), profile_json(&loaded[1]));
+
+    // The same documents as one JSON array are refused, mapped or copied, at the bad byte.
+    let array = dir.path().join("bad.json");
+    let text = String::from_utf8_lossy(&bytes).replace('\u{fffd}', "\u{1}");
+    let joined = format!("[{}]", text.trim_start_matches('\u{feff}').trim_end().replace('\n', ","));
+    let mut bytes = joined.into_bytes();
+    let at = bytes.iter().position(|&b| b == 1).expect("the marked byte");
+    bytes[at] = 0xff;
+    std::fs::write(&array, &bytes).expect("write");
+    let spec: SourceSpec = array.to_str().expect("utf-8 path").parse().expect("spec");
+    // SAFETY: as above.
     for mode in [ReadMode::COPY, unsafe { ReadMode::map() }] {
         let err = load_with(&spec, &NoProgress, mode, None).expect_err("not UTF-8").to_string();
-        assert!(err.contains("not valid UTF-8") && err.contains(":3:"), "{mode:?}: {err}");
+        assert!(err.contains("not valid UTF-8") && err.contains(":1:"), "{mode:?}: {err}");
     }
 }
 
