@@ -265,6 +265,7 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
         Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
             Ok(keys) => Ok(Shape::Object { has_nodes: keys.contains_key("nodes") }),
             Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
+            Err(_) if lines_after_a_broken_first(text, true) == Some(true) => Ok(Shape::Lines),
             Err(e) => Err(syntax(path, &e)),
         },
         Some(_) => match serde_json::from_str::<IgnoredAny>(text) {
@@ -273,11 +274,46 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
                 "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON",
             )),
             Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
+            Err(_) if lines_after_a_broken_first(text, true) == Some(true) => Ok(Shape::Lines),
             // The first value does not even start: not a JSON file at all.
             Err(e) if e.line() == 1 => Err(not_json(path, &e)),
             Err(e) => Err(syntax(path, &e)),
         },
     }
+}
+
+/// Lines after the first looked at to tell NDJSON with a broken first line.
+const LINES_CHECKED: usize = 8;
+
+/// Whether `text` is NDJSON whose first line is broken (a log cut at its start, a stray header),
+/// whatever the file is named: its first non-blank line is not JSON on its own, and of the next
+/// ones (up to [`LINES_CHECKED`]) more are a JSON object or array on their own than not, at
+/// least one. A document broken on its first line has no such lines after it. `None` when
+/// `text` is only the start of a file (not `complete`) and its lines do not settle it yet.
+pub(crate) fn lines_after_a_broken_first(text: &str, complete: bool) -> Option<bool> {
+    let mut lines = text.split_inclusive('\n').filter(|line| !line.trim().is_empty());
+    let first = lines.next()?;
+    let is_json = |line: &str| serde_json::from_str::<IgnoredAny>(line).is_ok();
+    if !first.ends_with('\n') && !complete {
+        return None;
+    }
+    if is_json(first) {
+        return Some(false);
+    }
+    let (mut json, mut checked) = (0, 0);
+    for line in lines.take(LINES_CHECKED) {
+        if !line.ends_with('\n') && !complete {
+            return None;
+        }
+        let trimmed = line.trim_start();
+        json +=
+            usize::from((trimmed.starts_with('{') || trimmed.starts_with('[')) && is_json(line));
+        checked += 1;
+    }
+    if checked < LINES_CHECKED && !complete {
+        return None;
+    }
+    Some(json > 0 && json * 2 > checked)
 }
 
 /// NDJSON, unless the first value runs over several lines: then JSON values one after another,

@@ -360,7 +360,9 @@ fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -
     // The first non-empty line, complete within the head (a one-line file is small anyway),
     // must be JSON with more lines after it, as a whole load decides; a file named as NDJSON is
     // lines whatever its first ones hold (bad lines are warnings), so its first JSON line counts.
-    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // So is NDJSON whose first line is broken, as a whole load decides too.
+    let lines = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut rest = lines;
     while let Some(newline) = rest.find('\n') {
         let line = rest[..newline].trim();
         rest = &rest[newline + 1..];
@@ -371,7 +373,11 @@ fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -
             if named {
                 continue;
             }
-            return Some(false);
+            return match crate::load::lines_after_a_broken_first(lines, whole) {
+                Some(true) => continue,
+                Some(false) => Some(false),
+                None => None,
+            };
         }
         let more = named || !rest.trim().is_empty();
         if !more && !whole {
@@ -1079,6 +1085,11 @@ mod tests {
                 false,
             ),
             ("{}\n{\n  \"a\": 1\n}\n{\n  \"a\": 2\n}\n".into(), "data.ndjson", false),
+            // NDJSON whose first line is broken, whatever its name (tester helper-59 F3), its
+            // lines settled past the first step; a document broken on its first line is not.
+            (format!("{{\"a\": tru}}\n{long}\n{{\"a\": 1}}\n"), "data.json", true),
+            ("nope\n{\"a\": 1}\n[2]\n".into(), "data.json", true),
+            ("{\"a\": 1,,\n  \"b\": {\"c\": 2}\n}\n".into(), "data.json", false),
             // Record lines are not documents.
             (
                 "{\"key\": \"a\", \"value\": 1}\n{\"key\": \"b\", \"value\": 2}\n".into(),

@@ -530,6 +530,33 @@ fn a_mapped_file_with_a_line_that_is_not_utf8_loads_as_a_copied_one() {
 }
 
 #[test]
+fn ndjson_whose_first_line_is_broken_is_lines_whatever_its_name() {
+    // The first line is a warning; the file is lines, named `.json` or not at all.
+    for (name, text) in [
+        ("cut.json", "{\"a\": tru}\n{\"a\": 1}\n{\"a\": 2}\n"),
+        ("header.json", "id,a\n{\"a\": 1}\n{\"a\": 2}\n"),
+        ("data", "\n\n{\"a\": 1, \"a\": }\n{\"a\": 1}\n\n{\"a\": 2}"),
+        ("many.json", "x\n{\"a\": 1}\n{\"a\": 2}\ny\n{\"a\": 3}\n{\"a\": 4}\n[5]\n"),
+    ] {
+        let source = load_text(name, text).expect("loads as lines");
+        let docs = &source.collections[0];
+        assert!(docs.len() >= 2, "{name}: {}", docs.len());
+        let first = text.lines().position(|l| !l.trim().is_empty()).expect("a line") + 1;
+        assert_eq!(source.warnings[0].line, Some(first), "{name}: {:?}", source.warnings);
+    }
+    // A document broken on its first line, or whose next lines are mostly not JSON alone, is
+    // an error at the break.
+    for (name, text) in [
+        ("pretty.json", "{\"a\": 1,,\n  \"b\": {\"c\": 2}\n}\n"),
+        ("few.json", "x\n{\"a\": 1}\ny\nz\n"),
+        ("scalars.json", "x\n1\n2\n"),
+    ] {
+        let error = load_text(name, text).expect_err("not lines").to_string();
+        assert!(error.contains(&format!("{name}:1:")), "{name}: {error}");
+    }
+}
+
+#[test]
 fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
     // Every non-empty line invalid, in every line format: documents, records and forced formats.
     let cases = [
