@@ -260,6 +260,9 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
             column: 1,
             message: "the file is empty; expected JSON".into(),
         }),
+        // A first line that is a whole array with more after it is NDJSON of arrays (a JSON
+        // array's first line is rarely whole): read as lines, as a streamed profile reads it.
+        Some('[') if first_line_is_json_with_more_after(text) => lines_or_sequence(path, text),
         Some('[') => Ok(Shape::Array),
         // Only the top-level keys are kept: values are skipped without building anything.
         Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
@@ -280,6 +283,14 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
             Err(e) => Err(syntax(path, &e)),
         },
     }
+}
+
+/// Whether the first non-blank line of `text` is JSON on its own and more text follows it.
+fn first_line_is_json_with_more_after(text: &str) -> bool {
+    let text = text.trim_start();
+    let Some(newline) = text.find('\n') else { return false };
+    !text[newline..].trim().is_empty()
+        && serde_json::from_str::<IgnoredAny>(&text[..newline]).is_ok()
 }
 
 /// Lines after the first looked at to tell NDJSON with a broken first line.

@@ -1089,6 +1089,8 @@ mod tests {
             // lines settled past the first step; a document broken on its first line is not.
             (format!("{{\"a\": tru}}\n{long}\n{{\"a\": 1}}\n"), "data.json", true),
             ("nope\n{\"a\": 1}\n[2]\n".into(), "data.json", true),
+            // Lines of arrays, as a whole load reads them too.
+            ("[{\"a\": 1}]\n[{\"a\": 2}, 3]\n".into(), "data.json", true),
             ("{\"a\": 1,,\n  \"b\": {\"c\": 2}\n}\n".into(), "data.json", false),
             // Record lines are not documents.
             (

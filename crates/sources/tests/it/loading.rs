@@ -557,6 +557,19 @@ fn ndjson_whose_first_line_is_broken_is_lines_whatever_its_name() {
 }
 
 #[test]
+fn lines_of_arrays_are_lines_whatever_the_name_and_an_array_over_lines_is_one_array() {
+    let source = load_text("arrays.json", "[{\"a\": 1}]\n[{\"a\": 2}, 3]\n").expect("lines");
+    let docs: Vec<&str> = source.collections[0].items().map(|i| i.json).collect();
+    assert_eq!(docs, ["[{\"a\": 1}]", "[{\"a\": 2}, 3]"]);
+    for text in
+        ["[{\"a\": 1},\n{\"a\": 2}]\n", "[\n{\"a\": 1}\n]\n", "[{\"a\": 1}, {\"a\": 2}]\n\n"]
+    {
+        let source = load_text("array.json", text).expect("an array");
+        assert_eq!(source.collections[0].len(), 2 - usize::from(text.starts_with("[\n")), "{text}");
+    }
+}
+
+#[test]
 fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
     // Every non-empty line invalid, in every line format: documents, records and forced formats.
     let cases = [
