@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use schemascope_core::{Collection, SharedText};
+use schemascope_core::{Collection, SharedText, Text};
 
 use serde::de::IgnoredAny;
 
@@ -40,7 +40,8 @@ pub fn load_with(
     match &spec.location {
         Location::Demo(set) => {
             let (format, file, text) = demo::file(*set);
-            load_text(spec, Path::new(file), Some(format), Arc::new(text.into()), progress, None)
+            let file = LoadedFile::of(Path::new(file), text.into());
+            load_text(spec, file, Some(format), progress, None)
         }
         Location::Aimdb(socket) => {
             Ok(crate::aimdb::Snapshot::fetch(socket, crate::aimdb::DEFAULT_TIMEOUT)?
@@ -67,13 +68,9 @@ pub fn load_with(
                 return Ok(crate::stream::stream(spec, path, options, mode, progress)?.0);
             }
             let is_lines = |text: &str| matches!(detect(path, text), Ok(Shape::Lines));
-            let (text, skipped) = crate::read::read_shared(path, mode, is_lines)?;
-            let mut source = load_text(spec, path, *format, text, progress, Some(path.clone()))?;
-            if !skipped.is_empty() {
-                source.warnings.extend(skipped);
-                source.warnings.sort_by_key(|w| (w.line.is_none(), w.line));
-            }
-            Ok(source)
+            let (text, not_utf8) = crate::read::read_shared(path, mode, is_lines)?;
+            let file = LoadedFile { path, text, not_utf8 };
+            load_text(spec, file, *format, progress, Some(path.clone()))
         }
         Location::Sqlite(path) => {
             let database: Arc<dyn Database> = Arc::new(SqliteDatabase::open(path)?);
@@ -156,7 +153,7 @@ pub fn load_str(
     format: Option<Format>,
     text: String,
 ) -> Result<Source, SourceError> {
-    load_text(spec, Path::new(name), format, Arc::new(text.into()), &crate::NoProgress, None)
+    load_text(spec, LoadedFile::of(Path::new(name), text.into()), format, &crate::NoProgress, None)
 }
 
 fn load_database_source(
@@ -215,8 +212,20 @@ fn shape_error(path: &Path, message: &str) -> SourceError {
     SourceError::Shape { path: path.to_path_buf(), line: 1, column: 1, message: message.into() }
 }
 
-fn is_trailing(e: &serde_json::Error) -> bool {
-    e.line() > 1 && e.to_string().starts_with("trailing characters")
+/// Whether `e`, from parsing `text` as one value, found more after the first on a later line:
+/// values one after another. (More on the same line is a line that is not one JSON value.)
+fn is_trailing(e: &serde_json::Error, text: &str) -> bool {
+    if !e.to_string().starts_with("trailing characters") {
+        return false;
+    }
+    let line_start = match e.line() {
+        1 => Some(0),
+        line => memchr::memchr_iter(b'\n', text.as_bytes()).nth(line - 2).map(|at| at + 1),
+    };
+    // serde_json counts columns in bytes, the trailing character's included.
+    let at = line_start.map(|start| start + e.column().saturating_sub(1));
+    at.and_then(|at| text.get(..at))
+        .is_some_and(|before| before.trim_end_matches([' ', '\t', '\r']).ends_with('\n'))
 }
 
 /// What a file source can be, for errors about a file that is none of them.
@@ -263,11 +272,12 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
         // A first line that is a whole array with more after it is NDJSON of arrays (a JSON
         // array's first line is rarely whole): read as lines, as a streamed profile reads it.
         Some('[') if first_line_is_json_with_more_after(text) => lines_or_sequence(path, text),
+        Some('[') if lines_after_a_broken_first(text, true) == Some(true) => Ok(Shape::Lines),
         Some('[') => Ok(Shape::Array),
         // Only the top-level keys are kept: values are skipped without building anything.
         Some('{') => match serde_json::from_str::<HashMap<String, IgnoredAny>>(text) {
             Ok(keys) => Ok(Shape::Object { has_nodes: keys.contains_key("nodes") }),
-            Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
+            Err(e) if is_trailing(&e, text) => lines_or_sequence(path, text),
             Err(_) if lines_after_a_broken_first(text, true) == Some(true) => Ok(Shape::Lines),
             Err(e) => Err(syntax(path, &e)),
         },
@@ -276,7 +286,7 @@ fn detect(path: &Path, text: &str) -> Result<Shape, SourceError> {
                 path,
                 "the top level is a single scalar; expected an object (graph or records), an array (documents) or NDJSON",
             )),
-            Err(e) if is_trailing(&e) => lines_or_sequence(path, text),
+            Err(e) if is_trailing(&e, text) => lines_or_sequence(path, text),
             Err(_) if lines_after_a_broken_first(text, true) == Some(true) => Ok(Shape::Lines),
             // The first value does not even start: not a JSON file at all.
             Err(e) if e.line() == 1 => Err(not_json(path, &e)),
@@ -299,14 +309,19 @@ const LINES_CHECKED: usize = 8;
 /// Whether `text` is NDJSON whose first line is broken (a log cut at its start, a stray header),
 /// whatever the file is named: its first non-blank line is not JSON on its own, and of the next
 /// ones (up to [`LINES_CHECKED`]) more are a JSON object or array on their own than not, at
-/// least one. A document broken on its first line has no such lines after it. `None` when
+/// least one. A document broken on its first line has no such lines after it, and of an
+/// array's lines at most half are (all but its last element's end in commas). `None` when
 /// `text` is only the start of a file (not `complete`) and its lines do not settle it yet.
 pub(crate) fn lines_after_a_broken_first(text: &str, complete: bool) -> Option<bool> {
-    let mut lines = text.split_inclusive('\n').filter(|line| !line.trim().is_empty());
+    let mut lines = text.split_inclusive('\n').filter(|line| !line.trim().is_empty()).peekable();
     let first = lines.next()?;
     let is_json = |line: &str| serde_json::from_str::<IgnoredAny>(line).is_ok();
     if !first.ends_with('\n') && !complete {
         return None;
+    }
+    // Checked before the first line is parsed: a file of one long line has none.
+    if lines.peek().is_none() && complete {
+        return Some(false);
     }
     if is_json(first) {
         return Some(false);
@@ -327,18 +342,28 @@ pub(crate) fn lines_after_a_broken_first(text: &str, complete: bool) -> Option<b
     Some(json > 0 && json * 2 > checked)
 }
 
+/// Whether the first JSON value of `text` runs over several lines: false when it is not valid
+/// JSON; `None` when `text` is only the start of a file (not `complete`) and ends inside it.
+pub(crate) fn first_value_spans_lines(text: &str, complete: bool) -> Option<bool> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => {
+            Some(text.get(..values.byte_offset()).is_some_and(|t| t.trim().contains('\n')))
+        }
+        Some(Err(e)) if e.is_eof() && !complete => None,
+        _ => Some(false),
+    }
+}
+
 /// NDJSON, unless the first value runs over several lines: then JSON values one after another,
 /// a sequence of documents, and an error where one is not valid JSON. (NDJSON's first document
 /// is on its first line; read as NDJSON, every line of pretty-printed documents is a bad line.)
 fn lines_or_sequence(path: &Path, text: &str) -> Result<Shape, SourceError> {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
-    let first_spans_lines = match values.next() {
-        Some(Ok(_)) => text.get(..values.byte_offset()).is_some_and(|t| t.trim().contains('\n')),
-        _ => false,
-    };
-    if !first_spans_lines {
+    if first_value_spans_lines(text, true) != Some(true) {
         return Ok(Shape::Lines);
     }
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    values.next();
     match values.find_map(Result::err) {
         None => Ok(Shape::Sequence),
         Some(e) => Err(SourceError::Syntax {
@@ -403,14 +428,50 @@ pub(crate) fn nothing_loaded(
     })
 }
 
+/// A file's text, as [`load_text`] takes it.
+struct LoadedFile<'a> {
+    path: &'a Path,
+    text: SharedText,
+    /// The warnings for its lines that were not UTF-8, marked in `text` as lines that are not
+    /// JSON (see [`crate::read::read_shared`]).
+    not_utf8: Vec<LoadWarning>,
+}
+
+impl<'a> LoadedFile<'a> {
+    /// Text that was UTF-8 throughout.
+    fn of(path: &'a Path, text: Text) -> Self {
+        Self { path, text: Arc::new(text), not_utf8: Vec::new() }
+    }
+}
+
+/// Puts the warnings for lines that were not UTF-8 in place of the loaders' warnings for the
+/// same lines (which were told the lines are not JSON).
+fn with_not_utf8(warnings: &mut Vec<LoadWarning>, not_utf8: Vec<LoadWarning>) {
+    if not_utf8.is_empty() {
+        return;
+    }
+    let mut by_line: HashMap<usize, LoadWarning> =
+        not_utf8.into_iter().filter_map(|w| Some((w.line?, w))).collect();
+    for warning in warnings.iter_mut() {
+        if let Some(replaced) = warning.line.and_then(|line| by_line.remove(&line)) {
+            *warning = replaced;
+        }
+    }
+    // Every such line is a bad line to the loaders; should one not be, it is still said.
+    if !by_line.is_empty() {
+        warnings.extend(by_line.into_values());
+        warnings.sort_by_key(|w| (w.line.is_none(), w.line));
+    }
+}
+
 fn load_text(
     spec: &SourceSpec,
-    path: &Path,
+    file: LoadedFile<'_>,
     forced: Option<Format>,
-    text: SharedText,
     progress: &dyn Progress,
     watch: Option<std::path::PathBuf>,
 ) -> Result<Source, SourceError> {
+    let LoadedFile { path, text, not_utf8 } = file;
     let bytes = text.len() as u64;
     progress.start(bytes);
     let mut warnings: Vec<LoadWarning> = Vec::new();
@@ -524,6 +585,7 @@ fn load_text(
         }
     };
     if lines {
+        with_not_utf8(&mut warnings, not_utf8);
         nothing_loaded(path, &collections, &warnings)?;
     }
     progress.finish();

@@ -116,6 +116,39 @@ pub(crate) fn not_utf8_line(raw: &[u8], valid: usize) -> (usize, String) {
     (valid + 1, format!("the line is not valid UTF-8 (byte 0x{byte:02X})"))
 }
 
+/// What a line that is not UTF-8 is overwritten with: no JSON value starts with it.
+const NOT_UTF8_FILL: u8 = b'#';
+
+/// `bytes` with every line that is not UTF-8 overwritten with [`NOT_UTF8_FILL`], and a warning
+/// for each at its line and the byte column of its first bad byte. Such a line stays a line
+/// that is not JSON, so a file is recognised, and its lines loaded or counted, as if the line
+/// held a syntax error there (the loaders' warning for it is then replaced by this one); the
+/// other lines keep their numbers and offsets.
+pub(crate) fn mark_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarning>) {
+    let mut bad = Vec::new();
+    for (i, range) in line_ranges(&bytes).enumerate() {
+        let line = &bytes[range.clone()];
+        if simdutf8::basic::from_utf8(line).is_err()
+            && let Err(e) = std::str::from_utf8(line)
+        {
+            // A byte-order mark is not part of the text: columns count from after it.
+            let bom = if i == 0 && line.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+            let (column, message) = not_utf8_line(&line[bom..], e.valid_up_to() - bom);
+            bad.push((range, LoadWarning::at(i + 1, column, format!("skipped: {message}"))));
+        }
+    }
+    let warnings = bad
+        .into_iter()
+        .map(|(range, warning)| {
+            // The newline stays: the next line keeps its place.
+            let end = if bytes[range.clone()].ends_with(b"\n") { range.end - 1 } else { range.end };
+            bytes[range.start..end].fill(NOT_UTF8_FILL);
+            warning
+        })
+        .collect();
+    (bytes, warnings)
+}
+
 /// About how many lines `slice` has (a tenth more), from the lines in its first 64 KiB, so
 /// the entries are allocated once instead of copied as they grow. Lines under 16 bytes are not
 /// counted on: a file of blank lines must not reserve entries for items it does not have.

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use schemascope_core::{ExternalBytes, SharedText, Text};
 
-use crate::error::{LoadWarning, SourceError, position};
+use crate::error::{LoadWarning, SourceError};
 
 /// Files at least this large are read and checked in parallel, and mapped when asked to.
 const PARALLEL_FROM: usize = 32 << 20;
@@ -76,9 +76,14 @@ fn io(path: &Path, source: std::io::Error) -> SourceError {
     SourceError::Io { path: path.to_path_buf(), cause: source }
 }
 
+/// The error for a file whose first byte that is not UTF-8 is at `valid_up_to`: at its line and
+/// byte column (as JSON errors and a skipped line's warning count them; a byte-order mark is not
+/// part of the text).
 fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
-    let prefix = String::from_utf8_lossy(&bytes[..valid_up_to]);
-    let (line, column) = position(&prefix, valid_up_to);
+    let before = &bytes[..valid_up_to];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before).map_or(bom_len(before), |at| at + 1);
+    let column = valid_up_to - line_start + 1;
     SourceError::Syntax {
         path: path.to_path_buf(),
         line,
@@ -119,9 +124,10 @@ fn bom_len(bytes: &[u8]) -> usize {
 /// Reads `path` as UTF-8 text, without a leading byte-order mark.
 ///
 /// A file that is not UTF-8 is refused, unless it is lines of JSON once each line that is not
-/// UTF-8 is blanked (`is_lines` decides, on that text): those lines are then skipped, as a
-/// streamed profile skips them, and the warnings saying so come with the text. A stray byte
-/// in one line of a log must not cost the other lines.
+/// UTF-8 is marked as a line that is not JSON (`is_lines` decides, on that text): those lines
+/// are then skipped, as a streamed profile skips them, and the warnings saying so come with the
+/// text, to replace the loaders' warnings for them. A stray byte in one line of a log must not
+/// cost the other lines.
 pub(crate) fn read_shared(
     path: &Path,
     mode: ReadMode,
@@ -149,43 +155,17 @@ pub(crate) fn read_shared(
         }
     };
     let refused = not_utf8(path, &bytes, bad_at);
-    let (bytes, warnings) = blank_lines_not_utf8(bytes);
+    let (bytes, warnings) = crate::ndjson::mark_lines_not_utf8(bytes);
     let text = owned_text(bytes);
     if is_lines(&text) { Ok((Arc::new(text), warnings)) } else { Err(refused) }
-}
-
-/// `bytes` with every line that is not UTF-8 overwritten with spaces (so the others keep their
-/// line numbers and offsets), and a warning for each at its line and the byte column of its
-/// first bad byte.
-fn blank_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarning>) {
-    let mut bad = Vec::new();
-    for (i, range) in crate::ndjson::line_ranges(&bytes).enumerate() {
-        let line = &bytes[range.clone()];
-        if simdutf8::basic::from_utf8(line).is_err()
-            && let Err(e) = std::str::from_utf8(line)
-        {
-            let (column, message) = crate::ndjson::not_utf8_line(line, e.valid_up_to());
-            bad.push((range, LoadWarning::at(i + 1, column, format!("skipped: {message}"))));
-        }
-    }
-    let warnings = bad
-        .into_iter()
-        .map(|(range, warning)| {
-            // The newline stays: the next line keeps its place.
-            let end = if bytes[range.clone()].ends_with(b"\n") { range.end - 1 } else { range.end };
-            bytes[range.start..end].fill(b' ');
-            warning
-        })
-        .collect();
-    (bytes, warnings)
 }
 
 /// `bytes`, checked as UTF-8, as text without a leading byte-order mark.
 fn owned_text(bytes: Vec<u8>) -> Text {
     debug_assert!(std::str::from_utf8(&bytes).is_ok());
     let skip = bom_len(&bytes);
-    // SAFETY: every caller checked every byte to be valid UTF-8 (or blanked the lines that were
-    // not). Checking again in `String::from_utf8` would spend on one core the time the parallel
+    // SAFETY: every caller checked every byte to be valid UTF-8 (or overwrote the lines that
+    // were not). Checking again in `String::from_utf8` would spend on one core the time the parallel
     // check saved.
     let text = unsafe { String::from_utf8_unchecked(bytes) };
     Text::from(text).skip_prefix(skip)

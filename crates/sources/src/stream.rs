@@ -338,23 +338,32 @@ const HEAD_STEP: u64 = 64 << 10;
 /// Whether `head`, the file's first bytes (all of them, or all that are read, when `whole`), is
 /// NDJSON documents (see the comment inside); `None` when more bytes could change the answer.
 fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -> Option<bool> {
-    let lossy;
+    let marked;
     let text = match std::str::from_utf8(head) {
         Ok(text) => text,
         // The head may end inside a character.
         Err(e) if e.error_len().is_none() => {
             std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
         }
-        // A line that is not UTF-8 is a bad line of a streamed file, skipped with a warning: the
-        // file is recognised from its lines with such bytes replaced (binary data still reads
-        // as no JSON line at all).
+        // A line that is not UTF-8 is a bad line, skipped with a warning: the file is recognised
+        // as a whole load recognises it, with such lines marked as lines that are not JSON
+        // (binary data still has no JSON line at all). A last line cut inside a character is
+        // marked too: it is not complete, so it decides nothing.
         Err(_) => {
-            lossy = String::from_utf8_lossy(head);
-            &lossy
+            marked = crate::ndjson::mark_lines_not_utf8(head.to_vec()).0;
+            std::str::from_utf8(&marked).unwrap_or("")
         }
     };
-    // Pretty-printed documents one after another are not lines: the whole-file loaders read them.
-    if crate::load::is_sequence_over_lines(text.strip_prefix('\u{feff}').unwrap_or(text), whole) {
+    // Pretty-printed documents one after another are not lines: the whole-file loaders read them
+    // (or say which one is broken). As the whole load decides: the first value runs over several
+    // lines, or values follow one another, one of them over several lines.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match crate::load::first_value_spans_lines(body, whole) {
+        Some(true) => return Some(false),
+        None => return None,
+        Some(false) => {}
+    }
+    if crate::load::is_sequence_over_lines(body, whole) {
         return Some(false);
     }
     // The first non-empty line, complete within the head (a one-line file is small anyway),
@@ -363,6 +372,8 @@ fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -
     // So is NDJSON whose first line is broken, as a whole load decides too.
     let lines = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rest = lines;
+    // A broken line before the first JSON one is a line more, as the whole load counts it.
+    let mut broken_first = false;
     while let Some(newline) = rest.find('\n') {
         let line = rest[..newline].trim();
         rest = &rest[newline + 1..];
@@ -374,12 +385,15 @@ fn head_decides(head: &[u8], whole: bool, named: bool, forced: Option<Format>) -
                 continue;
             }
             return match crate::load::lines_after_a_broken_first(lines, whole) {
-                Some(true) => continue,
+                Some(true) => {
+                    broken_first = true;
+                    continue;
+                }
                 Some(false) => Some(false),
                 None => None,
             };
         }
-        let more = named || !rest.trim().is_empty();
+        let more = named || broken_first || !rest.trim().is_empty();
         if !more && !whole {
             return None;
         }

@@ -569,6 +569,76 @@ fn lines_of_arrays_are_lines_whatever_the_name_and_an_array_over_lines_is_one_ar
     }
 }
 
+/// Loads `bytes` written as `name`, whole and as a streamed profile would: the two agree.
+fn load_bytes(name: &str, bytes: &[u8]) -> Result<Source, SourceError> {
+    use schemascope_sources::{ReadMode, load_with};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("write");
+    let spec: SourceSpec = path.to_str().expect("utf-8 path").parse().expect("spec");
+    let whole = load_with(&spec, &NoProgress, ReadMode::COPY, None);
+    let streamed = load_with(&spec, &NoProgress, ReadMode::COPY.streamed(), None);
+    let said = |r: &Result<Source, SourceError>| match r {
+        Ok(s) => format!(
+            "{:?} {:?}",
+            s.warnings,
+            s.collections.iter().map(|c| c.item_count()).collect::<Vec<_>>()
+        ),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(said(&whole), said(&streamed), "{name}");
+    whole
+}
+
+#[test]
+fn lines_that_are_not_utf8_are_bad_lines_wherever_they_are() {
+    // Tester helper-60's findings. A broken first line opening an array, before NDJSON.
+    let body: String = (0..20).map(|i| format!("{{\"id\": {i}}}\n")).collect();
+    for first in ["[{\"id\":0,\"na", "[", "[1,2,"] {
+        for name in ["cut.json", "cut"] {
+            let source = load_bytes(name, format!("{first}\n{body}").as_bytes()).expect("lines");
+            assert_eq!(source.collections[0].len(), 20, "{first} {name}");
+            assert_eq!(source.warnings[0].line, Some(1), "{first} {name}");
+        }
+    }
+    // Every line not UTF-8: nothing loaded, every line named as it is.
+    let err = load_bytes("all.ndjson", b"{\"a\":\"\xff\"}\n{\"a\":\"\xfe\"}\n").expect_err("none");
+    assert!(err.to_string().contains("all.ndjson:1:7: no item loaded: all 2 non-empty lines are invalid (line 1, column 7: skipped: the line is not valid UTF-8 (byte 0xFF); line 2, column 7: skipped: the line is not valid UTF-8 (byte 0xFE))"), "{err}");
+    let err = load_bytes("mixed.ndjson", b"{\"a\":\"\xff\"}\nnope\nnope2\n").expect_err("none");
+    assert!(
+        err.to_string().contains("mixed.ndjson:1:7: no item loaded: all 3 non-empty lines"),
+        "{err}"
+    );
+    // A graph over several lines with a bad byte on its first line is refused at the byte.
+    let graph = b"{\"nodes\":[{\"id\":\"a\",\"label\":\"x\xff\"}],\n\"edges\":[]}\n";
+    let err = load_bytes("graph.json", graph).expect_err("not UTF-8").to_string();
+    assert!(err.contains("graph.json:1:31: the file is not valid UTF-8 text"), "{err}");
+    // A bad line inside a document over several lines does not make a document of the rest.
+    let jq = b"{\"a\":1,\"n\":\"q\",\"b\":0}\n{\n  \"a\": 1,\n  \"n\": \"x\xff\",\n  \"b\": 2\n}\n{\"a\":3,\"n\":\"y\",\"b\":4}\n";
+    let source = load_bytes("docs.json", jq).expect("lines");
+    let docs: Vec<&str> = source.collections[0].items().map(|i| i.json).collect();
+    assert_eq!(docs, ["{\"a\":1,\"n\":\"q\",\"b\":0}", "{\"a\":3,\"n\":\"y\",\"b\":4}"]);
+    let lines: Vec<Option<usize>> = source.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [2, 3, 4, 5, 6].map(Some));
+    assert!(source.warnings[2].message.contains("not valid UTF-8"), "{:?}", source.warnings);
+    // Columns count bytes from after a byte-order mark, skipped line or refused file.
+    let source =
+        load_bytes("bom.ndjson", b"\xef\xbb\xbf{\"id\":1,\"name\":\"\xff\"}\n{\"id\":2}\n")
+            .expect("lines");
+    assert_eq!(source.warnings[0].column, Some(17));
+    let err = load_bytes("bom.json", b"\xef\xbb\xbf[{\"a\":\"\xff\"}]\n").expect_err("not UTF-8");
+    assert!(err.to_string().contains("bom.json:1:8:"), "{err}");
+    let err = load_bytes("wide.json", b"[{\"\xc3\xa9\":\"\xff\"}]\n").expect_err("not UTF-8");
+    assert!(err.to_string().contains("wide.json:1:9:"), "{err}");
+    // Two lines, the first not UTF-8: lines, as when it is not JSON.
+    let source = load_bytes("two.json", b"{\"n\":\"\xff\"}\n{\"id\":2}\n").expect("lines");
+    assert_eq!(source.collections[0].len(), 1);
+    assert_eq!(
+        source.warnings[0].to_string(),
+        "line 1, column 7: skipped: the line is not valid UTF-8 (byte 0xFF)"
+    );
+}
+
 #[test]
 fn a_line_file_where_no_line_loads_is_an_error_naming_the_first_bad_lines() {
     // Every non-empty line invalid, in every line format: documents, records and forced formats.

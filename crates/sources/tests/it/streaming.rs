@@ -461,3 +461,86 @@ fn values_arriving_late_may_use_the_budget_the_early_part_left() {
         lines.iter().filter_map(|l| l.split('"').nth(15)).collect();
     assert_eq!(property(profile, "p3").distinct, distinct.len() as u64);
 }
+
+/// Lines of every kind a file of JSON lines, a JSON file or neither may start with.
+const LINE_KINDS: &[&[u8]] = &[
+    b"{\"a\": 1}",
+    b"{\"a\": \"x\", \"b\": [1, 2]}",
+    b"[1, 2]",
+    b"[{\"a\": 3}]",
+    b"\"s\"",
+    b"5",
+    b"null",
+    b"{\"a\": tru}",
+    b"nope",
+    b"",
+    b"   ",
+    b"{",
+    b"}",
+    b"  \"a\": 1,",
+    b"[",
+    b"]",
+    b"{\"a\": 1},",
+    b"{\"key\": \"k\", \"value\": 1}",
+    b"{\"a\": 1} {\"a\": 2}",
+    b"{\"a\": \"\xff\"}",
+    b"\xc3(",
+    b"id,name",
+];
+
+/// A small deterministic generator (xorshift), so failures reproduce.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// What loading gave, to compare: the error, or the items, the profile and the warnings.
+fn outcome(path: &std::path::Path, mode: schemascope_sources::ReadMode) -> String {
+    match schemascope_sources::load_with(&spec(path), &NoProgress, mode, None) {
+        Err(e) => format!("error: {e}"),
+        Ok(source) => {
+            let warnings: Vec<String> = source.warnings.iter().map(ToString::to_string).collect();
+            let items: Vec<u64> = source.collections.iter().map(|c| c.item_count()).collect();
+            let profiles: Vec<Value> = source
+                .collections
+                .iter()
+                .map(|c| serde_json::to_value(c.profile()).expect("json"))
+                .collect();
+            format!("{:?} {items:?} {warnings:?} {}", source.format, json!(profiles))
+        }
+    }
+}
+
+#[test]
+fn a_streamed_profile_reads_every_small_file_as_its_whole_load_does() {
+    // Streaming decides from a file's head whether it is JSON lines; the whole load decides
+    // from all of it. Whatever a file starts with, the two must agree.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    for case in 0..3_000 {
+        let name = ["docs.json", "docs.ndjson", "docs"][draw.below(3)];
+        let newline: &[u8] = if draw.below(4) == 0 { b"\r\n" } else { b"\n" };
+        let mut bytes = Vec::new();
+        if draw.below(8) == 0 {
+            bytes.extend_from_slice("\u{feff}".as_bytes());
+        }
+        let lines = 1 + draw.below(7);
+        for i in 0..lines {
+            bytes.extend_from_slice(LINE_KINDS[draw.below(LINE_KINDS.len())]);
+            if i + 1 < lines || draw.below(2) == 0 {
+                bytes.extend_from_slice(newline);
+            }
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).expect("write");
+        let whole = outcome(&path, schemascope_sources::ReadMode::COPY);
+        let streamed = outcome(&path, schemascope_sources::ReadMode::COPY.streamed());
+        assert_eq!(streamed, whole, "case {case}, {name}: {:?}", String::from_utf8_lossy(&bytes));
+    }
+}
