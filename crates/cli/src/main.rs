@@ -629,7 +629,11 @@ fn streamed_schema(
     // SAFETY: as in `one_source_read`: a one-shot command reads its source once and exits; a
     // truncation meanwhile ends it with SIGBUS, which `bus_error` reports by name.
     let mapped = unsafe { ReadMode::map() };
-    let streamed = stream_schema::stream_schema(&spec, path, mapped, &progress::Bar::new())?;
+    let streamed = match stream_schema::stream_schema(&spec, path, mapped, &progress::Bar::new()) {
+        // Not JSON lines after all: the whole load decides what it is.
+        Err(schemascope_sources::SourceError::ValuesOverLines { .. }) => return Ok(None),
+        streamed => streamed?,
+    };
     print_warnings(&spec.display_text(), &streamed.warnings);
     Ok(Some(tools::query_schema_streamed(&streamed, Some(!no_example))))
 }

@@ -23,6 +23,15 @@ pub enum SourceError {
         /// The OS error: in the message, so not also a `source` that error reports repeat.
         cause: std::io::Error,
     },
+    /// A file streamed as JSON lines turned out to hold JSON values over several lines among
+    /// its bad lines: it is read whole instead (the whole load decides what it is).
+    #[error(
+        "{path}: JSON values run over several lines among lines that are not JSON; it is not NDJSON"
+    )]
+    ValuesOverLines {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file is not valid JSON (or a line of it is not, in strict mode).
     #[error("{path}:{line}:{column}: {message}")]
     Syntax {
@@ -139,6 +148,7 @@ impl SourceError {
             Self::InvalidSpec { .. }
             | Self::Syntax { .. }
             | Self::Shape { .. }
+            | Self::ValuesOverLines { .. }
             | Self::Table { .. } => ErrorClass::Syntax,
             // A cancelled profile is tried again on the next call, as after a lost connection.
             Self::Io { .. }

@@ -16,6 +16,7 @@ mod graph_fast;
 mod graph_fast_differential;
 mod load;
 mod ndjson;
+mod nesting;
 pub mod profile_store;
 mod read;
 mod records;

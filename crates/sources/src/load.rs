@@ -65,7 +65,11 @@ pub fn load_with(
                     budget: spec.limits.memory_budget.unwrap_or(defaults.budget),
                     ..defaults
                 };
-                return Ok(crate::stream::stream(spec, path, options, mode, progress)?.0);
+                match crate::stream::stream(spec, path, options, mode, progress) {
+                    // Not JSON lines after all: the whole load decides what it is.
+                    Err(SourceError::ValuesOverLines { .. }) => {}
+                    streamed => return Ok(streamed?.0),
+                }
             }
             let is_lines = |text: &str| matches!(detect(path, text), Ok(Shape::Lines));
             let (text, not_utf8) = crate::read::read_shared(path, mode, is_lines)?;
@@ -362,21 +366,55 @@ fn lines_or_sequence(path: &Path, text: &str) -> Result<Shape, SourceError> {
     if first_value_spans_lines(text, true) != Some(true) {
         return Ok(Shape::Lines);
     }
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
-    values.next();
-    match values.find_map(Result::err) {
+    match broken_value(path, text) {
         None => Ok(Shape::Sequence),
-        Some(e) => Err(SourceError::Syntax {
-            path: path.to_path_buf(),
-            line: e.line(),
-            // serde_json says column 0 for the end of the text after a newline.
-            column: e.column().max(1),
-            message: format!(
-                "JSON documents follow one another over several lines, and this one is not valid JSON: {}",
-                e.to_string().split(" at line ").next().unwrap_or_default()
-            ),
-        }),
+        Some(error) => Err(error),
     }
+}
+
+/// The error at the first value of `text`, JSON values one after another, that is not valid
+/// JSON; `None` when every one is.
+fn broken_value(path: &Path, text: &str) -> Option<SourceError> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let e = values.find_map(Result::err)?;
+    Some(SourceError::Syntax {
+        path: path.to_path_buf(),
+        line: e.line(),
+        // serde_json says column 0 for the end of the text after a newline.
+        column: e.column().max(1),
+        message: format!(
+            "JSON documents follow one another over several lines, and this one is not valid JSON: {}",
+            e.to_string().split(" at line ").next().unwrap_or_default()
+        ),
+    })
+}
+
+/// Read as lines, `text` had bad lines: an error when some of them hold a JSON value over
+/// several lines with document lines inside it (`crate::nesting`), which are then not
+/// documents. The file is refused as not UTF-8 where it had such lines (`not_utf8`), else at
+/// its first value that is not valid JSON.
+fn values_over_lines(
+    path: &Path,
+    text: &str,
+    warnings: &[LoadWarning],
+    not_utf8: &[LoadWarning],
+) -> Result<(), SourceError> {
+    let mut bad: Vec<usize> = warnings.iter().chain(not_utf8).filter_map(|w| w.line).collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    bad.sort_unstable();
+    bad.dedup();
+    if !crate::nesting::values_over_lines(text, &bad) {
+        return Ok(());
+    }
+    let refused = match not_utf8.first() {
+        Some(w) => crate::read::not_utf8_at(path, w.line.unwrap_or(1), w.column.unwrap_or(1)),
+        None => broken_value(path, text).unwrap_or_else(|| {
+            shape_error(path, "JSON values run over several lines among lines that are not JSON")
+        }),
+    };
+    Err(refused)
 }
 
 /// Whether `text` is JSON values one after another, one of them over several lines: not NDJSON,
@@ -487,10 +525,10 @@ fn load_text(
             ));
         }
         (Shape::Lines, Some(Format::Records)) => {
-            (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)])
+            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut warnings)])
         }
         (Shape::Lines, None) if looks_like_record_lines(&text) => {
-            (Format::Records, vec![load_record_lines(name, text, progress, &mut warnings)])
+            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut warnings)])
         }
         (Shape::Lines, _) => {
             let before = warnings.len();
@@ -499,7 +537,8 @@ fn load_text(
             if warnings.len() > before && is_sequence_over_lines(&text, true) {
                 warnings.truncate(before);
                 let layout = DocumentLayout::Sequence;
-                let documents = load_documents(path, name, text, layout, progress, &mut warnings)?;
+                let documents =
+                    load_documents(path, name, text.clone(), layout, progress, &mut warnings)?;
                 (Format::Documents, vec![documents])
             } else {
                 (Format::Documents, vec![lines])
@@ -585,6 +624,7 @@ fn load_text(
         }
     };
     if lines {
+        values_over_lines(path, &text, &warnings, &not_utf8)?;
         with_not_utf8(&mut warnings, not_utf8);
         nothing_loaded(path, &collections, &warnings)?;
     }

@@ -116,14 +116,15 @@ pub(crate) fn not_utf8_line(raw: &[u8], valid: usize) -> (usize, String) {
     (valid + 1, format!("the line is not valid UTF-8 (byte 0x{byte:02X})"))
 }
 
-/// What a line that is not UTF-8 is overwritten with: no JSON value starts with it.
-const NOT_UTF8_FILL: u8 = b'#';
+/// What each byte that is not UTF-8 is overwritten with: a control character, which JSON holds
+/// nowhere, so the line is not JSON, and its brackets and quotes stay where they were.
+const NOT_UTF8_FILL: u8 = 0x01;
 
-/// `bytes` with every line that is not UTF-8 overwritten with [`NOT_UTF8_FILL`], and a warning
-/// for each at its line and the byte column of its first bad byte. Such a line stays a line
-/// that is not JSON, so a file is recognised, and its lines loaded or counted, as if the line
-/// held a syntax error there (the loaders' warning for it is then replaced by this one); the
-/// other lines keep their numbers and offsets.
+/// `bytes` with every byte that is not UTF-8 overwritten with [`NOT_UTF8_FILL`], and a warning
+/// for each line that held one, at its line and the byte column of its first bad byte. Such a
+/// line stays a line that is not JSON, so a file is recognised, and its lines loaded or counted,
+/// as if the line held a syntax error there (the loaders' warning for it is then replaced by
+/// this one); the other lines keep their numbers and offsets.
 pub(crate) fn mark_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarning>) {
     let mut bad = Vec::new();
     for (i, range) in line_ranges(&bytes).enumerate() {
@@ -140,9 +141,14 @@ pub(crate) fn mark_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarni
     let warnings = bad
         .into_iter()
         .map(|(range, warning)| {
-            // The newline stays: the next line keeps its place.
-            let end = if bytes[range.clone()].ends_with(b"\n") { range.end - 1 } else { range.end };
-            bytes[range.start..end].fill(NOT_UTF8_FILL);
+            let line = &mut bytes[range];
+            let mut at = 0;
+            while let Err(e) = std::str::from_utf8(&line[at..]) {
+                let start = at + e.valid_up_to();
+                let end = e.error_len().map_or(line.len(), |len| start + len);
+                line[start..end].fill(NOT_UTF8_FILL);
+                at = end;
+            }
             warning
         })
         .collect();

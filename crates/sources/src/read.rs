@@ -83,7 +83,11 @@ fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SourceError {
     let before = &bytes[..valid_up_to];
     let line = memchr::memchr_iter(b'\n', before).count() + 1;
     let line_start = memchr::memrchr(b'\n', before).map_or(bom_len(before), |at| at + 1);
-    let column = valid_up_to - line_start + 1;
+    not_utf8_at(path, line, valid_up_to - line_start + 1)
+}
+
+/// The error for a file that is not UTF-8 from its byte at `line` and `column`.
+pub(crate) fn not_utf8_at(path: &Path, line: usize, column: usize) -> SourceError {
     SourceError::Syntax {
         path: path.to_path_buf(),
         line,

@@ -27,6 +27,7 @@ use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBui
 use crate::block_claims::BlockClaims;
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
+use crate::nesting::{LineNesting, NestingWalk, line_nesting};
 use crate::scratch::SpillOptions;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
@@ -179,12 +180,39 @@ pub(crate) fn rank(offset: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// What one block held: its lines and good items (to number lines and items across blocks).
-#[derive(Clone, Copy, Default)]
+/// What one block held: its lines and good items (to number lines and items across blocks),
+/// and its bad lines that open or close brackets (see [`crate::nesting`]).
+#[derive(Clone, Default)]
 struct BlockCounts {
     lines: usize,
     items: usize,
     blank: usize,
+    /// Each such bad line's nesting, after how many good items since the one before.
+    nesting: Vec<(usize, LineNesting)>,
+    /// More such lines than [`MAX_NESTING_LINES`]: not a file of JSON lines, as far as the
+    /// streamed profile can tell.
+    nesting_overflow: bool,
+    /// Good items before the last line in `nesting`.
+    items_at_nesting: usize,
+}
+
+/// Bad lines that open or close brackets kept per block: a pretty-printed file has one a line.
+const MAX_NESTING_LINES: usize = 1 << 12;
+
+impl BlockCounts {
+    /// Notes bad line `raw`, in the block after `counts.items` good items.
+    fn bad_line(&mut self, raw: &[u8]) {
+        let nesting = line_nesting(raw);
+        if !nesting.is_structural() {
+            return;
+        }
+        if self.nesting.len() >= MAX_NESTING_LINES {
+            self.nesting_overflow = true;
+            return;
+        }
+        self.nesting.push((self.items - self.items_at_nesting, nesting));
+        self.items_at_nesting = self.items;
+    }
 }
 
 /// A bad line: its block, its line within the block (1-based), and why.
@@ -677,6 +705,7 @@ fn profile_block<R: Reader>(
         let raw = match simdutf8::basic::from_utf8(raw).or_else(|_| std::str::from_utf8(raw)) {
             Ok(raw) => raw,
             Err(e) => {
+                counts.bad_line(raw);
                 out.bad.push(not_utf8_line(block, counts.lines, raw, e.valid_up_to()));
                 out.bad.truncate(WARNINGS_KEPT + 1);
                 continue;
@@ -711,6 +740,7 @@ fn profile_block<R: Reader>(
                 counts.items += 1;
             }
             Err(e) => {
+                counts.bad_line(trimmed.as_bytes());
                 let error = line_error(&e);
                 out.bad.push(BadLine {
                     block,
@@ -908,6 +938,9 @@ pub(crate) fn read_documents<R: Reader>(
         blocks.extend(result.blocks);
     }
     blocks.sort_by_key(|b| b.0);
+    if values_over_lines(&blocks) {
+        return Err(SourceError::ValuesOverLines { path: path.to_path_buf() });
+    }
     // Lines and items before each block.
     let mut lines_before = Vec::with_capacity(blocks.len());
     let mut items_before = Vec::with_capacity(blocks.len());
@@ -938,6 +971,25 @@ pub(crate) fn read_documents<R: Reader>(
     let peak_needed = shared.budget.peak();
     let spill = shared.spill;
     Ok(Read { builder, sample, warnings, items_before, items, peak_needed, spill, len })
+}
+
+/// Whether the bad lines of `blocks` (in file order) hold JSON values over several lines with
+/// good lines inside them, as a whole load would find (see [`crate::nesting`]).
+fn values_over_lines(blocks: &[(usize, BlockCounts)]) -> bool {
+    let mut walk = NestingWalk::default();
+    for (_, counts) in blocks {
+        if counts.nesting_overflow {
+            return true;
+        }
+        let mut seen = 0;
+        for &(items, nesting) in &counts.nesting {
+            walk.documents(items);
+            walk.bad(nesting);
+            seen += items;
+        }
+        walk.documents(counts.items - seen);
+    }
+    walk.found()
 }
 
 /// What spilling did to a finished `profile`: an error when a chunk could not be read back (the

@@ -630,6 +630,44 @@ fn lines_that_are_not_utf8_are_bad_lines_wherever_they_are() {
     assert!(err.to_string().contains("bom.json:1:8:"), "{err}");
     let err = load_bytes("wide.json", b"[{\"\xc3\xa9\":\"\xff\"}]\n").expect_err("not UTF-8");
     assert!(err.to_string().contains("wide.json:1:9:"), "{err}");
+    // Tester helper-61: no line inside a value over several lines becomes a document, whatever
+    // the file's name; a file not UTF-8 is then refused at its byte.
+    let pretty = b"{\n  \"a\": 1,\n  \"n\": \"x\xff\",\n  \"b\": [\n    1,\n    2\n  ]\n}\n{\n  \"a\": 2\n}\n";
+    let one_line_first = b"{\"a\":1}\n{\n  \"items\": [\n    {\"id\": 1},\n    {\"id\": 2}\n  ],\n  \"n\": \"\xff\"\n}\n{\"a\":3}\n";
+    let array_then_bad = b"[\n{\"id\":24,\"key\":null}\n]\xff\n";
+    for (bytes, line) in [(&pretty[..], 3), (&one_line_first[..], 7), (&array_then_bad[..], 3)] {
+        for name in ["docs.ndjson", "docs.jsonl", "docs.json", "docs"] {
+            let err = load_bytes(name, bytes).expect_err("not UTF-8").to_string();
+            assert!(
+                err.contains(&format!("{name}:{line}:")) && err.contains("not valid UTF-8"),
+                "{name}: {err}"
+            );
+        }
+    }
+    // A broken value over several lines, without bytes that are not UTF-8, is refused at it.
+    let broken = b"{\"a\":1}\n{\n  \"items\": [\n    {\"id\": 1},\n    {\"id\": 2}\n  ],,\n}\n";
+    let err = load_bytes("broken.ndjson", broken).expect_err("broken").to_string();
+    assert!(
+        err.contains("broken.ndjson:6:5: JSON documents follow one another over several lines"),
+        "{err}"
+    );
+    // Documents over several lines past the head a streamed profile decides from: read whole.
+    let mut late = String::new();
+    for i in 0..3_000 {
+        late.push_str(&format!("{{\"id\": {i}, \"pad\": \"abcdefghijklmnop\"}}\n"));
+    }
+    for i in 0..3 {
+        late.push_str(&format!(
+            "{{\n  \"id\": {},\n  \"arr\": [\n    0,\n    1\n  ]\n}}\n",
+            100_000 + i
+        ));
+    }
+    assert!(late.len() > 96 << 10, "past the first step of the head");
+    let source = load_bytes("late.ndjson", late.as_bytes()).expect("a sequence");
+    let docs = &source.collections[0];
+    assert_eq!((docs.len(), source.warnings.len()), (3_003, 0));
+    let id = docs.profile().property(&"id".parse().expect("path")).expect("id");
+    assert_eq!(id.numbers.as_ref().map(|n| n.max), Some(100_002.0));
     // Two lines, the first not UTF-8: lines, as when it is not JSON.
     let source = load_bytes("two.json", b"{\"n\":\"\xff\"}\n{\"id\":2}\n").expect("lines");
     assert_eq!(source.collections[0].len(), 1);

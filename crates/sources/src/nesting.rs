@@ -1,0 +1,139 @@
+//! Telling JSON values spread over several lines from NDJSON with bad lines.
+//!
+//! Read as lines, a pretty-printed value is bad lines (`{`, `"a": [`, `],`) around lines that
+//! are JSON on their own (`2`, `{"id": 1}`): those must not become documents. A line that is
+//! not JSON may open a container (its brackets, outside strings, leave some open) that a later
+//! bad line closes; a document line between the two is part of one value over several lines.
+//! A line cut short (a log's truncated write) opens one too, but nothing closes it.
+
+/// How a line that is not JSON on its own leaves the nesting of brackets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LineNesting {
+    /// Containers it closes that earlier lines opened.
+    pub closes: u32,
+    /// Containers it leaves open for later lines.
+    pub opens: u32,
+}
+
+impl LineNesting {
+    /// Whether the line changes the nesting at all.
+    pub(crate) fn is_structural(self) -> bool {
+        self.closes > 0 || self.opens > 0
+    }
+}
+
+/// The nesting of `line`'s brackets outside strings (escapes honoured; bytes that are not UTF-8
+/// are neither brackets nor quotes).
+pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
+    let (mut depth, mut lowest) = (0i64, 0i64);
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in line {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                lowest = lowest.min(depth);
+            }
+            _ => {}
+        }
+    }
+    let count = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
+    LineNesting { closes: count(-lowest), opens: count(depth - lowest) }
+}
+
+/// The lines of a file in order, as bad lines' nesting and runs of document lines: whether a
+/// document line lies inside a container bad lines open before it and close after it.
+#[derive(Debug, Default)]
+pub(crate) struct NestingWalk {
+    depth: u64,
+    /// A document line was met while a container was open.
+    inside: bool,
+    /// One such container was closed: the file holds values over several lines.
+    found: bool,
+}
+
+impl NestingWalk {
+    /// `n` document lines.
+    pub(crate) fn documents(&mut self, n: usize) {
+        self.inside |= n > 0 && self.depth > 0;
+    }
+
+    /// A bad line.
+    pub(crate) fn bad(&mut self, nesting: LineNesting) {
+        if nesting.closes > 0 && self.inside {
+            self.found = true;
+        }
+        self.depth =
+            self.depth.saturating_sub(u64::from(nesting.closes)) + u64::from(nesting.opens);
+        if self.depth == 0 {
+            self.inside = false;
+        }
+    }
+
+    /// Whether a document line was part of a value over several lines.
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
+/// Whether the lines of `text` numbered in `bad` (1-based, ascending) hold JSON values over
+/// several lines with document lines inside them (see the module docs).
+pub(crate) fn values_over_lines(text: &str, bad: &[usize]) -> bool {
+    let mut walk = NestingWalk::default();
+    let mut bad = bad.iter().copied().peekable();
+    for (i, range) in crate::ndjson::line_ranges(text.as_bytes()).enumerate() {
+        let line = &text.as_bytes()[range];
+        if bad.next_if_eq(&(i + 1)).is_some() {
+            walk.bad(line_nesting(line));
+        } else if !line.trim_ascii().is_empty() {
+            walk.documents(1);
+        }
+        if bad.peek().is_none() {
+            break;
+        }
+    }
+    walk.found()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_opens_and_closes_what_its_brackets_outside_strings_leave() {
+        let n = |line: &str| {
+            let n = line_nesting(line.as_bytes());
+            (n.closes, n.opens)
+        };
+        assert_eq!(n("{"), (0, 1));
+        assert_eq!(n("  \"a\": ["), (0, 1));
+        assert_eq!(n("],"), (1, 0));
+        assert_eq!(n("}, {"), (1, 1));
+        assert_eq!(n("{\"a\": [1, 2"), (0, 2));
+        assert_eq!(n("\"x]}\\\"{\": 1,"), (0, 0));
+        assert_eq!(n("{\"a\": 1} junk"), (0, 0));
+        assert_eq!(n("\"s\\\\\"]"), (1, 0));
+    }
+
+    #[test]
+    fn documents_inside_a_closed_container_are_found_and_a_cut_line_is_not() {
+        let pretty = "{\"a\":1}\n{\n  \"b\": [\n    2\n  ]\n}\n";
+        assert!(values_over_lines(pretty, &[2, 3, 5, 6]));
+        // A cut line, documents after it, nothing closing it.
+        assert!(!values_over_lines("{\"a\": [1\n{\"b\":1}\n{\"b\":2}\n", &[1]));
+        // Two halves of a line with nothing between.
+        assert!(!values_over_lines("{\"a\": 1, \"b\"{\"c\": 2}\n: 3}\n{\"d\":1}\n", &[1, 2]));
+        // No document inside.
+        assert!(!values_over_lines("{\n}\n{\"a\":1}\n", &[1, 2]));
+    }
+}
