@@ -51,55 +51,98 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
     LineNesting { closes: count(-lowest), opens: count(depth - lowest) }
 }
 
-/// The lines of a file in order, as bad lines' nesting and runs of document lines: whether a
-/// document line lies inside a container bad lines open before it and close after it.
+/// The lines of a file in order, as bad lines' nesting and runs of document lines: whether
+/// document lines lie inside a value over several lines. A container opened by a bad line holds
+/// them as part of one value when it reads as pretty-printed JSON: its lines are mostly bad ones
+/// (`"a": 1,`, `],`), or a document line is indented deeper than the line that opened it. A log
+/// with a line cut short and a stray closer far later holds thousands of document lines between,
+/// none deeper: those stay documents.
 #[derive(Debug, Default)]
 pub(crate) struct NestingWalk {
     depth: u64,
-    /// A document line was met while a container was open.
-    inside: bool,
-    /// One such container was closed: the file holds values over several lines.
+    /// The indentation of the bad line that opened the outermost open container.
+    opener_indent: usize,
+    /// Document lines and bad lines since it.
+    documents_inside: usize,
+    bad_inside: usize,
+    /// A document line since it was indented deeper than it.
+    deeper_inside: bool,
+    /// The file holds values over several lines.
     found: bool,
 }
 
 impl NestingWalk {
-    /// `n` document lines.
-    pub(crate) fn documents(&mut self, n: usize) {
-        self.inside |= n > 0 && self.depth > 0;
+    /// `n` document lines, the deepest indented by `indent` bytes.
+    pub(crate) fn documents(&mut self, n: usize, indent: usize) {
+        if n > 0 && self.depth > 0 {
+            self.documents_inside += n;
+            self.deeper_inside |= indent > self.opener_indent;
+        }
     }
 
-    /// A bad line.
-    pub(crate) fn bad(&mut self, nesting: LineNesting) {
-        if nesting.closes > 0 && self.inside {
+    /// `n` bad lines that neither open nor close brackets.
+    pub(crate) fn plain_bad(&mut self, n: usize) {
+        if self.depth > 0 {
+            self.bad_inside += n;
+        }
+    }
+
+    /// Whether the open container's lines read as one pretty-printed value holding document
+    /// lines; `closing` counts the bad line closing it.
+    fn holds_documents(&self, closing: usize) -> bool {
+        self.documents_inside > 0
+            && (self.deeper_inside || self.documents_inside <= self.bad_inside + closing)
+    }
+
+    /// A bad line, indented by `indent` bytes.
+    pub(crate) fn bad(&mut self, nesting: LineNesting, indent: usize) {
+        if nesting.closes > 0 && self.depth > 0 && self.holds_documents(1) {
             self.found = true;
         }
+        let was_open = self.depth > 0;
         self.depth =
             self.depth.saturating_sub(u64::from(nesting.closes)) + u64::from(nesting.opens);
-        if self.depth == 0 {
-            self.inside = false;
+        if self.depth == 0 || !was_open {
+            *self = Self {
+                depth: self.depth,
+                opener_indent: indent,
+                found: self.found,
+                ..Self::default()
+            };
+        } else {
+            self.bad_inside += 1;
         }
     }
 
-    /// Whether a document line was part of a value over several lines.
+    /// Whether a document line was part of a value over several lines, once every line was
+    /// walked (a value cut off at the end of the file counts too).
     pub(crate) fn found(&self) -> bool {
-        self.found
+        self.found || (self.depth > 0 && self.holds_documents(0))
     }
 }
 
+/// The indentation of `line`: its leading spaces and tabs.
+pub(crate) fn indent(line: &[u8]) -> usize {
+    line.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
+}
+
 /// Whether the lines of `text` numbered in `bad` (1-based, ascending) hold JSON values over
-/// several lines with document lines inside them (see the module docs).
+/// several lines with document lines inside them (see [`NestingWalk`]).
 pub(crate) fn values_over_lines(text: &str, bad: &[usize]) -> bool {
     let mut walk = NestingWalk::default();
     let mut bad = bad.iter().copied().peekable();
     for (i, range) in crate::ndjson::line_ranges(text.as_bytes()).enumerate() {
         let line = &text.as_bytes()[range];
         if bad.next_if_eq(&(i + 1)).is_some() {
-            walk.bad(line_nesting(line));
+            match line_nesting(line) {
+                nesting if nesting.is_structural() => walk.bad(nesting, indent(line)),
+                _ => walk.plain_bad(1),
+            }
         } else if !line.trim_ascii().is_empty() {
-            walk.documents(1);
+            walk.documents(1, indent(line));
         }
-        if bad.peek().is_none() {
-            break;
+        if walk.found {
+            return true;
         }
     }
     walk.found()
@@ -129,8 +172,16 @@ mod tests {
     fn documents_inside_a_closed_container_are_found_and_a_cut_line_is_not() {
         let pretty = "{\"a\":1}\n{\n  \"b\": [\n    2\n  ]\n}\n";
         assert!(values_over_lines(pretty, &[2, 3, 5, 6]));
-        // A cut line, documents after it, nothing closing it.
+        // A cut line, documents after it, nothing closing it, or a stray closer far later.
         assert!(!values_over_lines("{\"a\": [1\n{\"b\":1}\n{\"b\":2}\n", &[1]));
+        assert!(!values_over_lines("{\"a\": [1\n{\"b\":1}\n{\"b\":2}\n}\n", &[1, 4]));
+        // A pretty value cut at the end of the file, or in the middle of a log.
+        assert!(values_over_lines(
+            "{\"a\":1}\n{\n  \"b\": [\n    {\"c\": 1},\n    {\"c\": 2}\n",
+            &[2, 3, 4]
+        ));
+        let cut_mid = "{\"a\":1}\n{\n  \"b\": [\n    {\"c\": 2}\n{\"a\":2}\n{\"a\":3}\n{\"a\":4}\n";
+        assert!(values_over_lines(cut_mid, &[2, 3]));
         // Two halves of a line with nothing between.
         assert!(!values_over_lines("{\"a\": 1, \"b\"{\"c\": 2}\n: 3}\n{\"d\":1}\n", &[1, 2]));
         // No document inside.

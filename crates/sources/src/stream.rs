@@ -187,8 +187,13 @@ struct BlockCounts {
     lines: usize,
     items: usize,
     blank: usize,
-    /// Each such bad line's nesting, after how many good items since the one before.
-    nesting: Vec<(usize, LineNesting)>,
+    /// Each such bad line: how many good items came since the one before, indented at most
+    /// how deep, and its nesting and indentation.
+    nesting: Vec<NestingStep>,
+    /// The deepest indentation of a good item since the last of them.
+    indent_after: usize,
+    /// Bad lines that neither open nor close brackets since the last of them.
+    plain_bad_after: usize,
     /// More such lines than [`MAX_NESTING_LINES`]: not a file of JSON lines, as far as the
     /// streamed profile can tell.
     nesting_overflow: bool,
@@ -204,15 +209,37 @@ impl BlockCounts {
     fn bad_line(&mut self, raw: &[u8]) {
         let nesting = line_nesting(raw);
         if !nesting.is_structural() {
+            self.plain_bad_after += 1;
             return;
         }
         if self.nesting.len() >= MAX_NESTING_LINES {
             self.nesting_overflow = true;
             return;
         }
-        self.nesting.push((self.items - self.items_at_nesting, nesting));
+        self.nesting.push(NestingStep {
+            items: self.items - self.items_at_nesting,
+            items_indent: std::mem::take(&mut self.indent_after),
+            plain_bad: std::mem::take(&mut self.plain_bad_after),
+            nesting,
+            indent: crate::nesting::indent(raw),
+        });
         self.items_at_nesting = self.items;
     }
+
+    /// Notes a good item indented by `indent` bytes (after `items` was counted up).
+    fn good_line(&mut self, indent: usize) {
+        self.indent_after = self.indent_after.max(indent);
+    }
+}
+
+/// A bad line that opens or closes brackets, in [`BlockCounts::nesting`].
+#[derive(Clone, Copy)]
+struct NestingStep {
+    items: usize,
+    items_indent: usize,
+    plain_bad: usize,
+    nesting: LineNesting,
+    indent: usize,
 }
 
 /// A bad line: its block, its line within the block (1-based), and why.
@@ -738,9 +765,10 @@ fn profile_block<R: Reader>(
                     });
                 }
                 counts.items += 1;
+                counts.good_line(crate::nesting::indent(raw.as_bytes()));
             }
             Err(e) => {
-                counts.bad_line(trimmed.as_bytes());
+                counts.bad_line(raw.as_bytes());
                 let error = line_error(&e);
                 out.bad.push(BadLine {
                     block,
@@ -982,12 +1010,14 @@ fn values_over_lines(blocks: &[(usize, BlockCounts)]) -> bool {
             return true;
         }
         let mut seen = 0;
-        for &(items, nesting) in &counts.nesting {
-            walk.documents(items);
-            walk.bad(nesting);
-            seen += items;
+        for step in &counts.nesting {
+            walk.documents(step.items, step.items_indent);
+            walk.plain_bad(step.plain_bad);
+            walk.bad(step.nesting, step.indent);
+            seen += step.items;
         }
-        walk.documents(counts.items - seen);
+        walk.documents(counts.items - seen, counts.indent_after);
+        walk.plain_bad(counts.plain_bad_after);
     }
     walk.found()
 }

@@ -668,6 +668,35 @@ fn lines_that_are_not_utf8_are_bad_lines_wherever_they_are() {
     assert_eq!((docs.len(), source.warnings.len()), (3_003, 0));
     let id = docs.profile().property(&"id".parse().expect("path")).expect("id");
     assert_eq!(id.numbers.as_ref().map(|n| n.max), Some(100_002.0));
+    // Tester helper-62: a pretty value cut off, at the end or in the middle of a log, is
+    // refused at the cut; a log with a line cut short and a stray closer far later is lines.
+    let cut_end = b"{\"id\":0}\n{\n  \"id\": 2,\n  \"items\": [\n    {\"sku\": \"c\"},\n    {\"sku\": \"d\"}\n";
+    let mut cut_mid =
+        b"{\"id\":0}\n{\n  \"id\": 2,\n  \"items\": [\n    {\"sku\": \"INNER\"}\n".to_vec();
+    let mut log = Vec::new();
+    for i in 0..2_000 {
+        let line = match i {
+            100 => "{\"ts\":100,\"level\":\"info\",\"tags\":[".to_string(),
+            1_500 => "}".to_string(),
+            _ => format!("{{\"ts\":{i},\"level\":\"info\"}}"),
+        };
+        cut_mid.extend_from_slice(format!("{{\"ts\":{i}}}\n").as_bytes());
+        log.extend_from_slice(line.as_bytes());
+        log.push(b'\n');
+    }
+    for (name, bytes) in [("cut_end.ndjson", &cut_end[..]), ("cut_mid.ndjson", &cut_mid[..])] {
+        let err = load_bytes(name, bytes).expect_err("a value cut off").to_string();
+        assert!(
+            err.contains("JSON documents follow one another over several lines"),
+            "{name}: {err}"
+        );
+    }
+    let source = load_bytes("log.ndjson", &log).expect("lines");
+    assert_eq!(source.collections[0].len(), 1_998);
+    assert_eq!(
+        source.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
+        [Some(101), Some(1_501)]
+    );
     // Two lines, the first not UTF-8: lines, as when it is not JSON.
     let source = load_bytes("two.json", b"{\"n\":\"\xff\"}\n{\"id\":2}\n").expect("lines");
     assert_eq!(source.collections[0].len(), 1);
