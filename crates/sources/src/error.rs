@@ -26,7 +26,7 @@ pub enum SourceError {
     /// A file streamed as JSON lines turned out to hold JSON values over several lines among
     /// its bad lines: it is read whole instead (the whole load decides what it is).
     #[error(
-        "{path}: JSON values run over several lines among lines that are not JSON; it is not NDJSON"
+        "{path}: some of its lines hold JSON values pretty-printed over several lines: it is not NDJSON, so it is read whole, within the size limit for a source file (raise it with --max-file-bytes)"
     )]
     ValuesOverLines {
         /// The file.

@@ -58,6 +58,7 @@ pub fn load_with(
             if let Some(table) = table_format(path, *format) {
                 return crate::tabular::load_table(spec, path, table, mode, progress);
             }
+            let mut not_lines = None;
             if wants_streaming(path, mode) && crate::stream::is_document_lines(path, *format) {
                 let defaults = crate::stream::StreamOptions::default();
                 let options = crate::stream::StreamOptions {
@@ -67,12 +68,19 @@ pub fn load_with(
                 };
                 match crate::stream::stream(spec, path, options, mode, progress) {
                     // Not JSON lines after all: the whole load decides what it is.
-                    Err(SourceError::ValuesOverLines { .. }) => {}
+                    Err(e @ SourceError::ValuesOverLines { .. }) => not_lines = Some(e),
                     streamed => return Ok(streamed?.0),
                 }
             }
             let is_lines = |text: &str| matches!(detect(path, text), Ok(Shape::Lines));
-            let (text, not_utf8) = crate::read::read_shared(path, mode, is_lines)?;
+            let read = crate::read::read_shared(path, mode, is_lines);
+            // Too large to be read whole, which its lines turned out to need: say why it was.
+            if let (Err(SourceError::File(crate::file::FileError::TooLarge { .. })), Some(e)) =
+                (&read, not_lines)
+            {
+                return Err(e);
+            }
+            let (text, not_utf8) = read?;
             let file = LoadedFile { path, text, not_utf8 };
             load_text(spec, file, *format, progress, Some(path.clone()))
         }

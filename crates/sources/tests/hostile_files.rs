@@ -131,4 +131,26 @@ fn the_source_size_limit_is_configurable_and_links_to_regular_files_still_load()
     );
     let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(error.contains("is 111 bytes, over the 64-byte limit for a source file (raise it with --max-file-bytes)"), "{error}");
+
+    // A streamed file (no size limit) whose lines turn out to hold a pretty-printed value is
+    // read whole: past the limit, the error says why it had to be.
+    let lines = dir.path().join("lines.ndjson");
+    // The pretty value lies past the first 64 KiB the file is recognised from.
+    let mut text = "{\"a\": 1, \"pad\": \"abcdefghijklmnopqrstuvwxyz\"}\n".repeat(2_000);
+    text.push_str("{\n  \"b\": [\n    {\"c\": 1},\n    {\"c\": 2}\n  ]\n}\n");
+    std::fs::write(&lines, text).expect("write");
+    let spec: schemascope_sources::SourceSpec = lines.display().to_string().parse().expect("spec");
+    set_max_source_bytes(1 << 10);
+    let streamed = schemascope_sources::load_with(
+        &spec,
+        &schemascope_sources::NoProgress,
+        schemascope_sources::ReadMode::COPY.streamed(),
+        None,
+    );
+    set_max_source_bytes(DEFAULT_MAX_SOURCE_BYTES);
+    let error = streamed.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        error.contains("pretty-printed over several lines: it is not NDJSON, so it is read whole"),
+        "{error}"
+    );
 }
