@@ -211,31 +211,57 @@ fn halve(value: &mut Value) -> Option<(usize, &'static str)> {
     }
 }
 
+/// What a cut answer tells its reader to do to see what was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeeTheRest {
+    /// Ask for less: the tool takes arguments that select part of its answer.
+    NarrowTheRequest,
+    /// The tool takes no arguments, so only a larger cap shows more.
+    RaiseTheCap,
+}
+
+impl SeeTheRest {
+    /// The advice, as the cut answer's message ends with it.
+    fn advice(self) -> &'static str {
+        match self {
+            Self::NarrowTheRequest => "narrow the request to see the rest",
+            Self::RaiseTheCap => {
+                "this tool takes no arguments to narrow it: a larger result cap (`--max-result-bytes`, `max_result_bytes`) shows the rest"
+            }
+        }
+    }
+}
+
 impl ToolResult {
     /// This result with its JSON within `max_bytes` (at least 4 KiB): unchanged when it fits;
     /// else with the longest strings and then the largest arrays cut, every cut listed in
     /// `truncated` and announced in `message`.
     pub fn capped(self, max_bytes: usize) -> Self {
+        self.capped_as(max_bytes, SeeTheRest::NarrowTheRequest)
+    }
+
+    /// [`Self::capped`], a cut answer saying how to see the rest with `see_the_rest`.
+    pub fn capped_as(self, max_bytes: usize, see_the_rest: SeeTheRest) -> Self {
         let original_bytes = json_size(&self);
-        self.cut_to(max_bytes, original_bytes)
+        self.cut_to(max_bytes, original_bytes, see_the_rest)
     }
 
     /// [`Self::capped`] and the result's JSON text, written once: the cap measures the text it
     /// returns, so an answer that fits is serialised a single time (a cut one, twice). The text is
     /// the envelope's (`serde_json::to_string(&result.into_value())`).
-    pub fn capped_with_text(self, max_bytes: usize) -> (Self, String) {
+    pub fn capped_with_text(self, max_bytes: usize, see_the_rest: SeeTheRest) -> (Self, String) {
         // A ToolResult always serialises (string keys, no failing `Serialize` impl).
         let text = serde_json::to_string(&self).unwrap_or_default();
         if text.len() <= max_bytes.max(MIN_MAX_BYTES) {
             return (self, text);
         }
-        let capped = self.cut_to(max_bytes, text.len());
+        let capped = self.cut_to(max_bytes, text.len(), see_the_rest);
         let text = serde_json::to_string(&capped).unwrap_or_default();
         (capped, text)
     }
 
     /// The cuts of [`Self::capped`], for a result whose JSON is `original_bytes` long.
-    fn cut_to(mut self, max_bytes: usize, original_bytes: usize) -> Self {
+    fn cut_to(mut self, max_bytes: usize, original_bytes: usize, see_the_rest: SeeTheRest) -> Self {
         let max_bytes = max_bytes.max(MIN_MAX_BYTES);
         if original_bytes <= max_bytes {
             return self;
@@ -297,11 +323,12 @@ impl ToolResult {
             self.beside = beside;
         }
         self.message = format!(
-            "{} (The answer was cut to fit {} KiB: {} cut{}, listed in `truncated`; narrow the request to see the rest.)",
+            "{} (The answer was cut to fit {} KiB: {} cut{}, listed in `truncated`; {}.)",
             self.message.trim_end(),
             max_bytes / 1024,
             cuts.len(),
-            if cuts.len() == 1 { "" } else { "s" }
+            if cuts.len() == 1 { "" } else { "s" },
+            see_the_rest.advice()
         );
         self.truncated = Some(Truncation { max_bytes, original_bytes, cuts });
         self
@@ -324,7 +351,8 @@ mod tests {
         );
         let failed = ToolResult::failed("no", json!({"error": "unknown_source"}));
         for result in [fits, big, failed] {
-            let (capped, text) = result.clone().capped_with_text(16 * 1024);
+            let (capped, text) =
+                result.clone().capped_with_text(16 * 1024, SeeTheRest::NarrowTheRequest);
             let expected = result.capped(16 * 1024);
             assert_eq!(capped, expected);
             assert_eq!(text, serde_json::to_string(&expected.into_value()).unwrap_or_default());

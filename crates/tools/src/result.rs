@@ -42,7 +42,12 @@ impl ToolResult {
 
     /// This result within the byte cap `max_bytes` ([`Self::capped`]) with its JSON text.
     pub fn written(self, max_bytes: usize) -> Written {
-        let (result, text) = self.capped_with_text(max_bytes);
+        self.written_as(max_bytes, crate::cap::SeeTheRest::NarrowTheRequest)
+    }
+
+    /// [`Self::written`], a cut answer saying how to see the rest with `see_the_rest`.
+    pub fn written_as(self, max_bytes: usize, see_the_rest: crate::cap::SeeTheRest) -> Written {
+        let (result, text) = self.capped_with_text(max_bytes, see_the_rest);
         Written::new(result, text)
     }
 

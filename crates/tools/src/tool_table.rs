@@ -11,6 +11,7 @@ use schemascope_core::ceilings::CEILINGS;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::cap::SeeTheRest;
 use crate::descriptions as text;
 use crate::graph_session as graph;
 use crate::graph_session::Caller;
@@ -724,7 +725,28 @@ pub fn call_tool_reporting(
     arguments: Value,
     progress: &mut dyn FnMut(Progress),
 ) -> ToolResult {
-    answer(services, caller, name, arguments, progress).capped(result_cap(services, name))
+    answer(services, caller, name, arguments, progress)
+        .capped_as(result_cap(services, name), see_the_rest(name))
+}
+
+/// How a cut answer of tool `name` says to see the rest: by asking for less, unless the tool
+/// takes no arguments (list_sources), when only a larger cap shows more.
+fn see_the_rest(name: &str) -> SeeTheRest {
+    // Read from the tools' schemas once: a call must not build a schema to be answered.
+    static TAKE_NO_ARGUMENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let takes_none = |spec: &&ToolSpec| {
+            (spec.input_schema)()
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(Map::is_empty)
+        };
+        TOOLS.iter().filter(takes_none).map(|spec| spec.name).collect()
+    });
+    if TAKE_NO_ARGUMENTS.contains(&name) {
+        SeeTheRest::RaiseTheCap
+    } else {
+        SeeTheRest::NarrowTheRequest
+    }
 }
 
 /// The byte cap on a result of `name`: the services' cap, which keeps a model's context small —
@@ -763,8 +785,8 @@ pub fn call_tool_written(
     } else {
         None
     };
-    let written =
-        answer(services, caller, name, arguments, progress).written(result_cap(services, name));
+    let written = answer(services, caller, name, arguments, progress)
+        .written_as(result_cap(services, name), see_the_rest(name));
     if let Some(stamp) = stamp {
         services.listing.keep(stamp, &written);
     }

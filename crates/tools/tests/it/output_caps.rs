@@ -168,6 +168,13 @@ fn every_tool_answers_within_the_cap(data: &Data) {
                     "{tool}: {truncated:?}"
                 );
                 assert!(result.message.contains("`truncated`"), "{tool}: {}", result.message);
+                // Every tool but list_sources takes arguments that ask for less.
+                let advice = if tool == "list_sources" {
+                    "takes no arguments"
+                } else {
+                    "narrow the request"
+                };
+                assert!(result.message.contains(advice), "{tool}: {}", result.message);
                 cut.push(tool);
             }
         }
@@ -222,4 +229,27 @@ fn longest_string(value: &Value) -> usize {
         Value::Object(map) => map.values().map(longest_string).max().unwrap_or(0),
         _ => 0,
     }
+}
+
+/// A cut answer says how to see the rest in a way the tool allows: a tool that takes arguments
+/// is asked for less; list_sources, which takes none, only shows more under a larger cap.
+#[test]
+fn a_cut_answer_advises_only_what_its_tool_can_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let specs: Vec<SourceSpec> = (0..200)
+        .map(|i| {
+            let path = dir.path().join(format!("s{i}.ndjson"));
+            std::fs::write(&path, format!("{{\"n\":{i},\"name\":\"source number {i}\"}}\n"))
+                .expect("write");
+            format!("s{i}={}", path.display()).parse().expect("spec")
+        })
+        .collect();
+    let registry = Services::new();
+    registry.sources.load(&specs, &NoProgress).expect("load");
+    registry.set_max_result_bytes(4 * 1024);
+    let listed = call_tool(&registry, Caller::User, "list_sources", json!({}));
+    assert!(listed.truncated.is_some(), "200 sources fit in 4 KiB: {}", listed.message);
+    assert!(listed.message.contains("takes no arguments"), "{}", listed.message);
+    assert!(listed.message.contains("--max-result-bytes"), "{}", listed.message);
+    assert!(!listed.message.contains("narrow the request"), "{}", listed.message);
 }
