@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use schemascope_sources::{ReadMode, SourceSpec, stream_schema};
+use schemascope_tools::cap::SeeTheRest;
 use schemascope_tools::{self as tools, Services, ToolResult};
 use serde_json::{Value, json};
 
@@ -639,9 +640,20 @@ fn streamed_schema(
 }
 
 fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
+    finish_as(result, output, view, SeeTheRest::NarrowTheRequest)
+}
+
+/// [`finish`] for a tool whose cut answer says how to see the rest with `see_the_rest`.
+fn finish_as(
+    result: &ToolResult,
+    output: &Output,
+    view: View,
+    see_the_rest: SeeTheRest,
+) -> ExitCode {
     // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
-    let result = &result.clone().capped(
+    let result = &result.clone().capped_as(
         output.max_result_bytes.unwrap_or(schemascope_tools::cap::DEFAULT_MAX_RESULT_BYTES),
+        see_the_rest,
     );
     if output.json {
         println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
@@ -920,7 +932,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Sources { sources, output } => {
             let services = services_for(&sources)?;
-            finish(&tools::list_sources(&services, Default::default()), &output, View::Data)
+            let listed = tools::list_sources(&services, Default::default());
+            finish_as(&listed, &output, View::Data, tools::tool_table::see_the_rest("list_sources"))
         }
         Command::Tools { sources, definitions, tools: chosen, llm, output } => {
             let services = services_for(&sources)?;

@@ -260,3 +260,24 @@ fn database_profiles_are_kept_in_the_profile_cache_unless_told_not_to() {
         schemascope(&["describe", database, "--profile-cache", cache_arg, "--no-profile-cache"]);
     assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
 }
+
+#[test]
+fn a_cut_source_list_does_not_ask_to_narrow_a_request_that_takes_no_arguments() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = vec!["sources".to_string()];
+    for i in 0..200 {
+        let path = dir.path().join(format!("s{i}.ndjson"));
+        std::fs::write(&path, format!("{{\"n\":{i}}}\n")).expect("write");
+        args.push(format!("s{i}={}", path.display()));
+    }
+    args.extend(["--max-result-bytes", "4096", "--json"].map(String::from));
+    let out = schemascope(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let result: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("the envelope");
+    assert!(result["truncated"].is_object(), "200 sources fit in 4 KiB: {result}");
+    let message = result["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("takes no arguments") && message.contains("--max-result-bytes"),
+        "{message}"
+    );
+    assert!(!message.contains("narrow the request"), "{message}");
+}
