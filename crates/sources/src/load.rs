@@ -635,6 +635,7 @@ fn load_text(
         values_over_lines(path, &text, &warnings, &not_utf8)?;
         with_not_utf8(&mut warnings, not_utf8);
         nothing_loaded(path, &collections, &warnings)?;
+        crate::error::keep_first_line_warnings(&mut warnings);
     }
     progress.finish();
     let collections: Vec<Arc<Collection>> = collections.into_iter().map(Arc::new).collect();

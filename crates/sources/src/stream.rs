@@ -25,7 +25,7 @@ use schemascope_core::size_text::{size_text, size_texts_apart};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::block_claims::BlockClaims;
-use crate::error::{LoadWarning, SourceError};
+use crate::error::{LINE_WARNINGS_KEPT, LoadWarning, SourceError};
 use crate::ndjson::line_error;
 use crate::nesting::{LineNesting, NestingWalk, line_nesting};
 use crate::scratch::SpillOptions;
@@ -76,8 +76,6 @@ pub const SAMPLE_BYTES: usize = 32 << 20;
 /// Parts a worker may take from the others once its own is read: each is merged at the end, and
 /// the later ones are a block or two.
 const MAX_STEALS_PER_WORKER: usize = 8;
-/// Bad lines reported one by one; the rest are counted.
-const WARNINGS_KEPT: usize = 1_000;
 /// Files at least this large are streamed by `serve` too (smaller ones are held whole).
 pub const SERVE_STREAM_FROM: u64 = 1 << 30;
 
@@ -805,7 +803,7 @@ fn profile_line<R: Reader>(
                 Err(e) => {
                     counts.bad_line(raw);
                     out.bad.push(not_utf8_line(block, counts.lines, raw, e.valid_up_to()));
-                    out.bad.truncate(WARNINGS_KEPT + 1);
+                    out.bad.truncate(LINE_WARNINGS_KEPT + 1);
                     return;
                 }
             }
@@ -850,7 +848,7 @@ fn profile_line<R: Reader>(
                 message: error.message,
             });
             // Keep the first ones only; the rest are counted from the block counts.
-            out.bad.truncate(WARNINGS_KEPT + 1);
+            out.bad.truncate(LINE_WARNINGS_KEPT + 1);
         }
     }
 }
@@ -1056,16 +1054,14 @@ pub(crate) fn read_documents<R: Reader>(
     let skipped = bad.len();
     let mut warnings: Vec<LoadWarning> = bad
         .iter()
-        .take(WARNINGS_KEPT)
+        .take(LINE_WARNINGS_KEPT)
         .map(|b| {
             let line = lines_before.get(b.block).copied().unwrap_or(0) + b.line;
             LoadWarning::at(line, b.column, format!("skipped: {}", b.message))
         })
         .collect();
-    if skipped > WARNINGS_KEPT {
-        warnings.push(LoadWarning::new(format!(
-            "{skipped_in_all} lines were skipped in all; only the first {WARNINGS_KEPT} are listed"
-        )));
+    if skipped > LINE_WARNINGS_KEPT {
+        warnings.push(crate::error::more_lines_skipped(skipped_in_all));
     }
     let peak_needed = shared.budget.peak();
     let spill = shared.spill;

@@ -790,3 +790,31 @@ fn one_document_per_line_stays_ndjson_and_a_broken_sequence_is_bad_lines() {
         assert!(error.contains(&format!("{name}:6:1: JSON documents follow one another over several lines, and this one is not valid JSON: expected value")), "{error}");
     }
 }
+
+#[test]
+fn a_file_of_many_bad_lines_lists_the_first_thousand_and_counts_the_rest() {
+    // Read whole and streamed alike (`load_bytes` requires it): 1,500 bad lines among good ones,
+    // one of them not UTF-8, past the thousandth.
+    let mut bytes = Vec::new();
+    for i in 0..3_000 {
+        match i % 2 {
+            0 => bytes.extend_from_slice(format!("{{\"id\": {i}}}\n").as_bytes()),
+            _ if i == 2_501 => bytes.extend_from_slice(b"{\"id\": \"\xff\"}\n"),
+            _ => bytes.extend_from_slice(format!("oops {i}\n").as_bytes()),
+        }
+    }
+    let source = load_bytes("many.ndjson", &bytes).expect("loads");
+    assert_eq!(source.collections[0].item_count(), 1_500);
+    let placed: Vec<usize> = source.warnings.iter().filter_map(|w| w.line).collect();
+    assert_eq!(placed, (0..1_000).map(|k| 2 * k + 2).collect::<Vec<_>>());
+    let notes: Vec<String> =
+        source.warnings.iter().filter(|w| w.line.is_none()).map(ToString::to_string).collect();
+    assert_eq!(notes, ["1500 lines were skipped in all; only the first 1000 are listed"]);
+    // At the limit, every line is listed and there is no note.
+    let limit: String = (0..2_000)
+        .map(|i| if i % 2 == 0 { format!("{{\"id\": {i}}}\n") } else { format!("oops {i}\n") })
+        .collect();
+    let source = load_bytes("limit.ndjson", limit.as_bytes()).expect("loads");
+    assert_eq!(source.warnings.len(), 1_000);
+    assert!(source.warnings.iter().all(|w| w.line.is_some()));
+}
