@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::{LineError, LineHandler, line_error, scan};
+use crate::skipped_lines::SkippedLines;
 use crate::source::Progress;
 
 struct DocumentHandler;
@@ -128,9 +129,10 @@ pub(crate) fn load_document_lines(
     text: SharedText,
     progress: &dyn Progress,
     warnings: &mut Vec<LoadWarning>,
+    skipped: &mut SkippedLines,
 ) -> Collection {
     let mut result = scan(&text, &DocumentHandler, progress);
-    warnings.append(&mut result.warnings);
+    *skipped = std::mem::take(&mut result.skipped);
     let count = result.line_count() as u64;
     let builder = std::mem::take(&mut result.builder);
     let entries = move || {

@@ -161,32 +161,6 @@ impl SourceError {
     }
 }
 
-/// Bad lines of a file listed one by one in its warnings; the rest are counted in one note, so
-/// that a file of millions of bad lines costs neither memory nor every listing of its source.
-pub(crate) const LINE_WARNINGS_KEPT: usize = 1_000;
-
-/// The note after the first [`LINE_WARNINGS_KEPT`] of the `skipped` lines of a file.
-pub(crate) fn more_lines_skipped(skipped: usize) -> LoadWarning {
-    LoadWarning::new(format!(
-        "{skipped} lines were skipped in all; only the first {LINE_WARNINGS_KEPT} are listed"
-    ))
-}
-
-/// Keeps the first [`LINE_WARNINGS_KEPT`] of `warnings` that have a line (each a skipped line)
-/// and those without one, then the note of how many lines were skipped.
-pub(crate) fn keep_first_line_warnings(warnings: &mut Vec<LoadWarning>) {
-    let skipped = warnings.iter().filter(|w| w.line.is_some()).count();
-    if skipped <= LINE_WARNINGS_KEPT {
-        return;
-    }
-    let mut kept = 0;
-    warnings.retain(|w| {
-        kept += usize::from(w.line.is_some());
-        w.line.is_none() || kept <= LINE_WARNINGS_KEPT
-    });
-    warnings.push(more_lines_skipped(skipped));
-}
-
 /// A problem that did not stop loading (a skipped NDJSON line, a dangling edge endpoint, …).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LoadWarning {

@@ -21,6 +21,7 @@ pub mod profile_store;
 mod read;
 mod records;
 pub mod scratch;
+mod skipped_lines;
 pub mod source;
 pub mod spec;
 pub mod sql;

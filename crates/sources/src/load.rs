@@ -16,6 +16,7 @@ use crate::graph::load_graph;
 use crate::profile_store::ProfileStore;
 use crate::read::ReadMode;
 use crate::records::{load_record_lines, load_record_object, looks_like_record_lines};
+use crate::skipped_lines::SkippedLines;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, Location, SourceSpec};
 use crate::sql::{
@@ -404,10 +405,10 @@ fn broken_value(path: &Path, text: &str) -> Option<SourceError> {
 fn values_over_lines(
     path: &Path,
     text: &str,
-    warnings: &[LoadWarning],
-    not_utf8: &[LoadWarning],
+    skipped: &SkippedLines,
+    not_utf8: &SkippedLines,
 ) -> Result<(), SourceError> {
-    let mut bad: Vec<usize> = warnings.iter().chain(not_utf8).filter_map(|w| w.line).collect();
+    let mut bad: Vec<usize> = skipped.lines.iter().chain(&not_utf8.lines).copied().collect();
     if bad.is_empty() {
         return Ok(());
     }
@@ -416,7 +417,7 @@ fn values_over_lines(
     if !crate::nesting::values_over_lines(text, &bad) {
         return Ok(());
     }
-    let refused = match not_utf8.first() {
+    let refused = match not_utf8.listed.first() {
         Some(w) => crate::read::not_utf8_at(path, w.line.unwrap_or(1), w.column.unwrap_or(1)),
         None => broken_value(path, text).unwrap_or_else(|| {
             shape_error(path, "JSON values run over several lines among lines that are not JSON")
@@ -447,28 +448,29 @@ pub(crate) fn is_sequence_over_lines(text: &str, complete: bool) -> bool {
 const BAD_LINES_NAMED: usize = 3;
 
 /// A line-oriented file of which every non-empty line was skipped is an error naming the first
-/// bad lines, not a source of zero items (an empty file still is one).
+/// bad lines, not a source of zero items (an empty file still is one). `skipped` lines were
+/// skipped in all; `warnings` lists the first of them (and may hold other warnings).
 pub(crate) fn nothing_loaded(
     path: &Path,
     collections: &[schemascope_core::Collection],
+    skipped: usize,
     warnings: &[LoadWarning],
 ) -> Result<(), SourceError> {
-    let skipped: Vec<&LoadWarning> = warnings.iter().filter(|w| w.line.is_some()).collect();
-    if skipped.is_empty() || collections.iter().any(|c| !c.is_empty()) {
+    let listed: Vec<&LoadWarning> = warnings.iter().filter(|w| w.line.is_some()).collect();
+    let Some(first) = listed.first() else { return Ok(()) };
+    if collections.iter().any(|c| !c.is_empty()) {
         return Ok(());
     }
-    let first = skipped[0];
-    let named: Vec<String> =
-        skipped.iter().take(BAD_LINES_NAMED).map(ToString::to_string).collect();
-    let more = skipped.len().saturating_sub(BAD_LINES_NAMED);
+    let named: Vec<String> = listed.iter().take(BAD_LINES_NAMED).map(ToString::to_string).collect();
+    let skipped = skipped.max(listed.len());
+    let more = skipped.saturating_sub(named.len());
     let more = if more > 0 { format!("; and {more} more") } else { String::new() };
     Err(SourceError::Syntax {
         path: path.to_path_buf(),
         line: first.line.unwrap_or(1),
         column: first.column.unwrap_or(1),
         message: format!(
-            "no item loaded: all {} non-empty lines are invalid ({}{more})",
-            skipped.len(),
+            "no item loaded: all {skipped} non-empty lines are invalid ({}{more})",
             named.join("; ")
         ),
     })
@@ -478,35 +480,41 @@ pub(crate) fn nothing_loaded(
 struct LoadedFile<'a> {
     path: &'a Path,
     text: SharedText,
-    /// The warnings for its lines that were not UTF-8, marked in `text` as lines that are not
-    /// JSON (see [`crate::read::read_shared`]).
-    not_utf8: Vec<LoadWarning>,
+    /// Its lines that were not UTF-8, marked in `text` as lines that are not JSON (see
+    /// [`crate::read::read_shared`]).
+    not_utf8: SkippedLines,
 }
 
 impl<'a> LoadedFile<'a> {
     /// Text that was UTF-8 throughout.
     fn of(path: &'a Path, text: Text) -> Self {
-        Self { path, text: Arc::new(text), not_utf8: Vec::new() }
+        Self { path, text: Arc::new(text), not_utf8: SkippedLines::default() }
     }
 }
 
 /// Puts the warnings for lines that were not UTF-8 in place of the loaders' warnings for the
-/// same lines (which were told the lines are not JSON).
-fn with_not_utf8(warnings: &mut Vec<LoadWarning>, not_utf8: Vec<LoadWarning>) {
-    if not_utf8.is_empty() {
+/// same lines (which were told the lines are not JSON). Every such line is a bad line to the
+/// loaders, so the first of them are among the loaders' first.
+fn with_not_utf8(skipped: &mut SkippedLines, not_utf8: SkippedLines) {
+    if not_utf8.lines.is_empty() {
         return;
     }
     let mut by_line: HashMap<usize, LoadWarning> =
-        not_utf8.into_iter().filter_map(|w| Some((w.line?, w))).collect();
-    for warning in warnings.iter_mut() {
+        not_utf8.listed.into_iter().filter_map(|w| Some((w.line?, w))).collect();
+    for warning in &mut skipped.listed {
         if let Some(replaced) = warning.line.and_then(|line| by_line.remove(&line)) {
             *warning = replaced;
         }
     }
-    // Every such line is a bad line to the loaders; should one not be, it is still said.
-    if !by_line.is_empty() {
-        warnings.extend(by_line.into_values());
-        warnings.sort_by_key(|w| (w.line.is_none(), w.line));
+    // Should one not be a bad line to the loaders, it is still said.
+    if !by_line.is_empty() || not_utf8.lines.iter().any(|l| skipped.lines.binary_search(l).is_err())
+    {
+        skipped.listed.extend(by_line.into_values());
+        skipped.listed.sort_by_key(|w| w.line);
+        skipped.listed.truncate(crate::skipped_lines::LINE_WARNINGS_KEPT);
+        skipped.lines.extend(not_utf8.lines);
+        skipped.lines.sort_unstable();
+        skipped.lines.dedup();
     }
 }
 
@@ -521,6 +529,7 @@ fn load_text(
     let bytes = text.len() as u64;
     progress.start(bytes);
     let mut warnings: Vec<LoadWarning> = Vec::new();
+    let mut skipped = SkippedLines::default();
     let name = spec.name.as_str();
     let mut direction = None;
     let shape = detect(path, &text)?;
@@ -533,17 +542,18 @@ fn load_text(
             ));
         }
         (Shape::Lines, Some(Format::Records)) => {
-            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut warnings)])
+            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut skipped)])
         }
         (Shape::Lines, None) if looks_like_record_lines(&text) => {
-            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut warnings)])
+            (Format::Records, vec![load_record_lines(name, text.clone(), progress, &mut skipped)])
         }
         (Shape::Lines, _) => {
-            let before = warnings.len();
-            let lines = load_document_lines(name, text.clone(), progress, &mut warnings);
+            let lines =
+                load_document_lines(name, text.clone(), progress, &mut warnings, &mut skipped);
             // Its bad lines may be documents over several lines after one-line ones (`{}` first).
-            if warnings.len() > before && is_sequence_over_lines(&text, true) {
-                warnings.truncate(before);
+            if !skipped.lines.is_empty() && is_sequence_over_lines(&text, true) {
+                warnings.clear();
+                skipped = SkippedLines::default();
                 let layout = DocumentLayout::Sequence;
                 let documents =
                     load_documents(path, name, text.clone(), layout, progress, &mut warnings)?;
@@ -632,10 +642,11 @@ fn load_text(
         }
     };
     if lines {
-        values_over_lines(path, &text, &warnings, &not_utf8)?;
-        with_not_utf8(&mut warnings, not_utf8);
-        nothing_loaded(path, &collections, &warnings)?;
-        crate::error::keep_first_line_warnings(&mut warnings);
+        values_over_lines(path, &text, &skipped, &not_utf8)?;
+        with_not_utf8(&mut skipped, not_utf8);
+        nothing_loaded(path, &collections, skipped.lines.len(), &skipped.listed)?;
+        // The skipped lines first, as they came.
+        warnings.splice(0..0, skipped.into_warnings());
     }
     progress.finish();
     let collections: Vec<Arc<Collection>> = collections.into_iter().map(Arc::new).collect();

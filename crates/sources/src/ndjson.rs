@@ -11,6 +11,7 @@ use std::ops::Range;
 use schemascope_core::{ItemEntry, ProfileBuilder};
 
 use crate::error::LoadWarning;
+use crate::skipped_lines::{LINE_WARNINGS_KEPT, SkippedLines};
 use crate::source::Progress;
 
 /// Bytes between progress reports.
@@ -44,7 +45,7 @@ pub(crate) struct ScanResult {
     /// ([`ScanResult::into_items`]).
     pub items: Vec<Vec<ItemEntry>>,
     pub builder: ProfileBuilder,
-    pub warnings: Vec<LoadWarning>,
+    pub skipped: SkippedLines,
 }
 
 impl ScanResult {
@@ -86,7 +87,10 @@ pub(crate) fn line_slices(bytes: &[u8], parts: usize) -> Vec<Range<usize>> {
 struct SliceResult {
     items: Vec<ItemEntry>,
     builder: ProfileBuilder,
-    bad: Vec<(usize, LineError)>,
+    /// Every bad line's number within the slice.
+    bad: Vec<usize>,
+    /// Why the first [`LINE_WARNINGS_KEPT`] of them are bad (the others are counted only).
+    errors: Vec<LineError>,
     line_count: usize,
 }
 
@@ -120,39 +124,39 @@ pub(crate) fn not_utf8_line(raw: &[u8], valid: usize) -> (usize, String) {
 /// nowhere, so the line is not JSON, and its brackets and quotes stay where they were.
 const NOT_UTF8_FILL: u8 = 0x01;
 
-/// `bytes` with every byte that is not UTF-8 overwritten with [`NOT_UTF8_FILL`], and a warning
-/// for each line that held one, at its line and the byte column of its first bad byte. Such a
+/// `bytes` with every byte that is not UTF-8 overwritten with [`NOT_UTF8_FILL`], and the lines
+/// that held one, with a warning at the byte column of its first bad byte (for the first of them). Such a
 /// line stays a line that is not JSON, so a file is recognised, and its lines loaded or counted,
 /// as if the line held a syntax error there (the loaders' warning for it is then replaced by
 /// this one); the other lines keep their numbers and offsets.
-pub(crate) fn mark_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, Vec<LoadWarning>) {
+pub(crate) fn mark_lines_not_utf8(mut bytes: Vec<u8>) -> (Vec<u8>, SkippedLines) {
     let mut bad = Vec::new();
+    let mut skipped = SkippedLines::default();
     for (i, range) in line_ranges(&bytes).enumerate() {
         let line = &bytes[range.clone()];
         if simdutf8::basic::from_utf8(line).is_err()
             && let Err(e) = std::str::from_utf8(line)
         {
-            // A byte-order mark is not part of the text: columns count from after it.
-            let bom = if i == 0 && line.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
-            let (column, message) = not_utf8_line(&line[bom..], e.valid_up_to() - bom);
-            bad.push((range, LoadWarning::at(i + 1, column, format!("skipped: {message}"))));
+            skipped.add(i + 1, || {
+                // A byte-order mark is not part of the text: columns count from after it.
+                let bom = if i == 0 && line.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+                let (column, message) = not_utf8_line(&line[bom..], e.valid_up_to() - bom);
+                Some(LoadWarning::at(i + 1, column, format!("skipped: {message}")))
+            });
+            bad.push(range);
         }
     }
-    let warnings = bad
-        .into_iter()
-        .map(|(range, warning)| {
-            let line = &mut bytes[range];
-            let mut at = 0;
-            while let Err(e) = std::str::from_utf8(&line[at..]) {
-                let start = at + e.valid_up_to();
-                let end = e.error_len().map_or(line.len(), |len| start + len);
-                line[start..end].fill(NOT_UTF8_FILL);
-                at = end;
-            }
-            warning
-        })
-        .collect();
-    (bytes, warnings)
+    for range in bad {
+        let line = &mut bytes[range];
+        let mut at = 0;
+        while let Err(e) = std::str::from_utf8(&line[at..]) {
+            let start = at + e.valid_up_to();
+            let end = e.error_len().map_or(line.len(), |len| start + len);
+            line[start..end].fill(NOT_UTF8_FILL);
+            at = end;
+        }
+    }
+    (bytes, skipped)
 }
 
 /// About how many lines `slice` has (a tenth more), from the lines in its first 64 KiB, so
@@ -177,6 +181,7 @@ fn scan_lines(
     let mut builder = handler.builder();
     let mut items = Vec::with_capacity(estimated_lines(slice));
     let mut bad = Vec::new();
+    let mut errors = Vec::new();
     let mut line_count = 0;
     let mut offset = range.start;
     let mut since_report = 0;
@@ -202,12 +207,15 @@ fn scan_lines(
         match handler.handle(trimmed, line_start + lead, &mut builder) {
             Ok(item) => items.push(item),
             Err(e) => {
-                bad.push((line_count, LineError { column: e.column + lead, message: e.message }))
+                bad.push(line_count);
+                if errors.len() < LINE_WARNINGS_KEPT {
+                    errors.push(LineError { column: e.column + lead, message: e.message });
+                }
             }
         }
     }
     progress.advance(since_report as u64);
-    SliceResult { items, builder, bad, line_count }
+    SliceResult { items, builder, bad, errors, line_count }
 }
 
 fn scan_slice(
@@ -221,14 +229,8 @@ fn scan_slice(
         return first;
     }
     // The bad lines may have left partial counts: profile the slice again without them.
-    let skip: Vec<usize> = first.bad.iter().map(|(line, _)| *line).collect();
-    let again = scan_lines(text, range, handler, &crate::NoProgress, &skip);
-    SliceResult {
-        items: again.items,
-        builder: again.builder,
-        bad: first.bad,
-        line_count: first.line_count,
-    }
+    let again = scan_lines(text, range, handler, &crate::NoProgress, &first.bad);
+    SliceResult { items: again.items, builder: again.builder, ..first }
 }
 
 /// Scans every line of `text` on all cores.
@@ -248,18 +250,25 @@ pub(crate) fn scan(text: &str, handler: &dyn LineHandler, progress: &dyn Progres
             handles.into_iter().map(|h| schemascope_core::sync::joined(h.join())).collect()
         })
     };
-    let mut merged =
-        ScanResult { items: Vec::new(), builder: handler.builder(), warnings: Vec::new() };
+    let mut merged = ScanResult {
+        items: Vec::new(),
+        builder: handler.builder(),
+        skipped: SkippedLines::default(),
+    };
     let mut line_base = 0;
     let mut first = true;
     for slice in results {
         merged.items.push(slice.items);
-        for (line, error) in slice.bad {
-            merged.warnings.push(LoadWarning::at(
-                line + line_base,
-                error.column,
-                format!("skipped: {}", error.message),
-            ));
+        let mut errors = slice.errors.into_iter();
+        for line in slice.bad {
+            let line = line + line_base;
+            // A slice says why its first bad lines are bad, so the first of all are among them.
+            let error = errors.next();
+            merged.skipped.add(line, || {
+                error.map(|LineError { column, message }| {
+                    LoadWarning::at(line, column, format!("skipped: {message}"))
+                })
+            });
         }
         if first {
             merged.builder = slice.builder;

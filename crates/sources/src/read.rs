@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use schemascope_core::{ExternalBytes, SharedText, Text};
 
-use crate::error::{LoadWarning, SourceError};
+use crate::error::SourceError;
+use crate::skipped_lines::SkippedLines;
 
 /// Files at least this large are read and checked in parallel, and mapped when asked to.
 const PARALLEL_FROM: usize = 32 << 20;
@@ -136,7 +137,7 @@ pub(crate) fn read_shared(
     path: &Path,
     mode: ReadMode,
     is_lines: impl FnOnce(&str) -> bool,
-) -> Result<(SharedText, Vec<LoadWarning>), SourceError> {
+) -> Result<(SharedText, SkippedLines), SourceError> {
     let (bytes, bad_at) = match mode.is_mapped().then(|| map_file(path)).transpose()?.flatten() {
         Some(map) => match check_utf8(&map) {
             Ok(()) => {
@@ -146,22 +147,22 @@ pub(crate) fn read_shared(
                 // safety contract.
                 let text =
                     unsafe { Text::from_external_unchecked(Box::new(MappedFile(map)), start) };
-                return Ok((Arc::new(text), Vec::new()));
+                return Ok((Arc::new(text), SkippedLines::default()));
             }
             Err(at) => (map.to_vec(), at),
         },
         None => {
             let bytes = read_bytes(path)?;
             match check_utf8(&bytes) {
-                Ok(()) => return Ok((Arc::new(owned_text(bytes)), Vec::new())),
+                Ok(()) => return Ok((Arc::new(owned_text(bytes)), SkippedLines::default())),
                 Err(at) => (bytes, at),
             }
         }
     };
     let refused = not_utf8(path, &bytes, bad_at);
-    let (bytes, warnings) = crate::ndjson::mark_lines_not_utf8(bytes);
+    let (bytes, not_utf8) = crate::ndjson::mark_lines_not_utf8(bytes);
     let text = owned_text(bytes);
-    if is_lines(&text) { Ok((Arc::new(text), warnings)) } else { Err(refused) }
+    if is_lines(&text) { Ok((Arc::new(text), not_utf8)) } else { Err(refused) }
 }
 
 /// `bytes`, checked as UTF-8, as text without a leading byte-order mark.

@@ -9,8 +9,9 @@ use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBui
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::error::{LoadWarning, SourceError};
+use crate::error::SourceError;
 use crate::ndjson::{LineError, LineHandler, line_error, scan};
+use crate::skipped_lines::SkippedLines;
 use crate::source::Progress;
 
 /// The members of a JSON object as written, values left as text: no value is parsed into a tree,
@@ -184,10 +185,10 @@ pub(crate) fn load_record_lines(
     name: &str,
     text: SharedText,
     progress: &dyn Progress,
-    warnings: &mut Vec<LoadWarning>,
+    skipped: &mut SkippedLines,
 ) -> Collection {
     let mut result = scan(&text, &RecordHandler, progress);
-    warnings.append(&mut result.warnings);
+    *skipped = std::mem::take(&mut result.skipped);
     let count = result.line_count() as u64;
     let builder = std::mem::take(&mut result.builder);
     let items = result.into_items();

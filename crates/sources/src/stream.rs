@@ -25,10 +25,11 @@ use schemascope_core::size_text::{size_text, size_texts_apart};
 use schemascope_core::{Collection, CollectionKind, ItemEntry, ItemId, ProfileBuilder};
 
 use crate::block_claims::BlockClaims;
-use crate::error::{LINE_WARNINGS_KEPT, LoadWarning, SourceError};
+use crate::error::{LoadWarning, SourceError};
 use crate::ndjson::line_error;
 use crate::nesting::{LineNesting, NestingWalk, line_nesting};
 use crate::scratch::SpillOptions;
+use crate::skipped_lines::LINE_WARNINGS_KEPT;
 use crate::source::{Progress, Source};
 use crate::spec::{Format, SourceSpec};
 use crate::worker_budget::WorkerBudget;
@@ -896,7 +897,17 @@ pub(crate) fn stream(
         None => ProfileBuilder::new().capture_ids(),
     };
     let read = read_documents(path, &options, mode, progress, &new)?;
-    let Read { builder, sample, mut warnings, items_before, items, peak_needed, spill, len } = read;
+    let Read {
+        builder,
+        sample,
+        mut warnings,
+        skipped,
+        items_before,
+        items,
+        peak_needed,
+        spill,
+        len,
+    } = read;
     let budget = options.budget;
     // Fitting is by block, so a few percent past the budget is within what "about" says.
     if peak_needed > budget + budget / 32 {
@@ -922,7 +933,7 @@ pub(crate) fn stream(
         warnings.push(warning);
     }
     let collection = sample_collection(name, sample, &items_before, profile, items as u64);
-    crate::load::nothing_loaded(path, std::slice::from_ref(&collection), &warnings)?;
+    crate::load::nothing_loaded(path, std::slice::from_ref(&collection), skipped, &warnings)?;
     if options.announce_sample
         && collection.sample_of().is_some_and(|t| t > collection.len() as u64)
     {
@@ -954,6 +965,8 @@ pub(crate) struct Read<R> {
     pub(crate) builder: Option<R>,
     pub(crate) sample: Sample,
     pub(crate) warnings: Vec<LoadWarning>,
+    /// The lines skipped in all (`warnings` lists the first of them).
+    pub(crate) skipped: usize,
     pub(crate) items_before: Vec<usize>,
     pub(crate) items: usize,
     /// The most the workers' counters needed together.
@@ -1061,11 +1074,12 @@ pub(crate) fn read_documents<R: Reader>(
         })
         .collect();
     if skipped > LINE_WARNINGS_KEPT {
-        warnings.push(crate::error::more_lines_skipped(skipped_in_all));
+        warnings.push(crate::skipped_lines::more_lines_skipped(skipped_in_all));
     }
     let peak_needed = shared.budget.peak();
     let spill = shared.spill;
-    Ok(Read { builder, sample, warnings, items_before, items, peak_needed, spill, len })
+    let skipped = skipped_in_all;
+    Ok(Read { builder, sample, warnings, skipped, items_before, items, peak_needed, spill, len })
 }
 
 /// Whether the bad lines of `blocks` (in file order) hold JSON values over several lines with

@@ -66,7 +66,7 @@ fn stream_schema_with(
     let facts = read.builder.unwrap_or_default().finish(read.items as u64);
     let first = read.sample.heap.iter().min_by_key(|s| s.offset);
     if first.is_none() {
-        crate::load::nothing_loaded(path, &[], &read.warnings)?;
+        crate::load::nothing_loaded(path, &[], read.skipped, &read.warnings)?;
     }
     let example = first.map(|s| s.text.to_string());
     progress.finish();

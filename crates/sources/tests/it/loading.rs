@@ -818,3 +818,35 @@ fn a_file_of_many_bad_lines_lists_the_first_thousand_and_counts_the_rest() {
     assert_eq!(source.warnings.len(), 1_000);
     assert!(source.warnings.iter().all(|w| w.line.is_some()));
 }
+
+#[test]
+fn many_lines_not_utf8_or_all_bad_are_counted_in_full_and_listed_in_part() {
+    // 1,200 lines with a stray byte among good ones: the first thousand say so, the note counts
+    // them all.
+    let mut bytes = Vec::new();
+    for i in 0..2_400 {
+        match i % 2 {
+            0 => bytes.extend_from_slice(format!("{{\"id\": {i}}}\n").as_bytes()),
+            _ => bytes.extend_from_slice(b"{\"id\": \"\xfe\"}\n"),
+        }
+    }
+    let source = load_bytes("stray.ndjson", &bytes).expect("loads");
+    assert_eq!(source.collections[0].item_count(), 1_200);
+    let listed: Vec<_> = source.warnings.iter().filter(|w| w.line.is_some()).collect();
+    assert_eq!(listed.len(), 1_000);
+    assert_eq!(
+        listed[999].to_string(),
+        "line 2000, column 9: skipped: the line is not valid UTF-8 (byte 0xFE)"
+    );
+    assert_eq!(
+        source.warnings.last().map(ToString::to_string).as_deref(),
+        Some("1200 lines were skipped in all; only the first 1000 are listed")
+    );
+    // Every one of 2,500 lines bad: the error counts them all, names the first three.
+    let bad: String = (0..2_500).map(|i| format!("oops {i}\n")).collect();
+    let err = load_bytes("bad.ndjson", bad.as_bytes()).expect_err("nothing loaded").to_string();
+    assert!(
+        err.contains("no item loaded: all 2500 non-empty lines are invalid (line 1, column 1: skipped: expected value; line 2, column 1: skipped: expected value; line 3, column 1: skipped: expected value; and 2497 more)"),
+        "{err}"
+    );
+}
