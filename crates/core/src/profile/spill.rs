@@ -187,6 +187,10 @@ pub(crate) struct Chunk {
     /// The bucket of each piece's first string, in a chunk of strings by bucket: where a reader
     /// of a range of buckets starts (see [`ChunkReader::from_bucket`]).
     first_buckets: Vec<u16>,
+    /// In a chunk of strings by bucket, the bytes each piece's entries (hash, length, count)
+    /// take before its texts, which follow them one after another: a reader checks a piece's
+    /// texts as UTF-8 at once (one by one, most are too short for the SIMD check).
+    entry_bytes: Vec<u32>,
     /// In a chunk of strings in ascending text order (values that arrived in order, as ids and
     /// timestamps do): where its pieces begin and where it ends.
     pub ascending: Option<TextRun>,
@@ -241,6 +245,8 @@ impl std::fmt::Debug for Chunk {
 pub(super) struct ChunkWriter {
     chunk: Chunk,
     buf: Vec<u8>,
+    /// The texts of the strings in `buf`, which a piece holds after their entries.
+    texts: Vec<u8>,
     /// Whether the entries are strings, whose pieces' first buckets are kept.
     strings: bool,
 }
@@ -255,17 +261,26 @@ impl ChunkWriter {
                 entries: 0,
                 numbers: None,
                 first_buckets: Vec::new(),
+                entry_bytes: Vec::new(),
                 ascending: None,
             },
             buf: Vec::with_capacity(PIECE + 64),
+            texts: Vec::new(),
             strings: false,
         }
     }
 
     fn flush(&mut self) -> Result<(), SpillError> {
         if !self.buf.is_empty() {
-            let buf = std::mem::take(&mut self.buf);
-            let written = self.piece(&buf);
+            let mut buf = std::mem::take(&mut self.buf);
+            let written = if self.strings {
+                let entries = buf.len();
+                buf.extend_from_slice(&self.texts);
+                self.texts.clear();
+                self.string_piece(&buf, entries)
+            } else {
+                self.piece(&buf)
+            };
             self.buf = buf;
             self.buf.clear();
             written?;
@@ -277,7 +292,7 @@ impl ChunkWriter {
         put_varint(&mut self.buf, n);
         self.chunk.values += n;
         self.chunk.entries += 1;
-        if self.buf.len() >= PIECE { self.flush() } else { Ok(()) }
+        if self.buf.len() + self.texts.len() >= PIECE { self.flush() } else { Ok(()) }
     }
 
     /// Adds a number seen `n` times (numbers in ascending order).
@@ -301,7 +316,7 @@ impl ChunkWriter {
         self.strings = true;
         self.buf.extend_from_slice(&hash.to_le_bytes());
         put_varint(&mut self.buf, text.len() as u64);
-        self.buf.extend_from_slice(text.as_bytes());
+        self.texts.extend_from_slice(text.as_bytes());
         self.entry_done(n)
     }
 
@@ -324,50 +339,58 @@ impl ChunkWriter {
         self.flush()?;
         self.strings = true;
         let buckets = 1usize << BUCKET_BITS;
-        let entry_bytes =
-            |text: &str, n: u64| 8 + varint_len(text.len() as u64) + text.len() + varint_len(n);
-        let mut sizes = vec![0usize; buckets];
+        let entry_bytes = |text: &str, n: u64| 8 + varint_len(text.len() as u64) + varint_len(n);
+        // Each bucket's entries and its texts, in bytes.
+        let mut sizes = vec![(0usize, 0usize); buckets];
         for (hash, text, n) in tally() {
-            sizes[usize::from(bucket_of(hash))] += entry_bytes(text, n);
+            let size = &mut sizes[usize::from(bucket_of(hash))];
+            size.0 += entry_bytes(text, n);
+            size.1 += text.len();
             self.chunk.values += n;
             self.chunk.entries += 1;
         }
-        let mut window: Vec<u8> = Vec::new();
-        let mut cursors = vec![0usize; buckets];
+        let (mut entries, mut texts, mut piece) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cursors = vec![(0usize, 0usize); buckets];
         let mut first = 0;
         while first < buckets {
             let mut end = first;
-            let mut bytes = 0;
-            while end < buckets && (end == first || bytes + sizes[end] <= WINDOW) {
-                cursors[end] = bytes;
-                bytes += sizes[end];
+            let (mut entry_end, mut text_end) = (0, 0);
+            while end < buckets
+                && (end == first || entry_end + text_end + sizes[end].0 + sizes[end].1 <= WINDOW)
+            {
+                cursors[end] = (entry_end, text_end);
+                entry_end += sizes[end].0;
+                text_end += sizes[end].1;
                 end += 1;
             }
-            window.clear();
-            window.resize(bytes, 0);
+            entries.clear();
+            entries.resize(entry_end, 0);
+            texts.clear();
+            texts.resize(text_end, 0);
             for (hash, text, n) in tally() {
                 let bucket = usize::from(bucket_of(hash));
                 if bucket < first || bucket >= end {
                     continue;
                 }
-                let at = &mut cursors[bucket];
-                *at = put_at(&mut window, *at, &hash.to_le_bytes());
-                *at = put_varint_at(&mut window, *at, text.len() as u64);
-                *at = put_at(&mut window, *at, text.as_bytes());
-                *at = put_varint_at(&mut window, *at, n);
+                let (at, text_at) = &mut cursors[bucket];
+                *at = put_at(&mut entries, *at, &hash.to_le_bytes());
+                *at = put_varint_at(&mut entries, *at, text.len() as u64);
+                *at = put_varint_at(&mut entries, *at, n);
+                *text_at = put_at(&mut texts, *text_at, text.as_bytes());
             }
             // Pieces end where a bucket does (an entry's end), each about a piece long.
-            let mut start = 0;
-            let mut at = 0;
-            for &size in &sizes[first..end] {
-                at += size;
-                if at - start >= PIECE {
-                    self.piece(&window[start..at])?;
+            let (mut start, mut at) = ((0, 0), (0, 0));
+            for (k, &(entry_size, text_size)) in sizes[first..end].iter().enumerate() {
+                at = (at.0 + entry_size, at.1 + text_size);
+                if at.0 + at.1 - start.0 - start.1 >= PIECE || first + k + 1 == end {
+                    if at.0 > start.0 {
+                        piece.clear();
+                        piece.extend_from_slice(&entries[start.0..at.0]);
+                        piece.extend_from_slice(&texts[start.1..at.1]);
+                        self.string_piece(&piece, at.0 - start.0)?;
+                    }
                     start = at;
                 }
-            }
-            if at > start {
-                self.piece(&window[start..at])?;
             }
             first = end;
         }
@@ -419,6 +442,14 @@ impl ChunkWriter {
         texts.clear();
         meta.clear();
         written
+    }
+
+    /// Appends `bytes`, the first `entries` of them strings' entries and the rest their texts,
+    /// as one piece.
+    fn string_piece(&mut self, bytes: &[u8], entries: usize) -> Result<(), SpillError> {
+        self.piece(bytes)?;
+        self.chunk.entry_bytes.push(entries as u32);
+        Ok(())
     }
 
     /// Appends `bytes` (whole entries) as one piece.
@@ -489,13 +520,17 @@ fn unzigzag(n: u64) -> i64 {
 pub(super) struct ChunkReader<'a> {
     chunk: &'a Chunk,
     piece: usize,
+    /// The piece's entries.
     buf: Vec<u8>,
     at: usize,
+    /// The piece's texts, in a chunk of strings.
+    texts: String,
+    text_at: usize,
 }
 
 impl<'a> ChunkReader<'a> {
     pub(super) fn new(chunk: &'a Chunk) -> Self {
-        Self { chunk, piece: 0, buf: Vec::new(), at: 0 }
+        Self { chunk, piece: 0, buf: Vec::new(), at: 0, texts: String::new(), text_at: 0 }
     }
 
     /// A reader of a chunk of strings from the first string of bucket `bucket` or a later one.
@@ -516,14 +551,54 @@ impl<'a> ChunkReader<'a> {
     fn ready(&mut self) -> bool {
         while self.at >= self.buf.len() {
             let Some(&(offset, len)) = self.chunk.pieces.get(self.piece) else { return false };
+            let entries = self.chunk.entry_bytes.get(self.piece).map(|&e| e as usize);
             self.piece += 1;
-            self.at = 0;
-            if !self.chunk.read_into(&mut self.buf, offset, len as usize) {
+            (self.at, self.text_at) = (0, 0);
+            let len = len as usize;
+            let read = match entries {
+                None => self.chunk.read_into(&mut self.buf, offset, len),
+                Some(entries) => {
+                    let mut texts = std::mem::take(&mut self.texts).into_bytes();
+                    let read = self.chunk.read_into(&mut self.buf, offset, entries)
+                        && self.chunk.read_into(
+                            &mut texts,
+                            offset + entries as u64,
+                            len.saturating_sub(entries),
+                        );
+                    // Chunks hold what was written from `str`s: texts that are not UTF-8 were
+                    // not read back as written.
+                    match String::from_utf8(texts).ok().filter(|_| read) {
+                        Some(texts) => {
+                            self.texts = texts;
+                            true
+                        }
+                        None => {
+                            if read {
+                                self.fail("a chunk of strings read back is not UTF-8");
+                            }
+                            false
+                        }
+                    }
+                }
+            };
+            if !read {
                 self.piece = self.chunk.pieces.len();
+                self.buf.clear();
                 return false;
             }
         }
         true
+    }
+
+    /// Records that the chunk was not read back as written, and ends its entries.
+    fn fail(&mut self, message: &str) {
+        self.chunk.scratch.fail(SpillError::Io {
+            place: self.chunk.scratch.spill.place(),
+            message: message.to_string(),
+        });
+        self.piece = self.chunk.pieces.len();
+        self.buf.clear();
+        self.at = 0;
     }
 
     fn varint(&mut self) -> u64 {
@@ -575,15 +650,16 @@ impl<'a> ChunkReader<'a> {
         }
         let hash = self.word()?;
         self.at += 8;
-        let len = self.varint() as usize;
-        let start = self.at;
-        self.at += len;
+        let len = usize::try_from(self.varint()).unwrap_or(usize::MAX);
         let n = self.varint();
-        // Chunks hold what was written from `str`s; the check is for a scratch file changed
-        // under us, with the SIMD check (std's took 3 % of profiling a nested file).
-        let text =
-            simdutf8::basic::from_utf8(self.buf.get(start..start + len)?).unwrap_or_default();
-        Some((hash, text, n))
+        let start = self.text_at;
+        let end = start.saturating_add(len);
+        if self.texts.get(start..end).is_none() {
+            self.fail("a chunk of strings read back does not hold the texts it lists");
+            return None;
+        }
+        self.text_at = end;
+        Some((hash, self.texts.get(start..end)?, n))
     }
 }
 
@@ -800,6 +876,30 @@ mod tests {
         while read.numbers(&mut out, 1_000) {}
         assert_eq!(out, keys);
         assert!(spill.failure().is_none());
+    }
+
+    /// A piece whose texts were changed under the reader into bytes that are not UTF-8 ends the
+    /// strings and fails the spill: no string is read back as another.
+    #[test]
+    fn texts_changed_in_the_scratch_file_fail_the_spill() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut strings = ChunkWriter::new(&scratch);
+        for i in 0..20_000u64 {
+            strings.hashed_string(i << 40, &format!("text-{i}"), 1).expect("write");
+        }
+        let strings = strings.finish().expect("written");
+        assert!(strings.pieces.len() > 2);
+        let (offset, _) = strings.pieces[1];
+        let texts_at = offset + u64::from(strings.entry_bytes[1]);
+        scratch.file.write_at(&[0xFF], texts_at + 2).expect("changed");
+        let mut read = ChunkReader::new(&strings);
+        let mut back = 0;
+        while read.hashed_string().is_some() {
+            back += 1;
+        }
+        assert!(back > 0 && back < 20_000, "{back}");
+        assert!(spill.failure().is_some_and(|e| e.to_string().contains("not UTF-8")));
     }
 
     #[test]
