@@ -408,13 +408,22 @@ fn values_over_lines(
     skipped: &SkippedLines,
     not_utf8: &SkippedLines,
 ) -> Result<(), SourceError> {
-    let mut bad: Vec<usize> = skipped.lines.iter().chain(&not_utf8.lines).copied().collect();
-    if bad.is_empty() {
+    if skipped.lines.is_empty() && not_utf8.lines.is_empty() {
         return Ok(());
     }
-    bad.sort_unstable();
-    bad.dedup();
-    if !crate::nesting::values_over_lines(text, &bad) {
+    // Lines not UTF-8 are the loaders' bad lines too: only a file of millions of bad lines
+    // would pay for a copy of their numbers.
+    let union;
+    let bad = if not_utf8.lines.iter().all(|l| skipped.lines.binary_search(l).is_ok()) {
+        &skipped.lines
+    } else {
+        let mut lines: Vec<usize> = skipped.lines.iter().chain(&not_utf8.lines).copied().collect();
+        lines.sort_unstable();
+        lines.dedup();
+        union = lines;
+        &union
+    };
+    if !crate::nesting::values_over_lines(text, bad) {
         return Ok(());
     }
     let refused = match not_utf8.listed.first() {

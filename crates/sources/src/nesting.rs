@@ -4,7 +4,9 @@
 //! are JSON on their own (`2`, `{"id": 1}`): those must not become documents. A line that is
 //! not JSON may open a container (its brackets, outside strings, leave some open) that a later
 //! bad line closes; a document line between the two is part of one value over several lines.
-//! A line cut short (a log's truncated write) opens one too, but nothing closes it.
+//! A line cut short (a log's truncated write) may leave brackets open too, but it ends inside
+//! a string or a value, where a pretty-printer ends a line with the bracket it opens: it opens
+//! nothing.
 
 /// How a line that is not JSON on its own leaves the nesting of brackets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,10 +25,13 @@ impl LineNesting {
 }
 
 /// The nesting of `line`'s brackets outside strings (escapes honoured; bytes that are not UTF-8
-/// are neither brackets nor quotes).
+/// are neither brackets nor quotes). Containers are left open for later lines only by a line
+/// that ends with its opener, as every pretty-printer writes one (`{`, `"a": [`): a line that
+/// ends inside a string or a value was cut short (a log's truncated write), and opens nothing.
 pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
     let (mut depth, mut lowest) = (0i64, 0i64);
     let (mut in_string, mut escaped) = (false, false);
+    let mut last = b' ';
     for &byte in line {
         if in_string {
             match byte {
@@ -35,6 +40,7 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
                 b'"' => in_string = false,
                 _ => {}
             }
+            last = byte;
             continue;
         }
         match byte {
@@ -46,9 +52,14 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
             }
             _ => {}
         }
+        if !byte.is_ascii_whitespace() {
+            last = byte;
+        }
     }
     let count = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
-    LineNesting { closes: count(-lowest), opens: count(depth - lowest) }
+    let cut_short = in_string || !matches!(last, b'{' | b'[');
+    let opens = if cut_short { 0 } else { depth - lowest };
+    LineNesting { closes: count(-lowest), opens: count(opens) }
 }
 
 /// The lines of a file in order, as bad lines' nesting and runs of document lines: whether
@@ -162,7 +173,12 @@ mod tests {
         assert_eq!(n("  \"a\": ["), (0, 1));
         assert_eq!(n("],"), (1, 0));
         assert_eq!(n("}, {"), (1, 1));
-        assert_eq!(n("{\"a\": [1, 2"), (0, 2));
+        assert_eq!(n("{\"a\": ["), (0, 2));
+        // Lines cut short, inside a value or a string: they open nothing.
+        assert_eq!(n("{\"a\": [1, 2"), (0, 0));
+        assert_eq!(n("{\"b\":\"x"), (0, 0));
+        assert_eq!(n("{bad"), (0, 0));
+        assert_eq!(n("}, {\"a\": 1,"), (1, 0));
         assert_eq!(n("\"x]}\\\"{\": 1,"), (0, 0));
         assert_eq!(n("{\"a\": 1} junk"), (0, 0));
         assert_eq!(n("\"s\\\\\"]"), (1, 0));

@@ -850,3 +850,42 @@ fn many_lines_not_utf8_or_all_bad_are_counted_in_full_and_listed_in_part() {
         "{err}"
     );
 }
+
+#[test]
+fn lines_cut_short_stay_skipped_lines_however_many() {
+    // Tester helper-63's files: NDJSON with lines cut short (a log's truncated writes), as many
+    // as the good lines or more, before or after them. Each is one skipped line.
+    let cases: [(&str, String, u64); 4] = [
+        ("bad.ndjson", "{\"a\":1}\n{bad\n{bad\n{\"a\":2}\n".into(), 2),
+        (
+            "log.ndjson",
+            "{\"a\":1}\n{\"b\":\"x\n{\"a\":2}\n{\"b\":\"y\n{\"a\":3}\n{\"b\":\"z\n".into(),
+            3,
+        ),
+        (
+            "first.ndjson",
+            (0..150)
+                .map(|i| format!("{{\"a\":{i},\"b\n"))
+                .chain((0..100).map(|i| format!("{{\"a\":{i}}}\n")))
+                .collect(),
+            100,
+        ),
+        (
+            "cut.jsonl",
+            (0..1_000)
+                .map(|i| format!("{{\"a\": [{i}, {{\"b\": \"c{i}\n"))
+                .chain((0..999).map(|i| format!("{{\"a\":{i}}}\n")))
+                .collect(),
+            999,
+        ),
+    ];
+    for (name, text, items) in cases {
+        let source = load_bytes(name, text.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(source.collections[0].item_count(), items, "{name}");
+    }
+    // A pretty-printed value is still one value, not lines: two documents, not its inner ones.
+    let pretty = "{\"a\":1}\n{\n  \"b\": [\n    {\"c\": 1},\n    {\"c\": 2}\n  ]\n}\n";
+    let source = load_bytes("pretty.ndjson", pretty.as_bytes()).expect("a sequence");
+    assert_eq!(source.collections[0].item_count(), 2);
+    assert!(source.warnings.is_empty(), "{:?}", source.warnings);
+}
