@@ -58,7 +58,7 @@ pub(crate) fn check(file: Option<PathBuf>) -> Result<ExitCode> {
                     format!("{:?}", loaded.format).to_lowercase()
                 );
                 if warned {
-                    print!(", with warnings (list_sources lists them)");
+                    print!(", with warnings (`schemascope sources SOURCE` lists them)");
                 }
                 println!();
             }

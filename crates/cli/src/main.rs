@@ -536,7 +536,7 @@ fn print_warnings(shown: &str, warnings: &[schemascope_sources::LoadWarning]) {
     }
     if placed.len() > WARNINGS_SHOWN {
         eprintln!(
-            "  … and {} more at other lines (list_sources lists them)",
+            "  … and {} more listed at other lines (`schemascope sources SOURCE` lists them)",
             placed.len() - WARNINGS_SHOWN
         );
     }
@@ -544,7 +544,10 @@ fn print_warnings(shown: &str, warnings: &[schemascope_sources::LoadWarning]) {
         eprintln!("  {warning}");
     }
     if notes.len() > WARNINGS_SHOWN {
-        eprintln!("  … and {} more (list_sources lists them)", notes.len() - WARNINGS_SHOWN);
+        eprintln!(
+            "  … and {} more (`schemascope sources SOURCE` lists them)",
+            notes.len() - WARNINGS_SHOWN
+        );
     }
 }
 
@@ -932,7 +935,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Sources { sources, output } => {
             let services = services_for(&sources)?;
-            let listed = tools::list_sources(&services, Default::default());
+            // One source given: listed with every warning it holds.
+            let source = match sources.len() {
+                1 => services.sources.names().into_iter().next(),
+                _ => None,
+            };
+            let listed = tools::list_sources(&services, tools::ListSourcesParams { source });
             finish_as(&listed, &output, View::Data, tools::tool_table::see_the_rest("list_sources"))
         }
         Command::Tools { sources, definitions, tools: chosen, llm, output } => {

@@ -14,12 +14,23 @@ use crate::result::{ToolResult, Written};
 use crate::services::Services;
 use crate::sources::Sources;
 
+/// Warnings placed at a line shown per source when every source is listed: a file's bad lines
+/// are held up to a thousand, which listed for every source would crowd out the sources.
+pub(crate) const WARNINGS_SHOWN: usize = 20;
+
 /// list_sources.
-pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResult {
+pub fn list_sources(services: &Services, params: ListSourcesParams) -> ToolResult {
     let mut pending: Vec<String> = Vec::new();
-    let sources: Vec<_> = services
-        .sources
-        .sources()
+    let listed = match params.source.as_deref() {
+        Some(name) => match services.sources.get(Some(name)) {
+            Ok(source) => vec![source],
+            Err(e) => return crate::result::envelope(Err(e)),
+        },
+        None => services.sources.sources(),
+    };
+    let every_warning = params.source.is_some();
+    let mut warnings_cut = false;
+    let sources: Vec<_> = listed
         .iter()
         .map(|s| {
             let collections: Vec<_> = s
@@ -82,9 +93,27 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
                 "resource": format!("schema://{}", s.name()),
                 "bytes": s.bytes,
                 "collections": null,
-                "warnings": s.warnings,
+                "warnings": null,
                 "reloadError": services.sources.reload_error(s.name()),
             });
+            let placed = s.warnings.iter().filter(|w| w.line.is_some()).count();
+            if every_warning || placed <= WARNINGS_SHOWN {
+                entry["warnings"] = json!(s.warnings);
+            } else {
+                // The first placed ones and every note (what was cut or estimated, in all).
+                let mut shown = 0;
+                let kept: Vec<_> = s
+                    .warnings
+                    .iter()
+                    .filter(|w| {
+                        shown += usize::from(w.line.is_some());
+                        w.line.is_none() || shown <= WARNINGS_SHOWN
+                    })
+                    .collect();
+                entry["warnings"] = json!(kept);
+                entry["warningsNotShown"] = json!(placed - WARNINGS_SHOWN);
+                warnings_cut = true;
+            }
             entry["collections"] = Value::from(collections);
             if let Some(description) = &s.spec.description {
                 entry["description"] = json!(description);
@@ -144,9 +173,16 @@ pub fn list_sources(services: &Services, _params: ListSourcesParams) -> ToolResu
     let failed = services.sources.failed_sources();
     let mut message = if names.is_empty() {
         "No source is served.".to_string()
+    } else if let Some(name) = &params.source {
+        format!("Source `{name}` of {}: {}.", names.len(), names.join(", "))
     } else {
         format!("{} source(s): {}.", names.len(), names.join(", "))
     };
+    if warnings_cut {
+        message.push_str(&format!(
+            " Sources with more than {WARNINGS_SHOWN} warnings at lines show the first (`warningsNotShown` counts the rest): list_sources with `source` lists all of one."
+        ));
+    }
     if !failed.is_empty() {
         let listed: Vec<String> = failed
             .iter()

@@ -8,7 +8,12 @@ use serde_json::Value;
 /// Parameters of `list_sources`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ListSourcesParams {}
+pub struct ListSourcesParams {
+    /// One source, listed with every warning it holds (default: every source, each with its
+    /// first 20 warnings placed at a line, and its notes).
+    #[serde(default)]
+    pub source: Option<String>,
+}
 
 /// Parameters of `describe_schema`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

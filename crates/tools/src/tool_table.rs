@@ -730,7 +730,7 @@ pub fn call_tool_reporting(
 }
 
 /// How a cut answer of tool `name` says to see the rest: by asking for less, unless the tool
-/// takes no arguments (list_sources), when only a larger cap shows more.
+/// takes no arguments, when only a larger cap shows more.
 pub fn see_the_rest(name: &str) -> SeeTheRest {
     // Read from the tools' schemas once: a call must not build a schema to be answered.
     static TAKE_NO_ARGUMENTS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {

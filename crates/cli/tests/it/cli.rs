@@ -185,7 +185,7 @@ fn more_skipped_lines_than_are_listed_are_counted_on_stderr() {
     // Every skipped line is either listed or counted, and the count is the file's.
     assert!(
         err.contains("1500 lines were skipped in all; only the first 1000 are listed")
-            && err.contains("… and 990 more at other lines"),
+            && err.contains("… and 990 more listed at other lines"),
         "{err}"
     );
     assert!(!err.contains("1001"), "{err}");
@@ -262,7 +262,7 @@ fn database_profiles_are_kept_in_the_profile_cache_unless_told_not_to() {
 }
 
 #[test]
-fn a_cut_source_list_does_not_ask_to_narrow_a_request_that_takes_no_arguments() {
+fn a_cut_source_list_asks_to_narrow_it_and_one_source_lists_every_warning() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut args = vec!["sources".to_string()];
     for i in 0..200 {
@@ -275,9 +275,13 @@ fn a_cut_source_list_does_not_ask_to_narrow_a_request_that_takes_no_arguments() 
     let result: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("the envelope");
     assert!(result["truncated"].is_object(), "200 sources fit in 4 KiB: {result}");
     let message = result["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains("takes no arguments") && message.contains("--max-result-bytes"),
-        "{message}"
-    );
-    assert!(!message.contains("narrow the request"), "{message}");
+    assert!(message.contains("narrow the request"), "{message}");
+    // One source given: every warning it holds, not the first twenty.
+    let many = dir.path().join("many.ndjson");
+    let text: String = (0..1_500).map(|i| format!("{{\"a\": {i}}}\noops\n")).collect();
+    std::fs::write(&many, text).expect("write");
+    let out = schemascope(&["sources", many.to_str().expect("utf-8 path"), "--json"]);
+    let result: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("the envelope");
+    let warnings = result["data"]["sources"][0]["warnings"].as_array().map(Vec::len);
+    assert_eq!(warnings, Some(1_001), "{result}");
 }

@@ -525,7 +525,7 @@ fn unknown_source_and_collection_are_errors_listing_what_exists() {
 #[test]
 fn list_sources_shows_collections_and_records() {
     let registry = demo();
-    let data = ok(list_sources(&registry, ListSourcesParams {}));
+    let data = ok(list_sources(&registry, ListSourcesParams::default()));
     let sources = data["sources"].as_array().unwrap();
     assert_eq!(sources.len(), 2);
     assert_eq!(sources[1]["collections"][0]["records"].as_array().unwrap().len(), 8);

@@ -231,8 +231,9 @@ fn longest_string(value: &Value) -> usize {
     }
 }
 
-/// A cut answer says how to see the rest in a way the tool allows: a tool that takes arguments
-/// is asked for less; list_sources, which takes none, only shows more under a larger cap.
+/// A cut answer says how to see the rest in a way the tool allows: a list of too many sources
+/// is narrowed to one with `source`, which lists it whole; a tool that takes no arguments only
+/// shows more under a larger cap.
 #[test]
 fn a_cut_answer_advises_only_what_its_tool_can_do() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -249,7 +250,60 @@ fn a_cut_answer_advises_only_what_its_tool_can_do() {
     registry.set_max_result_bytes(4 * 1024);
     let listed = call_tool(&registry, Caller::User, "list_sources", json!({}));
     assert!(listed.truncated.is_some(), "200 sources fit in 4 KiB: {}", listed.message);
-    assert!(listed.message.contains("takes no arguments"), "{}", listed.message);
-    assert!(listed.message.contains("--max-result-bytes"), "{}", listed.message);
-    assert!(!listed.message.contains("narrow the request"), "{}", listed.message);
+    assert!(listed.message.contains("narrow the request"), "{}", listed.message);
+    let one = call_tool(&registry, Caller::User, "list_sources", json!({"source": "s199"}));
+    assert!(one.success && one.truncated.is_none(), "{}", one.message);
+    assert_eq!(one.data["sources"][0]["name"], "s199");
+    assert_eq!(one.data["sources"].as_array().map(Vec::len), Some(1));
+    let unknown = call_tool(&registry, Caller::User, "list_sources", json!({"source": "s1999"}));
+    assert!(
+        !unknown.success && unknown.message.contains("Unknown source `s1999`"),
+        "{}",
+        unknown.message
+    );
+    let takes_none = schemascope_tools::tool_table::see_the_rest("list_sources");
+    assert_eq!(takes_none, schemascope_tools::cap::SeeTheRest::NarrowTheRequest);
+}
+
+/// Listing every source shows each one's first warnings at lines and its notes, and counts the
+/// rest; listing one source shows every warning it holds.
+#[test]
+fn every_source_shows_its_first_warnings_and_one_source_all_of_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut specs: Vec<SourceSpec> = Vec::new();
+    for i in 0..6 {
+        let path = dir.path().join(format!("b{i}.ndjson"));
+        let text: String = (0..1_500).map(|k| format!("{{\"a\": {k}}}\noops {k}\n")).collect();
+        std::fs::write(&path, text).expect("write");
+        specs.push(format!("b{i}={}", path.display()).parse().expect("spec"));
+    }
+    let small = dir.path().join("small.ndjson");
+    std::fs::write(&small, "{\"a\": 1}\nnope\n").expect("write");
+    specs.push(format!("small={}", small.display()).parse().expect("spec"));
+    let registry = Services::new();
+    registry.sources.load(&specs, &NoProgress).expect("load");
+    let listed = call_tool(&registry, Caller::User, "list_sources", json!({}));
+    assert!(listed.truncated.is_none(), "{}", listed.message);
+    assert!(listed.message.contains("`warningsNotShown`"), "{}", listed.message);
+    let sources = listed.data["sources"].as_array().cloned().unwrap_or_default();
+    assert_eq!(sources.len(), 7);
+    for source in &sources {
+        let warnings = source["warnings"].as_array().cloned().unwrap_or_default();
+        if source["name"] == "small" {
+            assert_eq!(warnings.len(), 1);
+            assert!(source.get("warningsNotShown").is_none());
+            continue;
+        }
+        let placed = warnings.iter().filter(|w| w.get("line").is_some()).count();
+        assert_eq!(placed, 20, "{source}");
+        assert_eq!(source["warningsNotShown"], 980);
+        assert_eq!(
+            warnings.last().and_then(|w| w["message"].as_str()),
+            Some("1500 lines were skipped in all; only the first 1000 are listed")
+        );
+    }
+    let one = call_tool(&registry, Caller::User, "list_sources", json!({"source": "b3"}));
+    let warnings = one.data["sources"][0]["warnings"].as_array().cloned().unwrap_or_default();
+    assert_eq!(warnings.len(), 1_001);
+    assert!(one.data["sources"][0].get("warningsNotShown").is_none());
 }
