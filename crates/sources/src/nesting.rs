@@ -15,6 +15,10 @@ pub(crate) struct LineNesting {
     pub closes: u32,
     /// Containers it leaves open for later lines.
     pub opens: u32,
+    /// Whether it can be a line of a pretty-printed value that neither opens nor closes one
+    /// (`"a": 1,`, `2`, `{"c": 1},`): it starts as a JSON value or member does and was not cut
+    /// short. Text lines and cut lines among documents are no sign of a value over lines.
+    pub fragment: bool,
 }
 
 impl LineNesting {
@@ -26,8 +30,9 @@ impl LineNesting {
 
 /// The nesting of `line`'s brackets outside strings (escapes honoured; bytes that are not UTF-8
 /// are neither brackets nor quotes). Containers are left open for later lines only by a line
-/// that ends with its opener, as every pretty-printer writes one (`{`, `"a": [`): a line that
-/// ends inside a string or a value was cut short (a log's truncated write), and opens nothing.
+/// that starts as JSON does and ends with its opener, as every pretty-printer writes one (`{`,
+/// `"a": [`): a line that ends inside a string or a value was cut short (a log's truncated
+/// write), and opens nothing; nor does a text line ending in a bracket.
 pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
     let (mut depth, mut lowest) = (0i64, 0i64);
     let (mut in_string, mut escaped) = (false, false);
@@ -57,9 +62,13 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
         }
     }
     let count = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
-    let cut_short = in_string || !matches!(last, b'{' | b'[');
-    let opens = if cut_short { 0 } else { depth - lowest };
-    LineNesting { closes: count(-lowest), opens: count(opens) }
+    let first = line.iter().copied().find(|b| !b.is_ascii_whitespace()).unwrap_or(b' ');
+    let json_like =
+        matches!(first, b'"' | b'{' | b'[' | b'}' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n');
+    let opener = json_like && !in_string && matches!(last, b'{' | b'[');
+    let opens = if opener { depth - lowest } else { 0 };
+    let fragment = json_like && !in_string && depth == lowest && lowest == 0;
+    LineNesting { closes: count(-lowest), opens: count(opens), fragment }
 }
 
 /// The lines of a file in order, as bad lines' nesting and runs of document lines: whether
@@ -91,7 +100,7 @@ impl NestingWalk {
         }
     }
 
-    /// `n` bad lines that neither open nor close brackets.
+    /// `n` bad lines that neither open nor close brackets and could be lines of a value.
     pub(crate) fn plain_bad(&mut self, n: usize) {
         if self.depth > 0 {
             self.bad_inside += n;
@@ -147,7 +156,8 @@ pub(crate) fn values_over_lines(text: &str, bad: &[usize]) -> bool {
         if bad.next_if_eq(&(i + 1)).is_some() {
             match line_nesting(line) {
                 nesting if nesting.is_structural() => walk.bad(nesting, indent(line)),
-                _ => walk.plain_bad(1),
+                nesting if nesting.fragment => walk.plain_bad(1),
+                _ => {}
             }
         } else if !line.trim_ascii().is_empty() {
             walk.documents(1, indent(line));
@@ -182,6 +192,15 @@ mod tests {
         assert_eq!(n("\"x]}\\\"{\": 1,"), (0, 0));
         assert_eq!(n("{\"a\": 1} junk"), (0, 0));
         assert_eq!(n("\"s\\\\\"]"), (1, 0));
+        // A text line ending in a bracket opens nothing.
+        assert_eq!(n("Config dump {"), (0, 0));
+        let fragment = |line: &str| line_nesting(line.as_bytes()).fragment;
+        for line in ["  \"a\": 1,", "2", "    {\"c\": 1},", "true", "\"b\": \"x\""] {
+            assert!(fragment(line), "{line}");
+        }
+        for line in ["hello world", "{\"a\":1,\"b", "\"cut", "{bad", "], 1", "oops {}"] {
+            assert!(!fragment(line), "{line}");
+        }
     }
 
     #[test]

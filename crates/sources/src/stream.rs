@@ -191,7 +191,8 @@ struct BlockCounts {
     nesting: Vec<NestingStep>,
     /// The deepest indentation of a good item since the last of them.
     indent_after: usize,
-    /// Bad lines that neither open nor close brackets since the last of them.
+    /// Bad lines that neither open nor close brackets but could be lines of a pretty-printed
+    /// value ([`LineNesting::fragment`]) since the last of them.
     plain_bad_after: usize,
     /// More such lines than [`MAX_NESTING_LINES`]: not a file of JSON lines, as far as the
     /// streamed profile can tell.
@@ -208,7 +209,7 @@ impl BlockCounts {
     fn bad_line(&mut self, raw: &[u8]) {
         let nesting = line_nesting(raw);
         if !nesting.is_structural() {
-            self.plain_bad_after += 1;
+            self.plain_bad_after += usize::from(nesting.fragment);
             return;
         }
         if self.nesting.len() >= MAX_NESTING_LINES {

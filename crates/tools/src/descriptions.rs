@@ -35,7 +35,7 @@
 //! - Workflows (pagerank, then describe_property, then a style): in the instructions' workflow.
 
 /// `list_sources`.
-pub const LIST_SOURCES: &str = "List the served sources: their collections, item counts, descriptions and load warnings. With `source`, that source alone with every warning it holds.";
+pub const LIST_SOURCES: &str = "Served sources: collections, counts, descriptions, load warnings.";
 
 /// `describe_schema`.
 pub const DESCRIBE_SCHEMA: &str = "The schema of a source: per collection, per property (dot path) its type, how often present or null, enum values, ranges, formats and samples. With format \"markdown\", a compact summary for a prompt, fitted to `max_tokens`.";

@@ -96,22 +96,13 @@ pub fn list_sources(services: &Services, params: ListSourcesParams) -> ToolResul
                 "warnings": null,
                 "reloadError": services.sources.reload_error(s.name()),
             });
-            let placed = s.warnings.iter().filter(|w| w.line.is_some()).count();
-            if every_warning || placed <= WARNINGS_SHOWN {
-                entry["warnings"] = json!(s.warnings);
-            } else {
-                // The first placed ones and every note (what was cut or estimated, in all).
-                let mut shown = 0;
-                let kept: Vec<_> = s
-                    .warnings
-                    .iter()
-                    .filter(|w| {
-                        shown += usize::from(w.line.is_some());
-                        w.line.is_none() || shown <= WARNINGS_SHOWN
-                    })
-                    .collect();
-                entry["warnings"] = json!(kept);
-                entry["warningsNotShown"] = json!(placed - WARNINGS_SHOWN);
+            // Notes first (what was cut or estimated, in all): a capped answer keeps them.
+            let (placed, notes): (Vec<_>, Vec<_>) = s.warnings.iter().partition(|w| w.line.is_some());
+            let shown = if every_warning { placed.len() } else { placed.len().min(WARNINGS_SHOWN) };
+            let kept: Vec<_> = notes.iter().chain(&placed[..shown]).collect();
+            entry["warnings"] = json!(kept);
+            if shown < placed.len() {
+                entry["warningsNotShown"] = json!(placed.len() - shown);
                 warnings_cut = true;
             }
             entry["collections"] = Value::from(collections);

@@ -9,8 +9,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSourcesParams {
-    /// One source, listed with every warning it holds (default: every source, each with its
-    /// first 20 warnings placed at a line, and its notes).
+    /// Only this source, with all its warnings (default: all, 20 warnings each).
     #[serde(default)]
     pub source: Option<String>,
 }

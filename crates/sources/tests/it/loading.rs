@@ -889,3 +889,20 @@ fn lines_cut_short_stay_skipped_lines_however_many() {
     assert_eq!(source.collections[0].item_count(), 2);
     assert!(source.warnings.is_empty(), "{:?}", source.warnings);
 }
+
+#[test]
+fn a_cut_line_ending_in_a_bracket_among_cut_lines_and_text_lines_keeps_a_log_lines() {
+    // Tester helper-64's files: a truncated write may end right after `[`; other cut lines and
+    // text lines among the documents are no sign of a pretty-printed value.
+    let g = |i: usize| format!("{{\"a\": {i}}}");
+    let cut = "{\"a\":1,\"b\":\"x";
+    let lines = [g(0), "{\"a\":[".into(), g(1), cut.into(), cut.into(), g(2)];
+    let source = load_bytes("x.ndjson", (lines.join("\n") + "\n").as_bytes()).expect("lines");
+    assert_eq!(source.collections[0].item_count(), 3);
+    let mut text = String::from("Config dump {\n");
+    for i in 0..10 {
+        text.push_str(&format!("{}\nplain text line {i}\n", g(i)));
+    }
+    let source = load_bytes("log.ndjson", text.as_bytes()).expect("lines");
+    assert_eq!(source.collections[0].item_count(), 10);
+}

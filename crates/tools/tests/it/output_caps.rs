@@ -298,7 +298,7 @@ fn every_source_shows_its_first_warnings_and_one_source_all_of_them() {
         assert_eq!(placed, 20, "{source}");
         assert_eq!(source["warningsNotShown"], 980);
         assert_eq!(
-            warnings.last().and_then(|w| w["message"].as_str()),
+            warnings.first().and_then(|w| w["message"].as_str()),
             Some("1500 lines were skipped in all; only the first 1000 are listed")
         );
     }
