@@ -19,12 +19,20 @@ pub(crate) struct LineNesting {
     /// (`"a": 1,`, `2`, `{"c": 1},`): it starts as a JSON value or member does and was not cut
     /// short. Text lines and cut lines among documents are no sign of a value over lines.
     pub fragment: bool,
+    /// Whether it starts as JSON does and ends with a comma outside strings (`"a": 1,`, `},`):
+    /// inside a value over lines, a document line right after it is one of its elements.
+    pub comma: bool,
 }
 
 impl LineNesting {
     /// Whether the line changes the nesting at all.
     pub(crate) fn is_structural(self) -> bool {
         self.closes > 0 || self.opens > 0
+    }
+
+    /// Whether the walk needs the line in its place ([`NestingWalk::bad`]), not only counted.
+    pub(crate) fn is_step(self) -> bool {
+        self.is_structural() || self.comma
     }
 }
 
@@ -62,13 +70,16 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
         }
     }
     let count = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
-    let first = line.iter().copied().find(|b| !b.is_ascii_whitespace()).unwrap_or(b' ');
+    let start = line.trim_ascii_start();
     let json_like =
-        matches!(first, b'"' | b'{' | b'[' | b'}' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n');
+        matches!(start.first(), Some(b'"' | b'{' | b'[' | b'}' | b']' | b'-' | b'0'..=b'9'))
+            || [&b"true"[..], b"false", b"null"].iter().any(|word| start.starts_with(word));
     let opener = json_like && !in_string && matches!(last, b'{' | b'[');
     let opens = if opener { depth - lowest } else { 0 };
     let fragment = json_like && !in_string && depth == lowest && lowest == 0;
-    LineNesting { closes: count(-lowest), opens: count(opens), fragment }
+    // A line cut short after a comma (`{"a":1,`) left its own brackets open: not a piece.
+    let comma = json_like && !in_string && last == b',' && depth == lowest;
+    LineNesting { closes: count(-lowest), opens: count(opens), fragment, comma }
 }
 
 /// The lines of a file in order, as bad lines' nesting and runs of document lines: whether
@@ -87,6 +98,8 @@ pub(crate) struct NestingWalk {
     bad_inside: usize,
     /// A document line since it was indented deeper than it.
     deeper_inside: bool,
+    /// The last line was a bad one ending with a comma ([`LineNesting::comma`]).
+    after_comma: bool,
     /// The file holds values over several lines.
     found: bool,
 }
@@ -97,6 +110,11 @@ impl NestingWalk {
         if n > 0 && self.depth > 0 {
             self.documents_inside += n;
             self.deeper_inside |= indent > self.opener_indent;
+            // `{"a": 1},` then `{"a": 2}`: the second is the value's next element.
+            self.found |= self.after_comma;
+        }
+        if n > 0 {
+            self.after_comma = false;
         }
     }
 
@@ -104,6 +122,9 @@ impl NestingWalk {
     pub(crate) fn plain_bad(&mut self, n: usize) {
         if self.depth > 0 {
             self.bad_inside += n;
+        }
+        if n > 0 {
+            self.after_comma = false;
         }
     }
 
@@ -132,6 +153,7 @@ impl NestingWalk {
         } else {
             self.bad_inside += 1;
         }
+        self.after_comma = nesting.comma;
     }
 
     /// Whether a document line was part of a value over several lines, once every line was
@@ -155,7 +177,7 @@ pub(crate) fn values_over_lines(text: &str, bad: &[usize]) -> bool {
         let line = &text.as_bytes()[range];
         if bad.next_if_eq(&(i + 1)).is_some() {
             match line_nesting(line) {
-                nesting if nesting.is_structural() => walk.bad(nesting, indent(line)),
+                nesting if nesting.is_step() => walk.bad(nesting, indent(line)),
                 nesting if nesting.fragment => walk.plain_bad(1),
                 _ => {}
             }
@@ -201,6 +223,10 @@ mod tests {
         for line in ["hello world", "{\"a\":1,\"b", "\"cut", "{bad", "], 1", "oops {}"] {
             assert!(!fragment(line), "{line}");
         }
+        let comma = |line: &str| line_nesting(line.as_bytes()).comma;
+        assert!(comma("  {\"a\": 100},") && comma("},") && comma("\"a\": 1,"));
+        assert!(!comma("{\"a\":1,") && !fragment("{\"a\":1,"));
+        assert!(!comma("\"a,") && !comma("text,"));
     }
 
     #[test]

@@ -208,7 +208,7 @@ impl BlockCounts {
     /// Notes bad line `raw`, in the block after `counts.items` good items.
     fn bad_line(&mut self, raw: &[u8]) {
         let nesting = line_nesting(raw);
-        if !nesting.is_structural() {
+        if !nesting.is_step() {
             self.plain_bad_after += usize::from(nesting.fragment);
             return;
         }

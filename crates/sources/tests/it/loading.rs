@@ -906,3 +906,15 @@ fn a_cut_line_ending_in_a_bracket_among_cut_lines_and_text_lines_keeps_a_log_lin
     let source = load_bytes("log.ndjson", text.as_bytes()).expect("lines");
     assert_eq!(source.collections[0].item_count(), 10);
 }
+
+#[test]
+fn an_element_after_a_comma_inside_an_unclosed_value_is_not_a_document() {
+    // Tester helper-64: a pretty-printed array never closed, in the middle of NDJSON: its last
+    // element `{"a": 200}` must not be read as a document.
+    let g: Vec<String> = (0..20).map(|i| format!("{{\"a\": {i}}}")).collect();
+    let mut lines = g.clone();
+    lines.extend(["[".to_string(), "{\"a\": 100},".into(), "{\"a\": 200}".into()]);
+    lines.extend(g);
+    let err = load_bytes("v.ndjson", (lines.join("\n") + "\n").as_bytes()).expect_err("refused");
+    assert!(err.to_string().contains("v.ndjson:"), "{err}");
+}
