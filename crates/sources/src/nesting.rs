@@ -74,12 +74,41 @@ pub(crate) fn line_nesting(line: &[u8]) -> LineNesting {
     let json_like =
         matches!(start.first(), Some(b'"' | b'{' | b'[' | b'}' | b']' | b'-' | b'0'..=b'9'))
             || [&b"true"[..], b"false", b"null"].iter().any(|word| start.starts_with(word));
-    let opener = json_like && !in_string && matches!(last, b'{' | b'[');
+    let opener = !in_string && matches!(last, b'{' | b'[') && opener_shape(start);
     let opens = if opener { depth - lowest } else { 0 };
     let fragment = json_like && !in_string && depth == lowest && lowest == 0;
     // A line cut short after a comma (`{"a":1,`) left its own brackets open: not a piece.
     let comma = json_like && !in_string && last == b',' && depth == lowest;
     LineNesting { closes: count(-lowest), opens: count(opens), fragment, comma }
+}
+
+/// Whether `line` (without its indentation) is shaped as a pretty-printer writes a line that
+/// opens a value: brackets alone (`{`, `[`, `[{`, `}, {`), or one key and then them (`"a": [`). A line
+/// with more before its last bracket (`{"id": 5, "tags": [`) is a log's line cut short there.
+fn opener_shape(line: &[u8]) -> bool {
+    let mut rest = line;
+    if rest.first() == Some(&b'"') {
+        let mut escaped = false;
+        let close = rest.iter().enumerate().skip(1).find_map(|(at, &b)| match b {
+            _ if escaped => {
+                escaped = false;
+                None
+            }
+            b'\\' => {
+                escaped = true;
+                None
+            }
+            b'"' => Some(at),
+            _ => None,
+        });
+        let Some(close) = close else { return false };
+        rest = rest[close + 1..].trim_ascii_start();
+        let Some(after_colon) = rest.strip_prefix(b":") else { return false };
+        rest = after_colon;
+    }
+    let rest = rest.trim_ascii();
+    !rest.is_empty()
+        && rest.iter().all(|b| matches!(b, b'{' | b'[' | b'}' | b']' | b',' | b' ' | b'\t'))
 }
 
 /// The lines of a file in order, as bad lines' nesting and runs of document lines: whether
@@ -205,7 +234,7 @@ mod tests {
         assert_eq!(n("  \"a\": ["), (0, 1));
         assert_eq!(n("],"), (1, 0));
         assert_eq!(n("}, {"), (1, 1));
-        assert_eq!(n("{\"a\": ["), (0, 2));
+        assert_eq!(n("{\"a\": ["), (0, 0), "a line of a log cut short");
         // Lines cut short, inside a value or a string: they open nothing.
         assert_eq!(n("{\"a\": [1, 2"), (0, 0));
         assert_eq!(n("{\"b\":\"x"), (0, 0));
@@ -216,6 +245,11 @@ mod tests {
         assert_eq!(n("\"s\\\\\"]"), (1, 0));
         // A text line ending in a bracket opens nothing.
         assert_eq!(n("Config dump {"), (0, 0));
+        // A log line cut short after a bracket with more before it opens nothing either.
+        assert_eq!(n("{\"id\":5,\"tags\":["), (0, 0));
+        assert_eq!(n("{\"id\":5,\"sub\":{"), (0, 0));
+        assert_eq!(n("  \"a \\\" b\" : {"), (0, 1));
+        assert_eq!(n("[{"), (0, 2));
         let fragment = |line: &str| line_nesting(line.as_bytes()).fragment;
         for line in ["  \"a\": 1,", "2", "    {\"c\": 1},", "true", "\"b\": \"x\""] {
             assert!(fragment(line), "{line}");

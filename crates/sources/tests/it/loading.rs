@@ -918,3 +918,17 @@ fn an_element_after_a_comma_inside_an_unclosed_value_is_not_a_document() {
     let err = load_bytes("v.ndjson", (lines.join("\n") + "\n").as_bytes()).expect_err("refused");
     assert!(err.to_string().contains("v.ndjson:"), "{err}");
 }
+
+#[test]
+fn a_log_line_cut_after_a_bracket_then_a_line_ending_in_a_comma_keeps_the_log_lines() {
+    // Tester helper-65: a truncated write ending in `[` with content before it, then a
+    // document with a trailing comma, among documents.
+    let g: Vec<String> = (0..10).map(|i| format!("{{\"id\":{i}}}")).collect();
+    for cut in ["{\"id\":5,\"tags\":[", "{\"id\":5,\"sub\":{"] {
+        let mut lines = g[..5].to_vec();
+        lines.extend([cut.to_string(), "{\"id\":6},".into()]);
+        lines.extend(g[5..].iter().cloned());
+        let source = load_bytes("log.ndjson", (lines.join("\n") + "\n").as_bytes()).expect("lines");
+        assert_eq!(source.collections[0].item_count(), 10, "{cut}");
+    }
+}
