@@ -229,6 +229,42 @@ impl Chunk {
         read.is_ok()
     }
 
+    /// Reads a piece of strings: `text_range` (offset and length in its file) into `texts` and
+    /// `meta_range` into `meta`. False when they cannot be read, or when the texts are not UTF-8:
+    /// chunks hold what was written from `str`s, so the piece was not read back as written
+    /// (recorded as the spill's failure).
+    fn read_strings(
+        &self,
+        texts: &mut String,
+        text_range: (u64, usize),
+        meta: &mut Vec<u8>,
+        meta_range: (u64, usize),
+    ) -> bool {
+        let mut bytes = std::mem::take(texts).into_bytes();
+        let read = self.read_into(&mut bytes, text_range.0, text_range.1)
+            && self.read_into(meta, meta_range.0, meta_range.1);
+        match String::from_utf8(bytes).ok().filter(|_| read) {
+            Some(text) => {
+                *texts = text;
+                true
+            }
+            None => {
+                if read {
+                    self.fail_read("a chunk of strings read back is not UTF-8");
+                }
+                false
+            }
+        }
+    }
+
+    /// Records that the chunk was not read back as written.
+    fn fail_read(&self, message: &str) {
+        self.scratch.fail(SpillError::Io {
+            place: self.scratch.spill.place(),
+            message: message.to_string(),
+        });
+    }
+
     /// Bytes the chunk holds.
     pub(super) fn bytes(&self) -> u64 {
         self.pieces.iter().map(|&(_, len)| u64::from(len)).sum()
@@ -557,45 +593,23 @@ impl<'a> ChunkReader<'a> {
             let len = len as usize;
             let read = match entries {
                 None => self.chunk.read_into(&mut self.buf, offset, len),
-                Some(entries) => {
-                    let mut texts = std::mem::take(&mut self.texts).into_bytes();
-                    let read = self.chunk.read_into(&mut self.buf, offset, entries)
-                        && self.chunk.read_into(
-                            &mut texts,
-                            offset + entries as u64,
-                            len.saturating_sub(entries),
-                        );
-                    // Chunks hold what was written from `str`s: texts that are not UTF-8 were
-                    // not read back as written.
-                    match String::from_utf8(texts).ok().filter(|_| read) {
-                        Some(texts) => {
-                            self.texts = texts;
-                            true
-                        }
-                        None => {
-                            if read {
-                                self.fail("a chunk of strings read back is not UTF-8");
-                            }
-                            false
-                        }
-                    }
-                }
+                Some(entries) => self.chunk.read_strings(
+                    &mut self.texts,
+                    (offset + entries as u64, len.saturating_sub(entries)),
+                    &mut self.buf,
+                    (offset, entries),
+                ),
             };
             if !read {
-                self.piece = self.chunk.pieces.len();
-                self.buf.clear();
+                self.end();
                 return false;
             }
         }
         true
     }
 
-    /// Records that the chunk was not read back as written, and ends its entries.
-    fn fail(&mut self, message: &str) {
-        self.chunk.scratch.fail(SpillError::Io {
-            place: self.chunk.scratch.spill.place(),
-            message: message.to_string(),
-        });
+    /// Ends the entries (the chunk could not be read back as written).
+    fn end(&mut self) {
         self.piece = self.chunk.pieces.len();
         self.buf.clear();
         self.at = 0;
@@ -655,7 +669,8 @@ impl<'a> ChunkReader<'a> {
         let start = self.text_at;
         let end = start.saturating_add(len);
         if self.texts.get(start..end).is_none() {
-            self.fail("a chunk of strings read back does not hold the texts it lists");
+            self.chunk.fail_read("a chunk of strings read back does not hold the texts it lists");
+            self.end();
             return None;
         }
         self.text_at = end;
@@ -706,28 +721,16 @@ impl<'a> RunReader<'a> {
             };
             self.piece += 1;
             let (text_bytes, len) = (text_bytes as usize, len as usize);
-            let mut texts = std::mem::take(&mut self.texts).into_bytes();
-            let read = self.chunk.read_into(&mut texts, offset, text_bytes)
-                && self.chunk.read_into(
-                    &mut self.meta,
-                    offset + text_bytes as u64,
-                    len.saturating_sub(text_bytes),
-                );
-            // Chunks hold what was written from `str`s: a piece that is not UTF-8 was not read
-            // back as written.
-            match String::from_utf8(texts).ok().filter(|_| read) {
-                Some(texts) => self.texts = texts,
-                None => {
-                    if read {
-                        self.chunk.scratch.fail(SpillError::Io {
-                            place: self.chunk.scratch.spill.place(),
-                            message: "a chunk of strings read back is not UTF-8".to_string(),
-                        });
-                    }
-                    self.piece = self.chunk.pieces.len();
-                    self.meta.clear();
-                    return false;
-                }
+            let read = self.chunk.read_strings(
+                &mut self.texts,
+                (offset, text_bytes),
+                &mut self.meta,
+                (offset + text_bytes as u64, len.saturating_sub(text_bytes)),
+            );
+            if !read {
+                self.piece = self.chunk.pieces.len();
+                self.meta.clear();
+                return false;
             }
             (self.text_at, self.meta_at) = (0, 0);
         }
