@@ -398,35 +398,20 @@ fn broken_value(path: &Path, text: &str) -> Option<SourceError> {
     })
 }
 
-/// Read as lines, `text` had bad lines: an error when some of them hold a JSON value over
-/// several lines with document lines inside it (`crate::nesting`), which are then not
-/// documents. The file is refused as not UTF-8 where it had such lines (`not_utf8`), else at
-/// its first value that is not valid JSON.
+/// Read as lines, `text` had bad lines (`bad`, ascending): an error when some of them hold a
+/// JSON value over several lines with document lines inside it (`crate::nesting`), which are
+/// then not documents. The file is refused as not UTF-8 where it had such lines (the first at
+/// `first_not_utf8`), else at its first value that is not valid JSON.
 fn values_over_lines(
     path: &Path,
     text: &str,
-    skipped: &SkippedLines,
-    not_utf8: &SkippedLines,
+    bad: &[usize],
+    first_not_utf8: Option<&LoadWarning>,
 ) -> Result<(), SourceError> {
-    if skipped.lines.is_empty() && not_utf8.lines.is_empty() {
+    if bad.is_empty() || !crate::nesting::values_over_lines(text, bad) {
         return Ok(());
     }
-    // Lines not UTF-8 are the loaders' bad lines too: only a file of millions of bad lines
-    // would pay for a copy of their numbers.
-    let union;
-    let bad = if not_utf8.lines.iter().all(|l| skipped.lines.binary_search(l).is_ok()) {
-        &skipped.lines
-    } else {
-        let mut lines: Vec<usize> = skipped.lines.iter().chain(&not_utf8.lines).copied().collect();
-        lines.sort_unstable();
-        lines.dedup();
-        union = lines;
-        &union
-    };
-    if !crate::nesting::values_over_lines(text, bad) {
-        return Ok(());
-    }
-    let refused = match not_utf8.listed.first() {
+    let refused = match first_not_utf8 {
         Some(w) => crate::read::not_utf8_at(path, w.line.unwrap_or(1), w.column.unwrap_or(1)),
         None => broken_value(path, text).unwrap_or_else(|| {
             shape_error(path, "JSON values run over several lines among lines that are not JSON")
@@ -502,8 +487,9 @@ impl<'a> LoadedFile<'a> {
 }
 
 /// Puts the warnings for lines that were not UTF-8 in place of the loaders' warnings for the
-/// same lines (which were told the lines are not JSON). Every such line is a bad line to the
-/// loaders, so the first of them are among the loaders' first.
+/// same lines (which were told the lines are not JSON), and their numbers among the skipped
+/// lines'. Every such line is a bad line to the loaders, so the first of them are among the
+/// loaders' first.
 fn with_not_utf8(skipped: &mut SkippedLines, not_utf8: SkippedLines) {
     if not_utf8.lines.is_empty() {
         return;
@@ -651,8 +637,9 @@ fn load_text(
         }
     };
     if lines {
-        values_over_lines(path, &text, &skipped, &not_utf8)?;
+        let first_not_utf8 = not_utf8.listed.first().cloned();
         with_not_utf8(&mut skipped, not_utf8);
+        values_over_lines(path, &text, &skipped.lines, first_not_utf8.as_ref())?;
         nothing_loaded(path, &collections, skipped.lines.len(), &skipped.listed)?;
         // The skipped lines first, as they came.
         warnings.splice(0..0, skipped.into_warnings());
