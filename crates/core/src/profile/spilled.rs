@@ -829,7 +829,9 @@ mod tests {
                 let key = match roll {
                     0 => NumberKey::float(if c % 2 == 0 { -0.0 } else { 0.0 }),
                     1 => NumberKey::integer((1 << 60) + i128::from(rng.i64(-3..3))),
-                    _ if roll % 2 == 0 => NumberKey::float(f64::from(rng.i32(-5_000..5_000)) / 8.0),
+                    _ if roll.is_multiple_of(2) => {
+                        NumberKey::float(f64::from(rng.i32(-5_000..5_000)) / 8.0)
+                    }
                     _ => NumberKey::float(rng.f64() * 2e6 - 1e6),
                 };
                 let sortable = (key.double() + 0.0).to_bits() ^ (1 << 63);
