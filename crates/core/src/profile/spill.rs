@@ -197,14 +197,15 @@ pub(crate) struct Chunk {
 }
 
 /// The layout of an ascending chunk of strings: each piece holds its texts one after another,
-/// then each one's length and count. The texts begin each piece with tell where a reader of a
+/// each without the bytes it shares with the text before it in the piece, then for each one
+/// those shared bytes' length, its rest's length and its count. The texts begin each piece with tell where a reader of a
 /// range of texts starts (see [`RunReader::from_text`]); its first and last texts, which chunks
 /// can follow one another without a merge.
 #[derive(Debug, Default)]
 pub(crate) struct TextRun {
     /// The first text of each piece.
     pub firsts: Vec<String>,
-    /// The bytes of text in each piece (its lengths and counts follow them).
+    /// The bytes of text in each piece (its shared lengths, lengths and counts follow them).
     text_bytes: Vec<u32>,
     /// The chunk's last text.
     pub last: String,
@@ -285,6 +286,8 @@ pub(super) struct ChunkWriter {
     texts: Vec<u8>,
     /// Whether the entries are strings, whose pieces' first buckets are kept.
     strings: bool,
+    /// The [`order_key`] of the piece's last number (0 at a piece's start).
+    previous: u64,
 }
 
 impl ChunkWriter {
@@ -303,10 +306,13 @@ impl ChunkWriter {
             buf: Vec::with_capacity(PIECE + 64),
             texts: Vec::new(),
             strings: false,
+            previous: 0,
         }
     }
 
     fn flush(&mut self) -> Result<(), SpillError> {
+        // Each piece reads on its own: its first number is written whole.
+        self.previous = 0;
         if !self.buf.is_empty() {
             let mut buf = std::mem::take(&mut self.buf);
             let written = if self.strings {
@@ -324,19 +330,33 @@ impl ChunkWriter {
         Ok(())
     }
 
+    /// Counts an entry of `n` values just written, and writes out a full piece.
     fn entry_done(&mut self, n: u64) -> Result<(), SpillError> {
-        put_varint(&mut self.buf, n);
         self.chunk.values += n;
         self.chunk.entries += 1;
         if self.buf.len() + self.texts.len() >= PIECE { self.flush() } else { Ok(()) }
     }
 
-    /// Adds a number seen `n` times (numbers in ascending order).
+    /// Adds a number seen `n` times (numbers in ascending order), as the distance of its
+    /// [`order_key`] from the one before: a few bytes where the eight of a double were written
+    /// (a spilled 10M-row file wrote and read back a gigabyte). An entry is a [`NumberHead`]
+    /// byte, the distance's bytes, then the offset and the count only where not 0 and 1.
     pub(super) fn number(&mut self, key: NumberKey, n: u64) -> Result<(), SpillError> {
         let bounds = self.chunk.numbers.get_or_insert((key, key));
         bounds.1 = key;
-        self.buf.extend_from_slice(&key.double().to_bits().to_le_bytes());
-        put_varint(&mut self.buf, zigzag(key.offset()));
+        let ordered = order_key(key.double());
+        // Never below the one before for ascending numbers; wrapping keeps any order exact.
+        let distance = ordered.wrapping_sub(self.previous);
+        self.previous = ordered;
+        let head = NumberHead::new(distance, key.offset(), n);
+        self.buf.push(head.0);
+        self.buf.extend_from_slice(&distance.to_le_bytes()[..head.distance_bytes()]);
+        if head.has_offset() {
+            put_varint(&mut self.buf, zigzag(key.offset()));
+        }
+        if head.has_count() {
+            put_varint(&mut self.buf, n);
+        }
         self.entry_done(n)
     }
 
@@ -353,6 +373,7 @@ impl ChunkWriter {
         self.buf.extend_from_slice(&hash.to_le_bytes());
         put_varint(&mut self.buf, text.len() as u64);
         self.texts.extend_from_slice(text.as_bytes());
+        put_varint(&mut self.buf, n);
         self.entry_done(n)
     }
 
@@ -434,7 +455,8 @@ impl ChunkWriter {
     }
 
     /// Writes `run` (distinct strings in ascending order, with their counts) as the chunk's
-    /// entries, in the layout of [`TextRun`]: no hash, no reordering.
+    /// entries, in the layout of [`TextRun`]: no hash, no reordering, and each text without
+    /// the start it shares with the one before (ids and timestamps in order share most of it).
     pub(super) fn ascending_strings<'t>(
         &mut self,
         run: impl IntoIterator<Item = (&'t str, u64)>,
@@ -444,11 +466,15 @@ impl ChunkWriter {
         let (mut texts, mut meta) = (Vec::with_capacity(PIECE + 64), Vec::new());
         let mut last = "";
         for (text, n) in run {
-            if meta.is_empty() {
+            let shared = if meta.is_empty() {
                 layout.firsts.push(text.to_string());
-            }
-            texts.extend_from_slice(text.as_bytes());
-            put_varint(&mut meta, text.len() as u64);
+                0
+            } else {
+                shared_start(last, text)
+            };
+            texts.extend_from_slice(&text.as_bytes()[shared..]);
+            put_varint(&mut meta, shared as u64);
+            put_varint(&mut meta, (text.len() - shared) as u64);
             put_varint(&mut meta, n);
             self.chunk.values += n;
             self.chunk.entries += 1;
@@ -508,6 +534,12 @@ impl ChunkWriter {
     }
 }
 
+/// The bytes `a` and `b` start with alike, up to a character's end (so each rest is text).
+fn shared_start(a: &str, b: &str) -> usize {
+    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    (0..=same).rev().find(|&at| b.is_char_boundary(at)).unwrap_or(0)
+}
+
 /// Bytes a window of buckets holds at most while [`ChunkWriter::hashed_strings_by_bucket`]
 /// lays it out (one bucket larger than this is a window of its own).
 const WINDOW: usize = 16 << 20;
@@ -543,6 +575,47 @@ fn put_varint(buf: &mut Vec<u8>, mut n: u64) {
     buf.push(n as u8);
 }
 
+/// The first byte of a number's entry in a chunk: how many bytes its distance takes (0 to 8),
+/// and whether an offset and a count other than 1 follow them.
+#[derive(Clone, Copy)]
+struct NumberHead(u8);
+
+impl NumberHead {
+    const OFFSET: u8 = 0x10;
+    const COUNT: u8 = 0x20;
+
+    fn new(distance: u64, offset: i64, n: u64) -> Self {
+        let bytes = (64 - distance.leading_zeros()).div_ceil(8) as u8;
+        let offset = if offset == 0 { 0 } else { Self::OFFSET };
+        let count = if n == 1 { 0 } else { Self::COUNT };
+        Self(bytes | offset | count)
+    }
+
+    fn distance_bytes(self) -> usize {
+        usize::from(self.0 & 0x0f).min(8)
+    }
+
+    fn has_offset(self) -> bool {
+        self.0 & Self::OFFSET != 0
+    }
+
+    fn has_count(self) -> bool {
+        self.0 & Self::COUNT != 0
+    }
+}
+
+/// `double`'s bits as an integer in the doubles' total order (`f64::total_cmp`), which
+/// ascending numbers follow (a chunk holds one zero, -0 or 0).
+fn order_key(double: f64) -> u64 {
+    let bits = double.to_bits();
+    if bits >> 63 == 1 { !bits } else { bits | 1 << 63 }
+}
+
+/// The double whose [`order_key`] is `key`.
+fn from_order_key(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
+}
+
 fn zigzag(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }
@@ -562,11 +635,21 @@ pub(super) struct ChunkReader<'a> {
     /// The piece's texts, in a chunk of strings.
     texts: String,
     text_at: usize,
+    /// The [`order_key`] of the number read last in the piece.
+    previous: u64,
 }
 
 impl<'a> ChunkReader<'a> {
     pub(super) fn new(chunk: &'a Chunk) -> Self {
-        Self { chunk, piece: 0, buf: Vec::new(), at: 0, texts: String::new(), text_at: 0 }
+        Self {
+            chunk,
+            piece: 0,
+            buf: Vec::new(),
+            at: 0,
+            texts: String::new(),
+            text_at: 0,
+            previous: 0,
+        }
     }
 
     /// A reader of a chunk of strings from the first string of bucket `bucket` or a later one.
@@ -589,7 +672,7 @@ impl<'a> ChunkReader<'a> {
             let Some(&(offset, len)) = self.chunk.pieces.get(self.piece) else { return false };
             let entries = self.chunk.entry_bytes.get(self.piece).map(|&e| e as usize);
             self.piece += 1;
-            (self.at, self.text_at) = (0, 0);
+            (self.at, self.text_at, self.previous) = (0, 0, 0);
             let len = len as usize;
             let read = match entries {
                 None => self.chunk.read_into(&mut self.buf, offset, len),
@@ -631,11 +714,25 @@ impl<'a> ChunkReader<'a> {
         if !self.ready() {
             return None;
         }
-        let double = f64::from_bits(self.word()?);
-        self.at += 8;
-        let offset = unzigzag(self.varint());
-        let n = self.varint();
-        Some((NumberKey::from_parts(double, offset), n))
+        let head = NumberHead(*self.buf.get(self.at)?);
+        let (start, len) = (self.at + 1, head.distance_bytes());
+        let distance = match self.buf.get(start..start + 8) {
+            // Eight bytes read at once and the distance's kept: no loop over its bytes.
+            Some(word) => {
+                let word = u64::from_le_bytes(word.try_into().ok()?);
+                word & u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0)
+            }
+            None => {
+                let mut word = [0u8; 8];
+                word[..len].copy_from_slice(self.buf.get(start..start + len)?);
+                u64::from_le_bytes(word)
+            }
+        };
+        self.at = start + len;
+        self.previous = self.previous.wrapping_add(distance);
+        let offset = if head.has_offset() { unzigzag(self.varint()) } else { 0 };
+        let n = if head.has_count() { self.varint() } else { 1 };
+        Some((NumberKey::from_parts(from_order_key(self.previous), offset), n))
     }
 
     /// Up to `most` more numbers onto `out`; false when there were none left.
@@ -684,10 +781,15 @@ impl<'a> ChunkReader<'a> {
 pub(super) struct RunReader<'a> {
     chunk: &'a Chunk,
     piece: usize,
+    /// The piece's texts whole, one after another.
     texts: String,
+    /// Each text's length and count.
     meta: Vec<u8>,
     text_at: usize,
     meta_at: usize,
+    /// The piece as written: the rests of its texts, and its entries.
+    rests: String,
+    entries: Vec<u8>,
 }
 
 impl<'a> RunReader<'a> {
@@ -703,6 +805,8 @@ impl<'a> RunReader<'a> {
             meta: Vec::new(),
             text_at: 0,
             meta_at: 0,
+            rests: String::new(),
+            entries: Vec::new(),
         };
         while reader.head().is_some_and(|(text, _)| text < low) {
             reader.skip();
@@ -722,11 +826,11 @@ impl<'a> RunReader<'a> {
             self.piece += 1;
             let (text_bytes, len) = (text_bytes as usize, len as usize);
             let read = self.chunk.read_strings(
-                &mut self.texts,
+                &mut self.rests,
                 (offset, text_bytes),
-                &mut self.meta,
+                &mut self.entries,
                 (offset + text_bytes as u64, len.saturating_sub(text_bytes)),
-            );
+            ) && self.restore_piece();
             if !read {
                 self.piece = self.chunk.pieces.len();
                 self.meta.clear();
@@ -735,6 +839,49 @@ impl<'a> RunReader<'a> {
             (self.text_at, self.meta_at) = (0, 0);
         }
         true
+    }
+
+    /// The loaded piece's texts made whole again from their rests and the lengths they share
+    /// (see [`TextRun`]). False (recorded as the spill's failure) when the entries do not fit
+    /// the texts: the piece was not read back as written.
+    fn restore_piece(&mut self) -> bool {
+        let mut texts = std::mem::take(&mut self.texts).into_bytes();
+        texts.clear();
+        self.meta.clear();
+        let (mut at, mut rests) = (0, self.rests.as_bytes());
+        let mut previous = 0..0;
+        let mut whole = true;
+        while at < self.entries.len() {
+            let (shared, next) = varint_at(&self.entries, at);
+            let (len, next) = varint_at(&self.entries, next);
+            let (n, next) = varint_at(&self.entries, next);
+            at = next;
+            let shared = usize::try_from(shared).ok().filter(|&s| s <= previous.len());
+            let len = usize::try_from(len).ok().filter(|&len| len <= rests.len());
+            let (Some(shared), Some(len)) = (shared, len) else {
+                whole = false;
+                break;
+            };
+            let start = texts.len();
+            texts.extend_from_within(previous.start..previous.start + shared);
+            texts.extend_from_slice(&rests[..len]);
+            rests = &rests[len..];
+            previous = start..texts.len();
+            put_varint(&mut self.meta, previous.len() as u64);
+            put_varint(&mut self.meta, n);
+        }
+        // The rests are text and each shared start ends on a character's end, as written.
+        match String::from_utf8(texts).ok().filter(|_| whole && rests.is_empty()) {
+            Some(texts) => {
+                self.texts = texts;
+                true
+            }
+            None => {
+                self.chunk
+                    .fail_read("a chunk of strings read back does not hold the texts it lists");
+                false
+            }
+        }
     }
 
     /// The string the reader stands on, with its count, without moving on.
@@ -881,6 +1028,64 @@ mod tests {
         assert!(spill.failure().is_none());
     }
 
+    #[test]
+    fn numbers_are_written_as_distances_in_the_doubles_order_and_read_back_exactly() {
+        let mut doubles = vec![
+            f64::NEG_INFINITY,
+            -f64::MAX,
+            -1e300,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            1e-310,
+            f64::MIN_POSITIVE,
+            0.1,
+            9_007_199_254_740_992.0,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        let keys: Vec<u64> = doubles.iter().map(|&d| order_key(d)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        for (&d, &k) in doubles.iter().zip(&keys) {
+            assert_eq!(from_order_key(k).to_bits(), d.to_bits());
+        }
+        // Any order reads back as written (the distances wrap), though chunks are ascending.
+        doubles.reverse();
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut writer = ChunkWriter::new(&scratch);
+        let entries: Vec<(NumberKey, u64)> = doubles
+            .iter()
+            .map(|&d| (NumberKey::float(d), 1))
+            .chain([
+                (NumberKey::integer((1 << 60) - 5), 3),
+                (NumberKey::integer(-(1 << 62) + 7), 1),
+            ])
+            .collect();
+        for &(key, n) in &entries {
+            writer.number(key, n).expect("write");
+        }
+        let chunk = writer.finish().expect("chunk");
+        let mut read = ChunkReader::new(&chunk);
+        let back: Vec<(u64, i64, u64)> = std::iter::from_fn(|| read.number())
+            .map(|(k, n)| (k.double().to_bits(), k.offset(), n))
+            .collect();
+        let written: Vec<(u64, i64, u64)> =
+            entries.iter().map(|(k, n)| (k.double().to_bits(), k.offset(), *n)).collect();
+        assert_eq!(back, written);
+        // Ascending latitudes 1e-5 apart, once each: five bytes each (a head and 31 bits of
+        // distance), where a whole double, its offset and its count took ten.
+        let mut writer = ChunkWriter::new(&scratch);
+        for i in 0..10_000 {
+            writer.number(NumberKey::float(40.0 + f64::from(i) * 1e-5), 1).expect("write");
+        }
+        let chunk = writer.finish().expect("chunk");
+        assert!(chunk.bytes() < 10_000 * 5 + 16, "{} bytes", chunk.bytes());
+    }
+
     /// A piece whose texts were changed under the reader into bytes that are not UTF-8 ends the
     /// strings and fails the spill: no string is read back as another.
     #[test]
@@ -903,6 +1108,63 @@ mod tests {
         }
         assert!(back > 0 && back < 20_000, "{back}");
         assert!(spill.failure().is_some_and(|e| e.to_string().contains("not UTF-8")));
+    }
+
+    /// Every text of an ascending run read back whole, however pieces cut it and wherever the
+    /// bytes it shares with the text before end inside a character.
+    #[test]
+    fn ascending_texts_written_without_their_shared_starts_read_back_whole() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let mut texts: Vec<String> =
+            ["", "a", "aè", "aé", "aéb", "b", "日本", "日本語", "日末", "🦀", "🦁"]
+                .map(String::from)
+                .to_vec();
+        texts.extend(
+            (0..60_000).map(|i| format!("2024-01-{:02}T{:02}:{:02}Z-é{i}", i % 28, i % 24, i % 60)),
+        );
+        texts.sort();
+        let entries: Vec<(&str, u64)> =
+            texts.iter().enumerate().map(|(i, t)| (t.as_str(), i as u64 % 5 + 1)).collect();
+        let mut writer = ChunkWriter::new(&scratch);
+        writer.ascending_strings(entries.iter().copied()).expect("written");
+        let chunk = writer.finish().expect("finished");
+        assert!(chunk.pieces.len() > 2);
+        let raw: usize = texts.iter().map(String::len).sum();
+        assert!(chunk.bytes() < raw as u64 / 2, "{} bytes for {raw} of text", chunk.bytes());
+        let mut read = RunReader::from_text(&chunk, "");
+        let mut back: Vec<(String, u64)> = Vec::new();
+        while read.head().is_some() {
+            read.drain_piece(|t, n| back.push((t.to_string(), n)));
+        }
+        let written: Vec<(String, u64)> =
+            entries.iter().map(|&(t, n)| (t.to_string(), n)).collect();
+        assert_eq!(back, written);
+        assert!(spill.failure().is_none());
+    }
+
+    /// A piece whose lengths were changed to share more than the text before holds fails the
+    /// spill instead of reading back other texts.
+    #[test]
+    fn ascending_entries_changed_in_the_scratch_file_fail_the_spill() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let texts: Vec<String> = (0..100_000).map(|i| format!("id-{i:09}")).collect();
+        let mut writer = ChunkWriter::new(&scratch);
+        writer.ascending_strings(texts.iter().map(|t| (t.as_str(), 1))).expect("written");
+        let chunk = writer.finish().expect("finished");
+        let run = chunk.ascending.as_ref().expect("ascending");
+        assert!(chunk.pieces.len() > 2);
+        let (offset, _) = chunk.pieces[1];
+        // The piece's first entry shares nothing: say it shares 100 bytes.
+        scratch.file.write_at(&[100], offset + u64::from(run.text_bytes[1])).expect("changed");
+        let mut read = RunReader::from_text(&chunk, "");
+        let mut back = 0;
+        while read.head().is_some() {
+            read.drain_piece(|_, _| back += 1);
+        }
+        assert!(back > 0 && back < texts.len(), "{back}");
+        assert!(spill.failure().is_some_and(|e| e.to_string().contains("does not hold the texts")));
     }
 
     #[test]

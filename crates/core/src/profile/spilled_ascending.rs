@@ -302,7 +302,7 @@ mod tests {
     fn a_reader_from_any_text_starts_at_the_first_text_not_below_it() {
         let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
         let scratch = Scratch::create(&spill).expect("scratch");
-        let texts: Vec<String> = (0..40_000).map(|i| format!("ü-{:07}", i * 3)).collect();
+        let texts: Vec<String> = (0..150_000).map(|i| format!("ü-{:07}", i * 3)).collect();
         let chunk = run_chunk(&scratch, &texts, |_| 1);
         let run = chunk.ascending.as_ref().expect("an ascending chunk");
         assert!(run.firsts.len() > 3, "several pieces");
