@@ -198,9 +198,9 @@ pub(crate) struct Chunk {
 
 /// The layout of an ascending chunk of strings: each piece holds its texts one after another,
 /// each without the bytes it shares with the text before it in the piece, then for each one
-/// those shared bytes' length, its rest's length and its count. The texts begin each piece with tell where a reader of a
-/// range of texts starts (see [`RunReader::from_text`]); its first and last texts, which chunks
-/// can follow one another without a merge.
+/// those shared bytes' length, its rest's length and its count. The texts begin each piece with
+/// tell where a reader of a range of texts starts (see [`RunReader::from_text`]); its first and
+/// last texts, which chunks can follow one another without a merge.
 #[derive(Debug, Default)]
 pub(crate) struct TextRun {
     /// The first text of each piece.
@@ -606,13 +606,13 @@ impl NumberHead {
 
 /// `double`'s bits as an integer in the doubles' total order (`f64::total_cmp`), which
 /// ascending numbers follow (a chunk holds one zero, -0 or 0).
-fn order_key(double: f64) -> u64 {
+pub(super) fn order_key(double: f64) -> u64 {
     let bits = double.to_bits();
     if bits >> 63 == 1 { !bits } else { bits | 1 << 63 }
 }
 
 /// The double whose [`order_key`] is `key`.
-fn from_order_key(key: u64) -> f64 {
+pub(super) fn from_order_key(key: u64) -> f64 {
     f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
 }
 

@@ -36,7 +36,7 @@ use super::formats;
 use super::histogram::{EdgeCounts, HistogramLayout};
 use super::model::{NumberProfile, StringProfile, ValueCount};
 use super::numeric::{ExactTotal, MAX_BINS, NUMBER_TOP_DISTINCT, Spread, ValueRuns, top_numbers};
-use super::spill::{Chunk, ChunkReader, ChunkWriter, RunReader};
+use super::spill::{Chunk, ChunkReader, ChunkWriter, RunReader, from_order_key, order_key};
 
 /// A run of ascending numbers read a piece at a time: a chunk, or the values left in memory.
 struct Run<'a> {
@@ -211,26 +211,16 @@ impl<'a> NumberMerge<'a> {
             }
             same
         });
-        self.batch.extend(self.keyed.iter().map(|&(key, n)| (from_sort_key(key), n)));
+        self.batch
+            .extend(self.keyed.iter().map(|&(key, n)| (NumberKey::float(from_order_key(key)), n)));
     }
 }
 
-/// An integer ordered as `key`'s number is, for a plain double (no offset, not -0, which
-/// [`NumberKey::order`] counts with 0 and keeps as it came): the double's bits with the sign
-/// flipped, and every other bit too for a negative one.
+/// The [`order_key`] of a plain double (no offset, not -0, which [`NumberKey::order`] counts
+/// with 0 and keeps as it came): ordered as its number is.
 fn sort_key(key: NumberKey) -> Option<u64> {
-    let bits = key.double().to_bits();
-    let negative = bits >> 63 == 1;
-    if key.offset() != 0 || bits == (-0.0f64).to_bits() {
-        return None;
-    }
-    Some(if negative { !bits } else { bits | 1 << 63 })
-}
-
-/// The number [`sort_key`] made `key` of.
-fn from_sort_key(key: u64) -> NumberKey {
-    let bits = if key >> 63 == 1 { key & !(1 << 63) } else { !key };
-    NumberKey::float(f64::from_bits(bits))
+    let plain = key.offset() == 0 && key.double().to_bits() != (-0.0f64).to_bits();
+    plain.then(|| order_key(key.double()))
 }
 
 impl Iterator for NumberMerge<'_> {
