@@ -648,8 +648,8 @@ impl ExactTotal {
         let largest = min.abs().max(max.abs());
         // A power of two (the largest magnitude's), so each value divides into it exactly.
         let unit = if largest.is_finite() && largest > 0.0 && !(1e-100..=1e100).contains(&largest) {
-            let exponent = ((largest.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-            super::exact::power_of_two(exponent.max(-1022))
+            // A subnormal's exponent, -1074 + 52, is the least a normal power has.
+            super::exact::power_of_two(mantissa_exponent(largest).1 + 52)
         } else {
             1.0
         };

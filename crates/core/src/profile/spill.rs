@@ -783,12 +783,12 @@ pub(super) struct RunReader<'a> {
     piece: usize,
     /// The piece's texts whole, one after another.
     texts: String,
-    /// Each text's length and count.
-    meta: Vec<u8>,
-    text_at: usize,
-    meta_at: usize,
+    /// Each text's range in `texts`, and its count.
+    spans: Vec<(std::ops::Range<usize>, u64)>,
+    /// The span the reader stands on.
+    at: usize,
     /// The piece as written: the rests of its texts, and its entries.
-    rests: String,
+    rests: Vec<u8>,
     entries: Vec<u8>,
 }
 
@@ -802,10 +802,9 @@ impl<'a> RunReader<'a> {
             chunk,
             piece: opens.saturating_sub(1),
             texts: String::new(),
-            meta: Vec::new(),
-            text_at: 0,
-            meta_at: 0,
-            rests: String::new(),
+            spans: Vec::new(),
+            at: 0,
+            rests: Vec::new(),
             entries: Vec::new(),
         };
         while reader.head().is_some_and(|(text, _)| text < low) {
@@ -816,7 +815,7 @@ impl<'a> RunReader<'a> {
 
     /// True when a string is ready (loading the next piece if needed).
     fn ready(&mut self) -> bool {
-        while self.meta_at >= self.meta.len() {
+        while self.at >= self.spans.len() {
             let (Some(&(offset, len)), Some(&text_bytes)) = (
                 self.chunk.pieces.get(self.piece),
                 self.chunk.ascending.as_ref().and_then(|run| run.text_bytes.get(self.piece)),
@@ -825,30 +824,32 @@ impl<'a> RunReader<'a> {
             };
             self.piece += 1;
             let (text_bytes, len) = (text_bytes as usize, len as usize);
-            let read = self.chunk.read_strings(
-                &mut self.rests,
-                (offset, text_bytes),
-                &mut self.entries,
-                (offset + text_bytes as u64, len.saturating_sub(text_bytes)),
-            ) && self.restore_piece();
+            let read = self.chunk.read_into(&mut self.rests, offset, text_bytes)
+                && self.chunk.read_into(
+                    &mut self.entries,
+                    offset + text_bytes as u64,
+                    len.saturating_sub(text_bytes),
+                )
+                && self.restore_piece();
             if !read {
                 self.piece = self.chunk.pieces.len();
-                self.meta.clear();
+                self.spans.clear();
                 return false;
             }
-            (self.text_at, self.meta_at) = (0, 0);
+            self.at = 0;
         }
         true
     }
 
     /// The loaded piece's texts made whole again from their rests and the lengths they share
-    /// (see [`TextRun`]). False (recorded as the spill's failure) when the entries do not fit
-    /// the texts: the piece was not read back as written.
+    /// (see [`TextRun`]), checked as UTF-8 once. False (recorded as the spill's failure) when
+    /// the entries do not fit the texts or the texts are not UTF-8: the piece was not read back
+    /// as written.
     fn restore_piece(&mut self) -> bool {
         let mut texts = std::mem::take(&mut self.texts).into_bytes();
         texts.clear();
-        self.meta.clear();
-        let (mut at, mut rests) = (0, self.rests.as_bytes());
+        self.spans.clear();
+        let (mut at, mut rests) = (0, &self.rests[..]);
         let mut previous = 0..0;
         let mut whole = true;
         while at < self.entries.len() {
@@ -867,18 +868,20 @@ impl<'a> RunReader<'a> {
             texts.extend_from_slice(&rests[..len]);
             rests = &rests[len..];
             previous = start..texts.len();
-            put_varint(&mut self.meta, previous.len() as u64);
-            put_varint(&mut self.meta, n);
+            self.spans.push((previous.clone(), n));
         }
-        // The rests are text and each shared start ends on a character's end, as written.
-        match String::from_utf8(texts).ok().filter(|_| whole && rests.is_empty()) {
-            Some(texts) => {
+        if !whole || !rests.is_empty() {
+            self.chunk.fail_read("a chunk of strings read back does not hold the texts it lists");
+            return false;
+        }
+        // The rests were written from `str`s, each shared start ending on a character's end.
+        match String::from_utf8(texts) {
+            Ok(texts) => {
                 self.texts = texts;
                 true
             }
-            None => {
-                self.chunk
-                    .fail_read("a chunk of strings read back does not hold the texts it lists");
+            Err(_) => {
+                self.chunk.fail_read("a chunk of strings read back is not UTF-8");
                 false
             }
         }
@@ -894,10 +897,8 @@ impl<'a> RunReader<'a> {
 
     /// What [`Self::head`] gives, once it has loaded the string's piece.
     pub(super) fn loaded(&self) -> Option<(&str, u64)> {
-        let (len, at) = varint_at(&self.meta, self.meta_at);
-        let (n, _) = varint_at(&self.meta, at);
-        let end = self.text_at.checked_add(usize::try_from(len).ok()?)?;
-        Some((self.texts.get(self.text_at..end)?, n))
+        let (span, n) = self.spans.get(self.at)?;
+        Some((self.texts.get(span.clone())?, *n))
     }
 
     /// Where the piece the reader stands in ends, once loaded: every string left in it is
@@ -912,7 +913,7 @@ impl<'a> RunReader<'a> {
 
     /// Hands every string left in the loaded piece to `add`, with its count.
     pub(super) fn drain_piece(&mut self, mut add: impl FnMut(&str, u64)) {
-        while self.meta_at < self.meta.len() {
+        while self.at < self.spans.len() {
             if let Some((text, n)) = self.loaded() {
                 add(text, n);
             }
@@ -922,9 +923,7 @@ impl<'a> RunReader<'a> {
 
     /// Moves past the string the reader stands on.
     pub(super) fn skip(&mut self) {
-        let (len, at) = varint_at(&self.meta, self.meta_at);
-        self.meta_at = varint_at(&self.meta, at).1;
-        self.text_at = self.text_at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        self.at += 1;
     }
 }
 
@@ -1165,6 +1164,28 @@ mod tests {
         }
         assert!(back > 0 && back < texts.len(), "{back}");
         assert!(spill.failure().is_some_and(|e| e.to_string().contains("does not hold the texts")));
+    }
+
+    /// A piece of an ascending run whose texts were changed into bytes that are not UTF-8 fails
+    /// the spill: the texts made whole are checked once, as a whole.
+    #[test]
+    fn ascending_texts_changed_in_the_scratch_file_fail_the_spill() {
+        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+        let scratch = Scratch::create(&spill).expect("scratch");
+        let texts: Vec<String> = (0..100_000).map(|i| format!("é-{i:09}")).collect();
+        let mut writer = ChunkWriter::new(&scratch);
+        writer.ascending_strings(texts.iter().map(|t| (t.as_str(), 1))).expect("written");
+        let chunk = writer.finish().expect("finished");
+        assert!(chunk.pieces.len() > 2);
+        let (offset, _) = chunk.pieces[1];
+        scratch.file.write_at(&[0xFF], offset + 1).expect("changed");
+        let mut read = RunReader::from_text(&chunk, "");
+        let mut back = 0;
+        while read.head().is_some() {
+            read.drain_piece(|_, _| back += 1);
+        }
+        assert!(back > 0 && back < texts.len(), "{back}");
+        assert!(spill.failure().is_some_and(|e| e.to_string().contains("not UTF-8")));
     }
 
     #[test]
