@@ -289,12 +289,11 @@ fn sketched_numbers(
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let entries = s.values.tally();
     let distinct = entries.len() as u64;
-    let format_counts = formats::with_counts(formats::count_formats(&entries), s.long_formats);
+    let (format_counts, range) = formats::count_formats_and_range(&entries);
+    let format_counts = formats::with_counts(format_counts, s.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {
-        Some(format) if format.is_temporal() => {
-            formats::temporal_range(format, entries.iter().map(|e| e.0))
-        }
+        Some(format) if format.is_temporal() => range.into_range(),
         _ => (None, None),
     };
     let mut lengths = s.long;

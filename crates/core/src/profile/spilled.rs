@@ -549,12 +549,12 @@ impl StringFold {
             let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
             self.lengths.add(chars as u64, n);
         }
-        let format = formats::detect_key(text);
+        let (format, at) = formats::detect_key_with_moment(text);
         if let Some(format) = format {
             formats::add_count(&mut self.format_counts, format, n);
         }
         match format.filter(|f| self.dated && f.is_temporal()) {
-            Some(format) => self.range.add(format, text),
+            Some(format) => self.range.add_at(format, text, at),
             None => self.dated = false,
         }
         self.rank(text, n);

@@ -76,9 +76,9 @@ fn local(bytes: &[u8]) -> Option<(i64, u32, &[u8])> {
     Some((seconds, nanos, rest))
 }
 
-/// The instant of a date-time in the common shape (`T`, `Z` or `±HH:MM`); `None` sends the
-/// others to chrono.
-fn plain_instant(bytes: &[u8]) -> Option<Moment> {
+/// The instant of a date-time in the common shape (`T`, `Z` or `±HH:MM`, every field in range;
+/// the day itself is not checked); `None` sends the others to chrono.
+pub(super) fn plain_instant(bytes: &[u8]) -> Option<Moment> {
     if bytes.get(10) != Some(&b'T') {
         return None;
     }
@@ -127,13 +127,24 @@ pub struct Extremes {
 impl Extremes {
     /// Takes in `value`, of `format`.
     pub fn add(&mut self, format: StringFormat, value: &str) {
+        self.add_at(format, value, None);
+    }
+
+    /// [`Self::add`] with `value`'s moment when it is known already (see
+    /// [`super::detect_with_moment`]).
+    pub fn add_at(&mut self, format: StringFormat, value: &str, at: Option<Moment>) {
         if self.broken {
             return;
         }
-        match moment(format, value) {
+        match at.or_else(|| moment(format, value)) {
             Some(at) => self.widen(at, value, at, value),
             None => self.broken = true,
         }
+    }
+
+    /// Takes in a value of no temporal format: there is no range.
+    pub fn add_other(&mut self) {
+        self.broken = true;
     }
 
     fn widen(&mut self, low_at: Moment, low: &str, high_at: Moment, high: &str) {
