@@ -578,6 +578,15 @@ fn map_file(file: &std::fs::File) -> Option<memmap2::Mmap> {
     Some(map)
 }
 
+/// Asks the system to read the pages of `map` under `range` (cut to the map) into the page cache
+/// without waiting for them.
+fn prefetch(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    let end = range.end.min(map.len());
+    if range.start < end {
+        let _ = map.advise_range(memmap2::Advice::WillNeed, range.start, end - range.start);
+    }
+}
+
 /// How far before a block its release reaches back (the largest page-cache folio mapped whole).
 const RELEASE_BACK: usize = 2 << 20;
 
@@ -670,7 +679,15 @@ fn work_part<R: Reader>(
             break;
         }
         let (first, bytes, overlong) = match shared.map {
-            Some(map) => mapped_block(shared, map, k),
+            Some(map) => {
+                let block = mapped_block(shared, map, k);
+                // The bytes after this block, most often the next one this worker reads, are
+                // asked of the disk now, so they are read while this one is profiled: a file
+                // that is not all in the page cache otherwise stalls the worker at each fault.
+                let end = block.0 as usize + block.1.len();
+                prefetch(map, end..end.saturating_add(shared.block as usize));
+                block
+            }
             None => {
                 let (first, overlong) = read_block(shared, k, &mut buf).map_err(io)?;
                 (first, &buf[..], overlong)
